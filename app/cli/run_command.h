@@ -1,0 +1,26 @@
+#pragma once
+// `pipescope-cli run SPEC [--duration S | --steps N] [--set OP.KNOB=VALUE]... [--print N]
+// [--json]`: runs a pipeline into its training step and prints the summary.
+
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace pipescope::cli {
+
+struct RunCommandOptions {
+  std::string spec_path;
+  double duration_s = 0;  // 0 with steps == 0: the default duration
+  int64_t steps = 0;
+  std::vector<std::string> overrides;
+  int64_t print = 0;
+  bool json = false;
+  bool stats = true;  // --no-stats: skip per-op timing (measures the engine bare)
+};
+
+// Returns the process exit code: 0 on success, 1 for a pipeline error, 2 for bad usage
+// or a bad spec. Messages go to `err`, results to `out`.
+int RunCommand(const RunCommandOptions& options, std::ostream& out, std::ostream& err);
+
+}  // namespace pipescope::cli

@@ -1,0 +1,90 @@
+#include "engine/core/duration.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <utility>
+
+namespace pipescope::engine {
+namespace {
+
+// Splits "12.5ms" into 12.5 and "ms"; whitespace between them is allowed.
+Result<std::pair<double, std::string_view>> SplitNumber(std::string_view text,
+                                                        std::string_view what) {
+  size_t i = 0;
+  while (i < text.size() && text[i] == ' ') ++i;
+  size_t start = i;
+  while (i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.' ||
+                             text[i] == 'e' || text[i] == '-' || text[i] == '+')) {
+    // 'e' only as an exponent after a digit.
+    if (text[i] == 'e' && (i == start || i + 1 >= text.size() ||
+                           !(std::isdigit(static_cast<unsigned char>(text[i + 1])) ||
+                             text[i + 1] == '-' || text[i + 1] == '+'))) {
+      break;
+    }
+    ++i;
+  }
+  double value = 0;
+  auto [ptr, ec] = std::from_chars(text.data() + start, text.data() + i, value);
+  if (ec != std::errc() || ptr != text.data() + i || i == start) {
+    return InvalidArgument("expected a " + std::string(what) + " like " +
+                           (what == "duration" ? "\"2ms\"" : "\"200MB/s\"") + ", got \"" +
+                           std::string(text) + "\"");
+  }
+  while (i < text.size() && text[i] == ' ') ++i;
+  std::string_view unit = text.substr(i);
+  while (!unit.empty() && unit.back() == ' ') unit.remove_suffix(1);
+  return std::make_pair(value, unit);
+}
+
+}  // namespace
+
+Result<int64_t> ParseDurationNs(std::string_view text) {
+  ASSIGN_OR_RETURN(auto parts, SplitNumber(text, "duration"));
+  auto [value, unit] = parts;
+  double scale = 0;
+  if (unit == "ns") scale = 1;
+  else if (unit == "us" || unit == "µs") scale = 1e3;
+  else if (unit == "ms") scale = 1e6;
+  else if (unit == "s") scale = 1e9;
+  else if (unit == "min") scale = 60e9;
+  else
+    return InvalidArgument("duration \"" + std::string(text) +
+                           "\" needs a unit: ns, us, ms, s or min");
+  if (value < 0 || !std::isfinite(value) || value * scale > 1e18) {
+    return InvalidArgument("duration \"" + std::string(text) + "\" is out of range");
+  }
+  return static_cast<int64_t>(std::llround(value * scale));
+}
+
+Result<double> ParseBytesPerSecond(std::string_view text) {
+  ASSIGN_OR_RETURN(auto parts, SplitNumber(text, "rate"));
+  auto [value, unit] = parts;
+  static constexpr std::pair<std::string_view, double> kUnits[] = {
+      {"B/s", 1},          {"KB/s", 1e3},     {"MB/s", 1e6},     {"GB/s", 1e9},
+      {"KiB/s", 1024.0},   {"MiB/s", 1 << 20}, {"GiB/s", 1 << 30},
+  };
+  for (const auto& [name, scale] : kUnits) {
+    if (unit == name) {
+      if (value <= 0 || !std::isfinite(value)) {
+        return InvalidArgument("rate \"" + std::string(text) + "\" must be positive");
+      }
+      return value * scale;
+    }
+  }
+  return InvalidArgument("rate \"" + std::string(text) +
+                         "\" needs a unit: B/s, KB/s, MB/s, GB/s, KiB/s, MiB/s or GiB/s");
+}
+
+std::string FormatDuration(int64_t ns) {
+  char buf[32];
+  const double v = static_cast<double>(ns);
+  if (ns < 1'000) std::snprintf(buf, sizeof buf, "%lld ns", static_cast<long long>(ns));
+  else if (ns < 1'000'000) std::snprintf(buf, sizeof buf, "%.1f us", v / 1e3);
+  else if (ns < 1'000'000'000) std::snprintf(buf, sizeof buf, "%.1f ms", v / 1e6);
+  else std::snprintf(buf, sizeof buf, "%.2f s", v / 1e9);
+  return buf;
+}
+
+}  // namespace pipescope::engine

@@ -1,0 +1,35 @@
+#pragma once
+// One element flowing through a pipeline: a primary value and, for parsed records, named
+// features (like the dict tf.io.parse_example returns). `id` is unique within a run and
+// lets the instrumentation follow one element through every op; ops that make a new
+// element out of several (batch) give it a fresh id.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/core/tensor.h"
+
+namespace pipescope::engine {
+
+struct Feature {
+  std::string name;
+  Tensor value;
+  bool operator==(const Feature&) const = default;
+};
+
+struct Element {
+  uint64_t id = 0;
+  Tensor value;
+  std::vector<Feature> features;
+
+  // A key that identifies the element's content (not its id): used by tests and by the
+  // stress test to compare multisets of outputs.
+  std::string ContentKey() const;
+};
+
+// One JSON object per element for `pipescope-cli run --print`: small tensors are written
+// in full, large ones as {"dtype","shape","bytes"} so a line stays readable.
+std::string ElementToJson(const Element& element);
+
+}  // namespace pipescope::engine

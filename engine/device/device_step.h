@@ -1,0 +1,26 @@
+#pragma once
+// The consumer's accelerator: one training step per element. Implementations: the
+// simulated device (here) and the CUDA device (GPU builds).
+
+#include <cstdint>
+#include <string>
+
+#include "engine/core/element.h"
+#include "engine/core/status.h"
+
+namespace pipescope::engine {
+
+class DeviceStep {
+ public:
+  virtual ~DeviceStep() = default;
+  virtual std::string kind() const = 0;  // "simulated" or "gpu"
+  // Submits one step for `batch`. Blocks while `max_in_flight` steps are queued, like a
+  // framework that waits on the device before it can enqueue more work.
+  virtual Status Submit(const Element& batch) = 0;
+  // Waits for every submitted step to finish.
+  virtual void Drain() = 0;
+  // Device time spent in steps that have finished by `until_ns` (record::NowNs clock).
+  virtual int64_t BusyNs(int64_t until_ns) const = 0;
+};
+
+}  // namespace pipescope::engine

@@ -1,0 +1,140 @@
+// Dataset.batch(batch_size, drop_remainder): stacks consecutive elements along a new
+// leading axis. batch_size is live: a change applies from the next batch on.
+#include <vector>
+
+#include "engine/ops/ops.h"
+
+namespace pipescope::engine {
+namespace {
+
+Result<Element> StackElements(const std::vector<Element>& rows, uint64_t id) {
+  Element batch;
+  batch.id = id;
+  std::vector<const Tensor*> parts(rows.size());
+  if (rows[0].value.valid()) {
+    for (size_t i = 0; i < rows.size(); ++i) parts[i] = &rows[i].value;
+    ASSIGN_OR_RETURN(batch.value, Tensor::Stack(parts));
+  }
+  for (size_t f = 0; f < rows[0].features.size(); ++f) {
+    const std::string& name = rows[0].features[f].name;
+    for (size_t i = 0; i < rows.size(); ++i) {
+      if (rows[i].features.size() <= f || rows[i].features[f].name != name) {
+        return InvalidArgument("element " + std::to_string(i) + " of the batch lacks feature '" +
+                               name + "'");
+      }
+      parts[i] = &rows[i].features[f].value;
+    }
+    auto stacked = Tensor::Stack(parts);
+    if (!stacked.ok()) return stacked.status().WithContext("feature '" + name + "'");
+    batch.features.push_back({name, std::move(stacked).value()});
+  }
+  return batch;
+}
+
+class BatchDataset : public Dataset {
+ public:
+  BatchDataset(StatsPtr stats, DatasetPtr input, TunablePtr batch_size, bool drop_remainder)
+      : Dataset(std::move(stats)), input_(std::move(input)), batch_size_(std::move(batch_size)),
+        drop_remainder_(drop_remainder) {}
+
+  Result<std::unique_ptr<Iterator>> MakeIterator(const IteratorArgs& args) const override {
+    return MakeUnaryIterator<It>(*this, *input_, args);
+  }
+
+ private:
+  class It : public UnaryIterator {
+   public:
+    It(PipelineContext& ctx, StageStats* stats, std::unique_ptr<Iterator> in, const BatchDataset& d)
+        : UnaryIterator(ctx, stats, std::move(in)), d_(d) {}
+
+   protected:
+    Status GetNextInternal(Element& out, bool& end) override {
+      const auto size = static_cast<size_t>(d_.batch_size_->value());
+      rows_.clear();
+      rows_.reserve(size);
+      bool input_end = false;
+      while (rows_.size() < size) {
+        Element e;
+        RETURN_IF_ERROR(Pull(e, input_end));
+        if (input_end) break;
+        rows_.push_back(std::move(e));
+      }
+      if (rows_.empty() || (input_end && d_.drop_remainder_ && rows_.size() < size)) {
+        end = true;
+        return Status::Ok();
+      }
+      auto batch = StackElements(rows_, ctx_.NewElementId());
+      if (!batch.ok()) return batch.status().WithContext("batch '" + stats_->name + "'");
+      out = std::move(batch).value();
+      return Status::Ok();
+    }
+
+   private:
+    const BatchDataset& d_;
+    std::vector<Element> rows_;
+  };
+
+  DatasetPtr input_;
+  TunablePtr batch_size_;
+  const bool drop_remainder_;
+};
+
+class UnbatchDataset : public Dataset {
+ public:
+  UnbatchDataset(StatsPtr stats, DatasetPtr input) : Dataset(std::move(stats)), input_(std::move(input)) {}
+
+  Result<std::unique_ptr<Iterator>> MakeIterator(const IteratorArgs& args) const override {
+    return MakeUnaryIterator<It>(*this, *input_, args);
+  }
+
+ private:
+  class It : public UnaryIterator {
+   public:
+    It(PipelineContext& ctx, StageStats* stats, std::unique_ptr<Iterator> in, const UnbatchDataset&)
+        : UnaryIterator(ctx, stats, std::move(in)) {}
+
+   protected:
+    Status GetNextInternal(Element& out, bool& end) override {
+      while (next_row_ >= rows_) {
+        RETURN_IF_ERROR(Pull(batch_, end));
+        if (end) return Status::Ok();
+        const Tensor& lead = batch_.value.valid() ? batch_.value
+                             : batch_.features.empty() ? batch_.value
+                                                       : batch_.features[0].value;
+        if (lead.shape().rank() == 0) {
+          return InvalidArgument("unbatch '" + stats_->name + "': element of shape " +
+                                 lead.shape().ToString() + " has no batch dimension");
+        }
+        rows_ = lead.shape().dim(0);
+        next_row_ = 0;
+      }
+      out.id = ctx_.NewElementId();
+      out.value = batch_.value.valid() ? batch_.value.Row(next_row_) : Tensor();
+      out.features.clear();
+      for (const auto& f : batch_.features) out.features.push_back({f.name, f.value.Row(next_row_)});
+      ++next_row_;
+      return Status::Ok();
+    }
+
+   private:
+    Element batch_;
+    int64_t rows_ = 0;
+    int64_t next_row_ = 0;
+  };
+
+  DatasetPtr input_;
+};
+
+}  // namespace
+
+DatasetPtr MakeBatchDataset(StatsPtr stats, DatasetPtr input, TunablePtr batch_size,
+                            bool drop_remainder) {
+  return std::make_shared<BatchDataset>(std::move(stats), std::move(input), std::move(batch_size),
+                                        drop_remainder);
+}
+
+DatasetPtr MakeUnbatchDataset(StatsPtr stats, DatasetPtr input) {
+  return std::make_shared<UnbatchDataset>(std::move(stats), std::move(input));
+}
+
+}  // namespace pipescope::engine

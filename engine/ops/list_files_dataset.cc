@@ -1,0 +1,74 @@
+// Dataset.list_files(pattern): matching file names, sorted, optionally shuffled.
+#include <glob.h>
+
+#include <algorithm>
+#include <random>
+#include <vector>
+
+#include "engine/ops/ops.h"
+
+namespace pipescope::engine {
+namespace {
+
+class ListFilesDataset : public Dataset {
+ public:
+  ListFilesDataset(StatsPtr stats, std::string pattern, bool shuffle, uint64_t seed)
+      : Dataset(std::move(stats)), pattern_(std::move(pattern)), shuffle_(shuffle), seed_(seed) {}
+
+  Result<std::unique_ptr<Iterator>> MakeIterator(const IteratorArgs& args) const override {
+    glob_t g{};
+    const int rc = glob(pattern_.c_str(), GLOB_NOSORT, nullptr, &g);
+    std::vector<std::string> files;
+    if (rc == 0) {
+      for (size_t i = 0; i < g.gl_pathc; ++i) files.emplace_back(g.gl_pathv[i]);
+    }
+    globfree(&g);
+    if (files.empty()) {
+      // tf.data raises here too: an empty file list is almost always a wrong path.
+      return NotFound("list_files: no files match '" + pattern_ + "'");
+    }
+    std::sort(files.begin(), files.end());
+    if (shuffle_) {
+      std::mt19937_64 rng(seed_ + epoch_.fetch_add(1));
+      std::shuffle(files.begin(), files.end(), rng);
+    }
+    return std::unique_ptr<Iterator>(std::make_unique<It>(*args.ctx, stats(), std::move(files)));
+  }
+
+ private:
+  class It : public Iterator {
+   public:
+    It(PipelineContext& ctx, StageStats* stats, std::vector<std::string> files)
+        : Iterator(ctx, stats), files_(std::move(files)) {}
+    void Cancel() override {}
+
+   protected:
+    Status GetNextInternal(Element& out, bool& end) override {
+      if (next_ >= files_.size()) {
+        end = true;
+        return Status::Ok();
+      }
+      out.id = ctx_.NewElementId();
+      out.value = Tensor::String(files_[next_++]);
+      out.features.clear();
+      return Status::Ok();
+    }
+
+   private:
+    std::vector<std::string> files_;
+    size_t next_ = 0;
+  };
+
+  const std::string pattern_;
+  const bool shuffle_;
+  const uint64_t seed_;
+  mutable std::atomic<uint64_t> epoch_{0};
+};
+
+}  // namespace
+
+DatasetPtr MakeListFilesDataset(StatsPtr stats, std::string pattern, bool shuffle, uint64_t seed) {
+  return std::make_shared<ListFilesDataset>(std::move(stats), std::move(pattern), shuffle, seed);
+}
+
+}  // namespace pipescope::engine

@@ -1,0 +1,61 @@
+#pragma once
+// Factories for every op's Dataset. Each op's Dataset and Iterator classes live in their
+// own .cc file; this header is the one way to build them (the pipeline builder uses it).
+// Knobs are passed as shared Tunables so the UI and autotuner can change them live.
+
+#include <memory>
+#include <string>
+
+#include "engine/runtime/iterator.h"
+#include "engine/runtime/tunable.h"
+#include "engine/work/work_registry.h"
+
+namespace pipescope::engine {
+
+using StatsPtr = std::shared_ptr<StageStats>;
+using TunablePtr = std::shared_ptr<Tunable>;
+
+// ---- sources
+DatasetPtr MakeRangeDataset(StatsPtr stats, int64_t start, int64_t stop, int64_t step);
+DatasetPtr MakeListFilesDataset(StatsPtr stats, std::string pattern, bool shuffle, uint64_t seed);
+
+struct SyntheticRecords {
+  int64_t records = 1;  // -1: endless
+  int64_t record_bytes = 0;
+  int64_t open_latency_ns = 0;
+  int64_t read_latency_ns = 0;
+  double bandwidth_bytes_per_s = 0;  // 0: unlimited
+  uint64_t seed = 0;
+};
+DatasetPtr MakeSyntheticDataset(StatsPtr stats, SyntheticRecords config);
+// Inside an interleave: records of the file named by the parent element.
+DatasetPtr MakeSyntheticFileDataset(StatsPtr stats, SyntheticRecords config);
+// Inside an interleave: Dataset.from_tensors(parent element).
+DatasetPtr MakeFromElementDataset(StatsPtr stats);
+
+// ---- transformations
+// `parallelism` null: a sequential map on the caller's thread; otherwise a parallel map
+// with that many workers. `batched_input`: the input is batched, so the batched form runs.
+DatasetPtr MakeMapDataset(StatsPtr stats, DatasetPtr input, std::shared_ptr<const WorkFunction> fn,
+                          bool batched_input, TunablePtr parallelism, bool deterministic);
+DatasetPtr MakeFilterDataset(StatsPtr stats, DatasetPtr input,
+                             std::shared_ptr<const Predicate> predicate);
+DatasetPtr MakeShuffleDataset(StatsPtr stats, DatasetPtr input, TunablePtr buffer_size,
+                              uint64_t seed, bool reshuffle_each_iteration);
+DatasetPtr MakeBatchDataset(StatsPtr stats, DatasetPtr input, TunablePtr batch_size,
+                            bool drop_remainder);
+DatasetPtr MakeUnbatchDataset(StatsPtr stats, DatasetPtr input);
+DatasetPtr MakePrefetchDataset(StatsPtr stats, DatasetPtr input, TunablePtr buffer_size);
+DatasetPtr MakeShardDataset(StatsPtr stats, DatasetPtr input, int64_t num_shards, int64_t index);
+DatasetPtr MakeCacheDataset(StatsPtr stats, DatasetPtr input);
+DatasetPtr MakeRepeatDataset(StatsPtr stats, DatasetPtr input, int64_t count);
+DatasetPtr MakeTakeDataset(StatsPtr stats, DatasetPtr input, int64_t count);
+DatasetPtr MakeSkipDataset(StatsPtr stats, DatasetPtr input, int64_t count);
+
+// `per_element` is the sub-pipeline opened for each input element (its source reads
+// IteratorArgs::parent). `parallelism` null: synchronous interleave.
+DatasetPtr MakeInterleaveDataset(StatsPtr stats, DatasetPtr input, DatasetPtr per_element,
+                                 TunablePtr cycle_length, TunablePtr block_length,
+                                 TunablePtr parallelism, bool deterministic);
+
+}  // namespace pipescope::engine

@@ -1,0 +1,76 @@
+// Dataset.repeat(count): re-iterates the input count times (-1 or 0: forever). Each epoch
+// is a fresh iterator over the input, so shuffles reshuffle and caches serve from memory.
+#include <mutex>
+
+#include "engine/ops/ops.h"
+
+namespace pipescope::engine {
+namespace {
+
+class RepeatDataset : public Dataset {
+ public:
+  RepeatDataset(StatsPtr stats, DatasetPtr input, int64_t count)
+      : Dataset(std::move(stats)), input_(std::move(input)), count_(count <= 0 ? -1 : count) {}
+
+  Result<std::unique_ptr<Iterator>> MakeIterator(const IteratorArgs& args) const override {
+    ASSIGN_OR_RETURN(auto first, input_->MakeIterator(args));
+    return std::unique_ptr<Iterator>(std::make_unique<It>(args, *this, std::move(first)));
+  }
+
+ private:
+  class It : public Iterator {
+   public:
+    It(const IteratorArgs& args, const RepeatDataset& d, std::unique_ptr<Iterator> first)
+        : Iterator(*args.ctx, d.stats()), args_(args), d_(d), input_(std::move(first)) {}
+
+    void Cancel() override {
+      std::lock_guard lock(mu_);
+      cancelled_ = true;
+      input_->Cancel();
+    }
+
+   protected:
+    Status GetNextInternal(Element& out, bool& end) override {
+      while (true) {
+        RETURN_IF_ERROR(GetNextFromInput(*input_, out, end));
+        if (!end) {
+          produced_in_epoch_ = true;
+          return Status::Ok();
+        }
+        ++epoch_;
+        // An empty input would make an endless repeat spin forever: end instead (tf.data
+        // does the same).
+        if ((d_.count_ > 0 && epoch_ >= d_.count_) || !produced_in_epoch_) return Status::Ok();
+        produced_in_epoch_ = false;
+        end = false;
+        ASSIGN_OR_RETURN(auto next, d_.input_->MakeIterator(args_));
+        std::unique_ptr<Iterator> old;
+        {
+          std::lock_guard lock(mu_);
+          if (cancelled_) return Cancelled();
+          old = std::exchange(input_, std::move(next));
+        }
+      }
+    }
+
+   private:
+    const IteratorArgs args_;
+    const RepeatDataset& d_;
+    std::mutex mu_;  // guards input_ replacement against a concurrent Cancel
+    bool cancelled_ = false;
+    std::unique_ptr<Iterator> input_;
+    int64_t epoch_ = 0;
+    bool produced_in_epoch_ = false;
+  };
+
+  DatasetPtr input_;
+  const int64_t count_;
+};
+
+}  // namespace
+
+DatasetPtr MakeRepeatDataset(StatsPtr stats, DatasetPtr input, int64_t count) {
+  return std::make_shared<RepeatDataset>(std::move(stats), std::move(input), count);
+}
+
+}  // namespace pipescope::engine

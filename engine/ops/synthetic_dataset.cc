@@ -1,0 +1,155 @@
+// Synthetic records as read from storage with a latency and a bandwidth: the stand-in
+// for TFRecord shards when a lesson or benchmark needs storage it can control. Bytes are
+// real (copied from a pseudo-random pool) and every wait goes through the cancellation
+// token, so stopping is immediate.
+#include <cstring>
+#include <vector>
+
+#include "engine/ops/ops.h"
+
+namespace pipescope::engine {
+namespace {
+
+const std::vector<char>& RandomPool() {
+  static const std::vector<char> pool = [] {
+    std::vector<char> p(1 << 20);
+    uint64_t x = 0x9E3779B97F4A7C15ull;
+    for (size_t i = 0; i < p.size(); i += 8) {
+      x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+      std::memcpy(&p[i], &x, 8);
+    }
+    return p;
+  }();
+  return pool;
+}
+
+// Fills `bytes` bytes for record `index` of stream `stream` from the pool.
+std::string RecordBytes(uint64_t stream, int64_t index, int64_t bytes) {
+  const auto& pool = RandomPool();
+  std::string out(static_cast<size_t>(bytes), '\0');
+  uint64_t h = (stream + 1) * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(index) * 0xbf58476d1ce4e5b9ull;
+  size_t pos = 0;
+  while (pos < out.size()) {
+    h ^= h >> 31; h *= 0x94d049bb133111ebull;
+    const size_t offset = h % (pool.size() - 4096);
+    const size_t n = std::min<size_t>(4096, out.size() - pos);
+    std::memcpy(out.data() + pos, pool.data() + offset, n);
+    pos += n;
+  }
+  return out;
+}
+
+uint64_t HashString(const std::string& s) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
+  return h;
+}
+
+class SyntheticIterator : public Iterator {
+ public:
+  SyntheticIterator(PipelineContext& ctx, StageStats* stats, const SyntheticRecords& config,
+                    uint64_t stream)
+      : Iterator(ctx, stats), config_(config), stream_(stream) {}
+  void Cancel() override {}
+
+ protected:
+  Status GetNextInternal(Element& out, bool& end) override {
+    if (!opened_) {
+      if (!ctx_.cancellation.SleepFor(config_.open_latency_ns)) return Cancelled();
+      opened_ = true;
+    }
+    if (config_.records >= 0 && next_ >= config_.records) {
+      end = true;
+      return Status::Ok();
+    }
+    int64_t wait_ns = config_.read_latency_ns;
+    if (config_.bandwidth_bytes_per_s > 0) {
+      wait_ns += static_cast<int64_t>(static_cast<double>(config_.record_bytes) * 1e9 /
+                                      config_.bandwidth_bytes_per_s);
+    }
+    if (!ctx_.cancellation.SleepFor(wait_ns)) return Cancelled();
+    out.id = ctx_.NewElementId();
+    out.value = Tensor::String(RecordBytes(stream_, next_++, config_.record_bytes));
+    out.features.clear();
+    return Status::Ok();
+  }
+
+ private:
+  const SyntheticRecords config_;
+  const uint64_t stream_;
+  int64_t next_ = 0;
+  bool opened_ = false;
+};
+
+class SyntheticDataset : public Dataset {
+ public:
+  SyntheticDataset(StatsPtr stats, SyntheticRecords config, bool per_file)
+      : Dataset(std::move(stats)), config_(config), per_file_(per_file) {}
+
+  Result<std::unique_ptr<Iterator>> MakeIterator(const IteratorArgs& args) const override {
+    uint64_t stream = config_.seed;
+    if (per_file_) {
+      // Each file's records differ: the stream is derived from the file's name/value.
+      if (args.parent == nullptr) return Internal("synthetic_file outside an interleave");
+      const Tensor& v = args.parent->value;
+      stream ^= v.dtype() == DType::kString && !v.strings().empty()
+                    ? HashString(v.strings()[0])
+                    : static_cast<uint64_t>(v.scalar_int64()) * 0x9E3779B97F4A7C15ull;
+    }
+    return std::unique_ptr<Iterator>(
+        std::make_unique<SyntheticIterator>(*args.ctx, stats(), config_, stream));
+  }
+
+ private:
+  const SyntheticRecords config_;
+  const bool per_file_;
+};
+
+class FromElementDataset : public Dataset {
+ public:
+  using Dataset::Dataset;
+  Result<std::unique_ptr<Iterator>> MakeIterator(const IteratorArgs& args) const override {
+    if (args.parent == nullptr) return Internal("from_element outside an interleave");
+    return std::unique_ptr<Iterator>(std::make_unique<It>(*args.ctx, stats(), *args.parent));
+  }
+
+ private:
+  class It : public Iterator {
+   public:
+    It(PipelineContext& ctx, StageStats* stats, Element element)
+        : Iterator(ctx, stats), element_(std::move(element)) {}
+    void Cancel() override {}
+
+   protected:
+    Status GetNextInternal(Element& out, bool& end) override {
+      if (done_) {
+        end = true;
+        return Status::Ok();
+      }
+      done_ = true;
+      out = element_;
+      out.id = ctx_.NewElementId();
+      return Status::Ok();
+    }
+
+   private:
+    Element element_;
+    bool done_ = false;
+  };
+};
+
+}  // namespace
+
+DatasetPtr MakeSyntheticDataset(StatsPtr stats, SyntheticRecords config) {
+  return std::make_shared<SyntheticDataset>(std::move(stats), config, false);
+}
+
+DatasetPtr MakeSyntheticFileDataset(StatsPtr stats, SyntheticRecords config) {
+  return std::make_shared<SyntheticDataset>(std::move(stats), config, true);
+}
+
+DatasetPtr MakeFromElementDataset(StatsPtr stats) {
+  return std::make_shared<FromElementDataset>(std::move(stats));
+}
+
+}  // namespace pipescope::engine

@@ -1,0 +1,139 @@
+#pragma once
+// The pull model of tf.data: a Dataset is an immutable description of one op, and an
+// Iterator is one pass over it. The public GetNext is a non-virtual wrapper that keeps
+// the op's counters and checks the end-of-sequence contract before calling the op's own
+// GetNextInternal (as tf.data's DatasetBaseIterator does).
+//
+// Threading contract: GetNext is called by one thread at a time. Cancel may be called
+// from any thread at any time, also while GetNext runs; after it, blocked calls return
+// CANCELLED promptly. Destructors cancel, then join their threads.
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+
+#include "engine/core/element.h"
+#include "engine/core/status.h"
+#include "engine/runtime/cancellation.h"
+#include "engine/runtime/stage_stats.h"
+#include "instrumentation/record/clock.h"
+
+namespace pipescope::engine {
+
+// State shared by every iterator of one running pipeline. Owned by the Pipeline, which
+// outlives all of its iterators.
+// A pipeline has one context per build: a reorder cancels the old build's token, which also
+// wakes work functions sleeping in it, without touching the new build.
+struct PipelineContext {
+  CancellationToken cancellation;
+  // Shared by all builds of a pipeline, so element ids stay unique across reorders.
+  std::shared_ptr<std::atomic<uint64_t>> element_ids =
+      std::make_shared<std::atomic<uint64_t>>(1);
+  bool collect_stats = true;
+  int cpu_cores = 1;  // the CPU budget: AUTOTUNE knobs start from it
+
+  uint64_t NewElementId() { return element_ids->fetch_add(1, std::memory_order_relaxed); }
+};
+
+class Iterator {
+ public:
+  Iterator(PipelineContext& ctx, StageStats* stats) : ctx_(ctx), stats_(stats) {}
+  virtual ~Iterator() = default;
+  Iterator(const Iterator&) = delete;
+  Iterator& operator=(const Iterator&) = delete;
+
+  // Produces the next element, or sets `end_of_sequence`. Once the end was reported,
+  // every later call reports it again.
+  Status GetNext(Element& out, bool& end_of_sequence) {
+    end_of_sequence = false;
+    if (ended_) {
+      end_of_sequence = true;
+      return Status::Ok();
+    }
+    if (!ctx_.collect_stats || stats_ == nullptr) {
+      Status s = GetNextInternal(out, end_of_sequence);
+      ended_ = end_of_sequence && s.ok();
+      return s;
+    }
+    const int64_t t0 = record::NowNs();
+    input_ns_in_call_ = 0;
+    Status s = GetNextInternal(out, end_of_sequence);
+    last_call_ns_ = record::NowNs() - t0;
+    if (!stats_->asynchronous) {
+      stats_->Add(stats_->busy_ns, last_call_ns_ - input_ns_in_call_);
+      stats_->Add(stats_->waiting_input_ns, input_ns_in_call_);
+    }
+    if (s.ok() && !end_of_sequence) stats_->Add(stats_->elements, 1);
+    ended_ = end_of_sequence && s.ok();
+    return s;
+  }
+
+  // Stops this iterator and everything upstream of it. Thread-safe, idempotent.
+  virtual void Cancel() = 0;
+
+  // Wall time of the last GetNext call, valid when stats are collected.
+  int64_t last_call_ns() const { return last_call_ns_; }
+
+ protected:
+  virtual Status GetNextInternal(Element& out, bool& end_of_sequence) = 0;
+
+  // For synchronous ops: pulls from `input` and counts the time as waiting for input.
+  Status GetNextFromInput(Iterator& input, Element& out, bool& end_of_sequence) {
+    Status s = input.GetNext(out, end_of_sequence);
+    input_ns_in_call_ += input.last_call_ns();
+    return s;
+  }
+
+  bool cancelled() const { return ctx_.cancellation.cancelled(); }
+
+  PipelineContext& ctx_;
+  StageStats* const stats_;
+
+ private:
+  bool ended_ = false;
+  int64_t last_call_ns_ = 0;
+  int64_t input_ns_in_call_ = 0;
+};
+
+// An iterator with exactly one input that it owns and pulls from on the caller's thread.
+class UnaryIterator : public Iterator {
+ public:
+  UnaryIterator(PipelineContext& ctx, StageStats* stats, std::unique_ptr<Iterator> input)
+      : Iterator(ctx, stats), input_(std::move(input)) {}
+  void Cancel() override { input_->Cancel(); }
+
+ protected:
+  Status Pull(Element& out, bool& end) { return GetNextFromInput(*input_, out, end); }
+  std::unique_ptr<Iterator> input_;
+};
+
+// What MakeIterator gets: the pipeline's context and, inside an interleave's
+// sub-pipeline, the input element the sub-pipeline was opened for.
+struct IteratorArgs {
+  PipelineContext* ctx = nullptr;
+  const Element* parent = nullptr;
+};
+
+class Dataset {
+ public:
+  explicit Dataset(std::shared_ptr<StageStats> stats) : stats_(std::move(stats)) {}
+  virtual ~Dataset() = default;
+  virtual Result<std::unique_ptr<Iterator>> MakeIterator(const IteratorArgs& args) const = 0;
+  StageStats* stats() const { return stats_.get(); }
+
+ protected:
+  std::shared_ptr<StageStats> stats_;
+};
+
+using DatasetPtr = std::shared_ptr<const Dataset>;
+
+// Dataset with one input: MakeIterator builds the input's iterator first.
+template <typename IteratorT, typename DatasetT>
+Result<std::unique_ptr<Iterator>> MakeUnaryIterator(const DatasetT& dataset, const Dataset& input,
+                                                    const IteratorArgs& args) {
+  ASSIGN_OR_RETURN(auto in, input.MakeIterator(args));
+  return std::unique_ptr<Iterator>(
+      std::make_unique<IteratorT>(*args.ctx, dataset.stats(), std::move(in), dataset));
+}
+
+}  // namespace pipescope::engine

@@ -1,0 +1,101 @@
+#pragma once
+// A running pipeline: what the CLI, the GUI and the autotuners drive. The consumer side
+// (GetNext) is used by one thread; the control interface (SetKnob, Reorder, Cancel, the
+// snapshots) may be called from any thread while it runs — it never hands out op
+// pointers, only names and values.
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "engine/runtime/pipeline_builder.h"
+#include "engine/runtime/stage_registry.h"
+#include "engine/spec/pipeline_spec.pb.h"
+
+namespace pipescope::engine {
+
+struct KnobInfo {
+  std::string op;
+  std::string knob;
+  int64_t value;
+  int64_t min;
+  int64_t max;
+  bool autotune;
+};
+
+struct TimedKnobChange {
+  int64_t time_ns;  // record::NowNs() clock
+  KnobChange change;
+};
+
+class Pipeline {
+ public:
+  struct Options {
+    bool collect_stats = true;
+    int cpu_cores = 0;  // 0: the spec's budget, else this machine's cores
+  };
+
+  static Result<std::unique_ptr<Pipeline>> Create(const spec::PipelineSpec& spec, Options options);
+  ~Pipeline();
+  Pipeline(const Pipeline&) = delete;
+  Pipeline& operator=(const Pipeline&) = delete;
+
+  // ---- consumer side (one thread)
+  Status GetNext(Element& out, bool& end_of_sequence);
+
+  // ---- control interface (any thread)
+  // Changes a live knob ("decode", "num_parallel_calls"); takes effect within one element.
+  Status SetKnob(const std::string& op, const std::string& knob, int64_t value,
+                 const std::string& who);
+  std::vector<KnobInfo> Knobs() const;
+  // Rebuilds with a new op order (or any other valid spec) and continues: the consumer's
+  // next GetNext reads from the new pipeline, which starts from the beginning of its
+  // source. Ops that still exist keep their counters and knob values.
+  Status Reorder(const spec::PipelineSpec& new_spec);
+  // Stops everything; blocked calls return CANCELLED. Idempotent.
+  void Cancel();
+
+  spec::PipelineSpec spec() const;
+  bool output_batched() const;
+  std::vector<StageInfo> Stages() const { return registry_.Stages(); }
+  std::vector<TimedKnobChange> KnobChanges() const;
+  int cpu_cores() const { return settings_.cpu_cores; }
+  // Times at which Reorder rebuilt the pipeline.
+  std::vector<int64_t> RebuildTimes() const;
+
+ private:
+  Pipeline() = default;
+  Status Install(const spec::PipelineSpec& spec);
+
+  // One build: its context, its datasets and the iterator over them (destroyed in reverse).
+  struct Live {
+    std::unique_ptr<PipelineContext> context;
+    DatasetPtr dataset;
+    std::unique_ptr<Iterator> iterator;
+    void Cancel() {
+      if (!iterator) return;
+      context->cancellation.Cancel();
+      iterator->Cancel();
+    }
+  };
+
+  struct Settings {
+    bool collect_stats = true;
+    int cpu_cores = 1;
+    std::shared_ptr<std::atomic<uint64_t>> element_ids =
+        std::make_shared<std::atomic<uint64_t>>(1);
+  };
+  Settings settings_;
+  std::atomic<bool> cancelled_{false};
+  StageRegistry registry_;
+  mutable std::mutex mu_;  // guards everything below
+  spec::PipelineSpec spec_;
+  bool output_batched_ = false;
+  Live current_;  // used by the consumer
+  Live pending_;  // a rebuilt pipeline, installed by the consumer's next GetNext
+  std::vector<TimedKnobChange> changes_;
+  std::vector<int64_t> rebuilds_;
+};
+
+}  // namespace pipescope::engine

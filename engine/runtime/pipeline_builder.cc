@@ -1,0 +1,188 @@
+#include "engine/runtime/pipeline_builder.h"
+
+#include "engine/core/duration.h"
+#include "engine/ops/ops.h"
+#include "engine/spec/spec_loader.h"
+#include "engine/spec/spec_validator.h"
+
+namespace pipescope::engine {
+namespace {
+
+class Builder {
+ public:
+  Builder(StageRegistry& registry, int cpu_cores) : registry_(registry), cores_(cpu_cores) {}
+
+  Result<BuiltPipeline> Build(const spec::PipelineSpec& spec) {
+    registry_.BeginBuild();
+    ASSIGN_OR_RETURN(DatasetPtr d, BuildSource(spec.source()));
+    bool batched = false;
+    ASSIGN_OR_RETURN(d, BuildOps(spec.ops(), std::move(d), batched, 0));
+    return BuiltPipeline{std::move(d), batched};
+  }
+
+ private:
+  // A knob from the spec: `value` may be kAutotune (or 0 where 0 means AUTOTUNE).
+  TunablePtr Knob(const std::string& op, const std::string& knob, int64_t value, KnobRange range,
+                  int64_t autotune_start) {
+    const bool autotune = value == kAutotune;
+    return registry_.Knob(op, knob, autotune ? autotune_start : value, range.min, range.max,
+                          autotune);
+  }
+
+  Result<SyntheticRecords> Synthetic(int64_t records, int64_t bytes, const std::string& open,
+                                     const std::string& read, const std::string& bandwidth,
+                                     int64_t seed) {
+    SyntheticRecords r;
+    r.records = records;
+    r.record_bytes = bytes;
+    r.seed = static_cast<uint64_t>(seed);
+    if (!open.empty()) {
+      ASSIGN_OR_RETURN(r.open_latency_ns, ParseDurationNs(open));
+    }
+    if (!read.empty()) {
+      ASSIGN_OR_RETURN(r.read_latency_ns, ParseDurationNs(read));
+    }
+    if (!bandwidth.empty()) {
+      ASSIGN_OR_RETURN(r.bandwidth_bytes_per_s, ParseBytesPerSecond(bandwidth));
+    }
+    return r;
+  }
+
+  Result<DatasetPtr> BuildSource(const spec::Source& s) {
+    const std::string& name = s.name();
+    switch (s.kind_case()) {
+      case spec::Source::kRange:
+        return MakeRangeDataset(registry_.Stage(name, "range", 0), s.range().start(),
+                                s.range().stop(), s.range().step());
+      case spec::Source::kListFiles:
+        return MakeListFilesDataset(registry_.Stage(name, "list_files", 0), s.list_files().pattern(),
+                                    s.list_files().shuffle(),
+                                    static_cast<uint64_t>(s.list_files().seed()));
+      case spec::Source::kSynthetic: {
+        const auto& y = s.synthetic();
+        ASSIGN_OR_RETURN(auto config, Synthetic(y.records(), y.record_bytes(), "", y.read_latency(),
+                                                y.bandwidth(), y.seed()));
+        return MakeSyntheticDataset(registry_.Stage(name, "synthetic", 0), config);
+      }
+      case spec::Source::kTfrecord:
+        return Unimplemented("source '" + name + "': TFRecord sources are not supported by this build yet");
+      case spec::Source::KIND_NOT_SET:
+        break;
+    }
+    return InvalidArgument("the pipeline has no source");
+  }
+
+  Result<DatasetPtr> BuildElementSource(const spec::ElementSource& es, const std::string& op) {
+    switch (es.kind_case()) {
+      case spec::ElementSource::kFromElement:
+        return MakeFromElementDataset(registry_.Stage(op + ".from_element", "from_element", 1));
+      case spec::ElementSource::kSyntheticFile: {
+        const auto& f = es.synthetic_file();
+        ASSIGN_OR_RETURN(auto config, Synthetic(f.records_per_file(), f.record_bytes(), f.open_latency(),
+                                                f.read_latency(), f.bandwidth(), 0));
+        return MakeSyntheticFileDataset(registry_.Stage(op + ".read", "synthetic_file", 1), config);
+      }
+      case spec::ElementSource::kTfrecordFile:
+        return Unimplemented("interleave '" + op + "': TFRecord files are not supported by this build yet");
+      case spec::ElementSource::KIND_NOT_SET:
+        break;
+    }
+    return InvalidArgument("interleave '" + op + "' needs per_element");
+  }
+
+  Result<DatasetPtr> BuildOps(const google::protobuf::RepeatedPtrField<spec::Op>& ops, DatasetPtr d,
+                              bool& batched, int depth) {
+    for (const auto& op : ops) {
+      ASSIGN_OR_RETURN(d, BuildOp(op, std::move(d), batched, depth));
+    }
+    return d;
+  }
+
+  Result<DatasetPtr> BuildOp(const spec::Op& op, DatasetPtr in, bool& batched, int depth) {
+    const std::string& n = op.name();
+    auto stats = registry_.Stage(n, OpKindName(op), depth);
+    switch (op.kind_case()) {
+      case spec::Op::kInterleave: {
+        const auto& il = op.interleave();
+        ASSIGN_OR_RETURN(DatasetPtr sub, BuildElementSource(il.per_element(), n));
+        bool sub_batched = false;
+        ASSIGN_OR_RETURN(sub, BuildOps(il.ops(), std::move(sub), sub_batched, depth + 1));
+        const int64_t cycle = il.cycle_length() == 0 ? kAutotune : il.cycle_length();
+        auto cycle_knob = Knob(n, "cycle_length", cycle, kCycleLengthRange, cores_);
+        auto block_knob = Knob(n, "block_length", std::max<int64_t>(1, il.block_length()),
+                               kBlockLengthRange, 1);
+        TunablePtr parallel;
+        if (il.num_parallel_calls() != 0) {
+          parallel = Knob(n, "num_parallel_calls", il.num_parallel_calls(), kParallelismRange, cores_);
+          stats->parallelism = parallel.get();
+        }
+        batched = sub_batched;
+        return MakeInterleaveDataset(stats, std::move(in), std::move(sub), cycle_knob, block_knob,
+                                     parallel, !il.has_deterministic() || il.deterministic());
+      }
+      case spec::Op::kMap: {
+        const auto& m = op.map();
+        ASSIGN_OR_RETURN(auto fn, MakeWorkFunction(m.fn()));
+        TunablePtr parallel;
+        if (m.num_parallel_calls() != 0) {
+          parallel = Knob(n, "num_parallel_calls", m.num_parallel_calls(), kParallelismRange, cores_);
+          stats->parallelism = parallel.get();
+        }
+        return MakeMapDataset(stats, std::move(in), std::shared_ptr<const WorkFunction>(std::move(fn)),
+                              batched, parallel, !m.has_deterministic() || m.deterministic());
+      }
+      case spec::Op::kFilter: {
+        ASSIGN_OR_RETURN(auto predicate, MakePredicate(op.filter().predicate()));
+        return MakeFilterDataset(stats, std::move(in), std::shared_ptr<const Predicate>(std::move(predicate)));
+      }
+      case spec::Op::kShuffle: {
+        const auto& s = op.shuffle();
+        auto buffer = Knob(n, "buffer_size", s.buffer_size(), kShuffleBufferRange, 1);
+        stats->buffer_size = buffer.get();
+        return MakeShuffleDataset(stats, std::move(in), buffer, static_cast<uint64_t>(s.seed()),
+                                  !s.has_reshuffle_each_iteration() || s.reshuffle_each_iteration());
+      }
+      case spec::Op::kBatch: {
+        auto size = Knob(n, "batch_size", op.batch().batch_size(), kBatchSizeRange, 1);
+        batched = true;
+        return MakeBatchDataset(stats, std::move(in), size, op.batch().drop_remainder());
+      }
+      case spec::Op::kUnbatch:
+        batched = false;
+        return MakeUnbatchDataset(stats, std::move(in));
+      case spec::Op::kPrefetch: {
+        auto buffer = Knob(n, "buffer_size", op.prefetch().buffer_size(), kPrefetchBufferRange, 2);
+        stats->buffer_size = buffer.get();
+        return MakePrefetchDataset(stats, std::move(in), buffer);
+      }
+      case spec::Op::kShard:
+        return MakeShardDataset(stats, std::move(in), op.shard().num_shards(), op.shard().index());
+      case spec::Op::kCache:
+        if (depth > 0) {
+          return InvalidArgument("cache '" + n + "' inside an interleave's ops is not supported; put it after the interleave");
+        }
+        return MakeCacheDataset(stats, std::move(in));
+      case spec::Op::kRepeat:
+        return MakeRepeatDataset(stats, std::move(in), op.repeat().count());
+      case spec::Op::kTake:
+        return MakeTakeDataset(stats, std::move(in), op.take().count());
+      case spec::Op::kSkip:
+        return MakeSkipDataset(stats, std::move(in), op.skip().count());
+      case spec::Op::KIND_NOT_SET:
+        break;
+    }
+    return InvalidArgument("op '" + n + "' has no kind");
+  }
+
+  StageRegistry& registry_;
+  const int cores_;
+};
+
+}  // namespace
+
+Result<BuiltPipeline> BuildPipeline(const spec::PipelineSpec& spec, StageRegistry& registry,
+                                    int cpu_cores) {
+  return Builder(registry, std::max(1, cpu_cores)).Build(spec);
+}
+
+}  // namespace pipescope::engine

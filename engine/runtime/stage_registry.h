@@ -1,0 +1,47 @@
+#pragma once
+// The stages (ops) of a pipeline and their knobs, by name. Survives rebuilds: when ops are
+// reordered, an op that still exists keeps its counters and its knobs' current values.
+// Thread-safe.
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "engine/runtime/stage_stats.h"
+#include "engine/runtime/tunable.h"
+
+namespace pipescope::engine {
+
+struct StageInfo {
+  std::shared_ptr<StageStats> stats;
+  std::map<std::string, std::shared_ptr<Tunable>> knobs;  // knob name → tunable
+  int depth = 0;  // 0: top level; 1: inside an interleave's sub-pipeline
+};
+
+class StageRegistry {
+ public:
+  // Finds or creates the stage named `name`; the kind is updated if it changed.
+  std::shared_ptr<StageStats> Stage(const std::string& name, const std::string& kind, int depth);
+
+  // Finds or creates a knob. `initial` is used only when it is created; AUTOTUNE knobs
+  // (autotune = true) start from `initial` too, which the builder chooses.
+  std::shared_ptr<Tunable> Knob(const std::string& op, const std::string& knob, int64_t initial,
+                                int64_t min, int64_t max, bool autotune);
+
+  // Stages of the current build, in pipeline order (call BeginBuild before a rebuild).
+  void BeginBuild();
+  std::vector<StageInfo> Stages() const;
+  std::shared_ptr<Tunable> FindKnob(const std::string& op, const std::string& knob) const;
+
+  void SetChangeObserver(std::function<void(const KnobChange&)> observer);
+
+ private:
+  mutable std::mutex mu_;
+  std::map<std::string, StageInfo> all_;
+  std::vector<std::string> order_;  // names in the current build
+  std::function<void(const KnobChange&)> observer_;
+};
+
+}  // namespace pipescope::engine

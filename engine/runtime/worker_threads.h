@@ -1,0 +1,38 @@
+#pragma once
+// The worker threads of an asynchronous op. Threads are started on demand (when a
+// parallelism knob grows) and parked by the op itself when it shrinks; they all end when
+// the op is cancelled, and JoinAll waits for them. Not thread-safe: the op calls Grow
+// under its own mutex, and JoinAll from its destructor.
+
+#include <functional>
+#include <thread>
+#include <vector>
+
+namespace pipescope::engine {
+
+class WorkerThreads {
+ public:
+  ~WorkerThreads() { JoinAll(); }
+
+  // Starts threads until `count` exist; thread i runs body(i).
+  void Grow(int count, const std::function<void(int)>& body) {
+    while (static_cast<int>(threads_.size()) < count) {
+      const int index = static_cast<int>(threads_.size());
+      threads_.emplace_back([body, index] { body(index); });
+    }
+  }
+
+  int size() const { return static_cast<int>(threads_.size()); }
+
+  void JoinAll() {
+    for (auto& t : threads_) {
+      if (t.joinable()) t.join();
+    }
+    threads_.clear();
+  }
+
+ private:
+  std::vector<std::thread> threads_;
+};
+
+}  // namespace pipescope::engine

@@ -1,0 +1,115 @@
+#include "engine/spec/spec_overrides.h"
+
+#include <charconv>
+
+#include "engine/spec/spec_loader.h"
+
+namespace pipescope::engine {
+namespace {
+
+using google::protobuf::FieldDescriptor;
+using google::protobuf::Message;
+
+spec::Op* FindOp(google::protobuf::RepeatedPtrField<spec::Op>& ops, const std::string& name) {
+  for (auto& op : ops) {
+    if (op.name() == name) return &op;
+    if (op.has_interleave()) {
+      if (auto* inner = FindOp(*op.mutable_interleave()->mutable_ops(), name)) return inner;
+    }
+  }
+  return nullptr;
+}
+
+Result<int64_t> ParseInt(const std::string& text) {
+  if (text == "AUTOTUNE") return kAutotune;
+  int64_t v = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || ptr != text.data() + text.size()) {
+    return InvalidArgument("expected an integer or AUTOTUNE, got '" + text + "'");
+  }
+  return v;
+}
+
+std::string FieldList(const google::protobuf::Descriptor* d) {
+  std::string names;
+  for (int i = 0; i < d->field_count(); ++i) {
+    if (d->field(i)->type() == FieldDescriptor::TYPE_MESSAGE) continue;
+    names += (names.empty() ? "" : ", ") + d->field(i)->name();
+  }
+  return names;
+}
+
+Status SetField(Message& msg, const std::string& field_name, const std::string& value,
+                const std::string& where) {
+  const auto* field = msg.GetDescriptor()->FindFieldByName(field_name);
+  if (!field || field->is_repeated() || field->type() == FieldDescriptor::TYPE_MESSAGE) {
+    return InvalidArgument(where + " has no knob '" + field_name + "' (knobs: " +
+                           FieldList(msg.GetDescriptor()) + ")");
+  }
+  const auto* r = msg.GetReflection();
+  switch (field->cpp_type()) {
+    case FieldDescriptor::CPPTYPE_INT64: {
+      auto v = ParseInt(value);
+      if (!v.ok()) return v.status().WithContext(where + "." + field_name);
+      r->SetInt64(&msg, field, *v);
+      return Status::Ok();
+    }
+    case FieldDescriptor::CPPTYPE_BOOL:
+      if (value != "true" && value != "false") {
+        return InvalidArgument(where + "." + field_name + ": expected true or false, got '" + value + "'");
+      }
+      r->SetBool(&msg, field, value == "true");
+      return Status::Ok();
+    case FieldDescriptor::CPPTYPE_STRING:
+      r->SetString(&msg, field, value);
+      return Status::Ok();
+    case FieldDescriptor::CPPTYPE_DOUBLE:
+    case FieldDescriptor::CPPTYPE_FLOAT: {
+      char* end = nullptr;
+      const double d = std::strtod(value.c_str(), &end);
+      if (end == value.c_str() || *end != '\0') {
+        return InvalidArgument(where + "." + field_name + ": expected a number, got '" + value + "'");
+      }
+      if (field->cpp_type() == FieldDescriptor::CPPTYPE_DOUBLE) r->SetDouble(&msg, field, d);
+      else r->SetFloat(&msg, field, static_cast<float>(d));
+      return Status::Ok();
+    }
+    default:
+      return InvalidArgument(where + "." + field_name + " cannot be set from the command line");
+  }
+}
+
+}  // namespace
+
+Status ApplyOverride(spec::PipelineSpec& spec, const std::string& assignment) {
+  const auto eq = assignment.find('=');
+  const auto dot = assignment.find('.');
+  if (eq == std::string::npos || dot == std::string::npos || dot > eq) {
+    return InvalidArgument("--set expects OP.KNOB=VALUE (e.g. decode.num_parallel_calls=4), got '" +
+                           assignment + "'");
+  }
+  const std::string op_name = assignment.substr(0, dot);
+  const std::string knob = assignment.substr(dot + 1, eq - dot - 1);
+  const std::string value = assignment.substr(eq + 1);
+  if (op_name == "train_step") return SetField(*spec.mutable_train_step(), knob, value, "train_step");
+  if (op_name == spec.source().name()) {
+    auto* source = spec.mutable_source();
+    const auto* oneof = source->GetDescriptor()->FindOneofByName("kind");
+    const auto* kind = source->GetReflection()->GetOneofFieldDescriptor(*source, oneof);
+    if (!kind) return InvalidArgument("source '" + op_name + "' has no kind");
+    return SetField(*source->GetReflection()->MutableMessage(source, kind), knob, value,
+                    "source '" + op_name + "'");
+  }
+  spec::Op* op = FindOp(*spec.mutable_ops(), op_name);
+  if (!op) {
+    std::string names;
+    for (const auto& o : spec.ops()) names += (names.empty() ? "" : ", ") + o.name();
+    return NotFound("--set: no op named '" + op_name + "' (ops: " + names + ")");
+  }
+  const auto* oneof = op->GetDescriptor()->FindOneofByName("kind");
+  const auto* kind = op->GetReflection()->GetOneofFieldDescriptor(*op, oneof);
+  if (!kind) return InvalidArgument("op '" + op_name + "' has no kind");
+  return SetField(*op->GetReflection()->MutableMessage(op, kind), knob, value, "op '" + op_name + "'");
+}
+
+}  // namespace pipescope::engine

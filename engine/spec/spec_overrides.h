@@ -1,0 +1,17 @@
+#pragma once
+// `--set OP.KNOB=VALUE`: changes one field of a named op in a spec before it runs, so a
+// person can try configurations without editing files. KNOB is the field name of the op's
+// kind (tf.data's argument names: num_parallel_calls, buffer_size, cycle_length, ...);
+// VALUE is a number, AUTOTUNE, true/false, or text for string fields.
+
+#include <string>
+
+#include "engine/core/status.h"
+#include "engine/spec/pipeline_spec.pb.h"
+
+namespace pipescope::engine {
+
+// Applies "decode.num_parallel_calls=4". The spec must be re-validated afterwards.
+Status ApplyOverride(spec::PipelineSpec& spec, const std::string& assignment);
+
+}  // namespace pipescope::engine

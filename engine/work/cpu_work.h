@@ -1,0 +1,32 @@
+#pragma once
+// cpu_work(duration): keeps a core busy for `duration` with real integer arithmetic.
+// The amount of work is fixed (iterations calibrated once per process against thread CPU
+// time), not a wall-clock deadline, so oversubscribed or preempted workers really take
+// longer, exactly as a real CPU-bound map would.
+
+#include <cstdint>
+
+#include "engine/work/work_function.h"
+
+namespace pipescope::engine {
+
+// Iterations of the work loop per nanosecond of CPU time on this machine (calibrated on
+// first use, thread-safe).
+double CpuWorkIterationsPerNs();
+// Runs `iterations` of the work loop; the result keeps the compiler from removing it.
+uint64_t RunCpuWorkLoop(uint64_t iterations, uint64_t seed);
+
+class CpuWork : public WorkFunction {
+ public:
+  explicit CpuWork(int64_t duration_ns);
+  std::string name() const override { return "cpu_work"; }
+  Status Apply(Element& element, CancellationToken& cancellation) const override;
+  bool has_batched_form() const override { return true; }
+  Status ApplyBatched(Element& batch, int64_t rows, CancellationToken& cancellation) const override;
+
+ private:
+  void Burn(int64_t units, uint64_t seed) const;
+  const uint64_t iterations_;
+};
+
+}  // namespace pipescope::engine

@@ -1,0 +1,137 @@
+#include "engine/work/work_registry.h"
+
+#include "engine/core/duration.h"
+#include "engine/work/cpu_work.h"
+#include "engine/work/normalize.h"
+#include "engine/work/unpack_bits.h"
+
+namespace pipescope::engine {
+namespace {
+
+// io_wait(duration): a blocking wait (remote storage, an RPC). The thread sleeps, so
+// more parallelism than cores still helps, unlike cpu_work.
+class IoWait : public WorkFunction {
+ public:
+  explicit IoWait(int64_t duration_ns) : duration_ns_(duration_ns) {}
+  std::string name() const override { return "io_wait"; }
+  Status Apply(Element&, CancellationToken& cancellation) const override {
+    return cancellation.SleepFor(duration_ns_) ? Status::Ok() : Cancelled();
+  }
+
+ private:
+  const int64_t duration_ns_;
+};
+
+class Identity : public WorkFunction {
+ public:
+  std::string name() const override { return "identity"; }
+  Status Apply(Element&, CancellationToken&) const override { return Status::Ok(); }
+  bool has_batched_form() const override { return true; }
+  Status ApplyBatched(Element&, int64_t, CancellationToken&) const override {
+    return Status::Ok();
+  }
+};
+
+// 64-bit FNV-1a over the element's value bytes, mixed with a seed.
+uint64_t HashValue(const Tensor& t, uint64_t seed) {
+  uint64_t h = 1469598103934665603ull ^ (seed * 0x9E3779B97F4A7C15ull);
+  auto mix = [&h](const void* data, size_t n) {
+    const auto* p = static_cast<const unsigned char*>(data);
+    for (size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 1099511628211ull;
+  };
+  if (t.dtype() == DType::kString) {
+    for (const auto& s : t.strings()) mix(s.data(), s.size());
+  } else {
+    mix(t.raw(), t.byte_size());
+  }
+  // Final avalanche (splitmix64) so the low bits are well distributed.
+  h ^= h >> 30; h *= 0xbf58476d1ce4e5b9ull; h ^= h >> 27; h *= 0x94d049bb133111ebull;
+  return h ^ (h >> 31);
+}
+
+class KeepFraction : public Predicate {
+ public:
+  KeepFraction(double fraction, uint64_t seed) : fraction_(fraction), seed_(seed) {}
+  Result<bool> Keep(const Element& e) const override {
+    const double u = static_cast<double>(HashValue(e.value, seed_) >> 11) * 0x1.0p-53;
+    return u < fraction_;
+  }
+
+ private:
+  const double fraction_;
+  const uint64_t seed_;
+};
+
+class ModEquals : public Predicate {
+ public:
+  ModEquals(int64_t modulus, int64_t remainder) : modulus_(modulus), remainder_(remainder) {}
+  Result<bool> Keep(const Element& e) const override {
+    if (e.value.dtype() != DType::kInt64 || e.value.num_elements() != 1) {
+      return InvalidArgument("mod_equals needs scalar int64 elements, got " +
+                             std::string(DTypeName(e.value.dtype())) +
+                             e.value.shape().ToString());
+    }
+    int64_t r = e.value.scalar_int64() % modulus_;
+    if (r < 0) r += modulus_;
+    return r == remainder_;
+  }
+
+ private:
+  const int64_t modulus_;
+  const int64_t remainder_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<WorkFunction>> MakeWorkFunction(const spec::WorkFunction& fn) {
+  switch (fn.kind_case()) {
+    case spec::WorkFunction::kCpuWork: {
+      ASSIGN_OR_RETURN(int64_t ns, ParseDurationNs(fn.cpu_work().duration()));
+      return std::unique_ptr<WorkFunction>(std::make_unique<CpuWork>(ns));
+    }
+    case spec::WorkFunction::kIoWait: {
+      ASSIGN_OR_RETURN(int64_t ns, ParseDurationNs(fn.io_wait().duration()));
+      return std::unique_ptr<WorkFunction>(std::make_unique<IoWait>(ns));
+    }
+    case spec::WorkFunction::kUnpackBits:
+      return std::unique_ptr<WorkFunction>(std::make_unique<UnpackBits>());
+    case spec::WorkFunction::kNormalize: {
+      const float stddev = fn.normalize().stddev() == 0 ? 1.0f : fn.normalize().stddev();
+      return std::unique_ptr<WorkFunction>(
+          std::make_unique<Normalize>(fn.normalize().mean(), stddev));
+    }
+    case spec::WorkFunction::kIdentity:
+      return std::unique_ptr<WorkFunction>(std::make_unique<Identity>());
+    case spec::WorkFunction::KIND_NOT_SET:
+      break;
+  }
+  return InvalidArgument("map needs a function");
+}
+
+bool WorkFunctionHasBatchedForm(const spec::WorkFunction& fn) {
+  // io_wait models a per-element request (one RPC per record): no batched form.
+  return fn.kind_case() != spec::WorkFunction::kIoWait &&
+         fn.kind_case() != spec::WorkFunction::KIND_NOT_SET;
+}
+
+std::string WorkFunctionName(const spec::WorkFunction& fn) {
+  const auto* oneof = fn.GetDescriptor()->FindOneofByName("kind");
+  const auto* field = fn.GetReflection()->GetOneofFieldDescriptor(fn, oneof);
+  return field ? field->name() : "none";
+}
+
+Result<std::unique_ptr<Predicate>> MakePredicate(const spec::Predicate& p) {
+  switch (p.kind_case()) {
+    case spec::Predicate::kKeepFraction:
+      return std::unique_ptr<Predicate>(std::make_unique<KeepFraction>(
+          p.keep_fraction().fraction(), static_cast<uint64_t>(p.keep_fraction().seed())));
+    case spec::Predicate::kModEquals:
+      return std::unique_ptr<Predicate>(
+          std::make_unique<ModEquals>(p.mod_equals().modulus(), p.mod_equals().remainder()));
+    case spec::Predicate::KIND_NOT_SET:
+      break;
+  }
+  return InvalidArgument("filter needs a predicate");
+}
+
+}  // namespace pipescope::engine

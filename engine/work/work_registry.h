@@ -1,0 +1,25 @@
+#pragma once
+// Builds work functions and filter predicates from their spec messages.
+
+#include <memory>
+#include <string>
+
+#include "engine/core/element.h"
+#include "engine/spec/pipeline_spec.pb.h"
+#include "engine/work/work_function.h"
+
+namespace pipescope::engine {
+
+Result<std::unique_ptr<WorkFunction>> MakeWorkFunction(const spec::WorkFunction& fn);
+bool WorkFunctionHasBatchedForm(const spec::WorkFunction& fn);
+std::string WorkFunctionName(const spec::WorkFunction& fn);
+
+// A filter predicate: true keeps the element. Immutable, callable from any thread.
+class Predicate {
+ public:
+  virtual ~Predicate() = default;
+  virtual Result<bool> Keep(const Element& element) const = 0;
+};
+Result<std::unique_ptr<Predicate>> MakePredicate(const spec::Predicate& predicate);
+
+}  // namespace pipescope::engine

@@ -1,0 +1,172 @@
+// The conformance suite every op passes (CONVENTIONS rule 4): output sequence, end of
+// sequence, cancellation, and live knob changes that must not change the output.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <future>
+#include <random>
+#include <thread>
+
+#include "tests/engine/test_support.h"
+
+namespace pipescope::engine {
+namespace {
+
+using testing::Drain;
+using testing::MakePipeline;
+using testing::Values;
+
+struct OpCase {
+  std::string name;
+  std::string ops;              // the spec's ops, applied to range(0, 10)
+  std::vector<int64_t> expected;
+  bool ordered = true;          // false: compare as multisets (non-deterministic ops)
+  std::vector<std::string> live_knobs;  // the op's own knobs that must not change the output
+};
+
+void PrintTo(const OpCase& c, std::ostream* os) { *os << c.name; }
+
+// tf.data's documented interleave example: range(1, 6) interleaved over
+// from_tensors(x).repeat(6) with cycle_length 2 and block_length 4.
+const std::vector<int64_t> kInterleaveDoc = {1, 1, 1, 1, 2, 2, 2, 2, 1, 1, 2, 2, 3, 3, 3,
+                                             3, 4, 4, 4, 4, 3, 3, 4, 4, 5, 5, 5, 5, 5, 5};
+
+std::string SpecFor(const OpCase& c, int64_t stop) {
+  // Interleave cases are written over range(1, 6), everything else over range(0, 10).
+  const bool interleave = c.ops.find("interleave") != std::string::npos;
+  return "source { range { start: " + std::string(interleave ? "1" : "0") +
+         " stop: " + std::to_string(stop) + " } } " + c.ops;
+}
+
+std::vector<OpCase> Cases() {
+  std::vector<int64_t> ten(10);
+  for (int i = 0; i < 10; ++i) ten[i] = i;
+  std::vector<int64_t> twice = ten;
+  twice.insert(twice.end(), ten.begin(), ten.end());
+  const std::string il = "ops { name: \"il\" interleave { per_element { from_element {} } "
+                         "ops { repeat { count: 6 } } cycle_length: 2 block_length: 4 ";
+  return {
+      {"NoOps", "", ten},
+      {"MapSequential", "ops { name: \"m\" map { fn { identity {} } } }", ten},
+      {"MapParallel", "ops { name: \"m\" map { fn { identity {} } num_parallel_calls: 3 } }", ten,
+       true, {"m.num_parallel_calls"}},
+      {"MapParallelNondeterministic",
+       "ops { name: \"m\" map { fn { identity {} } num_parallel_calls: 3 deterministic: false } }",
+       ten, false, {"m.num_parallel_calls"}},
+      {"MapAutotune", "ops { name: \"m\" map { fn { identity {} } num_parallel_calls: AUTOTUNE } }",
+       ten, true, {"m.num_parallel_calls"}},
+      {"Filter", "ops { filter { predicate { mod_equals { modulus: 2 remainder: 0 } } } }",
+       {0, 2, 4, 6, 8}},
+      {"Shuffle", "ops { shuffle { buffer_size: 4 seed: 1 } }", ten, false},
+      {"BatchUnbatch", "ops { batch { batch_size: 3 } } ops { unbatch {} }", ten},
+      {"Prefetch", "ops { name: \"p\" prefetch { buffer_size: 2 } }", ten, true, {"p.buffer_size"}},
+      {"PrefetchPassThrough", "ops { name: \"p\" prefetch { buffer_size: 0 } }", ten, true,
+       {"p.buffer_size"}},
+      {"Shard", "ops { shard { num_shards: 3 index: 1 } }", {1, 4, 7}},
+      {"Cache", "ops { cache {} }", ten},
+      {"Repeat", "ops { repeat { count: 2 } }", twice},
+      {"CacheRepeat", "ops { cache {} } ops { repeat { count: 2 } }", twice},
+      {"Take", "ops { take { count: 3 } }", {0, 1, 2}},
+      {"TakeAll", "ops { take { count: -1 } }", ten},
+      {"Skip", "ops { skip { count: 7 } }", {7, 8, 9}},
+      {"InterleaveSync", il + "} }", kInterleaveDoc},
+      {"InterleaveParallel", il + "num_parallel_calls: 2 } }", kInterleaveDoc, true,
+       {"il.num_parallel_calls"}},
+      {"InterleaveParallelNondeterministic", il + "num_parallel_calls: 3 deterministic: false } }",
+       kInterleaveDoc, false, {"il.num_parallel_calls"}},
+      {"PrefetchAfterParallelMap",
+       "ops { name: \"m\" map { fn { identity {} } num_parallel_calls: 2 } } "
+       "ops { name: \"p\" prefetch { buffer_size: 1 } }",
+       ten, true, {"m.num_parallel_calls", "p.buffer_size"}},
+  };
+}
+
+class OpConformance : public ::testing::TestWithParam<OpCase> {};
+
+void ExpectSameOutput(const OpCase& c, std::vector<int64_t> got) {
+  std::vector<int64_t> want = c.expected;
+  if (!c.ordered) {
+    std::sort(got.begin(), got.end());
+    std::sort(want.begin(), want.end());
+  }
+  EXPECT_EQ(got, want);
+}
+
+TEST_P(OpConformance, ProducesTheDocumentedSequence) {
+  const OpCase& c = GetParam();
+  const bool interleave = c.ops.find("interleave") != std::string::npos;
+  ExpectSameOutput(c, testing::DrainValues(SpecFor(c, interleave ? 6 : 10)));
+}
+
+TEST_P(OpConformance, EndOfSequenceIsRepeated) {
+  const OpCase& c = GetParam();
+  auto p = MakePipeline(SpecFor(c, c.ops.find("interleave") != std::string::npos ? 6 : 10));
+  ASSERT_TRUE(p);
+  Drain(*p);
+  for (int i = 0; i < 3; ++i) {
+    Element e;
+    bool end = false;
+    ASSERT_TRUE(p->GetNext(e, end).ok());
+    EXPECT_TRUE(end);
+  }
+}
+
+TEST_P(OpConformance, CancelStopsABlockedOrRunningConsumerPromptly) {
+  const OpCase& c = GetParam();
+  // A practically endless source behind every op, so the consumer is mid-run.
+  auto p = MakePipeline(SpecFor(c, 1'000'000'000'000));
+  ASSERT_TRUE(p);
+  auto consumer = std::async(std::launch::async, [&] {
+    while (true) {
+      Element e;
+      bool end = false;
+      Status s = p->GetNext(e, end);
+      if (!s.ok() || end) return s;
+    }
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  p->Cancel();
+  ASSERT_EQ(consumer.wait_for(std::chrono::seconds(5)), std::future_status::ready)
+      << "GetNext did not return after Cancel";
+  Status s = consumer.get();
+  EXPECT_TRUE(s.ok() || s.code() == StatusCode::kCancelled) << s.ToString();
+}
+
+TEST_P(OpConformance, LiveKnobChangesKeepTheOutput) {
+  const OpCase& c = GetParam();
+  // The op sits between a parallel map and a prefetch whose knobs change too, so every op
+  // sees its input and output side retuned while it runs.
+  const bool interleave = c.ops.find("interleave") != std::string::npos;
+  const std::string text =
+      "source { range { start: " + std::string(interleave ? "1" : "0") + " stop: " +
+      (interleave ? "6" : "10") + " } } " +
+      "ops { name: \"pre\" map { fn { identity {} } num_parallel_calls: 2 } } " + c.ops +
+      " ops { name: \"post\" prefetch { buffer_size: 1 } }";
+  std::vector<std::string> knobs = c.live_knobs;
+  knobs.push_back("pre.num_parallel_calls");
+  knobs.push_back("post.buffer_size");
+  auto p = MakePipeline(text);
+  ASSERT_TRUE(p);
+  std::mt19937 rng(42);
+  std::vector<int64_t> got;
+  for (int i = 0;; ++i) {
+    const std::string& knob = knobs[static_cast<size_t>(i) % knobs.size()];
+    const auto dot = knob.find('.');
+    const bool buffer = knob.find("buffer_size") != std::string::npos;
+    const int64_t value = static_cast<int64_t>(rng() % 4) + (buffer ? 0 : 1);
+    ASSERT_TRUE(p->SetKnob(knob.substr(0, dot), knob.substr(dot + 1), value, "test").ok()) << knob;
+    Element e;
+    bool end = false;
+    ASSERT_TRUE(p->GetNext(e, end).ok());
+    if (end) break;
+    got.push_back(e.value.scalar_int64());
+  }
+  ExpectSameOutput(c, got);
+  EXPECT_FALSE(p->KnobChanges().empty());
+}
+
+INSTANTIATE_TEST_SUITE_P(AllOps, OpConformance, ::testing::ValuesIn(Cases()),
+                         [](const auto& info) { return info.param.name; });
+
+}  // namespace
+}  // namespace pipescope::engine

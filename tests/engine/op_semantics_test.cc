@@ -1,0 +1,217 @@
+// tf.data semantics beyond the conformance table: shapes, randomness, caching, errors.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "engine/spec/spec_loader.h"
+#include "tests/engine/test_support.h"
+
+namespace pipescope::engine {
+namespace {
+
+using testing::Drain;
+using testing::DrainValues;
+using testing::MakePipeline;
+using testing::Values;
+
+TEST(BatchTest, StacksAlongANewAxisAndKeepsTheRemainder) {
+  auto p = MakePipeline("source { range { start: 0 stop: 8 } } ops { batch { batch_size: 3 } }");
+  auto out = Drain(*p);
+  ASSERT_EQ(out.size(), 3u);
+  EXPECT_EQ(out[0].value.shape(), (Shape{3}));
+  EXPECT_EQ(out[2].value.shape(), (Shape{2}));
+  EXPECT_EQ(out[1].value.data<int64_t>()[0], 3);
+  EXPECT_EQ(out[2].value.data<int64_t>()[1], 7);
+}
+
+TEST(BatchTest, DropRemainderDropsTheShortBatch) {
+  auto p = MakePipeline(
+      "source { range { start: 0 stop: 8 } } ops { batch { batch_size: 3 drop_remainder: true } }");
+  auto out = Drain(*p);
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[1].value.shape(), (Shape{3}));
+}
+
+TEST(BatchTest, NestedBatchesHaveRankTwo) {
+  auto p = MakePipeline(
+      "source { range { start: 0 stop: 12 } } ops { batch { batch_size: 3 } } "
+      "ops { batch { batch_size: 2 } }");
+  auto out = Drain(*p);
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].value.shape(), (Shape{2, 3}));
+}
+
+TEST(BatchTest, ABatchGetsAFreshElementId) {
+  auto p = MakePipeline("source { range { start: 0 stop: 4 } } ops { batch { batch_size: 2 } }");
+  auto out = Drain(*p);
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_NE(out[0].id, out[1].id);
+}
+
+constexpr char kShuffled[] =
+    "source { range { start: 0 stop: 100 } } ops { shuffle { buffer_size: 10 seed: 5 } }";
+
+TEST(ShuffleTest, IsAPermutationAndReproducibleWithASeed) {
+  auto a = DrainValues(kShuffled);
+  auto b = DrainValues(kShuffled);
+  EXPECT_EQ(a, b);
+  std::vector<int64_t> sorted = a;
+  std::sort(sorted.begin(), sorted.end());
+  for (int i = 0; i < 100; ++i) EXPECT_EQ(sorted[i], i);
+  std::vector<int64_t> identity(sorted);
+  EXPECT_NE(a, identity);
+}
+
+TEST(ShuffleTest, BufferBoundsHowFarAnElementMovesForward) {
+  // With buffer_size B, output i can only be one of the first i + B input elements.
+  auto a = DrainValues(kShuffled);
+  for (size_t i = 0; i < a.size(); ++i) EXPECT_LT(a[i], static_cast<int64_t>(i) + 10);
+}
+
+TEST(ShuffleTest, ReshufflesEachEpochUnlessAskedNotTo) {
+  auto epochs = [](bool reshuffle) {
+    auto v = DrainValues(std::string("source { range { start: 0 stop: 50 } } ops { shuffle { "
+                                     "buffer_size: 50 seed: 3 reshuffle_each_iteration: ") +
+                         (reshuffle ? "true" : "false") + " } } ops { repeat { count: 2 } }");
+    return std::make_pair(std::vector<int64_t>(v.begin(), v.begin() + 50),
+                          std::vector<int64_t>(v.begin() + 50, v.end()));
+  };
+  auto [a1, a2] = epochs(true);
+  EXPECT_NE(a1, a2);
+  auto [b1, b2] = epochs(false);
+  EXPECT_EQ(b1, b2);
+}
+
+TEST(CacheTest, SecondEpochIsServedFromMemory) {
+  auto p = MakePipeline(
+      "source { name: \"src\" range { start: 0 stop: 10 } } ops { cache {} } "
+      "ops { repeat { count: 3 } }");
+  auto out = Values(Drain(*p));
+  ASSERT_EQ(out.size(), 30u);
+  for (const auto& stage : p->Stages()) {
+    if (stage.stats->name == "src") EXPECT_EQ(stage.stats->elements.load(), 10);
+  }
+}
+
+TEST(CacheTest, AfterARandomOpTheFirstEpochIsFrozen) {
+  // The classic mistake the lessons show: cache after a shuffle repeats the same order.
+  auto v = DrainValues(
+      "source { range { start: 0 stop: 20 } } ops { shuffle { buffer_size: 20 seed: 9 } } "
+      "ops { cache {} } ops { repeat { count: 2 } }");
+  ASSERT_EQ(v.size(), 40u);
+  EXPECT_EQ(std::vector<int64_t>(v.begin(), v.begin() + 20), std::vector<int64_t>(v.begin() + 20, v.end()));
+}
+
+TEST(RepeatTest, EndlessRepeatOfAnEmptyDatasetEnds) {
+  EXPECT_TRUE(DrainValues("source { range { start: 0 stop: 0 } } ops { repeat { count: -1 } }").empty());
+}
+
+TEST(ShardTest, ShardsPartitionTheInput) {
+  std::multiset<int64_t> all;
+  for (int i = 0; i < 4; ++i) {
+    for (int64_t v : DrainValues("source { range { start: 0 stop: 22 } } ops { shard { num_shards: 4 index: " +
+                                 std::to_string(i) + " } }")) {
+      all.insert(v);
+    }
+  }
+  EXPECT_EQ(all.size(), 22u);
+  EXPECT_EQ(std::set<int64_t>(all.begin(), all.end()).size(), 22u);
+}
+
+TEST(InterleaveTest, BlockLengthOneAlternatesAcrossTheCycle) {
+  auto v = DrainValues(
+      "source { range { start: 0 stop: 3 } } ops { interleave { per_element { from_element {} } "
+      "ops { repeat { count: 2 } } cycle_length: 3 block_length: 1 num_parallel_calls: 2 } }");
+  EXPECT_EQ(v, (std::vector<int64_t>{0, 1, 2, 0, 1, 2}));
+}
+
+TEST(InterleaveTest, ReadsSyntheticFilesConcurrently) {
+  // 4 files × 5 records, each record 10 ms: sequential reading needs 200 ms; 4 parallel
+  // workers need about 50 ms.
+  auto p = MakePipeline(
+      "source { range { start: 0 stop: 4 } } ops { interleave { per_element { synthetic_file { "
+      "records_per_file: 5 record_bytes: 16 read_latency: \"10ms\" } } cycle_length: 4 "
+      "num_parallel_calls: 4 } }");
+  const auto t0 = std::chrono::steady_clock::now();
+  auto out = Drain(*p);
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                      std::chrono::steady_clock::now() - t0).count();
+  EXPECT_EQ(out.size(), 20u);
+  EXPECT_LT(ms, 150) << "reading was not concurrent";
+  EXPECT_EQ(out[0].value.strings()[0].size(), 16u);
+  EXPECT_NE(out[0].value, out[1].value) << "different files must hold different records";
+}
+
+TEST(ListFilesTest, ListsMatchingFilesSorted) {
+  const auto dir = std::filesystem::temp_directory_path() / "pipescope_list_files_test";
+  std::filesystem::create_directories(dir);
+  for (const char* name : {"b.rec", "a.rec", "c.txt"}) std::ofstream(dir / name) << "x";
+  auto p = MakePipeline("source { list_files { pattern: \"" + (dir / "*.rec").string() + "\" } }");
+  auto out = Drain(*p);
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].value.strings()[0], (dir / "a.rec").string());
+  EXPECT_EQ(out[1].value.strings()[0], (dir / "b.rec").string());
+  std::filesystem::remove_all(dir);
+}
+
+TEST(ListFilesTest, NoMatchIsAnErrorNamingThePattern) {
+  auto spec = testing::Spec("source { list_files { pattern: \"/nonexistent/*.tfrecord\" } }");
+  auto p = Pipeline::Create(spec, {});
+  ASSERT_FALSE(p.ok());
+  EXPECT_NE(p.status().message().find("/nonexistent/*.tfrecord"), std::string::npos);
+}
+
+TEST(ErrorTest, AFilterOnTheWrongTypeNamesTheOp) {
+  auto p = MakePipeline(
+      "source { synthetic { records: 3 record_bytes: 4 } } "
+      "ops { name: \"evens\" filter { predicate { mod_equals { modulus: 2 } } } }");
+  Element e;
+  bool end = false;
+  Status s = p->GetNext(e, end);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("filter 'evens'"), std::string::npos) << s.message();
+}
+
+TEST(ErrorTest, AMapErrorNamesTheOpTheFunctionAndTheElement) {
+  auto p = MakePipeline(
+      "source { synthetic { records: 3 record_bytes: 4 } } "
+      "ops { name: \"norm\" map { fn { normalize {} } num_parallel_calls: 2 } }");
+  Element e;
+  bool end = false;
+  Status s = p->GetNext(e, end);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("map 'norm' (normalize) on element"), std::string::npos) << s.message();
+}
+
+TEST(ErrorTest, UnbatchOfScalarsSaysThereIsNoBatchDimension) {
+  auto p = MakePipeline("source { range { start: 0 stop: 3 } } ops { name: \"u\" unbatch {} }");
+  Element e;
+  bool end = false;
+  Status s = p->GetNext(e, end);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("no batch dimension"), std::string::npos);
+}
+
+TEST(CancelTest, AnIoWaitInAWorkerDoesNotDelayCancel) {
+  auto p = MakePipeline(
+      "source { range { start: 0 stop: 100 } } "
+      "ops { map { fn { io_wait { duration: \"30s\" } } num_parallel_calls: 2 } }");
+  std::thread canceller([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    p->Cancel();
+  });
+  const auto t0 = std::chrono::steady_clock::now();
+  Element e;
+  bool end = false;
+  Status s = p->GetNext(e, end);
+  canceller.join();
+  EXPECT_EQ(s.code(), StatusCode::kCancelled);
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(2));
+}
+
+}  // namespace
+}  // namespace pipescope::engine

@@ -1,0 +1,117 @@
+// The control interface: live knobs, reorders, cancellation.
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "engine/spec/spec_loader.h"
+#include "tests/engine/test_support.h"
+
+namespace pipescope::engine {
+namespace {
+
+using testing::Drain;
+using testing::MakePipeline;
+using testing::Spec;
+using testing::Values;
+
+constexpr char kTwoKnobs[] =
+    "source { range { start: 0 stop: 100 } }\n"
+    "ops { name: \"decode\" map { fn { identity {} } num_parallel_calls: 1 } }\n"
+    "ops { name: \"prefetch\" prefetch { buffer_size: AUTOTUNE } }\n";
+
+TEST(PipelineTest, ListsLiveKnobsWithRangesAndAutotune) {
+  auto p = MakePipeline(kTwoKnobs);
+  auto knobs = p->Knobs();
+  ASSERT_EQ(knobs.size(), 2u);
+  EXPECT_EQ(knobs[0].op, "decode");
+  EXPECT_EQ(knobs[0].knob, "num_parallel_calls");
+  EXPECT_EQ(knobs[0].value, 1);
+  EXPECT_FALSE(knobs[0].autotune);
+  EXPECT_EQ(knobs[1].op, "prefetch");
+  EXPECT_TRUE(knobs[1].autotune);
+  EXPECT_GE(knobs[1].value, 1);
+}
+
+TEST(PipelineTest, SetKnobRecordsWhoChangedWhatFromWhatToWhat) {
+  auto p = MakePipeline(kTwoKnobs);
+  ASSERT_TRUE(p->SetKnob("decode", "num_parallel_calls", 3, "user").ok());
+  auto changes = p->KnobChanges();
+  ASSERT_EQ(changes.size(), 1u);
+  EXPECT_EQ(changes[0].change.op, "decode");
+  EXPECT_EQ(changes[0].change.from, 1);
+  EXPECT_EQ(changes[0].change.to, 3);
+  EXPECT_EQ(changes[0].change.who, "user");
+  EXPECT_EQ(p->Knobs()[0].value, 3);
+}
+
+TEST(PipelineTest, SetKnobErrorsNameTheKnobsThatExist) {
+  auto p = MakePipeline(kTwoKnobs);
+  Status s = p->SetKnob("decod", "num_parallel_calls", 2, "user");
+  EXPECT_EQ(s.code(), StatusCode::kNotFound);
+  EXPECT_NE(s.message().find("decode.num_parallel_calls, prefetch.buffer_size"), std::string::npos) << s.message();
+  s = p->SetKnob("decode", "num_parallel_calls", 0, "user");
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("[1, 256]"), std::string::npos);
+}
+
+TEST(PipelineTest, AutotuneParallelismStartsFromTheCpuBudget) {
+  auto p = Pipeline::Create(
+      Spec("source { range { stop: 5 } } budget { cpu_cores: 3 } "
+           "ops { name: \"m\" map { fn { identity {} } num_parallel_calls: AUTOTUNE } }"),
+      {});
+  ASSERT_TRUE(p.ok());
+  EXPECT_EQ((*p)->Knobs()[0].value, 3);
+  EXPECT_TRUE((*p)->Knobs()[0].autotune);
+}
+
+TEST(PipelineTest, ReorderRebuildsAndContinuesKeepingKnobValues) {
+  auto p = MakePipeline(kTwoKnobs);
+  ASSERT_TRUE(p->SetKnob("decode", "num_parallel_calls", 2, "user").ok());
+  auto first = Drain(*p, 10);
+  ASSERT_EQ(first.size(), 10u);
+  // Move prefetch before decode and add a filter.
+  spec::PipelineSpec reordered = p->spec();
+  reordered.mutable_ops()->SwapElements(0, 1);
+  auto* filter = reordered.add_ops();
+  filter->set_name("evens");
+  filter->mutable_filter()->mutable_predicate()->mutable_mod_equals()->set_modulus(2);
+  ASSERT_TRUE(p->Reorder(reordered).ok());
+  auto rest = Values(Drain(*p));
+  ASSERT_EQ(rest.size(), 50u);  // the new pipeline reads its source from the start
+  EXPECT_EQ(rest[1], 2);
+  EXPECT_EQ(p->spec().ops(0).name(), "prefetch");
+  EXPECT_EQ(p->Knobs()[1].op, "decode");
+  EXPECT_EQ(p->Knobs()[1].value, 2);  // kept across the rebuild
+  EXPECT_EQ(p->RebuildTimes().size(), 1u);
+}
+
+TEST(PipelineTest, ReorderWakesAConsumerBlockedInTheOldPipeline) {
+  auto p = MakePipeline(
+      "source { range { stop: 1000 } }\n"
+      "ops { name: \"slow\" map { fn { io_wait { duration: \"20s\" } } num_parallel_calls: 1 } }\n");
+  std::thread reorderer([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    spec::PipelineSpec fast = p->spec();
+    fast.mutable_ops(0)->mutable_map()->mutable_fn()->mutable_identity();
+    ASSERT_TRUE(p->Reorder(fast).ok());
+  });
+  Element e;
+  bool end = false;
+  const auto t0 = std::chrono::steady_clock::now();
+  Status s = p->GetNext(e, end);
+  reorderer.join();
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(e.value.scalar_int64(), 0);
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(5));
+}
+
+TEST(PipelineTest, AnInvalidReorderIsRejectedAndTheRunGoesOn) {
+  auto p = MakePipeline(kTwoKnobs);
+  spec::PipelineSpec bad = p->spec();
+  bad.mutable_ops(1)->mutable_prefetch()->set_buffer_size(-7);
+  EXPECT_FALSE(p->Reorder(bad).ok());
+  EXPECT_EQ(Drain(*p).size(), 100u);
+}
+
+}  // namespace
+}  // namespace pipescope::engine

@@ -1,0 +1,124 @@
+// Spec parsing and validation: errors name the file, line and field.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "engine/spec/spec_loader.h"
+
+namespace pipescope::engine {
+namespace {
+
+std::string ErrorOf(const std::string& text) {
+  auto r = ParseSpecText(text, "demo.pbtxt");
+  EXPECT_FALSE(r.ok());
+  return r.ok() ? "" : r.status().message();
+}
+
+TEST(SpecLoaderTest, AcceptsAutotuneWhereAKnobTakesANumber) {
+  auto r = ParseSpecText(
+      "source { range { stop: 5 } }\n"
+      "ops { name: \"m\" map { fn { identity {} } num_parallel_calls: AUTOTUNE } }\n"
+      "ops { prefetch { buffer_size: AUTOTUNE } }  # AUTOTUNE in a comment stays\n",
+      "x.pbtxt");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->ops(0).map().num_parallel_calls(), kAutotune);
+  EXPECT_EQ(r->ops(1).prefetch().buffer_size(), kAutotune);
+}
+
+TEST(SpecLoaderTest, LeavesAutotuneInsideStringsAlone) {
+  EXPECT_EQ(SubstituteAutotune("name: \"AUTOTUNE\" x: AUTOTUNE"), "name: \"AUTOTUNE\" x: -1");
+  EXPECT_EQ(SubstituteAutotune("x: AUTOTUNED"), "x: AUTOTUNED");
+}
+
+TEST(SpecLoaderTest, NamesUnnamedOpsByKind) {
+  auto r = ParseSpecText(
+      "source { range { stop: 5 } } ops { map { fn { identity {} } } } "
+      "ops { map { fn { identity {} } } } ops { prefetch { buffer_size: 1 } }",
+      "x");
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->source().name(), "source");
+  EXPECT_EQ(r->ops(0).name(), "map");
+  EXPECT_EQ(r->ops(1).name(), "map_2");
+  EXPECT_EQ(r->ops(2).name(), "prefetch");
+}
+
+TEST(SpecLoaderTest, SyntaxErrorsNameLineAndColumn) {
+  const std::string e = ErrorOf("source { range { stop: 5 } }\nops { map { fn { bogus {} } } }\n");
+  EXPECT_NE(e.find("demo.pbtxt:2:"), std::string::npos) << e;
+  EXPECT_NE(e.find("bogus"), std::string::npos) << e;
+}
+
+TEST(SpecLoaderTest, BadKnobNamesTheLineTheOpAndTheField) {
+  const std::string e = ErrorOf(
+      "source { range { stop: 5 } }\n"
+      "ops {\n"
+      "  name: \"decode\"\n"
+      "  map { fn { identity {} } num_parallel_calls: -3 }\n"
+      "}\n");
+  EXPECT_NE(e.find("demo.pbtxt:4: op 'decode' (map): num_parallel_calls must be ≥ 0 or AUTOTUNE, got -3"),
+            std::string::npos)
+      << e;
+}
+
+TEST(SpecLoaderTest, ReportsEveryProblemAtOnce) {
+  const std::string e = ErrorOf(
+      "source { range { stop: 5 } }\n"
+      "ops { batch { batch_size: 0 } }\n"
+      "ops { shard { num_shards: 2 index: 2 } }\n"
+      "train_step { step_time: \"8\" }\n");
+  EXPECT_NE(e.find(":2: op 'batch' (batch): batch_size must be ≥ 1"), std::string::npos) << e;
+  EXPECT_NE(e.find(":3: op 'shard' (shard): index must be in [0, num_shards)"), std::string::npos) << e;
+  EXPECT_NE(e.find(":4: train_step: step_time duration \"8\" needs a unit"), std::string::npos) << e;
+}
+
+TEST(SpecLoaderTest, RejectsAutotuneWhereItWouldChangeTheOutput) {
+  const std::string e = ErrorOf("source { range { stop: 5 } }\nops { shuffle { buffer_size: AUTOTUNE } }\n");
+  EXPECT_NE(e.find("buffer_size cannot be AUTOTUNE"), std::string::npos) << e;
+}
+
+TEST(SpecLoaderTest, RejectsAMapAfterBatchWithoutABatchedForm) {
+  const std::string e = ErrorOf(
+      "source { range { stop: 5 } }\nops { batch { batch_size: 2 } }\n"
+      "ops { name: \"fetch\" map { fn { io_wait { duration: \"1ms\" } } } }\n");
+  EXPECT_NE(e.find(":3: op 'fetch' (map): fn 'io_wait' has no batched form"), std::string::npos) << e;
+}
+
+TEST(SpecLoaderTest, RejectsDuplicateNames) {
+  const std::string e = ErrorOf(
+      "source { range { stop: 5 } }\nops { name: \"a\" unbatch {} }\nops { name: \"a\" take { count: 1 } }\n");
+  EXPECT_NE(e.find("name 'a' is used by 2 ops"), std::string::npos) << e;
+}
+
+TEST(SpecLoaderTest, MissingSourceIsAnError) {
+  EXPECT_NE(ErrorOf("ops { unbatch {} }").find("source is required"), std::string::npos);
+}
+
+TEST(SpecLoaderTest, MissingFileIsANotFoundError) {
+  auto r = LoadSpecFile("/nonexistent/spec.pbtxt");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kNotFound);
+}
+
+TEST(SpecLoaderTest, RoundTripsThroughTextWithAutotuneSpelledOut) {
+  auto r = ParseSpecText("source { range { stop: 5 } } ops { prefetch { buffer_size: AUTOTUNE } }", "x");
+  ASSERT_TRUE(r.ok());
+  const std::string text = SpecToText(*r);
+  EXPECT_NE(text.find("buffer_size: AUTOTUNE"), std::string::npos) << text;
+  auto again = ParseSpecText(text, "y");
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->SerializeAsString(), r->SerializeAsString());
+}
+
+TEST(SpecLoaderTest, EveryShippedPipelineLoads) {
+  int count = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(PIPESCOPE_RESOURCES "/pipelines")) {
+    if (entry.path().extension() != ".pbtxt") continue;
+    auto r = LoadSpecFile(entry.path().string());
+    EXPECT_TRUE(r.ok()) << entry.path() << ": " << r.status().message();
+    ++count;
+  }
+  EXPECT_GE(count, 5);
+}
+
+}  // namespace
+}  // namespace pipescope::engine

@@ -1,0 +1,55 @@
+#include <gtest/gtest.h>
+
+#include "engine/spec/spec_loader.h"
+#include "engine/spec/spec_overrides.h"
+#include "engine/spec/spec_validator.h"
+
+namespace pipescope::engine {
+namespace {
+
+spec::PipelineSpec Demo() {
+  auto r = ParseSpecText(
+      "source { name: \"read\" synthetic { records: 5 record_bytes: 4 } }\n"
+      "ops { name: \"decode\" map { fn { identity {} } num_parallel_calls: 1 } }\n"
+      "ops { name: \"batch\" batch { batch_size: 4 } }\n"
+      "train_step { step_time: \"1ms\" }",
+      "demo");
+  EXPECT_TRUE(r.ok());
+  return *r;
+}
+
+TEST(SpecOverridesTest, SetsAKnobOfANamedOp) {
+  auto spec = Demo();
+  ASSERT_TRUE(ApplyOverride(spec, "decode.num_parallel_calls=4").ok());
+  EXPECT_EQ(spec.ops(0).map().num_parallel_calls(), 4);
+  ASSERT_TRUE(ApplyOverride(spec, "decode.num_parallel_calls=AUTOTUNE").ok());
+  EXPECT_EQ(spec.ops(0).map().num_parallel_calls(), kAutotune);
+  ASSERT_TRUE(ApplyOverride(spec, "batch.drop_remainder=true").ok());
+  EXPECT_TRUE(spec.ops(1).batch().drop_remainder());
+  ASSERT_TRUE(ApplyOverride(spec, "train_step.step_time=3ms").ok());
+  EXPECT_EQ(spec.train_step().step_time(), "3ms");
+  ASSERT_TRUE(ApplyOverride(spec, "read.records=9").ok());
+  EXPECT_EQ(spec.source().synthetic().records(), 9);
+}
+
+TEST(SpecOverridesTest, ErrorsListWhatExists) {
+  auto spec = Demo();
+  Status s = ApplyOverride(spec, "decod.num_parallel_calls=4");
+  EXPECT_NE(s.message().find("no op named 'decod' (ops: decode, batch)"), std::string::npos) << s.message();
+  s = ApplyOverride(spec, "decode.parallelism=4");
+  EXPECT_NE(s.message().find("has no knob 'parallelism' (knobs: num_parallel_calls, deterministic)"),
+            std::string::npos)
+      << s.message();
+  s = ApplyOverride(spec, "decode.num_parallel_calls=four");
+  EXPECT_NE(s.message().find("expected an integer or AUTOTUNE"), std::string::npos) << s.message();
+  EXPECT_FALSE(ApplyOverride(spec, "nonsense").ok());
+}
+
+TEST(SpecOverridesTest, ValidationCatchesAnOutOfRangeValue) {
+  auto spec = Demo();
+  ASSERT_TRUE(ApplyOverride(spec, "batch.batch_size=0").ok());
+  EXPECT_FALSE(ValidateSpec(spec, "demo").ok());
+}
+
+}  // namespace
+}  // namespace pipescope::engine

@@ -1,0 +1,46 @@
+#include "tests/engine/test_support.h"
+
+#include <gtest/gtest.h>
+
+#include "engine/spec/spec_loader.h"
+
+namespace pipescope::engine::testing {
+
+spec::PipelineSpec Spec(const std::string& text) {
+  auto parsed = ParseSpecText(text, "test.pbtxt");
+  EXPECT_TRUE(parsed.ok()) << parsed.status().message();
+  return parsed.ok() ? std::move(parsed).value() : spec::PipelineSpec();
+}
+
+std::unique_ptr<Pipeline> MakePipeline(const std::string& text) {
+  auto p = Pipeline::Create(Spec(text), Pipeline::Options{});
+  EXPECT_TRUE(p.ok()) << p.status().message();
+  return p.ok() ? std::move(p).value() : nullptr;
+}
+
+std::vector<Element> Drain(Pipeline& pipeline, int64_t limit) {
+  std::vector<Element> out;
+  while (static_cast<int64_t>(out.size()) < limit) {
+    Element e;
+    bool end = false;
+    Status s = pipeline.GetNext(e, end);
+    EXPECT_TRUE(s.ok()) << s.message();
+    if (!s.ok() || end) break;
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+std::vector<int64_t> Values(const std::vector<Element>& elements) {
+  std::vector<int64_t> v;
+  for (const auto& e : elements) v.push_back(e.value.scalar_int64());
+  return v;
+}
+
+std::vector<int64_t> DrainValues(const std::string& spec_text, int64_t limit) {
+  auto p = MakePipeline(spec_text);
+  if (!p) return {};
+  return Values(Drain(*p, limit));
+}
+
+}  // namespace pipescope::engine::testing

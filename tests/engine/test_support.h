@@ -1,0 +1,25 @@
+#pragma once
+// Helpers for engine tests: build pipelines from spec text and drain them.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/core/element.h"
+#include "engine/runtime/pipeline.h"
+#include "engine/spec/pipeline_spec.pb.h"
+
+namespace pipescope::engine::testing {
+
+// Parses `text` (a whole spec) and fails the test on error.
+spec::PipelineSpec Spec(const std::string& text);
+std::unique_ptr<Pipeline> MakePipeline(const std::string& text);
+
+// Reads every element (up to `limit`); fails the test on a pipeline error.
+std::vector<Element> Drain(Pipeline& pipeline, int64_t limit = 1'000'000);
+// The int64 scalar values of the elements.
+std::vector<int64_t> Values(const std::vector<Element>& elements);
+std::vector<int64_t> DrainValues(const std::string& spec_text, int64_t limit = 1'000'000);
+
+}  // namespace pipescope::engine::testing

@@ -1,0 +1,101 @@
+// The training loop and the simulated device.
+#include <gtest/gtest.h>
+
+#include <time.h>
+
+#include "engine/device/simulated_device.h"
+#include "engine/runtime/training_run.h"
+#include "tests/engine/test_support.h"
+
+namespace pipescope::engine {
+namespace {
+
+using testing::MakePipeline;
+using testing::Spec;
+
+TEST(TrainingRunTest, StopsAtTheStepLimitAndCountsBatchRows) {
+  auto p = MakePipeline("source { range { stop: 1000 } } ops { batch { batch_size: 4 } }");
+  CancellationToken c;
+  SimulatedDevice device(0, 1, c);
+  RunOptions options;
+  options.max_steps = 10;
+  auto summary = RunTraining(*p, device, options);
+  ASSERT_TRUE(summary.ok());
+  EXPECT_EQ(summary->steps, 10);
+  EXPECT_EQ(summary->elements, 40);
+  EXPECT_FALSE(summary->end_of_data);
+}
+
+TEST(TrainingRunTest, EndsAtTheEndOfTheData) {
+  auto p = MakePipeline("source { range { stop: 7 } } ops { batch { batch_size: 3 } }");
+  CancellationToken c;
+  SimulatedDevice device(0, 1, c);
+  auto summary = RunTraining(*p, device, {});
+  ASSERT_TRUE(summary.ok());
+  EXPECT_TRUE(summary->end_of_data);
+  EXPECT_EQ(summary->steps, 3);
+  EXPECT_EQ(summary->elements, 7);
+}
+
+TEST(TrainingRunTest, APipelineErrorEndsTheRunWithItsContext) {
+  auto p = MakePipeline(
+      "source { synthetic { records: 3 record_bytes: 4 } } "
+      "ops { name: \"norm\" map { fn { normalize {} } } }");
+  CancellationToken c;
+  SimulatedDevice device(0, 1, c);
+  auto summary = RunTraining(*p, device, {});
+  ASSERT_FALSE(summary.ok());
+  EXPECT_NE(summary.status().message().find("map 'norm'"), std::string::npos);
+}
+
+TEST(TrainingRunTest, ReportsEveryStageWithItsCounters) {
+  auto p = MakePipeline(
+      "source { name: \"src\" range { stop: 100 } } "
+      "ops { name: \"work\" map { fn { cpu_work { duration: \"100us\" } } num_parallel_calls: 2 } } "
+      "ops { name: \"pf\" prefetch { buffer_size: 3 } }");
+  CancellationToken c;
+  SimulatedDevice device(0, 1, c);
+  auto summary = RunTraining(*p, device, {});
+  ASSERT_TRUE(summary.ok());
+  ASSERT_EQ(summary->stages.size(), 3u);
+  const auto& work = summary->stages[1];
+  EXPECT_EQ(work.name, "work");
+  EXPECT_EQ(work.op, "map");
+  EXPECT_EQ(work.parallelism, 2);
+  EXPECT_EQ(work.elements, 100);
+  EXPECT_GT(work.self_ns_per_element, 50'000);
+  EXPECT_GT(work.busy_fraction, 0.0);
+  EXPECT_EQ(summary->stages[2].buffer_size, 3);
+}
+
+TEST(SimulatedDeviceTest, WaitsWithoutBurningCpu) {
+  CancellationToken c;
+  SimulatedDevice device(20'000'000, 1, c);
+  timespec a, b;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &a);
+  const int64_t t0 = record::NowNs();
+  ASSERT_TRUE(device.Submit(Element{}).ok());
+  ASSERT_TRUE(device.Submit(Element{}).ok());
+  device.Drain();
+  const int64_t wall = record::NowNs() - t0;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &b);
+  const int64_t cpu = (b.tv_sec - a.tv_sec) * 1'000'000'000LL + (b.tv_nsec - a.tv_nsec);
+  EXPECT_GE(wall, 40'000'000);
+  EXPECT_LT(cpu, wall / 4);
+  EXPECT_EQ(device.BusyNs(record::NowNs()), 40'000'000);
+}
+
+TEST(SimulatedDeviceTest, KeepsUpToMaxInFlightStepsQueued) {
+  CancellationToken c;
+  SimulatedDevice device(30'000'000, 3, c);
+  const int64_t t0 = record::NowNs();
+  // With three in flight, the host returns from two submissions at once (two steps
+  // running or queued) and the third waits for the first to finish; 1 is synchronous.
+  for (int i = 0; i < 2; ++i) ASSERT_TRUE(device.Submit(Element{}).ok());
+  EXPECT_LT(record::NowNs() - t0, 25'000'000);
+  ASSERT_TRUE(device.Submit(Element{}).ok());
+  EXPECT_GE(record::NowNs() - t0, 30'000'000);
+}
+
+}  // namespace
+}  // namespace pipescope::engine

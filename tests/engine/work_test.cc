@@ -1,0 +1,103 @@
+#include <gtest/gtest.h>
+
+#include <time.h>
+
+#include "engine/work/cpu_work.h"
+#include "engine/work/normalize.h"
+#include "engine/work/unpack_bits.h"
+#include "engine/work/work_registry.h"
+
+namespace pipescope::engine {
+namespace {
+
+int64_t ThreadCpuNs() {
+  timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return ts.tv_sec * 1'000'000'000LL + ts.tv_nsec;
+}
+
+TEST(CpuWorkTest, BurnsAboutTheAskedCpuTime) {
+  CpuWork work(5'000'000);
+  CancellationToken c;
+  Element e{1, Tensor::Int64(0), {}};
+  int64_t best = INT64_MAX;
+  for (int i = 0; i < 3; ++i) {  // best of three: preemption only adds time
+    const int64_t t0 = ThreadCpuNs();
+    ASSERT_TRUE(work.Apply(e, c).ok());
+    best = std::min(best, ThreadCpuNs() - t0);
+  }
+  EXPECT_GT(best, 3'500'000);
+  EXPECT_LT(best, 8'000'000);
+}
+
+TEST(UnpackBitsTest, UnpacksMostSignificantBitFirst) {
+  Tensor packed(DType::kUint8, Shape{2});
+  packed.data<uint8_t>()[0] = 0b10000001;
+  packed.data<uint8_t>()[1] = 0b01000000;
+  auto out = UnpackBitsOf(packed);
+  ASSERT_TRUE(out.ok());
+  EXPECT_EQ(out->shape(), (Shape{2, 8}));
+  const uint8_t want[16] = {1, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0, 0, 0};
+  EXPECT_EQ(0, std::memcmp(out->data<uint8_t>(), want, 16));
+}
+
+TEST(UnpackBitsTest, BitboardsUnpackToSixtyFourSquares) {
+  Tensor boards(DType::kInt64, Shape{12});
+  boards.data<int64_t>()[0] = static_cast<int64_t>(0x8000000000000001ull);
+  auto out = UnpackBitsOf(boards);
+  ASSERT_TRUE(out.ok());
+  EXPECT_EQ(out->shape(), (Shape{12, 64}));
+  EXPECT_EQ(out->data<uint8_t>()[0], 1);
+  EXPECT_EQ(out->data<uint8_t>()[63], 1);
+  EXPECT_EQ(out->data<uint8_t>()[64], 0);
+}
+
+TEST(UnpackBitsTest, BatchedFormEqualsPerElementForm) {
+  Tensor a = Tensor::String(std::string("\x0f\xf0", 2));
+  Tensor b = Tensor::String(std::string("\xaa\x55", 2));
+  const Tensor* rows[] = {&a, &b};
+  Element batch{1, *Tensor::Stack(rows), {}};
+  UnpackBits fn;
+  CancellationToken c;
+  ASSERT_TRUE(fn.ApplyBatched(batch, 2, c).ok());
+  EXPECT_EQ(batch.value.shape(), (Shape{2, 16}));
+  Element single{2, b, {}};
+  ASSERT_TRUE(fn.Apply(single, c).ok());
+  EXPECT_EQ(batch.value.Row(1), single.value);
+}
+
+TEST(UnpackBitsTest, UnequalRecordLengthsAreAnError) {
+  Tensor a = Tensor::String("ab");
+  Tensor b = Tensor::String("abc");
+  const Tensor* rows[] = {&a, &b};
+  auto out = UnpackBitsOf(*Tensor::Stack(rows));
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.status().message().find("record 1 has 3 bytes"), std::string::npos);
+}
+
+TEST(NormalizeTest, ScalesToFloat) {
+  Tensor t(DType::kUint8, Shape{3});
+  t.data<uint8_t>()[0] = 0;
+  t.data<uint8_t>()[1] = 128;
+  t.data<uint8_t>()[2] = 255;
+  Element e{1, t, {}};
+  CancellationToken c;
+  ASSERT_TRUE(Normalize(128, 2).Apply(e, c).ok());
+  EXPECT_EQ(e.value.dtype(), DType::kFloat32);
+  EXPECT_FLOAT_EQ(e.value.data<float>()[0], -64);
+  EXPECT_FLOAT_EQ(e.value.data<float>()[1], 0);
+  EXPECT_FLOAT_EQ(e.value.data<float>()[2], 63.5);
+}
+
+TEST(PredicateTest, KeepFractionKeepsAboutThatShare) {
+  spec::Predicate p;
+  p.mutable_keep_fraction()->set_fraction(0.25);
+  auto pred = MakePredicate(p);
+  ASSERT_TRUE(pred.ok());
+  int kept = 0;
+  for (int i = 0; i < 10000; ++i) kept += *(*pred)->Keep(Element{0, Tensor::Int64(i), {}});
+  EXPECT_NEAR(kept, 2500, 250);
+}
+
+}  // namespace
+}  // namespace pipescope::engine
