@@ -31,14 +31,14 @@ Result<Element> StackElements(const std::vector<Element>& rows, uint64_t id) {
   return batch;
 }
 
-class BatchDataset : public Dataset {
+class BatchDataset : public UnaryDataset {
  public:
   BatchDataset(StatsPtr stats, DatasetPtr input, TunablePtr batch_size, bool drop_remainder)
-      : Dataset(std::move(stats)), input_(std::move(input)), batch_size_(std::move(batch_size)),
+      : UnaryDataset(std::move(stats), std::move(input)), batch_size_(std::move(batch_size)),
         drop_remainder_(drop_remainder) {}
 
   Result<std::unique_ptr<Iterator>> MakeIterator(const IteratorArgs& args) const override {
-    return MakeUnaryIterator<It>(*this, *input_, args);
+    return MakeIteratorOver<It>(*this, args);
   }
 
  private:
@@ -74,17 +74,16 @@ class BatchDataset : public Dataset {
     std::vector<Element> rows_;
   };
 
-  DatasetPtr input_;
   TunablePtr batch_size_;
   const bool drop_remainder_;
 };
 
-class UnbatchDataset : public Dataset {
+class UnbatchDataset : public UnaryDataset {
  public:
-  UnbatchDataset(StatsPtr stats, DatasetPtr input) : Dataset(std::move(stats)), input_(std::move(input)) {}
+  UnbatchDataset(StatsPtr stats, DatasetPtr input) : UnaryDataset(std::move(stats), std::move(input)) {}
 
   Result<std::unique_ptr<Iterator>> MakeIterator(const IteratorArgs& args) const override {
-    return MakeUnaryIterator<It>(*this, *input_, args);
+    return MakeIteratorOver<It>(*this, args);
   }
 
  private:
@@ -122,7 +121,6 @@ class UnbatchDataset : public Dataset {
     int64_t next_row_ = 0;
   };
 
-  DatasetPtr input_;
 };
 
 }  // namespace

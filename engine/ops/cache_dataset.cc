@@ -11,9 +11,9 @@ namespace {
 
 using Cached = std::shared_ptr<const std::vector<Element>>;
 
-class CacheDataset : public Dataset {
+class CacheDataset : public UnaryDataset {
  public:
-  CacheDataset(StatsPtr stats, DatasetPtr input) : Dataset(std::move(stats)), input_(std::move(input)) {}
+  CacheDataset(StatsPtr stats, DatasetPtr input) : UnaryDataset(std::move(stats), std::move(input)) {}
 
   Result<std::unique_ptr<Iterator>> MakeIterator(const IteratorArgs& args) const override {
     Cached cached;
@@ -78,7 +78,6 @@ class CacheDataset : public Dataset {
     size_t next_ = 0;
   };
 
-  DatasetPtr input_;
   mutable std::mutex mu_;
   mutable Cached cached_;
 };

@@ -4,13 +4,13 @@
 namespace pipescope::engine {
 namespace {
 
-class FilterDataset : public Dataset {
+class FilterDataset : public UnaryDataset {
  public:
   FilterDataset(StatsPtr stats, DatasetPtr input, std::shared_ptr<const Predicate> predicate)
-      : Dataset(std::move(stats)), input_(std::move(input)), predicate_(std::move(predicate)) {}
+      : UnaryDataset(std::move(stats), std::move(input)), predicate_(std::move(predicate)) {}
 
   Result<std::unique_ptr<Iterator>> MakeIterator(const IteratorArgs& args) const override {
-    return MakeUnaryIterator<It>(*this, *input_, args);
+    return MakeIteratorOver<It>(*this, args);
   }
 
  private:
@@ -34,7 +34,6 @@ class FilterDataset : public Dataset {
     const FilterDataset& d_;
   };
 
-  DatasetPtr input_;
   std::shared_ptr<const Predicate> predicate_;
 };
 

@@ -16,22 +16,22 @@
 #include <vector>
 
 #include "engine/ops/ops.h"
-#include "engine/runtime/worker_threads.h"
+#include "engine/runtime/async_iterator.h"
 
 namespace pipescope::engine {
 namespace {
 
-class InterleaveDataset : public Dataset {
+class InterleaveDataset : public UnaryDataset {
  public:
   InterleaveDataset(StatsPtr stats, DatasetPtr input, DatasetPtr per_element, TunablePtr cycle,
                     TunablePtr block, TunablePtr parallelism, bool deterministic)
-      : Dataset(std::move(stats)), input_(std::move(input)), per_element_(std::move(per_element)),
+      : UnaryDataset(std::move(stats), std::move(input)), per_element_(std::move(per_element)),
         cycle_(std::move(cycle)), block_(std::move(block)), parallelism_(std::move(parallelism)),
         deterministic_(deterministic) {}
 
   Result<std::unique_ptr<Iterator>> MakeIterator(const IteratorArgs& args) const override {
-    if (parallelism_) return MakeUnaryIterator<ParallelIt>(*this, *input_, args);
-    return MakeUnaryIterator<SequentialIt>(*this, *input_, args);
+    if (parallelism_) return MakeIteratorOver<ParallelIt>(*this, args);
+    return MakeIteratorOver<SequentialIt>(*this, args);
   }
 
  private:
@@ -162,31 +162,25 @@ class InterleaveDataset : public Dataset {
     bool input_end_ = false;
   };
 
-  class ParallelIt : public UnaryIterator {
+  class ParallelIt : public AsyncIterator {
    public:
     ParallelIt(PipelineContext& ctx, StageStats* stats, std::unique_ptr<Iterator> in,
                const InterleaveDataset& d)
-        : UnaryIterator(ctx, stats, std::move(in)), d_(d),
+        : AsyncIterator(ctx, stats, std::move(in)), d_(d),
           parallelism_sub_(d.parallelism_.get(), [this] { OnKnobChanged(); }),
           cycle_sub_(d.cycle_.get(), [this] { OnKnobChanged(); }),
           block_sub_(d.block_.get(), [this] { OnKnobChanged(); }) {}
 
-    ~ParallelIt() override {
-      Cancel();
-      workers_.JoinAll();
-    }
+    ~ParallelIt() override { StopAndJoin(); }
 
     void Cancel() override {
       {
         std::lock_guard lock(mu_);
-        cancelled_ = true;
         for (auto& s : slots_) {
           if (s) s->iterator->Cancel();
         }
       }
-      worker_cv_.notify_all();
-      consumer_cv_.notify_all();
-      UnaryIterator::Cancel();
+      AsyncIterator::Cancel();
     }
 
    protected:
@@ -326,23 +320,17 @@ class InterleaveDataset : public Dataset {
     }
 
     const InterleaveDataset& d_;
-    std::mutex mu_;
-    std::condition_variable worker_cv_;
-    std::condition_variable consumer_cv_;
     std::vector<std::unique_ptr<Slot>> slots_;
     Cursor cursor_;
     int open_ = 0;
     int64_t buffered_ = 0;
     bool input_end_ = false;
-    bool cancelled_ = false;
     bool started_ = false;
-    WorkerThreads workers_;
     TunableSubscription parallelism_sub_;
     TunableSubscription cycle_sub_;
     TunableSubscription block_sub_;
   };
 
-  DatasetPtr input_;
   DatasetPtr per_element_;
   TunablePtr cycle_;
   TunablePtr block_;

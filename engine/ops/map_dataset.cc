@@ -4,17 +4,17 @@
 // Parallel: up to `parallelism` workers each take the next input element (input order is
 // kept by fetching under input_mu_ and appending the result slot in the same critical
 // section), run fn, and mark the slot done. At most `parallelism` calls run at once;
-// finished results wait in a bounded buffer (see Capacity). Deterministic: the consumer takes
+// finished results wait in a bounded buffer (see Capacity). Workers take several
+// elements at a time when fn is fast and one when it is slow (BatchSizeLocked), and the
+// consumer takes every ready result in one acquisition of the lock. Deterministic: the consumer takes
 // slots in input order; otherwise the first finished one. Parallelism is live: workers
 // with index ≥ parallelism park after their current element, and new ones start when it
 // grows, so a change takes effect within one element's time and no element is lost.
-#include <condition_variable>
 #include <deque>
-#include <mutex>
 
 #include "engine/ops/ops.h"
+#include "engine/runtime/async_iterator.h"
 #include "engine/runtime/spin_wait.h"
-#include "engine/runtime/worker_threads.h"
 
 namespace pipescope::engine {
 namespace {
@@ -24,17 +24,17 @@ int64_t LeadingRows(const Element& e) {
   return t.shape().rank() > 0 ? t.shape().dim(0) : 1;
 }
 
-class MapDataset : public Dataset {
+class MapDataset : public UnaryDataset {
  public:
   MapDataset(StatsPtr stats, DatasetPtr input, std::shared_ptr<const WorkFunction> fn,
              bool batched_input, TunablePtr parallelism, bool deterministic)
-      : Dataset(std::move(stats)), input_(std::move(input)), fn_(std::move(fn)),
+      : UnaryDataset(std::move(stats), std::move(input)), fn_(std::move(fn)),
         batched_input_(batched_input), parallelism_(std::move(parallelism)),
         deterministic_(deterministic) {}
 
   Result<std::unique_ptr<Iterator>> MakeIterator(const IteratorArgs& args) const override {
-    if (parallelism_) return MakeUnaryIterator<ParallelIt>(*this, *input_, args);
-    return MakeUnaryIterator<SequentialIt>(*this, *input_, args);
+    if (parallelism_) return MakeIteratorOver<ParallelIt>(*this, args);
+    return MakeIteratorOver<SequentialIt>(*this, args);
   }
 
   // Applies fn (or its batched form) and names the op and element in errors.
@@ -63,65 +63,37 @@ class MapDataset : public Dataset {
     const MapDataset& d_;
   };
 
-  class ParallelIt : public Iterator {
+  class ParallelIt : public AsyncIterator {
    public:
     ParallelIt(PipelineContext& ctx, StageStats* stats, std::unique_ptr<Iterator> in,
                const MapDataset& d)
-        : Iterator(ctx, stats), d_(d), input_(std::move(in)),
+        : AsyncIterator(ctx, stats, std::move(in)), d_(d),
           subscription_(d.parallelism_.get(), [this] { OnParallelismChanged(); }) {}
 
-    ~ParallelIt() override {
-      Cancel();
-      workers_.JoinAll();
-    }
-
-    void Cancel() override {
-      {
-        std::lock_guard lock(mu_);
-        cancelled_ = true;
-      }
-      worker_cv_.notify_all();
-      consumer_cv_.notify_all();
-      input_->Cancel();
-    }
+    ~ParallelIt() override { StopAndJoin(); }
 
    protected:
     Status GetNextInternal(Element& out, bool& end) override {
-      std::unique_lock lock(mu_);
-      if (!started_) {
-        started_ = true;
-        GrowWorkersLocked();
+      if (local_next_ == local_.size()) {
+        RETURN_IF_ERROR(Refill());
+        if (local_.empty()) {
+          end = true;
+          return Status::Ok();
+        }
       }
-      Slot* ready = nullptr;
-      while (true) {
-        if (cancelled_) return Cancelled();
-        ready = FindReadyLocked();
-        if (ready != nullptr || (slots_.empty() && input_end_ && fetching_ == 0)) break;
-        // Not ready: spin briefly without the lock, then sleep until a worker signals.
-        const uint64_t seen = completions_.load(std::memory_order_acquire);
-        lock.unlock();
-        const bool changed = SpinUntilChanged(completions_, seen);
-        lock.lock();
-        if (changed || completions_.load(std::memory_order_relaxed) != seen) continue;
-        consumer_waiting_ = true;
-        consumer_cv_.wait(lock, [&] {
-          return cancelled_ || completions_.load(std::memory_order_relaxed) != seen;
-        });
-        consumer_waiting_ = false;
+      Slot* slot = local_[local_next_++];
+      const auto held = static_cast<int64_t>(local_.size() - local_next_);
+      consumer_held_.store(held, std::memory_order_relaxed);
+      // Halfway through a batch, wake workers that stopped for lack of room, so they
+      // refill while the rest is consumed instead of after.
+      if (held == static_cast<int64_t>(local_.size() / 2) &&
+          workers_waiting_.load(std::memory_order_relaxed) > 0) {
+        std::lock_guard lock(mu_);
+        worker_cv_.notify_all();
       }
-      if (ready == nullptr) {
-        end = true;
-        return Status::Ok();
-      }
-      out = std::move(ready->element);
-      Status status = std::move(ready->status);
-      EraseLocked(ready);
-      // Hysteresis: sleeping workers are woken once half the buffer is free, so one
-      // wake-up serves several elements instead of one.
-      const bool wake = workers_waiting_ > 0 &&
-                        static_cast<int64_t>(slots_.size()) + fetching_ <= Capacity() / 2;
-      lock.unlock();
-      if (wake) worker_cv_.notify_all();
+      out = std::move(slot->element);
+      Status status = std::move(slot->status);
+      slot->status = Status::Ok();
       return status;
     }
 
@@ -133,32 +105,97 @@ class MapDataset : public Dataset {
     };
 
     int64_t parallelism() const { return d_.parallelism_->value(); }
-    // Results in flight plus results waiting for the consumer. tf.data bounds this by
-    // num_parallel_calls; a floor of 16 lets workers run ahead far enough that hand-offs
-    // are batched (the difference is a few elements of memory).
-    int64_t Capacity() const { return std::max<int64_t>(2 * parallelism(), 16); }
-
-    Slot* FindReadyLocked() {
-      if (slots_.empty()) return nullptr;
-      if (d_.deterministic_) return slots_.front()->done ? slots_.front().get() : nullptr;
-      for (auto& s : slots_) {
-        if (s->done) return s.get();
-      }
-      return nullptr;
+    // Results in flight plus results not yet returned to the caller. tf.data bounds this
+    // by num_parallel_calls. A floor lets workers run ahead far enough that hand-offs are
+    // batched: deep when fn is fast (hand-off cost dominates, and each wake-up of a sleeping
+    // thread should then cover many elements), shallow when it is slow (depth only costs
+    // memory there).
+    int64_t Capacity() const {
+      const bool fast = fn_ema_ns_.load(std::memory_order_relaxed) < kFastFunctionNs;
+      return std::max<int64_t>(2 * parallelism(), fast ? 64 : 16);
+    }
+    static constexpr int64_t kFastFunctionNs = 2'000;
+    int64_t OccupiedLocked() const {
+      return static_cast<int64_t>(slots_.size()) + fetching_ +
+             consumer_held_.load(std::memory_order_relaxed);
     }
 
-    void EraseLocked(Slot* slot) {
-      if (slots_.front().get() == slot) {
-        slots_.pop_front();
-      } else {
-        for (auto it = slots_.begin(); it != slots_.end(); ++it) {
-          if (it->get() == slot) {
-            slots_.erase(it);
-            break;
-          }
+    // Elements a worker takes at once: one when the function is slow (no added latency),
+    // up to 32 when it is so fast that locking per element would dominate.
+    int64_t BatchSizeLocked() const {
+      constexpr int64_t kTargetBatchNs = 20'000;
+      const int64_t fn_ns = std::max<int64_t>(1, fn_ema_ns_.load(std::memory_order_relaxed));
+      const int64_t by_cost = std::clamp<int64_t>(kTargetBatchNs / fn_ns, 1, 32);
+      const int64_t fair_share = std::max<int64_t>(1, (Capacity() - OccupiedLocked()) / parallelism());
+      return std::min(by_cost, fair_share);
+    }
+
+    // Takes every result the caller may have now (the leading finished ones, or with
+    // deterministic: false all finished ones) in one acquisition of the lock.
+    Status Refill() {
+      std::unique_lock lock(mu_);
+      for (Slot* slot : local_) free_.push_back(slot);
+      local_.clear();
+      local_next_ = 0;
+      consumer_held_.store(0, std::memory_order_relaxed);
+      if (!started_) {
+        started_ = true;
+        GrowWorkersLocked();
+      }
+      while (true) {
+        if (cancelled_) return Cancelled();
+        TakeReadyLocked();
+        if (!local_.empty() || (slots_.empty() && input_end_ && fetching_ == 0)) break;
+        // Nothing ready: spin briefly without the lock, then sleep until a worker signals.
+        const uint64_t seen = completions_.load(std::memory_order_acquire);
+        lock.unlock();
+        const bool changed = SpinUntilChanged(completions_, seen);
+        lock.lock();
+        if (changed || completions_.load(std::memory_order_relaxed) != seen) continue;
+        // Before sleeping, let sleeping workers re-check: the capacity may have shrunk
+        // (parallelism lowered, fn found slow) while this consumer held a larger batch, and
+        // nothing else would wake them now that the batch is returned.
+        if (workers_waiting_.load(std::memory_order_relaxed) > 0) worker_cv_.notify_all();
+        consumer_waiting_ = true;
+        consumer_cv_.wait(lock, [&] {
+          return cancelled_ || completions_.load(std::memory_order_relaxed) != seen;
+        });
+        consumer_waiting_ = false;
+      }
+      consumer_held_.store(static_cast<int64_t>(local_.size()), std::memory_order_relaxed);
+      stats_->buffered.store(OccupiedLocked() - fetching_, std::memory_order_relaxed);
+      const bool wake = workers_waiting_.load(std::memory_order_relaxed) > 0;
+      lock.unlock();
+      if (wake) worker_cv_.notify_all();
+      return Status::Ok();
+    }
+
+    void TakeReadyLocked() {
+      if (d_.deterministic_) {
+        while (!slots_.empty() && slots_.front()->done) {
+          local_.push_back(slots_.front());
+          slots_.pop_front();
+        }
+        return;
+      }
+      for (auto it = slots_.begin(); it != slots_.end();) {
+        if ((*it)->done) {
+          local_.push_back(*it);
+          it = slots_.erase(it);
+        } else {
+          ++it;
         }
       }
-      stats_->buffered.store(static_cast<int64_t>(slots_.size()), std::memory_order_relaxed);
+    }
+
+    Slot* AcquireSlotLocked() {
+      if (free_.empty()) {
+        owned_.push_back(std::make_unique<Slot>());
+        return owned_.back().get();
+      }
+      Slot* slot = free_.back();
+      free_.pop_back();
+      return slot;
     }
 
     void GrowWorkersLocked() {
@@ -173,101 +210,118 @@ class MapDataset : public Dataset {
       worker_cv_.notify_all();
     }
 
-    bool HasCapacityLocked() const {
-      return static_cast<int64_t>(slots_.size()) + fetching_ < Capacity();
-    }
-
-    void SignalCompletionLocked() {
-      completions_.fetch_add(1, std::memory_order_release);
+    // Reserves room for a batch; 0 when cancelled.
+    int64_t ReserveLocked(std::unique_lock<std::mutex>& lock, int index, bool timed) {
+      auto can_work = [&] {
+        return cancelled_ || (index < parallelism() && !input_end_ && OccupiedLocked() < Capacity());
+      };
+      if (!can_work()) {
+        const int64_t wait_start = timed ? record::NowNs() : 0;
+        workers_waiting_.fetch_add(1, std::memory_order_relaxed);
+        worker_cv_.wait(lock, can_work);
+        workers_waiting_.fetch_sub(1, std::memory_order_relaxed);
+        // Time spent waiting while this worker was wanted counts as blocked on output.
+        if (timed && index < parallelism()) {
+          stats_->Add(stats_->blocked_output_ns, record::NowNs() - wait_start);
+        }
+      }
+      if (cancelled_) return 0;
+      const int64_t k = BatchSizeLocked();
+      fetching_ += k;
+      return k;
     }
 
     void WorkerLoop(int index) {
       const bool timed = ctx_.collect_stats;
+      std::vector<Element> fetched;
+      std::vector<Slot*> batch;
       while (true) {
+        int64_t k;
         {
           std::unique_lock lock(mu_);
-          auto can_work = [&] {
-            return cancelled_ || (index < parallelism() && !input_end_ && HasCapacityLocked());
-          };
-          if (!can_work()) {
-            const int64_t wait_start = timed ? record::NowNs() : 0;
-            ++workers_waiting_;
-            worker_cv_.wait(lock, can_work);
-            --workers_waiting_;
-            // Time spent waiting while this worker was wanted counts as blocked on output.
-            if (timed && index < parallelism()) {
-              stats_->Add(stats_->blocked_output_ns, record::NowNs() - wait_start);
-            }
-          }
-          if (cancelled_) return;
-          ++fetching_;
+          k = ReserveLocked(lock, index, timed);
+          if (k == 0) return;
         }
-        Slot* slot = nullptr;
-        bool wake_consumer = false;
+        fetched.clear();
+        batch.clear();
+        Status input_error;
+        bool input_end = false;
+        bool input_stopped = false;
         {
           // Fetch and append under input_mu_, so slots are in input order.
           std::lock_guard input_lock(input_mu_);
-          Element element;
-          bool end = false;
-          Status s = input_->GetNext(element, end);
-          if (timed) stats_->Add(stats_->waiting_input_ns, input_->last_call_ns());
-          std::lock_guard lock(mu_);
-          --fetching_;
-          if (s.ok() && end) {
-            input_end_ = true;
-            SignalCompletionLocked();
-            wake_consumer = consumer_waiting_;
-          } else {
-            slots_.push_back(std::make_unique<Slot>());
-            slot = slots_.back().get();
-            slot->element = std::move(element);
-            slot->status = std::move(s);
-            stats_->buffered.store(static_cast<int64_t>(slots_.size()), std::memory_order_relaxed);
+          while (static_cast<int64_t>(fetched.size()) < k) {
+            Element element;
+            input_error = input_->GetNext(element, input_end);
+            if (timed) stats_->Add(stats_->waiting_input_ns, input_->last_call_ns());
+            if (!input_error.ok() || input_end) break;
+            fetched.push_back(std::move(element));
           }
+          std::lock_guard lock(mu_);
+          fetching_ -= k;
+          for (auto& element : fetched) {
+            Slot* slot = AcquireSlotLocked();
+            slot->element = std::move(element);
+            slot->done = false;
+            slots_.push_back(slot);
+            batch.push_back(slot);
+          }
+          if (!input_error.ok()) {  // delivered in order, after the elements before it
+            Slot* slot = AcquireSlotLocked();
+            slot->status = std::move(input_error);
+            slot->done = true;
+            slots_.push_back(slot);
+            input_end_ = true;
+          }
+          if (input_end) input_end_ = true;
+          input_stopped = input_end_;
         }
-        if (slot == nullptr) {  // end of input: wake the consumer and the other workers
-          if (wake_consumer) consumer_cv_.notify_all();
-          worker_cv_.notify_all();
-          continue;
-        }
-        // The slot stays in slots_ until the consumer takes it, which needs done == true,
-        // so the pointer is valid while fn runs without the lock.
-        Status result = std::move(slot->status);
-        if (result.ok()) {
-          const int64_t t0 = timed ? record::NowNs() : 0;
-          result = d_.Apply(slot->element, ctx_.cancellation, stats_->name);
-          if (timed) stats_->Add(stats_->busy_ns, record::NowNs() - t0);
-        }
+        if (input_stopped) worker_cv_.notify_all();  // the others stop waiting for input
+        ApplyBatch(batch, timed);
+        bool wake_consumer;
         {
           std::lock_guard lock(mu_);
-          slot->status = std::move(result);
-          slot->done = true;
-          SignalCompletionLocked();
+          for (Slot* slot : batch) slot->done = true;
+          completions_.fetch_add(1, std::memory_order_release);
           wake_consumer = consumer_waiting_;
         }
         if (wake_consumer) consumer_cv_.notify_one();
       }
     }
 
+    // Runs fn on the batch; slots stay in slots_ until done, so the pointers are valid
+    // while fn runs without the lock.
+    void ApplyBatch(const std::vector<Slot*>& batch, bool timed) {
+      if (batch.empty()) return;
+      const int64_t t0 = record::NowNs();
+      for (Slot* slot : batch) slot->status = d_.Apply(slot->element, ctx_.cancellation, stats_->name);
+      const int64_t ns = record::NowNs() - t0;
+      if (timed) stats_->Add(stats_->busy_ns, ns);
+      const int64_t per_element = ns / static_cast<int64_t>(batch.size());
+      fn_ema_ns_.store((fn_ema_ns_.load(std::memory_order_relaxed) * 3 + per_element) / 4,
+                       std::memory_order_relaxed);
+    }
+
     const MapDataset& d_;
-    std::unique_ptr<Iterator> input_;
     std::mutex input_mu_;  // one fetch from input_ at a time; taken before mu_
-    std::mutex mu_;
-    std::condition_variable worker_cv_;
-    std::condition_variable consumer_cv_;
-    std::deque<std::unique_ptr<Slot>> slots_;  // in input order
-    int64_t fetching_ = 0;  // workers between capacity check and slot append
-    int workers_waiting_ = 0;
+    // Guarded by mu_:
+    std::deque<Slot*> slots_;  // in input order
+    std::vector<Slot*> free_;  // recycled slots: a steady run allocates nothing
+    std::vector<std::unique_ptr<Slot>> owned_;
+    int64_t fetching_ = 0;     // reserved by workers, not yet in slots_
     bool consumer_waiting_ = false;
-    std::atomic<uint64_t> completions_{0};  // bumped whenever the consumer may proceed
     bool input_end_ = false;
-    bool cancelled_ = false;
     bool started_ = false;
-    WorkerThreads workers_;
+    std::atomic<uint64_t> completions_{0};  // bumped whenever the consumer may proceed
+    std::atomic<int> workers_waiting_{0};
+    std::atomic<int64_t> fn_ema_ns_{1'000'000};  // assume slow until measured
+    // Consumer side: results taken in one Refill, returned to free_ at the next.
+    std::vector<Slot*> local_;
+    size_t local_next_ = 0;
+    alignas(64) std::atomic<int64_t> consumer_held_{0};
     TunableSubscription subscription_;
   };
 
-  DatasetPtr input_;
   std::shared_ptr<const WorkFunction> fn_;
   const bool batched_input_;
   TunablePtr parallelism_;

@@ -7,10 +7,10 @@
 namespace pipescope::engine {
 namespace {
 
-class RepeatDataset : public Dataset {
+class RepeatDataset : public UnaryDataset {
  public:
   RepeatDataset(StatsPtr stats, DatasetPtr input, int64_t count)
-      : Dataset(std::move(stats)), input_(std::move(input)), count_(count <= 0 ? -1 : count) {}
+      : UnaryDataset(std::move(stats), std::move(input)), count_(count <= 0 ? -1 : count) {}
 
   Result<std::unique_ptr<Iterator>> MakeIterator(const IteratorArgs& args) const override {
     ASSIGN_OR_RETURN(auto first, input_->MakeIterator(args));
@@ -63,7 +63,6 @@ class RepeatDataset : public Dataset {
     bool produced_in_epoch_ = false;
   };
 
-  DatasetPtr input_;
   const int64_t count_;
 };
 

@@ -4,13 +4,13 @@
 namespace pipescope::engine {
 namespace {
 
-class ShardDataset : public Dataset {
+class ShardDataset : public UnaryDataset {
  public:
   ShardDataset(StatsPtr stats, DatasetPtr input, int64_t n, int64_t index)
-      : Dataset(std::move(stats)), input_(std::move(input)), num_shards_(n), index_(index) {}
+      : UnaryDataset(std::move(stats), std::move(input)), num_shards_(n), index_(index) {}
 
   Result<std::unique_ptr<Iterator>> MakeIterator(const IteratorArgs& args) const override {
-    return MakeUnaryIterator<It>(*this, *input_, args);
+    return MakeIteratorOver<It>(*this, args);
   }
 
  private:
@@ -33,7 +33,6 @@ class ShardDataset : public Dataset {
     int64_t position_ = 0;
   };
 
-  DatasetPtr input_;
   const int64_t num_shards_, index_;
 };
 

@@ -10,15 +10,15 @@
 namespace pipescope::engine {
 namespace {
 
-class ShuffleDataset : public Dataset {
+class ShuffleDataset : public UnaryDataset {
  public:
   ShuffleDataset(StatsPtr stats, DatasetPtr input, TunablePtr buffer_size, uint64_t seed,
                  bool reshuffle)
-      : Dataset(std::move(stats)), input_(std::move(input)), buffer_size_(std::move(buffer_size)),
+      : UnaryDataset(std::move(stats), std::move(input)), buffer_size_(std::move(buffer_size)),
         seed_(seed != 0 ? seed : std::random_device{}()), reshuffle_(reshuffle) {}
 
   Result<std::unique_ptr<Iterator>> MakeIterator(const IteratorArgs& args) const override {
-    return MakeUnaryIterator<It>(*this, *input_, args);
+    return MakeIteratorOver<It>(*this, args);
   }
 
  private:
@@ -60,7 +60,6 @@ class ShuffleDataset : public Dataset {
     bool input_end_ = false;
   };
 
-  DatasetPtr input_;
   TunablePtr buffer_size_;
   const uint64_t seed_;
   const bool reshuffle_;

@@ -4,14 +4,14 @@
 namespace pipescope::engine {
 namespace {
 
-class TakeSkipDataset : public Dataset {
+class TakeSkipDataset : public UnaryDataset {
  public:
   enum class Kind { kTake, kSkip };
   TakeSkipDataset(StatsPtr stats, DatasetPtr input, int64_t count, Kind kind)
-      : Dataset(std::move(stats)), input_(std::move(input)), count_(count), kind_(kind) {}
+      : UnaryDataset(std::move(stats), std::move(input)), count_(count), kind_(kind) {}
 
   Result<std::unique_ptr<Iterator>> MakeIterator(const IteratorArgs& args) const override {
-    return MakeUnaryIterator<It>(*this, *input_, args);
+    return MakeIteratorOver<It>(*this, args);
   }
 
  private:
@@ -50,7 +50,6 @@ class TakeSkipDataset : public Dataset {
     int64_t seen_ = 0;
   };
 
-  DatasetPtr input_;
   const int64_t count_;
   const Kind kind_;
 };

@@ -127,13 +127,23 @@ class Dataset {
 
 using DatasetPtr = std::shared_ptr<const Dataset>;
 
-// Dataset with one input: MakeIterator builds the input's iterator first.
-template <typename IteratorT, typename DatasetT>
-Result<std::unique_ptr<Iterator>> MakeUnaryIterator(const DatasetT& dataset, const Dataset& input,
-                                                    const IteratorArgs& args) {
-  ASSIGN_OR_RETURN(auto in, input.MakeIterator(args));
-  return std::unique_ptr<Iterator>(
-      std::make_unique<IteratorT>(*args.ctx, dataset.stats(), std::move(in), dataset));
-}
+// A Dataset with one input. MakeIteratorOver builds the input's iterator first, then an
+// IteratorT(ctx, stats, input_iterator, dataset).
+class UnaryDataset : public Dataset {
+ public:
+  UnaryDataset(std::shared_ptr<StageStats> stats, DatasetPtr input)
+      : Dataset(std::move(stats)), input_(std::move(input)) {}
+
+ protected:
+  template <typename IteratorT, typename DatasetT>
+  static Result<std::unique_ptr<Iterator>> MakeIteratorOver(const DatasetT& dataset,
+                                                            const IteratorArgs& args) {
+    ASSIGN_OR_RETURN(auto in, dataset.input_->MakeIterator(args));
+    return std::unique_ptr<Iterator>(
+        std::make_unique<IteratorT>(*args.ctx, dataset.stats(), std::move(in), dataset));
+  }
+
+  DatasetPtr input_;
+};
 
 }  // namespace pipescope::engine

@@ -1,6 +1,7 @@
 // The control interface: live knobs, reorders, cancellation.
 #include <gtest/gtest.h>
 
+#include <future>
 #include <thread>
 
 #include "engine/spec/spec_loader.h"
@@ -103,6 +104,23 @@ TEST(PipelineTest, ReorderWakesAConsumerBlockedInTheOldPipeline) {
   ASSERT_TRUE(s.ok()) << s.message();
   EXPECT_EQ(e.value.scalar_int64(), 0);
   EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(5));
+}
+
+TEST(PipelineTest, ShrinkingParallelismWhileTheConsumerHoldsABatchKeepsFlowing) {
+  // Regression: workers that slept on a capacity computed for high parallelism must be
+  // woken when the consumer has returned its batch, or both sides wait forever.
+  auto p = MakePipeline(
+      "source { range { stop: 20000 } }\n"
+      "ops { name: \"m\" map { fn { identity {} } num_parallel_calls: 100 } }\n");
+  // Let the 100 workers fill their whole buffer (capacity 200), then take it in one go:
+  // the consumer now holds far more than the capacity of parallelism 1 (64).
+  ASSERT_EQ(Drain(*p, 1).size(), 1u);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  ASSERT_EQ(Drain(*p, 499).size(), 499u);
+  ASSERT_TRUE(p->SetKnob("m", "num_parallel_calls", 1, "test").ok());
+  auto rest = std::async(std::launch::async, [&] { return Drain(*p).size(); });
+  ASSERT_EQ(rest.wait_for(std::chrono::seconds(20)), std::future_status::ready) << "stalled";
+  EXPECT_EQ(rest.get(), 19500u);
 }
 
 TEST(PipelineTest, AnInvalidReorderIsRejectedAndTheRunGoesOn) {
