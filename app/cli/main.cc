@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
+#include "app/cli/report_command.h"
 #include "app/cli/run_command.h"
 
 int main(int argc, char** argv) {
@@ -18,9 +19,18 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--set", run.overrides, "Override a knob: OP.KNOB=VALUE (repeatable)");
   run_cmd->add_option("--print", run.print, "Print the first N elements as JSON lines");
   run_cmd->add_flag("--json", run.json, "Print the summary as JSON");
-  run_cmd->add_flag("!--no-stats", run.stats, "Do not time ops (measures the bare engine)");
+  auto* trace = run_cmd->add_option("--trace", run.trace_path, "Save the trace to FILE (.pstrace)");
+  run_cmd->add_flag("!--no-trace", run.record, "Do not record (measures the bare engine)")
+      ->excludes(trace);
+
+  pipescope::cli::ReportCommandOptions report;
+  auto* report_cmd = app.add_subcommand("report", "Summary and bottleneck verdict of a saved trace");
+  report_cmd->add_option("trace", report.trace_path, "Trace file (.pstrace)")->required();
+  report_cmd->add_flag("--json", report.json, "Print the summary as JSON");
+  report_cmd->add_option("--range", report.range, "Only [T0, T1), seconds from the start: T0:T1");
 
   CLI11_PARSE(app, argc, argv);
   if (run_cmd->parsed()) return pipescope::cli::RunCommand(run, std::cout, std::cerr);
+  if (report_cmd->parsed()) return pipescope::cli::ReportCommand(report, std::cout, std::cerr);
   return 2;
 }

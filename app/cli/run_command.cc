@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "app/cli/summary_format.h"
+#include "app/session/recorded_run.h"
 #include "engine/core/element.h"
 #include "engine/spec/spec_loader.h"
 #include "engine/spec/spec_overrides.h"
@@ -15,9 +16,23 @@ namespace {
 constexpr double kDefaultDurationS = 5.0;
 
 // Ctrl-C stops the run gracefully: the summary of what ran is still printed.
-engine::Pipeline* g_running = nullptr;
+std::atomic<engine::Pipeline*> g_running{nullptr};
 void OnInterrupt(int) {
-  if (g_running) g_running->Cancel();
+  if (auto* p = g_running.load()) p->Cancel();
+}
+
+// Without a recording, the summary has only what the run loop counted itself.
+trace::RangeAnalysis AnalysisFromCounters(const engine::RunSummary& s) {
+  trace::RangeAnalysis a;
+  a.t1 = static_cast<int64_t>(s.duration_s * 1e9);
+  a.duration_s = s.duration_s;
+  a.steps = s.steps;
+  a.steps_per_s = s.steps_per_s;
+  a.elements = s.elements;
+  a.elements_per_s = s.elements_per_s;
+  a.input_wait_fraction = s.input_wait_fraction;
+  a.device_busy_fraction = s.device_busy_fraction;
+  return a;
 }
 
 }  // namespace
@@ -40,46 +55,59 @@ int RunCommand(const RunCommandOptions& options, std::ostream& out, std::ostream
     return 2;
   }
 
-  engine::Pipeline::Options pipeline_options;
-  pipeline_options.collect_stats = options.stats;
-  auto pipeline = engine::Pipeline::Create(spec, pipeline_options);
-  if (!pipeline.ok()) {
-    err << "pipescope-cli: " << pipeline.status().message() << "\n";
-    return 2;
-  }
-  engine::CancellationToken device_cancellation;
-  auto device = engine::MakeDevice(spec, device_cancellation);
-  if (!device.ok()) {
-    err << "pipescope-cli: " << device.status().message() << "\n";
-    return 2;
-  }
-
-  engine::RunOptions run;
-  run.max_steps = options.steps;
+  session::RecordedRunOptions run;
+  run.record = options.record;
+  run.trace_path = options.trace_path;
+  run.spec_path = options.spec_path;
+  run.run.max_steps = options.steps;
   const double duration = options.duration_s > 0 ? options.duration_s
                           : options.steps > 0   ? 0
                                                 : kDefaultDurationS;
-  run.duration_ns = static_cast<int64_t>(duration * 1e9);
+  run.run.duration_ns = static_cast<int64_t>(duration * 1e9);
   int64_t printed = 0;
   if (options.print > 0) {
-    run.on_element = [&](const engine::Element& e) {
+    run.run.on_element = [&](const engine::Element& e) {
       if (printed++ < options.print) out << engine::ElementToJson(e) << "\n";
     };
   }
+  run.on_pipeline = [](engine::Pipeline* p) { g_running.store(p); };
 
-  g_running = pipeline->get();
   auto previous = std::signal(SIGINT, OnInterrupt);
-  auto summary = engine::RunTraining(**pipeline, **device, run);
+  auto result = session::RunRecorded(spec, run);
   std::signal(SIGINT, previous);
-  g_running = nullptr;
-  if (!summary.ok()) {
-    err << "pipescope-cli: the pipeline failed: " << summary.status().message() << "\n";
+  if (!result.ok()) {
+    err << "pipescope-cli: " << result.status().message() << "\n";
+    return 2;
+  }
+  if (!result->run_status.ok()) {
+    err << "pipescope-cli: the pipeline failed: " << result->run_status.message() << "\n";
     return 1;
   }
-  if (options.json) {
-    out << SummaryToJson(*summary).dump(2) << "\n";
+  if (!result->trace_file_status.ok()) {
+    err << "pipescope-cli: the trace file is incomplete: " << result->trace_file_status.message() << "\n";
+  }
+
+  SummaryContext context;
+  trace::RangeAnalysis analysis;
+  if (result->model) {
+    context = ContextFromModel(*result->model, result->summary.end_of_data);
+    analysis = trace::Analyze(*result->model);
   } else {
-    out << SummaryToText(*summary);
+    context.device = result->summary.device;
+    context.end_of_data = result->summary.end_of_data;
+    context.recorded = false;
+    analysis = AnalysisFromCounters(result->summary);
+  }
+  if (options.json) {
+    auto j = SummaryToJson(analysis, context);
+    if (!options.trace_path.empty()) j["trace"] = options.trace_path;
+    out << j.dump(2) << "\n";
+  } else {
+    out << SummaryToText(analysis, context);
+    if (!options.trace_path.empty() && result->trace_file_status.ok()) {
+      out << "trace saved to " << options.trace_path << " (" << result->trace_file_bytes
+          << " bytes)\n";
+    }
   }
   return 0;
 }

@@ -1,6 +1,7 @@
 #pragma once
 // `pipescope-cli run SPEC [--duration S | --steps N] [--set OP.KNOB=VALUE]... [--print N]
-// [--json]`: runs a pipeline into its training step and prints the summary.
+// [--json] [--trace FILE | --no-trace]`: runs a pipeline into its training step, records
+// it, and prints the summary and verdict from the trace's analysis.
 
 #include <cstdint>
 #include <iosfwd>
@@ -16,7 +17,8 @@ struct RunCommandOptions {
   std::vector<std::string> overrides;
   int64_t print = 0;
   bool json = false;
-  bool stats = true;  // --no-stats: skip per-op timing (measures the engine bare)
+  bool record = true;      // --no-trace: no recording (measures the bare engine)
+  std::string trace_path;  // --trace FILE
 };
 
 // Returns the process exit code: 0 on success, 1 for a pipeline error, 2 for bad usage

@@ -3,20 +3,42 @@
 #include <cstdio>
 
 namespace pipescope::cli {
+namespace {
 
-nlohmann::json SummaryToJson(const engine::RunSummary& s) {
+std::string OpName(const SummaryContext& c, uint16_t op) {
+  return op < c.op_names.size() ? c.op_names[op] : "op " + std::to_string(op);
+}
+
+}  // namespace
+
+SummaryContext ContextFromModel(const trace::Model& model, bool end_of_data) {
+  SummaryContext c;
+  c.device = model.run_info().device;
+  c.end_of_data = end_of_data;
+  c.knob_changes = model.knob_changes();
+  for (const auto* s : model.StagesInOrder()) {
+    if (c.op_names.size() <= s->id) c.op_names.resize(s->id + 1u);
+    c.op_names[s->id] = s->name;
+  }
+  return c;
+}
+
+nlohmann::json SummaryToJson(const trace::RangeAnalysis& a, const SummaryContext& c) {
   nlohmann::json j;
-  j["device"] = s.device;
-  j["duration_s"] = s.duration_s;
-  j["steps"] = s.steps;
-  j["steps_per_s"] = s.steps_per_s;
-  j["elements"] = s.elements;
-  j["elements_per_s"] = s.elements_per_s;
-  j["input_wait_fraction"] = s.input_wait_fraction;
-  j["device_busy_fraction"] = s.device_busy_fraction;
-  j["end_of_data"] = s.end_of_data;
+  j["device"] = c.device;
+  j["range_s"] = {static_cast<double>(a.t0) / 1e9, static_cast<double>(a.t1) / 1e9};
+  j["duration_s"] = a.duration_s;
+  j["steps"] = a.steps;
+  j["steps_per_s"] = a.steps_per_s;
+  j["elements"] = a.elements;
+  j["elements_per_s"] = a.elements_per_s;
+  j["input_wait_fraction"] = a.input_wait_fraction;
+  j["device_busy_fraction"] = a.device_busy_fraction;
+  j["end_of_data"] = c.end_of_data;
+  j["recorded"] = c.recorded;
+  j["dropped_events"] = a.dropped_events;
   j["stages"] = nlohmann::json::array();
-  for (const auto& st : s.stages) {
+  for (const auto& st : a.stages) {
     j["stages"].push_back({
         {"name", st.name},
         {"op", st.op},
@@ -24,47 +46,68 @@ nlohmann::json SummaryToJson(const engine::RunSummary& s) {
         {"parallelism", st.parallelism},
         {"buffer_size", st.buffer_size},
         {"elements", st.elements},
+        {"elements_per_s", st.elements_per_s},
         {"self_ns_per_element", st.self_ns_per_element},
         {"busy_fraction", st.busy_fraction},
         {"waiting_input_fraction", st.waiting_input_fraction},
         {"blocked_output_fraction", st.blocked_output_fraction},
+        {"idle_fraction", st.idle_fraction},
+        {"mean_buffer_level", st.mean_buffer_level},
+        {"buffer_fill", st.buffer_fill},
+        {"caused_wait_share", st.caused_wait_share},
     });
   }
+  if (c.recorded) {
+    j["verdict"] = {{"grade", a.verdict.grade},
+                    {"bottleneck", a.verdict.bottleneck},
+                    {"evidence", a.verdict.evidence},
+                    {"suggestion", a.verdict.suggestion},
+                    {"text", a.verdict.text}};
+  }
   j["knob_changes"] = nlohmann::json::array();
-  for (const auto& c : s.knob_changes) {
-    j["knob_changes"].push_back({{"op", c.change.op},
-                                 {"knob", c.change.knob},
-                                 {"from", c.change.from},
-                                 {"to", c.change.to},
-                                 {"who", c.change.who}});
+  for (const auto& k : c.knob_changes) {
+    j["knob_changes"].push_back({{"time_s", static_cast<double>(k.time_ns) / 1e9},
+                                 {"op", OpName(c, k.op)},
+                                 {"knob", k.knob},
+                                 {"from", k.from},
+                                 {"to", k.to},
+                                 {"who", k.who}});
   }
   return j;
 }
 
-std::string SummaryToText(const engine::RunSummary& s) {
+std::string SummaryToText(const trace::RangeAnalysis& a, const SummaryContext& c) {
   std::string out;
-  char line[256];
+  char line[320];
   std::snprintf(line, sizeof line,
                 "%lld steps in %.2f s on the %s device: %.1f steps/s, %.1f elements/s%s\n",
-                static_cast<long long>(s.steps), s.duration_s, s.device.c_str(), s.steps_per_s,
-                s.elements_per_s, s.end_of_data ? " (end of data)" : "");
+                static_cast<long long>(a.steps), a.duration_s, c.device.c_str(), a.steps_per_s,
+                a.elements_per_s, c.end_of_data ? " (end of data)" : "");
   out += line;
-  std::snprintf(line, sizeof line,
-                "input wait %.1f%% of the time, device busy %.1f%%\n\n",
-                100 * s.input_wait_fraction, 100 * s.device_busy_fraction);
+  std::snprintf(line, sizeof line, "input wait %.1f%% of the time, device busy %.1f%%\n",
+                100 * a.input_wait_fraction, 100 * a.device_busy_fraction);
   out += line;
-  std::snprintf(line, sizeof line, "%-22s %-12s %5s %6s %10s %12s %6s %7s %7s\n", "stage", "op",
-                "par", "buffer", "elements", "self/elem", "busy", "wait-in", "blocked");
-  out += line;
-  for (const auto& st : s.stages) {
-    const std::string name = std::string(static_cast<size_t>(2 * st.depth), ' ') + st.name;
-    std::snprintf(line, sizeof line, "%-22s %-12s %5lld %6lld %10lld %10.1fus %5.0f%% %6.0f%% %6.0f%%\n",
-                  name.c_str(), st.op.c_str(), static_cast<long long>(st.parallelism),
-                  static_cast<long long>(st.buffer_size), static_cast<long long>(st.elements),
-                  st.self_ns_per_element / 1e3, 100 * st.busy_fraction,
-                  100 * st.waiting_input_fraction, 100 * st.blocked_output_fraction);
+  if (!c.recorded) return out + "(not recorded: no per-op figures)\n";
+  if (a.dropped_events > 0) {
+    std::snprintf(line, sizeof line, "warning: %llu events were dropped (the recorder fell behind)\n",
+                  static_cast<unsigned long long>(a.dropped_events));
     out += line;
   }
+  out += "\n";
+  std::snprintf(line, sizeof line, "%-22s %-12s %5s %6s %10s %12s %6s %7s %7s %7s\n", "stage", "op",
+                "par", "buffer", "elements", "self/elem", "busy", "wait-in", "blocked", "caused");
+  out += line;
+  for (const auto& st : a.stages) {
+    const std::string name = std::string(static_cast<size_t>(2 * st.depth), ' ') + st.name;
+    std::snprintf(line, sizeof line,
+                  "%-22s %-12s %5.0f %6.0f %10lld %10.1fus %5.0f%% %6.0f%% %6.0f%% %6.0f%%\n",
+                  name.c_str(), st.op.c_str(), st.parallelism, st.buffer_size,
+                  static_cast<long long>(st.elements), st.self_ns_per_element / 1e3,
+                  100 * st.busy_fraction, 100 * st.waiting_input_fraction,
+                  100 * st.blocked_output_fraction, 100 * st.caused_wait_share);
+    out += line;
+  }
+  out += "\n" + a.verdict.text + "\n";
   return out;
 }
 

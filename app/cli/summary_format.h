@@ -1,16 +1,28 @@
 #pragma once
-// The run summary as JSON (for scripts; field names are a stable interface) and as a
-// table for people.
-
-#include <string>
+// The run summary and verdict, as JSON for scripts and as text for people. The same for a
+// run that just ended (`run`) and for a saved trace (`report`).
 
 #include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
 
-#include "engine/runtime/training_run.h"
+#include "engine/runtime/pipeline.h"
+#include "instrumentation/trace/analysis.h"
 
 namespace pipescope::cli {
 
-nlohmann::json SummaryToJson(const engine::RunSummary& summary);
-std::string SummaryToText(const engine::RunSummary& summary);
+struct SummaryContext {
+  std::string device;  // "simulated" or "gpu"
+  bool end_of_data = false;
+  bool recorded = true;  // false: --no-trace, so there are no per-op figures
+  std::vector<record::KnobChangeDef> knob_changes;
+  std::vector<std::string> op_names;  // by stage id, for knob changes
+};
+
+// Device, knob changes and op names as a trace records them.
+SummaryContext ContextFromModel(const trace::Model& model, bool end_of_data);
+
+nlohmann::json SummaryToJson(const trace::RangeAnalysis& a, const SummaryContext& c);
+std::string SummaryToText(const trace::RangeAnalysis& a, const SummaryContext& c);
 
 }  // namespace pipescope::cli

@@ -7,6 +7,7 @@
 
 #include "engine/core/element.h"
 #include "engine/core/status.h"
+#include "instrumentation/record/recorder.h"
 
 namespace pipescope::engine {
 
@@ -21,6 +22,12 @@ class DeviceStep {
   virtual void Drain() = 0;
   // Device time spent in steps that have finished by `until_ns` (record::NowNs clock).
   virtual int64_t BusyNs(int64_t until_ns) const = 0;
+
+  // Where device steps are recorded (kStep spans of record::kDeviceOp); null: nowhere.
+  void set_recorder(record::Recorder* recorder) { recorder_ = recorder; }
+
+ protected:
+  record::Recorder* recorder_ = nullptr;
 };
 
 }  // namespace pipescope::engine

@@ -254,7 +254,8 @@ class InterleaveDataset : public UnaryDataset {
     }
 
     void GrowWorkersLocked() {
-      workers_.Grow(static_cast<int>(d_.parallelism_->value()), [this](int i) { WorkerLoop(i); });
+      workers_.Grow(static_cast<int>(d_.parallelism_->value()), stats_->name,
+                    [this](int i) { WorkerLoop(i); });
     }
 
     void OnKnobChanged() {
@@ -279,25 +280,27 @@ class InterleaveDataset : public UnaryDataset {
     }
 
     void WorkerLoop(int index) {
-      const bool timed = ctx_.collect_stats;
       while (true) {
         Slot* slot = nullptr;
         {
           std::unique_lock lock(mu_);
-          const int64_t wait_start = timed ? record::NowNs() : 0;
+          // Waiting while inputs are open means every open input's block is buffered:
+          // blocked on output. Beyond the parallelism, or with nothing open, it is idle.
+          const bool wanted = index < d_.parallelism_->value() && open_ > 0;
+          const uint64_t wait_start = TicksIfRecording();
           worker_cv_.wait(lock, [&] {
             return cancelled_ || (index < d_.parallelism_->value() && (slot = PickSlotLocked()));
           });
-          if (timed && open_ > 0) {
-            stats_->Add(stats_->blocked_output_ns, record::NowNs() - wait_start);
-          }
           if (cancelled_) return;
+          RecordSpan(wanted ? record::EventKind::kBlocked : record::EventKind::kIdle, wait_start,
+                     TicksIfRecording());
           slot->busy = true;
         }
         Slot::Entry entry;
         bool end = false;
+        const uint64_t fetch_start = TicksIfRecording();
         entry.status = slot->iterator->GetNext(entry.element, end);
-        if (timed) stats_->Add(stats_->waiting_input_ns, slot->iterator->last_call_ns());
+        RecordSpan(record::EventKind::kWaitInput, fetch_start, TicksIfRecording());
         {
           std::lock_guard lock(mu_);
           slot->busy = false;

@@ -199,7 +199,7 @@ class MapDataset : public UnaryDataset {
     }
 
     void GrowWorkersLocked() {
-      workers_.Grow(static_cast<int>(parallelism()), [this](int i) { WorkerLoop(i); });
+      workers_.Grow(static_cast<int>(parallelism()), stats_->name, [this](int i) { WorkerLoop(i); });
     }
 
     void OnParallelismChanged() {
@@ -211,19 +211,20 @@ class MapDataset : public UnaryDataset {
     }
 
     // Reserves room for a batch; 0 when cancelled.
-    int64_t ReserveLocked(std::unique_lock<std::mutex>& lock, int index, bool timed) {
+    int64_t ReserveLocked(std::unique_lock<std::mutex>& lock, int index) {
       auto can_work = [&] {
         return cancelled_ || (index < parallelism() && !input_end_ && OccupiedLocked() < Capacity());
       };
       if (!can_work()) {
-        const int64_t wait_start = timed ? record::NowNs() : 0;
+        // A worker beyond the current parallelism is idle; one that is wanted but finds
+        // the buffer full is blocked on output.
+        const auto kind =
+            index < parallelism() ? record::EventKind::kBlocked : record::EventKind::kIdle;
+        const uint64_t wait_start = TicksIfRecording();
         workers_waiting_.fetch_add(1, std::memory_order_relaxed);
         worker_cv_.wait(lock, can_work);
         workers_waiting_.fetch_sub(1, std::memory_order_relaxed);
-        // Time spent waiting while this worker was wanted counts as blocked on output.
-        if (timed && index < parallelism()) {
-          stats_->Add(stats_->blocked_output_ns, record::NowNs() - wait_start);
-        }
+        if (!input_end_ && !cancelled_) RecordSpan(kind, wait_start, TicksIfRecording());
       }
       if (cancelled_) return 0;
       const int64_t k = BatchSizeLocked();
@@ -232,14 +233,13 @@ class MapDataset : public UnaryDataset {
     }
 
     void WorkerLoop(int index) {
-      const bool timed = ctx_.collect_stats;
       std::vector<Element> fetched;
       std::vector<Slot*> batch;
       while (true) {
         int64_t k;
         {
           std::unique_lock lock(mu_);
-          k = ReserveLocked(lock, index, timed);
+          k = ReserveLocked(lock, index);
           if (k == 0) return;
         }
         fetched.clear();
@@ -247,13 +247,13 @@ class MapDataset : public UnaryDataset {
         Status input_error;
         bool input_end = false;
         bool input_stopped = false;
+        const uint64_t fetch_start = TicksIfRecording();
         {
           // Fetch and append under input_mu_, so slots are in input order.
           std::lock_guard input_lock(input_mu_);
           while (static_cast<int64_t>(fetched.size()) < k) {
             Element element;
             input_error = input_->GetNext(element, input_end);
-            if (timed) stats_->Add(stats_->waiting_input_ns, input_->last_call_ns());
             if (!input_error.ok() || input_end) break;
             fetched.push_back(std::move(element));
           }
@@ -276,8 +276,9 @@ class MapDataset : public UnaryDataset {
           if (input_end) input_end_ = true;
           input_stopped = input_end_;
         }
+        RecordSpan(record::EventKind::kWaitInput, fetch_start, TicksIfRecording());
         if (input_stopped) worker_cv_.notify_all();  // the others stop waiting for input
-        ApplyBatch(batch, timed);
+        ApplyBatch(batch);
         bool wake_consumer;
         {
           std::lock_guard lock(mu_);
@@ -291,12 +292,23 @@ class MapDataset : public UnaryDataset {
 
     // Runs fn on the batch; slots stay in slots_ until done, so the pointers are valid
     // while fn runs without the lock.
-    void ApplyBatch(const std::vector<Slot*>& batch, bool timed) {
+    void ApplyBatch(const std::vector<Slot*>& batch) {
       if (batch.empty()) return;
       const int64_t t0 = record::NowNs();
-      for (Slot* slot : batch) slot->status = d_.Apply(slot->element, ctx_.cancellation, stats_->name);
+      if (ctx_.recorder) {
+        // One kWork span per element; each span ends where the next begins.
+        uint64_t start = record::Ticks();
+        for (Slot* slot : batch) {
+          const uint64_t id = slot->element.id;
+          slot->status = d_.Apply(slot->element, ctx_.cancellation, stats_->name);
+          const uint64_t end = record::Ticks();
+          RecordSpan(record::EventKind::kWork, start, end, id);
+          start = end;
+        }
+      } else {
+        for (Slot* slot : batch) slot->status = d_.Apply(slot->element, ctx_.cancellation, stats_->name);
+      }
       const int64_t ns = record::NowNs() - t0;
-      if (timed) stats_->Add(stats_->busy_ns, ns);
       const int64_t per_element = ns / static_cast<int64_t>(batch.size());
       fn_ema_ns_.store((fn_ema_ns_.load(std::memory_order_relaxed) * 3 + per_element) / 4,
                        std::memory_order_relaxed);

@@ -83,7 +83,10 @@ class PrefetchDataset : public UnaryDataset {
 
     // Blocks until the producer has something, then takes all of it.
     Status Refill() {
-      if (!producer_.joinable()) producer_ = std::thread([this] { ProducerLoop(); });
+      if (!producer_.joinable()) producer_ = std::thread([this] {
+        record::SetThreadName(stats_->name + "/producer");
+        ProducerLoop();
+      });
       if (d_.buffer_size_->value() > 0) {
         // A busy producer usually delivers within microseconds; sleeping and being woken
         // would cost more than that.
@@ -150,19 +153,20 @@ class PrefetchDataset : public UnaryDataset {
     }
 
     // Waits for room; false when cancelled.
-    bool WaitForRoom(bool timed) {
+    bool WaitForRoom() {
       Publish();
       std::unique_lock lock(mu_);
       if (!WantsMoreLocked() && !cancelled_) {
-        const int64_t t0 = timed ? record::NowNs() : 0;
+        EndFetchRun();
+        const uint64_t t0 = TicksIfRecording();
         producer_waiting_ = true;
         producer_cv_.wait(lock, [&] { return cancelled_ || WantsMoreLocked(); });
         producer_waiting_ = false;
         // With a buffer, waiting means it is full: blocked on output. A pass-through
         // waits for demand, which is idleness, not blockage.
-        if (timed && d_.buffer_size_->value() > 0) {
-          stats_->Add(stats_->blocked_output_ns, record::NowNs() - t0);
-        }
+        RecordSpan(d_.buffer_size_->value() > 0 ? record::EventKind::kBlocked
+                                                : record::EventKind::kIdle,
+                   t0, TicksIfRecording());
       }
       known_buffered_ = buffer_.size();
       return !cancelled_;
@@ -171,21 +175,19 @@ class PrefetchDataset : public UnaryDataset {
     void ProducerLoop() {
       constexpr size_t kChunk = 32;
       constexpr int64_t kMaxBatchDelayNs = 5'000;
-      const bool timed = ctx_.collect_stats;
       int64_t fetch_ema_ns = kMaxBatchDelayNs;  // assume slow until measured
       uint64_t fetches = 0;
       while (true) {
-        if (!HasRoomByLastView() && !WaitForRoom(timed)) return;
-        // Fetch times are measured when stats are on anyway, otherwise on every 64th fetch.
-        const bool measure = timed || (fetches++ % 64) == 0;
-        const int64_t t0 = measure && !timed ? record::NowNs() : 0;
+        if (!HasRoomByLastView() && !WaitForRoom()) return;
+        // The fetch time steers chunking; measuring every 64th fetch is enough for that.
+        const bool measure = (fetches++ % 64) == 0;
+        const int64_t t0 = measure ? record::NowNs() : 0;
+        // While recording, the producer's time in its input is one kWaitInput span per run
+        // of fetches between waits (the input's own spans detail it per element).
+        if (ctx_.recorder && fetch_run_start_ == 0) fetch_run_start_ = record::Ticks();
         Entry entry;
         Status s = input_->GetNext(entry.element, entry.end);
-        if (measure) {
-          const int64_t ns = timed ? input_->last_call_ns() : record::NowNs() - t0;
-          if (timed) stats_->Add(stats_->waiting_input_ns, ns);
-          fetch_ema_ns = (fetch_ema_ns * 7 + ns) / 8;
-        }
+        if (measure) fetch_ema_ns = (fetch_ema_ns * 7 + record::NowNs() - t0) / 8;
         const bool stop = entry.end || !s.ok();
         entry.status = std::move(s);
         pending_.push_back(std::move(entry));
@@ -193,11 +195,21 @@ class PrefetchDataset : public UnaryDataset {
             fetch_ema_ns * static_cast<int64_t>(pending_.size()) >= kMaxBatchDelayNs) {
           Publish();
         }
-        if (stop) return;  // errors and the end are delivered in order, then nothing more
+        if (stop) {  // errors and the end are delivered in order, then nothing more
+          EndFetchRun();
+          return;
+        }
       }
     }
 
+    void EndFetchRun() {
+      if (fetch_run_start_ == 0) return;
+      RecordSpan(record::EventKind::kWaitInput, fetch_run_start_, record::Ticks());
+      fetch_run_start_ = 0;
+    }
+
     const PrefetchDataset& d_;
+    uint64_t fetch_run_start_ = 0;  // producer only: Ticks() when the current run began
     // Producer side and the mutex, on their own cache lines: the consumer touches them only
     // when it swaps the buffer out.
     alignas(64) std::mutex mu_;

@@ -16,7 +16,7 @@
 #include "engine/core/status.h"
 #include "engine/runtime/cancellation.h"
 #include "engine/runtime/stage_stats.h"
-#include "instrumentation/record/clock.h"
+#include "instrumentation/record/recorder.h"
 
 namespace pipescope::engine {
 
@@ -29,7 +29,7 @@ struct PipelineContext {
   // Shared by all builds of a pipeline, so element ids stay unique across reorders.
   std::shared_ptr<std::atomic<uint64_t>> element_ids =
       std::make_shared<std::atomic<uint64_t>>(1);
-  bool collect_stats = true;
+  record::Recorder* recorder = nullptr;  // null: nothing is recorded
   int cpu_cores = 1;  // the CPU budget: AUTOTUNE knobs start from it
 
   uint64_t NewElementId() { return element_ids->fetch_add(1, std::memory_order_relaxed); }
@@ -50,20 +50,29 @@ class Iterator {
       end_of_sequence = true;
       return Status::Ok();
     }
-    if (!ctx_.collect_stats || stats_ == nullptr) {
+    record::Recorder* const recorder = ctx_.recorder;
+    if (recorder == nullptr || stats_ == nullptr) {
       Status s = GetNextInternal(out, end_of_sequence);
       ended_ = end_of_sequence && s.ok();
       return s;
     }
-    const int64_t t0 = record::NowNs();
-    input_ns_in_call_ = 0;
+    // One kCall event per call: its span, and (for a synchronous op) the part of it spent
+    // outside its input, which is the op's own work.
+    const uint64_t t0 = record::Ticks();
+    input_ticks_in_call_ = 0;
     Status s = GetNextInternal(out, end_of_sequence);
-    last_call_ns_ = record::NowNs() - t0;
-    if (!stats_->asynchronous) {
-      stats_->Add(stats_->busy_ns, last_call_ns_ - input_ns_in_call_);
-      stats_->Add(stats_->waiting_input_ns, input_ns_in_call_);
-    }
-    if (s.ok() && !end_of_sequence) stats_->Add(stats_->elements, 1);
+    const uint64_t t1 = record::Ticks();
+    last_call_ticks_ = t1 - t0;
+    const uint8_t flags = !s.ok()           ? record::kFlagError
+                          : end_of_sequence ? record::kFlagEndOfSequence
+                                            : 0;
+    const uint64_t self = stats_->asynchronous ? 0 : last_call_ticks_ - input_ticks_in_call_;
+    // Calls that produced no element have their own kind, so that counting kCall events
+    // counts elements.
+    recorder->Record(record::Event{t0, t1, flags == 0 ? out.id : 0, record::SaturateU32(self),
+                                   stats_->id,
+                                   flags == 0 ? record::EventKind::kCall : record::EventKind::kCallEnd,
+                                   flags});
     ended_ = end_of_sequence && s.ok();
     return s;
   }
@@ -71,8 +80,8 @@ class Iterator {
   // Stops this iterator and everything upstream of it. Thread-safe, idempotent.
   virtual void Cancel() = 0;
 
-  // Wall time of the last GetNext call, valid when stats are collected.
-  int64_t last_call_ns() const { return last_call_ns_; }
+  // Ticks of the last GetNext call, valid while recording.
+  uint64_t last_call_ticks() const { return last_call_ticks_; }
 
  protected:
   virtual Status GetNextInternal(Element& out, bool& end_of_sequence) = 0;
@@ -80,8 +89,15 @@ class Iterator {
   // For synchronous ops: pulls from `input` and counts the time as waiting for input.
   Status GetNextFromInput(Iterator& input, Element& out, bool& end_of_sequence) {
     Status s = input.GetNext(out, end_of_sequence);
-    input_ns_in_call_ += input.last_call_ns();
+    input_ticks_in_call_ += input.last_call_ticks();
     return s;
+  }
+
+  // For the worker threads of asynchronous ops: Ticks() while recording, else 0.
+  uint64_t TicksIfRecording() const { return ctx_.recorder ? record::Ticks() : 0; }
+  // Records a span of this op on the calling thread; a no-op when not recording.
+  void RecordSpan(record::EventKind kind, uint64_t start, uint64_t end, uint64_t element = 0) const {
+    if (ctx_.recorder) ctx_.recorder->RecordSpan(kind, stats_->id, start, end, element);
   }
 
   bool cancelled() const { return ctx_.cancellation.cancelled(); }
@@ -91,8 +107,8 @@ class Iterator {
 
  private:
   bool ended_ = false;
-  int64_t last_call_ns_ = 0;
-  int64_t input_ns_in_call_ = 0;
+  uint64_t last_call_ticks_ = 0;
+  uint64_t input_ticks_in_call_ = 0;
 };
 
 // An iterator with exactly one input that it owns and pulls from on the caller's thread.

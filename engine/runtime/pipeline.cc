@@ -2,28 +2,86 @@
 
 #include <thread>
 
+#include "engine/runtime/allocator_tuning.h"
 #include "engine/spec/spec_validator.h"
 
 namespace pipescope::engine {
 
 Result<std::unique_ptr<Pipeline>> Pipeline::Create(const spec::PipelineSpec& spec, Options options) {
   RETURN_IF_ERROR(ValidateSpec(spec, spec.name().empty() ? "pipeline" : spec.name()));
+  TuneAllocatorForPipelines();
   std::unique_ptr<Pipeline> p(new Pipeline());
-  p->settings_.collect_stats = options.collect_stats;
+  p->settings_.recorder = options.recorder;
   int cores = options.cpu_cores;
   if (cores <= 0) cores = static_cast<int>(spec.budget().cpu_cores());
   if (cores <= 0) cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   p->settings_.cpu_cores = cores;
   Pipeline* raw = p.get();
-  p->registry_.SetChangeObserver([raw](const KnobChange& change) {
-    std::lock_guard lock(raw->mu_);
-    raw->changes_.push_back({record::NowNs(), change});
-  });
+  p->registry_.SetChangeObserver([raw](const KnobChange& change) { raw->OnKnobChanged(change); });
   RETURN_IF_ERROR(p->Install(spec));
+  if (auto* recorder = p->settings_.recorder) {
+    recorder->SetSampler([raw](record::Recorder& r) { raw->SampleBufferLevels(r); });
+  }
   return p;
 }
 
+void Pipeline::OnKnobChanged(const KnobChange& change) {
+  const int64_t now = record::NowNs();
+  if (auto* recorder = settings_.recorder) {
+    uint16_t op = record::kNoOp;
+    for (const auto& info : registry_.Stages()) {
+      if (info.stats->name == change.op) op = info.stats->id;
+    }
+    recorder->KnobChanged({now, op, change.knob, change.from, change.to, change.who});
+  }
+  std::lock_guard lock(mu_);
+  changes_.push_back({now, change});
+}
+
+void Pipeline::SampleBufferLevels(record::Recorder& recorder) const {
+  for (const auto& info : registry_.Stages()) {
+    if (!info.stats->asynchronous) continue;
+    const int64_t level = info.stats->buffered.load(std::memory_order_relaxed);
+    recorder.RecordCounter(record::EventKind::kBufferLevel, info.stats->id,
+                           record::SaturateU32(static_cast<uint64_t>(std::max<int64_t>(0, level))));
+  }
+}
+
+// Stage definitions for the trace: ids, order and who pulls from whom. An op's input is the
+// previous op at its depth; an interleave pulls from the last op of its sub-pipeline.
+void Pipeline::DescribeStages(record::Recorder& recorder) const {
+  const auto stages = registry_.Stages();
+  for (size_t i = 0; i < stages.size(); ++i) {
+    const StageStats& s = *stages[i].stats;
+    const int depth = stages[i].depth;
+    record::StageDef def;
+    def.id = s.id;
+    def.name = s.name;
+    def.kind = s.kind;
+    def.depth = depth;
+    def.position = static_cast<int>(i);
+    def.asynchronous = s.asynchronous;
+    def.parallelism = s.parallelism ? s.parallelism->value() : 1;
+    def.buffer_size = s.buffer_size ? s.buffer_size->value() : 0;
+    size_t j = i + 1;
+    while (j < stages.size() && stages[j].depth > depth) ++j;
+    if (j > i + 1) {
+      def.input = stages[j - 1].stats->id;  // the sub-pipeline's last op
+    } else {
+      for (size_t k = i; k-- > 0;) {
+        if (stages[k].depth < depth) break;
+        if (stages[k].depth == depth) {
+          def.input = stages[k].stats->id;
+          break;
+        }
+      }
+    }
+    recorder.DefineStage(def);
+  }
+}
+
 Pipeline::~Pipeline() {
+  if (auto* recorder = settings_.recorder) recorder->SetSampler(nullptr);
   Cancel();
   // Iterators reference datasets and the context: destroy them first, in this order.
   Live current, pending;
@@ -39,11 +97,12 @@ Pipeline::~Pipeline() {
 Status Pipeline::Install(const spec::PipelineSpec& spec) {
   ASSIGN_OR_RETURN(BuiltPipeline built, BuildPipeline(spec, registry_, settings_.cpu_cores));
   auto context = std::make_unique<PipelineContext>();
-  context->collect_stats = settings_.collect_stats;
+  context->recorder = settings_.recorder;
   context->cpu_cores = settings_.cpu_cores;
   context->element_ids = settings_.element_ids;
   ASSIGN_OR_RETURN(auto iterator, built.dataset->MakeIterator(IteratorArgs{context.get(), nullptr}));
   Live replaced;  // a pending build that no consumer used yet
+  bool rebuilt = false;
   {
     std::lock_guard lock(mu_);
     spec_ = spec;
@@ -55,10 +114,15 @@ Status Pipeline::Install(const spec::PipelineSpec& spec) {
       replaced = std::exchange(pending_, std::move(live));
       current_.Cancel();  // wakes a consumer blocked in the old pipeline, and its workers
       rebuilds_.push_back(record::NowNs());
+      rebuilt = true;
     }
   }
   replaced.Cancel();
   replaced.iterator.reset();
+  if (auto* recorder = settings_.recorder) {
+    DescribeStages(*recorder);
+    if (rebuilt) recorder->Mark(record::NowNs(), "pipeline rebuilt");
+  }
   return Status::Ok();
 }
 

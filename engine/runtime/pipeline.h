@@ -32,7 +32,7 @@ struct TimedKnobChange {
 class Pipeline {
  public:
   struct Options {
-    bool collect_stats = true;
+    record::Recorder* recorder = nullptr;  // null: nothing is recorded
     int cpu_cores = 0;  // 0: the spec's budget, else this machine's cores
   };
 
@@ -61,12 +61,16 @@ class Pipeline {
   std::vector<StageInfo> Stages() const { return registry_.Stages(); }
   std::vector<TimedKnobChange> KnobChanges() const;
   int cpu_cores() const { return settings_.cpu_cores; }
+  record::Recorder* recorder() const { return settings_.recorder; }
   // Times at which Reorder rebuilt the pipeline.
   std::vector<int64_t> RebuildTimes() const;
 
  private:
   Pipeline() = default;
   Status Install(const spec::PipelineSpec& spec);
+  void OnKnobChanged(const KnobChange& change);
+  void SampleBufferLevels(record::Recorder& recorder) const;
+  void DescribeStages(record::Recorder& recorder) const;
 
   // One build: its context, its datasets and the iterator over them (destroyed in reverse).
   struct Live {
@@ -81,7 +85,7 @@ class Pipeline {
   };
 
   struct Settings {
-    bool collect_stats = true;
+    record::Recorder* recorder = nullptr;
     int cpu_cores = 1;
     std::shared_ptr<std::atomic<uint64_t>> element_ids =
         std::make_shared<std::atomic<uint64_t>>(1);

@@ -9,7 +9,7 @@ std::shared_ptr<StageStats> StageRegistry::Stage(const std::string& name, const 
   std::lock_guard lock(mu_);
   auto& info = all_[name];
   if (!info.stats || info.stats->kind != kind) {
-    info.stats = std::make_shared<StageStats>(name, kind);
+    info.stats = std::make_shared<StageStats>(next_id_++, name, kind);
     info.knobs.clear();
   }
   info.depth = depth;

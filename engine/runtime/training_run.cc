@@ -15,33 +15,6 @@ int64_t RowsOf(const Element& e, bool batched) {
 
 }  // namespace
 
-std::vector<StageSummary> SummariseStages(const Pipeline& pipeline, int64_t wall_ns) {
-  std::vector<StageSummary> out;
-  const double wall = static_cast<double>(std::max<int64_t>(wall_ns, 1));
-  for (const auto& info : pipeline.Stages()) {
-    const StageStats& s = *info.stats;
-    StageSummary st;
-    st.name = s.name;
-    st.op = s.kind;
-    st.depth = info.depth;
-    st.parallelism = s.parallelism ? s.parallelism->value() : 1;
-    st.buffer_size = s.buffer_size ? s.buffer_size->value() : (s.parallelism ? st.parallelism : 0);
-    st.elements = s.elements.load(std::memory_order_relaxed);
-    const auto busy = static_cast<double>(s.busy_ns.load(std::memory_order_relaxed));
-    const auto waiting = static_cast<double>(s.waiting_input_ns.load(std::memory_order_relaxed));
-    const auto blocked = static_cast<double>(s.blocked_output_ns.load(std::memory_order_relaxed));
-    // Fractions of the op's thread capacity: its workers for an async op, the calling
-    // thread for a synchronous one.
-    const double capacity = wall * static_cast<double>(s.asynchronous ? st.parallelism : 1);
-    st.self_ns_per_element = st.elements > 0 ? busy / static_cast<double>(st.elements) : 0;
-    st.busy_fraction = std::min(1.0, busy / capacity);
-    st.waiting_input_fraction = std::min(1.0, waiting / capacity);
-    st.blocked_output_fraction = std::min(1.0, blocked / capacity);
-    out.push_back(st);
-  }
-  return out;
-}
-
 Result<std::unique_ptr<DeviceStep>> MakeDevice(const spec::PipelineSpec& spec,
                                                CancellationToken& cancellation) {
   int64_t step_ns = 0;
@@ -58,6 +31,7 @@ Result<RunSummary> RunTraining(Pipeline& pipeline, DeviceStep& device, const Run
   RunSummary summary;
   summary.device = device.kind();
   const bool batched = pipeline.output_batched();
+  record::Recorder* const recorder = pipeline.recorder();
   const int64_t start = record::NowNs();
   const int64_t deadline = options.duration_ns > 0 ? start + options.duration_ns : INT64_MAX;
   int64_t input_wait_ns = 0;
@@ -67,7 +41,12 @@ Result<RunSummary> RunTraining(Pipeline& pipeline, DeviceStep& device, const Run
     Element element;
     bool end = false;
     const int64_t t0 = record::NowNs();
+    const uint64_t t0_ticks = recorder ? record::Ticks() : 0;
     Status s = pipeline.GetNext(element, end);
+    if (recorder) {
+      recorder->RecordSpan(record::EventKind::kInputWait, record::kConsumerOp, t0_ticks,
+                           record::Ticks(), s.ok() && !end ? element.id : 0);
+    }
     input_wait_ns += record::NowNs() - t0;
     if (!s.ok()) {
       if (s.code() != StatusCode::kCancelled) error = std::move(s);
@@ -91,7 +70,6 @@ Result<RunSummary> RunTraining(Pipeline& pipeline, DeviceStep& device, const Run
   summary.input_wait_fraction = static_cast<double>(input_wait_ns) / static_cast<double>(wall);
   summary.device_busy_fraction =
       std::min(1.0, static_cast<double>(device.BusyNs(end_ns)) / static_cast<double>(wall));
-  summary.stages = SummariseStages(pipeline, wall);
   summary.knob_changes = pipeline.KnobChanges();
   if (!error.ok()) return error;
   return summary;

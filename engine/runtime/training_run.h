@@ -19,19 +19,6 @@ struct RunOptions {
   std::function<void(const Element&)> on_element;
 };
 
-struct StageSummary {
-  std::string name;
-  std::string op;
-  int depth = 0;
-  int64_t parallelism = 1;
-  int64_t buffer_size = 0;
-  int64_t elements = 0;
-  double self_ns_per_element = 0;
-  double busy_fraction = 0;
-  double waiting_input_fraction = 0;
-  double blocked_output_fraction = 0;
-};
-
 struct RunSummary {
   std::string device;  // "simulated" or "gpu"
   double duration_s = 0;
@@ -42,19 +29,17 @@ struct RunSummary {
   double input_wait_fraction = 0;
   double device_busy_fraction = 0;
   bool end_of_data = false;
-  std::vector<StageSummary> stages;
   std::vector<TimedKnobChange> knob_changes;
 };
 
-// Runs until the limits or the end of the data. An error in the pipeline ends the run
+// Runs until the limits or the end of the data. With a recorder on the pipeline, the
+// consumer's waits (kInputWait) are recorded, and the device's steps if it has the recorder
+// too; per-stage figures then come from the trace's analysis. An error in the pipeline ends the run
 // and is returned (with the op's context); a cancelled run returns what it did so far.
 Result<RunSummary> RunTraining(Pipeline& pipeline, DeviceStep& device, const RunOptions& options);
 
 // The device a spec's train_step asks for (the simulated one on machines without a GPU).
 Result<std::unique_ptr<DeviceStep>> MakeDevice(const spec::PipelineSpec& spec,
                                                CancellationToken& cancellation);
-
-// Summaries of the stages from their counters over `wall_ns` of run time.
-std::vector<StageSummary> SummariseStages(const Pipeline& pipeline, int64_t wall_ns);
 
 }  // namespace pipescope::engine

@@ -5,8 +5,11 @@
 // under its own mutex, and JoinAll from its destructor.
 
 #include <functional>
+#include <string>
 #include <thread>
 #include <vector>
+
+#include "instrumentation/record/recorder.h"
 
 namespace pipescope::engine {
 
@@ -14,11 +17,15 @@ class WorkerThreads {
  public:
   ~WorkerThreads() { JoinAll(); }
 
-  // Starts threads until `count` exist; thread i runs body(i).
-  void Grow(int count, const std::function<void(int)>& body) {
+  // Starts threads until `count` exist; thread i is named "<name>/i" in traces and runs
+  // body(i).
+  void Grow(int count, const std::string& name, const std::function<void(int)>& body) {
     while (static_cast<int>(threads_.size()) < count) {
       const int index = static_cast<int>(threads_.size());
-      threads_.emplace_back([body, index] { body(index); });
+      threads_.emplace_back([body, index, thread_name = name + "/" + std::to_string(index)] {
+        record::SetThreadName(thread_name);
+        body(index);
+      });
     }
   }
 

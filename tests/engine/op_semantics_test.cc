@@ -16,6 +16,7 @@ namespace {
 using testing::Drain;
 using testing::DrainValues;
 using testing::MakePipeline;
+using testing::MakeRecordedPipeline;
 using testing::Values;
 
 TEST(BatchTest, StacksAlongANewAxisAndKeepsTheRemainder) {
@@ -87,14 +88,18 @@ TEST(ShuffleTest, ReshufflesEachEpochUnlessAskedNotTo) {
 }
 
 TEST(CacheTest, SecondEpochIsServedFromMemory) {
-  auto p = MakePipeline(
+  auto run = MakeRecordedPipeline(
       "source { name: \"src\" range { start: 0 stop: 10 } } ops { cache {} } "
       "ops { repeat { count: 3 } }");
-  auto out = Values(Drain(*p));
+  auto out = Values(Drain(*run.pipeline));
   ASSERT_EQ(out.size(), 30u);
-  for (const auto& stage : p->Stages()) {
-    if (stage.stats->name == "src") EXPECT_EQ(stage.stats->elements.load(), 10);
-  }
+  run.Finish();
+  // The source was read once: 10 elements.
+  const auto* src = run.model->StageNamed("src");
+  ASSERT_NE(src, nullptr);
+  size_t calls = 0;
+  for (const auto* t : run.model->TracksOf(record::EventKind::kCall, src->id)) calls += t->size();
+  EXPECT_EQ(calls, 10u);
 }
 
 TEST(CacheTest, AfterARandomOpTheFirstEpochIsFrozen) {

@@ -43,4 +43,23 @@ std::vector<int64_t> DrainValues(const std::string& spec_text, int64_t limit) {
   return Values(Drain(*p, limit));
 }
 
+void RecordedPipeline::Finish() {
+  pipeline.reset();
+  recorder->Stop();
+}
+
+RecordedPipeline MakeRecordedPipeline(const std::string& text) {
+  RecordedPipeline r;
+  r.recorder = std::make_unique<record::Recorder>();
+  r.model = std::make_unique<trace::Model>();
+  r.recorder->AddSink(r.model.get());
+  Pipeline::Options options;
+  options.recorder = r.recorder.get();
+  auto p = Pipeline::Create(Spec(text), options);
+  EXPECT_TRUE(p.ok()) << p.status().message();
+  if (p.ok()) r.pipeline = std::move(p).value();
+  r.recorder->Start();
+  return r;
+}
+
 }  // namespace pipescope::engine::testing

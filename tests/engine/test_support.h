@@ -9,6 +9,8 @@
 #include "engine/core/element.h"
 #include "engine/runtime/pipeline.h"
 #include "engine/spec/pipeline_spec.pb.h"
+#include "instrumentation/record/recorder.h"
+#include "instrumentation/trace/model.h"
 
 namespace pipescope::engine::testing {
 
@@ -21,5 +23,15 @@ std::vector<Element> Drain(Pipeline& pipeline, int64_t limit = 1'000'000);
 // The int64 scalar values of the elements.
 std::vector<int64_t> Values(const std::vector<Element>& elements);
 std::vector<int64_t> DrainValues(const std::string& spec_text, int64_t limit = 1'000'000);
+
+// A pipeline that records into a trace model. Finish() stops the pipeline and the recorder;
+// the model is complete after it.
+struct RecordedPipeline {
+  std::unique_ptr<record::Recorder> recorder;
+  std::unique_ptr<trace::Model> model;
+  std::unique_ptr<Pipeline> pipeline;
+  void Finish();
+};
+RecordedPipeline MakeRecordedPipeline(const std::string& text);
 
 }  // namespace pipescope::engine::testing

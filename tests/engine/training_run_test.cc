@@ -5,6 +5,7 @@
 
 #include "engine/device/simulated_device.h"
 #include "engine/runtime/training_run.h"
+#include "instrumentation/trace/analysis.h"
 #include "tests/engine/test_support.h"
 
 namespace pipescope::engine {
@@ -48,24 +49,28 @@ TEST(TrainingRunTest, APipelineErrorEndsTheRunWithItsContext) {
   EXPECT_NE(summary.status().message().find("map 'norm'"), std::string::npos);
 }
 
-TEST(TrainingRunTest, ReportsEveryStageWithItsCounters) {
-  auto p = MakePipeline(
+TEST(TrainingRunTest, TheTraceOfARunDescribesEveryStage) {
+  auto run = testing::MakeRecordedPipeline(
       "source { name: \"src\" range { stop: 100 } } "
       "ops { name: \"work\" map { fn { cpu_work { duration: \"100us\" } } num_parallel_calls: 2 } } "
       "ops { name: \"pf\" prefetch { buffer_size: 3 } }");
   CancellationToken c;
   SimulatedDevice device(0, 1, c);
-  auto summary = RunTraining(*p, device, {});
+  device.set_recorder(run.recorder.get());
+  auto summary = RunTraining(*run.pipeline, device, {});
   ASSERT_TRUE(summary.ok());
-  ASSERT_EQ(summary->stages.size(), 3u);
-  const auto& work = summary->stages[1];
+  run.Finish();
+  const auto analysis = trace::Analyze(*run.model);
+  ASSERT_EQ(analysis.stages.size(), 3u);
+  const auto& work = analysis.stages[1];
   EXPECT_EQ(work.name, "work");
   EXPECT_EQ(work.op, "map");
   EXPECT_EQ(work.parallelism, 2);
   EXPECT_EQ(work.elements, 100);
   EXPECT_GT(work.self_ns_per_element, 50'000);
   EXPECT_GT(work.busy_fraction, 0.0);
-  EXPECT_EQ(summary->stages[2].buffer_size, 3);
+  EXPECT_EQ(analysis.stages[2].buffer_size, 3);
+  EXPECT_EQ(analysis.steps, 100);
 }
 
 TEST(SimulatedDeviceTest, WaitsWithoutBurningCpu) {

@@ -1,0 +1,53 @@
+#include "app/cli/report_command.h"
+
+#include <cstdlib>
+#include <iostream>
+
+#include "app/cli/summary_format.h"
+#include "instrumentation/trace/format/trace_reader.h"
+
+namespace pipescope::cli {
+namespace {
+
+// Seconds to nanoseconds; false for anything that is not a non-negative number.
+bool ParseSeconds(const std::string& text, int64_t& ns) {
+  if (text.empty()) return true;
+  char* end = nullptr;
+  const double s = std::strtod(text.c_str(), &end);
+  if (end != text.c_str() + text.size() || !(s >= 0) || s > 1e7) return false;
+  ns = static_cast<int64_t>(s * 1e9);
+  return true;
+}
+
+}  // namespace
+
+int ReportCommand(const ReportCommandOptions& options, std::ostream& out, std::ostream& err) {
+  int64_t t0 = 0, t1 = 0;
+  if (!options.range.empty()) {
+    const auto colon = options.range.find(':');
+    if (colon == std::string::npos || !ParseSeconds(options.range.substr(0, colon), t0) ||
+        !ParseSeconds(options.range.substr(colon + 1), t1) || (t1 != 0 && t1 <= t0)) {
+      err << "pipescope-cli: --range must be T0:T1 in seconds with T0 < T1 (either may be left "
+             "out), got '" << options.range << "'\n";
+      return 2;
+    }
+  }
+  auto loaded = pstrace::ReadTraceFile(options.trace_path);
+  if (!loaded.ok()) {
+    err << "pipescope-cli: " << loaded.status().message() << "\n";
+    return 1;
+  }
+  for (const auto& w : loaded->warnings) err << "pipescope-cli: warning: " << w << "\n";
+  const trace::Model& model = *loaded->model;
+  if (t1 == 0) t1 = model.duration_ns();
+  const auto analysis = trace::Analyze(model, t0, t1);
+  const SummaryContext context = ContextFromModel(model, false);
+  if (options.json) {
+    out << SummaryToJson(analysis, context).dump(2) << "\n";
+  } else {
+    out << SummaryToText(analysis, context);
+  }
+  return 0;
+}
+
+}  // namespace pipescope::cli

@@ -1,0 +1,74 @@
+#include "app/session/recorded_run.h"
+
+#include "app/session/machine_probe.h"
+#include "instrumentation/record/recorder.h"
+#include "instrumentation/trace/format/trace_reader.h"
+#include "instrumentation/trace/format/trace_writer.h"
+
+namespace pipescope::session {
+namespace {
+
+pstrace::TraceHeader MakeHeader(const spec::PipelineSpec& spec, const std::string& spec_path,
+                                const std::string& device, int cpu_budget,
+                                const record::Recorder& recorder) {
+  pstrace::TraceHeader h;
+  h.set_producer("pipescope 0.1.0");
+  *h.mutable_spec() = spec;
+  h.set_spec_path(spec_path);
+  *h.mutable_machine() = ProbeMachine(cpu_budget);
+  h.set_device(device);
+  auto* clock = h.mutable_clock();
+  clock->set_source(recorder.calibration().tsc ? "tsc" : "clock_monotonic");
+  clock->set_ns_per_tick(recorder.calibration().ns_per_tick);
+  clock->set_origin_monotonic_ns(recorder.origin_ns());
+  clock->set_origin_unix_ns(recorder.origin_unix_ns());
+  return h;
+}
+
+}  // namespace
+
+engine::Result<RecordedRunResult> RunRecorded(const spec::PipelineSpec& spec,
+                                              const RecordedRunOptions& options) {
+  RecordedRunResult result;
+  std::unique_ptr<record::Recorder> recorder;
+  if (options.record) recorder = std::make_unique<record::Recorder>();
+
+  engine::Pipeline::Options pipeline_options;
+  pipeline_options.recorder = recorder.get();
+  ASSIGN_OR_RETURN(auto pipeline, engine::Pipeline::Create(spec, pipeline_options));
+  engine::CancellationToken device_cancellation;
+  ASSIGN_OR_RETURN(auto device, engine::MakeDevice(spec, device_cancellation));
+
+  std::unique_ptr<pstrace::TraceWriter> writer;
+  if (recorder) {
+    const auto header = MakeHeader(spec, options.spec_path, device->kind(), pipeline->cpu_cores(), *recorder);
+    result.model = std::make_unique<trace::Model>();
+    pstrace::ApplyHeader(header, *result.model);
+    recorder->AddSink(result.model.get());
+    if (!options.trace_path.empty()) {
+      ASSIGN_OR_RETURN(writer, pstrace::TraceWriter::Create(options.trace_path, header));
+      recorder->AddSink(writer.get());
+    }
+    device->set_recorder(recorder.get());
+    recorder->Start();
+  }
+
+  if (options.on_pipeline) options.on_pipeline(pipeline.get());
+  auto summary = engine::RunTraining(*pipeline, *device, options.run);
+  if (options.on_pipeline) options.on_pipeline(nullptr);
+  // Stop the pipeline's threads before the recorder's last drain, so that it is complete.
+  pipeline.reset();
+  if (recorder) recorder->Stop();
+  if (writer) {
+    result.trace_file_status = writer->status();
+    result.trace_file_bytes = writer->bytes_written();
+  }
+  if (summary.ok()) {
+    result.summary = std::move(summary).value();
+  } else {
+    result.run_status = summary.status();
+  }
+  return result;
+}
+
+}  // namespace pipescope::session

@@ -1,0 +1,39 @@
+#pragma once
+// A pipeline run with its recording: the pipeline, its device, the recorder, the live
+// trace model and (optionally) the .pstrace file being written. What `pipescope-cli run`
+// does, and what the GUI's live view will drive.
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "engine/runtime/training_run.h"
+#include "instrumentation/trace/model.h"
+
+namespace pipescope::session {
+
+struct RecordedRunOptions {
+  bool record = true;         // false: no recorder at all (measures the bare engine)
+  std::string trace_path;     // empty: the trace is kept in memory only
+  std::string spec_path;      // stored in the trace header
+  engine::RunOptions run;
+  // Called once the pipeline exists, before it runs (e.g. to let Ctrl-C cancel it), and
+  // with nullptr when the run is over.
+  std::function<void(engine::Pipeline*)> on_pipeline;
+};
+
+struct RecordedRunResult {
+  engine::Status run_status;             // an error of the pipeline while it ran
+  engine::RunSummary summary;            // the run loop's own counters (when it ran well)
+  std::unique_ptr<trace::Model> model;   // null when not recording
+  engine::Status trace_file_status;      // how writing the trace file went
+  uint64_t trace_file_bytes = 0;
+};
+
+// Errors: the pipeline could not be built, or the trace file could not be created. A
+// failure while running is not an error of this call: it is in run_status (with the op's
+// context), and the recording up to it is in the model.
+engine::Result<RecordedRunResult> RunRecorded(const spec::PipelineSpec& spec,
+                                              const RecordedRunOptions& options);
+
+}  // namespace pipescope::session

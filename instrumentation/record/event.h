@@ -1,0 +1,53 @@
+#pragma once
+// The fixed-size record a thread appends on the hot path. Plain data, 32 bytes, two to a
+// cache line; timestamps are raw Ticks() unless kFlagTimesInNs says they are NowNs().
+
+#include <cstdint>
+#include <type_traits>
+
+namespace pipescope::record {
+
+enum class EventKind : uint8_t {
+  // Spans.
+  kCall = 1,       // an op's GetNext as its caller saw it; value = self ticks (without input)
+  kWork = 2,       // an async op's worker running the op's function on one element
+  kWaitInput = 3,  // an async op's worker pulling from its input
+  kBlocked = 4,    // an async op's worker waiting for room in its output buffer
+  kIdle = 5,       // an async op's worker parked because parallelism was lowered
+  kInputWait = 6,  // the consumer waiting for the pipeline's next element
+  kStep = 7,       // a device step (training step), in device time
+  kCallEnd = 8,    // a GetNext that returned the end of the sequence or an error (flags say)
+  // Counters (start == end; value is the reading).
+  kBufferLevel = 16,  // elements held in an op's output buffer
+  kCpuTime = 17,      // CPU nanoseconds a thread used since its previous sample
+  kDeviceUtil = 18,   // device busy per mille over the sample window
+};
+
+inline bool IsCounter(EventKind k) { return static_cast<uint8_t>(k) >= 16; }
+
+enum EventFlags : uint8_t {
+  kFlagEndOfSequence = 1,  // a kCall that returned the end of the sequence
+  kFlagError = 2,          // a kCall that returned an error
+  kFlagTimesInNs = 4,      // start/end are NowNs() nanoseconds, not ticks
+};
+
+// Op ids of the parts that are not ops.
+inline constexpr uint16_t kConsumerOp = 0xFFFF;
+inline constexpr uint16_t kDeviceOp = 0xFFFE;
+inline constexpr uint16_t kNoOp = 0xFFFD;
+
+struct Event {
+  uint64_t start;
+  uint64_t end;
+  uint64_t element;  // the element's id; 0 when the event is not about one element
+  uint32_t value;    // by kind: self ticks, counter reading, ...
+  uint16_t op;       // stage id (StageDef::id) or one of the ids above
+  EventKind kind;
+  uint8_t flags;
+};
+static_assert(sizeof(Event) == 32, "two events per cache line");
+static_assert(std::is_trivially_copyable_v<Event>);
+
+inline uint32_t SaturateU32(uint64_t v) { return v > UINT32_MAX ? UINT32_MAX : static_cast<uint32_t>(v); }
+
+}  // namespace pipescope::record

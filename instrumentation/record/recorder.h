@@ -1,0 +1,122 @@
+#pragma once
+// Records what a running pipeline does. Threads append events to their own ring (the hot
+// path: no allocation after a thread's first event, no lock, no syscall); a collector
+// thread drains all rings every millisecond, turns ticks into nanoseconds and hands
+// batches to the sinks. It also samples counters (through the sampler) and each thread's
+// CPU time.
+//
+// Lifetime: create, AddSink, Start, run the pipeline, Stop (drains everything and gives the
+// sinks their final batch). Threads may outlive the recorder; their slot just goes stale.
+
+#include <atomic>
+#include <condition_variable>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "instrumentation/record/clock.h"
+#include "instrumentation/record/event_ring.h"
+#include "instrumentation/record/trace_sink.h"
+
+namespace pipescope::record {
+
+// Names the calling thread in every trace it records into from now on ("decode/0").
+void SetThreadName(std::string name);
+
+namespace internal {
+// The hot path's view of the calling thread: which recorder its ring belongs to. Trivially
+// destructible, so reading it is one fs-relative load with no TLS wrapper call.
+struct ThreadRingCache {
+  uint64_t recorder_serial = 0;
+  EventRing* ring = nullptr;
+};
+inline thread_local ThreadRingCache tls_ring_cache;
+}  // namespace internal
+
+class Recorder {
+ public:
+  struct Options {
+    int64_t drain_period_ns = 1'000'000;
+    int64_t sample_period_ns = 2'000'000;   // the sampler (buffer levels, ...)
+    int64_t cpu_sample_period_ns = 10'000'000;
+  };
+
+  Recorder() : Recorder(Options{}) {}
+  explicit Recorder(Options options);
+  ~Recorder();
+  Recorder(const Recorder&) = delete;
+  Recorder& operator=(const Recorder&) = delete;
+
+  void AddSink(TraceSink* sink);  // before Start
+  // Called on the collector thread every sample period, to record counters. Thread-safe:
+  // after SetSampler(nullptr) returns, the old sampler is not running and never runs again.
+  void SetSampler(std::function<void(Recorder&)> sampler);
+  void Start();
+  void Stop();  // idempotent
+
+  // ---- hot path (any thread)
+  void Record(const Event& e) { RingOfThisThread()->Push(e); }
+  void RecordSpan(EventKind kind, uint16_t op, uint64_t start, uint64_t end, uint64_t element = 0,
+                  uint32_t value = 0, uint8_t flags = 0) {
+    Record(Event{start, end, element, value, op, kind, flags});
+  }
+  void RecordCounter(EventKind kind, uint16_t op, uint32_t value) {
+    const uint64_t t = Ticks();
+    Record(Event{t, t, 0, value, op, kind, 0});
+  }
+
+  // ---- metadata (any thread; rare, takes a lock)
+  void DefineStage(const StageDef& stage);
+  void KnobChanged(KnobChangeDef change);  // change.time_ns: NowNs() clock
+  void Mark(int64_t now_ns, std::string text);
+
+  // Recording time of a NowNs() reading / of ticks.
+  int64_t RecordingNs(int64_t now_ns) const { return now_ns - origin_ns_; }
+  int64_t origin_ns() const { return origin_ns_; }
+  int64_t origin_unix_ns() const { return origin_unix_ns_; }
+  const TickCalibration& calibration() const { return calibration_; }
+  uint64_t dropped() const;
+
+ private:
+  struct ThreadState;
+  EventRing* RingOfThisThread() {
+    const internal::ThreadRingCache& cache = internal::tls_ring_cache;
+    if (cache.recorder_serial == serial_) [[likely]] {
+      return cache.ring;
+    }
+    return RegisterThisThread();
+  }
+  EventRing* RegisterThisThread();
+  void CollectorLoop();
+  // Drains every ring and pending metadata into one batch and hands it to the sinks.
+  void CollectOnce(bool final);
+  void SampleCpuTimes();
+
+  const Options options_;
+  const TickCalibration& calibration_;
+  const uint64_t serial_;  // tells this recorder's thread slots from a destroyed one's
+  int64_t origin_ns_ = 0;
+  int64_t origin_unix_ns_ = 0;
+
+  mutable std::mutex mu_;  // guards everything below
+  std::vector<std::shared_ptr<ThreadState>> threads_;
+  uint32_t next_thread_id_ = 1;
+  TraceBatch pending_;  // metadata waiting for the next drain
+  TraceBatch batch_;    // the collector's: reused by every drain
+  uint64_t dropped_retired_ = 0;  // drops of rings already removed
+
+  std::vector<TraceSink*> sinks_;
+  std::mutex sampler_mu_;
+  std::function<void(Recorder&)> sampler_;  // guarded by sampler_mu_
+  std::thread collector_;
+  std::mutex stop_mu_;
+  std::condition_variable stop_cv_;
+  bool stopping_ = false;
+  bool started_ = false;
+  bool stopped_ = false;
+};
+
+}  // namespace pipescope::record

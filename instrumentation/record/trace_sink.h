@@ -1,0 +1,79 @@
+#pragma once
+// What the collector hands on: events with nanosecond times relative to the start of the
+// recording, the metadata that gives them names, and the drop count. Sinks are the live
+// trace model and the trace file writer; both run on the collector thread.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "instrumentation/record/event.h"
+
+namespace pipescope::record {
+
+struct TraceEvent {
+  int64_t start_ns;  // since the recording started
+  int64_t end_ns;
+  uint64_t element;
+  uint32_t value;  // kCall: self ns; counters: the reading
+  uint32_t thread;  // ThreadDef::id of the thread that recorded it
+  uint16_t op;
+  EventKind kind;
+  uint8_t flags;
+};
+
+// An op of the pipeline. Sent again when it changes (a rebuild reorders ops).
+struct StageDef {
+  uint16_t id = 0;
+  std::string name;
+  std::string kind;       // "map", "prefetch", ...
+  int depth = 0;          // 1: inside an interleave's sub-pipeline
+  int position = 0;       // index in the pipeline order of the current build
+  int input = -1;         // id of the op it pulls from; -1 for a source
+  bool asynchronous = false;
+  int64_t parallelism = 1;
+  int64_t buffer_size = 0;
+};
+
+struct ThreadDef {
+  uint32_t id = 0;
+  std::string name;
+};
+
+struct KnobChangeDef {
+  int64_t time_ns = 0;
+  uint16_t op = 0;
+  std::string knob;
+  int64_t from = 0;
+  int64_t to = 0;
+  std::string who;
+};
+
+struct MarkerDef {  // an instant worth a line on the timeline (a rebuild, ...)
+  int64_t time_ns = 0;
+  std::string text;
+};
+
+struct TraceBatch {
+  std::vector<StageDef> stages;
+  std::vector<ThreadDef> threads;
+  std::vector<KnobChangeDef> knob_changes;
+  std::vector<MarkerDef> markers;
+  std::vector<TraceEvent> events;  // in drain order: per thread in time order
+  uint64_t dropped_total = 0;      // events lost since the recording started
+  int64_t time_ns = 0;             // when this batch was drained
+
+  bool empty() const {
+    return stages.empty() && threads.empty() && knob_changes.empty() && markers.empty() &&
+           events.empty();
+  }
+};
+
+class TraceSink {
+ public:
+  virtual ~TraceSink() = default;
+  // Called on the collector thread, batches in order; `final` on the last one.
+  virtual void Consume(const TraceBatch& batch, bool final) = 0;
+};
+
+}  // namespace pipescope::record

@@ -1,0 +1,117 @@
+#include "instrumentation/trace/analysis.h"
+
+#include <algorithm>
+
+#include "instrumentation/trace/gap_attribution.h"
+#include "instrumentation/trace/op_activity.h"
+#include "instrumentation/trace/verdict.h"
+
+namespace pipescope::trace {
+namespace {
+
+int64_t CountStartingIn(const Track& t, int64_t t0, int64_t t1) {
+  return static_cast<int64_t>(t.FirstStartingAtOrAfter(t1) - t.FirstStartingAtOrAfter(t0));
+}
+
+int64_t ElementsOf(const Model& model, const record::StageDef& stage, int64_t t0, int64_t t1) {
+  int64_t n = 0;
+  for (const Track* t : model.TracksOf(EventKind::kCall, stage.id)) n += CountStartingIn(*t, t0, t1);
+  return n;
+}
+
+}  // namespace
+
+StageFigures FiguresOf(const Model& model, const record::StageDef& stage, int64_t t0, int64_t t1) {
+  StageFigures f;
+  f.id = stage.id;
+  f.name = stage.name;
+  f.op = stage.kind;
+  f.depth = stage.depth;
+  f.asynchronous = stage.asynchronous;
+  const double len = static_cast<double>(std::max<int64_t>(1, t1 - t0));
+  f.parallelism = AverageParallelism(model, stage, t0, t1);
+  f.buffer_size = model.KnobAverage(stage.id, "buffer_size", t0, t1, stage.buffer_size);
+  f.elements = ElementsOf(model, stage, t0, t1);
+  f.elements_per_s = static_cast<double>(f.elements) / (len / 1e9);
+
+  const OpActivity a = ActivityOf(model, stage, t0, t1);
+  const double threads = stage.asynchronous ? f.parallelism : std::max(1, a.call_threads);
+  const double capacity = len * std::max(1.0, threads);
+  auto share = [&](int64_t ns) { return std::clamp(static_cast<double>(ns) / capacity, 0.0, 1.0); };
+  f.busy_fraction = share(a.own_ns);
+  f.waiting_input_fraction = share(a.input_ns);
+  f.blocked_output_fraction = share(a.blocked_ns);
+  f.idle_fraction = share(a.idle_ns);
+  f.self_ns_per_element =
+      f.elements > 0 ? static_cast<double>(a.own_ns) / static_cast<double>(f.elements) : 0;
+
+  if (const Track* levels = model.FindTrack({EventKind::kBufferLevel, stage.id, 0})) {
+    const size_t i = levels->FirstStartingAtOrAfter(t0);
+    const size_t j = levels->FirstStartingAtOrAfter(t1);
+    if (j > i) {
+      f.mean_buffer_level = levels->SumValues(i, j) / static_cast<double>(j - i);
+      if (f.buffer_size > 0) f.buffer_fill = std::min(1.0, f.mean_buffer_level / f.buffer_size);
+    }
+  }
+  return f;
+}
+
+RangeAnalysis Analyze(const Model& model, int64_t t0, int64_t t1) {
+  RangeAnalysis r;
+  if (t1 <= t0) {
+    t0 = 0;
+    t1 = model.duration_ns();
+  }
+  t0 = std::clamp<int64_t>(t0, 0, model.duration_ns());
+  t1 = std::clamp<int64_t>(t1, t0, model.duration_ns());
+  r.t0 = t0;
+  r.t1 = t1;
+  r.dropped_events = model.dropped_events();
+  const int64_t len = std::max<int64_t>(1, t1 - t0);
+  r.duration_s = static_cast<double>(t1 - t0) / 1e9;
+
+  int64_t wait_ns = 0, consumer_calls = 0;
+  for (const Track* t : model.TracksOf(EventKind::kInputWait, record::kConsumerOp)) {
+    wait_ns += t->SumRange(t0, t1).covered_ns;
+    consumer_calls += CountStartingIn(*t, t0, t1);
+  }
+  r.input_wait_fraction = std::clamp(static_cast<double>(wait_ns) / static_cast<double>(len), 0.0, 1.0);
+  if (const Track* steps = model.FindTrack({EventKind::kStep, record::kDeviceOp, 0})) {
+    r.steps = CountStartingIn(*steps, t0, t1);
+    r.device_busy_fraction = std::clamp(
+        static_cast<double>(steps->SumRange(t0, t1).covered_ns) / static_cast<double>(len), 0.0, 1.0);
+  } else {
+    r.steps = consumer_calls;
+  }
+  r.steps_per_s = r.duration_s > 0 ? static_cast<double>(r.steps) / r.duration_s : 0;
+
+  const auto stages = model.StagesInOrder();
+  for (const auto* s : stages) r.stages.push_back(FiguresOf(model, *s, t0, t1));
+
+  // Rows: when the consumer gets batches, the rows are what the last top-level batch
+  // consumed; otherwise every step is one element.
+  r.elements = r.steps;
+  for (auto it = stages.rbegin(); it != stages.rend(); ++it) {
+    if ((*it)->depth == 0 && (*it)->kind == "batch" && (*it)->input >= 0) {
+      if (const auto* in = model.Stage(static_cast<uint16_t>((*it)->input))) {
+        r.elements = ElementsOf(model, *in, t0, t1);
+      }
+      break;
+    }
+  }
+  r.elements_per_s = r.duration_s > 0 ? static_cast<double>(r.elements) / r.duration_s : 0;
+
+  const auto caused = AttributeWaiting(model, t0, t1);
+  int64_t total = 0;
+  for (const auto& [op, ns] : caused) total += ns;
+  for (auto& f : r.stages) {
+    auto it = caused.find(f.id);
+    if (it != caused.end() && total > 0) {
+      f.caused_wait_share = static_cast<double>(it->second) / static_cast<double>(total);
+    }
+  }
+  r.verdict = MakeVerdict(r, model.run_info().machine.cpu_budget);
+  return r;
+}
+
+}  // namespace pipescope::trace

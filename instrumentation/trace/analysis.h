@@ -1,0 +1,66 @@
+#pragma once
+// What a trace says about a time range: per-op figures, the consumer's input wait, the
+// device's busy share, which op caused the waiting (gap attribution) and the bottleneck
+// verdict. Everything the CLI's summary and the GUI's Statistics and Verdict docks show.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "instrumentation/trace/model.h"
+
+namespace pipescope::trace {
+
+struct StageFigures {
+  uint16_t id = 0;
+  std::string name;
+  std::string op;
+  int depth = 0;
+  bool asynchronous = false;
+  double parallelism = 1;     // time-averaged over the range
+  double buffer_size = 0;     // time-averaged over the range
+  int64_t elements = 0;       // produced in the range
+  double elements_per_s = 0;
+  double self_ns_per_element = 0;  // the op's own work per element
+  // Shares of the op's thread capacity (its workers when asynchronous, else the threads
+  // that called it) spent in each state.
+  double busy_fraction = 0;
+  double waiting_input_fraction = 0;
+  double blocked_output_fraction = 0;
+  double idle_fraction = 0;
+  double mean_buffer_level = 0;  // elements, asynchronous ops
+  double buffer_fill = 0;        // mean level / capacity
+  // Share of all the consumer's input wait in the range that this op caused.
+  double caused_wait_share = 0;
+};
+
+struct Verdict {
+  std::string grade;   // "highly input-bound", "moderately input-bound", "not input-bound"
+  std::string bottleneck;  // op name ("" when none)
+  std::string evidence;    // the numbers that convict it
+  std::string suggestion;  // the change most likely to help
+  std::string text;        // one paragraph for people
+};
+
+struct RangeAnalysis {
+  int64_t t0 = 0;
+  int64_t t1 = 0;
+  double duration_s = 0;
+  int64_t steps = 0;
+  double steps_per_s = 0;
+  int64_t elements = 0;  // rows reaching the consumer (batch rows when it gets batches)
+  double elements_per_s = 0;
+  double input_wait_fraction = 0;
+  double device_busy_fraction = 0;
+  uint64_t dropped_events = 0;
+  std::vector<StageFigures> stages;  // pipeline order
+  Verdict verdict;
+};
+
+// Analyses [t0, t1) (clamped to the trace); t1 <= t0 means the whole trace.
+RangeAnalysis Analyze(const Model& model, int64_t t0 = 0, int64_t t1 = 0);
+
+// The figures of one op over a range (without caused_wait_share).
+StageFigures FiguresOf(const Model& model, const record::StageDef& stage, int64_t t0, int64_t t1);
+
+}  // namespace pipescope::trace

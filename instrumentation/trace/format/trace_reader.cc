@@ -1,0 +1,241 @@
+#include "instrumentation/trace/format/trace_reader.h"
+
+#include <google/protobuf/text_format.h>
+#include <zstd.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "instrumentation/record/crc32c.h"
+#include "instrumentation/trace/format/column_codec.h"
+#include "instrumentation/trace/format/record_framing.h"
+
+namespace pipescope::pstrace {
+namespace {
+
+using engine::Status;
+using engine::StatusCode;
+
+Status Corrupt(const std::string& where, const std::string& what) {
+  return Status(StatusCode::kDataLoss, where + ": " + what);
+}
+
+bool KnownKind(uint32_t kind) {
+  switch (static_cast<record::EventKind>(kind)) {
+    case record::EventKind::kCall:
+    case record::EventKind::kWork:
+    case record::EventKind::kWaitInput:
+    case record::EventKind::kBlocked:
+    case record::EventKind::kIdle:
+    case record::EventKind::kInputWait:
+    case record::EventKind::kStep:
+    case record::EventKind::kCallEnd:
+    case record::EventKind::kBufferLevel:
+    case record::EventKind::kCpuTime:
+    case record::EventKind::kDeviceUtil:
+      return true;
+  }
+  return false;
+}
+
+// Decodes one track's columns into the model.
+Status DecodeTrack(const TrackColumns& t, trace::Model& model, const std::string& where) {
+  if (!KnownKind(t.kind())) return Corrupt(where, "unknown event kind " + std::to_string(t.kind()));
+  if (t.op() > 0xFFFF) return Corrupt(where, "op id " + std::to_string(t.op()) + " out of range");
+  // Every event has at least one byte in `starts`, so the count is bounded by the data.
+  if (t.count() > t.starts().size()) {
+    return Corrupt(where, "track claims " + std::to_string(t.count()) + " events in " +
+                              std::to_string(t.starts().size()) + " bytes");
+  }
+  const auto kind = static_cast<record::EventKind>(t.kind());
+  const trace::TrackKey key{kind, static_cast<uint16_t>(t.op()), t.thread()};
+  trace::Track& track = model.TrackFor(key);
+  VarintReader starts(t.starts()), durations(t.durations()), elements(t.elements()),
+      values(t.values());
+  int64_t previous_end = 0;
+  uint64_t previous_element = 0;
+  for (uint32_t i = 0; i < t.count(); ++i) {
+    uint64_t s = 0, d = 0, e = 0, v = 0;
+    if (!starts.Next(s) || (!t.durations().empty() && !durations.Next(d)) ||
+        (!t.elements().empty() && !elements.Next(e)) || (!t.values().empty() && !values.Next(v))) {
+      return Corrupt(where, "event column ends at event " + std::to_string(i) + " of " +
+                                std::to_string(t.count()));
+    }
+    if (d > (uint64_t{1} << 62) || v > UINT32_MAX) {
+      return Corrupt(where, "event " + std::to_string(i) + " has an impossible duration or value");
+    }
+    // Wrapping arithmetic: hostile deltas give nonsense times, never undefined behaviour.
+    const auto start = static_cast<int64_t>(static_cast<uint64_t>(previous_end) +
+                                            static_cast<uint64_t>(UnZigZag(s)));
+    const auto end = static_cast<int64_t>(static_cast<uint64_t>(start) + d);
+    // Times beyond 2^50 ns (13 days) are not a recording: rejecting them keeps every sum
+    // over a track's (non-overlapping) spans far from overflow.
+    constexpr int64_t kMaxTime = int64_t{1} << 50;
+    if (start < -kMaxTime || start > kMaxTime || end < -kMaxTime || end > kMaxTime) {
+      return Corrupt(where, "event " + std::to_string(i) + " lies outside any plausible recording");
+    }
+    const uint64_t element = previous_element + static_cast<uint64_t>(UnZigZag(e));
+    track.Append(start, end, element, static_cast<uint32_t>(v));
+    model.ExtendDuration(end);
+    previous_end = end;
+    previous_element = element;
+  }
+  if (!starts.at_end() || !durations.at_end() || !elements.at_end() || !values.at_end()) {
+    return Corrupt(where, "event columns hold more than " + std::to_string(t.count()) + " events");
+  }
+  return Status::Ok();
+}
+
+Status ApplyChunk(const EventChunk& chunk, trace::Model& model, const std::string& where) {
+  for (const auto& s : chunk.stages()) {
+    if (s.id() > 0xFFFF) return Corrupt(where, "stage id " + std::to_string(s.id()) + " out of range");
+    record::StageDef def;
+    def.id = static_cast<uint16_t>(s.id());
+    def.name = s.name();
+    def.kind = s.kind();
+    def.depth = s.depth();
+    def.position = s.position();
+    def.input = s.input() >= 0 && s.input() <= 0xFFFF ? s.input() : -1;
+    def.asynchronous = s.asynchronous();
+    def.parallelism = s.parallelism();
+    def.buffer_size = s.buffer_size();
+    model.AddStage(def);
+  }
+  for (const auto& t : chunk.threads()) model.AddThread({t.id(), t.name()});
+  for (const auto& k : chunk.knob_changes()) {
+    model.AddKnobChange({k.time_ns(), static_cast<uint16_t>(k.op()), k.knob(), k.from(), k.to(), k.who()});
+  }
+  for (const auto& m : chunk.markers()) model.AddMarker({m.time_ns(), m.text()});
+  for (const auto& t : chunk.tracks()) RETURN_IF_ERROR(DecodeTrack(t, model, where));
+  model.SetDropped(chunk.dropped_total());
+  model.ExtendDuration(std::clamp<int64_t>(chunk.time_ns(), 0, int64_t{1} << 50));
+  return Status::Ok();
+}
+
+}  // namespace
+
+void ApplyHeader(const TraceHeader& header, trace::Model& model) {
+  trace::RunInfo& info = model.run_info();
+  info.pipeline_name = header.spec().name();
+  google::protobuf::TextFormat::PrintToString(header.spec(), &info.spec_text);
+  info.device = header.device();
+  info.machine.hostname = header.machine().hostname();
+  info.machine.cpu_cores = static_cast<int>(std::min<uint32_t>(header.machine().cpu_cores(), 1u << 16));
+  info.machine.cpu_budget = static_cast<int>(std::min<uint32_t>(header.machine().cpu_budget(), 1u << 16));
+  info.machine.memory_bytes = header.machine().memory_bytes();
+  info.machine.cpu_model = header.machine().cpu_model();
+  info.machine.gpu = header.machine().gpu();
+}
+
+engine::Result<LoadedTrace> ReadTraceBytes(std::string_view bytes, const std::string& name,
+                                           const ReadOptions& options) {
+  LoadedTrace out;
+  out.model = std::make_unique<trace::Model>();
+  if (bytes.size() < sizeof kMagic || std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0) {
+    return Corrupt(name, "not a Pipescope trace (the file does not start with the .pstrace magic)");
+  }
+  size_t pos = sizeof kMagic;
+  bool have_header = false;
+  int chunks = 0;
+  std::string raw;
+  EventChunk chunk;
+  while (pos < bytes.size()) {
+    const std::string where = name + ": record at byte " + std::to_string(pos);
+    if (bytes.size() - pos == kTrailerBytes && out.complete) break;
+    if (bytes.size() - pos < kRecordHeaderBytes) {
+      out.warnings.push_back(where + ": the file ends inside a record header (the recording was cut "
+                             "off); loaded " + std::to_string(chunks) + " complete chunks");
+      break;
+    }
+    const char* head = bytes.data() + pos;
+    const auto type = static_cast<RecordType>(static_cast<uint8_t>(head[0]));
+    const uint32_t length = GetU32(head + 4);
+    const uint32_t crc = GetU32(head + 8);
+    if (length > kMaxRecordBytes) {
+      return Corrupt(where, "record length " + std::to_string(length) + " exceeds the limit of " +
+                                std::to_string(kMaxRecordBytes));
+    }
+    if (length > bytes.size() - pos - kRecordHeaderBytes) {
+      out.warnings.push_back(where + ": the file ends inside this record (the recording was cut off); "
+                             "loaded " + std::to_string(chunks) + " complete chunks");
+      break;
+    }
+    const std::string_view payload = bytes.substr(pos + kRecordHeaderBytes, length);
+    if (record::Crc32c(payload.data(), payload.size()) != crc) {
+      return Corrupt(where, "checksum mismatch (the file is damaged)");
+    }
+    pos += kRecordHeaderBytes + length;
+    if (!have_header && type != RecordType::kHeader) return Corrupt(where, "the first record is not the header");
+    switch (type) {
+      case RecordType::kHeader: {
+        if (have_header) return Corrupt(where, "a second header");
+        if (!out.header.ParseFromArray(payload.data(), static_cast<int>(payload.size()))) {
+          return Corrupt(where, "the header does not parse");
+        }
+        if (out.header.format_version() != kFormatVersion) {
+          return Status(StatusCode::kUnimplemented,
+                        where + ": format version " + std::to_string(out.header.format_version()) +
+                            " (this build reads version " + std::to_string(kFormatVersion) + ")");
+        }
+        ApplyHeader(out.header, *out.model);
+        have_header = true;
+        break;
+      }
+      case RecordType::kChunk: {
+        const std::string chunk_where = name + ": chunk " + std::to_string(chunks) + " at byte " +
+                                        std::to_string(pos - kRecordHeaderBytes - length);
+        if (payload.size() < 4) return Corrupt(chunk_where, "too short");
+        const uint32_t raw_size = GetU32(payload.data());
+        if (raw_size > kMaxChunkRawBytes ||
+            raw_size > (payload.size() - 4) * kMaxCompressionRatio + 4096) {
+          return Corrupt(chunk_where, "declared size " + std::to_string(raw_size) + " is out of bounds");
+        }
+        raw.resize(raw_size);
+        const size_t n = ZSTD_decompress(raw.data(), raw.size(), payload.data() + 4, payload.size() - 4);
+        if (ZSTD_isError(n) || n != raw_size) {
+          return Corrupt(chunk_where, std::string("does not decompress: ") +
+                                          (ZSTD_isError(n) ? ZSTD_getErrorName(n) : "size mismatch"));
+        }
+        chunk.Clear();
+        if (!chunk.ParseFromArray(raw.data(), static_cast<int>(raw.size()))) {
+          return Corrupt(chunk_where, "does not parse");
+        }
+        RETURN_IF_ERROR(ApplyChunk(chunk, *out.model, chunk_where));
+        ++chunks;
+        break;
+      }
+      case RecordType::kFooter: {
+        TraceFooter footer;
+        if (!footer.ParseFromArray(payload.data(), static_cast<int>(payload.size()))) {
+          return Corrupt(where, "the footer does not parse");
+        }
+        out.model->ExtendDuration(std::clamp<int64_t>(footer.duration_ns(), 0, int64_t{1} << 50));
+        out.complete = true;
+        break;
+      }
+      default:
+        return Corrupt(where, "unknown record type " + std::to_string(static_cast<int>(type)));
+    }
+    if (options.progress && !options.progress(static_cast<double>(pos) / static_cast<double>(bytes.size()))) {
+      return Status(StatusCode::kCancelled, name + ": loading cancelled");
+    }
+  }
+  if (!have_header) return Corrupt(name, "the file ends before its header");
+  if (!out.complete && out.warnings.empty()) {
+    out.warnings.push_back(name + ": no footer (the recording did not finish); loaded " +
+                           std::to_string(chunks) + " complete chunks");
+  }
+  out.model->Finish();
+  return out;
+}
+
+engine::Result<LoadedTrace> ReadTraceFile(const std::string& path, const ReadOptions& options) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status(StatusCode::kNotFound, "cannot open trace '" + path + "'");
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  const std::string bytes = std::move(buffer).str();
+  return ReadTraceBytes(bytes, path, options);
+}
+
+}  // namespace pipescope::pstrace

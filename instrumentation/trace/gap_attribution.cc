@@ -1,0 +1,80 @@
+#include "instrumentation/trace/gap_attribution.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "instrumentation/trace/op_activity.h"
+
+namespace pipescope::trace {
+namespace {
+
+std::string Percent(double f) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.0f%%", 100 * std::clamp(f, 0.0, 1.0));
+  return buf;
+}
+
+GapCause Blame(const Model& model, const record::StageDef& stage, const OpActivity& a,
+               int64_t start, int64_t end) {
+  const double len = static_cast<double>(std::max<int64_t>(1, end - start));
+  GapCause cause;
+  cause.op = stage.id;
+  if (stage.asynchronous) {
+    const double p = AverageParallelism(model, stage, start, end);
+    char buf[96];
+    std::snprintf(buf, sizeof buf, " of %.0f worker%s", p, p > 1.5 ? "s" : "");
+    cause.reason = "busy " + Percent(static_cast<double>(a.own_ns) / (len * p)) + buf;
+  } else {
+    cause.reason = "its own work fills " + Percent(static_cast<double>(a.own_ns) / len) +
+                   " of the wait";
+  }
+  return cause;
+}
+
+}  // namespace
+
+GapCause AttributeGap(const Model& model, int64_t start, int64_t end) {
+  const record::StageDef* stage = model.LastStage();
+  if (!stage) return {};
+  // Bounded walk: a malformed trace could describe a cycle of inputs.
+  for (int hop = 0; hop < 256; ++hop) {
+    const OpActivity a = ActivityOf(model, *stage, start, end);
+    const record::StageDef* input = stage->input >= 0
+                                        ? model.Stage(static_cast<uint16_t>(stage->input))
+                                        : nullptr;
+    if (!input || (a.own_ns >= a.input_ns && a.own_ns > 0)) return Blame(model, *stage, a, start, end);
+    stage = input;
+  }
+  return Blame(model, *stage, ActivityOf(model, *stage, start, end), start, end);
+}
+
+std::map<int, int64_t> AttributeWaiting(const Model& model, int64_t t0, int64_t t1,
+                                        int64_t window_ns) {
+  std::map<int, int64_t> caused;
+  int64_t pool_start = 0, pool_end = 0, pool_ns = 0;
+  auto flush = [&] {
+    if (pool_ns > 0) caused[AttributeGap(model, pool_start, pool_end).op] += pool_ns;
+    pool_ns = 0;
+  };
+  for (const Track* track : model.TracksOf(EventKind::kInputWait, record::kConsumerOp)) {
+    const size_t j = track->FirstStartingAtOrAfter(t1);
+    for (size_t k = track->FirstEndingAfter(t0); k < j; ++k) {
+      const int64_t s = std::max(track->start(k), t0);
+      const int64_t e = std::min(track->end(k), t1);
+      if (e <= s) continue;
+      if (e - s >= window_ns) {
+        flush();
+        caused[AttributeGap(model, s, e).op] += e - s;
+        continue;
+      }
+      if (pool_ns == 0) pool_start = s;
+      pool_end = e;
+      pool_ns += e - s;
+      if (pool_end - pool_start >= window_ns) flush();
+    }
+    flush();
+  }
+  return caused;
+}
+
+}  // namespace pipescope::trace

@@ -1,0 +1,136 @@
+#include "instrumentation/trace/model.h"
+
+#include <algorithm>
+
+namespace pipescope::trace {
+namespace {
+
+uint64_t Pack(const TrackKey& k) {
+  return (static_cast<uint64_t>(k.kind) << 48) | (static_cast<uint64_t>(k.op) << 32) | k.thread;
+}
+
+}  // namespace
+
+TrackKey TrackKeyOf(const record::TraceEvent& e) {
+  const bool per_thread = e.kind != EventKind::kStep && e.kind != EventKind::kBufferLevel &&
+                          e.kind != EventKind::kDeviceUtil;
+  return TrackKey{e.kind, e.op, per_thread ? e.thread : 0};
+}
+
+void Model::Consume(const record::TraceBatch& batch, bool final) {
+  for (const auto& s : batch.stages) AddStage(s);
+  for (const auto& t : batch.threads) AddThread(t);
+  for (const auto& k : batch.knob_changes) AddKnobChange(k);
+  for (const auto& m : batch.markers) AddMarker(m);
+  for (const auto& e : batch.events) AddEvent(e);
+  dropped_ = batch.dropped_total;
+  ExtendDuration(batch.time_ns);
+  if (final) Finish();
+}
+
+void Model::AddStage(const record::StageDef& stage) { stages_[stage.id] = stage; }
+
+Track& Model::TrackFor(const TrackKey& key) {
+  const uint64_t packed = Pack(key);
+  if (packed == last_key_) return *last_track_;
+  auto [it, inserted] = track_index_.try_emplace(packed, tracks_.size());
+  if (inserted) tracks_.push_back(std::make_unique<Track>(key));
+  last_key_ = packed;
+  last_track_ = tracks_[it->second].get();
+  return *last_track_;
+}
+
+void Model::AddEvent(const record::TraceEvent& e) {
+  TrackFor(TrackKeyOf(e)).Append(e.start_ns, e.end_ns, e.element, e.value);
+  duration_ns_ = std::max(duration_ns_, e.end_ns);
+}
+
+void Model::Finish() {
+  for (auto& t : tracks_) t->ShrinkToFit();
+}
+
+size_t Model::event_count() const {
+  size_t n = 0;
+  for (const auto& t : tracks_) n += t->size();
+  return n;
+}
+
+size_t Model::memory_bytes() const {
+  size_t n = sizeof(Model);
+  for (const auto& t : tracks_) n += t->memory_bytes();
+  return n;
+}
+
+std::vector<const record::StageDef*> Model::StagesInOrder() const {
+  std::vector<const record::StageDef*> out;
+  for (const auto& [id, s] : stages_) out.push_back(&s);
+  std::stable_sort(out.begin(), out.end(),
+                   [](const auto* a, const auto* b) { return a->position < b->position; });
+  return out;
+}
+
+const record::StageDef* Model::Stage(uint16_t id) const {
+  auto it = stages_.find(id);
+  return it == stages_.end() ? nullptr : &it->second;
+}
+
+const record::StageDef* Model::StageNamed(const std::string& name) const {
+  for (const auto& [id, s] : stages_) {
+    if (s.name == name) return &s;
+  }
+  return nullptr;
+}
+
+const record::StageDef* Model::LastStage() const {
+  const record::StageDef* last = nullptr;
+  for (const auto& [id, s] : stages_) {
+    if (s.depth == 0 && (!last || s.position > last->position)) last = &s;
+  }
+  return last;
+}
+
+std::string Model::ThreadName(uint32_t id) const {
+  auto it = threads_.find(id);
+  return it == threads_.end() ? "thread " + std::to_string(id) : it->second;
+}
+
+std::vector<const Track*> Model::TracksOf(EventKind kind, uint16_t op) const {
+  std::vector<const Track*> out;
+  for (const auto& t : tracks_) {
+    if (t->key().kind == kind && t->key().op == op) out.push_back(t.get());
+  }
+  return out;
+}
+
+const Track* Model::FindTrack(const TrackKey& key) const {
+  auto it = track_index_.find(Pack(key));
+  return it == track_index_.end() ? nullptr : tracks_[it->second].get();
+}
+
+int64_t Model::KnobValueAt(uint16_t op, const std::string& knob, int64_t t, int64_t initial) const {
+  int64_t v = initial;
+  for (const auto& c : knob_changes_) {
+    if (c.time_ns > t) break;
+    if (c.op == op && c.knob == knob) v = c.to;
+  }
+  return v;
+}
+
+double Model::KnobAverage(uint16_t op, const std::string& knob, int64_t t0, int64_t t1,
+                          int64_t initial) const {
+  if (t1 <= t0) return static_cast<double>(KnobValueAt(op, knob, t0, initial));
+  int64_t v = KnobValueAt(op, knob, t0, initial);
+  int64_t at = t0;
+  double area = 0;
+  for (const auto& c : knob_changes_) {
+    if (c.op != op || c.knob != knob || c.time_ns <= t0) continue;
+    if (c.time_ns >= t1) break;
+    area += static_cast<double>(v) * static_cast<double>(c.time_ns - at);
+    at = c.time_ns;
+    v = c.to;
+  }
+  area += static_cast<double>(v) * static_cast<double>(t1 - at);
+  return area / static_cast<double>(t1 - t0);
+}
+
+}  // namespace pipescope::trace

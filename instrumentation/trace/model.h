@@ -1,0 +1,104 @@
+#pragma once
+// trace::Model: everything one recording (or one loaded trace file) holds, organised for
+// drawing and analysis: the stages and threads by id, knob changes and markers, and one
+// time-sorted columnar Track per (kind, op, thread). Append-only: a live run feeds it batch
+// by batch as a record::TraceSink, the file reader feeds it chunk by chunk.
+//
+// Not thread-safe: one writer, and readers only when the writer is done or excluded
+// (the live GUI wraps it in its own lock).
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "instrumentation/record/trace_sink.h"
+#include "instrumentation/trace/track.h"
+
+namespace pipescope::trace {
+
+struct MachineInfo {
+  std::string hostname;
+  int cpu_cores = 0;       // of the machine
+  int cpu_budget = 0;      // cores the pipeline may use (the spec's budget, else cpu_cores)
+  uint64_t memory_bytes = 0;
+  std::string cpu_model;
+  std::string gpu;         // empty: none
+};
+
+struct RunInfo {
+  std::string pipeline_name;
+  std::string spec_text;   // the PipelineSpec in text format
+  std::string device;      // "simulated" or "gpu"
+  MachineInfo machine;
+};
+
+class Model : public record::TraceSink {
+ public:
+  Model() = default;
+  Model(const Model&) = delete;
+  Model& operator=(const Model&) = delete;
+
+  // ---- building
+  void Consume(const record::TraceBatch& batch, bool final) override;
+  void AddStage(const record::StageDef& stage);
+  void AddThread(const record::ThreadDef& thread) { threads_[thread.id] = thread.name; }
+  void AddKnobChange(const record::KnobChangeDef& change) { knob_changes_.push_back(change); }
+  void AddMarker(const record::MarkerDef& marker) { markers_.push_back(marker); }
+  void AddEvent(const record::TraceEvent& e);
+  // The track for `key`, created if new.
+  Track& TrackFor(const TrackKey& key);
+  void SetDropped(uint64_t dropped) { dropped_ = dropped; }
+  void ExtendDuration(int64_t t) { duration_ns_ = std::max(duration_ns_, t); }
+  void Finish();  // releases spare capacity
+  RunInfo& run_info() { return run_info_; }
+
+  // ---- reading
+  const RunInfo& run_info() const { return run_info_; }
+  int64_t duration_ns() const { return duration_ns_; }
+  uint64_t dropped_events() const { return dropped_; }
+  size_t event_count() const;
+  size_t memory_bytes() const;
+
+  // Stages by id, in pipeline order (position) of their latest definition.
+  std::vector<const record::StageDef*> StagesInOrder() const;
+  const record::StageDef* Stage(uint16_t id) const;
+  const record::StageDef* StageNamed(const std::string& name) const;
+  // The op the consumer pulls from: the top-level op with the highest position.
+  const record::StageDef* LastStage() const;
+  std::string ThreadName(uint32_t id) const;
+  const std::map<uint32_t, std::string>& threads() const { return threads_; }
+  const std::vector<record::KnobChangeDef>& knob_changes() const { return knob_changes_; }
+  const std::vector<record::MarkerDef>& markers() const { return markers_; }
+
+  const std::vector<std::unique_ptr<Track>>& tracks() const { return tracks_; }
+  // Tracks of one kind and op (any thread).
+  std::vector<const Track*> TracksOf(EventKind kind, uint16_t op) const;
+  const Track* FindTrack(const TrackKey& key) const;
+
+  // A knob's value at time t: its last change at or before t, else `initial`.
+  int64_t KnobValueAt(uint16_t op, const std::string& knob, int64_t t, int64_t initial) const;
+  // The time-average of a knob over [t0, t1).
+  double KnobAverage(uint16_t op, const std::string& knob, int64_t t0, int64_t t1,
+                     int64_t initial) const;
+
+ private:
+  RunInfo run_info_;
+  std::map<uint16_t, record::StageDef> stages_;
+  std::map<uint32_t, std::string> threads_;
+  std::vector<record::KnobChangeDef> knob_changes_;
+  std::vector<record::MarkerDef> markers_;
+  std::vector<std::unique_ptr<Track>> tracks_;
+  std::map<uint64_t, size_t> track_index_;  // packed TrackKey → index in tracks_
+  // The track the previous event went to: events arrive in runs from one thread.
+  uint64_t last_key_ = UINT64_MAX;
+  Track* last_track_ = nullptr;
+  uint64_t dropped_ = 0;
+  int64_t duration_ns_ = 0;
+};
+
+// Which track an event belongs to: device steps and buffer levels are not per thread.
+TrackKey TrackKeyOf(const record::TraceEvent& e);
+
+}  // namespace pipescope::trace

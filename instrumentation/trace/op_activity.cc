@@ -1,0 +1,39 @@
+#include "instrumentation/trace/op_activity.h"
+
+namespace pipescope::trace {
+namespace {
+
+int64_t Covered(const Model& model, EventKind kind, uint16_t op, int64_t t0, int64_t t1) {
+  int64_t ns = 0;
+  for (const Track* t : model.TracksOf(kind, op)) ns += t->SumRange(t0, t1).covered_ns;
+  return ns;
+}
+
+}  // namespace
+
+OpActivity ActivityOf(const Model& model, const record::StageDef& stage, int64_t t0, int64_t t1) {
+  OpActivity a;
+  if (stage.asynchronous) {
+    a.own_ns = Covered(model, EventKind::kWork, stage.id, t0, t1);
+    a.input_ns = Covered(model, EventKind::kWaitInput, stage.id, t0, t1);
+    a.blocked_ns = Covered(model, EventKind::kBlocked, stage.id, t0, t1);
+    a.idle_ns = Covered(model, EventKind::kIdle, stage.id, t0, t1);
+    return a;
+  }
+  for (const Track* t : model.TracksOf(EventKind::kCall, stage.id)) {
+    const Track::Sums s = t->SumRange(t0, t1);
+    if (s.events == 0) continue;
+    ++a.call_threads;
+    const auto self = static_cast<int64_t>(s.value);
+    a.own_ns += self;
+    a.input_ns += std::max<int64_t>(0, s.covered_ns - self);
+  }
+  return a;
+}
+
+double AverageParallelism(const Model& model, const record::StageDef& stage, int64_t t0, int64_t t1) {
+  if (!stage.asynchronous || stage.kind == "prefetch") return 1;  // prefetch: one producer
+  return model.KnobAverage(stage.id, "num_parallel_calls", t0, t1, stage.parallelism);
+}
+
+}  // namespace pipescope::trace

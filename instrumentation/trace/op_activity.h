@@ -1,0 +1,24 @@
+#pragma once
+// How one op spent an interval: its own work against time spent waiting on its input,
+// from its spans. Shared by the per-op figures and gap attribution.
+
+#include <cstdint>
+
+#include "instrumentation/trace/model.h"
+
+namespace pipescope::trace {
+
+struct OpActivity {
+  int64_t own_ns = 0;      // the op's work (kWork; a synchronous op's self time)
+  int64_t input_ns = 0;    // waiting on its input (kWaitInput; a synchronous op's input time)
+  int64_t blocked_ns = 0;  // workers blocked on a full output buffer
+  int64_t idle_ns = 0;     // workers parked beyond the parallelism
+  int call_threads = 0;    // threads that called a synchronous op in the interval
+};
+
+OpActivity ActivityOf(const Model& model, const record::StageDef& stage, int64_t t0, int64_t t1);
+
+// The knob that sets an asynchronous op's worker count, and its average over [t0, t1).
+double AverageParallelism(const Model& model, const record::StageDef& stage, int64_t t0, int64_t t1);
+
+}  // namespace pipescope::trace

@@ -1,0 +1,171 @@
+#include "instrumentation/trace/track.h"
+
+#include <algorithm>
+
+namespace pipescope::trace {
+
+void Track::ShrinkToFit() {
+  starts_.ShrinkToFit();
+  durations_.ShrinkToFit();
+  values_.ShrinkToFit();
+  elements_.ShrinkToFit();
+  wide_elements_.ShrinkToFit();
+  block_duration_sums_.shrink_to_fit();
+  block_value_sums_.shrink_to_fit();
+}
+
+void Track::Append(int64_t start, int64_t end, uint64_t element, uint32_t value) {
+  const size_t i = starts_.size();
+  if (i % kBlock == 0) {
+    block_duration_sums_.push_back(duration_sum_);
+    block_value_sums_.push_back(value_sum_);
+  }
+  if (!starts_.empty()) start = std::max(start, last_end_);
+  end = std::max(end, start);
+  const int64_t d = end - start;
+  starts_.push_back(start);
+  if (d >= kLongDuration) {
+    durations_.push_back(kLongDuration);
+    long_durations_[i] = d;
+  } else {
+    durations_.push_back(static_cast<uint32_t>(d));
+  }
+  if (value != 0 && values_.empty()) values_.Fill(i, 0);
+  if (!values_.empty()) values_.push_back(value);
+  if (element > UINT32_MAX && wide_elements_.empty()) {
+    for (size_t k = 0; k < i; ++k) wide_elements_.push_back(elements_.empty() ? 0 : elements_[k]);
+    elements_.clear();
+  }
+  if (!wide_elements_.empty()) {
+    wide_elements_.push_back(element);
+  } else {
+    if (element != 0 && elements_.empty()) elements_.Fill(i, 0);
+    if (!elements_.empty()) elements_.push_back(static_cast<uint32_t>(element));
+  }
+  duration_sum_ += d;
+  value_sum_ += value;
+  last_end_ = end;
+}
+
+uint64_t Track::element(size_t i) const {
+  if (!wide_elements_.empty()) return wide_elements_[i];
+  return elements_.empty() ? 0 : elements_[i];
+}
+
+size_t Track::FirstEndingAfter(int64_t t, size_t from) const {
+  size_t lo = from, hi = size();
+  while (lo < hi) {
+    const size_t mid = lo + (hi - lo) / 2;
+    if (end(mid) > t) {
+      hi = mid;
+    } else {
+      lo = mid + 1;
+    }
+  }
+  return lo;
+}
+
+size_t Track::FirstStartingAtOrAfter(int64_t t, size_t from) const {
+  size_t lo = from, hi = size();
+  while (lo < hi) {
+    const size_t mid = lo + (hi - lo) / 2;
+    if (starts_[mid] < t) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo;
+}
+
+int64_t Track::SumDurations(size_t i, size_t j) const {
+  if (i >= j) return 0;
+  // Whole blocks from the running sums, the ragged ends one by one.
+  const size_t first_full = (i + kBlock - 1) / kBlock;
+  const size_t last_full = j / kBlock;
+  if (first_full >= last_full) {
+    int64_t s = 0;
+    for (size_t k = i; k < j; ++k) s += duration(k);
+    return s;
+  }
+  int64_t s = 0;
+  for (size_t k = i; k < first_full * kBlock; ++k) s += duration(k);
+  const int64_t end_sum = last_full < block_duration_sums_.size() ? block_duration_sums_[last_full]
+                                                                  : duration_sum_;
+  s += end_sum - block_duration_sums_[first_full];
+  for (size_t k = last_full * kBlock; k < j; ++k) s += duration(k);
+  return s;
+}
+
+double Track::SumValues(size_t i, size_t j) const {
+  if (i >= j || values_.empty()) return 0;
+  const size_t first_full = (i + kBlock - 1) / kBlock;
+  const size_t last_full = j / kBlock;
+  double s = 0;
+  if (first_full >= last_full) {
+    for (size_t k = i; k < j; ++k) s += values_[k];
+    return s;
+  }
+  for (size_t k = i; k < first_full * kBlock; ++k) s += values_[k];
+  const double end_sum =
+      last_full < block_value_sums_.size() ? block_value_sums_[last_full] : value_sum_;
+  s += end_sum - block_value_sums_[first_full];
+  for (size_t k = last_full * kBlock; k < j; ++k) s += values_[k];
+  return s;
+}
+
+Track::Sums Track::SumRange(int64_t t0, int64_t t1) const {
+  Sums sums;
+  if (t1 <= t0 || empty()) return sums;
+  const size_t i = FirstEndingAfter(t0);
+  const size_t j = FirstStartingAtOrAfter(t1);
+  if (i >= j) return sums;
+  sums.events = j - i;
+  sums.covered_ns = SumDurations(i, j);
+  sums.value = SumValues(i, j);
+  // Clip the spans that stick out of the range, taking their share of value with them.
+  auto clip = [&](size_t k, int64_t outside) {
+    const int64_t d = duration(k);
+    if (outside <= 0 || d <= 0) return;
+    sums.covered_ns -= outside;
+    sums.value -= static_cast<double>(value(k)) * static_cast<double>(outside) / static_cast<double>(d);
+  };
+  clip(i, t0 - start(i));
+  clip(j - 1, end(j - 1) - t1);  // the same span as i when only one overlaps
+  sums.covered_ns = std::max<int64_t>(0, sums.covered_ns);
+  sums.value = std::max(0.0, sums.value);
+  return sums;
+}
+
+void Track::Summarize(int64_t t0, int64_t t1, int pixels, std::vector<Bucket>& out) const {
+  out.assign(static_cast<size_t>(std::max(0, pixels)), Bucket{});
+  if (pixels <= 0 || t1 <= t0 || empty()) return;
+  const double width = static_cast<double>(t1 - t0) / pixels;
+  size_t from = FirstEndingAfter(t0);
+  for (int p = 0; p < pixels && from < size(); ++p) {
+    const auto b0 = t0 + static_cast<int64_t>(p * width);
+    const auto b1 = t0 + static_cast<int64_t>((p + 1) * width);
+    if (b1 <= b0) continue;
+    // Spans are sorted: search only past the previous bucket's first span.
+    from = FirstEndingAfter(b0, from);
+    if (from >= size()) break;
+    const size_t to = FirstStartingAtOrAfter(b1, from);
+    if (to <= from) continue;
+    Bucket& bucket = out[static_cast<size_t>(p)];
+    bucket.events = static_cast<uint32_t>(std::min<size_t>(to - from, UINT32_MAX));
+    bucket.first = static_cast<uint32_t>(from);
+    int64_t covered = SumDurations(from, to);
+    covered -= std::max<int64_t>(0, b0 - start(from));
+    covered -= std::max<int64_t>(0, end(to - 1) - b1);
+    bucket.covered_ns = std::clamp<int64_t>(covered, 0, b1 - b0);
+  }
+}
+
+size_t Track::memory_bytes() const {
+  return sizeof(Track) + starts_.memory_bytes() + durations_.memory_bytes() +
+         values_.memory_bytes() + elements_.memory_bytes() + wide_elements_.memory_bytes() +
+         block_duration_sums_.capacity() * sizeof(int64_t) +
+         block_value_sums_.capacity() * sizeof(double) + long_durations_.size() * 32;
+}
+
+}  // namespace pipescope::trace

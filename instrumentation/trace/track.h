@@ -1,0 +1,106 @@
+#pragma once
+// One time-sorted track of a trace: the spans (or counter samples) of one kind, one op and
+// one thread. Columnar: starts, durations, values and element ids in separate chunked
+// arrays, the last two only once a non-zero value appears. At most 20 bytes per event,
+// plus 0.25 for the level-of-detail sums.
+//
+// Level of detail: every kBlock events keep a running sum of durations and of values, so
+// the time covered by any run of events costs two lookups plus at most two partial
+// blocks. Summarize() answers "what is in [t0, t1) at this pixel width" in time
+// proportional to the pixels (times log N), not to the events.
+//
+// Spans in one track never overlap (one thread does one thing of a kind at a time), so
+// ends are sorted like starts. Append keeps that true for any input: a start before the
+// previous end is moved to it.
+
+#include <cstddef>
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+#include "instrumentation/record/event.h"
+#include "instrumentation/trace/chunked_column.h"
+
+namespace pipescope::trace {
+
+using record::EventKind;
+
+struct TrackKey {
+  EventKind kind;
+  uint16_t op;      // stage id, or record::kConsumerOp / kDeviceOp / kNoOp
+  uint32_t thread;  // 0 for tracks that are not about one thread (device, buffer levels)
+
+  friend bool operator==(const TrackKey&, const TrackKey&) = default;
+};
+
+class Track {
+ public:
+  static constexpr size_t kBlock = 64;
+
+  explicit Track(TrackKey key) : key_(key) {}
+
+  const TrackKey& key() const { return key_; }
+  size_t size() const { return starts_.size(); }
+  bool empty() const { return starts_.empty(); }
+
+  void ShrinkToFit();
+  void Append(int64_t start, int64_t end, uint64_t element, uint32_t value);
+
+  int64_t start(size_t i) const { return starts_[i]; }
+  int64_t duration(size_t i) const {
+    const uint32_t d = durations_[i];
+    return d == kLongDuration ? long_durations_.at(i) : d;
+  }
+  int64_t end(size_t i) const { return start(i) + duration(i); }
+  uint32_t value(size_t i) const { return values_.empty() ? 0 : values_[i]; }
+  uint64_t element(size_t i) const;
+  int64_t first_start() const { return empty() ? 0 : starts_[0]; }
+  int64_t last_end() const { return last_end_; }
+
+  // First index at or after `from` whose span ends after t (size() if none).
+  size_t FirstEndingAfter(int64_t t, size_t from = 0) const;
+  // First index at or after `from` whose span starts at or after t (size() if none).
+  size_t FirstStartingAtOrAfter(int64_t t, size_t from = 0) const;
+
+  // Totals over the parts of spans that lie in [t0, t1). `value` is apportioned like the
+  // duration (a kCall's self time, spread evenly over its span).
+  struct Sums {
+    int64_t covered_ns = 0;
+    double value = 0;
+    size_t events = 0;  // spans overlapping the range
+  };
+  Sums SumRange(int64_t t0, int64_t t1) const;
+  // Sum of raw values of the events with index in [i, j).
+  double SumValues(size_t i, size_t j) const;
+
+  // The level-of-detail query: `pixels` equal buckets over [t0, t1).
+  struct Bucket {
+    uint32_t events = 0;       // spans overlapping the bucket
+    int64_t covered_ns = 0;    // time of the bucket covered by spans
+    uint32_t first = 0;        // index of the first overlapping span (for tooltips)
+  };
+  void Summarize(int64_t t0, int64_t t1, int pixels, std::vector<Bucket>& out) const;
+
+  size_t memory_bytes() const;
+
+ private:
+  static constexpr uint32_t kLongDuration = UINT32_MAX;  // the real one is in long_durations_
+
+  int64_t SumDurations(size_t i, size_t j) const;  // raw durations of [i, j)
+
+  TrackKey key_;
+  ChunkedColumn<int64_t> starts_;
+  ChunkedColumn<uint32_t> durations_;
+  ChunkedColumn<uint32_t> values_;         // empty while every value was 0
+  ChunkedColumn<uint32_t> elements_;       // empty while every element was 0
+  ChunkedColumn<uint64_t> wide_elements_;  // replaces elements_ once an id needs 64 bits
+  std::unordered_map<size_t, int64_t> long_durations_;
+  // Running sums at the start of each block: block b covers [b*kBlock, (b+1)*kBlock).
+  std::vector<int64_t> block_duration_sums_;
+  std::vector<double> block_value_sums_;
+  int64_t duration_sum_ = 0;
+  double value_sum_ = 0;
+  int64_t last_end_ = INT64_MIN;
+};
+
+}  // namespace pipescope::trace

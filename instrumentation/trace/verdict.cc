@@ -1,0 +1,99 @@
+#include "instrumentation/trace/verdict.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace pipescope::trace {
+namespace {
+
+std::string Pct(double f) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "%.0f%%", 100 * f);
+  return buf;
+}
+
+std::string Num(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.0f", v);
+  return buf;
+}
+
+bool IsSource(const std::string& kind) {
+  return kind == "range" || kind == "synthetic" || kind == "list_files" || kind == "tfrecord" ||
+         kind == "synthetic_file" || kind == "from_element";
+}
+
+// The parallelism that would let `s` keep up: its output must grow by the share of time
+// the consumer now waits (1 / (1 - wait)), and each worker adds what one worker does now.
+int NeededParallelism(const StageFigures& s, double wait) {
+  const double p = std::max(1.0, s.parallelism);
+  const double per_worker_busy = std::max(0.05, s.busy_fraction);
+  const double needed = p * per_worker_busy / std::max(0.05, 1.0 - wait);
+  return std::max(static_cast<int>(std::round(p)) + 1, static_cast<int>(std::ceil(needed - 0.05)));
+}
+
+std::string Suggest(const StageFigures& s, double wait, int cpu_budget) {
+  if (IsSource(s.op)) {
+    return "read in parallel: interleave over the input files with num_parallel_calls, or cache "
+           "the data after the first epoch";
+  }
+  if (s.op == "prefetch") return "raise " + s.name + "'s buffer_size";
+  if (s.op == "map" || s.op == "interleave") {
+    int needed = NeededParallelism(s, wait);
+    std::string knob = s.name + "'s num_parallel_calls";
+    std::string verb = s.asynchronous ? "raise " + knob + " to " : "make " + s.name +
+                                                                     " parallel: set its num_parallel_calls to ";
+    if (cpu_budget > 0 && needed > cpu_budget) {
+      return verb + std::to_string(std::max(cpu_budget, static_cast<int>(s.parallelism))) +
+             " (the CPU budget); beyond that, cut its work per element (vectorise it after "
+             "batch, cache after it) or add cores";
+    }
+    return verb + std::to_string(needed);
+  }
+  return "put a prefetch after " + s.name + " so that its work overlaps the training step, "
+         "and make the work before it parallel";
+}
+
+}  // namespace
+
+Verdict MakeVerdict(const RangeAnalysis& r, int cpu_budget) {
+  Verdict v;
+  const double wait = r.input_wait_fraction;
+  v.grade = wait >= kHighlyInputBound       ? "highly input-bound"
+            : wait >= kModeratelyInputBound ? "moderately input-bound"
+                                            : "not input-bound";
+  const StageFigures* culprit = nullptr;
+  for (const auto& s : r.stages) {
+    if (s.caused_wait_share > 0 && (!culprit || s.caused_wait_share > culprit->caused_wait_share)) {
+      culprit = &s;
+    }
+  }
+  if (wait < kModeratelyInputBound || !culprit) {
+    const StageFigures* busiest = nullptr;
+    for (const auto& s : r.stages) {
+      if (!busiest || s.busy_fraction > busiest->busy_fraction) busiest = &s;
+    }
+    v.evidence = "the consumer waits " + Pct(wait) + " of the time and the device is busy " +
+                 Pct(r.device_busy_fraction);
+    if (busiest) {
+      v.bottleneck = busiest->name;
+      v.evidence += "; the busiest op is " + busiest->name + " (" + Pct(busiest->busy_fraction) + ")";
+    }
+    v.suggestion = wait < kModeratelyInputBound
+                       ? "the input pipeline keeps up: a faster training step is what would help"
+                       : "no op stands out: look at the timeline around the longest waits";
+  } else {
+    v.bottleneck = culprit->name;
+    v.evidence = culprit->name + " is busy " + Pct(culprit->busy_fraction) + " with parallelism " +
+                 Num(culprit->parallelism) + " while the consumer waits " + Pct(wait) +
+                 " of the time (it caused " + Pct(culprit->caused_wait_share) + " of the waiting)";
+    v.suggestion = Suggest(*culprit, wait, cpu_budget);
+  }
+  std::string grade = v.grade;
+  grade[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(grade[0])));
+  v.text = grade + ": " + v.evidence + ". Suggestion: " + v.suggestion + ".";
+  return v;
+}
+
+}  // namespace pipescope::trace

@@ -1,0 +1,16 @@
+#pragma once
+// The bottleneck verdict: which op limits throughput, the evidence in numbers, and the
+// change most likely to help. Graded like TensorBoard's input-pipeline analyzer: a
+// consumer waiting for input >= 20% of the time is highly input-bound, >= 5% moderately.
+
+#include "instrumentation/trace/analysis.h"
+
+namespace pipescope::trace {
+
+inline constexpr double kHighlyInputBound = 0.20;
+inline constexpr double kModeratelyInputBound = 0.05;
+
+// `cpu_budget`: cores the pipeline may use (0: unknown).
+Verdict MakeVerdict(const RangeAnalysis& analysis, int cpu_budget);
+
+}  // namespace pipescope::trace

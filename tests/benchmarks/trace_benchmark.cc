@@ -1,0 +1,224 @@
+// Instrumentation figures (docs/BENCHMARKS.md): the cost of recording an event, how fast
+// the collector's sinks take events, the trace file's size and load rate, the model's
+// memory, and the level-of-detail query. Run the full set with
+//   build/tests/trace_benchmark
+// Compare rows of one run as ratios: the machines are shared and noisy.
+#include <benchmark/benchmark.h>
+
+#include <cstdio>
+#include <random>
+
+#include "app/session/recorded_run.h"
+#include "engine/spec/spec_loader.h"
+#include "instrumentation/record/recorder.h"
+#include "instrumentation/trace/format/trace_reader.h"
+#include "instrumentation/trace/format/trace_writer.h"
+#include "instrumentation/trace/model.h"
+
+namespace pipescope {
+namespace {
+
+using record::EventKind;
+
+// ---- the hot path
+
+// Record() alone, timestamps given: what the ring costs.
+void BM_RecordEvent(benchmark::State& state) {
+  record::Recorder recorder;
+  recorder.Start();
+  uint64_t t = 1;
+  for (auto _ : state) {
+    recorder.Record(record::Event{t, t + 10, t, 0, 1, EventKind::kWork, 0});
+    ++t;
+  }
+  recorder.Stop();
+  state.counters["dropped"] = static_cast<double>(recorder.dropped());
+}
+BENCHMARK(BM_RecordEvent);
+
+// A span as the engine records one: two clock reads and Record().
+void BM_RecordSpanWithClock(benchmark::State& state) {
+  record::Recorder recorder;
+  recorder.Start();
+  for (auto _ : state) {
+    const uint64_t t0 = record::Ticks();
+    const uint64_t t1 = record::Ticks();
+    recorder.RecordSpan(EventKind::kWork, 1, t0, t1, 7);
+  }
+  recorder.Stop();
+}
+BENCHMARK(BM_RecordSpanWithClock);
+
+// A chained span (a worker's back-to-back elements): one clock read per event.
+void BM_RecordChainedSpan(benchmark::State& state) {
+  record::Recorder recorder;
+  recorder.Start();
+  uint64_t start = record::Ticks();
+  for (auto _ : state) {
+    const uint64_t end = record::Ticks();
+    recorder.RecordSpan(EventKind::kWork, 1, start, end, 7);
+    start = end;
+  }
+  recorder.Stop();
+}
+BENCHMARK(BM_RecordChainedSpan);
+
+// ---- a real recording, made once: the overhead pipeline for two seconds
+
+struct Recording {
+  std::string path = "/tmp/pipescope_trace_benchmark.pstrace";
+  uint64_t bytes = 0;
+  uint64_t events = 0;
+};
+
+const Recording& OverheadRecording() {
+  static const Recording recording = [] {
+    Recording r;
+    auto spec = engine::LoadSpecFile(std::string(PIPESCOPE_RESOURCES) + "/pipelines/overhead.pbtxt");
+    if (!spec.ok()) return r;
+    session::RecordedRunOptions options;
+    options.trace_path = r.path;
+    options.run.duration_ns = 2'000'000'000;
+    auto run = session::RunRecorded(*spec, options);
+    if (!run.ok() || !run->model) return r;
+    r.bytes = run->trace_file_bytes;
+    r.events = run->model->event_count();
+    return r;
+  }();
+  return recording;
+}
+
+void BM_LoadTrace(benchmark::State& state) {
+  const Recording& r = OverheadRecording();
+  if (r.events == 0) {
+    state.SkipWithError("the recording failed");
+    return;
+  }
+  size_t model_bytes = 0, events = 0;
+  for (auto _ : state) {
+    auto loaded = pstrace::ReadTraceFile(r.path);
+    if (!loaded.ok()) {
+      state.SkipWithError(loaded.status().message().c_str());
+      return;
+    }
+    events = loaded->model->event_count();
+    model_bytes = loaded->model->memory_bytes();
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * events));
+  state.counters["events"] = static_cast<double>(events);
+  state.counters["file_bytes_per_event"] = static_cast<double>(r.bytes) / static_cast<double>(events);
+  state.counters["model_bytes_per_event"] = static_cast<double>(model_bytes) / static_cast<double>(events);
+}
+BENCHMARK(BM_LoadTrace)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// ---- end to end: overhead.pbtxt with recording off (0), into the model (1), and into the
+// model and a trace file (2). Run with --benchmark_repetitions and
+// --benchmark_enable_random_interleaving so the three share the machine's noise.
+
+void BM_EndToEnd(benchmark::State& state) {
+  auto spec = engine::LoadSpecFile(std::string(PIPESCOPE_RESOURCES) + "/pipelines/overhead.pbtxt");
+  if (!spec.ok()) {
+    state.SkipWithError("overhead.pbtxt does not load");
+    return;
+  }
+  double elements = 0, seconds = 0;
+  for (auto _ : state) {
+    session::RecordedRunOptions options;
+    options.record = state.range(0) > 0;
+    if (state.range(0) > 1) options.trace_path = "/tmp/pipescope_overhead_benchmark.pstrace";
+    options.run.duration_ns = 1'000'000'000;
+    auto run = session::RunRecorded(*spec, options);
+    if (!run.ok() || !run->run_status.ok()) {
+      state.SkipWithError("the run failed");
+      return;
+    }
+    elements += static_cast<double>(run->summary.elements);
+    seconds += run->summary.duration_s;
+  }
+  state.counters["elements_per_s"] = elements / seconds;
+}
+BENCHMARK(BM_EndToEnd)->ArgName("recording")->Arg(0)->Arg(1)->Arg(2)->Iterations(2)->Unit(benchmark::kSecond);
+
+// ---- sinks: what the collector spends per event
+
+std::vector<record::TraceEvent> WorkerLikeEvents(size_t n) {
+  std::vector<record::TraceEvent> events(n);
+  std::mt19937_64 rng(1);
+  int64_t t = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const int64_t gap = 50 + static_cast<int64_t>(rng() % 200);
+    const int64_t d = 800 + static_cast<int64_t>(rng() % 400);
+    events[i] = {t + gap, t + gap + d, i + 1, 0, 3, 2, EventKind::kWork, 0};
+    t += gap + d;
+  }
+  return events;
+}
+
+void BM_ModelConsume(benchmark::State& state) {
+  record::TraceBatch batch;
+  batch.events = WorkerLikeEvents(65536);
+  for (auto _ : state) {
+    trace::Model model;
+    model.Consume(batch, false);
+    benchmark::DoNotOptimize(model.event_count());
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * batch.events.size()));
+}
+BENCHMARK(BM_ModelConsume);
+
+void BM_WriterConsume(benchmark::State& state) {
+  record::TraceBatch batch;
+  batch.events = WorkerLikeEvents(65536);
+  pstrace::TraceHeader header;
+  for (auto _ : state) {
+    auto writer = pstrace::TraceWriter::Create("/tmp/pipescope_writer_benchmark.pstrace", header);
+    if (!writer.ok()) {
+      state.SkipWithError("cannot create the file");
+      return;
+    }
+    (*writer)->Consume(batch, true);
+    state.counters["file_bytes_per_event"] =
+        static_cast<double>((*writer)->bytes_written()) / static_cast<double>(batch.events.size());
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * batch.events.size()));
+}
+BENCHMARK(BM_WriterConsume);
+
+// ---- the level-of-detail query: 10 M events, a 2,000-pixel view
+
+const trace::Track& TenMillionEventTrack() {
+  static const trace::Track* track = [] {
+    auto* t = new trace::Track({EventKind::kWork, 1, 1});
+    std::mt19937_64 rng(2);
+    int64_t now = 0;
+    for (uint64_t i = 0; i < 10'000'000; ++i) {
+      const int64_t gap = static_cast<int64_t>(rng() % 500);
+      const int64_t d = 200 + static_cast<int64_t>(rng() % 1500);
+      t->Append(now + gap, now + gap + d, i + 1, 0);
+      now += gap + d;
+    }
+    return t;
+  }();
+  return *track;
+}
+
+void BM_SummarizeTrack(benchmark::State& state) {
+  const trace::Track& track = TenMillionEventTrack();
+  const int64_t span = track.last_end() - track.first_start();
+  // arg: the share of the trace in view, in thousandths (1000: all of it)
+  const int64_t width = span * state.range(0) / 1000;
+  const int64_t t0 = track.first_start() + (span - width) / 2;
+  std::vector<trace::Track::Bucket> buckets;
+  for (auto _ : state) {
+    track.Summarize(t0, t0 + width, 2000, buckets);
+    benchmark::DoNotOptimize(buckets.data());
+  }
+  state.counters["events_in_view"] = static_cast<double>(
+      track.FirstStartingAtOrAfter(t0 + width) - track.FirstEndingAfter(t0));
+}
+BENCHMARK(BM_SummarizeTrack)->ArgName("view_permille")->Arg(1000)->Arg(100)->Arg(1)->Unit(benchmark::kMicrosecond);
+
+}  // namespace
+}  // namespace pipescope
+
+BENCHMARK_MAIN();
