@@ -30,17 +30,20 @@ void Track::Append(int64_t start, int64_t end, uint64_t element, uint32_t value)
   } else {
     durations_.push_back(static_cast<uint32_t>(d));
   }
-  if (value != 0 && values_.empty()) values_.Fill(i, 0);
-  if (!values_.empty()) values_.push_back(value);
+  // Lazy columns start when the first non-zero value arrives, with the zeros before it.
+  if (value != 0 || !values_.empty()) {
+    values_.Fill(i - values_.size(), 0);
+    values_.push_back(value);
+  }
   if (element > UINT32_MAX && wide_elements_.empty()) {
     for (size_t k = 0; k < i; ++k) wide_elements_.push_back(elements_.empty() ? 0 : elements_[k]);
     elements_.clear();
   }
   if (!wide_elements_.empty()) {
     wide_elements_.push_back(element);
-  } else {
-    if (element != 0 && elements_.empty()) elements_.Fill(i, 0);
-    if (!elements_.empty()) elements_.push_back(static_cast<uint32_t>(element));
+  } else if (element != 0 || !elements_.empty()) {
+    elements_.Fill(i - elements_.size(), 0);
+    elements_.push_back(static_cast<uint32_t>(element));
   }
   duration_sum_ += d;
   value_sum_ += value;

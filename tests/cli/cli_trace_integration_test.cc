@@ -1,0 +1,147 @@
+// pipescope-cli run --trace, --no-trace and report: a saved trace reopens with the same
+// summary and verdict, ranges restrict it, and bad files give readable errors.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace {
+
+struct Output {
+  int exit_code;
+  std::string out;
+};
+
+Output Cli(const std::string& args) {
+  const std::string command = std::string(PIPESCOPE_CLI) + " " + args + " 2>&1";
+  FILE* pipe = popen(command.c_str(), "r");
+  std::string out;
+  std::array<char, 4096> buf;
+  while (size_t n = fread(buf.data(), 1, buf.size(), pipe)) out.append(buf.data(), n);
+  const int status = pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+std::string Pipeline(const std::string& name) {
+  return std::string(PIPESCOPE_RESOURCES) + "/pipelines/" + name;
+}
+
+// Per process: ctest runs the tests of this file in parallel processes.
+std::string TracePath(const std::string& name) {
+  return ::testing::TempDir() + "/" + name + "." + std::to_string(getpid()) + ".pstrace";
+}
+
+// The demo, saved once for the tests below: a sequential 3 ms decode starves the step.
+const std::string& DemoTrace() {
+  static const std::string path = [] {
+    const std::string p = TracePath("cli_demo");
+    const auto r = Cli("run " + Pipeline("input_bound_demo.pbtxt") + " --duration 1.5 --trace " + p);
+    EXPECT_EQ(r.exit_code, 0) << r.out;
+    return p;
+  }();
+  return path;
+}
+
+TEST(CliTraceTest, RunNamesTheBottleneckAndSavesTheTrace) {
+  const auto r = Cli("run " + Pipeline("input_bound_demo.pbtxt") + " --duration 1 --json --trace " +
+                     TracePath("cli_json"));
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["verdict"]["grade"], "highly input-bound");
+  EXPECT_EQ(j["verdict"]["bottleneck"], "decode");
+  EXPECT_EQ(j["trace"], TracePath("cli_json"));
+  EXPECT_TRUE(j["recorded"].get<bool>());
+  EXPECT_EQ(j["dropped_events"], 0);
+  std::ifstream file(TracePath("cli_json"), std::ios::binary);
+  EXPECT_TRUE(file.good());
+}
+
+TEST(CliTraceTest, ReportOfASavedTraceGivesItsSummaryAndVerdict) {
+  const auto r = Cli("report " + DemoTrace() + " --json");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  for (const char* key : {"duration_s", "steps", "steps_per_s", "elements_per_s", "input_wait_fraction",
+                          "device_busy_fraction", "stages", "verdict", "device"}) {
+    EXPECT_TRUE(j.contains(key)) << key;
+  }
+  EXPECT_NEAR(j["duration_s"].get<double>(), 1.5, 0.2);
+  EXPECT_GT(j["input_wait_fraction"].get<double>(), 0.2);
+  EXPECT_EQ(j["verdict"]["bottleneck"], "decode");
+  ASSERT_EQ(j["stages"].size(), 4u);
+  EXPECT_EQ(j["stages"][1]["name"], "decode");
+  EXPECT_GT(j["stages"][1]["busy_fraction"].get<double>(), 0.7);
+  EXPECT_GT(j["stages"][1]["caused_wait_share"].get<double>(), 0.9);
+  // Text for people: the table and the verdict.
+  const auto text = Cli("report " + DemoTrace());
+  ASSERT_EQ(text.exit_code, 0);
+  EXPECT_NE(text.out.find("Highly input-bound: decode is busy"), std::string::npos) << text.out;
+}
+
+TEST(CliTraceTest, ReportRangeRestrictsTheSummary) {
+  const auto r = Cli("report " + DemoTrace() + " --range 0.5:1.0 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_NEAR(j["duration_s"].get<double>(), 0.5, 1e-6);
+  EXPECT_NEAR(j["range_s"][0].get<double>(), 0.5, 1e-6);
+  const auto open_end = Cli("report " + DemoTrace() + " --range 1: --json");
+  ASSERT_EQ(open_end.exit_code, 0) << open_end.out;
+  EXPECT_LT(nlohmann::json::parse(open_end.out)["duration_s"].get<double>(), 0.6);
+  const auto bad = Cli("report " + DemoTrace() + " --range 2:1");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.out.find("--range"), std::string::npos);
+}
+
+TEST(CliTraceTest, NoTraceRunsWithoutRecording) {
+  const auto r = Cli("run " + Pipeline("cpu_bound.pbtxt") + " --duration 0.5 --no-trace --json");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_FALSE(j["recorded"].get<bool>());
+  EXPECT_TRUE(j["stages"].empty());
+  EXPECT_FALSE(j.contains("verdict"));
+  EXPECT_GT(j["steps"].get<int>(), 0);
+}
+
+TEST(CliTraceTest, ADamagedOrForeignFileIsAReadableError) {
+  const std::string foreign = TracePath("foreign");
+  std::ofstream(foreign) << "{\"traceEvents\": []}";
+  auto r = Cli("report " + foreign);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.out.find("not a Pipescope trace"), std::string::npos) << r.out;
+
+  std::ifstream in(DemoTrace(), std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  bytes[bytes.size() / 2] ^= 0x10;
+  const std::string damaged = TracePath("damaged");
+  std::ofstream(damaged, std::ios::binary) << bytes;
+  r = Cli("report " + damaged);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.out.find("at byte"), std::string::npos) << r.out;
+
+  r = Cli("report /nonexistent/x.pstrace");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.out.find("cannot open"), std::string::npos) << r.out;
+}
+
+TEST(CliTraceTest, ATraceCutOffMidRecordingStillReports) {
+  std::ifstream in(DemoTrace(), std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string cut = TracePath("cut");
+  std::ofstream(cut, std::ios::binary) << bytes.substr(0, bytes.size() * 2 / 3);
+  const auto r = Cli("report " + cut);
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("warning"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("decode"), std::string::npos);
+}
+
+TEST(CliTraceTest, AnUnwritableTracePathFailsBeforeRunning) {
+  const auto r = Cli("run " + Pipeline("cpu_bound.pbtxt") + " --steps 2 --trace /nonexistent/dir/t.pstrace");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.out.find("cannot create trace file"), std::string::npos) << r.out;
+}
+
+}  // namespace

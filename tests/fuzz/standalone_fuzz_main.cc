@@ -1,0 +1,77 @@
+// A fuzzing driver for compilers without libFuzzer: mutates the seed trace (bit flips,
+// byte overwrites, truncation, duplication, splices, extreme 32-bit values) and feeds
+// each result to LLVMFuzzerTestOneInput for a bounded time. A crash or a sanitizer report
+// ends the process, which fails the test that runs it.
+//
+//   trace_reader_fuzz [--seconds S] [--seed N] [--write-seed FILE]
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <string>
+
+#include "tests/fuzz/fuzz_seed.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
+
+namespace {
+
+std::string Mutate(std::string s, std::mt19937_64& rng) {
+  const int edits = 1 + static_cast<int>(rng() % 4);
+  for (int e = 0; e < edits && !s.empty(); ++e) {
+    const size_t at = rng() % s.size();
+    switch (rng() % 7) {
+      case 0: s[at] = static_cast<char>(s[at] ^ (1 << (rng() % 8))); break;
+      case 1: s[at] = static_cast<char>(rng()); break;
+      case 2: s.resize(at); break;
+      case 3: s.insert(at, s.substr(rng() % s.size(), rng() % 64)); break;
+      case 4: s.erase(at, rng() % 64); break;
+      case 5: {  // an extreme little-endian u32 (lengths, counts, sizes)
+        static const uint32_t kValues[] = {0, 1, 0x7fffffff, 0xffffffff, 0x04000000, 0x03ffffff};
+        const uint32_t v = kValues[rng() % 6];
+        for (int i = 0; i < 4 && at + i < s.size(); ++i) s[at + i] = static_cast<char>(v >> (8 * i));
+        break;
+      }
+      default: s.insert(at, 1 + rng() % 8, static_cast<char>(rng())); break;
+    }
+  }
+  return s;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  double seconds = 10;
+  uint64_t seed = std::random_device{}();
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--seconds") && i + 1 < argc) seconds = std::atof(argv[++i]);
+    else if (!std::strcmp(argv[i], "--seed") && i + 1 < argc) seed = std::strtoull(argv[++i], nullptr, 10);
+    else if (!std::strcmp(argv[i], "--write-seed") && i + 1 < argc) {
+      std::ofstream(argv[++i], std::ios::binary) << pipescope::fuzz::SeedTrace();
+      return 0;
+    }
+  }
+  const std::string base = pipescope::fuzz::SeedTrace();
+  if (base.empty()) {
+    std::fprintf(stderr, "could not make the seed trace\n");
+    return 1;
+  }
+  std::printf("fuzzing the .pstrace reader for %.0f s, seed %llu\n", seconds,
+              static_cast<unsigned long long>(seed));
+  std::fflush(stdout);
+  std::mt19937_64 rng(seed);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  uint64_t runs = 0;
+  std::string current = base;
+  while (std::chrono::steady_clock::now() < deadline) {
+    // Mostly mutate the seed; sometimes keep mutating the last input to go deeper.
+    current = Mutate(rng() % 4 == 0 ? current : base, rng);
+    LLVMFuzzerTestOneInput(reinterpret_cast<const uint8_t*>(current.data()), current.size());
+    ++runs;
+  }
+  std::printf("%llu inputs, no crash\n", static_cast<unsigned long long>(runs));
+  return 0;
+}

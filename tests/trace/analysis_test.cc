@@ -1,0 +1,147 @@
+// Analysis, gap attribution and the verdict, on traces whose answer is known: built event
+// by event here, and recorded from real runs.
+#include <gtest/gtest.h>
+
+#include "engine/device/simulated_device.h"
+#include "engine/runtime/training_run.h"
+#include "instrumentation/trace/analysis.h"
+#include "instrumentation/trace/gap_attribution.h"
+#include "tests/engine/test_support.h"
+
+namespace pipescope::trace {
+namespace {
+
+using record::EventKind;
+constexpr int64_t kMs = 1'000'000;
+
+void Span(Model& m, EventKind kind, uint16_t op, uint32_t thread, int64_t start, int64_t end,
+          uint64_t element = 0, uint32_t value = 0) {
+  m.AddEvent({start, end, element, value, thread, op, kind, 0});
+}
+
+// src → decode (async, one worker) → prefetch; a 10 ms cycle in which the consumer waits
+// `wait_ms` for input and then trains for the rest. decode's worker is busy `busy` of the
+// time and otherwise waits on its input, whose own work fills that wait when `slow_source`.
+std::unique_ptr<Model> Pipeline(int64_t wait_ms, double busy, bool slow_source = false) {
+  auto m = std::make_unique<Model>();
+  m->run_info().machine.cpu_budget = 8;
+  m->AddStage({0, "src", "synthetic", 0, 0, -1, false, 1, 0});
+  m->AddStage({1, "decode", "map", 0, 1, 0, true, 1, 0});
+  m->AddStage({2, "prefetch", "prefetch", 0, 2, 1, true, 1, 2});
+  uint64_t element = 1;
+  for (int64_t c = 0; c < 100; ++c) {
+    const int64_t t = c * 10 * kMs;
+    Span(*m, EventKind::kInputWait, record::kConsumerOp, 1, t, t + wait_ms * kMs, element);
+    Span(*m, EventKind::kStep, record::kDeviceOp, 0, t + wait_ms * kMs, t + 10 * kMs, element);
+    const auto work = static_cast<int64_t>(busy * 10 * kMs);
+    // decode's worker: pulls its input (src runs on this thread), then works.
+    Span(*m, EventKind::kWaitInput, 1, 2, t, t + 10 * kMs - work);
+    Span(*m, EventKind::kCall, 0, 2, t, t + 10 * kMs - work, element,
+         static_cast<uint32_t>(slow_source ? 10 * kMs - work : 1000));
+    Span(*m, EventKind::kWork, 1, 2, t + 10 * kMs - work, t + 10 * kMs, element);
+    // prefetch's producer waits on decode the whole time.
+    Span(*m, EventKind::kWaitInput, 2, 3, t, t + 10 * kMs);
+    ++element;
+  }
+  return m;
+}
+
+TEST(AnalysisTest, MeasuresTheConsumerAndEveryOp) {
+  auto m = Pipeline(7, 0.98);
+  const RangeAnalysis a = Analyze(*m);
+  EXPECT_NEAR(a.duration_s, 1.0, 1e-9);
+  EXPECT_EQ(a.steps, 100);
+  EXPECT_NEAR(a.steps_per_s, 100, 1e-6);
+  EXPECT_NEAR(a.input_wait_fraction, 0.7, 1e-9);
+  EXPECT_NEAR(a.device_busy_fraction, 0.3, 1e-9);
+  ASSERT_EQ(a.stages.size(), 3u);
+  const StageFigures& decode = a.stages[1];
+  EXPECT_EQ(decode.name, "decode");
+  EXPECT_NEAR(decode.busy_fraction, 0.98, 1e-9);
+  EXPECT_NEAR(decode.waiting_input_fraction, 0.02, 1e-9);
+  EXPECT_EQ(a.stages[0].elements, 100);
+  EXPECT_NEAR(a.stages[0].self_ns_per_element, 1000, 1e-9);
+  EXPECT_NEAR(a.stages[2].waiting_input_fraction, 1.0, 1e-9);
+}
+
+TEST(AnalysisTest, AVerdictNamesTheOpThatStarvesTheConsumer) {
+  auto m = Pipeline(7, 0.98);
+  const RangeAnalysis a = Analyze(*m);
+  EXPECT_NEAR(a.stages[1].caused_wait_share, 1.0, 1e-9);
+  EXPECT_EQ(a.verdict.grade, "highly input-bound");
+  EXPECT_EQ(a.verdict.bottleneck, "decode");
+  // 98% busy on one worker while the consumer waits 70%: about 0.98 / 0.3 = 3.3 workers.
+  EXPECT_EQ(a.verdict.suggestion, "raise decode's num_parallel_calls to 4");
+  EXPECT_NE(a.verdict.text.find("decode is busy 98% with parallelism 1 while the consumer waits 70%"),
+            std::string::npos)
+      << a.verdict.text;
+}
+
+TEST(AnalysisTest, GradesLikeTensorBoardsInputPipelineAnalyzer) {
+  EXPECT_EQ(Analyze(*Pipeline(2, 0.98)).verdict.grade, "highly input-bound");     // 20%
+  EXPECT_EQ(Analyze(*Pipeline(1, 0.98)).verdict.grade, "moderately input-bound");  // 10%
+  const auto ok = Analyze(*Pipeline(0, 0.5));
+  EXPECT_EQ(ok.verdict.grade, "not input-bound");
+  EXPECT_NE(ok.verdict.suggestion.find("training step"), std::string::npos);
+}
+
+TEST(GapAttributionTest, WalksUpstreamPastOpsThatOnlyWaitForTheirInput) {
+  // decode's worker now mostly waits on src, whose own work fills that wait.
+  auto m = Pipeline(7, 0.1, /*slow_source=*/true);
+  const GapCause cause = AttributeGap(*m, 0, 7 * kMs);
+  EXPECT_EQ(cause.op, 0);
+  const RangeAnalysis a = Analyze(*m);
+  EXPECT_EQ(a.verdict.bottleneck, "src");
+  EXPECT_NE(a.verdict.suggestion.find("read in parallel"), std::string::npos);
+}
+
+TEST(GapAttributionTest, SharesOfWaitingAddUpToTheWaitInTheRange) {
+  auto m = Pipeline(7, 0.98);
+  const auto caused = AttributeWaiting(*m, 0, 500 * kMs);
+  int64_t total = 0;
+  for (const auto& [op, ns] : caused) total += ns;
+  EXPECT_EQ(total, 50 * 7 * kMs);
+  EXPECT_EQ(caused.at(1), total);
+}
+
+TEST(AnalysisTest, ARangeSeesOnlyWhatHappenedInIt) {
+  auto m = Pipeline(7, 0.98);
+  // 5 ms to 25 ms holds the waits [5, 7), [10, 17) and [20, 25): 14 ms of 20.
+  const RangeAnalysis a = Analyze(*m, 5 * kMs, 25 * kMs);
+  EXPECT_NEAR(a.duration_s, 0.020, 1e-12);
+  EXPECT_NEAR(a.input_wait_fraction, 14.0 / 20.0, 1e-9);
+  EXPECT_EQ(a.steps, 2);  // the steps starting at 7 ms and 17 ms
+}
+
+TEST(AnalysisTest, KnobChangesShowInTheAverageParallelism) {
+  auto m = Pipeline(7, 0.98);
+  m->AddKnobChange({500 * kMs, 1, "num_parallel_calls", 1, 3, "test"});
+  EXPECT_NEAR(Analyze(*m).stages[1].parallelism, 2.0, 1e-9);
+  EXPECT_NEAR(Analyze(*m, 600 * kMs, 700 * kMs).stages[1].parallelism, 3.0, 1e-9);
+}
+
+// A real run: the input_bound_demo situation in miniature.
+TEST(AnalysisTest, ARecordedRunOfASlowSequentialMapBlamesThatMap) {
+  auto run = engine::testing::MakeRecordedPipeline(
+      "source { name: \"read\" range { stop: 1000000 } } "
+      "ops { name: \"decode\" map { fn { cpu_work { duration: \"2ms\" } } } } "
+      "ops { name: \"prefetch\" prefetch { buffer_size: 2 } }");
+  engine::CancellationToken c;
+  engine::SimulatedDevice device(500'000, 1, c);
+  device.set_recorder(run.recorder.get());
+  engine::RunOptions options;
+  options.max_steps = 150;
+  ASSERT_TRUE(engine::RunTraining(*run.pipeline, device, options).ok());
+  run.Finish();
+  const RangeAnalysis a = Analyze(*run.model);
+  EXPECT_GT(a.input_wait_fraction, 0.5);
+  EXPECT_EQ(a.verdict.grade, "highly input-bound");
+  EXPECT_EQ(a.verdict.bottleneck, "decode");
+  EXPECT_EQ(a.steps, 150);
+  const StageFigures& decode = a.stages[1];
+  EXPECT_GT(decode.busy_fraction, 0.6);
+  EXPECT_NEAR(decode.self_ns_per_element, 2e6, 1e6);
+}
+
+}  // namespace
+}  // namespace pipescope::trace

@@ -1,0 +1,243 @@
+// The .pstrace format: what is written reads back exactly; cut-off files open up to their
+// last complete chunk; damaged and hostile files give errors that say where.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <zstd.h>
+
+#include "instrumentation/record/crc32c.h"
+#include "instrumentation/trace/format/record_framing.h"
+#include "instrumentation/trace/format/trace_reader.h"
+#include "instrumentation/trace/format/trace_writer.h"
+
+namespace pipescope::pstrace {
+namespace {
+
+using record::EventKind;
+
+std::string TempPath(const std::string& name) {
+  return ::testing::TempDir() + "/pipescope_" + name + ".pstrace";
+}
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return std::move(s).str();
+}
+
+TraceHeader Header() {
+  TraceHeader h;
+  h.mutable_spec()->set_name("roundtrip");
+  h.set_device("simulated");
+  h.mutable_machine()->set_cpu_cores(2);
+  h.mutable_machine()->set_cpu_budget(2);
+  h.mutable_clock()->set_source("tsc");
+  return h;
+}
+
+// Three batches of events on several tracks, with every column kind in use.
+std::vector<record::TraceBatch> Batches() {
+  std::vector<record::TraceBatch> batches(3);
+  batches[0].stages.push_back({1, "decode", "map", 0, 1, 0, true, 2, 0});
+  batches[0].stages.push_back({0, "read", "synthetic", 0, 0, -1, false, 1, 0});
+  batches[0].threads.push_back({1, "decode/0"});
+  batches[1].knob_changes.push_back({5000, 1, "num_parallel_calls", 2, 4, "cli"});
+  batches[2].markers.push_back({9000, "pipeline rebuilt"});
+  std::mt19937_64 rng(4);
+  int64_t t = 100;
+  uint64_t element = 1;
+  for (int b = 0; b < 3; ++b) {
+    for (int i = 0; i < 3000; ++i) {
+      const int64_t d = static_cast<int64_t>(rng() % 5000);
+      batches[b].events.push_back({t, t + d, element, static_cast<uint32_t>(rng() % 900), 1, 1,
+                                   EventKind::kWork, 0});
+      batches[b].events.push_back({t, t, 0, static_cast<uint32_t>(i % 7), 0, 1,
+                                   EventKind::kBufferLevel, 0});
+      batches[b].events.push_back({t + d, t + d + 10'000'000'000, element, 0, 2, 0,
+                                   EventKind::kStep, 0});  // a 10 s span
+      t += d + 1 + static_cast<int64_t>(rng() % 100);
+      element += 1 + rng() % 3;
+    }
+    batches[b].time_ns = t;
+    batches[b].dropped_total = 7 * static_cast<uint64_t>(b);
+  }
+  return batches;
+}
+
+// Writes the batches; chunk_events small enough that every batch is a chunk.
+std::string WriteTrace(const std::string& name) {
+  const std::string path = TempPath(name);
+  TraceWriter::Options options;
+  options.chunk_events = 1;
+  auto writer = TraceWriter::Create(path, Header(), options);
+  EXPECT_TRUE(writer.ok());
+  const auto batches = Batches();
+  for (size_t i = 0; i < batches.size(); ++i) (*writer)->Consume(batches[i], i + 1 == batches.size());
+  EXPECT_TRUE((*writer)->status().ok());
+  return path;
+}
+
+void ExpectSameEvents(const trace::Model& model, const std::vector<record::TraceBatch>& batches,
+                      size_t batch_count) {
+  trace::Model expected;
+  for (size_t i = 0; i < batch_count; ++i) expected.Consume(batches[i], false);
+  ASSERT_EQ(model.tracks().size(), expected.tracks().size());
+  for (const auto& want : expected.tracks()) {
+    const trace::Track* got = model.FindTrack(want->key());
+    ASSERT_NE(got, nullptr);
+    ASSERT_EQ(got->size(), want->size());
+    for (size_t i = 0; i < want->size(); ++i) {
+      ASSERT_EQ(got->start(i), want->start(i));
+      ASSERT_EQ(got->duration(i), want->duration(i));
+      ASSERT_EQ(got->element(i), want->element(i));
+      ASSERT_EQ(got->value(i), want->value(i));
+    }
+  }
+}
+
+TEST(PstraceTest, WhatIsWrittenReadsBackExactly) {
+  const std::string path = WriteTrace("roundtrip");
+  auto loaded = ReadTraceFile(path);
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  EXPECT_TRUE(loaded->complete);
+  EXPECT_TRUE(loaded->warnings.empty());
+  EXPECT_EQ(loaded->header.spec().name(), "roundtrip");
+  EXPECT_EQ(loaded->header.format_version(), kFormatVersion);
+  const trace::Model& m = *loaded->model;
+  EXPECT_EQ(m.run_info().device, "simulated");
+  EXPECT_EQ(m.run_info().machine.cpu_budget, 2);
+  ASSERT_NE(m.StageNamed("decode"), nullptr);
+  EXPECT_EQ(m.StageNamed("decode")->parallelism, 2);
+  EXPECT_EQ(m.StageNamed("decode")->input, 0);
+  EXPECT_EQ(m.ThreadName(1), "decode/0");
+  ASSERT_EQ(m.knob_changes().size(), 1u);
+  EXPECT_EQ(m.knob_changes()[0].who, "cli");
+  ASSERT_EQ(m.markers().size(), 1u);
+  EXPECT_EQ(m.dropped_events(), 14u);
+  ExpectSameEvents(m, Batches(), 3);
+}
+
+TEST(PstraceTest, AFileCutOffMidChunkOpensUpToItsLastCompleteChunk) {
+  const std::string bytes = ReadAll(WriteTrace("cut"));
+  // Find where each record starts, then cut inside the third chunk.
+  std::vector<size_t> records;
+  for (size_t pos = sizeof kMagic; pos + kRecordHeaderBytes <= bytes.size() - kTrailerBytes;) {
+    records.push_back(pos);
+    pos += kRecordHeaderBytes + GetU32(bytes.data() + pos + 4);
+  }
+  ASSERT_EQ(records.size(), 5u);  // header, three chunks, footer
+  for (size_t cut : {records[3] + 1, records[3] + 20, records[4] - 1}) {
+    auto loaded = ReadTraceBytes(std::string_view(bytes).substr(0, cut), "cut.pstrace");
+    ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+    EXPECT_FALSE(loaded->complete);
+    ASSERT_EQ(loaded->warnings.size(), 1u);
+    EXPECT_NE(loaded->warnings[0].find("cut off"), std::string::npos) << loaded->warnings[0];
+    ExpectSameEvents(*loaded->model, Batches(), 2);
+  }
+}
+
+TEST(PstraceTest, EveryTruncationEitherLoadsOrSaysWhy) {
+  const std::string bytes = ReadAll(WriteTrace("every_cut"));
+  for (size_t cut = 0; cut < bytes.size(); cut += 97) {
+    auto loaded = ReadTraceBytes(std::string_view(bytes).substr(0, cut), "t.pstrace");
+    if (!loaded.ok()) {
+      EXPECT_NE(loaded.status().message().find("t.pstrace"), std::string::npos);
+    }
+  }
+}
+
+TEST(PstraceTest, ADamagedChunkIsAnErrorNamingItsOffset) {
+  std::string bytes = ReadAll(WriteTrace("damaged"));
+  const size_t first_chunk = sizeof kMagic + kRecordHeaderBytes + GetU32(bytes.data() + sizeof kMagic + 4);
+  bytes[first_chunk + kRecordHeaderBytes + 10] ^= 0x40;
+  auto loaded = ReadTraceBytes(bytes, "damaged.pstrace");
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.status().code(), engine::StatusCode::kDataLoss);
+  EXPECT_NE(loaded.status().message().find("byte " + std::to_string(first_chunk)), std::string::npos)
+      << loaded.status().message();
+  EXPECT_NE(loaded.status().message().find("checksum"), std::string::npos);
+}
+
+TEST(PstraceTest, NotATraceIsSaidPlainly) {
+  auto loaded = ReadTraceBytes("{\"traceEvents\": []}", "chrome.json");
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_NE(loaded.status().message().find("not a Pipescope trace"), std::string::npos);
+  EXPECT_FALSE(ReadTraceFile("/nonexistent/trace.pstrace").ok());
+}
+
+// Builds a file by hand: the magic, then records with correct checksums.
+std::string Record(RecordType type, const std::string& payload) {
+  std::string r;
+  r.push_back(static_cast<char>(type));
+  r.append(3, '\0');
+  PutU32(r, static_cast<uint32_t>(payload.size()));
+  PutU32(r, record::Crc32c(payload.data(), payload.size()));
+  return r + payload;
+}
+
+std::string WithChunk(const std::string& chunk_payload) {
+  TraceHeader h = Header();
+  h.set_format_version(kFormatVersion);
+  return std::string(kMagic, sizeof kMagic) + Record(RecordType::kHeader, h.SerializeAsString()) +
+         Record(RecordType::kChunk, chunk_payload);
+}
+
+TEST(PstraceTest, HostileSizesAreRefusedBeforeAnythingIsAllocated) {
+  // A record that claims 4 GB.
+  std::string huge = std::string(kMagic, sizeof kMagic);
+  huge.push_back(static_cast<char>(RecordType::kHeader));
+  huge.append(3, '\0');
+  PutU32(huge, 0xFFFFFFF0u);
+  PutU32(huge, 0);
+  auto a = ReadTraceBytes(huge, "huge.pstrace");
+  ASSERT_FALSE(a.ok());
+  EXPECT_NE(a.status().message().find("exceeds the limit"), std::string::npos);
+
+  // A chunk that claims to decompress to 60 MB from 10 bytes.
+  std::string bomb;
+  PutU32(bomb, 60u << 20);
+  bomb.append(10, 'x');
+  auto b = ReadTraceBytes(WithChunk(bomb), "bomb.pstrace");
+  ASSERT_FALSE(b.ok());
+  EXPECT_NE(b.status().message().find("chunk 0"), std::string::npos) << b.status().message();
+}
+
+TEST(PstraceTest, ATrackClaimingMoreEventsThanItsBytesIsRefused) {
+  EventChunk chunk;
+  TrackColumns* t = chunk.add_tracks();
+  t->set_kind(static_cast<uint32_t>(EventKind::kWork));
+  t->set_count(1'000'000'000);
+  t->set_starts(std::string(3, '\0'));
+  const std::string raw = chunk.SerializeAsString();
+  std::string payload;
+  PutU32(payload, static_cast<uint32_t>(raw.size()));
+  payload.resize(4 + ZSTD_compressBound(raw.size()));
+  payload.resize(4 + ZSTD_compress(payload.data() + 4, payload.size() - 4, raw.data(), raw.size(), 1));
+  auto loaded = ReadTraceBytes(WithChunk(payload), "claims.pstrace");
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_NE(loaded.status().message().find("claims 1000000000 events"), std::string::npos)
+      << loaded.status().message();
+}
+
+TEST(PstraceTest, TraceFilesAreSmall) {
+  // Back-to-back work spans as a worker records them: under 4 bytes per event on disk.
+  const std::string path = TempPath("small");
+  auto writer = TraceWriter::Create(path, Header());
+  ASSERT_TRUE(writer.ok());
+  record::TraceBatch batch;
+  std::mt19937_64 rng(5);
+  int64_t t = 0;
+  for (uint64_t i = 1; i <= 200'000; ++i) {
+    const int64_t d = 900 + static_cast<int64_t>(rng() % 200);
+    batch.events.push_back({t, t + d, i, 0, 1, 1, EventKind::kWork, 0});
+    t += d + 40;
+  }
+  (*writer)->Consume(batch, true);
+  EXPECT_LT(static_cast<double>((*writer)->bytes_written()) / 200'000, 4.0);
+}
+
+}  // namespace
+}  // namespace pipescope::pstrace

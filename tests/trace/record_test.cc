@@ -1,0 +1,183 @@
+// The recording path: CRC-32C, the per-thread ring, the recorder and its collector.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <random>
+#include <thread>
+
+#include "instrumentation/record/crc32c.h"
+#include "instrumentation/record/recorder.h"
+#include "instrumentation/trace/model.h"
+
+namespace pipescope::record {
+namespace {
+
+TEST(Crc32cTest, MatchesTheStandardCheckValues) {
+  EXPECT_EQ(Crc32c("123456789", 9), 0xE3069283u);
+  EXPECT_EQ(Crc32c("", 0), 0u);
+  const std::string zeros(32, '\0');
+  EXPECT_EQ(Crc32c(zeros.data(), zeros.size()), 0x8A9136AAu);  // RFC 3720, B.4
+  const std::string ones(32, '\xff');
+  EXPECT_EQ(Crc32c(ones.data(), ones.size()), 0x62A8AB43u);
+}
+
+TEST(Crc32cTest, CanBeComputedInPieces) {
+  std::mt19937 rng(1);
+  std::string data(1000, '\0');
+  for (auto& c : data) c = static_cast<char>(rng());
+  for (size_t cut : {0u, 1u, 7u, 8u, 13u, 500u, 999u}) {
+    const uint32_t whole = Crc32c(data.data(), data.size());
+    const uint32_t first = Crc32c(data.data(), cut);
+    EXPECT_EQ(Crc32c(data.data() + cut, data.size() - cut, first), whole) << "cut at " << cut;
+  }
+}
+
+TEST(EventRingTest, DeliversInOrderAndCountsWhatDidNotFit) {
+  EventRing ring;
+  const size_t n = EventRing::kCapacity + 10;
+  for (size_t i = 0; i < n; ++i) ring.Push(Event{i, i, i, 0, 0, EventKind::kWork, 0});
+  EXPECT_EQ(ring.dropped(), 10u);
+  uint64_t expected = 0;
+  const size_t drained = ring.Drain([&](const Event& e) { EXPECT_EQ(e.element, expected++); });
+  EXPECT_EQ(drained, EventRing::kCapacity);
+  ring.Push(Event{7, 7, 7, 0, 0, EventKind::kWork, 0});
+  EXPECT_EQ(ring.Drain([](const Event& e) { EXPECT_EQ(e.element, 7u); }), 1u);
+}
+
+TEST(EventRingTest, AConcurrentDrainLosesNothingItDidNotCount) {
+  EventRing ring;
+  constexpr uint64_t kEvents = 2'000'000;
+  std::atomic<bool> done{false};
+  uint64_t received = 0, last = 0;
+  bool ordered = true;
+  std::thread consumer([&] {
+    auto take = [&](const Event& e) {
+      ordered &= received == 0 || e.element > last;
+      last = e.element;
+      ++received;
+    };
+    while (!done.load()) ring.Drain(take);
+    ring.Drain(take);
+  });
+  for (uint64_t i = 1; i <= kEvents; ++i) ring.Push(Event{i, i, i, 0, 0, EventKind::kWork, 0});
+  done = true;
+  consumer.join();
+  EXPECT_TRUE(ordered);
+  EXPECT_EQ(received + ring.dropped(), kEvents);
+}
+
+TEST(TickCalibrationTest, TicksConvertToTheMonotonicClock) {
+  const TickCalibration& c = TickCalibration::Get();
+  const int64_t before = NowNs();
+  const uint64_t ticks = Ticks();
+  const int64_t after = NowNs();
+  // Within a millisecond of the paired readings (conversion error and preemption).
+  EXPECT_GE(c.ToNs(ticks), before - 1'000'000);
+  EXPECT_LE(c.ToNs(ticks), after + 1'000'000);
+}
+
+TEST(RecorderTest, EventsOfEveryThreadReachTheSinkWithTheirThreadsNames) {
+  Recorder recorder;
+  trace::Model model;
+  recorder.AddSink(&model);
+  recorder.Start();
+  recorder.DefineStage({3, "decode", "map", 0, 0, -1, true, 2, 0});
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 3; ++t) {
+    threads.emplace_back([&, t] {
+      SetThreadName("worker/" + std::to_string(t));
+      for (uint64_t i = 0; i < 1000; ++i) {
+        const uint64_t t0 = Ticks();
+        recorder.RecordSpan(EventKind::kWork, 3, t0, Ticks(), i + 1);
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  recorder.Stop();
+  EXPECT_EQ(model.dropped_events(), 0u);
+  const auto tracks = model.TracksOf(EventKind::kWork, 3);
+  ASSERT_EQ(tracks.size(), 3u);
+  std::set<std::string> names;
+  for (const auto* t : tracks) {
+    EXPECT_EQ(t->size(), 1000u);
+    names.insert(model.ThreadName(t->key().thread));
+  }
+  EXPECT_EQ(names, (std::set<std::string>{"worker/0", "worker/1", "worker/2"}));
+  ASSERT_NE(model.Stage(3), nullptr);
+  EXPECT_EQ(model.Stage(3)->name, "decode");
+}
+
+TEST(RecorderTest, SpansKeepTheirRealDurations) {
+  Recorder recorder;
+  trace::Model model;
+  recorder.AddSink(&model);
+  recorder.Start();
+  const uint64_t t0 = Ticks();
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  recorder.RecordSpan(EventKind::kWork, 1, t0, Ticks());
+  const int64_t ns_sleep_start = NowNs();
+  std::this_thread::sleep_for(std::chrono::milliseconds(3));
+  recorder.Record(Event{static_cast<uint64_t>(ns_sleep_start), static_cast<uint64_t>(NowNs()), 0, 0,
+                        kDeviceOp, EventKind::kStep, kFlagTimesInNs});
+  recorder.Stop();
+  const auto work = model.TracksOf(EventKind::kWork, 1);
+  ASSERT_EQ(work.size(), 1u);
+  EXPECT_GE(work[0]->duration(0), 5'000'000);
+  EXPECT_LT(work[0]->duration(0), 50'000'000);
+  const auto steps = model.TracksOf(EventKind::kStep, kDeviceOp);
+  ASSERT_EQ(steps.size(), 1u);
+  EXPECT_GE(steps[0]->duration(0), 3'000'000);
+  // Both clocks land on one time axis: the step began after the work span ended.
+  EXPECT_GE(steps[0]->start(0), work[0]->end(0));
+}
+
+TEST(RecorderTest, WhenTheCollectorFallsBehindEventsAreDroppedAndCounted) {
+  Recorder::Options slow;
+  slow.drain_period_ns = 60'000'000'000;  // the collector never drains before Stop
+  Recorder recorder(slow);
+  trace::Model model;
+  recorder.AddSink(&model);
+  recorder.Start();
+  const size_t n = EventRing::kCapacity + 500;
+  for (size_t i = 0; i < n; ++i) recorder.RecordSpan(EventKind::kWork, 1, i, i + 1, i + 1);
+  recorder.Stop();
+  EXPECT_EQ(model.dropped_events(), 500u);
+  EXPECT_EQ(model.event_count(), EventRing::kCapacity);
+}
+
+TEST(RecorderTest, ThreadsThatEndedStillHaveAllTheirEventsDelivered) {
+  Recorder recorder;
+  trace::Model model;
+  recorder.AddSink(&model);
+  recorder.Start();
+  for (int round = 0; round < 20; ++round) {
+    std::thread([&] {
+      for (uint64_t i = 0; i < 100; ++i) recorder.RecordSpan(EventKind::kWork, 1, i, i + 1);
+    }).join();
+  }
+  recorder.Stop();
+  EXPECT_EQ(model.event_count(), 2000u);
+  EXPECT_EQ(model.TracksOf(EventKind::kWork, 1).size(), 20u);
+}
+
+TEST(RecorderTest, KnobChangesAndMarkersArriveOnTheRecordingsTimeAxis) {
+  Recorder recorder;
+  trace::Model model;
+  recorder.AddSink(&model);
+  recorder.Start();
+  recorder.KnobChanged({NowNs(), 2, "num_parallel_calls", 1, 4, "cli"});
+  recorder.Mark(NowNs(), "pipeline rebuilt");
+  recorder.Stop();
+  ASSERT_EQ(model.knob_changes().size(), 1u);
+  const auto& k = model.knob_changes()[0];
+  EXPECT_EQ(k.knob, "num_parallel_calls");
+  EXPECT_EQ(k.from, 1);
+  EXPECT_EQ(k.to, 4);
+  EXPECT_EQ(k.who, "cli");
+  EXPECT_GE(k.time_ns, 0);
+  EXPECT_LT(k.time_ns, 1'000'000'000);
+  ASSERT_EQ(model.markers().size(), 1u);
+}
+
+}  // namespace
+}  // namespace pipescope::record

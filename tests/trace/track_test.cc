@@ -1,0 +1,127 @@
+// trace::Track: the range sums and the level-of-detail query agree with a direct count.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "instrumentation/trace/track.h"
+
+namespace pipescope::trace {
+namespace {
+
+struct Span {
+  int64_t start, end;
+  uint32_t value;
+};
+
+std::vector<Span> RandomSpans(size_t n, uint32_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<Span> spans;
+  int64_t t = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const int64_t gap = static_cast<int64_t>(rng() % 100);
+    const int64_t d = static_cast<int64_t>(rng() % 300);
+    spans.push_back({t + gap, t + gap + d, static_cast<uint32_t>(rng() % 50)});
+    t += gap + d;
+  }
+  return spans;
+}
+
+Track Build(const std::vector<Span>& spans) {
+  Track track({record::EventKind::kCall, 1, 1});
+  uint64_t id = 1;
+  for (const auto& s : spans) track.Append(s.start, s.end, id++, s.value);
+  return track;
+}
+
+int64_t BruteCovered(const std::vector<Span>& spans, int64_t t0, int64_t t1) {
+  int64_t c = 0;
+  for (const auto& s : spans) c += std::max<int64_t>(0, std::min(s.end, t1) - std::max(s.start, t0));
+  return c;
+}
+
+TEST(TrackTest, RangeSumsMatchADirectCount) {
+  const auto spans = RandomSpans(5000, 1);
+  const Track track = Build(spans);
+  std::mt19937_64 rng(2);
+  const int64_t end = spans.back().end;
+  for (int trial = 0; trial < 500; ++trial) {
+    int64_t a = static_cast<int64_t>(rng() % static_cast<uint64_t>(end + 100)) - 50;
+    int64_t b = static_cast<int64_t>(rng() % static_cast<uint64_t>(end + 100)) - 50;
+    if (a > b) std::swap(a, b);
+    const auto sums = track.SumRange(a, b);
+    ASSERT_EQ(sums.covered_ns, BruteCovered(spans, a, b)) << a << ".." << b;
+    size_t overlapping = 0;
+    double value = 0;
+    for (const auto& s : spans) {
+      const int64_t inside = std::min(s.end, b) - std::max(s.start, a);
+      if (s.end > a && s.start < b) ++overlapping;
+      if (inside > 0 && s.end > s.start) value += s.value * double(inside) / double(s.end - s.start);
+      if (s.end == s.start && s.start > a && s.start < b) value += s.value;  // an instant inside
+    }
+    // Zero-length spans at the edges are counted by neither definition consistently; the
+    // count may differ by them, never the time.
+    EXPECT_NEAR(static_cast<double>(sums.events), static_cast<double>(overlapping), 2.0);
+    EXPECT_NEAR(sums.value, value, 1e-6 * std::max(1.0, value));
+  }
+}
+
+TEST(TrackTest, PixelSummaryMatchesADirectCountPerPixel) {
+  const auto spans = RandomSpans(20000, 3);
+  const Track track = Build(spans);
+  std::vector<Track::Bucket> buckets;
+  const int64_t t0 = spans[100].start + 17, t1 = spans[15000].end - 3;
+  const int pixels = 700;
+  track.Summarize(t0, t1, pixels, buckets);
+  ASSERT_EQ(buckets.size(), static_cast<size_t>(pixels));
+  const double width = static_cast<double>(t1 - t0) / pixels;
+  int64_t total = 0;
+  for (int p = 0; p < pixels; ++p) {
+    const auto b0 = t0 + static_cast<int64_t>(p * width);
+    const auto b1 = t0 + static_cast<int64_t>((p + 1) * width);
+    ASSERT_EQ(buckets[p].covered_ns, BruteCovered(spans, b0, b1)) << "pixel " << p;
+    total += buckets[p].covered_ns;
+    if (buckets[p].events > 0) {
+      EXPECT_GT(track.end(buckets[p].first), b0);
+      EXPECT_LT(track.start(buckets[p].first), b1);
+    }
+  }
+  EXPECT_EQ(total, BruteCovered(spans, t0, t1));
+}
+
+TEST(TrackTest, KeepsLongDurationsAndWideElementIds) {
+  Track track({record::EventKind::kIdle, 1, 1});
+  track.Append(0, 10'000'000'000, 5, 0);  // 10 s: more than 32 bits of nanoseconds
+  track.Append(10'000'000'000, 10'000'000'100, uint64_t{1} << 40, 0);
+  EXPECT_EQ(track.duration(0), 10'000'000'000);
+  EXPECT_EQ(track.element(0), 5u);
+  EXPECT_EQ(track.element(1), uint64_t{1} << 40);
+  EXPECT_EQ(track.SumRange(0, 20'000'000'000).covered_ns, 10'000'000'100);
+}
+
+TEST(TrackTest, OverlappingInputIsMadeSequential) {
+  Track track({record::EventKind::kWork, 1, 1});
+  track.Append(100, 200, 1, 0);
+  track.Append(150, 300, 2, 0);  // starts before the previous end
+  track.Append(50, 60, 3, 0);    // entirely before it
+  EXPECT_EQ(track.start(1), 200);
+  EXPECT_EQ(track.end(1), 300);
+  EXPECT_EQ(track.start(2), 300);
+  EXPECT_EQ(track.duration(2), 0);
+  EXPECT_EQ(track.SumRange(0, 1000).covered_ns, 200);
+}
+
+TEST(TrackTest, ColumnsThatAreAllZeroCostNothing) {
+  Track with_values({record::EventKind::kCall, 1, 1});
+  Track without({record::EventKind::kWaitInput, 1, 1});
+  for (int i = 0; i < 100000; ++i) {
+    with_values.Append(i * 10, i * 10 + 5, static_cast<uint64_t>(i + 1), 3);
+    without.Append(i * 10, i * 10 + 5, 0, 0);
+  }
+  with_values.ShrinkToFit();
+  without.ShrinkToFit();
+  EXPECT_LE(with_values.memory_bytes(), 100000u * 21);
+  EXPECT_LE(without.memory_bytes(), 100000u * 13);
+}
+
+}  // namespace
+}  // namespace pipescope::trace
