@@ -16,6 +16,7 @@ SummaryContext ContextFromModel(const trace::Model& model, bool end_of_data) {
   c.device = model.run_info().device;
   c.end_of_data = end_of_data;
   c.knob_changes = model.knob_changes();
+  c.events = model.event_count();
   for (const auto* s : model.StagesInOrder()) {
     if (c.op_names.size() <= s->id) c.op_names.resize(s->id + 1u);
     c.op_names[s->id] = s->name;
@@ -36,6 +37,7 @@ nlohmann::json SummaryToJson(const trace::RangeAnalysis& a, const SummaryContext
   j["device_busy_fraction"] = a.device_busy_fraction;
   j["end_of_data"] = c.end_of_data;
   j["recorded"] = c.recorded;
+  j["events"] = c.events;
   j["dropped_events"] = a.dropped_events;
   j["stages"] = nlohmann::json::array();
   for (const auto& st : a.stages) {

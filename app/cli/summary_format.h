@@ -15,6 +15,7 @@ struct SummaryContext {
   std::string device;  // "simulated" or "gpu"
   bool end_of_data = false;
   bool recorded = true;  // false: --no-trace, so there are no per-op figures
+  uint64_t events = 0;   // in the trace
   std::vector<record::KnobChangeDef> knob_changes;
   std::vector<std::string> op_names;  // by stage id, for knob changes
 };

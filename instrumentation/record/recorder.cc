@@ -132,6 +132,11 @@ uint64_t Recorder::dropped() const {
   return total;
 }
 
+void Recorder::WakeCollector() {
+  drain_now_.store(true, std::memory_order_relaxed);
+  stop_cv_.notify_one();
+}
+
 void Recorder::CollectorLoop() {
   SetThreadName("collector");
   int64_t next_sample = NowNs();
@@ -151,8 +156,9 @@ void Recorder::CollectorLoop() {
     }
     CollectOnce(/*final=*/false);
     lock.lock();
-    stop_cv_.wait_for(lock, std::chrono::nanoseconds(options_.drain_period_ns),
-                      [&] { return stopping_; });
+    stop_cv_.wait_for(lock, std::chrono::nanoseconds(options_.drain_period_ns), [&] {
+      return stopping_ || drain_now_.exchange(false, std::memory_order_relaxed);
+    });
   }
 }
 

@@ -58,7 +58,9 @@ class Recorder {
   void Stop();  // idempotent
 
   // ---- hot path (any thread)
-  void Record(const Event& e) { RingOfThisThread()->Push(e); }
+  void Record(const Event& e) {
+    if (RingOfThisThread()->Push(e)) [[unlikely]] WakeCollector();
+  }
   void RecordSpan(EventKind kind, uint16_t op, uint64_t start, uint64_t end, uint64_t element = 0,
                   uint32_t value = 0, uint8_t flags = 0) {
     Record(Event{start, end, element, value, op, kind, flags});
@@ -91,6 +93,7 @@ class Recorder {
   }
   EventRing* RegisterThisThread();
   void CollectorLoop();
+  void WakeCollector();
   // Drains every ring and pending metadata into one batch and hands it to the sinks.
   void CollectOnce(bool final);
   void SampleCpuTimes();
@@ -115,6 +118,7 @@ class Recorder {
   std::mutex stop_mu_;
   std::condition_variable stop_cv_;
   bool stopping_ = false;
+  std::atomic<bool> drain_now_{false};
   bool started_ = false;
   bool stopped_ = false;
 };

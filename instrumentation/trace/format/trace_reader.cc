@@ -39,7 +39,8 @@ bool KnownKind(uint32_t kind) {
 }
 
 // Decodes one track's columns into the model.
-Status DecodeTrack(const TrackColumns& t, trace::Model& model, const std::string& where) {
+Status DecodeTrack(const TrackColumns& t, int64_t base_ns, trace::Model& model,
+                   const std::string& where) {
   if (!KnownKind(t.kind())) return Corrupt(where, "unknown event kind " + std::to_string(t.kind()));
   if (t.op() > 0xFFFF) return Corrupt(where, "op id " + std::to_string(t.op()) + " out of range");
   // Every event has at least one byte in `starts`, so the count is bounded by the data.
@@ -52,7 +53,7 @@ Status DecodeTrack(const TrackColumns& t, trace::Model& model, const std::string
   trace::Track& track = model.TrackFor(key);
   VarintReader starts(t.starts()), durations(t.durations()), elements(t.elements()),
       values(t.values());
-  int64_t previous_end = 0;
+  int64_t previous_end = base_ns;
   uint64_t previous_element = 0;
   for (uint32_t i = 0; i < t.count(); ++i) {
     uint64_t s = 0, d = 0, e = 0, v = 0;
@@ -106,7 +107,9 @@ Status ApplyChunk(const EventChunk& chunk, trace::Model& model, const std::strin
     model.AddKnobChange({k.time_ns(), static_cast<uint16_t>(k.op()), k.knob(), k.from(), k.to(), k.who()});
   }
   for (const auto& m : chunk.markers()) model.AddMarker({m.time_ns(), m.text()});
-  for (const auto& t : chunk.tracks()) RETURN_IF_ERROR(DecodeTrack(t, model, where));
+  constexpr int64_t kMaxTime = int64_t{1} << 50;
+  if (chunk.base_ns() < 0 || chunk.base_ns() > kMaxTime) return Corrupt(where, "base time out of range");
+  for (const auto& t : chunk.tracks()) RETURN_IF_ERROR(DecodeTrack(t, chunk.base_ns(), model, where));
   model.SetDropped(chunk.dropped_total());
   model.ExtendDuration(std::clamp<int64_t>(chunk.time_ns(), 0, int64_t{1} << 50));
   return Status::Ok();

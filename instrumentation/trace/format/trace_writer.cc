@@ -22,10 +22,10 @@ trace::TrackKey UnpackKey(uint64_t packed) {
 }
 
 // The columns of one track's events; a column whose values are all 0 stays empty.
-void EncodeColumns(const std::vector<record::TraceEvent>& events, TrackColumns& out) {
+void EncodeColumns(const std::vector<record::TraceEvent>& events, int64_t base_ns, TrackColumns& out) {
   VarintColumnWriter starts(events.size()), durations(events.size()), elements(events.size()),
       values(events.size());
-  int64_t previous_end = 0;
+  int64_t previous_end = base_ns;
   uint64_t previous_element = 0;
   bool any_element = false, any_value = false, any_duration = false;
   for (const auto& e : events) {
@@ -138,12 +138,14 @@ void TraceWriter::Consume(const record::TraceBatch& batch, bool final) {
 }
 
 void TraceWriter::WriteChunk(int64_t time_ns) {
+  const int64_t base_ns = last_chunk_ns_;
   last_chunk_ns_ = time_ns;
   if (pending_events_ == 0 && chunk_.stages_size() == 0 && chunk_.threads_size() == 0 &&
       chunk_.knob_changes_size() == 0 && chunk_.markers_size() == 0) {
     return;
   }
   chunk_.set_sequence(sequence_++);
+  chunk_.set_base_ns(base_ns);
   chunk_.set_time_ns(time_ns);
   chunk_.set_dropped_total(dropped_total_);
   for (auto& [packed, track] : pending_) {
@@ -153,7 +155,7 @@ void TraceWriter::WriteChunk(int64_t time_ns) {
     columns->set_kind(static_cast<uint32_t>(key.kind));
     columns->set_op(key.op);
     columns->set_thread(key.thread);
-    EncodeColumns(track.events, *columns);
+    EncodeColumns(track.events, chunk_.base_ns(), *columns);
     track_totals_[packed] += track.events.size();
     track.events.clear();
   }

@@ -1,6 +1,6 @@
 #pragma once
 // Writes a .pstrace file while a run records: a record::TraceSink that cuts a chunk every
-// 200 ms or 256 Ki events, so a process killed mid-run leaves a file that opens up to its
+// second or 256 Ki events, so a process killed mid-run leaves a file that opens up to its
 // last complete chunk. The final batch adds the footer (index, per-track totals) and the
 // trailer. Write errors (a full disk) end writing and are kept in status(); recording
 // itself goes on.
@@ -22,7 +22,7 @@ namespace pipescope::pstrace {
 class TraceWriter : public record::TraceSink {
  public:
   struct Options {
-    int64_t chunk_period_ns = 200'000'000;
+    int64_t chunk_period_ns = 1'000'000'000;
     size_t chunk_events = 256 * 1024;
     int zstd_level = 1;
   };
