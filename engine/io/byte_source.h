@@ -1,0 +1,59 @@
+#pragma once
+// A buffered, forward-only view of a file's bytes, decompressed when the file is GZIP or
+// ZLIB: what the TFRecord reader parses from. Peek never allocates more than the data
+// that exists, so a corrupted length field cannot make it allocate without bound.
+
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "engine/core/status.h"
+
+namespace pipescope::engine {
+
+enum class Compression { kNone, kGzip, kZlib };
+
+// "" / "NONE", "GZIP", "ZLIB" (TensorFlow's spellings); anything else is an error.
+Result<Compression> ParseCompression(const std::string& name);
+std::string CompressionName(Compression c);
+// Guesses from the first bytes: the gzip magic, a valid zlib header, else none.
+Compression SniffCompression(std::string_view first_bytes);
+
+class ByteSource {
+ public:
+  static Result<std::unique_ptr<ByteSource>> Open(const std::string& path, Compression compression);
+  ~ByteSource();
+  ByteSource(const ByteSource&) = delete;
+  ByteSource& operator=(const ByteSource&) = delete;
+
+  // Makes up to n bytes available at data(); returns how many are (fewer only at the end
+  // of the data). Errors: a read error, or compressed data that does not decompress.
+  Result<size_t> Peek(size_t n);
+  const char* data() const { return buffer_.data() + begin_; }
+  // Drops n peeked bytes.
+  void Consume(size_t n);
+  // Offset, in the (decompressed) stream, of data()[0].
+  uint64_t offset() const { return offset_; }
+  // Bytes of the file read so far (compressed bytes for compressed files).
+  uint64_t file_bytes_read() const { return file_bytes_; }
+
+ private:
+  ByteSource(std::FILE* file, std::string path, Compression compression);
+  Status Fill(size_t want);  // appends at least `want` bytes to the buffer, unless at the end
+  Result<size_t> ReadRaw(char* out, size_t n);
+
+  std::FILE* file_;
+  const std::string path_;
+  const Compression compression_;
+  struct Inflater;
+  std::unique_ptr<Inflater> inflater_;
+  std::string buffer_;
+  size_t begin_ = 0;  // data() is buffer_[begin_..]
+  uint64_t offset_ = 0;
+  uint64_t file_bytes_ = 0;
+  bool at_end_ = false;
+};
+
+}  // namespace pipescope::engine

@@ -1,0 +1,82 @@
+#include "engine/io/tfrecord_reader.h"
+
+#include "engine/io/tfrecord_format.h"
+
+namespace pipescope::engine {
+
+Result<std::unique_ptr<TfRecordReader>> TfRecordReader::Open(const std::string& path, Options options) {
+  ASSIGN_OR_RETURN(auto source, ByteSource::Open(path, options.compression));
+  return std::unique_ptr<TfRecordReader>(new TfRecordReader(path, options, std::move(source)));
+}
+
+std::string TfRecordReader::Where() const {
+  return "\"" + path_ + "\": record " + std::to_string(records_) + " at byte " +
+         std::to_string(source_->offset());
+}
+
+Status TfRecordReader::TryRecordHere(std::string& record, bool& valid, bool& end, std::string& problem) {
+  valid = false;
+  end = false;
+  ASSIGN_OR_RETURN(size_t have, source_->Peek(kTfRecordHeaderBytes));
+  if (have == 0) {
+    end = true;
+    return Status::Ok();
+  }
+  if (have < kTfRecordHeaderBytes) {
+    problem = "the file ends inside a record header (truncated)";
+    return Status::Ok();
+  }
+  const char* p = source_->data();
+  const uint64_t length = LoadLe64(p);
+  if (MaskedCrc(p, 8) != LoadLe32(p + 8)) {
+    problem = "the length's checksum does not match (corrupted)";
+    return Status::Ok();
+  }
+  if (length > kMaxRecordBytes) {
+    problem = "record length " + std::to_string(length) + " exceeds the 1 GiB limit";
+    return Status::Ok();
+  }
+  const size_t total = kTfRecordHeaderBytes + static_cast<size_t>(length) + kTfRecordFooterBytes;
+  ASSIGN_OR_RETURN(have, source_->Peek(total));
+  if (have < total) {
+    problem = "the file ends inside the record's " + std::to_string(length) + " bytes (truncated)";
+    return Status::Ok();
+  }
+  p = source_->data();
+  const char* data = p + kTfRecordHeaderBytes;
+  if (MaskedCrc(data, static_cast<size_t>(length)) != LoadLe32(data + length)) {
+    problem = "the data's checksum does not match (corrupted)";
+    return Status::Ok();
+  }
+  record.assign(data, static_cast<size_t>(length));
+  source_->Consume(total);
+  valid = true;
+  return Status::Ok();
+}
+
+Status TfRecordReader::Read(std::string& record, bool& end) {
+  bool valid = false;
+  std::string problem;
+  RETURN_IF_ERROR(TryRecordHere(record, valid, end, problem));
+  if (valid) {
+    ++records_;
+    return Status::Ok();
+  }
+  if (end) return Status::Ok();
+  if (!options_.skip_corrupt) return Status(StatusCode::kDataLoss, Where() + ": " + problem);
+  // Resynchronise: step one byte at a time until a whole valid record starts (or the data
+  // ends). A false match needs both checksums to pass by chance.
+  ++skipped_regions_;
+  while (true) {
+    source_->Consume(1);
+    ++skipped_bytes_;
+    RETURN_IF_ERROR(TryRecordHere(record, valid, end, problem));
+    if (valid) {
+      ++records_;
+      return Status::Ok();
+    }
+    if (end) return Status::Ok();
+  }
+}
+
+}  // namespace pipescope::engine
