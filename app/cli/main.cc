@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
+#include "app/cli/dataset_commands.h"
 #include "app/cli/report_command.h"
 #include "app/cli/run_command.h"
 
@@ -29,7 +30,23 @@ int main(int argc, char** argv) {
   report_cmd->add_flag("--json", report.json, "Print the summary as JSON");
   report_cmd->add_option("--range", report.range, "Only [T0, T1), seconds from the start: T0:T1");
 
+  pipescope::cli::MakeDatasetCommandOptions make;
+  auto* make_cmd = app.add_subcommand("make-dataset", "Write sharded TFRecord files of tf.train.Examples");
+  make_cmd->add_option("--kind", make.kind, "imagenet-like, mnist-like or chess")->required();
+  make_cmd->add_option("--records", make.records, "Records in all (default 1000)");
+  make_cmd->add_option("--shards", make.shards, "Files to spread them over (default 1)");
+  make_cmd->add_option("--out", make.out_dir, "Directory to write to")->required();
+  make_cmd->add_option("--compression", make.compression, "GZIP or ZLIB (default none)");
+  make_cmd->add_option("--seed", make.seed, "Same seed, same bytes (default 1)");
+
+  pipescope::cli::InspectCommandOptions inspect;
+  auto* inspect_cmd = app.add_subcommand("inspect", "Records, compression, features and checksums of TFRecord files");
+  inspect_cmd->add_option("files", inspect.files, "TFRecord files")->required();
+  inspect_cmd->add_flag("--json", inspect.json, "One JSON object per file");
+
   CLI11_PARSE(app, argc, argv);
+  if (make_cmd->parsed()) return pipescope::cli::MakeDatasetCommand(make, std::cout, std::cerr);
+  if (inspect_cmd->parsed()) return pipescope::cli::InspectCommand(inspect, std::cout, std::cerr);
   if (run_cmd->parsed()) return pipescope::cli::RunCommand(run, std::cout, std::cerr);
   if (report_cmd->parsed()) return pipescope::cli::ReportCommand(report, std::cout, std::cerr);
   return 2;

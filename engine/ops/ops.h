@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "engine/io/byte_source.h"
 #include "engine/runtime/iterator.h"
 #include "engine/runtime/tunable.h"
 #include "engine/work/work_registry.h"
@@ -30,6 +31,10 @@ struct SyntheticRecords {
 DatasetPtr MakeSyntheticDataset(StatsPtr stats, SyntheticRecords config);
 // Inside an interleave: records of the file named by the parent element.
 DatasetPtr MakeSyntheticFileDataset(StatsPtr stats, SyntheticRecords config);
+// TFRecordDataset(files) as a source, and per file inside an interleave.
+DatasetPtr MakeTfRecordDataset(StatsPtr stats, std::vector<std::string> files, Compression compression,
+                               bool skip_corrupt);
+DatasetPtr MakeTfRecordFileDataset(StatsPtr stats, Compression compression, bool skip_corrupt);
 // Inside an interleave: Dataset.from_tensors(parent element).
 DatasetPtr MakeFromElementDataset(StatsPtr stats);
 

@@ -64,8 +64,12 @@ class Builder {
                                                 y.bandwidth(), y.seed()));
         return MakeSyntheticDataset(registry_.Stage(name, "synthetic", 0), config);
       }
-      case spec::Source::kTfrecord:
-        return Unimplemented("source '" + name + "': TFRecord sources are not supported by this build yet");
+      case spec::Source::kTfrecord: {
+        const auto& t = s.tfrecord();
+        ASSIGN_OR_RETURN(Compression c, ParseCompression(t.compression()));
+        return MakeTfRecordDataset(registry_.Stage(name, "tfrecord", 0),
+                                   {t.files().begin(), t.files().end()}, c, t.skip_corrupt());
+      }
       case spec::Source::KIND_NOT_SET:
         break;
     }
@@ -82,8 +86,11 @@ class Builder {
                                                 f.read_latency(), f.bandwidth(), 0));
         return MakeSyntheticFileDataset(registry_.Stage(op + ".read", "synthetic_file", 1), config);
       }
-      case spec::ElementSource::kTfrecordFile:
-        return Unimplemented("interleave '" + op + "': TFRecord files are not supported by this build yet");
+      case spec::ElementSource::kTfrecordFile: {
+        const auto& t = es.tfrecord_file();
+        ASSIGN_OR_RETURN(Compression c, ParseCompression(t.compression()));
+        return MakeTfRecordFileDataset(registry_.Stage(op + ".read", "tfrecord", 1), c, t.skip_corrupt());
+      }
       case spec::ElementSource::KIND_NOT_SET:
         break;
     }

@@ -1,5 +1,7 @@
 #include "engine/spec/spec_validator.h"
 
+#include "engine/io/byte_source.h"
+
 #include <map>
 #include <set>
 #include <vector>
@@ -118,7 +120,12 @@ void CheckSource(Checker& c, const spec::Source& s, const Where& w) {
       break;
     case spec::Source::kTfrecord: {
       Where tw = c.Nested(s, w, "tfrecord", w.what);
-      c.Fail(s.tfrecord(), tw, "", "TFRecord sources are not supported by this build yet");
+      if (s.tfrecord().files().empty()) {
+        c.Fail(s.tfrecord(), tw, "files", "needs at least one file (or use list_files + interleave)");
+      }
+      if (!ParseCompression(s.tfrecord().compression()).ok()) {
+        c.Fail(s.tfrecord(), tw, "compression", "must be \"\", \"GZIP\" or \"ZLIB\"");
+      }
       break;
     }
     case spec::Source::kSynthetic: {
@@ -153,7 +160,9 @@ void CheckElementSource(Checker& c, const spec::ElementSource& es, const Where& 
       break;
     }
     case spec::ElementSource::kTfrecordFile:
-      c.Fail(es, w, "tfrecord_file", "is not supported by this build yet");
+      if (!ParseCompression(es.tfrecord_file().compression()).ok()) {
+        c.Fail(es, w, "tfrecord_file", "compression must be \"\", \"GZIP\" or \"ZLIB\"");
+      }
       break;
     case spec::ElementSource::KIND_NOT_SET:
       c.Fail(es, w, "", "needs a kind: from_element, synthetic_file or tfrecord_file");
