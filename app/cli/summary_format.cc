@@ -16,6 +16,7 @@ SummaryContext ContextFromModel(const trace::Model& model, bool end_of_data) {
   c.device = model.run_info().device;
   c.end_of_data = end_of_data;
   c.knob_changes = model.knob_changes();
+  c.markers = model.markers();
   c.events = model.event_count();
   for (const auto* s : model.StagesInOrder()) {
     if (c.op_names.size() <= s->id) c.op_names.resize(s->id + 1u);
@@ -66,6 +67,10 @@ nlohmann::json SummaryToJson(const trace::RangeAnalysis& a, const SummaryContext
                     {"suggestion", a.verdict.suggestion},
                     {"text", a.verdict.text}};
   }
+  j["markers"] = nlohmann::json::array();
+  for (const auto& m : c.markers) {
+    j["markers"].push_back({{"time_s", static_cast<double>(m.time_ns) / 1e9}, {"text", m.text}});
+  }
   j["knob_changes"] = nlohmann::json::array();
   for (const auto& k : c.knob_changes) {
     j["knob_changes"].push_back({{"time_s", static_cast<double>(k.time_ns) / 1e9},
@@ -93,6 +98,10 @@ std::string SummaryToText(const trace::RangeAnalysis& a, const SummaryContext& c
   if (a.dropped_events > 0) {
     std::snprintf(line, sizeof line, "warning: %llu events were dropped (the recorder fell behind)\n",
                   static_cast<unsigned long long>(a.dropped_events));
+    out += line;
+  }
+  for (const auto& m : c.markers) {
+    std::snprintf(line, sizeof line, "at %.2f s: %s\n", static_cast<double>(m.time_ns) / 1e9, m.text.c_str());
     out += line;
   }
   out += "\n";

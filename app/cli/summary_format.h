@@ -17,6 +17,7 @@ struct SummaryContext {
   bool recorded = true;  // false: --no-trace, so there are no per-op figures
   uint64_t events = 0;   // in the trace
   std::vector<record::KnobChangeDef> knob_changes;
+  std::vector<record::MarkerDef> markers;  // rebuilds, skipped corrupt data, ...
   std::vector<std::string> op_names;  // by stage id, for knob changes
 };
 

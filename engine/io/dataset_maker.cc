@@ -23,11 +23,12 @@ void SetFloat(tf::Example& e, const std::string& name, float value) {
 
 // A photo-like picture: smooth gradients, a few discs and some noise, so that JPEG sizes
 // vary as real photos' do.
-RgbImage Picture(std::mt19937_64& rng) {
-  std::uniform_int_distribution<int> side(64, 320);
+}  // namespace
+
+RgbImage SyntheticPhoto(int width, int height, std::mt19937_64& rng) {
   RgbImage img;
-  img.width = side(rng);
-  img.height = side(rng);
+  img.width = width;
+  img.height = height;
   img.pixels.resize(static_cast<size_t>(img.width) * static_cast<size_t>(img.height) * 3);
   const double fx = std::uniform_real_distribution<double>(0.01, 0.08)(rng);
   const double fy = std::uniform_real_distribution<double>(0.01, 0.08)(rng);
@@ -57,6 +58,14 @@ RgbImage Picture(std::mt19937_64& rng) {
     }
   }
   return img;
+}
+
+namespace {
+
+RgbImage Picture(std::mt19937_64& rng) {
+  std::uniform_int_distribution<int> side(64, 320);
+  const int w = side(rng);
+  return SyntheticPhoto(w, side(rng), rng);
 }
 
 std::string ShardPath(const MakeDatasetOptions& o, int shard) {
@@ -101,15 +110,15 @@ Result<std::string> MakeExampleRecord(DatasetKind kind, std::mt19937_64& rng) {
       break;
     }
     case DatasetKind::kMnistLike: {
-      std::string pixels(784, '\0');
+      // 28x28 grey levels in [0, 1] as floats, as MNIST is usually stored for training.
+      auto* image = (*e.mutable_features()->mutable_feature())["image"].mutable_float_list();
       const int cx = 8 + static_cast<int>(rng() % 12), cy = 8 + static_cast<int>(rng() % 12);
       for (int y = 0; y < 28; ++y) {
         for (int x = 0; x < 28; ++x) {
           const int d2 = (x - cx) * (x - cx) + (y - cy) * (y - cy);
-          pixels[static_cast<size_t>(y * 28 + x)] = static_cast<char>(d2 < 30 ? 255 - d2 * 8 : 0);
+          image->add_value(d2 < 30 ? static_cast<float>(255 - d2 * 8) / 255.0f : 0.0f);
         }
       }
-      SetBytes(e, "image", std::move(pixels));
       SetInt64(e, "label", static_cast<int64_t>(rng() % 10));
       break;
     }

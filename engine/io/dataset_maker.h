@@ -4,7 +4,7 @@
 //
 //   imagenet-like  image/encoded (a real JPEG, 64-320 px a side), image/format,
 //                  image/height, image/width, image/class/label (0-999)
-//   mnist-like     image (784 raw grey bytes), label (0-9)
+//   mnist-like     image (784 floats, 28x28 grey levels in [0, 1]), label (0-9)
 //   chess          board (96 bytes: 12 piece planes x 64 squares, bit-packed), result
 //                  (-1, 0, 1 as float), move_count
 //
@@ -19,6 +19,7 @@
 
 #include "engine/core/status.h"
 #include "engine/io/byte_source.h"
+#include "engine/work/jpeg_codec.h"
 
 namespace pipescope::engine {
 
@@ -43,6 +44,10 @@ struct MadeDataset {
 };
 
 Result<MadeDataset> MakeDataset(const MakeDatasetOptions& options);
+
+// A photo-like w x h picture (gradients, discs, noise), so that JPEG sizes vary as
+// photos' do.
+RgbImage SyntheticPhoto(int width, int height, std::mt19937_64& rng);
 
 // One serialized tf.train.Example of `kind`.
 Result<std::string> MakeExampleRecord(DatasetKind kind, std::mt19937_64& rng);

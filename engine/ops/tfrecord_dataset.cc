@@ -46,11 +46,16 @@ class TfRecordIterator : public Iterator {
   }
 
  private:
-  // Skipped corrupt regions show in the op's counters (the summary and the trace).
+  // Skipped corrupt regions show in the op's counter and, when recording, as a marker in
+  // the trace (and so in the run's summary).
   void CountSkipped() {
-    if (reader_ && reader_->corrupt_regions_skipped() > 0) {
-      stats_->corrupt_records_skipped.fetch_add(reader_->corrupt_regions_skipped(),
-                                                std::memory_order_relaxed);
+    if (!reader_ || reader_->corrupt_regions_skipped() == 0) return;
+    stats_->corrupt_records_skipped.fetch_add(reader_->corrupt_regions_skipped(), std::memory_order_relaxed);
+    if (ctx_.recorder) {
+      ctx_.recorder->Mark(record::NowNs(), "tfrecord '" + stats_->name + "' skipped " +
+                                               std::to_string(reader_->corrupt_regions_skipped()) +
+                                               " corrupt region(s), " + std::to_string(reader_->bytes_skipped()) +
+                                               " bytes, in \"" + reader_->path() + "\"");
     }
   }
 

@@ -3,6 +3,7 @@
 #include <google/protobuf/io/tokenizer.h>
 #include <google/protobuf/text_format.h>
 
+#include <filesystem>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -103,7 +104,21 @@ Result<spec::PipelineSpec> LoadSpecFile(const std::string& path) {
   if (!in) return NotFound("cannot open pipeline spec '" + path + "'");
   std::stringstream buffer;
   buffer << in.rdbuf();
-  return ParseSpecText(buffer.str(), path);
+  ASSIGN_OR_RETURN(spec::PipelineSpec spec, ParseSpecText(buffer.str(), path));
+  ResolveDataPaths(spec, std::filesystem::path(path).parent_path().string());
+  return spec;
+}
+
+void ResolveDataPaths(spec::PipelineSpec& spec, const std::string& base_dir) {
+  auto resolve = [&](std::string* p) {
+    if (p->empty() || std::filesystem::path(*p).is_absolute()) return;
+    *p = (std::filesystem::path(base_dir.empty() ? "." : base_dir) / *p).lexically_normal().string();
+  };
+  auto* source = spec.mutable_source();
+  if (source->has_list_files()) resolve(source->mutable_list_files()->mutable_pattern());
+  if (source->has_tfrecord()) {
+    for (auto& f : *source->mutable_tfrecord()->mutable_files()) resolve(&f);
+  }
 }
 
 std::string SpecToText(const spec::PipelineSpec& spec) {

@@ -17,7 +17,10 @@ inline constexpr int64_t kAutotune = -1;
 // The word AUTOTUNE is accepted wherever a knob takes a number. Ops without a name get
 // one from their kind ("map", "map_2", ...).
 Result<spec::PipelineSpec> ParseSpecText(std::string_view text, std::string_view source_name);
+// Relative data paths in the spec (list_files patterns, tfrecord files) are relative to
+// the spec file's folder, so a spec and its data can move together.
 Result<spec::PipelineSpec> LoadSpecFile(const std::string& path);
+void ResolveDataPaths(spec::PipelineSpec& spec, const std::string& base_dir);
 
 // Text format of a spec (for --out files and trace headers), with AUTOTUNE spelled out.
 std::string SpecToText(const spec::PipelineSpec& spec);

@@ -35,29 +35,51 @@ Result<std::string> EncodeJpeg(const RgbImage& image, int quality) {
   return jpeg;
 }
 
-Result<RgbImage> DecodeJpeg(std::string_view jpeg) {
-  TjHandle tj(tjInitDecompress());
+namespace {
+
+// A decompressor per thread: creating one costs more than decoding a small image.
+tjhandle ThreadDecompressor() {
+  thread_local TjHandle handle(tjInitDecompress());
+  return handle.get();
+}
+
+}  // namespace
+
+Result<JpegSize> ReadJpegSize(std::string_view jpeg) {
+  tjhandle tj = ThreadDecompressor();
   if (!tj) return Internal("decode_jpeg: cannot start libjpeg-turbo");
   int width = 0, height = 0, subsampling = 0, colorspace = 0;
-  auto* bytes = reinterpret_cast<const unsigned char*>(jpeg.data());
-  if (tjDecompressHeader3(tj.get(), bytes, static_cast<unsigned long>(jpeg.size()), &width, &height,
-                          &subsampling, &colorspace) != 0) {
-    return InvalidArgument(std::string("decode_jpeg: not a JPEG image (") + tjGetErrorStr2(tj.get()) +
-                           ", " + std::to_string(jpeg.size()) + " bytes)");
+  if (tjDecompressHeader3(tj, reinterpret_cast<const unsigned char*>(jpeg.data()),
+                          static_cast<unsigned long>(jpeg.size()), &width, &height, &subsampling,
+                          &colorspace) != 0) {
+    return InvalidArgument(std::string("decode_jpeg: not a JPEG image (") + tjGetErrorStr2(tj) + ", " +
+                           std::to_string(jpeg.size()) + " bytes)");
   }
   if (width <= 0 || height <= 0 || static_cast<int64_t>(width) * height > kMaxPixels) {
     return InvalidArgument("decode_jpeg: a " + std::to_string(width) + "x" + std::to_string(height) +
                            " image is beyond the 64 Mpixel limit");
   }
-  RgbImage image;
-  image.width = width;
-  image.height = height;
-  image.pixels.resize(static_cast<size_t>(width) * static_cast<size_t>(height) * 3);
-  if (tjDecompress2(tj.get(), bytes, static_cast<unsigned long>(jpeg.size()), image.pixels.data(), width, 0,
-                    height, TJPF_RGB, TJFLAG_FASTDCT) != 0 &&
-      tjGetErrorCode(tj.get()) == TJERR_FATAL) {
-    return InvalidArgument(std::string("decode_jpeg: corrupt JPEG data (") + tjGetErrorStr2(tj.get()) + ")");
+  return JpegSize{width, height};
+}
+
+Status DecodeJpegInto(std::string_view jpeg, JpegSize size, uint8_t* rgb) {
+  tjhandle tj = ThreadDecompressor();
+  if (tjDecompress2(tj, reinterpret_cast<const unsigned char*>(jpeg.data()),
+                    static_cast<unsigned long>(jpeg.size()), rgb, size.width, 0, size.height, TJPF_RGB,
+                    TJFLAG_FASTDCT) != 0 &&
+      tjGetErrorCode(tj) == TJERR_FATAL) {
+    return InvalidArgument(std::string("decode_jpeg: corrupt JPEG data (") + tjGetErrorStr2(tj) + ")");
   }
+  return Status::Ok();
+}
+
+Result<RgbImage> DecodeJpeg(std::string_view jpeg) {
+  ASSIGN_OR_RETURN(JpegSize size, ReadJpegSize(jpeg));
+  RgbImage image;
+  image.width = size.width;
+  image.height = size.height;
+  image.pixels.resize(static_cast<size_t>(size.width) * static_cast<size_t>(size.height) * 3);
+  RETURN_IF_ERROR(DecodeJpegInto(jpeg, size, image.pixels.data()));
   return image;
 }
 

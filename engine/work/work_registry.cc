@@ -2,7 +2,9 @@
 
 #include "engine/core/duration.h"
 #include "engine/work/cpu_work.h"
+#include "engine/work/image_ops.h"
 #include "engine/work/normalize.h"
+#include "engine/work/parse_example.h"
 #include "engine/work/unpack_bits.h"
 
 namespace pipescope::engine {
@@ -102,6 +104,24 @@ Result<std::unique_ptr<WorkFunction>> MakeWorkFunction(const spec::WorkFunction&
     }
     case spec::WorkFunction::kIdentity:
       return std::unique_ptr<WorkFunction>(std::make_unique<Identity>());
+    case spec::WorkFunction::kParseExample:
+      return ParseExample::Create(fn.parse_example());
+    case spec::WorkFunction::kDecodeJpeg:
+      return std::unique_ptr<WorkFunction>(std::make_unique<DecodeJpegFn>(fn.decode_jpeg().feature()));
+    case spec::WorkFunction::kResize:
+      if (fn.resize().height() <= 0 || fn.resize().width() <= 0) {
+        return InvalidArgument("resize needs a positive height and width");
+      }
+      return std::unique_ptr<WorkFunction>(std::make_unique<ResizeFn>(fn.resize().height(), fn.resize().width()));
+    case spec::WorkFunction::kRandomCrop:
+      if (fn.random_crop().height() <= 0 || fn.random_crop().width() <= 0) {
+        return InvalidArgument("random_crop needs a positive height and width");
+      }
+      return std::unique_ptr<WorkFunction>(std::make_unique<RandomCropFn>(
+          fn.random_crop().height(), fn.random_crop().width(), static_cast<uint64_t>(fn.random_crop().seed())));
+    case spec::WorkFunction::kRandomFlip:
+      return std::unique_ptr<WorkFunction>(
+          std::make_unique<RandomFlipFn>(static_cast<uint64_t>(fn.random_flip().seed())));
     case spec::WorkFunction::KIND_NOT_SET:
       break;
   }
@@ -109,9 +129,17 @@ Result<std::unique_ptr<WorkFunction>> MakeWorkFunction(const spec::WorkFunction&
 }
 
 bool WorkFunctionHasBatchedForm(const spec::WorkFunction& fn) {
-  // io_wait models a per-element request (one RPC per record): no batched form.
-  return fn.kind_case() != spec::WorkFunction::kIoWait &&
-         fn.kind_case() != spec::WorkFunction::KIND_NOT_SET;
+  // io_wait models a per-element request (one RPC per record); the record and image
+  // functions work on one record or image of its own size at a time.
+  switch (fn.kind_case()) {
+    case spec::WorkFunction::kCpuWork:
+    case spec::WorkFunction::kUnpackBits:
+    case spec::WorkFunction::kNormalize:
+    case spec::WorkFunction::kIdentity:
+      return true;
+    default:
+      return false;
+  }
 }
 
 std::string WorkFunctionName(const spec::WorkFunction& fn) {

@@ -1,9 +1,9 @@
-// A fuzzing driver for compilers without libFuzzer: mutates the seed trace (bit flips,
+// A fuzzing driver for compilers without libFuzzer: mutates the seed input (bit flips,
 // byte overwrites, truncation, duplication, splices, extreme 32-bit values) and feeds
 // each result to LLVMFuzzerTestOneInput for a bounded time. A crash or a sanitizer report
 // ends the process, which fails the test that runs it.
 //
-//   trace_reader_fuzz [--seconds S] [--seed N] [--write-seed FILE]
+//   <target>_fuzz [--seconds S] [--seed N] [--write-seed FILE]
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -50,16 +50,16 @@ int main(int argc, char** argv) {
     if (!std::strcmp(argv[i], "--seconds") && i + 1 < argc) seconds = std::atof(argv[++i]);
     else if (!std::strcmp(argv[i], "--seed") && i + 1 < argc) seed = std::strtoull(argv[++i], nullptr, 10);
     else if (!std::strcmp(argv[i], "--write-seed") && i + 1 < argc) {
-      std::ofstream(argv[++i], std::ios::binary) << pipescope::fuzz::SeedTrace();
+      std::ofstream(argv[++i], std::ios::binary) << pipescope::fuzz::FuzzSeed();
       return 0;
     }
   }
-  const std::string base = pipescope::fuzz::SeedTrace();
+  const std::string base = pipescope::fuzz::FuzzSeed();
   if (base.empty()) {
-    std::fprintf(stderr, "could not make the seed trace\n");
+    std::fprintf(stderr, "could not make the seed input\n");
     return 1;
   }
-  std::printf("fuzzing the .pstrace reader for %.0f s, seed %llu\n", seconds,
+  std::printf("fuzzing for %.0f s, seed %llu\n", seconds,
               static_cast<unsigned long long>(seed));
   std::fflush(stdout);
   std::mt19937_64 rng(seed);

@@ -8,7 +8,7 @@
 
 namespace pipescope::fuzz {
 
-std::string SeedTrace() {
+std::string FuzzSeed() {
   const std::string path = std::string(std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp") +
                            "/pipescope_fuzz_seed.pstrace";
   pstrace::TraceHeader header;
