@@ -1,6 +1,8 @@
 // pipescope-cli run, end to end: the JSON summary's fields, --print, --set and errors.
 #include <gtest/gtest.h>
 
+#include "tests/cli/cli_runner.h"
+
 #include <array>
 #include <cstdio>
 #include <nlohmann/json.hpp>
@@ -10,25 +12,8 @@
 
 namespace {
 
-struct Output {
-  int exit_code;
-  std::string out;
-};
-
-// Runs the CLI with `args`; stderr is merged into the output.
-Output Cli(const std::string& args) {
-  const std::string command = std::string(PIPESCOPE_CLI) + " " + args + " 2>&1";
-  FILE* pipe = popen(command.c_str(), "r");
-  std::string out;
-  std::array<char, 4096> buf;
-  while (size_t n = fread(buf.data(), 1, buf.size(), pipe)) out.append(buf.data(), n);
-  const int status = pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
-
-std::string Pipeline(const std::string& name) {
-  return std::string(PIPESCOPE_RESOURCES) + "/pipelines/" + name;
-}
+using pipescope::testing::Cli;
+using pipescope::testing::Pipeline;
 
 TEST(CliRunTest, JsonSummaryHasTheDocumentedFields) {
   auto r = Cli("run " + Pipeline("input_bound_demo.pbtxt") + " --steps 6 --json");

@@ -2,6 +2,8 @@
 // summary and verdict, ranges restrict it, and bad files give readable errors.
 #include <gtest/gtest.h>
 
+#include "tests/cli/cli_runner.h"
+
 #include <array>
 #include <cstdio>
 #include <fstream>
@@ -12,24 +14,8 @@
 
 namespace {
 
-struct Output {
-  int exit_code;
-  std::string out;
-};
-
-Output Cli(const std::string& args) {
-  const std::string command = std::string(PIPESCOPE_CLI) + " " + args + " 2>&1";
-  FILE* pipe = popen(command.c_str(), "r");
-  std::string out;
-  std::array<char, 4096> buf;
-  while (size_t n = fread(buf.data(), 1, buf.size(), pipe)) out.append(buf.data(), n);
-  const int status = pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
-
-std::string Pipeline(const std::string& name) {
-  return std::string(PIPESCOPE_RESOURCES) + "/pipelines/" + name;
-}
+using pipescope::testing::Cli;
+using pipescope::testing::Pipeline;
 
 // Per process: ctest runs the tests of this file in parallel processes.
 std::string TracePath(const std::string& name) {
