@@ -32,6 +32,7 @@ Result<RunSummary> RunTraining(Pipeline& pipeline, DeviceStep& device, const Run
   summary.device = device.kind();
   const bool batched = pipeline.output_batched();
   record::Recorder* const recorder = pipeline.recorder();
+  record::SetThreadName("consumer");
   const int64_t start = record::NowNs();
   const int64_t deadline = options.duration_ns > 0 ? start + options.duration_ns : INT64_MAX;
   int64_t input_wait_ns = 0;

@@ -1,0 +1,141 @@
+#include "ui/imgui_gl_widget.h"
+
+#include <imgui.h>
+#include <imgui_impl_opengl3.h>
+
+#include <QKeyEvent>
+#include <QMouseEvent>
+#include <QOpenGLContext>
+#include <QWheelEvent>
+
+namespace pipescope::ui {
+namespace {
+
+int ImGuiButton(Qt::MouseButton b) {
+  switch (b) {
+    case Qt::LeftButton: return 0;
+    case Qt::RightButton: return 1;
+    case Qt::MiddleButton: return 2;
+    default: return -1;
+  }
+}
+
+}  // namespace
+
+ImGuiGlWidget::ImGuiGlWidget(QWidget* parent) : QOpenGLWidget(parent) {
+  setMouseTracking(true);
+  setFocusPolicy(Qt::StrongFocus);
+  IMGUI_CHECKVERSION();
+  ImGuiContext* previous = ImGui::GetCurrentContext();
+  context_ = ImGui::CreateContext();
+  ImGui::SetCurrentContext(context_);
+  ImGuiIO& io = ImGui::GetIO();
+  io.IniFilename = nullptr;  // layout persistence is Qt's (QSettings), not imgui.ini
+  for (int k = 0; k < ImGuiKey_COUNT; ++k) io.KeyMap[k] = k;
+  ImGui::StyleColorsDark();
+  ImGui::SetCurrentContext(previous);
+  frame_timer_.setInterval(16);
+  connect(&frame_timer_, &QTimer::timeout, this, [this] { update(); });
+}
+
+ImGuiGlWidget::~ImGuiGlWidget() {
+  // ~QOpenGLWidget destroys the context after this destructor: clean up while it lives.
+  CleanUpGl();
+  ImGui::DestroyContext(context_);
+}
+
+void ImGuiGlWidget::CleanUpGl() {
+  if (!gl_ready_) return;
+  makeCurrent();
+  ImGui::SetCurrentContext(context_);
+  ImGui_ImplOpenGL3_Shutdown();
+  doneCurrent();
+  gl_ready_ = false;
+}
+
+void ImGuiGlWidget::initializeGL() {
+  // A floated dock re-creates the GL context: start over on the new one.
+  CleanUpGl();
+  disconnect(context_connection_);
+  context_connection_ =
+      connect(context(), &QOpenGLContext::aboutToBeDestroyed, this, [this] { CleanUpGl(); });
+  ImGui::SetCurrentContext(context_);
+  ImGui_ImplOpenGL3_Init("#version 150");
+  gl_ready_ = true;
+}
+
+void ImGuiGlWidget::ApplyQueuedInput() {
+  ImGuiIO& io = ImGui::GetIO();
+  // One press or release per button and frame (ImGui 1.86 samples state once a frame).
+  if (!buttons_.empty()) {
+    io.MouseDown[buttons_.front().button] = buttons_.front().down;
+    buttons_.pop_front();
+  }
+  if (!keys_.empty()) {
+    const auto [key, down] = keys_.front();
+    if (key >= 0 && key < 512) io.KeysDown[key] = down;
+    keys_.pop_front();
+  }
+  io.MouseWheel = wheel_;
+  wheel_ = 0;
+  if (buttons_.empty() && keys_.empty()) frame_timer_.stop();
+}
+
+void ImGuiGlWidget::paintGL() {
+  if (!gl_ready_) return;
+  ImGui::SetCurrentContext(context_);
+  ImGuiIO& io = ImGui::GetIO();
+  const qreal dpr = devicePixelRatioF();
+  io.DisplaySize = ImVec2(static_cast<float>(width()), static_cast<float>(height()));
+  io.DisplayFramebufferScale = ImVec2(static_cast<float>(dpr), static_cast<float>(dpr));
+  io.DeltaTime = 1.0f / 60.0f;
+  ApplyQueuedInput();
+  ImGui_ImplOpenGL3_NewFrame();
+  ImGui::NewFrame();
+  DrawImGui();
+  ImGui::Render();
+  glViewport(0, 0, static_cast<int>(width() * dpr), static_cast<int>(height() * dpr));
+  glClearColor(0.09f, 0.09f, 0.11f, 1.0f);
+  glClear(GL_COLOR_BUFFER_BIT);
+  ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+}
+
+void ImGuiGlWidget::mouseMoveEvent(QMouseEvent* e) {
+  ImGui::SetCurrentContext(context_);
+  ImGui::GetIO().MousePos = ImVec2(static_cast<float>(e->position().x()), static_cast<float>(e->position().y()));
+  update();
+}
+
+void ImGuiGlWidget::mousePressEvent(QMouseEvent* e) {
+  mouseMoveEvent(e);
+  if (int b = ImGuiButton(e->button()); b >= 0) buttons_.push_back({b, true});
+  frame_timer_.start();
+  update();
+}
+
+void ImGuiGlWidget::mouseReleaseEvent(QMouseEvent* e) {
+  mouseMoveEvent(e);
+  if (int b = ImGuiButton(e->button()); b >= 0) buttons_.push_back({b, false});
+  frame_timer_.start();
+  update();
+}
+
+void ImGuiGlWidget::wheelEvent(QWheelEvent* e) {
+  wheel_ += static_cast<float>(e->angleDelta().y()) / 120.0f;
+  update();
+}
+
+void ImGuiGlWidget::keyPressEvent(QKeyEvent* e) {
+  // Letters are keyed by their upper-case code, which ImGui::IsKeyDown('W') matches.
+  if (e->key() < 512 && !e->isAutoRepeat()) keys_.push_back({e->key(), true});
+  frame_timer_.start();
+  update();
+}
+
+void ImGuiGlWidget::keyReleaseEvent(QKeyEvent* e) {
+  if (e->key() < 512 && !e->isAutoRepeat()) keys_.push_back({e->key(), false});
+  frame_timer_.start();
+  update();
+}
+
+}  // namespace pipescope::ui

@@ -1,0 +1,50 @@
+#pragma once
+// A QOpenGLWidget that hosts one Dear ImGui context and draws with its OpenGL 3 backend.
+// Qt's input events are queued and fed to ImGui 1.86's per-frame input state one press
+// or release per frame, so a click that starts and ends between two frames is not lost.
+// Subclasses draw in DrawImGui(), between NewFrame and Render.
+
+#include <QOpenGLWidget>
+#include <QTimer>
+#include <deque>
+
+struct ImGuiContext;
+
+namespace pipescope::ui {
+
+class ImGuiGlWidget : public QOpenGLWidget {
+  Q_OBJECT
+ public:
+  explicit ImGuiGlWidget(QWidget* parent = nullptr);
+  ~ImGuiGlWidget() override;
+
+ protected:
+  virtual void DrawImGui() = 0;
+
+  void initializeGL() override;
+  void paintGL() override;
+  void mouseMoveEvent(QMouseEvent* e) override;
+  void mousePressEvent(QMouseEvent* e) override;
+  void mouseReleaseEvent(QMouseEvent* e) override;
+  void wheelEvent(QWheelEvent* e) override;
+  void keyPressEvent(QKeyEvent* e) override;
+  void keyReleaseEvent(QKeyEvent* e) override;
+
+ private:
+  struct ButtonEvent {
+    int button;
+    bool down;
+  };
+  void CleanUpGl();
+  void ApplyQueuedInput();
+
+  ImGuiContext* context_ = nullptr;
+  bool gl_ready_ = false;
+  std::deque<ButtonEvent> buttons_;
+  std::deque<std::pair<int, bool>> keys_;
+  float wheel_ = 0;
+  QTimer frame_timer_;  // keeps frames coming while input is queued
+  QMetaObject::Connection context_connection_;
+};
+
+}  // namespace pipescope::ui
