@@ -7,12 +7,12 @@
 #include <QApplication>
 #include <QImage>
 #include <QStatusBar>
-#include <QSurfaceFormat>
 #include <QTableWidget>
 #include <QTest>
 
 #include "app/session/recorded_run.h"
 #include "engine/spec/spec_loader.h"
+#include "ui/gl_format.h"
 #include "ui/main_window.h"
 #include "ui/timeline/timeline_widget.h"
 
@@ -75,10 +75,7 @@ TEST(MainWindowGuiTest, ABrokenFileIsAMessageNotACrash) {
 }  // namespace pipescope::ui
 
 int main(int argc, char** argv) {
-  QSurfaceFormat format;
-  format.setVersion(3, 3);
-  format.setProfile(QSurfaceFormat::CoreProfile);
-  QSurfaceFormat::setDefaultFormat(format);
+  pipescope::ui::SetDefaultGlFormat();
   QApplication app(argc, argv);
   QApplication::setOrganizationName("PipescopeTests");
   ::testing::InitGoogleTest(&argc, argv);
