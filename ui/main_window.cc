@@ -138,20 +138,21 @@ bool MainWindow::RunSpec(const QString& path) {
     QMessageBox::warning(this, "Cannot run the pipeline", QString::fromStdString(spec.status().message()));
     return false;
   }
-  constexpr int kSeconds = 5;
-  QProgressDialog progress("Running " + QFileInfo(path).fileName() + " for 5 s...", "Stop", 0, kSeconds * 10, this);
+  const int tenths = std::max(1, static_cast<int>(run_seconds_ * 10));
+  QProgressDialog progress(QString("Running %1 for %2 s...").arg(QFileInfo(path).fileName()).arg(run_seconds_),
+                           "Stop", 0, tenths, this);
   progress.setWindowModality(Qt::WindowModal);
   progress.setMinimumDuration(0);
   std::atomic<engine::Pipeline*> running{nullptr};
   session::RecordedRunOptions options;
   options.spec_path = path.toStdString();
-  options.run.duration_ns = int64_t{kSeconds} * 1'000'000'000;
+  options.run.duration_ns = static_cast<int64_t>(run_seconds_ * 1e9);
   options.on_pipeline = [&running](engine::Pipeline* p) { running.store(p); };
   // The run happens on a pool thread; this one keeps the dialog responsive and can stop it.
   std::optional<engine::Result<session::RecordedRunResult>> outcome;
   auto future = QtConcurrent::run([&] { outcome.emplace(session::RunRecorded(*spec, options)); });
   for (int tick = 0; !future.isFinished(); ++tick) {
-    progress.setValue(std::min(tick / 10, kSeconds * 10));
+    progress.setValue(std::min(tick / 10, tenths));
     QApplication::processEvents(QEventLoop::AllEvents, 100);
     QThread::msleep(10);
     if (progress.wasCanceled()) {

@@ -24,6 +24,8 @@ class MainWindow : public QMainWindow {
   // Opens a .pstrace, or runs a .pbtxt; errors are shown in a message box. Returns
   // whether a trace is now shown.
   bool OpenFile(const QString& path);
+  // How long opening a spec runs it before showing its trace (default 5 s).
+  void set_run_seconds(double seconds) { run_seconds_ = seconds; }
   void ShowModel(std::shared_ptr<const trace::Model> model, const QString& title);
   TimelineWidget* timeline() const { return timeline_; }
   QTableWidget* statistics() const { return statistics_; }
@@ -48,6 +50,7 @@ class MainWindow : public QMainWindow {
   QLabel* status_;
   QMenu* recent_menu_ = nullptr;
   std::shared_ptr<const trace::Model> model_;
+  double run_seconds_ = 5;
 };
 
 }  // namespace pipescope::ui

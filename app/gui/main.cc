@@ -1,18 +1,70 @@
 // pipescope: the desktop application. `pipescope [FILE]` opens a trace (.pstrace) or runs a
 // pipeline spec (.pbtxt) and shows its timeline, statistics and verdict.
+//
+// Headless use: `pipescope --screenshot OUT.png [--after SECONDS] [--size WxH] FILE` runs a
+// spec for SECONDS (default 5) or opens a trace, renders the window at WxH (default
+// 1280x800), saves a PNG and exits (under xvfb-run on machines without a display).
 #include <QApplication>
+#include <QCommandLineParser>
+#include <QThread>
+#include <cstdio>
 
 #include "ui/gl_format.h"
 #include "ui/main_window.h"
+#include "ui/timeline/timeline_widget.h"
 
 int main(int argc, char** argv) {
   pipescope::ui::SetDefaultGlFormat();
   QApplication app(argc, argv);
   QApplication::setOrganizationName("Pipescope");
   QApplication::setApplicationName("Pipescope");
+  QApplication::setApplicationVersion("0.1.0");
+
+  QCommandLineParser parser;
+  parser.setApplicationDescription("Find and fix bottlenecks in ML input pipelines.");
+  parser.addHelpOption();
+  parser.addVersionOption();
+  parser.addPositionalArgument("file", "A trace (.pstrace) to open or a pipeline spec (.pbtxt) to run.");
+  QCommandLineOption screenshot("screenshot", "Render FILE, save a PNG to OUT and exit.", "OUT");
+  QCommandLineOption after("after", "Seconds to run a spec before showing it (default 5).", "SECONDS", "5");
+  QCommandLineOption size("size", "Window size for --screenshot (default 1280x800).", "WxH", "1280x800");
+  parser.addOptions({screenshot, after, size});
+  parser.process(app);
+
   pipescope::ui::MainWindow window;
+  bool seconds_ok = false;
+  const double seconds = parser.value(after).toDouble(&seconds_ok);
+  if (!seconds_ok || seconds <= 0) {
+    std::fprintf(stderr, "pipescope: --after needs a positive number of seconds\n");
+    return 2;
+  }
+  window.set_run_seconds(seconds);
+  const QStringList files = parser.positionalArguments();
+
+  if (parser.isSet(screenshot)) {
+    const QStringList wh = parser.value(size).split('x');
+    const int w = wh.size() == 2 ? wh[0].toInt() : 0, h = wh.size() == 2 ? wh[1].toInt() : 0;
+    if (files.isEmpty() || w < 320 || h < 200) {
+      std::fprintf(stderr, "pipescope: --screenshot needs a FILE and a --size of at least 320x200\n");
+      return 2;
+    }
+    window.resize(w, h);
+    window.show();
+    if (!window.OpenFile(files.first())) return 1;
+    // Let a few frames render before grabbing, so the timeline is drawn.
+    for (int i = 0; i < 10; ++i) {
+      window.timeline()->update();
+      QApplication::processEvents();
+      QThread::msleep(20);
+    }
+    if (!window.grab().save(parser.value(screenshot))) {
+      std::fprintf(stderr, "pipescope: cannot write %s\n", qPrintable(parser.value(screenshot)));
+      return 1;
+    }
+    return 0;
+  }
+
   window.show();
-  const QStringList args = QApplication::arguments();
-  if (args.size() > 1) window.OpenFile(args.at(1));
+  if (!files.isEmpty()) window.OpenFile(files.first());
   return QApplication::exec();
 }
