@@ -7,6 +7,7 @@
 #include <QMouseEvent>
 #include <QOpenGLContext>
 #include <QWheelEvent>
+#include <ctime>
 
 namespace pipescope::ui {
 namespace {
@@ -90,6 +91,8 @@ void ImGuiGlWidget::paintGL() {
   io.DisplayFramebufferScale = ImVec2(static_cast<float>(dpr), static_cast<float>(dpr));
   io.DeltaTime = 1.0f / 60.0f;
   ApplyQueuedInput();
+  timespec start, end;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &start);
   ImGui_ImplOpenGL3_NewFrame();
   ImGui::NewFrame();
   DrawImGui();
@@ -98,6 +101,9 @@ void ImGuiGlWidget::paintGL() {
   glClearColor(0.09f, 0.09f, 0.11f, 1.0f);
   glClear(GL_COLOR_BUFFER_BIT);
   ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &end);
+  last_frame_cpu_ns_ = (end.tv_sec - start.tv_sec) * 1'000'000'000LL + (end.tv_nsec - start.tv_nsec);
+  ++frames_drawn_;
 }
 
 void ImGuiGlWidget::mouseMoveEvent(QMouseEvent* e) {

@@ -18,6 +18,11 @@ class ImGuiGlWidget : public QOpenGLWidget {
   explicit ImGuiGlWidget(QWidget* parent = nullptr);
   ~ImGuiGlWidget() override;
 
+  // CPU time of the last frame's ImGui work (building and rendering the draw lists), and
+  // how many frames were drawn: for `pipescope --bench-frames`.
+  int64_t last_frame_cpu_ns() const { return last_frame_cpu_ns_; }
+  int64_t frames_drawn() const { return frames_drawn_; }
+
  protected:
   virtual void DrawImGui() = 0;
 
@@ -45,6 +50,8 @@ class ImGuiGlWidget : public QOpenGLWidget {
   float wheel_ = 0;
   QTimer frame_timer_;  // keeps frames coming while input is queued
   QMetaObject::Connection context_connection_;
+  int64_t last_frame_cpu_ns_ = 0;
+  int64_t frames_drawn_ = 0;
 };
 
 }  // namespace pipescope::ui

@@ -10,6 +10,7 @@
 #include <cstdio>
 
 #include "ui/gl_format.h"
+#include "ui/frame_bench.h"
 #include "ui/main_window.h"
 #include "ui/timeline/timeline_widget.h"
 
@@ -28,7 +29,11 @@ int main(int argc, char** argv) {
   QCommandLineOption screenshot("screenshot", "Render FILE, save a PNG to OUT and exit.", "OUT");
   QCommandLineOption after("after", "Seconds to run a spec before showing it (default 5).", "SECONDS", "5");
   QCommandLineOption size("size", "Window size for --screenshot (default 1280x800).", "WxH", "1280x800");
-  parser.addOptions({screenshot, after, size});
+  QCommandLineOption bench("bench-frames",
+                           "Open FILE, draw N frames zoomed out and N at 1 ms per screen, print the CPU "
+                           "time per frame and the time to the first frame, and exit.",
+                           "N");
+  parser.addOptions({screenshot, after, size, bench});
   parser.process(app);
 
   pipescope::ui::MainWindow window;
@@ -40,6 +45,15 @@ int main(int argc, char** argv) {
   }
   window.set_run_seconds(seconds);
   const QStringList files = parser.positionalArguments();
+
+  if (parser.isSet(bench)) {
+    const int frames = parser.value(bench).toInt();
+    if (files.isEmpty() || frames <= 0) {
+      std::fprintf(stderr, "pipescope: --bench-frames needs a positive N and a FILE\n");
+      return 2;
+    }
+    return pipescope::ui::BenchFrames(window, files.first(), frames);
+  }
 
   if (parser.isSet(screenshot)) {
     const QStringList wh = parser.value(size).split('x');

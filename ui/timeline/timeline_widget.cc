@@ -74,6 +74,12 @@ void TimelineWidget::ZoomToFit() {
   update();
 }
 
+void TimelineWidget::SetView(int64_t t0, int64_t t1) {
+  t0_ = t0;
+  t1_ = std::max(t1, t0 + 100);
+  update();
+}
+
 void TimelineWidget::BuildLanes() {
   lanes_.clear();
   if (!model_) return;

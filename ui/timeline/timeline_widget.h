@@ -21,6 +21,7 @@ class TimelineWidget : public ImGuiGlWidget {
 
   void SetModel(std::shared_ptr<const trace::Model> model);
   void ZoomToFit();
+  void SetView(int64_t t0, int64_t t1);
   int64_t view_start() const { return t0_; }
   int64_t view_end() const { return t1_; }
 
