@@ -139,8 +139,9 @@ TEST(AnalysisTest, ARecordedRunOfASlowSequentialMapBlamesThatMap) {
   EXPECT_EQ(a.verdict.bottleneck, "decode");
   EXPECT_EQ(a.steps, 150);
   const StageFigures& decode = a.stages[1];
-  EXPECT_GT(decode.busy_fraction, 0.6);
-  EXPECT_NEAR(decode.self_ns_per_element, 2e6, 1e6);
+  EXPECT_GT(decode.busy_fraction, 0.4);  // wall-clock share: loose for loaded machines
+  // 2 ms of CPU per element; wall time is at least that (more when preempted).
+  EXPECT_GT(decode.self_ns_per_element, 1.5e6);
 }
 
 }  // namespace
