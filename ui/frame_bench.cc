@@ -40,7 +40,8 @@ int BenchFrames(MainWindow& window, const QString& path, int frames) {
   if (!window.OpenFile(path)) return 1;
   const int64_t before = timeline.frames_drawn();
   while (timeline.frames_drawn() == before) timeline.repaint();
-  const double open_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double open_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
   const FrameTimes zoomed_out = Measure(timeline, frames);
   const int64_t middle = (timeline.view_start() + timeline.view_end()) / 2;
@@ -49,7 +50,8 @@ int BenchFrames(MainWindow& window, const QString& path, int frames) {
   std::printf("opened %s and drew the first frame in %.2f s\n", qPrintable(path), open_s);
   std::printf("frame CPU time, zoomed out:      mean %.2f ms, max %.2f ms (%d frames, %dx%d)\n",
               zoomed_out.mean_ms, zoomed_out.max_ms, frames, timeline.width(), timeline.height());
-  std::printf("frame CPU time, 1 ms per screen: mean %.2f ms, max %.2f ms\n", one_ms.mean_ms, one_ms.max_ms);
+  std::printf("frame CPU time, 1 ms per screen: mean %.2f ms, max %.2f ms\n", one_ms.mean_ms,
+              one_ms.max_ms);
   return 0;
 }
 

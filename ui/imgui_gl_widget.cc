@@ -14,10 +14,14 @@ namespace {
 
 int ImGuiButton(Qt::MouseButton b) {
   switch (b) {
-    case Qt::LeftButton: return 0;
-    case Qt::RightButton: return 1;
-    case Qt::MiddleButton: return 2;
-    default: return -1;
+    case Qt::LeftButton:
+      return 0;
+    case Qt::RightButton:
+      return 1;
+    case Qt::MiddleButton:
+      return 2;
+    default:
+      return -1;
   }
 }
 
@@ -102,13 +106,15 @@ void ImGuiGlWidget::paintGL() {
   glClear(GL_COLOR_BUFFER_BIT);
   ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &end);
-  last_frame_cpu_ns_ = (end.tv_sec - start.tv_sec) * 1'000'000'000LL + (end.tv_nsec - start.tv_nsec);
+  last_frame_cpu_ns_ =
+      (end.tv_sec - start.tv_sec) * 1'000'000'000LL + (end.tv_nsec - start.tv_nsec);
   ++frames_drawn_;
 }
 
 void ImGuiGlWidget::mouseMoveEvent(QMouseEvent* e) {
   ImGui::SetCurrentContext(context_);
-  ImGui::GetIO().MousePos = ImVec2(static_cast<float>(e->position().x()), static_cast<float>(e->position().y()));
+  ImGui::GetIO().MousePos =
+      ImVec2(static_cast<float>(e->position().x()), static_cast<float>(e->position().y()));
   update();
 }
 

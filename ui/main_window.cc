@@ -47,8 +47,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   setCentralWidget(timeline_);
 
   statistics_ = new QTableWidget(0, 8, this);
-  statistics_->setHorizontalHeaderLabels(
-      {"op", "kind", "parallelism", "elements/s", "self/elem (us)", "busy %", "waiting %", "caused wait %"});
+  statistics_->setHorizontalHeaderLabels({"op", "kind", "parallelism", "elements/s",
+                                          "self/elem (us)", "busy %", "waiting %",
+                                          "caused wait %"});
   statistics_->setSortingEnabled(true);
   statistics_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
   statistics_->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -98,8 +99,9 @@ void MainWindow::BuildMenus() {
 }
 
 void MainWindow::OpenDialog() {
-  const QString path = QFileDialog::getOpenFileName(this, "Open a trace or a pipeline spec", QString(),
-                                                    "Traces and specs (*.pstrace *.pbtxt);;All files (*)");
+  const QString path =
+      QFileDialog::getOpenFileName(this, "Open a trace or a pipeline spec", QString(),
+                                   "Traces and specs (*.pstrace *.pbtxt);;All files (*)");
   if (!path.isEmpty()) OpenFile(path);
 }
 
@@ -110,7 +112,8 @@ bool MainWindow::OpenFile(const QString& path) {
 }
 
 bool MainWindow::OpenTrace(const QString& path) {
-  QProgressDialog progress("Opening " + QFileInfo(path).fileName() + "...", "Cancel", 0, 1000, this);
+  QProgressDialog progress("Opening " + QFileInfo(path).fileName() + "...", "Cancel", 0, 1000,
+                           this);
   progress.setWindowModality(Qt::WindowModal);
   progress.setMinimumDuration(300);
   pstrace::ReadOptions options;
@@ -123,24 +126,28 @@ bool MainWindow::OpenTrace(const QString& path) {
   progress.reset();
   if (!loaded.ok()) {
     if (loaded.status().code() != engine::StatusCode::kCancelled) {
-      QMessageBox::warning(this, "Cannot open the trace", QString::fromStdString(loaded.status().message()));
+      QMessageBox::warning(this, "Cannot open the trace",
+                           QString::fromStdString(loaded.status().message()));
     }
     return false;
   }
   for (const auto& w : loaded->warnings) statusBar()->showMessage(QString::fromStdString(w), 10000);
-  ShowModel(std::shared_ptr<const trace::Model>(std::move(loaded->model)), QFileInfo(path).fileName());
+  ShowModel(std::shared_ptr<const trace::Model>(std::move(loaded->model)),
+            QFileInfo(path).fileName());
   return true;
 }
 
 bool MainWindow::RunSpec(const QString& path) {
   auto spec = engine::LoadSpecFile(path.toStdString());
   if (!spec.ok()) {
-    QMessageBox::warning(this, "Cannot run the pipeline", QString::fromStdString(spec.status().message()));
+    QMessageBox::warning(this, "Cannot run the pipeline",
+                         QString::fromStdString(spec.status().message()));
     return false;
   }
   const int tenths = std::max(1, static_cast<int>(run_seconds_ * 10));
-  QProgressDialog progress(QString("Running %1 for %2 s...").arg(QFileInfo(path).fileName()).arg(run_seconds_),
-                           "Stop", 0, tenths, this);
+  QProgressDialog progress(
+      QString("Running %1 for %2 s...").arg(QFileInfo(path).fileName()).arg(run_seconds_), "Stop",
+      0, tenths, this);
   progress.setWindowModality(Qt::WindowModal);
   progress.setMinimumDuration(0);
   std::atomic<engine::Pipeline*> running{nullptr};
@@ -166,7 +173,8 @@ bool MainWindow::RunSpec(const QString& path) {
     QMessageBox::warning(this, "The pipeline failed", QString::fromStdString(s.message()));
     if (!result.ok() || !result->model) return false;
   }
-  ShowModel(std::shared_ptr<const trace::Model>(std::move(result->model)), QFileInfo(path).fileName());
+  ShowModel(std::shared_ptr<const trace::Model>(std::move(result->model)),
+            QFileInfo(path).fileName());
   return true;
 }
 
@@ -192,8 +200,9 @@ void MainWindow::ShowModel(std::shared_ptr<const trace::Model> model, const QStr
   statistics_->horizontalHeader()->setSortIndicator(-1, Qt::AscendingOrder);
   statistics_->setSortingEnabled(true);
   verdict_->setText(QString::fromStdString(a.verdict.text));
-  status_->setText(QString::asprintf("%.1f steps/s   input wait %.0f%%   device busy %.0f%%", a.steps_per_s,
-                                     100 * a.input_wait_fraction, 100 * a.device_busy_fraction));
+  status_->setText(QString::asprintf("%.1f steps/s   input wait %.0f%%   device busy %.0f%%",
+                                     a.steps_per_s, 100 * a.input_wait_fraction,
+                                     100 * a.device_busy_fraction));
 }
 
 QString MainWindow::verdict_text() const { return verdict_->text(); }

@@ -29,11 +29,13 @@ FileReport InspectFile(const std::string& path, int64_t sample_records) {
     r.error = "cannot open \"" + path + "\"";
     return r;
   }
-  char head[2] = {0, 0};
-  probe.read(head, 2);
+  char head[16] = {};
+  probe.read(head, sizeof head);
+  r.compression =
+      engine::SniffCompression(std::string_view(head, static_cast<size_t>(probe.gcount())));
+  probe.clear();
   probe.seekg(0, std::ios::end);
   r.bytes = static_cast<uint64_t>(std::max<std::streamoff>(0, probe.tellg()));
-  r.compression = engine::SniffCompression(std::string_view(head, static_cast<size_t>(probe.gcount() > 0 ? 2 : 0)));
   auto reader = engine::TfRecordReader::Open(path, {r.compression, false});
   if (!reader.ok()) {
     r.error = reader.status().message();
@@ -44,15 +46,6 @@ FileReport InspectFile(const std::string& path, int64_t sample_records) {
     bool end = false;
     engine::Status s = (*reader)->Read(record, end);
     if (!s.ok()) {
-      // A zlib-looking first byte pair can be an uncompressed length by chance: retry so.
-      if (r.compression == engine::Compression::kZlib && r.records == 0) {
-        auto plain = engine::TfRecordReader::Open(path, {engine::Compression::kNone, false});
-        if (plain.ok()) {
-          r.compression = engine::Compression::kNone;
-          reader = std::move(plain);
-          continue;
-        }
-      }
       r.error = s.message();
       break;
     }
@@ -72,7 +65,9 @@ nlohmann::json ToJson(const FileReport& r) {
                    {"kind", r.features.kind}};
   j["features"] = nlohmann::json::array();
   for (const auto& [name, f] : r.features.features) {
-    j["features"].push_back({{"name", name}, {"type", f.type}, {"min_length", f.min_length},
+    j["features"].push_back({{"name", name},
+                             {"type", f.type},
+                             {"min_length", f.min_length},
                              {"max_length", f.max_length}});
   }
   if (!r.error.empty()) j["error"] = r.error;
@@ -80,24 +75,27 @@ nlohmann::json ToJson(const FileReport& r) {
 }
 
 void PrintText(const FileReport& r, std::ostream& out) {
-  out << r.path << ": " << r.records << " records, " << engine::CompressionName(r.compression) << ", "
-      << r.bytes << " bytes, " << (r.error.empty() ? "checksums ok" : "DAMAGED") << "\n";
+  out << r.path << ": " << r.records << " records, " << engine::CompressionName(r.compression)
+      << ", " << r.bytes << " bytes, " << (r.error.empty() ? "checksums ok" : "DAMAGED") << "\n";
   if (!r.features.kind.empty()) out << "  " << r.features.kind << "\n";
   for (const auto& [name, f] : r.features.features) {
     out << "  " << name << ": " << f.type << " x "
-        << (f.min_length == f.max_length ? std::to_string(f.min_length)
-                                         : std::to_string(f.min_length) + ".." + std::to_string(f.max_length))
+        << (f.min_length == f.max_length
+                ? std::to_string(f.min_length)
+                : std::to_string(f.min_length) + ".." + std::to_string(f.max_length))
         << "\n";
   }
 }
 
 }  // namespace
 
-int MakeDatasetCommand(const MakeDatasetCommandOptions& options, std::ostream& out, std::ostream& err) {
+int MakeDatasetCommand(const MakeDatasetCommandOptions& options, std::ostream& out,
+                       std::ostream& err) {
   auto kind = engine::ParseDatasetKind(options.kind);
   auto compression = engine::ParseCompression(options.compression);
   if (!kind.ok() || !compression.ok()) {
-    err << "pipescope-cli: " << (!kind.ok() ? kind.status() : compression.status()).message() << "\n";
+    err << "pipescope-cli: " << (!kind.ok() ? kind.status() : compression.status()).message()
+        << "\n";
     return 2;
   }
   engine::MakeDatasetOptions o;

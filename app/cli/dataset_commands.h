@@ -23,7 +23,8 @@ struct MakeDatasetCommandOptions {
   std::string compression;
   uint64_t seed = 1;
 };
-int MakeDatasetCommand(const MakeDatasetCommandOptions& options, std::ostream& out, std::ostream& err);
+int MakeDatasetCommand(const MakeDatasetCommandOptions& options, std::ostream& out,
+                       std::ostream& err);
 
 struct InspectCommandOptions {
   std::vector<std::string> files;

@@ -25,13 +25,15 @@ int main(int argc, char** argv) {
       ->excludes(trace);
 
   pipescope::cli::ReportCommandOptions report;
-  auto* report_cmd = app.add_subcommand("report", "Summary and bottleneck verdict of a saved trace");
+  auto* report_cmd =
+      app.add_subcommand("report", "Summary and bottleneck verdict of a saved trace");
   report_cmd->add_option("trace", report.trace_path, "Trace file (.pstrace)")->required();
   report_cmd->add_flag("--json", report.json, "Print the summary as JSON");
   report_cmd->add_option("--range", report.range, "Only [T0, T1), seconds from the start: T0:T1");
 
   pipescope::cli::MakeDatasetCommandOptions make;
-  auto* make_cmd = app.add_subcommand("make-dataset", "Write sharded TFRecord files of tf.train.Examples");
+  auto* make_cmd =
+      app.add_subcommand("make-dataset", "Write sharded TFRecord files of tf.train.Examples");
   make_cmd->add_option("--kind", make.kind, "imagenet-like, mnist-like or chess")->required();
   make_cmd->add_option("--records", make.records, "Records in all (default 1000)");
   make_cmd->add_option("--shards", make.shards, "Files to spread them over (default 1)");
@@ -40,7 +42,8 @@ int main(int argc, char** argv) {
   make_cmd->add_option("--seed", make.seed, "Same seed, same bytes (default 1)");
 
   pipescope::cli::InspectCommandOptions inspect;
-  auto* inspect_cmd = app.add_subcommand("inspect", "Records, compression, features and checksums of TFRecord files");
+  auto* inspect_cmd = app.add_subcommand(
+      "inspect", "Records, compression, features and checksums of TFRecord files");
   inspect_cmd->add_option("files", inspect.files, "TFRecord files")->required();
   inspect_cmd->add_flag("--json", inspect.json, "One JSON object per file");
 

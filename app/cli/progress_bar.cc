@@ -6,7 +6,8 @@
 
 namespace pipescope::cli {
 
-ProgressBar::ProgressBar(std::string unit) : unit_(std::move(unit)), enabled_(isatty(STDERR_FILENO) != 0) {}
+ProgressBar::ProgressBar(std::string unit)
+    : unit_(std::move(unit)), enabled_(isatty(STDERR_FILENO) != 0) {}
 
 ProgressBar::~ProgressBar() {
   if (drawn_) std::fputc('\n', stderr);
@@ -22,8 +23,9 @@ void ProgressBar::Update(int64_t done, int64_t total) {
   const int filled = static_cast<int>(kWidth * done / total);
   std::string bar(static_cast<size_t>(filled), '=');
   bar.resize(kWidth, ' ');
-  std::fprintf(stderr, "\r[%s] %3d%%  %lld/%lld %s", bar.c_str(), static_cast<int>(100 * done / total),
-               static_cast<long long>(done), static_cast<long long>(total), unit_.c_str());
+  std::fprintf(stderr, "\r[%s] %3d%%  %lld/%lld %s", bar.c_str(),
+               static_cast<int>(100 * done / total), static_cast<long long>(done),
+               static_cast<long long>(total), unit_.c_str());
   std::fflush(stderr);
 }
 

@@ -28,7 +28,8 @@ int ReportCommand(const ReportCommandOptions& options, std::ostream& out, std::o
     if (colon == std::string::npos || !ParseSeconds(options.range.substr(0, colon), t0) ||
         !ParseSeconds(options.range.substr(colon + 1), t1) || (t1 != 0 && t1 <= t0)) {
       err << "pipescope-cli: --range must be T0:T1 in seconds with T0 < T1 (either may be left "
-             "out), got '" << options.range << "'\n";
+             "out), got '"
+          << options.range << "'\n";
       return 2;
     }
   }

@@ -61,8 +61,8 @@ int RunCommand(const RunCommandOptions& options, std::ostream& out, std::ostream
   run.spec_path = options.spec_path;
   run.run.max_steps = options.steps;
   const double duration = options.duration_s > 0 ? options.duration_s
-                          : options.steps > 0   ? 0
-                                                : kDefaultDurationS;
+                          : options.steps > 0    ? 0
+                                                 : kDefaultDurationS;
   run.run.duration_ns = static_cast<int64_t>(duration * 1e9);
   int64_t printed = 0;
   if (options.print > 0) {
@@ -84,7 +84,8 @@ int RunCommand(const RunCommandOptions& options, std::ostream& out, std::ostream
     return 1;
   }
   if (!result->trace_file_status.ok()) {
-    err << "pipescope-cli: the trace file is incomplete: " << result->trace_file_status.message() << "\n";
+    err << "pipescope-cli: the trace file is incomplete: " << result->trace_file_status.message()
+        << "\n";
   }
 
   SummaryContext context;

@@ -96,12 +96,14 @@ std::string SummaryToText(const trace::RangeAnalysis& a, const SummaryContext& c
   out += line;
   if (!c.recorded) return out + "(not recorded: no per-op figures)\n";
   if (a.dropped_events > 0) {
-    std::snprintf(line, sizeof line, "warning: %llu events were dropped (the recorder fell behind)\n",
+    std::snprintf(line, sizeof line,
+                  "warning: %llu events were dropped (the recorder fell behind)\n",
                   static_cast<unsigned long long>(a.dropped_events));
     out += line;
   }
   for (const auto& m : c.markers) {
-    std::snprintf(line, sizeof line, "at %.2f s: %s\n", static_cast<double>(m.time_ns) / 1e9, m.text.c_str());
+    std::snprintf(line, sizeof line, "at %.2f s: %s\n", static_cast<double>(m.time_ns) / 1e9,
+                  m.text.c_str());
     out += line;
   }
   out += "\n";

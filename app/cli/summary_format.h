@@ -18,7 +18,7 @@ struct SummaryContext {
   uint64_t events = 0;   // in the trace
   std::vector<record::KnobChangeDef> knob_changes;
   std::vector<record::MarkerDef> markers;  // rebuilds, skipped corrupt data, ...
-  std::vector<std::string> op_names;  // by stage id, for knob changes
+  std::vector<std::string> op_names;       // by stage id, for knob changes
 };
 
 // Device, knob changes and op names as a trace records them.

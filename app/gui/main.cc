@@ -9,8 +9,8 @@
 #include <QThread>
 #include <cstdio>
 
-#include "ui/gl_format.h"
 #include "ui/frame_bench.h"
+#include "ui/gl_format.h"
 #include "ui/main_window.h"
 #include "ui/timeline/timeline_widget.h"
 
@@ -25,14 +25,18 @@ int main(int argc, char** argv) {
   parser.setApplicationDescription("Find and fix bottlenecks in ML input pipelines.");
   parser.addHelpOption();
   parser.addVersionOption();
-  parser.addPositionalArgument("file", "A trace (.pstrace) to open or a pipeline spec (.pbtxt) to run.");
+  parser.addPositionalArgument("file",
+                               "A trace (.pstrace) to open or a pipeline spec (.pbtxt) to run.");
   QCommandLineOption screenshot("screenshot", "Render FILE, save a PNG to OUT and exit.", "OUT");
-  QCommandLineOption after("after", "Seconds to run a spec before showing it (default 5).", "SECONDS", "5");
-  QCommandLineOption size("size", "Window size for --screenshot (default 1280x800).", "WxH", "1280x800");
-  QCommandLineOption bench("bench-frames",
-                           "Open FILE, draw N frames zoomed out and N at 1 ms per screen, print the CPU "
-                           "time per frame and the time to the first frame, and exit.",
-                           "N");
+  QCommandLineOption after("after", "Seconds to run a spec before showing it (default 5).",
+                           "SECONDS", "5");
+  QCommandLineOption size("size", "Window size for --screenshot (default 1280x800).", "WxH",
+                          "1280x800");
+  QCommandLineOption bench(
+      "bench-frames",
+      "Open FILE, draw N frames zoomed out and N at 1 ms per screen, print the CPU "
+      "time per frame and the time to the first frame, and exit.",
+      "N");
   parser.addOptions({screenshot, after, size, bench});
   parser.process(app);
 
@@ -59,7 +63,8 @@ int main(int argc, char** argv) {
     const QStringList wh = parser.value(size).split('x');
     const int w = wh.size() == 2 ? wh[0].toInt() : 0, h = wh.size() == 2 ? wh[1].toInt() : 0;
     if (files.isEmpty() || w < 320 || h < 200) {
-      std::fprintf(stderr, "pipescope: --screenshot needs a FILE and a --size of at least 320x200\n");
+      std::fprintf(stderr,
+                   "pipescope: --screenshot needs a FILE and a --size of at least 320x200\n");
       return 2;
     }
     window.resize(w, h);

@@ -13,7 +13,8 @@ pstrace::Machine ProbeMachine(int cpu_budget) {
   char host[256] = {};
   if (gethostname(host, sizeof host - 1) == 0) m.set_hostname(host);
   m.set_cpu_cores(std::max(1u, std::thread::hardware_concurrency()));
-  m.set_cpu_budget(static_cast<uint32_t>(cpu_budget > 0 ? cpu_budget : static_cast<int>(m.cpu_cores())));
+  m.set_cpu_budget(
+      static_cast<uint32_t>(cpu_budget > 0 ? cpu_budget : static_cast<int>(m.cpu_cores())));
   const long pages = sysconf(_SC_PHYS_PAGES);
   const long page_size = sysconf(_SC_PAGE_SIZE);
   if (pages > 0 && page_size > 0) {

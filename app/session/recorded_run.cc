@@ -41,7 +41,8 @@ engine::Result<RecordedRunResult> RunRecorded(const spec::PipelineSpec& spec,
 
   std::unique_ptr<pstrace::TraceWriter> writer;
   if (recorder) {
-    const auto header = MakeHeader(spec, options.spec_path, device->kind(), pipeline->cpu_cores(), *recorder);
+    const auto header =
+        MakeHeader(spec, options.spec_path, device->kind(), pipeline->cpu_cores(), *recorder);
     result.model = std::make_unique<trace::Model>();
     pstrace::ApplyHeader(header, *result.model);
     recorder->AddSink(result.model.get());

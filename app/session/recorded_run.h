@@ -13,9 +13,9 @@
 namespace pipescope::session {
 
 struct RecordedRunOptions {
-  bool record = true;         // false: no recorder at all (measures the bare engine)
-  std::string trace_path;     // empty: the trace is kept in memory only
-  std::string spec_path;      // stored in the trace header
+  bool record = true;      // false: no recorder at all (measures the bare engine)
+  std::string trace_path;  // empty: the trace is kept in memory only
+  std::string spec_path;   // stored in the trace header
   engine::RunOptions run;
   // Called once the pipeline exists, before it runs (e.g. to let Ctrl-C cancel it), and
   // with nullptr when the run is over.
@@ -23,10 +23,10 @@ struct RecordedRunOptions {
 };
 
 struct RecordedRunResult {
-  engine::Status run_status;             // an error of the pipeline while it ran
-  engine::RunSummary summary;            // the run loop's own counters (when it ran well)
-  std::unique_ptr<trace::Model> model;   // null when not recording
-  engine::Status trace_file_status;      // how writing the trace file went
+  engine::Status run_status;            // an error of the pipeline while it ran
+  engine::RunSummary summary;           // the run loop's own counters (when it ran well)
+  std::unique_ptr<trace::Model> model;  // null when not recording
+  engine::Status trace_file_status;     // how writing the trace file went
   uint64_t trace_file_bytes = 0;
 };
 

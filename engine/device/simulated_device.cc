@@ -8,7 +8,8 @@ namespace pipescope::engine {
 
 SimulatedDevice::SimulatedDevice(int64_t step_time_ns, int max_in_flight,
                                  CancellationToken& cancellation)
-    : step_time_ns_(step_time_ns), max_in_flight_(std::max(1, max_in_flight)),
+    : step_time_ns_(step_time_ns),
+      max_in_flight_(std::max(1, max_in_flight)),
       cancellation_(cancellation) {}
 
 Status SimulatedDevice::Submit(const Element& batch) {
@@ -17,10 +18,9 @@ Status SimulatedDevice::Submit(const Element& batch) {
   const int64_t start = std::max(now, device_free_at_);
   device_free_at_ = start + step_time_ns_;
   if (recorder_) {
-    recorder_->Record(record::Event{static_cast<uint64_t>(start),
-                                    static_cast<uint64_t>(device_free_at_), batch.id, 0,
-                                    record::kDeviceOp, record::EventKind::kStep,
-                                    record::kFlagTimesInNs});
+    recorder_->Record(record::Event{
+        static_cast<uint64_t>(start), static_cast<uint64_t>(device_free_at_), batch.id, 0,
+        record::kDeviceOp, record::EventKind::kStep, record::kFlagTimesInNs});
   }
   queued_.push_back({start, device_free_at_});
   // Retire finished steps; with max_in_flight queued, wait for the oldest to finish.

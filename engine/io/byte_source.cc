@@ -18,25 +18,14 @@ Result<Compression> ParseCompression(const std::string& name) {
 
 std::string CompressionName(Compression c) {
   switch (c) {
-    case Compression::kGzip: return "GZIP";
-    case Compression::kZlib: return "ZLIB";
-    case Compression::kNone: break;
+    case Compression::kGzip:
+      return "GZIP";
+    case Compression::kZlib:
+      return "ZLIB";
+    case Compression::kNone:
+      break;
   }
   return "NONE";
-}
-
-Compression SniffCompression(std::string_view b) {
-  if (b.size() >= 2 && static_cast<uint8_t>(b[0]) == 0x1f && static_cast<uint8_t>(b[1]) == 0x8b) {
-    return Compression::kGzip;
-  }
-  // A zlib header: deflate method, a window of at most 32 KiB, and a check that makes the
-  // first two bytes a multiple of 31. An uncompressed TFRecord starts with a little-endian
-  // length, which matches this only by chance; the caller confirms by reading.
-  if (b.size() >= 2) {
-    const auto cmf = static_cast<uint8_t>(b[0]), flg = static_cast<uint8_t>(b[1]);
-    if ((cmf & 0x0f) == 8 && (cmf >> 4) <= 7 && ((cmf << 8) | flg) % 31 == 0) return Compression::kZlib;
-  }
-  return Compression::kNone;
 }
 
 struct ByteSource::Inflater {
@@ -44,9 +33,11 @@ struct ByteSource::Inflater {
   std::string in;  // compressed bytes not yet inflated
 };
 
-Result<std::unique_ptr<ByteSource>> ByteSource::Open(const std::string& path, Compression compression) {
+Result<std::unique_ptr<ByteSource>> ByteSource::Open(const std::string& path,
+                                                     Compression compression) {
   std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) return Status(StatusCode::kNotFound, "cannot open \"" + path + "\": " + std::strerror(errno));
+  if (!f)
+    return Status(StatusCode::kNotFound, "cannot open \"" + path + "\": " + std::strerror(errno));
   std::unique_ptr<ByteSource> s(new ByteSource(f, path, compression));
   if (compression != Compression::kNone) {
     s->inflater_ = std::make_unique<Inflater>();
@@ -100,7 +91,8 @@ Status ByteSource::Fill(size_t want) {
       ASSIGN_OR_RETURN(size_t got, ReadRaw(inf.in.data(), kStep));
       inf.in.resize(got);
       if (got == 0) {
-        return Status(StatusCode::kDataLoss, "\"" + path_ + "\": the " + CompressionName(compression_) +
+        return Status(StatusCode::kDataLoss, "\"" + path_ + "\": the " +
+                                                 CompressionName(compression_) +
                                                  " stream ends early (the file is truncated)");
       }
     }

@@ -18,8 +18,6 @@ enum class Compression { kNone, kGzip, kZlib };
 // "" / "NONE", "GZIP", "ZLIB" (TensorFlow's spellings); anything else is an error.
 Result<Compression> ParseCompression(const std::string& name);
 std::string CompressionName(Compression c);
-// Guesses from the first bytes: the gzip magic, a valid zlib header, else none.
-Compression SniffCompression(std::string_view first_bytes);
 
 class ByteSource {
  public:
@@ -36,8 +34,6 @@ class ByteSource {
   void Consume(size_t n);
   // Offset, in the (decompressed) stream, of data()[0].
   uint64_t offset() const { return offset_; }
-  // Bytes of the file read so far (compressed bytes for compressed files).
-  uint64_t file_bytes_read() const { return file_bytes_; }
 
  private:
   ByteSource(std::FILE* file, std::string path, Compression compression);

@@ -12,7 +12,8 @@ namespace pipescope::engine {
 namespace {
 
 void SetBytes(tf::Example& e, const std::string& name, std::string value) {
-  (*e.mutable_features()->mutable_feature())[name].mutable_bytes_list()->add_value(std::move(value));
+  (*e.mutable_features()->mutable_feature())[name].mutable_bytes_list()->add_value(
+      std::move(value));
 }
 void SetInt64(tf::Example& e, const std::string& name, int64_t value) {
   (*e.mutable_features()->mutable_feature())[name].mutable_int64_list()->add_value(value);
@@ -33,7 +34,10 @@ RgbImage SyntheticPhoto(int width, int height, std::mt19937_64& rng) {
   const double fx = std::uniform_real_distribution<double>(0.01, 0.08)(rng);
   const double fy = std::uniform_real_distribution<double>(0.01, 0.08)(rng);
   const int noise = static_cast<int>(rng() % 40);
-  struct Disc { double x, y, r; uint8_t c[3]; };
+  struct Disc {
+    double x, y, r;
+    uint8_t c[3];
+  };
   std::vector<Disc> discs(1 + rng() % 5);
   for (auto& d : discs) {
     d = {static_cast<double>(rng() % static_cast<uint64_t>(img.width)),
@@ -44,7 +48,9 @@ RgbImage SyntheticPhoto(int width, int height, std::mt19937_64& rng) {
   uint64_t n = rng();
   for (int y = 0; y < img.height; ++y) {
     for (int x = 0; x < img.width; ++x) {
-      uint8_t* p = &img.pixels[(static_cast<size_t>(y) * static_cast<size_t>(img.width) + static_cast<size_t>(x)) * 3];
+      uint8_t* p = &img.pixels[(static_cast<size_t>(y) * static_cast<size_t>(img.width) +
+                                static_cast<size_t>(x)) *
+                               3];
       p[0] = static_cast<uint8_t>(127 + 120 * std::sin(x * fx));
       p[1] = static_cast<uint8_t>(127 + 120 * std::cos(y * fy));
       p[2] = static_cast<uint8_t>((x + y) & 0xff);
@@ -52,8 +58,12 @@ RgbImage SyntheticPhoto(int width, int height, std::mt19937_64& rng) {
         if ((x - d.x) * (x - d.x) + (y - d.y) * (y - d.y) < d.r * d.r) std::copy(d.c, d.c + 3, p);
       }
       if (noise > 0) {
-        n ^= n << 13; n ^= n >> 7; n ^= n << 17;
-        for (int c = 0; c < 3; ++c) p[c] = static_cast<uint8_t>(std::clamp(p[c] + static_cast<int>(n >> (8 * c) & 0xff) % (2 * noise + 1) - noise, 0, 255));
+        n ^= n << 13;
+        n ^= n >> 7;
+        n ^= n << 17;
+        for (int c = 0; c < 3; ++c)
+          p[c] = static_cast<uint8_t>(std::clamp(
+              p[c] + static_cast<int>(n >> (8 * c) & 0xff) % (2 * noise + 1) - noise, 0, 255));
       }
     }
   }
@@ -70,8 +80,8 @@ RgbImage Picture(std::mt19937_64& rng) {
 
 std::string ShardPath(const MakeDatasetOptions& o, int shard) {
   char name[128];
-  std::snprintf(name, sizeof name, "%s-%05d-of-%05d.tfrecord%s", DatasetKindName(o.kind).c_str(), shard,
-                o.shards,
+  std::snprintf(name, sizeof name, "%s-%05d-of-%05d.tfrecord%s", DatasetKindName(o.kind).c_str(),
+                shard, o.shards,
                 o.compression == Compression::kGzip   ? ".gz"
                 : o.compression == Compression::kZlib ? ".zz"
                                                       : "");
@@ -84,14 +94,18 @@ Result<DatasetKind> ParseDatasetKind(const std::string& name) {
   if (name == "imagenet-like") return DatasetKind::kImagenetLike;
   if (name == "mnist-like") return DatasetKind::kMnistLike;
   if (name == "chess") return DatasetKind::kChess;
-  return InvalidArgument("unknown dataset kind \"" + name + "\" (imagenet-like, mnist-like or chess)");
+  return InvalidArgument("unknown dataset kind \"" + name +
+                         "\" (imagenet-like, mnist-like or chess)");
 }
 
 std::string DatasetKindName(DatasetKind kind) {
   switch (kind) {
-    case DatasetKind::kImagenetLike: return "imagenet-like";
-    case DatasetKind::kMnistLike: return "mnist-like";
-    case DatasetKind::kChess: break;
+    case DatasetKind::kImagenetLike:
+      return "imagenet-like";
+    case DatasetKind::kMnistLike:
+      return "mnist-like";
+    case DatasetKind::kChess:
+      break;
   }
   return "chess";
 }
@@ -130,7 +144,8 @@ Result<std::string> MakeExampleRecord(DatasetKind kind, std::mt19937_64& rng) {
       for (int i = 0; i < pieces; ++i) {
         const int square = static_cast<int>(rng() % 64), plane = static_cast<int>(rng() % 12);
         const int bit = plane * 64 + square;
-        board[static_cast<size_t>(bit / 8)] = static_cast<char>(board[static_cast<size_t>(bit / 8)] | (1 << (bit % 8)));
+        board[static_cast<size_t>(bit / 8)] =
+            static_cast<char>(board[static_cast<size_t>(bit / 8)] | (1 << (bit % 8)));
       }
       SetBytes(e, "board", std::move(board));
       SetFloat(e, "result", static_cast<float>(static_cast<int>(rng() % 3) - 1));
@@ -143,10 +158,12 @@ Result<std::string> MakeExampleRecord(DatasetKind kind, std::mt19937_64& rng) {
 
 Result<MadeDataset> MakeDataset(const MakeDatasetOptions& o) {
   if (o.records < 0) return InvalidArgument("make-dataset: --records must not be negative");
-  if (o.shards < 1 || o.shards > 100000) return InvalidArgument("make-dataset: --shards must be 1 to 100000");
+  if (o.shards < 1 || o.shards > 100000)
+    return InvalidArgument("make-dataset: --shards must be 1 to 100000");
   std::error_code ec;
   std::filesystem::create_directories(o.out_dir, ec);
-  if (ec) return InvalidArgument("make-dataset: cannot create \"" + o.out_dir + "\": " + ec.message());
+  if (ec)
+    return InvalidArgument("make-dataset: cannot create \"" + o.out_dir + "\": " + ec.message());
   MadeDataset made;
   std::mt19937_64 rng(o.seed);
   int64_t written = 0;

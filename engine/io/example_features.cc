@@ -19,10 +19,20 @@ void Widen(FeatureShape& shape, const std::string& type, int64_t length, bool fi
 
 void Describe(const tf::Feature& f, std::string& type, int64_t& length) {
   switch (f.kind_case()) {
-    case tf::Feature::kBytesList: type = "bytes"; length = f.bytes_list().value_size(); return;
-    case tf::Feature::kFloatList: type = "float"; length = f.float_list().value_size(); return;
-    case tf::Feature::kInt64List: type = "int64"; length = f.int64_list().value_size(); return;
-    case tf::Feature::KIND_NOT_SET: break;
+    case tf::Feature::kBytesList:
+      type = "bytes";
+      length = f.bytes_list().value_size();
+      return;
+    case tf::Feature::kFloatList:
+      type = "float";
+      length = f.float_list().value_size();
+      return;
+    case tf::Feature::kInt64List:
+      type = "int64";
+      length = f.int64_list().value_size();
+      return;
+    case tf::Feature::KIND_NOT_SET:
+      break;
   }
   type = "empty";
   length = 0;
@@ -42,7 +52,8 @@ void DescribeRecord(std::string_view record, RecordFeatures& into) {
   tf::SequenceExample sequence;
   if (sequence.ParseFromArray(record.data(), static_cast<int>(record.size())) &&
       sequence.feature_lists().feature_list_size() > 0) {
-    into.kind = into.kind.empty() || into.kind == "tf.SequenceExample" ? "tf.SequenceExample" : "mixed";
+    into.kind =
+        into.kind.empty() || into.kind == "tf.SequenceExample" ? "tf.SequenceExample" : "mixed";
     for (const auto& [name, f] : sequence.context().feature()) {
       std::string type;
       int64_t length = 0;

@@ -18,7 +18,25 @@ bool ChecksumHolds(const char* data, size_t n, uint32_t stored) {
 
 }  // namespace
 
-Result<std::unique_ptr<TfRecordReader>> TfRecordReader::Open(const std::string& path, Options options) {
+Compression SniffCompression(std::string_view b) {
+  if (b.size() >= kTfRecordHeaderBytes && MaskedCrc(b.data(), 8) == LoadLe32(b.data() + 8)) {
+    return Compression::kNone;
+  }
+  if (b.size() >= 2 && static_cast<uint8_t>(b[0]) == 0x1f && static_cast<uint8_t>(b[1]) == 0x8b) {
+    return Compression::kGzip;
+  }
+  // A zlib header: deflate, a window of at most 32 KiB, and the first two bytes a multiple
+  // of 31.
+  if (b.size() >= 2) {
+    const auto cmf = static_cast<uint8_t>(b[0]), flg = static_cast<uint8_t>(b[1]);
+    if ((cmf & 0x0f) == 8 && (cmf >> 4) <= 7 && ((cmf << 8) | flg) % 31 == 0)
+      return Compression::kZlib;
+  }
+  return Compression::kNone;
+}
+
+Result<std::unique_ptr<TfRecordReader>> TfRecordReader::Open(const std::string& path,
+                                                             Options options) {
   ASSIGN_OR_RETURN(auto source, ByteSource::Open(path, options.compression));
   return std::unique_ptr<TfRecordReader>(new TfRecordReader(path, options, std::move(source)));
 }
@@ -28,7 +46,8 @@ std::string TfRecordReader::Where() const {
          std::to_string(source_->offset());
 }
 
-Status TfRecordReader::TryRecordHere(std::string& record, bool& valid, bool& end, std::string& problem) {
+Status TfRecordReader::TryRecordHere(std::string& record, bool& valid, bool& end,
+                                     std::string& problem) {
   valid = false;
   end = false;
   ASSIGN_OR_RETURN(size_t have, source_->Peek(kTfRecordHeaderBytes));

@@ -12,10 +12,17 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "engine/io/byte_source.h"
 
 namespace pipescope::engine {
+
+// The compression of a TFRecord file from its first bytes (12 are enough): an
+// uncompressed record header whose checksum holds, else the gzip magic, else a zlib
+// header, else none. Checking the header first settles the case of a little-endian
+// length that happens to look like a zlib header.
+Compression SniffCompression(std::string_view first_bytes);
 
 class TfRecordReader {
  public:
@@ -31,10 +38,8 @@ class TfRecordReader {
   Status Read(std::string& record, bool& end);
 
   const std::string& path() const { return path_; }
-  int64_t records_read() const { return records_; }
   int64_t corrupt_regions_skipped() const { return skipped_regions_; }
   uint64_t bytes_skipped() const { return skipped_bytes_; }
-  uint64_t file_bytes_read() const { return source_->file_bytes_read(); }
 
  private:
   TfRecordReader(std::string path, Options options, std::unique_ptr<ByteSource> source)

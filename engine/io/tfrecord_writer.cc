@@ -17,7 +17,8 @@ struct TfRecordWriter::Deflater {
 Result<std::unique_ptr<TfRecordWriter>> TfRecordWriter::Create(const std::string& path,
                                                                Compression compression) {
   std::FILE* f = std::fopen(path.c_str(), "wb");
-  if (!f) return Status(StatusCode::kNotFound, "cannot create \"" + path + "\": " + std::strerror(errno));
+  if (!f)
+    return Status(StatusCode::kNotFound, "cannot create \"" + path + "\": " + std::strerror(errno));
   std::unique_ptr<TfRecordWriter> w(new TfRecordWriter(f, path));
   if (compression != Compression::kNone) {
     w->deflater_ = std::make_unique<Deflater>();
@@ -82,7 +83,8 @@ Status TfRecordWriter::Close() {
     deflateEnd(&deflater_->z);
     deflater_.reset();
   }
-  if (std::fclose(file_) != 0 && s.ok()) s = Status(StatusCode::kDataLoss, "closing \"" + path_ + "\"");
+  if (std::fclose(file_) != 0 && s.ok())
+    s = Status(StatusCode::kDataLoss, "closing \"" + path_ + "\"");
   file_ = nullptr;
   return s;
 }

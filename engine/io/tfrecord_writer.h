@@ -13,7 +13,8 @@ namespace pipescope::engine {
 
 class TfRecordWriter {
  public:
-  static Result<std::unique_ptr<TfRecordWriter>> Create(const std::string& path, Compression compression);
+  static Result<std::unique_ptr<TfRecordWriter>> Create(const std::string& path,
+                                                        Compression compression);
   ~TfRecordWriter();
   TfRecordWriter(const TfRecordWriter&) = delete;
   TfRecordWriter& operator=(const TfRecordWriter&) = delete;

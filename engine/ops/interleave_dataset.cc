@@ -25,8 +25,11 @@ class InterleaveDataset : public UnaryDataset {
  public:
   InterleaveDataset(StatsPtr stats, DatasetPtr input, DatasetPtr per_element, TunablePtr cycle,
                     TunablePtr block, TunablePtr parallelism, bool deterministic)
-      : UnaryDataset(std::move(stats), std::move(input)), per_element_(std::move(per_element)),
-        cycle_(std::move(cycle)), block_(std::move(block)), parallelism_(std::move(parallelism)),
+      : UnaryDataset(std::move(stats), std::move(input)),
+        per_element_(std::move(per_element)),
+        cycle_(std::move(cycle)),
+        block_(std::move(block)),
+        parallelism_(std::move(parallelism)),
         deterministic_(deterministic) {}
 
   Result<std::unique_ptr<Iterator>> MakeIterator(const IteratorArgs& args) const override {
@@ -166,7 +169,8 @@ class InterleaveDataset : public UnaryDataset {
    public:
     ParallelIt(PipelineContext& ctx, StageStats* stats, std::unique_ptr<Iterator> in,
                const InterleaveDataset& d)
-        : AsyncIterator(ctx, stats, std::move(in)), d_(d),
+        : AsyncIterator(ctx, stats, std::move(in)),
+          d_(d),
           parallelism_sub_(d.parallelism_.get(), [this] { OnKnobChanged(); }),
           cycle_sub_(d.cycle_.get(), [this] { OnKnobChanged(); }),
           block_sub_(d.block_.get(), [this] { OnKnobChanged(); }) {}
@@ -210,7 +214,8 @@ class InterleaveDataset : public UnaryDataset {
           }
           if (!d_.deterministic_) {
             for (auto& other : slots_) {
-              if (other && !other->ready.empty()) return TakeLocked(*other, out, cycle, false, lock);
+              if (other && !other->ready.empty())
+                return TakeLocked(*other, out, cycle, false, lock);
             }
           }
           consumer_cv_.wait(lock);
@@ -347,10 +352,9 @@ DatasetPtr MakeInterleaveDataset(StatsPtr stats, DatasetPtr input, DatasetPtr pe
                                  TunablePtr cycle_length, TunablePtr block_length,
                                  TunablePtr parallelism, bool deterministic) {
   if (parallelism) stats->asynchronous = true;
-  return std::make_shared<InterleaveDataset>(std::move(stats), std::move(input),
-                                             std::move(per_element), std::move(cycle_length),
-                                             std::move(block_length), std::move(parallelism),
-                                             deterministic);
+  return std::make_shared<InterleaveDataset>(
+      std::move(stats), std::move(input), std::move(per_element), std::move(cycle_length),
+      std::move(block_length), std::move(parallelism), deterministic);
 }
 
 }  // namespace pipescope::engine

@@ -6,10 +6,10 @@
 // section), run fn, and mark the slot done. At most `parallelism` calls run at once;
 // finished results wait in a bounded buffer (see Capacity). Workers take several
 // elements at a time when fn is fast and one when it is slow (BatchSizeLocked), and the
-// consumer takes every ready result in one acquisition of the lock. Deterministic: the consumer takes
-// slots in input order; otherwise the first finished one. Parallelism is live: workers
-// with index ≥ parallelism park after their current element, and new ones start when it
-// grows, so a change takes effect within one element's time and no element is lost.
+// consumer takes every ready result in one acquisition of the lock. Deterministic: the consumer
+// takes slots in input order; otherwise the first finished one. Parallelism is live: workers with
+// index ≥ parallelism park after their current element, and new ones start when it grows, so a
+// change takes effect within one element's time and no element is lost.
 #include <deque>
 
 #include "engine/ops/ops.h"
@@ -28,8 +28,10 @@ class MapDataset : public UnaryDataset {
  public:
   MapDataset(StatsPtr stats, DatasetPtr input, std::shared_ptr<const WorkFunction> fn,
              bool batched_input, TunablePtr parallelism, bool deterministic)
-      : UnaryDataset(std::move(stats), std::move(input)), fn_(std::move(fn)),
-        batched_input_(batched_input), parallelism_(std::move(parallelism)),
+      : UnaryDataset(std::move(stats), std::move(input)),
+        fn_(std::move(fn)),
+        batched_input_(batched_input),
+        parallelism_(std::move(parallelism)),
         deterministic_(deterministic) {}
 
   Result<std::unique_ptr<Iterator>> MakeIterator(const IteratorArgs& args) const override {
@@ -42,7 +44,8 @@ class MapDataset : public UnaryDataset {
     Status s = batched_input_ ? fn_->ApplyBatched(e, LeadingRows(e), cancellation)
                               : fn_->Apply(e, cancellation);
     if (s.ok() || s.code() == StatusCode::kCancelled) return s;
-    return s.WithContext("map '" + op + "' (" + fn_->name() + ") on element " + std::to_string(e.id));
+    return s.WithContext("map '" + op + "' (" + fn_->name() + ") on element " +
+                         std::to_string(e.id));
   }
 
  private:
@@ -67,7 +70,8 @@ class MapDataset : public UnaryDataset {
    public:
     ParallelIt(PipelineContext& ctx, StageStats* stats, std::unique_ptr<Iterator> in,
                const MapDataset& d)
-        : AsyncIterator(ctx, stats, std::move(in)), d_(d),
+        : AsyncIterator(ctx, stats, std::move(in)),
+          d_(d),
           subscription_(d.parallelism_.get(), [this] { OnParallelismChanged(); }) {}
 
     ~ParallelIt() override { StopAndJoin(); }
@@ -126,7 +130,8 @@ class MapDataset : public UnaryDataset {
       constexpr int64_t kTargetBatchNs = 20'000;
       const int64_t fn_ns = std::max<int64_t>(1, fn_ema_ns_.load(std::memory_order_relaxed));
       const int64_t by_cost = std::clamp<int64_t>(kTargetBatchNs / fn_ns, 1, 32);
-      const int64_t fair_share = std::max<int64_t>(1, (Capacity() - OccupiedLocked()) / parallelism());
+      const int64_t fair_share =
+          std::max<int64_t>(1, (Capacity() - OccupiedLocked()) / parallelism());
       return std::min(by_cost, fair_share);
     }
 
@@ -199,7 +204,8 @@ class MapDataset : public UnaryDataset {
     }
 
     void GrowWorkersLocked() {
-      workers_.Grow(static_cast<int>(parallelism()), stats_->name, [this](int i) { WorkerLoop(i); });
+      workers_.Grow(static_cast<int>(parallelism()), stats_->name,
+                    [this](int i) { WorkerLoop(i); });
     }
 
     void OnParallelismChanged() {
@@ -213,7 +219,8 @@ class MapDataset : public UnaryDataset {
     // Reserves room for a batch; 0 when cancelled.
     int64_t ReserveLocked(std::unique_lock<std::mutex>& lock, int index) {
       auto can_work = [&] {
-        return cancelled_ || (index < parallelism() && !input_end_ && OccupiedLocked() < Capacity());
+        return cancelled_ ||
+               (index < parallelism() && !input_end_ && OccupiedLocked() < Capacity());
       };
       if (!can_work()) {
         // A worker beyond the current parallelism is idle; one that is wanted but finds
@@ -306,7 +313,8 @@ class MapDataset : public UnaryDataset {
           start = end;
         }
       } else {
-        for (Slot* slot : batch) slot->status = d_.Apply(slot->element, ctx_.cancellation, stats_->name);
+        for (Slot* slot : batch)
+          slot->status = d_.Apply(slot->element, ctx_.cancellation, stats_->name);
       }
       const int64_t ns = record::NowNs() - t0;
       const int64_t per_element = ns / static_cast<int64_t>(batch.size());
@@ -320,7 +328,7 @@ class MapDataset : public UnaryDataset {
     std::deque<Slot*> slots_;  // in input order
     std::vector<Slot*> free_;  // recycled slots: a steady run allocates nothing
     std::vector<std::unique_ptr<Slot>> owned_;
-    int64_t fetching_ = 0;     // reserved by workers, not yet in slots_
+    int64_t fetching_ = 0;  // reserved by workers, not yet in slots_
     bool consumer_waiting_ = false;
     bool input_end_ = false;
     bool started_ = false;

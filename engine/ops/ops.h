@@ -32,8 +32,8 @@ DatasetPtr MakeSyntheticDataset(StatsPtr stats, SyntheticRecords config);
 // Inside an interleave: records of the file named by the parent element.
 DatasetPtr MakeSyntheticFileDataset(StatsPtr stats, SyntheticRecords config);
 // TFRecordDataset(files) as a source, and per file inside an interleave.
-DatasetPtr MakeTfRecordDataset(StatsPtr stats, std::vector<std::string> files, Compression compression,
-                               bool skip_corrupt);
+DatasetPtr MakeTfRecordDataset(StatsPtr stats, std::vector<std::string> files,
+                               Compression compression, bool skip_corrupt);
 DatasetPtr MakeTfRecordFileDataset(StatsPtr stats, Compression compression, bool skip_corrupt);
 // Inside an interleave: Dataset.from_tensors(parent element).
 DatasetPtr MakeFromElementDataset(StatsPtr stats);

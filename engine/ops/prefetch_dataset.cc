@@ -18,9 +18,9 @@
 // costs one lock per chunk; a slow one delivers each element the moment it exists; and
 // pending entries count against buffer_size, so a pass-through never holds one back.
 #include <condition_variable>
-#include <vector>
 #include <mutex>
 #include <thread>
+#include <vector>
 
 #include "engine/ops/ops.h"
 #include "engine/runtime/spin_wait.h"
@@ -40,8 +40,10 @@ class PrefetchDataset : public UnaryDataset {
  private:
   class It : public UnaryIterator {
    public:
-    It(PipelineContext& ctx, StageStats* stats, std::unique_ptr<Iterator> in, const PrefetchDataset& d)
-        : UnaryIterator(ctx, stats, std::move(in)), d_(d),
+    It(PipelineContext& ctx, StageStats* stats, std::unique_ptr<Iterator> in,
+       const PrefetchDataset& d)
+        : UnaryIterator(ctx, stats, std::move(in)),
+          d_(d),
           subscription_(d.buffer_size_.get(), [this] { producer_cv_.notify_all(); }) {}
 
     ~It() override {
@@ -63,7 +65,8 @@ class PrefetchDataset : public UnaryDataset {
     Status GetNextInternal(Element& out, bool& end) override {
       if (local_next_ == local_.size()) RETURN_IF_ERROR(Refill());
       Entry& entry = local_[local_next_++];
-      local_held_.store(static_cast<int64_t>(local_.size() - local_next_), std::memory_order_relaxed);
+      local_held_.store(static_cast<int64_t>(local_.size() - local_next_),
+                        std::memory_order_relaxed);
       if (entry.end) {
         end = true;  // the base class repeats the end from now on; the producer has stopped
         return Status::Ok();
@@ -83,10 +86,11 @@ class PrefetchDataset : public UnaryDataset {
 
     // Blocks until the producer has something, then takes all of it.
     Status Refill() {
-      if (!producer_.joinable()) producer_ = std::thread([this] {
-        record::SetThreadName(stats_->name + "/producer");
-        ProducerLoop();
-      });
+      if (!producer_.joinable())
+        producer_ = std::thread([this] {
+          record::SetThreadName(stats_->name + "/producer");
+          ProducerLoop();
+        });
       if (d_.buffer_size_->value() > 0) {
         // A busy producer usually delivers within microseconds; sleeping and being woken
         // would cost more than that.
@@ -164,9 +168,9 @@ class PrefetchDataset : public UnaryDataset {
         producer_waiting_ = false;
         // With a buffer, waiting means it is full: blocked on output. A pass-through
         // waits for demand, which is idleness, not blockage.
-        RecordSpan(d_.buffer_size_->value() > 0 ? record::EventKind::kBlocked
-                                                : record::EventKind::kIdle,
-                   t0, TicksIfRecording());
+        RecordSpan(
+            d_.buffer_size_->value() > 0 ? record::EventKind::kBlocked : record::EventKind::kIdle,
+            t0, TicksIfRecording());
       }
       known_buffered_ = buffer_.size();
       return !cancelled_;
@@ -240,7 +244,8 @@ class PrefetchDataset : public UnaryDataset {
 
 DatasetPtr MakePrefetchDataset(StatsPtr stats, DatasetPtr input, TunablePtr buffer_size) {
   stats->asynchronous = true;
-  return std::make_shared<PrefetchDataset>(std::move(stats), std::move(input), std::move(buffer_size));
+  return std::make_shared<PrefetchDataset>(std::move(stats), std::move(input),
+                                           std::move(buffer_size));
 }
 
 }  // namespace pipescope::engine

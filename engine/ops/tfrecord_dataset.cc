@@ -13,7 +13,7 @@ class TfRecordIterator : public Iterator {
   TfRecordIterator(PipelineContext& ctx, StageStats* stats, std::vector<std::string> files,
                    TfRecordReader::Options options)
       : Iterator(ctx, stats), files_(std::move(files)), options_(options) {}
-  ~TfRecordIterator() override { CountSkipped(); }
+  ~TfRecordIterator() override { ReportSkipped(); }
   void Cancel() override {}
 
  protected:
@@ -34,7 +34,7 @@ class TfRecordIterator : public Iterator {
       Status s = reader_->Read(record, file_end);
       if (!s.ok()) return s.WithContext("tfrecord '" + stats_->name + "'");
       if (file_end) {
-        CountSkipped();
+        ReportSkipped();
         reader_.reset();
         continue;
       }
@@ -46,15 +46,15 @@ class TfRecordIterator : public Iterator {
   }
 
  private:
-  // Skipped corrupt regions show in the op's counter and, when recording, as a marker in
-  // the trace (and so in the run's summary).
-  void CountSkipped() {
+  // Skipped corrupt regions show, when recording, as a marker in the trace (and so in the
+  // run's summary).
+  void ReportSkipped() {
     if (!reader_ || reader_->corrupt_regions_skipped() == 0) return;
-    stats_->corrupt_records_skipped.fetch_add(reader_->corrupt_regions_skipped(), std::memory_order_relaxed);
     if (ctx_.recorder) {
       ctx_.recorder->Mark(record::NowNs(), "tfrecord '" + stats_->name + "' skipped " +
                                                std::to_string(reader_->corrupt_regions_skipped()) +
-                                               " corrupt region(s), " + std::to_string(reader_->bytes_skipped()) +
+                                               " corrupt region(s), " +
+                                               std::to_string(reader_->bytes_skipped()) +
                                                " bytes, in \"" + reader_->path() + "\"");
     }
   }
@@ -69,7 +69,10 @@ class TfRecordDataset : public Dataset {
  public:
   TfRecordDataset(StatsPtr stats, std::vector<std::string> files, TfRecordReader::Options options,
                   bool per_file)
-      : Dataset(std::move(stats)), files_(std::move(files)), options_(options), per_file_(per_file) {}
+      : Dataset(std::move(stats)),
+        files_(std::move(files)),
+        options_(options),
+        per_file_(per_file) {}
 
   Result<std::unique_ptr<Iterator>> MakeIterator(const IteratorArgs& args) const override {
     std::vector<std::string> files = files_;
@@ -94,15 +97,17 @@ class TfRecordDataset : public Dataset {
 
 }  // namespace
 
-DatasetPtr MakeTfRecordDataset(StatsPtr stats, std::vector<std::string> files, Compression compression,
-                               bool skip_corrupt) {
+DatasetPtr MakeTfRecordDataset(StatsPtr stats, std::vector<std::string> files,
+                               Compression compression, bool skip_corrupt) {
   return std::make_shared<TfRecordDataset>(std::move(stats), std::move(files),
-                                           TfRecordReader::Options{compression, skip_corrupt}, false);
+                                           TfRecordReader::Options{compression, skip_corrupt},
+                                           false);
 }
 
 DatasetPtr MakeTfRecordFileDataset(StatsPtr stats, Compression compression, bool skip_corrupt) {
   return std::make_shared<TfRecordDataset>(std::move(stats), std::vector<std::string>{},
-                                           TfRecordReader::Options{compression, skip_corrupt}, true);
+                                           TfRecordReader::Options{compression, skip_corrupt},
+                                           true);
 }
 
 }  // namespace pipescope::engine

@@ -27,10 +27,9 @@ namespace pipescope::engine {
 struct PipelineContext {
   CancellationToken cancellation;
   // Shared by all builds of a pipeline, so element ids stay unique across reorders.
-  std::shared_ptr<std::atomic<uint64_t>> element_ids =
-      std::make_shared<std::atomic<uint64_t>>(1);
+  std::shared_ptr<std::atomic<uint64_t>> element_ids = std::make_shared<std::atomic<uint64_t>>(1);
   record::Recorder* recorder = nullptr;  // null: nothing is recorded
-  int cpu_cores = 1;  // the CPU budget: AUTOTUNE knobs start from it
+  int cpu_cores = 1;                     // the CPU budget: AUTOTUNE knobs start from it
 
   uint64_t NewElementId() { return element_ids->fetch_add(1, std::memory_order_relaxed); }
 };
@@ -69,10 +68,9 @@ class Iterator {
     const uint64_t self = stats_->asynchronous ? 0 : last_call_ticks_ - input_ticks_in_call_;
     // Calls that produced no element have their own kind, so that counting kCall events
     // counts elements.
-    recorder->Record(record::Event{t0, t1, flags == 0 ? out.id : 0, record::SaturateU32(self),
-                                   stats_->id,
-                                   flags == 0 ? record::EventKind::kCall : record::EventKind::kCallEnd,
-                                   flags});
+    recorder->Record(
+        record::Event{t0, t1, flags == 0 ? out.id : 0, record::SaturateU32(self), stats_->id,
+                      flags == 0 ? record::EventKind::kCall : record::EventKind::kCallEnd, flags});
     ended_ = end_of_sequence && s.ok();
     return s;
   }
@@ -96,7 +94,8 @@ class Iterator {
   // For the worker threads of asynchronous ops: Ticks() while recording, else 0.
   uint64_t TicksIfRecording() const { return ctx_.recorder ? record::Ticks() : 0; }
   // Records a span of this op on the calling thread; a no-op when not recording.
-  void RecordSpan(record::EventKind kind, uint64_t start, uint64_t end, uint64_t element = 0) const {
+  void RecordSpan(record::EventKind kind, uint64_t start, uint64_t end,
+                  uint64_t element = 0) const {
     if (ctx_.recorder) ctx_.recorder->RecordSpan(kind, stats_->id, start, end, element);
   }
 

@@ -7,7 +7,8 @@
 
 namespace pipescope::engine {
 
-Result<std::unique_ptr<Pipeline>> Pipeline::Create(const spec::PipelineSpec& spec, Options options) {
+Result<std::unique_ptr<Pipeline>> Pipeline::Create(const spec::PipelineSpec& spec,
+                                                   Options options) {
   RETURN_IF_ERROR(ValidateSpec(spec, spec.name().empty() ? "pipeline" : spec.name()));
   TuneAllocatorForPipelines();
   std::unique_ptr<Pipeline> p(new Pipeline());
@@ -39,18 +40,26 @@ void Pipeline::OnKnobChanged(const KnobChange& change) {
 }
 
 void Pipeline::SampleBufferLevels(record::Recorder& recorder) const {
-  for (const auto& info : registry_.Stages()) {
-    if (!info.stats->asynchronous) continue;
-    const int64_t level = info.stats->buffered.load(std::memory_order_relaxed);
-    recorder.RecordCounter(record::EventKind::kBufferLevel, info.stats->id,
+  std::lock_guard lock(buffered_mu_);
+  for (const auto& stats : buffered_stages_) {
+    const int64_t level = stats->buffered.load(std::memory_order_relaxed);
+    recorder.RecordCounter(record::EventKind::kBufferLevel, stats->id,
                            record::SaturateU32(static_cast<uint64_t>(std::max<int64_t>(0, level))));
   }
 }
 
 // Stage definitions for the trace: ids, order and who pulls from whom. An op's input is the
 // previous op at its depth; an interleave pulls from the last op of its sub-pipeline.
-void Pipeline::DescribeStages(record::Recorder& recorder) const {
+void Pipeline::DescribeStages(record::Recorder& recorder) {
   const auto stages = registry_.Stages();
+  {
+    // The sampler reads buffer levels every few ms: it gets the buffered ops once per build.
+    std::lock_guard lock(buffered_mu_);
+    buffered_stages_.clear();
+    for (const auto& info : stages) {
+      if (info.stats->asynchronous) buffered_stages_.push_back(info.stats);
+    }
+  }
   for (size_t i = 0; i < stages.size(); ++i) {
     const StageStats& s = *stages[i].stats;
     const int depth = stages[i].depth;
@@ -100,7 +109,8 @@ Status Pipeline::Install(const spec::PipelineSpec& spec) {
   context->recorder = settings_.recorder;
   context->cpu_cores = settings_.cpu_cores;
   context->element_ids = settings_.element_ids;
-  ASSIGN_OR_RETURN(auto iterator, built.dataset->MakeIterator(IteratorArgs{context.get(), nullptr}));
+  ASSIGN_OR_RETURN(auto iterator,
+                   built.dataset->MakeIterator(IteratorArgs{context.get(), nullptr}));
   Live replaced;  // a pending build that no consumer used yet
   bool rebuilt = false;
   {
@@ -143,7 +153,8 @@ Status Pipeline::GetNext(Element& out, bool& end_of_sequence) {
     Status s = it->GetNext(out, end_of_sequence);
     if (s.code() == StatusCode::kCancelled && !cancelled_.load()) {
       std::lock_guard lock(mu_);
-      if (pending_.iterator) continue;  // a reorder interrupted this call: read from the new pipeline
+      if (pending_.iterator)
+        continue;  // a reorder interrupted this call: read from the new pipeline
     }
     return s;
   }
@@ -155,8 +166,8 @@ Status Pipeline::SetKnob(const std::string& op, const std::string& knob, int64_t
   if (!tunable) {
     std::string known;
     for (const auto& k : Knobs()) known += (known.empty() ? "" : ", ") + k.op + "." + k.knob;
-    return NotFound("no live knob '" + op + "." + knob + "' in this pipeline (live knobs: " +
-                    (known.empty() ? "none" : known) + ")");
+    return NotFound("no live knob '" + op + "." + knob +
+                    "' in this pipeline (live knobs: " + (known.empty() ? "none" : known) + ")");
   }
   if (value < tunable->min() || value > tunable->max()) {
     return InvalidArgument(op + "." + knob + " must be in [" + std::to_string(tunable->min()) +

@@ -33,7 +33,7 @@ class Pipeline {
  public:
   struct Options {
     record::Recorder* recorder = nullptr;  // null: nothing is recorded
-    int cpu_cores = 0;  // 0: the spec's budget, else this machine's cores
+    int cpu_cores = 0;                     // 0: the spec's budget, else this machine's cores
   };
 
   static Result<std::unique_ptr<Pipeline>> Create(const spec::PipelineSpec& spec, Options options);
@@ -70,7 +70,7 @@ class Pipeline {
   Status Install(const spec::PipelineSpec& spec);
   void OnKnobChanged(const KnobChange& change);
   void SampleBufferLevels(record::Recorder& recorder) const;
-  void DescribeStages(record::Recorder& recorder) const;
+  void DescribeStages(record::Recorder& recorder);
 
   // One build: its context, its datasets and the iterator over them (destroyed in reverse).
   struct Live {
@@ -87,13 +87,14 @@ class Pipeline {
   struct Settings {
     record::Recorder* recorder = nullptr;
     int cpu_cores = 1;
-    std::shared_ptr<std::atomic<uint64_t>> element_ids =
-        std::make_shared<std::atomic<uint64_t>>(1);
+    std::shared_ptr<std::atomic<uint64_t>> element_ids = std::make_shared<std::atomic<uint64_t>>(1);
   };
   Settings settings_;
   std::atomic<bool> cancelled_{false};
   StageRegistry registry_;
-  mutable std::mutex mu_;  // guards everything below
+  mutable std::mutex buffered_mu_;                            // guards buffered_stages_
+  std::vector<std::shared_ptr<StageStats>> buffered_stages_;  // async ops of the current build
+  mutable std::mutex mu_;                                     // guards everything below
   spec::PipelineSpec spec_;
   bool output_batched_ = false;
   Live current_;  // used by the consumer

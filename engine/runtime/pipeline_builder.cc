@@ -55,8 +55,8 @@ class Builder {
         return MakeRangeDataset(registry_.Stage(name, "range", 0), s.range().start(),
                                 s.range().stop(), s.range().step());
       case spec::Source::kListFiles:
-        return MakeListFilesDataset(registry_.Stage(name, "list_files", 0), s.list_files().pattern(),
-                                    s.list_files().shuffle(),
+        return MakeListFilesDataset(registry_.Stage(name, "list_files", 0),
+                                    s.list_files().pattern(), s.list_files().shuffle(),
                                     static_cast<uint64_t>(s.list_files().seed()));
       case spec::Source::kSynthetic: {
         const auto& y = s.synthetic();
@@ -82,14 +82,16 @@ class Builder {
         return MakeFromElementDataset(registry_.Stage(op + ".from_element", "from_element", 1));
       case spec::ElementSource::kSyntheticFile: {
         const auto& f = es.synthetic_file();
-        ASSIGN_OR_RETURN(auto config, Synthetic(f.records_per_file(), f.record_bytes(), f.open_latency(),
-                                                f.read_latency(), f.bandwidth(), 0));
+        ASSIGN_OR_RETURN(auto config,
+                         Synthetic(f.records_per_file(), f.record_bytes(), f.open_latency(),
+                                   f.read_latency(), f.bandwidth(), 0));
         return MakeSyntheticFileDataset(registry_.Stage(op + ".read", "synthetic_file", 1), config);
       }
       case spec::ElementSource::kTfrecordFile: {
         const auto& t = es.tfrecord_file();
         ASSIGN_OR_RETURN(Compression c, ParseCompression(t.compression()));
-        return MakeTfRecordFileDataset(registry_.Stage(op + ".read", "tfrecord", 1), c, t.skip_corrupt());
+        return MakeTfRecordFileDataset(registry_.Stage(op + ".read", "tfrecord", 1), c,
+                                       t.skip_corrupt());
       }
       case spec::ElementSource::KIND_NOT_SET:
         break;
@@ -116,11 +118,12 @@ class Builder {
         ASSIGN_OR_RETURN(sub, BuildOps(il.ops(), std::move(sub), sub_batched, depth + 1));
         const int64_t cycle = il.cycle_length() == 0 ? kAutotune : il.cycle_length();
         auto cycle_knob = Knob(n, "cycle_length", cycle, kCycleLengthRange, cores_);
-        auto block_knob = Knob(n, "block_length", std::max<int64_t>(1, il.block_length()),
-                               kBlockLengthRange, 1);
+        auto block_knob =
+            Knob(n, "block_length", std::max<int64_t>(1, il.block_length()), kBlockLengthRange, 1);
         TunablePtr parallel;
         if (il.num_parallel_calls() != 0) {
-          parallel = Knob(n, "num_parallel_calls", il.num_parallel_calls(), kParallelismRange, cores_);
+          parallel =
+              Knob(n, "num_parallel_calls", il.num_parallel_calls(), kParallelismRange, cores_);
           stats->parallelism = parallel.get();
         }
         batched = sub_batched;
@@ -132,22 +135,26 @@ class Builder {
         ASSIGN_OR_RETURN(auto fn, MakeWorkFunction(m.fn()));
         TunablePtr parallel;
         if (m.num_parallel_calls() != 0) {
-          parallel = Knob(n, "num_parallel_calls", m.num_parallel_calls(), kParallelismRange, cores_);
+          parallel =
+              Knob(n, "num_parallel_calls", m.num_parallel_calls(), kParallelismRange, cores_);
           stats->parallelism = parallel.get();
         }
-        return MakeMapDataset(stats, std::move(in), std::shared_ptr<const WorkFunction>(std::move(fn)),
-                              batched, parallel, !m.has_deterministic() || m.deterministic());
+        return MakeMapDataset(stats, std::move(in),
+                              std::shared_ptr<const WorkFunction>(std::move(fn)), batched, parallel,
+                              !m.has_deterministic() || m.deterministic());
       }
       case spec::Op::kFilter: {
         ASSIGN_OR_RETURN(auto predicate, MakePredicate(op.filter().predicate()));
-        return MakeFilterDataset(stats, std::move(in), std::shared_ptr<const Predicate>(std::move(predicate)));
+        return MakeFilterDataset(stats, std::move(in),
+                                 std::shared_ptr<const Predicate>(std::move(predicate)));
       }
       case spec::Op::kShuffle: {
         const auto& s = op.shuffle();
         auto buffer = Knob(n, "buffer_size", s.buffer_size(), kShuffleBufferRange, 1);
         stats->buffer_size = buffer.get();
-        return MakeShuffleDataset(stats, std::move(in), buffer, static_cast<uint64_t>(s.seed()),
-                                  !s.has_reshuffle_each_iteration() || s.reshuffle_each_iteration());
+        return MakeShuffleDataset(
+            stats, std::move(in), buffer, static_cast<uint64_t>(s.seed()),
+            !s.has_reshuffle_each_iteration() || s.reshuffle_each_iteration());
       }
       case spec::Op::kBatch: {
         auto size = Knob(n, "batch_size", op.batch().batch_size(), kBatchSizeRange, 1);
@@ -166,7 +173,9 @@ class Builder {
         return MakeShardDataset(stats, std::move(in), op.shard().num_shards(), op.shard().index());
       case spec::Op::kCache:
         if (depth > 0) {
-          return InvalidArgument("cache '" + n + "' inside an interleave's ops is not supported; put it after the interleave");
+          return InvalidArgument(
+              "cache '" + n +
+              "' inside an interleave's ops is not supported; put it after the interleave");
         }
         return MakeCacheDataset(stats, std::move(in));
       case spec::Op::kRepeat:

@@ -41,7 +41,7 @@ class StageRegistry {
   mutable std::mutex mu_;
   std::map<std::string, StageInfo> all_;
   std::vector<std::string> order_;  // names in the current build
-  uint16_t next_id_ = 0;           // trace ids are never reused within a pipeline
+  uint16_t next_id_ = 0;            // trace ids are never reused within a pipeline
   std::function<void(const KnobChange&)> observer_;
 };
 

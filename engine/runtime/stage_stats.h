@@ -20,7 +20,6 @@ struct StageStats {
   const std::string name;
   const std::string kind;
   std::atomic<int64_t> buffered{0};  // elements held in the op's buffer now (sampled)
-  std::atomic<int64_t> corrupt_records_skipped{0};  // TFRecord sources with skip_corrupt
 
   // The knobs that describe capacity, for reports (null when the op has none).
   const Tunable* parallelism = nullptr;

@@ -112,7 +112,8 @@ Result<spec::PipelineSpec> LoadSpecFile(const std::string& path) {
 void ResolveDataPaths(spec::PipelineSpec& spec, const std::string& base_dir) {
   auto resolve = [&](std::string* p) {
     if (p->empty() || std::filesystem::path(*p).is_absolute()) return;
-    *p = (std::filesystem::path(base_dir.empty() ? "." : base_dir) / *p).lexically_normal().string();
+    *p =
+        (std::filesystem::path(base_dir.empty() ? "." : base_dir) / *p).lexically_normal().string();
   };
   auto* source = spec.mutable_source();
   if (source->has_list_files()) resolve(source->mutable_list_files()->mutable_pattern());

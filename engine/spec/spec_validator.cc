@@ -1,12 +1,11 @@
 #include "engine/spec/spec_validator.h"
 
-#include "engine/io/byte_source.h"
-
 #include <map>
 #include <set>
 #include <vector>
 
 #include "engine/core/duration.h"
+#include "engine/io/byte_source.h"
 #include "engine/spec/spec_loader.h"
 #include "engine/work/work_registry.h"
 
@@ -19,7 +18,7 @@ using google::protobuf::TextFormat;
 // Where in the user's file a message lives: its parse subtree and the line it starts on.
 struct Where {
   const TextFormat::ParseInfoTree* tree = nullptr;
-  int line = -1;  // 0-based, -1 when unknown
+  int line = -1;     // 0-based, -1 when unknown
   std::string what;  // "op 'decode' (map)"
 };
 
@@ -64,7 +63,8 @@ class Checker {
     if (value == kAutotune && (autotune_ok || min > kAutotune)) {
       if (!autotune_ok) {
         Fail(msg, where, field,
-             std::string("cannot be AUTOTUNE") + (why_no_autotune ? std::string(": ") + why_no_autotune : ""));
+             std::string("cannot be AUTOTUNE") +
+                 (why_no_autotune ? std::string(": ") + why_no_autotune : ""));
       }
       return;
     }
@@ -121,7 +121,8 @@ void CheckSource(Checker& c, const spec::Source& s, const Where& w) {
     case spec::Source::kTfrecord: {
       Where tw = c.Nested(s, w, "tfrecord", w.what);
       if (s.tfrecord().files().empty()) {
-        c.Fail(s.tfrecord(), tw, "files", "needs at least one file (or use list_files + interleave)");
+        c.Fail(s.tfrecord(), tw, "files",
+               "needs at least one file (or use list_files + interleave)");
       }
       if (!ParseCompression(s.tfrecord().compression()).ok()) {
         c.Fail(s.tfrecord(), tw, "compression", "must be \"\", \"GZIP\" or \"ZLIB\"");
@@ -269,8 +270,9 @@ void CheckOp(Checker& c, const spec::Op& op, const Where& w, bool& batched) {
     case spec::Op::kCache: {
       Where cw = c.Nested(op, w, "cache", w.what);
       if (!op.cache().filename().empty()) {
-        c.Fail(op.cache(), cw, "filename",
-               "file caches are not supported by this build yet; leave it empty to cache in memory");
+        c.Fail(
+            op.cache(), cw, "filename",
+            "file caches are not supported by this build yet; leave it empty to cache in memory");
       }
       break;
     }
@@ -298,8 +300,8 @@ void CheckOps(Checker& c, const Message& parent, const Where& parent_where,
   bool batched = input_batched;
   for (int i = 0; i < ops.size(); ++i) {
     const auto& op = ops[i];
-    Where w = c.Nested(parent, parent_where, field,
-                       "op '" + op.name() + "' (" + OpKindName(op) + ")", i);
+    Where w =
+        c.Nested(parent, parent_where, field, "op '" + op.name() + "' (" + OpKindName(op) + ")", i);
     CheckOp(c, op, w, batched);
   }
 }
@@ -361,14 +363,16 @@ Status ValidateSpec(const spec::PipelineSpec& spec, const std::string& source_na
   if (!spec.has_source()) {
     c.Fail(spec, root, "source", "is required (range, list_files, tfrecord or synthetic)");
   } else {
-    CheckSource(c, spec.source(), c.Nested(spec, root, "source", "source '" + spec.source().name() + "'"));
+    CheckSource(c, spec.source(),
+                c.Nested(spec, root, "source", "source '" + spec.source().name() + "'"));
   }
   std::map<std::string, int> counts;
   if (spec.has_source()) counts[spec.source().name()]++;
   CollectNames(spec.ops(), counts);
   for (const auto& [name, n] : counts) {
-    if (n > 1) c.Fail(spec, root, "ops", "name '" + name + "' is used by " + std::to_string(n) +
-                                             " ops; names must be unique");
+    if (n > 1)
+      c.Fail(spec, root, "ops",
+             "name '" + name + "' is used by " + std::to_string(n) + " ops; names must be unique");
   }
   CheckOps(c, spec, root, spec.ops(), "ops", false);
   if (spec.has_train_step()) {

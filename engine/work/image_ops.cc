@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "engine/core/content_hash.h"
 #include "engine/work/jpeg_codec.h"
 
 namespace pipescope::engine {
@@ -15,22 +16,17 @@ struct ImageView {
 
 Result<ImageView> ViewOf(const Tensor& t, const std::string& fn) {
   if ((t.dtype() != DType::kUint8 && t.dtype() != DType::kFloat32) || t.shape().rank() != 3) {
-    return InvalidArgument(fn + " needs an image [height, width, channels] of uint8 or float32, got " +
-                           std::string(DTypeName(t.dtype())) + t.shape().ToString() +
-                           " (decode_jpeg first)");
+    return InvalidArgument(
+        fn + " needs an image [height, width, channels] of uint8 or float32, got " +
+        std::string(DTypeName(t.dtype())) + t.shape().ToString() + " (decode_jpeg first)");
   }
   return ImageView{t.shape().dim(0), t.shape().dim(1), t.shape().dim(2)};
 }
 
-// A per-element random number from the seed and a sample of the element's bytes: the
-// same element gets the same crop in every run, in any order.
+// A per-element random number from the seed and the element's first bytes: the same
+// element gets the same crop in every run, in any order.
 uint64_t ElementRandom(const Tensor& t, uint64_t seed) {
-  uint64_t h = 1469598103934665603ull ^ (seed * 0x9E3779B97F4A7C15ull) ^ static_cast<uint64_t>(t.byte_size());
-  const auto* p = reinterpret_cast<const unsigned char*>(t.raw());
-  const size_t n = std::min<size_t>(t.byte_size(), 256);
-  for (size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 1099511628211ull;
-  h ^= h >> 30; h *= 0xbf58476d1ce4e5b9ull; h ^= h >> 27; h *= 0x94d049bb133111ebull;
-  return h ^ (h >> 31);
+  return HashTensor(t, seed * 0x9E3779B97F4A7C15ull ^ static_cast<uint64_t>(t.byte_size()), 256);
 }
 
 template <typename T>
@@ -40,17 +36,21 @@ void Bilinear(const T* src, ImageView in, float* dst, int64_t out_h, int64_t out
   const double sx = static_cast<double>(in.width) / static_cast<double>(out_w);
   const int64_t c = in.channels;
   for (int64_t y = 0; y < out_h; ++y) {
-    const double fy = std::clamp((static_cast<double>(y) + 0.5) * sy - 0.5, 0.0, static_cast<double>(in.height - 1));
+    const double fy = std::clamp((static_cast<double>(y) + 0.5) * sy - 0.5, 0.0,
+                                 static_cast<double>(in.height - 1));
     const auto y0 = static_cast<int64_t>(fy);
     const int64_t y1 = std::min(y0 + 1, in.height - 1);
     const double wy = fy - static_cast<double>(y0);
     for (int64_t x = 0; x < out_w; ++x) {
-      const double fx = std::clamp((static_cast<double>(x) + 0.5) * sx - 0.5, 0.0, static_cast<double>(in.width - 1));
+      const double fx = std::clamp((static_cast<double>(x) + 0.5) * sx - 0.5, 0.0,
+                                   static_cast<double>(in.width - 1));
       const auto x0 = static_cast<int64_t>(fx);
       const int64_t x1 = std::min(x0 + 1, in.width - 1);
       const double wx = fx - static_cast<double>(x0);
       for (int64_t k = 0; k < c; ++k) {
-        auto at = [&](int64_t yy, int64_t xx) { return static_cast<double>(src[(yy * in.width + xx) * c + k]); };
+        auto at = [&](int64_t yy, int64_t xx) {
+          return static_cast<double>(src[(yy * in.width + xx) * c + k]);
+        };
         const double top = at(y0, x0) * (1 - wx) + at(y0, x1) * wx;
         const double bottom = at(y1, x0) * (1 - wx) + at(y1, x1) * wx;
         dst[(y * out_w + x) * c + k] = static_cast<float>(top * (1 - wy) + bottom * wy);
@@ -69,7 +69,8 @@ Status DecodeJpegFn::Apply(Element& element, CancellationToken&) const {
       if (element.features[i].name == feature_) feature_index = i;
     }
     if (feature_index == element.features.size()) {
-      return InvalidArgument("decode_jpeg: the element has no feature \"" + feature_ + "\" (parse_example first)");
+      return InvalidArgument("decode_jpeg: the element has no feature \"" + feature_ +
+                             "\" (parse_example first)");
     }
     encoded = &element.features[feature_index].value;
   }
@@ -103,9 +104,10 @@ Status ResizeFn::Apply(Element& element, CancellationToken&) const {
 Status RandomCropFn::Apply(Element& element, CancellationToken&) const {
   ASSIGN_OR_RETURN(ImageView in, ViewOf(element.value, "random_crop"));
   if (in.height < height_ || in.width < width_) {
-    return InvalidArgument("random_crop: a " + std::to_string(in.height) + "x" + std::to_string(in.width) +
-                           " image is smaller than the " + std::to_string(height_) + "x" +
-                           std::to_string(width_) + " crop (resize first, or crop less)");
+    return InvalidArgument("random_crop: a " + std::to_string(in.height) + "x" +
+                           std::to_string(in.width) + " image is smaller than the " +
+                           std::to_string(height_) + "x" + std::to_string(width_) +
+                           " crop (resize first, or crop less)");
   }
   const uint64_t r = ElementRandom(element.value, seed_);
   const auto oy = static_cast<int64_t>(r % static_cast<uint64_t>(in.height - height_ + 1));
@@ -115,7 +117,8 @@ Status RandomCropFn::Apply(Element& element, CancellationToken&) const {
   const size_t row_bytes = static_cast<size_t>(width_ * in.channels) * value_bytes;
   for (int64_t y = 0; y < height_; ++y) {
     std::memcpy(out.raw() + static_cast<size_t>(y) * row_bytes,
-                element.value.raw() + static_cast<size_t>(((oy + y) * in.width + ox) * in.channels) * value_bytes,
+                element.value.raw() +
+                    static_cast<size_t>(((oy + y) * in.width + ox) * in.channels) * value_bytes,
                 row_bytes);
   }
   element.value = std::move(out);

@@ -31,7 +31,8 @@ class ResizeFn : public WorkFunction {
 
 class RandomCropFn : public WorkFunction {
  public:
-  RandomCropFn(int64_t height, int64_t width, uint64_t seed) : height_(height), width_(width), seed_(seed) {}
+  RandomCropFn(int64_t height, int64_t width, uint64_t seed)
+      : height_(height), width_(width), seed_(seed) {}
   std::string name() const override { return "random_crop"; }
   Status Apply(Element& element, CancellationToken& cancellation) const override;
 

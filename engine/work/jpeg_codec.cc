@@ -18,15 +18,16 @@ constexpr int64_t kMaxPixels = int64_t{64} << 20;
 
 Result<std::string> EncodeJpeg(const RgbImage& image, int quality) {
   if (image.width <= 0 || image.height <= 0 ||
-      image.pixels.size() != static_cast<size_t>(image.width) * static_cast<size_t>(image.height) * 3) {
+      image.pixels.size() !=
+          static_cast<size_t>(image.width) * static_cast<size_t>(image.height) * 3) {
     return InvalidArgument("encode_jpeg: the image's size does not match its pixels");
   }
   TjHandle tj(tjInitCompress());
   if (!tj) return Internal("encode_jpeg: cannot start libjpeg-turbo");
   unsigned char* out = nullptr;
   unsigned long size = 0;
-  if (tjCompress2(tj.get(), image.pixels.data(), image.width, 0, image.height, TJPF_RGB, &out, &size,
-                  TJSAMP_420, quality, TJFLAG_FASTDCT) != 0) {
+  if (tjCompress2(tj.get(), image.pixels.data(), image.width, 0, image.height, TJPF_RGB, &out,
+                  &size, TJSAMP_420, quality, TJFLAG_FASTDCT) != 0) {
     if (out) tjFree(out);
     return Internal(std::string("encode_jpeg: ") + tjGetErrorStr2(tj.get()));
   }
@@ -52,12 +53,12 @@ Result<JpegSize> ReadJpegSize(std::string_view jpeg) {
   if (tjDecompressHeader3(tj, reinterpret_cast<const unsigned char*>(jpeg.data()),
                           static_cast<unsigned long>(jpeg.size()), &width, &height, &subsampling,
                           &colorspace) != 0) {
-    return InvalidArgument(std::string("decode_jpeg: not a JPEG image (") + tjGetErrorStr2(tj) + ", " +
-                           std::to_string(jpeg.size()) + " bytes)");
+    return InvalidArgument(std::string("decode_jpeg: not a JPEG image (") + tjGetErrorStr2(tj) +
+                           ", " + std::to_string(jpeg.size()) + " bytes)");
   }
   if (width <= 0 || height <= 0 || static_cast<int64_t>(width) * height > kMaxPixels) {
-    return InvalidArgument("decode_jpeg: a " + std::to_string(width) + "x" + std::to_string(height) +
-                           " image is beyond the 64 Mpixel limit");
+    return InvalidArgument("decode_jpeg: a " + std::to_string(width) + "x" +
+                           std::to_string(height) + " image is beyond the 64 Mpixel limit");
   }
   return JpegSize{width, height};
 }
@@ -65,10 +66,11 @@ Result<JpegSize> ReadJpegSize(std::string_view jpeg) {
 Status DecodeJpegInto(std::string_view jpeg, JpegSize size, uint8_t* rgb) {
   tjhandle tj = ThreadDecompressor();
   if (tjDecompress2(tj, reinterpret_cast<const unsigned char*>(jpeg.data()),
-                    static_cast<unsigned long>(jpeg.size()), rgb, size.width, 0, size.height, TJPF_RGB,
-                    TJFLAG_FASTDCT) != 0 &&
+                    static_cast<unsigned long>(jpeg.size()), rgb, size.width, 0, size.height,
+                    TJPF_RGB, TJFLAG_FASTDCT) != 0 &&
       tjGetErrorCode(tj) == TJERR_FATAL) {
-    return InvalidArgument(std::string("decode_jpeg: corrupt JPEG data (") + tjGetErrorStr2(tj) + ")");
+    return InvalidArgument(std::string("decode_jpeg: corrupt JPEG data (") + tjGetErrorStr2(tj) +
+                           ")");
   }
   return Status::Ok();
 }

@@ -9,10 +9,14 @@ namespace {
 
 const char* KindName(const tf::Feature& f) {
   switch (f.kind_case()) {
-    case tf::Feature::kBytesList: return "bytes";
-    case tf::Feature::kFloatList: return "float";
-    case tf::Feature::kInt64List: return "int64";
-    case tf::Feature::KIND_NOT_SET: break;
+    case tf::Feature::kBytesList:
+      return "bytes";
+    case tf::Feature::kFloatList:
+      return "float";
+    case tf::Feature::kInt64List:
+      return "int64";
+    case tf::Feature::KIND_NOT_SET:
+      break;
   }
   return "empty";
 }
@@ -37,14 +41,16 @@ Result<std::unique_ptr<WorkFunction>> ParseExample::Create(const spec::ParseExam
     } else if (f.dtype() == "bytes") {
       w.dtype = DType::kString;
     } else {
-      return InvalidArgument("parse_example: feature \"" + f.name() + "\" has dtype \"" + f.dtype() +
-                             "\" (use int64, float or bytes)");
+      return InvalidArgument("parse_example: feature \"" + f.name() + "\" has dtype \"" +
+                             f.dtype() + "\" (use int64, float or bytes)");
     }
     if (f.shape_size() > Shape::kMaxRank - 1) {
       return InvalidArgument("parse_example: feature \"" + f.name() + "\" has too many dimensions");
     }
     for (int64_t d : f.shape()) {
-      if (d < 0) return InvalidArgument("parse_example: feature \"" + f.name() + "\" has a negative dimension");
+      if (d < 0)
+        return InvalidArgument("parse_example: feature \"" + f.name() +
+                               "\" has a negative dimension");
       w.shape.push_back(d);
       w.count *= d;
     }
@@ -58,8 +64,9 @@ Result<std::unique_ptr<WorkFunction>> ParseExample::Create(const spec::ParseExam
 Status ParseExample::Apply(Element& element, CancellationToken&) const {
   const Tensor& v = element.value;
   if (v.dtype() != DType::kString || v.strings().size() != 1) {
-    return InvalidArgument("parse_example needs a serialized tf.train.Example (a string scalar), got " +
-                           std::string(DTypeName(v.dtype())) + v.shape().ToString());
+    return InvalidArgument(
+        "parse_example needs a serialized tf.train.Example (a string scalar), got " +
+        std::string(DTypeName(v.dtype())) + v.shape().ToString());
   }
   tf::Example example;
   if (!example.ParseFromString(v.strings()[0])) {
@@ -71,17 +78,27 @@ Status ParseExample::Apply(Element& element, CancellationToken&) const {
   out.reserve(wanted_.size());
   for (const Wanted& w : wanted_) {
     auto it = map.find(w.name);
-    if (it == map.end()) return InvalidArgument("parse_example: feature \"" + w.name + "\" is missing");
+    if (it == map.end())
+      return InvalidArgument("parse_example: feature \"" + w.name + "\" is missing");
     const tf::Feature& f = it->second;
     int64_t n = 0;
     switch (w.dtype) {
-      case DType::kInt64: n = f.kind_case() == tf::Feature::kInt64List ? f.int64_list().value_size() : -1; break;
-      case DType::kFloat32: n = f.kind_case() == tf::Feature::kFloatList ? f.float_list().value_size() : -1; break;
-      default: n = f.kind_case() == tf::Feature::kBytesList ? f.bytes_list().value_size() : -1; break;
+      case DType::kInt64:
+        n = f.kind_case() == tf::Feature::kInt64List ? f.int64_list().value_size() : -1;
+        break;
+      case DType::kFloat32:
+        n = f.kind_case() == tf::Feature::kFloatList ? f.float_list().value_size() : -1;
+        break;
+      default:
+        n = f.kind_case() == tf::Feature::kBytesList ? f.bytes_list().value_size() : -1;
+        break;
     }
     if (n < 0) {
-      return InvalidArgument("parse_example: feature \"" + w.name + "\" is " + KindName(f) + ", expected " +
-                             (w.dtype == DType::kInt64 ? "int64" : w.dtype == DType::kFloat32 ? "float" : "bytes"));
+      return InvalidArgument("parse_example: feature \"" + w.name + "\" is " + KindName(f) +
+                             ", expected " +
+                             (w.dtype == DType::kInt64     ? "int64"
+                              : w.dtype == DType::kFloat32 ? "float"
+                                                           : "bytes"));
     }
     if (!w.var_len && n != w.count) {
       return InvalidArgument("parse_example: feature \"" + w.name + "\" has " + std::to_string(n) +
@@ -90,10 +107,15 @@ Status ParseExample::Apply(Element& element, CancellationToken&) const {
     const Shape shape = w.var_len ? Shape{n} : MakeShape(w.shape);
     Tensor t(w.dtype, shape);
     switch (w.dtype) {
-      case DType::kInt64: std::memcpy(t.data<int64_t>(), f.int64_list().value().data(), static_cast<size_t>(n) * 8); break;
-      case DType::kFloat32: std::memcpy(t.data<float>(), f.float_list().value().data(), static_cast<size_t>(n) * 4); break;
+      case DType::kInt64:
+        std::memcpy(t.data<int64_t>(), f.int64_list().value().data(), static_cast<size_t>(n) * 8);
+        break;
+      case DType::kFloat32:
+        std::memcpy(t.data<float>(), f.float_list().value().data(), static_cast<size_t>(n) * 4);
+        break;
       default:
-        for (int64_t i = 0; i < n; ++i) t.strings()[static_cast<size_t>(i)] = f.bytes_list().value(static_cast<int>(i));
+        for (int64_t i = 0; i < n; ++i)
+          t.strings()[static_cast<size_t>(i)] = f.bytes_list().value(static_cast<int>(i));
         break;
     }
     out.push_back({w.name, std::move(t)});

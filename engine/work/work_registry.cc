@@ -1,5 +1,6 @@
 #include "engine/work/work_registry.h"
 
+#include "engine/core/content_hash.h"
 #include "engine/core/duration.h"
 #include "engine/work/cpu_work.h"
 #include "engine/work/image_ops.h"
@@ -29,33 +30,15 @@ class Identity : public WorkFunction {
   std::string name() const override { return "identity"; }
   Status Apply(Element&, CancellationToken&) const override { return Status::Ok(); }
   bool has_batched_form() const override { return true; }
-  Status ApplyBatched(Element&, int64_t, CancellationToken&) const override {
-    return Status::Ok();
-  }
+  Status ApplyBatched(Element&, int64_t, CancellationToken&) const override { return Status::Ok(); }
 };
-
-// 64-bit FNV-1a over the element's value bytes, mixed with a seed.
-uint64_t HashValue(const Tensor& t, uint64_t seed) {
-  uint64_t h = 1469598103934665603ull ^ (seed * 0x9E3779B97F4A7C15ull);
-  auto mix = [&h](const void* data, size_t n) {
-    const auto* p = static_cast<const unsigned char*>(data);
-    for (size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 1099511628211ull;
-  };
-  if (t.dtype() == DType::kString) {
-    for (const auto& s : t.strings()) mix(s.data(), s.size());
-  } else {
-    mix(t.raw(), t.byte_size());
-  }
-  // Final avalanche (splitmix64) so the low bits are well distributed.
-  h ^= h >> 30; h *= 0xbf58476d1ce4e5b9ull; h ^= h >> 27; h *= 0x94d049bb133111ebull;
-  return h ^ (h >> 31);
-}
 
 class KeepFraction : public Predicate {
  public:
   KeepFraction(double fraction, uint64_t seed) : fraction_(fraction), seed_(seed) {}
   Result<bool> Keep(const Element& e) const override {
-    const double u = static_cast<double>(HashValue(e.value, seed_) >> 11) * 0x1.0p-53;
+    const double u =
+        static_cast<double>(HashTensor(e.value, seed_ * 0x9E3779B97F4A7C15ull) >> 11) * 0x1.0p-53;
     return u < fraction_;
   }
 
@@ -70,8 +53,7 @@ class ModEquals : public Predicate {
   Result<bool> Keep(const Element& e) const override {
     if (e.value.dtype() != DType::kInt64 || e.value.num_elements() != 1) {
       return InvalidArgument("mod_equals needs scalar int64 elements, got " +
-                             std::string(DTypeName(e.value.dtype())) +
-                             e.value.shape().ToString());
+                             std::string(DTypeName(e.value.dtype())) + e.value.shape().ToString());
     }
     int64_t r = e.value.scalar_int64() % modulus_;
     if (r < 0) r += modulus_;
@@ -107,18 +89,21 @@ Result<std::unique_ptr<WorkFunction>> MakeWorkFunction(const spec::WorkFunction&
     case spec::WorkFunction::kParseExample:
       return ParseExample::Create(fn.parse_example());
     case spec::WorkFunction::kDecodeJpeg:
-      return std::unique_ptr<WorkFunction>(std::make_unique<DecodeJpegFn>(fn.decode_jpeg().feature()));
+      return std::unique_ptr<WorkFunction>(
+          std::make_unique<DecodeJpegFn>(fn.decode_jpeg().feature()));
     case spec::WorkFunction::kResize:
       if (fn.resize().height() <= 0 || fn.resize().width() <= 0) {
         return InvalidArgument("resize needs a positive height and width");
       }
-      return std::unique_ptr<WorkFunction>(std::make_unique<ResizeFn>(fn.resize().height(), fn.resize().width()));
+      return std::unique_ptr<WorkFunction>(
+          std::make_unique<ResizeFn>(fn.resize().height(), fn.resize().width()));
     case spec::WorkFunction::kRandomCrop:
       if (fn.random_crop().height() <= 0 || fn.random_crop().width() <= 0) {
         return InvalidArgument("random_crop needs a positive height and width");
       }
-      return std::unique_ptr<WorkFunction>(std::make_unique<RandomCropFn>(
-          fn.random_crop().height(), fn.random_crop().width(), static_cast<uint64_t>(fn.random_crop().seed())));
+      return std::unique_ptr<WorkFunction>(
+          std::make_unique<RandomCropFn>(fn.random_crop().height(), fn.random_crop().width(),
+                                         static_cast<uint64_t>(fn.random_crop().seed())));
     case spec::WorkFunction::kRandomFlip:
       return std::unique_ptr<WorkFunction>(
           std::make_unique<RandomFlipFn>(static_cast<uint64_t>(fn.random_flip().seed())));

@@ -42,9 +42,9 @@ inline uint64_t Ticks() {
 
 // The relation between Ticks() and NowNs(), measured once per process.
 struct TickCalibration {
-  bool tsc = false;             // false: ticks are NowNs() nanoseconds
-  uint64_t ref_ticks = 0;       // a paired reading...
-  int64_t ref_ns = 0;           // ...of both clocks
+  bool tsc = false;        // false: ticks are NowNs() nanoseconds
+  uint64_t ref_ticks = 0;  // a paired reading...
+  int64_t ref_ns = 0;      // ...of both clocks
   double ns_per_tick = 1.0;
 
   int64_t ToNs(uint64_t ticks) const {

@@ -69,10 +69,12 @@ ShiftTables MakeShiftTables() {
 
 uint32_t ShiftByBlock(uint32_t crc) {
   static const ShiftTables s = MakeShiftTables();
-  return s.t[0][crc & 0xff] ^ s.t[1][(crc >> 8) & 0xff] ^ s.t[2][(crc >> 16) & 0xff] ^ s.t[3][crc >> 24];
+  return s.t[0][crc & 0xff] ^ s.t[1][(crc >> 8) & 0xff] ^ s.t[2][(crc >> 16) & 0xff] ^
+         s.t[3][crc >> 24];
 }
 
-__attribute__((target("sse4.2"))) uint32_t HardwareThreeWay(const uint8_t* p, size_t n, uint32_t crc) {
+__attribute__((target("sse4.2"))) uint32_t HardwareThreeWay(const uint8_t* p, size_t n,
+                                                            uint32_t crc) {
   while (n >= 3 * kBlock) {
     uint64_t a = crc, b = 0, c = 0;
     const uint8_t* pa = p;

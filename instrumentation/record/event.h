@@ -48,6 +48,8 @@ struct Event {
 static_assert(sizeof(Event) == 32, "two events per cache line");
 static_assert(std::is_trivially_copyable_v<Event>);
 
-inline uint32_t SaturateU32(uint64_t v) { return v > UINT32_MAX ? UINT32_MAX : static_cast<uint32_t>(v); }
+inline uint32_t SaturateU32(uint64_t v) {
+  return v > UINT32_MAX ? UINT32_MAX : static_cast<uint32_t>(v);
+}
 
 }  // namespace pipescope::record

@@ -4,10 +4,10 @@
 // collector falls behind and the ring is full, the event is counted as dropped instead of
 // making the producer wait: recording never slows the pipeline down.
 
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
-#include <algorithm>
 #include <memory>
 
 #include "instrumentation/record/event.h"
@@ -41,8 +41,8 @@ class EventRing {
         return false;
       }
       urgent = fill >= kUrgentFill;
-      check_at_ = urgent ? head + std::min<uint64_t>(kCapacity / 16, kCapacity - fill)
-                         : tail + kUrgentFill;
+      check_at_ =
+          urgent ? head + std::min<uint64_t>(kCapacity / 16, kCapacity - fill) : tail + kUrgentFill;
     }
     events_[head & (kCapacity - 1)] = e;
     head_.store(head + 1, std::memory_order_release);

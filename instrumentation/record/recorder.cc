@@ -53,7 +53,8 @@ int64_t ThreadCpuNs(clockid_t clock) {
 void SetThreadName(std::string name) { tls_slot.name = std::move(name); }
 
 Recorder::Recorder(Options options)
-    : options_(options), calibration_(TickCalibration::Get()),
+    : options_(options),
+      calibration_(TickCalibration::Get()),
       serial_(g_next_recorder_serial.fetch_add(1)) {
   origin_ns_ = NowNs();
   origin_unix_ns_ = UnixNowNs();
@@ -127,6 +128,10 @@ void Recorder::Mark(int64_t now_ns, std::string text) {
 
 uint64_t Recorder::dropped() const {
   std::lock_guard lock(mu_);
+  return DroppedLocked();
+}
+
+uint64_t Recorder::DroppedLocked() const {
   uint64_t total = dropped_retired_;
   for (const auto& t : threads_) total += t->ring.dropped();
   return total;
@@ -215,9 +220,8 @@ void Recorder::CollectOnce(bool final) {
       }
       out.element = e.element;
       const bool self_in_ticks = e.kind == EventKind::kCall || e.kind == EventKind::kCallEnd;
-      out.value = self_in_ticks ? SaturateU32(static_cast<uint64_t>(
-                                                   clock.DurationNs(e.value)))
-                                             : e.value;
+      out.value =
+          self_in_ticks ? SaturateU32(static_cast<uint64_t>(clock.DurationNs(e.value))) : e.value;
       // CPU samples carry the sampled thread in `element`; everything else is its own.
       out.thread = e.kind == EventKind::kCpuTime ? static_cast<uint32_t>(e.element) : t->id;
       if (e.kind == EventKind::kCpuTime) out.element = 0;
@@ -237,8 +241,7 @@ void Recorder::CollectOnce(bool final) {
         return true;
       });
     }
-    batch.dropped_total = dropped_retired_;
-    for (const auto& t : threads_) batch.dropped_total += t->ring.dropped();
+    batch.dropped_total = DroppedLocked();
   }
   batch.time_ns = NowNs() - origin;
   if (batch.empty() && !final) return;

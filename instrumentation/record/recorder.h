@@ -40,7 +40,7 @@ class Recorder {
  public:
   struct Options {
     int64_t drain_period_ns = 1'000'000;
-    int64_t sample_period_ns = 2'000'000;   // the sampler (buffer levels, ...)
+    int64_t sample_period_ns = 2'000'000;  // the sampler (buffer levels, ...)
     int64_t cpu_sample_period_ns = 10'000'000;
   };
 
@@ -59,7 +59,8 @@ class Recorder {
 
   // ---- hot path (any thread)
   void Record(const Event& e) {
-    if (RingOfThisThread()->Push(e)) [[unlikely]] WakeCollector();
+    if (RingOfThisThread()->Push(e)) [[unlikely]]
+      WakeCollector();
   }
   void RecordSpan(EventKind kind, uint16_t op, uint64_t start, uint64_t end, uint64_t element = 0,
                   uint32_t value = 0, uint8_t flags = 0) {
@@ -97,6 +98,7 @@ class Recorder {
   // Drains every ring and pending metadata into one batch and hands it to the sinks.
   void CollectOnce(bool final);
   void SampleCpuTimes();
+  uint64_t DroppedLocked() const;  // needs mu_
 
   const Options options_;
   const TickCalibration& calibration_;
@@ -107,8 +109,8 @@ class Recorder {
   mutable std::mutex mu_;  // guards everything below
   std::vector<std::shared_ptr<ThreadState>> threads_;
   uint32_t next_thread_id_ = 1;
-  TraceBatch pending_;  // metadata waiting for the next drain
-  TraceBatch batch_;    // the collector's: reused by every drain
+  TraceBatch pending_;            // metadata waiting for the next drain
+  TraceBatch batch_;              // the collector's: reused by every drain
   uint64_t dropped_retired_ = 0;  // drops of rings already removed
 
   std::vector<TraceSink*> sinks_;

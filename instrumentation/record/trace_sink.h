@@ -15,7 +15,7 @@ struct TraceEvent {
   int64_t start_ns;  // since the recording started
   int64_t end_ns;
   uint64_t element;
-  uint32_t value;  // kCall: self ns; counters: the reading
+  uint32_t value;   // kCall: self ns; counters: the reading
   uint32_t thread;  // ThreadDef::id of the thread that recorded it
   uint16_t op;
   EventKind kind;
@@ -26,10 +26,10 @@ struct TraceEvent {
 struct StageDef {
   uint16_t id = 0;
   std::string name;
-  std::string kind;       // "map", "prefetch", ...
-  int depth = 0;          // 1: inside an interleave's sub-pipeline
-  int position = 0;       // index in the pipeline order of the current build
-  int input = -1;         // id of the op it pulls from; -1 for a source
+  std::string kind;  // "map", "prefetch", ...
+  int depth = 0;     // 1: inside an interleave's sub-pipeline
+  int position = 0;  // index in the pipeline order of the current build
+  int input = -1;    // id of the op it pulls from; -1 for a source
   bool asynchronous = false;
   int64_t parallelism = 1;
   int64_t buffer_size = 0;

@@ -15,7 +15,8 @@ int64_t CountStartingIn(const Track& t, int64_t t0, int64_t t1) {
 
 int64_t ElementsOf(const Model& model, const record::StageDef& stage, int64_t t0, int64_t t1) {
   int64_t n = 0;
-  for (const Track* t : model.TracksOf(EventKind::kCall, stage.id)) n += CountStartingIn(*t, t0, t1);
+  for (const Track* t : model.TracksOf(EventKind::kCall, stage.id))
+    n += CountStartingIn(*t, t0, t1);
   return n;
 }
 
@@ -75,11 +76,13 @@ RangeAnalysis Analyze(const Model& model, int64_t t0, int64_t t1) {
     wait_ns += t->SumRange(t0, t1).covered_ns;
     consumer_calls += CountStartingIn(*t, t0, t1);
   }
-  r.input_wait_fraction = std::clamp(static_cast<double>(wait_ns) / static_cast<double>(len), 0.0, 1.0);
+  r.input_wait_fraction =
+      std::clamp(static_cast<double>(wait_ns) / static_cast<double>(len), 0.0, 1.0);
   if (const Track* steps = model.FindTrack({EventKind::kStep, record::kDeviceOp, 0})) {
     r.steps = CountStartingIn(*steps, t0, t1);
     r.device_busy_fraction = std::clamp(
-        static_cast<double>(steps->SumRange(t0, t1).covered_ns) / static_cast<double>(len), 0.0, 1.0);
+        static_cast<double>(steps->SumRange(t0, t1).covered_ns) / static_cast<double>(len), 0.0,
+        1.0);
   } else {
     r.steps = consumer_calls;
   }

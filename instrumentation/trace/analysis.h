@@ -17,9 +17,9 @@ struct StageFigures {
   std::string op;
   int depth = 0;
   bool asynchronous = false;
-  double parallelism = 1;     // time-averaged over the range
-  double buffer_size = 0;     // time-averaged over the range
-  int64_t elements = 0;       // produced in the range
+  double parallelism = 1;  // time-averaged over the range
+  double buffer_size = 0;  // time-averaged over the range
+  int64_t elements = 0;    // produced in the range
   double elements_per_s = 0;
   double self_ns_per_element = 0;  // the op's own work per element
   // Shares of the op's thread capacity (its workers when asynchronous, else the threads
@@ -35,7 +35,7 @@ struct StageFigures {
 };
 
 struct Verdict {
-  std::string grade;   // "highly input-bound", "moderately input-bound", "not input-bound"
+  std::string grade;       // "highly input-bound", "moderately input-bound", "not input-bound"
   std::string bottleneck;  // op name ("" when none)
   std::string evidence;    // the numbers that convict it
   std::string suggestion;  // the change most likely to help

@@ -25,8 +25,8 @@ GapCause Blame(const Model& model, const record::StageDef& stage, const OpActivi
     std::snprintf(buf, sizeof buf, " of %.0f worker%s", p, p > 1.5 ? "s" : "");
     cause.reason = "busy " + Percent(static_cast<double>(a.own_ns) / (len * p)) + buf;
   } else {
-    cause.reason = "its own work fills " + Percent(static_cast<double>(a.own_ns) / len) +
-                   " of the wait";
+    cause.reason =
+        "its own work fills " + Percent(static_cast<double>(a.own_ns) / len) + " of the wait";
   }
   return cause;
 }
@@ -39,10 +39,10 @@ GapCause AttributeGap(const Model& model, int64_t start, int64_t end) {
   // Bounded walk: a malformed trace could describe a cycle of inputs.
   for (int hop = 0; hop < 256; ++hop) {
     const OpActivity a = ActivityOf(model, *stage, start, end);
-    const record::StageDef* input = stage->input >= 0
-                                        ? model.Stage(static_cast<uint16_t>(stage->input))
-                                        : nullptr;
-    if (!input || (a.own_ns >= a.input_ns && a.own_ns > 0)) return Blame(model, *stage, a, start, end);
+    const record::StageDef* input =
+        stage->input >= 0 ? model.Stage(static_cast<uint16_t>(stage->input)) : nullptr;
+    if (!input || (a.own_ns >= a.input_ns && a.own_ns > 0))
+      return Blame(model, *stage, a, start, end);
     stage = input;
   }
   return Blame(model, *stage, ActivityOf(model, *stage, start, end), start, end);

@@ -3,13 +3,6 @@
 #include <algorithm>
 
 namespace pipescope::trace {
-namespace {
-
-uint64_t Pack(const TrackKey& k) {
-  return (static_cast<uint64_t>(k.kind) << 48) | (static_cast<uint64_t>(k.op) << 32) | k.thread;
-}
-
-}  // namespace
 
 TrackKey TrackKeyOf(const record::TraceEvent& e) {
   const bool per_thread = e.kind != EventKind::kStep && e.kind != EventKind::kBufferLevel &&
@@ -31,10 +24,13 @@ void Model::Consume(const record::TraceBatch& batch, bool final) {
 void Model::AddStage(const record::StageDef& stage) { stages_[stage.id] = stage; }
 
 Track& Model::TrackFor(const TrackKey& key) {
-  const uint64_t packed = Pack(key);
+  const uint64_t packed = PackTrackKey(key);
   if (packed == last_key_) return *last_track_;
   auto [it, inserted] = track_index_.try_emplace(packed, tracks_.size());
-  if (inserted) tracks_.push_back(std::make_unique<Track>(key));
+  if (inserted) {
+    tracks_.push_back(std::make_unique<Track>(key));
+    tracks_by_op_[(static_cast<uint32_t>(key.kind) << 16) | key.op].push_back(tracks_.back().get());
+  }
   last_key_ = packed;
   last_track_ = tracks_[it->second].get();
   return *last_track_;
@@ -94,16 +90,14 @@ std::string Model::ThreadName(uint32_t id) const {
   return it == threads_.end() ? "thread " + std::to_string(id) : it->second;
 }
 
-std::vector<const Track*> Model::TracksOf(EventKind kind, uint16_t op) const {
-  std::vector<const Track*> out;
-  for (const auto& t : tracks_) {
-    if (t->key().kind == kind && t->key().op == op) out.push_back(t.get());
-  }
-  return out;
+const std::vector<const Track*>& Model::TracksOf(EventKind kind, uint16_t op) const {
+  static const std::vector<const Track*> kNone;
+  auto it = tracks_by_op_.find((static_cast<uint32_t>(kind) << 16) | op);
+  return it == tracks_by_op_.end() ? kNone : it->second;
 }
 
 const Track* Model::FindTrack(const TrackKey& key) const {
-  auto it = track_index_.find(Pack(key));
+  auto it = track_index_.find(PackTrackKey(key));
   return it == track_index_.end() ? nullptr : tracks_[it->second].get();
 }
 

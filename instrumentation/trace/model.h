@@ -20,17 +20,17 @@ namespace pipescope::trace {
 
 struct MachineInfo {
   std::string hostname;
-  int cpu_cores = 0;       // of the machine
-  int cpu_budget = 0;      // cores the pipeline may use (the spec's budget, else cpu_cores)
+  int cpu_cores = 0;   // of the machine
+  int cpu_budget = 0;  // cores the pipeline may use (the spec's budget, else cpu_cores)
   uint64_t memory_bytes = 0;
   std::string cpu_model;
-  std::string gpu;         // empty: none
+  std::string gpu;  // empty: none
 };
 
 struct RunInfo {
   std::string pipeline_name;
-  std::string spec_text;   // the PipelineSpec in text format
-  std::string device;      // "simulated" or "gpu"
+  std::string spec_text;  // the PipelineSpec in text format
+  std::string device;     // "simulated" or "gpu"
   MachineInfo machine;
 };
 
@@ -73,8 +73,8 @@ class Model : public record::TraceSink {
   const std::vector<record::MarkerDef>& markers() const { return markers_; }
 
   const std::vector<std::unique_ptr<Track>>& tracks() const { return tracks_; }
-  // Tracks of one kind and op (any thread).
-  std::vector<const Track*> TracksOf(EventKind kind, uint16_t op) const;
+  // Tracks of one kind and op (any thread). Indexed: analyses ask this per gap and op.
+  const std::vector<const Track*>& TracksOf(EventKind kind, uint16_t op) const;
   const Track* FindTrack(const TrackKey& key) const;
 
   // A knob's value at time t: its last change at or before t, else `initial`.
@@ -91,6 +91,7 @@ class Model : public record::TraceSink {
   std::vector<record::MarkerDef> markers_;
   std::vector<std::unique_ptr<Track>> tracks_;
   std::map<uint64_t, size_t> track_index_;  // packed TrackKey → index in tracks_
+  std::map<uint32_t, std::vector<const Track*>> tracks_by_op_;  // (kind << 16 | op) → tracks
   // The track the previous event went to: events arrive in runs from one thread.
   uint64_t last_key_ = UINT64_MAX;
   Track* last_track_ = nullptr;

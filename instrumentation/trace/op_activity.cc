@@ -31,7 +31,8 @@ OpActivity ActivityOf(const Model& model, const record::StageDef& stage, int64_t
   return a;
 }
 
-double AverageParallelism(const Model& model, const record::StageDef& stage, int64_t t0, int64_t t1) {
+double AverageParallelism(const Model& model, const record::StageDef& stage, int64_t t0,
+                          int64_t t1) {
   if (!stage.asynchronous || stage.kind == "prefetch") return 1;  // prefetch: one producer
   return model.KnobAverage(stage.id, "num_parallel_calls", t0, t1, stage.parallelism);
 }

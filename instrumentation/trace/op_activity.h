@@ -19,6 +19,7 @@ struct OpActivity {
 OpActivity ActivityOf(const Model& model, const record::StageDef& stage, int64_t t0, int64_t t1);
 
 // The knob that sets an asynchronous op's worker count, and its average over [t0, t1).
-double AverageParallelism(const Model& model, const record::StageDef& stage, int64_t t0, int64_t t1);
+double AverageParallelism(const Model& model, const record::StageDef& stage, int64_t t0,
+                          int64_t t1);
 
 }  // namespace pipescope::trace

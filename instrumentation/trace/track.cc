@@ -81,40 +81,33 @@ size_t Track::FirstStartingAtOrAfter(int64_t t, size_t from) const {
   return lo;
 }
 
-int64_t Track::SumDurations(size_t i, size_t j) const {
-  if (i >= j) return 0;
-  // Whole blocks from the running sums, the ragged ends one by one.
+// Sum of at(k) over [i, j): whole blocks from the running sums taken at each block's start
+// (`total` after the last), the ragged ends one by one.
+template <typename T, typename At>
+T Track::BlockSum(size_t i, size_t j, const std::vector<T>& block_sums, T total, At at) {
+  T s = 0;
+  if (i >= j) return s;
   const size_t first_full = (i + kBlock - 1) / kBlock;
   const size_t last_full = j / kBlock;
   if (first_full >= last_full) {
-    int64_t s = 0;
-    for (size_t k = i; k < j; ++k) s += duration(k);
+    for (size_t k = i; k < j; ++k) s += at(k);
     return s;
   }
-  int64_t s = 0;
-  for (size_t k = i; k < first_full * kBlock; ++k) s += duration(k);
-  const int64_t end_sum = last_full < block_duration_sums_.size() ? block_duration_sums_[last_full]
-                                                                  : duration_sum_;
-  s += end_sum - block_duration_sums_[first_full];
-  for (size_t k = last_full * kBlock; k < j; ++k) s += duration(k);
+  for (size_t k = i; k < first_full * kBlock; ++k) s += at(k);
+  s += (last_full < block_sums.size() ? block_sums[last_full] : total) - block_sums[first_full];
+  for (size_t k = last_full * kBlock; k < j; ++k) s += at(k);
   return s;
 }
 
+int64_t Track::SumDurations(size_t i, size_t j) const {
+  return BlockSum(i, j, block_duration_sums_, duration_sum_,
+                  [this](size_t k) { return duration(k); });
+}
+
 double Track::SumValues(size_t i, size_t j) const {
-  if (i >= j || values_.empty()) return 0;
-  const size_t first_full = (i + kBlock - 1) / kBlock;
-  const size_t last_full = j / kBlock;
-  double s = 0;
-  if (first_full >= last_full) {
-    for (size_t k = i; k < j; ++k) s += values_[k];
-    return s;
-  }
-  for (size_t k = i; k < first_full * kBlock; ++k) s += values_[k];
-  const double end_sum =
-      last_full < block_value_sums_.size() ? block_value_sums_[last_full] : value_sum_;
-  s += end_sum - block_value_sums_[first_full];
-  for (size_t k = last_full * kBlock; k < j; ++k) s += values_[k];
-  return s;
+  if (values_.empty()) return 0;
+  return BlockSum(i, j, block_value_sums_, value_sum_,
+                  [this](size_t k) { return static_cast<double>(values_[k]); });
 }
 
 Track::Sums Track::SumRange(int64_t t0, int64_t t1) const {
@@ -131,7 +124,8 @@ Track::Sums Track::SumRange(int64_t t0, int64_t t1) const {
     const int64_t d = duration(k);
     if (outside <= 0 || d <= 0) return;
     sums.covered_ns -= outside;
-    sums.value -= static_cast<double>(value(k)) * static_cast<double>(outside) / static_cast<double>(d);
+    sums.value -=
+        static_cast<double>(value(k)) * static_cast<double>(outside) / static_cast<double>(d);
   };
   clip(i, t0 - start(i));
   clip(j - 1, end(j - 1) - t1);  // the same span as i when only one overlaps

@@ -33,6 +33,15 @@ struct TrackKey {
   friend bool operator==(const TrackKey&, const TrackKey&) = default;
 };
 
+// A TrackKey as one integer (for maps) and back.
+inline uint64_t PackTrackKey(const TrackKey& k) {
+  return (static_cast<uint64_t>(k.kind) << 48) | (static_cast<uint64_t>(k.op) << 32) | k.thread;
+}
+inline TrackKey UnpackTrackKey(uint64_t packed) {
+  return {static_cast<EventKind>(packed >> 48), static_cast<uint16_t>(packed >> 32),
+          static_cast<uint32_t>(packed)};
+}
+
 class Track {
  public:
   static constexpr size_t kBlock = 64;
@@ -75,9 +84,9 @@ class Track {
 
   // The level-of-detail query: `pixels` equal buckets over [t0, t1).
   struct Bucket {
-    uint32_t events = 0;       // spans overlapping the bucket
-    int64_t covered_ns = 0;    // time of the bucket covered by spans
-    uint32_t first = 0;        // index of the first overlapping span (for tooltips)
+    uint32_t events = 0;     // spans overlapping the bucket
+    int64_t covered_ns = 0;  // time of the bucket covered by spans
+    uint32_t first = 0;      // index of the first overlapping span (for tooltips)
   };
   void Summarize(int64_t t0, int64_t t1, int pixels, std::vector<Bucket>& out) const;
 
@@ -87,6 +96,8 @@ class Track {
   static constexpr uint32_t kLongDuration = UINT32_MAX;  // the real one is in long_durations_
 
   int64_t SumDurations(size_t i, size_t j) const;  // raw durations of [i, j)
+  template <typename T, typename At>
+  static T BlockSum(size_t i, size_t j, const std::vector<T>& block_sums, T total, At at);
 
   TrackKey key_;
   ChunkedColumn<int64_t> starts_;

@@ -42,8 +42,9 @@ std::string Suggest(const StageFigures& s, double wait, int cpu_budget) {
   if (s.op == "map" || s.op == "interleave") {
     int needed = NeededParallelism(s, wait);
     std::string knob = s.name + "'s num_parallel_calls";
-    std::string verb = s.asynchronous ? "raise " + knob + " to " : "make " + s.name +
-                                                                     " parallel: set its num_parallel_calls to ";
+    std::string verb = s.asynchronous
+                           ? "raise " + knob + " to "
+                           : "make " + s.name + " parallel: set its num_parallel_calls to ";
     if (cpu_budget > 0 && needed > cpu_budget) {
       return verb + std::to_string(std::max(cpu_budget, static_cast<int>(s.parallelism))) +
              " (the CPU budget); beyond that, cut its work per element (vectorise it after "
@@ -51,7 +52,8 @@ std::string Suggest(const StageFigures& s, double wait, int cpu_budget) {
     }
     return verb + std::to_string(needed);
   }
-  return "put a prefetch after " + s.name + " so that its work overlaps the training step, "
+  return "put a prefetch after " + s.name +
+         " so that its work overlaps the training step, "
          "and make the work before it parallel";
 }
 
@@ -78,7 +80,8 @@ Verdict MakeVerdict(const RangeAnalysis& r, int cpu_budget) {
                  Pct(r.device_busy_fraction);
     if (busiest) {
       v.bottleneck = busiest->name;
-      v.evidence += "; the busiest op is " + busiest->name + " (" + Pct(busiest->busy_fraction) + ")";
+      v.evidence +=
+          "; the busiest op is " + busiest->name + " (" + Pct(busiest->busy_fraction) + ")";
     }
     v.suggestion = wait < kModeratelyInputBound
                        ? "the input pipeline keeps up: a faster training step is what would help"

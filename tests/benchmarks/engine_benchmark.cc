@@ -60,16 +60,17 @@ void BM_NoOpChainSequential(benchmark::State& state) {
 BENCHMARK(BM_NoOpChainSequential)->ArgName("recording")->Arg(0)->Arg(1);
 
 void BM_ParallelMapNoOp(benchmark::State& state) {
-  PullElements(state,
-               kEndless + NoOpMaps(1, "num_parallel_calls: " + std::to_string(state.range(0)) + " "),
-               false);
+  PullElements(
+      state, kEndless + NoOpMaps(1, "num_parallel_calls: " + std::to_string(state.range(0)) + " "),
+      false);
 }
 BENCHMARK(BM_ParallelMapNoOp)->ArgName("workers")->Arg(1)->Arg(2)->UseRealTime();
 
 void BM_PrefetchHandOff(benchmark::State& state) {
-  PullElements(state,
-               kEndless + "ops { prefetch { buffer_size: " + std::to_string(state.range(0)) + " } }\n",
-               false);
+  PullElements(
+      state,
+      kEndless + "ops { prefetch { buffer_size: " + std::to_string(state.range(0)) + " } }\n",
+      false);
 }
 BENCHMARK(BM_PrefetchHandOff)->ArgName("buffer")->Arg(1)->Arg(16)->Arg(256)->UseRealTime();
 
@@ -81,14 +82,20 @@ void BM_CpuWorkParallelism(benchmark::State& state) {
                    std::to_string(state.range(0)) + " } }\n",
                true);
 }
-BENCHMARK(BM_CpuWorkParallelism)->ArgName("parallelism")->Arg(1)->Arg(2)->UseRealTime()->MinTime(2.0);
+BENCHMARK(BM_CpuWorkParallelism)
+    ->ArgName("parallelism")
+    ->Arg(1)
+    ->Arg(2)
+    ->UseRealTime()
+    ->MinTime(2.0);
 
 // overlap.pbtxt's situation: a 5 ms producer and a 5 ms training step, with prefetch's
 // buffer_size 0 (pass-through) or 2. One iteration is one training step.
 void BM_TrainStepOverlap(benchmark::State& state) {
   auto p = Build(kEndless +
                      "ops { map { fn { cpu_work { duration: \"5ms\" } } } }\n"
-                     "ops { prefetch { buffer_size: " + std::to_string(state.range(0)) + " } }\n",
+                     "ops { prefetch { buffer_size: " +
+                     std::to_string(state.range(0)) + " } }\n",
                  true);
   CancellationToken cancellation;
   SimulatedDevice device(5'000'000, 1, cancellation);

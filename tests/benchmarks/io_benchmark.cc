@@ -73,14 +73,16 @@ void BM_TfRecordReadAndCheck(benchmark::State& state) {
     }
   }
   state.SetBytesProcessed(static_cast<int64_t>(bytes));
-  state.counters["records"] = static_cast<double>(records) / static_cast<double>(state.iterations());
+  state.counters["records"] =
+      static_cast<double>(records) / static_cast<double>(state.iterations());
 }
 BENCHMARK(BM_TfRecordReadAndCheck)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_ParseExampleMnist(benchmark::State& state) {
   std::mt19937_64 rng(2);
   std::vector<std::string> records;
-  for (int i = 0; i < 256; ++i) records.push_back(MakeExampleRecord(DatasetKind::kMnistLike, rng).value());
+  for (int i = 0; i < 256; ++i)
+    records.push_back(MakeExampleRecord(DatasetKind::kMnistLike, rng).value());
   spec::ParseExample config;
   auto* image = config.add_features();
   image->set_name("image");
@@ -109,7 +111,8 @@ const std::vector<std::string>& Jpegs() {
     std::mt19937_64 rng(3);
     for (int i = 0; i < 64; ++i) {
       out.push_back(EncodeJpeg(SyntheticPhoto(500, 375, rng), 90).value());
-      std::ofstream(TmpDir() + "/pipescope_bench_" + std::to_string(i) + ".jpg", std::ios::binary) << out.back();
+      std::ofstream(TmpDir() + "/pipescope_bench_" + std::to_string(i) + ".jpg", std::ios::binary)
+          << out.back();
     }
     return out;
   }();

@@ -106,7 +106,12 @@ void BM_CollectorCapacity(benchmark::State& state) {
   state.counters["stored_per_s"] = stored / seconds;
   state.counters["dropped_share"] = dropped / (stored + dropped);
 }
-BENCHMARK(BM_CollectorCapacity)->ArgName("file")->Arg(0)->Arg(1)->Iterations(1)->Unit(benchmark::kSecond);
+BENCHMARK(BM_CollectorCapacity)
+    ->ArgName("file")
+    ->Arg(0)
+    ->Arg(1)
+    ->Iterations(1)
+    ->Unit(benchmark::kSecond);
 
 // ---- a real recording, made once: the overhead pipeline for two seconds
 
@@ -119,7 +124,8 @@ struct Recording {
 const Recording& OverheadRecording() {
   static const Recording recording = [] {
     Recording r;
-    auto spec = engine::LoadSpecFile(std::string(PIPESCOPE_RESOURCES) + "/pipelines/overhead.pbtxt");
+    auto spec =
+        engine::LoadSpecFile(std::string(PIPESCOPE_RESOURCES) + "/pipelines/overhead.pbtxt");
     if (!spec.ok()) return r;
     session::RecordedRunOptions options;
     options.trace_path = r.path;
@@ -151,8 +157,10 @@ void BM_LoadTrace(benchmark::State& state) {
   }
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * events));
   state.counters["events"] = static_cast<double>(events);
-  state.counters["file_bytes_per_event"] = static_cast<double>(r.bytes) / static_cast<double>(events);
-  state.counters["model_bytes_per_event"] = static_cast<double>(model_bytes) / static_cast<double>(events);
+  state.counters["file_bytes_per_event"] =
+      static_cast<double>(r.bytes) / static_cast<double>(events);
+  state.counters["model_bytes_per_event"] =
+      static_cast<double>(model_bytes) / static_cast<double>(events);
 }
 BENCHMARK(BM_LoadTrace)->Unit(benchmark::kMillisecond)->UseRealTime();
 
@@ -182,7 +190,13 @@ void BM_EndToEnd(benchmark::State& state) {
   }
   state.counters["elements_per_s"] = elements / seconds;
 }
-BENCHMARK(BM_EndToEnd)->ArgName("recording")->Arg(0)->Arg(1)->Arg(2)->Iterations(2)->Unit(benchmark::kSecond);
+BENCHMARK(BM_EndToEnd)
+    ->ArgName("recording")
+    ->Arg(0)
+    ->Arg(1)
+    ->Arg(2)
+    ->Iterations(2)
+    ->Unit(benchmark::kSecond);
 
 // ---- sinks: what the collector spends per event
 
@@ -258,10 +272,15 @@ void BM_SummarizeTrack(benchmark::State& state) {
     track.Summarize(t0, t0 + width, 2000, buckets);
     benchmark::DoNotOptimize(buckets.data());
   }
-  state.counters["events_in_view"] = static_cast<double>(
-      track.FirstStartingAtOrAfter(t0 + width) - track.FirstEndingAfter(t0));
+  state.counters["events_in_view"] =
+      static_cast<double>(track.FirstStartingAtOrAfter(t0 + width) - track.FirstEndingAfter(t0));
 }
-BENCHMARK(BM_SummarizeTrack)->ArgName("view_permille")->Arg(1000)->Arg(100)->Arg(1)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_SummarizeTrack)
+    ->ArgName("view_permille")
+    ->Arg(1000)
+    ->Arg(100)
+    ->Arg(1)
+    ->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace pipescope

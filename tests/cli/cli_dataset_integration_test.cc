@@ -20,7 +20,8 @@ std::string Dir(const std::string& name) {
 
 TEST(CliDatasetTest, MakeDatasetWritesShardsThatInspectDescribes) {
   const std::string dir = Dir("mnist");
-  auto made = Cli("make-dataset --kind mnist-like --records 30 --shards 3 --out " + dir + " --compression GZIP");
+  auto made = Cli("make-dataset --kind mnist-like --records 30 --shards 3 --out " + dir +
+                  " --compression GZIP");
   ASSERT_EQ(made.exit_code, 0) << made.out;
   EXPECT_NE(made.out.find("wrote 30 mnist-like records in 3 files"), std::string::npos) << made.out;
   const std::string shard = dir + "/mnist-like-00001-of-00003.tfrecord.gz";

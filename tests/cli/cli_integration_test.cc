@@ -1,14 +1,14 @@
 // pipescope-cli run, end to end: the JSON summary's fields, --print, --set and errors.
 #include <gtest/gtest.h>
-
-#include "tests/cli/cli_runner.h"
+#include <sys/wait.h>
 
 #include <array>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
-#include <sys/wait.h>
+
+#include "tests/cli/cli_runner.h"
 
 namespace {
 
@@ -47,7 +47,8 @@ TEST(CliRunTest, SetChangesAKnobOfANamedOp) {
 }
 
 TEST(CliRunTest, PrintShowsTheFirstElementsAsJsonLines) {
-  const std::string spec = std::string(PIPESCOPE_RESOURCES) + "/../tests/cli/data/range_batch.pbtxt";
+  const std::string spec =
+      std::string(PIPESCOPE_RESOURCES) + "/../tests/cli/data/range_batch.pbtxt";
   auto r = Cli("run " + spec + " --print 2 --steps 3");
   ASSERT_EQ(r.exit_code, 0) << r.out;
   std::istringstream lines(r.out);
@@ -61,17 +62,20 @@ TEST(CliRunTest, PrintShowsTheFirstElementsAsJsonLines) {
 TEST(CliRunTest, BadInputGivesAReadableErrorAndExitCode2) {
   auto r = Cli("run /nonexistent.pbtxt");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.out.find("cannot open pipeline spec '/nonexistent.pbtxt'"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("cannot open pipeline spec '/nonexistent.pbtxt'"), std::string::npos)
+      << r.out;
   r = Cli("run " + Pipeline("input_bound_demo.pbtxt") + " --set decode.num_parallel_calls=-5");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.out.find("num_parallel_calls must be ≥ 0 or AUTOTUNE, got -5"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("num_parallel_calls must be ≥ 0 or AUTOTUNE, got -5"), std::string::npos)
+      << r.out;
   r = Cli("run " + Pipeline("input_bound_demo.pbtxt") + " --set nosuch.knob=1");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.out.find("no op named 'nosuch'"), std::string::npos) << r.out;
 }
 
 TEST(CliRunTest, APipelineErrorExitsWithCode1AndNamesTheOp) {
-  const std::string spec = std::string(PIPESCOPE_RESOURCES) + "/../tests/cli/data/bad_normalize.pbtxt";
+  const std::string spec =
+      std::string(PIPESCOPE_RESOURCES) + "/../tests/cli/data/bad_normalize.pbtxt";
   auto r = Cli("run " + spec + " --steps 3");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.out.find("map 'norm' (normalize)"), std::string::npos) << r.out;

@@ -1,16 +1,16 @@
 // pipescope-cli run --trace, --no-trace and report: a saved trace reopens with the same
 // summary and verdict, ranges restrict it, and bad files give readable errors.
 #include <gtest/gtest.h>
-
-#include "tests/cli/cli_runner.h"
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <array>
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
-#include <sys/wait.h>
-#include <unistd.h>
+
+#include "tests/cli/cli_runner.h"
 
 namespace {
 
@@ -26,7 +26,8 @@ std::string TracePath(const std::string& name) {
 const std::string& DemoTrace() {
   static const std::string path = [] {
     const std::string p = TracePath("cli_demo");
-    const auto r = Cli("run " + Pipeline("input_bound_demo.pbtxt") + " --duration 1.5 --trace " + p);
+    const auto r =
+        Cli("run " + Pipeline("input_bound_demo.pbtxt") + " --duration 1.5 --trace " + p);
     EXPECT_EQ(r.exit_code, 0) << r.out;
     return p;
   }();
@@ -51,8 +52,9 @@ TEST(CliTraceTest, ReportOfASavedTraceGivesItsSummaryAndVerdict) {
   const auto r = Cli("report " + DemoTrace() + " --json");
   ASSERT_EQ(r.exit_code, 0) << r.out;
   const auto j = nlohmann::json::parse(r.out);
-  for (const char* key : {"duration_s", "steps", "steps_per_s", "elements_per_s", "input_wait_fraction",
-                          "device_busy_fraction", "stages", "verdict", "device"}) {
+  for (const char* key :
+       {"duration_s", "steps", "steps_per_s", "elements_per_s", "input_wait_fraction",
+        "device_busy_fraction", "stages", "verdict", "device"}) {
     EXPECT_TRUE(j.contains(key)) << key;
   }
   EXPECT_NEAR(j["duration_s"].get<double>(), 1.5, 0.2);
@@ -130,7 +132,8 @@ TEST(CliTraceTest, ATraceCutOffMidRecordingStillReports) {
 }
 
 TEST(CliTraceTest, AnUnwritableTracePathFailsBeforeRunning) {
-  const auto r = Cli("run " + Pipeline("cpu_bound.pbtxt") + " --steps 2 --trace /nonexistent/dir/t.pstrace");
+  const auto r =
+      Cli("run " + Pipeline("cpu_bound.pbtxt") + " --steps 2 --trace /nonexistent/dir/t.pstrace");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.out.find("cannot create trace file"), std::string::npos) << r.out;
 }

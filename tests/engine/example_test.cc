@@ -19,12 +19,15 @@ namespace {
 
 // {label: int64 [7, 300] packed, weight: float [0.5] unpacked, name: bytes ["cat"]}
 const std::string kExample(
-    "\x0a\x36\x0a\x10\x0a\x05\x6c\x61\x62\x65\x6c\x12\x07\x1a\x05\x0a\x03\x07\xac\x02\x0a\x11\x0a\x06"
-    "\x77\x65\x69\x67\x68\x74\x12\x07\x12\x05\x0d\x00\x00\x00\x3f\x0a\x0f\x0a\x04\x6e\x61\x6d\x65\x12"
+    "\x0a\x36\x0a\x10\x0a\x05\x6c\x61\x62\x65\x6c\x12\x07\x1a\x05\x0a\x03\x07\xac\x02\x0a\x11\x0a"
+    "\x06"
+    "\x77\x65\x69\x67\x68\x74\x12\x07\x12\x05\x0d\x00\x00\x00\x3f\x0a\x0f\x0a\x04\x6e\x61\x6d\x65"
+    "\x12"
     "\x07\x0a\x05\x0a\x03\x63\x61\x74",
     56);
 // {label: int64 [7, 300] unpacked}
-const std::string kUnpackedExample("\x0a\x12\x0a\x10\x0a\x05\x6c\x61\x62\x65\x6c\x12\x07\x1a\x05\x08\x07\x08\xac\x02", 20);
+const std::string kUnpackedExample(
+    "\x0a\x12\x0a\x10\x0a\x05\x6c\x61\x62\x65\x6c\x12\x07\x1a\x05\x08\x07\x08\xac\x02", 20);
 
 TEST(ExampleTest, ParsesTensorFlowsEncodingPackedOrNot) {
   tf::Example e;
@@ -45,7 +48,8 @@ TEST(ExampleTest, WhatWeWriteIsTensorFlowsEncoding) {
   auto& label = (*e.mutable_features()->mutable_feature())["label"];
   label.mutable_int64_list()->add_value(7);
   label.mutable_int64_list()->add_value(300);
-  std::string expected("\x0a\x12\x0a\x10\x0a\x05\x6c\x61\x62\x65\x6c\x12\x07\x1a\x05\x0a\x03\x07\xac\x02", 20);
+  std::string expected(
+      "\x0a\x12\x0a\x10\x0a\x05\x6c\x61\x62\x65\x6c\x12\x07\x1a\x05\x0a\x03\x07\xac\x02", 20);
   EXPECT_EQ(e.SerializeAsString(), expected);
 }
 
@@ -129,7 +133,8 @@ TEST(TfRecordPipelineTest, InterleavingShardsReadsEveryRecordOnce) {
   o.compression = Compression::kGzip;
   ASSERT_TRUE(MakeDataset(o).ok());
   auto p = testing::MakePipeline(
-      "source { list_files { pattern: \"" + o.out_dir + "/chess-*.tfrecord.gz\" } } "
+      "source { list_files { pattern: \"" + o.out_dir +
+      "/chess-*.tfrecord.gz\" } } "
       "ops { interleave { per_element { tfrecord_file { compression: \"GZIP\" } } "
       "cycle_length: 4 num_parallel_calls: 2 } }");
   const auto elements = testing::Drain(*p);
@@ -151,7 +156,8 @@ TEST(TfRecordPipelineTest, ACorruptShardStopsWithItsNameOrIsSkippedAndCounted) {
     f.seekp(500);
     f.put('\x42');
   }
-  auto strict = testing::MakePipeline("source { name: \"src\" tfrecord { files: \"" + made->files[0] + "\" } }");
+  auto strict = testing::MakePipeline("source { name: \"src\" tfrecord { files: \"" +
+                                      made->files[0] + "\" } }");
   Element e;
   bool end = false;
   Status s;
@@ -161,8 +167,8 @@ TEST(TfRecordPipelineTest, ACorruptShardStopsWithItsNameOrIsSkippedAndCounted) {
   EXPECT_NE(s.message().find(made->files[0]), std::string::npos) << s.message();
   EXPECT_NE(s.message().find("at byte"), std::string::npos) << s.message();
 
-  auto lenient = testing::MakePipeline("source { name: \"src\" tfrecord { files: \"" + made->files[0] +
-                                       "\" skip_corrupt: true } }");
+  auto lenient = testing::MakePipeline("source { name: \"src\" tfrecord { files: \"" +
+                                       made->files[0] + "\" skip_corrupt: true } }");
   const auto rest = testing::Drain(*lenient);
   EXPECT_EQ(rest.size(), 19u);
   lenient.reset();

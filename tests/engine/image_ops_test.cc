@@ -1,12 +1,13 @@
 // parse_example and the image functions on real records and pixels: shapes, dtypes,
 // seeded reproducibility, and errors that name what is wrong.
+#include "engine/work/image_ops.h"
+
 #include <gtest/gtest.h>
 
 #include <random>
 
 #include "engine/io/dataset_maker.h"
 #include "engine/io/example.pb.h"
-#include "engine/work/image_ops.h"
 #include "engine/work/jpeg_codec.h"
 #include "engine/work/parse_example.h"
 
@@ -56,7 +57,8 @@ TEST(ParseExampleTest, AMissingOrMistypedFeatureIsNamed) {
   Element mistyped = ImagenetRecord(3);
   s = ParseExample::Create(config).value()->Apply(mistyped, c);
   ASSERT_FALSE(s.ok());
-  EXPECT_NE(s.message().find("\"image/height\" is int64, expected float"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("\"image/height\" is int64, expected float"), std::string::npos)
+      << s.message();
 
   f->set_dtype("double");
   EXPECT_FALSE(ParseExample::Create(config).ok());

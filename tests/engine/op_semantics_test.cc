@@ -108,18 +108,21 @@ TEST(CacheTest, AfterARandomOpTheFirstEpochIsFrozen) {
       "source { range { start: 0 stop: 20 } } ops { shuffle { buffer_size: 20 seed: 9 } } "
       "ops { cache {} } ops { repeat { count: 2 } }");
   ASSERT_EQ(v.size(), 40u);
-  EXPECT_EQ(std::vector<int64_t>(v.begin(), v.begin() + 20), std::vector<int64_t>(v.begin() + 20, v.end()));
+  EXPECT_EQ(std::vector<int64_t>(v.begin(), v.begin() + 20),
+            std::vector<int64_t>(v.begin() + 20, v.end()));
 }
 
 TEST(RepeatTest, EndlessRepeatOfAnEmptyDatasetEnds) {
-  EXPECT_TRUE(DrainValues("source { range { start: 0 stop: 0 } } ops { repeat { count: -1 } }").empty());
+  EXPECT_TRUE(
+      DrainValues("source { range { start: 0 stop: 0 } } ops { repeat { count: -1 } }").empty());
 }
 
 TEST(ShardTest, ShardsPartitionTheInput) {
   std::multiset<int64_t> all;
   for (int i = 0; i < 4; ++i) {
-    for (int64_t v : DrainValues("source { range { start: 0 stop: 22 } } ops { shard { num_shards: 4 index: " +
-                                 std::to_string(i) + " } }")) {
+    for (int64_t v :
+         DrainValues("source { range { start: 0 stop: 22 } } ops { shard { num_shards: 4 index: " +
+                     std::to_string(i) + " } }")) {
       all.insert(v);
     }
   }
@@ -143,8 +146,9 @@ TEST(InterleaveTest, ReadsSyntheticFilesConcurrently) {
       "num_parallel_calls: 4 } }");
   const auto t0 = std::chrono::steady_clock::now();
   auto out = Drain(*p);
-  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                      std::chrono::steady_clock::now() - t0).count();
+  const auto ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0)
+          .count();
   EXPECT_EQ(out.size(), 20u);
   EXPECT_LT(ms, 150) << "reading was not concurrent";
   EXPECT_EQ(out[0].value.strings()[0].size(), 16u);
@@ -189,7 +193,8 @@ TEST(ErrorTest, AMapErrorNamesTheOpTheFunctionAndTheElement) {
   bool end = false;
   Status s = p->GetNext(e, end);
   ASSERT_FALSE(s.ok());
-  EXPECT_NE(s.message().find("map 'norm' (normalize) on element"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("map 'norm' (normalize) on element"), std::string::npos)
+      << s.message();
 }
 
 TEST(ErrorTest, UnbatchOfScalarsSaysThereIsNoBatchDimension) {

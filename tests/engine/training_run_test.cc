@@ -1,10 +1,10 @@
 // The training loop and the simulated device.
-#include <gtest/gtest.h>
+#include "engine/runtime/training_run.h"
 
+#include <gtest/gtest.h>
 #include <time.h>
 
 #include "engine/device/simulated_device.h"
-#include "engine/runtime/training_run.h"
 #include "instrumentation/trace/analysis.h"
 #include "tests/engine/test_support.h"
 
@@ -52,7 +52,8 @@ TEST(TrainingRunTest, APipelineErrorEndsTheRunWithItsContext) {
 TEST(TrainingRunTest, TheTraceOfARunDescribesEveryStage) {
   auto run = testing::MakeRecordedPipeline(
       "source { name: \"src\" range { stop: 100 } } "
-      "ops { name: \"work\" map { fn { cpu_work { duration: \"100us\" } } num_parallel_calls: 2 } } "
+      "ops { name: \"work\" map { fn { cpu_work { duration: \"100us\" } } num_parallel_calls: 2 } "
+      "} "
       "ops { name: \"pf\" prefetch { buffer_size: 3 } }");
   CancellationToken c;
   SimulatedDevice device(0, 1, c);

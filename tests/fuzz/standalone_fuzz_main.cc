@@ -24,18 +24,31 @@ std::string Mutate(std::string s, std::mt19937_64& rng) {
   for (int e = 0; e < edits && !s.empty(); ++e) {
     const size_t at = rng() % s.size();
     switch (rng() % 7) {
-      case 0: s[at] = static_cast<char>(s[at] ^ (1 << (rng() % 8))); break;
-      case 1: s[at] = static_cast<char>(rng()); break;
-      case 2: s.resize(at); break;
-      case 3: s.insert(at, s.substr(rng() % s.size(), rng() % 64)); break;
-      case 4: s.erase(at, rng() % 64); break;
+      case 0:
+        s[at] = static_cast<char>(s[at] ^ (1 << (rng() % 8)));
+        break;
+      case 1:
+        s[at] = static_cast<char>(rng());
+        break;
+      case 2:
+        s.resize(at);
+        break;
+      case 3:
+        s.insert(at, s.substr(rng() % s.size(), rng() % 64));
+        break;
+      case 4:
+        s.erase(at, rng() % 64);
+        break;
       case 5: {  // an extreme little-endian u32 (lengths, counts, sizes)
         static const uint32_t kValues[] = {0, 1, 0x7fffffff, 0xffffffff, 0x04000000, 0x03ffffff};
         const uint32_t v = kValues[rng() % 6];
-        for (int i = 0; i < 4 && at + i < s.size(); ++i) s[at + i] = static_cast<char>(v >> (8 * i));
+        for (int i = 0; i < 4 && at + i < s.size(); ++i)
+          s[at + i] = static_cast<char>(v >> (8 * i));
         break;
       }
-      default: s.insert(at, 1 + rng() % 8, static_cast<char>(rng())); break;
+      default:
+        s.insert(at, 1 + rng() % 8, static_cast<char>(rng()));
+        break;
     }
   }
   return s;
@@ -47,8 +60,10 @@ int main(int argc, char** argv) {
   double seconds = 10;
   uint64_t seed = std::random_device{}();
   for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--seconds") && i + 1 < argc) seconds = std::atof(argv[++i]);
-    else if (!std::strcmp(argv[i], "--seed") && i + 1 < argc) seed = std::strtoull(argv[++i], nullptr, 10);
+    if (!std::strcmp(argv[i], "--seconds") && i + 1 < argc)
+      seconds = std::atof(argv[++i]);
+    else if (!std::strcmp(argv[i], "--seed") && i + 1 < argc)
+      seed = std::strtoull(argv[++i], nullptr, 10);
     else if (!std::strcmp(argv[i], "--write-seed") && i + 1 < argc) {
       std::ofstream(argv[++i], std::ios::binary) << pipescope::fuzz::FuzzSeed();
       return 0;
@@ -59,8 +74,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "could not make the seed input\n");
     return 1;
   }
-  std::printf("fuzzing for %.0f s, seed %llu\n", seconds,
-              static_cast<unsigned long long>(seed));
+  std::printf("fuzzing for %.0f s, seed %llu\n", seconds, static_cast<unsigned long long>(seed));
   std::fflush(stdout);
   std::mt19937_64 rng(seed);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);

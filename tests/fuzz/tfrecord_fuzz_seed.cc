@@ -15,7 +15,8 @@ std::string FuzzSeed() {
   auto writer = engine::TfRecordWriter::Create(path, engine::Compression::kNone);
   if (!writer.ok()) return {};
   std::mt19937_64 rng(1);
-  for (auto kind : {engine::DatasetKind::kMnistLike, engine::DatasetKind::kChess, engine::DatasetKind::kChess}) {
+  for (auto kind : {engine::DatasetKind::kMnistLike, engine::DatasetKind::kChess,
+                    engine::DatasetKind::kChess}) {
     (void)(*writer)->Write(engine::MakeExampleRecord(kind, rng).value());
   }
   (void)(*writer)->Close();

@@ -14,8 +14,9 @@
 namespace {
 
 const std::string& InputPath() {
-  static const std::string path = std::string(std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp") +
-                                  "/pipescope_tfrecord_fuzz_" + std::to_string(getpid());
+  static const std::string path =
+      std::string(std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp") +
+      "/pipescope_tfrecord_fuzz_" + std::to_string(getpid());
   return path;
 }
 

@@ -1,10 +1,9 @@
-#include "tests/fuzz/fuzz_seed.h"
-
 #include <cstdio>
 #include <fstream>
 #include <sstream>
 
 #include "instrumentation/trace/format/trace_writer.h"
+#include "tests/fuzz/fuzz_seed.h"
 
 namespace pipescope::fuzz {
 
@@ -29,15 +28,16 @@ std::string FuzzSeed() {
     }
     for (int i = 0; i < 40; ++i) {
       const int64_t t = (b * 40 + i) * 1000;
-      batch.events.push_back({t, t + 600, static_cast<uint64_t>(i + 1), 100, 1, 0,
-                              record::EventKind::kCall, 0});
-      batch.events.push_back({t + 600, t + 900, static_cast<uint64_t>(i + 1), 0, 1, 1,
-                              record::EventKind::kWork, 0});
+      batch.events.push_back(
+          {t, t + 600, static_cast<uint64_t>(i + 1), 100, 1, 0, record::EventKind::kCall, 0});
+      batch.events.push_back(
+          {t + 600, t + 900, static_cast<uint64_t>(i + 1), 0, 1, 1, record::EventKind::kWork, 0});
       batch.events.push_back({t, t + 500, static_cast<uint64_t>(i + 1), 0, 2, record::kConsumerOp,
                               record::EventKind::kInputWait, 0});
-      batch.events.push_back({t + 500, t + 1000, 0, 0, 0, record::kDeviceOp, record::EventKind::kStep, 0});
-      batch.events.push_back({t, t, 0, static_cast<uint32_t>(i % 3), 0, 1,
-                              record::EventKind::kBufferLevel, 0});
+      batch.events.push_back(
+          {t + 500, t + 1000, 0, 0, 0, record::kDeviceOp, record::EventKind::kStep, 0});
+      batch.events.push_back(
+          {t, t, 0, static_cast<uint32_t>(i % 3), 0, 1, record::EventKind::kBufferLevel, 0});
     }
     batch.time_ns = (b + 1) * 40'000;
     (*writer)->Consume(batch, b == 1);

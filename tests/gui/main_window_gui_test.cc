@@ -20,7 +20,8 @@ namespace pipescope::ui {
 namespace {
 
 std::shared_ptr<const trace::Model> RecordDemo() {
-  auto spec = engine::LoadSpecFile(std::string(PIPESCOPE_RESOURCES) + "/pipelines/input_bound_demo.pbtxt");
+  auto spec =
+      engine::LoadSpecFile(std::string(PIPESCOPE_RESOURCES) + "/pipelines/input_bound_demo.pbtxt");
   EXPECT_TRUE(spec.ok());
   session::RecordedRunOptions options;
   options.run.duration_ns = 800'000'000;
@@ -53,7 +54,8 @@ TEST(MainWindowGuiTest, ShowsTheTimelineStatisticsAndVerdictOfARun) {
 
   const QImage timeline = window.timeline()->grabFramebuffer();
   ASSERT_FALSE(timeline.isNull());
-  const int red = CountPixels(timeline, [](QColor c) { return c.red() > 200 && c.green() < 90 && c.blue() < 90; });
+  const int red = CountPixels(
+      timeline, [](QColor c) { return c.red() > 200 && c.green() < 90 && c.blue() < 90; });
   const int blue = CountPixels(timeline, [](QColor c) { return c.blue() > 180 && c.red() < 120; });
   EXPECT_GT(red, 500) << "the consumer's waits are drawn in red";
   EXPECT_GT(blue, 500) << "the ops' work is drawn in blue";

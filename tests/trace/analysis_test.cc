@@ -1,10 +1,11 @@
 // Analysis, gap attribution and the verdict, on traces whose answer is known: built event
 // by event here, and recorded from real runs.
+#include "instrumentation/trace/analysis.h"
+
 #include <gtest/gtest.h>
 
 #include "engine/device/simulated_device.h"
 #include "engine/runtime/training_run.h"
-#include "instrumentation/trace/analysis.h"
 #include "instrumentation/trace/gap_attribution.h"
 #include "tests/engine/test_support.h"
 
@@ -72,13 +73,14 @@ TEST(AnalysisTest, AVerdictNamesTheOpThatStarvesTheConsumer) {
   EXPECT_EQ(a.verdict.bottleneck, "decode");
   // 98% busy on one worker while the consumer waits 70%: about 0.98 / 0.3 = 3.3 workers.
   EXPECT_EQ(a.verdict.suggestion, "raise decode's num_parallel_calls to 4");
-  EXPECT_NE(a.verdict.text.find("decode is busy 98% with parallelism 1 while the consumer waits 70%"),
-            std::string::npos)
+  EXPECT_NE(
+      a.verdict.text.find("decode is busy 98% with parallelism 1 while the consumer waits 70%"),
+      std::string::npos)
       << a.verdict.text;
 }
 
 TEST(AnalysisTest, GradesLikeTensorBoardsInputPipelineAnalyzer) {
-  EXPECT_EQ(Analyze(*Pipeline(2, 0.98)).verdict.grade, "highly input-bound");     // 20%
+  EXPECT_EQ(Analyze(*Pipeline(2, 0.98)).verdict.grade, "highly input-bound");      // 20%
   EXPECT_EQ(Analyze(*Pipeline(1, 0.98)).verdict.grade, "moderately input-bound");  // 10%
   const auto ok = Analyze(*Pipeline(0, 0.5));
   EXPECT_EQ(ok.verdict.grade, "not input-bound");

@@ -1,11 +1,11 @@
 // The .pstrace format: what is written reads back exactly; cut-off files open up to their
 // last complete chunk; damaged and hostile files give errors that say where.
 #include <gtest/gtest.h>
+#include <zstd.h>
 
 #include <fstream>
 #include <random>
 #include <sstream>
-#include <zstd.h>
 
 #include "instrumentation/record/crc32c.h"
 #include "instrumentation/trace/format/record_framing.h"
@@ -52,12 +52,12 @@ std::vector<record::TraceBatch> Batches() {
   for (int b = 0; b < 3; ++b) {
     for (int i = 0; i < 3000; ++i) {
       const int64_t d = static_cast<int64_t>(rng() % 5000);
-      batches[b].events.push_back({t, t + d, element, static_cast<uint32_t>(rng() % 900), 1, 1,
-                                   EventKind::kWork, 0});
-      batches[b].events.push_back({t, t, 0, static_cast<uint32_t>(i % 7), 0, 1,
-                                   EventKind::kBufferLevel, 0});
-      batches[b].events.push_back({t + d, t + d + 10'000'000'000, element, 0, 2, 0,
-                                   EventKind::kStep, 0});  // a 10 s span
+      batches[b].events.push_back(
+          {t, t + d, element, static_cast<uint32_t>(rng() % 900), 1, 1, EventKind::kWork, 0});
+      batches[b].events.push_back(
+          {t, t, 0, static_cast<uint32_t>(i % 7), 0, 1, EventKind::kBufferLevel, 0});
+      batches[b].events.push_back(
+          {t + d, t + d + 10'000'000'000, element, 0, 2, 0, EventKind::kStep, 0});  // a 10 s span
       t += d + 1 + static_cast<int64_t>(rng() % 100);
       element += 1 + rng() % 3;
     }
@@ -75,7 +75,8 @@ std::string WriteTrace(const std::string& name) {
   auto writer = TraceWriter::Create(path, Header(), options);
   EXPECT_TRUE(writer.ok());
   const auto batches = Batches();
-  for (size_t i = 0; i < batches.size(); ++i) (*writer)->Consume(batches[i], i + 1 == batches.size());
+  for (size_t i = 0; i < batches.size(); ++i)
+    (*writer)->Consume(batches[i], i + 1 == batches.size());
   EXPECT_TRUE((*writer)->status().ok());
   return path;
 }
@@ -126,7 +127,7 @@ TEST(PstraceTest, AFileCutOffMidChunkOpensUpToItsLastCompleteChunk) {
   std::vector<size_t> records;
   for (size_t pos = sizeof kMagic; pos + kRecordHeaderBytes <= bytes.size() - kTrailerBytes;) {
     records.push_back(pos);
-    pos += kRecordHeaderBytes + GetU32(bytes.data() + pos + 4);
+    pos += kRecordHeaderBytes + LoadLe32(bytes.data() + pos + 4);
   }
   ASSERT_EQ(records.size(), 5u);  // header, three chunks, footer
   for (size_t cut : {records[3] + 1, records[3] + 20, records[4] - 1}) {
@@ -151,12 +152,14 @@ TEST(PstraceTest, EveryTruncationEitherLoadsOrSaysWhy) {
 
 TEST(PstraceTest, ADamagedChunkIsAnErrorNamingItsOffset) {
   std::string bytes = ReadAll(WriteTrace("damaged"));
-  const size_t first_chunk = sizeof kMagic + kRecordHeaderBytes + GetU32(bytes.data() + sizeof kMagic + 4);
+  const size_t first_chunk =
+      sizeof kMagic + kRecordHeaderBytes + LoadLe32(bytes.data() + sizeof kMagic + 4);
   bytes[first_chunk + kRecordHeaderBytes + 10] ^= 0x40;
   auto loaded = ReadTraceBytes(bytes, "damaged.pstrace");
   ASSERT_FALSE(loaded.ok());
   EXPECT_EQ(loaded.status().code(), engine::StatusCode::kDataLoss);
-  EXPECT_NE(loaded.status().message().find("byte " + std::to_string(first_chunk)), std::string::npos)
+  EXPECT_NE(loaded.status().message().find("byte " + std::to_string(first_chunk)),
+            std::string::npos)
       << loaded.status().message();
   EXPECT_NE(loaded.status().message().find("checksum"), std::string::npos);
 }
@@ -173,8 +176,8 @@ std::string Record(RecordType type, const std::string& payload) {
   std::string r;
   r.push_back(static_cast<char>(type));
   r.append(3, '\0');
-  PutU32(r, static_cast<uint32_t>(payload.size()));
-  PutU32(r, record::Crc32c(payload.data(), payload.size()));
+  AppendLe32(r, static_cast<uint32_t>(payload.size()));
+  AppendLe32(r, record::Crc32c(payload.data(), payload.size()));
   return r + payload;
 }
 
@@ -190,15 +193,15 @@ TEST(PstraceTest, HostileSizesAreRefusedBeforeAnythingIsAllocated) {
   std::string huge = std::string(kMagic, sizeof kMagic);
   huge.push_back(static_cast<char>(RecordType::kHeader));
   huge.append(3, '\0');
-  PutU32(huge, 0xFFFFFFF0u);
-  PutU32(huge, 0);
+  AppendLe32(huge, 0xFFFFFFF0u);
+  AppendLe32(huge, 0);
   auto a = ReadTraceBytes(huge, "huge.pstrace");
   ASSERT_FALSE(a.ok());
   EXPECT_NE(a.status().message().find("exceeds the limit"), std::string::npos);
 
   // A chunk that claims to decompress to 60 MB from 10 bytes.
   std::string bomb;
-  PutU32(bomb, 60u << 20);
+  AppendLe32(bomb, 60u << 20);
   bomb.append(10, 'x');
   auto b = ReadTraceBytes(WithChunk(bomb), "bomb.pstrace");
   ASSERT_FALSE(b.ok());
@@ -213,9 +216,10 @@ TEST(PstraceTest, ATrackClaimingMoreEventsThanItsBytesIsRefused) {
   t->set_starts(std::string(3, '\0'));
   const std::string raw = chunk.SerializeAsString();
   std::string payload;
-  PutU32(payload, static_cast<uint32_t>(raw.size()));
+  AppendLe32(payload, static_cast<uint32_t>(raw.size()));
   payload.resize(4 + ZSTD_compressBound(raw.size()));
-  payload.resize(4 + ZSTD_compress(payload.data() + 4, payload.size() - 4, raw.data(), raw.size(), 1));
+  payload.resize(4 +
+                 ZSTD_compress(payload.data() + 4, payload.size() - 4, raw.data(), raw.size(), 1));
   auto loaded = ReadTraceBytes(WithChunk(payload), "claims.pstrace");
   ASSERT_FALSE(loaded.ok());
   EXPECT_NE(loaded.status().message().find("claims 1000000000 events"), std::string::npos)

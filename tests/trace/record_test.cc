@@ -46,7 +46,8 @@ TEST(Crc32cTest, LongBuffersMatchTheByteAtATimeResult) {
   EXPECT_EQ(Crc32c(data.data(), data.size()), pieces);
   const std::string zeros(3 * 4096 * 5, '\0');
   uint32_t zero_pieces = 0;
-  for (size_t at = 0; at < zeros.size(); at += 96) zero_pieces = Crc32c(zeros.data() + at, 96, zero_pieces);
+  for (size_t at = 0; at < zeros.size(); at += 96)
+    zero_pieces = Crc32c(zeros.data() + at, 96, zero_pieces);
   EXPECT_EQ(Crc32c(zeros.data(), zeros.size()), zero_pieces);
 }
 

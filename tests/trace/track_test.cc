@@ -1,9 +1,9 @@
 // trace::Track: the range sums and the level-of-detail query agree with a direct count.
+#include "instrumentation/trace/track.h"
+
 #include <gtest/gtest.h>
 
 #include <random>
-
-#include "instrumentation/trace/track.h"
 
 namespace pipescope::trace {
 namespace {
@@ -35,7 +35,8 @@ Track Build(const std::vector<Span>& spans) {
 
 int64_t BruteCovered(const std::vector<Span>& spans, int64_t t0, int64_t t1) {
   int64_t c = 0;
-  for (const auto& s : spans) c += std::max<int64_t>(0, std::min(s.end, t1) - std::max(s.start, t0));
+  for (const auto& s : spans)
+    c += std::max<int64_t>(0, std::min(s.end, t1) - std::max(s.start, t0));
   return c;
 }
 
@@ -55,7 +56,8 @@ TEST(TrackTest, RangeSumsMatchADirectCount) {
     for (const auto& s : spans) {
       const int64_t inside = std::min(s.end, b) - std::max(s.start, a);
       if (s.end > a && s.start < b) ++overlapping;
-      if (inside > 0 && s.end > s.start) value += s.value * double(inside) / double(s.end - s.start);
+      if (inside > 0 && s.end > s.start)
+        value += s.value * double(inside) / double(s.end - s.start);
       if (s.end == s.start && s.start > a && s.start < b) value += s.value;  // an instant inside
     }
     // Zero-length spans at the edges are counted by neither definition consistently; the

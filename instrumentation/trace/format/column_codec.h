@@ -29,7 +29,9 @@ inline char* PutVarint(char* p, uint64_t v) {
 class VarintColumnWriter {
  public:
   explicit VarintColumnWriter(size_t count) { bytes_.resize(count * 10); }
-  void Put(uint64_t v) { used_ = static_cast<size_t>(PutVarint(bytes_.data() + used_, v) - bytes_.data()); }
+  void Put(uint64_t v) {
+    used_ = static_cast<size_t>(PutVarint(bytes_.data() + used_, v) - bytes_.data());
+  }
   std::string Take() {
     bytes_.resize(used_);
     return std::move(bytes_);

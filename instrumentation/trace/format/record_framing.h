@@ -3,12 +3,17 @@
 //   type u8 | 3 zero bytes | payload length u32 LE | CRC-32C of the payload u32 LE | payload
 // and, after the footer record, a 16-byte trailer: footer offset u64 LE | end magic.
 
+#include <cstddef>
 #include <cstdint>
-#include <cstring>
-#include <string>
-#include <string_view>
+
+#include "instrumentation/record/little_endian.h"
 
 namespace pipescope::pstrace {
+
+using record::AppendLe32;
+using record::AppendLe64;
+using record::LoadLe32;
+using record::LoadLe64;
 
 inline constexpr uint32_t kFormatVersion = 1;
 inline constexpr char kMagic[8] = {'P', 'S', 'T', 'R', 'A', 'C', 'E', '\x01'};
@@ -22,22 +27,5 @@ enum class RecordType : uint8_t { kHeader = 1, kChunk = 2, kFooter = 3 };
 inline constexpr uint32_t kMaxRecordBytes = 64u << 20;
 inline constexpr uint32_t kMaxChunkRawBytes = 64u << 20;
 inline constexpr uint64_t kMaxCompressionRatio = 1024;
-
-inline void PutU32(std::string& out, uint32_t v) {
-  for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>(v >> (8 * i)));
-}
-inline void PutU64(std::string& out, uint64_t v) {
-  for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>(v >> (8 * i)));
-}
-inline uint32_t GetU32(const char* p) {
-  uint32_t v = 0;
-  for (int i = 3; i >= 0; --i) v = (v << 8) | static_cast<uint8_t>(p[i]);
-  return v;
-}
-inline uint64_t GetU64(const char* p) {
-  uint64_t v = 0;
-  for (int i = 7; i >= 0; --i) v = (v << 8) | static_cast<uint8_t>(p[i]);
-  return v;
-}
 
 }  // namespace pipescope::pstrace

@@ -3,6 +3,7 @@
 #include <google/protobuf/text_format.h>
 #include <zstd.h>
 
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -89,7 +90,8 @@ Status DecodeTrack(const TrackColumns& t, int64_t base_ns, trace::Model& model,
 
 Status ApplyChunk(const EventChunk& chunk, trace::Model& model, const std::string& where) {
   for (const auto& s : chunk.stages()) {
-    if (s.id() > 0xFFFF) return Corrupt(where, "stage id " + std::to_string(s.id()) + " out of range");
+    if (s.id() > 0xFFFF)
+      return Corrupt(where, "stage id " + std::to_string(s.id()) + " out of range");
     record::StageDef def;
     def.id = static_cast<uint16_t>(s.id());
     def.name = s.name();
@@ -104,12 +106,15 @@ Status ApplyChunk(const EventChunk& chunk, trace::Model& model, const std::strin
   }
   for (const auto& t : chunk.threads()) model.AddThread({t.id(), t.name()});
   for (const auto& k : chunk.knob_changes()) {
-    model.AddKnobChange({k.time_ns(), static_cast<uint16_t>(k.op()), k.knob(), k.from(), k.to(), k.who()});
+    model.AddKnobChange(
+        {k.time_ns(), static_cast<uint16_t>(k.op()), k.knob(), k.from(), k.to(), k.who()});
   }
   for (const auto& m : chunk.markers()) model.AddMarker({m.time_ns(), m.text()});
   constexpr int64_t kMaxTime = int64_t{1} << 50;
-  if (chunk.base_ns() < 0 || chunk.base_ns() > kMaxTime) return Corrupt(where, "base time out of range");
-  for (const auto& t : chunk.tracks()) RETURN_IF_ERROR(DecodeTrack(t, chunk.base_ns(), model, where));
+  if (chunk.base_ns() < 0 || chunk.base_ns() > kMaxTime)
+    return Corrupt(where, "base time out of range");
+  for (const auto& t : chunk.tracks())
+    RETURN_IF_ERROR(DecodeTrack(t, chunk.base_ns(), model, where));
   model.SetDropped(chunk.dropped_total());
   model.ExtendDuration(std::clamp<int64_t>(chunk.time_ns(), 0, int64_t{1} << 50));
   return Status::Ok();
@@ -123,8 +128,10 @@ void ApplyHeader(const TraceHeader& header, trace::Model& model) {
   google::protobuf::TextFormat::PrintToString(header.spec(), &info.spec_text);
   info.device = header.device();
   info.machine.hostname = header.machine().hostname();
-  info.machine.cpu_cores = static_cast<int>(std::min<uint32_t>(header.machine().cpu_cores(), 1u << 16));
-  info.machine.cpu_budget = static_cast<int>(std::min<uint32_t>(header.machine().cpu_budget(), 1u << 16));
+  info.machine.cpu_cores =
+      static_cast<int>(std::min<uint32_t>(header.machine().cpu_cores(), 1u << 16));
+  info.machine.cpu_budget =
+      static_cast<int>(std::min<uint32_t>(header.machine().cpu_budget(), 1u << 16));
   info.machine.memory_bytes = header.machine().memory_bytes();
   info.machine.cpu_model = header.machine().cpu_model();
   info.machine.gpu = header.machine().gpu();
@@ -146,21 +153,25 @@ engine::Result<LoadedTrace> ReadTraceBytes(std::string_view bytes, const std::st
     const std::string where = name + ": record at byte " + std::to_string(pos);
     if (bytes.size() - pos == kTrailerBytes && out.complete) break;
     if (bytes.size() - pos < kRecordHeaderBytes) {
-      out.warnings.push_back(where + ": the file ends inside a record header (the recording was cut "
-                             "off); loaded " + std::to_string(chunks) + " complete chunks");
+      out.warnings.push_back(where +
+                             ": the file ends inside a record header (the recording was cut "
+                             "off); loaded " +
+                             std::to_string(chunks) + " complete chunks");
       break;
     }
     const char* head = bytes.data() + pos;
     const auto type = static_cast<RecordType>(static_cast<uint8_t>(head[0]));
-    const uint32_t length = GetU32(head + 4);
-    const uint32_t crc = GetU32(head + 8);
+    const uint32_t length = LoadLe32(head + 4);
+    const uint32_t crc = LoadLe32(head + 8);
     if (length > kMaxRecordBytes) {
       return Corrupt(where, "record length " + std::to_string(length) + " exceeds the limit of " +
                                 std::to_string(kMaxRecordBytes));
     }
     if (length > bytes.size() - pos - kRecordHeaderBytes) {
-      out.warnings.push_back(where + ": the file ends inside this record (the recording was cut off); "
-                             "loaded " + std::to_string(chunks) + " complete chunks");
+      out.warnings.push_back(where +
+                             ": the file ends inside this record (the recording was cut off); "
+                             "loaded " +
+                             std::to_string(chunks) + " complete chunks");
       break;
     }
     const std::string_view payload = bytes.substr(pos + kRecordHeaderBytes, length);
@@ -172,7 +183,8 @@ engine::Result<LoadedTrace> ReadTraceBytes(std::string_view bytes, const std::st
     (void)crc;
 #endif
     pos += kRecordHeaderBytes + length;
-    if (!have_header && type != RecordType::kHeader) return Corrupt(where, "the first record is not the header");
+    if (!have_header && type != RecordType::kHeader)
+      return Corrupt(where, "the first record is not the header");
     switch (type) {
       case RecordType::kHeader: {
         if (have_header) return Corrupt(where, "a second header");
@@ -192,16 +204,19 @@ engine::Result<LoadedTrace> ReadTraceBytes(std::string_view bytes, const std::st
         const std::string chunk_where = name + ": chunk " + std::to_string(chunks) + " at byte " +
                                         std::to_string(pos - kRecordHeaderBytes - length);
         if (payload.size() < 4) return Corrupt(chunk_where, "too short");
-        const uint32_t raw_size = GetU32(payload.data());
+        const uint32_t raw_size = LoadLe32(payload.data());
         if (raw_size > kMaxChunkRawBytes ||
             raw_size > (payload.size() - 4) * kMaxCompressionRatio + 4096) {
-          return Corrupt(chunk_where, "declared size " + std::to_string(raw_size) + " is out of bounds");
+          return Corrupt(chunk_where,
+                         "declared size " + std::to_string(raw_size) + " is out of bounds");
         }
         raw.resize(raw_size);
-        const size_t n = ZSTD_decompress(raw.data(), raw.size(), payload.data() + 4, payload.size() - 4);
+        const size_t n =
+            ZSTD_decompress(raw.data(), raw.size(), payload.data() + 4, payload.size() - 4);
         if (ZSTD_isError(n) || n != raw_size) {
-          return Corrupt(chunk_where, std::string("does not decompress: ") +
-                                          (ZSTD_isError(n) ? ZSTD_getErrorName(n) : "size mismatch"));
+          return Corrupt(chunk_where,
+                         std::string("does not decompress: ") +
+                             (ZSTD_isError(n) ? ZSTD_getErrorName(n) : "size mismatch"));
         }
         chunk.Clear();
         if (!chunk.ParseFromArray(raw.data(), static_cast<int>(raw.size()))) {
@@ -223,7 +238,8 @@ engine::Result<LoadedTrace> ReadTraceBytes(std::string_view bytes, const std::st
       default:
         return Corrupt(where, "unknown record type " + std::to_string(static_cast<int>(type)));
     }
-    if (options.progress && !options.progress(static_cast<double>(pos) / static_cast<double>(bytes.size()))) {
+    if (options.progress &&
+        !options.progress(static_cast<double>(pos) / static_cast<double>(bytes.size()))) {
       return Status(StatusCode::kCancelled, name + ": loading cancelled");
     }
   }

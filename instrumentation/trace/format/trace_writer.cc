@@ -13,16 +13,9 @@
 namespace pipescope::pstrace {
 namespace {
 
-uint64_t PackKey(const trace::TrackKey& k) {
-  return (static_cast<uint64_t>(k.kind) << 48) | (static_cast<uint64_t>(k.op) << 32) | k.thread;
-}
-trace::TrackKey UnpackKey(uint64_t packed) {
-  return {static_cast<record::EventKind>(packed >> 48), static_cast<uint16_t>(packed >> 32),
-          static_cast<uint32_t>(packed)};
-}
-
 // The columns of one track's events; a column whose values are all 0 stays empty.
-void EncodeColumns(const std::vector<record::TraceEvent>& events, int64_t base_ns, TrackColumns& out) {
+void EncodeColumns(const std::vector<record::TraceEvent>& events, int64_t base_ns,
+                   TrackColumns& out) {
   VarintColumnWriter starts(events.size()), durations(events.size()), elements(events.size()),
       values(events.size());
   int64_t previous_end = base_ns;
@@ -114,7 +107,7 @@ void TraceWriter::Consume(const record::TraceBatch& batch, bool final) {
   uint64_t last_key = UINT64_MAX;
   PendingTrack* last = nullptr;
   for (const auto& e : batch.events) {
-    const uint64_t key = PackKey(trace::TrackKeyOf(e));
+    const uint64_t key = trace::PackTrackKey(trace::TrackKeyOf(e));
     if (key != last_key) {
       last_key = key;
       last = &pending_[key];
@@ -150,7 +143,7 @@ void TraceWriter::WriteChunk(int64_t time_ns) {
   chunk_.set_dropped_total(dropped_total_);
   for (auto& [packed, track] : pending_) {
     if (track.events.empty()) continue;
-    const trace::TrackKey key = UnpackKey(packed);
+    const trace::TrackKey key = trace::UnpackTrackKey(packed);
     TrackColumns* columns = chunk_.add_tracks();
     columns->set_kind(static_cast<uint32_t>(key.kind));
     columns->set_op(key.op);
@@ -161,10 +154,11 @@ void TraceWriter::WriteChunk(int64_t time_ns) {
   }
   const std::string raw = chunk_.SerializeAsString();
   std::string payload;
-  PutU32(payload, static_cast<uint32_t>(raw.size()));
+  AppendLe32(payload, static_cast<uint32_t>(raw.size()));
   const size_t bound = ZSTD_compressBound(raw.size());
   payload.resize(4 + bound);
-  const size_t n = ZSTD_compress(payload.data() + 4, bound, raw.data(), raw.size(), options_.zstd_level);
+  const size_t n =
+      ZSTD_compress(payload.data() + 4, bound, raw.data(), raw.size(), options_.zstd_level);
   if (ZSTD_isError(n)) {
     status_ = engine::Status(engine::StatusCode::kInternal,
                              std::string("compressing a trace chunk: ") + ZSTD_getErrorName(n));
@@ -184,7 +178,7 @@ void TraceWriter::WriteChunk(int64_t time_ns) {
 
 void TraceWriter::WriteFooter(int64_t duration_ns) {
   for (const auto& [packed, count] : track_totals_) {
-    const trace::TrackKey key = UnpackKey(packed);
+    const trace::TrackKey key = trace::UnpackTrackKey(packed);
     TrackTotal* t = footer_.add_tracks();
     t->set_kind(static_cast<uint32_t>(key.kind));
     t->set_op(key.op);
@@ -197,9 +191,10 @@ void TraceWriter::WriteFooter(int64_t duration_ns) {
   const uint64_t footer_offset = offset_;
   WriteRecord(RecordType::kFooter, footer_.SerializeAsString());
   std::string trailer;
-  PutU64(trailer, footer_offset);
+  AppendLe64(trailer, footer_offset);
   trailer.append(kEndMagic, sizeof kEndMagic);
-  if (status_.ok() && file_ && std::fwrite(trailer.data(), 1, trailer.size(), file_) != trailer.size()) {
+  if (status_.ok() && file_ &&
+      std::fwrite(trailer.data(), 1, trailer.size(), file_) != trailer.size()) {
     status_ = engine::Status(engine::StatusCode::kInternal, "cannot write to '" + path_ + "'");
   }
 }
@@ -209,8 +204,8 @@ void TraceWriter::WriteRecord(RecordType type, const std::string& payload) {
   std::string head;
   head.push_back(static_cast<char>(type));
   head.append(3, '\0');
-  PutU32(head, static_cast<uint32_t>(payload.size()));
-  PutU32(head, record::Crc32c(payload.data(), payload.size()));
+  AppendLe32(head, static_cast<uint32_t>(payload.size()));
+  AppendLe32(head, record::Crc32c(payload.data(), payload.size()));
   if (std::fwrite(head.data(), 1, head.size(), file_) != head.size() ||
       std::fwrite(payload.data(), 1, payload.size(), file_) != payload.size()) {
     status_ = engine::Status(engine::StatusCode::kInternal,

@@ -59,7 +59,7 @@ class TraceWriter : public record::TraceSink {
   engine::Status status_;
   uint64_t offset_ = 0;
   uint32_t sequence_ = 0;
-  EventChunk chunk_;  // metadata waiting for the next chunk
+  EventChunk chunk_;                          // metadata waiting for the next chunk
   std::map<uint64_t, PendingTrack> pending_;  // by packed track key
   size_t pending_events_ = 0;
   int64_t last_chunk_ns_ = 0;
