@@ -7,6 +7,7 @@
 #include <QMouseEvent>
 #include <QOpenGLContext>
 #include <QWheelEvent>
+#include <algorithm>
 #include <ctime>
 
 namespace pipescope::ui {
@@ -95,17 +96,20 @@ void ImGuiGlWidget::paintGL() {
   io.DisplayFramebufferScale = ImVec2(static_cast<float>(dpr), static_cast<float>(dpr));
   io.DeltaTime = 1.0f / 60.0f;
   ApplyQueuedInput();
-  timespec start, end;
+  timespec start, built, end;
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &start);
   ImGui_ImplOpenGL3_NewFrame();
   ImGui::NewFrame();
   DrawImGui();
   ImGui::Render();
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &built);
   glViewport(0, 0, static_cast<int>(width() * dpr), static_cast<int>(height() * dpr));
-  glClearColor(0.09f, 0.09f, 0.11f, 1.0f);
+  glClearColor(clear_color_[0], clear_color_[1], clear_color_[2], 1.0f);
   glClear(GL_COLOR_BUFFER_BIT);
   ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &end);
+  last_frame_build_ns_ =
+      (built.tv_sec - start.tv_sec) * 1'000'000'000LL + (built.tv_nsec - start.tv_nsec);
   last_frame_cpu_ns_ =
       (end.tv_sec - start.tv_sec) * 1'000'000'000LL + (end.tv_nsec - start.tv_nsec);
   ++frames_drawn_;
@@ -113,9 +117,38 @@ void ImGuiGlWidget::paintGL() {
 
 void ImGuiGlWidget::mouseMoveEvent(QMouseEvent* e) {
   ImGui::SetCurrentContext(context_);
-  ImGui::GetIO().MousePos =
+  ImGuiIO& io = ImGui::GetIO();
+  io.MousePos =
       ImVec2(static_cast<float>(e->position().x()), static_cast<float>(e->position().y()));
+  ApplyModifiers(e->modifiers());
   update();
+}
+
+void ImGuiGlWidget::DrawFrameNow() {
+  makeCurrent();
+  paintGL();
+  doneCurrent();
+}
+
+void ImGuiGlWidget::SetImGuiTheme(bool dark, const float clear_color[3]) {
+  ImGuiContext* previous = ImGui::GetCurrentContext();
+  ImGui::SetCurrentContext(context_);
+  if (dark) {
+    ImGui::StyleColorsDark();
+  } else {
+    ImGui::StyleColorsLight();
+  }
+  ImGui::SetCurrentContext(previous);
+  std::copy(clear_color, clear_color + 3, clear_color_);
+  update();
+}
+
+void ImGuiGlWidget::ApplyModifiers(Qt::KeyboardModifiers modifiers) {
+  ImGui::SetCurrentContext(context_);
+  ImGuiIO& io = ImGui::GetIO();
+  io.KeyShift = modifiers.testFlag(Qt::ShiftModifier);
+  io.KeyCtrl = modifiers.testFlag(Qt::ControlModifier);
+  io.KeyAlt = modifiers.testFlag(Qt::AltModifier);
 }
 
 void ImGuiGlWidget::mousePressEvent(QMouseEvent* e) {
@@ -133,11 +166,15 @@ void ImGuiGlWidget::mouseReleaseEvent(QMouseEvent* e) {
 }
 
 void ImGuiGlWidget::wheelEvent(QWheelEvent* e) {
+  ImGui::SetCurrentContext(context_);
+  ImGui::GetIO().MousePos =
+      ImVec2(static_cast<float>(e->position().x()), static_cast<float>(e->position().y()));
   wheel_ += static_cast<float>(e->angleDelta().y()) / 120.0f;
   update();
 }
 
 void ImGuiGlWidget::keyPressEvent(QKeyEvent* e) {
+  ApplyModifiers(e->modifiers());
   // Letters are keyed by their upper-case code, which ImGui::IsKeyDown('W') matches.
   if (e->key() < 512 && !e->isAutoRepeat()) keys_.push_back({e->key(), true});
   frame_timer_.start();
@@ -145,6 +182,7 @@ void ImGuiGlWidget::keyPressEvent(QKeyEvent* e) {
 }
 
 void ImGuiGlWidget::keyReleaseEvent(QKeyEvent* e) {
+  ApplyModifiers(e->modifiers());
   if (e->key() < 512 && !e->isAutoRepeat()) keys_.push_back({e->key(), false});
   frame_timer_.start();
   update();

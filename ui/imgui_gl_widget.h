@@ -18,10 +18,17 @@ class ImGuiGlWidget : public QOpenGLWidget {
   explicit ImGuiGlWidget(QWidget* parent = nullptr);
   ~ImGuiGlWidget() override;
 
-  // CPU time of the last frame's ImGui work (building and rendering the draw lists), and
-  // how many frames were drawn: for `pipescope --bench-frames`.
+  // CPU time of the last frame: building its draw lists (NewFrame to Render), and in all
+  // (with handing them to OpenGL, which a software GL rasterises on this thread); and how
+  // many frames were drawn: for `pipescope --bench-frames`.
+  int64_t last_frame_build_ns() const { return last_frame_build_ns_; }
   int64_t last_frame_cpu_ns() const { return last_frame_cpu_ns_; }
   int64_t frames_drawn() const { return frames_drawn_; }
+  // Draws one frame now, into the widget's framebuffer (benchmarks: repaint() may be
+  // coalesced with a pending update and draw nothing).
+  void DrawFrameNow();
+  // ImGui's dark or light style, and the colour behind everything it draws.
+  void SetImGuiTheme(bool dark, const float clear_color[3]);
 
  protected:
   virtual void DrawImGui() = 0;
@@ -42,6 +49,7 @@ class ImGuiGlWidget : public QOpenGLWidget {
   };
   void CleanUpGl();
   void ApplyQueuedInput();
+  void ApplyModifiers(Qt::KeyboardModifiers modifiers);
 
   ImGuiContext* context_ = nullptr;
   bool gl_ready_ = false;
@@ -50,8 +58,10 @@ class ImGuiGlWidget : public QOpenGLWidget {
   float wheel_ = 0;
   QTimer frame_timer_;  // keeps frames coming while input is queued
   QMetaObject::Connection context_connection_;
+  int64_t last_frame_build_ns_ = 0;
   int64_t last_frame_cpu_ns_ = 0;
   int64_t frames_drawn_ = 0;
+  float clear_color_[3] = {0.09f, 0.09f, 0.11f};
 };
 
 }  // namespace pipescope::ui

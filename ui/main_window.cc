@@ -1,28 +1,31 @@
 #include "ui/main_window.h"
 
+#include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QHeaderView>
+#include <QInputDialog>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
 #include <QProgressDialog>
 #include <QSettings>
 #include <QStatusBar>
-#include <QTableWidget>
-#include <QtConcurrent/QtConcurrent>
-#include <atomic>
-#include <optional>
+#include <QStyleFactory>
+#include <QToolBar>
+#include <QVBoxLayout>
 
-#include "app/session/recorded_run.h"
 #include "engine/spec/spec_loader.h"
-#include "instrumentation/trace/analysis.h"
+#include "instrumentation/trace/format/model_writer.h"
 #include "instrumentation/trace/format/trace_reader.h"
+#include "ui/panels/notes_panel.h"
+#include "ui/panels/pipeline_panel.h"
+#include "ui/panels/statistics_panel.h"
 #include "ui/timeline/timeline_widget.h"
 
 namespace pipescope::ui {
@@ -30,13 +33,29 @@ namespace {
 
 constexpr int kMaxRecent = 8;
 
-QTableWidgetItem* Number(double v, const char* format) {
-  auto* item = new QTableWidgetItem;
-  item->setData(Qt::DisplayRole, QString::asprintf(format, v));
-  item->setData(Qt::UserRole, v);
-  item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-  return item;
+QDockWidget* Dock(QMainWindow* window, const QString& title, const char* name, QWidget* content,
+                  Qt::DockWidgetArea area) {
+  auto* dock = new QDockWidget(title, window);
+  dock->setObjectName(name);
+  dock->setWidget(content);
+  window->addDockWidget(area, dock);
+  return dock;
 }
+
+const char* kShortcuts =
+    "Timeline\n"
+    "  W / S          zoom in / out          A / D   pan left / right\n"
+    "  wheel          zoom around the cursor (over the labels: scroll the lanes)\n"
+    "  drag           pan                    F       zoom to fit\n"
+    "  Shift+drag     select a range (or drag on the time axis): the docks show it\n"
+    "  Ctrl+drag      measure between span edges\n"
+    "  click a red gap      which op made the consumer wait\n"
+    "  click a span         the element's path through every op\n"
+    "  right button   notes and selection    Esc     clear selection and highlights\n"
+    "  End            follow a live run\n\n"
+    "Window\n"
+    "  Ctrl+O open   Ctrl+Shift+S save trace as   Ctrl+F search   Ctrl+Q quit\n"
+    "  F5 start   F6 pause / resume   Shift+F5 stop   Ctrl+Shift+F5 restart\n";
 
 }  // namespace
 
@@ -45,35 +64,90 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   setAcceptDrops(true);
   timeline_ = new TimelineWidget(this);
   setCentralWidget(timeline_);
-
-  statistics_ = new QTableWidget(0, 8, this);
-  statistics_->setHorizontalHeaderLabels({"op", "kind", "parallelism", "elements/s",
-                                          "self/elem (us)", "busy %", "waiting %",
-                                          "caused wait %"});
-  statistics_->setSortingEnabled(true);
-  statistics_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-  statistics_->setEditTriggers(QAbstractItemView::NoEditTriggers);
-  auto* stats_dock = new QDockWidget("Statistics", this);
-  stats_dock->setObjectName("statistics");
-  stats_dock->setWidget(statistics_);
-  addDockWidget(Qt::BottomDockWidgetArea, stats_dock);
-
-  verdict_ = new QLabel("No trace open.", this);
-  verdict_->setWordWrap(true);
-  verdict_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  verdict_->setMargin(8);
-  auto* verdict_dock = new QDockWidget("Verdict", this);
-  verdict_dock->setObjectName("verdict");
-  verdict_dock->setWidget(verdict_);
-  addDockWidget(Qt::RightDockWidgetArea, verdict_dock);
-
+  BuildDocks();
+  BuildMenus();
   status_ = new QLabel(this);
   statusBar()->addPermanentWidget(status_);
-  BuildMenus();
+
+  connect(timeline_, &TimelineWidget::SelectionChanged, this,
+          [this](qint64 t0, qint64 t1) { OnSelection(t0, t1); });
+  connect(timeline_, &TimelineWidget::GapExplained, this, [this](const QString& text) {
+    gap_label_->setText(text);
+    statusBar()->showMessage(text, 15000);
+  });
+  connect(timeline_, &TimelineWidget::NoteRequested, this,
+          [this](qint64 t0, qint64 t1) { RequestNote(t0, t1); });
+  connect(pipeline_, &PipelinePanel::KnobEdited, this,
+          [this](const QString& op, const QString& knob, qint64 value) {
+            if (!live_) return;
+            const auto s = live_->SetKnob(op.toStdString(), knob.toStdString(), value);
+            if (!s.ok()) statusBar()->showMessage(QString::fromStdString(s.message()), 10000);
+          });
+  connect(&refresh_timer_, &QTimer::timeout, this, &MainWindow::Refresh);
+  refresh_timer_.setInterval(250);
+
   QSettings settings;
   restoreGeometry(settings.value("window/geometry").toByteArray());
   restoreState(settings.value("window/state").toByteArray());
   if (!settings.contains("window/geometry")) resize(1280, 800);
+  SetDarkTheme(settings.value("view/dark", true).toBool());
+  UpdateRunActions();
+}
+
+MainWindow::~MainWindow() {
+  // The timeline reads the model under the run's lock: detach it before the run goes.
+  timeline_->SetModel(nullptr);
+  live_.reset();
+}
+
+void MainWindow::BuildDocks() {
+  statistics_ = new StatisticsPanel(this);
+  auto* stats_box = new QWidget(this);
+  auto* stats_layout = new QVBoxLayout(stats_box);
+  stats_layout->setContentsMargins(0, 0, 0, 0);
+  range_label_ = new QLabel("Whole trace", stats_box);
+  range_label_->setMargin(4);
+  stats_layout->addWidget(range_label_);
+  stats_layout->addWidget(statistics_);
+  Dock(this, "Statistics", "statistics", stats_box, Qt::BottomDockWidgetArea);
+
+  auto* verdict_box = new QWidget(this);
+  auto* verdict_layout = new QVBoxLayout(verdict_box);
+  verdict_ = new QLabel("No trace open.", verdict_box);
+  gap_label_ =
+      new QLabel("Click a red gap in the consumer lane to see which op caused it.", verdict_box);
+  for (QLabel* l : {verdict_, gap_label_}) {
+    l->setWordWrap(true);
+    l->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    l->setMargin(6);
+    verdict_layout->addWidget(l);
+  }
+  verdict_layout->addStretch(1);
+  Dock(this, "Verdict", "verdict", verdict_box, Qt::RightDockWidgetArea);
+
+  pipeline_ = new PipelinePanel(this);
+  Dock(this, "Pipeline", "pipeline", pipeline_, Qt::LeftDockWidgetArea);
+
+  notes_ = new NotesPanel(this);
+  auto* notes_dock = Dock(this, "Notes", "notes", notes_, Qt::RightDockWidgetArea);
+  connect(notes_, &NotesPanel::NoteActivated, this, [this](qint64 t0, qint64 t1) {
+    const int64_t pad = std::max<int64_t>((t1 - t0) / 4, 50'000'000);
+    timeline_->SetFollowing(false);
+    timeline_->SetView(t0 - pad, t1 + pad);
+  });
+  connect(notes_, &NotesPanel::NoteDeleteRequested, this, [this](int index) {
+    if (!model_) return;
+    {
+      std::unique_lock<std::mutex> guard;
+      if (model_lock_) guard = std::unique_lock<std::mutex>(*model_lock_);
+      model_->RemoveAnnotation(static_cast<size_t>(index));
+      notes_->ShowNotes(model_->annotations());
+    }
+    notes_unsaved_ = true;
+    timeline_->update();
+  });
+  tabifyDockWidget(findChild<QDockWidget*>("verdict"), notes_dock);
+  findChild<QDockWidget*>("verdict")->raise();
 }
 
 void MainWindow::BuildMenus() {
@@ -81,21 +155,87 @@ void MainWindow::BuildMenus() {
   file->addAction("&Open...", QKeySequence::Open, this, &MainWindow::OpenDialog);
   recent_menu_ = file->addMenu("Open &Recent");
   RefreshRecentMenu();
+  save_ = file->addAction("&Save Trace As...", QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S), this,
+                          &MainWindow::SaveDialog);
   file->addSeparator();
   file->addAction("&Quit", QKeySequence::Quit, this, &QWidget::close);
+
+  QMenu* run = menuBar()->addMenu("&Run");
+  start_ = run->addAction("&Start", QKeySequence(Qt::Key_F5), this, [this] { StartRun(); });
+  pause_ = run->addAction("&Pause", QKeySequence(Qt::Key_F6), this,
+                          [this](bool checked) { SetPaused(checked); });
+  pause_->setCheckable(true);
+  stop_ = run->addAction("S&top", QKeySequence(Qt::SHIFT | Qt::Key_F5), this, &MainWindow::StopRun);
+  restart_ =
+      run->addAction("&Restart", QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_F5), this, [this] {
+        StopRunAndWait();
+        StartRun();
+      });
+  restart_->setToolTip("Run the spec again from its start, with the spec's knob values");
+
   QMenu* view = menuBar()->addMenu("&View");
+  docks_menu_ = view->addMenu("&Docks");
+  for (QDockWidget* dock : findChildren<QDockWidget*>())
+    docks_menu_->addAction(dock->toggleViewAction());
+  dark_ = view->addAction("&Dark Theme", this, [this](bool on) { SetDarkTheme(on); });
+  dark_->setCheckable(true);
+  view->addSeparator();
   view->addAction("Zoom to &Fit", QKeySequence(Qt::Key_F), timeline_, &TimelineWidget::ZoomToFit);
+  view->addAction("Zoom to &Selection", QKeySequence(Qt::Key_Z), timeline_,
+                  &TimelineWidget::ZoomToSelection);
+  view->addAction("F&ollow the Live Run", QKeySequence(Qt::Key_End), timeline_,
+                  [this] { timeline_->SetFollowing(true); });
+  view->addAction("Fi&nd...", QKeySequence::Find, this, [this] {
+    search_->setFocus();
+    search_->selectAll();
+  });
+
   QMenu* help = menuBar()->addMenu("&Help");
-  help->addAction("&Keyboard Shortcuts", this, [this] {
-    QMessageBox::information(this, "Keyboard shortcuts",
-                             "Timeline: W / S zoom in / out, A / D pan, F zoom to fit,\n"
-                             "wheel zooms around the cursor, drag to pan.\n"
-                             "Ctrl+O open a trace or a pipeline spec, Ctrl+Q quit.");
+  help->addAction("&Keyboard Shortcuts", QKeySequence(Qt::Key_F1), this, [this] {
+    QMessageBox box(QMessageBox::Information, "Keyboard shortcuts", "", QMessageBox::Ok, this);
+    box.setText(QString("<pre>%1</pre>").arg(QString(kShortcuts).toHtmlEscaped()));
+    box.exec();
   });
   help->addAction("&About Pipescope", this, [this] {
     QMessageBox::about(this, "About Pipescope",
                        "Pipescope 0.1.0: finds and fixes bottlenecks in ML input pipelines.");
   });
+
+  auto* bar = addToolBar("Search");
+  bar->setObjectName("search");
+  search_ = new QLineEdit(bar);
+  search_->setPlaceholderText("Search ops and events (Ctrl+F)");
+  search_->setClearButtonEnabled(true);
+  search_->setMaximumWidth(320);
+  bar->addWidget(search_);
+  connect(search_, &QLineEdit::textChanged, this, [this](const QString& text) {
+    const int matches = timeline_->SetSearch(text);
+    if (!text.isEmpty()) statusBar()->showMessage(QString("%1 lanes match").arg(matches), 5000);
+  });
+}
+
+void MainWindow::SetDarkTheme(bool dark) {
+  QApplication::setStyle(QStyleFactory::create("Fusion"));
+  QPalette p = QApplication::style()->standardPalette();
+  if (dark) {
+    p.setColor(QPalette::Window, QColor(37, 37, 42));
+    p.setColor(QPalette::WindowText, QColor(225, 225, 225));
+    p.setColor(QPalette::Base, QColor(28, 28, 32));
+    p.setColor(QPalette::AlternateBase, QColor(45, 45, 50));
+    p.setColor(QPalette::Text, QColor(225, 225, 225));
+    p.setColor(QPalette::Button, QColor(50, 50, 56));
+    p.setColor(QPalette::ButtonText, QColor(225, 225, 225));
+    p.setColor(QPalette::Highlight, QColor(60, 110, 200));
+    p.setColor(QPalette::HighlightedText, Qt::white);
+    p.setColor(QPalette::ToolTipBase, QColor(50, 50, 56));
+    p.setColor(QPalette::ToolTipText, QColor(225, 225, 225));
+    p.setColor(QPalette::Disabled, QPalette::Text, QColor(130, 130, 130));
+    p.setColor(QPalette::Disabled, QPalette::ButtonText, QColor(130, 130, 130));
+  }
+  QApplication::setPalette(p);
+  timeline_->SetDarkTheme(dark);
+  if (dark_) dark_->setChecked(dark);
+  QSettings().setValue("view/dark", dark);
 }
 
 void MainWindow::OpenDialog() {
@@ -106,7 +246,8 @@ void MainWindow::OpenDialog() {
 }
 
 bool MainWindow::OpenFile(const QString& path) {
-  const bool ok = path.endsWith(".pbtxt") ? RunSpec(path) : OpenTrace(path);
+  if (!ConfirmDiscardNotes()) return false;
+  const bool ok = path.endsWith(".pbtxt") ? OpenSpec(path) : OpenTrace(path);
   if (ok) RememberRecent(path);
   return ok;
 }
@@ -132,86 +273,127 @@ bool MainWindow::OpenTrace(const QString& path) {
     return false;
   }
   for (const auto& w : loaded->warnings) statusBar()->showMessage(QString::fromStdString(w), 10000);
-  ShowModel(std::shared_ptr<const trace::Model>(std::move(loaded->model)),
-            QFileInfo(path).fileName());
+  StopRunAndWait();
+  ShowModel(std::shared_ptr<trace::Model>(std::move(loaded->model)), QFileInfo(path).fileName());
   return true;
 }
 
-bool MainWindow::RunSpec(const QString& path) {
-  auto spec = engine::LoadSpecFile(path.toStdString());
-  if (!spec.ok()) {
-    QMessageBox::warning(this, "Cannot run the pipeline",
-                         QString::fromStdString(spec.status().message()));
+void MainWindow::ShowModel(std::shared_ptr<trace::Model> model, const QString& title) {
+  StopRunAndWait();
+  live_.reset();
+  have_spec_ = false;
+  Show(std::move(model), nullptr, title);
+  pipeline_->ShowTrace(*model_);
+  UpdateRunActions();
+}
+
+void MainWindow::Show(std::shared_ptr<trace::Model> model, std::mutex* lock, const QString& title) {
+  timeline_->SetModel(nullptr);  // before the previous model (and its run's lock) goes
+  model_ = std::move(model);
+  model_lock_ = lock;
+  title_ = title;
+  notes_unsaved_ = false;
+  sel_t0_ = sel_t1_ = 0;
+  setWindowTitle(title + " - Pipescope");
+  timeline_->SetModel(model_, lock, lock != nullptr);
+  gap_label_->setText("Click a red gap in the consumer lane to see which op caused it.");
+  Refresh();
+}
+
+bool MainWindow::SaveTrace(const QString& path) {
+  if (!model_) return false;
+  StopRunAndWait();
+  QProgressDialog progress("Saving " + QFileInfo(path).fileName() + "...", "Cancel", 0, 1000, this);
+  progress.setWindowModality(Qt::WindowModal);
+  progress.setMinimumDuration(300);
+  const auto status = pstrace::WriteModel(*model_, path.toStdString(), [&](double share) {
+    progress.setValue(static_cast<int>(share * 1000));
+    QApplication::processEvents();
+    return !progress.wasCanceled();
+  });
+  progress.reset();
+  if (!status.ok()) {
+    if (status.code() != engine::StatusCode::kCancelled) {
+      QMessageBox::warning(this, "Cannot save the trace", QString::fromStdString(status.message()));
+    }
     return false;
   }
-  const int tenths = std::max(1, static_cast<int>(run_seconds_ * 10));
-  QProgressDialog progress(
-      QString("Running %1 for %2 s...").arg(QFileInfo(path).fileName()).arg(run_seconds_), "Stop",
-      0, tenths, this);
-  progress.setWindowModality(Qt::WindowModal);
-  progress.setMinimumDuration(0);
-  std::atomic<engine::Pipeline*> running{nullptr};
-  session::RecordedRunOptions options;
-  options.spec_path = path.toStdString();
-  options.run.duration_ns = static_cast<int64_t>(run_seconds_ * 1e9);
-  options.on_pipeline = [&running](engine::Pipeline* p) { running.store(p); };
-  // The run happens on a pool thread; this one keeps the dialog responsive and can stop it.
-  std::optional<engine::Result<session::RecordedRunResult>> outcome;
-  auto future = QtConcurrent::run([&] { outcome.emplace(session::RunRecorded(*spec, options)); });
-  for (int tick = 0; !future.isFinished(); ++tick) {
-    progress.setValue(std::min(tick / 10, tenths));
-    QApplication::processEvents(QEventLoop::AllEvents, 100);
-    QThread::msleep(10);
-    if (progress.wasCanceled()) {
-      if (auto* p = running.load()) p->Cancel();
-    }
-  }
-  progress.reset();
-  auto& result = *outcome;
-  if (!result.ok() || !result->run_status.ok()) {
-    const auto& s = result.ok() ? result->run_status : result.status();
-    QMessageBox::warning(this, "The pipeline failed", QString::fromStdString(s.message()));
-    if (!result.ok() || !result->model) return false;
-  }
-  ShowModel(std::shared_ptr<const trace::Model>(std::move(result->model)),
-            QFileInfo(path).fileName());
+  notes_unsaved_ = false;
+  title_ = QFileInfo(path).fileName();
+  setWindowTitle(title_ + " - Pipescope");
+  RememberRecent(path);
+  statusBar()->showMessage("Saved " + path, 5000);
   return true;
 }
 
-void MainWindow::ShowModel(std::shared_ptr<const trace::Model> model, const QString& title) {
-  model_ = std::move(model);
-  setWindowTitle(title + " - Pipescope");
-  timeline_->SetModel(model_);
-  const trace::RangeAnalysis a = trace::Analyze(*model_);
-  statistics_->setSortingEnabled(false);
-  statistics_->setRowCount(static_cast<int>(a.stages.size()));
-  for (int row = 0; row < static_cast<int>(a.stages.size()); ++row) {
-    const auto& s = a.stages[static_cast<size_t>(row)];
-    statistics_->setItem(row, 0, new QTableWidgetItem(QString::fromStdString(s.name)));
-    statistics_->setItem(row, 1, new QTableWidgetItem(QString::fromStdString(s.op)));
-    statistics_->setItem(row, 2, Number(s.parallelism, "%.0f"));
-    statistics_->setItem(row, 3, Number(s.elements_per_s, "%.1f"));
-    statistics_->setItem(row, 4, Number(s.self_ns_per_element / 1e3, "%.1f"));
-    statistics_->setItem(row, 5, Number(100 * s.busy_fraction, "%.0f"));
-    statistics_->setItem(row, 6, Number(100 * s.waiting_input_fraction, "%.0f"));
-    statistics_->setItem(row, 7, Number(100 * s.caused_wait_share, "%.0f"));
+void MainWindow::SaveDialog() {
+  if (!model_) return;
+  if (run_is_live() &&
+      QMessageBox::question(this, "Save the trace",
+                            "The run is still going. Stop it and save its trace?") !=
+          QMessageBox::Yes) {
+    return;
   }
-  // Pipeline order until the user sorts by a column.
-  statistics_->horizontalHeader()->setSortIndicator(-1, Qt::AscendingOrder);
-  statistics_->setSortingEnabled(true);
-  verdict_->setText(QString::fromStdString(a.verdict.text));
-  status_->setText(QString::asprintf("%.1f steps/s   input wait %.0f%%   device busy %.0f%%",
-                                     a.steps_per_s, 100 * a.input_wait_fraction,
-                                     100 * a.device_busy_fraction));
+  QSettings settings;
+  const QString dir = settings.value("files/save_dir").toString();
+  QString path =
+      QFileDialog::getSaveFileName(this, "Save trace as", dir, "Pipescope traces (*.pstrace)");
+  if (path.isEmpty()) return;
+  if (!path.endsWith(".pstrace")) path += ".pstrace";
+  settings.setValue("files/save_dir", QFileInfo(path).absolutePath());
+  SaveTrace(path);
+}
+
+void MainWindow::RequestNote(int64_t t0, int64_t t1) {
+  bool ok = false;
+  const QString text = QInputDialog::getMultiLineText(
+      this, "Add a note",
+      t1 > t0 ? QString("A note on the range %1 to %2:")
+                    .arg(QString::fromStdString(FormatDuration(static_cast<double>(t0))),
+                         QString::fromStdString(FormatDuration(static_cast<double>(t1))))
+              : QString("A note at %1:")
+                    .arg(QString::fromStdString(FormatDuration(static_cast<double>(t0)))),
+      QString(), &ok);
+  if (ok && !text.trimmed().isEmpty()) AddNote(t0, t1, text.trimmed());
+}
+
+void MainWindow::AddNote(int64_t t0, int64_t t1, const QString& text) {
+  if (!model_) return;
+  QSettings settings;
+  const QString author = settings.value("user/name", qEnvironmentVariable("USER")).toString();
+  {
+    std::unique_lock<std::mutex> guard;
+    if (model_lock_) guard = std::unique_lock<std::mutex>(*model_lock_);
+    model_->AddAnnotation({t0, std::max(t0, t1), text.toStdString(), author.toStdString()});
+    notes_->ShowNotes(model_->annotations());
+  }
+  notes_unsaved_ = true;
+  setWindowTitle(title_ + " * - Pipescope");
+  timeline_->update();
+}
+
+bool MainWindow::ConfirmDiscardNotes() {
+  if (!notes_unsaved_) return true;
+  const auto answer = QMessageBox::question(
+      this, "Unsaved notes", "The notes added to this trace are not saved. Save the trace first?",
+      QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel);
+  if (answer == QMessageBox::Cancel) return false;
+  if (answer == QMessageBox::Save) {
+    SaveDialog();
+    return !notes_unsaved_;
+  }
+  return true;
 }
 
 QString MainWindow::verdict_text() const { return verdict_->text(); }
+QString MainWindow::status_text() const { return status_->text(); }
 
 void MainWindow::RememberRecent(const QString& path) {
   QSettings settings;
   QStringList recent = settings.value("recent_files").toStringList();
-  recent.removeAll(path);
-  recent.prepend(path);
+  const QString absolute = QFileInfo(path).absoluteFilePath();
+  recent.removeAll(absolute);
+  recent.prepend(absolute);
   while (recent.size() > kMaxRecent) recent.removeLast();
   settings.setValue("recent_files", recent);
   RefreshRecentMenu();
@@ -236,9 +418,14 @@ void MainWindow::dropEvent(QDropEvent* e) {
 }
 
 void MainWindow::closeEvent(QCloseEvent* e) {
+  if (!ConfirmDiscardNotes()) {
+    e->ignore();
+    return;
+  }
   QSettings settings;
   settings.setValue("window/geometry", saveGeometry());
   settings.setValue("window/state", saveState());
+  StopRun();
   e->accept();
 }
 

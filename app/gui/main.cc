@@ -2,10 +2,11 @@
 // pipeline spec (.pbtxt) and shows its timeline, statistics and verdict.
 //
 // Headless use: `pipescope --screenshot OUT.png [--after SECONDS] [--size WxH] FILE` runs a
-// spec for SECONDS (default 5) or opens a trace, renders the window at WxH (default
-// 1280x800), saves a PNG and exits (under xvfb-run on machines without a display).
+// spec live for SECONDS (default 5) and stops it, or opens a trace, renders the window at WxH
+// (default 1280x800), saves a PNG and exits (under xvfb-run on machines without a display).
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QElapsedTimer>
 #include <QThread>
 #include <cstdio>
 
@@ -47,7 +48,6 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "pipescope: --after needs a positive number of seconds\n");
     return 2;
   }
-  window.set_run_seconds(seconds);
   const QStringList files = parser.positionalArguments();
 
   if (parser.isSet(bench)) {
@@ -70,6 +70,18 @@ int main(int argc, char** argv) {
     window.resize(w, h);
     window.show();
     if (!window.OpenFile(files.first())) return 1;
+    if (window.run_is_live()) {
+      // A spec runs live for --after seconds; the screenshot shows the whole run.
+      QElapsedTimer clock;
+      clock.start();
+      while (clock.elapsed() < static_cast<qint64>(seconds * 1000) && window.run_is_live()) {
+        QApplication::processEvents(QEventLoop::AllEvents, 50);
+        QThread::msleep(10);
+      }
+      window.StopRunAndWait();
+      window.timeline()->ZoomToFit();
+      window.Refresh();
+    }
     // Let a few frames render before grabbing, so the timeline is drawn.
     for (int i = 0; i < 10; ++i) {
       window.timeline()->update();

@@ -25,6 +25,20 @@ pstrace::TraceHeader MakeHeader(const spec::PipelineSpec& spec, const std::strin
   return h;
 }
 
+// Feeds a sink under a mutex, so that readers holding it see whole batches only.
+class LockedSink : public record::TraceSink {
+ public:
+  LockedSink(record::TraceSink& sink, std::mutex& mu) : sink_(sink), mu_(mu) {}
+  void Consume(const record::TraceBatch& batch, bool final) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    sink_.Consume(batch, final);
+  }
+
+ private:
+  record::TraceSink& sink_;
+  std::mutex& mu_;
+};
+
 }  // namespace
 
 engine::Result<RecordedRunResult> RunRecorded(const spec::PipelineSpec& spec,
@@ -40,12 +54,20 @@ engine::Result<RecordedRunResult> RunRecorded(const spec::PipelineSpec& spec,
   ASSIGN_OR_RETURN(auto device, engine::MakeDevice(spec, device_cancellation));
 
   std::unique_ptr<pstrace::TraceWriter> writer;
+  std::unique_ptr<LockedSink> locked_sink;
   if (recorder) {
     const auto header =
         MakeHeader(spec, options.spec_path, device->kind(), pipeline->cpu_cores(), *recorder);
-    result.model = std::make_unique<trace::Model>();
-    pstrace::ApplyHeader(header, *result.model);
-    recorder->AddSink(result.model.get());
+    result.model = options.model ? options.model : std::make_shared<trace::Model>();
+    if (options.model_mutex) {
+      std::lock_guard<std::mutex> lock(*options.model_mutex);
+      pstrace::ApplyHeader(header, *result.model);
+      locked_sink = std::make_unique<LockedSink>(*result.model, *options.model_mutex);
+      recorder->AddSink(locked_sink.get());
+    } else {
+      pstrace::ApplyHeader(header, *result.model);
+      recorder->AddSink(result.model.get());
+    }
     if (!options.trace_path.empty()) {
       ASSIGN_OR_RETURN(writer, pstrace::TraceWriter::Create(options.trace_path, header));
       recorder->AddSink(writer.get());

@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "engine/runtime/training_run.h"
@@ -20,12 +21,16 @@ struct RecordedRunOptions {
   // Called once the pipeline exists, before it runs (e.g. to let Ctrl-C cancel it), and
   // with nullptr when the run is over.
   std::function<void(engine::Pipeline*)> on_pipeline;
+  // A live view: the model to record into (instead of a new one), and the mutex under which
+  // it is fed, so that the view can read it (holding the mutex) while the run goes on.
+  std::shared_ptr<trace::Model> model;
+  std::mutex* model_mutex = nullptr;
 };
 
 struct RecordedRunResult {
   engine::Status run_status;            // an error of the pipeline while it ran
   engine::RunSummary summary;           // the run loop's own counters (when it ran well)
-  std::unique_ptr<trace::Model> model;  // null when not recording
+  std::shared_ptr<trace::Model> model;  // null when not recording
   engine::Status trace_file_status;     // how writing the trace file went
   uint64_t trace_file_bytes = 0;
 };

@@ -55,6 +55,7 @@ class Pipeline {
   Status Reorder(const spec::PipelineSpec& new_spec);
   // Stops everything; blocked calls return CANCELLED. Idempotent.
   void Cancel();
+  bool cancelled() const { return cancelled_.load(std::memory_order_acquire); }
 
   spec::PipelineSpec spec() const;
   bool output_batched() const;

@@ -1,5 +1,8 @@
 #include "engine/runtime/training_run.h"
 
+#include <chrono>
+#include <thread>
+
 #include "engine/core/duration.h"
 #include "engine/device/simulated_device.h"
 #include "instrumentation/record/clock.h"
@@ -34,10 +37,20 @@ Result<RunSummary> RunTraining(Pipeline& pipeline, DeviceStep& device, const Run
   record::Recorder* const recorder = pipeline.recorder();
   record::SetThreadName("consumer");
   const int64_t start = record::NowNs();
-  const int64_t deadline = options.duration_ns > 0 ? start + options.duration_ns : INT64_MAX;
+  int64_t deadline = options.duration_ns > 0 ? start + options.duration_ns : INT64_MAX;
   int64_t input_wait_ns = 0;
+  int64_t paused_ns = 0;
   Status error;
   while (options.max_steps <= 0 || summary.steps < options.max_steps) {
+    if (options.paused && options.paused->load(std::memory_order_acquire)) {
+      const int64_t pause_start = record::NowNs();
+      while (options.paused->load(std::memory_order_acquire) && !pipeline.cancelled()) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      }
+      const int64_t pause = record::NowNs() - pause_start;
+      paused_ns += pause;
+      if (deadline != INT64_MAX) deadline += pause;  // a duration limit counts running time
+    }
     if (record::NowNs() >= deadline) break;
     Element element;
     bool end = false;
@@ -64,7 +77,7 @@ Result<RunSummary> RunTraining(Pipeline& pipeline, DeviceStep& device, const Run
   }
   device.Drain();
   const int64_t end_ns = record::NowNs();
-  const int64_t wall = std::max<int64_t>(end_ns - start, 1);
+  const int64_t wall = std::max<int64_t>(end_ns - start - paused_ns, 1);
   summary.duration_s = static_cast<double>(wall) / 1e9;
   summary.steps_per_s = static_cast<double>(summary.steps) / summary.duration_s;
   summary.elements_per_s = static_cast<double>(summary.elements) / summary.duration_s;

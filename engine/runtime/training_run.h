@@ -2,6 +2,7 @@
 // Drives a pipeline into the training step for a duration or a number of steps and
 // summarises what happened: the loop of `pipescope-cli run` and of the GUI's live run.
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -17,6 +18,9 @@ struct RunOptions {
   int64_t max_steps = 0;    // 0: no step limit (with neither, runs to the end of the data)
   // Called for each element reaching the consumer, before its step (on the run's thread).
   std::function<void(const Element&)> on_element;
+  // While it reads true the consumer stops pulling (a paused run: the pipeline fills its
+  // buffers and waits). Paused time does not count in the summary's rates.
+  const std::atomic<bool>* paused = nullptr;
 };
 
 struct RunSummary {

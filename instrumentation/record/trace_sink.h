@@ -54,18 +54,28 @@ struct MarkerDef {  // an instant worth a line on the timeline (a rebuild, ...)
   std::string text;
 };
 
+// A note a person pinned to a time (start == end) or a range of a trace, to explain it
+// to whoever opens it next. Added in the GUI, saved with the trace.
+struct AnnotationDef {
+  int64_t start_ns = 0;
+  int64_t end_ns = 0;
+  std::string text;
+  std::string author;
+};
+
 struct TraceBatch {
   std::vector<StageDef> stages;
   std::vector<ThreadDef> threads;
   std::vector<KnobChangeDef> knob_changes;
   std::vector<MarkerDef> markers;
+  std::vector<AnnotationDef> annotations;
   std::vector<TraceEvent> events;  // in drain order: per thread in time order
   uint64_t dropped_total = 0;      // events lost since the recording started
   int64_t time_ns = 0;             // when this batch was drained
 
   bool empty() const {
     return stages.empty() && threads.empty() && knob_changes.empty() && markers.empty() &&
-           events.empty();
+           annotations.empty() && events.empty();
   }
 };
 

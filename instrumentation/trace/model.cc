@@ -15,10 +15,16 @@ void Model::Consume(const record::TraceBatch& batch, bool final) {
   for (const auto& t : batch.threads) AddThread(t);
   for (const auto& k : batch.knob_changes) AddKnobChange(k);
   for (const auto& m : batch.markers) AddMarker(m);
+  for (const auto& a : batch.annotations) AddAnnotation(a);
   for (const auto& e : batch.events) AddEvent(e);
   dropped_ = batch.dropped_total;
   ExtendDuration(batch.time_ns);
   if (final) Finish();
+}
+
+void Model::RemoveAnnotation(size_t index) {
+  if (index < annotations_.size())
+    annotations_.erase(annotations_.begin() + static_cast<ptrdiff_t>(index));
 }
 
 void Model::AddStage(const record::StageDef& stage) { stages_[stage.id] = stage; }

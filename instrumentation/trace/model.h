@@ -27,11 +27,23 @@ struct MachineInfo {
   std::string gpu;  // empty: none
 };
 
+// How the recording's clock relates to the machine's clocks (kept so a saved copy of a
+// trace carries it on).
+struct ClockInfo {
+  std::string source;  // "tsc" or "clock_monotonic"
+  double ns_per_tick = 1;
+  int64_t origin_monotonic_ns = 0;
+  int64_t origin_unix_ns = 0;
+};
+
 struct RunInfo {
   std::string pipeline_name;
   std::string spec_text;  // the PipelineSpec in text format
-  std::string device;     // "simulated" or "gpu"
+  std::string spec_path;
+  std::string producer;  // "pipescope 0.1.0"
+  std::string device;    // "simulated" or "gpu"
   MachineInfo machine;
+  ClockInfo clock;
 };
 
 class Model : public record::TraceSink {
@@ -46,6 +58,8 @@ class Model : public record::TraceSink {
   void AddThread(const record::ThreadDef& thread) { threads_[thread.id] = thread.name; }
   void AddKnobChange(const record::KnobChangeDef& change) { knob_changes_.push_back(change); }
   void AddMarker(const record::MarkerDef& marker) { markers_.push_back(marker); }
+  void AddAnnotation(const record::AnnotationDef& note) { annotations_.push_back(note); }
+  void RemoveAnnotation(size_t index);
   void AddEvent(const record::TraceEvent& e);
   // The track for `key`, created if new.
   Track& TrackFor(const TrackKey& key);
@@ -71,6 +85,7 @@ class Model : public record::TraceSink {
   const std::map<uint32_t, std::string>& threads() const { return threads_; }
   const std::vector<record::KnobChangeDef>& knob_changes() const { return knob_changes_; }
   const std::vector<record::MarkerDef>& markers() const { return markers_; }
+  const std::vector<record::AnnotationDef>& annotations() const { return annotations_; }
 
   const std::vector<std::unique_ptr<Track>>& tracks() const { return tracks_; }
   // Tracks of one kind and op (any thread). Indexed: analyses ask this per gap and op.
@@ -89,6 +104,7 @@ class Model : public record::TraceSink {
   std::map<uint32_t, std::string> threads_;
   std::vector<record::KnobChangeDef> knob_changes_;
   std::vector<record::MarkerDef> markers_;
+  std::vector<record::AnnotationDef> annotations_;
   std::vector<std::unique_ptr<Track>> tracks_;
   std::map<uint64_t, size_t> track_index_;  // packed TrackKey → index in tracks_
   std::map<uint32_t, std::vector<const Track*>> tracks_by_op_;  // (kind << 16 | op) → tracks

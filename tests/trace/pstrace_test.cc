@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "instrumentation/record/crc32c.h"
+#include "instrumentation/trace/format/model_writer.h"
 #include "instrumentation/trace/format/record_framing.h"
 #include "instrumentation/trace/format/trace_reader.h"
 #include "instrumentation/trace/format/trace_writer.h"
@@ -119,6 +120,54 @@ TEST(PstraceTest, WhatIsWrittenReadsBackExactly) {
   ASSERT_EQ(m.markers().size(), 1u);
   EXPECT_EQ(m.dropped_events(), 14u);
   ExpectSameEvents(m, Batches(), 3);
+}
+
+TEST(PstraceTest, ASavedCopyOfALoadedTraceKeepsEverythingAndItsNotes) {
+  auto loaded = ReadTraceFile(WriteTrace("save_source"));
+  ASSERT_TRUE(loaded.ok());
+  trace::Model& m = *loaded->model;
+  m.AddAnnotation({2000, 2000, "decode starts here", "ana"});
+  m.AddAnnotation({3000, 9000, "the slow part:\nlook at the buffer", ""});
+  const std::string copy = TempPath("saved_copy");
+  int progress_calls = 0;
+  ASSERT_TRUE(WriteModel(m, copy, [&](double) { return ++progress_calls > 0; }).ok());
+  auto again = ReadTraceFile(copy);
+  ASSERT_TRUE(again.ok()) << again.status().message();
+  EXPECT_TRUE(again->complete);
+  EXPECT_EQ(again->header.spec().name(), "roundtrip");
+  EXPECT_EQ(again->header.clock().source(), "tsc");
+  const trace::Model& c = *again->model;
+  EXPECT_EQ(c.run_info().machine.cpu_budget, 2);
+  ASSERT_EQ(c.annotations().size(), 2u);
+  EXPECT_EQ(c.annotations()[0].text, "decode starts here");
+  EXPECT_EQ(c.annotations()[0].author, "ana");
+  EXPECT_EQ(c.annotations()[1].start_ns, 3000);
+  EXPECT_EQ(c.annotations()[1].end_ns, 9000);
+  EXPECT_EQ(c.knob_changes().size(), 1u);
+  EXPECT_EQ(c.markers().size(), 1u);
+  EXPECT_EQ(c.dropped_events(), 14u);
+  EXPECT_EQ(c.duration_ns(), m.duration_ns());
+  ExpectSameEvents(c, Batches(), 3);
+}
+
+TEST(PstraceTest, SavingCanBeCancelledAndLeavesNoFile) {
+  trace::Model m;
+  record::TraceBatch batch;
+  for (int64_t t = 0; t < 5'000'000'000; t += 1'000'000)
+    batch.events.push_back({t, t + 10, 0, 0, 1, 1, EventKind::kWork, 0});
+  batch.time_ns = 5'000'000'000;
+  m.Consume(batch, true);
+  const std::string path = TempPath("cancelled_save");
+  const auto s = WriteModel(m, path, [](double share) { return share < 0.5; });
+  EXPECT_EQ(s.code(), engine::StatusCode::kCancelled);
+  EXPECT_FALSE(std::ifstream(path).good());
+}
+
+TEST(PstraceTest, SavingToAnUnwritablePlaceSaysWhere) {
+  trace::Model m;
+  const auto s = WriteModel(m, "/nonexistent/dir/copy.pstrace");
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("/nonexistent/dir/copy.pstrace"), std::string::npos) << s.message();
 }
 
 TEST(PstraceTest, AFileCutOffMidChunkOpensUpToItsLastCompleteChunk) {

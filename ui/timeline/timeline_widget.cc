@@ -2,9 +2,12 @@
 
 #include <imgui.h>
 
+#include <QKeyEvent>
+#include <QMetaObject>
 #include <algorithm>
-#include <cmath>
-#include <cstdio>
+#include <cctype>
+
+#include "instrumentation/trace/gap_attribution.h"
 
 namespace pipescope::ui {
 namespace {
@@ -14,215 +17,362 @@ using record::EventKind;
 constexpr float kLabelWidth = 230;
 constexpr float kAxisHeight = 24;
 constexpr float kLaneHeight = 16;
+constexpr float kCounterHeight = 28;
 constexpr float kLaneGap = 3;
+constexpr float kClickSlop = 3;                   // pixels a press may move and still be a click
+constexpr float kSnapPixels = 8;                  // a measurement snaps to span edges this close
+constexpr int64_t kPathWindowNs = 5'000'000'000;  // how far an element's path is looked for
 
-ImU32 ColorOf(EventKind kind) {
-  switch (kind) {
-    case EventKind::kCall:
-      return IM_COL32(86, 145, 220, 255);
-    case EventKind::kWork:
-      return IM_COL32(66, 120, 210, 255);
-    case EventKind::kWaitInput:
-      return IM_COL32(120, 120, 130, 255);
-    case EventKind::kBlocked:
-      return IM_COL32(230, 150, 50, 255);
-    case EventKind::kIdle:
-      return IM_COL32(70, 70, 76, 255);
-    case EventKind::kInputWait:
-      return IM_COL32(225, 60, 60, 255);
-    case EventKind::kStep:
-      return IM_COL32(70, 190, 100, 255);
-    default:
-      return IM_COL32(150, 150, 150, 255);
-  }
+std::string Lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
 }
 
-const char* KindLabel(EventKind kind) {
-  switch (kind) {
-    case EventKind::kCall:
-      return "call";
-    case EventKind::kWork:
-      return "work";
-    case EventKind::kWaitInput:
-      return "waiting for input";
-    case EventKind::kBlocked:
-      return "blocked on output";
-    case EventKind::kIdle:
-      return "idle";
-    case EventKind::kInputWait:
-      return "consumer waiting for input";
-    case EventKind::kStep:
-      return "device step";
-    default:
-      return "event";
-  }
-}
-
-// "1.5 ms", "250 µs": a duration in the unit that keeps it readable.
-std::string FormatDuration(double ns) {
-  char buf[32];
-  const double a = std::fabs(ns);
-  if (a >= 1e9) {
-    std::snprintf(buf, sizeof buf, "%.3g s", ns / 1e9);
-  } else if (a >= 1e6) {
-    std::snprintf(buf, sizeof buf, "%.3g ms", ns / 1e6);
-  } else if (a >= 1e3) {
-    std::snprintf(buf, sizeof buf, "%.3g us", ns / 1e3);
-  } else {
-    std::snprintf(buf, sizeof buf, "%.0f ns", ns);
-  }
-  return buf;
+float HeightOf(const Lane& lane) {
+  return lane.kind == LaneKind::kCounter ? kCounterHeight : kLaneHeight;
 }
 
 }  // namespace
 
 TimelineWidget::TimelineWidget(QWidget* parent) : ImGuiGlWidget(parent) {
   setMinimumSize(480, 240);
+  setFocusPolicy(Qt::StrongFocus);
+  live_frames_.setInterval(50);
+  connect(&live_frames_, &QTimer::timeout, this, [this] { update(); });
 }
 
-void TimelineWidget::SetModel(std::shared_ptr<const trace::Model> model) {
+void TimelineWidget::SetModel(std::shared_ptr<const trace::Model> model, std::mutex* lock,
+                              bool live) {
   model_ = std::move(model);
-  BuildLanes();
-  ZoomToFit();
+  lock_ = lock;
+  live_ = live;
+  lane_fingerprint_ = 0;
+  gap_ = {};
+  path_.clear();
+  sel_t0_ = sel_t1_ = 0;
+  measuring_ = false;
+  {
+    std::unique_lock<std::mutex> guard;
+    if (lock_) guard = std::unique_lock<std::mutex>(*lock_);
+    RefreshLanes();
+    if (!live_) axis_.Fit(model_ ? model_->duration_ns() : 0);
+  }
+  if (live_) {
+    axis_.t0 = 0;
+    axis_.t1 = 2'000'000'000;  // the newest two seconds, until the user zooms
+  }
+  SetFollowing(live_);
+  if (live_) {
+    live_frames_.start();
+  } else {
+    live_frames_.stop();
+  }
+  update();
+}
+
+void TimelineWidget::SetLive(bool live) {
+  live_ = live;
+  if (!live_) {
+    SetFollowing(false);
+    live_frames_.stop();
+  }
+  update();
+}
+
+void TimelineWidget::SetFollowing(bool following) {
+  following = following && live_;
+  if (following == following_) return;
+  following_ = following;
+  emit FollowingChanged(following_);
+  update();
+}
+
+void TimelineWidget::SetDarkTheme(bool dark) {
+  palette_ = dark ? Palette::Dark() : Palette::Light();
+  SetImGuiTheme(dark, palette_.clear);
 }
 
 void TimelineWidget::ZoomToFit() {
-  t0_ = 0;
-  t1_ = std::max<int64_t>(model_ ? model_->duration_ns() : 0, 1'000);
+  if (live_) {
+    SetFollowing(true);
+  } else {
+    std::unique_lock<std::mutex> guard;
+    if (lock_) guard = std::unique_lock<std::mutex>(*lock_);
+    axis_.Fit(model_ ? model_->duration_ns() : 0);
+  }
   update();
 }
 
 void TimelineWidget::SetView(int64_t t0, int64_t t1) {
-  t0_ = t0;
-  t1_ = std::max(t1, t0 + 100);
+  axis_.t0 = t0;
+  axis_.t1 = std::max(t1, t0 + static_cast<int64_t>(TimeAxis::kMinSpanNs));
   update();
 }
 
-void TimelineWidget::BuildLanes() {
-  lanes_.clear();
-  if (!model_) return;
-  // The consumer and the device first: where the accelerator waits is the question.
-  for (const trace::Track* t : model_->TracksOf(EventKind::kInputWait, record::kConsumerOp)) {
-    lanes_.push_back({"consumer (waits in red)", {t}, 1});
-  }
-  if (const trace::Track* steps = model_->FindTrack({EventKind::kStep, record::kDeviceOp, 0})) {
-    lanes_.push_back({"device", {steps}, 1});
-  }
-  // Then every op, last (nearest the consumer) first, a sub-lane per thread.
-  auto stages = model_->StagesInOrder();
-  std::reverse(stages.begin(), stages.end());
-  for (const auto* stage : stages) {
-    std::map<uint32_t, Lane> by_thread;
-    for (EventKind kind : {EventKind::kIdle, EventKind::kWaitInput, EventKind::kBlocked,
-                           EventKind::kCall, EventKind::kWork}) {
-      for (const trace::Track* t : model_->TracksOf(kind, stage->id)) {
-        Lane& lane = by_thread[t->key().thread];
-        if (lane.track_count < 4) lane.tracks[lane.track_count++] = t;
-      }
+void TimelineWidget::SetSelection(int64_t t0, int64_t t1) {
+  if (t1 < t0) std::swap(t0, t1);
+  sel_t0_ = t0;
+  sel_t1_ = t1;
+  emit SelectionChanged(sel_t0_, sel_t1_);
+  update();
+}
+
+void TimelineWidget::ZoomToSelection() {
+  if (sel_t1_ <= sel_t0_) return;
+  UserNavigated();
+  SetView(sel_t0_, sel_t1_);
+}
+
+int TimelineWidget::SetSearch(const QString& text) {
+  search_ = Lower(text.trimmed().toStdString());
+  search_kinds_.clear();
+  int matches = 0;
+  if (!search_.empty()) {
+    for (EventKind kind :
+         {EventKind::kCall, EventKind::kWork, EventKind::kWaitInput, EventKind::kBlocked,
+          EventKind::kIdle, EventKind::kInputWait, EventKind::kStep, EventKind::kBufferLevel}) {
+      if (std::string(KindLabel(kind)).find(search_) != std::string::npos)
+        search_kinds_.push_back(kind);
     }
-    for (auto& [thread, lane] : by_thread) {
-      lane.label = std::string(static_cast<size_t>(2 * stage->depth), ' ') + stage->name + "  " +
-                   model_->ThreadName(thread);
-      lanes_.push_back(lane);
+    for (const Lane& lane : lanes_) {
+      bool match = LaneMatchesSearch(lane);
+      for (int k = 0; k < lane.track_count && !match; ++k)
+        match = KindMatchesSearch(lane.tracks[k]->key().kind);
+      matches += match ? 1 : 0;
     }
   }
+  update();
+  return matches;
 }
 
-void TimelineWidget::HandleNavigation(float x, float width) {
-  ImGuiIO& io = ImGui::GetIO();
-  const double span = static_cast<double>(t1_ - t0_);
-  auto zoom_around = [&](double factor, double at_fraction) {
-    const double at = static_cast<double>(t0_) + span * at_fraction;
-    const double new_span = std::clamp(span * factor, 100.0, 1e13);
-    t0_ = static_cast<int64_t>(at - new_span * at_fraction);
-    t1_ = static_cast<int64_t>(at + new_span * (1 - at_fraction));
-  };
-  const double cursor = std::clamp((io.MousePos.x - x) / width, 0.0f, 1.0f);
-  if (io.MouseWheel != 0 && ImGui::IsWindowHovered())
-    zoom_around(std::pow(0.8, io.MouseWheel), cursor);
-  if (ImGui::IsKeyDown('W')) zoom_around(0.9, 0.5);
-  if (ImGui::IsKeyDown('S')) zoom_around(1.0 / 0.9, 0.5);
-  const auto step = static_cast<int64_t>(span * 0.05);
-  if (ImGui::IsKeyDown('A')) t0_ -= step, t1_ -= step;
-  if (ImGui::IsKeyDown('D')) t0_ += step, t1_ += step;
-  if (ImGui::IsKeyPressed('F')) ZoomToFit();
-  if (ImGui::IsMouseClicked(0) && io.MousePos.x >= x) {
-    dragging_ = true;
-    drag_origin_x_ = io.MousePos.x;
-    drag_origin_t0_ = t0_;
-  }
-  if (!ImGui::IsMouseDown(0)) dragging_ = false;
-  if (dragging_) {
-    const auto shift = static_cast<int64_t>((io.MousePos.x - drag_origin_x_) / width * span);
-    t1_ = drag_origin_t0_ - shift + (t1_ - t0_);
-    t0_ = drag_origin_t0_ - shift;
-  }
+bool TimelineWidget::LaneMatchesSearch(const Lane& lane) const {
+  return !search_.empty() && Lower(lane.label).find(search_) != std::string::npos;
 }
 
-void TimelineWidget::DrawAxis(float x, float y, float width) {
-  ImDrawList* draw = ImGui::GetWindowDrawList();
-  const double span = static_cast<double>(t1_ - t0_);
-  // About one tick per 100 px, on a 1-2-5 grid.
-  const double raw = span / std::max(1.0f, width / 100.0f);
-  const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
-  const double tick = raw / magnitude < 2   ? 2 * magnitude
-                      : raw / magnitude < 5 ? 5 * magnitude
-                                            : 10 * magnitude;
-  for (double t = std::ceil(static_cast<double>(t0_) / tick) * tick; t < static_cast<double>(t1_);
-       t += tick) {
-    const float px = x + static_cast<float>((t - static_cast<double>(t0_)) / span * width);
-    draw->AddLine(ImVec2(px, y + kAxisHeight - 6), ImVec2(px, y + kAxisHeight),
-                  IM_COL32(200, 200, 200, 255));
-    draw->AddText(ImVec2(px + 3, y + 2), IM_COL32(200, 200, 200, 255), FormatDuration(t).c_str());
-  }
+bool TimelineWidget::KindMatchesSearch(EventKind kind) const {
+  return std::find(search_kinds_.begin(), search_kinds_.end(), kind) != search_kinds_.end();
 }
 
-void TimelineWidget::DrawLane(const Lane& lane, float x, float y, float width, float height) {
-  ImDrawList* draw = ImGui::GetWindowDrawList();
-  const int pixels = std::max(1, static_cast<int>(width));
-  std::vector<trace::Track::Bucket> buckets;
+void TimelineWidget::RefreshLanes() {
+  if (!model_) {
+    lanes_.clear();
+    return;
+  }
+  const size_t fingerprint = LaneFingerprint(*model_);
+  if (fingerprint == lane_fingerprint_ && !lanes_.empty()) return;
+  lane_fingerprint_ = fingerprint;
+  lanes_ = BuildLanes(*model_);
+}
+
+bool TimelineWidget::ExplainGapAt(int64_t t) {
+  std::unique_lock<std::mutex> guard;
+  if (lock_) guard = std::unique_lock<std::mutex>(*lock_);
+  return ExplainGapLocked(t);
+}
+
+bool TimelineWidget::ExplainGapLocked(int64_t t) {
+  if (!model_) return false;
+  for (const trace::Track* waits : model_->TracksOf(EventKind::kInputWait, record::kConsumerOp)) {
+    const size_t i = waits->FirstEndingAfter(t);
+    if (i >= waits->size() || waits->start(i) > t) continue;
+    const trace::GapCause cause = trace::AttributeGap(*model_, waits->start(i), waits->end(i));
+    gap_.active = true;
+    gap_.start = waits->start(i);
+    gap_.end = waits->end(i);
+    gap_.op = cause.op;
+    const record::StageDef* stage =
+        cause.op >= 0 ? model_->Stage(static_cast<uint16_t>(cause.op)) : nullptr;
+    gap_.text = "The consumer waited " +
+                FormatDuration(static_cast<double>(gap_.end - gap_.start)) + " at " +
+                FormatDuration(static_cast<double>(gap_.start)) + ": caused by " +
+                (stage ? stage->name : std::string("no op")) +
+                (cause.reason.empty() ? "" : " (" + cause.reason + ")") + ".";
+    const QString text = QString::fromStdString(gap_.text);
+    Later([this, text] { emit GapExplained(text); });
+    update();
+    return true;
+  }
+  return false;
+}
+
+int TimelineWidget::HighlightElement(uint64_t element, int64_t t) {
+  std::unique_lock<std::mutex> guard;
+  if (lock_) guard = std::unique_lock<std::mutex>(*lock_);
+  return HighlightElementLocked(element, t);
+}
+
+int TimelineWidget::HighlightElementLocked(uint64_t element, int64_t t) {
+  path_.clear();
+  path_element_ = element;
+  if (element == 0 || !model_) return 0;
+  for (const auto& track : model_->tracks()) {
+    if (record::IsCounter(track->key().kind)) continue;
+    const size_t end = track->FirstStartingAtOrAfter(t + kPathWindowNs);
+    for (size_t i = track->FirstEndingAfter(t - kPathWindowNs); i < end; ++i) {
+      if (track->element(i) == element)
+        path_.push_back({track.get(), track->start(i), track->end(i)});
+    }
+  }
+  update();
+  return static_cast<int>(path_.size());
+}
+
+void TimelineWidget::UserNavigated() {
+  if (following_) SetFollowing(false);
+}
+
+void TimelineWidget::Later(std::function<void()> fn) {
+  QMetaObject::invokeMethod(this, std::move(fn), Qt::QueuedConnection);
+}
+
+int TimelineWidget::LaneAt(float y) const {
+  for (size_t i = 0; i < lane_y_.size() && i < lanes_.size(); ++i) {
+    if (y >= lane_y_[i] && y < lane_y_[i] + HeightOf(lanes_[i])) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+int64_t TimelineWidget::SnapToEdge(int lane_index, int64_t t) const {
+  if (lane_index < 0) return t;
+  const Lane& lane = lanes_[static_cast<size_t>(lane_index)];
+  const auto tolerance = static_cast<int64_t>(axis_.ns_per_pixel() * kSnapPixels);
+  int64_t best = t;
+  int64_t best_distance = tolerance + 1;
   for (int k = 0; k < lane.track_count; ++k) {
     const trace::Track* track = lane.tracks[k];
-    track->Summarize(t0_, t1_, pixels, buckets);
-    const ImU32 color = ColorOf(track->key().kind);
-    const double bucket_ns = static_cast<double>(t1_ - t0_) / pixels;
-    for (int p = 0; p < pixels; ++p) {
-      if (buckets[static_cast<size_t>(p)].covered_ns <= 0) continue;
-      // Runs of fully covered pixels become one rectangle; partial ones fade.
-      int q = p;
-      while (q + 1 < pixels && buckets[static_cast<size_t>(q + 1)].covered_ns >= bucket_ns * 0.95)
-        ++q;
-      const double fill = std::min(
-          1.0, static_cast<double>(buckets[static_cast<size_t>(p)].covered_ns) / bucket_ns);
-      const ImU32 c = q > p || fill > 0.95
-                          ? color
-                          : (color & 0x00FFFFFF) | (static_cast<ImU32>(80 + 175 * fill) << 24);
-      draw->AddRectFilled(ImVec2(x + static_cast<float>(p), y),
-                          ImVec2(x + static_cast<float>(q + 1), y + height), c);
-      p = q;
+    for (size_t i = track->FirstEndingAfter(t - tolerance);
+         i < track->size() && track->start(i) <= t + tolerance; ++i) {
+      for (int64_t edge : {track->start(i), track->end(i)}) {
+        const int64_t d = std::llabs(edge - t);
+        if (d < best_distance) best = edge, best_distance = d;
+      }
+    }
+  }
+  return best;
+}
+
+void TimelineWidget::keyPressEvent(QKeyEvent* e) {
+  // Keys ImGui 1.86 does not map through its 512-entry key table.
+  if (e->key() == Qt::Key_Escape) {
+    gap_ = {};
+    path_.clear();
+    measuring_ = false;
+    if (sel_t1_ > sel_t0_) SetSelection(0, 0);
+    update();
+    return;
+  }
+  if (e->key() == Qt::Key_End) {
+    SetFollowing(true);
+    return;
+  }
+  ImGuiGlWidget::keyPressEvent(e);
+}
+
+void TimelineWidget::HandleKeys() {
+  const float centre = axis_.x + axis_.width / 2;
+  bool navigated = false;
+  if (ImGui::IsKeyDown('W')) axis_.ZoomAround(0.9, centre), navigated = true;
+  if (ImGui::IsKeyDown('S')) axis_.ZoomAround(1.0 / 0.9, centre), navigated = true;
+  if (ImGui::IsKeyDown('A')) axis_.PanPixels(axis_.width * 0.05f), navigated = true;
+  if (ImGui::IsKeyDown('D')) axis_.PanPixels(-axis_.width * 0.05f), navigated = true;
+  if (navigated) UserNavigated();
+  if (ImGui::IsKeyPressed('F')) {
+    if (live_) {
+      SetFollowing(true);
+    } else {
+      axis_.Fit(model_->duration_ns());
     }
   }
 }
 
-void TimelineWidget::DrawTooltip(const Lane& lane, int64_t t) {
+void TimelineWidget::HandleMouse(float lanes_top, float lanes_bottom) {
+  ImGuiIO& io = ImGui::GetIO();
+  const ImVec2 mouse = io.MousePos;
+  const bool over_lanes = mouse.x >= axis_.x && mouse.x < axis_.x + axis_.width &&
+                          mouse.y >= lanes_top - kAxisHeight && mouse.y < lanes_bottom;
+  if (io.MouseWheel != 0 && ImGui::IsWindowHovered()) {
+    if (mouse.x < axis_.x) {
+      scroll_y_ = std::max(0.0f, scroll_y_ - io.MouseWheel * 3 * (kLaneHeight + kLaneGap));
+    } else {
+      axis_.ZoomAround(std::pow(0.8, io.MouseWheel), mouse.x);
+      UserNavigated();
+    }
+  }
+  if (ImGui::IsMouseClicked(0) && over_lanes) {
+    press_x_ = mouse.x;
+    press_y_ = mouse.y;
+    press_axis_ = axis_;
+    press_t_ = axis_.ToTime(mouse.x);
+    moved_ = false;
+    const bool on_axis = mouse.y < lanes_top;
+    if (io.KeyCtrl) {
+      drag_ = Drag::kMeasure;
+      measuring_ = true;
+      measure_from_ = measure_to_ = SnapToEdge(LaneAt(mouse.y), press_t_);
+    } else {
+      drag_ = io.KeyShift || on_axis ? Drag::kSelect : Drag::kPan;
+    }
+  }
+  if (drag_ != Drag::kNone && ImGui::IsMouseDown(0)) {
+    moved_ = moved_ || std::fabs(mouse.x - press_x_) > kClickSlop;
+    const int64_t t = press_axis_.ToTime(mouse.x);
+    if (drag_ == Drag::kPan && moved_) {
+      axis_.t0 = press_axis_.t0;
+      axis_.t1 = press_axis_.t1;
+      axis_.PanPixels(mouse.x - press_x_);
+      UserNavigated();
+    } else if (drag_ == Drag::kSelect && moved_) {
+      sel_t0_ = std::min(press_t_, t);
+      sel_t1_ = std::max(press_t_, t);
+    } else if (drag_ == Drag::kMeasure) {
+      measure_to_ = SnapToEdge(LaneAt(mouse.y), t);
+    }
+  }
+  if (drag_ != Drag::kNone && !ImGui::IsMouseDown(0)) {
+    if (drag_ == Drag::kSelect && moved_) {
+      const qint64 t0 = sel_t0_, t1 = sel_t1_;
+      Later([this, t0, t1] { emit SelectionChanged(t0, t1); });
+    } else if (drag_ == Drag::kPan && !moved_) {
+      Click(press_y_, press_t_);
+    }
+    drag_ = Drag::kNone;
+  }
+  if (ImGui::IsMouseClicked(1) && over_lanes) {
+    menu_t_ = axis_.ToTime(mouse.x);
+    ImGui::OpenPopup("timeline menu");
+  }
+}
+
+void TimelineWidget::Click(float mouse_y, int64_t t) {
+  const int lane_index = LaneAt(mouse_y);
+  if (lane_index < 0) return;
+  const Lane& lane = lanes_[static_cast<size_t>(lane_index)];
+  if (lane.kind == LaneKind::kConsumer && ExplainGapLocked(t)) return;
   for (int k = lane.track_count - 1; k >= 0; --k) {
     const trace::Track* track = lane.tracks[k];
     const size_t i = track->FirstEndingAfter(t);
-    if (i >= track->size() || track->start(i) > t) continue;
-    ImGui::BeginTooltip();
-    ImGui::Text("%s", KindLabel(track->key().kind));
-    ImGui::Text("%s", lane.label.c_str());
-    ImGui::Text("start %s, duration %s",
-                FormatDuration(static_cast<double>(track->start(i))).c_str(),
-                FormatDuration(static_cast<double>(track->duration(i))).c_str());
-    if (track->element(i) != 0)
-      ImGui::Text("element %llu", static_cast<unsigned long long>(track->element(i)));
-    if (track->key().kind == EventKind::kCall) {
-      ImGui::Text("own work %s", FormatDuration(track->value(i)).c_str());
+    if (i < track->size() && track->start(i) <= t && track->element(i) != 0) {
+      HighlightElementLocked(track->element(i), t);
+      return;
     }
-    ImGui::EndTooltip();
-    return;
   }
+}
+
+void TimelineWidget::ContextMenu() {
+  if (!ImGui::BeginPopup("timeline menu")) return;
+  const int64_t t = menu_t_;
+  if (ImGui::MenuItem("Add a note here...")) Later([this, t] { emit NoteRequested(t, t); });
+  const bool has_selection = sel_t1_ > sel_t0_;
+  if (ImGui::MenuItem("Add a note to the selection...", nullptr, false, has_selection)) {
+    const qint64 t0 = sel_t0_, t1 = sel_t1_;
+    Later([this, t0, t1] { emit NoteRequested(t0, t1); });
+  }
+  if (ImGui::MenuItem("Zoom to the selection", nullptr, false, has_selection)) ZoomToSelection();
+  if (ImGui::MenuItem("Clear the selection", "Esc", false, has_selection)) {
+    Later([this] { SetSelection(0, 0); });
+  }
+  if (ImGui::MenuItem("Explain the wait here", nullptr, false, true)) ExplainGapLocked(t);
+  ImGui::EndPopup();
 }
 
 void TimelineWidget::DrawImGui() {
@@ -232,37 +382,62 @@ void TimelineWidget::DrawImGui() {
                ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove |
                    ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoBringToFrontOnFocus);
   const ImVec2 origin = ImGui::GetCursorScreenPos();
-  const float width = ImGui::GetContentRegionAvail().x - kLabelWidth;
   if (!model_) {
     ImGui::TextWrapped("Open a trace (File > Open, Ctrl+O) or a pipeline spec to run it.");
     ImGui::End();
     return;
   }
-  const float x = origin.x + kLabelWidth;
-  HandleNavigation(x, width);
-  DrawAxis(x, origin.y, width);
+  std::unique_lock<std::mutex> guard;
+  if (lock_) guard = std::unique_lock<std::mutex>(*lock_);
+  RefreshLanes();
+  axis_.x = origin.x + kLabelWidth;
+  axis_.width = std::max(1.0f, ImGui::GetContentRegionAvail().x - kLabelWidth);
+  if (following_) axis_.EndAt(model_->duration_ns());
+
+  const float lanes_top = origin.y + kAxisHeight;
+  const float lanes_bottom = ImGui::GetIO().DisplaySize.y;
+  float content = 0;
+  for (const Lane& lane : lanes_) content += HeightOf(lane) + kLaneGap;
+  scroll_y_ = std::clamp(scroll_y_, 0.0f, std::max(0.0f, content - (lanes_bottom - lanes_top)));
+
+  HandleKeys();
+  HandleMouse(lanes_top, lanes_bottom);
   ImDrawList* draw = ImGui::GetWindowDrawList();
+  draw->PushClipRect(ImVec2(origin.x, lanes_top), ImVec2(origin.x + 1e6f, lanes_bottom), true);
   const ImVec2 mouse = ImGui::GetIO().MousePos;
-  float y = origin.y + kAxisHeight;
-  for (const Lane& lane : lanes_) {
-    draw->AddText(ImVec2(origin.x + 4, y), IM_COL32(220, 220, 220, 255), lane.label.c_str());
-    draw->AddRectFilled(ImVec2(x, y), ImVec2(x + width, y + kLaneHeight),
-                        IM_COL32(30, 30, 36, 255));
-    DrawLane(lane, x, y, width, kLaneHeight);
-    if (mouse.x >= x && mouse.x < x + width && mouse.y >= y && mouse.y < y + kLaneHeight &&
-        !dragging_) {
-      DrawTooltip(
-          lane, t0_ + static_cast<int64_t>((mouse.x - x) / width * static_cast<float>(t1_ - t0_)));
+  lane_y_.resize(lanes_.size());
+  float y = lanes_top - scroll_y_;
+  const int hovered = LaneAt(mouse.y);
+  for (size_t i = 0; i < lanes_.size(); ++i) {
+    const Lane& lane = lanes_[i];
+    const float h = HeightOf(lane);
+    lane_y_[i] = y;
+    if (y + h >= lanes_top && y < lanes_bottom) {
+      const bool match = LaneMatchesSearch(lane);
+      draw->AddText(ImVec2(origin.x + 4, y), match ? palette_.highlight : palette_.text,
+                    lane.label.c_str());
+      draw->AddRectFilled(ImVec2(axis_.x, y), ImVec2(axis_.x + axis_.width, y + h),
+                          palette_.lane_background);
+      if (lane.kind == LaneKind::kCounter) {
+        DrawCounterLane(lane, y, h);
+      } else {
+        DrawSpanLane(lane, y, h, !search_.empty() && !match);
+      }
+      if (match) {
+        draw->AddRect(ImVec2(axis_.x - 1, y - 1), ImVec2(axis_.x + axis_.width + 1, y + h + 1),
+                      palette_.highlight);
+      }
     }
-    y += kLaneHeight + kLaneGap;
+    y += h + kLaneGap;
   }
-  for (const auto& k : model_->knob_changes()) {
-    if (k.time_ns < t0_ || k.time_ns >= t1_) continue;
-    const float px = x + static_cast<float>(static_cast<double>(k.time_ns - t0_) /
-                                            static_cast<double>(t1_ - t0_) * width);
-    draw->AddLine(ImVec2(px, origin.y + kAxisHeight), ImVec2(px, y), IM_COL32(250, 220, 80, 200),
-                  1.5f);
+  DrawOverlays(lanes_top, std::min(y, lanes_bottom));
+  draw->PopClipRect();
+  DrawAxis(origin.y);
+  if (hovered >= 0 && drag_ == Drag::kNone && mouse.x >= axis_.x &&
+      mouse.x < axis_.x + axis_.width) {
+    DrawTooltip(lanes_[static_cast<size_t>(hovered)], axis_.ToTime(mouse.x));
   }
+  ContextMenu();
   ImGui::End();
 }
 

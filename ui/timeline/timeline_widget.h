@@ -1,52 +1,150 @@
 #pragma once
-// The timeline: one lane per op with a sub-lane per worker thread, the consumer lane
-// whose input waits are drawn as red gaps, and the device lane, over a time axis. Drawn
-// with Dear ImGui from trace::Model's per-pixel summaries, so the cost of a frame follows
-// the pixels, not the events.
+// The timeline: the consumer lane (its input waits drawn as red gaps), the device lane,
+// one lane per op and worker thread, counter lanes, knob-change markers and annotations,
+// over a time axis. Drawn with Dear ImGui from trace::Model's per-pixel summaries, so the
+// cost of a frame follows the pixels, not the events. A live run's model is read under
+// its lock, and the view follows the newest data until the user navigates away.
 //
-// Navigation: the wheel zooms around the cursor, dragging pans, W/S zoom in/out, A/D pan,
-// F zooms to fit. Hovering a span shows its details.
+// Mouse: the wheel zooms around the cursor (over the labels it scrolls the lanes), drag
+// pans, Shift+drag (or a drag on the time axis) selects a range, Ctrl+drag measures
+// between span edges, a click on a red gap names the op that caused it, a click on a span
+// highlights its element's path through every op, the right button opens a menu (notes,
+// selection). Keys: W/S zoom, A/D pan, F fit, End follows a live run, Esc clears.
 
+#include <QString>
+#include <QTimer>
+#include <functional>
 #include <memory>
+#include <mutex>
 
 #include "instrumentation/trace/model.h"
 #include "ui/imgui_gl_widget.h"
+#include "ui/timeline/lanes.h"
+#include "ui/timeline/palette.h"
+#include "ui/timeline/time_axis.h"
 
 namespace pipescope::ui {
 
 class TimelineWidget : public ImGuiGlWidget {
   Q_OBJECT
  public:
+  // What a click on a consumer gap found: the wait and the op that caused it.
+  struct GapHighlight {
+    bool active = false;
+    int64_t start = 0;
+    int64_t end = 0;
+    int op = -1;
+    std::string text;
+  };
+
   explicit TimelineWidget(QWidget* parent = nullptr);
 
-  void SetModel(std::shared_ptr<const trace::Model> model);
+  // `lock` (may be null) is held while the model is read; `live`: the model still grows.
+  void SetModel(std::shared_ptr<const trace::Model> model, std::mutex* lock = nullptr,
+                bool live = false);
+  void SetLive(bool live);
   void ZoomToFit();
   void SetView(int64_t t0, int64_t t1);
-  int64_t view_start() const { return t0_; }
-  int64_t view_end() const { return t1_; }
+  int64_t view_start() const { return axis_.t0; }
+  int64_t view_end() const { return axis_.t1; }
+  void SetFollowing(bool following);
+  bool following() const { return following_; }
+  void SetDarkTheme(bool dark);
+
+  // The selected range; t1 <= t0 when there is none.
+  void SetSelection(int64_t t0, int64_t t1);
+  int64_t selection_start() const { return sel_t0_; }
+  int64_t selection_end() const { return sel_t1_; }
+  void ZoomToSelection();
+
+  // Highlights lanes whose label, and spans whose kind, contain `text` (case-insensitive).
+  // Returns how many lanes match.
+  int SetSearch(const QString& text);
+
+  // Explains the consumer's wait that contains time t (as a click on it does).
+  bool ExplainGapAt(int64_t t);
+  const GapHighlight& gap() const { return gap_; }
+  // Highlights every span of `element` within a few seconds of t (as a click does).
+  int HighlightElement(uint64_t element, int64_t t);
+
+  const std::vector<Lane>& lanes() const { return lanes_; }
+  // The top of lane i in widget pixels, as last drawn (-1 before the first frame).
+  float lane_top(size_t i) const { return i < lane_y_.size() ? lane_y_[i] : -1; }
+  // The current layout: the lanes' left edge and width in pixels (tests and benchmarks).
+  const TimeAxis& axis() const { return axis_; }
+
+ signals:
+  void SelectionChanged(qint64 t0, qint64 t1);
+  void GapExplained(const QString& text);
+  void NoteRequested(qint64 t0, qint64 t1);
+  void FollowingChanged(bool following);
 
  protected:
   void DrawImGui() override;
+  void keyPressEvent(QKeyEvent* e) override;
 
  private:
-  struct Lane {
-    std::string label;
-    const trace::Track* tracks[4] = {};  // drawn in order, later ones on top
-    int track_count = 0;
+  enum class Drag { kNone, kPan, kSelect, kMeasure };
+  struct PathSpan {
+    const trace::Track* track;
+    int64_t start;
+    int64_t end;
   };
-  void BuildLanes();
-  void HandleNavigation(float timeline_x, float timeline_width);
-  void DrawAxis(float x, float y, float width);
-  void DrawLane(const Lane& lane, float x, float y, float width, float height);
+
+  void RefreshLanes();
+  // The model's lock is held by the caller.
+  bool ExplainGapLocked(int64_t t);
+  int HighlightElementLocked(uint64_t element, int64_t t);
+  void HandleKeys();
+  void HandleMouse(float lanes_top, float lanes_bottom);
+  void Click(float mouse_y, int64_t t);
+  int LaneAt(float y) const;
+  int64_t SnapToEdge(int lane, int64_t t) const;
+  void ContextMenu();
+  void UserNavigated();
+  // Emits a signal after the frame (slots may open dialogs, which must not run inside
+  // painting).
+  void Later(std::function<void()> fn);
+
+  void DrawAxis(float y);
+  void DrawSpanLane(const Lane& lane, float y, float height, bool dimmed);
+  void DrawCounterLane(const Lane& lane, float y, float height);
+  void DrawOverlays(float top, float bottom);
   void DrawTooltip(const Lane& lane, int64_t t);
+  bool LaneMatchesSearch(const Lane& lane) const;
+  bool KindMatchesSearch(record::EventKind kind) const;
 
   std::shared_ptr<const trace::Model> model_;
+  std::mutex* lock_ = nullptr;
+  bool live_ = false;
+  bool following_ = false;
+  size_t lane_fingerprint_ = 0;
   std::vector<Lane> lanes_;
-  int64_t t0_ = 0;
-  int64_t t1_ = 1'000'000'000;
-  bool dragging_ = false;
-  float drag_origin_x_ = 0;
-  int64_t drag_origin_t0_ = 0;
+  std::vector<float> lane_y_;  // top of each lane in the last frame
+  TimeAxis axis_;
+  Palette palette_ = Palette::Dark();
+  float scroll_y_ = 0;
+
+  Drag drag_ = Drag::kNone;
+  float press_x_ = 0;
+  float press_y_ = 0;
+  TimeAxis press_axis_;
+  int64_t press_t_ = 0;
+  bool moved_ = false;
+  int64_t sel_t0_ = 0;
+  int64_t sel_t1_ = 0;
+  int64_t measure_from_ = 0;
+  int64_t measure_to_ = 0;
+  bool measuring_ = false;
+  int64_t menu_t_ = 0;
+
+  GapHighlight gap_;
+  std::vector<PathSpan> path_;
+  uint64_t path_element_ = 0;
+  std::string search_;  // lower case
+  std::vector<record::EventKind> search_kinds_;
+  std::vector<trace::Track::Bucket> buckets_;  // scratch
+  QTimer live_frames_;                         // redraws a live run's view 20 times a second
 };
 
 }  // namespace pipescope::ui

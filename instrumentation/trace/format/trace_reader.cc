@@ -110,6 +110,9 @@ Status ApplyChunk(const EventChunk& chunk, trace::Model& model, const std::strin
         {k.time_ns(), static_cast<uint16_t>(k.op()), k.knob(), k.from(), k.to(), k.who()});
   }
   for (const auto& m : chunk.markers()) model.AddMarker({m.time_ns(), m.text()});
+  for (const auto& a : chunk.annotations()) {
+    model.AddAnnotation({a.start_ns(), std::max(a.start_ns(), a.end_ns()), a.text(), a.author()});
+  }
   constexpr int64_t kMaxTime = int64_t{1} << 50;
   if (chunk.base_ns() < 0 || chunk.base_ns() > kMaxTime)
     return Corrupt(where, "base time out of range");
@@ -135,6 +138,12 @@ void ApplyHeader(const TraceHeader& header, trace::Model& model) {
   info.machine.memory_bytes = header.machine().memory_bytes();
   info.machine.cpu_model = header.machine().cpu_model();
   info.machine.gpu = header.machine().gpu();
+  info.spec_path = header.spec_path();
+  info.producer = header.producer();
+  info.clock.source = header.clock().source();
+  info.clock.ns_per_tick = header.clock().ns_per_tick();
+  info.clock.origin_monotonic_ns = header.clock().origin_monotonic_ns();
+  info.clock.origin_unix_ns = header.clock().origin_unix_ns();
 }
 
 engine::Result<LoadedTrace> ReadTraceBytes(std::string_view bytes, const std::string& name,

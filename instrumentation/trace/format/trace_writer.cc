@@ -102,6 +102,13 @@ void TraceWriter::Consume(const record::TraceBatch& batch, bool final) {
     out->set_time_ns(m.time_ns);
     out->set_text(m.text);
   }
+  for (const auto& a : batch.annotations) {
+    Annotation* out = chunk_.add_annotations();
+    out->set_start_ns(a.start_ns);
+    out->set_end_ns(a.end_ns);
+    out->set_text(a.text);
+    out->set_author(a.author);
+  }
   // Events come in runs of one track (a thread's ring at a time): look the track up once
   // per run.
   uint64_t last_key = UINT64_MAX;
@@ -134,7 +141,8 @@ void TraceWriter::WriteChunk(int64_t time_ns) {
   const int64_t base_ns = last_chunk_ns_;
   last_chunk_ns_ = time_ns;
   if (pending_events_ == 0 && chunk_.stages_size() == 0 && chunk_.threads_size() == 0 &&
-      chunk_.knob_changes_size() == 0 && chunk_.markers_size() == 0) {
+      chunk_.knob_changes_size() == 0 && chunk_.markers_size() == 0 &&
+      chunk_.annotations_size() == 0) {
     return;
   }
   chunk_.set_sequence(sequence_++);

@@ -1,0 +1,89 @@
+// A pipeline spec opened in the window runs live: the timeline follows the newest data
+// until the user navigates, the statistics refresh, a knob widget changes the running
+// engine's knob, Pause/Stop work, and the run's trace can be saved.
+#include <gtest/gtest.h>
+
+#include <QSpinBox>
+#include <QTest>
+
+#include "gui_test_support.h"
+#include "instrumentation/trace/format/trace_reader.h"
+#include "ui/main_window.h"
+#include "ui/panels/pipeline_panel.h"
+#include "ui/timeline/timeline_widget.h"
+
+namespace pipescope::ui {
+namespace {
+
+int64_t KnobValue(session::LiveRun& run, const std::string& op, const std::string& knob) {
+  for (const auto& k : run.Knobs()) {
+    if (k.op == op && k.knob == knob) return k.value;
+  }
+  return -1;
+}
+
+TEST(LiveRunGuiTest, ASpecRunsLiveAndItsKnobWidgetsChangeTheEngine) {
+  MainWindow window;
+  ASSERT_TRUE(ShowWindow(window));
+  ASSERT_TRUE(
+      window.OpenFile(QString::fromStdString(ResourcePath("pipelines/input_bound_demo.pbtxt"))));
+  ASSERT_TRUE(window.run_is_live());
+  TimelineWidget* timeline = window.timeline();
+  EXPECT_TRUE(timeline->following());
+  timeline->SetView(0, 200'000'000);  // a 200 ms window, still following
+  QTest::qWait(700);
+  EXPECT_GT(timeline->view_start(), 0) << "the view follows the newest data";
+  EXPECT_EQ(timeline->view_end() - timeline->view_start(), 200'000'000);
+  EXPECT_GT(window.analysis().steps_per_s, 0) << "statistics refresh while the run goes on";
+
+  QSpinBox* box = window.pipeline_panel()->SpinBoxFor("decode", "num_parallel_calls");
+  ASSERT_NE(box, nullptr);
+  EXPECT_EQ(box->value(), 1);
+  box->setValue(2);
+  EXPECT_EQ(KnobValue(*window.live_run(), "decode", "num_parallel_calls"), 2)
+      << "the widget changed the running engine's knob";
+
+  // Navigating away stops following; End follows again.
+  timeline->setFocus();
+  QTest::keyClick(timeline, Qt::Key_W);
+  QTest::qWait(80);
+  EXPECT_FALSE(timeline->following());
+  QTest::keyClick(timeline, Qt::Key_End);
+  EXPECT_TRUE(timeline->following());
+
+  window.SetPaused(true);
+  EXPECT_TRUE(window.live_run()->paused());
+  QTest::qWait(300);
+  EXPECT_TRUE(window.status_text().startsWith("PAUSED"));
+  window.SetPaused(false);
+  QTest::qWait(400);
+  window.grab().save("live_run.png");
+
+  ASSERT_TRUE(window.StopRunAndWait());
+  EXPECT_FALSE(window.run_is_live());
+  EXPECT_FALSE(timeline->following());
+  const std::string path = ::testing::TempDir() + "/pipescope_gui_live.pstrace";
+  ASSERT_TRUE(window.SaveTrace(QString::fromStdString(path)));
+  auto saved = pstrace::ReadTraceFile(path);
+  ASSERT_TRUE(saved.ok()) << saved.status().message();
+  bool user_change = false;
+  for (const auto& k : saved->model->knob_changes()) user_change |= k.who == "user" && k.to == 2;
+  EXPECT_TRUE(user_change) << "the knob change is in the saved trace, marked as the user's";
+  EXPECT_EQ(saved->header.spec().name(), "input_bound_demo");
+}
+
+TEST(LiveRunGuiTest, RestartRunsTheSpecAgain) {
+  MainWindow window;
+  window.show();
+  ASSERT_TRUE(window.OpenFile(QString::fromStdString(ResourcePath("pipelines/overlap.pbtxt"))));
+  QTest::qWait(300);
+  ASSERT_TRUE(window.StopRunAndWait());
+  EXPECT_FALSE(window.run_is_live());
+  ASSERT_TRUE(window.StartRun());
+  EXPECT_TRUE(window.run_is_live());
+  QTest::qWait(300);
+  EXPECT_TRUE(window.StopRunAndWait());
+}
+
+}  // namespace
+}  // namespace pipescope::ui

@@ -1,0 +1,189 @@
+// Navigating the timeline with the keyboard and the mouse, as users do: W/S/A/D and F,
+// the wheel around the cursor, drag to pan, Shift+drag to select a range (the statistics
+// follow it), a click on a red gap naming the op that caused it, a click on a span
+// highlighting its element's path, and search.
+#include <gtest/gtest.h>
+
+#include <QApplication>
+#include <QLabel>
+#include <QTest>
+#include <QWheelEvent>
+
+#include "gui_test_support.h"
+#include "ui/main_window.h"
+#include "ui/timeline/timeline_widget.h"
+
+namespace pipescope::ui {
+namespace {
+
+class TimelineGuiTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { model_ = RecordPipeline("input_bound_demo", 1.0); }
+  static void TearDownTestSuite() { model_.reset(); }
+
+  void SetUp() override {
+    window_ = std::make_unique<MainWindow>();
+    window_->resize(1280, 800);
+    window_->show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(window_.get()));
+    window_->ShowModel(model_, "demo");
+    DrawFrames(*window_);
+    timeline_ = window_->timeline();
+    timeline_->setFocus();
+  }
+
+  size_t LaneOf(const trace::Track* track) const {
+    size_t lane = 0;
+    for (; lane < timeline_->lanes().size(); ++lane) {
+      const Lane& l = timeline_->lanes()[lane];
+      for (int k = 0; k < l.track_count; ++k)
+        if (l.tracks[k] == track) return lane;
+    }
+    return lane;
+  }
+  int64_t span() const { return timeline_->view_end() - timeline_->view_start(); }
+  QPoint At(int64_t t, size_t lane) const {
+    return QPoint(static_cast<int>(timeline_->axis().ToPixel(t)),
+                  static_cast<int>(timeline_->lane_top(lane)) + 8);
+  }
+  void Key(Qt::Key key) {
+    QTest::keyClick(timeline_, key);
+    QTest::qWait(80);
+  }
+
+  static std::shared_ptr<trace::Model> model_;
+  std::unique_ptr<MainWindow> window_;
+  TimelineWidget* timeline_ = nullptr;
+};
+std::shared_ptr<trace::Model> TimelineGuiTest::model_;
+
+TEST_F(TimelineGuiTest, KeysZoomPanAndFit) {
+  const int64_t full = span();
+  Key(Qt::Key_W);
+  EXPECT_LT(span(), full) << "W zooms in";
+  const int64_t zoomed = span();
+  const int64_t start = timeline_->view_start();
+  Key(Qt::Key_D);
+  EXPECT_GT(timeline_->view_start(), start) << "D pans towards later time";
+  EXPECT_EQ(span(), zoomed);
+  Key(Qt::Key_A);
+  EXPECT_EQ(timeline_->view_start(), start) << "A pans back";
+  Key(Qt::Key_S);
+  EXPECT_GT(span(), zoomed) << "S zooms out";
+  Key(Qt::Key_F);
+  EXPECT_EQ(timeline_->view_start(), 0);
+  EXPECT_EQ(timeline_->view_end(), model_->duration_ns()) << "F fits the whole trace";
+}
+
+TEST_F(TimelineGuiTest, TheWheelZoomsAroundTheCursor) {
+  const QPoint p(static_cast<int>(timeline_->axis().x + timeline_->axis().width / 4), 60);
+  const int64_t under = timeline_->axis().ToTime(static_cast<float>(p.x()));
+  QWheelEvent wheel(p, timeline_->mapToGlobal(p), QPoint(), QPoint(0, 240), Qt::NoButton,
+                    Qt::NoModifier, Qt::NoScrollPhase, false);
+  QApplication::sendEvent(timeline_, &wheel);
+  QTest::qWait(80);
+  EXPECT_LT(span(), model_->duration_ns() * 0.7);
+  EXPECT_NEAR(static_cast<double>(timeline_->axis().ToTime(static_cast<float>(p.x()))),
+              static_cast<double>(under), span() / 500.0)
+      << "the time under the cursor stays under it";
+}
+
+TEST_F(TimelineGuiTest, DraggingPansAndShiftDraggingSelectsARangeTheStatisticsFollow) {
+  const int64_t start = timeline_->view_start();
+  const QPoint a = At(model_->duration_ns() / 2, 2);
+  QTest::mousePress(timeline_, Qt::LeftButton, Qt::NoModifier, a);
+  QTest::qWait(50);
+  QTest::mouseMove(timeline_, a + QPoint(-200, 0));
+  QTest::qWait(50);
+  QTest::mouseRelease(timeline_, Qt::LeftButton, Qt::NoModifier, a + QPoint(-200, 0));
+  QTest::qWait(80);
+  EXPECT_GT(timeline_->view_start(), start) << "dragging left shows later time";
+
+  Key(Qt::Key_F);
+  const QPoint from = At(model_->duration_ns() / 4, 2), to = At(model_->duration_ns() / 2, 2);
+  QTest::mousePress(timeline_, Qt::LeftButton, Qt::ShiftModifier, from);
+  QTest::qWait(50);
+  QTest::mouseMove(timeline_, to);
+  QTest::qWait(50);
+  QTest::mouseRelease(timeline_, Qt::LeftButton, Qt::ShiftModifier, to);
+  QTest::qWait(120);
+  EXPECT_GT(timeline_->selection_end(), timeline_->selection_start());
+  EXPECT_NEAR(static_cast<double>(timeline_->selection_end() - timeline_->selection_start()),
+              model_->duration_ns() / 4.0, model_->duration_ns() / 50.0);
+  EXPECT_EQ(window_->analysis().t0, timeline_->selection_start()) << "statistics of the range";
+  EXPECT_EQ(window_->analysis().t1, timeline_->selection_end());
+  bool label = false;
+  for (QLabel* l : window_->findChildren<QLabel*>()) label |= l->text().startsWith("Selection:");
+  EXPECT_TRUE(label);
+  Key(Qt::Key_Escape);
+  EXPECT_LE(timeline_->selection_end(), timeline_->selection_start());
+  EXPECT_EQ(window_->analysis().t0, 0) << "back to the whole trace";
+  window_->grab().save("timeline_selection.png");
+}
+
+// The longest wait of the consumer, where a click surely lands on red.
+std::pair<int64_t, int64_t> LongestWait(const trace::Model& model) {
+  std::pair<int64_t, int64_t> best{0, 0};
+  for (const auto* t : model.TracksOf(record::EventKind::kInputWait, record::kConsumerOp)) {
+    for (size_t i = 0; i < t->size(); ++i) {
+      if (t->duration(i) > best.second - best.first) best = {t->start(i), t->end(i)};
+    }
+  }
+  return best;
+}
+
+TEST_F(TimelineGuiTest, ClickingARedGapNamesTheOpThatCausedIt) {
+  const auto [start, end] = LongestWait(*model_);
+  ASSERT_GT(end, start);
+  timeline_->SetView(start - (end - start), end + (end - start));
+  QTest::qWait(50);
+  QTest::mouseClick(timeline_, Qt::LeftButton, Qt::NoModifier, At((start + end) / 2, 0));
+  QTest::qWait(150);
+  const auto& gap = timeline_->gap();
+  ASSERT_TRUE(gap.active);
+  EXPECT_EQ(gap.start, start);
+  EXPECT_EQ(gap.end, end);
+  ASSERT_GE(gap.op, 0);
+  EXPECT_EQ(model_->Stage(static_cast<uint16_t>(gap.op))->name, "decode") << gap.text;
+  bool explained = false;
+  for (QLabel* l : window_->findChildren<QLabel*>())
+    explained |= l->text().contains("caused by decode");
+  EXPECT_TRUE(explained) << "the Verdict dock says which op caused the wait";
+  window_->grab().save("timeline_gap.png");
+}
+
+TEST_F(TimelineGuiTest, ClickingASpanHighlightsItsElementAcrossOps) {
+  // A decode work span in the middle of the trace, and its element.
+  const auto* decode = model_->StageNamed("decode");
+  ASSERT_NE(decode, nullptr);
+  const auto& works = model_->TracksOf(record::EventKind::kWork, decode->id);
+  // A parallel map records work spans; a sequential one, calls.
+  const trace::Track* work = works.empty()
+                                 ? model_->TracksOf(record::EventKind::kCall, decode->id).front()
+                                 : works.front();
+  const size_t lane = LaneOf(work);
+  ASSERT_LT(lane, timeline_->lanes().size());
+  size_t i = work->size() / 2;
+  while (i < work->size() && work->element(i) == 0) ++i;
+  ASSERT_LT(i, work->size());
+  timeline_->SetView(work->start(i) - 1'000'000, work->end(i) + 1'000'000);
+  QTest::qWait(50);
+  // What the timeline draws on top decides what a click picks; the element must match.
+  EXPECT_GE(timeline_->HighlightElement(work->element(i), work->start(i)), 2)
+      << "the element's spans in at least two ops";
+  QTest::mouseClick(timeline_, Qt::LeftButton, Qt::NoModifier,
+                    At((work->start(i) + work->end(i)) / 2, lane));
+  QTest::qWait(120);
+  window_->grab().save("timeline_element_path.png");
+}
+
+TEST_F(TimelineGuiTest, SearchFindsOpsAndEventKinds) {
+  // decode's two lanes, its buffer fill, and read's lane on decode's worker thread.
+  EXPECT_EQ(timeline_->SetSearch("decode"), 4);
+  EXPECT_GE(timeline_->SetSearch("WORK"), 1) << "kinds match too, whatever the case";
+  EXPECT_EQ(timeline_->SetSearch("no such thing"), 0);
+  EXPECT_EQ(timeline_->SetSearch(""), 0);
+}
+
+}  // namespace
+}  // namespace pipescope::ui

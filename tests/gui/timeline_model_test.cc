@@ -1,0 +1,109 @@
+// The timeline's arithmetic and content without a display: time <-> pixel mapping, zoom
+// around a point, pan, tick steps, and the lanes built from a recorded run (consumer,
+// device, a lane per op and thread, counters). The level-of-detail summaries the lanes are
+// drawn from are tested against brute force in trace_model_test (Track::Summarize).
+#include <gtest/gtest.h>
+
+#include "app/session/recorded_run.h"
+#include "engine/spec/spec_loader.h"
+#include "ui/timeline/lanes.h"
+#include "ui/timeline/time_axis.h"
+
+namespace pipescope::ui {
+namespace {
+
+TEST(TimeAxisTest, TimesAndPixelsMapBothWays) {
+  TimeAxis a{1'000, 2'001'000, 100, 1000};  // 2 ms over 1000 px from x = 100
+  EXPECT_FLOAT_EQ(a.ToPixel(1'000), 100);
+  EXPECT_FLOAT_EQ(a.ToPixel(1'001'000), 600);
+  EXPECT_EQ(a.ToTime(600), 1'001'000);
+  EXPECT_DOUBLE_EQ(a.ns_per_pixel(), 2'000);
+  for (float px : {100.0f, 333.0f, 1099.0f}) EXPECT_NEAR(a.ToPixel(a.ToTime(px)), px, 1e-3);
+}
+
+TEST(TimeAxisTest, ZoomKeepsTheTimeUnderTheCursorInPlace) {
+  TimeAxis a{0, 1'000'000, 0, 1000};
+  const int64_t under = a.ToTime(250);
+  a.ZoomAround(0.5, 250);
+  EXPECT_EQ(a.t1 - a.t0, 500'000);
+  EXPECT_NEAR(static_cast<double>(a.ToTime(250)), static_cast<double>(under), 1.0);
+  a.ZoomAround(1e-9, 250);
+  EXPECT_EQ(a.t1 - a.t0, static_cast<int64_t>(TimeAxis::kMinSpanNs)) << "zoom in stops at 100 ns";
+}
+
+TEST(TimeAxisTest, DraggingRightShowsEarlierTime) {
+  TimeAxis a{1'000'000, 2'000'000, 0, 1000};
+  a.PanPixels(100);
+  EXPECT_EQ(a.t0, 900'000);
+  EXPECT_EQ(a.t1, 1'900'000);
+}
+
+TEST(TimeAxisTest, FollowingKeepsTheSpanAndEndsAtTheNewestTime) {
+  TimeAxis a{0, 2'000, 0, 100};
+  a.EndAt(10'000);
+  EXPECT_EQ(a.t0, 8'000);
+  EXPECT_EQ(a.t1, 10'000);
+  a.EndAt(500);  // shorter than the span: starts at 0
+  EXPECT_EQ(a.t0, 0);
+}
+
+TEST(TimeAxisTest, TicksFallOnA125GridAbout100PixelsApart) {
+  TimeAxis a{0, 1'000'000'000, 0, 1000};  // 1 s over 1000 px: 100 ms per 100 px
+  EXPECT_DOUBLE_EQ(a.TickStep(), 100'000'000);
+  a.t1 = 3'000'000'000;  // 300 ms per 100 px -> 500 ms
+  EXPECT_DOUBLE_EQ(a.TickStep(), 500'000'000);
+  a.t1 = 1'500'000;  // 150 us per 100 px -> 200 us
+  EXPECT_DOUBLE_EQ(a.TickStep(), 200'000);
+}
+
+TEST(TimeAxisTest, DurationsReadInTheirUnit) {
+  EXPECT_EQ(FormatDuration(0), "0 ns");
+  EXPECT_EQ(FormatDuration(1'500), "1.5 us");
+  EXPECT_EQ(FormatDuration(2'500'000), "2.5 ms");
+  EXPECT_EQ(FormatDuration(3e9), "3 s");
+}
+
+TEST(LanesTest, ARecordedRunHasConsumerDeviceOpAndCounterLanes) {
+  auto spec = engine::ParseSpecText(R"(
+    source { name: "read" synthetic { records: 400 record_bytes: 64 } }
+    ops { name: "decode" map { fn { cpu_work { duration: "100us" } } num_parallel_calls: 2 } }
+    ops { name: "batch" batch { batch_size: 4 } }
+    ops { name: "prefetch" prefetch { buffer_size: 2 } }
+    train_step { step_time: "200us" device: simulated })",
+                                    "lanes");
+  ASSERT_TRUE(spec.ok());
+  auto run = session::RunRecorded(*spec, {});
+  ASSERT_TRUE(run.ok() && run->run_status.ok());
+  const std::vector<Lane> lanes = BuildLanes(*run->model);
+  ASSERT_GE(lanes.size(), 6u);
+  EXPECT_EQ(lanes[0].kind, LaneKind::kConsumer);
+  EXPECT_EQ(lanes[1].kind, LaneKind::kDevice);
+  // Ops from the consumer's end: prefetch lanes come before decode's, decode has a lane
+  // per worker.
+  std::vector<std::string> op_order;
+  int decode_workers = 0;
+  for (const Lane& l : lanes) {
+    if (l.kind != LaneKind::kOp) continue;
+    const std::string name = run->model->Stage(static_cast<uint16_t>(l.op))->name;
+    if (op_order.empty() || op_order.back() != name) op_order.push_back(name);
+    if (name == "decode" && l.label.find("decode/") != std::string::npos) ++decode_workers;
+  }
+  ASSERT_GE(op_order.size(), 3u);
+  EXPECT_EQ(op_order.front(), "prefetch");
+  EXPECT_EQ(op_order.back(), "read");
+  EXPECT_EQ(decode_workers, 2);
+  int buffer_lanes = 0, busy_lanes = 0, throughput_lanes = 0;
+  for (const Lane& l : lanes) {
+    if (l.kind != LaneKind::kCounter) continue;
+    buffer_lanes += l.counter == CounterKind::kBufferLevel;
+    busy_lanes += l.counter == CounterKind::kDeviceBusy;
+    throughput_lanes += l.counter == CounterKind::kThroughput;
+  }
+  EXPECT_EQ(buffer_lanes, 2) << "decode and prefetch have buffers";
+  EXPECT_EQ(busy_lanes, 1);
+  EXPECT_EQ(throughput_lanes, 1);
+  EXPECT_EQ(LaneFingerprint(*run->model), LaneFingerprint(*run->model));
+}
+
+}  // namespace
+}  // namespace pipescope::ui

@@ -1,0 +1,169 @@
+// The main window's live run (Run menu) and the refresh of its docks.
+#include <QAction>
+#include <QFileInfo>
+#include <QLabel>
+#include <QMessageBox>
+#include <QStatusBar>
+#include <QThread>
+#include <chrono>
+
+#include "engine/spec/spec_loader.h"
+#include "ui/main_window.h"
+#include "ui/panels/notes_panel.h"
+#include "ui/panels/pipeline_panel.h"
+#include "ui/panels/statistics_panel.h"
+#include "ui/timeline/timeline_widget.h"
+
+namespace pipescope::ui {
+namespace {
+
+constexpr int64_t kLiveWindowNs = 2'000'000'000;  // live statistics cover the newest 2 s
+
+QString Time(int64_t ns) { return QString::fromStdString(FormatDuration(static_cast<double>(ns))); }
+
+}  // namespace
+
+bool MainWindow::OpenSpec(const QString& path) {
+  auto spec = engine::LoadSpecFile(path.toStdString());
+  if (!spec.ok()) {
+    QMessageBox::warning(this, "Cannot run the pipeline",
+                         QString::fromStdString(spec.status().message()));
+    return false;
+  }
+  spec_ = *spec;
+  spec_path_ = path;
+  have_spec_ = true;
+  return StartRun();
+}
+
+bool MainWindow::StartRun() {
+  if (!have_spec_) return false;
+  StopRunAndWait();
+  timeline_->SetModel(nullptr);  // it reads under the old run's lock
+  live_.reset();
+  session::LiveRun::Options options;
+  options.spec_path = spec_path_.toStdString();
+  auto run = session::LiveRun::Start(spec_, options);
+  if (!run.ok()) {
+    QMessageBox::warning(this, "Cannot run the pipeline",
+                         QString::fromStdString(run.status().message()));
+    model_.reset();
+    UpdateRunActions();
+    return false;
+  }
+  live_ = std::move(run).value();
+  run_finish_handled_ = false;
+  Show(live_->model(), &live_->model_mutex(), QFileInfo(spec_path_).fileName());
+  pipeline_->ShowKnobs(live_->Knobs());
+  refresh_timer_.start();
+  statusBar()->showMessage("Running " + QFileInfo(spec_path_).fileName() +
+                               ": edit knobs in the Pipeline dock; Shift+F5 stops.",
+                           8000);
+  UpdateRunActions();
+  return true;
+}
+
+void MainWindow::SetPaused(bool paused) {
+  if (!run_is_live()) return;
+  live_->SetPaused(paused);
+  pause_->setChecked(paused);
+  statusBar()->showMessage(
+      paused ? "Paused: the consumer stops pulling; the pipeline fills its buffers." : "Resumed.",
+      5000);
+}
+
+void MainWindow::StopRun() {
+  if (live_) live_->Stop();
+}
+
+bool MainWindow::StopRunAndWait(int timeout_ms) {
+  if (!live_) return true;
+  live_->Stop();
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  while (!live_->finished() && std::chrono::steady_clock::now() < deadline) QThread::msleep(5);
+  if (live_->finished()) OnRunFinished();
+  return live_->finished();
+}
+
+void MainWindow::OnRunFinished() {
+  if (run_finish_handled_) return;
+  run_finish_handled_ = true;
+  refresh_timer_.stop();
+  timeline_->SetLive(false);
+  pause_->setChecked(false);
+  {
+    std::lock_guard<std::mutex> lock(live_->model_mutex());
+    pipeline_->ShowTrace(*model_);
+  }
+  Refresh();
+  UpdateRunActions();
+  const engine::Status outcome = live_->outcome();
+  if (!outcome.ok()) {
+    statusBar()->showMessage("The run failed: " + QString::fromStdString(outcome.message()));
+    QMessageBox::warning(this, "The pipeline failed", QString::fromStdString(outcome.message()));
+  } else {
+    const auto summary = live_->summary();
+    statusBar()->showMessage(QString("Run finished%1: %2 steps in %3 s.")
+                                 .arg(summary.end_of_data ? " (end of data)" : "")
+                                 .arg(summary.steps)
+                                 .arg(summary.duration_s, 0, 'f', 1),
+                             10000);
+  }
+}
+
+void MainWindow::UpdateRunActions() {
+  const bool live = run_is_live();
+  start_->setEnabled(have_spec_ && !live);
+  pause_->setEnabled(live);
+  stop_->setEnabled(live);
+  restart_->setEnabled(have_spec_);
+  save_->setEnabled(model_ != nullptr);
+}
+
+void MainWindow::OnSelection(int64_t t0, int64_t t1) {
+  sel_t0_ = t0;
+  sel_t1_ = t1;
+  Refresh();
+}
+
+void MainWindow::Refresh() {
+  if (!model_) return;
+  if (live_ && live_->finished() && !run_finish_handled_) {
+    OnRunFinished();  // refreshes again, as a finished run
+    return;
+  }
+  QString range;
+  {
+    std::unique_lock<std::mutex> guard;
+    if (model_lock_) guard = std::unique_lock<std::mutex>(*model_lock_);
+    int64_t t0 = 0, t1 = 0;
+    if (sel_t1_ > sel_t0_) {
+      t0 = sel_t0_;
+      t1 = sel_t1_;
+      range = QString("Selection: %1 to %2 (%3). Esc clears it.")
+                  .arg(Time(t0), Time(t1), Time(t1 - t0));
+    } else if (run_is_live()) {
+      t1 = model_->duration_ns();
+      t0 = std::max<int64_t>(0, t1 - kLiveWindowNs);
+      range = QString("Live: the newest %1 (select a range with Shift+drag)").arg(Time(t1 - t0));
+      if (t1 <= 0) t1 = t0 = 0;
+    } else {
+      range = "Whole trace (select a range with Shift+drag)";
+    }
+    analysis_ = trace::Analyze(*model_, t0, t1);
+    if (notes_->count() != static_cast<int>(model_->annotations().size()) ||
+        model_->annotations().empty()) {
+      notes_->ShowNotes(model_->annotations());
+    }
+  }
+  range_label_->setText(range);
+  statistics_->ShowAnalysis(analysis_);
+  verdict_->setText(QString::fromStdString(analysis_.verdict.text));
+  status_->setText(QString::asprintf("%s%.1f steps/s   input wait %.0f%%   device busy %.0f%%",
+                                     live_ && live_->paused() ? "PAUSED   " : "",
+                                     analysis_.steps_per_s, 100 * analysis_.input_wait_fraction,
+                                     100 * analysis_.device_busy_fraction));
+  if (run_is_live()) pipeline_->ShowKnobs(live_->Knobs());
+}
+
+}  // namespace pipescope::ui

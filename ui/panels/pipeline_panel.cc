@@ -1,0 +1,142 @@
+#include "ui/panels/pipeline_panel.h"
+
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QLabel>
+#include <QScrollArea>
+#include <QSignalBlocker>
+#include <QSpinBox>
+#include <QVBoxLayout>
+
+namespace pipescope::ui {
+namespace {
+
+// Knob names as people read them.
+QString KnobLabel(const std::string& knob) {
+  QString s = QString::fromStdString(knob);
+  s.replace('_', ' ');
+  return s;
+}
+
+}  // namespace
+
+PipelinePanel::PipelinePanel(QWidget* parent) : QWidget(parent) {
+  layout_ = new QVBoxLayout(this);
+  layout_->setContentsMargins(0, 0, 0, 0);
+  Clear("No pipeline open.");
+}
+
+void PipelinePanel::Clear(const QString& message) {
+  delete content_;
+  boxes_.clear();
+  auto_labels_.clear();
+  shown_keys_.clear();
+  auto* label = new QLabel(message, this);
+  label->setWordWrap(true);
+  label->setMargin(8);
+  label->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+  content_ = label;
+  layout_->addWidget(content_);
+}
+
+QSpinBox* PipelinePanel::SpinBoxFor(const QString& op, const QString& knob) const {
+  auto it = boxes_.find(KeyOf(op.toStdString(), knob.toStdString()));
+  return it == boxes_.end() ? nullptr : it->second;
+}
+
+void PipelinePanel::ShowKnobs(const std::vector<engine::KnobInfo>& knobs) {
+  std::vector<std::string> keys;
+  for (const auto& k : knobs) keys.push_back(KeyOf(k.op, k.knob));
+  if (keys != shown_keys_ || boxes_.empty() != knobs.empty()) {
+    Rebuild(knobs, true);
+    return;
+  }
+  for (const auto& k : knobs) {
+    QSpinBox* box = boxes_[KeyOf(k.op, k.knob)];
+    if (!box || box->hasFocus()) continue;  // the user is typing a value
+    const QSignalBlocker quiet(box);
+    box->setValue(static_cast<int>(std::clamp<int64_t>(k.value, box->minimum(), box->maximum())));
+    if (QLabel* a = auto_labels_[KeyOf(k.op, k.knob)]) a->setVisible(k.autotune);
+  }
+}
+
+void PipelinePanel::ShowTrace(const trace::Model& model) {
+  std::vector<engine::KnobInfo> knobs;
+  for (const record::StageDef* stage : model.StagesInOrder()) {
+    const int64_t end = model.duration_ns();
+    const bool parallel = stage->asynchronous && stage->kind != "prefetch";
+    const bool buffered = stage->kind == "prefetch" || stage->buffer_size > 0;
+    if (parallel) {
+      knobs.push_back({stage->name, "num_parallel_calls",
+                       model.KnobValueAt(stage->id, "num_parallel_calls", end, stage->parallelism),
+                       1, 1 << 16, false});
+    }
+    if (buffered) {
+      knobs.push_back({stage->name, "buffer_size",
+                       model.KnobValueAt(stage->id, "buffer_size", end, stage->buffer_size), 0,
+                       1 << 20, false});
+    }
+    if (!parallel && !buffered) {
+      knobs.push_back({stage->name, "(synchronous)", 0, 0, 0, false});
+    }
+  }
+  Rebuild(knobs, false);
+}
+
+void PipelinePanel::Rebuild(const std::vector<engine::KnobInfo>& knobs, bool editable) {
+  delete content_;
+  boxes_.clear();
+  auto_labels_.clear();
+  shown_keys_.clear();
+  auto* scroll = new QScrollArea(this);
+  scroll->setWidgetResizable(true);
+  auto* inner = new QWidget(scroll);
+  auto* column = new QVBoxLayout(inner);
+  std::string current_op;
+  QFormLayout* form = nullptr;
+  int position = 0;
+  for (const auto& k : knobs) {
+    shown_keys_.push_back(KeyOf(k.op, k.knob));
+    if (k.op != current_op || !form) {
+      current_op = k.op;
+      auto* group =
+          new QGroupBox(QString("%1. %2").arg(++position).arg(QString::fromStdString(k.op)), inner);
+      form = new QFormLayout(group);
+      column->addWidget(group);
+    }
+    if (k.max <= 0) {
+      form->addRow(new QLabel("no knobs (runs on its caller's thread)", inner));
+      continue;
+    }
+    auto* box = new QSpinBox(inner);
+    box->setRange(static_cast<int>(std::max<int64_t>(k.min, INT32_MIN)),
+                  static_cast<int>(std::min<int64_t>(k.max, INT32_MAX)));
+    box->setValue(static_cast<int>(k.value));
+    box->setEnabled(editable);
+    box->setKeyboardTracking(false);  // one change per typed number, not per digit
+    box->setObjectName(QString::fromStdString(KeyOf(k.op, k.knob)));
+    box->setAccessibleName(QString::fromStdString(k.op) + " " + KnobLabel(k.knob));
+    auto* row = new QWidget(inner);
+    auto* row_layout = new QHBoxLayout(row);
+    row_layout->setContentsMargins(0, 0, 0, 0);
+    row_layout->addWidget(box, 1);
+    auto* autotuned = new QLabel("AUTOTUNE", row);
+    autotuned->setToolTip("The tuner sets this knob; editing it takes it over.");
+    autotuned->setVisible(k.autotune);
+    row_layout->addWidget(autotuned);
+    form->addRow(KnobLabel(k.knob), row);
+    boxes_[KeyOf(k.op, k.knob)] = box;
+    auto_labels_[KeyOf(k.op, k.knob)] = autotuned;
+    if (editable) {
+      const QString op = QString::fromStdString(k.op), knob = QString::fromStdString(k.knob);
+      connect(box, &QSpinBox::valueChanged, this,
+              [this, op, knob](int value) { emit KnobEdited(op, knob, value); });
+    }
+  }
+  column->addStretch(1);
+  scroll->setWidget(inner);
+  content_ = scroll;
+  layout_->addWidget(content_);
+}
+
+}  // namespace pipescope::ui

@@ -1,0 +1,60 @@
+#include "ui/panels/statistics_panel.h"
+
+#include <QHeaderView>
+#include <cmath>
+
+namespace pipescope::ui {
+namespace {
+
+// A number cell that sorts by value: the display role holds the (rounded) number itself.
+QTableWidgetItem* Number(double v, int decimals) {
+  auto* item = new QTableWidgetItem;
+  const double scale = std::pow(10.0, decimals);
+  item->setData(Qt::DisplayRole, std::round(v * scale) / scale);
+  item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+  return item;
+}
+
+}  // namespace
+
+StatisticsPanel::StatisticsPanel(QWidget* parent) : QTableWidget(0, kColumnCount, parent) {
+  setHorizontalHeaderLabels({"op", "kind", "parallelism", "elements/s", "self/elem (us)", "busy %",
+                             "waiting %", "blocked %", "buffer fill %", "caused wait %"});
+  setSortingEnabled(true);
+  horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  setEditTriggers(QAbstractItemView::NoEditTriggers);
+  setSelectionBehavior(QAbstractItemView::SelectRows);
+  verticalHeader()->setVisible(false);
+  horizontalHeader()->setSortIndicator(-1, Qt::AscendingOrder);
+  connect(horizontalHeader(), &QHeaderView::sectionClicked, this, [this] { user_sorted_ = true; });
+}
+
+void StatisticsPanel::ShowAnalysis(const trace::RangeAnalysis& a) {
+  const int sort_column = horizontalHeader()->sortIndicatorSection();
+  const Qt::SortOrder order = horizontalHeader()->sortIndicatorOrder();
+  setSortingEnabled(false);
+  setRowCount(static_cast<int>(a.stages.size()));
+  for (int row = 0; row < static_cast<int>(a.stages.size()); ++row) {
+    const trace::StageFigures& s = a.stages[static_cast<size_t>(row)];
+    auto* name = new QTableWidgetItem(QString::fromStdString(s.name));
+    name->setData(Qt::UserRole, row);  // pipeline order
+    setItem(row, kOp, name);
+    setItem(row, kKind, new QTableWidgetItem(QString::fromStdString(s.op)));
+    setItem(row, kParallelism, Number(s.parallelism, 1));
+    setItem(row, kElementsPerS, Number(s.elements_per_s, 1));
+    setItem(row, kSelfUs, Number(s.self_ns_per_element / 1e3, 1));
+    setItem(row, kBusy, Number(100 * s.busy_fraction, 0));
+    setItem(row, kWaiting, Number(100 * s.waiting_input_fraction, 0));
+    setItem(row, kBlocked, Number(100 * s.blocked_output_fraction, 0));
+    setItem(row, kBufferFill,
+            s.asynchronous && s.buffer_size > 0 ? Number(100 * s.buffer_fill, 0)
+                                                  : new QTableWidgetItem(""));
+    setItem(row, kCausedWait, Number(100 * s.caused_wait_share, 0));
+  }
+  // Keep the user's sort across refreshes; pipeline order until there is one.
+  if (!user_sorted_) horizontalHeader()->setSortIndicator(-1, Qt::AscendingOrder);
+  setSortingEnabled(true);
+  if (user_sorted_ && sort_column >= 0 && sort_column < kColumnCount) sortItems(sort_column, order);
+}
+
+}  // namespace pipescope::ui

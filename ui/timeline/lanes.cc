@@ -1,0 +1,85 @@
+#include "ui/timeline/lanes.h"
+
+#include <algorithm>
+#include <map>
+
+namespace pipescope::ui {
+
+using record::EventKind;
+
+std::vector<Lane> BuildLanes(const trace::Model& model) {
+  std::vector<Lane> lanes;
+  // The consumer and the device first: where the accelerator waits is the question.
+  for (const trace::Track* t : model.TracksOf(EventKind::kInputWait, record::kConsumerOp)) {
+    Lane lane{LaneKind::kConsumer, "consumer (waits in red)"};
+    lane.tracks[lane.track_count++] = t;
+    lanes.push_back(lane);
+  }
+  const trace::Track* steps = model.FindTrack({EventKind::kStep, record::kDeviceOp, 0});
+  if (steps) {
+    Lane lane{LaneKind::kDevice, "device"};
+    lane.tracks[lane.track_count++] = steps;
+    lanes.push_back(lane);
+  }
+  // Then every op, last (nearest the consumer) first, a sub-lane per thread.
+  auto stages = model.StagesInOrder();
+  std::reverse(stages.begin(), stages.end());
+  for (const record::StageDef* stage : stages) {
+    std::map<uint32_t, Lane> by_thread;
+    for (EventKind kind : {EventKind::kIdle, EventKind::kWaitInput, EventKind::kBlocked,
+                           EventKind::kCall, EventKind::kWork}) {
+      for (const trace::Track* t : model.TracksOf(kind, stage->id)) {
+        Lane& lane = by_thread[t->key().thread];
+        if (lane.track_count < 4) lane.tracks[lane.track_count++] = t;
+      }
+    }
+    const std::string indent(static_cast<size_t>(2 * stage->depth), ' ');
+    for (auto& [thread, lane] : by_thread) {
+      lane.kind = LaneKind::kOp;
+      lane.op = stage->id;
+      lane.thread = thread;
+      lane.label = indent + stage->name + "  " + model.ThreadName(thread);
+      lanes.push_back(lane);
+    }
+  }
+  // Counters last, under the lanes they explain.
+  for (const record::StageDef* stage : stages) {
+    const trace::Track* levels = model.FindTrack({EventKind::kBufferLevel, stage->id, 0});
+    if (!levels) continue;
+    Lane lane{LaneKind::kCounter, stage->name + " buffer fill"};
+    lane.op = stage->id;
+    lane.tracks[lane.track_count++] = levels;
+    lane.counter = CounterKind::kBufferLevel;
+    // Buffer levels are sampled every few ms, so their maximum is cheap to find; a map's
+    // output buffer can hold more than its buffer_size knob says.
+    uint32_t peak = 1;
+    for (size_t i = 0; i < levels->size(); ++i) peak = std::max(peak, levels->value(i));
+    lane.counter_max = static_cast<double>(std::max<int64_t>(stage->buffer_size, peak));
+    lanes.push_back(lane);
+  }
+  if (steps) {
+    Lane lane{LaneKind::kCounter, "device utilisation"};
+    lane.tracks[lane.track_count++] = steps;
+    lane.counter = CounterKind::kDeviceBusy;
+    lanes.push_back(lane);
+  }
+  for (const trace::Track* t : model.TracksOf(EventKind::kInputWait, record::kConsumerOp)) {
+    Lane lane{LaneKind::kCounter, "throughput (elements/s)"};
+    lane.tracks[lane.track_count++] = t;
+    lane.counter = CounterKind::kThroughput;
+    lanes.push_back(lane);
+    break;
+  }
+  return lanes;
+}
+
+size_t LaneFingerprint(const trace::Model& model) {
+  size_t h = model.tracks().size();
+  for (const record::StageDef* stage : model.StagesInOrder()) {
+    h = h * 31 + static_cast<size_t>(stage->id) * 7 + static_cast<size_t>(stage->position) +
+        static_cast<size_t>(stage->buffer_size) * 131;
+  }
+  return h ^ (model.threads().size() << 20);
+}
+
+}  // namespace pipescope::ui

@@ -1,0 +1,45 @@
+#pragma once
+// What the timeline draws, lane by lane, built from a trace model: the consumer (its input
+// waits), the device (its steps), then every op from the one nearest the consumer up to
+// the sources with a sub-lane per worker thread, and the counter lanes (buffer fill of
+// each buffered op, device utilisation, throughput). No drawing here: the lanes are plain
+// data, tested without a display.
+
+#include <string>
+#include <vector>
+
+#include "instrumentation/trace/model.h"
+
+namespace pipescope::ui {
+
+enum class LaneKind {
+  kConsumer,  // kInputWait spans
+  kDevice,    // kStep spans
+  kOp,        // an op's spans on one thread
+  kCounter,   // a value over time, drawn as a filled graph
+};
+
+enum class CounterKind {
+  kBufferLevel,  // an op's buffer level samples, out of its capacity
+  kDeviceBusy,   // share of each pixel's time covered by device steps
+  kThroughput,   // elements reaching the consumer per second
+};
+
+struct Lane {
+  LaneKind kind = LaneKind::kOp;
+  std::string label;
+  int op = -1;  // stage id for op and buffer lanes
+  uint32_t thread = 0;
+  const trace::Track* tracks[4] = {};  // drawn in order, later ones on top
+  int track_count = 0;
+  CounterKind counter = CounterKind::kBufferLevel;
+  double counter_max = 1;  // the value drawn at full height
+};
+
+std::vector<Lane> BuildLanes(const trace::Model& model);
+
+// A fingerprint that changes when BuildLanes would give another answer (a live run adds
+// tracks and stages as it goes).
+size_t LaneFingerprint(const trace::Model& model);
+
+}  // namespace pipescope::ui

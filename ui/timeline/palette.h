@@ -1,0 +1,99 @@
+#pragma once
+// The timeline's colours for the dark and the light theme. Event colours keep their hue
+// in both (red is always the consumer waiting), only backgrounds and text change.
+
+#include <imgui.h>
+
+#include "instrumentation/record/event.h"
+
+namespace pipescope::ui {
+
+struct Palette {
+  ImU32 text;
+  ImU32 dim_text;
+  ImU32 lane_background;
+  ImU32 axis;
+  ImU32 knob_line;
+  ImU32 selection;  // translucent band over the selected range
+  ImU32 highlight;  // gap culprit, element path, search matches
+  ImU32 annotation;
+  ImU32 counter;
+  float clear[3];
+  bool dark;
+
+  static Palette Dark() {
+    return {IM_COL32(220, 220, 220, 255),
+            IM_COL32(140, 140, 150, 255),
+            IM_COL32(30, 30, 36, 255),
+            IM_COL32(200, 200, 200, 255),
+            IM_COL32(250, 220, 80, 200),
+            IM_COL32(120, 170, 255, 60),
+            IM_COL32(255, 230, 60, 255),
+            IM_COL32(255, 170, 220, 255),
+            IM_COL32(150, 110, 220, 255),
+            {0.09f, 0.09f, 0.11f},
+            true};
+  }
+  static Palette Light() {
+    return {IM_COL32(20, 20, 24, 255),
+            IM_COL32(110, 110, 120, 255),
+            IM_COL32(228, 228, 234, 255),
+            IM_COL32(60, 60, 60, 255),
+            IM_COL32(200, 140, 0, 220),
+            IM_COL32(40, 100, 230, 50),
+            IM_COL32(230, 120, 0, 255),
+            IM_COL32(200, 40, 140, 255),
+            IM_COL32(120, 80, 200, 255),
+            {0.97f, 0.97f, 0.98f},
+            false};
+  }
+};
+
+inline ImU32 ColorOf(record::EventKind kind) {
+  using record::EventKind;
+  switch (kind) {
+    case EventKind::kCall:
+      return IM_COL32(86, 145, 220, 255);
+    case EventKind::kWork:
+      return IM_COL32(66, 120, 210, 255);
+    case EventKind::kWaitInput:
+      return IM_COL32(120, 120, 130, 255);
+    case EventKind::kBlocked:
+      return IM_COL32(230, 150, 50, 255);
+    case EventKind::kIdle:
+      return IM_COL32(70, 70, 76, 255);
+    case EventKind::kInputWait:
+      return IM_COL32(225, 60, 60, 255);
+    case EventKind::kStep:
+      return IM_COL32(70, 190, 100, 255);
+    default:
+      return IM_COL32(150, 150, 150, 255);
+  }
+}
+
+// What people call each kind of event (tooltips and search).
+inline const char* KindLabel(record::EventKind kind) {
+  using record::EventKind;
+  switch (kind) {
+    case EventKind::kCall:
+      return "call";
+    case EventKind::kWork:
+      return "work";
+    case EventKind::kWaitInput:
+      return "waiting for input";
+    case EventKind::kBlocked:
+      return "blocked on output";
+    case EventKind::kIdle:
+      return "idle";
+    case EventKind::kInputWait:
+      return "consumer waiting for input";
+    case EventKind::kStep:
+      return "device step";
+    case EventKind::kBufferLevel:
+      return "buffer level";
+    default:
+      return "event";
+  }
+}
+
+}  // namespace pipescope::ui

@@ -1,0 +1,317 @@
+// The timeline's drawing: the axis, span lanes from per-pixel summaries, counter lanes,
+// and the overlays (selection, gap culprit, element path, measurement, knob changes,
+// markers, notes) with their tooltips. Called from DrawImGui with the model's lock held.
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "ui/timeline/timeline_widget.h"
+
+namespace pipescope::ui {
+namespace {
+
+using record::EventKind;
+
+constexpr float kAxisHeight = 24;
+constexpr float kHoverPixels = 3;
+constexpr int64_t kMinCounterWindowNs = 50'000'000;  // counters average over ≥ 50 ms
+
+ImU32 WithAlpha(ImU32 color, int alpha) {
+  return (color & 0x00FFFFFF) | (static_cast<ImU32>(std::clamp(alpha, 0, 255)) << 24);
+}
+
+bool Near(float a, float b) { return std::fabs(a - b) <= kHoverPixels; }
+
+}  // namespace
+
+void TimelineWidget::DrawAxis(float y) {
+  ImDrawList* draw = ImGui::GetWindowDrawList();
+  draw->AddRectFilled(ImVec2(axis_.x - 230, y), ImVec2(axis_.x + axis_.width, y + kAxisHeight),
+                      WithAlpha(palette_.lane_background, 255));
+  const double tick = axis_.TickStep();
+  for (double t = std::ceil(static_cast<double>(axis_.t0) / tick) * tick;
+       t < static_cast<double>(axis_.t1); t += tick) {
+    const float px = axis_.ToPixel(static_cast<int64_t>(t));
+    draw->AddLine(ImVec2(px, y + kAxisHeight - 6), ImVec2(px, y + kAxisHeight), palette_.axis);
+    draw->AddText(ImVec2(px + 3, y + 2), palette_.axis, FormatDuration(t).c_str());
+  }
+  if (following_) {
+    draw->AddText(ImVec2(axis_.x - 226, y + 2), palette_.highlight, "LIVE (following)");
+  } else if (live_) {
+    draw->AddText(ImVec2(axis_.x - 226, y + 2), palette_.dim_text, "live (End: follow)");
+  }
+  // Notes pinned to a time show as a pin on the axis.
+  for (const auto& note : model_->annotations()) {
+    const float px = axis_.ToPixel(note.start_ns);
+    if (px < axis_.x || px > axis_.x + axis_.width) continue;
+    draw->AddTriangleFilled(ImVec2(px - 5, y + 12), ImVec2(px + 5, y + 12), ImVec2(px, y + 22),
+                            palette_.annotation);
+  }
+}
+
+void TimelineWidget::DrawSpanLane(const Lane& lane, float y, float height, bool dimmed) {
+  ImDrawList* draw = ImGui::GetWindowDrawList();
+  const int pixels = std::max(1, static_cast<int>(axis_.width));
+  const double bucket_ns = axis_.span() / pixels;
+  for (int k = 0; k < lane.track_count; ++k) {
+    const trace::Track* track = lane.tracks[k];
+    track->Summarize(axis_.t0, axis_.t1, pixels, buckets_);
+    ImU32 color = ColorOf(track->key().kind);
+    if (dimmed && !KindMatchesSearch(track->key().kind)) color = WithAlpha(color, 70);
+    const int base_alpha = static_cast<int>(color >> 24);
+    for (int p = 0; p < pixels; ++p) {
+      if (buckets_[static_cast<size_t>(p)].covered_ns <= 0) continue;
+      // Runs of fully covered pixels become one rectangle; partial ones fade.
+      int q = p;
+      while (q + 1 < pixels && buckets_[static_cast<size_t>(q + 1)].covered_ns >= bucket_ns * 0.95)
+        ++q;
+      const double fill = std::min(
+          1.0, static_cast<double>(buckets_[static_cast<size_t>(p)].covered_ns) / bucket_ns);
+      const ImU32 c =
+          q > p || fill > 0.95
+              ? color
+              : WithAlpha(color, static_cast<int>((80 + 175 * fill) * base_alpha / 255));
+      draw->AddRectFilled(ImVec2(axis_.x + static_cast<float>(p), y),
+                          ImVec2(axis_.x + static_cast<float>(q + 1), y + height), c);
+      p = q;
+    }
+  }
+}
+
+void TimelineWidget::DrawCounterLane(const Lane& lane, float y, float height) {
+  ImDrawList* draw = ImGui::GetWindowDrawList();
+  const trace::Track* track = lane.tracks[0];
+  const int pixels = std::max(1, static_cast<int>(axis_.width));
+  const double px_ns = axis_.ns_per_pixel();
+  const int64_t window = std::max<int64_t>(kMinCounterWindowNs, static_cast<int64_t>(px_ns * 4));
+  std::vector<float> values(static_cast<size_t>(pixels), 0.0f);
+  double last_level = 0;
+  for (int p = 0; p < pixels; ++p) {
+    const int64_t a = axis_.t0 + static_cast<int64_t>(p * px_ns);
+    const int64_t b = axis_.t0 + static_cast<int64_t>((p + 1) * px_ns);
+    double v = 0;
+    switch (lane.counter) {
+      case CounterKind::kBufferLevel: {
+        // Mean of the samples in the pixel; the last sample before it where there is none.
+        const size_t i = track->FirstStartingAtOrAfter(a);
+        const size_t j = track->FirstStartingAtOrAfter(std::max(b, a + 1));
+        if (j > i) {
+          last_level = track->SumValues(i, j) / static_cast<double>(j - i);
+        } else if (i > 0 && p == 0) {
+          last_level = track->value(i - 1);
+        } else if (i == 0) {
+          last_level = 0;
+        }
+        v = last_level;
+        break;
+      }
+      case CounterKind::kDeviceBusy: {
+        const int64_t mid = (a + b) / 2;
+        v = static_cast<double>(track->SumRange(mid - window / 2, mid + window / 2).covered_ns) /
+            static_cast<double>(window);
+        break;
+      }
+      case CounterKind::kThroughput: {
+        const int64_t mid = (a + b) / 2;
+        const size_t n = track->FirstStartingAtOrAfter(mid + window / 2) -
+                         track->FirstStartingAtOrAfter(mid - window / 2);
+        v = static_cast<double>(n) / (static_cast<double>(window) / 1e9);
+        break;
+      }
+    }
+    values[static_cast<size_t>(p)] = static_cast<float>(v);
+  }
+  double full = lane.counter_max;
+  if (lane.counter == CounterKind::kThroughput) {
+    full = std::max(1.0f, *std::max_element(values.begin(), values.end()));
+  }
+  // Heights in whole pixels, and runs of equal height as one rectangle: a counter lane
+  // costs tens of rectangles, not one per pixel.
+  auto height_at = [&](int p) {
+    return std::round(
+        height * static_cast<float>(std::clamp(values[static_cast<size_t>(p)] / full, 0.0, 1.0)));
+  };
+  for (int p = 0; p < pixels;) {
+    const float h = height_at(p);
+    int q = p + 1;
+    while (q < pixels && height_at(q) == h) ++q;
+    if (h > 0) {
+      draw->AddRectFilled(ImVec2(axis_.x + static_cast<float>(p), y + height - h),
+                          ImVec2(axis_.x + static_cast<float>(q), y + height), palette_.counter);
+    }
+    p = q;
+  }
+  char scale[48];
+  if (lane.counter == CounterKind::kDeviceBusy) {
+    std::snprintf(scale, sizeof scale, "100%%");
+  } else {
+    std::snprintf(scale, sizeof scale, "%.4g", full);
+  }
+  draw->AddText(ImVec2(axis_.x + axis_.width - 50, y), palette_.dim_text, scale);
+  const ImVec2 mouse = ImGui::GetIO().MousePos;
+  if (mouse.y >= y && mouse.y < y + height && mouse.x >= axis_.x &&
+      mouse.x < axis_.x + axis_.width && drag_ == Drag::kNone) {
+    const float v =
+        values[static_cast<size_t>(std::clamp(static_cast<int>(mouse.x - axis_.x), 0, pixels - 1))];
+    ImGui::BeginTooltip();
+    ImGui::Text("%s", lane.label.c_str());
+    if (lane.counter == CounterKind::kDeviceBusy) {
+      ImGui::Text("%.0f%% busy (over %s)", 100 * v,
+                  FormatDuration(static_cast<double>(window)).c_str());
+    } else if (lane.counter == CounterKind::kThroughput) {
+      ImGui::Text("%.1f per second (over %s)", v,
+                  FormatDuration(static_cast<double>(window)).c_str());
+    } else {
+      ImGui::Text("%.1f of %.0f elements", v, lane.counter_max);
+    }
+    ImGui::EndTooltip();
+  }
+}
+
+void TimelineWidget::DrawOverlays(float top, float bottom) {
+  ImDrawList* draw = ImGui::GetWindowDrawList();
+  const ImVec2 mouse = ImGui::GetIO().MousePos;
+  const float left = axis_.x;
+  const float right = axis_.x + axis_.width;
+  auto clamp_x = [&](float px) { return std::clamp(px, left, right); };
+  auto lane_rows = [&](auto&& match, auto&& fn) {
+    for (size_t i = 0; i < lanes_.size() && i < lane_y_.size(); ++i) {
+      if (match(lanes_[i]))
+        fn(lane_y_[i], lane_y_[i] + (lanes_[i].kind == LaneKind::kCounter ? 28.0f : 16.0f));
+    }
+  };
+
+  // Notes over a range: a tinted band with the note's first words.
+  for (const auto& note : model_->annotations()) {
+    const float a = axis_.ToPixel(note.start_ns);
+    const float b = axis_.ToPixel(note.end_ns);
+    if (b < left || a > right) continue;
+    if (note.end_ns > note.start_ns) {
+      draw->AddRectFilled(ImVec2(clamp_x(a), top), ImVec2(clamp_x(b), bottom),
+                          WithAlpha(palette_.annotation, 28));
+    } else {
+      draw->AddLine(ImVec2(a, top), ImVec2(a, bottom), WithAlpha(palette_.annotation, 160));
+    }
+    draw->AddText(ImVec2(clamp_x(a) + 4, top + 1), palette_.annotation,
+                  note.text.substr(0, 40).c_str());
+    if ((Near(mouse.x, a) || (mouse.x > a && mouse.x < b)) && mouse.y >= top - kAxisHeight &&
+        mouse.y < top + 14) {
+      ImGui::BeginTooltip();
+      ImGui::PushTextWrapPos(360);
+      ImGui::TextUnformatted(note.text.c_str());
+      ImGui::PopTextWrapPos();
+      if (!note.author.empty()) ImGui::TextDisabled("%s", note.author.c_str());
+      ImGui::EndTooltip();
+    }
+  }
+
+  // The selected range and its length.
+  if (sel_t1_ > sel_t0_) {
+    const float a = clamp_x(axis_.ToPixel(sel_t0_));
+    const float b = clamp_x(axis_.ToPixel(sel_t1_));
+    draw->AddRectFilled(ImVec2(a, top), ImVec2(b, bottom), palette_.selection);
+    draw->AddLine(ImVec2(a, top), ImVec2(a, bottom), WithAlpha(palette_.selection, 220));
+    draw->AddLine(ImVec2(b, top), ImVec2(b, bottom), WithAlpha(palette_.selection, 220));
+    draw->AddText(ImVec2(a + 4, bottom - 16), palette_.text,
+                  ("selected " + FormatDuration(static_cast<double>(sel_t1_ - sel_t0_))).c_str());
+  }
+
+  // The explained gap, and the lanes of the op that caused it over the same interval.
+  if (gap_.active) {
+    const float a = clamp_x(axis_.ToPixel(gap_.start));
+    const float b = clamp_x(std::max(axis_.ToPixel(gap_.end), axis_.ToPixel(gap_.start) + 2));
+    lane_rows(
+        [&](const Lane& l) {
+          return l.kind == LaneKind::kConsumer || (l.op == gap_.op && l.kind == LaneKind::kOp);
+        },
+        [&](float y0, float y1) {
+          draw->AddRectFilled(ImVec2(a, y0), ImVec2(b, y1), WithAlpha(palette_.highlight, 90));
+          draw->AddRect(ImVec2(a - 1, y0 - 1), ImVec2(b + 1, y1 + 1), palette_.highlight, 0, 0, 2);
+        });
+    lane_rows(
+        [&](const Lane& l) { return l.op == gap_.op && l.kind == LaneKind::kOp; },
+        [&](float y0, float) { draw->AddText(ImVec2(left - 18, y0), palette_.highlight, "<<"); });
+  }
+
+  // One element's path through the ops.
+  for (const PathSpan& span : path_) {
+    const float a = axis_.ToPixel(span.start);
+    const float b = std::max(axis_.ToPixel(span.end), a + 2);
+    if (b < left || a > right) continue;
+    lane_rows(
+        [&](const Lane& l) {
+          for (int k = 0; k < l.track_count; ++k)
+            if (l.tracks[k] == span.track) return l.kind != LaneKind::kCounter;
+          return false;
+        },
+        [&](float y0, float y1) {
+          draw->AddRect(ImVec2(clamp_x(a) - 1, y0 - 1), ImVec2(clamp_x(b) + 1, y1 + 1),
+                        palette_.highlight, 0, 0, 2);
+        });
+  }
+
+  // A measurement between two (snapped) instants.
+  if (measuring_) {
+    const float a = axis_.ToPixel(measure_from_);
+    const float b = axis_.ToPixel(measure_to_);
+    draw->AddLine(ImVec2(a, top), ImVec2(a, bottom), palette_.highlight);
+    draw->AddLine(ImVec2(b, top), ImVec2(b, bottom), palette_.highlight);
+    const float mid_y = std::clamp(mouse.y, top, bottom);
+    draw->AddLine(ImVec2(a, mid_y), ImVec2(b, mid_y), palette_.highlight, 1.5f);
+    draw->AddText(
+        ImVec2(std::min(a, b) + 4, mid_y - 16), palette_.highlight,
+        FormatDuration(static_cast<double>(std::llabs(measure_to_ - measure_from_))).c_str());
+  }
+
+  // Knob changes (who, what, from, to) and markers (rebuilds).
+  for (const auto& k : model_->knob_changes()) {
+    if (k.time_ns < axis_.t0 || k.time_ns >= axis_.t1) continue;
+    const float px = axis_.ToPixel(k.time_ns);
+    draw->AddLine(ImVec2(px, top), ImVec2(px, bottom), palette_.knob_line, 1.5f);
+    if (Near(mouse.x, px) && mouse.y >= top && mouse.y < bottom && drag_ == Drag::kNone) {
+      const record::StageDef* stage = model_->Stage(k.op);
+      ImGui::BeginTooltip();
+      ImGui::Text("%s changed %s.%s: %lld -> %lld", k.who.c_str(),
+                  stage ? stage->name.c_str() : "?", k.knob.c_str(), static_cast<long long>(k.from),
+                  static_cast<long long>(k.to));
+      ImGui::Text("at %s", FormatDuration(static_cast<double>(k.time_ns)).c_str());
+      ImGui::EndTooltip();
+    }
+  }
+  for (const auto& m : model_->markers()) {
+    if (m.time_ns < axis_.t0 || m.time_ns >= axis_.t1) continue;
+    const float px = axis_.ToPixel(m.time_ns);
+    draw->AddLine(ImVec2(px, top), ImVec2(px, bottom), palette_.dim_text, 2.0f);
+    if (Near(mouse.x, px) && mouse.y >= top && mouse.y < bottom && drag_ == Drag::kNone) {
+      ImGui::SetTooltip("%s at %s", m.text.c_str(),
+                        FormatDuration(static_cast<double>(m.time_ns)).c_str());
+    }
+  }
+}
+
+void TimelineWidget::DrawTooltip(const Lane& lane, int64_t t) {
+  if (lane.kind == LaneKind::kCounter) return;  // counters draw their own
+  for (int k = lane.track_count - 1; k >= 0; --k) {
+    const trace::Track* track = lane.tracks[k];
+    const size_t i = track->FirstEndingAfter(t);
+    if (i >= track->size() || track->start(i) > t) continue;
+    ImGui::BeginTooltip();
+    ImGui::Text("%s", KindLabel(track->key().kind));
+    ImGui::Text("%s", lane.label.c_str());
+    ImGui::Text("start %s, duration %s",
+                FormatDuration(static_cast<double>(track->start(i))).c_str(),
+                FormatDuration(static_cast<double>(track->duration(i))).c_str());
+    if (track->element(i) != 0)
+      ImGui::Text("element %llu (click: its path)",
+                  static_cast<unsigned long long>(track->element(i)));
+    if (track->key().kind == EventKind::kCall) {
+      ImGui::Text("own work %s", FormatDuration(track->value(i)).c_str());
+    }
+    if (lane.kind == LaneKind::kConsumer) ImGui::TextDisabled("click: which op caused this wait");
+    ImGui::EndTooltip();
+    return;
+  }
+}
+
+}  // namespace pipescope::ui
