@@ -193,8 +193,21 @@ void TimelineWidget::DrawOverlays(float top, float bottom) {
     } else {
       draw->AddLine(ImVec2(a, top), ImVec2(a, bottom), WithAlpha(palette_.annotation, 160));
     }
-    draw->AddText(ImVec2(clamp_x(a) + 4, top + 1), palette_.annotation,
-                  note.text.substr(0, 40).c_str());
+    // The first words on an opaque label, so that they stay readable over the spans.
+    const std::string label = note.text.substr(0, std::min(note.text.find('\n'), size_t{40}));
+    const ImVec2 size = ImGui::CalcTextSize(label.c_str());
+    const ImVec2 at(clamp_x(a) + 4, top + 1);
+    float next = right;  // the label stops where the next note starts
+    for (const auto& other : model_->annotations()) {
+      const float o = axis_.ToPixel(other.start_ns);
+      if (o > a + 1 && o < next) next = o;
+    }
+    draw->PushClipRect(ImVec2(at.x - 2, at.y), ImVec2(std::max(at.x, next - 2), at.y + size.y),
+                       true);
+    draw->AddRectFilled(ImVec2(at.x - 2, at.y), ImVec2(at.x + size.x + 2, at.y + size.y),
+                        WithAlpha(palette_.lane_background, 235));
+    draw->AddText(at, palette_.annotation, label.c_str());
+    draw->PopClipRect();
     if ((Near(mouse.x, a) || (mouse.x > a && mouse.x < b)) && mouse.y >= top - kAxisHeight &&
         mouse.y < top + 14) {
       ImGui::BeginTooltip();
