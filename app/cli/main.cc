@@ -23,6 +23,8 @@ int main(int argc, char** argv) {
   auto* trace = run_cmd->add_option("--trace", run.trace_path, "Save the trace to FILE (.pstrace)");
   run_cmd->add_flag("!--no-trace", run.record, "Do not record (measures the bare engine)")
       ->excludes(trace);
+  run_cmd->add_flag("!--no-gpu-activity", run.gpu_activity,
+                    "On a GPU, do not record its activity with CUPTI (measures CUPTI's cost)");
 
   pipescope::cli::ReportCommandOptions report;
   auto* report_cmd =

@@ -57,6 +57,7 @@ int RunCommand(const RunCommandOptions& options, std::ostream& out, std::ostream
 
   session::RecordedRunOptions run;
   run.record = options.record;
+  run.gpu_activity = options.gpu_activity;
   run.trace_path = options.trace_path;
   run.spec_path = options.spec_path;
   run.run.max_steps = options.steps;
@@ -82,6 +83,9 @@ int RunCommand(const RunCommandOptions& options, std::ostream& out, std::ostream
   if (!result->run_status.ok()) {
     err << "pipescope-cli: the pipeline failed: " << result->run_status.message() << "\n";
     return 1;
+  }
+  if (!result->gpu_activity_note.empty()) {
+    err << "pipescope-cli: GPU activity is not recorded: " << result->gpu_activity_note << "\n";
   }
   if (!result->trace_file_status.ok()) {
     err << "pipescope-cli: the trace file is incomplete: " << result->trace_file_status.message()

@@ -18,6 +18,7 @@ struct RunCommandOptions {
   int64_t print = 0;
   bool json = false;
   bool record = true;      // --no-trace: no recording (measures the bare engine)
+  bool gpu_activity = true;  // --no-gpu-activity: no CUPTI on GPU runs
   std::string trace_path;  // --trace FILE
 };
 

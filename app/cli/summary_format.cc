@@ -36,6 +36,7 @@ nlohmann::json SummaryToJson(const trace::RangeAnalysis& a, const SummaryContext
   j["elements_per_s"] = a.elements_per_s;
   j["input_wait_fraction"] = a.input_wait_fraction;
   j["device_busy_fraction"] = a.device_busy_fraction;
+  j["device_busy_source"] = a.device_busy_source;
   j["end_of_data"] = c.end_of_data;
   j["recorded"] = c.recorded;
   j["events"] = c.events;

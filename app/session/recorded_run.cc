@@ -1,6 +1,7 @@
 #include "app/session/recorded_run.h"
 
 #include "app/session/machine_probe.h"
+#include "instrumentation/gpu/gpu_tracing.h"
 #include "instrumentation/record/recorder.h"
 #include "instrumentation/trace/format/trace_reader.h"
 #include "instrumentation/trace/format/trace_writer.h"
@@ -55,9 +56,22 @@ engine::Result<RecordedRunResult> RunRecorded(const spec::PipelineSpec& spec,
 
   std::unique_ptr<pstrace::TraceWriter> writer;
   std::unique_ptr<LockedSink> locked_sink;
+  std::unique_ptr<gpu::GpuTracing> gpu_tracing;
+  if (recorder && device->kind() == "gpu" && options.gpu_activity) {
+    gpu_tracing = gpu::StartGpuTracing(*recorder, &result.gpu_activity_note);
+  }
   if (recorder) {
-    const auto header =
+    auto header =
         MakeHeader(spec, options.spec_path, device->kind(), pipeline->cpu_cores(), *recorder);
+    if (gpu_tracing) {
+      const gpu::ClockAlignment& a = gpu_tracing->clock();
+      auto* clock = header.mutable_clock();
+      clock->set_gpu_origin_ns(a.gpu_origin_ns);
+      // Stored relative to the recording's time 0, like every time in the trace.
+      clock->set_gpu_offset_ns(a.offset_ns - static_cast<double>(recorder->origin_ns()));
+      clock->set_gpu_scale(a.scale);
+      clock->set_gpu_uncertainty_ns(a.uncertainty_ns);
+    }
     result.model = options.model ? options.model : std::make_shared<trace::Model>();
     if (options.model_mutex) {
       std::lock_guard<std::mutex> lock(*options.model_mutex);
@@ -79,6 +93,11 @@ engine::Result<RecordedRunResult> RunRecorded(const spec::PipelineSpec& spec,
   if (options.on_pipeline) options.on_pipeline(pipeline.get());
   auto summary = engine::RunTraining(*pipeline, *device, options.run);
   if (options.on_pipeline) options.on_pipeline(nullptr);
+  if (gpu_tracing) {
+    gpu_tracing->Flush();  // before the recorder's last drain
+    result.gpu_activity_records = gpu_tracing->records();
+    gpu_tracing.reset();
+  }
   // Stop the pipeline's threads before the recorder's last drain, so that it is complete.
   pipeline.reset();
   if (recorder) recorder->Stop();

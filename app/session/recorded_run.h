@@ -17,6 +17,8 @@ struct RecordedRunOptions {
   bool record = true;      // false: no recorder at all (measures the bare engine)
   std::string trace_path;  // empty: the trace is kept in memory only
   std::string spec_path;   // stored in the trace header
+  // On a GPU, record its kernels, copies and sets with CUPTI (false: measure without).
+  bool gpu_activity = true;
   engine::RunOptions run;
   // Called once the pipeline exists, before it runs (e.g. to let Ctrl-C cancel it), and
   // with nullptr when the run is over.
@@ -33,6 +35,9 @@ struct RecordedRunResult {
   std::shared_ptr<trace::Model> model;  // null when not recording
   engine::Status trace_file_status;     // how writing the trace file went
   uint64_t trace_file_bytes = 0;
+  // GPU runs: how many CUPTI activity records were recorded, or why none were.
+  uint64_t gpu_activity_records = 0;
+  std::string gpu_activity_note;
 };
 
 // Errors: the pipeline could not be built, or the trace file could not be created. A

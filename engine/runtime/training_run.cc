@@ -1,9 +1,12 @@
 #include "engine/runtime/training_run.h"
 
 #include <chrono>
+#include <cstdio>
+#include <mutex>
 #include <thread>
 
 #include "engine/core/duration.h"
+#include "engine/device/gpu_device.h"
 #include "engine/device/simulated_device.h"
 #include "instrumentation/record/clock.h"
 
@@ -24,10 +27,19 @@ Result<std::unique_ptr<DeviceStep>> MakeDevice(const spec::PipelineSpec& spec,
   if (!spec.train_step().step_time().empty()) {
     ASSIGN_OR_RETURN(step_ns, ParseDurationNs(spec.train_step().step_time()));
   }
-  // GPU steps arrive with the CUDA device; until then every spec runs on the simulated one.
-  return std::unique_ptr<DeviceStep>(std::make_unique<SimulatedDevice>(
-      step_ns, static_cast<int>(std::max<int64_t>(1, spec.train_step().max_in_flight())),
-      cancellation));
+  const int in_flight = static_cast<int>(std::max<int64_t>(1, spec.train_step().max_in_flight()));
+  if (spec.train_step().device() == spec::gpu) {
+    auto gpu = MakeGpuDevice(step_ns, in_flight, cancellation);
+    if (gpu.ok()) return gpu;
+    // Said once per process: a GUI restarting runs, or a tuner running many, would repeat it.
+    static std::once_flag said;
+    std::call_once(said, [&] {
+      std::fprintf(stderr, "pipescope: no GPU step (%s); using the simulated device\n",
+                   gpu.status().message().c_str());
+    });
+  }
+  return std::unique_ptr<DeviceStep>(
+      std::make_unique<SimulatedDevice>(step_ns, in_flight, cancellation));
 }
 
 Result<RunSummary> RunTraining(Pipeline& pipeline, DeviceStep& device, const RunOptions& options) {

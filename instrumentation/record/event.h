@@ -17,6 +17,11 @@ enum class EventKind : uint8_t {
   kInputWait = 6,  // the consumer waiting for the pipeline's next element
   kStep = 7,       // a device step (training step), in device time
   kCallEnd = 8,    // a GetNext that returned the end of the sequence or an error (flags say)
+  // GPU activity from CUPTI, in host time (op = kDeviceOp; element = CUDA correlation id;
+  // value = bytes for copies and sets, saturated).
+  kGpuKernel = 9,
+  kGpuMemcpy = 10,
+  kGpuMemset = 11,
   // Counters (start == end; value is the reading).
   kBufferLevel = 16,  // elements held in an op's output buffer
   kCpuTime = 17,      // CPU nanoseconds a thread used since its previous sample
@@ -24,6 +29,9 @@ enum class EventKind : uint8_t {
 };
 
 inline bool IsCounter(EventKind k) { return static_cast<uint8_t>(k) >= 16; }
+inline bool IsGpuActivity(EventKind k) {
+  return k == EventKind::kGpuKernel || k == EventKind::kGpuMemcpy || k == EventKind::kGpuMemset;
+}
 
 enum EventFlags : uint8_t {
   kFlagEndOfSequence = 1,  // a kCall that returned the end of the sequence

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "instrumentation/gpu/device_activity.h"
 #include "instrumentation/trace/gap_attribution.h"
 #include "instrumentation/trace/op_activity.h"
 #include "instrumentation/trace/verdict.h"
@@ -57,6 +58,19 @@ StageFigures FiguresOf(const Model& model, const record::StageDef& stage, int64_
   return f;
 }
 
+int64_t GpuBusyNs(const Model& model, int64_t t0, int64_t t1) {
+  std::vector<gpu::Interval> intervals;
+  bool any = false;
+  for (EventKind kind : {EventKind::kGpuKernel, EventKind::kGpuMemcpy, EventKind::kGpuMemset}) {
+    const Track* t = model.FindTrack({kind, record::kDeviceOp, 0});
+    if (!t) continue;
+    any = true;
+    for (size_t i = t->FirstEndingAfter(t0); i < t->size() && t->start(i) < t1; ++i)
+      intervals.push_back({t->start(i), t->end(i)});
+  }
+  return any ? gpu::UnionCovered(std::move(intervals), t0, t1) : -1;
+}
+
 RangeAnalysis Analyze(const Model& model, int64_t t0, int64_t t1) {
   RangeAnalysis r;
   if (t1 <= t0) {
@@ -83,8 +97,16 @@ RangeAnalysis Analyze(const Model& model, int64_t t0, int64_t t1) {
     r.device_busy_fraction = std::clamp(
         static_cast<double>(steps->SumRange(t0, t1).covered_ns) / static_cast<double>(len), 0.0,
         1.0);
+    r.device_busy_source = "steps";
   } else {
     r.steps = consumer_calls;
+  }
+  // On a GPU the device's own records say when it was busy: the union of its kernels,
+  // copies and sets (overlapping streams count once).
+  if (const int64_t gpu_busy = GpuBusyNs(model, t0, t1); gpu_busy >= 0) {
+    r.device_busy_fraction =
+        std::clamp(static_cast<double>(gpu_busy) / static_cast<double>(len), 0.0, 1.0);
+    r.device_busy_source = "cupti";
   }
   r.steps_per_s = r.duration_s > 0 ? static_cast<double>(r.steps) / r.duration_s : 0;
 

@@ -52,6 +52,7 @@ struct RangeAnalysis {
   double elements_per_s = 0;
   double input_wait_fraction = 0;
   double device_busy_fraction = 0;
+  std::string device_busy_source;  // "cupti" (GPU activity), "steps" (step spans) or ""
   uint64_t dropped_events = 0;
   std::vector<StageFigures> stages;  // pipeline order
   Verdict verdict;
@@ -59,6 +60,10 @@ struct RangeAnalysis {
 
 // Analyses [t0, t1) (clamped to the trace); t1 <= t0 means the whole trace.
 RangeAnalysis Analyze(const Model& model, int64_t t0 = 0, int64_t t1 = 0);
+
+// Device time in [t0, t1) covered by GPU activity (kernels, copies, sets); -1 when the
+// trace has none.
+int64_t GpuBusyNs(const Model& model, int64_t t0, int64_t t1);
 
 // The figures of one op over a range (without caused_wait_share).
 StageFigures FiguresOf(const Model& model, const record::StageDef& stage, int64_t t0, int64_t t1);

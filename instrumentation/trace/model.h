@@ -34,6 +34,11 @@ struct ClockInfo {
   double ns_per_tick = 1;
   int64_t origin_monotonic_ns = 0;
   int64_t origin_unix_ns = 0;
+  // The GPU clock's alignment (CUPTI runs): host = offset + scale * (gpu - origin).
+  uint64_t gpu_origin_ns = 0;
+  double gpu_offset_ns = 0;
+  double gpu_scale = 0;  // 0: none
+  int64_t gpu_uncertainty_ns = 0;
 };
 
 struct RunInfo {

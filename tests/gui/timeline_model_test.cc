@@ -105,5 +105,22 @@ TEST(LanesTest, ARecordedRunHasConsumerDeviceOpAndCounterLanes) {
   EXPECT_EQ(LaneFingerprint(*run->model), LaneFingerprint(*run->model));
 }
 
+TEST(LanesTest, AGpuTraceHasKernelAndCopyLanesAndUtilisationFromThem) {
+  trace::Model model;
+  record::TraceBatch batch;
+  batch.events.push_back({0, 900, 1, 0, 0, record::kDeviceOp, record::EventKind::kStep, 0});
+  batch.events.push_back({100, 800, 7, 0, 0, record::kDeviceOp, record::EventKind::kGpuKernel, 0});
+  batch.events.push_back({0, 100, 6, 4096, 0, record::kDeviceOp, record::EventKind::kGpuMemcpy, 0});
+  batch.time_ns = 1000;
+  model.Consume(batch, true);
+  const auto lanes = BuildLanes(model);
+  std::vector<std::string> labels;
+  for (const Lane& l : lanes) labels.push_back(l.label);
+  EXPECT_EQ(labels,
+            (std::vector<std::string>{"device", "GPU kernels", "GPU copies", "GPU utilisation"}));
+  EXPECT_EQ(lanes.back().kind, LaneKind::kCounter);
+  EXPECT_EQ(lanes.back().track_count, 2) << "utilisation from the kernels and the copies";
+}
+
 }  // namespace
 }  // namespace pipescope::ui

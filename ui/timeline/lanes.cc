@@ -21,6 +21,18 @@ std::vector<Lane> BuildLanes(const trace::Model& model) {
     lane.tracks[lane.track_count++] = steps;
     lanes.push_back(lane);
   }
+  // On a GPU, what the device itself recorded (CUPTI): its kernels and its copies.
+  std::vector<const trace::Track*> gpu_tracks;
+  for (auto [kind, label] : {std::pair{EventKind::kGpuKernel, "GPU kernels"},
+                             std::pair{EventKind::kGpuMemcpy, "GPU copies"},
+                             std::pair{EventKind::kGpuMemset, "GPU sets"}}) {
+    const trace::Track* t = model.FindTrack({kind, record::kDeviceOp, 0});
+    if (!t) continue;
+    gpu_tracks.push_back(t);
+    Lane lane{LaneKind::kDevice, label};
+    lane.tracks[lane.track_count++] = t;
+    lanes.push_back(lane);
+  }
   // Then every op, last (nearest the consumer) first, a sub-lane per thread.
   auto stages = model.StagesInOrder();
   std::reverse(stages.begin(), stages.end());
@@ -57,9 +69,14 @@ std::vector<Lane> BuildLanes(const trace::Model& model) {
     lane.counter_max = static_cast<double>(std::max<int64_t>(stage->buffer_size, peak));
     lanes.push_back(lane);
   }
-  if (steps) {
-    Lane lane{LaneKind::kCounter, "device utilisation"};
-    lane.tracks[lane.track_count++] = steps;
+  // Device utilisation from the GPU's own records where there are some, else from steps.
+  if (!gpu_tracks.empty() || steps) {
+    Lane lane{LaneKind::kCounter, gpu_tracks.empty() ? "device utilisation" : "GPU utilisation"};
+    if (gpu_tracks.empty()) {
+      lane.tracks[lane.track_count++] = steps;
+    } else {
+      for (const trace::Track* t : gpu_tracks) lane.tracks[lane.track_count++] = t;
+    }
     lane.counter = CounterKind::kDeviceBusy;
     lanes.push_back(lane);
   }

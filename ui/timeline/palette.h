@@ -66,6 +66,12 @@ inline ImU32 ColorOf(record::EventKind kind) {
       return IM_COL32(225, 60, 60, 255);
     case EventKind::kStep:
       return IM_COL32(70, 190, 100, 255);
+    case EventKind::kGpuKernel:
+      return IM_COL32(40, 200, 170, 255);
+    case EventKind::kGpuMemcpy:
+      return IM_COL32(230, 200, 60, 255);
+    case EventKind::kGpuMemset:
+      return IM_COL32(170, 170, 120, 255);
     default:
       return IM_COL32(150, 150, 150, 255);
   }
@@ -91,6 +97,12 @@ inline const char* KindLabel(record::EventKind kind) {
       return "device step";
     case EventKind::kBufferLevel:
       return "buffer level";
+    case EventKind::kGpuKernel:
+      return "GPU kernel";
+    case EventKind::kGpuMemcpy:
+      return "GPU copy";
+    case EventKind::kGpuMemset:
+      return "GPU memset";
     default:
       return "event";
   }

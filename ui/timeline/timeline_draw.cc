@@ -107,9 +107,12 @@ void TimelineWidget::DrawCounterLane(const Lane& lane, float y, float height) {
         break;
       }
       case CounterKind::kDeviceBusy: {
+        // Kernels and copies on different streams may overlap: the sum is capped at 100%.
         const int64_t mid = (a + b) / 2;
-        v = static_cast<double>(track->SumRange(mid - window / 2, mid + window / 2).covered_ns) /
-            static_cast<double>(window);
+        int64_t covered = 0;
+        for (int k = 0; k < lane.track_count; ++k)
+          covered += lane.tracks[k]->SumRange(mid - window / 2, mid + window / 2).covered_ns;
+        v = std::min(1.0, static_cast<double>(covered) / static_cast<double>(window));
         break;
       }
       case CounterKind::kThroughput: {
@@ -320,6 +323,11 @@ void TimelineWidget::DrawTooltip(const Lane& lane, int64_t t) {
                   static_cast<unsigned long long>(track->element(i)));
     if (track->key().kind == EventKind::kCall) {
       ImGui::Text("own work %s", FormatDuration(track->value(i)).c_str());
+    }
+    if ((track->key().kind == EventKind::kGpuMemcpy ||
+         track->key().kind == EventKind::kGpuMemset) &&
+        track->value(i) > 0) {
+      ImGui::Text("%u bytes", track->value(i));
     }
     if (lane.kind == LaneKind::kConsumer) ImGui::TextDisabled("click: which op caused this wait");
     ImGui::EndTooltip();

@@ -206,7 +206,8 @@ int TimelineWidget::HighlightElementLocked(uint64_t element, int64_t t) {
   path_element_ = element;
   if (element == 0 || !model_) return 0;
   for (const auto& track : model_->tracks()) {
-    if (record::IsCounter(track->key().kind)) continue;
+    const record::EventKind kind = track->key().kind;
+    if (record::IsCounter(kind) || record::IsGpuActivity(kind)) continue;  // not elements
     const size_t end = track->FirstStartingAtOrAfter(t + kPathWindowNs);
     for (size_t i = track->FirstEndingAfter(t - kPathWindowNs); i < end; ++i) {
       if (track->element(i) == element)

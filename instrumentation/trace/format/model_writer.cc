@@ -44,6 +44,10 @@ TraceHeader HeaderOf(const trace::Model& model) {
   c->set_ns_per_tick(info.clock.ns_per_tick);
   c->set_origin_monotonic_ns(info.clock.origin_monotonic_ns);
   c->set_origin_unix_ns(info.clock.origin_unix_ns);
+  c->set_gpu_origin_ns(info.clock.gpu_origin_ns);
+  c->set_gpu_offset_ns(info.clock.gpu_offset_ns);
+  c->set_gpu_scale(info.clock.gpu_scale);
+  c->set_gpu_uncertainty_ns(info.clock.gpu_uncertainty_ns);
   return h;
 }
 

@@ -31,6 +31,9 @@ bool KnownKind(uint32_t kind) {
     case record::EventKind::kInputWait:
     case record::EventKind::kStep:
     case record::EventKind::kCallEnd:
+    case record::EventKind::kGpuKernel:
+    case record::EventKind::kGpuMemcpy:
+    case record::EventKind::kGpuMemset:
     case record::EventKind::kBufferLevel:
     case record::EventKind::kCpuTime:
     case record::EventKind::kDeviceUtil:
@@ -144,6 +147,10 @@ void ApplyHeader(const TraceHeader& header, trace::Model& model) {
   info.clock.ns_per_tick = header.clock().ns_per_tick();
   info.clock.origin_monotonic_ns = header.clock().origin_monotonic_ns();
   info.clock.origin_unix_ns = header.clock().origin_unix_ns();
+  info.clock.gpu_origin_ns = header.clock().gpu_origin_ns();
+  info.clock.gpu_offset_ns = header.clock().gpu_offset_ns();
+  info.clock.gpu_scale = header.clock().gpu_scale();
+  info.clock.gpu_uncertainty_ns = header.clock().gpu_uncertainty_ns();
 }
 
 engine::Result<LoadedTrace> ReadTraceBytes(std::string_view bytes, const std::string& name,
