@@ -1,0 +1,32 @@
+#pragma once
+// Which changes to a pipeline keep what reaches the training step, and which change it:
+// the rules the Pipeline dock applies before it reorders, adds or removes an op live, and
+// the autotuners' order advice. A move that keeps the output applies directly; one that
+// changes it needs the user's confirmation, with one sentence saying what changes and why.
+//
+// Kept: prefetch anywhere; take, skip and shard moved across 1:1 maps; a map with a
+// batched form moved across batch (vectorising it); cache added where nothing random runs
+// before it. Changed: shuffle <-> batch, shard after shuffle, repeat <-> shuffle, cache
+// after a random map, a filter moved before the map whose output its predicate reads, batch
+// moved before a map without a batched form, and anything these rules do not know
+// (conservatively: the user is asked).
+
+#include <string>
+
+#include "engine/spec/pipeline_spec.pb.h"
+
+namespace pipescope::engine {
+
+struct MoveAssessment {
+  bool keeps_output = true;
+  std::string explanation;  // one sentence for people
+};
+
+// Moving the top-level op at index `from` to index `to` (indices of spec.ops()).
+MoveAssessment AssessMove(const spec::PipelineSpec& spec, int from, int to);
+
+// Turning `before` into `after`: the same ops (by name) in another order, or ops added or
+// removed. A reorder is assessed as the moves that produce it.
+MoveAssessment AssessChange(const spec::PipelineSpec& before, const spec::PipelineSpec& after);
+
+}  // namespace pipescope::engine

@@ -1,0 +1,147 @@
+// The rules that decide whether a live reorder needs the user's confirmation: moves that
+// keep the output (prefetch anywhere, take/skip/shard across 1:1 maps, vectorising a map
+// with a batched form) and moves that change it (shuffle <-> batch, shard after shuffle,
+// repeat <-> shuffle, cache after a random map, filter before the map its predicate reads,
+// batch before a map without a batched form), each with its sentence.
+#include "engine/tuning/move_rules.h"
+
+#include <gtest/gtest.h>
+
+#include "engine/spec/spec_loader.h"
+
+namespace pipescope::engine {
+namespace {
+
+spec::PipelineSpec Spec(const std::string& ops) {
+  auto spec = ParseSpecText("source { range { start: 0 stop: 100 } } " + ops, "rules");
+  EXPECT_TRUE(spec.ok()) << spec.status().message();
+  return *spec;
+}
+
+// The op order after moving `from` to `to`, as AssessChange sees it.
+spec::PipelineSpec Moved(spec::PipelineSpec spec, int from, int to) {
+  auto* ops = spec.mutable_ops();
+  const int step = to > from ? 1 : -1;
+  for (int i = from; i != to; i += step) ops->SwapElements(i, i + step);
+  return spec;
+}
+
+void ExpectKept(const spec::PipelineSpec& spec, int from, int to) {
+  const auto a = AssessMove(spec, from, to);
+  EXPECT_TRUE(a.keeps_output) << a.explanation;
+  EXPECT_TRUE(AssessChange(spec, Moved(spec, from, to)).keeps_output);
+}
+
+std::string ExpectChanged(const spec::PipelineSpec& spec, int from, int to) {
+  const auto a = AssessMove(spec, from, to);
+  EXPECT_FALSE(a.keeps_output);
+  EXPECT_FALSE(a.explanation.empty());
+  const auto c = AssessChange(spec, Moved(spec, from, to));
+  EXPECT_FALSE(c.keeps_output);
+  EXPECT_EQ(c.explanation, a.explanation);
+  return a.explanation;
+}
+
+const char* kChain = R"(
+  ops { name: "decode" map { fn { cpu_work { duration: "1ms" } } } }
+  ops { name: "shuffle" shuffle { buffer_size: 100 } }
+  ops { name: "batch" batch { batch_size: 8 } }
+  ops { name: "prefetch" prefetch { buffer_size: 2 } })";
+
+TEST(MoveRulesTest, PrefetchMovesAnywhere) {
+  const auto spec = Spec(kChain);
+  ExpectKept(spec, 3, 0);
+  ExpectKept(Moved(spec, 3, 0), 0, 2);
+}
+
+TEST(MoveRulesTest, TakeSkipAndShardMoveAcrossOneToOneMaps) {
+  for (const char* op :
+       {"take { count: 5 }", "skip { count: 5 }", "shard { num_shards: 2 index: 1 }"}) {
+    const auto spec =
+        Spec(std::string(R"(ops { name: "decode" map { fn { cpu_work { duration: "1ms" } } } } )") +
+             "ops { name: \"count\" " + op + " }");
+    ExpectKept(spec, 1, 0);
+  }
+}
+
+TEST(MoveRulesTest, TakeAcrossAFilterOrABatchChangesWhatItCounts) {
+  const auto spec = Spec(R"(ops { name: "f" filter { predicate { mod_equals { modulus: 2 } } } }
+                            ops { name: "t" take { count: 5 } })");
+  EXPECT_NE(ExpectChanged(spec, 1, 0).find("'t' (take) will count"), std::string::npos);
+  const auto batched =
+      Spec(R"(ops { name: "b" batch { batch_size: 4 } } ops { name: "t" take { count: 5 } })");
+  EXPECT_NE(ExpectChanged(batched, 1, 0).find("batches instead of elements"), std::string::npos);
+}
+
+TEST(MoveRulesTest, ShuffleAndBatchDoNotCommute) {
+  const auto spec = Spec(kChain);
+  EXPECT_NE(ExpectChanged(spec, 1, 2).find("shuffles whole batches"), std::string::npos);
+  const auto after = Spec(R"(ops { name: "batch" batch { batch_size: 8 } }
+                            ops { name: "shuffle" shuffle { buffer_size: 10 } })");
+  EXPECT_NE(ExpectChanged(after, 1, 0).find("Batches will be drawn"), std::string::npos);
+}
+
+TEST(MoveRulesTest, ShardAfterShuffleIsFlagged) {
+  const auto spec = Spec(R"(ops { name: "shard" shard { num_shards: 4 index: 0 } }
+                            ops { name: "shuffle" shuffle { buffer_size: 10 } })");
+  EXPECT_NE(ExpectChanged(spec, 0, 1).find("overlapping elements"), std::string::npos);
+}
+
+TEST(MoveRulesTest, RepeatAndShuffleDoNotCommute) {
+  const auto spec = Spec(R"(ops { name: "shuffle" shuffle { buffer_size: 10 } }
+                            ops { name: "repeat" repeat { count: 2 } })");
+  EXPECT_NE(ExpectChanged(spec, 1, 0).find("epoch boundaries"), std::string::npos);
+}
+
+TEST(MoveRulesTest, CacheAfterARandomMapFreezesTheAugmentation) {
+  const auto spec = Spec(R"(ops { name: "cache" cache {} }
+                            ops { name: "flip" map { fn { random_flip { seed: 1 } } } })");
+  EXPECT_NE(ExpectChanged(spec, 0, 1).find("freezes its augmentation"), std::string::npos);
+  ExpectKept(Moved(spec, 0, 1), 1, 0);  // caching before the random map again is the fix
+  // Adding a cache after a random map is flagged; after a deterministic one it is not.
+  const auto plain = Spec(R"(ops { name: "flip" map { fn { random_flip { seed: 1 } } } })");
+  auto with_cache = plain;
+  with_cache.add_ops()->set_name("cache");
+  with_cache.mutable_ops(1)->mutable_cache();
+  EXPECT_FALSE(AssessChange(plain, with_cache).keeps_output);
+  const auto det = Spec(R"(ops { name: "decode" map { fn { cpu_work { duration: "1ms" } } } })");
+  auto det_cache = det;
+  det_cache.add_ops()->set_name("cache");
+  det_cache.mutable_ops(1)->mutable_cache();
+  EXPECT_TRUE(AssessChange(det, det_cache).keeps_output);
+}
+
+TEST(MoveRulesTest, AFilterCannotMoveBeforeTheMapItsPredicateReads) {
+  const auto spec = Spec(R"(ops { name: "decode" map { fn { unpack_bits {} } } }
+                            ops { name: "keep" filter { predicate { mod_equals { modulus: 2 } } } })");
+  EXPECT_NE(ExpectChanged(spec, 1, 0).find("before 'decode' (map) transforms them"),
+            std::string::npos);
+  const auto identity = Spec(R"(ops { name: "id" map { fn { identity {} } } }
+                               ops { name: "keep" filter { predicate { mod_equals { modulus: 2 } } } })");
+  ExpectKept(identity, 1, 0);
+}
+
+TEST(MoveRulesTest, BatchingBeforeAMapVectorisesItOnlyWhenItHasABatchedForm) {
+  const auto vectorisable = Spec(R"(ops { name: "unpack" map { fn { unpack_bits {} } } }
+                                   ops { name: "batch" batch { batch_size: 8 } })");
+  ExpectKept(vectorisable, 1, 0);
+  const auto per_record = Spec(R"(ops { name: "wait" map { fn { io_wait { duration: "1ms" } } } }
+                                 ops { name: "batch" batch { batch_size: 8 } })");
+  EXPECT_NE(ExpectChanged(per_record, 1, 0).find("has no batched form"), std::string::npos);
+}
+
+TEST(MoveRulesTest, AddingOrRemovingPrefetchKeepsTheOutputOtherOpsDoNot) {
+  const auto spec = Spec(kChain);
+  auto without = spec;
+  without.mutable_ops()->DeleteSubrange(3, 1);
+  EXPECT_TRUE(AssessChange(spec, without).keeps_output);
+  auto no_shuffle = spec;
+  no_shuffle.mutable_ops()->DeleteSubrange(1, 1);
+  const auto a = AssessChange(spec, no_shuffle);
+  EXPECT_FALSE(a.keeps_output);
+  EXPECT_EQ(a.explanation, "Removing 'shuffle' (shuffle) changes what reaches the training step.");
+  EXPECT_TRUE(AssessChange(spec, spec).keeps_output);
+}
+
+}  // namespace
+}  // namespace pipescope::engine
