@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "app/cli/dataset_commands.h"
+#include "app/cli/grid_command.h"
 #include "app/cli/report_command.h"
 #include "app/cli/run_command.h"
 
@@ -49,7 +50,18 @@ int main(int argc, char** argv) {
   inspect_cmd->add_option("files", inspect.files, "TFRecord files")->required();
   inspect_cmd->add_flag("--json", inspect.json, "One JSON object per file");
 
+  pipescope::cli::GridCommandOptions grid;
+  auto* grid_cmd = app.add_subcommand(
+      "grid", "Steps/s at every point of a grid of knob values, and the best point");
+  grid_cmd->add_option("spec", grid.spec_path, "Pipeline spec (.pbtxt)")->required();
+  grid_cmd->add_option(
+      "--knobs", grid.knobs,
+      "Knobs to vary: OP.KNOB,OP.KNOB (default: every parallelism and buffer size)");
+  grid_cmd->add_option("--duration", grid.duration_s, "Seconds per point (default 1)");
+  grid_cmd->add_flag("--json", grid.json, "Print results and best as JSON");
+
   CLI11_PARSE(app, argc, argv);
+  if (grid_cmd->parsed()) return pipescope::cli::GridCommand(grid, std::cout, std::cerr);
   if (make_cmd->parsed()) return pipescope::cli::MakeDatasetCommand(make, std::cout, std::cerr);
   if (inspect_cmd->parsed()) return pipescope::cli::InspectCommand(inspect, std::cout, std::cerr);
   if (run_cmd->parsed()) return pipescope::cli::RunCommand(run, std::cout, std::cerr);

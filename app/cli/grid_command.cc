@@ -1,0 +1,136 @@
+#include "app/cli/grid_command.h"
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <sstream>
+
+#include "app/session/recorded_run.h"
+#include "engine/runtime/pipeline.h"
+#include "engine/spec/spec_loader.h"
+#include "engine/spec/spec_overrides.h"
+
+namespace pipescope::cli {
+namespace {
+
+bool IsPerformanceKnob(const std::string& knob) {
+  return knob == "num_parallel_calls" || knob == "buffer_size";
+}
+
+std::vector<std::string> SplitList(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream in(s);
+  for (std::string item; std::getline(in, item, ',');) {
+    if (!item.empty()) out.push_back(item);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<int64_t> GridValues(const std::string& knob, int64_t value, int64_t min, int64_t max,
+                                int cores) {
+  int64_t top = std::max<int64_t>(4 * std::max<int64_t>(value, 1), 4);
+  if (knob == "num_parallel_calls") top = std::max(2 * cores, 2);
+  if (knob == "buffer_size") top = 16;
+  std::vector<int64_t> values;
+  if (min <= 0 && max >= 0 && knob == "buffer_size") values.push_back(0);
+  for (int64_t v = std::max<int64_t>(min, 1); v <= std::min(top, max); v *= 2) values.push_back(v);
+  if (values.empty()) values.push_back(std::clamp(value, min, max));
+  return values;
+}
+
+int GridCommand(const GridCommandOptions& options, std::ostream& out, std::ostream& err) {
+  auto spec = engine::LoadSpecFile(options.spec_path);
+  if (!spec.ok()) {
+    err << "pipescope-cli: " << spec.status().message() << "\n";
+    return 2;
+  }
+  // The knobs and their ranges, from the pipeline the spec builds.
+  auto pipeline = engine::Pipeline::Create(*spec, {});
+  if (!pipeline.ok()) {
+    err << "pipescope-cli: " << pipeline.status().message() << "\n";
+    return 2;
+  }
+  const int cores = (*pipeline)->cpu_cores();
+  const auto knobs = (*pipeline)->Knobs();
+  pipeline->reset();
+  const std::vector<std::string> wanted = SplitList(options.knobs);
+  struct Axis {
+    std::string name;  // "op.knob"
+    std::vector<int64_t> values;
+  };
+  std::vector<Axis> axes;
+  for (const auto& k : knobs) {
+    const std::string name = k.op + "." + k.knob;
+    const bool chosen = wanted.empty()
+                            ? IsPerformanceKnob(k.knob)
+                            : std::find(wanted.begin(), wanted.end(), name) != wanted.end();
+    if (chosen) axes.push_back({name, GridValues(k.knob, k.value, k.min, k.max, cores)});
+  }
+  for (const auto& w : wanted) {
+    if (std::none_of(axes.begin(), axes.end(), [&](const Axis& a) { return a.name == w; })) {
+      err << "pipescope-cli: " << options.spec_path << " has no knob '" << w << "'\n";
+      return 2;
+    }
+  }
+  if (axes.empty()) {
+    err << "pipescope-cli: " << options.spec_path << " has no tunable knobs to grid over\n";
+    return 2;
+  }
+  size_t points = 1;
+  for (const auto& a : axes) points *= a.values.size();
+
+  nlohmann::json results = nlohmann::json::array();
+  nlohmann::json best;
+  std::vector<size_t> index(axes.size(), 0);
+  for (size_t p = 0; p < points; ++p) {
+    spec::PipelineSpec point = *spec;
+    nlohmann::json assignment = nlohmann::json::object();
+    std::string label;
+    for (size_t a = 0; a < axes.size(); ++a) {
+      const int64_t v = axes[a].values[index[a]];
+      assignment[axes[a].name] = v;
+      label += (label.empty() ? "" : " ") + axes[a].name + "=" + std::to_string(v);
+      if (auto s = engine::ApplyOverride(point, axes[a].name + "=" + std::to_string(v)); !s.ok()) {
+        err << "pipescope-cli: " << s.message() << "\n";
+        return 2;
+      }
+    }
+    session::RecordedRunOptions run;
+    run.record = false;  // steps/s of the bare engine
+    run.run.duration_ns = static_cast<int64_t>(options.duration_s * 1e9);
+    auto r = session::RunRecorded(point, run);
+    if (!r.ok() || !r->run_status.ok()) {
+      err << "pipescope-cli: " << label << ": "
+          << (r.ok() ? r->run_status.message() : r.status().message()) << "\n";
+      return 1;
+    }
+    const double steps_per_s = r->summary.steps_per_s;
+    err << "point " << p + 1 << "/" << points << ": " << label << ": " << steps_per_s
+        << " steps/s\n";
+    nlohmann::json row = {{"knobs", assignment}, {"steps_per_s", steps_per_s}};
+    if (best.is_null() || steps_per_s > best["steps_per_s"].get<double>()) best = row;
+    results.push_back(std::move(row));
+    // The next point: an odometer over the axes, the last one fastest.
+    for (size_t a = axes.size(); a-- > 0;) {
+      if (++index[a] < axes[a].values.size()) break;
+      index[a] = 0;
+    }
+  }
+  if (options.json) {
+    out << nlohmann::json{{"spec", options.spec_path},
+                          {"duration_s_per_point", options.duration_s},
+                          {"results", results},
+                          {"best", best}}
+               .dump(2)
+        << "\n";
+  } else {
+    out << "best of " << points << " points: ";
+    for (auto& [k, v] : best["knobs"].items()) out << k << "=" << v << " ";
+    out << "at " << best["steps_per_s"].get<double>() << " steps/s\n";
+  }
+  return 0;
+}
+
+}  // namespace pipescope::cli

@@ -1,0 +1,29 @@
+#pragma once
+// `pipescope-cli grid SPEC [--knobs a.b,c.d] [--duration S] [--json]`: runs the spec at
+// every point of a grid of knob values and reports steps/s at each, and the best point:
+// the reference the autotuners are measured against. By default the grid covers every
+// parallelism and buffer-size knob of the spec (knobs that change the output, such as
+// batch_size or cycle_length, only when named).
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace pipescope::cli {
+
+struct GridCommandOptions {
+  std::string spec_path;
+  std::string knobs;        // "decode.num_parallel_calls,prefetch.buffer_size"; empty: default
+  double duration_s = 1.0;  // per point
+  bool json = false;
+};
+
+int GridCommand(const GridCommandOptions& options, std::ostream& out, std::ostream& err);
+
+// The values tried for a knob: powers of two from its minimum (parallelism up to twice the
+// cores; buffers up to 16; anything else up to four times its current value), within
+// [min, max]. Exposed for tests.
+std::vector<int64_t> GridValues(const std::string& knob, int64_t value, int64_t min, int64_t max,
+                                int cores);
+
+}  // namespace pipescope::cli
