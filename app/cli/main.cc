@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
+#include "app/cli/autotune_command.h"
 #include "app/cli/dataset_commands.h"
 #include "app/cli/grid_command.h"
 #include "app/cli/report_command.h"
@@ -60,7 +61,18 @@ int main(int argc, char** argv) {
   grid_cmd->add_option("--duration", grid.duration_s, "Seconds per point (default 1)");
   grid_cmd->add_flag("--json", grid.json, "Print results and best as JSON");
 
+  pipescope::cli::AutotuneCommandOptions tune;
+  auto* tune_cmd = app.add_subcommand("autotune", "Tune parallelism and buffers on this machine");
+  tune_cmd->add_option("spec", tune.spec_path, "Pipeline spec (.pbtxt)")->required();
+  tune_cmd->add_option("--algorithm", tune.algorithm, "pipescope (default) or tfdata");
+  tune_cmd->add_option("--budget-s", tune.budget_s, "Seconds of tuning at most (default 20)");
+  tune_cmd->add_option("--cores", tune.cores, "CPU budget (default: the spec's, else all)");
+  tune_cmd->add_option("--measure-s", tune.measure_s, "Seconds per measuring run (default 1.5)");
+  tune_cmd->add_option("--out", tune.out_path, "Write the tuned spec to this file");
+  tune_cmd->add_flag("--json", tune.json, "Print the result as JSON");
+
   CLI11_PARSE(app, argc, argv);
+  if (tune_cmd->parsed()) return pipescope::cli::AutotuneCommand(tune, std::cout, std::cerr);
   if (grid_cmd->parsed()) return pipescope::cli::GridCommand(grid, std::cout, std::cerr);
   if (make_cmd->parsed()) return pipescope::cli::MakeDatasetCommand(make, std::cout, std::cerr);
   if (inspect_cmd->parsed()) return pipescope::cli::InspectCommand(inspect, std::cout, std::cerr);

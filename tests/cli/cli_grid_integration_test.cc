@@ -9,11 +9,7 @@
 namespace pipescope::testing {
 namespace {
 
-// The JSON document in the output (progress lines come first, on stderr).
-nlohmann::json JsonOf(const std::string& out) {
-  const size_t start = out.find("\n{");
-  return nlohmann::json::parse(out.substr(start == std::string::npos ? 0 : start + 1));
-}
+nlohmann::json JsonOf(const std::string& out) { return nlohmann::json::parse(JsonPart(out)); }
 
 TEST(CliGridTest, RunsEveryPointAndReportsTheBest) {
   const auto r =

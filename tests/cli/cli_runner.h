@@ -24,6 +24,13 @@ inline CliOutput Cli(const std::string& args) {
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
 }
 
+// The JSON document at the end of a command's output (commands that report progress on
+// stderr print it first; Cli() merges the two streams).
+inline std::string JsonPart(const std::string& out) {
+  const size_t start = out.find("\n{");
+  return out.substr(start == std::string::npos ? 0 : start + 1);
+}
+
 inline std::string Pipeline(const std::string& name) {
   return std::string(PIPESCOPE_RESOURCES) + "/pipelines/" + name;
 }

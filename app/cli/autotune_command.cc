@@ -1,0 +1,91 @@
+#include "app/cli/autotune_command.h"
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <ostream>
+
+#include "app/session/recorded_run.h"
+#include "engine/spec/spec_loader.h"
+#include "engine/tuning/pipescope_tuner.h"
+
+namespace pipescope::cli {
+
+int AutotuneCommand(const AutotuneCommandOptions& options, std::ostream& out, std::ostream& err) {
+  if (options.algorithm == "tfdata") {
+    err << "pipescope-cli: the tfdata algorithm (tf.data's AUTOTUNE model and hill-climb) is "
+           "not built yet; use --algorithm pipescope\n";
+    return 2;
+  }
+  if (options.algorithm != "pipescope") {
+    err << "pipescope-cli: unknown --algorithm '" << options.algorithm
+        << "' (pipescope or tfdata)\n";
+    return 2;
+  }
+  auto spec = engine::LoadSpecFile(options.spec_path);
+  if (!spec.ok()) {
+    err << "pipescope-cli: " << spec.status().message() << "\n";
+    return 2;
+  }
+  // Each measurement: a recorded run of the candidate; the analysis skips the first
+  // quarter, where buffers fill and workers start.
+  const engine::Measurer measure =
+      [&](const spec::PipelineSpec& candidate) -> engine::Result<engine::TunerMeasurement> {
+    session::RecordedRunOptions run;
+    run.run.duration_ns = static_cast<int64_t>(options.measure_s * 1e9);
+    ASSIGN_OR_RETURN(auto r, session::RunRecorded(candidate, run));
+    if (!r.run_status.ok()) return r.run_status;
+    const int64_t end = r.model->duration_ns();
+    engine::TunerMeasurement m;
+    m.analysis = trace::Analyze(*r.model, end / 4, end);
+    m.steps_per_s = m.analysis.steps_per_s;
+    err << "measured " << m.steps_per_s << " steps/s\n";
+    return m;
+  };
+  engine::TunerOptions tuner;
+  tuner.cores = options.cores;
+  tuner.budget_s = options.budget_s;
+  auto result = engine::TunePipescope(*spec, measure, tuner);
+  if (!result.ok()) {
+    err << "pipescope-cli: " << result.status().message() << "\n";
+    return 1;
+  }
+  if (!options.out_path.empty()) {
+    std::ofstream file(options.out_path);
+    file << "# Tuned by pipescope-cli autotune --algorithm pipescope from " << options.spec_path
+         << "\n"
+         << engine::SpecToText(result->tuned);
+    if (!file) {
+      err << "pipescope-cli: cannot write " << options.out_path << "\n";
+      return 2;
+    }
+  }
+  if (options.json) {
+    nlohmann::json knobs = nlohmann::json::object(), before = nlohmann::json::object();
+    for (const auto& k : result->knobs) {
+      knobs[k.name] = k.after;
+      before[k.name] = k.before;
+    }
+    out << nlohmann::json{{"algorithm", options.algorithm},
+                          {"knobs", knobs},
+                          {"knobs_before", before},
+                          {"steps_per_s_before", result->steps_per_s_before},
+                          {"steps_per_s_after", result->steps_per_s_after},
+                          {"cores_used", result->cores_used},
+                          {"tuning_s", result->tuning_s},
+                          {"rounds", result->rounds},
+                          {"log", result->log},
+                          {"advice", nlohmann::json::array()}}
+               .dump(2)
+        << "\n";
+  } else {
+    for (const auto& line : result->log) out << line << "\n";
+    for (const auto& k : result->knobs) {
+      out << k.name << ": " << k.before << " -> " << k.after << "\n";
+    }
+    out << result->steps_per_s_before << " -> " << result->steps_per_s_after << " steps/s in "
+        << result->tuning_s << " s of tuning\n";
+  }
+  return 0;
+}
+
+}  // namespace pipescope::cli

@@ -1,0 +1,24 @@
+#pragma once
+// `pipescope-cli autotune SPEC [--algorithm pipescope|tfdata] [--budget-s S] [--cores N]
+// [--measure-s S] [--out TUNED.pbtxt] [--json]`: tunes the spec's parallelism and
+// prefetch buffer on this machine (each measurement a short recorded run) and prints the
+// knobs it chose with steps/s before and after.
+
+#include <iosfwd>
+#include <string>
+
+namespace pipescope::cli {
+
+struct AutotuneCommandOptions {
+  std::string spec_path;
+  std::string algorithm = "pipescope";
+  double budget_s = 20;
+  int cores = 0;
+  double measure_s = 1.5;  // length of each measuring run
+  std::string out_path;
+  bool json = false;
+};
+
+int AutotuneCommand(const AutotuneCommandOptions& options, std::ostream& out, std::ostream& err);
+
+}  // namespace pipescope::cli

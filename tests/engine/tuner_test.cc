@@ -1,0 +1,103 @@
+// Pipescope's tuner on measurements it cannot tell from real ones: a model pipeline whose
+// steps/s follow from its parallelism (decode needs 12 ms of CPU per step, the device
+// 8 ms). Water-filling hands cores to the op that limits the rate until the device
+// does, or the cores are spent; the tuner keeps a round only when it gains.
+#include <gtest/gtest.h>
+
+#include "engine/spec/spec_loader.h"
+#include "engine/tuning/core_allocation.h"
+#include "engine/tuning/pipescope_tuner.h"
+
+namespace pipescope::engine {
+namespace {
+
+TEST(CoreAllocationTest, TheSlowestOpGetsCoresUntilTheDeviceLimits) {
+  // decode: 12 ms of work per step, augment: 3 ms; the device takes 5 ms per step.
+  const auto a = AllocateCores({{"decode", 12e6}, {"augment", 3e6}}, 5e6, 16);
+  EXPECT_EQ(a.parallelism, (std::vector<int64_t>{3, 1}));
+  EXPECT_EQ(a.limit, "device");
+  EXPECT_EQ(a.cores_used, 4);
+  EXPECT_DOUBLE_EQ(a.predicted_step_ns, 5e6);
+}
+
+TEST(CoreAllocationTest, WithTooFewCoresTheMinimumRateIsAsHighAsItCanBe) {
+  // 5 cores for ops of 12 and 6 ms: {3, 2} gives max(4, 3) = 4 ms; {4, 1} would give 6.
+  const auto a = AllocateCores({{"decode", 12e6}, {"parse", 6e6}}, 1e6, 5);
+  EXPECT_EQ(a.parallelism, (std::vector<int64_t>{3, 2}));
+  EXPECT_EQ(a.limit, "cores");
+  EXPECT_DOUBLE_EQ(a.predicted_step_ns, 4e6);
+}
+
+TEST(CoreAllocationTest, AnOpAtItsMaximumParallelismIsTheLimit) {
+  const auto a = AllocateCores({{"read", 20e6, 2}}, 1e6, 16);
+  EXPECT_EQ(a.parallelism, (std::vector<int64_t>{2}));
+  EXPECT_EQ(a.limit, "read");
+}
+
+// A pipeline model: decode needs 12 ms of CPU per step (3 ms per element, 4 per batch),
+// the device 8 ms; with p workers the step takes max(8, 12 / p) ms.
+Result<TunerMeasurement> Model(const spec::PipelineSpec& spec, int* calls) {
+  ++*calls;
+  const int64_t p = std::max<int64_t>(1, spec.ops(0).map().num_parallel_calls());
+  const double step_ms = std::max(8.0, 12.0 / static_cast<double>(p));
+  TunerMeasurement m;
+  m.steps_per_s = 1000 / step_ms;
+  auto& a = m.analysis;
+  a.steps_per_s = m.steps_per_s;
+  a.device_busy_fraction = 8.0 / step_ms;
+  a.input_wait_fraction = 1 - a.device_busy_fraction;
+  trace::StageFigures decode;
+  decode.name = "decode";
+  decode.elements_per_s = 4 * m.steps_per_s;
+  decode.self_ns_per_element = 3e6;
+  trace::StageFigures prefetch;
+  prefetch.name = "prefetch";
+  prefetch.buffer_fill = 0.1;
+  a.stages = {decode, prefetch};
+  return m;
+}
+
+TEST(PipescopeTunerTest, RaisesTheSlowOpsParallelismToWhatTheDeviceNeeds) {
+  auto spec = ParseSpecText(R"(
+    source { synthetic { records: -1 } }
+    ops { name: "decode" map { fn { cpu_work { duration: "3ms" } } num_parallel_calls: 1 } }
+    ops { name: "batch" batch { batch_size: 4 } }
+    ops { name: "prefetch" prefetch { buffer_size: 2 } })",
+                            "tuner");
+  ASSERT_TRUE(spec.ok());
+  int calls = 0;
+  TunerOptions options;
+  options.cores = 8;
+  auto r = TunePipescope(
+      *spec, [&](const spec::PipelineSpec& s) { return Model(s, &calls); }, options);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->tuned.ops(0).map().num_parallel_calls(), 2) << "12 ms / 2 = 6 ms < 8 ms";
+  EXPECT_NEAR(r->steps_per_s_before, 1000 / 12.0, 1e-9);
+  EXPECT_NEAR(r->steps_per_s_after, 125, 1e-9);
+  EXPECT_EQ(r->cores_used, 2);
+  ASSERT_EQ(r->knobs.size(), 2u);
+  EXPECT_EQ(r->knobs[0].name, "decode.num_parallel_calls");
+  EXPECT_EQ(r->knobs[0].before, 1);
+  EXPECT_EQ(r->knobs[0].after, 2);
+  EXPECT_EQ(calls, 2) << "a measurement of the spec and one of the tuned candidate";
+}
+
+TEST(PipescopeTunerTest, OneCoreLeavesNothingToChange) {
+  auto spec = ParseSpecText(R"(
+    source { synthetic { records: -1 } }
+    ops { name: "decode" map { fn { cpu_work { duration: "3ms" } } num_parallel_calls: 1 } })",
+                            "tuner");
+  ASSERT_TRUE(spec.ok());
+  int calls = 0;
+  TunerOptions options;
+  options.cores = 1;
+  auto r = TunePipescope(
+      *spec, [&](const spec::PipelineSpec& s) { return Model(s, &calls); }, options);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->tuned.ops(0).map().num_parallel_calls(), 1);
+  EXPECT_EQ(r->steps_per_s_after, r->steps_per_s_before);
+  EXPECT_EQ(calls, 1);
+}
+
+}  // namespace
+}  // namespace pipescope::engine
