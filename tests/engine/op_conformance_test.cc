@@ -17,10 +17,18 @@ using testing::MakePipeline;
 using testing::Values;
 
 struct OpCase {
+  // A constructor rather than an aggregate: most cases leave the last two at their defaults.
+  OpCase(std::string n, std::string o, std::vector<int64_t> e, bool ord = true,
+         std::vector<std::string> knobs = {})
+      : name(std::move(n)),
+        ops(std::move(o)),
+        expected(std::move(e)),
+        ordered(ord),
+        live_knobs(std::move(knobs)) {}
   std::string name;
-  std::string ops;              // the spec's ops, applied to range(0, 10)
+  std::string ops;  // the spec's ops, applied to range(0, 10)
   std::vector<int64_t> expected;
-  bool ordered = true;          // false: compare as multisets (non-deterministic ops)
+  bool ordered = true;                  // false: compare as multisets (non-deterministic ops)
   std::vector<std::string> live_knobs;  // the op's own knobs that must not change the output
 };
 
@@ -43,24 +51,37 @@ std::vector<OpCase> Cases() {
   for (int i = 0; i < 10; ++i) ten[i] = i;
   std::vector<int64_t> twice = ten;
   twice.insert(twice.end(), ten.begin(), ten.end());
-  const std::string il = "ops { name: \"il\" interleave { per_element { from_element {} } "
-                         "ops { repeat { count: 6 } } cycle_length: 2 block_length: 4 ";
+  const std::string il =
+      "ops { name: \"il\" interleave { per_element { from_element {} } "
+      "ops { repeat { count: 6 } } cycle_length: 2 block_length: 4 ";
   return {
       {"NoOps", "", ten},
       {"MapSequential", "ops { name: \"m\" map { fn { identity {} } } }", ten},
-      {"MapParallel", "ops { name: \"m\" map { fn { identity {} } num_parallel_calls: 3 } }", ten,
-       true, {"m.num_parallel_calls"}},
+      {"MapParallel",
+       "ops { name: \"m\" map { fn { identity {} } num_parallel_calls: 3 } }",
+       ten,
+       true,
+       {"m.num_parallel_calls"}},
       {"MapParallelNondeterministic",
        "ops { name: \"m\" map { fn { identity {} } num_parallel_calls: 3 deterministic: false } }",
-       ten, false, {"m.num_parallel_calls"}},
-      {"MapAutotune", "ops { name: \"m\" map { fn { identity {} } num_parallel_calls: AUTOTUNE } }",
-       ten, true, {"m.num_parallel_calls"}},
-      {"Filter", "ops { filter { predicate { mod_equals { modulus: 2 remainder: 0 } } } }",
+       ten,
+       false,
+       {"m.num_parallel_calls"}},
+      {"MapAutotune",
+       "ops { name: \"m\" map { fn { identity {} } num_parallel_calls: AUTOTUNE } }",
+       ten,
+       true,
+       {"m.num_parallel_calls"}},
+      {"Filter",
+       "ops { filter { predicate { mod_equals { modulus: 2 remainder: 0 } } } }",
        {0, 2, 4, 6, 8}},
       {"Shuffle", "ops { shuffle { buffer_size: 4 seed: 1 } }", ten, false},
       {"BatchUnbatch", "ops { batch { batch_size: 3 } } ops { unbatch {} }", ten},
       {"Prefetch", "ops { name: \"p\" prefetch { buffer_size: 2 } }", ten, true, {"p.buffer_size"}},
-      {"PrefetchPassThrough", "ops { name: \"p\" prefetch { buffer_size: 0 } }", ten, true,
+      {"PrefetchPassThrough",
+       "ops { name: \"p\" prefetch { buffer_size: 0 } }",
+       ten,
+       true,
        {"p.buffer_size"}},
       {"Shard", "ops { shard { num_shards: 3 index: 1 } }", {1, 4, 7}},
       {"Cache", "ops { cache {} }", ten},
@@ -70,14 +91,22 @@ std::vector<OpCase> Cases() {
       {"TakeAll", "ops { take { count: -1 } }", ten},
       {"Skip", "ops { skip { count: 7 } }", {7, 8, 9}},
       {"InterleaveSync", il + "} }", kInterleaveDoc},
-      {"InterleaveParallel", il + "num_parallel_calls: 2 } }", kInterleaveDoc, true,
+      {"InterleaveParallel",
+       il + "num_parallel_calls: 2 } }",
+       kInterleaveDoc,
+       true,
        {"il.num_parallel_calls"}},
-      {"InterleaveParallelNondeterministic", il + "num_parallel_calls: 3 deterministic: false } }",
-       kInterleaveDoc, false, {"il.num_parallel_calls"}},
+      {"InterleaveParallelNondeterministic",
+       il + "num_parallel_calls: 3 deterministic: false } }",
+       kInterleaveDoc,
+       false,
+       {"il.num_parallel_calls"}},
       {"PrefetchAfterParallelMap",
        "ops { name: \"m\" map { fn { identity {} } num_parallel_calls: 2 } } "
        "ops { name: \"p\" prefetch { buffer_size: 1 } }",
-       ten, true, {"m.num_parallel_calls", "p.buffer_size"}},
+       ten,
+       true,
+       {"m.num_parallel_calls", "p.buffer_size"}},
   };
 }
 
@@ -138,8 +167,8 @@ TEST_P(OpConformance, LiveKnobChangesKeepTheOutput) {
   // sees its input and output side retuned while it runs.
   const bool interleave = c.ops.find("interleave") != std::string::npos;
   const std::string text =
-      "source { range { start: " + std::string(interleave ? "1" : "0") + " stop: " +
-      (interleave ? "6" : "10") + " } } " +
+      "source { range { start: " + std::string(interleave ? "1" : "0") +
+      " stop: " + (interleave ? "6" : "10") + " } } " +
       "ops { name: \"pre\" map { fn { identity {} } num_parallel_calls: 2 } } " + c.ops +
       " ops { name: \"post\" prefetch { buffer_size: 1 } }";
   std::vector<std::string> knobs = c.live_knobs;
@@ -166,7 +195,7 @@ TEST_P(OpConformance, LiveKnobChangesKeepTheOutput) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllOps, OpConformance, ::testing::ValuesIn(Cases()),
-                         [](const auto& info) { return info.param.name; });
+                         [](const auto& test_info) { return test_info.param.name; });
 
 }  // namespace
 }  // namespace pipescope::engine
