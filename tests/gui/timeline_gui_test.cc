@@ -152,6 +152,26 @@ TEST_F(TimelineGuiTest, ClickingARedGapNamesTheOpThatCausedIt) {
   window_->grab().save("timeline_gap.png");
 }
 
+TEST_F(TimelineGuiTest, CtrlDraggingMeasuresBetweenSpanEdges) {
+  const auto [start, end] = LongestWait(*model_);
+  const int64_t len = end - start;
+  timeline_->SetView(start - len, end + len);  // the wait spans a third of the lanes
+  QTest::qWait(50);
+  // Press a few pixels inside the wait's start and release a few pixels inside its end:
+  // both snap to the edges.
+  const QPoint from = At(start, 0) + QPoint(3, 0), to = At(end, 0) - QPoint(3, 0);
+  QTest::mousePress(timeline_, Qt::LeftButton, Qt::ControlModifier, from);
+  QTest::qWait(50);
+  QTest::mouseMove(timeline_, to);
+  QTest::qWait(50);
+  QTest::mouseRelease(timeline_, Qt::LeftButton, Qt::ControlModifier, to);
+  QTest::qWait(80);
+  ASSERT_TRUE(timeline_->measuring());
+  EXPECT_EQ(timeline_->measure_from(), start);
+  EXPECT_EQ(timeline_->measure_to(), end);
+  EXPECT_EQ(timeline_->view_end() - timeline_->view_start(), 3 * len) << "measuring does not pan";
+}
+
 TEST_F(TimelineGuiTest, ClickingASpanHighlightsItsElementAcrossOps) {
   // A decode work span in the middle of the trace, and its element.
   const auto* decode = model_->StageNamed("decode");

@@ -64,6 +64,10 @@ class TimelineWidget : public ImGuiGlWidget {
   // Explains the consumer's wait that contains time t (as a click on it does).
   bool ExplainGapAt(int64_t t);
   const GapHighlight& gap() const { return gap_; }
+  // The last Ctrl+drag measurement (edges snapped to spans within 8 px).
+  bool measuring() const { return measuring_; }
+  int64_t measure_from() const { return measure_from_; }
+  int64_t measure_to() const { return measure_to_; }
   // Highlights every span of `element` within a few seconds of t (as a click does).
   int HighlightElement(uint64_t element, int64_t t);
 
