@@ -7,16 +7,12 @@
 #include "app/session/recorded_run.h"
 #include "engine/spec/spec_loader.h"
 #include "engine/tuning/pipescope_tuner.h"
+#include "engine/tuning/tfdata_tuner.h"
 
 namespace pipescope::cli {
 
 int AutotuneCommand(const AutotuneCommandOptions& options, std::ostream& out, std::ostream& err) {
-  if (options.algorithm == "tfdata") {
-    err << "pipescope-cli: the tfdata algorithm (tf.data's AUTOTUNE model and hill-climb) is "
-           "not built yet; use --algorithm pipescope\n";
-    return 2;
-  }
-  if (options.algorithm != "pipescope") {
+  if (options.algorithm != "pipescope" && options.algorithm != "tfdata") {
     err << "pipescope-cli: unknown --algorithm '" << options.algorithm
         << "' (pipescope or tfdata)\n";
     return 2;
@@ -44,15 +40,16 @@ int AutotuneCommand(const AutotuneCommandOptions& options, std::ostream& out, st
   engine::TunerOptions tuner;
   tuner.cores = options.cores;
   tuner.budget_s = options.budget_s;
-  auto result = engine::TunePipescope(*spec, measure, tuner);
+  auto result = options.algorithm == "tfdata" ? engine::TuneTfData(*spec, measure, tuner)
+                                              : engine::TunePipescope(*spec, measure, tuner);
   if (!result.ok()) {
     err << "pipescope-cli: " << result.status().message() << "\n";
     return 1;
   }
   if (!options.out_path.empty()) {
     std::ofstream file(options.out_path);
-    file << "# Tuned by pipescope-cli autotune --algorithm pipescope from " << options.spec_path
-         << "\n"
+    file << "# Tuned by pipescope-cli autotune --algorithm " << options.algorithm << " from "
+         << options.spec_path << "\n"
          << engine::SpecToText(result->tuned);
     if (!file) {
       err << "pipescope-cli: cannot write " << options.out_path << "\n";

@@ -42,15 +42,17 @@ std::vector<KnobRef> TunableKnobs(const spec::PipelineSpec& spec) {
 
 }  // namespace
 
+int CpuBudget(const spec::PipelineSpec& spec, const TunerOptions& options) {
+  if (options.cores > 0) return options.cores;
+  if (spec.budget().cpu_cores() > 0) return static_cast<int>(spec.budget().cpu_cores());
+  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
 Result<TunerResult> TunePipescope(const spec::PipelineSpec& spec, const Measurer& measure,
                                   const TunerOptions& options) {
   const auto start = Clock::now();
   auto elapsed_s = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
-  const int cores = options.cores > 0
-                        ? options.cores
-                        : static_cast<int>(spec.budget().cpu_cores() > 0
-                                               ? spec.budget().cpu_cores()
-                                               : std::max(1u, std::thread::hardware_concurrency()));
+  const int cores = CpuBudget(spec, options);
   TunerResult result;
   result.tuned = spec;
   const auto initial_knobs = TunableKnobs(spec);

@@ -46,6 +46,9 @@ struct TunerResult {
   std::vector<std::string> log;  // one line per round, for people
 };
 
+// The cores a tuner may hand out: --cores, else the spec's budget, else this machine's.
+int CpuBudget(const spec::PipelineSpec& spec, const TunerOptions& options);
+
 Result<TunerResult> TunePipescope(const spec::PipelineSpec& spec, const Measurer& measure,
                                   const TunerOptions& options);
 

@@ -1,0 +1,151 @@
+#include "engine/tuning/tfdata_tuner.h"
+
+#include <chrono>
+#include <map>
+#include <thread>
+
+#include "engine/spec/spec_loader.h"
+#include "engine/spec/spec_overrides.h"
+#include "engine/tuning/tfdata_model.h"
+
+namespace pipescope::engine {
+namespace {
+
+using tfdata::Node;
+using tfdata::NodeKind;
+
+struct ChainOfSpec {
+  tfdata::Chain chain;
+  std::vector<std::string> knob_of_node;  // "op.num_parallel_calls", "op.buffer_size" or ""
+};
+
+// The model chain of a spec's top-level ops with the measured figures of each. An
+// interleave's sub-pipeline becomes one node before it, with the sub-ops' self times.
+ChainOfSpec BuildChain(const spec::PipelineSpec& spec, const trace::RangeAnalysis& a) {
+  std::map<std::string, const trace::StageFigures*> figures;
+  for (const auto& s : a.stages) figures[s.name] = &s;
+  auto self_of = [&](const std::string& name) {
+    auto it = figures.find(name);
+    return it == figures.end() ? 0.0 : it->second->self_ns_per_element;
+  };
+  auto rate_of = [&](const std::string& name) {
+    auto it = figures.find(name);
+    return it == figures.end() ? 0.0 : it->second->elements_per_s;
+  };
+  ChainOfSpec out;
+  Node source{spec.source().name(), NodeKind::kSource, self_of(spec.source().name())};
+  out.chain.nodes.push_back(source);
+  out.knob_of_node.push_back("");
+  std::string previous = spec.source().name();
+  for (const auto& op : spec.ops()) {
+    Node n;
+    n.name = op.name();
+    n.self_ns = self_of(op.name());
+    const double in = rate_of(previous), here = rate_of(op.name());
+    n.ratio = in > 0 && here > 0 ? in / here : 1;
+    std::string knob;
+    if (op.has_map()) {
+      n.kind = NodeKind::kAsync;  // every map is a candidate, as if its parallelism were AUTOTUNE
+      n.ratio = 1;
+      n.parallelism_tunable = true;
+      n.parallelism = std::max<int64_t>(op.map().num_parallel_calls(), 1);
+      n.buffer = 0;  // the parallelism
+      knob = op.name() + ".num_parallel_calls";
+    } else if (op.has_prefetch()) {
+      n.kind = NodeKind::kAsync;
+      n.ratio = 1;
+      n.buffer_tunable = true;
+      n.buffer = std::max<int64_t>(op.prefetch().buffer_size(), 1);
+      knob = op.name() + ".buffer_size";
+    } else if (op.has_batch()) {
+      n.kind = NodeKind::kSync;
+      n.ratio = static_cast<double>(std::max<int64_t>(op.batch().batch_size(), 1));
+    } else if (op.has_interleave()) {
+      double sub_self = 0;
+      for (const auto& sub : op.interleave().ops()) sub_self += self_of(sub.name());
+      out.chain.nodes.push_back({op.name() + " inputs", NodeKind::kSync, sub_self, 1});
+      out.knob_of_node.push_back("");
+      n.cycle_length = std::max<int64_t>(op.interleave().cycle_length(), 1);
+      if (op.interleave().num_parallel_calls() != 0) {
+        n.kind = NodeKind::kAsyncInterleave;
+        n.parallelism_tunable = true;
+        n.parallelism = std::max<int64_t>(op.interleave().num_parallel_calls(), 1);
+        knob = op.name() + ".num_parallel_calls";
+      } else {
+        n.kind = NodeKind::kInterleave;
+      }
+    } else {
+      n.kind = NodeKind::kSync;
+    }
+    out.chain.nodes.push_back(n);
+    out.knob_of_node.push_back(knob);
+    previous = op.name();
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<TunerResult> TuneTfData(const spec::PipelineSpec& spec, const Measurer& measure,
+                               const TunerOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  auto elapsed_s = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  const int cores = CpuBudget(spec, options);
+  TunerResult result;
+  result.tuned = spec;
+  ASSIGN_OR_RETURN(TunerMeasurement current, measure(spec));
+  result.steps_per_s_before = current.steps_per_s;
+  result.log.push_back("measured the spec as given: " + std::to_string(current.steps_per_s) +
+                       " steps/s");
+  std::vector<TunedKnob> initial;
+  for (int round = 1; round <= options.max_rounds && elapsed_s() < options.budget_s; ++round) {
+    result.rounds = round;
+    const trace::RangeAnalysis& a = current.analysis;
+    if (a.steps_per_s <= 0) break;
+    ChainOfSpec model = BuildChain(result.tuned, a);
+    const double gap = a.device_busy_fraction / a.steps_per_s * 1e9;  // device time per step
+    tfdata::Budget budget;
+    budget.cores = cores;
+    const tfdata::Chain tuned = tfdata::HillClimb(model.chain, gap, budget);
+    spec::PipelineSpec candidate = result.tuned;
+    std::string change;
+    for (size_t i = 0; i < tuned.nodes.size(); ++i) {
+      const std::string& knob = model.knob_of_node[i];
+      if (knob.empty()) continue;
+      const Node& n = tuned.nodes[i];
+      const int64_t value = n.buffer_tunable ? n.buffer : n.parallelism;
+      const int64_t was =
+          n.buffer_tunable ? model.chain.nodes[i].buffer : model.chain.nodes[i].parallelism;
+      if (round == 1) initial.push_back({knob, was, was});
+      RETURN_IF_ERROR(ApplyOverride(candidate, knob + "=" + std::to_string(value)));
+      change += (change.empty() ? "" : ", ") + knob + "=" + std::to_string(value);
+    }
+    if (SpecToText(candidate) == SpecToText(result.tuned)) {
+      result.log.push_back("round " + std::to_string(round) + ": " + change + ": unchanged, stop");
+      break;
+    }
+    result.tuned = std::move(candidate);
+    // tf.data re-optimises on a timer whose period doubles; here every round re-optimises
+    // on a fresh measurement of what the previous round chose.
+    ASSIGN_OR_RETURN(current, measure(result.tuned));
+    result.log.push_back("round " + std::to_string(round) + ": " + change + " -> " +
+                         std::to_string(current.steps_per_s) + " steps/s");
+  }
+  result.steps_per_s_after = current.steps_per_s;
+  const ChainOfSpec final_model = BuildChain(result.tuned, current.analysis);
+  for (size_t i = 0, k = 0; i < final_model.chain.nodes.size(); ++i) {
+    if (final_model.knob_of_node[i].empty()) continue;
+    const Node& n = final_model.chain.nodes[i];
+    const int64_t value = n.buffer_tunable ? n.buffer : n.parallelism;
+    if (n.parallelism_tunable) result.cores_used += value;
+    const int64_t before = k < initial.size() ? initial[k].before : value;
+    result.knobs.push_back({final_model.knob_of_node[i], before, value});
+    ++k;
+  }
+  result.tuning_s = elapsed_s();
+  return result;
+}
+
+}  // namespace pipescope::engine
