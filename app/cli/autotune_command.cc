@@ -4,7 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 
-#include "app/session/recorded_run.h"
+#include "app/session/measurement.h"
 #include "engine/spec/spec_loader.h"
 #include "engine/tuning/pipescope_tuner.h"
 #include "engine/tuning/tfdata_tuner.h"
@@ -22,17 +22,11 @@ int AutotuneCommand(const AutotuneCommandOptions& options, std::ostream& out, st
     err << "pipescope-cli: " << spec.status().message() << "\n";
     return 2;
   }
-  // Each measurement: a recorded run of the candidate; the analysis skips the first
-  // quarter, where buffers fill and workers start.
   const engine::Measurer measure =
       [&](const spec::PipelineSpec& candidate) -> engine::Result<engine::TunerMeasurement> {
-    session::RecordedRunOptions run;
-    run.run.duration_ns = static_cast<int64_t>(options.measure_s * 1e9);
-    ASSIGN_OR_RETURN(auto r, session::RunRecorded(candidate, run));
-    if (!r.run_status.ok()) return r.run_status;
-    const int64_t end = r.model->duration_ns();
+    ASSIGN_OR_RETURN(auto measured, session::MeasureSpec(candidate, options.measure_s));
     engine::TunerMeasurement m;
-    m.analysis = trace::Analyze(*r.model, end / 4, end);
+    m.analysis = std::move(measured.analysis);
     m.steps_per_s = m.analysis.steps_per_s;
     err << "measured " << m.steps_per_s << " steps/s\n";
     return m;

@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "app/cli/autotune_command.h"
+#include "app/cli/compare_command.h"
 #include "app/cli/dataset_commands.h"
 #include "app/cli/grid_command.h"
 #include "app/cli/report_command.h"
@@ -71,7 +72,16 @@ int main(int argc, char** argv) {
   tune_cmd->add_option("--out", tune.out_path, "Write the tuned spec to this file");
   tune_cmd->add_flag("--json", tune.json, "Print the result as JSON");
 
+  pipescope::cli::CompareCommandOptions compare;
+  auto* compare_cmd =
+      app.add_subcommand("compare", "Run two specs for the same time and set them side by side");
+  compare_cmd->add_option("a", compare.a_path, "First spec (.pbtxt)")->required();
+  compare_cmd->add_option("b", compare.b_path, "Second spec (.pbtxt)")->required();
+  compare_cmd->add_option("--duration", compare.duration_s, "Seconds each (default 3)");
+  compare_cmd->add_flag("--json", compare.json, "Print the comparison as JSON");
+
   CLI11_PARSE(app, argc, argv);
+  if (compare_cmd->parsed()) return pipescope::cli::CompareCommand(compare, std::cout, std::cerr);
   if (tune_cmd->parsed()) return pipescope::cli::AutotuneCommand(tune, std::cout, std::cerr);
   if (grid_cmd->parsed()) return pipescope::cli::GridCommand(grid, std::cout, std::cerr);
   if (make_cmd->parsed()) return pipescope::cli::MakeDatasetCommand(make, std::cout, std::cerr);

@@ -17,9 +17,9 @@ struct RunCommandOptions {
   std::vector<std::string> overrides;
   int64_t print = 0;
   bool json = false;
-  bool record = true;      // --no-trace: no recording (measures the bare engine)
+  bool record = true;        // --no-trace: no recording (measures the bare engine)
   bool gpu_activity = true;  // --no-gpu-activity: no CUPTI on GPU runs
-  std::string trace_path;  // --trace FILE
+  std::string trace_path;    // --trace FILE
 };
 
 // Returns the process exit code: 0 on success, 1 for a pipeline error, 2 for bad usage

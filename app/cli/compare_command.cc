@@ -1,0 +1,114 @@
+#include "app/cli/compare_command.h"
+
+#include <cstdio>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <ostream>
+
+#include "app/session/measurement.h"
+#include "engine/spec/spec_loader.h"
+
+namespace pipescope::cli {
+namespace {
+
+nlohmann::json Figures(const session::SpecMeasurement& m) {
+  return {{"steps_per_s", m.analysis.steps_per_s},
+          {"input_wait_fraction", m.analysis.input_wait_fraction},
+          {"device_busy_fraction", m.analysis.device_busy_fraction},
+          {"cores_used", m.cores_used},
+          {"buffered_elements", m.buffered_elements},
+          {"verdict", m.analysis.verdict.text}};
+}
+
+std::string Ratio(double faster, double slower) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2fx", slower > 0 ? faster / slower : 0.0);
+  return buf;
+}
+
+}  // namespace
+
+int CompareCommand(const CompareCommandOptions& options, std::ostream& out, std::ostream& err) {
+  // Both specs are loaded before either runs, so a typo costs no run.
+  const std::string paths[2] = {options.a_path, options.b_path};
+  spec::PipelineSpec specs[2];
+  for (int i = 0; i < 2; ++i) {
+    auto spec = engine::LoadSpecFile(paths[i]);
+    if (!spec.ok()) {
+      err << "pipescope-cli: " << spec.status().message() << "\n";
+      return 2;
+    }
+    specs[i] = std::move(spec).value();
+  }
+  session::SpecMeasurement measured[2];
+  for (int i = 0; i < 2; ++i) {
+    err << "running " << paths[i] << " for " << options.duration_s << " s\n";
+    auto m = session::MeasureSpec(specs[i], options.duration_s);
+    if (!m.ok()) {
+      err << "pipescope-cli: " << paths[i] << ": " << m.status().message() << "\n";
+      return 1;
+    }
+    measured[i] = std::move(m).value();
+  }
+  // Knobs that differ, by "op.knob"; knobs only one side has are listed with null.
+  std::map<std::string, std::pair<nlohmann::json, nlohmann::json>> knobs;
+  for (int i = 0; i < 2; ++i) {
+    for (const auto& k : measured[i].knobs) {
+      auto& slot = knobs[k.op + "." + k.knob];
+      (i == 0 ? slot.first : slot.second) = k.value;
+    }
+  }
+  nlohmann::json differences = nlohmann::json::array();
+  std::string changes;
+  for (const auto& [name, values] : knobs) {
+    if (values.first == values.second) continue;
+    differences.push_back({{"knob", name}, {"a", values.first}, {"b", values.second}});
+    changes += (changes.empty() ? "" : ", ") + name + " " +
+               (values.first.is_null() ? "-" : values.first.dump()) + " -> " +
+               (values.second.is_null() ? "-" : values.second.dump());
+  }
+  const double a = measured[0].analysis.steps_per_s, b = measured[1].analysis.steps_per_s;
+  std::string verdict;
+  if (std::abs(a - b) <= 0.03 * std::max(a, b)) {
+    verdict = "A and B are within 3% of each other (" + std::to_string(a) + " and " +
+              std::to_string(b) + " steps/s)";
+  } else {
+    verdict = std::string(b > a ? "B is " + Ratio(b, a) + " faster than A"
+                                : "A is " + Ratio(a, b) + " faster than B");
+  }
+  if (!changes.empty()) verdict += ": " + changes;
+  if (options.json) {
+    out << nlohmann::json{{"a", {{"spec", options.a_path}, {"figures", Figures(measured[0])}}},
+                          {"b", {{"spec", options.b_path}, {"figures", Figures(measured[1])}}},
+                          {"duration_s", options.duration_s},
+                          {"speedup_b_over_a", a > 0 ? b / a : 0},
+                          {"knob_differences", differences},
+                          {"verdict", verdict}}
+               .dump(2)
+        << "\n";
+    return 0;
+  }
+  char line[256];
+  std::snprintf(line, sizeof line, "%-22s %12s %12s\n", "", "A", "B");
+  out << line;
+  auto row = [&](const char* name, double va, double vb, const char* format) {
+    char fa[32], fb[32];
+    std::snprintf(fa, sizeof fa, format, va);
+    std::snprintf(fb, sizeof fb, format, vb);
+    std::snprintf(line, sizeof line, "%-22s %12s %12s\n", name, fa, fb);
+    out << line;
+  };
+  row("steps/s", a, b, "%.1f");
+  row("input wait %", 100 * measured[0].analysis.input_wait_fraction,
+      100 * measured[1].analysis.input_wait_fraction, "%.0f");
+  row("device busy %", 100 * measured[0].analysis.device_busy_fraction,
+      100 * measured[1].analysis.device_busy_fraction, "%.0f");
+  row("cores used", static_cast<double>(measured[0].cores_used),
+      static_cast<double>(measured[1].cores_used), "%.0f");
+  row("buffered elements", static_cast<double>(measured[0].buffered_elements),
+      static_cast<double>(measured[1].buffered_elements), "%.0f");
+  out << verdict << "\n";
+  return 0;
+}
+
+}  // namespace pipescope::cli

@@ -1,0 +1,53 @@
+// `pipescope-cli compare A B`: two specs run for the same time, figures side by side, the
+// knobs that differ and a one-line verdict.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "cli_runner.h"
+
+namespace pipescope::testing {
+namespace {
+
+TEST(CliCompareTest, SetsTwoSpecsSideBySideWithTheirKnobDifferences) {
+  std::ifstream in(Pipeline("input_bound_demo.pbtxt"));
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string tuned = text.str();
+  const auto at = tuned.find("num_parallel_calls: 1");
+  ASSERT_NE(at, std::string::npos);
+  tuned.replace(at, 21, "num_parallel_calls: 2");
+  const std::string b = ::testing::TempDir() + "/pipescope_compare_b.pbtxt";
+  std::ofstream(b) << tuned;
+
+  const auto r =
+      Cli("compare " + Pipeline("input_bound_demo.pbtxt") + " " + b + " --duration 0.6 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const auto j = nlohmann::json::parse(JsonPart(r.out));
+  for (const char* side : {"a", "b"}) {
+    for (const char* figure : {"steps_per_s", "input_wait_fraction", "device_busy_fraction",
+                               "cores_used", "buffered_elements"}) {
+      EXPECT_TRUE(j[side]["figures"].contains(figure)) << side << "." << figure;
+    }
+  }
+  ASSERT_EQ(j["knob_differences"].size(), 1u) << j["knob_differences"].dump();
+  EXPECT_EQ(j["knob_differences"][0]["knob"], "decode.num_parallel_calls");
+  EXPECT_EQ(j["knob_differences"][0]["a"], 1);
+  EXPECT_EQ(j["knob_differences"][0]["b"], 2);
+  EXPECT_EQ(j["a"]["figures"]["cores_used"], 1);
+  EXPECT_EQ(j["b"]["figures"]["cores_used"], 2);
+  EXPECT_NE(j["verdict"].get<std::string>().find("decode.num_parallel_calls 1 -> 2"),
+            std::string::npos)
+      << j["verdict"];
+}
+
+TEST(CliCompareTest, AMissingSpecIsNamed) {
+  const auto r = Cli("compare " + Pipeline("input_bound_demo.pbtxt") + " /nonexistent.pbtxt");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.out.find("/nonexistent.pbtxt"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace pipescope::testing
