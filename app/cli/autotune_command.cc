@@ -6,6 +6,7 @@
 
 #include "app/session/measurement.h"
 #include "engine/spec/spec_loader.h"
+#include "engine/tuning/order_advice.h"
 #include "engine/tuning/pipescope_tuner.h"
 #include "engine/tuning/tfdata_tuner.h"
 
@@ -40,6 +41,19 @@ int AutotuneCommand(const AutotuneCommandOptions& options, std::ostream& out, st
     err << "pipescope-cli: " << result.status().message() << "\n";
     return 1;
   }
+  // Order advice on the tuned spec, each measured the same way.
+  nlohmann::json advice = nlohmann::json::array();
+  for (const auto& a : engine::AdviseOrder(result->tuned, result->final_analysis)) {
+    auto m = measure(a.spec);
+    if (!m.ok()) continue;
+    const double gain =
+        result->steps_per_s_after > 0 ? m->steps_per_s / result->steps_per_s_after - 1 : 0;
+    advice.push_back({{"change", a.change},
+                      {"why", a.why},
+                      {"keeps_output", true},
+                      {"steps_per_s", m->steps_per_s},
+                      {"measured_gain", gain}});
+  }
   if (!options.out_path.empty()) {
     std::ofstream file(options.out_path);
     file << "# Tuned by pipescope-cli autotune --algorithm " << options.algorithm << " from "
@@ -65,7 +79,7 @@ int AutotuneCommand(const AutotuneCommandOptions& options, std::ostream& out, st
                           {"tuning_s", result->tuning_s},
                           {"rounds", result->rounds},
                           {"log", result->log},
-                          {"advice", nlohmann::json::array()}}
+                          {"advice", advice}}
                .dump(2)
         << "\n";
   } else {
@@ -75,6 +89,12 @@ int AutotuneCommand(const AutotuneCommandOptions& options, std::ostream& out, st
     }
     out << result->steps_per_s_before << " -> " << result->steps_per_s_after << " steps/s in "
         << result->tuning_s << " s of tuning\n";
+    for (const auto& a : advice) {
+      out << "advice: " << a["change"].get<std::string>() << ": " << a["why"].get<std::string>()
+          << " Measured: " << a["steps_per_s"].get<double>() << " steps/s ("
+          << (a["measured_gain"].get<double>() >= 0 ? "+" : "")
+          << 100 * a["measured_gain"].get<double>() << "%)\n";
+    }
   }
   return 0;
 }

@@ -16,6 +16,12 @@ using spec::Op;
 bool IsRandomMap(const Op& op) {
   return op.has_map() && (op.map().fn().has_random_crop() || op.map().fn().has_random_flip());
 }
+// Functions that do work without changing the element (they model CPU or I/O cost).
+bool LeavesValuesUnchanged(const Op& op) {
+  if (!op.has_map()) return false;
+  const auto& fn = op.map().fn();
+  return fn.has_identity() || fn.has_cpu_work() || fn.has_io_wait();
+}
 bool IsCounting(const Op& op) { return op.has_take() || op.has_skip() || op.has_shard(); }
 
 std::string Name(const Op& op) { return "'" + op.name() + "' (" + OpKindName(op) + ")"; }
@@ -66,12 +72,12 @@ std::optional<std::string> SwapEffect(const Op& first, const Op& second) {
   }
   if (first.has_cache() && IsRandomMap(second)) return std::nullopt;  // the fix for the above
   if (first.has_filter() && second.has_map()) {
-    if (second.map().fn().has_identity()) return std::nullopt;
+    if (LeavesValuesUnchanged(second)) return std::nullopt;
     return "The filter's predicate would read elements before " + Name(second) +
            " transforms them, so it keeps different elements.";
   }
   if (first.has_map() && second.has_filter()) {
-    if (first.map().fn().has_identity()) return std::nullopt;
+    if (LeavesValuesUnchanged(first)) return std::nullopt;
     return "The filter's predicate would read the output of " + Name(first) +
            " instead of its input, so it keeps different elements.";
   }

@@ -15,7 +15,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// The knobs this tuner sets: parallel maps' and interleaves' parallelism, and the
+// The knobs this tuner sets: maps' and parallel interleaves' parallelism, and the
 // buffer of the last prefetch.
 struct KnobRef {
   std::string op;
@@ -26,7 +26,7 @@ struct KnobRef {
 std::vector<KnobRef> TunableKnobs(const spec::PipelineSpec& spec) {
   std::vector<KnobRef> knobs;
   for (const auto& op : spec.ops()) {
-    if (op.has_map() && op.map().num_parallel_calls() != 0) {
+    if (op.has_map()) {  // sequential maps too: they become parallel if that helps
       knobs.push_back({op.name(), "num_parallel_calls", op.map().num_parallel_calls()});
     }
     if (op.has_interleave() && op.interleave().num_parallel_calls() != 0) {
@@ -38,6 +38,26 @@ std::vector<KnobRef> TunableKnobs(const spec::PipelineSpec& spec) {
     knobs.push_back({last.name(), "buffer_size", last.prefetch().buffer_size()});
   }
   return knobs;
+}
+
+// Maps up to 64 workers; an interleave up to its cycle length (more would idle).
+int64_t MaxParallelism(const spec::PipelineSpec& spec, const std::string& name) {
+  for (const auto& op : spec.ops()) {
+    if (op.name() == name && op.has_interleave())
+      return std::max<int64_t>(op.interleave().cycle_length(), 1);
+  }
+  return 64;
+}
+
+// The share of an op's own time that computes: an io_wait map and an interleave reading
+// files mostly wait.
+double CpuFraction(const spec::PipelineSpec& spec, const std::string& name) {
+  for (const auto& op : spec.ops()) {
+    if (op.name() != name) continue;
+    if (op.has_map() && op.map().fn().has_io_wait()) return 0;
+    if (op.has_interleave()) return 0.1;
+  }
+  return 1;
 }
 
 }  // namespace
@@ -75,8 +95,14 @@ Result<TunerResult> TunePipescope(const spec::PipelineSpec& spec, const Measurer
       if (k.knob != "num_parallel_calls") continue;
       const auto it = figures.find(k.op);
       if (it == figures.end()) continue;
-      const double per_step = it->second->elements_per_s / a.steps_per_s;
-      ops.push_back({k.op, it->second->self_ns_per_element * per_step, 1 << 10});
+      // An interleave's workers run its sub-pipeline (stages named "<interleave>.<op>").
+      double work = 0;
+      for (const auto& f : a.stages) {
+        if (f.name == k.op || f.name.rfind(k.op + ".", 0) == 0)
+          work += f.self_ns_per_element * f.elements_per_s / a.steps_per_s;
+      }
+      ops.push_back(
+          {k.op, work, MaxParallelism(result.tuned, k.op), CpuFraction(result.tuned, k.op)});
       op_knobs.push_back(&k);
     }
     const double device_step_ns = a.device_busy_fraction / a.steps_per_s * 1e9;
@@ -113,19 +139,15 @@ Result<TunerResult> TunePipescope(const spec::PipelineSpec& spec, const Measurer
                          (better ? ", kept" : ", not better: stop"));
     if (!better) break;
     result.tuned = std::move(candidate);
-    result.cores_used = alloc.cores_used;
+    result.cores_used = static_cast<int64_t>(std::ceil(alloc.cpu_cores_busy - 1e-9));
     best = std::move(measured);
   }
   result.steps_per_s_after = best.steps_per_s;
+  result.final_analysis = best.analysis;
   const auto final_knobs = TunableKnobs(result.tuned);
   for (size_t i = 0; i < initial_knobs.size() && i < final_knobs.size(); ++i) {
     result.knobs.push_back({initial_knobs[i].op + "." + initial_knobs[i].knob,
                             initial_knobs[i].value, final_knobs[i].value});
-  }
-  if (result.cores_used == 0) {
-    for (const auto& k : final_knobs) {
-      if (k.knob == "num_parallel_calls") result.cores_used += std::max<int64_t>(k.value, 1);
-    }
   }
   result.tuning_s = elapsed_s();
   return result;

@@ -40,10 +40,11 @@ struct TunerResult {
   double steps_per_s_before = 0;
   double steps_per_s_after = 0;
   std::vector<TunedKnob> knobs;  // the knobs the tuner set, before and after
-  int64_t cores_used = 0;        // parallel workers handed out
+  int64_t cores_used = 0;        // cores the tuned ops keep busy, as the allocation predicts
   double tuning_s = 0;
   int rounds = 0;
-  std::vector<std::string> log;  // one line per round, for people
+  std::vector<std::string> log;         // one line per round, for people
+  trace::RangeAnalysis final_analysis;  // the last measurement of `tuned`
 };
 
 // The cores a tuner may hand out: --cores, else the spec's budget, else this machine's.

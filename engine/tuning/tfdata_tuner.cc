@@ -134,6 +134,7 @@ Result<TunerResult> TuneTfData(const spec::PipelineSpec& spec, const Measurer& m
                          std::to_string(current.steps_per_s) + " steps/s");
   }
   result.steps_per_s_after = current.steps_per_s;
+  result.final_analysis = current.analysis;
   const ChainOfSpec final_model = BuildChain(result.tuned, current.analysis);
   for (size_t i = 0, k = 0; i < final_model.chain.nodes.size(); ++i) {
     if (final_model.knob_of_node[i].empty()) continue;

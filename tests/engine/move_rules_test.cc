@@ -116,6 +116,9 @@ TEST(MoveRulesTest, AFilterCannotMoveBeforeTheMapItsPredicateReads) {
                             ops { name: "keep" filter { predicate { mod_equals { modulus: 2 } } } })");
   EXPECT_NE(ExpectChanged(spec, 1, 0).find("before 'decode' (map) transforms them"),
             std::string::npos);
+  const auto cost_only = Spec(R"(ops { name: "work" map { fn { cpu_work { duration: "1ms" } } } }
+                                ops { name: "keep" filter { predicate { mod_equals { modulus: 2 } } } })");
+  ExpectKept(cost_only, 1, 0);  // cpu_work leaves the element as it is
   const auto identity = Spec(R"(ops { name: "id" map { fn { identity {} } } }
                                ops { name: "keep" filter { predicate { mod_equals { modulus: 2 } } } })");
   ExpectKept(identity, 1, 0);

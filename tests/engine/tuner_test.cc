@@ -16,16 +16,27 @@ TEST(CoreAllocationTest, TheSlowestOpGetsCoresUntilTheDeviceLimits) {
   const auto a = AllocateCores({{"decode", 12e6}, {"augment", 3e6}}, 5e6, 16);
   EXPECT_EQ(a.parallelism, (std::vector<int64_t>{3, 1}));
   EXPECT_EQ(a.limit, "device");
-  EXPECT_EQ(a.cores_used, 4);
+  EXPECT_DOUBLE_EQ(a.cpu_cores_busy, 3) << "15 ms of work per 5 ms step";
   EXPECT_DOUBLE_EQ(a.predicted_step_ns, 5e6);
 }
 
-TEST(CoreAllocationTest, WithTooFewCoresTheMinimumRateIsAsHighAsItCanBe) {
-  // 5 cores for ops of 12 and 6 ms: {3, 2} gives max(4, 3) = 4 ms; {4, 1} would give 6.
+TEST(CoreAllocationTest, WithTooFewCoresTheStepIsTheCpuBound) {
+  // 18 ms of CPU work per step on 5 cores: no configuration beats 3.6 ms per step; decode
+  // needs 4 workers and parse 2 to keep up with it.
   const auto a = AllocateCores({{"decode", 12e6}, {"parse", 6e6}}, 1e6, 5);
-  EXPECT_EQ(a.parallelism, (std::vector<int64_t>{3, 2}));
+  EXPECT_EQ(a.parallelism, (std::vector<int64_t>{4, 2}));
   EXPECT_EQ(a.limit, "cores");
-  EXPECT_DOUBLE_EQ(a.predicted_step_ns, 4e6);
+  EXPECT_DOUBLE_EQ(a.predicted_step_ns, 3.6e6);
+  EXPECT_DOUBLE_EQ(a.cpu_cores_busy, 5);
+}
+
+TEST(CoreAllocationTest, AnIoWaitGetsWorkersBeyondTheCores) {
+  // 32 ms of waiting and 8 ms of computing per step on 2 cores, device 8 ms: the fetch
+  // needs 4 waiting workers, the decode 1; one core stays free.
+  const auto a = AllocateCores({{"fetch", 32e6, 64, 0}, {"decode", 8e6}}, 8e6, 2);
+  EXPECT_EQ(a.parallelism, (std::vector<int64_t>{4, 1}));
+  EXPECT_EQ(a.limit, "device");
+  EXPECT_DOUBLE_EQ(a.cpu_cores_busy, 1);
 }
 
 TEST(CoreAllocationTest, AnOpAtItsMaximumParallelismIsTheLimit) {
@@ -74,7 +85,7 @@ TEST(PipescopeTunerTest, RaisesTheSlowOpsParallelismToWhatTheDeviceNeeds) {
   EXPECT_EQ(r->tuned.ops(0).map().num_parallel_calls(), 2) << "12 ms / 2 = 6 ms < 8 ms";
   EXPECT_NEAR(r->steps_per_s_before, 1000 / 12.0, 1e-9);
   EXPECT_NEAR(r->steps_per_s_after, 125, 1e-9);
-  EXPECT_EQ(r->cores_used, 2);
+  EXPECT_EQ(r->cores_used, 2) << "12 ms of work per 8 ms step: 1.5 cores, rounded up";
   ASSERT_EQ(r->knobs.size(), 2u);
   EXPECT_EQ(r->knobs[0].name, "decode.num_parallel_calls");
   EXPECT_EQ(r->knobs[0].before, 1);

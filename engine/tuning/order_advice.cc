@@ -1,0 +1,95 @@
+#include "engine/tuning/order_advice.h"
+
+#include <cstdio>
+#include <map>
+
+#include "engine/spec/spec_validator.h"
+#include "engine/tuning/move_rules.h"
+#include "engine/work/work_registry.h"
+
+namespace pipescope::engine {
+namespace {
+
+spec::PipelineSpec Moved(spec::PipelineSpec spec, int from, int to) {
+  auto* ops = spec.mutable_ops();
+  const int step = to > from ? 1 : -1;
+  for (int i = from; i != to; i += step) ops->SwapElements(i, i + step);
+  return spec;
+}
+
+std::string Micros(double ns) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, ns < 10'000 ? "%.2f us" : "%.0f us", ns / 1e3);
+  return buf;
+}
+
+}  // namespace
+
+std::vector<OrderAdvice> AdviseOrder(const spec::PipelineSpec& spec,
+                                     const trace::RangeAnalysis& analysis) {
+  std::map<std::string, const trace::StageFigures*> figures;
+  for (const auto& s : analysis.stages) figures[s.name] = &s;
+  auto self_of = [&](const std::string& name) {
+    const auto it = figures.find(name);
+    return it == figures.end() ? 0.0 : it->second->self_ns_per_element;
+  };
+  std::vector<OrderAdvice> advice;
+  const int n = spec.ops_size();
+  // Filters and counting ops as early as the output allows, when they would skip maps'
+  // work: the earliest position every move to which keeps the output.
+  for (int i = 0; i < n; ++i) {
+    const auto& op = spec.ops(i);
+    if (!op.has_filter() && !op.has_take() && !op.has_skip() && !op.has_shard()) continue;
+    int to = i;
+    while (to > 0 && AssessMove(spec, i, to - 1).keeps_output) --to;
+    double skipped_work = 0;
+    std::string across;
+    for (int j = to; j < i; ++j) {
+      if (!spec.ops(j).has_map()) continue;
+      skipped_work += self_of(spec.ops(j).name());
+      across += (across.empty() ? "'" : ", '") + spec.ops(j).name() + "'";
+    }
+    if (to == i || skipped_work <= 0) continue;
+    const auto it = figures.find(op.name());
+    std::string share;
+    if (it != figures.end() && i > 0) {
+      const auto in = figures.find(spec.ops(i - 1).name());
+      if (in != figures.end() && in->second->elements_per_s > 0) {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, " (it passes %.0f%% of its input)",
+                      100 * it->second->elements_per_s / in->second->elements_per_s);
+        share = buf;
+      }
+    }
+    advice.push_back({"move " + OpKindName(op) + " '" + op.name() + "' before " + across,
+                      "The elements it drops would no longer cost " + Micros(skipped_work) +
+                          " of map work each" + share + "; the output is the same.",
+                      Moved(spec, i, to)});
+  }
+  // Vectorise: a map with a batched form right before a batch runs once per batch after it.
+  for (int i = 0; i + 1 < n; ++i) {
+    const auto& map = spec.ops(i);
+    const auto& batch = spec.ops(i + 1);
+    if (!map.has_map() || !batch.has_batch() || !WorkFunctionHasBatchedForm(map.map().fn()))
+      continue;
+    if (!AssessMove(spec, i, i + 1).keeps_output) continue;
+    advice.push_back({"batch before map '" + map.name() + "' (vectorise it)",
+                      "'" + map.name() + "' costs " + Micros(self_of(map.name())) +
+                          " per element; its batched form runs once per batch of " +
+                          std::to_string(batch.batch().batch_size()) + ".",
+                      Moved(spec, i, i + 1)});
+  }
+  // Prefetch last: without it the training step and the pipeline take turns.
+  if (n == 0 || !spec.ops(n - 1).has_prefetch()) {
+    spec::PipelineSpec with = spec;
+    auto* p = with.add_ops();
+    p->set_name("prefetch_last");
+    p->mutable_prefetch()->set_buffer_size(2);
+    advice.push_back({"add prefetch(2) at the end",
+                      "The pipeline would prepare the next batch while the device runs a step.",
+                      with});
+  }
+  return advice;
+}
+
+}  // namespace pipescope::engine

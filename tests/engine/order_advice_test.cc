@@ -1,0 +1,86 @@
+// Order advice: a filter moved ahead of work it would waste, a map with a batched form
+// vectorised by batching first, a prefetch added at the end; never a move that changes
+// the output.
+#include "engine/tuning/order_advice.h"
+
+#include <gtest/gtest.h>
+
+#include "engine/spec/spec_loader.h"
+
+namespace pipescope::engine {
+namespace {
+
+spec::PipelineSpec Spec(const std::string& ops) {
+  auto spec =
+      ParseSpecText("source { name: \"ids\" range { start: 0 stop: 100 } } " + ops, "advice");
+  EXPECT_TRUE(spec.ok()) << spec.status().message();
+  return *spec;
+}
+
+trace::StageFigures Figures(const std::string& name, double self_ns, double per_s) {
+  trace::StageFigures f;
+  f.name = name;
+  f.self_ns_per_element = self_ns;
+  f.elements_per_s = per_s;
+  return f;
+}
+
+std::vector<std::string> OpNames(const spec::PipelineSpec& spec) {
+  std::vector<std::string> names;
+  for (const auto& op : spec.ops()) names.push_back(op.name());
+  return names;
+}
+
+TEST(OrderAdviceTest, AFilterMovesAheadOfTheWorkItWastes) {
+  const auto spec = Spec(R"(
+    ops { name: "decode" map { fn { cpu_work { duration: "1ms" } } } }
+    ops { name: "keep" filter { predicate { mod_equals { modulus: 4 } } } }
+    ops { name: "batch" batch { batch_size: 8 } }
+    ops { name: "prefetch" prefetch { buffer_size: 1 } })");
+  trace::RangeAnalysis a;
+  a.stages = {Figures("ids", 100, 400), Figures("decode", 1e6, 400), Figures("keep", 50, 100),
+              Figures("batch", 10, 12.5)};
+  const auto advice = AdviseOrder(spec, a);
+  ASSERT_EQ(advice.size(), 1u);
+  EXPECT_EQ(advice[0].change, "move filter 'keep' before 'decode'");
+  EXPECT_NE(advice[0].why.find("1000 us of map work"), std::string::npos) << advice[0].why;
+  EXPECT_NE(advice[0].why.find("passes 25%"), std::string::npos) << advice[0].why;
+  EXPECT_EQ(OpNames(advice[0].spec),
+            (std::vector<std::string>{"keep", "decode", "batch", "prefetch"}));
+}
+
+TEST(OrderAdviceTest, AFilterReadingTheMapsOutputStaysWhereItIs) {
+  const auto spec = Spec(R"(
+    ops { name: "unpack" map { fn { unpack_bits {} } } }
+    ops { name: "keep" filter { predicate { mod_equals { modulus: 4 } } } }
+    ops { name: "prefetch" prefetch { buffer_size: 1 } })");
+  trace::RangeAnalysis a;
+  a.stages = {Figures("unpack", 1e6, 100), Figures("keep", 50, 25)};
+  EXPECT_TRUE(AdviseOrder(spec, a).empty());
+}
+
+TEST(OrderAdviceTest, AMapWithABatchedFormIsVectorised) {
+  const auto spec = Spec(R"(
+    ops { name: "unpack" map { fn { unpack_bits {} } num_parallel_calls: 2 } }
+    ops { name: "batch" batch { batch_size: 1024 } }
+    ops { name: "prefetch" prefetch { buffer_size: 2 } })");
+  trace::RangeAnalysis a;
+  a.stages = {Figures("unpack", 800, 1e6)};
+  const auto advice = AdviseOrder(spec, a);
+  ASSERT_EQ(advice.size(), 1u);
+  EXPECT_EQ(advice[0].change, "batch before map 'unpack' (vectorise it)");
+  EXPECT_NE(advice[0].why.find("0.80 us per element"), std::string::npos) << advice[0].why;
+  EXPECT_EQ(OpNames(advice[0].spec), (std::vector<std::string>{"batch", "unpack", "prefetch"}));
+}
+
+TEST(OrderAdviceTest, APipelineWithoutAFinalPrefetchGetsOne) {
+  const auto spec = Spec(R"(ops { name: "wait" map { fn { io_wait { duration: "1ms" } } } }
+                            ops { name: "batch" batch { batch_size: 4 } })");
+  const auto advice = AdviseOrder(spec, {});
+  ASSERT_EQ(advice.size(), 1u) << "io_wait has no batched form: only the prefetch";
+  EXPECT_EQ(advice[0].change, "add prefetch(2) at the end");
+  EXPECT_TRUE(advice[0].spec.ops(2).has_prefetch());
+}
+
+}  // namespace
+}  // namespace pipescope::engine
