@@ -76,6 +76,7 @@ int AutotuneCommand(const AutotuneCommandOptions& options, std::ostream& out, st
                           {"steps_per_s_before", result->steps_per_s_before},
                           {"steps_per_s_after", result->steps_per_s_after},
                           {"cores_used", result->cores_used},
+                          {"cpu_cores_busy", result->cpu_cores_busy},
                           {"tuning_s", result->tuning_s},
                           {"rounds", result->rounds},
                           {"log", result->log},

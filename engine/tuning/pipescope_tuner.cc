@@ -139,7 +139,7 @@ Result<TunerResult> TunePipescope(const spec::PipelineSpec& spec, const Measurer
                          (better ? ", kept" : ", not better: stop"));
     if (!better) break;
     result.tuned = std::move(candidate);
-    result.cores_used = static_cast<int64_t>(std::ceil(alloc.cpu_cores_busy - 1e-9));
+    result.cpu_cores_busy = alloc.cpu_cores_busy;
     best = std::move(measured);
   }
   result.steps_per_s_after = best.steps_per_s;
@@ -148,6 +148,9 @@ Result<TunerResult> TunePipescope(const spec::PipelineSpec& spec, const Measurer
   for (size_t i = 0; i < initial_knobs.size() && i < final_knobs.size(); ++i) {
     result.knobs.push_back({initial_knobs[i].op + "." + initial_knobs[i].knob,
                             initial_knobs[i].value, final_knobs[i].value});
+  }
+  for (const auto& k : final_knobs) {
+    if (k.knob == "num_parallel_calls") result.cores_used += std::max<int64_t>(k.value, 1);
   }
   result.tuning_s = elapsed_s();
   return result;

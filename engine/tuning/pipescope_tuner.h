@@ -40,7 +40,8 @@ struct TunerResult {
   double steps_per_s_before = 0;
   double steps_per_s_after = 0;
   std::vector<TunedKnob> knobs;  // the knobs the tuner set, before and after
-  int64_t cores_used = 0;        // cores the tuned ops keep busy, as the allocation predicts
+  int64_t cores_used = 0;        // workers of the tuned maps and interleaves
+  double cpu_cores_busy = 0;     // cores they keep busy, as the allocation predicts (pipescope)
   double tuning_s = 0;
   int rounds = 0;
   std::vector<std::string> log;         // one line per round, for people
