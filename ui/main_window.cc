@@ -23,6 +23,7 @@
 #include "engine/spec/spec_loader.h"
 #include "instrumentation/trace/format/model_writer.h"
 #include "instrumentation/trace/format/trace_reader.h"
+#include "ui/model_lock.h"
 #include "ui/panels/notes_panel.h"
 #include "ui/panels/pipeline_panel.h"
 #include "ui/panels/statistics_panel.h"
@@ -138,8 +139,7 @@ void MainWindow::BuildDocks() {
   connect(notes_, &NotesPanel::NoteDeleteRequested, this, [this](int index) {
     if (!model_) return;
     {
-      std::unique_lock<std::mutex> guard;
-      if (model_lock_) guard = std::unique_lock<std::mutex>(*model_lock_);
+      const auto guard = LockModel(model_lock_);
       model_->RemoveAnnotation(static_cast<size_t>(index));
       notes_->ShowNotes(model_->annotations());
     }
@@ -273,7 +273,6 @@ bool MainWindow::OpenTrace(const QString& path) {
     return false;
   }
   for (const auto& w : loaded->warnings) statusBar()->showMessage(QString::fromStdString(w), 10000);
-  StopRunAndWait();
   ShowModel(std::shared_ptr<trace::Model>(std::move(loaded->model)), QFileInfo(path).fileName());
   return true;
 }
@@ -297,6 +296,11 @@ void MainWindow::Show(std::shared_ptr<trace::Model> model, std::mutex* lock, con
   setWindowTitle(title + " - Pipescope");
   timeline_->SetModel(model_, lock, lock != nullptr);
   gap_label_->setText("Click a red gap in the consumer lane to see which op caused it.");
+  {
+    // Notes change only when added or removed here; a run records none of its own.
+    const auto guard = LockModel(lock);
+    notes_->ShowNotes(model_->annotations());
+  }
   Refresh();
 }
 
@@ -349,10 +353,9 @@ void MainWindow::RequestNote(int64_t t0, int64_t t1) {
   const QString text = QInputDialog::getMultiLineText(
       this, "Add a note",
       t1 > t0 ? QString("A note on the range %1 to %2:")
-                    .arg(QString::fromStdString(FormatDuration(static_cast<double>(t0))),
-                         QString::fromStdString(FormatDuration(static_cast<double>(t1))))
-              : QString("A note at %1:")
-                    .arg(QString::fromStdString(FormatDuration(static_cast<double>(t0)))),
+                    .arg(QString::fromStdString(FormatDuration(t0)),
+                         QString::fromStdString(FormatDuration(t1)))
+              : QString("A note at %1:").arg(QString::fromStdString(FormatDuration(t0))),
       QString(), &ok);
   if (ok && !text.trimmed().isEmpty()) AddNote(t0, t1, text.trimmed());
 }
@@ -362,8 +365,7 @@ void MainWindow::AddNote(int64_t t0, int64_t t1, const QString& text) {
   QSettings settings;
   const QString author = settings.value("user/name", qEnvironmentVariable("USER")).toString();
   {
-    std::unique_lock<std::mutex> guard;
-    if (model_lock_) guard = std::unique_lock<std::mutex>(*model_lock_);
+    const auto guard = LockModel(model_lock_);
     model_->AddAnnotation({t0, std::max(t0, t1), text.toStdString(), author.toStdString()});
     notes_->ShowNotes(model_->annotations());
   }

@@ -9,7 +9,7 @@
 
 #include "engine/spec/spec_loader.h"
 #include "ui/main_window.h"
-#include "ui/panels/notes_panel.h"
+#include "ui/model_lock.h"
 #include "ui/panels/pipeline_panel.h"
 #include "ui/panels/statistics_panel.h"
 #include "ui/timeline/timeline_widget.h"
@@ -19,7 +19,7 @@ namespace {
 
 constexpr int64_t kLiveWindowNs = 2'000'000'000;  // live statistics cover the newest 2 s
 
-QString Time(int64_t ns) { return QString::fromStdString(FormatDuration(static_cast<double>(ns))); }
+QString Time(int64_t ns) { return QString::fromStdString(FormatDuration(ns)); }
 
 }  // namespace
 
@@ -134,8 +134,7 @@ void MainWindow::Refresh() {
   }
   QString range;
   {
-    std::unique_lock<std::mutex> guard;
-    if (model_lock_) guard = std::unique_lock<std::mutex>(*model_lock_);
+    const auto guard = LockModel(model_lock_);
     int64_t t0 = 0, t1 = 0;
     if (sel_t1_ > sel_t0_) {
       t0 = sel_t0_;
@@ -151,10 +150,6 @@ void MainWindow::Refresh() {
       range = "Whole trace (select a range with Shift+drag)";
     }
     analysis_ = trace::Analyze(*model_, t0, t1);
-    if (notes_->count() != static_cast<int>(model_->annotations().size()) ||
-        model_->annotations().empty()) {
-      notes_->ShowNotes(model_->annotations());
-    }
   }
   range_label_->setText(range);
   statistics_->ShowAnalysis(analysis_);

@@ -44,11 +44,16 @@ Result<int64_t> ParseDurationNs(std::string_view text) {
   ASSIGN_OR_RETURN(auto parts, SplitNumber(text, "duration"));
   auto [value, unit] = parts;
   double scale = 0;
-  if (unit == "ns") scale = 1;
-  else if (unit == "us" || unit == "µs") scale = 1e3;
-  else if (unit == "ms") scale = 1e6;
-  else if (unit == "s") scale = 1e9;
-  else if (unit == "min") scale = 60e9;
+  if (unit == "ns")
+    scale = 1;
+  else if (unit == "us" || unit == "µs")
+    scale = 1e3;
+  else if (unit == "ms")
+    scale = 1e6;
+  else if (unit == "s")
+    scale = 1e9;
+  else if (unit == "min")
+    scale = 60e9;
   else
     return InvalidArgument("duration \"" + std::string(text) +
                            "\" needs a unit: ns, us, ms, s or min");
@@ -62,8 +67,8 @@ Result<double> ParseBytesPerSecond(std::string_view text) {
   ASSIGN_OR_RETURN(auto parts, SplitNumber(text, "rate"));
   auto [value, unit] = parts;
   static constexpr std::pair<std::string_view, double> kUnits[] = {
-      {"B/s", 1},          {"KB/s", 1e3},     {"MB/s", 1e6},     {"GB/s", 1e9},
-      {"KiB/s", 1024.0},   {"MiB/s", 1 << 20}, {"GiB/s", 1 << 30},
+      {"B/s", 1},        {"KB/s", 1e3},      {"MB/s", 1e6},      {"GB/s", 1e9},
+      {"KiB/s", 1024.0}, {"MiB/s", 1 << 20}, {"GiB/s", 1 << 30},
   };
   for (const auto& [name, scale] : kUnits) {
     if (unit == name) {
@@ -78,12 +83,19 @@ Result<double> ParseBytesPerSecond(std::string_view text) {
 }
 
 std::string FormatDuration(int64_t ns) {
+  // Three significant digits: "1.5 ms", "250 us", "3 s" (axis ticks and tooltips).
   char buf[32];
   const double v = static_cast<double>(ns);
-  if (ns < 1'000) std::snprintf(buf, sizeof buf, "%lld ns", static_cast<long long>(ns));
-  else if (ns < 1'000'000) std::snprintf(buf, sizeof buf, "%.1f us", v / 1e3);
-  else if (ns < 1'000'000'000) std::snprintf(buf, sizeof buf, "%.1f ms", v / 1e6);
-  else std::snprintf(buf, sizeof buf, "%.2f s", v / 1e9);
+  const double a = std::fabs(v);
+  if (a >= 1e9) {
+    std::snprintf(buf, sizeof buf, "%.3g s", v / 1e9);
+  } else if (a >= 1e6) {
+    std::snprintf(buf, sizeof buf, "%.3g ms", v / 1e6);
+  } else if (a >= 1e3) {
+    std::snprintf(buf, sizeof buf, "%.3g us", v / 1e3);
+  } else {
+    std::snprintf(buf, sizeof buf, "%lld ns", static_cast<long long>(ns));
+  }
   return buf;
 }
 

@@ -13,7 +13,7 @@ namespace pipescope::engine {
 Result<int64_t> ParseDurationNs(std::string_view text);
 // Bytes per second; accepts B/s, KB/s, MB/s, GB/s (powers of 1000) and KiB/s, MiB/s, GiB/s.
 Result<double> ParseBytesPerSecond(std::string_view text);
-// "2.0 ms", "150 us": the most readable unit.
+// "2.5 ms", "150 us", "-3 s": the most readable unit, three significant digits.
 std::string FormatDuration(int64_t ns);
 
 }  // namespace pipescope::engine

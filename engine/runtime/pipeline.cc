@@ -7,16 +7,19 @@
 
 namespace pipescope::engine {
 
+int CpuCoresFor(const spec::PipelineSpec& spec, int requested) {
+  if (requested > 0) return requested;
+  if (spec.budget().cpu_cores() > 0) return static_cast<int>(spec.budget().cpu_cores());
+  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
 Result<std::unique_ptr<Pipeline>> Pipeline::Create(const spec::PipelineSpec& spec,
                                                    Options options) {
   RETURN_IF_ERROR(ValidateSpec(spec, spec.name().empty() ? "pipeline" : spec.name()));
   TuneAllocatorForPipelines();
   std::unique_ptr<Pipeline> p(new Pipeline());
   p->settings_.recorder = options.recorder;
-  int cores = options.cpu_cores;
-  if (cores <= 0) cores = static_cast<int>(spec.budget().cpu_cores());
-  if (cores <= 0) cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  p->settings_.cpu_cores = cores;
+  p->settings_.cpu_cores = CpuCoresFor(spec, options.cpu_cores);
   Pipeline* raw = p.get();
   p->registry_.SetChangeObserver([raw](const KnobChange& change) { raw->OnKnobChanged(change); });
   RETURN_IF_ERROR(p->Install(spec));

@@ -29,6 +29,10 @@ struct TimedKnobChange {
   KnobChange change;
 };
 
+// The cores a pipeline may use: `requested` when positive, else the spec's budget, else
+// this machine's cores.
+int CpuCoresFor(const spec::PipelineSpec& spec, int requested = 0);
+
 class Pipeline {
  public:
   struct Options {

@@ -112,6 +112,13 @@ std::optional<std::string> SwapEffect(const Op& first, const Op& second) {
 
 }  // namespace
 
+spec::PipelineSpec MoveOp(spec::PipelineSpec spec, int from, int to) {
+  auto* ops = spec.mutable_ops();
+  const int step = to > from ? 1 : -1;
+  for (int i = from; i != to; i += step) ops->SwapElements(i, i + step);
+  return spec;
+}
+
 MoveAssessment AssessMove(const spec::PipelineSpec& spec, int from, int to) {
   const int n = spec.ops_size();
   if (from < 0 || from >= n || to < 0 || to >= n || from == to) return {true, "Nothing moves."};
@@ -170,8 +177,7 @@ MoveAssessment AssessChange(const spec::PipelineSpec& before, const spec::Pipeli
     MoveAssessment move = AssessMove(current, from, i);
     if (!move.keeps_output) return move;
     result = move;
-    auto* ops = current.mutable_ops();
-    for (int k = from; k > i; --k) ops->SwapElements(k, k - 1);
+    current = MoveOp(std::move(current), from, i);
   }
   return result;
 }

@@ -23,6 +23,10 @@ struct MoveAssessment {
   std::string explanation;  // one sentence for people
 };
 
+// `spec` with its top-level op at index `from` moved to index `to`, the ops between
+// shifting by one.
+spec::PipelineSpec MoveOp(spec::PipelineSpec spec, int from, int to);
+
 // Moving the top-level op at index `from` to index `to` (indices of spec.ops()).
 MoveAssessment AssessMove(const spec::PipelineSpec& spec, int from, int to);
 

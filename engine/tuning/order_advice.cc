@@ -10,13 +10,6 @@
 namespace pipescope::engine {
 namespace {
 
-spec::PipelineSpec Moved(spec::PipelineSpec spec, int from, int to) {
-  auto* ops = spec.mutable_ops();
-  const int step = to > from ? 1 : -1;
-  for (int i = from; i != to; i += step) ops->SwapElements(i, i + step);
-  return spec;
-}
-
 std::string Micros(double ns) {
   char buf[32];
   std::snprintf(buf, sizeof buf, ns < 10'000 ? "%.2f us" : "%.0f us", ns / 1e3);
@@ -64,7 +57,7 @@ std::vector<OrderAdvice> AdviseOrder(const spec::PipelineSpec& spec,
     advice.push_back({"move " + OpKindName(op) + " '" + op.name() + "' before " + across,
                       "The elements it drops would no longer cost " + Micros(skipped_work) +
                           " of map work each" + share + "; the output is the same.",
-                      Moved(spec, i, to)});
+                      MoveOp(spec, i, to)});
   }
   // Vectorise: a map with a batched form right before a batch runs once per batch after it.
   for (int i = 0; i + 1 < n; ++i) {
@@ -77,7 +70,7 @@ std::vector<OrderAdvice> AdviseOrder(const spec::PipelineSpec& spec,
                       "'" + map.name() + "' costs " + Micros(self_of(map.name())) +
                           " per element; its batched form runs once per batch of " +
                           std::to_string(batch.batch().batch_size()) + ".",
-                      Moved(spec, i, i + 1)});
+                      MoveOp(spec, i, i + 1)});
   }
   // Prefetch last: without it the training step and the pipeline take turns.
   if (n == 0 || !spec.ops(n - 1).has_prefetch()) {

@@ -4,8 +4,8 @@
 #include <chrono>
 #include <cmath>
 #include <map>
-#include <thread>
 
+#include "engine/runtime/pipeline.h"
 #include "engine/spec/spec_loader.h"
 #include "engine/spec/spec_overrides.h"
 #include "engine/tuning/core_allocation.h"
@@ -62,17 +62,11 @@ double CpuFraction(const spec::PipelineSpec& spec, const std::string& name) {
 
 }  // namespace
 
-int CpuBudget(const spec::PipelineSpec& spec, const TunerOptions& options) {
-  if (options.cores > 0) return options.cores;
-  if (spec.budget().cpu_cores() > 0) return static_cast<int>(spec.budget().cpu_cores());
-  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-}
-
 Result<TunerResult> TunePipescope(const spec::PipelineSpec& spec, const Measurer& measure,
                                   const TunerOptions& options) {
   const auto start = Clock::now();
   auto elapsed_s = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
-  const int cores = CpuBudget(spec, options);
+  const int cores = CpuCoresFor(spec, options.cores);
   TunerResult result;
   result.tuned = spec;
   const auto initial_knobs = TunableKnobs(spec);

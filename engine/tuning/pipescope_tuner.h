@@ -48,9 +48,6 @@ struct TunerResult {
   trace::RangeAnalysis final_analysis;  // the last measurement of `tuned`
 };
 
-// The cores a tuner may hand out: --cores, else the spec's budget, else this machine's.
-int CpuBudget(const spec::PipelineSpec& spec, const TunerOptions& options);
-
 Result<TunerResult> TunePipescope(const spec::PipelineSpec& spec, const Measurer& measure,
                                   const TunerOptions& options);
 

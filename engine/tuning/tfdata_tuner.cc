@@ -2,8 +2,8 @@
 
 #include <chrono>
 #include <map>
-#include <thread>
 
+#include "engine/runtime/pipeline.h"
 #include "engine/spec/spec_loader.h"
 #include "engine/spec/spec_overrides.h"
 #include "engine/tuning/tfdata_model.h"
@@ -84,6 +84,18 @@ ChainOfSpec BuildChain(const spec::PipelineSpec& spec, const trace::RangeAnalysi
   return out;
 }
 
+// The knobs the tuner decides ("op.knob") with their values in `spec`.
+std::vector<std::pair<std::string, int64_t>> DecidedKnobs(const spec::PipelineSpec& spec) {
+  const ChainOfSpec model = BuildChain(spec, {});
+  std::vector<std::pair<std::string, int64_t>> knobs;
+  for (size_t i = 0; i < model.chain.nodes.size(); ++i) {
+    const Node& n = model.chain.nodes[i];
+    if (!model.knob_of_node[i].empty())
+      knobs.push_back({model.knob_of_node[i], n.buffer_tunable ? n.buffer : n.parallelism});
+  }
+  return knobs;
+}
+
 }  // namespace
 
 Result<TunerResult> TuneTfData(const spec::PipelineSpec& spec, const Measurer& measure,
@@ -92,14 +104,13 @@ Result<TunerResult> TuneTfData(const spec::PipelineSpec& spec, const Measurer& m
   auto elapsed_s = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
-  const int cores = CpuBudget(spec, options);
+  const int cores = CpuCoresFor(spec, options.cores);
   TunerResult result;
   result.tuned = spec;
   ASSIGN_OR_RETURN(TunerMeasurement current, measure(spec));
   result.steps_per_s_before = current.steps_per_s;
   result.log.push_back("measured the spec as given: " + std::to_string(current.steps_per_s) +
                        " steps/s");
-  std::vector<TunedKnob> initial;
   for (int round = 1; round <= options.max_rounds && elapsed_s() < options.budget_s; ++round) {
     result.rounds = round;
     const trace::RangeAnalysis& a = current.analysis;
@@ -116,9 +127,6 @@ Result<TunerResult> TuneTfData(const spec::PipelineSpec& spec, const Measurer& m
       if (knob.empty()) continue;
       const Node& n = tuned.nodes[i];
       const int64_t value = n.buffer_tunable ? n.buffer : n.parallelism;
-      const int64_t was =
-          n.buffer_tunable ? model.chain.nodes[i].buffer : model.chain.nodes[i].parallelism;
-      if (round == 1) initial.push_back({knob, was, was});
       RETURN_IF_ERROR(ApplyOverride(candidate, knob + "=" + std::to_string(value)));
       change += (change.empty() ? "" : ", ") + knob + "=" + std::to_string(value);
     }
@@ -135,15 +143,11 @@ Result<TunerResult> TuneTfData(const spec::PipelineSpec& spec, const Measurer& m
   }
   result.steps_per_s_after = current.steps_per_s;
   result.final_analysis = current.analysis;
-  const ChainOfSpec final_model = BuildChain(result.tuned, current.analysis);
-  for (size_t i = 0, k = 0; i < final_model.chain.nodes.size(); ++i) {
-    if (final_model.knob_of_node[i].empty()) continue;
-    const Node& n = final_model.chain.nodes[i];
-    const int64_t value = n.buffer_tunable ? n.buffer : n.parallelism;
-    if (n.parallelism_tunable) result.cores_used += value;
-    const int64_t before = k < initial.size() ? initial[k].before : value;
-    result.knobs.push_back({final_model.knob_of_node[i], before, value});
-    ++k;
+  const auto before = DecidedKnobs(spec);
+  const auto after = DecidedKnobs(result.tuned);
+  for (size_t i = 0; i < before.size() && i < after.size(); ++i) {
+    result.knobs.push_back({after[i].first, before[i].second, after[i].second});
+    if (after[i].first.ends_with(".num_parallel_calls")) result.cores_used += after[i].second;
   }
   result.tuning_s = elapsed_s();
   return result;

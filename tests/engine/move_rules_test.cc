@@ -18,25 +18,17 @@ spec::PipelineSpec Spec(const std::string& ops) {
   return *spec;
 }
 
-// The op order after moving `from` to `to`, as AssessChange sees it.
-spec::PipelineSpec Moved(spec::PipelineSpec spec, int from, int to) {
-  auto* ops = spec.mutable_ops();
-  const int step = to > from ? 1 : -1;
-  for (int i = from; i != to; i += step) ops->SwapElements(i, i + step);
-  return spec;
-}
-
 void ExpectKept(const spec::PipelineSpec& spec, int from, int to) {
   const auto a = AssessMove(spec, from, to);
   EXPECT_TRUE(a.keeps_output) << a.explanation;
-  EXPECT_TRUE(AssessChange(spec, Moved(spec, from, to)).keeps_output);
+  EXPECT_TRUE(AssessChange(spec, MoveOp(spec, from, to)).keeps_output);
 }
 
 std::string ExpectChanged(const spec::PipelineSpec& spec, int from, int to) {
   const auto a = AssessMove(spec, from, to);
   EXPECT_FALSE(a.keeps_output);
   EXPECT_FALSE(a.explanation.empty());
-  const auto c = AssessChange(spec, Moved(spec, from, to));
+  const auto c = AssessChange(spec, MoveOp(spec, from, to));
   EXPECT_FALSE(c.keeps_output);
   EXPECT_EQ(c.explanation, a.explanation);
   return a.explanation;
@@ -51,7 +43,7 @@ const char* kChain = R"(
 TEST(MoveRulesTest, PrefetchMovesAnywhere) {
   const auto spec = Spec(kChain);
   ExpectKept(spec, 3, 0);
-  ExpectKept(Moved(spec, 3, 0), 0, 2);
+  ExpectKept(MoveOp(spec, 3, 0), 0, 2);
 }
 
 TEST(MoveRulesTest, TakeSkipAndShardMoveAcrossOneToOneMaps) {
@@ -97,7 +89,7 @@ TEST(MoveRulesTest, CacheAfterARandomMapFreezesTheAugmentation) {
   const auto spec = Spec(R"(ops { name: "cache" cache {} }
                             ops { name: "flip" map { fn { random_flip { seed: 1 } } } })");
   EXPECT_NE(ExpectChanged(spec, 0, 1).find("freezes its augmentation"), std::string::npos);
-  ExpectKept(Moved(spec, 0, 1), 1, 0);  // caching before the random map again is the fix
+  ExpectKept(MoveOp(spec, 0, 1), 1, 0);  // caching before the random map again is the fix
   // Adding a cache after a random map is flagged; after a deterministic one it is not.
   const auto plain = Spec(R"(ops { name: "flip" map { fn { random_flip { seed: 1 } } } })");
   auto with_cache = plain;

@@ -43,14 +43,17 @@ void DrawFrames(MainWindow& window, int frames) {
   }
 }
 
-int CountLanePixels(TimelineWidget& timeline, size_t lane, bool (*match)(QColor)) {
-  const QImage image = timeline.grabFramebuffer();
-  const int top = static_cast<int>(timeline.lane_top(lane));
+int CountPixels(const QImage& image, bool (*match)(QColor), int y0, int y1) {
   int n = 0;
-  for (int y = std::max(0, top); y < std::min(image.height(), top + 16); ++y) {
+  for (int y = std::max(0, y0); y < std::min(image.height(), y1); ++y) {
     for (int x = 0; x < image.width(); ++x) n += match(image.pixelColor(x, y)) ? 1 : 0;
   }
   return n;
+}
+
+int CountLanePixels(TimelineWidget& timeline, size_t lane, bool (*match)(QColor)) {
+  const int top = static_cast<int>(timeline.lane_top(lane));
+  return CountPixels(timeline.grabFramebuffer(), match, top, top + 16);
 }
 
 bool IsWaitRed(QColor c) { return c.red() > 200 && c.green() < 90 && c.blue() < 90; }

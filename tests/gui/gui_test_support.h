@@ -23,6 +23,8 @@ std::shared_ptr<trace::Model> RecordPipeline(const std::string& name, double sec
 bool ShowWindow(MainWindow& window);
 // Lets the window lay out and the timeline draw a few frames.
 void DrawFrames(MainWindow& window, int frames = 8);
+// Pixels of rows [y0, y1) of `image` (all rows by default) that satisfy `match`.
+int CountPixels(const QImage& image, bool (*match)(QColor), int y0 = 0, int y1 = 1 << 30);
 // Pixels of lane `lane` in the timeline's framebuffer that satisfy `match`.
 int CountLanePixels(TimelineWidget& timeline, size_t lane, bool (*match)(QColor));
 bool IsWaitRed(QColor c);

@@ -24,14 +24,6 @@ std::string TempTrace(const std::string& name) {
   return ::testing::TempDir() + "/pipescope_gui_" + name + ".pstrace";
 }
 
-int CountPixels(const QImage& image, bool (*match)(QColor)) {
-  int n = 0;
-  for (int y = 0; y < image.height(); ++y) {
-    for (int x = 0; x < image.width(); ++x) n += match(image.pixelColor(x, y)) ? 1 : 0;
-  }
-  return n;
-}
-
 TEST(MainWindowGuiTest, ShowsTheTimelineStatisticsAndVerdictOfARun) {
   MainWindow window;
   ASSERT_TRUE(ShowWindow(window));

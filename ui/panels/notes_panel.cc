@@ -18,9 +18,8 @@ void NotesPanel::ShowNotes(const std::vector<record::AnnotationDef>& notes) {
   clear();
   for (size_t i = 0; i < notes.size(); ++i) {
     const auto& n = notes[i];
-    QString when = QString::fromStdString(FormatDuration(static_cast<double>(n.start_ns)));
-    if (n.end_ns > n.start_ns)
-      when += QString::fromStdString(" to " + FormatDuration(static_cast<double>(n.end_ns)));
+    QString when = QString::fromStdString(FormatDuration(n.start_ns));
+    if (n.end_ns > n.start_ns) when += QString::fromStdString(" to " + FormatDuration(n.end_ns));
     QString text = when + ": " + QString::fromStdString(n.text);
     if (!n.author.empty()) text += "  (" + QString::fromStdString(n.author) + ")";
     auto* item = new QListWidgetItem(text, this);

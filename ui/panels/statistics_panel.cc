@@ -48,7 +48,7 @@ void StatisticsPanel::ShowAnalysis(const trace::RangeAnalysis& a) {
     setItem(row, kBlocked, Number(100 * s.blocked_output_fraction, 0));
     setItem(row, kBufferFill,
             s.asynchronous && s.buffer_size > 0 ? Number(100 * s.buffer_fill, 0)
-                                                  : new QTableWidgetItem(""));
+                                                : new QTableWidgetItem(""));
     setItem(row, kCausedWait, Number(100 * s.caused_wait_share, 0));
   }
   // Keep the user's sort across refreshes; pipeline order until there is one.

@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <string>
 
+#include "engine/core/duration.h"
+
 namespace pipescope::ui {
 
 struct TimeAxis {
@@ -64,7 +66,7 @@ struct TimeAxis {
   }
 };
 
-// "1.5 ms", "250 us": a duration in the unit that keeps it readable.
-std::string FormatDuration(double ns);
+// Durations on the axis, in tooltips and docks: the engine's readable form.
+using engine::FormatDuration;
 
 }  // namespace pipescope::ui

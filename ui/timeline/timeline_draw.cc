@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "ui/timeline/timeline_layout.h"
 #include "ui/timeline/timeline_widget.h"
 
 namespace pipescope::ui {
@@ -13,7 +14,6 @@ namespace {
 
 using record::EventKind;
 
-constexpr float kAxisHeight = 24;
 constexpr float kHoverPixels = 3;
 constexpr int64_t kMinCounterWindowNs = 50'000'000;  // counters average over ≥ 50 ms
 
@@ -27,19 +27,22 @@ bool Near(float a, float b) { return std::fabs(a - b) <= kHoverPixels; }
 
 void TimelineWidget::DrawAxis(float y) {
   ImDrawList* draw = ImGui::GetWindowDrawList();
-  draw->AddRectFilled(ImVec2(axis_.x - 230, y), ImVec2(axis_.x + axis_.width, y + kAxisHeight),
+  draw->AddRectFilled(ImVec2(axis_.x - kLabelWidth, y),
+                      ImVec2(axis_.x + axis_.width, y + kAxisHeight),
                       WithAlpha(palette_.lane_background, 255));
   const double tick = axis_.TickStep();
   for (double t = std::ceil(static_cast<double>(axis_.t0) / tick) * tick;
        t < static_cast<double>(axis_.t1); t += tick) {
     const float px = axis_.ToPixel(static_cast<int64_t>(t));
     draw->AddLine(ImVec2(px, y + kAxisHeight - 6), ImVec2(px, y + kAxisHeight), palette_.axis);
-    draw->AddText(ImVec2(px + 3, y + 2), palette_.axis, FormatDuration(t).c_str());
+    draw->AddText(ImVec2(px + 3, y + 2), palette_.axis,
+                  FormatDuration(static_cast<int64_t>(t)).c_str());
   }
   if (following_) {
-    draw->AddText(ImVec2(axis_.x - 226, y + 2), palette_.highlight, "LIVE (following)");
+    draw->AddText(ImVec2(axis_.x - kLabelWidth + 4, y + 2), palette_.highlight, "LIVE (following)");
   } else if (live_) {
-    draw->AddText(ImVec2(axis_.x - 226, y + 2), palette_.dim_text, "live (End: follow)");
+    draw->AddText(ImVec2(axis_.x - kLabelWidth + 4, y + 2), palette_.dim_text,
+                  "live (End: follow)");
   }
   // Notes pinned to a time show as a pin on the axis.
   for (const auto& note : model_->annotations()) {
@@ -160,11 +163,9 @@ void TimelineWidget::DrawCounterLane(const Lane& lane, float y, float height) {
     ImGui::BeginTooltip();
     ImGui::Text("%s", lane.label.c_str());
     if (lane.counter == CounterKind::kDeviceBusy) {
-      ImGui::Text("%.0f%% busy (over %s)", 100 * v,
-                  FormatDuration(static_cast<double>(window)).c_str());
+      ImGui::Text("%.0f%% busy (over %s)", 100 * v, FormatDuration(window).c_str());
     } else if (lane.counter == CounterKind::kThroughput) {
-      ImGui::Text("%.1f per second (over %s)", v,
-                  FormatDuration(static_cast<double>(window)).c_str());
+      ImGui::Text("%.1f per second (over %s)", v, FormatDuration(window).c_str());
     } else {
       ImGui::Text("%.1f of %.0f elements", v, lane.counter_max);
     }
@@ -180,8 +181,7 @@ void TimelineWidget::DrawOverlays(float top, float bottom) {
   auto clamp_x = [&](float px) { return std::clamp(px, left, right); };
   auto lane_rows = [&](auto&& match, auto&& fn) {
     for (size_t i = 0; i < lanes_.size() && i < lane_y_.size(); ++i) {
-      if (match(lanes_[i]))
-        fn(lane_y_[i], lane_y_[i] + (lanes_[i].kind == LaneKind::kCounter ? 28.0f : 16.0f));
+      if (match(lanes_[i])) fn(lane_y_[i], lane_y_[i] + LaneHeight(lanes_[i]));
     }
   };
 
@@ -230,7 +230,7 @@ void TimelineWidget::DrawOverlays(float top, float bottom) {
     draw->AddLine(ImVec2(a, top), ImVec2(a, bottom), WithAlpha(palette_.selection, 220));
     draw->AddLine(ImVec2(b, top), ImVec2(b, bottom), WithAlpha(palette_.selection, 220));
     draw->AddText(ImVec2(a + 4, bottom - 16), palette_.text,
-                  ("selected " + FormatDuration(static_cast<double>(sel_t1_ - sel_t0_))).c_str());
+                  ("selected " + FormatDuration(sel_t1_ - sel_t0_)).c_str());
   }
 
   // The explained gap, and the lanes of the op that caused it over the same interval.
@@ -275,9 +275,8 @@ void TimelineWidget::DrawOverlays(float top, float bottom) {
     draw->AddLine(ImVec2(b, top), ImVec2(b, bottom), palette_.highlight);
     const float mid_y = std::clamp(mouse.y, top, bottom);
     draw->AddLine(ImVec2(a, mid_y), ImVec2(b, mid_y), palette_.highlight, 1.5f);
-    draw->AddText(
-        ImVec2(std::min(a, b) + 4, mid_y - 16), palette_.highlight,
-        FormatDuration(static_cast<double>(std::llabs(measure_to_ - measure_from_))).c_str());
+    draw->AddText(ImVec2(std::min(a, b) + 4, mid_y - 16), palette_.highlight,
+                  FormatDuration(std::llabs(measure_to_ - measure_from_)).c_str());
   }
 
   // Knob changes (who, what, from, to) and markers (rebuilds).
@@ -291,7 +290,7 @@ void TimelineWidget::DrawOverlays(float top, float bottom) {
       ImGui::Text("%s changed %s.%s: %lld -> %lld", k.who.c_str(),
                   stage ? stage->name.c_str() : "?", k.knob.c_str(), static_cast<long long>(k.from),
                   static_cast<long long>(k.to));
-      ImGui::Text("at %s", FormatDuration(static_cast<double>(k.time_ns)).c_str());
+      ImGui::Text("at %s", FormatDuration(k.time_ns).c_str());
       ImGui::EndTooltip();
     }
   }
@@ -300,8 +299,7 @@ void TimelineWidget::DrawOverlays(float top, float bottom) {
     const float px = axis_.ToPixel(m.time_ns);
     draw->AddLine(ImVec2(px, top), ImVec2(px, bottom), palette_.dim_text, 2.0f);
     if (Near(mouse.x, px) && mouse.y >= top && mouse.y < bottom && drag_ == Drag::kNone) {
-      ImGui::SetTooltip("%s at %s", m.text.c_str(),
-                        FormatDuration(static_cast<double>(m.time_ns)).c_str());
+      ImGui::SetTooltip("%s at %s", m.text.c_str(), FormatDuration(m.time_ns).c_str());
     }
   }
 }
@@ -315,9 +313,8 @@ void TimelineWidget::DrawTooltip(const Lane& lane, int64_t t) {
     ImGui::BeginTooltip();
     ImGui::Text("%s", KindLabel(track->key().kind));
     ImGui::Text("%s", lane.label.c_str());
-    ImGui::Text("start %s, duration %s",
-                FormatDuration(static_cast<double>(track->start(i))).c_str(),
-                FormatDuration(static_cast<double>(track->duration(i))).c_str());
+    ImGui::Text("start %s, duration %s", FormatDuration(track->start(i)).c_str(),
+                FormatDuration(track->duration(i)).c_str());
     if (track->element(i) != 0)
       ImGui::Text("element %llu (click: its path)",
                   static_cast<unsigned long long>(track->element(i)));

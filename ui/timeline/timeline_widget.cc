@@ -8,17 +8,14 @@
 #include <cctype>
 
 #include "instrumentation/trace/gap_attribution.h"
+#include "ui/model_lock.h"
+#include "ui/timeline/timeline_layout.h"
 
 namespace pipescope::ui {
 namespace {
 
 using record::EventKind;
 
-constexpr float kLabelWidth = 230;
-constexpr float kAxisHeight = 24;
-constexpr float kLaneHeight = 16;
-constexpr float kCounterHeight = 28;
-constexpr float kLaneGap = 3;
 constexpr float kClickSlop = 3;                   // pixels a press may move and still be a click
 constexpr float kSnapPixels = 8;                  // a measurement snaps to span edges this close
 constexpr int64_t kPathWindowNs = 5'000'000'000;  // how far an element's path is looked for
@@ -26,10 +23,6 @@ constexpr int64_t kPathWindowNs = 5'000'000'000;  // how far an element's path i
 std::string Lower(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
-}
-
-float HeightOf(const Lane& lane) {
-  return lane.kind == LaneKind::kCounter ? kCounterHeight : kLaneHeight;
 }
 
 }  // namespace
@@ -52,8 +45,7 @@ void TimelineWidget::SetModel(std::shared_ptr<const trace::Model> model, std::mu
   sel_t0_ = sel_t1_ = 0;
   measuring_ = false;
   {
-    std::unique_lock<std::mutex> guard;
-    if (lock_) guard = std::unique_lock<std::mutex>(*lock_);
+    const auto guard = LockModel(lock_);
     RefreshLanes();
     if (!live_) axis_.Fit(model_ ? model_->duration_ns() : 0);
   }
@@ -93,11 +85,14 @@ void TimelineWidget::SetDarkTheme(bool dark) {
 }
 
 void TimelineWidget::ZoomToFit() {
+  const auto guard = LockModel(lock_);
+  FitLocked();
+}
+
+void TimelineWidget::FitLocked() {
   if (live_) {
     SetFollowing(true);
   } else {
-    std::unique_lock<std::mutex> guard;
-    if (lock_) guard = std::unique_lock<std::mutex>(*lock_);
     axis_.Fit(model_ ? model_->duration_ns() : 0);
   }
   update();
@@ -165,8 +160,7 @@ void TimelineWidget::RefreshLanes() {
 }
 
 bool TimelineWidget::ExplainGapAt(int64_t t) {
-  std::unique_lock<std::mutex> guard;
-  if (lock_) guard = std::unique_lock<std::mutex>(*lock_);
+  const auto guard = LockModel(lock_);
   return ExplainGapLocked(t);
 }
 
@@ -182,9 +176,8 @@ bool TimelineWidget::ExplainGapLocked(int64_t t) {
     gap_.op = cause.op;
     const record::StageDef* stage =
         cause.op >= 0 ? model_->Stage(static_cast<uint16_t>(cause.op)) : nullptr;
-    gap_.text = "The consumer waited " +
-                FormatDuration(static_cast<double>(gap_.end - gap_.start)) + " at " +
-                FormatDuration(static_cast<double>(gap_.start)) + ": caused by " +
+    gap_.text = "The consumer waited " + FormatDuration(gap_.end - gap_.start) + " at " +
+                FormatDuration(gap_.start) + ": caused by " +
                 (stage ? stage->name : std::string("no op")) +
                 (cause.reason.empty() ? "" : " (" + cause.reason + ")") + ".";
     const QString text = QString::fromStdString(gap_.text);
@@ -196,8 +189,7 @@ bool TimelineWidget::ExplainGapLocked(int64_t t) {
 }
 
 int TimelineWidget::HighlightElement(uint64_t element, int64_t t) {
-  std::unique_lock<std::mutex> guard;
-  if (lock_) guard = std::unique_lock<std::mutex>(*lock_);
+  const auto guard = LockModel(lock_);
   return HighlightElementLocked(element, t);
 }
 
@@ -228,7 +220,7 @@ void TimelineWidget::Later(std::function<void()> fn) {
 
 int TimelineWidget::LaneAt(float y) const {
   for (size_t i = 0; i < lane_y_.size() && i < lanes_.size(); ++i) {
-    if (y >= lane_y_[i] && y < lane_y_[i] + HeightOf(lanes_[i])) return static_cast<int>(i);
+    if (y >= lane_y_[i] && y < lane_y_[i] + LaneHeight(lanes_[i])) return static_cast<int>(i);
   }
   return -1;
 }
@@ -277,13 +269,7 @@ void TimelineWidget::HandleKeys() {
   if (ImGui::IsKeyDown('A')) axis_.PanPixels(axis_.width * 0.05f), navigated = true;
   if (ImGui::IsKeyDown('D')) axis_.PanPixels(-axis_.width * 0.05f), navigated = true;
   if (navigated) UserNavigated();
-  if (ImGui::IsKeyPressed('F')) {
-    if (live_) {
-      SetFollowing(true);
-    } else {
-      axis_.Fit(model_->duration_ns());
-    }
-  }
+  if (ImGui::IsKeyPressed('F')) FitLocked();
 }
 
 void TimelineWidget::HandleMouse(float lanes_top, float lanes_bottom) {
@@ -388,8 +374,7 @@ void TimelineWidget::DrawImGui() {
     ImGui::End();
     return;
   }
-  std::unique_lock<std::mutex> guard;
-  if (lock_) guard = std::unique_lock<std::mutex>(*lock_);
+  const auto guard = LockModel(lock_);
   RefreshLanes();
   axis_.x = origin.x + kLabelWidth;
   axis_.width = std::max(1.0f, ImGui::GetContentRegionAvail().x - kLabelWidth);
@@ -398,7 +383,7 @@ void TimelineWidget::DrawImGui() {
   const float lanes_top = origin.y + kAxisHeight;
   const float lanes_bottom = ImGui::GetIO().DisplaySize.y;
   float content = 0;
-  for (const Lane& lane : lanes_) content += HeightOf(lane) + kLaneGap;
+  for (const Lane& lane : lanes_) content += LaneHeight(lane) + kLaneGap;
   scroll_y_ = std::clamp(scroll_y_, 0.0f, std::max(0.0f, content - (lanes_bottom - lanes_top)));
 
   HandleKeys();
@@ -411,7 +396,7 @@ void TimelineWidget::DrawImGui() {
   const int hovered = LaneAt(mouse.y);
   for (size_t i = 0; i < lanes_.size(); ++i) {
     const Lane& lane = lanes_[i];
-    const float h = HeightOf(lane);
+    const float h = LaneHeight(lane);
     lane_y_[i] = y;
     if (y + h >= lanes_top && y < lanes_bottom) {
       const bool match = LaneMatchesSearch(lane);

@@ -96,6 +96,7 @@ class TimelineWidget : public ImGuiGlWidget {
   };
 
   void RefreshLanes();
+  void FitLocked();  // ZoomToFit with the model's lock held
   // The model's lock is held by the caller.
   bool ExplainGapLocked(int64_t t);
   int HighlightElementLocked(uint64_t element, int64_t t);
