@@ -32,6 +32,7 @@ trace::RangeAnalysis AnalysisFromCounters(const engine::RunSummary& s) {
   a.elements_per_s = s.elements_per_s;
   a.input_wait_fraction = s.input_wait_fraction;
   a.device_busy_fraction = s.device_busy_fraction;
+  a.device_busy_source = "steps";  // the device's own count of its step time
   return a;
 }
 
@@ -86,6 +87,13 @@ int RunCommand(const RunCommandOptions& options, std::ostream& out, std::ostream
   }
   if (!result->gpu_activity_note.empty()) {
     err << "pipescope-cli: GPU activity is not recorded: " << result->gpu_activity_note << "\n";
+  }
+  // Probes come every 200 ms; a run of seconds without one kept CUPTI's own time
+  // conversion, which was seen to drift by up to 0.9 ms per second.
+  if (result->gpu_activity_records > 0 && result->gpu_clock_probes == 0 &&
+      result->summary.duration_s > 2) {
+    err << "pipescope-cli: note: GPU activity times were not re-aligned during the run (no "
+           "clock probe came back); kernels may drift against the host's lanes\n";
   }
   if (!result->trace_file_status.ok()) {
     err << "pipescope-cli: the trace file is incomplete: " << result->trace_file_status.message()

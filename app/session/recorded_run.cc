@@ -64,7 +64,7 @@ engine::Result<RecordedRunResult> RunRecorded(const spec::PipelineSpec& spec,
     auto header =
         MakeHeader(spec, options.spec_path, device->kind(), pipeline->cpu_cores(), *recorder);
     if (gpu_tracing) {
-      const gpu::ClockAlignment& a = gpu_tracing->clock();
+      const gpu::ClockAlignment a = gpu_tracing->clock();  // the start-up alignment
       auto* clock = header.mutable_clock();
       clock->set_gpu_origin_ns(a.gpu_origin_ns);
       // Stored relative to the recording's time 0, like every time in the trace.
@@ -96,6 +96,7 @@ engine::Result<RecordedRunResult> RunRecorded(const spec::PipelineSpec& spec,
   if (gpu_tracing) {
     gpu_tracing->Flush();  // before the recorder's last drain
     result.gpu_activity_records = gpu_tracing->records();
+    result.gpu_clock_probes = gpu_tracing->clock_probes();
     gpu_tracing.reset();
   }
   // Stop the pipeline's threads before the recorder's last drain, so that it is complete.

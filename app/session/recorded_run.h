@@ -37,6 +37,7 @@ struct RecordedRunResult {
   uint64_t trace_file_bytes = 0;
   // GPU runs: how many CUPTI activity records were recorded, or why none were.
   uint64_t gpu_activity_records = 0;
+  uint64_t gpu_clock_probes = 0;  // CUPTI clock probes that came back (see ClockTracker)
   std::string gpu_activity_note;
 };
 

@@ -3,31 +3,23 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstring>
 #include <deque>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
+#include "engine/device/cuda_event_clock.h"
+#include "engine/device/cuda_status.h"
 #include "engine/device/gpu_device.h"
-#include "instrumentation/record/clock.h"
 
 namespace pipescope::engine {
 namespace cuda {
 cudaError_t LaunchStepKernel(float* values, int count, long long iterations, cudaStream_t stream);
 }  // namespace cuda
 namespace {
-
-Status CudaError(cudaError_t e, const std::string& what) {
-  return Status(StatusCode::kInternal, "CUDA: " + what + ": " + cudaGetErrorString(e));
-}
-
-#define CUDA_RETURN_IF_ERROR(call, what)              \
-  do {                                                \
-    if (cudaError_t e_ = (call); e_ != cudaSuccess) { \
-      return CudaError(e_, what);                     \
-    }                                                 \
-  } while (0)
 
 // One queued step: its pinned staging buffer and device input buffer (reused once the
 // step has finished), and events around its copy and kernel.
@@ -38,6 +30,7 @@ struct Slot {
   cudaEvent_t start = nullptr;
   cudaEvent_t end = nullptr;
   uint64_t element = 0;
+  int anchor = 0;  // the event clock's anchor its events are timed from
 };
 
 class CudaDevice : public DeviceStep {
@@ -55,7 +48,6 @@ class CudaDevice : public DeviceStep {
       if (s.start) cudaEventDestroy(s.start);
       if (s.end) cudaEventDestroy(s.end);
     }
-    if (reference_) cudaEventDestroy(reference_);
     if (values_) cudaFree(values_);
     if (stream_) cudaStreamDestroy(stream_);
   }
@@ -81,9 +73,8 @@ class CudaDevice : public DeviceStep {
       CUDA_RETURN_IF_ERROR(cudaEventCreate(&s.start), "creating an event");
       CUDA_RETURN_IF_ERROR(cudaEventCreate(&s.end), "creating an event");
     }
-    CUDA_RETURN_IF_ERROR(cudaEventCreate(&reference_), "creating an event");
     RETURN_IF_ERROR(Calibrate());
-    return Anchor();
+    return clock_.Init();
   }
 
   std::string kind() const override { return "gpu"; }
@@ -94,8 +85,9 @@ class CudaDevice : public DeviceStep {
     while (static_cast<int>(queued_.size()) >= max_in_flight_) RETURN_IF_ERROR(RetireOldest(true));
     while (!queued_.empty() && RetireOldest(false).ok()) {  // retire what has finished
     }
-    if (record::NowNs() - reference_host_ns_ > kReanchorNs && queued_.empty())
-      RETURN_IF_ERROR(Anchor());
+    const int other = 1 - clock_.current();
+    RETURN_IF_ERROR(clock_.MaybeReanchor(std::any_of(
+        queued_.begin(), queued_.end(), [&](const Slot* q) { return q->anchor == other; })));
     Slot& slot = slots_[next_slot_];
     next_slot_ = (next_slot_ + 1) % slots_.size();
     const size_t bytes = BatchBytes(batch);
@@ -112,6 +104,7 @@ class CudaDevice : public DeviceStep {
     }
     CopyBatch(batch, static_cast<std::byte*>(slot.pinned));
     slot.element = batch.id;
+    slot.anchor = clock_.current();
     CUDA_RETURN_IF_ERROR(cudaEventRecord(slot.start, stream_), "recording an event");
     if (bytes > 0) {
       CUDA_RETURN_IF_ERROR(
@@ -134,18 +127,25 @@ class CudaDevice : public DeviceStep {
   int64_t BusyNs(int64_t) const override { return busy_ns_; }
 
  private:
-  static constexpr int64_t kReanchorNs = 5'000'000'000;  // keeps float event times precise
-
+  // Every payload byte travels to the device, string payloads (raw records, encoded
+  // images) included: a step over undecoded bytes still has to copy them.
   static size_t BatchBytes(const Element& e) {
-    size_t n = e.value.valid() && e.value.dtype() != DType::kString ? e.value.byte_size() : 0;
+    size_t n = e.value.valid() ? e.value.byte_size() : 0;
     for (const auto& f : e.features) {
-      if (f.value.valid() && f.value.dtype() != DType::kString) n += f.value.byte_size();
+      if (f.value.valid()) n += f.value.byte_size();
     }
     return n;
   }
   static void CopyBatch(const Element& e, std::byte* out) {
     auto copy = [&](const Tensor& t) {
-      if (!t.valid() || t.dtype() == DType::kString) return;
+      if (!t.valid()) return;
+      if (t.dtype() == DType::kString) {
+        for (const std::string& s : t.strings()) {
+          std::memcpy(out, s.data(), s.size());
+          out += s.size();
+        }
+        return;
+      }
       std::memcpy(out, t.raw(), t.byte_size());
       out += t.byte_size();
     };
@@ -190,16 +190,6 @@ class CudaDevice : public DeviceStep {
     return Status::Ok();
   }
 
-  // Ties event times to the host clock: an event on an idle stream completes when it is
-  // recorded, so the host time after synchronising on it is its time (to a few us).
-  Status Anchor() {
-    CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream_), "waiting for the stream");
-    CUDA_RETURN_IF_ERROR(cudaEventRecord(reference_, stream_), "recording an event");
-    CUDA_RETURN_IF_ERROR(cudaEventSynchronize(reference_), "waiting for an event");
-    reference_host_ns_ = record::NowNs();
-    return Status::Ok();
-  }
-
   // Retires the oldest queued step once it has finished (waiting for it when `wait`):
   // records its span and adds its time to the busy total.
   Status RetireOldest(bool wait) {
@@ -213,13 +203,8 @@ class CudaDevice : public DeviceStep {
       if (cancellation_.cancelled()) return Cancelled("run stopped");
       std::this_thread::sleep_for(std::chrono::microseconds(50));
     }
-    float start_ms = 0, end_ms = 0;
-    CUDA_RETURN_IF_ERROR(cudaEventElapsedTime(&start_ms, reference_, slot.start), "timing a step");
-    CUDA_RETURN_IF_ERROR(cudaEventElapsedTime(&end_ms, reference_, slot.end), "timing a step");
-    const int64_t start =
-        reference_host_ns_ + static_cast<int64_t>(static_cast<double>(start_ms) * 1e6);
-    const int64_t end =
-        reference_host_ns_ + static_cast<int64_t>(static_cast<double>(end_ms) * 1e6);
+    ASSIGN_OR_RETURN(const int64_t start, clock_.HostNs(slot.anchor, slot.start));
+    ASSIGN_OR_RETURN(const int64_t end, clock_.HostNs(slot.anchor, slot.end));
     busy_ns_ += std::max<int64_t>(0, end - start);
     if (recorder_) {
       recorder_->Record(record::Event{
@@ -240,8 +225,7 @@ class CudaDevice : public DeviceStep {
   std::vector<Slot> slots_;
   size_t next_slot_ = 0;
   std::deque<Slot*> queued_;
-  cudaEvent_t reference_ = nullptr;
-  int64_t reference_host_ns_ = 0;
+  CudaEventClock clock_;
   int64_t busy_ns_ = 0;
 };
 

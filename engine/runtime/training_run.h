@@ -30,7 +30,7 @@ struct RunSummary {
   int64_t elements = 0;  // rows reaching the consumer (batch rows when batched)
   double steps_per_s = 0;
   double elements_per_s = 0;
-  double input_wait_fraction = 0;
+  double input_wait_fraction = 0;  // the host thread's wait for input (a GPU may be busy)
   double device_busy_fraction = 0;
   bool end_of_data = false;
   std::vector<TimedKnobChange> knob_changes;

@@ -3,28 +3,36 @@
 // optimiser, over a chain of ops with measured self times: the baseline Pipescope's own
 // tuner is compared against.
 //
-// Every node answers "how long does my consumer wait for one of my elements", given the
-// time its consumer spends between two requests (the consumer gap c). With self time s
-// (the op's own work per output element), input ratio r (input elements per output
-// element) and the input's answer T_in(gap):
+// Every node answers "how long does my consumer wait for one of my elements" (its output
+// time T), given the time its consumer spends between two requests (the consumer gap c).
+// The gap a node hands its input is tf.data's "input time". With self time s (the op's own
+// work per output element), input ratio r (input elements per output element), cycle n and
+// T_in(gap) its input's answer:
 //
 //   source                   T = s
-//   sync, ratio r            T = s + r * T_in(c + (c + s) / r)
-//   interleave, cycle n      T = s + T_in(c + s * (n - 1))           (average over the cycle)
-//   async, parallelism p,    P = s / p + r * T_in(s / (r * p))         (the producer's time)
-//     buffer b               T = Wait(P, c, b)
-//   async interleave         P = s + T_in(s * (n - 1)) / min(p, n);  T = Wait(P, c, min(p, n))
+//   sync, ratio r            T = s + r * T_in((c + s) / r)
+//   interleave, cycle n      T = s + T_in((c + s) * n)            (one input of the cycle)
+//   async, parallelism p,    C = c + s / p                        (the buffer's consumer)
+//     ratio r, buffer b      P = r * T_in(C / r)                  (its producer)
+//                            T = s / p + Wait(P, C, b)            b = p / r for a map
+//   async interleave,        P = T_in((c + s) * n) / q,  q = min(p, n)
+//     parallelism p          T = s + Wait(P, c + s, q)
 //
 // Wait(P, c, b) is the expected wait of a consumer arriving every c at a buffer of b
 // elements filled every P, from the M/M/1/K queue: the probability that the buffer is
-// empty times P, with rho = P / c:
-//   P == 0 or c == 0: P;   rho == 1: P / (b + 1);   else P * (1 - rho) / (1 - rho^(b+1)).
+// empty times P. Elements arrive every P and leave every c, so rho = c / P:
+//   P == 0: 0;   c == 0: P;   rho == 1: P / (b + 1);   else P * (1 - rho) / (1 - rho^(b+1)).
+// A producer slower than its consumer (rho < 1) leaves the buffer mostly empty and the wait
+// near P; a faster one keeps it mostly full and the wait near 0.
 //
 // A parallel map's buffer is its parallelism, a prefetch's its buffer_size. The optimiser
-// starts every tunable knob at its minimum and repeatedly raises by one the knob that
-// lowers the root's T the most, until no knob helps, or T is already below the CPU bound
-// (total processing time per element over the cores), or buffers would exceed the RAM
-// budget. Like tf.data, each parallelism is capped at the CPU budget but their sum is not.
+// (tf.data's hill climb) starts every tunable knob at its minimum and repeatedly raises by
+// one the knob that lowers the root's T the most. A parallelism is raised even when the
+// model sees no gain (the search starts from a delta of -1 ns); a buffer only for a gain of
+// more than 1 ns. It stops once T is below the CPU bound (total processing time per
+// element over the cores), when every knob is at its maximum (a parallelism at the cores),
+// when the buffers already hold more than the RAM budget, or when no buffer helps and every
+// parallelism is at its maximum.
 
 #include <cstdint>
 #include <string>

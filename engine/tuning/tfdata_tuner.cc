@@ -61,8 +61,12 @@ ChainOfSpec BuildChain(const spec::PipelineSpec& spec, const trace::RangeAnalysi
       n.kind = NodeKind::kSync;
       n.ratio = static_cast<double>(std::max<int64_t>(op.batch().batch_size(), 1));
     } else if (op.has_interleave()) {
+      // Its sub-pipeline's stages are named "<interleave>.<stage>", the per-element source
+      // included; their work per interleave output is their own self time (one each).
       double sub_self = 0;
-      for (const auto& sub : op.interleave().ops()) sub_self += self_of(sub.name());
+      for (const auto& [name, f] : figures) {
+        if (name.starts_with(op.name() + ".")) sub_self += f->self_ns_per_element;
+      }
       out.chain.nodes.push_back({op.name() + " inputs", NodeKind::kSync, sub_self, 1});
       out.knob_of_node.push_back("");
       n.cycle_length = std::max<int64_t>(op.interleave().cycle_length(), 1);

@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <mutex>
 
+#include "instrumentation/gpu/clock_tracker.h"
+#include "instrumentation/gpu/cupti_clock_probe.h"
 #include "instrumentation/gpu/gpu_tracing.h"
 #include "instrumentation/record/clock.h"
 
@@ -56,6 +58,19 @@ class CuptiTracing : public GpuTracing {
       }
     }
     cuptiActivityFlushPeriod(kFlushPeriodMs);
+    {
+      std::lock_guard<std::mutex> lock(clock_mu_);
+      tracker_ = ClockTracker(clock_);
+    }
+    // Without probes the start-up alignment stays, which CUPTI's own conversion may drift
+    // away from on long runs; tracing goes on either way.
+    std::string probe_note;
+    if (probe_.Prepare(&probe_note)) {
+      probe_.Start([this](int64_t before, int64_t after) {
+        std::lock_guard<std::mutex> lock(clock_mu_);
+        tracker_.ProbeIssued(before, after);
+      });
+    }
     return true;
   }
 
@@ -63,6 +78,7 @@ class CuptiTracing : public GpuTracing {
 
   ~CuptiTracing() override {
     if (!registered_) return;
+    probe_.Stop();
     Flush();
     for (CUpti_ActivityKind kind : kKinds) cuptiActivityDisable(kind);
     cuptiActivityFlushPeriod(0);
@@ -71,8 +87,15 @@ class CuptiTracing : public GpuTracing {
   }
 
   void Flush() override { cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED); }
-  const ClockAlignment& clock() const override { return clock_; }
+  ClockAlignment clock() const override {
+    std::lock_guard<std::mutex> lock(clock_mu_);
+    return tracker_.current();
+  }
   uint64_t records() const override { return records_.load(); }
+  uint64_t clock_probes() const override {
+    std::lock_guard<std::mutex> lock(clock_mu_);
+    return tracker_.probes();
+  }
 
   static std::mutex active_mu_;
   static CuptiTracing* active_;  // CUPTI's callbacks have no user pointer
@@ -93,6 +116,7 @@ class CuptiTracing : public GpuTracing {
   }
 
   void Convert(uint8_t* buffer, size_t valid) {
+    std::lock_guard<std::mutex> lock(clock_mu_);
     CUpti_Activity* record = nullptr;
     while (cuptiActivityGetNextRecord(buffer, valid, &record) == CUPTI_SUCCESS) {
       DeviceActivity a;
@@ -105,6 +129,10 @@ class CuptiTracing : public GpuTracing {
         }
         case CUPTI_ACTIVITY_KIND_MEMCPY: {
           const auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
+          if (m->streamId == probe_.stream_id()) {  // a clock probe, not the pipeline's
+            tracker_.ProbeRecorded(m->start, m->end);
+            continue;
+          }
           a = {ActivityKind::kMemcpy, m->start, m->end, m->bytes, m->correlationId, m->streamId};
           break;
         }
@@ -116,13 +144,16 @@ class CuptiTracing : public GpuTracing {
         default:
           continue;
       }
-      recorder_.Record(ToTraceEvent(a, clock_));
+      recorder_.Record(ToTraceEvent(a, tracker_.current()));
       records_.fetch_add(1, std::memory_order_relaxed);
     }
   }
 
   record::Recorder& recorder_;
-  ClockAlignment clock_;
+  ClockAlignment clock_;  // from the readings at start-up
+  mutable std::mutex clock_mu_;
+  ClockTracker tracker_{ClockAlignment{}};  // the alignment records are converted with
+  CuptiClockProbe probe_;
   std::atomic<uint64_t> records_{0};
   bool registered_ = false;  // this object is active_: undo on destruction
 };

@@ -21,6 +21,23 @@ int64_t ElementsOf(const Model& model, const record::StageDef& stage, int64_t t0
   return n;
 }
 
+// Time in [t0, t1) that a span of `waits` covers and no span of `steps` does. Both tracks
+// hold spans that do not overlap one another (one consumer thread, one step at a time).
+int64_t UncoveredWaitNs(const Track& waits, const Track& steps, int64_t t0, int64_t t1) {
+  int64_t total = 0;
+  size_t s = steps.FirstEndingAfter(t0);
+  for (size_t i = waits.FirstEndingAfter(t0); i < waits.size() && waits.start(i) < t1; ++i) {
+    const int64_t a = std::max(t0, waits.start(i)), b = std::min(t1, waits.end(i));
+    if (b <= a) continue;
+    int64_t covered = 0;
+    while (s < steps.size() && steps.end(s) <= a) ++s;
+    for (size_t k = s; k < steps.size() && steps.start(k) < b; ++k)
+      covered += std::min(b, steps.end(k)) - std::max(a, steps.start(k));
+    total += (b - a) - covered;
+  }
+  return total;
+}
+
 }  // namespace
 
 StageFigures FiguresOf(const Model& model, const record::StageDef& stage, int64_t t0, int64_t t1) {
@@ -85,14 +102,19 @@ RangeAnalysis Analyze(const Model& model, int64_t t0, int64_t t1) {
   const int64_t len = std::max<int64_t>(1, t1 - t0);
   r.duration_s = static_cast<double>(t1 - t0) / 1e9;
 
+  // The input wait is the part of the consumer's wait with no step on the device. A
+  // synchronous step never overlaps the wait, so this is the whole wait; a GPU step queued
+  // asynchronously runs while the host thread already waits for the next batch, and only
+  // the rest of that wait starves the device.
+  const Track* steps = model.FindTrack({EventKind::kStep, record::kDeviceOp, 0});
   int64_t wait_ns = 0, consumer_calls = 0;
   for (const Track* t : model.TracksOf(EventKind::kInputWait, record::kConsumerOp)) {
-    wait_ns += t->SumRange(t0, t1).covered_ns;
+    wait_ns += steps ? UncoveredWaitNs(*t, *steps, t0, t1) : t->SumRange(t0, t1).covered_ns;
     consumer_calls += CountStartingIn(*t, t0, t1);
   }
   r.input_wait_fraction =
       std::clamp(static_cast<double>(wait_ns) / static_cast<double>(len), 0.0, 1.0);
-  if (const Track* steps = model.FindTrack({EventKind::kStep, record::kDeviceOp, 0})) {
+  if (steps) {
     r.steps = CountStartingIn(*steps, t0, t1);
     r.device_busy_fraction = std::clamp(
         static_cast<double>(steps->SumRange(t0, t1).covered_ns) / static_cast<double>(len), 0.0,

@@ -50,7 +50,7 @@ struct RangeAnalysis {
   double steps_per_s = 0;
   int64_t elements = 0;  // rows reaching the consumer (batch rows when it gets batches)
   double elements_per_s = 0;
-  double input_wait_fraction = 0;
+  double input_wait_fraction = 0;  // the consumer waits for input and no step is on the device
   double device_busy_fraction = 0;
   std::string device_busy_source;  // "cupti" (GPU activity), "steps" (step spans) or ""
   uint64_t dropped_events = 0;

@@ -6,6 +6,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
 #include "app/session/recorded_run.h"
 #include "engine/spec/spec_loader.h"
 #include "instrumentation/trace/analysis.h"
@@ -68,14 +72,27 @@ TEST(GpuDeviceTest, OnAGpuStepsLastTheirStepTimeAndCuptiRecordsThem) {
   EXPECT_GE(kernels->size(), 100u);
   const auto* copies = m.FindTrack({record::EventKind::kGpuMemcpy, record::kDeviceOp, 0});
   ASSERT_NE(copies, nullptr);
-  // A kernel of a step lies within its step span (aligned clocks, to a few microseconds).
+  // A step's kernel ends with its step span: CUPTI's clock (aligned by the fit) and the
+  // CUDA events' (anchored to the host) agree, in the median over the steps, to well
+  // under the 5 ms of a step.
   const auto* steps = m.FindTrack({record::EventKind::kStep, record::kDeviceOp, 0});
   ASSERT_NE(steps, nullptr);
-  const size_t i = steps->size() / 2;
-  const size_t k = kernels->FirstEndingAfter(steps->start(i));
-  ASSERT_LT(k, kernels->size());
-  EXPECT_NEAR(static_cast<double>(kernels->end(k)), static_cast<double>(steps->end(i)), 50'000);
-  EXPECT_NEAR(static_cast<double>(kernels->duration(k)), 5e6, 0.5e6) << "calibrated kernel";
+  std::vector<double> end_gaps, kernel_durations;
+  for (size_t i = 5; i < steps->size(); ++i) {
+    const size_t k = kernels->FirstEndingAfter(steps->start(i));
+    if (k >= kernels->size()) break;
+    end_gaps.push_back(std::abs(static_cast<double>(kernels->end(k) - steps->end(i))));
+    kernel_durations.push_back(static_cast<double>(kernels->duration(k)));
+  }
+  ASSERT_GE(end_gaps.size(), 50u);
+  auto median = [](std::vector<double> v) {
+    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+    return v[v.size() / 2];
+  };
+  const double gap_ns = median(end_gaps);
+  RecordProperty("median_end_gap_ns", std::to_string(static_cast<int64_t>(gap_ns)));
+  EXPECT_LT(gap_ns, 50'000) << "ns between a kernel's end and its step's end";
+  EXPECT_NEAR(median(kernel_durations), 5e6, 0.5e6) << "calibrated kernel";
   const auto a = trace::Analyze(m);
   EXPECT_EQ(a.device_busy_source, "cupti");
   EXPECT_GT(a.device_busy_fraction, 0.5);

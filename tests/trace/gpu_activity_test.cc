@@ -98,5 +98,27 @@ TEST(DeviceActivityTest, TheAnalysisTakesTheDeviceBusyShareFromGpuActivity) {
   EXPECT_EQ(a.steps, 1);
 }
 
+TEST(DeviceActivityTest, InputWaitIsTheWaitDuringWhichNoStepRuns) {
+  // An asynchronous GPU step: the host thread queues step 1 at 0 and waits for the next
+  // batch from 0.1 ms to 0.9 ms while the step runs until 0.6 ms, then queues step 2 at 0.9
+  // ms and waits again from 0.95 ms while that step runs to the end. Only [0.6, 0.9) ms of
+  // the waiting left the device idle.
+  trace::Model model;
+  record::TraceBatch batch;
+  auto wait = [](int64_t a, int64_t b) {
+    return record::TraceEvent{a, b, 0, 0, 0, record::kConsumerOp, record::EventKind::kInputWait, 0};
+  };
+  auto step = [](int64_t a, int64_t b, uint64_t id) {
+    return record::TraceEvent{a, b, id, 0, 0, record::kDeviceOp, record::EventKind::kStep, 0};
+  };
+  batch.events = {wait(100'000, 900'000), step(0, 600'000, 1), wait(950'000, 1'000'000),
+                  step(900'000, 1'000'000, 2)};
+  batch.time_ns = 1'000'000;
+  model.Consume(batch, true);
+  EXPECT_NEAR(trace::Analyze(model).input_wait_fraction, 0.3, 1e-9);
+  EXPECT_NEAR(trace::Analyze(model, 500'000, 800'000).input_wait_fraction, 2.0 / 3, 1e-9)
+      << "clipped to the range";
+}
+
 }  // namespace
 }  // namespace pipescope::gpu
