@@ -1,7 +1,6 @@
 #include "engine/tuning/pipescope_tuner.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <map>
 
@@ -12,8 +11,6 @@
 
 namespace pipescope::engine {
 namespace {
-
-using Clock = std::chrono::steady_clock;
 
 // The knobs this tuner sets: maps' and parallel interleaves' parallelism, and the
 // buffer of the last prefetch.
@@ -64,17 +61,13 @@ double CpuFraction(const spec::PipelineSpec& spec, const std::string& name) {
 
 Result<TunerResult> TunePipescope(const spec::PipelineSpec& spec, const Measurer& measure,
                                   const TunerOptions& options) {
-  const auto start = Clock::now();
-  auto elapsed_s = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
+  const TuningStopwatch stopwatch;
   const int cores = CpuCoresFor(spec, options.cores);
   TunerResult result;
-  result.tuned = spec;
   const auto initial_knobs = TunableKnobs(spec);
-  ASSIGN_OR_RETURN(TunerMeasurement best, measure(spec));
-  result.steps_per_s_before = best.steps_per_s;
-  result.log.push_back("measured the spec as given: " + std::to_string(best.steps_per_s) +
-                       " steps/s");
-  for (int round = 1; round <= options.max_rounds && elapsed_s() < options.budget_s; ++round) {
+  ASSIGN_OR_RETURN(TunerMeasurement best, MeasureAsGiven(spec, measure, result));
+  for (int round = 1; round <= options.max_rounds && stopwatch.elapsed_s() < options.budget_s;
+       ++round) {
     result.rounds = round;
     const trace::RangeAnalysis& a = best.analysis;
     if (a.steps_per_s <= 0) break;
@@ -136,17 +129,13 @@ Result<TunerResult> TunePipescope(const spec::PipelineSpec& spec, const Measurer
     result.cpu_cores_busy = alloc.cpu_cores_busy;
     best = std::move(measured);
   }
-  result.steps_per_s_after = best.steps_per_s;
-  result.final_analysis = best.analysis;
   const auto final_knobs = TunableKnobs(result.tuned);
+  std::vector<TunedKnob> knobs;
   for (size_t i = 0; i < initial_knobs.size() && i < final_knobs.size(); ++i) {
-    result.knobs.push_back({initial_knobs[i].op + "." + initial_knobs[i].knob,
-                            initial_knobs[i].value, final_knobs[i].value});
+    knobs.push_back({initial_knobs[i].op + "." + initial_knobs[i].knob, initial_knobs[i].value,
+                     final_knobs[i].value});
   }
-  for (const auto& k : final_knobs) {
-    if (k.knob == "num_parallel_calls") result.cores_used += std::max<int64_t>(k.value, 1);
-  }
-  result.tuning_s = elapsed_s();
+  FinishTuning(std::move(best), std::move(knobs), stopwatch.elapsed_s(), result);
   return result;
 }
 

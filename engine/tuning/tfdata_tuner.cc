@@ -1,7 +1,7 @@
 #include "engine/tuning/tfdata_tuner.h"
 
-#include <chrono>
 #include <map>
+#include <utility>
 
 #include "engine/runtime/pipeline.h"
 #include "engine/spec/spec_loader.h"
@@ -104,18 +104,12 @@ std::vector<std::pair<std::string, int64_t>> DecidedKnobs(const spec::PipelineSp
 
 Result<TunerResult> TuneTfData(const spec::PipelineSpec& spec, const Measurer& measure,
                                const TunerOptions& options) {
-  const auto start = std::chrono::steady_clock::now();
-  auto elapsed_s = [&] {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  };
+  const TuningStopwatch stopwatch;
   const int cores = CpuCoresFor(spec, options.cores);
   TunerResult result;
-  result.tuned = spec;
-  ASSIGN_OR_RETURN(TunerMeasurement current, measure(spec));
-  result.steps_per_s_before = current.steps_per_s;
-  result.log.push_back("measured the spec as given: " + std::to_string(current.steps_per_s) +
-                       " steps/s");
-  for (int round = 1; round <= options.max_rounds && elapsed_s() < options.budget_s; ++round) {
+  ASSIGN_OR_RETURN(TunerMeasurement current, MeasureAsGiven(spec, measure, result));
+  for (int round = 1; round <= options.max_rounds && stopwatch.elapsed_s() < options.budget_s;
+       ++round) {
     result.rounds = round;
     const trace::RangeAnalysis& a = current.analysis;
     if (a.steps_per_s <= 0) break;
@@ -145,15 +139,12 @@ Result<TunerResult> TuneTfData(const spec::PipelineSpec& spec, const Measurer& m
     result.log.push_back("round " + std::to_string(round) + ": " + change + " -> " +
                          std::to_string(current.steps_per_s) + " steps/s");
   }
-  result.steps_per_s_after = current.steps_per_s;
-  result.final_analysis = current.analysis;
   const auto before = DecidedKnobs(spec);
   const auto after = DecidedKnobs(result.tuned);
-  for (size_t i = 0; i < before.size() && i < after.size(); ++i) {
-    result.knobs.push_back({after[i].first, before[i].second, after[i].second});
-    if (after[i].first.ends_with(".num_parallel_calls")) result.cores_used += after[i].second;
-  }
-  result.tuning_s = elapsed_s();
+  std::vector<TunedKnob> knobs;
+  for (size_t i = 0; i < before.size() && i < after.size(); ++i)
+    knobs.push_back({after[i].first, before[i].second, after[i].second});
+  FinishTuning(std::move(current), std::move(knobs), stopwatch.elapsed_s(), result);
   return result;
 }
 

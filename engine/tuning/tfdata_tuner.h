@@ -6,7 +6,7 @@
 // longer changes or the budget is spent. Every map is treated as if its parallelism were
 // AUTOTUNE, so that both tuners decide the same knobs.
 
-#include "engine/tuning/pipescope_tuner.h"
+#include "engine/tuning/tuner.h"
 
 namespace pipescope::engine {
 

@@ -25,7 +25,7 @@ class ClockTracker {
  public:
   static constexpr size_t kWindow = 64;              // probes in the fit
   static constexpr int64_t kMinSpanNs = 50'000'000;  // probes must span this to fit
-  explicit ClockTracker(ClockAlignment start_up) : start_up_(start_up), current_(start_up) {}
+  explicit ClockTracker(ClockAlignment start_up) : current_(start_up) {}
 
   // A probe's host bracket, in the order the probes were issued.
   void ProbeIssued(int64_t host_before_ns, int64_t host_after_ns);
@@ -39,7 +39,6 @@ class ClockTracker {
  private:
   void Pair();
 
-  ClockAlignment start_up_;
   ClockAlignment current_;
   std::deque<ClockPair> brackets_;  // host sides waiting for their record
   std::deque<uint64_t> records_;    // record midpoints waiting for their bracket

@@ -44,7 +44,11 @@ class CuptiTracing : public GpuTracing {
       p.host_after_ns = record::NowNs();
       pairs.push_back(p);
     }
-    clock_ = FitClockAlignment(pairs);
+    {
+      // Seeded before any record can arrive, so that none is converted without it.
+      std::lock_guard<std::mutex> lock(clock_mu_);
+      tracker_ = ClockTracker(FitClockAlignment(pairs));
+    }
     if (CUptiResult r = cuptiActivityRegisterCallbacks(&BufferRequested, &BufferCompleted);
         r != CUPTI_SUCCESS) {
       *why_not = "registering CUPTI's buffer callbacks: " + CuptiError(r);
@@ -58,10 +62,6 @@ class CuptiTracing : public GpuTracing {
       }
     }
     cuptiActivityFlushPeriod(kFlushPeriodMs);
-    {
-      std::lock_guard<std::mutex> lock(clock_mu_);
-      tracker_ = ClockTracker(clock_);
-    }
     // Without probes the start-up alignment stays, which CUPTI's own conversion may drift
     // away from on long runs; tracing goes on either way.
     std::string probe_note;
@@ -150,7 +150,6 @@ class CuptiTracing : public GpuTracing {
   }
 
   record::Recorder& recorder_;
-  ClockAlignment clock_;  // from the readings at start-up
   mutable std::mutex clock_mu_;
   ClockTracker tracker_{ClockAlignment{}};  // the alignment records are converted with
   CuptiClockProbe probe_;

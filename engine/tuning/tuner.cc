@@ -1,0 +1,30 @@
+#include "engine/tuning/tuner.h"
+
+#include <algorithm>
+#include <utility>
+
+namespace pipescope::engine {
+
+Result<TunerMeasurement> MeasureAsGiven(const spec::PipelineSpec& spec, const Measurer& measure,
+                                        TunerResult& result) {
+  result.tuned = spec;
+  ASSIGN_OR_RETURN(TunerMeasurement given, measure(spec));
+  result.steps_per_s_before = given.steps_per_s;
+  result.log.push_back("measured the spec as given: " + std::to_string(given.steps_per_s) +
+                       " steps/s");
+  return given;
+}
+
+void FinishTuning(TunerMeasurement last, std::vector<TunedKnob> knobs, double tuning_s,
+                  TunerResult& result) {
+  result.steps_per_s_after = last.steps_per_s;
+  result.final_analysis = std::move(last.analysis);
+  result.cores_used = 0;
+  for (const TunedKnob& k : knobs) {
+    if (k.name.ends_with(".num_parallel_calls")) result.cores_used += std::max<int64_t>(k.after, 1);
+  }
+  result.knobs = std::move(knobs);
+  result.tuning_s = tuning_s;
+}
+
+}  // namespace pipescope::engine

@@ -1,0 +1,69 @@
+#pragma once
+// What the two autotuners (pipescope_tuner.h, tfdata_tuner.h) share: how they measure, what
+// they are given and what they return, and the steps around their rounds that are the same
+// for both (measuring the spec as given, timing, the final report of knobs and workers).
+
+#include <chrono>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "engine/core/status.h"
+#include "engine/spec/pipeline_spec.pb.h"
+#include "instrumentation/trace/analysis.h"
+
+namespace pipescope::engine {
+
+struct TunerMeasurement {
+  double steps_per_s = 0;
+  trace::RangeAnalysis analysis;
+};
+using Measurer = std::function<Result<TunerMeasurement>(const spec::PipelineSpec&)>;
+
+struct TunerOptions {
+  int cores = 0;           // CPU budget; 0: the spec's budget, else this machine's cores
+  double budget_s = 20;    // stop starting rounds after this much tuning time
+  double min_gain = 0.02;  // a round must gain this much to be kept
+  int max_rounds = 6;
+};
+
+struct TunedKnob {
+  std::string name;  // "op.knob"
+  int64_t before = 0;
+  int64_t after = 0;
+};
+
+struct TunerResult {
+  spec::PipelineSpec tuned;
+  double steps_per_s_before = 0;
+  double steps_per_s_after = 0;
+  std::vector<TunedKnob> knobs;  // the knobs the tuner set, before and after
+  int64_t cores_used = 0;        // workers of the tuned maps and interleaves
+  double cpu_cores_busy = 0;     // cores they keep busy, as the allocation predicts (pipescope)
+  double tuning_s = 0;
+  int rounds = 0;
+  std::vector<std::string> log;         // one line per round, for people
+  trace::RangeAnalysis final_analysis;  // the last measurement of `tuned`
+};
+
+// Measures the spec as given: the result's "before" and the first line of its log.
+Result<TunerMeasurement> MeasureAsGiven(const spec::PipelineSpec& spec, const Measurer& measure,
+                                        TunerResult& result);
+
+// Closes a tuning: the figures of the last measurement, the knobs before and after, the
+// workers of the tuned parallelisms, and the time it took.
+void FinishTuning(TunerMeasurement last, std::vector<TunedKnob> knobs, double tuning_s,
+                  TunerResult& result);
+
+// Seconds since it was made: a tuning's budget is counted on it.
+class TuningStopwatch {
+ public:
+  double elapsed_s() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  }
+
+ private:
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+};
+
+}  // namespace pipescope::engine
