@@ -23,8 +23,10 @@
 #include "engine/spec/spec_loader.h"
 #include "instrumentation/trace/format/model_writer.h"
 #include "instrumentation/trace/format/trace_reader.h"
+#include "ui/compare/compare_window.h"
 #include "ui/model_lock.h"
 #include "ui/panels/notes_panel.h"
+#include "ui/panels/op_order_editor.h"
 #include "ui/panels/pipeline_panel.h"
 #include "ui/panels/statistics_panel.h"
 #include "ui/timeline/timeline_widget.h"
@@ -54,9 +56,13 @@ const char* kShortcuts =
     "  click a span         the element's path through every op\n"
     "  right button   notes and selection    Esc     clear selection and highlights\n"
     "  End            follow a live run\n\n"
+    "Pipeline dock (live run)\n"
+    "  drag an op, or Alt+Up / Alt+Down     move it      Delete  remove it\n\n"
     "Window\n"
     "  Ctrl+O open   Ctrl+Shift+S save trace as   Ctrl+F search   Ctrl+Q quit\n"
-    "  F5 start   F6 pause / resume   Shift+F5 stop   Ctrl+Shift+F5 restart\n";
+    "  F5 start   F6 pause / resume   Shift+F5 stop   Ctrl+Shift+F5 restart\n"
+    "  Ctrl+T autotune live (Pipescope)   Ctrl+Shift+T autotune live (tf.data)\n"
+    "  Ctrl+. stop tuning   Ctrl+K compare with autotuned\n";
 
 }  // namespace
 
@@ -84,6 +90,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
             const auto s = live_->SetKnob(op.toStdString(), knob.toStdString(), value);
             if (!s.ok()) statusBar()->showMessage(QString::fromStdString(s.message()), 10000);
           });
+  connect(pipeline_->order_editor(), &OpOrderEditor::ChangeRequested, this,
+          [this](const spec::PipelineSpec& after, const QString& description) {
+            ChangePipeline(after, description);
+          });
   connect(&refresh_timer_, &QTimer::timeout, this, &MainWindow::Refresh);
   refresh_timer_.setInterval(250);
 
@@ -98,6 +108,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 MainWindow::~MainWindow() {
   // The timeline reads the model under the run's lock: detach it before the run goes.
   timeline_->SetModel(nullptr);
+  tuning_.reset();
   live_.reset();
 }
 
@@ -117,7 +128,9 @@ void MainWindow::BuildDocks() {
   verdict_ = new QLabel("No trace open.", verdict_box);
   gap_label_ =
       new QLabel("Click a red gap in the consumer lane to see which op caused it.", verdict_box);
-  for (QLabel* l : {verdict_, gap_label_}) {
+  tuning_label_ = new QLabel(verdict_box);
+  tuning_label_->hide();
+  for (QLabel* l : {verdict_, tuning_label_, gap_label_}) {
     l->setWordWrap(true);
     l->setTextInteractionFlags(Qt::TextSelectableByMouse);
     l->setMargin(6);
@@ -157,6 +170,8 @@ void MainWindow::BuildMenus() {
   RefreshRecentMenu();
   save_ = file->addAction("&Save Trace As...", QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S), this,
                           &MainWindow::SaveDialog);
+  save_spec_ = file->addAction("Save Pipeline &Spec As...", this, &MainWindow::SaveSpecDialog);
+  save_spec_->setToolTip("The running pipeline as a .pbtxt: its op order and knob values");
   file->addSeparator();
   file->addAction("&Quit", QKeySequence::Quit, this, &QWidget::close);
 
@@ -172,6 +187,7 @@ void MainWindow::BuildMenus() {
         StartRun();
       });
   restart_->setToolTip("Run the spec again from its start, with the spec's knob values");
+  BuildTuneMenu();
 
   QMenu* view = menuBar()->addMenu("&View");
   docks_menu_ = view->addMenu("&Docks");
@@ -279,10 +295,12 @@ bool MainWindow::OpenTrace(const QString& path) {
 
 void MainWindow::ShowModel(std::shared_ptr<trace::Model> model, const QString& title) {
   StopRunAndWait();
+  tuning_.reset();
   live_.reset();
   have_spec_ = false;
   Show(std::move(model), nullptr, title);
   pipeline_->ShowTrace(*model_);
+  pipeline_->ShowOrder({}, false);
   UpdateRunActions();
 }
 

@@ -7,10 +7,13 @@
 
 #include <QMainWindow>
 #include <QTimer>
+#include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 
 #include "app/session/live_run.h"
+#include "app/session/live_tuning.h"
 #include "instrumentation/trace/analysis.h"
 #include "instrumentation/trace/model.h"
 
@@ -25,6 +28,7 @@ class TimelineWidget;
 class StatisticsPanel;
 class PipelinePanel;
 class NotesPanel;
+class CompareWindow;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -45,6 +49,43 @@ class MainWindow : public QMainWindow {
   // Stops the run and waits until its recording is complete (at most `timeout_ms`).
   bool StopRunAndWait(int timeout_ms = 10000);
   bool run_is_live() const { return live_ && !live_->finished(); }
+
+  // ---- the live pipeline's ops (the Pipeline dock's order editor)
+  // Rebuilds the live run from `after`: at once when the move rules say what reaches the
+  // training step is kept, else only once the confirmation agrees. Returns whether it
+  // was applied; the timeline gets a marker with `description`.
+  bool ChangePipeline(const spec::PipelineSpec& after, const QString& description);
+  // Asks a person to confirm a change that alters the output, given the rules' sentence
+  // (default: a message box; tests answer for the person).
+  void SetConfirmation(std::function<bool(const QString& explanation)> confirm) {
+    confirm_ = std::move(confirm);
+  }
+  // Writes the live run's current spec (order and knob values) as text.
+  bool SaveSpec(const QString& path);
+
+  // ---- autotuning and comparing (Tune menu; main_window_tune.cc)
+  // Starts an autotuner ("pipescope" or "tfdata") on the live run; its knob moves show on
+  // the timeline and its progress under the verdict. Periodic when the menu says so.
+  bool StartTuning(const QString& algorithm);
+  void StopTuning();
+  session::LiveTuning* live_tuning() const { return tuning_.get(); }
+  QString tuning_text() const;  // the tuning's line under the verdict
+  // How long Compare measures each side, and how the autotuner it runs measures.
+  struct CompareSettings {
+    double duration_s = 5;
+    double tune_measure_s = 2;
+    double tune_budget_s = 20;
+  };
+  void SetCompareSettings(const CompareSettings& s) { compare_settings_ = s; }
+  void SetTuningTimes(double settle_s, double measure_s) {
+    tuning_settle_s_ = settle_s;
+    tuning_measure_s_ = measure_s;
+  }
+  // Runs the current configuration and `other` (nullopt: what the pipescope autotuner
+  // finds) for the same time and opens the Compare window; the live run stops first, so
+  // that both sides have the machine. Returns the window (null: cancelled or failed).
+  CompareWindow* CompareWith(std::optional<spec::PipelineSpec> other, const QString& other_name);
+  CompareWindow* compare_window() const { return compare_window_.get(); }
 
   // Writes the shown trace, with its notes, to `path` (the run is stopped first).
   bool SaveTrace(const QString& path);
@@ -70,8 +111,15 @@ class MainWindow : public QMainWindow {
  private:
   void BuildDocks();
   void BuildMenus();
+  void BuildTuneMenu();
+  void RefreshTuning();
+  void CompareWithSpecDialog();
+  // The configuration Compare and the tuner start from: the live run's, else the spec's.
+  std::optional<spec::PipelineSpec> CurrentConfiguration() const;
   void OpenDialog();
   void SaveDialog();
+  void SaveSpecDialog();
+  bool ConfirmChange(const QString& explanation);
   void RequestNote(int64_t t0, int64_t t1);
   void RememberRecent(const QString& path);
   void RefreshRecentMenu();
@@ -99,7 +147,15 @@ class MainWindow : public QMainWindow {
   QAction* stop_ = nullptr;
   QAction* restart_ = nullptr;
   QAction* save_ = nullptr;
+  QAction* save_spec_ = nullptr;
   QAction* dark_ = nullptr;
+  QAction* tune_pipescope_ = nullptr;
+  QAction* tune_tfdata_ = nullptr;
+  QAction* stop_tuning_ = nullptr;
+  QAction* periodic_ = nullptr;
+  QAction* compare_tuned_ = nullptr;
+  QAction* compare_spec_ = nullptr;
+  QLabel* tuning_label_ = nullptr;
 
   std::shared_ptr<trace::Model> model_;
   std::mutex* model_lock_ = nullptr;  // the live run's lock while its model is shown
@@ -114,6 +170,12 @@ class MainWindow : public QMainWindow {
   int64_t sel_t1_ = 0;
   trace::RangeAnalysis analysis_;
   QTimer refresh_timer_;
+  std::function<bool(const QString&)> confirm_;
+  std::unique_ptr<session::LiveTuning> tuning_;  // reset before live_: it drives the run
+  std::unique_ptr<CompareWindow> compare_window_;
+  CompareSettings compare_settings_;
+  double tuning_settle_s_ = 0.5;
+  double tuning_measure_s_ = 1.5;
 };
 
 }  // namespace pipescope::ui

@@ -1,13 +1,18 @@
 // The main window's live run (Run menu) and the refresh of its docks.
 #include <QAction>
+#include <QFileDialog>
 #include <QFileInfo>
 #include <QLabel>
 #include <QMessageBox>
+#include <QPushButton>
+#include <QSettings>
 #include <QStatusBar>
 #include <QThread>
 #include <chrono>
+#include <fstream>
 
 #include "engine/spec/spec_loader.h"
+#include "engine/tuning/move_rules.h"
 #include "ui/main_window.h"
 #include "ui/model_lock.h"
 #include "ui/panels/pipeline_panel.h"
@@ -40,6 +45,7 @@ bool MainWindow::StartRun() {
   if (!have_spec_) return false;
   StopRunAndWait();
   timeline_->SetModel(nullptr);  // it reads under the old run's lock
+  tuning_.reset();
   live_.reset();
   session::LiveRun::Options options;
   options.spec_path = spec_path_.toStdString();
@@ -55,6 +61,7 @@ bool MainWindow::StartRun() {
   run_finish_handled_ = false;
   Show(live_->model(), &live_->model_mutex(), QFileInfo(spec_path_).fileName());
   pipeline_->ShowKnobs(live_->Knobs());
+  pipeline_->ShowOrder(live_->CurrentSpec(), true);
   refresh_timer_.start();
   statusBar()->showMessage("Running " + QFileInfo(spec_path_).fileName() +
                                ": edit knobs in the Pipeline dock; Shift+F5 stops.",
@@ -73,11 +80,13 @@ void MainWindow::SetPaused(bool paused) {
 }
 
 void MainWindow::StopRun() {
+  if (tuning_) tuning_->Stop();
   if (live_) live_->Stop();
 }
 
 bool MainWindow::StopRunAndWait(int timeout_ms) {
   if (!live_) return true;
+  tuning_.reset();  // it would go on setting knobs of a run that is ending
   live_->Stop();
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
   while (!live_->finished() && std::chrono::steady_clock::now() < deadline) QThread::msleep(5);
@@ -95,6 +104,7 @@ void MainWindow::OnRunFinished() {
     std::lock_guard<std::mutex> lock(live_->model_mutex());
     pipeline_->ShowTrace(*model_);
   }
+  pipeline_->ShowOrder({}, false);
   Refresh();
   UpdateRunActions();
   const engine::Status outcome = live_->outcome();
@@ -117,7 +127,76 @@ void MainWindow::UpdateRunActions() {
   pause_->setEnabled(live);
   stop_->setEnabled(live);
   restart_->setEnabled(have_spec_);
+  save_spec_->setEnabled(live);
+  compare_tuned_->setEnabled(have_spec_);
+  compare_spec_->setEnabled(have_spec_);
+  RefreshTuning();
   save_->setEnabled(model_ != nullptr);
+}
+
+bool MainWindow::ChangePipeline(const spec::PipelineSpec& after, const QString& description) {
+  if (!run_is_live()) return false;
+  const spec::PipelineSpec before = live_->CurrentSpec();
+  const engine::MoveAssessment assessment = engine::AssessChange(before, after);
+  if (!assessment.keeps_output && !(confirm_ ? confirm_ : [this](const QString& e) {
+        return ConfirmChange(e);
+      })(QString::fromStdString(assessment.explanation))) {
+    statusBar()->showMessage("Not applied: " + description, 8000);
+    pipeline_->ShowOrder(before, true);  // undo what the list shows
+    return false;
+  }
+  const engine::Status status = live_->Reorder(after, description.toStdString());
+  if (!status.ok()) {
+    pipeline_->ShowOrder(before, true);
+    QMessageBox::warning(this, "Cannot change the pipeline",
+                         QString::fromStdString(status.message()));
+    return false;
+  }
+  pipeline_->ShowOrder(live_->CurrentSpec(), true);
+  pipeline_->ShowKnobs(live_->Knobs());
+  statusBar()->showMessage(
+      "Rebuilt: " + description +
+          (assessment.keeps_output ? " (keeps the output)" : " (changes the output)") +
+          ". The pipeline restarts from its source.",
+      10000);
+  return true;
+}
+
+bool MainWindow::ConfirmChange(const QString& explanation) {
+  QMessageBox box(QMessageBox::Question, "This changes what reaches the training step", explanation,
+                  QMessageBox::NoButton, this);
+  box.setInformativeText("Apply the change anyway?");
+  QPushButton* apply = box.addButton("Apply", QMessageBox::AcceptRole);
+  box.addButton(QMessageBox::Cancel);
+  box.setDefaultButton(QMessageBox::Cancel);
+  box.exec();
+  return box.clickedButton() == apply;
+}
+
+bool MainWindow::SaveSpec(const QString& path) {
+  if (!run_is_live()) return false;
+  std::ofstream file(path.toStdString());
+  file << "# Saved by Pipescope from a live run of " << spec_path_.toStdString() << "\n"
+       << engine::SpecToText(live_->CurrentSpec());
+  file.close();
+  if (!file) {
+    QMessageBox::warning(this, "Cannot save the spec", "Cannot write " + path);
+    return false;
+  }
+  statusBar()->showMessage("Saved the pipeline spec to " + path, 5000);
+  return true;
+}
+
+void MainWindow::SaveSpecDialog() {
+  if (!run_is_live()) return;
+  QSettings settings;
+  QString path = QFileDialog::getSaveFileName(this, "Save the pipeline spec as",
+                                              settings.value("files/spec_dir").toString(),
+                                              "Pipeline specs (*.pbtxt)");
+  if (path.isEmpty()) return;
+  if (!path.endsWith(".pbtxt")) path += ".pbtxt";
+  settings.setValue("files/spec_dir", QFileInfo(path).absolutePath());
+  SaveSpec(path);
 }
 
 void MainWindow::OnSelection(int64_t t0, int64_t t1) {
@@ -159,6 +238,7 @@ void MainWindow::Refresh() {
                                      analysis_.steps_per_s, 100 * analysis_.input_wait_fraction,
                                      100 * analysis_.device_busy_fraction));
   if (run_is_live()) pipeline_->ShowKnobs(live_->Knobs());
+  RefreshTuning();
 }
 
 }  // namespace pipescope::ui

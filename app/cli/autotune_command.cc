@@ -26,15 +26,14 @@ int AutotuneCommand(const AutotuneCommandOptions& options, std::ostream& out, st
   const engine::Measurer measure =
       [&](const spec::PipelineSpec& candidate) -> engine::Result<engine::TunerMeasurement> {
     ASSIGN_OR_RETURN(auto measured, session::MeasureSpec(candidate, options.measure_s));
-    engine::TunerMeasurement m;
-    m.analysis = std::move(measured.analysis);
-    m.steps_per_s = m.analysis.steps_per_s;
+    engine::TunerMeasurement m = session::ForTuner(measured);
     err << "measured " << m.steps_per_s << " steps/s\n";
     return m;
   };
   engine::TunerOptions tuner;
   tuner.cores = options.cores;
   tuner.budget_s = options.budget_s;
+  tuner.ram_bytes = session::DefaultRamBudgetBytes();
   auto result = options.algorithm == "tfdata" ? engine::TuneTfData(*spec, measure, tuner)
                                               : engine::TunePipescope(*spec, measure, tuner);
   if (!result.ok()) {
@@ -77,6 +76,8 @@ int AutotuneCommand(const AutotuneCommandOptions& options, std::ostream& out, st
                           {"steps_per_s_after", result->steps_per_s_after},
                           {"cores_used", result->cores_used},
                           {"cpu_cores_busy", result->cpu_cores_busy},
+                          {"buffer_bytes", result->buffer_bytes},
+                          {"ram_budget_bytes", tuner.ram_bytes},
                           {"tuning_s", result->tuning_s},
                           {"rounds", result->rounds},
                           {"log", result->log},
@@ -89,7 +90,8 @@ int AutotuneCommand(const AutotuneCommandOptions& options, std::ostream& out, st
       out << k.name << ": " << k.before << " -> " << k.after << "\n";
     }
     out << result->steps_per_s_before << " -> " << result->steps_per_s_after << " steps/s in "
-        << result->tuning_s << " s of tuning\n";
+        << result->tuning_s << " s of tuning; " << result->cores_used << " workers, buffers of "
+        << result->buffer_bytes / 1024 << " KiB\n";
     for (const auto& a : advice) {
       out << "advice: " << a["change"].get<std::string>() << ": " << a["why"].get<std::string>()
           << " Measured: " << a["steps_per_s"].get<double>() << " steps/s ("

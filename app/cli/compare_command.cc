@@ -1,11 +1,10 @@
 #include "app/cli/compare_command.h"
 
 #include <cstdio>
-#include <map>
 #include <nlohmann/json.hpp>
 #include <ostream>
 
-#include "app/session/measurement.h"
+#include "app/session/comparison.h"
 #include "engine/spec/spec_loader.h"
 
 namespace pipescope::cli {
@@ -17,13 +16,8 @@ nlohmann::json Figures(const session::SpecMeasurement& m) {
           {"device_busy_fraction", m.analysis.device_busy_fraction},
           {"cores_used", m.cores_used},
           {"buffered_elements", m.buffered_elements},
+          {"buffer_bytes", m.buffer_bytes},
           {"verdict", m.analysis.verdict.text}};
-}
-
-std::string Ratio(double faster, double slower) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.2fx", slower > 0 ? faster / slower : 0.0);
-  return buf;
 }
 
 }  // namespace
@@ -50,38 +44,22 @@ int CompareCommand(const CompareCommandOptions& options, std::ostream& out, std:
     }
     measured[i] = std::move(m).value();
   }
-  // Knobs that differ, by "op.knob"; knobs only one side has are listed with null.
-  std::map<std::string, std::pair<nlohmann::json, nlohmann::json>> knobs;
-  for (int i = 0; i < 2; ++i) {
-    for (const auto& k : measured[i].knobs) {
-      auto& slot = knobs[k.op + "." + k.knob];
-      (i == 0 ? slot.first : slot.second) = k.value;
-    }
-  }
+  const session::Comparison c =
+      session::Compare(measured[0], measured[1], session::SameOps(specs[0], specs[1]), "A", "B");
   nlohmann::json differences = nlohmann::json::array();
-  std::string changes;
-  for (const auto& [name, values] : knobs) {
-    if (values.first == values.second) continue;
-    differences.push_back({{"knob", name}, {"a", values.first}, {"b", values.second}});
-    changes += (changes.empty() ? "" : ", ") + name + " " +
-               (values.first.is_null() ? "-" : values.first.dump()) + " -> " +
-               (values.second.is_null() ? "-" : values.second.dump());
+  for (const auto& d : c.differences) {
+    differences.push_back({{"knob", d.knob},
+                           {"a", d.a ? nlohmann::json(*d.a) : nlohmann::json()},
+                           {"b", d.b ? nlohmann::json(*d.b) : nlohmann::json()}});
   }
-  const double a = measured[0].analysis.steps_per_s, b = measured[1].analysis.steps_per_s;
-  std::string verdict;
-  if (std::abs(a - b) <= 0.03 * std::max(a, b)) {
-    verdict = "A and B are within 3% of each other (" + std::to_string(a) + " and " +
-              std::to_string(b) + " steps/s)";
-  } else {
-    verdict = std::string(b > a ? "B is " + Ratio(b, a) + " faster than A"
-                                : "A is " + Ratio(a, b) + " faster than B");
-  }
-  if (!changes.empty()) verdict += ": " + changes;
+  const double a = c.a.analysis.steps_per_s, b = c.b.analysis.steps_per_s;
+  const std::string& verdict = c.verdict;
   if (options.json) {
     out << nlohmann::json{{"a", {{"spec", options.a_path}, {"figures", Figures(measured[0])}}},
                           {"b", {{"spec", options.b_path}, {"figures", Figures(measured[1])}}},
                           {"duration_s", options.duration_s},
-                          {"speedup_b_over_a", a > 0 ? b / a : 0},
+                          {"speedup_b_over_a", c.speedup_b_over_a},
+                          {"same_ops", c.same_ops},
                           {"knob_differences", differences},
                           {"verdict", verdict}}
                .dump(2)
@@ -107,6 +85,8 @@ int CompareCommand(const CompareCommandOptions& options, std::ostream& out, std:
       static_cast<double>(measured[1].cores_used), "%.0f");
   row("buffered elements", static_cast<double>(measured[0].buffered_elements),
       static_cast<double>(measured[1].buffered_elements), "%.0f");
+  row("buffer memory KiB", static_cast<double>(measured[0].buffer_bytes) / 1024,
+      static_cast<double>(measured[1].buffer_bytes) / 1024, "%.0f");
   out << verdict << "\n";
   return 0;
 }

@@ -2,6 +2,8 @@
 
 #include <future>
 
+#include "engine/spec/spec_overrides.h"
+
 namespace pipescope::session {
 
 engine::Result<std::unique_ptr<LiveRun>> LiveRun::Start(const spec::PipelineSpec& spec,
@@ -75,13 +77,45 @@ std::vector<engine::KnobInfo> LiveRun::Knobs() const {
   return pipeline_ ? pipeline_->Knobs() : std::vector<engine::KnobInfo>{};
 }
 
-engine::Status LiveRun::SetKnob(const std::string& op, const std::string& knob, int64_t value) {
+engine::Status LiveRun::SetKnob(const std::string& op, const std::string& knob, int64_t value,
+                                const std::string& who) {
   std::lock_guard<std::mutex> lock(pipeline_mu_);
   if (!pipeline_) {
     return engine::Status(engine::StatusCode::kInvalidArgument,
                           "the run is over: start it again to change " + op + "." + knob);
   }
-  return pipeline_->SetKnob(op, knob, value, "user");
+  return pipeline_->SetKnob(op, knob, value, who);
+}
+
+int64_t LiveRun::BufferMemoryBytes() const {
+  std::lock_guard<std::mutex> lock(pipeline_mu_);
+  return pipeline_ ? pipeline_->BufferMemoryBytes() : 0;
+}
+
+std::map<std::string, int64_t> LiveRun::ElementBytes() const {
+  std::lock_guard<std::mutex> lock(pipeline_mu_);
+  return pipeline_ ? pipeline_->ElementBytes() : std::map<std::string, int64_t>{};
+}
+
+spec::PipelineSpec LiveRun::CurrentSpec() const {
+  std::lock_guard<std::mutex> lock(pipeline_mu_);
+  if (!pipeline_) return {};
+  spec::PipelineSpec spec = pipeline_->spec();
+  for (const auto& k : pipeline_->Knobs()) {
+    if (k.autotune) continue;
+    // Every live knob is a field of its op, so this cannot fail on the pipeline's own spec.
+    (void)engine::ApplyOverride(spec, k.op + "." + k.knob + "=" + std::to_string(k.value));
+  }
+  return spec;
+}
+
+engine::Status LiveRun::Reorder(const spec::PipelineSpec& spec, const std::string& description) {
+  std::lock_guard<std::mutex> lock(pipeline_mu_);
+  if (!pipeline_) {
+    return engine::Status(engine::StatusCode::kInvalidArgument,
+                          "the run is over: start it again to change its ops");
+  }
+  return pipeline_->Reorder(spec, description);
 }
 
 }  // namespace pipescope::session

@@ -4,6 +4,7 @@
 // resume, stop and live knob changes. What the GUI's Run menu and Pipeline dock drive.
 
 #include <atomic>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -47,7 +48,20 @@ class LiveRun {
 
   // The pipeline's knobs with their current values (empty once finished).
   std::vector<engine::KnobInfo> Knobs() const;
-  engine::Status SetKnob(const std::string& op, const std::string& knob, int64_t value);
+  // `who` is stored with the change in the trace ("user", "autotuner:pipescope", ...).
+  engine::Status SetKnob(const std::string& op, const std::string& knob, int64_t value,
+                         const std::string& who = "user");
+  // What the buffers hold now, and a recent output element's bytes per buffered op
+  // (engine::Pipeline::BufferMemoryBytes / ElementBytes); 0 / empty once finished.
+  int64_t BufferMemoryBytes() const;
+  std::map<std::string, int64_t> ElementBytes() const;
+  // The spec the pipeline runs now: its current op order with its live knob values (knobs
+  // under AUTOTUNE stay AUTOTUNE). Empty once finished.
+  spec::PipelineSpec CurrentSpec() const;
+  // Rebuilds the running pipeline from `spec` (another order, ops added or removed); the
+  // trace gets a marker "pipeline rebuilt: <description>". The new pipeline restarts
+  // from its source. Errors: an invalid spec, or the run is over.
+  engine::Status Reorder(const spec::PipelineSpec& spec, const std::string& description);
 
  private:
   LiveRun() = default;

@@ -1,25 +1,74 @@
 #include "app/session/measurement.h"
 
+#include <unistd.h>
+
 #include "app/session/recorded_run.h"
 
 namespace pipescope::session {
 
-engine::Result<SpecMeasurement> MeasureSpec(const spec::PipelineSpec& spec, double seconds) {
+void MeasurementCanceller::Cancel() {
+  std::lock_guard lock(mu_);
+  cancelled_ = true;
+  if (pipeline_) pipeline_->Cancel();
+}
+
+bool MeasurementCanceller::cancelled() const {
+  std::lock_guard lock(mu_);
+  return cancelled_;
+}
+
+void MeasurementCanceller::Attach(engine::Pipeline* pipeline) {
+  std::lock_guard lock(mu_);
+  pipeline_ = pipeline;
+  if (pipeline_ && cancelled_) pipeline_->Cancel();
+}
+
+engine::Result<SpecMeasurement> MeasureSpec(const spec::PipelineSpec& spec, double seconds,
+                                            MeasurementCanceller* canceller) {
+  const engine::Status cancelled(engine::StatusCode::kCancelled, "measurement cancelled");
+  if (canceller && canceller->cancelled()) return cancelled;
   SpecMeasurement m;
   RecordedRunOptions run;
   run.run.duration_ns = static_cast<int64_t>(seconds * 1e9);
-  run.on_pipeline = [&m](engine::Pipeline* p) {
-    if (p) m.knobs = p->Knobs();
+  engine::Pipeline* running = nullptr;
+  run.on_pipeline = [&](engine::Pipeline* p) {
+    if (canceller) canceller->Attach(p);
+    if (p) {
+      running = p;
+      return;
+    }
+    if (!running) return;
+    // The run is over and its pipeline not yet destroyed: what it ended with.
+    m.knobs = running->Knobs();
+    m.buffer_bytes = running->BufferMemoryBytes();
+    m.element_bytes = running->ElementBytes();
   };
   ASSIGN_OR_RETURN(auto r, RunRecorded(spec, run));
+  if (canceller && canceller->cancelled()) return cancelled;
   if (!r.run_status.ok()) return r.run_status;
   const int64_t end = r.model->duration_ns();
-  m.analysis = trace::Analyze(*r.model, end / 4, end);
+  m.steady_from_ns = end / 4;
+  m.analysis = trace::Analyze(*r.model, m.steady_from_ns, end);
+  m.model = std::move(r.model);
   for (const auto& k : m.knobs) {
     if (k.knob == "num_parallel_calls") m.cores_used += std::max<int64_t>(k.value, 1);
     if (k.knob == "buffer_size") m.buffered_elements += std::max<int64_t>(k.value, 0);
   }
   return m;
+}
+
+engine::TunerMeasurement ForTuner(const SpecMeasurement& m) {
+  engine::TunerMeasurement t;
+  t.analysis = m.analysis;
+  t.steps_per_s = m.analysis.steps_per_s;
+  t.buffer_bytes = m.buffer_bytes;
+  t.element_bytes = m.element_bytes;
+  return t;
+}
+
+double DefaultRamBudgetBytes() {
+  const long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  return pages > 0 && page > 0 ? 0.5 * static_cast<double>(pages) * static_cast<double>(page) : 0;
 }
 
 }  // namespace pipescope::session

@@ -73,8 +73,9 @@ void AppendTensor(std::string& out, const Tensor& t) {
     return;
   }
   if (t.num_elements() > kMaxPrintedValues) {
-    out += "{\"dtype\":\"" + std::string(DTypeName(t.dtype())) + "\",\"shape\":" +
-           t.shape().ToString() + ",\"bytes\":" + std::to_string(t.byte_size()) + "}";
+    out += "{\"dtype\":\"" + std::string(DTypeName(t.dtype())) +
+           "\",\"shape\":" + t.shape().ToString() + ",\"bytes\":" + std::to_string(t.byte_size()) +
+           "}";
     return;
   }
   int64_t index = 0;
@@ -114,6 +115,12 @@ std::string ElementToJson(const Element& element) {
     out += '}';
   }
   return out + "}";
+}
+
+size_t Element::ByteSize() const {
+  size_t bytes = value.byte_size();
+  for (const auto& f : features) bytes += f.value.byte_size();
+  return bytes;
 }
 
 }  // namespace pipescope::engine

@@ -26,6 +26,8 @@ struct Element {
   // A key that identifies the element's content (not its id): used by tests and by the
   // stress test to compare multisets of outputs.
   std::string ContentKey() const;
+  // Payload bytes of the value and every feature.
+  size_t ByteSize() const;
 };
 
 // One JSON object per element for `pipescope-cli run --print`: small tensors are written

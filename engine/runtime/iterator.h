@@ -72,12 +72,17 @@ class Iterator {
         record::Event{t0, t1, flags == 0 ? out.id : 0, record::SaturateU32(self), stats_->id,
                       flags == 0 ? record::EventKind::kCall : record::EventKind::kCallEnd, flags});
     ended_ = end_of_sequence && s.ok();
+    const bool buffers = stats_->asynchronous || stats_->buffer_size != nullptr;
+    if (flags == 0 && buffers && (calls_++ & 63) == 0) {
+      stats_->element_bytes.store(static_cast<int64_t>(out.ByteSize()), std::memory_order_relaxed);
+    }
     return s;
   }
 
   // Stops this iterator and everything upstream of it. Thread-safe, idempotent.
   virtual void Cancel() = 0;
 
+  uint64_t calls_ = 0;  // elements produced while recording (samples their size)
   // Ticks of the last GetNext call, valid while recording.
   uint64_t last_call_ticks() const { return last_call_ticks_; }
 

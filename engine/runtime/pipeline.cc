@@ -59,8 +59,10 @@ void Pipeline::DescribeStages(record::Recorder& recorder) {
     // The sampler reads buffer levels every few ms: it gets the buffered ops once per build.
     std::lock_guard lock(buffered_mu_);
     buffered_stages_.clear();
+    memory_stages_.clear();
     for (const auto& info : stages) {
       if (info.stats->asynchronous) buffered_stages_.push_back(info.stats);
+      if (info.stats->asynchronous || info.stats->buffer_size) memory_stages_.push_back(info.stats);
     }
   }
   for (size_t i = 0; i < stages.size(); ++i) {
@@ -106,7 +108,7 @@ Pipeline::~Pipeline() {
   pending.iterator.reset();
 }
 
-Status Pipeline::Install(const spec::PipelineSpec& spec) {
+Status Pipeline::Install(const spec::PipelineSpec& spec, const std::string& description) {
   ASSIGN_OR_RETURN(BuiltPipeline built, BuildPipeline(spec, registry_, settings_.cpu_cores));
   auto context = std::make_unique<PipelineContext>();
   context->recorder = settings_.recorder;
@@ -134,7 +136,10 @@ Status Pipeline::Install(const spec::PipelineSpec& spec) {
   replaced.iterator.reset();
   if (auto* recorder = settings_.recorder) {
     DescribeStages(*recorder);
-    if (rebuilt) recorder->Mark(record::NowNs(), "pipeline rebuilt");
+    if (rebuilt) {
+      recorder->Mark(record::NowNs(),
+                     description.empty() ? "pipeline rebuilt" : "pipeline rebuilt: " + description);
+    }
   }
   return Status::Ok();
 }
@@ -191,12 +196,12 @@ std::vector<KnobInfo> Pipeline::Knobs() const {
   return out;
 }
 
-Status Pipeline::Reorder(const spec::PipelineSpec& new_spec) {
+Status Pipeline::Reorder(const spec::PipelineSpec& new_spec, const std::string& description) {
   spec::PipelineSpec named = new_spec;
   AssignDefaultOpNames(named);
   RETURN_IF_ERROR(ValidateSpec(named, named.name().empty() ? "pipeline" : named.name()));
   if (cancelled_.load()) return Cancelled("pipeline stopped");
-  return Install(named);
+  return Install(named, description);
 }
 
 void Pipeline::Cancel() {
@@ -219,6 +224,27 @@ bool Pipeline::output_batched() const {
 std::vector<TimedKnobChange> Pipeline::KnobChanges() const {
   std::lock_guard lock(mu_);
   return changes_;
+}
+
+int64_t Pipeline::BufferMemoryBytes() const {
+  int64_t bytes = 0;
+  std::lock_guard lock(buffered_mu_);
+  for (const auto& stats : memory_stages_) {
+    const Tunable* capacity = stats->buffer_size ? stats->buffer_size : stats->parallelism;
+    if (!capacity) continue;
+    bytes += std::max<int64_t>(capacity->value(), 0) *
+             stats->element_bytes.load(std::memory_order_relaxed);
+  }
+  return bytes;
+}
+
+std::map<std::string, int64_t> Pipeline::ElementBytes() const {
+  std::map<std::string, int64_t> bytes;
+  std::lock_guard lock(buffered_mu_);
+  for (const auto& stats : memory_stages_) {
+    bytes[stats->name] = stats->element_bytes.load(std::memory_order_relaxed);
+  }
+  return bytes;
 }
 
 std::vector<int64_t> Pipeline::RebuildTimes() const {

@@ -4,6 +4,7 @@
 // snapshots) may be called from any thread while it runs — it never hands out op
 // pointers, only names and values.
 
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -55,8 +56,9 @@ class Pipeline {
   std::vector<KnobInfo> Knobs() const;
   // Rebuilds with a new op order (or any other valid spec) and continues: the consumer's
   // next GetNext reads from the new pipeline, which starts from the beginning of its
-  // source. Ops that still exist keep their counters and knob values.
-  Status Reorder(const spec::PipelineSpec& new_spec);
+  // source. Ops that still exist keep their counters and knob values. The trace's marker
+  // says "pipeline rebuilt", followed by `description` when there is one.
+  Status Reorder(const spec::PipelineSpec& new_spec, const std::string& description = "");
   // Stops everything; blocked calls return CANCELLED. Idempotent.
   void Cancel();
   bool cancelled() const { return cancelled_.load(std::memory_order_acquire); }
@@ -67,12 +69,18 @@ class Pipeline {
   std::vector<TimedKnobChange> KnobChanges() const;
   int cpu_cores() const { return settings_.cpu_cores; }
   record::Recorder* recorder() const { return settings_.recorder; }
+  // What the buffers of the ops can hold at their current knobs, in bytes: capacity (a
+  // prefetch's or shuffle's buffer_size, a parallel op's parallelism) times the size of
+  // the op's recent output element. 0 until elements were produced while recording.
+  int64_t BufferMemoryBytes() const;
+  // Bytes of a recent output element of each op with a buffer, by name (recorded runs).
+  std::map<std::string, int64_t> ElementBytes() const;
   // Times at which Reorder rebuilt the pipeline.
   std::vector<int64_t> RebuildTimes() const;
 
  private:
   Pipeline() = default;
-  Status Install(const spec::PipelineSpec& spec);
+  Status Install(const spec::PipelineSpec& spec, const std::string& description = "");
   void OnKnobChanged(const KnobChange& change);
   void SampleBufferLevels(record::Recorder& recorder) const;
   void DescribeStages(record::Recorder& recorder);
@@ -99,6 +107,7 @@ class Pipeline {
   StageRegistry registry_;
   mutable std::mutex buffered_mu_;                            // guards buffered_stages_
   std::vector<std::shared_ptr<StageStats>> buffered_stages_;  // async ops of the current build
+  std::vector<std::shared_ptr<StageStats>> memory_stages_;    // ops with a buffer (+ shuffle)
   mutable std::mutex mu_;                                     // guards everything below
   spec::PipelineSpec spec_;
   bool output_batched_ = false;

@@ -20,6 +20,9 @@ struct StageStats {
   const std::string name;
   const std::string kind;
   std::atomic<int64_t> buffered{0};  // elements held in the op's buffer now (sampled)
+  // Payload bytes of one of the op's recent output elements (ops with a buffer, sampled
+  // every 64th element while recording): what one slot of its buffer holds.
+  std::atomic<int64_t> element_bytes{0};
 
   // The knobs that describe capacity, for reports (null when the op has none).
   const Tunable* parallelism = nullptr;

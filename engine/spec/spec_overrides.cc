@@ -43,8 +43,8 @@ Status SetField(Message& msg, const std::string& field_name, const std::string& 
                 const std::string& where) {
   const auto* field = msg.GetDescriptor()->FindFieldByName(field_name);
   if (!field || field->is_repeated() || field->type() == FieldDescriptor::TYPE_MESSAGE) {
-    return InvalidArgument(where + " has no knob '" + field_name + "' (knobs: " +
-                           FieldList(msg.GetDescriptor()) + ")");
+    return InvalidArgument(where + " has no knob '" + field_name +
+                           "' (knobs: " + FieldList(msg.GetDescriptor()) + ")");
   }
   const auto* r = msg.GetReflection();
   switch (field->cpp_type()) {
@@ -56,7 +56,8 @@ Status SetField(Message& msg, const std::string& field_name, const std::string& 
     }
     case FieldDescriptor::CPPTYPE_BOOL:
       if (value != "true" && value != "false") {
-        return InvalidArgument(where + "." + field_name + ": expected true or false, got '" + value + "'");
+        return InvalidArgument(where + "." + field_name + ": expected true or false, got '" +
+                               value + "'");
       }
       r->SetBool(&msg, field, value == "true");
       return Status::Ok();
@@ -68,10 +69,13 @@ Status SetField(Message& msg, const std::string& field_name, const std::string& 
       char* end = nullptr;
       const double d = std::strtod(value.c_str(), &end);
       if (end == value.c_str() || *end != '\0') {
-        return InvalidArgument(where + "." + field_name + ": expected a number, got '" + value + "'");
+        return InvalidArgument(where + "." + field_name + ": expected a number, got '" + value +
+                               "'");
       }
-      if (field->cpp_type() == FieldDescriptor::CPPTYPE_DOUBLE) r->SetDouble(&msg, field, d);
-      else r->SetFloat(&msg, field, static_cast<float>(d));
+      if (field->cpp_type() == FieldDescriptor::CPPTYPE_DOUBLE)
+        r->SetDouble(&msg, field, d);
+      else
+        r->SetFloat(&msg, field, static_cast<float>(d));
       return Status::Ok();
     }
     default:
@@ -91,7 +95,8 @@ Status ApplyOverride(spec::PipelineSpec& spec, const std::string& assignment) {
   const std::string op_name = assignment.substr(0, dot);
   const std::string knob = assignment.substr(dot + 1, eq - dot - 1);
   const std::string value = assignment.substr(eq + 1);
-  if (op_name == "train_step") return SetField(*spec.mutable_train_step(), knob, value, "train_step");
+  if (op_name == "train_step")
+    return SetField(*spec.mutable_train_step(), knob, value, "train_step");
   if (op_name == spec.source().name()) {
     auto* source = spec.mutable_source();
     const auto* oneof = source->GetDescriptor()->FindOneofByName("kind");
@@ -109,7 +114,24 @@ Status ApplyOverride(spec::PipelineSpec& spec, const std::string& assignment) {
   const auto* oneof = op->GetDescriptor()->FindOneofByName("kind");
   const auto* kind = op->GetReflection()->GetOneofFieldDescriptor(*op, oneof);
   if (!kind) return InvalidArgument("op '" + op_name + "' has no kind");
-  return SetField(*op->GetReflection()->MutableMessage(op, kind), knob, value, "op '" + op_name + "'");
+  return SetField(*op->GetReflection()->MutableMessage(op, kind), knob, value,
+                  "op '" + op_name + "'");
+}
+
+std::optional<int64_t> ReadIntKnob(const spec::PipelineSpec& spec, const std::string& op,
+                                   const std::string& knob) {
+  spec::PipelineSpec copy = spec;  // FindOp walks mutable ops; specs are small
+  const spec::Op* found = FindOp(*copy.mutable_ops(), op);
+  if (!found) return std::nullopt;
+  const auto* oneof = found->GetDescriptor()->FindOneofByName("kind");
+  const auto* kind = found->GetReflection()->GetOneofFieldDescriptor(*found, oneof);
+  if (!kind) return std::nullopt;
+  const Message& params = found->GetReflection()->GetMessage(*found, kind);
+  const auto* field = params.GetDescriptor()->FindFieldByName(knob);
+  if (!field || field->is_repeated() || field->cpp_type() != FieldDescriptor::CPPTYPE_INT64) {
+    return std::nullopt;
+  }
+  return params.GetReflection()->GetInt64(params, field);
 }
 
 }  // namespace pipescope::engine

@@ -4,6 +4,7 @@
 // kind (tf.data's argument names: num_parallel_calls, buffer_size, cycle_length, ...);
 // VALUE is a number, AUTOTUNE, true/false, or text for string fields.
 
+#include <optional>
 #include <string>
 
 #include "engine/core/status.h"
@@ -13,5 +14,10 @@ namespace pipescope::engine {
 
 // Applies "decode.num_parallel_calls=4". The spec must be re-validated afterwards.
 Status ApplyOverride(spec::PipelineSpec& spec, const std::string& assignment);
+
+// The integer knob `knob` of the op named `op` (top-level or inside an interleave), as the
+// spec says it (kAutotune for AUTOTUNE); nullopt when there is no such op or integer field.
+std::optional<int64_t> ReadIntKnob(const spec::PipelineSpec& spec, const std::string& op,
+                                   const std::string& knob);
 
 }  // namespace pipescope::engine

@@ -114,9 +114,15 @@ Result<TunerResult> TuneTfData(const spec::PipelineSpec& spec, const Measurer& m
     const trace::RangeAnalysis& a = current.analysis;
     if (a.steps_per_s <= 0) break;
     ChainOfSpec model = BuildChain(result.tuned, a);
+    for (tfdata::Node& n : model.chain.nodes) {
+      const auto bytes = current.element_bytes.find(n.name);
+      if (bytes != current.element_bytes.end())
+        n.bytes_per_element = static_cast<double>(bytes->second);
+    }
     const double gap = a.device_busy_fraction / a.steps_per_s * 1e9;  // device time per step
     tfdata::Budget budget;
     budget.cores = cores;
+    budget.ram_bytes = options.ram_bytes;
     const tfdata::Chain tuned = tfdata::HillClimb(model.chain, gap, budget);
     spec::PipelineSpec candidate = result.tuned;
     std::string change;

@@ -18,6 +18,7 @@ Result<TunerMeasurement> MeasureAsGiven(const spec::PipelineSpec& spec, const Me
 void FinishTuning(TunerMeasurement last, std::vector<TunedKnob> knobs, double tuning_s,
                   TunerResult& result) {
   result.steps_per_s_after = last.steps_per_s;
+  result.buffer_bytes = last.buffer_bytes;
   result.final_analysis = std::move(last.analysis);
   result.cores_used = 0;
   for (const TunedKnob& k : knobs) {

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,10 @@ namespace pipescope::engine {
 struct TunerMeasurement {
   double steps_per_s = 0;
   trace::RangeAnalysis analysis;
+  // What the buffers held at the measured knobs (Pipeline::BufferMemoryBytes), and a
+  // recent output element's size per buffered op (0 or empty: not measured).
+  int64_t buffer_bytes = 0;
+  std::map<std::string, int64_t> element_bytes;
 };
 using Measurer = std::function<Result<TunerMeasurement>(const spec::PipelineSpec&)>;
 
@@ -25,6 +30,7 @@ struct TunerOptions {
   double budget_s = 20;    // stop starting rounds after this much tuning time
   double min_gain = 0.02;  // a round must gain this much to be kept
   int max_rounds = 6;
+  double ram_bytes = 0;  // RAM budget for buffers (tfdata's hill climb stops there); 0: none
 };
 
 struct TunedKnob {
@@ -39,6 +45,7 @@ struct TunerResult {
   double steps_per_s_after = 0;
   std::vector<TunedKnob> knobs;  // the knobs the tuner set, before and after
   int64_t cores_used = 0;        // workers of the tuned maps and interleaves
+  int64_t buffer_bytes = 0;      // what the tuned buffers hold (last measurement)
   double cpu_cores_busy = 0;     // cores they keep busy, as the allocation predicts (pipescope)
   double tuning_s = 0;
   int rounds = 0;

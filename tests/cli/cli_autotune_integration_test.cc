@@ -17,8 +17,9 @@ TEST(CliAutotuneTest, TunesTheDemoAndWritesASpecThatRuns) {
                      " --cores 2 --measure-s 0.8 --budget-s 10 --json --out " + tuned);
   ASSERT_EQ(r.exit_code, 0) << r.out;
   const auto j = JsonOf(r.out);
-  for (const char* field : {"knobs", "knobs_before", "steps_per_s_before", "steps_per_s_after",
-                            "cores_used", "tuning_s", "advice"}) {
+  for (const char* field :
+       {"knobs", "knobs_before", "steps_per_s_before", "steps_per_s_after", "cores_used",
+        "buffer_bytes", "ram_budget_bytes", "tuning_s", "advice"}) {
     EXPECT_TRUE(j.contains(field)) << field;
   }
   EXPECT_EQ(j["knobs_before"]["decode.num_parallel_calls"], 1);

@@ -38,6 +38,10 @@ TEST(CliCompareTest, SetsTwoSpecsSideBySideWithTheirKnobDifferences) {
   EXPECT_EQ(j["knob_differences"][0]["b"], 2);
   EXPECT_EQ(j["a"]["figures"]["cores_used"], 1);
   EXPECT_EQ(j["b"]["figures"]["cores_used"], 2);
+  // The demo's buffers: decode's slots and the prefetch of 2 batches of 4 x 64 KiB images.
+  EXPECT_EQ(j["a"]["figures"]["buffer_bytes"], (1 + 2 * 4) * 65536);
+  EXPECT_EQ(j["b"]["figures"]["buffer_bytes"], (2 + 2 * 4) * 65536);
+  EXPECT_EQ(j["same_ops"], true);
   EXPECT_NE(j["verdict"].get<std::string>().find("decode.num_parallel_calls 1 -> 2"),
             std::string::npos)
       << j["verdict"];

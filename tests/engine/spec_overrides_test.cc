@@ -1,7 +1,8 @@
+#include "engine/spec/spec_overrides.h"
+
 #include <gtest/gtest.h>
 
 #include "engine/spec/spec_loader.h"
-#include "engine/spec/spec_overrides.h"
 #include "engine/spec/spec_validator.h"
 
 namespace pipescope::engine {
@@ -32,13 +33,25 @@ TEST(SpecOverridesTest, SetsAKnobOfANamedOp) {
   EXPECT_EQ(spec.source().synthetic().records(), 9);
 }
 
+TEST(SpecOverridesTest, ReadsBackAnIntegerKnob) {
+  auto spec = Demo();
+  EXPECT_EQ(ReadIntKnob(spec, "decode", "num_parallel_calls"), 1);
+  ASSERT_TRUE(ApplyOverride(spec, "batch.batch_size=16").ok());
+  EXPECT_EQ(ReadIntKnob(spec, "batch", "batch_size"), 16);
+  EXPECT_EQ(ReadIntKnob(spec, "batch", "drop_remainder"), std::nullopt) << "not an integer";
+  EXPECT_EQ(ReadIntKnob(spec, "shuffle", "buffer_size"), std::nullopt) << "no such op";
+  EXPECT_EQ(ReadIntKnob(spec, "batch", "no_such_knob"), std::nullopt);
+}
+
 TEST(SpecOverridesTest, ErrorsListWhatExists) {
   auto spec = Demo();
   Status s = ApplyOverride(spec, "decod.num_parallel_calls=4");
-  EXPECT_NE(s.message().find("no op named 'decod' (ops: decode, batch)"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("no op named 'decod' (ops: decode, batch)"), std::string::npos)
+      << s.message();
   s = ApplyOverride(spec, "decode.parallelism=4");
-  EXPECT_NE(s.message().find("has no knob 'parallelism' (knobs: num_parallel_calls, deterministic)"),
-            std::string::npos)
+  EXPECT_NE(
+      s.message().find("has no knob 'parallelism' (knobs: num_parallel_calls, deterministic)"),
+      std::string::npos)
       << s.message();
   s = ApplyOverride(spec, "decode.num_parallel_calls=four");
   EXPECT_NE(s.message().find("expected an integer or AUTOTUNE"), std::string::npos) << s.message();

@@ -7,6 +7,7 @@
 #include "engine/spec/spec_loader.h"
 #include "engine/tuning/core_allocation.h"
 #include "engine/tuning/pipescope_tuner.h"
+#include "engine/tuning/tfdata_tuner.h"
 
 namespace pipescope::engine {
 namespace {
@@ -68,13 +69,15 @@ Result<TunerMeasurement> Model(const spec::PipelineSpec& spec, int* calls) {
   return m;
 }
 
-TEST(PipescopeTunerTest, RaisesTheSlowOpsParallelismToWhatTheDeviceNeeds) {
-  auto spec = ParseSpecText(R"(
+// What Model() describes: decode, batch 4, prefetch.
+const char* kDecodeChain = R"(
     source { synthetic { records: -1 } }
     ops { name: "decode" map { fn { cpu_work { duration: "3ms" } } num_parallel_calls: 1 } }
     ops { name: "batch" batch { batch_size: 4 } }
-    ops { name: "prefetch" prefetch { buffer_size: 2 } })",
-                            "tuner");
+    ops { name: "prefetch" prefetch { buffer_size: 2 } })";
+
+TEST(PipescopeTunerTest, RaisesTheSlowOpsParallelismToWhatTheDeviceNeeds) {
+  auto spec = ParseSpecText(kDecodeChain, "tuner");
   ASSERT_TRUE(spec.ok());
   int calls = 0;
   TunerOptions options;
@@ -109,6 +112,32 @@ TEST(PipescopeTunerTest, OneCoreLeavesNothingToChange) {
   EXPECT_EQ(r->tuned.ops(0).map().num_parallel_calls(), 1);
   EXPECT_EQ(r->steps_per_s_after, r->steps_per_s_before);
   EXPECT_EQ(calls, 1);
+}
+
+// tf.data's RAM budget binds through the measured element sizes: buffers that already hold
+// more than the budget stop the hill climb, so decode keeps its single worker.
+TEST(TfDataTunerTest, MeasuredElementSizesBindTheRamBudget) {
+  auto spec = ParseSpecText(kDecodeChain, "tuner");
+  ASSERT_TRUE(spec.ok());
+  auto tune = [&](double ram_bytes) {
+    int calls = 0;
+    TunerOptions options;
+    options.cores = 8;
+    options.ram_bytes = ram_bytes;
+    auto r = TuneTfData(
+        *spec,
+        [&](const spec::PipelineSpec& s) -> Result<TunerMeasurement> {
+          ASSIGN_OR_RETURN(TunerMeasurement m, Model(s, &calls));
+          m.element_bytes = {{"decode", int64_t{100} << 20}};  // 100 MiB per decoded element
+          return m;
+        },
+        options);
+    EXPECT_TRUE(r.ok());
+    return r->tuned.ops(0).map().num_parallel_calls();
+  };
+  EXPECT_GE(tune(0), 2) << "no budget: the step needs two workers";
+  EXPECT_GE(tune(1e12), 2) << "a budget the buffers stay under";
+  EXPECT_EQ(tune(50.0 * (1 << 20)), 1) << "one 100 MiB element is over a 50 MiB budget";
 }
 
 }  // namespace

@@ -124,7 +124,7 @@ TEST(MainWindowGuiTest, NotesAreSavedInsideTheTraceAndShownToWhoeverOpensIt) {
   ASSERT_TRUE(ShowWindow(reader));
   ASSERT_TRUE(reader.OpenFile(QString::fromStdString(path)));
   DrawFrames(reader);
-  auto* notes = reader.findChild<QListWidget*>();
+  auto* notes = reader.findChild<QListWidget*>("notes");
   ASSERT_NE(notes, nullptr);
   ASSERT_EQ(notes->count(), 2);
   EXPECT_TRUE(notes->item(0)->text().contains("decode starts to lag here"));

@@ -9,17 +9,14 @@
 #include <thread>
 
 #include "engine/spec/spec_loader.h"
+#include "tests/engine/test_support.h"
 
 namespace pipescope::session {
 namespace {
 
 using namespace std::chrono_literals;
 
-spec::PipelineSpec Spec(const std::string& text) {
-  auto spec = engine::ParseSpecText(text, "test");
-  EXPECT_TRUE(spec.ok()) << spec.status().message();
-  return *spec;
-}
+using engine::testing::Spec;
 
 const char* kSlowMap = R"(
   source { name: "src" synthetic { records: -1 record_bytes: 64 } }

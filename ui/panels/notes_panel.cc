@@ -7,6 +7,7 @@
 namespace pipescope::ui {
 
 NotesPanel::NotesPanel(QWidget* parent) : QListWidget(parent) {
+  setObjectName("notes");
   setWordWrap(true);
   connect(this, &QListWidget::itemActivated, this, [this](QListWidgetItem* item) {
     emit NoteActivated(item->data(Qt::UserRole + 1).toLongLong(),

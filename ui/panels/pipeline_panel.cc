@@ -8,6 +8,8 @@
 #include <QSpinBox>
 #include <QVBoxLayout>
 
+#include "ui/panels/op_order_editor.h"
+
 namespace pipescope::ui {
 namespace {
 
@@ -23,6 +25,9 @@ QString KnobLabel(const std::string& knob) {
 PipelinePanel::PipelinePanel(QWidget* parent) : QWidget(parent) {
   layout_ = new QVBoxLayout(this);
   layout_->setContentsMargins(0, 0, 0, 0);
+  order_ = new OpOrderEditor(this);
+  order_->hide();
+  layout_->addWidget(order_);
   Clear("No pipeline open.");
 }
 
@@ -37,6 +42,11 @@ void PipelinePanel::Clear(const QString& message) {
   label->setAlignment(Qt::AlignTop | Qt::AlignLeft);
   content_ = label;
   layout_->addWidget(content_);
+}
+
+void PipelinePanel::ShowOrder(const spec::PipelineSpec& spec, bool editable) {
+  order_->ShowSpec(spec, editable);
+  order_->setVisible(editable);
 }
 
 QSpinBox* PipelinePanel::SpinBoxFor(const QString& op, const QString& knob) const {

@@ -3,6 +3,8 @@
 // (parallelism, buffer size, cycle length, batch size, ...). While a run is live, editing a
 // knob changes the running engine at once, and knobs under AUTOTUNE show the value the
 // tuner has chosen; for a saved trace the knobs show their last recorded values, read-only.
+// Above the knobs, the op order editor (op_order_editor.h) reorders, adds and removes ops
+// of a live run.
 
 #include <QWidget>
 #include <map>
@@ -17,6 +19,8 @@ class QLabel;
 
 namespace pipescope::ui {
 
+class OpOrderEditor;
+
 class PipelinePanel : public QWidget {
   Q_OBJECT
  public:
@@ -28,6 +32,9 @@ class PipelinePanel : public QWidget {
   // A saved trace: its ops with their last recorded parallelism and buffer size.
   void ShowTrace(const trace::Model& model);
   void Clear(const QString& message);
+  // The op order of a live run (editable) or none (a saved trace: the editor hides).
+  void ShowOrder(const spec::PipelineSpec& spec, bool editable);
+  OpOrderEditor* order_editor() const { return order_; }
 
   // The spin box of a knob ("decode", "num_parallel_calls"); null if there is none.
   QSpinBox* SpinBoxFor(const QString& op, const QString& knob) const;
@@ -41,6 +48,7 @@ class PipelinePanel : public QWidget {
     return op + "." + knob;
   }
 
+  OpOrderEditor* order_ = nullptr;
   QVBoxLayout* layout_;
   QWidget* content_ = nullptr;
   std::vector<std::string> shown_keys_;  // the knobs the widgets were built for, in order

@@ -13,39 +13,27 @@ struct Palette {
   ImU32 dim_text;
   ImU32 lane_background;
   ImU32 axis;
-  ImU32 knob_line;
-  ImU32 selection;  // translucent band over the selected range
-  ImU32 highlight;  // gap culprit, element path, search matches
+  ImU32 knob_line;   // a person's knob change
+  ImU32 tuner_line;  // an autotuner's knob change
+  ImU32 selection;   // translucent band over the selected range
+  ImU32 highlight;   // gap culprit, element path, search matches
   ImU32 annotation;
   ImU32 counter;
   float clear[3];
   bool dark;
 
   static Palette Dark() {
-    return {IM_COL32(220, 220, 220, 255),
-            IM_COL32(140, 140, 150, 255),
-            IM_COL32(30, 30, 36, 255),
-            IM_COL32(200, 200, 200, 255),
-            IM_COL32(250, 220, 80, 200),
-            IM_COL32(120, 170, 255, 60),
-            IM_COL32(255, 230, 60, 255),
-            IM_COL32(255, 170, 220, 255),
-            IM_COL32(150, 110, 220, 255),
-            {0.09f, 0.09f, 0.11f},
-            true};
+    return {
+        IM_COL32(220, 220, 220, 255), IM_COL32(140, 140, 150, 255), IM_COL32(30, 30, 36, 255),
+        IM_COL32(200, 200, 200, 255), IM_COL32(250, 220, 80, 200),  IM_COL32(90, 220, 255, 220),
+        IM_COL32(120, 170, 255, 60),  IM_COL32(255, 230, 60, 255),  IM_COL32(255, 170, 220, 255),
+        IM_COL32(150, 110, 220, 255), {0.09f, 0.09f, 0.11f},        true};
   }
   static Palette Light() {
-    return {IM_COL32(20, 20, 24, 255),
-            IM_COL32(110, 110, 120, 255),
-            IM_COL32(228, 228, 234, 255),
-            IM_COL32(60, 60, 60, 255),
-            IM_COL32(200, 140, 0, 220),
-            IM_COL32(40, 100, 230, 50),
-            IM_COL32(230, 120, 0, 255),
-            IM_COL32(200, 40, 140, 255),
-            IM_COL32(120, 80, 200, 255),
-            {0.97f, 0.97f, 0.98f},
-            false};
+    return {IM_COL32(20, 20, 24, 255),   IM_COL32(110, 110, 120, 255), IM_COL32(228, 228, 234, 255),
+            IM_COL32(60, 60, 60, 255),   IM_COL32(200, 140, 0, 220),   IM_COL32(0, 130, 190, 230),
+            IM_COL32(40, 100, 230, 50),  IM_COL32(230, 120, 0, 255),   IM_COL32(200, 40, 140, 255),
+            IM_COL32(120, 80, 200, 255), {0.97f, 0.97f, 0.98f},        false};
   }
 };
 

@@ -279,17 +279,31 @@ void TimelineWidget::DrawOverlays(float top, float bottom) {
                   FormatDuration(std::llabs(measure_to_ - measure_from_)).c_str());
   }
 
-  // Knob changes (who, what, from, to) and markers (rebuilds).
+  // Knob changes (who, what, from, to) and markers (rebuilds), each with a short label at
+  // the top where it does not run into the previous one.
+  // Markers label the first row, knob changes the second.
+  float label_end[2] = {-1e9f, -1e9f};
+  auto label = [&](int row, float px, const std::string& text, ImU32 color) {
+    if (px < label_end[row] + 6) return;
+    const ImVec2 at(px + 3, top + 1 + 15.0f * static_cast<float>(row));
+    const ImVec2 size = ImGui::CalcTextSize(text.c_str());
+    draw->AddRectFilled(ImVec2(at.x - 2, at.y), ImVec2(at.x + size.x + 2, at.y + size.y),
+                        palette_.lane_background);  // readable over the spans below
+    draw->AddText(at, color, text.c_str());
+    label_end[row] = at.x + size.x;
+  };
   for (const auto& k : model_->knob_changes()) {
     if (k.time_ns < axis_.t0 || k.time_ns >= axis_.t1) continue;
     const float px = axis_.ToPixel(k.time_ns);
-    draw->AddLine(ImVec2(px, top), ImVec2(px, bottom), palette_.knob_line, 1.5f);
+    const record::StageDef* stage = model_->Stage(k.op);
+    const std::string what = (stage ? stage->name : std::string("?")) + "." + k.knob;
+    const ImU32 color = k.who.starts_with("autotuner") ? palette_.tuner_line : palette_.knob_line;
+    draw->AddLine(ImVec2(px, top), ImVec2(px, bottom), color, 1.5f);
+    label(1, px, what + " " + std::to_string(k.from) + "->" + std::to_string(k.to), color);
     if (Near(mouse.x, px) && mouse.y >= top && mouse.y < bottom && drag_ == Drag::kNone) {
-      const record::StageDef* stage = model_->Stage(k.op);
       ImGui::BeginTooltip();
-      ImGui::Text("%s changed %s.%s: %lld -> %lld", k.who.c_str(),
-                  stage ? stage->name.c_str() : "?", k.knob.c_str(), static_cast<long long>(k.from),
-                  static_cast<long long>(k.to));
+      ImGui::Text("%s changed %s: %lld -> %lld", k.who.c_str(), what.c_str(),
+                  static_cast<long long>(k.from), static_cast<long long>(k.to));
       ImGui::Text("at %s", FormatDuration(k.time_ns).c_str());
       ImGui::EndTooltip();
     }
@@ -298,6 +312,7 @@ void TimelineWidget::DrawOverlays(float top, float bottom) {
     if (m.time_ns < axis_.t0 || m.time_ns >= axis_.t1) continue;
     const float px = axis_.ToPixel(m.time_ns);
     draw->AddLine(ImVec2(px, top), ImVec2(px, bottom), palette_.dim_text, 2.0f);
+    label(0, px, m.text, palette_.text);
     if (Near(mouse.x, px) && mouse.y >= top && mouse.y < bottom && drag_ == Drag::kNone) {
       ImGui::SetTooltip("%s at %s", m.text.c_str(), FormatDuration(m.time_ns).c_str());
     }

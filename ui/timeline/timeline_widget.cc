@@ -425,6 +425,11 @@ void TimelineWidget::DrawImGui() {
   }
   ContextMenu();
   ImGui::End();
+  if (axis_.t0 != announced_t0_ || axis_.t1 != announced_t1_) {
+    announced_t0_ = axis_.t0;
+    announced_t1_ = axis_.t1;
+    Later([this, t0 = axis_.t0, t1 = axis_.t1] { emit ViewChanged(t0, t1); });
+  }
 }
 
 }  // namespace pipescope::ui

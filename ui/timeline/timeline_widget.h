@@ -82,6 +82,9 @@ class TimelineWidget : public ImGuiGlWidget {
   void GapExplained(const QString& text);
   void NoteRequested(qint64 t0, qint64 t1);
   void FollowingChanged(bool following);
+  // The visible time range changed (zoom, pan, follow, SetView), announced after the frame
+  // that drew it: what keeps stacked timelines on one time axis.
+  void ViewChanged(qint64 t0, qint64 t1);
 
  protected:
   void DrawImGui() override;
@@ -136,6 +139,8 @@ class TimelineWidget : public ImGuiGlWidget {
   TimeAxis press_axis_;
   int64_t press_t_ = 0;
   bool moved_ = false;
+  int64_t announced_t0_ = 0;  // the view last announced with ViewChanged
+  int64_t announced_t1_ = 0;
   int64_t sel_t0_ = 0;
   int64_t sel_t1_ = 0;
   int64_t measure_from_ = 0;

@@ -1,0 +1,111 @@
+// The Tune menu: an autotuner tuning the live demo (its moves on the timeline, its result
+// under the verdict, the knob widgets following), and the Compare window (two runs on one
+// time axis, figures and knob differences, the verdict) against a saved spec and against
+// the autotuned configuration.
+#include <gtest/gtest.h>
+
+#include <QSpinBox>
+#include <QTableWidget>
+#include <QTest>
+
+#include "engine/spec/spec_loader.h"
+#include "engine/spec/spec_overrides.h"
+#include "gui_test_support.h"
+#include "ui/compare/compare_window.h"
+#include "ui/main_window.h"
+#include "ui/panels/pipeline_panel.h"
+#include "ui/timeline/timeline_widget.h"
+
+namespace pipescope::ui {
+namespace {
+
+const std::string kDemo = "pipelines/input_bound_demo.pbtxt";
+
+TEST(TuneGuiTest, AutotuningTheLiveRunMovesItsKnobs) {
+  MainWindow window;
+  ASSERT_TRUE(ShowWindow(window));
+  window.SetTuningTimes(0.3, 0.8);
+  ASSERT_TRUE(window.OpenFile(QString::fromStdString(ResourcePath(kDemo))));
+  QTest::qWait(300);
+  ASSERT_TRUE(window.StartTuning("pipescope"));
+  EXPECT_TRUE(window.tuning_text().contains("Autotuning (pipescope)"))
+      << window.tuning_text().toStdString();
+  ASSERT_TRUE(QTest::qWaitFor([&] { return window.live_tuning()->progress().finished; }, 60000));
+  QTest::qWait(400);  // a refresh of the docks
+  const QString text = window.tuning_text();
+  EXPECT_TRUE(text.contains("Autotuned (pipescope)")) << text.toStdString();
+  EXPECT_TRUE(text.contains("decode.num_parallel_calls 1 -> ")) << text.toStdString();
+  QSpinBox* box = window.pipeline_panel()->SpinBoxFor("decode", "num_parallel_calls");
+  ASSERT_NE(box, nullptr);
+  EXPECT_GE(box->value(), 2) << "the knob widget shows the tuned value";
+  int64_t first_move = -1;
+  {
+    std::lock_guard<std::mutex> lock(window.live_run()->model_mutex());
+    for (const auto& k : window.live_run()->model()->knob_changes()) {
+      if (k.who == "autotuner:pipescope" && first_move < 0) first_move = k.time_ns;
+    }
+  }
+  ASSERT_GE(first_move, 0) << "the autotuner's moves are in the trace, for the timeline";
+  window.timeline()->SetFollowing(false);
+  window.timeline()->SetView(first_move - 600'000'000, first_move + 1'400'000'000);
+  DrawFrames(window);
+  window.grab().save("live_tuning.png");
+  EXPECT_TRUE(window.StopRunAndWait());
+}
+
+TEST(TuneGuiTest, CompareWithASavedSpecShowsBothRunsOnOneAxis) {
+  MainWindow window;
+  ASSERT_TRUE(ShowWindow(window));
+  window.SetCompareSettings({1.5, 1, 8});
+  ASSERT_TRUE(window.OpenFile(QString::fromStdString(ResourcePath(kDemo))));
+  auto faster = engine::LoadSpecFile(ResourcePath(kDemo));
+  ASSERT_TRUE(faster.ok());
+  ASSERT_TRUE(engine::ApplyOverride(*faster, "decode.num_parallel_calls=2").ok());
+  CompareWindow* compare = window.CompareWith(*faster, "decode2");
+  ASSERT_NE(compare, nullptr);
+  EXPECT_FALSE(window.run_is_live()) << "the live run stops so both sides have the machine";
+  const QString verdict = compare->verdict_text();
+  EXPECT_TRUE(verdict.startsWith("decode2 is ")) << verdict.toStdString();
+  EXPECT_TRUE(verdict.contains("faster than yours: decode.num_parallel_calls 1 -> 2"))
+      << verdict.toStdString();
+  QTableWidget* figures = compare->figures();
+  ASSERT_GE(figures->rowCount(), 5);
+  EXPECT_EQ(figures->item(0, 0)->text(), "steps/s");
+  EXPECT_GT(figures->item(0, 2)->text().toDouble(), 1.2 * figures->item(0, 1)->text().toDouble());
+  EXPECT_EQ(figures->item(4, 0)->text(), "buffer memory (KiB)");
+  EXPECT_GT(figures->item(4, 1)->text().toDouble(), 0) << "buffers hold measured bytes";
+  QTableWidget* knobs = compare->knob_differences();
+  ASSERT_EQ(knobs->rowCount(), 1);
+  EXPECT_EQ(knobs->item(0, 0)->text(), "decode.num_parallel_calls");
+  EXPECT_EQ(knobs->item(0, 1)->text(), "1");
+  EXPECT_EQ(knobs->item(0, 2)->text(), "2");
+
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(compare));
+  compare->timeline(0)->SetView(300'000'000, 700'000'000);
+  ASSERT_TRUE(QTest::qWaitFor(
+      [&] {
+        return compare->timeline(1)->view_start() == 300'000'000 &&
+               compare->timeline(1)->view_end() == 700'000'000;
+      },
+      3000))
+      << "zooming one timeline moves the other";
+  compare->timeline(1)->SetView(0, 1'500'000'000);
+  QTest::qWait(300);
+  EXPECT_EQ(compare->timeline(0)->view_end(), 1'500'000'000);
+  compare->grab().save("compare.png");
+}
+
+TEST(TuneGuiTest, CompareWithAutotunedRunsTheTunerFirst) {
+  MainWindow window;
+  ASSERT_TRUE(ShowWindow(window));
+  window.SetCompareSettings({1.5, 1, 8});
+  ASSERT_TRUE(window.OpenFile(QString::fromStdString(ResourcePath(kDemo))));
+  CompareWindow* compare = window.CompareWith(std::nullopt, "autotuned");
+  ASSERT_NE(compare, nullptr);
+  const QString verdict = compare->verdict_text();
+  EXPECT_TRUE(verdict.startsWith("autotuned is ")) << verdict.toStdString();
+  EXPECT_TRUE(verdict.contains("decode.num_parallel_calls 1 -> ")) << verdict.toStdString();
+}
+
+}  // namespace
+}  // namespace pipescope::ui

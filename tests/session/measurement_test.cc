@@ -1,0 +1,67 @@
+// A steady-state measurement: what the buffers hold in bytes at the knobs the run ended
+// with, the recording kept for a view, and a Cancel that ends a long measurement at once.
+#include "app/session/measurement.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <thread>
+
+#include "engine/spec/spec_loader.h"
+#include "tests/engine/test_support.h"
+
+namespace pipescope::session {
+namespace {
+
+using namespace std::chrono_literals;
+
+using engine::testing::Spec;
+
+TEST(MeasurementTest, BuffersAreCountedInBytes) {
+  // 1000-byte records: the map's two slots and the prefetch's three hold 5000 bytes; the
+  // batch of 10 after them is not a buffer; the shuffle's 4 slots hold batches of 10,000.
+  auto m = MeasureSpec(Spec(R"(
+    source { name: "read" synthetic { records: -1 record_bytes: 1000 } }
+    ops { name: "work" map { fn { identity {} } num_parallel_calls: 2 } }
+    ops { name: "pf" prefetch { buffer_size: 3 } }
+    ops { name: "batch" batch { batch_size: 10 } }
+    ops { name: "mix" shuffle { buffer_size: 4 seed: 1 } }
+    train_step { step_time: "200us" device: simulated })"),
+                       0.6);
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  EXPECT_EQ(m->element_bytes.at("work"), 1000);
+  EXPECT_EQ(m->element_bytes.at("pf"), 1000);
+  EXPECT_EQ(m->element_bytes.at("mix"), 10000);
+  EXPECT_EQ(m->element_bytes.count("batch"), 0u) << "a batch holds no buffer";
+  EXPECT_EQ(m->buffer_bytes, 2 * 1000 + 3 * 1000 + 4 * 10000);
+  ASSERT_NE(m->model, nullptr) << "the recording is kept for the Compare view";
+  EXPECT_GT(m->model->duration_ns(), 0);
+  EXPECT_EQ(m->steady_from_ns, m->model->duration_ns() / 4);
+  const auto t = ForTuner(*m);
+  EXPECT_EQ(t.buffer_bytes, m->buffer_bytes);
+  EXPECT_EQ(t.steps_per_s, m->analysis.steps_per_s);
+}
+
+TEST(MeasurementTest, CancelEndsALongMeasurement) {
+  MeasurementCanceller canceller;
+  const auto start = std::chrono::steady_clock::now();
+  std::thread cancel([&] {
+    std::this_thread::sleep_for(300ms);
+    canceller.Cancel();
+  });
+  const auto m = MeasureSpec(Spec(R"(
+    source { name: "read" synthetic { records: -1 record_bytes: 10 } }
+    ops { name: "pf" prefetch { buffer_size: 2 } }
+    train_step { step_time: "1ms" device: simulated })"),
+                             30, &canceller);
+  cancel.join();
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(m.status().code(), engine::StatusCode::kCancelled);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 5s);
+  EXPECT_EQ(MeasureSpec(Spec("source { synthetic { records: 1 } }"), 1, &canceller).status().code(),
+            engine::StatusCode::kCancelled)
+      << "a cancelled canceller ends the next measurement before it starts";
+}
+
+}  // namespace
+}  // namespace pipescope::session

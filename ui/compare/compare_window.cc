@@ -1,0 +1,174 @@
+#include "ui/compare/compare_window.h"
+
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QSplitter>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+#include "ui/timeline/timeline_widget.h"
+
+namespace pipescope::ui {
+namespace {
+
+const QColor kBetter(60, 160, 90);
+const QColor kDiffers(200, 150, 30);
+
+struct Figure {
+  const char* name;
+  double (*value)(const session::SpecMeasurement&);
+  const char* format;
+  bool higher_is_better;
+};
+
+const Figure kFigures[] = {
+    {"steps/s", [](const session::SpecMeasurement& m) { return m.analysis.steps_per_s; }, "%.1f",
+     true},
+    {"input wait %",
+     [](const session::SpecMeasurement& m) { return 100 * m.analysis.input_wait_fraction; },
+     "%.0f", false},
+    {"device busy %",
+     [](const session::SpecMeasurement& m) { return 100 * m.analysis.device_busy_fraction; },
+     "%.0f", true},
+    {"cores used",
+     [](const session::SpecMeasurement& m) { return static_cast<double>(m.cores_used); }, "%.0f",
+     false},
+    {"buffer memory (KiB)",
+     [](const session::SpecMeasurement& m) { return static_cast<double>(m.buffer_bytes) / 1024; },
+     "%.0f", false},
+};
+
+QTableWidgetItem* Cell(const QString& text) {
+  auto* item = new QTableWidgetItem(text);
+  item->setFlags(Qt::ItemIsEnabled | Qt::ItemIsSelectable);
+  return item;
+}
+
+QWidget* Labelled(const QString& title, QWidget* content, QWidget* parent) {
+  auto* box = new QWidget(parent);
+  auto* column = new QVBoxLayout(box);
+  column->setContentsMargins(0, 0, 0, 0);
+  auto* label = new QLabel("<b>" + title.toHtmlEscaped() + "</b>", box);
+  column->addWidget(label);
+  column->addWidget(content, 1);
+  return box;
+}
+
+}  // namespace
+
+CompareWindow::CompareWindow(session::Comparison comparison, bool dark, QWidget* parent)
+    : QWidget(parent, Qt::Window), comparison_(std::move(comparison)) {
+  const QString a = QString::fromStdString(comparison_.name_a);
+  const QString b = QString::fromStdString(comparison_.name_b);
+  setWindowTitle(QString("Compare: %1 and %2 - Pipescope").arg(a, b));
+  resize(1280, 860);
+  auto* column = new QVBoxLayout(this);
+
+  verdict_ = new QLabel(QString::fromStdString(comparison_.verdict), this);
+  verdict_->setWordWrap(true);
+  verdict_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  QFont big = verdict_->font();
+  big.setPointSizeF(big.pointSizeF() * 1.3);
+  big.setBold(true);
+  verdict_->setFont(big);
+  column->addWidget(verdict_);
+
+  auto* tables = new QHBoxLayout;
+  figures_ = new QTableWidget(this);
+  figures_->setObjectName("compare_figures");
+  knobs_ = new QTableWidget(this);
+  knobs_->setObjectName("compare_knobs");
+  for (QTableWidget* t : {figures_, knobs_}) {
+    t->verticalHeader()->setVisible(false);
+    t->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+    t->setMaximumHeight(190);
+  }
+  FillFigures();
+  FillKnobs();
+  tables->addWidget(Labelled("Figures (steady state; the better one in green)", figures_, this), 3);
+  tables->addWidget(Labelled("Knobs that differ", knobs_, this), 2);
+  column->addLayout(tables);
+
+  auto* split = new QSplitter(Qt::Vertical, this);
+  top_ = new TimelineWidget(split);
+  bottom_ = new TimelineWidget(split);
+  const int64_t span =
+      std::max(comparison_.a.model ? comparison_.a.model->duration_ns() : 0,
+               comparison_.b.model ? comparison_.b.model->duration_ns() : 0);
+  const std::pair<TimelineWidget*, const session::SpecMeasurement*> sides[] = {
+      {top_, &comparison_.a}, {bottom_, &comparison_.b}};
+  for (const auto& [timeline, m] : sides) {
+    timeline->SetDarkTheme(dark);
+    timeline->SetModel(m->model);
+    timeline->SetView(0, span);
+  }
+  split->addWidget(Labelled(a, top_, split));
+  split->addWidget(Labelled(b, bottom_, split));
+  column->addWidget(split, 1);
+  // One time axis: each timeline's view follows the other's.
+  connect(top_, &TimelineWidget::ViewChanged, bottom_, [this](qint64 t0, qint64 t1) {
+    if (bottom_->view_start() != t0 || bottom_->view_end() != t1) bottom_->SetView(t0, t1);
+  });
+  connect(bottom_, &TimelineWidget::ViewChanged, top_, [this](qint64 t0, qint64 t1) {
+    if (top_->view_start() != t0 || top_->view_end() != t1) top_->SetView(t0, t1);
+  });
+}
+
+QString CompareWindow::verdict_text() const { return verdict_->text(); }
+
+void CompareWindow::FillFigures() {
+  figures_->setColumnCount(3);
+  figures_->setHorizontalHeaderLabels({"", QString::fromStdString(comparison_.name_a),
+                                       QString::fromStdString(comparison_.name_b)});
+  figures_->setRowCount(static_cast<int>(std::size(kFigures)));
+  int row = 0;
+  for (const Figure& f : kFigures) {
+    const double va = f.value(comparison_.a), vb = f.value(comparison_.b);
+    figures_->setItem(row, 0, Cell(f.name));
+    const double values[2] = {va, vb};
+    for (int side = 0; side < 2; ++side) {
+      auto* cell = Cell(QString::asprintf(f.format, values[side]));
+      cell->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+      const double mine = values[side], other = values[1 - side];
+      // Better by more than 3% (the machines are noisy): marked.
+      const bool better = f.higher_is_better ? mine > other * 1.03 : mine < other * 0.97;
+      if (better) {
+        cell->setForeground(kBetter);
+        QFont bold = cell->font();
+        bold.setBold(true);
+        cell->setFont(bold);
+      }
+      figures_->setItem(row, side + 1, cell);
+    }
+    ++row;
+  }
+}
+
+void CompareWindow::FillKnobs() {
+  knobs_->setColumnCount(3);
+  knobs_->setHorizontalHeaderLabels({"knob", QString::fromStdString(comparison_.name_a),
+                                     QString::fromStdString(comparison_.name_b)});
+  const auto& diffs = comparison_.differences;
+  knobs_->setRowCount(static_cast<int>(diffs.size()) + (comparison_.same_ops ? 0 : 1));
+  int row = 0;
+  auto value = [](const std::optional<int64_t>& v) {
+    return v ? QString::number(*v) : QString("(none)");
+  };
+  for (const auto& d : diffs) {
+    const QString cells[3] = {QString::fromStdString(d.knob), value(d.a), value(d.b)};
+    for (int c = 0; c < 3; ++c) {
+      auto* cell = Cell(cells[c]);
+      cell->setForeground(kDiffers);
+      knobs_->setItem(row, c, cell);
+    }
+    ++row;
+  }
+  if (!comparison_.same_ops) {
+    knobs_->setItem(row, 0, Cell("op order"));
+    knobs_->setItem(row, 1, Cell("differs"));
+    knobs_->setItem(row, 2, Cell("differs"));
+  }
+}
+
+}  // namespace pipescope::ui

@@ -1,0 +1,218 @@
+// The main window's Tune menu: autotuners on the live run, and Compare.
+#include <QAction>
+#include <QApplication>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QProgressDialog>
+#include <QSettings>
+#include <QStatusBar>
+#include <chrono>
+#include <future>
+
+#include "app/session/comparison.h"
+#include "engine/spec/spec_loader.h"
+#include "engine/tuning/pipescope_tuner.h"
+#include "ui/compare/compare_window.h"
+#include "ui/main_window.h"
+#include "ui/panels/pipeline_panel.h"
+#include "ui/timeline/timeline_widget.h"
+
+namespace pipescope::ui {
+namespace {
+
+QString Text(const std::string& s) { return QString::fromStdString(s); }
+
+// "decode.num_parallel_calls 1 -> 2, prefetch.buffer_size 2 -> 4" (changed knobs only).
+QString KnobMoves(const engine::TunerResult& r) {
+  QStringList moves;
+  for (const auto& k : r.knobs) {
+    if (k.before != k.after)
+      moves << QString("%1 %2 -> %3").arg(Text(k.name)).arg(k.before).arg(k.after);
+  }
+  return moves.isEmpty() ? QString("no knob changed") : moves.join(", ");
+}
+
+}  // namespace
+
+void MainWindow::BuildTuneMenu() {
+  QMenu* tune = menuBar()->addMenu("&Tune");
+  tune_pipescope_ =
+      tune->addAction("Autotune Live with &Pipescope", QKeySequence(Qt::CTRL | Qt::Key_T), this,
+                      [this] { StartTuning("pipescope"); });
+  tune_pipescope_->setToolTip(
+      "Measures each op from the trace, gives cores to the slowest, sizes the prefetch, "
+      "verifies, repeats until a round gains under 2%");
+  tune_tfdata_ = tune->addAction("Autotune Live with &tf.data's Model",
+                                 QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_T), this,
+                                 [this] { StartTuning("tfdata"); });
+  tune_tfdata_->setToolTip("tf.data's AUTOTUNE: its performance model and hill climb");
+  periodic_ = tune->addAction("Re-tune &Periodically", this,
+                              [](bool on) { QSettings().setValue("tuning/periodic", on); });
+  periodic_->setCheckable(true);
+  periodic_->setChecked(QSettings().value("tuning/periodic", false).toBool());
+  periodic_->setToolTip("Tune again after 10 s, then 20 s, 40 s... (as tf.data re-optimises)");
+  stop_tuning_ = tune->addAction("&Stop Tuning", QKeySequence(Qt::CTRL | Qt::Key_Period), this,
+                                 &MainWindow::StopTuning);
+  tune->addSeparator();
+  compare_tuned_ = tune->addAction("&Compare with Autotuned", QKeySequence(Qt::CTRL | Qt::Key_K),
+                                   this, [this] { CompareWith(std::nullopt, "autotuned"); });
+  compare_tuned_->setToolTip(
+      "Runs your configuration and the autotuned one for the same time, side by side");
+  compare_spec_ =
+      tune->addAction("Compare with a Saved &Spec...", this, &MainWindow::CompareWithSpecDialog);
+}
+
+std::optional<spec::PipelineSpec> MainWindow::CurrentConfiguration() const {
+  if (run_is_live()) {
+    spec::PipelineSpec spec = live_->CurrentSpec();
+    if (spec.ops_size() > 0 || spec.has_source()) return spec;
+  }
+  if (have_spec_) return spec_;
+  return std::nullopt;
+}
+
+bool MainWindow::StartTuning(const QString& algorithm) {
+  if (!run_is_live()) {
+    statusBar()->showMessage("Autotuning works on a live run: open a pipeline spec first.", 8000);
+    return false;
+  }
+  tuning_.reset();  // a previous tuning, finished or not
+  session::LiveTuning::Options options;
+  options.algorithm = algorithm.toStdString();
+  options.periodic = periodic_->isChecked();
+  options.settle_s = tuning_settle_s_;
+  options.measure_s = tuning_measure_s_;
+  options.tuner.ram_bytes = session::DefaultRamBudgetBytes();
+  auto tuning = session::LiveTuning::Start(*live_, options);
+  if (!tuning.ok()) {
+    QMessageBox::warning(this, "Cannot autotune", Text(tuning.status().message()));
+    return false;
+  }
+  tuning_ = std::move(tuning).value();
+  statusBar()->showMessage("Autotuning with " + algorithm +
+                               ": its knob moves are marked on the timeline. Ctrl+. stops it.",
+                           8000);
+  RefreshTuning();
+  UpdateRunActions();
+  return true;
+}
+
+void MainWindow::StopTuning() {
+  if (tuning_) tuning_->Stop();
+  RefreshTuning();
+}
+
+void MainWindow::RefreshTuning() {
+  const bool tuning = tuning_ && !tuning_->progress().finished;
+  stop_tuning_->setEnabled(tuning);
+  tune_pipescope_->setEnabled(run_is_live() && !tuning);
+  tune_tfdata_->setEnabled(run_is_live() && !tuning);
+  if (!tuning_) {
+    tuning_label_->hide();
+    return;
+  }
+  const auto progress = tuning_->progress();
+  const QString who = Text(tuning_->options().algorithm);
+  QString text;
+  if (progress.last) {
+    text = QString("Autotuned (%1): %2 -> %3 steps/s: %4.")
+               .arg(who)
+               .arg(progress.last->steps_per_s_before, 0, 'f', 1)
+               .arg(progress.last->steps_per_s_after, 0, 'f', 1)
+               .arg(KnobMoves(*progress.last));
+  }
+  if (!progress.finished) {
+    const QString now = progress.log.empty() ? QString("starting") : Text(progress.log.back());
+    text += (text.isEmpty() ? "" : " ") + QString("Autotuning (%1): %2").arg(who, now);
+  } else if (!progress.outcome.ok()) {
+    text += (text.isEmpty() ? "" : " ") +
+            QString("Autotuning stopped: %1").arg(Text(progress.outcome.message()));
+  }
+  tuning_label_->setText(text);
+  tuning_label_->show();
+}
+
+QString MainWindow::tuning_text() const {
+  return tuning_label_->isVisibleTo(tuning_label_->parentWidget()) ? tuning_label_->text()
+                                                                   : QString();
+}
+
+void MainWindow::CompareWithSpecDialog() {
+  QSettings settings;
+  const QString path = QFileDialog::getOpenFileName(this, "Compare with a pipeline spec",
+                                                    settings.value("files/spec_dir").toString(),
+                                                    "Pipeline specs (*.pbtxt)");
+  if (path.isEmpty()) return;
+  settings.setValue("files/spec_dir", QFileInfo(path).absolutePath());
+  auto spec = engine::LoadSpecFile(path.toStdString());
+  if (!spec.ok()) {
+    QMessageBox::warning(this, "Cannot compare", Text(spec.status().message()));
+    return;
+  }
+  CompareWith(*spec, QFileInfo(path).completeBaseName());
+}
+
+CompareWindow* MainWindow::CompareWith(std::optional<spec::PipelineSpec> other,
+                                       const QString& other_name) {
+  const std::optional<spec::PipelineSpec> mine = CurrentConfiguration();
+  if (!mine) {
+    QMessageBox::information(this, "Compare", "Open a pipeline spec first: Compare runs it.");
+    return nullptr;
+  }
+  StopRunAndWait();  // both sides are measured with the machine to themselves
+  const CompareSettings settings = compare_settings_;
+  session::MeasurementCanceller canceller;
+  std::mutex stage_mu;
+  std::string stage = other ? "starting" : "autotuning your configuration";
+  auto set_stage = [&](const std::string& s) {
+    std::lock_guard lock(stage_mu);
+    stage = s;
+  };
+  auto work = std::async(std::launch::async, [&]() -> engine::Result<session::Comparison> {
+    spec::PipelineSpec b = other ? *other : spec::PipelineSpec();
+    if (!other) {
+      const engine::Measurer measure =
+          [&](const spec::PipelineSpec& candidate) -> engine::Result<engine::TunerMeasurement> {
+        ASSIGN_OR_RETURN(auto m,
+                         session::MeasureSpec(candidate, settings.tune_measure_s, &canceller));
+        set_stage("autotuning: measured " +
+                  std::to_string(static_cast<int>(m.analysis.steps_per_s)) + " steps/s");
+        return session::ForTuner(m);
+      };
+      engine::TunerOptions options;
+      options.budget_s = settings.tune_budget_s;
+      ASSIGN_OR_RETURN(auto tuned, engine::TunePipescope(*mine, measure, options));
+      b = tuned.tuned;
+    }
+    return session::CompareSpecs(*mine, b, settings.duration_s, "yours", other_name.toStdString(),
+                                 &canceller, set_stage);
+  });
+  QProgressDialog progress("Comparing...", "Cancel", 0, 0, this);
+  progress.setWindowTitle("Compare");
+  progress.setWindowModality(Qt::WindowModal);
+  progress.setMinimumDuration(0);
+  while (work.wait_for(std::chrono::milliseconds(50)) != std::future_status::ready) {
+    {
+      std::lock_guard lock(stage_mu);
+      progress.setLabelText(Text(stage) + "...");
+    }
+    QApplication::processEvents();
+    if (progress.wasCanceled()) canceller.Cancel();
+  }
+  progress.reset();
+  auto result = work.get();
+  if (!result.ok()) {
+    if (result.status().code() != engine::StatusCode::kCancelled)
+      QMessageBox::warning(this, "Cannot compare", Text(result.status().message()));
+    return nullptr;
+  }
+  compare_window_ = std::make_unique<CompareWindow>(std::move(result).value(), dark_->isChecked());
+  compare_window_->show();
+  statusBar()->showMessage(compare_window_->verdict_text(), 15000);
+  return compare_window_.get();
+}
+
+}  // namespace pipescope::ui

@@ -1,0 +1,219 @@
+#include "ui/panels/op_order_editor.h"
+
+#include <QAbstractItemModel>
+#include <QHBoxLayout>
+#include <QInputDialog>
+#include <QKeyEvent>
+#include <QLabel>
+#include <QListWidget>
+#include <QMenu>
+#include <QPushButton>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+#include "engine/spec/spec_validator.h"
+#include "engine/tuning/move_rules.h"
+
+namespace pipescope::ui {
+namespace {
+
+QString OpLabel(const spec::Op& op) {
+  return QString("%1  (%2)")
+      .arg(QString::fromStdString(op.name()), QString::fromStdString(engine::OpKindName(op)));
+}
+
+// Sets the main argument of a new op of `kind`; false when the kind cannot be added here
+// (maps and filters need a function, interleaves a sub-pipeline: they come from specs).
+bool FillNewOp(const QString& kind, int64_t value, spec::Op& op) {
+  if (kind == "prefetch") {
+    op.mutable_prefetch()->set_buffer_size(value);
+  } else if (kind == "shuffle") {
+    op.mutable_shuffle()->set_buffer_size(value);
+  } else if (kind == "batch") {
+    op.mutable_batch()->set_batch_size(value);
+  } else if (kind == "take") {
+    op.mutable_take()->set_count(value);
+  } else if (kind == "skip") {
+    op.mutable_skip()->set_count(value);
+  } else if (kind == "shard") {
+    op.mutable_shard()->set_num_shards(value);
+    op.mutable_shard()->set_index(0);
+  } else if (kind == "cache") {
+    op.mutable_cache();
+  } else if (kind == "repeat") {
+    op.mutable_repeat()->set_count(-1);
+  } else if (kind == "unbatch") {
+    op.mutable_unbatch();
+  } else {
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+const std::vector<OpOrderEditor::AddableOp>& OpOrderEditor::AddableOps() {
+  static const std::vector<AddableOp> ops = {
+      {"prefetch", "buffer size", 2},
+      {"shuffle", "buffer size", 1000},
+      {"batch", "batch size", 32},
+      {"take", "count", 1000},
+      {"skip", "count", 100},
+      {"shard", "number of shards", 2},
+      {"cache", "", 0},
+      {"repeat", "", 0},
+      {"unbatch", "", 0},
+  };
+  return ops;
+}
+
+OpOrderEditor::OpOrderEditor(QWidget* parent) : QWidget(parent) {
+  auto* column = new QVBoxLayout(this);
+  column->setContentsMargins(6, 6, 6, 0);
+  source_ = new QLabel(this);
+  source_->setToolTip("The source is always first.");
+  column->addWidget(source_);
+
+  list_ = new QListWidget(this);
+  list_->setObjectName("op_order");
+  list_->setAccessibleName("Ops in pipeline order");
+  list_->setToolTip(
+      "Drag an op to a new position (or Alt+Up / Alt+Down); Delete removes it. The running "
+      "pipeline is rebuilt and restarts from its source.");
+  list_->setDragDropMode(QAbstractItemView::InternalMove);
+  list_->setDefaultDropAction(Qt::MoveAction);
+  list_->setMaximumHeight(170);
+  list_->installEventFilter(this);
+  column->addWidget(list_);
+  // A drop moves the item in the list; the request goes out and the window shows the
+  // outcome (the new order, or the old one if the move was declined).
+  connect(list_->model(), &QAbstractItemModel::rowsMoved, this,
+          [this](const QModelIndex&, int start, int, const QModelIndex&, int row) {
+            RequestMove(start, row > start ? row - 1 : row);
+          });
+  connect(list_, &QListWidget::currentRowChanged, this, [this] { UpdateButtons(); });
+
+  auto* buttons = new QHBoxLayout;
+  up_ = new QPushButton("Up", this);
+  down_ = new QPushButton("Down", this);
+  remove_ = new QPushButton("Remove", this);
+  add_ = new QToolButton(this);
+  add_->setText("Add op");
+  add_->setPopupMode(QToolButton::InstantPopup);
+  auto* menu = new QMenu(add_);
+  for (const AddableOp& op : AddableOps()) {
+    menu->addAction(op.kind, this, [this, op] { AskAndAdd(op); });
+  }
+  add_->setMenu(menu);
+  up_->setToolTip("Move the selected op one place earlier (Alt+Up)");
+  down_->setToolTip("Move the selected op one place later (Alt+Down)");
+  remove_->setToolTip("Remove the selected op (Delete)");
+  add_->setToolTip("Add an op after the selected one");
+  connect(up_, &QPushButton::clicked, this, [this] { RequestMove(selected(), selected() - 1); });
+  connect(down_, &QPushButton::clicked, this, [this] { RequestMove(selected(), selected() + 1); });
+  connect(remove_, &QPushButton::clicked, this, [this] { RequestRemove(selected()); });
+  for (QWidget* w : std::initializer_list<QWidget*>{up_, down_, remove_, add_})
+    buttons->addWidget(w);
+  column->addLayout(buttons);
+  ShowSpec({}, false);
+}
+
+void OpOrderEditor::ShowSpec(const spec::PipelineSpec& spec, bool editable) {
+  spec_ = spec;
+  editable_ = editable;
+  Populate();
+}
+
+void OpOrderEditor::Populate() {
+  const int keep = selected();
+  list_->clear();  // emits no rowsMoved: only a drop does
+  source_->setText(spec_.has_source() ? "Source: " + QString::fromStdString(spec_.source().name())
+                                      : QString("No pipeline running."));
+  for (const auto& op : spec_.ops()) list_->addItem(OpLabel(op));
+  list_->setDragEnabled(editable_);
+  list_->setAcceptDrops(editable_);
+  if (keep >= 0 && keep < list_->count()) list_->setCurrentRow(keep);
+  UpdateButtons();
+}
+
+int OpOrderEditor::selected() const { return list_->currentRow(); }
+
+void OpOrderEditor::UpdateButtons() {
+  const int row = selected(), count = list_->count();
+  up_->setEnabled(editable_ && row > 0);
+  down_->setEnabled(editable_ && row >= 0 && row + 1 < count);
+  remove_->setEnabled(editable_ && row >= 0);
+  add_->setEnabled(editable_);
+}
+
+void OpOrderEditor::RequestMove(int from, int to) {
+  const int count = spec_.ops_size();
+  if (!editable_ || from < 0 || to < 0 || from >= count || to >= count || from == to) {
+    Populate();  // undo what a drop did to the list
+    return;
+  }
+  const QString name = QString::fromStdString(spec_.ops(from).name());
+  list_->setCurrentRow(to);
+  emit ChangeRequested(
+      engine::MoveOp(spec_, from, to),
+      QString("moved %1 from position %2 to %3").arg(name).arg(from + 1).arg(to + 1));
+}
+
+void OpOrderEditor::RequestRemove(int index) {
+  if (!editable_ || index < 0 || index >= spec_.ops_size()) return;
+  spec::PipelineSpec after = spec_;
+  const QString name = QString::fromStdString(after.ops(index).name());
+  after.mutable_ops()->DeleteSubrange(index, 1);
+  emit ChangeRequested(after, "removed " + name);
+}
+
+bool OpOrderEditor::RequestAdd(const QString& kind, int after_index, int64_t value) {
+  if (!editable_) return false;
+  spec::Op op;
+  if (!FillNewOp(kind, value, op)) return false;
+  spec::PipelineSpec after = spec_;
+  const int at = std::clamp(after_index + 1, 0, after.ops_size());
+  *after.add_ops() = std::move(op);
+  // Bubble the new op from the end to its place.
+  for (int i = after.ops_size() - 1; i > at; --i) after.mutable_ops()->SwapElements(i, i - 1);
+  engine::AssignDefaultOpNames(after);
+  emit ChangeRequested(after, QString("added %1 at position %2")
+                                  .arg(QString::fromStdString(after.ops(at).name()))
+                                  .arg(at + 1));
+  return true;
+}
+
+void OpOrderEditor::AskAndAdd(const AddableOp& op) {
+  int64_t value = op.default_value;
+  if (op.argument[0] != '\0') {
+    bool ok = false;
+    value = QInputDialog::getInt(this, QString("Add %1").arg(op.kind),
+                                 QString("%1 for the new %2:").arg(op.argument, op.kind),
+                                 static_cast<int>(op.default_value), 1, 1 << 30, 1, &ok);
+    if (!ok) return;
+  }
+  RequestAdd(op.kind, selected() >= 0 ? selected() : list_->count() - 1, value);
+}
+
+bool OpOrderEditor::eventFilter(QObject* watched, QEvent* event) {
+  if (watched == list_ && event->type() == QEvent::KeyPress) {
+    auto* key = static_cast<QKeyEvent*>(event);
+    const int row = selected();
+    const bool alt = key->modifiers() & Qt::AltModifier;
+    if (alt && key->key() == Qt::Key_Up) {
+      RequestMove(row, row - 1);
+      return true;
+    }
+    if (alt && key->key() == Qt::Key_Down) {
+      RequestMove(row, row + 1);
+      return true;
+    }
+    if (key->key() == Qt::Key_Delete) {
+      RequestRemove(row);
+      return true;
+    }
+  }
+  return QWidget::eventFilter(watched, event);
+}
+
+}  // namespace pipescope::ui
