@@ -21,6 +21,7 @@
 #include <QVBoxLayout>
 
 #include "engine/spec/spec_loader.h"
+#include "instrumentation/trace/export/trace_export.h"
 #include "instrumentation/trace/format/model_writer.h"
 #include "instrumentation/trace/format/trace_reader.h"
 #include "ui/compare/compare_window.h"
@@ -59,7 +60,7 @@ const char* kShortcuts =
     "Pipeline dock (live run)\n"
     "  drag an op, or Alt+Up / Alt+Down     move it      Delete  remove it\n\n"
     "Window\n"
-    "  Ctrl+O open   Ctrl+Shift+S save trace as   Ctrl+F search   Ctrl+Q quit\n"
+    "  Ctrl+O open   Ctrl+Shift+S save trace as   Ctrl+E export   Ctrl+F search   Ctrl+Q quit\n"
     "  F5 start   F6 pause / resume   Shift+F5 stop   Ctrl+Shift+F5 restart\n"
     "  Ctrl+T autotune live (Pipescope)   Ctrl+Shift+T autotune live (tf.data)\n"
     "  Ctrl+. stop tuning   Ctrl+K compare with autotuned\n";
@@ -170,6 +171,9 @@ void MainWindow::BuildMenus() {
   RefreshRecentMenu();
   save_ = file->addAction("&Save Trace As...", QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S), this,
                           &MainWindow::SaveDialog);
+  export_ = file->addAction("&Export Trace...", QKeySequence(Qt::CTRL | Qt::Key_E), this,
+                            &MainWindow::ExportDialog);
+  export_->setToolTip("Perfetto (opens in ui.perfetto.dev) or Chrome trace JSON");
   save_spec_ = file->addAction("Save Pipeline &Spec As...", this, &MainWindow::SaveSpecDialog);
   save_spec_->setToolTip("The running pipeline as a .pbtxt: its op order and knob values");
   file->addSeparator();
@@ -322,30 +326,76 @@ void MainWindow::Show(std::shared_ptr<trace::Model> model, std::mutex* lock, con
   Refresh();
 }
 
-bool MainWindow::SaveTrace(const QString& path) {
-  if (!model_) return false;
-  StopRunAndWait();
-  QProgressDialog progress("Saving " + QFileInfo(path).fileName() + "...", "Cancel", 0, 1000, this);
+bool MainWindow::WriteWithProgress(
+    const QString& label, const QString& failure_title,
+    const std::function<engine::Status(const std::function<bool(double)>&)>& write) {
+  QProgressDialog progress(label, "Cancel", 0, 1000, this);
   progress.setWindowModality(Qt::WindowModal);
   progress.setMinimumDuration(300);
-  const auto status = pstrace::WriteModel(*model_, path.toStdString(), [&](double share) {
+  const engine::Status status = write([&](double share) {
     progress.setValue(static_cast<int>(share * 1000));
     QApplication::processEvents();
     return !progress.wasCanceled();
   });
   progress.reset();
-  if (!status.ok()) {
-    if (status.code() != engine::StatusCode::kCancelled) {
-      QMessageBox::warning(this, "Cannot save the trace", QString::fromStdString(status.message()));
-    }
-    return false;
-  }
+  if (status.ok()) return true;
+  if (status.code() != engine::StatusCode::kCancelled)
+    QMessageBox::warning(this, failure_title, QString::fromStdString(status.message()));
+  return false;
+}
+
+bool MainWindow::SaveTrace(const QString& path) {
+  if (!model_) return false;
+  StopRunAndWait();
+  const bool written =
+      WriteWithProgress("Saving " + QFileInfo(path).fileName() + "...", "Cannot save the trace",
+                        [&](const std::function<bool(double)>& progress) {
+                          return pstrace::WriteModel(*model_, path.toStdString(), progress);
+                        });
+  if (!written) return false;
   notes_unsaved_ = false;
   title_ = QFileInfo(path).fileName();
   setWindowTitle(title_ + " - Pipescope");
   RememberRecent(path);
   statusBar()->showMessage("Saved " + path, 5000);
   return true;
+}
+
+bool MainWindow::ExportTrace(const QString& path) {
+  if (!model_) return false;
+  StopRunAndWait();
+  const bool written = WriteWithProgress(
+      "Exporting " + QFileInfo(path).fileName() + "...", "Cannot export the trace",
+      [&](const std::function<bool(double)>& progress) {
+        return trace::ExportTrace(*model_, path.toStdString(), progress);
+      });
+  if (!written) return false;
+  statusBar()->showMessage("Exported " + path, 5000);
+  return true;
+}
+
+void MainWindow::ExportDialog() {
+  if (!model_) return;
+  QSettings settings;
+  QString filter = settings.value("files/export_filter").toString();
+  const QString filters =
+      "Perfetto trace (*.perfetto-trace);;Chrome trace JSON (*.json);;Chrome trace JSON, "
+      "gzip (*.json.gz)";
+  QString path = QFileDialog::getSaveFileName(
+      this, "Export the trace as", settings.value("files/save_dir").toString(), filters, &filter);
+  if (path.isEmpty()) return;
+  if (!trace::ExportFormatOf(path.toStdString())) {
+    if (filter.contains("gzip")) {
+      path += ".json.gz";
+    } else if (filter.contains("JSON")) {
+      path += ".json";
+    } else {
+      path += ".perfetto-trace";
+    }
+  }
+  settings.setValue("files/export_filter", filter);
+  settings.setValue("files/save_dir", QFileInfo(path).absolutePath());
+  ExportTrace(path);
 }
 
 void MainWindow::SaveDialog() {

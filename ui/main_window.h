@@ -89,6 +89,9 @@ class MainWindow : public QMainWindow {
 
   // Writes the shown trace, with its notes, to `path` (the run is stopped first).
   bool SaveTrace(const QString& path);
+  // Writes the shown trace as Perfetto (.perfetto-trace, .pftrace) or Chrome JSON (.json,
+  // .json.gz), by the extension (the run is stopped first).
+  bool ExportTrace(const QString& path);
   // Pins a note to [t0, t1] (t0 == t1: one instant).
   void AddNote(int64_t t0, int64_t t1, const QString& text);
   void SetDarkTheme(bool dark);
@@ -119,6 +122,12 @@ class MainWindow : public QMainWindow {
   void OpenDialog();
   void SaveDialog();
   void SaveSpecDialog();
+  void ExportDialog();
+  // Runs `write` with a progress dialog that can cancel it; a failure other than a cancel
+  // is shown under `failure_title`. Returns whether it wrote.
+  bool WriteWithProgress(
+      const QString& label, const QString& failure_title,
+      const std::function<engine::Status(const std::function<bool(double)>&)>& write);
   bool ConfirmChange(const QString& explanation);
   void RequestNote(int64_t t0, int64_t t1);
   void RememberRecent(const QString& path);
@@ -148,6 +157,7 @@ class MainWindow : public QMainWindow {
   QAction* restart_ = nullptr;
   QAction* save_ = nullptr;
   QAction* save_spec_ = nullptr;
+  QAction* export_ = nullptr;
   QAction* dark_ = nullptr;
   QAction* tune_pipescope_ = nullptr;
   QAction* tune_tfdata_ = nullptr;

@@ -132,6 +132,7 @@ void MainWindow::UpdateRunActions() {
   compare_spec_->setEnabled(have_spec_);
   RefreshTuning();
   save_->setEnabled(model_ != nullptr);
+  export_->setEnabled(model_ != nullptr);
 }
 
 bool MainWindow::ChangePipeline(const spec::PipelineSpec& after, const QString& description) {

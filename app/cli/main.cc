@@ -5,6 +5,7 @@
 
 #include "app/cli/autotune_command.h"
 #include "app/cli/compare_command.h"
+#include "app/cli/convert_command.h"
 #include "app/cli/dataset_commands.h"
 #include "app/cli/grid_command.h"
 #include "app/cli/report_command.h"
@@ -80,7 +81,16 @@ int main(int argc, char** argv) {
   compare_cmd->add_option("--duration", compare.duration_s, "Seconds each (default 3)");
   compare_cmd->add_flag("--json", compare.json, "Print the comparison as JSON");
 
+  pipescope::cli::ConvertCommandOptions convert;
+  auto* convert_cmd = app.add_subcommand(
+      "convert",
+      "Write a saved trace as Perfetto (.perfetto-trace), Chrome JSON (.json) or .pstrace");
+  convert_cmd->add_option("in", convert.in_path, "Trace file (.pstrace)")->required();
+  convert_cmd->add_option("out", convert.out_path, "Output; its extension picks the format")
+      ->required();
+
   CLI11_PARSE(app, argc, argv);
+  if (convert_cmd->parsed()) return pipescope::cli::ConvertCommand(convert, std::cout, std::cerr);
   if (compare_cmd->parsed()) return pipescope::cli::CompareCommand(compare, std::cout, std::cerr);
   if (tune_cmd->parsed()) return pipescope::cli::AutotuneCommand(tune, std::cout, std::cerr);
   if (grid_cmd->parsed()) return pipescope::cli::GridCommand(grid, std::cout, std::cerr);

@@ -56,6 +56,36 @@ struct Event {
 static_assert(sizeof(Event) == 32, "two events per cache line");
 static_assert(std::is_trivially_copyable_v<Event>);
 
+// What people call each kind of event (tooltips, search, exported traces).
+inline const char* KindLabel(EventKind kind) {
+  switch (kind) {
+    case EventKind::kCall:
+      return "call";
+    case EventKind::kWork:
+      return "work";
+    case EventKind::kWaitInput:
+      return "waiting for input";
+    case EventKind::kBlocked:
+      return "blocked on output";
+    case EventKind::kIdle:
+      return "idle";
+    case EventKind::kInputWait:
+      return "consumer waiting for input";
+    case EventKind::kStep:
+      return "device step";
+    case EventKind::kBufferLevel:
+      return "buffer level";
+    case EventKind::kGpuKernel:
+      return "GPU kernel";
+    case EventKind::kGpuMemcpy:
+      return "GPU copy";
+    case EventKind::kGpuMemset:
+      return "GPU memset";
+    default:
+      return "event";
+  }
+}
+
 inline uint32_t SaturateU32(uint64_t v) {
   return v > UINT32_MAX ? UINT32_MAX : static_cast<uint32_t>(v);
 }

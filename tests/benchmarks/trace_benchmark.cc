@@ -6,12 +6,14 @@
 #include <benchmark/benchmark.h>
 
 #include <cstdio>
+#include <fstream>
 #include <random>
 #include <thread>
 
 #include "app/session/recorded_run.h"
 #include "engine/spec/spec_loader.h"
 #include "instrumentation/record/recorder.h"
+#include "instrumentation/trace/export/trace_export.h"
 #include "instrumentation/trace/format/trace_reader.h"
 #include "instrumentation/trace/format/trace_writer.h"
 #include "instrumentation/trace/model.h"
@@ -163,6 +165,34 @@ void BM_LoadTrace(benchmark::State& state) {
       static_cast<double>(model_bytes) / static_cast<double>(events);
 }
 BENCHMARK(BM_LoadTrace)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// Export of the same recording: Chrome JSON (0), gzipped Chrome JSON (1), Perfetto (2).
+void BM_ExportTrace(benchmark::State& state) {
+  const Recording& r = OverheadRecording();
+  auto loaded = pstrace::ReadTraceFile(r.path);
+  if (!loaded.ok()) {
+    state.SkipWithError("the recording failed");
+    return;
+  }
+  const char* names[] = {"/tmp/pipescope_bench_export.json", "/tmp/pipescope_bench_export.json.gz",
+                         "/tmp/pipescope_bench_export.perfetto-trace"};
+  const std::string path = names[state.range(0)];
+  for (auto _ : state) {
+    const auto status = trace::ExportTrace(*loaded->model, path);
+    if (!status.ok()) {
+      state.SkipWithError(status.message().c_str());
+      return;
+    }
+  }
+  std::ifstream written(path, std::ios::binary | std::ios::ate);
+  const auto bytes = static_cast<double>(written.tellg());
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * loaded->model->event_count()));
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * bytes));
+  state.counters["file_bytes_per_event"] =
+      bytes / static_cast<double>(loaded->model->event_count());
+  std::remove(path.c_str());
+}
+BENCHMARK(BM_ExportTrace)->DenseRange(0, 2)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // ---- end to end: overhead.pbtxt with recording off (0), into the model (1), and into the
 // model and a trace file (2). Run with --benchmark_repetitions and

@@ -1,5 +1,6 @@
-// pipescope-cli run --trace, --no-trace and report: a saved trace reopens with the same
-// summary and verdict, ranges restrict it, and bad files give readable errors.
+// pipescope-cli run --trace, --no-trace, report and convert: a saved trace reopens with the
+// same summary and verdict, ranges restrict it, it converts to Perfetto and Chrome JSON, and
+// bad files give readable errors.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -140,6 +141,34 @@ TEST(CliTraceTest, AnUnwritableTracePathFailsBeforeRunning) {
       Cli("run " + Pipeline("cpu_bound.pbtxt") + " --steps 2 --trace /nonexistent/dir/t.pstrace");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.out.find("cannot create trace file"), std::string::npos) << r.out;
+}
+
+TEST(CliTraceTest, ConvertWritesPerfettoChromeJsonAndPstraceByExtension) {
+  const std::string base = ::testing::TempDir() + "/cli_convert." + std::to_string(getpid());
+  auto r = Cli("convert " + DemoTrace() + " " + base + ".json");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  std::ifstream json_file(base + ".json");
+  const auto j = nlohmann::json::parse(json_file);
+  size_t complete = 0, flows = 0;
+  for (const auto& e : j["traceEvents"]) {
+    complete += e["ph"] == "X";
+    flows += e["ph"] == "s";
+  }
+  EXPECT_GT(complete, 1000u) << "1.5 s of the demo: thousands of spans";
+  EXPECT_GT(flows, 100u) << "elements' paths across ops";
+  r = Cli("convert " + DemoTrace() + " " + base + ".perfetto-trace");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  std::ifstream perfetto(base + ".perfetto-trace", std::ios::binary);
+  EXPECT_EQ(perfetto.get(), 0x0A) << "a Trace message starts with its first packet (field 1)";
+  r = Cli("convert " + DemoTrace() + " " + base + ".pstrace");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_EQ(Cli("report " + base + ".pstrace --json").exit_code, 0);
+  r = Cli("convert " + DemoTrace() + " " + base + ".txt");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.out.find(".perfetto-trace"), std::string::npos) << r.out;
+  r = Cli("convert /nonexistent.pstrace " + base + ".json");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.out.find("/nonexistent.pstrace"), std::string::npos) << r.out;
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <QSpinBox>
 #include <QTableWidget>
 #include <QTest>
+#include <cstdio>
 
 #include "engine/spec/spec_loader.h"
 #include "engine/spec/spec_overrides.h"
@@ -103,6 +104,7 @@ TEST(TuneGuiTest, CompareWithAutotunedRunsTheTunerFirst) {
   CompareWindow* compare = window.CompareWith(std::nullopt, "autotuned");
   ASSERT_NE(compare, nullptr);
   const QString verdict = compare->verdict_text();
+  std::printf("compare with autotuned: %s\n", verdict.toStdString().c_str());
   EXPECT_TRUE(verdict.startsWith("autotuned is ")) << verdict.toStdString();
   EXPECT_TRUE(verdict.contains("decode.num_parallel_calls 1 -> ")) << verdict.toStdString();
 }

@@ -65,35 +65,6 @@ inline ImU32 ColorOf(record::EventKind kind) {
   }
 }
 
-// What people call each kind of event (tooltips and search).
-inline const char* KindLabel(record::EventKind kind) {
-  using record::EventKind;
-  switch (kind) {
-    case EventKind::kCall:
-      return "call";
-    case EventKind::kWork:
-      return "work";
-    case EventKind::kWaitInput:
-      return "waiting for input";
-    case EventKind::kBlocked:
-      return "blocked on output";
-    case EventKind::kIdle:
-      return "idle";
-    case EventKind::kInputWait:
-      return "consumer waiting for input";
-    case EventKind::kStep:
-      return "device step";
-    case EventKind::kBufferLevel:
-      return "buffer level";
-    case EventKind::kGpuKernel:
-      return "GPU kernel";
-    case EventKind::kGpuMemcpy:
-      return "GPU copy";
-    case EventKind::kGpuMemset:
-      return "GPU memset";
-    default:
-      return "event";
-  }
-}
+using record::KindLabel;
 
 }  // namespace pipescope::ui

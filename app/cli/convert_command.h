@@ -1,0 +1,18 @@
+#pragma once
+// `pipescope-cli convert IN OUT`: writes a saved trace in another format, chosen by OUT's
+// extension: .perfetto-trace / .pftrace (Perfetto, opens in ui.perfetto.dev), .json /
+// .json.gz (Chrome trace JSON), .pstrace (Pipescope's own). IN is a .pstrace.
+
+#include <iosfwd>
+#include <string>
+
+namespace pipescope::cli {
+
+struct ConvertCommandOptions {
+  std::string in_path;
+  std::string out_path;
+};
+
+int ConvertCommand(const ConvertCommandOptions& options, std::ostream& out, std::ostream& err);
+
+}  // namespace pipescope::cli

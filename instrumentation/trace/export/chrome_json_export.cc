@@ -1,0 +1,175 @@
+// Chrome trace JSON ("Trace Event Format"): {"traceEvents": [...]} with one process, a
+// "thread" per exported lane (named by metadata events), complete events ("X") for spans,
+// counter events ("C"), flow events ("s", "t", "f") joining each element's spans in time
+// order, and global instants ("i") for markers, knob changes and notes. Times in µs.
+#include <algorithm>
+#include <memory>
+
+#include "instrumentation/trace/export/export_lanes.h"
+#include "instrumentation/trace/export/output_file.h"
+#include "instrumentation/trace/export/trace_export.h"
+
+namespace pipescope::trace {
+namespace {
+
+// Events separated by commas, each an object the caller fills between Begin() and End().
+class JsonEvents {
+ public:
+  JsonEvents(OutputFile& file, const ExportProgress& progress, size_t total)
+      : buffer_(file, progress, total) {}
+
+  std::string& Begin() {
+    std::string& out = buffer_.text();
+    if (!first_) out += ",\n";
+    first_ = false;
+    out += '{';
+    return out;
+  }
+  engine::Status End() {
+    buffer_.text() += '}';
+    return buffer_.ItemDone();
+  }
+  engine::Status Flush() { return buffer_.Flush(); }
+  std::string& raw() { return buffer_.text(); }
+
+ private:
+  ExportBuffer buffer_;
+  bool first_ = true;
+};
+
+void Field(std::string& out, const char* name, const std::string& text) {
+  out += '"';
+  out += name;
+  out += "\":\"";
+  AppendJsonEscaped(out, text);
+  out += "\",";
+}
+
+void Time(std::string& out, const char* name, int64_t ns) {
+  out += '"';
+  out += name;
+  out += "\":";
+  AppendMicros(out, ns);
+  out += ',';
+}
+
+void Ids(std::string& out, size_t tid) {
+  out += "\"pid\":1,\"tid\":";
+  out += std::to_string(tid);
+}
+
+struct FlowPoint {
+  uint64_t element;
+  int64_t ts;
+  uint32_t tid;
+};
+
+}  // namespace
+
+engine::Status ExportChromeJson(const Model& model, const std::string& path,
+                                const ExportProgress& progress) {
+  ASSIGN_OR_RETURN(auto file, OutputFile::Create(path));
+  const std::vector<ExportLane> lanes = ExportLanes(model);
+  size_t total = 0;
+  for (const auto& lane : lanes) total += lane.track->size();
+  JsonEvents events(*file, progress, 2 * total);
+  std::string& head = events.raw();
+  head += "{\"displayTimeUnit\":\"ns\",\"otherData\":{";
+  Field(head, "producer",
+        model.run_info().producer.empty() ? "pipescope" : model.run_info().producer);
+  Field(head, "pipeline", model.run_info().pipeline_name);
+  head.back() = '}';
+  head += ",\"traceEvents\":[\n";
+  {
+    std::string& e = events.Begin();
+    e += "\"ph\":\"M\",\"name\":\"process_name\",";
+    Ids(e, 0);
+    e += ",\"args\":{";
+    Field(e, "name", "pipescope: " + model.run_info().pipeline_name);
+    e.back() = '}';
+    RETURN_IF_ERROR(events.End());
+  }
+  std::vector<FlowPoint> flow;
+  for (size_t l = 0; l < lanes.size(); ++l) {
+    const ExportLane& lane = lanes[l];
+    const size_t tid = l + 1;
+    for (const char* meta : {"thread_name", "thread_sort_index"}) {
+      std::string& e = events.Begin();
+      e += "\"ph\":\"M\",\"name\":\"";
+      e += meta;
+      e += "\",";
+      Ids(e, tid);
+      e += ",\"args\":{";
+      if (std::string_view(meta) == "thread_name") {
+        Field(e, "name", lane.name);
+        e.back() = '}';
+      } else {
+        e += "\"sort_index\":" + std::to_string(tid) + "}";
+      }
+      RETURN_IF_ERROR(events.End());
+    }
+    const Track& track = *lane.track;
+    for (size_t i = 0; i < track.size(); ++i) {
+      std::string& e = events.Begin();
+      if (lane.counter) {
+        e += "\"ph\":\"C\",";
+        Field(e, "name", lane.name);
+        Time(e, "ts", track.start(i));
+        Ids(e, tid);
+        e += ",\"args\":{\"value\":" + std::to_string(track.value(i)) + "}";
+      } else {
+        e += "\"ph\":\"X\",";
+        Field(e, "name", lane.slice_name);
+        Field(e, "cat", record::KindLabel(track.key().kind));
+        Time(e, "ts", track.start(i));
+        Time(e, "dur", track.duration(i));
+        Ids(e, tid);
+        const uint64_t element = track.element(i);
+        if (element != 0) {
+          e += ",\"args\":{\"element\":" + std::to_string(element) + "}";
+          flow.push_back({element, track.start(i), static_cast<uint32_t>(tid)});
+        }
+      }
+      RETURN_IF_ERROR(events.End());
+    }
+  }
+  // Flows: each element's spans in time order, from the first ("s") through the middle
+  // ones ("t") to the last ("f"), each bound to the span that starts there.
+  std::sort(flow.begin(), flow.end(), [](const FlowPoint& a, const FlowPoint& b) {
+    return a.element != b.element ? a.element < b.element : a.ts < b.ts;
+  });
+  for (size_t i = 0; i < flow.size(); ++i) {
+    const bool first = i == 0 || flow[i - 1].element != flow[i].element;
+    const bool last = i + 1 == flow.size() || flow[i + 1].element != flow[i].element;
+    if (first && last) continue;  // one span: nothing to link
+    std::string& e = events.Begin();
+    e += first ? "\"ph\":\"s\"," : last ? "\"ph\":\"f\",\"bp\":\"e\"," : "\"ph\":\"t\",";
+    e += "\"name\":\"element\",\"cat\":\"element\",\"id\":" + std::to_string(flow[i].element) + ",";
+    Time(e, "ts", flow[i].ts);
+    Ids(e, flow[i].tid);
+    RETURN_IF_ERROR(events.End());
+  }
+  auto instant = [&](int64_t t, const std::string& name, const std::string& cat) {
+    std::string& e = events.Begin();
+    e += "\"ph\":\"i\",\"s\":\"g\",";
+    Field(e, "name", name);
+    Field(e, "cat", cat);
+    Time(e, "ts", t);
+    Ids(e, 0);
+    return events.End();
+  };
+  for (const auto& m : model.markers()) RETURN_IF_ERROR(instant(m.time_ns, m.text, "marker"));
+  for (const auto& k : model.knob_changes()) {
+    const record::StageDef* stage = model.Stage(k.op);
+    RETURN_IF_ERROR(instant(k.time_ns,
+                            k.who + " set " + (stage ? stage->name : "?") + "." + k.knob + " " +
+                                std::to_string(k.from) + " -> " + std::to_string(k.to),
+                            "knob"));
+  }
+  for (const auto& n : model.annotations()) RETURN_IF_ERROR(instant(n.start_ns, n.text, "note"));
+  events.raw() += "\n]}\n";
+  RETURN_IF_ERROR(events.Flush());
+  return file->Commit();
+}
+
+}  // namespace pipescope::trace
