@@ -20,10 +20,10 @@
 #include <QToolBar>
 #include <QVBoxLayout>
 
+#include "app/session/trace_files.h"
 #include "engine/spec/spec_loader.h"
 #include "instrumentation/trace/export/trace_export.h"
 #include "instrumentation/trace/format/model_writer.h"
-#include "instrumentation/trace/format/trace_reader.h"
 #include "ui/compare/compare_window.h"
 #include "ui/model_lock.h"
 #include "ui/panels/notes_panel.h"
@@ -261,7 +261,9 @@ void MainWindow::SetDarkTheme(bool dark) {
 void MainWindow::OpenDialog() {
   const QString path =
       QFileDialog::getOpenFileName(this, "Open a trace or a pipeline spec", QString(),
-                                   "Traces and specs (*.pstrace *.pbtxt);;All files (*)");
+                                   "Traces and specs (*.pstrace *.pbtxt *.json *.json.gz);;"
+                                   "PyTorch and TensorFlow profiler traces (*.json *.json.gz);;"
+                                   "All files (*)");
   if (!path.isEmpty()) OpenFile(path);
 }
 
@@ -277,13 +279,11 @@ bool MainWindow::OpenTrace(const QString& path) {
                            this);
   progress.setWindowModality(Qt::WindowModal);
   progress.setMinimumDuration(300);
-  pstrace::ReadOptions options;
-  options.progress = [&](double share) {
+  auto loaded = session::OpenTraceFile(path.toStdString(), [&](double share) {
     progress.setValue(static_cast<int>(share * 1000));
     QApplication::processEvents();
     return !progress.wasCanceled();
-  };
-  auto loaded = pstrace::ReadTraceFile(path.toStdString(), options);
+  });
   progress.reset();
   if (!loaded.ok()) {
     if (loaded.status().code() != engine::StatusCode::kCancelled) {
@@ -293,7 +293,7 @@ bool MainWindow::OpenTrace(const QString& path) {
     return false;
   }
   for (const auto& w : loaded->warnings) statusBar()->showMessage(QString::fromStdString(w), 10000);
-  ShowModel(std::shared_ptr<trace::Model>(std::move(loaded->model)), QFileInfo(path).fileName());
+  ShowModel(std::move(loaded->model), QFileInfo(path).fileName());
   return true;
 }
 

@@ -13,6 +13,7 @@
 
 #include "engine/spec/spec_loader.h"
 #include "engine/tuning/move_rules.h"
+#include "instrumentation/trace/import/framework_report.h"
 #include "ui/main_window.h"
 #include "ui/model_lock.h"
 #include "ui/panels/pipeline_panel.h"
@@ -233,6 +234,18 @@ void MainWindow::Refresh() {
   }
   range_label_->setText(range);
   statistics_->ShowAnalysis(analysis_);
+  if (!model_->run_info().imported_from.empty()) {
+    // An imported profiler trace: its framework's figures and verdict (steps, DataLoader or
+    // tf.data wait, device activity).
+    const auto summary =
+        trace::SummarizeFramework(*model_, sel_t0_, sel_t1_ > sel_t0_ ? sel_t1_ : 0);
+    verdict_->setText(QString::fromStdString(summary.verdict));
+    status_->setText(
+        QString::asprintf("imported %s trace   %lld steps   input wait %.0f%%   device busy %.0f%%",
+                          summary.framework.c_str(), static_cast<long long>(summary.steps),
+                          100 * summary.input_wait_fraction, 100 * summary.device_busy_fraction));
+    return;
+  }
   verdict_->setText(QString::fromStdString(analysis_.verdict.text));
   status_->setText(QString::asprintf("%s%.1f steps/s   input wait %.0f%%   device busy %.0f%%",
                                      live_ && live_->paused() ? "PAUSED   " : "",

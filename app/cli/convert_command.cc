@@ -4,9 +4,9 @@
 #include <ostream>
 
 #include "app/cli/progress_bar.h"
+#include "app/session/trace_files.h"
 #include "instrumentation/trace/export/trace_export.h"
 #include "instrumentation/trace/format/model_writer.h"
-#include "instrumentation/trace/format/trace_reader.h"
 
 namespace pipescope::cli {
 
@@ -19,7 +19,7 @@ int ConvertCommand(const ConvertCommandOptions& options, std::ostream& out, std:
     return 2;
   }
   const auto start = std::chrono::steady_clock::now();
-  auto loaded = pstrace::ReadTraceFile(options.in_path);
+  auto loaded = session::OpenTraceFile(options.in_path);
   if (!loaded.ok()) {
     err << "pipescope-cli: " << loaded.status().message() << "\n";
     return 1;

@@ -1,7 +1,8 @@
 #pragma once
 // `pipescope-cli convert IN OUT`: writes a saved trace in another format, chosen by OUT's
 // extension: .perfetto-trace / .pftrace (Perfetto, opens in ui.perfetto.dev), .json /
-// .json.gz (Chrome trace JSON), .pstrace (Pipescope's own). IN is a .pstrace.
+// .json.gz (Chrome trace JSON), .pstrace (Pipescope's own). IN is a .pstrace, or a PyTorch
+// or TensorFlow profiler trace (.json, .json.gz), imported.
 
 #include <iosfwd>
 #include <string>

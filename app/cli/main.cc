@@ -33,7 +33,10 @@ int main(int argc, char** argv) {
   pipescope::cli::ReportCommandOptions report;
   auto* report_cmd =
       app.add_subcommand("report", "Summary and bottleneck verdict of a saved trace");
-  report_cmd->add_option("trace", report.trace_path, "Trace file (.pstrace)")->required();
+  report_cmd
+      ->add_option("trace", report.trace_path,
+                   "Trace file (.pstrace, or a PyTorch / TensorFlow profiler .json[.gz])")
+      ->required();
   report_cmd->add_flag("--json", report.json, "Print the summary as JSON");
   report_cmd->add_option("--range", report.range, "Only [T0, T1), seconds from the start: T0:T1");
 
@@ -85,7 +88,8 @@ int main(int argc, char** argv) {
   auto* convert_cmd = app.add_subcommand(
       "convert",
       "Write a saved trace as Perfetto (.perfetto-trace), Chrome JSON (.json) or .pstrace");
-  convert_cmd->add_option("in", convert.in_path, "Trace file (.pstrace)")->required();
+  convert_cmd->add_option("in", convert.in_path, "Trace file (.pstrace, .json, .json.gz)")
+      ->required();
   convert_cmd->add_option("out", convert.out_path, "Output; its extension picks the format")
       ->required();
 

@@ -4,7 +4,8 @@
 #include <iostream>
 
 #include "app/cli/summary_format.h"
-#include "instrumentation/trace/format/trace_reader.h"
+#include "app/session/trace_files.h"
+#include "instrumentation/trace/import/framework_report.h"
 
 namespace pipescope::cli {
 namespace {
@@ -33,7 +34,7 @@ int ReportCommand(const ReportCommandOptions& options, std::ostream& out, std::o
       return 2;
     }
   }
-  auto loaded = pstrace::ReadTraceFile(options.trace_path);
+  auto loaded = session::OpenTraceFile(options.trace_path);
   if (!loaded.ok()) {
     err << "pipescope-cli: " << loaded.status().message() << "\n";
     return 1;
@@ -41,6 +42,15 @@ int ReportCommand(const ReportCommandOptions& options, std::ostream& out, std::o
   for (const auto& w : loaded->warnings) err << "pipescope-cli: warning: " << w << "\n";
   const trace::Model& model = *loaded->model;
   if (t1 == 0) t1 = model.duration_ns();
+  if (loaded->imported) {
+    const auto summary = trace::SummarizeFramework(model, t0, t1);
+    if (options.json) {
+      out << FrameworkSummaryToJson(summary, loaded->warnings).dump(2) << "\n";
+    } else {
+      out << FrameworkSummaryToText(summary);
+    }
+    return 0;
+  }
   const auto analysis = trace::Analyze(model, t0, t1);
   const SummaryContext context = ContextFromModel(model, false);
   if (options.json) {

@@ -1,6 +1,8 @@
 #pragma once
 // `pipescope-cli report FILE [--json] [--range T0:T1]`: the summary and verdict of a saved
 // trace, for the whole run or a range of it (seconds from the start, either end optional).
+// A PyTorch or TensorFlow profiler trace (.json, .json.gz) is imported and reported in its
+// framework's terms: steps, DataLoader / tf.data wait, device busy, a verdict.
 
 #include <iosfwd>
 #include <string>

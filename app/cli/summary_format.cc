@@ -125,4 +125,42 @@ std::string SummaryToText(const trace::RangeAnalysis& a, const SummaryContext& c
   return out;
 }
 
+nlohmann::json FrameworkSummaryToJson(const trace::FrameworkSummary& s,
+                                      const std::vector<std::string>& warnings) {
+  return {{"framework", s.framework},
+          {"steps", s.steps},
+          {"step_time_s", s.step_time_s},
+          {"input_wait_fraction", s.input_wait_fraction},
+          {"device_busy_fraction", s.device_busy_fraction},
+          {"device_activity", s.has_device_activity},
+          {"dominant_op", s.dominant_op},
+          {"dominant_op_share", s.dominant_op_share},
+          {"input_bound", s.input_bound},
+          {"verdict", s.verdict},
+          {"warnings", warnings}};
+}
+
+std::string FrameworkSummaryToText(const trace::FrameworkSummary& s) {
+  char line[256];
+  std::string out = "imported " + s.framework + " trace\n";
+  std::snprintf(line, sizeof line, "steps                %lld (%.3f s)\n",
+                static_cast<long long>(s.steps), s.step_time_s);
+  out += line;
+  std::snprintf(line, sizeof line, "input wait           %.0f%% of step time\n",
+                100 * s.input_wait_fraction);
+  out += line;
+  if (s.has_device_activity) {
+    std::snprintf(line, sizeof line, "device busy          %.0f%% of step time\n",
+                  100 * s.device_busy_fraction);
+    out += line;
+  }
+  if (!s.dominant_op.empty()) {
+    std::snprintf(line, sizeof line,
+                  "heaviest tf.data op  %s (%.0f%% of the iterators' own time)\n",
+                  s.dominant_op.c_str(), 100 * s.dominant_op_share);
+    out += line;
+  }
+  return out + "verdict: " + s.verdict + "\n";
+}
+
 }  // namespace pipescope::cli

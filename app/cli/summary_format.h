@@ -8,6 +8,7 @@
 
 #include "engine/runtime/pipeline.h"
 #include "instrumentation/trace/analysis.h"
+#include "instrumentation/trace/import/framework_report.h"
 
 namespace pipescope::cli {
 
@@ -26,5 +27,10 @@ SummaryContext ContextFromModel(const trace::Model& model, bool end_of_data);
 
 nlohmann::json SummaryToJson(const trace::RangeAnalysis& a, const SummaryContext& c);
 std::string SummaryToText(const trace::RangeAnalysis& a, const SummaryContext& c);
+
+// An imported profiler trace's figures (framework_report.h).
+nlohmann::json FrameworkSummaryToJson(const trace::FrameworkSummary& s,
+                                      const std::vector<std::string>& warnings);
+std::string FrameworkSummaryToText(const trace::FrameworkSummary& s);
 
 }  // namespace pipescope::cli

@@ -47,6 +47,7 @@ struct RunInfo {
   std::string spec_path;
   std::string producer;  // "pipescope 0.1.0"
   std::string device;    // "simulated" or "gpu"
+  std::string imported_from;  // "pytorch", "tensorflow", "chrome"; empty: recorded here
   MachineInfo machine;
   ClockInfo clock;
 };

@@ -5,13 +5,16 @@
 #include <cstdio>
 
 namespace pipescope::trace {
-namespace {
 
-std::string Pct(double f) {
+std::string FormatPercent(double fraction) {
   char buf[16];
-  std::snprintf(buf, sizeof buf, "%.0f%%", 100 * f);
+  std::snprintf(buf, sizeof buf, "%.0f%%", 100 * fraction);
   return buf;
 }
+
+namespace {
+
+std::string Pct(double f) { return FormatPercent(f); }
 
 std::string Num(double v) {
   char buf[32];

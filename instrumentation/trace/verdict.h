@@ -13,4 +13,7 @@ inline constexpr double kModeratelyInputBound = 0.05;
 // `cpu_budget`: cores the pipeline may use (0: unknown).
 Verdict MakeVerdict(const RangeAnalysis& analysis, int cpu_budget);
 
+// "42%" for 0.42: how verdicts write shares.
+std::string FormatPercent(double fraction);
+
 }  // namespace pipescope::trace

@@ -7,6 +7,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <iomanip>
 #include <random>
 #include <thread>
 
@@ -16,6 +17,8 @@
 #include "instrumentation/trace/export/trace_export.h"
 #include "instrumentation/trace/format/trace_reader.h"
 #include "instrumentation/trace/format/trace_writer.h"
+#include "instrumentation/trace/import/chrome_trace_import.h"
+#include "instrumentation/trace/import/framework_report.h"
 #include "instrumentation/trace/model.h"
 
 namespace pipescope {
@@ -193,6 +196,63 @@ void BM_ExportTrace(benchmark::State& state) {
   std::remove(path.c_str());
 }
 BENCHMARK(BM_ExportTrace)->DenseRange(0, 2)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// ---- import of a PyTorch profiler trace: steps of 10 ms, each with a DataLoader wait,
+// 40 CPU ops, 20 kernels and a copy (written once, ~120 MB)
+
+const std::string& PyTorchLikeTrace() {
+  static const std::string path = [] {
+    const std::string p = "/tmp/pipescope_bench_pytorch.json";
+    std::ofstream out(p);
+    out << std::fixed << std::setprecision(3);  // epoch microseconds, as PyTorch writes them
+    out << "{\"schemaVersion\": 1, \"traceEvents\": [\n";
+    std::mt19937 rng(7);
+    bool first = true;
+    auto event = [&](const char* cat, const std::string& name, int pid, int tid, double ts,
+                     double dur) {
+      out << (first ? "" : ",\n") << "{\"ph\": \"X\", \"cat\": \"" << cat << "\", \"name\": \""
+          << name << "\", \"pid\": " << pid << ", \"tid\": " << tid << ", \"ts\": " << ts
+          << ", \"dur\": " << dur << ", \"args\": {\"External id\": " << rng() % 100000
+          << ", \"Sequence number\": " << rng() % 1000 << "}}";
+      first = false;
+    };
+    for (int step = 0; step < 6000; ++step) {
+      const double t0 = 1.7e15 + step * 10000.0;
+      event("user_annotation", "ProfilerStep#" + std::to_string(step), 4242, 4242, t0, 10000);
+      event("user_annotation", "enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__",
+            4242, 4242, t0 + 5, 3000);
+      for (int op = 0; op < 40; ++op)
+        event("cpu_op", "aten::linear", 4242, 4242, t0 + 3010 + op * 150, 120);
+      event("gpu_memcpy", "Memcpy HtoD (Pageable -> Device)", 0, 7, t0 + 3020, 200);
+      for (int k = 0; k < 20; ++k)
+        event("kernel", "ampere_sgemm_128x64_tn", 0, 7, t0 + 3300 + k * 330, 300);
+    }
+    out << "\n]}\n";
+    return p;
+  }();
+  return path;
+}
+
+void BM_ImportChromeJson(benchmark::State& state) {
+  const std::string& path = PyTorchLikeTrace();
+  uint64_t bytes = 0, events = 0;
+  double input_wait = 0;
+  for (auto _ : state) {
+    auto imported = trace::ImportChromeTrace(path);
+    if (!imported.ok()) {
+      state.SkipWithError(imported.status().message().c_str());
+      return;
+    }
+    bytes = imported->json_bytes;
+    events = imported->model->event_count();
+    input_wait = trace::SummarizeFramework(*imported->model).input_wait_fraction;
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * bytes));
+  state.counters["json_MB"] = static_cast<double>(bytes) / 1e6;
+  state.counters["events"] = static_cast<double>(events);
+  state.counters["input_wait"] = input_wait;
+}
+BENCHMARK(BM_ImportChromeJson)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // ---- end to end: overhead.pbtxt with recording off (0), into the model (1), and into the
 // model and a trace file (2). Run with --benchmark_repetitions and

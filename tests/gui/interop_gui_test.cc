@@ -1,5 +1,5 @@
-// File > Export: the shown trace written as Chrome JSON and as Perfetto, with the spans the
-// timeline shows.
+// Traces from and for other tools: File > Export writes the shown trace as Chrome JSON and
+// as Perfetto; a PyTorch profiler trace opens with its framework's verdict.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -7,6 +7,7 @@
 
 #include "gui_test_support.h"
 #include "ui/main_window.h"
+#include "ui/timeline/timeline_widget.h"
 
 namespace pipescope::ui {
 namespace {
@@ -28,6 +29,21 @@ TEST(ExportGuiTest, TheShownTraceExportsToChromeJsonAndPerfetto) {
   CloseMessageBoxesSoon();
   EXPECT_FALSE(window.ExportTrace(QString::fromStdString(base + ".txt")))
       << "an unknown extension is a message, not a file";
+}
+
+TEST(InteropGuiTest, APyTorchProfilerTraceOpensWithItsVerdict) {
+  MainWindow window;
+  ASSERT_TRUE(ShowWindow(window));
+  ASSERT_TRUE(window.OpenFile(PIPESCOPE_TEST_DATA "/pytorch_input_bound.json"));
+  DrawFrames(window);
+  EXPECT_TRUE(window.verdict_text().contains("DataLoader's __next__"))
+      << window.verdict_text().toStdString();
+  EXPECT_TRUE(window.status_text().startsWith("imported pytorch trace   4 steps   input wait 60%"))
+      << window.status_text().toStdString();
+  EXPECT_GT(window.timeline()->lanes().size(), 3u) << "steps, waits, GPU and generic lanes";
+  window.timeline()->ZoomToFit();
+  DrawFrames(window);
+  window.grab().save("imported_pytorch.png");
 }
 
 }  // namespace

@@ -1,0 +1,162 @@
+#include "instrumentation/trace/import/framework_report.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <vector>
+
+#include "instrumentation/trace/verdict.h"
+
+namespace pipescope::trace {
+namespace {
+
+using record::EventKind;
+using Interval = std::pair<int64_t, int64_t>;
+
+constexpr double kInputBound = 0.10;  // waiting this share of step time is worth fixing
+
+// The spans of some tracks, clipped to [t0, t1), sorted and merged into a disjoint union.
+std::vector<Interval> Union(const std::vector<const Track*>& tracks, int64_t t0, int64_t t1) {
+  std::vector<Interval> all;
+  for (const Track* track : tracks) {
+    for (size_t i = track->FirstEndingAfter(t0); i < track->size() && track->start(i) < t1; ++i)
+      all.push_back({std::max(track->start(i), t0), std::min(track->end(i), t1)});
+  }
+  std::sort(all.begin(), all.end());
+  std::vector<Interval> merged;
+  for (const auto& iv : all) {
+    if (iv.second <= iv.first) continue;
+    if (!merged.empty() && iv.first <= merged.back().second) {
+      merged.back().second = std::max(merged.back().second, iv.second);
+    } else {
+      merged.push_back(iv);
+    }
+  }
+  return merged;
+}
+
+int64_t Total(const std::vector<Interval>& v) {
+  int64_t sum = 0;
+  for (const auto& [a, b] : v) sum += b - a;
+  return sum;
+}
+
+int64_t Overlap(const std::vector<Interval>& a, const std::vector<Interval>& b) {
+  int64_t sum = 0;
+  for (size_t i = 0, j = 0; i < a.size() && j < b.size();) {
+    sum +=
+        std::max<int64_t>(0, std::min(a[i].second, b[j].second) - std::max(a[i].first, b[j].first));
+    if (a[i].second < b[j].second)
+      ++i;
+    else
+      ++j;
+  }
+  return sum;
+}
+
+std::vector<const Track*> TracksOfKinds(const Model& model, std::initializer_list<EventKind> kinds,
+                                        uint16_t op) {
+  std::vector<const Track*> out;
+  for (EventKind k : kinds) {
+    const auto& tracks = model.TracksOf(k, op);
+    out.insert(out.end(), tracks.begin(), tracks.end());
+  }
+  return out;
+}
+
+std::string Percent(double f) { return FormatPercent(f); }
+
+std::string Millis(double ns) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "%.1f ms", ns / 1e6);
+  return buf;
+}
+
+}  // namespace
+
+FrameworkSummary SummarizeFramework(const Model& model, int64_t t0, int64_t t1) {
+  FrameworkSummary s;
+  s.framework =
+      model.run_info().imported_from.empty() ? "pipescope" : model.run_info().imported_from;
+  if (t1 <= t0) t1 = model.duration_ns();
+  const auto step_tracks = TracksOfKinds(model, {EventKind::kStep}, record::kDeviceOp);
+  for (const Track* track : step_tracks) {
+    for (size_t i = track->FirstEndingAfter(t0); i < track->size() && track->start(i) < t1; ++i)
+      ++s.steps;
+  }
+  const auto steps = Union(step_tracks, t0, t1);
+  const int64_t step_ns = Total(steps);
+  s.step_time_s = static_cast<double>(step_ns) / 1e9;
+  const auto waits =
+      Union(TracksOfKinds(model, {EventKind::kInputWait}, record::kConsumerOp), t0, t1);
+  const auto device_spans = Union(
+      TracksOfKinds(model, {EventKind::kGpuKernel, EventKind::kGpuMemcpy, EventKind::kGpuMemset},
+                    record::kDeviceOp),
+      t0, t1);
+  s.has_device_activity = !device_spans.empty();
+  if (step_ns > 0) {
+    s.input_wait_fraction =
+        static_cast<double>(Overlap(waits, steps)) / static_cast<double>(step_ns);
+    s.device_busy_fraction =
+        static_cast<double>(Overlap(device_spans, steps)) / static_cast<double>(step_ns);
+  }
+  // TensorFlow: the iterator op with the most own time.
+  double iterator_self = 0, best = 0;
+  for (const record::StageDef* stage : model.StagesInOrder()) {
+    if (stage->kind != "tf.data") continue;
+    double self = 0;
+    for (const Track* track : model.TracksOf(EventKind::kCall, stage->id))
+      self += track->SumRange(t0, t1).value;
+    iterator_self += self;
+    if (self > best) {
+      best = self;
+      s.dominant_op = stage->name;
+    }
+  }
+  if (iterator_self > 0) s.dominant_op_share = best / iterator_self;
+
+  s.input_bound = s.steps > 0 && s.input_wait_fraction >= kInputBound;
+  const double mean_step =
+      s.steps > 0 ? static_cast<double>(step_ns) / static_cast<double>(s.steps) : 0;
+  const double mean_wait = mean_step * s.input_wait_fraction;
+  const std::string device =
+      s.has_device_activity ? "; the device is busy " + Percent(s.device_busy_fraction) + " of it"
+                            : "";
+  if (s.steps == 0) {
+    s.verdict =
+        s.framework == "pytorch" || s.framework == "tensorflow"
+            ? "No training steps in this range of the trace."
+            : "No training steps found: PyTorch traces mark them as ProfilerStep#N (profile with "
+              "a schedule and call prof.step()), TensorFlow traces with "
+              "tf.profiler.experimental.Trace('train', step_num=...).";
+  } else if (s.framework == "pytorch") {
+    s.verdict = s.input_bound
+                    ? "Input-bound: each training step waits " + Percent(s.input_wait_fraction) +
+                          " of its time in the DataLoader's __next__ (" + Millis(mean_wait) +
+                          " of " + Millis(mean_step) + ")" + device +
+                          ". Raise the DataLoader's num_workers (with persistent_workers=True and "
+                          "pin_memory=True), or make __getitem__ and collate_fn cheaper."
+                    : "Not input-bound: the DataLoader's __next__ takes " +
+                          Percent(s.input_wait_fraction) + " of step time (" + Millis(mean_wait) +
+                          " of " + Millis(mean_step) + ")" + device + ".";
+  } else if (s.framework == "tensorflow") {
+    const std::string op = s.dominant_op.empty()
+                               ? ""
+                               : "; " + s.dominant_op +
+                                     " does the most of the iterator's own work (" +
+                                     Percent(s.dominant_op_share) + ")";
+    s.verdict = s.input_bound
+                    ? "Input-bound: each step waits " + Percent(s.input_wait_fraction) +
+                          " of its time for tf.data's GetNext (" + Millis(mean_wait) + " of " +
+                          Millis(mean_step) + ")" + op + device +
+                          ". Give it num_parallel_calls=tf.data.AUTOTUNE, cache or vectorise "
+                          "before it, and end the pipeline with prefetch."
+                    : "Not input-bound: tf.data's GetNext takes " + Percent(s.input_wait_fraction) +
+                          " of step time" + op + device + ".";
+  } else {
+    s.verdict = (s.input_bound ? "Input-bound: steps wait " : "Not input-bound: steps wait ") +
+                Percent(s.input_wait_fraction) + " of their time for input" + device + ".";
+  }
+  return s;
+}
+
+}  // namespace pipescope::trace

@@ -1,0 +1,30 @@
+#pragma once
+// The input-pipeline figures of an imported profiler trace, in the framework's own terms:
+// steps, the share of step time spent waiting for input (PyTorch: the DataLoader's
+// __next__; TensorFlow: the outermost tf.data iterator call), the share of step time the
+// device is busy (the union of kernels, copies and sets within steps), and a verdict that
+// names what to change (num_workers; the iterator op that dominates).
+
+#include <string>
+
+#include "instrumentation/trace/model.h"
+
+namespace pipescope::trace {
+
+struct FrameworkSummary {
+  std::string framework;  // "pytorch", "tensorflow", "chrome"
+  int64_t steps = 0;
+  double step_time_s = 0;           // all steps together
+  double input_wait_fraction = 0;   // of step time
+  double device_busy_fraction = 0;  // of step time; 0 without device activity
+  bool has_device_activity = false;
+  std::string dominant_op;  // TensorFlow: the iterator op with the most own time
+  double dominant_op_share = 0;
+  bool input_bound = false;
+  std::string verdict;
+};
+
+// Over [t0, t1) (t1 == 0: the whole trace).
+FrameworkSummary SummarizeFramework(const Model& model, int64_t t0 = 0, int64_t t1 = 0);
+
+}  // namespace pipescope::trace

@@ -1,0 +1,134 @@
+#include "instrumentation/trace/import/json_file.h"
+
+#include <simdjson.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+
+namespace pipescope::trace {
+namespace {
+
+constexpr size_t kChunk = 4 << 20;
+
+engine::Status TooLarge(const std::string& path, uint64_t max_bytes) {
+  return engine::Status(engine::StatusCode::kResourceExhausted,
+                        path + ": larger than " + std::to_string(max_bytes >> 20) +
+                            " MiB of JSON, more than this import takes; export a shorter "
+                            "window of the run");
+}
+
+engine::Status Cancelled() {
+  return engine::Status(engine::StatusCode::kCancelled, "import cancelled");
+}
+
+// Room for `size` bytes of text and the padding after them, keeping what is there.
+void Reserve(JsonText& t, size_t size) {
+  const size_t wanted = size + simdjson::SIMDJSON_PADDING;
+  if (wanted <= t.capacity) return;
+  std::shared_ptr<char> bigger(new char[wanted], std::default_delete<char[]>());
+  if (t.size > 0) std::memcpy(bigger.get(), t.data, t.size);
+  t.storage = std::move(bigger);
+  t.data = t.storage.get();
+  t.capacity = wanted;
+}
+
+void Pad(JsonText& t) {
+  Reserve(t, t.size);
+  std::memset(t.data + t.size, 0, simdjson::SIMDJSON_PADDING);
+}
+
+// The file mapped read-only, followed by a page of zeros for the padding: an anonymous
+// mapping one page longer is reserved, and the file mapped over its start.
+bool Map(int fd, size_t size, JsonText& t) {
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  const size_t file_pages = (size + page - 1) / page * page;
+  const size_t total = file_pages + page;
+  if (size == 0) return false;
+  void* area = mmap(nullptr, total, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (area == MAP_FAILED) return false;
+  if (mmap(area, size, PROT_READ, MAP_PRIVATE | MAP_FIXED | MAP_POPULATE, fd, 0) == MAP_FAILED) {
+    munmap(area, total);
+    return false;
+  }
+  t.storage =
+      std::shared_ptr<char>(static_cast<char*>(area), [total](char* q) { munmap(q, total); });
+  t.data = t.storage.get();
+  t.size = size;
+  t.capacity = total;
+  return true;
+}
+
+}  // namespace
+
+JsonText PaddedJson(std::string_view text) {
+  JsonText t;
+  Reserve(t, text.size());
+  if (!text.empty()) std::memcpy(t.data, text.data(), text.size());
+  t.size = text.size();
+  Pad(t);
+  return t;
+}
+
+engine::Result<JsonText> ReadJsonFile(const std::string& path, uint64_t max_bytes,
+                                      const std::function<bool(double)>& progress) {
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"),
+                                                       &std::fclose);
+  if (!file) return engine::NotFound("cannot open " + path + ": " + std::strerror(errno));
+  std::fseek(file.get(), 0, SEEK_END);
+  const long file_size = std::ftell(file.get());
+  std::fseek(file.get(), 0, SEEK_SET);
+  if (file_size < 0) return engine::InvalidArgument("cannot read " + path);
+  JsonText t;
+  if (!path.ends_with(".gz")) {
+    if (static_cast<uint64_t>(file_size) > max_bytes) return TooLarge(path, max_bytes);
+    if (Map(fileno(file.get()), static_cast<size_t>(file_size), t)) {
+      if (progress && !progress(1.0)) return Cancelled();
+      return t;
+    }
+    Reserve(t, static_cast<size_t>(file_size));
+    while (t.size < static_cast<size_t>(file_size)) {
+      const size_t n =
+          std::fread(t.data + t.size, 1, std::min(kChunk, static_cast<size_t>(file_size) - t.size),
+                     file.get());
+      if (n == 0)
+        return engine::InvalidArgument("cannot read " + path + " at byte " +
+                                       std::to_string(t.size));
+      t.size += n;
+      if (progress && !progress(static_cast<double>(t.size) / static_cast<double>(file_size)))
+        return Cancelled();
+    }
+    Pad(t);
+    return t;
+  }
+  file.reset();
+  gzFile gz = gzopen(path.c_str(), "rb");
+  if (!gz) return engine::NotFound("cannot open " + path);
+  std::unique_ptr<gzFile_s, int (*)(gzFile)> closer(gz, &gzclose);
+  gzbuffer(gz, 1 << 20);
+  while (true) {
+    if (t.capacity < t.size + kChunk + simdjson::SIMDJSON_PADDING) Reserve(t, 2 * t.size + kChunk);
+    const int n = gzread(gz, t.data + t.size, static_cast<unsigned>(kChunk));
+    if (n < 0) {
+      int code = 0;
+      return engine::Status(engine::StatusCode::kDataLoss, path + ": damaged gzip data after " +
+                                                               std::to_string(t.size) + " bytes (" +
+                                                               gzerror(gz, &code) + ")");
+    }
+    if (n == 0) break;
+    t.size += static_cast<size_t>(n);
+    if (t.size > max_bytes) return TooLarge(path, max_bytes);
+    if (progress && file_size > 0 &&
+        !progress(
+            std::min(1.0, static_cast<double>(gzoffset(gz)) / static_cast<double>(file_size))))
+      return Cancelled();
+  }
+  Pad(t);
+  return t;
+}
+
+}  // namespace pipescope::trace

@@ -1,0 +1,443 @@
+#include "instrumentation/trace/import/trace_events.h"
+
+#include <simdjson.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstring>
+#include <optional>
+#include <string>
+
+namespace pipescope::trace {
+namespace {
+
+namespace od = simdjson::ondemand;
+
+class Interner {
+ public:
+  explicit Interner(std::deque<std::string>& strings) : strings_(strings) {
+    strings_.emplace_back();
+    index_.emplace(std::string_view(strings_.back()), 0);
+  }
+  uint32_t Intern(std::string_view s) {
+    auto it = index_.find(s);
+    if (it != index_.end()) return it->second;
+    strings_.emplace_back(s);
+    const auto id = static_cast<uint32_t>(strings_.size() - 1);
+    index_.emplace(std::string_view(strings_.back()), id);  // deque: the view stays valid
+    return id;
+  }
+
+ private:
+  std::deque<std::string>& strings_;
+  std::unordered_map<std::string_view, uint32_t> index_;
+};
+
+// Microseconds (a number, or a number in a string, as some exporters write) to ns.
+bool Micros(od::value v, int64_t& ns) {
+  double us = 0;
+  if (v.get_double().get(us) != simdjson::SUCCESS) {
+    std::string_view text;
+    if (v.get_string().get(text) != simdjson::SUCCESS) return false;
+    char* end = nullptr;
+    const std::string copy(text);
+    us = std::strtod(copy.c_str(), &end);
+    if (end == copy.c_str()) return false;
+  }
+  if (!std::isfinite(us) || std::fabs(us) > 9.2e15) return false;  // within int64 ns
+  ns = std::llround(us * 1000.0);
+  return true;
+}
+
+int64_t Integer(od::value v) {
+  int64_t i = 0;
+  if (v.get_int64().get(i) == simdjson::SUCCESS) return i;
+  double d = 0;
+  if (v.get_double().get(d) == simdjson::SUCCESS && std::isfinite(d) && std::fabs(d) < 9e18)
+    return static_cast<int64_t>(d);
+  std::string_view s;  // ids are often hex strings ("0x1a")
+  if (v.get_string().get(s) == simdjson::SUCCESS) {
+    const std::string copy(s);
+    return static_cast<int64_t>(std::strtoull(copy.c_str(), nullptr, 0));
+  }
+  return 0;
+}
+
+struct Parser {
+  TraceEvents& out;
+  Interner interner{out.strings};
+  uint64_t skipped = 0;
+
+  // One event object. Unknown fields are skipped; a malformed field drops the event.
+  bool Event(od::object object) {
+    RawEvent e;
+    std::string_view meta_name;  // args.name of a metadata event
+    bool has_ts = false;
+    for (auto field : object) {
+      // Keys compared raw, without unescaping them (the text is padded, so reading a
+      // key's length plus one past its start is safe).
+      od::raw_json_string raw_key;
+      if (field.key().get(raw_key) != simdjson::SUCCESS) return false;
+      const char* k = raw_key.raw();
+      auto key_is = [k](std::string_view name) {
+        return std::memcmp(k, name.data(), name.size()) == 0 && k[name.size()] == '"';
+      };
+      od::value v;
+      if (field.value().get(v) != simdjson::SUCCESS) return false;
+      if (key_is("ph")) {
+        std::string_view ph;
+        if (v.get_string().get(ph) != simdjson::SUCCESS || ph.empty()) return false;
+        e.ph = ph[0];
+      } else if (key_is("ts")) {
+        if (!Micros(v, e.ts_ns)) return false;
+        has_ts = true;
+      } else if (key_is("dur")) {
+        if (!Micros(v, e.dur_ns) || e.dur_ns < 0) return false;
+      } else if (key_is("name")) {
+        std::string_view s;
+        if (v.get_string().get(s) != simdjson::SUCCESS) return false;
+        e.name = interner.Intern(s);
+      } else if (key_is("cat")) {
+        std::string_view s;
+        if (v.get_string().get(s) == simdjson::SUCCESS) e.cat = interner.Intern(s);
+      } else if (key_is("pid")) {
+        e.pid = static_cast<int32_t>(Integer(v));
+      } else if (key_is("tid")) {
+        e.tid = Integer(v);
+      } else if (key_is("id")) {
+        e.id = Integer(v);
+      } else if (key_is("args")) {
+        // Only metadata (its name) and counters (their value) need their arguments.
+        if (e.ph != 0 && e.ph != 'M' && e.ph != 'C') continue;
+        od::object args;
+        if (v.get_object().get(args) != simdjson::SUCCESS) continue;
+        for (auto arg : args) {
+          std::string_view arg_key;
+          od::value arg_value;
+          if (arg.unescaped_key().get(arg_key) || arg.value().get(arg_value)) break;
+          if (arg_key == "name") {
+            if (arg_value.get_string().get(meta_name) != simdjson::SUCCESS) meta_name = {};
+            if (!meta_name.empty()) meta_name = out.strings[interner.Intern(meta_name)];
+          } else if (e.value == 0) {
+            double d = 0;
+            if (arg_value.get_double().get(d) == simdjson::SUCCESS) e.value = d;
+          }
+        }
+      }
+    }
+    if (e.ph == 'M') {
+      const std::string& what = out.str(e.name);
+      if (what == "process_name") out.process_names[e.pid] = std::string(meta_name);
+      if (what == "thread_name") out.thread_names[{e.pid, e.tid}] = std::string(meta_name);
+      return true;
+    }
+    if (!has_ts || e.ph == 0) return false;
+    out.events.push_back(e);
+    return true;
+  }
+};
+
+std::string At(const std::string& source, size_t offset) {
+  return source + " at byte " + std::to_string(offset);
+}
+
+// One import: the events so far, and the JSON parser, reused by every chunk so its buffers
+// are allocated (and their pages touched) once.
+struct Session {
+  explicit Session(const EventParseOptions& o) : options(o) {}
+  const EventParseOptions& options;
+  TraceEvents out;
+  Parser parser{out};
+  od::parser json_parser;
+  uint64_t seen = 0;
+};
+
+bool Structural(simdjson::error_code e) {
+  return e == simdjson::INCOMPLETE_ARRAY_OR_OBJECT || e == simdjson::TAPE_ERROR ||
+         e == simdjson::UNCLOSED_STRING;
+}
+
+// Parses one document (padded) into the session. `offset` is where it starts in the file
+// and `file_size` the whole file's (errors and progress). A document cut off while written
+// fails as a whole (its brackets do not close): `cut` says so, for the caller to close it.
+engine::Status ParseDocument(std::string_view json, size_t offset, size_t file_size,
+                             const std::string& source, Session& s, bool& cut) {
+  cut = false;
+  od::document doc;
+  if (auto error =
+          s.json_parser.iterate(json.data(), json.size(), json.size() + simdjson::SIMDJSON_PADDING)
+              .get(doc)) {
+    cut = Structural(error);
+    return engine::InvalidArgument(source + ": not JSON (" + simdjson::error_message(error) + ")");
+  }
+  od::array events;
+  od::json_type type;
+  if (auto error = doc.type().get(type)) {
+    cut = Structural(error);
+    return engine::InvalidArgument(source + ": not JSON (" + simdjson::error_message(error) + ")");
+  }
+  if (type == od::json_type::object) {
+    const auto error = doc.find_field_unordered("traceEvents").get_array().get(events);
+    if (Structural(error)) {
+      cut = true;
+      return engine::InvalidArgument(source + ": the JSON ends early");
+    }
+    if (error != simdjson::SUCCESS) {
+      return engine::InvalidArgument(source +
+                                     ": a JSON object without a \"traceEvents\" array: not a "
+                                     "Chrome trace (nor a PyTorch or TensorFlow profiler trace)");
+    }
+  } else if (type == od::json_type::array) {
+    if (auto error = doc.get_array().get(events)) {
+      cut = Structural(error);
+      return engine::InvalidArgument(source + ": " + simdjson::error_message(error));
+    }
+  } else {
+    return engine::InvalidArgument(source +
+                                   ": the JSON is neither an object with \"traceEvents\" "
+                                   "nor an array of events");
+  }
+  const char* base = json.data();
+  auto location = [&] {
+    const char* where = nullptr;
+    return offset + (doc.current_location().get(where) == simdjson::SUCCESS
+                         ? static_cast<size_t>(where - base)
+                         : json.size());
+  };
+  for (auto item : events) {
+    od::object object;
+    if (auto error = item.get_object().get(object)) {
+      if (error == simdjson::INCOMPLETE_ARRAY_OR_OBJECT || error == simdjson::TAPE_ERROR) {
+        cut = true;
+        return engine::InvalidArgument(At(source, location()) + ": the JSON ends early");
+      }
+      return engine::InvalidArgument(At(source, location()) + ": an event is not a JSON object (" +
+                                     simdjson::error_message(error) + ")");
+    }
+    if (!s.parser.Event(object)) ++s.parser.skipped;
+    if (++s.seen > s.options.max_events) {
+      return engine::Status(engine::StatusCode::kResourceExhausted,
+                            source + ": more than " + std::to_string(s.options.max_events) +
+                                " events; import a shorter window of the run");
+    }
+    if ((s.seen & 0xFFFF) == 0 && s.options.progress &&
+        !s.options.progress(static_cast<double>(location()) / static_cast<double>(file_size))) {
+      return engine::Status(engine::StatusCode::kCancelled, "import cancelled");
+    }
+  }
+  return engine::Status::Ok();
+}
+
+// A document cut off while written (a profiler killed mid-run): its event array is closed
+// after the last event that is complete and parsed again. A '}' may close an event's
+// "args" instead of the event: then the next one back is tried.
+engine::Status ParseRepaired(std::string_view json, size_t offset, size_t file_size,
+                             const std::string& source, Session& s) {
+  const size_t first = json.find_first_not_of(" \t\r\n");
+  const std::string closing = first != std::string_view::npos && json[first] == '{' ? "]}" : "]";
+  const size_t events_before = s.out.events.size();
+  size_t end = json.size();
+  for (int attempt = 0; attempt < 64; ++attempt) {
+    end = json.rfind('}', end == 0 ? 0 : end - 1);
+    if (end == std::string_view::npos || end == 0) break;
+    std::string repaired(json.substr(0, end + 1));
+    repaired += closing;
+    const size_t size = repaired.size();
+    repaired.resize(size + simdjson::SIMDJSON_PADDING, '\0');
+    s.out.events.resize(events_before);  // a failed attempt may have added some
+    bool again = false;
+    const engine::Status status =
+        ParseDocument(std::string_view(repaired.data(), size), offset, file_size, source, s, again);
+    if (!status.ok()) {
+      if (again) continue;
+      return status;
+    }
+    s.out.warnings.insert(s.out.warnings.begin(),
+                          At(source, offset + end + 1) +
+                              ": the file ends early (a trace cut off while written?); kept the " +
+                              std::to_string(s.out.events.size()) + " events before the cut");
+    return engine::Status::Ok();
+  }
+  return engine::InvalidArgument(source + ": the JSON ends early and no complete event was found");
+}
+
+engine::Status ParseWhole(std::string_view json, const std::string& source, Session& s) {
+  bool cut = false;
+  const engine::Status status = ParseDocument(json, 0, json.size(), source, s, cut);
+  if (status.ok() || !cut) return status;
+  s.out.events.clear();
+  return ParseRepaired(json, 0, json.size(), source, s);
+}
+
+// ---- large files: the event array in chunks of about options.chunk_bytes, each parsed as an
+// array of its own with the one parser, so memory and page faults stay bounded by the chunk
+// (simdjson's buffers are several times the document they parse).
+
+size_t SkipSpace(std::string_view t, size_t i) {
+  while (i < t.size() && (t[i] == ' ' || t[i] == '\n' || t[i] == '\r' || t[i] == '\t')) ++i;
+  return i;
+}
+
+// Where the event array's first event starts, or npos (not a trace this path handles).
+size_t EventsStart(std::string_view t) {
+  size_t i = SkipSpace(t, 0);
+  if (i < t.size() && t[i] == '[') return i + 1;
+  if (i >= t.size() || t[i] != '{') return std::string_view::npos;
+  const size_t key = t.find("\"traceEvents\"");
+  if (key == std::string_view::npos) return std::string_view::npos;
+  i = SkipSpace(t, key + 13);
+  if (i >= t.size() || t[i] != ':') return std::string_view::npos;
+  i = SkipSpace(t, i + 1);
+  return i < t.size() && t[i] == '[' ? i + 1 : std::string_view::npos;
+}
+
+// The next place at or after `from` (and before `limit`) that looks like the end of one
+// event and the start of the next: '}' ',' '{' with spaces between. It may be inside a
+// string: then the chunk ending there does not parse, and the caller looks further.
+size_t NextSplit(std::string_view t, size_t from, size_t limit) {
+  for (size_t i = t.find('}', from); i != std::string_view::npos && i < limit;
+       i = t.find('}', i + 1)) {
+    size_t j = SkipSpace(t, i + 1);
+    if (j >= t.size() || t[j] != ',') continue;
+    j = SkipSpace(t, j + 1);
+    if (j < t.size() && t[j] == '{') return i;
+  }
+  return std::string_view::npos;
+}
+
+// Whether `piece` is whole events: outside strings its brackets balance and never close
+// more than they opened. simdjson's on-demand parser checks only what it visits, so a piece
+// cut inside an event's arguments could otherwise pass for a shorter event.
+bool WholeEvents(std::string_view piece) {
+  // A byte's role, looked up: most bytes have none and cost one load and one branch.
+  static constexpr auto kRole = [] {
+    std::array<uint8_t, 256> role{};
+    role['"'] = 1;
+    role['\\'] = 2;
+    role['{'] = role['['] = 3;
+    role['}'] = role[']'] = 4;
+    return role;
+  }();
+  const auto* p = reinterpret_cast<const uint8_t*>(piece.data());
+  const size_t n = piece.size();
+  int64_t depth = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const uint8_t role = kRole[p[i]];
+    if (role == 0) continue;
+    if (role == 1) {  // a string: to its closing quote, past escaped characters
+      for (++i; i < n; ++i) {
+        const uint8_t r = kRole[p[i]];
+        if (r == 2)
+          ++i;
+        else if (r == 1)
+          break;
+      }
+      if (i >= n) return false;
+    } else if (role == 3) {
+      ++depth;
+    } else if (role == 4 && --depth < 0) {
+      return false;
+    }
+  }
+  return depth == 0;
+}
+
+class ChunkBuffer {
+ public:
+  // "[" + piece + "]" and the padding.
+  std::string_view Wrap(std::string_view piece) {
+    const size_t size = piece.size() + 2;
+    if (buffer_.size() < size + simdjson::SIMDJSON_PADDING)
+      buffer_.resize(2 * size + simdjson::SIMDJSON_PADDING, '\0');
+    buffer_[0] = '[';
+    std::memcpy(buffer_.data() + 1, piece.data(), piece.size());
+    buffer_[size - 1] = ']';
+    std::memset(buffer_.data() + size, 0, simdjson::SIMDJSON_PADDING);
+    return {buffer_.data(), size};
+  }
+
+ private:
+  std::string buffer_;
+};
+
+// Chunked parse; nullopt when the text's shape is not one this path handles (the whole
+// document is then parsed in one piece, with that path's errors).
+std::optional<engine::Status> ParseChunked(std::string_view t, const std::string& source,
+                                           Session& s) {
+  const size_t start = EventsStart(t);
+  if (start == std::string_view::npos) return std::nullopt;
+  ChunkBuffer buffer;
+  const size_t chunk = std::max<size_t>(s.options.chunk_bytes, 1);
+  size_t from = start;
+  // The array's end: the last ']' in the file, or one of the few before it (the text after
+  // the array may hold some).
+  size_t end = t.rfind(']');
+  int end_attempts = 0;
+  while (true) {
+    if (end == std::string_view::npos || end < from) break;
+    // The last piece when what is left is small, or holds no further split.
+    if (end - from <= chunk || NextSplit(t, from + chunk, end) == std::string_view::npos) {
+      // The last piece: up to the array's end, if this ']' is it.
+      const std::string_view piece = t.substr(from, end - from);
+      if (WholeEvents(piece)) {
+        bool cut = false;
+        const size_t events_before = s.out.events.size();
+        const engine::Status status =
+            ParseDocument(buffer.Wrap(piece), from - 1, t.size(), source, s, cut);
+        if (status.ok() || !cut) return status;
+        s.out.events.resize(events_before);
+      }
+      if (++end_attempts == 8) break;  // a file cut off inside its events
+      end = end == 0 ? std::string_view::npos : t.rfind(']', end - 1);
+      continue;
+    }
+    size_t split = NextSplit(t, from + chunk, end);
+    for (int attempt = 0;; ++attempt) {
+      if (split == std::string_view::npos || attempt == 64) {
+        // No place to split found: the whole document in one piece instead.
+        s.out.events.clear();
+        s.parser.skipped = 0;
+        s.seen = 0;
+        return std::nullopt;
+      }
+      const std::string_view piece = t.substr(from, split + 1 - from);
+      if (WholeEvents(piece)) {
+        bool cut = false;
+        const size_t events_before = s.out.events.size();
+        const engine::Status status =
+            ParseDocument(buffer.Wrap(piece), from - 1, t.size(), source, s, cut);
+        if (status.ok()) break;
+        if (!cut) return status;
+        s.out.events.resize(events_before);
+      }
+      split = NextSplit(t, split + 1, end);  // inside a string or an event: look further
+    }
+    from = SkipSpace(t, SkipSpace(t, split + 1) + 1);  // past '}' ','
+  }
+  // No closing ']' works: the file was cut off. Close the rest after its last whole event.
+  std::string rest;
+  rest.reserve(t.size() - from + 1);
+  rest += '[';
+  rest.append(t.substr(from));
+  return ParseRepaired(rest, from - 1, t.size(), source, s);
+}
+
+}  // namespace
+
+engine::Result<TraceEvents> ParseTraceEvents(std::string_view json, const std::string& source,
+                                             const EventParseOptions& options) {
+  Session s(options);
+  s.out.events.reserve(json.size() / 160);  // a typical event's bytes: one growth at most
+  std::optional<engine::Status> chunked;
+  if (json.size() > options.chunked_above) chunked = ParseChunked(json, source, s);
+  const engine::Status status = chunked ? *chunked : ParseWhole(json, source, s);
+  RETURN_IF_ERROR(status);
+  if (s.parser.skipped > 0) {
+    s.out.warnings.push_back(source + ": skipped " + std::to_string(s.parser.skipped) +
+                             " events without a usable ph/ts or with malformed fields");
+  }
+  return std::move(s.out);
+}
+
+}  // namespace pipescope::trace

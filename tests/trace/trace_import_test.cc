@@ -1,0 +1,213 @@
+// Importing profiler traces: PyTorch's and TensorFlow's Chrome JSON (written here in their
+// formats: tests/trace/data) become steps, input waits, ops and device activity; the
+// report's figures and verdicts follow the framework's terms; bare-array Chrome traces,
+// begin/end pairs, gzip and a cut-off file open; bad input is an error naming the file and
+// the byte, never a crash.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "instrumentation/trace/import/chrome_trace_import.h"
+#include "instrumentation/trace/import/framework_report.h"
+
+namespace pipescope::trace {
+namespace {
+
+std::string Data(const std::string& name) { return std::string(PIPESCOPE_TEST_DATA) + "/" + name; }
+
+ImportedTrace Import(const std::string& name) {
+  auto imported = ImportChromeTrace(Data(name));
+  EXPECT_TRUE(imported.ok()) << imported.status().message();
+  return imported.ok() ? std::move(imported).value() : ImportedTrace{};
+}
+
+std::string Text(const std::string& name) {
+  std::ifstream in(Data(name));
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+TEST(TraceImportTest, PyTorchStepsDataLoaderWaitsAndGpuActivity) {
+  for (const std::string name : {"pytorch_input_bound.json", "pytorch_input_bound.json.gz"}) {
+    const ImportedTrace t = Import(name);
+    ASSERT_NE(t.model, nullptr);
+    EXPECT_EQ(t.framework, "pytorch");
+    EXPECT_EQ(t.model->run_info().imported_from, "pytorch");
+    EXPECT_EQ(t.model->run_info().pipeline_name, "pytorch_input_bound");
+    const FrameworkSummary s = SummarizeFramework(*t.model);
+    EXPECT_EQ(s.steps, 4);
+    EXPECT_NEAR(s.step_time_s, 0.040, 1e-9);
+    EXPECT_NEAR(s.input_wait_fraction, 0.6, 1e-6) << "6 ms of each 10 ms step in __next__";
+    EXPECT_TRUE(s.has_device_activity);
+    EXPECT_NEAR(s.device_busy_fraction, 0.35, 1e-6) << "a 0.4 ms copy and a 3.1 ms kernel per step";
+    EXPECT_TRUE(s.input_bound);
+    EXPECT_NE(s.verdict.find("DataLoader"), std::string::npos) << s.verdict;
+    EXPECT_NE(s.verdict.find("num_workers"), std::string::npos) << s.verdict;
+    EXPECT_NE(s.verdict.find("60%"), std::string::npos) << s.verdict;
+    bool flows_counted = false;
+    for (const auto& w : t.warnings) flows_counted |= w.find("flow") != std::string::npos;
+    EXPECT_TRUE(flows_counted) << "what is not shown is said, not dropped silently";
+  }
+}
+
+TEST(TraceImportTest, APyTorchTraceThatIsNotInputBoundSaysSo) {
+  const ImportedTrace t = Import("pytorch_compute_bound.json");
+  const FrameworkSummary s = SummarizeFramework(*t.model);
+  EXPECT_NEAR(s.input_wait_fraction, 0.04, 1e-6);
+  EXPECT_NEAR(s.device_busy_fraction, 0.91, 1e-6);
+  EXPECT_FALSE(s.input_bound);
+  EXPECT_EQ(s.verdict.rfind("Not input-bound", 0), 0u) << s.verdict;
+}
+
+TEST(TraceImportTest, TensorFlowIteratorsBecomeOpsAndTheHeaviestIsNamed) {
+  const ImportedTrace t = Import("tensorflow_input_bound.json");
+  EXPECT_EQ(t.framework, "tensorflow");
+  const Model& m = *t.model;
+  // The iterator paths are the pipeline, the root last; each pulls from its child.
+  std::vector<std::string> ops;
+  for (const auto* stage : m.StagesInOrder())
+    if (stage->kind == "tf.data") ops.push_back(stage->name);
+  EXPECT_EQ(ops, (std::vector<std::string>{"TFRecord", "ParallelMapV2", "Prefetch", "Root"}));
+  EXPECT_EQ(m.LastStage()->name, "Root");
+  EXPECT_EQ(m.Stage(static_cast<uint16_t>(m.StageNamed("Prefetch")->input))->name, "ParallelMapV2");
+  const FrameworkSummary s = SummarizeFramework(m);
+  EXPECT_EQ(s.steps, 4);
+  EXPECT_NEAR(s.input_wait_fraction, 0.5, 1e-6) << "Iterator::Root takes 5 ms of each step";
+  EXPECT_FALSE(s.has_device_activity);
+  EXPECT_EQ(s.dominant_op, "ParallelMapV2") << "7 ms of own work per call, without TFRecord's 1 ms";
+  EXPECT_NEAR(s.dominant_op_share, 56000.0 / (4 * (20 + 4980 + 14000 + 2000)), 1e-6);
+  EXPECT_NE(s.verdict.find("ParallelMapV2"), std::string::npos) << s.verdict;
+  EXPECT_NE(s.verdict.find("AUTOTUNE"), std::string::npos) << s.verdict;
+  ASSERT_EQ(m.markers().size(), 1u);
+  EXPECT_EQ(m.markers()[0].text, "checkpoint");
+}
+
+TEST(TraceImportTest, ABareArrayWithBeginEndPairsOpensAsGenericLanes) {
+  const ImportedTrace t = Import("generic_array.json");
+  EXPECT_EQ(t.framework, "chrome");
+  const Model& m = *t.model;
+  const record::StageDef* pid7 = m.StageNamed("pid 7");
+  ASSERT_NE(pid7, nullptr) << "a generic op per process";
+  EXPECT_EQ(m.StageNamed("pid 8")->kind, "imported");
+  const auto& calls = m.TracksOf(record::EventKind::kCall, pid7->id);
+  ASSERT_EQ(calls.size(), 1u);
+  ASSERT_EQ(calls[0]->size(), 2u) << "load and decode, paired from B/E";
+  EXPECT_EQ(calls[0]->start(0), 0);
+  EXPECT_EQ(calls[0]->end(0), 50'000);
+  EXPECT_EQ(calls[0]->value(0), 30'000u) << "load's own time: 50 us less decode's 20 us";
+  const record::StageDef* pid8 = m.StageNamed("pid 8");
+  EXPECT_EQ(m.TracksOf(record::EventKind::kCall, pid8->id)[0]->start(0), 60'500)
+      << "times written as strings";
+  ASSERT_EQ(m.markers().size(), 1u);
+  const FrameworkSummary s = SummarizeFramework(m);
+  EXPECT_EQ(s.steps, 0);
+  EXPECT_NE(s.verdict.find("ProfilerStep#N"), std::string::npos) << s.verdict;
+  bool counters = false;
+  for (const auto& w : t.warnings) counters |= w.find("counter") != std::string::npos;
+  EXPECT_TRUE(counters);
+}
+
+TEST(TraceImportTest, ACutOffTraceKeepsTheEventsBeforeTheCut) {
+  const std::string full = Text("pytorch_input_bound.json");
+  const std::string cut = full.substr(0, full.size() * 2 / 3);
+  auto t = ImportChromeTraceText(cut, "cut.json");
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  ASSERT_FALSE(t->warnings.empty());
+  EXPECT_NE(t->warnings[0].find("ends early"), std::string::npos) << t->warnings[0];
+  EXPECT_GE(SummarizeFramework(*t->model).steps, 2);
+}
+
+TEST(TraceImportTest, BadInputIsAReadableError) {
+  auto r = ImportChromeTraceText("{\"traceEvents\": 3}", "x.json");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("x.json"), std::string::npos) << r.status().message();
+  r = ImportChromeTraceText("not json at all", "y.json");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("y.json"), std::string::npos);
+  r = ImportChromeTraceText("[1, 2]", "z.json");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("z.json at byte"), std::string::npos) << r.status().message();
+  r = ImportChromeTraceText("\"text\"", "w.json");
+  EXPECT_FALSE(r.ok());
+  auto missing = ImportChromeTrace("/nonexistent/trace.json");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("/nonexistent/trace.json"), std::string::npos);
+  ImportOptions small;
+  small.max_bytes = 100;
+  auto big = ImportChromeTrace(Data("pytorch_input_bound.json"), small);
+  ASSERT_FALSE(big.ok());
+  EXPECT_EQ(big.status().code(), engine::StatusCode::kResourceExhausted);
+}
+
+// Over 16 MB a trace is parsed in chunks split between events; names that look like a
+// split ("},{") must not cut an event, and a cut-off large file keeps what came before.
+std::string LargeTrace(size_t events) {
+  std::string json =
+      "{\"schemaVersion\": 1, \"deviceProperties\": [{\"id\": 0}], \"traceEvents\": [\n";
+  for (size_t i = 0; i < events; ++i) {
+    if (i > 0) json += ",\n";
+    json += "{\"ph\": \"X\", \"name\": \"op},{\\\"trick\\\": " + std::to_string(i % 7) +
+            "\", \"pid\": 1, \"tid\": 2, \"ts\": " + std::to_string(1.7e12 + 10.0 * i) +
+            ", \"dur\": 5, \"args\": {\"a\": [1, {\"b\": \"}, {\"}]}}";
+  }
+  return json + "\n], \"traceName\": \"x[1]\"}\n";
+}
+
+TEST(TraceImportTest, ALargeTraceIsReadInChunksWithoutLosingAnEvent) {
+  const size_t n = 200'000;  // ~28 MB
+  const std::string json = LargeTrace(n);
+  ASSERT_GT(json.size(), size_t{16} << 20);
+  auto t = ImportChromeTraceText(json, "large.json");
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  EXPECT_TRUE(t->warnings.empty()) << t->warnings[0];
+  EXPECT_EQ(t->model->event_count(), n);
+  const record::StageDef* pid1 = t->model->StageNamed("pid 1");
+  ASSERT_NE(pid1, nullptr);
+  const Track& calls = *t->model->TracksOf(record::EventKind::kCall, pid1->id)[0];
+  EXPECT_EQ(calls.start(n - 1), static_cast<int64_t>(10'000 * (n - 1)));
+
+  auto cut = ImportChromeTraceText(json.substr(0, json.size() * 3 / 4), "large_cut.json");
+  ASSERT_TRUE(cut.ok()) << cut.status().message();
+  ASSERT_FALSE(cut->warnings.empty());
+  EXPECT_NE(cut->warnings[0].find("ends early"), std::string::npos) << cut->warnings[0];
+  EXPECT_GT(cut->model->event_count(), n * 7 / 10);
+  EXPECT_LT(cut->model->event_count(), n * 8 / 10);
+}
+
+TEST(TraceImportTest, SmallPiecesGiveTheSameEventsAsOnePiece) {
+  for (const std::string name :
+       {"pytorch_input_bound.json", "tensorflow_input_bound.json", "generic_array.json"}) {
+    const std::string json = Text(name);
+    auto whole = ImportChromeTraceText(json, name);
+    ImportOptions pieces;
+    pieces.chunked_above = 1;
+    pieces.chunk_bytes = 97;
+    auto chunked = ImportChromeTraceText(json, name, pieces);
+    ASSERT_TRUE(whole.ok()) << whole.status().message();
+    ASSERT_TRUE(chunked.ok()) << chunked.status().message();
+    EXPECT_EQ(chunked->model->event_count(), whole->model->event_count()) << name;
+    EXPECT_EQ(SummarizeFramework(*chunked->model).verdict,
+              SummarizeFramework(*whole->model).verdict);
+  }
+}
+
+TEST(TraceImportTest, ProgressRunsToTheEndAndCancelStops) {
+  std::vector<double> shares;
+  ImportOptions options;
+  options.progress = [&](double share) {
+    shares.push_back(share);
+    return true;
+  };
+  ASSERT_TRUE(ImportChromeTrace(Data("tensorflow_input_bound.json"), options).ok());
+  ASSERT_FALSE(shares.empty());
+  EXPECT_DOUBLE_EQ(shares.back(), 1.0);
+  EXPECT_TRUE(std::is_sorted(shares.begin(), shares.end()));
+  options.progress = [](double) { return false; };
+  EXPECT_EQ(ImportChromeTrace(Data("tensorflow_input_bound.json"), options).status().code(),
+            engine::StatusCode::kCancelled);
+}
+
+}  // namespace
+}  // namespace pipescope::trace
