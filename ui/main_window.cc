@@ -24,6 +24,7 @@
 #include "engine/spec/spec_loader.h"
 #include "instrumentation/trace/export/trace_export.h"
 #include "instrumentation/trace/format/model_writer.h"
+#include "instrumentation/trace/import/host_merge.h"
 #include "ui/compare/compare_window.h"
 #include "ui/model_lock.h"
 #include "ui/panels/notes_panel.h"
@@ -167,6 +168,13 @@ void MainWindow::BuildDocks() {
 void MainWindow::BuildMenus() {
   QMenu* file = menuBar()->addMenu("&File");
   file->addAction("&Open...", QKeySequence::Open, this, &MainWindow::OpenDialog);
+  file->addAction("Open Traces of Several &Hosts...", this, [this] {
+    const QStringList paths =
+        QFileDialog::getOpenFileNames(this, "Open one trace per host of a training job", QString(),
+                                      "Traces (*.pstrace *.json *.json.gz);;All files (*)");
+    if (paths.size() == 1) OpenFile(paths[0]);
+    if (paths.size() > 1) OpenHosts(paths);
+  });
   recent_menu_ = file->addMenu("Open &Recent");
   RefreshRecentMenu();
   save_ = file->addAction("&Save Trace As...", QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S), this,
@@ -297,11 +305,51 @@ bool MainWindow::OpenTrace(const QString& path) {
   return true;
 }
 
+bool MainWindow::OpenHosts(const QStringList& paths) {
+  if (!ConfirmDiscardNotes()) return false;
+  QProgressDialog progress("Opening " + QString::number(paths.size()) + " traces...", "Cancel", 0,
+                           1000, this);
+  progress.setWindowModality(Qt::WindowModal);
+  progress.setMinimumDuration(300);
+  std::vector<trace::HostTrace> hosts;
+  for (int i = 0; i < paths.size(); ++i) {
+    auto loaded = session::OpenTraceFile(paths[i].toStdString(), [&](double share) {
+      progress.setValue(static_cast<int>((i + share) / paths.size() * 1000));
+      QApplication::processEvents();
+      return !progress.wasCanceled();
+    });
+    if (!loaded.ok()) {
+      progress.reset();
+      if (loaded.status().code() != engine::StatusCode::kCancelled)
+        QMessageBox::warning(this, "Cannot open the trace",
+                             QString::fromStdString(loaded.status().message()));
+      return false;
+    }
+    hosts.push_back({session::HostNameOf(paths[i].toStdString()), loaded->model});
+  }
+  progress.reset();
+  trace::MergedHosts merged = trace::MergeHosts(hosts);
+  QString text = QString::fromStdString(merged.verdict) + "\n";
+  for (const auto& [host, summary] : merged.hosts) {
+    text += QString("\n%1: %2 steps, input wait %3%, device busy %4%")
+                .arg(QString::fromStdString(host))
+                .arg(summary.steps)
+                .arg(100 * summary.input_wait_fraction, 0, 'f', 0)
+                .arg(100 * summary.device_busy_fraction, 0, 'f', 0);
+  }
+  for (const auto& w : merged.warnings) statusBar()->showMessage(QString::fromStdString(w), 10000);
+  ShowModel(std::move(merged.model), QString("%1 hosts").arg(paths.size()));
+  hosts_verdict_ = text;
+  Refresh();
+  return true;
+}
+
 void MainWindow::ShowModel(std::shared_ptr<trace::Model> model, const QString& title) {
   StopRunAndWait();
   tuning_.reset();
   live_.reset();
   have_spec_ = false;
+  hosts_verdict_.clear();
   Show(std::move(model), nullptr, title);
   pipeline_->ShowTrace(*model_);
   pipeline_->ShowOrder({}, false);

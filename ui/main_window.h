@@ -39,6 +39,10 @@ class MainWindow : public QMainWindow {
   // Opens a .pstrace, or starts a live run of a .pbtxt; errors are shown in a message box.
   // Returns whether something is now shown.
   bool OpenFile(const QString& path);
+  // Opens several traces of one job (one per host: .pstrace or profiler JSON) into one
+  // view, a lane group per host, aligned on their clocks; the verdict says which host
+  // waits most for input.
+  bool OpenHosts(const QStringList& paths);
   // Shows a finished recording (tests, benchmarks).
   void ShowModel(std::shared_ptr<trace::Model> model, const QString& title);
 
@@ -174,6 +178,7 @@ class MainWindow : public QMainWindow {
   QString spec_path_;
   bool have_spec_ = false;
   QString title_;
+  QString hosts_verdict_;  // several hosts open: each one's figures, the one to look at
   bool notes_unsaved_ = false;
   bool run_finish_handled_ = true;
   int64_t sel_t0_ = 0;

@@ -234,6 +234,12 @@ void MainWindow::Refresh() {
   }
   range_label_->setText(range);
   statistics_->ShowAnalysis(analysis_);
+  if (model_->run_info().imported_from == "hosts") {
+    verdict_->setText(hosts_verdict_);
+    status_->setText(
+        QString("%1 on one clock").arg(QString::fromStdString(model_->run_info().pipeline_name)));
+    return;
+  }
   if (!model_->run_info().imported_from.empty()) {
     // An imported profiler trace: its framework's figures and verdict (steps, DataLoader or
     // tf.data wait, device activity).

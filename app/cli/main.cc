@@ -37,6 +37,8 @@ int main(int argc, char** argv) {
       ->add_option("trace", report.trace_path,
                    "Trace file (.pstrace, or a PyTorch / TensorFlow profiler .json[.gz])")
       ->required();
+  report_cmd->add_option("more", report.more_paths,
+                         "More traces of the same job, one per host: reported host by host");
   report_cmd->add_flag("--json", report.json, "Print the summary as JSON");
   report_cmd->add_option("--range", report.range, "Only [T0, T1), seconds from the start: T0:T1");
 

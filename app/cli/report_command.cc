@@ -6,6 +6,7 @@
 #include "app/cli/summary_format.h"
 #include "app/session/trace_files.h"
 #include "instrumentation/trace/import/framework_report.h"
+#include "instrumentation/trace/import/host_merge.h"
 
 namespace pipescope::cli {
 namespace {
@@ -22,7 +23,45 @@ bool ParseSeconds(const std::string& text, int64_t& ns) {
 
 }  // namespace
 
+// Several hosts' traces: each one's figures, and the host to look at first.
+int ReportHosts(const ReportCommandOptions& options, std::ostream& out, std::ostream& err) {
+  std::vector<trace::HostTrace> hosts;
+  std::vector<std::string> paths{options.trace_path};
+  paths.insert(paths.end(), options.more_paths.begin(), options.more_paths.end());
+  for (const auto& path : paths) {
+    auto loaded = session::OpenTraceFile(path);
+    if (!loaded.ok()) {
+      err << "pipescope-cli: " << loaded.status().message() << "\n";
+      return 1;
+    }
+    for (const auto& w : loaded->warnings) err << "pipescope-cli: warning: " << w << "\n";
+    hosts.push_back({session::HostNameOf(path), loaded->model});
+  }
+  const trace::MergedHosts merged = trace::MergeHosts(hosts);
+  for (const auto& w : merged.warnings) err << "pipescope-cli: warning: " << w << "\n";
+  if (options.json) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const auto& [host, summary] : merged.hosts) {
+      nlohmann::json j = FrameworkSummaryToJson(summary, {});
+      j.erase("warnings");
+      j["host"] = host;
+      list.push_back(j);
+    }
+    out << nlohmann::json{{"hosts", list},
+                          {"verdict", merged.verdict},
+                          {"warnings", merged.warnings}}
+               .dump(2)
+        << "\n";
+  } else {
+    for (const auto& [host, summary] : merged.hosts)
+      out << "== " << host << "\n" << FrameworkSummaryToText(summary);
+    out << "verdict: " << merged.verdict << "\n";
+  }
+  return 0;
+}
+
 int ReportCommand(const ReportCommandOptions& options, std::ostream& out, std::ostream& err) {
+  if (!options.more_paths.empty()) return ReportHosts(options, out, err);
   int64_t t0 = 0, t1 = 0;
   if (!options.range.empty()) {
     const auto colon = options.range.find(':');

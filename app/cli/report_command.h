@@ -2,15 +2,20 @@
 // `pipescope-cli report FILE [--json] [--range T0:T1]`: the summary and verdict of a saved
 // trace, for the whole run or a range of it (seconds from the start, either end optional).
 // A PyTorch or TensorFlow profiler trace (.json, .json.gz) is imported and reported in its
-// framework's terms: steps, DataLoader / tf.data wait, device busy, a verdict.
+// framework's terms: steps, DataLoader / tf.data wait, device busy, a verdict. Several
+// files: one report per host and which host waits most.
 
 #include <iosfwd>
 #include <string>
+#include <vector>
 
 namespace pipescope::cli {
 
 struct ReportCommandOptions {
   std::string trace_path;
+  // More traces of the same job (one per host): all are reported, host by host, aligned
+  // on their clocks, with the host that waits most for input named.
+  std::vector<std::string> more_paths;
   bool json = false;
   std::string range;  // "T0:T1", ":T1", "T0:", or empty for everything
 };

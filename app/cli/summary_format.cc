@@ -142,16 +142,18 @@ nlohmann::json FrameworkSummaryToJson(const trace::FrameworkSummary& s,
 
 std::string FrameworkSummaryToText(const trace::FrameworkSummary& s) {
   char line[256];
-  std::string out = "imported " + s.framework + " trace\n";
+  const bool recorded = s.framework == "pipescope";
+  std::string out = (recorded ? "recorded " : "imported ") + s.framework + " trace\n";
+  const char* of = recorded ? "of the run" : "of step time";
   std::snprintf(line, sizeof line, "steps                %lld (%.3f s)\n",
                 static_cast<long long>(s.steps), s.step_time_s);
   out += line;
-  std::snprintf(line, sizeof line, "input wait           %.0f%% of step time\n",
-                100 * s.input_wait_fraction);
+  std::snprintf(line, sizeof line, "input wait           %.0f%% %s\n", 100 * s.input_wait_fraction,
+                of);
   out += line;
   if (s.has_device_activity) {
-    std::snprintf(line, sizeof line, "device busy          %.0f%% of step time\n",
-                  100 * s.device_busy_fraction);
+    std::snprintf(line, sizeof line, "device busy          %.0f%% %s\n",
+                  100 * s.device_busy_fraction, of);
     out += line;
   }
   if (!s.dominant_op.empty()) {

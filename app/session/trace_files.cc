@@ -5,6 +5,12 @@
 
 namespace pipescope::session {
 
+std::string HostNameOf(const std::string& path) {
+  std::string name = path.substr(path.find_last_of('/') + 1);
+  const size_t dot = name.find('.');
+  return dot == 0 || dot == std::string::npos ? name : name.substr(0, dot);
+}
+
 engine::Result<OpenedTrace> OpenTraceFile(const std::string& path,
                                           const std::function<bool(double)>& progress) {
   OpenedTrace out;

@@ -19,6 +19,9 @@ struct OpenedTrace {
   bool imported = false;  // run_info().imported_from names the framework
 };
 
+// A host's name from its trace's file: "worker-1" for ".../worker-1.pt.trace.json.gz".
+std::string HostNameOf(const std::string& path);
+
 engine::Result<OpenedTrace> OpenTraceFile(const std::string& path,
                                           const std::function<bool(double)>& progress = {});
 

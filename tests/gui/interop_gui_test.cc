@@ -46,5 +46,21 @@ TEST(InteropGuiTest, APyTorchProfilerTraceOpensWithItsVerdict) {
   window.grab().save("imported_pytorch.png");
 }
 
+TEST(InteropGuiTest, TracesOfSeveralHostsOpenInOneView) {
+  MainWindow window;
+  ASSERT_TRUE(ShowWindow(window));
+  ASSERT_TRUE(window.OpenHosts({PIPESCOPE_TEST_DATA "/pytorch_compute_bound.json",
+                                PIPESCOPE_TEST_DATA "/pytorch_input_bound.json"}));
+  DrawFrames(window);
+  EXPECT_TRUE(window.verdict_text().startsWith("pytorch_input_bound waits most for input (60%"))
+      << window.verdict_text().toStdString();
+  EXPECT_TRUE(window.verdict_text().contains("pytorch_compute_bound: 4 steps, input wait 4%"));
+  int host_lanes = 0;
+  for (const auto& lane : window.timeline()->lanes())
+    host_lanes += lane.label.rfind("pytorch_input_bound: ", 0) == 0;
+  EXPECT_GE(host_lanes, 3) << "a lane group per host: steps, input wait, GPU, its threads";
+  window.grab().save("hosts.png");
+}
+
 }  // namespace
 }  // namespace pipescope::ui

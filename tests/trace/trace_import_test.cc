@@ -10,6 +10,7 @@
 
 #include "instrumentation/trace/import/chrome_trace_import.h"
 #include "instrumentation/trace/import/framework_report.h"
+#include "instrumentation/trace/import/host_merge.h"
 
 namespace pipescope::trace {
 namespace {
@@ -191,6 +192,36 @@ TEST(TraceImportTest, SmallPiecesGiveTheSameEventsAsOnePiece) {
     EXPECT_EQ(SummarizeFramework(*chunked->model).verdict,
               SummarizeFramework(*whole->model).verdict);
   }
+}
+
+// Two hosts of one job: host "b" started 5 ms after "a" on the shared clock; each keeps its
+// lanes under its name, its figures, and the verdict names the one that waits most.
+TEST(TraceImportTest, SeveralHostsLineUpOnTheirClocks) {
+  std::string shifted = Text("pytorch_compute_bound.json");
+  for (size_t at = 0; (at = shifted.find("\"ts\": 10", at)) != std::string::npos; at += 6)
+    shifted.replace(at + 6, 2, "15");  // 1,0xx,xxx us -> 1,5xx,xxx: 0.5 s later
+  auto a = ImportChromeTrace(Data("pytorch_input_bound.json"));
+  auto b = ImportChromeTraceText(shifted, "b.json");
+  ASSERT_TRUE(a.ok() && b.ok());
+  const MergedHosts merged = MergeHosts({{"a", std::move(a->model)}, {"b", std::move(b->model)}});
+  EXPECT_TRUE(merged.warnings.empty());
+  const Model& m = *merged.model;
+  const record::StageDef* a_steps = m.StageNamed("a: steps");
+  const record::StageDef* b_steps = m.StageNamed("b: steps");
+  ASSERT_NE(a_steps, nullptr);
+  ASSERT_NE(b_steps, nullptr);
+  ASSERT_NE(m.StageNamed("b: input wait"), nullptr);
+  ASSERT_NE(m.StageNamed("a: GPU"), nullptr);
+  ASSERT_NE(m.StageNamed("a: python3"), nullptr) << "each host's own ops, under its name";
+  const Track& sa = *m.TracksOf(record::EventKind::kCall, a_steps->id)[0];
+  const Track& sb = *m.TracksOf(record::EventKind::kCall, b_steps->id)[0];
+  ASSERT_EQ(sa.size(), 4u);
+  ASSERT_EQ(sb.size(), 4u);
+  EXPECT_EQ(sb.start(0) - sa.start(0), 500'000'000) << "aligned on the shared clock";
+  ASSERT_EQ(merged.hosts.size(), 2u);
+  EXPECT_NEAR(merged.hosts[0].second.input_wait_fraction, 0.6, 1e-6);
+  EXPECT_NEAR(merged.hosts[1].second.input_wait_fraction, 0.04, 1e-6);
+  EXPECT_EQ(merged.verdict.rfind("a waits most for input (60%", 0), 0u) << merged.verdict;
 }
 
 TEST(TraceImportTest, ProgressRunsToTheEndAndCancelStops) {

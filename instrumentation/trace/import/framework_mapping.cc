@@ -315,6 +315,10 @@ MappedTrace MapTraceEvents(TraceEvents t, const std::string& name) {
   info.imported_from = out.framework;
   info.producer = "imported " + out.framework + " trace";
   info.device = gpu ? "gpu" : "";
+  // The profiler's clock at time zero: traces of several hosts line up on it (profilers
+  // write epoch or steady-clock microseconds; hosts share the former).
+  info.clock.source = "imported";
+  info.clock.origin_unix_ns = t0;
   model.Finish();
   return out;
 }

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "instrumentation/trace/analysis.h"
 #include "instrumentation/trace/verdict.h"
 
 namespace pipescope::trace {
@@ -78,6 +79,19 @@ FrameworkSummary SummarizeFramework(const Model& model, int64_t t0, int64_t t1) 
   s.framework =
       model.run_info().imported_from.empty() ? "pipescope" : model.run_info().imported_from;
   if (t1 <= t0) t1 = model.duration_ns();
+  if (model.run_info().imported_from.empty()) {
+    // Recorded here: the consumer waits between steps, not inside them; the run's own
+    // analysis has its figures and verdict.
+    const RangeAnalysis a = Analyze(model, t0, t1);
+    s.steps = a.steps;
+    s.step_time_s = a.duration_s;
+    s.input_wait_fraction = a.input_wait_fraction;
+    s.device_busy_fraction = a.device_busy_fraction;
+    s.has_device_activity = a.device_busy_fraction > 0;
+    s.input_bound = a.input_wait_fraction >= kInputBound;
+    s.verdict = a.verdict.text;
+    return s;
+  }
   const auto step_tracks = TracksOfKinds(model, {EventKind::kStep}, record::kDeviceOp);
   for (const Track* track : step_tracks) {
     for (size_t i = track->FirstEndingAfter(t0); i < track->size() && track->start(i) < t1; ++i)
