@@ -58,7 +58,9 @@ std::vector<Lane> BuildLanes(const trace::Model& model) {
   for (const record::StageDef* stage : stages) {
     const trace::Track* levels = model.FindTrack({EventKind::kBufferLevel, stage->id, 0});
     if (!levels) continue;
-    Lane lane{LaneKind::kCounter, stage->name + " buffer fill"};
+    // An imported trace's own counters are named as their trace names them.
+    Lane lane{LaneKind::kCounter,
+              stage->kind == "counter" ? stage->name : stage->name + " buffer fill"};
     lane.op = stage->id;
     lane.tracks[lane.track_count++] = levels;
     lane.counter = CounterKind::kBufferLevel;

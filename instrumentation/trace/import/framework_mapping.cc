@@ -1,8 +1,10 @@
 #include "instrumentation/trace/import/framework_mapping.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <map>
+#include <optional>
 #include <unordered_map>
 
 namespace pipescope::trace {
@@ -162,7 +164,7 @@ MappedTrace MapTraceEvents(TraceEvents t, const std::string& name) {
   if (t.events.empty()) t0 = 0;
 
   // Spans in thread order, outer before inner at equal start, for self times and nesting.
-  std::vector<size_t> spans;
+  std::vector<size_t> spans, counters;
   size_t instants = 0, unshown = 0;
   for (size_t i = 0; i < t.events.size(); ++i) {
     const RawEvent& e = t.events[i];
@@ -171,6 +173,8 @@ MappedTrace MapTraceEvents(TraceEvents t, const std::string& name) {
     } else if (e.ph == 'i' || e.ph == 'I' || e.ph == 'R') {
       model.AddMarker({e.ts_ns - t0, t.str(e.name)});
       ++instants;
+    } else if (e.ph == 'C') {
+      counters.push_back(i);
     } else {
       ++unshown;
     }
@@ -301,13 +305,41 @@ MappedTrace MapTraceEvents(TraceEvents t, const std::string& name) {
         break;
     }
   }
+  // Counters: a counter lane each ("<process>: <name>"), readings rounded to whole
+  // numbers (the model's counters are integers).
+  std::stable_sort(counters.begin(), counters.end(),
+                   [&](size_t a, size_t b) { return t.events[a].ts_ns < t.events[b].ts_ns; });
+  std::map<std::pair<int32_t, uint32_t>, std::optional<uint16_t>> counter_stages;
+  size_t rounded = 0;
+  for (size_t i : counters) {
+    const RawEvent& e = t.events[i];
+    auto [it, added] = counter_stages.emplace(std::make_pair(e.pid, e.name), std::nullopt);
+    if (added) {
+      record::StageDef def;
+      def.name = m.ProcessName(e.pid) + ": " + t.str(e.name);
+      def.kind = "counter";
+      def.position = -kMaxStages;
+      it->second = m.NewStage(def);
+    }
+    if (!it->second) continue;
+    const double v = std::max(0.0, e.value);
+    rounded += v != std::floor(v) || e.value < 0;
+    model.AddEvent({e.ts_ns - t0, e.ts_ns - t0, 0,
+                    record::SaturateU32(static_cast<uint64_t>(std::llround(v))), 0, *it->second,
+                    EventKind::kBufferLevel, 0});
+  }
+  if (rounded > 0) {
+    out.warnings.push_back(std::to_string(rounded) +
+                           " counter readings were fractional or negative: shown rounded, "
+                           "negatives as 0");
+  }
   if (m.stages_full) {
     out.warnings.push_back("more than " + std::to_string(kMaxStages) +
                            " processes and iterator ops: the spans of the rest are left out");
   }
   if (unshown > 0) {
     out.warnings.push_back(std::to_string(unshown) +
-                           " counter, flow and async events are not shown (only spans and "
+                           " flow, async and other events are not shown (spans, counters and "
                            "instants are imported)");
   }
   RunInfo& info = model.run_info();

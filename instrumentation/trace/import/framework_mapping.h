@@ -8,8 +8,9 @@
 //   iterator spans the wait for input; "train"/"train_step"/"train_function" spans the steps;
 // - both: GPU kernels, memcpy and memset (by category, or in a "/device:GPU" process) are
 //   device activity, one lane per stream;
-// - everything else becomes one generic op per process, a lane per thread. Instants become
-//   markers; what has no place yet (counters, flows, async spans) is counted in a warning.
+// - everything else becomes one generic op per process, a lane per thread; counters a
+//   counter lane each; instants markers; what has no place yet (flows, async spans) is
+//   counted in a warning.
 // Each span's own time (without the spans nested in it on its thread) is kept as its self
 // time.
 
