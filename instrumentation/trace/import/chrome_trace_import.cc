@@ -7,7 +7,8 @@
 namespace pipescope::trace {
 namespace {
 
-// Reading is the first fifth of the progress, parsing the rest but the mapping's last tenth.
+// Reading is the first fifth of the progress, parsing up to three quarters, placing the
+// spans on the model the rest.
 std::function<bool(double)> Stage(const std::function<bool(double)>& progress, double from,
                                   double to) {
   if (!progress) return {};
@@ -26,13 +27,12 @@ engine::Result<ImportedTrace> Import(const JsonText& text, const std::string& so
                                      const std::string& name, const ImportOptions& options,
                                      double parse_from) {
   EventParseOptions parse;
-  parse.progress = Stage(options.progress, parse_from, 0.9);
+  parse.progress = Stage(options.progress, parse_from, 0.75);
   if (options.chunk_bytes > 0) parse.chunk_bytes = options.chunk_bytes;
   if (options.chunked_above > 0) parse.chunked_above = options.chunked_above;
   ASSIGN_OR_RETURN(TraceEvents events, ParseTraceEvents(text.text(), source, parse));
-  if (options.progress && !options.progress(0.9))
-    return engine::Status(engine::StatusCode::kCancelled, "import cancelled");
-  MappedTrace mapped = MapTraceEvents(std::move(events), name);
+  MappedTrace mapped = MapTraceEvents(std::move(events), name, Stage(options.progress, 0.75, 1.0));
+  if (!mapped.model) return engine::Status(engine::StatusCode::kCancelled, "import cancelled");
   ImportedTrace out{std::move(mapped.model), std::move(mapped.framework),
                     std::move(mapped.warnings), text.size};
   if (options.progress) options.progress(1.0);

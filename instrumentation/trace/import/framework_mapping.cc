@@ -139,7 +139,8 @@ EventKind GpuKind(const std::string& name, const std::string& cat) {
 
 }  // namespace
 
-MappedTrace MapTraceEvents(TraceEvents t, const std::string& name) {
+MappedTrace MapTraceEvents(TraceEvents t, const std::string& name,
+                           const std::function<bool(double)>& progress) {
   MappedTrace out;
   out.model = std::make_unique<Model>();
   out.warnings = std::move(t.warnings);
@@ -263,7 +264,13 @@ MappedTrace MapTraceEvents(TraceEvents t, const std::string& name) {
   // once each.
   std::unordered_map<uint64_t, Role> roles;
   std::map<int32_t, bool> gpu_process;
+  size_t placed = 0;
   for (size_t i : by_time) {
+    if ((++placed & 0x3FFFF) == 0 && progress &&
+        !progress(static_cast<double>(placed) / static_cast<double>(by_time.size()))) {
+      out.model.reset();
+      return out;
+    }
     const RawEvent& e = t.events[i];
     const std::string& n = t.str(e.name);
     auto [gpu_it, new_pid] = gpu_process.emplace(e.pid, false);

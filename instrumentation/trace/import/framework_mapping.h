@@ -14,6 +14,7 @@
 // Each span's own time (without the spans nested in it on its thread) is kept as its self
 // time.
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -29,6 +30,8 @@ struct MappedTrace {
   std::vector<std::string> warnings;
 };
 
-MappedTrace MapTraceEvents(TraceEvents events, const std::string& name);
+// `progress` hears the share of spans placed and may cancel (then the result has no model).
+MappedTrace MapTraceEvents(TraceEvents events, const std::string& name,
+                           const std::function<bool(double)>& progress = {});
 
 }  // namespace pipescope::trace
