@@ -325,7 +325,7 @@ MappedTrace MapTraceEvents(TraceEvents t, const std::string& name,
       record::StageDef def;
       def.name = m.ProcessName(e.pid) + ": " + t.str(e.name);
       def.kind = "counter";
-      def.position = -kMaxStages;
+      def.position = -static_cast<int>(kMaxStages);  // below every op: never the consumer's
       it->second = m.NewStage(def);
     }
     if (!it->second) continue;
