@@ -82,8 +82,8 @@ class MainWindow : public QMainWindow {
   };
   void SetCompareSettings(const CompareSettings& s) { compare_settings_ = s; }
   void SetTuningTimes(double settle_s, double measure_s) {
-    tuning_settle_s_ = settle_s;
-    tuning_measure_s_ = measure_s;
+    tuning_times_.settle_s = settle_s;
+    tuning_times_.measure_s = measure_s;
   }
   // Runs the current configuration and `other` (nullopt: what the pipescope autotuner
   // finds) for the same time and opens the Compare window; the live run stops first, so
@@ -189,8 +189,7 @@ class MainWindow : public QMainWindow {
   std::unique_ptr<session::LiveTuning> tuning_;  // reset before live_: it drives the run
   std::unique_ptr<CompareWindow> compare_window_;
   CompareSettings compare_settings_;
-  double tuning_settle_s_ = 0.5;
-  double tuning_measure_s_ = 1.5;
+  session::LiveTuning::Options tuning_times_;  // its settle and measure windows (defaults)
 };
 
 }  // namespace pipescope::ui

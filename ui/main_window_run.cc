@@ -140,9 +140,10 @@ bool MainWindow::ChangePipeline(const spec::PipelineSpec& after, const QString& 
   if (!run_is_live()) return false;
   const spec::PipelineSpec before = live_->CurrentSpec();
   const engine::MoveAssessment assessment = engine::AssessChange(before, after);
-  if (!assessment.keeps_output && !(confirm_ ? confirm_ : [this](const QString& e) {
-        return ConfirmChange(e);
-      })(QString::fromStdString(assessment.explanation))) {
+  const QString explanation = QString::fromStdString(assessment.explanation);
+  const bool confirmed =
+      assessment.keeps_output || (confirm_ ? confirm_(explanation) : ConfirmChange(explanation));
+  if (!confirmed) {
     statusBar()->showMessage("Not applied: " + description, 8000);
     pipeline_->ShowOrder(before, true);  // undo what the list shows
     return false;

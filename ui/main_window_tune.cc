@@ -83,8 +83,8 @@ bool MainWindow::StartTuning(const QString& algorithm) {
   session::LiveTuning::Options options;
   options.algorithm = algorithm.toStdString();
   options.periodic = periodic_->isChecked();
-  options.settle_s = tuning_settle_s_;
-  options.measure_s = tuning_measure_s_;
+  options.settle_s = tuning_times_.settle_s;
+  options.measure_s = tuning_times_.measure_s;
   options.tuner.ram_bytes = session::DefaultRamBudgetBytes();
   auto tuning = session::LiveTuning::Start(*live_, options);
   if (!tuning.ok()) {
@@ -175,13 +175,10 @@ CompareWindow* MainWindow::CompareWith(std::optional<spec::PipelineSpec> other,
     spec::PipelineSpec b = other ? *other : spec::PipelineSpec();
     if (!other) {
       const engine::Measurer measure =
-          [&](const spec::PipelineSpec& candidate) -> engine::Result<engine::TunerMeasurement> {
-        ASSIGN_OR_RETURN(auto m,
-                         session::MeasureSpec(candidate, settings.tune_measure_s, &canceller));
-        set_stage("autotuning: measured " +
-                  std::to_string(static_cast<int>(m.analysis.steps_per_s)) + " steps/s");
-        return session::ForTuner(m);
-      };
+          session::RecordedMeasurer(settings.tune_measure_s, &canceller, [&](double steps_per_s) {
+            set_stage("autotuning: measured " + std::to_string(static_cast<int>(steps_per_s)) +
+                      " steps/s");
+          });
       engine::TunerOptions options;
       options.budget_s = settings.tune_budget_s;
       ASSIGN_OR_RETURN(auto tuned, engine::TunePipescope(*mine, measure, options));

@@ -23,13 +23,9 @@ int AutotuneCommand(const AutotuneCommandOptions& options, std::ostream& out, st
     err << "pipescope-cli: " << spec.status().message() << "\n";
     return 2;
   }
-  const engine::Measurer measure =
-      [&](const spec::PipelineSpec& candidate) -> engine::Result<engine::TunerMeasurement> {
-    ASSIGN_OR_RETURN(auto measured, session::MeasureSpec(candidate, options.measure_s));
-    engine::TunerMeasurement m = session::ForTuner(measured);
-    err << "measured " << m.steps_per_s << " steps/s\n";
-    return m;
-  };
+  const engine::Measurer measure = session::RecordedMeasurer(
+      options.measure_s, nullptr,
+      [&err](double steps_per_s) { err << "measured " << steps_per_s << " steps/s\n"; });
   engine::TunerOptions tuner;
   tuner.cores = options.cores;
   tuner.budget_s = options.budget_s;

@@ -66,6 +66,16 @@ engine::TunerMeasurement ForTuner(const SpecMeasurement& m) {
   return t;
 }
 
+engine::Measurer RecordedMeasurer(double seconds, MeasurementCanceller* canceller,
+                                  std::function<void(double steps_per_s)> measured) {
+  return [seconds, canceller, measured = std::move(measured)](
+             const spec::PipelineSpec& candidate) -> engine::Result<engine::TunerMeasurement> {
+    ASSIGN_OR_RETURN(SpecMeasurement m, MeasureSpec(candidate, seconds, canceller));
+    if (measured) measured(m.analysis.steps_per_s);
+    return ForTuner(m);
+  };
+}
+
 double DefaultRamBudgetBytes() {
   const long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
   return pages > 0 && page > 0 ? 0.5 * static_cast<double>(pages) * static_cast<double>(page) : 0;

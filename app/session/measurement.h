@@ -3,6 +3,7 @@
 // analysed without its first quarter (buffers filling, workers starting), with the knob
 // values it ran with. What the autotuners' verification runs and `compare` use.
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -48,6 +49,11 @@ engine::Result<SpecMeasurement> MeasureSpec(const spec::PipelineSpec& spec, doub
 
 // The tuners' view of a measurement.
 engine::TunerMeasurement ForTuner(const SpecMeasurement& m);
+
+// The tuners' measurer on this machine: each candidate run and recorded for `seconds`
+// (MeasureSpec); `measured` hears each one's steps/s, for people watching.
+engine::Measurer RecordedMeasurer(double seconds, MeasurementCanceller* canceller = nullptr,
+                                  std::function<void(double steps_per_s)> measured = {});
 
 // Half of this machine's available memory: the default RAM budget for buffers (tf.data's).
 double DefaultRamBudgetBytes();

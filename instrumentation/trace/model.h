@@ -45,8 +45,8 @@ struct RunInfo {
   std::string pipeline_name;
   std::string spec_text;  // the PipelineSpec in text format
   std::string spec_path;
-  std::string producer;  // "pipescope 0.1.0"
-  std::string device;    // "simulated" or "gpu"
+  std::string producer;       // "pipescope 0.1.0"
+  std::string device;         // "simulated" or "gpu"
   std::string imported_from;  // "pytorch", "tensorflow", "chrome"; empty: recorded here
   MachineInfo machine;
   ClockInfo clock;

@@ -26,8 +26,8 @@ const Figure kFigures[] = {
     {"steps/s", [](const session::SpecMeasurement& m) { return m.analysis.steps_per_s; }, "%.1f",
      true},
     {"input wait %",
-     [](const session::SpecMeasurement& m) { return 100 * m.analysis.input_wait_fraction; },
-     "%.0f", false},
+     [](const session::SpecMeasurement& m) { return 100 * m.analysis.input_wait_fraction; }, "%.0f",
+     false},
     {"device busy %",
      [](const session::SpecMeasurement& m) { return 100 * m.analysis.device_busy_fraction; },
      "%.0f", true},
@@ -93,9 +93,8 @@ CompareWindow::CompareWindow(session::Comparison comparison, bool dark, QWidget*
   auto* split = new QSplitter(Qt::Vertical, this);
   top_ = new TimelineWidget(split);
   bottom_ = new TimelineWidget(split);
-  const int64_t span =
-      std::max(comparison_.a.model ? comparison_.a.model->duration_ns() : 0,
-               comparison_.b.model ? comparison_.b.model->duration_ns() : 0);
+  const int64_t span = std::max(comparison_.a.model ? comparison_.a.model->duration_ns() : 0,
+                                comparison_.b.model ? comparison_.b.model->duration_ns() : 0);
   const std::pair<TimelineWidget*, const session::SpecMeasurement*> sides[] = {
       {top_, &comparison_.a}, {bottom_, &comparison_.b}};
   for (const auto& [timeline, m] : sides) {
@@ -119,8 +118,8 @@ QString CompareWindow::verdict_text() const { return verdict_->text(); }
 
 void CompareWindow::FillFigures() {
   figures_->setColumnCount(3);
-  figures_->setHorizontalHeaderLabels({"", QString::fromStdString(comparison_.name_a),
-                                       QString::fromStdString(comparison_.name_b)});
+  figures_->setHorizontalHeaderLabels(
+      {"", QString::fromStdString(comparison_.name_a), QString::fromStdString(comparison_.name_b)});
   figures_->setRowCount(static_cast<int>(std::size(kFigures)));
   int row = 0;
   for (const Figure& f : kFigures) {

@@ -70,9 +70,7 @@ engine::Status ExportChromeJson(const Model& model, const std::string& path,
                                 const ExportProgress& progress) {
   ASSIGN_OR_RETURN(auto file, OutputFile::Create(path));
   const std::vector<ExportLane> lanes = ExportLanes(model);
-  size_t total = 0;
-  for (const auto& lane : lanes) total += lane.track->size();
-  JsonEvents events(*file, progress, 2 * total);
+  JsonEvents events(*file, progress, 2 * ExportedEvents(lanes));  // spans, then flows
   std::string& head = events.raw();
   head += "{\"displayTimeUnit\":\"ns\",\"otherData\":{";
   Field(head, "producer",
@@ -149,24 +147,15 @@ engine::Status ExportChromeJson(const Model& model, const std::string& path,
     Ids(e, flow[i].tid);
     RETURN_IF_ERROR(events.End());
   }
-  auto instant = [&](int64_t t, const std::string& name, const std::string& cat) {
+  for (const ExportInstant& instant : ExportInstants(model)) {
     std::string& e = events.Begin();
     e += "\"ph\":\"i\",\"s\":\"g\",";
-    Field(e, "name", name);
-    Field(e, "cat", cat);
-    Time(e, "ts", t);
+    Field(e, "name", instant.name);
+    Field(e, "cat", instant.category);
+    Time(e, "ts", instant.time_ns);
     Ids(e, 0);
-    return events.End();
-  };
-  for (const auto& m : model.markers()) RETURN_IF_ERROR(instant(m.time_ns, m.text, "marker"));
-  for (const auto& k : model.knob_changes()) {
-    const record::StageDef* stage = model.Stage(k.op);
-    RETURN_IF_ERROR(instant(k.time_ns,
-                            k.who + " set " + (stage ? stage->name : "?") + "." + k.knob + " " +
-                                std::to_string(k.from) + " -> " + std::to_string(k.to),
-                            "knob"));
+    RETURN_IF_ERROR(events.End());
   }
-  for (const auto& n : model.annotations()) RETURN_IF_ERROR(instant(n.start_ns, n.text, "note"));
   events.raw() += "\n]}\n";
   RETURN_IF_ERROR(events.Flush());
   return file->Commit();

@@ -35,6 +35,26 @@ std::vector<ExportLane> ExportLanes(const Model& model) {
   return lanes;
 }
 
+size_t ExportedEvents(const std::vector<ExportLane>& lanes) {
+  size_t events = 0;
+  for (const auto& lane : lanes) events += lane.track->size();
+  return events;
+}
+
+std::vector<ExportInstant> ExportInstants(const Model& model) {
+  std::vector<ExportInstant> out;
+  for (const auto& m : model.markers()) out.push_back({m.time_ns, m.text, "marker"});
+  for (const auto& k : model.knob_changes()) {
+    const record::StageDef* stage = model.Stage(k.op);
+    out.push_back({k.time_ns,
+                   k.who + " set " + (stage ? stage->name : "?") + "." + k.knob + " " +
+                       std::to_string(k.from) + " -> " + std::to_string(k.to),
+                   "knob"});
+  }
+  for (const auto& n : model.annotations()) out.push_back({n.start_ns, n.text, "note"});
+  return out;
+}
+
 void AppendMicros(std::string& out, int64_t ns) {
   char buf[32];
   const bool negative = ns < 0;

@@ -21,6 +21,17 @@ struct ExportLane {
 };
 
 std::vector<ExportLane> ExportLanes(const Model& model);
+// Spans and counter readings in all lanes: what an exporter's progress counts.
+size_t ExportedEvents(const std::vector<ExportLane>& lanes);
+
+// The moments both formats write as instants: markers, knob changes ("user set
+// decode.num_parallel_calls 1 -> 2") and notes, with their category.
+struct ExportInstant {
+  int64_t time_ns;
+  std::string name;
+  const char* category;  // "marker", "knob", "note"
+};
+std::vector<ExportInstant> ExportInstants(const Model& model);
 
 // Nanoseconds as microseconds with three decimals ("1234.567"), as Chrome's JSON wants;
 // exact, without going through a double.

@@ -81,9 +81,7 @@ engine::Status ExportPerfetto(const Model& model, const std::string& path,
                               const ExportProgress& progress) {
   ASSIGN_OR_RETURN(auto file, OutputFile::Create(path));
   const std::vector<ExportLane> lanes = ExportLanes(model);
-  size_t total = 0;
-  for (const auto& lane : lanes) total += lane.track->size();
-  PacketWriter writer(*file, progress, 2 * total);
+  PacketWriter writer(*file, progress, 2 * ExportedEvents(lanes));  // begin and end packets
 
   TracePacket process = Packet(-1);
   process.set_sequence_flags(1);  // the sequence starts here
@@ -130,18 +128,8 @@ engine::Status ExportPerfetto(const Model& model, const std::string& path,
       RETURN_IF_ERROR(writer.Write(end));
     }
   }
-  for (const auto& m : model.markers())
-    RETURN_IF_ERROR(writer.Write(Instant(m.time_ns, m.text, "marker")));
-  for (const auto& k : model.knob_changes()) {
-    const record::StageDef* stage = model.Stage(k.op);
-    RETURN_IF_ERROR(
-        writer.Write(Instant(k.time_ns,
-                             k.who + " set " + (stage ? stage->name : "?") + "." + k.knob + " " +
-                                 std::to_string(k.from) + " -> " + std::to_string(k.to),
-                             "knob")));
-  }
-  for (const auto& n : model.annotations())
-    RETURN_IF_ERROR(writer.Write(Instant(n.start_ns, n.text, "note")));
+  for (const ExportInstant& instant : ExportInstants(model))
+    RETURN_IF_ERROR(writer.Write(Instant(instant.time_ns, instant.name, instant.category)));
   RETURN_IF_ERROR(writer.Flush());
   return file->Commit();
 }

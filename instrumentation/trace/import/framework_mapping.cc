@@ -52,8 +52,9 @@ size_t PairBeginEnd(TraceEvents& t) {
 enum class Role { kGeneric, kStep, kInputWait, kGpu, kIterator };
 
 struct Mapper {
+  Mapper(TraceEvents& events, Model& m) : t(events), model(m) {}
+
   TraceEvents& t;
-  MappedTrace& out;
   Model& model;
   std::map<std::pair<int32_t, int64_t>, uint32_t> threads;
   std::map<int32_t, uint16_t> process_stages;
@@ -211,7 +212,7 @@ MappedTrace MapTraceEvents(TraceEvents t, const std::string& name,
     }
   }
 
-  Mapper m{t, out, model, {}, {}, {}, 0, false, -1, -1, 0};
+  Mapper m(t, model);
   // TensorFlow's iterator paths become ops, the outermost last (the one the step pulls from).
   std::map<std::string, int> depth;  // "::" in an iterator path
   int shallowest = 0;

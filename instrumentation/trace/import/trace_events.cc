@@ -151,6 +151,18 @@ struct Session {
   Parser parser{out};
   od::parser json_parser;
   uint64_t seen = 0;
+
+  // Where the session stands, to go back to when a piece turns out not to parse.
+  struct Mark {
+    size_t events;
+    uint64_t skipped, seen;
+  };
+  Mark Here() const { return {out.events.size(), parser.skipped, seen}; }
+  void Rewind(const Mark& m) {
+    out.events.resize(m.events);
+    parser.skipped = m.skipped;
+    seen = m.seen;
+  }
 };
 
 bool Structural(simdjson::error_code e) {
@@ -236,7 +248,7 @@ engine::Status ParseRepaired(std::string_view json, size_t offset, size_t file_s
                              const std::string& source, Session& s) {
   const size_t first = json.find_first_not_of(" \t\r\n");
   const std::string closing = first != std::string_view::npos && json[first] == '{' ? "]}" : "]";
-  const size_t events_before = s.out.events.size();
+  const Session::Mark before = s.Here();
   size_t end = json.size();
   for (int attempt = 0; attempt < 64; ++attempt) {
     end = json.rfind('}', end == 0 ? 0 : end - 1);
@@ -245,7 +257,7 @@ engine::Status ParseRepaired(std::string_view json, size_t offset, size_t file_s
     repaired += closing;
     const size_t size = repaired.size();
     repaired.resize(size + simdjson::SIMDJSON_PADDING, '\0');
-    s.out.events.resize(events_before);  // a failed attempt may have added some
+    s.Rewind(before);  // a failed attempt may have added some
     bool again = false;
     const engine::Status status =
         ParseDocument(std::string_view(repaired.data(), size), offset, file_size, source, s, again);
@@ -361,6 +373,23 @@ class ChunkBuffer {
   std::string buffer_;
 };
 
+// The events in t[from, to), wrapped as an array and parsed. nullopt when they are not
+// whole events (the split was inside a string or an event) or the piece is cut: the session
+// is then as it was. Else the parse's own status.
+std::optional<engine::Status> ParsePiece(std::string_view t, size_t from, size_t to,
+                                         const std::string& source, ChunkBuffer& buffer,
+                                         Session& s) {
+  const std::string_view piece = t.substr(from, to - from);
+  if (!WholeEvents(piece)) return std::nullopt;
+  const Session::Mark before = s.Here();
+  bool cut = false;
+  const engine::Status status =
+      ParseDocument(buffer.Wrap(piece), from - 1, t.size(), source, s, cut);
+  if (status.ok() || !cut) return status;
+  s.Rewind(before);
+  return std::nullopt;
+}
+
 // Chunked parse; nullopt when the text's shape is not one this path handles (the whole
 // document is then parsed in one piece, with that path's errors).
 std::optional<engine::Status> ParseChunked(std::string_view t, const std::string& source,
@@ -379,15 +408,7 @@ std::optional<engine::Status> ParseChunked(std::string_view t, const std::string
     // The last piece when what is left is small, or holds no further split.
     if (end - from <= chunk || NextSplit(t, from + chunk, end) == std::string_view::npos) {
       // The last piece: up to the array's end, if this ']' is it.
-      const std::string_view piece = t.substr(from, end - from);
-      if (WholeEvents(piece)) {
-        bool cut = false;
-        const size_t events_before = s.out.events.size();
-        const engine::Status status =
-            ParseDocument(buffer.Wrap(piece), from - 1, t.size(), source, s, cut);
-        if (status.ok() || !cut) return status;
-        s.out.events.resize(events_before);
-      }
+      if (auto parsed = ParsePiece(t, from, end, source, buffer, s)) return *parsed;
       if (++end_attempts == 8) break;  // a file cut off inside its events
       end = end == 0 ? std::string_view::npos : t.rfind(']', end - 1);
       continue;
@@ -396,20 +417,12 @@ std::optional<engine::Status> ParseChunked(std::string_view t, const std::string
     for (int attempt = 0;; ++attempt) {
       if (split == std::string_view::npos || attempt == 64) {
         // No place to split found: the whole document in one piece instead.
-        s.out.events.clear();
-        s.parser.skipped = 0;
-        s.seen = 0;
+        s.Rewind({0, 0, 0});
         return std::nullopt;
       }
-      const std::string_view piece = t.substr(from, split + 1 - from);
-      if (WholeEvents(piece)) {
-        bool cut = false;
-        const size_t events_before = s.out.events.size();
-        const engine::Status status =
-            ParseDocument(buffer.Wrap(piece), from - 1, t.size(), source, s, cut);
-        if (status.ok()) break;
-        if (!cut) return status;
-        s.out.events.resize(events_before);
+      if (auto parsed = ParsePiece(t, from, split + 1, source, buffer, s)) {
+        if (!parsed->ok()) return *parsed;
+        break;
       }
       split = NextSplit(t, split + 1, end);  // inside a string or an event: look further
     }
