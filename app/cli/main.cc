@@ -4,12 +4,15 @@
 #include <iostream>
 
 #include "app/cli/autotune_command.h"
+#include "app/cli/calibrate_command.h"
 #include "app/cli/compare_command.h"
 #include "app/cli/convert_command.h"
 #include "app/cli/dataset_commands.h"
 #include "app/cli/grid_command.h"
+#include "app/cli/lesson_command.h"
 #include "app/cli/report_command.h"
 #include "app/cli/run_command.h"
+#include "app/cli/simulate_command.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"Pipescope: find and fix bottlenecks in ML input pipelines"};
@@ -95,7 +98,47 @@ int main(int argc, char** argv) {
   convert_cmd->add_option("out", convert.out_path, "Output; its extension picks the format")
       ->required();
 
+  pipescope::cli::SimulateCommandOptions simulate;
+  auto* simulate_cmd = app.add_subcommand(
+      "simulate", "Run a pipeline spec in the simulator: virtual time on a cost model");
+  simulate_cmd->add_option("spec", simulate.spec_path, "Pipeline spec (.pbtxt)")->required();
+  simulate_cmd->add_option("--model", simulate.model_path,
+                           "Cost model (JSON, from calibrate); default: the spec's costs");
+  auto* sim_duration = simulate_cmd->add_option("--duration", simulate.duration_s,
+                                                "Seconds of virtual time (default 5)");
+  simulate_cmd->add_option("--steps", simulate.steps, "Training steps to simulate")
+      ->excludes(sim_duration);
+  simulate_cmd->add_option("--set", simulate.overrides, "Override a knob: OP.KNOB=VALUE");
+  simulate_cmd->add_option("--seed", simulate.seed, "Seed of cost draws and seedless shuffles");
+  simulate_cmd->add_flag("--json", simulate.json, "Print the summary as JSON");
+  simulate_cmd->add_option("--trace", simulate.trace_path, "Save the simulated trace (.pstrace)");
+
+  pipescope::cli::CalibrateCommandOptions calibrate;
+  auto* calibrate_cmd =
+      app.add_subcommand("calibrate", "Fit the simulator's cost model to a recorded run's trace");
+  calibrate_cmd->add_option("trace", calibrate.trace_path, "Recorded trace (.pstrace)")->required();
+  calibrate_cmd->add_option("--out", calibrate.out_path, "Cost model to write (JSON)")->required();
+  calibrate_cmd->add_flag("--json", calibrate.json, "Print the fitted model as JSON");
+
+  pipescope::cli::LessonCommandOptions lesson;
+  auto* lesson_cmd = app.add_subcommand("lesson", "Workshop lessons: list, show NAME, check NAME");
+  lesson_cmd->add_option("action", lesson.action, "list, show or check")
+      ->required()
+      ->check(CLI::IsMember({"list", "show", "check"}));
+  lesson_cmd->add_option("name", lesson.name, "Lesson (its folder name, or its number)");
+  auto* lesson_solution =
+      lesson_cmd->add_flag("--solution", lesson.solution, "Check the lesson's solution");
+  lesson_cmd->add_option("--spec", lesson.spec_path, "Check this spec instead of the start")
+      ->excludes(lesson_solution);
+  lesson_cmd->add_flag("--real", lesson.real, "Run the engine for real instead of simulating");
+  lesson_cmd->add_flag("--json", lesson.json, "Print as JSON");
+
   CLI11_PARSE(app, argc, argv);
+  if (lesson_cmd->parsed()) return pipescope::cli::LessonCommand(lesson, std::cout, std::cerr);
+  if (simulate_cmd->parsed())
+    return pipescope::cli::SimulateCommand(simulate, std::cout, std::cerr);
+  if (calibrate_cmd->parsed())
+    return pipescope::cli::CalibrateCommand(calibrate, std::cout, std::cerr);
   if (convert_cmd->parsed()) return pipescope::cli::ConvertCommand(convert, std::cout, std::cerr);
   if (compare_cmd->parsed()) return pipescope::cli::CompareCommand(compare, std::cout, std::cerr);
   if (tune_cmd->parsed()) return pipescope::cli::AutotuneCommand(tune, std::cout, std::cerr);

@@ -3,12 +3,10 @@
 #include <csignal>
 #include <iostream>
 
+#include "app/cli/spec_argument.h"
 #include "app/cli/summary_format.h"
 #include "app/session/recorded_run.h"
 #include "engine/core/element.h"
-#include "engine/spec/spec_loader.h"
-#include "engine/spec/spec_overrides.h"
-#include "engine/spec/spec_validator.h"
 
 namespace pipescope::cli {
 namespace {
@@ -39,22 +37,12 @@ trace::RangeAnalysis AnalysisFromCounters(const engine::RunSummary& s) {
 }  // namespace
 
 int RunCommand(const RunCommandOptions& options, std::ostream& out, std::ostream& err) {
-  auto loaded = engine::LoadSpecFile(options.spec_path);
+  auto loaded = LoadSpecArgument(options.spec_path, options.overrides);
   if (!loaded.ok()) {
     err << "pipescope-cli: " << loaded.status().message() << "\n";
     return 2;
   }
-  spec::PipelineSpec spec = std::move(loaded).value();
-  for (const auto& assignment : options.overrides) {
-    if (auto s = engine::ApplyOverride(spec, assignment); !s.ok()) {
-      err << "pipescope-cli: " << s.message() << "\n";
-      return 2;
-    }
-  }
-  if (auto s = engine::ValidateSpec(spec, options.spec_path + " (with --set)"); !s.ok()) {
-    err << "pipescope-cli: " << s.message() << "\n";
-    return 2;
-  }
+  const spec::PipelineSpec spec = std::move(loaded).value();
 
   session::RecordedRunOptions run;
   run.record = options.record;

@@ -12,12 +12,7 @@ namespace {
 pstrace::TraceHeader MakeHeader(const spec::PipelineSpec& spec, const std::string& spec_path,
                                 const std::string& device, int cpu_budget,
                                 const record::Recorder& recorder) {
-  pstrace::TraceHeader h;
-  h.set_producer("pipescope 0.1.0");
-  *h.mutable_spec() = spec;
-  h.set_spec_path(spec_path);
-  *h.mutable_machine() = ProbeMachine(cpu_budget);
-  h.set_device(device);
+  pstrace::TraceHeader h = MakeTraceHeader(spec, spec_path, device, cpu_budget);
   auto* clock = h.mutable_clock();
   clock->set_source(recorder.calibration().tsc ? "tsc" : "clock_monotonic");
   clock->set_ns_per_tick(recorder.calibration().ns_per_tick);
@@ -41,6 +36,17 @@ class LockedSink : public record::TraceSink {
 };
 
 }  // namespace
+
+pstrace::TraceHeader MakeTraceHeader(const spec::PipelineSpec& spec, const std::string& spec_path,
+                                     const std::string& device, int cpu_budget) {
+  pstrace::TraceHeader h;
+  h.set_producer("pipescope 0.1.0");
+  *h.mutable_spec() = spec;
+  h.set_spec_path(spec_path);
+  *h.mutable_machine() = ProbeMachine(cpu_budget);
+  h.set_device(device);
+  return h;
+}
 
 engine::Result<RecordedRunResult> RunRecorded(const spec::PipelineSpec& spec,
                                               const RecordedRunOptions& options) {

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "engine/runtime/training_run.h"
+#include "instrumentation/trace/format/pstrace.pb.h"
 #include "instrumentation/trace/model.h"
 
 namespace pipescope::session {
@@ -39,11 +40,17 @@ struct RecordedRunResult {
   uint64_t gpu_activity_records = 0;
   uint64_t gpu_clock_probes = 0;  // CUPTI clock probes that came back (see ClockTracker)
   std::string gpu_activity_note;
+  double simulation_wall_s = 0;  // simulated runs: how long simulating took
+  uint64_t events = 0;           // simulated runs: events recorded
 };
 
 // Errors: the pipeline could not be built, or the trace file could not be created. A
 // failure while running is not an error of this call: it is in run_status (with the op's
 // context), and the recording up to it is in the model.
+// A trace header for a run of `spec` on this machine (without the recorder's clock).
+pstrace::TraceHeader MakeTraceHeader(const spec::PipelineSpec& spec, const std::string& spec_path,
+                                     const std::string& device, int cpu_budget);
+
 engine::Result<RecordedRunResult> RunRecorded(const spec::PipelineSpec& spec,
                                               const RecordedRunOptions& options);
 

@@ -65,31 +65,21 @@ void Pipeline::DescribeStages(record::Recorder& recorder) {
       if (info.stats->asynchronous || info.stats->buffer_size) memory_stages_.push_back(info.stats);
     }
   }
+  std::vector<int> depths;
+  for (const auto& info : stages) depths.push_back(info.depth);
+  const std::vector<int> inputs = StageInputIndices(depths);
   for (size_t i = 0; i < stages.size(); ++i) {
     const StageStats& s = *stages[i].stats;
-    const int depth = stages[i].depth;
     record::StageDef def;
     def.id = s.id;
     def.name = s.name;
     def.kind = s.kind;
-    def.depth = depth;
+    def.depth = stages[i].depth;
     def.position = static_cast<int>(i);
     def.asynchronous = s.asynchronous;
     def.parallelism = s.parallelism ? s.parallelism->value() : 1;
     def.buffer_size = s.buffer_size ? s.buffer_size->value() : 0;
-    size_t j = i + 1;
-    while (j < stages.size() && stages[j].depth > depth) ++j;
-    if (j > i + 1) {
-      def.input = stages[j - 1].stats->id;  // the sub-pipeline's last op
-    } else {
-      for (size_t k = i; k-- > 0;) {
-        if (stages[k].depth < depth) break;
-        if (stages[k].depth == depth) {
-          def.input = stages[k].stats->id;
-          break;
-        }
-      }
-    }
+    if (inputs[i] >= 0) def.input = stages[static_cast<size_t>(inputs[i])].stats->id;
     recorder.DefineStage(def);
   }
 }

@@ -59,4 +59,24 @@ void StageRegistry::SetChangeObserver(std::function<void(const KnobChange&)> obs
   }
 }
 
+std::vector<int> StageInputIndices(const std::vector<int>& depths) {
+  std::vector<int> inputs(depths.size(), -1);
+  for (size_t i = 0; i < depths.size(); ++i) {
+    size_t j = i + 1;
+    while (j < depths.size() && depths[j] > depths[i]) ++j;
+    if (j > i + 1) {
+      inputs[i] = static_cast<int>(j - 1);  // the sub-pipeline's last op
+      continue;
+    }
+    for (size_t k = i; k-- > 0;) {
+      if (depths[k] < depths[i]) break;
+      if (depths[k] == depths[i]) {
+        inputs[i] = static_cast<int>(k);
+        break;
+      }
+    }
+  }
+  return inputs;
+}
+
 }  // namespace pipescope::engine

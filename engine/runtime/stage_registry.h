@@ -20,6 +20,11 @@ struct StageInfo {
   int depth = 0;  // 0: top level; 1: inside an interleave's sub-pipeline
 };
 
+// For stages listed in pipeline order with their depths (an interleave followed by its
+// sub-pipeline one level deeper), the index of the stage each pulls from, -1 for a source:
+// the previous stage at its depth, or for an interleave the last stage of its sub-pipeline.
+std::vector<int> StageInputIndices(const std::vector<int>& depths);
+
 class StageRegistry {
  public:
   // Finds or creates the stage named `name`; the kind is updated if it changed.

@@ -48,6 +48,8 @@ struct RunInfo {
   std::string producer;       // "pipescope 0.1.0"
   std::string device;         // "simulated" or "gpu"
   std::string imported_from;  // "pytorch", "tensorflow", "chrome"; empty: recorded here
+  bool simulated = false;     // virtual time from the simulator, not a recording
+  std::string cost_model;     // a simulation's cost model: "spec" or what it was fitted to
   MachineInfo machine;
   ClockInfo clock;
 };

@@ -32,6 +32,8 @@ TraceHeader HeaderOf(const trace::Model& model) {
   google::protobuf::TextFormat::ParseFromString(info.spec_text, h.mutable_spec());
   h.set_spec_path(info.spec_path);
   h.set_device(info.device);
+  h.set_simulated(info.simulated);
+  h.set_cost_model(info.cost_model);
   Machine* m = h.mutable_machine();
   m->set_hostname(info.machine.hostname);
   m->set_cpu_cores(static_cast<uint32_t>(info.machine.cpu_cores));

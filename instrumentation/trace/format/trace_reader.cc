@@ -133,6 +133,8 @@ void ApplyHeader(const TraceHeader& header, trace::Model& model) {
   info.pipeline_name = header.spec().name();
   google::protobuf::TextFormat::PrintToString(header.spec(), &info.spec_text);
   info.device = header.device();
+  info.simulated = header.simulated();
+  info.cost_model = header.cost_model();
   info.machine.hostname = header.machine().hostname();
   info.machine.cpu_cores =
       static_cast<int>(std::min<uint32_t>(header.machine().cpu_cores(), 1u << 16));

@@ -1,0 +1,138 @@
+#include "app/cli/lesson_command.h"
+
+#include <iomanip>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "app/session/lesson_check.h"
+#include "engine/spec/spec_loader.h"
+
+namespace pipescope::cli {
+namespace {
+
+using nlohmann::json;
+
+std::string Bound(const session::LessonGoal& g) {
+  std::ostringstream s;
+  s << std::setprecision(3);
+  if (g.at_least > -1e299) s << ">= " << g.at_least;
+  if (g.at_least > -1e299 && g.at_most < 1e299) s << " and ";
+  if (g.at_most < 1e299) s << "<= " << g.at_most;
+  return s.str();
+}
+
+json GoalJson(const session::GoalResult& r) {
+  json j{{"metric", r.goal.metric},
+         {"text", r.goal.text},
+         {"met", r.met},
+         {"measured", r.measured},
+         {"bound", Bound(r.goal)}};
+  if (!r.goal.op.empty()) j["op"] = r.goal.op;
+  if (r.measured) j["value"] = r.value;
+  if (!r.note.empty()) j["note"] = r.note;
+  return j;
+}
+
+int List(const std::vector<session::Lesson>& lessons, bool as_json, std::ostream& out) {
+  if (as_json) {
+    json list = json::array();
+    for (const auto& l : lessons)
+      list.push_back({{"name", l.name}, {"title", l.title}, {"concept", l.teaches}});
+    out << list.dump(2) << "\n";
+    return 0;
+  }
+  for (const auto& l : lessons) {
+    out << std::left << std::setw(34) << l.name << l.title << "\n";
+  }
+  return 0;
+}
+
+int Show(const session::Lesson& l, bool as_json, std::ostream& out) {
+  if (as_json) {
+    json goals = json::array();
+    for (const auto& g : l.goals)
+      goals.push_back({{"metric", g.metric}, {"op", g.op}, {"text", g.text}, {"bound", Bound(g)}});
+    out << json{{"name", l.name},        {"title", l.title},
+                {"concept", l.teaches},  {"explanation", l.explanation},
+                {"goals", goals},        {"hints", l.hints},
+                {"start", l.start_path}, {"solution", l.solution_path},
+                {"workers", l.workers},  {"duration_s", l.duration_s}}
+               .dump(2)
+        << "\n";
+    return 0;
+  }
+  out << l.title << "\n\n" << l.explanation << "\nGoals:\n";
+  for (const auto& g : l.goals) out << "  - " << g.text << "\n";
+  out << "\nStart from: " << l.start_path << "\nCheck with: pipescope-cli lesson check " << l.name
+      << " --spec YOUR_SPEC.pbtxt\n";
+  return 0;
+}
+
+}  // namespace
+
+int LessonCommand(const LessonCommandOptions& options, std::ostream& out, std::ostream& err) {
+  auto lessons = session::LoadLessons(session::LessonsFolder());
+  if (!lessons.ok()) {
+    err << "pipescope-cli: " << lessons.status().message() << "\n";
+    return 2;
+  }
+  if (options.action == "list") return List(*lessons, options.json, out);
+  if (options.name.empty()) {
+    err << "pipescope-cli: lesson " << options.action << " needs a lesson name (see lesson list)\n";
+    return 2;
+  }
+  auto lesson = session::FindLesson(*lessons, options.name);
+  if (!lesson.ok()) {
+    err << "pipescope-cli: " << lesson.status().message() << "\n";
+    return 2;
+  }
+  if (options.action == "show") return Show(*lesson, options.json, out);
+  if (options.action != "check") {
+    err << "pipescope-cli: lesson: unknown action '" << options.action
+        << "' (list, show or check)\n";
+    return 2;
+  }
+  auto spec = !options.spec_path.empty() ? engine::LoadSpecFile(options.spec_path)
+                                         : session::LessonSpec(*lesson, options.solution);
+  if (!spec.ok()) {
+    err << "pipescope-cli: " << spec.status().message() << "\n";
+    return 2;
+  }
+  session::LessonCheckOptions check_options;
+  check_options.real = options.real;
+  auto check = session::CheckLesson(*lesson, *spec, check_options);
+  if (!check.ok()) {
+    err << "pipescope-cli: " << lesson->name << ": " << check.status().message() << "\n";
+    return 1;
+  }
+  const std::string which = !options.spec_path.empty() ? options.spec_path
+                            : options.solution         ? "solution"
+                                                       : "start";
+  if (options.json) {
+    json goals = json::array();
+    for (const auto& g : check->goals) goals.push_back(GoalJson(g));
+    out << json{{"lesson", lesson->name},
+                {"spec", which},
+                {"passed", check->passed},
+                {"mode", options.real ? "real" : "simulated"},
+                {"goals", goals}}
+               .dump(2)
+        << "\n";
+  } else {
+    out << lesson->title << " (" << which << ", " << (options.real ? "real run" : "simulated")
+        << ")\n";
+    for (const auto& g : check->goals) {
+      out << (g.met ? "  [x] " : "  [ ] ") << g.goal.text << ": ";
+      if (g.measured) {
+        out << std::setprecision(3) << g.value << " (goal " << Bound(g.goal) << ")\n";
+      } else {
+        out << "not measured: " << g.note << "\n";
+      }
+    }
+    out << (check->passed ? "PASSED: every goal is met\n" : "NOT YET: some goals are not met\n");
+  }
+  return check->passed ? 0 : 1;
+}
+
+}  // namespace pipescope::cli

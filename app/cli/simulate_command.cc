@@ -1,0 +1,76 @@
+#include "app/cli/simulate_command.h"
+
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
+#include "app/cli/spec_argument.h"
+#include "app/cli/summary_format.h"
+#include "app/session/simulated_run.h"
+
+namespace pipescope::cli {
+namespace {
+
+constexpr double kDefaultDurationS = 5.0;
+
+}  // namespace
+
+int SimulateCommand(const SimulateCommandOptions& options, std::ostream& out, std::ostream& err) {
+  auto spec = LoadSpecArgument(options.spec_path, options.overrides);
+  if (!spec.ok()) {
+    err << "pipescope-cli: " << spec.status().message() << "\n";
+    return 2;
+  }
+  auto model = session::CostModelFor(*spec, options.model_path);
+  if (!model.ok()) {
+    err << "pipescope-cli: " << model.status().message() << "\n";
+    return 2;
+  }
+  session::SimulatedRunOptions run;
+  run.trace_path = options.trace_path;
+  run.spec_path = options.spec_path;
+  run.sim.duration_s = options.duration_s > 0 ? options.duration_s
+                       : options.steps > 0    ? 0
+                                              : kDefaultDurationS;
+  run.sim.max_steps = options.steps;
+  run.sim.seed = options.seed;
+  auto result = session::RunSimulated(*spec, *model, run);
+  if (!result.ok()) {
+    err << "pipescope-cli: " << result.status().message() << "\n";
+    return 1;
+  }
+  if (!result->trace_file_status.ok()) {
+    err << "pipescope-cli: the trace file is incomplete: " << result->trace_file_status.message()
+        << "\n";
+  }
+  const trace::RangeAnalysis analysis = trace::Analyze(*result->model);
+  const SummaryContext context = ContextFromModel(*result->model, result->summary.end_of_data);
+  const double virtual_s = result->summary.duration_s;
+  const double wall_s = std::max(result->simulation_wall_s, 1e-9);
+  if (options.json) {
+    auto j = SummaryToJson(analysis, context);
+    j["simulated"] = {{"cost_model", model->origin},
+                      {"seed", options.seed},
+                      {"cores", model->cores},
+                      {"virtual_s", virtual_s},
+                      {"wall_s", result->simulation_wall_s},
+                      {"speedup", virtual_s / wall_s}};
+    if (!options.trace_path.empty()) j["trace"] = options.trace_path;
+    out << j.dump(2) << "\n";
+    return 0;
+  }
+  out << SummaryToText(analysis, context);
+  std::ostringstream line;
+  line << std::fixed << std::setprecision(2) << "simulated on the " << model->origin
+       << " cost model (" << model->cores << " cores, seed " << options.seed << "): " << virtual_s
+       << " s in " << std::setprecision(3) << result->simulation_wall_s << " s ("
+       << std::setprecision(0) << virtual_s / wall_s << "x real time)\n";
+  out << line.str();
+  if (!options.trace_path.empty() && result->trace_file_status.ok()) {
+    out << "trace saved to " << options.trace_path << " (" << result->trace_file_bytes
+        << " bytes)\n";
+  }
+  return 0;
+}
+
+}  // namespace pipescope::cli

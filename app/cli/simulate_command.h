@@ -1,0 +1,28 @@
+#pragma once
+// `pipescope-cli simulate SPEC [--model MODEL] [--duration S | --steps N] [--set OP.KNOB=V]...
+// [--seed N] [--json] [--trace FILE]`: runs the spec in the simulator (virtual time, the cost
+// model of the spec or of MODEL) and prints the same summary and verdict as `run`, from the
+// simulated trace's analysis, and how much faster than real time it ran.
+
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace pipescope::cli {
+
+struct SimulateCommandOptions {
+  std::string spec_path;
+  std::string model_path;  // --model: a cost model (calibrate --out); else the spec's
+  double duration_s = 0;   // 0 with steps == 0: the default duration
+  int64_t steps = 0;
+  std::vector<std::string> overrides;
+  uint64_t seed = 1;
+  bool json = false;
+  std::string trace_path;
+};
+
+// Exit code: 0 on success, 1 when the simulation fails, 2 for bad usage, spec or model.
+int SimulateCommand(const SimulateCommandOptions& options, std::ostream& out, std::ostream& err);
+
+}  // namespace pipescope::cli

@@ -1,0 +1,17 @@
+#include "app/cli/spec_argument.h"
+
+#include "engine/spec/spec_loader.h"
+#include "engine/spec/spec_overrides.h"
+#include "engine/spec/spec_validator.h"
+
+namespace pipescope::cli {
+
+engine::Result<spec::PipelineSpec> LoadSpecArgument(const std::string& path,
+                                                    const std::vector<std::string>& overrides) {
+  ASSIGN_OR_RETURN(spec::PipelineSpec spec, engine::LoadSpecFile(path));
+  for (const auto& assignment : overrides) RETURN_IF_ERROR(engine::ApplyOverride(spec, assignment));
+  if (!overrides.empty()) RETURN_IF_ERROR(engine::ValidateSpec(spec, path + " (with --set)"));
+  return spec;
+}
+
+}  // namespace pipescope::cli

@@ -1,0 +1,224 @@
+#include "app/session/calibration.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "engine/spec/spec_loader.h"
+
+namespace pipescope::session {
+namespace {
+
+using record::EventKind;
+
+constexpr size_t kMinSamples = 5;          // fewer: the op keeps the spec's defaults
+constexpr double kTimeSlicedShare = 0.85;  // CPU under this share of the span: time-sliced
+
+struct Samples {
+  std::vector<double> ns;
+  double mean() const {
+    double s = 0;
+    for (double v : ns) s += v;
+    return ns.empty() ? 0 : s / static_cast<double>(ns.size());
+  }
+  double cv() const {
+    const double m = mean();
+    if (ns.size() < 2 || m <= 0) return 0;
+    double s = 0;
+    for (double v : ns) s += (v - m) * (v - m);
+    return std::sqrt(s / static_cast<double>(ns.size() - 1)) / m;
+  }
+  double median() {
+    if (ns.empty()) return 0;
+    auto mid = ns.begin() + static_cast<ptrdiff_t>(ns.size() / 2);
+    std::nth_element(ns.begin(), mid, ns.end());
+    return *mid;
+  }
+};
+
+class Fitter {
+ public:
+  Fitter(const trace::Model& trace, int64_t t0, int64_t t1) : trace_(trace), t0_(t0), t1_(t1) {}
+
+  // Durations (or, with `values`, the values) of an op's events of `kind` in the window.
+  Samples Collect(EventKind kind, uint16_t op, bool values) const {
+    Samples s;
+    for (const trace::Track* t : trace_.TracksOf(kind, op)) {
+      for (size_t i = t->FirstStartingAtOrAfter(t0_); i < t->size() && t->start(i) < t1_; ++i) {
+        s.ns.push_back(values ? static_cast<double>(t->value(i))
+                              : static_cast<double>(t->duration(i)));
+      }
+    }
+    return s;
+  }
+  size_t Count(EventKind kind, uint16_t op) const { return Collect(kind, op, true).ns.size(); }
+
+  // CPU per element of an asynchronous op's function: its workers' CPU time, less the
+  // synchronous ops they ran while pulling input, per element. -1 when not recorded.
+  double WorkerCpuPerElement(const record::StageDef& stage, size_t elements) const {
+    if (elements == 0) return -1;
+    double cpu = 0, upstream = 0;
+    bool any = false;
+    const std::string prefix = stage.name + "/";
+    for (const auto& [id, name] : trace_.threads()) {
+      if (name.rfind(prefix, 0) != 0) continue;
+      if (const trace::Track* t = trace_.FindTrack({EventKind::kCpuTime, record::kNoOp, id})) {
+        any = any || !t->empty();
+        for (size_t i = t->FirstStartingAtOrAfter(t0_); i < t->size() && t->start(i) < t1_; ++i) {
+          cpu += t->value(i);
+        }
+      }
+      for (const auto& track : trace_.tracks()) {
+        const auto& k = track->key();
+        if (k.kind != EventKind::kCall || k.thread != id) continue;
+        for (size_t i = track->FirstStartingAtOrAfter(t0_);
+             i < track->size() && track->start(i) < t1_; ++i) {
+          upstream += track->value(i);
+        }
+      }
+    }
+    if (!any) return -1;
+    return std::max(0.0, cpu - upstream) / static_cast<double>(elements);
+  }
+
+ private:
+  const trace::Model& trace_;
+  const int64_t t0_, t1_;
+};
+
+// Rows per element at each top-level op (batch sizes as the spec says), for the per-row
+// share of a map's cost.
+std::map<std::string, int64_t> RowsAt(const spec::PipelineSpec& spec) {
+  std::map<std::string, int64_t> rows;
+  int64_t r = 1;
+  for (const auto& op : spec.ops()) {
+    if (op.has_batch()) r = std::max<int64_t>(1, op.batch().batch_size());
+    if (op.has_unbatch()) r = 1;
+    rows[op.name()] = r;
+  }
+  return rows;
+}
+
+// Scales a cost's CPU parts so that an element of `rows` rows costs `cpu_ns`, and sets its
+// wait, both with the measured spread.
+void Fit(sim::OpCost& c, int64_t rows, double cpu_ns, double wait_ns, double cv) {
+  const double default_cpu = c.cpu.mean_ns + c.cpu_per_row.mean_ns * static_cast<double>(rows);
+  if (default_cpu > 0) {
+    const double f = cpu_ns / default_cpu;
+    c.cpu.mean_ns *= f;
+    c.cpu_per_row.mean_ns *= f;
+  } else {
+    c.cpu.mean_ns = cpu_ns;
+  }
+  c.cpu.cv = c.cpu_per_row.cv = cv;
+  c.wait = sim::Dist{wait_ns, wait_ns > 0 ? cv : 0};
+}
+
+// The CPU a run spends outside its ops' work (hand-offs between threads, spinning before
+// sleeping, the recorder's collector) shows as machine CPU the fitted costs do not explain;
+// the simulator charges it per hand-off, so it is spread over the asynchronous ops' elements.
+void FitHandoff(const trace::Model& trace, const Fitter& fit, sim::CostModel& model, int64_t t0,
+                int64_t t1) {
+  double total_cpu = 0;
+  for (const auto& track : trace.tracks()) {
+    if (track->key().kind != EventKind::kCpuTime) continue;
+    for (size_t i = track->FirstStartingAtOrAfter(t0); i < track->size() && track->start(i) < t1;
+         ++i) {
+      total_cpu += track->value(i);
+    }
+  }
+  double explained = 0, handoffs = 0;
+  for (const record::StageDef* stage : trace.StagesInOrder()) {
+    const double n = static_cast<double>(fit.Count(EventKind::kCall, stage->id));
+    const sim::OpCost& c = model.Of(stage->name);
+    explained += n * (c.cpu.mean_ns + c.cpu_per_row.mean_ns);
+    if (stage->asynchronous) handoffs += n;
+  }
+  if (total_cpu <= 0 || handoffs < kMinSamples) return;
+  const double per_handoff = (total_cpu - explained) / handoffs;
+  model.handoff_ns = static_cast<int64_t>(std::clamp(per_handoff, 500.0, 200'000.0));
+}
+
+}  // namespace
+
+engine::Result<Calibration> Calibrate(const trace::Model& trace, const std::string& origin) {
+  const trace::RunInfo& info = trace.run_info();
+  if (info.spec_text.empty()) {
+    return engine::InvalidArgument(origin +
+                                   ": the trace has no pipeline spec in its header (an imported "
+                                   "profiler trace?); calibrate needs a Pipescope recording");
+  }
+  Calibration out;
+  ASSIGN_OR_RETURN(out.spec, engine::ParseSpecText(info.spec_text, origin + " (header)"));
+  const int cores = info.machine.cpu_budget > 0 ? info.machine.cpu_budget : info.machine.cpu_cores;
+  ASSIGN_OR_RETURN(out.model, sim::DefaultCostModel(out.spec, cores > 0 ? cores : 2));
+  out.model.origin = origin;
+  if (info.simulated) out.notes.push_back("the trace is itself simulated: fitting the fit");
+
+  const int64_t t1 = trace.duration_ns();
+  const int64_t t0 = t1 / 4;
+  Fitter fit(trace, t0, t1);
+  const auto rows_at = RowsAt(out.spec);
+
+  for (const record::StageDef* stage : trace.StagesInOrder()) {
+    auto it = out.model.ops.find(stage->name);
+    if (it == out.model.ops.end()) continue;
+    sim::OpCost& c = it->second;
+    const int64_t rows = rows_at.count(stage->name) ? rows_at.at(stage->name) : 1;
+    const double default_total =
+        c.cpu.mean_ns + c.cpu_per_row.mean_ns * static_cast<double>(rows) + c.wait.mean_ns;
+    const double wait_share = default_total > 0 ? c.wait.mean_ns / default_total : 0;
+
+    if (stage->kind == "filter") {
+      const double out_n = static_cast<double>(fit.Count(EventKind::kCall, stage->id));
+      const double in_n = stage->input >= 0
+                              ? static_cast<double>(fit.Count(EventKind::kCall,
+                                                              static_cast<uint16_t>(stage->input)))
+                              : 0;
+      if (in_n >= kMinSamples) c.keep_fraction = std::clamp(out_n / in_n, 0.0, 1.0);
+    }
+    if (stage->asynchronous && stage->kind != "map") continue;  // prefetch, interleave: hand-offs
+
+    Samples s = stage->asynchronous ? fit.Collect(EventKind::kWork, stage->id, false)
+                                    : fit.Collect(EventKind::kCall, stage->id, true);
+    if (s.ns.size() < kMinSamples) {
+      out.notes.push_back(stage->name + ": " + std::to_string(s.ns.size()) +
+                          " elements in the steady part; kept the spec's costs");
+      continue;
+    }
+    double mean = s.mean();
+    const double cv = s.cv();
+    if (c.open_wait.mean_ns > 0) {
+      // A file source: its first read pays the open; the typical read is the median.
+      const double per_record = s.median();
+      const double files =
+          std::max<double>(1, static_cast<double>(fit.Count(EventKind::kCallEnd, stage->id)));
+      const double excess = (mean - per_record) * static_cast<double>(s.ns.size());
+      c.open_wait.mean_ns = std::max(0.0, excess / files);
+      mean = per_record;
+    }
+    double cpu = mean * (1 - wait_share);
+    if (stage->asynchronous) {
+      const double measured = fit.WorkerCpuPerElement(*stage, s.ns.size());
+      // Spans much longer than the CPU they used were time-sliced (more runnable threads
+      // than cores): the simulator adds that back itself, so the fit keeps the CPU. A few
+      // percent less CPU than span is the machine's own noise (steal time, clock changes):
+      // the span is the better figure then.
+      if (measured >= 0 && measured < kTimeSlicedShare * mean) cpu = measured;
+      if (wait_share == 0) mean = cpu;  // a function that only computes does not wait
+    }
+    Fit(c, rows, cpu, std::max(0.0, mean - cpu), cv);
+  }
+
+  FitHandoff(trace, fit, out.model, t0, t1);
+
+  Samples steps = fit.Collect(EventKind::kStep, record::kDeviceOp, false);
+  if (steps.ns.size() >= kMinSamples) {
+    out.model.step = sim::Dist{steps.mean(), steps.cv()};
+  } else {
+    out.notes.push_back("device step: too few steps in the steady part; kept the spec's step time");
+  }
+  return out;
+}
+
+}  // namespace pipescope::session

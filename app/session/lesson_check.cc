@@ -1,0 +1,57 @@
+#include "app/session/lesson_check.h"
+
+#include "app/session/simulated_run.h"
+#include "engine/spec/spec_loader.h"
+
+namespace pipescope::session {
+namespace {
+
+// Worker `w` of `workers`: its shard index in every top-level shard op.
+spec::PipelineSpec ForWorker(spec::PipelineSpec spec, int w) {
+  for (auto& op : *spec.mutable_ops()) {
+    if (op.has_shard()) op.mutable_shard()->set_index(w);
+  }
+  return spec;
+}
+
+}  // namespace
+
+engine::Result<spec::PipelineSpec> LessonSpec(const Lesson& lesson, bool solution) {
+  return engine::LoadSpecFile(solution ? lesson.solution_path : lesson.start_path);
+}
+
+engine::Result<LessonCheck> CheckLesson(const Lesson& lesson, const spec::PipelineSpec& spec,
+                                        const LessonCheckOptions& options) {
+  LessonCheck check;
+  const double duration = options.duration_s > 0 ? options.duration_s : lesson.duration_s;
+  for (int w = 0; w < lesson.workers; ++w) {
+    const spec::PipelineSpec worker_spec = ForWorker(spec, w);
+    auto progress = [&](double done) {
+      return !options.progress || options.progress((w + done) / lesson.workers);
+    };
+    RecordedRunResult run;
+    if (options.real) {
+      RecordedRunOptions o;
+      o.run.duration_ns = static_cast<int64_t>(duration * 1e9);
+      ASSIGN_OR_RETURN(run, RunRecorded(worker_spec, o));
+      if (!progress(1.0)) return engine::Cancelled("lesson check cancelled");
+    } else {
+      ASSIGN_OR_RETURN(sim::CostModel model, CostModelFor(worker_spec, lesson.model_path));
+      SimulatedRunOptions o;
+      o.sim.duration_s = duration;
+      o.sim.seed = options.seed + static_cast<uint64_t>(w);
+      o.sim.progress = progress;
+      ASSIGN_OR_RETURN(run, RunSimulated(worker_spec, model, o));
+    }
+    if (!run.run_status.ok()) return run.run_status;
+    check.traces.push_back(run.model);
+  }
+  check.passed = true;
+  for (const auto& goal : lesson.goals) {
+    check.goals.push_back(EvaluateGoal(goal, check.traces));
+    check.passed = check.passed && check.goals.back().met;
+  }
+  return check;
+}
+
+}  // namespace pipescope::session

@@ -1,0 +1,74 @@
+#include "app/session/simulated_run.h"
+
+#include <thread>
+
+#include "engine/sim/cost_model_json.h"
+#include "instrumentation/trace/format/trace_reader.h"
+#include "instrumentation/trace/format/trace_writer.h"
+
+namespace pipescope::session {
+namespace {
+
+class LockedModelSink : public record::TraceSink {
+ public:
+  LockedModelSink(record::TraceSink& sink, std::mutex* mu) : sink_(sink), mu_(mu) {}
+  void Consume(const record::TraceBatch& batch, bool final) override {
+    if (!mu_) return sink_.Consume(batch, final);
+    std::lock_guard<std::mutex> lock(*mu_);
+    sink_.Consume(batch, final);
+  }
+
+ private:
+  record::TraceSink& sink_;
+  std::mutex* mu_;
+};
+
+}  // namespace
+
+engine::Result<sim::CostModel> CostModelFor(const spec::PipelineSpec& spec,
+                                            const std::string& model_path) {
+  const double cores = spec.budget().cpu_cores() > 0
+                           ? static_cast<double>(spec.budget().cpu_cores())
+                           : static_cast<double>(std::max(1u, std::thread::hardware_concurrency()));
+  ASSIGN_OR_RETURN(sim::CostModel model, sim::DefaultCostModel(spec, cores));
+  if (model_path.empty()) return model;
+  return sim::LoadCostModelFile(model_path, std::move(model));
+}
+
+engine::Result<RecordedRunResult> RunSimulated(const spec::PipelineSpec& spec,
+                                               const sim::CostModel& cost_model,
+                                               const SimulatedRunOptions& options) {
+  RecordedRunResult result;
+  pstrace::TraceHeader header = MakeTraceHeader(spec, options.spec_path, "simulated",
+                                                static_cast<int>(cost_model.cores + 0.5));
+  header.set_simulated(true);
+  header.set_cost_model(cost_model.origin);
+  header.mutable_clock()->set_source("simulated");
+
+  result.model = options.model ? options.model : std::make_shared<trace::Model>();
+  {
+    std::unique_lock<std::mutex> lock;
+    if (options.model_mutex) lock = std::unique_lock<std::mutex>(*options.model_mutex);
+    pstrace::ApplyHeader(header, *result.model);
+  }
+  LockedModelSink model_sink(*result.model, options.model_mutex);
+  std::unique_ptr<pstrace::TraceWriter> writer;
+  sim::SimulationOptions sim = options.sim;
+  sim.sinks.push_back(&model_sink);
+  if (!options.trace_path.empty()) {
+    ASSIGN_OR_RETURN(writer, pstrace::TraceWriter::Create(options.trace_path, header));
+    sim.sinks.push_back(writer.get());
+  }
+  ASSIGN_OR_RETURN(sim::SimulationResult r, sim::Simulate(spec, cost_model, sim));
+  result.summary = r.summary;
+  result.simulation_wall_s = r.wall_s;
+  result.events = r.events;
+  if (r.cancelled) result.run_status = engine::Cancelled("simulation cancelled");
+  if (writer) {
+    result.trace_file_status = writer->status();
+    result.trace_file_bytes = writer->bytes_written();
+  }
+  return result;
+}
+
+}  // namespace pipescope::session

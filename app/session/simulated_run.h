@@ -1,0 +1,36 @@
+#pragma once
+// A simulated run with its trace: what `pipescope-cli simulate` and the lessons do. The
+// simulator's trace goes into a trace::Model (and a .pstrace file when asked) whose header
+// says it was simulated and on which cost model, so every view and analysis takes it.
+
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "app/session/recorded_run.h"
+#include "engine/sim/cost_model.h"
+#include "engine/sim/simulator.h"
+
+namespace pipescope::session {
+
+// The cost model to simulate `spec` with: the spec's defaults on `cores` cores (the spec's
+// budget when it has one, else this machine's; a lesson's is in its spec), with the JSON file
+// `model_path` laid over them when given.
+engine::Result<sim::CostModel> CostModelFor(const spec::PipelineSpec& spec,
+                                            const std::string& model_path);
+
+struct SimulatedRunOptions {
+  std::string trace_path;  // empty: the trace is kept in memory only
+  std::string spec_path;   // stored in the trace header
+  sim::SimulationOptions sim;
+  // A live view: the model to simulate into, fed under the mutex (see RecordedRunOptions).
+  std::shared_ptr<trace::Model> model;
+  std::mutex* model_mutex = nullptr;
+};
+
+// Errors: the spec cannot be simulated, or the trace file cannot be created.
+engine::Result<RecordedRunResult> RunSimulated(const spec::PipelineSpec& spec,
+                                               const sim::CostModel& model,
+                                               const SimulatedRunOptions& options);
+
+}  // namespace pipescope::session

@@ -1,0 +1,287 @@
+#include "engine/sim/cost_model.h"
+
+#include <glob.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "engine/core/duration.h"
+#include "engine/io/byte_source.h"
+#include "engine/io/tfrecord_reader.h"
+
+namespace pipescope::sim {
+
+double Rng::Normal() {
+  // Box-Muller on two uniforms; (0, 1] for the logarithm.
+  const double u1 = 1.0 - Uniform();
+  const double u2 = Uniform();
+  return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * M_PI * u2);
+}
+
+int64_t Dist::Sample(Rng& rng) const {
+  if (mean_ns <= 0) return 0;
+  if (cv <= 0) return static_cast<int64_t>(mean_ns);
+  // A log-normal with this mean and cv: sigma^2 = ln(1 + cv^2), mu = ln(mean) - sigma^2/2.
+  const double sigma2 = std::log1p(cv * cv);
+  const double mu = std::log(mean_ns) - sigma2 / 2;
+  return static_cast<int64_t>(std::exp(mu + std::sqrt(sigma2) * rng.Normal()));
+}
+
+const OpCost& CostModel::Of(const std::string& op) const {
+  static const OpCost kFree;
+  auto it = ops.find(op);
+  return it == ops.end() ? kFree : it->second;
+}
+
+namespace {
+
+// Typical costs of the engine's work functions on one core of a current x86 machine
+// (pipescope-cli run of the example pipelines); calibration replaces them with measured ones.
+constexpr double kMapCallNs = 3000;       // hand-off and bookkeeping of one map call
+constexpr double kSourceRecordNs = 1000;  // a source producing one record
+constexpr double kCheapOpNs = 300;        // filter, shuffle, shard, take, ... per element
+constexpr double kCopyNsPerByte = 0.1;    // memcpy-like work (batching, synthetic bytes)
+
+Dist Fixed(double ns) { return Dist{ns, 0}; }
+
+struct FileStats {
+  int64_t files = 0;
+  int64_t records = 0;
+  int64_t bytes = 0;
+};
+
+// Records and bytes of the TFRecord files a pattern matches (read once, when the model is
+// made; the example datasets are small).
+FileStats ScanTfRecords(const std::vector<std::string>& files, const std::string& compression) {
+  FileStats s;
+  auto c = engine::ParseCompression(compression);
+  for (const auto& f : files) {
+    auto reader = engine::TfRecordReader::Open(
+        f, {c.ok() ? c.value() : engine::Compression::kNone, /*skip_corrupt=*/true});
+    if (!reader.ok()) continue;
+    ++s.files;
+    std::string record;
+    bool end = false;
+    while ((*reader)->Read(record, end).ok() && !end) {
+      ++s.records;
+      s.bytes += static_cast<int64_t>(record.size());
+    }
+  }
+  return s;
+}
+
+std::vector<std::string> Glob(const std::string& pattern) {
+  glob_t g{};
+  std::vector<std::string> files;
+  if (glob(pattern.c_str(), 0, nullptr, &g) == 0) {
+    for (size_t i = 0; i < g.gl_pathc; ++i) files.emplace_back(g.gl_pathv[i]);
+  }
+  globfree(&g);
+  return files;
+}
+
+engine::Result<double> DurationOr0(const std::string& text) {
+  if (text.empty()) return 0.0;
+  ASSIGN_OR_RETURN(int64_t ns, engine::ParseDurationNs(text));
+  return static_cast<double>(ns);
+}
+
+// Wait per record of storage with this latency and bandwidth.
+engine::Result<double> StorageWaitNs(const std::string& latency, const std::string& bandwidth,
+                                     int64_t record_bytes) {
+  ASSIGN_OR_RETURN(double wait, DurationOr0(latency));
+  if (!bandwidth.empty()) {
+    ASSIGN_OR_RETURN(double bps, engine::ParseBytesPerSecond(bandwidth));
+    if (bps > 0) wait += static_cast<double>(record_bytes) / bps * 1e9;
+  }
+  return wait;
+}
+
+class DefaultsBuilder {
+ public:
+  DefaultsBuilder(CostModel& m) : m_(m) {}
+
+  engine::Status Source(const spec::Source& s, int64_t& bytes) {
+    OpCost& c = m_.ops[s.name()];
+    switch (s.kind_case()) {
+      case spec::Source::kRange: {
+        const auto& r = s.range();
+        const int64_t step = r.step() == 0 ? 1 : r.step();
+        c.records =
+            std::max<int64_t>(0, (r.stop() - r.start() + step - (step > 0 ? 1 : -1)) / step);
+        c.cpu = Fixed(200);
+        bytes = 8;
+        break;
+      }
+      case spec::Source::kListFiles: {
+        const auto files = Glob(s.list_files().pattern());
+        c.records = static_cast<int64_t>(files.size());
+        c.cpu = Fixed(kSourceRecordNs);
+        files_ = files;
+        bytes = 64;
+        break;
+      }
+      case spec::Source::kSynthetic: {
+        const auto& y = s.synthetic();
+        c.records = y.records();
+        bytes = std::max<int64_t>(1, y.record_bytes());
+        c.cpu = Fixed(kSourceRecordNs + kCopyNsPerByte * static_cast<double>(bytes));
+        ASSIGN_OR_RETURN(double wait, StorageWaitNs(y.read_latency(), y.bandwidth(), bytes));
+        c.wait = Fixed(wait);
+        break;
+      }
+      case spec::Source::kTfrecord: {
+        const auto& t = s.tfrecord();
+        const FileStats f = ScanTfRecords({t.files().begin(), t.files().end()}, t.compression());
+        c.records = f.records;
+        bytes = f.records > 0 ? f.bytes / f.records : 1024;
+        c.cpu = Fixed(kSourceRecordNs + static_cast<double>(bytes));  // read + CRC
+        break;
+      }
+      case spec::Source::KIND_NOT_SET:
+        return engine::InvalidArgument("the pipeline has no source");
+    }
+    c.out_bytes = bytes;
+    return engine::Status::Ok();
+  }
+
+  engine::Status ElementSource(const spec::ElementSource& es, const std::string& op,
+                               int64_t& bytes) {
+    switch (es.kind_case()) {
+      case spec::ElementSource::kFromElement:
+        m_.ops[op + ".from_element"].cpu = Fixed(kCheapOpNs);
+        break;
+      case spec::ElementSource::kSyntheticFile: {
+        const auto& f = es.synthetic_file();
+        OpCost& c = m_.ops[op + ".read"];
+        c.records = f.records_per_file();
+        bytes = std::max<int64_t>(1, f.record_bytes());
+        c.out_bytes = bytes;
+        c.cpu = Fixed(kSourceRecordNs + kCopyNsPerByte * static_cast<double>(bytes));
+        ASSIGN_OR_RETURN(double wait, StorageWaitNs(f.read_latency(), f.bandwidth(), bytes));
+        c.wait = Fixed(wait);
+        ASSIGN_OR_RETURN(double open, DurationOr0(f.open_latency()));
+        c.open_wait = Fixed(open);
+        break;
+      }
+      case spec::ElementSource::kTfrecordFile: {
+        OpCost& c = m_.ops[op + ".read"];
+        const FileStats f = ScanTfRecords(files_, es.tfrecord_file().compression());
+        c.records = f.files > 0 ? (f.records + f.files - 1) / f.files : 100;
+        bytes = f.records > 0 ? f.bytes / f.records : 1024;
+        c.out_bytes = bytes;
+        c.cpu = Fixed(kSourceRecordNs + static_cast<double>(bytes));
+        c.open_wait = Fixed(50'000);  // opening a local file
+        break;
+      }
+      case spec::ElementSource::KIND_NOT_SET:
+        return engine::InvalidArgument("interleave '" + op + "' needs per_element");
+    }
+    return engine::Status::Ok();
+  }
+
+  engine::Status Ops(const google::protobuf::RepeatedPtrField<spec::Op>& ops, int64_t& bytes) {
+    for (const auto& op : ops) RETURN_IF_ERROR(Op(op, bytes));
+    return engine::Status::Ok();
+  }
+
+ private:
+  engine::Status Op(const spec::Op& op, int64_t& bytes) {
+    OpCost& c = m_.ops[op.name()];
+    switch (op.kind_case()) {
+      case spec::Op::kInterleave: {
+        RETURN_IF_ERROR(ElementSource(op.interleave().per_element(), op.name(), bytes));
+        RETURN_IF_ERROR(Ops(op.interleave().ops(), bytes));
+        m_.ops[op.name()].cpu = Fixed(kCheapOpNs);
+        return engine::Status::Ok();
+      }
+      case spec::Op::kMap:
+        c.cpu = Fixed(kMapCallNs);
+        return Work(op.map().fn(), c, bytes);
+      case spec::Op::kFilter:
+        c.cpu = Fixed(kCheapOpNs);
+        if (op.filter().predicate().has_keep_fraction()) {
+          c.keep_fraction =
+              std::clamp(op.filter().predicate().keep_fraction().fraction(), 0.0, 1.0);
+        } else if (op.filter().predicate().has_mod_equals()) {
+          const int64_t m = op.filter().predicate().mod_equals().modulus();
+          c.keep_fraction = m > 0 ? 1.0 / static_cast<double>(m) : 1.0;
+        }
+        return engine::Status::Ok();
+      case spec::Op::kBatch:
+        c.cpu = Fixed(1000);
+        c.cpu_per_row = Fixed(kCopyNsPerByte * static_cast<double>(bytes));
+        return engine::Status::Ok();
+      default:
+        c.cpu = Fixed(kCheapOpNs);
+        return engine::Status::Ok();
+    }
+  }
+
+  // Per-row costs of a map's function and the size of what it makes.
+  engine::Status Work(const spec::WorkFunction& fn, OpCost& c, int64_t& bytes) {
+    const double in = static_cast<double>(bytes);
+    switch (fn.kind_case()) {
+      case spec::WorkFunction::kCpuWork: {
+        ASSIGN_OR_RETURN(double ns, DurationOr0(fn.cpu_work().duration()));
+        c.cpu_per_row = Fixed(ns);
+        break;
+      }
+      case spec::WorkFunction::kIoWait: {
+        ASSIGN_OR_RETURN(double ns, DurationOr0(fn.io_wait().duration()));
+        c.wait = Fixed(ns);
+        break;
+      }
+      case spec::WorkFunction::kUnpackBits:
+        c.cpu_per_row = Fixed(in * 1.0);
+        bytes *= 8;
+        break;
+      case spec::WorkFunction::kNormalize:
+        c.cpu_per_row = Fixed(in * 1.0);
+        bytes *= 4;
+        break;
+      case spec::WorkFunction::kParseExample:
+        c.cpu_per_row = Fixed(1000 + in * 0.5);
+        break;
+      case spec::WorkFunction::kDecodeJpeg:
+        c.cpu_per_row = Fixed(in * 20);
+        bytes = std::max<int64_t>(bytes * 8, 1);
+        break;
+      case spec::WorkFunction::kResize:
+        bytes = std::max<int64_t>(1, fn.resize().height() * fn.resize().width() * 3 * 4);
+        c.cpu_per_row = Fixed(static_cast<double>(bytes) * 2);
+        break;
+      case spec::WorkFunction::kRandomCrop:
+        bytes = std::max<int64_t>(1, fn.random_crop().height() * fn.random_crop().width() * 3);
+        c.cpu_per_row = Fixed(static_cast<double>(bytes) * 0.5);
+        break;
+      case spec::WorkFunction::kRandomFlip:
+        c.cpu_per_row = Fixed(in * 0.5);
+        break;
+      default:
+        break;
+    }
+    c.out_bytes = bytes;
+    return engine::Status::Ok();
+  }
+
+  CostModel& m_;
+  std::vector<std::string> files_;  // list_files' matches, for tfrecord_file sub-pipelines
+};
+
+}  // namespace
+
+engine::Result<CostModel> DefaultCostModel(const spec::PipelineSpec& spec, double cores) {
+  CostModel m;
+  m.cores = cores > 0 ? cores : 2;
+  m.origin = "spec";
+  ASSIGN_OR_RETURN(double step, DurationOr0(spec.train_step().step_time()));
+  m.step = Fixed(step);
+  DefaultsBuilder builder(m);
+  int64_t bytes = 0;
+  RETURN_IF_ERROR(builder.Source(spec.source(), bytes));
+  RETURN_IF_ERROR(builder.Ops(spec.ops(), bytes));
+  return m;
+}
+
+}  // namespace pipescope::sim

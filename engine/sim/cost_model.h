@@ -1,0 +1,70 @@
+#pragma once
+// What the simulator charges for each op: per-element time distributions (CPU work and
+// blocking waits), element sizes, filter ratios, storage (a file's open latency and the
+// per-record wait), the cores, and the device's step. Defaults come from the spec
+// (DefaultCostModel); `pipescope-cli calibrate` fits one to a recorded run; lessons may
+// ship their own. Stored as JSON (FORMAT in cost_model_json.h).
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "engine/core/status.h"
+#include "engine/spec/pipeline_spec.pb.h"
+
+namespace pipescope::sim {
+
+// splitmix64: small, fast, and the same stream on every machine (the standard library's
+// distributions are not specified bit for bit).
+class Rng {
+ public:
+  explicit Rng(uint64_t seed) : state_(seed) {}
+  uint64_t Next() {
+    uint64_t z = (state_ += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  }
+  double Uniform() { return static_cast<double>(Next() >> 11) * 0x1.0p-53; }  // [0, 1)
+  double Normal();                                                            // N(0, 1)
+
+ private:
+  uint64_t state_;
+};
+
+// A non-negative duration: its mean and coefficient of variation. cv 0 is a constant;
+// otherwise log-normal, which matches the long right tail of measured op times.
+struct Dist {
+  double mean_ns = 0;
+  double cv = 0;
+  int64_t Sample(Rng& rng) const;
+  bool zero() const { return mean_ns <= 0; }
+};
+
+struct OpCost {
+  Dist cpu;                  // CPU per call (per element; per batch for a map after batch)
+  Dist cpu_per_row;          // CPU per row of the element (a map's function, a batch's copy)
+  Dist wait;                 // blocking per element (storage answering a read; io_wait)
+  Dist open_wait;            // blocking per sub-pipeline opened (an interleave's file)
+  double keep_fraction = 1;  // filters: the share of elements kept
+  int64_t out_bytes = 0;     // bytes per row of the op's output; 0: as its input
+  int64_t records = -1;      // sources: records per pass (per file inside an interleave); -1
+                             // as the spec says
+};
+
+struct CostModel {
+  double cores = 2;
+  double oversubscription_cost = 0.02;  // Scheduler's
+  Dist step;                            // the device's training step
+  int64_t handoff_ns = 2000;            // CPU a thread spends handing an element to another thread
+  std::map<std::string, OpCost> ops;    // by op name ("interleave.read" for sub-pipelines)
+  std::string origin;                   // "spec" or the trace it was calibrated from
+
+  const OpCost& Of(const std::string& op) const;
+};
+
+// Costs as the spec describes them (durations, latencies, bandwidths, record sizes), with
+// measured typical costs for the real work functions. `cores`: this machine's budget.
+engine::Result<CostModel> DefaultCostModel(const spec::PipelineSpec& spec, double cores);
+
+}  // namespace pipescope::sim

@@ -1,0 +1,116 @@
+#include "engine/sim/cost_model_json.h"
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+namespace pipescope::sim {
+namespace {
+
+using nlohmann::json;
+
+json DistToJson(const Dist& d) { return json{{"mean_ns", d.mean_ns}, {"cv", d.cv}}; }
+
+// Reads `key` of `j` into `out` when present; a wrong type is an error naming the path.
+template <typename T>
+engine::Status Read(const json& j, const char* key, T& out, const std::string& path) {
+  auto it = j.find(key);
+  if (it == j.end()) return engine::Status::Ok();
+  if (!it->is_number()) {
+    return engine::InvalidArgument(path + "." + key + ": expected a number, found " +
+                                   std::string(it->type_name()));
+  }
+  out = it->get<T>();
+  return engine::Status::Ok();
+}
+
+engine::Status ReadDist(const json& j, const char* key, Dist& out, const std::string& path) {
+  auto it = j.find(key);
+  if (it == j.end()) return engine::Status::Ok();
+  const std::string here = path + "." + key;
+  if (!it->is_object()) return engine::InvalidArgument(here + ": expected {\"mean_ns\", \"cv\"}");
+  RETURN_IF_ERROR(Read(*it, "mean_ns", out.mean_ns, here));
+  RETURN_IF_ERROR(Read(*it, "cv", out.cv, here));
+  if (out.mean_ns < 0 || out.cv < 0)
+    return engine::InvalidArgument(here + ": must not be negative");
+  return engine::Status::Ok();
+}
+
+}  // namespace
+
+std::string CostModelToJson(const CostModel& m) {
+  json ops = json::object();
+  for (const auto& [name, c] : m.ops) {
+    ops[name] = json{{"cpu", DistToJson(c.cpu)},
+                     {"cpu_per_row", DistToJson(c.cpu_per_row)},
+                     {"wait", DistToJson(c.wait)},
+                     {"open_wait", DistToJson(c.open_wait)},
+                     {"keep_fraction", c.keep_fraction},
+                     {"out_bytes", c.out_bytes},
+                     {"records", c.records}};
+  }
+  json j{{"format", "pipescope-cost-model"},
+         {"version", 1},
+         {"origin", m.origin},
+         {"cores", m.cores},
+         {"oversubscription_cost", m.oversubscription_cost},
+         {"handoff_ns", m.handoff_ns},
+         {"step", DistToJson(m.step)},
+         {"ops", ops}};
+  return j.dump(2) + "\n";
+}
+
+engine::Result<CostModel> ParseCostModelJson(const std::string& text, CostModel m,
+                                             const std::string& where) {
+  json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) return engine::InvalidArgument(where + ": not valid JSON");
+  if (!j.is_object()) return engine::InvalidArgument(where + ": expected a JSON object");
+  if (auto f = j.find("format"); f != j.end() && *f != "pipescope-cost-model") {
+    return engine::InvalidArgument(where + ": not a Pipescope cost model (format " + f->dump() +
+                                   ")");
+  }
+  if (auto o = j.find("origin"); o != j.end() && o->is_string()) m.origin = o->get<std::string>();
+  RETURN_IF_ERROR(Read(j, "cores", m.cores, where));
+  RETURN_IF_ERROR(Read(j, "oversubscription_cost", m.oversubscription_cost, where));
+  RETURN_IF_ERROR(Read(j, "handoff_ns", m.handoff_ns, where));
+  RETURN_IF_ERROR(ReadDist(j, "step", m.step, where));
+  if (m.cores <= 0) return engine::InvalidArgument(where + ".cores: must be positive");
+  if (auto ops = j.find("ops"); ops != j.end()) {
+    if (!ops->is_object()) return engine::InvalidArgument(where + ".ops: expected an object");
+    for (const auto& [name, o] : ops->items()) {
+      const std::string path = where + ".ops." + name;
+      if (!o.is_object()) return engine::InvalidArgument(path + ": expected an object");
+      OpCost& c = m.ops[name];
+      RETURN_IF_ERROR(ReadDist(o, "cpu", c.cpu, path));
+      RETURN_IF_ERROR(ReadDist(o, "cpu_per_row", c.cpu_per_row, path));
+      RETURN_IF_ERROR(ReadDist(o, "wait", c.wait, path));
+      RETURN_IF_ERROR(ReadDist(o, "open_wait", c.open_wait, path));
+      RETURN_IF_ERROR(Read(o, "keep_fraction", c.keep_fraction, path));
+      RETURN_IF_ERROR(Read(o, "out_bytes", c.out_bytes, path));
+      RETURN_IF_ERROR(Read(o, "records", c.records, path));
+      if (c.keep_fraction < 0 || c.keep_fraction > 1) {
+        return engine::InvalidArgument(path + ".keep_fraction: must be within [0, 1]");
+      }
+    }
+  }
+  return m;
+}
+
+engine::Result<CostModel> LoadCostModelFile(const std::string& path, CostModel base) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return engine::NotFound("cannot open cost model " + path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return ParseCostModelJson(text.str(), std::move(base), path);
+}
+
+engine::Status SaveCostModelFile(const CostModel& model, const std::string& path) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) return engine::InvalidArgument("cannot write " + path);
+  out << CostModelToJson(model);
+  out.close();
+  if (!out) return engine::InvalidArgument("writing " + path + " failed");
+  return engine::Status::Ok();
+}
+
+}  // namespace pipescope::sim

@@ -1,0 +1,86 @@
+#include "engine/sim/scheduler.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace pipescope::sim {
+
+Scheduler::Scheduler(double cores, double oversubscription_cost)
+    : cores_(std::max(cores, 0.01)), oversubscription_cost_(std::max(0.0, oversubscription_cost)) {}
+
+Scheduler::~Scheduler() { EndThreads(); }
+
+void Scheduler::EndThreads() {
+  // Handles in the queues point into the threads' frames: forget them, then destroy the
+  // frames (each Task destroys the chain of frames it is suspended in).
+  timers_ = {};
+  cpu_jobs_ = {};
+  threads_.clear();
+}
+
+void Scheduler::Spawn(Task<void> task) {
+  Resume(task.handle());
+  threads_.push_back(std::move(task));
+}
+
+void Scheduler::Wake(int64_t at_ns, std::coroutine_handle<> h) {
+  timers_.push(Timer{std::max(at_ns, now_), seq_++, h});
+}
+
+double Scheduler::Rate() const {
+  const double n = static_cast<double>(cpu_jobs_.size());
+  if (n <= cores_) return 1.0;
+  return cores_ / n / (1.0 + oversubscription_cost_ * (n - cores_));
+}
+
+void Scheduler::AdvanceService(int64_t to_ns) {
+  if (!cpu_jobs_.empty()) service_ += static_cast<double>(to_ns - service_at_) * Rate();
+  service_at_ = to_ns;
+}
+
+int64_t Scheduler::NextCpuFinish() const {
+  if (cpu_jobs_.empty()) return INT64_MAX;
+  const double left = std::max(0.0, cpu_jobs_.top().finish_service - service_);
+  return service_at_ + static_cast<int64_t>(std::ceil(left / Rate()));
+}
+
+void Scheduler::StartCompute(SimThread& thread, int64_t ns, std::coroutine_handle<> h) {
+  AdvanceService(now_);
+  thread.cpu_ns += ns;
+  cpu_jobs_.push(CpuJob{service_ + static_cast<double>(ns), seq_++, h});
+}
+
+bool Scheduler::RunUntil(int64_t until_ns) {
+  while (true) {
+    const int64_t next_timer = timers_.empty() ? INT64_MAX : timers_.top().at;
+    const int64_t next_cpu = NextCpuFinish();
+    const int64_t next = std::min(next_timer, next_cpu);
+    if (next == INT64_MAX) return false;
+    if (next >= until_ns) {
+      AdvanceService(until_ns);
+      now_ = until_ns;
+      return true;
+    }
+    now_ = next;
+    if (next_cpu <= next_timer) {
+      AdvanceService(now_);
+      // Everything due by now finishes together (within half a nanosecond of service).
+      std::vector<std::coroutine_handle<>> done;
+      while (!cpu_jobs_.empty() && cpu_jobs_.top().finish_service <= service_ + 0.5) {
+        done.push_back(cpu_jobs_.top().h);
+        cpu_jobs_.pop();
+      }
+      if (done.empty()) {  // rounding: the earliest job is due now
+        done.push_back(cpu_jobs_.top().h);
+        cpu_jobs_.pop();
+      }
+      for (auto h : done) h.resume();
+    } else {
+      const Timer t = timers_.top();
+      timers_.pop();
+      t.h.resume();
+    }
+  }
+}
+
+}  // namespace pipescope::sim

@@ -1,0 +1,124 @@
+#pragma once
+// The simulator's clock and CPU. Simulated threads are coroutines (Task<void>) that wait
+// on three things, each an awaitable of this file:
+//   - Sleep(ns): time passes without using a core (storage latency, the device's step);
+//   - Compute(thread, ns): `ns` of CPU work, run on the machine's cores under processor
+//     sharing: with n runnable threads on c cores each progresses at min(1, c/n), slowed a
+//     little more per extra thread (the cost of time-slicing);
+//   - Notifier::Wait(): until another thread notifies (a condition variable).
+// Virtual time only moves when every thread waits, so a run is exactly reproducible.
+
+#include <coroutine>
+#include <cstdint>
+#include <queue>
+#include <string>
+#include <vector>
+
+#include "engine/sim/task.h"
+
+namespace pipescope::sim {
+
+// A simulated thread: its trace id and name, and the CPU it has used.
+struct SimThread {
+  uint32_t id = 0;
+  std::string name;
+  int64_t cpu_ns = 0;
+};
+
+class Scheduler {
+ public:
+  // `cores` > 0; `oversubscription_cost`: the extra slowdown per runnable thread beyond the
+  // cores (0.01: 1% each).
+  Scheduler(double cores, double oversubscription_cost);
+  ~Scheduler();
+  Scheduler(const Scheduler&) = delete;
+  Scheduler& operator=(const Scheduler&) = delete;
+
+  int64_t now() const { return now_; }
+  // Starts a top-level thread at the current time. The scheduler keeps it until it ends.
+  void Spawn(Task<void> task);
+  // Runs until virtual time reaches `until_ns` or nothing is left to run; true while some
+  // thread still waits on time or CPU (the simulation could go on).
+  bool RunUntil(int64_t until_ns);
+  // Destroys every thread's frames (they may be suspended anywhere); the destructor does too.
+  void EndThreads();
+  // Threads waiting on the CPU right now.
+  int runnable() const { return static_cast<int>(cpu_jobs_.size()); }
+
+  void Resume(std::coroutine_handle<> h) { Wake(now_, h); }  // later, at the current time
+  void Wake(int64_t at_ns, std::coroutine_handle<> h);
+
+  struct SleepAwaiter {
+    Scheduler& s;
+    int64_t ns;
+    bool await_ready() const noexcept { return ns <= 0; }
+    void await_suspend(std::coroutine_handle<> h) { s.Wake(s.now_ + ns, h); }
+    void await_resume() const noexcept {}
+  };
+  SleepAwaiter Sleep(int64_t ns) { return {*this, ns}; }
+
+  struct ComputeAwaiter {
+    Scheduler& s;
+    SimThread& thread;
+    int64_t ns;
+    bool await_ready() const noexcept { return ns <= 0; }
+    void await_suspend(std::coroutine_handle<> h) { s.StartCompute(thread, ns, h); }
+    void await_resume() const noexcept {}
+  };
+  ComputeAwaiter Compute(SimThread& thread, int64_t ns) { return {*this, thread, ns}; }
+
+ private:
+  struct Timer {
+    int64_t at;
+    uint64_t seq;
+    std::coroutine_handle<> h;
+    bool operator>(const Timer& o) const { return at != o.at ? at > o.at : seq > o.seq; }
+  };
+  struct CpuJob {
+    double finish_service;  // the per-thread service level at which it is done
+    uint64_t seq;
+    std::coroutine_handle<> h;
+    bool operator>(const CpuJob& o) const {
+      return finish_service != o.finish_service ? finish_service > o.finish_service : seq > o.seq;
+    }
+  };
+
+  void StartCompute(SimThread& thread, int64_t ns, std::coroutine_handle<> h);
+  double Rate() const;  // service per ns for each runnable thread
+  void AdvanceService(int64_t to_ns);
+  int64_t NextCpuFinish() const;
+
+  const double cores_;
+  const double oversubscription_cost_;
+  int64_t now_ = 0;
+  uint64_t seq_ = 0;
+  std::priority_queue<Timer, std::vector<Timer>, std::greater<>> timers_;
+  std::priority_queue<CpuJob, std::vector<CpuJob>, std::greater<>> cpu_jobs_;
+  double service_ = 0;  // service each runnable thread has received since time 0
+  int64_t service_at_ = 0;
+  std::vector<Task<void>> threads_;
+};
+
+// A condition variable for simulated threads: Wait() suspends until the next NotifyAll.
+// Callers re-check their condition in a loop, as with a real one.
+class Notifier {
+ public:
+  explicit Notifier(Scheduler& s) : s_(s) {}
+  struct Awaiter {
+    Notifier& n;
+    bool await_ready() const noexcept { return false; }
+    void await_suspend(std::coroutine_handle<> h) { n.waiters_.push_back(h); }
+    void await_resume() const noexcept {}
+  };
+  Awaiter Wait() { return {*this}; }
+  void NotifyAll() {
+    for (auto h : waiters_) s_.Resume(h);
+    waiters_.clear();
+  }
+
+ private:
+  Scheduler& s_;
+  std::vector<std::coroutine_handle<>> waiters_;
+};
+
+}  // namespace pipescope::sim

@@ -1,0 +1,197 @@
+#include "engine/sim/sim_builder.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "engine/runtime/stage_registry.h"
+#include "engine/sim/sim_ops.h"
+#include "engine/spec/spec_loader.h"
+#include "engine/spec/spec_validator.h"
+
+namespace pipescope::sim {
+namespace {
+
+class Builder {
+ public:
+  Builder(SimContext& ctx)
+      : ctx_(ctx), cores_(std::max<int64_t>(1, std::llround(ctx.model->cores))) {}
+
+  engine::Result<SimBuild> Build(const spec::PipelineSpec& spec) {
+    ASSIGN_OR_RETURN(SimDatasetPtr d, Source(spec.source()));
+    for (const auto& op : spec.ops()) {
+      ASSIGN_OR_RETURN(d, Op(op, std::move(d), 0));
+    }
+    SimBuild b;
+    b.root = std::move(d);
+    b.batched = batched_;
+    std::vector<int> depths;
+    for (const auto& s : ctx_.stages) depths.push_back(s->depth);
+    const std::vector<int> inputs = engine::StageInputIndices(depths);
+    for (size_t i = 0; i < ctx_.stages.size(); ++i) {
+      record::StageDef def = defs_[i];
+      def.position = static_cast<int>(i);
+      if (inputs[i] >= 0) def.input = static_cast<int>(inputs[i]);
+      b.stages.push_back(def);
+    }
+    return b;
+  }
+
+ private:
+  SimStage& Stage(const std::string& name, const std::string& kind, int depth) {
+    auto s = std::make_unique<SimStage>();
+    s->id = static_cast<uint16_t>(ctx_.stages.size());
+    s->name = name;
+    s->kind = kind;
+    s->depth = depth;
+    s->cost = &ctx_.model->Of(name);
+    s->rng = Rng(RecordKey(ctx_.seed, s->id));
+    record::StageDef def;
+    def.id = s->id;
+    def.name = name;
+    def.kind = kind;
+    def.depth = depth;
+    defs_.push_back(def);
+    ctx_.stages.push_back(std::move(s));
+    return *ctx_.stages.back();
+  }
+  record::StageDef& Def(const SimStage& s) { return defs_[s.id]; }
+  int64_t Resolve(int64_t v, int64_t autotune_start) const {
+    return v == engine::kAutotune ? autotune_start : v;
+  }
+  int64_t Records(const SimStage& s, int64_t from_spec) const {
+    return s.cost->records >= 0 ? s.cost->records : from_spec;
+  }
+
+  engine::Result<SimDatasetPtr> Source(const spec::Source& s) {
+    switch (s.kind_case()) {
+      case spec::Source::kRange: {
+        SimStage& st = Stage(s.name(), "range", 0);
+        return MakeSimSource(st, Records(st, -1));
+      }
+      case spec::Source::kListFiles: {
+        SimStage& st = Stage(s.name(), "list_files", 0);
+        if (Records(st, 0) == 0) {
+          return engine::NotFound("list_files: no files match '" + s.list_files().pattern() + "'");
+        }
+        const uint64_t seed =
+            s.list_files().shuffle() ? static_cast<uint64_t>(s.list_files().seed()) + 1 : 0;
+        return MakeSimSource(st, Records(st, 0), seed);
+      }
+      case spec::Source::kSynthetic: {
+        SimStage& st = Stage(s.name(), "synthetic", 0);
+        return MakeSimSource(st, Records(st, s.synthetic().records()));
+      }
+      case spec::Source::kTfrecord: {
+        SimStage& st = Stage(s.name(), "tfrecord", 0);
+        return MakeSimSource(st, Records(st, 0));
+      }
+      case spec::Source::KIND_NOT_SET:
+        break;
+    }
+    return engine::InvalidArgument("the pipeline has no source");
+  }
+
+  engine::Result<SimDatasetPtr> ElementSource(const spec::ElementSource& es,
+                                              const std::string& op) {
+    switch (es.kind_case()) {
+      case spec::ElementSource::kFromElement:
+        return MakeSimFromElement(Stage(op + ".from_element", "from_element", 1));
+      case spec::ElementSource::kSyntheticFile: {
+        SimStage& st = Stage(op + ".read", "synthetic_file", 1);
+        return MakeSimSource(st, Records(st, es.synthetic_file().records_per_file()));
+      }
+      case spec::ElementSource::kTfrecordFile: {
+        SimStage& st = Stage(op + ".read", "tfrecord", 1);
+        return MakeSimSource(st, Records(st, 100));
+      }
+      case spec::ElementSource::KIND_NOT_SET:
+        break;
+    }
+    return engine::InvalidArgument("interleave '" + op + "' needs per_element");
+  }
+
+  engine::Result<SimDatasetPtr> Op(const spec::Op& op, SimDatasetPtr in, int depth) {
+    const std::string& n = op.name();
+    SimStage& st = Stage(n, engine::OpKindName(op), depth);
+    record::StageDef& def = Def(st);  // not valid across the interleave's sub-stages
+    switch (op.kind_case()) {
+      case spec::Op::kInterleave: {
+        const auto& il = op.interleave();
+        ASSIGN_OR_RETURN(SimDatasetPtr sub, ElementSource(il.per_element(), n));
+        batched_ = false;  // the interleave's output is its sub-pipeline's
+        for (const auto& sub_op : il.ops()) {
+          ASSIGN_OR_RETURN(sub, Op(sub_op, std::move(sub), depth + 1));
+        }
+        const int64_t cycle =
+            Resolve(il.cycle_length() == 0 ? engine::kAutotune : il.cycle_length(), cores_);
+        const int64_t parallel = Resolve(il.num_parallel_calls(), cores_);
+        record::StageDef& il_def = Def(st);  // defs_ grew with the sub-pipeline's stages
+        il_def.asynchronous = parallel != 0;
+        il_def.parallelism = parallel != 0 ? parallel : 1;
+        return MakeSimInterleave(st, std::move(in), std::move(sub), cycle,
+                                 std::max<int64_t>(1, il.block_length()), parallel,
+                                 !il.has_deterministic() || il.deterministic());
+      }
+      case spec::Op::kMap: {
+        const int64_t parallel = Resolve(op.map().num_parallel_calls(), cores_);
+        def.asynchronous = parallel != 0;
+        def.parallelism = parallel != 0 ? parallel : 1;
+        return MakeSimMap(st, std::move(in), parallel,
+                          !op.map().has_deterministic() || op.map().deterministic());
+      }
+      case spec::Op::kFilter:
+        return MakeSimFilter(st, std::move(in));
+      case spec::Op::kShuffle: {
+        const auto& s = op.shuffle();
+        const int64_t buffer = Resolve(s.buffer_size(), 1);
+        def.buffer_size = buffer;
+        return MakeSimShuffle(st, std::move(in), buffer, static_cast<uint64_t>(s.seed()),
+                              !s.has_reshuffle_each_iteration() || s.reshuffle_each_iteration());
+      }
+      case spec::Op::kBatch:
+        batched_ = true;
+        return MakeSimBatch(st, std::move(in), Resolve(op.batch().batch_size(), 1),
+                            op.batch().drop_remainder());
+      case spec::Op::kUnbatch:
+        batched_ = false;
+        return MakeSimUnbatch(st, std::move(in));
+      case spec::Op::kPrefetch: {
+        const int64_t buffer = Resolve(op.prefetch().buffer_size(), 2);
+        def.asynchronous = true;
+        def.buffer_size = buffer;
+        return MakeSimPrefetch(st, std::move(in), buffer);
+      }
+      case spec::Op::kShard:
+        return MakeSimShard(st, std::move(in), op.shard().num_shards(), op.shard().index());
+      case spec::Op::kCache:
+        if (depth > 0) {
+          return engine::InvalidArgument("cache '" + n +
+                                         "' inside an interleave's ops is not supported; put it "
+                                         "after the interleave");
+        }
+        return MakeSimCache(st, std::move(in));
+      case spec::Op::kRepeat:
+        return MakeSimRepeat(st, std::move(in), op.repeat().count());
+      case spec::Op::kTake:
+        return MakeSimTake(st, std::move(in), op.take().count());
+      case spec::Op::kSkip:
+        return MakeSimSkip(st, std::move(in), op.skip().count());
+      case spec::Op::KIND_NOT_SET:
+        break;
+    }
+    return engine::InvalidArgument("op '" + n + "' has no kind");
+  }
+
+  SimContext& ctx_;
+  const int64_t cores_;
+  std::vector<record::StageDef> defs_;
+  bool batched_ = false;
+};
+
+}  // namespace
+
+engine::Result<SimBuild> BuildSimPipeline(const spec::PipelineSpec& spec, SimContext& ctx) {
+  return Builder(ctx).Build(spec);
+}
+
+}  // namespace pipescope::sim

@@ -1,0 +1,282 @@
+// The simulator's interleave: a cycle of cycle_length sub-pipelines (one per input element,
+// typically a file), block_length elements from each in turn; an exhausted one is replaced
+// by the next input element's. Synchronous without num_parallel_calls; otherwise worker
+// threads read ahead into a small buffer per cycle element, serving the element whose turn
+// comes first.
+#include <algorithm>
+#include <deque>
+#include <memory>
+#include <vector>
+
+#include "engine/sim/sim_ops.h"
+
+namespace pipescope::sim {
+namespace {
+
+using record::EventKind;
+
+struct CycleEntry {
+  std::unique_ptr<SimIterator> it;
+  std::deque<SimElement> buffer;
+  bool needs_open = true;  // waiting for the next input element
+  bool ended = false;      // its sub-pipeline is exhausted (buffer may still hold some)
+  bool dead = false;       // no input element is left to open
+  bool busy = false;       // a worker is reading it
+};
+
+class InterleaveItBase : public SimIterator {
+ public:
+  InterleaveItBase(SimContext& ctx, SimStage& stage, std::unique_ptr<SimIterator> input,
+                   SimDatasetPtr per_element, int64_t cycle_length, int64_t block_length)
+      : SimIterator(ctx, stage),
+        input_(std::move(input)),
+        per_element_(std::move(per_element)),
+        cycle_(static_cast<size_t>(std::max<int64_t>(1, cycle_length))),
+        block_length_(std::max<int64_t>(1, block_length)) {}
+  void Cancel() override {
+    SimIterator::Cancel();
+    input_->Cancel();
+    for (auto& e : cycle_) {
+      if (e.it) e.it->Cancel();
+    }
+  }
+
+ protected:
+  bool AllDead() const {
+    return std::all_of(cycle_.begin(), cycle_.end(), [](const CycleEntry& e) { return e.dead; });
+  }
+  void Advance() {
+    cur_ = (cur_ + 1) % cycle_.size();
+    block_used_ = 0;
+  }
+  // The turn of `out` was taken from the current entry.
+  void Took() {
+    if (++block_used_ >= block_length_) Advance();
+  }
+  void Exhausted(CycleEntry& e) {
+    ctx_.Retire(std::move(e.it));
+    e.needs_open = true;
+    e.ended = false;
+  }
+
+  std::unique_ptr<SimIterator> input_;
+  SimDatasetPtr per_element_;
+  std::vector<CycleEntry> cycle_;
+  const int64_t block_length_;
+  size_t cur_ = 0;
+  int64_t block_used_ = 0;
+  bool input_end_ = false;
+};
+
+class InterleaveIt : public InterleaveItBase {
+ public:
+  using InterleaveItBase::InterleaveItBase;
+
+ protected:
+  Task<bool> GetNextInternal(SimThread& thread, SimElement& out) override {
+    while (!AllDead()) {
+      CycleEntry& e = cycle_[cur_];
+      if (e.dead) {
+        Advance();
+        continue;
+      }
+      if (e.needs_open) {
+        SimElement parent;
+        bool got = false;
+        if (!input_end_) got = co_await Pull(*input_, thread, parent);
+        if (!got) {
+          input_end_ = true;
+          e.dead = true;
+          continue;
+        }
+        e.it = per_element_->MakeIterator(ctx_, &parent);
+        e.needs_open = false;
+      }
+      const bool pulled = co_await Pull(*e.it, thread, out);
+      if (pulled) {
+        co_await Charge(thread, CpuCost(1), 0);
+        Took();
+        co_return true;
+      }
+      Exhausted(e);
+      Advance();
+    }
+    co_return false;
+  }
+};
+
+class ParallelInterleaveIt : public InterleaveItBase {
+ public:
+  ParallelInterleaveIt(SimContext& ctx, SimStage& stage, std::unique_ptr<SimIterator> input,
+                       SimDatasetPtr per_element, int64_t cycle_length, int64_t block_length,
+                       int64_t parallelism, bool deterministic)
+      : InterleaveItBase(ctx, stage, std::move(input), std::move(per_element), cycle_length,
+                         block_length),
+        parallelism_(std::max<int64_t>(1, parallelism)),
+        deterministic_(deterministic),
+        per_entry_capacity_(std::max<int64_t>(2, block_length)),
+        changed_(*ctx.scheduler) {
+    asynchronous_ = true;
+  }
+  void Cancel() override {
+    InterleaveItBase::Cancel();
+    changed_.NotifyAll();
+  }
+  int64_t BufferLevel() const override {
+    int64_t n = 0;
+    for (const auto& e : cycle_) n += static_cast<int64_t>(e.buffer.size());
+    return n;
+  }
+
+ protected:
+  Task<bool> GetNextInternal(SimThread& thread, SimElement& out) override {
+    StartWorkers();
+    while (!cancelled_) {
+      if (AllDead()) co_return false;
+      // Deterministic: only the current entry may serve; otherwise the first with an element.
+      const size_t tries = deterministic_ ? 1 : cycle_.size();
+      bool moved_on = false;  // the turn moved past an exhausted or dead entry: look again
+      for (size_t k = 0; k < tries && !moved_on; ++k) {
+        CycleEntry& e = cycle_[cur_];
+        if (!e.buffer.empty()) {
+          out = e.buffer.front();
+          e.buffer.pop_front();
+          changed_.NotifyAll();
+          co_await scheduler().Compute(thread, ctx_.model->handoff_ns / 2);
+          Took();
+          co_return true;
+        }
+        if (e.ended && !e.busy) {
+          Exhausted(e);
+          changed_.NotifyAll();
+          moved_on = true;
+          Advance();
+        } else if (e.dead) {
+          moved_on = true;
+          Advance();
+        } else if (!deterministic_) {
+          Advance();  // not deterministic: any entry may serve
+        }
+      }
+      if (moved_on) continue;
+      co_await changed_.Wait();
+    }
+    co_return false;
+  }
+
+ private:
+  void StartWorkers() {
+    if (started_) return;
+    started_ = true;
+    for (int64_t i = 0; i < parallelism_; ++i) {
+      scheduler().Spawn(Worker(ctx_.NewThread(stage_.name + "/" + std::to_string(i))));
+    }
+  }
+
+  // The entry a worker should read next: the first, from the current turn on, that is idle
+  // and has room (or needs opening).
+  CycleEntry* FindWork() {
+    for (size_t k = 0; k < cycle_.size(); ++k) {
+      CycleEntry& e = cycle_[(cur_ + k) % cycle_.size()];
+      if (e.busy || e.dead || e.ended) continue;
+      if (e.needs_open && input_end_) {
+        e.dead = true;
+        changed_.NotifyAll();
+        continue;
+      }
+      if (e.needs_open || static_cast<int64_t>(e.buffer.size()) < per_entry_capacity_) return &e;
+    }
+    return nullptr;
+  }
+
+  Task<void> Worker(SimThread& thread) {
+    while (!cancelled_) {
+      CycleEntry* e = FindWork();
+      if (!e) {
+        if (AllDead()) co_return;
+        const int64_t wait_start = now();
+        co_await changed_.Wait();
+        ctx_.trace->Span(EventKind::kBlocked, stage_.id, thread, wait_start, now());
+        continue;
+      }
+      e->busy = true;
+      const int64_t fetch_start = now();
+      if (e->needs_open) {
+        while (input_busy_ && !cancelled_) co_await changed_.Wait();
+        input_busy_ = true;
+        SimElement parent;
+        bool got = false;
+        if (!cancelled_) got = co_await input_->GetNext(thread, parent);
+        input_busy_ = false;
+        if (!got) {
+          input_end_ = true;
+          e->dead = true;
+          e->busy = false;
+          changed_.NotifyAll();
+          continue;
+        }
+        e->it = per_element_->MakeIterator(ctx_, &parent);
+        e->needs_open = false;
+      }
+      SimElement out;
+      const bool pulled = co_await e->it->GetNext(thread, out);
+      if (pulled) {
+        co_await scheduler().Compute(thread, ctx_.model->handoff_ns / 2);
+        e->buffer.push_back(out);
+      } else {
+        e->ended = true;
+      }
+      ctx_.trace->Span(EventKind::kWaitInput, stage_.id, thread, fetch_start, now());
+      e->busy = false;
+      changed_.NotifyAll();
+    }
+  }
+
+  const int64_t parallelism_;
+  const bool deterministic_;
+  const int64_t per_entry_capacity_;
+  Notifier changed_;
+  bool input_busy_ = false;
+  bool started_ = false;
+};
+
+class InterleaveDataset : public SimDataset {
+ public:
+  InterleaveDataset(SimStage& stage, SimDatasetPtr input, SimDatasetPtr per_element,
+                    int64_t cycle_length, int64_t block_length, int64_t parallelism,
+                    bool deterministic)
+      : SimDataset(stage),
+        input_(std::move(input)),
+        per_element_(std::move(per_element)),
+        cycle_length_(cycle_length),
+        block_length_(block_length),
+        parallelism_(parallelism),
+        deterministic_(deterministic) {}
+  std::unique_ptr<SimIterator> MakeIterator(SimContext& ctx, const SimElement* parent) override {
+    auto input = input_->MakeIterator(ctx, parent);
+    if (parallelism_ == 0) {
+      return std::make_unique<InterleaveIt>(ctx, stage_, std::move(input), per_element_,
+                                            cycle_length_, block_length_);
+    }
+    return std::make_unique<ParallelInterleaveIt>(ctx, stage_, std::move(input), per_element_,
+                                                  cycle_length_, block_length_, parallelism_,
+                                                  deterministic_);
+  }
+
+ private:
+  SimDatasetPtr input_, per_element_;
+  const int64_t cycle_length_, block_length_, parallelism_;
+  const bool deterministic_;
+};
+
+}  // namespace
+
+SimDatasetPtr MakeSimInterleave(SimStage& stage, SimDatasetPtr input, SimDatasetPtr per_element,
+                                int64_t cycle_length, int64_t block_length, int64_t parallelism,
+                                bool deterministic) {
+  return std::make_shared<InterleaveDataset>(stage, std::move(input), std::move(per_element),
+                                             cycle_length, block_length, parallelism,
+                                             deterministic);
+}
+
+}  // namespace pipescope::sim

@@ -1,0 +1,109 @@
+#pragma once
+// The simulator's ops, shaped like the engine's: an immutable SimDataset per op makes
+// SimIterators; GetNext is a coroutine that runs on the calling simulated thread, charges
+// the op's costs to it and records the same kCall span the engine's Iterator::GetNext
+// records (self time without the input's, end of sequence as kCallEnd).
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/sim/cost_model.h"
+#include "engine/sim/scheduler.h"
+#include "engine/sim/sim_trace.h"
+#include "engine/sim/task.h"
+
+namespace pipescope::sim {
+
+// An element as the simulator sees it: no data, only what costs depend on.
+struct SimElement {
+  uint64_t id = 0;    // like Element::id: unique in the run, fresh for a batch
+  int64_t bytes = 0;  // payload
+  int64_t rows = 1;   // > 1 for batches
+  uint64_t key = 0;   // the content's identity (which record), for filters and caches
+};
+
+class SimIterator;
+
+// One op of the simulated pipeline: its trace id and costs.
+struct SimStage {
+  uint16_t id = 0;
+  std::string name;
+  std::string kind;
+  int depth = 0;
+  const OpCost* cost = nullptr;
+  Rng rng{0};
+  SimIterator* current = nullptr;  // the latest iterator made (for buffer-level samples)
+};
+
+// What every iterator of one simulation shares.
+struct SimContext {
+  Scheduler* scheduler = nullptr;
+  SimTrace* trace = nullptr;
+  const CostModel* model = nullptr;
+  uint64_t seed = 1;
+  uint64_t next_id = 1;
+  // Iterators replaced while the run goes on (a repeat's next epoch, an interleave's next
+  // file): kept until the end, because their threads may still be suspended inside them.
+  std::vector<std::unique_ptr<SimIterator>> retired;
+  std::vector<std::unique_ptr<SimStage>> stages;
+
+  uint64_t NewElementId() { return next_id++; }
+  SimThread& NewThread(std::string name) { return trace->NewThread(std::move(name)); }
+  void Retire(std::unique_ptr<SimIterator> it);
+};
+
+class SimIterator {
+ public:
+  SimIterator(SimContext& ctx, SimStage& stage) : ctx_(ctx), stage_(stage) { stage.current = this; }
+  virtual ~SimIterator() = default;
+  SimIterator(const SimIterator&) = delete;
+  SimIterator& operator=(const SimIterator&) = delete;
+
+  // The next element into `out`; false at the end of the sequence.
+  Task<bool> GetNext(SimThread& thread, SimElement& out);
+  // Stops this iterator's threads (they end at their next wake-up) and its inputs'.
+  virtual void Cancel() { cancelled_ = true; }
+  // Elements held in the op's output buffer (asynchronous ops).
+  virtual int64_t BufferLevel() const { return 0; }
+  const SimStage& stage() const { return stage_; }
+
+ protected:
+  virtual Task<bool> GetNextInternal(SimThread& thread, SimElement& out) = 0;
+  // Pulls from `input` on `thread`, counting the time as the input's (not this op's self).
+  Task<bool> Pull(SimIterator& input, SimThread& thread, SimElement& out);
+  // Charges the op's time: `cpu_ns` on a core, then `wait_ns` blocked.
+  Task<void> Charge(SimThread& thread, int64_t cpu_ns, int64_t wait_ns);
+  // The op's per-element costs for an element of `rows` rows.
+  int64_t CpuCost(int64_t rows) {
+    const OpCost& c = *stage_.cost;
+    return c.cpu.Sample(stage_.rng) + c.cpu_per_row.Sample(stage_.rng) * rows;
+  }
+  int64_t WaitCost() { return stage_.cost->wait.Sample(stage_.rng); }
+  Scheduler& scheduler() { return *ctx_.scheduler; }
+  int64_t now() const { return ctx_.scheduler->now(); }
+
+  SimContext& ctx_;
+  SimStage& stage_;
+  bool cancelled_ = false;
+  bool asynchronous_ = false;  // self time is not recorded for asynchronous ops
+
+ private:
+  int64_t input_ns_ = 0;
+};
+
+class SimDataset {
+ public:
+  explicit SimDataset(SimStage& stage) : stage_(stage) {}
+  virtual ~SimDataset() = default;
+  // `parent`: inside an interleave's sub-pipeline, the element it was opened for.
+  virtual std::unique_ptr<SimIterator> MakeIterator(SimContext& ctx, const SimElement* parent) = 0;
+
+ protected:
+  SimStage& stage_;
+};
+using SimDatasetPtr = std::shared_ptr<SimDataset>;
+
+}  // namespace pipescope::sim

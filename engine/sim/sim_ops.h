@@ -1,0 +1,44 @@
+#pragma once
+// Factories of the simulator's ops, one per op kind of the spec, with tf.data's semantics
+// (see the engine's ops/ for the real ones they mirror).
+
+#include <cstdint>
+#include <string>
+
+#include "engine/sim/sim_iterator.h"
+
+namespace pipescope::sim {
+
+// Sources: `records` per pass (-1: endless). A file source (inside an interleave) pays its
+// stage's open_wait on its first read. `shuffle_seed` != 0: list_files' shuffled order.
+SimDatasetPtr MakeSimSource(SimStage& stage, int64_t records, uint64_t shuffle_seed = 0);
+SimDatasetPtr MakeSimFromElement(SimStage& stage);
+
+SimDatasetPtr MakeSimSequentialMap(SimStage& stage, SimDatasetPtr input);
+SimDatasetPtr MakeSimMap(SimStage& stage, SimDatasetPtr input, int64_t parallelism,
+                         bool deterministic);  // parallelism 0: in the caller's thread
+SimDatasetPtr MakeSimPrefetch(SimStage& stage, SimDatasetPtr input, int64_t buffer_size);
+SimDatasetPtr MakeSimInterleave(SimStage& stage, SimDatasetPtr input, SimDatasetPtr per_element,
+                                int64_t cycle_length, int64_t block_length, int64_t parallelism,
+                                bool deterministic);
+
+SimDatasetPtr MakeSimFilter(SimStage& stage, SimDatasetPtr input);
+SimDatasetPtr MakeSimShuffle(SimStage& stage, SimDatasetPtr input, int64_t buffer_size,
+                             uint64_t seed, bool reshuffle_each_iteration);
+SimDatasetPtr MakeSimBatch(SimStage& stage, SimDatasetPtr input, int64_t batch_size,
+                           bool drop_remainder);
+SimDatasetPtr MakeSimUnbatch(SimStage& stage, SimDatasetPtr input);
+SimDatasetPtr MakeSimShard(SimStage& stage, SimDatasetPtr input, int64_t num_shards, int64_t index);
+SimDatasetPtr MakeSimCache(SimStage& stage, SimDatasetPtr input);
+SimDatasetPtr MakeSimRepeat(SimStage& stage, SimDatasetPtr input, int64_t count);
+SimDatasetPtr MakeSimTake(SimStage& stage, SimDatasetPtr input, int64_t count);
+SimDatasetPtr MakeSimSkip(SimStage& stage, SimDatasetPtr input, int64_t count);
+
+// A content key for record `index` of the stream opened for `parent` (0 at the top level).
+inline uint64_t RecordKey(uint64_t parent_key, int64_t index) {
+  uint64_t z = parent_key * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(index) + 1;
+  z = (z ^ (z >> 31)) * 0xBF58476D1CE4E5B9ull;
+  return z ^ (z >> 29);
+}
+
+}  // namespace pipescope::sim

@@ -1,0 +1,379 @@
+// The simulator's synchronous ops: they run on the thread that calls them, like the
+// engine's, and follow tf.data's semantics for what they pass on.
+#include <algorithm>
+#include <deque>
+#include <tuple>
+
+#include "engine/sim/sim_ops.h"
+#include "engine/sim/sim_unary.h"
+
+namespace pipescope::sim {
+namespace {
+
+// map with num_parallel_calls 0: the function runs in the caller's thread.
+class SequentialMapIt : public SimUnaryIterator {
+ public:
+  using SimUnaryIterator::SimUnaryIterator;
+
+ protected:
+  Task<bool> GetNextInternal(SimThread& thread, SimElement& out) override {
+    const bool got = co_await PullInput(thread, out);
+    if (!got) co_return false;
+    co_await Charge(thread, CpuCost(out.rows), WaitCost());
+    if (stage_.cost->out_bytes > 0) out.bytes = stage_.cost->out_bytes * out.rows;
+    co_return true;
+  }
+};
+
+// filter: an element is kept or not by its content (the same every epoch), with the
+// stage's keep_fraction.
+class FilterIt : public SimUnaryIterator {
+ public:
+  using SimUnaryIterator::SimUnaryIterator;
+
+ protected:
+  Task<bool> GetNextInternal(SimThread& thread, SimElement& out) override {
+    const double keep = stage_.cost->keep_fraction;
+    const uint64_t salt = RecordKey(stage_.id + 1, 0);
+    while (true) {
+      const bool pulled = co_await PullInput(thread, out);
+      if (!pulled) break;
+      co_await Charge(thread, CpuCost(out.rows), 0);
+      const double draw = static_cast<double>(RecordKey(out.key ^ salt, 0) >> 11) * 0x1.0p-53;
+      if (draw < keep) co_return true;
+    }
+    co_return false;
+  }
+};
+
+// shuffle: fills a buffer of buffer_size, then hands out a random element of it and puts
+// the next input element in its place (tf.data's algorithm).
+class ShuffleIt : public SimUnaryIterator {
+ public:
+  ShuffleIt(SimContext& ctx, SimStage& stage, std::unique_ptr<SimIterator> input,
+            int64_t buffer_size, uint64_t seed)
+      : SimUnaryIterator(ctx, stage, std::move(input)),
+        capacity_(std::max<int64_t>(1, buffer_size)),
+        rng_(seed) {}
+
+ protected:
+  Task<bool> GetNextInternal(SimThread& thread, SimElement& out) override {
+    while (!input_end_ && static_cast<int64_t>(buffer_.size()) < capacity_) {
+      SimElement e;
+      const bool pulled = co_await PullInput(thread, e);
+      if (!pulled) {
+        input_end_ = true;
+        break;
+      }
+      buffer_.push_back(e);
+    }
+    if (buffer_.empty()) co_return false;
+    co_await Charge(thread, CpuCost(1), 0);
+    const size_t pick = rng_.Next() % buffer_.size();
+    out = buffer_[pick];
+    buffer_[pick] = buffer_.back();
+    buffer_.pop_back();
+    co_return true;
+  }
+
+ private:
+  const int64_t capacity_;
+  Rng rng_;
+  std::vector<SimElement> buffer_;
+  bool input_end_ = false;
+};
+
+class ShuffleDataset : public SimDataset {
+ public:
+  ShuffleDataset(SimStage& stage, SimDatasetPtr input, int64_t buffer_size, uint64_t seed,
+                 bool reshuffle)
+      : SimDataset(stage),
+        input_(std::move(input)),
+        buffer_size_(buffer_size),
+        seed_(seed),
+        reshuffle_(reshuffle) {}
+  std::unique_ptr<SimIterator> MakeIterator(SimContext& ctx, const SimElement* parent) override {
+    // seed 0: a fresh seed per run (here: from the simulation's seed, so runs repeat).
+    const uint64_t base = seed_ != 0 ? seed_ : RecordKey(ctx.seed, stage_.id);
+    const uint64_t seed = reshuffle_ ? RecordKey(base, iterations_++) : base;
+    return std::make_unique<ShuffleIt>(ctx, stage_, input_->MakeIterator(ctx, parent), buffer_size_,
+                                       seed);
+  }
+
+ private:
+  SimDatasetPtr input_;
+  const int64_t buffer_size_;
+  const uint64_t seed_;
+  const bool reshuffle_;
+  uint64_t iterations_ = 0;
+};
+
+class BatchIt : public SimUnaryIterator {
+ public:
+  BatchIt(SimContext& ctx, SimStage& stage, std::unique_ptr<SimIterator> input, int64_t batch_size,
+          bool drop_remainder)
+      : SimUnaryIterator(ctx, stage, std::move(input)),
+        batch_size_(std::max<int64_t>(1, batch_size)),
+        drop_remainder_(drop_remainder) {}
+
+ protected:
+  Task<bool> GetNextInternal(SimThread& thread, SimElement& out) override {
+    int64_t rows = 0, bytes = 0;
+    SimElement e;
+    while (rows < batch_size_) {
+      const bool pulled = co_await PullInput(thread, e);
+      if (!pulled) break;
+      rows += e.rows;
+      bytes += e.bytes;
+    }
+    if (rows == 0 || (rows < batch_size_ && drop_remainder_)) co_return false;
+    co_await Charge(thread, CpuCost(rows), 0);
+    out = SimElement{ctx_.NewElementId(), bytes, rows, RecordKey(e.key, rows)};
+    co_return true;
+  }
+
+ private:
+  const int64_t batch_size_;
+  const bool drop_remainder_;
+};
+
+class UnbatchIt : public SimUnaryIterator {
+ public:
+  using SimUnaryIterator::SimUnaryIterator;
+
+ protected:
+  Task<bool> GetNextInternal(SimThread& thread, SimElement& out) override {
+    while (left_ == 0) {
+      const bool pulled = co_await PullInput(thread, batch_);
+      if (!pulled) co_return false;
+      left_ = batch_.rows;
+    }
+    co_await Charge(thread, CpuCost(1), 0);
+    out = SimElement{ctx_.NewElementId(), batch_.bytes / std::max<int64_t>(1, batch_.rows), 1,
+                     RecordKey(batch_.key, left_)};
+    --left_;
+    co_return true;
+  }
+
+ private:
+  SimElement batch_;
+  int64_t left_ = 0;
+};
+
+class ShardIt : public SimUnaryIterator {
+ public:
+  ShardIt(SimContext& ctx, SimStage& stage, std::unique_ptr<SimIterator> input, int64_t num_shards,
+          int64_t index)
+      : SimUnaryIterator(ctx, stage, std::move(input)),
+        num_shards_(std::max<int64_t>(1, num_shards)),
+        index_(index) {}
+
+ protected:
+  Task<bool> GetNextInternal(SimThread& thread, SimElement& out) override {
+    while (true) {
+      const bool pulled = co_await PullInput(thread, out);
+      if (!pulled) break;
+      const bool mine = position_++ % num_shards_ == index_;
+      co_await Charge(thread, CpuCost(1), 0);
+      if (mine) co_return true;
+    }
+    co_return false;
+  }
+
+ private:
+  const int64_t num_shards_;
+  const int64_t index_;
+  int64_t position_ = 0;
+};
+
+// cache (memory or file): the first pass reads its input and keeps what passed; once a
+// pass has reached the end, later passes replay the kept elements without the input.
+struct CacheStore {
+  std::vector<SimElement> elements;
+  bool complete = false;
+};
+
+class CacheIt : public SimUnaryIterator {
+ public:
+  CacheIt(SimContext& ctx, SimStage& stage, std::unique_ptr<SimIterator> input,
+          std::shared_ptr<CacheStore> store)
+      : SimUnaryIterator(ctx, stage, std::move(input)),
+        store_(std::move(store)),
+        replay_(store_->complete) {}
+
+ protected:
+  Task<bool> GetNextInternal(SimThread& thread, SimElement& out) override {
+    if (replay_) {
+      if (next_ >= store_->elements.size()) co_return false;
+      co_await Charge(thread, CpuCost(1), 0);
+      out = store_->elements[next_++];
+      out.id = ctx_.NewElementId();
+      co_return true;
+    }
+    const bool pulled = co_await PullInput(thread, out);
+    if (!pulled) {
+      store_->complete = true;
+      co_return false;
+    }
+    co_await Charge(thread, CpuCost(1), 0);
+    store_->elements.push_back(out);
+    co_return true;
+  }
+
+ private:
+  std::shared_ptr<CacheStore> store_;
+  const bool replay_;
+  size_t next_ = 0;
+};
+
+class CacheDataset : public SimDataset {
+ public:
+  CacheDataset(SimStage& stage, SimDatasetPtr input)
+      : SimDataset(stage), input_(std::move(input)) {}
+  std::unique_ptr<SimIterator> MakeIterator(SimContext& ctx, const SimElement* parent) override {
+    if (!store_->complete) store_->elements.clear();  // a pass cut short fills it anew
+    // A replaying pass does not read its input, but owns an iterator of it all the same
+    // (it does nothing until pulled).
+    return std::make_unique<CacheIt>(ctx, stage_, input_->MakeIterator(ctx, parent), store_);
+  }
+
+ private:
+  SimDatasetPtr input_;
+  std::shared_ptr<CacheStore> store_ = std::make_shared<CacheStore>();
+};
+
+// repeat(count): passes over its input again; -1 or 0 forever, as the spec says.
+class RepeatDataset : public SimDataset {
+ public:
+  RepeatDataset(SimStage& stage, SimDatasetPtr input, int64_t count)
+      : SimDataset(stage), input_(std::move(input)), count_(count) {}
+  std::unique_ptr<SimIterator> MakeIterator(SimContext& ctx, const SimElement* parent) override {
+    return std::make_unique<It>(ctx, stage_, *this, parent ? *parent : SimElement{},
+                                parent != nullptr);
+  }
+
+ private:
+  class It : public SimIterator {
+   public:
+    It(SimContext& ctx, SimStage& stage, RepeatDataset& d, SimElement parent, bool has_parent)
+        : SimIterator(ctx, stage), d_(d), parent_(parent), has_parent_(has_parent) {}
+    void Cancel() override {
+      SimIterator::Cancel();
+      if (input_) input_->Cancel();
+    }
+
+   protected:
+    Task<bool> GetNextInternal(SimThread& thread, SimElement& out) override {
+      while (d_.count_ <= 0 || pass_ < d_.count_) {
+        if (!input_) {
+          input_ = d_.input_->MakeIterator(ctx_, has_parent_ ? &parent_ : nullptr);
+          produced_in_pass_ = 0;
+        }
+        const bool pulled = co_await Pull(*input_, thread, out);
+        if (pulled) {
+          ++produced_in_pass_;
+          co_await Charge(thread, CpuCost(1), 0);
+          co_return true;
+        }
+        ++pass_;
+        ctx_.Retire(std::move(input_));
+        if (produced_in_pass_ == 0) break;  // an empty input would repeat forever
+      }
+      co_return false;
+    }
+
+   private:
+    RepeatDataset& d_;
+    const SimElement parent_;
+    const bool has_parent_;
+    std::unique_ptr<SimIterator> input_;
+    int64_t pass_ = 0;
+    int64_t produced_in_pass_ = 0;
+  };
+
+  SimDatasetPtr input_;
+  const int64_t count_;
+};
+
+// take(count) / skip(count); -1: all.
+class TakeIt : public SimUnaryIterator {
+ public:
+  TakeIt(SimContext& ctx, SimStage& stage, std::unique_ptr<SimIterator> input, int64_t count)
+      : SimUnaryIterator(ctx, stage, std::move(input)), left_(count) {}
+
+ protected:
+  Task<bool> GetNextInternal(SimThread& thread, SimElement& out) override {
+    if (left_ == 0) co_return false;
+    const bool pulled = co_await PullInput(thread, out);
+    if (!pulled) co_return false;
+    if (left_ > 0) --left_;
+    co_await Charge(thread, CpuCost(1), 0);
+    co_return true;
+  }
+
+ private:
+  int64_t left_;
+};
+
+class SkipIt : public SimUnaryIterator {
+ public:
+  SkipIt(SimContext& ctx, SimStage& stage, std::unique_ptr<SimIterator> input, int64_t count)
+      : SimUnaryIterator(ctx, stage, std::move(input)), to_skip_(count) {}
+
+ protected:
+  Task<bool> GetNextInternal(SimThread& thread, SimElement& out) override {
+    while (to_skip_ != 0) {
+      const bool pulled = co_await PullInput(thread, out);
+      if (!pulled) co_return false;
+      if (to_skip_ > 0) --to_skip_;
+    }
+    const bool pulled = co_await PullInput(thread, out);
+    if (!pulled) co_return false;
+    co_await Charge(thread, CpuCost(1), 0);
+    co_return true;
+  }
+
+ private:
+  int64_t to_skip_;
+};
+
+}  // namespace
+
+SimDatasetPtr MakeSimSequentialMap(SimStage& stage, SimDatasetPtr input) {
+  return std::make_shared<SimUnaryDataset<SequentialMapIt>>(stage, std::move(input));
+}
+SimDatasetPtr MakeSimFilter(SimStage& stage, SimDatasetPtr input) {
+  return std::make_shared<SimUnaryDataset<FilterIt>>(stage, std::move(input));
+}
+SimDatasetPtr MakeSimShuffle(SimStage& stage, SimDatasetPtr input, int64_t buffer_size,
+                             uint64_t seed, bool reshuffle_each_iteration) {
+  return std::make_shared<ShuffleDataset>(stage, std::move(input), buffer_size, seed,
+                                          reshuffle_each_iteration);
+}
+SimDatasetPtr MakeSimBatch(SimStage& stage, SimDatasetPtr input, int64_t batch_size,
+                           bool drop_remainder) {
+  return std::make_shared<SimUnaryDataset<BatchIt, int64_t, bool>>(stage, std::move(input),
+                                                                   batch_size, drop_remainder);
+}
+SimDatasetPtr MakeSimUnbatch(SimStage& stage, SimDatasetPtr input) {
+  return std::make_shared<SimUnaryDataset<UnbatchIt>>(stage, std::move(input));
+}
+SimDatasetPtr MakeSimShard(SimStage& stage, SimDatasetPtr input, int64_t num_shards,
+                           int64_t index) {
+  return std::make_shared<SimUnaryDataset<ShardIt, int64_t, int64_t>>(stage, std::move(input),
+                                                                      num_shards, index);
+}
+SimDatasetPtr MakeSimCache(SimStage& stage, SimDatasetPtr input) {
+  return std::make_shared<CacheDataset>(stage, std::move(input));
+}
+SimDatasetPtr MakeSimRepeat(SimStage& stage, SimDatasetPtr input, int64_t count) {
+  return std::make_shared<RepeatDataset>(stage, std::move(input), count);
+}
+SimDatasetPtr MakeSimTake(SimStage& stage, SimDatasetPtr input, int64_t count) {
+  return std::make_shared<SimUnaryDataset<TakeIt, int64_t>>(stage, std::move(input), count);
+}
+SimDatasetPtr MakeSimSkip(SimStage& stage, SimDatasetPtr input, int64_t count) {
+  return std::make_shared<SimUnaryDataset<SkipIt, int64_t>>(stage, std::move(input), count);
+}
+
+}  // namespace pipescope::sim

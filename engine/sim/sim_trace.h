@@ -1,0 +1,50 @@
+#pragma once
+// What a simulation records: the same events, stage and thread definitions the recorder
+// gives a real run's sinks (record::TraceBatch), in virtual nanoseconds, so the trace
+// model, the analysis, the views and the .pstrace writer take a simulated run as they take
+// a recorded one. Batches go to the sinks every `flush_period_ns` of virtual time.
+
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <vector>
+
+#include "engine/sim/scheduler.h"
+#include "instrumentation/record/trace_sink.h"
+
+namespace pipescope::sim {
+
+class SimTrace {
+ public:
+  // No sinks: nothing is kept (a what-if simulation needs only the summary).
+  explicit SimTrace(std::vector<record::TraceSink*> sinks) : sinks_(std::move(sinks)) {}
+
+  bool recording() const { return !sinks_.empty(); }
+  SimThread& NewThread(std::string name);
+  std::deque<SimThread>& threads() { return threads_; }
+
+  void DefineStage(const record::StageDef& stage);
+  void Marker(int64_t time_ns, std::string text);
+  void Span(record::EventKind kind, uint16_t op, const SimThread& thread, int64_t start,
+            int64_t end, uint64_t element = 0, uint32_t value = 0, uint8_t flags = 0) {
+    if (recording()) Add(kind, op, thread.id, start, end, element, value, flags);
+  }
+  void Counter(record::EventKind kind, uint16_t op, uint32_t thread, int64_t time, uint32_t value) {
+    if (recording()) Add(kind, op, thread, time, time, 0, value, 0);
+  }
+
+  // Hands what was recorded to the sinks.
+  void Flush(int64_t time_ns, bool final);
+  uint64_t events() const { return events_; }
+
+ private:
+  void Add(record::EventKind kind, uint16_t op, uint32_t thread, int64_t start, int64_t end,
+           uint64_t element, uint32_t value, uint8_t flags);
+
+  std::vector<record::TraceSink*> sinks_;
+  std::deque<SimThread> threads_;  // stable addresses: threads hold references
+  record::TraceBatch batch_;
+  uint64_t events_ = 0;
+};
+
+}  // namespace pipescope::sim

@@ -1,0 +1,179 @@
+#include "engine/sim/simulator.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <deque>
+
+#include "engine/sim/scheduler.h"
+#include "engine/sim/sim_builder.h"
+#include "engine/sim/sim_ops.h"
+#include "engine/sim/sim_trace.h"
+
+namespace pipescope::sim {
+namespace {
+
+using record::EventKind;
+
+constexpr int64_t kBufferSamplePeriodNs = 2'000'000;  // the recorder's sampler period
+constexpr int64_t kCpuSamplePeriodNs = 10'000'000;
+
+// The training loop of RunTraining and the simulated device: take an element (the wait
+// recorded as kInputWait), queue a step on the device, wait while max_in_flight are queued.
+class Consumer {
+ public:
+  Consumer(SimContext& ctx, SimIterator& root, const spec::PipelineSpec& spec, bool batched,
+           const SimulationOptions& options)
+      : ctx_(ctx),
+        root_(root),
+        batched_(batched),
+        options_(options),
+        max_in_flight_(std::max<int64_t>(1, spec.train_step().max_in_flight())),
+        step_rng_(RecordKey(ctx.seed, 0xD5)) {}
+
+  Task<void> Run(SimThread& thread) {
+    Scheduler& s = *ctx_.scheduler;
+    const int64_t deadline =
+        options_.duration_s > 0 ? static_cast<int64_t>(options_.duration_s * 1e9) : INT64_MAX;
+    while (options_.max_steps <= 0 || steps_ < options_.max_steps) {
+      if (s.now() >= deadline) break;
+      const int64_t t0 = s.now();
+      SimElement e;
+      const bool got = co_await root_.GetNext(thread, e);
+      ctx_.trace->Span(EventKind::kInputWait, record::kConsumerOp, thread, t0, s.now(),
+                       got ? e.id : 0);
+      input_wait_ns_ += s.now() - t0;
+      if (!got) {
+        end_of_data_ = true;
+        break;
+      }
+      const int64_t start = std::max(s.now(), device_free_at_);
+      device_free_at_ = start + ctx_.model->step.Sample(step_rng_);
+      busy_ns_ += device_free_at_ - start;
+      ctx_.trace->Span(EventKind::kStep, record::kDeviceOp, thread, start, device_free_at_, e.id, 0,
+                       record::kFlagTimesInNs);
+      queued_.push_back(device_free_at_);
+      ++steps_;
+      elements_ += batched_ ? e.rows : 1;
+      while (!queued_.empty() && queued_.front() <= s.now()) queued_.pop_front();
+      if (static_cast<int64_t>(queued_.size()) >= max_in_flight_) {
+        co_await s.Sleep(queued_.front() - s.now());
+        queued_.pop_front();
+      }
+    }
+    if (device_free_at_ > s.now()) co_await s.Sleep(device_free_at_ - s.now());
+    end_ns_ = s.now();
+    done_ = true;
+  }
+
+  // The figures of the run up to `end_ns` (its end, or where it was cancelled).
+  engine::RunSummary Summary(int64_t end_ns) const {
+    engine::RunSummary r;
+    r.device = "simulated";
+    const int64_t wall = std::max<int64_t>(end_ns, 1);
+    r.duration_s = static_cast<double>(wall) / 1e9;
+    r.steps = steps_;
+    r.elements = elements_;
+    r.steps_per_s = static_cast<double>(steps_) / r.duration_s;
+    r.elements_per_s = static_cast<double>(elements_) / r.duration_s;
+    r.input_wait_fraction = static_cast<double>(input_wait_ns_) / static_cast<double>(wall);
+    r.device_busy_fraction =
+        std::min(1.0, static_cast<double>(busy_ns_) / static_cast<double>(wall));
+    r.end_of_data = end_of_data_;
+    return r;
+  }
+  bool done() const { return done_; }
+  int64_t end_ns() const { return end_ns_; }
+
+ private:
+  SimContext& ctx_;
+  SimIterator& root_;
+  const bool batched_;
+  const SimulationOptions& options_;
+  const int64_t max_in_flight_;
+  Rng step_rng_;
+  std::deque<int64_t> queued_;  // end times of the steps on the device
+  int64_t device_free_at_ = 0;
+  int64_t steps_ = 0, elements_ = 0, input_wait_ns_ = 0, busy_ns_ = 0, end_ns_ = 0;
+  bool end_of_data_ = false;
+  bool done_ = false;
+};
+
+// The recorder's sampler: buffer levels of the asynchronous ops and each thread's CPU use.
+Task<void> Sampler(SimContext& ctx, const std::vector<record::StageDef>& stages,
+                   const Consumer& consumer) {
+  Scheduler& s = *ctx.scheduler;
+  std::vector<int64_t> cpu_seen;
+  int64_t next_cpu = kCpuSamplePeriodNs;
+  while (!consumer.done()) {
+    co_await s.Sleep(kBufferSamplePeriodNs);
+    for (const auto& def : stages) {
+      const SimStage& st = *ctx.stages[def.id];
+      if (def.asynchronous && st.current) {
+        ctx.trace->Counter(EventKind::kBufferLevel, def.id, 0, s.now(),
+                           record::SaturateU32(static_cast<uint64_t>(st.current->BufferLevel())));
+      }
+    }
+    if (s.now() < next_cpu) continue;
+    next_cpu += kCpuSamplePeriodNs;
+    auto& threads = ctx.trace->threads();
+    cpu_seen.resize(threads.size(), 0);
+    for (size_t i = 0; i < threads.size(); ++i) {
+      const int64_t used = threads[i].cpu_ns - cpu_seen[i];
+      cpu_seen[i] = threads[i].cpu_ns;
+      ctx.trace->Counter(EventKind::kCpuTime, record::kNoOp, threads[i].id, s.now(),
+                         record::SaturateU32(static_cast<uint64_t>(used)));
+    }
+  }
+}
+
+}  // namespace
+
+engine::Result<SimulationResult> Simulate(const spec::PipelineSpec& spec, const CostModel& model,
+                                          const SimulationOptions& options) {
+  const auto wall_start = std::chrono::steady_clock::now();
+  SimTrace trace(options.sinks);
+  SimulationResult result;
+  Scheduler scheduler(model.cores, model.oversubscription_cost);
+  SimContext ctx;
+  ctx.scheduler = &scheduler;
+  ctx.trace = &trace;
+  ctx.model = &model;
+  ctx.seed = options.seed;
+  ASSIGN_OR_RETURN(SimBuild build, BuildSimPipeline(spec, ctx));
+  std::unique_ptr<SimIterator> root = build.root->MakeIterator(ctx, nullptr);
+  Consumer consumer(ctx, *root, spec, build.batched, options);
+  for (const auto& def : build.stages) trace.DefineStage(def);
+
+  scheduler.Spawn(consumer.Run(trace.NewThread("consumer")));
+  scheduler.Spawn(Sampler(ctx, build.stages, consumer));
+
+  const double planned_ns = options.duration_s > 0 ? options.duration_s * 1e9 : 0;
+  const int64_t period = std::max<int64_t>(1'000'000, options.flush_period_ns);
+  int64_t until = 0;
+  while (!consumer.done()) {
+    until += period;
+    const bool more = scheduler.RunUntil(until);
+    trace.Flush(std::min(until, consumer.done() ? consumer.end_ns() : until), false);
+    if (!more && !consumer.done()) {
+      return engine::Internal("simulation stalled at " + std::to_string(scheduler.now()) +
+                              " ns: every thread waits on another (a simulator bug)");
+    }
+    if (options.progress && planned_ns > 0 &&
+        !options.progress(std::min(1.0, static_cast<double>(until) / planned_ns))) {
+      result.cancelled = true;
+      break;
+    }
+  }
+  const int64_t end = consumer.done() ? consumer.end_ns() : scheduler.now();
+  trace.Flush(end, true);
+  result.summary = consumer.Summary(end);
+  // The threads' frames point into the iterators: end them while those still exist.
+  scheduler.EndThreads();
+  result.events = trace.events();
+  result.wall_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  return result;
+}
+
+}  // namespace pipescope::sim

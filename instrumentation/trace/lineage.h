@@ -1,0 +1,51 @@
+#pragma once
+// Where elements came from, read off a trace: which record of which pass over the source
+// an element id is, which rows a batch was made of, and the order in which records reached
+// the training step. What order-related lesson goals ("batches differ across epochs", "the
+// shuffle mixes the whole dataset", "workers read distinct files") are checked with.
+//
+// It relies on what every Pipescope trace (recorded or simulated) holds: the top-level
+// source's kCall per record and a kCallEnd at the end of each pass; ops that pass elements
+// on keep their ids; a synchronous batch pulls its rows inside its own kCall, on its thread.
+// A pass cut short before the source's end (take before repeat) has no end in the trace:
+// the next pass's records are numbered on from it.
+
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+#include "instrumentation/trace/model.h"
+
+namespace pipescope::trace {
+
+struct RecordRef {
+  int64_t pass = 0;   // 0 for the first pass over the source (the first epoch)
+  int64_t index = 0;  // position of the record within its pass
+};
+
+class Lineage {
+ public:
+  explicit Lineage(const Model& model);
+
+  // The top-level source's record an element id is (ids kept through maps, filters,
+  // shuffles, shards, prefetches); nullptr for ids the source did not make (batches).
+  const RecordRef* Record(uint64_t element) const;
+  // Records per pass over the source (the first complete pass; -1 when none completed).
+  int64_t records_per_pass() const { return records_per_pass_; }
+  // A batch's rows (element ids), for batches made by the top-level batch op.
+  const std::vector<uint64_t>* Rows(uint64_t batch) const;
+  // Records in the order the consumer received them (batches expanded into their rows).
+  std::vector<RecordRef> Consumed() const;
+  // Records of the elements `op` passed on, in the order it did.
+  std::vector<RecordRef> PassedOn(uint16_t op) const;
+  // Batches the consumer received, as the records they hold.
+  std::vector<std::vector<RecordRef>> ConsumedBatches() const;
+
+ private:
+  const Model& model_;
+  std::unordered_map<uint64_t, RecordRef> records_;
+  std::unordered_map<uint64_t, std::vector<uint64_t>> rows_;
+  int64_t records_per_pass_ = -1;
+};
+
+}  // namespace pipescope::trace

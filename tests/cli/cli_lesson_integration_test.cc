@@ -1,0 +1,60 @@
+// pipescope-cli lesson: every lesson's start fails its goals and its solution meets them,
+// in the simulator (the same on every machine).
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "cli_runner.h"
+
+namespace pipescope::testing {
+namespace {
+
+using nlohmann::json;
+
+std::vector<std::string> LessonNames() {
+  const auto r = Cli("lesson list --json");
+  if (r.exit_code != 0) return {};
+  std::vector<std::string> names;
+  for (const auto& l : json::parse(r.out)) names.push_back(l["name"]);
+  return names;
+}
+
+TEST(CliLessonTest, ListsAtLeastTwelveLessons) {
+  const auto names = LessonNames();
+  EXPECT_GE(names.size(), 12u);
+  const auto text = Cli("lesson list");
+  EXPECT_NE(text.out.find("Missing prefetch"), std::string::npos) << text.out;
+}
+
+TEST(CliLessonTest, ShowAndUnknownLessons) {
+  const auto show = Cli("lesson show 1");
+  ASSERT_EQ(show.exit_code, 0) << show.out;
+  EXPECT_NE(show.out.find("prefetch"), std::string::npos);
+  const auto unknown = Cli("lesson check no-such-lesson");
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_NE(unknown.out.find("no lesson 'no-such-lesson'"), std::string::npos) << unknown.out;
+}
+
+class EveryLesson : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(EveryLesson, StartFailsAndSolutionPasses) {
+  const auto start = Cli("lesson check " + GetParam() + " --json");
+  ASSERT_EQ(start.exit_code, 1) << start.out;
+  EXPECT_FALSE(json::parse(JsonPart(start.out))["passed"].get<bool>());
+  const auto solution = Cli("lesson check " + GetParam() + " --solution --json");
+  ASSERT_EQ(solution.exit_code, 0) << solution.out;
+  const json j = json::parse(JsonPart(solution.out));
+  EXPECT_TRUE(j["passed"].get<bool>());
+  for (const auto& g : j["goals"]) EXPECT_TRUE(g["measured"].get<bool>()) << g.dump();
+}
+
+INSTANTIATE_TEST_SUITE_P(Lessons, EveryLesson, ::testing::ValuesIn(LessonNames()),
+                         [](const auto& test_param) {
+                           std::string n = test_param.param;
+                           for (char& c : n)
+                             c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+                           return n;
+                         });
+
+}  // namespace
+}  // namespace pipescope::testing

@@ -1,0 +1,96 @@
+// pipescope-cli simulate and calibrate, as a user runs them.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "cli_runner.h"
+
+namespace pipescope::testing {
+namespace {
+
+using nlohmann::json;
+
+std::string TempPath(const std::string& name) { return ::testing::TempDir() + "/" + name; }
+
+TEST(CliSimulateTest, SummaryLikeRunMarkedSimulatedAndDeterministic) {
+  const auto a = Cli("simulate " + Pipeline("input_bound_demo.pbtxt") + " --json --seed 4");
+  ASSERT_EQ(a.exit_code, 0) << a.out;
+  const json j = json::parse(JsonPart(a.out));
+  // decode makes a batch of 4 in ~12 ms, the step takes 8: ~80 steps/s, input-bound.
+  EXPECT_NEAR(j["steps_per_s"].get<double>(), 80, 8);
+  EXPECT_GT(j["input_wait_fraction"].get<double>(), 0.2);
+  EXPECT_EQ(j["simulated"]["cost_model"], "spec");
+  EXPECT_GT(j["simulated"]["virtual_s"].get<double>(), 4.9);
+  const auto b = Cli("simulate " + Pipeline("input_bound_demo.pbtxt") + " --json --seed 4");
+  EXPECT_EQ(json::parse(JsonPart(b.out))["steps"], j["steps"]);
+
+  const auto fixed = Cli("simulate " + Pipeline("input_bound_demo.pbtxt") +
+                         " --set decode.num_parallel_calls=2 --json");
+  ASSERT_EQ(fixed.exit_code, 0) << fixed.out;
+  EXPECT_LT(json::parse(JsonPart(fixed.out))["input_wait_fraction"].get<double>(), 0.05);
+}
+
+TEST(CliSimulateTest, SavedTraceOpensEverywhereAndSaysItIsSimulated) {
+  const std::string trace = TempPath("sim.pstrace");
+  const auto r = Cli("simulate " + Pipeline("benchmarks/slow_storage.pbtxt") +
+                     " --duration 3 --trace " + trace);
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("x real time"), std::string::npos) << r.out;
+  const auto report = Cli("report " + trace + " --json");
+  ASSERT_EQ(report.exit_code, 0) << report.out;
+  EXPECT_GT(json::parse(JsonPart(report.out))["steps"].get<int>(), 10);
+  const auto converted = Cli("convert " + trace + " " + TempPath("sim.json"));
+  EXPECT_EQ(converted.exit_code, 0) << converted.out;
+}
+
+TEST(CliSimulateTest, BadModelsAreNamed) {
+  const std::string model = TempPath("bad_model.json");
+  std::ofstream(model) << R"({"ops": {"decode": {"cpu": {"mean_ns": "slow"}}}})";
+  const auto r = Cli("simulate " + Pipeline("input_bound_demo.pbtxt") + " --model " + model);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.out.find(model + ".ops.decode.cpu.mean_ns: expected a number"), std::string::npos)
+      << r.out;
+  const auto missing =
+      Cli("simulate " + Pipeline("input_bound_demo.pbtxt") + " --model /no/such.json");
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.out.find("/no/such.json"), std::string::npos);
+}
+
+TEST(CliSimulateTest, CalibrateFitsARecordedRun) {
+  const std::string trace = TempPath("recorded.pstrace");
+  const std::string model = TempPath("fitted.json");
+  ASSERT_EQ(
+      Cli("run " + Pipeline("benchmarks/mixed_cpu_io.pbtxt") + " --duration 2 --trace " + trace)
+          .exit_code,
+      0);
+  const auto r = Cli("calibrate " + trace + " --out " + model + " --json");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const json j = json::parse(JsonPart(r.out));
+  // fetch waits 4 ms without computing; decode computes 1 ms.
+  const json& fetch = j["ops"]["fetch"];
+  const json& decode = j["ops"]["decode"];
+  EXPECT_NEAR(fetch["wait"]["mean_ns"].get<double>(), 4e6, 1e6);
+  EXPECT_LT(fetch["cpu_per_row"]["mean_ns"].get<double>() + fetch["cpu"]["mean_ns"].get<double>(),
+            1e6);
+  const double decode_cpu =
+      decode["cpu_per_row"]["mean_ns"].get<double>() + decode["cpu"]["mean_ns"].get<double>();
+  EXPECT_GT(decode_cpu, 0.8e6);
+  EXPECT_LT(decode_cpu, 2e6);
+  EXPECT_NEAR(j["step"]["mean_ns"].get<double>(), 8e6, 0.5e6);
+  const auto sim = Cli("simulate " + Pipeline("benchmarks/mixed_cpu_io.pbtxt") + " --model " +
+                       model + " --json");
+  ASSERT_EQ(sim.exit_code, 0) << sim.out;
+  EXPECT_EQ(json::parse(JsonPart(sim.out))["simulated"]["cost_model"], trace);
+}
+
+TEST(CliSimulateTest, CalibrateNeedsAPipescopeRecording) {
+  const auto r = Cli("calibrate " + std::string(PIPESCOPE_SOURCE_DIR) +
+                     "/tests/trace/data/pytorch_input_bound.json --out " + TempPath("x.json"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.out.find("has no pipeline spec"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace pipescope::testing

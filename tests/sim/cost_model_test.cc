@@ -1,0 +1,87 @@
+// Cost models: the spec's defaults, JSON files laid over them, and readable errors.
+#include "engine/sim/cost_model.h"
+
+#include <gtest/gtest.h>
+
+#include "../engine/test_support.h"
+#include "engine/sim/cost_model_json.h"
+
+namespace pipescope::sim {
+namespace {
+
+using engine::testing::Spec;
+
+const char* kSpec = R"(name: "t"
+  source { name: "read" synthetic { records: 10 record_bytes: 1000 read_latency: "1ms" bandwidth: "1MB/s" } }
+  ops { name: "decode" map { fn { cpu_work { duration: "2ms" } } num_parallel_calls: 2 } }
+  ops { name: "io" map { fn { io_wait { duration: "3ms" } } } }
+  ops { name: "keep" filter { predicate { mod_equals { modulus: 4 } } } }
+  train_step { step_time: "8ms" })";
+
+TEST(CostModelTest, DefaultsComeFromTheSpec) {
+  auto m = DefaultCostModel(Spec(kSpec), 3);
+  ASSERT_TRUE(m.ok());
+  EXPECT_EQ(m->cores, 3);
+  EXPECT_EQ(m->step.mean_ns, 8e6);
+  EXPECT_EQ(m->Of("read").records, 10);
+  EXPECT_DOUBLE_EQ(m->Of("read").wait.mean_ns, 1e6 + 1e6);  // latency + 1000 B at 1 MB/s
+  EXPECT_EQ(m->Of("decode").cpu_per_row.mean_ns, 2e6);
+  EXPECT_EQ(m->Of("io").wait.mean_ns, 3e6);
+  EXPECT_DOUBLE_EQ(m->Of("keep").keep_fraction, 0.25);
+}
+
+TEST(CostModelTest, JsonRoundTripsAndOverlaysOnlyWhatItNames) {
+  auto base = DefaultCostModel(Spec(kSpec), 2);
+  ASSERT_TRUE(base.ok());
+  auto again = ParseCostModelJson(CostModelToJson(*base), CostModel{}, "m.json");
+  ASSERT_TRUE(again.ok()) << again.status().message();
+  EXPECT_EQ(CostModelToJson(*again), CostModelToJson(*base));
+
+  auto overlaid = ParseCostModelJson(
+      R"({"ops": {"decode": {"cpu_per_row": {"mean_ns": 5e6, "cv": 0.3}}}})", *base, "m.json");
+  ASSERT_TRUE(overlaid.ok());
+  EXPECT_EQ(overlaid->Of("decode").cpu_per_row.mean_ns, 5e6);
+  EXPECT_EQ(overlaid->Of("decode").cpu_per_row.cv, 0.3);
+  EXPECT_EQ(overlaid->Of("io").wait.mean_ns, 3e6);  // untouched
+  EXPECT_EQ(overlaid->step.mean_ns, 8e6);
+}
+
+TEST(CostModelTest, BadFilesGiveErrorsThatSayWhere) {
+  auto base = DefaultCostModel(Spec(kSpec), 2);
+  ASSERT_TRUE(base.ok());
+  struct Case {
+    const char* json;
+    const char* expected;
+  } cases[] = {
+      {"{", "m.json: not valid JSON"},
+      {"[]", "expected a JSON object"},
+      {R"({"format": "other"})", "not a Pipescope cost model"},
+      {R"({"cores": "four"})", "m.json.cores: expected a number"},
+      {R"({"cores": 0})", "cores: must be positive"},
+      {R"({"ops": {"decode": {"cpu": {"mean_ns": -1}}}})",
+       "m.json.ops.decode.cpu: must not be negative"},
+      {R"({"ops": {"keep": {"keep_fraction": 2}}})", "keep_fraction: must be within [0, 1]"},
+  };
+  for (const auto& c : cases) {
+    auto m = ParseCostModelJson(c.json, *base, "m.json");
+    ASSERT_FALSE(m.ok()) << c.json;
+    EXPECT_NE(m.status().message().find(c.expected), std::string::npos) << m.status().message();
+  }
+}
+
+TEST(CostModelTest, DistributionsHaveTheirMeanAndAreReproducible) {
+  Dist d{1e6, 0.5};
+  Rng a(7), b(7);
+  double sum = 0;
+  for (int i = 0; i < 20000; ++i) {
+    const int64_t x = d.Sample(a);
+    EXPECT_EQ(x, d.Sample(b));
+    sum += static_cast<double>(x);
+  }
+  EXPECT_NEAR(sum / 20000, 1e6, 2e4);
+  Rng r(1);
+  EXPECT_EQ((Dist{5e5, 0}).Sample(r), 500000);
+}
+
+}  // namespace
+}  // namespace pipescope::sim

@@ -1,0 +1,224 @@
+// The simulator: tf.data semantics of what each op passes on (read back from the simulated
+// trace, as the lessons do), processor sharing on the model's cores, determinism, and that
+// its trace is one every analysis takes.
+#include "engine/sim/simulator.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+
+#include "../engine/test_support.h"
+#include "instrumentation/trace/analysis.h"
+#include "instrumentation/trace/lineage.h"
+
+namespace pipescope::sim {
+namespace {
+
+using engine::testing::Spec;
+
+struct SimRun {
+  SimulationResult result;
+  std::shared_ptr<trace::Model> model = std::make_shared<trace::Model>();
+};
+
+SimRun Simulated(const std::string& text, double seconds, uint64_t seed = 1, double cores = 4,
+                 const std::function<void(CostModel&)>& adjust = {}) {
+  const spec::PipelineSpec spec = Spec(text);
+  auto model = DefaultCostModel(spec, cores);
+  EXPECT_TRUE(model.ok()) << model.status().message();
+  if (adjust) adjust(*model);
+  SimRun run;
+  SimulationOptions options;
+  options.duration_s = seconds;
+  options.seed = seed;
+  options.sinks = {run.model.get()};
+  auto r = Simulate(spec, *model, options);
+  EXPECT_TRUE(r.ok()) << r.status().message();
+  if (r.ok()) run.result = *r;
+  return run;
+}
+
+std::vector<int64_t> Indices(const std::vector<trace::RecordRef>& refs) {
+  std::vector<int64_t> out;
+  for (const auto& r : refs) out.push_back(r.index);
+  return out;
+}
+
+std::string Pipeline(const std::string& ops,
+                     const std::string& source = "range { start: 0 stop: 100 }",
+                     const std::string& step = "1ms") {
+  return "name: \"t\" source { name: \"src\" " + source + " } " + ops +
+         " train_step { step_time: \"" + step + "\" }";
+}
+
+TEST(SimulatorTest, ReachesTheEndOfFiniteDataInSourceOrder) {
+  SimRun r = Simulated(Pipeline(""), 10);
+  EXPECT_TRUE(r.result.summary.end_of_data);
+  EXPECT_EQ(r.result.summary.steps, 100);
+  const auto consumed = Indices(trace::Lineage(*r.model).Consumed());
+  ASSERT_EQ(consumed.size(), 100u);
+  for (int64_t i = 0; i < 100; ++i) EXPECT_EQ(consumed[static_cast<size_t>(i)], i);
+}
+
+TEST(SimulatorTest, BatchGroupsConsecutiveRecordsAndDropsTheRemainder) {
+  SimRun r =
+      Simulated(Pipeline(R"(ops { name: "b" batch { batch_size: 8 drop_remainder: true } })"), 10);
+  const auto batches = trace::Lineage(*r.model).ConsumedBatches();
+  ASSERT_EQ(batches.size(), 12u);  // 100 / 8, the last 4 dropped
+  for (size_t b = 0; b < batches.size(); ++b) {
+    ASSERT_EQ(batches[b].size(), 8u);
+    for (size_t i = 0; i < 8; ++i) EXPECT_EQ(batches[b][i].index, static_cast<int64_t>(b * 8 + i));
+  }
+  EXPECT_EQ(r.result.summary.elements, 96);
+}
+
+TEST(SimulatorTest, ShuffleIsAPermutationThatDependsOnTheSeedOnlyWhenUnseeded) {
+  const std::string seeded = Pipeline(R"(ops { name: "s" shuffle { buffer_size: 100 seed: 3 } })");
+  const std::string unseeded = Pipeline(R"(ops { name: "s" shuffle { buffer_size: 100 } })");
+  auto a = Indices(trace::Lineage(*Simulated(seeded, 10, 1).model).Consumed());
+  auto b = Indices(trace::Lineage(*Simulated(seeded, 10, 2).model).Consumed());
+  auto c = Indices(trace::Lineage(*Simulated(unseeded, 10, 1).model).Consumed());
+  auto d = Indices(trace::Lineage(*Simulated(unseeded, 10, 2).model).Consumed());
+  EXPECT_EQ(a, b);  // a fixed seed: the same order whatever the run's seed
+  EXPECT_NE(c, d);  // seed 0: a fresh order per run
+  std::vector<int64_t> sorted = a;
+  std::sort(sorted.begin(), sorted.end());
+  for (int64_t i = 0; i < 100; ++i) EXPECT_EQ(sorted[static_cast<size_t>(i)], i);
+  std::vector<int64_t> identity(100);
+  for (int64_t i = 0; i < 100; ++i) identity[static_cast<size_t>(i)] = i;
+  EXPECT_NE(a, identity);
+}
+
+TEST(SimulatorTest, ReshufflesEachEpochUnlessTold) {
+  auto epochs = [](bool reshuffle) {
+    SimRun r = Simulated(
+        Pipeline(
+            std::string(
+                R"(ops { name: "s" shuffle { buffer_size: 100 seed: 5 reshuffle_each_iteration: )") +
+            (reshuffle ? "true" : "false") + R"( } } ops { name: "r" repeat { count: 2 } })"),
+        10);
+    const auto consumed = trace::Lineage(*r.model).Consumed();
+    EXPECT_EQ(consumed.size(), 200u);
+    std::vector<int64_t> first, second;
+    for (const auto& c : consumed) (c.pass == 0 ? first : second).push_back(c.index);
+    return std::make_pair(first, second);
+  };
+  auto [a1, a2] = epochs(true);
+  EXPECT_NE(a1, a2);
+  auto [b1, b2] = epochs(false);
+  EXPECT_EQ(b1, b2);
+}
+
+TEST(SimulatorTest, ShardKeepsEveryNthFromItsIndex) {
+  SimRun r = Simulated(Pipeline(R"(ops { name: "sh" shard { num_shards: 3 index: 1 } })"), 10);
+  const auto consumed = Indices(trace::Lineage(*r.model).Consumed());
+  ASSERT_EQ(consumed.size(), 33u);
+  for (size_t i = 0; i < consumed.size(); ++i)
+    EXPECT_EQ(consumed[i], static_cast<int64_t>(3 * i + 1));
+}
+
+TEST(SimulatorTest, TakeSkipAndRepeatCount) {
+  SimRun r = Simulated(
+      Pipeline(R"(ops { name: "sk" skip { count: 10 } } ops { name: "t" take { count: 20 } }
+                               ops { name: "r" repeat { count: 3 } })"),
+      10);
+  const auto consumed = trace::Lineage(*r.model).Consumed();
+  ASSERT_EQ(consumed.size(), 60u);
+  EXPECT_EQ(consumed.front().index, 10);
+  EXPECT_EQ(consumed[19].index, 29);
+  // The second pass starts over and skips 10 again (Lineage counts passes by the source's
+  // end, which take cut off, so it numbers on from the 30 records of the first pass).
+  EXPECT_EQ(consumed[20].index, 40);
+}
+
+TEST(SimulatorTest, FilterKeepsTheSameRecordsEveryEpochAtItsRatio) {
+  SimRun r = Simulated(
+      Pipeline(R"(ops { name: "f" filter { predicate { keep_fraction { fraction: 0.25 } } } }
+                               ops { name: "r" repeat { count: 2 } })",
+               "range { start: 0 stop: 2000 }"),
+      60);
+  std::set<int64_t> first, second;
+  for (const auto& c : trace::Lineage(*r.model).Consumed())
+    (c.pass == 0 ? first : second).insert(c.index);
+  EXPECT_EQ(first, second);
+  EXPECT_NEAR(static_cast<double>(first.size()) / 2000.0, 0.25, 0.04);
+}
+
+TEST(SimulatorTest, CacheReplaysWithoutRunningWhatIsBeforeIt) {
+  SimRun r = Simulated(Pipeline(R"(ops { name: "work" map { fn { cpu_work { duration: "1ms" } } } }
+                               ops { name: "c" cache {} } ops { name: "r" repeat { count: 4 } })",
+                                "range { start: 0 stop: 50 }"),
+                       10);
+  EXPECT_EQ(r.result.summary.steps, 200);
+  const record::StageDef* work = r.model->StageNamed("work");
+  ASSERT_NE(work, nullptr);
+  size_t calls = 0;
+  for (const trace::Track* t : r.model->TracksOf(record::EventKind::kCall, work->id))
+    calls += t->size();
+  EXPECT_EQ(calls, 50u);
+}
+
+TEST(SimulatorTest, DeterministicInterleaveTakesBlocksInTurn) {
+  // Two files of 4 records each, cycle 2, block 2: a0 a1 b0 b1 a2 a3 b2 b3.
+  SimRun r = Simulated(Pipeline(R"(ops { name: "il" interleave {
+                                 per_element { synthetic_file { records_per_file: 4 record_bytes: 16 } }
+                                 cycle_length: 2 block_length: 2 num_parallel_calls: 2 } })",
+                                "range { start: 0 stop: 2 }"),
+                       10);
+  EXPECT_EQ(r.result.summary.steps, 8);
+  const record::StageDef* read = r.model->StageNamed("il.read");
+  ASSERT_NE(read, nullptr);
+  EXPECT_EQ(read->depth, 1);
+  EXPECT_EQ(r.model->StageNamed("il")->input,
+            read->id);  // an interleave pulls from its sub-pipeline
+}
+
+TEST(SimulatorTest, CpuWorkBeyondTheCoresIsTimeShared) {
+  // Four workers of 10 ms each per element on 2 cores: 200 elements/s at most, and each
+  // element's span lasts about twice its CPU time.
+  const std::string spec = Pipeline(
+      R"(ops { name: "m" map { fn { cpu_work { duration: "10ms" } } num_parallel_calls: 4 } }
+         ops { name: "p" prefetch { buffer_size: 8 } })",
+      "range { start: 0 stop: 100000 }", "0s");
+  SimRun two = Simulated(spec, 5, 1, 2, [](CostModel& m) { m.oversubscription_cost = 0; });
+  SimRun four = Simulated(spec, 5, 1, 4, [](CostModel& m) { m.oversubscription_cost = 0; });
+  EXPECT_NEAR(two.result.summary.steps_per_s, 200, 10);
+  EXPECT_NEAR(four.result.summary.steps_per_s, 400, 20);
+  const trace::RangeAnalysis a = trace::Analyze(*two.model);
+  const auto m =
+      std::find_if(a.stages.begin(), a.stages.end(), [](auto& s) { return s.name == "m"; });
+  ASSERT_NE(m, a.stages.end());
+  EXPECT_EQ(m->parallelism, 4);
+}
+
+TEST(SimulatorTest, SameSeedSameTraceAndTheAnalysisReadsIt) {
+  const std::string spec = Pipeline(
+      R"(ops { name: "d" map { fn { cpu_work { duration: "3ms" } } num_parallel_calls: 1 } }
+         ops { name: "b" batch { batch_size: 4 } } ops { name: "p" prefetch { buffer_size: 2 } })",
+      "synthetic { records: -1 record_bytes: 1024 }", "8ms");
+  SimRun a = Simulated(spec, 3, 9, 4, [](CostModel& m) { m.ops["d"].cpu_per_row.cv = 0.5; });
+  SimRun b = Simulated(spec, 3, 9, 4, [](CostModel& m) { m.ops["d"].cpu_per_row.cv = 0.5; });
+  EXPECT_EQ(a.result.events, b.result.events);
+  EXPECT_EQ(a.result.summary.steps, b.result.summary.steps);
+  EXPECT_EQ(a.model->event_count(), a.result.events);
+  // decode makes a batch in 12 ms, the step needs 8: input-bound, and the verdict names it.
+  const trace::RangeAnalysis analysis = trace::Analyze(*a.model);
+  EXPECT_GT(analysis.input_wait_fraction, 0.2);
+  EXPECT_EQ(analysis.verdict.bottleneck, "d");
+  EXPECT_NEAR(a.result.summary.steps_per_s, 1000.0 / 12, 8);
+}
+
+TEST(SimulatorTest, BuildErrorsNameTheOp) {
+  const spec::PipelineSpec spec = Spec(Pipeline(
+      R"(ops { name: "il" interleave { per_element { from_element {} }
+             ops { name: "c" cache {} } cycle_length: 1 } })"));
+  auto model = DefaultCostModel(spec, 2);
+  ASSERT_TRUE(model.ok());
+  auto r = Simulate(spec, *model, {});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("cache 'c'"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace pipescope::sim
