@@ -91,9 +91,13 @@ void ImGuiGlWidget::paintGL() {
   if (!gl_ready_) return;
   ImGui::SetCurrentContext(context_);
   ImGuiIO& io = ImGui::GetIO();
+  if (font_dirty_) RebuildFont();
   const qreal dpr = devicePixelRatioF();
-  io.DisplaySize = ImVec2(static_cast<float>(width()), static_cast<float>(height()));
-  io.DisplayFramebufferScale = ImVec2(static_cast<float>(dpr), static_cast<float>(dpr));
+  // A UI scale draws into a smaller logical display that fills the same pixels.
+  io.DisplaySize =
+      ImVec2(static_cast<float>(width()) / ui_scale_, static_cast<float>(height()) / ui_scale_);
+  const float fb_scale = static_cast<float>(dpr) * ui_scale_;
+  io.DisplayFramebufferScale = ImVec2(fb_scale, fb_scale);
   io.DeltaTime = 1.0f / 60.0f;
   ApplyQueuedInput();
   timespec start, built, end;
@@ -115,11 +119,32 @@ void ImGuiGlWidget::paintGL() {
   ++frames_drawn_;
 }
 
-void ImGuiGlWidget::mouseMoveEvent(QMouseEvent* e) {
+void ImGuiGlWidget::SetMousePos(const QPointF& p) {
   ImGui::SetCurrentContext(context_);
+  ImGui::GetIO().MousePos =
+      ImVec2(static_cast<float>(p.x()) / ui_scale_, static_cast<float>(p.y()) / ui_scale_);
+}
+
+void ImGuiGlWidget::SetUiScale(float scale) {
+  ui_scale_ = std::clamp(scale, 0.5f, 4.0f);
+  font_dirty_ = true;
+  update();
+}
+
+void ImGuiGlWidget::RebuildFont() {
+  font_dirty_ = false;
   ImGuiIO& io = ImGui::GetIO();
-  io.MousePos =
-      ImVec2(static_cast<float>(e->position().x()), static_cast<float>(e->position().y()));
+  io.Fonts->Clear();
+  ImFontConfig config;
+  config.SizePixels = 13.0f * ui_scale_;  // the default font's size, in physical pixels
+  io.Fonts->AddFontDefault(&config);
+  io.FontGlobalScale = 1.0f / ui_scale_;
+  ImGui_ImplOpenGL3_DestroyFontsTexture();
+  ImGui_ImplOpenGL3_CreateFontsTexture();
+}
+
+void ImGuiGlWidget::mouseMoveEvent(QMouseEvent* e) {
+  SetMousePos(e->position());
   ApplyModifiers(e->modifiers());
   update();
 }
@@ -166,9 +191,7 @@ void ImGuiGlWidget::mouseReleaseEvent(QMouseEvent* e) {
 }
 
 void ImGuiGlWidget::wheelEvent(QWheelEvent* e) {
-  ImGui::SetCurrentContext(context_);
-  ImGui::GetIO().MousePos =
-      ImVec2(static_cast<float>(e->position().x()), static_cast<float>(e->position().y()));
+  SetMousePos(e->position());
   wheel_ += static_cast<float>(e->angleDelta().y()) / 120.0f;
   update();
 }

@@ -29,6 +29,10 @@ class ImGuiGlWidget : public QOpenGLWidget {
   void DrawFrameNow();
   // ImGui's dark or light style, and the colour behind everything it draws.
   void SetImGuiTheme(bool dark, const float clear_color[3]);
+  // Draws everything (lanes, text) `scale` times larger: presenter mode on a projector.
+  // The font is re-rasterised at the new size, so text stays sharp.
+  void SetUiScale(float scale);
+  float ui_scale() const { return ui_scale_; }
 
  protected:
   virtual void DrawImGui() = 0;
@@ -50,12 +54,16 @@ class ImGuiGlWidget : public QOpenGLWidget {
   void CleanUpGl();
   void ApplyQueuedInput();
   void ApplyModifiers(Qt::KeyboardModifiers modifiers);
+  void SetMousePos(const QPointF& widget_pos);
+  void RebuildFont();  // needs the GL context
 
   ImGuiContext* context_ = nullptr;
   bool gl_ready_ = false;
   std::deque<ButtonEvent> buttons_;
   std::deque<std::pair<int, bool>> keys_;
   float wheel_ = 0;
+  float ui_scale_ = 1;
+  bool font_dirty_ = false;
   QTimer frame_timer_;  // keeps frames coming while input is queued
   QMetaObject::Connection context_connection_;
   int64_t last_frame_build_ns_ = 0;

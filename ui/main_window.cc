@@ -27,6 +27,7 @@
 #include "instrumentation/trace/import/host_merge.h"
 #include "ui/compare/compare_window.h"
 #include "ui/model_lock.h"
+#include "ui/panels/lessons_panel.h"
 #include "ui/panels/notes_panel.h"
 #include "ui/panels/op_order_editor.h"
 #include "ui/panels/pipeline_panel.h"
@@ -64,7 +65,10 @@ const char* kShortcuts =
     "  Ctrl+O open   Ctrl+Shift+S save trace as   Ctrl+E export   Ctrl+F search   Ctrl+Q quit\n"
     "  F5 start   F6 pause / resume   Shift+F5 stop   Ctrl+Shift+F5 restart\n"
     "  Ctrl+T autotune live (Pipescope)   Ctrl+Shift+T autotune live (tf.data)\n"
-    "  Ctrl+. stop tuning   Ctrl+K compare with autotuned\n";
+    "  Ctrl+. stop tuning   Ctrl+K compare with autotuned\n\n"
+    "Lessons and workshops\n"
+    "  Ctrl+L lessons dock   Ctrl+Return run and check the lesson's pipeline\n"
+    "  Ctrl+Shift+P presenter mode (large, high contrast, for projectors)\n";
 
 }  // namespace
 
@@ -104,7 +108,77 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   restoreState(settings.value("window/state").toByteArray());
   if (!settings.contains("window/geometry")) resize(1280, 800);
   SetDarkTheme(settings.value("view/dark", true).toBool());
+  if (settings.value("view/presenter", false).toBool()) SetPresenterMode(true);
   UpdateRunActions();
+}
+
+bool MainWindow::OpenLesson(const QString& name) {
+  auto* dock = findChild<QDockWidget*>("lessons");
+  QString error;
+  if (!lessons_->SelectLesson(name, &error)) {
+    QMessageBox::warning(this, "No such lesson", error);
+    return false;
+  }
+  dock->show();
+  dock->raise();
+  if (presenter_) FitDocksForPresenter();
+  lessons_->RunCheck();  // the starting pipeline's run, to look at before changing it
+  return true;
+}
+
+void MainWindow::FitDocksForPresenter() {
+  // Most of the width to the timeline: a quarter to the lesson, a sixth to the verdict.
+  QList<QDockWidget*> side;
+  QList<int> widths;
+  for (const auto& [name, share] : {std::pair{"lessons", 4}, std::pair{"verdict", 6}}) {
+    if (auto* d = findChild<QDockWidget*>(name); d && !d->isHidden()) {
+      side << d;
+      widths << width() / share;
+    }
+  }
+  resizeDocks(side, widths, Qt::Horizontal);
+}
+
+void MainWindow::SetPresenterMode(bool on) {
+  if (on == presenter_) return;
+  presenter_ = on;
+  constexpr float kScale = 1.6f;
+  if (on) {
+    normal_font_ = QApplication::font();
+    state_before_presenter_ = saveState();
+    QFont big = normal_font_;
+    big.setPointSizeF(normal_font_.pointSizeF() * kScale);
+    QApplication::setFont(big);
+    // High contrast: pure black and white, a saturated highlight.
+    QPalette p = QApplication::palette();
+    for (auto role :
+         {QPalette::Window, QPalette::Base, QPalette::Button, QPalette::AlternateBase}) {
+      p.setColor(role, Qt::black);
+    }
+    for (auto role : {QPalette::WindowText, QPalette::Text, QPalette::ButtonText}) {
+      p.setColor(role, Qt::white);
+    }
+    p.setColor(QPalette::Highlight, QColor(255, 200, 0));
+    p.setColor(QPalette::HighlightedText, Qt::black);
+    QApplication::setPalette(p);
+    // Less chrome: the timeline, the verdict and the lessons only.
+    for (const char* name : {"statistics", "pipeline", "notes"}) {
+      if (auto* d = findChild<QDockWidget*>(name)) d->hide();
+    }
+    statusBar()->hide();
+    for (auto* bar : findChildren<QToolBar*>()) bar->hide();
+    FitDocksForPresenter();
+    timeline_->SetUiScale(kScale);
+  } else {
+    QApplication::setFont(normal_font_);
+    SetDarkTheme(QSettings().value("view/dark", true).toBool());
+    if (!state_before_presenter_.isEmpty()) restoreState(state_before_presenter_);
+    statusBar()->show();
+    for (auto* bar : findChildren<QToolBar*>()) bar->show();
+    timeline_->SetUiScale(1.0f);
+  }
+  if (presenter_action_) presenter_action_->setChecked(on);
+  QSettings().setValue("view/presenter", on);
 }
 
 MainWindow::~MainWindow() {
@@ -161,6 +235,16 @@ void MainWindow::BuildDocks() {
     notes_unsaved_ = true;
     timeline_->update();
   });
+  lessons_ = new LessonsPanel(this);
+  auto* lessons_dock = Dock(this, "Lessons", "lessons", lessons_, Qt::LeftDockWidgetArea);
+  tabifyDockWidget(findChild<QDockWidget*>("pipeline"), lessons_dock);
+  // The left column runs to the bottom: a lesson's text and pipeline need the height.
+  setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
+  lessons_dock->hide();  // until asked for (View > Lessons, --lesson)
+  connect(lessons_, &LessonsPanel::TraceReady, this,
+          [this](std::shared_ptr<trace::Model> model, const QString& title) {
+            ShowModel(std::move(model), title);
+          });
   tabifyDockWidget(findChild<QDockWidget*>("verdict"), notes_dock);
   findChild<QDockWidget*>("verdict")->raise();
 }
@@ -213,6 +297,16 @@ void MainWindow::BuildMenus() {
                   &TimelineWidget::ZoomToSelection);
   view->addAction("F&ollow the Live Run", QKeySequence(Qt::Key_End), timeline_,
                   [this] { timeline_->SetFollowing(true); });
+  view->addSeparator();
+  view->addAction("&Lessons", QKeySequence(Qt::CTRL | Qt::Key_L), this, [this] {
+    auto* dock = findChild<QDockWidget*>("lessons");
+    dock->show();
+    dock->raise();
+  });
+  presenter_action_ =
+      view->addAction("&Presenter Mode", QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P), this,
+                      [this](bool on) { SetPresenterMode(on); });
+  presenter_action_->setCheckable(true);
   view->addAction("Fi&nd...", QKeySequence::Find, this, [this] {
     search_->setFocus();
     search_->selectAll();
@@ -542,7 +636,10 @@ void MainWindow::closeEvent(QCloseEvent* e) {
   }
   QSettings settings;
   settings.setValue("window/geometry", saveGeometry());
-  settings.setValue("window/state", saveState());
+  // Presenter mode hides docks for the projector: keep the layout from before it.
+  settings.setValue("window/state", presenter_ && !state_before_presenter_.isEmpty()
+                                        ? state_before_presenter_
+                                        : saveState());
   StopRun();
   e->accept();
 }

@@ -28,6 +28,7 @@ class TimelineWidget;
 class StatisticsPanel;
 class PipelinePanel;
 class NotesPanel;
+class LessonsPanel;
 class CompareWindow;
 
 class MainWindow : public QMainWindow {
@@ -43,6 +44,14 @@ class MainWindow : public QMainWindow {
   // view, a lane group per host, aligned on their clocks; the verdict says which host
   // waits most for input.
   bool OpenHosts(const QStringList& paths);
+  // Shows the Lessons dock on the lesson named (folder name or number); an unknown name is
+  // reported in a message box (and returns false).
+  bool OpenLesson(const QString& name);
+  LessonsPanel* lessons() const { return lessons_; }
+  // Presenter mode, for projectors: everything larger, high contrast, only the timeline,
+  // the verdict and the lessons shown. Remembered between sessions.
+  void SetPresenterMode(bool on);
+  bool presenter_mode() const { return presenter_; }
   // Shows a finished recording (tests, benchmarks).
   void ShowModel(std::shared_ptr<trace::Model> model, const QString& title);
 
@@ -119,6 +128,7 @@ class MainWindow : public QMainWindow {
   void BuildDocks();
   void BuildMenus();
   void BuildTuneMenu();
+  void FitDocksForPresenter();
   void RefreshTuning();
   void CompareWithSpecDialog();
   // The configuration Compare and the tuner start from: the live run's, else the spec's.
@@ -148,6 +158,11 @@ class MainWindow : public QMainWindow {
   StatisticsPanel* statistics_ = nullptr;
   PipelinePanel* pipeline_ = nullptr;
   NotesPanel* notes_ = nullptr;
+  LessonsPanel* lessons_ = nullptr;
+  QAction* presenter_action_ = nullptr;
+  bool presenter_ = false;
+  QFont normal_font_;
+  QByteArray state_before_presenter_;  // dock layout to restore
   QLabel* verdict_ = nullptr;
   QLabel* gap_label_ = nullptr;
   QLabel* status_ = nullptr;

@@ -5,6 +5,7 @@
 #include <ostream>
 
 #include "app/session/measurement.h"
+#include "app/session/simulated_run.h"
 #include "engine/spec/spec_loader.h"
 #include "engine/tuning/order_advice.h"
 #include "engine/tuning/pipescope_tuner.h"
@@ -23,9 +24,22 @@ int AutotuneCommand(const AutotuneCommandOptions& options, std::ostream& out, st
     err << "pipescope-cli: " << spec.status().message() << "\n";
     return 2;
   }
-  const engine::Measurer measure = session::RecordedMeasurer(
-      options.measure_s, nullptr,
-      [&err](double steps_per_s) { err << "measured " << steps_per_s << " steps/s\n"; });
+  const auto report = [&err](double steps_per_s) {
+    err << "measured " << steps_per_s << " steps/s\n";
+  };
+  engine::Measurer measure;
+  if (options.simulate) {
+    // Simulated seconds are cheap: measure longer for steadier figures.
+    engine::Measurer simulate =
+        session::SimulatedMeasurer(options.model_path, std::max(options.measure_s, 5.0));
+    measure = [simulate, report](const spec::PipelineSpec& s) {
+      auto m = simulate(s);
+      if (m.ok()) report(m->steps_per_s);
+      return m;
+    };
+  } else {
+    measure = session::RecordedMeasurer(options.measure_s, nullptr, report);
+  }
   engine::TunerOptions tuner;
   tuner.cores = options.cores;
   tuner.budget_s = options.budget_s;
@@ -66,6 +80,7 @@ int AutotuneCommand(const AutotuneCommandOptions& options, std::ostream& out, st
       before[k.name] = k.before;
     }
     out << nlohmann::json{{"algorithm", options.algorithm},
+                          {"measured_by", options.simulate ? "simulator" : "runs"},
                           {"knobs", knobs},
                           {"knobs_before", before},
                           {"steps_per_s_before", result->steps_per_s_before},

@@ -2,7 +2,9 @@
 // `pipescope-cli autotune SPEC [--algorithm pipescope|tfdata] [--budget-s S] [--cores N]
 // [--measure-s S] [--out TUNED.pbtxt] [--json]`: tunes the spec's parallelism and
 // prefetch buffer on this machine (each measurement a short recorded run) and prints the
-// knobs it chose with steps/s before and after.
+// knobs it chose with steps/s before and after. With --simulate [--model MODEL] every
+// measurement is a simulation instead (what-if tuning: the cost model of a calibrated run,
+// seconds instead of minutes, for a machine or a change not at hand).
 
 #include <iosfwd>
 #include <string>
@@ -17,6 +19,8 @@ struct AutotuneCommandOptions {
   double measure_s = 1.5;  // length of each measuring run
   std::string out_path;
   bool json = false;
+  bool simulate = false;   // --simulate: measure candidates in the simulator
+  std::string model_path;  // --model: the simulator's cost model (calibrate --out)
 };
 
 int AutotuneCommand(const AutotuneCommandOptions& options, std::ostream& out, std::ostream& err);

@@ -80,6 +80,11 @@ int main(int argc, char** argv) {
   tune_cmd->add_option("--measure-s", tune.measure_s, "Seconds per measuring run (default 1.5)");
   tune_cmd->add_option("--out", tune.out_path, "Write the tuned spec to this file");
   tune_cmd->add_flag("--json", tune.json, "Print the result as JSON");
+  tune_cmd->add_flag(
+      "--simulate", tune.simulate,
+      "Measure candidates in the simulator (what-if tuning) instead of running them");
+  tune_cmd->add_option("--model", tune.model_path,
+                       "With --simulate: the cost model (calibrate --out); default the spec's");
 
   pipescope::cli::CompareCommandOptions compare;
   auto* compare_cmd =

@@ -4,6 +4,10 @@
 // Headless use: `pipescope --screenshot OUT.png [--after SECONDS] [--size WxH] FILE` runs a
 // spec live for SECONDS (default 5) and stops it, or opens a trace, renders the window at WxH
 // (default 1280x800), saves a PNG and exits (under xvfb-run on machines without a display).
+//
+// Workshops: `pipescope --lesson NAME` opens the Lessons dock on a lesson (its number or
+// name) and runs its starting pipeline in the simulator; `--presenter` turns presenter mode
+// on (large, high contrast). With --screenshot and no FILE, the lesson's run is shown.
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QElapsedTimer>
@@ -13,6 +17,7 @@
 #include "ui/frame_bench.h"
 #include "ui/gl_format.h"
 #include "ui/main_window.h"
+#include "ui/panels/lessons_panel.h"
 #include "ui/timeline/timeline_widget.h"
 
 int main(int argc, char** argv) {
@@ -38,10 +43,14 @@ int main(int argc, char** argv) {
       "Open FILE, draw N frames zoomed out and N at 1 ms per screen, print the CPU "
       "time per frame and the time to the first frame, and exit.",
       "N");
-  parser.addOptions({screenshot, after, size, bench});
+  QCommandLineOption lesson("lesson", "Open the Lessons dock on lesson NAME (or its number).",
+                            "NAME");
+  QCommandLineOption presenter("presenter", "Presenter mode: large, high contrast, less chrome.");
+  parser.addOptions({screenshot, after, size, bench, lesson, presenter});
   parser.process(app);
 
   pipescope::ui::MainWindow window;
+  if (parser.isSet(presenter)) window.SetPresenterMode(true);
   bool seconds_ok = false;
   const double seconds = parser.value(after).toDouble(&seconds_ok);
   if (!seconds_ok || seconds <= 0) {
@@ -62,14 +71,22 @@ int main(int argc, char** argv) {
   if (parser.isSet(screenshot)) {
     const QStringList wh = parser.value(size).split('x');
     const int w = wh.size() == 2 ? wh[0].toInt() : 0, h = wh.size() == 2 ? wh[1].toInt() : 0;
-    if (files.isEmpty() || w < 320 || h < 200) {
+    if ((files.isEmpty() && !parser.isSet(lesson)) || w < 320 || h < 200) {
       std::fprintf(stderr,
                    "pipescope: --screenshot needs a FILE and a --size of at least 320x200\n");
       return 2;
     }
     window.resize(w, h);
     window.show();
-    if (!window.OpenFile(files.first())) return 1;
+    if (parser.isSet(lesson)) {
+      if (!window.OpenLesson(parser.value(lesson))) return 1;
+      while (window.lessons()->checking()) {
+        QApplication::processEvents(QEventLoop::AllEvents, 50);
+        QThread::msleep(10);
+      }
+      QApplication::processEvents();
+    }
+    if (!files.isEmpty() && !window.OpenFile(files.first())) return 1;
     if (window.run_is_live()) {
       // A spec runs live for --after seconds; the screenshot shows the whole run.
       QElapsedTimer clock;
@@ -96,6 +113,7 @@ int main(int argc, char** argv) {
   }
 
   window.show();
+  if (parser.isSet(lesson) && !window.OpenLesson(parser.value(lesson))) return 1;
   if (!files.isEmpty()) window.OpenFile(files.first());
   return QApplication::exec();
 }

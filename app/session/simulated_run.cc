@@ -3,6 +3,7 @@
 #include <thread>
 
 #include "engine/sim/cost_model_json.h"
+#include "instrumentation/trace/analysis.h"
 #include "instrumentation/trace/format/trace_reader.h"
 #include "instrumentation/trace/format/trace_writer.h"
 
@@ -69,6 +70,22 @@ engine::Result<RecordedRunResult> RunSimulated(const spec::PipelineSpec& spec,
     result.trace_file_bytes = writer->bytes_written();
   }
   return result;
+}
+
+engine::Measurer SimulatedMeasurer(std::string model_path, double seconds) {
+  return [model_path = std::move(model_path), seconds](
+             const spec::PipelineSpec& candidate) -> engine::Result<engine::TunerMeasurement> {
+    ASSIGN_OR_RETURN(sim::CostModel model, CostModelFor(candidate, model_path));
+    SimulatedRunOptions options;
+    options.sim.duration_s = seconds;
+    ASSIGN_OR_RETURN(RecordedRunResult run, RunSimulated(candidate, model, options));
+    if (!run.run_status.ok()) return run.run_status;
+    const int64_t end = run.model->duration_ns();
+    engine::TunerMeasurement m;
+    m.analysis = trace::Analyze(*run.model, end / 4, end);
+    m.steps_per_s = m.analysis.steps_per_s;
+    return m;
+  };
 }
 
 }  // namespace pipescope::session

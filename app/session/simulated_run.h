@@ -10,6 +10,7 @@
 #include "app/session/recorded_run.h"
 #include "engine/sim/cost_model.h"
 #include "engine/sim/simulator.h"
+#include "engine/tuning/tuner.h"
 
 namespace pipescope::session {
 
@@ -32,5 +33,10 @@ struct SimulatedRunOptions {
 engine::Result<RecordedRunResult> RunSimulated(const spec::PipelineSpec& spec,
                                                const sim::CostModel& model,
                                                const SimulatedRunOptions& options);
+
+// The tuners' what-if measurer: each candidate simulated for `seconds` of virtual time on
+// the cost model of `model_path` (empty: the candidate spec's own costs) and analysed
+// without its first quarter, as MeasureSpec does with a recorded run.
+engine::Measurer SimulatedMeasurer(std::string model_path, double seconds);
 
 }  // namespace pipescope::session

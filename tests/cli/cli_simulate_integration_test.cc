@@ -92,5 +92,14 @@ TEST(CliSimulateTest, CalibrateNeedsAPipescopeRecording) {
   EXPECT_NE(r.out.find("has no pipeline spec"), std::string::npos) << r.out;
 }
 
+TEST(CliSimulateTest, AutotuneAsksTheSimulatorWhatIf) {
+  const auto r = Cli("autotune " + Pipeline("input_bound_demo.pbtxt") + " --simulate --json");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const json j = json::parse(JsonPart(r.out));
+  EXPECT_EQ(j["measured_by"], "simulator");
+  EXPECT_GE(j["knobs"]["decode.num_parallel_calls"].get<int>(), 2);
+  EXPECT_GT(j["steps_per_s_after"].get<double>(), 1.3 * j["steps_per_s_before"].get<double>());
+}
+
 }  // namespace
 }  // namespace pipescope::testing
