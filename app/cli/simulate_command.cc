@@ -39,6 +39,11 @@ int SimulateCommand(const SimulateCommandOptions& options, std::ostream& out, st
     err << "pipescope-cli: " << result.status().message() << "\n";
     return 1;
   }
+  // A stalled simulation still has a trace worth reading: the summary follows the error.
+  const int exit_code = result->run_status.ok() ? 0 : 1;
+  if (!result->run_status.ok()) {
+    err << "pipescope-cli: " << result->run_status.message() << "\n";
+  }
   if (!result->trace_file_status.ok()) {
     err << "pipescope-cli: the trace file is incomplete: " << result->trace_file_status.message()
         << "\n";
@@ -57,7 +62,7 @@ int SimulateCommand(const SimulateCommandOptions& options, std::ostream& out, st
                       {"speedup", virtual_s / wall_s}};
     if (!options.trace_path.empty()) j["trace"] = options.trace_path;
     out << j.dump(2) << "\n";
-    return 0;
+    return exit_code;
   }
   out << SummaryToText(analysis, context);
   std::ostringstream line;
@@ -70,7 +75,7 @@ int SimulateCommand(const SimulateCommandOptions& options, std::ostream& out, st
     out << "trace saved to " << options.trace_path << " (" << result->trace_file_bytes
         << " bytes)\n";
   }
-  return 0;
+  return exit_code;
 }
 
 }  // namespace pipescope::cli

@@ -65,6 +65,13 @@ engine::Result<RecordedRunResult> RunSimulated(const spec::PipelineSpec& spec,
   result.simulation_wall_s = r.wall_s;
   result.events = r.events;
   if (r.cancelled) result.run_status = engine::Cancelled("simulation cancelled");
+  if (r.stalled) {
+    result.run_status = engine::Internal(
+        "the pipeline gave the training step nothing for " +
+        std::to_string(static_cast<int64_t>(sim.duration_s + 10)) +
+        " s of virtual time (does a filter keep nothing, or an input never end?); the "
+        "simulation was stopped there");
+  }
   if (writer) {
     result.trace_file_status = writer->status();
     result.trace_file_bytes = writer->bytes_written();

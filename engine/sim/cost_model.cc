@@ -24,7 +24,9 @@ int64_t Dist::Sample(Rng& rng) const {
   // A log-normal with this mean and cv: sigma^2 = ln(1 + cv^2), mu = ln(mean) - sigma^2/2.
   const double sigma2 = std::log1p(cv * cv);
   const double mu = std::log(mean_ns) - sigma2 / 2;
-  return static_cast<int64_t>(std::exp(mu + std::sqrt(sigma2) * rng.Normal()));
+  // Capped at a day: a long tail must not overflow virtual time.
+  const double x = std::exp(mu + std::sqrt(sigma2) * rng.Normal());
+  return static_cast<int64_t>(std::min(x, 8.64e13));
 }
 
 const OpCost& CostModel::Of(const std::string& op) const {

@@ -3,11 +3,15 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <type_traits>
 
 namespace pipescope::sim {
 namespace {
 
 using nlohmann::json;
+
+constexpr double kMaxMeanNs = 3.6e12;
+constexpr double kMaxCv = 100;
 
 json DistToJson(const Dist& d) { return json{{"mean_ns", d.mean_ns}, {"cv", d.cv}}; }
 
@@ -20,7 +24,16 @@ engine::Status Read(const json& j, const char* key, T& out, const std::string& p
     return engine::InvalidArgument(path + "." + key + ": expected a number, found " +
                                    std::string(it->type_name()));
   }
-  out = it->get<T>();
+  if constexpr (std::is_integral_v<T>) {
+    // Whole numbers may be written as floats; beyond int64 they would not convert.
+    const double v = it->get<double>();
+    if (!(v >= -9e18 && v <= 9e18)) {
+      return engine::InvalidArgument(path + "." + key + ": out of range");
+    }
+    out = it->is_number_integer() ? it->get<T>() : static_cast<T>(v);
+  } else {
+    out = it->get<T>();
+  }
   return engine::Status::Ok();
 }
 
@@ -33,6 +46,12 @@ engine::Status ReadDist(const json& j, const char* key, Dist& out, const std::st
   RETURN_IF_ERROR(Read(*it, "cv", out.cv, here));
   if (out.mean_ns < 0 || out.cv < 0)
     return engine::InvalidArgument(here + ": must not be negative");
+  // Beyond these a model is a mistake (an hour per element, a spread of 100x the mean), and
+  // the simulator's arithmetic would overflow.
+  if (!(out.mean_ns <= kMaxMeanNs) || !(out.cv <= kMaxCv)) {
+    return engine::InvalidArgument(here +
+                                   ": mean_ns must be at most 3.6e12 (an hour) and cv at most 100");
+  }
   return engine::Status::Ok();
 }
 
@@ -74,7 +93,15 @@ engine::Result<CostModel> ParseCostModelJson(const std::string& text, CostModel 
   RETURN_IF_ERROR(Read(j, "oversubscription_cost", m.oversubscription_cost, where));
   RETURN_IF_ERROR(Read(j, "handoff_ns", m.handoff_ns, where));
   RETURN_IF_ERROR(ReadDist(j, "step", m.step, where));
-  if (m.cores <= 0) return engine::InvalidArgument(where + ".cores: must be positive");
+  if (!(m.cores > 0 && m.cores <= 4096)) {
+    return engine::InvalidArgument(where + ".cores: must be positive (at most 4096)");
+  }
+  if (!(m.oversubscription_cost >= 0 && m.oversubscription_cost <= 10) || m.handoff_ns < 0 ||
+      m.handoff_ns > 1'000'000'000) {
+    return engine::InvalidArgument(where +
+                                   ": oversubscription_cost must be within [0, 10] and handoff_ns "
+                                   "within [0, 1e9]");
+  }
   if (auto ops = j.find("ops"); ops != j.end()) {
     if (!ops->is_object()) return engine::InvalidArgument(where + ".ops: expected an object");
     for (const auto& [name, o] : ops->items()) {
@@ -88,7 +115,11 @@ engine::Result<CostModel> ParseCostModelJson(const std::string& text, CostModel 
       RETURN_IF_ERROR(Read(o, "keep_fraction", c.keep_fraction, path));
       RETURN_IF_ERROR(Read(o, "out_bytes", c.out_bytes, path));
       RETURN_IF_ERROR(Read(o, "records", c.records, path));
-      if (c.keep_fraction < 0 || c.keep_fraction > 1) {
+      if (c.out_bytes < 0 || c.out_bytes > (int64_t{1} << 40) || c.records < -1) {
+        return engine::InvalidArgument(path +
+                                       ": out_bytes must be within [0, 2^40], records at least -1");
+      }
+      if (!(c.keep_fraction >= 0 && c.keep_fraction <= 1)) {
         return engine::InvalidArgument(path + ".keep_fraction: must be within [0, 1]");
       }
     }

@@ -97,6 +97,7 @@ class Scheduler {
   double service_ = 0;  // service each runnable thread has received since time 0
   int64_t service_at_ = 0;
   std::vector<Task<void>> threads_;
+  std::vector<std::coroutine_handle<>> done_;  // CPU jobs finishing together
 };
 
 // A condition variable for simulated threads: Wait() suspends until the next NotifyAll.

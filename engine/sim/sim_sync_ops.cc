@@ -35,12 +35,16 @@ class FilterIt : public SimUnaryIterator {
   Task<bool> GetNextInternal(SimThread& thread, SimElement& out) override {
     const double keep = stage_.cost->keep_fraction;
     const uint64_t salt = RecordKey(stage_.id + 1, 0);
-    while (true) {
+    for (int64_t dropped = 1;; ++dropped) {
       const bool pulled = co_await PullInput(thread, out);
       if (!pulled) break;
       co_await Charge(thread, CpuCost(out.rows), 0);
       const double draw = static_cast<double>(RecordKey(out.key ^ salt, 0) >> 11) * 0x1.0p-53;
       if (draw < keep) co_return true;
+      // A filter that keeps nothing of an endless input would never give the scheduler
+      // back its thread when costs are zero: let virtual time move now and then, so the
+      // simulation's stall guard sees it.
+      if (dropped % 4096 == 0) co_await scheduler().Sleep(1);
     }
     co_return false;
   }

@@ -17,6 +17,7 @@ using record::EventKind;
 
 constexpr int64_t kBufferSamplePeriodNs = 2'000'000;  // the recorder's sampler period
 constexpr int64_t kCpuSamplePeriodNs = 10'000'000;
+constexpr double kStallMarginNs = 10e9;
 
 // The training loop of RunTraining and the simulated device: take an element (the wait
 // recorded as kInputWait), queue a step on the device, wait while max_in_flight are queued.
@@ -158,6 +159,12 @@ engine::Result<SimulationResult> Simulate(const spec::PipelineSpec& spec, const 
     if (!more && !consumer.done()) {
       return engine::Internal("simulation stalled at " + std::to_string(scheduler.now()) +
                               " ns: every thread waits on another (a simulator bug)");
+    }
+    // The consumer checks the planned end between elements: one that never comes (a filter
+    // dropping everything) would hold the run forever.
+    if (planned_ns > 0 && static_cast<double>(until) > 2 * planned_ns + kStallMarginNs) {
+      result.stalled = true;
+      break;
     }
     if (options.progress && planned_ns > 0 &&
         !options.progress(std::min(1.0, static_cast<double>(until) / planned_ns))) {

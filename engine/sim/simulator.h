@@ -33,6 +33,9 @@ struct SimulationResult {
   uint64_t events = 0;         // recorded
   double wall_s = 0;           // how long simulating took
   bool cancelled = false;
+  // Nothing reached the training step long after the planned end (a filter that keeps
+  // nothing of an endless input, ...): the run was stopped there.
+  bool stalled = false;
 };
 
 // Errors: the spec uses something the simulator cannot build (the same errors as the
