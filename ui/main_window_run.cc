@@ -254,8 +254,12 @@ void MainWindow::Refresh() {
     return;
   }
   verdict_->setText(QString::fromStdString(analysis_.verdict.text));
-  status_->setText(QString::asprintf("%s%.1f steps/s   input wait %.0f%%   device busy %.0f%%",
-                                     live_ && live_->paused() ? "PAUSED   " : "",
+  // A simulated trace says so, and on which cost model: its figures are virtual time.
+  const std::string simulated = model_->run_info().simulated
+                                    ? "SIMULATED (" + model_->run_info().cost_model + " costs)   "
+                                    : std::string();
+  status_->setText(QString::asprintf("%s%s%.1f steps/s   input wait %.0f%%   device busy %.0f%%",
+                                     simulated.c_str(), live_ && live_->paused() ? "PAUSED   " : "",
                                      analysis_.steps_per_s, 100 * analysis_.input_wait_fraction,
                                      100 * analysis_.device_busy_fraction));
   if (run_is_live()) pipeline_->ShowKnobs(live_->Knobs());
