@@ -159,8 +159,8 @@ TEST(SimulatorTest, CacheReplaysWithoutRunningWhatIsBeforeIt) {
   EXPECT_EQ(calls, 50u);
 }
 
-TEST(SimulatorTest, DeterministicInterleaveTakesBlocksInTurn) {
-  // Two files of 4 records each, cycle 2, block 2: a0 a1 b0 b1 a2 a3 b2 b3.
+TEST(SimulatorTest, InterleaveReadsEveryRecordOfEveryFileThroughItsSubPipeline) {
+  // Two files of 4 records each, read by a parallel interleave of cycle 2, block 2.
   SimRun r = Simulated(Pipeline(R"(ops { name: "il" interleave {
                                  per_element { synthetic_file { records_per_file: 4 record_bytes: 16 } }
                                  cycle_length: 2 block_length: 2 num_parallel_calls: 2 } })",
@@ -170,6 +170,14 @@ TEST(SimulatorTest, DeterministicInterleaveTakesBlocksInTurn) {
   const record::StageDef* read = r.model->StageNamed("il.read");
   ASSERT_NE(read, nullptr);
   EXPECT_EQ(read->depth, 1);
+  size_t records = 0, files_ended = 0;
+  for (const trace::Track* t : r.model->TracksOf(record::EventKind::kCall, read->id))
+    records += t->size();
+  for (const trace::Track* t : r.model->TracksOf(record::EventKind::kCallEnd, read->id)) {
+    files_ended += t->size();
+  }
+  EXPECT_EQ(records, 8u);
+  EXPECT_EQ(files_ended, 2u);  // each file's sub-pipeline ended once
   EXPECT_EQ(r.model->StageNamed("il")->input,
             read->id);  // an interleave pulls from its sub-pipeline
 }
