@@ -47,6 +47,9 @@ int CalibrateCommand(const CalibrateCommandOptions& options, std::ostream& out, 
         << std::setprecision(2) << std::max(c.cpu.cv, c.wait.cv) << c.keep_fraction << "\n";
   }
   out << "device step: " << engine::FormatDuration(static_cast<int64_t>(fitted->model.step.mean_ns))
+      << "; the training loop resumes "
+      << engine::FormatDuration(static_cast<int64_t>(fitted->model.timer_wake.mean_ns))
+      << " after the device frees; hand-off: " << engine::FormatDuration(fitted->model.handoff_ns)
       << "\n";
   return 0;
 }

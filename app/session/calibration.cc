@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <map>
 
 #include "engine/spec/spec_loader.h"
@@ -139,6 +140,40 @@ void FitHandoff(const trace::Model& trace, const Fitter& fit, sim::CostModel& mo
   model.handoff_ns = static_cast<int64_t>(std::clamp(per_handoff, 500.0, 200'000.0));
 }
 
+// How late the training loop resumed after sleeping until the device was free. Replays the
+// device queue as RunTraining and the simulated device run it (after queuing step i the
+// loop sleeps, while max_in_flight steps are unfinished, until the oldest ends) and takes
+// the time from that end to the loop's next request for input. False when the loop never
+// slept on the device in the window (the pipeline was the slower side).
+bool FitTimerWake(const trace::Model& trace, int64_t max_in_flight, int64_t t0, int64_t t1,
+                  sim::CostModel& model) {
+  const auto& step_tracks = trace.TracksOf(EventKind::kStep, record::kDeviceOp);
+  const auto& wait_tracks = trace.TracksOf(EventKind::kInputWait, record::kConsumerOp);
+  if (step_tracks.size() != 1 || wait_tracks.size() != 1) return false;
+  const trace::Track& steps = *step_tracks[0];
+  const trace::Track& waits = *wait_tracks[0];
+  // Longer than this, the loop was paused or descheduled for a reason a wake-up is not.
+  constexpr int64_t kMaxWakeNs = 20'000'000;
+  Samples wake;
+  std::deque<int64_t> queued;  // end times of the unfinished steps
+  const size_t n = std::min(steps.size(), waits.size());
+  for (size_t i = 0; i + 1 < n; ++i) {
+    const int64_t submitted = waits.end(i);
+    queued.push_back(steps.end(i));
+    while (!queued.empty() && queued.front() <= submitted) queued.pop_front();
+    if (static_cast<int64_t>(queued.size()) < max_in_flight) continue;
+    const int64_t slept_until = queued.front();
+    queued.pop_front();
+    const int64_t late = waits.start(i + 1) - slept_until;
+    if (slept_until >= t0 && slept_until < t1 && late >= 0 && late < kMaxWakeNs) {
+      wake.ns.push_back(static_cast<double>(late));
+    }
+  }
+  if (wake.ns.size() < kMinSamples) return false;
+  model.timer_wake = sim::Dist{wake.mean(), wake.cv()};
+  return true;
+}
+
 }  // namespace
 
 engine::Result<Calibration> Calibrate(const trace::Model& trace, const std::string& origin) {
@@ -211,6 +246,11 @@ engine::Result<Calibration> Calibrate(const trace::Model& trace, const std::stri
   }
 
   FitHandoff(trace, fit, out.model, t0, t1);
+  if (!FitTimerWake(trace, std::max<int64_t>(1, out.spec.train_step().max_in_flight()), t0, t1,
+                    out.model)) {
+    out.notes.push_back(
+        "timer wake-up: the training loop never waited for the device; kept the default");
+  }
 
   Samples steps = fit.Collect(EventKind::kStep, record::kDeviceOp, false);
   if (steps.ns.size() >= kMinSamples) {

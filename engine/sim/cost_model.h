@@ -57,8 +57,12 @@ struct CostModel {
   double oversubscription_cost = 0.02;  // Scheduler's
   Dist step;                            // the device's training step
   int64_t handoff_ns = 2000;            // CPU a thread spends handing an element to another thread
-  std::map<std::string, OpCost> ops;    // by op name ("interleave.read" for sub-pipelines)
-  std::string origin;                   // "spec" or the trace it was calibrated from
+  // How late the training loop resumes after sleeping until the device is free: the
+  // kernel's timer slack (50 us by default) and its wake-up. Charged to the device waits
+  // only: an op's waits are fitted from spans that already include it.
+  Dist timer_wake{60'000, 0.5};
+  std::map<std::string, OpCost> ops;  // by op name ("interleave.read" for sub-pipelines)
+  std::string origin;                 // "spec" or the trace it was calibrated from
 
   const OpCost& Of(const std::string& op) const;
 };

@@ -75,6 +75,7 @@ std::string CostModelToJson(const CostModel& m) {
          {"oversubscription_cost", m.oversubscription_cost},
          {"handoff_ns", m.handoff_ns},
          {"step", DistToJson(m.step)},
+         {"timer_wake", DistToJson(m.timer_wake)},
          {"ops", ops}};
   return j.dump(2) + "\n";
 }
@@ -93,6 +94,7 @@ engine::Result<CostModel> ParseCostModelJson(const std::string& text, CostModel 
   RETURN_IF_ERROR(Read(j, "oversubscription_cost", m.oversubscription_cost, where));
   RETURN_IF_ERROR(Read(j, "handoff_ns", m.handoff_ns, where));
   RETURN_IF_ERROR(ReadDist(j, "step", m.step, where));
+  RETURN_IF_ERROR(ReadDist(j, "timer_wake", m.timer_wake, where));
   if (!(m.cores > 0 && m.cores <= 4096)) {
     return engine::InvalidArgument(where + ".cores: must be positive (at most 4096)");
   }

@@ -20,7 +20,8 @@ constexpr int64_t kCpuSamplePeriodNs = 10'000'000;
 constexpr double kStallMarginNs = 10e9;
 
 // The training loop of RunTraining and the simulated device: take an element (the wait
-// recorded as kInputWait), queue a step on the device, wait while max_in_flight are queued.
+// recorded as kInputWait), queue a step on the device, wait while max_in_flight are queued
+// (and resume the model's timer wake-up late, as a thread sleeping on a timer does).
 class Consumer {
  public:
   Consumer(SimContext& ctx, SimIterator& root, const spec::PipelineSpec& spec, bool batched,
@@ -30,7 +31,8 @@ class Consumer {
         batched_(batched),
         options_(options),
         max_in_flight_(std::max<int64_t>(1, spec.train_step().max_in_flight())),
-        step_rng_(RecordKey(ctx.seed, 0xD5)) {}
+        step_rng_(RecordKey(ctx.seed, 0xD5)),
+        wake_rng_(RecordKey(ctx.seed, 0xD6)) {}
 
   Task<void> Run(SimThread& thread) {
     Scheduler& s = *ctx_.scheduler;
@@ -58,7 +60,7 @@ class Consumer {
       elements_ += batched_ ? e.rows : 1;
       while (!queued_.empty() && queued_.front() <= s.now()) queued_.pop_front();
       if (static_cast<int64_t>(queued_.size()) >= max_in_flight_) {
-        co_await s.Sleep(queued_.front() - s.now());
+        co_await s.Sleep(queued_.front() - s.now() + ctx_.model->timer_wake.Sample(wake_rng_));
         queued_.pop_front();
       }
     }
@@ -93,6 +95,7 @@ class Consumer {
   const SimulationOptions& options_;
   const int64_t max_in_flight_;
   Rng step_rng_;
+  Rng wake_rng_;
   std::deque<int64_t> queued_;  // end times of the steps on the device
   int64_t device_free_at_ = 0;
   int64_t steps_ = 0, elements_ = 0, input_wait_ns_ = 0, busy_ns_ = 0, end_ns_ = 0;

@@ -79,6 +79,9 @@ TEST(CliSimulateTest, CalibrateFitsARecordedRun) {
   EXPECT_GT(decode_cpu, 0.8e6);
   EXPECT_LT(decode_cpu, 2e6);
   EXPECT_NEAR(j["step"]["mean_ns"].get<double>(), 8e6, 0.5e6);
+  // The loop waits for each step (one in flight) and resumes a little late.
+  EXPECT_GT(j["timer_wake"]["mean_ns"].get<double>(), 1e3);
+  EXPECT_LT(j["timer_wake"]["mean_ns"].get<double>(), 5e6);
   const auto sim = Cli("simulate " + Pipeline("benchmarks/mixed_cpu_io.pbtxt") + " --model " +
                        model + " --json");
   ASSERT_EQ(sim.exit_code, 0) << sim.out;

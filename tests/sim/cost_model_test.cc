@@ -44,6 +44,12 @@ TEST(CostModelTest, JsonRoundTripsAndOverlaysOnlyWhatItNames) {
   EXPECT_EQ(overlaid->Of("decode").cpu_per_row.cv, 0.3);
   EXPECT_EQ(overlaid->Of("io").wait.mean_ns, 3e6);  // untouched
   EXPECT_EQ(overlaid->step.mean_ns, 8e6);
+
+  auto wake =
+      ParseCostModelJson(R"({"timer_wake": {"mean_ns": 1.5e5, "cv": 0.2}})", *base, "m.json");
+  ASSERT_TRUE(wake.ok());
+  EXPECT_EQ(wake->timer_wake.mean_ns, 1.5e5);
+  EXPECT_EQ(wake->timer_wake.cv, 0.2);
 }
 
 TEST(CostModelTest, BadFilesGiveErrorsThatSayWhere) {
@@ -61,6 +67,7 @@ TEST(CostModelTest, BadFilesGiveErrorsThatSayWhere) {
       {R"({"ops": {"decode": {"cpu": {"mean_ns": -1}}}})",
        "m.json.ops.decode.cpu: must not be negative"},
       {R"({"ops": {"keep": {"keep_fraction": 2}}})", "keep_fraction: must be within [0, 1]"},
+      {R"({"timer_wake": {"mean_ns": -5}})", "m.json.timer_wake: must not be negative"},
   };
   for (const auto& c : cases) {
     auto m = ParseCostModelJson(c.json, *base, "m.json");
