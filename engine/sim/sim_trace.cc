@@ -27,14 +27,7 @@ void SimTrace::Add(record::EventKind kind, uint16_t op, uint32_t thread, int64_t
 void SimTrace::Flush(int64_t time_ns, bool final) {
   if (!recording()) return;
   batch_.time_ns = time_ns;
-  for (auto* sink : sinks_) sink->Consume(batch_, final);
-  // Cleared, not replaced: the event vector keeps its capacity for the next batch.
-  batch_.stages.clear();
-  batch_.threads.clear();
-  batch_.knob_changes.clear();
-  batch_.markers.clear();
-  batch_.annotations.clear();
-  batch_.events.clear();
+  sink_thread_->Hand(batch_, final);
 }
 
 }  // namespace pipescope::sim

@@ -2,14 +2,17 @@
 // What a simulation records: the same events, stage and thread definitions the recorder
 // gives a real run's sinks (record::TraceBatch), in virtual nanoseconds, so the trace
 // model, the analysis, the views and the .pstrace writer take a simulated run as they take
-// a recorded one. Batches go to the sinks every `flush_period_ns` of virtual time.
+// a recorded one. Batches go to the sinks every `flush_period_ns` of virtual time, on a
+// thread of their own (SinkThread), while the simulation goes on.
 
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "engine/sim/scheduler.h"
+#include "engine/sim/sink_thread.h"
 #include "instrumentation/record/trace_sink.h"
 
 namespace pipescope::sim {
@@ -17,9 +20,10 @@ namespace pipescope::sim {
 class SimTrace {
  public:
   // No sinks: nothing is kept (a what-if simulation needs only the summary).
-  explicit SimTrace(std::vector<record::TraceSink*> sinks) : sinks_(std::move(sinks)) {}
+  explicit SimTrace(std::vector<record::TraceSink*> sinks)
+      : sink_thread_(sinks.empty() ? nullptr : std::make_unique<SinkThread>(std::move(sinks))) {}
 
-  bool recording() const { return !sinks_.empty(); }
+  bool recording() const { return sink_thread_ != nullptr; }
   SimThread& NewThread(std::string name);
   std::deque<SimThread>& threads() { return threads_; }
 
@@ -33,7 +37,7 @@ class SimTrace {
     if (recording()) Add(kind, op, thread, time, time, 0, value, 0);
   }
 
-  // Hands what was recorded to the sinks.
+  // Hands what was recorded to the sinks; with `final`, returns when they have it all.
   void Flush(int64_t time_ns, bool final);
   uint64_t events() const { return events_; }
 
@@ -41,7 +45,7 @@ class SimTrace {
   void Add(record::EventKind kind, uint16_t op, uint32_t thread, int64_t start, int64_t end,
            uint64_t element, uint32_t value, uint8_t flags);
 
-  std::vector<record::TraceSink*> sinks_;
+  std::unique_ptr<SinkThread> sink_thread_;
   std::deque<SimThread> threads_;  // stable addresses: threads hold references
   record::TraceBatch batch_;
   uint64_t events_ = 0;
