@@ -16,15 +16,17 @@ namespace {
 using record::EventKind;
 
 // map(num_parallel_calls = P): P workers take input elements one at a time (the input is
-// pulled under a lock, so slots are in input order) and run the function; at most P
-// elements are in flight or waiting to be taken. Deterministic: handed out in input order;
-// otherwise whichever is done first.
+// pulled under a lock, so slots are in input order) and run the function. As in the
+// engine's parallel map, max(2P, 16) elements may be in flight or waiting to be taken (64
+// when the function takes under 2 us, so that hand-offs are batched), where tf.data holds
+// P. Deterministic: handed out in input order; otherwise whichever is done first.
 class ParallelMapIt : public SimUnaryIterator {
  public:
   ParallelMapIt(SimContext& ctx, SimStage& stage, std::unique_ptr<SimIterator> input,
                 int64_t parallelism, bool deterministic)
       : SimUnaryIterator(ctx, stage, std::move(input)),
         parallelism_(std::max<int64_t>(1, parallelism)),
+        capacity_(Capacity(parallelism_, *stage.cost)),
         deterministic_(deterministic),
         changed_(*ctx.scheduler),
         input_free_(*ctx.scheduler) {
@@ -78,7 +80,7 @@ class ParallelMapIt : public SimUnaryIterator {
       const int64_t wait_start = now();
       bool waited = false;
       while (!cancelled_ && !input_end_ &&
-             static_cast<int64_t>(slots_.size()) + fetching_ >= parallelism_) {
+             static_cast<int64_t>(slots_.size()) + fetching_ >= capacity_) {
         waited = true;
         co_await changed_.Wait();
       }
@@ -114,7 +116,16 @@ class ParallelMapIt : public SimUnaryIterator {
     }
   }
 
+  // The engine's bound (ParallelIt::Capacity), with the model's mean function time for the
+  // engine's measured one.
+  static int64_t Capacity(int64_t parallelism, const OpCost& cost) {
+    constexpr double kFastFunctionNs = 2'000;
+    const double fn_ns = cost.cpu.mean_ns + cost.cpu_per_row.mean_ns + cost.wait.mean_ns;
+    return std::max<int64_t>(2 * parallelism, fn_ns < kFastFunctionNs ? 64 : 16);
+  }
+
   const int64_t parallelism_;
+  const int64_t capacity_;
   const bool deterministic_;
   Notifier changed_;       // a slot done or taken, the input ended, cancelled
   Notifier input_free_;    // the input lock released

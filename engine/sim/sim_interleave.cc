@@ -190,14 +190,18 @@ class ParallelInterleaveIt : public InterleaveItBase {
   }
 
   Task<void> Worker(SimThread& thread) {
+    int64_t blocked_since = -1;  // one span per wait for work, however often it is woken
     while (!cancelled_) {
       CycleEntry* e = FindWork();
       if (!e) {
         if (AllDead()) co_return;
-        const int64_t wait_start = now();
+        if (blocked_since < 0) blocked_since = now();
         co_await changed_.Wait();
-        ctx_.trace->Span(EventKind::kBlocked, stage_.id, thread, wait_start, now());
         continue;
+      }
+      if (blocked_since >= 0) {
+        ctx_.trace->Span(EventKind::kBlocked, stage_.id, thread, blocked_since, now());
+        blocked_since = -1;
       }
       e->busy = true;
       const int64_t fetch_start = now();

@@ -200,6 +200,28 @@ TEST(SimulatorTest, CpuWorkBeyondTheCoresIsTimeShared) {
   EXPECT_EQ(m->parallelism, 4);
 }
 
+TEST(SimulatorTest, ParallelMapBuffersAsDeeplyAsTheEngines) {
+  // Two workers far faster than the 10 ms step fill the engine's 16 slots (tf.data would
+  // hold 2), then wait for room; the buffer never holds more.
+  const std::string spec = Pipeline(
+      R"(ops { name: "m" map { fn { cpu_work { duration: "100us" } } num_parallel_calls: 2 } })",
+      "range { start: 0 stop: 100000 }", "10ms");
+  SimRun r = Simulated(spec, 2);
+  const record::StageDef* m = r.model->StageNamed("m");
+  ASSERT_NE(m, nullptr);
+  uint32_t deepest = 0;
+  for (const trace::Track* t : r.model->TracksOf(record::EventKind::kBufferLevel, m->id)) {
+    for (size_t i = 0; i < t->size(); ++i) deepest = std::max(deepest, t->value(i));
+  }
+  EXPECT_EQ(deepest, 16u);
+  size_t blocked = 0;
+  for (const trace::Track* t : r.model->TracksOf(record::EventKind::kBlocked, m->id)) {
+    blocked += t->size();
+  }
+  // One wait for room per element taken (each take frees one slot), not one per wake-up.
+  EXPECT_LE(blocked, static_cast<size_t>(r.result.summary.steps) + 2);
+}
+
 TEST(SimulatorTest, TheLoopResumesLateAfterWaitingForTheDevice) {
   // A pipeline far faster than its 2 ms step: with one step in flight the loop waits for
   // each, and resuming 500 us late makes each step cost 2.5 ms; with three in flight the
