@@ -18,14 +18,22 @@ double Rng::Normal() {
   return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * M_PI * u2);
 }
 
-int64_t Dist::Sample(Rng& rng) const {
-  if (mean_ns <= 0) return 0;
-  if (cv <= 0) return static_cast<int64_t>(mean_ns);
+int64_t Dist::Sample(Rng& rng) const { return DistSampler(*this).Sample(rng); }
+
+DistSampler::DistSampler(const Dist& d)
+    : mean_ns_(d.mean_ns), log_normal_(d.mean_ns > 0 && d.cv > 0) {
+  if (!log_normal_) return;
   // A log-normal with this mean and cv: sigma^2 = ln(1 + cv^2), mu = ln(mean) - sigma^2/2.
-  const double sigma2 = std::log1p(cv * cv);
-  const double mu = std::log(mean_ns) - sigma2 / 2;
+  const double sigma2 = std::log1p(d.cv * d.cv);
+  mu_ = std::log(d.mean_ns) - sigma2 / 2;
+  sigma_ = std::sqrt(sigma2);
+}
+
+int64_t DistSampler::Sample(Rng& rng) const {
+  if (mean_ns_ <= 0) return 0;
+  if (!log_normal_) return static_cast<int64_t>(mean_ns_);
   // Capped at a day: a long tail must not overflow virtual time.
-  const double x = std::exp(mu + std::sqrt(sigma2) * rng.Normal());
+  const double x = std::exp(mu_ + sigma_ * rng.Normal());
   return static_cast<int64_t>(std::min(x, 8.64e13));
 }
 

@@ -41,6 +41,20 @@ struct Dist {
   bool zero() const { return mean_ns <= 0; }
 };
 
+// A Dist ready for many draws: the log-normal's parameters (two logarithms and a square
+// root) computed once, for the ops' per-element costs. Draws what Dist::Sample draws.
+class DistSampler {
+ public:
+  DistSampler() = default;
+  explicit DistSampler(const Dist& d);
+  int64_t Sample(Rng& rng) const;
+
+ private:
+  double mean_ns_ = 0;
+  bool log_normal_ = false;
+  double mu_ = 0, sigma_ = 0;
+};
+
 struct OpCost {
   Dist cpu;                  // CPU per call (per element; per batch for a map after batch)
   Dist cpu_per_row;          // CPU per row of the element (a map's function, a batch's copy)

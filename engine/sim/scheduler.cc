@@ -14,6 +14,8 @@ void Scheduler::EndThreads() {
   // Handles in the queues point into the threads' frames: forget them, then destroy the
   // frames (each Task destroys the chain of frames it is suspended in).
   timers_ = {};
+  ready_.clear();
+  ready_head_ = 0;
   cpu_jobs_ = {};
   threads_.clear();
 }
@@ -24,7 +26,11 @@ void Scheduler::Spawn(Task<void> task) {
 }
 
 void Scheduler::Wake(int64_t at_ns, std::coroutine_handle<> h) {
-  timers_.push(Timer{std::max(at_ns, now_), seq_++, h});
+  if (at_ns <= now_) {
+    ready_.push_back(Ready{seq_++, h});
+  } else {
+    timers_.push(Timer{at_ns, seq_++, h});
+  }
 }
 
 double Scheduler::Rate() const {
@@ -52,7 +58,13 @@ void Scheduler::StartCompute(SimThread& thread, int64_t ns, std::coroutine_handl
 
 bool Scheduler::RunUntil(int64_t until_ns) {
   while (true) {
-    const int64_t next_timer = timers_.empty() ? INT64_MAX : timers_.top().at;
+    // The next wake-up by (time, order asked): the ready queue's front is due now, but a
+    // timer due now that was asked for earlier goes first.
+    const bool ready_first =
+        ready_head_ < ready_.size() &&
+        (timers_.empty() || timers_.top().at > now_ || timers_.top().seq > ready_[ready_head_].seq);
+    const int64_t next_timer =
+        ready_first ? now_ : (timers_.empty() ? INT64_MAX : timers_.top().at);
     const int64_t next_cpu = NextCpuFinish();
     const int64_t next = std::min(next_timer, next_cpu);
     if (next == INT64_MAX) return false;
@@ -78,6 +90,13 @@ bool Scheduler::RunUntil(int64_t until_ns) {
       // A resumed thread only queues timers and CPU jobs (it cannot re-enter RunUntil), so
       // done_ stays as it is while it is walked.
       for (auto h : done) h.resume();
+    } else if (ready_first) {
+      const Ready r = ready_[ready_head_++];
+      if (ready_head_ == ready_.size()) {  // all taken: start over, keeping the capacity
+        ready_.clear();
+        ready_head_ = 0;
+      }
+      r.h.resume();
     } else {
       const Timer t = timers_.top();
       timers_.pop();

@@ -44,6 +44,9 @@ class Builder {
     s->kind = kind;
     s->depth = depth;
     s->cost = &ctx_.model->Of(name);
+    s->cpu = DistSampler(s->cost->cpu);
+    s->cpu_per_row = DistSampler(s->cost->cpu_per_row);
+    s->wait = DistSampler(s->cost->wait);
     s->rng = Rng(RecordKey(ctx_.seed, s->id));
     record::StageDef def;
     def.id = s->id;

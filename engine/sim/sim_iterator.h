@@ -34,6 +34,7 @@ struct SimStage {
   std::string kind;
   int depth = 0;
   const OpCost* cost = nullptr;
+  DistSampler cpu, cpu_per_row, wait;  // cost's, ready for a draw per element
   Rng rng{0};
   SimIterator* current = nullptr;  // the latest iterator made (for buffer-level samples)
 };
@@ -78,10 +79,9 @@ class SimIterator {
   Task<void> Charge(SimThread& thread, int64_t cpu_ns, int64_t wait_ns);
   // The op's per-element costs for an element of `rows` rows.
   int64_t CpuCost(int64_t rows) {
-    const OpCost& c = *stage_.cost;
-    return c.cpu.Sample(stage_.rng) + c.cpu_per_row.Sample(stage_.rng) * rows;
+    return stage_.cpu.Sample(stage_.rng) + stage_.cpu_per_row.Sample(stage_.rng) * rows;
   }
-  int64_t WaitCost() { return stage_.cost->wait.Sample(stage_.rng); }
+  int64_t WaitCost() { return stage_.wait.Sample(stage_.rng); }
   Scheduler& scheduler() { return *ctx_.scheduler; }
   int64_t now() const { return ctx_.scheduler->now(); }
 
