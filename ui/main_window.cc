@@ -112,15 +112,19 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   UpdateRunActions();
 }
 
-bool MainWindow::OpenLesson(const QString& name) {
+void MainWindow::ShowLessonsDock() {
   auto* dock = findChild<QDockWidget*>("lessons");
+  dock->show();
+  dock->raise();
+}
+
+bool MainWindow::OpenLesson(const QString& name) {
   QString error;
   if (!lessons_->SelectLesson(name, &error)) {
     QMessageBox::warning(this, "No such lesson", error);
     return false;
   }
-  dock->show();
-  dock->raise();
+  ShowLessonsDock();
   if (presenter_) FitDocksForPresenter();
   lessons_->RunCheck();  // the starting pipeline's run, to look at before changing it
   return true;
@@ -298,11 +302,8 @@ void MainWindow::BuildMenus() {
   view->addAction("F&ollow the Live Run", QKeySequence(Qt::Key_End), timeline_,
                   [this] { timeline_->SetFollowing(true); });
   view->addSeparator();
-  view->addAction("&Lessons", QKeySequence(Qt::CTRL | Qt::Key_L), this, [this] {
-    auto* dock = findChild<QDockWidget*>("lessons");
-    dock->show();
-    dock->raise();
-  });
+  view->addAction("&Lessons", QKeySequence(Qt::CTRL | Qt::Key_L), this,
+                  [this] { ShowLessonsDock(); });
   presenter_action_ =
       view->addAction("&Presenter Mode", QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P), this,
                       [this](bool on) { SetPresenterMode(on); });

@@ -129,6 +129,7 @@ class MainWindow : public QMainWindow {
   void BuildMenus();
   void BuildTuneMenu();
   void FitDocksForPresenter();
+  void ShowLessonsDock();
   void RefreshTuning();
   void CompareWithSpecDialog();
   // The configuration Compare and the tuner start from: the live run's, else the spec's.

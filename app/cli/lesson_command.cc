@@ -16,9 +16,9 @@ using nlohmann::json;
 std::string Bound(const session::LessonGoal& g) {
   std::ostringstream s;
   s << std::setprecision(3);
-  if (g.at_least > -1e299) s << ">= " << g.at_least;
-  if (g.at_least > -1e299 && g.at_most < 1e299) s << " and ";
-  if (g.at_most < 1e299) s << "<= " << g.at_most;
+  if (g.at_least) s << ">= " << *g.at_least;
+  if (g.at_least && g.at_most) s << " and ";
+  if (g.at_most) s << "<= " << *g.at_most;
   return s.str();
 }
 

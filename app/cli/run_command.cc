@@ -11,8 +11,6 @@
 namespace pipescope::cli {
 namespace {
 
-constexpr double kDefaultDurationS = 5.0;
-
 // Ctrl-C stops the run gracefully: the summary of what ran is still printed.
 std::atomic<engine::Pipeline*> g_running{nullptr};
 void OnInterrupt(int) {
@@ -50,9 +48,7 @@ int RunCommand(const RunCommandOptions& options, std::ostream& out, std::ostream
   run.trace_path = options.trace_path;
   run.spec_path = options.spec_path;
   run.run.max_steps = options.steps;
-  const double duration = options.duration_s > 0 ? options.duration_s
-                          : options.steps > 0    ? 0
-                                                 : kDefaultDurationS;
+  const double duration = SecondsToRun(options.duration_s, options.steps);
   run.run.duration_ns = static_cast<int64_t>(duration * 1e9);
   int64_t printed = 0;
   if (options.print > 0) {

@@ -9,11 +9,6 @@
 #include "app/session/simulated_run.h"
 
 namespace pipescope::cli {
-namespace {
-
-constexpr double kDefaultDurationS = 5.0;
-
-}  // namespace
 
 int SimulateCommand(const SimulateCommandOptions& options, std::ostream& out, std::ostream& err) {
   auto spec = LoadSpecArgument(options.spec_path, options.overrides);
@@ -29,9 +24,7 @@ int SimulateCommand(const SimulateCommandOptions& options, std::ostream& out, st
   session::SimulatedRunOptions run;
   run.trace_path = options.trace_path;
   run.spec_path = options.spec_path;
-  run.sim.duration_s = options.duration_s > 0 ? options.duration_s
-                       : options.steps > 0    ? 0
-                                              : kDefaultDurationS;
+  run.sim.duration_s = SecondsToRun(options.duration_s, options.steps);
   run.sim.max_steps = options.steps;
   run.sim.seed = options.seed;
   auto result = session::RunSimulated(*spec, *model, run);

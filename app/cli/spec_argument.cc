@@ -14,4 +14,10 @@ engine::Result<spec::PipelineSpec> LoadSpecArgument(const std::string& path,
   return spec;
 }
 
+double SecondsToRun(double duration_s, int64_t steps) {
+  constexpr double kDefaultSeconds = 5.0;
+  if (duration_s > 0) return duration_s;
+  return steps > 0 ? 0 : kDefaultSeconds;
+}
+
 }  // namespace pipescope::cli

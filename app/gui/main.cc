@@ -73,7 +73,8 @@ int main(int argc, char** argv) {
     const int w = wh.size() == 2 ? wh[0].toInt() : 0, h = wh.size() == 2 ? wh[1].toInt() : 0;
     if ((files.isEmpty() && !parser.isSet(lesson)) || w < 320 || h < 200) {
       std::fprintf(stderr,
-                   "pipescope: --screenshot needs a FILE and a --size of at least 320x200\n");
+                   "pipescope: --screenshot needs a FILE (or --lesson) and a --size of at least "
+                   "320x200\n");
       return 2;
     }
     window.resize(w, h);

@@ -41,18 +41,36 @@ class Fitter {
  public:
   Fitter(const trace::Model& trace, int64_t t0, int64_t t1) : trace_(trace), t0_(t0), t1_(t1) {}
 
+  // The events of a track that start in the window: [first, last).
+  std::pair<size_t, size_t> Window(const trace::Track& t) const {
+    const size_t first = t.FirstStartingAtOrAfter(t0_);
+    return {first, t.FirstStartingAtOrAfter(t1_, first)};
+  }
   // Durations (or, with `values`, the values) of an op's events of `kind` in the window.
   Samples Collect(EventKind kind, uint16_t op, bool values) const {
     Samples s;
     for (const trace::Track* t : trace_.TracksOf(kind, op)) {
-      for (size_t i = t->FirstStartingAtOrAfter(t0_); i < t->size() && t->start(i) < t1_; ++i) {
+      const auto [first, last] = Window(*t);
+      for (size_t i = first; i < last; ++i) {
         s.ns.push_back(values ? static_cast<double>(t->value(i))
                               : static_cast<double>(t->duration(i)));
       }
     }
     return s;
   }
-  size_t Count(EventKind kind, uint16_t op) const { return Collect(kind, op, true).ns.size(); }
+  size_t Count(EventKind kind, uint16_t op) const {
+    size_t n = 0;
+    for (const trace::Track* t : trace_.TracksOf(kind, op)) {
+      const auto [first, last] = Window(*t);
+      n += last - first;
+    }
+    return n;
+  }
+  // The sum of a track's values (CPU time, self time) in the window.
+  double SumValues(const trace::Track& t) const {
+    const auto [first, last] = Window(t);
+    return t.SumValues(first, last);
+  }
 
   // CPU per element of an asynchronous op's function: its workers' CPU time, less the
   // synchronous ops they ran while pulling input, per element. -1 when not recorded.
@@ -65,17 +83,11 @@ class Fitter {
       if (name.rfind(prefix, 0) != 0) continue;
       if (const trace::Track* t = trace_.FindTrack({EventKind::kCpuTime, record::kNoOp, id})) {
         any = any || !t->empty();
-        for (size_t i = t->FirstStartingAtOrAfter(t0_); i < t->size() && t->start(i) < t1_; ++i) {
-          cpu += t->value(i);
-        }
+        cpu += SumValues(*t);
       }
       for (const auto& track : trace_.tracks()) {
         const auto& k = track->key();
-        if (k.kind != EventKind::kCall || k.thread != id) continue;
-        for (size_t i = track->FirstStartingAtOrAfter(t0_);
-             i < track->size() && track->start(i) < t1_; ++i) {
-          upstream += track->value(i);
-        }
+        if (k.kind == EventKind::kCall && k.thread == id) upstream += SumValues(*track);
       }
     }
     if (!any) return -1;
@@ -118,15 +130,10 @@ void Fit(sim::OpCost& c, int64_t rows, double cpu_ns, double wait_ns, double cv)
 // The CPU a run spends outside its ops' work (hand-offs between threads, spinning before
 // sleeping, the recorder's collector) shows as machine CPU the fitted costs do not explain;
 // the simulator charges it per hand-off, so it is spread over the asynchronous ops' elements.
-void FitHandoff(const trace::Model& trace, const Fitter& fit, sim::CostModel& model, int64_t t0,
-                int64_t t1) {
+void FitHandoff(const trace::Model& trace, const Fitter& fit, sim::CostModel& model) {
   double total_cpu = 0;
   for (const auto& track : trace.tracks()) {
-    if (track->key().kind != EventKind::kCpuTime) continue;
-    for (size_t i = track->FirstStartingAtOrAfter(t0); i < track->size() && track->start(i) < t1;
-         ++i) {
-      total_cpu += track->value(i);
-    }
+    if (track->key().kind == EventKind::kCpuTime) total_cpu += fit.SumValues(*track);
   }
   double explained = 0, handoffs = 0;
   for (const record::StageDef* stage : trace.StagesInOrder()) {
@@ -245,7 +252,7 @@ engine::Result<Calibration> Calibrate(const trace::Model& trace, const std::stri
     Fit(c, rows, cpu, std::max(0.0, mean - cpu), cv);
   }
 
-  FitHandoff(trace, fit, out.model, t0, t1);
+  FitHandoff(trace, fit, out.model);
   if (!FitTimerWake(trace, std::max<int64_t>(1, out.spec.train_step().max_in_flight()), t0, t1,
                     out.model)) {
     out.notes.push_back(

@@ -1,11 +1,15 @@
 #include "app/session/lesson.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
+#include <optional>
+#include <string_view>
+
+#include "app/session/lesson_goals.h"
+#include "engine/core/text_file.h"
 
 namespace pipescope::session {
 namespace {
@@ -13,19 +17,14 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-engine::Result<std::string> ReadText(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return engine::NotFound("cannot open " + path.string());
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 engine::Status ReadGoal(const json& g, const std::string& where, LessonGoal& goal) {
   if (!g.is_object() || !g.contains("metric") || !g["metric"].is_string()) {
     return engine::InvalidArgument(where + ": a goal needs a \"metric\"");
   }
   goal.metric = g["metric"].get<std::string>();
+  if (std::string unknown = UnknownMetric(goal.metric); !unknown.empty()) {
+    return engine::InvalidArgument(where + ": " + unknown);
+  }
   goal.op = g.value("op", "");
   goal.text = g.value("text", goal.metric);
   if (g.contains("at_least")) goal.at_least = g["at_least"].get<double>();
@@ -50,7 +49,8 @@ engine::Result<Lesson> LoadLesson(const std::string& folder) {
   lesson.folder = folder;
   lesson.name = dir.filename().string();
   const std::string where = (dir / "lesson.json").string();
-  ASSIGN_OR_RETURN(std::string text, ReadText(dir / "lesson.json"));
+  ASSIGN_OR_RETURN(std::string text,
+                   engine::ReadWholeFile((dir / "lesson.json").string(), "lesson"));
   json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object()) {
     return engine::InvalidArgument(where + ": not a JSON object");
@@ -72,7 +72,8 @@ engine::Result<Lesson> LoadLesson(const std::string& folder) {
   }
   if (lesson.goals.empty()) return engine::InvalidArgument(where + ": the lesson has no goals");
   if (lesson.workers < 1) return engine::InvalidArgument(where + ": workers must be at least 1");
-  ASSIGN_OR_RETURN(lesson.explanation, ReadText(dir / "explanation.md"));
+  ASSIGN_OR_RETURN(lesson.explanation,
+                   engine::ReadWholeFile((dir / "explanation.md").string(), "lesson explanation"));
   lesson.start_path = (dir / "start.pbtxt").string();
   lesson.solution_path = (dir / "solution.pbtxt").string();
   for (const auto& p : {lesson.start_path, lesson.solution_path}) {
@@ -100,13 +101,19 @@ engine::Result<std::vector<Lesson>> LoadLessons(const std::string& folder) {
 }
 
 engine::Result<Lesson> FindLesson(const std::vector<Lesson>& lessons, const std::string& name) {
+  // A number is matched by value ("3" is "03"); one too long for an int matches nothing.
+  auto number_of = [](std::string_view digits) -> std::optional<int> {
+    int n = 0;
+    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
+    if (digits.empty() || ec != std::errc() || end != digits.data() + digits.size()) return {};
+    return n;
+  };
+  const std::optional<int> wanted = number_of(name);
   for (const auto& l : lessons) {
     const size_t dash = l.name.find('-');
-    const std::string number = l.name.substr(0, dash);
-    const std::string rest = dash == std::string::npos ? "" : l.name.substr(dash + 1);
-    const bool same_number = !number.empty() && !name.empty() &&
-                             name.find_first_not_of("0123456789") == std::string::npos &&
-                             std::stoi(number) == std::stoi(name);
+    const std::string_view full(l.name);
+    const std::string_view rest = dash == std::string::npos ? "" : full.substr(dash + 1);
+    const bool same_number = wanted && number_of(full.substr(0, dash)) == wanted;
     if (l.name == name || rest == name || same_number) return l;
   }
   std::string known;

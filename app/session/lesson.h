@@ -7,6 +7,7 @@
 //   model.json       optional: the simulator's costs for the lesson (laid over the spec's)
 // Lessons run in the simulator by default, so every laptop sees the same result.
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,9 +18,8 @@ namespace pipescope::session {
 // One condition on a figure read from the lesson's trace(s) (lesson_goals.h lists them).
 struct LessonGoal {
   std::string metric;
-  std::string op;  // the op the figure is about, for per-op figures
-  double at_least = -1e300;
-  double at_most = 1e300;
+  std::string op;                           // the op the figure is about, for per-op figures
+  std::optional<double> at_least, at_most;  // at least one of them
   std::string text;  // for people: "the device is busy at least 90% of the time"
 };
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -21,10 +22,6 @@ struct Figure {
 
 Figure Missing(std::string why) { return Figure{0, std::move(why)}; }
 
-const record::StageDef* Op(const trace::Model& m, const std::string& name) {
-  return m.StageNamed(name);
-}
-
 int64_t Produced(const trace::Model& m, uint16_t op, int64_t t0) {
   int64_t n = 0;
   for (const trace::Track* t : m.TracksOf(EventKind::kCall, op)) {
@@ -42,7 +39,7 @@ const record::StageDef* Source(const trace::Model& m) {
 
 // Elements of `op` per unit of `per`, over the steady part.
 Figure OpRatio(const trace::Model& m, const std::string& op_name, const std::string& per) {
-  const record::StageDef* op = Op(m, op_name);
+  const record::StageDef* op = m.StageNamed(op_name);
   if (!op) return Missing("the pipeline has no op '" + op_name + "'");
   const int64_t t0 = m.duration_ns() / 4;
   const double n = static_cast<double>(Produced(m, op->id, t0));
@@ -59,7 +56,7 @@ Figure OpRatio(const trace::Model& m, const std::string& op_name, const std::str
 }
 
 Figure TimeSlicing(const trace::Model& m, const std::string& op_name) {
-  const record::StageDef* op = Op(m, op_name);
+  const record::StageDef* op = m.StageNamed(op_name);
   if (!op) return Missing("the pipeline has no op '" + op_name + "'");
   double span = 0, cpu = 0;
   for (const trace::Track* t : m.TracksOf(EventKind::kWork, op->id)) {
@@ -132,7 +129,7 @@ Figure Workers(const Traces& traces, const std::string& op_name, bool overlap) {
   std::map<int64_t, int> seen;  // record → workers that passed it on
   int64_t dataset = 0;
   for (const auto& m : traces) {
-    const record::StageDef* op = Op(*m, op_name);
+    const record::StageDef* op = m->StageNamed(op_name);
     if (!op) return Missing("the pipeline has no op '" + op_name + "'");
     trace::Lineage lineage(*m);
     if (lineage.records_per_pass() <= 0) return Missing("a worker did not finish its first epoch");
@@ -148,36 +145,72 @@ Figure Workers(const Traces& traces, const std::string& op_name, bool overlap) {
   return Figure{static_cast<double>(shared) / static_cast<double>(seen.size()), ""};
 }
 
-Figure Measure(const LessonGoal& g, const Traces& traces) {
-  const trace::Model& m = *traces.front();
-  if (g.metric == "device_busy" || g.metric == "input_wait" || g.metric == "steps_per_s") {
-    const auto a = trace::Analyze(m, m.duration_ns() / 4, m.duration_ns());
-    if (a.steps == 0) return Missing("no training step ran");
-    return Figure{g.metric == "device_busy"  ? a.device_busy_fraction
-                  : g.metric == "input_wait" ? a.input_wait_fraction
-                                             : a.steps_per_s,
-                  ""};
-  }
-  if (g.metric == "calls_per_step") return OpRatio(m, g.op, "step");
-  if (g.metric == "share_of_consumed") return OpRatio(m, g.op, "row");
-  if (g.metric == "share_of_source") return OpRatio(m, g.op, "source");
-  if (g.metric == "time_slicing") return TimeSlicing(m, g.op);
-  if (g.metric == "repeated_batches") return RepeatedBatches(m);
-  if (g.metric == "shuffle_displacement") return ShuffleDisplacement(m);
-  if (g.metric == "out_of_order") return OutOfOrder(m);
-  if (g.metric == "worker_overlap") return Workers(traces, g.op, true);
-  if (g.metric == "worker_coverage") return Workers(traces, g.op, false);
-  return Missing("unknown metric '" + g.metric + "'");
+Figure Summary(const trace::Model& m, double trace::RangeAnalysis::*figure) {
+  const auto a = trace::Analyze(m, m.duration_ns() / 4, m.duration_ns());
+  if (a.steps == 0) return Missing("no training step ran");
+  return Figure{a.*figure, ""};
+}
+
+struct Metric {
+  bool share;  // a fraction of a whole (read best as a percentage)
+  std::function<Figure(const LessonGoal&, const Traces&)> measure;
+};
+
+// Every metric and how it is measured (the first trace unless the metric compares workers).
+const std::map<std::string, Metric>& Metrics() {
+  static const std::map<std::string, Metric> kMetrics = {
+      {"device_busy",
+       {true,
+        [](const LessonGoal&, const Traces& t) {
+          return Summary(*t.front(), &trace::RangeAnalysis::device_busy_fraction);
+        }}},
+      {"input_wait",
+       {true,
+        [](const LessonGoal&, const Traces& t) {
+          return Summary(*t.front(), &trace::RangeAnalysis::input_wait_fraction);
+        }}},
+      {"steps_per_s",
+       {false,
+        [](const LessonGoal&, const Traces& t) {
+          return Summary(*t.front(), &trace::RangeAnalysis::steps_per_s);
+        }}},
+      {"calls_per_step",
+       {false,
+        [](const LessonGoal& g, const Traces& t) { return OpRatio(*t.front(), g.op, "step"); }}},
+      {"share_of_consumed",
+       {true,
+        [](const LessonGoal& g, const Traces& t) { return OpRatio(*t.front(), g.op, "row"); }}},
+      {"share_of_source",
+       {true,
+        [](const LessonGoal& g, const Traces& t) { return OpRatio(*t.front(), g.op, "source"); }}},
+      {"time_slicing",
+       {false, [](const LessonGoal& g, const Traces& t) { return TimeSlicing(*t.front(), g.op); }}},
+      {"repeated_batches",
+       {true, [](const LessonGoal&, const Traces& t) { return RepeatedBatches(*t.front()); }}},
+      {"shuffle_displacement",
+       {false, [](const LessonGoal&, const Traces& t) { return ShuffleDisplacement(*t.front()); }}},
+      {"out_of_order",
+       {true, [](const LessonGoal&, const Traces& t) { return OutOfOrder(*t.front()); }}},
+      {"worker_overlap",
+       {true, [](const LessonGoal& g, const Traces& t) { return Workers(t, g.op, true); }}},
+      {"worker_coverage",
+       {true, [](const LessonGoal& g, const Traces& t) { return Workers(t, g.op, false); }}},
+  };
+  return kMetrics;
 }
 
 }  // namespace
 
-const std::vector<std::string>& GoalMetrics() {
-  static const std::vector<std::string> kMetrics = {
-      "device_busy",          "input_wait",        "steps_per_s",     "calls_per_step",
-      "share_of_source",      "share_of_consumed", "time_slicing",    "repeated_batches",
-      "shuffle_displacement", "worker_overlap",    "worker_coverage", "out_of_order"};
-  return kMetrics;
+std::string UnknownMetric(const std::string& metric) {
+  if (Metrics().count(metric)) return "";
+  std::string known;
+  for (const auto& [name, metric] : Metrics()) known += (known.empty() ? "" : ", ") + name;
+  return "unknown metric '" + metric + "' (metrics: " + known + ")";
+}
+
+bool MetricIsShare(const std::string& metric) {
+  const auto it = Metrics().find(metric);
+  return it != Metrics().end() && it->second.share;
 }
 
 GoalResult EvaluateGoal(const LessonGoal& goal, const Traces& traces) {
@@ -187,11 +220,17 @@ GoalResult EvaluateGoal(const LessonGoal& goal, const Traces& traces) {
     r.note = "nothing ran";
     return r;
   }
-  const Figure f = Measure(goal, traces);
+  const auto measure = Metrics().find(goal.metric);
+  if (measure == Metrics().end()) {
+    r.note = UnknownMetric(goal.metric);
+    return r;
+  }
+  const Figure f = measure->second.measure(goal, traces);
   r.measured = f.missing.empty();
   r.note = f.missing;
   r.value = f.value;
-  r.met = r.measured && f.value >= goal.at_least && f.value <= goal.at_most;
+  r.met = r.measured && f.value >= goal.at_least.value_or(f.value) &&
+          f.value <= goal.at_most.value_or(f.value);
   return r;
 }
 

@@ -32,8 +32,10 @@ struct GoalResult {
   std::string note;  // why it could not be measured
 };
 
-// The metric names goals may use.
-const std::vector<std::string>& GoalMetrics();
+// Empty for a metric goals may use; otherwise a message naming it and the known ones.
+std::string UnknownMetric(const std::string& metric);
+// True for a metric that is a fraction of a whole (shown as a percentage).
+bool MetricIsShare(const std::string& metric);
 
 // `traces`: one per worker (one for most lessons). The steady part starts at a quarter of
 // each trace.

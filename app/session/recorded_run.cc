@@ -1,9 +1,9 @@
 #include "app/session/recorded_run.h"
 
 #include "app/session/machine_probe.h"
+#include "app/session/model_feed.h"
 #include "instrumentation/gpu/gpu_tracing.h"
 #include "instrumentation/record/recorder.h"
-#include "instrumentation/trace/format/trace_reader.h"
 #include "instrumentation/trace/format/trace_writer.h"
 
 namespace pipescope::session {
@@ -21,20 +21,6 @@ pstrace::TraceHeader MakeHeader(const spec::PipelineSpec& spec, const std::strin
   return h;
 }
 
-// Feeds a sink under a mutex, so that readers holding it see whole batches only.
-class LockedSink : public record::TraceSink {
- public:
-  LockedSink(record::TraceSink& sink, std::mutex& mu) : sink_(sink), mu_(mu) {}
-  void Consume(const record::TraceBatch& batch, bool final) override {
-    std::lock_guard<std::mutex> lock(mu_);
-    sink_.Consume(batch, final);
-  }
-
- private:
-  record::TraceSink& sink_;
-  std::mutex& mu_;
-};
-
 }  // namespace
 
 pstrace::TraceHeader MakeTraceHeader(const spec::PipelineSpec& spec, const std::string& spec_path,
@@ -51,6 +37,7 @@ pstrace::TraceHeader MakeTraceHeader(const spec::PipelineSpec& spec, const std::
 engine::Result<RecordedRunResult> RunRecorded(const spec::PipelineSpec& spec,
                                               const RecordedRunOptions& options) {
   RecordedRunResult result;
+  std::unique_ptr<ModelFeed> model_feed;  // declared first: a sink must outlive the recorder
   std::unique_ptr<record::Recorder> recorder;
   if (options.record) recorder = std::make_unique<record::Recorder>();
 
@@ -61,7 +48,6 @@ engine::Result<RecordedRunResult> RunRecorded(const spec::PipelineSpec& spec,
   ASSIGN_OR_RETURN(auto device, engine::MakeDevice(spec, device_cancellation));
 
   std::unique_ptr<pstrace::TraceWriter> writer;
-  std::unique_ptr<LockedSink> locked_sink;
   std::unique_ptr<gpu::GpuTracing> gpu_tracing;
   if (recorder && device->kind() == "gpu" && options.gpu_activity) {
     gpu_tracing = gpu::StartGpuTracing(*recorder, &result.gpu_activity_note);
@@ -78,16 +64,9 @@ engine::Result<RecordedRunResult> RunRecorded(const spec::PipelineSpec& spec,
       clock->set_gpu_scale(a.scale);
       clock->set_gpu_uncertainty_ns(a.uncertainty_ns);
     }
-    result.model = options.model ? options.model : std::make_shared<trace::Model>();
-    if (options.model_mutex) {
-      std::lock_guard<std::mutex> lock(*options.model_mutex);
-      pstrace::ApplyHeader(header, *result.model);
-      locked_sink = std::make_unique<LockedSink>(*result.model, *options.model_mutex);
-      recorder->AddSink(locked_sink.get());
-    } else {
-      pstrace::ApplyHeader(header, *result.model);
-      recorder->AddSink(result.model.get());
-    }
+    model_feed = std::make_unique<ModelFeed>(options.model, options.model_mutex, header);
+    result.model = model_feed->model();
+    recorder->AddSink(model_feed.get());
     if (!options.trace_path.empty()) {
       ASSIGN_OR_RETURN(writer, pstrace::TraceWriter::Create(options.trace_path, header));
       recorder->AddSink(writer.get());

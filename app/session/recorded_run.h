@@ -44,13 +44,13 @@ struct RecordedRunResult {
   uint64_t events = 0;           // simulated runs: events recorded
 };
 
-// Errors: the pipeline could not be built, or the trace file could not be created. A
-// failure while running is not an error of this call: it is in run_status (with the op's
-// context), and the recording up to it is in the model.
 // A trace header for a run of `spec` on this machine (without the recorder's clock).
 pstrace::TraceHeader MakeTraceHeader(const spec::PipelineSpec& spec, const std::string& spec_path,
                                      const std::string& device, int cpu_budget);
 
+// Errors: the pipeline could not be built, or the trace file could not be created. A
+// failure while running is not an error of this call: it is in run_status (with the op's
+// context), and the recording up to it is in the model.
 engine::Result<RecordedRunResult> RunRecorded(const spec::PipelineSpec& spec,
                                               const RecordedRunOptions& options);
 

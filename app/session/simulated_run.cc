@@ -2,29 +2,12 @@
 
 #include <thread>
 
+#include "app/session/model_feed.h"
 #include "engine/sim/cost_model_json.h"
 #include "instrumentation/trace/analysis.h"
-#include "instrumentation/trace/format/trace_reader.h"
 #include "instrumentation/trace/format/trace_writer.h"
 
 namespace pipescope::session {
-namespace {
-
-class LockedModelSink : public record::TraceSink {
- public:
-  LockedModelSink(record::TraceSink& sink, std::mutex* mu) : sink_(sink), mu_(mu) {}
-  void Consume(const record::TraceBatch& batch, bool final) override {
-    if (!mu_) return sink_.Consume(batch, final);
-    std::lock_guard<std::mutex> lock(*mu_);
-    sink_.Consume(batch, final);
-  }
-
- private:
-  record::TraceSink& sink_;
-  std::mutex* mu_;
-};
-
-}  // namespace
 
 engine::Result<sim::CostModel> CostModelFor(const spec::PipelineSpec& spec,
                                             const std::string& model_path) {
@@ -46,16 +29,11 @@ engine::Result<RecordedRunResult> RunSimulated(const spec::PipelineSpec& spec,
   header.set_cost_model(cost_model.origin);
   header.mutable_clock()->set_source("simulated");
 
-  result.model = options.model ? options.model : std::make_shared<trace::Model>();
-  {
-    std::unique_lock<std::mutex> lock;
-    if (options.model_mutex) lock = std::unique_lock<std::mutex>(*options.model_mutex);
-    pstrace::ApplyHeader(header, *result.model);
-  }
-  LockedModelSink model_sink(*result.model, options.model_mutex);
+  ModelFeed model_feed(options.model, options.model_mutex, header);
+  result.model = model_feed.model();
   std::unique_ptr<pstrace::TraceWriter> writer;
   sim::SimulationOptions sim = options.sim;
-  sim.sinks.push_back(&model_sink);
+  sim.sinks.push_back(&model_feed);
   if (!options.trace_path.empty()) {
     ASSIGN_OR_RETURN(writer, pstrace::TraceWriter::Create(options.trace_path, header));
     sim.sinks.push_back(writer.get());

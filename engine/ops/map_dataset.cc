@@ -14,6 +14,7 @@
 
 #include "engine/ops/ops.h"
 #include "engine/runtime/async_iterator.h"
+#include "engine/runtime/parallel_map_capacity.h"
 #include "engine/runtime/spin_wait.h"
 
 namespace pipescope::engine {
@@ -109,16 +110,11 @@ class MapDataset : public UnaryDataset {
     };
 
     int64_t parallelism() const { return d_.parallelism_->value(); }
-    // Results in flight plus results not yet returned to the caller. tf.data bounds this
-    // by num_parallel_calls. A floor lets workers run ahead far enough that hand-offs are
-    // batched: deep when fn is fast (hand-off cost dominates, and each wake-up of a sleeping
-    // thread should then cover many elements), shallow when it is slow (depth only costs
-    // memory there).
+    // Results in flight plus results not yet returned to the caller.
     int64_t Capacity() const {
-      const bool fast = fn_ema_ns_.load(std::memory_order_relaxed) < kFastFunctionNs;
-      return std::max<int64_t>(2 * parallelism(), fast ? 64 : 16);
+      return ParallelMapCapacity(parallelism(),
+                                 static_cast<double>(fn_ema_ns_.load(std::memory_order_relaxed)));
     }
-    static constexpr int64_t kFastFunctionNs = 2'000;
     int64_t OccupiedLocked() const {
       return static_cast<int64_t>(slots_.size()) + fetching_ +
              consumer_held_.load(std::memory_order_relaxed);

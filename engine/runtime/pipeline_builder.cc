@@ -150,14 +150,16 @@ class Builder {
       }
       case spec::Op::kShuffle: {
         const auto& s = op.shuffle();
-        auto buffer = Knob(n, "buffer_size", s.buffer_size(), kShuffleBufferRange, 1);
+        auto buffer = Knob(n, "buffer_size", s.buffer_size(), kShuffleBufferRange,
+                           kShuffleBufferAutotuneStart);
         stats->buffer_size = buffer.get();
         return MakeShuffleDataset(
             stats, std::move(in), buffer, static_cast<uint64_t>(s.seed()),
             !s.has_reshuffle_each_iteration() || s.reshuffle_each_iteration());
       }
       case spec::Op::kBatch: {
-        auto size = Knob(n, "batch_size", op.batch().batch_size(), kBatchSizeRange, 1);
+        auto size = Knob(n, "batch_size", op.batch().batch_size(), kBatchSizeRange,
+                         kBatchSizeAutotuneStart);
         batched = true;
         return MakeBatchDataset(stats, std::move(in), size, op.batch().drop_remainder());
       }
@@ -165,7 +167,8 @@ class Builder {
         batched = false;
         return MakeUnbatchDataset(stats, std::move(in));
       case spec::Op::kPrefetch: {
-        auto buffer = Knob(n, "buffer_size", op.prefetch().buffer_size(), kPrefetchBufferRange, 2);
+        auto buffer = Knob(n, "buffer_size", op.prefetch().buffer_size(), kPrefetchBufferRange,
+                           kPrefetchBufferAutotuneStart);
         stats->buffer_size = buffer.get();
         return MakePrefetchDataset(stats, std::move(in), buffer);
       }

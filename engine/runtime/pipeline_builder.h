@@ -29,4 +29,10 @@ inline constexpr KnobRange kPrefetchBufferRange{0, 1 << 20};
 inline constexpr KnobRange kShuffleBufferRange{1, int64_t{1} << 30};
 inline constexpr KnobRange kBatchSizeRange{1, 1 << 20};
 
+// Where AUTOTUNE knobs start (parallelism and cycle length start at the CPU budget), shared
+// with the simulator so that a simulated run starts where a real one does.
+inline constexpr int64_t kPrefetchBufferAutotuneStart = 2;
+inline constexpr int64_t kShuffleBufferAutotuneStart = 1;
+inline constexpr int64_t kBatchSizeAutotuneStart = 1;
+
 }  // namespace pipescope::engine

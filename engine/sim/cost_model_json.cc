@@ -2,8 +2,9 @@
 
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <type_traits>
+
+#include "engine/core/text_file.h"
 
 namespace pipescope::sim {
 namespace {
@@ -130,11 +131,8 @@ engine::Result<CostModel> ParseCostModelJson(const std::string& text, CostModel 
 }
 
 engine::Result<CostModel> LoadCostModelFile(const std::string& path, CostModel base) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return engine::NotFound("cannot open cost model " + path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return ParseCostModelJson(text.str(), std::move(base), path);
+  ASSIGN_OR_RETURN(const std::string text, engine::ReadWholeFile(path, "cost model"));
+  return ParseCostModelJson(text, std::move(base), path);
 }
 
 engine::Status SaveCostModelFile(const CostModel& model, const std::string& path) {

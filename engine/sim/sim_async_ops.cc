@@ -7,6 +7,7 @@
 #include <list>
 #include <memory>
 
+#include "engine/runtime/parallel_map_capacity.h"
 #include "engine/sim/sim_ops.h"
 #include "engine/sim/sim_unary.h"
 
@@ -49,7 +50,7 @@ class ParallelMapIt : public SimUnaryIterator {
           slots_.erase(it);
           --done_count_;
           changed_.NotifyAll();
-          co_await scheduler().Compute(thread, ctx_.model->handoff_ns / 2);
+          co_await HandOff(thread);
           co_return true;
         }
         if (deterministic_) break;  // the oldest is not done: wait for it
@@ -104,7 +105,7 @@ class ParallelMapIt : public SimUnaryIterator {
       }
       slots_.push_back(Slot{e, false});
       Slot& slot = slots_.back();
-      co_await scheduler().Compute(thread, ctx_.model->handoff_ns / 2);
+      co_await HandOff(thread);
       ctx_.trace->Span(EventKind::kWaitInput, stage_.id, thread, fetch_start, now());
       const int64_t work_start = now();
       co_await Charge(thread, CpuCost(e.rows), WaitCost());
@@ -116,12 +117,10 @@ class ParallelMapIt : public SimUnaryIterator {
     }
   }
 
-  // The engine's bound (ParallelIt::Capacity), with the model's mean function time for the
-  // engine's measured one.
+  // The engine's bound, with the model's mean function time for the engine's measured one.
   static int64_t Capacity(int64_t parallelism, const OpCost& cost) {
-    constexpr double kFastFunctionNs = 2'000;
-    const double fn_ns = cost.cpu.mean_ns + cost.cpu_per_row.mean_ns + cost.wait.mean_ns;
-    return std::max<int64_t>(2 * parallelism, fn_ns < kFastFunctionNs ? 64 : 16);
+    return engine::ParallelMapCapacity(
+        parallelism, cost.cpu.mean_ns + cost.cpu_per_row.mean_ns + cost.wait.mean_ns);
   }
 
   const int64_t parallelism_;
@@ -164,7 +163,7 @@ class PrefetchIt : public SimUnaryIterator {
     out = buffer_.front();
     buffer_.pop_front();
     changed_.NotifyAll();
-    co_await scheduler().Compute(thread, ctx_.model->handoff_ns / 2);
+    co_await HandOff(thread);
     co_return true;
   }
 
@@ -182,7 +181,7 @@ class PrefetchIt : public SimUnaryIterator {
       const int64_t fetch_start = now();
       SimElement e;
       const bool got = co_await input_->GetNext(thread, e);
-      if (got) co_await scheduler().Compute(thread, ctx_.model->handoff_ns / 2);
+      if (got) co_await HandOff(thread);
       ctx_.trace->Span(EventKind::kWaitInput, stage_.id, thread, fetch_start, now());
       if (!got) {
         input_end_ = true;

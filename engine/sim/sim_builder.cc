@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "engine/runtime/pipeline_builder.h"
 #include "engine/runtime/stage_registry.h"
 #include "engine/sim/sim_ops.h"
 #include "engine/spec/spec_loader.h"
@@ -146,20 +147,22 @@ class Builder {
         return MakeSimFilter(st, std::move(in));
       case spec::Op::kShuffle: {
         const auto& s = op.shuffle();
-        const int64_t buffer = Resolve(s.buffer_size(), 1);
+        const int64_t buffer = Resolve(s.buffer_size(), engine::kShuffleBufferAutotuneStart);
         def.buffer_size = buffer;
         return MakeSimShuffle(st, std::move(in), buffer, static_cast<uint64_t>(s.seed()),
                               !s.has_reshuffle_each_iteration() || s.reshuffle_each_iteration());
       }
       case spec::Op::kBatch:
         batched_ = true;
-        return MakeSimBatch(st, std::move(in), Resolve(op.batch().batch_size(), 1),
+        return MakeSimBatch(st, std::move(in),
+                            Resolve(op.batch().batch_size(), engine::kBatchSizeAutotuneStart),
                             op.batch().drop_remainder());
       case spec::Op::kUnbatch:
         batched_ = false;
         return MakeSimUnbatch(st, std::move(in));
       case spec::Op::kPrefetch: {
-        const int64_t buffer = Resolve(op.prefetch().buffer_size(), 2);
+        const int64_t buffer =
+            Resolve(op.prefetch().buffer_size(), engine::kPrefetchBufferAutotuneStart);
         def.asynchronous = true;
         def.buffer_size = buffer;
         return MakeSimPrefetch(st, std::move(in), buffer);

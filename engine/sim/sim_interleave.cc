@@ -142,7 +142,7 @@ class ParallelInterleaveIt : public InterleaveItBase {
           out = e.buffer.front();
           e.buffer.pop_front();
           changed_.NotifyAll();
-          co_await scheduler().Compute(thread, ctx_.model->handoff_ns / 2);
+          co_await HandOff(thread);
           Took();
           co_return true;
         }
@@ -225,7 +225,7 @@ class ParallelInterleaveIt : public InterleaveItBase {
       SimElement out;
       const bool pulled = co_await e->it->GetNext(thread, out);
       if (pulled) {
-        co_await scheduler().Compute(thread, ctx_.model->handoff_ns / 2);
+        co_await HandOff(thread);
         e->buffer.push_back(out);
       } else {
         e->ended = true;

@@ -82,6 +82,10 @@ class SimIterator {
     return stage_.cpu.Sample(stage_.rng) + stage_.cpu_per_row.Sample(stage_.rng) * rows;
   }
   int64_t WaitCost() { return stage_.wait.Sample(stage_.rng); }
+  // One side's CPU for passing an element between threads (each side pays half).
+  Scheduler::ComputeAwaiter HandOff(SimThread& thread) {
+    return scheduler().Compute(thread, ctx_.model->handoff_ns / 2);
+  }
   Scheduler& scheduler() { return *ctx_.scheduler; }
   int64_t now() const { return ctx_.scheduler->now(); }
 

@@ -4,10 +4,9 @@
 #include <google/protobuf/text_format.h>
 
 #include <filesystem>
-#include <fstream>
 #include <regex>
-#include <sstream>
 
+#include "engine/core/text_file.h"
 #include "engine/spec/spec_validator.h"
 
 namespace pipescope::engine {
@@ -100,11 +99,8 @@ Result<spec::PipelineSpec> ParseSpecText(std::string_view text, std::string_view
 }
 
 Result<spec::PipelineSpec> LoadSpecFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return NotFound("cannot open pipeline spec '" + path + "'");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  ASSIGN_OR_RETURN(spec::PipelineSpec spec, ParseSpecText(buffer.str(), path));
+  ASSIGN_OR_RETURN(std::string text, ReadWholeFile(path, "pipeline spec"));
+  ASSIGN_OR_RETURN(spec::PipelineSpec spec, ParseSpecText(text, path));
   ResolveDataPaths(spec, std::filesystem::path(path).parent_path().string());
   return spec;
 }

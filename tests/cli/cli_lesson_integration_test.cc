@@ -33,6 +33,10 @@ TEST(CliLessonTest, ShowAndUnknownLessons) {
   const auto unknown = Cli("lesson check no-such-lesson");
   EXPECT_EQ(unknown.exit_code, 2);
   EXPECT_NE(unknown.out.find("no lesson 'no-such-lesson'"), std::string::npos) << unknown.out;
+  // A number too long for an int is an unknown lesson, not a crash.
+  const auto huge = Cli("lesson show 99999999999");
+  EXPECT_EQ(huge.exit_code, 2);
+  EXPECT_NE(huge.out.find("no lesson '99999999999'"), std::string::npos) << huge.out;
 }
 
 class EveryLesson : public ::testing::TestWithParam<std::string> {};

@@ -16,19 +16,17 @@
 #include <QTimer>
 #include <QVBoxLayout>
 #include <QtConcurrent>
-#include <fstream>
-#include <sstream>
 
+#include "engine/core/text_file.h"
 #include "engine/spec/spec_loader.h"
 
 namespace pipescope::ui {
 namespace {
 
+// A lesson's spec text for the editor; the reason in its place if it cannot be read.
 QString ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return QString::fromStdString(text.str());
+  auto text = engine::ReadWholeFile(path, "lesson spec");
+  return QString::fromStdString(text.ok() ? text.value() : "# " + text.status().message());
 }
 
 QString SettingsKey(const session::Lesson& l) {
@@ -38,9 +36,8 @@ QString SettingsKey(const session::Lesson& l) {
 QString Figure(const session::GoalResult& g) {
   if (!g.measured) return "not measured: " + QString::fromStdString(g.note);
   // Shares read best as percentages, the rest as numbers.
-  const bool share = g.goal.metric.find("steps_per_s") == std::string::npos &&
-                     g.goal.metric != "calls_per_step" && g.goal.metric != "time_slicing";
-  return share ? QString("%1%").arg(100 * g.value, 0, 'f', 1) : QString::number(g.value, 'g', 3);
+  return session::MetricIsShare(g.goal.metric) ? QString("%1%").arg(100 * g.value, 0, 'f', 1)
+                                               : QString::number(g.value, 'g', 3);
 }
 
 }  // namespace
@@ -236,11 +233,7 @@ void LessonsPanel::RunCheck() {
   const session::Lesson* l = current();
   if (!l || checking()) return;
   auto spec = engine::ParseSpecText(spec_->toPlainText().toStdString(), "your pipeline");
-  if (!spec.ok()) {
-    result_->setText("<span style='color:#e05050'>" +
-                     QString::fromStdString(spec.status().message()).toHtmlEscaped() + "</span>");
-    return;
-  }
+  if (!spec.ok()) return ShowError(spec.status().message());
   result_->setText(real_->isChecked() ? "Running for real..." : "Simulating...");
   progress_value_->store(0);
   progress_->setValue(0);
@@ -256,20 +249,21 @@ void LessonsPanel::RunCheck() {
   watcher_.setFuture(QtConcurrent::run([lesson = *l, s = *spec, options] {
     Outcome o;
     o.check = session::CheckLesson(lesson, s, options);
+    o.real = options.real;
     return o;
   }));
+}
+
+void LessonsPanel::ShowError(const std::string& message) {
+  result_->setText("<span style='color:#e05050'>" +
+                   QString::fromStdString(message).toHtmlEscaped() + "</span>");
 }
 
 void LessonsPanel::ShowOutcome(const Outcome& outcome) {
   progress_->hide();
   check_->setEnabled(true);
   const session::Lesson* l = current();
-  if (!outcome.check.ok()) {
-    result_->setText("<span style='color:#e05050'>" +
-                     QString::fromStdString(outcome.check.status().message()).toHtmlEscaped() +
-                     "</span>");
-    return;
-  }
+  if (!outcome.check.ok()) return ShowError(outcome.check.status().message());
   const session::LessonCheck& c = outcome.check.value();
   goals_->clear();
   for (const auto& g : c.goals) {
@@ -286,7 +280,7 @@ void LessonsPanel::ShowOutcome(const Outcome& outcome) {
   if (!c.traces.empty() && l) {
     emit TraceReady(c.traces.front(), QString("Lesson %1 (%2)")
                                           .arg(QString::fromStdString(l->title))
-                                          .arg(real_->isChecked() ? "real run" : "simulated"));
+                                          .arg(outcome.real ? "real run" : "simulated"));
   }
 }
 

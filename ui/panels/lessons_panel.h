@@ -50,7 +50,9 @@ class LessonsPanel : public QWidget {
  private:
   struct Outcome {
     engine::Result<session::LessonCheck> check = engine::Internal("not run");
+    bool real = false;  // as asked when the check started
   };
+  void ShowError(const std::string& message);
   void ShowLesson(int index);
   void ShowHint();
   void ShowOutcome(const Outcome& outcome);

@@ -4,9 +4,8 @@
 #include <zstd.h>
 
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
+#include "engine/core/text_file.h"
 #include "instrumentation/record/crc32c.h"
 #include "instrumentation/trace/format/column_codec.h"
 #include "instrumentation/trace/format/record_framing.h"
@@ -271,11 +270,7 @@ engine::Result<LoadedTrace> ReadTraceBytes(std::string_view bytes, const std::st
 }
 
 engine::Result<LoadedTrace> ReadTraceFile(const std::string& path, const ReadOptions& options) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status(StatusCode::kNotFound, "cannot open trace '" + path + "'");
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  const std::string bytes = std::move(buffer).str();
+  ASSIGN_OR_RETURN(const std::string bytes, engine::ReadWholeFile(path, "trace"));
   return ReadTraceBytes(bytes, path, options);
 }
 
