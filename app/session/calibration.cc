@@ -46,23 +46,26 @@ class Fitter {
     const size_t first = t.FirstStartingAtOrAfter(t0_);
     return {first, t.FirstStartingAtOrAfter(t1_, first)};
   }
-  // Durations (or, with `values`, the values) of an op's events of `kind` in the window.
+  // Durations (or, with `values`, the values) of an op's events of `kind` in the window, per
+  // call: a run (a simulated trace's cheap calls) gives its mean, once.
   Samples Collect(EventKind kind, uint16_t op, bool values) const {
     Samples s;
     for (const trace::Track* t : trace_.TracksOf(kind, op)) {
       const auto [first, last] = Window(*t);
       for (size_t i = first; i < last; ++i) {
-        s.ns.push_back(values ? static_cast<double>(t->value(i))
-                              : static_cast<double>(t->duration(i)));
+        const double total =
+            values ? static_cast<double>(t->value(i)) : static_cast<double>(t->duration(i));
+        s.ns.push_back(total / t->calls(i));
       }
     }
     return s;
   }
+  // Calls of an op's events of `kind` in the window.
   size_t Count(EventKind kind, uint16_t op) const {
     size_t n = 0;
     for (const trace::Track* t : trace_.TracksOf(kind, op)) {
       const auto [first, last] = Window(*t);
-      n += last - first;
+      n += static_cast<size_t>(t->CallsIn(first, last));
     }
     return n;
   }

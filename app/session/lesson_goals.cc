@@ -25,7 +25,7 @@ Figure Missing(std::string why) { return Figure{0, std::move(why)}; }
 int64_t Produced(const trace::Model& m, uint16_t op, int64_t t0) {
   int64_t n = 0;
   for (const trace::Track* t : m.TracksOf(EventKind::kCall, op)) {
-    n += static_cast<int64_t>(t->size() - t->FirstStartingAtOrAfter(t0));
+    n += t->CallsIn(t->FirstStartingAtOrAfter(t0), t->size());
   }
   return n;
 }

@@ -123,12 +123,8 @@ class MapDataset : public UnaryDataset {
     // Elements a worker takes at once: one when the function is slow (no added latency),
     // up to 32 when it is so fast that locking per element would dominate.
     int64_t BatchSizeLocked() const {
-      constexpr int64_t kTargetBatchNs = 20'000;
-      const int64_t fn_ns = std::max<int64_t>(1, fn_ema_ns_.load(std::memory_order_relaxed));
-      const int64_t by_cost = std::clamp<int64_t>(kTargetBatchNs / fn_ns, 1, 32);
-      const int64_t fair_share =
-          std::max<int64_t>(1, (Capacity() - OccupiedLocked()) / parallelism());
-      return std::min(by_cost, fair_share);
+      return ParallelMapGroupSize(static_cast<double>(fn_ema_ns_.load(std::memory_order_relaxed)),
+                                  Capacity(), OccupiedLocked(), parallelism());
     }
 
     // Takes every result the caller may have now (the leading finished ones, or with

@@ -21,7 +21,7 @@ double Rng::Normal() {
 int64_t Dist::Sample(Rng& rng) const { return DistSampler(*this).Sample(rng); }
 
 DistSampler::DistSampler(const Dist& d)
-    : mean_ns_(d.mean_ns), log_normal_(d.mean_ns > 0 && d.cv > 0) {
+    : mean_ns_(d.mean_ns), log_normal_(d.mean_ns > 0 && d.cv > 0), cv2_(d.cv * d.cv) {
   if (!log_normal_) return;
   // A log-normal with this mean and cv: sigma^2 = ln(1 + cv^2), mu = ln(mean) - sigma^2/2.
   const double sigma2 = std::log1p(d.cv * d.cv);
@@ -34,6 +34,16 @@ int64_t DistSampler::Sample(Rng& rng) const {
   if (!log_normal_) return static_cast<int64_t>(mean_ns_);
   // Capped at a day: a long tail must not overflow virtual time.
   const double x = std::exp(mu_ + sigma_ * rng.Normal());
+  return static_cast<int64_t>(std::min(x, 8.64e13));
+}
+
+int64_t DistSampler::SampleSum(Rng& rng, int64_t n) const {
+  if (n <= 1) return n == 1 ? Sample(rng) : 0;
+  const double mean = mean_ns_ * static_cast<double>(n);
+  if (mean_ns_ <= 0) return 0;
+  if (!log_normal_) return static_cast<int64_t>(mean);
+  const double sigma2 = std::log1p(cv2_ / static_cast<double>(n));
+  const double x = std::exp(std::log(mean) - sigma2 / 2 + std::sqrt(sigma2) * rng.Normal());
   return static_cast<int64_t>(std::min(x, 8.64e13));
 }
 

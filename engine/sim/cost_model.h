@@ -48,11 +48,16 @@ class DistSampler {
   DistSampler() = default;
   explicit DistSampler(const Dist& d);
   int64_t Sample(Rng& rng) const;
+  // The sum of n draws, drawn at once for a run of cheap calls: a log-normal with the sum's
+  // mean and variance (n * mean, cv / sqrt(n)), the Fenton-Wilkinson approximation. One
+  // draw for n = 1.
+  int64_t SampleSum(Rng& rng, int64_t n) const;
 
  private:
   double mean_ns_ = 0;
   bool log_normal_ = false;
   double mu_ = 0, sigma_ = 0;
+  double cv2_ = 0;
 };
 
 struct OpCost {

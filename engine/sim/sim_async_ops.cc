@@ -16,18 +16,22 @@ namespace {
 
 using record::EventKind;
 
-// map(num_parallel_calls = P): P workers take input elements one at a time (the input is
-// pulled under a lock, so slots are in input order) and run the function. As in the
-// engine's parallel map, max(2P, 16) elements may be in flight or waiting to be taken (64
-// when the function takes under 2 us, so that hand-offs are batched), where tf.data holds
-// P. Deterministic: handed out in input order; otherwise whichever is done first.
+// map(num_parallel_calls = P): P workers take input elements in groups, as the engine's do
+// (about 20 us of work, at most 32; one when the function is slow), pulling them under a lock
+// so groups are in input order, and run the function on each. As in the engine's parallel
+// map, max(2P, 16) elements may be in flight or waiting to be taken (64 when the function
+// takes under 2 us, so that hand-offs are batched), where tf.data holds P. Deterministic:
+// handed out in input order; otherwise whichever group is done first. A group is recorded
+// as one kWaitInput and one kWork run; a caller taking several finished elements at once
+// (GetNextRun) as one kCall run.
 class ParallelMapIt : public SimUnaryIterator {
  public:
   ParallelMapIt(SimContext& ctx, SimStage& stage, std::unique_ptr<SimIterator> input,
                 int64_t parallelism, bool deterministic)
       : SimUnaryIterator(ctx, stage, std::move(input)),
         parallelism_(std::max<int64_t>(1, parallelism)),
-        capacity_(Capacity(parallelism_, *stage.cost)),
+        function_ns_(FunctionNs(*stage.cost)),
+        capacity_(engine::ParallelMapCapacity(parallelism_, function_ns_)),
         deterministic_(deterministic),
         changed_(*ctx.scheduler),
         input_free_(*ctx.scheduler) {
@@ -42,30 +46,65 @@ class ParallelMapIt : public SimUnaryIterator {
 
  protected:
   Task<bool> GetNextInternal(SimThread& thread, SimElement& out) override {
+    one_.clear();
+    const int64_t n = co_await GetNextRunInternal(thread, 1, one_);
+    if (n == 0) co_return false;
+    out = one_.front();
+    co_return true;
+  }
+
+  Task<int64_t> GetNextRunInternal(SimThread& thread, int64_t max_rows,
+                                   std::vector<SimElement>& out) override {
     StartWorkers();
     while (true) {
-      for (auto it = slots_.begin(); it != slots_.end(); ++it) {
-        if (it->done) {
-          out = it->element;
-          slots_.erase(it);
-          --done_count_;
-          changed_.NotifyAll();
-          co_await HandOff(thread);
-          co_return true;
-        }
-        if (deterministic_) break;  // the oldest is not done: wait for it
+      const int64_t n = TakeReady(std::max<int64_t>(1, max_rows), out);
+      if (n > 0) {
+        changed_.NotifyAll();
+        co_await scheduler().Compute(thread, n * (ctx_.model->handoff_ns / 2));
+        co_return n;
       }
-      if (slots_.empty() && input_end_ && fetching_ == 0) co_return false;
-      if (cancelled_) co_return false;
+      if (slots_.empty() && input_end_ && fetching_ == 0) co_return 0;
+      if (cancelled_) co_return 0;
       co_await changed_.Wait();
     }
   }
 
  private:
-  struct Slot {
-    SimElement element;
+  struct Group {
+    std::vector<SimElement> elements;
+    size_t taken = 0;
     bool done = false;
   };
+  using Groups = std::list<Group>;  // list: a group stays put while others are taken
+
+  // The model's mean time of the function on one element, as the engine measures it.
+  static double FunctionNs(const OpCost& cost) {
+    return cost.cpu.mean_ns + cost.cpu_per_row.mean_ns + cost.wait.mean_ns;
+  }
+
+  // Finished elements, in order (deterministic: only the leading finished groups), until
+  // `max_rows` rows; the number taken.
+  int64_t TakeReady(int64_t max_rows, std::vector<SimElement>& out) {
+    int64_t n = 0, rows = 0;
+    for (auto it = slots_.begin(); it != slots_.end() && rows < max_rows;) {
+      if (!it->done) {
+        if (deterministic_) break;  // the oldest is not done: wait for it
+        ++it;
+        continue;
+      }
+      while (it->taken < it->elements.size() && rows < max_rows) {
+        out.push_back(it->elements[it->taken++]);
+        rows += out.back().rows;
+        ++n;
+      }
+      if (it->taken < it->elements.size()) break;
+      auto done = it++;
+      held_ -= static_cast<int64_t>(done->elements.size());
+      free_.splice(free_.end(), slots_, done);  // kept for reuse: no allocation per group
+    }
+    done_count_ -= n;
+    return n;
+  }
 
   void StartWorkers() {
     if (started_) return;
@@ -76,59 +115,84 @@ class ParallelMapIt : public SimUnaryIterator {
     }
   }
 
+  int64_t Occupied() const { return held_ + fetching_; }
+
   Task<void> Worker(SimThread& thread) {
+    Groups mine;  // the group being fetched, before it joins slots_
     while (true) {
       const int64_t wait_start = now();
       bool waited = false;
-      while (!cancelled_ && !input_end_ &&
-             static_cast<int64_t>(slots_.size()) + fetching_ >= capacity_) {
+      while (!cancelled_ && !input_end_ && Occupied() >= capacity_) {
         waited = true;
         co_await changed_.Wait();
       }
       if (cancelled_ || input_end_) co_return;
       if (waited) ctx_.trace->Span(EventKind::kBlocked, stage_.id, thread, wait_start, now());
-      ++fetching_;
+      const int64_t k =
+          engine::ParallelMapGroupSize(function_ns_, capacity_, Occupied(), parallelism_);
+      fetching_ += k;
       const int64_t fetch_start = now();
       while (input_busy_ && !cancelled_) co_await input_free_.Wait();
       if (cancelled_) co_return;
       input_busy_ = true;
-      SimElement e;
-      const bool got = co_await input_->GetNext(thread, e);
+      if (free_.empty()) free_.emplace_back();
+      mine.splice(mine.end(), free_, free_.begin());
+      Group& group = mine.front();
+      group.elements.clear();
+      group.taken = 0;
+      group.done = false;
+      bool end = false;
+      while (static_cast<int64_t>(group.elements.size()) < k) {
+        const int64_t left = k - static_cast<int64_t>(group.elements.size());
+        const int64_t got = co_await input_->GetNextRun(thread, left, group.elements);
+        if (got == 0) {
+          end = true;
+          break;
+        }
+      }
       input_busy_ = false;
       input_free_.NotifyAll();
-      --fetching_;
-      if (!got) {
+      fetching_ -= k;
+      const auto n = static_cast<int64_t>(group.elements.size());
+      if (end) {
         input_end_ = true;
-        ctx_.trace->Span(EventKind::kWaitInput, stage_.id, thread, fetch_start, now());
         changed_.NotifyAll();
+      }
+      if (n == 0) {
+        free_.splice(free_.end(), mine, mine.begin());
+        ctx_.trace->Span(EventKind::kWaitInput, stage_.id, thread, fetch_start, now());
         co_return;
       }
-      slots_.push_back(Slot{e, false});
-      Slot& slot = slots_.back();
-      co_await HandOff(thread);
+      held_ += n;
+      slots_.splice(slots_.end(), mine, mine.begin());  // in input order: fetched under the lock
+      co_await scheduler().Compute(thread, n * (ctx_.model->handoff_ns / 2));
       ctx_.trace->Span(EventKind::kWaitInput, stage_.id, thread, fetch_start, now());
       const int64_t work_start = now();
-      co_await Charge(thread, CpuCost(e.rows), WaitCost());
-      if (stage_.cost->out_bytes > 0) slot.element.bytes = stage_.cost->out_bytes * e.rows;
-      ctx_.trace->Span(EventKind::kWork, stage_.id, thread, work_start, now(), e.id);
-      slot.done = true;
-      ++done_count_;
+      int64_t rows = 0;
+      for (const SimElement& e : group.elements) rows += e.rows;
+      co_await Charge(thread, CpuCostOfRun(n, rows), WaitCostOfRun(n));
+      if (stage_.cost->out_bytes > 0) {
+        for (SimElement& e : group.elements) e.bytes = stage_.cost->out_bytes * e.rows;
+      }
+      ctx_.trace->Run(EventKind::kWork, stage_.id, thread, work_start, now(), group.elements.data(),
+                      group.elements.size(), 0);
+      group.done = true;
+      done_count_ += n;
       changed_.NotifyAll();
+      if (end) co_return;
     }
   }
 
-  // The engine's bound, with the model's mean function time for the engine's measured one.
-  static int64_t Capacity(int64_t parallelism, const OpCost& cost) {
-    return engine::ParallelMapCapacity(
-        parallelism, cost.cpu.mean_ns + cost.cpu_per_row.mean_ns + cost.wait.mean_ns);
-  }
-
   const int64_t parallelism_;
+  const double function_ns_;
   const int64_t capacity_;
   const bool deterministic_;
-  Notifier changed_;       // a slot done or taken, the input ended, cancelled
-  Notifier input_free_;    // the input lock released
-  std::list<Slot> slots_;  // list: a slot stays put while others are taken out of order
+  Notifier changed_;     // a group done or taken from, the input ended, cancelled
+  Notifier input_free_;  // the input lock released
+  Groups slots_;         // fetched groups, in input order
+  Groups free_;          // groups fully taken, kept for their vectors' capacity
+  std::vector<SimElement> one_;
+  int64_t held_ = 0;  // elements in slots_ not yet taken
   int64_t fetching_ = 0;
   int64_t done_count_ = 0;
   bool input_busy_ = false;

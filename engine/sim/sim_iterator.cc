@@ -21,6 +21,42 @@ Task<bool> SimIterator::GetNext(SimThread& thread, SimElement& out) {
   co_return got;
 }
 
+Task<int64_t> SimIterator::GetNextRun(SimThread& thread, int64_t max_rows,
+                                      std::vector<SimElement>& out) {
+  const int64_t start = now();
+  const int64_t input_before = input_ns_;
+  const size_t first = out.size();
+  const int64_t n = co_await GetNextRunInternal(thread, max_rows, out);
+  const int64_t end = now();
+  const int64_t self = asynchronous_ ? 0 : (end - start) - (input_ns_ - input_before);
+  const auto self_u32 = record::SaturateU32(static_cast<uint64_t>(std::max<int64_t>(0, self)));
+  if (n == 0) {
+    ctx_.trace->Span(record::EventKind::kCallEnd, stage_.id, thread, start, end, 0, self_u32,
+                     record::kFlagEndOfSequence);
+  } else {
+    ctx_.trace->Run(record::EventKind::kCall, stage_.id, thread, start, end, &out[first],
+                    static_cast<size_t>(n), self_u32);
+  }
+  co_return n;
+}
+
+Task<int64_t> SimIterator::GetNextRunInternal(SimThread& thread, int64_t /*max_rows*/,
+                                              std::vector<SimElement>& out) {
+  SimElement e;
+  const bool got = co_await GetNextInternal(thread, e);
+  if (!got) co_return 0;
+  out.push_back(e);
+  co_return 1;
+}
+
+Task<int64_t> SimIterator::PullRun(SimIterator& input, SimThread& thread, int64_t max_rows,
+                                   std::vector<SimElement>& out) {
+  const int64_t start = now();
+  const int64_t n = co_await input.GetNextRun(thread, max_rows, out);
+  input_ns_ += now() - start;
+  co_return n;
+}
+
 Task<bool> SimIterator::Pull(SimIterator& input, SimThread& thread, SimElement& out) {
   const int64_t start = now();
   const bool got = co_await input.GetNext(thread, out);

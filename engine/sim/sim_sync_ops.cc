@@ -23,6 +23,22 @@ class SequentialMapIt : public SimUnaryIterator {
     if (stage_.cost->out_bytes > 0) out.bytes = stage_.cost->out_bytes * out.rows;
     co_return true;
   }
+
+  // The input's run, and the function on each of its elements as one draw of their sum.
+  Task<int64_t> GetNextRunInternal(SimThread& thread, int64_t max_rows,
+                                   std::vector<SimElement>& out) override {
+    const size_t first = out.size();
+    const int64_t n = co_await PullInputRun(thread, max_rows, out);
+    if (n == 0) co_return 0;
+    int64_t rows = 0;
+    for (size_t i = first; i < out.size(); ++i) rows += out[i].rows;
+    co_await Charge(thread, CpuCostOfRun(n, rows), WaitCostOfRun(n));
+    if (stage_.cost->out_bytes > 0) {
+      for (size_t i = first; i < out.size(); ++i)
+        out[i].bytes = stage_.cost->out_bytes * out[i].rows;
+    }
+    co_return n;
+  }
 };
 
 // filter: an element is kept or not by its content (the same every epoch), with the
@@ -121,24 +137,29 @@ class BatchIt : public SimUnaryIterator {
         drop_remainder_(drop_remainder) {}
 
  protected:
+  // The input's elements in runs (one call for many cheap ones), until the batch is full.
   Task<bool> GetNextInternal(SimThread& thread, SimElement& out) override {
     int64_t rows = 0, bytes = 0;
-    SimElement e;
+    rows_.clear();
     while (rows < batch_size_) {
-      const bool pulled = co_await PullInput(thread, e);
-      if (!pulled) break;
-      rows += e.rows;
-      bytes += e.bytes;
+      const size_t first = rows_.size();
+      const int64_t n = co_await PullInputRun(thread, batch_size_ - rows, rows_);
+      if (n == 0) break;
+      for (size_t i = first; i < rows_.size(); ++i) {
+        rows += rows_[i].rows;
+        bytes += rows_[i].bytes;
+      }
     }
     if (rows == 0 || (rows < batch_size_ && drop_remainder_)) co_return false;
     co_await Charge(thread, CpuCost(rows), 0);
-    out = SimElement{ctx_.NewElementId(), bytes, rows, RecordKey(e.key, rows)};
+    out = SimElement{ctx_.NewElementId(), bytes, rows, RecordKey(rows_.back().key, rows)};
     co_return true;
   }
 
  private:
   const int64_t batch_size_;
   const bool drop_remainder_;
+  std::vector<SimElement> rows_;  // the batch's input elements (reused)
 };
 
 class UnbatchIt : public SimUnaryIterator {

@@ -19,9 +19,30 @@ void SimTrace::Marker(int64_t time_ns, std::string text) {
 }
 
 void SimTrace::Add(record::EventKind kind, uint16_t op, uint32_t thread, int64_t start, int64_t end,
-                   uint64_t element, uint32_t value, uint8_t flags) {
-  batch_.events.push_back(record::TraceEvent{start, end, element, value, thread, op, kind, flags});
+                   uint64_t element, uint32_t value, uint8_t flags, uint32_t calls) {
+  batch_.events.push_back(
+      record::TraceEvent{start, end, element, value, thread, op, kind, flags, calls});
   ++events_;
+}
+
+void SimTrace::AddRun(record::EventKind kind, uint16_t op, uint32_t thread, int64_t start,
+                      int64_t end, const SimElement* elements, size_t n, uint32_t value) {
+  if (n == 0) return;
+  const double ns_per = static_cast<double>(end - start) / static_cast<double>(n);
+  const double value_per = static_cast<double>(value) / static_cast<double>(n);
+  size_t i = 0;
+  int64_t part_start = start;
+  while (i < n) {
+    size_t j = i + 1;
+    while (j < n && elements[j].id == elements[j - 1].id + 1) ++j;
+    const int64_t part_end =
+        j == n ? end : start + static_cast<int64_t>(ns_per * static_cast<double>(j));
+    const auto part_value = static_cast<uint32_t>(value_per * static_cast<double>(j - i) + 0.5);
+    Add(kind, op, thread, part_start, part_end, elements[i].id, part_value, 0,
+        static_cast<uint32_t>(j - i));
+    part_start = part_end;
+    i = j;
+  }
 }
 
 void SimTrace::Flush(int64_t time_ns, bool final) {

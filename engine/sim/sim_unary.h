@@ -19,6 +19,9 @@ class SimUnaryIterator : public SimIterator {
 
  protected:
   Task<bool> PullInput(SimThread& thread, SimElement& out) { return Pull(*input_, thread, out); }
+  Task<int64_t> PullInputRun(SimThread& thread, int64_t max_rows, std::vector<SimElement>& out) {
+    return PullRun(*input_, thread, max_rows, out);
+  }
   std::unique_ptr<SimIterator> input_;
 };
 

@@ -20,6 +20,10 @@ struct TraceEvent {
   uint16_t op;
   EventKind kind;
   uint8_t flags;
+  // > 1: a run, one event for that many calls (kCall) or function applications (kWork)
+  // back to back on the thread, on the elements element .. element + calls - 1; value is
+  // their total. The simulator records calls too cheap to be worth an event each this way.
+  uint32_t calls = 1;
 };
 
 // An op of the pipeline. Sent again when it changes (a rebuild reorders ops).

@@ -14,10 +14,16 @@ int64_t CountStartingIn(const Track& t, int64_t t0, int64_t t1) {
   return static_cast<int64_t>(t.FirstStartingAtOrAfter(t1) - t.FirstStartingAtOrAfter(t0));
 }
 
+// Calls that start in [t0, t1): a run's count with it.
+int64_t CallsStartingIn(const Track& t, int64_t t0, int64_t t1) {
+  const size_t first = t.FirstStartingAtOrAfter(t0);
+  return t.CallsIn(first, t.FirstStartingAtOrAfter(t1, first));
+}
+
 int64_t ElementsOf(const Model& model, const record::StageDef& stage, int64_t t0, int64_t t1) {
   int64_t n = 0;
   for (const Track* t : model.TracksOf(EventKind::kCall, stage.id))
-    n += CountStartingIn(*t, t0, t1);
+    n += CallsStartingIn(*t, t0, t1);
   return n;
 }
 

@@ -17,11 +17,16 @@ std::vector<Call> CallsOf(const Model& model, uint16_t op) {
   for (EventKind kind : {EventKind::kCall, EventKind::kCallEnd}) {
     for (const Track* t : model.TracksOf(kind, op)) {
       for (size_t i = 0; i < t->size(); ++i) {
-        calls.push_back({t->start(i), t->end(i), t->element(i), kind == EventKind::kCallEnd});
+        // A run stands for calls on consecutive elements, all ending with it.
+        for (uint32_t k = 0; k < t->calls(i); ++k) {
+          calls.push_back({t->start(i), t->end(i), t->element(i) + k, kind == EventKind::kCallEnd});
+        }
       }
     }
   }
-  std::sort(calls.begin(), calls.end(), [](const Call& a, const Call& b) { return a.end < b.end; });
+  // Stable: the calls of a run end together and are in element order.
+  std::stable_sort(calls.begin(), calls.end(),
+                   [](const Call& a, const Call& b) { return a.end < b.end; });
   return calls;
 }
 
@@ -61,7 +66,9 @@ Lineage::Lineage(const Model& model) : model_(model) {
     for (size_t i = 0; i < bt->size(); ++i) {
       std::vector<uint64_t>& rows = rows_[bt->element(i)];
       while (j < it->size() && it->start(j) < bt->start(i)) ++j;
-      while (j < it->size() && it->end(j) <= bt->end(i)) rows.push_back(it->element(j++));
+      for (; j < it->size() && it->end(j) <= bt->end(i); ++j) {
+        for (uint32_t k = 0; k < it->calls(j); ++k) rows.push_back(it->element(j) + k);
+      }
     }
   }
 }

@@ -44,7 +44,7 @@ Track& Model::TrackFor(const TrackKey& key) {
 }
 
 void Model::AddEvent(const record::TraceEvent& e) {
-  TrackFor(TrackKeyOf(e)).Append(e.start_ns, e.end_ns, e.element, e.value);
+  TrackFor(TrackKeyOf(e)).Append(e.start_ns, e.end_ns, e.element, e.value, e.calls);
   duration_ns_ = std::max(duration_ns_, e.end_ns);
 }
 

@@ -10,16 +10,20 @@ void Track::ShrinkToFit() {
   values_.ShrinkToFit();
   elements_.ShrinkToFit();
   wide_elements_.ShrinkToFit();
+  extra_calls_.ShrinkToFit();
   block_duration_sums_.shrink_to_fit();
   block_value_sums_.shrink_to_fit();
+  block_extra_call_sums_.shrink_to_fit();
 }
 
-void Track::Append(int64_t start, int64_t end, uint64_t element, uint32_t value) {
+void Track::Append(int64_t start, int64_t end, uint64_t element, uint32_t value, uint32_t calls) {
   const size_t i = starts_.size();
   if (i % kBlock == 0) {
     block_duration_sums_.push_back(duration_sum_);
     block_value_sums_.push_back(value_sum_);
+    block_extra_call_sums_.push_back(extra_call_sum_);
   }
+  const uint32_t extra = calls > 1 ? calls - 1 : 0;
   if (!starts_.empty()) start = std::max(start, last_end_);
   end = std::max(end, start);
   const int64_t d = end - start;
@@ -45,8 +49,13 @@ void Track::Append(int64_t start, int64_t end, uint64_t element, uint32_t value)
     elements_.Fill(i - elements_.size(), 0);
     elements_.push_back(static_cast<uint32_t>(element));
   }
+  if (extra != 0 || !extra_calls_.empty()) {
+    extra_calls_.Fill(i - extra_calls_.size(), 0);
+    extra_calls_.push_back(extra);
+  }
   duration_sum_ += d;
   value_sum_ += value;
+  extra_call_sum_ += extra;
   last_end_ = end;
 }
 
@@ -110,6 +119,14 @@ double Track::SumValues(size_t i, size_t j) const {
                   [this](size_t k) { return static_cast<double>(values_[k]); });
 }
 
+int64_t Track::CallsIn(size_t i, size_t j) const {
+  if (i >= j) return 0;
+  const auto spans = static_cast<int64_t>(j - i);
+  if (extra_calls_.empty()) return spans;
+  return spans + BlockSum(i, j, block_extra_call_sums_, extra_call_sum_,
+                          [this](size_t k) { return static_cast<int64_t>(extra_calls_[k]); });
+}
+
 Track::Sums Track::SumRange(int64_t t0, int64_t t1) const {
   Sums sums;
   if (t1 <= t0 || empty()) return sums;
@@ -161,7 +178,8 @@ void Track::Summarize(int64_t t0, int64_t t1, int pixels, std::vector<Bucket>& o
 size_t Track::memory_bytes() const {
   return sizeof(Track) + starts_.memory_bytes() + durations_.memory_bytes() +
          values_.memory_bytes() + elements_.memory_bytes() + wide_elements_.memory_bytes() +
-         block_duration_sums_.capacity() * sizeof(int64_t) +
+         extra_calls_.memory_bytes() +
+         (block_duration_sums_.capacity() + block_extra_call_sums_.capacity()) * sizeof(int64_t) +
          block_value_sums_.capacity() * sizeof(double) + long_durations_.size() * 32;
 }
 

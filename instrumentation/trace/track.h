@@ -1,8 +1,12 @@
 #pragma once
 // One time-sorted track of a trace: the spans (or counter samples) of one kind, one op and
-// one thread. Columnar: starts, durations, values and element ids in separate chunked
-// arrays, the last two only once a non-zero value appears. At most 20 bytes per event,
-// plus 0.25 for the level-of-detail sums.
+// one thread. Columnar: starts, durations, values, element ids and call counts in separate
+// chunked arrays, the last three only once a value other than the default appears. At most
+// 20 bytes per event, plus 0.25 for the level-of-detail sums.
+//
+// A span may be a run (record::TraceEvent::calls > 1): several calls of the op back to back,
+// on consecutive elements from element(i), recorded as one span with their count and total
+// self time. Counting calls goes through calls()/CallsIn(), never the number of spans.
 //
 // Level of detail: every kBlock events keep a running sum of durations and of values, so
 // the time covered by any run of events costs two lookups plus at most two partial
@@ -53,7 +57,8 @@ class Track {
   bool empty() const { return starts_.empty(); }
 
   void ShrinkToFit();
-  void Append(int64_t start, int64_t end, uint64_t element, uint32_t value);
+  // `calls` > 1: a run of that many calls, on elements element .. element + calls - 1.
+  void Append(int64_t start, int64_t end, uint64_t element, uint32_t value, uint32_t calls = 1);
 
   int64_t start(size_t i) const { return starts_[i]; }
   int64_t duration(size_t i) const {
@@ -63,6 +68,11 @@ class Track {
   int64_t end(size_t i) const { return start(i) + duration(i); }
   uint32_t value(size_t i) const { return values_.empty() ? 0 : values_[i]; }
   uint64_t element(size_t i) const;
+  // Calls (elements) span i stands for: 1, or a run's count.
+  uint32_t calls(size_t i) const { return extra_calls_.empty() ? 1 : 1 + extra_calls_[i]; }
+  // Calls of the spans with index in [i, j).
+  int64_t CallsIn(size_t i, size_t j) const;
+  bool has_runs() const { return !extra_calls_.empty(); }
   int64_t first_start() const { return empty() ? 0 : starts_[0]; }
   int64_t last_end() const { return last_end_; }
 
@@ -105,12 +115,15 @@ class Track {
   ChunkedColumn<uint32_t> values_;         // empty while every value was 0
   ChunkedColumn<uint32_t> elements_;       // empty while every element was 0
   ChunkedColumn<uint64_t> wide_elements_;  // replaces elements_ once an id needs 64 bits
+  ChunkedColumn<uint32_t> extra_calls_;    // calls - 1; empty while every span is one call
   std::unordered_map<size_t, int64_t> long_durations_;
   // Running sums at the start of each block: block b covers [b*kBlock, (b+1)*kBlock).
   std::vector<int64_t> block_duration_sums_;
   std::vector<double> block_value_sums_;
+  std::vector<int64_t> block_extra_call_sums_;
   int64_t duration_sum_ = 0;
   double value_sum_ = 0;
+  int64_t extra_call_sum_ = 0;
   int64_t last_end_ = INT64_MIN;
 };
 

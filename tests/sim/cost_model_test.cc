@@ -3,6 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <vector>
+
 #include "../engine/test_support.h"
 #include "engine/sim/cost_model_json.h"
 
@@ -88,6 +91,21 @@ TEST(CostModelTest, DistributionsHaveTheirMeanAndAreReproducible) {
   EXPECT_NEAR(sum / 20000, 1e6, 2e4);
   Rng r(1);
   EXPECT_EQ((Dist{5e5, 0}).Sample(r), 500000);
+}
+
+TEST(CostModelTest, ADrawOfASumHasTheSumsMeanAndNarrowerSpread) {
+  // A run of 16 cheap calls is charged one draw: mean 16x, cv a quarter of one call's.
+  const DistSampler one(Dist{1e4, 0.8});
+  Rng rng(3);
+  std::vector<double> sums;
+  for (int i = 0; i < 20000; ++i) sums.push_back(static_cast<double>(one.SampleSum(rng, 16)));
+  double mean = 0, var = 0;
+  for (double x : sums) mean += x / static_cast<double>(sums.size());
+  for (double x : sums) var += (x - mean) * (x - mean) / static_cast<double>(sums.size() - 1);
+  EXPECT_NEAR(mean, 16e4, 16e4 * 0.01);
+  EXPECT_NEAR(std::sqrt(var) / mean, 0.2, 0.01);
+  EXPECT_EQ(one.SampleSum(rng, 0), 0);
+  EXPECT_EQ(DistSampler(Dist{5e5, 0}).SampleSum(rng, 3), 1'500'000);
 }
 
 }  // namespace

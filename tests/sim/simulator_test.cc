@@ -222,6 +222,47 @@ TEST(SimulatorTest, ParallelMapBuffersAsDeeplyAsTheEngines) {
   EXPECT_LE(blocked, static_cast<size_t>(r.result.summary.steps) + 2);
 }
 
+TEST(SimulatorTest, CheapCallsAreRecordedAsRunsThatCountEveryElement) {
+  // A 500 ns map over a fast source: its workers take groups as the engine's do (20 us of
+  // work, at most 32), the batch takes the source's and the map's elements in runs, and the
+  // trace holds far fewer events than elements while every figure counts each element.
+  const std::string spec = Pipeline(
+      R"(ops { name: "m" map { fn { cpu_work { duration: "1us" } } num_parallel_calls: 2 } }
+         ops { name: "b" batch { batch_size: 256 } } ops { name: "p" prefetch { buffer_size: 2 } })",
+      "synthetic { records: -1 record_bytes: 8 }", "1ms");
+  SimRun r = Simulated(spec, 1, 1, 4, [](CostModel& m) {
+    m.ops["m"].cpu = Dist{500, 0.3};
+    m.ops["m"].cpu_per_row = Dist{};
+  });
+  const trace::RangeAnalysis a = trace::Analyze(*r.model);
+  ASSERT_EQ(a.stages.size(), 4u);
+  const int64_t rows = a.stages[2].elements * 256;  // batches made
+  EXPECT_GT(rows, 100'000);
+  EXPECT_NEAR(static_cast<double>(a.stages[1].elements), static_cast<double>(rows), 512);
+  EXPECT_NEAR(static_cast<double>(a.stages[0].elements), static_cast<double>(rows), 512);
+  // Per element, one call of the source, one application of the map and one call of it
+  // would be three events; groups shrink to the room left when the buffer fills (the
+  // engine's rule), so runs average a few elements, not 32.
+  EXPECT_LT(r.model->event_count() * 2, static_cast<size_t>(rows));
+  int64_t largest_group = 0;
+  for (const trace::Track* t :
+       r.model->TracksOf(record::EventKind::kWork, r.model->StageNamed("m")->id)) {
+    for (size_t i = 0; i < t->size(); ++i)
+      largest_group = std::max<int64_t>(largest_group, t->calls(i));
+  }
+  EXPECT_GT(largest_group, 1);
+  EXPECT_LE(largest_group, 32);
+  // The rows of each batch are still known one by one: 256 records in source order.
+  const auto batches = trace::Lineage(*r.model).ConsumedBatches();
+  ASSERT_GT(batches.size(), 10u);
+  for (size_t b = 0; b < 10; ++b) {
+    ASSERT_EQ(batches[b].size(), 256u);
+    for (size_t i = 0; i < 256; ++i) {
+      ASSERT_EQ(batches[b][i].index, static_cast<int64_t>(b * 256 + i)) << b << " " << i;
+    }
+  }
+}
+
 TEST(SimulatorTest, TheLoopResumesLateAfterWaitingForTheDevice) {
   // A pipeline far faster than its 2 ms step: with one step in flight the loop waits for
   // each, and resuming 500 us late makes each step cost 2.5 ms; with three in flight the

@@ -65,6 +65,25 @@ TEST(AnalysisTest, MeasuresTheConsumerAndEveryOp) {
   EXPECT_NEAR(a.stages[2].waiting_input_fraction, 1.0, 1e-9);
 }
 
+TEST(AnalysisTest, ARunOfCallsCountsAsEveryElementInIt) {
+  Model m;
+  m.AddStage({0, "src", "synthetic", 0, 0, -1, false, 1, 0});
+  m.AddStage({1, "batch", "batch", 0, 1, 0, false, 1, 0});
+  for (int64_t b = 0; b < 10; ++b) {
+    const int64_t t = b * kMs;
+    // One batch of 100 rows: the source's calls as runs of 60 and 40 (600 us of its work).
+    m.AddEvent({t, t + kMs / 2, 1 + b * 101, 360'000, 1, 0, EventKind::kCall, 0, 60});
+    m.AddEvent({t + kMs / 2, t + kMs, 61 + b * 101, 240'000, 1, 0, EventKind::kCall, 0, 40});
+    Span(m, EventKind::kCall, 1, 1, t, t + kMs, 101 + b * 101, 10'000);
+  }
+  const RangeAnalysis r = Analyze(m, 0, 10 * kMs);
+  ASSERT_EQ(r.stages.size(), 2u);
+  EXPECT_EQ(r.stages[0].elements, 1000);
+  EXPECT_NEAR(r.stages[0].self_ns_per_element, 6'000, 1);
+  EXPECT_EQ(r.stages[1].elements, 10);
+  EXPECT_EQ(r.elements, 1000);  // rows: what the batch consumed
+}
+
 TEST(AnalysisTest, AVerdictNamesTheOpThatStarvesTheConsumer) {
   auto m = Pipeline(7, 0.98);
   const RangeAnalysis a = Analyze(*m);

@@ -59,6 +59,9 @@ std::vector<record::TraceBatch> Batches() {
           {t, t, 0, static_cast<uint32_t>(i % 7), 0, 1, EventKind::kBufferLevel, 0});
       batches[b].events.push_back(
           {t + d, t + d + 10'000'000'000, element, 0, 2, 0, EventKind::kStep, 0});  // a 10 s span
+      // Calls of the source, some of them runs (a simulated trace's cheap calls).
+      batches[b].events.push_back({t, t + d, element, static_cast<uint32_t>(d / 2), 3, 0,
+                                   EventKind::kCall, 0, static_cast<uint32_t>(1 + rng() % 4)});
       t += d + 1 + static_cast<int64_t>(rng() % 100);
       element += 1 + rng() % 3;
     }
@@ -96,7 +99,9 @@ void ExpectSameEvents(const trace::Model& model, const std::vector<record::Trace
       ASSERT_EQ(got->duration(i), want->duration(i));
       ASSERT_EQ(got->element(i), want->element(i));
       ASSERT_EQ(got->value(i), want->value(i));
+      ASSERT_EQ(got->calls(i), want->calls(i));
     }
+    EXPECT_EQ(got->CallsIn(0, got->size()), want->CallsIn(0, want->size()));
   }
 }
 

@@ -100,6 +100,33 @@ TEST(TrackTest, KeepsLongDurationsAndWideElementIds) {
   EXPECT_EQ(track.SumRange(0, 20'000'000'000).covered_ns, 10'000'000'100);
 }
 
+TEST(TrackTest, RunsCountEveryCallTheyStandFor) {
+  Track track({record::EventKind::kCall, 1, 1});
+  std::mt19937_64 rng(5);
+  std::vector<uint32_t> calls;
+  for (int i = 0; i < 1000; ++i) {
+    // Single calls first: the call column starts late, with ones before it.
+    calls.push_back(i < 100 ? 1 : static_cast<uint32_t>(1 + rng() % 40));
+    track.Append(i * 10, i * 10 + 5, 1000 + static_cast<uint64_t>(i) * 64, 2, calls.back());
+  }
+  EXPECT_TRUE(track.has_runs());
+  for (int trial = 0; trial < 300; ++trial) {
+    size_t i = rng() % 1001, j = rng() % 1001;
+    if (i > j) std::swap(i, j);
+    int64_t want = 0;
+    for (size_t k = i; k < j; ++k) want += calls[k];
+    ASSERT_EQ(track.CallsIn(i, j), want) << i << ".." << j;
+  }
+  EXPECT_EQ(track.calls(0), 1u);
+  EXPECT_EQ(track.calls(500), calls[500]);
+  EXPECT_EQ(track.element(500), 1000u + 500 * 64);  // a run keeps its first element
+
+  Track singles({record::EventKind::kCall, 1, 2});
+  for (int i = 0; i < 100; ++i) singles.Append(i, i + 1, 0, 0);
+  EXPECT_FALSE(singles.has_runs());
+  EXPECT_EQ(singles.CallsIn(10, 90), 80);
+}
+
 TEST(TrackTest, OverlappingInputIsMadeSequential) {
   Track track({record::EventKind::kWork, 1, 1});
   track.Append(100, 200, 1, 0);

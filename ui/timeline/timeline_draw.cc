@@ -330,11 +330,18 @@ void TimelineWidget::DrawTooltip(const Lane& lane, int64_t t) {
     ImGui::Text("%s", lane.label.c_str());
     ImGui::Text("start %s, duration %s", FormatDuration(track->start(i)).c_str(),
                 FormatDuration(track->duration(i)).c_str());
-    if (track->element(i) != 0)
+    const uint32_t calls = track->calls(i);
+    if (calls > 1) {
+      ImGui::Text("a run of %u calls, elements %llu to %llu", calls,
+                  static_cast<unsigned long long>(track->element(i)),
+                  static_cast<unsigned long long>(track->element(i) + calls - 1));
+    } else if (track->element(i) != 0) {
       ImGui::Text("element %llu (click: its path)",
                   static_cast<unsigned long long>(track->element(i)));
+    }
     if (track->key().kind == EventKind::kCall) {
-      ImGui::Text("own work %s", FormatDuration(track->value(i)).c_str());
+      ImGui::Text("own work %s%s", FormatDuration(track->value(i)).c_str(),
+                  calls > 1 ? " in all" : "");
     }
     if ((track->key().kind == EventKind::kGpuMemcpy ||
          track->key().kind == EventKind::kGpuMemset) &&

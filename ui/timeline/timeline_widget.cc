@@ -202,7 +202,8 @@ int TimelineWidget::HighlightElementLocked(uint64_t element, int64_t t) {
     if (record::IsCounter(kind) || record::IsGpuActivity(kind)) continue;  // not elements
     const size_t end = track->FirstStartingAtOrAfter(t + kPathWindowNs);
     for (size_t i = track->FirstEndingAfter(t - kPathWindowNs); i < end; ++i) {
-      if (track->element(i) == element)
+      // A run covers its elements element(i) .. element(i) + calls(i) - 1.
+      if (track->element(i) <= element && element - track->element(i) < track->calls(i))
         path_.push_back({track.get(), track->start(i), track->end(i)});
     }
   }

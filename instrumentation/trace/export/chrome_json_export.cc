@@ -123,10 +123,15 @@ engine::Status ExportChromeJson(const Model& model, const std::string& path,
         Time(e, "dur", track.duration(i));
         Ids(e, tid);
         const uint64_t element = track.element(i);
-        if (element != 0) {
-          e += ",\"args\":{\"element\":" + std::to_string(element) + "}";
-          flow.push_back({element, track.start(i), static_cast<uint32_t>(tid)});
+        const uint32_t calls = track.calls(i);
+        if (element != 0 || calls > 1) {
+          e += ",\"args\":{";
+          if (element != 0) e += "\"element\":" + std::to_string(element);
+          if (element != 0 && calls > 1) e += ",";
+          if (calls > 1) e += "\"calls\":" + std::to_string(calls);  // a run (see FORMAT.md)
+          e += "}";
         }
+        if (element != 0) flow.push_back({element, track.start(i), static_cast<uint32_t>(tid)});
       }
       RETURN_IF_ERROR(events.End());
     }

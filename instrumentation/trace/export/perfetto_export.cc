@@ -121,6 +121,11 @@ engine::Status ExportPerfetto(const Model& model, const std::string& path,
         a->set_name("element");
         a->set_int_value(static_cast<int64_t>(element));
       }
+      if (const uint32_t calls = track.calls(i); calls > 1) {  // a run (see FORMAT.md)
+        auto* a = e->add_debug_annotations();
+        a->set_name("calls");
+        a->set_int_value(calls);
+      }
       RETURN_IF_ERROR(writer.Write(begin));
       TracePacket end = Packet(track.end(i));
       end.mutable_track_event()->set_type(TrackEvent::TYPE_SLICE_END);

@@ -70,7 +70,7 @@ engine::Status WriteModel(const trace::Model& model, const std::string& path,
       size_t& i = cursor[k];
       for (; i < track.size() && (last || track.start(i) < slice_end); ++i) {
         batch.events.push_back({track.start(i), track.end(i), track.element(i), track.value(i),
-                                key.thread, key.op, key.kind, 0});
+                                key.thread, key.op, key.kind, 0, track.calls(i)});
       }
     }
     batch.time_ns = last ? duration : slice_end;

@@ -55,18 +55,20 @@ Status DecodeTrack(const TrackColumns& t, int64_t base_ns, trace::Model& model,
   const trace::TrackKey key{kind, static_cast<uint16_t>(t.op()), t.thread()};
   trace::Track& track = model.TrackFor(key);
   VarintReader starts(t.starts()), durations(t.durations()), elements(t.elements()),
-      values(t.values());
+      values(t.values()), extra_calls(t.extra_calls());
   int64_t previous_end = base_ns;
   uint64_t previous_element = 0;
   for (uint32_t i = 0; i < t.count(); ++i) {
-    uint64_t s = 0, d = 0, e = 0, v = 0;
+    uint64_t s = 0, d = 0, e = 0, v = 0, x = 0;
     if (!starts.Next(s) || (!t.durations().empty() && !durations.Next(d)) ||
-        (!t.elements().empty() && !elements.Next(e)) || (!t.values().empty() && !values.Next(v))) {
+        (!t.elements().empty() && !elements.Next(e)) || (!t.values().empty() && !values.Next(v)) ||
+        (!t.extra_calls().empty() && !extra_calls.Next(x))) {
       return Corrupt(where, "event column ends at event " + std::to_string(i) + " of " +
                                 std::to_string(t.count()));
     }
-    if (d > (uint64_t{1} << 62) || v > UINT32_MAX) {
-      return Corrupt(where, "event " + std::to_string(i) + " has an impossible duration or value");
+    if (d > (uint64_t{1} << 62) || v > UINT32_MAX || x >= UINT32_MAX) {
+      return Corrupt(
+          where, "event " + std::to_string(i) + " has an impossible duration, value or call count");
     }
     // Wrapping arithmetic: hostile deltas give nonsense times, never undefined behaviour.
     const auto start = static_cast<int64_t>(static_cast<uint64_t>(previous_end) +
@@ -79,12 +81,13 @@ Status DecodeTrack(const TrackColumns& t, int64_t base_ns, trace::Model& model,
       return Corrupt(where, "event " + std::to_string(i) + " lies outside any plausible recording");
     }
     const uint64_t element = previous_element + static_cast<uint64_t>(UnZigZag(e));
-    track.Append(start, end, element, static_cast<uint32_t>(v));
+    track.Append(start, end, element, static_cast<uint32_t>(v), static_cast<uint32_t>(x + 1));
     model.ExtendDuration(end);
     previous_end = end;
     previous_element = element;
   }
-  if (!starts.at_end() || !durations.at_end() || !elements.at_end() || !values.at_end()) {
+  if (!starts.at_end() || !durations.at_end() || !elements.at_end() || !values.at_end() ||
+      !extra_calls.at_end()) {
     return Corrupt(where, "event columns hold more than " + std::to_string(t.count()) + " events");
   }
   return Status::Ok();

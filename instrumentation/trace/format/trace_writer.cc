@@ -17,27 +17,32 @@ namespace {
 void EncodeColumns(const std::vector<record::TraceEvent>& events, int64_t base_ns,
                    TrackColumns& out) {
   VarintColumnWriter starts(events.size()), durations(events.size()), elements(events.size()),
-      values(events.size());
+      values(events.size()), extra_calls(events.size());
   int64_t previous_end = base_ns;
   uint64_t previous_element = 0;
-  bool any_element = false, any_value = false, any_duration = false;
+  bool any_element = false, any_value = false, any_duration = false, any_run = false;
   for (const auto& e : events) {
     starts.Put(ZigZag(e.start_ns - previous_end));
     const int64_t d = std::max<int64_t>(0, e.end_ns - e.start_ns);
     durations.Put(static_cast<uint64_t>(d));
-    elements.Put(ZigZag(static_cast<int64_t>(e.element - previous_element)));
+    const uint64_t element = e.element;
+    elements.Put(ZigZag(static_cast<int64_t>(element - previous_element)));
     values.Put(e.value);
+    const uint32_t extra = e.calls > 1 ? e.calls - 1 : 0;
+    extra_calls.Put(extra);
     any_duration |= d != 0;
-    any_element |= e.element != 0;
+    any_element |= element != 0;
     any_value |= e.value != 0;
+    any_run |= extra != 0;
     previous_end = e.start_ns + d;
-    previous_element = e.element;
+    previous_element = element;
   }
   out.set_count(static_cast<uint32_t>(events.size()));
   out.set_starts(starts.Take());  // always present: it bounds the count (FORMAT.md)
   if (any_duration) out.set_durations(durations.Take());
   if (any_element) out.set_elements(elements.Take());
   if (any_value) out.set_values(values.Take());
+  if (any_run) out.set_extra_calls(extra_calls.Take());
 }
 
 }  // namespace
