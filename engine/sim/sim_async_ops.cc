@@ -20,7 +20,8 @@ using record::EventKind;
 // (about 20 us of work, at most 32; one when the function is slow), pulling them under a lock
 // so groups are in input order, and run the function on each. As in the engine's parallel
 // map, max(2P, 16) elements may be in flight or waiting to be taken (64 when the function
-// takes under 2 us, so that hand-offs are batched), where tf.data holds P. Deterministic:
+// takes under 2 us, so that hand-offs are batched), where tf.data holds P; the function's
+// time behind both rules is measured as the run goes, from "slow". Deterministic:
 // handed out in input order; otherwise whichever group is done first. A group is recorded
 // as one kWaitInput and one kWork run; a caller taking several finished elements at once
 // (GetNextRun) as one kCall run.
@@ -30,8 +31,6 @@ class ParallelMapIt : public SimUnaryIterator {
                 int64_t parallelism, bool deterministic)
       : SimUnaryIterator(ctx, stage, std::move(input)),
         parallelism_(std::max<int64_t>(1, parallelism)),
-        function_ns_(FunctionNs(*stage.cost)),
-        capacity_(engine::ParallelMapCapacity(parallelism_, function_ns_)),
         deterministic_(deterministic),
         changed_(*ctx.scheduler),
         input_free_(*ctx.scheduler) {
@@ -77,10 +76,8 @@ class ParallelMapIt : public SimUnaryIterator {
   };
   using Groups = std::list<Group>;  // list: a group stays put while others are taken
 
-  // The model's mean time of the function on one element, as the engine measures it.
-  static double FunctionNs(const OpCost& cost) {
-    return cost.cpu.mean_ns + cost.cpu_per_row.mean_ns + cost.wait.mean_ns;
-  }
+  // The buffer's bound, from the function's time as measured so far (the engine's rule).
+  int64_t Capacity() const { return engine::ParallelMapCapacity(parallelism_, function_ns_); }
 
   // Finished elements, in order (deterministic: only the leading finished groups), until
   // `max_rows` rows; the number taken.
@@ -122,14 +119,14 @@ class ParallelMapIt : public SimUnaryIterator {
     while (true) {
       const int64_t wait_start = now();
       bool waited = false;
-      while (!cancelled_ && !input_end_ && Occupied() >= capacity_) {
+      while (!cancelled_ && !input_end_ && Occupied() >= Capacity()) {
         waited = true;
         co_await changed_.Wait();
       }
       if (cancelled_ || input_end_) co_return;
       if (waited) ctx_.trace->Span(EventKind::kBlocked, stage_.id, thread, wait_start, now());
       const int64_t k =
-          engine::ParallelMapGroupSize(function_ns_, capacity_, Occupied(), parallelism_);
+          engine::ParallelMapGroupSize(function_ns_, Capacity(), Occupied(), parallelism_);
       fetching_ += k;
       const int64_t fetch_start = now();
       while (input_busy_ && !cancelled_) co_await input_free_.Wait();
@@ -176,6 +173,8 @@ class ParallelMapIt : public SimUnaryIterator {
       }
       ctx_.trace->Run(EventKind::kWork, stage_.id, thread, work_start, now(), group.elements.data(),
                       group.elements.size(), 0);
+      // Measured per element as the engine measures it (its wall time, slicing included).
+      function_ns_ = (function_ns_ * 3 + static_cast<double>(now() - work_start) / n) / 4;
       group.done = true;
       done_count_ += n;
       changed_.NotifyAll();
@@ -184,8 +183,8 @@ class ParallelMapIt : public SimUnaryIterator {
   }
 
   const int64_t parallelism_;
-  const double function_ns_;
-  const int64_t capacity_;
+  // The function's time per element, averaged as the engine's is; slow until measured.
+  double function_ns_ = 1'000'000;
   const bool deterministic_;
   Notifier changed_;     // a group done or taken from, the input ended, cancelled
   Notifier input_free_;  // the input lock released
