@@ -156,24 +156,18 @@ struct Metric {
   std::function<Figure(const LessonGoal&, const Traces&)> measure;
 };
 
+// A figure of the first trace's summary.
+Metric SummaryMetric(bool share, double trace::RangeAnalysis::*figure) {
+  return {share,
+          [figure](const LessonGoal&, const Traces& t) { return Summary(*t.front(), figure); }};
+}
+
 // Every metric and how it is measured (the first trace unless the metric compares workers).
 const std::map<std::string, Metric>& Metrics() {
   static const std::map<std::string, Metric> kMetrics = {
-      {"device_busy",
-       {true,
-        [](const LessonGoal&, const Traces& t) {
-          return Summary(*t.front(), &trace::RangeAnalysis::device_busy_fraction);
-        }}},
-      {"input_wait",
-       {true,
-        [](const LessonGoal&, const Traces& t) {
-          return Summary(*t.front(), &trace::RangeAnalysis::input_wait_fraction);
-        }}},
-      {"steps_per_s",
-       {false,
-        [](const LessonGoal&, const Traces& t) {
-          return Summary(*t.front(), &trace::RangeAnalysis::steps_per_s);
-        }}},
+      {"device_busy", SummaryMetric(true, &trace::RangeAnalysis::device_busy_fraction)},
+      {"input_wait", SummaryMetric(true, &trace::RangeAnalysis::input_wait_fraction)},
+      {"steps_per_s", SummaryMetric(false, &trace::RangeAnalysis::steps_per_s)},
       {"calls_per_step",
        {false,
         [](const LessonGoal& g, const Traces& t) { return OpRatio(*t.front(), g.op, "step"); }}},
@@ -204,7 +198,7 @@ const std::map<std::string, Metric>& Metrics() {
 std::string UnknownMetric(const std::string& metric) {
   if (Metrics().count(metric)) return "";
   std::string known;
-  for (const auto& [name, metric] : Metrics()) known += (known.empty() ? "" : ", ") + name;
+  for (const auto& [name, m] : Metrics()) known += (known.empty() ? "" : ", ") + name;
   return "unknown metric '" + metric + "' (metrics: " + known + ")";
 }
 

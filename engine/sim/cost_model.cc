@@ -18,6 +18,15 @@ double Rng::Normal() {
   return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * M_PI * u2);
 }
 
+namespace {
+
+// exp(mu + sigma * N(0, 1)), capped at a day: a long tail must not overflow virtual time.
+int64_t LogNormalDraw(double mu, double sigma, Rng& rng) {
+  return static_cast<int64_t>(std::min(std::exp(mu + sigma * rng.Normal()), 8.64e13));
+}
+
+}  // namespace
+
 int64_t Dist::Sample(Rng& rng) const { return DistSampler(*this).Sample(rng); }
 
 DistSampler::DistSampler(const Dist& d)
@@ -32,9 +41,7 @@ DistSampler::DistSampler(const Dist& d)
 int64_t DistSampler::Sample(Rng& rng) const {
   if (mean_ns_ <= 0) return 0;
   if (!log_normal_) return static_cast<int64_t>(mean_ns_);
-  // Capped at a day: a long tail must not overflow virtual time.
-  const double x = std::exp(mu_ + sigma_ * rng.Normal());
-  return static_cast<int64_t>(std::min(x, 8.64e13));
+  return LogNormalDraw(mu_, sigma_, rng);
 }
 
 int64_t DistSampler::SampleSum(Rng& rng, int64_t n) const {
@@ -42,9 +49,13 @@ int64_t DistSampler::SampleSum(Rng& rng, int64_t n) const {
   const double mean = mean_ns_ * static_cast<double>(n);
   if (mean_ns_ <= 0) return 0;
   if (!log_normal_) return static_cast<int64_t>(mean);
-  const double sigma2 = std::log1p(cv2_ / static_cast<double>(n));
-  const double x = std::exp(std::log(mean) - sigma2 / 2 + std::sqrt(sigma2) * rng.Normal());
-  return static_cast<int64_t>(std::min(x, 8.64e13));
+  if (n != sum_n_) {
+    const double sigma2 = std::log1p(cv2_ / static_cast<double>(n));
+    sum_n_ = n;
+    sum_mu_ = std::log(mean) - sigma2 / 2;
+    sum_sigma_ = std::sqrt(sigma2);
+  }
+  return LogNormalDraw(sum_mu_, sum_sigma_, rng);
 }
 
 const OpCost& CostModel::Of(const std::string& op) const {

@@ -58,6 +58,10 @@ class DistSampler {
   bool log_normal_ = false;
   double mu_ = 0, sigma_ = 0;
   double cv2_ = 0;
+  // SampleSum's parameters for the last n: a source feeding a batch, or a map's groups,
+  // ask for the same n again and again, and the logarithms are most of a draw's cost.
+  mutable int64_t sum_n_ = 0;
+  mutable double sum_mu_ = 0, sum_sigma_ = 0;
 };
 
 struct OpCost {

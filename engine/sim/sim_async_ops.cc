@@ -59,7 +59,7 @@ class ParallelMapIt : public SimUnaryIterator {
       const int64_t n = TakeReady(std::max<int64_t>(1, max_rows), out);
       if (n > 0) {
         changed_.NotifyAll();
-        co_await scheduler().Compute(thread, n * (ctx_.model->handoff_ns / 2));
+        co_await HandOff(thread, n);
         co_return n;
       }
       if (slots_.empty() && input_end_ && fetching_ == 0) co_return 0;
@@ -162,7 +162,7 @@ class ParallelMapIt : public SimUnaryIterator {
       }
       held_ += n;
       slots_.splice(slots_.end(), mine, mine.begin());  // in input order: fetched under the lock
-      co_await scheduler().Compute(thread, n * (ctx_.model->handoff_ns / 2));
+      co_await HandOff(thread, n);
       ctx_.trace->Span(EventKind::kWaitInput, stage_.id, thread, fetch_start, now());
       const int64_t work_start = now();
       int64_t rows = 0;

@@ -13,10 +13,8 @@ Task<bool> SimIterator::GetNext(SimThread& thread, SimElement& out) {
   const int64_t input_before = input_ns_;
   const bool got = co_await GetNextInternal(thread, out);
   const int64_t end = now();
-  const int64_t self = asynchronous_ ? 0 : (end - start) - (input_ns_ - input_before);
   ctx_.trace->Span(got ? record::EventKind::kCall : record::EventKind::kCallEnd, stage_.id, thread,
-                   start, end, got ? out.id : 0,
-                   record::SaturateU32(static_cast<uint64_t>(std::max<int64_t>(0, self))),
+                   start, end, got ? out.id : 0, SelfTime(start, end, input_before),
                    got ? 0 : record::kFlagEndOfSequence);
   co_return got;
 }
@@ -28,8 +26,7 @@ Task<int64_t> SimIterator::GetNextRun(SimThread& thread, int64_t max_rows,
   const size_t first = out.size();
   const int64_t n = co_await GetNextRunInternal(thread, max_rows, out);
   const int64_t end = now();
-  const int64_t self = asynchronous_ ? 0 : (end - start) - (input_ns_ - input_before);
-  const auto self_u32 = record::SaturateU32(static_cast<uint64_t>(std::max<int64_t>(0, self)));
+  const uint32_t self_u32 = SelfTime(start, end, input_before);
   if (n == 0) {
     ctx_.trace->Span(record::EventKind::kCallEnd, stage_.id, thread, start, end, 0, self_u32,
                      record::kFlagEndOfSequence);

@@ -99,9 +99,9 @@ class SimIterator {
     return stage_.cpu.SampleSum(stage_.rng, n) + per_row * rows / n;
   }
   int64_t WaitCostOfRun(int64_t n) { return stage_.wait.SampleSum(stage_.rng, n); }
-  // One side's CPU for passing an element between threads (each side pays half).
-  Scheduler::ComputeAwaiter HandOff(SimThread& thread) {
-    return scheduler().Compute(thread, ctx_.model->handoff_ns / 2);
+  // One side's CPU for passing `elements` between threads (each side pays half of each).
+  Scheduler::ComputeAwaiter HandOff(SimThread& thread, int64_t elements = 1) {
+    return scheduler().Compute(thread, elements * (ctx_.model->handoff_ns / 2));
   }
   Scheduler& scheduler() { return *ctx_.scheduler; }
   int64_t now() const { return ctx_.scheduler->now(); }
@@ -112,6 +112,12 @@ class SimIterator {
   bool asynchronous_ = false;  // self time is not recorded for asynchronous ops
 
  private:
+  // A call's self time, [start, end) less what its input took since `input_before`.
+  uint32_t SelfTime(int64_t start, int64_t end, int64_t input_before) const {
+    const int64_t self = asynchronous_ ? 0 : (end - start) - (input_ns_ - input_before);
+    return record::SaturateU32(static_cast<uint64_t>(std::max<int64_t>(0, self)));
+  }
+
   int64_t input_ns_ = 0;
 };
 

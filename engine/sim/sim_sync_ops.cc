@@ -140,26 +140,26 @@ class BatchIt : public SimUnaryIterator {
   // The input's elements in runs (one call for many cheap ones), until the batch is full.
   Task<bool> GetNextInternal(SimThread& thread, SimElement& out) override {
     int64_t rows = 0, bytes = 0;
-    rows_.clear();
+    inputs_.clear();
     while (rows < batch_size_) {
-      const size_t first = rows_.size();
-      const int64_t n = co_await PullInputRun(thread, batch_size_ - rows, rows_);
+      const size_t first = inputs_.size();
+      const int64_t n = co_await PullInputRun(thread, batch_size_ - rows, inputs_);
       if (n == 0) break;
-      for (size_t i = first; i < rows_.size(); ++i) {
-        rows += rows_[i].rows;
-        bytes += rows_[i].bytes;
+      for (size_t i = first; i < inputs_.size(); ++i) {
+        rows += inputs_[i].rows;
+        bytes += inputs_[i].bytes;
       }
     }
     if (rows == 0 || (rows < batch_size_ && drop_remainder_)) co_return false;
     co_await Charge(thread, CpuCost(rows), 0);
-    out = SimElement{ctx_.NewElementId(), bytes, rows, RecordKey(rows_.back().key, rows)};
+    out = SimElement{ctx_.NewElementId(), bytes, rows, RecordKey(inputs_.back().key, rows)};
     co_return true;
   }
 
  private:
   const int64_t batch_size_;
   const bool drop_remainder_;
-  std::vector<SimElement> rows_;  // the batch's input elements (reused)
+  std::vector<SimElement> inputs_;  // the batch's input elements (reused)
 };
 
 class UnbatchIt : public SimUnaryIterator {
