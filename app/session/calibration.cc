@@ -5,6 +5,7 @@
 #include <deque>
 #include <map>
 
+#include "app/session/span_matching.h"
 #include "engine/spec/spec_loader.h"
 
 namespace pipescope::session {
@@ -205,6 +206,7 @@ engine::Result<Calibration> Calibrate(const trace::Model& trace, const std::stri
   Fitter fit(trace, t0, t1);
   const auto rows_at = RowsAt(out.spec);
 
+  std::vector<std::string> from_spans;  // compute-only maps fitted from their spans
   for (const record::StageDef* stage : trace.StagesInOrder()) {
     auto it = out.model.ops.find(stage->name);
     if (it == out.model.ops.end()) continue;
@@ -249,7 +251,11 @@ engine::Result<Calibration> Calibrate(const trace::Model& trace, const std::stri
       // than cores): the simulator adds that back itself, so the fit keeps the CPU. A few
       // percent less CPU than span is the machine's own noise (steal time, clock changes):
       // the span is the better figure then.
-      if (measured >= 0 && measured < kTimeSlicedShare * mean) cpu = measured;
+      if (measured >= 0 && measured < kTimeSlicedShare * mean) {
+        cpu = measured;
+      } else if (wait_share == 0) {
+        from_spans.push_back(stage->name);
+      }
       if (wait_share == 0) mean = cpu;  // a function that only computes does not wait
     }
     Fit(c, rows, cpu, std::max(0.0, mean - cpu), cv);
@@ -268,6 +274,7 @@ engine::Result<Calibration> Calibrate(const trace::Model& trace, const std::stri
   } else {
     out.notes.push_back("device step: too few steps in the steady part; kept the spec's step time");
   }
+  MatchSimulatedSpans(trace, out.spec, from_spans, out.model, out.notes);
   return out;
 }
 

@@ -8,15 +8,11 @@
 #include "engine/core/duration.h"
 #include "engine/io/byte_source.h"
 #include "engine/io/tfrecord_reader.h"
+#include "engine/sim/normal_draw.h"
 
 namespace pipescope::sim {
 
-double Rng::Normal() {
-  // Box-Muller on two uniforms; (0, 1] for the logarithm.
-  const double u1 = 1.0 - Uniform();
-  const double u2 = Uniform();
-  return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * M_PI * u2);
-}
+double Rng::Normal() { return NormalFromBits(Next()); }
 
 namespace {
 
@@ -49,13 +45,17 @@ int64_t DistSampler::SampleSum(Rng& rng, int64_t n) const {
   const double mean = mean_ns_ * static_cast<double>(n);
   if (mean_ns_ <= 0) return 0;
   if (!log_normal_) return static_cast<int64_t>(mean);
-  if (n != sum_n_) {
-    const double sigma2 = std::log1p(cv2_ / static_cast<double>(n));
-    sum_n_ = n;
-    sum_mu_ = std::log(mean) - sigma2 / 2;
-    sum_sigma_ = std::sqrt(sigma2);
+  if (n >= static_cast<int64_t>(sum_params_.size())) {
+    sum_params_.resize(std::min<size_t>(static_cast<size_t>(n) + 1, kKeptSums), {0, -1});
   }
-  return LogNormalDraw(sum_mu_, sum_sigma_, rng);
+  SumParams computed;
+  SumParams& p = n < static_cast<int64_t>(sum_params_.size()) ? sum_params_[n] : computed;
+  if (p.sigma < 0) {
+    const double sigma2 = std::log1p(cv2_ / static_cast<double>(n));
+    p.mu = std::log(mean) - sigma2 / 2;
+    p.sigma = std::sqrt(sigma2);
+  }
+  return LogNormalDraw(p.mu, p.sigma, rng);
 }
 
 const OpCost& CostModel::Of(const std::string& op) const {

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "engine/core/status.h"
 #include "engine/spec/pipeline_spec.pb.h"
@@ -58,10 +59,14 @@ class DistSampler {
   bool log_normal_ = false;
   double mu_ = 0, sigma_ = 0;
   double cv2_ = 0;
-  // SampleSum's parameters for the last n: a source feeding a batch, or a map's groups,
-  // ask for the same n again and again, and the logarithms are most of a draw's cost.
-  mutable int64_t sum_n_ = 0;
-  mutable double sum_mu_ = 0, sum_sigma_ = 0;
+  // SampleSum's parameters by n (sigma < 0: not computed yet), for n under kKeptSums: a
+  // source feeding a batch, or a map's groups of 1 to 32, ask for the same few n again and
+  // again, and the logarithms are most of a draw's cost.
+  struct SumParams {
+    double mu, sigma;
+  };
+  static constexpr size_t kKeptSums = 1100;
+  mutable std::vector<SumParams> sum_params_;
 };
 
 struct OpCost {

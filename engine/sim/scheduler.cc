@@ -17,6 +17,7 @@ void Scheduler::EndThreads() {
   ready_.clear();
   ready_head_ = 0;
   cpu_jobs_ = {};
+  RunnableChanged();
   threads_.clear();
 }
 
@@ -33,27 +34,33 @@ void Scheduler::Wake(int64_t at_ns, std::coroutine_handle<> h) {
   }
 }
 
-double Scheduler::Rate() const {
+void Scheduler::RunnableChanged() {
   const double n = static_cast<double>(cpu_jobs_.size());
-  if (n <= cores_) return 1.0;
-  return cores_ / n / (1.0 + oversubscription_cost_ * (n - cores_));
+  rate_ = n <= cores_ ? 1.0 : cores_ / n / (1.0 + oversubscription_cost_ * (n - cores_));
+  ns_per_service_ = 1.0 / rate_;
 }
 
 void Scheduler::AdvanceService(int64_t to_ns) {
-  if (!cpu_jobs_.empty()) service_ += static_cast<double>(to_ns - service_at_) * Rate();
+  if (!cpu_jobs_.empty()) service_ += static_cast<double>(to_ns - service_at_) * rate_;
   service_at_ = to_ns;
 }
 
 int64_t Scheduler::NextCpuFinish() const {
   if (cpu_jobs_.empty()) return INT64_MAX;
   const double left = std::max(0.0, cpu_jobs_.top().finish_service - service_);
-  return service_at_ + static_cast<int64_t>(std::ceil(left / Rate()));
+  // Rounded up, without a call to ceil (this runs once per event of the simulation).
+  const double ns = left * ns_per_service_;
+  auto whole = static_cast<int64_t>(ns);
+  if (static_cast<double>(whole) < ns) ++whole;
+  return service_at_ + whole;
 }
 
-void Scheduler::StartCompute(SimThread& thread, int64_t ns, std::coroutine_handle<> h) {
+void Scheduler::StartCompute(SimThread& thread, int64_t ns, int64_t sleep_after,
+                             std::coroutine_handle<> h) {
   AdvanceService(now_);
   thread.cpu_ns += ns;
-  cpu_jobs_.push(CpuJob{service_ + static_cast<double>(ns), seq_++, h});
+  cpu_jobs_.push(CpuJob{service_ + static_cast<double>(ns), seq_++, sleep_after, h});
+  RunnableChanged();
 }
 
 bool Scheduler::RunUntil(int64_t until_ns) {
@@ -77,19 +84,26 @@ bool Scheduler::RunUntil(int64_t until_ns) {
     if (next_cpu <= next_timer) {
       AdvanceService(now_);
       // Everything due by now finishes together (within half a nanosecond of service).
-      std::vector<std::coroutine_handle<>>& done = done_;  // reused: no allocation per finish
+      std::vector<CpuJob>& done = done_;  // reused: no allocation per finish
       done.clear();
       while (!cpu_jobs_.empty() && cpu_jobs_.top().finish_service <= service_ + 0.5) {
-        done.push_back(cpu_jobs_.top().h);
+        done.push_back(cpu_jobs_.top());
         cpu_jobs_.pop();
       }
       if (done.empty()) {  // rounding: the earliest job is due now
-        done.push_back(cpu_jobs_.top().h);
+        done.push_back(cpu_jobs_.top());
         cpu_jobs_.pop();
       }
+      RunnableChanged();
       // A resumed thread only queues timers and CPU jobs (it cannot re-enter RunUntil), so
       // done_ stays as it is while it is walked.
-      for (auto h : done) h.resume();
+      for (const CpuJob& job : done) {
+        if (job.sleep_after > 0) {
+          Wake(now_ + job.sleep_after, job.h);
+        } else {
+          job.h.resume();
+        }
+      }
     } else if (ready_first) {
       const Ready r = ready_[ready_head_++];
       if (ready_head_ == ready_.size()) {  // all taken: start over, keeping the capacity

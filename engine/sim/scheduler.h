@@ -57,15 +57,25 @@ class Scheduler {
   };
   SleepAwaiter Sleep(int64_t ns) { return {*this, ns}; }
 
+  // `ns` of CPU, then `sleep_ns` blocked (an op's work and its wait, in one suspension).
   struct ComputeAwaiter {
     Scheduler& s;
     SimThread& thread;
     int64_t ns;
-    bool await_ready() const noexcept { return ns <= 0; }
-    void await_suspend(std::coroutine_handle<> h) { s.StartCompute(thread, ns, h); }
+    int64_t sleep_ns;
+    bool await_ready() const noexcept { return ns <= 0 && sleep_ns <= 0; }
+    void await_suspend(std::coroutine_handle<> h) {
+      if (ns > 0) {
+        s.StartCompute(thread, ns, sleep_ns, h);
+      } else {
+        s.Wake(s.now_ + sleep_ns, h);
+      }
+    }
     void await_resume() const noexcept {}
   };
-  ComputeAwaiter Compute(SimThread& thread, int64_t ns) { return {*this, thread, ns}; }
+  ComputeAwaiter Compute(SimThread& thread, int64_t ns, int64_t then_sleep_ns = 0) {
+    return {*this, thread, ns, then_sleep_ns};
+  }
 
  private:
   struct Timer {
@@ -77,14 +87,16 @@ class Scheduler {
   struct CpuJob {
     double finish_service;  // the per-thread service level at which it is done
     uint64_t seq;
+    int64_t sleep_after;  // then blocked this long before resuming
     std::coroutine_handle<> h;
     bool operator>(const CpuJob& o) const {
       return finish_service != o.finish_service ? finish_service > o.finish_service : seq > o.seq;
     }
   };
 
-  void StartCompute(SimThread& thread, int64_t ns, std::coroutine_handle<> h);
-  double Rate() const;  // service per ns for each runnable thread
+  void StartCompute(SimThread& thread, int64_t ns, int64_t sleep_after, std::coroutine_handle<> h);
+  // Recomputes the rate after threads start or finish computing.
+  void RunnableChanged();
   void AdvanceService(int64_t to_ns);
   int64_t NextCpuFinish() const;
 
@@ -102,10 +114,12 @@ class Scheduler {
   std::vector<Ready> ready_;  // [ready_head_, end) are waiting; emptied when all are taken
   size_t ready_head_ = 0;
   std::priority_queue<CpuJob, std::vector<CpuJob>, std::greater<>> cpu_jobs_;
-  double service_ = 0;  // service each runnable thread has received since time 0
+  double rate_ = 1;            // service per ns for each runnable thread
+  double ns_per_service_ = 1;  // 1 / rate_
+  double service_ = 0;         // service each runnable thread has received since time 0
   int64_t service_at_ = 0;
   std::vector<Task<void>> threads_;
-  std::vector<std::coroutine_handle<>> done_;  // CPU jobs finishing together
+  std::vector<CpuJob> done_;  // CPU jobs finishing together
 };
 
 // A condition variable for simulated threads: Wait() suspends until the next NotifyAll.

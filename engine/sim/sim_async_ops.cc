@@ -32,13 +32,15 @@ class ParallelMapIt : public SimUnaryIterator {
       : SimUnaryIterator(ctx, stage, std::move(input)),
         parallelism_(std::max<int64_t>(1, parallelism)),
         deterministic_(deterministic),
-        changed_(*ctx.scheduler),
+        output_(*ctx.scheduler),
+        room_(*ctx.scheduler),
         input_free_(*ctx.scheduler) {
     asynchronous_ = true;
   }
   void Cancel() override {
     SimUnaryIterator::Cancel();
-    changed_.NotifyAll();
+    output_.NotifyAll();
+    room_.NotifyAll();
     input_free_.NotifyAll();
   }
   int64_t BufferLevel() const override { return done_count_; }
@@ -58,13 +60,13 @@ class ParallelMapIt : public SimUnaryIterator {
     while (true) {
       const int64_t n = TakeReady(std::max<int64_t>(1, max_rows), out);
       if (n > 0) {
-        changed_.NotifyAll();
+        room_.NotifyAll();
         co_await HandOff(thread, n);
         co_return n;
       }
       if (slots_.empty() && input_end_ && fetching_ == 0) co_return 0;
       if (cancelled_) co_return 0;
-      co_await changed_.Wait();
+      co_await output_.Wait();
     }
   }
 
@@ -121,7 +123,7 @@ class ParallelMapIt : public SimUnaryIterator {
       bool waited = false;
       while (!cancelled_ && !input_end_ && Occupied() >= Capacity()) {
         waited = true;
-        co_await changed_.Wait();
+        co_await room_.Wait();
       }
       if (cancelled_ || input_end_) co_return;
       if (waited) ctx_.trace->Span(EventKind::kBlocked, stage_.id, thread, wait_start, now());
@@ -153,7 +155,8 @@ class ParallelMapIt : public SimUnaryIterator {
       const auto n = static_cast<int64_t>(group.elements.size());
       if (end) {
         input_end_ = true;
-        changed_.NotifyAll();
+        output_.NotifyAll();
+        room_.NotifyAll();
       }
       if (n == 0) {
         free_.splice(free_.end(), mine, mine.begin());
@@ -162,22 +165,34 @@ class ParallelMapIt : public SimUnaryIterator {
       }
       held_ += n;
       slots_.splice(slots_.end(), mine, mine.begin());  // in input order: fetched under the lock
-      co_await HandOff(thread, n);
-      ctx_.trace->Span(EventKind::kWaitInput, stage_.id, thread, fetch_start, now());
-      const int64_t work_start = now();
+      const int64_t fetched_at = now();
       int64_t rows = 0;
       for (const SimElement& e : group.elements) rows += e.rows;
-      co_await Charge(thread, CpuCostOfRun(n, rows), WaitCostOfRun(n));
+      // The hand-off and the function run back to back on this thread with nothing between
+      // them another thread could see: one burst of CPU (one wake-up, not two), and the
+      // trace's boundary between them placed at the hand-off's share of it.
+      const int64_t handoff_cpu = HandOffNs(n);
+      const int64_t work_cpu = CpuCostOfRun(n, rows);
+      const int64_t wait = WaitCostOfRun(n);
+      co_await Charge(thread, handoff_cpu + work_cpu, wait);
+      const double cpu_wall = static_cast<double>(now() - wait - fetched_at);
+      const int64_t work_start =
+          fetched_at +
+          static_cast<int64_t>(cpu_wall * static_cast<double>(handoff_cpu) /
+                               static_cast<double>(std::max<int64_t>(1, handoff_cpu + work_cpu)));
+      ctx_.trace->Span(EventKind::kWaitInput, stage_.id, thread, fetch_start, work_start);
       if (stage_.cost->out_bytes > 0) {
         for (SimElement& e : group.elements) e.bytes = stage_.cost->out_bytes * e.rows;
       }
       ctx_.trace->Run(EventKind::kWork, stage_.id, thread, work_start, now(), group.elements.data(),
                       group.elements.size(), 0);
       // Measured per element as the engine measures it (its wall time, slicing included).
+      const int64_t capacity = Capacity();
       function_ns_ = (function_ns_ * 3 + static_cast<double>(now() - work_start) / n) / 4;
+      if (Capacity() > capacity) room_.NotifyAll();
       group.done = true;
       done_count_ += n;
-      changed_.NotifyAll();
+      output_.NotifyAll();
       if (end) co_return;
     }
   }
@@ -186,7 +201,11 @@ class ParallelMapIt : public SimUnaryIterator {
   // The function's time per element, averaged as the engine's is; slow until measured.
   double function_ns_ = 1'000'000;
   const bool deterministic_;
-  Notifier changed_;     // a group done or taken from, the input ended, cancelled
+  // Callers wait on output_ (a group done), workers on room_ (elements taken, or a faster
+  // function raised the capacity); both are notified when the input ends or on Cancel.
+  // Two, not one: with one, every group done woke the other workers for nothing.
+  Notifier output_;
+  Notifier room_;
   Notifier input_free_;  // the input lock released
   Groups slots_;         // fetched groups, in input order
   Groups free_;          // groups fully taken, kept for their vectors' capacity

@@ -25,15 +25,44 @@ Task<int64_t> SimIterator::GetNextRun(SimThread& thread, int64_t max_rows,
   const int64_t input_before = input_ns_;
   const size_t first = out.size();
   const int64_t n = co_await GetNextRunInternal(thread, max_rows, out);
+  RecordRunCall(thread, start, input_before, n, out.data() + first, 0);
+  co_return n;
+}
+
+Task<int64_t> SimIterator::GetNextRunTotals(SimThread& thread, int64_t max_rows,
+                                            SimRunTotals& totals) {
+  const int64_t start = now();
+  const int64_t input_before = input_ns_;
+  uint64_t first_id = 0;
+  totals_scratch_.clear();
+  const int64_t n =
+      co_await GetNextRunTotalsInternal(thread, max_rows, totals, totals_scratch_, first_id);
+  RecordRunCall(thread, start, input_before, n, totals_scratch_.data(), first_id);
+  co_return n;
+}
+
+void SimIterator::RecordRunCall(SimThread& thread, int64_t start, int64_t input_before, int64_t n,
+                                const SimElement* elements, uint64_t first_id) {
   const int64_t end = now();
   const uint32_t self_u32 = SelfTime(start, end, input_before);
   if (n == 0) {
     ctx_.trace->Span(record::EventKind::kCallEnd, stage_.id, thread, start, end, 0, self_u32,
                      record::kFlagEndOfSequence);
+  } else if (first_id != 0) {
+    ctx_.trace->ConsecutiveRun(record::EventKind::kCall, stage_.id, thread, start, end, first_id,
+                               static_cast<uint32_t>(n), self_u32);
   } else {
-    ctx_.trace->Run(record::EventKind::kCall, stage_.id, thread, start, end, &out[first],
+    ctx_.trace->Run(record::EventKind::kCall, stage_.id, thread, start, end, elements,
                     static_cast<size_t>(n), self_u32);
   }
+}
+
+Task<int64_t> SimIterator::GetNextRunTotalsInternal(SimThread& thread, int64_t max_rows,
+                                                    SimRunTotals& totals,
+                                                    std::vector<SimElement>& elements,
+                                                    uint64_t& /*first_id*/) {
+  const int64_t n = co_await GetNextRunInternal(thread, max_rows, elements);
+  for (const SimElement& e : elements) totals.Add(e);
   co_return n;
 }
 
@@ -54,16 +83,19 @@ Task<int64_t> SimIterator::PullRun(SimIterator& input, SimThread& thread, int64_
   co_return n;
 }
 
+Task<int64_t> SimIterator::PullRunTotals(SimIterator& input, SimThread& thread, int64_t max_rows,
+                                         SimRunTotals& totals) {
+  const int64_t start = now();
+  const int64_t n = co_await input.GetNextRunTotals(thread, max_rows, totals);
+  input_ns_ += now() - start;
+  co_return n;
+}
+
 Task<bool> SimIterator::Pull(SimIterator& input, SimThread& thread, SimElement& out) {
   const int64_t start = now();
   const bool got = co_await input.GetNext(thread, out);
   input_ns_ += now() - start;
   co_return got;
-}
-
-Task<void> SimIterator::Charge(SimThread& thread, int64_t cpu_ns, int64_t wait_ns) {
-  co_await scheduler().Compute(thread, cpu_ns);
-  co_await scheduler().Sleep(wait_ns);
 }
 
 }  // namespace pipescope::sim

@@ -20,6 +20,21 @@ namespace pipescope::sim {
 
 class SimIterator;
 
+// What a batch needs of the elements it takes: how many, their rows and bytes, the last
+// one's key (its own key derives from it).
+struct SimRunTotals {
+  int64_t elements = 0;
+  int64_t rows = 0;
+  int64_t bytes = 0;
+  uint64_t last_key = 0;
+  void Add(const SimElement& e) {
+    ++elements;
+    rows += e.rows;
+    bytes += e.bytes;
+    last_key = e.key;
+  }
+};
+
 // One op of the simulated pipeline: its trace id and costs.
 struct SimStage {
   uint16_t id = 0;
@@ -70,6 +85,10 @@ class SimIterator {
   // others hand out one. This is what keeps cheap, many-element pipelines (a million
   // elements a second) fast to simulate. Returns how many were appended; 0 at the end.
   Task<int64_t> GetNextRun(SimThread& thread, int64_t max_rows, std::vector<SimElement>& out);
+  // GetNextRun for a caller that needs only the totals (a batch), added to `totals`: a
+  // source gives them without making a thousand elements it would then sum. The same
+  // elements, costs and trace as GetNextRun.
+  Task<int64_t> GetNextRunTotals(SimThread& thread, int64_t max_rows, SimRunTotals& totals);
   // Stops this iterator's threads (they end at their next wake-up) and its inputs'.
   virtual void Cancel() { cancelled_ = true; }
   // Elements held in the op's output buffer (asynchronous ops).
@@ -81,12 +100,23 @@ class SimIterator {
   // GetNextRun's op part; by default one element.
   virtual Task<int64_t> GetNextRunInternal(SimThread& thread, int64_t max_rows,
                                            std::vector<SimElement>& out);
+  // GetNextRunTotals's op part; by default GetNextRunInternal's elements (left in
+  // `elements` for the trace), summed. An op whose run is of consecutive ids may set
+  // `first_id` instead and make no elements.
+  virtual Task<int64_t> GetNextRunTotalsInternal(SimThread& thread, int64_t max_rows,
+                                                 SimRunTotals& totals,
+                                                 std::vector<SimElement>& elements,
+                                                 uint64_t& first_id);
   // Pulls from `input` on `thread`, counting the time as the input's (not this op's self).
   Task<bool> Pull(SimIterator& input, SimThread& thread, SimElement& out);
   Task<int64_t> PullRun(SimIterator& input, SimThread& thread, int64_t max_rows,
                         std::vector<SimElement>& out);
+  Task<int64_t> PullRunTotals(SimIterator& input, SimThread& thread, int64_t max_rows,
+                              SimRunTotals& totals);
   // Charges the op's time: `cpu_ns` on a core, then `wait_ns` blocked.
-  Task<void> Charge(SimThread& thread, int64_t cpu_ns, int64_t wait_ns);
+  Scheduler::ComputeAwaiter Charge(SimThread& thread, int64_t cpu_ns, int64_t wait_ns) {
+    return scheduler().Compute(thread, cpu_ns, wait_ns);
+  }
   // The op's per-element costs for an element of `rows` rows.
   int64_t CpuCost(int64_t rows) {
     return stage_.cpu.Sample(stage_.rng) + stage_.cpu_per_row.Sample(stage_.rng) * rows;
@@ -100,8 +130,9 @@ class SimIterator {
   }
   int64_t WaitCostOfRun(int64_t n) { return stage_.wait.SampleSum(stage_.rng, n); }
   // One side's CPU for passing `elements` between threads (each side pays half of each).
+  int64_t HandOffNs(int64_t elements) const { return elements * (ctx_.model->handoff_ns / 2); }
   Scheduler::ComputeAwaiter HandOff(SimThread& thread, int64_t elements = 1) {
-    return scheduler().Compute(thread, elements * (ctx_.model->handoff_ns / 2));
+    return scheduler().Compute(thread, HandOffNs(elements));
   }
   Scheduler& scheduler() { return *ctx_.scheduler; }
   int64_t now() const { return ctx_.scheduler->now(); }
@@ -118,7 +149,12 @@ class SimIterator {
     return record::SaturateU32(static_cast<uint64_t>(std::max<int64_t>(0, self)));
   }
 
+  // Records a call that gave n elements: `elements`, or n consecutive ids from `first_id`.
+  void RecordRunCall(SimThread& thread, int64_t start, int64_t input_before, int64_t n,
+                     const SimElement* elements, uint64_t first_id);
+
   int64_t input_ns_ = 0;
+  std::vector<SimElement> totals_scratch_;  // GetNextRunTotals's elements, when made
 };
 
 class SimDataset {

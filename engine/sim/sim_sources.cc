@@ -45,14 +45,12 @@ class SourceDataset : public SimDataset {
       co_return true;
     }
 
-    // Records cost the same each, so a run of n is one draw of their sum.
     Task<int64_t> GetNextRunInternal(SimThread& thread, int64_t max_rows,
                                      std::vector<SimElement>& out) override {
       co_await OpenOnce();
-      int64_t n = std::max<int64_t>(1, max_rows);
-      if (records_ >= 0) n = std::min(n, records_ - next_);
-      if (n <= 0) co_return 0;
-      co_await Charge(thread, CpuCostOfRun(n, n), WaitCostOfRun(n));
+      const int64_t n = RunLength(max_rows);
+      if (n == 0) co_return 0;
+      co_await ChargeRun(thread, n);
       // Written in place, in one pass: a run of a fast source can be a thousand records.
       const size_t first = out.size();
       out.resize(first + static_cast<size_t>(n));
@@ -67,7 +65,33 @@ class SourceDataset : public SimDataset {
       co_return n;
     }
 
+    // The same run as its totals: consecutive ids, and only the last record's key.
+    Task<int64_t> GetNextRunTotalsInternal(SimThread& thread, int64_t max_rows,
+                                           SimRunTotals& totals, std::vector<SimElement>&,
+                                           uint64_t& first_id) override {
+      co_await OpenOnce();
+      const int64_t n = RunLength(max_rows);
+      if (n == 0) co_return 0;
+      co_await ChargeRun(thread, n);
+      first_id = ctx_.NewElementIds(n);
+      totals.elements += n;
+      totals.rows += n;
+      totals.bytes += n * RecordBytes();
+      totals.last_key = RecordKey(parent_key_, IndexOf(next_ + n - 1));
+      next_ += n;
+      co_return n;
+    }
+
    private:
+    // How many records a run asked for `max_rows` has (at least one); 0 at the end.
+    int64_t RunLength(int64_t max_rows) const {
+      const int64_t n = std::max<int64_t>(1, max_rows);
+      return std::max<int64_t>(0, records_ >= 0 ? std::min(n, records_ - next_) : n);
+    }
+    // Records cost the same each, so a run of n is one draw of their sum.
+    Scheduler::ComputeAwaiter ChargeRun(SimThread& thread, int64_t n) {
+      return Charge(thread, CpuCostOfRun(n, n), WaitCostOfRun(n));
+    }
     Scheduler::SleepAwaiter OpenOnce() {
       const int64_t wait = opened_ ? 0 : stage_.cost->open_wait.Sample(stage_.rng);
       opened_ = true;

@@ -137,29 +137,23 @@ class BatchIt : public SimUnaryIterator {
         drop_remainder_(drop_remainder) {}
 
  protected:
-  // The input's elements in runs (one call for many cheap ones), until the batch is full.
+  // The input's elements in runs (one call for many cheap ones), until the batch is full;
+  // only their totals (a batch of a source's records makes none of them).
   Task<bool> GetNextInternal(SimThread& thread, SimElement& out) override {
-    int64_t rows = 0, bytes = 0;
-    inputs_.clear();
-    while (rows < batch_size_) {
-      const size_t first = inputs_.size();
-      const int64_t n = co_await PullInputRun(thread, batch_size_ - rows, inputs_);
+    SimRunTotals in;
+    while (in.rows < batch_size_) {
+      const int64_t n = co_await PullInputRunTotals(thread, batch_size_ - in.rows, in);
       if (n == 0) break;
-      for (size_t i = first; i < inputs_.size(); ++i) {
-        rows += inputs_[i].rows;
-        bytes += inputs_[i].bytes;
-      }
     }
-    if (rows == 0 || (rows < batch_size_ && drop_remainder_)) co_return false;
-    co_await Charge(thread, CpuCost(rows), 0);
-    out = SimElement{ctx_.NewElementId(), bytes, rows, RecordKey(inputs_.back().key, rows)};
+    if (in.rows == 0 || (in.rows < batch_size_ && drop_remainder_)) co_return false;
+    co_await Charge(thread, CpuCost(in.rows), 0);
+    out = SimElement{ctx_.NewElementId(), in.bytes, in.rows, RecordKey(in.last_key, in.rows)};
     co_return true;
   }
 
  private:
   const int64_t batch_size_;
   const bool drop_remainder_;
-  std::vector<SimElement> inputs_;  // the batch's input elements (reused)
 };
 
 class UnbatchIt : public SimUnaryIterator {

@@ -22,6 +22,9 @@ class SimUnaryIterator : public SimIterator {
   Task<int64_t> PullInputRun(SimThread& thread, int64_t max_rows, std::vector<SimElement>& out) {
     return PullRun(*input_, thread, max_rows, out);
   }
+  Task<int64_t> PullInputRunTotals(SimThread& thread, int64_t max_rows, SimRunTotals& totals) {
+    return PullRunTotals(*input_, thread, max_rows, totals);
+  }
   std::unique_ptr<SimIterator> input_;
 };
 

@@ -18,6 +18,8 @@ using record::EventKind;
 constexpr int64_t kBufferSamplePeriodNs = 2'000'000;  // the recorder's sampler period
 constexpr int64_t kCpuSamplePeriodNs = 10'000'000;
 constexpr double kStallMarginNs = 10e9;
+// The loop checks for the end, a stall and a full trace batch this often (virtual time).
+constexpr int64_t kStepNs = 1'000'000;
 
 // The training loop of RunTraining and the simulated device: take an element (the wait
 // recorded as kInputWait), queue a step on the device, wait while max_in_flight are queued
@@ -153,16 +155,18 @@ engine::Result<SimulationResult> Simulate(const spec::PipelineSpec& spec, const 
   scheduler.Spawn(Sampler(ctx, build.stages, consumer));
 
   const double planned_ns = options.duration_s > 0 ? options.duration_s * 1e9 : 0;
-  const int64_t period = std::max<int64_t>(1'000'000, options.flush_period_ns);
-  int64_t until = 0;
+  const int64_t period = std::max(kStepNs, options.flush_period_ns);
+  int64_t until = 0, flushed_at = 0;
   while (!consumer.done()) {
-    until += period;
+    until += kStepNs;
     const bool more = scheduler.RunUntil(until);
-    trace.Flush(std::min(until, consumer.done() ? consumer.end_ns() : until), false);
     if (!more && !consumer.done()) {
       return engine::Internal("simulation stalled at " + std::to_string(scheduler.now()) +
                               " ns: every thread waits on another (a simulator bug)");
     }
+    if (until - flushed_at < period && !trace.batch_full()) continue;
+    flushed_at = until;
+    trace.Flush(std::min(until, consumer.done() ? consumer.end_ns() : until), false);
     // The consumer checks the planned end between elements: one that never comes (a filter
     // dropping everything) would hold the run forever.
     if (planned_ns > 0 && static_cast<double>(until) > 2 * planned_ns + kStallMarginNs) {

@@ -8,6 +8,7 @@
 
 #include "../engine/test_support.h"
 #include "engine/sim/cost_model_json.h"
+#include "engine/sim/normal_draw.h"
 
 namespace pipescope::sim {
 namespace {
@@ -106,6 +107,38 @@ TEST(CostModelTest, ADrawOfASumHasTheSumsMeanAndNarrowerSpread) {
   EXPECT_NEAR(std::sqrt(var) / mean, 0.2, 0.01);
   EXPECT_EQ(one.SampleSum(rng, 0), 0);
   EXPECT_EQ(DistSampler(Dist{5e5, 0}).SampleSum(rng, 3), 1'500'000);
+}
+
+TEST(CostModelTest, NormalQuantilesAreTheStandardNormals) {
+  EXPECT_NEAR(NormalQuantile(0.5), 0, 1e-9);
+  EXPECT_NEAR(NormalQuantile(0.975), 1.959964, 1e-6);
+  EXPECT_NEAR(NormalQuantile(0.01), -2.326348, 1e-6);
+  EXPECT_NEAR(NormalQuantile(1e-9), -5.997807, 1e-5);  // the tail formula
+}
+
+TEST(CostModelTest, NormalDrawsHaveTheNormalsMomentsAndTails) {
+  // The table's slices and the exact outer slices together: mean 0, variance 1, and the
+  // share of draws beyond 1, 2 and 3 sigma as the normal has them.
+  Rng rng(11);
+  constexpr int kDraws = 400'000;
+  double sum = 0, sum2 = 0;
+  int beyond[4] = {0, 0, 0, 0};
+  for (int i = 0; i < kDraws; ++i) {
+    const double z = rng.Normal();
+    sum += z;
+    sum2 += z * z;
+    for (int k = 1; k <= 3; ++k) beyond[k] += std::abs(z) > k;
+  }
+  EXPECT_NEAR(sum / kDraws, 0, 0.01);
+  EXPECT_NEAR(sum2 / kDraws, 1, 0.01);
+  EXPECT_NEAR(beyond[1] / double{kDraws}, 0.3173, 0.003);
+  EXPECT_NEAR(beyond[2] / double{kDraws}, 0.0455, 0.001);
+  EXPECT_NEAR(beyond[3] / double{kDraws}, 0.0027, 0.0003);
+  // A log-normal cost keeps its mean (it hangs on the right tail).
+  const DistSampler cost(Dist{1e4, 1.0});
+  double mean = 0;
+  for (int i = 0; i < kDraws; ++i) mean += static_cast<double>(cost.Sample(rng)) / kDraws;
+  EXPECT_NEAR(mean, 1e4, 1e4 * 0.01);
 }
 
 }  // namespace

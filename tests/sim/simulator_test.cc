@@ -222,6 +222,18 @@ TEST(SimulatorTest, ParallelMapBuffersAsDeeplyAsTheEngines) {
   EXPECT_LE(blocked, static_cast<size_t>(r.result.summary.steps) + 2);
 }
 
+// The first ten batches the loop consumed hold `size` records each, in source order.
+void ExpectBatchesOfRecordsInOrder(const trace::Model& model, size_t size) {
+  const auto batches = trace::Lineage(model).ConsumedBatches();
+  ASSERT_GT(batches.size(), 10u);
+  for (size_t b = 0; b < 10; ++b) {
+    ASSERT_EQ(batches[b].size(), size);
+    for (size_t i = 0; i < size; ++i) {
+      ASSERT_EQ(batches[b][i].index, static_cast<int64_t>(b * size + i)) << b << " " << i;
+    }
+  }
+}
+
 TEST(SimulatorTest, CheapCallsAreRecordedAsRunsThatCountEveryElement) {
   // A 500 ns map over a fast source: its workers take groups as the engine's do (20 us of
   // work, at most 32), the batch takes the source's and the map's elements in runs, and the
@@ -253,14 +265,27 @@ TEST(SimulatorTest, CheapCallsAreRecordedAsRunsThatCountEveryElement) {
   EXPECT_GT(largest_group, 1);
   EXPECT_LE(largest_group, 32);
   // The rows of each batch are still known one by one: 256 records in source order.
-  const auto batches = trace::Lineage(*r.model).ConsumedBatches();
-  ASSERT_GT(batches.size(), 10u);
-  for (size_t b = 0; b < 10; ++b) {
-    ASSERT_EQ(batches[b].size(), 256u);
-    for (size_t i = 0; i < 256; ++i) {
-      ASSERT_EQ(batches[b][i].index, static_cast<int64_t>(b * 256 + i)) << b << " " << i;
-    }
+  ExpectBatchesOfRecordsInOrder(*r.model, 256);
+}
+
+TEST(SimulatorTest, ABatchOfASourcesRecordsIsOneRunAndKeepsEveryRecord) {
+  // batch right after a fast source takes its records as totals (no element made per
+  // record): one call of the source per batch, standing for all 1,024 records, and the
+  // batch still knows them one by one and makes the same batches as element by element.
+  const std::string spec = Pipeline(R"(ops { name: "b" batch { batch_size: 1024 } }
+                                       ops { name: "p" prefetch { buffer_size: 2 } })",
+                                    "synthetic { records: -1 record_bytes: 96 }", "1ms");
+  SimRun r = Simulated(spec, 1, 1, 2, [](CostModel&) {});
+  const trace::Track* source_calls = nullptr;
+  for (const trace::Track* t :
+       r.model->TracksOf(record::EventKind::kCall, r.model->StageNamed("src")->id)) {
+    source_calls = t;
   }
+  ASSERT_NE(source_calls, nullptr);
+  ASSERT_GT(source_calls->size(), 100u);
+  for (size_t i = 0; i < 100; ++i) ASSERT_EQ(source_calls->calls(i), 1024u) << i;
+  ExpectBatchesOfRecordsInOrder(*r.model, 1024);
+  EXPECT_NEAR(r.result.summary.elements_per_s, 1024 * r.result.summary.steps_per_s, 1e-6);
 }
 
 TEST(SimulatorTest, TheLoopResumesLateAfterWaitingForTheDevice) {

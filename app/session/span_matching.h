@@ -1,0 +1,26 @@
+#pragma once
+// The last step of calibration. A parallel map whose recorded spans were about its CPU time
+// ran without being time-sliced, so calibration takes the span as its cost; but the
+// simulator shares its cores among runnable threads equally, and the kernel does not (a
+// thread that never sleeps keeps most of a core while threads that sleep often share the
+// rest), so in the simulation such a map is sliced and runs slower than it did. Matching
+// simulates the calibrated model and scales those maps' CPU costs until their simulated
+// time per element is the recorded one. (Maps whose recorded spans were sliced keep their
+// CPU time: the simulation slices them itself.)
+
+#include <string>
+#include <vector>
+
+#include "engine/sim/cost_model.h"
+#include "engine/spec/pipeline_spec.pb.h"
+#include "instrumentation/trace/model.h"
+
+namespace pipescope::session {
+
+// `ops`: the maps to match, by name. Adjusts `model` in place; says what it changed (or why
+// it could not) in `notes`.
+void MatchSimulatedSpans(const trace::Model& recorded, const spec::PipelineSpec& spec,
+                         const std::vector<std::string>& ops, sim::CostModel& model,
+                         std::vector<std::string>& notes);
+
+}  // namespace pipescope::session

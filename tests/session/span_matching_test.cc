@@ -1,0 +1,96 @@
+// Calibration's matching of simulated spans: a map that ran without being time-sliced in
+// the recorded run is sliced by the simulator's even sharing of the cores; its cost is
+// scaled until its simulated time per element is the recorded one, and maps not named are
+// left alone.
+#include "app/session/span_matching.h"
+
+#include <gtest/gtest.h>
+
+#include "../engine/test_support.h"
+#include "engine/sim/simulator.h"
+
+namespace pipescope::session {
+namespace {
+
+using engine::testing::Spec;
+
+// Three CPU-bound maps, one thread each, on two cores with a device that never waits: the
+// simulator slices every map.
+const char* kSpec = R"(name: "three_maps"
+  source { name: "ids" range { start: 0 stop: 100000000 } }
+  ops { name: "a" map { fn { cpu_work { duration: "400us" } } num_parallel_calls: 1 } }
+  ops { name: "b" map { fn { cpu_work { duration: "300us" } } num_parallel_calls: 1 } }
+  ops { name: "c" map { fn { cpu_work { duration: "200us" } } num_parallel_calls: 1 } }
+  ops { name: "prefetch" prefetch { buffer_size: 2 } }
+  train_step { step_time: "0s" device: simulated })";
+
+// 2 s of the spec simulated with `model`.
+std::unique_ptr<trace::Model> Simulated(const spec::PipelineSpec& spec,
+                                        const sim::CostModel& model) {
+  auto trace = std::make_unique<trace::Model>();
+  sim::SimulationOptions options;
+  options.duration_s = 2;
+  options.sinks = {trace.get()};
+  EXPECT_TRUE(sim::Simulate(spec, model, options).ok());
+  return trace;
+}
+
+// The "recorded" run: the same costs on six cores, so no map was sliced and each one's
+// spans are its cost.
+std::unique_ptr<trace::Model> UnslicedRun(const spec::PipelineSpec& spec) {
+  auto model = sim::DefaultCostModel(spec, 6);
+  EXPECT_TRUE(model.ok());
+  return Simulated(spec, *model);
+}
+
+// The model for two cores, before matching.
+sim::CostModel TwoCores(const spec::PipelineSpec& spec) {
+  auto model = sim::DefaultCostModel(spec, 2);
+  EXPECT_TRUE(model.ok());
+  return *model;
+}
+
+TEST(SpanMatchingTest, ScalesANamedMapUntilItsSimulatedSpansMatchTheRecordedOnes) {
+  const spec::PipelineSpec spec = Spec(kSpec);
+  auto recorded = UnslicedRun(spec);
+  sim::CostModel model = TwoCores(spec);
+  const double a_before = model.Of("a").cpu_per_row.mean_ns;
+  const double b_before = model.Of("b").cpu_per_row.mean_ns;
+  std::vector<std::string> notes;
+  MatchSimulatedSpans(*recorded, spec, {"a"}, model, notes);
+
+  // On two cores "a" shares with "b", "c" and the loop: to take 400 us per element it must
+  // cost less than that.
+  const double a_after = model.Of("a").cpu_per_row.mean_ns;
+  EXPECT_LT(a_after, 0.95 * a_before);
+  EXPECT_GT(a_after, 0.5 * a_before);
+  EXPECT_EQ(model.Of("b").cpu_per_row.mean_ns, b_before);
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_NE(notes[0].find("a: CPU per element x0."), std::string::npos) << notes[0];
+
+  // The matched model's simulated spans of "a" are the recorded 400 us, within 3%.
+  auto check = Simulated(spec, model);
+  const uint16_t a = check->StageNamed("a")->id;
+  double total = 0;
+  int64_t n = 0;
+  for (const trace::Track* t : check->TracksOf(record::EventKind::kWork, a)) {
+    for (size_t i = t->size() / 4; i < t->size(); ++i) total += static_cast<double>(t->duration(i));
+    n += t->CallsIn(t->size() / 4, t->size());
+  }
+  ASSERT_GT(n, 100);
+  EXPECT_NEAR(total / static_cast<double>(n), 400e3, 400e3 * 0.03);
+}
+
+TEST(SpanMatchingTest, LeavesTheModelAsItIsWhenNoMapIsNamed) {
+  const spec::PipelineSpec spec = Spec(kSpec);
+  auto recorded = UnslicedRun(spec);
+  sim::CostModel model = TwoCores(spec);
+  const double before = model.Of("a").cpu_per_row.mean_ns;
+  std::vector<std::string> notes;
+  MatchSimulatedSpans(*recorded, spec, {}, model, notes);
+  EXPECT_EQ(model.Of("a").cpu_per_row.mean_ns, before);
+  EXPECT_TRUE(notes.empty());
+}
+
+}  // namespace
+}  // namespace pipescope::session
