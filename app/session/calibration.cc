@@ -5,7 +5,7 @@
 #include <deque>
 #include <map>
 
-#include "app/session/span_matching.h"
+#include "app/session/simulated_fit.h"
 #include "engine/spec/spec_loader.h"
 
 namespace pipescope::session {
@@ -275,6 +275,7 @@ engine::Result<Calibration> Calibrate(const trace::Model& trace, const std::stri
     out.notes.push_back("device step: too few steps in the steady part; kept the spec's step time");
   }
   MatchSimulatedSpans(trace, out.spec, from_spans, out.model, out.notes);
+  FitStartup(trace, out.spec, out.model, out.notes);
   return out;
 }
 

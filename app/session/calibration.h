@@ -5,7 +5,7 @@
 // its spread, the CPU part of it (each worker thread's CPU time, so that time-slicing on a
 // busy machine is not counted as work), filter ratios, the device's step time and the
 // cores. The steady part only: the first quarter (buffers filling) is left out. Last, the
-// maps that ran unsliced are matched against a simulation of the fit (span_matching.h).
+// maps that ran unsliced are matched against a simulation of the fit (simulated_fit.h).
 
 #include <string>
 #include <vector>

@@ -89,6 +89,10 @@ struct CostModel {
   // kernel's timer slack (50 us by default) and its wake-up. Charged to the device waits
   // only: an op's waits are fitted from spans that already include it.
   Dist timer_wake{60'000, 0.5};
+  // How long after the run's start the training loop first asks for input: a real run's
+  // threads, devices and first-use set-up take this long before its pipeline fills at the
+  // rate its costs give (calibration fits it; the spec's defaults have none).
+  int64_t startup_ns = 0;
   std::map<std::string, OpCost> ops;  // by op name ("interleave.read" for sub-pipelines)
   std::string origin;                 // "spec" or the trace it was calibrated from
 

@@ -77,6 +77,7 @@ std::string CostModelToJson(const CostModel& m) {
          {"handoff_ns", m.handoff_ns},
          {"step", DistToJson(m.step)},
          {"timer_wake", DistToJson(m.timer_wake)},
+         {"startup_ns", m.startup_ns},
          {"ops", ops}};
   return j.dump(2) + "\n";
 }
@@ -96,6 +97,10 @@ engine::Result<CostModel> ParseCostModelJson(const std::string& text, CostModel 
   RETURN_IF_ERROR(Read(j, "handoff_ns", m.handoff_ns, where));
   RETURN_IF_ERROR(ReadDist(j, "step", m.step, where));
   RETURN_IF_ERROR(ReadDist(j, "timer_wake", m.timer_wake, where));
+  RETURN_IF_ERROR(Read(j, "startup_ns", m.startup_ns, where));
+  if (m.startup_ns < 0 || m.startup_ns > 3'600'000'000'000) {
+    return engine::InvalidArgument(where + ".startup_ns: must be within [0, 1 hour]");
+  }
   if (!(m.cores > 0 && m.cores <= 4096)) {
     return engine::InvalidArgument(where + ".cores: must be positive (at most 4096)");
   }

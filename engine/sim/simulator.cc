@@ -40,6 +40,7 @@ class Consumer {
     Scheduler& s = *ctx_.scheduler;
     const int64_t deadline =
         options_.duration_s > 0 ? static_cast<int64_t>(options_.duration_s * 1e9) : INT64_MAX;
+    co_await s.Sleep(std::min(ctx_.model->startup_ns, deadline));
     while (options_.max_steps <= 0 || steps_ < options_.max_steps) {
       if (s.now() >= deadline) break;
       const int64_t t0 = s.now();

@@ -54,6 +54,11 @@ TEST(CostModelTest, JsonRoundTripsAndOverlaysOnlyWhatItNames) {
   ASSERT_TRUE(wake.ok());
   EXPECT_EQ(wake->timer_wake.mean_ns, 1.5e5);
   EXPECT_EQ(wake->timer_wake.cv, 0.2);
+
+  auto late = ParseCostModelJson(R"({"startup_ns": 150000000})", *base, "m.json");
+  ASSERT_TRUE(late.ok());
+  EXPECT_EQ(late->startup_ns, 150'000'000);
+  EXPECT_NE(CostModelToJson(*late).find("\"startup_ns\": 150000000"), std::string::npos);
 }
 
 TEST(CostModelTest, BadFilesGiveErrorsThatSayWhere) {
@@ -72,6 +77,7 @@ TEST(CostModelTest, BadFilesGiveErrorsThatSayWhere) {
        "m.json.ops.decode.cpu: must not be negative"},
       {R"({"ops": {"keep": {"keep_fraction": 2}}})", "keep_fraction: must be within [0, 1]"},
       {R"({"timer_wake": {"mean_ns": -5}})", "m.json.timer_wake: must not be negative"},
+      {R"({"startup_ns": -1})", "m.json.startup_ns: must be within [0, 1 hour]"},
   };
   for (const auto& c : cases) {
     auto m = ParseCostModelJson(c.json, *base, "m.json");

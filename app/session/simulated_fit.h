@@ -1,6 +1,8 @@
 #pragma once
-// The last step of calibration. A parallel map whose recorded spans were about its CPU time
-// ran without being time-sliced, so calibration takes the span as its cost; but the
+// The last steps of calibration, which check the fit against a simulation of it.
+//
+// Matching spans: a parallel map whose recorded spans were about its CPU time ran without
+// being time-sliced, so calibration takes the span as its cost; but the
 // simulator shares its cores among runnable threads equally, and the kernel does not (a
 // thread that never sleeps keeps most of a core while threads that sleep often share the
 // rest), so in the simulation such a map is sliced and runs slower than it did. Matching
@@ -22,5 +24,12 @@ namespace pipescope::session {
 void MatchSimulatedSpans(const trace::Model& recorded, const spec::PipelineSpec& spec,
                          const std::vector<std::string>& ops, sim::CostModel& model,
                          std::vector<std::string>& notes);
+
+// Start-up: a recorded run's first step comes later than its costs alone explain (threads
+// start, devices open, first-use set-up runs); the simulation is delayed by the difference
+// between the recorded first step and a simulated one (CostModel::startup_ns), so its
+// first steps come when the run's did. A few percent of a 5 s run's steps.
+void FitStartup(const trace::Model& recorded, const spec::PipelineSpec& spec, sim::CostModel& model,
+                std::vector<std::string>& notes);
 
 }  // namespace pipescope::session

@@ -1,4 +1,4 @@
-#include "app/session/span_matching.h"
+#include "app/session/simulated_fit.h"
 
 #include <algorithm>
 #include <cmath>
@@ -104,6 +104,48 @@ void MatchSimulatedSpans(const trace::Model& recorded, const spec::PipelineSpec&
          << " us (it kept a core more to itself than the simulator's even sharing gives)";
     notes.push_back(note.str());
   }
+}
+
+namespace {
+
+// When the first device step started; -1 if none did.
+int64_t FirstStep(const trace::Model& trace) {
+  int64_t first = -1;
+  for (const trace::Track* t : trace.TracksOf(EventKind::kStep, record::kDeviceOp)) {
+    if (!t->empty() && (first < 0 || t->first_start() < first)) first = t->first_start();
+  }
+  return first;
+}
+
+}  // namespace
+
+void FitStartup(const trace::Model& recorded, const spec::PipelineSpec& spec, sim::CostModel& model,
+                std::vector<std::string>& notes) {
+  const int64_t recorded_first = FirstStep(recorded);
+  if (recorded_first < 0) return;
+  model.startup_ns = 0;
+  trace::Model simulated;
+  sim::SimulationOptions options;
+  options.duration_s = 0;
+  options.max_steps = 1;
+  options.sinks = {&simulated};
+  auto result = sim::Simulate(spec, model, options);
+  if (!result.ok()) {
+    notes.push_back("start-up: " + result.status().message() + "; kept none");
+    return;
+  }
+  const int64_t simulated_first = FirstStep(simulated);
+  if (simulated_first < 0) {
+    notes.push_back("start-up: the simulation made no step; kept none");
+    return;
+  }
+  model.startup_ns = std::max<int64_t>(0, recorded_first - simulated_first);
+  std::ostringstream note;
+  note << std::fixed << std::setprecision(1) << "start-up: the first step came at "
+       << static_cast<double>(recorded_first) / 1e6 << " ms, "
+       << static_cast<double>(model.startup_ns) / 1e6
+       << " ms later than the costs alone give; the simulation starts that much late";
+  notes.push_back(note.str());
 }
 
 }  // namespace pipescope::session

@@ -1,8 +1,9 @@
-// Calibration's matching of simulated spans: a map that ran without being time-sliced in
-// the recorded run is sliced by the simulator's even sharing of the cores; its cost is
-// scaled until its simulated time per element is the recorded one, and maps not named are
-// left alone.
-#include "app/session/span_matching.h"
+// Calibration's checks against a simulation of its fit. Matching spans: a map that ran
+// without being time-sliced in the recorded run is sliced by the simulator's even sharing
+// of the cores; its cost is scaled until its simulated time per element is the recorded
+// one, and maps not named are left alone. Start-up: the simulation starts as late as the
+// recorded run's first step says.
+#include "app/session/simulated_fit.h"
 
 #include <gtest/gtest.h>
 
@@ -50,7 +51,7 @@ sim::CostModel TwoCores(const spec::PipelineSpec& spec) {
   return *model;
 }
 
-TEST(SpanMatchingTest, ScalesANamedMapUntilItsSimulatedSpansMatchTheRecordedOnes) {
+TEST(SimulatedFitTest, ScalesANamedMapUntilItsSimulatedSpansMatchTheRecordedOnes) {
   const spec::PipelineSpec spec = Spec(kSpec);
   auto recorded = UnslicedRun(spec);
   sim::CostModel model = TwoCores(spec);
@@ -81,7 +82,30 @@ TEST(SpanMatchingTest, ScalesANamedMapUntilItsSimulatedSpansMatchTheRecordedOnes
   EXPECT_NEAR(total / static_cast<double>(n), 400e3, 400e3 * 0.03);
 }
 
-TEST(SpanMatchingTest, LeavesTheModelAsItIsWhenNoMapIsNamed) {
+TEST(SimulatedFitTest, TheStartUpIsHowMuchLaterTheRecordedFirstStepCame) {
+  // A "recorded" run that started 200 ms late: the fit finds those 200 ms (the same costs
+  // and seed fill the pipeline in the same time), and a simulation with the fitted model
+  // makes its first step when the recorded run did.
+  const spec::PipelineSpec spec = Spec(kSpec);
+  sim::CostModel late = TwoCores(spec);
+  late.startup_ns = 200'000'000;
+  auto recorded = Simulated(spec, late);
+  sim::CostModel model = TwoCores(spec);
+  std::vector<std::string> notes;
+  FitStartup(*recorded, spec, model, notes);
+  EXPECT_EQ(model.startup_ns, 200'000'000);
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_NE(notes[0].find("200.0 ms later than the costs alone give"), std::string::npos)
+      << notes[0];
+  auto again = Simulated(spec, model);
+  const auto& steps = again->TracksOf(record::EventKind::kStep, record::kDeviceOp);
+  const auto& recorded_steps = recorded->TracksOf(record::EventKind::kStep, record::kDeviceOp);
+  ASSERT_EQ(steps.size(), 1u);
+  ASSERT_EQ(recorded_steps.size(), 1u);
+  EXPECT_EQ(steps[0]->first_start(), recorded_steps[0]->first_start());
+}
+
+TEST(SimulatedFitTest, LeavesTheModelAsItIsWhenNoMapIsNamed) {
   const spec::PipelineSpec spec = Spec(kSpec);
   auto recorded = UnslicedRun(spec);
   sim::CostModel model = TwoCores(spec);
