@@ -50,7 +50,7 @@ int CalibrateCommand(const CalibrateCommandOptions& options, std::ostream& out, 
       << "; the training loop resumes "
       << engine::FormatDuration(static_cast<int64_t>(fitted->model.timer_wake.mean_ns))
       << " after the device frees; hand-off: " << engine::FormatDuration(fitted->model.handoff_ns)
-      << "\n";
+      << "; start-up: " << engine::FormatDuration(fitted->model.startup_ns) << "\n";
   return 0;
 }
 

@@ -82,6 +82,10 @@ TEST(CliSimulateTest, CalibrateFitsARecordedRun) {
   // The loop waits for each step (one in flight) and resumes a little late.
   EXPECT_GT(j["timer_wake"]["mean_ns"].get<double>(), 1e3);
   EXPECT_LT(j["timer_wake"]["mean_ns"].get<double>(), 5e6);
+  // The run's first step came later than its costs give (threads start, the device opens),
+  // by well under a second.
+  EXPECT_GE(j["startup_ns"].get<int64_t>(), 0);
+  EXPECT_LT(j["startup_ns"].get<int64_t>(), 1'000'000'000);
   const auto sim = Cli("simulate " + Pipeline("benchmarks/mixed_cpu_io.pbtxt") + " --model " +
                        model + " --json");
   ASSERT_EQ(sim.exit_code, 0) << sim.out;
