@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <iomanip>
-#include <map>
 #include <sstream>
 
 #include "engine/sim/simulator.h"
@@ -30,7 +29,7 @@ double SpanPerElement(const trace::Model& trace, uint16_t op) {
   for (const trace::Track* t : trace.TracksOf(EventKind::kWork, op)) {
     const size_t first = t->FirstStartingAtOrAfter(t0);
     const size_t last = t->FirstStartingAtOrAfter(t1, first);
-    for (size_t i = first; i < last; ++i) total += static_cast<double>(t->duration(i));
+    total += static_cast<double>(t->SumDurations(first, last));
     elements += t->CallsIn(first, last);
   }
   return elements >= kMinElements ? total / static_cast<double>(elements) : -1;

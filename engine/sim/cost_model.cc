@@ -45,17 +45,18 @@ int64_t DistSampler::SampleSum(Rng& rng, int64_t n) const {
   const double mean = mean_ns_ * static_cast<double>(n);
   if (mean_ns_ <= 0) return 0;
   if (!log_normal_) return static_cast<int64_t>(mean);
-  if (n >= static_cast<int64_t>(sum_params_.size())) {
-    sum_params_.resize(std::min<size_t>(static_cast<size_t>(n) + 1, kKeptSums), {0, -1});
+  SumParams uncached;
+  SumParams* p = &uncached;
+  if (n < static_cast<int64_t>(kKeptSums)) {
+    if (n >= static_cast<int64_t>(sum_params_.size())) sum_params_.resize(n + 1);
+    p = &sum_params_[n];
   }
-  SumParams computed;
-  SumParams& p = n < static_cast<int64_t>(sum_params_.size()) ? sum_params_[n] : computed;
-  if (p.sigma < 0) {
+  if (p->sigma < 0) {
     const double sigma2 = std::log1p(cv2_ / static_cast<double>(n));
-    p.mu = std::log(mean) - sigma2 / 2;
-    p.sigma = std::sqrt(sigma2);
+    p->mu = std::log(mean) - sigma2 / 2;
+    p->sigma = std::sqrt(sigma2);
   }
-  return LogNormalDraw(p.mu, p.sigma, rng);
+  return LogNormalDraw(p->mu, p->sigma, rng);
 }
 
 const OpCost& CostModel::Of(const std::string& op) const {

@@ -63,7 +63,7 @@ class DistSampler {
   // source feeding a batch, or a map's groups of 1 to 32, ask for the same few n again and
   // again, and the logarithms are most of a draw's cost.
   struct SumParams {
-    double mu, sigma;
+    double mu = 0, sigma = -1;
   };
   static constexpr size_t kKeptSums = 1100;
   mutable std::vector<SumParams> sum_params_;

@@ -75,27 +75,4 @@ Task<int64_t> SimIterator::GetNextRunInternal(SimThread& thread, int64_t /*max_r
   co_return 1;
 }
 
-Task<int64_t> SimIterator::PullRun(SimIterator& input, SimThread& thread, int64_t max_rows,
-                                   std::vector<SimElement>& out) {
-  const int64_t start = now();
-  const int64_t n = co_await input.GetNextRun(thread, max_rows, out);
-  input_ns_ += now() - start;
-  co_return n;
-}
-
-Task<int64_t> SimIterator::PullRunTotals(SimIterator& input, SimThread& thread, int64_t max_rows,
-                                         SimRunTotals& totals) {
-  const int64_t start = now();
-  const int64_t n = co_await input.GetNextRunTotals(thread, max_rows, totals);
-  input_ns_ += now() - start;
-  co_return n;
-}
-
-Task<bool> SimIterator::Pull(SimIterator& input, SimThread& thread, SimElement& out) {
-  const int64_t start = now();
-  const bool got = co_await input.GetNext(thread, out);
-  input_ns_ += now() - start;
-  co_return got;
-}
-
 }  // namespace pipescope::sim

@@ -20,15 +20,13 @@ namespace pipescope::sim {
 
 class SimIterator;
 
-// What a batch needs of the elements it takes: how many, their rows and bytes, the last
-// one's key (its own key derives from it).
+// What a batch needs of the elements it takes: their rows and bytes, the last one's key
+// (its own key derives from it).
 struct SimRunTotals {
-  int64_t elements = 0;
   int64_t rows = 0;
   int64_t bytes = 0;
   uint64_t last_key = 0;
   void Add(const SimElement& e) {
-    ++elements;
     rows += e.rows;
     bytes += e.bytes;
     last_key = e.key;
@@ -108,11 +106,17 @@ class SimIterator {
                                                  std::vector<SimElement>& elements,
                                                  uint64_t& first_id);
   // Pulls from `input` on `thread`, counting the time as the input's (not this op's self).
-  Task<bool> Pull(SimIterator& input, SimThread& thread, SimElement& out);
+  Task<bool> Pull(SimIterator& input, SimThread& thread, SimElement& out) {
+    return AsInput(input.GetNext(thread, out));
+  }
   Task<int64_t> PullRun(SimIterator& input, SimThread& thread, int64_t max_rows,
-                        std::vector<SimElement>& out);
+                        std::vector<SimElement>& out) {
+    return AsInput(input.GetNextRun(thread, max_rows, out));
+  }
   Task<int64_t> PullRunTotals(SimIterator& input, SimThread& thread, int64_t max_rows,
-                              SimRunTotals& totals);
+                              SimRunTotals& totals) {
+    return AsInput(input.GetNextRunTotals(thread, max_rows, totals));
+  }
   // Charges the op's time: `cpu_ns` on a core, then `wait_ns` blocked.
   Scheduler::ComputeAwaiter Charge(SimThread& thread, int64_t cpu_ns, int64_t wait_ns) {
     return scheduler().Compute(thread, cpu_ns, wait_ns);
@@ -147,6 +151,16 @@ class SimIterator {
   uint32_t SelfTime(int64_t start, int64_t end, int64_t input_before) const {
     const int64_t self = asynchronous_ ? 0 : (end - start) - (input_ns_ - input_before);
     return record::SaturateU32(static_cast<uint64_t>(std::max<int64_t>(0, self)));
+  }
+
+  // Awaits a call of an input (calls are lazy: it starts here), its time counted as the
+  // input's.
+  template <typename T>
+  Task<T> AsInput(Task<T> call) {
+    const int64_t start = now();
+    T result = co_await call;
+    input_ns_ += now() - start;
+    co_return result;
   }
 
   // Records a call that gave n elements: `elements`, or n consecutive ids from `first_id`.

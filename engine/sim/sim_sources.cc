@@ -58,8 +58,7 @@ class SourceDataset : public SimDataset {
       const uint64_t id = ctx_.NewElementIds(n);
       const int64_t bytes = RecordBytes();
       for (int64_t i = 0; i < n; ++i) {
-        e[i] = SimElement{id + static_cast<uint64_t>(i), bytes, 1,
-                          RecordKey(parent_key_, IndexOf(next_ + i))};
+        e[i] = SimElement{id + static_cast<uint64_t>(i), bytes, 1, KeyOf(next_ + i)};
       }
       next_ += n;
       co_return n;
@@ -74,10 +73,9 @@ class SourceDataset : public SimDataset {
       if (n == 0) co_return 0;
       co_await ChargeRun(thread, n);
       first_id = ctx_.NewElementIds(n);
-      totals.elements += n;
       totals.rows += n;
       totals.bytes += n * RecordBytes();
-      totals.last_key = RecordKey(parent_key_, IndexOf(next_ + n - 1));
+      totals.last_key = KeyOf(next_ + n - 1);
       next_ += n;
       co_return n;
     }
@@ -97,11 +95,13 @@ class SourceDataset : public SimDataset {
       opened_ = true;
       return scheduler().Sleep(wait);
     }
-    int64_t IndexOf(int64_t n) const { return order_.empty() ? n : order_[static_cast<size_t>(n)]; }
+    // The content key of the n-th record this pass hands out (in `order_` when shuffled).
+    uint64_t KeyOf(int64_t n) const {
+      return RecordKey(parent_key_, order_.empty() ? n : order_[static_cast<size_t>(n)]);
+    }
     int64_t RecordBytes() const { return std::max<int64_t>(1, stage_.cost->out_bytes); }
     SimElement NextRecord() {
-      const int64_t index = IndexOf(next_++);
-      return SimElement{ctx_.NewElementId(), RecordBytes(), 1, RecordKey(parent_key_, index)};
+      return SimElement{ctx_.NewElementId(), RecordBytes(), 1, KeyOf(next_++)};
     }
 
     const int64_t records_;

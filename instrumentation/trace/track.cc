@@ -21,7 +21,7 @@ void Track::Append(int64_t start, int64_t end, uint64_t element, uint32_t value,
   if (i % kBlock == 0) {
     block_duration_sums_.push_back(duration_sum_);
     block_value_sums_.push_back(value_sum_);
-    block_extra_call_sums_.push_back(extra_call_sum_);
+    if (!extra_calls_.empty()) block_extra_call_sums_.push_back(extra_call_sum_);
   }
   const uint32_t extra = calls > 1 ? calls - 1 : 0;
   if (!starts_.empty()) start = std::max(start, last_end_);
@@ -50,6 +50,8 @@ void Track::Append(int64_t start, int64_t end, uint64_t element, uint32_t value,
     elements_.push_back(static_cast<uint32_t>(element));
   }
   if (extra != 0 || !extra_calls_.empty()) {
+    // The first run: every block before it sums to no extra calls.
+    if (extra_calls_.empty()) block_extra_call_sums_.assign(block_duration_sums_.size(), 0);
     extra_calls_.Fill(i - extra_calls_.size(), 0);
     extra_calls_.push_back(extra);
   }

@@ -91,6 +91,8 @@ class Track {
   Sums SumRange(int64_t t0, int64_t t1) const;
   // Sum of raw values of the events with index in [i, j).
   double SumValues(size_t i, size_t j) const;
+  // Sum of the durations of the events with index in [i, j).
+  int64_t SumDurations(size_t i, size_t j) const;
 
   // The level-of-detail query: `pixels` equal buckets over [t0, t1).
   struct Bucket {
@@ -105,7 +107,6 @@ class Track {
  private:
   static constexpr uint32_t kLongDuration = UINT32_MAX;  // the real one is in long_durations_
 
-  int64_t SumDurations(size_t i, size_t j) const;  // raw durations of [i, j)
   template <typename T, typename At>
   static T BlockSum(size_t i, size_t j, const std::vector<T>& block_sums, T total, At at);
 
@@ -120,7 +121,7 @@ class Track {
   // Running sums at the start of each block: block b covers [b*kBlock, (b+1)*kBlock).
   std::vector<int64_t> block_duration_sums_;
   std::vector<double> block_value_sums_;
-  std::vector<int64_t> block_extra_call_sums_;
+  std::vector<int64_t> block_extra_call_sums_;  // kept from the first run on
   int64_t duration_sum_ = 0;
   double value_sum_ = 0;
   int64_t extra_call_sum_ = 0;

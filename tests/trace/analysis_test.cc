@@ -69,8 +69,8 @@ TEST(AnalysisTest, ARunOfCallsCountsAsEveryElementInIt) {
   Model m;
   m.AddStage({0, "src", "synthetic", 0, 0, -1, false, 1, 0});
   m.AddStage({1, "batch", "batch", 0, 1, 0, false, 1, 0});
-  for (int64_t b = 0; b < 10; ++b) {
-    const int64_t t = b * kMs;
+  for (uint64_t b = 0; b < 10; ++b) {
+    const int64_t t = static_cast<int64_t>(b) * kMs;
     // One batch of 100 rows: the source's calls as runs of 60 and 40 (600 us of its work).
     m.AddEvent({t, t + kMs / 2, 1 + b * 101, 360'000, 1, 0, EventKind::kCall, 0, 60});
     m.AddEvent({t + kMs / 2, t + kMs, 61 + b * 101, 240'000, 1, 0, EventKind::kCall, 0, 40});
