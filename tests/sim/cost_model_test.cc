@@ -112,6 +112,11 @@ TEST(CostModelTest, ADrawOfASumHasTheSumsMeanAndNarrowerSpread) {
   EXPECT_NEAR(mean, 16e4, 16e4 * 0.01);
   EXPECT_NEAR(std::sqrt(var) / mean, 0.2, 0.01);
   EXPECT_EQ(one.SampleSum(rng, 0), 0);
+  // Beyond the cached run lengths (a batch of 2,048 records) the parameters are computed
+  // each time, to the same mean.
+  double big = 0;
+  for (int i = 0; i < 2000; ++i) big += static_cast<double>(one.SampleSum(rng, 2048)) / 2000;
+  EXPECT_NEAR(big, 2048e4, 2048e4 * 0.01);
   EXPECT_EQ(DistSampler(Dist{5e5, 0}).SampleSum(rng, 3), 1'500'000);
 }
 
