@@ -120,6 +120,12 @@ class MapDataset : public UnaryDataset {
              consumer_held_.load(std::memory_order_relaxed);
     }
 
+    // The room a worker stopped by a full buffer waits for: a group's worth.
+    int64_t ResumeRoomLocked() const {
+      return ParallelMapResumeRoom(static_cast<double>(fn_ema_ns_.load(std::memory_order_relaxed)),
+                                   Capacity(), parallelism());
+    }
+
     // Elements a worker takes at once: one when the function is slow (no added latency),
     // up to 32 when it is so fast that locking per element would dominate.
     int64_t BatchSizeLocked() const {
@@ -211,8 +217,8 @@ class MapDataset : public UnaryDataset {
     // Reserves room for a batch; 0 when cancelled.
     int64_t ReserveLocked(std::unique_lock<std::mutex>& lock, int index) {
       auto can_work = [&] {
-        return cancelled_ ||
-               (index < parallelism() && !input_end_ && OccupiedLocked() < Capacity());
+        return cancelled_ || (index < parallelism() && !input_end_ &&
+                              Capacity() - OccupiedLocked() >= ResumeRoomLocked());
       };
       if (!can_work()) {
         // A worker beyond the current parallelism is idle; one that is wanted but finds

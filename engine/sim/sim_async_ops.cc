@@ -6,6 +6,7 @@
 #include <deque>
 #include <list>
 #include <memory>
+#include <type_traits>
 
 #include "engine/runtime/parallel_map_capacity.h"
 #include "engine/sim/sim_ops.h"
@@ -19,7 +20,7 @@ using record::EventKind;
 // map(num_parallel_calls = P): P workers take input elements in groups, as the engine's do
 // (about 20 us of work, at most 32; one when the function is slow), pulling them under a lock
 // so groups are in input order, and run the function on each. As in the engine's parallel
-// map, max(2P, 16) elements may be in flight or waiting to be taken (64 when the function
+// map, max(2P, 16) elements may be in flight or waiting to be taken (256 when the function
 // takes under 2 us, so that hand-offs are batched), where tf.data holds P; the function's
 // time behind both rules is measured as the run goes, from "slow". Deterministic:
 // handed out in input order; otherwise whichever group is done first. A group is recorded
@@ -56,11 +57,45 @@ class ParallelMapIt : public SimUnaryIterator {
 
   Task<int64_t> GetNextRunInternal(SimThread& thread, int64_t max_rows,
                                    std::vector<SimElement>& out) override {
+    return TakeWhenReady(thread, [this, max_rows, &out] {
+      return TakeReady(max_rows,
+                       [&out](const SimElement* e, size_t n) { out.insert(out.end(), e, e + n); });
+    });
+  }
+
+  // A batch's take: whole groups as their totals, no element copied (chess_unpack hands
+  // half a million elements a second to its batch).
+  Task<int64_t> GetNextRunTotalsInternal(SimThread& thread, int64_t max_rows, SimRunTotals& totals,
+                                         std::vector<SimElement>& elements,
+                                         uint64_t& first_id) override {
+    return TakeWhenReady(thread, [this, max_rows, &totals, &elements, &first_id] {
+      return TakeReadyTotals(max_rows, totals, elements, first_id);
+    });
+  }
+
+ private:
+  struct Group {
+    std::vector<SimElement> elements;
+    size_t taken = 0;
+    bool done = false;
+    // The whole group's totals, and whether its ids are consecutive (set when done).
+    SimRunTotals totals;
+    bool consecutive = false;
+  };
+  using Groups = std::list<Group>;  // list: a group stays put while others are taken
+
+  // The buffer's bound, from the function's time as measured so far (the engine's rule).
+  int64_t Capacity() const { return engine::ParallelMapCapacity(parallelism_, function_ns_); }
+
+  // Waits until finished elements are there, takes them with `take` (which returns how many
+  // it took; 0 only at the end) and charges the caller's side of the hand-off.
+  template <typename Take>
+  Task<int64_t> TakeWhenReady(SimThread& thread, Take take) {
     StartWorkers();
     while (true) {
-      const int64_t n = TakeReady(std::max<int64_t>(1, max_rows), out);
+      const int64_t n = take();
       if (n > 0) {
-        room_.NotifyAll();
+        if (HasResumeRoom()) room_.NotifyAll();
         co_await HandOff(thread, n);
         co_return n;
       }
@@ -70,20 +105,13 @@ class ParallelMapIt : public SimUnaryIterator {
     }
   }
 
- private:
-  struct Group {
-    std::vector<SimElement> elements;
-    size_t taken = 0;
-    bool done = false;
-  };
-  using Groups = std::list<Group>;  // list: a group stays put while others are taken
-
-  // The buffer's bound, from the function's time as measured so far (the engine's rule).
-  int64_t Capacity() const { return engine::ParallelMapCapacity(parallelism_, function_ns_); }
-
   // Finished elements, in order (deterministic: only the leading finished groups), until
-  // `max_rows` rows; the number taken.
-  int64_t TakeReady(int64_t max_rows, std::vector<SimElement>& out) {
+  // `max_rows` rows (at least one element), handed to `out(first, count)` a group's part at
+  // a time; the number taken. With `whole`, a group that fits is handed to it instead, as
+  // whole(group).
+  template <typename Out, typename Whole = std::nullptr_t>
+  int64_t TakeReady(int64_t max_rows, Out out, Whole whole = nullptr) {
+    max_rows = std::max<int64_t>(1, max_rows);
     int64_t n = 0, rows = 0;
     for (auto it = slots_.begin(); it != slots_.end() && rows < max_rows;) {
       if (!it->done) {
@@ -91,18 +119,68 @@ class ParallelMapIt : public SimUnaryIterator {
         ++it;
         continue;
       }
-      while (it->taken < it->elements.size() && rows < max_rows) {
-        out.push_back(it->elements[it->taken++]);
-        rows += out.back().rows;
-        ++n;
+      Group& g = *it;
+      const size_t size = g.elements.size();
+      if constexpr (!std::is_same_v<Whole, std::nullptr_t>) {
+        if (g.taken == 0 && rows + g.totals.rows <= max_rows) {
+          whole(g);
+          g.taken = size;
+          rows += g.totals.rows;
+          n += static_cast<int64_t>(size);
+        }
       }
-      if (it->taken < it->elements.size()) break;
+      const size_t from = g.taken;
+      while (g.taken < size && rows < max_rows) rows += g.elements[g.taken++].rows;
+      if (g.taken > from) {
+        out(g.elements.data() + from, g.taken - from);
+        n += static_cast<int64_t>(g.taken - from);
+      }
+      if (g.taken < size) break;
       auto done = it++;
-      held_ -= static_cast<int64_t>(done->elements.size());
+      held_ -= static_cast<int64_t>(size);
       free_.splice(free_.end(), slots_, done);  // kept for reuse: no allocation per group
     }
     done_count_ -= n;
     return n;
+  }
+
+  // TakeReady's elements as totals. The trace's run needs the ids only: `first_id` while
+  // they are consecutive, else every id in `elements`.
+  int64_t TakeReadyTotals(int64_t max_rows, SimRunTotals& totals, std::vector<SimElement>& elements,
+                          uint64_t& first_id) {
+    uint64_t next_id = 0;  // the id that would continue the run so far; 0: none yet
+    bool listed = false;   // the ids are in `elements`, not first_id
+    auto add_ids = [&](const SimElement* e, size_t count, bool consecutive) {
+      if (!listed && consecutive && (next_id == 0 || e[0].id == next_id)) {
+        if (next_id == 0) first_id = e[0].id;
+        next_id = e[0].id + count;
+        return;
+      }
+      if (!listed) {  // the run broke: list what first_id stood for, then list the rest
+        for (uint64_t id = first_id; id < next_id; ++id) elements.push_back(SimElement{id});
+        first_id = 0;
+        listed = true;
+      }
+      elements.insert(elements.end(), e, e + count);
+    };
+    return TakeReady(
+        max_rows,
+        [&](const SimElement* e, size_t count) {
+          for (size_t k = 0; k < count; ++k) totals.Add(e[k]);
+          add_ids(e, count, IsConsecutive(e, count));
+        },
+        [&](const Group& g) {
+          totals.rows += g.totals.rows;
+          totals.bytes += g.totals.bytes;
+          totals.last_key = g.totals.last_key;
+          add_ids(g.elements.data(), g.elements.size(), g.consecutive);
+        });
+  }
+
+  static bool IsConsecutive(const SimElement* e, size_t count) {
+    uint64_t mismatch = 0;  // no branch per element: a group is up to 32
+    for (size_t k = 0; k < count; ++k) mismatch |= e[k].id - (e[0].id + k);
+    return mismatch == 0;
   }
 
   void StartWorkers() {
@@ -115,13 +193,18 @@ class ParallelMapIt : public SimUnaryIterator {
   }
 
   int64_t Occupied() const { return held_ + fetching_; }
+  // Whether a worker stopped for lack of room may take a group (the engine's rule).
+  bool HasResumeRoom() const {
+    return Capacity() - Occupied() >=
+           engine::ParallelMapResumeRoom(function_ns_, Capacity(), parallelism_);
+  }
 
   Task<void> Worker(SimThread& thread) {
     Groups mine;  // the group being fetched, before it joins slots_
     while (true) {
       const int64_t wait_start = now();
       bool waited = false;
-      while (!cancelled_ && !input_end_ && Occupied() >= Capacity()) {
+      while (!cancelled_ && !input_end_ && !HasResumeRoom()) {
         waited = true;
         co_await room_.Wait();
       }
@@ -166,8 +249,13 @@ class ParallelMapIt : public SimUnaryIterator {
       held_ += n;
       slots_.splice(slots_.end(), mine, mine.begin());  // in input order: fetched under the lock
       const int64_t fetched_at = now();
-      int64_t rows = 0;
-      for (const SimElement& e : group.elements) rows += e.rows;
+      group.totals = {};
+      for (SimElement& e : group.elements) {
+        if (stage_.cost->out_bytes > 0) e.bytes = stage_.cost->out_bytes * e.rows;
+        group.totals.Add(e);
+      }
+      group.consecutive = IsConsecutive(group.elements.data(), group.elements.size());
+      const int64_t rows = group.totals.rows;
       // The hand-off and the function run back to back on this thread with nothing between
       // them another thread could see: one burst of CPU (one wake-up, not two), and the
       // trace's boundary between them placed at the hand-off's share of it.
@@ -181,15 +269,16 @@ class ParallelMapIt : public SimUnaryIterator {
           static_cast<int64_t>(cpu_wall * static_cast<double>(handoff_cpu) /
                                static_cast<double>(std::max<int64_t>(1, handoff_cpu + work_cpu)));
       ctx_.trace->Span(EventKind::kWaitInput, stage_.id, thread, fetch_start, work_start);
-      if (stage_.cost->out_bytes > 0) {
-        for (SimElement& e : group.elements) e.bytes = stage_.cost->out_bytes * e.rows;
+      if (group.consecutive) {
+        ctx_.trace->ConsecutiveRun(EventKind::kWork, stage_.id, thread, work_start, now(),
+                                   group.elements.front().id, static_cast<uint32_t>(n), 0);
+      } else {
+        ctx_.trace->Run(EventKind::kWork, stage_.id, thread, work_start, now(),
+                        group.elements.data(), group.elements.size(), 0);
       }
-      ctx_.trace->Run(EventKind::kWork, stage_.id, thread, work_start, now(), group.elements.data(),
-                      group.elements.size(), 0);
       // Measured per element as the engine measures it (its wall time, slicing included).
-      const int64_t capacity = Capacity();
       function_ns_ = (function_ns_ * 3 + static_cast<double>(now() - work_start) / n) / 4;
-      if (Capacity() > capacity) room_.NotifyAll();
+      if (HasResumeRoom()) room_.NotifyAll();  // the capacity may have grown
       group.done = true;
       done_count_ += n;
       output_.NotifyAll();
@@ -201,8 +290,8 @@ class ParallelMapIt : public SimUnaryIterator {
   // The function's time per element, averaged as the engine's is; slow until measured.
   double function_ns_ = 1'000'000;
   const bool deterministic_;
-  // Callers wait on output_ (a group done), workers on room_ (elements taken, or a faster
-  // function raised the capacity); both are notified when the input ends or on Cancel.
+  // Callers wait on output_ (a group done), workers on room_ (notified once there is room
+  // for a group again); both are notified when the input ends or on Cancel.
   // Two, not one: with one, every group done woke the other workers for nothing.
   Notifier output_;
   Notifier room_;

@@ -49,7 +49,8 @@ TEST(PipelineTest, SetKnobErrorsNameTheKnobsThatExist) {
   auto p = MakePipeline(kTwoKnobs);
   Status s = p->SetKnob("decod", "num_parallel_calls", 2, "user");
   EXPECT_EQ(s.code(), StatusCode::kNotFound);
-  EXPECT_NE(s.message().find("decode.num_parallel_calls, prefetch.buffer_size"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("decode.num_parallel_calls, prefetch.buffer_size"), std::string::npos)
+      << s.message();
   s = p->SetKnob("decode", "num_parallel_calls", 0, "user");
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
   EXPECT_NE(s.message().find("[1, 256]"), std::string::npos);
@@ -89,7 +90,8 @@ TEST(PipelineTest, ReorderRebuildsAndContinuesKeepingKnobValues) {
 TEST(PipelineTest, ReorderWakesAConsumerBlockedInTheOldPipeline) {
   auto p = MakePipeline(
       "source { range { stop: 1000 } }\n"
-      "ops { name: \"slow\" map { fn { io_wait { duration: \"20s\" } } num_parallel_calls: 1 } }\n");
+      "ops { name: \"slow\" map { fn { io_wait { duration: \"20s\" } } num_parallel_calls: 1 } "
+      "}\n");
   std::thread reorderer([&] {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
     spec::PipelineSpec fast = p->spec();
@@ -111,9 +113,9 @@ TEST(PipelineTest, ShrinkingParallelismWhileTheConsumerHoldsABatchKeepsFlowing) 
   // woken when the consumer has returned its batch, or both sides wait forever.
   auto p = MakePipeline(
       "source { range { stop: 20000 } }\n"
-      "ops { name: \"m\" map { fn { identity {} } num_parallel_calls: 100 } }\n");
-  // Let the 100 workers fill their whole buffer (capacity 200), then take it in one go:
-  // the consumer now holds far more than the capacity of parallelism 1 (64).
+      "ops { name: \"m\" map { fn { identity {} } num_parallel_calls: 200 } }\n");
+  // Let the 200 workers fill their whole buffer (capacity 400), then take it in one go:
+  // the consumer now holds far more than the capacity of parallelism 1 (256).
   ASSERT_EQ(Drain(*p, 1).size(), 1u);
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   ASSERT_EQ(Drain(*p, 499).size(), 499u);
