@@ -18,7 +18,7 @@ namespace {
 
 // exp(mu + sigma * N(0, 1)), capped at a day: a long tail must not overflow virtual time.
 int64_t LogNormalDraw(double mu, double sigma, Rng& rng) {
-  return static_cast<int64_t>(std::min(DrawExp(mu + sigma * rng.Normal()), 8.64e13));
+  return static_cast<int64_t>(std::min(std::exp(mu + sigma * rng.Normal()), 8.64e13));
 }
 
 }  // namespace

@@ -1,9 +1,7 @@
 #include "engine/sim/normal_draw.h"
 
 #include <array>
-#include <bit>
 #include <cmath>
-#include <cstdint>
 
 namespace pipescope::sim {
 namespace {
@@ -61,34 +59,6 @@ double NormalFromBits(uint64_t bits) {
   }
   const auto& bounds = SliceBounds();
   return bounds[slice] + within * (bounds[slice + 1] - bounds[slice]);
-}
-
-double DrawExp(double x) {
-  if (!(x > -700 && x < 700)) return std::exp(x);
-  constexpr int kTableBits = 5;
-  constexpr int kTable = 1 << kTableBits;
-  static const std::array<double, kTable> two_to_j_over_32 = [] {
-    std::array<double, kTable> t{};
-    for (int j = 0; j < kTable; ++j) t[j] = std::exp2(static_cast<double>(j) / kTable);
-    return t;
-  }();
-  // x = (32k + j) ln2/32 + r, |r| <= ln2/64; ln2/32 in two parts so that n * hi is exact.
-  constexpr double kThirtyTwoOverLn2 = 46.16624130844683;
-  constexpr double kLn2Over32Hi = 0x1.62e42fefa0000p-6;
-  constexpr double kLn2Over32Lo = 0x1.cf79abc9e3b3ap-45;
-  constexpr double kRoundShift = 0x1.8p52;  // adding it rounds to an integer in the low bits
-  const double shifted = x * kThirtyTwoOverLn2 + kRoundShift;
-  const double n = shifted - kRoundShift;
-  const auto n_int = static_cast<int64_t>(n);  // exact: n is a whole number
-  const double r = std::fma(-n, kLn2Over32Lo, std::fma(-n, kLn2Over32Hi, x));
-  // e^r to r^5/5! (the next term is under 3e-15 of it).
-  const double series =
-      1 + r * (1 + r * (1.0 / 2 + r * (1.0 / 6 + r * (1.0 / 24 + r * (1.0 / 120)))));
-  const double mantissa = two_to_j_over_32[n_int & (kTable - 1)] * series;
-  // Times 2^k, k = floor(n / 32), added to the exponent (the result stays a normal number).
-  const int64_t k = n_int >> kTableBits;
-  return std::bit_cast<double>(std::bit_cast<uint64_t>(mantissa) +
-                               (static_cast<uint64_t>(k) << 52));
 }
 
 }  // namespace pipescope::sim

@@ -18,10 +18,4 @@ double NormalQuantile(double p);
 // NormalQuantile itself.
 double NormalFromBits(uint64_t bits);
 
-// e^x for the log-normal draws: 2^(k/32) from a table times a short series, relative error
-// under 1e-14 for |x| < 700 (std::exp beyond). Three draws per map group make glibc's exp,
-// with its error handling, 6% of a busy simulation; this takes half the time, and is plain
-// arithmetic, so a draw is the same whatever the C library.
-double DrawExp(double x);
-
 }  // namespace pipescope::sim

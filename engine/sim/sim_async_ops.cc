@@ -167,20 +167,12 @@ class ParallelMapIt : public SimUnaryIterator {
         max_rows,
         [&](const SimElement* e, size_t count) {
           for (size_t k = 0; k < count; ++k) totals.Add(e[k]);
-          add_ids(e, count, IsConsecutive(e, count));
+          add_ids(e, count, IdsAreConsecutive(e, count));
         },
         [&](const Group& g) {
-          totals.rows += g.totals.rows;
-          totals.bytes += g.totals.bytes;
-          totals.last_key = g.totals.last_key;
+          totals.Add(g.totals);
           add_ids(g.elements.data(), g.elements.size(), g.consecutive);
         });
-  }
-
-  static bool IsConsecutive(const SimElement* e, size_t count) {
-    uint64_t mismatch = 0;  // no branch per element: a group is up to 32
-    for (size_t k = 0; k < count; ++k) mismatch |= e[k].id - (e[0].id + k);
-    return mismatch == 0;
   }
 
   void StartWorkers() {
@@ -254,7 +246,7 @@ class ParallelMapIt : public SimUnaryIterator {
         if (stage_.cost->out_bytes > 0) e.bytes = stage_.cost->out_bytes * e.rows;
         group.totals.Add(e);
       }
-      group.consecutive = IsConsecutive(group.elements.data(), group.elements.size());
+      group.consecutive = IdsAreConsecutive(group.elements.data(), group.elements.size());
       const int64_t rows = group.totals.rows;
       // The hand-off and the function run back to back on this thread with nothing between
       // them another thread could see: one burst of CPU (one wake-up, not two), and the

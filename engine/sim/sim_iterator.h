@@ -31,6 +31,11 @@ struct SimRunTotals {
     bytes += e.bytes;
     last_key = e.key;
   }
+  void Add(const SimRunTotals& later) {  // a run that follows this one
+    rows += later.rows;
+    bytes += later.bytes;
+    last_key = later.last_key;
+  }
 };
 
 // One op of the simulated pipeline: its trace id and costs.

@@ -28,11 +28,7 @@ void SimTrace::Add(record::EventKind kind, uint16_t op, uint32_t thread, int64_t
 void SimTrace::AddRun(record::EventKind kind, uint16_t op, uint32_t thread, int64_t start,
                       int64_t end, const SimElement* elements, size_t n, uint32_t value) {
   if (n == 0) return;
-  // Most runs are consecutive ids (a source's records, a group of a map): checked without a
-  // branch per element first, as a run may be a thousand records.
-  uint64_t mismatch = 0;
-  for (size_t k = 0; k < n; ++k) mismatch |= elements[k].id - (elements[0].id + k);
-  if (mismatch == 0) {
+  if (IdsAreConsecutive(elements, n)) {
     Add(kind, op, thread, start, end, elements[0].id, value, 0, static_cast<uint32_t>(n));
     return;
   }

@@ -127,25 +127,6 @@ TEST(CostModelTest, NormalQuantilesAreTheStandardNormals) {
   EXPECT_NEAR(NormalQuantile(1e-9), -5.997807, 1e-5);  // the tail formula
 }
 
-TEST(CostModelTest, DrawExpIsExpToFourteenDigits) {
-  // Across the range a draw's exponent takes (and its ends, negative and positive, where the
-  // power of two is put in the exponent), and at whole multiples of ln2/32 (the table's own
-  // points, r = 0).
-  for (double x = -60; x <= 60; x += 0.0137) {
-    EXPECT_NEAR(DrawExp(x) / std::exp(x), 1, 1e-14) << x;
-  }
-  for (double x : {-699.0, -300.5, -1e-300, 0.0, 1e-12, 88.7, 300.25, 699.0}) {
-    EXPECT_NEAR(DrawExp(x) / std::exp(x), 1, 1e-14) << x;
-  }
-  for (int n = -2000; n <= 2000; ++n) {
-    const double x = n * 0.6931471805599453 / 32;
-    EXPECT_NEAR(DrawExp(x) / std::exp(x), 1, 1e-14) << x;
-  }
-  EXPECT_EQ(DrawExp(0), 1);
-  EXPECT_EQ(DrawExp(1000), std::exp(1000.0));  // beyond the table's range: std::exp's inf
-  EXPECT_EQ(DrawExp(-1000), 0);
-}
-
 TEST(CostModelTest, NormalDrawsHaveTheNormalsMomentsAndTails) {
   // The table's slices and the exact outer slices together: mean 0, variance 1, and the
   // share of draws beyond 1, 2 and 3 sigma as the normal has them.
