@@ -34,10 +34,21 @@ void Scheduler::Wake(int64_t at_ns, std::coroutine_handle<> h) {
   }
 }
 
+const Scheduler::Rate& Scheduler::AddRatesUpTo(size_t runnable) {
+  while (rates_.size() <= runnable) {
+    const auto n = static_cast<double>(rates_.size());
+    Rate r;
+    r.per_ns = n <= cores_ ? 1.0 : cores_ / n / (1.0 + oversubscription_cost_ * (n - cores_));
+    r.ns_per_service = 1.0 / r.per_ns;
+    rates_.push_back(r);
+  }
+  return rates_[runnable];
+}
+
 void Scheduler::RunnableChanged() {
-  const double n = static_cast<double>(cpu_jobs_.size());
-  rate_ = n <= cores_ ? 1.0 : cores_ / n / (1.0 + oversubscription_cost_ * (n - cores_));
-  ns_per_service_ = 1.0 / rate_;
+  const Rate& r = RateFor(cpu_jobs_.size());
+  rate_ = r.per_ns;
+  ns_per_service_ = r.ns_per_service;
 }
 
 void Scheduler::AdvanceService(int64_t to_ns) {
@@ -45,25 +56,57 @@ void Scheduler::AdvanceService(int64_t to_ns) {
   service_at_ = to_ns;
 }
 
-int64_t Scheduler::NextCpuFinish() const {
-  if (cpu_jobs_.empty()) return INT64_MAX;
-  const double left = std::max(0.0, cpu_jobs_.top().finish_service - service_);
+int64_t Scheduler::FinishTime(double left, double ns_per_service) const {
   // Rounded up, without a call to ceil (this runs once per event of the simulation).
-  const double ns = left * ns_per_service_;
+  const double ns = std::max(0.0, left) * ns_per_service;
   auto whole = static_cast<int64_t>(ns);
   if (static_cast<double>(whole) < ns) ++whole;
   return service_at_ + whole;
 }
 
-void Scheduler::StartCompute(SimThread& thread, int64_t ns, int64_t sleep_after,
+int64_t Scheduler::NextCpuFinish() const {
+  if (cpu_jobs_.empty()) return INT64_MAX;
+  return FinishTime(cpu_jobs_.top().finish_service - service_, ns_per_service_);
+}
+
+bool Scheduler::StartCompute(SimThread& thread, int64_t ns, int64_t sleep_after,
                              std::coroutine_handle<> h) {
   AdvanceService(now_);
   thread.cpu_ns += ns;
-  cpu_jobs_.push(CpuJob{service_ + static_cast<double>(ns), seq_++, sleep_after, h});
+  const CpuJob job{service_ + static_cast<double>(ns), seq_++, sleep_after, h};
+  if (FinishAtOnce(job)) {
+    if (job.sleep_after <= 0) return false;
+    Wake(now_ + job.sleep_after, h);
+    return true;
+  }
+  cpu_jobs_.push(job);
   RunnableChanged();
+  return true;
+}
+
+// Most jobs are short hand-offs and cheap functions that end before anything else happens
+// (another thread's job, a timer, a wake-up due now). Run through the loop, such a job
+// costs a heap push and pop and a suspension; here it ends at once, with exactly the same
+// arithmetic as RunUntil's (the same finish time and service level, the same order of
+// sequence numbers), so a simulation gives the same trace either way.
+bool Scheduler::FinishAtOnce(const CpuJob& job) {
+  // Threads due now run first.
+  if (ready_head_ < ready_.size() || done_left_ > 0) return false;
+  const Rate& rate = RateFor(cpu_jobs_.size() + 1);
+  const int64_t finish = FinishTime(job.finish_service - service_, rate.ns_per_service);
+  if (finish >= until_) return false;                               // the loop stops first
+  if (!timers_.empty() && timers_.top().at < finish) return false;  // a tie goes to the CPU
+  const double service_then = service_ + static_cast<double>(finish - service_at_) * rate.per_ns;
+  // The loop would finish another job with it (or before it).
+  if (!cpu_jobs_.empty() && cpu_jobs_.top().finish_service <= service_then + 0.5) return false;
+  service_ = service_then;
+  service_at_ = finish;
+  now_ = finish;
+  return true;
 }
 
 bool Scheduler::RunUntil(int64_t until_ns) {
+  until_ = until_ns;
   while (true) {
     // The next wake-up by (time, order asked): the ready queue's front is due now, but a
     // timer due now that was asked for earlier goes first.
@@ -96,8 +139,11 @@ bool Scheduler::RunUntil(int64_t until_ns) {
       }
       RunnableChanged();
       // A resumed thread only queues timers and CPU jobs (it cannot re-enter RunUntil), so
-      // done_ stays as it is while it is walked.
-      for (const CpuJob& job : done) {
+      // done_ stays as it is while it is walked; it finishes no job at once while others
+      // of the batch still wait to resume at this time.
+      for (size_t i = 0; i < done.size(); ++i) {
+        const CpuJob& job = done[i];
+        done_left_ = done.size() - 1 - i;
         if (job.sleep_after > 0) {
           Wake(now_ + job.sleep_after, job.h);
         } else {

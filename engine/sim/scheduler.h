@@ -64,12 +64,11 @@ class Scheduler {
     int64_t ns;
     int64_t sleep_ns;
     bool await_ready() const noexcept { return ns <= 0 && sleep_ns <= 0; }
-    void await_suspend(std::coroutine_handle<> h) {
-      if (ns > 0) {
-        s.StartCompute(thread, ns, sleep_ns, h);
-      } else {
-        s.Wake(s.now_ + sleep_ns, h);
-      }
+    // False (the thread goes on at once) when the work is done before anything else happens.
+    bool await_suspend(std::coroutine_handle<> h) {
+      if (ns > 0) return s.StartCompute(thread, ns, sleep_ns, h);
+      s.Wake(s.now_ + sleep_ns, h);
+      return true;
     }
     void await_resume() const noexcept {}
   };
@@ -94,15 +93,29 @@ class Scheduler {
     }
   };
 
-  void StartCompute(SimThread& thread, int64_t ns, int64_t sleep_after, std::coroutine_handle<> h);
+  // Queues the job, or, when it would be the next thing the run loop does and the only job
+  // finishing then, completes it at once (see FinishAtOnce); true when `h` must suspend.
+  bool StartCompute(SimThread& thread, int64_t ns, int64_t sleep_after, std::coroutine_handle<> h);
+  bool FinishAtOnce(const CpuJob& job);
   // Recomputes the rate after threads start or finish computing.
   void RunnableChanged();
+  // The service per ns of each of n runnable threads, and its inverse: computed once per n
+  // (two divisions for every job that starts or ends were a tenth of the scheduler's time).
+  struct Rate {
+    double per_ns = 1;
+    double ns_per_service = 1;
+  };
+  const Rate& RateFor(size_t n) { return n < rates_.size() ? rates_[n] : AddRatesUpTo(n); }
+  const Rate& AddRatesUpTo(size_t n);
   void AdvanceService(int64_t to_ns);
+  // When a job with `left` service to go finishes, at the rate whose inverse is ns_per_service.
+  int64_t FinishTime(double left, double ns_per_service) const;
   int64_t NextCpuFinish() const;
 
   const double cores_;
   const double oversubscription_cost_;
   int64_t now_ = 0;
+  int64_t until_ = 0;  // where the current RunUntil stops
   uint64_t seq_ = 0;
   std::priority_queue<Timer, std::vector<Timer>, std::greater<>> timers_;
   // Wake-ups at the current time (most are: a notified waiter resumes now), in the order
@@ -114,12 +127,14 @@ class Scheduler {
   std::vector<Ready> ready_;  // [ready_head_, end) are waiting; emptied when all are taken
   size_t ready_head_ = 0;
   std::priority_queue<CpuJob, std::vector<CpuJob>, std::greater<>> cpu_jobs_;
+  std::vector<Rate> rates_;    // RateFor's, by n
   double rate_ = 1;            // service per ns for each runnable thread
   double ns_per_service_ = 1;  // 1 / rate_
   double service_ = 0;         // service each runnable thread has received since time 0
   int64_t service_at_ = 0;
   std::vector<Task<void>> threads_;
   std::vector<CpuJob> done_;  // CPU jobs finishing together
+  size_t done_left_ = 0;      // of done_, those still to be resumed
 };
 
 // A condition variable for simulated threads: Wait() suspends until the next NotifyAll.

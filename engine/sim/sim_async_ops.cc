@@ -48,11 +48,7 @@ class ParallelMapIt : public SimUnaryIterator {
 
  protected:
   Task<bool> GetNextInternal(SimThread& thread, SimElement& out) override {
-    one_.clear();
-    const int64_t n = co_await GetNextRunInternal(thread, 1, one_);
-    if (n == 0) co_return false;
-    out = one_.front();
-    co_return true;
+    return OneOfRun(thread, out);
   }
 
   Task<int64_t> GetNextRunInternal(SimThread& thread, int64_t max_rows,
@@ -290,8 +286,7 @@ class ParallelMapIt : public SimUnaryIterator {
   Notifier input_free_;  // the input lock released
   Groups slots_;         // fetched groups, in input order
   Groups free_;          // groups fully taken, kept for their vectors' capacity
-  std::vector<SimElement> one_;
-  int64_t held_ = 0;  // elements in slots_ not yet taken
+  int64_t held_ = 0;     // elements in slots_ not yet taken
   int64_t fetching_ = 0;
   int64_t done_count_ = 0;
   bool input_busy_ = false;

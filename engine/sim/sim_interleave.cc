@@ -130,21 +130,27 @@ class ParallelInterleaveIt : public InterleaveItBase {
 
  protected:
   Task<bool> GetNextInternal(SimThread& thread, SimElement& out) override {
+    return OneOfRun(thread, out);
+  }
+
+  // The element whose turn it is (waiting for it), then those whose turns follow while
+  // they are there already, until `max_rows` rows: what GetNext would give one call after
+  // another, for one hand-off. A parallel map's worker takes its group this way.
+  Task<int64_t> GetNextRunInternal(SimThread& thread, int64_t max_rows,
+                                   std::vector<SimElement>& out) override {
     StartWorkers();
     while (!cancelled_) {
-      if (AllDead()) co_return false;
+      if (AllDead()) co_return 0;
       // Deterministic: only the current entry may serve; otherwise the first with an element.
       const size_t tries = deterministic_ ? 1 : cycle_.size();
       bool moved_on = false;  // the turn moved past an exhausted or dead entry: look again
       for (size_t k = 0; k < tries && !moved_on; ++k) {
         CycleEntry& e = cycle_[cur_];
         if (!e.buffer.empty()) {
-          out = e.buffer.front();
-          e.buffer.pop_front();
+          const int64_t n = TakeInTurn(max_rows, out);
           changed_.NotifyAll();
-          co_await HandOff(thread);
-          Took();
-          co_return true;
+          co_await HandOff(thread, n);
+          co_return n;
         }
         if (e.ended && !e.busy) {
           Exhausted(e);
@@ -161,10 +167,25 @@ class ParallelInterleaveIt : public InterleaveItBase {
       if (moved_on) continue;
       co_await changed_.Wait();
     }
-    co_return false;
+    co_return 0;
   }
 
  private:
+  // Takes the current entry's next element, and the next turns' while their entries have
+  // one, until max_rows rows (at least one element); how many it took.
+  int64_t TakeInTurn(int64_t max_rows, std::vector<SimElement>& out) {
+    int64_t n = 0, rows = 0;
+    do {
+      CycleEntry& e = cycle_[cur_];
+      rows += e.buffer.front().rows;
+      out.push_back(e.buffer.front());
+      e.buffer.pop_front();
+      Took();
+      ++n;
+    } while (rows < max_rows && !cycle_[cur_].buffer.empty());
+    return n;
+  }
+
   void StartWorkers() {
     if (started_) return;
     started_ = true;

@@ -66,6 +66,14 @@ Task<int64_t> SimIterator::GetNextRunTotalsInternal(SimThread& thread, int64_t m
   co_return n;
 }
 
+Task<bool> SimIterator::OneOfRun(SimThread& thread, SimElement& out) {
+  one_.clear();
+  const int64_t n = co_await GetNextRunInternal(thread, 1, one_);
+  if (n == 0) co_return false;
+  out = one_.front();
+  co_return true;
+}
+
 Task<int64_t> SimIterator::GetNextRunInternal(SimThread& thread, int64_t /*max_rows*/,
                                               std::vector<SimElement>& out) {
   SimElement e;

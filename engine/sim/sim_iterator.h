@@ -110,6 +110,8 @@ class SimIterator {
                                                  SimRunTotals& totals,
                                                  std::vector<SimElement>& elements,
                                                  uint64_t& first_id);
+  // GetNextInternal for an op whose GetNextRunInternal does the work: a run of one.
+  Task<bool> OneOfRun(SimThread& thread, SimElement& out);
   // Pulls from `input` on `thread`, counting the time as the input's (not this op's self).
   Task<bool> Pull(SimIterator& input, SimThread& thread, SimElement& out) {
     return AsInput(input.GetNext(thread, out));
@@ -174,6 +176,7 @@ class SimIterator {
 
   int64_t input_ns_ = 0;
   std::vector<SimElement> totals_scratch_;  // GetNextRunTotals's elements, when made
+  std::vector<SimElement> one_;             // OneOfRun's element
 };
 
 class SimDataset {

@@ -1,5 +1,9 @@
 #include "engine/sim/sim_trace.h"
 
+#include <algorithm>
+
+#include "instrumentation/record/populate_pages.h"
+
 namespace pipescope::sim {
 
 SimThread& SimTrace::NewThread(std::string name) {
@@ -16,13 +20,6 @@ void SimTrace::DefineStage(const record::StageDef& stage) {
 
 void SimTrace::Marker(int64_t time_ns, std::string text) {
   if (recording()) batch_.markers.push_back({time_ns, std::move(text)});
-}
-
-void SimTrace::Add(record::EventKind kind, uint16_t op, uint32_t thread, int64_t start, int64_t end,
-                   uint64_t element, uint32_t value, uint8_t flags, uint32_t calls) {
-  batch_.events.push_back(
-      record::TraceEvent{start, end, element, value, thread, op, kind, flags, calls});
-  ++events_;
 }
 
 void SimTrace::AddRun(record::EventKind kind, uint16_t op, uint32_t thread, int64_t start,
@@ -53,7 +50,17 @@ void SimTrace::Flush(int64_t time_ns, bool final) {
   if (!recording()) return;
   batch_.time_ns = time_ns;
   sink_thread_->Hand(batch_, final);
-  batch_.events.reserve(kFullBatch);  // a fresh batch (the sink thread still holds the others)
+  ReserveBatch();
+  populated_ = 0;  // a spare's pages are in as far as it was filled: populating them is cheap
+}
+
+void SimTrace::PopulateAhead() {
+  auto& events = batch_.events;
+  const size_t size = events.size();
+  // No room left: the next event grows the vector, and the one after populates the new room.
+  const size_t n = std::min(events.capacity() - size, kPopulateEvents);
+  if (n > 0) record::PopulatePagesForWrite(events.data() + size, n * sizeof(record::TraceEvent));
+  populated_ = size + std::max<size_t>(n, 1);
 }
 
 }  // namespace pipescope::sim

@@ -2,15 +2,28 @@
 // A column of a track: an append-only array stored in chunks of 16 Ki values, so growing
 // it never copies what is already there (a live recording appends millions of events a
 // second; doubling a flat vector would copy and fault in pages the whole time). The first
-// chunk grows like a vector, so a small track stays small; the others are allocated whole.
+// chunk grows by doubling, so a small track stays small; the others are allocated whole.
+//
+// Memory is faulted in ahead of the writes, 64 KiB at a time (record::PopulatePagesForWrite):
+// a trace is built in fresh memory, and on a virtual machine a page fault per 4 KiB page
+// cost more than appending the events that fill it (docs/BENCHMARKS.md, "The simulator").
 
+#include <algorithm>
 #include <cstddef>
+#include <cstdlib>
+#include <memory>
+#include <new>
+#include <type_traits>
 #include <vector>
+
+#include "instrumentation/record/populate_pages.h"
 
 namespace pipescope::trace {
 
 template <typename T>
 class ChunkedColumn {
+  static_assert(std::is_trivially_copyable_v<T>, "values are moved by realloc");
+
  public:
   static constexpr size_t kShift = 14;
   static constexpr size_t kChunk = size_t{1} << kShift;
@@ -18,15 +31,12 @@ class ChunkedColumn {
   size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
   T operator[](size_t i) const { return chunks_[i >> kShift][i & (kChunk - 1)]; }
-  T front() const { return chunks_.front().front(); }
-  T back() const { return chunks_.back().back(); }
+  T front() const { return chunks_.front()[0]; }
+  T back() const { return (*this)[size_ - 1]; }
 
   void push_back(T v) {
-    if (chunks_.empty() || chunks_.back().size() == kChunk) {
-      chunks_.emplace_back();
-      if (chunks_.size() > 1) chunks_.back().reserve(kChunk);
-    }
-    chunks_.back().push_back(v);
+    if (size_ == writable_) MakeWritable();
+    last_[size_ & (kChunk - 1)] = v;
     ++size_;
   }
   // Appends `n` copies of v.
@@ -36,21 +46,82 @@ class ChunkedColumn {
   void clear() {
     chunks_.clear();
     chunks_.shrink_to_fit();
-    size_ = 0;
+    size_ = capacity_ = writable_ = 0;
+    last_ = nullptr;
   }
+  // Frees the unused end of the last chunk (a finished trace keeps what it holds).
   void ShrinkToFit() {
-    if (!chunks_.empty()) chunks_.back().shrink_to_fit();
+    if (capacity_ > size_) Resize(LastChunkCapacity() - (capacity_ - size_));
     chunks_.shrink_to_fit();
   }
   size_t memory_bytes() const {
-    size_t n = chunks_.capacity() * sizeof(std::vector<T>);
-    for (const auto& c : chunks_) n += c.capacity() * sizeof(T);
-    return n;
+    return chunks_.capacity() * sizeof(chunks_[0]) + capacity_ * sizeof(T);
   }
 
  private:
-  std::vector<std::vector<T>> chunks_;
+  struct Free {
+    void operator()(T* p) const { std::free(p); }
+  };
+  using Chunk = std::unique_ptr<T[], Free>;  // from malloc, for realloc
+
+  static constexpr size_t kFirstCapacity = 256;
+  static constexpr size_t kPopulateBytes = 64 * 1024;
+
+  size_t LastChunkCapacity() const { return capacity_ - (chunks_.size() - 1) * kChunk; }
+
+  // Room for the next value: a bigger first chunk or a new chunk when full, and the pages
+  // ahead of size_ faulted in.
+  void MakeWritable() {
+    if (size_ < capacity_) {
+      Populate(capacity_ - size_);
+    } else if (chunks_.empty()) {
+      chunks_.emplace_back();
+      Resize(kFirstCapacity);
+    } else if (LastChunkCapacity() < kChunk) {
+      // Only the first chunk grows by doubling; a later one was shrunk and is refilled.
+      Resize(chunks_.size() == 1 ? std::min(2 * capacity_, kChunk) : kChunk);
+    } else {
+      chunks_.push_back(NewChunk(kChunk));
+      last_ = chunks_.back().get();
+      capacity_ += kChunk;
+      Populate(kChunk);
+    }
+  }
+
+  // Faults in up to kPopulateBytes from size_ on, at most `left` values.
+  void Populate(size_t left) {
+    const size_t values = std::min(left, std::max<size_t>(1, kPopulateBytes / sizeof(T)));
+    record::PopulatePagesForWrite(last_ + (size_ & (kChunk - 1)), values * sizeof(T));
+    writable_ = size_ + values;
+  }
+
+  // Gives the last chunk room for `values`, keeping what it holds (realloc: a finished
+  // trace's columns shrink in place, where copying their last chunks cost a tenth of
+  // building them), with the room beyond what it holds faulted in.
+  void Resize(size_t values) {
+    const size_t held = size_ - (chunks_.size() - 1) * kChunk;
+    void* resized = std::realloc(chunks_.back().get(), std::max<size_t>(1, values) * sizeof(T));
+    if (resized == nullptr) throw std::bad_alloc();
+    (void)chunks_.back().release();  // realloc took it
+    chunks_.back().reset(static_cast<T*>(resized));
+    last_ = chunks_.back().get();
+    if (values > held) {
+      record::PopulatePagesForWrite(chunks_.back().get() + held, (values - held) * sizeof(T));
+    }
+    capacity_ = (chunks_.size() - 1) * kChunk + values;
+    writable_ = capacity_;
+  }
+  static Chunk NewChunk(size_t values) {
+    void* p = std::malloc(values * sizeof(T));
+    if (p == nullptr) throw std::bad_alloc();
+    return Chunk(static_cast<T*>(p));
+  }
+
+  std::vector<Chunk> chunks_;
+  T* last_ = nullptr;  // chunks_.back()'s values, where push_back writes
   size_t size_ = 0;
+  size_t capacity_ = 0;  // values the chunks can hold
+  size_t writable_ = 0;  // values up to which the pages are faulted in (<= capacity_)
 };
 
 }  // namespace pipescope::trace

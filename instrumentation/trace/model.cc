@@ -30,17 +30,15 @@ void Model::RemoveAnnotation(size_t index) {
 
 void Model::AddStage(const record::StageDef& stage) { stages_[stage.id] = stage; }
 
-Track& Model::TrackFor(const TrackKey& key) {
+Track& Model::TrackForUncached(const TrackKey& key, CachedTrack& cached) {
   const uint64_t packed = PackTrackKey(key);
-  if (packed == last_key_) return *last_track_;
   auto [it, inserted] = track_index_.try_emplace(packed, tracks_.size());
   if (inserted) {
     tracks_.push_back(std::make_unique<Track>(key));
     tracks_by_op_[(static_cast<uint32_t>(key.kind) << 16) | key.op].push_back(tracks_.back().get());
   }
-  last_key_ = packed;
-  last_track_ = tracks_[it->second].get();
-  return *last_track_;
+  cached = {packed, tracks_[it->second].get()};
+  return *cached.track;
 }
 
 void Model::AddEvent(const record::TraceEvent& e) {

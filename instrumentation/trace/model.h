@@ -7,6 +7,7 @@
 // Not thread-safe: one writer, and readers only when the writer is done or excluded
 // (the live GUI wraps it in its own lock).
 
+#include <array>
 #include <map>
 #include <memory>
 #include <optional>
@@ -70,7 +71,12 @@ class Model : public record::TraceSink {
   void RemoveAnnotation(size_t index);
   void AddEvent(const record::TraceEvent& e);
   // The track for `key`, created if new.
-  Track& TrackFor(const TrackKey& key);
+  Track& TrackFor(const TrackKey& key) {
+    const uint64_t packed = PackTrackKey(key);
+    CachedTrack& cached = track_cache_[(packed * 0x9E3779B97F4A7C15ull) >> (64 - kTrackCacheBits)];
+    if (cached.key == packed) return *cached.track;
+    return TrackForUncached(key, cached);
+  }
   void SetDropped(uint64_t dropped) { dropped_ = dropped; }
   void ExtendDuration(int64_t t) { duration_ns_ = std::max(duration_ns_, t); }
   void Finish();  // releases spare capacity
@@ -116,9 +122,17 @@ class Model : public record::TraceSink {
   std::vector<std::unique_ptr<Track>> tracks_;
   std::map<uint64_t, size_t> track_index_;  // packed TrackKey → index in tracks_
   std::map<uint32_t, std::vector<const Track*>> tracks_by_op_;  // (kind << 16 | op) → tracks
-  // The track the previous event went to: events arrive in runs from one thread.
-  uint64_t last_key_ = UINT64_MAX;
-  Track* last_track_ = nullptr;
+  // TrackFor's recently used tracks, by a hash of the packed key. A simulation's events
+  // come from a few dozen tracks interleaved, and a lookup in track_index_ per event was a
+  // tenth of building its model.
+  struct CachedTrack {
+    uint64_t key = UINT64_MAX;  // no key packs to this (kinds are under 256)
+    Track* track = nullptr;
+  };
+  static constexpr int kTrackCacheBits = 8;
+  std::array<CachedTrack, size_t{1} << kTrackCacheBits> track_cache_;
+  // TrackFor when the cache does not have the track: finds or makes it and caches it.
+  Track& TrackForUncached(const TrackKey& key, CachedTrack& cached);
   uint64_t dropped_ = 0;
   int64_t duration_ns_ = 0;
 };

@@ -8,41 +8,73 @@
 
 #include "engine/sim/simulator.h"
 #include "engine/spec/spec_loader.h"
+#include "instrumentation/record/trace_sink.h"
 #include "instrumentation/trace/model.h"
 
 namespace {
 
 using namespace pipescope;
 
+constexpr double kVirtualS = 10;
+
+// The spec and its default cost model (2 cores), or false with the benchmark skipped.
+bool LoadSpecAndModel(benchmark::State& state, const std::string& spec_file,
+                      spec::PipelineSpec& spec, sim::CostModel& model) {
+  auto loaded = engine::LoadSpecFile(std::string(PIPESCOPE_RESOURCES) + "/pipelines/" + spec_file);
+  if (!loaded.ok()) {
+    state.SkipWithError(loaded.status().message().c_str());
+    return false;
+  }
+  auto costs = sim::DefaultCostModel(*loaded, 2);
+  if (!costs.ok()) {
+    state.SkipWithError(costs.status().message().c_str());
+    return false;
+  }
+  spec = *std::move(loaded);
+  model = *std::move(costs);
+  return true;
+}
+
+// Simulates kVirtualS of `spec` into `sinks`; false with the benchmark skipped on an error.
+bool SimulateOnce(benchmark::State& state, const spec::PipelineSpec& spec,
+                  const sim::CostModel& model, std::vector<record::TraceSink*> sinks,
+                  sim::SimulationResult& result) {
+  sim::SimulationOptions options;
+  options.duration_s = kVirtualS;
+  options.sinks = std::move(sinks);
+  auto r = sim::Simulate(spec, model, options);
+  if (!r.ok()) {
+    state.SkipWithError(r.status().message().c_str());
+    return false;
+  }
+  result = *r;
+  return true;
+}
+
+// Keeps a simulation's batches, to build models from them again and again.
+class BatchRecorder : public record::TraceSink {
+ public:
+  void Consume(const record::TraceBatch& batch, bool final) override {
+    batches.push_back(batch);
+    finals.push_back(final);
+  }
+  std::vector<record::TraceBatch> batches;
+  std::vector<bool> finals;
+};
+
 void BM_Simulate(benchmark::State& state, const std::string& spec_file) {
-  auto spec = engine::LoadSpecFile(std::string(PIPESCOPE_RESOURCES) + "/pipelines/" + spec_file);
-  if (!spec.ok()) {
-    state.SkipWithError(spec.status().message().c_str());
-    return;
-  }
-  auto model = sim::DefaultCostModel(*spec, 2);
-  if (!model.ok()) {
-    state.SkipWithError(model.status().message().c_str());
-    return;
-  }
-  constexpr double kVirtualS = 10;
-  uint64_t events = 0;
+  spec::PipelineSpec spec;
+  sim::CostModel model;
+  if (!LoadSpecAndModel(state, spec_file, spec, model)) return;
+  sim::SimulationResult r;
   for (auto _ : state) {
     trace::Model trace;
-    sim::SimulationOptions options;
-    options.duration_s = kVirtualS;
-    options.sinks = {&trace};
-    auto r = sim::Simulate(*spec, *model, options);
-    if (!r.ok()) {
-      state.SkipWithError(r.status().message().c_str());
-      return;
-    }
-    events = r->events;
+    if (!SimulateOnce(state, spec, model, {&trace}, r)) return;
     benchmark::DoNotOptimize(trace.event_count());
   }
   state.counters["x_real_time"] = benchmark::Counter(
       kVirtualS * static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
-  state.counters["events"] = static_cast<double>(events);
+  state.counters["events"] = static_cast<double>(r.events);
 }
 
 #define SIM_BENCHMARK(name, file)                         \
@@ -59,6 +91,47 @@ SIM_BENCHMARK(deep_chain, "benchmarks/deep_chain.pbtxt");
 SIM_BENCHMARK(filter_heavy, "benchmarks/filter_heavy.pbtxt");
 SIM_BENCHMARK(mixed_cpu_io, "benchmarks/mixed_cpu_io.pbtxt");
 SIM_BENCHMARK(slow_storage, "benchmarks/slow_storage.pbtxt");
+
+// The two halves of BM_Simulate, each on one thread: the simulation with no trace kept
+// (what the autotuners' what-if runs do), and the trace model built from the batches of a
+// simulated run (the sink thread's work), per event.
+void BM_SimulateWithoutTrace(benchmark::State& state, const std::string& spec_file) {
+  spec::PipelineSpec spec;
+  sim::CostModel model;
+  if (!LoadSpecAndModel(state, spec_file, spec, model)) return;
+  sim::SimulationResult r;
+  for (auto _ : state) {
+    if (!SimulateOnce(state, spec, model, {}, r)) return;
+    benchmark::DoNotOptimize(r.summary.steps);
+  }
+  state.counters["x_real_time"] = benchmark::Counter(
+      kVirtualS * static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+}
+BENCHMARK_CAPTURE(BM_SimulateWithoutTrace, imagenet_like, std::string("imagenet_like.pbtxt"))
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_SimulateWithoutTrace, chess_unpack, std::string("chess_unpack.pbtxt"))
+    ->Unit(benchmark::kMillisecond);
+
+void BM_ModelFromSimulation(benchmark::State& state, const std::string& spec_file) {
+  spec::PipelineSpec spec;
+  sim::CostModel model;
+  if (!LoadSpecAndModel(state, spec_file, spec, model)) return;
+  BatchRecorder recorder;
+  sim::SimulationResult r;
+  if (!SimulateOnce(state, spec, model, {&recorder}, r)) return;
+  for (auto _ : state) {
+    trace::Model trace;
+    for (size_t i = 0; i < recorder.batches.size(); ++i) {
+      trace.Consume(recorder.batches[i], recorder.finals[i]);
+    }
+    benchmark::DoNotOptimize(trace.event_count());
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * r.events));
+}
+BENCHMARK_CAPTURE(BM_ModelFromSimulation, imagenet_like, std::string("imagenet_like.pbtxt"))
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_ModelFromSimulation, chess_unpack, std::string("chess_unpack.pbtxt"))
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

@@ -1,0 +1,128 @@
+// The simulator's scheduler: processor sharing of CPU work on the model's cores, the order
+// in which threads due at the same time resume, and that a job ending before anything else
+// happens (which the scheduler completes at once, without its loop) ends exactly when the
+// loop would have ended it.
+#include "engine/sim/scheduler.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace pipescope::sim {
+namespace {
+
+// What the threads of a test saw: "name@time" at each point they note.
+struct Log {
+  std::vector<std::string> lines;
+  void Note(const Scheduler& s, const std::string& what) {
+    lines.push_back(what + "@" + std::to_string(s.now()));
+  }
+};
+
+// A thread that computes each of `jobs` in turn, noting the time after each.
+Task<void> Computes(Scheduler& s, SimThread& thread, Log& log, std::vector<int64_t> jobs) {
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    co_await s.Compute(thread, jobs[i]);
+    log.Note(s, thread.name + ".job" + std::to_string(i));
+  }
+}
+
+Task<void> SleepsThenComputes(Scheduler& s, SimThread& thread, Log& log, int64_t sleep_ns,
+                              int64_t cpu_ns) {
+  co_await s.Sleep(sleep_ns);
+  log.Note(s, thread.name + ".woke");
+  co_await s.Compute(thread, cpu_ns);
+  log.Note(s, thread.name + ".done");
+}
+
+// An op's work and its wait in one suspension (Compute's then_sleep_ns).
+Task<void> ComputesThenSleeps(Scheduler& s, SimThread& thread, Log& log, int64_t cpu_ns,
+                              int64_t sleep_ns) {
+  co_await s.Compute(thread, cpu_ns, sleep_ns);
+  log.Note(s, thread.name + ".back");
+}
+
+TEST(SchedulerTest, ALoneThreadsJobsFollowOneAnother) {
+  Scheduler s(1, 0);
+  SimThread a{1, "a"};
+  Log log;
+  s.Spawn(Computes(s, a, log, {10, 20, 30}));
+  EXPECT_FALSE(s.RunUntil(1000));
+  EXPECT_EQ(log.lines, (std::vector<std::string>{"a.job0@10", "a.job1@30", "a.job2@60"}));
+  EXPECT_EQ(a.cpu_ns, 60);
+}
+
+TEST(SchedulerTest, ThreadsBeyondTheCoresShareThem) {
+  // One core: two runnable threads progress at half speed each.
+  Scheduler s(1, 0);
+  SimThread a{1, "a"}, b{2, "b"};
+  Log log;
+  s.Spawn(Computes(s, a, log, {100}));
+  s.Spawn(Computes(s, b, log, {50, 10}));
+  EXPECT_FALSE(s.RunUntil(1000));
+  // b's first 50 take 100 (shared); its next 10 and a's last 50 are shared again: b at 120,
+  // then a alone for its remaining 40: 160.
+  EXPECT_EQ(log.lines, (std::vector<std::string>{"b.job0@100", "b.job1@120", "a.job0@160"}));
+}
+
+TEST(SchedulerTest, AJobIsSlowedByAThreadThatWakesDuringIt) {
+  // a's 100 ns job runs alone until b wakes at 40 and shares the one core with it.
+  Scheduler s(1, 0);
+  SimThread a{1, "a"}, b{2, "b"};
+  Log log;
+  s.Spawn(Computes(s, a, log, {100}));
+  s.Spawn(SleepsThenComputes(s, b, log, 40, 30));
+  EXPECT_FALSE(s.RunUntil(1000));
+  // From 40 each gets half: b's 30 take 60 (done at 100), by when a has 40 + 30 of its 100;
+  // its last 30 alone: 130.
+  EXPECT_EQ(log.lines, (std::vector<std::string>{"b.woke@40", "b.done@100", "a.job0@130"}));
+}
+
+TEST(SchedulerTest, ThreadsFinishingTogetherAllResumeAtThatTime) {
+  // Two cores: a and b finish their first jobs together at 100. a resumes first and starts
+  // a short job that nothing would interrupt; b must still resume at 100, not after it.
+  Scheduler s(2, 0);
+  SimThread a{1, "a"}, b{2, "b"};
+  Log log;
+  s.Spawn(Computes(s, a, log, {100, 5}));
+  s.Spawn(Computes(s, b, log, {100}));
+  EXPECT_FALSE(s.RunUntil(1000));
+  EXPECT_EQ(log.lines, (std::vector<std::string>{"a.job0@100", "b.job0@100", "a.job1@105"}));
+}
+
+TEST(SchedulerTest, CpuWorkEndingWhenATimerIsDueGoesFirst) {
+  Scheduler s(2, 0);
+  SimThread a{1, "a"}, b{2, "b"};
+  Log log;
+  s.Spawn(SleepsThenComputes(s, b, log, 50, 1));
+  s.Spawn(Computes(s, a, log, {50}));
+  EXPECT_FALSE(s.RunUntil(1000));
+  EXPECT_EQ(log.lines, (std::vector<std::string>{"a.job0@50", "b.woke@50", "b.done@51"}));
+}
+
+TEST(SchedulerTest, WorkIsNotCarriedPastWhereTheRunStops) {
+  // RunUntil(25) stops in the middle of the second job; the next call finishes it.
+  Scheduler s(1, 0);
+  SimThread a{1, "a"};
+  Log log;
+  s.Spawn(Computes(s, a, log, {10, 20}));
+  EXPECT_TRUE(s.RunUntil(25));
+  EXPECT_EQ(s.now(), 25);
+  EXPECT_EQ(log.lines, (std::vector<std::string>{"a.job0@10"}));
+  EXPECT_FALSE(s.RunUntil(1000));
+  EXPECT_EQ(log.lines, (std::vector<std::string>{"a.job0@10", "a.job1@30"}));
+}
+
+TEST(SchedulerTest, ComputeThenSleepResumesAfterBoth) {
+  Scheduler s(1, 0);
+  SimThread a{1, "a"};
+  Log log;
+  s.Spawn(ComputesThenSleeps(s, a, log, 10, 100));
+  EXPECT_FALSE(s.RunUntil(1000));
+  EXPECT_EQ(log.lines, (std::vector<std::string>{"a.back@110"}));
+  EXPECT_EQ(a.cpu_ns, 10);
+}
+
+}  // namespace
+}  // namespace pipescope::sim
