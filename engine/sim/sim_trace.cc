@@ -51,14 +51,16 @@ void SimTrace::Flush(int64_t time_ns, bool final) {
   batch_.time_ns = time_ns;
   sink_thread_->Hand(batch_, final);
   ReserveBatch();
-  populated_ = 0;  // a spare's pages are in as far as it was filled: populating them is cheap
 }
 
 void SimTrace::PopulateAhead() {
   auto& events = batch_.events;
   const size_t size = events.size();
-  // No room left: the next event grows the vector, and the one after populates the new room.
-  const size_t n = std::min(events.capacity() - size, kPopulateEvents);
+  // As far ahead as the batch holds already, up to kPopulateEvents: a batch of a few events
+  // (a small pipeline's) would not use the pages. No room left: the next event grows the
+  // vector, and the one after populates the new room.
+  const size_t ahead = std::clamp<size_t>(size, 4096 / sizeof(record::TraceEvent), kPopulateEvents);
+  const size_t n = std::min(events.capacity() - size, ahead);
   if (n > 0) record::PopulatePagesForWrite(events.data() + size, n * sizeof(record::TraceEvent));
   populated_ = size + std::max<size_t>(n, 1);
 }

@@ -64,7 +64,7 @@ class ChunkedColumn {
   };
   using Chunk = std::unique_ptr<T[], Free>;  // from malloc, for realloc
 
-  static constexpr size_t kFirstCapacity = 256;
+  static constexpr size_t kFirstCapacity = 16;
   static constexpr size_t kPopulateBytes = 64 * 1024;
 
   size_t LastChunkCapacity() const { return capacity_ - (chunks_.size() - 1) * kChunk; }
