@@ -45,14 +45,10 @@ const Scheduler::Rate& Scheduler::AddRatesUpTo(size_t runnable) {
   return rates_[runnable];
 }
 
-void Scheduler::RunnableChanged() {
-  const Rate& r = RateFor(cpu_jobs_.size());
-  rate_ = r.per_ns;
-  ns_per_service_ = r.ns_per_service;
-}
+void Scheduler::RunnableChanged() { rate_ = RateFor(cpu_jobs_.size()); }
 
 void Scheduler::AdvanceService(int64_t to_ns) {
-  if (!cpu_jobs_.empty()) service_ += static_cast<double>(to_ns - service_at_) * rate_;
+  if (!cpu_jobs_.empty()) service_ += static_cast<double>(to_ns - service_at_) * rate_.per_ns;
   service_at_ = to_ns;
 }
 
@@ -66,7 +62,7 @@ int64_t Scheduler::FinishTime(double left, double ns_per_service) const {
 
 int64_t Scheduler::NextCpuFinish() const {
   if (cpu_jobs_.empty()) return INT64_MAX;
-  return FinishTime(cpu_jobs_.top().finish_service - service_, ns_per_service_);
+  return FinishTime(cpu_jobs_.top().finish_service - service_, rate_.ns_per_service);
 }
 
 bool Scheduler::StartCompute(SimThread& thread, int64_t ns, int64_t sleep_after,

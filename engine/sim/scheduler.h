@@ -127,10 +127,9 @@ class Scheduler {
   std::vector<Ready> ready_;  // [ready_head_, end) are waiting; emptied when all are taken
   size_t ready_head_ = 0;
   std::priority_queue<CpuJob, std::vector<CpuJob>, std::greater<>> cpu_jobs_;
-  std::vector<Rate> rates_;    // RateFor's, by n
-  double rate_ = 1;            // service per ns for each runnable thread
-  double ns_per_service_ = 1;  // 1 / rate_
-  double service_ = 0;         // service each runnable thread has received since time 0
+  std::vector<Rate> rates_;  // RateFor's, by n
+  Rate rate_;                // each runnable thread's, RateFor(cpu_jobs_.size())
+  double service_ = 0;       // service each runnable thread has received since time 0
   int64_t service_at_ = 0;
   std::vector<Task<void>> threads_;
   std::vector<CpuJob> done_;  // CPU jobs finishing together

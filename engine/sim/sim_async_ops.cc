@@ -183,8 +183,9 @@ class ParallelMapIt : public SimUnaryIterator {
   int64_t Occupied() const { return held_ + fetching_; }
   // Whether a worker stopped for lack of room may take a group (the engine's rule).
   bool HasResumeRoom() const {
-    return Capacity() - Occupied() >=
-           engine::ParallelMapResumeRoom(function_ns_, Capacity(), parallelism_);
+    const int64_t capacity = Capacity();
+    return capacity - Occupied() >=
+           engine::ParallelMapResumeRoom(function_ns_, capacity, parallelism_);
   }
 
   Task<void> Worker(SimThread& thread) {

@@ -30,8 +30,7 @@ void Model::RemoveAnnotation(size_t index) {
 
 void Model::AddStage(const record::StageDef& stage) { stages_[stage.id] = stage; }
 
-Track& Model::TrackForUncached(const TrackKey& key, CachedTrack& cached) {
-  const uint64_t packed = PackTrackKey(key);
+Track& Model::TrackForUncached(const TrackKey& key, uint64_t packed, CachedTrack& cached) {
   auto [it, inserted] = track_index_.try_emplace(packed, tracks_.size());
   if (inserted) {
     tracks_.push_back(std::make_unique<Track>(key));

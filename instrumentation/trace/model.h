@@ -75,7 +75,7 @@ class Model : public record::TraceSink {
     const uint64_t packed = PackTrackKey(key);
     CachedTrack& cached = track_cache_[(packed * 0x9E3779B97F4A7C15ull) >> (64 - kTrackCacheBits)];
     if (cached.key == packed) return *cached.track;
-    return TrackForUncached(key, cached);
+    return TrackForUncached(key, packed, cached);
   }
   void SetDropped(uint64_t dropped) { dropped_ = dropped; }
   void ExtendDuration(int64_t t) { duration_ns_ = std::max(duration_ns_, t); }
@@ -132,7 +132,7 @@ class Model : public record::TraceSink {
   static constexpr int kTrackCacheBits = 8;
   std::array<CachedTrack, size_t{1} << kTrackCacheBits> track_cache_;
   // TrackFor when the cache does not have the track: finds or makes it and caches it.
-  Track& TrackForUncached(const TrackKey& key, CachedTrack& cached);
+  Track& TrackForUncached(const TrackKey& key, uint64_t packed, CachedTrack& cached);
   uint64_t dropped_ = 0;
   int64_t duration_ns_ = 0;
 };

@@ -51,6 +51,12 @@ bool SimulateOnce(benchmark::State& state, const spec::PipelineSpec& spec,
   return true;
 }
 
+// Counter x_real_time: virtual seconds simulated per wall second.
+void CountVirtualTime(benchmark::State& state) {
+  state.counters["x_real_time"] = benchmark::Counter(
+      kVirtualS * static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+}
+
 // Keeps a simulation's batches, to build models from them again and again.
 class BatchRecorder : public record::TraceSink {
  public:
@@ -72,8 +78,7 @@ void BM_Simulate(benchmark::State& state, const std::string& spec_file) {
     if (!SimulateOnce(state, spec, model, {&trace}, r)) return;
     benchmark::DoNotOptimize(trace.event_count());
   }
-  state.counters["x_real_time"] = benchmark::Counter(
-      kVirtualS * static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+  CountVirtualTime(state);
   state.counters["events"] = static_cast<double>(r.events);
 }
 
@@ -104,8 +109,7 @@ void BM_SimulateWithoutTrace(benchmark::State& state, const std::string& spec_fi
     if (!SimulateOnce(state, spec, model, {}, r)) return;
     benchmark::DoNotOptimize(r.summary.steps);
   }
-  state.counters["x_real_time"] = benchmark::Counter(
-      kVirtualS * static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+  CountVirtualTime(state);
 }
 BENCHMARK_CAPTURE(BM_SimulateWithoutTrace, imagenet_like, std::string("imagenet_like.pbtxt"))
     ->Unit(benchmark::kMillisecond);

@@ -43,85 +43,79 @@ Task<void> ComputesThenSleeps(Scheduler& s, SimThread& thread, Log& log, int64_t
   log.Note(s, thread.name + ".back");
 }
 
-TEST(SchedulerTest, ALoneThreadsJobsFollowOneAnother) {
-  Scheduler s(1, 0);
-  SimThread a{1, "a"};
+// A scheduler on `cores` cores with two threads, a and b, and their log.
+struct Machine {
+  explicit Machine(double cores) : s(cores, 0) {}
+  // Runs until every thread has ended; what they noted.
+  std::vector<std::string> RunToTheEnd() {
+    EXPECT_FALSE(s.RunUntil(1000));
+    return log.lines;
+  }
+  Scheduler s;
+  SimThread a{1, "a"}, b{2, "b"};
   Log log;
-  s.Spawn(Computes(s, a, log, {10, 20, 30}));
-  EXPECT_FALSE(s.RunUntil(1000));
-  EXPECT_EQ(log.lines, (std::vector<std::string>{"a.job0@10", "a.job1@30", "a.job2@60"}));
-  EXPECT_EQ(a.cpu_ns, 60);
+};
+
+using Lines = std::vector<std::string>;
+
+TEST(SchedulerTest, ALoneThreadsJobsFollowOneAnother) {
+  Machine m(1);
+  m.s.Spawn(Computes(m.s, m.a, m.log, {10, 20, 30}));
+  EXPECT_EQ(m.RunToTheEnd(), (Lines{"a.job0@10", "a.job1@30", "a.job2@60"}));
+  EXPECT_EQ(m.a.cpu_ns, 60);
 }
 
 TEST(SchedulerTest, ThreadsBeyondTheCoresShareThem) {
   // One core: two runnable threads progress at half speed each.
-  Scheduler s(1, 0);
-  SimThread a{1, "a"}, b{2, "b"};
-  Log log;
-  s.Spawn(Computes(s, a, log, {100}));
-  s.Spawn(Computes(s, b, log, {50, 10}));
-  EXPECT_FALSE(s.RunUntil(1000));
+  Machine m(1);
+  m.s.Spawn(Computes(m.s, m.a, m.log, {100}));
+  m.s.Spawn(Computes(m.s, m.b, m.log, {50, 10}));
   // b's first 50 take 100 (shared); its next 10 and a's last 50 are shared again: b at 120,
   // then a alone for its remaining 40: 160.
-  EXPECT_EQ(log.lines, (std::vector<std::string>{"b.job0@100", "b.job1@120", "a.job0@160"}));
+  EXPECT_EQ(m.RunToTheEnd(), (Lines{"b.job0@100", "b.job1@120", "a.job0@160"}));
 }
 
 TEST(SchedulerTest, AJobIsSlowedByAThreadThatWakesDuringIt) {
   // a's 100 ns job runs alone until b wakes at 40 and shares the one core with it.
-  Scheduler s(1, 0);
-  SimThread a{1, "a"}, b{2, "b"};
-  Log log;
-  s.Spawn(Computes(s, a, log, {100}));
-  s.Spawn(SleepsThenComputes(s, b, log, 40, 30));
-  EXPECT_FALSE(s.RunUntil(1000));
+  Machine m(1);
+  m.s.Spawn(Computes(m.s, m.a, m.log, {100}));
+  m.s.Spawn(SleepsThenComputes(m.s, m.b, m.log, 40, 30));
   // From 40 each gets half: b's 30 take 60 (done at 100), by when a has 40 + 30 of its 100;
   // its last 30 alone: 130.
-  EXPECT_EQ(log.lines, (std::vector<std::string>{"b.woke@40", "b.done@100", "a.job0@130"}));
+  EXPECT_EQ(m.RunToTheEnd(), (Lines{"b.woke@40", "b.done@100", "a.job0@130"}));
 }
 
 TEST(SchedulerTest, ThreadsFinishingTogetherAllResumeAtThatTime) {
   // Two cores: a and b finish their first jobs together at 100. a resumes first and starts
   // a short job that nothing would interrupt; b must still resume at 100, not after it.
-  Scheduler s(2, 0);
-  SimThread a{1, "a"}, b{2, "b"};
-  Log log;
-  s.Spawn(Computes(s, a, log, {100, 5}));
-  s.Spawn(Computes(s, b, log, {100}));
-  EXPECT_FALSE(s.RunUntil(1000));
-  EXPECT_EQ(log.lines, (std::vector<std::string>{"a.job0@100", "b.job0@100", "a.job1@105"}));
+  Machine m(2);
+  m.s.Spawn(Computes(m.s, m.a, m.log, {100, 5}));
+  m.s.Spawn(Computes(m.s, m.b, m.log, {100}));
+  EXPECT_EQ(m.RunToTheEnd(), (Lines{"a.job0@100", "b.job0@100", "a.job1@105"}));
 }
 
 TEST(SchedulerTest, CpuWorkEndingWhenATimerIsDueGoesFirst) {
-  Scheduler s(2, 0);
-  SimThread a{1, "a"}, b{2, "b"};
-  Log log;
-  s.Spawn(SleepsThenComputes(s, b, log, 50, 1));
-  s.Spawn(Computes(s, a, log, {50}));
-  EXPECT_FALSE(s.RunUntil(1000));
-  EXPECT_EQ(log.lines, (std::vector<std::string>{"a.job0@50", "b.woke@50", "b.done@51"}));
+  Machine m(2);
+  m.s.Spawn(SleepsThenComputes(m.s, m.b, m.log, 50, 1));
+  m.s.Spawn(Computes(m.s, m.a, m.log, {50}));
+  EXPECT_EQ(m.RunToTheEnd(), (Lines{"a.job0@50", "b.woke@50", "b.done@51"}));
 }
 
 TEST(SchedulerTest, WorkIsNotCarriedPastWhereTheRunStops) {
   // RunUntil(25) stops in the middle of the second job; the next call finishes it.
-  Scheduler s(1, 0);
-  SimThread a{1, "a"};
-  Log log;
-  s.Spawn(Computes(s, a, log, {10, 20}));
-  EXPECT_TRUE(s.RunUntil(25));
-  EXPECT_EQ(s.now(), 25);
-  EXPECT_EQ(log.lines, (std::vector<std::string>{"a.job0@10"}));
-  EXPECT_FALSE(s.RunUntil(1000));
-  EXPECT_EQ(log.lines, (std::vector<std::string>{"a.job0@10", "a.job1@30"}));
+  Machine m(1);
+  m.s.Spawn(Computes(m.s, m.a, m.log, {10, 20}));
+  EXPECT_TRUE(m.s.RunUntil(25));
+  EXPECT_EQ(m.s.now(), 25);
+  EXPECT_EQ(m.log.lines, (Lines{"a.job0@10"}));
+  EXPECT_EQ(m.RunToTheEnd(), (Lines{"a.job0@10", "a.job1@30"}));
 }
 
 TEST(SchedulerTest, ComputeThenSleepResumesAfterBoth) {
-  Scheduler s(1, 0);
-  SimThread a{1, "a"};
-  Log log;
-  s.Spawn(ComputesThenSleeps(s, a, log, 10, 100));
-  EXPECT_FALSE(s.RunUntil(1000));
-  EXPECT_EQ(log.lines, (std::vector<std::string>{"a.back@110"}));
-  EXPECT_EQ(a.cpu_ns, 10);
+  Machine m(1);
+  m.s.Spawn(ComputesThenSleeps(m.s, m.a, m.log, 10, 100));
+  EXPECT_EQ(m.RunToTheEnd(), (Lines{"a.back@110"}));
+  EXPECT_EQ(m.a.cpu_ns, 10);
 }
 
 }  // namespace
