@@ -162,13 +162,40 @@ class ParallelMapIt : public SimUnaryIterator {
     return TakeReady(
         max_rows,
         [&](const SimElement* e, size_t count) {
-          for (size_t k = 0; k < count; ++k) totals.Add(e[k]);
+          totals.Add(e, count);
           add_ids(e, count, IdsAreConsecutive(e, count));
         },
         [&](const Group& g) {
           totals.Add(g.totals);
           add_ids(g.elements.data(), g.elements.size(), g.consecutive);
         });
+  }
+
+  // One pass over a fetched group (it has elements): the function's output size on each
+  // (when the cost model gives one), the group's totals, whether its ids are consecutive.
+  // Three passes cost chess_unpack's simulation 22 instructions an element.
+  static void Summarize(Group& group, int64_t out_bytes) {
+    SimElement* e = group.elements.data();
+    const size_t n = group.elements.size();
+    const uint64_t first = e[0].id;
+    int64_t rows = 0, bytes = 0;
+    uint64_t mismatch = 0;
+    if (out_bytes > 0) {  // every element out_bytes a row
+      for (size_t k = 0; k < n; ++k) {
+        e[k].bytes = out_bytes * e[k].rows;
+        rows += e[k].rows;
+        mismatch |= e[k].id - (first + k);
+      }
+      bytes = out_bytes * rows;
+    } else {
+      for (size_t k = 0; k < n; ++k) {
+        rows += e[k].rows;
+        bytes += e[k].bytes;
+        mismatch |= e[k].id - (first + k);
+      }
+    }
+    group.totals = SimRunTotals{rows, bytes, e[n - 1].key};
+    group.consecutive = mismatch == 0;
   }
 
   void StartWorkers() {
@@ -238,12 +265,7 @@ class ParallelMapIt : public SimUnaryIterator {
       held_ += n;
       slots_.splice(slots_.end(), mine, mine.begin());  // in input order: fetched under the lock
       const int64_t fetched_at = now();
-      group.totals = {};
-      for (SimElement& e : group.elements) {
-        if (stage_.cost->out_bytes > 0) e.bytes = stage_.cost->out_bytes * e.rows;
-        group.totals.Add(e);
-      }
-      group.consecutive = IdsAreConsecutive(group.elements.data(), group.elements.size());
+      Summarize(group, stage_.cost->out_bytes);
       const int64_t rows = group.totals.rows;
       // The hand-off and the function run back to back on this thread with nothing between
       // them another thread could see: one burst of CPU (one wake-up, not two), and the

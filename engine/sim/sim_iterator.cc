@@ -8,7 +8,7 @@ void SimContext::Retire(std::unique_ptr<SimIterator> it) {
   retired.push_back(std::move(it));
 }
 
-Task<bool> SimIterator::GetNext(SimThread& thread, SimElement& out) {
+Task<bool> SimIterator::GetNext(SimThread& thread, SimElement& out, int64_t* input_ns) {
   const int64_t start = now();
   const int64_t input_before = input_ns_;
   const bool got = co_await GetNextInternal(thread, out);
@@ -16,34 +16,36 @@ Task<bool> SimIterator::GetNext(SimThread& thread, SimElement& out) {
   ctx_.trace->Span(got ? record::EventKind::kCall : record::EventKind::kCallEnd, stage_.id, thread,
                    start, end, got ? out.id : 0, SelfTime(start, end, input_before),
                    got ? 0 : record::kFlagEndOfSequence);
+  if (input_ns != nullptr) *input_ns += end - start;
   co_return got;
 }
 
 Task<int64_t> SimIterator::GetNextRun(SimThread& thread, int64_t max_rows,
-                                      std::vector<SimElement>& out) {
+                                      std::vector<SimElement>& out, int64_t* input_ns) {
   const int64_t start = now();
   const int64_t input_before = input_ns_;
   const size_t first = out.size();
   const int64_t n = co_await GetNextRunInternal(thread, max_rows, out);
-  RecordRunCall(thread, start, input_before, n, out.data() + first, 0);
+  RecordRunCall(thread, start, input_before, n, out.data() + first, 0, input_ns);
   co_return n;
 }
 
 Task<int64_t> SimIterator::GetNextRunTotals(SimThread& thread, int64_t max_rows,
-                                            SimRunTotals& totals) {
+                                            SimRunTotals& totals, int64_t* input_ns) {
   const int64_t start = now();
   const int64_t input_before = input_ns_;
   uint64_t first_id = 0;
   totals_scratch_.clear();
   const int64_t n =
       co_await GetNextRunTotalsInternal(thread, max_rows, totals, totals_scratch_, first_id);
-  RecordRunCall(thread, start, input_before, n, totals_scratch_.data(), first_id);
+  RecordRunCall(thread, start, input_before, n, totals_scratch_.data(), first_id, input_ns);
   co_return n;
 }
 
 void SimIterator::RecordRunCall(SimThread& thread, int64_t start, int64_t input_before, int64_t n,
-                                const SimElement* elements, uint64_t first_id) {
+                                const SimElement* elements, uint64_t first_id, int64_t* input_ns) {
   const int64_t end = now();
+  if (input_ns != nullptr) *input_ns += end - start;
   const uint32_t self_u32 = SelfTime(start, end, input_before);
   if (n == 0) {
     ctx_.trace->Span(record::EventKind::kCallEnd, stage_.id, thread, start, end, 0, self_u32,
@@ -62,7 +64,7 @@ Task<int64_t> SimIterator::GetNextRunTotalsInternal(SimThread& thread, int64_t m
                                                     std::vector<SimElement>& elements,
                                                     uint64_t& /*first_id*/) {
   const int64_t n = co_await GetNextRunInternal(thread, max_rows, elements);
-  for (const SimElement& e : elements) totals.Add(e);
+  totals.Add(elements.data(), elements.size());
   co_return n;
 }
 

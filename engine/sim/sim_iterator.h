@@ -26,10 +26,17 @@ struct SimRunTotals {
   int64_t rows = 0;
   int64_t bytes = 0;
   uint64_t last_key = 0;
-  void Add(const SimElement& e) {
-    rows += e.rows;
-    bytes += e.bytes;
-    last_key = e.key;
+  // n elements in a row: one pass, the sums in registers (a group or a source's run).
+  void Add(const SimElement* elements, size_t n) {
+    if (n == 0) return;
+    int64_t r = 0, b = 0;
+    for (size_t k = 0; k < n; ++k) {
+      r += elements[k].rows;
+      b += elements[k].bytes;
+    }
+    rows += r;
+    bytes += b;
+    last_key = elements[n - 1].key;
   }
   void Add(const SimRunTotals& later) {  // a run that follows this one
     rows += later.rows;
@@ -79,19 +86,22 @@ class SimIterator {
   SimIterator(const SimIterator&) = delete;
   SimIterator& operator=(const SimIterator&) = delete;
 
-  // The next element into `out`; false at the end of the sequence.
-  Task<bool> GetNext(SimThread& thread, SimElement& out);
+  // The next element into `out`; false at the end of the sequence. Each of the three calls
+  // adds its time to *input_ns when given (the calling op's count of its input's time).
+  Task<bool> GetNext(SimThread& thread, SimElement& out, int64_t* input_ns = nullptr);
   // The next elements, appended to `out`, in one call: what GetNext would give, one after
   // another, until `max_rows` rows came (at least one element). Ops that can hand out
   // several for the cost of one wake-up (sources, maps, a parallel map's finished results)
   // do, and the trace has one kCall for them all, a run (record::TraceEvent::calls); the
   // others hand out one. This is what keeps cheap, many-element pipelines (a million
   // elements a second) fast to simulate. Returns how many were appended; 0 at the end.
-  Task<int64_t> GetNextRun(SimThread& thread, int64_t max_rows, std::vector<SimElement>& out);
+  Task<int64_t> GetNextRun(SimThread& thread, int64_t max_rows, std::vector<SimElement>& out,
+                           int64_t* input_ns = nullptr);
   // GetNextRun for a caller that needs only the totals (a batch), added to `totals`: a
   // source gives them without making a thousand elements it would then sum. The same
   // elements, costs and trace as GetNextRun.
-  Task<int64_t> GetNextRunTotals(SimThread& thread, int64_t max_rows, SimRunTotals& totals);
+  Task<int64_t> GetNextRunTotals(SimThread& thread, int64_t max_rows, SimRunTotals& totals,
+                                 int64_t* input_ns = nullptr);
   // Stops this iterator's threads (they end at their next wake-up) and its inputs'.
   virtual void Cancel() { cancelled_ = true; }
   // Elements held in the op's output buffer (asynchronous ops).
@@ -114,15 +124,15 @@ class SimIterator {
   Task<bool> OneOfRun(SimThread& thread, SimElement& out);
   // Pulls from `input` on `thread`, counting the time as the input's (not this op's self).
   Task<bool> Pull(SimIterator& input, SimThread& thread, SimElement& out) {
-    return AsInput(input.GetNext(thread, out));
+    return input.GetNext(thread, out, &input_ns_);
   }
   Task<int64_t> PullRun(SimIterator& input, SimThread& thread, int64_t max_rows,
                         std::vector<SimElement>& out) {
-    return AsInput(input.GetNextRun(thread, max_rows, out));
+    return input.GetNextRun(thread, max_rows, out, &input_ns_);
   }
   Task<int64_t> PullRunTotals(SimIterator& input, SimThread& thread, int64_t max_rows,
                               SimRunTotals& totals) {
-    return AsInput(input.GetNextRunTotals(thread, max_rows, totals));
+    return input.GetNextRunTotals(thread, max_rows, totals, &input_ns_);
   }
   // Charges the op's time: `cpu_ns` on a core, then `wait_ns` blocked.
   Scheduler::ComputeAwaiter Charge(SimThread& thread, int64_t cpu_ns, int64_t wait_ns) {
@@ -160,21 +170,12 @@ class SimIterator {
     return record::SaturateU32(static_cast<uint64_t>(std::max<int64_t>(0, self)));
   }
 
-  // Awaits a call of an input (calls are lazy: it starts here), its time counted as the
-  // input's.
-  template <typename T>
-  Task<T> AsInput(Task<T> call) {
-    const int64_t start = now();
-    T result = co_await call;
-    input_ns_ += now() - start;
-    co_return result;
-  }
-
-  // Records a call that gave n elements: `elements`, or n consecutive ids from `first_id`.
+  // Records a call that gave n elements: `elements`, or n consecutive ids from `first_id`,
+  // and adds its time to *input_ns when given.
   void RecordRunCall(SimThread& thread, int64_t start, int64_t input_before, int64_t n,
-                     const SimElement* elements, uint64_t first_id);
+                     const SimElement* elements, uint64_t first_id, int64_t* input_ns);
 
-  int64_t input_ns_ = 0;
+  int64_t input_ns_ = 0;  // time spent in calls of the inputs (Pull*), for self times
   std::vector<SimElement> totals_scratch_;  // GetNextRunTotals's elements, when made
   std::vector<SimElement> one_;             // OneOfRun's element
 };
