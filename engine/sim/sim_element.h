@@ -16,7 +16,7 @@ struct SimElement {
 // Whether the n elements' ids are first, first + 1, ...: a run the trace records as one span.
 // Without a branch per element, as most runs are (a source's records, a map's group) and a
 // run may be a thousand records; four independent accumulators, since the loop checks every
-// element of such a run (two or three times over in a map's pipeline).
+// element of such a run.
 inline bool IdsAreConsecutive(const SimElement* elements, size_t n) {
   if (n == 0) return true;
   const uint64_t first = elements[0].id;
