@@ -16,8 +16,7 @@ void Track::ShrinkToFit() {
   block_extra_call_sums_.shrink_to_fit();
 }
 
-void Track::AppendGeneral(int64_t start, int64_t end, uint64_t element, uint32_t value,
-                          uint32_t calls) {
+void Track::Append(int64_t start, int64_t end, uint64_t element, uint32_t value, uint32_t calls) {
   const size_t i = starts_.size();
   if (i % kBlock == 0) {
     block_duration_sums_.push_back(duration_sum_);

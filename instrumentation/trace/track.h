@@ -17,7 +17,6 @@
 // ends are sorted like starts. Append keeps that true for any input: a start before the
 // previous end is moved to it.
 
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <unordered_map>
@@ -59,37 +58,7 @@ class Track {
 
   void ShrinkToFit();
   // `calls` > 1: a run of that many calls, on elements element .. element + calls - 1.
-  // Inline for the common event (a model of a busy simulation appends millions): inside a
-  // block, a duration that fits 32 bits, and only columns that have started (or zeros for
-  // those that have not); AppendGeneral does the rest, and everything else the same.
-  void Append(int64_t start, int64_t end, uint64_t element, uint32_t value, uint32_t calls = 1) {
-    const size_t i = starts_.size();
-    const uint32_t extra = calls > 1 ? calls - 1 : 0;
-    const int64_t s = std::max(start, last_end_);  // last_end_ is INT64_MIN while empty
-    const int64_t e = std::max(end, s);
-    const int64_t d = e - s;
-    const bool narrow = !elements_.empty();
-    const bool wide = !wide_elements_.empty();
-    if (i % kBlock == 0 || d >= kLongDuration || (value != 0 && values_.empty()) ||
-        (extra != 0 && extra_calls_.empty()) || (element != 0 && !narrow && !wide) ||
-        (element > UINT32_MAX && !wide)) {
-      AppendGeneral(start, end, element, value, calls);
-      return;
-    }
-    starts_.push_back(s);
-    durations_.push_back(static_cast<uint32_t>(d));
-    if (!values_.empty()) values_.push_back(value);
-    if (wide) {
-      wide_elements_.push_back(element);
-    } else if (narrow) {
-      elements_.push_back(static_cast<uint32_t>(element));
-    }
-    if (!extra_calls_.empty()) extra_calls_.push_back(extra);
-    duration_sum_ += d;
-    value_sum_ += value;
-    extra_call_sum_ += extra;
-    last_end_ = e;
-  }
+  void Append(int64_t start, int64_t end, uint64_t element, uint32_t value, uint32_t calls = 1);
 
   int64_t start(size_t i) const { return starts_[i]; }
   int64_t duration(size_t i) const {
@@ -137,8 +106,6 @@ class Track {
 
  private:
   static constexpr uint32_t kLongDuration = UINT32_MAX;  // the real one is in long_durations_
-
-  void AppendGeneral(int64_t start, int64_t end, uint64_t element, uint32_t value, uint32_t calls);
 
   template <typename T, typename At>
   static T BlockSum(size_t i, size_t j, const std::vector<T>& block_sums, T total, At at);

@@ -5,6 +5,8 @@
 #include <benchmark/benchmark.h>
 
 #include <string>
+#include <type_traits>
+#include <vector>
 
 #include "engine/sim/simulator.h"
 #include "engine/spec/spec_loader.h"
@@ -68,18 +70,36 @@ class BatchRecorder : public record::TraceSink {
   std::vector<bool> finals;
 };
 
-void BM_Simulate(benchmark::State& state, const std::string& spec_file) {
+// A sink that takes the batches and keeps nothing (BM_SimulateHandedOff).
+class CountingSink : public record::TraceSink {
+ public:
+  void Consume(const record::TraceBatch& batch, bool) override { events += batch.events.size(); }
+  size_t events = 0;
+};
+
+struct NoSink {};  // no trace kept (BM_SimulateWithoutTrace)
+
+// Simulates kVirtualS of the spec per iteration into a fresh Sink.
+template <typename Sink>
+void SimulateIntoFresh(benchmark::State& state, const std::string& spec_file) {
   spec::PipelineSpec spec;
   sim::CostModel model;
   if (!LoadSpecAndModel(state, spec_file, spec, model)) return;
   sim::SimulationResult r;
   for (auto _ : state) {
-    trace::Model trace;
-    if (!SimulateOnce(state, spec, model, {&trace}, r)) return;
-    benchmark::DoNotOptimize(trace.event_count());
+    Sink sink;
+    std::vector<record::TraceSink*> sinks;
+    if constexpr (!std::is_same_v<Sink, NoSink>) sinks.push_back(&sink);
+    if (!SimulateOnce(state, spec, model, std::move(sinks), r)) return;
+    benchmark::DoNotOptimize(sink);
   }
   CountVirtualTime(state);
   state.counters["events"] = static_cast<double>(r.events);
+}
+
+// As `simulate` runs: the trace model built on the sink thread as the simulation goes.
+void BM_Simulate(benchmark::State& state, const std::string& spec_file) {
+  SimulateIntoFresh<trace::Model>(state, spec_file);
 }
 
 #define SIM_BENCHMARK(name, file)                         \
@@ -99,44 +119,20 @@ SIM_BENCHMARK(slow_storage, "benchmarks/slow_storage.pbtxt");
 
 // The two halves of BM_Simulate, each on one thread: the simulation with no trace kept
 // (what the autotuners' what-if runs do), and the trace model built from the batches of a
-// simulated run (the sink thread's work), per event.
+// simulated run (the sink thread's work, BM_ModelFromSimulation below), per event.
 void BM_SimulateWithoutTrace(benchmark::State& state, const std::string& spec_file) {
-  spec::PipelineSpec spec;
-  sim::CostModel model;
-  if (!LoadSpecAndModel(state, spec_file, spec, model)) return;
-  sim::SimulationResult r;
-  for (auto _ : state) {
-    if (!SimulateOnce(state, spec, model, {}, r)) return;
-    benchmark::DoNotOptimize(r.summary.steps);
-  }
-  CountVirtualTime(state);
+  SimulateIntoFresh<NoSink>(state, spec_file);
 }
 BENCHMARK_CAPTURE(BM_SimulateWithoutTrace, imagenet_like, std::string("imagenet_like.pbtxt"))
     ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_SimulateWithoutTrace, chess_unpack, std::string("chess_unpack.pbtxt"))
     ->Unit(benchmark::kMillisecond);
 
-// A sink that takes the batches and keeps nothing: with it, BM_SimulateHandedOff is the
-// simulation with its trace recorded and handed to the sink thread, but no model built.
-// Set beside BM_Simulate, it shows what building the model on the other thread costs the
-// simulation's (on a machine whose two cores share one core's units, about 40%).
-class CountingSink : public record::TraceSink {
- public:
-  void Consume(const record::TraceBatch& batch, bool) override { events += batch.events.size(); }
-  size_t events = 0;
-};
-
+// The simulation with its trace recorded and handed to the sink thread, but no model
+// built. Set beside BM_Simulate, it shows what building the model on the other thread costs
+// the simulation's (on a machine whose two cores share one core's units, about 40%).
 void BM_SimulateHandedOff(benchmark::State& state, const std::string& spec_file) {
-  spec::PipelineSpec spec;
-  sim::CostModel model;
-  if (!LoadSpecAndModel(state, spec_file, spec, model)) return;
-  sim::SimulationResult r;
-  for (auto _ : state) {
-    CountingSink sink;
-    if (!SimulateOnce(state, spec, model, {&sink}, r)) return;
-    benchmark::DoNotOptimize(sink.events);
-  }
-  CountVirtualTime(state);
+  SimulateIntoFresh<CountingSink>(state, spec_file);
 }
 BENCHMARK_CAPTURE(BM_SimulateHandedOff, imagenet_like, std::string("imagenet_like.pbtxt"))
     ->Unit(benchmark::kMillisecond)
