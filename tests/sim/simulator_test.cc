@@ -268,6 +268,28 @@ TEST(SimulatorTest, CheapCallsAreRecordedAsRunsThatCountEveryElement) {
   ExpectBatchesOfRecordsInOrder(*r.model, 256);
 }
 
+TEST(SimulatorTest, ACheapFunctionWithTheSpecsCostsIsGroupedAsTheEngineGroupsIt) {
+  // chess_unpack's shape with the spec's own costs: unpacking 96 bytes takes a few hundred
+  // nanoseconds an element in a recorded run, so the engine's workers take the most it
+  // allows, 32 at a time. A default call cost several times the real one made the simulated
+  // groups half that (and the trace 2.5 times the events of a calibrated simulation).
+  const std::string spec =
+      Pipeline(R"(ops { name: "m" map { fn { unpack_bits {} } num_parallel_calls: 2 } }
+                  ops { name: "b" batch { batch_size: 1024 drop_remainder: true } }
+                  ops { name: "p" prefetch { buffer_size: 2 } })",
+               "synthetic { records: -1 record_bytes: 96 }", "2ms");
+  SimRun r = Simulated(spec, 1, 1, 2);
+  int64_t spans = 0, calls = 0;
+  for (const trace::Track* t :
+       r.model->TracksOf(record::EventKind::kWork, r.model->StageNamed("m")->id)) {
+    spans += static_cast<int64_t>(t->size());
+    calls += t->CallsIn(0, t->size());
+  }
+  ASSERT_GT(spans, 1000);
+  EXPECT_GT(static_cast<double>(calls) / static_cast<double>(spans), 24.0)
+      << calls << " / " << spans;
+}
+
 TEST(SimulatorTest, ABatchOfASourcesRecordsIsOneRunAndKeepsEveryRecord) {
   // batch right after a fast source takes its records as totals (no element made per
   // record): one call of the source per batch, standing for all 1,024 records, and the
