@@ -7,8 +7,8 @@
 
 #include "engine/core/duration.h"
 #include "engine/io/byte_source.h"
-#include "engine/io/tfrecord_reader.h"
 #include "engine/sim/normal_draw.h"
+#include "engine/sim/tfrecord_stats.h"
 
 namespace pipescope::sim {
 
@@ -90,22 +90,17 @@ struct FileStats {
   int64_t bytes = 0;
 };
 
-// Records and bytes of the TFRecord files a pattern matches (read once, when the model is
-// made; the example datasets are small).
+// Records and bytes of the TFRecord files a pattern matches.
 FileStats ScanTfRecords(const std::vector<std::string>& files, const std::string& compression) {
   FileStats s;
   auto c = engine::ParseCompression(compression);
   for (const auto& f : files) {
-    auto reader = engine::TfRecordReader::Open(
-        f, {c.ok() ? c.value() : engine::Compression::kNone, /*skip_corrupt=*/true});
-    if (!reader.ok()) continue;
+    const TfRecordFileStats file =
+        StatsOfTfRecordFile(f, c.ok() ? c.value() : engine::Compression::kNone);
+    if (!file.readable) continue;
     ++s.files;
-    std::string record;
-    bool end = false;
-    while ((*reader)->Read(record, end).ok() && !end) {
-      ++s.records;
-      s.bytes += static_cast<int64_t>(record.size());
-    }
+    s.records += file.records;
+    s.bytes += file.bytes;
   }
   return s;
 }

@@ -7,8 +7,10 @@
 #include <vector>
 
 #include "../engine/test_support.h"
+#include "engine/io/tfrecord_writer.h"
 #include "engine/sim/cost_model_json.h"
 #include "engine/sim/normal_draw.h"
+#include "engine/sim/tfrecord_stats.h"
 
 namespace pipescope::sim {
 namespace {
@@ -32,6 +34,33 @@ TEST(CostModelTest, DefaultsComeFromTheSpec) {
   EXPECT_EQ(m->Of("decode").cpu_per_row.mean_ns, 2e6);
   EXPECT_EQ(m->Of("io").wait.mean_ns, 3e6);
   EXPECT_DOUBLE_EQ(m->Of("keep").keep_fraction, 0.25);
+}
+
+void WriteRecords(const std::string& path, int n, size_t bytes) {
+  auto w = engine::TfRecordWriter::Create(path, engine::Compression::kNone);
+  ASSERT_TRUE(w.ok()) << w.status().message();
+  for (int i = 0; i < n; ++i) ASSERT_TRUE((*w)->Write(std::string(bytes, 'x')).ok());
+  ASSERT_TRUE((*w)->Close().ok());
+}
+
+TEST(CostModelTest, TfRecordSourcesCountTheirFilesRecordsAgainOnceAFileChanges) {
+  const std::string path = ::testing::TempDir() + "/pipescope_cost_model_stats.tfrecord";
+  WriteRecords(path, 10, 100);
+  const std::string spec = R"(name: "t" source { name: "read" tfrecord { files: ")" + path +
+                           R"(" } } train_step { step_time: "1ms" })";
+  auto m = DefaultCostModel(Spec(spec), 2);
+  ASSERT_TRUE(m.ok());
+  EXPECT_EQ(m->Of("read").records, 10);
+  EXPECT_EQ(m->Of("read").out_bytes, 100);
+  // Counted once per version of the file: asked again it answers the same, and a file
+  // rewritten with other records is read again.
+  EXPECT_EQ(StatsOfTfRecordFile(path, engine::Compression::kNone).records, 10);
+  WriteRecords(path, 25, 40);
+  m = DefaultCostModel(Spec(spec), 2);
+  ASSERT_TRUE(m.ok());
+  EXPECT_EQ(m->Of("read").records, 25);
+  EXPECT_EQ(m->Of("read").out_bytes, 40);
+  EXPECT_FALSE(StatsOfTfRecordFile(path + ".missing", engine::Compression::kNone).readable);
 }
 
 TEST(CostModelTest, JsonRoundTripsAndOverlaysOnlyWhatItNames) {
