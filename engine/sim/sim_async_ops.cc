@@ -180,19 +180,11 @@ class ParallelMapIt : public SimUnaryIterator {
     const uint64_t first = e[0].id;
     int64_t rows = 0, bytes = 0;
     uint64_t mismatch = 0;
-    if (out_bytes > 0) {  // every element out_bytes a row
-      for (size_t k = 0; k < n; ++k) {
-        e[k].bytes = out_bytes * e[k].rows;
-        rows += e[k].rows;
-        mismatch |= e[k].id - (first + k);
-      }
-      bytes = out_bytes * rows;
-    } else {
-      for (size_t k = 0; k < n; ++k) {
-        rows += e[k].rows;
-        bytes += e[k].bytes;
-        mismatch |= e[k].id - (first + k);
-      }
+    for (size_t k = 0; k < n; ++k) {
+      if (out_bytes > 0) e[k].bytes = out_bytes * e[k].rows;  // out_bytes a row
+      rows += e[k].rows;
+      bytes += e[k].bytes;
+      mismatch |= e[k].id - (first + k);
     }
     group.totals = SimRunTotals{rows, bytes, e[n - 1].key};
     group.consecutive = mismatch == 0;

@@ -67,6 +67,7 @@ class ChunkedColumn {
 
   static constexpr size_t kFirstCapacity = 16;
   static constexpr size_t kPopulateBytes = 64 * 1024;
+  static constexpr size_t kPopulateValues = std::max<size_t>(1, kPopulateBytes / sizeof(T));
 
   size_t LastChunkCapacity() const { return capacity_ - (chunks_.size() - 1) * kChunk; }
 
@@ -89,9 +90,9 @@ class ChunkedColumn {
     }
   }
 
-  // Faults in up to kPopulateBytes from size_ on, at most `left` values.
+  // Faults in up to kPopulateValues from size_ on, at most `left` values.
   void Populate(size_t left) {
-    const size_t values = std::min(left, std::max<size_t>(1, kPopulateBytes / sizeof(T)));
+    const size_t values = std::min(left, kPopulateValues);
     record::PopulatePagesForWrite(last_ + (size_ & (kChunk - 1)), values * sizeof(T));
     writable_ = size_ + values;
   }
@@ -99,7 +100,7 @@ class ChunkedColumn {
   // Gives the last chunk room for `values`, keeping what it holds. Shrinking reallocs in
   // place (a finished trace's columns: a copy of their last chunks cost a tenth of building
   // them). Growing copies into a new block whose pages are faulted in first, up to
-  // kPopulateBytes past what it holds: realloc's copy into fresh pages took a page fault per
+  // kPopulateValues past what it holds: realloc's copy into fresh pages took a page fault per
   // 4 KiB, two thirds of the time the sink thread of a simulation spent in the kernel.
   void Resize(size_t values) {
     const size_t base = (chunks_.size() - 1) * kChunk;
@@ -114,7 +115,7 @@ class ChunkedColumn {
       return;
     }
     Chunk grown = NewChunk(values);
-    const size_t ready = std::min(values, held + std::max<size_t>(1, kPopulateBytes / sizeof(T)));
+    const size_t ready = std::min(values, held + kPopulateValues);
     record::PopulatePagesForWrite(grown.get(), ready * sizeof(T));
     if (held > 0) std::memcpy(grown.get(), chunks_.back().get(), held * sizeof(T));
     chunks_.back() = std::move(grown);
