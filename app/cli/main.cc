@@ -44,6 +44,8 @@ int main(int argc, char** argv) {
                          "More traces of the same job, one per host: reported host by host");
   report_cmd->add_flag("--json", report.json, "Print the summary as JSON");
   report_cmd->add_option("--range", report.range, "Only [T0, T1), seconds from the start: T0:T1");
+  report_cmd->add_option("--top", report.top, "Imported traces: how many span names to list")
+      ->check(CLI::Range(0, 100000));
 
   pipescope::cli::MakeDatasetCommandOptions make;
   auto* make_cmd =

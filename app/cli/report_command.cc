@@ -2,11 +2,13 @@
 
 #include <cstdlib>
 #include <iostream>
+#include <map>
 
 #include "app/cli/summary_format.h"
 #include "app/session/trace_files.h"
 #include "instrumentation/trace/import/framework_report.h"
 #include "instrumentation/trace/import/host_merge.h"
+#include "instrumentation/trace/span_statistics.h"
 
 namespace pipescope::cli {
 namespace {
@@ -26,6 +28,7 @@ bool ParseSeconds(const std::string& text, int64_t& ns) {
 // Several hosts' traces: each one's figures, and the host to look at first.
 int ReportHosts(const ReportCommandOptions& options, std::ostream& out, std::ostream& err) {
   std::vector<trace::HostTrace> hosts;
+  std::map<std::string, std::vector<std::string>> host_warnings;
   std::vector<std::string> paths{options.trace_path};
   paths.insert(paths.end(), options.more_paths.begin(), options.more_paths.end());
   for (const auto& path : paths) {
@@ -36,14 +39,15 @@ int ReportHosts(const ReportCommandOptions& options, std::ostream& out, std::ost
     }
     for (const auto& w : loaded->warnings) err << "pipescope-cli: warning: " << w << "\n";
     hosts.push_back({session::HostNameOf(path), loaded->model});
+    auto& kept = host_warnings[hosts.back().host];
+    kept.insert(kept.end(), loaded->warnings.begin(), loaded->warnings.end());
   }
   const trace::MergedHosts merged = trace::MergeHosts(hosts);
   for (const auto& w : merged.warnings) err << "pipescope-cli: warning: " << w << "\n";
   if (options.json) {
     nlohmann::json list = nlohmann::json::array();
     for (const auto& [host, summary] : merged.hosts) {
-      nlohmann::json j = FrameworkSummaryToJson(summary, {});
-      j.erase("warnings");
+      nlohmann::json j = FrameworkSummaryToJson(summary, host_warnings[host]);
       j["host"] = host;
       list.push_back(j);
     }
@@ -83,10 +87,13 @@ int ReportCommand(const ReportCommandOptions& options, std::ostream& out, std::o
   if (t1 == 0) t1 = model.duration_ns();
   if (loaded->imported) {
     const auto summary = trace::SummarizeFramework(model, t0, t1);
+    const auto spans = trace::SummarizeSpans(model, t0, t1);
     if (options.json) {
-      out << FrameworkSummaryToJson(summary, loaded->warnings).dump(2) << "\n";
+      nlohmann::json j = FrameworkSummaryToJson(summary, loaded->warnings);
+      j["spans"] = SpanStatisticsToJson(spans, options.top);
+      out << j.dump(2) << "\n";
     } else {
-      out << FrameworkSummaryToText(summary);
+      out << FrameworkSummaryToText(summary) << SpanStatisticsToText(spans, options.top);
     }
     return 0;
   }

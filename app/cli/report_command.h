@@ -2,7 +2,8 @@
 // `pipescope-cli report FILE [--json] [--range T0:T1]`: the summary and verdict of a saved
 // trace, for the whole run or a range of it (seconds from the start, either end optional).
 // A PyTorch or TensorFlow profiler trace (.json, .json.gz) is imported and reported in its
-// framework's terms: steps, DataLoader / tf.data wait, device busy, a verdict. Several
+// framework's terms: steps, DataLoader / tf.data wait, device busy, a verdict, and its
+// spans by name (total and own time), with the heaviest device kernels. Several
 // files: one report per host and which host waits most.
 
 #include <iosfwd>
@@ -18,6 +19,7 @@ struct ReportCommandOptions {
   std::vector<std::string> more_paths;
   bool json = false;
   std::string range;  // "T0:T1", ":T1", "T0:", or empty for everything
+  int top = 15;       // imported traces: names listed by total time
 };
 
 int ReportCommand(const ReportCommandOptions& options, std::ostream& out, std::ostream& err);

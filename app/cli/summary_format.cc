@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "engine/core/duration.h"
+
 namespace pipescope::cli {
 namespace {
 
@@ -163,6 +165,59 @@ std::string FrameworkSummaryToText(const trace::FrameworkSummary& s) {
     out += line;
   }
   return out + "verdict: " + s.verdict + "\n";
+}
+
+namespace {
+
+nlohmann::json NameToJson(const trace::NameTotals& n) {
+  return {{"name", n.name},
+          {"category", n.category},
+          {"count", n.count},
+          {"total_s", static_cast<double>(n.total_ns) / 1e9},
+          {"self_s", static_cast<double>(n.self_ns) / 1e9}};
+}
+
+}  // namespace
+
+nlohmann::json SpanStatisticsToJson(const trace::SpanStatistics& s, int top) {
+  nlohmann::json names = nlohmann::json::array(), kernels = nlohmann::json::array();
+  for (const auto& n : s.names) {
+    if (static_cast<int>(names.size()) < top) names.push_back(NameToJson(n));
+    if (n.device && static_cast<int>(kernels.size()) < top) kernels.push_back(NameToJson(n));
+  }
+  return {{"count", s.spans},
+          {"device_spans", s.device_spans},
+          {"distinct_names", s.names.size()},
+          {"max_depth", s.max_depth},
+          {"flows", s.flows},
+          {"device_streams", s.device_streams},
+          {"names", names},
+          {"device_names", kernels}};
+}
+
+std::string SpanStatisticsToText(const trace::SpanStatistics& s, int top) {
+  char line[512];
+  std::snprintf(line, sizeof line,
+                "spans                %lld (%lld on the device, %d streams), %zu names, "
+                "nested %d deep, %lld flows\n",
+                static_cast<long long>(s.spans), static_cast<long long>(s.device_spans),
+                s.device_streams, s.names.size(), s.max_depth + (s.spans > 0 ? 1 : 0),
+                static_cast<long long>(s.flows));
+  std::string out = line;
+  if (top <= 0 || s.names.empty()) return out;
+  out += "by total time        total      own        count  name\n";
+  int shown = 0;
+  for (const auto& n : s.names) {
+    if (shown++ == top) break;
+    const std::string name = n.name.size() > 90 ? n.name.substr(0, 87) + "..." : n.name;
+    std::snprintf(line, sizeof line, "  %-18s %-10s %-10s %-6lld %s\n",
+                  n.device ? "(device)" : n.category.substr(0, 18).c_str(),
+                  engine::FormatDuration(n.total_ns).c_str(),
+                  engine::FormatDuration(n.self_ns).c_str(), static_cast<long long>(n.count),
+                  name.c_str());
+    out += line;
+  }
+  return out;
 }
 
 }  // namespace pipescope::cli

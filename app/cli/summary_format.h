@@ -9,6 +9,7 @@
 #include "engine/runtime/pipeline.h"
 #include "instrumentation/trace/analysis.h"
 #include "instrumentation/trace/import/framework_report.h"
+#include "instrumentation/trace/span_statistics.h"
 
 namespace pipescope::cli {
 
@@ -32,5 +33,9 @@ std::string SummaryToText(const trace::RangeAnalysis& a, const SummaryContext& c
 nlohmann::json FrameworkSummaryToJson(const trace::FrameworkSummary& s,
                                       const std::vector<std::string>& warnings);
 std::string FrameworkSummaryToText(const trace::FrameworkSummary& s);
+// An imported trace's spans: their shape, and the `top` names by total time (and the
+// heaviest device kernels).
+nlohmann::json SpanStatisticsToJson(const trace::SpanStatistics& s, int top);
+std::string SpanStatisticsToText(const trace::SpanStatistics& s, int top);
 
 }  // namespace pipescope::cli

@@ -84,12 +84,13 @@ StageFigures FiguresOf(const Model& model, const record::StageDef& stage, int64_
 int64_t GpuBusyNs(const Model& model, int64_t t0, int64_t t1) {
   std::vector<gpu::Interval> intervals;
   bool any = false;
+  // Every stream's (and nesting row's) tracks: busy is their union.
   for (EventKind kind : {EventKind::kGpuKernel, EventKind::kGpuMemcpy, EventKind::kGpuMemset}) {
-    const Track* t = model.FindTrack({kind, record::kDeviceOp, 0});
-    if (!t) continue;
-    any = true;
-    for (size_t i = t->FirstEndingAfter(t0); i < t->size() && t->start(i) < t1; ++i)
-      intervals.push_back({t->start(i), t->end(i)});
+    for (const Track* t : model.TracksOf(kind, record::kDeviceOp)) {
+      any = true;
+      for (size_t i = t->FirstEndingAfter(t0); i < t->size() && t->start(i) < t1; ++i)
+        intervals.push_back({t->start(i), t->end(i)});
+    }
   }
   return any ? gpu::UnionCovered(std::move(intervals), t0, t1) : -1;
 }

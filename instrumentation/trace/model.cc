@@ -33,7 +33,7 @@ void Model::AddStage(const record::StageDef& stage) { stages_[stage.id] = stage;
 Track& Model::TrackForUncached(const TrackKey& key, uint64_t packed, CachedTrack& cached) {
   auto [it, inserted] = track_index_.try_emplace(packed, tracks_.size());
   if (inserted) {
-    tracks_.push_back(std::make_unique<Track>(key));
+    tracks_.push_back(std::make_unique<Track>(key, static_cast<uint32_t>(tracks_.size())));
     tracks_by_op_[(static_cast<uint32_t>(key.kind) << 16) | key.op].push_back(tracks_.back().get());
   }
   cached = {packed, tracks_[it->second].get()};
@@ -45,8 +45,40 @@ void Model::AddEvent(const record::TraceEvent& e) {
   duration_ns_ = std::max(duration_ns_, e.end_ns);
 }
 
+EventRef Model::AddSpan(const TrackKey& key, int64_t start, int64_t end, uint32_t value,
+                        uint32_t label, uint32_t args) {
+  Track& track = TrackFor(key);
+  track.Append(start, end, 0, value, 1, label, args);
+  duration_ns_ = std::max(duration_ns_, end);
+  return {track.id(), static_cast<uint32_t>(track.size() - 1)};
+}
+
+std::string_view Model::SpanName(const Track& track, size_t i) const {
+  const uint32_t id = track.label(i);
+  return id != 0 ? std::string_view(labels_[id].name) : record::KindLabel(track.key().kind);
+}
+
+std::vector<Flow> Model::FlowsOf(EventRef event) const {
+  std::vector<Flow> out;
+  auto from = std::lower_bound(flows_.begin(), flows_.end(), event,
+                               [](const Flow& f, const EventRef& e) { return f.from < e; });
+  for (; from != flows_.end() && from->from == event; ++from) out.push_back(*from);
+  auto to = std::lower_bound(flows_by_end_.begin(), flows_by_end_.end(), event,
+                             [this](uint32_t f, const EventRef& e) { return flows_[f].to < e; });
+  for (; to != flows_by_end_.end() && flows_[*to].to == event; ++to) out.push_back(flows_[*to]);
+  return out;
+}
+
 void Model::Finish() {
   for (auto& t : tracks_) t->ShrinkToFit();
+  args_.ShrinkToFit();
+  std::sort(flows_.begin(), flows_.end(),
+            [](const Flow& a, const Flow& b) { return a.from < b.from; });
+  flows_.shrink_to_fit();
+  flows_by_end_.resize(flows_.size());
+  for (size_t i = 0; i < flows_.size(); ++i) flows_by_end_[i] = static_cast<uint32_t>(i);
+  std::sort(flows_by_end_.begin(), flows_by_end_.end(),
+            [this](uint32_t a, uint32_t b) { return flows_[a].to < flows_[b].to; });
 }
 
 size_t Model::event_count() const {
@@ -56,7 +88,8 @@ size_t Model::event_count() const {
 }
 
 size_t Model::memory_bytes() const {
-  size_t n = sizeof(Model);
+  size_t n = sizeof(Model) + labels_.memory_bytes() + args_.memory_bytes() +
+             flows_.capacity() * sizeof(Flow) + flows_by_end_.capacity() * sizeof(uint32_t);
   for (const auto& t : tracks_) n += t->memory_bytes();
   return n;
 }

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "instrumentation/record/trace_sink.h"
+#include "instrumentation/trace/span_tables.h"
 #include "instrumentation/trace/track.h"
 
 namespace pipescope::trace {
@@ -70,6 +71,13 @@ class Model : public record::TraceSink {
   void AddAnnotation(const record::AnnotationDef& note) { annotations_.push_back(note); }
   void RemoveAnnotation(size_t index);
   void AddEvent(const record::TraceEvent& e);
+  // An imported span (or counter reading) on the track `key` names, with its name and
+  // arguments (ids in labels() and args()). Returns where it went, for flows.
+  EventRef AddSpan(const TrackKey& key, int64_t start, int64_t end, uint32_t value, uint32_t label,
+                   uint32_t args);
+  LabelTable& labels() { return labels_; }
+  ArgsTable& args() { return args_; }
+  void AddFlow(const Flow& flow) { flows_.push_back(flow); }
   // The track for `key`, created if new.
   Track& TrackFor(const TrackKey& key) {
     const uint64_t packed = PackTrackKey(key);
@@ -102,6 +110,14 @@ class Model : public record::TraceSink {
   const std::vector<record::AnnotationDef>& annotations() const { return annotations_; }
 
   const std::vector<std::unique_ptr<Track>>& tracks() const { return tracks_; }
+  const LabelTable& labels() const { return labels_; }
+  const ArgsTable& args() const { return args_; }
+  // The name a span shows: its own (imported traces) or its kind's.
+  std::string_view SpanName(const Track& track, size_t i) const;
+  // Flows in the order of their start (Finish sorts them).
+  const std::vector<Flow>& flows() const { return flows_; }
+  // The flows that start or end at `event` (a few; found by binary search after Finish).
+  std::vector<Flow> FlowsOf(EventRef event) const;
   // Tracks of one kind and op (any thread). Indexed: analyses ask this per gap and op.
   const std::vector<const Track*>& TracksOf(EventKind kind, uint16_t op) const;
   const Track* FindTrack(const TrackKey& key) const;
@@ -120,6 +136,10 @@ class Model : public record::TraceSink {
   std::vector<record::MarkerDef> markers_;
   std::vector<record::AnnotationDef> annotations_;
   std::vector<std::unique_ptr<Track>> tracks_;
+  LabelTable labels_;
+  ArgsTable args_;
+  std::vector<Flow> flows_;
+  std::vector<uint32_t> flows_by_end_;      // indices into flows_, sorted by `to`
   std::map<uint64_t, size_t> track_index_;  // packed TrackKey → index in tracks_
   std::map<uint32_t, std::vector<const Track*>> tracks_by_op_;  // (kind << 16 | op) → tracks
   // TrackFor's recently used tracks, by a hash of the packed key. A simulation's events

@@ -11,12 +11,15 @@ void Track::ShrinkToFit() {
   elements_.ShrinkToFit();
   wide_elements_.ShrinkToFit();
   extra_calls_.ShrinkToFit();
+  labels_.ShrinkToFit();
+  args_.ShrinkToFit();
   block_duration_sums_.shrink_to_fit();
   block_value_sums_.shrink_to_fit();
   block_extra_call_sums_.shrink_to_fit();
 }
 
-void Track::Append(int64_t start, int64_t end, uint64_t element, uint32_t value, uint32_t calls) {
+void Track::Append(int64_t start, int64_t end, uint64_t element, uint32_t value, uint32_t calls,
+                   uint32_t label, uint32_t args) {
   const size_t i = starts_.size();
   if (i % kBlock == 0) {
     block_duration_sums_.push_back(duration_sum_);
@@ -54,6 +57,14 @@ void Track::Append(int64_t start, int64_t end, uint64_t element, uint32_t value,
     if (extra_calls_.empty()) block_extra_call_sums_.assign(block_duration_sums_.size(), 0);
     extra_calls_.Fill(i - extra_calls_.size(), 0);
     extra_calls_.push_back(extra);
+  }
+  if (label != 0 || !labels_.empty()) {
+    labels_.Fill(i - labels_.size(), 0);
+    labels_.push_back(label);
+  }
+  if (args != 0 || !args_.empty()) {
+    args_.Fill(i - args_.size(), 0);
+    args_.push_back(args);
   }
   duration_sum_ += d;
   value_sum_ += value;
@@ -180,7 +191,7 @@ void Track::Summarize(int64_t t0, int64_t t1, int pixels, std::vector<Bucket>& o
 size_t Track::memory_bytes() const {
   return sizeof(Track) + starts_.memory_bytes() + durations_.memory_bytes() +
          values_.memory_bytes() + elements_.memory_bytes() + wide_elements_.memory_bytes() +
-         extra_calls_.memory_bytes() +
+         extra_calls_.memory_bytes() + labels_.memory_bytes() + args_.memory_bytes() +
          (block_duration_sums_.capacity() + block_extra_call_sums_.capacity()) * sizeof(int64_t) +
          block_value_sums_.capacity() * sizeof(double) + long_durations_.size() * 32;
 }

@@ -1,8 +1,10 @@
 #pragma once
 // One time-sorted track of a trace: the spans (or counter samples) of one kind, one op and
-// one thread. Columnar: starts, durations, values, element ids and call counts in separate
-// chunked arrays, the last three only once a value other than the default appears. At most
-// 20 bytes per event, plus 0.25 for the level-of-detail sums.
+// one thread (and, for an imported trace's nested slices, one depth). Columnar: starts,
+// durations, values, element ids, call counts, names and arguments in separate chunked
+// arrays, all but the first two only once a value other than the default appears. At most
+// 20 bytes per recorded event, plus 0.25 for the level-of-detail sums; an imported span
+// with a name and arguments 8 more.
 //
 // A span may be a run (record::TraceEvent::calls > 1): several calls of the op back to back,
 // on consecutive elements from element(i), recorded as one span with their count and total
@@ -33,32 +35,44 @@ struct TrackKey {
   EventKind kind;
   uint16_t op;      // stage id, or record::kConsumerOp / kDeviceOp / kNoOp
   uint32_t thread;  // 0 for tracks that are not about one thread (device, buffer levels)
+  // Nesting depth on the thread: 0 for the outermost spans. A recording's spans are all at
+  // 0; an imported trace's nested slices stack one track per depth, so that the spans of
+  // one track still never overlap.
+  uint8_t depth = 0;
 
   friend bool operator==(const TrackKey&, const TrackKey&) = default;
 };
 
+inline constexpr int kMaxDepth = 255;
+
 // A TrackKey as one integer (for maps) and back.
 inline uint64_t PackTrackKey(const TrackKey& k) {
-  return (static_cast<uint64_t>(k.kind) << 48) | (static_cast<uint64_t>(k.op) << 32) | k.thread;
+  return (static_cast<uint64_t>(k.kind) << 56) | (static_cast<uint64_t>(k.depth) << 48) |
+         (static_cast<uint64_t>(k.op) << 32) | k.thread;
 }
 inline TrackKey UnpackTrackKey(uint64_t packed) {
-  return {static_cast<EventKind>(packed >> 48), static_cast<uint16_t>(packed >> 32),
-          static_cast<uint32_t>(packed)};
+  return {static_cast<EventKind>(packed >> 56), static_cast<uint16_t>(packed >> 32),
+          static_cast<uint32_t>(packed), static_cast<uint8_t>(packed >> 48)};
 }
 
 class Track {
  public:
   static constexpr size_t kBlock = 64;
 
-  explicit Track(TrackKey key) : key_(key) {}
+  explicit Track(TrackKey key, uint32_t id = 0) : key_(key), id_(id) {}
 
   const TrackKey& key() const { return key_; }
+  // The track's index in its model's tracks() (flows name events by track and index).
+  uint32_t id() const { return id_; }
   size_t size() const { return starts_.size(); }
   bool empty() const { return starts_.empty(); }
 
   void ShrinkToFit();
   // `calls` > 1: a run of that many calls, on elements element .. element + calls - 1.
-  void Append(int64_t start, int64_t end, uint64_t element, uint32_t value, uint32_t calls = 1);
+  // `label` and `args` are ids in the model's name and argument tables (0: none); only
+  // imported spans have them.
+  void Append(int64_t start, int64_t end, uint64_t element, uint32_t value, uint32_t calls = 1,
+              uint32_t label = 0, uint32_t args = 0);
 
   int64_t start(size_t i) const { return starts_[i]; }
   int64_t duration(size_t i) const {
@@ -73,6 +87,12 @@ class Track {
   // Calls of the spans with index in [i, j).
   int64_t CallsIn(size_t i, size_t j) const;
   bool has_runs() const { return !extra_calls_.empty(); }
+  // The span's name and category (Model::label), 0 when it has none but its kind.
+  uint32_t label(size_t i) const { return labels_.empty() ? 0 : labels_[i]; }
+  // The span's arguments (Model::args), 0 when it has none.
+  uint32_t args(size_t i) const { return args_.empty() ? 0 : args_[i]; }
+  bool has_labels() const { return !labels_.empty(); }
+  bool has_args() const { return !args_.empty(); }
   int64_t first_start() const { return empty() ? 0 : starts_[0]; }
   int64_t last_end() const { return last_end_; }
 
@@ -111,12 +131,15 @@ class Track {
   static T BlockSum(size_t i, size_t j, const std::vector<T>& block_sums, T total, At at);
 
   TrackKey key_;
+  uint32_t id_;
   ChunkedColumn<int64_t> starts_;
   ChunkedColumn<uint32_t> durations_;
   ChunkedColumn<uint32_t> values_;         // empty while every value was 0
   ChunkedColumn<uint32_t> elements_;       // empty while every element was 0
   ChunkedColumn<uint64_t> wide_elements_;  // replaces elements_ once an id needs 64 bits
   ChunkedColumn<uint32_t> extra_calls_;    // calls - 1; empty while every span is one call
+  ChunkedColumn<uint32_t> labels_;         // empty while no span has a name of its own
+  ChunkedColumn<uint32_t> args_;           // empty while no span has arguments
   std::unordered_map<size_t, int64_t> long_durations_;
   // Running sums at the start of each block: block b covers [b*kBlock, (b+1)*kBlock).
   std::vector<int64_t> block_duration_sums_;

@@ -23,7 +23,9 @@ std::string BaseName(const std::string& path) {
   return name;
 }
 
-engine::Result<ImportedTrace> Import(const JsonText& text, const std::string& source,
+// Takes the text, to free it before the model is built (a large trace's text and its model
+// would otherwise be in memory at once).
+engine::Result<ImportedTrace> Import(JsonText text, const std::string& source,
                                      const std::string& name, const ImportOptions& options,
                                      double parse_from) {
   EventParseOptions parse;
@@ -31,10 +33,12 @@ engine::Result<ImportedTrace> Import(const JsonText& text, const std::string& so
   if (options.chunk_bytes > 0) parse.chunk_bytes = options.chunk_bytes;
   if (options.chunked_above > 0) parse.chunked_above = options.chunked_above;
   ASSIGN_OR_RETURN(TraceEvents events, ParseTraceEvents(text.text(), source, parse));
+  const uint64_t json_bytes = text.size;
+  text = JsonText{};
   MappedTrace mapped = MapTraceEvents(std::move(events), name, Stage(options.progress, 0.75, 1.0));
   if (!mapped.model) return engine::Status(engine::StatusCode::kCancelled, "import cancelled");
   ImportedTrace out{std::move(mapped.model), std::move(mapped.framework),
-                    std::move(mapped.warnings), text.size};
+                    std::move(mapped.warnings), json_bytes};
   if (options.progress) options.progress(1.0);
   return out;
 }
@@ -49,7 +53,7 @@ engine::Result<ImportedTrace> ImportChromeTrace(const std::string& path,
                                                 const ImportOptions& options) {
   ASSIGN_OR_RETURN(JsonText text,
                    ReadJsonFile(path, options.max_bytes, Stage(options.progress, 0, 0.2)));
-  return Import(text, path, BaseName(path), options, 0.2);
+  return Import(std::move(text), path, BaseName(path), options, 0.2);
 }
 
 engine::Result<ImportedTrace> ImportChromeTraceText(std::string_view json, const std::string& name,

@@ -7,20 +7,38 @@
 #include <optional>
 #include <unordered_map>
 
+#include "instrumentation/trace/import/event_vocabulary.h"
+
 namespace pipescope::trace {
 namespace {
 
 using record::EventKind;
 
 constexpr size_t kMaxStages = 60'000;  // op ids are 16-bit, a few are reserved
+constexpr size_t kNone = std::numeric_limits<size_t>::max();
 
 bool StartsWith(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
 
+// What was not shown, by kind, for the one warning that says so.
+struct Unshown {
+  std::map<std::string, size_t> counts;
+  void Add(const std::string& what, size_t n = 1) {
+    if (n > 0) counts[what] += n;
+  }
+  std::string Warning() const {
+    std::string out;
+    for (const auto& [what, n] : counts) {
+      out += (out.empty() ? "not shown: " : ", ") + std::to_string(n) + " " + what;
+    }
+    return out;
+  }
+};
+
 // B/E pairs become X events (per thread, innermost first); unmatched ones are counted.
-size_t PairBeginEnd(TraceEvents& t) {
+void PairBeginEnd(TraceEvents& t, Unshown& unshown) {
   if (std::none_of(t.events.begin(), t.events.end(),
                    [](const RawEvent& e) { return e.ph == 'B' || e.ph == 'E'; }))
-    return 0;
+    return;
   std::map<std::pair<int32_t, int64_t>, std::vector<size_t>> open;
   size_t unmatched = 0;
   std::vector<RawEvent> out;
@@ -46,10 +64,55 @@ size_t PairBeginEnd(TraceEvents& t) {
   }
   for (const auto& [thread, stack] : open) unmatched += stack.size();
   t.events = std::move(out);
-  return unmatched;
+  unshown.Add("begin/end events without their pair", unmatched);
 }
 
-enum class Role { kGeneric, kStep, kInputWait, kGpu, kIterator };
+// Async spans (b/e and the older S/F, matched by process, category and id) become X
+// events on a thread of their own per process and category ("async: <category>"), where
+// the nesting below gives overlapping ones rows of their own.
+void PairAsync(TraceEvents& t, Unshown& unshown) {
+  if (std::none_of(t.events.begin(), t.events.end(), [](const RawEvent& e) {
+        return e.ph == 'b' || e.ph == 'e' || e.ph == 'S' || e.ph == 'F';
+      }))
+    return;
+  std::map<std::tuple<int32_t, uint32_t, int64_t>, std::vector<size_t>> open;
+  std::map<std::pair<int32_t, uint32_t>, int64_t> lanes;  // (pid, cat) → its thread id
+  size_t unmatched = 0;
+  std::vector<RawEvent> out;
+  out.reserve(t.events.size());
+  for (size_t i = 0; i < t.events.size(); ++i) {
+    const RawEvent& e = t.events[i];
+    const bool begin = e.ph == 'b' || e.ph == 'S';
+    if (!begin && e.ph != 'e' && e.ph != 'F') {
+      out.push_back(e);
+      continue;
+    }
+    auto& stack = open[{e.pid, e.cat, e.id}];
+    if (begin) {
+      stack.push_back(i);
+      continue;
+    }
+    if (stack.empty()) {
+      ++unmatched;
+      continue;
+    }
+    RawEvent span = t.events[stack.back()];
+    stack.pop_back();
+    auto [lane, added] = lanes.try_emplace({e.pid, e.cat}, 0);
+    if (added) {
+      // Thread ids far below any real one: Kineto's are positive, Perfetto's small.
+      lane->second = std::numeric_limits<int64_t>::min() / 2 + static_cast<int64_t>(lanes.size());
+      t.thread_names[{e.pid, lane->second}] = "async: " + t.str(e.cat);
+    }
+    span.ph = 'X';
+    span.tid = lane->second;
+    span.dur_ns = std::max<int64_t>(0, e.ts_ns - span.ts_ns);
+    out.push_back(span);
+  }
+  for (const auto& [key, stack] : open) unmatched += stack.size();
+  t.events = std::move(out);
+  unshown.Add("async events without their pair", unmatched);
+}
 
 struct Mapper {
   Mapper(TraceEvents& events, Model& m) : t(events), model(m) {}
@@ -59,6 +122,7 @@ struct Mapper {
   std::map<std::pair<int32_t, int64_t>, uint32_t> threads;
   std::map<int32_t, uint16_t> process_stages;
   std::map<std::string, uint16_t> iterator_stages;  // by path
+  std::map<int32_t, bool> device_process;
   uint16_t next_stage = 0;
   bool stages_full = false;
   int32_t last_pid = -1;
@@ -74,16 +138,34 @@ struct Mapper {
     it->second = static_cast<uint32_t>(threads.size());
     auto name = t.thread_names.find({pid, tid});
     std::string process = ProcessName(pid);
-    model.AddThread({it->second, name != t.thread_names.end() && !name->second.empty()
-                                     ? process + " / " + name->second
-                                     : process + " / " + std::to_string(tid)});
+    std::string thread =
+        name != t.thread_names.end() && !name->second.empty() ? name->second : std::to_string(tid);
+    while (!thread.empty() && thread.back() == ' ') thread.pop_back();  // "stream 7 "
+    model.AddThread({it->second, process + " / " + thread});
     return last_thread = it->second;
   }
 
+  // Kineto names every process after the program ("python3.8") and labels the devices
+  // ("GPU 3"): a device is named by its label.
   std::string ProcessName(int32_t pid) const {
+    auto label = t.process_labels.find(pid);
     auto it = t.process_names.find(pid);
-    return it != t.process_names.end() && !it->second.empty() ? it->second
-                                                              : "pid " + std::to_string(pid);
+    const std::string name = it != t.process_names.end() && !it->second.empty()
+                                 ? it->second
+                                 : "pid " + std::to_string(pid);
+    if (label != t.process_labels.end() && IsDeviceProcess("", label->second)) return label->second;
+    return name;
+  }
+
+  bool IsDevice(int32_t pid) {
+    auto [it, added] = device_process.emplace(pid, false);
+    if (added) {
+      auto label = t.process_labels.find(pid);
+      auto name = t.process_names.find(pid);
+      it->second = IsDeviceProcess(name == t.process_names.end() ? "" : name->second,
+                                   label == t.process_labels.end() ? "" : label->second);
+    }
+    return it->second;
   }
 
   std::optional<uint16_t> NewStage(record::StageDef def) {
@@ -109,114 +191,13 @@ struct Mapper {
   }
 };
 
-// The role an event's name and category give it (a "/device:GPU" process makes all its
-// events device activity, decided by the caller).
-Role RoleOf(const std::string& framework, const std::string& name, const std::string& cat) {
-  if (cat == "kernel" || cat == "gpu_memcpy" || cat == "gpu_memset" || cat == "Memcpy" ||
-      cat == "Memset")
-    return Role::kGpu;
-  if (framework == "pytorch") {
-    if (StartsWith(name, "ProfilerStep#")) return Role::kStep;
-    if (name.find("DataLoader") != std::string::npos && name.find("__next__") != std::string::npos)
-      return Role::kInputWait;
-  }
-  if (framework == "tensorflow") {
-    if (StartsWith(name, "Iterator::")) return Role::kIterator;
-    if (name == "train" || name == "train_step" || name == "train_function" ||
-        StartsWith(name, "ProfilerStep#"))
-      return Role::kStep;
-  }
-  return Role::kGeneric;
-}
-
-EventKind GpuKind(const std::string& name, const std::string& cat) {
-  auto has = [&](const char* s) {
-    return name.find(s) != std::string::npos || cat.find(s) != std::string::npos;
-  };
-  if (has("emcpy") || has("MemcpyHtoD") || has("MemcpyDtoH")) return EventKind::kGpuMemcpy;
-  if (has("emset")) return EventKind::kGpuMemset;
-  return EventKind::kGpuKernel;
-}
-
-}  // namespace
-
-MappedTrace MapTraceEvents(TraceEvents t, const std::string& name,
-                           const std::function<bool(double)>& progress) {
-  MappedTrace out;
-  out.model = std::make_unique<Model>();
-  out.warnings = std::move(t.warnings);
-  Model& model = *out.model;
-  if (const size_t unmatched = PairBeginEnd(t)) {
-    out.warnings.push_back(std::to_string(unmatched) +
-                           " begin/end events without their pair: left out");
-  }
-  out.framework = "chrome";
-  for (const auto& e : t.events) {
-    const std::string& n = t.str(e.name);
-    if (StartsWith(n, "ProfilerStep#")) {
-      out.framework = "pytorch";
-      break;
-    }
-    if (StartsWith(n, "Iterator::")) out.framework = "tensorflow";
-  }
-
-  // Time zero: the first event.
-  int64_t t0 = std::numeric_limits<int64_t>::max();
-  for (const auto& e : t.events) t0 = std::min(t0, e.ts_ns);
-  if (t.events.empty()) t0 = 0;
-
-  // Spans in thread order, outer before inner at equal start, for self times and nesting.
-  std::vector<size_t> spans, counters;
-  size_t instants = 0, unshown = 0;
-  for (size_t i = 0; i < t.events.size(); ++i) {
-    const RawEvent& e = t.events[i];
-    if (e.ph == 'X') {
-      spans.push_back(i);
-    } else if (e.ph == 'i' || e.ph == 'I' || e.ph == 'R') {
-      model.AddMarker({e.ts_ns - t0, t.str(e.name)});
-      ++instants;
-    } else if (e.ph == 'C') {
-      counters.push_back(i);
-    } else {
-      ++unshown;
-    }
-  }
-  std::sort(spans.begin(), spans.end(), [&](size_t a, size_t b) {
-    const RawEvent &x = t.events[a], &y = t.events[b];
-    if (x.pid != y.pid) return x.pid < y.pid;
-    if (x.tid != y.tid) return x.tid < y.tid;
-    if (x.ts_ns != y.ts_ns) return x.ts_ns < y.ts_ns;
-    return x.dur_ns > y.dur_ns;
-  });
-  std::vector<int64_t> child_ns(t.events.size(), 0);
-  std::vector<int64_t> parent(t.events.size(), -1);
-  {
-    std::vector<size_t> stack;
-    for (size_t k = 0; k < spans.size(); ++k) {
-      const RawEvent& e = t.events[spans[k]];
-      if (k > 0) {
-        const RawEvent& prev = t.events[spans[k - 1]];
-        if (prev.pid != e.pid || prev.tid != e.tid) stack.clear();
-      }
-      while (!stack.empty()) {
-        const RawEvent& top = t.events[stack.back()];
-        if (top.ts_ns + top.dur_ns > e.ts_ns) break;
-        stack.pop_back();
-      }
-      if (!stack.empty()) {
-        const RawEvent& top = t.events[stack.back()];
-        child_ns[stack.back()] += std::min(e.dur_ns, top.ts_ns + top.dur_ns - e.ts_ns);
-        parent[spans[k]] = static_cast<int64_t>(stack.back());
-      }
-      stack.push_back(spans[k]);
-    }
-  }
-
-  Mapper m(t, model);
-  // TensorFlow's iterator paths become ops, the outermost last (the one the step pulls from).
+// TensorFlow's iterator paths ("Iterator::Root::Prefetch::ParallelMapV2") become ops, the
+// outermost last (the one the step pulls from), each pulling from its child path.
+struct IteratorOps {
   std::map<std::string, int> depth;  // "::" in an iterator path
   int shallowest = 0;
-  if (out.framework == "tensorflow") {
+
+  void Build(const TraceEvents& t, const std::vector<size_t>& spans, Mapper& m) {
     for (size_t i : spans) {
       const std::string& n = t.str(t.events[i].name);
       if (!StartsWith(n, "Iterator::") || depth.count(n)) continue;
@@ -242,77 +223,291 @@ MappedTrace MapTraceEvents(TraceEvents t, const std::string& name,
           last.find("Prefetch") != std::string::npos || last.find("Parallel") != std::string::npos;
       if (auto id = m.NewStage(def)) m.iterator_stages[path] = *id;
     }
-    // Who pulls from whom: a path's input is its child path.
     for (const auto& [path, id] : m.iterator_stages) {
       for (const auto& [child, child_id] : m.iterator_stages) {
         if (child.size() > path.size() + 2 && StartsWith(child, (path + "::").c_str()) &&
             child.find("::", path.size() + 2) == std::string::npos) {
-          record::StageDef def = *model.Stage(id);
+          record::StageDef def = *m.model.Stage(id);
           def.input = child_id;
-          model.AddStage(def);
+          m.model.AddStage(def);
           break;
         }
       }
     }
   }
+};
 
-  // Events in time order, so each track's spans arrive in order.
-  std::vector<size_t> by_time = spans;
-  std::sort(by_time.begin(), by_time.end(),
-            [&](size_t a, size_t b) { return t.events[a].ts_ns < t.events[b].ts_ns; });
-  bool gpu = false;
-  // A trace repeats a few hundred (name, category, process) triples: their role is decided
-  // once each.
-  std::unordered_map<uint64_t, Role> roles;
-  std::map<int32_t, bool> gpu_process;
-  size_t placed = 0;
+// The spans of each thread, sorted by start (outer first at equal starts), with each one's
+// parent, its children's time (for self times) and its depth: the lowest row free at its
+// start. For properly nested spans that is the nesting depth; spans that overlap without
+// nesting still get rows where they do not overlap.
+struct Nesting {
+  std::vector<size_t> spans;      // event indices, by (pid, tid, start, longest first)
+  std::vector<size_t> parent;     // by event index; kNone for the outermost
+  std::vector<int64_t> child_ns;  // by event index
+  std::vector<uint8_t> depth;     // by event index
+  std::map<std::pair<int32_t, int64_t>, std::pair<size_t, size_t>> thread_range;  // in spans
+  size_t too_deep = 0;
+
+  void Build(const TraceEvents& t) {
+    for (size_t i = 0; i < t.events.size(); ++i) {
+      if (t.events[i].ph == 'X') spans.push_back(i);
+    }
+    std::sort(spans.begin(), spans.end(), [&](size_t a, size_t b) {
+      const RawEvent &x = t.events[a], &y = t.events[b];
+      if (x.pid != y.pid) return x.pid < y.pid;
+      if (x.tid != y.tid) return x.tid < y.tid;
+      if (x.ts_ns != y.ts_ns) return x.ts_ns < y.ts_ns;
+      return x.dur_ns > y.dur_ns;
+    });
+    parent.assign(t.events.size(), kNone);
+    child_ns.assign(t.events.size(), 0);
+    depth.assign(t.events.size(), 0);
+    std::vector<size_t> stack;
+    std::vector<int64_t> row_end;  // per depth: where its last span ends
+    size_t first = 0;
+    for (size_t k = 0; k < spans.size(); ++k) {
+      const RawEvent& e = t.events[spans[k]];
+      if (k > 0) {
+        const RawEvent& prev = t.events[spans[k - 1]];
+        if (prev.pid != e.pid || prev.tid != e.tid) {
+          thread_range[{prev.pid, prev.tid}] = {first, k};
+          first = k;
+          stack.clear();
+          row_end.clear();
+        }
+      }
+      while (!stack.empty()) {
+        const RawEvent& top = t.events[stack.back()];
+        if (top.ts_ns + top.dur_ns > e.ts_ns) break;
+        stack.pop_back();
+      }
+      if (!stack.empty()) {
+        const RawEvent& top = t.events[stack.back()];
+        child_ns[stack.back()] += std::min(e.dur_ns, top.ts_ns + top.dur_ns - e.ts_ns);
+        parent[spans[k]] = stack.back();
+      }
+      stack.push_back(spans[k]);
+      size_t row = 0;
+      while (row < row_end.size() && row_end[row] > e.ts_ns) ++row;
+      if (row == row_end.size()) row_end.push_back(0);
+      row_end[row] = e.ts_ns + e.dur_ns;
+      if (row > kMaxDepth) ++too_deep;
+      depth[spans[k]] = static_cast<uint8_t>(std::min<size_t>(row, kMaxDepth));
+    }
+    if (!spans.empty()) {
+      const RawEvent& last = t.events[spans.back()];
+      thread_range[{last.pid, last.tid}] = {first, spans.size()};
+    }
+  }
+
+  // The deepest span on (pid, tid) that holds ts (starts at or before it and ends after it,
+  // or starts at it), or kNone.
+  size_t Enclosing(const TraceEvents& t, int32_t pid, int64_t tid, int64_t ts) const {
+    auto range = thread_range.find({pid, tid});
+    if (range == thread_range.end()) return kNone;
+    auto begin = spans.begin() + static_cast<ptrdiff_t>(range->second.first);
+    auto end = spans.begin() + static_cast<ptrdiff_t>(range->second.second);
+    auto after = std::upper_bound(begin, end, ts,
+                                  [&](int64_t v, size_t i) { return v < t.events[i].ts_ns; });
+    if (after == begin) return kNone;
+    for (size_t i = *(after - 1); i != kNone; i = parent[i]) {
+      const RawEvent& e = t.events[i];
+      if (e.ts_ns + e.dur_ns > ts || e.ts_ns == ts) return i;
+    }
+    return kNone;
+  }
+
+  // The first span on (pid, tid) that starts at or after ts, or kNone.
+  size_t Next(const TraceEvents& t, int32_t pid, int64_t tid, int64_t ts) const {
+    auto range = thread_range.find({pid, tid});
+    if (range == thread_range.end()) return kNone;
+    auto begin = spans.begin() + static_cast<ptrdiff_t>(range->second.first);
+    auto end = spans.begin() + static_cast<ptrdiff_t>(range->second.second);
+    auto at = std::lower_bound(begin, end, ts,
+                               [&](size_t i, int64_t v) { return t.events[i].ts_ns < v; });
+    return at == end ? kNone : *at;
+  }
+};
+
+// Flow events ('s' start, 't' step, 'f' finish) with one category and id make a chain of
+// arrows; each end binds to a span on its thread: 's' and 't' to the one enclosing it, 'f'
+// to the one enclosing it with "bp": "e" (Kineto writes that) and else to the next one.
+void AddFlows(const TraceEvents& t, const Nesting& nesting, const std::vector<EventRef>& where,
+              const std::vector<bool>& placed, Model& model, Unshown& unshown) {
+  std::map<std::pair<uint32_t, int64_t>, std::vector<size_t>> chains;
+  for (size_t i = 0; i < t.events.size(); ++i) {
+    const char ph = t.events[i].ph;
+    if (ph == 's' || ph == 't' || ph == 'f') chains[{t.events[i].cat, t.events[i].id}].push_back(i);
+  }
+  size_t unbound = 0, lonely = 0;
+  for (auto& [key, chain] : chains) {
+    std::stable_sort(chain.begin(), chain.end(), [&](size_t a, size_t b) {
+      const RawEvent &x = t.events[a], &y = t.events[b];
+      const int rank_x = x.ph == 's' ? 0 : x.ph == 't' ? 1 : 2;
+      const int rank_y = y.ph == 's' ? 0 : y.ph == 't' ? 1 : 2;
+      return rank_x != rank_y ? rank_x < rank_y : x.ts_ns < y.ts_ns;
+    });
+    if (chain.size() < 2 || t.events[chain.front()].ph != 's' || t.events[chain.back()].ph == 's') {
+      lonely += chain.size();
+      continue;
+    }
+    std::optional<EventRef> previous;
+    const uint32_t label =
+        model.labels().Intern(t.str(t.events[chain.front()].name), t.str(key.first));
+    for (size_t i : chain) {
+      const RawEvent& e = t.events[i];
+      const size_t span = e.ph == 'f' && !e.binds_enclosing
+                              ? nesting.Next(t, e.pid, e.tid, e.ts_ns)
+                              : nesting.Enclosing(t, e.pid, e.tid, e.ts_ns);
+      if (span == kNone || !placed[span]) {
+        ++unbound;
+        previous.reset();
+        continue;
+      }
+      if (previous) model.AddFlow({*previous, where[span], label});
+      previous = where[span];
+    }
+  }
+  unshown.Add("flow events without their other end", lonely);
+  unshown.Add("flow events with no span to attach to", unbound);
+}
+
+}  // namespace
+
+MappedTrace MapTraceEvents(TraceEvents t, const std::string& name,
+                           const std::function<bool(double)>& progress) {
+  MappedTrace out;
+  out.model = std::make_unique<Model>();
+  out.warnings = std::move(t.warnings);
+  Model& model = *out.model;
+  Unshown unshown;
+  PairBeginEnd(t, unshown);
+  PairAsync(t, unshown);
+  out.framework = "chrome";
+  for (const auto& e : t.events) {
+    const std::string& n = t.str(e.name);
+    if (StartsWith(n, "ProfilerStep#")) {
+      out.framework = "pytorch";
+      break;
+    }
+    if (StartsWith(n, "Iterator::")) out.framework = "tensorflow";
+  }
+
+  // Time zero: the first event.
+  int64_t t0 = std::numeric_limits<int64_t>::max();
+  for (const auto& e : t.events) {
+    if (e.ph != 'M') t0 = std::min(t0, e.ts_ns);
+  }
+  if (t0 == std::numeric_limits<int64_t>::max()) t0 = 0;
+
+  std::vector<size_t> counters;
+  for (size_t i = 0; i < t.events.size(); ++i) {
+    const RawEvent& e = t.events[i];
+    if (e.ph == 'i' || e.ph == 'I' || e.ph == 'R') {
+      model.AddMarker({e.ts_ns - t0, t.str(e.name)});
+    } else if (e.ph == 'C') {
+      counters.push_back(i);
+    } else if (e.ph != 'X' && e.ph != 's' && e.ph != 't' && e.ph != 'f') {
+      unshown.Add(std::string("events of phase '") + e.ph + "'");
+    }
+  }
+  Nesting nesting;
+  nesting.Build(t);
+  if (nesting.too_deep > 0) {
+    out.warnings.push_back(std::to_string(nesting.too_deep) + " spans nested deeper than " +
+                           std::to_string(kMaxDepth) + " levels are drawn on the last row");
+  }
+
+  Mapper m(t, model);
+  IteratorOps iterators;
+  if (out.framework == "tensorflow") iterators.Build(t, nesting.spans, m);
+
+  // Spans in time order, so each track's spans arrive in order.
+  std::vector<size_t> by_time = nesting.spans;
+  std::stable_sort(by_time.begin(), by_time.end(),
+                   [&](size_t a, size_t b) { return t.events[a].ts_ns < t.events[b].ts_ns; });
+  bool device = false;
+  // A trace repeats a few thousand (name, category) pairs: each is classified and interned
+  // once.
+  struct NameInfo {
+    uint32_t label = 0;
+    EventClass cls = EventClass::kUnknown;
+    bool step = false, input_wait = false, iterator = false, tf_step = false;
+  };
+  std::unordered_map<uint64_t, NameInfo> names;
+  std::vector<EventRef> where(t.events.size());
+  std::vector<bool> placed(t.events.size(), false);
+  size_t done = 0;
   for (size_t i : by_time) {
-    if ((++placed & 0x3FFFF) == 0 && progress &&
-        !progress(static_cast<double>(placed) / static_cast<double>(by_time.size()))) {
+    if ((++done & 0x3FFFF) == 0 && progress &&
+        !progress(static_cast<double>(done) / static_cast<double>(by_time.size()))) {
       out.model.reset();
       return out;
     }
     const RawEvent& e = t.events[i];
-    const std::string& n = t.str(e.name);
-    auto [gpu_it, new_pid] = gpu_process.emplace(e.pid, false);
-    if (new_pid) gpu_it->second = m.ProcessName(e.pid).find("/device:GPU") != std::string::npos;
-    const uint64_t role_key = (uint64_t{e.name} << 32) | e.cat;
-    auto [role_it, new_role] = roles.emplace(role_key, Role::kGeneric);
-    if (new_role) role_it->second = RoleOf(out.framework, n, t.str(e.cat));
-    const Role role = gpu_it->second ? Role::kGpu : role_it->second;
+    auto [info_it, added] = names.try_emplace((uint64_t{e.name} << 32) | e.cat);
+    NameInfo& info = info_it->second;
+    if (added) {
+      const std::string& n = t.str(e.name);
+      info.cls = ClassOfCategory(t.str(e.cat));
+      info.label = model.labels().Intern(n, t.str(e.cat));
+      info.step = out.framework == "pytorch" && IsPyTorchStep(n, info.cls);
+      info.input_wait = out.framework == "pytorch" && IsDataLoaderNext(n);
+      info.iterator = out.framework == "tensorflow" && StartsWith(n, "Iterator::");
+      info.tf_step = out.framework == "tensorflow" &&
+                     (n == "train" || n == "train_step" || n == "train_function" ||
+                      StartsWith(n, "ProfilerStep#"));
+    }
+    EventClass cls = info.cls;
+    // TensorFlow's device processes hold only device work, whatever its category.
+    if ((cls == EventClass::kUnknown || cls == EventClass::kHost) && m.IsDevice(e.pid) &&
+        out.framework != "pytorch")
+      cls = EventClass::kDeviceKernel;
     const uint32_t thread = m.Thread(e.pid, e.tid);
     const int64_t start = e.ts_ns - t0, end = start + e.dur_ns;
-    const uint32_t self =
-        record::SaturateU32(static_cast<uint64_t>(std::max<int64_t>(0, e.dur_ns - child_ns[i])));
-    switch (role) {
-      case Role::kStep:
-        model.AddEvent({start, end, 0, 0, 0, record::kDeviceOp, EventKind::kStep, 0});
-        break;
-      case Role::kInputWait:
-        model.AddEvent({start, end, 0, 0, thread, record::kConsumerOp, EventKind::kInputWait, 0});
-        break;
-      case Role::kGpu:
-        gpu = true;
-        model.AddEvent({start, end, 0, 0, thread, record::kDeviceOp, GpuKind(n, t.str(e.cat)), 0});
-        break;
-      case Role::kIterator: {
-        const uint16_t op = m.iterator_stages.count(n) ? m.iterator_stages[n] : record::kNoOp;
-        model.AddEvent({start, end, 0, self, thread, op, EventKind::kCall, 0});
-        // Calls of the root-most iterator op that no other iterator call holds are the
-        // training loop waiting for input (the ops' own workers call deeper paths).
-        const int64_t up = parent[i];
-        const bool outermost =
-            up < 0 || !StartsWith(t.str(t.events[static_cast<size_t>(up)].name), "Iterator::");
-        if (outermost && depth[n] == shallowest)
-          model.AddEvent({start, end, 0, 0, thread, record::kConsumerOp, EventKind::kInputWait, 0});
-        break;
-      }
-      case Role::kGeneric:
-        if (auto op = m.ProcessStage(e.pid))
-          model.AddEvent({start, end, 0, self, thread, *op, EventKind::kCall, 0});
-        break;
+    const uint8_t depth = nesting.depth[i];
+    if (IsDeviceWork(cls)) {
+      device = true;
+      where[i] = model.AddSpan({DeviceKind(cls), record::kDeviceOp, thread, depth}, start, end, 0,
+                               info.label, e.args);
+      placed[i] = true;
+      continue;
+    }
+    const uint32_t self = record::SaturateU32(
+        static_cast<uint64_t>(std::max<int64_t>(0, e.dur_ns - nesting.child_ns[i])));
+    std::optional<uint16_t> op;
+    if (info.iterator && m.iterator_stages.count(t.str(e.name))) {
+      op = m.iterator_stages[t.str(e.name)];
+    } else {
+      op = m.ProcessStage(e.pid);
+    }
+    if (!op) {
+      unshown.Add("spans of processes past the op limit");
+      continue;
+    }
+    where[i] =
+        model.AddSpan({EventKind::kCall, *op, thread, depth}, start, end, self, info.label, e.args);
+    placed[i] = true;
+    // What a span means for the input pipeline is a copy on the consumer's or the device's
+    // lane; the span itself stays on its thread, where its nesting is.
+    if (info.step || info.tf_step) {
+      model.AddSpan({EventKind::kStep, record::kDeviceOp, 0, 0}, start, end, 0, info.label, 0);
+    } else if (info.input_wait) {
+      model.AddSpan({EventKind::kInputWait, record::kConsumerOp, thread, 0}, start, end, 0,
+                    info.label, 0);
+    } else if (info.iterator) {
+      // Calls of the root-most iterator op that no other iterator call holds are the
+      // training loop waiting for input (the ops' own workers call deeper paths).
+      const size_t up = nesting.parent[i];
+      const bool outermost = up == kNone || !StartsWith(t.str(t.events[up].name), "Iterator::");
+      if (outermost && iterators.depth[t.str(e.name)] == iterators.shallowest)
+        model.AddSpan({EventKind::kInputWait, record::kConsumerOp, thread, 0}, start, end, 0,
+                      info.label, 0);
     }
   }
+  AddFlows(t, nesting, where, placed, model, unshown);
+
   // Counters: a counter lane each ("<process>: <name>"), readings rounded to whole
   // numbers (the model's counters are integers).
   std::stable_sort(counters.begin(), counters.end(),
@@ -329,7 +524,10 @@ MappedTrace MapTraceEvents(TraceEvents t, const std::string& name,
       def.position = -static_cast<int>(kMaxStages);  // below every op: never the consumer's
       it->second = m.NewStage(def);
     }
-    if (!it->second) continue;
+    if (!it->second) {
+      unshown.Add("counter readings past the op limit");
+      continue;
+    }
     const double v = std::max(0.0, e.value);
     rounded += v != std::floor(v) || e.value < 0;
     model.AddEvent({e.ts_ns - t0, e.ts_ns - t0, 0,
@@ -345,16 +543,13 @@ MappedTrace MapTraceEvents(TraceEvents t, const std::string& name,
     out.warnings.push_back("more than " + std::to_string(kMaxStages) +
                            " processes and iterator ops: the spans of the rest are left out");
   }
-  if (unshown > 0) {
-    out.warnings.push_back(std::to_string(unshown) +
-                           " flow, async and other events are not shown (spans, counters and "
-                           "instants are imported)");
-  }
+  if (!unshown.counts.empty()) out.warnings.push_back(unshown.Warning());
+  model.args() = std::move(t.args);
   RunInfo& info = model.run_info();
   info.pipeline_name = name;
   info.imported_from = out.framework;
   info.producer = "imported " + out.framework + " trace";
-  info.device = gpu ? "gpu" : "";
+  info.device = device ? "gpu" : "";
   // The profiler's clock at time zero: traces of several hosts line up on it (profilers
   // write epoch or steady-clock microseconds; hosts share the former).
   info.clock.source = "imported";

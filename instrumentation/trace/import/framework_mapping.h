@@ -1,16 +1,18 @@
 #pragma once
 // What the events of a profiler's trace mean for an input pipeline, turned into a trace
-// model the timeline and the analyses read:
-// - PyTorch (a "ProfilerStep#N" span anywhere): ProfilerStep spans are the steps, DataLoader
-//   "__next__" spans the step's wait for input;
+// model the timeline and the analyses read. Every span keeps its name and category
+// (interned), its arguments, its thread and its nesting depth there; flows link spans.
+// On top of that, copies on the consumer's and the device's lanes say what the spans mean
+// (the table is event_vocabulary.h, documented in IMPORT.md):
+// - PyTorch (a "ProfilerStep#N" span anywhere): ProfilerStep spans are the steps (not
+//   their device-side copies), DataLoader "__next__" spans the step's wait for input;
 // - TensorFlow (an "Iterator::..." span anywhere): each iterator path ("Iterator::Root::
 //   Prefetch::ParallelMapV2") is an op, its nesting the pipeline's shape, the outermost
 //   iterator spans the wait for input; "train"/"train_step"/"train_function" spans the steps;
-// - both: GPU kernels, memcpy and memset (by category, or in a "/device:GPU" process) are
-//   device activity, one lane per stream;
-// - everything else becomes one generic op per process, a lane per thread; counters a
-//   counter lane each; instants markers; what has no place yet (flows, async spans) is
-//   counted in a warning.
+// - both: device work (kernels, copies, sets by category; everything in a TensorFlow
+//   "/device:GPU" process) goes on the device, a lane per stream; other spans on one generic
+//   op per process, a lane per thread; counters a counter lane each; instants markers; async
+//   spans a thread of their own per category. What is not shown is counted in one warning.
 // Each span's own time (without the spans nested in it on its thread) is kept as its self
 // time.
 

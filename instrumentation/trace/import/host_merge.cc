@@ -72,6 +72,7 @@ MergedHosts MergeHosts(const std::vector<HostTrace>& hosts) {
                           add_stage("input wait", "host input wait", kPositionsPerHost - 2),
                           add_stage("GPU", "host device", kPositionsPerHost - 3)};
     std::map<uint32_t, uint32_t> thread_of;
+    std::vector<uint32_t> label_of;  // this host's label ids → the merged model's
     auto thread = [&](uint32_t t) {
       auto [it, added] = thread_of.emplace(t, 0);
       if (added) {
@@ -96,10 +97,21 @@ MergedHosts MergeHosts(const std::vector<HostTrace>& hosts) {
       } else {
         continue;
       }
-      const uint32_t t = thread(key.thread);
+      // Names, arguments and nesting depths come along; the names interned anew.
+      Track& into = merged.TrackFor({kind, op, thread(key.thread), key.depth});
       for (size_t i = 0; i < track->size(); ++i) {
-        merged.AddEvent({track->start(i) + shift, track->end(i) + shift, track->element(i),
-                         track->value(i), t, op, kind, 0});
+        uint32_t label = track->label(i);
+        if (label != 0) {
+          if (label_of.size() < m.labels().size()) label_of.resize(m.labels().size(), UINT32_MAX);
+          if (label_of[label] == UINT32_MAX)
+            label_of[label] =
+                merged.labels().Intern(m.labels()[label].name, m.labels()[label].category);
+          label = label_of[label];
+        }
+        const uint32_t args = track->args(i) != 0 ? merged.args().Add(m.args()[track->args(i)]) : 0;
+        into.Append(track->start(i) + shift, track->end(i) + shift, track->element(i),
+                    track->value(i), track->calls(i), label, args);
+        merged.ExtendDuration(track->end(i) + shift);
       }
     }
     for (const auto& marker : m.markers())
@@ -124,6 +136,9 @@ MergedHosts MergeHosts(const std::vector<HostTrace>& hosts) {
   }
   if (!worst) {
     out.verdict = "No host's trace has training steps.";
+  } else if (worst->second.input_wait_fraction < 0.0005) {
+    // Naming a host "waiting most" at 0% would send people looking for nothing.
+    out.verdict = "No host waits for input: every host's steps ran without waiting for data.";
   } else {
     out.verdict = worst->first + " waits most for input (" +
                   FormatPercent(worst->second.input_wait_fraction) +

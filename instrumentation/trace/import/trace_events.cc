@@ -64,10 +64,43 @@ int64_t Integer(od::value v) {
   return 0;
 }
 
+// Appends JSON text without the white space between its tokens (a pretty-printed trace's
+// arguments are half indentation).
+void AppendMinified(std::string_view json, std::string& out) {
+  out.reserve(out.size() + json.size());
+  for (size_t i = 0; i < json.size(); ++i) {
+    const char c = json[i];
+    if (c == '"') {
+      const size_t from = i;
+      for (++i; i < json.size() && json[i] != '"'; ++i) i += json[i] == '\\';
+      out.append(json.substr(from, i + 1 - from));
+    } else if (c != ' ' && c != '\n' && c != '\r' && c != '\t') {
+      out.push_back(c);
+    }
+  }
+}
+
 struct Parser {
   TraceEvents& out;
   Interner interner{out.strings};
   uint64_t skipped = 0;
+  std::unordered_map<std::string, int32_t> named_pids;  // "Spans", "Traces": negative ids
+  std::string minified;
+
+  // A pid: a number, a number in a string, or a name, which gets an id of its own.
+  int32_t Pid(od::value v) {
+    std::string_view s;
+    if (v.get_string().get(s) == simdjson::SUCCESS) {
+      const std::string copy(s);
+      char* end = nullptr;
+      const long long n = std::strtoll(copy.c_str(), &end, 0);
+      if (end != copy.c_str() && *end == '\0') return static_cast<int32_t>(n);
+      auto [it, added] = named_pids.try_emplace(copy, -1 - static_cast<int32_t>(named_pids.size()));
+      if (added) out.process_names.try_emplace(it->second, copy);
+      return it->second;
+    }
+    return static_cast<int32_t>(Integer(v));
+  }
 
   // One event object. Unknown fields are skipped; a malformed field drops the event.
   bool Event(od::object object) {
@@ -102,21 +135,34 @@ struct Parser {
         std::string_view s;
         if (v.get_string().get(s) == simdjson::SUCCESS) e.cat = interner.Intern(s);
       } else if (key_is("pid")) {
-        e.pid = static_cast<int32_t>(Integer(v));
+        e.pid = Pid(v);
       } else if (key_is("tid")) {
         e.tid = Integer(v);
       } else if (key_is("id")) {
         e.id = Integer(v);
+      } else if (key_is("bp")) {
+        std::string_view bp;
+        e.binds_enclosing = v.get_string().get(bp) == simdjson::SUCCESS && bp == "e";
       } else if (key_is("args")) {
-        // Only metadata (its name) and counters (their value) need their arguments.
-        if (e.ph != 0 && e.ph != 'M' && e.ph != 'C') continue;
         od::object args;
         if (v.get_object().get(args) != simdjson::SUCCESS) continue;
+        // Metadata (its name) and counters (their value) read their arguments; every
+        // other event keeps them as written.
+        if (e.ph != 0 && e.ph != 'M' && e.ph != 'C') {
+          std::string_view raw;
+          if (args.raw_json().get(raw) != simdjson::SUCCESS) return false;
+          if (raw.size() > 2) {
+            minified.clear();
+            AppendMinified(raw, minified);
+            if (minified != "{}") e.args = out.args.Add(minified);
+          }
+          continue;
+        }
         for (auto arg : args) {
           std::string_view arg_key;
           od::value arg_value;
           if (arg.unescaped_key().get(arg_key) || arg.value().get(arg_value)) break;
-          if (arg_key == "name") {
+          if (arg_key == "name" || arg_key == "labels") {
             if (arg_value.get_string().get(meta_name) != simdjson::SUCCESS) meta_name = {};
             if (!meta_name.empty()) meta_name = out.strings[interner.Intern(meta_name)];
           } else if (e.value == 0) {
@@ -130,6 +176,7 @@ struct Parser {
       const std::string& what = out.str(e.name);
       if (what == "process_name") out.process_names[e.pid] = std::string(meta_name);
       if (what == "thread_name") out.thread_names[{e.pid, e.tid}] = std::string(meta_name);
+      if (what == "process_labels") out.process_labels[e.pid] = std::string(meta_name);
       return true;
     }
     if (!has_ts || e.ph == 0) return false;
@@ -142,6 +189,52 @@ std::string At(const std::string& source, size_t offset) {
   return source + " at byte " + std::to_string(offset);
 }
 
+size_t SkipSpace(std::string_view t, size_t i) {
+  while (i < t.size() && (t[i] == ' ' || t[i] == '\n' || t[i] == '\r' || t[i] == '\t')) ++i;
+  return i;
+}
+
+void CheckTrailingText(std::string_view t, size_t after, bool object_form,
+                       const std::string& source, TraceEvents& out);
+
+// Walks JSON text outside its strings: the index just past the bracket that brings
+// `depth` (the brackets open at `from`) to zero, or npos if the text ends first. With
+// `stop_at_zero` false it goes on to the end and returns npos unless the depth ends at
+// exactly zero (then t.size()).
+size_t BracketScan(std::string_view t, size_t from, int64_t depth, bool stop_at_zero) {
+  // A byte's role, looked up: most bytes have none and cost one load and one branch.
+  static constexpr auto kRole = [] {
+    std::array<uint8_t, 256> role{};
+    role['"'] = 1;
+    role['\\'] = 2;
+    role['{'] = role['['] = 3;
+    role['}'] = role[']'] = 4;
+    return role;
+  }();
+  const auto* p = reinterpret_cast<const uint8_t*>(t.data());
+  const size_t n = t.size();
+  for (size_t i = from; i < n; ++i) {
+    const uint8_t role = kRole[p[i]];
+    if (role == 0) continue;
+    if (role == 1) {  // a string: to its closing quote, past escaped characters
+      for (++i; i < n; ++i) {
+        const uint8_t r = kRole[p[i]];
+        if (r == 2)
+          ++i;
+        else if (r == 1)
+          break;
+      }
+      if (i >= n) return std::string_view::npos;
+    } else if (role == 3) {
+      ++depth;
+    } else if (role == 4 && --depth <= 0) {
+      if (stop_at_zero && depth == 0) return i + 1;
+      if (depth < 0) return std::string_view::npos;
+    }
+  }
+  return !stop_at_zero && depth == 0 ? n : std::string_view::npos;
+}
+
 // One import: the events so far, and the JSON parser, reused by every chunk so its buffers
 // are allocated (and their pages touched) once.
 struct Session {
@@ -151,15 +244,18 @@ struct Session {
   Parser parser{out};
   od::parser json_parser;
   uint64_t seen = 0;
+  size_t after_events = 0;  // where the last document parsed has its event array's end
 
   // Where the session stands, to go back to when a piece turns out not to parse.
   struct Mark {
     size_t events;
     uint64_t skipped, seen;
+    size_t args;
   };
-  Mark Here() const { return {out.events.size(), parser.skipped, seen}; }
+  Mark Here() const { return {out.events.size(), parser.skipped, seen, out.args.size()}; }
   void Rewind(const Mark& m) {
     out.events.resize(m.events);
+    out.args.Truncate(m.args);
     parser.skipped = m.skipped;
     seen = m.seen;
   }
@@ -238,6 +334,7 @@ engine::Status ParseDocument(std::string_view json, size_t offset, size_t file_s
       return engine::Status(engine::StatusCode::kCancelled, "import cancelled");
     }
   }
+  s.after_events = location() - offset;
   return engine::Status::Ok();
 }
 
@@ -277,19 +374,29 @@ engine::Status ParseRepaired(std::string_view json, size_t offset, size_t file_s
 engine::Status ParseWhole(std::string_view json, const std::string& source, Session& s) {
   bool cut = false;
   const engine::Status status = ParseDocument(json, 0, json.size(), source, s, cut);
-  if (status.ok() || !cut) return status;
-  s.out.events.clear();
+  if (status.ok()) {
+    CheckTrailingText(json, s.after_events, json[SkipSpace(json, 0)] == '{', source, s.out);
+    return status;
+  }
+  if (!cut) return status;
+  s.Rewind({0, 0, 0, 1});
+  // A whole document followed by other text fails to parse as one: parse the document,
+  // and report the rest.
+  const size_t end = BracketScan(json, SkipSpace(json, 0), 0, true);
+  if (end != std::string_view::npos && SkipSpace(json, end) < json.size()) {
+    const engine::Status whole = ParseDocument(json.substr(0, end), 0, json.size(), source, s, cut);
+    if (whole.ok()) {
+      CheckTrailingText(json, s.after_events, json[SkipSpace(json, 0)] == '{', source, s.out);
+      return whole;
+    }
+    s.Rewind({0, 0, 0, 1});
+  }
   return ParseRepaired(json, 0, json.size(), source, s);
 }
 
 // ---- large files: the event array in chunks of about options.chunk_bytes, each parsed as an
 // array of its own with the one parser, so memory and page faults stay bounded by the chunk
 // (simdjson's buffers are several times the document they parse).
-
-size_t SkipSpace(std::string_view t, size_t i) {
-  while (i < t.size() && (t[i] == ' ' || t[i] == '\n' || t[i] == '\r' || t[i] == '\t')) ++i;
-  return i;
-}
 
 // Where the event array's first event starts, or npos (not a trace this path handles).
 size_t EventsStart(std::string_view t) {
@@ -322,37 +429,31 @@ size_t NextSplit(std::string_view t, size_t from, size_t limit) {
 // more than they opened. simdjson's on-demand parser checks only what it visits, so a piece
 // cut inside an event's arguments could otherwise pass for a shorter event.
 bool WholeEvents(std::string_view piece) {
-  // A byte's role, looked up: most bytes have none and cost one load and one branch.
-  static constexpr auto kRole = [] {
-    std::array<uint8_t, 256> role{};
-    role['"'] = 1;
-    role['\\'] = 2;
-    role['{'] = role['['] = 3;
-    role['}'] = role[']'] = 4;
-    return role;
-  }();
-  const auto* p = reinterpret_cast<const uint8_t*>(piece.data());
-  const size_t n = piece.size();
-  int64_t depth = 0;
-  for (size_t i = 0; i < n; ++i) {
-    const uint8_t role = kRole[p[i]];
-    if (role == 0) continue;
-    if (role == 1) {  // a string: to its closing quote, past escaped characters
-      for (++i; i < n; ++i) {
-        const uint8_t r = kRole[p[i]];
-        if (r == 2)
-          ++i;
-        else if (r == 1)
-          break;
-      }
-      if (i >= n) return false;
-    } else if (role == 3) {
-      ++depth;
-    } else if (role == 4 && --depth < 0) {
-      return false;
+  return BracketScan(piece, 0, 0, false) != std::string_view::npos;
+}
+
+// What follows the event array, whose ']' ends just before `after`: the object's other
+// members (object form) and then nothing but white space. Anything else is reported.
+void CheckTrailingText(std::string_view t, size_t after, bool object_form,
+                       const std::string& source, TraceEvents& out) {
+  size_t end = after;
+  if (object_form) {
+    end = BracketScan(t, after, 1, true);
+    if (end == std::string_view::npos) {
+      out.warnings.push_back(At(source, after) +
+                             ": the JSON object around the event array never closes; kept "
+                             "the events");
+      return;
     }
   }
-  return depth == 0;
+  size_t rest = SkipSpace(t, end);
+  while (rest < t.size() && t[rest] == '\0') ++rest;  // a writer's padding
+  if (rest >= t.size()) return;
+  std::string snippet(t.substr(rest, 24));
+  for (char& c : snippet) c = (c >= ' ' && c < 127) ? c : ' ';
+  out.warnings.push_back(At(source, rest) + ": " + std::to_string(t.size() - rest) +
+                         " bytes of text after the end of the JSON document (\"" + snippet +
+                         "\"...): ignored, the events before them were read");
 }
 
 class ChunkBuffer {
@@ -398,33 +499,32 @@ std::optional<engine::Status> ParseChunked(std::string_view t, const std::string
   if (start == std::string_view::npos) return std::nullopt;
   ChunkBuffer buffer;
   const size_t chunk = std::max<size_t>(s.options.chunk_bytes, 1);
+  const bool object_form = t[SkipSpace(t, 0)] == '{';
   size_t from = start;
-  // The array's end: the last ']' in the file, or one of the few before it (the text after
-  // the array may hold some).
-  size_t end = t.rfind(']');
-  int end_attempts = 0;
   while (true) {
-    if (end == std::string_view::npos || end < from) break;
-    // The last piece when what is left is small, or holds no further split.
-    if (end - from <= chunk || NextSplit(t, from + chunk, end) == std::string_view::npos) {
-      // The last piece: up to the array's end, if this ']' is it.
-      if (auto parsed = ParsePiece(t, from, end, source, buffer, s)) return *parsed;
-      if (++end_attempts == 8) break;  // a file cut off inside its events
-      end = end == 0 ? std::string_view::npos : t.rfind(']', end - 1);
-      continue;
+    size_t split =
+        t.size() - from > chunk ? NextSplit(t, from + chunk, t.size()) : std::string_view::npos;
+    if (split == std::string_view::npos) {
+      // The last piece: up to the ']' that closes the array, found outside strings, so that
+      // a ']' in the text after the array (Kineto's metadata has many) cannot pass for it.
+      const size_t close = BracketScan(t, from, 1, true);
+      if (close == std::string_view::npos) break;  // cut off: repaired below
+      auto parsed = ParsePiece(t, from, close - 1, source, buffer, s);
+      if (!parsed) break;
+      if (parsed->ok()) CheckTrailingText(t, close, object_form, source, s.out);
+      return *parsed;
     }
-    size_t split = NextSplit(t, from + chunk, end);
     for (int attempt = 0;; ++attempt) {
       if (split == std::string_view::npos || attempt == 64) {
         // No place to split found: the whole document in one piece instead.
-        s.Rewind({0, 0, 0});
+        s.Rewind({0, 0, 0, 1});
         return std::nullopt;
       }
       if (auto parsed = ParsePiece(t, from, split + 1, source, buffer, s)) {
         if (!parsed->ok()) return *parsed;
         break;
       }
-      split = NextSplit(t, split + 1, end);  // inside a string or an event: look further
+      split = NextSplit(t, split + 1, t.size());  // inside a string or an event: look further
     }
     from = SkipSpace(t, SkipSpace(t, split + 1) + 1);  // past '}' ','
   }
@@ -440,6 +540,26 @@ std::optional<engine::Status> ParseChunked(std::string_view t, const std::string
 
 engine::Result<TraceEvents> ParseTraceEvents(std::string_view json, const std::string& source,
                                              const EventParseOptions& options) {
+  // A byte-order mark is not JSON, but editors on Windows write one: skipped.
+  if (json.starts_with("\xEF\xBB\xBF")) json.remove_prefix(3);
+  if (json.starts_with("\xFF\xFE") || json.starts_with("\xFE\xFF")) {
+    return engine::InvalidArgument(source +
+                                   ": UTF-16 text; a trace must be UTF-8 (save it as UTF-8)");
+  }
+  const size_t first = SkipSpace(json, 0);
+  if (first == json.size()) {
+    return engine::InvalidArgument(
+        source + (json.empty() ? ": the file is empty" : ": the file holds only white space"));
+  }
+  if (json[first] != '{' && json[first] != '[') {
+    std::string snippet(json.substr(first, 32));
+    for (char& c : snippet) c = (c >= ' ' && c < 127) ? c : '?';
+    return engine::InvalidArgument(
+        At(source, first) + ": " +
+        (source.ends_with(".gz") ? "the decompressed text" : "the text") +
+        " is not JSON: it starts with \"" + snippet +
+        "\" (a Chrome, PyTorch or TensorFlow trace starts with { or [)");
+  }
   Session s(options);
   s.out.events.reserve(json.size() / 160);  // a typical event's bytes: one growth at most
   std::optional<engine::Status> chunked;

@@ -4,7 +4,8 @@
 // Object form ({"traceEvents": [...]}) and bare array form ([...]) are both read; a file
 // that ends inside the array (a profiler killed mid-write) keeps the events before the cut,
 // with a warning. Strings are interned: a trace repeats a few hundred names millions of
-// times.
+// times. Each event's "args" object is kept, minified, in an ArgsTable that the model then
+// takes over. A UTF-8 byte-order mark is skipped; text after the document is reported.
 
 #include <cstdint>
 #include <deque>
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "engine/core/status.h"
+#include "instrumentation/trace/span_tables.h"
 
 namespace pipescope::trace {
 
@@ -23,12 +25,16 @@ struct RawEvent {
   int64_t ts_ns = 0;
   int64_t dur_ns = -1;  // X events; -1 otherwise
   int64_t tid = 0;
-  int64_t id = 0;     // flow and async events
-  double value = 0;   // C events: the first numeric argument
+  union {
+    int64_t id = 0;  // flow and async events
+    double value;    // C events: the first numeric argument
+  };
   uint32_t name = 0;  // into TraceEvents::strings
   uint32_t cat = 0;
-  int32_t pid = 0;
-  char ph = 0;  // 'X', 'B', 'E', 'i', 'C', 's', 'f', ...
+  uint32_t args = 0;             // into TraceEvents::args
+  int32_t pid = 0;               // a pid written as a name ("Spans") gets a negative id of its own
+  char ph = 0;                   // 'X', 'B', 'E', 'i', 'C', 's', 'f', ...
+  bool binds_enclosing = false;  // a flow event's "bp": "e"
 };
 
 struct TraceEvents {
@@ -36,7 +42,10 @@ struct TraceEvents {
   std::deque<std::string> strings;  // [0] is ""
   std::map<int32_t, std::string> process_names;
   std::map<std::pair<int32_t, int64_t>, std::string> thread_names;
+  // Kineto's "process_labels" ("CPU", "GPU 0"): which processes are devices.
+  std::map<int32_t, std::string> process_labels;
   std::vector<std::string> warnings;
+  ArgsTable args;
 
   const std::string& str(uint32_t i) const { return strings[i]; }
 };
