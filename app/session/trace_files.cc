@@ -28,6 +28,8 @@ engine::Result<OpenedTrace> OpenTraceFile(const std::string& path,
   ASSIGN_OR_RETURN(auto loaded, pstrace::ReadTraceFile(path, options));
   out.model = std::move(loaded.model);
   out.warnings = std::move(loaded.warnings);
+  // A profiler's trace saved as .pstrace is reported as the profiler's trace it was.
+  out.imported = !out.model->run_info().imported_from.empty();
   return out;
 }
 

@@ -21,36 +21,54 @@ std::vector<Lane> BuildLanes(const trace::Model& model) {
     lane.tracks[lane.track_count++] = steps;
     lanes.push_back(lane);
   }
-  // On a GPU, what the device itself recorded (CUPTI): its kernels and its copies.
+  // On a GPU, what the device itself recorded (CUPTI) or an imported trace holds: its
+  // kernels and copies, per stream and nesting row (a recording has one of each).
   std::vector<const trace::Track*> gpu_tracks;
+  std::map<std::pair<uint32_t, int>, Lane> gpu_lanes;  // by (stream, depth)
   for (auto [kind, label] : {std::pair{EventKind::kGpuKernel, "GPU kernels"},
                              std::pair{EventKind::kGpuMemcpy, "GPU copies"},
                              std::pair{EventKind::kGpuMemset, "GPU sets"}}) {
-    const trace::Track* t = model.FindTrack({kind, record::kDeviceOp, 0});
-    if (!t) continue;
-    gpu_tracks.push_back(t);
-    Lane lane{LaneKind::kDevice, label};
-    lane.tracks[lane.track_count++] = t;
-    lanes.push_back(lane);
+    for (const trace::Track* t : model.TracksOf(kind, record::kDeviceOp)) {
+      gpu_tracks.push_back(t);
+      const uint32_t stream = t->key().thread;
+      if (stream == 0) {  // a recording: a lane per kind
+        Lane lane{LaneKind::kDevice, label};
+        lane.tracks[lane.track_count++] = t;
+        lanes.push_back(lane);
+        continue;
+      }
+      Lane& lane = gpu_lanes[{stream, t->key().depth}];
+      lane.kind = LaneKind::kDevice;
+      lane.depth = t->key().depth;
+      lane.thread = stream;
+      lane.label = std::string(static_cast<size_t>(2 * lane.depth), ' ') + model.ThreadName(stream);
+      if (lane.track_count < 4) lane.tracks[lane.track_count++] = t;
+    }
   }
+  for (auto& [key, lane] : gpu_lanes) lanes.push_back(lane);
   // Then every op, last (nearest the consumer) first, a sub-lane per thread.
   auto stages = model.StagesInOrder();
   std::reverse(stages.begin(), stages.end());
   for (const record::StageDef* stage : stages) {
-    std::map<uint32_t, Lane> by_thread;
+    std::map<std::pair<uint32_t, int>, Lane> by_thread;  // by (thread, depth)
     for (EventKind kind : {EventKind::kIdle, EventKind::kWaitInput, EventKind::kBlocked,
                            EventKind::kCall, EventKind::kWork}) {
       for (const trace::Track* t : model.TracksOf(kind, stage->id)) {
-        Lane& lane = by_thread[t->key().thread];
+        Lane& lane = by_thread[{t->key().thread, t->key().depth}];
         if (lane.track_count < 4) lane.tracks[lane.track_count++] = t;
       }
     }
     const std::string indent(static_cast<size_t>(2 * stage->depth), ' ');
-    for (auto& [thread, lane] : by_thread) {
+    for (auto& [key, lane] : by_thread) {
       lane.kind = LaneKind::kOp;
       lane.op = stage->id;
-      lane.thread = thread;
-      lane.label = indent + stage->name + "  " + model.ThreadName(thread);
+      lane.thread = key.first;
+      lane.depth = key.second;
+      // A nested row says only how deep it is: its thread's name is on the row above.
+      lane.label = key.second == 0
+                       ? indent + stage->name + "  " + model.ThreadName(key.first)
+                       : indent + std::string(static_cast<size_t>(2 * key.second), ' ') + "|" +
+                             std::to_string(key.second);
       lanes.push_back(lane);
     }
   }
@@ -77,7 +95,9 @@ std::vector<Lane> BuildLanes(const trace::Model& model) {
     if (gpu_tracks.empty()) {
       lane.tracks[lane.track_count++] = steps;
     } else {
-      for (const trace::Track* t : gpu_tracks) lane.tracks[lane.track_count++] = t;
+      lane.busy_tracks = gpu_tracks;
+      for (const trace::Track* t : gpu_tracks)
+        if (lane.track_count < 4) lane.tracks[lane.track_count++] = t;
     }
     lane.counter = CounterKind::kDeviceBusy;
     lanes.push_back(lane);

@@ -2,7 +2,9 @@
 // What the timeline draws, lane by lane, built from a trace model: the consumer (its input
 // waits), the device (its steps), then every op from the one nearest the consumer up to
 // the sources with a sub-lane per worker thread, and the counter lanes (buffer fill of
-// each buffered op, device utilisation, throughput). No drawing here: the lanes are plain
+// each buffered op, device utilisation, throughput). An imported trace's nested spans get
+// a lane per depth under their thread, and each GPU stream lanes of its own. No drawing
+// here: the lanes are plain
 // data, tested without a display.
 
 #include <string>
@@ -32,6 +34,9 @@ struct Lane {
   uint32_t thread = 0;
   const trace::Track* tracks[4] = {};  // drawn in order, later ones on top
   int track_count = 0;
+  int depth = 0;  // an imported trace's nesting row on the thread
+  // The device utilisation lane: every device track (a trace may have many streams).
+  std::vector<const trace::Track*> busy_tracks;
   CounterKind counter = CounterKind::kBufferLevel;
   double counter_max = 1;  // the value drawn at full height
 };

@@ -15,6 +15,8 @@ namespace {
 using record::EventKind;
 
 constexpr float kHoverPixels = 3;
+// Names inside spans: every span colour is a mid tone, light text reads on all of them.
+constexpr ImU32 kSpanTextColor = IM_COL32(250, 250, 250, 255);
 constexpr int64_t kMinCounterWindowNs = 50'000'000;  // counters average over ≥ 50 ms
 
 ImU32 WithAlpha(ImU32 color, int alpha) {
@@ -77,8 +79,31 @@ void TimelineWidget::DrawSpanLane(const Lane& lane, float y, float height, bool 
               : WithAlpha(color, static_cast<int>((80 + 175 * fill) * base_alpha / 255));
       draw->AddRectFilled(ImVec2(axis_.x + static_cast<float>(p), y),
                           ImVec2(axis_.x + static_cast<float>(q + 1), y + height), c);
+      if (track->has_labels() && q - p >= kMinLabelPixels) DrawSpanNames(*track, p, q, y);
       p = q;
     }
+  }
+}
+
+void TimelineWidget::DrawSpanNames(const trace::Track& track, int p, int q, float y) {
+  // The spans in a run of covered pixels [p, q], each named inside itself where it is wide
+  // enough: one binary search per span drawn, nothing for runs too narrow to hold a name.
+  ImDrawList* draw = ImGui::GetWindowDrawList();
+  const float right = axis_.x + static_cast<float>(q + 1);
+  float x = axis_.x + static_cast<float>(p);
+  for (size_t i = track.FirstEndingAfter(axis_.ToTime(x)); i < track.size() && x < right - 4; ++i) {
+    const float a = std::max(axis_.ToPixel(track.start(i)), x);
+    const float b = std::min(axis_.ToPixel(track.end(i)), right);
+    x = b;
+    if (b - a < kMinLabelPixels) {
+      if (track.start(i) > axis_.t1) break;
+      i = track.FirstEndingAfter(axis_.ToTime(b + 1)) - 1;  // past the narrow ones
+      continue;
+    }
+    const std::string_view name = model_->SpanName(track, i);
+    draw->PushClipRect(ImVec2(a + 2, y), ImVec2(b - 2, y + kLaneHeight), true);
+    draw->AddText(ImVec2(a + 3, y + 1), kSpanTextColor, name.data(), name.data() + name.size());
+    draw->PopClipRect();
   }
 }
 
@@ -113,8 +138,13 @@ void TimelineWidget::DrawCounterLane(const Lane& lane, float y, float height) {
         // Kernels and copies on different streams may overlap: the sum is capped at 100%.
         const int64_t mid = (a + b) / 2;
         int64_t covered = 0;
-        for (int k = 0; k < lane.track_count; ++k)
-          covered += lane.tracks[k]->SumRange(mid - window / 2, mid + window / 2).covered_ns;
+        if (!lane.busy_tracks.empty()) {
+          for (const trace::Track* t : lane.busy_tracks)
+            covered += t->SumRange(mid - window / 2, mid + window / 2).covered_ns;
+        } else {
+          for (int k = 0; k < lane.track_count; ++k)
+            covered += lane.tracks[k]->SumRange(mid - window / 2, mid + window / 2).covered_ns;
+        }
         v = std::min(1.0, static_cast<double>(covered) / static_cast<double>(window));
         break;
       }
@@ -326,7 +356,15 @@ void TimelineWidget::DrawTooltip(const Lane& lane, int64_t t) {
     const size_t i = track->FirstEndingAfter(t);
     if (i >= track->size() || track->start(i) > t) continue;
     ImGui::BeginTooltip();
-    ImGui::Text("%s", KindLabel(track->key().kind));
+    if (track->label(i) != 0) {
+      const trace::SpanLabel& label = model_->labels()[track->label(i)];
+      ImGui::PushTextWrapPos(520);
+      ImGui::TextUnformatted(label.name.c_str());
+      ImGui::PopTextWrapPos();
+      if (!label.category.empty()) ImGui::TextDisabled("%s", label.category.c_str());
+    } else {
+      ImGui::Text("%s", KindLabel(track->key().kind));
+    }
     ImGui::Text("%s", lane.label.c_str());
     ImGui::Text("start %s, duration %s", FormatDuration(track->start(i)).c_str(),
                 FormatDuration(track->duration(i)).c_str());
@@ -347,6 +385,23 @@ void TimelineWidget::DrawTooltip(const Lane& lane, int64_t t) {
          track->key().kind == EventKind::kGpuMemset) &&
         track->value(i) > 0) {
       ImGui::Text("%u bytes", track->value(i));
+    }
+    if (const std::string_view args = model_->args()[track->args(i)]; !args.empty()) {
+      const std::string shown(args.substr(0, 400));
+      ImGui::PushTextWrapPos(520);
+      ImGui::TextDisabled("%s%s", shown.c_str(), args.size() > 400 ? "..." : "");
+      ImGui::PopTextWrapPos();
+    }
+    const auto flows = model_->FlowsOf({track->id(), static_cast<uint32_t>(i)});
+    for (size_t f = 0; f < flows.size() && f < 4; ++f) {
+      const trace::EventRef other =
+          flows[f].from == trace::EventRef{track->id(), static_cast<uint32_t>(i)} ? flows[f].to
+                                                                                  : flows[f].from;
+      const std::string name(model_->SpanName(*model_->tracks()[other.track], other.index));
+      ImGui::TextDisabled(
+          "%s %s: %s",
+          flows[f].to == trace::EventRef{track->id(), static_cast<uint32_t>(i)} ? "from" : "to",
+          model_->labels()[flows[f].label].name.c_str(), name.substr(0, 80).c_str());
     }
     if (lane.kind == LaneKind::kConsumer) ImGui::TextDisabled("click: which op caused this wait");
     ImGui::EndTooltip();

@@ -116,6 +116,10 @@ class TimelineWidget : public ImGuiGlWidget {
 
   void DrawAxis(float y);
   void DrawSpanLane(const Lane& lane, float y, float height, bool dimmed);
+  // Names of the spans in covered pixels [p, q] of a lane at y, inside the spans wide
+  // enough to hold some of it.
+  void DrawSpanNames(const trace::Track& track, int p, int q, float y);
+  static constexpr int kMinLabelPixels = 24;
   void DrawCounterLane(const Lane& lane, float y, float height);
   void DrawOverlays(float top, float bottom);
   void DrawTooltip(const Lane& lane, int64_t t);

@@ -2,6 +2,7 @@
 
 #include <google/protobuf/text_format.h>
 
+#include <algorithm>
 #include <cstdio>
 
 #include "instrumentation/trace/format/trace_writer.h"
@@ -34,6 +35,7 @@ TraceHeader HeaderOf(const trace::Model& model) {
   h.set_device(info.device);
   h.set_simulated(info.simulated);
   h.set_cost_model(info.cost_model);
+  h.set_imported_from(info.imported_from);
   Machine* m = h.mutable_machine();
   m->set_hostname(info.machine.hostname);
   m->set_cpu_cores(static_cast<uint32_t>(info.machine.cpu_cores));
@@ -61,6 +63,13 @@ engine::Status WriteModel(const trace::Model& model, const std::string& path,
   const int64_t duration = std::max<int64_t>(model.duration_ns(), 1);
   record::TraceBatch batch = MetadataBatch(model);
   batch.dropped_total = model.dropped_events();
+  // An imported trace's names, depths, arguments and flows (format version 2).
+  const bool detailed =
+      model.labels().size() > 1 || model.args().size() > 1 ||
+      std::any_of(tracks.begin(), tracks.end(), [](const auto& t) { return t->key().depth != 0; });
+  TraceWriter::Extras extras;
+  for (uint32_t id = 1; id < model.labels().size(); ++id)
+    extras.labels.emplace_back(id, model.labels()[id]);
   for (int64_t slice_end = kSliceNs;; slice_end += kSliceNs) {
     const bool last = slice_end >= duration;
     // Each track's events that start in this slice (all that are left, in the last one).
@@ -71,10 +80,24 @@ engine::Status WriteModel(const trace::Model& model, const std::string& path,
       for (; i < track.size() && (last || track.start(i) < slice_end); ++i) {
         batch.events.push_back({track.start(i), track.end(i), track.element(i), track.value(i),
                                 key.thread, key.op, key.kind, 0, track.calls(i)});
+        if (detailed)
+          extras.details.push_back({key.depth, track.label(i), model.args()[track.args(i)]});
+      }
+    }
+    if (last) {
+      for (const trace::Flow& f : model.flows()) {
+        FlowRecord r;
+        r.set_from_track(trace::PackTrackKey(tracks[f.from.track]->key()));
+        r.set_from_index(f.from.index);
+        r.set_to_track(trace::PackTrackKey(tracks[f.to.track]->key()));
+        r.set_to_index(f.to.index);
+        r.set_label(f.label);
+        extras.flows.push_back(r);
       }
     }
     batch.time_ns = last ? duration : slice_end;
-    writer->Consume(batch, last);
+    writer->ConsumeWithExtras(batch, extras, last);
+    extras = TraceWriter::Extras{};
     if (!writer->status().ok()) return writer->status();
     if (last) break;
     batch = record::TraceBatch{};

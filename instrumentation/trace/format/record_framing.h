@@ -15,7 +15,10 @@ using record::AppendLe64;
 using record::LoadLe32;
 using record::LoadLe64;
 
-inline constexpr uint32_t kFormatVersion = 1;
+// Version 2 added span names, nesting depths, arguments and flows (imported traces); a
+// version 1 file reads as before.
+inline constexpr uint32_t kFormatVersion = 2;
+inline constexpr uint32_t kOldestFormatVersion = 1;
 inline constexpr char kMagic[8] = {'P', 'S', 'T', 'R', 'A', 'C', 'E', '\x01'};
 inline constexpr char kEndMagic[8] = {'P', 'S', 'T', 'E', 'N', 'D', '\x00', '\x01'};
 inline constexpr size_t kRecordHeaderBytes = 12;

@@ -4,6 +4,7 @@
 #include <zstd.h>
 
 #include <cstring>
+#include <optional>
 
 #include "engine/core/text_file.h"
 #include "instrumentation/record/crc32c.h"
@@ -41,21 +42,29 @@ bool KnownKind(uint32_t kind) {
   return false;
 }
 
+// The file's span label ids, as the model's (they differ when a model held labels already).
+using LabelIds = std::vector<uint32_t>;
+
 // Decodes one track's columns into the model.
-Status DecodeTrack(const TrackColumns& t, int64_t base_ns, trace::Model& model,
-                   const std::string& where) {
+Status DecodeTrack(const TrackColumns& t, int64_t base_ns, const LabelIds& label_ids,
+                   trace::Model& model, const std::string& where) {
   if (!KnownKind(t.kind())) return Corrupt(where, "unknown event kind " + std::to_string(t.kind()));
   if (t.op() > 0xFFFF) return Corrupt(where, "op id " + std::to_string(t.op()) + " out of range");
+  if (t.depth() > trace::kMaxDepth)
+    return Corrupt(where, "depth " + std::to_string(t.depth()) + " out of range");
   // Every event has at least one byte in `starts`, so the count is bounded by the data.
   if (t.count() > t.starts().size()) {
     return Corrupt(where, "track claims " + std::to_string(t.count()) + " events in " +
                               std::to_string(t.starts().size()) + " bytes");
   }
   const auto kind = static_cast<record::EventKind>(t.kind());
-  const trace::TrackKey key{kind, static_cast<uint16_t>(t.op()), t.thread()};
+  const trace::TrackKey key{kind, static_cast<uint16_t>(t.op()), t.thread(),
+                            static_cast<uint8_t>(t.depth())};
   trace::Track& track = model.TrackFor(key);
   VarintReader starts(t.starts()), durations(t.durations()), elements(t.elements()),
-      values(t.values()), extra_calls(t.extra_calls());
+      values(t.values()), extra_calls(t.extra_calls()), labels(t.labels()),
+      arg_lengths(t.arg_lengths());
+  size_t arg_at = 0;
   int64_t previous_end = base_ns;
   uint64_t previous_element = 0;
   for (uint32_t i = 0; i < t.count(); ++i) {
@@ -81,19 +90,52 @@ Status DecodeTrack(const TrackColumns& t, int64_t base_ns, trace::Model& model,
       return Corrupt(where, "event " + std::to_string(i) + " lies outside any plausible recording");
     }
     const uint64_t element = previous_element + static_cast<uint64_t>(UnZigZag(e));
-    track.Append(start, end, element, static_cast<uint32_t>(v), static_cast<uint32_t>(x + 1));
+    uint64_t label = 0, arg_length = 0;
+    if ((!t.labels().empty() && !labels.Next(label)) ||
+        (!t.arg_lengths().empty() && !arg_lengths.Next(arg_length))) {
+      return Corrupt(where, "name or argument column ends at event " + std::to_string(i));
+    }
+    if (label >= label_ids.size() || (label != 0 && label_ids[label] == 0)) {
+      return Corrupt(where, "event " + std::to_string(i) + " names label " + std::to_string(label) +
+                                ", which no chunk so far defines");
+    }
+    if (arg_length > t.arg_text().size() - arg_at) {
+      return Corrupt(where, "event " + std::to_string(i) + "'s arguments run past their column");
+    }
+    const uint32_t args =
+        model.args().Add(std::string_view(t.arg_text()).substr(arg_at, arg_length));
+    arg_at += arg_length;
+    track.Append(start, end, element, static_cast<uint32_t>(v), static_cast<uint32_t>(x + 1),
+                 label_ids[label], args);
     model.ExtendDuration(end);
     previous_end = end;
     previous_element = element;
   }
   if (!starts.at_end() || !durations.at_end() || !elements.at_end() || !values.at_end() ||
-      !extra_calls.at_end()) {
+      !extra_calls.at_end() || !labels.at_end() || !arg_lengths.at_end() ||
+      arg_at != t.arg_text().size()) {
     return Corrupt(where, "event columns hold more than " + std::to_string(t.count()) + " events");
   }
   return Status::Ok();
 }
 
-Status ApplyChunk(const EventChunk& chunk, trace::Model& model, const std::string& where) {
+// A flow's end: its track and index, which must exist by the flow's chunk.
+std::optional<trace::EventRef> FlowEnd(const trace::Model& model, uint64_t packed, uint32_t index) {
+  const trace::TrackKey key = trace::UnpackTrackKey(packed);
+  const trace::Track* track = model.FindTrack(key);
+  if (!track || index >= track->size()) return std::nullopt;
+  return trace::EventRef{track->id(), index};
+}
+
+Status ApplyChunk(const EventChunk& chunk, LabelIds& label_ids, trace::Model& model,
+                  const std::string& where) {
+  for (const auto& l : chunk.labels()) {
+    if (l.id() == 0 || l.id() > (1u << 24)) {
+      return Corrupt(where, "span label id " + std::to_string(l.id()) + " out of range");
+    }
+    if (l.id() >= label_ids.size()) label_ids.resize(l.id() + 1, 0);
+    label_ids[l.id()] = model.labels().Intern(l.name(), l.category());
+  }
   for (const auto& s : chunk.stages()) {
     if (s.id() > 0xFFFF)
       return Corrupt(where, "stage id " + std::to_string(s.id()) + " out of range");
@@ -122,7 +164,14 @@ Status ApplyChunk(const EventChunk& chunk, trace::Model& model, const std::strin
   if (chunk.base_ns() < 0 || chunk.base_ns() > kMaxTime)
     return Corrupt(where, "base time out of range");
   for (const auto& t : chunk.tracks())
-    RETURN_IF_ERROR(DecodeTrack(t, chunk.base_ns(), model, where));
+    RETURN_IF_ERROR(DecodeTrack(t, chunk.base_ns(), label_ids, model, where));
+  for (const auto& f : chunk.flows()) {
+    const auto from = FlowEnd(model, f.from_track(), f.from_index());
+    const auto to = FlowEnd(model, f.to_track(), f.to_index());
+    if (!from || !to) return Corrupt(where, "a flow names a span the file does not hold");
+    if (f.label() >= label_ids.size()) return Corrupt(where, "a flow names an unknown label");
+    model.AddFlow({*from, *to, label_ids[f.label()]});
+  }
   model.SetDropped(chunk.dropped_total());
   model.ExtendDuration(std::clamp<int64_t>(chunk.time_ns(), 0, int64_t{1} << 50));
   return Status::Ok();
@@ -137,6 +186,7 @@ void ApplyHeader(const TraceHeader& header, trace::Model& model) {
   info.device = header.device();
   info.simulated = header.simulated();
   info.cost_model = header.cost_model();
+  info.imported_from = header.imported_from();
   info.machine.hostname = header.machine().hostname();
   info.machine.cpu_cores =
       static_cast<int>(std::min<uint32_t>(header.machine().cpu_cores(), 1u << 16));
@@ -169,6 +219,7 @@ engine::Result<LoadedTrace> ReadTraceBytes(std::string_view bytes, const std::st
   int chunks = 0;
   std::string raw;
   EventChunk chunk;
+  LabelIds label_ids{0};
   while (pos < bytes.size()) {
     const std::string where = name + ": record at byte " + std::to_string(pos);
     if (bytes.size() - pos == kTrailerBytes && out.complete) break;
@@ -211,10 +262,12 @@ engine::Result<LoadedTrace> ReadTraceBytes(std::string_view bytes, const std::st
         if (!out.header.ParseFromArray(payload.data(), static_cast<int>(payload.size()))) {
           return Corrupt(where, "the header does not parse");
         }
-        if (out.header.format_version() != kFormatVersion) {
+        if (out.header.format_version() < kOldestFormatVersion ||
+            out.header.format_version() > kFormatVersion) {
           return Status(StatusCode::kUnimplemented,
                         where + ": format version " + std::to_string(out.header.format_version()) +
-                            " (this build reads version " + std::to_string(kFormatVersion) + ")");
+                            " (this build reads versions " + std::to_string(kOldestFormatVersion) +
+                            " to " + std::to_string(kFormatVersion) + ")");
         }
         ApplyHeader(out.header, *out.model);
         have_header = true;
@@ -242,7 +295,7 @@ engine::Result<LoadedTrace> ReadTraceBytes(std::string_view bytes, const std::st
         if (!chunk.ParseFromArray(raw.data(), static_cast<int>(raw.size()))) {
           return Corrupt(chunk_where, "does not parse");
         }
-        RETURN_IF_ERROR(ApplyChunk(chunk, *out.model, chunk_where));
+        RETURN_IF_ERROR(ApplyChunk(chunk, label_ids, *out.model, chunk_where));
         ++chunks;
         break;
       }

@@ -15,7 +15,23 @@ namespace {
 
 // The columns of one track's events; a column whose values are all 0 stays empty.
 void EncodeColumns(const std::vector<record::TraceEvent>& events, int64_t base_ns,
+                   const std::vector<uint32_t>& labels, const std::vector<std::string>& args,
                    TrackColumns& out) {
+  if (!labels.empty()) {
+    VarintColumnWriter column(labels.size());
+    for (uint32_t l : labels) column.Put(l);
+    out.set_labels(column.Take());
+  }
+  if (!args.empty()) {
+    VarintColumnWriter lengths(args.size());
+    std::string text;
+    for (const auto& a : args) {
+      lengths.Put(a.size());
+      text += a;
+    }
+    out.set_arg_lengths(lengths.Take());
+    out.set_arg_text(std::move(text));
+  }
   VarintColumnWriter starts(events.size()), durations(events.size()), elements(events.size()),
       values(events.size()), extra_calls(events.size());
   int64_t previous_end = base_ns;
@@ -75,7 +91,19 @@ TraceWriter::~TraceWriter() {
 }
 
 void TraceWriter::Consume(const record::TraceBatch& batch, bool final) {
+  ConsumeWithExtras(batch, Extras{}, final);
+}
+
+void TraceWriter::ConsumeWithExtras(const record::TraceBatch& batch, const Extras& extras,
+                                    bool final) {
   if (finished_) return;
+  for (const auto& [id, label] : extras.labels) {
+    SpanLabel* out = chunk_.add_labels();
+    out->set_id(id);
+    out->set_name(label.name);
+    out->set_category(label.category);
+  }
+  for (const auto& f : extras.flows) *chunk_.add_flows() = f;
   for (const auto& s : batch.stages) {
     Stage* out = chunk_.add_stages();
     out->set_id(s.id);
@@ -118,13 +146,28 @@ void TraceWriter::Consume(const record::TraceBatch& batch, bool final) {
   // per run.
   uint64_t last_key = UINT64_MAX;
   PendingTrack* last = nullptr;
-  for (const auto& e : batch.events) {
-    const uint64_t key = trace::PackTrackKey(trace::TrackKeyOf(e));
+  for (size_t i = 0; i < batch.events.size(); ++i) {
+    const record::TraceEvent& e = batch.events[i];
+    // An imported event's track is as given (its GPU stream, its depth); a recorded one's
+    // follows from its kind.
+    const EventDetail* detail = extras.details.empty() ? nullptr : &extras.details[i];
+    const trace::TrackKey track =
+        detail ? trace::TrackKey{e.kind, e.op, e.thread, detail->depth} : trace::TrackKeyOf(e);
+    const uint64_t key = trace::PackTrackKey(track);
     if (key != last_key) {
       last_key = key;
       last = &pending_[key];
     }
     last->events.push_back(e);
+    // Names and arguments: a column each once one appears, with the zeros before it.
+    if (detail && (detail->label != 0 || !last->labels.empty())) {
+      last->labels.resize(last->events.size() - 1, 0);
+      last->labels.push_back(detail->label);
+    }
+    if (detail && (!detail->args.empty() || !last->args.empty())) {
+      last->args.resize(last->events.size() - 1);
+      last->args.emplace_back(detail->args);
+    }
   }
   pending_events_ += batch.events.size();
   dropped_total_ = batch.dropped_total;
@@ -147,7 +190,7 @@ void TraceWriter::WriteChunk(int64_t time_ns) {
   last_chunk_ns_ = time_ns;
   if (pending_events_ == 0 && chunk_.stages_size() == 0 && chunk_.threads_size() == 0 &&
       chunk_.knob_changes_size() == 0 && chunk_.markers_size() == 0 &&
-      chunk_.annotations_size() == 0) {
+      chunk_.annotations_size() == 0 && chunk_.labels_size() == 0 && chunk_.flows_size() == 0) {
     return;
   }
   chunk_.set_sequence(sequence_++);
@@ -161,9 +204,14 @@ void TraceWriter::WriteChunk(int64_t time_ns) {
     columns->set_kind(static_cast<uint32_t>(key.kind));
     columns->set_op(key.op);
     columns->set_thread(key.thread);
-    EncodeColumns(track.events, chunk_.base_ns(), *columns);
+    columns->set_depth(key.depth);
+    if (!track.labels.empty()) track.labels.resize(track.events.size(), 0);
+    if (!track.args.empty()) track.args.resize(track.events.size());
+    EncodeColumns(track.events, chunk_.base_ns(), track.labels, track.args, *columns);
     track_totals_[packed] += track.events.size();
     track.events.clear();
+    track.labels.clear();
+    track.args.clear();
   }
   const std::string raw = chunk_.SerializeAsString();
   std::string payload;
@@ -196,6 +244,7 @@ void TraceWriter::WriteFooter(int64_t duration_ns) {
     t->set_kind(static_cast<uint32_t>(key.kind));
     t->set_op(key.op);
     t->set_thread(key.thread);
+    t->set_depth(key.depth);
     t->set_events(count);
   }
   footer_.set_total_events(total_events_);

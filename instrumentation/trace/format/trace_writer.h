@@ -9,12 +9,14 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engine/core/status.h"
 #include "instrumentation/record/trace_sink.h"
 #include "instrumentation/trace/format/pstrace.pb.h"
 #include "instrumentation/trace/format/record_framing.h"
+#include "instrumentation/trace/span_tables.h"
 #include "instrumentation/trace/track.h"
 
 namespace pipescope::pstrace {
@@ -38,6 +40,21 @@ class TraceWriter : public record::TraceSink {
   ~TraceWriter() override;
 
   void Consume(const record::TraceBatch& batch, bool final) override;
+
+  // What an imported trace's events carry beyond a recording's: `details` parallel to
+  // batch.events (or empty), the span names first used in this batch, and flows whose
+  // spans are all in this batch or earlier ones.
+  struct EventDetail {
+    uint8_t depth = 0;
+    uint32_t label = 0;
+    std::string_view args;
+  };
+  struct Extras {
+    std::vector<EventDetail> details;
+    std::vector<std::pair<uint32_t, trace::SpanLabel>> labels;  // id, name and category
+    std::vector<FlowRecord> flows;
+  };
+  void ConsumeWithExtras(const record::TraceBatch& batch, const Extras& extras, bool final);
   // The first write error, if any.
   const engine::Status& status() const { return status_; }
   uint64_t bytes_written() const { return offset_; }
@@ -46,6 +63,8 @@ class TraceWriter : public record::TraceSink {
  private:
   struct PendingTrack {
     std::vector<record::TraceEvent> events;
+    std::vector<uint32_t> labels;   // parallel to events once one has a name
+    std::vector<std::string> args;  // likewise for arguments
   };
 
   TraceWriter(std::FILE* file, std::string path, Options options);
