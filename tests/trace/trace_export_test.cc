@@ -73,6 +73,7 @@ TEST(TraceExportTest, PerfettoPacketsCarryEveryTrackSpanCounterAndInstant) {
   ASSERT_TRUE(trace.ParseFromString(ReadAll(path))) << "a Trace message, packet by packet";
 
   std::map<uint64_t, std::string> track_names;
+  std::map<uint64_t, std::string> interned_names;
   uint64_t process = 0;
   std::map<uint64_t, bool> counter_tracks;
   struct Slice {
@@ -99,11 +100,16 @@ TEST(TraceExportTest, PerfettoPacketsCarryEveryTrackSpanCounterAndInstant) {
       continue;
     }
     ASSERT_TRUE(p.has_track_event());
+    for (const auto& n : p.interned_data().event_names()) interned_names[n.iid()] = n.name();
     const auto& e = p.track_event();
     switch (e.type()) {
       case perfetto::TrackEvent::TYPE_SLICE_BEGIN:
-        slices[e.track_uuid()].push_back(
-            {p.timestamp(), 0, e.name(), {e.flow_ids().begin(), e.flow_ids().end()}});
+        EXPECT_EQ(p.sequence_flags(), 2u) << "a slice's interned name needs the sequence's state";
+        ASSERT_TRUE(interned_names.count(e.name_iid())) << "names are interned before use";
+        slices[e.track_uuid()].push_back({p.timestamp(),
+                                          0,
+                                          interned_names[e.name_iid()],
+                                          {e.flow_ids().begin(), e.flow_ids().end()}});
         break;
       case perfetto::TrackEvent::TYPE_SLICE_END:
         ASSERT_FALSE(slices[e.track_uuid()].empty());

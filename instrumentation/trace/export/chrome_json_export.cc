@@ -1,7 +1,9 @@
 // Chrome trace JSON ("Trace Event Format"): {"traceEvents": [...]} with one process, a
 // "thread" per exported lane (named by metadata events), complete events ("X") for spans,
 // counter events ("C"), flow events ("s", "t", "f") joining each element's spans in time
-// order, and global instants ("i") for markers, knob changes and notes. Times in µs.
+// order, and global instants ("i") for markers, knob changes and notes. Times in µs. An
+// imported trace's spans keep their names, categories and arguments, a thread's nested
+// spans share its "thread", and its flows go from span to span.
 #include <algorithm>
 #include <memory>
 
@@ -88,6 +90,8 @@ engine::Status ExportChromeJson(const Model& model, const std::string& path,
     RETURN_IF_ERROR(events.End());
   }
   std::vector<FlowPoint> flow;
+  // Which lane (tid) each track went to, for the flows between imported spans.
+  std::vector<size_t> tid_of_track(model.tracks().size(), 0);
   for (size_t l = 0; l < lanes.size(); ++l) {
     const ExportLane& lane = lanes[l];
     const size_t tid = l + 1;
@@ -106,8 +110,10 @@ engine::Status ExportChromeJson(const Model& model, const std::string& path,
       }
       RETURN_IF_ERROR(events.End());
     }
-    const Track& track = *lane.track;
-    for (size_t i = 0; i < track.size(); ++i) {
+    for (const Track* t : lane.tracks) tid_of_track[t->id()] = tid;
+    for (const LaneSpan& span : SpansInNestingOrder(lane)) {
+      const Track& track = *span.track;
+      const size_t i = span.index;
       std::string& e = events.Begin();
       if (lane.counter) {
         e += "\"ph\":\"C\",";
@@ -117,14 +123,17 @@ engine::Status ExportChromeJson(const Model& model, const std::string& path,
         e += ",\"args\":{\"value\":" + std::to_string(track.value(i)) + "}";
       } else {
         e += "\"ph\":\"X\",";
-        Field(e, "name", lane.slice_name);
-        Field(e, "cat", record::KindLabel(track.key().kind));
+        Field(e, "name", SliceName(model, lane, span));
+        Field(e, "cat", SliceCategory(model, span));
         Time(e, "ts", track.start(i));
         Time(e, "dur", track.duration(i));
         Ids(e, tid);
         const uint64_t element = track.element(i);
         const uint32_t calls = track.calls(i);
-        if (element != 0 || calls > 1) {
+        if (const std::string_view args = model.args()[track.args(i)]; !args.empty()) {
+          e += ",\"args\":";  // as the profiler wrote them
+          e += args;
+        } else if (element != 0 || calls > 1) {
           e += ",\"args\":{";
           if (element != 0) e += "\"element\":" + std::to_string(element);
           if (element != 0 && calls > 1) e += ",";
@@ -133,6 +142,23 @@ engine::Status ExportChromeJson(const Model& model, const std::string& path,
         }
         if (element != 0) flow.push_back({element, track.start(i), static_cast<uint32_t>(tid)});
       }
+      RETURN_IF_ERROR(events.End());
+    }
+  }
+  // An imported trace's flows, from span to span, bound as Kineto binds them.
+  for (size_t f = 0; f < model.flows().size(); ++f) {
+    const Flow& link = model.flows()[f];
+    for (const auto& [end, ph] : {std::pair{link.from, "\"ph\":\"s\","},
+                                  std::pair{link.to, "\"ph\":\"f\",\"bp\":\"e\","}}) {
+      const Track& track = *model.tracks()[end.track];
+      if (tid_of_track[end.track] == 0) continue;
+      std::string& e = events.Begin();
+      e += ph;
+      Field(e, "name", model.labels()[link.label].name);
+      Field(e, "cat", model.labels()[link.label].category);
+      e += "\"id\":" + std::to_string(f + 1) + ",";
+      Time(e, "ts", track.start(end.index));
+      Ids(e, tid_of_track[end.track]);
       RETURN_IF_ERROR(events.End());
     }
   }

@@ -1,9 +1,13 @@
 #include "instrumentation/trace/export/export_lanes.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <map>
 
 namespace pipescope::trace {
 namespace {
+
+using record::EventKind;
 
 std::string GroupOf(const Model& model, uint16_t op) {
   if (op == record::kConsumerOp) return "consumer";
@@ -16,12 +20,29 @@ std::string GroupOf(const Model& model, uint16_t op) {
 
 std::vector<ExportLane> ExportLanes(const Model& model) {
   std::vector<ExportLane> lanes;
+  const bool imported = !model.run_info().imported_from.empty();
+  std::map<uint32_t, size_t> thread_lane;  // imported: a lane per thread or stream
   for (const auto& owned : model.tracks()) {
     const Track& track = *owned;
     if (track.empty()) continue;
     const TrackKey& key = track.key();
+    if (imported && !record::IsCounter(key.kind)) {
+      // Steps and input waits are copies of thread spans (framework_mapping.h).
+      if (key.kind == EventKind::kStep || key.kind == EventKind::kInputWait) continue;
+      auto [it, added] = thread_lane.try_emplace(key.thread, lanes.size());
+      if (added) {
+        ExportLane lane;
+        lane.name = model.ThreadName(key.thread);
+        const size_t slash = lane.name.find(" / ");
+        lane.group = slash == std::string::npos ? lane.name : lane.name.substr(0, slash);
+        lane.slice_name = record::KindLabel(key.kind);
+        lanes.push_back(std::move(lane));
+      }
+      lanes[it->second].tracks.push_back(&track);
+      continue;
+    }
     ExportLane lane;
-    lane.track = &track;
+    lane.tracks = {&track};
     lane.group = GroupOf(model, key.op);
     lane.counter = record::IsCounter(key.kind);
     const std::string kind = record::KindLabel(key.kind);
@@ -32,12 +53,43 @@ std::vector<ExportLane> ExportLanes(const Model& model) {
                           : lane.group + " " + kind;
     lanes.push_back(std::move(lane));
   }
+  for (auto& lane : lanes) {
+    std::stable_sort(lane.tracks.begin(), lane.tracks.end(), [](const Track* a, const Track* b) {
+      return a->key().depth < b->key().depth;
+    });
+  }
   return lanes;
+}
+
+std::vector<LaneSpan> SpansInNestingOrder(const ExportLane& lane) {
+  std::vector<LaneSpan> spans;
+  for (const Track* t : lane.tracks)
+    for (size_t i = 0; i < t->size(); ++i) spans.push_back({t, i});
+  if (lane.tracks.size() > 1) {
+    std::stable_sort(spans.begin(), spans.end(), [](const LaneSpan& a, const LaneSpan& b) {
+      const int64_t sa = a.track->start(a.index), sb = b.track->start(b.index);
+      return sa != sb ? sa < sb : a.track->key().depth < b.track->key().depth;
+    });
+  }
+  return spans;
+}
+
+std::string SliceName(const Model& model, const ExportLane& lane, const LaneSpan& span) {
+  return span.track->label(span.index) != 0 ? std::string(model.SpanName(*span.track, span.index))
+                                            : lane.slice_name;
+}
+
+std::string SliceCategory(const Model& model, const LaneSpan& span) {
+  const uint32_t label = span.track->label(span.index);
+  return label != 0 && !model.labels()[label].category.empty()
+             ? model.labels()[label].category
+             : record::KindLabel(span.track->key().kind);
 }
 
 size_t ExportedEvents(const std::vector<ExportLane>& lanes) {
   size_t events = 0;
-  for (const auto& lane : lanes) events += lane.track->size();
+  for (const auto& lane : lanes)
+    for (const Track* t : lane.tracks) events += t->size();
   return events;
 }
 

@@ -1,8 +1,11 @@
 #pragma once
 // What both exporters (Perfetto, Chrome JSON) write, in the order they write it: one lane
-// per track of the model (an op's work on one thread, the consumer's waits, the device's
-// steps, GPU activity, a counter), named as the timeline names it. A track's spans never
-// overlap (Track::Append starts a span no earlier than the previous one ended), so each
+// per track of a recording (an op's work on one thread, the consumer's waits, the device's
+// steps, GPU activity, a counter), named as the timeline names it; an imported trace's
+// lanes are its threads and GPU streams as the profiler wrote them, each holding the tracks
+// of all its nesting depths, with the spans' own names (the steps and input waits derived
+// from them are not written again: a reader derives them anew). A track's spans never
+// overlap (Track::Append starts a span no earlier than the previous one ended), so a
 // lane's slices nest as Perfetto and Chrome's viewer want them.
 
 #include <string>
@@ -13,14 +16,24 @@
 namespace pipescope::trace {
 
 struct ExportLane {
-  const Track* track = nullptr;
-  std::string group;       // the op's name, "consumer", "device"
-  std::string name;        // "decode: work (decode/0)"
-  std::string slice_name;  // what each span is called: "decode work", "step"
+  std::vector<const Track*> tracks;  // one, or an imported thread's depths, outermost first
+  std::string group;       // the op's name, "consumer", "device"; an imported lane's process
+  std::string name;        // "decode: work (decode/0)"; an imported lane's thread
+  std::string slice_name;  // what an unnamed span is called: "decode work", "step"
   bool counter = false;
 };
 
 std::vector<ExportLane> ExportLanes(const Model& model);
+
+// A lane's spans in the order to write them: by start, outer before inner.
+struct LaneSpan {
+  const Track* track;
+  size_t index;
+};
+std::vector<LaneSpan> SpansInNestingOrder(const ExportLane& lane);
+// The name a span is written with: its own, else the lane's.
+std::string SliceName(const Model& model, const ExportLane& lane, const LaneSpan& span);
+std::string SliceCategory(const Model& model, const LaneSpan& span);
 // Spans and counter readings in all lanes: what an exporter's progress counts.
 size_t ExportedEvents(const std::vector<ExportLane>& lanes);
 

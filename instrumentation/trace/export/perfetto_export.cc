@@ -3,8 +3,14 @@
 // child track per exported lane (counter tracks for counters), a "markers" track for
 // markers, knob changes and notes; each span a SLICE_BEGIN / SLICE_END pair carrying its
 // element id as a debug annotation and as a flow id, which links the element's spans
-// across ops. All packets are on one sequence and use no interning.
+// across ops. An imported trace's lanes are its threads and GPU streams, with nested
+// slices as nested begin/end pairs on one track and its flows from span to span. Slice
+// names and categories are interned (InternedData on the one sequence).
+#include <algorithm>
+#include <limits>
+#include <map>
 #include <memory>
+#include <unordered_map>
 
 #include "instrumentation/trace/export/export_lanes.h"
 #include "instrumentation/trace/export/output_file.h"
@@ -97,12 +103,52 @@ engine::Status ExportPerfetto(const Model& model, const std::string& path,
     RETURN_IF_ERROR(writer.Write(d));
   }
 
+  // Names and categories interned: a real trace repeats a few thousand names over
+  // hundreds of thousands of slices.
+  std::unordered_map<std::string, uint64_t> name_iids, category_iids;
+  auto intern = [](std::unordered_map<std::string, uint64_t>& table, const std::string& text,
+                   auto* added) {
+    auto [it, is_new] = table.try_emplace(text, table.size() + 1);
+    if (is_new) {
+      auto* entry = added->Add();
+      entry->set_iid(it->second);
+      entry->set_name(text);
+    }
+    return it->second;
+  };
+  // Flow ids by span: an imported trace's flows start at one span and end at another.
+  std::map<std::pair<uint32_t, uint32_t>, std::vector<std::pair<uint64_t, bool>>> flows_at;
+  for (size_t f = 0; f < model.flows().size(); ++f) {
+    const Flow& link = model.flows()[f];
+    flows_at[{link.from.track, link.from.index}].push_back({f + 1, false});
+    flows_at[{link.to.track, link.to.index}].push_back({f + 1, true});
+  }
+  // Element flows (a recording's) after them; a recording has no other flows.
+  const uint64_t element_flow_base = model.flows().empty() ? 0 : model.flows().size() + 1;
+  uint64_t next_uuid = kFirstLaneTrack + lanes.size();  // overlapping tracks
+
   for (size_t l = 0; l < lanes.size(); ++l) {
     const ExportLane& lane = lanes[l];
-    const Track& track = *lane.track;
     const uint64_t uuid = kFirstLaneTrack + l;
-    const std::string category = record::KindLabel(track.key().kind);
-    for (size_t i = 0; i < track.size(); ++i) {
+    // Open slices of this lane: begin/end pairs must nest on one track. A span that
+    // overlaps one still open without fitting inside it (a profiler's rounding leaves a
+    // child a few ns past its parent), or whose parent did, goes whole to an "overlapping"
+    // track of the lane, with its depth on the thread as an annotation.
+    std::vector<int64_t> open_ends;
+    std::vector<std::pair<uint64_t, int64_t>> overflow;  // (track, its last end)
+    auto close_until = [&](int64_t t) -> engine::Status {
+      while (!open_ends.empty() && open_ends.back() <= t) {
+        TracePacket end = Packet(open_ends.back());
+        end.mutable_track_event()->set_type(TrackEvent::TYPE_SLICE_END);
+        end.mutable_track_event()->set_track_uuid(uuid);
+        open_ends.pop_back();
+        RETURN_IF_ERROR(writer.Write(end));
+      }
+      return engine::Status::Ok();
+    };
+    for (const LaneSpan& span : SpansInNestingOrder(lane)) {
+      const Track& track = *span.track;
+      const size_t i = span.index;
       TracePacket begin = Packet(track.start(i));
       auto* e = begin.mutable_track_event();
       e->set_track_uuid(uuid);
@@ -112,11 +158,36 @@ engine::Status ExportPerfetto(const Model& model, const std::string& path,
         RETURN_IF_ERROR(writer.Write(begin));
         continue;
       }
+      RETURN_IF_ERROR(close_until(track.start(i)));
+      // On the thread's track the open slices give the depth: a span goes there when it
+      // fits in the innermost open one and that makes its depth the one it has.
+      const bool nests = (open_ends.empty() || track.end(i) <= open_ends.back()) &&
+                         open_ends.size() == track.key().depth;
+      uint64_t on = uuid;
+      if (!nests) {
+        auto free = std::find_if(overflow.begin(), overflow.end(),
+                                 [&](const auto& o) { return o.second <= track.start(i); });
+        if (free == overflow.end()) {
+          overflow.push_back({next_uuid++, 0});
+          free = overflow.end() - 1;
+          RETURN_IF_ERROR(
+              writer.Write(Descriptor(free->first, kProcessTrack, lane.name + " (overlapping)")));
+        }
+        free->second = track.end(i);
+        on = free->first;
+        e->set_track_uuid(on);
+        auto* a = e->add_debug_annotations();
+        a->set_name("depth");
+        a->set_int_value(track.key().depth);
+      }
+      begin.set_sequence_flags(2);  // uses interned names
       e->set_type(TrackEvent::TYPE_SLICE_BEGIN);
-      e->set_name(lane.slice_name);
-      e->add_categories(category);
+      e->set_name_iid(intern(name_iids, SliceName(model, lane, span),
+                             begin.mutable_interned_data()->mutable_event_names()));
+      e->add_category_iids(intern(category_iids, SliceCategory(model, span),
+                                  begin.mutable_interned_data()->mutable_event_categories()));
       if (const uint64_t element = track.element(i); element != 0) {
-        e->add_flow_ids(element);
+        e->add_flow_ids(element_flow_base + element);
         auto* a = e->add_debug_annotations();
         a->set_name("element");
         a->set_int_value(static_cast<int64_t>(element));
@@ -126,12 +197,25 @@ engine::Status ExportPerfetto(const Model& model, const std::string& path,
         a->set_name("calls");
         a->set_int_value(calls);
       }
+      if (auto it = flows_at.find({track.id(), static_cast<uint32_t>(i)}); it != flows_at.end()) {
+        for (const auto& [id, ends_here] : it->second) {
+          if (ends_here)
+            e->add_terminating_flow_ids(id);
+          else
+            e->add_flow_ids(id);
+        }
+      }
       RETURN_IF_ERROR(writer.Write(begin));
-      TracePacket end = Packet(track.end(i));
-      end.mutable_track_event()->set_type(TrackEvent::TYPE_SLICE_END);
-      end.mutable_track_event()->set_track_uuid(uuid);
-      RETURN_IF_ERROR(writer.Write(end));
+      if (nests) {
+        open_ends.push_back(track.end(i));
+      } else {
+        TracePacket end = Packet(track.end(i));
+        end.mutable_track_event()->set_type(TrackEvent::TYPE_SLICE_END);
+        end.mutable_track_event()->set_track_uuid(on);
+        RETURN_IF_ERROR(writer.Write(end));
+      }
     }
+    RETURN_IF_ERROR(close_until(std::numeric_limits<int64_t>::max()));
   }
   for (const ExportInstant& instant : ExportInstants(model))
     RETURN_IF_ERROR(writer.Write(Instant(instant.time_ns, instant.name, instant.category)));

@@ -253,12 +253,15 @@ struct Nesting {
     for (size_t i = 0; i < t.events.size(); ++i) {
       if (t.events[i].ph == 'X') spans.push_back(i);
     }
+    // Spans with the same start and length keep the file's order: a profiler writes the
+    // outer one first (Kineto's "TBackward0" around its "aten::t").
     std::sort(spans.begin(), spans.end(), [&](size_t a, size_t b) {
       const RawEvent &x = t.events[a], &y = t.events[b];
       if (x.pid != y.pid) return x.pid < y.pid;
       if (x.tid != y.tid) return x.tid < y.tid;
       if (x.ts_ns != y.ts_ns) return x.ts_ns < y.ts_ns;
-      return x.dur_ns > y.dur_ns;
+      if (x.dur_ns != y.dur_ns) return x.dur_ns > y.dur_ns;
+      return a < b;
     });
     parent.assign(t.events.size(), kNone);
     child_ns.assign(t.events.size(), 0);
