@@ -327,13 +327,18 @@ void MainWindow::BuildMenus() {
   auto* bar = addToolBar("Search");
   bar->setObjectName("search");
   search_ = new QLineEdit(bar);
-  search_->setPlaceholderText("Search ops and events (Ctrl+F)");
+  search_->setPlaceholderText("Search ops, events and span names (Ctrl+F)");
   search_->setClearButtonEnabled(true);
   search_->setMaximumWidth(320);
   bar->addWidget(search_);
   connect(search_, &QLineEdit::textChanged, this, [this](const QString& text) {
     const int matches = timeline_->SetSearch(text);
-    if (!text.isEmpty()) statusBar()->showMessage(QString("%1 lanes match").arg(matches), 5000);
+    if (text.isEmpty()) return;
+    const int64_t spans = timeline_->span_matches();
+    statusBar()->showMessage(
+        spans > 0 ? QString("%1 spans named like that, on %2 lanes").arg(spans).arg(matches)
+                  : QString("%1 lanes match").arg(matches),
+        5000);
   });
 }
 

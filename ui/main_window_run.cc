@@ -14,6 +14,7 @@
 #include "engine/spec/spec_loader.h"
 #include "engine/tuning/move_rules.h"
 #include "instrumentation/trace/import/framework_report.h"
+#include "instrumentation/trace/span_statistics.h"
 #include "ui/main_window.h"
 #include "ui/model_lock.h"
 #include "ui/panels/pipeline_panel.h"
@@ -232,9 +233,14 @@ void MainWindow::Refresh() {
       range = "Whole trace (select a range with Shift+drag)";
     }
     analysis_ = trace::Analyze(*model_, t0, t1);
+    // A profiler's trace: its spans by name, not ops.
+    const std::string& from = model_->run_info().imported_from;
+    if (!from.empty() && from != "hosts" && from != "tensorflow")
+      statistics_->ShowSpanStatistics(trace::SummarizeSpans(*model_, t0, t1));
+    else
+      statistics_->ShowAnalysis(analysis_);
   }
   range_label_->setText(range);
-  statistics_->ShowAnalysis(analysis_);
   if (model_->run_info().imported_from == "hosts") {
     verdict_->setText(hosts_verdict_);
     status_->setText(

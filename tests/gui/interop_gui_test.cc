@@ -7,6 +7,7 @@
 
 #include "gui_test_support.h"
 #include "ui/main_window.h"
+#include "ui/panels/statistics_panel.h"
 #include "ui/timeline/timeline_widget.h"
 
 namespace pipescope::ui {
@@ -44,6 +45,33 @@ TEST(InteropGuiTest, APyTorchProfilerTraceOpensWithItsVerdict) {
   window.timeline()->ZoomToFit();
   DrawFrames(window);
   window.grab().save("imported_pytorch.png");
+}
+
+// A real PyTorch trace (tests/trace/data/real): its spans by name in Statistics, found by
+// name with the search, and no knobs pretended in the Pipeline dock. The figures were
+// counted from the raw JSON with Python: 10 spans named like "ncclKernel", 399 distinct
+// (name, category) pairs, the longest total "PyTorch Profiler (0)", then "ProfilerStep#552".
+TEST(InteropGuiTest, ARealTracesSpansAreListedByNameAndFoundBySearch) {
+  MainWindow window;
+  ASSERT_TRUE(ShowWindow(window));
+  ASSERT_TRUE(window.OpenFile(PIPESCOPE_TEST_DATA "/real/hta_sampled_rank-0.json.gz"));
+  DrawFrames(window);
+  StatisticsPanel& stats = *window.statistics();
+  ASSERT_EQ(stats.columnCount(), StatisticsPanel::kNameColumnCount) << "names, not ops";
+  EXPECT_EQ(stats.rowCount(), 399);
+  EXPECT_EQ(stats.item(0, StatisticsPanel::kName)->text(), "PyTorch Profiler (0)");
+  EXPECT_EQ(stats.item(1, StatisticsPanel::kName)->text(), "ProfilerStep#552");
+  EXPECT_EQ(stats.item(1, StatisticsPanel::kCategory)->text(), "user_annotation");
+  EXPECT_GT(window.timeline()->SetSearch("ncclKernel"), 0);
+  EXPECT_EQ(window.timeline()->span_matches(), 10);
+  DrawFrames(window);
+  window.grab().save("imported_real_search.png");
+  window.timeline()->SetSearch("");
+  EXPECT_EQ(window.timeline()->span_matches(), 0);
+  // Nested spans have lanes of their own under their thread.
+  int nested_lanes = 0;
+  for (const auto& lane : window.timeline()->lanes()) nested_lanes += lane.depth > 0;
+  EXPECT_GE(nested_lanes, 10) << "the trace nests 11 deep";
 }
 
 TEST(InteropGuiTest, TracesOfSeveralHostsOpenInOneView) {

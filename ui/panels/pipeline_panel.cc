@@ -7,6 +7,7 @@
 #include <QSignalBlocker>
 #include <QSpinBox>
 #include <QVBoxLayout>
+#include <map>
 
 #include "ui/panels/op_order_editor.h"
 
@@ -71,6 +72,12 @@ void PipelinePanel::ShowKnobs(const std::vector<engine::KnobInfo>& knobs) {
 }
 
 void PipelinePanel::ShowTrace(const trace::Model& model) {
+  const std::string& from = model.run_info().imported_from;
+  if (!from.empty() && from != "hosts" && from != "tensorflow") {
+    // A profiler's trace has processes and threads, not ops with knobs: say what it holds.
+    ShowImported(model);
+    return;
+  }
   std::vector<engine::KnobInfo> knobs;
   for (const record::StageDef* stage : model.StagesInOrder()) {
     const int64_t end = model.duration_ns();
@@ -91,6 +98,42 @@ void PipelinePanel::ShowTrace(const trace::Model& model) {
     }
   }
   Rebuild(knobs, false);
+}
+
+void PipelinePanel::ShowImported(const trace::Model& model) {
+  std::map<std::string, std::vector<std::string>> threads;  // by process
+  for (const auto& [id, name] : model.threads()) {
+    const size_t slash = name.find(" / ");
+    threads[name.substr(0, slash)].push_back(slash == std::string::npos ? name
+                                                                        : name.substr(slash + 3));
+  }
+  QString text = QString(
+                     "<p>An imported %1 profiler trace: its spans are what the program "
+                     "did on each thread and GPU stream, not the ops of a Pipescope "
+                     "pipeline, so there are no knobs to turn here.</p>"
+                     "<p>Statistics lists its spans by name; Ctrl+F finds them on the "
+                     "timeline.</p>")
+                     .arg(QString::fromStdString(model.run_info().imported_from).toHtmlEscaped());
+  for (const auto& [process, names] : threads) {
+    text += "<p><b>" + QString::fromStdString(process).toHtmlEscaped() + "</b><br>";
+    for (size_t i = 0; i < names.size() && i < 12; ++i)
+      text += QString::fromStdString(names[i]).toHtmlEscaped() + "<br>";
+    if (names.size() > 12) text += QString("and %1 more").arg(names.size() - 12);
+    text += "</p>";
+  }
+  delete content_;
+  boxes_.clear();
+  auto_labels_.clear();
+  shown_keys_.clear();
+  auto* scroll = new QScrollArea(this);
+  scroll->setWidgetResizable(true);
+  auto* label = new QLabel(text, scroll);
+  label->setWordWrap(true);
+  label->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+  label->setMargin(6);
+  scroll->setWidget(label);
+  content_ = scroll;
+  layout_->addWidget(content_);
 }
 
 void PipelinePanel::Rebuild(const std::vector<engine::KnobInfo>& knobs, bool editable) {

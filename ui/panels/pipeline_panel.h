@@ -43,6 +43,8 @@ class PipelinePanel : public QWidget {
   void KnobEdited(const QString& op, const QString& knob, qint64 value);
 
  private:
+  // An imported profiler trace: its processes and threads, and why it has no knobs.
+  void ShowImported(const trace::Model& model);
   void Rebuild(const std::vector<engine::KnobInfo>& knobs, bool editable);
   static std::string KeyOf(const std::string& op, const std::string& knob) {
     return op + "." + knob;

@@ -1,6 +1,7 @@
 #include "ui/panels/statistics_panel.h"
 
 #include <QHeaderView>
+#include <algorithm>
 #include <cmath>
 
 namespace pipescope::ui {
@@ -29,7 +30,57 @@ StatisticsPanel::StatisticsPanel(QWidget* parent) : QTableWidget(0, kColumnCount
   connect(horizontalHeader(), &QHeaderView::sectionClicked, this, [this] { user_sorted_ = true; });
 }
 
+void StatisticsPanel::SetMode(bool names) {
+  if (names == names_) return;
+  names_ = names;
+  user_sorted_ = false;
+  setRowCount(0);
+  if (names) {
+    setColumnCount(kNameColumnCount);
+    setHorizontalHeaderLabels({"name", "category", "count", "total (ms)", "own (ms)", "where"});
+    // Kernel names run to hundreds of characters: the name column gets a fixed share the
+    // user can drag, one line per row, the whole name in its tooltip.
+    setWordWrap(false);
+    horizontalHeader()->setSectionResizeMode(kName, QHeaderView::Interactive);
+    setColumnWidth(kName, 380);
+  } else {
+    setWordWrap(true);
+    horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    setColumnCount(kColumnCount);
+    setHorizontalHeaderLabels({"op", "kind", "parallelism", "elements/s", "self/elem (us)",
+                               "busy %", "waiting %", "blocked %", "buffer fill %",
+                               "caused wait %"});
+  }
+  horizontalHeader()->setSortIndicator(-1, Qt::AscendingOrder);
+}
+
+void StatisticsPanel::ShowSpanStatistics(const trace::SpanStatistics& spans) {
+  SetMode(true);
+  const int sort_column = horizontalHeader()->sortIndicatorSection();
+  const Qt::SortOrder order = horizontalHeader()->sortIndicatorOrder();
+  setSortingEnabled(false);
+  const int rows = static_cast<int>(std::min<size_t>(spans.names.size(), kMaxNameRows));
+  setRowCount(rows);
+  for (int row = 0; row < rows; ++row) {
+    const trace::NameTotals& n = spans.names[static_cast<size_t>(row)];
+    auto* name = new QTableWidgetItem(QString::fromStdString(n.name));
+    name->setToolTip(QString::fromStdString(n.name));
+    name->setData(Qt::UserRole, row);  // by total time
+    setItem(row, kName, name);
+    setItem(row, kCategory, new QTableWidgetItem(QString::fromStdString(n.category)));
+    setItem(row, kCount, Number(static_cast<double>(n.count), 0));
+    setItem(row, kTotalMs, Number(static_cast<double>(n.total_ns) / 1e6, 3));
+    setItem(row, kOwnMs, Number(static_cast<double>(n.self_ns) / 1e6, 3));
+    setItem(row, kWhere, new QTableWidgetItem(n.device ? "device" : "host"));
+  }
+  if (!user_sorted_) horizontalHeader()->setSortIndicator(-1, Qt::AscendingOrder);
+  setSortingEnabled(true);
+  if (user_sorted_ && sort_column >= 0 && sort_column < kNameColumnCount)
+    sortItems(sort_column, order);
+}
+
 void StatisticsPanel::ShowAnalysis(const trace::RangeAnalysis& a) {
+  SetMode(false);
   const int sort_column = horizontalHeader()->sortIndicatorSection();
   const Qt::SortOrder order = horizontalHeader()->sortIndicatorOrder();
   setSortingEnabled(false);

@@ -1,11 +1,12 @@
 #pragma once
 // The Statistics dock: one row per op from the analysis of a time range (the whole trace,
 // the newest seconds of a live run, or the user's selection), sortable by any column;
-// pipeline order until the user sorts.
+// pipeline order until the user sorts. An imported trace gets one row per span name.
 
 #include <QTableWidget>
 
 #include "instrumentation/trace/analysis.h"
+#include "instrumentation/trace/span_statistics.h"
 
 namespace pipescope::ui {
 
@@ -14,6 +15,12 @@ class StatisticsPanel : public QTableWidget {
  public:
   explicit StatisticsPanel(QWidget* parent = nullptr);
   void ShowAnalysis(const trace::RangeAnalysis& analysis);
+  // An imported trace: its span names by total time (own time, count, category), device
+  // work marked; the op columns do not fit such a trace.
+  void ShowSpanStatistics(const trace::SpanStatistics& spans);
+
+  enum NameColumn : int { kName, kCategory, kCount, kTotalMs, kOwnMs, kWhere, kNameColumnCount };
+  static constexpr int kMaxNameRows = 5000;
 
   // Column of each figure (tests read cells by these).
   enum Column : int {
@@ -31,7 +38,10 @@ class StatisticsPanel : public QTableWidget {
   };
 
  private:
+  // Headers for op rows or name rows, set when the other kind was shown.
+  void SetMode(bool names);
   bool user_sorted_ = false;  // pipeline order until the user clicks a column
+  bool names_ = false;
 };
 
 }  // namespace pipescope::ui

@@ -85,6 +85,29 @@ void TimelineWidget::DrawSpanLane(const Lane& lane, float y, float height, bool 
   }
 }
 
+void TimelineWidget::OutlineMatchingSpans(const Lane& lane, float y, float height) {
+  // The spans whose name matches the search, outlined; at most kMaxOutlines a lane and
+  // frame (zoomed out, thousands of matches are one band anyway).
+  constexpr int kMaxOutlines = 20'000;
+  ImDrawList* draw = ImGui::GetWindowDrawList();
+  int drawn = 0;
+  for (int k = 0; k < lane.track_count; ++k) {
+    const trace::Track& track = *lane.tracks[k];
+    if (!search_tracks_.count(&track)) continue;
+    float last = -1e9f;
+    for (size_t i = track.FirstEndingAfter(axis_.t0);
+         i < track.size() && track.start(i) < axis_.t1 && drawn < kMaxOutlines; ++i) {
+      if (!search_labels_[track.label(i)]) continue;
+      const float a = std::max(axis_.ToPixel(track.start(i)), axis_.x);
+      const float b = std::min(std::max(axis_.ToPixel(track.end(i)), a + 2), axis_.x + axis_.width);
+      if (b <= last) continue;  // within a pixel already outlined
+      draw->AddRect(ImVec2(a, y), ImVec2(b, y + height), palette_.highlight, 0, 0, 2);
+      last = b;
+      ++drawn;
+    }
+  }
+}
+
 void TimelineWidget::DrawSpanNames(const trace::Track& track, int p, int q, float y) {
   // The spans in a run of covered pixels [p, q], each named inside itself where it is wide
   // enough: one binary search per span drawn, nothing for runs too narrow to hold a name.

@@ -129,15 +129,48 @@ int TimelineWidget::SetSearch(const QString& text) {
       if (std::string(KindLabel(kind)).find(search_) != std::string::npos)
         search_kinds_.push_back(kind);
     }
+    MatchSpanNames();
     for (const Lane& lane : lanes_) {
-      bool match = LaneMatchesSearch(lane);
+      bool match = LaneMatchesSearch(lane) || LaneHasMatchingSpans(lane);
       for (int k = 0; k < lane.track_count && !match; ++k)
         match = KindMatchesSearch(lane.tracks[k]->key().kind);
       matches += match ? 1 : 0;
     }
+  } else {
+    search_labels_.clear();
+    search_tracks_.clear();
+    span_matches_ = 0;
   }
   update();
   return matches;
+}
+
+void TimelineWidget::MatchSpanNames() {
+  // Which names match (a few thousand at most), then which tracks hold such spans and how
+  // many: one pass over the named spans per search.
+  search_labels_.assign(model_ ? model_->labels().size() : 0, false);
+  search_tracks_.clear();
+  span_matches_ = 0;
+  if (!model_ || model_->labels().size() <= 1) return;
+  bool any = false;
+  for (uint32_t id = 1; id < model_->labels().size(); ++id) {
+    search_labels_[id] = Lower(model_->labels()[id].name).find(search_) != std::string::npos;
+    any = any || search_labels_[id];
+  }
+  if (!any) return;
+  for (const auto& track : model_->tracks()) {
+    if (!track->has_labels()) continue;
+    int64_t n = 0;
+    for (size_t i = 0; i < track->size(); ++i) n += search_labels_[track->label(i)];
+    if (n > 0) search_tracks_.insert(track.get());
+    span_matches_ += n;
+  }
+}
+
+bool TimelineWidget::LaneHasMatchingSpans(const Lane& lane) const {
+  for (int k = 0; k < lane.track_count; ++k)
+    if (search_tracks_.count(lane.tracks[k])) return true;
+  return false;
 }
 
 bool TimelineWidget::LaneMatchesSearch(const Lane& lane) const {
@@ -408,7 +441,9 @@ void TimelineWidget::DrawImGui() {
       if (lane.kind == LaneKind::kCounter) {
         DrawCounterLane(lane, y, h);
       } else {
-        DrawSpanLane(lane, y, h, !search_.empty() && !match);
+        const bool named_match = LaneHasMatchingSpans(lane);
+        DrawSpanLane(lane, y, h, !search_.empty() && !match && !named_match);
+        if (named_match) OutlineMatchingSpans(lane, y, h);
       }
       if (match) {
         draw->AddRect(ImVec2(axis_.x - 1, y - 1), ImVec2(axis_.x + axis_.width + 1, y + h + 1),

@@ -16,6 +16,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <set>
 
 #include "instrumentation/trace/model.h"
 #include "ui/imgui_gl_widget.h"
@@ -60,6 +61,8 @@ class TimelineWidget : public ImGuiGlWidget {
   // Highlights lanes whose label, and spans whose kind, contain `text` (case-insensitive).
   // Returns how many lanes match.
   int SetSearch(const QString& text);
+  // Spans whose own name matched the last search (imported traces).
+  int64_t span_matches() const { return span_matches_; }
 
   // Explains the consumer's wait that contains time t (as a click on it does).
   bool ExplainGapAt(int64_t t);
@@ -124,6 +127,10 @@ class TimelineWidget : public ImGuiGlWidget {
   void DrawOverlays(float top, float bottom);
   void DrawTooltip(const Lane& lane, int64_t t);
   bool LaneMatchesSearch(const Lane& lane) const;
+  // Spans found by name (imported traces): which names and tracks match the search.
+  void MatchSpanNames();
+  bool LaneHasMatchingSpans(const Lane& lane) const;
+  void OutlineMatchingSpans(const Lane& lane, float y, float height);
   bool KindMatchesSearch(record::EventKind kind) const;
 
   std::shared_ptr<const trace::Model> model_;
@@ -157,6 +164,9 @@ class TimelineWidget : public ImGuiGlWidget {
   uint64_t path_element_ = 0;
   std::string search_;  // lower case
   std::vector<record::EventKind> search_kinds_;
+  std::vector<bool> search_labels_;              // by label id: its name matches
+  std::set<const trace::Track*> search_tracks_;  // tracks holding a matching span
+  int64_t span_matches_ = 0;
   std::vector<trace::Track::Bucket> buckets_;  // scratch
   QTimer live_frames_;                         // redraws a live run's view 20 times a second
 };
