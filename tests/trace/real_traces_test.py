@@ -10,12 +10,17 @@ Definitions (the same as IMPORT.md's, written again independently):
 - device busy is the union of kernels, copies and sets (every stream), within the steps;
 - a span's depth is its nesting level on its (pid, tid): the lowest row free at its start.
 
+Each trace is also converted to Chrome JSON with `pipescope-cli convert`: every span's
+name, start, duration and arguments come back as written.
+
 usage: real_traces_test.py PIPESCOPE_CLI TRACE...
 """
 import gzip
 import json
+import os
 import subprocess
 import sys
+import tempfile
 from collections import defaultdict
 
 DEVICE = {"kernel", "Kernel", "gpu_memcpy", "Memcpy", "gpu_memset", "Memset"}
@@ -105,6 +110,35 @@ def expected(path):
     }
 
 
+def load(path):
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rb") as f:
+        doc = json.loads(f.read().decode("utf-8-sig"))
+    return doc["traceEvents"] if isinstance(doc, dict) else doc
+
+
+def span_multiset(events, relative):
+    """(name, start ns, duration ns, arguments) of every X span; starts from the first
+    event when `relative` (Pipescope's times start at the trace's first event)."""
+    t0 = min(ns(e["ts"]) for e in events if e.get("ph") not in ("M",) and "ts" in e) if relative else 0
+    return sorted((e.get("name", ""), ns(e["ts"]) - t0, ns(e.get("dur", 0)),
+                   json.dumps(e.get("args", {}), sort_keys=True))
+                  for e in events if e.get("ph") == "X")
+
+
+def check_conversion(cli, path):
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "converted.json")
+        subprocess.run([cli, "convert", path, out], capture_output=True, check=True)
+        got = span_multiset(load(out), False)
+    want = span_multiset(load(path), True)
+    if got != want:
+        missing = [x for x in want if x not in set(got)][:3]
+        print(f"FAIL {path}: convert to Chrome JSON changed {len(missing)}+ spans, e.g. {missing}")
+        return 1
+    return 0
+
+
 def main():
     cli, traces = sys.argv[1], sys.argv[2:]
     failures = 0
@@ -136,6 +170,7 @@ def main():
             if not ok:
                 failures += 1
                 print(f"FAIL {path}: {what} is {value!r}, expected {expect!r}")
+        failures += check_conversion(cli, path)
         failed_traces += failures > before
         print(f"{path}: {len(checks)} checks, steps {want['steps']}, busy "
               f"{want['device_busy_fraction']:.4f}, spans {want['spans']}, depth {want['max_depth']}, "

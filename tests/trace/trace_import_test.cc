@@ -286,6 +286,41 @@ TEST(TraceImportTest, SmallPiecesGiveTheSameEventsAsOnePiece) {
   }
 }
 
+// Pieces split wherever "}, {" appears, also inside events: arguments holding arrays of
+// objects, strings holding "}, {", nested arrays. Every piece size gives the events, names
+// and arguments of the whole-document parse.
+TEST(TraceImportTest, SplitsInsideEventsNeverLoseOrShortenOne) {
+  std::string json = "{\"traceEvents\": [";
+  for (int i = 0; i < 60; ++i) {
+    if (i > 0) json += ", ";
+    json += "{\"ph\": \"X\", \"name\": \"op}, {" + std::to_string(i) +
+            "\", \"pid\": 1, \"tid\": " + std::to_string(i % 3) +
+            ", \"ts\": " + std::to_string(i * 10) +
+            ", \"dur\": 4, \"args\": {\"grid\": [{\"x\": 1}, {\"y\": [{}, {}]}], "
+            "\"s\": \"a}, {b\\\"}, {\"}, \"stack\": [{\"f\": 1}, {\"f\": 2}]}";
+  }
+  json += "], \"INFO\": [\"x]\", {\"a\": 1}, {\"b\": 2}]}";
+  auto whole = ImportChromeTraceText(json, "split.json");
+  ASSERT_TRUE(whole.ok()) << whole.status().message();
+  ASSERT_EQ(whole->model->event_count(), 60u);
+  for (size_t piece = 5; piece < 700; piece += 7) {
+    ImportOptions options;
+    options.chunked_above = 1;
+    options.chunk_bytes = piece;
+    auto chunked = ImportChromeTraceText(json, "split.json", options);
+    ASSERT_TRUE(chunked.ok()) << chunked.status().message();
+    ASSERT_EQ(chunked->model->event_count(), 60u) << "piece " << piece;
+    EXPECT_TRUE(chunked->warnings.empty()) << "piece " << piece << ": " << chunked->warnings[0];
+    for (const auto& track : chunked->model->tracks()) {
+      for (size_t i = 0; i < track->size(); ++i) {
+        EXPECT_EQ(chunked->model->args()[track->args(i)].size(), whole->model->args()[1].size())
+            << "piece " << piece << ": every event's arguments whole";
+        EXPECT_EQ(chunked->model->SpanName(*track, i).substr(0, 5), "op}, ");
+      }
+    }
+  }
+}
+
 // Two hosts of one job: host "b" started 5 ms after "a" on the shared clock; each keeps its
 // lanes under its name, its figures, and the verdict names the one that waits most.
 TEST(TraceImportTest, SeveralHostsLineUpOnTheirClocks) {

@@ -27,11 +27,12 @@ std::string BaseName(const std::string& path) {
 // would otherwise be in memory at once).
 engine::Result<ImportedTrace> Import(JsonText text, const std::string& source,
                                      const std::string& name, const ImportOptions& options,
-                                     double parse_from) {
+                                     double parse_from, bool release_parsed_text) {
   EventParseOptions parse;
   parse.progress = Stage(options.progress, parse_from, 0.75);
   if (options.chunk_bytes > 0) parse.chunk_bytes = options.chunk_bytes;
   if (options.chunked_above > 0) parse.chunked_above = options.chunked_above;
+  parse.release_parsed_text = release_parsed_text;
   ASSIGN_OR_RETURN(TraceEvents events, ParseTraceEvents(text.text(), source, parse));
   const uint64_t json_bytes = text.size;
   text = JsonText{};
@@ -53,7 +54,7 @@ engine::Result<ImportedTrace> ImportChromeTrace(const std::string& path,
                                                 const ImportOptions& options) {
   ASSIGN_OR_RETURN(JsonText text,
                    ReadJsonFile(path, options.max_bytes, Stage(options.progress, 0, 0.2)));
-  return Import(std::move(text), path, BaseName(path), options, 0.2);
+  return Import(std::move(text), path, BaseName(path), options, 0.2, true);
 }
 
 engine::Result<ImportedTrace> ImportChromeTraceText(std::string_view json, const std::string& name,
@@ -61,7 +62,7 @@ engine::Result<ImportedTrace> ImportChromeTraceText(std::string_view json, const
   if (json.size() > options.max_bytes) {
     return engine::Status(engine::StatusCode::kResourceExhausted, name + ": too large");
   }
-  return Import(PaddedJson(json), name, name, options, 0);
+  return Import(PaddedJson(json), name, name, options, 0, true);
 }
 
 }  // namespace pipescope::trace

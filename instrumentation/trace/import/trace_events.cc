@@ -1,6 +1,8 @@
 #include "instrumentation/trace/import/trace_events.h"
 
 #include <simdjson.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
@@ -65,18 +67,44 @@ int64_t Integer(od::value v) {
 }
 
 // Appends JSON text without the white space between its tokens (a pretty-printed trace's
-// arguments are half indentation).
+// arguments are half indentation). Strings are copied whole, found with memchr: the byte
+// loop this replaced was a tenth of an import.
 void AppendMinified(std::string_view json, std::string& out) {
-  out.reserve(out.size() + json.size());
-  for (size_t i = 0; i < json.size(); ++i) {
-    const char c = json[i];
-    if (c == '"') {
-      const size_t from = i;
-      for (++i; i < json.size() && json[i] != '"'; ++i) i += json[i] == '\\';
-      out.append(json.substr(from, i + 1 - from));
-    } else if (c != ' ' && c != '\n' && c != '\r' && c != '\t') {
-      out.push_back(c);
+  const char* data = json.data();
+  const size_t n = json.size();
+  out.reserve(out.size() + n);
+  size_t i = 0;
+  while (i < n) {
+    // Outside strings: runs between white space, up to the next quote.
+    const void* quote = std::memchr(data + i, '"', n - i);
+    const size_t until = quote ? static_cast<size_t>(static_cast<const char*>(quote) - data) : n;
+    while (i < until) {
+      size_t run = i;
+      while (run < until && data[run] != ' ' && data[run] != '\n' && data[run] != '\r' &&
+             data[run] != '\t')
+        ++run;
+      out.append(data + i, run - i);
+      i = run;
+      while (i < until && (data[i] == ' ' || data[i] == '\n' || data[i] == '\r' || data[i] == '\t'))
+        ++i;
     }
+    if (i >= n) break;
+    // A string: to the quote that no odd run of backslashes escapes.
+    size_t close = i + 1;
+    while (true) {
+      const void* q = std::memchr(data + close, '"', n - close);
+      if (!q) {
+        close = n - 1;
+        break;
+      }
+      close = static_cast<size_t>(static_cast<const char*>(q) - data);
+      size_t backslashes = 0;
+      while (close - backslashes > i + 1 && data[close - backslashes - 1] == '\\') ++backslashes;
+      if (backslashes % 2 == 0) break;
+      ++close;
+    }
+    out.append(data + i, close + 1 - i);
+    i = close + 1;
   }
 }
 
@@ -456,6 +484,22 @@ void CheckTrailingText(std::string_view t, size_t after, bool object_form,
                          "\"...): ignored, the events before them were read");
 }
 
+// Gives the whole pages of t[released, upto) back to the system: nothing reads parsed text
+// again, and a large trace's text need not stay in memory beside its events. Returns how
+// far text has been given back. A file mapping reads back from the file; heap pages would
+// read as zeros, which is why nothing may.
+size_t ReleasePages(std::string_view t, size_t released, size_t upto) {
+  static const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  const auto base = reinterpret_cast<uintptr_t>(t.data());
+  const uintptr_t from = (base + released + page - 1) / page * page;
+  const uintptr_t to = (base + upto) / page * page;
+  if (to >= from + (size_t{4} << 20)) {  // in steps of 4 MB or more: one call per piece
+    madvise(reinterpret_cast<void*>(from), to - from, MADV_DONTNEED);
+    return to - base;
+  }
+  return released;
+}
+
 class ChunkBuffer {
  public:
   // "[" + piece + "]" and the padding.
@@ -501,6 +545,7 @@ std::optional<engine::Status> ParseChunked(std::string_view t, const std::string
   const size_t chunk = std::max<size_t>(s.options.chunk_bytes, 1);
   const bool object_form = t[SkipSpace(t, 0)] == '{';
   size_t from = start;
+  size_t released = 0;  // text before this has been given back
   while (true) {
     size_t split =
         t.size() - from > chunk ? NextSplit(t, from + chunk, t.size()) : std::string_view::npos;
@@ -516,7 +561,14 @@ std::optional<engine::Status> ParseChunked(std::string_view t, const std::string
     }
     for (int attempt = 0;; ++attempt) {
       if (split == std::string_view::npos || attempt == 64) {
-        // No place to split found: the whole document in one piece instead.
+        // No place to split found: the whole document in one piece instead, unless the
+        // text before this piece was already given back.
+        if (released > 0) {
+          return engine::InvalidArgument(
+              At(source, from) +
+              ": no place to split the event array found in the 64 candidates after this "
+              "point; the events cannot be read in pieces");
+        }
         s.Rewind({0, 0, 0, 1});
         return std::nullopt;
       }
@@ -527,6 +579,7 @@ std::optional<engine::Status> ParseChunked(std::string_view t, const std::string
       split = NextSplit(t, split + 1, t.size());  // inside a string or an event: look further
     }
     from = SkipSpace(t, SkipSpace(t, split + 1) + 1);  // past '}' ','
+    if (s.options.release_parsed_text) released = ReleasePages(t, released, from);
   }
   // No closing ']' works: the file was cut off. Close the rest after its last whole event.
   std::string rest;

@@ -58,6 +58,10 @@ struct EventParseOptions {
   // between events, so memory stays bounded by the piece (tests and fuzzing make them small).
   size_t chunk_bytes = size_t{8} << 20;
   size_t chunked_above = size_t{16} << 20;
+  // The pages of text already parsed are given back to the system as the parse goes on
+  // (madvise), so that a large trace's text and its events are not in memory at once. Only
+  // for text nothing reads again (the importer's own buffer or file mapping).
+  bool release_parsed_text = false;
 };
 
 // `json` must be followed by simdjson::SIMDJSON_PADDING readable bytes (a padded_string).
