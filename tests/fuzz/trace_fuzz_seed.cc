@@ -40,7 +40,28 @@ std::string FuzzSeed() {
           {t, t, 0, static_cast<uint32_t>(i % 3), 0, 1, record::EventKind::kBufferLevel, 0});
     }
     batch.time_ns = (b + 1) * 40'000;
-    (*writer)->Consume(batch, b == 1);
+    if (b == 0) {
+      (*writer)->Consume(batch, false);
+      continue;
+    }
+    // Version 2's columns: spans nested one deep on thread 3 with names and arguments, and
+    // a flow from a call on thread 1 to one of them.
+    pstrace::TraceWriter::Extras extras;
+    extras.details.resize(batch.events.size());
+    extras.labels = {{1, {"aten::add", "cpu_op"}}, {2, {"gemm}, {", "kernel"}}};
+    for (int i = 0; i < 40; ++i) {
+      const int64_t t = (40 + i) * 1000;
+      batch.events.push_back({t + 100, t + 300, 0, 50, 3, 0, record::EventKind::kCall, 0});
+      extras.details.push_back({1, static_cast<uint32_t>(1 + i % 2), "{\"a\":[{\"b\":1}]}"});
+    }
+    pstrace::FlowRecord flow;
+    flow.set_from_track(trace::PackTrackKey({record::EventKind::kCall, 0, 1, 0}));
+    flow.set_from_index(41);
+    flow.set_to_track(trace::PackTrackKey({record::EventKind::kCall, 0, 3, 1}));
+    flow.set_to_index(0);
+    flow.set_label(1);
+    extras.flows.push_back(flow);
+    (*writer)->ConsumeWithExtras(batch, extras, true);
   }
   std::ifstream in(path, std::ios::binary);
   std::ostringstream bytes;

@@ -7,11 +7,13 @@
 #include <zlib.h>
 
 #include <fstream>
+#include <random>
 #include <sstream>
 
 #include "instrumentation/trace/import/chrome_trace_import.h"
 #include "instrumentation/trace/import/framework_report.h"
 #include "instrumentation/trace/import/host_merge.h"
+#include "instrumentation/trace/import/json_brackets.h"
 
 namespace pipescope::trace {
 namespace {
@@ -318,6 +320,31 @@ TEST(TraceImportTest, SplitsInsideEventsNeverLoseOrShortenOne) {
         EXPECT_EQ(chunked->model->SpanName(*track, i).substr(0, 5), "op}, ");
       }
     }
+  }
+}
+
+// The block-wise whole-events check (64 bytes at a time) answers as the byte-wise one on
+// random text made of JSON's brackets, quotes, backslashes and letters, of every length
+// around the block size, and on real event text.
+TEST(TraceImportTest, BlockWiseBracketCheckAgreesWithTheByteWiseOne) {
+  std::mt19937 random(7);
+  const std::string alphabet = "{}[]\"\"\"\\\\ab,: ";
+  int whole = 0;
+  for (int round = 0; round < 20'000; ++round) {
+    std::string text(random() % 300, ' ');
+    for (char& c : text) c = alphabet[random() % alphabet.size()];
+    if (round % 3 == 0)
+      text = "{\"a\": [" + text.substr(0, text.size() / 4) + "]}";  // nearer whole
+    std::string padded = text + std::string(64, '\0');
+    const std::string_view piece(padded.data(), text.size());
+    ASSERT_EQ(WholeEvents(piece), WholeEventsScalar(piece)) << text;
+    whole += WholeEventsScalar(piece);
+  }
+  EXPECT_GT(whole, 100) << "some random texts balance";
+  const std::string events = Text("kineto_trailing_metadata.json");
+  for (size_t cut = 0; cut < 2000; cut += 13) {
+    const std::string_view piece(events.data() + 40, events.size() - 40 - 64 - cut);
+    ASSERT_EQ(WholeEvents(piece), WholeEventsScalar(piece)) << cut;
   }
 }
 

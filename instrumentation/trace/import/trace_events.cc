@@ -11,6 +11,8 @@
 #include <optional>
 #include <string>
 
+#include "instrumentation/trace/import/json_brackets.h"
+
 namespace pipescope::trace {
 namespace {
 
@@ -225,44 +227,6 @@ size_t SkipSpace(std::string_view t, size_t i) {
 void CheckTrailingText(std::string_view t, size_t after, bool object_form,
                        const std::string& source, TraceEvents& out);
 
-// Walks JSON text outside its strings: the index just past the bracket that brings
-// `depth` (the brackets open at `from`) to zero, or npos if the text ends first. With
-// `stop_at_zero` false it goes on to the end and returns npos unless the depth ends at
-// exactly zero (then t.size()).
-size_t BracketScan(std::string_view t, size_t from, int64_t depth, bool stop_at_zero) {
-  // A byte's role, looked up: most bytes have none and cost one load and one branch.
-  static constexpr auto kRole = [] {
-    std::array<uint8_t, 256> role{};
-    role['"'] = 1;
-    role['\\'] = 2;
-    role['{'] = role['['] = 3;
-    role['}'] = role[']'] = 4;
-    return role;
-  }();
-  const auto* p = reinterpret_cast<const uint8_t*>(t.data());
-  const size_t n = t.size();
-  for (size_t i = from; i < n; ++i) {
-    const uint8_t role = kRole[p[i]];
-    if (role == 0) continue;
-    if (role == 1) {  // a string: to its closing quote, past escaped characters
-      for (++i; i < n; ++i) {
-        const uint8_t r = kRole[p[i]];
-        if (r == 2)
-          ++i;
-        else if (r == 1)
-          break;
-      }
-      if (i >= n) return std::string_view::npos;
-    } else if (role == 3) {
-      ++depth;
-    } else if (role == 4 && --depth <= 0) {
-      if (stop_at_zero && depth == 0) return i + 1;
-      if (depth < 0) return std::string_view::npos;
-    }
-  }
-  return !stop_at_zero && depth == 0 ? n : std::string_view::npos;
-}
-
 // One import: the events so far, and the JSON parser, reused by every chunk so its buffers
 // are allocated (and their pages touched) once.
 struct Session {
@@ -410,7 +374,7 @@ engine::Status ParseWhole(std::string_view json, const std::string& source, Sess
   s.Rewind({0, 0, 0, 1});
   // A whole document followed by other text fails to parse as one: parse the document,
   // and report the rest.
-  const size_t end = BracketScan(json, SkipSpace(json, 0), 0, true);
+  const size_t end = BracketClose(json, SkipSpace(json, 0), 0);
   if (end != std::string_view::npos && SkipSpace(json, end) < json.size()) {
     const engine::Status whole = ParseDocument(json.substr(0, end), 0, json.size(), source, s, cut);
     if (whole.ok()) {
@@ -453,20 +417,13 @@ size_t NextSplit(std::string_view t, size_t from, size_t limit) {
   return std::string_view::npos;
 }
 
-// Whether `piece` is whole events: outside strings its brackets balance and never close
-// more than they opened. simdjson's on-demand parser checks only what it visits, so a piece
-// cut inside an event's arguments could otherwise pass for a shorter event.
-bool WholeEvents(std::string_view piece) {
-  return BracketScan(piece, 0, 0, false) != std::string_view::npos;
-}
-
 // What follows the event array, whose ']' ends just before `after`: the object's other
 // members (object form) and then nothing but white space. Anything else is reported.
 void CheckTrailingText(std::string_view t, size_t after, bool object_form,
                        const std::string& source, TraceEvents& out) {
   size_t end = after;
   if (object_form) {
-    end = BracketScan(t, after, 1, true);
+    end = BracketClose(t, after, 1);
     if (end == std::string_view::npos) {
       out.warnings.push_back(At(source, after) +
                              ": the JSON object around the event array never closes; kept "
@@ -552,7 +509,7 @@ std::optional<engine::Status> ParseChunked(std::string_view t, const std::string
     if (split == std::string_view::npos) {
       // The last piece: up to the ']' that closes the array, found outside strings, so that
       // a ']' in the text after the array (Kineto's metadata has many) cannot pass for it.
-      const size_t close = BracketScan(t, from, 1, true);
+      const size_t close = BracketClose(t, from, 1);
       if (close == std::string_view::npos) break;  // cut off: repaired below
       auto parsed = ParsePiece(t, from, close - 1, source, buffer, s);
       if (!parsed) break;

@@ -1,0 +1,147 @@
+#include "instrumentation/trace/import/json_brackets.h"
+
+#include <array>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+namespace pipescope::trace {
+namespace {
+
+// A byte's role, looked up: most bytes have none and cost one load and one branch.
+constexpr auto kRole = [] {
+  std::array<uint8_t, 256> role{};
+  role['"'] = 1;
+  role['\\'] = 2;
+  role['{'] = role['['] = 3;
+  role['}'] = role[']'] = 4;
+  return role;
+}();
+
+// The state a walk carries from byte to byte.
+struct Walk {
+  int64_t depth = 0;
+  bool in_string = false;
+  bool escaped = false;  // the previous byte was a backslash inside a string
+};
+
+// Walks bytes [from, to) of p; false as soon as the depth goes below zero.
+bool WalkBytes(const uint8_t* p, size_t from, size_t to, Walk& w) {
+  for (size_t i = from; i < to; ++i) {
+    const uint8_t role = kRole[p[i]];
+    if (w.in_string) {
+      if (w.escaped)
+        w.escaped = false;
+      else if (role == 2)
+        w.escaped = true;
+      else if (role == 1)
+        w.in_string = false;
+    } else if (role == 1) {
+      w.in_string = true;
+    } else if (role == 3) {
+      ++w.depth;
+    } else if (role == 4 && --w.depth < 0) {
+      return false;
+    }
+  }
+  return true;
+}
+
+#if defined(__x86_64__)
+struct BlockMasks {
+  uint64_t quote = 0, backslash = 0, open = 0, close = 0;
+};
+
+__attribute__((target("sse2"))) BlockMasks Classify(const uint8_t* p) {
+  BlockMasks m;
+  const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\'),
+                brace = _mm_set1_epi8('{'), bracket = _mm_set1_epi8('['),
+                close_brace = _mm_set1_epi8('}'), close_bracket = _mm_set1_epi8(']');
+  for (int k = 0; k < 4; ++k) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * k));
+    auto bits = [&](__m128i eq) {
+      return static_cast<uint64_t>(static_cast<uint16_t>(_mm_movemask_epi8(eq))) << (16 * k);
+    };
+    m.quote |= bits(_mm_cmpeq_epi8(v, quote));
+    m.backslash |= bits(_mm_cmpeq_epi8(v, backslash));
+    m.open |= bits(_mm_or_si128(_mm_cmpeq_epi8(v, brace), _mm_cmpeq_epi8(v, bracket)));
+    m.close |= bits(_mm_or_si128(_mm_cmpeq_epi8(v, close_brace), _mm_cmpeq_epi8(v, close_bracket)));
+  }
+  return m;
+}
+
+// Bit i of the result: the XOR of bits 0..i of x (odd quotes so far: inside a string).
+__attribute__((target("sse2,pclmul"))) uint64_t PrefixXor(uint64_t x) {
+  const __m128i product = _mm_clmulepi64_si128(_mm_set_epi64x(0, static_cast<long long>(x)),
+                                               _mm_set1_epi8(static_cast<char>(0xFF)), 0);
+  return static_cast<uint64_t>(_mm_cvtsi128_si64(product));
+}
+
+bool WholeEventsBlocks(std::string_view piece) {
+  const auto* p = reinterpret_cast<const uint8_t*>(piece.data());
+  const size_t n = piece.size();
+  Walk w;
+  size_t i = 0;
+  for (; i + 64 <= n; i += 64) {
+    const BlockMasks m = Classify(p + i);
+    if (m.backslash != 0 || w.escaped) {  // escapes are rare: this block byte by byte
+      if (!WalkBytes(p, i, i + 64, w)) return false;
+      continue;
+    }
+    const uint64_t strings = PrefixXor(m.quote) ^ (w.in_string ? ~uint64_t{0} : 0);
+    w.in_string = strings >> 63;
+    for (uint64_t s = (m.open | m.close) & ~strings; s != 0; s &= s - 1) {
+      const int b = __builtin_ctzll(s);
+      if ((m.open >> b) & 1)
+        ++w.depth;
+      else if (--w.depth < 0)
+        return false;
+    }
+  }
+  if (!WalkBytes(p, i, n, w)) return false;
+  return w.depth == 0 && !w.in_string;
+}
+#endif
+
+}  // namespace
+
+size_t BracketClose(std::string_view t, size_t from, int64_t depth) {
+  const auto* p = reinterpret_cast<const uint8_t*>(t.data());
+  Walk w;
+  w.depth = depth;
+  for (size_t i = from; i < t.size(); ++i) {
+    const uint8_t role = kRole[p[i]];
+    if (w.in_string) {
+      if (w.escaped)
+        w.escaped = false;
+      else if (role == 2)
+        w.escaped = true;
+      else if (role == 1)
+        w.in_string = false;
+    } else if (role == 1) {
+      w.in_string = true;
+    } else if (role == 3) {
+      ++w.depth;
+    } else if (role == 4 && --w.depth <= 0) {
+      return w.depth == 0 ? i + 1 : std::string_view::npos;
+    }
+  }
+  return std::string_view::npos;
+}
+
+bool WholeEventsScalar(std::string_view piece) {
+  Walk w;
+  if (!WalkBytes(reinterpret_cast<const uint8_t*>(piece.data()), 0, piece.size(), w)) return false;
+  return w.depth == 0 && !w.in_string;
+}
+
+bool WholeEvents(std::string_view piece) {
+#if defined(__x86_64__)
+  static const bool blocks = __builtin_cpu_supports("pclmul");
+  if (blocks) return WholeEventsBlocks(piece);
+#endif
+  return WholeEventsScalar(piece);
+}
+
+}  // namespace pipescope::trace
