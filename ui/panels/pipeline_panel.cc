@@ -121,12 +121,7 @@ void PipelinePanel::ShowImported(const trace::Model& model) {
     if (names.size() > 12) text += QString("and %1 more").arg(names.size() - 12);
     text += "</p>";
   }
-  delete content_;
-  boxes_.clear();
-  auto_labels_.clear();
-  shown_keys_.clear();
-  auto* scroll = new QScrollArea(this);
-  scroll->setWidgetResizable(true);
+  QScrollArea* scroll = ResetContent();
   auto* label = new QLabel(text, scroll);
   label->setWordWrap(true);
   label->setAlignment(Qt::AlignTop | Qt::AlignLeft);
@@ -136,13 +131,18 @@ void PipelinePanel::ShowImported(const trace::Model& model) {
   layout_->addWidget(content_);
 }
 
-void PipelinePanel::Rebuild(const std::vector<engine::KnobInfo>& knobs, bool editable) {
+QScrollArea* PipelinePanel::ResetContent() {
   delete content_;
   boxes_.clear();
   auto_labels_.clear();
   shown_keys_.clear();
   auto* scroll = new QScrollArea(this);
   scroll->setWidgetResizable(true);
+  return scroll;
+}
+
+void PipelinePanel::Rebuild(const std::vector<engine::KnobInfo>& knobs, bool editable) {
+  QScrollArea* scroll = ResetContent();
   auto* inner = new QWidget(scroll);
   auto* column = new QVBoxLayout(inner);
   std::string current_op;

@@ -6,6 +6,7 @@
 // Above the knobs, the op order editor (op_order_editor.h) reorders, adds and removes ops
 // of a live run.
 
+#include <QScrollArea>
 #include <QWidget>
 #include <map>
 #include <vector>
@@ -43,6 +44,8 @@ class PipelinePanel : public QWidget {
   void KnobEdited(const QString& op, const QString& knob, qint64 value);
 
  private:
+  // Drops what the panel showed; the new content goes into the scroll area returned.
+  QScrollArea* ResetContent();
   // An imported profiler trace: its processes and threads, and why it has no knobs.
   void ShowImported(const trace::Model& model);
   void Rebuild(const std::vector<engine::KnobInfo>& knobs, bool editable);

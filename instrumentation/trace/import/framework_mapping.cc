@@ -304,13 +304,19 @@ struct Nesting {
     }
   }
 
+  // The spans of (pid, tid), by start; empty if it has none.
+  std::pair<std::vector<size_t>::const_iterator, std::vector<size_t>::const_iterator> OfThread(
+      int32_t pid, int64_t tid) const {
+    auto range = thread_range.find({pid, tid});
+    if (range == thread_range.end()) return {spans.end(), spans.end()};
+    return {spans.begin() + static_cast<ptrdiff_t>(range->second.first),
+            spans.begin() + static_cast<ptrdiff_t>(range->second.second)};
+  }
+
   // The deepest span on (pid, tid) that holds ts (starts at or before it and ends after it,
   // or starts at it), or kNone.
   size_t Enclosing(const TraceEvents& t, int32_t pid, int64_t tid, int64_t ts) const {
-    auto range = thread_range.find({pid, tid});
-    if (range == thread_range.end()) return kNone;
-    auto begin = spans.begin() + static_cast<ptrdiff_t>(range->second.first);
-    auto end = spans.begin() + static_cast<ptrdiff_t>(range->second.second);
+    const auto [begin, end] = OfThread(pid, tid);
     auto after = std::upper_bound(begin, end, ts,
                                   [&](int64_t v, size_t i) { return v < t.events[i].ts_ns; });
     if (after == begin) return kNone;
@@ -323,10 +329,7 @@ struct Nesting {
 
   // The first span on (pid, tid) that starts at or after ts, or kNone.
   size_t Next(const TraceEvents& t, int32_t pid, int64_t tid, int64_t ts) const {
-    auto range = thread_range.find({pid, tid});
-    if (range == thread_range.end()) return kNone;
-    auto begin = spans.begin() + static_cast<ptrdiff_t>(range->second.first);
-    auto end = spans.begin() + static_cast<ptrdiff_t>(range->second.second);
+    const auto [begin, end] = OfThread(pid, tid);
     auto at = std::lower_bound(begin, end, ts,
                                [&](size_t i, int64_t v) { return t.events[i].ts_ns < v; });
     return at == end ? kNone : *at;

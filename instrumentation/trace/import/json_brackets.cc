@@ -26,24 +26,35 @@ struct Walk {
   bool escaped = false;  // the previous byte was a backslash inside a string
 };
 
+// One byte: the string state moves on; a bracket outside strings moves the depth. Returns
+// -1 for a closing bracket outside strings, +1 for an opening one, else 0.
+inline int Step(Walk& w, uint8_t byte) {
+  const uint8_t role = kRole[byte];
+  if (w.in_string) {
+    if (w.escaped)
+      w.escaped = false;
+    else if (role == 2)
+      w.escaped = true;
+    else if (role == 1)
+      w.in_string = false;
+    return 0;
+  }
+  if (role == 1) w.in_string = true;
+  if (role == 3) {
+    ++w.depth;
+    return 1;
+  }
+  if (role == 4) {
+    --w.depth;
+    return -1;
+  }
+  return 0;
+}
+
 // Walks bytes [from, to) of p; false as soon as the depth goes below zero.
 bool WalkBytes(const uint8_t* p, size_t from, size_t to, Walk& w) {
   for (size_t i = from; i < to; ++i) {
-    const uint8_t role = kRole[p[i]];
-    if (w.in_string) {
-      if (w.escaped)
-        w.escaped = false;
-      else if (role == 2)
-        w.escaped = true;
-      else if (role == 1)
-        w.in_string = false;
-    } else if (role == 1) {
-      w.in_string = true;
-    } else if (role == 3) {
-      ++w.depth;
-    } else if (role == 4 && --w.depth < 0) {
-      return false;
-    }
+    if (Step(w, p[i]) < 0 && w.depth < 0) return false;
   }
   return true;
 }
@@ -111,21 +122,7 @@ size_t BracketClose(std::string_view t, size_t from, int64_t depth) {
   Walk w;
   w.depth = depth;
   for (size_t i = from; i < t.size(); ++i) {
-    const uint8_t role = kRole[p[i]];
-    if (w.in_string) {
-      if (w.escaped)
-        w.escaped = false;
-      else if (role == 2)
-        w.escaped = true;
-      else if (role == 1)
-        w.in_string = false;
-    } else if (role == 1) {
-      w.in_string = true;
-    } else if (role == 3) {
-      ++w.depth;
-    } else if (role == 4 && --w.depth <= 0) {
-      return w.depth == 0 ? i + 1 : std::string_view::npos;
-    }
+    if (Step(w, p[i]) < 0 && w.depth <= 0) return w.depth == 0 ? i + 1 : std::string_view::npos;
   }
   return std::string_view::npos;
 }
