@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 
 #include "tests/cli/cli_runner.h"
@@ -181,6 +182,31 @@ TEST(CliTraceTest, ConvertWritesPerfettoChromeJsonAndPstraceByExtension) {
   r = Cli("convert /nonexistent.pstrace " + base + ".json");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.out.find("/nonexistent.pstrace"), std::string::npos) << r.out;
+}
+
+// Several hosts with --json: each host keeps its own warnings (here one host's file was
+// cut off while written), and when no host waits for input, none is named as waiting most.
+TEST(CliTraceTest, SeveralHostsInJsonKeepEachHostsWarnings) {
+  const std::string data = PIPESCOPE_TEST_DATA;
+  std::ifstream in(data + "/pytorch_input_bound.json");
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string cut = ::testing::TempDir() + "/cut_host.json";
+  std::ofstream(cut) << text.str().substr(0, text.str().size() * 2 / 3);
+  auto r = Cli("report " + data + "/pytorch_compute_bound.json " + cut + " --json");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  auto j = nlohmann::json::parse(pipescope::testing::JsonPart(r.out));
+  ASSERT_EQ(j["hosts"].size(), 2u);
+  EXPECT_TRUE(j["hosts"][0]["warnings"].empty());
+  ASSERT_EQ(j["hosts"][1]["host"], "cut_host");
+  ASSERT_FALSE(j["hosts"][1]["warnings"].empty()) << j.dump(2);
+  EXPECT_NE(j["hosts"][1]["warnings"][0].get<std::string>().find("ends early"), std::string::npos);
+  // Two traces whose steps never wait for data.
+  r = Cli("report " + data + "/kineto_rocm.json " + data +
+          "/kineto_gpu_user_annotation_steps.json --json");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  j = nlohmann::json::parse(pipescope::testing::JsonPart(r.out));
+  EXPECT_EQ(j["verdict"].get<std::string>().rfind("No host waits for input", 0), 0u) << j.dump(2);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // as Perfetto; a PyTorch profiler trace opens with its framework's verdict.
 #include <gtest/gtest.h>
 
+#include <QTest>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -72,6 +73,35 @@ TEST(InteropGuiTest, ARealTracesSpansAreListedByNameAndFoundBySearch) {
   int nested_lanes = 0;
   for (const auto& lane : window.timeline()->lanes()) nested_lanes += lane.depth > 0;
   EXPECT_GE(nested_lanes, 10) << "the trace nests 11 deep";
+}
+
+// Hovering a CPU launch draws its flow to the kernel it launched (Kineto 2021's
+// capitalised categories, tests/trace/data/kineto_2021_capitalised.json: the launch at
+// 4.2 ms, its kernel on stream 7 at 4.3 ms).
+TEST(InteropGuiTest, HoveringASpanDrawsItsFlows) {
+  MainWindow window;
+  ASSERT_TRUE(ShowWindow(window));
+  ASSERT_TRUE(window.OpenFile(PIPESCOPE_TEST_DATA "/kineto_2021_capitalised.json"));
+  TimelineWidget& timeline = *window.timeline();
+  timeline.SetView(4'100'000, 4'600'000);
+  DrawFrames(window);
+  size_t launch_lane = timeline.lanes().size();
+  for (size_t l = 0; l < timeline.lanes().size(); ++l) {
+    for (int k = 0; k < timeline.lanes()[l].track_count; ++k) {
+      const trace::Track* t = timeline.lanes()[l].tracks[k];
+      if (t->key().kind == record::EventKind::kCall && t->key().depth == 2) launch_lane = l;
+    }
+  }
+  ASSERT_LT(launch_lane, timeline.lanes().size()) << "the launch's row, in aten::conv2d's";
+  const QPoint over(static_cast<int>(timeline.axis().ToPixel(4'225'000)),
+                    static_cast<int>(timeline.lane_top(launch_lane)) + 8);
+  QTest::mouseMove(&timeline, over);
+  DrawFrames(window);
+  EXPECT_EQ(timeline.flow_arrows(), 1) << "cudaLaunchKernel -> implicit_convolve_sgemm";
+  window.grab().save("imported_flow.png");
+  QTest::mouseMove(&timeline, QPoint(over.x(), 5));
+  DrawFrames(window);
+  EXPECT_EQ(timeline.flow_arrows(), 0);
 }
 
 TEST(InteropGuiTest, TracesOfSeveralHostsOpenInOneView) {

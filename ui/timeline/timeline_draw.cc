@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "ui/timeline/timeline_layout.h"
 #include "ui/timeline/timeline_widget.h"
@@ -105,6 +106,38 @@ void TimelineWidget::OutlineMatchingSpans(const Lane& lane, float y, float heigh
       last = b;
       ++drawn;
     }
+  }
+}
+
+void TimelineWidget::DrawFlowArrows(const std::vector<trace::Flow>& flows) {
+  // Each flow as a line from the start of its first span to the start of its second, in
+  // the lanes that show them (an end whose lane is scrolled away is drawn at the edge).
+  ImDrawList* draw = ImGui::GetForegroundDrawList();
+  auto where = [&](trace::EventRef e) -> std::optional<ImVec2> {
+    const trace::Track* track = model_->tracks()[e.track].get();
+    for (size_t l = 0; l < lanes_.size() && l < lane_y_.size(); ++l) {
+      for (int k = 0; k < lanes_[l].track_count; ++k) {
+        if (lanes_[l].tracks[k] != track) continue;
+        const float x =
+            std::clamp(axis_.ToPixel(track->start(e.index)), axis_.x, axis_.x + axis_.width);
+        return ImVec2(x, lane_y_[l] + LaneHeight(lanes_[l]) / 2);
+      }
+    }
+    return std::nullopt;
+  };
+  for (const trace::Flow& f : flows) {
+    const auto a = where(f.from), b = where(f.to);
+    if (!a || !b) continue;
+    draw->AddLine(*a, *b, palette_.highlight, 2);
+    ++flow_arrows_;
+    draw->AddCircleFilled(*a, 3, palette_.highlight);
+    // The arrowhead at the flow's end.
+    const float dx = b->x - a->x, dy = b->y - a->y;
+    const float len = std::max(1.0f, std::sqrt(dx * dx + dy * dy));
+    const ImVec2 u(dx / len, dy / len);
+    draw->AddTriangleFilled(*b, ImVec2(b->x - 9 * u.x + 4 * u.y, b->y - 9 * u.y - 4 * u.x),
+                            ImVec2(b->x - 9 * u.x - 4 * u.y, b->y - 9 * u.y + 4 * u.x),
+                            palette_.highlight);
   }
 }
 
@@ -416,6 +449,7 @@ void TimelineWidget::DrawTooltip(const Lane& lane, int64_t t) {
       ImGui::PopTextWrapPos();
     }
     const auto flows = model_->FlowsOf({track->id(), static_cast<uint32_t>(i)});
+    DrawFlowArrows(flows);
     for (size_t f = 0; f < flows.size() && f < 4; ++f) {
       const trace::EventRef other =
           flows[f].from == trace::EventRef{track->id(), static_cast<uint32_t>(i)} ? flows[f].to

@@ -397,6 +397,7 @@ void TimelineWidget::ContextMenu() {
 }
 
 void TimelineWidget::DrawImGui() {
+  flow_arrows_ = 0;
   ImGui::SetNextWindowPos(ImVec2(0, 0));
   ImGui::SetNextWindowSize(ImGui::GetIO().DisplaySize);
   ImGui::Begin("timeline", nullptr,

@@ -75,6 +75,8 @@ class TimelineWidget : public ImGuiGlWidget {
   int HighlightElement(uint64_t element, int64_t t);
 
   const std::vector<Lane>& lanes() const { return lanes_; }
+  // Flow arrows drawn in the last frame (a hovered span's flows).
+  int flow_arrows() const { return flow_arrows_; }
   // The top of lane i in widget pixels, as last drawn (-1 before the first frame).
   float lane_top(size_t i) const { return i < lane_y_.size() ? lane_y_[i] : -1; }
   // The current layout: the lanes' left edge and width in pixels (tests and benchmarks).
@@ -122,6 +124,9 @@ class TimelineWidget : public ImGuiGlWidget {
   // Names of the spans in covered pixels [p, q] of a lane at y, inside the spans wide
   // enough to hold some of it.
   void DrawSpanNames(const trace::Track& track, int p, int q, float y);
+  // The arrows of a hovered span's flows (an imported trace's launch -> kernel links).
+  void DrawFlowArrows(const std::vector<trace::Flow>& flows);
+  int flow_arrows_ = 0;  // drawn in the last frame
   static constexpr int kMinLabelPixels = 24;
   void DrawCounterLane(const Lane& lane, float y, float height);
   void DrawOverlays(float top, float bottom);
