@@ -235,28 +235,32 @@ const std::string& PyTorchLikeTrace() {
   return path;
 }
 
-void BM_ImportChromeJson(benchmark::State& state) {
-  const std::string& path = PyTorchLikeTrace();
-  uint64_t bytes = 0, events = 0, model_bytes = 0;
-  double input_wait = 0;
+// Imports `path` once an iteration and reports the JSON's size, the events and the model's
+// bytes per event (columns, names, arguments' text and flows together). Returns the last
+// import (no model if it failed).
+trace::ImportedTrace ImportEachIteration(benchmark::State& state, const std::string& path) {
+  trace::ImportedTrace last;
   for (auto _ : state) {
     auto imported = trace::ImportChromeTrace(path);
     if (!imported.ok()) {
       state.SkipWithError(imported.status().message().c_str());
-      return;
+      return {};
     }
-    bytes = imported->json_bytes;
-    events = imported->model->event_count();
-    model_bytes = imported->model->memory_bytes();
-    input_wait = trace::SummarizeFramework(*imported->model).input_wait_fraction;
+    last = std::move(imported).value();
   }
-  // The model's bytes per event: columns, names, arguments' text and flows together.
+  const auto events = static_cast<double>(last.model->event_count());
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * last.json_bytes));
+  state.counters["json_MB"] = static_cast<double>(last.json_bytes) / 1e6;
+  state.counters["events"] = events;
   state.counters["model_B_per_event"] =
-      events > 0 ? static_cast<double>(model_bytes) / static_cast<double>(events) : 0;
-  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * bytes));
-  state.counters["json_MB"] = static_cast<double>(bytes) / 1e6;
-  state.counters["events"] = static_cast<double>(events);
-  state.counters["input_wait"] = input_wait;
+      events > 0 ? static_cast<double>(last.model->memory_bytes()) / events : 0;
+  return last;
+}
+
+void BM_ImportChromeJson(benchmark::State& state) {
+  const trace::ImportedTrace last = ImportEachIteration(state, PyTorchLikeTrace());
+  if (last.model)
+    state.counters["input_wait"] = trace::SummarizeFramework(*last.model).input_wait_fraction;
 }
 BENCHMARK(BM_ImportChromeJson)->Unit(benchmark::kMillisecond)->UseRealTime();
 
@@ -264,24 +268,8 @@ BENCHMARK(BM_ImportChromeJson)->Unit(benchmark::kMillisecond)->UseRealTime();
 // of pretty-printed JSON in 1.8 MB of gzip): gunzip, parse and map, names, depths,
 // arguments and flows kept.
 void BM_ImportRealTrace(benchmark::State& state) {
-  const std::string path =
-      std::string(PIPESCOPE_TEST_DATA) + "/real/hta_trace_diff_control_rank3.json.gz";
-  uint64_t bytes = 0, events = 0, model_bytes = 0;
-  for (auto _ : state) {
-    auto imported = trace::ImportChromeTrace(path);
-    if (!imported.ok()) {
-      state.SkipWithError(imported.status().message().c_str());
-      return;
-    }
-    bytes = imported->json_bytes;
-    events = imported->model->event_count();
-    model_bytes = imported->model->memory_bytes();
-  }
-  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * bytes));
-  state.counters["json_MB"] = static_cast<double>(bytes) / 1e6;
-  state.counters["events"] = static_cast<double>(events);
-  state.counters["model_B_per_event"] =
-      events > 0 ? static_cast<double>(model_bytes) / static_cast<double>(events) : 0;
+  ImportEachIteration(
+      state, std::string(PIPESCOPE_TEST_DATA) + "/real/hta_trace_diff_control_rank3.json.gz");
 }
 BENCHMARK(BM_ImportRealTrace)->Unit(benchmark::kMillisecond)->UseRealTime();
 
