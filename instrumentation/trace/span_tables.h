@@ -38,6 +38,12 @@ class ArgsTable {
  public:
   // Keeps `json` (an object's text), returning its id; empty text is id 0.
   uint32_t Add(std::string_view json);
+  // Room for `bytes` of text and `count` arguments, so that filling the table never copies
+  // what it holds (pages reserved and not written cost no memory).
+  void Reserve(size_t bytes, size_t count) {
+    text_.reserve(bytes);
+    offsets_.reserve(count);
+  }
   std::string_view operator[](uint32_t id) const;
   size_t size() const { return offsets_.size(); }  // ids are [0, size())
   // Forgets the arguments with ids from `size` on.

@@ -572,6 +572,8 @@ engine::Result<TraceEvents> ParseTraceEvents(std::string_view json, const std::s
   }
   Session s(options);
   s.out.events.reserve(json.size() / 160);  // a typical event's bytes: one growth at most
+  // Arguments are at most the text; a growth by doubling would copy them all again.
+  s.out.args.Reserve(json.size() / 2, json.size() / 160);
   std::optional<engine::Status> chunked;
   if (json.size() > options.chunked_above) chunked = ParseChunked(json, source, s);
   const engine::Status status = chunked ? *chunked : ParseWhole(json, source, s);
