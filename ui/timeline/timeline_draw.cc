@@ -153,7 +153,9 @@ void TimelineWidget::DrawSpanNames(const trace::Track& track, int p, int q, floa
     x = b;
     if (b - a < kMinLabelPixels) {
       if (track.start(i) > axis_.t1) break;
-      i = track.FirstEndingAfter(axis_.ToTime(b + 1)) - 1;  // past the narrow ones
+      // Past the narrow ones, and always past this one (pixel rounding may map b + 1 back
+      // into it).
+      i = std::max(track.FirstEndingAfter(axis_.ToTime(b + 1)), i + 1) - 1;
       continue;
     }
     const std::string_view name = model_->SpanName(track, i);
