@@ -23,16 +23,17 @@ std::string BaseName(const std::string& path) {
   return name;
 }
 
-// Takes the text, to free it before the model is built (a large trace's text and its model
-// would otherwise be in memory at once).
+// Takes the text, which nothing else reads: its pages are given back as it is parsed, and
+// it is freed before the model is built (a large trace's text and its model would
+// otherwise be in memory at once).
 engine::Result<ImportedTrace> Import(JsonText text, const std::string& source,
                                      const std::string& name, const ImportOptions& options,
-                                     double parse_from, bool release_parsed_text) {
+                                     double parse_from) {
   EventParseOptions parse;
   parse.progress = Stage(options.progress, parse_from, 0.75);
   if (options.chunk_bytes > 0) parse.chunk_bytes = options.chunk_bytes;
   if (options.chunked_above > 0) parse.chunked_above = options.chunked_above;
-  parse.release_parsed_text = release_parsed_text;
+  parse.release_parsed_text = true;
   ASSIGN_OR_RETURN(TraceEvents events, ParseTraceEvents(text.text(), source, parse));
   const uint64_t json_bytes = text.size;
   text = JsonText{};
@@ -54,7 +55,7 @@ engine::Result<ImportedTrace> ImportChromeTrace(const std::string& path,
                                                 const ImportOptions& options) {
   ASSIGN_OR_RETURN(JsonText text,
                    ReadJsonFile(path, options.max_bytes, Stage(options.progress, 0, 0.2)));
-  return Import(std::move(text), path, BaseName(path), options, 0.2, true);
+  return Import(std::move(text), path, BaseName(path), options, 0.2);
 }
 
 engine::Result<ImportedTrace> ImportChromeTraceText(std::string_view json, const std::string& name,
@@ -62,7 +63,7 @@ engine::Result<ImportedTrace> ImportChromeTraceText(std::string_view json, const
   if (json.size() > options.max_bytes) {
     return engine::Status(engine::StatusCode::kResourceExhausted, name + ": too large");
   }
-  return Import(PaddedJson(json), name, name, options, 0, true);
+  return Import(PaddedJson(json), name, name, options, 0);
 }
 
 }  // namespace pipescope::trace
