@@ -1,4 +1,5 @@
-// Dataset.list_files(pattern): matching file names, sorted, optionally shuffled.
+// Dataset.list_files(pattern, shuffle, seed): matching file names, shuffled each pass unless
+// shuffle is false (then sorted).
 #include <glob.h>
 
 #include <algorithm>
@@ -6,14 +7,18 @@
 #include <vector>
 
 #include "engine/ops/ops.h"
+#include "engine/runtime/shuffle_rules.h"
 
 namespace pipescope::engine {
 namespace {
 
 class ListFilesDataset : public Dataset {
  public:
-  ListFilesDataset(StatsPtr stats, std::string pattern, bool shuffle, uint64_t seed)
-      : Dataset(std::move(stats)), pattern_(std::move(pattern)), shuffle_(shuffle), seed_(seed) {}
+  ListFilesDataset(StatsPtr stats, std::string pattern, bool shuffle, std::optional<uint64_t> seed)
+      : Dataset(std::move(stats)),
+        pattern_(std::move(pattern)),
+        shuffle_(shuffle),
+        seed_(seed ? *seed : std::random_device{}()) {}
 
   Result<std::unique_ptr<Iterator>> MakeIterator(const IteratorArgs& args) const override {
     glob_t g{};
@@ -29,8 +34,7 @@ class ListFilesDataset : public Dataset {
     }
     std::sort(files.begin(), files.end());
     if (shuffle_) {
-      std::mt19937_64 rng(seed_ + epoch_.fetch_add(1));
-      std::shuffle(files.begin(), files.end(), rng);
+      ShuffleInPlace(files, ShufflePassSeed(seed_, passes_.fetch_add(1), true));
     }
     return std::unique_ptr<Iterator>(std::make_unique<It>(*args.ctx, stats(), std::move(files)));
   }
@@ -62,12 +66,13 @@ class ListFilesDataset : public Dataset {
   const std::string pattern_;
   const bool shuffle_;
   const uint64_t seed_;
-  mutable std::atomic<uint64_t> epoch_{0};
+  mutable std::atomic<uint64_t> passes_{0};
 };
 
 }  // namespace
 
-DatasetPtr MakeListFilesDataset(StatsPtr stats, std::string pattern, bool shuffle, uint64_t seed) {
+DatasetPtr MakeListFilesDataset(StatsPtr stats, std::string pattern, bool shuffle,
+                                std::optional<uint64_t> seed) {
   return std::make_shared<ListFilesDataset>(std::move(stats), std::move(pattern), shuffle, seed);
 }
 

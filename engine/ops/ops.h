@@ -4,6 +4,7 @@
 // Knobs are passed as shared Tunables so the UI and autotuner can change them live.
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "engine/io/byte_source.h"
@@ -18,7 +19,9 @@ using TunablePtr = std::shared_ptr<Tunable>;
 
 // ---- sources
 DatasetPtr MakeRangeDataset(StatsPtr stats, int64_t start, int64_t stop, int64_t step);
-DatasetPtr MakeListFilesDataset(StatsPtr stats, std::string pattern, bool shuffle, uint64_t seed);
+// Shuffled each pass when `shuffle`, with `seed` or a fresh one per run; else sorted.
+DatasetPtr MakeListFilesDataset(StatsPtr stats, std::string pattern, bool shuffle,
+                                std::optional<uint64_t> seed);
 
 struct SyntheticRecords {
   int64_t records = 1;  // -1: endless
@@ -46,7 +49,7 @@ DatasetPtr MakeMapDataset(StatsPtr stats, DatasetPtr input, std::shared_ptr<cons
 DatasetPtr MakeFilterDataset(StatsPtr stats, DatasetPtr input,
                              std::shared_ptr<const Predicate> predicate);
 DatasetPtr MakeShuffleDataset(StatsPtr stats, DatasetPtr input, TunablePtr buffer_size,
-                              uint64_t seed, bool reshuffle_each_iteration);
+                              std::optional<uint64_t> seed, bool reshuffle_each_iteration);
 DatasetPtr MakeBatchDataset(StatsPtr stats, DatasetPtr input, TunablePtr batch_size,
                             bool drop_remainder);
 DatasetPtr MakeUnbatchDataset(StatsPtr stats, DatasetPtr input);

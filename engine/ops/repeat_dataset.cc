@@ -1,8 +1,9 @@
-// Dataset.repeat(count): re-iterates the input count times (-1 or 0: forever). Each epoch
+// Dataset.repeat(count): re-iterates the input count times (-1: forever, 0: not at all). Each epoch
 // is a fresh iterator over the input, so shuffles reshuffle and caches serve from memory.
 #include <mutex>
 
 #include "engine/ops/ops.h"
+#include "engine/runtime/counting_rules.h"
 
 namespace pipescope::engine {
 namespace {
@@ -10,10 +11,13 @@ namespace {
 class RepeatDataset : public UnaryDataset {
  public:
   RepeatDataset(StatsPtr stats, DatasetPtr input, int64_t count)
-      : UnaryDataset(std::move(stats), std::move(input)), count_(count <= 0 ? -1 : count) {}
+      : UnaryDataset(std::move(stats), std::move(input)), count_(count) {}
 
   Result<std::unique_ptr<Iterator>> MakeIterator(const IteratorArgs& args) const override {
-    ASSIGN_OR_RETURN(auto first, input_->MakeIterator(args));
+    std::unique_ptr<Iterator> first;  // none for repeat(0): its input is never read
+    if (RepeatPasses(count_).Another()) {
+      ASSIGN_OR_RETURN(first, input_->MakeIterator(args));
+    }
     return std::unique_ptr<Iterator>(std::make_unique<It>(args, *this, std::move(first)));
   }
 
@@ -26,22 +30,26 @@ class RepeatDataset : public UnaryDataset {
     void Cancel() override {
       std::lock_guard lock(mu_);
       cancelled_ = true;
-      input_->Cancel();
+      if (input_) input_->Cancel();
     }
 
    protected:
     Status GetNextInternal(Element& out, bool& end) override {
       while (true) {
+        if (!started_) {
+          started_ = true;
+          if (!passes_.Another()) {  // repeat(0): no pass at all
+            end = true;
+            return Status::Ok();
+          }
+        }
         RETURN_IF_ERROR(GetNextFromInput(*input_, out, end));
         if (!end) {
-          produced_in_epoch_ = true;
+          passes_.Produced();
           return Status::Ok();
         }
-        ++epoch_;
-        // An empty input would make an endless repeat spin forever: end instead (tf.data
-        // does the same).
-        if ((d_.count_ > 0 && epoch_ >= d_.count_) || !produced_in_epoch_) return Status::Ok();
-        produced_in_epoch_ = false;
+        passes_.PassEnded();
+        if (!passes_.Another()) return Status::Ok();
         end = false;
         ASSIGN_OR_RETURN(auto next, d_.input_->MakeIterator(args_));
         std::unique_ptr<Iterator> old;
@@ -59,8 +67,8 @@ class RepeatDataset : public UnaryDataset {
     std::mutex mu_;  // guards input_ replacement against a concurrent Cancel
     bool cancelled_ = false;
     std::unique_ptr<Iterator> input_;
-    int64_t epoch_ = 0;
-    bool produced_in_epoch_ = false;
+    RepeatPasses passes_{d_.count_};
+    bool started_ = false;
   };
 
   const int64_t count_;

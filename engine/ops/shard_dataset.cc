@@ -1,5 +1,6 @@
 // Dataset.shard(num_shards, index): keeps every num_shards-th element starting at index.
 #include "engine/ops/ops.h"
+#include "engine/runtime/counting_rules.h"
 
 namespace pipescope::engine {
 namespace {
@@ -24,13 +25,13 @@ class ShardDataset : public UnaryDataset {
       while (true) {
         RETURN_IF_ERROR(Pull(out, end));
         if (end) return Status::Ok();
-        if (position_++ % d_.num_shards_ == d_.index_) return Status::Ok();
+        if (shard_.KeepNext()) return Status::Ok();
       }
     }
 
    private:
     const ShardDataset& d_;
-    int64_t position_ = 0;
+    ShardSelector shard_{d_.num_shards_, d_.index_};
   };
 
   const int64_t num_shards_, index_;

@@ -6,31 +6,31 @@
 #include <vector>
 
 #include "engine/ops/ops.h"
+#include "engine/runtime/shuffle_rules.h"
 
 namespace pipescope::engine {
 namespace {
 
 class ShuffleDataset : public UnaryDataset {
  public:
-  ShuffleDataset(StatsPtr stats, DatasetPtr input, TunablePtr buffer_size, uint64_t seed,
-                 bool reshuffle)
+  ShuffleDataset(StatsPtr stats, DatasetPtr input, TunablePtr buffer_size,
+                 std::optional<uint64_t> seed, bool reshuffle)
       : UnaryDataset(std::move(stats), std::move(input)), buffer_size_(std::move(buffer_size)),
-        seed_(seed != 0 ? seed : std::random_device{}()), reshuffle_(reshuffle) {}
+        seed_(seed ? *seed : std::random_device{}()), reshuffle_(reshuffle) {}
 
   Result<std::unique_ptr<Iterator>> MakeIterator(const IteratorArgs& args) const override {
     return MakeIteratorOver<It>(*this, args);
   }
 
  private:
-  uint64_t NextIterationSeed() const {
-    const uint64_t epoch = reshuffle_ ? epoch_.fetch_add(1, std::memory_order_relaxed) : 0;
-    return seed_ + epoch * 0x9E3779B97F4A7C15ull;
+  uint64_t NextPassSeed() const {
+    return ShufflePassSeed(seed_, passes_.fetch_add(1, std::memory_order_relaxed), reshuffle_);
   }
 
   class It : public UnaryIterator {
    public:
     It(PipelineContext& ctx, StageStats* stats, std::unique_ptr<Iterator> in, const ShuffleDataset& d)
-        : UnaryIterator(ctx, stats, std::move(in)), d_(d), rng_(d.NextIterationSeed()) {}
+        : UnaryIterator(ctx, stats, std::move(in)), d_(d), pick_(d.NextPassSeed()) {}
 
    protected:
     Status GetNextInternal(Element& out, bool& end) override {
@@ -44,8 +44,7 @@ class ShuffleDataset : public UnaryDataset {
         end = true;
         return Status::Ok();
       }
-      // Multiply-shift maps a 32-bit draw onto [0, size) without a division.
-      const size_t i = static_cast<size_t>(((rng_() >> 32) * buffer_.size()) >> 32);
+      const size_t i = pick_.Next(buffer_.size());
       out = std::move(buffer_[i]);
       buffer_[i] = std::move(buffer_.back());
       buffer_.pop_back();
@@ -55,7 +54,7 @@ class ShuffleDataset : public UnaryDataset {
 
    private:
     const ShuffleDataset& d_;
-    std::mt19937_64 rng_;
+    ShufflePick pick_;
     std::vector<Element> buffer_;
     bool input_end_ = false;
   };
@@ -63,13 +62,13 @@ class ShuffleDataset : public UnaryDataset {
   TunablePtr buffer_size_;
   const uint64_t seed_;
   const bool reshuffle_;
-  mutable std::atomic<uint64_t> epoch_{0};
+  mutable std::atomic<uint64_t> passes_{0};
 };
 
 }  // namespace
 
 DatasetPtr MakeShuffleDataset(StatsPtr stats, DatasetPtr input, TunablePtr buffer_size,
-                              uint64_t seed, bool reshuffle_each_iteration) {
+                              std::optional<uint64_t> seed, bool reshuffle_each_iteration) {
   return std::make_shared<ShuffleDataset>(std::move(stats), std::move(input), std::move(buffer_size),
                                           seed, reshuffle_each_iteration);
 }

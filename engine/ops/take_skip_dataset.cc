@@ -1,5 +1,6 @@
 // Dataset.take(count) and Dataset.skip(count); -1 means all.
 #include "engine/ops/ops.h"
+#include "engine/runtime/counting_rules.h"
 
 namespace pipescope::engine {
 namespace {
@@ -24,30 +25,27 @@ class TakeSkipDataset : public UnaryDataset {
    protected:
     Status GetNextInternal(Element& out, bool& end) override {
       if (d_.kind_ == Kind::kTake) {
-        if (d_.count_ >= 0 && seen_ >= d_.count_) {
+        if (take_.Exhausted()) {
           end = true;
           // Stop upstream work that would only be thrown away (prefetch, parallel map).
           input_->Cancel();
           return Status::Ok();
         }
-        ++seen_;
+        take_.Took();
         return Pull(out, end);
       }
-      while (d_.count_ < 0 || seen_ < d_.count_) {
+      while (!skip_.Done()) {
         RETURN_IF_ERROR(Pull(out, end));
         if (end) return Status::Ok();
-        ++seen_;
-      }
-      if (d_.count_ < 0) {
-        end = true;
-        return Status::Ok();
+        skip_.Skipped();
       }
       return Pull(out, end);
     }
 
    private:
     const TakeSkipDataset& d_;
-    int64_t seen_ = 0;
+    TakeCount take_{d_.count_};
+    SkipCount skip_{d_.count_};
   };
 
   const int64_t count_;

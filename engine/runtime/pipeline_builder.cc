@@ -2,6 +2,7 @@
 
 #include "engine/core/duration.h"
 #include "engine/ops/ops.h"
+#include "engine/spec/op_values.h"
 #include "engine/spec/spec_loader.h"
 #include "engine/spec/spec_validator.h"
 
@@ -56,8 +57,8 @@ class Builder {
                                 s.range().stop(), s.range().step());
       case spec::Source::kListFiles:
         return MakeListFilesDataset(registry_.Stage(name, "list_files", 0),
-                                    s.list_files().pattern(), s.list_files().shuffle(),
-                                    static_cast<uint64_t>(s.list_files().seed()));
+                                    s.list_files().pattern(), ListFilesShuffles(s.list_files()),
+                                    ListFilesSeed(s.list_files()));
       case spec::Source::kSynthetic: {
         const auto& y = s.synthetic();
         ASSIGN_OR_RETURN(auto config, Synthetic(y.records(), y.record_bytes(), "", y.read_latency(),
@@ -116,10 +117,8 @@ class Builder {
         ASSIGN_OR_RETURN(DatasetPtr sub, BuildElementSource(il.per_element(), n));
         bool sub_batched = false;
         ASSIGN_OR_RETURN(sub, BuildOps(il.ops(), std::move(sub), sub_batched, depth + 1));
-        const int64_t cycle = il.cycle_length() == 0 ? kAutotune : il.cycle_length();
-        auto cycle_knob = Knob(n, "cycle_length", cycle, kCycleLengthRange, cores_);
-        auto block_knob =
-            Knob(n, "block_length", std::max<int64_t>(1, il.block_length()), kBlockLengthRange, 1);
+        auto cycle_knob = Knob(n, "cycle_length", CycleLength(il), kCycleLengthRange, cores_);
+        auto block_knob = Knob(n, "block_length", BlockLength(il), kBlockLengthRange, 1);
         TunablePtr parallel;
         if (il.num_parallel_calls() != 0) {
           parallel =
@@ -154,7 +153,7 @@ class Builder {
                            kShuffleBufferAutotuneStart);
         stats->buffer_size = buffer.get();
         return MakeShuffleDataset(
-            stats, std::move(in), buffer, static_cast<uint64_t>(s.seed()),
+            stats, std::move(in), buffer, ShuffleSeed(s),
             !s.has_reshuffle_each_iteration() || s.reshuffle_each_iteration());
       }
       case spec::Op::kBatch: {
@@ -182,7 +181,7 @@ class Builder {
         }
         return MakeCacheDataset(stats, std::move(in));
       case spec::Op::kRepeat:
-        return MakeRepeatDataset(stats, std::move(in), op.repeat().count());
+        return MakeRepeatDataset(stats, std::move(in), RepeatCount(op.repeat()));
       case spec::Op::kTake:
         return MakeTakeDataset(stats, std::move(in), op.take().count());
       case spec::Op::kSkip:

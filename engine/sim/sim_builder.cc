@@ -6,6 +6,7 @@
 #include "engine/runtime/pipeline_builder.h"
 #include "engine/runtime/stage_registry.h"
 #include "engine/sim/sim_ops.h"
+#include "engine/spec/op_values.h"
 #include "engine/spec/spec_loader.h"
 #include "engine/spec/spec_validator.h"
 
@@ -77,9 +78,8 @@ class Builder {
         if (Records(st, 0) == 0) {
           return engine::NotFound("list_files: no files match '" + s.list_files().pattern() + "'");
         }
-        const uint64_t seed =
-            s.list_files().shuffle() ? static_cast<uint64_t>(s.list_files().seed()) + 1 : 0;
-        return MakeSimSource(st, Records(st, 0), seed);
+        return MakeSimListFiles(st, Records(st, 0), engine::ListFilesShuffles(s.list_files()),
+                                engine::ListFilesSeed(s.list_files()));
       }
       case spec::Source::kSynthetic: {
         SimStage& st = Stage(s.name(), "synthetic", 0);
@@ -126,14 +126,13 @@ class Builder {
         for (const auto& sub_op : il.ops()) {
           ASSIGN_OR_RETURN(sub, Op(sub_op, std::move(sub), depth + 1));
         }
-        const int64_t cycle =
-            Resolve(il.cycle_length() == 0 ? engine::kAutotune : il.cycle_length(), cores_);
+        const int64_t cycle = Resolve(engine::CycleLength(il), cores_);
         const int64_t parallel = Resolve(il.num_parallel_calls(), cores_);
         record::StageDef& il_def = Def(st);  // defs_ grew with the sub-pipeline's stages
         il_def.asynchronous = parallel != 0;
         il_def.parallelism = parallel != 0 ? parallel : 1;
         return MakeSimInterleave(st, std::move(in), std::move(sub), cycle,
-                                 std::max<int64_t>(1, il.block_length()), parallel,
+                                 engine::BlockLength(il), parallel,
                                  !il.has_deterministic() || il.deterministic());
       }
       case spec::Op::kMap: {
@@ -149,7 +148,7 @@ class Builder {
         const auto& s = op.shuffle();
         const int64_t buffer = Resolve(s.buffer_size(), engine::kShuffleBufferAutotuneStart);
         def.buffer_size = buffer;
-        return MakeSimShuffle(st, std::move(in), buffer, static_cast<uint64_t>(s.seed()),
+        return MakeSimShuffle(st, std::move(in), buffer, engine::ShuffleSeed(s),
                               !s.has_reshuffle_each_iteration() || s.reshuffle_each_iteration());
       }
       case spec::Op::kBatch:
@@ -177,7 +176,7 @@ class Builder {
         }
         return MakeSimCache(st, std::move(in));
       case spec::Op::kRepeat:
-        return MakeSimRepeat(st, std::move(in), op.repeat().count());
+        return MakeSimRepeat(st, std::move(in), engine::RepeatCount(op.repeat()));
       case spec::Op::kTake:
         return MakeSimTake(st, std::move(in), op.take().count());
       case spec::Op::kSkip:

@@ -3,6 +3,7 @@
 // (see the engine's ops/ for the real ones they mirror).
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "engine/sim/sim_iterator.h"
@@ -10,8 +11,12 @@
 namespace pipescope::sim {
 
 // Sources: `records` per pass (-1: endless). A file source (inside an interleave) pays its
-// stage's open_wait on its first read. `shuffle_seed` != 0: list_files' shuffled order.
-SimDatasetPtr MakeSimSource(SimStage& stage, int64_t records, uint64_t shuffle_seed = 0);
+// stage's open_wait on its first read.
+SimDatasetPtr MakeSimSource(SimStage& stage, int64_t records);
+// list_files: its `files` in sorted order, or shuffled each pass (with `seed`, else with one
+// drawn from the simulation's seed), in the order the engine's list_files gives them.
+SimDatasetPtr MakeSimListFiles(SimStage& stage, int64_t files, bool shuffle,
+                               std::optional<uint64_t> seed);
 SimDatasetPtr MakeSimFromElement(SimStage& stage);
 
 SimDatasetPtr MakeSimSequentialMap(SimStage& stage, SimDatasetPtr input);
@@ -24,7 +29,7 @@ SimDatasetPtr MakeSimInterleave(SimStage& stage, SimDatasetPtr input, SimDataset
 
 SimDatasetPtr MakeSimFilter(SimStage& stage, SimDatasetPtr input);
 SimDatasetPtr MakeSimShuffle(SimStage& stage, SimDatasetPtr input, int64_t buffer_size,
-                             uint64_t seed, bool reshuffle_each_iteration);
+                             std::optional<uint64_t> seed, bool reshuffle_each_iteration);
 SimDatasetPtr MakeSimBatch(SimStage& stage, SimDatasetPtr input, int64_t batch_size,
                            bool drop_remainder);
 SimDatasetPtr MakeSimUnbatch(SimStage& stage, SimDatasetPtr input);

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "engine/runtime/shuffle_rules.h"
 #include "engine/sim/sim_ops.h"
 
 namespace pipescope::sim {
@@ -11,16 +12,16 @@ namespace {
 
 class SourceDataset : public SimDataset {
  public:
-  SourceDataset(SimStage& stage, int64_t records, uint64_t shuffle_seed)
-      : SimDataset(stage), records_(records), shuffle_seed_(shuffle_seed) {}
+  SourceDataset(SimStage& stage, int64_t records, bool shuffle, std::optional<uint64_t> seed)
+      : SimDataset(stage), records_(records), shuffle_(shuffle), seed_(seed) {}
 
   std::unique_ptr<SimIterator> MakeIterator(SimContext& ctx, const SimElement* parent) override {
     std::vector<int64_t> order;
-    if (shuffle_seed_ != 0 && records_ > 0) {  // list_files(shuffle=True): a new order per pass
+    if (shuffle_ && records_ > 0) {  // list_files(shuffle=True): a new order per pass
       order.resize(static_cast<size_t>(records_));
       std::iota(order.begin(), order.end(), 0);
-      Rng rng(shuffle_seed_ + passes_);
-      for (size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[rng.Next() % i]);
+      const uint64_t seed = seed_ ? *seed_ : RecordKey(ctx.seed, stage_.id);
+      engine::ShuffleInPlace(order, engine::ShufflePassSeed(seed, passes_, true));
     }
     ++passes_;
     return std::make_unique<It>(ctx, stage_, records_, parent ? parent->key : 0, std::move(order));
@@ -112,7 +113,8 @@ class SourceDataset : public SimDataset {
   };
 
   const int64_t records_;
-  const uint64_t shuffle_seed_;
+  const bool shuffle_;
+  const std::optional<uint64_t> seed_;
   uint64_t passes_ = 0;
 };
 
@@ -147,8 +149,13 @@ class FromElementDataset : public SimDataset {
 
 }  // namespace
 
-SimDatasetPtr MakeSimSource(SimStage& stage, int64_t records, uint64_t shuffle_seed) {
-  return std::make_shared<SourceDataset>(stage, records, shuffle_seed);
+SimDatasetPtr MakeSimSource(SimStage& stage, int64_t records) {
+  return std::make_shared<SourceDataset>(stage, records, false, std::nullopt);
+}
+
+SimDatasetPtr MakeSimListFiles(SimStage& stage, int64_t files, bool shuffle,
+                               std::optional<uint64_t> seed) {
+  return std::make_shared<SourceDataset>(stage, files, shuffle, seed);
 }
 
 SimDatasetPtr MakeSimFromElement(SimStage& stage) {

@@ -2,8 +2,11 @@
 // engine's, and follow tf.data's semantics for what they pass on.
 #include <algorithm>
 #include <deque>
+#include <optional>
 #include <tuple>
 
+#include "engine/runtime/counting_rules.h"
+#include "engine/runtime/shuffle_rules.h"
 #include "engine/sim/sim_ops.h"
 #include "engine/sim/sim_unary.h"
 
@@ -71,10 +74,10 @@ class FilterIt : public SimUnaryIterator {
 class ShuffleIt : public SimUnaryIterator {
  public:
   ShuffleIt(SimContext& ctx, SimStage& stage, std::unique_ptr<SimIterator> input,
-            int64_t buffer_size, uint64_t seed)
+            int64_t buffer_size, uint64_t pass_seed)
       : SimUnaryIterator(ctx, stage, std::move(input)),
         capacity_(std::max<int64_t>(1, buffer_size)),
-        rng_(seed) {}
+        pick_(pass_seed) {}
 
  protected:
   Task<bool> GetNextInternal(SimThread& thread, SimElement& out) override {
@@ -89,7 +92,7 @@ class ShuffleIt : public SimUnaryIterator {
     }
     if (buffer_.empty()) co_return false;
     co_await Charge(thread, CpuCost(1), 0);
-    const size_t pick = rng_.Next() % buffer_.size();
+    const size_t pick = pick_.Next(buffer_.size());
     out = buffer_[pick];
     buffer_[pick] = buffer_.back();
     buffer_.pop_back();
@@ -98,34 +101,33 @@ class ShuffleIt : public SimUnaryIterator {
 
  private:
   const int64_t capacity_;
-  Rng rng_;
+  engine::ShufflePick pick_;
   std::vector<SimElement> buffer_;
   bool input_end_ = false;
 };
 
 class ShuffleDataset : public SimDataset {
  public:
-  ShuffleDataset(SimStage& stage, SimDatasetPtr input, int64_t buffer_size, uint64_t seed,
-                 bool reshuffle)
+  ShuffleDataset(SimStage& stage, SimDatasetPtr input, int64_t buffer_size,
+                 std::optional<uint64_t> seed, bool reshuffle)
       : SimDataset(stage),
         input_(std::move(input)),
         buffer_size_(buffer_size),
         seed_(seed),
         reshuffle_(reshuffle) {}
   std::unique_ptr<SimIterator> MakeIterator(SimContext& ctx, const SimElement* parent) override {
-    // seed 0: a fresh seed per run (here: from the simulation's seed, so runs repeat).
-    const uint64_t base = seed_ != 0 ? seed_ : RecordKey(ctx.seed, stage_.id);
-    const uint64_t seed = reshuffle_ ? RecordKey(base, iterations_++) : base;
+    // No seed: a fresh one per run (here: from the simulation's seed, so runs repeat).
+    const uint64_t seed = seed_ ? *seed_ : RecordKey(ctx.seed, stage_.id);
     return std::make_unique<ShuffleIt>(ctx, stage_, input_->MakeIterator(ctx, parent), buffer_size_,
-                                       seed);
+                                       engine::ShufflePassSeed(seed, passes_++, reshuffle_));
   }
 
  private:
   SimDatasetPtr input_;
   const int64_t buffer_size_;
-  const uint64_t seed_;
+  const std::optional<uint64_t> seed_;
   const bool reshuffle_;
-  uint64_t iterations_ = 0;
+  uint64_t passes_ = 0;
 };
 
 class BatchIt : public SimUnaryIterator {
@@ -184,15 +186,14 @@ class ShardIt : public SimUnaryIterator {
   ShardIt(SimContext& ctx, SimStage& stage, std::unique_ptr<SimIterator> input, int64_t num_shards,
           int64_t index)
       : SimUnaryIterator(ctx, stage, std::move(input)),
-        num_shards_(std::max<int64_t>(1, num_shards)),
-        index_(index) {}
+        shard_(std::max<int64_t>(1, num_shards), index) {}
 
  protected:
   Task<bool> GetNextInternal(SimThread& thread, SimElement& out) override {
     while (true) {
       const bool pulled = co_await PullInput(thread, out);
       if (!pulled) break;
-      const bool mine = position_++ % num_shards_ == index_;
+      const bool mine = shard_.KeepNext();
       co_await Charge(thread, CpuCost(1), 0);
       if (mine) co_return true;
     }
@@ -200,9 +201,7 @@ class ShardIt : public SimUnaryIterator {
   }
 
  private:
-  const int64_t num_shards_;
-  const int64_t index_;
-  int64_t position_ = 0;
+  engine::ShardSelector shard_;
 };
 
 // cache (memory or file): the first pass reads its input and keeps what passed; once a
@@ -261,7 +260,7 @@ class CacheDataset : public SimDataset {
   std::shared_ptr<CacheStore> store_ = std::make_shared<CacheStore>();
 };
 
-// repeat(count): passes over its input again; -1 or 0 forever, as the spec says.
+// repeat(count): passes over its input again; -1 forever, 0 not at all.
 class RepeatDataset : public SimDataset {
  public:
   RepeatDataset(SimStage& stage, SimDatasetPtr input, int64_t count)
@@ -283,20 +282,16 @@ class RepeatDataset : public SimDataset {
 
    protected:
     Task<bool> GetNextInternal(SimThread& thread, SimElement& out) override {
-      while (d_.count_ <= 0 || pass_ < d_.count_) {
-        if (!input_) {
-          input_ = d_.input_->MakeIterator(ctx_, has_parent_ ? &parent_ : nullptr);
-          produced_in_pass_ = 0;
-        }
+      while (input_ || passes_.Another()) {
+        if (!input_) input_ = d_.input_->MakeIterator(ctx_, has_parent_ ? &parent_ : nullptr);
         const bool pulled = co_await Pull(*input_, thread, out);
         if (pulled) {
-          ++produced_in_pass_;
+          passes_.Produced();
           co_await Charge(thread, CpuCost(1), 0);
           co_return true;
         }
-        ++pass_;
+        passes_.PassEnded();
         ctx_.Retire(std::move(input_));
-        if (produced_in_pass_ == 0) break;  // an empty input would repeat forever
       }
       co_return false;
     }
@@ -306,8 +301,7 @@ class RepeatDataset : public SimDataset {
     const SimElement parent_;
     const bool has_parent_;
     std::unique_ptr<SimIterator> input_;
-    int64_t pass_ = 0;
-    int64_t produced_in_pass_ = 0;
+    engine::RepeatPasses passes_{d_.count_};
   };
 
   SimDatasetPtr input_;
@@ -318,33 +312,37 @@ class RepeatDataset : public SimDataset {
 class TakeIt : public SimUnaryIterator {
  public:
   TakeIt(SimContext& ctx, SimStage& stage, std::unique_ptr<SimIterator> input, int64_t count)
-      : SimUnaryIterator(ctx, stage, std::move(input)), left_(count) {}
+      : SimUnaryIterator(ctx, stage, std::move(input)), take_(count) {}
 
  protected:
   Task<bool> GetNextInternal(SimThread& thread, SimElement& out) override {
-    if (left_ == 0) co_return false;
+    if (take_.Exhausted()) {
+      // Upstream work past the count would only be thrown away: stop it, as the engine does.
+      if (input_) input_->Cancel();
+      co_return false;
+    }
     const bool pulled = co_await PullInput(thread, out);
     if (!pulled) co_return false;
-    if (left_ > 0) --left_;
+    take_.Took();
     co_await Charge(thread, CpuCost(1), 0);
     co_return true;
   }
 
  private:
-  int64_t left_;
+  engine::TakeCount take_;
 };
 
 class SkipIt : public SimUnaryIterator {
  public:
   SkipIt(SimContext& ctx, SimStage& stage, std::unique_ptr<SimIterator> input, int64_t count)
-      : SimUnaryIterator(ctx, stage, std::move(input)), to_skip_(count) {}
+      : SimUnaryIterator(ctx, stage, std::move(input)), skip_(count) {}
 
  protected:
   Task<bool> GetNextInternal(SimThread& thread, SimElement& out) override {
-    while (to_skip_ != 0) {
+    while (!skip_.Done()) {
       const bool pulled = co_await PullInput(thread, out);
       if (!pulled) co_return false;
-      if (to_skip_ > 0) --to_skip_;
+      skip_.Skipped();
     }
     const bool pulled = co_await PullInput(thread, out);
     if (!pulled) co_return false;
@@ -353,7 +351,7 @@ class SkipIt : public SimUnaryIterator {
   }
 
  private:
-  int64_t to_skip_;
+  engine::SkipCount skip_;
 };
 
 }  // namespace
@@ -365,7 +363,7 @@ SimDatasetPtr MakeSimFilter(SimStage& stage, SimDatasetPtr input) {
   return std::make_shared<SimUnaryDataset<FilterIt>>(stage, std::move(input));
 }
 SimDatasetPtr MakeSimShuffle(SimStage& stage, SimDatasetPtr input, int64_t buffer_size,
-                             uint64_t seed, bool reshuffle_each_iteration) {
+                             std::optional<uint64_t> seed, bool reshuffle_each_iteration) {
   return std::make_shared<ShuffleDataset>(stage, std::move(input), buffer_size, seed,
                                           reshuffle_each_iteration);
 }

@@ -2,6 +2,7 @@
 
 #include <charconv>
 
+#include "engine/spec/op_values.h"
 #include "engine/spec/spec_loader.h"
 
 namespace pipescope::engine {
@@ -131,7 +132,7 @@ std::optional<int64_t> ReadIntKnob(const spec::PipelineSpec& spec, const std::st
   if (!field || field->is_repeated() || field->cpp_type() != FieldDescriptor::CPPTYPE_INT64) {
     return std::nullopt;
   }
-  return params.GetReflection()->GetInt64(params, field);
+  return IntFieldValue(params, *field);
 }
 
 }  // namespace pipescope::engine

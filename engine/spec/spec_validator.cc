@@ -6,6 +6,7 @@
 
 #include "engine/core/duration.h"
 #include "engine/io/byte_source.h"
+#include "engine/spec/op_values.h"
 #include "engine/spec/spec_loader.h"
 #include "engine/work/work_registry.h"
 
@@ -206,9 +207,18 @@ void CheckOp(Checker& c, const spec::Op& op, const Where& w, bool& batched) {
       } else {
         CheckElementSource(c, il.per_element(), c.Nested(il, iw, "per_element", w.what));
       }
-      c.Knob(il, iw, "cycle_length", il.cycle_length(), 0, true);  // 0: AUTOTUNE, as in tf.data
-      c.Knob(il, iw, "block_length", il.block_length(), 0, false,
-             "block_length decides the output order");
+      // tf.data refuses a written 0 for both; absent means AUTOTUNE and 1 (op_values.h).
+      if (il.has_cycle_length() && il.cycle_length() == 0) {
+        c.Fail(il, iw, "cycle_length", "must be greater than zero (or AUTOTUNE), got 0");
+      } else {
+        c.Knob(il, iw, "cycle_length", CycleLength(il), 1, true);
+      }
+      if (il.has_block_length() && il.block_length() == 0) {
+        c.Fail(il, iw, "block_length", "must be greater than zero, got 0");
+      } else {
+        c.Knob(il, iw, "block_length", BlockLength(il), 1, false,
+               "block_length decides the output order");
+      }
       c.Knob(il, iw, "num_parallel_calls", il.num_parallel_calls(), 0, true);
       CheckOps(c, il, iw, il.ops(), "ops", false);
       batched = false;  // the sub-pipelines' outputs are what come out
@@ -277,8 +287,8 @@ void CheckOp(Checker& c, const spec::Op& op, const Where& w, bool& batched) {
       break;
     }
     case spec::Op::kRepeat:
-      c.Knob(op.repeat(), c.Nested(op, w, "repeat", w.what), "count", op.repeat().count(), -1,
-             false, "use -1 for forever");
+      c.Knob(op.repeat(), c.Nested(op, w, "repeat", w.what), "count", RepeatCount(op.repeat()),
+             -1, false, "use -1 (or leave count out) for forever");
       break;
     case spec::Op::kTake:
       c.Knob(op.take(), c.Nested(op, w, "take", w.what), "count", op.take().count(), -1, false,

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "engine/runtime/pipeline.h"
+#include "engine/spec/op_values.h"
 #include "engine/spec/spec_loader.h"
 #include "engine/spec/spec_overrides.h"
 #include "engine/tuning/core_allocation.h"
@@ -41,7 +42,7 @@ std::vector<KnobRef> TunableKnobs(const spec::PipelineSpec& spec) {
 int64_t MaxParallelism(const spec::PipelineSpec& spec, const std::string& name) {
   for (const auto& op : spec.ops()) {
     if (op.name() == name && op.has_interleave())
-      return std::max<int64_t>(op.interleave().cycle_length(), 1);
+      return std::max<int64_t>(CycleLength(op.interleave()), 1);
   }
   return 64;
 }

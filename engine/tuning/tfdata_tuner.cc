@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "engine/runtime/pipeline.h"
+#include "engine/spec/op_values.h"
 #include "engine/spec/spec_loader.h"
 #include "engine/spec/spec_overrides.h"
 #include "engine/tuning/tfdata_model.h"
@@ -69,7 +70,7 @@ ChainOfSpec BuildChain(const spec::PipelineSpec& spec, const trace::RangeAnalysi
       }
       out.chain.nodes.push_back({op.name() + " inputs", NodeKind::kSync, sub_self, 1});
       out.knob_of_node.push_back("");
-      n.cycle_length = std::max<int64_t>(op.interleave().cycle_length(), 1);
+      n.cycle_length = std::max<int64_t>(CycleLength(op.interleave()), 1);
       if (op.interleave().num_parallel_calls() != 0) {
         n.kind = NodeKind::kAsyncInterleave;
         n.parallelism_tunable = true;

@@ -155,16 +155,62 @@ TEST(InterleaveTest, ReadsSyntheticFilesConcurrently) {
   EXPECT_NE(out[0].value, out[1].value) << "different files must hold different records";
 }
 
-TEST(ListFilesTest, ListsMatchingFilesSorted) {
+TEST(ListFilesTest, ListsMatchingFilesSortedWhenNotShuffled) {
   const auto dir = std::filesystem::temp_directory_path() / "pipescope_list_files_test";
   std::filesystem::create_directories(dir);
   for (const char* name : {"b.rec", "a.rec", "c.txt"}) std::ofstream(dir / name) << "x";
-  auto p = MakePipeline("source { list_files { pattern: \"" + (dir / "*.rec").string() + "\" } }");
+  auto p = MakePipeline("source { list_files { pattern: \"" + (dir / "*.rec").string() +
+                        "\" shuffle: false } }");
   auto out = Drain(*p);
   ASSERT_EQ(out.size(), 2u);
   EXPECT_EQ(out[0].value.strings()[0], (dir / "a.rec").string());
   EXPECT_EQ(out[1].value.strings()[0], (dir / "b.rec").string());
   std::filesystem::remove_all(dir);
+}
+
+// tf.data's list_files shuffles unless told not to: with a seed (0 included) the order is
+// the same every run, a new one each pass; without one it is fresh every run.
+TEST(ListFilesTest, ShufflesByDefaultWithTheSeedGiven) {
+  const auto dir = std::filesystem::temp_directory_path() / "pipescope_list_files_shuffle_test";
+  std::filesystem::create_directories(dir);
+  std::vector<std::string> sorted;
+  for (int i = 0; i < 12; ++i) {
+    const auto path = dir / ("f" + std::to_string(10 + i) + ".rec");
+    std::ofstream(path) << "x";
+    sorted.push_back(path.string());
+  }
+  auto names = [&](const std::string& fields) {
+    auto p = MakePipeline("source { list_files { pattern: \"" + (dir / "*.rec").string() + "\" " +
+                          fields + " } } ops { repeat { count: 2 } }");
+    std::vector<std::string> out;
+    for (const auto& e : Drain(*p)) out.push_back(e.value.strings()[0]);
+    return out;
+  };
+  const auto a = names("seed: 0"), b = names("seed: 0");
+  ASSERT_EQ(a.size(), 24u);
+  EXPECT_EQ(a, b) << "a written seed, 0 included, is fixed";
+  const std::vector<std::string> first(a.begin(), a.begin() + 12), second(a.begin() + 12, a.end());
+  EXPECT_NE(first, sorted) << "shuffled by default";
+  EXPECT_NE(first, second) << "a new order each pass";
+  std::vector<std::string> first_sorted = first;
+  std::sort(first_sorted.begin(), first_sorted.end());
+  EXPECT_EQ(first_sorted, sorted);
+  const auto c = names(""), d = names("");
+  EXPECT_NE(c, d) << "no seed: a fresh order every run (12! orders)";
+  std::filesystem::remove_all(dir);
+}
+
+TEST(RepeatTest, CountZeroIsEmptyAndNeverReadsItsInput) {
+  auto p = MakeRecordedPipeline(
+      "source { name: \"src\" range { start: 0 stop: 10 } } ops { repeat { count: 0 } }");
+  EXPECT_TRUE(Drain(*p.pipeline).empty());
+  p.Finish();
+  const auto* src = p.model->StageNamed("src");
+  ASSERT_NE(src, nullptr);
+  size_t calls = 0;
+  for (const trace::Track* t : p.model->TracksOf(record::EventKind::kCall, src->id))
+    calls += t->size();
+  EXPECT_EQ(calls, 0u);
 }
 
 TEST(ListFilesTest, NoMatchIsAnErrorNamingThePattern) {

@@ -3,6 +3,7 @@
 
 #include <filesystem>
 
+#include "engine/spec/op_values.h"
 #include "engine/spec/spec_loader.h"
 
 namespace pipescope::engine {
@@ -74,6 +75,41 @@ TEST(SpecLoaderTest, ReportsEveryProblemAtOnce) {
 TEST(SpecLoaderTest, RejectsAutotuneWhereItWouldChangeTheOutput) {
   const std::string e = ErrorOf("source { range { stop: 5 } }\nops { shuffle { buffer_size: AUTOTUNE } }\n");
   EXPECT_NE(e.find("buffer_size cannot be AUTOTUNE"), std::string::npos) << e;
+}
+
+// tf.data refuses cycle_length=0 and block_length=0; only a field left out means its
+// default (AUTOTUNE and 1).
+TEST(SpecLoaderTest, ZeroCycleOrBlockLengthIsAnErrorAsInTfData) {
+  const std::string il = "source { range { stop: 5 } }\nops { name: \"il\" interleave { per_element { from_element {} } ";
+  const std::string cycle = ErrorOf(il + "cycle_length: 0 } }\n");
+  EXPECT_NE(cycle.find("demo.pbtxt:2: op 'il' (interleave): cycle_length must be greater than zero"),
+            std::string::npos)
+      << cycle;
+  const std::string block = ErrorOf(il + "block_length: 0 } }\n");
+  EXPECT_NE(block.find("block_length must be greater than zero"), std::string::npos) << block;
+  auto omitted = ParseSpecText(il + "} }\n", "x.pbtxt");
+  ASSERT_TRUE(omitted.ok()) << omitted.status().message();
+  EXPECT_EQ(CycleLength(omitted->ops(0).interleave()), kAutotune);
+  EXPECT_EQ(BlockLength(omitted->ops(0).interleave()), 1);
+  auto autotuned = ParseSpecText(il + "cycle_length: AUTOTUNE } }\n", "x.pbtxt");
+  ASSERT_TRUE(autotuned.ok()) << autotuned.status().message();
+  EXPECT_EQ(CycleLength(autotuned->ops(0).interleave()), kAutotune);
+}
+
+// repeat {} is forever, repeat { count: 0 } is nothing; a seed of 0 is a seed.
+TEST(SpecLoaderTest, WrittenZeroAndLeftOutMeanDifferentThings) {
+  auto r = ParseSpecText(
+      "source { list_files { pattern: \"*.x\" } }\n"
+      "ops { repeat {} } ops { repeat { count: 0 } }\n"
+      "ops { shuffle { buffer_size: 2 } } ops { shuffle { buffer_size: 2 seed: 0 } }\n",
+      "x.pbtxt");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(RepeatCount(r->ops(0).repeat()), -1);
+  EXPECT_EQ(RepeatCount(r->ops(1).repeat()), 0);
+  EXPECT_FALSE(ShuffleSeed(r->ops(2).shuffle()).has_value());
+  EXPECT_EQ(ShuffleSeed(r->ops(3).shuffle()), std::optional<uint64_t>(0));
+  EXPECT_TRUE(ListFilesShuffles(r->source().list_files()));
+  EXPECT_FALSE(ListFilesSeed(r->source().list_files()).has_value());
 }
 
 TEST(SpecLoaderTest, RejectsAMapAfterBatchWithoutABatchedForm) {

@@ -1,0 +1,58 @@
+#pragma once
+// What a spec's written and omitted values mean, as tf.data reads its arguments. The
+// fields where "absent" and "0" differ are `optional` in pipeline_spec.proto; both builders,
+// the validator and the tuners read them through these functions, so each meaning is
+// written once.
+#include <cstdint>
+#include <optional>
+
+#include "engine/spec/pipeline_spec.pb.h"
+#include "engine/spec/spec_loader.h"
+
+namespace pipescope::engine {
+
+// repeat(): absent or -1 is forever, 0 is no elements at all.
+inline int64_t RepeatCount(const spec::RepeatOp& op) { return op.has_count() ? op.count() : -1; }
+
+// interleave(cycle_length=None) is AUTOTUNE; a written 0 is refused by the validator.
+inline int64_t CycleLength(const spec::InterleaveOp& op) {
+  return op.has_cycle_length() ? op.cycle_length() : kAutotune;
+}
+
+// interleave(block_length=None) is 1.
+inline int64_t BlockLength(const spec::InterleaveOp& op) {
+  return op.has_block_length() ? op.block_length() : 1;
+}
+
+// shuffle(seed=None) draws a fresh seed every run; any written seed, 0 included, is fixed.
+inline std::optional<uint64_t> ShuffleSeed(const spec::ShuffleOp& op) {
+  if (!op.has_seed()) return std::nullopt;
+  return static_cast<uint64_t>(op.seed());
+}
+
+// list_files(shuffle=None) shuffles.
+inline bool ListFilesShuffles(const spec::ListFilesSource& s) {
+  return !s.has_shuffle() || s.shuffle();
+}
+
+inline std::optional<uint64_t> ListFilesSeed(const spec::ListFilesSource& s) {
+  if (!s.has_seed()) return std::nullopt;
+  return static_cast<uint64_t>(s.seed());
+}
+
+// An integer field of an op's message read by name (--set, the GUI's knobs), with an omitted
+// optional field reading as what it means above.
+inline int64_t IntFieldValue(const google::protobuf::Message& params,
+                             const google::protobuf::FieldDescriptor& field) {
+  const auto* r = params.GetReflection();
+  if (field.has_presence() && !r->HasField(params, &field)) {
+    if (const auto* il = dynamic_cast<const spec::InterleaveOp*>(&params)) {
+      if (field.name() == "cycle_length") return CycleLength(*il);
+      if (field.name() == "block_length") return BlockLength(*il);
+    }
+    if (const auto* repeat = dynamic_cast<const spec::RepeatOp*>(&params)) return RepeatCount(*repeat);
+  }
+  return r->GetInt64(params, &field);
+}
+
+}  // namespace pipescope::engine

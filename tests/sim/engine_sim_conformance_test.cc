@@ -1,0 +1,190 @@
+// One conformance table, two clocks: every case runs through the engine (real threads,
+// element values) and through the simulator (virtual time, the records each consumed
+// element came from), and both must give what tf.data gives. Deterministic cases must agree
+// element for element, shuffles included (they draw through the same rule); the others as
+// multisets. The cases are TensorFlow's own kernel tests for shard, take, skip, repeat and
+// batch (tensorflow/python/data/kernel_tests), over range sources, and the values this
+// project gives explicit meaning to (op_values.h). The simulator's values are read back
+// from its trace's lineage, which numbers records by pass over the source: a take inside a
+// repeat cuts a pass short and that numbering runs on, so such cases are left to the
+// engine's own suite (op_semantics_test.cc).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <optional>
+
+#include "../engine/test_support.h"
+#include "engine/sim/simulator.h"
+#include "instrumentation/trace/lineage.h"
+
+namespace pipescope::sim {
+namespace {
+
+struct Case {
+  std::string name;
+  int64_t stop;     // the source is range(0, stop)
+  std::string ops;  // the spec's ops
+  std::optional<std::vector<int64_t>> expected;  // tf.data's answer, where it is fixed
+  bool ordered = true;
+  int64_t batches = -1;  // elements reaching the step, where the case is about batching
+};
+
+void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
+
+std::vector<int64_t> Range(int64_t from, int64_t to) {
+  std::vector<int64_t> v;
+  for (int64_t i = from; i < to; ++i) v.push_back(i);
+  return v;
+}
+
+std::vector<int64_t> Concat(std::vector<int64_t> a, const std::vector<int64_t>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+std::vector<Case> Cases() {
+  const auto ten = Range(0, 10);
+  const auto seven_twice = Concat(Range(0, 7), Range(0, 7));
+  return {
+      // shard_test.py: range(10).shard(5, 2), shard(7, 5), shard(20, 5).
+      {"Shard5Index2", 10, "ops { shard { num_shards: 5 index: 2 } }", {{2, 7}}},
+      {"Shard7Index5", 10, "ops { shard { num_shards: 7 index: 5 } }", {{5}}},
+      {"Shard20Index5", 10, "ops { shard { num_shards: 20 index: 5 } }", {{5}}},
+      // take_test.py / skip_test.py: -1, 0, within and past the end.
+      {"TakeAll", 10, "ops { take { count: -1 } }", ten},
+      {"TakeNone", 10, "ops { take { count: 0 } }", {{}}},
+      {"TakeSome", 10, "ops { take { count: 4 } }", Range(0, 4)},
+      {"TakePastTheEnd", 10, "ops { take { count: 25 } }", ten},
+      {"SkipAll", 10, "ops { skip { count: -1 } }", {{}}},
+      {"SkipNone", 10, "ops { skip { count: 0 } }", ten},
+      {"SkipSome", 10, "ops { skip { count: 4 } }", Range(4, 10)},
+      {"SkipPastTheEnd", 10, "ops { skip { count: 25 } }", {{}}},
+      // repeat_test.py: a count, zero (empty), and an empty input repeated forever.
+      {"RepeatTwice", 10, "ops { repeat { count: 2 } }", Concat(ten, ten)},
+      {"RepeatZero", 10, "ops { repeat { count: 0 } }", {{}}},
+      {"RepeatEmptyForever", 10, "ops { take { count: 0 } } ops { repeat {} }", {{}}},
+      // batch_test.py: range(7).repeat(2) in batches of 14 and 15, with and without
+      // drop_remainder.
+      {"Batch14", 7, "ops { repeat { count: 2 } } ops { batch { batch_size: 14 } }", seven_twice,
+       true, 1},
+      {"Batch14DropRemainder", 7,
+       "ops { repeat { count: 2 } } ops { batch { batch_size: 14 drop_remainder: true } }",
+       seven_twice, true, 1},
+      {"Batch15", 7, "ops { repeat { count: 2 } } ops { batch { batch_size: 15 } }", seven_twice,
+       true, 1},
+      {"Batch15DropRemainder", 7,
+       "ops { repeat { count: 2 } } ops { batch { batch_size: 15 drop_remainder: true } }",
+       {{}}, true, 0},
+      {"Batch3", 10, "ops { batch { batch_size: 3 } }", ten, true, 4},
+      // Seeded shuffles: the same order from both (one pick rule); seed 0 is a seed.
+      {"ShuffleSeeded", 20, "ops { shuffle { buffer_size: 5 seed: 7 } }", std::nullopt},
+      {"ShuffleSeedZero", 20, "ops { shuffle { buffer_size: 5 seed: 0 } }", std::nullopt},
+      {"ShuffleReshuffledEachPass", 10,
+       "ops { shuffle { buffer_size: 10 seed: 3 } } ops { repeat { count: 3 } }", std::nullopt},
+      {"ShuffleWholeBuffer", 10, "ops { shuffle { buffer_size: 100 seed: 11 } }", std::nullopt},
+      // Parallel and non-deterministic: the same elements.
+      {"ParallelMap", 10, "ops { map { fn { identity {} } num_parallel_calls: 3 } }", ten},
+      {"ParallelMapNondeterministic", 10,
+       "ops { map { fn { identity {} } num_parallel_calls: 3 deterministic: false } }", ten,
+       false},
+  };
+}
+
+std::string SpecText(const Case& c) {
+  return "name: \"conformance\" source { name: \"src\" range { start: 0 stop: " +
+         std::to_string(c.stop) + " } } " + c.ops + " train_step { step_time: \"1ms\" }";
+}
+
+struct EngineRun {
+  std::vector<int64_t> values;
+  int64_t elements = 0;
+};
+
+EngineRun RunEngine(const Case& c) {
+  auto pipeline = engine::testing::MakePipeline(SpecText(c));
+  EngineRun run;
+  if (!pipeline) return run;
+  const auto elements = engine::testing::Drain(*pipeline);
+  run.elements = static_cast<int64_t>(elements.size());
+  for (const auto& e : elements) {  // a batch's rows in order
+    const int64_t* rows = e.value.data<int64_t>();
+    run.values.insert(run.values.end(), rows, rows + e.value.num_elements());
+  }
+  return run;
+}
+
+struct SimRun {
+  std::vector<int64_t> values;  // the range's values: a record's index within its pass
+  int64_t steps = 0;
+};
+
+SimRun RunSimulator(const Case& c) {
+  const spec::PipelineSpec spec = engine::testing::Spec(SpecText(c));
+  auto cost = DefaultCostModel(spec, 4);
+  EXPECT_TRUE(cost.ok()) << cost.status().message();
+  trace::Model model;
+  SimulationOptions options;
+  options.duration_s = 60;
+  options.sinks = {&model};
+  auto result = Simulate(spec, *cost, options);
+  EXPECT_TRUE(result.ok()) << result.status().message();
+  SimRun run;
+  if (!result.ok()) return run;
+  EXPECT_TRUE(result->summary.end_of_data) << "every case is finite";
+  run.steps = result->summary.steps;
+  const trace::Lineage lineage(model);
+  if (c.batches >= 0) {
+    for (const auto& batch : lineage.ConsumedBatches())
+      for (const auto& r : batch) run.values.push_back(r.index);
+  } else {
+    for (const auto& r : lineage.Consumed()) run.values.push_back(r.index);
+  }
+  return run;
+}
+
+std::vector<int64_t> Sorted(std::vector<int64_t> v) {
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
+class EngineSimConformance : public ::testing::TestWithParam<Case> {};
+
+TEST_P(EngineSimConformance, BothClocksGiveTfDatasAnswer) {
+  const Case& c = GetParam();
+  const EngineRun engine = RunEngine(c);
+  const SimRun sim = RunSimulator(c);
+  if (c.expected) {
+    if (c.ordered) {
+      EXPECT_EQ(engine.values, *c.expected) << "engine";
+    } else {
+      EXPECT_EQ(Sorted(engine.values), Sorted(*c.expected)) << "engine";
+    }
+  }
+  if (c.ordered) {
+    EXPECT_EQ(sim.values, engine.values) << "the simulator differs from the engine";
+  } else {
+    EXPECT_EQ(Sorted(sim.values), Sorted(engine.values)) << "the simulator differs";
+  }
+  if (c.batches >= 0) {
+    EXPECT_EQ(engine.elements, c.batches) << "engine batches";
+    EXPECT_EQ(sim.steps, c.batches) << "simulated batches";
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(TensorFlowCases, EngineSimConformance, ::testing::ValuesIn(Cases()),
+                         [](const auto& info) { return info.param.name; });
+
+// The shuffled cases are permutations that really shuffle, not the identity both could
+// agree on by doing nothing.
+TEST(EngineSimConformanceTest, SeededShufflesAreRealPermutations) {
+  for (const char* seed : {"0", "7"}) {
+    Case c{"shuffle", 20,
+           std::string("ops { shuffle { buffer_size: 5 seed: ") + seed + " } }", std::nullopt};
+    const auto values = RunEngine(c).values;
+    EXPECT_EQ(Sorted(values), Range(0, 20));
+    EXPECT_NE(values, Range(0, 20));
+  }
+}
+
+}  // namespace
+}  // namespace pipescope::sim
