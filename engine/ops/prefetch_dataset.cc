@@ -63,12 +63,17 @@ class PrefetchDataset : public UnaryDataset {
 
    protected:
     Status GetNextInternal(Element& out, bool& end) override {
+      if (finished_) {  // the producer has stopped: nothing more will come
+        end = true;
+        return Status::Ok();
+      }
       if (local_next_ == local_.size()) RETURN_IF_ERROR(Refill());
       Entry& entry = local_[local_next_++];
       local_held_.store(static_cast<int64_t>(local_.size() - local_next_),
                         std::memory_order_relaxed);
       if (entry.end) {
-        end = true;  // the base class repeats the end from now on; the producer has stopped
+        finished_ = true;
+        end = true;
         return Status::Ok();
       }
       out = std::move(entry.element);
@@ -83,6 +88,7 @@ class PrefetchDataset : public UnaryDataset {
       Status status;
       bool end = false;
     };
+    bool finished_ = false;  // the end was handed out
 
     // Blocks until the producer has something, then takes all of it.
     Status Refill() {

@@ -110,6 +110,9 @@ class Iterator {
   StageStats* const stats_;
 
  private:
+  // The conformance suite calls GetNextInternal past the end, where GetNext would answer
+  // from `ended_` without asking the op.
+  friend struct IteratorTestPeer;
   bool ended_ = false;
   uint64_t last_call_ticks_ = 0;
   uint64_t input_ticks_in_call_ = 0;

@@ -3,13 +3,24 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <future>
 #include <random>
 #include <thread>
 
+#include "engine/runtime/pipeline_builder.h"
+#include "engine/runtime/stage_registry.h"
 #include "tests/engine/test_support.h"
 
 namespace pipescope::engine {
+
+// Reaches an op's own GetNext, past the end the Iterator wrapper remembers.
+struct IteratorTestPeer {
+  static Status GetNextInternal(Iterator& it, Element& out, bool& end) {
+    return it.GetNextInternal(out, end);
+  }
+};
+
 namespace {
 
 using testing::Drain;
@@ -110,6 +121,15 @@ std::vector<OpCase> Cases() {
   };
 }
 
+// The case's ops with a finite take made endless, for tests that need the consumer to
+// still be running.
+std::string EndlessVariant(const std::string& ops) {
+  const std::string finite = "take { count: 3 }";
+  const auto at = ops.find(finite);
+  if (at == std::string::npos) return ops;
+  return ops.substr(0, at) + "take { count: 1000000000000 }" + ops.substr(at + finite.size());
+}
+
 class OpConformance : public ::testing::TestWithParam<OpCase> {};
 
 void ExpectSameOutput(const OpCase& c, std::vector<int64_t> got) {
@@ -128,34 +148,61 @@ TEST_P(OpConformance, ProducesTheDocumentedSequence) {
 }
 
 TEST_P(OpConformance, EndOfSequenceIsRepeated) {
+  // The op itself, not the Iterator wrapper around it (which remembers the end and would
+  // answer without asking the op): once an op said end, asking it again says end again.
   const OpCase& c = GetParam();
-  auto p = MakePipeline(SpecFor(c, c.ops.find("interleave") != std::string::npos ? 6 : 10));
-  ASSERT_TRUE(p);
-  Drain(*p);
-  for (int i = 0; i < 3; ++i) {
-    Element e;
-    bool end = false;
-    ASSERT_TRUE(p->GetNext(e, end).ok());
-    EXPECT_TRUE(end);
+  const spec::PipelineSpec spec =
+      testing::Spec(SpecFor(c, c.ops.find("interleave") != std::string::npos ? 6 : 10));
+  StageRegistry registry;
+  auto built = BuildPipeline(spec, registry, 2);
+  ASSERT_TRUE(built.ok()) << built.status().message();
+  PipelineContext ctx;
+  auto it = built->dataset->MakeIterator(IteratorArgs{&ctx, nullptr});
+  ASSERT_TRUE(it.ok()) << it.status().message();
+  Element e;
+  bool end = false;
+  size_t produced = 0;
+  while (!end) {
+    ASSERT_TRUE(IteratorTestPeer::GetNextInternal(**it, e, end).ok());
+    if (!end) ++produced;
   }
+  EXPECT_EQ(produced, c.expected.size());
+  for (int i = 0; i < 3; ++i) {
+    end = false;
+    const Status s = IteratorTestPeer::GetNextInternal(**it, e, end);
+    ASSERT_TRUE(s.ok()) << "call " << i << " after the end: " << s.message();
+    EXPECT_TRUE(end) << "call " << i << " after the end produced an element";
+  }
+  (*it)->Cancel();
 }
 
 TEST_P(OpConformance, CancelStopsABlockedOrRunningConsumerPromptly) {
   const OpCase& c = GetParam();
-  // A practically endless source behind every op, so the consumer is mid-run.
-  auto p = MakePipeline(SpecFor(c, 1'000'000'000'000));
+  // A practically endless source behind every op, and a finite op made endless too, so the
+  // consumer is mid-run when the cancel arrives (take 3 would end before it).
+  auto p = MakePipeline(SpecFor({c.name, EndlessVariant(c.ops), c.expected}, 1'000'000'000'000));
   ASSERT_TRUE(p);
-  auto consumer = std::async(std::launch::async, [&] {
+  std::atomic<int64_t> received{0};
+  std::atomic<bool> cancel_sent{false};
+  auto consumer = std::async(std::launch::async, [&]() -> Status {
     while (true) {
       Element e;
       bool end = false;
       Status s = p->GetNext(e, end);
-      if (!s.ok() || end) return s;
+      if (!s.ok()) return s;
+      if (end) {
+        return cancel_sent.load() ? s : Internal("the op ended by itself before the cancel");
+      }
+      received.fetch_add(1);
     }
   });
-  std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  // Cancel once elements flow, however long the machine takes to get there.
+  for (int i = 0; i < 60'000 && received.load() == 0; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  ASSERT_GT(received.load(), 0) << "no element within a minute";
+  cancel_sent.store(true);
   p->Cancel();
-  ASSERT_EQ(consumer.wait_for(std::chrono::seconds(5)), std::future_status::ready)
+  ASSERT_EQ(consumer.wait_for(std::chrono::seconds(30)), std::future_status::ready)
       << "GetNext did not return after Cancel";
   Status s = consumer.get();
   EXPECT_TRUE(s.ok() || s.code() == StatusCode::kCancelled) << s.ToString();

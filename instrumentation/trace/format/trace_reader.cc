@@ -317,6 +317,10 @@ engine::Result<LoadedTrace> ReadTraceBytes(std::string_view bytes, const std::st
     }
   }
   if (!have_header) return Corrupt(name, "the file ends before its header");
+  if (out.complete && pos == bytes.size()) {  // the footer is whole; the trailer is not there
+    out.warnings.push_back(name + ": the file ends before its trailer (cut off after its " +
+                           "footer); every record is there");
+  }
   if (!out.complete && out.warnings.empty()) {
     out.warnings.push_back(name + ": no footer (the recording did not finish); loaded " +
                            std::to_string(chunks) + " complete chunks");
