@@ -9,7 +9,6 @@
 #include <QStatusBar>
 #include <QThread>
 #include <chrono>
-#include <fstream>
 
 #include "engine/spec/spec_loader.h"
 #include "engine/tuning/move_rules.h"
@@ -179,12 +178,11 @@ bool MainWindow::ConfirmChange(const QString& explanation) {
 
 bool MainWindow::SaveSpec(const QString& path) {
   if (!run_is_live()) return false;
-  std::ofstream file(path.toStdString());
-  file << "# Saved by Pipescope from a live run of " << spec_path_.toStdString() << "\n"
-       << engine::SpecToText(live_->CurrentSpec());
-  file.close();
-  if (!file) {
-    QMessageBox::warning(this, "Cannot save the spec", "Cannot write " + path);
+  const auto written =
+      engine::WriteSpecFile(live_->CurrentSpec(), path.toStdString(),
+                            "Saved by Pipescope from a live run of " + spec_path_.toStdString());
+  if (!written.ok()) {
+    QMessageBox::warning(this, "Cannot save the spec", QString::fromStdString(written.message()));
     return false;
   }
   statusBar()->showMessage("Saved the pipeline spec to " + path, 5000);

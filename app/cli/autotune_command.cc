@@ -1,6 +1,5 @@
 #include "app/cli/autotune_command.h"
 
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <ostream>
 
@@ -64,12 +63,15 @@ int AutotuneCommand(const AutotuneCommandOptions& options, std::ostream& out, st
                       {"measured_gain", gain}});
   }
   if (!options.out_path.empty()) {
-    std::ofstream file(options.out_path);
-    file << "# Tuned by pipescope-cli autotune --algorithm " << options.algorithm << " from "
-         << options.spec_path << "\n"
-         << engine::SpecToText(result->tuned);
-    if (!file) {
-      err << "pipescope-cli: cannot write " << options.out_path << "\n";
+    const std::string comment =
+        result->kept_given
+            ? "The spec as given: what autotune --algorithm " + options.algorithm +
+                  " tuned measured slower (" + options.spec_path + ")"
+            : "Tuned by pipescope-cli autotune --algorithm " + options.algorithm + " from " +
+                  options.spec_path;
+    const auto written = engine::WriteSpecFile(result->tuned, options.out_path, comment);
+    if (!written.ok()) {
+      err << "pipescope-cli: " << written.message() << "\n";
       return 2;
     }
   }
@@ -85,6 +87,7 @@ int AutotuneCommand(const AutotuneCommandOptions& options, std::ostream& out, st
                           {"knobs_before", before},
                           {"steps_per_s_before", result->steps_per_s_before},
                           {"steps_per_s_after", result->steps_per_s_after},
+                          {"kept_given", result->kept_given},
                           {"cores_used", result->cores_used},
                           {"cpu_cores_busy", result->cpu_cores_busy},
                           {"buffer_bytes", result->buffer_bytes},

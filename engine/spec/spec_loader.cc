@@ -3,7 +3,9 @@
 #include <google/protobuf/io/tokenizer.h>
 #include <google/protobuf/text_format.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <regex>
 
 #include "engine/core/text_file.h"
@@ -98,6 +100,20 @@ Result<spec::PipelineSpec> ParseSpecText(std::string_view text, std::string_view
   return spec;
 }
 
+namespace {
+
+// Applies `f` to each data path a spec names (the ones ResolveDataPaths resolves).
+template <typename F>
+void ForEachDataPath(spec::PipelineSpec& spec, F f) {
+  auto* source = spec.mutable_source();
+  if (source->has_list_files()) f(source->mutable_list_files()->mutable_pattern());
+  if (source->has_tfrecord()) {
+    for (auto& file : *source->mutable_tfrecord()->mutable_files()) f(&file);
+  }
+}
+
+}  // namespace
+
 Result<spec::PipelineSpec> LoadSpecFile(const std::string& path) {
   ASSIGN_OR_RETURN(std::string text, ReadWholeFile(path, "pipeline spec"));
   ASSIGN_OR_RETURN(spec::PipelineSpec spec, ParseSpecText(text, path));
@@ -111,11 +127,29 @@ void ResolveDataPaths(spec::PipelineSpec& spec, const std::string& base_dir) {
     *p =
         (std::filesystem::path(base_dir.empty() ? "." : base_dir) / *p).lexically_normal().string();
   };
-  auto* source = spec.mutable_source();
-  if (source->has_list_files()) resolve(source->mutable_list_files()->mutable_pattern());
-  if (source->has_tfrecord()) {
-    for (auto& f : *source->mutable_tfrecord()->mutable_files()) resolve(&f);
-  }
+  ForEachDataPath(spec, resolve);
+}
+
+Status WriteSpecFile(const spec::PipelineSpec& spec, const std::string& path,
+                     const std::string& comment) {
+  namespace fs = std::filesystem;
+  spec::PipelineSpec copy = spec;
+  const fs::path folder = fs::absolute(fs::path(path)).parent_path().lexically_normal();
+  ForEachDataPath(copy, [&](std::string* p) {
+    if (p->empty() || fs::path(*p).is_absolute()) return;
+    const fs::path absolute = fs::absolute(fs::path(*p)).lexically_normal();
+    const fs::path relative = absolute.lexically_relative(folder);
+    // Sharing nothing but the root (/tmp against /home/...): the absolute path reads better.
+    const bool only_root_shared =
+        std::distance(folder.begin(), folder.end()) ==
+        1 + std::count(relative.begin(), relative.end(), fs::path(".."));
+    *p = only_root_shared ? absolute.string() : relative.string();
+  });
+  std::ofstream file(path);
+  file << "# " << comment << "\n" << SpecToText(copy);
+  file.close();
+  if (!file) return InvalidArgument("cannot write the pipeline spec " + path);
+  return Status::Ok();
 }
 
 std::string SpecToText(const spec::PipelineSpec& spec) {

@@ -25,6 +25,12 @@ void ResolveDataPaths(spec::PipelineSpec& spec, const std::string& base_dir);
 // Text format of a spec (for --out files and trace headers), with AUTOTUNE spelled out.
 std::string SpecToText(const spec::PipelineSpec& spec);
 
+// Writes `spec` to `path` after a `# comment` line, its relative data paths (which
+// LoadSpecFile made relative to the working folder) rewritten relative to `path`'s folder,
+// so the written spec finds its data wherever it is written. Errors name the file.
+Status WriteSpecFile(const spec::PipelineSpec& spec, const std::string& path,
+                     const std::string& comment);
+
 // Replaces the identifier AUTOTUNE in value position with -1, leaving strings, comments
 // and line structure untouched, so parser line numbers stay those of the user's file.
 std::string SubstituteAutotune(std::string_view text);

@@ -67,6 +67,7 @@ Result<TunerResult> TunePipescope(const spec::PipelineSpec& spec, const Measurer
   TunerResult result;
   const auto initial_knobs = TunableKnobs(spec);
   ASSIGN_OR_RETURN(TunerMeasurement best, MeasureAsGiven(spec, measure, result));
+  const TunerMeasurement given = best;
   for (int round = 1; round <= options.max_rounds && stopwatch.elapsed_s() < options.budget_s;
        ++round) {
     result.rounds = round;
@@ -136,7 +137,7 @@ Result<TunerResult> TunePipescope(const spec::PipelineSpec& spec, const Measurer
     knobs.push_back({initial_knobs[i].op + "." + initial_knobs[i].knob, initial_knobs[i].value,
                      final_knobs[i].value});
   }
-  FinishTuning(std::move(best), std::move(knobs), stopwatch.elapsed_s(), result);
+  FinishTuning(spec, given, std::move(best), std::move(knobs), stopwatch.elapsed_s(), result);
   return result;
 }
 

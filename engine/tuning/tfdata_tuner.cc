@@ -109,6 +109,7 @@ Result<TunerResult> TuneTfData(const spec::PipelineSpec& spec, const Measurer& m
   const int cores = CpuCoresFor(spec, options.cores);
   TunerResult result;
   ASSIGN_OR_RETURN(TunerMeasurement current, MeasureAsGiven(spec, measure, result));
+  const TunerMeasurement given = current;
   for (int round = 1; round <= options.max_rounds && stopwatch.elapsed_s() < options.budget_s;
        ++round) {
     result.rounds = round;
@@ -151,7 +152,8 @@ Result<TunerResult> TuneTfData(const spec::PipelineSpec& spec, const Measurer& m
   std::vector<TunedKnob> knobs;
   for (size_t i = 0; i < before.size() && i < after.size(); ++i)
     knobs.push_back({after[i].first, before[i].second, after[i].second});
-  FinishTuning(std::move(current), std::move(knobs), stopwatch.elapsed_s(), result);
+  FinishTuning(spec, given, std::move(current), std::move(knobs), stopwatch.elapsed_s(),
+               result);
   return result;
 }
 

@@ -15,8 +15,18 @@ Result<TunerMeasurement> MeasureAsGiven(const spec::PipelineSpec& spec, const Me
   return given;
 }
 
-void FinishTuning(TunerMeasurement last, std::vector<TunedKnob> knobs, double tuning_s,
+void FinishTuning(const spec::PipelineSpec& given_spec, TunerMeasurement given,
+                  TunerMeasurement last, std::vector<TunedKnob> knobs, double tuning_s,
                   TunerResult& result) {
+  if (last.steps_per_s < given.steps_per_s) {
+    result.log.push_back("the tuned configuration measured " + std::to_string(last.steps_per_s) +
+                         " steps/s, slower than the spec as given (" +
+                         std::to_string(given.steps_per_s) + "): kept the spec as given");
+    result.tuned = given_spec;
+    result.kept_given = true;
+    last = std::move(given);
+    for (TunedKnob& k : knobs) k.after = k.before;
+  }
   result.steps_per_s_after = last.steps_per_s;
   result.buffer_bytes = last.buffer_bytes;
   result.final_analysis = std::move(last.analysis);

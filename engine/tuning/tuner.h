@@ -49,6 +49,7 @@ struct TunerResult {
   double cpu_cores_busy = 0;     // cores they keep busy, as the allocation predicts (pipescope)
   double tuning_s = 0;
   int rounds = 0;
+  bool kept_given = false;  // the tuned configuration measured slower: the result is the given
   std::vector<std::string> log;         // one line per round, for people
   trace::RangeAnalysis final_analysis;  // the last measurement of `tuned`
 };
@@ -58,8 +59,11 @@ Result<TunerMeasurement> MeasureAsGiven(const spec::PipelineSpec& spec, const Me
                                         TunerResult& result);
 
 // Closes a tuning: the figures of the last measurement, the knobs before and after, the
-// workers of the tuned parallelisms, and the time it took.
-void FinishTuning(TunerMeasurement last, std::vector<TunedKnob> knobs, double tuning_s,
+// workers of the tuned parallelisms, and the time it took. A tuning never hands back a
+// configuration that measured slower than the spec as given: then the given spec, its
+// measurement and its knobs are the result, and the log says so.
+void FinishTuning(const spec::PipelineSpec& given_spec, TunerMeasurement given,
+                  TunerMeasurement last, std::vector<TunedKnob> knobs, double tuning_s,
                   TunerResult& result);
 
 // Seconds since it was made: a tuning's budget is counted on it.

@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <iterator>
+#include <fstream>
 
 #include "engine/spec/op_values.h"
 #include "engine/spec/spec_loader.h"
@@ -110,6 +112,36 @@ TEST(SpecLoaderTest, WrittenZeroAndLeftOutMeanDifferentThings) {
   EXPECT_EQ(ShuffleSeed(r->ops(3).shuffle()), std::optional<uint64_t>(0));
   EXPECT_TRUE(ListFilesShuffles(r->source().list_files()));
   EXPECT_FALSE(ListFilesSeed(r->source().list_files()).has_value());
+}
+
+// A spec written into another folder (autotune --out, Save Pipeline Spec As) keeps finding
+// its data: relative paths are rewritten relative to where it is written.
+TEST(SpecLoaderTest, AWrittenSpecFindsItsDataFromAnotherFolder) {
+  namespace fs = std::filesystem;
+  // Relative to the working folder, as people write them.
+  const fs::path root = "pipescope_spec_paths_test";
+  fs::remove_all(root);
+  fs::create_directories(root / "specs");
+  fs::create_directories(root / "data");
+  fs::create_directories(root / "elsewhere" / "deeper");
+  {
+    std::ofstream(root / "specs" / "a.pbtxt")
+        << "source { list_files { pattern: \"../data/*.rec\" } }\n";
+  }
+  auto loaded = LoadSpecFile((root / "specs" / "a.pbtxt").string());
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  const std::string pattern = loaded->source().list_files().pattern();
+  const fs::path out = root / "elsewhere" / "deeper" / "b.pbtxt";
+  ASSERT_TRUE(WriteSpecFile(*loaded, out.string(), "written by a test").ok());
+  auto reloaded = LoadSpecFile(out.string());
+  ASSERT_TRUE(reloaded.ok()) << reloaded.status().message();
+  EXPECT_EQ(reloaded->source().list_files().pattern(), pattern);
+  std::ifstream in(out);
+  const std::string text(std::istreambuf_iterator<char>(in), {});
+  EXPECT_NE(text.find("# written by a test"), std::string::npos) << text;
+  EXPECT_NE(text.find("\"../../data/*.rec\""), std::string::npos) << text;
+  EXPECT_FALSE(WriteSpecFile(*loaded, "/nonexistent/dir/c.pbtxt", "x").ok());
+  fs::remove_all(root);
 }
 
 TEST(SpecLoaderTest, RejectsAMapAfterBatchWithoutABatchedForm) {
