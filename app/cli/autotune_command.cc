@@ -64,11 +64,10 @@ int AutotuneCommand(const AutotuneCommandOptions& options, std::ostream& out, st
   }
   if (!options.out_path.empty()) {
     const std::string comment =
-        result->kept_given
-            ? "The spec as given: what autotune --algorithm " + options.algorithm +
-                  " tuned measured slower (" + options.spec_path + ")"
-            : "Tuned by pipescope-cli autotune --algorithm " + options.algorithm + " from " +
-                  options.spec_path;
+        result->kept_given ? "The spec as given: what autotune --algorithm " + options.algorithm +
+                                 " tuned measured slower (" + options.spec_path + ")"
+                           : "Tuned by pipescope-cli autotune --algorithm " + options.algorithm +
+                                 " from " + options.spec_path;
     const auto written = engine::WriteSpecFile(result->tuned, options.out_path, comment);
     if (!written.ok()) {
       err << "pipescope-cli: " << written.message() << "\n";

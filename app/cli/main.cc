@@ -109,6 +109,9 @@ int main(int argc, char** argv) {
   auto* simulate_cmd = app.add_subcommand(
       "simulate", "Run a pipeline spec in the simulator: virtual time on a cost model");
   simulate_cmd->add_option("spec", simulate.spec_path, "Pipeline spec (.pbtxt)")->required();
+  simulate_cmd->add_option("--print", simulate.print,
+                           "Print the first N elements that reach the training step, as JSON "
+                           "lines (as run --print)");
   simulate_cmd->add_option("--model", simulate.model_path,
                            "Cost model (JSON, from calibrate); default: the spec's costs");
   auto* sim_duration = simulate_cmd->add_option("--duration", simulate.duration_s,

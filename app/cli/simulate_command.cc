@@ -4,6 +4,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "app/cli/simulated_elements.h"
 #include "app/cli/spec_argument.h"
 #include "app/cli/summary_format.h"
 #include "app/session/simulated_run.h"
@@ -40,6 +41,10 @@ int SimulateCommand(const SimulateCommandOptions& options, std::ostream& out, st
   if (!result->trace_file_status.ok()) {
     err << "pipescope-cli: the trace file is incomplete: " << result->trace_file_status.message()
         << "\n";
+  }
+  if (options.print > 0) {
+    for (const auto& line : SimulatedElementLines(*spec, *result->model, options.print))
+      out << line << "\n";
   }
   const trace::RangeAnalysis analysis = trace::Analyze(*result->model);
   const SummaryContext context = ContextFromModel(*result->model, result->summary.end_of_data);

@@ -1,8 +1,10 @@
 #pragma once
 // `pipescope-cli simulate SPEC [--model MODEL] [--duration S | --steps N] [--set OP.KNOB=V]...
-// [--seed N] [--json] [--trace FILE]`: runs the spec in the simulator (virtual time, the cost
-// model of the spec or of MODEL) and prints the same summary and verdict as `run`, from the
-// simulated trace's analysis, and how much faster than real time it ran.
+// [--seed N] [--print N] [--json] [--trace FILE]`: runs the spec in the simulator (virtual
+// time, the cost model of the spec or of MODEL) and prints the same summary and verdict as
+// `run`, from the simulated trace's analysis, and how much faster than real time it ran.
+// --print N first prints the first N elements that reached the training step, as `run
+// --print` does (simulated_elements.h).
 
 #include <cstdint>
 #include <iosfwd>
@@ -20,6 +22,7 @@ struct SimulateCommandOptions {
   uint64_t seed = 1;
   bool json = false;
   std::string trace_path;
+  int64_t print = 0;
 };
 
 // Exit code: 0 on success, 1 when the simulation fails, 2 for bad usage, spec or model.
