@@ -65,7 +65,7 @@ Status Internal(std::string message);
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : value_(std::move(value)) {}  // NOLINT: implicit by design
+  Result(T value) : value_(std::move(value)) {}          // NOLINT: implicit by design
   Result(Status status) : status_(std::move(status)) {}  // NOLINT: implicit by design
 
   bool ok() const { return status_.ok(); }
@@ -88,10 +88,10 @@ class [[nodiscard]] Result {
 #define PIPESCOPE_CONCAT(a, b) PIPESCOPE_CONCAT_INNER(a, b)
 
 // Returns early from the enclosing function when `expr` yields an error Status.
-#define RETURN_IF_ERROR(expr)                                     \
-  do {                                                            \
-    ::pipescope::engine::Status pipescope_status_ = (expr);       \
-    if (!pipescope_status_.ok()) return pipescope_status_;        \
+#define RETURN_IF_ERROR(expr)                               \
+  do {                                                      \
+    ::pipescope::engine::Status pipescope_status_ = (expr); \
+    if (!pipescope_status_.ok()) return pipescope_status_;  \
   } while (false)
 
 #define ASSIGN_OR_RETURN_IMPL(tmp, lhs, expr) \

@@ -6,21 +6,30 @@ namespace pipescope::engine {
 
 std::string_view DTypeName(DType dtype) {
   switch (dtype) {
-    case DType::kInvalid: return "invalid";
-    case DType::kInt64: return "int64";
-    case DType::kFloat32: return "float32";
-    case DType::kUint8: return "uint8";
-    case DType::kString: return "string";
+    case DType::kInvalid:
+      return "invalid";
+    case DType::kInt64:
+      return "int64";
+    case DType::kFloat32:
+      return "float32";
+    case DType::kUint8:
+      return "uint8";
+    case DType::kString:
+      return "string";
   }
   return "invalid";
 }
 
 size_t DTypeSize(DType dtype) {
   switch (dtype) {
-    case DType::kInt64: return 8;
-    case DType::kFloat32: return 4;
-    case DType::kUint8: return 1;
-    default: return 0;
+    case DType::kInt64:
+      return 8;
+    case DType::kFloat32:
+      return 4;
+    case DType::kUint8:
+      return 1;
+    default:
+      return 0;
   }
 }
 
@@ -131,10 +140,14 @@ size_t Tensor::byte_size() const {
 
 int64_t Tensor::scalar_int64() const {
   switch (dtype_) {
-    case DType::kInt64: return *data<int64_t>();
-    case DType::kFloat32: return static_cast<int64_t>(*data<float>());
-    case DType::kUint8: return *data<uint8_t>();
-    default: return 0;
+    case DType::kInt64:
+      return *data<int64_t>();
+    case DType::kFloat32:
+      return static_cast<int64_t>(*data<float>());
+    case DType::kUint8:
+      return *data<uint8_t>();
+    default:
+      return 0;
   }
 }
 

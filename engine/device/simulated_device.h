@@ -27,7 +27,7 @@ class SimulatedDevice : public DeviceStep {
   const int64_t step_time_ns_;
   const int max_in_flight_;
   CancellationToken& cancellation_;
-  std::deque<Step> queued_;  // submitted steps, possibly not yet finished
+  std::deque<Step> queued_;       // submitted steps, possibly not yet finished
   int64_t finished_busy_ns_ = 0;  // steps no longer in queued_
   int64_t device_free_at_ = 0;
 };

@@ -34,7 +34,8 @@ Result<Element> StackElements(const std::vector<Element>& rows, uint64_t id) {
 class BatchDataset : public UnaryDataset {
  public:
   BatchDataset(StatsPtr stats, DatasetPtr input, TunablePtr batch_size, bool drop_remainder)
-      : UnaryDataset(std::move(stats), std::move(input)), batch_size_(std::move(batch_size)),
+      : UnaryDataset(std::move(stats), std::move(input)),
+        batch_size_(std::move(batch_size)),
         drop_remainder_(drop_remainder) {}
 
   Result<std::unique_ptr<Iterator>> MakeIterator(const IteratorArgs& args) const override {
@@ -80,7 +81,8 @@ class BatchDataset : public UnaryDataset {
 
 class UnbatchDataset : public UnaryDataset {
  public:
-  UnbatchDataset(StatsPtr stats, DatasetPtr input) : UnaryDataset(std::move(stats), std::move(input)) {}
+  UnbatchDataset(StatsPtr stats, DatasetPtr input)
+      : UnaryDataset(std::move(stats), std::move(input)) {}
 
   Result<std::unique_ptr<Iterator>> MakeIterator(const IteratorArgs& args) const override {
     return MakeIteratorOver<It>(*this, args);
@@ -97,7 +99,7 @@ class UnbatchDataset : public UnaryDataset {
       while (next_row_ >= rows_) {
         RETURN_IF_ERROR(Pull(batch_, end));
         if (end) return Status::Ok();
-        const Tensor& lead = batch_.value.valid() ? batch_.value
+        const Tensor& lead = batch_.value.valid()      ? batch_.value
                              : batch_.features.empty() ? batch_.value
                                                        : batch_.features[0].value;
         if (lead.shape().rank() == 0) {
@@ -110,7 +112,8 @@ class UnbatchDataset : public UnaryDataset {
       out.id = ctx_.NewElementId();
       out.value = batch_.value.valid() ? batch_.value.Row(next_row_) : Tensor();
       out.features.clear();
-      for (const auto& f : batch_.features) out.features.push_back({f.name, f.value.Row(next_row_)});
+      for (const auto& f : batch_.features)
+        out.features.push_back({f.name, f.value.Row(next_row_)});
       ++next_row_;
       return Status::Ok();
     }
@@ -120,7 +123,6 @@ class UnbatchDataset : public UnaryDataset {
     int64_t rows_ = 0;
     int64_t next_row_ = 0;
   };
-
 };
 
 }  // namespace

@@ -13,7 +13,8 @@ using Cached = std::shared_ptr<const std::vector<Element>>;
 
 class CacheDataset : public UnaryDataset {
  public:
-  CacheDataset(StatsPtr stats, DatasetPtr input) : UnaryDataset(std::move(stats), std::move(input)) {}
+  CacheDataset(StatsPtr stats, DatasetPtr input)
+      : UnaryDataset(std::move(stats), std::move(input)) {}
 
   Result<std::unique_ptr<Iterator>> MakeIterator(const IteratorArgs& args) const override {
     Cached cached;
@@ -25,7 +26,8 @@ class CacheDataset : public UnaryDataset {
       return std::unique_ptr<Iterator>(std::make_unique<ReplayIt>(*args.ctx, stats(), cached));
     }
     ASSIGN_OR_RETURN(auto in, input_->MakeIterator(args));
-    return std::unique_ptr<Iterator>(std::make_unique<FillIt>(*args.ctx, stats(), std::move(in), *this));
+    return std::unique_ptr<Iterator>(
+        std::make_unique<FillIt>(*args.ctx, stats(), std::move(in), *this));
   }
 
  private:
@@ -36,7 +38,8 @@ class CacheDataset : public UnaryDataset {
 
   class FillIt : public UnaryIterator {
    public:
-    FillIt(PipelineContext& ctx, StageStats* stats, std::unique_ptr<Iterator> in, const CacheDataset& d)
+    FillIt(PipelineContext& ctx, StageStats* stats, std::unique_ptr<Iterator> in,
+           const CacheDataset& d)
         : UnaryIterator(ctx, stats, std::move(in)), d_(d) {}
 
    protected:

@@ -16,7 +16,8 @@ class FilterDataset : public UnaryDataset {
  private:
   class It : public UnaryIterator {
    public:
-    It(PipelineContext& ctx, StageStats* stats, std::unique_ptr<Iterator> in, const FilterDataset& d)
+    It(PipelineContext& ctx, StageStats* stats, std::unique_ptr<Iterator> in,
+       const FilterDataset& d)
         : UnaryIterator(ctx, stats, std::move(in)), d_(d) {}
 
    protected:

@@ -16,7 +16,8 @@ class RangeDataset : public Dataset {
  private:
   class It : public Iterator {
    public:
-    It(PipelineContext& ctx, const RangeDataset& d) : Iterator(ctx, d.stats()), d_(d), next_(d.start_) {}
+    It(PipelineContext& ctx, const RangeDataset& d)
+        : Iterator(ctx, d.stats()), d_(d), next_(d.start_) {}
     void Cancel() override {}
 
    protected:

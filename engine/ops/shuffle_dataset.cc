@@ -15,8 +15,10 @@ class ShuffleDataset : public UnaryDataset {
  public:
   ShuffleDataset(StatsPtr stats, DatasetPtr input, TunablePtr buffer_size,
                  std::optional<uint64_t> seed, bool reshuffle)
-      : UnaryDataset(std::move(stats), std::move(input)), buffer_size_(std::move(buffer_size)),
-        seed_(seed ? *seed : std::random_device{}()), reshuffle_(reshuffle) {}
+      : UnaryDataset(std::move(stats), std::move(input)),
+        buffer_size_(std::move(buffer_size)),
+        seed_(seed ? *seed : std::random_device{}()),
+        reshuffle_(reshuffle) {}
 
   Result<std::unique_ptr<Iterator>> MakeIterator(const IteratorArgs& args) const override {
     return MakeIteratorOver<It>(*this, args);
@@ -29,7 +31,8 @@ class ShuffleDataset : public UnaryDataset {
 
   class It : public UnaryIterator {
    public:
-    It(PipelineContext& ctx, StageStats* stats, std::unique_ptr<Iterator> in, const ShuffleDataset& d)
+    It(PipelineContext& ctx, StageStats* stats, std::unique_ptr<Iterator> in,
+       const ShuffleDataset& d)
         : UnaryIterator(ctx, stats, std::move(in)), d_(d), pick_(d.NextPassSeed()) {}
 
    protected:
@@ -69,8 +72,8 @@ class ShuffleDataset : public UnaryDataset {
 
 DatasetPtr MakeShuffleDataset(StatsPtr stats, DatasetPtr input, TunablePtr buffer_size,
                               std::optional<uint64_t> seed, bool reshuffle_each_iteration) {
-  return std::make_shared<ShuffleDataset>(std::move(stats), std::move(input), std::move(buffer_size),
-                                          seed, reshuffle_each_iteration);
+  return std::make_shared<ShuffleDataset>(std::move(stats), std::move(input),
+                                          std::move(buffer_size), seed, reshuffle_each_iteration);
 }
 
 }  // namespace pipescope::engine

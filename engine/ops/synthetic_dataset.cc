@@ -15,7 +15,9 @@ const std::vector<char>& RandomPool() {
     std::vector<char> p(1 << 20);
     uint64_t x = 0x9E3779B97F4A7C15ull;
     for (size_t i = 0; i < p.size(); i += 8) {
-      x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+      x ^= x << 13;
+      x ^= x >> 7;
+      x ^= x << 17;
       std::memcpy(&p[i], &x, 8);
     }
     return p;
@@ -27,10 +29,12 @@ const std::vector<char>& RandomPool() {
 std::string RecordBytes(uint64_t stream, int64_t index, int64_t bytes) {
   const auto& pool = RandomPool();
   std::string out(static_cast<size_t>(bytes), '\0');
-  uint64_t h = (stream + 1) * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(index) * 0xbf58476d1ce4e5b9ull;
+  uint64_t h =
+      (stream + 1) * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(index) * 0xbf58476d1ce4e5b9ull;
   size_t pos = 0;
   while (pos < out.size()) {
-    h ^= h >> 31; h *= 0x94d049bb133111ebull;
+    h ^= h >> 31;
+    h *= 0x94d049bb133111ebull;
     const size_t offset = h % (pool.size() - 4096);
     const size_t n = std::min<size_t>(4096, out.size() - pos);
     std::memcpy(out.data() + pos, pool.data() + offset, n);

@@ -26,8 +26,7 @@ class Tunable {
  public:
   using Listener = std::function<void()>;
 
-  Tunable(std::string op, std::string knob, int64_t value, int64_t min, int64_t max,
-          bool autotune);
+  Tunable(std::string op, std::string knob, int64_t value, int64_t min, int64_t max, bool autotune);
   Tunable(const Tunable&) = delete;
   Tunable& operator=(const Tunable&) = delete;
 

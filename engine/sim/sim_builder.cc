@@ -131,9 +131,8 @@ class Builder {
         record::StageDef& il_def = Def(st);  // defs_ grew with the sub-pipeline's stages
         il_def.asynchronous = parallel != 0;
         il_def.parallelism = parallel != 0 ? parallel : 1;
-        return MakeSimInterleave(st, std::move(in), std::move(sub), cycle,
-                                 engine::BlockLength(il), parallel,
-                                 !il.has_deterministic() || il.deterministic());
+        return MakeSimInterleave(st, std::move(in), std::move(sub), cycle, engine::BlockLength(il),
+                                 parallel, !il.has_deterministic() || il.deterministic());
       }
       case spec::Op::kMap: {
         const int64_t parallel = Resolve(op.map().num_parallel_calls(), cores_);

@@ -50,7 +50,8 @@ inline int64_t IntFieldValue(const google::protobuf::Message& params,
       if (field.name() == "cycle_length") return CycleLength(*il);
       if (field.name() == "block_length") return BlockLength(*il);
     }
-    if (const auto* repeat = dynamic_cast<const spec::RepeatOp*>(&params)) return RepeatCount(*repeat);
+    if (const auto* repeat = dynamic_cast<const spec::RepeatOp*>(&params))
+      return RepeatCount(*repeat);
   }
   return r->GetInt64(params, &field);
 }

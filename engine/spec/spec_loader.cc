@@ -140,9 +140,8 @@ Status WriteSpecFile(const spec::PipelineSpec& spec, const std::string& path,
     const fs::path absolute = fs::absolute(fs::path(*p)).lexically_normal();
     const fs::path relative = absolute.lexically_relative(folder);
     // Sharing nothing but the root (/tmp against /home/...): the absolute path reads better.
-    const bool only_root_shared =
-        std::distance(folder.begin(), folder.end()) ==
-        1 + std::count(relative.begin(), relative.end(), fs::path(".."));
+    const bool only_root_shared = std::distance(folder.begin(), folder.end()) ==
+                                  1 + std::count(relative.begin(), relative.end(), fs::path(".."));
     *p = only_root_shared ? absolute.string() : relative.string();
   });
   std::ofstream file(path);

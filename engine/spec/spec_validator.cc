@@ -287,8 +287,8 @@ void CheckOp(Checker& c, const spec::Op& op, const Where& w, bool& batched) {
       break;
     }
     case spec::Op::kRepeat:
-      c.Knob(op.repeat(), c.Nested(op, w, "repeat", w.what), "count", RepeatCount(op.repeat()),
-             -1, false, "use -1 (or leave count out) for forever");
+      c.Knob(op.repeat(), c.Nested(op, w, "repeat", w.what), "count", RepeatCount(op.repeat()), -1,
+             false, "use -1 (or leave count out) for forever");
       break;
     case spec::Op::kTake:
       c.Knob(op.take(), c.Nested(op, w, "take", w.what), "count", op.take().count(), -1, false,

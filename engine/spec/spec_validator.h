@@ -3,9 +3,9 @@
 // combinations the engine cannot run (a map after batch whose function has no batched
 // form). With parse locations, each error names the line of the offending field.
 
-#include <string>
-
 #include <google/protobuf/text_format.h>
+
+#include <string>
 
 #include "engine/core/status.h"
 #include "engine/spec/pipeline_spec.pb.h"

@@ -152,8 +152,7 @@ Result<TunerResult> TuneTfData(const spec::PipelineSpec& spec, const Measurer& m
   std::vector<TunedKnob> knobs;
   for (size_t i = 0; i < before.size() && i < after.size(); ++i)
     knobs.push_back({after[i].first, before[i].second, after[i].second});
-  FinishTuning(spec, given, std::move(current), std::move(knobs), stopwatch.elapsed_s(),
-               result);
+  FinishTuning(spec, given, std::move(current), std::move(knobs), stopwatch.elapsed_s(), result);
   return result;
 }
 

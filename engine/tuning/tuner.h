@@ -49,8 +49,8 @@ struct TunerResult {
   double cpu_cores_busy = 0;     // cores they keep busy, as the allocation predicts (pipescope)
   double tuning_s = 0;
   int rounds = 0;
-  bool kept_given = false;  // the tuned configuration measured slower: the result is the given
-  std::vector<std::string> log;         // one line per round, for people
+  bool kept_given = false;       // the tuned configuration measured slower: the result is the given
+  std::vector<std::string> log;  // one line per round, for people
   trace::RangeAnalysis final_analysis;  // the last measurement of `tuned`
 };
 

@@ -12,9 +12,15 @@ Status Normalize::Apply(Element& element, CancellationToken&) const {
   Tensor out(DType::kFloat32, in.shape());
   const int64_t n = in.num_elements();
   switch (in.dtype()) {
-    case DType::kUint8: Transform(in.data<uint8_t>(), out.data<float>(), n); break;
-    case DType::kInt64: Transform(in.data<int64_t>(), out.data<float>(), n); break;
-    case DType::kFloat32: Transform(in.data<float>(), out.data<float>(), n); break;
+    case DType::kUint8:
+      Transform(in.data<uint8_t>(), out.data<float>(), n);
+      break;
+    case DType::kInt64:
+      Transform(in.data<int64_t>(), out.data<float>(), n);
+      break;
+    case DType::kFloat32:
+      Transform(in.data<float>(), out.data<float>(), n);
+      break;
     default:
       return InvalidArgument("normalize needs numeric data, got " +
                              std::string(DTypeName(in.dtype())) +

@@ -11,7 +11,8 @@ class Normalize : public WorkFunction {
   std::string name() const override { return "normalize"; }
   Status Apply(Element& element, CancellationToken& cancellation) const override;
   bool has_batched_form() const override { return true; }
-  Status ApplyBatched(Element& batch, int64_t rows, CancellationToken& cancellation) const override {
+  Status ApplyBatched(Element& batch, int64_t rows,
+                      CancellationToken& cancellation) const override {
     return Apply(batch, cancellation);  // elementwise: a batch is just a bigger tensor
   }
 

@@ -60,8 +60,8 @@ TEST(CliAutotuneTest, NeverWritesAConfigurationThatMeasuredSlower) {
   // Every example pipeline: the result is never below the spec as given.
   for (const char* name : {"cpu_bound.pbtxt", "input_bound_demo.pbtxt", "overlap.pbtxt"}) {
     for (const char* algorithm : {"tfdata", "pipescope"}) {
-      const auto t = Cli("autotune " + Pipeline(name) + " --simulate --json --algorithm " +
-                         algorithm);
+      const auto t =
+          Cli("autotune " + Pipeline(name) + " --simulate --json --algorithm " + algorithm);
       ASSERT_EQ(t.exit_code, 0) << t.out;
       const auto tj = JsonOf(t.out);
       EXPECT_GE(tj["steps_per_s_after"].get<double>(), tj["steps_per_s_before"].get<double>())

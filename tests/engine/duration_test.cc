@@ -1,6 +1,6 @@
-#include <gtest/gtest.h>
-
 #include "engine/core/duration.h"
+
+#include <gtest/gtest.h>
 
 namespace pipescope::engine {
 namespace {

@@ -74,7 +74,8 @@ ops { name: "il" interleave {
   std::vector<int64_t> got;
   while (true) {
     if (rng() % 8 == 0) {
-      const char* knob = (rng() % 3 == 0) ? "num_parallel_calls" : (rng() % 2 ? "cycle_length" : "block_length");
+      const char* knob =
+          (rng() % 3 == 0) ? "num_parallel_calls" : (rng() % 2 ? "cycle_length" : "block_length");
       ASSERT_TRUE(p->SetKnob("il", knob, 1 + static_cast<int64_t>(rng() % 5), "stress").ok());
     }
     Element e;

@@ -1,12 +1,13 @@
 // Spec parsing and validation: errors name the file, line and field.
+#include "engine/spec/spec_loader.h"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <iterator>
 #include <fstream>
+#include <iterator>
 
 #include "engine/spec/op_values.h"
-#include "engine/spec/spec_loader.h"
 
 namespace pipescope::engine {
 namespace {
@@ -58,8 +59,9 @@ TEST(SpecLoaderTest, BadKnobNamesTheLineTheOpAndTheField) {
       "  name: \"decode\"\n"
       "  map { fn { identity {} } num_parallel_calls: -3 }\n"
       "}\n");
-  EXPECT_NE(e.find("demo.pbtxt:4: op 'decode' (map): num_parallel_calls must be ≥ 0 or AUTOTUNE, got -3"),
-            std::string::npos)
+  EXPECT_NE(
+      e.find("demo.pbtxt:4: op 'decode' (map): num_parallel_calls must be ≥ 0 or AUTOTUNE, got -3"),
+      std::string::npos)
       << e;
 }
 
@@ -70,22 +72,28 @@ TEST(SpecLoaderTest, ReportsEveryProblemAtOnce) {
       "ops { shard { num_shards: 2 index: 2 } }\n"
       "train_step { step_time: \"8\" }\n");
   EXPECT_NE(e.find(":2: op 'batch' (batch): batch_size must be ≥ 1"), std::string::npos) << e;
-  EXPECT_NE(e.find(":3: op 'shard' (shard): index must be in [0, num_shards)"), std::string::npos) << e;
-  EXPECT_NE(e.find(":4: train_step: step_time duration \"8\" needs a unit"), std::string::npos) << e;
+  EXPECT_NE(e.find(":3: op 'shard' (shard): index must be in [0, num_shards)"), std::string::npos)
+      << e;
+  EXPECT_NE(e.find(":4: train_step: step_time duration \"8\" needs a unit"), std::string::npos)
+      << e;
 }
 
 TEST(SpecLoaderTest, RejectsAutotuneWhereItWouldChangeTheOutput) {
-  const std::string e = ErrorOf("source { range { stop: 5 } }\nops { shuffle { buffer_size: AUTOTUNE } }\n");
+  const std::string e =
+      ErrorOf("source { range { stop: 5 } }\nops { shuffle { buffer_size: AUTOTUNE } }\n");
   EXPECT_NE(e.find("buffer_size cannot be AUTOTUNE"), std::string::npos) << e;
 }
 
 // tf.data refuses cycle_length=0 and block_length=0; only a field left out means its
 // default (AUTOTUNE and 1).
 TEST(SpecLoaderTest, ZeroCycleOrBlockLengthIsAnErrorAsInTfData) {
-  const std::string il = "source { range { stop: 5 } }\nops { name: \"il\" interleave { per_element { from_element {} } ";
+  const std::string il =
+      "source { range { stop: 5 } }\nops { name: \"il\" interleave { per_element { from_element {} "
+      "} ";
   const std::string cycle = ErrorOf(il + "cycle_length: 0 } }\n");
-  EXPECT_NE(cycle.find("demo.pbtxt:2: op 'il' (interleave): cycle_length must be greater than zero"),
-            std::string::npos)
+  EXPECT_NE(
+      cycle.find("demo.pbtxt:2: op 'il' (interleave): cycle_length must be greater than zero"),
+      std::string::npos)
       << cycle;
   const std::string block = ErrorOf(il + "block_length: 0 } }\n");
   EXPECT_NE(block.find("block_length must be greater than zero"), std::string::npos) << block;
@@ -148,12 +156,14 @@ TEST(SpecLoaderTest, RejectsAMapAfterBatchWithoutABatchedForm) {
   const std::string e = ErrorOf(
       "source { range { stop: 5 } }\nops { batch { batch_size: 2 } }\n"
       "ops { name: \"fetch\" map { fn { io_wait { duration: \"1ms\" } } } }\n");
-  EXPECT_NE(e.find(":3: op 'fetch' (map): fn 'io_wait' has no batched form"), std::string::npos) << e;
+  EXPECT_NE(e.find(":3: op 'fetch' (map): fn 'io_wait' has no batched form"), std::string::npos)
+      << e;
 }
 
 TEST(SpecLoaderTest, RejectsDuplicateNames) {
   const std::string e = ErrorOf(
-      "source { range { stop: 5 } }\nops { name: \"a\" unbatch {} }\nops { name: \"a\" take { count: 1 } }\n");
+      "source { range { stop: 5 } }\nops { name: \"a\" unbatch {} }\nops { name: \"a\" take { "
+      "count: 1 } }\n");
   EXPECT_NE(e.find("name 'a' is used by 2 ops"), std::string::npos) << e;
 }
 
@@ -168,7 +178,8 @@ TEST(SpecLoaderTest, MissingFileIsANotFoundError) {
 }
 
 TEST(SpecLoaderTest, RoundTripsThroughTextWithAutotuneSpelledOut) {
-  auto r = ParseSpecText("source { range { stop: 5 } } ops { prefetch { buffer_size: AUTOTUNE } }", "x");
+  auto r =
+      ParseSpecText("source { range { stop: 5 } } ops { prefetch { buffer_size: AUTOTUNE } }", "x");
   ASSERT_TRUE(r.ok());
   const std::string text = SpecToText(*r);
   EXPECT_NE(text.find("buffer_size: AUTOTUNE"), std::string::npos) << text;

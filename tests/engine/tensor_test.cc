@@ -1,7 +1,8 @@
+#include "engine/core/tensor.h"
+
 #include <gtest/gtest.h>
 
 #include "engine/core/element.h"
-#include "engine/core/tensor.h"
 
 namespace pipescope::engine {
 namespace {
@@ -52,7 +53,8 @@ TEST(ElementTest, JsonShowsSmallTensorsInFullAndLargeOnesSummarised) {
   Element e{7, Tensor::Int64(3), {}};
   EXPECT_EQ(ElementToJson(e), R"({"id":7,"value":3})");
   Element big{8, Tensor(DType::kUint8, Shape{224, 224, 3}), {}};
-  EXPECT_EQ(ElementToJson(big), R"({"id":8,"value":{"dtype":"uint8","shape":[224,224,3],"bytes":150528}})");
+  EXPECT_EQ(ElementToJson(big),
+            R"({"id":8,"value":{"dtype":"uint8","shape":[224,224,3],"bytes":150528}})");
   Element s{9, Tensor::String("a\"b"), {{"label", Tensor::Int64(1)}}};
   EXPECT_EQ(ElementToJson(s), R"({"id":9,"value":"a\"b","features":{"label":1}})");
 }

@@ -22,8 +22,8 @@ namespace {
 
 struct Case {
   std::string name;
-  int64_t stop;     // the source is range(0, stop)
-  std::string ops;  // the spec's ops
+  int64_t stop;                                  // the source is range(0, stop)
+  std::string ops;                               // the spec's ops
   std::optional<std::vector<int64_t>> expected;  // tf.data's answer, where it is fixed
   bool ordered = true;
   int64_t batches = -1;  // elements reaching the step, where the case is about batching
@@ -72,9 +72,12 @@ std::vector<Case> Cases() {
        seven_twice, true, 1},
       {"Batch15", 7, "ops { repeat { count: 2 } } ops { batch { batch_size: 15 } }", seven_twice,
        true, 1},
-      {"Batch15DropRemainder", 7,
+      {"Batch15DropRemainder",
+       7,
        "ops { repeat { count: 2 } } ops { batch { batch_size: 15 drop_remainder: true } }",
-       {{}}, true, 0},
+       {{}},
+       true,
+       0},
       {"Batch3", 10, "ops { batch { batch_size: 3 } }", ten, true, 4},
       // Seeded shuffles: the same order from both (one pick rule); seed 0 is a seed.
       {"ShuffleSeeded", 20, "ops { shuffle { buffer_size: 5 seed: 7 } }", std::nullopt},
@@ -85,8 +88,7 @@ std::vector<Case> Cases() {
       // Parallel and non-deterministic: the same elements.
       {"ParallelMap", 10, "ops { map { fn { identity {} } num_parallel_calls: 3 } }", ten},
       {"ParallelMapNondeterministic", 10,
-       "ops { map { fn { identity {} } num_parallel_calls: 3 deterministic: false } }", ten,
-       false},
+       "ops { map { fn { identity {} } num_parallel_calls: 3 deterministic: false } }", ten, false},
   };
 }
 
@@ -178,8 +180,8 @@ INSTANTIATE_TEST_SUITE_P(TensorFlowCases, EngineSimConformance, ::testing::Value
 // agree on by doing nothing.
 TEST(EngineSimConformanceTest, SeededShufflesAreRealPermutations) {
   for (const char* seed : {"0", "7"}) {
-    Case c{"shuffle", 20,
-           std::string("ops { shuffle { buffer_size: 5 seed: ") + seed + " } }", std::nullopt};
+    Case c{"shuffle", 20, std::string("ops { shuffle { buffer_size: 5 seed: ") + seed + " } }",
+           std::nullopt};
     const auto values = RunEngine(c).values;
     EXPECT_EQ(Sorted(values), Range(0, 20));
     EXPECT_NE(values, Range(0, 20));

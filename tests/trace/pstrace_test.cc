@@ -187,7 +187,8 @@ TEST(PstraceTest, AFileCutOffMidChunkOpensUpToItsLastCompleteChunk) {
   for (size_t cut : {records[3] + 1, records[3] + 20, records[4] - 1}) {
     auto loaded = ReadTraceBytes(std::string_view(bytes).substr(0, cut), "cut.pstrace");
     ASSERT_TRUE(loaded.ok()) << loaded.status().message();
-    const size_t footer_end = records[4] + kRecordHeaderBytes + LoadLe32(bytes.data() + records[4] + 4);
+    const size_t footer_end =
+        records[4] + kRecordHeaderBytes + LoadLe32(bytes.data() + records[4] + 4);
     EXPECT_EQ(loaded->complete, cut >= footer_end) << "complete means the footer was read";
     ASSERT_EQ(loaded->warnings.size(), 1u);
     EXPECT_NE(loaded->warnings[0].find("cut off"), std::string::npos) << loaded->warnings[0];
@@ -226,7 +227,8 @@ TEST(PstraceTest, EveryTruncationEitherLoadsOrSaysWhy) {
       continue;
     }
     ASSERT_TRUE(loaded.ok()) << loaded.status().message();
-    const size_t footer_end = records[4] + kRecordHeaderBytes + LoadLe32(bytes.data() + records[4] + 4);
+    const size_t footer_end =
+        records[4] + kRecordHeaderBytes + LoadLe32(bytes.data() + records[4] + 4);
     EXPECT_EQ(loaded->complete, cut >= footer_end) << "complete means the footer was read";
     ASSERT_EQ(loaded->warnings.size(), 1u);
     EXPECT_TRUE(loaded->warnings[0].find("cut off") != std::string::npos ||

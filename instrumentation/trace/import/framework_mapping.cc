@@ -268,8 +268,7 @@ struct Nesting {
     std::vector<Key> keys;
     for (size_t i = 0; i < t.events.size(); ++i) {
       const RawEvent& e = t.events[i];
-      if (e.ph == 'X')
-        keys.push_back({e.tid, e.ts_ns, -e.dur_ns, e.pid, static_cast<uint32_t>(i)});
+      if (e.ph == 'X') keys.push_back({e.tid, e.ts_ns, -e.dur_ns, e.pid, static_cast<uint32_t>(i)});
     }
     // Spans with the same start and length keep the file's order: a profiler writes the
     // outer one first (Kineto's "TBackward0" around its "aten::t").
