@@ -83,7 +83,9 @@ Result<double> ParseBytesPerSecond(std::string_view text) {
 }
 
 std::string FormatDuration(int64_t ns) {
-  // Three significant digits: "1.5 ms", "250 us", "3 s" (axis ticks and tooltips).
+  // Three significant digits: "1.5 ms", "250 µs", "3 s" (axis ticks, tooltips, docks, the
+  // CLI); zero is just "0", as an axis origin reads.
+  if (ns == 0) return "0";
   char buf[32];
   const double v = static_cast<double>(ns);
   const double a = std::fabs(v);
@@ -92,7 +94,7 @@ std::string FormatDuration(int64_t ns) {
   } else if (a >= 1e6) {
     std::snprintf(buf, sizeof buf, "%.3g ms", v / 1e6);
   } else if (a >= 1e3) {
-    std::snprintf(buf, sizeof buf, "%.3g us", v / 1e3);
+    std::snprintf(buf, sizeof buf, "%.3g µs", v / 1e3);
   } else {
     std::snprintf(buf, sizeof buf, "%lld ns", static_cast<long long>(ns));
   }

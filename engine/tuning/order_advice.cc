@@ -12,7 +12,7 @@ namespace {
 
 std::string Micros(double ns) {
   char buf[32];
-  std::snprintf(buf, sizeof buf, ns < 10'000 ? "%.2f us" : "%.0f us", ns / 1e3);
+  std::snprintf(buf, sizeof buf, ns < 10'000 ? "%.2f µs" : "%.0f µs", ns / 1e3);
   return buf;
 }
 

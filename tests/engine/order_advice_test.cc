@@ -43,7 +43,7 @@ TEST(OrderAdviceTest, AFilterMovesAheadOfTheWorkItWastes) {
   const auto advice = AdviseOrder(spec, a);
   ASSERT_EQ(advice.size(), 1u);
   EXPECT_EQ(advice[0].change, "move filter 'keep' before 'decode'");
-  EXPECT_NE(advice[0].why.find("1000 us of map work"), std::string::npos) << advice[0].why;
+  EXPECT_NE(advice[0].why.find("1000 µs of map work"), std::string::npos) << advice[0].why;
   EXPECT_NE(advice[0].why.find("passes 25%"), std::string::npos) << advice[0].why;
   EXPECT_EQ(OpNames(advice[0].spec),
             (std::vector<std::string>{"keep", "decode", "batch", "prefetch"}));
@@ -69,7 +69,7 @@ TEST(OrderAdviceTest, AMapWithABatchedFormIsVectorised) {
   const auto advice = AdviseOrder(spec, a);
   ASSERT_EQ(advice.size(), 1u);
   EXPECT_EQ(advice[0].change, "batch before map 'unpack' (vectorise it)");
-  EXPECT_NE(advice[0].why.find("0.80 us per element"), std::string::npos) << advice[0].why;
+  EXPECT_NE(advice[0].why.find("0.80 µs per element"), std::string::npos) << advice[0].why;
   EXPECT_EQ(OpNames(advice[0].spec), (std::vector<std::string>{"batch", "unpack", "prefetch"}));
 }
 

@@ -6,11 +6,26 @@
 
 #include "app/session/recorded_run.h"
 #include "engine/spec/spec_loader.h"
+#include "ui/timeline/coverage.h"
 #include "ui/timeline/lanes.h"
 #include "ui/timeline/time_axis.h"
 
 namespace pipescope::ui {
 namespace {
+
+// A partly covered pixel is as high as its coverage: 60% busy looks 60% busy zoomed out.
+TEST(CoverageTest, APixelsHeightIsItsCoveredShare) {
+  const float lane = 20;
+  EXPECT_FLOAT_EQ(CoveredHeight(0, 1000, lane), 0);
+  EXPECT_FLOAT_EQ(CoveredHeight(600, 1000, lane), 12) << "60% of the pixel, 60% of the lane";
+  EXPECT_FLOAT_EQ(CoveredHeight(250, 1000, lane), 5);
+  EXPECT_FLOAT_EQ(CoveredHeight(950, 1000, lane), lane) << "nearly full is drawn whole";
+  EXPECT_FLOAT_EQ(CoveredHeight(1000, 1000, lane), lane);
+  EXPECT_FLOAT_EQ(CoveredHeight(3000, 1000, lane), lane) << "overlapping spans never overflow";
+  EXPECT_FLOAT_EQ(CoveredHeight(1, 1'000'000, lane), 1) << "a short span still shows";
+  EXPECT_LT(CoveredHeight(600, 1000, lane), CoveredHeight(900, 1000, lane))
+      << "60% and 90% busy must look different";
+}
 
 TEST(TimeAxisTest, TimesAndPixelsMapBothWays) {
   TimeAxis a{1'000, 2'001'000, 100, 1000};  // 2 ms over 1000 px from x = 100
@@ -57,8 +72,8 @@ TEST(TimeAxisTest, TicksFallOnA125GridAbout100PixelsApart) {
 }
 
 TEST(TimeAxisTest, DurationsReadInTheirUnit) {
-  EXPECT_EQ(FormatDuration(0), "0 ns");
-  EXPECT_EQ(FormatDuration(1'500), "1.5 us");
+  EXPECT_EQ(FormatDuration(0), "0") << "the axis origin";
+  EXPECT_EQ(FormatDuration(1'500), "1.5 µs");
   EXPECT_EQ(FormatDuration(2'500'000), "2.5 ms");
   EXPECT_EQ(FormatDuration(3e9), "3 s");
 }

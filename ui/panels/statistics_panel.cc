@@ -19,7 +19,7 @@ QTableWidgetItem* Number(double v, int decimals) {
 }  // namespace
 
 StatisticsPanel::StatisticsPanel(QWidget* parent) : QTableWidget(0, kColumnCount, parent) {
-  setHorizontalHeaderLabels({"op", "kind", "parallelism", "elements/s", "self/elem (us)", "busy %",
+  setHorizontalHeaderLabels({"op", "kind", "parallelism", "elements/s", "self/elem (µs)", "busy %",
                              "waiting %", "blocked %", "buffer fill %", "caused wait %"});
   setSortingEnabled(true);
   horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
@@ -47,7 +47,7 @@ void StatisticsPanel::SetMode(bool names) {
     setWordWrap(true);
     horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     setColumnCount(kColumnCount);
-    setHorizontalHeaderLabels({"op", "kind", "parallelism", "elements/s", "self/elem (us)",
+    setHorizontalHeaderLabels({"op", "kind", "parallelism", "elements/s", "self/elem (µs)",
                                "busy %", "waiting %", "blocked %", "buffer fill %",
                                "caused wait %"});
   }

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <optional>
 
+#include "ui/timeline/coverage.h"
 #include "ui/timeline/timeline_layout.h"
 #include "ui/timeline/timeline_widget.h"
 
@@ -65,21 +66,19 @@ void TimelineWidget::DrawSpanLane(const Lane& lane, float y, float height, bool 
     track->Summarize(axis_.t0, axis_.t1, pixels, buckets_);
     ImU32 color = ColorOf(track->key().kind);
     if (dimmed && !KindMatchesSearch(track->key().kind)) color = WithAlpha(color, 70);
-    const int base_alpha = static_cast<int>(color >> 24);
     for (int p = 0; p < pixels; ++p) {
-      if (buckets_[static_cast<size_t>(p)].covered_ns <= 0) continue;
-      // Runs of fully covered pixels become one rectangle; partial ones fade.
+      const auto covered = static_cast<double>(buckets_[static_cast<size_t>(p)].covered_ns);
+      if (covered <= 0) continue;
+      // Runs of fully covered pixels become one rectangle; a partly covered pixel is filled
+      // from the bottom in proportion to its coverage (coverage.h).
       int q = p;
-      while (q + 1 < pixels && buckets_[static_cast<size_t>(q + 1)].covered_ns >= bucket_ns * 0.95)
+      while (q + 1 < pixels &&
+             static_cast<double>(buckets_[static_cast<size_t>(q + 1)].covered_ns) >=
+                 bucket_ns * kFullPixelShare)
         ++q;
-      const double fill = std::min(
-          1.0, static_cast<double>(buckets_[static_cast<size_t>(p)].covered_ns) / bucket_ns);
-      const ImU32 c =
-          q > p || fill > 0.95
-              ? color
-              : WithAlpha(color, static_cast<int>((80 + 175 * fill) * base_alpha / 255));
-      draw->AddRectFilled(ImVec2(axis_.x + static_cast<float>(p), y),
-                          ImVec2(axis_.x + static_cast<float>(q + 1), y + height), c);
+      const float filled = q > p ? height : CoveredHeight(covered, bucket_ns, height);
+      draw->AddRectFilled(ImVec2(axis_.x + static_cast<float>(p), y + height - filled),
+                          ImVec2(axis_.x + static_cast<float>(q + 1), y + height), color);
       if (track->has_labels() && q - p >= kMinLabelPixels) DrawSpanNames(*track, p, q, y);
       p = q;
     }
