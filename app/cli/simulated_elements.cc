@@ -37,7 +37,10 @@ std::vector<std::string> SimulatedElementLines(const spec::PipelineSpec& spec,
     for (const auto& batch : lineage.ConsumedBatches()) {
       if (static_cast<int64_t>(lines.size()) >= limit) break;
       std::string rows;
-      for (const auto& r : batch) rows += (rows.empty() ? "" : ",") + Json(spec, r);
+      for (const auto& r : batch) {
+        if (!rows.empty()) rows += ',';
+        rows += Json(spec, r);
+      }
       lines.push_back("{\"" + key + "\":[" + rows + "]}");
     }
     return lines;

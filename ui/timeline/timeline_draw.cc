@@ -73,7 +73,7 @@ void TimelineWidget::DrawSpanLane(const Lane& lane, float y, float height, bool 
       // from the bottom in proportion to its coverage (coverage.h).
       int q = p;
       while (q + 1 < pixels &&
-             static_cast<double>(buckets_[static_cast<size_t>(q + 1)].covered_ns) >=
+             static_cast<double>(buckets_[static_cast<size_t>(q) + 1].covered_ns) >=
                  bucket_ns * kFullPixelShare)
         ++q;
       const float filled = q > p ? height : CoveredHeight(covered, bucket_ns, height);

@@ -151,9 +151,9 @@ struct Mapper {
   std::string ProcessName(int32_t pid) const {
     auto label = t.process_labels.find(pid);
     auto it = t.process_names.find(pid);
-    const std::string name = it != t.process_names.end() && !it->second.empty()
-                                 ? it->second
-                                 : "pid " + std::to_string(pid);
+    std::string name = it != t.process_names.end() && !it->second.empty()
+                           ? it->second
+                           : "pid " + std::to_string(pid);
     if (label != t.process_labels.end() && IsDeviceProcess("", label->second)) return label->second;
     return name;
   }
