@@ -7,6 +7,7 @@
 #include <QTimer>
 
 #include "app/session/recorded_run.h"
+#include "app/session/simulated_run.h"
 #include "engine/spec/spec_loader.h"
 #include "engine/spec/spec_overrides.h"
 #include "ui/main_window.h"
@@ -26,6 +27,21 @@ std::shared_ptr<trace::Model> RecordPipeline(const std::string& name, double sec
   session::RecordedRunOptions options;
   options.run.duration_ns = static_cast<int64_t>(seconds * 1e9);
   auto run = session::RunRecorded(*spec, options);
+  EXPECT_TRUE(run.ok() && run->run_status.ok());
+  return run.ok() ? run->model : nullptr;
+}
+
+std::shared_ptr<trace::Model> SimulatePipeline(const std::string& name, double seconds,
+                                               const std::vector<std::string>& overrides) {
+  auto spec = engine::LoadSpecFile(ResourcePath("pipelines/" + name + ".pbtxt"));
+  EXPECT_TRUE(spec.ok());
+  for (const auto& o : overrides) EXPECT_TRUE(engine::ApplyOverride(*spec, o).ok()) << o;
+  auto cost = session::CostModelFor(*spec, "");
+  EXPECT_TRUE(cost.ok()) << cost.status().message();
+  if (!cost.ok()) return nullptr;
+  session::SimulatedRunOptions options;
+  options.sim.duration_s = seconds;
+  auto run = session::RunSimulated(*spec, *cost, options);
   EXPECT_TRUE(run.ok() && run->run_status.ok());
   return run.ok() ? run->model : nullptr;
 }

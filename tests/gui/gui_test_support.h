@@ -19,6 +19,10 @@ std::string ResourcePath(const std::string& relative);
 // "op.knob=value" overrides.
 std::shared_ptr<trace::Model> RecordPipeline(const std::string& name, double seconds,
                                              const std::vector<std::string>& overrides = {});
+// Simulates a shipped pipeline for `seconds` of virtual time on its spec's cost model (seed
+// 1): the same timeline on any machine, however busy.
+std::shared_ptr<trace::Model> SimulatePipeline(const std::string& name, double seconds,
+                                               const std::vector<std::string>& overrides = {});
 // Shows the window at 1280x800 and waits until it is on screen.
 bool ShowWindow(MainWindow& window);
 // Lets the window lay out and the timeline draw a few frames.

@@ -27,7 +27,7 @@ std::string TempTrace(const std::string& name) {
 TEST(MainWindowGuiTest, ShowsTheTimelineStatisticsAndVerdictOfARun) {
   MainWindow window;
   ASSERT_TRUE(ShowWindow(window));
-  window.ShowModel(RecordPipeline("input_bound_demo", 0.8), "demo");
+  window.ShowModel(SimulatePipeline("input_bound_demo", 0.8), "demo");
   DrawFrames(window);
   EXPECT_EQ(window.statistics()->rowCount(), 4);
   EXPECT_TRUE(window.verdict_text().contains("decode")) << window.verdict_text().toStdString();
@@ -67,12 +67,10 @@ TEST(MainWindowGuiTest, OpeningATraceFileCreatesTheExpectedLanes) {
 }
 
 // The demo's consumer lane is full of red gaps; with decode's parallelism raised (what the
-// verdict suggests) it has far fewer, when the machine gives decode its two cores. On a
-// machine too loaded for that the tuned run still waits, and the comparison says nothing
-// about the GUI: the test then only checks that the red follows the waiting. Pixels are
-// counted over half a second of steady state, where each wait spans several pixels: zoomed
-// out to the whole run a pixel holds parts of waits and steps and is drawn faded, so the
-// count of clear red pixels swung from 1,951 to 3,135 between runs of equal waiting.
+// verdict suggests) it has far fewer. Simulated runs (deterministic for a seed), so the red
+// the test counts does not depend on how busy the machine is: recorded runs under bursty
+// load left the "tuned" run as input-bound as the slow one. Pixels are counted over half a
+// second of steady state, where each wait spans several pixels.
 TEST(MainWindowGuiTest, TheInputBoundDemoShowsGapsAndTheTunedRunDoesNot) {
   MainWindow window;
   ASSERT_TRUE(ShowWindow(window));
@@ -80,13 +78,13 @@ TEST(MainWindowGuiTest, TheInputBoundDemoShowsGapsAndTheTunedRunDoesNot) {
     window.timeline()->SetView(700'000'000, 1'200'000'000);
     DrawFrames(window);
   };
-  window.ShowModel(RecordPipeline("input_bound_demo", 1.5), "demo");
+  window.ShowModel(SimulatePipeline("input_bound_demo", 1.5), "demo");
   DrawFrames(window);
   steady_state();
   const int slow_red = CountLanePixels(*window.timeline(), 0, IsWaitRed);
   const double slow_wait = window.analysis().input_wait_fraction;
   window.grab().save("input_bound_demo.png");
-  window.ShowModel(RecordPipeline("input_bound_demo", 1.5, {"decode.num_parallel_calls=2"}),
+  window.ShowModel(SimulatePipeline("input_bound_demo", 1.5, {"decode.num_parallel_calls=2"}),
                    "tuned");
   DrawFrames(window);
   steady_state();
@@ -97,16 +95,10 @@ TEST(MainWindowGuiTest, TheInputBoundDemoShowsGapsAndTheTunedRunDoesNot) {
               tuned_red, tuned_wait);
   EXPECT_GT(slow_wait, 0.2);
   EXPECT_GT(slow_red, 2000) << "the input-bound demo's waits are red in the consumer lane";
-  if (tuned_wait < 0.1) {
-    if (tuned_wait < 0.05) {
-      EXPECT_TRUE(window.verdict_text().contains("ot input-bound"))
-          << window.verdict_text().toStdString();
-    }
-    EXPECT_LT(tuned_red * 3, slow_red) << "the tuned run's consumer lane has little red";
-  } else {
-    EXPECT_LE(tuned_red, slow_red * 1.2 * tuned_wait / slow_wait + 500)
-        << "red follows the waiting (the machine was too loaded for the tuned run to help)";
-  }
+  EXPECT_LT(tuned_wait, 0.05);
+  EXPECT_TRUE(window.verdict_text().contains("ot input-bound"))
+      << window.verdict_text().toStdString();
+  EXPECT_LT(tuned_red * 3, slow_red) << "the tuned run's consumer lane has little red";
 }
 
 TEST(MainWindowGuiTest, NotesAreSavedInsideTheTraceAndShownToWhoeverOpensIt) {

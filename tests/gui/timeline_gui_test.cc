@@ -18,7 +18,8 @@ namespace {
 
 class TimelineGuiTest : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() { model_ = RecordPipeline("input_bound_demo", 1.0); }
+  // Simulated: the same timeline (waits, spans, their places) however busy the machine.
+  static void SetUpTestSuite() { model_ = SimulatePipeline("input_bound_demo", 1.0); }
   static void TearDownTestSuite() { model_.reset(); }
 
   void SetUp() override {
