@@ -3,8 +3,8 @@
 
 #include <cstdio>
 #include <fstream>
-#include <sstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "cli_runner.h"
 

@@ -22,11 +22,12 @@ namespace {
 
 struct Case {
   std::string name;
-  int64_t stop;                                  // the source is range(0, stop)
+  int64_t stop;                                  // the source is range(start, stop)
   std::string ops;                               // the spec's ops
   std::optional<std::vector<int64_t>> expected;  // tf.data's answer, where it is fixed
   bool ordered = true;
   int64_t batches = -1;  // elements reaching the step, where the case is about batching
+  int64_t start = 0;
 };
 
 void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
@@ -41,6 +42,10 @@ std::vector<int64_t> Concat(std::vector<int64_t> a, const std::vector<int64_t>& 
   a.insert(a.end(), b.begin(), b.end());
   return a;
 }
+
+// tf.data's interleave docstring example.
+const std::vector<int64_t> kInterleaveDocstring = {1, 1, 1, 1, 2, 2, 2, 2, 1, 1, 2, 2, 3, 3, 3,
+                                                   3, 4, 4, 4, 4, 3, 3, 4, 4, 5, 5, 5, 5, 5, 5};
 
 std::vector<Case> Cases() {
   const auto ten = Range(0, 10);
@@ -85,6 +90,32 @@ std::vector<Case> Cases() {
       {"ShuffleReshuffledEachPass", 10,
        "ops { shuffle { buffer_size: 10 seed: 3 } } ops { repeat { count: 3 } }", std::nullopt},
       {"ShuffleWholeBuffer", 10, "ops { shuffle { buffer_size: 100 seed: 11 } }", std::nullopt},
+      // interleave_test.py and the docstring: range(1, 6) interleaved over
+      // from_tensors(x).repeat(6), cycle_length 2, block_length 4, sequential, parallel and
+      // AUTOTUNE (deterministic: the same order); a cycle longer than the inputs; empty
+      // sub-datasets.
+      {"InterleaveDocstring", 6,
+       "ops { interleave { per_element { from_element {} } ops { repeat { count: 6 } } "
+       "cycle_length: 2 block_length: 4 } }",
+       kInterleaveDocstring, true, -1, 1},
+      {"InterleaveDocstringParallel2", 6,
+       "ops { interleave { per_element { from_element {} } ops { repeat { count: 6 } } "
+       "cycle_length: 2 block_length: 4 num_parallel_calls: 2 } }",
+       kInterleaveDocstring, true, -1, 1},
+      {"InterleaveDocstringAutotune", 6,
+       "ops { interleave { per_element { from_element {} } ops { repeat { count: 6 } } "
+       "cycle_length: 2 block_length: 4 num_parallel_calls: AUTOTUNE } }",
+       kInterleaveDocstring, true, -1, 1},
+      {"InterleaveCycleLongerThanInputs",
+       3,
+       "ops { interleave { per_element { from_element {} } ops { repeat { count: 2 } } "
+       "cycle_length: 5 block_length: 1 } }",
+       {{0, 1, 2, 0, 1, 2}}},
+      {"InterleaveEmptySubDatasets",
+       4,
+       "ops { interleave { per_element { from_element {} } ops { take { count: 0 } } "
+       "cycle_length: 2 } }",
+       {{}}},
       // Parallel and non-deterministic: the same elements.
       {"ParallelMap", 10, "ops { map { fn { identity {} } num_parallel_calls: 3 } }", ten},
       {"ParallelMapNondeterministic", 10,
@@ -93,8 +124,9 @@ std::vector<Case> Cases() {
 }
 
 std::string SpecText(const Case& c) {
-  return "name: \"conformance\" source { name: \"src\" range { start: 0 stop: " +
-         std::to_string(c.stop) + " } } " + c.ops + " train_step { step_time: \"1ms\" }";
+  return "name: \"conformance\" source { name: \"src\" range { start: " + std::to_string(c.start) +
+         " stop: " + std::to_string(c.stop) + " } } " + c.ops +
+         " train_step { step_time: \"1ms\" }";
 }
 
 struct EngineRun {
@@ -137,9 +169,9 @@ SimRun RunSimulator(const Case& c) {
   const trace::Lineage lineage(model);
   if (c.batches >= 0) {
     for (const auto& batch : lineage.ConsumedBatches())
-      for (const auto& r : batch) run.values.push_back(r.index);
+      for (const auto& r : batch) run.values.push_back(c.start + r.index);
   } else {
-    for (const auto& r : lineage.Consumed()) run.values.push_back(r.index);
+    for (const auto& r : lineage.Consumed()) run.values.push_back(c.start + r.index);
   }
   return run;
 }
