@@ -36,12 +36,9 @@ class RepeatDataset : public UnaryDataset {
    protected:
     Status GetNextInternal(Element& out, bool& end) override {
       while (true) {
-        if (!started_) {
-          started_ = true;
-          if (!passes_.Another()) {  // repeat(0): no pass at all
-            end = true;
-            return Status::Ok();
-          }
+        if (!input_) {  // repeat(0): MakeIterator opened no pass at all
+          end = true;
+          return Status::Ok();
         }
         RETURN_IF_ERROR(GetNextFromInput(*input_, out, end));
         if (!end) {
@@ -68,7 +65,6 @@ class RepeatDataset : public UnaryDataset {
     bool cancelled_ = false;
     std::unique_ptr<Iterator> input_;
     RepeatPasses passes_{d_.count_};
-    bool started_ = false;
   };
 
   const int64_t count_;

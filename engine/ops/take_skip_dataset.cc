@@ -25,27 +25,26 @@ class TakeSkipDataset : public UnaryDataset {
    protected:
     Status GetNextInternal(Element& out, bool& end) override {
       if (d_.kind_ == Kind::kTake) {
-        if (take_.Exhausted()) {
+        if (left_.Done()) {
           end = true;
           // Stop upstream work that would only be thrown away (prefetch, parallel map).
           input_->Cancel();
           return Status::Ok();
         }
-        take_.Took();
+        left_.Count();
         return Pull(out, end);
       }
-      while (!skip_.Done()) {
+      while (!left_.Done()) {
         RETURN_IF_ERROR(Pull(out, end));
         if (end) return Status::Ok();
-        skip_.Skipped();
+        left_.Count();
       }
       return Pull(out, end);
     }
 
    private:
     const TakeSkipDataset& d_;
-    TakeCount take_{d_.count_};
-    SkipCount skip_{d_.count_};
+    Countdown left_{d_.count_};  // to take, or to skip
   };
 
   const int64_t count_;

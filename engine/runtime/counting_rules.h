@@ -30,25 +30,12 @@ class RepeatPasses {
   bool last_pass_produced_ = false;
 };
 
-// take(count): -1 all.
-class TakeCount {
+// take(count) and skip(count): how many elements are left to take or to skip; -1 all.
+class Countdown {
  public:
-  explicit TakeCount(int64_t count) : left_(count) {}
-  bool Exhausted() const { return left_ == 0; }
-  void Took() {
-    if (left_ > 0) --left_;
-  }
-
- private:
-  int64_t left_;
-};
-
-// skip(count): -1 all.
-class SkipCount {
- public:
-  explicit SkipCount(int64_t count) : left_(count) {}
+  explicit Countdown(int64_t count) : left_(count) {}
   bool Done() const { return left_ == 0; }
-  void Skipped() {
+  void Count() {
     if (left_ > 0) --left_;
   }
 

@@ -316,20 +316,20 @@ class TakeIt : public SimUnaryIterator {
 
  protected:
   Task<bool> GetNextInternal(SimThread& thread, SimElement& out) override {
-    if (take_.Exhausted()) {
+    if (take_.Done()) {
       // Upstream work past the count would only be thrown away: stop it, as the engine does.
       if (input_) input_->Cancel();
       co_return false;
     }
     const bool pulled = co_await PullInput(thread, out);
     if (!pulled) co_return false;
-    take_.Took();
+    take_.Count();
     co_await Charge(thread, CpuCost(1), 0);
     co_return true;
   }
 
  private:
-  engine::TakeCount take_;
+  engine::Countdown take_;
 };
 
 class SkipIt : public SimUnaryIterator {
@@ -342,7 +342,7 @@ class SkipIt : public SimUnaryIterator {
     while (!skip_.Done()) {
       const bool pulled = co_await PullInput(thread, out);
       if (!pulled) co_return false;
-      skip_.Skipped();
+      skip_.Count();
     }
     const bool pulled = co_await PullInput(thread, out);
     if (!pulled) co_return false;
@@ -351,7 +351,7 @@ class SkipIt : public SimUnaryIterator {
   }
 
  private:
-  engine::SkipCount skip_;
+  engine::Countdown skip_;
 };
 
 }  // namespace

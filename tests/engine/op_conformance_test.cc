@@ -41,6 +41,9 @@ struct OpCase {
   std::vector<int64_t> expected;
   bool ordered = true;                  // false: compare as multisets (non-deterministic ops)
   std::vector<std::string> live_knobs;  // the op's own knobs that must not change the output
+  // For the cancel test, which needs the consumer still running: the ops with a finite
+  // count made endless (empty: `ops`, already endless over an endless source).
+  std::string endless_ops;
 };
 
 void PrintTo(const OpCase& c, std::ostream* os) { *os << c.name; }
@@ -55,6 +58,11 @@ std::string SpecFor(const OpCase& c, int64_t stop) {
   const bool interleave = c.ops.find("interleave") != std::string::npos;
   return "source { range { start: " + std::string(interleave ? "1" : "0") +
          " stop: " + std::to_string(stop) + " } } " + c.ops;
+}
+
+OpCase WithEndlessOps(OpCase c, std::string endless_ops) {
+  c.endless_ops = std::move(endless_ops);
+  return c;
 }
 
 std::vector<OpCase> Cases() {
@@ -98,7 +106,8 @@ std::vector<OpCase> Cases() {
       {"Cache", "ops { cache {} }", ten},
       {"Repeat", "ops { repeat { count: 2 } }", twice},
       {"CacheRepeat", "ops { cache {} } ops { repeat { count: 2 } }", twice},
-      {"Take", "ops { take { count: 3 } }", {0, 1, 2}},
+      WithEndlessOps({"Take", "ops { take { count: 3 } }", {0, 1, 2}},
+                     "ops { take { count: 1000000000000 } }"),
       {"TakeAll", "ops { take { count: -1 } }", ten},
       {"Skip", "ops { skip { count: 7 } }", {7, 8, 9}},
       {"InterleaveSync", il + "} }", kInterleaveDoc},
@@ -119,15 +128,6 @@ std::vector<OpCase> Cases() {
        true,
        {"m.num_parallel_calls", "p.buffer_size"}},
   };
-}
-
-// The case's ops with a finite take made endless, for tests that need the consumer to
-// still be running.
-std::string EndlessVariant(const std::string& ops) {
-  const std::string finite = "take { count: 3 }";
-  const auto at = ops.find(finite);
-  if (at == std::string::npos) return ops;
-  return ops.substr(0, at) + "take { count: 1000000000000 }" + ops.substr(at + finite.size());
 }
 
 class OpConformance : public ::testing::TestWithParam<OpCase> {};
@@ -180,7 +180,8 @@ TEST_P(OpConformance, CancelStopsABlockedOrRunningConsumerPromptly) {
   const OpCase& c = GetParam();
   // A practically endless source behind every op, and a finite op made endless too, so the
   // consumer is mid-run when the cancel arrives (take 3 would end before it).
-  auto p = MakePipeline(SpecFor({c.name, EndlessVariant(c.ops), c.expected}, 1'000'000'000'000));
+  auto p = MakePipeline(SpecFor({c.name, c.endless_ops.empty() ? c.ops : c.endless_ops, c.expected},
+                                1'000'000'000'000));
   ASSERT_TRUE(p);
   std::atomic<int64_t> received{0};
   std::atomic<bool> cancel_sent{false};
