@@ -16,6 +16,7 @@ name, start, duration and arguments come back as written.
 usage: real_traces_test.py PIPESCOPE_CLI TRACE...
 """
 import gzip
+from decimal import ROUND_HALF_UP, Decimal
 import json
 import os
 import subprocess
@@ -26,10 +27,20 @@ from collections import defaultdict
 DEVICE = {"kernel", "Kernel", "gpu_memcpy", "Memcpy", "gpu_memset", "Memset"}
 
 
+class Number(float):
+    """A JSON number that remembers how it was written, for exact microseconds."""
+
+    def __new__(cls, text):
+        value = float.__new__(cls, text)
+        value.text = text
+        return value
+
+
 def ns(us):
-    # Pipescope rounds microseconds (as a double) times 1000 to the nearest nanosecond.
-    v = float(us) * 1000.0
-    return int(v + 0.5) if v >= 0 else -int(-v + 0.5)
+    # Microseconds as written (decimal text, not a double: 1.7e15 us is past a double's
+    # nanoseconds) to the nearest nanosecond, halves away from zero.
+    text = getattr(us, "text", None) or str(us)
+    return int((Decimal(text) * 1000).quantize(Decimal(1), rounding=ROUND_HALF_UP))
 
 
 def union(intervals):
@@ -58,7 +69,7 @@ def overlap(xs, ys):
 def expected(path):
     opener = gzip.open if path.endswith(".gz") else open
     with opener(path, "rb") as f:
-        doc = json.loads(f.read().decode("utf-8-sig"))
+        doc = json.loads(f.read().decode("utf-8-sig"), parse_float=Number)
     events = doc["traceEvents"] if isinstance(doc, dict) else doc
     spans = [e for e in events if e.get("ph") == "X"]
     steps, waits, device = [], [], []
@@ -113,7 +124,7 @@ def expected(path):
 def load(path):
     opener = gzip.open if path.endswith(".gz") else open
     with opener(path, "rb") as f:
-        doc = json.loads(f.read().decode("utf-8-sig"))
+        doc = json.loads(f.read().decode("utf-8-sig"), parse_float=Number)
     return doc["traceEvents"] if isinstance(doc, dict) else doc
 
 
@@ -133,7 +144,8 @@ def check_conversion(cli, path):
         got = span_multiset(load(out), False)
     want = span_multiset(load(path), True)
     if got != want:
-        missing = [x for x in want if x not in set(got)][:3]
+        have = set(got)
+        missing = [x for x in want if x not in have][:3]
         print(f"FAIL {path}: convert to Chrome JSON changed {len(missing)}+ spans, e.g. {missing}")
         return 1
     return 0

@@ -7,6 +7,7 @@
 #include <zlib.h>
 
 #include <fstream>
+#include <map>
 #include <random>
 #include <sstream>
 
@@ -118,6 +119,32 @@ TEST(TraceImportTest, ABareArrayWithBeginEndPairsOpensAsGenericLanes) {
   ASSERT_EQ(levels.size(), 1u);
   EXPECT_EQ(levels[0]->value(0), 3u);
   EXPECT_EQ(levels[0]->start(0), 20'000);
+}
+
+// Profilers write epoch microseconds with three decimals: 1.7e15 us is past what a double
+// holds to the nanosecond (its step there is 0.25 us), so times are read as decimal text.
+TEST(TraceImportTest, EpochMicrosecondsKeepEveryNanosecond) {
+  const std::string json = R"({"traceEvents": [
+    {"ph": "X", "name": "a", "pid": 1, "tid": 1, "ts": 1700000000000000.000, "dur": 0.001},
+    {"ph": "X", "name": "b", "pid": 1, "tid": 1, "ts": 1700000000000000.123, "dur": 2.5},
+    {"ph": "X", "name": "c", "pid": 1, "tid": 1, "ts": "1700000000000003.0015", "dur": 1e0}]})";
+  auto t = ImportChromeTraceText(json, "epoch.json");
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  const Model& m = *t->model;
+  const record::StageDef* pid1 = m.StageNamed("pid 1");
+  ASSERT_NE(pid1, nullptr);
+  std::map<std::string, std::pair<int64_t, int64_t>> spans;  // name -> start, end
+  for (const Track* track : m.TracksOf(record::EventKind::kCall, pid1->id)) {
+    for (size_t i = 0; i < track->size(); ++i)
+      spans[std::string(m.SpanName(*track, i))] = {track->start(i), track->end(i)};
+  }
+  ASSERT_EQ(spans.size(), 3u);
+  EXPECT_EQ(spans["a"].first, 0) << "the earliest event is time zero";
+  EXPECT_EQ(m.run_info().clock.origin_unix_ns, 1'700'000'000'000'000'000);
+  EXPECT_EQ(spans["b"].first - spans["a"].first, 123) << "not 0 or 256, as through a double";
+  EXPECT_EQ(spans["b"].second - spans["b"].first, 2'500);
+  EXPECT_EQ(spans["c"].first - spans["a"].first, 3'002) << "a time in a string, rounded half up";
+  EXPECT_EQ(spans["c"].second - spans["c"].first, 1'000) << "an exponent";
 }
 
 TEST(TraceImportTest, ACutOffTraceKeepsTheEventsBeforeTheCut) {
