@@ -6,6 +6,7 @@
 #include <map>
 
 #include "app/session/simulated_fit.h"
+#include "engine/spec/op_kinds.h"
 #include "engine/spec/spec_loader.h"
 
 namespace pipescope::session {
@@ -216,7 +217,9 @@ engine::Result<Calibration> Calibrate(const trace::Model& trace, const std::stri
         c.cpu.mean_ns + c.cpu_per_row.mean_ns * static_cast<double>(rows) + c.wait.mean_ns;
     const double wait_share = default_total > 0 ? c.wait.mean_ns / default_total : 0;
 
-    if (stage->kind == "filter") {
+    // An op whose output per input the data decides (filter's predicate): measured.
+    if (const auto* kind = engine::DescribeOpKind(stage->kind);
+        kind && kind->ratio == engine::OutputRatio::kAtMostOne) {
       const double out_n = static_cast<double>(fit.Count(EventKind::kCall, stage->id));
       const double in_n = stage->input >= 0
                               ? static_cast<double>(fit.Count(EventKind::kCall,

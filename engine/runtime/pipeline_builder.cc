@@ -2,6 +2,7 @@
 
 #include "engine/core/duration.h"
 #include "engine/ops/ops.h"
+#include "engine/spec/op_kinds.h"
 #include "engine/spec/op_values.h"
 #include "engine/spec/spec_loader.h"
 #include "engine/spec/spec_validator.h"
@@ -22,12 +23,13 @@ class Builder {
   }
 
  private:
-  // A knob from the spec: `value` may be kAutotune (or 0 where 0 means AUTOTUNE).
-  TunablePtr Knob(const std::string& op, const std::string& knob, int64_t value, KnobRange range,
-                  int64_t autotune_start) {
-    const bool autotune = value == kAutotune;
-    return registry_.Knob(op, knob, autotune ? autotune_start : value, range.min, range.max,
-                          autotune);
+  // A knob from the spec (`value` may be kAutotune), with its range and AUTOTUNE start
+  // from the op kind's description.
+  TunablePtr Knob(const std::string& op, std::string_view kind, std::string_view knob,
+                  int64_t value) {
+    const KnobDescription* d = DescribeKnob(kind, knob);
+    return registry_.Knob(op, std::string(knob), KnobStart(*d, value, cores_), TuneMin(*d), d->max,
+                          value == kAutotune);
   }
 
   Result<SyntheticRecords> Synthetic(int64_t records, int64_t bytes, const std::string& open,
@@ -117,12 +119,11 @@ class Builder {
         ASSIGN_OR_RETURN(DatasetPtr sub, BuildElementSource(il.per_element(), n));
         bool sub_batched = false;
         ASSIGN_OR_RETURN(sub, BuildOps(il.ops(), std::move(sub), sub_batched, depth + 1));
-        auto cycle_knob = Knob(n, "cycle_length", CycleLength(il), kCycleLengthRange, cores_);
-        auto block_knob = Knob(n, "block_length", BlockLength(il), kBlockLengthRange, 1);
+        auto cycle_knob = Knob(n, "interleave", "cycle_length", CycleLength(il));
+        auto block_knob = Knob(n, "interleave", "block_length", BlockLength(il));
         TunablePtr parallel;
         if (il.num_parallel_calls() != 0) {
-          parallel =
-              Knob(n, "num_parallel_calls", il.num_parallel_calls(), kParallelismRange, cores_);
+          parallel = Knob(n, "interleave", "num_parallel_calls", il.num_parallel_calls());
           stats->parallelism = parallel.get();
         }
         batched = sub_batched;
@@ -134,8 +135,7 @@ class Builder {
         ASSIGN_OR_RETURN(auto fn, MakeWorkFunction(m.fn()));
         TunablePtr parallel;
         if (m.num_parallel_calls() != 0) {
-          parallel =
-              Knob(n, "num_parallel_calls", m.num_parallel_calls(), kParallelismRange, cores_);
+          parallel = Knob(n, "map", "num_parallel_calls", m.num_parallel_calls());
           stats->parallelism = parallel.get();
         }
         return MakeMapDataset(stats, std::move(in),
@@ -149,16 +149,14 @@ class Builder {
       }
       case spec::Op::kShuffle: {
         const auto& s = op.shuffle();
-        auto buffer = Knob(n, "buffer_size", s.buffer_size(), kShuffleBufferRange,
-                           kShuffleBufferAutotuneStart);
+        auto buffer = Knob(n, "shuffle", "buffer_size", s.buffer_size());
         stats->buffer_size = buffer.get();
         return MakeShuffleDataset(
             stats, std::move(in), buffer, ShuffleSeed(s),
             !s.has_reshuffle_each_iteration() || s.reshuffle_each_iteration());
       }
       case spec::Op::kBatch: {
-        auto size = Knob(n, "batch_size", op.batch().batch_size(), kBatchSizeRange,
-                         kBatchSizeAutotuneStart);
+        auto size = Knob(n, "batch", "batch_size", op.batch().batch_size());
         batched = true;
         return MakeBatchDataset(stats, std::move(in), size, op.batch().drop_remainder());
       }
@@ -166,8 +164,7 @@ class Builder {
         batched = false;
         return MakeUnbatchDataset(stats, std::move(in));
       case spec::Op::kPrefetch: {
-        auto buffer = Knob(n, "buffer_size", op.prefetch().buffer_size(), kPrefetchBufferRange,
-                           kPrefetchBufferAutotuneStart);
+        auto buffer = Knob(n, "prefetch", "buffer_size", op.prefetch().buffer_size());
         stats->buffer_size = buffer.get();
         return MakePrefetchDataset(stats, std::move(in), buffer);
       }

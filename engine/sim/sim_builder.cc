@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "engine/runtime/pipeline_builder.h"
 #include "engine/runtime/stage_registry.h"
 #include "engine/sim/sim_ops.h"
+#include "engine/spec/op_kinds.h"
 #include "engine/spec/op_values.h"
 #include "engine/spec/spec_loader.h"
 #include "engine/spec/spec_validator.h"
@@ -60,8 +60,10 @@ class Builder {
     return *ctx_.stages.back();
   }
   record::StageDef& Def(const SimStage& s) { return defs_[s.id]; }
-  int64_t Resolve(int64_t v, int64_t autotune_start) const {
-    return v == engine::kAutotune ? autotune_start : v;
+  // A knob's value as the run starts, AUTOTUNE where the op kind's description says (the
+  // engine's builder starts from the same place).
+  int64_t Start(std::string_view kind, std::string_view knob, int64_t v) const {
+    return engine::KnobStart(*engine::DescribeKnob(kind, knob), v, cores_);
   }
   int64_t Records(const SimStage& s, int64_t from_spec) const {
     return s.cost->records >= 0 ? s.cost->records : from_spec;
@@ -126,8 +128,8 @@ class Builder {
         for (const auto& sub_op : il.ops()) {
           ASSIGN_OR_RETURN(sub, Op(sub_op, std::move(sub), depth + 1));
         }
-        const int64_t cycle = Resolve(engine::CycleLength(il), cores_);
-        const int64_t parallel = Resolve(il.num_parallel_calls(), cores_);
+        const int64_t cycle = Start("interleave", "cycle_length", engine::CycleLength(il));
+        const int64_t parallel = Start("interleave", "num_parallel_calls", il.num_parallel_calls());
         record::StageDef& il_def = Def(st);  // defs_ grew with the sub-pipeline's stages
         il_def.asynchronous = parallel != 0;
         il_def.parallelism = parallel != 0 ? parallel : 1;
@@ -135,7 +137,7 @@ class Builder {
                                  parallel, !il.has_deterministic() || il.deterministic());
       }
       case spec::Op::kMap: {
-        const int64_t parallel = Resolve(op.map().num_parallel_calls(), cores_);
+        const int64_t parallel = Start("map", "num_parallel_calls", op.map().num_parallel_calls());
         def.asynchronous = parallel != 0;
         def.parallelism = parallel != 0 ? parallel : 1;
         return MakeSimMap(st, std::move(in), parallel,
@@ -145,7 +147,7 @@ class Builder {
         return MakeSimFilter(st, std::move(in));
       case spec::Op::kShuffle: {
         const auto& s = op.shuffle();
-        const int64_t buffer = Resolve(s.buffer_size(), engine::kShuffleBufferAutotuneStart);
+        const int64_t buffer = Start("shuffle", "buffer_size", s.buffer_size());
         def.buffer_size = buffer;
         return MakeSimShuffle(st, std::move(in), buffer, engine::ShuffleSeed(s),
                               !s.has_reshuffle_each_iteration() || s.reshuffle_each_iteration());
@@ -153,14 +155,13 @@ class Builder {
       case spec::Op::kBatch:
         batched_ = true;
         return MakeSimBatch(st, std::move(in),
-                            Resolve(op.batch().batch_size(), engine::kBatchSizeAutotuneStart),
+                            Start("batch", "batch_size", op.batch().batch_size()),
                             op.batch().drop_remainder());
       case spec::Op::kUnbatch:
         batched_ = false;
         return MakeSimUnbatch(st, std::move(in));
       case spec::Op::kPrefetch: {
-        const int64_t buffer =
-            Resolve(op.prefetch().buffer_size(), engine::kPrefetchBufferAutotuneStart);
+        const int64_t buffer = Start("prefetch", "buffer_size", op.prefetch().buffer_size());
         def.asynchronous = true;
         def.buffer_size = buffer;
         return MakeSimPrefetch(st, std::move(in), buffer);

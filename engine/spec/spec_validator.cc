@@ -6,6 +6,7 @@
 
 #include "engine/core/duration.h"
 #include "engine/io/byte_source.h"
+#include "engine/spec/op_kinds.h"
 #include "engine/spec/op_values.h"
 #include "engine/spec/spec_loader.h"
 #include "engine/work/work_registry.h"
@@ -58,21 +59,33 @@ class Checker {
     errors_.push_back(prefix + (field[0] ? std::string(field) + " " : std::string()) + text);
   }
 
-  // A numeric knob: `min` or more, or AUTOTUNE where allowed.
-  void Knob(const Message& msg, const Where& where, const char* field, int64_t value, int64_t min,
-            bool autotune_ok, const char* why_no_autotune = nullptr) {
-    if (value == kAutotune && (autotune_ok || min > kAutotune)) {
-      if (!autotune_ok) {
+  // A number that is not an op's knob (the training step's, the budget's).
+  void AtLeast(const Message& msg, const Where& where, const char* field, int64_t value,
+               int64_t min) {
+    if (value < min) {
+      Fail(msg, where, field,
+           "must be ≥ " + std::to_string(min) + ", got " + std::to_string(value));
+    }
+  }
+
+  // A numeric knob of an op of `kind`: within its description's range, or AUTOTUNE where
+  // the description allows it.
+  void Knob(const Message& msg, const Where& where, std::string_view kind, const char* field,
+            int64_t value) {
+    const KnobDescription& knob = *DescribeKnob(kind, field);
+    if (value == kAutotune && (knob.autotune || knob.min > kAutotune)) {
+      if (!knob.autotune) {
         Fail(msg, where, field,
              std::string("cannot be AUTOTUNE") +
-                 (why_no_autotune ? std::string(": ") + why_no_autotune : ""));
+                 (knob.fixed_because.empty() ? "" : ": " + std::string(knob.fixed_because)));
       }
       return;
     }
-    if (value < min) {
+    if (value < knob.min || value > knob.max) {
       Fail(msg, where, field,
-           "must be ≥ " + std::to_string(min) + (autotune_ok ? " or AUTOTUNE" : "") + ", got " +
-               std::to_string(value));
+           (value < knob.min ? "must be ≥ " + std::to_string(knob.min)
+                             : "must be ≤ " + std::to_string(knob.max)) +
+               (knob.autotune ? " or AUTOTUNE" : "") + ", got " + std::to_string(value));
     }
   }
 
@@ -211,15 +224,14 @@ void CheckOp(Checker& c, const spec::Op& op, const Where& w, bool& batched) {
       if (il.has_cycle_length() && il.cycle_length() == 0) {
         c.Fail(il, iw, "cycle_length", "must be greater than zero (or AUTOTUNE), got 0");
       } else {
-        c.Knob(il, iw, "cycle_length", CycleLength(il), 1, true);
+        c.Knob(il, iw, "interleave", "cycle_length", CycleLength(il));
       }
       if (il.has_block_length() && il.block_length() == 0) {
         c.Fail(il, iw, "block_length", "must be greater than zero, got 0");
       } else {
-        c.Knob(il, iw, "block_length", BlockLength(il), 1, false,
-               "block_length decides the output order");
+        c.Knob(il, iw, "interleave", "block_length", BlockLength(il));
       }
-      c.Knob(il, iw, "num_parallel_calls", il.num_parallel_calls(), 0, true);
+      c.Knob(il, iw, "interleave", "num_parallel_calls", il.num_parallel_calls());
       CheckOps(c, il, iw, il.ops(), "ops", false);
       batched = false;  // the sub-pipelines' outputs are what come out
       break;
@@ -227,7 +239,7 @@ void CheckOp(Checker& c, const spec::Op& op, const Where& w, bool& batched) {
     case spec::Op::kMap: {
       const auto& m = op.map();
       Where mw = c.Nested(op, w, "map", w.what);
-      c.Knob(m, mw, "num_parallel_calls", m.num_parallel_calls(), 0, true);
+      c.Knob(m, mw, "map", "num_parallel_calls", m.num_parallel_calls());
       CheckWorkFunction(c, m, mw, batched);
       break;
     }
@@ -247,14 +259,12 @@ void CheckOp(Checker& c, const spec::Op& op, const Where& w, bool& batched) {
     }
     case spec::Op::kShuffle: {
       Where sw = c.Nested(op, w, "shuffle", w.what);
-      c.Knob(op.shuffle(), sw, "buffer_size", op.shuffle().buffer_size(), 1, false,
-             "the buffer size decides how random the order is");
+      c.Knob(op.shuffle(), sw, "shuffle", "buffer_size", op.shuffle().buffer_size());
       break;
     }
     case spec::Op::kBatch: {
       Where bw = c.Nested(op, w, "batch", w.what);
-      c.Knob(op.batch(), bw, "batch_size", op.batch().batch_size(), 1, false,
-             "the batch size is part of the output");
+      c.Knob(op.batch(), bw, "batch", "batch_size", op.batch().batch_size());
       batched = true;
       break;
     }
@@ -263,13 +273,13 @@ void CheckOp(Checker& c, const spec::Op& op, const Where& w, bool& batched) {
       break;
     case spec::Op::kPrefetch: {
       Where pw = c.Nested(op, w, "prefetch", w.what);
-      c.Knob(op.prefetch(), pw, "buffer_size", op.prefetch().buffer_size(), 0, true);
+      c.Knob(op.prefetch(), pw, "prefetch", "buffer_size", op.prefetch().buffer_size());
       break;
     }
     case spec::Op::kShard: {
       const auto& s = op.shard();
       Where sw = c.Nested(op, w, "shard", w.what);
-      c.Knob(s, sw, "num_shards", s.num_shards(), 1, false, "it is part of the output");
+      c.Knob(s, sw, "shard", "num_shards", s.num_shards());
       if (s.num_shards() >= 1 && (s.index() < 0 || s.index() >= s.num_shards())) {
         c.Fail(s, sw, "index",
                "must be in [0, num_shards), got " + std::to_string(s.index()) + " of " +
@@ -287,16 +297,14 @@ void CheckOp(Checker& c, const spec::Op& op, const Where& w, bool& batched) {
       break;
     }
     case spec::Op::kRepeat:
-      c.Knob(op.repeat(), c.Nested(op, w, "repeat", w.what), "count", RepeatCount(op.repeat()), -1,
-             false, "use -1 (or leave count out) for forever");
+      c.Knob(op.repeat(), c.Nested(op, w, "repeat", w.what), "repeat", "count",
+             RepeatCount(op.repeat()));
       break;
     case spec::Op::kTake:
-      c.Knob(op.take(), c.Nested(op, w, "take", w.what), "count", op.take().count(), -1, false,
-             "use -1 for all");
+      c.Knob(op.take(), c.Nested(op, w, "take", w.what), "take", "count", op.take().count());
       break;
     case spec::Op::kSkip:
-      c.Knob(op.skip(), c.Nested(op, w, "skip", w.what), "count", op.skip().count(), -1, false,
-             "use -1 for all");
+      c.Knob(op.skip(), c.Nested(op, w, "skip", w.what), "skip", "count", op.skip().count());
       break;
     case spec::Op::KIND_NOT_SET:
       c.Fail(op, w, "", "needs a kind (map, batch, prefetch, ...)");
@@ -389,10 +397,10 @@ Status ValidateSpec(const spec::PipelineSpec& spec, const std::string& source_na
     const auto& ts = spec.train_step();
     Where tw = c.Nested(spec, root, "train_step", "train_step");
     c.Duration(ts, tw, "step_time", ts.step_time(), false);
-    c.Knob(ts, tw, "max_in_flight", ts.max_in_flight(), 0, false);
+    c.AtLeast(ts, tw, "max_in_flight", ts.max_in_flight(), 0);
   }
-  c.Knob(spec.budget(), c.Nested(spec, root, "budget", "budget"), "cpu_cores",
-         spec.budget().cpu_cores(), 0, false);
+  c.AtLeast(spec.budget(), c.Nested(spec, root, "budget", "budget"), "cpu_cores",
+            spec.budget().cpu_cores(), 0);
   return c.Finish();
 }
 

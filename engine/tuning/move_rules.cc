@@ -5,6 +5,7 @@
 #include <optional>
 #include <vector>
 
+#include "engine/spec/op_kinds.h"
 #include "engine/spec/spec_validator.h"
 #include "engine/work/work_registry.h"
 
@@ -22,7 +23,16 @@ bool LeavesValuesUnchanged(const Op& op) {
   const auto& fn = op.map().fn();
   return fn.has_identity() || fn.has_cpu_work() || fn.has_io_wait();
 }
-bool IsCounting(const Op& op) { return op.has_take() || op.has_skip() || op.has_shard(); }
+// take, skip and shard: which elements pass depends on how many came before.
+bool IsCounting(const Op& op) {
+  const OpKindDescription* d = DescribeOp(op);
+  return d && d->ratio == OutputRatio::kCounted;
+}
+// Its output depends on a seed: the op kind (shuffle) or its function (random augmentation).
+bool IsRandom(const Op& op) {
+  const OpKindDescription* d = DescribeOp(op);
+  return (d && d->random) || IsRandomMap(op);
+}
 
 std::string Name(const Op& op) { return "'" + op.name() + "' (" + OpKindName(op) + ")"; }
 
@@ -149,12 +159,18 @@ MoveAssessment AssessChange(const spec::PipelineSpec& before, const spec::Pipeli
       const bool added = side == &after;
       if (op.has_prefetch()) continue;
       if (op.has_cache()) {
-        bool random_before = false;
-        for (int j = 0; j < i; ++j) random_before |= IsRandomMap(side->ops(j));
+        const Op* random_before = nullptr;
+        for (int j = 0; j < i; ++j) {
+          if (IsRandom(side->ops(j))) random_before = &side->ops(j);
+        }
         if (!random_before) continue;
-        return {false,
-                "A cache after a random map freezes its augmentation: every epoch sees "
-                "the first epoch's random results."};
+        if (IsRandomMap(*random_before)) {
+          return {false,
+                  "A cache after a random map freezes its augmentation: every epoch sees "
+                  "the first epoch's random results."};
+        }
+        return {false, "A cache after " + Name(*random_before) +
+                           " freezes the first epoch's order: every later epoch repeats it."};
       }
       return {false, std::string(added ? "Adding " : "Removing ") + Name(op) +
                          " changes what reaches the training step."};

@@ -8,8 +8,8 @@
 // batched form moved across batch (vectorising it); a filter moved across a map that
 // leaves elements unchanged (cpu_work, io_wait, identity); cache added where nothing
 // random runs before it. Changed: shuffle <-> batch, shard after shuffle, repeat <-> shuffle, cache
-// after a random map, a filter moved before the map whose output its predicate reads, batch
-// moved before a map without a batched form, and anything these rules do not know
+// after a random map or a shuffle, a filter moved before the map whose output its predicate reads,
+// batch moved before a map without a batched form, and anything these rules do not know
 // (conservatively: the user is asked).
 
 #include <string>

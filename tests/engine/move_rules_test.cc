@@ -103,6 +103,16 @@ TEST(MoveRulesTest, CacheAfterARandomMapFreezesTheAugmentation) {
   EXPECT_TRUE(AssessChange(det, det_cache).keeps_output);
 }
 
+TEST(MoveRulesTest, AddingACacheAfterAShuffleFreezesTheFirstEpochsOrder) {
+  const auto shuffled = Spec(R"(ops { name: "shuffle" shuffle { buffer_size: 100 } })");
+  auto with_cache = shuffled;
+  with_cache.add_ops()->set_name("cache");
+  with_cache.mutable_ops(1)->mutable_cache();
+  const MoveAssessment a = AssessChange(shuffled, with_cache);
+  EXPECT_FALSE(a.keeps_output) << "shuffle is random (its op kind's description says so)";
+  EXPECT_NE(a.explanation.find("first epoch's order"), std::string::npos) << a.explanation;
+}
+
 TEST(MoveRulesTest, AFilterCannotMoveBeforeTheMapItsPredicateReads) {
   const auto spec = Spec(R"(ops { name: "decode" map { fn { unpack_bits {} } } }
                             ops { name: "keep" filter { predicate { mod_equals { modulus: 2 } } } })");

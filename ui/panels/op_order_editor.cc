@@ -10,7 +10,10 @@
 #include <QPushButton>
 #include <QToolButton>
 #include <QVBoxLayout>
+#include <algorithm>
+#include <limits>
 
+#include "engine/spec/op_kinds.h"
 #include "engine/spec/spec_validator.h"
 #include "engine/tuning/move_rules.h"
 
@@ -22,48 +25,38 @@ QString OpLabel(const spec::Op& op) {
       .arg(QString::fromStdString(op.name()), QString::fromStdString(engine::OpKindName(op)));
 }
 
-// Sets the main argument of a new op of `kind`; false when the kind cannot be added here
-// (maps and filters need a function, interleaves a sub-pipeline: they come from specs).
+// A new op of `kind` with `value` in the knob its description asks for; false when the
+// kind cannot be added here (maps and filters need a function, interleaves a sub-pipeline:
+// they come from specs).
 bool FillNewOp(const QString& kind, int64_t value, spec::Op& op) {
-  if (kind == "prefetch") {
-    op.mutable_prefetch()->set_buffer_size(value);
-  } else if (kind == "shuffle") {
-    op.mutable_shuffle()->set_buffer_size(value);
-  } else if (kind == "batch") {
-    op.mutable_batch()->set_batch_size(value);
-  } else if (kind == "take") {
-    op.mutable_take()->set_count(value);
-  } else if (kind == "skip") {
-    op.mutable_skip()->set_count(value);
-  } else if (kind == "shard") {
-    op.mutable_shard()->set_num_shards(value);
-    op.mutable_shard()->set_index(0);
-  } else if (kind == "cache") {
-    op.mutable_cache();
-  } else if (kind == "repeat") {
-    op.mutable_repeat()->set_count(-1);
-  } else if (kind == "unbatch") {
-    op.mutable_unbatch();
-  } else {
-    return false;
+  const engine::OpKindDescription* d = engine::DescribeOpKind(kind.toStdString());
+  if (!d || !d->addable) return false;
+  const auto* field = op.GetDescriptor()->FindFieldByName(std::string(d->kind));
+  google::protobuf::Message* params = op.GetReflection()->MutableMessage(&op, field);
+  if (!d->new_op_knob.empty()) {
+    const auto* knob = params->GetDescriptor()->FindFieldByName(std::string(d->new_op_knob));
+    params->GetReflection()->SetInt64(params, knob, value);
   }
   return true;
 }
 
 }  // namespace
 
-const std::vector<OpOrderEditor::AddableOp>& OpOrderEditor::AddableOps() {
-  static const std::vector<AddableOp> ops = {
-      {"prefetch", "buffer size", 2},
-      {"shuffle", "buffer size", 1000},
-      {"batch", "batch size", 32},
-      {"take", "count", 1000},
-      {"skip", "count", 100},
-      {"shard", "number of shards", 2},
-      {"cache", "", 0},
-      {"repeat", "", 0},
-      {"unbatch", "", 0},
-  };
+std::vector<OpOrderEditor::AddableOp> OpOrderEditor::AddableOps() {
+  std::vector<AddableOp> ops;
+  for (const engine::OpKindDescription& d : engine::AllOpKinds()) {
+    if (!d.addable) continue;
+    AddableOp op{std::string(d.kind), std::string(d.new_op_knob), d.new_op_value, 0, 0};
+    if (const engine::KnobDescription* knob = engine::DescribeKnob(d.kind, d.new_op_knob)) {
+      op.min = std::max<int64_t>(engine::TuneMin(*knob), 1);  // a new op does something
+      op.max = knob->max;
+    }
+    ops.push_back(std::move(op));
+  }
+  // The ones people add most, first.
+  std::stable_sort(ops.begin(), ops.end(), [](const AddableOp& a, const AddableOp& b) {
+    return (a.kind == "prefetch") > (b.kind == "prefetch");
+  });
   return ops;
 }
 
@@ -102,7 +95,7 @@ OpOrderEditor::OpOrderEditor(QWidget* parent) : QWidget(parent) {
   add_->setPopupMode(QToolButton::InstantPopup);
   auto* menu = new QMenu(add_);
   for (const AddableOp& op : AddableOps()) {
-    menu->addAction(op.kind, this, [this, op] { AskAndAdd(op); });
+    menu->addAction(QString::fromStdString(op.kind), this, [this, op] { AskAndAdd(op); });
   }
   add_->setMenu(menu);
   up_->setToolTip("Move the selected op one place earlier (Alt+Up)");
@@ -184,15 +177,20 @@ bool OpOrderEditor::RequestAdd(const QString& kind, int after_index, int64_t val
 }
 
 void OpOrderEditor::AskAndAdd(const AddableOp& op) {
+  const QString kind = QString::fromStdString(op.kind);
   int64_t value = op.default_value;
-  if (op.argument[0] != '\0') {
+  if (!op.argument.empty()) {
     bool ok = false;
-    value = QInputDialog::getInt(this, QString("Add %1").arg(op.kind),
-                                 QString("%1 for the new %2:").arg(op.argument, op.kind),
-                                 static_cast<int>(op.default_value), 1, 1 << 30, 1, &ok);
+    const auto clamp = [](int64_t v) {
+      return static_cast<int>(std::clamp<int64_t>(v, 0, std::numeric_limits<int>::max()));
+    };
+    value = QInputDialog::getInt(
+        this, QString("Add %1").arg(kind),
+        QString("%1 for the new %2:").arg(QString::fromStdString(op.argument), kind),
+        clamp(op.default_value), clamp(op.min), clamp(op.max), 1, &ok);
     if (!ok) return;
   }
-  RequestAdd(op.kind, selected() >= 0 ? selected() : list_->count() - 1, value);
+  RequestAdd(kind, selected() >= 0 ? selected() : list_->count() - 1, value);
 }
 
 bool OpOrderEditor::eventFilter(QObject* watched, QEvent* event) {

@@ -7,6 +7,8 @@
 
 #include <QString>
 #include <QWidget>
+#include <string>
+#include <vector>
 
 #include "engine/spec/pipeline_spec.pb.h"
 
@@ -29,19 +31,21 @@ class OpOrderEditor : public QWidget {
   // What the list's gestures do, callable directly (tests, keyboard).
   void RequestMove(int from, int to);
   void RequestRemove(int index);
-  // Adds an op of `kind` ("prefetch", "shuffle", "batch", "take", "skip", "shard", "cache",
-  // "repeat", "unbatch") after the op at `after` (-1: first), with `value` as its main
-  // argument (buffer size, batch size, count, number of shards). False for an unknown kind.
+  // Adds an op of `kind` (an addable kind of engine/spec/op_kinds.h: prefetch, shuffle,
+  // batch, take, skip, shard, cache, repeat, unbatch) after the op at `after` (-1: first),
+  // with `value` as the knob its description asks for (buffer_size, batch_size, count,
+  // num_shards). False for a kind that cannot be added here.
   bool RequestAdd(const QString& kind, int after, int64_t value);
 
-  // The ops a person can add, with the argument each one asks for and its default
-  // (argument empty: none).
+  // The ops a person can add, from the op kinds' descriptions: the knob each one asks for
+  // (empty: none), its proposal and its range.
   struct AddableOp {
-    const char* kind;
-    const char* argument;
-    int64_t default_value;
+    std::string kind;
+    std::string argument;
+    int64_t default_value = 0;
+    int64_t min = 0, max = 0;
   };
-  static const std::vector<AddableOp>& AddableOps();
+  static std::vector<AddableOp> AddableOps();
 
  signals:
   void ChangeRequested(const spec::PipelineSpec& after, const QString& description);

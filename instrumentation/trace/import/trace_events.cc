@@ -436,7 +436,7 @@ engine::Status ParseRepaired(std::string_view json, size_t offset, size_t file_s
     repaired.resize(size + simdjson::SIMDJSON_PADDING, '\0');
     s.Rewind(before);  // a failed attempt may have added some
     bool again = false;
-    const engine::Status status =
+    engine::Status status =
         ParseDocument(std::string_view(repaired.data(), size), offset, file_size, source, s, again);
     if (!status.ok()) {
       if (again) continue;
@@ -453,7 +453,7 @@ engine::Status ParseRepaired(std::string_view json, size_t offset, size_t file_s
 
 engine::Status ParseWhole(std::string_view json, const std::string& source, Session& s) {
   bool cut = false;
-  const engine::Status status = ParseDocument(json, 0, json.size(), source, s, cut);
+  engine::Status status = ParseDocument(json, 0, json.size(), source, s, cut);
   if (status.ok()) {
     CheckTrailingText(json, s.after_events, json[SkipSpace(json, 0)] == '{', source, s.out);
     return status;
@@ -464,7 +464,7 @@ engine::Status ParseWhole(std::string_view json, const std::string& source, Sess
   // and report the rest.
   const size_t end = BracketClose(json, SkipSpace(json, 0), 0);
   if (end != std::string_view::npos && SkipSpace(json, end) < json.size()) {
-    const engine::Status whole = ParseDocument(json.substr(0, end), 0, json.size(), source, s, cut);
+    engine::Status whole = ParseDocument(json.substr(0, end), 0, json.size(), source, s, cut);
     if (whole.ok()) {
       CheckTrailingText(json, s.after_events, json[SkipSpace(json, 0)] == '{', source, s.out);
       return whole;
@@ -535,12 +535,13 @@ void CheckTrailingText(std::string_view t, size_t after, bool object_form,
 // read as zeros, which is why nothing may.
 size_t ReleasePages(std::string_view t, size_t released, size_t upto) {
   static const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-  const auto base = reinterpret_cast<uintptr_t>(t.data());
-  const uintptr_t from = (base + released + page - 1) / page * page;
-  const uintptr_t to = (base + upto) / page * page;
+  // Offsets from the text's start to its first and last whole pages in the range.
+  const size_t misalign = reinterpret_cast<uintptr_t>(t.data()) % page;
+  const size_t from = (misalign + released + page - 1) / page * page - misalign;
+  const size_t to = (misalign + upto) / page * page - misalign;
   if (to >= from + (size_t{4} << 20)) {  // in steps of 4 MB or more: one call per piece
-    madvise(reinterpret_cast<void*>(from), to - from, MADV_DONTNEED);
-    return to - base;
+    madvise(const_cast<char*>(t.data()) + from, to - from, MADV_DONTNEED);
+    return to;
   }
   return released;
 }

@@ -1,0 +1,82 @@
+// The op kinds' descriptions (engine/spec/op_kinds.h) against the spec's proto, which
+// nothing else ties them to: every kind of Op has one description, every knob it names is an
+// integer field of that kind's message, and each knob's AUTOTUNE start and range are what
+// both builders and the validator then use.
+#include "engine/spec/op_kinds.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "engine/spec/spec_loader.h"
+#include "engine/spec/spec_validator.h"
+
+namespace pipescope::engine {
+namespace {
+
+using google::protobuf::FieldDescriptor;
+
+TEST(OpKindsTest, EveryOpKindHasOneDescriptionAndItsKnobsAreFieldsOfItsMessage) {
+  const auto* oneof = spec::Op::descriptor()->FindOneofByName("kind");
+  ASSERT_NE(oneof, nullptr);
+  std::set<std::string> described;
+  for (const OpKindDescription& d : AllOpKinds()) {
+    EXPECT_TRUE(described.insert(std::string(d.kind)).second) << d.kind << " twice";
+  }
+  EXPECT_EQ(described.size(), static_cast<size_t>(oneof->field_count()));
+  for (int i = 0; i < oneof->field_count(); ++i) {
+    const FieldDescriptor* kind = oneof->field(i);
+    const OpKindDescription* d = DescribeOpKind(kind->name());
+    ASSERT_NE(d, nullptr) << kind->name() << " has no description";
+    EXPECT_EQ(static_cast<int>(d->kind_case), kind->number()) << kind->name();
+    for (const KnobDescription& knob : d->knobs) {
+      const FieldDescriptor* field = kind->message_type()->FindFieldByName(std::string(knob.name));
+      ASSERT_NE(field, nullptr) << kind->name() << "." << knob.name;
+      EXPECT_EQ(field->cpp_type(), FieldDescriptor::CPPTYPE_INT64)
+          << kind->name() << "." << knob.name;
+      EXPECT_LE(TuneMin(knob), knob.max) << kind->name() << "." << knob.name;
+      EXPECT_TRUE(knob.autotune || !knob.fixed_because.empty())
+          << kind->name() << "." << knob.name << ": say why it cannot be AUTOTUNE";
+      EXPECT_FALSE(knob.autotune && knob.decides_output) << kind->name() << "." << knob.name;
+    }
+    if (d->addable && !d->new_op_knob.empty())
+      EXPECT_NE(DescribeKnob(d->kind, d->new_op_knob), nullptr) << kind->name();
+  }
+}
+
+TEST(OpKindsTest, AutotuneStartsWhereTheDescriptionSays) {
+  EXPECT_EQ(KnobStart(*DescribeKnob("map", "num_parallel_calls"), kAutotune, 6), 6)
+      << "parallelism starts at the CPU budget";
+  EXPECT_EQ(KnobStart(*DescribeKnob("prefetch", "buffer_size"), kAutotune, 6), 2);
+  EXPECT_EQ(KnobStart(*DescribeKnob("prefetch", "buffer_size"), 5, 6), 5) << "a written value";
+  EXPECT_EQ(TuneMin(*DescribeKnob("map", "num_parallel_calls")), 1)
+      << "a tuner never makes a parallel map synchronous";
+  EXPECT_EQ(TuneMin(*DescribeKnob("prefetch", "buffer_size")), 0);
+}
+
+TEST(OpKindsTest, TheValidatorReadsRangesAndReasonsFromTheDescriptions) {
+  auto check = [](const std::string& op) {
+    auto spec = ParseSpecText("source { range { stop: 10 } } ops { name: \"x\" " + op + " }",
+                              "kinds.pbtxt");
+    if (!spec.ok()) return spec.status().message();  // parsing validates
+    return ValidateSpec(*spec, "kinds.pbtxt").message();
+  };
+  EXPECT_NE(check("map { fn { identity {} } num_parallel_calls: 257 }").find("must be ≤ 256"),
+            std::string::npos);
+  EXPECT_NE(check("batch { batch_size: -1 }")
+                .find("cannot be AUTOTUNE: the batch size is part "
+                      "of the output"),
+            std::string::npos);
+  EXPECT_NE(check("shuffle { buffer_size: 0 }").find("must be ≥ 1, got 0"), std::string::npos);
+  EXPECT_EQ(check("prefetch { buffer_size: -1 }"), "") << "AUTOTUNE is allowed";
+}
+
+TEST(OpKindsTest, PeopleReadOrderAndRatio) {
+  EXPECT_EQ(DescribeForPeople(*DescribeOpKind("map")),
+            "map keeps order (unless deterministic: false); one element per element in");
+  EXPECT_EQ(DescribeForPeople(*DescribeOpKind("shuffle")),
+            "shuffle reorders at random; one element per element in");
+}
+
+}  // namespace
+}  // namespace pipescope::engine
