@@ -206,8 +206,7 @@ void MainWindow::BuildDocks() {
   auto* verdict_box = new QWidget(this);
   auto* verdict_layout = new QVBoxLayout(verdict_box);
   verdict_ = new QLabel("No trace open.", verdict_box);
-  gap_label_ =
-      new QLabel("Click a red gap in the consumer lane to see which op caused it.", verdict_box);
+  gap_label_ = new QLabel(kGapHint, verdict_box);
   tuning_label_ = new QLabel(verdict_box);
   tuning_label_->hide();
   for (QLabel* l : {verdict_, tuning_label_, gap_label_}) {
@@ -465,7 +464,7 @@ void MainWindow::Show(std::shared_ptr<trace::Model> model, std::mutex* lock, con
   sel_t0_ = sel_t1_ = 0;
   setWindowTitle(title + " - Pipescope");
   timeline_->SetModel(model_, lock, lock != nullptr);
-  gap_label_->setText("Click a red gap in the consumer lane to see which op caused it.");
+  gap_label_->setText(kGapHint);
   {
     // Notes change only when added or removed here; a run records none of its own.
     const auto guard = LockModel(lock);

@@ -31,6 +31,10 @@ class NotesPanel;
 class LessonsPanel;
 class CompareWindow;
 
+// What the Verdict dock says until a gap is clicked.
+inline constexpr const char* kGapHint =
+    "Click a red gap in the consumer or device lane to see what caused it.";
+
 class MainWindow : public QMainWindow {
   Q_OBJECT
  public:

@@ -8,8 +8,13 @@
 #include <QSettings>
 #include <QStatusBar>
 #include <QThread>
+#include <algorithm>
 #include <chrono>
+#include <string>
+#include <utility>
+#include <vector>
 
+#include "engine/core/duration.h"
 #include "engine/spec/spec_loader.h"
 #include "engine/tuning/move_rules.h"
 #include "instrumentation/trace/import/framework_report.h"
@@ -21,6 +26,24 @@
 #include "ui/timeline/timeline_widget.h"
 
 namespace pipescope::ui {
+namespace {
+
+// "\n\nThe device idled 1.05 s in 245 gaps (longest 9.0 ms): input: decode 0.95 s, ..."
+QString DeviceGapsText(const trace::DeviceGapSummary& g) {
+  if (!g.measured || g.count == 0) return {};
+  std::vector<std::pair<int64_t, std::string>> causes;
+  for (const auto& [cause, ns] : g.by_cause_ns) causes.emplace_back(ns, cause);
+  std::sort(causes.rbegin(), causes.rend());
+  std::string text = "\n\nThe device idled " + engine::FormatDuration(g.total_ns) + " in " +
+                     std::to_string(g.count) + (g.count == 1 ? " gap" : " gaps") + " (longest " +
+                     engine::FormatDuration(g.longest_ns) + ")";
+  for (size_t i = 0; i < causes.size() && i < 3; ++i)
+    text +=
+        (i == 0 ? ": " : "; ") + causes[i].second + " " + engine::FormatDuration(causes[i].first);
+  return QString::fromStdString(text + ".");
+}
+
+}  // namespace
 namespace {
 
 constexpr int64_t kLiveWindowNs = 2'000'000'000;  // live statistics cover the newest 2 s
@@ -250,14 +273,16 @@ void MainWindow::Refresh() {
     // tf.data wait, device activity).
     const auto summary =
         trace::SummarizeFramework(*model_, sel_t0_, sel_t1_ > sel_t0_ ? sel_t1_ : 0);
-    verdict_->setText(QString::fromStdString(summary.verdict));
+    verdict_->setText(QString::fromStdString(summary.verdict) +
+                      DeviceGapsText(summary.device_gaps));
     status_->setText(
         QString::asprintf("imported %s trace   %lld steps   input wait %.0f%%   device busy %.0f%%",
                           summary.framework.c_str(), static_cast<long long>(summary.steps),
                           100 * summary.input_wait_fraction, 100 * summary.device_busy_fraction));
     return;
   }
-  verdict_->setText(QString::fromStdString(analysis_.verdict.text));
+  verdict_->setText(QString::fromStdString(analysis_.verdict.text) +
+                    DeviceGapsText(analysis_.device_gaps));
   // A simulated trace says so, and on which cost model: its figures are virtual time.
   const std::string simulated = model_->run_info().simulated
                                     ? "SIMULATED (" + model_->run_info().cost_model + " costs)   "

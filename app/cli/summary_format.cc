@@ -1,6 +1,9 @@
 #include "app/cli/summary_format.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <utility>
+#include <vector>
 
 #include "engine/core/duration.h"
 
@@ -9,6 +12,35 @@ namespace {
 
 std::string OpName(const SummaryContext& c, uint16_t op) {
   return op < c.op_names.size() ? c.op_names[op] : "op " + std::to_string(op);
+}
+
+nlohmann::json DeviceGapsToJson(const trace::DeviceGapSummary& g) {
+  nlohmann::json by_cause = nlohmann::json::object();
+  for (const auto& [cause, ns] : g.by_cause_ns) by_cause[cause] = static_cast<double>(ns) / 1e9;
+  return {{"measured", g.measured},
+          {"count", g.count},
+          {"total_s", static_cast<double>(g.total_ns) / 1e9},
+          {"longest_s", static_cast<double>(g.longest_ns) / 1e9},
+          {"by_cause", by_cause}};
+}
+
+// "device gaps: 120, 1.25 s (longest 40.0 ms): input: decode 1.10 s, the host ... 0.15 s".
+std::string DeviceGapsToText(const trace::DeviceGapSummary& g) {
+  if (!g.measured) return "";
+  char line[160];
+  std::snprintf(line, sizeof line, "device gaps          %lld, %.3f s (longest %.1f ms)",
+                static_cast<long long>(g.count), static_cast<double>(g.total_ns) / 1e9,
+                static_cast<double>(g.longest_ns) / 1e6);
+  std::string out = line;
+  std::vector<std::pair<int64_t, std::string>> causes;
+  for (const auto& [cause, ns] : g.by_cause_ns) causes.emplace_back(ns, cause);
+  std::sort(causes.rbegin(), causes.rend());
+  for (size_t i = 0; i < causes.size() && i < 3; ++i) {
+    std::snprintf(line, sizeof line, "%s %s %.3f s", i == 0 ? ":" : ",", causes[i].second.c_str(),
+                  static_cast<double>(causes[i].first) / 1e9);
+    out += line;
+  }
+  return out + "\n";
 }
 
 }  // namespace
@@ -39,6 +71,7 @@ nlohmann::json SummaryToJson(const trace::RangeAnalysis& a, const SummaryContext
   j["input_wait_fraction"] = a.input_wait_fraction;
   j["device_busy_fraction"] = a.device_busy_fraction;
   j["device_busy_source"] = a.device_busy_source;
+  j["device_gaps"] = DeviceGapsToJson(a.device_gaps);
   j["end_of_data"] = c.end_of_data;
   j["recorded"] = c.recorded;
   j["events"] = c.events;
@@ -97,6 +130,7 @@ std::string SummaryToText(const trace::RangeAnalysis& a, const SummaryContext& c
   std::snprintf(line, sizeof line, "input wait %.1f%% of the time, device busy %.1f%%\n",
                 100 * a.input_wait_fraction, 100 * a.device_busy_fraction);
   out += line;
+  out += DeviceGapsToText(a.device_gaps);
   if (!c.recorded) return out + "(not recorded: no per-op figures)\n";
   if (a.dropped_events > 0) {
     std::snprintf(line, sizeof line,
@@ -116,7 +150,7 @@ std::string SummaryToText(const trace::RangeAnalysis& a, const SummaryContext& c
   for (const auto& st : a.stages) {
     const std::string name = std::string(static_cast<size_t>(2 * st.depth), ' ') + st.name;
     std::snprintf(line, sizeof line,
-                  "%-22s %-12s %5.0f %6.0f %10lld %10.1fus %5.0f%% %6.0f%% %6.0f%% %6.0f%%\n",
+                  "%-22s %-12s %5.0f %6.0f %10lld %9.1f µs %5.0f%% %6.0f%% %6.0f%% %6.0f%%\n",
                   name.c_str(), st.op.c_str(), st.parallelism, st.buffer_size,
                   static_cast<long long>(st.elements), st.self_ns_per_element / 1e3,
                   100 * st.busy_fraction, 100 * st.waiting_input_fraction,
@@ -135,6 +169,7 @@ nlohmann::json FrameworkSummaryToJson(const trace::FrameworkSummary& s,
           {"input_wait_fraction", s.input_wait_fraction},
           {"device_busy_fraction", s.device_busy_fraction},
           {"device_activity", s.has_device_activity},
+          {"device_gaps", DeviceGapsToJson(s.device_gaps)},
           {"dominant_op", s.dominant_op},
           {"dominant_op_share", s.dominant_op_share},
           {"input_bound", s.input_bound},
@@ -158,6 +193,7 @@ std::string FrameworkSummaryToText(const trace::FrameworkSummary& s) {
                   100 * s.device_busy_fraction, of);
     out += line;
   }
+  out += DeviceGapsToText(s.device_gaps);
   if (!s.dominant_op.empty()) {
     std::snprintf(line, sizeof line,
                   "heaviest tf.data op  %s (%.0f%% of the iterators' own time)\n",

@@ -164,6 +164,7 @@ RangeAnalysis Analyze(const Model& model, int64_t t0, int64_t t1) {
       f.caused_wait_share = static_cast<double>(it->second) / static_cast<double>(total);
     }
   }
+  r.device_gaps = SummarizeDeviceGaps(model, t0, t1, &caused);
   r.verdict = MakeVerdict(r, model.run_info().machine.cpu_budget);
   return r;
 }

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "instrumentation/trace/device_gaps.h"
 #include "instrumentation/trace/model.h"
 
 namespace pipescope::trace {
@@ -54,6 +55,7 @@ struct RangeAnalysis {
   double device_busy_fraction = 0;
   std::string device_busy_source;  // "cupti" (GPU activity), "steps" (step spans) or ""
   uint64_t dropped_events = 0;
+  DeviceGapSummary device_gaps;      // total_ns is the range less device busy
   std::vector<StageFigures> stages;  // pipeline order
   Verdict verdict;
 };

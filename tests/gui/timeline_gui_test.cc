@@ -10,6 +10,7 @@
 #include <QWheelEvent>
 
 #include "gui_test_support.h"
+#include "instrumentation/trace/device_gaps.h"
 #include "ui/main_window.h"
 #include "ui/timeline/timeline_widget.h"
 
@@ -154,6 +155,31 @@ TEST_F(TimelineGuiTest, ClickingARedGapNamesTheOpThatCausedIt) {
     explained |= l->text().contains("caused by decode");
   EXPECT_TRUE(explained) << "the Verdict dock says which op caused the wait";
   window_->grab().save("timeline_gap.png");
+}
+
+TEST_F(TimelineGuiTest, ClickingTheDevicesIdleTimeNamesItsCause) {
+  // The longest device gap in the steady state, from the gaps the trace model lists.
+  std::pair<int64_t, int64_t> longest{0, 0};
+  for (const auto& gap :
+       trace::DeviceGaps(*model_, model_->duration_ns() / 4, model_->duration_ns()))
+    if (gap.second - gap.first > longest.second - longest.first) longest = gap;
+  const auto [start, end] = longest;
+  ASSERT_GT(end, start);
+  timeline_->SetView(start - (end - start), end + (end - start));
+  QTest::qWait(50);
+  QTest::mouseClick(timeline_, Qt::LeftButton, Qt::NoModifier, At((start + end) / 2, 1));
+  QTest::qWait(150);
+  const auto& gap = timeline_->gap();
+  ASSERT_TRUE(gap.active);
+  EXPECT_TRUE(gap.device) << "lane 1 is the device";
+  EXPECT_EQ(gap.start, start);
+  EXPECT_EQ(gap.end, end);
+  EXPECT_NE(gap.text.find("input: decode"), std::string::npos) << gap.text;
+  bool summarised = false;
+  for (QLabel* l : window_->findChildren<QLabel*>())
+    summarised |= l->text().contains("The device idled");
+  EXPECT_TRUE(summarised) << "the Verdict dock sums the device gaps up";
+  window_->grab().save("timeline_device_gap.png");
 }
 
 TEST_F(TimelineGuiTest, CtrlDraggingMeasuresBetweenSpanEdges) {

@@ -4,10 +4,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <thread>
 
+#include "app/session/recorded_run.h"
 #include "engine/spec/spec_loader.h"
+#include "instrumentation/trace/analysis.h"
 #include "tests/engine/test_support.h"
 
 namespace pipescope::session {
@@ -61,6 +64,53 @@ TEST(MeasurementTest, CancelEndsALongMeasurement) {
   EXPECT_EQ(MeasureSpec(Spec("source { synthetic { records: 1 } }"), 1, &canceller).status().code(),
             engine::StatusCode::kCancelled)
       << "a cancelled canceller ends the next measurement before it starts";
+}
+
+}  // namespace
+}  // namespace pipescope::session
+
+namespace pipescope::session {
+namespace {
+
+// Device gaps on a recorded run with the simulated device: the time no step runs, as the
+// test counts it from the step track, whatever the machine's speed; every gap has a cause.
+TEST(DeviceGapsTest, ARecordedRunsGapsAreTheTimeWithoutAStep) {
+  auto spec =
+      engine::LoadSpecFile(std::string(PIPESCOPE_RESOURCES) + "/pipelines/input_bound_demo.pbtxt");
+  ASSERT_TRUE(spec.ok()) << spec.status().message();
+  RecordedRunOptions options;
+  options.run.max_steps = 20;
+  auto run = RunRecorded(*spec, options);
+  ASSERT_TRUE(run.ok() && run->run_status.ok());
+  const trace::Model& m = *run->model;
+  const trace::Track* steps = m.FindTrack({record::EventKind::kStep, record::kDeviceOp, 0});
+  ASSERT_NE(steps, nullptr);
+  ASSERT_GE(steps->size(), 20u);
+  int64_t busy = 0, previous_end = 0, longest = 0, gaps = 0;
+  for (size_t i = 0; i < steps->size(); ++i) {
+    ASSERT_GE(steps->start(i), previous_end) << "the simulated device runs one step at a time";
+    if (steps->start(i) > previous_end) {
+      ++gaps;
+      longest = std::max(longest, steps->start(i) - previous_end);
+    }
+    busy += steps->end(i) - steps->start(i);
+    previous_end = steps->end(i);
+  }
+  if (m.duration_ns() > previous_end) {
+    ++gaps;
+    longest = std::max(longest, m.duration_ns() - previous_end);
+  }
+  const trace::DeviceGapSummary g = trace::Analyze(m).device_gaps;
+  EXPECT_TRUE(g.measured);
+  EXPECT_EQ(g.count, gaps);
+  EXPECT_EQ(g.total_ns, m.duration_ns() - busy);
+  EXPECT_EQ(g.longest_ns, longest);
+  int64_t by_cause = 0;
+  for (const auto& [cause, ns] : g.by_cause_ns) {
+    EXPECT_FALSE(cause.empty());
+    by_cause += ns;
+  }
+  EXPECT_EQ(by_cause, g.total_ns);
 }
 
 }  // namespace

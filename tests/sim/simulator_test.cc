@@ -360,3 +360,55 @@ TEST(SimulatorTest, BuildErrorsNameTheOp) {
 
 }  // namespace
 }  // namespace pipescope::sim
+
+namespace pipescope::sim {
+namespace {
+
+// Device gaps on a simulated run: the device (simulated: busy while a step runs) idles
+// wherever no step runs. The test walks the step track itself for the expected figures, and
+// an input-bound pipeline's gaps are caused by its slow map.
+TEST(SimulatorTest, DeviceGapsAreTheTimeWithoutAStepAndNameTheSlowOp) {
+  const std::string spec = Pipeline(
+      R"(ops { name: "decode" map { fn { cpu_work { duration: "4ms" } } num_parallel_calls: 1 } }
+         ops { name: "p" prefetch { buffer_size: 2 } })",
+      "range { start: 0 stop: 100000 }", "1ms");
+  SimRun r = Simulated(spec, 2);
+  const trace::Model& m = *r.model;
+  const trace::Track* steps = m.FindTrack({record::EventKind::kStep, record::kDeviceOp, 0});
+  ASSERT_NE(steps, nullptr);
+  int64_t busy = 0, gaps = 0, longest = 0, previous_end = 0;
+  for (size_t i = 0; i < steps->size(); ++i) {
+    busy += steps->end(i) - steps->start(i);
+    if (steps->start(i) > previous_end) {
+      ++gaps;
+      longest = std::max(longest, steps->start(i) - previous_end);
+    }
+    previous_end = steps->end(i);
+  }
+  if (previous_end < m.duration_ns()) {
+    ++gaps;
+    longest = std::max(longest, m.duration_ns() - previous_end);
+  }
+  const trace::RangeAnalysis a = trace::Analyze(m);
+  const trace::DeviceGapSummary& g = a.device_gaps;
+  EXPECT_TRUE(g.measured);
+  EXPECT_EQ(g.count, gaps);
+  EXPECT_EQ(g.total_ns, m.duration_ns() - busy);
+  EXPECT_EQ(g.longest_ns, longest);
+  EXPECT_NEAR(static_cast<double>(g.total_ns) / static_cast<double>(m.duration_ns()),
+              1 - a.device_busy_fraction, 1e-9)
+      << "gaps and device busy are measured the same way";
+  int64_t by_cause = 0;
+  for (const auto& [cause, ns] : g.by_cause_ns) by_cause += ns;
+  EXPECT_EQ(by_cause, g.total_ns);
+  ASSERT_TRUE(g.by_cause_ns.count("input: decode")) << "the 4 ms map starves a 1 ms step";
+  EXPECT_GT(g.by_cause_ns.at("input: decode"), g.total_ns / 2);
+  // One gap, clicked: the same cause.
+  const auto list = trace::DeviceGaps(m, 0, m.duration_ns());
+  ASSERT_GT(list.size(), 10u);
+  const auto [start, end] = list[list.size() / 2];
+  EXPECT_EQ(trace::DeviceGapCause(m, start, end), "input: decode");
+}
+
+}  // namespace
+}  // namespace pipescope::sim

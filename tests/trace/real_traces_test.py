@@ -66,6 +66,24 @@ def overlap(xs, ys):
     return total
 
 
+def subtract(within, busy):
+    """What the disjoint sorted intervals `within` cover and `busy` do not."""
+    out, j = [], 0
+    for a, b in within:
+        start = a
+        while j < len(busy) and busy[j][1] <= start:
+            j += 1
+        k = j
+        while k < len(busy) and busy[k][0] < b:
+            if busy[k][0] > start:
+                out.append((start, busy[k][0]))
+            start = max(start, busy[k][1])
+            k += 1
+        if start < b:
+            out.append((start, b))
+    return out
+
+
 def expected(path):
     opener = gzip.open if path.endswith(".gz") else open
     with opener(path, "rb") as f:
@@ -106,6 +124,8 @@ def expected(path):
     pairs = sum(1 for v in flows.values() if v["s"] == 1 and v["f"] == 1)
     step_union = union(steps)
     step_ns = sum(b - a for a, b in step_union)
+    # Device gaps: step time with nothing on any stream.
+    gaps = subtract(step_union, union(device)) if device else []
     top = sorted(names.items(), key=lambda kv: (-kv[1], kv[0]))[:5]
     return {
         "steps": len(steps),
@@ -118,6 +138,9 @@ def expected(path):
         "max_depth": max_depth,
         "flows": pairs,
         "top_names": top,
+        "gap_count": len(gaps),
+        "gap_total_s": sum(b - a for a, b in gaps) / 1e9,
+        "gap_longest_s": max((b - a for a, b in gaps), default=0) / 1e9,
     }
 
 
@@ -172,6 +195,11 @@ def main():
             ("device_streams", spans["device_streams"], want["device_streams"], 0),
             ("max_depth", spans["max_depth"], want["max_depth"], 0),
             ("flows", spans["flows"], want["flows"], 0),
+            ("device_gaps.count", got["device_gaps"]["count"], want["gap_count"], 0),
+            ("device_gaps.total_s", got["device_gaps"]["total_s"], want["gap_total_s"], 1e-9),
+            ("device_gaps.longest_s", got["device_gaps"]["longest_s"], want["gap_longest_s"], 1e-9),
+            ("device_gaps.by_cause sums to total_s", sum(got["device_gaps"]["by_cause"].values()),
+             want["gap_total_s"], 1e-9),
         ]
         for i, ((name, cat), total_ns) in enumerate(want["top_names"]):
             entry = spans["names"][i]

@@ -85,6 +85,41 @@ void TimelineWidget::DrawSpanLane(const Lane& lane, float y, float height, bool 
   }
 }
 
+void TimelineWidget::DrawDeviceGaps(const Lane& lane, float y, float height) {
+  ImDrawList* draw = ImGui::GetWindowDrawList();
+  const int pixels = std::max(1, static_cast<int>(axis_.width));
+  const double bucket_ns = axis_.span() / pixels;
+  const bool imported = !model_->run_info().imported_from.empty();
+  // Busy: the device's own records where it has them (the sum over streams, at most the
+  // pixel: a per-pixel summary has no union), else its steps.
+  device_busy_.assign(static_cast<size_t>(pixels), 0.0);
+  bool any = false;
+  for (EventKind kind : {EventKind::kGpuKernel, EventKind::kGpuMemcpy, EventKind::kGpuMemset}) {
+    for (const trace::Track* t : model_->TracksOf(kind, record::kDeviceOp)) {
+      any = true;
+      t->Summarize(axis_.t0, axis_.t1, pixels, buckets_);
+      for (int p = 0; p < pixels; ++p)
+        device_busy_[static_cast<size_t>(p)] +=
+            static_cast<double>(buckets_[static_cast<size_t>(p)].covered_ns);
+    }
+  }
+  if (imported && !any) return;  // nothing says when the device idled
+  const trace::Track* steps = lane.tracks[0];
+  steps->Summarize(axis_.t0, axis_.t1, pixels, buckets_);
+  for (int p = 0; p < pixels; ++p) {
+    const auto step_ns = static_cast<double>(buckets_[static_cast<size_t>(p)].covered_ns);
+    const double busy = any ? std::min(device_busy_[static_cast<size_t>(p)], bucket_ns) : step_ns;
+    // A recording's device idles wherever it is not busy; an imported trace's within steps.
+    const double window = imported ? step_ns : bucket_ns;
+    const double idle = std::max(0.0, window - busy);
+    if (idle < bucket_ns * 0.02) continue;
+    const float h = CoveredHeight(idle, bucket_ns, height);
+    draw->AddRectFilled(ImVec2(axis_.x + static_cast<float>(p), y),
+                        ImVec2(axis_.x + static_cast<float>(p + 1), y + h),
+                        WithAlpha(ColorOf(EventKind::kInputWait), 200));
+  }
+}
+
 void TimelineWidget::OutlineMatchingSpans(const Lane& lane, float y, float height) {
   // The spans whose name matches the search, outlined; at most kMaxOutlines a lane and
   // frame (zoomed out, thousands of matches are one band anyway).
@@ -326,7 +361,8 @@ void TimelineWidget::DrawOverlays(float top, float bottom) {
     const float b = clamp_x(std::max(axis_.ToPixel(gap_.end), axis_.ToPixel(gap_.start) + 2));
     lane_rows(
         [&](const Lane& l) {
-          return l.kind == LaneKind::kConsumer || (l.op == gap_.op && l.kind == LaneKind::kOp);
+          return (gap_.device ? l.kind == LaneKind::kDevice : l.kind == LaneKind::kConsumer) ||
+                 (l.op == gap_.op && l.kind == LaneKind::kOp);
         },
         [&](float y0, float y1) {
           draw->AddRectFilled(ImVec2(a, y0), ImVec2(b, y1), WithAlpha(palette_.highlight, 90));

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "instrumentation/trace/device_gaps.h"
 #include "instrumentation/trace/gap_attribution.h"
 #include "ui/model_lock.h"
 #include "ui/timeline/timeline_layout.h"
@@ -204,6 +205,7 @@ bool TimelineWidget::ExplainGapLocked(int64_t t) {
     if (i >= waits->size() || waits->start(i) > t) continue;
     const trace::GapCause cause = trace::AttributeGap(*model_, waits->start(i), waits->end(i));
     gap_.active = true;
+    gap_.device = false;
     gap_.start = waits->start(i);
     gap_.end = waits->end(i);
     gap_.op = cause.op;
@@ -219,6 +221,32 @@ bool TimelineWidget::ExplainGapLocked(int64_t t) {
     return true;
   }
   return false;
+}
+
+bool TimelineWidget::ExplainDeviceGapAt(int64_t t) {
+  const auto guard = LockModel(lock_);
+  return ExplainDeviceGapLocked(t);
+}
+
+bool TimelineWidget::ExplainDeviceGapLocked(int64_t t) {
+  if (!model_) return false;
+  const auto gap = trace::DeviceGapAt(*model_, t);
+  if (!gap) return false;
+  gap_.active = true;
+  gap_.device = true;
+  gap_.start = gap->first;
+  gap_.end = gap->second;
+  const std::string cause = trace::DeviceGapCause(*model_, gap->first, gap->second);
+  gap_.op = -1;
+  if (cause.starts_with("input: ")) {
+    if (const record::StageDef* stage = model_->StageNamed(cause.substr(7))) gap_.op = stage->id;
+  }
+  gap_.text = "The device was idle " + FormatDuration(gap_.end - gap_.start) + " at " +
+              FormatDuration(gap_.start) + ": " + cause + ".";
+  const QString text = QString::fromStdString(gap_.text);
+  Later([this, text] { emit GapExplained(text); });
+  update();
+  return true;
 }
 
 int TimelineWidget::HighlightElement(uint64_t element, int64_t t) {
@@ -369,6 +397,7 @@ void TimelineWidget::Click(float mouse_y, int64_t t) {
   if (lane_index < 0) return;
   const Lane& lane = lanes_[static_cast<size_t>(lane_index)];
   if (lane.kind == LaneKind::kConsumer && ExplainGapLocked(t)) return;
+  if (lane.kind == LaneKind::kDevice && ExplainDeviceGapLocked(t)) return;
   for (int k = lane.track_count - 1; k >= 0; --k) {
     const trace::Track* track = lane.tracks[k];
     const size_t i = track->FirstEndingAfter(t);
@@ -393,6 +422,8 @@ void TimelineWidget::ContextMenu() {
     Later([this] { SetSelection(0, 0); });
   }
   if (ImGui::MenuItem("Explain the wait here", nullptr, false, true)) ExplainGapLocked(t);
+  if (ImGui::MenuItem("Explain the device's idle time here", nullptr, false, true))
+    ExplainDeviceGapLocked(t);
   ImGui::EndPopup();
 }
 
@@ -444,6 +475,8 @@ void TimelineWidget::DrawImGui() {
       } else {
         const bool named_match = LaneHasMatchingSpans(lane);
         DrawSpanLane(lane, y, h, !search_.empty() && !match && !named_match);
+        if (lane.kind == LaneKind::kDevice && lane.tracks[0]->key().kind == EventKind::kStep)
+          DrawDeviceGaps(lane, y, h);
         if (named_match) OutlineMatchingSpans(lane, y, h);
       }
       if (match) {

@@ -29,9 +29,11 @@ namespace pipescope::ui {
 class TimelineWidget : public ImGuiGlWidget {
   Q_OBJECT
  public:
-  // What a click on a consumer gap found: the wait and the op that caused it.
+  // What a click on a gap found: the consumer's wait, or the device's idle time, and what
+  // caused it (an op of the pipeline, or in an imported trace what the host was doing).
   struct GapHighlight {
     bool active = false;
+    bool device = false;  // a device gap (else the consumer's wait)
     int64_t start = 0;
     int64_t end = 0;
     int op = -1;
@@ -66,6 +68,8 @@ class TimelineWidget : public ImGuiGlWidget {
 
   // Explains the consumer's wait that contains time t (as a click on it does).
   bool ExplainGapAt(int64_t t);
+  // Explains the device gap that contains time t (as a click on the device lane does).
+  bool ExplainDeviceGapAt(int64_t t);
   const GapHighlight& gap() const { return gap_; }
   // The last Ctrl+drag measurement (edges snapped to spans within 8 px).
   bool measuring() const { return measuring_; }
@@ -107,6 +111,10 @@ class TimelineWidget : public ImGuiGlWidget {
   void FitLocked();  // ZoomToFit with the model's lock held
   // The model's lock is held by the caller.
   bool ExplainGapLocked(int64_t t);
+  bool ExplainDeviceGapLocked(int64_t t);
+  // Red over the device lane where the device idles: the rest of each pixel in a
+  // recording, the rest of the steps' time in an imported trace.
+  void DrawDeviceGaps(const Lane& lane, float y, float height);
   int HighlightElementLocked(uint64_t element, int64_t t);
   void HandleKeys();
   void HandleMouse(float lanes_top, float lanes_bottom);
@@ -173,6 +181,7 @@ class TimelineWidget : public ImGuiGlWidget {
   std::set<const trace::Track*> search_tracks_;  // tracks holding a matching span
   int64_t span_matches_ = 0;
   std::vector<trace::Track::Bucket> buckets_;  // scratch
+  std::vector<double> device_busy_;            // scratch: per pixel, ns
   QTimer live_frames_;                         // redraws a live run's view 20 times a second
 };
 

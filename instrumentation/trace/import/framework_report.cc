@@ -5,64 +5,15 @@
 #include <vector>
 
 #include "instrumentation/trace/analysis.h"
+#include "instrumentation/trace/intervals.h"
 #include "instrumentation/trace/verdict.h"
 
 namespace pipescope::trace {
 namespace {
 
 using record::EventKind;
-using Interval = std::pair<int64_t, int64_t>;
 
 constexpr double kInputBound = 0.10;  // waiting this share of step time is worth fixing
-
-// The spans of some tracks, clipped to [t0, t1), sorted and merged into a disjoint union.
-std::vector<Interval> Union(const std::vector<const Track*>& tracks, int64_t t0, int64_t t1) {
-  std::vector<Interval> all;
-  for (const Track* track : tracks) {
-    for (size_t i = track->FirstEndingAfter(t0); i < track->size() && track->start(i) < t1; ++i)
-      all.push_back({std::max(track->start(i), t0), std::min(track->end(i), t1)});
-  }
-  std::sort(all.begin(), all.end());
-  std::vector<Interval> merged;
-  for (const auto& iv : all) {
-    if (iv.second <= iv.first) continue;
-    if (!merged.empty() && iv.first <= merged.back().second) {
-      merged.back().second = std::max(merged.back().second, iv.second);
-    } else {
-      merged.push_back(iv);
-    }
-  }
-  return merged;
-}
-
-int64_t Total(const std::vector<Interval>& v) {
-  int64_t sum = 0;
-  for (const auto& [a, b] : v) sum += b - a;
-  return sum;
-}
-
-int64_t Overlap(const std::vector<Interval>& a, const std::vector<Interval>& b) {
-  int64_t sum = 0;
-  for (size_t i = 0, j = 0; i < a.size() && j < b.size();) {
-    sum +=
-        std::max<int64_t>(0, std::min(a[i].second, b[j].second) - std::max(a[i].first, b[j].first));
-    if (a[i].second < b[j].second)
-      ++i;
-    else
-      ++j;
-  }
-  return sum;
-}
-
-std::vector<const Track*> TracksOfKinds(const Model& model, std::initializer_list<EventKind> kinds,
-                                        uint16_t op) {
-  std::vector<const Track*> out;
-  for (EventKind k : kinds) {
-    const auto& tracks = model.TracksOf(k, op);
-    out.insert(out.end(), tracks.begin(), tracks.end());
-  }
-  return out;
-}
 
 std::string Percent(double f) { return FormatPercent(f); }
 
@@ -88,6 +39,7 @@ FrameworkSummary SummarizeFramework(const Model& model, int64_t t0, int64_t t1) 
     s.input_wait_fraction = a.input_wait_fraction;
     s.device_busy_fraction = a.device_busy_fraction;
     s.has_device_activity = a.device_busy_fraction > 0;
+    s.device_gaps = a.device_gaps;
     s.input_bound = a.input_wait_fraction >= kInputBound;
     s.verdict = a.verdict.text;
     return s;
@@ -107,6 +59,7 @@ FrameworkSummary SummarizeFramework(const Model& model, int64_t t0, int64_t t1) 
                     record::kDeviceOp),
       t0, t1);
   s.has_device_activity = !device_spans.empty();
+  s.device_gaps = SummarizeDeviceGaps(model, t0, t1);
   if (step_ns > 0) {
     s.input_wait_fraction =
         static_cast<double>(Overlap(waits, steps)) / static_cast<double>(step_ns);

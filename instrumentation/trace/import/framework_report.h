@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include "instrumentation/trace/device_gaps.h"
 #include "instrumentation/trace/model.h"
 
 namespace pipescope::trace {
@@ -18,7 +19,8 @@ struct FrameworkSummary {
   double input_wait_fraction = 0;   // of step time
   double device_busy_fraction = 0;  // of step time; 0 without device activity
   bool has_device_activity = false;
-  std::string dominant_op;  // TensorFlow: the iterator op with the most own time
+  DeviceGapSummary device_gaps;  // total_ns is step time less device busy
+  std::string dominant_op;       // TensorFlow: the iterator op with the most own time
   double dominant_op_share = 0;
   bool input_bound = false;
   std::string verdict;

@@ -535,13 +535,14 @@ void CheckTrailingText(std::string_view t, size_t after, bool object_form,
 // read as zeros, which is why nothing may.
 size_t ReleasePages(std::string_view t, size_t released, size_t upto) {
   static const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-  // Offsets from the text's start to its first and last whole pages in the range.
-  const size_t misalign = reinterpret_cast<uintptr_t>(t.data()) % page;
-  const size_t from = (misalign + released + page - 1) / page * page - misalign;
-  const size_t to = (misalign + upto) / page * page - misalign;
+  // The first and last whole pages in the range, as addresses (the text's own start need not
+  // be page-aligned), then as offsets into the text for madvise.
+  const auto base = reinterpret_cast<uintptr_t>(t.data());
+  const uintptr_t from = (base + released + page - 1) / page * page;
+  const uintptr_t to = (base + upto) / page * page;
   if (to >= from + (size_t{4} << 20)) {  // in steps of 4 MB or more: one call per piece
-    madvise(const_cast<char*>(t.data()) + from, to - from, MADV_DONTNEED);
-    return to;
+    madvise(const_cast<char*>(t.data()) + (from - base), to - from, MADV_DONTNEED);
+    return to - base;
   }
   return released;
 }

@@ -1,0 +1,33 @@
+#pragma once
+// Disjoint unions of spans and their overlaps: how device busy, input wait and device gaps
+// are measured over any set of tracks (several streams, several nesting rows).
+
+#include <cstdint>
+#include <initializer_list>
+#include <utility>
+#include <vector>
+
+#include "instrumentation/trace/model.h"
+
+namespace pipescope::trace {
+
+using Interval = std::pair<int64_t, int64_t>;  // [start, end)
+
+// The spans of `tracks`, clipped to [t0, t1), sorted and merged into a disjoint union.
+std::vector<Interval> Union(const std::vector<const Track*>& tracks, int64_t t0, int64_t t1);
+
+int64_t Total(const std::vector<Interval>& intervals);
+
+// Time covered by both of two disjoint, sorted unions.
+int64_t Overlap(const std::vector<Interval>& a, const std::vector<Interval>& b);
+
+// What `within` covers and `busy` does not: both disjoint and sorted.
+std::vector<Interval> Subtract(const std::vector<Interval>& within,
+                               const std::vector<Interval>& busy);
+
+// The tracks of these kinds for `op`.
+std::vector<const Track*> TracksOfKinds(const Model& model,
+                                        std::initializer_list<record::EventKind> kinds,
+                                        uint16_t op);
+
+}  // namespace pipescope::trace
