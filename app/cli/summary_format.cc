@@ -94,6 +94,8 @@ nlohmann::json SummaryToJson(const trace::RangeAnalysis& a, const SummaryContext
         {"mean_buffer_level", st.mean_buffer_level},
         {"buffer_fill", st.buffer_fill},
         {"caused_wait_share", st.caused_wait_share},
+        {"cpu_share", st.cpu_share},
+        {"cpu_cores", st.cpu_cores},
     });
   }
   if (c.recorded) {

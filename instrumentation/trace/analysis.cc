@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "instrumentation/gpu/device_activity.h"
+#include "instrumentation/trace/cpu_share.h"
 #include "instrumentation/trace/gap_attribution.h"
 #include "instrumentation/trace/op_activity.h"
 #include "instrumentation/trace/verdict.h"
@@ -154,6 +155,16 @@ RangeAnalysis Analyze(const Model& model, int64_t t0, int64_t t1) {
     }
   }
   r.elements_per_s = r.duration_s > 0 ? static_cast<double>(r.elements) / r.duration_s : 0;
+
+  const std::map<uint16_t, OpCpu> cpu = CpuOfOps(model, t0, t1);
+  for (auto& f : r.stages) {
+    auto it = cpu.find(f.id);
+    // Too little work to tell (a cheap op on a busy thread): left unknown.
+    if (it == cpu.end() || it->second.work_ns < 0.01 * static_cast<double>(len)) continue;
+    f.cpu_share = std::min(1.0, it->second.share());
+    f.cpu_cores = it->second.cpu_ns / static_cast<double>(len);
+    f.worker_threads = it->second.threads;
+  }
 
   const auto caused = AttributeWaiting(model, t0, t1);
   int64_t total = 0;

@@ -33,6 +33,11 @@ struct StageFigures {
   double buffer_fill = 0;        // mean level / capacity
   // Share of all the consumer's input wait in the range that this op caused.
   double caused_wait_share = 0;
+  // CPU its threads got while working for it, per unit of that time (1: a core whenever
+  // it worked; -1: not sampled), and the cores that makes over the range (cpu_share.h).
+  double cpu_share = -1;
+  double cpu_cores = 0;
+  int worker_threads = 0;  // threads that worked for it and were sampled
 };
 
 struct Verdict {

@@ -13,10 +13,10 @@ using record::EventKind;
 bool Imported(const Model& model) { return !model.run_info().imported_from.empty(); }
 
 std::vector<Interval> DeviceWork(const Model& model, int64_t t0, int64_t t1) {
-  return Union(TracksOfKinds(model, {EventKind::kGpuKernel, EventKind::kGpuMemcpy,
-                                     EventKind::kGpuMemset},
-                             record::kDeviceOp),
-               t0, t1);
+  return Union(
+      TracksOfKinds(model, {EventKind::kGpuKernel, EventKind::kGpuMemcpy, EventKind::kGpuMemset},
+                    record::kDeviceOp),
+      t0, t1);
 }
 
 std::vector<Interval> Steps(const Model& model, int64_t t0, int64_t t1) {
@@ -100,10 +100,11 @@ std::vector<Interval> DeviceGaps(const Model& model, int64_t t0, int64_t t1) {
 
 std::optional<Interval> DeviceGapAt(const Model& model, int64_t t) {
   if (t < 0 || t >= model.duration_ns()) return std::nullopt;
-  std::vector<const Track*> busy = TracksOfKinds(
-      model, {EventKind::kGpuKernel, EventKind::kGpuMemcpy, EventKind::kGpuMemset},
-      record::kDeviceOp);
-  const std::vector<const Track*> steps = TracksOfKinds(model, {EventKind::kStep}, record::kDeviceOp);
+  std::vector<const Track*> busy =
+      TracksOfKinds(model, {EventKind::kGpuKernel, EventKind::kGpuMemcpy, EventKind::kGpuMemset},
+                    record::kDeviceOp);
+  const std::vector<const Track*> steps =
+      TracksOfKinds(model, {EventKind::kStep}, record::kDeviceOp);
   Interval gap{0, model.duration_ns()};
   if (Imported(model)) {
     if (busy.empty()) return std::nullopt;
@@ -130,7 +131,8 @@ std::string DeviceGapCause(const Model& model, int64_t start, int64_t end) {
   if (Imported(model)) return ImportedCause(model, start, end);
   if (!MostlyWaiting(model, start, end)) return kHostBetweenSteps;
   const GapCause cause = AttributeGap(model, start, end);
-  const record::StageDef* op = cause.op >= 0 ? model.Stage(static_cast<uint16_t>(cause.op)) : nullptr;
+  const record::StageDef* op =
+      cause.op >= 0 ? model.Stage(static_cast<uint16_t>(cause.op)) : nullptr;
   return op ? "input: " + op->name : "input";
 }
 
@@ -138,8 +140,7 @@ DeviceGapSummary SummarizeDeviceGaps(const Model& model, int64_t t0, int64_t t1,
                                      const std::map<int, int64_t>* precomputed) {
   DeviceGapSummary s;
   const std::vector<Interval> gaps = DeviceGaps(model, t0, t1);
-  s.measured = !gaps.empty() || !DeviceWork(model, t0, t1).empty() ||
-               !Steps(model, t0, t1).empty();
+  s.measured = !gaps.empty() || !DeviceWork(model, t0, t1).empty() || !Steps(model, t0, t1).empty();
   s.count = static_cast<int64_t>(gaps.size());
   for (const auto& [a, b] : gaps) {
     s.total_ns += b - a;

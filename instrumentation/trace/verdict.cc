@@ -33,7 +33,42 @@ int NeededParallelism(const StageFigures& s, double wait) {
   const double p = std::max(1.0, s.parallelism);
   const double per_worker_busy = std::max(0.05, s.busy_fraction);
   const double needed = p * per_worker_busy / std::max(0.05, 1.0 - wait);
-  return std::max(static_cast<int>(std::round(p)) + 1, static_cast<int>(std::ceil(needed - 0.05)));
+  // More than it has now: the average can sit below the knob when it changed in the range.
+  return std::max(static_cast<int>(std::ceil(p - 0.05)) + 1,
+                  static_cast<int>(std::ceil(needed - 0.05)));
+}
+
+// Workers that got less than this share of a core while they worked were held back by the
+// machine, not by the pipeline: more parallelism cannot help them.
+constexpr double kStarvedCpuShare = 0.7;
+
+bool Starved(const StageFigures& s) {
+  return s.cpu_share >= 0 && s.cpu_share < kStarvedCpuShare && s.busy_fraction >= 0.5;
+}
+
+std::string OneDecimal(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", v);
+  return buf;
+}
+
+// "decode's 4 workers ran on 1.9 cores: ..." with what to do about it. `threads`: every
+// op's workers together.
+std::string StarvedSuggestion(const StageFigures& s, double threads, int cpu_budget) {
+  const int workers = std::max(1, static_cast<int>(std::round(s.parallelism)));
+  std::string who = s.asynchronous ? s.name + "'s " + std::to_string(workers) +
+                                         (workers == 1 ? " worker" : " workers")
+                                   : s.name;
+  std::string text = who + " ran on " + OneDecimal(s.cpu_cores) + " cores while working";
+  if (cpu_budget > 0 && threads > cpu_budget) {
+    return text + ": the pipeline runs " + Num(threads) + " worker threads on " +
+           std::to_string(cpu_budget) +
+           " cores, so they take turns; lower the parallelism to the cores there are, or cut "
+           "the work per element";
+  }
+  return text +
+         ": the machine is busy with other work; measure on a quiet machine or lower "
+         "the parallelism";
 }
 
 std::string Suggest(const StageFigures& s, double wait, int cpu_budget) {
@@ -49,9 +84,13 @@ std::string Suggest(const StageFigures& s, double wait, int cpu_budget) {
                            ? "raise " + knob + " to "
                            : "make " + s.name + " parallel: set its num_parallel_calls to ";
     if (cpu_budget > 0 && needed > cpu_budget) {
-      return verb + std::to_string(std::max(cpu_budget, static_cast<int>(s.parallelism))) +
-             " (the CPU budget); beyond that, cut its work per element (vectorise it after "
-             "batch, cache after it) or add cores";
+      const std::string beyond =
+          "cut its work per element (vectorise it after batch, cache after it) or add cores";
+      if (s.asynchronous && s.parallelism >= cpu_budget - 0.05) {
+        return s.name + " already has num_parallel_calls " + Num(s.parallelism) +
+               ", the CPU budget: " + beyond;
+      }
+      return verb + std::to_string(cpu_budget) + " (the CPU budget); beyond that, " + beyond;
     }
     return verb + std::to_string(needed);
   }
@@ -94,7 +133,16 @@ Verdict MakeVerdict(const RangeAnalysis& r, int cpu_budget) {
     v.evidence = culprit->name + " is busy " + Pct(culprit->busy_fraction) + " with parallelism " +
                  Num(culprit->parallelism) + " while the consumer waits " + Pct(wait) +
                  " of the time (it caused " + Pct(culprit->caused_wait_share) + " of the waiting)";
-    v.suggestion = Suggest(*culprit, wait, cpu_budget);
+    if (Starved(*culprit)) {
+      double threads = 0;
+      for (const auto& st : r.stages) {
+        if (st.asynchronous && st.op != "prefetch") threads += st.parallelism;
+      }
+      v.evidence += "; its threads got " + Pct(culprit->cpu_share) + " of a core while working";
+      v.suggestion = StarvedSuggestion(*culprit, threads, cpu_budget);
+    } else {
+      v.suggestion = Suggest(*culprit, wait, cpu_budget);
+    }
   }
   std::string grade = v.grade;
   grade[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(grade[0])));

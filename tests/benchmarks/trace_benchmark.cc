@@ -49,6 +49,15 @@ void BM_RecordEvent(benchmark::State& state) {
 }
 BENCHMARK(BM_RecordEvent);
 
+// The clock alone (record::Ticks(): the TSC where it is invariant, else CLOCK_MONOTONIC
+// through the vDSO): what every recorded span pays beside Record(), and the floor under a
+// recorded call's cost on this machine.
+void BM_ReadClock(benchmark::State& state) {
+  for (auto _ : state) benchmark::DoNotOptimize(record::Ticks());
+  state.counters["tsc"] = record::TickCalibration::Get().tsc ? 1 : 0;
+}
+BENCHMARK(BM_ReadClock);
+
 // A span as the engine records one: two clock reads and Record().
 void BM_RecordSpanWithClock(benchmark::State& state) {
   record::Recorder recorder;

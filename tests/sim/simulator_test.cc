@@ -412,3 +412,31 @@ TEST(SimulatorTest, DeviceGapsAreTheTimeWithoutAStepAndNameTheSlowOp) {
 
 }  // namespace
 }  // namespace pipescope::sim
+
+namespace pipescope::sim {
+namespace {
+
+// Four 2 ms workers on two simulated cores take turns: each gets half a core while it
+// works, the Statistics figures say so, and the verdict says to lower the parallelism rather
+// than raise it (the real engine measures the same on a 2-core machine: cpu_share.h).
+TEST(SimulatorTest, WorkersOnTooFewCoresShowTheirCpuShareAndTheVerdictSaysSo) {
+  const std::string spec = Pipeline(
+      R"(ops { name: "decode" map { fn { cpu_work { duration: "2ms" } } num_parallel_calls: 4 } }
+         ops { name: "b" batch { batch_size: 8 } } ops { name: "p" prefetch { buffer_size: 2 } })",
+      "range { start: 0 stop: 100000000 }", "1ms");
+  SimRun r = Simulated(spec, 3, 1, 2, [](CostModel& m) { m.oversubscription_cost = 0; });
+  const trace::RangeAnalysis a = trace::Analyze(*r.model);
+  const trace::StageFigures* decode = nullptr;
+  for (const auto& s : a.stages) {
+    if (s.name == "decode") decode = &s;
+  }
+  ASSERT_NE(decode, nullptr);
+  EXPECT_NEAR(decode->cpu_share, 0.5, 0.05);
+  EXPECT_NEAR(decode->cpu_cores, 2.0, 0.1);
+  EXPECT_NE(a.verdict.suggestion.find("lower the parallelism"), std::string::npos)
+      << a.verdict.text;
+  EXPECT_EQ(a.verdict.suggestion.find("raise"), std::string::npos) << a.verdict.text;
+}
+
+}  // namespace
+}  // namespace pipescope::sim

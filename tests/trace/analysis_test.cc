@@ -7,6 +7,7 @@
 #include "engine/device/simulated_device.h"
 #include "engine/runtime/training_run.h"
 #include "instrumentation/trace/gap_attribution.h"
+#include "instrumentation/trace/verdict.h"
 #include "tests/engine/test_support.h"
 
 namespace pipescope::trace {
@@ -163,6 +164,57 @@ TEST(AnalysisTest, ARecordedRunOfASlowSequentialMapBlamesThatMap) {
   EXPECT_GT(decode.busy_fraction, 0.4);  // wall-clock share: loose for loaded machines
   // 2 ms of CPU per element; wall time is at least that (more when preempted).
   EXPECT_GT(decode.self_ns_per_element, 1.5e6);
+}
+
+}  // namespace
+}  // namespace pipescope::trace
+
+namespace pipescope::trace {
+namespace {
+
+// A verdict made from figures alone (verdict.h): an input-bound map at parallelism 2.
+RangeAnalysis Starving(double parallelism, double cpu_share) {
+  RangeAnalysis r;
+  r.input_wait_fraction = 0.3;
+  StageFigures decode;
+  decode.name = "decode";
+  decode.op = "map";
+  decode.asynchronous = true;
+  decode.parallelism = parallelism;
+  decode.busy_fraction = 0.98;
+  decode.caused_wait_share = 1;
+  decode.cpu_share = cpu_share;
+  decode.cpu_cores = parallelism * cpu_share;
+  r.stages.push_back(decode);
+  return r;
+}
+
+TEST(VerdictTest, NeverSuggestsTheParallelismAnOpAlreadyHas) {
+  // The time average sits below the knob when it was raised in the range: 1.4, knob 2.
+  const Verdict v = MakeVerdict(Starving(1.4, 0.98), 8);
+  EXPECT_EQ(v.suggestion.find("to 2"), std::string::npos) << v.suggestion;
+  EXPECT_NE(v.suggestion.find("raise decode's num_parallel_calls to 3"), std::string::npos)
+      << v.suggestion;
+  const Verdict at_budget = MakeVerdict(Starving(4, 0.98), 4);
+  EXPECT_EQ(at_budget.suggestion.find("raise"), std::string::npos) << at_budget.suggestion;
+  EXPECT_NE(at_budget.suggestion.find("already has num_parallel_calls 4"), std::string::npos)
+      << at_budget.suggestion;
+}
+
+TEST(VerdictTest, WorkersThatGotLittleCpuMeanABusyMachine) {
+  // Two workers that got 35% of a core each while working: 0.7 cores.
+  const Verdict v = MakeVerdict(Starving(2, 0.35), 8);
+  EXPECT_EQ(v.suggestion,
+            "decode's 2 workers ran on 0.7 cores while working: the machine is busy with other "
+            "work; measure on a quiet machine or lower the parallelism");
+  EXPECT_NE(v.evidence.find("got 35% of a core"), std::string::npos) << v.evidence;
+  // More worker threads than cores: they take turns.
+  const Verdict turns = MakeVerdict(Starving(4, 0.45), 2);
+  EXPECT_NE(turns.suggestion.find("runs 4 worker threads on 2 cores"), std::string::npos)
+      << turns.suggestion;
+  // Enough CPU: the usual advice.
+  EXPECT_EQ(MakeVerdict(Starving(2, 0.9), 8).suggestion.find("busy with other work"),
+            std::string::npos);
 }
 
 }  // namespace

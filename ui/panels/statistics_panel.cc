@@ -19,8 +19,7 @@ QTableWidgetItem* Number(double v, int decimals) {
 }  // namespace
 
 StatisticsPanel::StatisticsPanel(QWidget* parent) : QTableWidget(0, kColumnCount, parent) {
-  setHorizontalHeaderLabels({"op", "kind", "parallelism", "elements/s", "self/elem (µs)", "busy %",
-                             "waiting %", "blocked %", "buffer fill %", "caused wait %"});
+  SetOpHeaders();
   setSortingEnabled(true);
   horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
   setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -28,6 +27,17 @@ StatisticsPanel::StatisticsPanel(QWidget* parent) : QTableWidget(0, kColumnCount
   verticalHeader()->setVisible(false);
   horizontalHeader()->setSortIndicator(-1, Qt::AscendingOrder);
   connect(horizontalHeader(), &QHeaderView::sectionClicked, this, [this] { user_sorted_ = true; });
+}
+
+void StatisticsPanel::SetOpHeaders() {
+  setHorizontalHeaderLabels({"op", "kind", "parallelism", "elements/s", "self/elem (µs)", "busy %",
+                             "waiting %", "blocked %", "buffer fill %", "caused wait %", "CPU %"});
+  if (QTableWidgetItem* cpu = horizontalHeaderItem(kCpuShare)) {
+    cpu->setToolTip(
+        "CPU time the op's threads got while they worked for it, per unit of that time. Under "
+        "70%, its workers waited for a core: other programs on the machine, or more threads "
+        "than cores.");
+  }
 }
 
 void StatisticsPanel::SetMode(bool names) {
@@ -47,9 +57,7 @@ void StatisticsPanel::SetMode(bool names) {
     setWordWrap(true);
     horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     setColumnCount(kColumnCount);
-    setHorizontalHeaderLabels({"op", "kind", "parallelism", "elements/s", "self/elem (µs)",
-                               "busy %", "waiting %", "blocked %", "buffer fill %",
-                               "caused wait %"});
+    SetOpHeaders();
   }
   horizontalHeader()->setSortIndicator(-1, Qt::AscendingOrder);
 }
@@ -101,6 +109,8 @@ void StatisticsPanel::ShowAnalysis(const trace::RangeAnalysis& a) {
             s.asynchronous && s.buffer_size > 0 ? Number(100 * s.buffer_fill, 0)
                                                 : new QTableWidgetItem(""));
     setItem(row, kCausedWait, Number(100 * s.caused_wait_share, 0));
+    setItem(row, kCpuShare,
+            s.cpu_share >= 0 ? Number(100 * s.cpu_share, 0) : new QTableWidgetItem(""));
   }
   // Keep the user's sort across refreshes; pipeline order until there is one.
   if (!user_sorted_) horizontalHeader()->setSortIndicator(-1, Qt::AscendingOrder);

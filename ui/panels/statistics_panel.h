@@ -34,10 +34,12 @@ class StatisticsPanel : public QTableWidget {
     kBlocked,
     kBufferFill,
     kCausedWait,
+    kCpuShare,  // CPU its threads got while working, per unit of that time
     kColumnCount
   };
 
  private:
+  void SetOpHeaders();
   // Headers for op rows or name rows, set when the other kind was shown.
   void SetMode(bool names);
   bool user_sorted_ = false;  // pipeline order until the user clicks a column
