@@ -84,18 +84,23 @@ std::string ImportedCause(const Model& model, int64_t start, int64_t end) {
   return "the host was launching work";
 }
 
-}  // namespace
-
-std::vector<Interval> DeviceGaps(const Model& model, int64_t t0, int64_t t1) {
-  if (t1 <= t0) return {};
+// The gaps, or nullopt when nothing in [t0, t1) says when the device was busy.
+std::optional<std::vector<Interval>> MeasuredGaps(const Model& model, int64_t t0, int64_t t1) {
+  if (t1 <= t0) return std::nullopt;
   std::vector<Interval> busy = DeviceWork(model, t0, t1);
   if (Imported(model)) {
-    if (busy.empty()) return {};  // no device activity: nothing says when it idled
+    if (busy.empty()) return std::nullopt;  // no device activity: nothing says when it idled
     return Subtract(Steps(model, t0, t1), busy);
   }
   if (busy.empty()) busy = Steps(model, t0, t1);  // the simulated device: its steps
-  if (busy.empty()) return {};
+  if (busy.empty()) return std::nullopt;
   return Subtract({{t0, t1}}, busy);
+}
+
+}  // namespace
+
+std::vector<Interval> DeviceGaps(const Model& model, int64_t t0, int64_t t1) {
+  return MeasuredGaps(model, t0, t1).value_or(std::vector<Interval>{});
 }
 
 std::optional<Interval> DeviceGapAt(const Model& model, int64_t t) {
@@ -139,8 +144,9 @@ std::string DeviceGapCause(const Model& model, int64_t start, int64_t end) {
 DeviceGapSummary SummarizeDeviceGaps(const Model& model, int64_t t0, int64_t t1,
                                      const std::map<int, int64_t>* precomputed) {
   DeviceGapSummary s;
-  const std::vector<Interval> gaps = DeviceGaps(model, t0, t1);
-  s.measured = !gaps.empty() || !DeviceWork(model, t0, t1).empty() || !Steps(model, t0, t1).empty();
+  const std::optional<std::vector<Interval>> measured = MeasuredGaps(model, t0, t1);
+  s.measured = measured.has_value();
+  const std::vector<Interval> gaps = measured.value_or(std::vector<Interval>{});
   s.count = static_cast<int64_t>(gaps.size());
   for (const auto& [a, b] : gaps) {
     s.total_ns += b - a;
