@@ -5,6 +5,7 @@
 #include "instrumentation/gpu/device_activity.h"
 #include "instrumentation/trace/cpu_share.h"
 #include "instrumentation/trace/gap_attribution.h"
+#include "instrumentation/trace/intervals.h"
 #include "instrumentation/trace/op_activity.h"
 #include "instrumentation/trace/verdict.h"
 
@@ -83,17 +84,15 @@ StageFigures FiguresOf(const Model& model, const record::StageDef& stage, int64_
 }
 
 int64_t GpuBusyNs(const Model& model, int64_t t0, int64_t t1) {
+  const std::vector<const Track*> tracks = DeviceWorkTracks(model);
+  if (tracks.empty()) return -1;
   std::vector<gpu::Interval> intervals;
-  bool any = false;
   // Every stream's (and nesting row's) tracks: busy is their union.
-  for (EventKind kind : {EventKind::kGpuKernel, EventKind::kGpuMemcpy, EventKind::kGpuMemset}) {
-    for (const Track* t : model.TracksOf(kind, record::kDeviceOp)) {
-      any = true;
-      for (size_t i = t->FirstEndingAfter(t0); i < t->size() && t->start(i) < t1; ++i)
-        intervals.push_back({t->start(i), t->end(i)});
-    }
+  for (const Track* t : tracks) {
+    for (size_t i = t->FirstEndingAfter(t0); i < t->size() && t->start(i) < t1; ++i)
+      intervals.push_back({t->start(i), t->end(i)});
   }
-  return any ? gpu::UnionCovered(std::move(intervals), t0, t1) : -1;
+  return gpu::UnionCovered(std::move(intervals), t0, t1);
 }
 
 RangeAnalysis Analyze(const Model& model, int64_t t0, int64_t t1) {

@@ -13,10 +13,7 @@ using record::EventKind;
 bool Imported(const Model& model) { return !model.run_info().imported_from.empty(); }
 
 std::vector<Interval> DeviceWork(const Model& model, int64_t t0, int64_t t1) {
-  return Union(
-      TracksOfKinds(model, {EventKind::kGpuKernel, EventKind::kGpuMemcpy, EventKind::kGpuMemset},
-                    record::kDeviceOp),
-      t0, t1);
+  return Union(DeviceWorkTracks(model), t0, t1);
 }
 
 std::vector<Interval> Steps(const Model& model, int64_t t0, int64_t t1) {
@@ -105,9 +102,7 @@ std::vector<Interval> DeviceGaps(const Model& model, int64_t t0, int64_t t1) {
 
 std::optional<Interval> DeviceGapAt(const Model& model, int64_t t) {
   if (t < 0 || t >= model.duration_ns()) return std::nullopt;
-  std::vector<const Track*> busy =
-      TracksOfKinds(model, {EventKind::kGpuKernel, EventKind::kGpuMemcpy, EventKind::kGpuMemset},
-                    record::kDeviceOp);
+  std::vector<const Track*> busy = DeviceWorkTracks(model);
   const std::vector<const Track*> steps =
       TracksOfKinds(model, {EventKind::kStep}, record::kDeviceOp);
   Interval gap{0, model.duration_ns()};

@@ -59,6 +59,13 @@ std::vector<Interval> Subtract(const std::vector<Interval>& within,
   return out;
 }
 
+std::vector<const Track*> DeviceWorkTracks(const Model& model) {
+  return TracksOfKinds(
+      model,
+      {record::EventKind::kGpuKernel, record::EventKind::kGpuMemcpy, record::EventKind::kGpuMemset},
+      record::kDeviceOp);
+}
+
 std::vector<const Track*> TracksOfKinds(const Model& model,
                                         std::initializer_list<record::EventKind> kinds,
                                         uint16_t op) {

@@ -25,6 +25,10 @@ int64_t Overlap(const std::vector<Interval>& a, const std::vector<Interval>& b);
 std::vector<Interval> Subtract(const std::vector<Interval>& within,
                                const std::vector<Interval>& busy);
 
+// The device's own work: its kernels, copies and sets, on every stream and nesting row.
+// Device busy is their union.
+std::vector<const Track*> DeviceWorkTracks(const Model& model);
+
 // The tracks of these kinds for `op`.
 std::vector<const Track*> TracksOfKinds(const Model& model,
                                         std::initializer_list<record::EventKind> kinds,

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "engine/spec/spec_loader.h"
 
 namespace pipescope::engine::testing {
@@ -60,6 +62,28 @@ RecordedPipeline MakeRecordedPipeline(const std::string& text) {
   if (p.ok()) r.pipeline = std::move(p).value();
   r.recorder->Start();
   return r;
+}
+
+StepTrackGaps WalkStepTrack(const trace::Model& model) {
+  StepTrackGaps out;
+  const trace::Track* steps = model.FindTrack({record::EventKind::kStep, record::kDeviceOp, 0});
+  EXPECT_NE(steps, nullptr) << "no step track";
+  if (!steps) return out;
+  out.steps = steps->size();
+  int64_t previous_end = 0;
+  auto gap_until = [&](int64_t t) {
+    if (t <= previous_end) return;
+    ++out.gaps;
+    out.longest_ns = std::max(out.longest_ns, t - previous_end);
+  };
+  for (size_t i = 0; i < steps->size(); ++i) {
+    EXPECT_GE(steps->start(i), previous_end) << "the simulated device runs one step at a time";
+    gap_until(steps->start(i));
+    out.busy_ns += steps->end(i) - steps->start(i);
+    previous_end = steps->end(i);
+  }
+  gap_until(model.duration_ns());
+  return out;
 }
 
 }  // namespace pipescope::engine::testing

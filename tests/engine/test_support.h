@@ -34,4 +34,15 @@ struct RecordedPipeline {
 };
 RecordedPipeline MakeRecordedPipeline(const std::string& text);
 
+// What the device's step track says, walked step by step for tests that check device gaps
+// against their own count: time in steps, and the stretches between them (and after the
+// last) as gaps. Fails the test if steps overlap (a simulated device runs one at a time).
+struct StepTrackGaps {
+  int64_t busy_ns = 0;
+  int64_t gaps = 0;
+  int64_t longest_ns = 0;
+  size_t steps = 0;
+};
+StepTrackGaps WalkStepTrack(const trace::Model& model);
+
 }  // namespace pipescope::engine::testing

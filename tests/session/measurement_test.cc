@@ -83,28 +83,13 @@ TEST(DeviceGapsTest, ARecordedRunsGapsAreTheTimeWithoutAStep) {
   auto run = RunRecorded(*spec, options);
   ASSERT_TRUE(run.ok() && run->run_status.ok());
   const trace::Model& m = *run->model;
-  const trace::Track* steps = m.FindTrack({record::EventKind::kStep, record::kDeviceOp, 0});
-  ASSERT_NE(steps, nullptr);
-  ASSERT_GE(steps->size(), 20u);
-  int64_t busy = 0, previous_end = 0, longest = 0, gaps = 0;
-  for (size_t i = 0; i < steps->size(); ++i) {
-    ASSERT_GE(steps->start(i), previous_end) << "the simulated device runs one step at a time";
-    if (steps->start(i) > previous_end) {
-      ++gaps;
-      longest = std::max(longest, steps->start(i) - previous_end);
-    }
-    busy += steps->end(i) - steps->start(i);
-    previous_end = steps->end(i);
-  }
-  if (m.duration_ns() > previous_end) {
-    ++gaps;
-    longest = std::max(longest, m.duration_ns() - previous_end);
-  }
+  const engine::testing::StepTrackGaps walked = engine::testing::WalkStepTrack(m);
+  ASSERT_GE(walked.steps, 20u);
   const trace::DeviceGapSummary g = trace::Analyze(m).device_gaps;
   EXPECT_TRUE(g.measured);
-  EXPECT_EQ(g.count, gaps);
-  EXPECT_EQ(g.total_ns, m.duration_ns() - busy);
-  EXPECT_EQ(g.longest_ns, longest);
+  EXPECT_EQ(g.count, walked.gaps);
+  EXPECT_EQ(g.total_ns, m.duration_ns() - walked.busy_ns);
+  EXPECT_EQ(g.longest_ns, walked.longest_ns);
   int64_t by_cause = 0;
   for (const auto& [cause, ns] : g.by_cause_ns) {
     EXPECT_FALSE(cause.empty());

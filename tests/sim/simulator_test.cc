@@ -374,27 +374,13 @@ TEST(SimulatorTest, DeviceGapsAreTheTimeWithoutAStepAndNameTheSlowOp) {
       "range { start: 0 stop: 100000 }", "1ms");
   SimRun r = Simulated(spec, 2);
   const trace::Model& m = *r.model;
-  const trace::Track* steps = m.FindTrack({record::EventKind::kStep, record::kDeviceOp, 0});
-  ASSERT_NE(steps, nullptr);
-  int64_t busy = 0, gaps = 0, longest = 0, previous_end = 0;
-  for (size_t i = 0; i < steps->size(); ++i) {
-    busy += steps->end(i) - steps->start(i);
-    if (steps->start(i) > previous_end) {
-      ++gaps;
-      longest = std::max(longest, steps->start(i) - previous_end);
-    }
-    previous_end = steps->end(i);
-  }
-  if (previous_end < m.duration_ns()) {
-    ++gaps;
-    longest = std::max(longest, m.duration_ns() - previous_end);
-  }
+  const engine::testing::StepTrackGaps walked = engine::testing::WalkStepTrack(m);
   const trace::RangeAnalysis a = trace::Analyze(m);
   const trace::DeviceGapSummary& g = a.device_gaps;
   EXPECT_TRUE(g.measured);
-  EXPECT_EQ(g.count, gaps);
-  EXPECT_EQ(g.total_ns, m.duration_ns() - busy);
-  EXPECT_EQ(g.longest_ns, longest);
+  EXPECT_EQ(g.count, walked.gaps);
+  EXPECT_EQ(g.total_ns, m.duration_ns() - walked.busy_ns);
+  EXPECT_EQ(g.longest_ns, walked.longest_ns);
   EXPECT_NEAR(static_cast<double>(g.total_ns) / static_cast<double>(m.duration_ns()),
               1 - a.device_busy_fraction, 1e-9)
       << "gaps and device busy are measured the same way";

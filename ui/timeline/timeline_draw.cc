@@ -7,6 +7,7 @@
 #include <cmath>
 #include <optional>
 
+#include "instrumentation/trace/intervals.h"
 #include "ui/timeline/coverage.h"
 #include "ui/timeline/timeline_layout.h"
 #include "ui/timeline/timeline_widget.h"
@@ -93,15 +94,13 @@ void TimelineWidget::DrawDeviceGaps(const Lane& lane, float y, float height) {
   // Busy: the device's own records where it has them (the sum over streams, at most the
   // pixel: a per-pixel summary has no union), else its steps.
   device_busy_.assign(static_cast<size_t>(pixels), 0.0);
-  bool any = false;
-  for (EventKind kind : {EventKind::kGpuKernel, EventKind::kGpuMemcpy, EventKind::kGpuMemset}) {
-    for (const trace::Track* t : model_->TracksOf(kind, record::kDeviceOp)) {
-      any = true;
-      t->Summarize(axis_.t0, axis_.t1, pixels, buckets_);
-      for (int p = 0; p < pixels; ++p)
-        device_busy_[static_cast<size_t>(p)] +=
-            static_cast<double>(buckets_[static_cast<size_t>(p)].covered_ns);
-    }
+  const std::vector<const trace::Track*> device_work = trace::DeviceWorkTracks(*model_);
+  const bool any = !device_work.empty();
+  for (const trace::Track* t : device_work) {
+    t->Summarize(axis_.t0, axis_.t1, pixels, buckets_);
+    for (int p = 0; p < pixels; ++p)
+      device_busy_[static_cast<size_t>(p)] +=
+          static_cast<double>(buckets_[static_cast<size_t>(p)].covered_ns);
   }
   if (imported && !any) return;  // nothing says when the device idled
   const trace::Track* steps = lane.tracks[0];

@@ -54,10 +54,7 @@ FrameworkSummary SummarizeFramework(const Model& model, int64_t t0, int64_t t1) 
   s.step_time_s = static_cast<double>(step_ns) / 1e9;
   const auto waits =
       Union(TracksOfKinds(model, {EventKind::kInputWait}, record::kConsumerOp), t0, t1);
-  const auto device_spans = Union(
-      TracksOfKinds(model, {EventKind::kGpuKernel, EventKind::kGpuMemcpy, EventKind::kGpuMemset},
-                    record::kDeviceOp),
-      t0, t1);
+  const auto device_spans = Union(DeviceWorkTracks(model), t0, t1);
   s.has_device_activity = !device_spans.empty();
   s.device_gaps = SummarizeDeviceGaps(model, t0, t1);
   if (step_ns > 0) {
