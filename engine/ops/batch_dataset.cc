@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "engine/ops/ops.h"
+#include "engine/runtime/batch_rules.h"
 
 namespace pipescope::engine {
 namespace {
@@ -60,7 +61,8 @@ class BatchDataset : public UnaryDataset {
         if (input_end) break;
         rows_.push_back(std::move(e));
       }
-      if (rows_.empty() || (input_end && d_.drop_remainder_ && rows_.size() < size)) {
+      if (!IsBatch(static_cast<int64_t>(rows_.size()), static_cast<int64_t>(size), input_end,
+                   d_.drop_remainder_)) {
         end = true;
         return Status::Ok();
       }

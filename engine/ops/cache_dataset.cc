@@ -1,15 +1,11 @@
 // Dataset.cache() in memory: the first complete pass is recorded; later passes (the next
 // epochs of a repeat) replay it without touching the input. A pass that stops early
 // caches nothing, as in tf.data.
-#include <mutex>
-#include <vector>
-
 #include "engine/ops/ops.h"
+#include "engine/runtime/cache_rules.h"
 
 namespace pipescope::engine {
 namespace {
-
-using Cached = std::shared_ptr<const std::vector<Element>>;
 
 class CacheDataset : public UnaryDataset {
  public:
@@ -17,12 +13,7 @@ class CacheDataset : public UnaryDataset {
       : UnaryDataset(std::move(stats), std::move(input)) {}
 
   Result<std::unique_ptr<Iterator>> MakeIterator(const IteratorArgs& args) const override {
-    Cached cached;
-    {
-      std::lock_guard lock(mu_);
-      cached = cached_;
-    }
-    if (cached) {
+    if (auto cached = cache_.Complete()) {
       return std::unique_ptr<Iterator>(std::make_unique<ReplayIt>(*args.ctx, stats(), cached));
     }
     ASSIGN_OR_RETURN(auto in, input_->MakeIterator(args));
@@ -31,58 +22,51 @@ class CacheDataset : public UnaryDataset {
   }
 
  private:
-  void Publish(std::vector<Element> elements) const {
-    std::lock_guard lock(mu_);
-    if (!cached_) cached_ = std::make_shared<const std::vector<Element>>(std::move(elements));
-  }
-
   class FillIt : public UnaryIterator {
    public:
     FillIt(PipelineContext& ctx, StageStats* stats, std::unique_ptr<Iterator> in,
            const CacheDataset& d)
-        : UnaryIterator(ctx, stats, std::move(in)), d_(d) {}
+        : UnaryIterator(ctx, stats, std::move(in)), recording_(d.cache_) {}
 
    protected:
     Status GetNextInternal(Element& out, bool& end) override {
       RETURN_IF_ERROR(Pull(out, end));
       if (end) {
-        d_.Publish(std::move(recorded_));
+        recording_.Finish();
         return Status::Ok();
       }
-      recorded_.push_back(out);
-      stats_->buffered.store(static_cast<int64_t>(recorded_.size()), std::memory_order_relaxed);
+      recording_.Keep(out);
+      stats_->buffered.store(static_cast<int64_t>(recording_.size()), std::memory_order_relaxed);
       return Status::Ok();
     }
 
    private:
-    const CacheDataset& d_;
-    std::vector<Element> recorded_;
+    PassCache<Element>::Recording recording_;
   };
 
   class ReplayIt : public Iterator {
    public:
-    ReplayIt(PipelineContext& ctx, StageStats* stats, Cached cached)
-        : Iterator(ctx, stats), cached_(std::move(cached)) {}
+    ReplayIt(PipelineContext& ctx, StageStats* stats, PassCache<Element>::Kept cached)
+        : Iterator(ctx, stats), replay_(std::move(cached)) {}
     void Cancel() override {}
 
    protected:
     Status GetNextInternal(Element& out, bool& end) override {
-      if (next_ >= cached_->size()) {
+      const Element* kept = replay_.Next();
+      if (!kept) {
         end = true;
         return Status::Ok();
       }
-      out = (*cached_)[next_++];
+      out = *kept;
       out.id = ctx_.NewElementId();
       return Status::Ok();
     }
 
    private:
-    Cached cached_;
-    size_t next_ = 0;
+    CacheReplay<Element> replay_;
   };
 
-  mutable std::mutex mu_;
-  mutable Cached cached_;
+  mutable PassCache<Element> cache_;
 };
 
 }  // namespace

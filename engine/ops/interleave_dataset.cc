@@ -17,6 +17,7 @@
 
 #include "engine/ops/ops.h"
 #include "engine/runtime/async_iterator.h"
+#include "engine/runtime/interleave_rules.h"
 
 namespace pipescope::engine {
 namespace {
@@ -54,27 +55,6 @@ class InterleaveDataset : public UnaryDataset {
     std::deque<Entry> ready;
     bool end = false;   // the sub-pipeline reported its end (after `ready` drains)
     bool busy = false;  // a worker is fetching from it
-  };
-
-  // Position in the cycle, shared by both iterator kinds.
-  struct Cursor {
-    size_t index = 0;
-    int64_t taken_in_block = 0;
-    // Back to the first slot when a shrunk cycle left the position outside it.
-    void Wrap(size_t cycle) {
-      if (index >= cycle) {
-        index = 0;
-        taken_in_block = 0;
-      }
-    }
-    void NextSlot(size_t cycle) {
-      taken_in_block = 0;
-      index = cycle == 0 ? 0 : (index + 1) % cycle;
-    }
-    // After an element was taken: moves on when the block is complete.
-    void Took(int64_t block_length, size_t cycle) {
-      if (++taken_in_block >= block_length) NextSlot(cycle);
-    }
   };
 
   // Slots visited: the knob's value, widened to reach any slot still open beyond it.
@@ -122,7 +102,7 @@ class InterleaveDataset : public UnaryDataset {
           slots_.resize(cycle);
         }
         cursor_.Wrap(cycle);
-        auto& slot = slots_[cursor_.index];
+        auto& slot = slots_[cursor_.slot()];
         if (slot) {
           bool sub_end = false;
           RETURN_IF_ERROR(GetNextFromInput(*slot->iterator, out, sub_end));
@@ -137,7 +117,7 @@ class InterleaveDataset : public UnaryDataset {
           }
           --open_;
           cursor_.NextSlot(cycle);
-        } else if (!input_end_ && cursor_.index < static_cast<size_t>(d_.cycle_length())) {
+        } else if (!input_end_ && cursor_.slot() < static_cast<size_t>(d_.cycle_length())) {
           Element parent;
           RETURN_IF_ERROR(Pull(parent, input_end_));
           if (!input_end_) {
@@ -160,7 +140,7 @@ class InterleaveDataset : public UnaryDataset {
     const InterleaveDataset& d_;
     std::mutex mu_;  // guards slots_ against a concurrent Cancel
     std::vector<std::unique_ptr<Slot>> slots_;
-    Cursor cursor_;
+    InterleaveCursor cursor_;
     int open_ = 0;
     bool input_end_ = false;
   };
@@ -199,7 +179,7 @@ class InterleaveDataset : public UnaryDataset {
         const size_t cycle = EffectiveCycle(slots_, d_.cycle_length());
         if (slots_.size() < cycle) slots_.resize(cycle);
         cursor_.Wrap(cycle);
-        auto& slot = slots_[cursor_.index];
+        auto& slot = slots_[cursor_.slot()];
         if (slot) {
           if (!slot->ready.empty()) return TakeLocked(*slot, out, cycle, true, lock);
           if (slot->end && !slot->busy) {
@@ -219,9 +199,9 @@ class InterleaveDataset : public UnaryDataset {
             }
           }
           consumer_cv_.wait(lock);
-        } else if (!input_end_ && cursor_.index < static_cast<size_t>(d_.cycle_length())) {
+        } else if (!input_end_ && cursor_.slot() < static_cast<size_t>(d_.cycle_length())) {
           // Opening pulls from the input on this thread (the only one that touches it).
-          const size_t index = cursor_.index;
+          const size_t index = cursor_.slot();
           lock.unlock();
           Element parent;
           Status s = Pull(parent, input_end_);
@@ -278,7 +258,7 @@ class InterleaveDataset : public UnaryDataset {
       const size_t n = slots_.size();
       const auto limit = static_cast<size_t>(d_.block_length());
       for (size_t k = 0; k < n; ++k) {
-        Slot* s = slots_[(cursor_.index + k) % n].get();
+        Slot* s = slots_[(cursor_.slot() + k) % n].get();
         if (s && !s->busy && !s->end && s->ready.size() < limit) return s;
       }
       return nullptr;
@@ -329,7 +309,7 @@ class InterleaveDataset : public UnaryDataset {
 
     const InterleaveDataset& d_;
     std::vector<std::unique_ptr<Slot>> slots_;
-    Cursor cursor_;
+    InterleaveCursor cursor_;
     int open_ = 0;
     int64_t buffered_ = 0;
     bool input_end_ = false;

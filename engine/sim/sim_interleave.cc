@@ -8,6 +8,7 @@
 #include <memory>
 #include <vector>
 
+#include "engine/runtime/interleave_rules.h"
 #include "engine/sim/sim_ops.h"
 
 namespace pipescope::sim {
@@ -45,14 +46,9 @@ class InterleaveItBase : public SimIterator {
   bool AllDead() const {
     return std::all_of(cycle_.begin(), cycle_.end(), [](const CycleEntry& e) { return e.dead; });
   }
-  void Advance() {
-    cur_ = (cur_ + 1) % cycle_.size();
-    block_used_ = 0;
-  }
+  void Advance() { cursor_.NextSlot(cycle_.size()); }
   // The turn of `out` was taken from the current entry.
-  void Took() {
-    if (++block_used_ >= block_length_) Advance();
-  }
+  void Took() { cursor_.Took(block_length_, cycle_.size()); }
   void Exhausted(CycleEntry& e) {
     ctx_.Retire(std::move(e.it));
     e.needs_open = true;
@@ -63,8 +59,7 @@ class InterleaveItBase : public SimIterator {
   SimDatasetPtr per_element_;
   std::vector<CycleEntry> cycle_;
   const int64_t block_length_;
-  size_t cur_ = 0;
-  int64_t block_used_ = 0;
+  engine::InterleaveCursor cursor_;
   bool input_end_ = false;
 };
 
@@ -75,7 +70,7 @@ class InterleaveIt : public InterleaveItBase {
  protected:
   Task<bool> GetNextInternal(SimThread& thread, SimElement& out) override {
     while (!AllDead()) {
-      CycleEntry& e = cycle_[cur_];
+      CycleEntry& e = cycle_[cursor_.slot()];
       if (e.dead) {
         Advance();
         continue;
@@ -145,7 +140,7 @@ class ParallelInterleaveIt : public InterleaveItBase {
       const size_t tries = deterministic_ ? 1 : cycle_.size();
       bool moved_on = false;  // the turn moved past an exhausted or dead entry: look again
       for (size_t k = 0; k < tries && !moved_on; ++k) {
-        CycleEntry& e = cycle_[cur_];
+        CycleEntry& e = cycle_[cursor_.slot()];
         if (!e.buffer.empty()) {
           const int64_t n = TakeInTurn(max_rows, out);
           changed_.NotifyAll();
@@ -176,13 +171,13 @@ class ParallelInterleaveIt : public InterleaveItBase {
   int64_t TakeInTurn(int64_t max_rows, std::vector<SimElement>& out) {
     int64_t n = 0, rows = 0;
     do {
-      CycleEntry& e = cycle_[cur_];
+      CycleEntry& e = cycle_[cursor_.slot()];
       rows += e.buffer.front().rows;
       out.push_back(e.buffer.front());
       e.buffer.pop_front();
       Took();
       ++n;
-    } while (rows < max_rows && !cycle_[cur_].buffer.empty());
+    } while (rows < max_rows && !cycle_[cursor_.slot()].buffer.empty());
     return n;
   }
 
@@ -198,7 +193,7 @@ class ParallelInterleaveIt : public InterleaveItBase {
   // and has room (or needs opening).
   CycleEntry* FindWork() {
     for (size_t k = 0; k < cycle_.size(); ++k) {
-      CycleEntry& e = cycle_[(cur_ + k) % cycle_.size()];
+      CycleEntry& e = cycle_[(cursor_.slot() + k) % cycle_.size()];
       if (e.busy || e.dead || e.ended) continue;
       if (e.needs_open && input_end_) {
         e.dead = true;

@@ -5,6 +5,8 @@
 #include <optional>
 #include <tuple>
 
+#include "engine/runtime/batch_rules.h"
+#include "engine/runtime/cache_rules.h"
 #include "engine/runtime/counting_rules.h"
 #include "engine/runtime/shuffle_rules.h"
 #include "engine/sim/sim_ops.h"
@@ -142,12 +144,17 @@ class BatchIt : public SimUnaryIterator {
   // The input's elements in runs (one call for many cheap ones), until the batch is full;
   // only their totals (a batch of a source's records makes none of them).
   Task<bool> GetNextInternal(SimThread& thread, SimElement& out) override {
+    // batch_size counts elements; an element may hold several rows (a batch of batches). A
+    // run asked for k rows brings at most k elements, so the batch never overfills.
     SimRunTotals in;
-    while (in.rows < batch_size_) {
-      const int64_t n = co_await PullInputRunTotals(thread, batch_size_ - in.rows, in);
-      if (n == 0) break;
+    int64_t elements = 0;
+    bool input_ended = false;
+    while (elements < batch_size_ && !input_ended) {
+      const int64_t n = co_await PullInputRunTotals(thread, batch_size_ - elements, in);
+      elements += n;
+      input_ended = n == 0;
     }
-    if (in.rows == 0 || (in.rows < batch_size_ && drop_remainder_)) co_return false;
+    if (!engine::IsBatch(elements, batch_size_, input_ended, drop_remainder_)) co_return false;
     co_await Charge(thread, CpuCost(in.rows), 0);
     out = SimElement{ctx_.NewElementId(), in.bytes, in.rows, RecordKey(in.last_key, in.rows)};
     co_return true;
@@ -204,44 +211,39 @@ class ShardIt : public SimUnaryIterator {
   engine::ShardSelector shard_;
 };
 
-// cache (memory or file): the first pass reads its input and keeps what passed; once a
-// pass has reached the end, later passes replay the kept elements without the input.
-struct CacheStore {
-  std::vector<SimElement> elements;
-  bool complete = false;
-};
-
+// cache (memory or file): see engine/runtime/cache_rules.h. A replaying pass charges the
+// op's per-element cost only; a reading pass pulls its input and keeps what passed.
 class CacheIt : public SimUnaryIterator {
  public:
   CacheIt(SimContext& ctx, SimStage& stage, std::unique_ptr<SimIterator> input,
-          std::shared_ptr<CacheStore> store)
-      : SimUnaryIterator(ctx, stage, std::move(input)),
-        store_(std::move(store)),
-        replay_(store_->complete) {}
+          engine::PassCache<SimElement>& cache)
+      : SimUnaryIterator(ctx, stage, std::move(input)), recording_(cache) {
+    if (auto kept = cache.Complete()) replay_.emplace(std::move(kept));
+  }
 
  protected:
   Task<bool> GetNextInternal(SimThread& thread, SimElement& out) override {
     if (replay_) {
-      if (next_ >= store_->elements.size()) co_return false;
+      const SimElement* kept = replay_->Next();
+      if (!kept) co_return false;
       co_await Charge(thread, CpuCost(1), 0);
-      out = store_->elements[next_++];
+      out = *kept;
       out.id = ctx_.NewElementId();
       co_return true;
     }
     const bool pulled = co_await PullInput(thread, out);
     if (!pulled) {
-      store_->complete = true;
+      recording_.Finish();
       co_return false;
     }
     co_await Charge(thread, CpuCost(1), 0);
-    store_->elements.push_back(out);
+    recording_.Keep(out);
     co_return true;
   }
 
  private:
-  std::shared_ptr<CacheStore> store_;
-  const bool replay_;
-  size_t next_ = 0;
+  engine::PassCache<SimElement>::Recording recording_;
+  std::optional<engine::CacheReplay<SimElement>> replay_;
 };
 
 class CacheDataset : public SimDataset {
@@ -249,15 +251,14 @@ class CacheDataset : public SimDataset {
   CacheDataset(SimStage& stage, SimDatasetPtr input)
       : SimDataset(stage), input_(std::move(input)) {}
   std::unique_ptr<SimIterator> MakeIterator(SimContext& ctx, const SimElement* parent) override {
-    if (!store_->complete) store_->elements.clear();  // a pass cut short fills it anew
     // A replaying pass does not read its input, but owns an iterator of it all the same
     // (it does nothing until pulled).
-    return std::make_unique<CacheIt>(ctx, stage_, input_->MakeIterator(ctx, parent), store_);
+    return std::make_unique<CacheIt>(ctx, stage_, input_->MakeIterator(ctx, parent), cache_);
   }
 
  private:
   SimDatasetPtr input_;
-  std::shared_ptr<CacheStore> store_ = std::make_shared<CacheStore>();
+  engine::PassCache<SimElement> cache_;
 };
 
 // repeat(count): passes over its input again; -1 forever, 0 not at all.

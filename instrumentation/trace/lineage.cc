@@ -1,6 +1,7 @@
 #include "instrumentation/trace/lineage.h"
 
 #include <algorithm>
+#include <string>
 
 namespace pipescope::trace {
 namespace {
@@ -30,11 +31,17 @@ std::vector<Call> CallsOf(const Model& model, uint16_t op) {
   return calls;
 }
 
-const record::StageDef* TopLevelOf(const Model& model, const std::string& kind, bool source) {
-  const record::StageDef* found = nullptr;
+const record::StageDef* TopLevelSource(const Model& model) {
   for (const record::StageDef* s : model.StagesInOrder()) {
-    if (s->depth != 0) continue;
-    if (source ? s->input < 0 : s->kind == kind) found = found ? found : s;
+    if (s->depth == 0 && s->input < 0) return s;
+  }
+  return nullptr;
+}
+
+std::vector<const record::StageDef*> TopLevelOfKind(const Model& model, const std::string& kind) {
+  std::vector<const record::StageDef*> found;
+  for (const record::StageDef* s : model.StagesInOrder()) {
+    if (s->depth == 0 && s->kind == kind) found.push_back(s);
   }
   return found;
 }
@@ -42,7 +49,7 @@ const record::StageDef* TopLevelOf(const Model& model, const std::string& kind, 
 }  // namespace
 
 Lineage::Lineage(const Model& model) : model_(model) {
-  if (const record::StageDef* source = TopLevelOf(model, "", true)) {
+  if (const record::StageDef* source = TopLevelSource(model)) {
     RecordRef next;
     for (const Call& c : CallsOf(model, source->id)) {
       if (c.end_of_sequence) {
@@ -55,12 +62,16 @@ Lineage::Lineage(const Model& model) : model_(model) {
       ++next.index;
     }
   }
-  // A batch's rows: its input's calls nested in its own call on the same thread.
-  const record::StageDef* batch = TopLevelOf(model, "batch", false);
-  if (!batch || batch->input < 0) return;
-  for (const Track* bt : model.TracksOf(EventKind::kCall, batch->id)) {
+  for (const record::StageDef* cache : TopLevelOfKind(model, "cache")) ReadReplays(cache->id);
+  for (const record::StageDef* batch : TopLevelOfKind(model, "batch")) ReadRows(*batch);
+}
+
+// A batch's rows: its input's calls nested in its own call on the same thread.
+void Lineage::ReadRows(const record::StageDef& batch) {
+  if (batch.input < 0) return;
+  for (const Track* bt : model_.TracksOf(EventKind::kCall, batch.id)) {
     const Track* it =
-        model.FindTrack({EventKind::kCall, static_cast<uint16_t>(batch->input), bt->key().thread});
+        model_.FindTrack({EventKind::kCall, static_cast<uint16_t>(batch.input), bt->key().thread});
     if (!it) continue;
     size_t j = 0;
     for (size_t i = 0; i < bt->size(); ++i) {
@@ -73,13 +84,47 @@ Lineage::Lineage(const Model& model) : model_(model) {
   }
 }
 
+// A cache's later passes replay its first pass under new ids: the n-th element of a later
+// pass is the n-th of the first. (A first pass cut short keeps nothing in tf.data; its
+// trace has no end there, so it is read as part of the pass that completed.)
+void Lineage::ReadReplays(uint16_t cache) {
+  std::vector<uint64_t> first_pass;
+  bool first_pass_ended = false;
+  size_t position = 0;
+  for (const Call& c : CallsOf(model_, cache)) {
+    if (c.end_of_sequence) {
+      first_pass_ended = true;
+      position = 0;
+      continue;
+    }
+    if (!first_pass_ended) {
+      first_pass.push_back(c.element);
+    } else if (position < first_pass.size()) {
+      same_as_[c.element] = first_pass[position++];
+    }
+  }
+}
+
+uint64_t Lineage::Origin(uint64_t element) const {
+  auto it = same_as_.find(element);
+  return it == same_as_.end() ? element : it->second;
+}
+
+void Lineage::AppendRecords(uint64_t element, std::vector<RecordRef>& out) const {
+  if (const auto* rows = Rows(element)) {
+    for (uint64_t row : *rows) AppendRecords(row, out);
+  } else if (const RecordRef* r = Record(element)) {
+    out.push_back(*r);
+  }
+}
+
 const RecordRef* Lineage::Record(uint64_t element) const {
-  auto it = records_.find(element);
+  auto it = records_.find(Origin(element));
   return it == records_.end() ? nullptr : &it->second;
 }
 
 const std::vector<uint64_t>* Lineage::Rows(uint64_t batch) const {
-  auto it = rows_.find(batch);
+  auto it = rows_.find(Origin(batch));
   return it == rows_.end() ? nullptr : &it->second;
 }
 
@@ -94,13 +139,7 @@ std::vector<std::vector<RecordRef>> Lineage::ConsumedBatches() const {
   std::sort(received.begin(), received.end());
   for (const auto& [time, id] : received) {
     std::vector<RecordRef> records;
-    if (const auto* rows = Rows(id)) {
-      for (uint64_t row : *rows) {
-        if (const RecordRef* r = Record(row)) records.push_back(*r);
-      }
-    } else if (const RecordRef* r = Record(id)) {
-      records.push_back(*r);
-    }
+    AppendRecords(id, records);
     batches.push_back(std::move(records));
   }
   return batches;

@@ -6,7 +6,9 @@
 //
 // It relies on what every Pipescope trace (recorded or simulated) holds: the top-level
 // source's kCall per record and a kCallEnd at the end of each pass; ops that pass elements
-// on keep their ids; a synchronous batch pulls its rows inside its own kCall, on its thread.
+// on keep their ids; a synchronous batch pulls its rows inside its own kCall, on its thread
+// (a batch of batches is expanded down to records); a cache's later passes replay its
+// first pass in order.
 // A pass cut short before the source's end (take before repeat) has no end in the trace:
 // the next pass's records are numbered on from it.
 
@@ -32,19 +34,26 @@ class Lineage {
   const RecordRef* Record(uint64_t element) const;
   // Records per pass over the source (the first complete pass; -1 when none completed).
   int64_t records_per_pass() const { return records_per_pass_; }
-  // A batch's rows (element ids), for batches made by the top-level batch op.
+  // A batch's rows (element ids), for batches made by a top-level batch op.
   const std::vector<uint64_t>* Rows(uint64_t batch) const;
   // Records in the order the consumer received them (batches expanded into their rows).
   std::vector<RecordRef> Consumed() const;
   // Records of the elements `op` passed on, in the order it did.
   std::vector<RecordRef> PassedOn(uint16_t op) const;
-  // Batches the consumer received, as the records they hold.
+  // Batches the consumer received, as the records they hold (nested batches flattened).
   std::vector<std::vector<RecordRef>> ConsumedBatches() const;
 
  private:
+  void ReadRows(const record::StageDef& batch);
+  void ReadReplays(uint16_t cache);
+  // The element a cache replay stands for (itself when it is not one).
+  uint64_t Origin(uint64_t element) const;
+  void AppendRecords(uint64_t element, std::vector<RecordRef>& out) const;
+
   const Model& model_;
   std::unordered_map<uint64_t, RecordRef> records_;
   std::unordered_map<uint64_t, std::vector<uint64_t>> rows_;
+  std::unordered_map<uint64_t, uint64_t> same_as_;  // cache replay -> element it replays
   int64_t records_per_pass_ = -1;
 };
 

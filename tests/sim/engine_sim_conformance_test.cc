@@ -2,8 +2,9 @@
 // element values) and through the simulator (virtual time, the records each consumed
 // element came from), and both must give what tf.data gives. Deterministic cases must agree
 // element for element, shuffles included (they draw through the same rule); the others as
-// multisets. The cases are TensorFlow's own kernel tests for shard, take, skip, repeat and
-// batch (tensorflow/python/data/kernel_tests), over range sources, and the values this
+// multisets. The cases are TensorFlow's own kernel tests for shard, take, skip, repeat,
+// batch, interleave and cache (tensorflow/python/data/kernel_tests), over range sources, and
+// the values this
 // project gives explicit meaning to (op_values.h). The simulator's values are read back
 // from its trace's lineage, which numbers records by pass over the source: a take inside a
 // repeat cuts a pass short and that numbering runs on, so such cases are left to the
@@ -116,6 +117,16 @@ std::vector<Case> Cases() {
        "ops { interleave { per_element { from_element {} } ops { take { count: 0 } } "
        "cycle_length: 2 } }",
        {{}}},
+      // cache_test.py: later passes replay the first complete pass; a shuffle before the
+      // cache is frozen by it (every pass the same order); batches of batches count
+      // elements, not rows.
+      {"CacheReplayed", 5, "ops { cache {} } ops { repeat { count: 3 } }",
+       Concat(Concat(Range(0, 5), Range(0, 5)), Range(0, 5))},
+      {"ShuffleFrozenByCache", 8,
+       "ops { shuffle { buffer_size: 8 seed: 5 } } ops { cache {} } ops { repeat { count: 2 } }",
+       std::nullopt},
+      {"BatchOfBatches", 10, "ops { batch { batch_size: 2 } } ops { batch { batch_size: 3 } }", ten,
+       true, 2},
       // Parallel and non-deterministic: the same elements.
       {"ParallelMap", 10, "ops { map { fn { identity {} } num_parallel_calls: 3 } }", ten},
       {"ParallelMapNondeterministic", 10,
@@ -218,6 +229,20 @@ TEST(EngineSimConformanceTest, SeededShufflesAreRealPermutations) {
     EXPECT_EQ(Sorted(values), Range(0, 20));
     EXPECT_NE(values, Range(0, 20));
   }
+}
+
+// A cache after a shuffle freezes the shuffled order: the second pass is the first again,
+// though a shuffle alone reshuffles every pass.
+TEST(EngineSimConformanceTest, CacheReplaysTheFirstPassExactly) {
+  const Case cached{"cached", 8,
+                    "ops { shuffle { buffer_size: 8 seed: 5 } } ops { cache {} } "
+                    "ops { repeat { count: 2 } }",
+                    std::nullopt};
+  const auto values = RunEngine(cached).values;
+  ASSERT_EQ(values.size(), 16u);
+  EXPECT_EQ(std::vector<int64_t>(values.begin(), values.begin() + 8),
+            std::vector<int64_t>(values.begin() + 8, values.end()));
+  EXPECT_EQ(RunSimulator(cached).values, values);
 }
 
 }  // namespace
