@@ -4,11 +4,10 @@
 // element for element, shuffles included (they draw through the same rule); the others as
 // multisets. The cases are TensorFlow's own kernel tests for shard, take, skip, repeat,
 // batch, interleave and cache (tensorflow/python/data/kernel_tests), over range sources, and
-// the values this
-// project gives explicit meaning to (op_values.h). The simulator's values are read back
-// from its trace's lineage, which numbers records by pass over the source: a take inside a
-// repeat cuts a pass short and that numbering runs on, so such cases are left to the
-// engine's own suite (op_semantics_test.cc).
+// the values this project gives explicit meaning to (op_values.h). The simulator's values
+// are read back from its trace's lineage, which numbers records by pass over the source: a
+// take inside a repeat cuts a pass short and that numbering runs on, so such cases are left
+// to the engine's own suite (op_semantics_test.cc).
 #include <gtest/gtest.h>
 
 #include <algorithm>
