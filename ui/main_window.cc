@@ -14,6 +14,7 @@
 #include <QMessageBox>
 #include <QMimeData>
 #include <QProgressDialog>
+#include <QScrollArea>
 #include <QSettings>
 #include <QStatusBar>
 #include <QStyleFactory>
@@ -114,8 +115,36 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 
 void MainWindow::ShowLessonsDock() {
   auto* dock = findChild<QDockWidget*>("lessons");
+  auto* editor = findChild<QDockWidget*>("lesson_pipeline");
+  const bool arranged = editor->isVisible();
   dock->show();
   dock->raise();
+  editor->show();
+  editor->raise();
+  if (!arranged) ArrangeLessonDocks();
+}
+
+void MainWindow::ArrangeLessonDocks() {
+  auto* text = findChild<QDockWidget*>("lessons");
+  auto* editor = findChild<QDockWidget*>("lesson_pipeline");
+  auto* verdict = findChild<QDockWidget*>("verdict");
+  if (editor->isFloating() || dockWidgetArea(editor) != Qt::RightDockWidgetArea) return;
+  // The right column runs to the bottom too, beside the statistics: the pipeline needs the
+  // height more than the table needs the width.
+  setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
+  // The verdict goes under the pipeline (or, in presenter mode's large type, behind it:
+  // the goals already give the figures), the notes stay with the verdict.
+  if (presenter_) {
+    tabifyDockWidget(verdict, editor);
+  } else {
+    splitDockWidget(editor, verdict, Qt::Vertical);
+    if (auto* notes = findChild<QDockWidget*>("notes")) tabifyDockWidget(verdict, notes);
+    verdict->raise();
+    resizeDocks({editor, verdict}, {height() * 7 / 10, height() * 3 / 10}, Qt::Vertical);
+  }
+  editor->raise();
+  // A quarter of the width to the text, a third to the pipeline: the rest is the timeline.
+  resizeDocks({text, editor}, {width() / 4, width() / 3}, Qt::Horizontal);
 }
 
 bool MainWindow::OpenLesson(const QString& name) {
@@ -125,7 +154,7 @@ bool MainWindow::OpenLesson(const QString& name) {
     return false;
   }
   ShowLessonsDock();
-  if (presenter_) FitDocksForPresenter();
+  if (presenter_) ArrangeLessonDocks();
   lessons_->RunCheck();  // the starting pipeline's run, to look at before changing it
   return true;
 }
@@ -172,6 +201,7 @@ void MainWindow::SetPresenterMode(bool on) {
     statusBar()->hide();
     for (auto* bar : findChildren<QToolBar*>()) bar->hide();
     FitDocksForPresenter();
+    if (findChild<QDockWidget*>("lesson_pipeline")->isVisible()) ArrangeLessonDocks();
     timeline_->SetUiScale(kScale);
   } else {
     QApplication::setFont(normal_font_);
@@ -216,7 +246,13 @@ void MainWindow::BuildDocks() {
     verdict_layout->addWidget(l);
   }
   verdict_layout->addStretch(1);
-  Dock(this, "Verdict", "verdict", verdict_box, Qt::RightDockWidgetArea);
+  // Scrolls when its column is short (beside a lesson's pipeline): nothing is cut off.
+  auto* verdict_scroll = new QScrollArea(this);
+  verdict_scroll->setWidget(verdict_box);
+  verdict_scroll->setWidgetResizable(true);
+  verdict_scroll->setFrameShape(QFrame::NoFrame);
+  verdict_scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  Dock(this, "Verdict", "verdict", verdict_scroll, Qt::RightDockWidgetArea);
 
   pipeline_ = new PipelinePanel(this);
   Dock(this, "Pipeline", "pipeline", pipeline_, Qt::LeftDockWidgetArea);
@@ -244,6 +280,10 @@ void MainWindow::BuildDocks() {
   // The left column runs to the bottom: a lesson's text and pipeline need the height.
   setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
   lessons_dock->hide();  // until asked for (View > Lessons, --lesson)
+  // The lesson's pipeline beside its text, above the verdict: both have room to read.
+  auto* editor_dock = Dock(this, "Lesson Pipeline", "lesson_pipeline", lessons_->editor_panel(),
+                           Qt::RightDockWidgetArea);
+  editor_dock->hide();
   connect(lessons_, &LessonsPanel::TraceReady, this,
           [this](std::shared_ptr<trace::Model> model, const QString& title) {
             ShowModel(std::move(model), title);

@@ -133,6 +133,8 @@ class MainWindow : public QMainWindow {
   void BuildMenus();
   void BuildTuneMenu();
   void FitDocksForPresenter();
+  // The lesson's text on the left, its pipeline on the right above the verdict.
+  void ArrangeLessonDocks();
   void ShowLessonsDock();
   void RefreshTuning();
   void CompareWithSpecDialog();

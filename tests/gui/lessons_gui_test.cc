@@ -5,13 +5,16 @@
 
 #include <QApplication>
 #include <QDockWidget>
+#include <QScrollBar>
 #include <QSettings>
 #include <QStatusBar>
+#include <QTextBrowser>
 #include <QThread>
 
 #include "gui_test_support.h"
 #include "ui/main_window.h"
 #include "ui/panels/lessons_panel.h"
+#include "ui/panels/spec_editor.h"
 #include "ui/timeline/timeline_widget.h"
 
 namespace pipescope::ui {
@@ -72,6 +75,59 @@ TEST(LessonsGuiTest, BadPipelinesAndUnknownLessonsSayWhy) {
   EXPECT_TRUE(error.contains("no lesson 'no-such-lesson'")) << error.toStdString();
   ASSERT_TRUE(window.lessons()->SelectLesson("vectorised-map"));
   EXPECT_TRUE(window.lessons()->spec_text().contains("normalize"));
+}
+
+// Lines of text a scrolling text widget shows at once, in its own font.
+int VisibleLines(const QAbstractScrollArea& area) {
+  return area.viewport()->height() / area.fontMetrics().lineSpacing();
+}
+
+// At 1280x800, and in presenter mode's large type, the lesson's text and its pipeline each
+// show at least 20 lines, side by side, and neither scrolls sideways (lesson 4 has the
+// longest lines of the shipped lessons' specs).
+TEST(LessonsGuiTest, TextAndPipelineHaveRoomToReadAt1280x800) {
+  for (const bool presenter : {false, true}) {
+    SCOPED_TRACE(presenter ? "presenter mode" : "normal");
+    MainWindow window;
+    ASSERT_TRUE(ShowWindow(window));
+    if (presenter) window.SetPresenterMode(true);
+    ASSERT_TRUE(window.OpenLesson("4"));
+    ASSERT_TRUE(WaitForCheck(*window.lessons()));
+    DrawFrames(window);
+    EXPECT_EQ(window.size(), QSize(1280, 800));
+    const QTextBrowser& text = *window.lessons()->explanation();
+    const SpecEditor& editor = *window.lessons()->editor();
+    ASSERT_TRUE(text.isVisible());
+    ASSERT_TRUE(editor.isVisible()) << "the pipeline is beside the text, not in a tab behind it";
+    EXPECT_GE(VisibleLines(text), 20) << "text " << text.viewport()->height() << " px";
+    EXPECT_GE(VisibleLines(editor), 20) << "editor " << editor.viewport()->height() << " px";
+    EXPECT_FALSE(text.horizontalScrollBar()->isVisible());
+    EXPECT_FALSE(editor.horizontalScrollBar()->isVisible());
+    EXPECT_GT(editor.document()->blockCount(), 10);
+    window.grab().save(presenter ? "lesson_presenter.png" : "lesson_1280x800.png");
+    if (presenter) window.SetPresenterMode(false);
+  }
+}
+
+// A pipeline that does not parse is marked at the line the parser names; editing clears it.
+TEST(LessonsGuiTest, AnErrorIsShownAtItsLine) {
+  MainWindow window;
+  ASSERT_TRUE(ShowWindow(window));
+  ASSERT_TRUE(window.OpenLesson("2"));
+  LessonsPanel& panel = *window.lessons();
+  ASSERT_TRUE(WaitForCheck(panel));
+  SpecEditor& editor = *panel.editor();
+  editor.setPlainText(
+      "name: \"broken\"\nsource { range { stop: 3 } }\nops { batch { batch_sz: 3 } }\n");
+  EXPECT_EQ(editor.error_line(), 0);
+  panel.RunCheck();
+  EXPECT_EQ(editor.error_line(), 3);
+  EXPECT_EQ(editor.extraSelections().size(), 1);
+  editor.appendPlainText("# fixed");
+  EXPECT_EQ(editor.error_line(), 0) << "editing clears the mark";
+  EXPECT_EQ(SpecEditor::ErrorLineOf("your pipeline:12:7: no field", "your pipeline"), 12);
+  EXPECT_EQ(SpecEditor::ErrorLineOf("your pipeline: not a spec", "your pipeline"), 0);
+  panel.Reset();
 }
 
 TEST(LessonsGuiTest, PresenterModeEnlargesAndComesBack) {

@@ -6,19 +6,21 @@
 #include <QLabel>
 #include <QListWidget>
 #include <QMessageBox>
-#include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSettings>
 #include <QShortcut>
-#include <QSplitter>
+#include <QTextBlock>
 #include <QTextBrowser>
+#include <QTextCursor>
+#include <QTextDocument>
 #include <QTimer>
 #include <QVBoxLayout>
 #include <QtConcurrent>
 
 #include "engine/core/text_file.h"
 #include "engine/spec/spec_loader.h"
+#include "ui/panels/spec_editor.h"
 
 namespace pipescope::ui {
 namespace {
@@ -27,6 +29,30 @@ namespace {
 QString ReadFile(const std::string& path) {
   auto text = engine::ReadWholeFile(path, "lesson spec");
   return QString::fromStdString(text.ok() ? text.value() : "# " + text.status().message());
+}
+
+// The name the pipeline's errors give it ("your pipeline:LINE:COLUMN: ...").
+const char* const kSpecSource = "your pipeline";
+
+// The lesson's title and what it teaches, then its explanation without the explanation's
+// own title (the same words).
+QString LessonText(const session::Lesson& l) {
+  QString explanation = QString::fromStdString(l.explanation);
+  if (explanation.startsWith("# ")) explanation = explanation.section('\n', 1);
+  return "## " + QString::fromStdString(l.title) + "\n\n*" + QString::fromStdString(l.teaches) +
+         "*\n\n" + explanation;
+}
+
+// Code blocks wrap too: a narrow dock shows every character without scrolling sideways.
+void WrapEveryBlock(QTextDocument& doc) {
+  QTextCursor cursor(&doc);
+  for (QTextBlock b = doc.begin(); b.isValid(); b = b.next()) {
+    if (!b.blockFormat().nonBreakableLines()) continue;
+    QTextBlockFormat f = b.blockFormat();
+    f.setNonBreakableLines(false);
+    cursor.setPosition(b.position());
+    cursor.setBlockFormat(f);
+  }
 }
 
 QString SettingsKey(const session::Lesson& l) {
@@ -47,62 +73,25 @@ LessonsPanel::LessonsPanel(QWidget* parent) : QWidget(parent) {
   list_ = new QComboBox(this);
   list_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
   list_->setMinimumContentsLength(16);
-  teaches_ = new QLabel(this);
-  teaches_->setWordWrap(true);
+  // The title, what it teaches and the explanation in one wrapped text: every line of the
+  // dock's height goes to reading.
   explanation_ = new QTextBrowser(this);
+  explanation_->setObjectName("lesson_text");
   explanation_->setOpenExternalLinks(false);
-  spec_ = new QPlainTextEdit(this);
-  spec_->setObjectName("lesson_spec");
-  spec_->setLineWrapMode(QPlainTextEdit::NoWrap);
-  QFont mono("Monospace");
-  mono.setStyleHint(QFont::TypeWriter);
-  spec_->setFont(mono);
-
-  // Two rows of buttons: the dock stays narrow enough for the timeline in presenter mode.
-  auto* buttons = new QHBoxLayout;
-  auto* buttons2 = new QHBoxLayout;
-  check_ = new QPushButton("Run && Check", this);
-  check_->setToolTip("Run the pipeline above and check the goals (Ctrl+Return)");
-  real_ = new QCheckBox("Run for real", this);
-  real_->setToolTip(
-      "Run the engine on this machine instead of the simulator (results then "
-      "depend on the machine)");
+  explanation_->setLineWrapMode(QTextEdit::WidgetWidth);
+  explanation_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
   hint_button_ = new QPushButton("Hint", this);
-  auto* reset = new QPushButton("Reset", this);
-  reset->setToolTip("Back to the lesson's starting pipeline");
-  auto* solution = new QPushButton("Show Solution", this);
-  buttons->addWidget(check_);
-  buttons->addWidget(real_);
-  buttons->addStretch(1);
-  for (QPushButton* b : {hint_button_, reset, solution}) buttons2->addWidget(b);
-  buttons2->addStretch(1);
-  progress_ = new QProgressBar(this);
-  progress_->setRange(0, 100);
-  progress_->hide();
-  goals_ = new QListWidget(this);
-  goals_->setObjectName("lesson_goals");
-  goals_->setWordWrap(true);
-  result_ = new QLabel(this);
-  result_->setWordWrap(true);
   hint_ = new QLabel(this);
   hint_->setWordWrap(true);
   hint_->setTextFormat(Qt::MarkdownText);
-
-  auto* split = new QSplitter(Qt::Vertical, this);
-  split->addWidget(explanation_);
-  split->addWidget(spec_);
-  split->setStretchFactor(0, 3);
-  split->setStretchFactor(1, 2);
   layout->addWidget(list_);
-  layout->addWidget(teaches_);
-  layout->addWidget(split, 1);
-  layout->addLayout(buttons);
-  layout->addLayout(buttons2);
-  layout->addWidget(progress_);
-  layout->addWidget(new QLabel("Goals:", this));
-  layout->addWidget(goals_);
-  layout->addWidget(result_);
+  layout->addWidget(explanation_, 1);
+  auto* hint_row = new QHBoxLayout;
+  hint_row->addWidget(hint_button_);
+  hint_row->addStretch(1);
+  layout->addLayout(hint_row);
   layout->addWidget(hint_);
+  editor_panel_ = BuildEditorPanel();
 
   auto lessons = session::LoadLessons(session::LessonsFolder());
   if (lessons.ok()) {
@@ -114,20 +103,7 @@ LessonsPanel::LessonsPanel(QWidget* parent) : QWidget(parent) {
     list_->addItem(QString::fromStdString(l.name.substr(0, 2) + ". " + l.title));
   }
   connect(list_, &QComboBox::currentIndexChanged, this, [this](int i) { ShowLesson(i); });
-  connect(check_, &QPushButton::clicked, this, [this] { RunCheck(); });
   connect(hint_button_, &QPushButton::clicked, this, [this] { ShowHint(); });
-  connect(reset, &QPushButton::clicked, this, [this] { Reset(); });
-  connect(solution, &QPushButton::clicked, this, [this] {
-    if (QMessageBox::question(this, "Show the solution",
-                              "Replace your pipeline with the lesson's solution?") ==
-        QMessageBox::Yes) {
-      ShowSolution();
-    }
-  });
-  connect(spec_, &QPlainTextEdit::textChanged, this, [this] { SaveLearnerSpec(); });
-  auto* run_shortcut = new QShortcut(QKeySequence(Qt::CTRL | Qt::Key_Return), this);
-  run_shortcut->setContext(Qt::WidgetWithChildrenShortcut);
-  connect(run_shortcut, &QShortcut::activated, this, [this] { RunCheck(); });
   connect(&watcher_, &QFutureWatcher<Outcome>::finished, this,
           [this] { ShowOutcome(watcher_.result()); });
   auto* poll = new QTimer(this);
@@ -141,6 +117,78 @@ LessonsPanel::LessonsPanel(QWidget* parent) : QWidget(parent) {
 }
 
 LessonsPanel::~LessonsPanel() { watcher_.waitForFinished(); }
+
+QWidget* LessonsPanel::BuildEditorPanel() {
+  // Parented here until the main window docks it (setWidget reparents it).
+  auto* panel = new QWidget(this);
+  panel->setObjectName("lesson_pipeline_panel");
+  auto* layout = new QVBoxLayout(panel);
+  spec_ = new SpecEditor(panel);
+  spec_->setObjectName("lesson_spec");
+  check_ = new QPushButton("Run && Check", panel);
+  check_->setToolTip("Run the pipeline above and check the goals (Ctrl+Return)");
+  real_ = new QCheckBox("Run for real", panel);
+  real_->setToolTip(
+      "Run the engine on this machine instead of the simulator (results then "
+      "depend on the machine)");
+  auto* reset = new QPushButton("Reset", panel);
+  reset->setToolTip("Back to the lesson's starting pipeline");
+  auto* solution = new QPushButton("Show Solution", panel);
+  // Two rows of buttons: the dock stays narrow enough for the timeline in presenter mode.
+  auto* buttons = new QHBoxLayout;
+  buttons->addWidget(check_);
+  buttons->addWidget(real_);
+  buttons->addStretch(1);
+  auto* buttons2 = new QHBoxLayout;
+  buttons2->addWidget(reset);
+  buttons2->addWidget(solution);
+  buttons2->addStretch(1);
+  progress_ = new QProgressBar(panel);
+  progress_->setRange(0, 100);
+  progress_->hide();
+  goals_ = new QListWidget(panel);
+  goals_->setObjectName("lesson_goals");
+  goals_->setWordWrap(true);
+  goals_->setToolTip("The lesson's goals: \u2611 met, \u2610 not yet, with the run's figure");
+  result_ = new QLabel(panel);
+  result_->setWordWrap(true);
+  layout->addWidget(spec_, 1);
+  layout->addLayout(buttons);
+  layout->addLayout(buttons2);
+  layout->addWidget(progress_);
+  layout->addWidget(goals_);
+  layout->addWidget(result_);
+  FitGoalsHeight();
+
+  connect(check_, &QPushButton::clicked, this, [this] { RunCheck(); });
+  connect(reset, &QPushButton::clicked, this, [this] { Reset(); });
+  connect(solution, &QPushButton::clicked, this, [this] {
+    if (QMessageBox::question(this, "Show the solution",
+                              "Replace your pipeline with the lesson's solution?") ==
+        QMessageBox::Yes) {
+      ShowSolution();
+    }
+  });
+  connect(spec_, &QPlainTextEdit::textChanged, this, [this] { SaveLearnerSpec(); });
+  for (QWidget* scope : {static_cast<QWidget*>(this), panel}) {
+    auto* run_shortcut = new QShortcut(QKeySequence(Qt::CTRL | Qt::Key_Return), scope);
+    run_shortcut->setContext(Qt::WidgetWithChildrenShortcut);
+    connect(run_shortcut, &QShortcut::activated, this, [this] { RunCheck(); });
+  }
+  return panel;
+}
+
+// The goals take the lines they need, up to four: the rest of the height is the editor's.
+void LessonsPanel::FitGoalsHeight() {
+  const int lines = std::clamp(2 * goals_->count(), 2, 4);
+  goals_->setMaximumHeight(lines * goals_->fontMetrics().lineSpacing() + 2 * goals_->frameWidth() +
+                           6);
+}
+
+void LessonsPanel::changeEvent(QEvent* e) {
+  QWidget::changeEvent(e);
+  if (e->type() == QEvent::FontChange) FitGoalsHeight();
+}
 
 const session::Lesson* LessonsPanel::current() const {
   return current_ >= 0 && current_ < static_cast<int>(lessons_.size()) ? &lessons_[current_]
@@ -170,15 +218,15 @@ void LessonsPanel::ShowLesson(int index) {
   current_ = index;
   const session::Lesson& l = lessons_[index];
   QSettings().setValue("lessons/last", QString::fromStdString(l.name));
-  teaches_->setText("<b>" + QString::fromStdString(l.title) +
-                    "</b>: " + QString::fromStdString(l.teaches).toHtmlEscaped());
-  explanation_->setMarkdown(QString::fromStdString(l.explanation));
+  explanation_->setMarkdown(LessonText(l));
+  WrapEveryBlock(*explanation_->document());
   const QString saved = QSettings().value(SettingsKey(l)).toString();
   spec_->blockSignals(true);
   spec_->setPlainText(saved.isEmpty() ? ReadFile(l.start_path) : saved);
   spec_->blockSignals(false);
   goals_->clear();
   for (const auto& g : l.goals) goals_->addItem("\u2610  " + QString::fromStdString(g.text));
+  FitGoalsHeight();
   result_->setText(
       l.workers > 1
           ? QString("Runs as %1 workers (shard index 0..%2).").arg(l.workers).arg(l.workers - 1)
@@ -232,8 +280,9 @@ QStringList LessonsPanel::GoalLines() const {
 void LessonsPanel::RunCheck() {
   const session::Lesson* l = current();
   if (!l || checking()) return;
-  auto spec = engine::ParseSpecText(spec_->toPlainText().toStdString(), "your pipeline");
+  auto spec = engine::ParseSpecText(spec_->toPlainText().toStdString(), kSpecSource);
   if (!spec.ok()) return ShowError(spec.status().message());
+  spec_->MarkError(0, QString());
   result_->setText(real_->isChecked() ? "Running for real..." : "Simulating...");
   progress_value_->store(0);
   progress_->setValue(0);
@@ -255,6 +304,8 @@ void LessonsPanel::RunCheck() {
 }
 
 void LessonsPanel::ShowError(const std::string& message) {
+  const QString text = QString::fromStdString(message);
+  spec_->MarkError(SpecEditor::ErrorLineOf(text, kSpecSource), text);
   result_->setText("<span style='color:#e05050'>" +
                    QString::fromStdString(message).toHtmlEscaped() + "</span>");
 }
@@ -274,6 +325,7 @@ void LessonsPanel::ShowOutcome(const Outcome& outcome) {
     item->setForeground(g.met ? QColor(70, 180, 90) : QColor(220, 80, 80));
     goals_->addItem(item);
   }
+  FitGoalsHeight();
   passed_ = c.passed;
   result_->setText(c.passed ? "<b style='color:#46b45a'>Goal reached: every goal is met.</b>"
                             : "Not yet: some goals are not met. The timeline shows this run.");

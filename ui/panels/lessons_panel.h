@@ -1,9 +1,10 @@
 #pragma once
-// The Lessons dock, for workshops: pick a lesson, read its explanation, edit its pipeline,
-// run it (in the simulator, the same on every laptop, or for real) and see each goal met or
-// not, with the figure the trace gave. Hints come one at a time; Reset brings back the
-// starting pipeline, Show Solution the lesson's answer. The learner's pipeline and the
-// lesson are remembered between sessions.
+// The Lessons docks, for workshops: pick a lesson and read its explanation (this panel),
+// edit its pipeline beside it (editor_panel(), docked on its own so that both have room to
+// read), run it (in the simulator, the same on every laptop, or for real) and see each goal
+// met or not, with the figure the trace gave. Hints come one at a time; Reset brings back
+// the starting pipeline, Show Solution the lesson's answer. An error in the pipeline is
+// shown at its line. The learner's pipeline and the lesson are remembered between sessions.
 
 #include <QFutureWatcher>
 #include <QWidget>
@@ -16,12 +17,13 @@ class QCheckBox;
 class QComboBox;
 class QLabel;
 class QListWidget;
-class QPlainTextEdit;
 class QProgressBar;
 class QPushButton;
 class QTextBrowser;
 
 namespace pipescope::ui {
+
+class SpecEditor;
 
 class LessonsPanel : public QWidget {
   Q_OBJECT
@@ -39,6 +41,10 @@ class LessonsPanel : public QWidget {
   QStringList GoalLines() const;
   bool passed() const { return passed_; }
   QString spec_text() const;
+  // The pipeline's editor with its buttons and the goals: the main window docks it.
+  QWidget* editor_panel() const { return editor_panel_; }
+  SpecEditor* editor() const { return spec_; }
+  QTextBrowser* explanation() const { return explanation_; }
   void ShowSolution();  // without asking (the button asks first)
   void Reset();
 
@@ -47,11 +53,16 @@ class LessonsPanel : public QWidget {
   void TraceReady(std::shared_ptr<trace::Model> model, const QString& title);
   void Message(const QString& text);
 
+ protected:
+  void changeEvent(QEvent* e) override;
+
  private:
   struct Outcome {
     engine::Result<session::LessonCheck> check = engine::Internal("not run");
     bool real = false;  // as asked when the check started
   };
+  QWidget* BuildEditorPanel();
+  void FitGoalsHeight();
   void ShowError(const std::string& message);
   void ShowLesson(int index);
   void ShowHint();
@@ -64,9 +75,9 @@ class LessonsPanel : public QWidget {
   int hints_shown_ = 0;
   bool passed_ = false;
   QComboBox* list_;
-  QLabel* teaches_;
   QTextBrowser* explanation_;
-  QPlainTextEdit* spec_;
+  QWidget* editor_panel_;
+  SpecEditor* spec_;
   QCheckBox* real_;
   QPushButton* check_;
   QPushButton* hint_button_;
