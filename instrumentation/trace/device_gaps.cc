@@ -127,6 +127,15 @@ std::optional<Interval> DeviceGapAt(const Model& model, int64_t t) {
   return gap;
 }
 
+std::vector<Interval> WaitsWhileDeviceIdle(const Model& model) {
+  const int64_t end = model.duration_ns();
+  std::vector<Interval> waits =
+      Union(model.TracksOf(EventKind::kInputWait, record::kConsumerOp), 0, end);
+  const std::vector<const Track*> device_work = DeviceWorkTracks(model);
+  if (device_work.empty()) return waits;
+  return Subtract(waits, Union(device_work, 0, end));
+}
+
 std::string DeviceGapCause(const Model& model, int64_t start, int64_t end) {
   if (Imported(model)) return ImportedCause(model, start, end);
   if (!MostlyWaiting(model, start, end)) return kHostBetweenSteps;

@@ -41,6 +41,12 @@ std::optional<Interval> DeviceGapAt(const Model& model, int64_t t);
 // by_cause_ns.
 std::string DeviceGapCause(const Model& model, int64_t start, int64_t end);
 
+// The consumer's input waits during which the device was idle as well, sorted and
+// disjoint. On an asynchronous device (one whose own work the trace records: CUPTI, an
+// imported GPU trace) a wait while queued work keeps the device busy costs no device time;
+// only these waits do. Without device work in the trace: every wait.
+std::vector<Interval> WaitsWhileDeviceIdle(const Model& model);
+
 // `caused`: AttributeWaiting's answer for the range where the caller has it already.
 DeviceGapSummary SummarizeDeviceGaps(const Model& model, int64_t t0, int64_t t1,
                                      const std::map<int, int64_t>* caused = nullptr);

@@ -27,6 +27,17 @@ TEST(CoverageTest, APixelsHeightIsItsCoveredShare) {
       << "60% and 90% busy must look different";
 }
 
+// Intervals summed per pixel: 10 pixels of 100 ns over [1000, 2000).
+TEST(CoverageTest, IntervalsAreSummedPerPixel) {
+  std::vector<double> covered;
+  CoverageByPixel({{0, 1050}, {1120, 1180}, {1250, 1450}, {1990, 5000}}, 1000, 2000, 10, covered);
+  ASSERT_EQ(covered.size(), 10u);
+  const std::vector<double> expected = {50, 60, 50, 100, 50, 0, 0, 0, 0, 10};
+  for (size_t p = 0; p < 10; ++p) EXPECT_DOUBLE_EQ(covered[p], expected[p]) << "pixel " << p;
+  CoverageByPixel({{0, 500}, {2500, 3000}}, 1000, 2000, 10, covered);
+  for (double c : covered) EXPECT_EQ(c, 0) << "nothing in view";
+}
+
 TEST(TimeAxisTest, TimesAndPixelsMapBothWays) {
   TimeAxis a{1'000, 2'001'000, 100, 1000};  // 2 ms over 1000 px from x = 100
   EXPECT_FLOAT_EQ(a.ToPixel(1'000), 100);

@@ -11,6 +11,7 @@
 #include <random>
 #include <sstream>
 
+#include "instrumentation/trace/device_gaps.h"
 #include "instrumentation/trace/import/chrome_trace_import.h"
 #include "instrumentation/trace/import/framework_report.h"
 #include "instrumentation/trace/import/host_merge.h"
@@ -53,6 +54,31 @@ TEST(TraceImportTest, PyTorchStepsDataLoaderWaitsAndGpuActivity) {
     EXPECT_NE(s.verdict.find("60%"), std::string::npos) << s.verdict;
     EXPECT_EQ(t.model->flows().size(), 4u) << "each step's launch-to-kernel arrow is kept";
   }
+}
+
+// An asynchronous GPU: each step's 7 ms kernel runs on into the next step's 4 ms DataLoader
+// wait, so only the rest of that wait leaves the device idle. Expected totals from the raw
+// JSON (Python, decimal): 4000 + 2 x (4000 - 1590) = 8820 us of 12000 us of waits.
+TEST(TraceImportTest, OnAnAsynchronousDeviceOnlyWaitsWhileItIdlesAreRed) {
+  const ImportedTrace t = Import("pytorch_async_overlap.json");
+  ASSERT_NE(t.model, nullptr);
+  const std::vector<Interval> idle = WaitsWhileDeviceIdle(*t.model);
+  EXPECT_EQ(Total(idle), 8'820'000);
+  EXPECT_EQ(idle.size(), 3u);
+  for (const Interval& i : idle) {  // none overlaps a kernel, span by span
+    for (const Track* k : DeviceWorkTracks(*t.model)) {
+      for (size_t j = 0; j < k->size(); ++j)
+        EXPECT_TRUE(i.second <= k->start(j) || k->end(j) <= i.first) << i.first << ".." << i.second;
+    }
+  }
+  // No overlap: every wait counts (6 ms of each of 4 steps); no device records: every wait.
+  EXPECT_EQ(Total(WaitsWhileDeviceIdle(*Import("pytorch_input_bound.json").model)), 24'000'000);
+  const ImportedTrace tf = Import("tensorflow_input_bound.json");
+  EXPECT_TRUE(DeviceWorkTracks(*tf.model).empty());
+  EXPECT_EQ(Total(WaitsWhileDeviceIdle(*tf.model)),
+            Total(Union(tf.model->TracksOf(record::EventKind::kInputWait, record::kConsumerOp), 0,
+                        tf.model->duration_ns())));
+  EXPECT_GT(Total(WaitsWhileDeviceIdle(*tf.model)), 0);
 }
 
 TEST(TraceImportTest, APyTorchTraceThatIsNotInputBoundSaysSo) {

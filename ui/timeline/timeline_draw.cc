@@ -7,6 +7,7 @@
 #include <cmath>
 #include <optional>
 
+#include "instrumentation/trace/device_gaps.h"
 #include "instrumentation/trace/intervals.h"
 #include "ui/timeline/coverage.h"
 #include "ui/timeline/timeline_layout.h"
@@ -84,6 +85,48 @@ void TimelineWidget::DrawSpanLane(const Lane& lane, float y, float height, bool 
       p = q;
     }
   }
+}
+
+void TimelineWidget::RefreshIdleWaits() {
+  size_t key = std::hash<const void*>()(model_.get());
+  const std::vector<const trace::Track*> device_work = trace::DeviceWorkTracks(*model_);
+  for (const trace::Track* t : device_work) key = key * 31 + t->size();
+  for (const trace::Track* t : model_->TracksOf(EventKind::kInputWait, record::kConsumerOp))
+    key = key * 31 + t->size();
+  if (key == idle_waits_key_) return;
+  idle_waits_key_ = key;
+  // One consumer: with several (workers, hosts) the union of their waits is no one lane's.
+  async_device_ = !device_work.empty() &&
+                  model_->TracksOf(EventKind::kInputWait, record::kConsumerOp).size() == 1;
+  idle_waits_ =
+      async_device_ ? trace::WaitsWhileDeviceIdle(*model_) : std::vector<trace::Interval>{};
+}
+
+bool TimelineWidget::DrawConsumerWaits(const Lane& lane, float y, float height) {
+  RefreshIdleWaits();
+  if (!async_device_) return false;
+  // Every wait faint, then the ones the device shared in red, each pixel as high as its
+  // share of them.
+  ImDrawList* draw = ImGui::GetWindowDrawList();
+  const int pixels = std::max(1, static_cast<int>(axis_.width));
+  const double bucket_ns = axis_.span() / pixels;
+  const ImU32 red = ColorOf(EventKind::kInputWait);
+  lane.tracks[0]->Summarize(axis_.t0, axis_.t1, pixels, buckets_);
+  CoverageByPixel(idle_waits_, axis_.t0, axis_.t1, pixels, device_busy_);
+  for (int p = 0; p < pixels; ++p) {
+    const float x = axis_.x + static_cast<float>(p);
+    const auto waited = static_cast<double>(buckets_[static_cast<size_t>(p)].covered_ns);
+    if (waited > 0) {
+      const float h = CoveredHeight(waited, bucket_ns, height);
+      draw->AddRectFilled(ImVec2(x, y + height - h), ImVec2(x + 1, y + height), WithAlpha(red, 60));
+    }
+    const double idle = device_busy_[static_cast<size_t>(p)];
+    if (idle > 0) {
+      const float h = CoveredHeight(idle, bucket_ns, height);
+      draw->AddRectFilled(ImVec2(x, y + height - h), ImVec2(x + 1, y + height), red);
+    }
+  }
+  return true;
 }
 
 void TimelineWidget::DrawDeviceGaps(const Lane& lane, float y, float height) {

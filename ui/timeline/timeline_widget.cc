@@ -474,7 +474,8 @@ void TimelineWidget::DrawImGui() {
         DrawCounterLane(lane, y, h);
       } else {
         const bool named_match = LaneHasMatchingSpans(lane);
-        DrawSpanLane(lane, y, h, !search_.empty() && !match && !named_match);
+        if (lane.kind != LaneKind::kConsumer || !DrawConsumerWaits(lane, y, h))
+          DrawSpanLane(lane, y, h, !search_.empty() && !match && !named_match);
         if (lane.kind == LaneKind::kDevice && lane.tracks[0]->key().kind == EventKind::kStep)
           DrawDeviceGaps(lane, y, h);
         if (named_match) OutlineMatchingSpans(lane, y, h);

@@ -18,6 +18,7 @@
 #include <mutex>
 #include <set>
 
+#include "instrumentation/trace/intervals.h"
 #include "instrumentation/trace/model.h"
 #include "ui/imgui_gl_widget.h"
 #include "ui/timeline/lanes.h"
@@ -114,6 +115,11 @@ class TimelineWidget : public ImGuiGlWidget {
   bool ExplainDeviceGapLocked(int64_t t);
   // Red over the device lane where the device idles: the rest of each pixel in a
   // recording, the rest of the steps' time in an imported trace.
+  // The consumer's waits: red where the device idled with it; on an asynchronous device,
+  // faint where queued work kept the device busy meanwhile. False, drawing nothing, where
+  // the device is synchronous (every wait is red: DrawSpanLane).
+  bool DrawConsumerWaits(const Lane& lane, float y, float height);
+  void RefreshIdleWaits();
   void DrawDeviceGaps(const Lane& lane, float y, float height);
   int HighlightElementLocked(uint64_t element, int64_t t);
   void HandleKeys();
@@ -182,7 +188,12 @@ class TimelineWidget : public ImGuiGlWidget {
   int64_t span_matches_ = 0;
   std::vector<trace::Track::Bucket> buckets_;  // scratch
   std::vector<double> device_busy_;            // scratch: per pixel, ns
-  QTimer live_frames_;                         // redraws a live run's view 20 times a second
+  // On an asynchronous device, the consumer's waits while the device idled too (the red
+  // ones), recomputed when the waits or the device's work grow (idle_waits_key_).
+  std::vector<trace::Interval> idle_waits_;
+  size_t idle_waits_key_ = 0;
+  bool async_device_ = false;
+  QTimer live_frames_;  // redraws a live run's view 20 times a second
 };
 
 }  // namespace pipescope::ui
