@@ -64,6 +64,25 @@ Lineage::Lineage(const Model& model) : model_(model) {
   }
   for (const record::StageDef* cache : TopLevelOfKind(model, "cache")) ReadReplays(cache->id);
   for (const record::StageDef* batch : TopLevelOfKind(model, "batch")) ReadRows(*batch);
+  for (const record::StageDef* unbatch : TopLevelOfKind(model, "unbatch")) ReadUnbatch(*unbatch);
+}
+
+// An unbatch hands out the rows of the batch it pulled last, in order, under new ids: its
+// k-th element after a pull is that batch's k-th row.
+void Lineage::ReadUnbatch(const record::StageDef& unbatch) {
+  if (unbatch.input < 0) return;
+  const std::vector<Call> in = CallsOf(model_, static_cast<uint16_t>(unbatch.input));
+  const std::vector<uint64_t>* rows = nullptr;
+  size_t next_row = 0, j = 0;
+  for (const Call& out : CallsOf(model_, unbatch.id)) {
+    for (; j < in.size() && in[j].end <= out.end; ++j) {
+      if (in[j].end_of_sequence) continue;
+      rows = Rows(in[j].element);
+      next_row = 0;
+    }
+    if (out.end_of_sequence || !rows || next_row >= rows->size()) continue;
+    same_as_[out.element] = (*rows)[next_row++];
+  }
 }
 
 // A batch's rows: its input's calls nested in its own call on the same thread.
@@ -106,8 +125,13 @@ void Lineage::ReadReplays(uint16_t cache) {
 }
 
 uint64_t Lineage::Origin(uint64_t element) const {
-  auto it = same_as_.find(element);
-  return it == same_as_.end() ? element : it->second;
+  // A chain at most as long as the ops that renumber (a cache replaying an unbatch's rows).
+  for (int hops = 0; hops < 64; ++hops) {
+    auto it = same_as_.find(element);
+    if (it == same_as_.end()) break;
+    element = it->second;
+  }
+  return element;
 }
 
 void Lineage::AppendRecords(uint64_t element, std::vector<RecordRef>& out) const {

@@ -7,8 +7,8 @@
 // It relies on what every Pipescope trace (recorded or simulated) holds: the top-level
 // source's kCall per record and a kCallEnd at the end of each pass; ops that pass elements
 // on keep their ids; a synchronous batch pulls its rows inside its own kCall, on its thread
-// (a batch of batches is expanded down to records); a cache's later passes replay its
-// first pass in order.
+// (a batch of batches is expanded down to records); an unbatch hands out the rows of the
+// batch it pulled last; a cache's later passes replay its first pass in order.
 // A pass cut short before the source's end (take before repeat) has no end in the trace:
 // the next pass's records are numbered on from it.
 
@@ -46,6 +46,7 @@ class Lineage {
  private:
   void ReadRows(const record::StageDef& batch);
   void ReadReplays(uint16_t cache);
+  void ReadUnbatch(const record::StageDef& unbatch);
   // The element a cache replay stands for (itself when it is not one).
   uint64_t Origin(uint64_t element) const;
   void AppendRecords(uint64_t element, std::vector<RecordRef>& out) const;
@@ -53,7 +54,8 @@ class Lineage {
   const Model& model_;
   std::unordered_map<uint64_t, RecordRef> records_;
   std::unordered_map<uint64_t, std::vector<uint64_t>> rows_;
-  std::unordered_map<uint64_t, uint64_t> same_as_;  // cache replay -> element it replays
+  // A renumbered element (cache replay, unbatched row) -> the element it is.
+  std::unordered_map<uint64_t, uint64_t> same_as_;
   int64_t records_per_pass_ = -1;
 };
 

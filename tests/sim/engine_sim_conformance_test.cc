@@ -126,6 +126,8 @@ std::vector<Case> Cases() {
        std::nullopt},
       {"BatchOfBatches", 10, "ops { batch { batch_size: 2 } } ops { batch { batch_size: 3 } }", ten,
        true, 2},
+      // unbatch_test.py: batches split back into their rows, in order.
+      {"BatchUnbatch", 10, "ops { batch { batch_size: 3 } } ops { unbatch {} }", ten},
       // Parallel and non-deterministic: the same elements.
       {"ParallelMap", 10, "ops { map { fn { identity {} } num_parallel_calls: 3 } }", ten},
       {"ParallelMapNondeterministic", 10,
