@@ -15,6 +15,7 @@
 #include "engine/ops/ops.h"
 #include "engine/runtime/async_iterator.h"
 #include "engine/runtime/parallel_map_capacity.h"
+#include "engine/runtime/parallel_map_order.h"
 #include "engine/runtime/spin_wait.h"
 
 namespace pipescope::engine {
@@ -174,20 +175,15 @@ class MapDataset : public UnaryDataset {
     }
 
     void TakeReadyLocked() {
-      if (d_.deterministic_) {
-        while (!slots_.empty() && slots_.front()->done) {
-          local_.push_back(slots_.front());
-          slots_.pop_front();
-        }
-        return;
-      }
       for (auto it = slots_.begin(); it != slots_.end();) {
-        if ((*it)->done) {
-          local_.push_back(*it);
-          it = slots_.erase(it);
-        } else {
+        const HandOut step = HandOutInFlight((*it)->done, d_.deterministic_);
+        if (step == HandOut::kStop) break;
+        if (step == HandOut::kSkip) {
           ++it;
+          continue;
         }
+        local_.push_back(*it);
+        it = slots_.erase(it);
       }
     }
 

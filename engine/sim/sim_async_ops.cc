@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include "engine/runtime/parallel_map_capacity.h"
+#include "engine/runtime/parallel_map_order.h"
 #include "engine/sim/sim_ops.h"
 #include "engine/sim/sim_unary.h"
 
@@ -110,8 +111,9 @@ class ParallelMapIt : public SimUnaryIterator {
     max_rows = std::max<int64_t>(1, max_rows);
     int64_t n = 0, rows = 0;
     for (auto it = slots_.begin(); it != slots_.end() && rows < max_rows;) {
-      if (!it->done) {
-        if (deterministic_) break;  // the oldest is not done: wait for it
+      const engine::HandOut step = engine::HandOutInFlight(it->done, deterministic_);
+      if (step == engine::HandOut::kStop) break;  // the oldest is not done: wait for it
+      if (step == engine::HandOut::kSkip) {
         ++it;
         continue;
       }
