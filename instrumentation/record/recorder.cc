@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <chrono>
 
+#include "instrumentation/record/call_runs.h"
+
 namespace pipescope::record {
 
 // A thread as one recorder knows it.
@@ -202,6 +204,10 @@ void Recorder::CollectOnce(bool final) {
     pending_ = TraceBatch{};
     threads = threads_;
   }
+  for (const StageDef& stage : batch.stages) {
+    if (stage.id >= source_ops_.size()) source_ops_.resize(stage.id + 1u, false);
+    source_ops_[stage.id] = stage.input < 0;
+  }
   const int64_t origin = origin_ns_;
   const TickCalibration& clock = calibration_;
   std::vector<uint32_t> finished;
@@ -209,6 +215,7 @@ void Recorder::CollectOnce(bool final) {
     // Read the exit flag before draining: everything the thread pushed before it ended is
     // then in this drain.
     const bool exited = t->exited.load(std::memory_order_acquire);
+    const size_t first_of_thread = batch.events.size();
     t->ring.Drain([&](const Event& e) {
       TraceEvent out;
       if (e.flags & kFlagTimesInNs) {
@@ -228,6 +235,13 @@ void Recorder::CollectOnce(bool final) {
       out.op = e.op;
       out.kind = e.kind;
       out.flags = static_cast<uint8_t>(e.flags & ~kFlagTimesInNs);
+      // The event before it in the batch is this thread's previous one, if any.
+      // Only a source's calls make runs: they hold no input, so a run's own time is still
+      // its value and the gaps between its calls are its caller's.
+      if (batch.events.size() > first_of_thread && out.op < source_ops_.size() &&
+          source_ops_[out.op] && ExtendRun(batch.events.back(), out)) {
+        return;
+      }
       batch.events.push_back(out);
     });
     if (exited) finished.push_back(t->id);

@@ -111,6 +111,7 @@ class Recorder {
   uint32_t next_thread_id_ = 1;
   TraceBatch pending_;            // metadata waiting for the next drain
   TraceBatch batch_;              // the collector's: reused by every drain
+  std::vector<bool> source_ops_;  // the collector's: by op id, whether it is a source
   uint64_t dropped_retired_ = 0;  // drops of rings already removed
 
   std::vector<TraceSink*> sinks_;

@@ -26,7 +26,9 @@ OpActivity ActivityOf(const Model& model, const record::StageDef& stage, int64_t
     ++a.call_threads;
     const auto self = static_cast<int64_t>(s.value);
     a.own_ns += self;
-    a.input_ns += std::max<int64_t>(0, s.covered_ns - self);
+    // A source has no input: a run of its calls spans the gaps between them, which are its
+    // caller's time (call_runs.h), not waiting.
+    if (stage.input >= 0) a.input_ns += std::max<int64_t>(0, s.covered_ns - self);
   }
   return a;
 }
