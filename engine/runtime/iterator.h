@@ -57,9 +57,17 @@ class Iterator {
     }
     // One kCall event per call: its span, and (for a synchronous op) the part of it spent
     // outside its input, which is the op's own work.
-    const uint64_t t0 = record::Ticks();
+    //
+    // The clock is read once for the start of a chain of calls: a synchronous op pulls from
+    // its input first thing, so the first call it makes starts when its own did, and takes
+    // that reading instead of its own (the op's few instructions before the pull land in
+    // its input's span). A read costs about 11 ns on a VM; a chain of six ops saves five.
+    uint64_t t0 = tls_chain_start;
+    if (t0 == 0) t0 = record::Ticks();
+    tls_chain_start = stats_->asynchronous ? 0 : t0;
     input_ticks_in_call_ = 0;
     Status s = GetNextInternal(out, end_of_sequence);
+    tls_chain_start = 0;  // consumed by the first pull, or stale: never the next call's
     const uint64_t t1 = record::Ticks();
     last_call_ticks_ = t1 - t0;
     const uint8_t flags = !s.ok()           ? record::kFlagError
@@ -110,6 +118,9 @@ class Iterator {
   StageStats* const stats_;
 
  private:
+  // The start of the call in progress on this thread, for the first call it makes (0: none).
+  static inline thread_local uint64_t tls_chain_start = 0;
+
   // The conformance suite calls GetNextInternal past the end, where GetNext would answer
   // from `ended_` without asking the op.
   friend struct IteratorTestPeer;

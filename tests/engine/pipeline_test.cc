@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <future>
+#include <map>
 #include <thread>
 
 #include "engine/spec/spec_loader.h"
@@ -14,6 +15,15 @@ using testing::Drain;
 using testing::MakePipeline;
 using testing::Spec;
 using testing::Values;
+
+// The events as the collector hands them on, before the model clamps anything.
+class RawEvents : public record::TraceSink {
+ public:
+  void Consume(const record::TraceBatch& batch, bool /*final*/) override {
+    events.insert(events.end(), batch.events.begin(), batch.events.end());
+  }
+  std::vector<record::TraceEvent> events;
+};
 
 constexpr char kTwoKnobs[] =
     "source { range { start: 0 stop: 100 } }\n"
@@ -131,6 +141,42 @@ TEST(PipelineTest, AnInvalidReorderIsRejectedAndTheRunGoesOn) {
   bad.mutable_ops(1)->mutable_prefetch()->set_buffer_size(-7);
   EXPECT_FALSE(p->Reorder(bad).ok());
   EXPECT_EQ(Drain(*p).size(), 100u);
+}
+
+// A chain of calls reads the clock once for its start: an op's first pull starts when the
+// op's call did. Every call of an op on a thread still starts after its previous call
+// ended: a start handed on never outlives the call that handed it on (cache replays make
+// no pull; the prefetch's worker calls the repeat again and again).
+TEST(PipelineTest, RecordedCallsOfAnOpNeverOverlapTheirPredecessors) {
+  record::Recorder recorder;
+  RawEvents sink;
+  recorder.AddSink(&sink);
+  Pipeline::Options options;
+  options.recorder = &recorder;
+  auto p = Pipeline::Create(Spec("source { name: \"src\" range { start: 0 stop: 200 } }\n"
+                                 "ops { name: \"m\" map { fn { identity {} } } }\n"
+                                 "ops { name: \"c\" cache {} }\n"
+                                 "ops { name: \"r\" repeat { count: 3 } }\n"
+                                 "ops { name: \"pf\" prefetch { buffer_size: 2 } }\n"),
+                            options);
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  recorder.Start();
+  EXPECT_EQ(Drain(**p).size(), 600u);
+  p->reset();
+  recorder.Stop();
+  std::map<std::pair<uint32_t, uint16_t>, int64_t> last_end;  // (thread, op) -> end
+  size_t calls = 0;
+  for (const record::TraceEvent& e : sink.events) {
+    if (e.kind != record::EventKind::kCall && e.kind != record::EventKind::kCallEnd) continue;
+    ++calls;
+    EXPECT_LE(e.start_ns, e.end_ns);
+    auto [it, first] = last_end.try_emplace({e.thread, e.op}, e.end_ns);
+    if (!first) {
+      EXPECT_GE(e.start_ns, it->second) << "op " << e.op << " on thread " << e.thread;
+      it->second = e.end_ns;
+    }
+  }
+  EXPECT_GT(calls, 600u * 2);
 }
 
 }  // namespace
