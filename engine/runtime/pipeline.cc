@@ -66,6 +66,7 @@ void Pipeline::DescribeStages(record::Recorder& recorder) {
     }
   }
   std::vector<int> depths;
+  depths.reserve(stages.size());
   for (const auto& info : stages) depths.push_back(info.depth);
   const std::vector<int> inputs = StageInputIndices(depths);
   for (size_t i = 0; i < stages.size(); ++i) {
