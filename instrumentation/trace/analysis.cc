@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "instrumentation/gpu/device_activity.h"
 #include "instrumentation/trace/cpu_share.h"
 #include "instrumentation/trace/gap_attribution.h"
 #include "instrumentation/trace/intervals.h"
@@ -84,15 +83,11 @@ StageFigures FiguresOf(const Model& model, const record::StageDef& stage, int64_
 }
 
 int64_t GpuBusyNs(const Model& model, int64_t t0, int64_t t1) {
+  // Every stream's (and nesting row's) work: busy is their union, the same union the
+  // device gaps are the complement of.
   const std::vector<const Track*> tracks = DeviceWorkTracks(model);
   if (tracks.empty()) return -1;
-  std::vector<gpu::Interval> intervals;
-  // Every stream's (and nesting row's) tracks: busy is their union.
-  for (const Track* t : tracks) {
-    for (size_t i = t->FirstEndingAfter(t0); i < t->size() && t->start(i) < t1; ++i)
-      intervals.push_back({t->start(i), t->end(i)});
-  }
-  return gpu::UnionCovered(std::move(intervals), t0, t1);
+  return Total(Union(tracks, t0, t1));
 }
 
 RangeAnalysis Analyze(const Model& model, int64_t t0, int64_t t1) {

@@ -52,6 +52,19 @@ class TimelineGuiTest : public ::testing::Test {
     QTest::keyClick(timeline_, key);
     QTest::qWait(80);
   }
+  // Shows [start, end) in the middle third of the view and clicks its middle on `lane`.
+  void ClickMiddleOf(int64_t start, int64_t end, size_t lane) {
+    timeline_->SetView(start - (end - start), end + (end - start));
+    QTest::qWait(50);
+    QTest::mouseClick(timeline_, Qt::LeftButton, Qt::NoModifier, At((start + end) / 2, lane));
+    QTest::qWait(150);
+  }
+  // Whether a label of the window (the Verdict dock's, the status bar's) says `text`.
+  bool SomeLabelSays(const QString& text) const {
+    for (QLabel* l : window_->findChildren<QLabel*>())
+      if (l->text().contains(text)) return true;
+    return false;
+  }
 
   static std::shared_ptr<trace::Model> model_;
   std::unique_ptr<MainWindow> window_;
@@ -140,20 +153,15 @@ std::pair<int64_t, int64_t> LongestWait(const trace::Model& model) {
 TEST_F(TimelineGuiTest, ClickingARedGapNamesTheOpThatCausedIt) {
   const auto [start, end] = LongestWait(*model_);
   ASSERT_GT(end, start);
-  timeline_->SetView(start - (end - start), end + (end - start));
-  QTest::qWait(50);
-  QTest::mouseClick(timeline_, Qt::LeftButton, Qt::NoModifier, At((start + end) / 2, 0));
-  QTest::qWait(150);
+  ClickMiddleOf(start, end, 0);
   const auto& gap = timeline_->gap();
   ASSERT_TRUE(gap.active);
   EXPECT_EQ(gap.start, start);
   EXPECT_EQ(gap.end, end);
   ASSERT_GE(gap.op, 0);
   EXPECT_EQ(model_->Stage(static_cast<uint16_t>(gap.op))->name, "decode") << gap.text;
-  bool explained = false;
-  for (QLabel* l : window_->findChildren<QLabel*>())
-    explained |= l->text().contains("caused by decode");
-  EXPECT_TRUE(explained) << "the Verdict dock says which op caused the wait";
+  EXPECT_TRUE(SomeLabelSays("caused by decode"))
+      << "the Verdict dock says which op caused the wait";
   window_->grab().save("timeline_gap.png");
 }
 
@@ -165,20 +173,14 @@ TEST_F(TimelineGuiTest, ClickingTheDevicesIdleTimeNamesItsCause) {
     if (gap.second - gap.first > longest.second - longest.first) longest = gap;
   const auto [start, end] = longest;
   ASSERT_GT(end, start);
-  timeline_->SetView(start - (end - start), end + (end - start));
-  QTest::qWait(50);
-  QTest::mouseClick(timeline_, Qt::LeftButton, Qt::NoModifier, At((start + end) / 2, 1));
-  QTest::qWait(150);
+  ClickMiddleOf(start, end, 1);
   const auto& gap = timeline_->gap();
   ASSERT_TRUE(gap.active);
   EXPECT_TRUE(gap.device) << "lane 1 is the device";
   EXPECT_EQ(gap.start, start);
   EXPECT_EQ(gap.end, end);
   EXPECT_NE(gap.text.find("input: decode"), std::string::npos) << gap.text;
-  bool summarised = false;
-  for (QLabel* l : window_->findChildren<QLabel*>())
-    summarised |= l->text().contains("The device idled");
-  EXPECT_TRUE(summarised) << "the Verdict dock sums the device gaps up";
+  EXPECT_TRUE(SomeLabelSays("The device idled")) << "the Verdict dock sums the device gaps up";
   window_->grab().save("timeline_device_gap.png");
 }
 

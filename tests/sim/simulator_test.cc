@@ -358,12 +358,6 @@ TEST(SimulatorTest, BuildErrorsNameTheOp) {
   EXPECT_NE(r.status().message().find("cache 'c'"), std::string::npos);
 }
 
-}  // namespace
-}  // namespace pipescope::sim
-
-namespace pipescope::sim {
-namespace {
-
 // Device gaps on a simulated run: the device (simulated: busy while a step runs) idles
 // wherever no step runs. The test walks the step track itself for the expected figures, and
 // an input-bound pipeline's gaps are caused by its slow map.
@@ -395,12 +389,6 @@ TEST(SimulatorTest, DeviceGapsAreTheTimeWithoutAStepAndNameTheSlowOp) {
   const auto [start, end] = list[list.size() / 2];
   EXPECT_EQ(trace::DeviceGapCause(m, start, end), "input: decode");
 }
-
-}  // namespace
-}  // namespace pipescope::sim
-
-namespace pipescope::sim {
-namespace {
 
 // Four 2 ms workers on two simulated cores take turns: each gets half a core while it
 // works, the Statistics figures say so, and the verdict says to lower the parallelism rather

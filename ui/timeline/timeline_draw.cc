@@ -105,14 +105,14 @@ void TimelineWidget::RefreshIdleWaits() {
 bool TimelineWidget::DrawConsumerWaits(const Lane& lane, float y, float height) {
   RefreshIdleWaits();
   if (!async_device_) return false;
-  // Every wait faint, then the ones the device shared in red, each pixel as high as its
-  // share of them.
+  // Every wait faint, then in red the part during which the device idled too, each pixel
+  // as high as its share of each.
   ImDrawList* draw = ImGui::GetWindowDrawList();
   const int pixels = std::max(1, static_cast<int>(axis_.width));
   const double bucket_ns = axis_.span() / pixels;
   const ImU32 red = ColorOf(EventKind::kInputWait);
   lane.tracks[0]->Summarize(axis_.t0, axis_.t1, pixels, buckets_);
-  CoverageByPixel(idle_waits_, axis_.t0, axis_.t1, pixels, device_busy_);
+  CoverageByPixel(idle_waits_, axis_.t0, axis_.t1, pixels, pixel_ns_);
   for (int p = 0; p < pixels; ++p) {
     const float x = axis_.x + static_cast<float>(p);
     const auto waited = static_cast<double>(buckets_[static_cast<size_t>(p)].covered_ns);
@@ -120,7 +120,7 @@ bool TimelineWidget::DrawConsumerWaits(const Lane& lane, float y, float height) 
       const float h = CoveredHeight(waited, bucket_ns, height);
       draw->AddRectFilled(ImVec2(x, y + height - h), ImVec2(x + 1, y + height), WithAlpha(red, 60));
     }
-    const double idle = device_busy_[static_cast<size_t>(p)];
+    const double idle = pixel_ns_[static_cast<size_t>(p)];
     if (idle > 0) {
       const float h = CoveredHeight(idle, bucket_ns, height);
       draw->AddRectFilled(ImVec2(x, y + height - h), ImVec2(x + 1, y + height), red);
@@ -136,13 +136,13 @@ void TimelineWidget::DrawDeviceGaps(const Lane& lane, float y, float height) {
   const bool imported = !model_->run_info().imported_from.empty();
   // Busy: the device's own records where it has them (the sum over streams, at most the
   // pixel: a per-pixel summary has no union), else its steps.
-  device_busy_.assign(static_cast<size_t>(pixels), 0.0);
+  pixel_ns_.assign(static_cast<size_t>(pixels), 0.0);
   const std::vector<const trace::Track*> device_work = trace::DeviceWorkTracks(*model_);
   const bool any = !device_work.empty();
   for (const trace::Track* t : device_work) {
     t->Summarize(axis_.t0, axis_.t1, pixels, buckets_);
     for (int p = 0; p < pixels; ++p)
-      device_busy_[static_cast<size_t>(p)] +=
+      pixel_ns_[static_cast<size_t>(p)] +=
           static_cast<double>(buckets_[static_cast<size_t>(p)].covered_ns);
   }
   if (imported && !any) return;  // nothing says when the device idled
@@ -150,7 +150,7 @@ void TimelineWidget::DrawDeviceGaps(const Lane& lane, float y, float height) {
   steps->Summarize(axis_.t0, axis_.t1, pixels, buckets_);
   for (int p = 0; p < pixels; ++p) {
     const auto step_ns = static_cast<double>(buckets_[static_cast<size_t>(p)].covered_ns);
-    const double busy = any ? std::min(device_busy_[static_cast<size_t>(p)], bucket_ns) : step_ns;
+    const double busy = any ? std::min(pixel_ns_[static_cast<size_t>(p)], bucket_ns) : step_ns;
     // A recording's device idles wherever it is not busy; an imported trace's within steps.
     const double window = imported ? step_ns : bucket_ns;
     const double idle = std::max(0.0, window - busy);

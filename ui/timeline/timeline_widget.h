@@ -187,7 +187,7 @@ class TimelineWidget : public ImGuiGlWidget {
   std::set<const trace::Track*> search_tracks_;  // tracks holding a matching span
   int64_t span_matches_ = 0;
   std::vector<trace::Track::Bucket> buckets_;  // scratch
-  std::vector<double> device_busy_;            // scratch: per pixel, ns
+  std::vector<double> pixel_ns_;               // scratch: ns per pixel (device busy, idle waits)
   // On an asynchronous device, the consumer's waits while the device idled too (the red
   // ones), recomputed when the waits or the device's work grow (idle_waits_key_).
   std::vector<trace::Interval> idle_waits_;
