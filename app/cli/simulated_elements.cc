@@ -5,24 +5,29 @@
 namespace pipescope::cli {
 namespace {
 
-// Whether the training step receives batches: the last batch or unbatch at the top
-// level decides (an interleave's output is its sub-pipeline's, unbatched here).
-bool OutputBatched(const spec::PipelineSpec& spec) {
-  bool batched = false;
-  for (const auto& op : spec.ops()) {
-    if (op.has_batch()) batched = true;
-    if (op.has_unbatch() || op.has_interleave()) batched = false;
-  }
-  return batched;
-}
-
-std::string Json(const spec::PipelineSpec& spec, const trace::RecordRef& r) {
+std::string RecordJson(const spec::PipelineSpec& spec, const trace::RecordRef& r) {
   if (spec.source().has_range()) {
     const auto& range = spec.source().range();
     const int64_t step = range.step() == 0 ? 1 : range.step();
     return std::to_string(range.start() + r.index * step);
   }
   return "{\"record\":" + std::to_string(r.index) + ",\"pass\":" + std::to_string(r.pass) + "}";
+}
+
+// An element as run --print shows its value: a record, or a batch as a list of its rows,
+// nested as deep as batches of batches go.
+std::string ElementJson(const spec::PipelineSpec& spec, const trace::Lineage& lineage,
+                        uint64_t element) {
+  if (const auto* rows = lineage.Rows(element)) {
+    std::string out = "[";
+    for (uint64_t row : *rows) {
+      if (out.size() > 1) out += ',';
+      out += ElementJson(spec, lineage, row);
+    }
+    return out + "]";
+  }
+  const trace::RecordRef* r = lineage.Record(element);
+  return r ? RecordJson(spec, *r) : "null";
 }
 
 }  // namespace
@@ -32,22 +37,14 @@ std::vector<std::string> SimulatedElementLines(const spec::PipelineSpec& spec,
   std::vector<std::string> lines;
   const trace::Lineage lineage(model);
   const bool values = spec.source().has_range();
-  const std::string key = values ? "value" : "records";
-  if (OutputBatched(spec)) {
-    for (const auto& batch : lineage.ConsumedBatches()) {
-      if (static_cast<int64_t>(lines.size()) >= limit) break;
-      std::string rows;
-      for (const auto& r : batch) {
-        if (!rows.empty()) rows += ',';
-        rows += Json(spec, r);
-      }
-      lines.push_back("{\"" + key + "\":[" + rows + "]}");
-    }
-    return lines;
-  }
-  for (const auto& r : lineage.Consumed()) {
+  for (uint64_t id : lineage.ConsumedIds()) {
     if (static_cast<int64_t>(lines.size()) >= limit) break;
-    lines.push_back(values ? "{\"value\":" + Json(spec, r) + "}" : Json(spec, r));
+    const std::string json = ElementJson(spec, lineage, id);
+    if (values) {
+      lines.push_back("{\"value\":" + json + "}");
+    } else {
+      lines.push_back(lineage.Rows(id) ? "{\"records\":" + json + "}" : json);
+    }
   }
   return lines;
 }

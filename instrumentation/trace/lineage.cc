@@ -152,8 +152,7 @@ const std::vector<uint64_t>* Lineage::Rows(uint64_t batch) const {
   return it == rows_.end() ? nullptr : &it->second;
 }
 
-std::vector<std::vector<RecordRef>> Lineage::ConsumedBatches() const {
-  std::vector<std::vector<RecordRef>> batches;
+std::vector<uint64_t> Lineage::ConsumedIds() const {
   std::vector<std::pair<int64_t, uint64_t>> received;
   for (const Track* t : model_.TracksOf(EventKind::kInputWait, record::kConsumerOp)) {
     for (size_t i = 0; i < t->size(); ++i) {
@@ -161,7 +160,15 @@ std::vector<std::vector<RecordRef>> Lineage::ConsumedBatches() const {
     }
   }
   std::sort(received.begin(), received.end());
-  for (const auto& [time, id] : received) {
+  std::vector<uint64_t> ids;
+  ids.reserve(received.size());
+  for (const auto& [time, id] : received) ids.push_back(id);
+  return ids;
+}
+
+std::vector<std::vector<RecordRef>> Lineage::ConsumedBatches() const {
+  std::vector<std::vector<RecordRef>> batches;
+  for (uint64_t id : ConsumedIds()) {
     std::vector<RecordRef> records;
     AppendRecords(id, records);
     batches.push_back(std::move(records));

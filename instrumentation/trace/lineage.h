@@ -40,6 +40,8 @@ class Lineage {
   std::vector<RecordRef> Consumed() const;
   // Records of the elements `op` passed on, in the order it did.
   std::vector<RecordRef> PassedOn(uint16_t op) const;
+  // The elements the consumer received, in order.
+  std::vector<uint64_t> ConsumedIds() const;
   // Batches the consumer received, as the records they hold (nested batches flattened).
   std::vector<std::vector<RecordRef>> ConsumedBatches() const;
 

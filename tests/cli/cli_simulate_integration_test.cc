@@ -60,6 +60,20 @@ TEST(CliSimulateTest, PrintGivesTheElementsRunGives) {
   const auto a = values(simulated.out), b = values(real.out);
   EXPECT_EQ(a.size(), 3u);  // 19 values, six of them in shard 1 of 3, in pairs
   EXPECT_EQ(a, b) << simulated.out << "\n" << real.out;
+
+  // Elements that ops renumber or nest: a batch of batches (a list of lists), unbatched
+  // rows, and a cache's replays.
+  for (const char* ops : {"ops { batch { batch_size: 2 } } ops { batch { batch_size: 3 } }",
+                          "ops { batch { batch_size: 3 } } ops { unbatch {} }",
+                          "ops { batch { batch_size: 4 } } ops { cache {} } "
+                          "ops { repeat { count: 2 } }"}) {
+    std::ofstream(spec) << "source { range { start: 0 stop: 10 } }\n"
+                        << ops << "\ntrain_step { step_time: \"1ms\" }\n";
+    const auto sim = values(Cli("simulate " + spec + " --print 100").out);
+    const auto run = values(Cli("run " + spec + " --print 100").out);
+    EXPECT_FALSE(sim.empty()) << ops;
+    EXPECT_EQ(sim, run) << ops;
+  }
 }
 
 TEST(CliSimulateTest, SavedTraceOpensEverywhereAndSaysItIsSimulated) {
