@@ -3,17 +3,21 @@
 // meets them; presenter mode enlarges everything and hides chrome, and comes back off.
 #include <gtest/gtest.h>
 
+#include <QAbstractTextDocumentLayout>
 #include <QApplication>
 #include <QDockWidget>
 #include <QScrollBar>
 #include <QSettings>
 #include <QStatusBar>
+#include <QTextBlock>
 #include <QTextBrowser>
+#include <QTextLayout>
 #include <QThread>
 
 #include "gui_test_support.h"
 #include "ui/main_window.h"
 #include "ui/panels/lessons_panel.h"
+#include "ui/panels/picture_text.h"
 #include "ui/panels/spec_editor.h"
 #include "ui/timeline/timeline_widget.h"
 
@@ -105,6 +109,48 @@ TEST(LessonsGuiTest, TextAndPipelineHaveRoomToReadAt1280x800) {
     EXPECT_FALSE(editor.horizontalScrollBar()->isVisible());
     EXPECT_GT(editor.document()->blockCount(), 10);
     window.grab().save(presenter ? "lesson_presenter.png" : "lesson_1280x800.png");
+    if (presenter) window.SetPresenterMode(false);
+  }
+}
+
+// Every lesson's pictures (its fenced timelines and orderings) keep their columns at
+// 1280x800: each picture line is one laid-out line, never wrapped. At the normal size they are
+// drawn at the text's own size; presenter mode's large type shrinks a picture only as far as
+// its widest line needs, and never below a readable size.
+TEST(LessonsGuiTest, EveryLessonsPicturesKeepTheirColumnsAt1280x800) {
+  for (const bool presenter : {false, true}) {
+    SCOPED_TRACE(presenter ? "presenter mode" : "normal");
+    MainWindow window;
+    ASSERT_TRUE(ShowWindow(window));
+    if (presenter) window.SetPresenterMode(true);
+    LessonsPanel& panel = *window.lessons();
+    int lessons_with_pictures = 0;
+    for (int lesson = 1; lesson <= 12; ++lesson) {
+      ASSERT_TRUE(window.OpenLesson(QString::number(lesson)));
+      ASSERT_TRUE(WaitForCheck(panel));
+      DrawFrames(window);
+      PictureText& text = *panel.explanation();
+      const QList<qreal> sizes = text.PictureSizes();
+      lessons_with_pictures += !sizes.isEmpty();
+      for (const qreal pt : sizes) {
+        EXPECT_GE(pt, PictureText::kSmallestPicturePt) << "lesson " << lesson;
+        if (!presenter) {
+          EXPECT_EQ(pt, text.font().pointSizeF()) << "lesson " << lesson << " shrank a picture";
+        }
+      }
+      for (QTextBlock b = text.document()->begin(); b.isValid(); b = b.next()) {
+        if (!b.blockFormat().hasProperty(QTextFormat::BlockCodeFence)) continue;
+        const int lines = static_cast<int>(b.text().count(QChar::LineSeparator)) + 1;
+        const QRectF box = text.document()->documentLayout()->blockBoundingRect(b);
+        EXPECT_EQ(b.layout()->lineCount(), lines)
+            << "lesson " << lesson << " wraps: " << b.text().toStdString();
+        for (int i = 0; i < b.layout()->lineCount(); ++i) {
+          EXPECT_LE(box.x() + b.layout()->lineAt(i).naturalTextWidth(), text.viewport()->width())
+              << "lesson " << lesson << " is cut off: " << b.text().toStdString();
+        }
+      }
+    }
+    EXPECT_EQ(lessons_with_pictures, 12);
     if (presenter) window.SetPresenterMode(false);
   }
 }

@@ -10,16 +10,13 @@
 #include <QPushButton>
 #include <QSettings>
 #include <QShortcut>
-#include <QTextBlock>
-#include <QTextBrowser>
-#include <QTextCursor>
-#include <QTextDocument>
 #include <QTimer>
 #include <QVBoxLayout>
 #include <QtConcurrent>
 
 #include "engine/core/text_file.h"
 #include "engine/spec/spec_loader.h"
+#include "ui/panels/picture_text.h"
 #include "ui/panels/spec_editor.h"
 
 namespace pipescope::ui {
@@ -43,18 +40,6 @@ QString LessonText(const session::Lesson& l) {
          "*\n\n" + explanation;
 }
 
-// Code blocks wrap too: a narrow dock shows every character without scrolling sideways.
-void WrapEveryBlock(QTextDocument& doc) {
-  QTextCursor cursor(&doc);
-  for (QTextBlock b = doc.begin(); b.isValid(); b = b.next()) {
-    if (!b.blockFormat().nonBreakableLines()) continue;
-    QTextBlockFormat f = b.blockFormat();
-    f.setNonBreakableLines(false);
-    cursor.setPosition(b.position());
-    cursor.setBlockFormat(f);
-  }
-}
-
 QString SettingsKey(const session::Lesson& l) {
   return "lessons/" + QString::fromStdString(l.name) + "/spec";
 }
@@ -75,11 +60,9 @@ LessonsPanel::LessonsPanel(QWidget* parent) : QWidget(parent) {
   list_->setMinimumContentsLength(16);
   // The title, what it teaches and the explanation in one wrapped text: every line of the
   // dock's height goes to reading.
-  explanation_ = new QTextBrowser(this);
+  explanation_ = new PictureText(this);
   explanation_->setObjectName("lesson_text");
   explanation_->setOpenExternalLinks(false);
-  explanation_->setLineWrapMode(QTextEdit::WidgetWidth);
-  explanation_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
   hint_button_ = new QPushButton("Hint", this);
   hint_ = new QLabel(this);
   hint_->setWordWrap(true);
@@ -218,8 +201,7 @@ void LessonsPanel::ShowLesson(int index) {
   current_ = index;
   const session::Lesson& l = lessons_[index];
   QSettings().setValue("lessons/last", QString::fromStdString(l.name));
-  explanation_->setMarkdown(LessonText(l));
-  WrapEveryBlock(*explanation_->document());
+  explanation_->ShowMarkdown(LessonText(l));
   const QString saved = QSettings().value(SettingsKey(l)).toString();
   spec_->blockSignals(true);
   spec_->setPlainText(saved.isEmpty() ? ReadFile(l.start_path) : saved);

@@ -19,10 +19,10 @@ class QLabel;
 class QListWidget;
 class QProgressBar;
 class QPushButton;
-class QTextBrowser;
 
 namespace pipescope::ui {
 
+class PictureText;
 class SpecEditor;
 
 class LessonsPanel : public QWidget {
@@ -44,7 +44,7 @@ class LessonsPanel : public QWidget {
   // The pipeline's editor with its buttons and the goals: the main window docks it.
   QWidget* editor_panel() const { return editor_panel_; }
   SpecEditor* editor() const { return spec_; }
-  QTextBrowser* explanation() const { return explanation_; }
+  PictureText* explanation() const { return explanation_; }
   void ShowSolution();  // without asking (the button asks first)
   void Reset();
 
@@ -75,7 +75,7 @@ class LessonsPanel : public QWidget {
   int hints_shown_ = 0;
   bool passed_ = false;
   QComboBox* list_;
-  QTextBrowser* explanation_;
+  PictureText* explanation_;
   QWidget* editor_panel_;
   SpecEditor* spec_;
   QCheckBox* real_;
