@@ -32,6 +32,9 @@ class ChunkedColumn {
   size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
   T operator[](size_t i) const { return chunks_[i >> kShift][i & (kChunk - 1)]; }
+  // The values from i on, contiguous up to the end of i's chunk (a multiple of any power
+  // of two up to kChunk from i rounded down to it): for scanning a block of values at once.
+  const T* values_from(size_t i) const { return &chunks_[i >> kShift][i & (kChunk - 1)]; }
   T front() const { return chunks_.front()[0]; }
   T back() const { return (*this)[size_ - 1]; }
 

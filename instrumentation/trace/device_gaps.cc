@@ -81,6 +81,18 @@ std::string ImportedCause(const Model& model, int64_t start, int64_t end) {
   return "the host was launching work";
 }
 
+// What says when the device of one of Pipescope's own traces was busy in [t0, t1): its work
+// (kernels, copies, sets), or on a simulated device its steps; none when neither has a span
+// there.
+std::vector<const Track*> OwnBusyTracks(const Model& model, int64_t t0, int64_t t1) {
+  Interval first;
+  std::vector<const Track*> busy = DeviceWorkTracks(model);
+  if (UnionCursor(busy, t0, t1).Next(first)) return busy;
+  busy = TracksOfKinds(model, {EventKind::kStep}, record::kDeviceOp);
+  if (UnionCursor(busy, t0, t1).Next(first)) return busy;
+  return {};
+}
+
 // The gaps, or nullopt when nothing in [t0, t1) says when the device was busy.
 std::optional<std::vector<Interval>> MeasuredGaps(const Model& model, int64_t t0, int64_t t1) {
   if (t1 <= t0) return std::nullopt;
@@ -148,22 +160,42 @@ std::string DeviceGapCause(const Model& model, int64_t start, int64_t end) {
 DeviceGapSummary SummarizeDeviceGaps(const Model& model, int64_t t0, int64_t t1,
                                      const std::map<int, int64_t>* precomputed) {
   DeviceGapSummary s;
-  const std::optional<std::vector<Interval>> measured = MeasuredGaps(model, t0, t1);
-  s.measured = measured.has_value();
-  const std::vector<Interval> gaps = measured.value_or(std::vector<Interval>{});
-  s.count = static_cast<int64_t>(gaps.size());
-  for (const auto& [a, b] : gaps) {
-    s.total_ns += b - a;
-    s.longest_ns = std::max(s.longest_ns, b - a);
-  }
+  const auto count = [&s](const Interval& gap) {
+    ++s.count;
+    s.total_ns += gap.second - gap.first;
+    s.longest_ns = std::max(s.longest_ns, gap.second - gap.first);
+  };
   if (Imported(model)) {
-    for (const auto& [a, b] : gaps) s.by_cause_ns[ImportedCause(model, a, b)] += b - a;
+    const std::optional<std::vector<Interval>> measured = MeasuredGaps(model, t0, t1);
+    s.measured = measured.has_value();
+    for (const auto& gap : measured.value_or(std::vector<Interval>{})) {
+      count(gap);
+      s.by_cause_ns[ImportedCause(model, gap.first, gap.second)] += gap.second - gap.first;
+    }
     return s;
   }
-  // Pipescope's traces have a gap at every step boundary: the waiting in them is shared out
-  // by gap attribution over the whole range (pooled, so the cost follows the range's length),
-  // and the rest is the host's.
-  const int64_t waited = Overlap(gaps, InputWaits(model, t0, t1));
+  // Pipescope's traces have a gap at every step boundary (tens of millions in a long
+  // recording): they are walked once, with the consumer's waits beside them, never stored.
+  const std::vector<const Track*> busy =
+      t1 > t0 ? OwnBusyTracks(model, t0, t1) : std::vector<const Track*>{};
+  s.measured = !busy.empty();
+  if (!s.measured) return s;
+  GapCursor gaps(busy, t0, t1);
+  UnionCursor waits(TracksOfKinds(model, {EventKind::kInputWait}, record::kConsumerOp), t0, t1);
+  Interval wait;
+  bool have_wait = waits.Next(wait);
+  int64_t waited = 0;
+  for (Interval gap; gaps.Next(gap);) {
+    count(gap);
+    while (have_wait && wait.first < gap.second) {
+      waited +=
+          std::max<int64_t>(0, std::min(wait.second, gap.second) - std::max(wait.first, gap.first));
+      if (wait.second > gap.second) break;  // it reaches into the next gap
+      have_wait = waits.Next(wait);
+    }
+  }
+  // The waiting in the gaps is shared out by gap attribution over the whole range (pooled,
+  // so the cost follows the range's length), and the rest is the host's.
   const std::map<int, int64_t> caused =
       precomputed ? *precomputed : AttributeWaiting(model, t0, t1);
   int64_t caused_total = 0;

@@ -4,22 +4,72 @@
 
 namespace pipescope::trace {
 
-std::vector<Interval> Union(const std::vector<const Track*>& tracks, int64_t t0, int64_t t1) {
-  std::vector<Interval> all;
+UnionCursor::UnionCursor(const std::vector<const Track*>& tracks, int64_t t0, int64_t t1)
+    : t0_(t0), t1_(t1) {
   for (const Track* track : tracks) {
-    for (size_t i = track->FirstEndingAfter(t0); i < track->size() && track->start(i) < t1; ++i)
-      all.emplace_back(std::max(track->start(i), t0), std::min(track->end(i), t1));
+    const size_t i = track->FirstEndingAfter(t0);
+    if (i < track->size() && track->start(i) < t1) cursors_.push_back({track, i});
   }
-  std::sort(all.begin(), all.end());
-  std::vector<Interval> merged;
-  for (const auto& iv : all) {
-    if (iv.second <= iv.first) continue;
-    if (!merged.empty() && iv.first <= merged.back().second) {
-      merged.back().second = std::max(merged.back().second, iv.second);
+  std::make_heap(cursors_.begin(), cursors_.end(), StartsLater);
+}
+
+bool UnionCursor::StartsLater(const Cursor& a, const Cursor& b) {
+  return a.track->start(a.i) > b.track->start(b.i);
+}
+
+bool UnionCursor::Next(Interval& out) {
+  // Each track is sorted by start and its spans never overlap, so the union is a merge of
+  // the tracks by start: no copy of every span and no sort (one recording's step track can
+  // hold tens of millions of spans).
+  bool have = false;
+  while (!cursors_.empty()) {
+    std::pop_heap(cursors_.begin(), cursors_.end(), StartsLater);
+    Cursor& next = cursors_.back();
+    const int64_t a = std::max(next.track->start(next.i), t0_);
+    if (have && a > out.second) {  // the merged interval is complete; this span starts the next
+      std::push_heap(cursors_.begin(), cursors_.end(), StartsLater);
+      return true;
+    }
+    const int64_t b = std::min(next.track->end(next.i), t1_);
+    if (b > a) {
+      if (have) {
+        out.second = std::max(out.second, b);
+      } else {
+        out = {a, b};
+        have = true;
+      }
+    }
+    if (++next.i < next.track->size() && next.track->start(next.i) < t1_) {
+      std::push_heap(cursors_.begin(), cursors_.end(), StartsLater);
     } else {
-      merged.push_back(iv);
+      cursors_.pop_back();
     }
   }
+  return have;
+}
+
+bool GapCursor::Next(Interval& out) {
+  while (at_ < t1_) {
+    Interval busy;
+    if (!busy_.Next(busy)) {
+      out = {at_, t1_};
+      at_ = t1_;
+      return true;
+    }
+    const int64_t from = at_;
+    at_ = std::max(at_, busy.second);
+    if (busy.first > from) {
+      out = {from, busy.first};
+      return true;
+    }
+  }
+  return false;
+}
+
+std::vector<Interval> Union(const std::vector<const Track*>& tracks, int64_t t0, int64_t t1) {
+  UnionCursor cursor(tracks, t0, t1);
+  std::vector<Interval> merged;
+  for (Interval iv; cursor.Next(iv);) merged.push_back(iv);
   return merged;
 }
 

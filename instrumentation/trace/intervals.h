@@ -16,6 +16,37 @@ using Interval = std::pair<int64_t, int64_t>;  // [start, end)
 // The spans of `tracks`, clipped to [t0, t1), sorted and merged into a disjoint union.
 std::vector<Interval> Union(const std::vector<const Track*>& tracks, int64_t t0, int64_t t1);
 
+// The same union one interval at a time, in order, holding nothing but a cursor per track:
+// for figures over a whole recording, whose unions can have tens of millions of intervals.
+class UnionCursor {
+ public:
+  UnionCursor(const std::vector<const Track*>& tracks, int64_t t0, int64_t t1);
+  // The next interval of the union; false when there is none.
+  bool Next(Interval& out);
+
+ private:
+  struct Cursor {
+    const Track* track;
+    size_t i;
+  };
+  static bool StartsLater(const Cursor& a, const Cursor& b);
+
+  std::vector<Cursor> cursors_;  // a heap, the earliest start on top
+  int64_t t0_, t1_;
+};
+
+// What [t0, t1) holds outside the union of `tracks`, one gap at a time, in order.
+class GapCursor {
+ public:
+  GapCursor(const std::vector<const Track*>& tracks, int64_t t0, int64_t t1)
+      : busy_(tracks, t0, t1), at_(t0), t1_(t1) {}
+  bool Next(Interval& out);
+
+ private:
+  UnionCursor busy_;
+  int64_t at_, t1_;
+};
+
 int64_t Total(const std::vector<Interval>& intervals);
 
 // Time covered by both of two disjoint, sorted unions.

@@ -5,7 +5,8 @@
 namespace pipescope::trace {
 
 void Track::ShrinkToFit() {
-  starts_.ShrinkToFit();
+  block_starts_.shrink_to_fit();
+  start_offsets_.ShrinkToFit();
   durations_.ShrinkToFit();
   values_.ShrinkToFit();
   elements_.ShrinkToFit();
@@ -20,17 +21,24 @@ void Track::ShrinkToFit() {
 
 void Track::Append(int64_t start, int64_t end, uint64_t element, uint32_t value, uint32_t calls,
                    uint32_t label, uint32_t args) {
-  const size_t i = starts_.size();
+  const size_t i = size();
+  if (i != 0) start = std::max(start, last_end_);
+  end = std::max(end, start);
   if (i % kBlock == 0) {
+    block_starts_.push_back(start);
     block_duration_sums_.push_back(duration_sum_);
     block_value_sums_.push_back(value_sum_);
     if (!extra_calls_.empty()) block_extra_call_sums_.push_back(extra_call_sum_);
   }
   const uint32_t extra = calls > 1 ? calls - 1 : 0;
-  if (!starts_.empty()) start = std::max(start, last_end_);
-  end = std::max(end, start);
   const int64_t d = end - start;
-  starts_.push_back(start);
+  const auto offset = static_cast<uint64_t>(start - block_starts_.back());
+  if (offset >= kFarStart) {
+    start_offsets_.push_back(kFarStart);
+    far_starts_[i] = start;
+  } else {
+    start_offsets_.push_back(static_cast<uint32_t>(offset));
+  }
   if (d >= kLongDuration) {
     durations_.push_back(kLongDuration);
     long_durations_[i] = d;
@@ -77,8 +85,36 @@ uint64_t Track::element(size_t i) const {
   return elements_.empty() ? 0 : elements_[i];
 }
 
+Track::Window Track::SearchWindow(int64_t t, size_t from, bool after) const {
+  // The first block past `from`'s whose first start passes t: every span from it on passes,
+  // and none before the block ahead of it does (spans never overlap, so a span that ends
+  // after t starts no earlier than the last block start at or before t). Galloping from
+  // `from`: a search just past the previous one (the next pixel) touches nearby blocks only.
+  const auto passes = [&](size_t b) {
+    return after ? block_starts_[b] > t : block_starts_[b] >= t;
+  };
+  const size_t blocks = block_starts_.size();
+  size_t lo = from / kBlock + 1;
+  size_t hi = lo;
+  for (size_t step = 1; hi < blocks && !passes(hi); step *= 2) {
+    lo = hi + 1;
+    hi = std::min(blocks, hi + step);
+  }
+  while (lo < hi) {
+    const size_t mid = lo + (hi - lo) / 2;
+    if (passes(mid)) {
+      hi = mid;
+    } else {
+      lo = mid + 1;
+    }
+  }
+  return {std::max(from, (lo - 1) * kBlock), std::min(size(), lo * kBlock)};
+}
+
 size_t Track::FirstEndingAfter(int64_t t, size_t from) const {
-  size_t lo = from, hi = size();
+  if (from >= size()) return size();
+  const Window w = SearchWindow(t, from, /*after=*/true);
+  size_t lo = w.first, hi = w.last;
   while (lo < hi) {
     const size_t mid = lo + (hi - lo) / 2;
     if (end(mid) > t) {
@@ -91,10 +127,22 @@ size_t Track::FirstEndingAfter(int64_t t, size_t from) const {
 }
 
 size_t Track::FirstStartingAtOrAfter(int64_t t, size_t from) const {
-  size_t lo = from, hi = size();
+  if (from >= size()) return size();
+  const Window w = SearchWindow(t, from, /*after=*/false);
+  // Within one block the offsets from its first start are sorted like the starts (a far
+  // start's marker is above every offset it could be compared with here), and contiguous.
+  const size_t block = w.first / kBlock;
+  const int64_t offset = t - block_starts_[std::min(block, block_starts_.size() - 1)];
+  if (w.last > w.first && offset >= 0 && offset < kFarStart && (w.last - 1) / kBlock == block) {
+    const uint32_t* offsets = start_offsets_.values_from(w.first);
+    return w.first + static_cast<size_t>(std::lower_bound(offsets, offsets + (w.last - w.first),
+                                                          static_cast<uint32_t>(offset)) -
+                                         offsets);
+  }
+  size_t lo = w.first, hi = w.last;
   while (lo < hi) {
     const size_t mid = lo + (hi - lo) / 2;
-    if (starts_[mid] < t) {
+    if (start(mid) < t) {
       lo = mid + 1;
     } else {
       hi = mid;
@@ -164,36 +212,75 @@ Track::Sums Track::SumRange(int64_t t0, int64_t t1) const {
   return sums;
 }
 
+int64_t Track::DurationsBefore(size_t k) const {
+  const size_t block = k / kBlock;
+  int64_t sum = block < block_duration_sums_.size() ? block_duration_sums_[block] : duration_sum_;
+  if (k == block * kBlock) return sum;
+  // The block's durations are contiguous; a long one's marker sends it the slow way.
+  const uint32_t* durations = durations_.values_from(block * kBlock);
+  uint64_t short_sum = 0;
+  bool long_one = false;
+  for (size_t i = 0; i < k - block * kBlock; ++i) {
+    short_sum += durations[i];
+    long_one |= durations[i] == kLongDuration;
+  }
+  if (!long_one) return sum + static_cast<int64_t>(short_sum);
+  for (size_t i = block * kBlock; i < k; ++i) sum += duration(i);
+  return sum;
+}
+
 void Track::Summarize(int64_t t0, int64_t t1, int pixels, std::vector<Bucket>& out) const {
   out.assign(static_cast<size_t>(std::max(0, pixels)), Bucket{});
   if (pixels <= 0 || t1 <= t0 || empty()) return;
   const double width = static_cast<double>(t1 - t0) / pixels;
   size_t from = FirstEndingAfter(t0);
+  // Neighbouring pixels share a boundary: the durations summed up to one pixel's last span
+  // serve the next pixel's first, so each pixel sums one ragged block end, not two.
+  size_t known = 0;
+  int64_t known_before = 0;
+  const auto durations_before = [&](size_t k) {
+    if (k == known) return known_before;
+    if (k + 1 == known) return known_before - duration(k);
+    return DurationsBefore(k);
+  };
   for (int p = 0; p < pixels && from < size(); ++p) {
     const auto b0 = t0 + static_cast<int64_t>(p * width);
     const auto b1 = t0 + static_cast<int64_t>((p + 1) * width);
     if (b1 <= b0) continue;
-    // Spans are sorted: search only past the previous bucket's first span.
-    from = FirstEndingAfter(b0, from);
-    if (from >= size()) break;
+    // `from` is the first span ending after b0.
     const size_t to = FirstStartingAtOrAfter(b1, from);
-    if (to <= from) continue;
-    Bucket& bucket = out[static_cast<size_t>(p)];
-    bucket.events = static_cast<uint32_t>(std::min<size_t>(to - from, UINT32_MAX));
-    bucket.first = static_cast<uint32_t>(from);
-    int64_t covered = SumDurations(from, to);
-    covered -= std::max<int64_t>(0, b0 - start(from));
-    covered -= std::max<int64_t>(0, end(to - 1) - b1);
-    bucket.covered_ns = std::clamp<int64_t>(covered, 0, b1 - b0);
+    if (to > from) {
+      Bucket& bucket = out[static_cast<size_t>(p)];
+      bucket.events = static_cast<uint32_t>(std::min<size_t>(to - from, UINT32_MAX));
+      bucket.first = static_cast<uint32_t>(from);
+      const int64_t before_from = durations_before(from);
+      known_before = durations_before(to);
+      known = to;
+      int64_t covered = known_before - before_from;
+      covered -= std::max<int64_t>(0, b0 - start(from));
+      covered -= std::max<int64_t>(0, end(to - 1) - b1);
+      bucket.covered_ns = std::clamp<int64_t>(covered, 0, b1 - b0);
+    }
+    // The next pixel's first span: the spans before to - 1 end by its start, before b1, so
+    // it is to - 1 when that reaches past b1, else the first from `to` on.
+    if (to > from && end(to - 1) > b1) {
+      from = to - 1;
+    } else if (to < size() && end(to) > b1) {
+      from = to;
+    } else {
+      from = FirstEndingAfter(b1, to);
+    }
   }
 }
 
 size_t Track::memory_bytes() const {
-  return sizeof(Track) + starts_.memory_bytes() + durations_.memory_bytes() +
-         values_.memory_bytes() + elements_.memory_bytes() + wide_elements_.memory_bytes() +
-         extra_calls_.memory_bytes() + labels_.memory_bytes() + args_.memory_bytes() +
+  return sizeof(Track) + block_starts_.capacity() * sizeof(int64_t) +
+         start_offsets_.memory_bytes() + durations_.memory_bytes() + values_.memory_bytes() +
+         elements_.memory_bytes() + wide_elements_.memory_bytes() + extra_calls_.memory_bytes() +
+         labels_.memory_bytes() + args_.memory_bytes() +
          (block_duration_sums_.capacity() + block_extra_call_sums_.capacity()) * sizeof(int64_t) +
-         block_value_sums_.capacity() * sizeof(double) + long_durations_.size() * 32;
+         block_value_sums_.capacity() * sizeof(double) +
+         (long_durations_.size() + far_starts_.size()) * 32;
 }
 
 }  // namespace pipescope::trace

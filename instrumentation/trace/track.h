@@ -2,9 +2,10 @@
 // One time-sorted track of a trace: the spans (or counter samples) of one kind, one op and
 // one thread (and, for an imported trace's nested slices, one depth). Columnar: starts,
 // durations, values, element ids, call counts, names and arguments in separate chunked
-// arrays, all but the first two only once a value other than the default appears. At most
-// 20 bytes per recorded event, plus 0.25 for the level-of-detail sums; an imported span
-// with a name and arguments 8 more.
+// arrays, all but the first two only once a value other than the default appears. A start
+// is 32 bits from its block's first start (one 64-bit start per kBlock events), so a
+// recorded event takes at most 16 bytes, plus 0.375 for the block starts and the
+// level-of-detail sums; an imported span with a name and arguments 8 more.
 //
 // A span may be a run (record::TraceEvent::calls > 1): several calls of the op back to back,
 // on consecutive elements from element(i), recorded as one span with their count and total
@@ -18,6 +19,10 @@
 // Spans in one track never overlap (one thread does one thing of a kind at a time), so
 // ends are sorted like starts. Append keeps that true for any input: a start before the
 // previous end is moved to it.
+//
+// Searches by time look at the block starts first (one contiguous array, 1/64 of the
+// events) and then inside one block: a zoomed-out frame searches once per pixel, and a
+// search over tens of millions of spans in chunks would miss the cache at every step.
 
 #include <cstddef>
 #include <cstdint>
@@ -64,8 +69,8 @@ class Track {
   const TrackKey& key() const { return key_; }
   // The track's index in its model's tracks() (flows name events by track and index).
   uint32_t id() const { return id_; }
-  size_t size() const { return starts_.size(); }
-  bool empty() const { return starts_.empty(); }
+  size_t size() const { return durations_.size(); }
+  bool empty() const { return durations_.empty(); }
 
   void ShrinkToFit();
   // `calls` > 1: a run of that many calls, on elements element .. element + calls - 1.
@@ -74,7 +79,10 @@ class Track {
   void Append(int64_t start, int64_t end, uint64_t element, uint32_t value, uint32_t calls = 1,
               uint32_t label = 0, uint32_t args = 0);
 
-  int64_t start(size_t i) const { return starts_[i]; }
+  int64_t start(size_t i) const {
+    const uint32_t offset = start_offsets_[i];
+    return offset == kFarStart ? far_starts_.at(i) : block_starts_[i / kBlock] + offset;
+  }
   int64_t duration(size_t i) const {
     const uint32_t d = durations_[i];
     return d == kLongDuration ? long_durations_.at(i) : d;
@@ -93,7 +101,7 @@ class Track {
   uint32_t args(size_t i) const { return args_.empty() ? 0 : args_[i]; }
   bool has_labels() const { return !labels_.empty(); }
   bool has_args() const { return !args_.empty(); }
-  int64_t first_start() const { return empty() ? 0 : starts_[0]; }
+  int64_t first_start() const { return empty() ? 0 : block_starts_[0]; }
   int64_t last_end() const { return last_end_; }
 
   // First index at or after `from` whose span ends after t (size() if none).
@@ -126,13 +134,26 @@ class Track {
 
  private:
   static constexpr uint32_t kLongDuration = UINT32_MAX;  // the real one is in long_durations_
+  static constexpr uint32_t kFarStart = UINT32_MAX;      // the real one is in far_starts_
+
+  // Where a search for time t can end, from the block starts alone: the index range
+  // [first, last] (last may be size()) that holds the first span whose key passes t, for
+  // keys sorted like starts. `after` picks "start > t" over "start >= t" for the blocks.
+  struct Window {
+    size_t first;
+    size_t last;
+  };
+  Window SearchWindow(int64_t t, size_t from, bool after) const;
+  // Sum of the durations of the spans before index k.
+  int64_t DurationsBefore(size_t k) const;
 
   template <typename T, typename At>
   static T BlockSum(size_t i, size_t j, const std::vector<T>& block_sums, T total, At at);
 
   TrackKey key_;
   uint32_t id_;
-  ChunkedColumn<int64_t> starts_;
+  std::vector<int64_t> block_starts_;      // the start of each block's first span
+  ChunkedColumn<uint32_t> start_offsets_;  // start - its block's start
   ChunkedColumn<uint32_t> durations_;
   ChunkedColumn<uint32_t> values_;         // empty while every value was 0
   ChunkedColumn<uint32_t> elements_;       // empty while every element was 0
@@ -141,6 +162,7 @@ class Track {
   ChunkedColumn<uint32_t> labels_;         // empty while no span has a name of its own
   ChunkedColumn<uint32_t> args_;           // empty while no span has arguments
   std::unordered_map<size_t, int64_t> long_durations_;
+  std::unordered_map<size_t, int64_t> far_starts_;  // 2^32 ns (4.3 s) or more past its block's
   // Running sums at the start of each block: block b covers [b*kBlock, (b+1)*kBlock).
   std::vector<int64_t> block_duration_sums_;
   std::vector<double> block_value_sums_;

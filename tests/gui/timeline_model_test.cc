@@ -8,6 +8,7 @@
 #include "engine/spec/spec_loader.h"
 #include "ui/timeline/coverage.h"
 #include "ui/timeline/lanes.h"
+#include "ui/timeline/summary_cache.h"
 #include "ui/timeline/time_axis.h"
 
 namespace pipescope::ui {
@@ -146,6 +147,37 @@ TEST(LanesTest, AGpuTraceHasKernelAndCopyLanesAndUtilisationFromThem) {
             (std::vector<std::string>{"device", "GPU kernels", "GPU copies", "GPU utilisation"}));
   EXPECT_EQ(lanes.back().kind, LaneKind::kCounter);
   EXPECT_EQ(lanes.back().track_count, 2) << "utilisation from the kernels and the copies";
+}
+
+// The timeline's summaries are reused while the view and the track stay the same, and
+// computed afresh (and equal to the track's own) when either changes.
+TEST(SummaryCacheTest, ReusesASummaryUntilTheViewOrTheTrackChanges) {
+  trace::Track track({record::EventKind::kCall, 1, 1});
+  for (int i = 0; i < 1000; ++i) track.Append(i * 100, i * 100 + 60, 0, 0);
+  SummaryCache cache;
+  std::vector<trace::Track::Bucket> direct;
+  const auto same = [&](int64_t t0, int64_t t1, int pixels) {
+    const auto& cached = cache.Of(track, t0, t1, pixels);
+    track.Summarize(t0, t1, pixels, direct);
+    if (cached.size() != direct.size()) return false;
+    for (size_t p = 0; p < direct.size(); ++p) {
+      if (cached[p].covered_ns != direct[p].covered_ns || cached[p].events != direct[p].events)
+        return false;
+    }
+    return true;
+  };
+  EXPECT_TRUE(same(0, 100'000, 300));
+  EXPECT_TRUE(same(0, 100'000, 300));
+  EXPECT_EQ(cache.summarized(), 1) << "the same view is not summarized twice";
+  EXPECT_TRUE(same(1, 100'001, 300));
+  EXPECT_TRUE(same(1, 100'001, 200));
+  EXPECT_EQ(cache.summarized(), 3) << "a pan and a resize summarize afresh";
+  track.Append(100'000, 100'050, 0, 0);  // a live track grows
+  EXPECT_TRUE(same(1, 100'001, 200));
+  EXPECT_EQ(cache.summarized(), 4);
+  cache.Clear();
+  EXPECT_TRUE(same(1, 100'001, 200));
+  EXPECT_EQ(cache.summarized(), 5);
 }
 
 }  // namespace

@@ -65,17 +65,17 @@ void TimelineWidget::DrawSpanLane(const Lane& lane, float y, float height, bool 
   const double bucket_ns = axis_.span() / pixels;
   for (int k = 0; k < lane.track_count; ++k) {
     const trace::Track* track = lane.tracks[k];
-    track->Summarize(axis_.t0, axis_.t1, pixels, buckets_);
+    const auto& buckets = summaries_.Of(*track, axis_.t0, axis_.t1, pixels);
     ImU32 color = ColorOf(track->key().kind);
     if (dimmed && !KindMatchesSearch(track->key().kind)) color = WithAlpha(color, 70);
     for (int p = 0; p < pixels; ++p) {
-      const auto covered = static_cast<double>(buckets_[static_cast<size_t>(p)].covered_ns);
+      const auto covered = static_cast<double>(buckets[static_cast<size_t>(p)].covered_ns);
       if (covered <= 0) continue;
       // Runs of fully covered pixels become one rectangle; a partly covered pixel is filled
       // from the bottom in proportion to its coverage (coverage.h).
       int q = p;
       while (q + 1 < pixels &&
-             static_cast<double>(buckets_[static_cast<size_t>(q) + 1].covered_ns) >=
+             static_cast<double>(buckets[static_cast<size_t>(q) + 1].covered_ns) >=
                  bucket_ns * kFullPixelShare)
         ++q;
       const float filled = q > p ? height : CoveredHeight(covered, bucket_ns, height);
@@ -111,11 +111,11 @@ bool TimelineWidget::DrawConsumerWaits(const Lane& lane, float y, float height) 
   const int pixels = std::max(1, static_cast<int>(axis_.width));
   const double bucket_ns = axis_.span() / pixels;
   const ImU32 red = ColorOf(EventKind::kInputWait);
-  lane.tracks[0]->Summarize(axis_.t0, axis_.t1, pixels, buckets_);
+  const auto& waits = summaries_.Of(*lane.tracks[0], axis_.t0, axis_.t1, pixels);
   CoverageByPixel(idle_waits_, axis_.t0, axis_.t1, pixels, pixel_ns_);
   for (int p = 0; p < pixels; ++p) {
     const float x = axis_.x + static_cast<float>(p);
-    const auto waited = static_cast<double>(buckets_[static_cast<size_t>(p)].covered_ns);
+    const auto waited = static_cast<double>(waits[static_cast<size_t>(p)].covered_ns);
     if (waited > 0) {
       const float h = CoveredHeight(waited, bucket_ns, height);
       draw->AddRectFilled(ImVec2(x, y + height - h), ImVec2(x + 1, y + height), WithAlpha(red, 60));
@@ -140,16 +140,16 @@ void TimelineWidget::DrawDeviceGaps(const Lane& lane, float y, float height) {
   const std::vector<const trace::Track*> device_work = trace::DeviceWorkTracks(*model_);
   const bool any = !device_work.empty();
   for (const trace::Track* t : device_work) {
-    t->Summarize(axis_.t0, axis_.t1, pixels, buckets_);
+    const auto& work = summaries_.Of(*t, axis_.t0, axis_.t1, pixels);
     for (int p = 0; p < pixels; ++p)
       pixel_ns_[static_cast<size_t>(p)] +=
-          static_cast<double>(buckets_[static_cast<size_t>(p)].covered_ns);
+          static_cast<double>(work[static_cast<size_t>(p)].covered_ns);
   }
   if (imported && !any) return;  // nothing says when the device idled
   const trace::Track* steps = lane.tracks[0];
-  steps->Summarize(axis_.t0, axis_.t1, pixels, buckets_);
+  const auto& step_buckets = summaries_.Of(*steps, axis_.t0, axis_.t1, pixels);
   for (int p = 0; p < pixels; ++p) {
-    const auto step_ns = static_cast<double>(buckets_[static_cast<size_t>(p)].covered_ns);
+    const auto step_ns = static_cast<double>(step_buckets[static_cast<size_t>(p)].covered_ns);
     const double busy = any ? std::min(pixel_ns_[static_cast<size_t>(p)], bucket_ns) : step_ns;
     // A recording's device idles wherever it is not busy; an imported trace's within steps.
     const double window = imported ? step_ns : bucket_ns;

@@ -37,6 +37,7 @@ TimelineWidget::TimelineWidget(QWidget* parent) : ImGuiGlWidget(parent) {
 
 void TimelineWidget::SetModel(std::shared_ptr<const trace::Model> model, std::mutex* lock,
                               bool live) {
+  summaries_.Clear();  // before the old model's tracks can go
   model_ = std::move(model);
   lock_ = lock;
   live_ = live;

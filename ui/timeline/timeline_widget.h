@@ -23,6 +23,7 @@
 #include "ui/imgui_gl_widget.h"
 #include "ui/timeline/lanes.h"
 #include "ui/timeline/palette.h"
+#include "ui/timeline/summary_cache.h"
 #include "ui/timeline/time_axis.h"
 
 namespace pipescope::ui {
@@ -80,6 +81,7 @@ class TimelineWidget : public ImGuiGlWidget {
   int HighlightElement(uint64_t element, int64_t t);
 
   const std::vector<Lane>& lanes() const { return lanes_; }
+  const trace::Model* model() const { return model_.get(); }
   // Flow arrows drawn in the last frame (a hovered span's flows).
   int flow_arrows() const { return flow_arrows_; }
   // The top of lane i in widget pixels, as last drawn (-1 before the first frame).
@@ -186,8 +188,8 @@ class TimelineWidget : public ImGuiGlWidget {
   std::vector<bool> search_labels_;              // by label id: its name matches
   std::set<const trace::Track*> search_tracks_;  // tracks holding a matching span
   int64_t span_matches_ = 0;
-  std::vector<trace::Track::Bucket> buckets_;  // scratch
-  std::vector<double> pixel_ns_;               // scratch: ns per pixel (device busy, idle waits)
+  SummaryCache summaries_;        // the drawn tracks' per-pixel summaries for the current view
+  std::vector<double> pixel_ns_;  // scratch: ns per pixel (device busy, idle waits)
   // On an asynchronous device, the consumer's waits while the device idled too (the red
   // ones), recomputed when the waits or the device's work grow (idle_waits_key_).
   std::vector<trace::Interval> idle_waits_;

@@ -49,6 +49,11 @@ class VarintReader {
 
   // False when the bytes end inside a varint or it is longer than 10 bytes.
   bool Next(uint64_t& v) {
+    // Most values of a recording's columns (deltas, short durations) fit one byte.
+    if (p_ != end_ && *p_ < 0x80) {
+      v = *p_++;
+      return true;
+    }
     v = 0;
     for (int shift = 0; shift < 64; shift += 7) {
       if (p_ == end_) return false;

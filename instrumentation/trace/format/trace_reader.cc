@@ -3,8 +3,12 @@
 #include <google/protobuf/text_format.h>
 #include <zstd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <optional>
+#include <thread>
+#include <vector>
 
 #include "engine/core/text_file.h"
 #include "instrumentation/record/crc32c.h"
@@ -45,9 +49,9 @@ bool KnownKind(uint32_t kind) {
 // The file's span label ids, as the model's (they differ when a model held labels already).
 using LabelIds = std::vector<uint32_t>;
 
-// Decodes one track's columns into the model.
-Status DecodeTrack(const TrackColumns& t, int64_t base_ns, const LabelIds& label_ids,
-                   trace::Model& model, const std::string& where) {
+// Checks a track's identity and finds (or makes) its track in the model.
+engine::Result<trace::Track*> TrackOf(const TrackColumns& t, trace::Model& model,
+                                      const std::string& where) {
   if (!KnownKind(t.kind())) return Corrupt(where, "unknown event kind " + std::to_string(t.kind()));
   if (t.op() > 0xFFFF) return Corrupt(where, "op id " + std::to_string(t.op()) + " out of range");
   if (t.depth() > trace::kMaxDepth)
@@ -57,21 +61,30 @@ Status DecodeTrack(const TrackColumns& t, int64_t base_ns, const LabelIds& label
     return Corrupt(where, "track claims " + std::to_string(t.count()) + " events in " +
                               std::to_string(t.starts().size()) + " bytes");
   }
-  const auto kind = static_cast<record::EventKind>(t.kind());
-  const trace::TrackKey key{kind, static_cast<uint16_t>(t.op()), t.thread(),
-                            static_cast<uint8_t>(t.depth())};
-  trace::Track& track = model.TrackFor(key);
+  const trace::TrackKey key{static_cast<record::EventKind>(t.kind()), static_cast<uint16_t>(t.op()),
+                            t.thread(), static_cast<uint8_t>(t.depth())};
+  return &model.TrackFor(key);
+}
+
+// Decodes one track's event columns into `track`. It touches nothing else but `args`
+// (only when the track has arguments) and `latest_end`, so different tracks decode at once.
+Status DecodeEvents(const TrackColumns& t, int64_t base_ns, const LabelIds& label_ids,
+                    trace::Track& track, trace::ArgsTable& args, int64_t& latest_end,
+                    const std::string& where) {
   VarintReader starts(t.starts()), durations(t.durations()), elements(t.elements()),
       values(t.values()), extra_calls(t.extra_calls()), labels(t.labels()),
       arg_lengths(t.arg_lengths());
   size_t arg_at = 0;
   int64_t previous_end = base_ns;
   uint64_t previous_element = 0;
+  const bool has_durations = !t.durations().empty(), has_elements = !t.elements().empty(),
+             has_values = !t.values().empty(), has_extra_calls = !t.extra_calls().empty(),
+             has_labels = !t.labels().empty(), has_args = !t.arg_lengths().empty();
   for (uint32_t i = 0; i < t.count(); ++i) {
     uint64_t s = 0, d = 0, e = 0, v = 0, x = 0;
-    if (!starts.Next(s) || (!t.durations().empty() && !durations.Next(d)) ||
-        (!t.elements().empty() && !elements.Next(e)) || (!t.values().empty() && !values.Next(v)) ||
-        (!t.extra_calls().empty() && !extra_calls.Next(x))) {
+    if (!starts.Next(s) || (has_durations && !durations.Next(d)) ||
+        (has_elements && !elements.Next(e)) || (has_values && !values.Next(v)) ||
+        (has_extra_calls && !extra_calls.Next(x))) {
       return Corrupt(where, "event column ends at event " + std::to_string(i) + " of " +
                                 std::to_string(t.count()));
     }
@@ -91,8 +104,7 @@ Status DecodeTrack(const TrackColumns& t, int64_t base_ns, const LabelIds& label
     }
     const uint64_t element = previous_element + static_cast<uint64_t>(UnZigZag(e));
     uint64_t label = 0, arg_length = 0;
-    if ((!t.labels().empty() && !labels.Next(label)) ||
-        (!t.arg_lengths().empty() && !arg_lengths.Next(arg_length))) {
+    if ((has_labels && !labels.Next(label)) || (has_args && !arg_lengths.Next(arg_length))) {
       return Corrupt(where, "name or argument column ends at event " + std::to_string(i));
     }
     if (label >= label_ids.size() || (label != 0 && label_ids[label] == 0)) {
@@ -102,12 +114,12 @@ Status DecodeTrack(const TrackColumns& t, int64_t base_ns, const LabelIds& label
     if (arg_length > t.arg_text().size() - arg_at) {
       return Corrupt(where, "event " + std::to_string(i) + "'s arguments run past their column");
     }
-    const uint32_t args =
-        model.args().Add(std::string_view(t.arg_text()).substr(arg_at, arg_length));
+    const uint32_t arg_id =
+        arg_length == 0 ? 0 : args.Add(std::string_view(t.arg_text()).substr(arg_at, arg_length));
     arg_at += arg_length;
     track.Append(start, end, element, static_cast<uint32_t>(v), static_cast<uint32_t>(x + 1),
-                 label_ids[label], args);
-    model.ExtendDuration(end);
+                 label_ids[label], arg_id);
+    latest_end = std::max(latest_end, end);
     previous_end = end;
     previous_element = element;
   }
@@ -116,6 +128,60 @@ Status DecodeTrack(const TrackColumns& t, int64_t base_ns, const LabelIds& label
       arg_at != t.arg_text().size()) {
     return Corrupt(where, "event columns hold more than " + std::to_string(t.count()) + " events");
   }
+  return Status::Ok();
+}
+
+// Below this many events a chunk decodes on the reading thread alone: starting threads
+// would cost more than they save.
+constexpr uint64_t kParallelDecodeEvents = 1 << 16;
+
+// Decodes a chunk's tracks into the model, on several threads when the chunk is large, its
+// tracks are distinct and none has arguments (the argument table is shared). The first
+// failing track, in file order, is the answer, as when decoding one by one.
+Status DecodeTracks(const EventChunk& chunk, const std::vector<trace::Track*>& targets,
+                    const LabelIds& label_ids, trace::Model& model, const std::string& where) {
+  const auto count = static_cast<size_t>(chunk.tracks_size());
+  std::vector<Status> statuses(count, Status::Ok());
+  std::vector<int64_t> latest_ends(count, INT64_MIN);
+  const auto decode = [&](size_t i) {
+    statuses[i] = DecodeEvents(chunk.tracks(static_cast<int>(i)), chunk.base_ns(), label_ids,
+                               *targets[i], model.args(), latest_ends[i], where);
+  };
+  uint64_t events = 0;
+  bool independent = true;
+  for (const auto& t : chunk.tracks()) {
+    events += t.count();
+    independent = independent && t.arg_text().empty();
+  }
+  std::vector<trace::Track*> distinct = targets;
+  std::sort(distinct.begin(), distinct.end());
+  independent =
+      independent && std::adjacent_find(distinct.begin(), distinct.end()) == distinct.end();
+  const size_t threads =
+      std::min<size_t>({count, std::max(1u, std::thread::hardware_concurrency()), 4});
+  if (!independent || events < kParallelDecodeEvents || threads < 2) {
+    for (size_t i = 0; i < count; ++i) {
+      decode(i);
+      if (!statuses[i].ok()) return statuses[i];
+    }
+  } else {
+    // The largest tracks first, taken by whichever thread is free.
+    std::vector<size_t> order(count);
+    for (size_t i = 0; i < count; ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      return chunk.tracks(static_cast<int>(a)).count() > chunk.tracks(static_cast<int>(b)).count();
+    });
+    std::atomic<size_t> next{0};
+    const auto work = [&] {
+      for (size_t k = next++; k < count; k = next++) decode(order[k]);
+    };
+    std::vector<std::thread> helpers;
+    for (size_t h = 1; h < threads; ++h) helpers.emplace_back(work);
+    work();
+    for (auto& h : helpers) h.join();
+    for (const Status& status : statuses) RETURN_IF_ERROR(status);
+  }
+  for (const int64_t end : latest_ends) model.ExtendDuration(end);
   return Status::Ok();
 }
 
@@ -163,8 +229,13 @@ Status ApplyChunk(const EventChunk& chunk, LabelIds& label_ids, trace::Model& mo
   constexpr int64_t kMaxTime = int64_t{1} << 50;
   if (chunk.base_ns() < 0 || chunk.base_ns() > kMaxTime)
     return Corrupt(where, "base time out of range");
-  for (const auto& t : chunk.tracks())
-    RETURN_IF_ERROR(DecodeTrack(t, chunk.base_ns(), label_ids, model, where));
+  std::vector<trace::Track*> targets;
+  targets.reserve(static_cast<size_t>(chunk.tracks_size()));
+  for (const auto& t : chunk.tracks()) {
+    ASSIGN_OR_RETURN(trace::Track* const track, TrackOf(t, model, where));
+    targets.push_back(track);
+  }
+  RETURN_IF_ERROR(DecodeTracks(chunk, targets, label_ids, model, where));
   for (const auto& f : chunk.flows()) {
     const auto from = FlowEnd(model, f.from_track(), f.from_index());
     const auto to = FlowEnd(model, f.to_track(), f.to_index());
