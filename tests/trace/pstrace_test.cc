@@ -240,6 +240,33 @@ TEST(PstraceTest, EveryTruncationEitherLoadsOrSaysWhy) {
   }
 }
 
+// A file is read a record at a time, never whole; cut anywhere, it loads (or fails) exactly
+// as the same bytes held in memory do, and a folder says that it is one.
+TEST(PstraceTest, AFileReadsAsItsBytesDoWhereverItIsCut) {
+  const std::string bytes = ReadAll(WriteTrace("file_cuts"));
+  const std::string path = TempPath("file_cut");
+  for (size_t cut = 0; cut <= bytes.size(); cut += cut < 64 ? 1 : 211) {
+    SCOPED_TRACE("cut at byte " + std::to_string(cut));
+    {
+      std::ofstream out(path, std::ios::binary | std::ios::trunc);
+      out.write(bytes.data(), static_cast<std::streamsize>(cut));
+    }
+    auto from_file = ReadTraceFile(path);
+    auto from_bytes = ReadTraceBytes(std::string_view(bytes).substr(0, cut), path);
+    ASSERT_EQ(from_file.ok(), from_bytes.ok());
+    if (!from_file.ok()) {
+      EXPECT_EQ(from_file.status().message(), from_bytes.status().message());
+      continue;
+    }
+    EXPECT_EQ(from_file->complete, from_bytes->complete);
+    EXPECT_EQ(from_file->warnings, from_bytes->warnings);
+    EXPECT_EQ(from_file->model->event_count(), from_bytes->model->event_count());
+  }
+  auto folder = ReadTraceFile(::testing::TempDir());
+  ASSERT_FALSE(folder.ok());
+  EXPECT_NE(std::string(folder.status().message()).find("it is a folder"), std::string::npos);
+}
+
 TEST(PstraceTest, ADamagedChunkIsAnErrorNamingItsOffset) {
   std::string bytes = ReadAll(WriteTrace("damaged"));
   const size_t first_chunk =

@@ -10,8 +10,8 @@
 #include <thread>
 #include <vector>
 
-#include "engine/core/text_file.h"
 #include "instrumentation/record/crc32c.h"
+#include "instrumentation/trace/format/byte_source.h"
 #include "instrumentation/trace/format/column_codec.h"
 #include "instrumentation/trace/format/record_framing.h"
 
@@ -278,11 +278,17 @@ void ApplyHeader(const TraceHeader& header, trace::Model& model) {
   info.clock.gpu_uncertainty_ns = header.clock().gpu_uncertainty_ns();
 }
 
-engine::Result<LoadedTrace> ReadTraceBytes(std::string_view bytes, const std::string& name,
-                                           const ReadOptions& options) {
+namespace {
+
+engine::Result<LoadedTrace> ReadTrace(ByteSource& bytes, const std::string& name,
+                                      const ReadOptions& options) {
   LoadedTrace out;
   out.model = std::make_unique<trace::Model>();
-  if (bytes.size() < sizeof kMagic || std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0) {
+  if (bytes.size() < sizeof kMagic) {
+    return Corrupt(name, "not a Pipescope trace (the file does not start with the .pstrace magic)");
+  }
+  ASSIGN_OR_RETURN(const std::string_view magic, bytes.Read(0, sizeof kMagic));
+  if (std::memcmp(magic.data(), kMagic, sizeof kMagic) != 0) {
     return Corrupt(name, "not a Pipescope trace (the file does not start with the .pstrace magic)");
   }
   size_t pos = sizeof kMagic;
@@ -301,7 +307,8 @@ engine::Result<LoadedTrace> ReadTraceBytes(std::string_view bytes, const std::st
                              std::to_string(chunks) + " complete chunks");
       break;
     }
-    const char* head = bytes.data() + pos;
+    ASSIGN_OR_RETURN(const std::string_view header_bytes, bytes.Read(pos, kRecordHeaderBytes));
+    const char* head = header_bytes.data();
     const auto type = static_cast<RecordType>(static_cast<uint8_t>(head[0]));
     const uint32_t length = LoadLe32(head + 4);
     const uint32_t crc = LoadLe32(head + 8);
@@ -316,7 +323,7 @@ engine::Result<LoadedTrace> ReadTraceBytes(std::string_view bytes, const std::st
                              std::to_string(chunks) + " complete chunks");
       break;
     }
-    const std::string_view payload = bytes.substr(pos + kRecordHeaderBytes, length);
+    ASSIGN_OR_RETURN(const std::string_view payload, bytes.Read(pos + kRecordHeaderBytes, length));
 #ifndef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
     if (record::Crc32c(payload.data(), payload.size()) != crc) {
       return Corrupt(where, "checksum mismatch (the file is damaged)");
@@ -400,9 +407,17 @@ engine::Result<LoadedTrace> ReadTraceBytes(std::string_view bytes, const std::st
   return out;
 }
 
+}  // namespace
+
+engine::Result<LoadedTrace> ReadTraceBytes(std::string_view bytes, const std::string& name,
+                                           const ReadOptions& options) {
+  MemoryBytes source(bytes);
+  return ReadTrace(source, name, options);
+}
+
 engine::Result<LoadedTrace> ReadTraceFile(const std::string& path, const ReadOptions& options) {
-  ASSIGN_OR_RETURN(const std::string bytes, engine::ReadWholeFile(path, "trace"));
-  return ReadTraceBytes(bytes, path, options);
+  ASSIGN_OR_RETURN(const std::unique_ptr<FileBytes> source, FileBytes::Open(path));
+  return ReadTrace(*source, path, options);
 }
 
 }  // namespace pipescope::pstrace
