@@ -65,22 +65,36 @@ void ExpectTunesTheStarvedMap(const std::string& algorithm) {
   ASSERT_TRUE(progress.last.has_value());
   EXPECT_EQ(progress.tunings, 1);
   EXPECT_GE(progress.log.size(), 3u) << "measurements are reported as they happen";
-  const int64_t tuned = *engine::ReadIntKnob(progress.last->tuned, "decode", "num_parallel_calls");
-  EXPECT_GE(tuned, 2) << "the map that starves the step gets more workers";
-  EXPECT_EQ(Knob(*run, "decode", "num_parallel_calls"), tuned)
-      << "the kept configuration is the one running";
-  // Both ends are measured and reported. How much faster the tuned run goes depends on the
-  // cores other programs leave free (83 steps/s as given, up to 125 with two workers on a
-  // quiet machine; under bursty load the gain fell to 1.03x): a benchmark's figure
-  // (scripts/bench-tuners), not this test's.
-  EXPECT_GT(progress.last->steps_per_s_before, 0);
-  EXPECT_GT(progress.last->steps_per_s_after, 0);
+  // What the tuner tried, from the moves the timeline marks: more workers for the map that
+  // starves the step.
   bool recorded = false;
+  int64_t most_workers_tried = 0;
   {
     std::lock_guard<std::mutex> lock(run->model_mutex());
-    for (const auto& k : run->model()->knob_changes())
-      recorded |= k.who == "autotuner:" + algorithm && k.knob == "num_parallel_calls";
+    for (const auto& k : run->model()->knob_changes()) {
+      if (k.who != "autotuner:" + algorithm || k.knob != "num_parallel_calls") continue;
+      recorded = true;
+      most_workers_tried = std::max(most_workers_tried, k.to);
+    }
   }
+  EXPECT_GE(most_workers_tried, 2) << "the map that starves the step gets more workers";
+  // What it kept: the faster configuration it measured. Under other programs' load the
+  // tuned run can measure slower than the given one (a burst during its window); then the
+  // spec as given is kept, never the slower one, and that is what runs. How much faster the
+  // tuned run goes (83 steps/s as given, up to 125 with two workers on a quiet machine) is a
+  // benchmark's figure (scripts/bench-tuners), not this test's.
+  const int64_t tuned = *engine::ReadIntKnob(progress.last->tuned, "decode", "num_parallel_calls");
+  if (progress.last->kept_given) {
+    EXPECT_EQ(tuned, 1) << "the tuned run measured slower: the spec as given is kept";
+    EXPECT_EQ(progress.last->steps_per_s_after, progress.last->steps_per_s_before)
+        << "and its own measurement";
+  } else {
+    EXPECT_GE(tuned, 2);
+  }
+  EXPECT_EQ(Knob(*run, "decode", "num_parallel_calls"), tuned)
+      << "the kept configuration is the one running";
+  EXPECT_GT(progress.last->steps_per_s_before, 0);
+  EXPECT_GT(progress.last->steps_per_s_after, 0);
   EXPECT_TRUE(recorded) << "the timeline can mark the autotuner's moves";
 }
 
