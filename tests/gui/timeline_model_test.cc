@@ -149,6 +149,25 @@ TEST(LanesTest, AGpuTraceHasKernelAndCopyLanesAndUtilisationFromThem) {
   EXPECT_EQ(lanes.back().track_count, 2) << "utilisation from the kernels and the copies";
 }
 
+// The consumer lane's label says what its red means: every wait, or on a device whose own
+// work the trace holds (a GPU running queued steps), only the waits while it idled.
+TEST(LanesTest, TheConsumerLabelSaysWhatItsRedMeans) {
+  trace::Model model;
+  record::TraceBatch batch;
+  batch.events.push_back({0, 900, 1, 0, 0, record::kDeviceOp, record::EventKind::kStep, 0});
+  batch.events.push_back({0, 300, 1, 0, 0, record::kConsumerOp, record::EventKind::kInputWait, 0});
+  batch.time_ns = 1000;
+  model.Consume(batch, true);
+  EXPECT_FALSE(RedOnlyWhileDeviceIdles(model));
+  EXPECT_EQ(BuildLanes(model).front().label, "consumer (waits in red)");
+  record::TraceBatch gpu;
+  gpu.events.push_back({100, 800, 7, 0, 0, record::kDeviceOp, record::EventKind::kGpuKernel, 0});
+  gpu.time_ns = 1000;
+  model.Consume(gpu, true);
+  EXPECT_TRUE(RedOnlyWhileDeviceIdles(model));
+  EXPECT_EQ(BuildLanes(model).front().label, "consumer (red: device idle)");
+}
+
 // The timeline's summaries are reused while the view and the track stay the same, and
 // computed afresh (and equal to the track's own) when either changes.
 TEST(SummaryCacheTest, ReusesASummaryUntilTheViewOrTheTrackChanges) {

@@ -3,15 +3,24 @@
 #include <algorithm>
 #include <map>
 
+#include "instrumentation/trace/intervals.h"
+
 namespace pipescope::ui {
 
 using record::EventKind;
 
+bool RedOnlyWhileDeviceIdles(const trace::Model& model) {
+  return !trace::DeviceWorkTracks(model).empty() &&
+         model.TracksOf(EventKind::kInputWait, record::kConsumerOp).size() == 1;
+}
+
 std::vector<Lane> BuildLanes(const trace::Model& model) {
   std::vector<Lane> lanes;
   // The consumer and the device first: where the accelerator waits is the question.
+  const char* consumer =
+      RedOnlyWhileDeviceIdles(model) ? "consumer (red: device idle)" : "consumer (waits in red)";
   for (const trace::Track* t : model.TracksOf(EventKind::kInputWait, record::kConsumerOp)) {
-    Lane lane{LaneKind::kConsumer, "consumer (waits in red)"};
+    Lane lane{LaneKind::kConsumer, consumer};
     lane.tracks[lane.track_count++] = t;
     lanes.push_back(lane);
   }

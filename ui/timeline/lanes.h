@@ -43,6 +43,12 @@ struct Lane {
 
 std::vector<Lane> BuildLanes(const trace::Model& model);
 
+// Whether the consumer lane paints red only the waits during which the device idled: when
+// the trace holds the device's own work (a GPU, which runs queued steps while the host
+// waits) and there is one consumer (with several, the union of their waits is no one
+// lane's). Otherwise every wait is red: a synchronous step never overlaps one.
+bool RedOnlyWhileDeviceIdles(const trace::Model& model);
+
 // A fingerprint that changes when BuildLanes would give another answer (a live run adds
 // tracks and stages as it goes).
 size_t LaneFingerprint(const trace::Model& model);

@@ -95,9 +95,7 @@ void TimelineWidget::RefreshIdleWaits() {
     key = key * 31 + t->size();
   if (key == idle_waits_key_) return;
   idle_waits_key_ = key;
-  // One consumer: with several (workers, hosts) the union of their waits is no one lane's.
-  async_device_ = !device_work.empty() &&
-                  model_->TracksOf(EventKind::kInputWait, record::kConsumerOp).size() == 1;
+  async_device_ = RedOnlyWhileDeviceIdles(*model_);
   idle_waits_ =
       async_device_ ? trace::WaitsWhileDeviceIdle(*model_) : std::vector<trace::Interval>{};
 }
