@@ -80,12 +80,6 @@ std::vector<Interval> Merge(std::vector<Interval> v, int64_t t0, int64_t t1) {
 
 }  // namespace
 
-int64_t UnionCovered(std::vector<Interval> intervals, int64_t t0, int64_t t1) {
-  int64_t covered = 0;
-  for (const Interval& i : Merge(std::move(intervals), t0, t1)) covered += i.end - i.start;
-  return covered;
-}
-
 std::vector<uint32_t> UtilizationPerWindow(std::vector<Interval> intervals, int64_t t0, int64_t t1,
                                            int64_t window_ns) {
   std::vector<uint32_t> out;

@@ -58,11 +58,9 @@ struct Interval {
   int64_t start = 0;
   int64_t end = 0;
 };
-// Time of [t0, t1) covered by at least one interval (overlapping kernels on several
-// streams count once). `intervals` need not be sorted.
-int64_t UnionCovered(std::vector<Interval> intervals, int64_t t0, int64_t t1);
 // The device-utilization counter: busy share, per mille, of each `window_ns` window from
-// t0 (the last one may be shorter), from the union of the intervals.
+// t0 (the last one may be shorter), from the union of the intervals (overlapping kernels on
+// several streams count once). `intervals` need not be sorted.
 std::vector<uint32_t> UtilizationPerWindow(std::vector<Interval> intervals, int64_t t0, int64_t t1,
                                            int64_t window_ns);
 

@@ -96,14 +96,17 @@ std::vector<const Track*> OwnBusyTracks(const Model& model, int64_t t0, int64_t 
 // The gaps, or nullopt when nothing in [t0, t1) says when the device was busy.
 std::optional<std::vector<Interval>> MeasuredGaps(const Model& model, int64_t t0, int64_t t1) {
   if (t1 <= t0) return std::nullopt;
-  std::vector<Interval> busy = DeviceWork(model, t0, t1);
   if (Imported(model)) {
+    const std::vector<Interval> busy = DeviceWork(model, t0, t1);
     if (busy.empty()) return std::nullopt;  // no device activity: nothing says when it idled
     return Subtract(Steps(model, t0, t1), busy);
   }
-  if (busy.empty()) busy = Steps(model, t0, t1);  // the simulated device: its steps
+  const std::vector<const Track*> busy = OwnBusyTracks(model, t0, t1);
   if (busy.empty()) return std::nullopt;
-  return Subtract({{t0, t1}}, busy);
+  std::vector<Interval> gaps;
+  GapCursor cursor(busy, t0, t1);
+  for (Interval gap; cursor.Next(gap);) gaps.push_back(gap);
+  return gaps;
 }
 
 }  // namespace
@@ -178,7 +181,7 @@ DeviceGapSummary SummarizeDeviceGaps(const Model& model, int64_t t0, int64_t t1,
   // recording): they are walked once, with the consumer's waits beside them, never stored.
   const std::vector<const Track*> busy =
       t1 > t0 ? OwnBusyTracks(model, t0, t1) : std::vector<const Track*>{};
-  s.measured = !busy.empty();
+  s.measured = !busy.empty();  // as MeasuredGaps decides, without storing the gaps
   if (!s.measured) return s;
   GapCursor gaps(busy, t0, t1);
   UnionCursor waits(TracksOfKinds(model, {EventKind::kInputWait}, record::kConsumerOp), t0, t1);

@@ -13,6 +13,7 @@
 #include <QTextBrowser>
 #include <QTextLayout>
 #include <QThread>
+#include <functional>
 
 #include "gui_test_support.h"
 #include "ui/main_window.h"
@@ -86,15 +87,24 @@ int VisibleLines(const QAbstractScrollArea& area) {
   return area.viewport()->height() / area.fontMetrics().lineSpacing();
 }
 
-// At 1280x800, and in presenter mode's large type, the lesson's text and its pipeline each
-// show at least 20 lines, side by side, and neither scrolls sideways (lesson 4 has the
-// longest lines of the shipped lessons' specs).
-TEST(LessonsGuiTest, TextAndPipelineHaveRoomToReadAt1280x800) {
+// Runs `check` on a fresh 1280x800 window, once at the normal size and once in presenter
+// mode (turned off again afterwards: the setting persists).
+void InNormalAndPresenterMode(const std::function<void(MainWindow&, bool presenter)>& check) {
   for (const bool presenter : {false, true}) {
     SCOPED_TRACE(presenter ? "presenter mode" : "normal");
     MainWindow window;
     ASSERT_TRUE(ShowWindow(window));
     if (presenter) window.SetPresenterMode(true);
+    check(window, presenter);
+    if (presenter) window.SetPresenterMode(false);
+  }
+}
+
+// At 1280x800, and in presenter mode's large type, the lesson's text and its pipeline each
+// show at least 20 lines, side by side, and neither scrolls sideways (lesson 4 has the
+// longest lines of the shipped lessons' specs).
+TEST(LessonsGuiTest, TextAndPipelineHaveRoomToReadAt1280x800) {
+  InNormalAndPresenterMode([](MainWindow& window, bool presenter) {
     ASSERT_TRUE(window.OpenLesson("4"));
     ASSERT_TRUE(WaitForCheck(*window.lessons()));
     DrawFrames(window);
@@ -109,8 +119,7 @@ TEST(LessonsGuiTest, TextAndPipelineHaveRoomToReadAt1280x800) {
     EXPECT_FALSE(editor.horizontalScrollBar()->isVisible());
     EXPECT_GT(editor.document()->blockCount(), 10);
     window.grab().save(presenter ? "lesson_presenter.png" : "lesson_1280x800.png");
-    if (presenter) window.SetPresenterMode(false);
-  }
+  });
 }
 
 // Every lesson's pictures (its fenced timelines and orderings) keep their columns at
@@ -118,11 +127,7 @@ TEST(LessonsGuiTest, TextAndPipelineHaveRoomToReadAt1280x800) {
 // drawn at the text's own size; presenter mode's large type shrinks a picture only as far as
 // its widest line needs, and never below a readable size.
 TEST(LessonsGuiTest, EveryLessonsPicturesKeepTheirColumnsAt1280x800) {
-  for (const bool presenter : {false, true}) {
-    SCOPED_TRACE(presenter ? "presenter mode" : "normal");
-    MainWindow window;
-    ASSERT_TRUE(ShowWindow(window));
-    if (presenter) window.SetPresenterMode(true);
+  InNormalAndPresenterMode([](MainWindow& window, bool presenter) {
     LessonsPanel& panel = *window.lessons();
     int lessons_with_pictures = 0;
     for (int lesson = 1; lesson <= 12; ++lesson) {
@@ -151,8 +156,7 @@ TEST(LessonsGuiTest, EveryLessonsPicturesKeepTheirColumnsAt1280x800) {
       }
     }
     EXPECT_EQ(lessons_with_pictures, 12);
-    if (presenter) window.SetPresenterMode(false);
-  }
+  });
 }
 
 // A pipeline that does not parse is marked at the line the parser names; editing clears it.

@@ -386,6 +386,8 @@ TEST(SimulatorTest, DeviceGapsAreTheTimeWithoutAStepAndNameTheSlowOp) {
   // One gap, clicked: the same cause.
   const auto list = trace::DeviceGaps(m, 0, m.duration_ns());
   ASSERT_GT(list.size(), 10u);
+  EXPECT_EQ(static_cast<int64_t>(list.size()), g.count) << "the list is the summary's gaps";
+  EXPECT_EQ(trace::Total(list), g.total_ns);
   const auto [start, end] = list[list.size() / 2];
   EXPECT_EQ(trace::DeviceGapCause(m, start, end), "input: decode");
 }

@@ -70,9 +70,11 @@ TEST(DeviceActivityTest, RecordsBecomeDeviceSpansInHostTime) {
 TEST(DeviceActivityTest, BusyTimeIsTheUnionOfOverlappingActivity) {
   // Two streams overlap in [20, 30); a copy inside a kernel adds nothing.
   const std::vector<Interval> v = {{10, 30}, {20, 40}, {25, 26}, {60, 70}};
-  EXPECT_EQ(UnionCovered(v, 0, 100), 30 + 10);
-  EXPECT_EQ(UnionCovered(v, 35, 65), 5 + 5) << "clipped to the range";
-  EXPECT_EQ(UnionCovered({}, 0, 100), 0);
+  // One window over the whole range: its share is the union's time (per mille of it).
+  EXPECT_EQ(UtilizationPerWindow(v, 0, 100, 100), (std::vector<uint32_t>{(30 + 10) * 10}));
+  EXPECT_EQ(UtilizationPerWindow(v, 35, 65, 30), (std::vector<uint32_t>{(5 + 5) * 1000 / 30}))
+      << "clipped to the range";
+  EXPECT_EQ(UtilizationPerWindow({}, 0, 100, 100), (std::vector<uint32_t>{0}));
   EXPECT_EQ(UtilizationPerWindow(v, 0, 80, 20), (std::vector<uint32_t>{500, 1000, 0, 500}));
   EXPECT_EQ(UtilizationPerWindow(v, 0, 70, 40), (std::vector<uint32_t>{750, 333}))
       << "the last window is shorter";

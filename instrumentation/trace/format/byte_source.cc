@@ -9,11 +9,11 @@ using engine::Status;
 using engine::StatusCode;
 
 engine::Result<std::unique_ptr<FileBytes>> FileBytes::Open(const std::string& path) {
-  std::unique_ptr<std::FILE, Close> file(std::fopen(path.c_str(), "rb"));
   std::error_code error;
   if (std::filesystem::is_directory(path, error)) {
     return engine::NotFound("cannot open trace '" + path + "': it is a folder");
   }
+  std::unique_ptr<std::FILE, Close> file(std::fopen(path.c_str(), "rb"));
   if (!file) return engine::NotFound("cannot open trace '" + path + "'");
   const long size = std::fseek(file.get(), 0, SEEK_END) == 0 ? std::ftell(file.get()) : -1;
   if (size < 0) return Status(StatusCode::kDataLoss, "cannot read trace '" + path + "'");
