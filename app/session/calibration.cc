@@ -14,28 +14,45 @@ namespace {
 
 using record::EventKind;
 
-constexpr size_t kMinSamples = 5;          // fewer: the op keeps the spec's defaults
+constexpr double kMinSamples = 5;          // fewer: the op keeps the spec's defaults
 constexpr double kTimeSlicedShare = 0.85;  // CPU under this share of the span: time-sliced
 
+// Per-call figures, each standing for the calls it was measured over: a run of a source's
+// cheap calls (folded by the recorder, FORMAT.md) is one figure, its mean, standing for all
+// its calls, so a thousand-call run weighs as much as a thousand single calls.
 struct Samples {
-  std::vector<double> ns;
+  struct Figure {
+    double ns;
+    double calls;
+  };
+  std::vector<Figure> figures;
+  double calls = 0;
+
+  void Add(double per_call_ns, double n = 1) {
+    figures.push_back({per_call_ns, n});
+    calls += n;
+  }
   double mean() const {
     double s = 0;
-    for (double v : ns) s += v;
-    return ns.empty() ? 0 : s / static_cast<double>(ns.size());
+    for (const Figure& f : figures) s += f.ns * f.calls;
+    return calls > 0 ? s / calls : 0;
   }
   double cv() const {
     const double m = mean();
-    if (ns.size() < 2 || m <= 0) return 0;
+    if (calls < 2 || m <= 0) return 0;
     double s = 0;
-    for (double v : ns) s += (v - m) * (v - m);
-    return std::sqrt(s / static_cast<double>(ns.size() - 1)) / m;
+    for (const Figure& f : figures) s += f.calls * (f.ns - m) * (f.ns - m);
+    return std::sqrt(s / (calls - 1)) / m;
   }
   double median() {
-    if (ns.empty()) return 0;
-    auto mid = ns.begin() + static_cast<ptrdiff_t>(ns.size() / 2);
-    std::nth_element(ns.begin(), mid, ns.end());
-    return *mid;
+    std::sort(figures.begin(), figures.end(),
+              [](const Figure& a, const Figure& b) { return a.ns < b.ns; });
+    double seen = 0;
+    for (const Figure& f : figures) {
+      seen += f.calls;
+      if (seen >= calls / 2) return f.ns;
+    }
+    return 0;
   }
 };
 
@@ -49,7 +66,7 @@ class Fitter {
     return {first, t.FirstStartingAtOrAfter(t1_, first)};
   }
   // Durations (or, with `values`, the values) of an op's events of `kind` in the window, per
-  // call: a run (a simulated trace's cheap calls) gives its mean, once.
+  // call: a run (folded cheap calls, recorded or simulated) gives its mean, for its calls.
   Samples Collect(EventKind kind, uint16_t op, bool values) const {
     Samples s;
     for (const trace::Track* t : trace_.TracksOf(kind, op)) {
@@ -57,7 +74,7 @@ class Fitter {
       for (size_t i = first; i < last; ++i) {
         const double total =
             values ? static_cast<double>(t->value(i)) : static_cast<double>(t->duration(i));
-        s.ns.push_back(total / t->calls(i));
+        s.Add(total / t->calls(i), t->calls(i));
       }
     }
     return s;
@@ -76,12 +93,20 @@ class Fitter {
     const auto [first, last] = Window(t);
     return t.SumValues(first, last);
   }
+  double SumDurations(const trace::Track& t) const {
+    const auto [first, last] = Window(t);
+    return static_cast<double>(t.SumDurations(first, last));
+  }
 
-  // CPU per element of an asynchronous op's function: its workers' CPU time, less the
-  // synchronous ops they ran while pulling input, per element. -1 when not recorded.
-  double WorkerCpuPerElement(const record::StageDef& stage, size_t elements) const {
-    if (elements == 0) return -1;
-    double cpu = 0, upstream = 0;
+  // CPU per element of an asynchronous op's function, from its workers' CPU time. A worker
+  // also runs the synchronous ops it pulls input through, whose self times are wall time:
+  // on a busy machine they include time descheduled, so subtracting them from the CPU time
+  // would leave the function too little (nothing, on the fastest pipelines). The CPU is
+  // split between the function and the pulls in proportion to their wall times instead.
+  // -1 when not recorded.
+  double WorkerCpuPerElement(const record::StageDef& stage, double elements) const {
+    if (elements <= 0) return -1;
+    double cpu = 0, upstream = 0, work = 0;
     bool any = false;
     const std::string prefix = stage.name + "/";
     for (const auto& [id, name] : trace_.threads()) {
@@ -92,11 +117,14 @@ class Fitter {
       }
       for (const auto& track : trace_.tracks()) {
         const auto& k = track->key();
-        if (k.kind == EventKind::kCall && k.thread == id) upstream += SumValues(*track);
+        if (k.thread != id) continue;
+        if (k.kind == EventKind::kCall) upstream += SumValues(*track);
+        if (k.kind == EventKind::kWork && k.op == stage.id) work += SumDurations(*track);
       }
     }
     if (!any) return -1;
-    return std::max(0.0, cpu - upstream) / static_cast<double>(elements);
+    const double busy = work + upstream;
+    return (busy > 0 ? cpu * work / busy : cpu) / elements;
   }
 
  private:
@@ -135,7 +163,8 @@ void Fit(sim::OpCost& c, int64_t rows, double cpu_ns, double wait_ns, double cv)
 // The CPU a run spends outside its ops' work (hand-offs between threads, spinning before
 // sleeping, the recorder's collector) shows as machine CPU the fitted costs do not explain;
 // the simulator charges it per hand-off, so it is spread over the asynchronous ops' elements.
-void FitHandoff(const trace::Model& trace, const Fitter& fit, sim::CostModel& model) {
+void FitHandoff(const trace::Model& trace, const Fitter& fit,
+                const std::map<std::string, int64_t>& rows_at, sim::CostModel& model) {
   double total_cpu = 0;
   for (const auto& track : trace.tracks()) {
     if (track->key().kind == EventKind::kCpuTime) total_cpu += fit.SumValues(*track);
@@ -144,7 +173,9 @@ void FitHandoff(const trace::Model& trace, const Fitter& fit, sim::CostModel& mo
   for (const record::StageDef* stage : trace.StagesInOrder()) {
     const double n = static_cast<double>(fit.Count(EventKind::kCall, stage->id));
     const sim::OpCost& c = model.Of(stage->name);
-    explained += n * (c.cpu.mean_ns + c.cpu_per_row.mean_ns);
+    const auto rows = rows_at.find(stage->name);
+    const double rows_per_element = rows != rows_at.end() ? static_cast<double>(rows->second) : 1;
+    explained += n * (c.cpu.mean_ns + c.cpu_per_row.mean_ns * rows_per_element);
     if (stage->asynchronous) handoffs += n;
   }
   if (total_cpu <= 0 || handoffs < kMinSamples) return;
@@ -178,10 +209,10 @@ bool FitTimerWake(const trace::Model& trace, int64_t max_in_flight, int64_t t0, 
     queued.pop_front();
     const int64_t late = waits.start(i + 1) - slept_until;
     if (slept_until >= t0 && slept_until < t1 && late >= 0 && late < kMaxWakeNs) {
-      wake.ns.push_back(static_cast<double>(late));
+      wake.Add(static_cast<double>(late));
     }
   }
-  if (wake.ns.size() < kMinSamples) return false;
+  if (wake.calls < kMinSamples) return false;
   model.timer_wake = sim::Dist{wake.mean(), wake.cv()};
   return true;
 }
@@ -231,8 +262,8 @@ engine::Result<Calibration> Calibrate(const trace::Model& trace, const std::stri
 
     Samples s = stage->asynchronous ? fit.Collect(EventKind::kWork, stage->id, false)
                                     : fit.Collect(EventKind::kCall, stage->id, true);
-    if (s.ns.size() < kMinSamples) {
-      out.notes.push_back(stage->name + ": " + std::to_string(s.ns.size()) +
+    if (s.calls < kMinSamples) {
+      out.notes.push_back(stage->name + ": " + std::to_string(std::llround(s.calls)) +
                           " elements in the steady part; kept the spec's costs");
       continue;
     }
@@ -243,13 +274,13 @@ engine::Result<Calibration> Calibrate(const trace::Model& trace, const std::stri
       const double per_record = s.median();
       const double files =
           std::max<double>(1, static_cast<double>(fit.Count(EventKind::kCallEnd, stage->id)));
-      const double excess = (mean - per_record) * static_cast<double>(s.ns.size());
+      const double excess = (mean - per_record) * s.calls;
       c.open_wait.mean_ns = std::max(0.0, excess / files);
       mean = per_record;
     }
     double cpu = mean * (1 - wait_share);
     if (stage->asynchronous) {
-      const double measured = fit.WorkerCpuPerElement(*stage, s.ns.size());
+      const double measured = fit.WorkerCpuPerElement(*stage, s.calls);
       // Spans much longer than the CPU they used were time-sliced (more runnable threads
       // than cores): the simulator adds that back itself, so the fit keeps the CPU. A few
       // percent less CPU than span is the machine's own noise (steal time, clock changes):
@@ -264,7 +295,7 @@ engine::Result<Calibration> Calibrate(const trace::Model& trace, const std::stri
     Fit(c, rows, cpu, std::max(0.0, mean - cpu), cv);
   }
 
-  FitHandoff(trace, fit, out.model);
+  FitHandoff(trace, fit, rows_at, out.model);
   if (!FitTimerWake(trace, std::max<int64_t>(1, out.spec.train_step().max_in_flight()), t0, t1,
                     out.model)) {
     out.notes.push_back(
@@ -272,7 +303,7 @@ engine::Result<Calibration> Calibrate(const trace::Model& trace, const std::stri
   }
 
   Samples steps = fit.Collect(EventKind::kStep, record::kDeviceOp, false);
-  if (steps.ns.size() >= kMinSamples) {
+  if (steps.calls >= kMinSamples) {
     out.model.step = sim::Dist{steps.mean(), steps.cv()};
   } else {
     out.notes.push_back("device step: too few steps in the steady part; kept the spec's step time");

@@ -1,0 +1,88 @@
+// Calibration's per-element costs from traces whose answer is known: a source whose cheap
+// calls the recorder folded into runs (each run weighs as the calls it holds, so a few
+// single calls slowed by the machine do not outweigh a million fast ones), and a map worker
+// on a busy machine, whose CPU time is shared between its function and the calls it pulls
+// input through (their self times are wall time, longer than the CPU they got).
+#include <gtest/gtest.h>
+
+#include "app/session/calibration.h"
+
+namespace pipescope::session {
+namespace {
+
+using record::EventKind;
+
+constexpr int64_t kUs = 1000;
+
+std::unique_ptr<trace::Model> TraceOf(const std::string& spec_text) {
+  auto model = std::make_unique<trace::Model>();
+  model->run_info().spec_text = spec_text;
+  return model;
+}
+
+record::StageDef Stage(uint16_t id, const std::string& name, const std::string& kind, int input,
+                       bool asynchronous) {
+  record::StageDef s;
+  s.id = id;
+  s.name = name;
+  s.kind = kind;
+  s.position = id;
+  s.input = input;
+  s.asynchronous = asynchronous;
+  return s;
+}
+
+TEST(CalibrationCostsTest, ARunOfFoldedCallsWeighsAsTheCallsItHolds) {
+  auto trace =
+      TraceOf(R"(name: "t" source { name: "read" synthetic { records: -1 record_bytes: 8 } }
+                          train_step { step_time: "1ms" })");
+  trace->AddStage(Stage(0, "read", "synthetic", -1, false));
+  trace->AddThread({1, "consumer"});
+  // Alternately a run of 1000 calls of 300 ns and one call slowed to 50 us.
+  int64_t t = 0;
+  uint64_t element = 1;
+  for (int i = 0; i < 400; ++i) {
+    record::TraceEvent run{t, t + 1000 * 400, element, 1000 * 300, 1, 0, EventKind::kCall, 0};
+    run.calls = 1000;
+    trace->AddEvent(run);
+    element += 1000;
+    t += 1000 * 400 + 10 * kUs;
+    trace->AddEvent({t, t + 50 * kUs, element++, 50 * kUs, 1, 0, EventKind::kCall, 0});
+    t += 60 * kUs;
+  }
+  trace->ExtendDuration(t);
+  auto fitted = Calibrate(*trace, "runs.pstrace");
+  ASSERT_TRUE(fitted.ok()) << fitted.status().message();
+  const sim::OpCost& read = fitted->model.ops.at("read");
+  // (1000 × 300 + 50 000) / 1001 ns per call.
+  EXPECT_NEAR(read.cpu.mean_ns + read.wait.mean_ns, 350'000.0 / 1001, 1.0);
+}
+
+TEST(CalibrationCostsTest, AWorkersCpuIsSharedBetweenItsFunctionAndItsPulls) {
+  auto trace =
+      TraceOf(R"(name: "t" source { name: "read" synthetic { records: -1 record_bytes: 8 } }
+                          ops { name: "m" map { fn { cpu_work { duration: "1ms" } } num_parallel_calls: 1 } }
+                          train_step { step_time: "1ms" })");
+  trace->AddStage(Stage(0, "read", "synthetic", -1, false));
+  trace->AddStage(Stage(1, "m", "map", 0, true));
+  constexpr uint32_t kWorker = 2;
+  trace->AddThread({kWorker, "m/0"});
+  // Per element the worker pulls for 600 us and computes for 300 us of wall time, and got
+  // half of it as CPU: 450 us, of which the function's share is a third.
+  int64_t t = 0;
+  for (uint64_t e = 1; e <= 400; ++e) {
+    trace->AddEvent({t, t + 600 * kUs, e, 600 * kUs, kWorker, 0, EventKind::kCall, 0});
+    trace->AddEvent({t + 600 * kUs, t + 900 * kUs, e, 0, kWorker, 1, EventKind::kWork, 0});
+    trace->AddEvent(
+        {t, t + 900 * kUs, 0, 450 * kUs, kWorker, record::kNoOp, EventKind::kCpuTime, 0});
+    t += 900 * kUs;
+  }
+  trace->ExtendDuration(t);
+  auto fitted = Calibrate(*trace, "busy.pstrace");
+  ASSERT_TRUE(fitted.ok()) << fitted.status().message();
+  const sim::OpCost& m = fitted->model.ops.at("m");
+  EXPECT_NEAR(m.cpu.mean_ns + m.cpu_per_row.mean_ns, 150.0 * kUs, 1.0 * kUs);
+}
+
+}  // namespace
+}  // namespace pipescope::session
