@@ -1,5 +1,6 @@
 #include "app/cli/simulated_elements.h"
 
+#include "engine/spec/op_values.h"
 #include "instrumentation/trace/lineage.h"
 
 namespace pipescope::cli {
@@ -8,7 +9,7 @@ namespace {
 std::string RecordJson(const spec::PipelineSpec& spec, const trace::RecordRef& r) {
   if (spec.source().has_range()) {
     const auto& range = spec.source().range();
-    const int64_t step = range.step() == 0 ? 1 : range.step();
+    const int64_t step = engine::RangeStep(range);
     return std::to_string(range.start() + r.index * step);
   }
   return "{\"record\":" + std::to_string(r.index) + ",\"pass\":" + std::to_string(r.pass) + "}";

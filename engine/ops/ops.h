@@ -38,8 +38,9 @@ DatasetPtr MakeSyntheticFileDataset(StatsPtr stats, SyntheticRecords config);
 DatasetPtr MakeTfRecordDataset(StatsPtr stats, std::vector<std::string> files,
                                Compression compression, bool skip_corrupt);
 DatasetPtr MakeTfRecordFileDataset(StatsPtr stats, Compression compression, bool skip_corrupt);
-// Inside an interleave: Dataset.from_tensors(parent element).
-DatasetPtr MakeFromElementDataset(StatsPtr stats);
+// Inside an interleave: Dataset.from_tensors(parent element), and with `repeat_by_value`
+// .repeat(parent element) (which must then be an int64 scalar).
+DatasetPtr MakeFromElementDataset(StatsPtr stats, bool repeat_by_value);
 
 // ---- transformations
 // `parallelism` null: a sequential map on the caller's thread; otherwise a parallel map

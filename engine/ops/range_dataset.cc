@@ -7,7 +7,7 @@ namespace {
 class RangeDataset : public Dataset {
  public:
   RangeDataset(StatsPtr stats, int64_t start, int64_t stop, int64_t step)
-      : Dataset(std::move(stats)), start_(start), stop_(stop), step_(step == 0 ? 1 : step) {}
+      : Dataset(std::move(stats)), start_(start), stop_(stop), step_(step) {}
 
   Result<std::unique_ptr<Iterator>> MakeIterator(const IteratorArgs& args) const override {
     return std::unique_ptr<Iterator>(std::make_unique<It>(*args.ctx, *this));

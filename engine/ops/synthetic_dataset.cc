@@ -109,39 +109,6 @@ class SyntheticDataset : public Dataset {
   const bool per_file_;
 };
 
-class FromElementDataset : public Dataset {
- public:
-  using Dataset::Dataset;
-  Result<std::unique_ptr<Iterator>> MakeIterator(const IteratorArgs& args) const override {
-    if (args.parent == nullptr) return Internal("from_element outside an interleave");
-    return std::unique_ptr<Iterator>(std::make_unique<It>(*args.ctx, stats(), *args.parent));
-  }
-
- private:
-  class It : public Iterator {
-   public:
-    It(PipelineContext& ctx, StageStats* stats, Element element)
-        : Iterator(ctx, stats), element_(std::move(element)) {}
-    void Cancel() override {}
-
-   protected:
-    Status GetNextInternal(Element& out, bool& end) override {
-      if (done_) {
-        end = true;
-        return Status::Ok();
-      }
-      done_ = true;
-      out = element_;
-      out.id = ctx_.NewElementId();
-      return Status::Ok();
-    }
-
-   private:
-    Element element_;
-    bool done_ = false;
-  };
-};
-
 }  // namespace
 
 DatasetPtr MakeSyntheticDataset(StatsPtr stats, SyntheticRecords config) {
@@ -150,10 +117,6 @@ DatasetPtr MakeSyntheticDataset(StatsPtr stats, SyntheticRecords config) {
 
 DatasetPtr MakeSyntheticFileDataset(StatsPtr stats, SyntheticRecords config) {
   return std::make_shared<SyntheticDataset>(std::move(stats), config, true);
-}
-
-DatasetPtr MakeFromElementDataset(StatsPtr stats) {
-  return std::make_shared<FromElementDataset>(std::move(stats));
 }
 
 }  // namespace pipescope::engine

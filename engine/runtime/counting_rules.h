@@ -43,6 +43,10 @@ class Countdown {
   int64_t left_;
 };
 
+// Dataset.from_tensors(x).repeat(x) as a take count: x copies, endless for a negative x
+// (repeat(-1)).
+inline Countdown CopiesOfValue(int64_t x) { return Countdown(x < 0 ? -1 : x); }
+
 // shard(num_shards, index): keeps the input elements whose position is index modulo
 // num_shards.
 class ShardSelector {

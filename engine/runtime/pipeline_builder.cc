@@ -56,7 +56,7 @@ class Builder {
     switch (s.kind_case()) {
       case spec::Source::kRange:
         return MakeRangeDataset(registry_.Stage(name, "range", 0), s.range().start(),
-                                s.range().stop(), s.range().step());
+                                s.range().stop(), RangeStep(s.range()));
       case spec::Source::kListFiles:
         return MakeListFilesDataset(registry_.Stage(name, "list_files", 0),
                                     s.list_files().pattern(), ListFilesShuffles(s.list_files()),
@@ -82,7 +82,8 @@ class Builder {
   Result<DatasetPtr> BuildElementSource(const spec::ElementSource& es, const std::string& op) {
     switch (es.kind_case()) {
       case spec::ElementSource::kFromElement:
-        return MakeFromElementDataset(registry_.Stage(op + ".from_element", "from_element", 1));
+        return MakeFromElementDataset(registry_.Stage(op + ".from_element", "from_element", 1),
+                                      es.from_element().repeat_by_value());
       case spec::ElementSource::kSyntheticFile: {
         const auto& f = es.synthetic_file();
         ASSIGN_OR_RETURN(auto config,

@@ -9,6 +9,7 @@
 #include "engine/io/byte_source.h"
 #include "engine/sim/normal_draw.h"
 #include "engine/sim/tfrecord_stats.h"
+#include "engine/spec/op_values.h"
 
 namespace pipescope::sim {
 
@@ -141,7 +142,7 @@ class DefaultsBuilder {
     switch (s.kind_case()) {
       case spec::Source::kRange: {
         const auto& r = s.range();
-        const int64_t step = r.step() == 0 ? 1 : r.step();
+        const int64_t step = engine::RangeStep(r);
         c.records =
             std::max<int64_t>(0, (r.stop() - r.start() + step - (step > 0 ? 1 : -1)) / step);
         c.cpu = Fixed(200);

@@ -13,6 +13,11 @@
 namespace pipescope::sim {
 namespace {
 
+// Whether a map with `fn` hands an int64 element on with its value unchanged.
+bool KeepsValues(const spec::WorkFunction& fn) {
+  return fn.has_identity() || fn.has_cpu_work() || fn.has_io_wait();
+}
+
 class Builder {
  public:
   Builder(SimContext& ctx)
@@ -73,7 +78,9 @@ class Builder {
     switch (s.kind_case()) {
       case spec::Source::kRange: {
         SimStage& st = Stage(s.name(), "range", 0);
-        return MakeSimSource(st, Records(st, -1));
+        values_ = true;
+        return MakeSimSource(st, Records(st, -1),
+                             SimValues{s.range().start(), engine::RangeStep(s.range())});
       }
       case spec::Source::kListFiles: {
         SimStage& st = Stage(s.name(), "list_files", 0);
@@ -99,9 +106,11 @@ class Builder {
 
   engine::Result<SimDatasetPtr> ElementSource(const spec::ElementSource& es,
                                               const std::string& op) {
+    if (!es.has_from_element()) values_ = false;  // a file's records
     switch (es.kind_case()) {
       case spec::ElementSource::kFromElement:
-        return MakeSimFromElement(Stage(op + ".from_element", "from_element", 1));
+        return MakeSimFromElement(Stage(op + ".from_element", "from_element", 1),
+                                  es.from_element().repeat_by_value());
       case spec::ElementSource::kSyntheticFile: {
         SimStage& st = Stage(op + ".read", "synthetic_file", 1);
         return MakeSimSource(st, Records(st, es.synthetic_file().records_per_file()));
@@ -137,14 +146,21 @@ class Builder {
                                  parallel, !il.has_deterministic() || il.deterministic());
       }
       case spec::Op::kMap: {
+        values_ = values_ && KeepsValues(op.map().fn());
         const int64_t parallel = Start("map", "num_parallel_calls", op.map().num_parallel_calls());
         def.asynchronous = parallel != 0;
         def.parallelism = parallel != 0 ? parallel : 1;
         return MakeSimMap(st, std::move(in), parallel,
                           !op.map().has_deterministic() || op.map().deterministic());
       }
-      case spec::Op::kFilter:
-        return MakeSimFilter(st, std::move(in));
+      case spec::Op::kFilter: {
+        std::optional<SimModEquals> mod_equals;
+        if (values_ && op.filter().predicate().has_mod_equals()) {
+          const auto& m = op.filter().predicate().mod_equals();
+          mod_equals = SimModEquals{m.modulus(), m.remainder()};
+        }
+        return MakeSimFilter(st, std::move(in), mod_equals);
+      }
       case spec::Op::kShuffle: {
         const auto& s = op.shuffle();
         const int64_t buffer = Start("shuffle", "buffer_size", s.buffer_size());
@@ -154,6 +170,7 @@ class Builder {
       }
       case spec::Op::kBatch:
         batched_ = true;
+        values_ = false;  // a batch's rows are not kept as values
         return MakeSimBatch(st, std::move(in),
                             Start("batch", "batch_size", op.batch().batch_size()),
                             op.batch().drop_remainder());
@@ -191,6 +208,9 @@ class Builder {
   const int64_t cores_;
   std::vector<record::StageDef> defs_;
   bool batched_ = false;
+  // Whether the elements at this point carry the range's numbers as the engine's do (for a
+  // mod_equals filter and from_element's repeat_by_value).
+  bool values_ = false;
 };
 
 }  // namespace

@@ -11,6 +11,10 @@ struct SimElement {
   int64_t bytes = 0;  // payload
   int64_t rows = 1;   // > 1 for batches
   uint64_t key = 0;   // the content's identity (which record), for filters and caches
+  // A range's number (a record's index for other sources; 0 for batches): what a
+  // mod_equals filter and from_element's repeat_by_value read where the engine reads the
+  // element's int64 value.
+  int64_t value = 0;
 };
 
 // Whether the n elements' ids are first, first + 1, ...: a run the trace records as one span.

@@ -1,8 +1,10 @@
 // The simulator's interleave: a cycle of cycle_length sub-pipelines (one per input element,
 // typically a file), block_length elements from each in turn; an exhausted one is replaced
 // by the next input element's. Synchronous without num_parallel_calls; otherwise worker
-// threads read ahead into a small buffer per cycle element, serving the element whose turn
-// comes first.
+// threads read ahead into a small buffer per open cycle element, serving the element whose
+// turn comes first. As in the engine, the consumer opens a cycle element when its turn
+// comes (pulling the input on its own thread), so input elements go to the cycle in turn
+// order whatever the workers do.
 #include <algorithm>
 #include <deque>
 #include <memory>
@@ -147,7 +149,11 @@ class ParallelInterleaveIt : public InterleaveItBase {
           co_await HandOff(thread, n);
           co_return n;
         }
-        if (e.ended && !e.busy) {
+        if (e.needs_open && !e.dead) {
+          if (input_busy_) break;  // another consumer is pulling the input: wait for it
+          co_await OpenInTurn(thread, e);
+          moved_on = true;  // look at the entry again, opened or dead
+        } else if (e.ended && !e.busy) {
           Exhausted(e);
           changed_.NotifyAll();
           moved_on = true;
@@ -163,6 +169,25 @@ class ParallelInterleaveIt : public InterleaveItBase {
       co_await changed_.Wait();
     }
     co_return 0;
+  }
+
+  // Opens the entry whose turn it is with the next input element, on the consumer's thread
+  // (the engine's rule); the entry is dead when the input has ended. Other consumers wait
+  // while one pulls the input.
+  Task<void> OpenInTurn(SimThread& thread, CycleEntry& e) {
+    input_busy_ = true;
+    SimElement parent;
+    bool got = false;
+    if (!input_end_) got = co_await Pull(*input_, thread, parent);
+    input_busy_ = false;
+    if (got) {
+      e.it = per_element_->MakeIterator(ctx_, &parent);
+      e.needs_open = false;
+    } else {
+      input_end_ = true;
+      e.dead = true;
+    }
+    changed_.NotifyAll();
   }
 
  private:
@@ -189,18 +214,13 @@ class ParallelInterleaveIt : public InterleaveItBase {
     }
   }
 
-  // The entry a worker should read next: the first, from the current turn on, that is idle
-  // and has room (or needs opening).
+  // The entry a worker should read next: the first open one, from the current turn on, that
+  // is idle and has room.
   CycleEntry* FindWork() {
     for (size_t k = 0; k < cycle_.size(); ++k) {
       CycleEntry& e = cycle_[(cursor_.slot() + k) % cycle_.size()];
-      if (e.busy || e.dead || e.ended) continue;
-      if (e.needs_open && input_end_) {
-        e.dead = true;
-        changed_.NotifyAll();
-        continue;
-      }
-      if (e.needs_open || static_cast<int64_t>(e.buffer.size()) < per_entry_capacity_) return &e;
+      if (e.busy || e.dead || e.ended || e.needs_open) continue;
+      if (static_cast<int64_t>(e.buffer.size()) < per_entry_capacity_) return &e;
     }
     return nullptr;
   }
@@ -221,23 +241,6 @@ class ParallelInterleaveIt : public InterleaveItBase {
       }
       e->busy = true;
       const int64_t fetch_start = now();
-      if (e->needs_open) {
-        while (input_busy_ && !cancelled_) co_await changed_.Wait();
-        input_busy_ = true;
-        SimElement parent;
-        bool got = false;
-        if (!cancelled_) got = co_await input_->GetNext(thread, parent);
-        input_busy_ = false;
-        if (!got) {
-          input_end_ = true;
-          e->dead = true;
-          e->busy = false;
-          changed_.NotifyAll();
-          continue;
-        }
-        e->it = per_element_->MakeIterator(ctx_, &parent);
-        e->needs_open = false;
-      }
       SimElement out;
       const bool pulled = co_await e->it->GetNext(thread, out);
       if (pulled) {

@@ -10,14 +10,21 @@
 
 namespace pipescope::sim {
 
+// The values a source's records carry: record i is start + step * i (a range's numbers;
+// other sources' records carry their index).
+struct SimValues {
+  int64_t start = 0;
+  int64_t step = 1;
+};
 // Sources: `records` per pass (-1: endless). A file source (inside an interleave) pays its
 // stage's open_wait on its first read.
-SimDatasetPtr MakeSimSource(SimStage& stage, int64_t records);
+SimDatasetPtr MakeSimSource(SimStage& stage, int64_t records, SimValues values = {});
 // list_files: its `files` in sorted order, or shuffled each pass (with `seed`, else with one
 // drawn from the simulation's seed), in the order the engine's list_files gives them.
 SimDatasetPtr MakeSimListFiles(SimStage& stage, int64_t files, bool shuffle,
                                std::optional<uint64_t> seed);
-SimDatasetPtr MakeSimFromElement(SimStage& stage);
+// from_tensors(x), or from_tensors(x).repeat(x) with `repeat_by_value`.
+SimDatasetPtr MakeSimFromElement(SimStage& stage, bool repeat_by_value);
 
 SimDatasetPtr MakeSimSequentialMap(SimStage& stage, SimDatasetPtr input);
 SimDatasetPtr MakeSimMap(SimStage& stage, SimDatasetPtr input, int64_t parallelism,
@@ -27,7 +34,14 @@ SimDatasetPtr MakeSimInterleave(SimStage& stage, SimDatasetPtr input, SimDataset
                                 int64_t cycle_length, int64_t block_length, int64_t parallelism,
                                 bool deterministic);
 
-SimDatasetPtr MakeSimFilter(SimStage& stage, SimDatasetPtr input);
+// filter: with `mod_equals` (where the builder knows the elements carry a range's values),
+// the engine's rule on each value; otherwise a keep_fraction of elements by content.
+struct SimModEquals {
+  int64_t modulus = 1;
+  int64_t remainder = 0;
+};
+SimDatasetPtr MakeSimFilter(SimStage& stage, SimDatasetPtr input,
+                            std::optional<SimModEquals> mod_equals);
 SimDatasetPtr MakeSimShuffle(SimStage& stage, SimDatasetPtr input, int64_t buffer_size,
                              std::optional<uint64_t> seed, bool reshuffle_each_iteration);
 SimDatasetPtr MakeSimBatch(SimStage& stage, SimDatasetPtr input, int64_t batch_size,

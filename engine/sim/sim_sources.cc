@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "engine/runtime/counting_rules.h"
 #include "engine/runtime/shuffle_rules.h"
 #include "engine/sim/sim_ops.h"
 
@@ -12,8 +13,9 @@ namespace {
 
 class SourceDataset : public SimDataset {
  public:
-  SourceDataset(SimStage& stage, int64_t records, bool shuffle, std::optional<uint64_t> seed)
-      : SimDataset(stage), records_(records), shuffle_(shuffle), seed_(seed) {}
+  SourceDataset(SimStage& stage, int64_t records, SimValues values, bool shuffle,
+                std::optional<uint64_t> seed)
+      : SimDataset(stage), records_(records), values_(values), shuffle_(shuffle), seed_(seed) {}
 
   std::unique_ptr<SimIterator> MakeIterator(SimContext& ctx, const SimElement* parent) override {
     std::vector<int64_t> order;
@@ -24,16 +26,18 @@ class SourceDataset : public SimDataset {
       engine::ShuffleInPlace(order, engine::ShufflePassSeed(seed, passes_, true));
     }
     ++passes_;
-    return std::make_unique<It>(ctx, stage_, records_, parent ? parent->key : 0, std::move(order));
+    return std::make_unique<It>(ctx, stage_, records_, values_, parent ? parent->key : 0,
+                                std::move(order));
   }
 
  private:
   class It : public SimIterator {
    public:
-    It(SimContext& ctx, SimStage& stage, int64_t records, uint64_t parent_key,
+    It(SimContext& ctx, SimStage& stage, int64_t records, SimValues values, uint64_t parent_key,
        std::vector<int64_t> order)
         : SimIterator(ctx, stage),
           records_(records),
+          values_(values),
           parent_key_(parent_key),
           order_(std::move(order)) {}
 
@@ -59,7 +63,8 @@ class SourceDataset : public SimDataset {
       const uint64_t id = ctx_.NewElementIds(n);
       const int64_t bytes = RecordBytes();
       for (int64_t i = 0; i < n; ++i) {
-        e[i] = SimElement{id + static_cast<uint64_t>(i), bytes, 1, KeyOf(next_ + i)};
+        e[i] = SimElement{id + static_cast<uint64_t>(i), bytes, 1, KeyOf(next_ + i),
+                          ValueOf(next_ + i)};
       }
       next_ += n;
       co_return n;
@@ -96,16 +101,21 @@ class SourceDataset : public SimDataset {
       opened_ = true;
       return scheduler().Sleep(wait);
     }
-    // The content key of the n-th record this pass hands out (in `order_` when shuffled).
-    uint64_t KeyOf(int64_t n) const {
-      return RecordKey(parent_key_, order_.empty() ? n : order_[static_cast<size_t>(n)]);
+    // The n-th record this pass hands out (in `order_` when shuffled), its content key and
+    // its value.
+    int64_t RecordAt(int64_t n) const {
+      return order_.empty() ? n : order_[static_cast<size_t>(n)];
     }
+    uint64_t KeyOf(int64_t n) const { return RecordKey(parent_key_, RecordAt(n)); }
+    int64_t ValueOf(int64_t n) const { return values_.start + values_.step * RecordAt(n); }
     int64_t RecordBytes() const { return std::max<int64_t>(1, stage_.cost->out_bytes); }
     SimElement NextRecord() {
-      return SimElement{ctx_.NewElementId(), RecordBytes(), 1, KeyOf(next_++)};
+      const int64_t n = next_++;
+      return SimElement{ctx_.NewElementId(), RecordBytes(), 1, KeyOf(n), ValueOf(n)};
     }
 
     const int64_t records_;
+    const SimValues values_;
     const uint64_t parent_key_;
     const std::vector<int64_t> order_;
     int64_t next_ = 0;
@@ -113,29 +123,35 @@ class SourceDataset : public SimDataset {
   };
 
   const int64_t records_;
+  const SimValues values_;
   const bool shuffle_;
   const std::optional<uint64_t> seed_;
   uint64_t passes_ = 0;
 };
 
-// Dataset.from_tensors(x) inside an interleave: the element it was opened for, once.
+// Dataset.from_tensors(x) inside an interleave: the element it was opened for, once, or x
+// times for from_tensors(x).repeat(x) (the engine's rule: CopiesOfValue).
 class FromElementDataset : public SimDataset {
  public:
-  using SimDataset::SimDataset;
+  FromElementDataset(SimStage& stage, bool repeat_by_value)
+      : SimDataset(stage), repeat_by_value_(repeat_by_value) {}
   std::unique_ptr<SimIterator> MakeIterator(SimContext& ctx, const SimElement* parent) override {
-    return std::make_unique<It>(ctx, stage_, parent ? *parent : SimElement{});
+    const SimElement element = parent ? *parent : SimElement{};
+    const engine::Countdown copies =
+        repeat_by_value_ ? engine::CopiesOfValue(element.value) : engine::Countdown(1);
+    return std::make_unique<It>(ctx, stage_, element, copies);
   }
 
  private:
   class It : public SimIterator {
    public:
-    It(SimContext& ctx, SimStage& stage, SimElement element)
-        : SimIterator(ctx, stage), element_(element) {}
+    It(SimContext& ctx, SimStage& stage, SimElement element, engine::Countdown copies)
+        : SimIterator(ctx, stage), element_(element), copies_(copies) {}
 
    protected:
     Task<bool> GetNextInternal(SimThread& thread, SimElement& out) override {
-      if (done_) co_return false;
-      done_ = true;
+      if (copies_.Done()) co_return false;
+      copies_.Count();
       co_await Charge(thread, CpuCost(1), 0);
       out = element_;
       co_return true;
@@ -143,23 +159,25 @@ class FromElementDataset : public SimDataset {
 
    private:
     const SimElement element_;
-    bool done_ = false;
+    engine::Countdown copies_;
   };
+
+  const bool repeat_by_value_;
 };
 
 }  // namespace
 
-SimDatasetPtr MakeSimSource(SimStage& stage, int64_t records) {
-  return std::make_shared<SourceDataset>(stage, records, false, std::nullopt);
+SimDatasetPtr MakeSimSource(SimStage& stage, int64_t records, SimValues values) {
+  return std::make_shared<SourceDataset>(stage, records, values, false, std::nullopt);
 }
 
 SimDatasetPtr MakeSimListFiles(SimStage& stage, int64_t files, bool shuffle,
                                std::optional<uint64_t> seed) {
-  return std::make_shared<SourceDataset>(stage, files, shuffle, seed);
+  return std::make_shared<SourceDataset>(stage, files, SimValues{}, shuffle, seed);
 }
 
-SimDatasetPtr MakeSimFromElement(SimStage& stage) {
-  return std::make_shared<FromElementDataset>(stage);
+SimDatasetPtr MakeSimFromElement(SimStage& stage, bool repeat_by_value) {
+  return std::make_shared<FromElementDataset>(stage, repeat_by_value);
 }
 
 }  // namespace pipescope::sim

@@ -8,6 +8,7 @@
 #include "engine/runtime/batch_rules.h"
 #include "engine/runtime/cache_rules.h"
 #include "engine/runtime/counting_rules.h"
+#include "engine/runtime/filter_rules.h"
 #include "engine/runtime/shuffle_rules.h"
 #include "engine/sim/sim_ops.h"
 #include "engine/sim/sim_unary.h"
@@ -46,22 +47,22 @@ class SequentialMapIt : public SimUnaryIterator {
   }
 };
 
-// filter: an element is kept or not by its content (the same every epoch), with the
+// filter: mod_equals on the values where the elements carry a range's (the engine's rule),
+// otherwise an element is kept or not by its content (the same every epoch), with the
 // stage's keep_fraction.
 class FilterIt : public SimUnaryIterator {
  public:
-  using SimUnaryIterator::SimUnaryIterator;
+  FilterIt(SimContext& ctx, SimStage& stage, std::unique_ptr<SimIterator> input,
+           std::optional<SimModEquals> mod_equals)
+      : SimUnaryIterator(ctx, stage, std::move(input)), mod_equals_(mod_equals) {}
 
  protected:
   Task<bool> GetNextInternal(SimThread& thread, SimElement& out) override {
-    const double keep = stage_.cost->keep_fraction;
-    const uint64_t salt = RecordKey(stage_.id + 1, 0);
     for (int64_t dropped = 1;; ++dropped) {
       const bool pulled = co_await PullInput(thread, out);
       if (!pulled) break;
       co_await Charge(thread, CpuCost(out.rows), 0);
-      const double draw = static_cast<double>(RecordKey(out.key ^ salt, 0) >> 11) * 0x1.0p-53;
-      if (draw < keep) co_return true;
+      if (Keeps(out)) co_return true;
       // A filter that keeps nothing of an endless input would never give the scheduler
       // back its thread when costs are zero: let virtual time move now and then, so the
       // simulation's stall guard sees it.
@@ -69,6 +70,17 @@ class FilterIt : public SimUnaryIterator {
     }
     co_return false;
   }
+
+ private:
+  bool Keeps(const SimElement& e) const {
+    if (mod_equals_)
+      return engine::ModEqualsKeeps(e.value, mod_equals_->modulus, mod_equals_->remainder);
+    const uint64_t salt = RecordKey(stage_.id + 1, 0);
+    const double draw = static_cast<double>(RecordKey(e.key ^ salt, 0) >> 11) * 0x1.0p-53;
+    return draw < stage_.cost->keep_fraction;
+  }
+
+  const std::optional<SimModEquals> mod_equals_;
 };
 
 // shuffle: fills a buffer of buffer_size, then hands out a random element of it and puts
@@ -360,8 +372,10 @@ class SkipIt : public SimUnaryIterator {
 SimDatasetPtr MakeSimSequentialMap(SimStage& stage, SimDatasetPtr input) {
   return std::make_shared<SimUnaryDataset<SequentialMapIt>>(stage, std::move(input));
 }
-SimDatasetPtr MakeSimFilter(SimStage& stage, SimDatasetPtr input) {
-  return std::make_shared<SimUnaryDataset<FilterIt>>(stage, std::move(input));
+SimDatasetPtr MakeSimFilter(SimStage& stage, SimDatasetPtr input,
+                            std::optional<SimModEquals> mod_equals) {
+  return std::make_shared<SimUnaryDataset<FilterIt, std::optional<SimModEquals>>>(
+      stage, std::move(input), mod_equals);
 }
 SimDatasetPtr MakeSimShuffle(SimStage& stage, SimDatasetPtr input, int64_t buffer_size,
                              std::optional<uint64_t> seed, bool reshuffle_each_iteration) {

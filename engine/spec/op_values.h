@@ -11,6 +11,9 @@
 
 namespace pipescope::engine {
 
+// range(start, stop): an unwritten step (0 in proto3) is 1.
+inline int64_t RangeStep(const spec::RangeSource& r) { return r.step() == 0 ? 1 : r.step(); }
+
 // repeat(): absent or -1 is forever, 0 is no elements at all.
 inline int64_t RepeatCount(const spec::RepeatOp& op) { return op.has_count() ? op.count() : -1; }
 

@@ -219,6 +219,11 @@ void CheckOp(Checker& c, const spec::Op& op, const Where& w, bool& batched) {
         c.Fail(il, iw, "per_element", "is required (from_element, synthetic_file, tfrecord_file)");
       } else {
         CheckElementSource(c, il.per_element(), c.Nested(il, iw, "per_element", w.what));
+        if (batched && il.per_element().from_element().repeat_by_value()) {
+          c.Fail(il, iw, "per_element",
+                 "from_element.repeat_by_value repeats each element by its int64 value, and the "
+                 "interleave's input is batched; move the interleave before the batch");
+        }
       }
       // tf.data refuses a written 0 for both; absent means AUTOTUNE and 1 (op_values.h).
       if (il.has_cycle_length() && il.cycle_length() == 0) {

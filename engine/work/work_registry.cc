@@ -2,6 +2,7 @@
 
 #include "engine/core/content_hash.h"
 #include "engine/core/duration.h"
+#include "engine/runtime/filter_rules.h"
 #include "engine/work/cpu_work.h"
 #include "engine/work/image_ops.h"
 #include "engine/work/normalize.h"
@@ -55,9 +56,7 @@ class ModEquals : public Predicate {
       return InvalidArgument("mod_equals needs scalar int64 elements, got " +
                              std::string(DTypeName(e.value.dtype())) + e.value.shape().ToString());
     }
-    int64_t r = e.value.scalar_int64() % modulus_;
-    if (r < 0) r += modulus_;
-    return r == remainder_;
+    return ModEqualsKeeps(e.value.scalar_int64(), modulus_, remainder_);
   }
 
  private:

@@ -244,6 +244,25 @@ TEST(ErrorTest, AMapErrorNamesTheOpTheFunctionAndTheElement) {
       << s.message();
 }
 
+// from_tensors(x).repeat(x) needs x to be a count: a string element is an error naming the
+// option and what the element was, in the sequential and the parallel interleave alike.
+TEST(ErrorTest, RepeatByValueOfAStringSaysItNeedsInt64) {
+  for (const char* parallel : {"0", "2"}) {
+    auto p = MakePipeline(
+        std::string("source { synthetic { records: 3 record_bytes: 4 } } "
+                    "ops { name: \"il\" interleave { per_element { from_element { repeat_by_value: "
+                    "true } } cycle_length: 2 num_parallel_calls: ") +
+        parallel + " } }");
+    Element e;
+    bool end = false;
+    Status s = p->GetNext(e, end);
+    ASSERT_FALSE(s.ok()) << parallel;
+    EXPECT_NE(s.message().find("repeat_by_value needs int64 scalar elements, got string"),
+              std::string::npos)
+        << s.message();
+  }
+}
+
 TEST(ErrorTest, UnbatchOfScalarsSaysThereIsNoBatchDimension) {
   auto p = MakePipeline("source { range { start: 0 stop: 3 } } ops { name: \"u\" unbatch {} }");
   Element e;

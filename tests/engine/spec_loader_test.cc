@@ -106,6 +106,17 @@ TEST(SpecLoaderTest, ZeroCycleOrBlockLengthIsAnErrorAsInTfData) {
   EXPECT_EQ(CycleLength(autotuned->ops(0).interleave()), kAutotune);
 }
 
+// from_tensors(x).repeat(x) counts by an element's value: a batch has none.
+TEST(SpecLoaderTest, RepeatByValueAfterABatchIsRefused) {
+  const std::string e = ErrorOf(
+      "source { range { stop: 5 } }\nops { batch { batch_size: 2 } }\n"
+      "ops { name: \"il\" interleave { per_element { from_element { repeat_by_value: true } } } "
+      "}\n");
+  EXPECT_NE(e.find(":3: op 'il' (interleave): per_element from_element.repeat_by_value"),
+            std::string::npos)
+      << e;
+}
+
 // repeat {} is forever, repeat { count: 0 } is nothing; a seed of 0 is a seed.
 TEST(SpecLoaderTest, WrittenZeroAndLeftOutMeanDifferentThings) {
   auto r = ParseSpecText(

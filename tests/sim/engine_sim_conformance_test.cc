@@ -29,6 +29,7 @@ struct Case {
   bool ordered = true;
   int64_t batches = -1;  // elements reaching the step, where the case is about batching
   int64_t start = 0;
+  int64_t step = 1;
 };
 
 void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
@@ -42,6 +43,65 @@ std::vector<int64_t> Range(int64_t from, int64_t to) {
 std::vector<int64_t> Concat(std::vector<int64_t> a, const std::vector<int64_t>& b) {
   a.insert(a.end(), b.begin(), b.end());
   return a;
+}
+
+// interleave_test.py: range(4, 7).repeat(2) (its [4, 5, 6] twice) interleaved over
+// from_tensors(x).repeat(x), for each cycle_length and block_length it tests, sequential and
+// with each num_parallel_calls it tests; the expected orders are the test's own lists
+// (testPythonImplementation), or its reference _interleave's where it lists none.
+std::vector<Case> InterleaveRepeatByValueCases() {
+  const std::vector<int64_t> by_cycle1 = {4, 4, 4, 4, 5, 5, 5, 5, 5, 6, 6, 6, 6, 6, 6,
+                                          4, 4, 4, 4, 5, 5, 5, 5, 5, 6, 6, 6, 6, 6, 6};
+  struct Order {
+    int64_t cycle, block;
+    std::vector<int64_t> parallel;  // 0: synchronous (num_parallel_calls=None)
+    std::vector<int64_t> expected;
+  };
+  const std::vector<Order> orders = {
+      {1, 1, {0, 1}, by_cycle1},
+      {1, 3, {0, 1}, by_cycle1},
+      {2, 1, {0, 1, 2}, {4, 5, 4, 5, 4, 5, 4, 5, 5, 6, 6, 4, 6, 4, 6,
+                         4, 6, 4, 6, 5, 6, 5, 6, 5, 6, 5, 6, 5, 6, 6}},
+      {2, 3, {0, 1, 2}, {4, 4, 4, 5, 5, 5, 4, 5, 5, 6, 6, 6, 4, 4, 4,
+                         6, 6, 6, 4, 5, 5, 5, 6, 6, 6, 5, 5, 6, 6, 6}},
+      {3, 2, {1, 2, 3}, {4, 4, 5, 5, 6, 6, 4, 4, 5, 5, 6, 6, 5, 6, 6,
+                         4, 4, 5, 5, 4, 4, 5, 5, 6, 6, 5, 6, 6, 6, 6}},
+      {7, 2, {0, 1, 3, 5, 7}, {4, 4, 5, 5, 6, 6, 4, 4, 5, 5, 6, 6, 4, 4, 5,
+                               5, 6, 6, 4, 4, 5, 5, 6, 6, 5, 6, 6, 5, 6, 6}},
+  };
+  std::vector<Case> cases;
+  for (const Order& o : orders) {
+    for (int64_t parallel : o.parallel) {
+      Case c;
+      c.name = "InterleaveRepeatByValueCycle" + std::to_string(o.cycle) + "Block" +
+               std::to_string(o.block) + "Parallel" + std::to_string(parallel);
+      c.start = 4;
+      c.stop = 7;
+      c.ops =
+          "ops { repeat { count: 2 } } ops { interleave { per_element { from_element { "
+          "repeat_by_value: true } } cycle_length: " +
+          std::to_string(o.cycle) + " block_length: " + std::to_string(o.block) +
+          " num_parallel_calls: " + std::to_string(parallel) + " } }";
+      c.expected = o.expected;
+      cases.push_back(c);
+    }
+  }
+  // Empty sub-datasets among the others (the test's [4, 0, 6], here range(6, -1, -3)'s
+  // [6, 3, 0]): the reference _interleave's order.
+  for (int64_t parallel : {0, 1, 2}) {
+    Case c;
+    c.name = "InterleaveRepeatByValueWithEmptyParallel" + std::to_string(parallel);
+    c.start = 6;
+    c.stop = -1;
+    c.step = -3;
+    c.ops =
+        "ops { repeat { count: 2 } } ops { interleave { per_element { from_element { "
+        "repeat_by_value: true } } cycle_length: 2 block_length: 3 num_parallel_calls: " +
+        std::to_string(parallel) + " } }";
+    c.expected = {{6, 6, 6, 3, 3, 3, 6, 6, 6, 6, 6, 6, 3, 3, 3, 6, 6, 6}};
+    cases.push_back(c);
+  }
+  return cases;
 }
 
 // tf.data's interleave docstring example.
@@ -133,12 +193,36 @@ std::vector<Case> Cases() {
       {"ParallelMap", 10, "ops { map { fn { identity {} } num_parallel_calls: 3 } }", ten},
       {"ParallelMapNondeterministic", 10,
        "ops { map { fn { identity {} } num_parallel_calls: 3 deterministic: false } }", ten, false},
+      // filter_test.py's modulus predicates, decided on the values by both.
+      {"FilterModEquals",
+       10,
+       "ops { filter { predicate { mod_equals { modulus: 3 remainder: 1 } } } }",
+       {{1, 4, 7}}},
+      {"FilterModEqualsNegativeValues",
+       3,
+       "ops { filter { predicate { mod_equals { modulus: 2 remainder: 1 } } } }",
+       {{-3, -1, 1}},
+       true,
+       -1,
+       -4},
+      {"FilterThenInterleaveRepeatByValue",
+       7,
+       "ops { filter { predicate { mod_equals { modulus: 2 remainder: 0 } } } } "
+       "ops { repeat { count: 2 } } ops { interleave { per_element { from_element { "
+       "repeat_by_value: true } } cycle_length: 2 block_length: 3 } }",
+       {{2, 2, 4, 4, 4, 6, 6, 6, 4, 6, 6, 6, 2, 2, 4, 4, 4, 6, 6, 6, 4, 6, 6, 6}}},
   };
+}
+
+std::vector<Case> AllCases() {
+  std::vector<Case> cases = Cases();
+  for (Case& c : InterleaveRepeatByValueCases()) cases.push_back(std::move(c));
+  return cases;
 }
 
 std::string SpecText(const Case& c) {
   return "name: \"conformance\" source { name: \"src\" range { start: " + std::to_string(c.start) +
-         " stop: " + std::to_string(c.stop) + " } } " + c.ops +
+         " stop: " + std::to_string(c.stop) + " step: " + std::to_string(c.step) + " } } " + c.ops +
          " train_step { step_time: \"1ms\" }";
 }
 
@@ -183,9 +267,9 @@ SimRun RunSimulator(const Case& c, const std::function<void(CostModel&)>& adjust
   const trace::Lineage lineage(model);
   if (c.batches >= 0) {
     for (const auto& batch : lineage.ConsumedBatches())
-      for (const auto& r : batch) run.values.push_back(c.start + r.index);
+      for (const auto& r : batch) run.values.push_back(c.start + c.step * r.index);
   } else {
-    for (const auto& r : lineage.Consumed()) run.values.push_back(c.start + r.index);
+    for (const auto& r : lineage.Consumed()) run.values.push_back(c.start + c.step * r.index);
   }
   return run;
 }
@@ -219,7 +303,7 @@ TEST_P(EngineSimConformance, BothClocksGiveTfDatasAnswer) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(TensorFlowCases, EngineSimConformance, ::testing::ValuesIn(Cases()),
+INSTANTIATE_TEST_SUITE_P(TensorFlowCases, EngineSimConformance, ::testing::ValuesIn(AllCases()),
                          [](const auto& info) { return info.param.name; });
 
 // The shuffled cases are permutations that really shuffle, not the identity both could
