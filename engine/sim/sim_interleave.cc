@@ -51,6 +51,20 @@ class InterleaveItBase : public SimIterator {
   void Advance() { cursor_.NextSlot(cycle_.size()); }
   // The turn of `out` was taken from the current entry.
   void Took() { cursor_.Took(block_length_, cycle_.size()); }
+  // Opens `e` with the next input element, pulled on `thread`; `e` is dead when the input
+  // has ended.
+  Task<void> OpenEntry(SimThread& thread, CycleEntry& e) {
+    SimElement parent;
+    bool got = false;
+    if (!input_end_) got = co_await Pull(*input_, thread, parent);
+    if (got) {
+      e.it = per_element_->MakeIterator(ctx_, &parent);
+      e.needs_open = false;
+    } else {
+      input_end_ = true;
+      e.dead = true;
+    }
+  }
   void Exhausted(CycleEntry& e) {
     ctx_.Retire(std::move(e.it));
     e.needs_open = true;
@@ -78,16 +92,8 @@ class InterleaveIt : public InterleaveItBase {
         continue;
       }
       if (e.needs_open) {
-        SimElement parent;
-        bool got = false;
-        if (!input_end_) got = co_await Pull(*input_, thread, parent);
-        if (!got) {
-          input_end_ = true;
-          e.dead = true;
-          continue;
-        }
-        e.it = per_element_->MakeIterator(ctx_, &parent);
-        e.needs_open = false;
+        co_await OpenEntry(thread, e);
+        if (e.dead) continue;
       }
       const bool pulled = co_await Pull(*e.it, thread, out);
       if (pulled) {
@@ -176,17 +182,8 @@ class ParallelInterleaveIt : public InterleaveItBase {
   // while one pulls the input.
   Task<void> OpenInTurn(SimThread& thread, CycleEntry& e) {
     input_busy_ = true;
-    SimElement parent;
-    bool got = false;
-    if (!input_end_) got = co_await Pull(*input_, thread, parent);
+    co_await OpenEntry(thread, e);
     input_busy_ = false;
-    if (got) {
-      e.it = per_element_->MakeIterator(ctx_, &parent);
-      e.needs_open = false;
-    } else {
-      input_end_ = true;
-      e.dead = true;
-    }
     changed_.NotifyAll();
   }
 
