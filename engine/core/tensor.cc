@@ -151,6 +151,14 @@ int64_t Tensor::scalar_int64() const {
   }
 }
 
+Result<int64_t> Tensor::Int64ScalarFor(std::string_view who) const {
+  if (dtype_ != DType::kInt64 || num_elements() != 1) {
+    return InvalidArgument(std::string(who) + " needs int64 scalar elements, got " +
+                           std::string(DTypeName(dtype_)) + shape_.ToString());
+  }
+  return *data<int64_t>();
+}
+
 Result<Tensor> Tensor::Stack(std::span<const Tensor* const> rows) {
   if (rows.empty()) return InvalidArgument("cannot stack zero tensors");
   const Tensor& first = *rows[0];

@@ -76,6 +76,9 @@ class Tensor {
 
   // Scalar accessors for tests and predicates; the tensor must hold exactly one value.
   int64_t scalar_int64() const;
+  // The value of an int64 scalar, for an op that reads elements as numbers; otherwise an
+  // error that `who` needs int64 scalars and says what the tensor is.
+  Result<int64_t> Int64ScalarFor(std::string_view who) const;
 
   // Stacks same-dtype, same-shape tensors along a new leading axis (tf.data batch).
   // Errors name the first mismatching row.

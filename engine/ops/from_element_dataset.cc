@@ -15,12 +15,9 @@ class FromElementDataset : public Dataset {
     if (args.parent == nullptr) return Internal("from_element outside an interleave");
     Countdown copies(1);
     if (repeat_by_value_) {
-      const Tensor& x = args.parent->value;
-      if (x.dtype() != DType::kInt64 || x.num_elements() != 1) {
-        return InvalidArgument("from_element.repeat_by_value needs int64 scalar elements, got " +
-                               std::string(DTypeName(x.dtype())) + x.shape().ToString());
-      }
-      copies = CopiesOfValue(x.scalar_int64());
+      ASSIGN_OR_RETURN(const int64_t x,
+                       args.parent->value.Int64ScalarFor("from_element.repeat_by_value"));
+      copies = CopiesOfValue(x);
     }
     return std::unique_ptr<Iterator>(
         std::make_unique<It>(*args.ctx, stats(), *args.parent, copies));

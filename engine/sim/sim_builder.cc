@@ -9,14 +9,10 @@
 #include "engine/spec/op_values.h"
 #include "engine/spec/spec_loader.h"
 #include "engine/spec/spec_validator.h"
+#include "engine/work/work_registry.h"
 
 namespace pipescope::sim {
 namespace {
-
-// Whether a map with `fn` hands an int64 element on with its value unchanged.
-bool KeepsValues(const spec::WorkFunction& fn) {
-  return fn.has_identity() || fn.has_cpu_work() || fn.has_io_wait();
-}
 
 class Builder {
  public:
@@ -146,7 +142,7 @@ class Builder {
                                  parallel, !il.has_deterministic() || il.deterministic());
       }
       case spec::Op::kMap: {
-        values_ = values_ && KeepsValues(op.map().fn());
+        values_ = values_ && engine::WorkFunctionKeepsValue(op.map().fn());
         const int64_t parallel = Start("map", "num_parallel_calls", op.map().num_parallel_calls());
         def.asynchronous = parallel != 0;
         def.parallelism = parallel != 0 ? parallel : 1;

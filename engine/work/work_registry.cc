@@ -52,11 +52,8 @@ class ModEquals : public Predicate {
  public:
   ModEquals(int64_t modulus, int64_t remainder) : modulus_(modulus), remainder_(remainder) {}
   Result<bool> Keep(const Element& e) const override {
-    if (e.value.dtype() != DType::kInt64 || e.value.num_elements() != 1) {
-      return InvalidArgument("mod_equals needs scalar int64 elements, got " +
-                             std::string(DTypeName(e.value.dtype())) + e.value.shape().ToString());
-    }
-    return ModEqualsKeeps(e.value.scalar_int64(), modulus_, remainder_);
+    ASSIGN_OR_RETURN(const int64_t value, e.value.Int64ScalarFor("mod_equals"));
+    return ModEqualsKeeps(value, modulus_, remainder_);
   }
 
  private:
@@ -124,6 +121,10 @@ bool WorkFunctionHasBatchedForm(const spec::WorkFunction& fn) {
     default:
       return false;
   }
+}
+
+bool WorkFunctionKeepsValue(const spec::WorkFunction& fn) {
+  return fn.has_identity() || fn.has_cpu_work() || fn.has_io_wait();
 }
 
 std::string WorkFunctionName(const spec::WorkFunction& fn) {

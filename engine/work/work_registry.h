@@ -12,6 +12,9 @@ namespace pipescope::engine {
 
 Result<std::unique_ptr<WorkFunction>> MakeWorkFunction(const spec::WorkFunction& fn);
 bool WorkFunctionHasBatchedForm(const spec::WorkFunction& fn);
+// Whether the function hands an element on with its value unchanged (it costs time, or
+// nothing): a number stays the number a mod_equals filter or repeat_by_value reads.
+bool WorkFunctionKeepsValue(const spec::WorkFunction& fn);
 std::string WorkFunctionName(const spec::WorkFunction& fn);
 
 // A filter predicate: true keeps the element. Immutable, callable from any thread.
