@@ -24,10 +24,10 @@ class FromElementDataset : public Dataset {
   }
 
  private:
-  class It : public Iterator {
+  class It : public SourceIterator {
    public:
     It(PipelineContext& ctx, StageStats* stats, Element element, Countdown copies)
-        : Iterator(ctx, stats), element_(std::move(element)), copies_(copies) {}
+        : SourceIterator(ctx, stats), element_(std::move(element)), copies_(copies) {}
     void Cancel() override {}
 
    protected:

@@ -40,10 +40,10 @@ class ListFilesDataset : public Dataset {
   }
 
  private:
-  class It : public Iterator {
+  class It : public SourceIterator {
    public:
     It(PipelineContext& ctx, StageStats* stats, std::vector<std::string> files)
-        : Iterator(ctx, stats), files_(std::move(files)) {}
+        : SourceIterator(ctx, stats), files_(std::move(files)) {}
     void Cancel() override {}
 
    protected:

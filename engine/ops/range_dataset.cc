@@ -14,10 +14,10 @@ class RangeDataset : public Dataset {
   }
 
  private:
-  class It : public Iterator {
+  class It : public SourceIterator {
    public:
     It(PipelineContext& ctx, const RangeDataset& d)
-        : Iterator(ctx, d.stats()), d_(d), next_(d.start_) {}
+        : SourceIterator(ctx, d.stats()), d_(d), next_(d.start_) {}
     void Cancel() override {}
 
    protected:

@@ -49,11 +49,11 @@ uint64_t HashString(const std::string& s) {
   return h;
 }
 
-class SyntheticIterator : public Iterator {
+class SyntheticIterator : public SourceIterator {
  public:
   SyntheticIterator(PipelineContext& ctx, StageStats* stats, const SyntheticRecords& config,
                     uint64_t stream)
-      : Iterator(ctx, stats), config_(config), stream_(stream) {}
+      : SourceIterator(ctx, stats), config_(config), stream_(stream) {}
   void Cancel() override {}
 
  protected:

@@ -8,11 +8,11 @@
 namespace pipescope::engine {
 namespace {
 
-class TfRecordIterator : public Iterator {
+class TfRecordIterator : public SourceIterator {
  public:
   TfRecordIterator(PipelineContext& ctx, StageStats* stats, std::vector<std::string> files,
                    TfRecordReader::Options options)
-      : Iterator(ctx, stats), files_(std::move(files)), options_(options) {}
+      : SourceIterator(ctx, stats), files_(std::move(files)), options_(options) {}
   ~TfRecordIterator() override { ReportSkipped(); }
   void Cancel() override {}
 

@@ -55,6 +55,7 @@ class Iterator {
       ended_ = end_of_sequence && s.ok();
       return s;
     }
+    if (is_source_) return GetNextOfSource(*recorder, out, end_of_sequence);
     // One kCall event per call: its span, and (for a synchronous op) the part of it spent
     // outside its input, which is the op's own work.
     //
@@ -70,10 +71,12 @@ class Iterator {
     tls_chain_start = 0;  // consumed by the first pull, or stale: never the next call's
     const uint64_t t1 = record::Ticks();
     last_call_ticks_ = t1 - t0;
-    const uint8_t flags = !s.ok()           ? record::kFlagError
-                          : end_of_sequence ? record::kFlagEndOfSequence
-                                            : 0;
-    const uint64_t self = stats_->asynchronous ? 0 : last_call_ticks_ - input_ticks_in_call_;
+    const uint8_t flags = CallFlags(s, end_of_sequence);
+    // A source's calls in a run count an estimate of their own time (call_runs.h): where it
+    // ran over, the op's own time is none rather than negative.
+    const uint64_t self = stats_->asynchronous || input_ticks_in_call_ > last_call_ticks_
+                              ? 0
+                              : last_call_ticks_ - input_ticks_in_call_;
     // Calls that produced no element have their own kind, so that counting kCall events
     // counts elements.
     recorder->Record(
@@ -118,15 +121,51 @@ class Iterator {
   StageStats* const stats_;
 
  private:
+  friend class SourceIterator;
+  Iterator(PipelineContext& ctx, StageStats* stats, bool is_source)
+      : ctx_(ctx), stats_(stats), is_source_(is_source) {}
+
+  // A source's calls, while recording: cheap ones back to back become runs, and most calls
+  // of a run skip the clock (instrumentation/record/call_runs.h).
+  Status GetNextOfSource(record::Recorder& recorder, Element& out, bool& end_of_sequence) {
+    const uint64_t chain_start = tls_chain_start;
+    tls_chain_start = 0;  // a source makes no calls of its own
+    Status s;
+    if (recorder.SourceCallUntimed(this)) {
+      s = GetNextInternal(out, end_of_sequence);
+      last_call_ticks_ =
+          recorder.EndUntimedSourceCall(stats_->id, out.id, CallFlags(s, end_of_sequence));
+    } else {
+      const uint64_t t0 = chain_start != 0 ? chain_start : record::Ticks();
+      s = GetNextInternal(out, end_of_sequence);
+      const uint64_t t1 = record::Ticks();
+      last_call_ticks_ = recorder.RecordSourceCall(this, stats_->id, t0, t1, out.id,
+                                                   CallFlags(s, end_of_sequence));
+    }
+    ended_ = end_of_sequence && s.ok();
+    return s;
+  }
+
+  static uint8_t CallFlags(const Status& s, bool end_of_sequence) {
+    return !s.ok() ? record::kFlagError : end_of_sequence ? record::kFlagEndOfSequence : 0;
+  }
+
   // The start of the call in progress on this thread, for the first call it makes (0: none).
   static inline thread_local uint64_t tls_chain_start = 0;
 
   // The conformance suite calls GetNextInternal past the end, where GetNext would answer
   // from `ended_` without asking the op.
   friend struct IteratorTestPeer;
+  const bool is_source_ = false;
   bool ended_ = false;
   uint64_t last_call_ticks_ = 0;
   uint64_t input_ticks_in_call_ = 0;
+};
+
+// An iterator with no input: it makes its elements itself (range, a file's records, ...).
+class SourceIterator : public Iterator {
+ public:
+  SourceIterator(PipelineContext& ctx, StageStats* stats) : Iterator(ctx, stats, true) {}
 };
 
 // An iterator with exactly one input that it owns and pulls from on the caller's thread.

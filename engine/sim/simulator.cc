@@ -9,14 +9,15 @@
 #include "engine/sim/sim_builder.h"
 #include "engine/sim/sim_ops.h"
 #include "engine/sim/sim_trace.h"
+#include "instrumentation/record/sample_periods.h"
 
 namespace pipescope::sim {
 namespace {
 
 using record::EventKind;
 
-constexpr int64_t kBufferSamplePeriodNs = 2'000'000;  // the recorder's sampler period
-constexpr int64_t kCpuSamplePeriodNs = 10'000'000;
+using record::kBufferSamplePeriodNs;
+using record::kCpuSamplePeriodNs;
 constexpr double kStallMarginNs = 10e9;
 // The loop checks for the end, a stall and a full trace batch this often (virtual time).
 constexpr int64_t kStepNs = 1'000'000;

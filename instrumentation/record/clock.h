@@ -55,6 +55,10 @@ struct TickCalibration {
   int64_t DurationNs(uint64_t ticks) const {
     return static_cast<int64_t>(static_cast<double>(ticks) * ns_per_tick);
   }
+  // A duration in nanoseconds, as ticks.
+  uint64_t TicksFor(int64_t ns) const {
+    return static_cast<uint64_t>(static_cast<double>(ns) / ns_per_tick);
+  }
 
   // The process-wide calibration: the first call measures for about 20 ms.
   static const TickCalibration& Get();

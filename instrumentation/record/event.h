@@ -22,6 +22,9 @@ enum class EventKind : uint8_t {
   kGpuKernel = 9,
   kGpuMemcpy = 10,
   kGpuMemset = 11,
+  // Only between a thread and the collector, never in a trace: the thread's next event is
+  // a run of `value` calls (call_runs.h).
+  kRunCalls = 12,
   // Counters (start == end; value is the reading).
   kBufferLevel = 16,  // elements held in an op's output buffer
   kCpuTime = 17,      // CPU nanoseconds a thread used since its previous sample

@@ -4,8 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
-
-#include "instrumentation/record/call_runs.h"
+#include <utility>
 
 namespace pipescope::record {
 
@@ -18,6 +17,7 @@ struct Recorder::ThreadState {
   clockid_t cpu_clock{};
   bool has_cpu_clock = false;
   int64_t last_cpu_ns = 0;
+  uint32_t next_event_calls = 0;  // the collector's: set by a kRunCalls event (call_runs.h)
 };
 
 namespace {
@@ -31,6 +31,15 @@ struct ThreadLocalSlot {
   std::string name;
   std::vector<std::weak_ptr<std::atomic<bool>>> exit_flags;
   ~ThreadLocalSlot() {
+    // A run still open goes to the ring it was folded for (the latest registration's),
+    // before the thread is marked as exited. The cache is trivially destructible: it is
+    // still readable here.
+    internal::ThreadRingCache& cache = internal::tls_ring_cache;
+    if (cache.run.open() && !exit_flags.empty()) {
+      if (auto alive = exit_flags.back().lock()) {
+        cache.run.Close(Ticks(), [&](const Event& e) { cache.ring->Push(e); });
+      }
+    }
     for (auto& weak : exit_flags) {
       if (auto flag = weak.lock()) flag->store(true, std::memory_order_release);
     }
@@ -57,7 +66,9 @@ void SetThreadName(std::string name) { tls_slot.name = std::move(name); }
 Recorder::Recorder(Options options)
     : options_(options),
       calibration_(TickCalibration::Get()),
-      serial_(g_next_recorder_serial.fetch_add(1)) {
+      serial_(g_next_recorder_serial.fetch_add(1)),
+      run_limits_{calibration_.TicksFor(kRunCallNs), calibration_.TicksFor(kRunSpanNs),
+                  calibration_.TicksFor(kRunTimedEveryNs)} {
   origin_ns_ = NowNs();
   origin_unix_ns_ = UnixNowNs();
 }
@@ -108,8 +119,36 @@ EventRing* Recorder::RegisterThisThread() {
   tls_slot.exit_flags.emplace_back(std::shared_ptr<std::atomic<bool>>(state, &state->exited));
   // Forget flags of states that are gone, so a long-lived thread's list stays short.
   std::erase_if(tls_slot.exit_flags, [](const auto& w) { return w.expired(); });
-  internal::tls_ring_cache = {serial_, &state->ring};
+  // A run folded for another recorder is that recording's, which has ended.
+  internal::tls_ring_cache = {serial_, &state->ring, SourceCallRun{}};
   return &state->ring;
+}
+
+void Recorder::CloseSourceRun(EventRing& ring) {
+  bool urgent = false;
+  internal::tls_ring_cache.run.Close(Ticks(), [&](const Event& e) { urgent |= ring.Push(e); });
+  if (urgent) WakeCollector();
+}
+
+uint64_t Recorder::EndBrokenSourceRun(uint16_t op, uint64_t element, uint8_t flags) {
+  const uint64_t now = Ticks();
+  EventRing* ring = RingOfThisThread();
+  bool urgent = false;
+  const uint64_t self = internal::tls_ring_cache.run.EndBrokenUntimed(
+      op, now, element, flags, [&](const Event& e) { urgent |= ring->Push(e); });
+  if (urgent) WakeCollector();
+  return self;
+}
+
+uint64_t Recorder::RecordSourceCall(const void* owner, uint16_t op, uint64_t start, uint64_t end,
+                                    uint64_t element, uint8_t flags) {
+  EventRing* ring = RingOfThisThread();
+  bool urgent = false;
+  const uint64_t self =
+      internal::tls_ring_cache.run.Timed(run_limits_, owner, op, start, end, element, flags,
+                                         [&](const Event& e) { urgent |= ring->Push(e); });
+  if (urgent) WakeCollector();
+  return self;
 }
 
 void Recorder::DefineStage(const StageDef& stage) {
@@ -204,10 +243,6 @@ void Recorder::CollectOnce(bool final) {
     pending_ = TraceBatch{};
     threads = threads_;
   }
-  for (const StageDef& stage : batch.stages) {
-    if (stage.id >= source_ops_.size()) source_ops_.resize(stage.id + 1u, false);
-    source_ops_[stage.id] = stage.input < 0;
-  }
   const int64_t origin = origin_ns_;
   const TickCalibration& clock = calibration_;
   std::vector<uint32_t> finished;
@@ -215,8 +250,14 @@ void Recorder::CollectOnce(bool final) {
     // Read the exit flag before draining: everything the thread pushed before it ended is
     // then in this drain.
     const bool exited = t->exited.load(std::memory_order_acquire);
-    const size_t first_of_thread = batch.events.size();
     t->ring.Drain([&](const Event& e) {
+      // A run's size comes just before it (call_runs.h); it holds for the next event only,
+      // so a run whose event was dropped cannot lend its size to a later one.
+      const uint32_t calls = std::exchange(t->next_event_calls, 0);
+      if (e.kind == EventKind::kRunCalls) {
+        t->next_event_calls = e.value;
+        return;
+      }
       TraceEvent out;
       if (e.flags & kFlagTimesInNs) {
         out.start_ns = static_cast<int64_t>(e.start) - origin;
@@ -235,13 +276,7 @@ void Recorder::CollectOnce(bool final) {
       out.op = e.op;
       out.kind = e.kind;
       out.flags = static_cast<uint8_t>(e.flags & ~kFlagTimesInNs);
-      // The event before it in the batch is this thread's previous one, if any.
-      // Only a source's calls make runs: they hold no input, so a run's own time is still
-      // its value and the gaps between its calls are its caller's.
-      if (batch.events.size() > first_of_thread && out.op < source_ops_.size() &&
-          source_ops_[out.op] && ExtendRun(batch.events.back(), out)) {
-        return;
-      }
+      if (e.kind == EventKind::kCall && calls > 1) out.calls = calls;
       batch.events.push_back(out);
     });
     if (exited) finished.push_back(t->id);

@@ -1,7 +1,7 @@
 #pragma once
 // Records what a running pipeline does. Threads append events to their own ring (the hot
 // path: no allocation after a thread's first event, no lock, no syscall); a collector
-// thread drains all rings every millisecond, turns ticks into nanoseconds and hands
+// thread drains all rings every 5 ms, turns ticks into nanoseconds and hands
 // batches to the sinks. It also samples counters (through the sampler) and each thread's
 // CPU time.
 //
@@ -17,8 +17,10 @@
 #include <thread>
 #include <vector>
 
+#include "instrumentation/record/call_runs.h"
 #include "instrumentation/record/clock.h"
 #include "instrumentation/record/event_ring.h"
+#include "instrumentation/record/sample_periods.h"
 #include "instrumentation/record/trace_sink.h"
 
 namespace pipescope::record {
@@ -27,11 +29,13 @@ namespace pipescope::record {
 void SetThreadName(std::string name);
 
 namespace internal {
-// The hot path's view of the calling thread: which recorder its ring belongs to. Trivially
-// destructible, so reading it is one fs-relative load with no TLS wrapper call.
+// The hot path's view of the calling thread: which recorder its ring belongs to, and the
+// run of a source's calls it is folding (call_runs.h). Trivially destructible and constant
+// initialised, so reading it is an fs-relative load with no TLS wrapper call.
 struct ThreadRingCache {
   uint64_t recorder_serial = 0;
   EventRing* ring = nullptr;
+  SourceCallRun run;
 };
 inline thread_local ThreadRingCache tls_ring_cache;
 }  // namespace internal
@@ -39,9 +43,9 @@ inline thread_local ThreadRingCache tls_ring_cache;
 class Recorder {
  public:
   struct Options {
-    int64_t drain_period_ns = 1'000'000;
-    int64_t sample_period_ns = 2'000'000;  // the sampler (buffer levels, ...)
-    int64_t cpu_sample_period_ns = 10'000'000;
+    int64_t drain_period_ns = kBufferSamplePeriodNs;
+    int64_t sample_period_ns = kBufferSamplePeriodNs;  // the sampler (buffer levels, ...)
+    int64_t cpu_sample_period_ns = kCpuSamplePeriodNs;
   };
 
   Recorder() : Recorder(Options{}) {}
@@ -59,7 +63,11 @@ class Recorder {
 
   // ---- hot path (any thread)
   void Record(const Event& e) {
-    if (RingOfThisThread()->Push(e)) [[unlikely]]
+    EventRing* ring = RingOfThisThread();
+    // A run of a source's calls ends before anything else the thread records.
+    if (internal::tls_ring_cache.run.open()) [[unlikely]]
+      CloseSourceRun(*ring);
+    if (ring->Push(e)) [[unlikely]]
       WakeCollector();
   }
   void RecordSpan(EventKind kind, uint16_t op, uint64_t start, uint64_t end, uint64_t element = 0,
@@ -70,6 +78,26 @@ class Recorder {
     const uint64_t t = Ticks();
     Record(Event{t, t, 0, value, op, kind, 0});
   }
+
+  // ---- a source's calls (hot path, call_runs.h): runs of cheap calls are one event, and
+  // most of their calls read no clock. `owner` tells one iterator's calls from another's.
+  // Before a call: whether it may skip the clock (then report it with EndUntimedSourceCall,
+  // else time it and report it with RecordSourceCall).
+  bool SourceCallUntimed(const void* owner) const {
+    const internal::ThreadRingCache& cache = internal::tls_ring_cache;
+    return cache.recorder_serial == serial_ && cache.run.NextUntimed(owner);
+  }
+  // After an untimed call: `element` (flags 0) or the end or an error (flags). Returns the
+  // ticks to count as the call's own time.
+  uint64_t EndUntimedSourceCall(uint16_t op, uint64_t element, uint8_t flags) {
+    uint64_t self = 0;
+    if (flags == 0 && internal::tls_ring_cache.run.CountUntimed(element, self)) [[likely]]
+      return self;
+    return EndBrokenSourceRun(op, element, flags);
+  }
+  // A timed call of a source. Returns its own ticks (all of it: a source has no input).
+  uint64_t RecordSourceCall(const void* owner, uint16_t op, uint64_t start, uint64_t end,
+                            uint64_t element, uint8_t flags);
 
   // ---- metadata (any thread; rare, takes a lock)
   void DefineStage(const StageDef& stage);
@@ -93,6 +121,8 @@ class Recorder {
     return RegisterThisThread();
   }
   EventRing* RegisterThisThread();
+  void CloseSourceRun(EventRing& ring);
+  uint64_t EndBrokenSourceRun(uint16_t op, uint64_t element, uint8_t flags);
   void CollectorLoop();
   void WakeCollector();
   // Drains every ring and pending metadata into one batch and hands it to the sinks.
@@ -103,6 +133,7 @@ class Recorder {
   const Options options_;
   const TickCalibration& calibration_;
   const uint64_t serial_;  // tells this recorder's thread slots from a destroyed one's
+  const RunLimits run_limits_;
   int64_t origin_ns_ = 0;
   int64_t origin_unix_ns_ = 0;
 
@@ -111,7 +142,6 @@ class Recorder {
   uint32_t next_thread_id_ = 1;
   TraceBatch pending_;            // metadata waiting for the next drain
   TraceBatch batch_;              // the collector's: reused by every drain
-  std::vector<bool> source_ops_;  // the collector's: by op id, whether it is a source
   uint64_t dropped_retired_ = 0;  // drops of rings already removed
 
   std::vector<TraceSink*> sinks_;

@@ -85,6 +85,33 @@ void BM_RecordChainedSpan(benchmark::State& state) {
 }
 BENCHMARK(BM_RecordChainedSpan);
 
+// A source's cheap calls back to back, as Iterator::GetNext records them (call_runs.h):
+// most skip the clock and are counted into a run; one in every 4 us is timed. Per call;
+// `timed` is the share of calls that read the clock.
+void BM_RecordSourceCallInRun(benchmark::State& state) {
+  record::Recorder recorder;
+  recorder.Start();
+  static const int kSource = 0;
+  uint64_t element = 1;
+  int64_t timed = 0;
+  for (auto _ : state) {
+    if (recorder.SourceCallUntimed(&kSource)) {
+      benchmark::DoNotOptimize(recorder.EndUntimedSourceCall(1, element, 0));
+    } else {
+      ++timed;
+      const uint64_t t0 = record::Ticks();
+      benchmark::DoNotOptimize(element);
+      const uint64_t t1 = record::Ticks();
+      benchmark::DoNotOptimize(recorder.RecordSourceCall(&kSource, 1, t0, t1, element, 0));
+    }
+    ++element;
+  }
+  recorder.Stop();
+  state.counters["timed"] =
+      static_cast<double>(timed) / static_cast<double>(std::max<int64_t>(1, state.iterations()));
+}
+BENCHMARK(BM_RecordSourceCallInRun);
+
 // The collector's capacity: one thread records as fast as it can for 0.5 s while the
 // collector drains into the model (arg 0) or the model and a trace file (arg 1). Events/s
 // stored, and the share dropped because the collector fell behind.

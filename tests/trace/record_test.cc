@@ -7,7 +7,6 @@
 #include <random>
 #include <thread>
 
-#include "instrumentation/record/call_runs.h"
 #include "instrumentation/record/crc32c.h"
 #include "instrumentation/record/recorder.h"
 #include "instrumentation/trace/model.h"
@@ -137,62 +136,35 @@ TEST(RecorderTest, EventsOfEveryThreadReachTheSinkWithTheirThreadsNames) {
   EXPECT_EQ(model.Stage(3)->name, "decode");
 }
 
-// What joins a run: a source's next element right after, every call and gap under 2 us,
-// the run under 50 us; anything else starts a new event.
-TEST(CallRunsTest, OnlyCheapBackToBackCallsOnConsecutiveElementsJoin) {
-  const auto call = [](int64_t start, int64_t end, uint64_t element) {
-    return TraceEvent{start, end, element,          static_cast<uint32_t>(end - start),
-                      1,     7,   EventKind::kCall, 0};
-  };
-  TraceEvent run = call(0, 300, 10);
-  EXPECT_TRUE(ExtendRun(run, call(350, 600, 11)));
-  EXPECT_TRUE(ExtendRun(run, call(700, 900, 12)));
-  EXPECT_EQ(run.calls, 3u);
-  EXPECT_EQ(run.end_ns, 900);
-  EXPECT_EQ(run.value, 300u + 250u + 200u) << "own time is the calls', not the gaps'";
-  EXPECT_FALSE(ExtendRun(run, call(950, 1000, 14))) << "not the next element";
-  EXPECT_FALSE(ExtendRun(run, call(3000, 3100, 13))) << "a gap of 2 us or more";
-  EXPECT_FALSE(ExtendRun(run, call(950, 3000, 13))) << "a call of 2 us or more";
-  TraceEvent other = call(950, 1000, 13);
-  other.op = 8;
-  EXPECT_FALSE(ExtendRun(run, other)) << "another op";
-  other = call(950, 1000, 13);
-  other.thread = 2;
-  EXPECT_FALSE(ExtendRun(run, other)) << "another thread";
-  other = call(950, 1000, 13);
-  other.kind = EventKind::kCallEnd;
-  other.flags = kFlagEndOfSequence;
-  EXPECT_FALSE(ExtendRun(run, other)) << "the end of the sequence is an event of its own";
-  TraceEvent slow = call(0, 2500, 1);
-  EXPECT_FALSE(ExtendRun(slow, call(2600, 2700, 2))) << "a slow first call stays alone";
-  TraceEvent longest = call(0, 1000, 1);
-  for (uint64_t e = 2; ExtendRun(longest, call(longest.end_ns + 100, longest.end_ns + 1100, e));)
-    ++e;
-  EXPECT_LE(longest.end_ns - longest.start_ns, kRunSpanNs);
-  EXPECT_GT(longest.end_ns - longest.start_ns, kRunSpanNs - 1100);
-}
-
-// Through the recorder: a source's cheap calls arrive as runs that still count every
-// element and every nanosecond of its own time; another op's calls stay one event each.
+// Through the recorder, as a source's iterator calls it: cheap calls arrive as runs that
+// count every element and the own time the caller was told; a run still open when the
+// caller records its own call ends before it; the caller's calls stay one event each.
 TEST(RecorderTest, ASourcesCheapCallsBecomeRunsThatCountEveryElement) {
   Recording recording;
   Recorder& recorder = recording.recorder;
   trace::Model& model = recording.model;
   recorder.DefineStage({1, "records", "synthetic", 0, 0, -1, false, 1, 0});
   recorder.DefineStage({2, "batch", "batch", 0, 1, 1, false, 1, 0});
+  const TickCalibration& clock = recorder.calibration();
+  uint64_t told_self = 0;  // ticks
   std::thread([&] {
-    const int64_t base = recorder.origin_ns() + 1'000'000;
+    static const int kSource = 0;
+    // Times from 10 ms ago: every call has ended before the recorder reads the clock.
+    const uint64_t base = Ticks() - clock.TicksFor(10'000'000);
+    const uint64_t call = clock.TicksFor(200);
+    const uint64_t pace = clock.TicksFor(300);
     uint64_t element = 1;
     for (int b = 0; b < 10; ++b) {
-      const int64_t batch_start = base + b * 100'000;
-      int64_t t = batch_start;
-      for (int k = 0; k < 100; ++k, ++element) {  // 100 calls of 200 ns, 100 ns apart
-        recorder.Record(Event{static_cast<uint64_t>(t), static_cast<uint64_t>(t + 200), element,
-                              200, 1, EventKind::kCall, kFlagTimesInNs});
-        t += 300;
+      const uint64_t batch_start = base + static_cast<uint64_t>(b) * clock.TicksFor(100'000);
+      uint64_t t = batch_start;
+      for (int k = 0; k < 100; ++k, ++element, t += pace) {  // 100 calls of 200 ns, 300 apart
+        if (recorder.SourceCallUntimed(&kSource)) {
+          told_self += recorder.EndUntimedSourceCall(1, element, 0);
+        } else {
+          told_self += recorder.RecordSourceCall(&kSource, 1, t, t + call, element, 0);
+        }
       }
-      recorder.Record(Event{static_cast<uint64_t>(batch_start), static_cast<uint64_t>(t), element++,
-                            100 * 100, 2, EventKind::kCall, kFlagTimesInNs});
+      recorder.RecordSpan(EventKind::kCall, 2, batch_start, t, element++);
     }
   }).join();
   recorder.Stop();
@@ -200,17 +172,45 @@ TEST(RecorderTest, ASourcesCheapCallsBecomeRunsThatCountEveryElement) {
   ASSERT_NE(source, nullptr);
   EXPECT_TRUE(source->has_runs());
   EXPECT_EQ(source->CallsIn(0, source->size()), 1000) << "every element counted";
-  // A run per batch, or a few more where a drain of the ring fell inside one: not a
-  // thousand events.
-  EXPECT_LT(source->size(), 1000u / 4);
-  // Self time is recorded in ticks (200 a call here): the run's value is the sum of its
-  // calls' converted values.
-  const auto self_ns = static_cast<double>(recorder.calibration().DurationNs(200));
-  EXPECT_EQ(source->SumValues(0, source->size()), 1000 * self_ns) << "own time exact";
+  EXPECT_EQ(source->size(), 10u) << "one run per batch";
+  // The model holds nanoseconds: each run's ticks converted on their own.
+  EXPECT_NEAR(source->SumValues(0, source->size()),
+              static_cast<double>(clock.DurationNs(told_self)), 10.0);
+  EXPECT_NEAR(source->SumValues(0, source->size()), 1000 * 200, 1000 * 2);
+  for (size_t i = 0; i < source->size(); ++i) {
+    EXPECT_EQ(source->calls(i), 100u);
+    EXPECT_NEAR(static_cast<double>(source->end(i) - source->start(i)), 99 * 300 + 200, 100);
+  }
   const trace::Track* batches = model.FindTrack({EventKind::kCall, 2, 1});
   ASSERT_NE(batches, nullptr);
   EXPECT_EQ(batches->size(), 10u);
   EXPECT_FALSE(batches->has_runs()) << "only sources make runs";
+}
+
+// A thread that ends right after a run of calls, with nothing recorded after it, still
+// delivers the run.
+TEST(RecorderTest, ARunStillOpenWhenItsThreadEndsIsDelivered) {
+  Recording recording;
+  Recorder& recorder = recording.recorder;
+  trace::Model& model = recording.model;
+  recorder.DefineStage({1, "records", "synthetic", 0, 0, -1, false, 1, 0});
+  std::thread([&] {
+    static const int kSource = 0;
+    const uint64_t base = Ticks() - recorder.calibration().TicksFor(10'000'000);
+    const uint64_t pace = recorder.calibration().TicksFor(300);
+    for (uint64_t e = 1; e <= 50; ++e) {
+      const uint64_t t = base + e * pace;
+      if (recorder.SourceCallUntimed(&kSource)) {
+        recorder.EndUntimedSourceCall(1, e, 0);
+      } else {
+        recorder.RecordSourceCall(&kSource, 1, t, t + pace / 2, e, 0);
+      }
+    }
+  }).join();
+  recorder.Stop();
+  const trace::Track* source = model.FindTrack({EventKind::kCall, 1, 1});
+  ASSERT_NE(source, nullptr);
+  EXPECT_EQ(source->CallsIn(0, source->size()), 50);
 }
 
 TEST(RecorderTest, SpansKeepTheirRealDurations) {

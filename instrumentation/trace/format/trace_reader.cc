@@ -42,6 +42,8 @@ bool KnownKind(uint32_t kind) {
     case record::EventKind::kCpuTime:
     case record::EventKind::kDeviceUtil:
       return true;
+    case record::EventKind::kRunCalls:  // between a thread and its collector only
+      return false;
   }
   return false;
 }
