@@ -50,6 +50,9 @@ struct RunLimits {
 class SourceCallRun {
  public:
   bool open() const { return calls_ != 0; }
+  // Whether closing the run needs the time: calls after its last timed one end at its pace,
+  // but no later than then.
+  bool has_untimed_tail() const { return calls_ != timed_through_; }
 
   // Whether `owner`'s next call may skip the clock: it would continue this run.
   bool NextUntimed(const void* owner) const { return owner == owner_ && untimed_left_ != 0; }
@@ -93,14 +96,14 @@ class SourceCallRun {
         }
         if (untimed != 0) {
           SplitOffUntimedTail(t0, push);
-          Begin(limits, owner, op, t0, t1, element, ticks);
+          Begin(owner, op, t0, t1, element, ticks);
           return ticks;
         }
       }
       Close(t0, push);
     }
     if (cheap) {
-      Begin(limits, owner, op, t0, t1, element, ticks);
+      Begin(owner, op, t0, t1, element, ticks);
     } else {
       push(SingleCall(op, t0, t1, element, flags));
     }
@@ -142,8 +145,8 @@ class SourceCallRun {
     push(Event{start, end, first, SaturateU32(self), op_, EventKind::kCall, 0});
   }
 
-  void Begin(const RunLimits& limits, const void* owner, uint16_t op, uint64_t t0, uint64_t t1,
-             uint64_t element, uint64_t ticks) {
+  void Begin(const void* owner, uint16_t op, uint64_t t0, uint64_t t1, uint64_t element,
+             uint64_t ticks) {
     // A source this thread has not timed lately (an iterator at a freed one's address may
     // be another op's): learn it afresh.
     if (owner != known_owner_ || op != known_op_) {
@@ -164,7 +167,10 @@ class SourceCallRun {
     self_ = ticks;
     self_at_timed_ = ticks;
     AddTimed(ticks);
-    PlanUntimed(limits, t1);
+    // Untimed calls are planned from the run's second call on: a source called once per
+    // call of its caller (a map over it) makes runs of one call, which then cost no
+    // division.
+    untimed_left_ = 0;
   }
 
   void Extend(const RunLimits& limits, uint64_t t1, uint64_t ticks) {
@@ -188,7 +194,6 @@ class SourceCallRun {
     }
     timed_self_ += ticks;
     ++timed_calls_;
-    mean_self_ = timed_self_ / timed_calls_;
   }
 
   // Untimed calls until the next timed one: once the source's calls are known, one
@@ -196,6 +201,7 @@ class SourceCallRun {
   void PlanUntimed(const RunLimits& limits, uint64_t t1) {
     untimed_left_ = 0;
     if (timed_calls_ < kRunEstablishCalls) return;
+    mean_self_ = timed_self_ / timed_calls_;
     const uint64_t spanned = t1 - start_;
     const uint64_t span_left = limits.span_ticks > spanned ? limits.span_ticks - spanned : 0;
     const uint64_t n = limits.timed_every_ticks / pace_;
@@ -216,6 +222,7 @@ class SourceCallRun {
   void Reset() {
     owner_ = nullptr;
     calls_ = 0;
+    timed_through_ = 0;
     first_ = 0;
     untimed_left_ = 0;
   }

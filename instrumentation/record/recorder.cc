@@ -124,29 +124,12 @@ EventRing* Recorder::RegisterThisThread() {
   return &state->ring;
 }
 
-void Recorder::CloseSourceRun(EventRing& ring) {
-  bool urgent = false;
-  internal::tls_ring_cache.run.Close(Ticks(), [&](const Event& e) { urgent |= ring.Push(e); });
-  if (urgent) WakeCollector();
-}
-
 uint64_t Recorder::EndBrokenSourceRun(uint16_t op, uint64_t element, uint8_t flags) {
   const uint64_t now = Ticks();
   EventRing* ring = RingOfThisThread();
   bool urgent = false;
   const uint64_t self = internal::tls_ring_cache.run.EndBrokenUntimed(
       op, now, element, flags, [&](const Event& e) { urgent |= ring->Push(e); });
-  if (urgent) WakeCollector();
-  return self;
-}
-
-uint64_t Recorder::RecordSourceCall(const void* owner, uint16_t op, uint64_t start, uint64_t end,
-                                    uint64_t element, uint8_t flags) {
-  EventRing* ring = RingOfThisThread();
-  bool urgent = false;
-  const uint64_t self =
-      internal::tls_ring_cache.run.Timed(run_limits_, owner, op, start, end, element, flags,
-                                         [&](const Event& e) { urgent |= ring->Push(e); });
   if (urgent) WakeCollector();
   return self;
 }

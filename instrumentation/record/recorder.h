@@ -97,7 +97,16 @@ class Recorder {
   }
   // A timed call of a source. Returns its own ticks (all of it: a source has no input).
   uint64_t RecordSourceCall(const void* owner, uint16_t op, uint64_t start, uint64_t end,
-                            uint64_t element, uint8_t flags);
+                            uint64_t element, uint8_t flags) {
+    EventRing* ring = RingOfThisThread();
+    bool urgent = false;
+    const uint64_t self =
+        internal::tls_ring_cache.run.Timed(run_limits_, owner, op, start, end, element, flags,
+                                           [&](const Event& e) { urgent |= ring->Push(e); });
+    if (urgent) [[unlikely]]
+      WakeCollector();
+    return self;
+  }
 
   // ---- metadata (any thread; rare, takes a lock)
   void DefineStage(const StageDef& stage);
@@ -121,7 +130,16 @@ class Recorder {
     return RegisterThisThread();
   }
   EventRing* RegisterThisThread();
-  void CloseSourceRun(EventRing& ring);
+  void CloseSourceRun(EventRing& ring) {
+    SourceCallRun& run = internal::tls_ring_cache.run;
+    // A run that ends with a timed call (a source called once per call of its caller) ends
+    // where that call did: no clock read.
+    const uint64_t now = run.has_untimed_tail() ? Ticks() : 0;
+    bool urgent = false;
+    run.Close(now, [&](const Event& e) { urgent |= ring.Push(e); });
+    if (urgent) [[unlikely]]
+      WakeCollector();
+  }
   uint64_t EndBrokenSourceRun(uint16_t op, uint64_t element, uint8_t flags);
   void CollectorLoop();
   void WakeCollector();
