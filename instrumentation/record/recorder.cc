@@ -126,12 +126,9 @@ EventRing* Recorder::RegisterThisThread() {
 
 uint64_t Recorder::EndBrokenSourceRun(uint16_t op, uint64_t element, uint8_t flags) {
   const uint64_t now = Ticks();
-  EventRing* ring = RingOfThisThread();
-  bool urgent = false;
-  const uint64_t self = internal::tls_ring_cache.run.EndBrokenUntimed(
-      op, now, element, flags, [&](const Event& e) { urgent |= ring->Push(e); });
-  if (urgent) WakeCollector();
-  return self;
+  return WithRun(*RingOfThisThread(), [&](SourceCallRun& run, auto&& push) {
+    return run.EndBrokenUntimed(op, now, element, flags, push);
+  });
 }
 
 void Recorder::DefineStage(const StageDef& stage) {

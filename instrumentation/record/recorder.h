@@ -98,14 +98,9 @@ class Recorder {
   // A timed call of a source. Returns its own ticks (all of it: a source has no input).
   uint64_t RecordSourceCall(const void* owner, uint16_t op, uint64_t start, uint64_t end,
                             uint64_t element, uint8_t flags) {
-    EventRing* ring = RingOfThisThread();
-    bool urgent = false;
-    const uint64_t self =
-        internal::tls_ring_cache.run.Timed(run_limits_, owner, op, start, end, element, flags,
-                                           [&](const Event& e) { urgent |= ring->Push(e); });
-    if (urgent) [[unlikely]]
-      WakeCollector();
-    return self;
+    return WithRun(*RingOfThisThread(), [&](SourceCallRun& run, auto&& push) {
+      return run.Timed(run_limits_, owner, op, start, end, element, flags, push);
+    });
   }
 
   // ---- metadata (any thread; rare, takes a lock)
@@ -130,15 +125,23 @@ class Recorder {
     return RegisterThisThread();
   }
   EventRing* RegisterThisThread();
-  void CloseSourceRun(EventRing& ring) {
-    SourceCallRun& run = internal::tls_ring_cache.run;
-    // A run that ends with a timed call (a source called once per call of its caller) ends
-    // where that call did: no clock read.
-    const uint64_t now = run.has_untimed_tail() ? Ticks() : 0;
+  // Calls fn(run, push) on this thread's run, `push` appending to `ring`; wakes the
+  // collector when the ring filled past its mark. Returns what fn returns.
+  template <typename Fn>
+  uint64_t WithRun(EventRing& ring, Fn&& fn) {
     bool urgent = false;
-    run.Close(now, [&](const Event& e) { urgent |= ring.Push(e); });
+    const uint64_t result =
+        fn(internal::tls_ring_cache.run, [&](const Event& e) { urgent |= ring.Push(e); });
     if (urgent) [[unlikely]]
       WakeCollector();
+    return result;
+  }
+  void CloseSourceRun(EventRing& ring) {
+    WithRun(ring, [](SourceCallRun& run, auto&& push) {
+      // A run that ends with a timed call (a source called once per call of its caller)
+      // ends where that call did: no clock read.
+      return run.Close(run.has_untimed_tail() ? Ticks() : 0, push);
+    });
   }
   uint64_t EndBrokenSourceRun(uint16_t op, uint64_t element, uint8_t flags);
   void CollectorLoop();

@@ -136,6 +136,14 @@ TEST(RecorderTest, EventsOfEveryThreadReachTheSinkWithTheirThreadsNames) {
   EXPECT_EQ(model.Stage(3)->name, "decode");
 }
 
+// One call of source `owner` (op 1) from `start` to `end`, reported as Iterator::GetNext
+// does: untimed when the recorder says it may be. Returns the own ticks the caller is told.
+uint64_t CallSource(Recorder& recorder, const void* owner, uint64_t start, uint64_t end,
+                    uint64_t element) {
+  if (recorder.SourceCallUntimed(owner)) return recorder.EndUntimedSourceCall(1, element, 0);
+  return recorder.RecordSourceCall(owner, 1, start, end, element, 0);
+}
+
 // Through the recorder, as a source's iterator calls it: cheap calls arrive as runs that
 // count every element and the own time the caller was told; a run still open when the
 // caller records its own call ends before it; the caller's calls stay one event each.
@@ -158,11 +166,7 @@ TEST(RecorderTest, ASourcesCheapCallsBecomeRunsThatCountEveryElement) {
       const uint64_t batch_start = base + static_cast<uint64_t>(b) * clock.TicksFor(100'000);
       uint64_t t = batch_start;
       for (int k = 0; k < 100; ++k, ++element, t += pace) {  // 100 calls of 200 ns, 300 apart
-        if (recorder.SourceCallUntimed(&kSource)) {
-          told_self += recorder.EndUntimedSourceCall(1, element, 0);
-        } else {
-          told_self += recorder.RecordSourceCall(&kSource, 1, t, t + call, element, 0);
-        }
+        told_self += CallSource(recorder, &kSource, t, t + call, element);
       }
       recorder.RecordSpan(EventKind::kCall, 2, batch_start, t, element++);
     }
@@ -200,11 +204,7 @@ TEST(RecorderTest, ARunStillOpenWhenItsThreadEndsIsDelivered) {
     const uint64_t pace = recorder.calibration().TicksFor(300);
     for (uint64_t e = 1; e <= 50; ++e) {
       const uint64_t t = base + e * pace;
-      if (recorder.SourceCallUntimed(&kSource)) {
-        recorder.EndUntimedSourceCall(1, e, 0);
-      } else {
-        recorder.RecordSourceCall(&kSource, 1, t, t + pace / 2, e, 0);
-      }
+      CallSource(recorder, &kSource, t, t + pace / 2, e);
     }
   }).join();
   recorder.Stop();
