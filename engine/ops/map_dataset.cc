@@ -153,18 +153,22 @@ class MapDataset : public UnaryDataset {
         // Nothing ready: spin briefly without the lock, then sleep until a worker signals.
         const uint64_t seen = completions_.load(std::memory_order_acquire);
         lock.unlock();
-        const bool changed = SpinUntilChanged(completions_, seen);
+        const bool changed = refill_spin_.SpinUntil(
+            [&] { return completions_.load(std::memory_order_acquire) != seen; });
         lock.lock();
-        if (changed || completions_.load(std::memory_order_relaxed) != seen) continue;
-        // Before sleeping, let sleeping workers re-check: the capacity may have shrunk
-        // (parallelism lowered, fn found slow) while this consumer held a larger batch, and
-        // nothing else would wake them now that the batch is returned.
-        if (workers_waiting_.load(std::memory_order_relaxed) > 0) worker_cv_.notify_all();
-        consumer_waiting_ = true;
-        consumer_cv_.wait(lock, [&] {
-          return cancelled_ || completions_.load(std::memory_order_relaxed) != seen;
-        });
-        consumer_waiting_ = false;
+        if (changed) continue;
+        if (completions_.load(std::memory_order_relaxed) == seen) {
+          // Before sleeping, let sleeping workers re-check: the capacity may have shrunk
+          // (parallelism lowered, fn found slow) while this consumer held a larger batch,
+          // and nothing else would wake them now that the batch is returned.
+          if (workers_waiting_.load(std::memory_order_relaxed) > 0) worker_cv_.notify_all();
+          consumer_waiting_ = true;
+          consumer_cv_.wait(lock, [&] {
+            return cancelled_ || completions_.load(std::memory_order_relaxed) != seen;
+          });
+          consumer_waiting_ = false;
+        }
+        refill_spin_.WaitEnded();
       }
       consumer_held_.store(static_cast<int64_t>(local_.size()), std::memory_order_relaxed);
       stats_->buffered.store(OccupiedLocked() - fetching_, std::memory_order_relaxed);
@@ -332,6 +336,7 @@ class MapDataset : public UnaryDataset {
     // Consumer side: results taken in one Refill, returned to free_ at the next.
     std::vector<Slot*> local_;
     size_t local_next_ = 0;
+    AdaptiveSpin refill_spin_;
     alignas(64) std::atomic<int64_t> consumer_held_{0};
     TunableSubscription subscription_;
   };

@@ -97,14 +97,12 @@ class PrefetchDataset : public UnaryDataset {
           record::SetThreadName(stats_->name + "/producer");
           ProducerLoop();
         });
-      if (d_.buffer_size_->value() > 0) {
-        // A busy producer usually delivers within microseconds; sleeping and being woken
-        // would cost more than that.
-        for (int i = 0; i < 2000 && published_.load(std::memory_order_acquire) == 0; ++i) {
-          if (cancelled()) break;
-          CpuRelax();
-        }
-      }
+      // A busy producer usually delivers within microseconds; sleeping and being woken
+      // would cost more than that (spin_wait.h: unless this producer has been slower).
+      // A pass-through producer fetches only on demand: nothing to spin for.
+      const bool spun_in_vain = d_.buffer_size_->value() > 0 && !consumer_spin_.SpinUntil([&] {
+        return published_.load(std::memory_order_acquire) != 0 || cancelled();
+      });
       std::unique_lock lock(mu_);
       if (buffer_.empty() && !cancelled_) {
         ++consumers_waiting_;
@@ -112,6 +110,7 @@ class PrefetchDataset : public UnaryDataset {
         consumer_cv_.wait(lock, [&] { return cancelled_ || !buffer_.empty(); });
         --consumers_waiting_;
       }
+      if (spun_in_vain) consumer_spin_.WaitEnded();
       if (cancelled_) return Cancelled();
       local_.clear();
       local_next_ = 0;
@@ -239,6 +238,7 @@ class PrefetchDataset : public UnaryDataset {
     // Consumer side: entries taken from buffer_ in one swap, served without locking.
     alignas(64) std::vector<Entry> local_;
     size_t local_next_ = 0;
+    AdaptiveSpin consumer_spin_;
     alignas(64) std::atomic<int64_t> local_held_{0};
     TunableSubscription subscription_;
   };
