@@ -35,7 +35,10 @@ class AdaptiveSpin {
   // caller waits its own way and then calls WaitEnded().
   template <typename Done>
   bool SpinUntil(Done&& done) {
-    spin_start_ = Clock::now();
+    // At the full budget no clock is read: a wait that outlasted a full-budget spin cannot
+    // have been shorter than one, so how long it took does not matter (WaitEnded).
+    const bool timed = budget_ < kMaxIterations;
+    if (timed) spin_start_ = Clock::now();
     for (int i = 0; i < budget_; ++i) {
       if (done()) {
         Grow();
@@ -43,12 +46,18 @@ class AdaptiveSpin {
       }
       CpuRelax();
     }
-    spin_end_ = Clock::now();
+    if (timed) spin_end_ = Clock::now();
     return false;
   }
 
   // The wait that a failed SpinUntil began is over (asleep or not).
-  void WaitEnded() { JudgeWait(spin_end_ - spin_start_, Clock::now() - spin_start_); }
+  void WaitEnded() {
+    if (budget_ == kMaxIterations) {
+      Shrink();
+    } else {
+      JudgeWait(spin_end_ - spin_start_, Clock::now() - spin_start_);
+    }
+  }
 
   // A wait that spinning the whole budget (`spun`) did not end took `waited` in all: would
   // a spin of kMaxIterations have ended it?
@@ -57,7 +66,7 @@ class AdaptiveSpin {
     if (waited * budget_ <= spun * kMaxIterations) {
       Grow();
     } else {
-      budget_ = std::max(budget_ / 2, kMinIterations);
+      Shrink();
     }
   }
 
@@ -66,6 +75,7 @@ class AdaptiveSpin {
  private:
   using Clock = std::chrono::steady_clock;
   void Grow() { budget_ = std::min(budget_ * 2, kMaxIterations); }
+  void Shrink() { budget_ = std::max(budget_ / 2, kMinIterations); }
 
   int budget_ = kMaxIterations;
   Clock::time_point spin_start_;

@@ -74,6 +74,15 @@ TEST(AdaptiveSpinTest, AWaitShorterThanAFullBudgetSpinGrowsTheBudgetEvenWhenItEn
   EXPECT_EQ(spin.budget(), 2 * AdaptiveSpin::kMinIterations);
 }
 
+// A wait that a spin of the full budget did not end was longer than such a spin, whatever
+// the clock says: it halves the budget.
+TEST(AdaptiveSpinTest, AWaitThatOutlastedAFullBudgetSpinHalvesTheBudget) {
+  AdaptiveSpin spin;
+  Spin(spin, 0);
+  spin.WaitEnded();
+  EXPECT_EQ(spin.budget(), AdaptiveSpin::kMaxIterations / 2);
+}
+
 TEST(AdaptiveSpinTest, AConditionTrueOnTheLastCheckOfTheBudgetCountsAsEndedBySpinning) {
   AdaptiveSpin spin;
   LongWait(spin);
