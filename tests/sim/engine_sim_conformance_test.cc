@@ -304,7 +304,7 @@ TEST_P(EngineSimConformance, BothClocksGiveTfDatasAnswer) {
 }
 
 INSTANTIATE_TEST_SUITE_P(TensorFlowCases, EngineSimConformance, ::testing::ValuesIn(AllCases()),
-                         [](const auto& info) { return info.param.name; });
+                         [](const auto& test_info) { return test_info.param.name; });
 
 // The shuffled cases are permutations that really shuffle, not the identity both could
 // agree on by doing nothing.
