@@ -11,6 +11,7 @@
 #include <memory>
 
 #include "instrumentation/record/event.h"
+#include "instrumentation/record/populate_pages.h"
 
 namespace pipescope::record {
 
@@ -21,8 +22,19 @@ class EventRing {
   static constexpr size_t kCapacity = size_t{1} << 17;
   // Past this fill the producer asks the collector to drain now (see Push).
   static constexpr size_t kUrgentFill = kCapacity / 2;
+  // How far ahead of the producer the ring's pages are present (PopulateAhead): 512 KiB,
+  // more than a thread recording 2.5 M events/s writes between two drains.
+  static constexpr size_t kPopulateAhead = size_t{1} << 14;
 
-  EventRing() : events_(std::make_unique<Event[]>(kCapacity)) {}
+  // The ring's pages are not written here: most threads record far fewer events than the
+  // ring holds, and faulting in all of it at the thread's first event cost 12 ms a thread
+  // on a VM (1024 pages at 12 us each), 3% of a two-second run of a ten-thread pipeline.
+  // The first pages come in together now; the collector brings in the next ones in bulk
+  // as the producer nears them.
+  EventRing()
+      : memory_(MapPages(kCapacity * sizeof(Event))), events_(static_cast<Event*>(memory_.get())) {
+    PopulateAhead();
+  }
 
   // Producer thread only. Returns true when the ring has filled past kUrgentFill: the
   // caller then wakes the collector instead of waiting for its period. The shared tail is
@@ -61,12 +73,28 @@ class EventRing {
 
   uint64_t dropped() const { return dropped_.load(std::memory_order_relaxed); }
 
+  // Collector only (and the constructor): makes the pages of the next kPopulateAhead events
+  // after the producer's head present, in one system call, so that the producer seldom
+  // meets a page fault. Once the whole ring is present, does nothing.
+  void PopulateAhead() {
+    if (populated_ == kCapacity) return;
+    const uint64_t head = head_.load(std::memory_order_relaxed);
+    const size_t want = static_cast<size_t>(std::min<uint64_t>(kCapacity, head + kPopulateAhead));
+    if (want <= populated_) return;
+    PopulatePagesForWrite(events_ + populated_, (want - populated_) * sizeof(Event));
+    populated_ = want;
+  }
+  // Events whose pages PopulateAhead made present (tests).
+  size_t populated() const { return populated_; }
+
  private:
   alignas(64) std::atomic<uint64_t> head_{0};
   uint64_t check_at_ = kUrgentFill;  // producer: head at which to look at tail_ again
   std::atomic<uint64_t> dropped_{0};
   alignas(64) std::atomic<uint64_t> tail_{0};
-  std::unique_ptr<Event[]> events_;
+  size_t populated_ = 0;  // collector: events from the start whose pages are present
+  MappedPages memory_;
+  Event* const events_;
 };
 
 }  // namespace pipescope::record

@@ -1,6 +1,7 @@
 #include "instrumentation/record/populate_pages.h"
 
 #include <cstdint>
+#include <new>
 
 #if defined(__linux__)
 #include <sys/mman.h>
@@ -23,6 +24,24 @@ void PopulatePagesForWrite(void* p, size_t bytes) {
 #else
   (void)p;
   (void)bytes;
+#endif
+}
+
+MappedPages MapPages(size_t bytes) {
+#if defined(__linux__)
+  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) throw std::bad_alloc();
+#else
+  void* p = ::operator new(bytes);
+#endif
+  return MappedPages(p, UnmapPages{bytes});
+}
+
+void UnmapPages::operator()(void* p) const {
+#if defined(__linux__)
+  munmap(p, bytes);
+#else
+  ::operator delete(p);
 #endif
 }
 

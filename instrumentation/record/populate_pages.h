@@ -8,11 +8,23 @@
 // happens and the pages fault in as they are written.
 
 #include <cstddef>
+#include <memory>
 
 namespace pipescope::record {
 
 // Makes the whole pages inside [p, p + bytes) present and writable. Cheap on pages that
 // already are.
 void PopulatePagesForWrite(void* p, size_t bytes);
+
+// Memory straight from the system (an anonymous mapping, where there is one): no page is
+// resident until it is written or populated, and all of them go back when it is freed.
+// Unlike the heap's, it is never memory that somebody else already faulted in.
+struct UnmapPages {
+  size_t bytes = 0;
+  void operator()(void* p) const;
+};
+using MappedPages = std::unique_ptr<void, UnmapPages>;
+// Throws std::bad_alloc when the system has no room.
+MappedPages MapPages(size_t bytes);
 
 }  // namespace pipescope::record

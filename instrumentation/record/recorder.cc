@@ -259,7 +259,11 @@ void Recorder::CollectOnce(bool final) {
       if (e.kind == EventKind::kCall && calls > 1) out.calls = calls;
       batch.events.push_back(out);
     });
-    if (exited) finished.push_back(t->id);
+    if (exited) {
+      finished.push_back(t->id);
+    } else {
+      t->ring.PopulateAhead();
+    }
   }
   {
     std::lock_guard lock(mu_);

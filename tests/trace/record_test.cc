@@ -6,8 +6,15 @@
 #include <mutex>
 #include <random>
 #include <thread>
+#include <vector>
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
 
 #include "instrumentation/record/crc32c.h"
+#include "instrumentation/record/populate_pages.h"
 #include "instrumentation/record/recorder.h"
 #include "instrumentation/trace/model.h"
 
@@ -95,6 +102,52 @@ TEST(EventRingTest, AConcurrentDrainLosesNothingItDidNotCount) {
   EXPECT_TRUE(ordered);
   EXPECT_EQ(received + ring.dropped(), kEvents);
 }
+
+// A ring's pages are present only a window ahead of its producer: a thread that records
+// little costs little memory, and the producer does not meet page faults.
+TEST(EventRingTest, PagesArePresentAWindowAheadOfTheProducer) {
+  EventRing ring;
+  EXPECT_EQ(ring.populated(), EventRing::kPopulateAhead);
+  const size_t n = EventRing::kPopulateAhead / 2 + 3;
+  for (size_t i = 0; i < n; ++i) ring.Push(Event{i, i, i, 0, 0, EventKind::kWork, 0});
+  ring.PopulateAhead();
+  EXPECT_EQ(ring.populated(), n + EventRing::kPopulateAhead);
+  for (size_t i = n; i < EventRing::kCapacity; ++i) {
+    ring.Push(Event{i, i, i, 0, 0, EventKind::kWork, 0});
+  }
+  ring.PopulateAhead();
+  EXPECT_EQ(ring.populated(), EventRing::kCapacity);
+  uint64_t expected = 0;
+  EXPECT_EQ(ring.Drain([&](const Event& e) { EXPECT_EQ(e.element, expected++); }),
+            EventRing::kCapacity);
+}
+
+#if defined(__linux__)
+// Which of the pages of [p, p + bytes) are resident.
+std::vector<bool> ResidentPages(const void* p, size_t bytes) {
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  std::vector<unsigned char> present((bytes + page - 1) / page);
+  EXPECT_EQ(mincore(const_cast<void*>(p), bytes, present.data()), 0);
+  std::vector<bool> out;
+  for (unsigned char c : present) out.push_back((c & 1) != 0);
+  return out;
+}
+
+TEST(MappedPagesTest, OnlyPopulatedOrWrittenPagesAreResident) {
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  const size_t bytes = 64 * page;
+  MappedPages memory = MapPages(bytes);
+  auto* bytes_at = static_cast<unsigned char*>(memory.get());
+  for (bool resident : ResidentPages(bytes_at, bytes)) EXPECT_FALSE(resident);
+  PopulatePagesForWrite(bytes_at, 8 * page);
+  bytes_at[40 * page] = 1;
+  const std::vector<bool> resident = ResidentPages(bytes_at, bytes);
+  if (!resident[0]) GTEST_SKIP() << "this kernel cannot populate pages (MADV_POPULATE_WRITE)";
+  for (size_t i = 0; i < resident.size(); ++i) {
+    EXPECT_EQ(resident[i], i < 8 || i == 40) << "page " << i;
+  }
+}
+#endif
 
 TEST(TickCalibrationTest, TicksConvertToTheMonotonicClock) {
   const TickCalibration& c = TickCalibration::Get();
