@@ -16,11 +16,13 @@ void PopulatePagesForWrite(void* p, size_t bytes) {
   constexpr int MADV_POPULATE_WRITE = 23;  // Linux 5.14; older headers lack the name
 #endif
   static const auto page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
-  const auto begin = (reinterpret_cast<uintptr_t>(p) + page - 1) & ~(page - 1);
-  const auto end = (reinterpret_cast<uintptr_t>(p) + bytes) & ~(page - 1);
-  if (end <= begin) return;
+  // The whole pages inside, found by offsets from `p` (no integer becomes a pointer).
+  const auto address = reinterpret_cast<uintptr_t>(p);
+  const uintptr_t skip = (page - address % page) % page;
+  const uintptr_t cut = (address + bytes) % page;
+  if (skip + cut >= bytes) return;
   // Fails harmlessly (EINVAL) on a kernel without it.
-  madvise(reinterpret_cast<void*>(begin), end - begin, MADV_POPULATE_WRITE);
+  madvise(static_cast<char*>(p) + skip, bytes - skip - cut, MADV_POPULATE_WRITE);
 #else
   (void)p;
   (void)bytes;
