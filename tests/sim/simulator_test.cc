@@ -61,6 +61,16 @@ TEST(SimulatorTest, ReachesTheEndOfFiniteDataInSourceOrder) {
   for (int64_t i = 0; i < 100; ++i) EXPECT_EQ(consumed[static_cast<size_t>(i)], i);
 }
 
+// A step of no time starts where the run ends, after the last wait: the trace's analysis
+// counts it with the others.
+TEST(SimulatorTest, CountsEveryStepDeliveredWhenTheStepTakesNoTime) {
+  SimRun r = Simulated(Pipeline("ops { name: \"m\" map { fn { cpu_work { duration: \"1ms\" } } } }",
+                                "range { start: 0 stop: 100 }", "0ms"),
+                       10);
+  EXPECT_EQ(r.result.summary.steps, 100);
+  EXPECT_EQ(trace::Analyze(*r.model).steps, 100);
+}
+
 TEST(SimulatorTest, BatchGroupsConsecutiveRecordsAndDropsTheRemainder) {
   SimRun r =
       Simulated(Pipeline(R"(ops { name: "b" batch { batch_size: 8 drop_remainder: true } })"), 10);
