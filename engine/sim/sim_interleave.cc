@@ -349,7 +349,8 @@ class InterleaveDataset : public SimDataset {
         block_length_(block_length),
         parallelism_(parallelism),
         deterministic_(deterministic) {}
-  std::unique_ptr<SimIterator> MakeIterator(SimContext& ctx, const SimElement* parent) override {
+  std::unique_ptr<SimIterator> MakeIterator(SimContext& ctx,
+                                            const SimElement* parent) const override {
     auto input = input_->MakeIterator(ctx, parent);
     if (parallelism_ == 0) {
       return std::make_unique<InterleaveIt>(ctx, stage_, std::move(input), per_element_,

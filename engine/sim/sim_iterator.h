@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/runtime/cache_rules.h"
 #include "engine/sim/cost_model.h"
 #include "engine/sim/scheduler.h"
 #include "engine/sim/sim_element.h"
@@ -55,6 +56,11 @@ struct SimStage {
   DistSampler cpu, cpu_per_row, wait;  // cost's, ready for a draw per element
   Rng rng{0};
   SimIterator* current = nullptr;  // the latest iterator made (for buffer-level samples)
+  // What the op carries from one pass over it to the next, per run as the engine keeps it:
+  // the passes begun (a shuffle's or list_files' order per pass) and a cache's contents.
+  // Here, beside the run's other state, so a SimDataset stays immutable.
+  uint64_t passes = 0;
+  engine::PassCache<SimElement> cache;
 };
 
 // What every iterator of one simulation shares.
@@ -185,11 +191,12 @@ class SimDataset {
   explicit SimDataset(SimStage& stage) : stage_(stage) {}
   virtual ~SimDataset() = default;
   // `parent`: inside an interleave's sub-pipeline, the element it was opened for.
-  virtual std::unique_ptr<SimIterator> MakeIterator(SimContext& ctx, const SimElement* parent) = 0;
+  virtual std::unique_ptr<SimIterator> MakeIterator(SimContext& ctx,
+                                                    const SimElement* parent) const = 0;
 
  protected:
   SimStage& stage_;
 };
-using SimDatasetPtr = std::shared_ptr<SimDataset>;
+using SimDatasetPtr = std::shared_ptr<const SimDataset>;
 
 }  // namespace pipescope::sim

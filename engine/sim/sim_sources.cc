@@ -17,15 +17,16 @@ class SourceDataset : public SimDataset {
                 std::optional<uint64_t> seed)
       : SimDataset(stage), records_(records), values_(values), shuffle_(shuffle), seed_(seed) {}
 
-  std::unique_ptr<SimIterator> MakeIterator(SimContext& ctx, const SimElement* parent) override {
+  std::unique_ptr<SimIterator> MakeIterator(SimContext& ctx,
+                                            const SimElement* parent) const override {
     std::vector<int64_t> order;
     if (shuffle_ && records_ > 0) {  // list_files(shuffle=True): a new order per pass
       order.resize(static_cast<size_t>(records_));
       std::iota(order.begin(), order.end(), 0);
       const uint64_t seed = seed_ ? *seed_ : RecordKey(ctx.seed, stage_.id);
-      engine::ShuffleInPlace(order, engine::ShufflePassSeed(seed, passes_, true));
+      engine::ShuffleInPlace(order, engine::ShufflePassSeed(seed, stage_.passes, true));
     }
-    ++passes_;
+    ++stage_.passes;
     return std::make_unique<It>(ctx, stage_, records_, values_, parent ? parent->key : 0,
                                 std::move(order));
   }
@@ -126,7 +127,6 @@ class SourceDataset : public SimDataset {
   const SimValues values_;
   const bool shuffle_;
   const std::optional<uint64_t> seed_;
-  uint64_t passes_ = 0;
 };
 
 // Dataset.from_tensors(x) inside an interleave: the element it was opened for, once, or x
@@ -135,7 +135,8 @@ class FromElementDataset : public SimDataset {
  public:
   FromElementDataset(SimStage& stage, bool repeat_by_value)
       : SimDataset(stage), repeat_by_value_(repeat_by_value) {}
-  std::unique_ptr<SimIterator> MakeIterator(SimContext& ctx, const SimElement* parent) override {
+  std::unique_ptr<SimIterator> MakeIterator(SimContext& ctx,
+                                            const SimElement* parent) const override {
     const SimElement element = parent ? *parent : SimElement{};
     const engine::Countdown copies =
         repeat_by_value_ ? engine::CopiesOfValue(element.value) : engine::Countdown(1);

@@ -129,11 +129,12 @@ class ShuffleDataset : public SimDataset {
         buffer_size_(buffer_size),
         seed_(seed),
         reshuffle_(reshuffle) {}
-  std::unique_ptr<SimIterator> MakeIterator(SimContext& ctx, const SimElement* parent) override {
+  std::unique_ptr<SimIterator> MakeIterator(SimContext& ctx,
+                                            const SimElement* parent) const override {
     // No seed: a fresh one per run (here: from the simulation's seed, so runs repeat).
     const uint64_t seed = seed_ ? *seed_ : RecordKey(ctx.seed, stage_.id);
     return std::make_unique<ShuffleIt>(ctx, stage_, input_->MakeIterator(ctx, parent), buffer_size_,
-                                       engine::ShufflePassSeed(seed, passes_++, reshuffle_));
+                                       engine::ShufflePassSeed(seed, stage_.passes++, reshuffle_));
   }
 
  private:
@@ -141,7 +142,6 @@ class ShuffleDataset : public SimDataset {
   const int64_t buffer_size_;
   const std::optional<uint64_t> seed_;
   const bool reshuffle_;
-  uint64_t passes_ = 0;
 };
 
 class BatchIt : public SimUnaryIterator {
@@ -262,15 +262,15 @@ class CacheDataset : public SimDataset {
  public:
   CacheDataset(SimStage& stage, SimDatasetPtr input)
       : SimDataset(stage), input_(std::move(input)) {}
-  std::unique_ptr<SimIterator> MakeIterator(SimContext& ctx, const SimElement* parent) override {
+  std::unique_ptr<SimIterator> MakeIterator(SimContext& ctx,
+                                            const SimElement* parent) const override {
     // A replaying pass does not read its input, but owns an iterator of it all the same
     // (it does nothing until pulled).
-    return std::make_unique<CacheIt>(ctx, stage_, input_->MakeIterator(ctx, parent), cache_);
+    return std::make_unique<CacheIt>(ctx, stage_, input_->MakeIterator(ctx, parent), stage_.cache);
   }
 
  private:
   SimDatasetPtr input_;
-  engine::PassCache<SimElement> cache_;
 };
 
 // repeat(count): passes over its input again; -1 forever, 0 not at all.
@@ -278,7 +278,8 @@ class RepeatDataset : public SimDataset {
  public:
   RepeatDataset(SimStage& stage, SimDatasetPtr input, int64_t count)
       : SimDataset(stage), input_(std::move(input)), count_(count) {}
-  std::unique_ptr<SimIterator> MakeIterator(SimContext& ctx, const SimElement* parent) override {
+  std::unique_ptr<SimIterator> MakeIterator(SimContext& ctx,
+                                            const SimElement* parent) const override {
     return std::make_unique<It>(ctx, stage_, *this, parent ? *parent : SimElement{},
                                 parent != nullptr);
   }
@@ -286,7 +287,7 @@ class RepeatDataset : public SimDataset {
  private:
   class It : public SimIterator {
    public:
-    It(SimContext& ctx, SimStage& stage, RepeatDataset& d, SimElement parent, bool has_parent)
+    It(SimContext& ctx, SimStage& stage, const RepeatDataset& d, SimElement parent, bool has_parent)
         : SimIterator(ctx, stage), d_(d), parent_(parent), has_parent_(has_parent) {}
     void Cancel() override {
       SimIterator::Cancel();
@@ -310,7 +311,7 @@ class RepeatDataset : public SimDataset {
     }
 
    private:
-    RepeatDataset& d_;
+    const RepeatDataset& d_;
     const SimElement parent_;
     const bool has_parent_;
     std::unique_ptr<SimIterator> input_;

@@ -34,7 +34,8 @@ class SimUnaryDataset : public SimDataset {
  public:
   SimUnaryDataset(SimStage& stage, SimDatasetPtr input, Args... args)
       : SimDataset(stage), input_(std::move(input)), args_(args...) {}
-  std::unique_ptr<SimIterator> MakeIterator(SimContext& ctx, const SimElement* parent) override {
+  std::unique_ptr<SimIterator> MakeIterator(SimContext& ctx,
+                                            const SimElement* parent) const override {
     auto input = input_->MakeIterator(ctx, parent);
     return std::apply(
         [&](auto... a) { return std::make_unique<It>(ctx, stage_, std::move(input), a...); },
