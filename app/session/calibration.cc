@@ -258,7 +258,8 @@ engine::Result<Calibration> Calibrate(const trace::Model& trace, const std::stri
                               : 0;
       if (in_n >= kMinSamples) c.keep_fraction = std::clamp(out_n / in_n, 0.0, 1.0);
     }
-    if (stage->asynchronous && stage->kind != "map") continue;  // prefetch, interleave: hand-offs
+    // Threads that only hand elements on (prefetch's, interleave's readers): no work to fit.
+    if (stage->asynchronous && !stage->Has(record::kTraitParallelFunction)) continue;
 
     Samples s = stage->asynchronous ? fit.Collect(EventKind::kWork, stage->id, false)
                                     : fit.Collect(EventKind::kCall, stage->id, true);

@@ -46,7 +46,7 @@ std::vector<Target> Targets(const trace::Model& recorded, const std::vector<std:
                             const sim::CostModel& model) {
   std::vector<Target> targets;
   for (const record::StageDef* stage : recorded.StagesInOrder()) {
-    if (!stage->asynchronous || stage->kind != "map") continue;
+    if (!stage->asynchronous || !stage->Has(record::kTraitParallelFunction)) continue;
     if (std::find(ops.begin(), ops.end(), stage->name) == ops.end()) continue;
     if (model.ops.count(stage->name) == 0) continue;
     const double span = SpanPerElement(recorded, stage->id);

@@ -80,6 +80,7 @@ void Pipeline::DescribeStages(record::Recorder& recorder) {
     def.asynchronous = s.asynchronous;
     def.parallelism = s.parallelism ? s.parallelism->value() : 1;
     def.buffer_size = s.buffer_size ? s.buffer_size->value() : 0;
+    def.traits = s.traits;
     if (inputs[i] >= 0) def.input = stages[static_cast<size_t>(inputs[i])].stats->id;
     recorder.DefineStage(def);
   }

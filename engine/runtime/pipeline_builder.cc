@@ -2,6 +2,7 @@
 
 #include "engine/core/duration.h"
 #include "engine/ops/ops.h"
+#include "engine/runtime/stage_traits.h"
 #include "engine/spec/op_kinds.h"
 #include "engine/spec/op_values.h"
 #include "engine/spec/spec_loader.h"
@@ -51,26 +52,33 @@ class Builder {
     return r;
   }
 
+  // A source's stage, or the source of an interleave's sub-pipeline (depth 1).
+  StatsPtr SourceStage(const std::string& name, const std::string& kind, int depth) {
+    auto stats = registry_.Stage(name, kind, depth);
+    stats->traits = kSourceStageTraits;
+    return stats;
+  }
+
   Result<DatasetPtr> BuildSource(const spec::Source& s) {
     const std::string& name = s.name();
     switch (s.kind_case()) {
       case spec::Source::kRange:
-        return MakeRangeDataset(registry_.Stage(name, "range", 0), s.range().start(),
-                                s.range().stop(), RangeStep(s.range()));
+        return MakeRangeDataset(SourceStage(name, "range", 0), s.range().start(), s.range().stop(),
+                                RangeStep(s.range()));
       case spec::Source::kListFiles:
-        return MakeListFilesDataset(registry_.Stage(name, "list_files", 0),
-                                    s.list_files().pattern(), ListFilesShuffles(s.list_files()),
+        return MakeListFilesDataset(SourceStage(name, "list_files", 0), s.list_files().pattern(),
+                                    ListFilesShuffles(s.list_files()),
                                     ListFilesSeed(s.list_files()));
       case spec::Source::kSynthetic: {
         const auto& y = s.synthetic();
         ASSIGN_OR_RETURN(auto config, Synthetic(y.records(), y.record_bytes(), "", y.read_latency(),
                                                 y.bandwidth(), y.seed()));
-        return MakeSyntheticDataset(registry_.Stage(name, "synthetic", 0), config);
+        return MakeSyntheticDataset(SourceStage(name, "synthetic", 0), config);
       }
       case spec::Source::kTfrecord: {
         const auto& t = s.tfrecord();
         ASSIGN_OR_RETURN(Compression c, ParseCompression(t.compression()));
-        return MakeTfRecordDataset(registry_.Stage(name, "tfrecord", 0),
+        return MakeTfRecordDataset(SourceStage(name, "tfrecord", 0),
                                    {t.files().begin(), t.files().end()}, c, t.skip_corrupt());
       }
       case spec::Source::KIND_NOT_SET:
@@ -82,19 +90,19 @@ class Builder {
   Result<DatasetPtr> BuildElementSource(const spec::ElementSource& es, const std::string& op) {
     switch (es.kind_case()) {
       case spec::ElementSource::kFromElement:
-        return MakeFromElementDataset(registry_.Stage(op + ".from_element", "from_element", 1),
+        return MakeFromElementDataset(SourceStage(op + ".from_element", "from_element", 1),
                                       es.from_element().repeat_by_value());
       case spec::ElementSource::kSyntheticFile: {
         const auto& f = es.synthetic_file();
         ASSIGN_OR_RETURN(auto config,
                          Synthetic(f.records_per_file(), f.record_bytes(), f.open_latency(),
                                    f.read_latency(), f.bandwidth(), 0));
-        return MakeSyntheticFileDataset(registry_.Stage(op + ".read", "synthetic_file", 1), config);
+        return MakeSyntheticFileDataset(SourceStage(op + ".read", "synthetic_file", 1), config);
       }
       case spec::ElementSource::kTfrecordFile: {
         const auto& t = es.tfrecord_file();
         ASSIGN_OR_RETURN(Compression c, ParseCompression(t.compression()));
-        return MakeTfRecordFileDataset(registry_.Stage(op + ".read", "tfrecord", 1), c,
+        return MakeTfRecordFileDataset(SourceStage(op + ".read", "tfrecord", 1), c,
                                        t.skip_corrupt());
       }
       case spec::ElementSource::KIND_NOT_SET:
@@ -112,8 +120,15 @@ class Builder {
   }
 
   Result<DatasetPtr> BuildOp(const spec::Op& op, DatasetPtr in, bool& batched, int depth) {
+    auto stats = registry_.Stage(op.name(), OpKindName(op), depth);
+    ASSIGN_OR_RETURN(DatasetPtr d, BuildOpOf(op, std::move(in), batched, depth, stats));
+    stats->traits = StageTraitsOf(*DescribeOp(op));
+    return d;
+  }
+
+  Result<DatasetPtr> BuildOpOf(const spec::Op& op, DatasetPtr in, bool& batched, int depth,
+                               const StatsPtr& stats) {
     const std::string& n = op.name();
-    auto stats = registry_.Stage(n, OpKindName(op), depth);
     switch (op.kind_case()) {
       case spec::Op::kInterleave: {
         const auto& il = op.interleave();

@@ -28,6 +28,7 @@ struct StageStats {
   const Tunable* parallelism = nullptr;
   const Tunable* buffer_size = nullptr;
   bool asynchronous = false;
+  uint32_t traits = 0;  // record::StageTrait bits, set by the builder (stage_traits.h)
 };
 
 }  // namespace pipescope::engine

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "engine/runtime/stage_registry.h"
+#include "engine/runtime/stage_traits.h"
 #include "engine/sim/sim_ops.h"
 #include "engine/spec/op_kinds.h"
 #include "engine/spec/op_values.h"
@@ -40,6 +41,13 @@ class Builder {
   }
 
  private:
+  // A source's stage, or the source of an interleave's sub-pipeline (depth 1).
+  SimStage& SourceStage(const std::string& name, const std::string& kind, int depth) {
+    SimStage& s = Stage(name, kind, depth);
+    Def(s).traits = engine::kSourceStageTraits;
+    return s;
+  }
+
   SimStage& Stage(const std::string& name, const std::string& kind, int depth) {
     auto s = std::make_unique<SimStage>();
     s->id = static_cast<uint16_t>(ctx_.stages.size());
@@ -73,13 +81,13 @@ class Builder {
   engine::Result<SimDatasetPtr> Source(const spec::Source& s) {
     switch (s.kind_case()) {
       case spec::Source::kRange: {
-        SimStage& st = Stage(s.name(), "range", 0);
+        SimStage& st = SourceStage(s.name(), "range", 0);
         values_ = true;
         return MakeSimSource(st, Records(st, -1),
                              SimValues{s.range().start(), engine::RangeStep(s.range())});
       }
       case spec::Source::kListFiles: {
-        SimStage& st = Stage(s.name(), "list_files", 0);
+        SimStage& st = SourceStage(s.name(), "list_files", 0);
         if (Records(st, 0) == 0) {
           return engine::NotFound("list_files: no files match '" + s.list_files().pattern() + "'");
         }
@@ -87,11 +95,11 @@ class Builder {
                                 engine::ListFilesSeed(s.list_files()));
       }
       case spec::Source::kSynthetic: {
-        SimStage& st = Stage(s.name(), "synthetic", 0);
+        SimStage& st = SourceStage(s.name(), "synthetic", 0);
         return MakeSimSource(st, Records(st, s.synthetic().records()));
       }
       case spec::Source::kTfrecord: {
-        SimStage& st = Stage(s.name(), "tfrecord", 0);
+        SimStage& st = SourceStage(s.name(), "tfrecord", 0);
         return MakeSimSource(st, Records(st, 0));
       }
       case spec::Source::KIND_NOT_SET:
@@ -105,14 +113,14 @@ class Builder {
     if (!es.has_from_element()) values_ = false;  // a file's records
     switch (es.kind_case()) {
       case spec::ElementSource::kFromElement:
-        return MakeSimFromElement(Stage(op + ".from_element", "from_element", 1),
+        return MakeSimFromElement(SourceStage(op + ".from_element", "from_element", 1),
                                   es.from_element().repeat_by_value());
       case spec::ElementSource::kSyntheticFile: {
-        SimStage& st = Stage(op + ".read", "synthetic_file", 1);
+        SimStage& st = SourceStage(op + ".read", "synthetic_file", 1);
         return MakeSimSource(st, Records(st, es.synthetic_file().records_per_file()));
       }
       case spec::ElementSource::kTfrecordFile: {
-        SimStage& st = Stage(op + ".read", "tfrecord", 1);
+        SimStage& st = SourceStage(op + ".read", "tfrecord", 1);
         return MakeSimSource(st, Records(st, 100));
       }
       case spec::ElementSource::KIND_NOT_SET:
@@ -122,8 +130,15 @@ class Builder {
   }
 
   engine::Result<SimDatasetPtr> Op(const spec::Op& op, SimDatasetPtr in, int depth) {
+    SimStage& st = Stage(op.name(), engine::OpKindName(op), depth);
+    ASSIGN_OR_RETURN(SimDatasetPtr d, OpOf(op, std::move(in), depth, st));
+    Def(st).traits = engine::StageTraitsOf(*engine::DescribeOp(op));
+    return d;
+  }
+
+  engine::Result<SimDatasetPtr> OpOf(const spec::Op& op, SimDatasetPtr in, int depth,
+                                     SimStage& st) {
     const std::string& n = op.name();
-    SimStage& st = Stage(n, engine::OpKindName(op), depth);
     record::StageDef& def = Def(st);  // not valid across the interleave's sub-stages
     switch (op.kind_case()) {
       case spec::Op::kInterleave: {

@@ -1,9 +1,12 @@
 #pragma once
 // One description per op kind: its knobs (ranges, whether AUTOTUNE is allowed and where it
 // starts), whether it keeps the order of its input, how many elements it gives per element
-// it takes, whether it is random, and which fields may be omitted. Both builders, the
-// validator, --set, the move rules and the GUI's op editor read it; what an op does with
-// its elements is its policy (engine/runtime/*_rules.h), whichever clock runs it.
+// it takes, whether it is random, what its threads do, whether it replays, and which fields
+// may be omitted. Both builders, the validator, --set, the move rules and the GUI's op
+// editor read it, and every stage of a trace carries what it says as record::StageTrait
+// bits (engine/runtime/stage_traits.h), which the analyses read instead of kind names; what
+// an op does with its elements is its policy (engine/runtime/*_rules.h), whichever clock
+// runs it.
 //
 // Adding an op kind: a field in pipeline_spec.proto's Op, one entry in op_kinds.cc, its
 // policy, and its dataset on each clock.
@@ -50,6 +53,14 @@ enum class OutputRatio {
   kPerSubDataset,   // interleave: the elements of each sub-dataset it opens
 };
 
+// What an op's threads do when it runs asynchronously.
+enum class ParallelWork {
+  kNone,          // it has no threads of its own
+  kFunction,      // they run its function on elements (map's num_parallel_calls)
+  kSubPipelines,  // they read the datasets it opens per element (interleave)
+  kOneProducer,   // one thread fills its buffer (prefetch)
+};
+
 struct OpKindDescription {
   std::string_view kind;  // the Op oneof's field name: "map", "batch", ...
   spec::Op::KindCase kind_case = spec::Op::KIND_NOT_SET;
@@ -57,6 +68,8 @@ struct OpKindDescription {
   ElementOrder order = ElementOrder::kKept;
   OutputRatio ratio = OutputRatio::kOne;
   bool random = false;  // its output depends on a seed
+  ParallelWork parallel_work = ParallelWork::kNone;
+  bool replays = false;  // after one complete pass it hands out what it kept (cache)
   // Fields that may be left out, and what leaving them out means (op_values.h reads them).
   std::string_view omissible;
   // The GUI's op editor: the knob a new op of this kind asks for and its proposal; an

@@ -26,6 +26,24 @@ struct TraceEvent {
   uint32_t calls = 1;
 };
 
+// What an op is, for the analyses that must know (lineage, the verdict, calibration, the
+// GUI): bits of StageDef::traits. The builders set them from the op kind's description
+// (engine/runtime/stage_traits.h), so an analysis asks what a stage does, never what its
+// kind is called, and a new kind is read right by code that has never heard of it.
+enum StageTrait : uint32_t {
+  kTraitSource = 1u << 0,     // makes elements without an input (storage, values)
+  kTraitBatches = 1u << 1,    // each element is a batch of its input's elements
+  kTraitUnbatches = 1u << 2,  // each element is a row of one of its input's elements
+  kTraitReplays = 1u << 3,    // after one complete pass, hands out what it kept (cache)
+  // What the op's threads do when it runs asynchronously (StageDef::asynchronous says
+  // whether it does): run the op's function on elements (map's num_parallel_calls), read
+  // the datasets opened per element (interleave's), or fill a buffer from one producer
+  // thread (prefetch).
+  kTraitParallelFunction = 1u << 4,
+  kTraitParallelReads = 1u << 5,
+  kTraitOneProducer = 1u << 6,
+};
+
 // An op of the pipeline. Sent again when it changes (a rebuild reorders ops).
 struct StageDef {
   uint16_t id = 0;
@@ -37,6 +55,8 @@ struct StageDef {
   bool asynchronous = false;
   int64_t parallelism = 1;
   int64_t buffer_size = 0;
+  uint32_t traits = 0;  // StageTrait bits
+  bool Has(StageTrait t) const { return (traits & t) != 0; }
 };
 
 struct ThreadDef {

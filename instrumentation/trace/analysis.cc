@@ -52,6 +52,7 @@ StageFigures FiguresOf(const Model& model, const record::StageDef& stage, int64_
   f.id = stage.id;
   f.name = stage.name;
   f.op = stage.kind;
+  f.traits = stage.traits;
   f.depth = stage.depth;
   f.asynchronous = stage.asynchronous;
   const double len = static_cast<double>(std::max<int64_t>(1, t1 - t0));
@@ -144,7 +145,7 @@ RangeAnalysis Analyze(const Model& model, int64_t t0, int64_t t1) {
   // consumed; otherwise every step is one element.
   r.elements = r.steps;
   for (auto it = stages.rbegin(); it != stages.rend(); ++it) {
-    if ((*it)->depth == 0 && (*it)->kind == "batch" && (*it)->input >= 0) {
+    if ((*it)->depth == 0 && (*it)->Has(record::kTraitBatches) && (*it)->input >= 0) {
       if (const auto* in = model.Stage(static_cast<uint16_t>((*it)->input))) {
         r.elements = ElementsOf(model, *in, t0, t1);
       }

@@ -16,6 +16,7 @@ struct StageFigures {
   uint16_t id = 0;
   std::string name;
   std::string op;
+  uint32_t traits = 0;  // record::StageTrait bits: what the op does
   int depth = 0;
   bool asynchronous = false;
   double parallelism = 1;  // time-averaged over the range

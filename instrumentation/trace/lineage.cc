@@ -38,10 +38,10 @@ const record::StageDef* TopLevelSource(const Model& model) {
   return nullptr;
 }
 
-std::vector<const record::StageDef*> TopLevelOfKind(const Model& model, const std::string& kind) {
+std::vector<const record::StageDef*> TopLevelWith(const Model& model, record::StageTrait trait) {
   std::vector<const record::StageDef*> found;
   for (const record::StageDef* s : model.StagesInOrder()) {
-    if (s->depth == 0 && s->kind == kind) found.push_back(s);
+    if (s->depth == 0 && s->Has(trait)) found.push_back(s);
   }
   return found;
 }
@@ -62,9 +62,9 @@ Lineage::Lineage(const Model& model) : model_(model) {
       ++next.index;
     }
   }
-  for (const record::StageDef* cache : TopLevelOfKind(model, "cache")) ReadReplays(cache->id);
-  for (const record::StageDef* batch : TopLevelOfKind(model, "batch")) ReadRows(*batch);
-  for (const record::StageDef* unbatch : TopLevelOfKind(model, "unbatch")) ReadUnbatch(*unbatch);
+  for (const auto* cache : TopLevelWith(model, record::kTraitReplays)) ReadReplays(cache->id);
+  for (const auto* batch : TopLevelWith(model, record::kTraitBatches)) ReadRows(*batch);
+  for (const auto* unbatch : TopLevelWith(model, record::kTraitUnbatches)) ReadUnbatch(*unbatch);
 }
 
 // An unbatch hands out the rows of the batch it pulled last, in order, under new ids: its

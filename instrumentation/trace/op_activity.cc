@@ -35,7 +35,7 @@ OpActivity ActivityOf(const Model& model, const record::StageDef& stage, int64_t
 
 double AverageParallelism(const Model& model, const record::StageDef& stage, int64_t t0,
                           int64_t t1) {
-  if (!stage.asynchronous || stage.kind == "prefetch") return 1;  // prefetch: one producer
+  if (!stage.asynchronous || stage.Has(record::kTraitOneProducer)) return 1;
   return model.KnobAverage(stage.id, "num_parallel_calls", t0, t1, stage.parallelism);
 }
 

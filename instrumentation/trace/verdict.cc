@@ -22,10 +22,7 @@ std::string Num(double v) {
   return buf;
 }
 
-bool IsSource(const std::string& kind) {
-  return kind == "range" || kind == "synthetic" || kind == "list_files" || kind == "tfrecord" ||
-         kind == "synthetic_file" || kind == "from_element";
-}
+bool Has(const StageFigures& s, record::StageTrait t) { return (s.traits & t) != 0; }
 
 // The parallelism that would let `s` keep up: its output must grow by the share of time
 // the consumer now waits (1 / (1 - wait)), and each worker adds what one worker does now.
@@ -72,12 +69,12 @@ std::string StarvedSuggestion(const StageFigures& s, double threads, int cpu_bud
 }
 
 std::string Suggest(const StageFigures& s, double wait, int cpu_budget) {
-  if (IsSource(s.op)) {
+  if (Has(s, record::kTraitSource)) {
     return "read in parallel: interleave over the input files with num_parallel_calls, or cache "
            "the data after the first epoch";
   }
-  if (s.op == "prefetch") return "raise " + s.name + "'s buffer_size";
-  if (s.op == "map" || s.op == "interleave") {
+  if (Has(s, record::kTraitOneProducer)) return "raise " + s.name + "'s buffer_size";
+  if (Has(s, record::kTraitParallelFunction) || Has(s, record::kTraitParallelReads)) {
     int needed = NeededParallelism(s, wait);
     std::string knob = s.name + "'s num_parallel_calls";
     std::string verb = s.asynchronous
@@ -136,7 +133,7 @@ Verdict MakeVerdict(const RangeAnalysis& r, int cpu_budget) {
     if (Starved(*culprit)) {
       double threads = 0;
       for (const auto& st : r.stages) {
-        if (st.asynchronous && st.op != "prefetch") threads += st.parallelism;
+        if (st.asynchronous && !Has(st, record::kTraitOneProducer)) threads += st.parallelism;
       }
       v.evidence += "; its threads got " + Pct(culprit->cpu_share) + " of a core while working";
       v.suggestion = StarvedSuggestion(*culprit, threads, cpu_budget);

@@ -21,11 +21,12 @@ std::unique_ptr<trace::Model> TraceOf(const std::string& spec_text) {
 }
 
 record::StageDef Stage(uint16_t id, const std::string& name, const std::string& kind, int input,
-                       bool asynchronous) {
+                       bool asynchronous, uint32_t traits) {
   record::StageDef s;
   s.id = id;
   s.name = name;
   s.kind = kind;
+  s.traits = traits;
   s.position = id;
   s.input = input;
   s.asynchronous = asynchronous;
@@ -36,7 +37,7 @@ TEST(CalibrationCostsTest, ARunOfFoldedCallsWeighsAsTheCallsItHolds) {
   auto trace =
       TraceOf(R"(name: "t" source { name: "read" synthetic { records: -1 record_bytes: 8 } }
                           train_step { step_time: "1ms" })");
-  trace->AddStage(Stage(0, "read", "synthetic", -1, false));
+  trace->AddStage(Stage(0, "read", "synthetic", -1, false, record::kTraitSource));
   trace->AddThread({1, "consumer"});
   // Alternately a run of 1000 calls of 300 ns and one call slowed to 50 us.
   int64_t t = 0;
@@ -63,8 +64,8 @@ TEST(CalibrationCostsTest, AWorkersCpuIsSharedBetweenItsFunctionAndItsPulls) {
       TraceOf(R"(name: "t" source { name: "read" synthetic { records: -1 record_bytes: 8 } }
                           ops { name: "m" map { fn { cpu_work { duration: "1ms" } } num_parallel_calls: 1 } }
                           train_step { step_time: "1ms" })");
-  trace->AddStage(Stage(0, "read", "synthetic", -1, false));
-  trace->AddStage(Stage(1, "m", "map", 0, true));
+  trace->AddStage(Stage(0, "read", "synthetic", -1, false, record::kTraitSource));
+  trace->AddStage(Stage(1, "m", "map", 0, true, record::kTraitParallelFunction));
   constexpr uint32_t kWorker = 2;
   trace->AddThread({kWorker, "m/0"});
   // Per element the worker pulls for 600 us and computes for 300 us of wall time, and got

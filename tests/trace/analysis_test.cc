@@ -27,9 +27,9 @@ void Span(Model& m, EventKind kind, uint16_t op, uint32_t thread, int64_t start,
 std::unique_ptr<Model> Pipeline(int64_t wait_ms, double busy, bool slow_source = false) {
   auto m = std::make_unique<Model>();
   m->run_info().machine.cpu_budget = 8;
-  m->AddStage({0, "src", "synthetic", 0, 0, -1, false, 1, 0});
-  m->AddStage({1, "decode", "map", 0, 1, 0, true, 1, 0});
-  m->AddStage({2, "prefetch", "prefetch", 0, 2, 1, true, 1, 2});
+  m->AddStage({0, "src", "synthetic", 0, 0, -1, false, 1, 0, record::kTraitSource});
+  m->AddStage({1, "decode", "map", 0, 1, 0, true, 1, 0, record::kTraitParallelFunction});
+  m->AddStage({2, "prefetch", "prefetch", 0, 2, 1, true, 1, 2, record::kTraitOneProducer});
   uint64_t element = 1;
   for (int64_t c = 0; c < 100; ++c) {
     const int64_t t = c * 10 * kMs;
@@ -68,8 +68,8 @@ TEST(AnalysisTest, MeasuresTheConsumerAndEveryOp) {
 
 TEST(AnalysisTest, ARunOfCallsCountsAsEveryElementInIt) {
   Model m;
-  m.AddStage({0, "src", "synthetic", 0, 0, -1, false, 1, 0});
-  m.AddStage({1, "batch", "batch", 0, 1, 0, false, 1, 0});
+  m.AddStage({0, "src", "synthetic", 0, 0, -1, false, 1, 0, record::kTraitSource});
+  m.AddStage({1, "batch", "batch", 0, 1, 0, false, 1, 0, record::kTraitBatches});
   for (uint64_t b = 0; b < 10; ++b) {
     const int64_t t = static_cast<int64_t>(b) * kMs;
     // One batch of 100 rows: the source's calls as runs of 60 and 40 (600 us of its work).
@@ -179,6 +179,7 @@ RangeAnalysis Starving(double parallelism, double cpu_share) {
   StageFigures decode;
   decode.name = "decode";
   decode.op = "map";
+  decode.traits = record::kTraitParallelFunction;
   decode.asynchronous = true;
   decode.parallelism = parallelism;
   decode.busy_fraction = 0.98;

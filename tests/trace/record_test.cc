@@ -173,7 +173,7 @@ TEST(RecorderTest, EventsOfEveryThreadReachTheSinkWithTheirThreadsNames) {
   Recording recording;
   Recorder& recorder = recording.recorder;
   trace::Model& model = recording.model;
-  recorder.DefineStage({3, "decode", "map", 0, 0, -1, true, 2, 0});
+  recorder.DefineStage({3, "decode", "map", 0, 0, -1, true, 2, 0, record::kTraitParallelFunction});
   std::vector<std::thread> threads;
   for (int t = 0; t < 3; ++t) {
     threads.emplace_back([&, t] {
@@ -214,8 +214,8 @@ TEST(RecorderTest, ASourcesCheapCallsBecomeRunsThatCountEveryElement) {
   Recording recording;
   Recorder& recorder = recording.recorder;
   trace::Model& model = recording.model;
-  recorder.DefineStage({1, "records", "synthetic", 0, 0, -1, false, 1, 0});
-  recorder.DefineStage({2, "batch", "batch", 0, 1, 1, false, 1, 0});
+  recorder.DefineStage({1, "records", "synthetic", 0, 0, -1, false, 1, 0, record::kTraitSource});
+  recorder.DefineStage({2, "batch", "batch", 0, 1, 1, false, 1, 0, record::kTraitBatches});
   const TickCalibration& clock = recorder.calibration();
   uint64_t told_self = 0;  // ticks
   std::thread([&] {
@@ -260,7 +260,7 @@ TEST(RecorderTest, ARunStillOpenWhenItsThreadEndsIsDelivered) {
   Recording recording;
   Recorder& recorder = recording.recorder;
   trace::Model& model = recording.model;
-  recorder.DefineStage({1, "records", "synthetic", 0, 0, -1, false, 1, 0});
+  recorder.DefineStage({1, "records", "synthetic", 0, 0, -1, false, 1, 0, record::kTraitSource});
   std::thread([&] {
     static const int kSource = 0;
     const uint64_t base = Ticks() - recorder.calibration().TicksFor(10'000'000);

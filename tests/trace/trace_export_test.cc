@@ -31,7 +31,7 @@ void Add(Model& m, int64_t start, int64_t end, uint64_t element, uint32_t value,
 std::unique_ptr<Model> SmallTrace() {
   auto m = std::make_unique<Model>();
   m->run_info().pipeline_name = "small \"demo\"";
-  m->AddStage({0, "decode", "map", 0, 0, -1, true, 1, 0});
+  m->AddStage({0, "decode", "map", 0, 0, -1, true, 1, 0, record::kTraitParallelFunction});
   m->AddThread({1, "decode/0"});
   m->AddThread({2, "consumer"});
   Add(*m, 1'000, 4'000, 1, 0, 1, 0, EventKind::kWork);

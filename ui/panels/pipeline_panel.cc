@@ -81,8 +81,9 @@ void PipelinePanel::ShowTrace(const trace::Model& model) {
   std::vector<engine::KnobInfo> knobs;
   for (const record::StageDef* stage : model.StagesInOrder()) {
     const int64_t end = model.duration_ns();
-    const bool parallel = stage->asynchronous && stage->kind != "prefetch";
-    const bool buffered = stage->kind == "prefetch" || stage->buffer_size > 0;
+    const bool one_producer = stage->Has(record::kTraitOneProducer);
+    const bool parallel = stage->asynchronous && !one_producer;
+    const bool buffered = one_producer || stage->buffer_size > 0;
     if (parallel) {
       knobs.push_back({stage->name, "num_parallel_calls",
                        model.KnobValueAt(stage->id, "num_parallel_calls", end, stage->parallelism),

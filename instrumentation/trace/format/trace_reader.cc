@@ -13,6 +13,7 @@
 #include "instrumentation/record/crc32c.h"
 #include "instrumentation/trace/format/byte_source.h"
 #include "instrumentation/trace/format/column_codec.h"
+#include "instrumentation/trace/format/legacy_stage_traits.h"
 #include "instrumentation/trace/format/record_framing.h"
 
 namespace pipescope::pstrace {
@@ -217,6 +218,7 @@ Status ApplyChunk(const EventChunk& chunk, LabelIds& label_ids, trace::Model& mo
     def.asynchronous = s.asynchronous();
     def.parallelism = s.parallelism();
     def.buffer_size = s.buffer_size();
+    def.traits = s.traits() != 0 ? s.traits() : trace::LegacyStageTraits(def.kind);
     model.AddStage(def);
   }
   for (const auto& t : chunk.threads()) model.AddThread({t.id(), t.name()});

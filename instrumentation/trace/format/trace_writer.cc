@@ -115,6 +115,7 @@ void TraceWriter::ConsumeWithExtras(const record::TraceBatch& batch, const Extra
     out->set_asynchronous(s.asynchronous);
     out->set_parallelism(s.parallelism);
     out->set_buffer_size(s.buffer_size);
+    out->set_traits(s.traits);
   }
   for (const auto& t : batch.threads) {
     Thread* out = chunk_.add_threads();

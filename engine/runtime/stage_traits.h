@@ -1,0 +1,38 @@
+#pragma once
+// What a stage of a built pipeline is, for its trace (record::StageTrait): read from its
+// op kind's description, so both clocks' builders say the same and a new kind's stages say
+// what they do without any analysis knowing the kind's name.
+
+#include <cstdint>
+
+#include "engine/spec/op_kinds.h"
+#include "instrumentation/record/trace_sink.h"
+
+namespace pipescope::engine {
+
+// Sources, and the sources of an interleave's sub-pipelines.
+inline constexpr uint32_t kSourceStageTraits = record::kTraitSource;
+
+// An op of `kind`.
+inline uint32_t StageTraitsOf(const OpKindDescription& kind) {
+  uint32_t t = 0;
+  if (kind.ratio == OutputRatio::kOneOverBatch) t |= record::kTraitBatches;
+  if (kind.ratio == OutputRatio::kRowsPerElement) t |= record::kTraitUnbatches;
+  if (kind.replays) t |= record::kTraitReplays;
+  switch (kind.parallel_work) {
+    case ParallelWork::kFunction:
+      t |= record::kTraitParallelFunction;
+      break;
+    case ParallelWork::kSubPipelines:
+      t |= record::kTraitParallelReads;
+      break;
+    case ParallelWork::kOneProducer:
+      t |= record::kTraitOneProducer;
+      break;
+    case ParallelWork::kNone:
+      break;
+  }
+  return t;
+}
+
+}  // namespace pipescope::engine
