@@ -5,6 +5,7 @@
 #include "engine/runtime/stage_traits.h"
 #include "engine/spec/op_kinds.h"
 #include "engine/spec/op_values.h"
+#include "engine/spec/pipeline_plan.h"
 #include "engine/spec/spec_loader.h"
 #include "engine/spec/spec_validator.h"
 
@@ -13,24 +14,21 @@ namespace {
 
 class Builder {
  public:
-  Builder(StageRegistry& registry, int cpu_cores) : registry_(registry), cores_(cpu_cores) {}
+  explicit Builder(StageRegistry& registry) : registry_(registry) {}
 
-  Result<BuiltPipeline> Build(const spec::PipelineSpec& spec) {
+  Result<BuiltPipeline> Build(const PipelinePlan& plan) {
     registry_.BeginBuild();
-    ASSIGN_OR_RETURN(DatasetPtr d, BuildSource(spec.source()));
-    bool batched = false;
-    ASSIGN_OR_RETURN(d, BuildOps(spec.ops(), std::move(d), batched, 0));
-    return BuiltPipeline{std::move(d), batched};
+    ASSIGN_OR_RETURN(DatasetPtr d, BuildSource(plan.spec->source()));
+    ASSIGN_OR_RETURN(d, BuildOps(plan.ops, std::move(d)));
+    return BuiltPipeline{std::move(d), plan.output_batched};
   }
 
  private:
-  // A knob from the spec (`value` may be kAutotune), with its range and AUTOTUNE start
-  // from the op kind's description.
-  TunablePtr Knob(const std::string& op, std::string_view kind, std::string_view knob,
-                  int64_t value) {
-    const KnobDescription* d = DescribeKnob(kind, knob);
-    return registry_.Knob(op, std::string(knob), KnobStart(*d, value, cores_), TuneMin(*d), d->max,
-                          value == kAutotune);
+  // The op's planned knob `name` as a Tunable, with its range from the kind's description.
+  TunablePtr Knob(const PlannedOp& p, std::string_view name) {
+    const PlannedKnob& k = p.Knob(name);
+    return registry_.Knob(p.op->name(), std::string(name), k.start, TuneMin(*k.description),
+                          k.description->max, k.autotune());
   }
 
   Result<SyntheticRecords> Synthetic(int64_t records, int64_t bytes, const std::string& open,
@@ -111,38 +109,30 @@ class Builder {
     return InvalidArgument("interleave '" + op + "' needs per_element");
   }
 
-  Result<DatasetPtr> BuildOps(const google::protobuf::RepeatedPtrField<spec::Op>& ops, DatasetPtr d,
-                              bool& batched, int depth) {
-    for (const auto& op : ops) {
-      ASSIGN_OR_RETURN(d, BuildOp(op, std::move(d), batched, depth));
+  Result<DatasetPtr> BuildOps(const std::vector<PlannedOp>& ops, DatasetPtr d) {
+    for (const PlannedOp& p : ops) {
+      auto stats = registry_.Stage(p.op->name(), std::string(p.kind->kind), p.depth);
+      ASSIGN_OR_RETURN(d, BuildOp(p, std::move(d), stats));
+      stats->traits = StageTraitsOf(*p.kind);
     }
     return d;
   }
 
-  Result<DatasetPtr> BuildOp(const spec::Op& op, DatasetPtr in, bool& batched, int depth) {
-    auto stats = registry_.Stage(op.name(), OpKindName(op), depth);
-    ASSIGN_OR_RETURN(DatasetPtr d, BuildOpOf(op, std::move(in), batched, depth, stats));
-    stats->traits = StageTraitsOf(*DescribeOp(op));
-    return d;
-  }
-
-  Result<DatasetPtr> BuildOpOf(const spec::Op& op, DatasetPtr in, bool& batched, int depth,
-                               const StatsPtr& stats) {
+  Result<DatasetPtr> BuildOp(const PlannedOp& p, DatasetPtr in, const StatsPtr& stats) {
+    const spec::Op& op = *p.op;
     const std::string& n = op.name();
     switch (op.kind_case()) {
       case spec::Op::kInterleave: {
         const auto& il = op.interleave();
         ASSIGN_OR_RETURN(DatasetPtr sub, BuildElementSource(il.per_element(), n));
-        bool sub_batched = false;
-        ASSIGN_OR_RETURN(sub, BuildOps(il.ops(), std::move(sub), sub_batched, depth + 1));
-        auto cycle_knob = Knob(n, "interleave", "cycle_length", CycleLength(il));
-        auto block_knob = Knob(n, "interleave", "block_length", BlockLength(il));
+        ASSIGN_OR_RETURN(sub, BuildOps(p.sub, std::move(sub)));
+        auto cycle_knob = Knob(p, "cycle_length");
+        auto block_knob = Knob(p, "block_length");
         TunablePtr parallel;
         if (il.num_parallel_calls() != 0) {
-          parallel = Knob(n, "interleave", "num_parallel_calls", il.num_parallel_calls());
+          parallel = Knob(p, "num_parallel_calls");
           stats->parallelism = parallel.get();
         }
-        batched = sub_batched;
         return MakeInterleaveDataset(stats, std::move(in), std::move(sub), cycle_knob, block_knob,
                                      parallel, !il.has_deterministic() || il.deterministic());
       }
@@ -151,12 +141,12 @@ class Builder {
         ASSIGN_OR_RETURN(auto fn, MakeWorkFunction(m.fn()));
         TunablePtr parallel;
         if (m.num_parallel_calls() != 0) {
-          parallel = Knob(n, "map", "num_parallel_calls", m.num_parallel_calls());
+          parallel = Knob(p, "num_parallel_calls");
           stats->parallelism = parallel.get();
         }
         return MakeMapDataset(stats, std::move(in),
-                              std::shared_ptr<const WorkFunction>(std::move(fn)), batched, parallel,
-                              !m.has_deterministic() || m.deterministic());
+                              std::shared_ptr<const WorkFunction>(std::move(fn)), p.input_batched,
+                              parallel, !m.has_deterministic() || m.deterministic());
       }
       case spec::Op::kFilter: {
         ASSIGN_OR_RETURN(auto predicate, MakePredicate(op.filter().predicate()));
@@ -165,36 +155,29 @@ class Builder {
       }
       case spec::Op::kShuffle: {
         const auto& s = op.shuffle();
-        auto buffer = Knob(n, "shuffle", "buffer_size", s.buffer_size());
+        auto buffer = Knob(p, "buffer_size");
         stats->buffer_size = buffer.get();
         return MakeShuffleDataset(
             stats, std::move(in), buffer, ShuffleSeed(s),
             !s.has_reshuffle_each_iteration() || s.reshuffle_each_iteration());
       }
       case spec::Op::kBatch: {
-        auto size = Knob(n, "batch", "batch_size", op.batch().batch_size());
-        batched = true;
+        auto size = Knob(p, "batch_size");
         return MakeBatchDataset(stats, std::move(in), size, op.batch().drop_remainder());
       }
       case spec::Op::kUnbatch:
-        batched = false;
         return MakeUnbatchDataset(stats, std::move(in));
       case spec::Op::kPrefetch: {
-        auto buffer = Knob(n, "prefetch", "buffer_size", op.prefetch().buffer_size());
+        auto buffer = Knob(p, "buffer_size");
         stats->buffer_size = buffer.get();
         return MakePrefetchDataset(stats, std::move(in), buffer);
       }
       case spec::Op::kShard:
         return MakeShardDataset(stats, std::move(in), op.shard().num_shards(), op.shard().index());
       case spec::Op::kCache:
-        if (depth > 0) {
-          return InvalidArgument(
-              "cache '" + n +
-              "' inside an interleave's ops is not supported; put it after the interleave");
-        }
         return MakeCacheDataset(stats, std::move(in));
       case spec::Op::kRepeat:
-        return MakeRepeatDataset(stats, std::move(in), RepeatCount(op.repeat()));
+        return MakeRepeatDataset(stats, std::move(in), p.Knob("count").start);
       case spec::Op::kTake:
         return MakeTakeDataset(stats, std::move(in), op.take().count());
       case spec::Op::kSkip:
@@ -202,18 +185,18 @@ class Builder {
       case spec::Op::KIND_NOT_SET:
         break;
     }
-    return InvalidArgument("op '" + n + "' has no kind");
+    return Internal("op '" + n + "' has no kind: the plan lets no such op through");
   }
 
   StageRegistry& registry_;
-  const int cores_;
 };
 
 }  // namespace
 
 Result<BuiltPipeline> BuildPipeline(const spec::PipelineSpec& spec, StageRegistry& registry,
                                     int cpu_cores) {
-  return Builder(registry, std::max(1, cpu_cores)).Build(spec);
+  ASSIGN_OR_RETURN(PipelinePlan plan, PlanPipeline(spec, cpu_cores));
+  return Builder(registry).Build(plan);
 }
 
 }  // namespace pipescope::engine

@@ -1,6 +1,7 @@
 #pragma once
-// Turns a validated PipelineSpec into a chain of Datasets, creating (or reusing, on a
-// rebuild) each op's counters and knobs in the registry.
+// Turns a PipelineSpec into a chain of Datasets through its plan (pipeline_plan.h: validated,
+// every knob resolved, batched-ness worked out once for both clocks), creating (or reusing,
+// on a rebuild) each op's counters and knobs in the registry.
 
 #include "engine/runtime/iterator.h"
 #include "engine/runtime/stage_registry.h"

@@ -8,6 +8,7 @@
 #include "engine/sim/sim_ops.h"
 #include "engine/spec/op_kinds.h"
 #include "engine/spec/op_values.h"
+#include "engine/spec/pipeline_plan.h"
 #include "engine/spec/spec_loader.h"
 #include "engine/spec/spec_validator.h"
 #include "engine/work/work_registry.h"
@@ -17,17 +18,14 @@ namespace {
 
 class Builder {
  public:
-  Builder(SimContext& ctx)
-      : ctx_(ctx), cores_(std::max<int64_t>(1, std::llround(ctx.model->cores))) {}
+  explicit Builder(SimContext& ctx) : ctx_(ctx) {}
 
-  engine::Result<SimBuild> Build(const spec::PipelineSpec& spec) {
-    ASSIGN_OR_RETURN(SimDatasetPtr d, Source(spec.source()));
-    for (const auto& op : spec.ops()) {
-      ASSIGN_OR_RETURN(d, Op(op, std::move(d), 0));
-    }
+  engine::Result<SimBuild> Build(const engine::PipelinePlan& plan) {
+    ASSIGN_OR_RETURN(SimDatasetPtr d, Source(plan.spec->source()));
+    ASSIGN_OR_RETURN(d, Ops(plan.ops, std::move(d)));
     SimBuild b;
     b.root = std::move(d);
-    b.batched = batched_;
+    b.batched = plan.output_batched;
     std::vector<int> depths;
     for (const auto& s : ctx_.stages) depths.push_back(s->depth);
     const std::vector<int> inputs = engine::StageInputIndices(depths);
@@ -69,11 +67,6 @@ class Builder {
     return *ctx_.stages.back();
   }
   record::StageDef& Def(const SimStage& s) { return defs_[s.id]; }
-  // A knob's value as the run starts, AUTOTUNE where the op kind's description says (the
-  // engine's builder starts from the same place).
-  int64_t Start(std::string_view kind, std::string_view knob, int64_t v) const {
-    return engine::KnobStart(*engine::DescribeKnob(kind, knob), v, cores_);
-  }
   int64_t Records(const SimStage& s, int64_t from_spec) const {
     return s.cost->records >= 0 ? s.cost->records : from_spec;
   }
@@ -129,36 +122,36 @@ class Builder {
     return engine::InvalidArgument("interleave '" + op + "' needs per_element");
   }
 
-  engine::Result<SimDatasetPtr> Op(const spec::Op& op, SimDatasetPtr in, int depth) {
-    SimStage& st = Stage(op.name(), engine::OpKindName(op), depth);
-    ASSIGN_OR_RETURN(SimDatasetPtr d, OpOf(op, std::move(in), depth, st));
-    Def(st).traits = engine::StageTraitsOf(*engine::DescribeOp(op));
+  engine::Result<SimDatasetPtr> Ops(const std::vector<engine::PlannedOp>& ops, SimDatasetPtr d) {
+    for (const engine::PlannedOp& p : ops) {
+      SimStage& st = Stage(p.op->name(), std::string(p.kind->kind), p.depth);
+      ASSIGN_OR_RETURN(d, Op(p, std::move(d), st));
+      Def(st).traits = engine::StageTraitsOf(*p.kind);
+    }
     return d;
   }
 
-  engine::Result<SimDatasetPtr> OpOf(const spec::Op& op, SimDatasetPtr in, int depth,
-                                     SimStage& st) {
+  engine::Result<SimDatasetPtr> Op(const engine::PlannedOp& p, SimDatasetPtr in, SimStage& st) {
+    const spec::Op& op = *p.op;
     const std::string& n = op.name();
     record::StageDef& def = Def(st);  // not valid across the interleave's sub-stages
     switch (op.kind_case()) {
       case spec::Op::kInterleave: {
         const auto& il = op.interleave();
         ASSIGN_OR_RETURN(SimDatasetPtr sub, ElementSource(il.per_element(), n));
-        batched_ = false;  // the interleave's output is its sub-pipeline's
-        for (const auto& sub_op : il.ops()) {
-          ASSIGN_OR_RETURN(sub, Op(sub_op, std::move(sub), depth + 1));
-        }
-        const int64_t cycle = Start("interleave", "cycle_length", engine::CycleLength(il));
-        const int64_t parallel = Start("interleave", "num_parallel_calls", il.num_parallel_calls());
+        ASSIGN_OR_RETURN(sub, Ops(p.sub, std::move(sub)));
+        const int64_t cycle = p.Knob("cycle_length").start;
+        const int64_t parallel = p.Knob("num_parallel_calls").start;
         record::StageDef& il_def = Def(st);  // defs_ grew with the sub-pipeline's stages
         il_def.asynchronous = parallel != 0;
         il_def.parallelism = parallel != 0 ? parallel : 1;
-        return MakeSimInterleave(st, std::move(in), std::move(sub), cycle, engine::BlockLength(il),
-                                 parallel, !il.has_deterministic() || il.deterministic());
+        return MakeSimInterleave(st, std::move(in), std::move(sub), cycle,
+                                 p.Knob("block_length").start, parallel,
+                                 !il.has_deterministic() || il.deterministic());
       }
       case spec::Op::kMap: {
         values_ = values_ && engine::WorkFunctionKeepsValue(op.map().fn());
-        const int64_t parallel = Start("map", "num_parallel_calls", op.map().num_parallel_calls());
+        const int64_t parallel = p.Knob("num_parallel_calls").start;
         def.asynchronous = parallel != 0;
         def.parallelism = parallel != 0 ? parallel : 1;
         return MakeSimMap(st, std::move(in), parallel,
@@ -174,22 +167,19 @@ class Builder {
       }
       case spec::Op::kShuffle: {
         const auto& s = op.shuffle();
-        const int64_t buffer = Start("shuffle", "buffer_size", s.buffer_size());
+        const int64_t buffer = p.Knob("buffer_size").start;
         def.buffer_size = buffer;
         return MakeSimShuffle(st, std::move(in), buffer, engine::ShuffleSeed(s),
                               !s.has_reshuffle_each_iteration() || s.reshuffle_each_iteration());
       }
       case spec::Op::kBatch:
-        batched_ = true;
         values_ = false;  // a batch's rows are not kept as values
-        return MakeSimBatch(st, std::move(in),
-                            Start("batch", "batch_size", op.batch().batch_size()),
+        return MakeSimBatch(st, std::move(in), p.Knob("batch_size").start,
                             op.batch().drop_remainder());
       case spec::Op::kUnbatch:
-        batched_ = false;
         return MakeSimUnbatch(st, std::move(in));
       case spec::Op::kPrefetch: {
-        const int64_t buffer = Start("prefetch", "buffer_size", op.prefetch().buffer_size());
+        const int64_t buffer = p.Knob("buffer_size").start;
         def.asynchronous = true;
         def.buffer_size = buffer;
         return MakeSimPrefetch(st, std::move(in), buffer);
@@ -197,14 +187,9 @@ class Builder {
       case spec::Op::kShard:
         return MakeSimShard(st, std::move(in), op.shard().num_shards(), op.shard().index());
       case spec::Op::kCache:
-        if (depth > 0) {
-          return engine::InvalidArgument("cache '" + n +
-                                         "' inside an interleave's ops is not supported; put it "
-                                         "after the interleave");
-        }
         return MakeSimCache(st, std::move(in));
       case spec::Op::kRepeat:
-        return MakeSimRepeat(st, std::move(in), engine::RepeatCount(op.repeat()));
+        return MakeSimRepeat(st, std::move(in), p.Knob("count").start);
       case spec::Op::kTake:
         return MakeSimTake(st, std::move(in), op.take().count());
       case spec::Op::kSkip:
@@ -212,13 +197,11 @@ class Builder {
       case spec::Op::KIND_NOT_SET:
         break;
     }
-    return engine::InvalidArgument("op '" + n + "' has no kind");
+    return engine::Internal("op '" + n + "' has no kind: the plan lets no such op through");
   }
 
   SimContext& ctx_;
-  const int64_t cores_;
   std::vector<record::StageDef> defs_;
-  bool batched_ = false;
   // Whether the elements at this point carry the range's numbers as the engine's do (for a
   // mod_equals filter and from_element's repeat_by_value).
   bool values_ = false;
@@ -227,7 +210,9 @@ class Builder {
 }  // namespace
 
 engine::Result<SimBuild> BuildSimPipeline(const spec::PipelineSpec& spec, SimContext& ctx) {
-  return Builder(ctx).Build(spec);
+  const int cores = static_cast<int>(std::max<int64_t>(1, std::llround(ctx.model->cores)));
+  ASSIGN_OR_RETURN(engine::PipelinePlan plan, engine::PlanPipeline(spec, cores));
+  return Builder(ctx).Build(plan);
 }
 
 }  // namespace pipescope::sim

@@ -1,7 +1,8 @@
 #pragma once
-// Turns a PipelineSpec into the simulator's datasets, registering its stages in the order
-// and with the names, kinds and depths the engine's builder gives them (so the trace's
-// stage list is the one a real run records). AUTOTUNE knobs start where the engine's do.
+// Turns a PipelineSpec into the simulator's datasets through the plan the engine's builder
+// takes (pipeline_plan.h: validated, every knob resolved, batched-ness worked out once),
+// registering its stages in the order and with the names, kinds, depths and traits the
+// engine's builder gives them (so the trace's stage list is the one a real run records).
 
 #include "engine/core/status.h"
 #include "engine/sim/sim_iterator.h"

@@ -188,6 +188,19 @@ int64_t KnobStart(const KnobDescription& knob, int64_t value, int64_t cpu_budget
   return knob.starts_at_cpu_budget ? cpu_budget : knob.autotune_start;
 }
 
+bool OutputBatched(const OpKindDescription& kind, bool input_batched, bool sub_batched) {
+  switch (kind.ratio) {
+    case OutputRatio::kOneOverBatch:
+      return true;
+    case OutputRatio::kRowsPerElement:
+      return false;
+    case OutputRatio::kPerSubDataset:
+      return sub_batched;
+    default:
+      return input_batched;
+  }
+}
+
 std::string DescribeForPeople(const OpKindDescription& d) {
   std::string text(d.kind);
   switch (d.order) {

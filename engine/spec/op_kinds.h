@@ -98,6 +98,11 @@ inline int64_t TuneMin(const KnobDescription& knob) {
   return knob.tune_min > knob.min ? knob.tune_min : knob.min;
 }
 
+// Whether an op of `kind` gives batches: a batch does, an unbatch does not, an interleave
+// gives what its sub-pipeline gives (`sub_batched`), and every other op gives what it takes.
+// The one rule the validator and the plan (so both clocks) follow.
+bool OutputBatched(const OpKindDescription& kind, bool input_batched, bool sub_batched);
+
 // "map keeps order (unless deterministic: false); one element per element in".
 std::string DescribeForPeople(const OpKindDescription& d);
 

@@ -157,9 +157,10 @@ void CheckSource(Checker& c, const spec::Source& s, const Where& w) {
   }
 }
 
-void CheckOps(Checker& c, const Message& parent, const Where& parent_where,
+// Checks `ops` (at `depth`: 1 inside an interleave) and returns whether they give batches.
+bool CheckOps(Checker& c, const Message& parent, const Where& parent_where,
               const google::protobuf::RepeatedPtrField<spec::Op>& ops, const char* field,
-              bool input_batched);
+              bool input_batched, int depth);
 
 void CheckElementSource(Checker& c, const spec::ElementSource& es, const Where& w) {
   switch (es.kind_case()) {
@@ -210,7 +211,8 @@ void CheckWorkFunction(Checker& c, const spec::MapOp& map, const Where& w, bool 
   }
 }
 
-void CheckOp(Checker& c, const spec::Op& op, const Where& w, bool& batched) {
+void CheckOp(Checker& c, const spec::Op& op, const Where& w, bool& batched, int depth) {
+  bool sub_batched = false;
   switch (op.kind_case()) {
     case spec::Op::kInterleave: {
       const auto& il = op.interleave();
@@ -237,8 +239,7 @@ void CheckOp(Checker& c, const spec::Op& op, const Where& w, bool& batched) {
         c.Knob(il, iw, "interleave", "block_length", BlockLength(il));
       }
       c.Knob(il, iw, "interleave", "num_parallel_calls", il.num_parallel_calls());
-      CheckOps(c, il, iw, il.ops(), "ops", false);
-      batched = false;  // the sub-pipelines' outputs are what come out
+      sub_batched = CheckOps(c, il, iw, il.ops(), "ops", false, depth + 1);
       break;
     }
     case spec::Op::kMap: {
@@ -270,11 +271,9 @@ void CheckOp(Checker& c, const spec::Op& op, const Where& w, bool& batched) {
     case spec::Op::kBatch: {
       Where bw = c.Nested(op, w, "batch", w.what);
       c.Knob(op.batch(), bw, "batch", "batch_size", op.batch().batch_size());
-      batched = true;
       break;
     }
     case spec::Op::kUnbatch:
-      batched = false;
       break;
     case spec::Op::kPrefetch: {
       Where pw = c.Nested(op, w, "prefetch", w.what);
@@ -294,6 +293,10 @@ void CheckOp(Checker& c, const spec::Op& op, const Where& w, bool& batched) {
     }
     case spec::Op::kCache: {
       Where cw = c.Nested(op, w, "cache", w.what);
+      if (depth > 0) {
+        c.Fail(op, w, "cache",
+               "inside an interleave's ops is not supported; put it after the interleave");
+      }
       if (!op.cache().filename().empty()) {
         c.Fail(
             op.cache(), cw, "filename",
@@ -313,20 +316,22 @@ void CheckOp(Checker& c, const spec::Op& op, const Where& w, bool& batched) {
       break;
     case spec::Op::KIND_NOT_SET:
       c.Fail(op, w, "", "needs a kind (map, batch, prefetch, ...)");
-      break;
+      return;
   }
+  batched = OutputBatched(*DescribeOp(op), batched, sub_batched);
 }
 
-void CheckOps(Checker& c, const Message& parent, const Where& parent_where,
+bool CheckOps(Checker& c, const Message& parent, const Where& parent_where,
               const google::protobuf::RepeatedPtrField<spec::Op>& ops, const char* field,
-              bool input_batched) {
+              bool input_batched, int depth) {
   bool batched = input_batched;
   for (int i = 0; i < ops.size(); ++i) {
     const auto& op = ops[i];
     Where w =
         c.Nested(parent, parent_where, field, "op '" + op.name() + "' (" + OpKindName(op) + ")", i);
-    CheckOp(c, op, w, batched);
+    CheckOp(c, op, w, batched, depth);
   }
+  return batched;
 }
 
 void CollectNames(const google::protobuf::RepeatedPtrField<spec::Op>& ops,
@@ -397,7 +402,7 @@ Status ValidateSpec(const spec::PipelineSpec& spec, const std::string& source_na
       c.Fail(spec, root, "ops",
              "name '" + name + "' is used by " + std::to_string(n) + " ops; names must be unique");
   }
-  CheckOps(c, spec, root, spec.ops(), "ops", false);
+  CheckOps(c, spec, root, spec.ops(), "ops", false, 0);
   if (spec.has_train_step()) {
     const auto& ts = spec.train_step();
     Where tw = c.Nested(spec, root, "train_step", "train_step");

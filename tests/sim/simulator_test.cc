@@ -3,6 +3,7 @@
 // its trace is one every analysis takes.
 #include "engine/sim/simulator.h"
 
+#include <google/protobuf/text_format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -357,15 +358,23 @@ TEST(SimulatorTest, SameSeedSameTraceAndTheAnalysisReadsIt) {
   EXPECT_NEAR(a.result.summary.steps_per_s, 1000.0 / 12, 8);
 }
 
+// What the validator refuses, the simulator refuses before it runs, naming the op, as the
+// engine does (both build through the same plan); the spec is parsed here without the
+// loader, which would refuse it first.
 TEST(SimulatorTest, BuildErrorsNameTheOp) {
-  const spec::PipelineSpec spec = Spec(Pipeline(
-      R"(ops { name: "il" interleave { per_element { from_element {} }
-             ops { name: "c" cache {} } cycle_length: 1 } })"));
+  spec::PipelineSpec spec;
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(
+      Pipeline(R"(ops { name: "il" interleave { per_element { from_element {} }
+                   ops { name: "c" cache {} } cycle_length: 1 } })"),
+      &spec));
   auto model = DefaultCostModel(spec, 2);
   ASSERT_TRUE(model.ok());
   auto r = Simulate(spec, *model, {});
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.status().message().find("cache 'c'"), std::string::npos);
+  EXPECT_NE(r.status().message().find("op 'c' (cache)"), std::string::npos) << r.status().message();
+  auto engine = engine::Pipeline::Create(spec, {});
+  ASSERT_FALSE(engine.ok());
+  EXPECT_EQ(engine.status().message(), r.status().message());
 }
 
 // Device gaps on a simulated run: the device (simulated: busy while a step runs) idles

@@ -1,0 +1,72 @@
+#include "engine/spec/pipeline_plan.h"
+
+#include <algorithm>
+#include <cassert>
+
+#include "engine/spec/op_values.h"
+#include "engine/spec/spec_loader.h"
+#include "engine/spec/spec_validator.h"
+
+namespace pipescope::engine {
+namespace {
+
+// The message of the op's kind (the MapOp of a map), whose fields are its knobs.
+const google::protobuf::Message& KindMessage(const spec::Op& op) {
+  const auto* oneof = op.GetDescriptor()->FindOneofByName("kind");
+  const auto* field = op.GetReflection()->GetOneofFieldDescriptor(op, oneof);
+  return op.GetReflection()->GetMessage(op, field);
+}
+
+std::vector<PlannedOp> PlanOps(const google::protobuf::RepeatedPtrField<spec::Op>& ops, int depth,
+                               bool batched, int cores, bool& output_batched) {
+  std::vector<PlannedOp> planned;
+  planned.reserve(static_cast<size_t>(ops.size()));
+  for (const spec::Op& op : ops) {
+    PlannedOp p;
+    p.op = &op;
+    p.kind = DescribeOp(op);
+    p.depth = depth;
+    p.input_batched = batched;
+    const auto& params = KindMessage(op);
+    for (const KnobDescription& knob : p.kind->knobs) {
+      const auto* field = params.GetDescriptor()->FindFieldByName(std::string(knob.name));
+      assert(field && "a knob is a field of its kind's message");
+      const int64_t written = IntFieldValue(params, *field);
+      // -1 is AUTOTUNE only for a knob that takes it: elsewhere it means what it says
+      // (repeat forever, take all).
+      p.knobs.push_back(
+          {&knob, written, knob.autotune ? KnobStart(knob, written, cores) : written});
+    }
+    bool sub_batched = false;
+    if (op.has_interleave()) {
+      p.sub = PlanOps(op.interleave().ops(), depth + 1, false, cores, sub_batched);
+    }
+    p.output_batched = OutputBatched(*p.kind, batched, sub_batched);
+    batched = p.output_batched;
+    planned.push_back(std::move(p));
+  }
+  output_batched = batched;
+  return planned;
+}
+
+}  // namespace
+
+bool PlannedKnob::autotune() const { return description->autotune && written == kAutotune; }
+
+const PlannedKnob& PlannedOp::Knob(std::string_view name) const {
+  auto it = std::find_if(knobs.begin(), knobs.end(),
+                         [&](const PlannedKnob& k) { return k.description->name == name; });
+  assert(it != knobs.end() && "a knob of the op's kind");
+  return *it;
+}
+
+Result<PipelinePlan> PlanPipeline(const spec::PipelineSpec& spec, int cpu_cores) {
+  RETURN_IF_ERROR(ValidateSpec(spec, spec.name().empty() ? "pipeline" : spec.name()));
+  PipelinePlan plan;
+  plan.spec = &spec;
+  plan.cpu_cores = std::max(1, cpu_cores);
+  plan.ops = PlanOps(spec.ops(), 0, false, plan.cpu_cores, plan.output_batched);
+  return plan;
+}
+
+}  // namespace pipescope::engine

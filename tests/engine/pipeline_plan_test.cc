@@ -1,0 +1,93 @@
+// The plan both clocks build from: every knob resolved as the spec means it, whether each
+// op takes and gives batches worked out once (by the rule the validator follows too), and
+// what the validator refuses refused before either clock runs.
+#include "engine/spec/pipeline_plan.h"
+
+#include <gtest/gtest.h>
+
+#include "engine/spec/spec_loader.h"
+#include "test_support.h"
+
+namespace pipescope::engine {
+namespace {
+
+using testing::Spec;
+
+TEST(PipelinePlanTest, ResolvesEveryKnobAsTheSpecMeansIt) {
+  const spec::PipelineSpec spec = Spec(R"(
+    source { name: "files" range { start: 0 stop: 8 } }
+    ops { name: "read" interleave { per_element { from_element {} } num_parallel_calls: AUTOTUNE } }
+    ops { name: "decode" map { fn { cpu_work { duration: "1ms" } } num_parallel_calls: 3 } }
+    ops { name: "epochs" repeat {} }
+    ops { name: "head" take { count: -1 } }
+    ops { name: "ahead" prefetch { buffer_size: AUTOTUNE } }
+  )");
+  auto plan = PlanPipeline(spec, 6);
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  ASSERT_EQ(plan->ops.size(), 5u);
+  const PlannedOp& read = plan->ops[0];
+  EXPECT_EQ(read.Knob("cycle_length").written, kAutotune) << "left out: AUTOTUNE";
+  EXPECT_EQ(read.Knob("cycle_length").start, 6) << "at the CPU budget";
+  EXPECT_EQ(read.Knob("block_length").start, 1) << "left out: 1";
+  EXPECT_TRUE(read.Knob("num_parallel_calls").autotune());
+  EXPECT_EQ(read.Knob("num_parallel_calls").start, 6);
+  EXPECT_EQ(plan->ops[1].Knob("num_parallel_calls").start, 3);
+  EXPECT_FALSE(plan->ops[1].Knob("num_parallel_calls").autotune());
+  // -1 means forever and all where AUTOTUNE is not a value the knob takes.
+  EXPECT_EQ(plan->ops[2].Knob("count").start, -1);
+  EXPECT_FALSE(plan->ops[2].Knob("count").autotune());
+  EXPECT_EQ(plan->ops[3].Knob("count").start, -1);
+  EXPECT_EQ(plan->ops[4].Knob("buffer_size").start, 2) << "prefetch's AUTOTUNE starts at 2";
+  EXPECT_EQ(read.depth, 0);
+}
+
+TEST(PipelinePlanTest, SaysWhichOpsTakeAndGiveBatches) {
+  const spec::PipelineSpec spec = Spec(R"(
+    source { name: "src" range { start: 0 stop: 64 } }
+    ops { name: "b" batch { batch_size: 4 } }
+    ops { name: "m" map { fn { cpu_work { duration: "1us" } } } }
+    ops { name: "rows" unbatch {} }
+    ops { name: "il" interleave { per_element { from_element {} }
+          ops { name: "inner" batch { batch_size: 2 } } cycle_length: 2 } }
+  )");
+  auto plan = PlanPipeline(spec, 2);
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  const auto& ops = plan->ops;
+  EXPECT_FALSE(ops[0].input_batched);
+  EXPECT_TRUE(ops[0].output_batched);
+  EXPECT_TRUE(ops[1].input_batched) << "a map after batch runs the batched form";
+  EXPECT_FALSE(ops[2].output_batched);
+  ASSERT_EQ(ops[3].sub.size(), 1u);
+  EXPECT_EQ(ops[3].sub[0].depth, 1);
+  EXPECT_FALSE(ops[3].sub[0].input_batched) << "a sub-pipeline starts from one element";
+  EXPECT_TRUE(ops[3].output_batched) << "an interleave gives what its sub-pipeline gives";
+  EXPECT_TRUE(plan->output_batched);
+}
+
+// An interleave whose sub-pipeline batches gives batches, so a map after it runs the
+// function's batched form: one the function lacks is refused before any run, by the same
+// rule the builders follow (the validator used to reset batched-ness after an interleave).
+TEST(PipelinePlanTest, RefusesWhatTheValidatorRefuses) {
+  spec::PipelineSpec spec;
+  spec.set_name("t");
+  spec.mutable_source()->set_name("src");
+  spec.mutable_source()->mutable_range()->set_stop(10);
+  auto* il = spec.add_ops();
+  il->set_name("il");
+  il->mutable_interleave()->mutable_per_element()->mutable_from_element();
+  auto* inner = il->mutable_interleave()->add_ops();
+  inner->set_name("b");
+  inner->mutable_batch()->set_batch_size(2);
+  auto* resize = spec.add_ops();
+  resize->set_name("r");
+  resize->mutable_map()->mutable_fn()->mutable_resize()->set_height(2);
+  resize->mutable_map()->mutable_fn()->mutable_resize()->set_width(2);
+  auto plan = PlanPipeline(spec, 2);
+  ASSERT_FALSE(plan.ok());
+  EXPECT_NE(plan.status().message().find("op 'r' (map): fn 'resize' has no batched form"),
+            std::string::npos)
+      << plan.status().message();
+}
+
+}  // namespace
+}  // namespace pipescope::engine
