@@ -206,8 +206,13 @@ void CheckWorkFunction(Checker& c, const spec::MapOp& map, const Where& w, bool 
   }
   if (input_batched && !WorkFunctionHasBatchedForm(fn)) {
     c.Fail(map, w, "fn",
-           "'" + WorkFunctionName(fn) +
-               "' has no batched form, so it cannot follow batch; move the map before the batch");
+           fn.has_parse_example()
+               ? std::string("'parse_example' after batch is tf.io.parse_example, whose var_len "
+                             "features are SparseTensors, which elements here do not hold; "
+                             "make them fixed-length or move the map before the batch")
+               : "'" + WorkFunctionName(fn) +
+                     "' has no batched form, so it cannot follow batch; move the map before "
+                     "the batch");
   }
 }
 

@@ -1,5 +1,7 @@
 #include "engine/work/work_registry.h"
 
+#include <algorithm>
+
 #include "engine/core/content_hash.h"
 #include "engine/core/duration.h"
 #include "engine/runtime/filter_rules.h"
@@ -118,6 +120,11 @@ bool WorkFunctionHasBatchedForm(const spec::WorkFunction& fn) {
     case spec::WorkFunction::kNormalize:
     case spec::WorkFunction::kIdentity:
       return true;
+    case spec::WorkFunction::kParseExample:
+      // tf.io.parse_example over the batch; a var_len feature would be a SparseTensor.
+      return std::none_of(fn.parse_example().features().begin(),
+                          fn.parse_example().features().end(),
+                          [](const spec::FeatureSpec& f) { return f.var_len(); });
     default:
       return false;
   }

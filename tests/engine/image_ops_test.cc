@@ -64,6 +64,55 @@ TEST(ParseExampleTest, AMissingOrMistypedFeatureIsNamed) {
   EXPECT_FALSE(ParseExample::Create(config).ok());
 }
 
+// tf.io.parse_example over a batch: each feature gets the batch's rows as its leading
+// dimension, row r being what parse_single_example gives for the batch's r-th record.
+TEST(ParseExampleTest, AfterBatchParsesEveryRecordOfTheBatchAtOnce) {
+  constexpr int64_t kRows = 3;
+  std::vector<Element> singles;
+  std::vector<Tensor> records;
+  for (uint64_t seed = 10; seed < 10 + kRows; ++seed) {
+    singles.push_back(ImagenetRecord(seed));
+    records.push_back(singles.back().value);
+  }
+  std::vector<const Tensor*> rows;
+  for (const Tensor& t : records) rows.push_back(&t);
+  Element batch;
+  batch.value = Tensor::Stack(rows).value();
+  CancellationToken c;
+  auto parser = Parser("image/class/label");
+  ASSERT_TRUE(parser->has_batched_form());
+  ASSERT_TRUE(parser->ApplyBatched(batch, kRows, c).ok());
+  ASSERT_EQ(batch.features.size(), 2u);
+  EXPECT_FALSE(batch.value.valid()) << "the serialized records are dropped, as when parsing one";
+  const Tensor& images = batch.features[0].value;
+  const Tensor& labels = batch.features[1].value;
+  EXPECT_EQ(images.shape(), Shape{kRows});
+  EXPECT_EQ(labels.shape(), Shape{kRows});
+  for (int64_t r = 0; r < kRows; ++r) {
+    Element& one = singles[static_cast<size_t>(r)];
+    ASSERT_TRUE(parser->Apply(one, c).ok());
+    EXPECT_EQ(images.Row(r), one.features[0].value) << "row " << r;
+    EXPECT_EQ(labels.Row(r), one.features[1].value) << "row " << r;
+  }
+
+  // A record that is not an Example is named by its row.
+  Element bad;
+  std::vector<Tensor> bad_records = {records[0], Tensor::String("not an example")};
+  std::vector<const Tensor*> bad_rows = {&bad_records[0], &bad_records[1]};
+  bad.value = Tensor::Stack(bad_rows).value();
+  Status s = parser->ApplyBatched(bad, 2, c);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("row 1 of the batch"), std::string::npos) << s.message();
+
+  // var_len features would be SparseTensors after batch: no batched form.
+  spec::ParseExample config;
+  auto* f = config.add_features();
+  f->set_name("image/encoded");
+  f->set_dtype("bytes");
+  f->set_var_len(true);
+  EXPECT_FALSE(ParseExample::Create(config).value()->has_batched_form());
+}
+
 TEST(ImageOpsTest, DecodeCropFlipResizeGiveTheDeclaredShapes) {
   Element e = ImagenetRecord(4);
   CancellationToken c;
