@@ -136,6 +136,16 @@ class Builder {
         return MakeInterleaveDataset(stats, std::move(in), std::move(sub), cycle_knob, block_knob,
                                      parallel, !il.has_deterministic() || il.deterministic());
       }
+      case spec::Op::kFlatMap: {
+        // interleave(cycle_length=1): fixed, so no knob a tuner or the GUI could move.
+        ASSIGN_OR_RETURN(DatasetPtr sub, BuildElementSource(op.flat_map().per_element(), n));
+        ASSIGN_OR_RETURN(sub, BuildOps(p.sub, std::move(sub)));
+        auto one = [&](const char* knob) {
+          return std::make_shared<Tunable>(n, knob, 1, 1, 1, false);
+        };
+        return MakeInterleaveDataset(stats, std::move(in), std::move(sub), one("cycle_length"),
+                                     one("block_length"), nullptr, true);
+      }
       case spec::Op::kMap: {
         const auto& m = op.map();
         ASSIGN_OR_RETURN(auto fn, MakeWorkFunction(m.fn()));

@@ -225,9 +225,10 @@ class DefaultsBuilder {
   engine::Status Op(const spec::Op& op, int64_t& bytes) {
     OpCost& c = m_.ops[op.name()];
     switch (op.kind_case()) {
-      case spec::Op::kInterleave: {
-        RETURN_IF_ERROR(ElementSource(op.interleave().per_element(), op.name(), bytes));
-        RETURN_IF_ERROR(Ops(op.interleave().ops(), bytes));
+      case spec::Op::kInterleave:
+      case spec::Op::kFlatMap: {
+        RETURN_IF_ERROR(ElementSource(*engine::PerElementSourceOf(op), op.name(), bytes));
+        RETURN_IF_ERROR(Ops(*engine::SubPipelineOf(op), bytes));
         m_.ops[op.name()].cpu = Fixed(kCheapOpNs);
         return engine::Status::Ok();
       }

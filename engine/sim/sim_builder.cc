@@ -149,6 +149,11 @@ class Builder {
                                  p.Knob("block_length").start, parallel,
                                  !il.has_deterministic() || il.deterministic());
       }
+      case spec::Op::kFlatMap: {  // interleave(cycle_length=1)
+        ASSIGN_OR_RETURN(SimDatasetPtr sub, ElementSource(op.flat_map().per_element(), n));
+        ASSIGN_OR_RETURN(sub, Ops(p.sub, std::move(sub)));
+        return MakeSimInterleave(st, std::move(in), std::move(sub), 1, 1, 0, true);
+      }
       case spec::Op::kMap: {
         values_ = values_ && engine::WorkFunctionKeepsValue(op.map().fn());
         const int64_t parallel = p.Knob("num_parallel_calls").start;

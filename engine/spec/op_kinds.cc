@@ -92,6 +92,8 @@ const std::array kKinds = {
                       .ratio = OutputRatio::kPerSubDataset,
                       .parallel_work = ParallelWork::kSubPipelines,
                       .omissible = "cycle_length: AUTOTUNE; block_length: 1; deterministic: true"},
+    OpKindDescription{
+        .kind = "flat_map", .kind_case = Op::kFlatMap, .ratio = OutputRatio::kPerSubDataset},
     OpKindDescription{.kind = "map",
                       .kind_case = Op::kMap,
                       .knobs = kMapKnobs,

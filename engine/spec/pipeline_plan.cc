@@ -38,8 +38,8 @@ std::vector<PlannedOp> PlanOps(const google::protobuf::RepeatedPtrField<spec::Op
           {&knob, written, knob.autotune ? KnobStart(knob, written, cores) : written});
     }
     bool sub_batched = false;
-    if (op.has_interleave()) {
-      p.sub = PlanOps(op.interleave().ops(), depth + 1, false, cores, sub_batched);
+    if (const auto* sub = SubPipelineOf(op)) {
+      p.sub = PlanOps(*sub, depth + 1, false, cores, sub_batched);
     }
     p.output_batched = OutputBatched(*p.kind, batched, sub_batched);
     batched = p.output_batched;

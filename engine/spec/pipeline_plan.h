@@ -28,7 +28,7 @@ struct PlannedOp {
   bool input_batched = false;      // the elements it takes are batches
   bool output_batched = false;     // the elements it gives are batches
   std::vector<PlannedKnob> knobs;  // one per knob of its kind, in the kind's order
-  std::vector<PlannedOp> sub;      // an interleave's ops over each element's dataset
+  std::vector<PlannedOp> sub;      // an interleave's or flat_map's ops over each element's dataset
 
   // The knob `name` of its kind (every kind's knobs are planned; asking for another is a
   // programming mistake, asserted).

@@ -14,8 +14,8 @@ using google::protobuf::Message;
 spec::Op* FindOp(google::protobuf::RepeatedPtrField<spec::Op>& ops, const std::string& name) {
   for (auto& op : ops) {
     if (op.name() == name) return &op;
-    if (op.has_interleave()) {
-      if (auto* inner = FindOp(*op.mutable_interleave()->mutable_ops(), name)) return inner;
+    if (auto* sub = MutableSubPipelineOf(op)) {
+      if (auto* inner = FindOp(*sub, name)) return inner;
     }
   }
   return nullptr;

@@ -216,22 +216,37 @@ void CheckWorkFunction(Checker& c, const spec::MapOp& map, const Where& w, bool 
   }
 }
 
+// An op that opens a dataset per input element (interleave, flat_map, whose message is
+// `m`, written at `mw`): its per_element source and its sub-pipeline; whether that gives
+// batches.
+template <class SubPipelineOp>
+bool CheckSubPipeline(Checker& c, const SubPipelineOp& m, const Where& mw, std::string_view kind,
+                      bool batched, int depth) {
+  if (!m.has_per_element()) {
+    c.Fail(m, mw, "per_element", "is required (from_element, synthetic_file, tfrecord_file)");
+  } else {
+    CheckElementSource(c, m.per_element(), c.Nested(m, mw, "per_element", mw.what));
+    if (batched && m.per_element().from_element().repeat_by_value()) {
+      c.Fail(m, mw, "per_element",
+             "from_element.repeat_by_value repeats each element by its int64 value, and the " +
+                 std::string(kind) + "'s input is batched; move the " + std::string(kind) +
+                 " before the batch");
+    }
+  }
+  return CheckOps(c, m, mw, m.ops(), "ops", false, depth + 1);
+}
+
 void CheckOp(Checker& c, const spec::Op& op, const Where& w, bool& batched, int depth) {
   bool sub_batched = false;
   switch (op.kind_case()) {
+    case spec::Op::kFlatMap:
+      sub_batched = CheckSubPipeline(c, op.flat_map(), c.Nested(op, w, "flat_map", w.what),
+                                     "flat_map", batched, depth);
+      break;
     case spec::Op::kInterleave: {
       const auto& il = op.interleave();
       Where iw = c.Nested(op, w, "interleave", w.what);
-      if (!il.has_per_element()) {
-        c.Fail(il, iw, "per_element", "is required (from_element, synthetic_file, tfrecord_file)");
-      } else {
-        CheckElementSource(c, il.per_element(), c.Nested(il, iw, "per_element", w.what));
-        if (batched && il.per_element().from_element().repeat_by_value()) {
-          c.Fail(il, iw, "per_element",
-                 "from_element.repeat_by_value repeats each element by its int64 value, and the "
-                 "interleave's input is batched; move the interleave before the batch");
-        }
-      }
+      sub_batched = CheckSubPipeline(c, il, iw, "interleave", batched, depth);
       // tf.data refuses a written 0 for both; absent means AUTOTUNE and 1 (op_values.h).
       if (il.has_cycle_length() && il.cycle_length() == 0) {
         c.Fail(il, iw, "cycle_length", "must be greater than zero (or AUTOTUNE), got 0");
@@ -244,7 +259,6 @@ void CheckOp(Checker& c, const spec::Op& op, const Where& w, bool& batched, int 
         c.Knob(il, iw, "interleave", "block_length", BlockLength(il));
       }
       c.Knob(il, iw, "interleave", "num_parallel_calls", il.num_parallel_calls());
-      sub_batched = CheckOps(c, il, iw, il.ops(), "ops", false, depth + 1);
       break;
     }
     case spec::Op::kMap: {
@@ -343,7 +357,7 @@ void CollectNames(const google::protobuf::RepeatedPtrField<spec::Op>& ops,
                   std::map<std::string, int>& counts) {
   for (const auto& op : ops) {
     counts[op.name()]++;
-    if (op.has_interleave()) CollectNames(op.interleave().ops(), counts);
+    if (const auto* sub = SubPipelineOf(op)) CollectNames(*sub, counts);
   }
 }
 
@@ -356,7 +370,7 @@ void AssignNames(google::protobuf::RepeatedPtrField<spec::Op>& ops, std::set<std
       op.set_name(name);
     }
     used.insert(op.name());
-    if (op.has_interleave()) AssignNames(*op.mutable_interleave()->mutable_ops(), used);
+    if (auto* sub = MutableSubPipelineOf(op)) AssignNames(*sub, used);
   }
 }
 
@@ -364,7 +378,7 @@ void CollectUsed(const google::protobuf::RepeatedPtrField<spec::Op>& ops,
                  std::set<std::string>& used) {
   for (const auto& op : ops) {
     if (!op.name().empty()) used.insert(op.name());
-    if (op.has_interleave()) CollectUsed(op.interleave().ops(), used);
+    if (const auto* sub = SubPipelineOf(op)) CollectUsed(*sub, used);
   }
 }
 

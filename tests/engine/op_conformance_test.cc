@@ -104,6 +104,7 @@ std::vector<OpCase> Cases() {
        {"p.buffer_size"}},
       {"Shard", "ops { shard { num_shards: 3 index: 1 } }", {1, 4, 7}},
       {"Cache", "ops { cache {} }", ten},
+      {"FlatMap", "ops { flat_map { per_element { from_element {} } } }", ten},
       {"Repeat", "ops { repeat { count: 2 } }", twice},
       {"CacheRepeat", "ops { cache {} } ops { repeat { count: 2 } }", twice},
       WithEndlessOps({"Take", "ops { take { count: 3 } }", {0, 1, 2}},

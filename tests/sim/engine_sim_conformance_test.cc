@@ -177,6 +177,29 @@ std::vector<Case> Cases() {
        "ops { interleave { per_element { from_element {} } ops { take { count: 0 } } "
        "cycle_length: 2 } }",
        {{}}},
+      // flat_map_test.py's testFlatMapDataset: each x becomes from_tensors(x).repeat(x), read to
+      // its end before the next (here range(1, 6): its [1, 2, 3, 4, 5]); a 0 gives nothing
+      // (range(3, -1, -1): its [3, 2, 1, 0]).
+      {"FlatMapRepeatByValue",
+       6,
+       "ops { flat_map { per_element { from_element { repeat_by_value: true } } } }",
+       {{1, 2, 2, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 5}},
+       true,
+       -1,
+       1},
+      {"FlatMapWithAnEmptyDataset",
+       -1,
+       "ops { flat_map { per_element { from_element { repeat_by_value: true } } } }",
+       {{3, 3, 3, 2, 2, 1}},
+       true,
+       -1,
+       3,
+       -1},
+      // flat_map is interleave(cycle_length=1) (its docstring): the same order over sub-ops.
+      {"FlatMapOverSubOps",
+       4,
+       "ops { flat_map { per_element { from_element {} } ops { repeat { count: 3 } } } }",
+       {{0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3}}},
       // cache_test.py: later passes replay the first complete pass; a shuffle before the
       // cache is frozen by it (every pass the same order); batches of batches count
       // elements, not rows.
