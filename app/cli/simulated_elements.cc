@@ -1,16 +1,32 @@
 #include "app/cli/simulated_elements.h"
 
 #include "engine/spec/op_values.h"
+#include "instrumentation/trace/export/export_lanes.h"
 #include "instrumentation/trace/lineage.h"
 
 namespace pipescope::cli {
 namespace {
+
+// Sources whose records are values run --print shows (a range's numbers, the entries of
+// from_tensor_slices); others' records are shown by their index and pass.
+bool SourceHasValues(const spec::Source& s) { return s.has_range() || s.has_from_tensor_slices(); }
 
 std::string RecordJson(const spec::PipelineSpec& spec, const trace::RecordRef& r) {
   if (spec.source().has_range()) {
     const auto& range = spec.source().range();
     const int64_t step = engine::RangeStep(range);
     return std::to_string(range.start() + r.index * step);
+  }
+  if (spec.source().has_from_tensor_slices()) {
+    const auto& f = spec.source().from_tensor_slices();
+    const auto i = static_cast<int>(r.index);
+    if (f.values_size() > 0) return std::to_string(f.values(i));
+    if (f.strings_size() > 0) {
+      std::string out = "\"";
+      trace::AppendJsonEscaped(out, f.strings(i));
+      return out + "\"";
+    }
+    return std::to_string(r.index);
   }
   return "{\"record\":" + std::to_string(r.index) + ",\"pass\":" + std::to_string(r.pass) + "}";
 }
@@ -37,7 +53,7 @@ std::vector<std::string> SimulatedElementLines(const spec::PipelineSpec& spec,
                                                const trace::Model& model, int64_t limit) {
   std::vector<std::string> lines;
   const trace::Lineage lineage(model);
-  const bool values = spec.source().has_range();
+  const bool values = SourceHasValues(spec.source());
   for (uint64_t id : lineage.ConsumedIds()) {
     if (static_cast<int64_t>(lines.size()) >= limit) break;
     const std::string json = ElementJson(spec, lineage, id);

@@ -19,6 +19,8 @@ using TunablePtr = std::shared_ptr<Tunable>;
 
 // ---- sources
 DatasetPtr MakeRangeDataset(StatsPtr stats, int64_t start, int64_t stop, int64_t step);
+// The scalar elements `slices`, in order, each pass.
+DatasetPtr MakeFromTensorSlicesDataset(StatsPtr stats, std::vector<Tensor> slices);
 // Shuffled each pass when `shuffle`, with `seed` or a fresh one per run; else sorted.
 DatasetPtr MakeListFilesDataset(StatsPtr stats, std::string pattern, bool shuffle,
                                 std::optional<uint64_t> seed);

@@ -79,6 +79,18 @@ class Builder {
         return MakeTfRecordDataset(SourceStage(name, "tfrecord", 0),
                                    {t.files().begin(), t.files().end()}, c, t.skip_corrupt());
       }
+      case spec::Source::kFromTensorSlices: {
+        const auto& f = s.from_tensor_slices();
+        std::vector<Tensor> slices;
+        slices.reserve(static_cast<size_t>(SliceCount(f)));
+        for (int64_t v : f.values()) slices.push_back(Tensor::Int64(v));
+        for (const std::string& v : f.strings()) slices.push_back(Tensor::String(v));
+        if (slices.empty()) {
+          for (int64_t i = 0; i < f.count(); ++i) slices.push_back(Tensor::Int64(i));
+        }
+        return MakeFromTensorSlicesDataset(SourceStage(name, "from_tensor_slices", 0),
+                                           std::move(slices));
+      }
       case spec::Source::KIND_NOT_SET:
         break;
     }

@@ -174,6 +174,17 @@ class DefaultsBuilder {
         c.cpu = Fixed(kSourceRecordNs + static_cast<double>(bytes));  // read + CRC
         break;
       }
+      case spec::Source::kFromTensorSlices: {
+        const auto& f = s.from_tensor_slices();
+        c.records = engine::SliceCount(f);
+        c.cpu = Fixed(200);
+        int64_t text = 0;
+        for (const std::string& v : f.strings()) text += static_cast<int64_t>(v.size());
+        bytes = f.strings_size() > 0 ? std::max<int64_t>(1, text / f.strings_size()) : 8;
+        // Strings are most often file names an interleave opens (from_tensor_slices(files)).
+        files_.assign(f.strings().begin(), f.strings().end());
+        break;
+      }
       case spec::Source::KIND_NOT_SET:
         return engine::InvalidArgument("the pipeline has no source");
     }

@@ -95,6 +95,17 @@ class Builder {
         SimStage& st = SourceStage(s.name(), "tfrecord", 0);
         return MakeSimSource(st, Records(st, 0));
       }
+      case spec::Source::kFromTensorSlices: {
+        const auto& f = s.from_tensor_slices();
+        SimStage& st = SourceStage(s.name(), "from_tensor_slices", 0);
+        SimValues values;  // a count's elements are 0 .. count - 1
+        if (f.values_size() > 0) {
+          values.listed =
+              std::make_shared<const std::vector<int64_t>>(f.values().begin(), f.values().end());
+        }
+        values_ = f.strings_size() == 0;  // strings are not numbers a filter could read
+        return MakeSimSource(st, Records(st, engine::SliceCount(f)), values);
+      }
       case spec::Source::KIND_NOT_SET:
         break;
     }

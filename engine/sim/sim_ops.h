@@ -11,10 +11,15 @@
 namespace pipescope::sim {
 
 // The values a source's records carry: record i is start + step * i (a range's numbers;
-// other sources' records carry their index).
+// other sources' records carry their index), or the i-th of `listed` (from_tensor_slices'
+// values).
 struct SimValues {
   int64_t start = 0;
   int64_t step = 1;
+  std::shared_ptr<const std::vector<int64_t>> listed;
+  int64_t At(int64_t i) const {
+    return listed ? (*listed)[static_cast<size_t>(i)] : start + step * i;
+  }
 };
 // Sources: `records` per pass (-1: endless). A file source (inside an interleave) pays its
 // stage's open_wait on its first read.

@@ -108,7 +108,7 @@ class SourceDataset : public SimDataset {
       return order_.empty() ? n : order_[static_cast<size_t>(n)];
     }
     uint64_t KeyOf(int64_t n) const { return RecordKey(parent_key_, RecordAt(n)); }
-    int64_t ValueOf(int64_t n) const { return values_.start + values_.step * RecordAt(n); }
+    int64_t ValueOf(int64_t n) const { return values_.At(RecordAt(n)); }
     int64_t RecordBytes() const { return std::max<int64_t>(1, stage_.cost->out_bytes); }
     SimElement NextRecord() {
       const int64_t n = next_++;

@@ -33,6 +33,13 @@ inline std::optional<uint64_t> ShuffleSeed(const spec::ShuffleOp& op) {
   return static_cast<uint64_t>(op.seed());
 }
 
+// from_tensor_slices: how many elements a pass gives (its entries, or its count).
+inline int64_t SliceCount(const spec::FromTensorSlicesSource& s) {
+  if (s.values_size() > 0) return s.values_size();
+  if (s.strings_size() > 0) return s.strings_size();
+  return s.count();
+}
+
 // list_files(shuffle=None) shuffles.
 inline bool ListFilesShuffles(const spec::ListFilesSource& s) {
   return !s.has_shuffle() || s.shuffle();

@@ -151,8 +151,19 @@ void CheckSource(Checker& c, const spec::Source& s, const Where& w) {
       c.Rate(syn, sw, "bandwidth", syn.bandwidth());
       break;
     }
+    case spec::Source::kFromTensorSlices: {
+      const auto& f = s.from_tensor_slices();
+      const int given = (f.values_size() > 0) + (f.strings_size() > 0) + (f.count() != 0);
+      if (given != 1 || f.count() < 0) {
+        c.Fail(s, w, "from_tensor_slices",
+               "needs one of values, strings (the entries) or count ≥ 1 (that many elements, "
+               "0 .. count - 1)");
+      }
+      break;
+    }
     case spec::Source::KIND_NOT_SET:
-      c.Fail(s, w, "", "needs a kind: range, list_files, tfrecord or synthetic");
+      c.Fail(s, w, "",
+             "needs a kind: range, from_tensor_slices, list_files, tfrecord or synthetic");
       break;
   }
 }
@@ -408,7 +419,8 @@ Status ValidateSpec(const spec::PipelineSpec& spec, const std::string& source_na
   Checker c(source_name);
   Where root{locations, -1, ""};
   if (!spec.has_source()) {
-    c.Fail(spec, root, "source", "is required (range, list_files, tfrecord or synthetic)");
+    c.Fail(spec, root, "source",
+           "is required (range, from_tensor_slices, list_files, tfrecord or synthetic)");
   } else {
     CheckSource(c, spec.source(),
                 c.Nested(spec, root, "source", "source '" + spec.source().name() + "'"));

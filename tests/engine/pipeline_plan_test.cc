@@ -3,6 +3,7 @@
 // what the validator refuses refused before either clock runs.
 #include "engine/spec/pipeline_plan.h"
 
+#include <google/protobuf/text_format.h>
 #include <gtest/gtest.h>
 
 #include "engine/spec/spec_loader.h"
@@ -87,6 +88,24 @@ TEST(PipelinePlanTest, RefusesWhatTheValidatorRefuses) {
   EXPECT_NE(plan.status().message().find("op 'r' (map): fn 'resize' has no batched form"),
             std::string::npos)
       << plan.status().message();
+}
+
+// from_tensor_slices: its entries written out, or only how many there are; never both and
+// never neither, refused before any run.
+TEST(PipelinePlanTest, FromTensorSlicesTakesValuesStringsOrACount) {
+  for (const char* ok : {"values: 1 values: 2", "strings: \"a\"", "count: 3"}) {
+    auto plan = PlanPipeline(Spec(std::string("source { from_tensor_slices { ") + ok + " } }"), 1);
+    EXPECT_TRUE(plan.ok()) << ok << ": " << plan.status().message();
+  }
+  for (const char* bad : {"", "values: 1 count: 2", "count: -1"}) {
+    spec::PipelineSpec spec;
+    ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(
+        std::string("source { name: \"s\" from_tensor_slices { ") + bad + " } }", &spec));
+    auto plan = PlanPipeline(spec, 1);
+    ASSERT_FALSE(plan.ok()) << bad;
+    EXPECT_NE(plan.status().message().find("needs one of values, strings"), std::string::npos)
+        << plan.status().message();
+  }
 }
 
 }  // namespace

@@ -30,6 +30,8 @@ struct Case {
   int64_t batches = -1;  // elements reaching the step, where the case is about batching
   int64_t start = 0;
   int64_t step = 1;
+  // Where set, the source is from_tensor_slices over these values instead of the range.
+  std::vector<int64_t> slices = {};
 };
 
 void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
@@ -237,16 +239,44 @@ std::vector<Case> Cases() {
   };
 }
 
+// from_tensor_slices_test.py and its docstring: the entries in order; flat_map_test.py's
+// testFlatMapDataset over them, from_tensors([x]).repeat(x) per entry.
+std::vector<Case> SliceCases() {
+  Case docstring{"FromTensorSlicesDocstring", 0, "", {{1, 2, 3}}};
+  docstring.slices = {1, 2, 3};
+  Case twice{"FromTensorSlicesRepeated", 0, "ops { repeat { count: 2 } }", {{5, -1, 7, 5, -1, 7}}};
+  twice.slices = {5, -1, 7};
+  Case flat_map{"FlatMapDatasetOfTheKernelTest",
+                0,
+                "ops { flat_map { per_element { from_element { repeat_by_value: true } } } }",
+                {{1, 2, 2, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 5, 1}}};
+  flat_map.slices = {1, 2, 3, 4, 5, 0, 1};
+  return {docstring, twice, flat_map};
+}
+
 std::vector<Case> AllCases() {
   std::vector<Case> cases = Cases();
+  for (Case& c : SliceCases()) cases.push_back(std::move(c));
   for (Case& c : InterleaveRepeatByValueCases()) cases.push_back(std::move(c));
   return cases;
 }
 
 std::string SpecText(const Case& c) {
-  return "name: \"conformance\" source { name: \"src\" range { start: " + std::to_string(c.start) +
-         " stop: " + std::to_string(c.stop) + " step: " + std::to_string(c.step) + " } } " + c.ops +
+  std::string source = "range { start: " + std::to_string(c.start) +
+                       " stop: " + std::to_string(c.stop) + " step: " + std::to_string(c.step) +
+                       " }";
+  if (!c.slices.empty()) {
+    source = "from_tensor_slices {";
+    for (int64_t v : c.slices) source += " values: " + std::to_string(v);
+    source += " }";
+  }
+  return "name: \"conformance\" source { name: \"src\" " + source + " } " + c.ops +
          " train_step { step_time: \"1ms\" }";
+}
+
+// The value of the source's record `index` in a pass, as the case's source gives it.
+int64_t SourceValue(const Case& c, int64_t index) {
+  return c.slices.empty() ? c.start + c.step * index : c.slices[static_cast<size_t>(index)];
 }
 
 struct EngineRun {
@@ -290,9 +320,9 @@ SimRun RunSimulator(const Case& c, const std::function<void(CostModel&)>& adjust
   const trace::Lineage lineage(model);
   if (c.batches >= 0) {
     for (const auto& batch : lineage.ConsumedBatches())
-      for (const auto& r : batch) run.values.push_back(c.start + c.step * r.index);
+      for (const auto& r : batch) run.values.push_back(SourceValue(c, r.index));
   } else {
-    for (const auto& r : lineage.Consumed()) run.values.push_back(c.start + c.step * r.index);
+    for (const auto& r : lineage.Consumed()) run.values.push_back(SourceValue(c, r.index));
   }
   return run;
 }
