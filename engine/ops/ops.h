@@ -40,6 +40,11 @@ DatasetPtr MakeSyntheticFileDataset(StatsPtr stats, SyntheticRecords config);
 DatasetPtr MakeTfRecordDataset(StatsPtr stats, std::vector<std::string> files,
                                Compression compression, bool skip_corrupt);
 DatasetPtr MakeTfRecordFileDataset(StatsPtr stats, Compression compression, bool skip_corrupt);
+// TextLineDataset(files): every line of each file in order; text_line_file: the lines of
+// the file the input element names (inside an interleave).
+DatasetPtr MakeTextLineDataset(StatsPtr stats, std::vector<std::string> files,
+                               Compression compression);
+DatasetPtr MakeTextLineFileDataset(StatsPtr stats, Compression compression);
 // Inside an interleave: Dataset.from_tensors(parent element), and with `repeat_by_value`
 // .repeat(parent element) (which must then be an int64 scalar).
 DatasetPtr MakeFromElementDataset(StatsPtr stats, bool repeat_by_value);

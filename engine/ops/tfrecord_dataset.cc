@@ -3,6 +3,7 @@
 // input element names, which is how tf.data reads shards in parallel. Corrupt records are
 // errors with the file, record and offset, or with skip_corrupt are skipped and counted.
 #include "engine/io/tfrecord_reader.h"
+#include "engine/ops/file_source.h"
 #include "engine/ops/ops.h"
 
 namespace pipescope::engine {
@@ -75,16 +76,8 @@ class TfRecordDataset : public Dataset {
         per_file_(per_file) {}
 
   Result<std::unique_ptr<Iterator>> MakeIterator(const IteratorArgs& args) const override {
-    std::vector<std::string> files = files_;
-    if (per_file_) {
-      if (args.parent == nullptr) return Internal("tfrecord_file outside an interleave");
-      const Tensor& v = args.parent->value;
-      if (v.dtype() != DType::kString || v.strings().size() != 1) {
-        return InvalidArgument("tfrecord_file '" + stats()->name +
-                               "': its input element must be one file name (a string scalar)");
-      }
-      files = {v.strings()[0]};
-    }
+    ASSIGN_OR_RETURN(std::vector<std::string> files,
+                     FilesToRead(files_, per_file_, args, "tfrecord_file", stats()->name));
     return std::unique_ptr<Iterator>(
         std::make_unique<TfRecordIterator>(*args.ctx, stats(), std::move(files), options_));
   }

@@ -79,6 +79,12 @@ class Builder {
         return MakeTfRecordDataset(SourceStage(name, "tfrecord", 0),
                                    {t.files().begin(), t.files().end()}, c, t.skip_corrupt());
       }
+      case spec::Source::kTextLine: {
+        const auto& t = s.text_line();
+        ASSIGN_OR_RETURN(Compression c, ParseCompression(t.compression()));
+        return MakeTextLineDataset(SourceStage(name, "text_line", 0),
+                                   {t.files().begin(), t.files().end()}, c);
+      }
       case spec::Source::kFromTensorSlices: {
         const auto& f = s.from_tensor_slices();
         std::vector<Tensor> slices;
@@ -114,6 +120,10 @@ class Builder {
         ASSIGN_OR_RETURN(Compression c, ParseCompression(t.compression()));
         return MakeTfRecordFileDataset(SourceStage(op + ".read", "tfrecord", 1), c,
                                        t.skip_corrupt());
+      }
+      case spec::ElementSource::kTextLineFile: {
+        ASSIGN_OR_RETURN(Compression c, ParseCompression(es.text_line_file().compression()));
+        return MakeTextLineFileDataset(SourceStage(op + ".read", "text_line", 1), c);
       }
       case spec::ElementSource::KIND_NOT_SET:
         break;

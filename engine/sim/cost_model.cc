@@ -7,6 +7,7 @@
 
 #include "engine/core/duration.h"
 #include "engine/io/byte_source.h"
+#include "engine/io/text_line_reader.h"
 #include "engine/sim/normal_draw.h"
 #include "engine/sim/tfrecord_stats.h"
 #include "engine/spec/op_values.h"
@@ -106,6 +107,24 @@ FileStats ScanTfRecords(const std::vector<std::string>& files, const std::string
   return s;
 }
 
+// Lines and their bytes in text files (TextLineDataset's records), read as a run reads them.
+FileStats ScanTextLines(const std::vector<std::string>& files, const std::string& compression) {
+  FileStats s;
+  auto c = engine::ParseCompression(compression);
+  for (const auto& f : files) {
+    auto reader = engine::TextLineReader::Open(f, c.ok() ? c.value() : engine::Compression::kNone);
+    if (!reader.ok()) continue;
+    ++s.files;
+    std::string line;
+    bool end = false;
+    while ((*reader)->Read(line, end).ok() && !end) {
+      ++s.records;
+      s.bytes += static_cast<int64_t>(line.size());
+    }
+  }
+  return s;
+}
+
 std::vector<std::string> Glob(const std::string& pattern) {
   glob_t g{};
   std::vector<std::string> files;
@@ -174,6 +193,14 @@ class DefaultsBuilder {
         c.cpu = Fixed(kSourceRecordNs + static_cast<double>(bytes));  // read + CRC
         break;
       }
+      case spec::Source::kTextLine: {
+        const auto& t = s.text_line();
+        const FileStats f = ScanTextLines({t.files().begin(), t.files().end()}, t.compression());
+        c.records = f.records;
+        bytes = f.records > 0 ? std::max<int64_t>(1, f.bytes / f.records) : 64;
+        c.cpu = Fixed(kSourceRecordNs + kCopyNsPerByte * static_cast<double>(bytes));
+        break;
+      }
       case spec::Source::kFromTensorSlices: {
         const auto& f = s.from_tensor_slices();
         c.records = engine::SliceCount(f);
@@ -218,6 +245,16 @@ class DefaultsBuilder {
         bytes = f.records > 0 ? f.bytes / f.records : 1024;
         c.out_bytes = bytes;
         c.cpu = Fixed(kSourceRecordNs + static_cast<double>(bytes));
+        c.open_wait = Fixed(50'000);  // opening a local file
+        break;
+      }
+      case spec::ElementSource::kTextLineFile: {
+        OpCost& c = m_.ops[op + ".read"];
+        const FileStats f = ScanTextLines(files_, es.text_line_file().compression());
+        c.records = f.files > 0 ? (f.records + f.files - 1) / f.files : 100;
+        bytes = f.records > 0 ? std::max<int64_t>(1, f.bytes / f.records) : 64;
+        c.out_bytes = bytes;
+        c.cpu = Fixed(kSourceRecordNs + kCopyNsPerByte * static_cast<double>(bytes));
         c.open_wait = Fixed(50'000);  // opening a local file
         break;
       }

@@ -95,6 +95,10 @@ class Builder {
         SimStage& st = SourceStage(s.name(), "tfrecord", 0);
         return MakeSimSource(st, Records(st, 0));
       }
+      case spec::Source::kTextLine: {
+        SimStage& st = SourceStage(s.name(), "text_line", 0);
+        return MakeSimSource(st, Records(st, 0));
+      }
       case spec::Source::kFromTensorSlices: {
         const auto& f = s.from_tensor_slices();
         SimStage& st = SourceStage(s.name(), "from_tensor_slices", 0);
@@ -125,6 +129,10 @@ class Builder {
       }
       case spec::ElementSource::kTfrecordFile: {
         SimStage& st = SourceStage(op + ".read", "tfrecord", 1);
+        return MakeSimSource(st, Records(st, 100));
+      }
+      case spec::ElementSource::kTextLineFile: {
+        SimStage& st = SourceStage(op + ".read", "text_line", 1);
         return MakeSimSource(st, Records(st, 100));
       }
       case spec::ElementSource::KIND_NOT_SET:

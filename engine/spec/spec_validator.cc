@@ -151,6 +151,17 @@ void CheckSource(Checker& c, const spec::Source& s, const Where& w) {
       c.Rate(syn, sw, "bandwidth", syn.bandwidth());
       break;
     }
+    case spec::Source::kTextLine: {
+      Where tw = c.Nested(s, w, "text_line", w.what);
+      if (s.text_line().files().empty()) {
+        c.Fail(s.text_line(), tw, "files",
+               "needs at least one file (or use list_files + interleave over text_line_file)");
+      }
+      if (!ParseCompression(s.text_line().compression()).ok()) {
+        c.Fail(s.text_line(), tw, "compression", "must be \"\", \"GZIP\" or \"ZLIB\"");
+      }
+      break;
+    }
     case spec::Source::kFromTensorSlices: {
       const auto& f = s.from_tensor_slices();
       const int given = (f.values_size() > 0) + (f.strings_size() > 0) + (f.count() != 0);
@@ -163,7 +174,8 @@ void CheckSource(Checker& c, const spec::Source& s, const Where& w) {
     }
     case spec::Source::KIND_NOT_SET:
       c.Fail(s, w, "",
-             "needs a kind: range, from_tensor_slices, list_files, tfrecord or synthetic");
+             "needs a kind: range, from_tensor_slices, list_files, tfrecord, text_line or "
+             "synthetic");
       break;
   }
 }
@@ -191,8 +203,14 @@ void CheckElementSource(Checker& c, const spec::ElementSource& es, const Where& 
         c.Fail(es, w, "tfrecord_file", "compression must be \"\", \"GZIP\" or \"ZLIB\"");
       }
       break;
+    case spec::ElementSource::kTextLineFile:
+      if (!ParseCompression(es.text_line_file().compression()).ok()) {
+        c.Fail(es, w, "text_line_file", "compression must be \"\", \"GZIP\" or \"ZLIB\"");
+      }
+      break;
     case spec::ElementSource::KIND_NOT_SET:
-      c.Fail(es, w, "", "needs a kind: from_element, synthetic_file or tfrecord_file");
+      c.Fail(es, w, "",
+             "needs a kind: from_element, synthetic_file, tfrecord_file or text_line_file");
       break;
   }
 }
