@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <filesystem>
 
 #include "engine/spec/op_values.h"
 #include "engine/spec/spec_loader.h"
@@ -49,6 +50,23 @@ std::vector<PlannedOp> PlanOps(const google::protobuf::RepeatedPtrField<spec::Op
   return planned;
 }
 
+// The files a source lists must be there: refused before either clock runs (the engine
+// would fail at its first read, the simulator would count no records and say nothing).
+Status CheckListedFilesExist(const spec::Source& s) {
+  const google::protobuf::RepeatedPtrField<std::string>* files = nullptr;
+  if (s.has_tfrecord()) files = &s.tfrecord().files();
+  if (s.has_text_line()) files = &s.text_line().files();
+  if (!files) return Status::Ok();
+  for (const std::string& f : *files) {
+    std::error_code error;
+    if (!std::filesystem::is_regular_file(f, error)) {
+      return NotFound("source '" + s.name() + "': cannot open \"" + f +
+                      "\": " + (std::filesystem::exists(f, error) ? "not a file" : "no such file"));
+    }
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 bool PlannedKnob::autotune() const { return description->autotune && written == kAutotune; }
@@ -62,6 +80,7 @@ const PlannedKnob& PlannedOp::Knob(std::string_view name) const {
 
 Result<PipelinePlan> PlanPipeline(const spec::PipelineSpec& spec, int cpu_cores) {
   RETURN_IF_ERROR(ValidateSpec(spec, spec.name().empty() ? "pipeline" : spec.name()));
+  RETURN_IF_ERROR(CheckListedFilesExist(spec.source()));
   PipelinePlan plan;
   plan.spec = &spec;
   plan.cpu_cores = std::max(1, cpu_cores);

@@ -42,8 +42,8 @@ struct PipelinePlan {
   bool output_batched = false;  // the training step receives batches
 };
 
-// Validates `spec` (ValidateSpec, named by its own name) and plans it for `cpu_cores`
-// (at least 1).
+// Validates `spec` (ValidateSpec, named by its own name), checks that the files its source
+// lists are there, and plans it for `cpu_cores` (at least 1).
 Result<PipelinePlan> PlanPipeline(const spec::PipelineSpec& spec, int cpu_cores);
 
 }  // namespace pipescope::engine

@@ -111,12 +111,14 @@ RangeAnalysis Analyze(const Model& model, int64_t t0, int64_t t1) {
   // the rest of that wait starves the device.
   const Track* steps = model.FindTrack({EventKind::kStep, record::kDeviceOp, 0});
   // Steps are counted by where they start, in [t0, t1); a range that reaches the trace's end
-  // takes in what starts at its very end too, a step of no time after the last wait.
+  // takes in a step that starts at its very end too, a step of no time after the last wait.
+  // (Not the consumer's waits: its last one, which found the end of the data, can start
+  // there.)
   const int64_t count_until = t1 >= model.duration_ns() ? t1 + 1 : t1;
   int64_t wait_ns = 0, consumer_calls = 0;
   for (const Track* t : model.TracksOf(EventKind::kInputWait, record::kConsumerOp)) {
     wait_ns += steps ? UncoveredWaitNs(*t, *steps, t0, t1) : t->SumRange(t0, t1).covered_ns;
-    consumer_calls += CountStartingIn(*t, t0, count_until);
+    consumer_calls += CountStartingIn(*t, t0, t1);
   }
   r.input_wait_fraction =
       std::clamp(static_cast<double>(wait_ns) / static_cast<double>(len), 0.0, 1.0);

@@ -108,5 +108,19 @@ TEST(PipelinePlanTest, FromTensorSlicesTakesValuesStringsOrACount) {
   }
 }
 
+// A file the source lists that is not there: both clocks refuse the spec before running,
+// naming the source and the file (the simulator had counted no records and said nothing).
+TEST(PipelinePlanTest, AListedFileThatIsNotThereIsRefused) {
+  const std::string missing = ::testing::TempDir() + "/pipescope_no_such_file.tfrecord";
+  for (const char* kind : {"tfrecord", "text_line"}) {
+    auto plan = PlanPipeline(Spec(std::string("source { name: \"records\" ") + kind +
+                                  " { files: \"" + missing + "\" } }"),
+                             1);
+    ASSERT_FALSE(plan.ok()) << kind;
+    EXPECT_EQ(plan.status().message(),
+              "source 'records': cannot open \"" + missing + "\": no such file");
+  }
+}
+
 }  // namespace
 }  // namespace pipescope::engine

@@ -70,6 +70,10 @@ TEST(SimulatorTest, CountsEveryStepDeliveredWhenTheStepTakesNoTime) {
                        10);
   EXPECT_EQ(r.result.summary.steps, 100);
   EXPECT_EQ(trace::Analyze(*r.model).steps, 100);
+  // No data, no step: the one wait that found the end is not counted as one.
+  SimRun none = Simulated(Pipeline("", "range { start: 0 stop: 0 }", "0ms"), 10);
+  EXPECT_EQ(none.result.summary.steps, 0);
+  EXPECT_EQ(trace::Analyze(*none.model).steps, 0);
 }
 
 TEST(SimulatorTest, BatchGroupsConsecutiveRecordsAndDropsTheRemainder) {
