@@ -83,13 +83,18 @@ void ExpectTunesTheStarvedMap(const std::string& algorithm) {
   // spec as given is kept, never the slower one, and that is what runs. How much faster the
   // tuned run goes (83 steps/s as given, up to 125 with two workers on a quiet machine) is a
   // benchmark's figure (scripts/bench-tuners), not this test's.
+  // Which configuration wins under load is the measurements' to say: a burst during the
+  // two-worker window can leave a buffer change alone measured fastest, decode kept at one
+  // worker (seen on a fresh clone under bursty load). What the rule guarantees is that
+  // nothing slower than the given spec is kept.
   const int64_t tuned = *engine::ReadIntKnob(progress.last->tuned, "decode", "num_parallel_calls");
   if (progress.last->kept_given) {
     EXPECT_EQ(tuned, 1) << "the tuned run measured slower: the spec as given is kept";
     EXPECT_EQ(progress.last->steps_per_s_after, progress.last->steps_per_s_before)
         << "and its own measurement";
   } else {
-    EXPECT_GE(tuned, 2);
+    EXPECT_GE(progress.last->steps_per_s_after, progress.last->steps_per_s_before)
+        << "a configuration is kept only when it measured faster than the given one";
   }
   EXPECT_EQ(Knob(*run, "decode", "num_parallel_calls"), tuned)
       << "the kept configuration is the one running";
