@@ -7,7 +7,6 @@
 
 #include "engine/core/duration.h"
 #include "engine/io/byte_source.h"
-#include "engine/io/text_line_reader.h"
 #include "engine/sim/normal_draw.h"
 #include "engine/sim/tfrecord_stats.h"
 #include "engine/spec/op_values.h"
@@ -92,35 +91,19 @@ struct FileStats {
   int64_t bytes = 0;
 };
 
-// Records and bytes of the TFRecord files a pattern matches.
-FileStats ScanTfRecords(const std::vector<std::string>& files, const std::string& compression) {
+// Records and bytes of the files a source reads, counted by `stats_of` (StatsOfTfRecordFile
+// or StatsOfTextLineFile: each file read once per version).
+using StatsOf = TfRecordFileStats (*)(const std::string&, engine::Compression);
+FileStats ScanFiles(const std::vector<std::string>& files, const std::string& compression,
+                    StatsOf stats_of) {
   FileStats s;
   auto c = engine::ParseCompression(compression);
   for (const auto& f : files) {
-    const TfRecordFileStats file =
-        StatsOfTfRecordFile(f, c.ok() ? c.value() : engine::Compression::kNone);
+    const TfRecordFileStats file = stats_of(f, c.ok() ? c.value() : engine::Compression::kNone);
     if (!file.readable) continue;
     ++s.files;
     s.records += file.records;
     s.bytes += file.bytes;
-  }
-  return s;
-}
-
-// Lines and their bytes in text files (TextLineDataset's records), read as a run reads them.
-FileStats ScanTextLines(const std::vector<std::string>& files, const std::string& compression) {
-  FileStats s;
-  auto c = engine::ParseCompression(compression);
-  for (const auto& f : files) {
-    auto reader = engine::TextLineReader::Open(f, c.ok() ? c.value() : engine::Compression::kNone);
-    if (!reader.ok()) continue;
-    ++s.files;
-    std::string line;
-    bool end = false;
-    while ((*reader)->Read(line, end).ok() && !end) {
-      ++s.records;
-      s.bytes += static_cast<int64_t>(line.size());
-    }
   }
   return s;
 }
@@ -187,7 +170,8 @@ class DefaultsBuilder {
       }
       case spec::Source::kTfrecord: {
         const auto& t = s.tfrecord();
-        const FileStats f = ScanTfRecords({t.files().begin(), t.files().end()}, t.compression());
+        const FileStats f =
+            ScanFiles({t.files().begin(), t.files().end()}, t.compression(), StatsOfTfRecordFile);
         c.records = f.records;
         bytes = f.records > 0 ? f.bytes / f.records : 1024;
         c.cpu = Fixed(kSourceRecordNs + static_cast<double>(bytes));  // read + CRC
@@ -195,7 +179,8 @@ class DefaultsBuilder {
       }
       case spec::Source::kTextLine: {
         const auto& t = s.text_line();
-        const FileStats f = ScanTextLines({t.files().begin(), t.files().end()}, t.compression());
+        const FileStats f =
+            ScanFiles({t.files().begin(), t.files().end()}, t.compression(), StatsOfTextLineFile);
         c.records = f.records;
         bytes = f.records > 0 ? std::max<int64_t>(1, f.bytes / f.records) : 64;
         c.cpu = Fixed(kSourceRecordNs + kCopyNsPerByte * static_cast<double>(bytes));
@@ -240,7 +225,8 @@ class DefaultsBuilder {
       }
       case spec::ElementSource::kTfrecordFile: {
         OpCost& c = m_.ops[op + ".read"];
-        const FileStats f = ScanTfRecords(files_, es.tfrecord_file().compression());
+        const FileStats f =
+            ScanFiles(files_, es.tfrecord_file().compression(), StatsOfTfRecordFile);
         c.records = f.files > 0 ? (f.records + f.files - 1) / f.files : 100;
         bytes = f.records > 0 ? f.bytes / f.records : 1024;
         c.out_bytes = bytes;
@@ -250,7 +236,8 @@ class DefaultsBuilder {
       }
       case spec::ElementSource::kTextLineFile: {
         OpCost& c = m_.ops[op + ".read"];
-        const FileStats f = ScanTextLines(files_, es.text_line_file().compression());
+        const FileStats f =
+            ScanFiles(files_, es.text_line_file().compression(), StatsOfTextLineFile);
         c.records = f.files > 0 ? (f.records + f.files - 1) / f.files : 100;
         bytes = f.records > 0 ? std::max<int64_t>(1, f.bytes / f.records) : 64;
         c.out_bytes = bytes;

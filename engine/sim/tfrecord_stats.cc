@@ -6,14 +6,18 @@
 #include <mutex>
 #include <tuple>
 
+#include "engine/io/text_line_reader.h"
 #include "engine/io/tfrecord_reader.h"
 
 namespace pipescope::sim {
 namespace {
 
-TfRecordFileStats Count(const std::string& path, engine::Compression compression) {
+// Every record of a file, counted as a run reads it: `Reader` is TfRecordReader (corrupt
+// stretches skipped) or TextLineReader.
+template <class Reader, class... OpenArgs>
+TfRecordFileStats Count(const std::string& path, const OpenArgs&... args) {
   TfRecordFileStats s;
-  auto reader = engine::TfRecordReader::Open(path, {compression, /*skip_corrupt=*/true});
+  auto reader = Reader::Open(path, args...);
   if (!reader.ok()) return s;
   s.readable = true;
   std::string record;
@@ -25,16 +29,22 @@ TfRecordFileStats Count(const std::string& path, engine::Compression compression
   return s;
 }
 
-}  // namespace
+enum class Format { kTfRecord, kTextLine };
 
-TfRecordFileStats StatsOfTfRecordFile(const std::string& path, engine::Compression compression) {
+// `count` once per version of the file (its path, size and modification time) and format.
+template <class CountFn>
+TfRecordFileStats Cached(const std::string& path, engine::Compression compression, Format format,
+                         const CountFn& count) {
   struct stat st {};
   if (stat(path.c_str(), &st) != 0) return {};
   // A file rewritten in place shows a new size or modification time, and is read again.
-  using Version = std::tuple<std::string, int64_t, int64_t, int64_t, int>;
-  const Version version{path, static_cast<int64_t>(st.st_size),
+  using Version = std::tuple<std::string, int64_t, int64_t, int64_t, int, int>;
+  const Version version{path,
+                        static_cast<int64_t>(st.st_size),
                         static_cast<int64_t>(st.st_mtim.tv_sec),
-                        static_cast<int64_t>(st.st_mtim.tv_nsec), static_cast<int>(compression)};
+                        static_cast<int64_t>(st.st_mtim.tv_nsec),
+                        static_cast<int>(compression),
+                        static_cast<int>(format)};
   static std::mutex mu;
   static std::map<Version, TfRecordFileStats> counted;
   {
@@ -42,10 +52,24 @@ TfRecordFileStats StatsOfTfRecordFile(const std::string& path, engine::Compressi
     auto it = counted.find(version);
     if (it != counted.end()) return it->second;
   }
-  const TfRecordFileStats s = Count(path, compression);  // outside the lock: files are large
+  const TfRecordFileStats s = count();  // outside the lock: files are large
   std::lock_guard lock(mu);
   counted.emplace(version, s);
   return s;
+}
+
+}  // namespace
+
+TfRecordFileStats StatsOfTfRecordFile(const std::string& path, engine::Compression compression) {
+  return Cached(path, compression, Format::kTfRecord, [&] {
+    return Count<engine::TfRecordReader>(
+        path, engine::TfRecordReader::Options{compression, /*skip_corrupt=*/true});
+  });
+}
+
+TfRecordFileStats StatsOfTextLineFile(const std::string& path, engine::Compression compression) {
+  return Cached(path, compression, Format::kTextLine,
+                [&] { return Count<engine::TextLineReader>(path, compression); });
 }
 
 }  // namespace pipescope::sim

@@ -20,5 +20,8 @@ struct TfRecordFileStats {
 
 // Corrupt stretches are skipped, as a run with skip_corrupt would. Thread-safe.
 TfRecordFileStats StatsOfTfRecordFile(const std::string& path, engine::Compression compression);
+// A text file's lines as TextLineDataset reads them (records) and their bytes, read once per
+// version of the file the same way. Thread-safe.
+TfRecordFileStats StatsOfTextLineFile(const std::string& path, engine::Compression compression);
 
 }  // namespace pipescope::sim
