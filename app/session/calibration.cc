@@ -138,8 +138,11 @@ std::map<std::string, int64_t> RowsAt(const spec::PipelineSpec& spec) {
   std::map<std::string, int64_t> rows;
   int64_t r = 1;
   for (const auto& op : spec.ops()) {
-    if (op.has_batch()) r = std::max<int64_t>(1, op.batch().batch_size());
-    if (op.has_unbatch()) r = 1;
+    if (const int64_t batch_size = engine::BatchSizeOf(op); batch_size > 0) r = batch_size;
+    if (const auto* kind = engine::DescribeOp(op);
+        kind && kind->ratio == engine::OutputRatio::kRowsPerElement) {
+      r = 1;
+    }
     rows[op.name()] = r;
   }
   return rows;

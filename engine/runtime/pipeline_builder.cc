@@ -2,6 +2,7 @@
 
 #include "engine/core/duration.h"
 #include "engine/ops/ops.h"
+#include "engine/runtime/op_factories.h"
 #include "engine/runtime/stage_traits.h"
 #include "engine/spec/op_kinds.h"
 #include "engine/spec/op_values.h"
@@ -133,92 +134,33 @@ class Builder {
 
   Result<DatasetPtr> BuildOps(const std::vector<PlannedOp>& ops, DatasetPtr d) {
     for (const PlannedOp& p : ops) {
+      // The dataset it opens per element first: its stages follow the op's in the trace.
       auto stats = registry_.Stage(p.op->name(), std::string(p.kind->kind), p.depth);
-      ASSIGN_OR_RETURN(d, BuildOp(p, std::move(d), stats));
+      DatasetPtr per_element;
+      if (const spec::ElementSource* es = PerElementSourceOf(*p.op)) {
+        ASSIGN_OR_RETURN(per_element, BuildElementSource(*es, p.op->name()));
+        ASSIGN_OR_RETURN(per_element, BuildOps(p.sub, std::move(per_element)));
+      }
+      const EngineOpFactory factory = EngineOpFactoryOf(p.kind->kind_case);
+      if (!factory) {
+        return Internal("op kind '" + std::string(p.kind->kind) + "' has no engine factory");
+      }
+      OpBuild build(*this, p, stats, std::move(d), std::move(per_element));
+      ASSIGN_OR_RETURN(d, factory(build));
       stats->traits = StageTraitsOf(*p.kind);
     }
     return d;
   }
 
-  Result<DatasetPtr> BuildOp(const PlannedOp& p, DatasetPtr in, const StatsPtr& stats) {
-    const spec::Op& op = *p.op;
-    const std::string& n = op.name();
-    switch (op.kind_case()) {
-      case spec::Op::kInterleave: {
-        const auto& il = op.interleave();
-        ASSIGN_OR_RETURN(DatasetPtr sub, BuildElementSource(il.per_element(), n));
-        ASSIGN_OR_RETURN(sub, BuildOps(p.sub, std::move(sub)));
-        auto cycle_knob = Knob(p, "cycle_length");
-        auto block_knob = Knob(p, "block_length");
-        TunablePtr parallel;
-        if (il.num_parallel_calls() != 0) {
-          parallel = Knob(p, "num_parallel_calls");
-          stats->parallelism = parallel.get();
-        }
-        return MakeInterleaveDataset(stats, std::move(in), std::move(sub), cycle_knob, block_knob,
-                                     parallel, !il.has_deterministic() || il.deterministic());
-      }
-      case spec::Op::kFlatMap: {
-        // interleave(cycle_length=1): fixed, so no knob a tuner or the GUI could move.
-        ASSIGN_OR_RETURN(DatasetPtr sub, BuildElementSource(op.flat_map().per_element(), n));
-        ASSIGN_OR_RETURN(sub, BuildOps(p.sub, std::move(sub)));
-        auto one = [&](const char* knob) {
-          return std::make_shared<Tunable>(n, knob, 1, 1, 1, false);
-        };
-        return MakeInterleaveDataset(stats, std::move(in), std::move(sub), one("cycle_length"),
-                                     one("block_length"), nullptr, true);
-      }
-      case spec::Op::kMap: {
-        const auto& m = op.map();
-        ASSIGN_OR_RETURN(auto fn, MakeWorkFunction(m.fn()));
-        TunablePtr parallel;
-        if (m.num_parallel_calls() != 0) {
-          parallel = Knob(p, "num_parallel_calls");
-          stats->parallelism = parallel.get();
-        }
-        return MakeMapDataset(stats, std::move(in),
-                              std::shared_ptr<const WorkFunction>(std::move(fn)), p.input_batched,
-                              parallel, !m.has_deterministic() || m.deterministic());
-      }
-      case spec::Op::kFilter: {
-        ASSIGN_OR_RETURN(auto predicate, MakePredicate(op.filter().predicate()));
-        return MakeFilterDataset(stats, std::move(in),
-                                 std::shared_ptr<const Predicate>(std::move(predicate)));
-      }
-      case spec::Op::kShuffle: {
-        const auto& s = op.shuffle();
-        auto buffer = Knob(p, "buffer_size");
-        stats->buffer_size = buffer.get();
-        return MakeShuffleDataset(
-            stats, std::move(in), buffer, ShuffleSeed(s),
-            !s.has_reshuffle_each_iteration() || s.reshuffle_each_iteration());
-      }
-      case spec::Op::kBatch: {
-        auto size = Knob(p, "batch_size");
-        return MakeBatchDataset(stats, std::move(in), size, op.batch().drop_remainder());
-      }
-      case spec::Op::kUnbatch:
-        return MakeUnbatchDataset(stats, std::move(in));
-      case spec::Op::kPrefetch: {
-        auto buffer = Knob(p, "buffer_size");
-        stats->buffer_size = buffer.get();
-        return MakePrefetchDataset(stats, std::move(in), buffer);
-      }
-      case spec::Op::kShard:
-        return MakeShardDataset(stats, std::move(in), op.shard().num_shards(), op.shard().index());
-      case spec::Op::kCache:
-        return MakeCacheDataset(stats, std::move(in));
-      case spec::Op::kRepeat:
-        return MakeRepeatDataset(stats, std::move(in), p.Knob("count").start);
-      case spec::Op::kTake:
-        return MakeTakeDataset(stats, std::move(in), op.take().count());
-      case spec::Op::kSkip:
-        return MakeSkipDataset(stats, std::move(in), op.skip().count());
-      case spec::Op::KIND_NOT_SET:
-        break;
-    }
-    return Internal("op '" + n + "' has no kind: the plan lets no such op through");
-  }
+  class OpBuild final : public EngineOpBuild {
+   public:
+    OpBuild(Builder& builder, const PlannedOp& p, StatsPtr stage, DatasetPtr in, DatasetPtr sub)
+        : EngineOpBuild(p, std::move(stage), std::move(in), std::move(sub)), builder_(builder) {}
+    TunablePtr Knob(std::string_view name) override { return builder_.Knob(planned, name); }
+
+   private:
+    Builder& builder_;
+  };
 
   StageRegistry& registry_;
 };

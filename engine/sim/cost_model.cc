@@ -9,6 +9,7 @@
 #include "engine/io/byte_source.h"
 #include "engine/sim/normal_draw.h"
 #include "engine/sim/tfrecord_stats.h"
+#include "engine/spec/op_kinds.h"
 #include "engine/spec/op_values.h"
 
 namespace pipescope::sim {
@@ -259,14 +260,19 @@ class DefaultsBuilder {
  private:
   engine::Status Op(const spec::Op& op, int64_t& bytes) {
     OpCost& c = m_.ops[op.name()];
+    if (const spec::ElementSource* per_element = engine::PerElementSourceOf(op)) {
+      RETURN_IF_ERROR(ElementSource(*per_element, op.name(), bytes));
+      RETURN_IF_ERROR(Ops(*engine::SubPipelineOf(op), bytes));
+      m_.ops[op.name()].cpu = Fixed(kCheapOpNs);
+      return engine::Status::Ok();
+    }
+    if (const engine::OpKindDescription* kind = engine::DescribeOp(op);
+        kind && kind->ratio == engine::OutputRatio::kOneOverBatch) {  // copies its rows
+      c.cpu = Fixed(1000);
+      c.cpu_per_row = Fixed(kCopyNsPerByte * static_cast<double>(bytes));
+      return engine::Status::Ok();
+    }
     switch (op.kind_case()) {
-      case spec::Op::kInterleave:
-      case spec::Op::kFlatMap: {
-        RETURN_IF_ERROR(ElementSource(*engine::PerElementSourceOf(op), op.name(), bytes));
-        RETURN_IF_ERROR(Ops(*engine::SubPipelineOf(op), bytes));
-        m_.ops[op.name()].cpu = Fixed(kCheapOpNs);
-        return engine::Status::Ok();
-      }
       case spec::Op::kMap:
         c.cpu = Fixed(kMapCallNs);
         return Work(op.map().fn(), c, bytes);
@@ -279,10 +285,6 @@ class DefaultsBuilder {
           const int64_t m = op.filter().predicate().mod_equals().modulus();
           c.keep_fraction = m > 0 ? 1.0 / static_cast<double>(m) : 1.0;
         }
-        return engine::Status::Ok();
-      case spec::Op::kBatch:
-        c.cpu = Fixed(1000);
-        c.cpu_per_row = Fixed(kCopyNsPerByte * static_cast<double>(bytes));
         return engine::Status::Ok();
       default:
         c.cpu = Fixed(kCheapOpNs);

@@ -5,6 +5,7 @@
 
 #include "engine/runtime/stage_registry.h"
 #include "engine/runtime/stage_traits.h"
+#include "engine/sim/sim_op_factories.h"
 #include "engine/sim/sim_ops.h"
 #include "engine/spec/op_kinds.h"
 #include "engine/spec/op_values.h"
@@ -77,7 +78,7 @@ class Builder {
         SimStage& st = SourceStage(s.name(), "range", 0);
         values_ = true;
         return MakeSimSource(st, Records(st, -1),
-                             SimValues{s.range().start(), engine::RangeStep(s.range())});
+                             SimValues{s.range().start(), engine::RangeStep(s.range()), nullptr});
       }
       case spec::Source::kListFiles: {
         SimStage& st = SourceStage(s.name(), "list_files", 0);
@@ -144,85 +145,35 @@ class Builder {
   engine::Result<SimDatasetPtr> Ops(const std::vector<engine::PlannedOp>& ops, SimDatasetPtr d) {
     for (const engine::PlannedOp& p : ops) {
       SimStage& st = Stage(p.op->name(), std::string(p.kind->kind), p.depth);
-      ASSIGN_OR_RETURN(d, Op(p, std::move(d), st));
+      // The dataset it opens per element first: its stages follow the op's in the trace.
+      SimDatasetPtr per_element;
+      if (const spec::ElementSource* es = engine::PerElementSourceOf(*p.op)) {
+        ASSIGN_OR_RETURN(per_element, ElementSource(*es, p.op->name()));
+        ASSIGN_OR_RETURN(per_element, Ops(p.sub, std::move(per_element)));
+      }
+      const SimOpFactory factory = SimOpFactoryOf(p.kind->kind_case);
+      if (!factory) {
+        return engine::Internal("op kind '" + std::string(p.kind->kind) +
+                                "' has no simulator factory");
+      }
+      OpBuild build(*this, p, st, std::move(d), std::move(per_element));
+      ASSIGN_OR_RETURN(d, factory(build));
       Def(st).traits = engine::StageTraitsOf(*p.kind);
     }
     return d;
   }
 
-  engine::Result<SimDatasetPtr> Op(const engine::PlannedOp& p, SimDatasetPtr in, SimStage& st) {
-    const spec::Op& op = *p.op;
-    const std::string& n = op.name();
-    record::StageDef& def = Def(st);  // not valid across the interleave's sub-stages
-    switch (op.kind_case()) {
-      case spec::Op::kInterleave: {
-        const auto& il = op.interleave();
-        ASSIGN_OR_RETURN(SimDatasetPtr sub, ElementSource(il.per_element(), n));
-        ASSIGN_OR_RETURN(sub, Ops(p.sub, std::move(sub)));
-        const int64_t cycle = p.Knob("cycle_length").start;
-        const int64_t parallel = p.Knob("num_parallel_calls").start;
-        record::StageDef& il_def = Def(st);  // defs_ grew with the sub-pipeline's stages
-        il_def.asynchronous = parallel != 0;
-        il_def.parallelism = parallel != 0 ? parallel : 1;
-        return MakeSimInterleave(st, std::move(in), std::move(sub), cycle,
-                                 p.Knob("block_length").start, parallel,
-                                 !il.has_deterministic() || il.deterministic());
-      }
-      case spec::Op::kFlatMap: {  // interleave(cycle_length=1)
-        ASSIGN_OR_RETURN(SimDatasetPtr sub, ElementSource(op.flat_map().per_element(), n));
-        ASSIGN_OR_RETURN(sub, Ops(p.sub, std::move(sub)));
-        return MakeSimInterleave(st, std::move(in), std::move(sub), 1, 1, 0, true);
-      }
-      case spec::Op::kMap: {
-        values_ = values_ && engine::WorkFunctionKeepsValue(op.map().fn());
-        const int64_t parallel = p.Knob("num_parallel_calls").start;
-        def.asynchronous = parallel != 0;
-        def.parallelism = parallel != 0 ? parallel : 1;
-        return MakeSimMap(st, std::move(in), parallel,
-                          !op.map().has_deterministic() || op.map().deterministic());
-      }
-      case spec::Op::kFilter: {
-        std::optional<SimModEquals> mod_equals;
-        if (values_ && op.filter().predicate().has_mod_equals()) {
-          const auto& m = op.filter().predicate().mod_equals();
-          mod_equals = SimModEquals{m.modulus(), m.remainder()};
-        }
-        return MakeSimFilter(st, std::move(in), mod_equals);
-      }
-      case spec::Op::kShuffle: {
-        const auto& s = op.shuffle();
-        const int64_t buffer = p.Knob("buffer_size").start;
-        def.buffer_size = buffer;
-        return MakeSimShuffle(st, std::move(in), buffer, engine::ShuffleSeed(s),
-                              !s.has_reshuffle_each_iteration() || s.reshuffle_each_iteration());
-      }
-      case spec::Op::kBatch:
-        values_ = false;  // a batch's rows are not kept as values
-        return MakeSimBatch(st, std::move(in), p.Knob("batch_size").start,
-                            op.batch().drop_remainder());
-      case spec::Op::kUnbatch:
-        return MakeSimUnbatch(st, std::move(in));
-      case spec::Op::kPrefetch: {
-        const int64_t buffer = p.Knob("buffer_size").start;
-        def.asynchronous = true;
-        def.buffer_size = buffer;
-        return MakeSimPrefetch(st, std::move(in), buffer);
-      }
-      case spec::Op::kShard:
-        return MakeSimShard(st, std::move(in), op.shard().num_shards(), op.shard().index());
-      case spec::Op::kCache:
-        return MakeSimCache(st, std::move(in));
-      case spec::Op::kRepeat:
-        return MakeSimRepeat(st, std::move(in), p.Knob("count").start);
-      case spec::Op::kTake:
-        return MakeSimTake(st, std::move(in), op.take().count());
-      case spec::Op::kSkip:
-        return MakeSimSkip(st, std::move(in), op.skip().count());
-      case spec::Op::KIND_NOT_SET:
-        break;
-    }
-    return engine::Internal("op '" + n + "' has no kind: the plan lets no such op through");
-  }
+  class OpBuild final : public SimOpBuild {
+   public:
+    OpBuild(Builder& builder, const engine::PlannedOp& p, SimStage& st, SimDatasetPtr in,
+            SimDatasetPtr sub)
+        : SimOpBuild(p, st, std::move(in), std::move(sub), builder.values_), builder_(builder) {}
+    // Looked up each time: defs_ grows while a sub-pipeline is built.
+    record::StageDef& Def() override { return builder_.Def(stage); }
+
+   private:
+    Builder& builder_;
+  };
 
   SimContext& ctx_;
   std::vector<record::StageDef> defs_;

@@ -1,28 +1,37 @@
 #pragma once
-// One description per op kind: its knobs (ranges, whether AUTOTUNE is allowed and where it
-// starts), whether it keeps the order of its input, how many elements it gives per element
-// it takes, whether it is random, what its threads do, whether it replays, and which fields
-// may be omitted. Both builders, the validator, --set, the move rules and the GUI's op
-// editor read it, and every stage of a trace carries what it says as record::StageTrait
-// bits (engine/runtime/stage_traits.h), which the analyses read instead of kind names; what
-// an op does with its elements is its policy (engine/runtime/*_rules.h), whichever clock
-// runs it.
+// What every part of Pipescope knows of an op kind: its knobs (ranges, whether AUTOTUNE is
+// allowed and where it starts), whether it keeps the order of its input, how many elements
+// it gives per element it takes, whether it is random, what its threads do, whether it
+// replays, which fields may be omitted and its own field checks. The validator, the plan,
+// --set, the move rules, the tuners and the GUI's op editor read it, and every stage of a
+// trace carries what it says as record::StageTrait bits (engine/runtime/stage_traits.h),
+// which the analyses read instead of kind names.
 //
-// Adding an op kind: a field in pipeline_spec.proto's Op, one entry in op_kinds.cc, its
-// policy, and its dataset on each clock.
+// A new op kind is three files:
+//   1. its message in pipeline_spec.proto's Op;
+//   2. engine/kinds/<kind>.cc: this description, its field checks, its rules and its
+//      dataset on both clocks, registered by one PIPESCOPE_REGISTER_OP_KIND
+//      (engine/kinds/op_kind_registration.h);
+//   3. its cases in the conformance suite (tests/sim/engine_sim_conformance_test.cc), run on
+//      both clocks.
+// Nothing else names a kind: both builders, the validator and the plan find it here.
 
 #include <cstdint>
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "engine/spec/pipeline_spec.pb.h"
 
 namespace pipescope::engine {
 
+// The most threads a parallel op's knob may ask for.
+inline constexpr int64_t kMaxParallelism = 256;
+
 struct KnobDescription {
-  std::string_view name;  // the field of the op's message: tf.data's argument name
-  int64_t min = 0;        // the smallest value a spec may write
+  std::string_view name{};  // the field of the op's message: tf.data's argument name
+  int64_t min = 0;          // the smallest value a spec may write
   int64_t max = 0;
   // The smallest a tuner or the GUI sets, where it differs from `min` (a written 0 makes an
   // op synchronous, which no tuner turns it into).
@@ -31,7 +40,7 @@ struct KnobDescription {
   // Where an AUTOTUNE knob starts: the CPU budget, or `autotune_start`.
   bool starts_at_cpu_budget = false;
   int64_t autotune_start = 1;
-  std::string_view fixed_because;  // why AUTOTUNE is refused, for the validator's message
+  std::string_view fixed_because{};  // why AUTOTUNE is refused, for the validator's message
   // The value's meaning where a tuner must not change it (it decides the output).
   bool decides_output = false;
 };
@@ -41,6 +50,15 @@ enum class ElementOrder {
   kKeptIfDeterministic,  // parallel ops: unless deterministic is false
   kRandom,               // shuffle
 };
+
+// num_parallel_calls of the ops whose threads run work (map, interleave): 0 is synchronous,
+// AUTOTUNE starts at the CPU budget.
+inline constexpr KnobDescription kNumParallelCallsKnob{.name = "num_parallel_calls",
+                                                       .min = 0,
+                                                       .max = kMaxParallelism,
+                                                       .tune_min = 1,
+                                                       .autotune = true,
+                                                       .starts_at_cpu_budget = true};
 
 // Elements out per element in.
 enum class OutputRatio {
@@ -61,27 +79,43 @@ enum class ParallelWork {
   kOneProducer,   // one thread fills its buffer (prefetch)
 };
 
+struct OpFieldCheck;
+
 struct OpKindDescription {
   std::string_view kind;  // the Op oneof's field name: "map", "batch", ...
   spec::Op::KindCase kind_case = spec::Op::KIND_NOT_SET;
-  std::span<const KnobDescription> knobs;
+  std::span<const KnobDescription> knobs{};
   ElementOrder order = ElementOrder::kKept;
   OutputRatio ratio = OutputRatio::kOne;
   bool random = false;  // its output depends on a seed
   ParallelWork parallel_work = ParallelWork::kNone;
   bool replays = false;  // after one complete pass it hands out what it kept (cache)
   // Fields that may be left out, and what leaving them out means (op_values.h reads them).
-  std::string_view omissible;
+  std::string_view omissible{};
   // The GUI's op editor: the knob a new op of this kind asks for and its proposal; an
   // empty knob and `addable` true: added without asking; `addable` false: only from a spec
   // (it needs a function or a sub-pipeline).
   bool addable = false;
-  std::string_view new_op_knob;
+  std::string_view new_op_knob{};
   int64_t new_op_value = 0;
+  // What only this kind can say of its fields (a shard's index below num_shards, a map's
+  // function after a batch); null where its knobs' ranges say it all. Knob ranges and a
+  // sub-pipeline (a message with per_element and ops) are checked for every kind.
+  void (*check_fields)(OpFieldCheck& check) = nullptr;
+  // An op that opens a dataset per input element (interleave, flat_map): its message's
+  // per_element source and the ops applied to each such dataset; null for other kinds.
+  const spec::ElementSource* (*per_element)(const spec::Op& op) = nullptr;
+  const google::protobuf::RepeatedPtrField<spec::Op>* (*sub_pipeline)(const spec::Op& op) = nullptr;
+  google::protobuf::RepeatedPtrField<spec::Op>* (*mutable_sub_pipeline)(spec::Op& op) = nullptr;
 };
 
-// Every op kind, in the proto's order.
-std::span<const OpKindDescription> AllOpKinds();
+// Adds `kind` to the kinds every part knows (engine/kinds/op_kind_registration.h calls it
+// once per kind at start-up; `kind` lives as long as the program).
+void RegisterOpKindDescription(const OpKindDescription& kind);
+
+// Every registered op kind, in the order of pipeline_spec.proto's Op. Aborts, saying so,
+// where the program was linked without the kinds (pipescope_op_kinds, whole).
+const std::vector<const OpKindDescription*>& AllOpKinds();
 
 // The description of `kind` ("map"), or nullptr.
 const OpKindDescription* DescribeOpKind(std::string_view kind);
@@ -102,6 +136,20 @@ inline int64_t TuneMin(const KnobDescription& knob) {
 // gives what its sub-pipeline gives (`sub_batched`), and every other op gives what it takes.
 // The one rule the validator and the plan (so both clocks) follow.
 bool OutputBatched(const OpKindDescription& kind, bool input_batched, bool sub_batched);
+
+// The message of the op's kind (the MapOp of a map), whose fields are its knobs; null for
+// an op without a kind.
+const google::protobuf::Message* KindMessageOf(const spec::Op& op);
+
+// Where an op that opens a dataset per input element gets it, and the ops over it
+// (OpKindDescription::per_element, sub_pipeline); null for every other op.
+const spec::ElementSource* PerElementSourceOf(const spec::Op& op);
+const google::protobuf::RepeatedPtrField<spec::Op>* SubPipelineOf(const spec::Op& op);
+google::protobuf::RepeatedPtrField<spec::Op>* MutableSubPipelineOf(spec::Op& op);
+
+// The rows of each element an op gives where its kind batches (its batch_size knob, at
+// least 1); 0 for an op that does not batch.
+int64_t BatchSizeOf(const spec::Op& op);
 
 // "map keeps order (unless deterministic: false); one element per element in".
 std::string DescribeForPeople(const OpKindDescription& d);

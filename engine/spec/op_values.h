@@ -50,24 +50,6 @@ inline std::optional<uint64_t> ListFilesSeed(const spec::ListFilesSource& s) {
   return static_cast<uint64_t>(s.seed());
 }
 
-// The ops that open a dataset per input element and apply a sub-pipeline to it (interleave,
-// flat_map): where that dataset comes from and the ops over it; null for every other op.
-inline const spec::ElementSource* PerElementSourceOf(const spec::Op& op) {
-  if (op.has_interleave()) return &op.interleave().per_element();
-  if (op.has_flat_map()) return &op.flat_map().per_element();
-  return nullptr;
-}
-inline const google::protobuf::RepeatedPtrField<spec::Op>* SubPipelineOf(const spec::Op& op) {
-  if (op.has_interleave()) return &op.interleave().ops();
-  if (op.has_flat_map()) return &op.flat_map().ops();
-  return nullptr;
-}
-inline google::protobuf::RepeatedPtrField<spec::Op>* MutableSubPipelineOf(spec::Op& op) {
-  if (op.has_interleave()) return op.mutable_interleave()->mutable_ops();
-  if (op.has_flat_map()) return op.mutable_flat_map()->mutable_ops();
-  return nullptr;
-}
-
 // An integer field of an op's message read by name (--set, the GUI's knobs), with an omitted
 // optional field reading as what it means above.
 inline int64_t IntFieldValue(const google::protobuf::Message& params,

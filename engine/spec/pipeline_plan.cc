@@ -11,13 +11,6 @@
 namespace pipescope::engine {
 namespace {
 
-// The message of the op's kind (the MapOp of a map), whose fields are its knobs.
-const google::protobuf::Message& KindMessage(const spec::Op& op) {
-  const auto* oneof = op.GetDescriptor()->FindOneofByName("kind");
-  const auto* field = op.GetReflection()->GetOneofFieldDescriptor(op, oneof);
-  return op.GetReflection()->GetMessage(op, field);
-}
-
 std::vector<PlannedOp> PlanOps(const google::protobuf::RepeatedPtrField<spec::Op>& ops, int depth,
                                bool batched, int cores, bool& output_batched) {
   std::vector<PlannedOp> planned;
@@ -28,7 +21,7 @@ std::vector<PlannedOp> PlanOps(const google::protobuf::RepeatedPtrField<spec::Op
     p.kind = DescribeOp(op);
     p.depth = depth;
     p.input_batched = batched;
-    const auto& params = KindMessage(op);
+    const auto& params = *KindMessageOf(op);
     for (const KnobDescription& knob : p.kind->knobs) {
       const auto* field = params.GetDescriptor()->FindFieldByName(std::string(knob.name));
       assert(field && "a knob is a field of its kind's message");

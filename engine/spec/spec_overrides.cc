@@ -2,6 +2,7 @@
 
 #include <charconv>
 
+#include "engine/spec/op_kinds.h"
 #include "engine/spec/op_values.h"
 #include "engine/spec/spec_loader.h"
 

@@ -6,6 +6,7 @@
 
 #include "engine/core/duration.h"
 #include "engine/io/byte_source.h"
+#include "engine/spec/field_checker.h"
 #include "engine/spec/op_kinds.h"
 #include "engine/spec/op_values.h"
 #include "engine/spec/spec_loader.h"
@@ -17,105 +18,7 @@ namespace {
 using google::protobuf::Message;
 using google::protobuf::TextFormat;
 
-// Where in the user's file a message lives: its parse subtree and the line it starts on.
-struct Where {
-  const TextFormat::ParseInfoTree* tree = nullptr;
-  int line = -1;     // 0-based, -1 when unknown
-  std::string what;  // "op 'decode' (map)"
-};
-
-class Checker {
- public:
-  Checker(std::string source) : source_(std::move(source)) {}
-
-  // Location of `field` of `msg` (the field's own line when it was written, else the
-  // enclosing message's line).
-  int LineOf(const Message& msg, const Where& where, const char* field, int index = -1) const {
-    if (!where.tree) return where.line;
-    const auto* fd = msg.GetDescriptor()->FindFieldByName(field);
-    if (!fd) return where.line;
-    if (fd->is_repeated() && index < 0) index = 0;  // the first occurrence
-    auto loc = where.tree->GetLocation(fd, index);
-    return loc.line >= 0 ? loc.line : where.line;
-  }
-
-  Where Nested(const Message& msg, const Where& where, const char* field, std::string what,
-               int index = -1) const {
-    Where w{nullptr, LineOf(msg, where, field, index), std::move(what)};
-    if (where.tree) {
-      if (const auto* fd = msg.GetDescriptor()->FindFieldByName(field)) {
-        w.tree = where.tree->GetTreeForNested(fd, index);
-      }
-    }
-    return w;
-  }
-
-  void Fail(const Message& msg, const Where& where, const char* field, const std::string& text) {
-    const int line = LineOf(msg, where, field);
-    std::string prefix = source_;
-    if (line >= 0) prefix += ":" + std::to_string(line + 1);
-    prefix += ": ";
-    if (!where.what.empty()) prefix += where.what + ": ";
-    errors_.push_back(prefix + (field[0] ? std::string(field) + " " : std::string()) + text);
-  }
-
-  // A number that is not an op's knob (the training step's, the budget's).
-  void AtLeast(const Message& msg, const Where& where, const char* field, int64_t value,
-               int64_t min) {
-    if (value < min) {
-      Fail(msg, where, field,
-           "must be ≥ " + std::to_string(min) + ", got " + std::to_string(value));
-    }
-  }
-
-  // A numeric knob of an op of `kind`: within its description's range, or AUTOTUNE where
-  // the description allows it.
-  void Knob(const Message& msg, const Where& where, std::string_view kind, const char* field,
-            int64_t value) {
-    const KnobDescription& knob = *DescribeKnob(kind, field);
-    if (value == kAutotune && (knob.autotune || knob.min > kAutotune)) {
-      if (!knob.autotune) {
-        Fail(msg, where, field,
-             std::string("cannot be AUTOTUNE") +
-                 (knob.fixed_because.empty() ? "" : ": " + std::string(knob.fixed_because)));
-      }
-      return;
-    }
-    if (value < knob.min || value > knob.max) {
-      Fail(msg, where, field,
-           (value < knob.min ? "must be ≥ " + std::to_string(knob.min)
-                             : "must be ≤ " + std::to_string(knob.max)) +
-               (knob.autotune ? " or AUTOTUNE" : "") + ", got " + std::to_string(value));
-    }
-  }
-
-  void Duration(const Message& msg, const Where& where, const char* field, const std::string& text,
-                bool required) {
-    if (text.empty()) {
-      if (required) Fail(msg, where, field, "is required (e.g. \"2ms\")");
-      return;
-    }
-    auto parsed = ParseDurationNs(text);
-    if (!parsed.ok()) Fail(msg, where, field, parsed.status().message());
-  }
-
-  void Rate(const Message& msg, const Where& where, const char* field, const std::string& text) {
-    if (text.empty()) return;
-    auto parsed = ParseBytesPerSecond(text);
-    if (!parsed.ok()) Fail(msg, where, field, parsed.status().message());
-  }
-
-  Status Finish() const {
-    if (errors_.empty()) return Status::Ok();
-    std::string text;
-    for (const auto& e : errors_) text += (text.empty() ? "" : "\n") + e;
-    return InvalidArgument(text);
-  }
-
- private:
-  std::string source_;
-  std::vector<std::string> errors_;
-};
+using Checker = FieldChecker;
 
 void CheckSyntheticShape(Checker& c, const Message& m, const Where& w, int64_t records,
                          int64_t record_bytes, const char* records_field) {
@@ -215,158 +118,47 @@ void CheckElementSource(Checker& c, const spec::ElementSource& es, const Where& 
   }
 }
 
-void CheckWorkFunction(Checker& c, const spec::MapOp& map, const Where& w, bool input_batched) {
-  const auto& fn = map.fn();
-  Where fw = c.Nested(map, w, "fn", w.what);
-  switch (fn.kind_case()) {
-    case spec::WorkFunction::kCpuWork:
-      c.Duration(fn.cpu_work(), c.Nested(fn, fw, "cpu_work", w.what), "duration",
-                 fn.cpu_work().duration(), true);
-      break;
-    case spec::WorkFunction::kIoWait:
-      c.Duration(fn.io_wait(), c.Nested(fn, fw, "io_wait", w.what), "duration",
-                 fn.io_wait().duration(), true);
-      break;
-    case spec::WorkFunction::KIND_NOT_SET:
-      c.Fail(map, w, "fn", "is required (cpu_work, io_wait, unpack_bits, normalize, identity)");
-      return;
-    default:
-      break;
-  }
-  if (input_batched && !WorkFunctionHasBatchedForm(fn)) {
-    c.Fail(map, w, "fn",
-           fn.has_parse_example()
-               ? std::string("'parse_example' after batch is tf.io.parse_example, whose var_len "
-                             "features are SparseTensors, which elements here do not hold; "
-                             "make them fixed-length or move the map before the batch")
-               : "'" + WorkFunctionName(fn) +
-                     "' has no batched form, so it cannot follow batch; move the map before "
-                     "the batch");
-  }
-}
-
-// An op that opens a dataset per input element (interleave, flat_map, whose message is
-// `m`, written at `mw`): its per_element source and its sub-pipeline; whether that gives
+// An op that opens a dataset per input element (its kind's message `m` has per_element and
+// ops, written at `mw`): its per_element source and its sub-pipeline; whether that gives
 // batches.
-template <class SubPipelineOp>
-bool CheckSubPipeline(Checker& c, const SubPipelineOp& m, const Where& mw, std::string_view kind,
+bool CheckSubPipeline(Checker& c, const spec::Op& op, const Message& m, const Where& mw,
                       bool batched, int depth) {
-  if (!m.has_per_element()) {
+  const std::string kind = OpKindName(op);
+  const auto* per_element_field = m.GetDescriptor()->FindFieldByName("per_element");
+  if (!m.GetReflection()->HasField(m, per_element_field)) {
     c.Fail(m, mw, "per_element", "is required (from_element, synthetic_file, tfrecord_file)");
   } else {
-    CheckElementSource(c, m.per_element(), c.Nested(m, mw, "per_element", mw.what));
-    if (batched && m.per_element().from_element().repeat_by_value()) {
+    const spec::ElementSource& per_element = *PerElementSourceOf(op);
+    CheckElementSource(c, per_element, c.Nested(m, mw, "per_element", mw.what));
+    if (batched && per_element.from_element().repeat_by_value()) {
       c.Fail(m, mw, "per_element",
              "from_element.repeat_by_value repeats each element by its int64 value, and the " +
-                 std::string(kind) + "'s input is batched; move the " + std::string(kind) +
-                 " before the batch");
+                 kind + "'s input is batched; move the " + kind + " before the batch");
     }
   }
-  return CheckOps(c, m, mw, m.ops(), "ops", false, depth + 1);
+  return CheckOps(c, m, mw, *SubPipelineOf(op), "ops", false, depth + 1);
 }
 
+// An op: its kind's own field checks, its knobs' ranges and its sub-pipeline; `batched`
+// becomes whether it gives batches.
 void CheckOp(Checker& c, const spec::Op& op, const Where& w, bool& batched, int depth) {
-  bool sub_batched = false;
-  switch (op.kind_case()) {
-    case spec::Op::kFlatMap:
-      sub_batched = CheckSubPipeline(c, op.flat_map(), c.Nested(op, w, "flat_map", w.what),
-                                     "flat_map", batched, depth);
-      break;
-    case spec::Op::kInterleave: {
-      const auto& il = op.interleave();
-      Where iw = c.Nested(op, w, "interleave", w.what);
-      sub_batched = CheckSubPipeline(c, il, iw, "interleave", batched, depth);
-      // tf.data refuses a written 0 for both; absent means AUTOTUNE and 1 (op_values.h).
-      if (il.has_cycle_length() && il.cycle_length() == 0) {
-        c.Fail(il, iw, "cycle_length", "must be greater than zero (or AUTOTUNE), got 0");
-      } else {
-        c.Knob(il, iw, "interleave", "cycle_length", CycleLength(il));
-      }
-      if (il.has_block_length() && il.block_length() == 0) {
-        c.Fail(il, iw, "block_length", "must be greater than zero, got 0");
-      } else {
-        c.Knob(il, iw, "interleave", "block_length", BlockLength(il));
-      }
-      c.Knob(il, iw, "interleave", "num_parallel_calls", il.num_parallel_calls());
-      break;
-    }
-    case spec::Op::kMap: {
-      const auto& m = op.map();
-      Where mw = c.Nested(op, w, "map", w.what);
-      c.Knob(m, mw, "map", "num_parallel_calls", m.num_parallel_calls());
-      CheckWorkFunction(c, m, mw, batched);
-      break;
-    }
-    case spec::Op::kFilter: {
-      const auto& f = op.filter();
-      Where fw = c.Nested(op, w, "filter", w.what);
-      const auto& p = f.predicate();
-      if (p.kind_case() == spec::Predicate::KIND_NOT_SET) {
-        c.Fail(f, fw, "predicate", "is required (keep_fraction or mod_equals)");
-      } else if (p.has_keep_fraction() &&
-                 (p.keep_fraction().fraction() < 0 || p.keep_fraction().fraction() > 1)) {
-        c.Fail(f, fw, "predicate", "keep_fraction.fraction must be in [0, 1]");
-      } else if (p.has_mod_equals() && p.mod_equals().modulus() <= 0) {
-        c.Fail(f, fw, "predicate", "mod_equals.modulus must be ≥ 1");
-      }
-      break;
-    }
-    case spec::Op::kShuffle: {
-      Where sw = c.Nested(op, w, "shuffle", w.what);
-      c.Knob(op.shuffle(), sw, "shuffle", "buffer_size", op.shuffle().buffer_size());
-      break;
-    }
-    case spec::Op::kBatch: {
-      Where bw = c.Nested(op, w, "batch", w.what);
-      c.Knob(op.batch(), bw, "batch", "batch_size", op.batch().batch_size());
-      break;
-    }
-    case spec::Op::kUnbatch:
-      break;
-    case spec::Op::kPrefetch: {
-      Where pw = c.Nested(op, w, "prefetch", w.what);
-      c.Knob(op.prefetch(), pw, "prefetch", "buffer_size", op.prefetch().buffer_size());
-      break;
-    }
-    case spec::Op::kShard: {
-      const auto& s = op.shard();
-      Where sw = c.Nested(op, w, "shard", w.what);
-      c.Knob(s, sw, "shard", "num_shards", s.num_shards());
-      if (s.num_shards() >= 1 && (s.index() < 0 || s.index() >= s.num_shards())) {
-        c.Fail(s, sw, "index",
-               "must be in [0, num_shards), got " + std::to_string(s.index()) + " of " +
-                   std::to_string(s.num_shards()));
-      }
-      break;
-    }
-    case spec::Op::kCache: {
-      Where cw = c.Nested(op, w, "cache", w.what);
-      if (depth > 0) {
-        c.Fail(op, w, "cache",
-               "inside an interleave's ops is not supported; put it after the interleave");
-      }
-      if (!op.cache().filename().empty()) {
-        c.Fail(
-            op.cache(), cw, "filename",
-            "file caches are not supported by this build yet; leave it empty to cache in memory");
-      }
-      break;
-    }
-    case spec::Op::kRepeat:
-      c.Knob(op.repeat(), c.Nested(op, w, "repeat", w.what), "repeat", "count",
-             RepeatCount(op.repeat()));
-      break;
-    case spec::Op::kTake:
-      c.Knob(op.take(), c.Nested(op, w, "take", w.what), "take", "count", op.take().count());
-      break;
-    case spec::Op::kSkip:
-      c.Knob(op.skip(), c.Nested(op, w, "skip", w.what), "skip", "count", op.skip().count());
-      break;
-    case spec::Op::KIND_NOT_SET:
-      c.Fail(op, w, "", "needs a kind (map, batch, prefetch, ...)");
-      return;
+  const OpKindDescription* kind = DescribeOp(op);
+  if (!kind) {
+    c.Fail(op, w, "", "needs a kind (map, batch, prefetch, ...)");
+    return;
   }
-  batched = OutputBatched(*DescribeOp(op), batched, sub_batched);
+  const Message& params = *KindMessageOf(op);
+  OpFieldCheck check{c, params, c.Nested(op, w, std::string(kind->kind).c_str(), w.what), batched,
+                     depth};
+  if (kind->check_fields) kind->check_fields(check);
+  for (const KnobDescription& knob : kind->knobs) {
+    if (c.Failed(params, knob.name)) continue;  // the kind said it better
+    const auto* field = params.GetDescriptor()->FindFieldByName(std::string(knob.name));
+    c.Knob(params, check.where, kind->kind, field->name().c_str(), IntFieldValue(params, *field));
+  }
+  bool sub_batched = false;
+  if (SubPipelineOf(op)) sub_batched = CheckSubPipeline(c, op, params, check.where, batched, depth);
+  batched = OutputBatched(*kind, batched, sub_batched);
 }
 
 bool CheckOps(Checker& c, const Message& parent, const Where& parent_where,

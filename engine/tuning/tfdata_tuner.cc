@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "engine/runtime/pipeline.h"
+#include "engine/spec/op_kinds.h"
 #include "engine/spec/op_values.h"
 #include "engine/spec/spec_loader.h"
 #include "engine/spec/spec_overrides.h"
@@ -58,9 +59,9 @@ ChainOfSpec BuildChain(const spec::PipelineSpec& spec, const trace::RangeAnalysi
       n.buffer_tunable = true;
       n.buffer = std::max<int64_t>(op.prefetch().buffer_size(), 1);
       knob = op.name() + ".buffer_size";
-    } else if (op.has_batch()) {
+    } else if (const int64_t batch_size = BatchSizeOf(op); batch_size > 0) {
       n.kind = NodeKind::kSync;
-      n.ratio = static_cast<double>(std::max<int64_t>(op.batch().batch_size(), 1));
+      n.ratio = static_cast<double>(batch_size);
     } else if (op.has_interleave()) {
       // Its sub-pipeline's stages are named "<interleave>.<stage>", the per-element source
       // included; their work per interleave output is their own self time (one each).

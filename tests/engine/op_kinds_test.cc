@@ -1,13 +1,15 @@
 // The op kinds' descriptions (engine/spec/op_kinds.h) against the spec's proto, which
 // nothing else ties them to: every kind of Op has one description, every knob it names is an
 // integer field of that kind's message, and each knob's AUTOTUNE start and range are what
-// both builders and the validator then use.
+// both builders and the validator then use; every kind runs on both clocks.
 #include "engine/spec/op_kinds.h"
 
 #include <gtest/gtest.h>
 
 #include <set>
 
+#include "engine/runtime/op_factories.h"
+#include "engine/sim/sim_op_factories.h"
 #include "engine/spec/spec_loader.h"
 #include "engine/spec/spec_validator.h"
 
@@ -20,8 +22,13 @@ TEST(OpKindsTest, EveryOpKindHasOneDescriptionAndItsKnobsAreFieldsOfItsMessage) 
   const auto* oneof = spec::Op::descriptor()->FindOneofByName("kind");
   ASSERT_NE(oneof, nullptr);
   std::set<std::string> described;
-  for (const OpKindDescription& d : AllOpKinds()) {
-    EXPECT_TRUE(described.insert(std::string(d.kind)).second) << d.kind << " twice";
+  int last_position = -1;
+  for (const OpKindDescription* d : AllOpKinds()) {
+    EXPECT_TRUE(described.insert(std::string(d->kind)).second) << d->kind << " twice";
+    const int position =
+        spec::Op::descriptor()->FindFieldByNumber(static_cast<int>(d->kind_case))->index();
+    EXPECT_GT(position, last_position) << d->kind << ": the kinds are listed in the proto's order";
+    last_position = position;
   }
   EXPECT_EQ(described.size(), static_cast<size_t>(oneof->field_count()));
   for (int i = 0; i < oneof->field_count(); ++i) {
@@ -39,8 +46,11 @@ TEST(OpKindsTest, EveryOpKindHasOneDescriptionAndItsKnobsAreFieldsOfItsMessage) 
           << kind->name() << "." << knob.name << ": say why it cannot be AUTOTUNE";
       EXPECT_FALSE(knob.autotune && knob.decides_output) << kind->name() << "." << knob.name;
     }
-    if (d->addable && !d->new_op_knob.empty())
+    if (d->addable && !d->new_op_knob.empty()) {
       EXPECT_NE(DescribeKnob(d->kind, d->new_op_knob), nullptr) << kind->name();
+    }
+    EXPECT_NE(EngineOpFactoryOf(d->kind_case), nullptr) << kind->name() << " runs on the engine";
+    EXPECT_NE(sim::SimOpFactoryOf(d->kind_case), nullptr) << kind->name() << " is simulated";
   }
 }
 

@@ -44,10 +44,10 @@ bool FillNewOp(const QString& kind, int64_t value, spec::Op& op) {
 
 std::vector<OpOrderEditor::AddableOp> OpOrderEditor::AddableOps() {
   std::vector<AddableOp> ops;
-  for (const engine::OpKindDescription& d : engine::AllOpKinds()) {
-    if (!d.addable) continue;
-    AddableOp op{std::string(d.kind), std::string(d.new_op_knob), d.new_op_value, 0, 0};
-    if (const engine::KnobDescription* knob = engine::DescribeKnob(d.kind, d.new_op_knob)) {
+  for (const engine::OpKindDescription* d : engine::AllOpKinds()) {
+    if (!d->addable) continue;
+    AddableOp op{std::string(d->kind), std::string(d->new_op_knob), d->new_op_value, 0, 0};
+    if (const engine::KnobDescription* knob = engine::DescribeKnob(d->kind, d->new_op_knob)) {
       op.min = std::max<int64_t>(engine::TuneMin(*knob), 1);  // a new op does something
       op.max = knob->max;
     }

@@ -1,0 +1,86 @@
+// Dataset.map(f, num_parallel_calls, deterministic): f on every element, in the caller's
+// thread or by num_parallel_calls workers (engine/runtime/parallel_map_order.h); after a
+// batch, f's batched form on each batch.
+
+#include <array>
+
+#include "engine/kinds/op_kind_registration.h"
+#include "engine/sim/sim_ops.h"
+#include "engine/spec/field_checker.h"
+#include "engine/work/work_registry.h"
+
+namespace pipescope::kinds {
+namespace {
+
+constexpr std::array kKnobs = {
+    engine::kNumParallelCallsKnob,
+};
+
+void CheckFields(engine::OpFieldCheck& check) {
+  const auto& map = static_cast<const spec::MapOp&>(check.params);
+  const auto& fn = map.fn();
+  engine::FieldChecker& c = check.checker;
+  const engine::Where fw = check.Nested("fn");
+  switch (fn.kind_case()) {
+    case spec::WorkFunction::kCpuWork:
+      c.Duration(fn.cpu_work(), c.Nested(fn, fw, "cpu_work", fw.what), "duration",
+                 fn.cpu_work().duration(), true);
+      break;
+    case spec::WorkFunction::kIoWait:
+      c.Duration(fn.io_wait(), c.Nested(fn, fw, "io_wait", fw.what), "duration",
+                 fn.io_wait().duration(), true);
+      break;
+    case spec::WorkFunction::KIND_NOT_SET:
+      check.Fail("fn", "is required (cpu_work, io_wait, unpack_bits, normalize, identity)");
+      return;
+    default:
+      break;
+  }
+  if (check.input_batched && !engine::WorkFunctionHasBatchedForm(fn)) {
+    check.Fail("fn", fn.has_parse_example()
+                         ? std::string("'parse_example' after batch is tf.io.parse_example, "
+                                       "whose var_len features are SparseTensors, which "
+                                       "elements here do not hold; make them fixed-length or "
+                                       "move the map before the batch")
+                         : "'" + engine::WorkFunctionName(fn) +
+                               "' has no batched form, so it cannot follow batch; move the map "
+                               "before the batch");
+  }
+}
+
+constexpr engine::OpKindDescription kMap{.kind = "map",
+                                         .kind_case = spec::Op::kMap,
+                                         .knobs = kKnobs,
+                                         .order = engine::ElementOrder::kKeptIfDeterministic,
+                                         .parallel_work = engine::ParallelWork::kFunction,
+                                         .omissible = "deterministic: true",
+                                         .check_fields = CheckFields};
+
+bool Deterministic(const spec::MapOp& m) { return !m.has_deterministic() || m.deterministic(); }
+
+engine::Result<engine::DatasetPtr> Engine(engine::EngineOpBuild& b) {
+  const auto& m = b.op.map();
+  ASSIGN_OR_RETURN(auto fn, engine::MakeWorkFunction(m.fn()));
+  engine::TunablePtr parallel;
+  if (m.num_parallel_calls() != 0) {
+    parallel = b.Knob("num_parallel_calls");
+    b.stats->parallelism = parallel.get();
+  }
+  return engine::MakeMapDataset(b.stats, std::move(b.input),
+                                std::shared_ptr<const engine::WorkFunction>(std::move(fn)),
+                                b.planned.input_batched, parallel, Deterministic(m));
+}
+
+engine::Result<sim::SimDatasetPtr> Sim(sim::SimOpBuild& b) {
+  b.values = b.values && engine::WorkFunctionKeepsValue(b.op.map().fn());
+  const int64_t parallel = b.planned.Knob("num_parallel_calls").start;
+  b.Def().asynchronous = parallel != 0;
+  b.Def().parallelism = parallel != 0 ? parallel : 1;
+  return sim::MakeSimMap(b.stage, std::move(b.input), parallel, Deterministic(b.op.map()));
+}
+
+}  // namespace
+
+PIPESCOPE_REGISTER_OP_KIND(kMap, Engine, Sim);
+
+}  // namespace pipescope::kinds

@@ -1,0 +1,43 @@
+#pragma once
+// How the simulator's builder makes an op's SimDataset: a factory per op kind, registered
+// by the kind's file (engine/kinds/op_kind_registration.h) beside the engine's, called with
+// the same plan.
+
+#include "engine/sim/sim_iterator.h"
+#include "engine/spec/pipeline_plan.h"
+#include "instrumentation/record/trace_sink.h"
+
+namespace pipescope::sim {
+
+// What a factory gets for one planned op.
+class SimOpBuild {
+ public:
+  virtual ~SimOpBuild() = default;
+  const engine::PlannedOp& planned;
+  const spec::Op& op;
+  SimStage& stage;
+  SimDatasetPtr input;
+  SimDatasetPtr per_element;  // as EngineOpBuild::per_element
+  // Whether the elements it takes carry the numbers the engine's would (a range's, listed
+  // values), so a filter can read them; a factory whose op changes them clears it.
+  bool& values;
+
+  // The stage's definition in the trace (asynchronous, parallelism, buffer size).
+  virtual record::StageDef& Def() = 0;
+
+ protected:
+  SimOpBuild(const engine::PlannedOp& p, SimStage& s, SimDatasetPtr in, SimDatasetPtr sub, bool& v)
+      : planned(p),
+        op(*p.op),
+        stage(s),
+        input(std::move(in)),
+        per_element(std::move(sub)),
+        values(v) {}
+};
+
+using SimOpFactory = engine::Result<SimDatasetPtr> (*)(SimOpBuild& build);
+
+void RegisterSimOpFactory(spec::Op::KindCase kind, SimOpFactory factory);
+SimOpFactory SimOpFactoryOf(spec::Op::KindCase kind);
+
+}  // namespace pipescope::sim
