@@ -84,6 +84,31 @@ void AppendTensor(std::string& out, const Tensor& t) {
 
 }  // namespace
 
+Result<Element> CombineRows(const std::vector<Element>& rows, uint64_t id,
+                            const CombineComponent& combine) {
+  Element batch;
+  batch.id = id;
+  std::vector<const Tensor*> parts(rows.size());
+  if (rows[0].value.valid()) {
+    for (size_t i = 0; i < rows.size(); ++i) parts[i] = &rows[i].value;
+    ASSIGN_OR_RETURN(batch.value, combine(parts));
+  }
+  for (size_t f = 0; f < rows[0].features.size(); ++f) {
+    const std::string& name = rows[0].features[f].name;
+    for (size_t i = 0; i < rows.size(); ++i) {
+      if (rows[i].features.size() <= f || rows[i].features[f].name != name) {
+        return InvalidArgument("element " + std::to_string(i) + " of the batch lacks feature '" +
+                               name + "'");
+      }
+      parts[i] = &rows[i].features[f].value;
+    }
+    auto combined = combine(parts);
+    if (!combined.ok()) return combined.status().WithContext("feature '" + name + "'");
+    batch.features.push_back({name, std::move(combined).value()});
+  }
+  return batch;
+}
+
 std::string Element::ContentKey() const {
   std::string key = std::string(DTypeName(value.dtype())) + value.shape().ToString() + ":";
   if (value.dtype() == DType::kString) {

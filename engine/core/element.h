@@ -5,6 +5,8 @@
 // element out of several (batch) give it a fresh id.
 
 #include <cstdint>
+#include <functional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -29,6 +31,13 @@ struct Element {
   // Payload bytes of the value and every feature.
   size_t ByteSize() const;
 };
+
+// One element made of `rows` (a batch): each component, the value and each feature by name,
+// combined across the rows by `combine` (stacked; padded, then stacked). Errors say which
+// component and which row lacks a feature.
+using CombineComponent = std::function<Result<Tensor>(std::span<const Tensor* const> parts)>;
+Result<Element> CombineRows(const std::vector<Element>& rows, uint64_t id,
+                            const CombineComponent& combine);
 
 // One JSON object per element for `pipescope-cli run --print`: small tensors are written
 // in full, large ones as {"dtype","shape","bytes"} so a line stays readable.

@@ -10,11 +10,7 @@ namespace pipescope::kinds {
 namespace {
 
 constexpr std::array kKnobs = {
-    engine::KnobDescription{.name = "batch_size",
-                            .min = 1,
-                            .max = 1 << 20,
-                            .fixed_because = "the batch size is part of the output",
-                            .decides_output = true},
+    engine::kBatchSizeKnob,
 };
 
 constexpr engine::OpKindDescription kBatch{.kind = "batch",

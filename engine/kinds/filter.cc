@@ -17,6 +17,11 @@ void CheckFields(engine::OpFieldCheck& check) {
     check.Fail("predicate", "keep_fraction.fraction must be in [0, 1]");
   } else if (p.has_mod_equals() && p.mod_equals().modulus() <= 0) {
     check.Fail("predicate", "mod_equals.modulus must be ≥ 1");
+  } else if (p.has_mod_equals() && check.input_strings) {
+    check.Fail("predicate",
+               "mod_equals reads each element as an int64 number, and the elements here are "
+               "strings (a file's records or lines, or listed strings); parse them first, or "
+               "filter with keep_fraction");
   }
 }
 

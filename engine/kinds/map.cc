@@ -37,16 +37,23 @@ void CheckFields(engine::OpFieldCheck& check) {
       break;
   }
   if (check.input_batched && !engine::WorkFunctionHasBatchedForm(fn)) {
-    check.Fail("fn", fn.has_parse_example()
-                         ? std::string("'parse_example' after batch is tf.io.parse_example, "
-                                       "whose var_len features are SparseTensors, which "
-                                       "elements here do not hold; make them fixed-length or "
-                                       "move the map before the batch")
-                         : "'" + engine::WorkFunctionName(fn) +
-                               "' has no batched form, so it cannot follow batch; move the map "
-                               "before the batch");
+    if (fn.has_parse_example()) {
+      check.Fail("fn",
+                 "'parse_example' after batch is tf.io.parse_example, whose var_len features "
+                 "are SparseTensors, which elements here do not hold; make them fixed-length or "
+                 "move the map before the batch");
+      return;
+    }
+    std::string text = "'";  // appended: GCC 12 misreads "literal" + std::string
+    text.append(engine::WorkFunctionName(fn))
+        .append(
+            "' has no batched form, so it cannot follow batch; move the map before the "
+            "batch");
+    check.Fail("fn", text);
   }
 }
+
+bool ChangesValues(const spec::Op& op) { return !engine::WorkFunctionKeepsValue(op.map().fn()); }
 
 constexpr engine::OpKindDescription kMap{.kind = "map",
                                          .kind_case = spec::Op::kMap,
@@ -54,7 +61,8 @@ constexpr engine::OpKindDescription kMap{.kind = "map",
                                          .order = engine::ElementOrder::kKeptIfDeterministic,
                                          .parallel_work = engine::ParallelWork::kFunction,
                                          .omissible = "deterministic: true",
-                                         .check_fields = CheckFields};
+                                         .check_fields = CheckFields,
+                                         .changes_values = ChangesValues};
 
 bool Deterministic(const spec::MapOp& m) { return !m.has_deterministic() || m.deterministic(); }
 

@@ -1,5 +1,6 @@
 // Dataset.batch(batch_size, drop_remainder): stacks consecutive elements along a new
-// leading axis. batch_size is live: a change applies from the next batch on.
+// leading axis (or combines them as the op that groups them says: padded_batch pads, then
+// stacks). batch_size is live: a change applies from the next batch on.
 #include <vector>
 
 #include "engine/ops/ops.h"
@@ -8,36 +9,14 @@
 namespace pipescope::engine {
 namespace {
 
-Result<Element> StackElements(const std::vector<Element>& rows, uint64_t id) {
-  Element batch;
-  batch.id = id;
-  std::vector<const Tensor*> parts(rows.size());
-  if (rows[0].value.valid()) {
-    for (size_t i = 0; i < rows.size(); ++i) parts[i] = &rows[i].value;
-    ASSIGN_OR_RETURN(batch.value, Tensor::Stack(parts));
-  }
-  for (size_t f = 0; f < rows[0].features.size(); ++f) {
-    const std::string& name = rows[0].features[f].name;
-    for (size_t i = 0; i < rows.size(); ++i) {
-      if (rows[i].features.size() <= f || rows[i].features[f].name != name) {
-        return InvalidArgument("element " + std::to_string(i) + " of the batch lacks feature '" +
-                               name + "'");
-      }
-      parts[i] = &rows[i].features[f].value;
-    }
-    auto stacked = Tensor::Stack(parts);
-    if (!stacked.ok()) return stacked.status().WithContext("feature '" + name + "'");
-    batch.features.push_back({name, std::move(stacked).value()});
-  }
-  return batch;
-}
-
 class BatchDataset : public UnaryDataset {
  public:
-  BatchDataset(StatsPtr stats, DatasetPtr input, TunablePtr batch_size, bool drop_remainder)
+  BatchDataset(StatsPtr stats, DatasetPtr input, TunablePtr batch_size, bool drop_remainder,
+               CombineComponent combine)
       : UnaryDataset(std::move(stats), std::move(input)),
         batch_size_(std::move(batch_size)),
-        drop_remainder_(drop_remainder) {}
+        drop_remainder_(drop_remainder),
+        combine_(std::move(combine)) {}
 
   Result<std::unique_ptr<Iterator>> MakeIterator(const IteratorArgs& args) const override {
     return MakeIteratorOver<It>(*this, args);
@@ -66,8 +45,10 @@ class BatchDataset : public UnaryDataset {
         end = true;
         return Status::Ok();
       }
-      auto batch = StackElements(rows_, ctx_.NewElementId());
-      if (!batch.ok()) return batch.status().WithContext("batch '" + stats_->name + "'");
+      auto batch = CombineRows(rows_, ctx_.NewElementId(), d_.combine_);
+      if (!batch.ok()) {
+        return batch.status().WithContext(stats_->kind + " '" + stats_->name + "'");
+      }
       out = std::move(batch).value();
       return Status::Ok();
     }
@@ -79,6 +60,7 @@ class BatchDataset : public UnaryDataset {
 
   TunablePtr batch_size_;
   const bool drop_remainder_;
+  const CombineComponent combine_;
 };
 
 class UnbatchDataset : public UnaryDataset {
@@ -130,9 +112,9 @@ class UnbatchDataset : public UnaryDataset {
 }  // namespace
 
 DatasetPtr MakeBatchDataset(StatsPtr stats, DatasetPtr input, TunablePtr batch_size,
-                            bool drop_remainder) {
+                            bool drop_remainder, CombineComponent combine) {
   return std::make_shared<BatchDataset>(std::move(stats), std::move(input), std::move(batch_size),
-                                        drop_remainder);
+                                        drop_remainder, std::move(combine));
 }
 
 DatasetPtr MakeUnbatchDataset(StatsPtr stats, DatasetPtr input) {

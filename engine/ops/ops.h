@@ -58,8 +58,10 @@ DatasetPtr MakeFilterDataset(StatsPtr stats, DatasetPtr input,
                              std::shared_ptr<const Predicate> predicate);
 DatasetPtr MakeShuffleDataset(StatsPtr stats, DatasetPtr input, TunablePtr buffer_size,
                               std::optional<uint64_t> seed, bool reshuffle_each_iteration);
+// Groups of batch_size elements (batch_rules.h), each component combined across the group
+// by `combine`: stacked for batch, padded then stacked for padded_batch.
 DatasetPtr MakeBatchDataset(StatsPtr stats, DatasetPtr input, TunablePtr batch_size,
-                            bool drop_remainder);
+                            bool drop_remainder, CombineComponent combine = Tensor::Stack);
 DatasetPtr MakeUnbatchDataset(StatsPtr stats, DatasetPtr input);
 DatasetPtr MakePrefetchDataset(StatsPtr stats, DatasetPtr input, TunablePtr buffer_size);
 DatasetPtr MakeShardDataset(StatsPtr stats, DatasetPtr input, int64_t num_shards, int64_t index);

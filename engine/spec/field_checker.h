@@ -66,7 +66,12 @@ struct OpFieldCheck {
   const google::protobuf::Message& params;  // the op's kind message (the MapOp of a map)
   Where where;                              // of `params`, named "op 'decode' (map)"
   bool input_batched = false;               // the elements it takes are batches
-  int depth = 0;                            // 1: inside an interleave's sub-pipeline
+  // What is known for sure of the elements it takes (false: not known, or not so): that
+  // they are scalars (a source's, no batch or value-changing map since), that they are
+  // strings (a file's records or lines, listed strings).
+  bool input_scalars = false;
+  bool input_strings = false;
+  int depth = 0;  // 1: inside an interleave's sub-pipeline
 
   void Fail(const char* field, const std::string& text) {
     checker.Fail(params, where, field, text);

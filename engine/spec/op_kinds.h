@@ -60,6 +60,14 @@ inline constexpr KnobDescription kNumParallelCallsKnob{.name = "num_parallel_cal
                                                        .autotune = true,
                                                        .starts_at_cpu_budget = true};
 
+// batch_size of the ops that group elements (batch, padded_batch).
+inline constexpr KnobDescription kBatchSizeKnob{
+    .name = "batch_size",
+    .min = 1,
+    .max = 1 << 20,
+    .fixed_because = "the batch size is part of the output",
+    .decides_output = true};
+
 // Elements out per element in.
 enum class OutputRatio {
   kOne,             // map, prefetch, cache (after its first pass)
@@ -102,6 +110,10 @@ struct OpKindDescription {
   // function after a batch); null where its knobs' ranges say it all. Knob ranges and a
   // sub-pipeline (a message with per_element and ops) are checked for every kind.
   void (*check_fields)(OpFieldCheck& check) = nullptr;
+  // Whether an op of this kind may give elements of other values or shapes than it takes
+  // (a map whose function makes new ones); null: it hands on what it takes, as the ratio
+  // says. The validator stops assuming what it knew of the elements after such an op.
+  bool (*changes_values)(const spec::Op& op) = nullptr;
   // An op that opens a dataset per input element (interleave, flat_map): its message's
   // per_element source and the ops applied to each such dataset; null for other kinds.
   const spec::ElementSource* (*per_element)(const spec::Op& op) = nullptr;

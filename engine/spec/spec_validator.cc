@@ -83,10 +83,26 @@ void CheckSource(Checker& c, const spec::Source& s, const Where& w) {
   }
 }
 
-// Checks `ops` (at `depth`: 1 inside an interleave) and returns whether they give batches.
-bool CheckOps(Checker& c, const Message& parent, const Where& parent_where,
-              const google::protobuf::RepeatedPtrField<spec::Op>& ops, const char* field,
-              bool input_batched, int depth);
+// What the validator knows of the elements at a point of the pipeline: whether they are
+// batches, and where it knows for sure, that they are scalars or strings (false: not known,
+// or not so).
+struct Elements {
+  bool batched = false;
+  bool scalars = false;
+  bool strings = false;
+};
+
+// What a source's elements are: every source gives scalars; strings unless numbers.
+Elements ElementsOf(const spec::Source& s) {
+  const bool numbers =
+      s.has_range() || (s.has_from_tensor_slices() && s.from_tensor_slices().strings_size() == 0);
+  return {.batched = false, .scalars = true, .strings = !numbers};
+}
+
+// Checks `ops` (at `depth`: 1 inside an interleave) and returns what they give.
+Elements CheckOps(Checker& c, const Message& parent, const Where& parent_where,
+                  const google::protobuf::RepeatedPtrField<spec::Op>& ops, const char* field,
+                  Elements in, int depth);
 
 void CheckElementSource(Checker& c, const spec::ElementSource& es, const Where& w) {
   switch (es.kind_case()) {
@@ -136,20 +152,45 @@ bool CheckSubPipeline(Checker& c, const spec::Op& op, const Message& m, const Wh
                  kind + "'s input is batched; move the " + kind + " before the batch");
     }
   }
-  return CheckOps(c, m, mw, *SubPipelineOf(op), "ops", false, depth + 1);
+  return CheckOps(c, m, mw, *SubPipelineOf(op), "ops", Elements{}, depth + 1).batched;
 }
 
-// An op: its kind's own field checks, its knobs' ranges and its sub-pipeline; `batched`
-// becomes whether it gives batches.
-void CheckOp(Checker& c, const spec::Op& op, const Where& w, bool& batched, int depth) {
+// What an op gives of `in`, as far as the validator knows.
+Elements ElementsOut(const OpKindDescription& kind, const spec::Op& op, Elements in,
+                     bool sub_batched) {
+  Elements out = in;
+  out.batched = OutputBatched(kind, in.batched, sub_batched);
+  if (kind.changes_values && kind.changes_values(op)) out.scalars = out.strings = false;
+  switch (kind.ratio) {
+    case OutputRatio::kOneOverBatch:
+    case OutputRatio::kRowsPerElement:
+      out.scalars = false;  // rows of one more, or one less, dimension
+      break;
+    case OutputRatio::kPerSubDataset:
+      out.scalars = out.strings = false;
+      break;
+    default:
+      break;
+  }
+  return out;
+}
+
+// An op: its kind's own field checks, its knobs' ranges and its sub-pipeline; `elements`
+// becomes what it gives.
+void CheckOp(Checker& c, const spec::Op& op, const Where& w, Elements& elements, int depth) {
   const OpKindDescription* kind = DescribeOp(op);
   if (!kind) {
     c.Fail(op, w, "", "needs a kind (map, batch, prefetch, ...)");
     return;
   }
   const Message& params = *KindMessageOf(op);
-  OpFieldCheck check{c, params, c.Nested(op, w, std::string(kind->kind).c_str(), w.what), batched,
-                     depth};
+  OpFieldCheck check{.checker = c,
+                     .params = params,
+                     .where = c.Nested(op, w, std::string(kind->kind).c_str(), w.what),
+                     .input_batched = elements.batched,
+                     .input_scalars = elements.scalars,
+                     .input_strings = elements.strings,
+                     .depth = depth};
   if (kind->check_fields) kind->check_fields(check);
   for (const KnobDescription& knob : kind->knobs) {
     if (c.Failed(params, knob.name)) continue;  // the kind said it better
@@ -157,21 +198,23 @@ void CheckOp(Checker& c, const spec::Op& op, const Where& w, bool& batched, int 
     c.Knob(params, check.where, kind->kind, field->name().c_str(), IntFieldValue(params, *field));
   }
   bool sub_batched = false;
-  if (SubPipelineOf(op)) sub_batched = CheckSubPipeline(c, op, params, check.where, batched, depth);
-  batched = OutputBatched(*kind, batched, sub_batched);
+  if (SubPipelineOf(op)) {
+    sub_batched = CheckSubPipeline(c, op, params, check.where, elements.batched, depth);
+  }
+  elements = ElementsOut(*kind, op, elements, sub_batched);
 }
 
-bool CheckOps(Checker& c, const Message& parent, const Where& parent_where,
-              const google::protobuf::RepeatedPtrField<spec::Op>& ops, const char* field,
-              bool input_batched, int depth) {
-  bool batched = input_batched;
+Elements CheckOps(Checker& c, const Message& parent, const Where& parent_where,
+                  const google::protobuf::RepeatedPtrField<spec::Op>& ops, const char* field,
+                  Elements in, int depth) {
+  Elements elements = in;
   for (int i = 0; i < ops.size(); ++i) {
     const auto& op = ops[i];
     Where w =
         c.Nested(parent, parent_where, field, "op '" + op.name() + "' (" + OpKindName(op) + ")", i);
-    CheckOp(c, op, w, batched, depth);
+    CheckOp(c, op, w, elements, depth);
   }
-  return batched;
+  return elements;
 }
 
 void CollectNames(const google::protobuf::RepeatedPtrField<spec::Op>& ops,
@@ -243,7 +286,7 @@ Status ValidateSpec(const spec::PipelineSpec& spec, const std::string& source_na
       c.Fail(spec, root, "ops",
              "name '" + name + "' is used by " + std::to_string(n) + " ops; names must be unique");
   }
-  CheckOps(c, spec, root, spec.ops(), "ops", false, 0);
+  CheckOps(c, spec, root, spec.ops(), "ops", ElementsOf(spec.source()), 0);
   if (spec.has_train_step()) {
     const auto& ts = spec.train_step();
     Where tw = c.Nested(spec, root, "train_step", "train_step");

@@ -36,6 +36,22 @@ class Identity : public WorkFunction {
   Status ApplyBatched(Element&, int64_t, CancellationToken&) const override { return Status::Ok(); }
 };
 
+// lambda x: tf.fill([x], x) on an int64 scalar.
+class Fill : public WorkFunction {
+ public:
+  std::string name() const override { return "fill"; }
+  Status Apply(Element& e, CancellationToken&) const override {
+    ASSIGN_OR_RETURN(const int64_t x, e.value.Int64ScalarFor("fill"));
+    if (x < 0) {
+      return InvalidArgument("fill: dims must be non-negative, got [" + std::to_string(x) + "]");
+    }
+    Tensor filled(DType::kInt64, Shape{x});
+    std::fill_n(filled.data<int64_t>(), x, x);
+    e.value = std::move(filled);
+    return Status::Ok();
+  }
+};
+
 class KeepFraction : public Predicate {
  public:
   KeepFraction(double fraction, uint64_t seed) : fraction_(fraction), seed_(seed) {}
@@ -105,6 +121,8 @@ Result<std::unique_ptr<WorkFunction>> MakeWorkFunction(const spec::WorkFunction&
     case spec::WorkFunction::kRandomFlip:
       return std::unique_ptr<WorkFunction>(
           std::make_unique<RandomFlipFn>(static_cast<uint64_t>(fn.random_flip().seed())));
+    case spec::WorkFunction::kFill:
+      return std::unique_ptr<WorkFunction>(std::make_unique<Fill>());
     case spec::WorkFunction::KIND_NOT_SET:
       break;
   }

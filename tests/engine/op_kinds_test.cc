@@ -64,6 +64,34 @@ TEST(OpKindsTest, AutotuneStartsWhereTheDescriptionSays) {
   EXPECT_EQ(TuneMin(*DescribeKnob("prefetch", "buffer_size")), 0);
 }
 
+// What the validator knows of the elements before a run, both clocks refuse: an unbatch of
+// scalars (the engine fails at its first element, tf.data refuses it at the call), a
+// mod_equals filter on strings (the engine fails reading a number); the same ops where the
+// elements are rows or numbers pass.
+TEST(OpKindsTest, TheValidatorRefusesWhatItKnowsCannotRun) {
+  auto check = [](const std::string& source, const std::string& ops) {
+    auto spec = ParseSpecText("source { " + source + " } " + ops, "elements.pbtxt");
+    return spec.ok() ? std::string() : spec.status().message();
+  };
+  const std::string range = "range { stop: 10 }";
+  EXPECT_NE(check(range, "ops { unbatch {} }").find("op 'unbatch' (unbatch): takes scalars"),
+            std::string::npos);
+  EXPECT_NE(
+      check(range, "ops { shuffle { buffer_size: 4 } } ops { unbatch {} }").find("takes scalars"),
+      std::string::npos)
+      << "a shuffle hands on what it takes";
+  EXPECT_EQ(check(range, "ops { batch { batch_size: 2 } } ops { unbatch {} }"), "");
+  EXPECT_EQ(check(range, "ops { map { fn { fill {} } } } ops { unbatch {} }"), "")
+      << "fill makes vectors";
+  const std::string lines = "synthetic { records: 10 }";
+  EXPECT_NE(check(lines, "ops { filter { predicate { mod_equals { modulus: 2 } } } }")
+                .find("predicate mod_equals reads each element as an int64 number, and the "
+                      "elements here are strings"),
+            std::string::npos);
+  EXPECT_EQ(check(range, "ops { filter { predicate { mod_equals { modulus: 2 } } } }"), "");
+  EXPECT_EQ(check(lines, "ops { filter { predicate { keep_fraction { fraction: 0.5 } } } }"), "");
+}
+
 TEST(OpKindsTest, TheValidatorReadsRangesAndReasonsFromTheDescriptions) {
   auto check = [](const std::string& op) {
     auto spec = ParseSpecText("source { range { stop: 10 } } ops { name: \"x\" " + op + " }",

@@ -21,7 +21,7 @@ const char* kSpec = R"(name: "t"
   source { name: "read" synthetic { records: 10 record_bytes: 1000 read_latency: "1ms" bandwidth: "1MB/s" } }
   ops { name: "decode" map { fn { cpu_work { duration: "2ms" } } num_parallel_calls: 2 } }
   ops { name: "io" map { fn { io_wait { duration: "3ms" } } } }
-  ops { name: "keep" filter { predicate { mod_equals { modulus: 4 } } } }
+  ops { name: "keep" filter { predicate { keep_fraction { fraction: 0.25 } } } }
   train_step { step_time: "8ms" })";
 
 TEST(CostModelTest, DefaultsComeFromTheSpec) {

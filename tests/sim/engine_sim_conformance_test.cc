@@ -32,6 +32,9 @@ struct Case {
   int64_t step = 1;
   // Where set, the source is from_tensor_slices over these values instead of the range.
   std::vector<int64_t> slices = {};
+  // Where the engine's values are not its source's (a map that makes new ones, padding):
+  // the source's values the simulator's elements are made of, in order.
+  std::vector<int64_t> sim_records = {};
 };
 
 void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
@@ -254,8 +257,72 @@ std::vector<Case> SliceCases() {
   return {docstring, twice, flat_map};
 }
 
+// padded_batch_test.py and the docstring: range(1, 5).map(lambda x: tf.fill([x], x))
+// padded to the longest in each batch, to a fixed length, with a padding value; with
+// drop_remainder; and scalars, which need no padding (testPaddedBatchScalars-like
+// from_tensor_slices([0, 1, 2, 3]).padded_batch(2)).
+std::vector<Case> PaddedBatchCases() {
+  const std::string fill = "ops { map { fn { fill {} } } } ";
+  const std::vector<int64_t> one_to_four = {1, 2, 3, 4};
+  Case longest{"PaddedBatchDocstringLongest",
+               5,
+               fill + "ops { padded_batch { batch_size: 2 } }",
+               {{1, 0, 2, 2, 3, 3, 3, 0, 4, 4, 4, 4}},
+               true,
+               2,
+               1};
+  longest.sim_records = one_to_four;
+  Case fixed{"PaddedBatchDocstringFixedShape",
+             5,
+             fill + "ops { padded_batch { batch_size: 2 padded_shapes: 5 } }",
+             {{1, 0, 0, 0, 0, 2, 2, 0, 0, 0, 3, 3, 3, 0, 0, 4, 4, 4, 4, 0}},
+             true,
+             2,
+             1};
+  fixed.sim_records = one_to_four;
+  Case value{"PaddedBatchDocstringPaddingValue",
+             5,
+             fill + "ops { padded_batch { batch_size: 2 padded_shapes: 5 padding_values: -1 } }",
+             {{1, -1, -1, -1, -1, 2, 2, -1, -1, -1, 3, 3, 3, -1, -1, 4, 4, 4, 4, -1}},
+             true,
+             2,
+             1};
+  value.sim_records = one_to_four;
+  Case unknown_dim{"PaddedBatchUnknownDimension",
+                   5,
+                   fill + "ops { padded_batch { batch_size: 3 padded_shapes: -1 } }",
+                   {{1, 0, 0, 2, 2, 0, 3, 3, 3, 4, 4, 4, 4}},
+                   true,
+                   2,
+                   1};
+  unknown_dim.sim_records = one_to_four;
+  Case dropped{"PaddedBatchDropRemainder",
+               6,
+               fill + "ops { padded_batch { batch_size: 2 drop_remainder: true } }",
+               {{1, 0, 2, 2, 3, 3, 3, 0, 4, 4, 4, 4}},
+               true,
+               2,
+               1};
+  dropped.sim_records = one_to_four;
+  // Batches padded again: rank-2 rows, each padded in both dimensions.
+  Case nested{
+      "PaddedBatchOfPaddedBatches",
+      5,
+      fill + "ops { padded_batch { batch_size: 2 } } ops { padded_batch { batch_size: 2 } }",
+      {{1, 0, 0, 0, 2, 2, 0, 0, 3, 3, 3, 0, 4, 4, 4, 4}},
+      true,
+      1,
+      1};
+  nested.sim_records = one_to_four;
+  Case scalars{"PaddedBatchScalars", 0,    "ops { padded_batch { batch_size: 2 } }",
+               {{0, 1, 2, 3}},       true, 2};
+  scalars.slices = {0, 1, 2, 3};
+  return {longest, fixed, value, unknown_dim, dropped, nested, scalars};
+}
+
 std::vector<Case> AllCases() {
   std::vector<Case> cases = Cases();
+  for (Case& c : PaddedBatchCases()) cases.push_back(std::move(c));
   for (Case& c : SliceCases()) cases.push_back(std::move(c));
   for (Case& c : InterleaveRepeatByValueCases()) cases.push_back(std::move(c));
   return cases;
@@ -345,10 +412,11 @@ TEST_P(EngineSimConformance, BothClocksGiveTfDatasAnswer) {
       EXPECT_EQ(Sorted(engine.values), Sorted(*c.expected)) << "engine";
     }
   }
+  const std::vector<int64_t>& records = c.sim_records.empty() ? engine.values : c.sim_records;
   if (c.ordered) {
-    EXPECT_EQ(sim.values, engine.values) << "the simulator differs from the engine";
+    EXPECT_EQ(sim.values, records) << "the simulator differs from the engine";
   } else {
-    EXPECT_EQ(Sorted(sim.values), Sorted(engine.values)) << "the simulator differs";
+    EXPECT_EQ(Sorted(sim.values), Sorted(records)) << "the simulator differs";
   }
   if (c.batches >= 0) {
     EXPECT_EQ(engine.elements, c.batches) << "engine batches";
@@ -358,6 +426,26 @@ TEST_P(EngineSimConformance, BothClocksGiveTfDatasAnswer) {
 
 INSTANTIATE_TEST_SUITE_P(TensorFlowCases, EngineSimConformance, ::testing::ValuesIn(AllCases()),
                          [](const auto& test_info) { return test_info.param.name; });
+
+// padded_batch_test.py's testPaddedBatchShortPadding: from_tensor_slices([6, 5, 5, 5, 5])
+// .map(fill).padded_batch(4, padded_shapes=[5]): the 6-long element cannot be padded to 5,
+// an error (tf.data's DataLossError) and no batch.
+TEST(EngineSimConformanceTest, PaddingToLessThanAnElementIsAnError) {
+  Case c{"short", 0,
+         "ops { map { fn { fill {} } } } ops { padded_batch { batch_size: 4 padded_shapes: 5 } }",
+         std::nullopt};
+  c.slices = {6, 5, 5, 5, 5};
+  auto pipeline = engine::testing::MakePipeline(SpecText(c));
+  ASSERT_TRUE(pipeline);
+  engine::Element e;
+  bool end = false;
+  const engine::Status s = pipeline->GetNext(e, end);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("padded_batch 'padded_batch': element 0 has shape [6], "
+                             "longer than padded_shapes allows in dimension 0 (5)"),
+            std::string::npos)
+      << s.message();
+}
 
 // The shuffled cases are permutations that really shuffle, not the identity both could
 // agree on by doing nothing.
