@@ -3,8 +3,8 @@
 // elements: one JSON line per element. The simulator carries no data, only where each
 // element came from (the trace's lineage), so values are known for a range source
 // ({"value": start + index * step}, a batch as a list, a batch of batches as a list of
-// lists); other sources print the record each element is ({"record": i, "pass": p}, a
-// batch as "records").
+// lists) where no map makes values of its own; other sources, and pipelines with such a
+// map, print the record each element is ({"record": i, "pass": p}, a batch as "records").
 
 #include <cstdint>
 #include <string>

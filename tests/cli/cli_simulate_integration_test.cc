@@ -76,6 +76,24 @@ TEST(CliSimulateTest, PrintGivesTheElementsRunGives) {
   }
 }
 
+// A map that makes values of its own (fill) leaves the simulator with the records each
+// element came from, which it prints as records, never as values the run would not give.
+TEST(CliSimulateTest, PrintShowsRecordsWhereAMapMakesNewValues) {
+  const std::string spec = TempPath("print_fill.pbtxt");
+  std::ofstream(spec) << "source { range { start: 1 stop: 5 } }\n"
+                         "ops { map { fn { fill {} } } }\n"
+                         "ops { padded_batch { batch_size: 2 } }\n"
+                         "train_step { step_time: \"1ms\" }\n";
+  const auto sim = Cli("simulate " + spec + " --print 10");
+  ASSERT_EQ(sim.exit_code, 0) << sim.out;
+  EXPECT_NE(sim.out.find(R"({"records":[{"record":0,"pass":0},{"record":1,"pass":0}]})"),
+            std::string::npos)
+      << sim.out;
+  EXPECT_EQ(sim.out.find("\"value\""), std::string::npos) << sim.out;
+  const auto run = Cli("run " + spec + " --print 10");
+  EXPECT_NE(run.out.find(R"("value":[[1,0],[2,2]])"), std::string::npos) << run.out;
+}
+
 TEST(CliSimulateTest, SavedTraceOpensEverywhereAndSaysItIsSimulated) {
   const std::string trace = TempPath("sim.pstrace");
   const auto r = Cli("simulate " + Pipeline("benchmarks/slow_storage.pbtxt") +
