@@ -19,6 +19,7 @@ inline uint32_t StageTraitsOf(const OpKindDescription& kind) {
   if (kind.ratio == OutputRatio::kOneOverBatch) t |= record::kTraitBatches;
   if (kind.ratio == OutputRatio::kRowsPerElement) t |= record::kTraitUnbatches;
   if (kind.replays) t |= record::kTraitReplays;
+  if (kind.ratio == OutputRatio::kTimesCount) t |= record::kTraitRepeats;
   switch (kind.parallel_work) {
     case ParallelWork::kFunction:
       t |= record::kTraitParallelFunction;

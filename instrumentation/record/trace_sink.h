@@ -42,6 +42,9 @@ enum StageTrait : uint32_t {
   kTraitParallelFunction = 1u << 4,
   kTraitParallelReads = 1u << 5,
   kTraitOneProducer = 1u << 6,
+  // Hands out its input's elements pass after pass, each pass over a new iterator of its
+  // input (repeat): where its input ends a pass, every op above it starts a new one.
+  kTraitRepeats = 1u << 7,
 };
 
 // An op of the pipeline. Sent again when it changes (a rebuild reorders ops).

@@ -46,12 +46,36 @@ std::vector<const record::StageDef*> TopLevelWith(const Model& model, record::St
   return found;
 }
 
+// When the passes that a repeat begins over its input ended short of the source's end:
+// the end-of-sequence calls of each top-level repeat's input (a take that reached its
+// count before the source ended), by the time they returned.
+std::vector<int64_t> PassesCutShort(const Model& model, uint16_t source) {
+  std::vector<int64_t> ends;
+  for (const auto* repeat : TopLevelWith(model, record::kTraitRepeats)) {
+    if (repeat->input < 0 || repeat->input == source) continue;
+    for (const Call& c : CallsOf(model, static_cast<uint16_t>(repeat->input))) {
+      if (c.end_of_sequence) ends.push_back(c.end);
+    }
+  }
+  std::sort(ends.begin(), ends.end());
+  return ends;
+}
+
 }  // namespace
 
 Lineage::Lineage(const Model& model) : model_(model) {
   if (const record::StageDef* source = TopLevelSource(model)) {
     RecordRef next;
+    const std::vector<int64_t> cut_short = PassesCutShort(model, source->id);
+    size_t cut = 0;
     for (const Call& c : CallsOf(model, source->id)) {
+      // A pass the repeat ended before this record: the record is the next pass's first
+      // (unless the source's own end began that pass already).
+      for (; cut < cut_short.size() && cut_short[cut] <= c.start; ++cut) {
+        if (next.index == 0) continue;
+        ++next.pass;
+        next.index = 0;
+      }
       if (c.end_of_sequence) {
         if (records_per_pass_ < 0 && next.index > 0) records_per_pass_ = next.index;
         ++next.pass;

@@ -9,8 +9,9 @@
 // on keep their ids; a synchronous batch pulls its rows inside its own kCall, on its thread
 // (a batch of batches is expanded down to records); an unbatch hands out the rows of the
 // batch it pulled last; a cache's later passes replay its first pass in order.
-// A pass cut short before the source's end (take before repeat) has no end in the trace:
-// the next pass's records are numbered on from it.
+// A pass cut short before the source's end (take before repeat) has no end at the source:
+// the repeat's input ends it (its end-of-sequence call), and the next record begins the
+// next pass. (Traces written before stages said they repeat number such passes on.)
 
 #include <cstdint>
 #include <unordered_map>

@@ -5,9 +5,8 @@
 // multisets. The cases are TensorFlow's own kernel tests for shard, take, skip, repeat,
 // batch, interleave and cache (tensorflow/python/data/kernel_tests), over range sources, and
 // the values this project gives explicit meaning to (op_values.h). The simulator's values
-// are read back from its trace's lineage, which numbers records by pass over the source: a
-// take inside a repeat cuts a pass short and that numbering runs on, so such cases are left
-// to the engine's own suite (op_semantics_test.cc).
+// are read back from its trace's lineage, which numbers records by pass over the source, a
+// pass that a take inside a repeat cuts short included.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -15,6 +14,8 @@
 #include <optional>
 
 #include "../engine/test_support.h"
+#include "engine/device/simulated_device.h"
+#include "engine/runtime/training_run.h"
 #include "engine/sim/simulator.h"
 #include "instrumentation/trace/lineage.h"
 
@@ -134,6 +135,23 @@ std::vector<Case> Cases() {
       {"RepeatTwice", 10, "ops { repeat { count: 2 } }", Concat(ten, ten)},
       {"RepeatZero", 10, "ops { repeat { count: 0 } }", {{}}},
       {"RepeatEmptyForever", 10, "ops { take { count: 0 } } ops { repeat {} }", {{}}},
+      // A take inside a repeat: each pass a new iterator of the take and of the source
+      // (range(10).take(3).repeat(2), and a take past the source's end).
+      {"TakeInsideRepeat",
+       10,
+       "ops { take { count: 3 } } ops { repeat { count: 2 } }",
+       {{0, 1, 2, 0, 1, 2}}},
+      {"TakePastTheEndInsideRepeat",
+       4,
+       "ops { take { count: 9 } } ops { repeat { count: 2 } }",
+       {{0, 1, 2, 3, 0, 1, 2, 3}}},
+      {"FilteredTakeInsideRepeatInBatches",
+       10,
+       "ops { filter { predicate { mod_equals { modulus: 2 remainder: 1 } } } } "
+       "ops { take { count: 2 } } ops { repeat { count: 3 } } ops { batch { batch_size: 4 } }",
+       {{1, 3, 1, 3, 1, 3}},
+       true,
+       2},
       // batch_test.py: range(7).repeat(2) in batches of 14 and 15, with and without
       // drop_remainder.
       {"Batch14", 7, "ops { repeat { count: 2 } } ops { batch { batch_size: 14 } }", seven_twice,
@@ -445,6 +463,24 @@ TEST(EngineSimConformanceTest, PaddingToLessThanAnElementIsAnError) {
                              "longer than padded_shapes allows in dimension 0 (5)"),
             std::string::npos)
       << s.message();
+}
+
+// The lineage of a recorded run reads a take inside a repeat as the simulator's does: each
+// pass begins again at the source's first record (the engine's elements are cheap calls on
+// consecutive ids, which its recorder may keep as runs).
+TEST(EngineSimConformanceTest, ARecordedRunNumbersPassesThatATakeCutShort) {
+  auto run = engine::testing::MakeRecordedPipeline(
+      "source { name: \"src\" range { stop: 10 } } ops { take { count: 3 } } "
+      "ops { repeat { count: 3 } }");
+  engine::CancellationToken cancel;
+  engine::SimulatedDevice device(0, 1, cancel);
+  device.set_recorder(run.recorder.get());
+  ASSERT_TRUE(engine::RunTraining(*run.pipeline, device, engine::RunOptions{}).ok());
+  run.Finish();
+  std::vector<std::pair<int64_t, int64_t>> records;  // (pass, index)
+  for (const auto& r : trace::Lineage(*run.model).Consumed()) records.emplace_back(r.pass, r.index);
+  EXPECT_EQ(records, (std::vector<std::pair<int64_t, int64_t>>{
+                         {0, 0}, {0, 1}, {0, 2}, {1, 0}, {1, 1}, {1, 2}, {2, 0}, {2, 1}, {2, 2}}));
 }
 
 // The shuffled cases are permutations that really shuffle, not the identity both could

@@ -52,19 +52,18 @@ TEST_P(GuidePipelineTest, TakesTheTimeItsSleepsAllow) {
   EXPECT_NEAR(r->summary.duration_s, seconds, 0.05 * seconds);
 }
 
-INSTANTIATE_TEST_SUITE_P(Guide, GuidePipelineTest,
-                         ::testing::Values(GuideCase{"naive.pbtxt", 6},
-                                           GuideCase{"prefetch.pbtxt", 6},
-                                           GuideCase{"sequential_interleave.pbtxt", 12},
-                                           GuideCase{"parallel_interleave.pbtxt", 12},
-                                           GuideCase{"sequential_map.pbtxt", 6},
-                                           GuideCase{"parallel_map.pbtxt", 6},
-                                           GuideCase{"cache.pbtxt", 15}),
-                         [](const ::testing::TestParamInfo<GuideCase>& info) {
-                           std::string name = info.param.file.substr(0, info.param.file.find('.'));
-                           name.erase(std::remove(name.begin(), name.end(), '_'), name.end());
-                           return name;
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    Guide, GuidePipelineTest,
+    ::testing::Values(GuideCase{"naive.pbtxt", 6}, GuideCase{"prefetch.pbtxt", 6},
+                      GuideCase{"sequential_interleave.pbtxt", 12},
+                      GuideCase{"parallel_interleave.pbtxt", 12},
+                      GuideCase{"sequential_map.pbtxt", 6}, GuideCase{"parallel_map.pbtxt", 6},
+                      GuideCase{"cache.pbtxt", 15}),
+    [](const ::testing::TestParamInfo<GuideCase>& param) {
+      std::string name = param.param.file.substr(0, param.param.file.find('.'));
+      name.erase(std::remove(name.begin(), name.end(), '_'), name.end());
+      return name;
+    });
 
 }  // namespace
 }  // namespace pipescope::sim

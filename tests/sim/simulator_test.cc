@@ -142,9 +142,10 @@ TEST(SimulatorTest, TakeSkipAndRepeatCount) {
   ASSERT_EQ(consumed.size(), 60u);
   EXPECT_EQ(consumed.front().index, 10);
   EXPECT_EQ(consumed[19].index, 29);
-  // The second pass starts over and skips 10 again (Lineage counts passes by the source's
-  // end, which take cut off, so it numbers on from the 30 records of the first pass).
-  EXPECT_EQ(consumed[20].index, 40);
+  // The second pass starts over and skips 10 again: a new pass over the source, though the
+  // take ended the first before the source's end.
+  EXPECT_EQ(consumed[20].index, 10);
+  EXPECT_EQ(consumed[20].pass, 1);
 }
 
 TEST(SimulatorTest, FilterKeepsTheSameRecordsEveryEpochAtItsRatio) {
