@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <mutex>
 
 #include "engine/spec/op_values.h"
 #include "engine/spec/spec_loader.h"
@@ -10,7 +11,7 @@
 namespace pipescope::engine {
 namespace {
 
-// Registered at start-up, before main; read-only afterwards.
+// Registered at start-up, before main; sorted at the first read and read-only afterwards.
 std::vector<const OpKindDescription*>& Registered() {
   static std::vector<const OpKindDescription*> kinds;
   return kinds;
@@ -24,15 +25,18 @@ int ProtoPosition(const OpKindDescription& kind) {
 
 }  // namespace
 
-void RegisterOpKindDescription(const OpKindDescription& kind) {
-  auto& kinds = Registered();
-  auto at = std::find_if(kinds.begin(), kinds.end(), [&](const OpKindDescription* k) {
-    return ProtoPosition(*k) > ProtoPosition(kind);
-  });
-  kinds.insert(at, &kind);
-}
+// Only appends: the proto's descriptors are not read while other files' static
+// initializers may still be running.
+void RegisterOpKindDescription(const OpKindDescription& kind) { Registered().push_back(&kind); }
 
 const std::vector<const OpKindDescription*>& AllOpKinds() {
+  static std::once_flag sorted;
+  std::call_once(sorted, [] {
+    std::stable_sort(Registered().begin(), Registered().end(),
+                     [](const OpKindDescription* a, const OpKindDescription* b) {
+                       return ProtoPosition(*a) < ProtoPosition(*b);
+                     });
+  });
   const auto& kinds = Registered();
   if (kinds.empty()) {
     std::fprintf(stderr,
