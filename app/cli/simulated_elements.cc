@@ -17,8 +17,7 @@ bool SourceHasValues(const spec::Source& s) { return s.has_range() || s.has_from
 // that the run would not print.
 bool AnyOpChangesValues(const google::protobuf::RepeatedPtrField<spec::Op>& ops) {
   for (const spec::Op& op : ops) {
-    const engine::OpKindDescription* kind = engine::DescribeOp(op);
-    if (kind && kind->changes_values && kind->changes_values(op)) return true;
+    if (engine::ChangesValues(op)) return true;
     if (const auto* sub = engine::SubPipelineOf(op); sub && AnyOpChangesValues(*sub)) return true;
   }
   return false;

@@ -27,7 +27,6 @@ engine::Result<engine::DatasetPtr> Engine(engine::EngineOpBuild& b) {
 }
 
 engine::Result<sim::SimDatasetPtr> Sim(sim::SimOpBuild& b) {
-  b.values = false;  // a batch's rows are not kept as values
   return sim::MakeSimBatch(b.stage, std::move(b.input), b.planned.Knob("batch_size").start,
                            b.op.batch().drop_remainder());
 }

@@ -51,10 +51,6 @@ constexpr engine::OpKindDescription kInterleave{
     .sub_pipeline = [](const spec::Op& op) { return &op.interleave().ops(); },
     .mutable_sub_pipeline = [](spec::Op& op) { return op.mutable_interleave()->mutable_ops(); }};
 
-bool Deterministic(const spec::InterleaveOp& il) {
-  return !il.has_deterministic() || il.deterministic();
-}
-
 engine::Result<engine::DatasetPtr> Engine(engine::EngineOpBuild& b) {
   const auto& il = b.op.interleave();
   engine::TunablePtr parallel;
@@ -64,16 +60,15 @@ engine::Result<engine::DatasetPtr> Engine(engine::EngineOpBuild& b) {
   }
   return engine::MakeInterleaveDataset(b.stats, std::move(b.input), std::move(b.per_element),
                                        b.Knob("cycle_length"), b.Knob("block_length"), parallel,
-                                       Deterministic(il));
+                                       engine::Deterministic(il));
 }
 
 engine::Result<sim::SimDatasetPtr> Sim(sim::SimOpBuild& b) {
   const int64_t parallel = b.planned.Knob("num_parallel_calls").start;
-  b.Def().asynchronous = parallel != 0;
-  b.Def().parallelism = parallel != 0 ? parallel : 1;
+  b.SetParallelism(parallel);
   return sim::MakeSimInterleave(
       b.stage, std::move(b.input), std::move(b.per_element), b.planned.Knob("cycle_length").start,
-      b.planned.Knob("block_length").start, parallel, Deterministic(b.op.interleave()));
+      b.planned.Knob("block_length").start, parallel, engine::Deterministic(b.op.interleave()));
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include "engine/kinds/op_kind_registration.h"
 #include "engine/sim/sim_ops.h"
 #include "engine/spec/field_checker.h"
+#include "engine/spec/op_values.h"
 #include "engine/work/work_registry.h"
 
 namespace pipescope::kinds {
@@ -64,8 +65,6 @@ constexpr engine::OpKindDescription kMap{.kind = "map",
                                          .check_fields = CheckFields,
                                          .changes_values = ChangesValues};
 
-bool Deterministic(const spec::MapOp& m) { return !m.has_deterministic() || m.deterministic(); }
-
 engine::Result<engine::DatasetPtr> Engine(engine::EngineOpBuild& b) {
   const auto& m = b.op.map();
   ASSIGN_OR_RETURN(auto fn, engine::MakeWorkFunction(m.fn()));
@@ -76,15 +75,13 @@ engine::Result<engine::DatasetPtr> Engine(engine::EngineOpBuild& b) {
   }
   return engine::MakeMapDataset(b.stats, std::move(b.input),
                                 std::shared_ptr<const engine::WorkFunction>(std::move(fn)),
-                                b.planned.input_batched, parallel, Deterministic(m));
+                                b.planned.input_batched, parallel, engine::Deterministic(m));
 }
 
 engine::Result<sim::SimDatasetPtr> Sim(sim::SimOpBuild& b) {
-  b.values = b.values && engine::WorkFunctionKeepsValue(b.op.map().fn());
   const int64_t parallel = b.planned.Knob("num_parallel_calls").start;
-  b.Def().asynchronous = parallel != 0;
-  b.Def().parallelism = parallel != 0 ? parallel : 1;
-  return sim::MakeSimMap(b.stage, std::move(b.input), parallel, Deterministic(b.op.map()));
+  b.SetParallelism(parallel);
+  return sim::MakeSimMap(b.stage, std::move(b.input), parallel, engine::Deterministic(b.op.map()));
 }
 
 }  // namespace

@@ -215,7 +215,6 @@ class SimPaddedBatchIt : public sim::SimUnaryIterator {
 };
 
 Result<sim::SimDatasetPtr> Sim(sim::SimOpBuild& b) {
-  b.values = false;  // a batch's rows are not kept as values
   return sim::SimDatasetPtr(std::make_shared<sim::SimUnaryDataset<SimPaddedBatchIt, int64_t, bool>>(
       b.stage, std::move(b.input), b.planned.Knob("batch_size").start,
       b.op.padded_batch().drop_remainder()));

@@ -29,23 +29,20 @@ constexpr engine::OpKindDescription kShuffle{
     .new_op_knob = "buffer_size",
     .new_op_value = 1000};
 
-bool Reshuffles(const spec::ShuffleOp& s) {
-  return !s.has_reshuffle_each_iteration() || s.reshuffle_each_iteration();
-}
-
 engine::Result<engine::DatasetPtr> Engine(engine::EngineOpBuild& b) {
   auto buffer = b.Knob("buffer_size");
   b.stats->buffer_size = buffer.get();
   return engine::MakeShuffleDataset(b.stats, std::move(b.input), buffer,
                                     engine::ShuffleSeed(b.op.shuffle()),
-                                    Reshuffles(b.op.shuffle()));
+                                    engine::ReshufflesEachIteration(b.op.shuffle()));
 }
 
 engine::Result<sim::SimDatasetPtr> Sim(sim::SimOpBuild& b) {
   const int64_t buffer = b.planned.Knob("buffer_size").start;
   b.Def().buffer_size = buffer;
   return sim::MakeSimShuffle(b.stage, std::move(b.input), buffer,
-                             engine::ShuffleSeed(b.op.shuffle()), Reshuffles(b.op.shuffle()));
+                             engine::ShuffleSeed(b.op.shuffle()),
+                             engine::ReshufflesEachIteration(b.op.shuffle()));
 }
 
 }  // namespace

@@ -19,14 +19,19 @@ class SimOpBuild {
   SimDatasetPtr input;
   SimDatasetPtr per_element;  // as EngineOpBuild::per_element
   // Whether the elements it takes carry the numbers the engine's would (a range's, listed
-  // values), so a filter can read them; a factory whose op changes them clears it.
-  bool& values;
+  // values), so a filter can read them.
+  const bool values;
 
   // The stage's definition in the trace (asynchronous, parallelism, buffer size).
   virtual record::StageDef& Def() = 0;
+  // An op with num_parallel_calls: asynchronous where it is not 0, with that many workers.
+  void SetParallelism(int64_t num_parallel_calls) {
+    Def().asynchronous = num_parallel_calls != 0;
+    Def().parallelism = num_parallel_calls != 0 ? num_parallel_calls : 1;
+  }
 
  protected:
-  SimOpBuild(const engine::PlannedOp& p, SimStage& s, SimDatasetPtr in, SimDatasetPtr sub, bool& v)
+  SimOpBuild(const engine::PlannedOp& p, SimStage& s, SimDatasetPtr in, SimDatasetPtr sub, bool v)
       : planned(p),
         op(*p.op),
         stage(s),

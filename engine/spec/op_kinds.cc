@@ -109,6 +109,11 @@ google::protobuf::RepeatedPtrField<spec::Op>* MutableSubPipelineOf(spec::Op& op)
   return kind && kind->mutable_sub_pipeline ? kind->mutable_sub_pipeline(op) : nullptr;
 }
 
+bool ChangesValues(const spec::Op& op) {
+  const OpKindDescription* kind = DescribeOp(op);
+  return kind && kind->changes_values && kind->changes_values(op);
+}
+
 int64_t BatchSizeOf(const spec::Op& op) {
   const OpKindDescription* kind = DescribeOp(op);
   if (!kind || kind->ratio != OutputRatio::kOneOverBatch) return 0;

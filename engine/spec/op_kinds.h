@@ -159,6 +159,11 @@ const spec::ElementSource* PerElementSourceOf(const spec::Op& op);
 const google::protobuf::RepeatedPtrField<spec::Op>* SubPipelineOf(const spec::Op& op);
 google::protobuf::RepeatedPtrField<spec::Op>* MutableSubPipelineOf(spec::Op& op);
 
+// Whether `op` may give elements of other values or shapes than it takes (its kind's
+// changes_values says so for it): what the validator, the simulator and simulate --print
+// stop assuming of the elements after it.
+bool ChangesValues(const spec::Op& op);
+
 // The rows of each element an op gives where its kind batches (its batch_size knob, at
 // least 1); 0 for an op that does not batch.
 int64_t BatchSizeOf(const spec::Op& op);

@@ -40,6 +40,17 @@ inline int64_t SliceCount(const spec::FromTensorSlicesSource& s) {
   return s.count();
 }
 
+// shuffle(reshuffle_each_iteration=None) reshuffles every pass.
+inline bool ReshufflesEachIteration(const spec::ShuffleOp& op) {
+  return !op.has_reshuffle_each_iteration() || op.reshuffle_each_iteration();
+}
+
+// map(deterministic=None) and interleave(deterministic=None) keep their order.
+template <class ParallelOp>
+bool Deterministic(const ParallelOp& op) {
+  return !op.has_deterministic() || op.deterministic();
+}
+
 // list_files(shuffle=None) shuffles.
 inline bool ListFilesShuffles(const spec::ListFilesSource& s) {
   return !s.has_shuffle() || s.shuffle();

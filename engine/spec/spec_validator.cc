@@ -160,7 +160,7 @@ Elements ElementsOut(const OpKindDescription& kind, const spec::Op& op, Elements
                      bool sub_batched) {
   Elements out = in;
   out.batched = OutputBatched(kind, in.batched, sub_batched);
-  if (kind.changes_values && kind.changes_values(op)) out.scalars = out.strings = false;
+  if (ChangesValues(op)) out.scalars = out.strings = false;
   switch (kind.ratio) {
     case OutputRatio::kOneOverBatch:
     case OutputRatio::kRowsPerElement:

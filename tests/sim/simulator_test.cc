@@ -148,6 +148,26 @@ TEST(SimulatorTest, TakeSkipAndRepeatCount) {
   EXPECT_EQ(consumed[20].pass, 1);
 }
 
+// A mod_equals filter reads the source's numbers only while the elements still are them:
+// after a map that makes values of its own, the simulator keeps the cost model's share by
+// content instead of the numbers' rule, which would be a claim about values it never made.
+TEST(SimulatorTest, AFilterAfterAMapThatMakesValuesDoesNotReadTheSourceNumbers) {
+  const std::string filter =
+      R"(ops { name: "f" filter { predicate { mod_equals { modulus: 2 } } } })";
+  auto kept = [](const SimRun& r) {
+    std::set<int64_t> records;
+    for (const auto& c : trace::Lineage(*r.model).Consumed()) records.insert(c.index);
+    return records;
+  };
+  std::set<int64_t> evens;
+  for (int64_t i = 0; i < 100; i += 2) evens.insert(i);
+  EXPECT_EQ(kept(Simulated(Pipeline(filter), 10)), evens) << "the source's numbers";
+  const auto after_map =
+      kept(Simulated(Pipeline(R"(ops { map { fn { normalize {} } } } )" + filter), 10));
+  EXPECT_FALSE(after_map.empty());
+  EXPECT_NE(after_map, evens) << "normalize made floats: the numbers' rule does not apply";
+}
+
 TEST(SimulatorTest, FilterKeepsTheSameRecordsEveryEpochAtItsRatio) {
   SimRun r = Simulated(
       Pipeline(R"(ops { name: "f" filter { predicate { keep_fraction { fraction: 0.25 } } } }
