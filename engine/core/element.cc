@@ -109,6 +109,14 @@ Result<Element> CombineRows(const std::vector<Element>& rows, uint64_t id,
   return batch;
 }
 
+Element RowOf(const Element& batch, int64_t row, uint64_t id) {
+  Element out;
+  out.id = id;
+  if (batch.value.valid()) out.value = batch.value.Row(row);
+  for (const auto& f : batch.features) out.features.push_back({f.name, f.value.Row(row)});
+  return out;
+}
+
 std::string Element::ContentKey() const {
   std::string key = std::string(DTypeName(value.dtype())) + value.shape().ToString() + ":";
   if (value.dtype() == DType::kString) {

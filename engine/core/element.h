@@ -39,6 +39,9 @@ using CombineComponent = std::function<Result<Tensor>(std::span<const Tensor* co
 Result<Element> CombineRows(const std::vector<Element>& rows, uint64_t id,
                             const CombineComponent& combine);
 
+// Row `row` of a batch: each component's row (tf.data unbatch). Components of rank ≥ 1.
+Element RowOf(const Element& batch, int64_t row, uint64_t id);
+
 // One JSON object per element for `pipescope-cli run --print`: small tensors are written
 // in full, large ones as {"dtype","shape","bytes"} so a line stays readable.
 std::string ElementToJson(const Element& element);

@@ -65,6 +65,20 @@ constexpr engine::OpKindDescription kMap{.kind = "map",
                                          .check_fields = CheckFields,
                                          .changes_values = ChangesValues};
 
+// A function that keeps values (cpu_work, io_wait) is not replayed: its work shows on the
+// clock, not in the values.
+engine::Result<engine::ValueRule> Values(const engine::PlannedOp& p) {
+  if (!ChangesValues(*p.op)) return engine::ValueRule{};
+  ASSIGN_OR_RETURN(auto made, engine::MakeWorkFunction(p.op->map().fn()));
+  std::shared_ptr<const engine::WorkFunction> fn = std::move(made);
+  engine::ValueRule rule;
+  rule.apply = [fn, batched = p.input_batched, name = p.op->name()](engine::Element& e) {
+    engine::CancellationToken never_cancelled;
+    return engine::ApplyMapFunction(*fn, e, batched, never_cancelled, name);
+  };
+  return rule;
+}
+
 engine::Result<engine::DatasetPtr> Engine(engine::EngineOpBuild& b) {
   const auto& m = b.op.map();
   ASSIGN_OR_RETURN(auto fn, engine::MakeWorkFunction(m.fn()));
@@ -81,11 +95,23 @@ engine::Result<engine::DatasetPtr> Engine(engine::EngineOpBuild& b) {
 engine::Result<sim::SimDatasetPtr> Sim(sim::SimOpBuild& b) {
   const int64_t parallel = b.planned.Knob("num_parallel_calls").start;
   b.SetParallelism(parallel);
+  // Where the function's output shape depends on the number it reads (fill) and the
+  // simulator knows that number, it asks the engine's function for the shape.
+  if (b.values && ChangesValues(b.op)) {
+    ASSIGN_OR_RETURN(const engine::ValueRule rule, Values(b.planned));
+    b.stage.shape_output = [apply = rule.apply](sim::SimElement& e) {
+      engine::Element made{e.id, engine::Tensor::Int64(e.value), {}};
+      if (!apply(made).ok()) return;  // the run fails there; the simulator's shape stays
+      const engine::Shape& shape = made.value.shape();
+      e.length = shape.rank() > 0 ? static_cast<int32_t>(shape.dim(0)) : 1;
+      e.row_length = shape.rank() > 1 ? static_cast<int32_t>(shape.dim(1)) : 1;
+    };
+  }
   return sim::MakeSimMap(b.stage, std::move(b.input), parallel, engine::Deterministic(b.op.map()));
 }
 
 }  // namespace
 
-PIPESCOPE_REGISTER_OP_KIND(kMap, Engine, Sim);
+PIPESCOPE_REGISTER_OP_KIND(kMap, Engine, Sim, Values);
 
 }  // namespace pipescope::kinds

@@ -168,12 +168,14 @@ Result<Tensor> PadAndStack(std::span<const Tensor* const> rows, const spec::Padd
   return out;
 }
 
+engine::CombineComponent PaddingTo(const spec::PaddedBatchOp& p) {
+  return [p](std::span<const Tensor* const> parts) { return PadAndStack(parts, p); };
+}
+
 Result<engine::DatasetPtr> Engine(engine::EngineOpBuild& b) {
-  return engine::MakeBatchDataset(
-      b.stats, std::move(b.input), b.Knob("batch_size"), b.op.padded_batch().drop_remainder(),
-      [spec = b.op.padded_batch()](std::span<const Tensor* const> parts) {
-        return PadAndStack(parts, spec);
-      });
+  return engine::MakeBatchDataset(b.stats, std::move(b.input), b.Knob("batch_size"),
+                                  b.op.padded_batch().drop_remainder(),
+                                  PaddingTo(b.op.padded_batch()));
 }
 
 // ---- the simulator
@@ -181,10 +183,12 @@ Result<engine::DatasetPtr> Engine(engine::EngineOpBuild& b) {
 class SimPaddedBatchIt : public sim::SimUnaryIterator {
  public:
   SimPaddedBatchIt(sim::SimContext& ctx, sim::SimStage& stage,
-                   std::unique_ptr<sim::SimIterator> input, int64_t batch_size, bool drop_remainder)
+                   std::unique_ptr<sim::SimIterator> input, int64_t batch_size, bool drop_remainder,
+                   int32_t padded_length)
       : SimUnaryIterator(ctx, stage, std::move(input)),
         batch_size_(std::max<int64_t>(1, batch_size)),
-        drop_remainder_(drop_remainder) {}
+        drop_remainder_(drop_remainder),
+        padded_length_(padded_length) {}
 
  protected:
   sim::Task<bool> GetNextInternal(sim::SimThread& thread, sim::SimElement& out) override {
@@ -198,30 +202,46 @@ class SimPaddedBatchIt : public sim::SimUnaryIterator {
     const auto elements = static_cast<int64_t>(rows_.size());
     if (!engine::IsBatch(elements, batch_size_, input_ended, drop_remainder_)) co_return false;
     int64_t rows = 0, largest = 0;
+    int32_t longest = 1;
     for (const sim::SimElement& e : rows_) {
       rows += e.rows;
       largest = std::max(largest, e.bytes);
+      longest = std::max(longest, e.length);
     }
     co_await Charge(thread, CpuCost(rows), 0);
-    out = sim::SimElement{ctx_.NewElementId(), largest * elements, rows,
+    out = sim::SimElement{ctx_.NewElementId(), largest * elements,
                           sim::RecordKey(rows_.back().key, rows)};
+    out.row_length = padded_length_ >= 0 ? padded_length_ : longest;
+    out.rows = static_cast<int32_t>(rows);
+    out.length = static_cast<int32_t>(elements);
     co_return true;
   }
 
  private:
   const int64_t batch_size_;
   const bool drop_remainder_;
+  const int32_t padded_length_;  // its rows' leading dimension; -1: the longest row's
   std::vector<sim::SimElement> rows_;
 };
 
 Result<sim::SimDatasetPtr> Sim(sim::SimOpBuild& b) {
-  return sim::SimDatasetPtr(std::make_shared<sim::SimUnaryDataset<SimPaddedBatchIt, int64_t, bool>>(
-      b.stage, std::move(b.input), b.planned.Knob("batch_size").start,
-      b.op.padded_batch().drop_remainder()));
+  const auto& p = b.op.padded_batch();
+  const int32_t padded_length =
+      p.padded_shapes_size() > 0 ? static_cast<int32_t>(p.padded_shapes(0)) : -1;
+  return sim::SimDatasetPtr(
+      std::make_shared<sim::SimUnaryDataset<SimPaddedBatchIt, int64_t, bool, int32_t>>(
+          b.stage, std::move(b.input), b.planned.Knob("batch_size").start, p.drop_remainder(),
+          padded_length));
+}
+
+Result<engine::ValueRule> Values(const engine::PlannedOp& p) {
+  engine::ValueRule rule;
+  rule.combine = PaddingTo(p.op->padded_batch());
+  return rule;
 }
 
 }  // namespace
 
-PIPESCOPE_REGISTER_OP_KIND(kPaddedBatch, Engine, Sim);
+PIPESCOPE_REGISTER_OP_KIND(kPaddedBatch, Engine, Sim, Values);
 
 }  // namespace pipescope::kinds

@@ -93,12 +93,7 @@ class UnbatchDataset : public UnaryDataset {
         rows_ = lead.shape().dim(0);
         next_row_ = 0;
       }
-      out.id = ctx_.NewElementId();
-      out.value = batch_.value.valid() ? batch_.value.Row(next_row_) : Tensor();
-      out.features.clear();
-      for (const auto& f : batch_.features)
-        out.features.push_back({f.name, f.value.Row(next_row_)});
-      ++next_row_;
+      out = RowOf(batch_, next_row_++, ctx_.NewElementId());
       return Status::Ok();
     }
 

@@ -26,6 +26,18 @@ int64_t LeadingRows(const Element& e) {
   return t.shape().rank() > 0 ? t.shape().dim(0) : 1;
 }
 
+}  // namespace
+
+Status ApplyMapFunction(const WorkFunction& fn, Element& e, bool batched_input,
+                        CancellationToken& cancellation, const std::string& op) {
+  Status s =
+      batched_input ? fn.ApplyBatched(e, LeadingRows(e), cancellation) : fn.Apply(e, cancellation);
+  if (s.ok() || s.code() == StatusCode::kCancelled) return s;
+  return s.WithContext("map '" + op + "' (" + fn.name() + ") on element " + std::to_string(e.id));
+}
+
+namespace {
+
 class MapDataset : public UnaryDataset {
  public:
   MapDataset(StatsPtr stats, DatasetPtr input, std::shared_ptr<const WorkFunction> fn,
@@ -41,13 +53,8 @@ class MapDataset : public UnaryDataset {
     return MakeIteratorOver<SequentialIt>(*this, args);
   }
 
-  // Applies fn (or its batched form) and names the op and element in errors.
   Status Apply(Element& e, CancellationToken& cancellation, const std::string& op) const {
-    Status s = batched_input_ ? fn_->ApplyBatched(e, LeadingRows(e), cancellation)
-                              : fn_->Apply(e, cancellation);
-    if (s.ok() || s.code() == StatusCode::kCancelled) return s;
-    return s.WithContext("map '" + op + "' (" + fn_->name() + ") on element " +
-                         std::to_string(e.id));
+    return ApplyMapFunction(*fn_, e, batched_input_, cancellation, op);
   }
 
  private:

@@ -54,6 +54,10 @@ DatasetPtr MakeFromElementDataset(StatsPtr stats, bool repeat_by_value);
 // with that many workers. `batched_input`: the input is batched, so the batched form runs.
 DatasetPtr MakeMapDataset(StatsPtr stats, DatasetPtr input, std::shared_ptr<const WorkFunction> fn,
                           bool batched_input, TunablePtr parallelism, bool deterministic);
+// What a map does to one element: fn, or its batched form on a batch (`batched_input`).
+// Errors name the op, the function and the element.
+Status ApplyMapFunction(const WorkFunction& fn, Element& e, bool batched_input,
+                        CancellationToken& cancellation, const std::string& op);
 DatasetPtr MakeFilterDataset(StatsPtr stats, DatasetPtr input,
                              std::shared_ptr<const Predicate> predicate);
 DatasetPtr MakeShuffleDataset(StatsPtr stats, DatasetPtr input, TunablePtr buffer_size,

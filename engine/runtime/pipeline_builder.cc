@@ -87,16 +87,8 @@ class Builder {
                                    {t.files().begin(), t.files().end()}, c);
       }
       case spec::Source::kFromTensorSlices: {
-        const auto& f = s.from_tensor_slices();
-        std::vector<Tensor> slices;
-        slices.reserve(static_cast<size_t>(SliceCount(f)));
-        for (int64_t v : f.values()) slices.push_back(Tensor::Int64(v));
-        for (const std::string& v : f.strings()) slices.push_back(Tensor::String(v));
-        if (slices.empty()) {
-          for (int64_t i = 0; i < f.count(); ++i) slices.push_back(Tensor::Int64(i));
-        }
         return MakeFromTensorSlicesDataset(SourceStage(name, "from_tensor_slices", 0),
-                                           std::move(slices));
+                                           SliceTensors(s.from_tensor_slices()));
       }
       case spec::Source::KIND_NOT_SET:
         break;
@@ -171,6 +163,29 @@ Result<BuiltPipeline> BuildPipeline(const spec::PipelineSpec& spec, StageRegistr
                                     int cpu_cores) {
   ASSIGN_OR_RETURN(PipelinePlan plan, PlanPipeline(spec, cpu_cores));
   return Builder(registry).Build(plan);
+}
+
+std::vector<Tensor> SliceTensors(const spec::FromTensorSlicesSource& f) {
+  std::vector<Tensor> slices;
+  slices.reserve(static_cast<size_t>(SliceCount(f)));
+  for (int64_t v : f.values()) slices.push_back(Tensor::Int64(v));
+  for (const std::string& v : f.strings()) slices.push_back(Tensor::String(v));
+  if (slices.empty()) {
+    for (int64_t i = 0; i < f.count(); ++i) slices.push_back(Tensor::Int64(i));
+  }
+  return slices;
+}
+
+std::optional<Tensor> SourceValue(const spec::Source& s, int64_t index) {
+  if (s.has_range()) return Tensor::Int64(s.range().start() + index * RangeStep(s.range()));
+  if (s.has_from_tensor_slices()) {
+    const auto& f = s.from_tensor_slices();
+    if (index < 0 || index >= SliceCount(f)) return std::nullopt;
+    if (f.values_size() > 0) return Tensor::Int64(f.values(static_cast<int>(index)));
+    if (f.strings_size() > 0) return Tensor::String(f.strings(static_cast<int>(index)));
+    return Tensor::Int64(index);
+  }
+  return std::nullopt;
 }
 
 }  // namespace pipescope::engine

@@ -3,6 +3,9 @@
 // every knob resolved, batched-ness worked out once for both clocks), creating (or reusing,
 // on a rebuild) each op's counters and knobs in the registry.
 
+#include <optional>
+#include <vector>
+
 #include "engine/runtime/iterator.h"
 #include "engine/runtime/stage_registry.h"
 #include "engine/spec/pipeline_spec.pb.h"
@@ -17,5 +20,12 @@ struct BuiltPipeline {
 // `cpu_cores` is the CPU budget; AUTOTUNE knobs start from it.
 Result<BuiltPipeline> BuildPipeline(const spec::PipelineSpec& spec, StageRegistry& registry,
                                     int cpu_cores);
+
+// The elements of from_tensor_slices, in order: its values, its strings, or 0 .. count - 1.
+std::vector<Tensor> SliceTensors(const spec::FromTensorSlicesSource& f);
+// The value of record `index` of a pass over `source`, where its records are values (a
+// range's numbers, from_tensor_slices' entries); nullopt for records of files or synthetic
+// ones, whose content only a run reads.
+std::optional<Tensor> SourceValue(const spec::Source& source, int64_t index);
 
 }  // namespace pipescope::engine

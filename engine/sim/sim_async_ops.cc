@@ -181,14 +181,16 @@ class ParallelMapIt : public SimUnaryIterator {
     const size_t n = group.elements.size();
     const uint64_t first = e[0].id;
     int64_t rows = 0, bytes = 0;
+    int32_t longest = 1;
     uint64_t mismatch = 0;
     for (size_t k = 0; k < n; ++k) {
       if (out_bytes > 0) e[k].bytes = out_bytes * e[k].rows;  // out_bytes a row
       rows += e[k].rows;
       bytes += e[k].bytes;
+      longest = std::max(longest, e[k].length);
       mismatch |= e[k].id - (first + k);
     }
-    group.totals = SimRunTotals{rows, bytes, e[n - 1].key};
+    group.totals = SimRunTotals{rows, bytes, e[n - 1].key, longest};
     group.consecutive = mismatch == 0;
   }
 
@@ -259,6 +261,9 @@ class ParallelMapIt : public SimUnaryIterator {
       held_ += n;
       slots_.splice(slots_.end(), mine, mine.begin());  // in input order: fetched under the lock
       const int64_t fetched_at = now();
+      if (stage_.shape_output) {
+        for (SimElement& e : group.elements) stage_.shape_output(e);
+      }
       Summarize(group, stage_.cost->out_bytes);
       const int64_t rows = group.totals.rows;
       // The hand-off and the function run back to back on this thread with nothing between

@@ -4,7 +4,9 @@
 // the op's costs to it and records the same kCall span the engine's Iterator::GetNext
 // records (self time without the input's, end of sequence as kCallEnd).
 
+#include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -27,21 +29,26 @@ struct SimRunTotals {
   int64_t rows = 0;
   int64_t bytes = 0;
   uint64_t last_key = 0;
+  int32_t longest = 1;  // the largest length among them (how long a batch's rows are)
   // n elements in a row: one pass, the sums in registers (a group or a source's run).
   void Add(const SimElement* elements, size_t n) {
     if (n == 0) return;
     int64_t r = 0, b = 0;
+    int32_t l = longest;
     for (size_t k = 0; k < n; ++k) {
       r += elements[k].rows;
       b += elements[k].bytes;
+      l = std::max(l, elements[k].length);
     }
     rows += r;
     bytes += b;
+    longest = l;
     last_key = elements[n - 1].key;
   }
   void Add(const SimRunTotals& later) {  // a run that follows this one
     rows += later.rows;
     bytes += later.bytes;
+    longest = std::max(longest, later.longest);
     last_key = later.last_key;
   }
 };
@@ -61,6 +68,10 @@ struct SimStage {
   // Here, beside the run's other state, so a SimDataset stays immutable.
   uint64_t passes = 0;
   engine::PassCache<SimElement> cache;
+  // What the op's function makes of an element's shape, where that depends on the number
+  // the element holds and the simulator knows it (tf.fill([x], x) is x long); null
+  // otherwise. Set by the op's factory, applied by its iterators to each element.
+  std::function<void(SimElement&)> shape_output;
 };
 
 // What every iterator of one simulation shares.

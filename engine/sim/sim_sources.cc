@@ -64,8 +64,8 @@ class SourceDataset : public SimDataset {
       const uint64_t id = ctx_.NewElementIds(n);
       const int64_t bytes = RecordBytes();
       for (int64_t i = 0; i < n; ++i) {
-        e[i] = SimElement{id + static_cast<uint64_t>(i), bytes, 1, KeyOf(next_ + i),
-                          ValueOf(next_ + i)};
+        e[i] =
+            SimElement{id + static_cast<uint64_t>(i), bytes, KeyOf(next_ + i), ValueOf(next_ + i)};
       }
       next_ += n;
       co_return n;
@@ -112,7 +112,7 @@ class SourceDataset : public SimDataset {
     int64_t RecordBytes() const { return std::max<int64_t>(1, stage_.cost->out_bytes); }
     SimElement NextRecord() {
       const int64_t n = next_++;
-      return SimElement{ctx_.NewElementId(), RecordBytes(), 1, KeyOf(n), ValueOf(n)};
+      return SimElement{ctx_.NewElementId(), RecordBytes(), KeyOf(n), ValueOf(n)};
     }
 
     const int64_t records_;

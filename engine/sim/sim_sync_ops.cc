@@ -27,6 +27,7 @@ class SequentialMapIt : public SimUnaryIterator {
     if (!got) co_return false;
     co_await Charge(thread, CpuCost(out.rows), WaitCost());
     if (stage_.cost->out_bytes > 0) out.bytes = stage_.cost->out_bytes * out.rows;
+    if (stage_.shape_output) stage_.shape_output(out);
     co_return true;
   }
 
@@ -42,6 +43,9 @@ class SequentialMapIt : public SimUnaryIterator {
     if (stage_.cost->out_bytes > 0) {
       for (size_t i = first; i < out.size(); ++i)
         out[i].bytes = stage_.cost->out_bytes * out[i].rows;
+    }
+    if (stage_.shape_output) {
+      for (size_t i = first; i < out.size(); ++i) stage_.shape_output(out[i]);
     }
     co_return n;
   }
@@ -168,7 +172,10 @@ class BatchIt : public SimUnaryIterator {
     }
     if (!engine::IsBatch(elements, batch_size_, input_ended, drop_remainder_)) co_return false;
     co_await Charge(thread, CpuCost(in.rows), 0);
-    out = SimElement{ctx_.NewElementId(), in.bytes, in.rows, RecordKey(in.last_key, in.rows)};
+    out = SimElement{ctx_.NewElementId(), in.bytes, RecordKey(in.last_key, in.rows)};
+    out.row_length = in.longest;
+    out.rows = static_cast<int32_t>(in.rows);
+    out.length = static_cast<int32_t>(elements);
     co_return true;
   }
 
@@ -186,11 +193,15 @@ class UnbatchIt : public SimUnaryIterator {
     while (left_ == 0) {
       const bool pulled = co_await PullInput(thread, batch_);
       if (!pulled) co_return false;
-      left_ = batch_.rows;
+      left_ = batch_.length;
     }
     co_await Charge(thread, CpuCost(1), 0);
-    out = SimElement{ctx_.NewElementId(), batch_.bytes / std::max<int64_t>(1, batch_.rows), 1,
-                     RecordKey(batch_.key, left_)};
+    const int64_t length = std::max<int32_t>(1, batch_.length);
+    out = SimElement{ctx_.NewElementId(), batch_.bytes / length, RecordKey(batch_.key, left_)};
+    out.rows = static_cast<int32_t>(std::max<int64_t>(1, batch_.rows / length));
+    // Its own rows' length is not kept: a row of a batch of batches holds records.
+    out.length = static_cast<int32_t>(std::clamp<int64_t>(batch_.row_length, 0, INT32_MAX));
+    out.row_length = 1;
     --left_;
     co_return true;
   }

@@ -9,9 +9,10 @@
 //
 // A new op kind is three files:
 //   1. its message in pipeline_spec.proto's Op;
-//   2. engine/kinds/<kind>.cc: this description, its field checks, its rules and its
-//      dataset on both clocks, registered by one PIPESCOPE_REGISTER_OP_KIND
-//      (engine/kinds/op_kind_registration.h);
+//   2. engine/kinds/<kind>.cc: this description, its field checks, its rules, its dataset
+//      on both clocks and, if it makes values of its own, its value rule (which the
+//      simulator replays: engine/runtime/value_rules.h), registered by one
+//      PIPESCOPE_REGISTER_OP_KIND (engine/kinds/op_kind_registration.h);
 //   3. its cases in the conformance suite (tests/sim/engine_sim_conformance_test.cc), run on
 //      both clocks.
 // Nothing else names a kind: both builders, the validator and the plan find it here.

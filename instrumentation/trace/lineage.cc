@@ -1,6 +1,7 @@
 #include "instrumentation/trace/lineage.h"
 
 #include <algorithm>
+#include <optional>
 #include <string>
 
 namespace pipescope::trace {
@@ -96,16 +97,16 @@ Lineage::Lineage(const Model& model) : model_(model) {
 void Lineage::ReadUnbatch(const record::StageDef& unbatch) {
   if (unbatch.input < 0) return;
   const std::vector<Call> in = CallsOf(model_, static_cast<uint16_t>(unbatch.input));
-  const std::vector<uint64_t>* rows = nullptr;
+  std::optional<uint64_t> batch;
   size_t next_row = 0, j = 0;
   for (const Call& out : CallsOf(model_, unbatch.id)) {
     for (; j < in.size() && in[j].end <= out.end; ++j) {
       if (in[j].end_of_sequence) continue;
-      rows = Rows(in[j].element);
+      batch = in[j].element;
       next_row = 0;
     }
-    if (out.end_of_sequence || !rows || next_row >= rows->size()) continue;
-    same_as_[out.element] = (*rows)[next_row++];
+    if (out.end_of_sequence || !batch) continue;
+    unbatched_[out.element] = RowRef{*batch, next_row++};
   }
 }
 
@@ -143,7 +144,7 @@ void Lineage::ReadReplays(uint16_t cache) {
     if (!first_pass_ended) {
       first_pass.push_back(c.element);
     } else if (position < first_pass.size()) {
-      same_as_[c.element] = first_pass[position++];
+      replays_[c.element] = first_pass[position++];
     }
   }
 }
@@ -151,11 +152,27 @@ void Lineage::ReadReplays(uint16_t cache) {
 uint64_t Lineage::Origin(uint64_t element) const {
   // A chain at most as long as the ops that renumber (a cache replaying an unbatch's rows).
   for (int hops = 0; hops < 64; ++hops) {
-    auto it = same_as_.find(element);
-    if (it == same_as_.end()) break;
-    element = it->second;
+    if (auto it = replays_.find(element); it != replays_.end()) {
+      element = it->second;
+      continue;
+    }
+    auto it = unbatched_.find(element);
+    if (it == unbatched_.end()) break;
+    const std::vector<uint64_t>* rows = Rows(it->second.batch);
+    if (!rows || it->second.row >= rows->size()) break;
+    element = (*rows)[it->second.row];
   }
   return element;
+}
+
+const RowRef* Lineage::UnbatchedFrom(uint64_t element) const {
+  auto it = unbatched_.find(element);
+  return it == unbatched_.end() ? nullptr : &it->second;
+}
+
+uint64_t Lineage::ReplayOf(uint64_t element) const {
+  auto it = replays_.find(element);
+  return it == replays_.end() ? element : it->second;
 }
 
 void Lineage::AppendRecords(uint64_t element, std::vector<RecordRef>& out) const {

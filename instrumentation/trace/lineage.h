@@ -26,6 +26,12 @@ struct RecordRef {
   int64_t index = 0;  // position of the record within its pass
 };
 
+// Where an unbatch's element came from: row `row` of the element `batch` it pulled.
+struct RowRef {
+  uint64_t batch = 0;
+  size_t row = 0;
+};
+
 class Lineage {
  public:
   explicit Lineage(const Model& model);
@@ -37,6 +43,11 @@ class Lineage {
   int64_t records_per_pass() const { return records_per_pass_; }
   // A batch's rows (element ids), for batches made by a top-level batch op.
   const std::vector<uint64_t>* Rows(uint64_t batch) const;
+  // The batch and row an unbatch's element is; nullptr for elements no unbatch made.
+  const RowRef* UnbatchedFrom(uint64_t element) const;
+  // The element of a cache's first pass that an element of a later pass replays; the
+  // element itself when it is no replay.
+  uint64_t ReplayOf(uint64_t element) const;
   // Records in the order the consumer received them (batches expanded into their rows).
   std::vector<RecordRef> Consumed() const;
   // Records of the elements `op` passed on, in the order it did.
@@ -57,8 +68,9 @@ class Lineage {
   const Model& model_;
   std::unordered_map<uint64_t, RecordRef> records_;
   std::unordered_map<uint64_t, std::vector<uint64_t>> rows_;
-  // A renumbered element (cache replay, unbatched row) -> the element it is.
-  std::unordered_map<uint64_t, uint64_t> same_as_;
+  // A cache's replayed element -> the first pass's element it is.
+  std::unordered_map<uint64_t, uint64_t> replays_;
+  std::unordered_map<uint64_t, RowRef> unbatched_;
   int64_t records_per_pass_ = -1;
 };
 

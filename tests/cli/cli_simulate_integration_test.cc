@@ -76,9 +76,10 @@ TEST(CliSimulateTest, PrintGivesTheElementsRunGives) {
   }
 }
 
-// A map that makes values of its own (fill) leaves the simulator with the records each
-// element came from, which it prints as records, never as values the run would not give.
-TEST(CliSimulateTest, PrintShowsRecordsWhereAMapMakesNewValues) {
+// A map that makes values of its own (fill) and padding: the simulator's elements show the
+// values the engine makes, through the engine's own functions. A source of file records,
+// whose content only a run reads, prints the records each element is.
+TEST(CliSimulateTest, PrintMakesValuesAsTheEngineDoesOrSaysWhichRecords) {
   const std::string spec = TempPath("print_fill.pbtxt");
   std::ofstream(spec) << "source { range { start: 1 stop: 5 } }\n"
                          "ops { map { fn { fill {} } } }\n"
@@ -86,12 +87,20 @@ TEST(CliSimulateTest, PrintShowsRecordsWhereAMapMakesNewValues) {
                          "train_step { step_time: \"1ms\" }\n";
   const auto sim = Cli("simulate " + spec + " --print 10");
   ASSERT_EQ(sim.exit_code, 0) << sim.out;
-  EXPECT_NE(sim.out.find(R"({"records":[{"record":0,"pass":0},{"record":1,"pass":0}]})"),
-            std::string::npos)
-      << sim.out;
-  EXPECT_EQ(sim.out.find("\"value\""), std::string::npos) << sim.out;
+  EXPECT_NE(sim.out.find(R"("value":[[1,0],[2,2]])"), std::string::npos) << sim.out;
+  EXPECT_NE(sim.out.find(R"("value":[[3,3,3,0],[4,4,4,4]])"), std::string::npos) << sim.out;
   const auto run = Cli("run " + spec + " --print 10");
   EXPECT_NE(run.out.find(R"("value":[[1,0],[2,2]])"), std::string::npos) << run.out;
+
+  std::ofstream(spec) << "source { synthetic { records: 4 record_bytes: 8 } }\n"
+                         "ops { batch { batch_size: 2 } }\n"
+                         "train_step { step_time: \"1ms\" }\n";
+  const auto records = Cli("simulate " + spec + " --print 10");
+  ASSERT_EQ(records.exit_code, 0) << records.out;
+  EXPECT_NE(records.out.find(R"({"records":[{"record":0,"pass":0},{"record":1,"pass":0}]})"),
+            std::string::npos)
+      << records.out;
+  EXPECT_EQ(records.out.find("\"value\""), std::string::npos) << records.out;
 }
 
 TEST(CliSimulateTest, SavedTraceOpensEverywhereAndSaysItIsSimulated) {

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "engine/runtime/op_factories.h"
+#include "engine/runtime/value_rules.h"
 #include "engine/sim/sim_op_factories.h"
 #include "engine/spec/spec_loader.h"
 #include "engine/spec/spec_validator.h"
@@ -51,6 +52,11 @@ TEST(OpKindsTest, EveryOpKindHasOneDescriptionAndItsKnobsAreFieldsOfItsMessage) 
     }
     EXPECT_NE(EngineOpFactoryOf(d->kind_case), nullptr) << kind->name() << " runs on the engine";
     EXPECT_NE(sim::SimOpFactoryOf(d->kind_case), nullptr) << kind->name() << " is simulated";
+    // The simulator's values are the engine's rules replayed: a kind that can make values
+    // of its own says how (engine/runtime/value_rules.h).
+    if (d->changes_values) {
+      EXPECT_NE(engine::ValueRules::Of(d->kind_case), nullptr) << kind->name() << " makes values";
+    }
   }
 }
 

@@ -4,18 +4,21 @@
 // element for element, shuffles included (they draw through the same rule); the others as
 // multisets. The cases are TensorFlow's own kernel tests for shard, take, skip, repeat,
 // batch, interleave and cache (tensorflow/python/data/kernel_tests), over range sources, and
-// the values this project gives explicit meaning to (op_values.h). The simulator's values
-// are read back from its trace's lineage, which numbers records by pass over the source, a
-// pass that a take inside a repeat cuts short included.
+// the values this project gives explicit meaning to (op_values.h). The simulator's elements
+// carry no data: their values are the engine's own rules (a map's function, padding)
+// replayed over its trace's lineage (engine/sim/sim_values.h), which numbers records by
+// pass over the source, a pass that a take inside a repeat cuts short included.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <functional>
+#include <limits>
 #include <optional>
 
 #include "../engine/test_support.h"
 #include "engine/device/simulated_device.h"
 #include "engine/runtime/training_run.h"
+#include "engine/sim/sim_values.h"
 #include "engine/sim/simulator.h"
 #include "instrumentation/trace/lineage.h"
 
@@ -33,9 +36,6 @@ struct Case {
   int64_t step = 1;
   // Where set, the source is from_tensor_slices over these values instead of the range.
   std::vector<int64_t> slices = {};
-  // Where the engine's values are not its source's (a map that makes new ones, padding):
-  // the source's values the simulator's elements are made of, in order.
-  std::vector<int64_t> sim_records = {};
 };
 
 void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
@@ -281,7 +281,6 @@ std::vector<Case> SliceCases() {
 // from_tensor_slices([0, 1, 2, 3]).padded_batch(2)).
 std::vector<Case> PaddedBatchCases() {
   const std::string fill = "ops { map { fn { fill {} } } } ";
-  const std::vector<int64_t> one_to_four = {1, 2, 3, 4};
   Case longest{"PaddedBatchDocstringLongest",
                5,
                fill + "ops { padded_batch { batch_size: 2 } }",
@@ -289,7 +288,6 @@ std::vector<Case> PaddedBatchCases() {
                true,
                2,
                1};
-  longest.sim_records = one_to_four;
   Case fixed{"PaddedBatchDocstringFixedShape",
              5,
              fill + "ops { padded_batch { batch_size: 2 padded_shapes: 5 } }",
@@ -297,7 +295,6 @@ std::vector<Case> PaddedBatchCases() {
              true,
              2,
              1};
-  fixed.sim_records = one_to_four;
   Case value{"PaddedBatchDocstringPaddingValue",
              5,
              fill + "ops { padded_batch { batch_size: 2 padded_shapes: 5 padding_values: -1 } }",
@@ -305,7 +302,6 @@ std::vector<Case> PaddedBatchCases() {
              true,
              2,
              1};
-  value.sim_records = one_to_four;
   Case unknown_dim{"PaddedBatchUnknownDimension",
                    5,
                    fill + "ops { padded_batch { batch_size: 3 padded_shapes: -1 } }",
@@ -313,7 +309,6 @@ std::vector<Case> PaddedBatchCases() {
                    true,
                    2,
                    1};
-  unknown_dim.sim_records = one_to_four;
   Case dropped{"PaddedBatchDropRemainder",
                6,
                fill + "ops { padded_batch { batch_size: 2 drop_remainder: true } }",
@@ -321,7 +316,6 @@ std::vector<Case> PaddedBatchCases() {
                true,
                2,
                1};
-  dropped.sim_records = one_to_four;
   // Batches padded again: rank-2 rows, each padded in both dimensions.
   Case nested{
       "PaddedBatchOfPaddedBatches",
@@ -331,16 +325,76 @@ std::vector<Case> PaddedBatchCases() {
       true,
       1,
       1};
-  nested.sim_records = one_to_four;
   Case scalars{"PaddedBatchScalars", 0,    "ops { padded_batch { batch_size: 2 } }",
                {{0, 1, 2, 3}},       true, 2};
   scalars.slices = {0, 1, 2, 3};
   return {longest, fixed, value, unknown_dim, dropped, nested, scalars};
 }
 
+// Values a map makes, carried through the ops after it: unbatch_test.py's
+// range(1, 4).map(lambda x: tf.fill([x], x)).unbatch() (each vector's entries as elements),
+// a cache's replays of padded batches, and an interleave over batches
+// (interleave(lambda b: from_tensors(b)) hands each batch on whole).
+std::vector<Case> MadeValueCases() {
+  const std::string fill = "ops { map { fn { fill {} } } } ";
+  Case unbatch{"UnbatchOfFilledVectors", 4, fill + "ops { unbatch {} }", {{1, 2, 2, 3, 3, 3}}};
+  unbatch.start = 1;
+  Case cached{"CacheReplaysPaddedBatches",
+              3,
+              fill +
+                  "ops { padded_batch { batch_size: 2 } } ops { cache {} } "
+                  "ops { repeat { count: 2 } }",
+              {{1, 0, 2, 2, 1, 0, 2, 2}},
+              true,
+              2,
+              1};
+  Case rebatched{"FilledVectorsUnbatchedAndBatchedAgain",
+                 3,
+                 fill + "ops { unbatch {} } ops { batch { batch_size: 2 } }",
+                 {{1, 2, 2}},
+                 true,
+                 2,
+                 1};
+  Case interleaved{"InterleaveOverBatches",
+                   6,
+                   "ops { batch { batch_size: 2 } } ops { interleave { cycle_length: 2 "
+                   "per_element { from_element {} } } }",
+                   {{0, 1, 2, 3, 4, 5}},
+                   true,
+                   3};
+  // unbatch splits an element along its leading dimension, not into records: a batch of
+  // batches into batches, padded batches into padded rows, and those rows into entries.
+  Case batches_of_batches{"UnbatchOfBatchesOfBatches",
+                          12,
+                          "ops { batch { batch_size: 2 } } ops { batch { batch_size: 3 } } "
+                          "ops { unbatch {} }",
+                          Range(0, 12),
+                          true,
+                          6};
+  const std::vector<int64_t> padded = {1, 0, 2, 2, 3, 3, 3, 0, 4, 4, 4, 4};
+  Case padded_rows{"UnbatchOfPaddedBatches",
+                   5,
+                   fill + "ops { padded_batch { batch_size: 2 } } ops { unbatch {} }",
+                   padded,
+                   true,
+                   4,
+                   1};
+  Case padded_entries{"UnbatchTwiceOfPaddedBatches",
+                      5,
+                      fill +
+                          "ops { padded_batch { batch_size: 2 } } ops { unbatch {} } "
+                          "ops { unbatch {} }",
+                      padded,
+                      true,
+                      12,
+                      1};
+  return {unbatch, cached, rebatched, interleaved, batches_of_batches, padded_rows, padded_entries};
+}
+
 std::vector<Case> AllCases() {
   std::vector<Case> cases = Cases();
   for (Case& c : PaddedBatchCases()) cases.push_back(std::move(c));
+  for (Case& c : MadeValueCases()) cases.push_back(std::move(c));
   for (Case& c : SliceCases()) cases.push_back(std::move(c));
   for (Case& c : InterleaveRepeatByValueCases()) cases.push_back(std::move(c));
   return cases;
@@ -359,15 +413,20 @@ std::string SpecText(const Case& c) {
          " train_step { step_time: \"1ms\" }";
 }
 
-// The value of the source's record `index` in a pass, as the case's source gives it.
-int64_t SourceValue(const Case& c, int64_t index) {
-  return c.slices.empty() ? c.start + c.step * index : c.slices[static_cast<size_t>(index)];
-}
-
 struct EngineRun {
   std::vector<int64_t> values;
   int64_t elements = 0;
 };
+
+// Every element's numbers in order (a batch's rows in order, padding included).
+std::vector<int64_t> Flattened(const std::vector<engine::Element>& elements) {
+  std::vector<int64_t> values;
+  for (const auto& e : elements) {
+    const int64_t* rows = e.value.data<int64_t>();
+    values.insert(values.end(), rows, rows + e.value.num_elements());
+  }
+  return values;
+}
 
 EngineRun RunEngine(const Case& c) {
   auto pipeline = engine::testing::MakePipeline(SpecText(c));
@@ -375,15 +434,12 @@ EngineRun RunEngine(const Case& c) {
   if (!pipeline) return run;
   const auto elements = engine::testing::Drain(*pipeline);
   run.elements = static_cast<int64_t>(elements.size());
-  for (const auto& e : elements) {  // a batch's rows in order
-    const int64_t* rows = e.value.data<int64_t>();
-    run.values.insert(run.values.end(), rows, rows + e.value.num_elements());
-  }
+  run.values = Flattened(elements);
   return run;
 }
 
 struct SimRun {
-  std::vector<int64_t> values;  // the range's values: a record's index within its pass
+  std::vector<int64_t> values;  // the engine's values, replayed over the run's lineage
   int64_t steps = 0;
 };
 
@@ -402,13 +458,9 @@ SimRun RunSimulator(const Case& c, const std::function<void(CostModel&)>& adjust
   if (!result.ok()) return run;
   EXPECT_TRUE(result->summary.end_of_data) << "every case is finite";
   run.steps = result->summary.steps;
-  const trace::Lineage lineage(model);
-  if (c.batches >= 0) {
-    for (const auto& batch : lineage.ConsumedBatches())
-      for (const auto& r : batch) run.values.push_back(SourceValue(c, r.index));
-  } else {
-    for (const auto& r : lineage.Consumed()) run.values.push_back(SourceValue(c, r.index));
-  }
+  auto values = ConsumedValues(spec, model, std::numeric_limits<int64_t>::max());
+  EXPECT_TRUE(values.ok()) << values.status().ToString();
+  if (values.ok()) run.values = Flattened(*values);
   return run;
 }
 
@@ -430,11 +482,10 @@ TEST_P(EngineSimConformance, BothClocksGiveTfDatasAnswer) {
       EXPECT_EQ(Sorted(engine.values), Sorted(*c.expected)) << "engine";
     }
   }
-  const std::vector<int64_t>& records = c.sim_records.empty() ? engine.values : c.sim_records;
   if (c.ordered) {
-    EXPECT_EQ(sim.values, records) << "the simulator differs from the engine";
+    EXPECT_EQ(sim.values, engine.values) << "the simulator differs from the engine";
   } else {
-    EXPECT_EQ(Sorted(sim.values), Sorted(records)) << "the simulator differs";
+    EXPECT_EQ(Sorted(sim.values), Sorted(engine.values)) << "the simulator differs";
   }
   if (c.batches >= 0) {
     EXPECT_EQ(engine.elements, c.batches) << "engine batches";
