@@ -56,14 +56,16 @@ void CheckFields(engine::OpFieldCheck& check) {
 
 bool ChangesValues(const spec::Op& op) { return !engine::WorkFunctionKeepsValue(op.map().fn()); }
 
-constexpr engine::OpKindDescription kMap{.kind = "map",
-                                         .kind_case = spec::Op::kMap,
-                                         .knobs = kKnobs,
-                                         .order = engine::ElementOrder::kKeptIfDeterministic,
-                                         .parallel_work = engine::ParallelWork::kFunction,
-                                         .omissible = "deterministic: true",
-                                         .check_fields = CheckFields,
-                                         .changes_values = ChangesValues};
+constexpr engine::OpKindDescription kMap{
+    .kind = "map",
+    .kind_case = spec::Op::kMap,
+    .knobs = kKnobs,
+    .order = engine::ElementOrder::kKeptIfDeterministic,
+    .parallel_work = engine::ParallelWork::kFunction,
+    .omissible = "deterministic: true",
+    .check_fields = CheckFields,
+    .changes_values = ChangesValues,
+    .function = [](const spec::Op& op) { return &op.map().fn(); }};
 
 // A function that keeps values (cpu_work, io_wait) is not replayed: its work shows on the
 // clock, not in the values.

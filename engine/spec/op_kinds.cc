@@ -99,6 +99,11 @@ const spec::ElementSource* PerElementSourceOf(const spec::Op& op) {
   return kind && kind->per_element ? kind->per_element(op) : nullptr;
 }
 
+const spec::WorkFunction* FunctionOf(const spec::Op& op) {
+  const OpKindDescription* kind = DescribeOp(op);
+  return kind && kind->function ? kind->function(op) : nullptr;
+}
+
 const google::protobuf::RepeatedPtrField<spec::Op>* SubPipelineOf(const spec::Op& op) {
   const OpKindDescription* kind = DescribeOp(op);
   return kind && kind->sub_pipeline ? kind->sub_pipeline(op) : nullptr;

@@ -120,6 +120,9 @@ struct OpKindDescription {
   const spec::ElementSource* (*per_element)(const spec::Op& op) = nullptr;
   const google::protobuf::RepeatedPtrField<spec::Op>* (*sub_pipeline)(const spec::Op& op) = nullptr;
   google::protobuf::RepeatedPtrField<spec::Op>* (*mutable_sub_pipeline)(spec::Op& op) = nullptr;
+  // An op whose threads run a function on each element (map): its function; null for
+  // other kinds.
+  const spec::WorkFunction* (*function)(const spec::Op& op) = nullptr;
 };
 
 // Adds `kind` to the kinds every part knows (engine/kinds/op_kind_registration.h calls it
@@ -159,6 +162,10 @@ const google::protobuf::Message* KindMessageOf(const spec::Op& op);
 const spec::ElementSource* PerElementSourceOf(const spec::Op& op);
 const google::protobuf::RepeatedPtrField<spec::Op>* SubPipelineOf(const spec::Op& op);
 google::protobuf::RepeatedPtrField<spec::Op>* MutableSubPipelineOf(spec::Op& op);
+
+// The function an op runs on each element (OpKindDescription::function); null for ops
+// that run none.
+const spec::WorkFunction* FunctionOf(const spec::Op& op);
 
 // Whether `op` may give elements of other values or shapes than it takes (its kind's
 // changes_values says so for it): what the validator, the simulator and simulate --print

@@ -6,6 +6,7 @@
 
 #include "engine/runtime/pipeline.h"
 #include "engine/spec/op_values.h"
+#include "engine/spec/pipeline_plan.h"
 #include "engine/spec/spec_loader.h"
 #include "engine/spec/spec_overrides.h"
 #include "engine/tuning/core_allocation.h"
@@ -13,49 +14,53 @@
 namespace pipescope::engine {
 namespace {
 
-// The knobs this tuner sets: maps' and parallel interleaves' parallelism, and the
-// buffer of the last prefetch.
+// The knobs this tuner sets, found through each op's description (op_kinds.h), never its
+// kind: the parallelism of an op whose threads run a function (a sequential map becomes
+// parallel if that helps), of one whose threads read sub-pipelines where it already does
+// so in parallel (a sequential interleave keeps its order of reads), and the buffer of the
+// last op where it is one producer (the prefetch before the step).
 struct KnobRef {
   std::string op;
   std::string knob;
-  int64_t value;
+  int64_t value;            // as written
+  int64_t most = 64;        // the most workers worth giving it
+  double cpu_fraction = 1;  // the share of its own time that computes
 };
 
-std::vector<KnobRef> TunableKnobs(const spec::PipelineSpec& spec) {
+std::vector<KnobRef> TunableKnobs(const spec::PipelineSpec& spec, int cores) {
   std::vector<KnobRef> knobs;
-  for (const auto& op : spec.ops()) {
-    if (op.has_map()) {  // sequential maps too: they become parallel if that helps
-      knobs.push_back({op.name(), "num_parallel_calls", op.map().num_parallel_calls()});
+  auto plan = PlanPipeline(spec, cores);
+  if (!plan.ok()) return knobs;  // measured as given, which says why
+  for (size_t i = 0; i < plan->ops.size(); ++i) {
+    const PlannedOp& p = plan->ops[i];
+    const bool last = i + 1 == plan->ops.size();
+    for (const PlannedKnob& knob : p.knobs) {
+      const std::string_view name = knob.description->name;
+      KnobRef ref{p.op->name(), std::string(name), knob.written};
+      switch (p.kind->parallel_work) {
+        case ParallelWork::kFunction:
+          if (name != kNumParallelCallsKnob.name) continue;
+          // An io_wait function waits: its workers take no core.
+          if (const spec::WorkFunction* fn = FunctionOf(*p.op); fn && fn->has_io_wait()) {
+            ref.cpu_fraction = 0;
+          }
+          break;
+        case ParallelWork::kSubPipelines:
+          if (name != kNumParallelCallsKnob.name || knob.written == 0) continue;
+          // Workers beyond the inputs it keeps open would idle; reading files mostly waits.
+          ref.most = std::max<int64_t>(p.Knob("cycle_length").start, 1);
+          ref.cpu_fraction = 0.1;
+          break;
+        case ParallelWork::kOneProducer:
+          if (!last || name != "buffer_size") continue;
+          break;
+        case ParallelWork::kNone:
+          continue;
+      }
+      knobs.push_back(std::move(ref));
     }
-    if (op.has_interleave() && op.interleave().num_parallel_calls() != 0) {
-      knobs.push_back({op.name(), "num_parallel_calls", op.interleave().num_parallel_calls()});
-    }
-  }
-  if (spec.ops_size() > 0 && spec.ops(spec.ops_size() - 1).has_prefetch()) {
-    const auto& last = spec.ops(spec.ops_size() - 1);
-    knobs.push_back({last.name(), "buffer_size", last.prefetch().buffer_size()});
   }
   return knobs;
-}
-
-// Maps up to 64 workers; an interleave up to its cycle length (more would idle).
-int64_t MaxParallelism(const spec::PipelineSpec& spec, const std::string& name) {
-  for (const auto& op : spec.ops()) {
-    if (op.name() == name && op.has_interleave())
-      return std::max<int64_t>(CycleLength(op.interleave()), 1);
-  }
-  return 64;
-}
-
-// The share of an op's own time that computes: an io_wait map and an interleave reading
-// files mostly wait.
-double CpuFraction(const spec::PipelineSpec& spec, const std::string& name) {
-  for (const auto& op : spec.ops()) {
-    if (op.name() != name) continue;
-    if (op.has_map() && op.map().fn().has_io_wait()) return 0;
-    if (op.has_interleave()) return 0.1;
-  }
-  return 1;
 }
 
 }  // namespace
@@ -65,7 +70,7 @@ Result<TunerResult> TunePipescope(const spec::PipelineSpec& spec, const Measurer
   const TuningStopwatch stopwatch;
   const int cores = CpuCoresFor(spec, options.cores);
   TunerResult result;
-  const auto initial_knobs = TunableKnobs(spec);
+  const auto initial_knobs = TunableKnobs(spec, cores);
   ASSIGN_OR_RETURN(TunerMeasurement best, MeasureAsGiven(spec, measure, result));
   const TunerMeasurement given = best;
   for (int round = 1; round <= options.max_rounds && stopwatch.elapsed_s() < options.budget_s;
@@ -79,7 +84,7 @@ Result<TunerResult> TunePipescope(const spec::PipelineSpec& spec, const Measurer
     for (const auto& s : a.stages) figures[s.name] = &s;
     std::vector<ParallelOp> ops;
     std::vector<const KnobRef*> op_knobs;
-    const auto knobs = TunableKnobs(result.tuned);
+    const auto knobs = TunableKnobs(result.tuned, cores);
     for (const auto& k : knobs) {
       if (k.knob != "num_parallel_calls") continue;
       const auto it = figures.find(k.op);
@@ -90,8 +95,7 @@ Result<TunerResult> TunePipescope(const spec::PipelineSpec& spec, const Measurer
         if (f.name == k.op || f.name.rfind(k.op + ".", 0) == 0)
           work += f.self_ns_per_element * f.elements_per_s / a.steps_per_s;
       }
-      ops.push_back(
-          {k.op, work, MaxParallelism(result.tuned, k.op), CpuFraction(result.tuned, k.op)});
+      ops.push_back({k.op, work, k.most, k.cpu_fraction});
       op_knobs.push_back(&k);
     }
     const double device_step_ns = a.device_busy_fraction / a.steps_per_s * 1e9;
@@ -131,7 +135,7 @@ Result<TunerResult> TunePipescope(const spec::PipelineSpec& spec, const Measurer
     result.cpu_cores_busy = alloc.cpu_cores_busy;
     best = std::move(measured);
   }
-  const auto final_knobs = TunableKnobs(result.tuned);
+  const auto final_knobs = TunableKnobs(result.tuned, cores);
   std::vector<TunedKnob> knobs;
   for (size_t i = 0; i < initial_knobs.size() && i < final_knobs.size(); ++i) {
     knobs.push_back({initial_knobs[i].op + "." + initial_knobs[i].knob, initial_knobs[i].value,

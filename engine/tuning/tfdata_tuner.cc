@@ -46,23 +46,27 @@ ChainOfSpec BuildChain(const spec::PipelineSpec& spec, const trace::RangeAnalysi
     const double in = rate_of(previous), here = rate_of(op.name());
     n.ratio = in > 0 && here > 0 ? in / here : 1;
     std::string knob;
-    if (op.has_map()) {
+    // What each op is to tf.data's model, from its description (op_kinds.h), never its kind.
+    const OpKindDescription* kind = DescribeOp(op);
+    const ParallelWork work = kind ? kind->parallel_work : ParallelWork::kNone;
+    if (work == ParallelWork::kFunction) {
       n.kind = NodeKind::kAsync;  // every map is a candidate, as if its parallelism were AUTOTUNE
       n.ratio = 1;
       n.parallelism_tunable = true;
-      n.parallelism = std::max<int64_t>(op.map().num_parallel_calls(), 1);
+      n.parallelism =
+          std::max<int64_t>(ReadIntKnob(spec, op.name(), "num_parallel_calls").value_or(0), 1);
       n.buffer = 0;  // the parallelism
       knob = op.name() + ".num_parallel_calls";
-    } else if (op.has_prefetch()) {
+    } else if (work == ParallelWork::kOneProducer) {
       n.kind = NodeKind::kAsync;
       n.ratio = 1;
       n.buffer_tunable = true;
-      n.buffer = std::max<int64_t>(op.prefetch().buffer_size(), 1);
+      n.buffer = std::max<int64_t>(ReadIntKnob(spec, op.name(), "buffer_size").value_or(0), 1);
       knob = op.name() + ".buffer_size";
     } else if (const int64_t batch_size = BatchSizeOf(op); batch_size > 0) {
       n.kind = NodeKind::kSync;
       n.ratio = static_cast<double>(batch_size);
-    } else if (op.has_interleave()) {
+    } else if (work == ParallelWork::kSubPipelines) {
       // Its sub-pipeline's stages are named "<interleave>.<stage>", the per-element source
       // included; their work per interleave output is their own self time (one each).
       double sub_self = 0;
@@ -71,11 +75,13 @@ ChainOfSpec BuildChain(const spec::PipelineSpec& spec, const trace::RangeAnalysi
       }
       out.chain.nodes.push_back({op.name() + " inputs", NodeKind::kSync, sub_self, 1});
       out.knob_of_node.push_back("");
-      n.cycle_length = std::max<int64_t>(CycleLength(op.interleave()), 1);
-      if (op.interleave().num_parallel_calls() != 0) {
+      n.cycle_length =
+          std::max<int64_t>(ReadIntKnob(spec, op.name(), "cycle_length").value_or(1), 1);
+      if (const int64_t parallel = ReadIntKnob(spec, op.name(), "num_parallel_calls").value_or(0);
+          parallel != 0) {
         n.kind = NodeKind::kAsyncInterleave;
         n.parallelism_tunable = true;
-        n.parallelism = std::max<int64_t>(op.interleave().num_parallel_calls(), 1);
+        n.parallelism = std::max<int64_t>(parallel, 1);
         knob = op.name() + ".num_parallel_calls";
       } else {
         n.kind = NodeKind::kInterleave;
