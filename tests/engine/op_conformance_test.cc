@@ -1,5 +1,6 @@
-// The conformance suite every op passes (CONVENTIONS rule 4): output sequence, end of
-// sequence, cancellation, and live knob changes that must not change the output.
+// The conformance suite every op passes (CONVENTIONS rule 4): output sequence (on the
+// engine and on the simulator's clock), end of sequence, cancellation, and live knob
+// changes that must not change the output.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -10,6 +11,8 @@
 
 #include "engine/runtime/pipeline_builder.h"
 #include "engine/runtime/stage_registry.h"
+#include "engine/sim/sim_values.h"
+#include "engine/sim/simulator.h"
 #include "tests/engine/test_support.h"
 
 namespace pipescope::engine {
@@ -146,6 +149,29 @@ TEST_P(OpConformance, ProducesTheDocumentedSequence) {
   const OpCase& c = GetParam();
   const bool interleave = c.ops.find("interleave") != std::string::npos;
   ExpectSameOutput(c, testing::DrainValues(SpecFor(c, interleave ? 6 : 10)));
+}
+
+// The same sequence on the simulator's clock: its elements carry no data, and their values
+// are the engine's own rules replayed over the simulated run's lineage.
+TEST_P(OpConformance, TheSimulatorGivesTheSameSequence) {
+  const OpCase& c = GetParam();
+  const bool interleave = c.ops.find("interleave") != std::string::npos;
+  const spec::PipelineSpec spec =
+      testing::Spec(SpecFor(c, interleave ? 6 : 10) + " train_step { step_time: \"1ms\" }");
+  auto cost = sim::DefaultCostModel(spec, 4);
+  ASSERT_TRUE(cost.ok()) << cost.status().message();
+  trace::Model model;
+  sim::SimulationOptions options;
+  options.duration_s = 60;
+  options.sinks = {&model};
+  auto result = sim::Simulate(spec, *cost, options);
+  ASSERT_TRUE(result.ok()) << result.status().message();
+  EXPECT_TRUE(result->summary.end_of_data);
+  auto elements = sim::ConsumedValues(spec, model, 1000);
+  ASSERT_TRUE(elements.ok()) << elements.status().ToString();
+  std::vector<int64_t> got;
+  for (const Element& e : *elements) got.push_back(e.value.data<int64_t>()[0]);
+  ExpectSameOutput(c, got);
 }
 
 TEST_P(OpConformance, EndOfSequenceIsRepeated) {
