@@ -31,8 +31,19 @@ void CheckFields(engine::OpFieldCheck& check) {
       c.Duration(fn.io_wait(), c.Nested(fn, fw, "io_wait", fw.what), "duration",
                  fn.io_wait().duration(), true);
       break;
+    case spec::WorkFunction::kPython: {
+      const engine::Where pw = c.Nested(fn, fw, "python", fw.what);
+      c.Duration(fn.python(), pw, "duration", fn.python().duration(), true);
+      const double share = engine::PythonGilShare(fn.python());
+      if (!(share >= 0 && share <= 1)) {
+        c.Fail(fn.python(), pw, "gil_share",
+               "is the share of its time under the interpreter lock, from 0 to 1; got " +
+                   std::to_string(share));
+      }
+      break;
+    }
     case spec::WorkFunction::KIND_NOT_SET:
-      check.Fail("fn", "is required (cpu_work, io_wait, unpack_bits, normalize, identity)");
+      check.Fail("fn", "is required (cpu_work, io_wait, python, unpack_bits, normalize, identity)");
       return;
     default:
       break;

@@ -139,7 +139,7 @@ class Builder {
       }
       OpBuild build(*this, p, stats, std::move(d), std::move(per_element));
       ASSIGN_OR_RETURN(d, factory(build));
-      stats->traits = StageTraitsOf(*p.kind);
+      stats->traits = StageTraitsOf(*p.op, *p.kind);
     }
     return d;
   }

@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "engine/spec/op_kinds.h"
+#include "engine/spec/op_values.h"
 #include "instrumentation/record/trace_sink.h"
 
 namespace pipescope::engine {
@@ -32,6 +33,16 @@ inline uint32_t StageTraitsOf(const OpKindDescription& kind) {
       break;
     case ParallelWork::kNone:
       break;
+  }
+  return t;
+}
+
+// An op of `kind`, with what its own fields add (a function that holds the interpreter lock).
+inline uint32_t StageTraitsOf(const spec::Op& op, const OpKindDescription& kind) {
+  uint32_t t = StageTraitsOf(kind);
+  if (const spec::WorkFunction* fn = FunctionOf(op);
+      fn && fn->has_python() && PythonGilShare(fn->python()) > 0) {
+    t |= record::kTraitHoldsInterpreterLock;
   }
   return t;
 }

@@ -306,6 +306,12 @@ class DefaultsBuilder {
         c.wait = Fixed(ns);
         break;
       }
+      case spec::WorkFunction::kPython: {  // per call, a batch's included
+        ASSIGN_OR_RETURN(double ns, DurationOr0(fn.python().duration()));
+        c.cpu = Fixed(kMapCallNs + ns);
+        c.gil_share = engine::PythonGilShare(fn.python());
+        break;
+      }
       case spec::WorkFunction::kUnpackBits:
         c.cpu_per_row = Fixed(in * 1.0);
         bytes *= 8;

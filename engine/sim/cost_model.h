@@ -75,9 +75,12 @@ struct OpCost {
   Dist wait;                 // blocking per element (storage answering a read; io_wait)
   Dist open_wait;            // blocking per sub-pipeline opened (an interleave's file)
   double keep_fraction = 1;  // filters: the share of elements kept
-  int64_t out_bytes = 0;     // bytes per row of the op's output; 0: as its input
-  int64_t records = -1;      // sources: records per pass (per file inside an interleave); -1
-                             // as the spec says
+  // The share of its CPU that holds the process's interpreter lock (Python work): no other
+  // op's share under the lock runs meanwhile.
+  double gil_share = 0;
+  int64_t out_bytes = 0;  // bytes per row of the op's output; 0: as its input
+  int64_t records = -1;   // sources: records per pass (per file inside an interleave); -1
+                          // as the spec says
 };
 
 struct CostModel {

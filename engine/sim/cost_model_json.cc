@@ -61,13 +61,10 @@ engine::Status ReadDist(const json& j, const char* key, Dist& out, const std::st
 std::string CostModelToJson(const CostModel& m) {
   json ops = json::object();
   for (const auto& [name, c] : m.ops) {
-    ops[name] = json{{"cpu", DistToJson(c.cpu)},
-                     {"cpu_per_row", DistToJson(c.cpu_per_row)},
-                     {"wait", DistToJson(c.wait)},
-                     {"open_wait", DistToJson(c.open_wait)},
-                     {"keep_fraction", c.keep_fraction},
-                     {"out_bytes", c.out_bytes},
-                     {"records", c.records}};
+    ops[name] = json{{"cpu", DistToJson(c.cpu)},         {"cpu_per_row", DistToJson(c.cpu_per_row)},
+                     {"wait", DistToJson(c.wait)},       {"open_wait", DistToJson(c.open_wait)},
+                     {"keep_fraction", c.keep_fraction}, {"gil_share", c.gil_share},
+                     {"out_bytes", c.out_bytes},         {"records", c.records}};
   }
   json j{{"format", "pipescope-cost-model"},
          {"version", 1},
@@ -121,6 +118,7 @@ engine::Result<CostModel> ParseCostModelJson(const std::string& text, CostModel 
       RETURN_IF_ERROR(ReadDist(o, "wait", c.wait, path));
       RETURN_IF_ERROR(ReadDist(o, "open_wait", c.open_wait, path));
       RETURN_IF_ERROR(Read(o, "keep_fraction", c.keep_fraction, path));
+      RETURN_IF_ERROR(Read(o, "gil_share", c.gil_share, path));
       RETURN_IF_ERROR(Read(o, "out_bytes", c.out_bytes, path));
       RETURN_IF_ERROR(Read(o, "records", c.records, path));
       if (c.out_bytes < 0 || c.out_bytes > (int64_t{1} << 40) || c.records < -1) {
@@ -129,6 +127,9 @@ engine::Result<CostModel> ParseCostModelJson(const std::string& text, CostModel 
       }
       if (!(c.keep_fraction >= 0 && c.keep_fraction <= 1)) {
         return engine::InvalidArgument(path + ".keep_fraction: must be within [0, 1]");
+      }
+      if (!(c.gil_share >= 0 && c.gil_share <= 1)) {
+        return engine::InvalidArgument(path + ".gil_share: must be within [0, 1]");
       }
     }
   }

@@ -272,7 +272,12 @@ class ParallelMapIt : public SimUnaryIterator {
       const int64_t handoff_cpu = HandOffNs(n);
       const int64_t work_cpu = CpuCostOfRun(n, rows);
       const int64_t wait = WaitCostOfRun(n);
-      co_await Charge(thread, handoff_cpu + work_cpu, wait);
+      if (stage_.cost->gil_share > 0) {
+        const int64_t locked = LockedShare(work_cpu);
+        co_await ChargeHoldingLock(thread, locked, handoff_cpu + work_cpu - locked, wait);
+      } else {
+        co_await Charge(thread, handoff_cpu + work_cpu, wait);
+      }
       const double cpu_wall = static_cast<double>(now() - wait - fetched_at);
       const int64_t work_start =
           fetched_at +

@@ -158,7 +158,7 @@ class Builder {
       }
       OpBuild build(*this, p, st, std::move(d), std::move(per_element));
       ASSIGN_OR_RETURN(d, factory(build));
-      Def(st).traits = engine::StageTraitsOf(*p.kind);
+      Def(st).traits = engine::StageTraitsOf(*p.op, *p.kind);
       // A batch's rows, and what a function made, are not the source's numbers.
       if (engine::ChangesValues(*p.op) || p.kind->ratio == engine::OutputRatio::kOneOverBatch) {
         values_ = false;

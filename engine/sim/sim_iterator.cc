@@ -68,6 +68,17 @@ Task<int64_t> SimIterator::GetNextRunTotalsInternal(SimThread& thread, int64_t m
   co_return n;
 }
 
+Task<void> SimIterator::ChargeHoldingLock(SimThread& thread, int64_t locked_ns, int64_t free_ns,
+                                          int64_t wait_ns) {
+  SimInterpreterLock& lock = *ctx_.interpreter_lock;
+  while (lock.held) co_await lock.released.Wait();
+  lock.held = true;
+  co_await scheduler().Compute(thread, locked_ns, 0);
+  lock.held = false;
+  lock.released.NotifyAll();
+  co_await scheduler().Compute(thread, free_ns, wait_ns);
+}
+
 Task<bool> SimIterator::OneOfRun(SimThread& thread, SimElement& out) {
   one_.clear();
   const int64_t n = co_await GetNextRunInternal(thread, 1, one_);

@@ -74,6 +74,14 @@ struct SimStage {
   std::function<void(SimElement&)> shape_output;
 };
 
+// The simulated process's interpreter lock (CPython's GIL): Python work holds it for its
+// cost's gil_share of its CPU, one thread at a time; the others wait for its release.
+struct SimInterpreterLock {
+  explicit SimInterpreterLock(Scheduler& s) : released(s) {}
+  bool held = false;
+  Notifier released;
+};
+
 // What every iterator of one simulation shares.
 struct SimContext {
   Scheduler* scheduler = nullptr;
@@ -85,6 +93,7 @@ struct SimContext {
   // file): kept until the end, because their threads may still be suspended inside them.
   std::vector<std::unique_ptr<SimIterator>> retired;
   std::vector<std::unique_ptr<SimStage>> stages;
+  std::unique_ptr<SimInterpreterLock> interpreter_lock;
 
   uint64_t NewElementId() { return next_id++; }
   uint64_t NewElementIds(int64_t n) {  // n consecutive ids; the first
@@ -154,6 +163,15 @@ class SimIterator {
   // Charges the op's time: `cpu_ns` on a core, then `wait_ns` blocked.
   Scheduler::ComputeAwaiter Charge(SimThread& thread, int64_t cpu_ns, int64_t wait_ns) {
     return scheduler().Compute(thread, cpu_ns, wait_ns);
+  }
+  // Charge for a function whose cost holds the interpreter lock (a gil_share): `locked_ns`
+  // of CPU holding it (waiting first while another thread does), then `free_ns` of CPU and
+  // `wait_ns` blocked.
+  Task<void> ChargeHoldingLock(SimThread& thread, int64_t locked_ns, int64_t free_ns,
+                               int64_t wait_ns);
+  // The share of `cpu_ns` a function of this op runs under the interpreter lock.
+  int64_t LockedShare(int64_t cpu_ns) const {
+    return static_cast<int64_t>(static_cast<double>(cpu_ns) * stage_.cost->gil_share);
   }
   // The op's per-element costs for an element of `rows` rows.
   int64_t CpuCost(int64_t rows) {

@@ -25,7 +25,12 @@ class SequentialMapIt : public SimUnaryIterator {
   Task<bool> GetNextInternal(SimThread& thread, SimElement& out) override {
     const bool got = co_await PullInput(thread, out);
     if (!got) co_return false;
-    co_await Charge(thread, CpuCost(out.rows), WaitCost());
+    const int64_t cpu = CpuCost(out.rows);
+    if (stage_.cost->gil_share > 0) {
+      co_await ChargeHoldingLock(thread, LockedShare(cpu), cpu - LockedShare(cpu), WaitCost());
+    } else {
+      co_await Charge(thread, cpu, WaitCost());
+    }
     if (stage_.cost->out_bytes > 0) out.bytes = stage_.cost->out_bytes * out.rows;
     if (stage_.shape_output) stage_.shape_output(out);
     co_return true;
@@ -39,7 +44,13 @@ class SequentialMapIt : public SimUnaryIterator {
     if (n == 0) co_return 0;
     int64_t rows = 0;
     for (size_t i = first; i < out.size(); ++i) rows += out[i].rows;
-    co_await Charge(thread, CpuCostOfRun(n, rows), WaitCostOfRun(n));
+    const int64_t cpu = CpuCostOfRun(n, rows);
+    if (stage_.cost->gil_share > 0) {
+      co_await ChargeHoldingLock(thread, LockedShare(cpu), cpu - LockedShare(cpu),
+                                 WaitCostOfRun(n));
+    } else {
+      co_await Charge(thread, cpu, WaitCostOfRun(n));
+    }
     if (stage_.cost->out_bytes > 0) {
       for (size_t i = first; i < out.size(); ++i)
         out[i].bytes = stage_.cost->out_bytes * out[i].rows;

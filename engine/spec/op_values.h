@@ -52,6 +52,11 @@ bool Deterministic(const ParallelOp& op) {
 }
 
 // list_files(shuffle=None) shuffles.
+// python(gil_share=None) holds the interpreter lock throughout: pure Python code.
+inline double PythonGilShare(const spec::Python& p) {
+  return p.has_gil_share() ? p.gil_share() : 1;
+}
+
 inline bool ListFilesShuffles(const spec::ListFilesSource& s) {
   return !s.has_shuffle() || s.shuffle();
 }

@@ -5,10 +5,12 @@
 #include "engine/core/content_hash.h"
 #include "engine/core/duration.h"
 #include "engine/runtime/filter_rules.h"
+#include "engine/spec/op_values.h"
 #include "engine/work/cpu_work.h"
 #include "engine/work/image_ops.h"
 #include "engine/work/normalize.h"
 #include "engine/work/parse_example.h"
+#include "engine/work/python_work.h"
 #include "engine/work/unpack_bits.h"
 
 namespace pipescope::engine {
@@ -123,6 +125,11 @@ Result<std::unique_ptr<WorkFunction>> MakeWorkFunction(const spec::WorkFunction&
           std::make_unique<RandomFlipFn>(static_cast<uint64_t>(fn.random_flip().seed())));
     case spec::WorkFunction::kFill:
       return std::unique_ptr<WorkFunction>(std::make_unique<Fill>());
+    case spec::WorkFunction::kPython: {
+      ASSIGN_OR_RETURN(int64_t ns, ParseDurationNs(fn.python().duration()));
+      return std::unique_ptr<WorkFunction>(
+          std::make_unique<PythonWork>(ns, PythonGilShare(fn.python())));
+    }
     case spec::WorkFunction::KIND_NOT_SET:
       break;
   }
@@ -134,6 +141,7 @@ bool WorkFunctionHasBatchedForm(const spec::WorkFunction& fn) {
   // functions work on one record or image of its own size at a time.
   switch (fn.kind_case()) {
     case spec::WorkFunction::kCpuWork:
+    case spec::WorkFunction::kPython:
     case spec::WorkFunction::kUnpackBits:
     case spec::WorkFunction::kNormalize:
     case spec::WorkFunction::kIdentity:
@@ -149,7 +157,7 @@ bool WorkFunctionHasBatchedForm(const spec::WorkFunction& fn) {
 }
 
 bool WorkFunctionKeepsValue(const spec::WorkFunction& fn) {
-  return fn.has_identity() || fn.has_cpu_work() || fn.has_io_wait();
+  return fn.has_identity() || fn.has_cpu_work() || fn.has_io_wait() || fn.has_python();
 }
 
 std::string WorkFunctionName(const spec::WorkFunction& fn) {

@@ -45,6 +45,9 @@ enum StageTrait : uint32_t {
   // Hands out its input's elements pass after pass, each pass over a new iterator of its
   // input (repeat): where its input ends a pass, every op above it starts a new one.
   kTraitRepeats = 1u << 7,
+  // Its function runs Python that holds the process's interpreter lock (the GIL) for some
+  // of its time: its workers take turns under the lock with every other such stage.
+  kTraitHoldsInterpreterLock = 1u << 8,
 };
 
 // An op of the pipeline. Sent again when it changes (a rebuild reorders ops).

@@ -68,6 +68,17 @@ std::string StarvedSuggestion(const StageFigures& s, double threads, int cpu_bud
          "the parallelism";
 }
 
+// Python under the interpreter lock: threads take turns, so what helps is fewer calls, or
+// calls that hold the lock less or in other processes.
+std::string InterpreterLockSuggestion(const StageFigures& s) {
+  return s.name +
+         " runs Python that holds the interpreter lock (GIL): its workers take turns under "
+         "it, so more num_parallel_calls gains only what runs without the lock; write it with "
+         "TensorFlow ops instead of tf.py_function, call it once per batch (map after batch), "
+         "or run it in worker processes (a PyTorch DataLoader's num_workers, Keras's "
+         "use_multiprocessing=True)";
+}
+
 std::string Suggest(const StageFigures& s, double wait, int cpu_budget) {
   if (Has(s, record::kTraitSource)) {
     return "read in parallel: interleave over the input files with num_parallel_calls, or cache "
@@ -130,7 +141,11 @@ Verdict MakeVerdict(const RangeAnalysis& r, int cpu_budget) {
     v.evidence = culprit->name + " is busy " + Pct(culprit->busy_fraction) + " with parallelism " +
                  Num(culprit->parallelism) + " while the consumer waits " + Pct(wait) +
                  " of the time (it caused " + Pct(culprit->caused_wait_share) + " of the waiting)";
-    if (Starved(*culprit)) {
+    if (Has(*culprit, record::kTraitHoldsInterpreterLock)) {
+      v.evidence += "; its threads got " + Pct(culprit->cpu_share) +
+                    " of a core while working, taking turns under the interpreter lock";
+      v.suggestion = InterpreterLockSuggestion(*culprit);
+    } else if (Starved(*culprit)) {
       double threads = 0;
       for (const auto& st : r.stages) {
         if (st.asynchronous && !Has(st, record::kTraitOneProducer)) threads += st.parallelism;

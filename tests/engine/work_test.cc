@@ -1,8 +1,12 @@
 #include <gtest/gtest.h>
 #include <time.h>
 
+#include <atomic>
+#include <thread>
+
 #include "engine/work/cpu_work.h"
 #include "engine/work/normalize.h"
+#include "engine/work/python_work.h"
 #include "engine/work/unpack_bits.h"
 #include "engine/work/work_registry.h"
 
@@ -27,6 +31,55 @@ TEST(CpuWorkTest, BurnsAboutTheAskedCpuTime) {
   }
   EXPECT_GT(best, 3'500'000);
   EXPECT_LT(best, 8'000'000);
+}
+
+// Whether the interpreter lock was ever seen held while `fn` ran on another thread: the
+// watcher tries to take it for as long as the call lasts.
+bool LockSeenHeldDuring(const PythonWork& fn) {
+  std::atomic<bool> done{false};
+  std::thread call([&] {
+    Element e;
+    CancellationToken cancellation;
+    EXPECT_TRUE(fn.Apply(e, cancellation).ok());
+    done = true;
+  });
+  bool seen = false;
+  while (!done) {
+    if (InterpreterLock().try_lock()) {
+      InterpreterLock().unlock();
+    } else {
+      seen = true;
+    }
+    std::this_thread::yield();
+  }
+  call.join();
+  return seen;
+}
+
+// The lock is real: pure Python work holds it for its whole call, work that releases it
+// (gil_share 0) never takes it.
+TEST(PythonWorkTest, HoldsTheInterpreterLockForItsShare) {
+  EXPECT_TRUE(LockSeenHeldDuring(PythonWork(200'000'000, 1.0)));
+  EXPECT_FALSE(LockSeenHeldDuring(PythonWork(100'000'000, 0.0)));
+}
+
+// Four threads of pure Python take turns: together they take at least the sum of their
+// calls (a lower bound, which a busy machine only lengthens).
+TEST(PythonWorkTest, ThreadsOfPurePythonTakeTurns) {
+  const PythonWork fn(20'000'000, 1.0);
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 4; ++i) {
+    threads.emplace_back([&] {
+      Element e;
+      CancellationToken cancellation;
+      EXPECT_TRUE(fn.Apply(e, cancellation).ok());
+    });
+  }
+  for (auto& t : threads) t.join();
+  const double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_GE(ms, 0.8 * 4 * 20) << "the calls ran under the lock at once";
 }
 
 TEST(UnpackBitsTest, UnpacksMostSignificantBitFirst) {

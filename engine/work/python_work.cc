@@ -1,0 +1,46 @@
+#include "engine/work/python_work.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "engine/work/cpu_work.h"
+
+namespace pipescope::engine {
+namespace {
+
+uint64_t Iterations(double ns) {
+  return static_cast<uint64_t>(std::llround(std::max(0.0, ns) * CpuWorkIterationsPerNs()));
+}
+
+}  // namespace
+
+std::mutex& InterpreterLock() {
+  static std::mutex lock;
+  return lock;
+}
+
+PythonWork::PythonWork(int64_t duration_ns, double gil_share)
+    : locked_iterations_(Iterations(static_cast<double>(duration_ns) * gil_share)),
+      free_iterations_(Iterations(static_cast<double>(duration_ns) * (1 - gil_share))) {}
+
+void PythonWork::Call(uint64_t seed) const {
+  volatile uint64_t sink = 0;
+  if (locked_iterations_ > 0) {
+    std::lock_guard held(InterpreterLock());
+    sink = RunCpuWorkLoop(locked_iterations_, seed);
+  }
+  if (free_iterations_ > 0) sink = RunCpuWorkLoop(free_iterations_, seed + 1);
+  (void)sink;
+}
+
+Status PythonWork::Apply(Element& element, CancellationToken&) const {
+  Call(element.id);
+  return Status::Ok();
+}
+
+Status PythonWork::ApplyBatched(Element& batch, int64_t, CancellationToken&) const {
+  Call(batch.id);
+  return Status::Ok();
+}
+
+}  // namespace pipescope::engine
