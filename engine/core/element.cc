@@ -109,6 +109,10 @@ Result<Element> CombineRows(const std::vector<Element>& rows, uint64_t id,
   return batch;
 }
 
+const Tensor& LeadComponent(const Element& e) {
+  return e.value.valid() || e.features.empty() ? e.value : e.features[0].value;
+}
+
 Element RowOf(const Element& batch, int64_t row, uint64_t id) {
   Element out;
   out.id = id;

@@ -39,6 +39,10 @@ using CombineComponent = std::function<Result<Tensor>(std::span<const Tensor* co
 Result<Element> CombineRows(const std::vector<Element>& rows, uint64_t id,
                             const CombineComponent& combine);
 
+// The component whose leading dimension counts an element's rows: its value, or its first
+// feature where it has no value (a parsed record).
+const Tensor& LeadComponent(const Element& e);
+
 // Row `row` of a batch: each component's row (tf.data unbatch). Components of rank ≥ 1.
 Element RowOf(const Element& batch, int64_t row, uint64_t id);
 

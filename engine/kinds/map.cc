@@ -34,12 +34,7 @@ void CheckFields(engine::OpFieldCheck& check) {
     case spec::WorkFunction::kPython: {
       const engine::Where pw = c.Nested(fn, fw, "python", fw.what);
       c.Duration(fn.python(), pw, "duration", fn.python().duration(), true);
-      const double share = engine::PythonGilShare(fn.python());
-      if (!(share >= 0 && share <= 1)) {
-        c.Fail(fn.python(), pw, "gil_share",
-               "is the share of its time under the interpreter lock, from 0 to 1; got " +
-                   std::to_string(share));
-      }
+      c.GilShare(fn.python(), pw, engine::PythonGilShare(fn.python()));
       break;
     }
     case spec::WorkFunction::KIND_NOT_SET:

@@ -83,9 +83,7 @@ class UnbatchDataset : public UnaryDataset {
       while (next_row_ >= rows_) {
         RETURN_IF_ERROR(Pull(batch_, end));
         if (end) return Status::Ok();
-        const Tensor& lead = batch_.value.valid()      ? batch_.value
-                             : batch_.features.empty() ? batch_.value
-                                                       : batch_.features[0].value;
+        const Tensor& lead = LeadComponent(batch_);
         if (lead.shape().rank() == 0) {
           return InvalidArgument("unbatch '" + stats_->name + "': element of shape " +
                                  lead.shape().ToString() + " has no batch dimension");

@@ -22,7 +22,7 @@ namespace pipescope::engine {
 namespace {
 
 int64_t LeadingRows(const Element& e) {
-  const Tensor& t = e.value.valid() || e.features.empty() ? e.value : e.features[0].value;
+  const Tensor& t = LeadComponent(e);
   return t.shape().rank() > 0 ? t.shape().dim(0) : 1;
 }
 

@@ -21,6 +21,10 @@ using TunablePtr = std::shared_ptr<Tunable>;
 DatasetPtr MakeRangeDataset(StatsPtr stats, int64_t start, int64_t stop, int64_t step);
 // The scalar elements `slices`, in order, each pass.
 DatasetPtr MakeFromTensorSlicesDataset(StatsPtr stats, std::vector<Tensor> slices);
+// Dataset.from_generator: 0, 1, ..., records - 1 (-1: endless), each after a call of
+// `next` (the generator's Python), one at a time.
+DatasetPtr MakeFromGeneratorDataset(StatsPtr stats, int64_t records,
+                                    std::shared_ptr<const WorkFunction> next);
 // Shuffled each pass when `shuffle`, with `seed` or a fresh one per run; else sorted.
 DatasetPtr MakeListFilesDataset(StatsPtr stats, std::string pattern, bool shuffle,
                                 std::optional<uint64_t> seed);

@@ -9,6 +9,7 @@
 #include "engine/spec/pipeline_plan.h"
 #include "engine/spec/spec_loader.h"
 #include "engine/spec/spec_validator.h"
+#include "engine/work/python_work.h"
 
 namespace pipescope::engine {
 namespace {
@@ -85,6 +86,14 @@ class Builder {
         ASSIGN_OR_RETURN(Compression c, ParseCompression(t.compression()));
         return MakeTextLineDataset(SourceStage(name, "text_line", 0),
                                    {t.files().begin(), t.files().end()}, c);
+      }
+      case spec::Source::kFromGenerator: {
+        const auto& g = s.from_generator();
+        ASSIGN_OR_RETURN(const int64_t ns, ParseDurationNs(g.duration()));
+        StatsPtr stage = SourceStage(name, "from_generator", 0);
+        stage->traits = SourceStageTraits(s);
+        return MakeFromGeneratorDataset(std::move(stage), g.records(),
+                                        std::make_shared<PythonWork>(ns, PythonGilShare(g)));
       }
       case spec::Source::kFromTensorSlices: {
         return MakeFromTensorSlicesDataset(SourceStage(name, "from_tensor_slices", 0),
@@ -178,6 +187,11 @@ std::vector<Tensor> SliceTensors(const spec::FromTensorSlicesSource& f) {
 
 std::optional<Tensor> SourceValue(const spec::Source& s, int64_t index) {
   if (s.has_range()) return Tensor::Int64(s.range().start() + index * RangeStep(s.range()));
+  if (s.has_from_generator()) {  // it yields 0, 1, ...
+    const int64_t records = s.from_generator().records();
+    if (index < 0 || (records >= 0 && index >= records)) return std::nullopt;
+    return Tensor::Int64(index);
+  }
   if (s.has_from_tensor_slices()) {
     const auto& f = s.from_tensor_slices();
     if (index < 0 || index >= SliceCount(f)) return std::nullopt;

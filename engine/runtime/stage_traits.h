@@ -37,6 +37,15 @@ inline uint32_t StageTraitsOf(const OpKindDescription& kind) {
   return t;
 }
 
+// A top-level source, with what its own fields add (a Python generator holds the lock).
+inline uint32_t SourceStageTraits(const spec::Source& s) {
+  uint32_t t = kSourceStageTraits;
+  if (s.has_from_generator() && PythonGilShare(s.from_generator()) > 0) {
+    t |= record::kTraitHoldsInterpreterLock;
+  }
+  return t;
+}
+
 // An op of `kind`, with what its own fields add (a function that holds the interpreter lock).
 inline uint32_t StageTraitsOf(const spec::Op& op, const OpKindDescription& kind) {
   uint32_t t = StageTraitsOf(kind);

@@ -152,6 +152,15 @@ class DefaultsBuilder {
         bytes = 8;
         break;
       }
+      case spec::Source::kFromGenerator: {
+        const auto& g = s.from_generator();
+        c.records = g.records();
+        ASSIGN_OR_RETURN(double ns, DurationOr0(g.duration()));
+        c.cpu = Fixed(kSourceRecordNs + ns);
+        c.gil_share = engine::PythonGilShare(g);
+        bytes = 8;
+        break;
+      }
       case spec::Source::kListFiles: {
         const auto files = Glob(s.list_files().pattern());
         c.records = static_cast<int64_t>(files.size());

@@ -100,6 +100,12 @@ class Builder {
         SimStage& st = SourceStage(s.name(), "text_line", 0);
         return MakeSimSource(st, Records(st, 0));
       }
+      case spec::Source::kFromGenerator: {
+        SimStage& st = SourceStage(s.name(), "from_generator", 0);
+        Def(st).traits = engine::SourceStageTraits(s);
+        values_ = true;  // 0, 1, ...
+        return MakeSimFromGenerator(st, Records(st, s.from_generator().records()));
+      }
       case spec::Source::kFromTensorSlices: {
         const auto& f = s.from_tensor_slices();
         SimStage& st = SourceStage(s.name(), "from_tensor_slices", 0);

@@ -24,6 +24,9 @@ struct SimValues {
 // Sources: `records` per pass (-1: endless). A file source (inside an interleave) pays its
 // stage's open_wait on its first read.
 SimDatasetPtr MakeSimSource(SimStage& stage, int64_t records, SimValues values = {});
+// from_generator: 0, 1, ..., records - 1, one next() at a time, each costing the stage's
+// CPU with its gil_share under the interpreter lock.
+SimDatasetPtr MakeSimFromGenerator(SimStage& stage, int64_t records);
 // list_files: its `files` in sorted order, or shuffled each pass (with `seed`, else with one
 // drawn from the simulation's seed), in the order the engine's list_files gives them.
 SimDatasetPtr MakeSimListFiles(SimStage& stage, int64_t files, bool shuffle,

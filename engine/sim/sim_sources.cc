@@ -177,6 +177,48 @@ SimDatasetPtr MakeSimListFiles(SimStage& stage, int64_t files, bool shuffle,
   return std::make_shared<SourceDataset>(stage, files, SimValues{}, shuffle, seed);
 }
 
+namespace {
+
+// from_generator: each next() is Python, under the interpreter lock for its share.
+class FromGeneratorDataset : public SimDataset {
+ public:
+  FromGeneratorDataset(SimStage& stage, int64_t records) : SimDataset(stage), records_(records) {}
+  std::unique_ptr<SimIterator> MakeIterator(SimContext& ctx, const SimElement*) const override {
+    ++stage_.passes;
+    return std::make_unique<It>(ctx, stage_, records_);
+  }
+
+ private:
+  class It : public SimIterator {
+   public:
+    It(SimContext& ctx, SimStage& stage, int64_t records)
+        : SimIterator(ctx, stage), records_(records) {}
+
+   protected:
+    Task<bool> GetNextInternal(SimThread& thread, SimElement& out) override {
+      if (records_ >= 0 && next_ >= records_) co_return false;
+      const int64_t cpu = CpuCost(1);
+      co_await ChargeHoldingLock(thread, LockedShare(cpu), cpu - LockedShare(cpu), WaitCost());
+      const int64_t n = next_++;
+      out = SimElement{ctx_.NewElementId(), std::max<int64_t>(1, stage_.cost->out_bytes),
+                       RecordKey(0, n), n};
+      co_return true;
+    }
+
+   private:
+    const int64_t records_;
+    int64_t next_ = 0;
+  };
+
+  const int64_t records_;
+};
+
+}  // namespace
+
+SimDatasetPtr MakeSimFromGenerator(SimStage& stage, int64_t records) {
+  return std::make_shared<FromGeneratorDataset>(stage, records);
+}
+
 SimDatasetPtr MakeSimFromElement(SimStage& stage, bool repeat_by_value) {
   return std::make_shared<FromElementDataset>(stage, repeat_by_value);
 }

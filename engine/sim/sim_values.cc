@@ -72,8 +72,7 @@ class Replay {
         const trace::RowRef* from = lineage_.UnbatchedFrom(id);
         if (!from) return Lost(id, p);
         ASSIGN_OR_RETURN(const Element batch, After(from->batch, ops - 1));
-        const engine::Tensor& lead =
-            batch.value.valid() || batch.features.empty() ? batch.value : batch.features[0].value;
+        const engine::Tensor& lead = engine::LeadComponent(batch);
         if (lead.shape().rank() == 0 || static_cast<int64_t>(from->row) >= lead.shape().dim(0)) {
           return Lost(id, p);
         }

@@ -80,6 +80,12 @@ void FieldChecker::Duration(const Message& msg, const Where& where, const char* 
   if (!parsed.ok()) Fail(msg, where, field, parsed.status().message());
 }
 
+void FieldChecker::GilShare(const Message& msg, const Where& where, double share) {
+  if (share >= 0 && share <= 1) return;
+  std::string text = "is the share of its time under the interpreter lock, from 0 to 1; got ";
+  Fail(msg, where, "gil_share", text.append(std::to_string(share)));
+}
+
 void FieldChecker::Rate(const Message& msg, const Where& where, const char* field,
                         const std::string& text) {
   if (text.empty()) return;

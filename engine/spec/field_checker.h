@@ -49,6 +49,8 @@ class FieldChecker {
   void Duration(const Message& msg, const Where& where, const char* field, const std::string& text,
                 bool required);
   void Rate(const Message& msg, const Where& where, const char* field, const std::string& text);
+  // The share of a Python call's time under the interpreter lock (field gil_share): 0 to 1.
+  void GilShare(const Message& msg, const Where& where, double share);
 
   Status Finish() const;
 

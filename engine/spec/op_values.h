@@ -56,6 +56,9 @@ bool Deterministic(const ParallelOp& op) {
 inline double PythonGilShare(const spec::Python& p) {
   return p.has_gil_share() ? p.gil_share() : 1;
 }
+inline double PythonGilShare(const spec::FromGeneratorSource& g) {
+  return g.has_gil_share() ? g.gil_share() : 1;
+}
 
 inline bool ListFilesShuffles(const spec::ListFilesSource& s) {
   return !s.has_shuffle() || s.shuffle();

@@ -30,6 +30,16 @@ void CheckSource(Checker& c, const spec::Source& s, const Where& w) {
   switch (s.kind_case()) {
     case spec::Source::kRange:
       break;
+    case spec::Source::kFromGenerator: {
+      const auto& g = s.from_generator();
+      Where gw = c.Nested(s, w, "from_generator", w.what);
+      if (g.records() == 0 || g.records() < -1) {
+        c.Fail(g, gw, "records", "must be ≥ 1 (or -1: endless)");
+      }
+      c.Duration(g, gw, "duration", g.duration(), true);
+      c.GilShare(g, gw, PythonGilShare(g));
+      break;
+    }
     case spec::Source::kListFiles:
       if (s.list_files().pattern().empty()) {
         c.Fail(s, w, "list_files", "needs a pattern (a glob such as \"data/train-*.tfrecord\")");
@@ -94,8 +104,8 @@ struct Elements {
 
 // What a source's elements are: every source gives scalars; strings unless numbers.
 Elements ElementsOf(const spec::Source& s) {
-  const bool numbers =
-      s.has_range() || (s.has_from_tensor_slices() && s.from_tensor_slices().strings_size() == 0);
+  const bool numbers = s.has_range() || s.has_from_generator() ||
+                       (s.has_from_tensor_slices() && s.from_tensor_slices().strings_size() == 0);
   return {.batched = false, .scalars = true, .strings = !numbers};
 }
 

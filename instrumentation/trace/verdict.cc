@@ -71,6 +71,13 @@ std::string StarvedSuggestion(const StageFigures& s, double threads, int cpu_bud
 // Python under the interpreter lock: threads take turns, so what helps is fewer calls, or
 // calls that hold the lock less or in other processes.
 std::string InterpreterLockSuggestion(const StageFigures& s) {
+  if (Has(s, record::kTraitSource)) {
+    return s.name +
+           " is a Python generator: one next() at a time, under the interpreter lock (GIL) "
+           "that every other Python stage waits for too; yield only what must be Python and "
+           "do the rest with TensorFlow ops after it (from_tensor_slices or a TFRecord file "
+           "where the data allows), or generate in worker processes";
+  }
   return s.name +
          " runs Python that holds the interpreter lock (GIL): its workers take turns under "
          "it, so more num_parallel_calls gains only what runs without the lock; write it with "

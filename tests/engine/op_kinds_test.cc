@@ -96,6 +96,18 @@ TEST(OpKindsTest, TheValidatorRefusesWhatItKnowsCannotRun) {
             std::string::npos);
   EXPECT_EQ(check(range, "ops { filter { predicate { mod_equals { modulus: 2 } } } }"), "");
   EXPECT_EQ(check(lines, "ops { filter { predicate { keep_fraction { fraction: 0.5 } } } }"), "");
+  // Python's share under the interpreter lock is a share, for a map's function and a
+  // generator alike; a generator's numbers are numbers a filter may read.
+  EXPECT_NE(check(range, "ops { map { fn { python { duration: \"1ms\" gil_share: 1.5 } } } }")
+                .find("gil_share is the share of its time under the interpreter lock"),
+            std::string::npos);
+  const std::string generator = "from_generator { records: 4 duration: \"1ms\" gil_share: -1 }";
+  EXPECT_NE(check(generator, "").find("gil_share is the share"), std::string::npos);
+  EXPECT_NE(check("from_generator { records: 0 duration: \"1ms\" }", "").find("records must be"),
+            std::string::npos);
+  EXPECT_EQ(check("from_generator { records: 4 duration: \"1ms\" }",
+                  "ops { filter { predicate { mod_equals { modulus: 2 } } } }"),
+            "");
 }
 
 TEST(OpKindsTest, TheValidatorReadsRangesAndReasonsFromTheDescriptions) {

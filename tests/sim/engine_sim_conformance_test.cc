@@ -36,6 +36,8 @@ struct Case {
   int64_t step = 1;
   // Where set, the source is from_tensor_slices over these values instead of the range.
   std::vector<int64_t> slices = {};
+  // Where set, the spec's source instead of the range (from_generator).
+  std::string source = {};
 };
 
 void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
@@ -272,7 +274,10 @@ std::vector<Case> SliceCases() {
                 "ops { flat_map { per_element { from_element { repeat_by_value: true } } } }",
                 {{1, 2, 2, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 5, 1}}};
   flat_map.slices = {1, 2, 3, 4, 5, 0, 1};
-  return {docstring, twice, flat_map};
+  // from_generator's docstring-like use: a generator of 0, 1, 2, called again each pass.
+  Case generator{"FromGeneratorRepeated", 0, "ops { repeat { count: 2 } }", {{0, 1, 2, 0, 1, 2}}};
+  generator.source = "from_generator { records: 3 duration: \"1ms\" }";
+  return {docstring, twice, flat_map, generator};
 }
 
 // padded_batch_test.py and the docstring: range(1, 5).map(lambda x: tf.fill([x], x))
@@ -409,6 +414,7 @@ std::string SpecText(const Case& c) {
     for (int64_t v : c.slices) source += " values: " + std::to_string(v);
     source += " }";
   }
+  if (!c.source.empty()) source = c.source;
   return "name: \"conformance\" source { name: \"src\" " + source + " } " + c.ops +
          " train_step { step_time: \"1ms\" }";
 }
