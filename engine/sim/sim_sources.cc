@@ -3,6 +3,7 @@
 // stage's CPU and storage wait; a file's open latency on its first read.
 #include <algorithm>
 #include <numeric>
+#include <utility>
 
 #include "engine/runtime/counting_rules.h"
 #include "engine/runtime/shuffle_rules.h"
@@ -15,7 +16,11 @@ class SourceDataset : public SimDataset {
  public:
   SourceDataset(SimStage& stage, int64_t records, SimValues values, bool shuffle,
                 std::optional<uint64_t> seed)
-      : SimDataset(stage), records_(records), values_(values), shuffle_(shuffle), seed_(seed) {}
+      : SimDataset(stage),
+        records_(records),
+        values_(std::move(values)),
+        shuffle_(shuffle),
+        seed_(seed) {}
 
   std::unique_ptr<SimIterator> MakeIterator(SimContext& ctx,
                                             const SimElement* parent) const override {
@@ -38,7 +43,7 @@ class SourceDataset : public SimDataset {
        std::vector<int64_t> order)
         : SimIterator(ctx, stage),
           records_(records),
-          values_(values),
+          values_(std::move(values)),
           parent_key_(parent_key),
           order_(std::move(order)) {}
 
@@ -169,7 +174,7 @@ class FromElementDataset : public SimDataset {
 }  // namespace
 
 SimDatasetPtr MakeSimSource(SimStage& stage, int64_t records, SimValues values) {
-  return std::make_shared<SourceDataset>(stage, records, values, false, std::nullopt);
+  return std::make_shared<SourceDataset>(stage, records, std::move(values), false, std::nullopt);
 }
 
 SimDatasetPtr MakeSimListFiles(SimStage& stage, int64_t files, bool shuffle,
