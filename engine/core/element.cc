@@ -86,6 +86,7 @@ void AppendTensor(std::string& out, const Tensor& t) {
 
 Result<Element> CombineRows(const std::vector<Element>& rows, uint64_t id,
                             const CombineComponent& combine) {
+  if (rows.empty()) return InvalidArgument("a batch of no rows");
   Element batch;
   batch.id = id;
   std::vector<const Tensor*> parts(rows.size());

@@ -22,26 +22,9 @@ void CheckFields(engine::OpFieldCheck& check) {
   const auto& fn = map.fn();
   engine::FieldChecker& c = check.checker;
   const engine::Where fw = check.Nested("fn");
-  switch (fn.kind_case()) {
-    case spec::WorkFunction::kCpuWork:
-      c.Duration(fn.cpu_work(), c.Nested(fn, fw, "cpu_work", fw.what), "duration",
-                 fn.cpu_work().duration(), true);
-      break;
-    case spec::WorkFunction::kIoWait:
-      c.Duration(fn.io_wait(), c.Nested(fn, fw, "io_wait", fw.what), "duration",
-                 fn.io_wait().duration(), true);
-      break;
-    case spec::WorkFunction::kPython: {
-      const engine::Where pw = c.Nested(fn, fw, "python", fw.what);
-      c.Duration(fn.python(), pw, "duration", fn.python().duration(), true);
-      c.GilShare(fn.python(), pw, engine::PythonGilShare(fn.python()));
-      break;
-    }
-    case spec::WorkFunction::KIND_NOT_SET:
-      check.Fail("fn", "is required (cpu_work, io_wait, python, unpack_bits, normalize, identity)");
-      return;
-    default:
-      break;
+  if (!c.WorkFunction(fn, fw)) {
+    check.Fail("fn", "is required (cpu_work, io_wait, python, unpack_bits, normalize, identity)");
+    return;
   }
   if (check.input_batched && !engine::WorkFunctionHasBatchedForm(fn)) {
     if (fn.has_parse_example()) {

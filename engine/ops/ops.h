@@ -8,6 +8,7 @@
 #include <string>
 
 #include "engine/io/byte_source.h"
+#include "engine/runtime/dataloader_rules.h"
 #include "engine/runtime/iterator.h"
 #include "engine/runtime/tunable.h"
 #include "engine/work/work_registry.h"
@@ -71,6 +72,16 @@ DatasetPtr MakeShuffleDataset(StatsPtr stats, DatasetPtr input, TunablePtr buffe
 DatasetPtr MakeBatchDataset(StatsPtr stats, DatasetPtr input, TunablePtr batch_size,
                             bool drop_remainder, CombineComponent combine = Tensor::Stack);
 DatasetPtr MakeUnbatchDataset(StatsPtr stats, DatasetPtr input);
+// torch.utils.data.DataLoader (engine/runtime/dataloader_rules.h): `rules` as planned;
+// num_workers and prefetch_factor are read from their knobs when an iterator (an epoch)
+// starts. getitem runs per item, collate (may be null) per batch.
+struct DataLoaderFunctions {
+  std::shared_ptr<const WorkFunction> getitem;
+  std::shared_ptr<const WorkFunction> collate;
+};
+DatasetPtr MakeDataLoaderDataset(StatsPtr stats, DatasetPtr input, const DataLoaderRules& rules,
+                                 TunablePtr num_workers, TunablePtr prefetch_factor,
+                                 DataLoaderFunctions fns);
 DatasetPtr MakePrefetchDataset(StatsPtr stats, DatasetPtr input, TunablePtr buffer_size);
 DatasetPtr MakeShardDataset(StatsPtr stats, DatasetPtr input, int64_t num_shards, int64_t index);
 DatasetPtr MakeCacheDataset(StatsPtr stats, DatasetPtr input);

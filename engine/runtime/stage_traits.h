@@ -31,6 +31,9 @@ inline uint32_t StageTraitsOf(const OpKindDescription& kind) {
     case ParallelWork::kOneProducer:
       t |= record::kTraitOneProducer;
       break;
+    case ParallelWork::kWorkerProcesses:
+      t |= record::kTraitWorkerProcesses;
+      break;
     case ParallelWork::kNone:
       break;
   }

@@ -275,6 +275,7 @@ class DefaultsBuilder {
       m_.ops[op.name()].cpu = Fixed(kCheapOpNs);
       return engine::Status::Ok();
     }
+    if (op.has_dataloader()) return DataLoader(op.dataloader(), c, bytes);
     if (const engine::OpKindDescription* kind = engine::DescribeOp(op);
         kind && kind->ratio == engine::OutputRatio::kOneOverBatch) {  // copies its rows
       c.cpu = Fixed(1000);
@@ -299,6 +300,25 @@ class DefaultsBuilder {
         c.cpu = Fixed(kCheapOpNs);
         return engine::Status::Ok();
     }
+  }
+
+  // A DataLoader: getitem per item (a row) with the stacking's copy, collate per batch;
+  // the lock's share is getitem's (Python's unless it says otherwise).
+  engine::Status DataLoader(const spec::DataLoaderOp& d, OpCost& c, int64_t& bytes) {
+    OpCost getitem;
+    RETURN_IF_ERROR(Work(d.getitem(), getitem, bytes));
+    c.cpu_per_row = Fixed(getitem.cpu.mean_ns + getitem.cpu_per_row.mean_ns +
+                          kCopyNsPerByte * static_cast<double>(bytes));
+    c.wait = getitem.wait;
+    c.gil_share = getitem.gil_share;
+    c.cpu = Fixed(kMapCallNs);
+    if (d.has_collate()) {
+      OpCost collate;
+      RETURN_IF_ERROR(Work(d.collate(), collate, bytes));
+      c.cpu = Fixed(kMapCallNs + collate.cpu.mean_ns + collate.cpu_per_row.mean_ns);
+    }
+    c.out_bytes = bytes;
+    return engine::Status::Ok();
   }
 
   // Per-row costs of a map's function and the size of what it makes.

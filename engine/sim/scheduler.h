@@ -23,6 +23,9 @@ struct SimThread {
   uint32_t id = 0;
   std::string name;
   int64_t cpu_ns = 0;
+  // The Python process it runs in (0: the main one), whose interpreter lock its Python
+  // work holds.
+  int process = 0;
 };
 
 class Scheduler {

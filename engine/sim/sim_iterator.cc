@@ -70,7 +70,7 @@ Task<int64_t> SimIterator::GetNextRunTotalsInternal(SimThread& thread, int64_t m
 
 Task<void> SimIterator::ChargeHoldingLock(SimThread& thread, int64_t locked_ns, int64_t free_ns,
                                           int64_t wait_ns) {
-  SimInterpreterLock& lock = *ctx_.interpreter_lock;
+  SimInterpreterLock& lock = ctx_.InterpreterLockOf(thread);
   while (lock.held) co_await lock.released.Wait();
   lock.held = true;
   co_await scheduler().Compute(thread, locked_ns, 0);

@@ -68,14 +68,16 @@ struct SimStage {
   // Here, beside the run's other state, so a SimDataset stays immutable.
   uint64_t passes = 0;
   engine::PassCache<SimElement> cache;
+  int64_t workers_started = 0;  // a DataLoader's persistent workers alive from earlier passes
   // What the op's function makes of an element's shape, where that depends on the number
   // the element holds and the simulator knows it (tf.fill([x], x) is x long); null
   // otherwise. Set by the op's factory, applied by its iterators to each element.
   std::function<void(SimElement&)> shape_output;
 };
 
-// The simulated process's interpreter lock (CPython's GIL): Python work holds it for its
-// cost's gil_share of its CPU, one thread at a time; the others wait for its release.
+// A simulated Python process's interpreter lock (CPython's GIL): Python work holds it for
+// its cost's gil_share of its CPU, one thread of the process at a time; the others wait for
+// its release.
 struct SimInterpreterLock {
   explicit SimInterpreterLock(Scheduler& s) : released(s) {}
   bool held = false;
@@ -93,7 +95,8 @@ struct SimContext {
   // file): kept until the end, because their threads may still be suspended inside them.
   std::vector<std::unique_ptr<SimIterator>> retired;
   std::vector<std::unique_ptr<SimStage>> stages;
-  std::unique_ptr<SimInterpreterLock> interpreter_lock;
+  // One per Python process: [0] the main one's, then each worker process's (NewProcess).
+  std::vector<std::unique_ptr<SimInterpreterLock>> interpreter_locks;
 
   uint64_t NewElementId() { return next_id++; }
   uint64_t NewElementIds(int64_t n) {  // n consecutive ids; the first
@@ -102,6 +105,14 @@ struct SimContext {
     return first;
   }
   SimThread& NewThread(std::string name) { return trace->NewThread(std::move(name)); }
+  // A new worker process with its own interpreter lock; its number for SimThread::process.
+  int NewProcess() {
+    interpreter_locks.push_back(std::make_unique<SimInterpreterLock>(*scheduler));
+    return static_cast<int>(interpreter_locks.size()) - 1;
+  }
+  SimInterpreterLock& InterpreterLockOf(const SimThread& thread) {
+    return *interpreter_locks[static_cast<size_t>(thread.process)];
+  }
   void Retire(std::unique_ptr<SimIterator> it);
 };
 

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "engine/runtime/dataloader_rules.h"
 #include "engine/sim/sim_iterator.h"
 
 namespace pipescope::sim {
@@ -52,6 +53,11 @@ SimDatasetPtr MakeSimFilter(SimStage& stage, SimDatasetPtr input,
                             std::optional<SimModEquals> mod_equals);
 SimDatasetPtr MakeSimShuffle(SimStage& stage, SimDatasetPtr input, int64_t buffer_size,
                              std::optional<uint64_t> seed, bool reshuffle_each_iteration);
+// torch.utils.data.DataLoader (engine/runtime/dataloader_rules.h): getitem per item is the
+// stage's cpu_per_row (and wait), collate its cpu per batch, under the interpreter lock of
+// the process that runs them for the cost's gil_share.
+SimDatasetPtr MakeSimDataLoader(SimStage& stage, SimDatasetPtr input,
+                                const engine::DataLoaderRules& rules);
 SimDatasetPtr MakeSimBatch(SimStage& stage, SimDatasetPtr input, int64_t batch_size,
                            bool drop_remainder);
 SimDatasetPtr MakeSimUnbatch(SimStage& stage, SimDatasetPtr input);

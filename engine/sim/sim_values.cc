@@ -59,7 +59,7 @@ class Replay {
     switch (p.kind->ratio) {
       case engine::OutputRatio::kOneOverBatch: {
         const std::vector<uint64_t>* rows = lineage_.Rows(id);
-        if (!rows) return Lost(id, p);
+        if (!rows || rows->empty()) return Lost(id, p);
         std::vector<Element> values;
         values.reserve(rows->size());
         for (uint64_t row : *rows) {

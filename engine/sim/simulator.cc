@@ -145,7 +145,7 @@ engine::Result<SimulationResult> Simulate(const spec::PipelineSpec& spec, const 
   Scheduler scheduler(model.cores, model.oversubscription_cost);
   SimContext ctx;
   ctx.scheduler = &scheduler;
-  ctx.interpreter_lock = std::make_unique<SimInterpreterLock>(scheduler);
+  ctx.NewProcess();  // the main process
   ctx.trace = &trace;
   ctx.model = &model;
   ctx.seed = options.seed;

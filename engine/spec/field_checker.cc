@@ -2,6 +2,7 @@
 
 #include "engine/core/duration.h"
 #include "engine/spec/op_kinds.h"
+#include "engine/spec/op_values.h"
 #include "engine/spec/spec_loader.h"
 
 namespace pipescope::engine {
@@ -84,6 +85,30 @@ void FieldChecker::GilShare(const Message& msg, const Where& where, double share
   if (share >= 0 && share <= 1) return;
   std::string text = "is the share of its time under the interpreter lock, from 0 to 1; got ";
   Fail(msg, where, "gil_share", text.append(std::to_string(share)));
+}
+
+bool FieldChecker::WorkFunction(const spec::WorkFunction& fn, const Where& fw) {
+  switch (fn.kind_case()) {
+    case spec::WorkFunction::kCpuWork:
+      Duration(fn.cpu_work(), Nested(fn, fw, "cpu_work", fw.what), "duration",
+               fn.cpu_work().duration(), true);
+      break;
+    case spec::WorkFunction::kIoWait:
+      Duration(fn.io_wait(), Nested(fn, fw, "io_wait", fw.what), "duration",
+               fn.io_wait().duration(), true);
+      break;
+    case spec::WorkFunction::kPython: {
+      const Where pw = Nested(fn, fw, "python", fw.what);
+      Duration(fn.python(), pw, "duration", fn.python().duration(), true);
+      GilShare(fn.python(), pw, PythonGilShare(fn.python()));
+      break;
+    }
+    case spec::WorkFunction::KIND_NOT_SET:
+      return false;
+    default:
+      break;
+  }
+  return true;
 }
 
 void FieldChecker::Rate(const Message& msg, const Where& where, const char* field,

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "engine/core/status.h"
+#include "engine/spec/pipeline_spec.pb.h"
 
 namespace pipescope::engine {
 
@@ -51,6 +52,9 @@ class FieldChecker {
   void Rate(const Message& msg, const Where& where, const char* field, const std::string& text);
   // The share of a Python call's time under the interpreter lock (field gil_share): 0 to 1.
   void GilShare(const Message& msg, const Where& where, double share);
+  // A work function's own fields (a duration, a gil_share), `fw` being where `fn` is; false
+  // where no function was given (the caller says what is required).
+  bool WorkFunction(const spec::WorkFunction& fn, const Where& fw);
 
   Status Finish() const;
 

@@ -86,6 +86,9 @@ enum class ParallelWork {
   kFunction,      // they run its function on elements (map's num_parallel_calls)
   kSubPipelines,  // they read the datasets it opens per element (interleave)
   kOneProducer,   // one thread fills its buffer (prefetch)
+  // They are worker processes (each its own interpreter lock) that run its functions on
+  // batches (a DataLoader's num_workers).
+  kWorkerProcesses,
 };
 
 struct OpFieldCheck;

@@ -69,6 +69,15 @@ inline std::optional<uint64_t> ListFilesSeed(const spec::ListFilesSource& s) {
   return static_cast<uint64_t>(s.seed());
 }
 
+// DataLoader(prefetch_factor=None) with workers: 2; DataLoader(in_order=True).
+inline constexpr int64_t kDefaultPrefetchFactor = 2;
+inline int64_t DataLoaderPrefetchFactor(const spec::DataLoaderOp& op) {
+  return op.has_prefetch_factor() ? op.prefetch_factor() : kDefaultPrefetchFactor;
+}
+inline bool DataLoaderInOrder(const spec::DataLoaderOp& op) {
+  return !op.has_in_order() || op.in_order();
+}
+
 // An integer field of an op's message read by name (--set, the GUI's knobs), with an omitted
 // optional field reading as what it means above.
 inline int64_t IntFieldValue(const google::protobuf::Message& params,
@@ -81,6 +90,10 @@ inline int64_t IntFieldValue(const google::protobuf::Message& params,
     }
     if (const auto* repeat = dynamic_cast<const spec::RepeatOp*>(&params))
       return RepeatCount(*repeat);
+    if (const auto* loader = dynamic_cast<const spec::DataLoaderOp*>(&params);
+        loader && field.name() == "prefetch_factor") {
+      return DataLoaderPrefetchFactor(*loader);
+    }
   }
   return r->GetInt64(params, &field);
 }

@@ -49,14 +49,17 @@ ChainOfSpec BuildChain(const spec::PipelineSpec& spec, const trace::RangeAnalysi
     // What each op is to tf.data's model, from its description (op_kinds.h), never its kind.
     const OpKindDescription* kind = DescribeOp(op);
     const ParallelWork work = kind ? kind->parallel_work : ParallelWork::kNone;
-    if (work == ParallelWork::kFunction) {
-      n.kind = NodeKind::kAsync;  // every map is a candidate, as if its parallelism were AUTOTUNE
+    if (work == ParallelWork::kFunction || work == ParallelWork::kWorkerProcesses) {
+      // Every map is a candidate, as if its parallelism were AUTOTUNE; so are a DataLoader's
+      // workers (its batches are its elements).
+      const char* knob_name =
+          work == ParallelWork::kFunction ? "num_parallel_calls" : "num_workers";
+      n.kind = NodeKind::kAsync;
       n.ratio = 1;
       n.parallelism_tunable = true;
-      n.parallelism =
-          std::max<int64_t>(ReadIntKnob(spec, op.name(), "num_parallel_calls").value_or(0), 1);
+      n.parallelism = std::max<int64_t>(ReadIntKnob(spec, op.name(), knob_name).value_or(0), 1);
       n.buffer = 0;  // the parallelism
-      knob = op.name() + ".num_parallel_calls";
+      knob = op.name() + "." + knob_name;
     } else if (work == ParallelWork::kOneProducer) {
       n.kind = NodeKind::kAsync;
       n.ratio = 1;

@@ -14,10 +14,26 @@ uint64_t Iterations(double ns) {
 
 }  // namespace
 
-std::mutex& InterpreterLock() {
-  static std::mutex lock;
-  return lock;
+namespace {
+
+PythonProcess& MainProcess() {
+  static PythonProcess main;
+  return main;
 }
+
+thread_local PythonProcess* current_process = nullptr;  // null: the main process
+
+}  // namespace
+
+std::mutex& InterpreterLock() {
+  return (current_process ? *current_process : MainProcess()).interpreter_lock();
+}
+
+PythonProcessScope::PythonProcessScope(PythonProcess& process) : previous_(current_process) {
+  current_process = &process;
+}
+
+PythonProcessScope::~PythonProcessScope() { current_process = previous_; }
 
 PythonWork::PythonWork(int64_t duration_ns, double gil_share)
     : locked_iterations_(Iterations(static_cast<double>(duration_ns) * gil_share)),

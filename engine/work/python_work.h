@@ -12,9 +12,34 @@
 
 namespace pipescope::engine {
 
-// The interpreter lock of this process: every python work function holds it while it
-// runs Python code.
+// A Python process of the pipeline: the main one (the training loop's) or a worker process
+// (a DataLoader's, Keras's use_multiprocessing), each with its own interpreter lock. A
+// worker "process" here is a group of threads that run under it (PythonProcessScope).
+class PythonProcess {
+ public:
+  std::mutex& interpreter_lock() { return lock_; }
+
+ private:
+  std::mutex lock_;
+};
+
+// The interpreter lock of the calling thread's process (the main process's unless a
+// PythonProcessScope says otherwise): every python work function holds it while it runs
+// Python code.
 std::mutex& InterpreterLock();
+
+// While alive, the calling thread runs in `process`: its Python work holds that process's
+// lock. Scopes nest (the previous process is restored).
+class PythonProcessScope {
+ public:
+  explicit PythonProcessScope(PythonProcess& process);
+  ~PythonProcessScope();
+  PythonProcessScope(const PythonProcessScope&) = delete;
+  PythonProcessScope& operator=(const PythonProcessScope&) = delete;
+
+ private:
+  PythonProcess* previous_;
+};
 
 class PythonWork : public WorkFunction {
  public:

@@ -40,6 +40,8 @@ enum EventFlags : uint8_t {
   kFlagEndOfSequence = 1,  // a kCall that returned the end of the sequence
   kFlagError = 2,          // a kCall that returned an error
   kFlagTimesInNs = 4,      // start/end are NowNs() nanoseconds, not ticks
+  // A kWork span of a worker process starting (spawn or fork, imports), on no element.
+  kFlagStartUp = 8,
 };
 
 // Op ids of the parts that are not ops.

@@ -48,6 +48,10 @@ enum StageTrait : uint32_t {
   // Its function runs Python that holds the process's interpreter lock (the GIL) for some
   // of its time: its workers take turns under the lock with every other such stage.
   kTraitHoldsInterpreterLock = 1u << 8,
+  // Its workers are processes, each with its own interpreter lock, started per epoch
+  // unless kept (a DataLoader's num_workers); their start-ups are kWork spans flagged
+  // kFlagStartUp.
+  kTraitWorkerProcesses = 1u << 9,
 };
 
 // An op of the pipeline. Sent again when it changes (a rebuild reorders ops).

@@ -69,6 +69,8 @@ StageFigures FiguresOf(const Model& model, const record::StageDef& stage, int64_
   f.waiting_input_fraction = share(a.input_ns);
   f.blocked_output_fraction = share(a.blocked_ns);
   f.idle_fraction = share(a.idle_ns);
+  f.startups = a.startups;
+  f.startup_ns = a.startup_ns;
   f.self_ns_per_element =
       f.elements > 0 ? static_cast<double>(a.own_ns) / static_cast<double>(f.elements) : 0;
 

@@ -39,6 +39,10 @@ struct StageFigures {
   double cpu_share = -1;
   double cpu_cores = 0;
   int worker_threads = 0;  // threads that worked for it and were sampled
+  // Its worker processes' start-ups in the range (a DataLoader's each epoch unless
+  // persistent_workers): how many, and their time in all.
+  int startups = 0;
+  int64_t startup_ns = 0;
 };
 
 struct Verdict {

@@ -110,10 +110,15 @@ void Lineage::ReadUnbatch(const record::StageDef& unbatch) {
   }
 }
 
-// A batch's rows: its input's calls nested in its own call on the same thread.
+// A batch's rows: its input's calls nested in its own call on the same thread; for an op
+// whose worker processes fetch batches it asked for ahead (a DataLoader's), nested in the
+// kWaitInput span that carries the batch's id, where it took their items.
 void Lineage::ReadRows(const record::StageDef& batch) {
   if (batch.input < 0) return;
-  for (const Track* bt : model_.TracksOf(EventKind::kCall, batch.id)) {
+  const EventKind taken_in = batch.asynchronous && batch.Has(record::kTraitWorkerProcesses)
+                                 ? EventKind::kWaitInput
+                                 : EventKind::kCall;
+  for (const Track* bt : model_.TracksOf(taken_in, batch.id)) {
     const Track* it =
         model_.FindTrack({EventKind::kCall, static_cast<uint16_t>(batch.input), bt->key().thread});
     if (!it) continue;

@@ -7,6 +7,7 @@
 // It relies on what every Pipescope trace (recorded or simulated) holds: the top-level
 // source's kCall per record and a kCallEnd at the end of each pass; ops that pass elements
 // on keep their ids; a synchronous batch pulls its rows inside its own kCall, on its thread
+// (a DataLoader with workers, inside the kWaitInput that carries the batch's id)
 // (a batch of batches is expanded down to records); an unbatch hands out the rows of the
 // batch it pulled last; a cache's later passes replay its first pass in order.
 // A pass cut short before the source's end (take before repeat) has no end at the source:

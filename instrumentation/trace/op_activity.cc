@@ -1,5 +1,8 @@
 #include "instrumentation/trace/op_activity.h"
 
+#include <algorithm>
+#include <string>
+
 namespace pipescope::trace {
 namespace {
 
@@ -18,6 +21,16 @@ OpActivity ActivityOf(const Model& model, const record::StageDef& stage, int64_t
     a.input_ns = Covered(model, EventKind::kWaitInput, stage.id, t0, t1);
     a.blocked_ns = Covered(model, EventKind::kBlocked, stage.id, t0, t1);
     a.idle_ns = Covered(model, EventKind::kIdle, stage.id, t0, t1);
+    if (stage.Has(record::kTraitWorkerProcesses)) {
+      for (const Track* t : model.TracksOf(EventKind::kWork, stage.id)) {
+        for (size_t i = t->FirstStartingAtOrAfter(t0); i < t->size() && t->start(i) < t1; ++i) {
+          if (t->element(i) != 0) continue;
+          ++a.startups;
+          a.startup_ns += std::min(t->end(i), t1) - t->start(i);
+        }
+      }
+      a.own_ns = std::max<int64_t>(0, a.own_ns - a.startup_ns);
+    }
     return a;
   }
   for (const Track* t : model.TracksOf(EventKind::kCall, stage.id)) {
@@ -36,7 +49,12 @@ OpActivity ActivityOf(const Model& model, const record::StageDef& stage, int64_t
 double AverageParallelism(const Model& model, const record::StageDef& stage, int64_t t0,
                           int64_t t1) {
   if (!stage.asynchronous || stage.Has(record::kTraitOneProducer)) return 1;
-  return model.KnobAverage(stage.id, "num_parallel_calls", t0, t1, stage.parallelism);
+  return model.KnobAverage(stage.id, std::string(ParallelismKnob(stage)), t0, t1,
+                           stage.parallelism);
+}
+
+std::string_view ParallelismKnob(const record::StageDef& stage) {
+  return stage.Has(record::kTraitWorkerProcesses) ? "num_workers" : "num_parallel_calls";
 }
 
 }  // namespace pipescope::trace

@@ -3,6 +3,7 @@
 // from its spans. Shared by the per-op figures and gap attribution.
 
 #include <cstdint>
+#include <string_view>
 
 #include "instrumentation/trace/model.h"
 
@@ -14,11 +15,17 @@ struct OpActivity {
   int64_t blocked_ns = 0;  // workers blocked on a full output buffer
   int64_t idle_ns = 0;     // workers parked beyond the parallelism
   int call_threads = 0;    // threads that called a synchronous op in the interval
+  // Worker processes starting (kTraitWorkerProcesses: their kWork on no element), not in
+  // own_ns: how many began in the interval and their time.
+  int startups = 0;
+  int64_t startup_ns = 0;
 };
 
 OpActivity ActivityOf(const Model& model, const record::StageDef& stage, int64_t t0, int64_t t1);
 
-// The knob that sets an asynchronous op's worker count, and its average over [t0, t1).
+// The knob that sets an asynchronous op's worker count ("num_parallel_calls", a DataLoader's
+// "num_workers"), and its average over [t0, t1).
+std::string_view ParallelismKnob(const record::StageDef& stage);
 double AverageParallelism(const Model& model, const record::StageDef& stage, int64_t t0,
                           int64_t t1);
 

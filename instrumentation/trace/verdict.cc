@@ -86,6 +86,52 @@ std::string InterpreterLockSuggestion(const StageFigures& s) {
          "use_multiprocessing=True)";
 }
 
+std::string Seconds(int64_t ns) {
+  char buf[32];
+  std::snprintf(
+      buf, sizeof buf, ns >= 1'000'000'000 ? "%.1f s" : "%.0f ms",
+      ns >= 1'000'000'000 ? static_cast<double>(ns) / 1e9 : static_cast<double>(ns) / 1e6);
+  return buf;
+}
+
+// A DataLoader's worker processes (PyTorch's words): each has its own interpreter lock, so
+// they scale with cores; they start again every epoch unless persistent. `wait_ns`: the
+// consumer's input wait in the range.
+std::string WorkerProcessesSuggestion(const StageFigures& s, int64_t wait_ns, double wait,
+                                      int cpu_budget) {
+  const int workers = std::max(0, static_cast<int>(std::round(s.parallelism)));
+  if (!s.asynchronous || workers == 0) {
+    return s.name +
+           " fetches and collates every batch in the main process (num_workers=0), between "
+           "training steps: set num_workers to " +
+           std::to_string(std::max(2, cpu_budget > 0 ? std::min(cpu_budget, 4) : 2)) +
+           " so that worker processes fetch batches while the step runs";
+  }
+  if (s.startups > 0) {
+    // Workers start side by side: each epoch's start waits about one start-up.
+    const double epochs = std::max(1.0, static_cast<double>(s.startups) / workers);
+    const auto per_start = s.startup_ns / s.startups;
+    if (static_cast<double>(per_start) * epochs >= 0.2 * static_cast<double>(wait_ns)) {
+      return "each epoch waits " + Seconds(per_start) + " for " + s.name + "'s " +
+             std::to_string(workers) +
+             " worker processes to start (they start again every epoch): "
+             "persistent_workers=True starts them once";
+    }
+  }
+  const int needed = NeededParallelism(s, wait);
+  if (cpu_budget > 0 && needed > cpu_budget) {
+    if (workers >= cpu_budget) {
+      return s.name + " already has num_workers " + std::to_string(workers) +
+             ", the cores there are: cut __getitem__'s work per item (smaller images, "
+             "augmentation on the GPU) or add cores";
+    }
+    return "raise " + s.name + "'s num_workers to " + std::to_string(cpu_budget) +
+           " (the cores there are; each worker is a process with its own interpreter lock)";
+  }
+  return "raise " + s.name + "'s num_workers to " + std::to_string(needed) +
+         " (each worker is a process with its own interpreter lock)";
+}
+
 std::string Suggest(const StageFigures& s, double wait, int cpu_budget) {
   if (Has(s, record::kTraitSource)) {
     return "read in parallel: interleave over the input files with num_parallel_calls, or cache "
@@ -148,7 +194,10 @@ Verdict MakeVerdict(const RangeAnalysis& r, int cpu_budget) {
     v.evidence = culprit->name + " is busy " + Pct(culprit->busy_fraction) + " with parallelism " +
                  Num(culprit->parallelism) + " while the consumer waits " + Pct(wait) +
                  " of the time (it caused " + Pct(culprit->caused_wait_share) + " of the waiting)";
-    if (Has(*culprit, record::kTraitHoldsInterpreterLock)) {
+    if (Has(*culprit, record::kTraitWorkerProcesses)) {
+      const auto wait_ns = static_cast<int64_t>(wait * 1e9 * r.duration_s);
+      v.suggestion = WorkerProcessesSuggestion(*culprit, wait_ns, wait, cpu_budget);
+    } else if (Has(*culprit, record::kTraitHoldsInterpreterLock)) {
       v.evidence += "; its threads got " + Pct(culprit->cpu_share) +
                     " of a core while working, taking turns under the interpreter lock";
       v.suggestion = InterpreterLockSuggestion(*culprit);

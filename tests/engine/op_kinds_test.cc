@@ -110,6 +110,32 @@ TEST(OpKindsTest, TheValidatorRefusesWhatItKnowsCannotRun) {
             "");
 }
 
+// A DataLoader needs its dataset's __getitem__, refuses what PyTorch refuses without
+// workers, and reads its durations; its knobs' ranges come from its description. After it,
+// the elements are batches (an unbatch may follow).
+TEST(OpKindsTest, TheValidatorChecksADataLoaderAsPyTorchDoes) {
+  auto check = [](const std::string& fields) {
+    auto spec = ParseSpecText("source { range { stop: 10 } } ops { name: \"loader\" dataloader { " +
+                                  fields + " } } ops { name: \"rows\" unbatch {} }",
+                              "loader.pbtxt");
+    return spec.ok() ? std::string() : spec.status().message();
+  };
+  const std::string getitem = "batch_size: 4 getitem { python { duration: \"1ms\" } } ";
+  EXPECT_EQ(check(getitem + "num_workers: 2 prefetch_factor: 4 persistent_workers: true"), "");
+  EXPECT_NE(check("batch_size: 4").find("getitem is required"), std::string::npos);
+  EXPECT_NE(check("batch_size: 4 getitem { fill {} }").find("getitem must be python"),
+            std::string::npos);
+  EXPECT_NE(check(getitem + "prefetch_factor: 4").find("prefetch_factor needs workers"),
+            std::string::npos);
+  EXPECT_NE(check(getitem + "persistent_workers: true").find("persistent_workers needs workers"),
+            std::string::npos);
+  EXPECT_NE(check(getitem + "num_workers: 2 worker_startup: \"soon\"").find("worker_startup"),
+            std::string::npos);
+  EXPECT_NE(check(getitem + "num_workers: 300").find("must be ≤ 256"), std::string::npos);
+  EXPECT_NE(check(getitem + "num_workers: 2 prefetch_factor: 0").find("prefetch_factor"),
+            std::string::npos);
+}
+
 TEST(OpKindsTest, TheValidatorReadsRangesAndReasonsFromTheDescriptions) {
   auto check = [](const std::string& op) {
     auto spec = ParseSpecText("source { range { stop: 10 } } ops { name: \"x\" " + op + " }",

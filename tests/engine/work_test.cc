@@ -82,6 +82,39 @@ TEST(PythonWorkTest, ThreadsOfPurePythonTakeTurns) {
   EXPECT_GE(ms, 0.8 * 4 * 20) << "the calls ran under the lock at once";
 }
 
+// A worker process has its own lock: pure Python running in one (PythonProcessScope) never
+// holds the main process's, and the main process's Python never holds the worker's.
+TEST(PythonWorkTest, AWorkerProcessHasItsOwnInterpreterLock) {
+  PythonProcess worker;
+  const PythonWork fn(100'000'000, 1.0);
+  std::atomic<bool> done{false};
+  std::thread call([&] {
+    PythonProcessScope in_worker(worker);
+    Element e;
+    CancellationToken cancellation;
+    EXPECT_TRUE(fn.Apply(e, cancellation).ok());
+    done = true;
+  });
+  bool main_lock_seen_held = false;
+  bool worker_lock_seen_held = false;
+  while (!done) {
+    if (InterpreterLock().try_lock()) {
+      InterpreterLock().unlock();
+    } else {
+      main_lock_seen_held = true;
+    }
+    if (worker.interpreter_lock().try_lock()) {
+      worker.interpreter_lock().unlock();
+    } else {
+      worker_lock_seen_held = true;
+    }
+    std::this_thread::yield();
+  }
+  call.join();
+  EXPECT_FALSE(main_lock_seen_held);
+  EXPECT_TRUE(worker_lock_seen_held);
+}
+
 TEST(UnpackBitsTest, UnpacksMostSignificantBitFirst) {
   Tensor packed(DType::kUint8, Shape{2});
   packed.data<uint8_t>()[0] = 0b10000001;

@@ -396,8 +396,38 @@ std::vector<Case> MadeValueCases() {
   return {unbatch, cached, rebatched, interleaved, batches_of_batches, padded_rows, padded_entries};
 }
 
+// torch.utils.data.DataLoader (test_dataloader.py's sequential batches): range(10) in batches
+// of 3, the last one short unless drop_last; the main process or worker processes, which
+// hand batches out in the sampler's order unless in_order is false; two epochs over
+// persistent workers.
+std::vector<Case> DataLoaderCases() {
+  const auto ten = Range(0, 10);
+  const std::string fetch =
+      "batch_size: 3 getitem { python { duration: \"100us\" } } "
+      "collate { python { duration: \"50us\" } } worker_startup: \"2ms\" ";
+  auto loader = [&](const std::string& fields) {
+    return "ops { dataloader { " + fetch + fields + " } }";
+  };
+  Case main_process{"DataLoaderMainProcess", 10, loader(""), ten, true, 4};
+  Case workers{"DataLoaderWorkersInOrder", 10, loader("num_workers: 2"), ten, true, 4};
+  Case pinned{"DataLoaderPinMemory", 10, loader("num_workers: 3 pin_memory: true"), ten, true, 4};
+  Case drop_last{
+      "DataLoaderDropLast", 10,   loader("num_workers: 2 prefetch_factor: 1 drop_last: true"),
+      Range(0, 9),          true, 3};
+  Case epochs{"DataLoaderPersistentEpochs",
+              10,
+              loader("num_workers: 2 persistent_workers: true") + " ops { repeat { count: 2 } }",
+              Concat(ten, ten),
+              true,
+              8};
+  Case any_order{
+      "DataLoaderOutOfOrder", 10, loader("num_workers: 2 in_order: false"), ten, false, 4};
+  return {main_process, workers, pinned, drop_last, epochs, any_order};
+}
+
 std::vector<Case> AllCases() {
   std::vector<Case> cases = Cases();
+  for (Case& c : DataLoaderCases()) cases.push_back(std::move(c));
   for (Case& c : PaddedBatchCases()) cases.push_back(std::move(c));
   for (Case& c : MadeValueCases()) cases.push_back(std::move(c));
   for (Case& c : SliceCases()) cases.push_back(std::move(c));

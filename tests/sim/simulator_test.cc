@@ -12,45 +12,15 @@
 #include "../engine/test_support.h"
 #include "instrumentation/trace/analysis.h"
 #include "instrumentation/trace/lineage.h"
+#include "sim_test_support.h"
 
 namespace pipescope::sim {
 namespace {
-
-using engine::testing::Spec;
-
-struct SimRun {
-  SimulationResult result;
-  std::shared_ptr<trace::Model> model = std::make_shared<trace::Model>();
-};
-
-SimRun Simulated(const std::string& text, double seconds, uint64_t seed = 1, double cores = 4,
-                 const std::function<void(CostModel&)>& adjust = {}) {
-  const spec::PipelineSpec spec = Spec(text);
-  auto model = DefaultCostModel(spec, cores);
-  EXPECT_TRUE(model.ok()) << model.status().message();
-  if (adjust) adjust(*model);
-  SimRun run;
-  SimulationOptions options;
-  options.duration_s = seconds;
-  options.seed = seed;
-  options.sinks = {run.model.get()};
-  auto r = Simulate(spec, *model, options);
-  EXPECT_TRUE(r.ok()) << r.status().message();
-  if (r.ok()) run.result = *r;
-  return run;
-}
 
 std::vector<int64_t> Indices(const std::vector<trace::RecordRef>& refs) {
   std::vector<int64_t> out;
   for (const auto& r : refs) out.push_back(r.index);
   return out;
-}
-
-std::string Pipeline(const std::string& ops,
-                     const std::string& source = "range { start: 0 stop: 100 }",
-                     const std::string& step = "1ms") {
-  return "name: \"t\" source { name: \"src\" " + source + " } " + ops +
-         " train_step { step_time: \"" + step + "\" }";
 }
 
 TEST(SimulatorTest, ReachesTheEndOfFiniteDataInSourceOrder) {

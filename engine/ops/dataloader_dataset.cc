@@ -1,0 +1,349 @@
+// torch.utils.data.DataLoader over a map-style dataset (engine/runtime/dataloader_rules.h).
+//
+// num_workers 0: the caller's thread takes batch_size items, runs getitem on each, stacks
+// them and runs collate, as the DataLoader's main process does.
+// Workers: the caller's thread (the main process) takes the items of each batch from the
+// input, assigning the batch to worker k % num_workers, until prefetch_factor * num_workers
+// batches are outstanding. Each worker is a thread running in a Python process of its own
+// (its own interpreter lock); when its process starts it burns its start-up CPU. It fetches
+// its queue's batches in order. The receiver (the caller, or with pin_memory the
+// pin-memory thread) copies each batch it receives and burns the receive cost of its bytes.
+// The caller hands batches out in order (in_order: false, as they were received).
+//
+// Traced as the engine's other asynchronous ops: a worker's kWork per batch (the batch's
+// id), its start-up as a kWork flagged kFlagStartUp, and on the caller's thread a
+// kWaitInput with the batch's id around the pulls of its items (the batch's rows, for
+// lineage).
+#include <algorithm>
+#include <atomic>
+#include <deque>
+
+#include "engine/ops/ops.h"
+#include "engine/runtime/async_iterator.h"
+#include "engine/runtime/batch_rules.h"
+#include "engine/work/cpu_work.h"
+#include "engine/work/python_work.h"
+
+namespace pipescope::engine {
+namespace {
+
+// `ns` of real CPU (cpu_work's calibrated loop).
+void BurnCpu(int64_t ns, uint64_t seed) {
+  const auto iterations = static_cast<uint64_t>(
+      std::max<double>(0, static_cast<double>(ns) * CpuWorkIterationsPerNs()));
+  volatile uint64_t sink = RunCpuWorkLoop(iterations, seed);
+  (void)sink;
+}
+
+class DataLoaderDataset : public UnaryDataset {
+ public:
+  DataLoaderDataset(StatsPtr stats, DatasetPtr input, DataLoaderRules rules, TunablePtr num_workers,
+                    TunablePtr prefetch_factor, DataLoaderFunctions fns)
+      : UnaryDataset(std::move(stats), std::move(input)),
+        rules_(rules),
+        num_workers_(std::move(num_workers)),
+        prefetch_factor_(std::move(prefetch_factor)),
+        fns_(std::move(fns)) {}
+
+  Result<std::unique_ptr<Iterator>> MakeIterator(const IteratorArgs& args) const override {
+    if (Rules().num_workers == 0) return MakeIteratorOver<MainProcessIt>(*this, args);
+    return MakeIteratorOver<WorkersIt>(*this, args);
+  }
+
+ private:
+  // The rules with the knobs' current values: a change applies from the next epoch, when a
+  // DataLoader makes its next iterator.
+  DataLoaderRules Rules() const {
+    DataLoaderRules r = rules_;
+    r.num_workers = num_workers_->value();
+    r.prefetch_factor = prefetch_factor_->value();
+    return r;
+  }
+
+  // dataset[i] for each item, stacked, then collate_fn: the batch `id`.
+  Status Fetch(std::vector<Element>& items, uint64_t id, CancellationToken& cancellation,
+               const std::string& op, Element& batch) const {
+    for (Element& item : items) {
+      Status s = fns_.getitem->Apply(item, cancellation);
+      if (!s.ok()) {
+        return s.WithContext("dataloader '" + op + "' (getitem) on item " +
+                             std::to_string(item.id));
+      }
+    }
+    auto stacked = CombineRows(items, id, Tensor::Stack);
+    if (!stacked.ok()) return stacked.status().WithContext("dataloader '" + op + "'");
+    batch = std::move(stacked).value();
+    if (!fns_.collate) return Status::Ok();
+    Status s = fns_.collate->ApplyBatched(batch, static_cast<int64_t>(items.size()), cancellation);
+    return s.ok()
+               ? s
+               : s.WithContext("dataloader '" + op + "' (collate) on batch " + std::to_string(id));
+  }
+
+  class MainProcessIt : public UnaryIterator {
+   public:
+    MainProcessIt(PipelineContext& ctx, StageStats* stats, std::unique_ptr<Iterator> in,
+                  const DataLoaderDataset& d)
+        : UnaryIterator(ctx, stats, std::move(in)), d_(d), rules_(d.Rules()) {}
+
+   protected:
+    Status GetNextInternal(Element& out, bool& end) override {
+      items_.clear();
+      bool input_end = false;
+      while (static_cast<int64_t>(items_.size()) < rules_.batch_size) {
+        Element e;
+        RETURN_IF_ERROR(Pull(e, input_end));
+        if (input_end) break;
+        items_.push_back(std::move(e));
+      }
+      if (!IsBatch(static_cast<int64_t>(items_.size()), rules_.batch_size, input_end,
+                   rules_.drop_last)) {
+        end = true;
+        return Status::Ok();
+      }
+      return d_.Fetch(items_, ctx_.NewElementId(), ctx_.cancellation, stats_->name, out);
+    }
+
+   private:
+    const DataLoaderDataset& d_;
+    const DataLoaderRules rules_;
+    std::vector<Element> items_;
+  };
+
+  class WorkersIt : public AsyncIterator {
+   public:
+    WorkersIt(PipelineContext& ctx, StageStats* stats, std::unique_ptr<Iterator> in,
+              const DataLoaderDataset& d)
+        : AsyncIterator(ctx, stats, std::move(in)),
+          d_(d),
+          rules_(d.Rules()),
+          processes_(static_cast<size_t>(rules_.num_workers)),
+          queues_(static_cast<size_t>(rules_.num_workers)) {}
+
+    ~WorkersIt() override {
+      StopAndJoin();
+      pin_thread_.JoinAll();
+    }
+
+   protected:
+    Status GetNextInternal(Element& out, bool& end) override {
+      if (!started_) Start();
+      RETURN_IF_ERROR(Dispatch());
+      std::unique_ptr<Batch> batch;
+      {
+        std::unique_lock lock(mu_);
+        Batch* ready = nullptr;
+        consumer_cv_.wait(lock, [&] {
+          ready = DeliverableLocked();
+          return cancelled_ || ready || (outstanding_.empty() && input_end_);
+        });
+        if (cancelled_) return Cancelled();
+        if (!ready) {
+          end = true;
+          return Status::Ok();
+        }
+        batch = TakeLocked(ready);
+        stats_->buffered.store(static_cast<int64_t>(finished_.size()), std::memory_order_relaxed);
+      }
+      if (!rules_.pin_memory) Receive(*batch);
+      if (!batch->status.ok()) return batch->status;
+      out = std::move(batch->element);
+      return Dispatch();  // the DataLoader puts the next indices before it returns
+    }
+
+   private:
+    struct Batch {
+      int64_t index = 0;  // in the sampler's order
+      std::vector<Element> items;
+      Element element;
+      Status status;
+      bool done = false;      // its worker fetched and collated it
+      bool received = false;  // the pin-memory thread received it (pin_memory)
+    };
+
+    void Start() {
+      started_ = true;
+      std::lock_guard lock(mu_);
+      workers_.Grow(static_cast<int>(rules_.num_workers), stats_->name,
+                    [this](int i) { WorkerLoop(i); });
+      if (rules_.pin_memory) {
+        pin_thread_.Grow(1, stats_->name + ".pin_memory", [this](int) { PinLoop(); });
+      }
+    }
+
+    // Puts batches of indices to workers until prefetch_factor * num_workers are out.
+    Status Dispatch() {
+      while (true) {
+        {
+          std::lock_guard lock(mu_);
+          if (cancelled_ || input_end_ ||
+              static_cast<int64_t>(outstanding_.size()) >= rules_.Outstanding()) {
+            return Status::Ok();
+          }
+        }
+        auto batch = std::make_unique<Batch>();
+        const uint64_t id = ctx_.NewElementId();
+        const uint64_t start = TicksIfRecording();
+        bool input_end = false;
+        Status input_status;
+        while (static_cast<int64_t>(batch->items.size()) < rules_.batch_size) {
+          Element e;
+          input_status = Pull(e, input_end);
+          if (!input_status.ok() || input_end) break;
+          batch->items.push_back(std::move(e));
+        }
+        RecordSpan(record::EventKind::kWaitInput, start, TicksIfRecording(), id);
+        const auto rows = static_cast<int64_t>(batch->items.size());
+        std::lock_guard lock(mu_);
+        if (input_end || !input_status.ok()) input_end_ = true;
+        if (!input_status.ok()) {  // handed out in order, after the batches before it
+          batch->status = std::move(input_status);
+          batch->done = batch->received = true;
+          finished_.push_back(batch.get());
+          outstanding_.push_back(std::move(batch));
+          consumer_cv_.notify_all();
+          return Status::Ok();
+        }
+        if (!IsBatch(rows, rules_.batch_size, input_end, rules_.drop_last)) return Status::Ok();
+        batch->index = dispatched_++;
+        batch->element.id = id;
+        queues_[static_cast<size_t>(rules_.WorkerOf(batch->index))].push_back(batch.get());
+        outstanding_.push_back(std::move(batch));
+        worker_cv_.notify_all();
+      }
+    }
+
+    // The batch to hand out now: the next in order, or the first received.
+    Batch* DeliverableLocked() const {
+      if (rules_.in_order) {
+        if (outstanding_.empty()) return nullptr;
+        Batch* next = outstanding_.front().get();
+        return Ready(*next) ? next : nullptr;
+      }
+      return finished_.empty() ? nullptr : finished_.front();
+    }
+    bool Ready(const Batch& b) const { return rules_.pin_memory ? b.received : b.done; }
+
+    std::unique_ptr<Batch> TakeLocked(Batch* batch) {
+      std::erase(finished_, batch);
+      auto it = std::find_if(outstanding_.begin(), outstanding_.end(),
+                             [&](const auto& b) { return b.get() == batch; });
+      std::unique_ptr<Batch> taken = std::move(*it);
+      outstanding_.erase(it);
+      return taken;
+    }
+
+    void WorkerLoop(int index) {
+      PythonProcessScope process(processes_[static_cast<size_t>(index)]);
+      if (rules_.Starts(index, d_.workers_started_.load())) {
+        const uint64_t start = TicksIfRecording();
+        BurnCpu(rules_.worker_startup_ns, static_cast<uint64_t>(index));
+        if (ctx_.recorder) {
+          ctx_.recorder->RecordSpan(record::EventKind::kWork, stats_->id, start, TicksIfRecording(),
+                                    0, 0, record::kFlagStartUp);
+        }
+        if (rules_.persistent_workers) RaiseStarted(index + 1);
+      }
+      auto& queue = queues_[static_cast<size_t>(index)];
+      while (true) {
+        Batch* batch;
+        {
+          std::unique_lock lock(mu_);
+          worker_cv_.wait(lock, [&] { return cancelled_ || !queue.empty(); });
+          if (cancelled_) return;
+          batch = queue.front();
+          queue.pop_front();
+        }
+        const uint64_t start = TicksIfRecording();
+        batch->status = d_.Fetch(batch->items, batch->element.id, ctx_.cancellation, stats_->name,
+                                 batch->element);
+        RecordSpan(record::EventKind::kWork, start, TicksIfRecording(), batch->element.id);
+        {
+          std::lock_guard lock(mu_);
+          batch->done = true;
+          if (rules_.pin_memory) {
+            to_pin_.push_back(batch);
+          } else {
+            finished_.push_back(batch);
+          }
+        }
+        if (rules_.pin_memory) {
+          worker_cv_.notify_all();
+        } else {
+          consumer_cv_.notify_all();
+        }
+      }
+    }
+
+    // The pin-memory thread: receives each batch as its worker finishes it.
+    void PinLoop() {
+      while (true) {
+        Batch* batch;
+        {
+          std::unique_lock lock(mu_);
+          worker_cv_.wait(lock, [&] { return cancelled_ || !to_pin_.empty(); });
+          if (cancelled_) return;
+          batch = to_pin_.front();
+          to_pin_.pop_front();
+        }
+        Receive(*batch);
+        {
+          std::lock_guard lock(mu_);
+          batch->received = true;
+          finished_.push_back(batch);
+        }
+        consumer_cv_.notify_all();
+      }
+    }
+
+    // A batch crossing from its worker's process: a real copy, and the unpickling's CPU.
+    void Receive(Batch& batch) {
+      if (!batch.status.ok()) return;
+      const uint64_t start = TicksIfRecording();
+      Element copy = batch.element;
+      BurnCpu(rules_.ReceiveNs(static_cast<int64_t>(copy.ByteSize())), copy.id);
+      batch.element = std::move(copy);
+      if (rules_.pin_memory)
+        RecordSpan(record::EventKind::kWork, start, TicksIfRecording(), batch.element.id);
+    }
+
+    void RaiseStarted(int64_t workers) const {
+      int64_t seen = d_.workers_started_.load();
+      while (seen < workers && !d_.workers_started_.compare_exchange_weak(seen, workers)) {
+      }
+    }
+
+    const DataLoaderDataset& d_;
+    const DataLoaderRules rules_;
+    std::vector<PythonProcess> processes_;
+    // Guarded by mu_:
+    std::vector<std::deque<Batch*>> queues_;          // each worker's, in order
+    std::deque<std::unique_ptr<Batch>> outstanding_;  // in the sampler's order
+    std::deque<Batch*> to_pin_;                       // done, for the pin-memory thread
+    std::deque<Batch*> finished_;                     // ready to hand out, as they came
+    int64_t dispatched_ = 0;
+    bool input_end_ = false;
+    bool started_ = false;  // the caller's thread only
+    WorkerThreads pin_thread_;
+  };
+
+  const DataLoaderRules rules_;
+  TunablePtr num_workers_;
+  TunablePtr prefetch_factor_;
+  const DataLoaderFunctions fns_;
+  // Workers still alive from earlier epochs (persistent_workers): they do not start again.
+  mutable std::atomic<int64_t> workers_started_{0};
+};
+
+}  // namespace
+
+DatasetPtr MakeDataLoaderDataset(StatsPtr stats, DatasetPtr input, const DataLoaderRules& rules,
+                                 TunablePtr num_workers, TunablePtr prefetch_factor,
+                                 DataLoaderFunctions fns) {
+  if (rules.num_workers > 0) stats->asynchronous = true;
+  return std::make_shared<DataLoaderDataset>(std::move(stats), std::move(input), rules,
+                                             std::move(num_workers), std::move(prefetch_factor),
+                                             std::move(fns));
+}
+
+}  // namespace pipescope::engine

@@ -1,0 +1,212 @@
+// The simulator's DataLoader (engine/runtime/dataloader_rules.h), traced as the engine's:
+// on the caller's thread a kWaitInput with a batch's id around the pulls of its items; a
+// worker's kWork per batch and its start-up as a kWork flagged kFlagStartUp; the pin-memory
+// thread's kWork per batch it receives. Each worker thread runs in a process of its own
+// (SimThread::process), so its Python work takes no turns with the main process's.
+#include <algorithm>
+#include <deque>
+#include <memory>
+
+#include "engine/runtime/batch_rules.h"
+#include "engine/sim/sim_ops.h"
+#include "engine/sim/sim_unary.h"
+
+namespace pipescope::sim {
+namespace {
+
+using record::EventKind;
+
+class DataLoaderIt : public SimUnaryIterator {
+ public:
+  DataLoaderIt(SimContext& ctx, SimStage& stage, std::unique_ptr<SimIterator> input,
+               engine::DataLoaderRules rules)
+      : SimUnaryIterator(ctx, stage, std::move(input)),
+        rules_(rules),
+        queues_(static_cast<size_t>(std::max<int64_t>(0, rules.num_workers))),
+        to_work_(*ctx.scheduler),
+        delivered_(*ctx.scheduler) {
+    asynchronous_ = rules.num_workers > 0;
+  }
+  void Cancel() override {
+    SimUnaryIterator::Cancel();
+    to_work_.NotifyAll();
+    delivered_.NotifyAll();
+  }
+  int64_t BufferLevel() const override { return static_cast<int64_t>(finished_.size()); }
+
+ protected:
+  Task<bool> GetNextInternal(SimThread& thread, SimElement& out) override {
+    if (rules_.num_workers == 0) {
+      const bool fetched = co_await FetchHere(thread, out);
+      co_return fetched;
+    }
+    if (!started_) Start();
+    co_await Dispatch(thread);
+    Batch* ready = nullptr;
+    while (!(ready = Deliverable())) {
+      if (cancelled_ || (outstanding_.empty() && input_end_)) co_return false;
+      co_await delivered_.Wait();
+    }
+    std::erase(finished_, ready);
+    out = ready->element;
+    std::erase_if(outstanding_, [&](const auto& b) { return b.get() == ready; });
+    if (!rules_.pin_memory) co_await Charge(thread, ReceiveNs(out.bytes), 0);
+    co_await Dispatch(thread);  // the DataLoader puts the next indices before it returns
+    co_return true;
+  }
+
+ private:
+  struct Batch {
+    int64_t index = 0;
+    SimElement element;
+    bool done = false;
+    bool received = false;
+  };
+
+  // The items of one batch from the input, on the caller's thread: false where they make
+  // no batch (the input ended).
+  Task<bool> TakeItems(SimThread& thread, SimElement& batch) {
+    SimRunTotals in;
+    int64_t items = 0;
+    bool ended = false;
+    while (items < rules_.batch_size && !ended) {
+      const int64_t n = co_await PullInputRunTotals(thread, rules_.batch_size - items, in);
+      items += n;
+      ended = n == 0;
+    }
+    if (ended) input_end_ = true;
+    if (!engine::IsBatch(items, rules_.batch_size, ended, rules_.drop_last)) co_return false;
+    batch.bytes = in.bytes;
+    batch.key = RecordKey(in.last_key, in.rows);
+    batch.row_length = in.longest;
+    batch.rows = static_cast<int32_t>(in.rows);
+    batch.length = static_cast<int32_t>(items);
+    co_return true;
+  }
+
+  // getitem on each item and collate: CPU, its gil_share under the thread's process's
+  // lock, and getitem's waits.
+  Task<void> ChargeFetch(SimThread& thread, int64_t rows) {
+    const int64_t cpu = CpuCost(rows);
+    const int64_t locked = LockedShare(cpu);
+    co_await ChargeHoldingLock(thread, locked, cpu - locked, WaitCostOfRun(rows));
+  }
+
+  // num_workers 0: the main process fetches and collates the batch when asked.
+  Task<bool> FetchHere(SimThread& thread, SimElement& out) {
+    if (input_end_) co_return false;
+    out.id = ctx_.NewElementId();
+    const bool made = co_await TakeItems(thread, out);  // (GCC 12: no co_await in a condition)
+    if (!made) co_return false;
+    co_await ChargeFetch(thread, out.rows);
+    co_return true;
+  }
+
+  void Start() {
+    started_ = true;
+    for (int64_t i = 0; i < rules_.num_workers; ++i) {
+      SimThread& t = ctx_.NewThread(stage_.name + "/" + std::to_string(i));
+      t.process = ctx_.NewProcess();
+      scheduler().Spawn(Worker(t, i));
+    }
+    if (rules_.pin_memory) {
+      scheduler().Spawn(PinMemory(ctx_.NewThread(stage_.name + ".pin_memory/0")));
+    }
+  }
+
+  Task<void> Dispatch(SimThread& thread) {
+    while (!cancelled_ && !input_end_ &&
+           static_cast<int64_t>(outstanding_.size()) < rules_.Outstanding()) {
+      auto batch = std::make_unique<Batch>();
+      batch->element.id = ctx_.NewElementId();
+      const int64_t start = now();
+      const bool made = co_await TakeItems(thread, batch->element);
+      ctx_.trace->Span(EventKind::kWaitInput, stage_.id, thread, start, now(), batch->element.id);
+      if (!made) break;
+      batch->index = dispatched_++;
+      queues_[static_cast<size_t>(rules_.WorkerOf(batch->index))].push_back(batch.get());
+      outstanding_.push_back(std::move(batch));
+      to_work_.NotifyAll();
+    }
+  }
+
+  Batch* Deliverable() const {
+    if (!rules_.in_order) return finished_.empty() ? nullptr : finished_.front();
+    if (outstanding_.empty()) return nullptr;
+    Batch* next = outstanding_.front().get();
+    return (rules_.pin_memory ? next->received : next->done) ? next : nullptr;
+  }
+
+  Task<void> Worker(SimThread& thread, int64_t index) {
+    if (rules_.Starts(index, stage_.workers_started)) {
+      const int64_t start = now();
+      co_await Charge(thread, rules_.worker_startup_ns, 0);
+      ctx_.trace->Span(EventKind::kWork, stage_.id, thread, start, now(), 0, 0,
+                       record::kFlagStartUp);
+      if (rules_.persistent_workers) {
+        stage_.workers_started = std::max(stage_.workers_started, index + 1);
+      }
+    }
+    auto& queue = queues_[static_cast<size_t>(index)];
+    while (true) {
+      while (queue.empty() && !cancelled_) co_await to_work_.Wait();
+      if (cancelled_) co_return;
+      Batch* batch = queue.front();
+      queue.pop_front();
+      const int64_t start = now();
+      co_await ChargeFetch(thread, batch->element.rows);
+      ctx_.trace->Span(EventKind::kWork, stage_.id, thread, start, now(), batch->element.id);
+      batch->done = true;
+      if (rules_.pin_memory) {
+        to_pin_.push_back(batch);
+        to_work_.NotifyAll();
+      } else {
+        finished_.push_back(batch);
+        delivered_.NotifyAll();
+      }
+    }
+  }
+
+  // The pin-memory thread: receives each batch as its worker finishes it.
+  Task<void> PinMemory(SimThread& thread) {
+    while (true) {
+      while (to_pin_.empty() && !cancelled_) co_await to_work_.Wait();
+      if (cancelled_) co_return;
+      Batch* batch = to_pin_.front();
+      to_pin_.pop_front();
+      const int64_t start = now();
+      co_await Charge(thread, ReceiveNs(batch->element.bytes), 0);
+      ctx_.trace->Span(EventKind::kWork, stage_.id, thread, start, now(), batch->element.id);
+      batch->received = true;
+      finished_.push_back(batch);
+      delivered_.NotifyAll();
+    }
+  }
+
+  // Receiving a batch: unpickling it and copying it into place.
+  int64_t ReceiveNs(int64_t bytes) const {
+    return rules_.ReceiveNs(bytes) +
+           static_cast<int64_t>(engine::kReceiveCopyNsPerByte * static_cast<double>(bytes));
+  }
+
+  const engine::DataLoaderRules rules_;
+  std::vector<std::deque<Batch*>> queues_;          // each worker's, in order
+  std::deque<std::unique_ptr<Batch>> outstanding_;  // in the sampler's order
+  std::deque<Batch*> to_pin_;                       // done, for the pin-memory thread
+  std::deque<Batch*> finished_;                     // ready to hand out, as they came
+  Notifier to_work_;    // a batch for a worker or the pin-memory thread; Cancel
+  Notifier delivered_;  // a batch ready to hand out; Cancel
+  int64_t dispatched_ = 0;
+  bool input_end_ = false;
+  bool started_ = false;
+};
+
+}  // namespace
+
+SimDatasetPtr MakeSimDataLoader(SimStage& stage, SimDatasetPtr input,
+                                const engine::DataLoaderRules& rules) {
+  return std::make_shared<SimUnaryDataset<DataLoaderIt, engine::DataLoaderRules>>(
+      stage, std::move(input), rules);
+}
+
+}  // namespace pipescope::sim

@@ -1,0 +1,101 @@
+// PyTorch's DataLoader on the simulator's clock (engine/runtime/dataloader_rules.h): its
+// workers are processes, each with its own interpreter lock; they start every epoch unless
+// persistent; pin_memory moves receiving off the main thread; and the verdict says so in
+// the DataLoader's words.
+#include <gtest/gtest.h>
+
+#include "instrumentation/trace/analysis.h"
+#include "sim_test_support.h"
+
+namespace pipescope::sim {
+namespace {
+
+const trace::StageFigures* Stage(const trace::RangeAnalysis& a, const std::string& name) {
+  for (const auto& s : a.stages) {
+    if (s.name == name) return &s;
+  }
+  return nullptr;
+}
+
+std::string Loader(const std::string& fields) {
+  return "ops { name: \"loader\" dataloader { batch_size: 8 getitem { python { duration: "
+         "\"2ms\" } } " +
+         fields + " } }";
+}
+
+// Pure Python __getitem__ (gil_share 1) on 2 cores: four worker processes fetch about twice
+// what one does (each has its own lock), where four threads of the same Python in one
+// process (a py_function map) gain nothing.
+TEST(DataLoaderSimTest, WorkerProcessesScaleWherePythonThreadsTakeTurns) {
+  auto steps = [](const std::string& ops) {
+    return Simulated(Pipeline(ops, "range { start: 0 stop: 100000000 }", "0s"), 10, 1, 2,
+                     [](CostModel& m) { m.oversubscription_cost = 0; })
+        .result.summary.steps_per_s;
+  };
+  const double one = steps(Loader("num_workers: 1 worker_startup: \"0s\""));
+  EXPECT_NEAR(one, 1000.0 / 16, 3) << "8 items of 2 ms a batch";
+  EXPECT_GE(steps(Loader("num_workers: 4 worker_startup: \"0s\"")), 1.7 * one);
+  const std::string threads =
+      "ops { name: \"m\" map { fn { python { duration: \"2ms\" } } num_parallel_calls: 4 } } "
+      "ops { batch { batch_size: 8 } } ops { prefetch { buffer_size: 2 } }";
+  EXPECT_LE(steps(threads), 1.15 * one);
+}
+
+// Three epochs of 4 batches over 2 workers: 6 start-ups, or 2 with persistent_workers, which
+// then takes less time for the same steps.
+TEST(DataLoaderSimTest, WorkersStartEveryEpochUnlessPersistent) {
+  auto run = [](bool persistent) {
+    return Simulated(Pipeline(Loader(std::string("num_workers: 2 worker_startup: \"100ms\" ") +
+                                     (persistent ? "persistent_workers: true" : "")) +
+                                  " ops { repeat { count: 3 } }",
+                              "range { start: 0 stop: 32 }", "1ms"),
+                     60, 1, 2);
+  };
+  SimRun each = run(false), once = run(true);
+  EXPECT_EQ(each.result.summary.steps, 12);
+  EXPECT_EQ(once.result.summary.steps, 12);
+  const trace::RangeAnalysis a = trace::Analyze(*each.model), b = trace::Analyze(*once.model);
+  ASSERT_TRUE(Stage(a, "loader") && Stage(b, "loader"));
+  EXPECT_EQ(Stage(a, "loader")->startups, 6);
+  EXPECT_EQ(Stage(b, "loader")->startups, 2);
+  EXPECT_LT(once.model->duration_ns(), each.model->duration_ns() - 150'000'000);
+}
+
+// 4 MiB batches received at 5 ms a MiB: 20 ms on the main thread before each 20 ms step,
+// or on the pin-memory thread while the step runs (about twice the steps).
+TEST(DataLoaderSimTest, PinMemoryMovesReceivingOffTheMainThread) {
+  auto steps = [](const std::string& pin) {
+    const std::string ops =
+        "ops { name: \"loader\" dataloader { batch_size: 4 num_workers: 2 worker_startup: "
+        "\"0s\" receive_per_mb: \"5ms\" getitem { python { duration: \"1ms\" } } " +
+        pin + " } }";
+    return Simulated(Pipeline(ops, "synthetic { records: -1 record_bytes: 1048576 }", "20ms"), 10,
+                     1, 4)
+        .result.summary.steps_per_s;
+  };
+  const double main_thread = steps("");
+  EXPECT_NEAR(main_thread, 25, 3);
+  EXPECT_GE(steps("pin_memory: true"), 1.6 * main_thread);
+}
+
+// The verdict in the DataLoader's words: workers that start again every epoch, then workers
+// that cannot keep up, then a DataLoader without workers.
+TEST(DataLoaderSimTest, TheVerdictNamesTheDataLoadersKnobs) {
+  auto verdict = [](const std::string& fields, int64_t items) {
+    const std::string spec =
+        Pipeline(Loader(fields) + " ops { repeat {} }",
+                 "range { start: 0 stop: " + std::to_string(items) + " }", "5ms");
+    return trace::Analyze(*Simulated(spec, 10, 1, 2).model).verdict;
+  };
+  const trace::Verdict restarts = verdict("num_workers: 2 worker_startup: \"500ms\"", 64);
+  EXPECT_EQ(restarts.bottleneck, "loader") << restarts.text;
+  EXPECT_NE(restarts.suggestion.find("persistent_workers=True"), std::string::npos)
+      << restarts.text;
+  const trace::Verdict slow = verdict("num_workers: 1 persistent_workers: true", 64);
+  EXPECT_NE(slow.suggestion.find("raise loader's num_workers to "), std::string::npos) << slow.text;
+  const trace::Verdict main_process = verdict("", 64);
+  EXPECT_NE(main_process.suggestion.find("num_workers=0"), std::string::npos) << main_process.text;
+}
+
+}  // namespace
+}  // namespace pipescope::sim
