@@ -51,7 +51,8 @@ engine::Result<SpecMeasurement> MeasureSpec(const spec::PipelineSpec& spec, doub
   m.analysis = trace::Analyze(*r.model, m.steady_from_ns, end);
   m.model = std::move(r.model);
   for (const auto& k : m.knobs) {
-    if (k.knob == "num_parallel_calls") m.cores_used += std::max<int64_t>(k.value, 1);
+    if (k.knob == "num_parallel_calls" || k.knob == "num_workers")
+      m.cores_used += std::max<int64_t>(k.value, 1);
     if (k.knob == "buffer_size") m.buffered_elements += std::max<int64_t>(k.value, 0);
   }
   return m;

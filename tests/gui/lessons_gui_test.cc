@@ -130,7 +130,7 @@ TEST(LessonsGuiTest, EveryLessonsPicturesKeepTheirColumnsAt1280x800) {
   InNormalAndPresenterMode([](MainWindow& window, bool presenter) {
     LessonsPanel& panel = *window.lessons();
     int lessons_with_pictures = 0;
-    for (int lesson = 1; lesson <= 12; ++lesson) {
+    for (int lesson = 1; lesson <= 15; ++lesson) {
       ASSERT_TRUE(window.OpenLesson(QString::number(lesson)));
       ASSERT_TRUE(WaitForCheck(panel));
       DrawFrames(window);
@@ -155,7 +155,7 @@ TEST(LessonsGuiTest, EveryLessonsPicturesKeepTheirColumnsAt1280x800) {
         }
       }
     }
-    EXPECT_EQ(lessons_with_pictures, 12);
+    EXPECT_EQ(lessons_with_pictures, 15);
   });
 }
 

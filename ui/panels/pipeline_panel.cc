@@ -9,6 +9,7 @@
 #include <QVBoxLayout>
 #include <map>
 
+#include "instrumentation/trace/op_activity.h"
 #include "ui/panels/op_order_editor.h"
 
 namespace pipescope::ui {
@@ -57,6 +58,7 @@ QSpinBox* PipelinePanel::SpinBoxFor(const QString& op, const QString& knob) cons
 
 void PipelinePanel::ShowKnobs(const std::vector<engine::KnobInfo>& knobs) {
   std::vector<std::string> keys;
+  keys.reserve(knobs.size());
   for (const auto& k : knobs) keys.push_back(KeyOf(k.op, k.knob));
   if (keys != shown_keys_ || boxes_.empty() != knobs.empty()) {
     Rebuild(knobs, true);
@@ -85,9 +87,10 @@ void PipelinePanel::ShowTrace(const trace::Model& model) {
     const bool parallel = stage->asynchronous && !one_producer;
     const bool buffered = one_producer || stage->buffer_size > 0;
     if (parallel) {
-      knobs.push_back({stage->name, "num_parallel_calls",
-                       model.KnobValueAt(stage->id, "num_parallel_calls", end, stage->parallelism),
-                       1, 1 << 16, false});
+      const std::string knob(trace::ParallelismKnob(*stage));  // a DataLoader's num_workers
+      knobs.push_back({stage->name, knob,
+                       model.KnobValueAt(stage->id, knob, end, stage->parallelism), 1, 1 << 16,
+                       false});
     }
     if (buffered) {
       knobs.push_back({stage->name, "buffer_size",
