@@ -237,7 +237,13 @@ class DataLoaderDataset : public UnaryDataset {
       PythonProcessScope process(processes_[static_cast<size_t>(index)]);
       if (rules_.Starts(index, d_.workers_started_.load())) {
         const uint64_t start = TicksIfRecording();
-        BurnCpu(rules_.worker_startup_ns, static_cast<uint64_t>(index));
+        // In slices, so that a run cancelled during a long start-up ends without it.
+        constexpr int64_t kSliceNs = 1'000'000;
+        for (int64_t left = rules_.worker_startup_ns; left > 0; left -= kSliceNs) {
+          BurnCpu(std::min(left, kSliceNs), static_cast<uint64_t>(index));
+          std::lock_guard lock(mu_);
+          if (cancelled_) return;
+        }
         if (ctx_.recorder) {
           ctx_.recorder->RecordSpan(record::EventKind::kWork, stats_->id, start, TicksIfRecording(),
                                     0, 0, record::kFlagStartUp);
