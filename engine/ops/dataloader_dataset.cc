@@ -3,12 +3,13 @@
 // num_workers 0: the caller's thread takes batch_size items, runs getitem on each, stacks
 // them and runs collate, as the DataLoader's main process does.
 // Workers: the caller's thread (the main process) takes the items of each batch from the
-// input, assigning the batch to worker k % num_workers, until prefetch_factor * num_workers
-// batches are outstanding. Each worker is a thread running in a Python process of its own
-// (its own interpreter lock); when its process starts it burns its start-up CPU. It fetches
-// its queue's batches in order. The receiver (the caller, or with pin_memory the
-// pin-memory thread) copies each batch it receives and burns the receive cost of its bytes.
-// The caller hands batches out in order (in_order: false, as they were received).
+// input and gives the batch to the next worker of the round-robin (DataLoaderRules::
+// NextWorker), until prefetch_factor * num_workers batches are outstanding. Each worker is
+// a thread running in a Python process of its own (its own interpreter lock); when its
+// process starts it burns its start-up CPU. It fetches its queue's batches in order. The
+// receiver (the caller, as batches arrive, or with pin_memory the pin-memory thread) burns
+// the unpickling of each batch's bytes under the main process's interpreter lock. The
+// caller hands batches out in order (in_order: false, as they were received).
 //
 // Traced as the engine's other asynchronous ops: a worker's kWork per batch (the batch's
 // id), its start-up as a kWork flagged kFlagStartUp, and on the caller's thread a
@@ -118,7 +119,8 @@ class DataLoaderDataset : public UnaryDataset {
           d_(d),
           rules_(d.Rules()),
           processes_(static_cast<size_t>(rules_.num_workers)),
-          queues_(static_cast<size_t>(rules_.num_workers)) {}
+          queues_(static_cast<size_t>(rules_.num_workers)),
+          held_(static_cast<size_t>(rules_.num_workers), 0) {}
 
     ~WorkersIt() override {
       StopAndJoin();
@@ -132,20 +134,31 @@ class DataLoaderDataset : public UnaryDataset {
       std::unique_ptr<Batch> batch;
       {
         std::unique_lock lock(mu_);
-        Batch* ready = nullptr;
-        consumer_cv_.wait(lock, [&] {
-          ready = DeliverableLocked();
-          return cancelled_ || ready || (outstanding_.empty() && input_end_);
-        });
-        if (cancelled_) return Cancelled();
-        if (!ready) {
-          end = true;
-          return Status::Ok();
+        while (true) {
+          if (cancelled_) return Cancelled();
+          if (Batch* ready = DeliverableLocked()) {
+            batch = TakeLocked(ready);
+            break;
+          }
+          if (outstanding_.empty() && input_end_) {
+            end = true;
+            return Status::Ok();
+          }
+          if (!rules_.pin_memory && !arrived_.empty()) {
+            // The main process unpickles each batch as it arrives, waiting or not.
+            Batch* arrived = arrived_.front();
+            arrived_.pop_front();
+            lock.unlock();
+            Receive(*arrived);
+            lock.lock();
+            arrived->received = true;
+            finished_.push_back(arrived);
+            continue;
+          }
+          consumer_cv_.wait(lock);
         }
-        batch = TakeLocked(ready);
         stats_->buffered.store(static_cast<int64_t>(finished_.size()), std::memory_order_relaxed);
       }
-      if (!rules_.pin_memory) Receive(*batch);
       if (!batch->status.ok()) return batch->status;
       out = std::move(batch->element);
       return Dispatch();  // the DataLoader puts the next indices before it returns
@@ -153,12 +166,12 @@ class DataLoaderDataset : public UnaryDataset {
 
    private:
     struct Batch {
-      int64_t index = 0;  // in the sampler's order
+      int64_t index = 0;   // in the sampler's order
+      int64_t worker = 0;  // the worker that fetches it
       std::vector<Element> items;
       Element element;
       Status status;
-      bool done = false;      // its worker fetched and collated it
-      bool received = false;  // the pin-memory thread received it (pin_memory)
+      bool received = false;  // fetched, and unpickled by the main process
     };
 
     void Start() {
@@ -171,15 +184,21 @@ class DataLoaderDataset : public UnaryDataset {
       }
     }
 
-    // Puts batches of indices to workers until prefetch_factor * num_workers are out.
+    // Puts batches of indices to workers until prefetch_factor * num_workers are out (or,
+    // with in_order: false, every worker holds prefetch_factor).
     Status Dispatch() {
       while (true) {
+        int64_t worker;
         {
           std::lock_guard lock(mu_);
           if (cancelled_ || input_end_ ||
               static_cast<int64_t>(outstanding_.size()) >= rules_.Outstanding()) {
             return Status::Ok();
           }
+          int64_t cycle = cycle_;
+          worker = rules_.NextWorker(cycle, held_);
+          if (worker < 0) return Status::Ok();
+          cycle_ = cycle;
         }
         auto batch = std::make_unique<Batch>();
         const uint64_t id = ctx_.NewElementId();
@@ -198,7 +217,8 @@ class DataLoaderDataset : public UnaryDataset {
         if (input_end || !input_status.ok()) input_end_ = true;
         if (!input_status.ok()) {  // handed out in order, after the batches before it
           batch->status = std::move(input_status);
-          batch->done = batch->received = true;
+          batch->received = true;
+          batch->worker = -1;
           finished_.push_back(batch.get());
           outstanding_.push_back(std::move(batch));
           consumer_cv_.notify_all();
@@ -206,8 +226,10 @@ class DataLoaderDataset : public UnaryDataset {
         }
         if (!IsBatch(rows, rules_.batch_size, input_end, rules_.drop_last)) return Status::Ok();
         batch->index = dispatched_++;
+        batch->worker = worker;
         batch->element.id = id;
-        queues_[static_cast<size_t>(rules_.WorkerOf(batch->index))].push_back(batch.get());
+        ++held_[static_cast<size_t>(worker)];
+        queues_[static_cast<size_t>(worker)].push_back(batch.get());
         outstanding_.push_back(std::move(batch));
         worker_cv_.notify_all();
       }
@@ -218,14 +240,14 @@ class DataLoaderDataset : public UnaryDataset {
       if (rules_.in_order) {
         if (outstanding_.empty()) return nullptr;
         Batch* next = outstanding_.front().get();
-        return Ready(*next) ? next : nullptr;
+        return next->received ? next : nullptr;
       }
       return finished_.empty() ? nullptr : finished_.front();
     }
-    bool Ready(const Batch& b) const { return rules_.pin_memory ? b.received : b.done; }
 
     std::unique_ptr<Batch> TakeLocked(Batch* batch) {
       std::erase(finished_, batch);
+      if (batch->worker >= 0) --held_[static_cast<size_t>(batch->worker)];
       auto it = std::find_if(outstanding_.begin(), outstanding_.end(),
                              [&](const auto& b) { return b.get() == batch; });
       std::unique_ptr<Batch> taken = std::move(*it);
@@ -266,13 +288,9 @@ class DataLoaderDataset : public UnaryDataset {
         RecordSpan(record::EventKind::kWork, start, TicksIfRecording(), batch->element.id);
         {
           std::lock_guard lock(mu_);
-          batch->done = true;
-          if (rules_.pin_memory) {
-            to_pin_.push_back(batch);
-          } else {
-            finished_.push_back(batch);
-          }
+          arrived_.push_back(batch);
         }
+        // The receiver: the pin-memory thread (it waits with the workers) or the caller.
         if (rules_.pin_memory) {
           worker_cv_.notify_all();
         } else {
@@ -287,12 +305,14 @@ class DataLoaderDataset : public UnaryDataset {
         Batch* batch;
         {
           std::unique_lock lock(mu_);
-          worker_cv_.wait(lock, [&] { return cancelled_ || !to_pin_.empty(); });
+          worker_cv_.wait(lock, [&] { return cancelled_ || !arrived_.empty(); });
           if (cancelled_) return;
-          batch = to_pin_.front();
-          to_pin_.pop_front();
+          batch = arrived_.front();
+          arrived_.pop_front();
         }
+        const uint64_t start = TicksIfRecording();
         Receive(*batch);
+        RecordSpan(record::EventKind::kWork, start, TicksIfRecording(), batch->element.id);
         {
           std::lock_guard lock(mu_);
           batch->received = true;
@@ -302,15 +322,12 @@ class DataLoaderDataset : public UnaryDataset {
       }
     }
 
-    // A batch crossing from its worker's process: a real copy, and the unpickling's CPU.
-    void Receive(Batch& batch) {
+    // Unpickling a batch from its worker's process, under the main process's interpreter
+    // lock (the batch's tensors are in shared memory: nothing to copy).
+    void Receive(const Batch& batch) const {
       if (!batch.status.ok()) return;
-      const uint64_t start = TicksIfRecording();
-      Element copy = batch.element;
-      BurnCpu(rules_.ReceiveNs(static_cast<int64_t>(copy.ByteSize())), copy.id);
-      batch.element = std::move(copy);
-      if (rules_.pin_memory)
-        RecordSpan(record::EventKind::kWork, start, TicksIfRecording(), batch.element.id);
+      std::lock_guard held(InterpreterLock());
+      BurnCpu(rules_.ReceiveNs(static_cast<int64_t>(batch.element.ByteSize())), batch.element.id);
     }
 
     void RaiseStarted(int64_t workers) const {
@@ -324,10 +341,12 @@ class DataLoaderDataset : public UnaryDataset {
     std::vector<PythonProcess> processes_;
     // Guarded by mu_:
     std::vector<std::deque<Batch*>> queues_;          // each worker's, in order
+    std::vector<int64_t> held_;                       // each worker's batches not handed out
     std::deque<std::unique_ptr<Batch>> outstanding_;  // in the sampler's order
-    std::deque<Batch*> to_pin_;                       // done, for the pin-memory thread
-    std::deque<Batch*> finished_;                     // ready to hand out, as they came
+    std::deque<Batch*> arrived_;                      // fetched, not yet received
+    std::deque<Batch*> finished_;                     // received, in the order they were
     int64_t dispatched_ = 0;
+    int64_t cycle_ = 0;  // the next worker of the round-robin
     bool input_end_ = false;
     bool started_ = false;  // the caller's thread only
     WorkerThreads pin_thread_;

@@ -5,14 +5,20 @@
 //
 // - With workers, the main process keeps prefetch_factor * num_workers batches of indices
 //   outstanding (the iterator's start puts that many; each batch handed out puts one more),
-//   and gives batch k to worker k % num_workers: each worker takes its own queue in order.
+//   giving each to the next worker of a cycle (round-robin; each worker takes its own queue
+//   in order). With in_order: false the cycle skips a worker that already holds
+//   prefetch_factor batches not yet handed out (PyTorch's _try_put_index), so a slow batch
+//   does not keep the other workers' batches waiting behind it.
 // - Workers are processes, started when an epoch's iterator is made, every epoch unless
 //   persistent_workers (then once, for the DataLoader's first iterator).
 // - Batches are handed out in the order of their indices (in_order: true, the default); a
 //   batch whose worker is slow holds back every later one that is already done. With
-//   in_order: false, the first finished.
-// - A worker's batch crosses to the main process through a queue: the receiver unpickles and
-//   copies it, the main process's thread or, with pin_memory, the pin-memory thread.
+//   in_order: false, the first received.
+// - A worker's batch crosses to the main process through a queue. Its tensors are in shared
+//   memory (collate writes them there), so receiving is unpickling, not copying: the main
+//   process's thread unpickles each batch as it arrives (while it waits for the next in
+//   order too) or, with pin_memory, the pin-memory thread does; either holds the main
+//   process's interpreter lock meanwhile.
 // - num_workers 0: the main process fetches and collates a batch when asked for it.
 
 #include <cstdint>
@@ -24,15 +30,11 @@
 namespace pipescope::engine {
 
 // Defaults of the fields a spec may leave out, measured on the project's 2-core machine by
-// scripts/measure-python-costs (85-94 ms and 47-50 us): a python3 process started with
-// multiprocessing imported (a user's own imports, torch's above all, add to it), and
-// pickle.loads of a MiB (the copy into place is charged as a copy: real in the engine,
-// the simulator's copy cost).
+// scripts/measure-python-costs (85-94 ms and 47-50 us): a python3 process spawned with
+// multiprocessing imported (a user's own imports, torch's above all, add to it; fork is
+// faster), and pickle.loads of a MiB.
 inline constexpr int64_t kDefaultWorkerStartupNs = 90'000'000;
 inline constexpr int64_t kDefaultReceiveNsPerMib = 50'000;
-// The simulator's cost of copying a received batch into place, per byte (the cost model's
-// memcpy-like work).
-inline constexpr double kReceiveCopyNsPerByte = 0.1;
 
 struct DataLoaderRules {
   int64_t batch_size = 1;
@@ -47,14 +49,24 @@ struct DataLoaderRules {
 
   // Batches put to workers and not yet handed out, at most.
   int64_t Outstanding() const { return prefetch_factor * num_workers; }
-  // The worker that fetches batch `task` (0, 1, ... in the sampler's order).
-  int64_t WorkerOf(int64_t task) const { return num_workers > 0 ? task % num_workers : 0; }
+  // The worker to give the next batch: the cycle's next (advancing `cycle`), skipping with
+  // in_order: false those holding prefetch_factor batches not yet handed out (`held`, one
+  // count per worker); -1 where every worker does.
+  template <typename Counts>
+  int64_t NextWorker(int64_t& cycle, const Counts& held) const {
+    for (int64_t tried = 0; tried < num_workers; ++tried) {
+      const int64_t worker = cycle;
+      cycle = (cycle + 1) % num_workers;
+      if (in_order || held[static_cast<size_t>(worker)] < prefetch_factor) return worker;
+    }
+    return -1;
+  }
   // Whether worker `worker` starts (pays its start-up) for a new iterator, where the first
   // `workers_started` workers of earlier iterators are still alive if persistent.
   bool Starts(int64_t worker, int64_t workers_started) const {
     return !persistent_workers || worker >= workers_started;
   }
-  // CPU to unpickle a batch of `bytes` received from a worker (its copy is apart).
+  // CPU to unpickle a batch of `bytes` received from a worker.
   int64_t ReceiveNs(int64_t bytes) const {
     return static_cast<int64_t>(static_cast<double>(bytes) *
                                 static_cast<double>(receive_ns_per_mib) / (1 << 20));

@@ -23,6 +23,7 @@ class DataLoaderIt : public SimUnaryIterator {
       : SimUnaryIterator(ctx, stage, std::move(input)),
         rules_(rules),
         queues_(static_cast<size_t>(std::max<int64_t>(0, rules.num_workers))),
+        held_(static_cast<size_t>(std::max<int64_t>(0, rules.num_workers)), 0),
         to_work_(*ctx.scheduler),
         delivered_(*ctx.scheduler) {
     asynchronous_ = rules.num_workers > 0;
@@ -45,12 +46,19 @@ class DataLoaderIt : public SimUnaryIterator {
     Batch* ready = nullptr;
     while (!(ready = Deliverable())) {
       if (cancelled_ || (outstanding_.empty() && input_end_)) co_return false;
+      if (!rules_.pin_memory && !arrived_.empty()) {
+        // The main process unpickles each batch as it arrives, waiting or not.
+        Batch* arrived = arrived_.front();
+        arrived_.pop_front();
+        co_await Receive(thread, *arrived);
+        continue;
+      }
       co_await delivered_.Wait();
     }
     std::erase(finished_, ready);
     out = ready->element;
+    --held_[static_cast<size_t>(ready->worker)];
     std::erase_if(outstanding_, [&](const auto& b) { return b.get() == ready; });
-    if (!rules_.pin_memory) co_await Charge(thread, ReceiveNs(out.bytes), 0);
     co_await Dispatch(thread);  // the DataLoader puts the next indices before it returns
     co_return true;
   }
@@ -58,8 +66,8 @@ class DataLoaderIt : public SimUnaryIterator {
  private:
   struct Batch {
     int64_t index = 0;
+    int64_t worker = 0;
     SimElement element;
-    bool done = false;
     bool received = false;
   };
 
@@ -117,6 +125,10 @@ class DataLoaderIt : public SimUnaryIterator {
   Task<void> Dispatch(SimThread& thread) {
     while (!cancelled_ && !input_end_ &&
            static_cast<int64_t>(outstanding_.size()) < rules_.Outstanding()) {
+      int64_t cycle = cycle_;
+      const int64_t worker = rules_.NextWorker(cycle, held_);
+      if (worker < 0) break;
+      cycle_ = cycle;
       auto batch = std::make_unique<Batch>();
       batch->element.id = ctx_.NewElementId();
       const int64_t start = now();
@@ -124,7 +136,9 @@ class DataLoaderIt : public SimUnaryIterator {
       ctx_.trace->Span(EventKind::kWaitInput, stage_.id, thread, start, now(), batch->element.id);
       if (!made) break;
       batch->index = dispatched_++;
-      queues_[static_cast<size_t>(rules_.WorkerOf(batch->index))].push_back(batch.get());
+      batch->worker = worker;
+      ++held_[static_cast<size_t>(worker)];
+      queues_[static_cast<size_t>(worker)].push_back(batch.get());
       outstanding_.push_back(std::move(batch));
       to_work_.NotifyAll();
     }
@@ -134,7 +148,16 @@ class DataLoaderIt : public SimUnaryIterator {
     if (!rules_.in_order) return finished_.empty() ? nullptr : finished_.front();
     if (outstanding_.empty()) return nullptr;
     Batch* next = outstanding_.front().get();
-    return (rules_.pin_memory ? next->received : next->done) ? next : nullptr;
+    return next->received ? next : nullptr;
+  }
+
+  // Unpickling a batch from its worker's process, under the main process's interpreter lock
+  // (its tensors are in shared memory: nothing to copy).
+  Task<void> Receive(SimThread& thread, Batch& batch) {
+    co_await ChargeHoldingLock(thread, rules_.ReceiveNs(batch.element.bytes), 0, 0);
+    batch.received = true;
+    finished_.push_back(&batch);
+    delivered_.NotifyAll();
   }
 
   Task<void> Worker(SimThread& thread, int64_t index) {
@@ -156,12 +179,10 @@ class DataLoaderIt : public SimUnaryIterator {
       const int64_t start = now();
       co_await ChargeFetch(thread, batch->element.rows);
       ctx_.trace->Span(EventKind::kWork, stage_.id, thread, start, now(), batch->element.id);
-      batch->done = true;
+      arrived_.push_back(batch);
       if (rules_.pin_memory) {
-        to_pin_.push_back(batch);
         to_work_.NotifyAll();
       } else {
-        finished_.push_back(batch);
         delivered_.NotifyAll();
       }
     }
@@ -170,33 +191,26 @@ class DataLoaderIt : public SimUnaryIterator {
   // The pin-memory thread: receives each batch as its worker finishes it.
   Task<void> PinMemory(SimThread& thread) {
     while (true) {
-      while (to_pin_.empty() && !cancelled_) co_await to_work_.Wait();
+      while (arrived_.empty() && !cancelled_) co_await to_work_.Wait();
       if (cancelled_) co_return;
-      Batch* batch = to_pin_.front();
-      to_pin_.pop_front();
+      Batch* batch = arrived_.front();
+      arrived_.pop_front();
       const int64_t start = now();
-      co_await Charge(thread, ReceiveNs(batch->element.bytes), 0);
+      co_await Receive(thread, *batch);
       ctx_.trace->Span(EventKind::kWork, stage_.id, thread, start, now(), batch->element.id);
-      batch->received = true;
-      finished_.push_back(batch);
-      delivered_.NotifyAll();
     }
-  }
-
-  // Receiving a batch: unpickling it and copying it into place.
-  int64_t ReceiveNs(int64_t bytes) const {
-    return rules_.ReceiveNs(bytes) +
-           static_cast<int64_t>(engine::kReceiveCopyNsPerByte * static_cast<double>(bytes));
   }
 
   const engine::DataLoaderRules rules_;
   std::vector<std::deque<Batch*>> queues_;          // each worker's, in order
   std::deque<std::unique_ptr<Batch>> outstanding_;  // in the sampler's order
-  std::deque<Batch*> to_pin_;                       // done, for the pin-memory thread
-  std::deque<Batch*> finished_;                     // ready to hand out, as they came
+  std::vector<int64_t> held_;                       // each worker's batches not handed out
+  std::deque<Batch*> arrived_;                      // fetched, not yet received
+  std::deque<Batch*> finished_;                     // received, in the order they were
   Notifier to_work_;    // a batch for a worker or the pin-memory thread; Cancel
   Notifier delivered_;  // a batch ready to hand out; Cancel
   int64_t dispatched_ = 0;
+  int64_t cycle_ = 0;  // the next worker of the round-robin
   bool input_end_ = false;
   bool started_ = false;
 };

@@ -4,6 +4,7 @@
 // the DataLoader's words.
 #include <gtest/gtest.h>
 
+#include "engine/runtime/dataloader_rules.h"
 #include "instrumentation/trace/analysis.h"
 #include "sim_test_support.h"
 
@@ -61,8 +62,8 @@ TEST(DataLoaderSimTest, WorkersStartEveryEpochUnlessPersistent) {
   EXPECT_LT(once.model->duration_ns(), each.model->duration_ns() - 150'000'000);
 }
 
-// 4 MiB batches received at 5 ms a MiB: 20 ms on the main thread before each 20 ms step,
-// or on the pin-memory thread while the step runs (about twice the steps).
+// 4 MiB batches unpickled at 5 ms a MiB: 20 ms on the main thread between 20 ms steps, or
+// on the pin-memory thread while the step runs (about twice the steps).
 TEST(DataLoaderSimTest, PinMemoryMovesReceivingOffTheMainThread) {
   auto steps = [](const std::string& pin) {
     const std::string ops =
@@ -76,6 +77,23 @@ TEST(DataLoaderSimTest, PinMemoryMovesReceivingOffTheMainThread) {
   const double main_thread = steps("");
   EXPECT_NEAR(main_thread, 25, 3);
   EXPECT_GE(steps("pin_memory: true"), 1.6 * main_thread);
+}
+
+// PyTorch's _try_put_index: round-robin; with in_order: false, a worker holding
+// prefetch_factor batches not yet handed out is skipped, and none is chosen when all are.
+TEST(DataLoaderRulesTest, TheRoundRobinSkipsFullWorkersOnlyOutOfOrder) {
+  engine::DataLoaderRules rules;
+  rules.num_workers = 3;
+  rules.prefetch_factor = 2;
+  const std::vector<int64_t> held = {2, 0, 2};
+  int64_t cycle = 0;
+  EXPECT_EQ(rules.NextWorker(cycle, held), 0) << "in order: the cycle's next, full or not";
+  EXPECT_EQ(cycle, 1);
+  rules.in_order = false;
+  cycle = 2;
+  EXPECT_EQ(rules.NextWorker(cycle, held), 1) << "workers 2 and 0 are full";
+  EXPECT_EQ(cycle, 2);
+  EXPECT_EQ(rules.NextWorker(cycle, std::vector<int64_t>{2, 2, 2}), -1);
 }
 
 // The verdict in the DataLoader's words: workers that start again every epoch, then workers
