@@ -24,23 +24,19 @@ constexpr engine::KnobDescription kPrefetchFactor{
     .name = "prefetch_factor", .min = 1, .max = 64, .fixed_because = kNoAutotune};
 constexpr std::array kKnobs = {engine::kBatchSizeKnob, kNumWorkers, kPrefetchFactor};
 
-// getitem and collate leave values as they are (the items' content is the input's): the
-// functions a DataLoader runs here are Python or CPU work that stands for the user's.
-bool KeepsValues(const spec::WorkFunction& fn) {
-  return fn.has_python() || fn.has_cpu_work() || fn.has_io_wait();
-}
-
 void CheckFields(engine::OpFieldCheck& check) {
   const auto& op = static_cast<const spec::DataLoaderOp&>(check.params);
   engine::FieldChecker& c = check.checker;
   if (!c.WorkFunction(op.getitem(), check.Nested("getitem"))) {
     check.Fail("getitem", "is required: the dataset's __getitem__ (python, cpu_work or io_wait)");
-  } else if (!KeepsValues(op.getitem())) {
-    check.Fail("getitem", "must be python, cpu_work or io_wait");
+  } else if (!engine::WorkFunctionKeepsValue(op.getitem())) {
+    // The items' content is the input's: the functions stand for the user's work.
+    check.Fail("getitem", "must be python, cpu_work, io_wait or identity");
   }
   if (op.has_collate()) {
     c.WorkFunction(op.collate(), check.Nested("collate"));
-    if (!KeepsValues(op.collate())) check.Fail("collate", "must be python, cpu_work or io_wait");
+    if (!engine::WorkFunctionKeepsValue(op.collate()))
+      check.Fail("collate", "must be python, cpu_work, io_wait or identity");
   }
   c.Duration(op, check.where, "worker_startup", op.worker_startup(), false);
   c.Duration(op, check.where, "receive_per_mb", op.receive_per_mb(), false);

@@ -28,14 +28,6 @@
 namespace pipescope::engine {
 namespace {
 
-// `ns` of real CPU (cpu_work's calibrated loop).
-void BurnCpu(int64_t ns, uint64_t seed) {
-  const auto iterations = static_cast<uint64_t>(
-      std::max<double>(0, static_cast<double>(ns) * CpuWorkIterationsPerNs()));
-  volatile uint64_t sink = RunCpuWorkLoop(iterations, seed);
-  (void)sink;
-}
-
 class DataLoaderDataset : public UnaryDataset {
  public:
   DataLoaderDataset(StatsPtr stats, DatasetPtr input, DataLoaderRules rules, TunablePtr num_workers,
@@ -166,7 +158,6 @@ class DataLoaderDataset : public UnaryDataset {
 
    private:
     struct Batch {
-      int64_t index = 0;   // in the sampler's order
       int64_t worker = 0;  // the worker that fetches it
       std::vector<Element> items;
       Element element;
@@ -225,7 +216,6 @@ class DataLoaderDataset : public UnaryDataset {
           return Status::Ok();
         }
         if (!IsBatch(rows, rules_.batch_size, input_end, rules_.drop_last)) return Status::Ok();
-        batch->index = dispatched_++;
         batch->worker = worker;
         batch->element.id = id;
         ++held_[static_cast<size_t>(worker)];
@@ -262,7 +252,7 @@ class DataLoaderDataset : public UnaryDataset {
         // In slices, so that a run cancelled during a long start-up ends without it.
         constexpr int64_t kSliceNs = 1'000'000;
         for (int64_t left = rules_.worker_startup_ns; left > 0; left -= kSliceNs) {
-          BurnCpu(std::min(left, kSliceNs), static_cast<uint64_t>(index));
+          BurnCpuNs(std::min(left, kSliceNs), static_cast<uint64_t>(index));
           std::lock_guard lock(mu_);
           if (cancelled_) return;
         }
@@ -273,15 +263,7 @@ class DataLoaderDataset : public UnaryDataset {
         if (rules_.persistent_workers) RaiseStarted(index + 1);
       }
       auto& queue = queues_[static_cast<size_t>(index)];
-      while (true) {
-        Batch* batch;
-        {
-          std::unique_lock lock(mu_);
-          worker_cv_.wait(lock, [&] { return cancelled_ || !queue.empty(); });
-          if (cancelled_) return;
-          batch = queue.front();
-          queue.pop_front();
-        }
+      while (Batch* batch = NextOf(queue)) {
         const uint64_t start = TicksIfRecording();
         batch->status = d_.Fetch(batch->items, batch->element.id, ctx_.cancellation, stats_->name,
                                  batch->element);
@@ -301,15 +283,7 @@ class DataLoaderDataset : public UnaryDataset {
 
     // The pin-memory thread: receives each batch as its worker finishes it.
     void PinLoop() {
-      while (true) {
-        Batch* batch;
-        {
-          std::unique_lock lock(mu_);
-          worker_cv_.wait(lock, [&] { return cancelled_ || !arrived_.empty(); });
-          if (cancelled_) return;
-          batch = arrived_.front();
-          arrived_.pop_front();
-        }
+      while (Batch* batch = NextOf(arrived_)) {
         const uint64_t start = TicksIfRecording();
         Receive(*batch);
         RecordSpan(record::EventKind::kWork, start, TicksIfRecording(), batch->element.id);
@@ -322,12 +296,23 @@ class DataLoaderDataset : public UnaryDataset {
       }
     }
 
+    // The front of `queue` (a worker's, or the arrived batches for the pin-memory thread),
+    // once there is one; null when cancelled.
+    Batch* NextOf(std::deque<Batch*>& queue) {
+      std::unique_lock lock(mu_);
+      worker_cv_.wait(lock, [&] { return cancelled_ || !queue.empty(); });
+      if (cancelled_) return nullptr;
+      Batch* batch = queue.front();
+      queue.pop_front();
+      return batch;
+    }
+
     // Unpickling a batch from its worker's process, under the main process's interpreter
     // lock (the batch's tensors are in shared memory: nothing to copy).
     void Receive(const Batch& batch) const {
       if (!batch.status.ok()) return;
       std::lock_guard held(InterpreterLock());
-      BurnCpu(rules_.ReceiveNs(static_cast<int64_t>(batch.element.ByteSize())), batch.element.id);
+      BurnCpuNs(rules_.ReceiveNs(static_cast<int64_t>(batch.element.ByteSize())), batch.element.id);
     }
 
     void RaiseStarted(int64_t workers) const {
@@ -345,8 +330,7 @@ class DataLoaderDataset : public UnaryDataset {
     std::deque<std::unique_ptr<Batch>> outstanding_;  // in the sampler's order
     std::deque<Batch*> arrived_;                      // fetched, not yet received
     std::deque<Batch*> finished_;                     // received, in the order they were
-    int64_t dispatched_ = 0;
-    int64_t cycle_ = 0;  // the next worker of the round-robin
+    int64_t cycle_ = 0;                               // the next worker of the round-robin
     bool input_end_ = false;
     bool started_ = false;  // the caller's thread only
     WorkerThreads pin_thread_;

@@ -65,7 +65,6 @@ class DataLoaderIt : public SimUnaryIterator {
 
  private:
   struct Batch {
-    int64_t index = 0;
     int64_t worker = 0;
     SimElement element;
     bool received = false;
@@ -135,7 +134,6 @@ class DataLoaderIt : public SimUnaryIterator {
       const bool made = co_await TakeItems(thread, batch->element);
       ctx_.trace->Span(EventKind::kWaitInput, stage_.id, thread, start, now(), batch->element.id);
       if (!made) break;
-      batch->index = dispatched_++;
       batch->worker = worker;
       ++held_[static_cast<size_t>(worker)];
       queues_[static_cast<size_t>(worker)].push_back(batch.get());
@@ -160,6 +158,16 @@ class DataLoaderIt : public SimUnaryIterator {
     delivered_.NotifyAll();
   }
 
+  // The front of `queue` (a worker's, or the arrived batches for the pin-memory thread),
+  // once there is one; null when cancelled.
+  Task<Batch*> NextOf(std::deque<Batch*>& queue) {
+    while (queue.empty() && !cancelled_) co_await to_work_.Wait();
+    if (cancelled_) co_return nullptr;
+    Batch* batch = queue.front();
+    queue.pop_front();
+    co_return batch;
+  }
+
   Task<void> Worker(SimThread& thread, int64_t index) {
     if (rules_.Starts(index, stage_.workers_started)) {
       const int64_t start = now();
@@ -172,10 +180,8 @@ class DataLoaderIt : public SimUnaryIterator {
     }
     auto& queue = queues_[static_cast<size_t>(index)];
     while (true) {
-      while (queue.empty() && !cancelled_) co_await to_work_.Wait();
-      if (cancelled_) co_return;
-      Batch* batch = queue.front();
-      queue.pop_front();
+      Batch* batch = co_await NextOf(queue);
+      if (!batch) co_return;
       const int64_t start = now();
       co_await ChargeFetch(thread, batch->element.rows);
       ctx_.trace->Span(EventKind::kWork, stage_.id, thread, start, now(), batch->element.id);
@@ -191,10 +197,8 @@ class DataLoaderIt : public SimUnaryIterator {
   // The pin-memory thread: receives each batch as its worker finishes it.
   Task<void> PinMemory(SimThread& thread) {
     while (true) {
-      while (arrived_.empty() && !cancelled_) co_await to_work_.Wait();
-      if (cancelled_) co_return;
-      Batch* batch = arrived_.front();
-      arrived_.pop_front();
+      Batch* batch = co_await NextOf(arrived_);
+      if (!batch) co_return;
       const int64_t start = now();
       co_await Receive(thread, *batch);
       ctx_.trace->Span(EventKind::kWork, stage_.id, thread, start, now(), batch->element.id);
@@ -209,8 +213,7 @@ class DataLoaderIt : public SimUnaryIterator {
   std::deque<Batch*> finished_;                     // received, in the order they were
   Notifier to_work_;    // a batch for a worker or the pin-memory thread; Cancel
   Notifier delivered_;  // a batch ready to hand out; Cancel
-  int64_t dispatched_ = 0;
-  int64_t cycle_ = 0;  // the next worker of the round-robin
+  int64_t cycle_ = 0;   // the next worker of the round-robin
   bool input_end_ = false;
   bool started_ = false;
 };

@@ -46,9 +46,17 @@ double CpuWorkIterationsPerNs() {
   return rate;
 }
 
+uint64_t CpuWorkIterations(double ns) {
+  return static_cast<uint64_t>(std::llround(std::max(0.0, ns) * CpuWorkIterationsPerNs()));
+}
+
+void BurnCpuNs(int64_t ns, uint64_t seed) {
+  volatile uint64_t sink = RunCpuWorkLoop(CpuWorkIterations(static_cast<double>(ns)), seed);
+  (void)sink;
+}
+
 CpuWork::CpuWork(int64_t duration_ns)
-    : iterations_(static_cast<uint64_t>(
-          std::llround(static_cast<double>(duration_ns) * CpuWorkIterationsPerNs()))) {}
+    : iterations_(CpuWorkIterations(static_cast<double>(duration_ns))) {}
 
 void CpuWork::Burn(int64_t units, uint64_t seed) const {
   volatile uint64_t sink = RunCpuWorkLoop(iterations_ * static_cast<uint64_t>(units), seed);

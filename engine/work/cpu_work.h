@@ -15,6 +15,11 @@ namespace pipescope::engine {
 double CpuWorkIterationsPerNs();
 // Runs `iterations` of the work loop; the result keeps the compiler from removing it.
 uint64_t RunCpuWorkLoop(uint64_t iterations, uint64_t seed);
+// The iterations that take `ns` of CPU time (none for a negative time).
+uint64_t CpuWorkIterations(double ns);
+// Keeps the calling thread's core busy for `ns` of CPU time (a worker process's start-up,
+// unpickling a received batch).
+void BurnCpuNs(int64_t ns, uint64_t seed);
 
 class CpuWork : public WorkFunction {
  public:

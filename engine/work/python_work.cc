@@ -1,19 +1,8 @@
 #include "engine/work/python_work.h"
 
-#include <algorithm>
-#include <cmath>
-
 #include "engine/work/cpu_work.h"
 
 namespace pipescope::engine {
-namespace {
-
-uint64_t Iterations(double ns) {
-  return static_cast<uint64_t>(std::llround(std::max(0.0, ns) * CpuWorkIterationsPerNs()));
-}
-
-}  // namespace
-
 namespace {
 
 PythonProcess& MainProcess() {
@@ -36,8 +25,8 @@ PythonProcessScope::PythonProcessScope(PythonProcess& process) : previous_(curre
 PythonProcessScope::~PythonProcessScope() { current_process = previous_; }
 
 PythonWork::PythonWork(int64_t duration_ns, double gil_share)
-    : locked_iterations_(Iterations(static_cast<double>(duration_ns) * gil_share)),
-      free_iterations_(Iterations(static_cast<double>(duration_ns) * (1 - gil_share))) {}
+    : locked_iterations_(CpuWorkIterations(static_cast<double>(duration_ns) * gil_share)),
+      free_iterations_(CpuWorkIterations(static_cast<double>(duration_ns) * (1 - gil_share))) {}
 
 void PythonWork::Call(uint64_t seed) const {
   volatile uint64_t sink = 0;

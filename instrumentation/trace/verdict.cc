@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "engine/core/duration.h"
+
 namespace pipescope::trace {
 
 std::string FormatPercent(double fraction) {
@@ -86,14 +88,6 @@ std::string InterpreterLockSuggestion(const StageFigures& s) {
          "use_multiprocessing=True)";
 }
 
-std::string Seconds(int64_t ns) {
-  char buf[32];
-  std::snprintf(
-      buf, sizeof buf, ns >= 1'000'000'000 ? "%.1f s" : "%.0f ms",
-      ns >= 1'000'000'000 ? static_cast<double>(ns) / 1e9 : static_cast<double>(ns) / 1e6);
-  return buf;
-}
-
 // A DataLoader's worker processes (PyTorch's words): each has its own interpreter lock, so
 // they scale with cores; they start again every epoch unless persistent. `wait_ns`: the
 // consumer's input wait in the range.
@@ -112,7 +106,7 @@ std::string WorkerProcessesSuggestion(const StageFigures& s, int64_t wait_ns, do
     const double epochs = std::max(1.0, static_cast<double>(s.startups) / workers);
     const auto per_start = s.startup_ns / s.startups;
     if (static_cast<double>(per_start) * epochs >= 0.2 * static_cast<double>(wait_ns)) {
-      return "each epoch waits " + Seconds(per_start) + " for " + s.name + "'s " +
+      return "each epoch waits " + engine::FormatDuration(per_start) + " for " + s.name + "'s " +
              std::to_string(workers) +
              " worker processes to start (they start again every epoch): "
              "persistent_workers=True starts them once";
