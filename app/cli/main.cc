@@ -27,6 +27,8 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--set", run.overrides, "Override a knob: OP.KNOB=VALUE (repeatable)");
   run_cmd->add_option("--print", run.print, "Print the first N elements as JSON lines");
   run_cmd->add_flag("--json", run.json, "Print the summary as JSON");
+  run_cmd->add_flag("!--no-advice", run.advice,
+                    "Do not try changes in the simulator for advice (faster)");
   auto* trace = run_cmd->add_option("--trace", run.trace_path, "Save the trace to FILE (.pstrace)");
   run_cmd->add_flag("!--no-trace", run.record, "Do not record (measures the bare engine)")
       ->excludes(trace);
@@ -43,6 +45,8 @@ int main(int argc, char** argv) {
   report_cmd->add_option("more", report.more_paths,
                          "More traces of the same job, one per host: reported host by host");
   report_cmd->add_flag("--json", report.json, "Print the summary as JSON");
+  report_cmd->add_flag("!--no-advice", report.advice,
+                       "Do not try changes in the simulator for advice (faster)");
   report_cmd->add_option("--range", report.range, "Only [T0, T1), seconds from the start: T0:T1");
   report_cmd->add_option("--top", report.top, "Imported traces: how many span names to list")
       ->check(CLI::Range(0, 100000));
@@ -121,6 +125,8 @@ int main(int argc, char** argv) {
   simulate_cmd->add_option("--set", simulate.overrides, "Override a knob: OP.KNOB=VALUE");
   simulate_cmd->add_option("--seed", simulate.seed, "Seed of cost draws and seedless shuffles");
   simulate_cmd->add_flag("--json", simulate.json, "Print the summary as JSON");
+  simulate_cmd->add_flag("!--no-advice", simulate.advice,
+                         "Do not try changes in the simulator for advice (faster)");
   simulate_cmd->add_option("--trace", simulate.trace_path, "Save the simulated trace (.pstrace)");
 
   pipescope::cli::CalibrateCommandOptions calibrate;

@@ -4,6 +4,7 @@
 #include <iostream>
 #include <map>
 
+#include "app/cli/advice_format.h"
 #include "app/cli/summary_format.h"
 #include "app/session/trace_files.h"
 #include "instrumentation/trace/import/framework_report.h"
@@ -97,12 +98,17 @@ int ReportCommand(const ReportCommandOptions& options, std::ostream& out, std::o
     }
     return 0;
   }
-  const auto analysis = trace::Analyze(model, t0, t1);
+  auto analysis = trace::Analyze(model, t0, t1);
+  std::optional<engine::AdvisorResult> advice;
+  if (options.advice) advice = AdviseForSummary(model, analysis, err);
   const SummaryContext context = ContextFromModel(model, false);
   if (options.json) {
-    out << SummaryToJson(analysis, context).dump(2) << "\n";
+    auto j = SummaryToJson(analysis, context);
+    if (advice) j["advice"] = AdviceToJson(*advice);
+    out << j.dump(2) << "\n";
   } else {
     out << SummaryToText(analysis, context);
+    if (advice) out << AdviceToText(*advice);
   }
   return 0;
 }

@@ -18,8 +18,9 @@ struct ReportCommandOptions {
   // on their clocks, with the host that waits most for input named.
   std::vector<std::string> more_paths;
   bool json = false;
-  std::string range;  // "T0:T1", ":T1", "T0:", or empty for everything
-  int top = 15;       // imported traces: names listed by total time
+  bool advice = true;  // --no-advice: no changes tried in the simulator
+  std::string range;   // "T0:T1", ":T1", "T0:", or empty for everything
+  int top = 15;        // imported traces: names listed by total time
 };
 
 int ReportCommand(const ReportCommandOptions& options, std::ostream& out, std::ostream& err);

@@ -3,6 +3,7 @@
 #include <csignal>
 #include <iostream>
 
+#include "app/cli/advice_format.h"
 #include "app/cli/spec_argument.h"
 #include "app/cli/summary_format.h"
 #include "app/session/recorded_run.h"
@@ -86,9 +87,11 @@ int RunCommand(const RunCommandOptions& options, std::ostream& out, std::ostream
 
   SummaryContext context;
   trace::RangeAnalysis analysis;
+  std::optional<engine::AdvisorResult> advice;
   if (result->model) {
     context = ContextFromModel(*result->model, result->summary.end_of_data);
     analysis = trace::Analyze(*result->model);
+    if (options.advice) advice = AdviseForSummary(*result->model, analysis, err);
   } else {
     context.device = result->summary.device;
     context.end_of_data = result->summary.end_of_data;
@@ -98,9 +101,11 @@ int RunCommand(const RunCommandOptions& options, std::ostream& out, std::ostream
   if (options.json) {
     auto j = SummaryToJson(analysis, context);
     if (!options.trace_path.empty()) j["trace"] = options.trace_path;
+    if (advice) j["advice"] = AdviceToJson(*advice);
     out << j.dump(2) << "\n";
   } else {
     out << SummaryToText(analysis, context);
+    if (advice) out << AdviceToText(*advice);
     if (!options.trace_path.empty() && result->trace_file_status.ok()) {
       out << "trace saved to " << options.trace_path << " (" << result->trace_file_bytes
           << " bytes)\n";

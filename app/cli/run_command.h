@@ -20,6 +20,7 @@ struct RunCommandOptions {
   bool record = true;        // --no-trace: no recording (measures the bare engine)
   bool gpu_activity = true;  // --no-gpu-activity: no CUPTI on GPU runs
   std::string trace_path;    // --trace FILE
+  bool advice = true;        // --no-advice: no changes tried in the simulator
 };
 
 // Returns the process exit code: 0 on success, 1 for a pipeline error, 2 for bad usage

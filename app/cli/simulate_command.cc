@@ -4,6 +4,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "app/cli/advice_format.h"
 #include "app/cli/simulated_elements.h"
 #include "app/cli/spec_argument.h"
 #include "app/cli/summary_format.h"
@@ -46,7 +47,11 @@ int SimulateCommand(const SimulateCommandOptions& options, std::ostream& out, st
     for (const auto& line : SimulatedElementLines(*spec, *result->model, options.print))
       out << line << "\n";
   }
-  const trace::RangeAnalysis analysis = trace::Analyze(*result->model);
+  trace::RangeAnalysis analysis = trace::Analyze(*result->model);
+  std::optional<engine::AdvisorResult> advice;
+  if (options.advice && result->run_status.ok()) {
+    advice = AdviseForSummary(*result->model, analysis, err);
+  }
   const SummaryContext context = ContextFromModel(*result->model, result->summary.end_of_data);
   const double virtual_s = result->summary.duration_s;
   const double wall_s = std::max(result->simulation_wall_s, 1e-9);
@@ -59,10 +64,12 @@ int SimulateCommand(const SimulateCommandOptions& options, std::ostream& out, st
                       {"wall_s", result->simulation_wall_s},
                       {"speedup", virtual_s / wall_s}};
     if (!options.trace_path.empty()) j["trace"] = options.trace_path;
+    if (advice) j["advice"] = AdviceToJson(*advice);
     out << j.dump(2) << "\n";
     return exit_code;
   }
   out << SummaryToText(analysis, context);
+  if (advice) out << AdviceToText(*advice);
   std::ostringstream line;
   line << std::fixed << std::setprecision(2) << "simulated on the " << model->origin
        << " cost model (" << model->cores << " cores, seed " << options.seed << "): " << virtual_s

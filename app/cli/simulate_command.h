@@ -21,6 +21,7 @@ struct SimulateCommandOptions {
   std::vector<std::string> overrides;
   uint64_t seed = 1;
   bool json = false;
+  bool advice = true;  // --no-advice: no changes tried in the simulator
   std::string trace_path;
   int64_t print = 0;
 };

@@ -28,11 +28,6 @@ bool IsCounting(const Op& op) {
   const OpKindDescription* d = DescribeOp(op);
   return d && d->ratio == OutputRatio::kCounted;
 }
-// Its output depends on a seed: the op kind (shuffle) or its function (random augmentation).
-bool IsRandom(const Op& op) {
-  const OpKindDescription* d = DescribeOp(op);
-  return (d && d->random) || IsRandomMap(op);
-}
 
 std::string Name(const Op& op) { return "'" + op.name() + "' (" + OpKindName(op) + ")"; }
 
@@ -122,6 +117,11 @@ std::optional<std::string> SwapEffect(const Op& first, const Op& second) {
 
 }  // namespace
 
+bool IsRandomOp(const Op& op) {
+  const OpKindDescription* d = DescribeOp(op);
+  return (d && d->random) || IsRandomMap(op);
+}
+
 spec::PipelineSpec MoveOp(spec::PipelineSpec spec, int from, int to) {
   auto* ops = spec.mutable_ops();
   const int step = to > from ? 1 : -1;
@@ -161,7 +161,7 @@ MoveAssessment AssessChange(const spec::PipelineSpec& before, const spec::Pipeli
       if (op.has_cache()) {
         const Op* random_before = nullptr;
         for (int j = 0; j < i; ++j) {
-          if (IsRandom(side->ops(j))) random_before = &side->ops(j);
+          if (IsRandomOp(side->ops(j))) random_before = &side->ops(j);
         }
         if (!random_before) continue;
         if (IsRandomMap(*random_before)) {

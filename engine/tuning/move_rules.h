@@ -23,6 +23,9 @@ struct MoveAssessment {
   std::string explanation;  // one sentence for people
 };
 
+// Its output depends on a seed: its kind (shuffle) or its function (random augmentation).
+bool IsRandomOp(const spec::Op& op);
+
 // `spec` with its top-level op at index `from` moved to index `to`, the ops between
 // shifting by one.
 spec::PipelineSpec MoveOp(spec::PipelineSpec spec, int from, int to);

@@ -54,7 +54,8 @@ std::vector<OrderAdvice> AdviseOrder(const spec::PipelineSpec& spec,
         share = buf;
       }
     }
-    advice.push_back({"move " + OpKindName(op) + " '" + op.name() + "' before " + across,
+    advice.push_back({op.has_shard() ? "shard_earlier" : "move_filter", op.name(),
+                      "move " + OpKindName(op) + " '" + op.name() + "' before " + across,
                       "The elements it drops would no longer cost " + Micros(skipped_work) +
                           " of map work each" + share + "; the output is the same.",
                       MoveOp(spec, i, to)});
@@ -66,7 +67,8 @@ std::vector<OrderAdvice> AdviseOrder(const spec::PipelineSpec& spec,
     if (!map.has_map() || !batch.has_batch() || !WorkFunctionHasBatchedForm(map.map().fn()))
       continue;
     if (!AssessMove(spec, i, i + 1).keeps_output) continue;
-    advice.push_back({"batch before map '" + map.name() + "' (vectorise it)",
+    advice.push_back({"vectorise", map.name(),
+                      "batch before map '" + map.name() + "' (vectorise it)",
                       "'" + map.name() + "' costs " + Micros(self_of(map.name())) +
                           " per element; its batched form runs once per batch of " +
                           std::to_string(batch.batch().batch_size()) + ".",
@@ -78,7 +80,7 @@ std::vector<OrderAdvice> AdviseOrder(const spec::PipelineSpec& spec,
     auto* p = with.add_ops();
     p->set_name("prefetch_last");
     p->mutable_prefetch()->set_buffer_size(2);
-    advice.push_back({"add prefetch(2) at the end",
+    advice.push_back({"prefetch", "prefetch_last", "add prefetch(2) at the end",
                       "The pipeline would prepare the next batch while the device runs a step.",
                       with});
   }

@@ -14,6 +14,8 @@
 namespace pipescope::engine {
 
 struct OrderAdvice {
+  std::string kind;         // advice.h's: move_filter, shard_earlier, vectorise or prefetch
+  std::string op;           // the op moved or added
   std::string change;       // "move filter 'keep' before 'decode'"
   std::string why;          // one sentence with the measured figure behind it
   spec::PipelineSpec spec;  // the advised spec

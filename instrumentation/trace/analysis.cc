@@ -120,7 +120,12 @@ RangeAnalysis Analyze(const Model& model, int64_t t0, int64_t t1) {
   int64_t wait_ns = 0, consumer_calls = 0;
   for (const Track* t : model.TracksOf(EventKind::kInputWait, record::kConsumerOp)) {
     wait_ns += steps ? UncoveredWaitNs(*t, *steps, t0, t1) : t->SumRange(t0, t1).covered_ns;
-    consumer_calls += CountStartingIn(*t, t0, t1);
+    // A wait that found the end of the data (or an error) carries no element: no step.
+    const size_t first = t->FirstStartingAtOrAfter(t0);
+    const size_t last = t->FirstStartingAtOrAfter(t1, first);
+    for (size_t i = first; i < last; ++i) {
+      if (t->element(i) != 0) ++consumer_calls;
+    }
   }
   r.input_wait_fraction =
       std::clamp(static_cast<double>(wait_ns) / static_cast<double>(len), 0.0, 1.0);

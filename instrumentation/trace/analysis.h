@@ -50,7 +50,11 @@ struct Verdict {
   std::string bottleneck;  // op name ("" when none)
   std::string evidence;    // the numbers that convict it
   std::string suggestion;  // the change most likely to help
-  std::string text;        // one paragraph for people
+  // The suggestion is a change of knobs or order (which the advisor tries in the
+  // simulator and replaces), not work outside the spec (Python under the lock, less work
+  // per element, more cores).
+  bool suggests_change = false;
+  std::string text;  // one paragraph for people
 };
 
 struct RangeAnalysis {

@@ -41,9 +41,20 @@ int NeededParallelism(const StageFigures& s, double wait) {
 // machine, not by the pipeline: more parallelism cannot help them.
 constexpr double kStarvedCpuShare = 0.7;
 
-bool Starved(const StageFigures& s) {
-  return s.cpu_share >= 0 && s.cpu_share < kStarvedCpuShare && s.busy_fraction >= 0.5;
+// Ops that read storage block in their work: little CPU while working is their waiting for
+// the storage to answer, not for a core.
+bool ReadsStorage(const StageFigures& s) {
+  return Has(s, record::kTraitSource) || Has(s, record::kTraitParallelReads) || s.depth > 0;
 }
+
+bool Starved(const StageFigures& s) {
+  return s.cpu_share >= 0 && s.cpu_share < kStarvedCpuShare && s.busy_fraction >= 0.5 &&
+         !ReadsStorage(s);
+}
+
+// An op busy less than this share of its time is not what the consumer waits for, whatever
+// the gaps' attribution says (it waited for its own input).
+constexpr double kBusyToBlame = 0.05;
 
 std::string OneDecimal(double v) {
   char buf[32];
@@ -91,8 +102,9 @@ std::string InterpreterLockSuggestion(const StageFigures& s) {
 // A DataLoader's worker processes (PyTorch's words): each has its own interpreter lock, so
 // they scale with cores; they start again every epoch unless persistent. `wait_ns`: the
 // consumer's input wait in the range.
+// `is_change`: set false where the suggestion is work outside the knobs.
 std::string WorkerProcessesSuggestion(const StageFigures& s, int64_t wait_ns, double wait,
-                                      int cpu_budget) {
+                                      int cpu_budget, bool& is_change) {
   const int workers = std::max(0, static_cast<int>(std::round(s.parallelism)));
   if (!s.asynchronous || workers == 0) {
     return s.name +
@@ -115,6 +127,7 @@ std::string WorkerProcessesSuggestion(const StageFigures& s, int64_t wait_ns, do
   const int needed = NeededParallelism(s, wait);
   if (cpu_budget > 0 && needed > cpu_budget) {
     if (workers >= cpu_budget) {
+      is_change = false;
       return s.name + " already has num_workers " + std::to_string(workers) +
              ", the cores there are: cut __getitem__'s work per item (smaller images, "
              "augmentation on the GPU) or add cores";
@@ -126,7 +139,8 @@ std::string WorkerProcessesSuggestion(const StageFigures& s, int64_t wait_ns, do
          " (each worker is a process with its own interpreter lock)";
 }
 
-std::string Suggest(const StageFigures& s, double wait, int cpu_budget) {
+// `is_change`: set false where the suggestion is work outside the knobs.
+std::string Suggest(const StageFigures& s, double wait, int cpu_budget, bool& is_change) {
   if (Has(s, record::kTraitSource)) {
     return "read in parallel: interleave over the input files with num_parallel_calls, or cache "
            "the data after the first epoch";
@@ -142,6 +156,7 @@ std::string Suggest(const StageFigures& s, double wait, int cpu_budget) {
       const std::string beyond =
           "cut its work per element (vectorise it after batch, cache after it) or add cores";
       if (s.asynchronous && s.parallelism >= cpu_budget - 0.05) {
+        is_change = false;
         return s.name + " already has num_parallel_calls " + Num(s.parallelism) +
                ", the CPU budget: " + beyond;
       }
@@ -162,9 +177,20 @@ Verdict MakeVerdict(const RangeAnalysis& r, int cpu_budget) {
   v.grade = wait >= kHighlyInputBound       ? "highly input-bound"
             : wait >= kModeratelyInputBound ? "moderately input-bound"
                                             : "not input-bound";
+  if (r.steps == 0 && r.duration_s > 0 && !r.stages.empty()) {
+    // A rate over a run that ended before its first step would be noise, and no op was slow.
+    v.grade = "no input";
+    v.evidence = "no element reached the training step in " +
+                 engine::FormatDuration(static_cast<int64_t>(r.duration_s * 1e9));
+    SetSuggestion(v,
+                  "check what the input gives: an empty file list, a shard index beyond the "
+                  "data, a filter that keeps nothing, take(0)");
+    return v;
+  }
   const StageFigures* culprit = nullptr;
   for (const auto& s : r.stages) {
-    if (s.caused_wait_share > 0 && (!culprit || s.caused_wait_share > culprit->caused_wait_share)) {
+    if (s.caused_wait_share > 0 && s.busy_fraction >= kBusyToBlame &&
+        (!culprit || s.caused_wait_share > culprit->caused_wait_share)) {
       culprit = &s;
     }
   }
@@ -188,10 +214,13 @@ Verdict MakeVerdict(const RangeAnalysis& r, int cpu_budget) {
     v.evidence = culprit->name + " is busy " + Pct(culprit->busy_fraction) + " with parallelism " +
                  Num(culprit->parallelism) + " while the consumer waits " + Pct(wait) +
                  " of the time (it caused " + Pct(culprit->caused_wait_share) + " of the waiting)";
+    v.suggests_change = true;
     if (Has(*culprit, record::kTraitWorkerProcesses)) {
       const auto wait_ns = static_cast<int64_t>(wait * 1e9 * r.duration_s);
-      v.suggestion = WorkerProcessesSuggestion(*culprit, wait_ns, wait, cpu_budget);
+      v.suggestion =
+          WorkerProcessesSuggestion(*culprit, wait_ns, wait, cpu_budget, v.suggests_change);
     } else if (Has(*culprit, record::kTraitHoldsInterpreterLock)) {
+      v.suggests_change = false;
       v.evidence += "; its threads got " + Pct(culprit->cpu_share) +
                     " of a core while working, taking turns under the interpreter lock";
       v.suggestion = InterpreterLockSuggestion(*culprit);
@@ -202,14 +231,26 @@ Verdict MakeVerdict(const RangeAnalysis& r, int cpu_budget) {
       }
       v.evidence += "; its threads got " + Pct(culprit->cpu_share) + " of a core while working";
       v.suggestion = StarvedSuggestion(*culprit, threads, cpu_budget);
+    } else if (ReadsStorage(*culprit) && culprit->cpu_share >= 0 &&
+               culprit->cpu_share < kStarvedCpuShare) {
+      v.evidence += "; its threads used " + Pct(culprit->cpu_share) +
+                    " of a core while working: they wait for the storage to answer";
+      v.suggestion = Suggest(*culprit, wait, cpu_budget, v.suggests_change);
     } else {
-      v.suggestion = Suggest(*culprit, wait, cpu_budget);
+      v.suggestion = Suggest(*culprit, wait, cpu_budget, v.suggests_change);
     }
   }
-  std::string grade = v.grade;
-  grade[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(grade[0])));
-  v.text = grade + ": " + v.evidence + ". Suggestion: " + v.suggestion + ".";
+  SetSuggestion(v, v.suggestion);
   return v;
+}
+
+void SetSuggestion(Verdict& v, std::string suggestion) {
+  v.suggestion = std::move(suggestion);
+  std::string grade = v.grade;
+  if (!grade.empty()) {
+    grade[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(grade[0])));
+  }
+  v.text = grade + ": " + v.evidence + ". Suggestion: " + v.suggestion + ".";
 }
 
 }  // namespace pipescope::trace

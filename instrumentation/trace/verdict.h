@@ -13,6 +13,10 @@ inline constexpr double kModeratelyInputBound = 0.05;
 // `cpu_budget`: cores the pipeline may use (0: unknown).
 Verdict MakeVerdict(const RangeAnalysis& analysis, int cpu_budget);
 
+// Replaces the verdict's suggestion (with the advisor's, tried in the simulator) and its
+// text.
+void SetSuggestion(Verdict& verdict, std::string suggestion);
+
 // "42%" for 0.42: how verdicts write shares.
 std::string FormatPercent(double fraction);
 

@@ -218,5 +218,54 @@ TEST(VerdictTest, WorkersThatGotLittleCpuMeanABusyMachine) {
             std::string::npos);
 }
 
+TEST(VerdictTest, StorageThatAnswersSlowlyIsNotABusyMachine) {
+  // A source inside an interleave, busy 90% on 5% of a core: it waits on storage.
+  RangeAnalysis r = Starving(1, 0.05);
+  r.stages[0].name = "read.read";
+  r.stages[0].traits = record::kTraitSource;
+  r.stages[0].depth = 1;
+  r.stages[0].busy_fraction = 0.9;
+  const Verdict v = MakeVerdict(r, 2);
+  EXPECT_EQ(v.suggestion.find("busy with other work"), std::string::npos) << v.suggestion;
+  EXPECT_NE(v.evidence.find("wait for the storage to answer"), std::string::npos) << v.evidence;
+  EXPECT_TRUE(v.suggests_change);
+}
+
+TEST(VerdictTest, AnOpThatWasNotBusyIsNeverBlamed) {
+  // The gaps were attributed to resize, which was busy 1% of the time (it waited for its
+  // own input); read did the work.
+  RangeAnalysis r = Starving(1, 0.98);
+  r.stages[0].name = "resize";
+  r.stages[0].busy_fraction = 0.01;
+  r.stages[0].caused_wait_share = 0.9;
+  StageFigures read = r.stages[0];
+  read.name = "read";
+  read.busy_fraction = 0.8;
+  read.caused_wait_share = 0.1;
+  r.stages.insert(r.stages.begin(), read);
+  const Verdict v = MakeVerdict(r, 2);
+  EXPECT_EQ(v.bottleneck, "read");
+  EXPECT_EQ(v.text.find("resize"), std::string::npos) << v.text;
+}
+
+TEST(VerdictTest, ARunThatGotNoElementSaysSoWithoutARate) {
+  RangeAnalysis r = Starving(1, 0.98);
+  r.steps = 0;
+  r.elements = 0;
+  r.duration_s = 0.000002;
+  const Verdict v = MakeVerdict(r, 2);
+  EXPECT_EQ(v.grade, "no input");
+  EXPECT_NE(v.text.find("no element reached the training step"), std::string::npos) << v.text;
+  EXPECT_FALSE(v.suggests_change);
+}
+
+TEST(VerdictTest, SetSuggestionRewritesTheText) {
+  Verdict v = MakeVerdict(Starving(1, 0.98), 8);
+  SetSuggestion(v, "add a prefetch");
+  EXPECT_EQ(v.suggestion, "add a prefetch");
+  EXPECT_NE(v.text.find("Suggestion: add a prefetch."), std::string::npos) << v.text;
+  EXPECT_EQ(v.text.find("num_parallel_calls"), std::string::npos) << v.text;
+}
+
 }  // namespace
 }  // namespace pipescope::trace

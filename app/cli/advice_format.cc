@@ -1,0 +1,60 @@
+#include "app/cli/advice_format.h"
+
+#include <cstdio>
+#include <ostream>
+
+#include "app/session/advising.h"
+
+namespace pipescope::cli {
+
+std::optional<engine::AdvisorResult> AdviseForSummary(const trace::Model& model,
+                                                      trace::RangeAnalysis& analysis,
+                                                      std::ostream& err) {
+  auto advice = session::AdviseOnTrace(model, analysis);
+  if (!advice.ok()) {
+    err << "pipescope-cli: note: no advice: " << advice.status().message() << "\n";
+    return std::nullopt;
+  }
+  session::ApplyAdvice(*advice, analysis.verdict);
+  return std::move(advice).value();
+}
+
+nlohmann::json AdviceToJson(const engine::AdvisorResult& advice) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& a : advice.advice) {
+    nlohmann::json j = {{"kind", a.kind},
+                        {"op", a.op},
+                        {"change", a.change},
+                        {"settings", a.settings},
+                        {"predicted_steps_per_s", a.predicted_steps_per_s},
+                        {"predicted_gain", a.predicted_gain},
+                        {"confidence", a.confidence},
+                        {"changes_output", a.changes_output},
+                        {"text", a.text}};
+    if (a.changes_output) j["what_changes"] = a.what_changes;
+    list.push_back(std::move(j));
+  }
+  return list;
+}
+
+std::string AdviceToText(const engine::AdvisorResult& advice) {
+  if (advice.tried == 0 && advice.advice.empty()) return "";
+  char head[160];
+  std::snprintf(head, sizeof head,
+                "\nAdvice (%d changes tried in the simulator; a gain must exceed %.0f%% on "
+                "every seed):\n",
+                advice.tried, 100 * advice.noise);
+  std::string out = head;
+  if (advice.advice.empty()) return out + "  none gains.\n";
+  for (const auto& a : advice.advice) {
+    out += "  [" + a.kind + ", " + a.confidence + "] " + a.text + "\n";
+    if (!a.settings.empty()) {
+      out += "    try it:";
+      for (const auto& s : a.settings) out += " --set " + s;
+      out += "\n";
+    }
+  }
+  return out;
+}
+
+}  // namespace pipescope::cli

@@ -1,0 +1,26 @@
+#pragma once
+// The advice after a summary (`run`, `simulate`, `report` of a trace of Pipescope's own):
+// computed by the advisor on the trace's cost model, applied to the verdict, printed as
+// JSON ("advice") and as text.
+
+#include <iosfwd>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "engine/tuning/advisor.h"
+#include "instrumentation/trace/analysis.h"
+#include "instrumentation/trace/model.h"
+
+namespace pipescope::cli {
+
+// Advice for the run in `model`, analysed as `analysis`, whose verdict takes it. A trace
+// the advisor cannot work on gets a note on `err` and no advice.
+std::optional<engine::AdvisorResult> AdviseForSummary(const trace::Model& model,
+                                                      trace::RangeAnalysis& analysis,
+                                                      std::ostream& err);
+
+nlohmann::json AdviceToJson(const engine::AdvisorResult& advice);
+std::string AdviceToText(const engine::AdvisorResult& advice);
+
+}  // namespace pipescope::cli

@@ -1,0 +1,40 @@
+#pragma once
+// Advice for a run, a simulation or a saved trace of Pipescope's own: the advisor
+// (engine/tuning/advisor.h) on the cost model that explains the run — calibrated from a
+// recorded run, or the one a simulation ran on — and the verdict's suggestion replaced by
+// what the simulator confirmed.
+
+#include <string>
+
+#include "engine/core/status.h"
+#include "engine/sim/cost_model.h"
+#include "engine/tuning/advisor.h"
+#include "instrumentation/trace/analysis.h"
+#include "instrumentation/trace/model.h"
+
+namespace pipescope::session {
+
+// Virtual seconds each change is simulated for; the first quarter is left out as a run's is.
+inline constexpr double kAdviceSimulatedSeconds = 5;
+
+// The steady rate of a candidate spec on `model`: the model's costs for the ops it knows
+// (by name), the candidate's defaults for ops it adds.
+engine::SimulatedRate SimulatedRateOn(sim::CostModel model, double seconds);
+
+// Advice for `spec` measured as `analysis`, on `model`.
+engine::Result<engine::AdvisorResult> AdviseOn(const spec::PipelineSpec& spec,
+                                               const trace::RangeAnalysis& analysis,
+                                               const sim::CostModel& model);
+
+// Advice for a trace of Pipescope's own (its spec in the header): a recording is
+// calibrated first; a simulation's cost model is rebuilt from its spec (the model file it
+// names, when it is there). Errors: an imported trace, a spec that no longer parses.
+engine::Result<engine::AdvisorResult> AdviseOnTrace(const trace::Model& trace,
+                                                    const trace::RangeAnalysis& analysis);
+
+// The verdict's suggestion becomes the first advice; when none was confirmed, a suggested
+// change of knobs or order is replaced by saying so (other suggestions stay, with it).
+// Nothing tried (no step in the simulation): the verdict stays.
+void ApplyAdvice(const engine::AdvisorResult& advice, trace::Verdict& verdict);
+
+}  // namespace pipescope::session

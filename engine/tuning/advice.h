@@ -1,0 +1,46 @@
+#pragma once
+// One piece of advice: a change to a pipeline, what the simulator predicts it gives, and
+// one sentence for people. The advisor (advisor.h) makes them; `run`, `report` and
+// `simulate` print them ("advice" in their JSON), and the verdict's suggestion is the first.
+//
+// Kinds, the words scripts match on (README, "Advice"):
+//   parallelise        a map's num_parallel_calls
+//   interleave_files   an interleave reads more files at once (num_parallel_calls, cycle_length)
+//   nondeterministic   deterministic: false on a parallel map or interleave
+//   vectorise          a map with a batched form moved after batch
+//   prefetch           a prefetch added at the end, or its buffer raised
+//   cache              a cache added where the data stop changing
+//   move_filter        a filter, take or skip moved ahead of work it would waste
+//   shard_earlier      a shard moved ahead of work every worker would do
+//   reorder            repeat before shuffle (one shuffle buffer for all epochs)
+//   fewer_threads      parallelism lowered to the cores there are
+//   more_workers       a DataLoader's num_workers
+//   prefetch_factor    a DataLoader's prefetch_factor
+//   persistent_workers a DataLoader's persistent_workers=True
+//   pin_memory         a DataLoader's pin_memory=True
+//   device_bound       no change: the training step is the limit
+
+#include <string>
+#include <vector>
+
+#include "engine/spec/pipeline_spec.pb.h"
+
+namespace pipescope::engine {
+
+struct Advice {
+  std::string kind;  // one of the list above
+  std::string op;    // the op it changes ("" for device_bound)
+  // A knob setting as --set takes it ("decode.num_parallel_calls=2"), several joined by
+  // ", ", or a move in words ("move 'repeat' before 'shuffle'"); "" for device_bound.
+  std::string change;
+  std::vector<std::string> settings;  // a knob change as --set assignments; empty for moves
+  double predicted_steps_per_s = 0;
+  double predicted_gain = 0;  // 0.5: 50% more steps per second than measured
+  std::string confidence;     // "high": every seed gains beyond twice the noise; "medium"
+  bool changes_output = false;
+  std::string what_changes;  // with changes_output: the reorder dialog's sentence
+  std::string text;          // for people, with the predicted figures
+  spec::PipelineSpec spec;   // the advised pipeline (empty for device_bound)
+};
+
+}  // namespace pipescope::engine

@@ -1,0 +1,274 @@
+#include "engine/tuning/advice_candidates.h"
+
+#include <algorithm>
+#include <set>
+
+#include "engine/spec/op_kinds.h"
+#include "engine/spec/pipeline_plan.h"
+#include "engine/spec/spec_loader.h"
+#include "engine/spec/spec_overrides.h"
+#include "engine/spec/spec_validator.h"
+#include "engine/tuning/move_rules.h"
+#include "engine/tuning/order_advice.h"
+
+namespace pipescope::engine {
+namespace {
+
+struct Setting {
+  std::string knob;
+  std::string value;  // as --set takes it
+};
+
+class CandidateList {
+ public:
+  CandidateList(const spec::PipelineSpec& spec, int cores) : spec_(spec), cores_(cores) {}
+
+  // The spec with `settings` of `op` applied, when the validator accepts it.
+  void AddKnobs(std::string kind, const std::string& op, const std::vector<Setting>& settings,
+                std::string action, std::string changes_output = {}) {
+    spec::PipelineSpec changed = spec_;
+    std::string change;
+    std::vector<std::string> assignments;
+    for (const Setting& s : settings) {
+      assignments.push_back(op + "." + s.knob + "=" + s.value);
+      if (!ApplyOverride(changed, assignments.back()).ok()) return;
+      change += (change.empty() ? "" : ", ") + assignments.back();
+    }
+    Add({std::move(kind), op, change, std::move(assignments), std::move(action),
+         std::move(changes_output), std::move(changed)});
+  }
+
+  void Add(AdviceCandidate c) {
+    if (!PlanPipeline(c.spec, cores_).ok()) return;  // the validator refuses it
+    if (!seen_.insert(SpecToText(c.spec)).second) return;
+    list_.push_back(std::move(c));
+  }
+
+  std::vector<AdviceCandidate> Take() { return std::move(list_); }
+
+ private:
+  const spec::PipelineSpec& spec_;
+  int cores_;
+  std::set<std::string> seen_{SpecToText(spec_)};
+  std::vector<AdviceCandidate> list_;
+};
+
+// Values worth trying for a parallelism now at `now` (0: sequential): one more, twice as
+// many, the cores and, for work that waits rather than computes (reads, io_wait), twice
+// and four times the cores. Computing work gets no more threads than cores: beyond them
+// threads only take turns (and take cores from the rest of the pipeline).
+std::vector<int64_t> HigherParallelisms(int64_t now, int cores, bool waits) {
+  const int64_t c = cores;
+  std::set<int64_t> values{now + 1, 2 * now, c};
+  if (waits) values.insert({2 * c, 4 * c});
+  const int64_t most = std::min<int64_t>(kMaxParallelism, waits ? 4 * c : c);
+  std::vector<int64_t> out;
+  for (int64_t v : values) {
+    if (v > now && v <= most) out.push_back(v);
+  }
+  return out;
+}
+
+std::string ChangeOfKnob(const std::string& op, const std::string& knob, int64_t from, int64_t to) {
+  return std::string(to >= from ? "raise " : "lower ") + op + "'s " + knob + " " +
+         KnobValueForPeople(knob, from) + " → " + KnobValueForPeople(knob, to);
+}
+
+constexpr std::string_view kOrderChanges =
+    "Elements come in the order they are ready instead of their input's order; which "
+    "elements come is the same.";
+
+// Knobs of ops whose threads run functions or read sub-pipelines, and a DataLoader's.
+void AddThreadKnobs(const PlannedOp& p, int cores, CandidateList& out) {
+  const std::string& name = p.op->name();
+  const auto& parallel_knob = [&]() -> const PlannedKnob* {
+    for (const PlannedKnob& k : p.knobs) {
+      if (k.description->name == kNumParallelCallsKnob.name) return &k;
+    }
+    return nullptr;
+  }();
+  switch (p.kind->parallel_work) {
+    case ParallelWork::kFunction:
+    case ParallelWork::kSubPipelines: {
+      if (!parallel_knob) return;
+      const bool reads = p.kind->parallel_work == ParallelWork::kSubPipelines;
+      const std::string kind = reads ? "interleave_files" : "parallelise";
+      const std::string knob(kNumParallelCallsKnob.name);
+      const int64_t now = parallel_knob->start;
+      const spec::WorkFunction* fn = FunctionOf(*p.op);
+      const bool waits = reads || (fn && fn->has_io_wait());
+      for (int64_t v : HigherParallelisms(now, cores, waits)) {
+        const std::string action =
+            now == 0 ? "make " + name + " parallel: num_parallel_calls " + std::to_string(v)
+                     : ChangeOfKnob(name, knob, now, v);
+        std::vector<Setting> settings{{knob, std::to_string(v)}};
+        std::string both = action;
+        // An interleave's workers read the inputs it keeps open: more of them need more open.
+        if (reads) {
+          const int64_t cycle = p.Knob("cycle_length").start;
+          if (cycle < v) {
+            settings.push_back({"cycle_length", std::to_string(v)});
+            both += " and its cycle_length " + std::to_string(cycle) + " → " + std::to_string(v);
+          }
+        }
+        out.AddKnobs(kind, name, settings, both);
+      }
+      if (now > cores) {
+        out.AddKnobs("fewer_threads", name, {{knob, std::to_string(cores)}},
+                     ChangeOfKnob(name, knob, now, cores) + " (the cores there are)");
+      }
+      const bool nondeterministic = p.kind->order == ElementOrder::kKeptIfDeterministic;
+      if (nondeterministic && now >= 1) {
+        out.AddKnobs("nondeterministic", name, {{"deterministic", "false"}},
+                     "set " + name + "'s deterministic=False", std::string(kOrderChanges));
+      }
+      return;
+    }
+    case ParallelWork::kWorkerProcesses: {
+      const int64_t workers = p.Knob("num_workers").start;
+      for (int64_t v : HigherParallelisms(workers, cores, /*waits=*/false)) {
+        out.AddKnobs("more_workers", name, {{"num_workers", std::to_string(v)}},
+                     ChangeOfKnob(name, "num_workers", workers, v));
+      }
+      if (workers == 0) return;
+      const int64_t factor = p.Knob("prefetch_factor").start;
+      out.AddKnobs("prefetch_factor", name, {{"prefetch_factor", std::to_string(2 * factor)}},
+                   ChangeOfKnob(name, "prefetch_factor", factor, 2 * factor));
+      const auto& loader = p.op->dataloader();
+      if (!loader.persistent_workers()) {
+        out.AddKnobs("persistent_workers", name, {{"persistent_workers", "true"}},
+                     "set " + name + "'s persistent_workers=True");
+      }
+      if (!loader.pin_memory()) {
+        out.AddKnobs("pin_memory", name, {{"pin_memory", "true"}},
+                     "set " + name + "'s pin_memory=True");
+      }
+      if (loader.has_in_order() ? loader.in_order() : true) {
+        out.AddKnobs("nondeterministic", name, {{"in_order", "false"}},
+                     "set " + name + "'s in_order=False", std::string(kOrderChanges));
+      }
+      return;
+    }
+    case ParallelWork::kOneProducer:
+    case ParallelWork::kNone:
+      return;
+  }
+}
+
+void AddPlannedOps(const std::vector<PlannedOp>& ops, int cores, CandidateList& out) {
+  for (const PlannedOp& p : ops) {
+    AddThreadKnobs(p, cores, out);
+    AddPlannedOps(p.sub, cores, out);
+  }
+}
+
+// A deeper last prefetch: the step and the pipeline take turns less.
+void AddPrefetch(const PipelinePlan& plan, CandidateList& out) {
+  if (plan.ops.empty() || plan.ops.back().kind->parallel_work != ParallelWork::kOneProducer) return;
+  const PlannedOp& last = plan.ops.back();
+  const int64_t now = last.Knob("buffer_size").start;
+  const int64_t deeper = std::max<int64_t>(2, 2 * now);
+  out.AddKnobs("prefetch", last.op->name(), {{"buffer_size", std::to_string(deeper)}},
+               ChangeOfKnob(last.op->name(), "buffer_size", now, deeper));
+}
+
+// `base`, or `base_2`, ... : a name no op of `spec` has.
+std::string UnusedName(const spec::PipelineSpec& spec, const std::string& base) {
+  std::set<std::string> names;
+  for (const auto& op : spec.ops()) names.insert(op.name());
+  std::string name = base;
+  for (int i = 2; names.count(name); ++i) name = base + "_" + std::to_string(i);
+  return name;
+}
+
+// A cache where the elements stop changing between epochs, when something repeats them.
+void AddCache(const spec::PipelineSpec& spec, CandidateList& out) {
+  bool repeats = false;
+  for (const auto& op : spec.ops()) {
+    const OpKindDescription* d = DescribeOp(op);
+    if (d && d->replays) return;  // it caches already
+    if (d && d->ratio == OutputRatio::kTimesCount) repeats = true;
+  }
+  if (!repeats) return;
+  // Before each op from which on the elements differ between epochs (a shuffle, a random
+  // map) or are repeated. Not after a DataLoader's worker processes: PyTorch has no cache
+  // op, and its batches hold the whole dataset's tensors.
+  for (int at = 1; at < spec.ops_size(); ++at) {
+    const OpKindDescription* before = DescribeOp(spec.ops(at - 1));
+    if (before && before->parallel_work == ParallelWork::kWorkerProcesses) return;
+    const spec::Op& next = spec.ops(at);
+    const OpKindDescription* d = DescribeOp(next);
+    const bool repeat = d && d->ratio == OutputRatio::kTimesCount;
+    const bool changes = repeat || IsRandomOp(next);
+    if (!changes) continue;
+    spec::PipelineSpec with = spec;
+    spec::Op cache;
+    cache.set_name(UnusedName(spec, "cache"));
+    cache.mutable_cache();
+    auto* ops = with.mutable_ops();
+    ops->Add(std::move(cache));
+    for (int i = ops->size() - 1; i > at; --i) ops->SwapElements(i, i - 1);
+    const MoveAssessment assessed = AssessChange(spec, with);
+    out.Add({"cache",
+             spec.ops(at - 1).name(),
+             "add cache after '" + spec.ops(at - 1).name() + "'",
+             {},
+             "cache the elements after " + spec.ops(at - 1).name(),
+             assessed.keeps_output ? "" : assessed.explanation,
+             std::move(with)});
+    if (repeat) return;
+  }
+}
+
+// Repeat before shuffle: one shuffle buffer for all epochs instead of one refilled at each.
+void AddRepeatBeforeShuffle(const spec::PipelineSpec& spec, CandidateList& out) {
+  int shuffle = -1;
+  for (int i = 0; i < spec.ops_size(); ++i) {
+    const OpKindDescription* d = DescribeOp(spec.ops(i));
+    if (!d) continue;
+    if (d->order == ElementOrder::kRandom) shuffle = i;
+    if (d->ratio == OutputRatio::kTimesCount && shuffle >= 0) {
+      const MoveAssessment assessed = AssessMove(spec, i, shuffle);
+      out.Add({"reorder",
+               spec.ops(i).name(),
+               "move '" + spec.ops(i).name() + "' before '" + spec.ops(shuffle).name() + "'",
+               {},
+               "repeat before shuffling (move " + spec.ops(i).name() + " before " +
+                   spec.ops(shuffle).name() + ")",
+               assessed.keeps_output ? "" : assessed.explanation,
+               MoveOp(spec, i, shuffle)});
+      return;
+    }
+  }
+}
+
+// The order advice's moves (filters and shards earlier, vectorising, a last prefetch).
+void AddOrderAdvice(const spec::PipelineSpec& spec, const trace::RangeAnalysis& measured,
+                    CandidateList& out) {
+  for (OrderAdvice& a : AdviseOrder(spec, measured)) {
+    out.Add({a.kind, a.op, a.change, {}, a.change, "", std::move(a.spec)});
+  }
+}
+
+}  // namespace
+
+std::string KnobValueForPeople(const std::string& knob, int64_t value) {
+  if (value == kAutotune) return "AUTOTUNE";
+  if (value == 0 && knob == kNumParallelCallsKnob.name) return "sequential";
+  return std::to_string(value);
+}
+
+std::vector<AdviceCandidate> AdviceCandidates(const spec::PipelineSpec& spec,
+                                              const trace::RangeAnalysis& measured, int cores) {
+  CandidateList out(spec, std::max(1, cores));
+  auto plan = PlanPipeline(spec, std::max(1, cores));
+  if (!plan.ok()) return {};
+  AddPlannedOps(plan->ops, std::max(1, cores), out);
+  AddPrefetch(*plan, out);
+  AddOrderAdvice(spec, measured, out);
+  AddCache(spec, out);
+  AddRepeatBeforeShuffle(spec, out);
+  return out.Take();
+}
+
+}  // namespace pipescope::engine

@@ -1,0 +1,36 @@
+#pragma once
+// The changes the advisor tries (advisor.h): every knob and move of the advice kinds
+// (advice.h) that the spec can express and the validator accepts, found through each op's
+// description (op_kinds.h) and the move rules (move_rules.h), whatever the measurement
+// says. The simulator decides which of them help; this list only has to contain them.
+
+#include <string>
+#include <vector>
+
+#include "engine/spec/pipeline_spec.pb.h"
+#include "instrumentation/trace/analysis.h"
+
+namespace pipescope::engine {
+
+struct AdviceCandidate {
+  std::string kind;                   // advice.h's list
+  std::string op;                     // the op it changes
+  std::string change;                 // "decode.num_parallel_calls=2" or a move in words
+  std::vector<std::string> settings;  // the --set assignments of a knob change
+  std::string action;                 // "raise decode's num_parallel_calls 1 -> 2", for people
+  // Set where the change is of a knob that decides the order (deterministic); moves and
+  // added ops are assessed by the move rules.
+  std::string changes_output;
+  spec::PipelineSpec spec;
+};
+
+// `measured`: the run's analysis (self times decide which moves are worth trying);
+// `cores`: the CPU budget. Candidates the validator refuses are left out.
+std::vector<AdviceCandidate> AdviceCandidates(const spec::PipelineSpec& spec,
+                                              const trace::RangeAnalysis& measured, int cores);
+
+// A knob's value in tf.data's words: "AUTOTUNE" for -1, "sequential" for a parallelism of
+// 0, else the number.
+std::string KnobValueForPeople(const std::string& knob, int64_t value);
+
+}  // namespace pipescope::engine

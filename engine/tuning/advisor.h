@@ -1,0 +1,43 @@
+#pragma once
+// The advisor: every change of advice_candidates.h is tried in the simulator on the run's
+// cost model (calibrated from the run, or the spec's own for a simulated one), on several
+// seeds, against the spec as given on the same seeds. Only a change that gains beyond the
+// noise on every seed becomes advice: the simulator's spread between seeds, and at least
+// `min_gain` for what a real run varies by. For each op and kind the best value is kept
+// (of near-equal ones, the fewest threads or the smallest buffer); the advice comes
+// sorted by predicted gain, a change of the output marked and said. When nothing gains and the
+// consumer hardly waits, the advice is that the device is the limit.
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "engine/core/status.h"
+#include "engine/tuning/advice.h"
+#include "instrumentation/trace/analysis.h"
+
+namespace pipescope::engine {
+
+// The simulated steady rate of a spec on the run's cost model, with seed `seed`.
+using SimulatedRate = std::function<Result<double>(const spec::PipelineSpec&, uint64_t seed)>;
+
+struct AdvisorOptions {
+  int cores = 1;           // the CPU budget
+  int seeds = 2;           // each change is simulated on seeds 1..seeds
+  double min_gain = 0.03;  // the least gain called real: a run's own variation
+};
+
+struct AdvisorResult {
+  std::vector<Advice> advice;        // confirmed, best first
+  int tried = 0;                     // changes simulated
+  double noise = 0;                  // the gain below which a change was not advised
+  double simulated_steps_per_s = 0;  // the spec as given, median over the seeds
+};
+
+// `measured`: the run's analysis (its steps/s is what the predictions scale; when it has
+// none, the simulated rate is). Errors: the spec as given cannot be simulated.
+Result<AdvisorResult> Advise(const spec::PipelineSpec& spec, const trace::RangeAnalysis& measured,
+                             const SimulatedRate& simulate, const AdvisorOptions& options);
+
+}  // namespace pipescope::engine

@@ -1,0 +1,183 @@
+// The advisor on the real simulator (advisor.h, advising.h): every piece of advice is a
+// change the validator accepts, that the op does not already have, and that gains in the
+// simulator beyond the noise; the verdict's suggestion is the first piece. Changes that
+// alter what reaches the step are marked with the move rules' sentence.
+#include "app/session/advising.h"
+
+#include <gtest/gtest.h>
+
+#include "../engine/test_support.h"
+#include "app/session/simulated_run.h"
+#include "engine/spec/pipeline_plan.h"
+#include "engine/spec/spec_loader.h"
+#include "instrumentation/trace/verdict.h"
+
+namespace pipescope::session {
+namespace {
+
+using engine::testing::Spec;
+
+struct Advised {
+  trace::RangeAnalysis analysis;  // the simulated run's, its verdict advised
+  engine::AdvisorResult result;
+};
+
+// `text` simulated on its own costs (as `pipescope-cli simulate` does), then advised.
+Advised Advise(const std::string& text) {
+  const spec::PipelineSpec spec = Spec(text);
+  auto model = CostModelFor(spec, "");
+  EXPECT_TRUE(model.ok()) << model.status().message();
+  SimulatedRunOptions options;
+  options.sim.duration_s = 5;
+  auto run = RunSimulated(spec, *model, options);
+  EXPECT_TRUE(run.ok()) << run.status().message();
+  Advised out;
+  out.analysis = trace::Analyze(*run->model);
+  auto advice = AdviseOn(spec, out.analysis, *model);
+  EXPECT_TRUE(advice.ok()) << advice.status().message();
+  out.result = *advice;
+  ApplyAdvice(out.result, out.analysis.verdict);
+  return out;
+}
+
+const engine::Advice* Find(const Advised& a, const std::string& kind) {
+  for (const auto& advice : a.result.advice) {
+    if (advice.kind == kind) return &advice;
+  }
+  return nullptr;
+}
+
+// A sequential decode on two cores, a step it cannot keep up with.
+const char* kSequentialDecode = R"(name: "sequential_decode"
+  budget { cpu_cores: 2 }
+  source { name: "ids" range { start: 0 stop: 100000000 } }
+  ops { name: "decode" map { fn { cpu_work { duration: "2ms" } } num_parallel_calls: 1 } }
+  ops { name: "batch" batch { batch_size: 4 } }
+  ops { name: "prefetch" prefetch { buffer_size: 2 } }
+  train_step { step_time: "5ms" device: simulated })";
+
+TEST(AdvisingTest, AdvisesTheParallelismTheSimulatorConfirms) {
+  const Advised a = Advise(kSequentialDecode);
+  ASSERT_FALSE(a.result.advice.empty());
+  const engine::Advice& first = a.result.advice.front();
+  EXPECT_EQ(first.kind, "parallelise");
+  EXPECT_EQ(first.change, "decode.num_parallel_calls=2");
+  EXPECT_EQ(first.settings, std::vector<std::string>{"decode.num_parallel_calls=2"});
+  // Two workers on two cores (which the batching and the step share too): far more batches.
+  EXPECT_GT(first.predicted_gain, 0.4);
+  EXPECT_FALSE(first.changes_output);
+  EXPECT_NE(first.text.find("raise decode's num_parallel_calls 1 → 2"), std::string::npos)
+      << first.text;
+  EXPECT_EQ(a.analysis.verdict.suggestion, first.text);
+  // Never more threads than cores for work that computes.
+  for (const auto& advice : a.result.advice) {
+    EXPECT_EQ(advice.change.find("num_parallel_calls=4"), std::string::npos) << advice.text;
+  }
+}
+
+TEST(AdvisingTest, EveryPieceOfAdviceIsValidNewAndGainsBeyondTheNoise) {
+  for (const char* text : {kSequentialDecode, R"(name: "storage"
+      budget { cpu_cores: 2 }
+      source { name: "files" range { start: 0 stop: 64 } }
+      ops { name: "read" interleave { per_element { synthetic_file { records_per_file: 200
+              record_bytes: 10000 open_latency: "5ms" read_latency: "2ms" } }
+            cycle_length: 2 num_parallel_calls: 1 } }
+      ops { name: "parse" map { fn { cpu_work { duration: "100us" } } } }
+      ops { name: "batch" batch { batch_size: 8 } }
+      train_step { step_time: "5ms" device: simulated })"}) {
+    const Advised a = Advise(text);
+    EXPECT_GE(a.result.noise, 0.03);
+    EXPECT_GT(a.result.tried, 0);
+    for (const auto& advice : a.result.advice) {
+      EXPECT_TRUE(engine::PlanPipeline(advice.spec, 2).ok()) << advice.text;
+      EXPECT_NE(engine::SpecToText(advice.spec), engine::SpecToText(Spec(text))) << advice.text;
+      EXPECT_GT(advice.predicted_gain, a.result.noise) << advice.text;
+      EXPECT_FALSE(advice.text.empty());
+    }
+  }
+}
+
+TEST(AdvisingTest, StorageLatencyGetsParallelReadsNotABusyMachine) {
+  const Advised a = Advise(R"(name: "storage"
+      budget { cpu_cores: 2 }
+      source { name: "files" range { start: 0 stop: 64 } }
+      ops { name: "read" interleave { per_element { synthetic_file { records_per_file: 200
+              record_bytes: 10000 open_latency: "5ms" read_latency: "2ms" } }
+            cycle_length: 2 num_parallel_calls: 1 } }
+      ops { name: "batch" batch { batch_size: 8 } }
+      ops { name: "prefetch" prefetch { buffer_size: 2 } }
+      train_step { step_time: "5ms" device: simulated })");
+  const engine::Advice* reads = Find(a, "interleave_files");
+  ASSERT_NE(reads, nullptr) << a.analysis.verdict.text;
+  EXPECT_GT(reads->predicted_gain, 0.5);
+  // Reads wait, so more readers than cores help; each needs a file open.
+  EXPECT_NE(reads->change.find("read.cycle_length="), std::string::npos) << reads->change;
+  EXPECT_EQ(a.analysis.verdict.text.find("busy with other work"), std::string::npos)
+      << a.analysis.verdict.text;
+}
+
+TEST(AdvisingTest, ADeviceBoundRunIsToldSoAndNothingElse) {
+  const Advised a = Advise(R"(name: "device_bound"
+      budget { cpu_cores: 2 }
+      source { name: "ids" range { start: 0 stop: 100000000 } }
+      ops { name: "decode" map { fn { cpu_work { duration: "100us" } } num_parallel_calls: 1 } }
+      ops { name: "batch" batch { batch_size: 4 } }
+      ops { name: "prefetch" prefetch { buffer_size: 2 } }
+      train_step { step_time: "20ms" device: simulated })");
+  ASSERT_EQ(a.result.advice.size(), 1u);
+  EXPECT_EQ(a.result.advice[0].kind, "device_bound");
+  EXPECT_TRUE(a.result.advice[0].change.empty());
+  EXPECT_NE(a.analysis.verdict.suggestion.find("the training step is the limit"),
+            std::string::npos);
+}
+
+// Decoding costs the most; a random flip after it makes every epoch different.
+const char* kAugmentedEpochs = R"(name: "augmented"
+  budget { cpu_cores: 2 }
+  source { name: "ids" range { start: 0 stop: 64 } }
+  ops { name: "decode" map { fn { cpu_work { duration: "3ms" } } num_parallel_calls: 2 } }
+  ops { name: "flip" map { fn { random_flip {} } } }
+  ops { name: "batch" batch { batch_size: 8 } }
+  ops { name: "repeat" repeat {} }
+  ops { name: "prefetch" prefetch { buffer_size: 2 } }
+  train_step { step_time: "2ms" device: simulated })";
+
+TEST(AdvisingTest, CachesBeforeTheRandomAugmentationAndKeepsTheOutput) {
+  const Advised a = Advise(kAugmentedEpochs);
+  const engine::Advice* cache = nullptr;
+  for (const auto& advice : a.result.advice) {
+    if (advice.kind == "cache" && advice.op == "decode") cache = &advice;
+  }
+  ASSERT_NE(cache, nullptr) << a.analysis.verdict.text;
+  EXPECT_FALSE(cache->changes_output) << cache->what_changes;
+  EXPECT_GT(cache->predicted_gain, 1.0);
+  // A cache after the flip would freeze it: if it is advised at all, it says so.
+  for (const auto& advice : a.result.advice) {
+    if (advice.kind == "cache" && advice.op == "flip") {
+      EXPECT_TRUE(advice.changes_output);
+      EXPECT_NE(advice.what_changes.find("freezes"), std::string::npos) << advice.what_changes;
+    }
+  }
+}
+
+TEST(AdvisingTest, NoConfirmedChangeReplacesAKnobSuggestionBySayingSo) {
+  engine::AdvisorResult none;
+  none.tried = 7;
+  none.noise = 0.03;
+  trace::Verdict knob;
+  knob.grade = "highly input-bound";
+  knob.evidence = "decode is busy";
+  knob.suggestion = "raise decode's num_parallel_calls to 3";
+  knob.suggests_change = true;
+  ApplyAdvice(none, knob);
+  EXPECT_EQ(knob.suggestion,
+            "none of the 7 changes of knobs and order tried in the simulator gains more than 3%");
+  trace::Verdict work = knob;
+  work.suggestion = "cut its work per element";
+  work.suggests_change = false;
+  ApplyAdvice(none, work);
+  EXPECT_EQ(work.suggestion.find("cut its work per element ("), 0u) << work.suggestion;
+}
+
+}  // namespace
+}  // namespace pipescope::session
