@@ -28,6 +28,7 @@
 #include "instrumentation/trace/import/host_merge.h"
 #include "ui/compare/compare_window.h"
 #include "ui/model_lock.h"
+#include "ui/panels/advice_panel.h"
 #include "ui/panels/lessons_panel.h"
 #include "ui/panels/notes_panel.h"
 #include "ui/panels/op_order_editor.h"
@@ -245,6 +246,12 @@ void MainWindow::BuildDocks() {
     l->setMargin(6);
     verdict_layout->addWidget(l);
   }
+  advice_ = new AdvicePanel(verdict_box);
+  verdict_layout->insertWidget(1, advice_);  // under the verdict it corrects
+  connect(advice_, &AdvicePanel::Ready, this, [this] { Refresh(); });
+  connect(
+      advice_, &AdvicePanel::RunRequested, this,
+      [this](const spec::PipelineSpec& spec, const QString& change) { RunAdvised(spec, change); });
   verdict_layout->addStretch(1);
   // Scrolls when its column is short (beside a lesson's pipeline): nothing is cut off.
   auto* verdict_scroll = new QScrollArea(this);
@@ -505,6 +512,12 @@ void MainWindow::Show(std::shared_ptr<trace::Model> model, std::mutex* lock, con
   setWindowTitle(title + " - Pipescope");
   timeline_->SetModel(model_, lock, lock != nullptr);
   gap_label_->setText(kGapHint);
+  // A finished recording or a saved trace; a live run is advised when it ends.
+  if (lock == nullptr && model_->run_info().imported_from.empty()) {
+    advice_->Start(model_);
+  } else {
+    advice_->Clear();
+  }
   {
     // Notes change only when added or removed here; a run records none of its own.
     const auto guard = LockModel(lock);
@@ -643,6 +656,8 @@ bool MainWindow::ConfirmDiscardNotes() {
 }
 
 QString MainWindow::verdict_text() const { return verdict_->text(); }
+QString MainWindow::advice_text() const { return advice_->text(); }
+bool MainWindow::advising() const { return advice_->pending(); }
 QString MainWindow::status_text() const { return status_->text(); }
 
 void MainWindow::RememberRecent(const QString& path) {

@@ -29,6 +29,7 @@ class StatisticsPanel;
 class PipelinePanel;
 class NotesPanel;
 class LessonsPanel;
+class AdvicePanel;
 class CompareWindow;
 
 // What the Verdict dock says until a gap is clicked.
@@ -72,6 +73,8 @@ class MainWindow : public QMainWindow {
   // training step is kept, else only once the confirmation agrees. Returns whether it
   // was applied; the timeline gets a marker with `description`.
   bool ChangePipeline(const spec::PipelineSpec& after, const QString& description);
+  // Runs `spec`, a piece of advice (`change` says which), in place of the pipeline shown.
+  void RunAdvised(const spec::PipelineSpec& spec, const QString& change);
   // Asks a person to confirm a change that alters the output, given the rules' sentence
   // (default: a message box; tests answer for the person).
   void SetConfirmation(std::function<bool(const QString& explanation)> confirm) {
@@ -119,6 +122,9 @@ class MainWindow : public QMainWindow {
   StatisticsPanel* statistics() const { return statistics_; }
   PipelinePanel* pipeline_panel() const { return pipeline_; }
   QString verdict_text() const;
+  // The advice panel's text, and whether it is still trying changes in the simulator.
+  QString advice_text() const;
+  bool advising() const;
   QString status_text() const;
   const trace::RangeAnalysis& analysis() const { return analysis_; }
   session::LiveRun* live_run() const { return live_.get(); }
@@ -192,6 +198,7 @@ class MainWindow : public QMainWindow {
   QAction* compare_tuned_ = nullptr;
   QAction* compare_spec_ = nullptr;
   QLabel* tuning_label_ = nullptr;
+  AdvicePanel* advice_ = nullptr;
 
   std::shared_ptr<trace::Model> model_;
   std::mutex* model_lock_ = nullptr;  // the live run's lock while its model is shown

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "app/session/advising.h"
 #include "engine/core/duration.h"
 #include "engine/spec/spec_loader.h"
 #include "engine/tuning/move_rules.h"
@@ -21,6 +22,7 @@
 #include "instrumentation/trace/span_statistics.h"
 #include "ui/main_window.h"
 #include "ui/model_lock.h"
+#include "ui/panels/advice_panel.h"
 #include "ui/panels/pipeline_panel.h"
 #include "ui/panels/statistics_panel.h"
 #include "ui/timeline/timeline_widget.h"
@@ -129,6 +131,7 @@ void MainWindow::OnRunFinished() {
     pipeline_->ShowTrace(*model_);
   }
   pipeline_->ShowOrder({}, false);
+  if (live_->outcome().ok()) advice_->Start(model_);
   Refresh();
   UpdateRunActions();
   const engine::Status outcome = live_->outcome();
@@ -186,6 +189,15 @@ bool MainWindow::ChangePipeline(const spec::PipelineSpec& after, const QString& 
           ". The pipeline restarts from its source.",
       10000);
   return true;
+}
+
+void MainWindow::RunAdvised(const spec::PipelineSpec& spec, const QString& change) {
+  if (spec_path_.isEmpty() && model_) {
+    spec_path_ = QString::fromStdString(model_->run_info().spec_path);
+  }
+  spec_ = spec;
+  have_spec_ = true;
+  if (StartRun()) statusBar()->showMessage("Running with the advised change: " + change, 8000);
 }
 
 bool MainWindow::ConfirmChange(const QString& explanation) {
@@ -280,6 +292,11 @@ void MainWindow::Refresh() {
                           summary.framework.c_str(), static_cast<long long>(summary.steps),
                           100 * summary.input_wait_fraction, 100 * summary.device_busy_fraction));
     return;
+  }
+  // The advice is for the whole of a finished run: its first piece is the suggestion.
+  if (const engine::AdvisorResult* advice = advice_->advice();
+      advice && sel_t1_ <= sel_t0_ && !run_is_live()) {
+    session::ApplyAdvice(*advice, analysis_.verdict);
   }
   verdict_->setText(QString::fromStdString(analysis_.verdict.text) +
                     DeviceGapsText(analysis_.device_gaps));

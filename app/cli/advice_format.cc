@@ -7,16 +7,31 @@
 
 namespace pipescope::cli {
 
-std::optional<engine::AdvisorResult> AdviseForSummary(const trace::Model& model,
-                                                      trace::RangeAnalysis& analysis,
-                                                      std::ostream& err) {
-  auto advice = session::AdviseOnTrace(model, analysis);
+namespace {
+
+std::optional<engine::AdvisorResult> Applied(engine::Result<engine::AdvisorResult> advice,
+                                             trace::RangeAnalysis& analysis, std::ostream& err) {
   if (!advice.ok()) {
     err << "pipescope-cli: note: no advice: " << advice.status().message() << "\n";
     return std::nullopt;
   }
   session::ApplyAdvice(*advice, analysis.verdict);
   return std::move(advice).value();
+}
+
+}  // namespace
+
+std::optional<engine::AdvisorResult> AdviseForSummary(const trace::Model& model,
+                                                      trace::RangeAnalysis& analysis,
+                                                      std::ostream& err) {
+  return Applied(session::AdviseOnTrace(model, analysis), analysis, err);
+}
+
+std::optional<engine::AdvisorResult> AdviseForSummary(const spec::PipelineSpec& spec,
+                                                      const sim::CostModel& model,
+                                                      trace::RangeAnalysis& analysis,
+                                                      std::ostream& err) {
+  return Applied(session::AdviseOn(spec, analysis, model), analysis, err);
 }
 
 nlohmann::json AdviceToJson(const engine::AdvisorResult& advice) {

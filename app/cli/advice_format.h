@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "engine/sim/cost_model.h"
 #include "engine/tuning/advisor.h"
 #include "instrumentation/trace/analysis.h"
 #include "instrumentation/trace/model.h"
@@ -17,6 +18,12 @@ namespace pipescope::cli {
 // Advice for the run in `model`, analysed as `analysis`, whose verdict takes it. A trace
 // the advisor cannot work on gets a note on `err` and no advice.
 std::optional<engine::AdvisorResult> AdviseForSummary(const trace::Model& model,
+                                                      trace::RangeAnalysis& analysis,
+                                                      std::ostream& err);
+
+// Advice for a simulation of `spec` on `model` (the model it ran on, `--model` included).
+std::optional<engine::AdvisorResult> AdviseForSummary(const spec::PipelineSpec& spec,
+                                                      const sim::CostModel& model,
                                                       trace::RangeAnalysis& analysis,
                                                       std::ostream& err);
 

@@ -50,7 +50,7 @@ int SimulateCommand(const SimulateCommandOptions& options, std::ostream& out, st
   trace::RangeAnalysis analysis = trace::Analyze(*result->model);
   std::optional<engine::AdvisorResult> advice;
   if (options.advice && result->run_status.ok()) {
-    advice = AdviseForSummary(*result->model, analysis, err);
+    advice = AdviseForSummary(*spec, *model, analysis, err);
   }
   const SummaryContext context = ContextFromModel(*result->model, result->summary.end_of_data);
   const double virtual_s = result->summary.duration_s;

@@ -100,6 +100,13 @@ int main(int argc, char** argv) {
       window.timeline()->ZoomToFit();
       window.Refresh();
     }
+    // The advice, tried in the simulator in the background, under the verdict.
+    QElapsedTimer advising;
+    advising.start();
+    while (window.advising() && advising.elapsed() < 60'000) {
+      QApplication::processEvents(QEventLoop::AllEvents, 50);
+      QThread::msleep(10);
+    }
     // Let a few frames render before grabbing, so the timeline is drawn.
     for (int i = 0; i < 10; ++i) {
       window.timeline()->update();

@@ -11,9 +11,46 @@
 
 namespace pipescope::session {
 
-engine::SimulatedRate SimulatedRateOn(sim::CostModel model, double seconds) {
-  return [model = std::move(model), seconds](const spec::PipelineSpec& candidate,
-                                             uint64_t seed) -> engine::Result<double> {
+namespace {
+
+// When the first step started (-1: none did).
+int64_t FirstStepNs(const trace::Model& model) {
+  int64_t first = -1;
+  for (const trace::Track* t : model.TracksOf(record::EventKind::kStep, record::kDeviceOp)) {
+    if (t->size() > 0 && (first < 0 || t->start(0) < first)) first = t->start(0);
+  }
+  return first;
+}
+
+// Simulates `spec` for `seconds` and gives the steady rate, or the first step's time when
+// the run was too short for one (steady < 0).
+struct SteadyRate {
+  double steps_per_s = -1;
+  int64_t first_step_ns = -1;
+};
+
+engine::Result<SteadyRate> SimulateSteady(const spec::PipelineSpec& spec,
+                                          const sim::CostModel& model, uint64_t seed,
+                                          double seconds) {
+  SimulatedRunOptions options;
+  options.sim.duration_s = seconds;
+  options.sim.seed = seed;
+  ASSIGN_OR_RETURN(RecordedRunResult run, RunSimulated(spec, model, options));
+  if (!run.run_status.ok()) return run.run_status;
+  SteadyRate r;
+  r.first_step_ns = FirstStepNs(*run.model);
+  const int64_t end = run.model->duration_ns();
+  if (r.first_step_ns < 0) return r;
+  const int64_t from = r.first_step_ns + (end - r.first_step_ns) / 4;
+  if (from < end) r.steps_per_s = trace::Analyze(*run.model, from, end).steps_per_s;
+  return r;
+}
+
+}  // namespace
+
+engine::SimulatedRate SimulatedRateOn(sim::CostModel model) {
+  return [model = std::move(model)](const spec::PipelineSpec& candidate,
+                                    uint64_t seed) -> engine::Result<double> {
     ASSIGN_OR_RETURN(sim::CostModel merged, sim::DefaultCostModel(candidate, model.cores));
     for (const auto& [name, cost] : model.ops) merged.ops[name] = cost;
     merged.oversubscription_cost = model.oversubscription_cost;
@@ -22,26 +59,32 @@ engine::SimulatedRate SimulatedRateOn(sim::CostModel model, double seconds) {
     merged.timer_wake = model.timer_wake;
     merged.startup_ns = model.startup_ns;
     merged.origin = model.origin;
-    SimulatedRunOptions options;
-    options.sim.duration_s = seconds;
-    options.sim.seed = seed;
-    ASSIGN_OR_RETURN(RecordedRunResult run, RunSimulated(candidate, merged, options));
-    if (!run.run_status.ok()) return run.run_status;
-    const int64_t end = run.model->duration_ns();
-    return trace::Analyze(*run.model, end / 4, end).steps_per_s;
+    ASSIGN_OR_RETURN(SteadyRate r,
+                     SimulateSteady(candidate, merged, seed, kAdviceSimulatedSeconds));
+    // A late first step: long enough that what follows it is four times as long.
+    const double first_s = static_cast<double>(r.first_step_ns) / 1e9;
+    if (r.first_step_ns > 0 && first_s > kAdviceSimulatedSeconds / 5) {
+      const double seconds =
+          std::min(kAdviceMostSimulatedSeconds, std::max(kAdviceSimulatedSeconds, 5 * first_s));
+      ASSIGN_OR_RETURN(r, SimulateSteady(candidate, merged, seed, seconds));
+    }
+    return std::max(0.0, r.steps_per_s);
   };
 }
 
 engine::Result<engine::AdvisorResult> AdviseOn(const spec::PipelineSpec& spec,
                                                const trace::RangeAnalysis& analysis,
-                                               const sim::CostModel& model) {
+                                               const sim::CostModel& model,
+                                               std::function<bool()> cancelled) {
   engine::AdvisorOptions options;
+  options.cancelled = std::move(cancelled);
   options.cores = std::max(1, static_cast<int>(std::lround(model.cores)));
-  return engine::Advise(spec, analysis, SimulatedRateOn(model, kAdviceSimulatedSeconds), options);
+  return engine::Advise(spec, analysis, SimulatedRateOn(model), options);
 }
 
 engine::Result<engine::AdvisorResult> AdviseOnTrace(const trace::Model& trace,
-                                                    const trace::RangeAnalysis& analysis) {
+                                                    const trace::RangeAnalysis& analysis,
+                                                    std::function<bool()> cancelled) {
   const trace::RunInfo& info = trace.run_info();
   if (info.spec_text.empty()) {
     return engine::InvalidArgument(
@@ -50,23 +93,35 @@ engine::Result<engine::AdvisorResult> AdviseOnTrace(const trace::Model& trace,
   if (info.simulated) {
     ASSIGN_OR_RETURN(spec::PipelineSpec spec,
                      engine::ParseSpecText(info.spec_text, "trace header"));
+    // The cost model it ran on, where the header names a model file that is still there
+    // (`simulate --model`); else the spec's own costs.
     std::error_code ec;
+    const std::filesystem::path named(info.cost_model);
     const std::string model_path =
-        std::filesystem::is_regular_file(info.cost_model, ec) ? info.cost_model : "";
+        named.extension() == ".json" && std::filesystem::is_regular_file(named, ec)
+            ? info.cost_model
+            : "";
     ASSIGN_OR_RETURN(sim::CostModel model, CostModelFor(spec, model_path));
     if (info.machine.cpu_budget > 0) model.cores = info.machine.cpu_budget;
-    return AdviseOn(spec, analysis, model);
+    return AdviseOn(spec, analysis, model, std::move(cancelled));
   }
   ASSIGN_OR_RETURN(Calibration calibration, Calibrate(trace, "the run"));
-  return AdviseOn(calibration.spec, analysis, calibration.model);
+  if (cancelled && cancelled()) return engine::Cancelled("advice cancelled");
+  return AdviseOn(calibration.spec, analysis, calibration.model, std::move(cancelled));
 }
 
 void ApplyAdvice(const engine::AdvisorResult& advice, trace::Verdict& verdict) {
+  for (const std::string& finding : advice.findings) {
+    if (verdict.evidence.find(finding) == std::string::npos) verdict.evidence += "; " + finding;
+  }
   if (!advice.advice.empty()) {
     trace::SetSuggestion(verdict, advice.advice.front().text);
     return;
   }
-  if (advice.tried == 0) return;  // nothing reached the step in the simulation either
+  if (advice.tried == 0) {  // nothing reached the step in the simulation either
+    trace::SetSuggestion(verdict, verdict.suggestion);  // the text with the findings
+    return;
+  }
   char noise[16];
   std::snprintf(noise, sizeof noise, "%.0f%%", 100 * advice.noise);
   const std::string none = "none of the " + std::to_string(advice.tried) +

@@ -4,6 +4,7 @@
 // recorded run, or the one a simulation ran on — and the verdict's suggestion replaced by
 // what the simulator confirmed.
 
+#include <functional>
 #include <string>
 
 #include "engine/core/status.h"
@@ -14,23 +15,31 @@
 
 namespace pipescope::session {
 
-// Virtual seconds each change is simulated for; the first quarter is left out as a run's is.
+// Virtual seconds each change is simulated for at least, and at most: a pipeline whose
+// first step comes late (a shuffle buffer filling, files opening) is simulated until the
+// steps after it outweigh it, up to the most.
 inline constexpr double kAdviceSimulatedSeconds = 5;
+inline constexpr double kAdviceMostSimulatedSeconds = 120;
 
-// The steady rate of a candidate spec on `model`: the model's costs for the ops it knows
-// (by name), the candidate's defaults for ops it adds.
-engine::SimulatedRate SimulatedRateOn(sim::CostModel model, double seconds);
+// The steady rate of a candidate spec on `model` (the model's costs for the ops it knows,
+// by name; the candidate's defaults for ops it adds): steps per second after the first
+// step and a quarter of the rest, so that neither filling buffers nor starting workers
+// count. The training step's limit holds for it as for any rate the simulator gives.
+engine::SimulatedRate SimulatedRateOn(sim::CostModel model);
 
 // Advice for `spec` measured as `analysis`, on `model`.
+// `cancelled`: asked between changes (none: never).
 engine::Result<engine::AdvisorResult> AdviseOn(const spec::PipelineSpec& spec,
                                                const trace::RangeAnalysis& analysis,
-                                               const sim::CostModel& model);
+                                               const sim::CostModel& model,
+                                               std::function<bool()> cancelled = {});
 
 // Advice for a trace of Pipescope's own (its spec in the header): a recording is
 // calibrated first; a simulation's cost model is rebuilt from its spec (the model file it
 // names, when it is there). Errors: an imported trace, a spec that no longer parses.
 engine::Result<engine::AdvisorResult> AdviseOnTrace(const trace::Model& trace,
-                                                    const trace::RangeAnalysis& analysis);
+                                                    const trace::RangeAnalysis& analysis,
+                                                    std::function<bool()> cancelled = {});
 
 // The verdict's suggestion becomes the first advice; when none was confirmed, a suggested
 // change of knobs or order is replaced by saying so (other suggestions stay, with it).

@@ -189,7 +189,9 @@ class ParallelInterleaveIt : public InterleaveItBase {
           moved_on = true;
           Advance();
         } else if (e.dead) {
-          moved_on = true;
+          // In turn, the next entry is to be looked at now; without a turn a dead entry is
+          // passed like a busy one (looking again at once would only come back to it).
+          moved_on = deterministic_;
           Advance();
         } else if (!deterministic_) {
           Advance();  // not deterministic: any entry may serve

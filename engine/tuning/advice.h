@@ -34,9 +34,11 @@ struct Advice {
   // ", ", or a move in words ("move 'repeat' before 'shuffle'"); "" for device_bound.
   std::string change;
   std::vector<std::string> settings;  // a knob change as --set assignments; empty for moves
+  // Steady steps per second with the change, simulated on the run's cost model, and its
+  // gain over the spec as given simulated the same way (0.5: 50% more).
   double predicted_steps_per_s = 0;
-  double predicted_gain = 0;  // 0.5: 50% more steps per second than measured
-  std::string confidence;     // "high": every seed gains beyond twice the noise; "medium"
+  double predicted_gain = 0;
+  std::string confidence;  // "high": every seed gains beyond twice the noise; "medium"
   bool changes_output = false;
   std::string what_changes;  // with changes_output: the reorder dialog's sentence
   std::string text;          // for people, with the predicted figures

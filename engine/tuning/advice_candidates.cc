@@ -53,15 +53,17 @@ class CandidateList {
   std::vector<AdviceCandidate> list_;
 };
 
-// Values worth trying for a parallelism now at `now` (0: sequential): one more, twice as
-// many, the cores and, for work that waits rather than computes (reads, io_wait), twice
-// and four times the cores. Computing work gets no more threads than cores: beyond them
-// threads only take turns (and take cores from the rest of the pipeline).
+// Values worth trying for a parallelism now at `now` (0: sequential): one more, the powers
+// of two above it and the cores, up to the cores for work that computes and four times
+// them for work that waits (reads, io_wait). Beyond the cores computing threads only take
+// turns, and take cores from the rest of the pipeline. The advisor keeps the smallest value
+// that gains about as much as the best, so the ladder needs every size up to there.
 std::vector<int64_t> HigherParallelisms(int64_t now, int cores, bool waits) {
   const int64_t c = cores;
-  std::set<int64_t> values{now + 1, 2 * now, c};
-  if (waits) values.insert({2 * c, 4 * c});
   const int64_t most = std::min<int64_t>(kMaxParallelism, waits ? 4 * c : c);
+  std::set<int64_t> values{now + 1, c};
+  for (int64_t v = 1; v <= most; v *= 2) values.insert(v);
+  if (waits) values.insert({2 * c, 4 * c});
   std::vector<int64_t> out;
   for (int64_t v : values) {
     if (v > now && v <= most) out.push_back(v);
@@ -99,8 +101,10 @@ void AddThreadKnobs(const PlannedOp& p, int cores, CandidateList& out) {
       const bool waits = reads || (fn && fn->has_io_wait());
       for (int64_t v : HigherParallelisms(now, cores, waits)) {
         const std::string action =
-            now == 0 ? "make " + name + " parallel: num_parallel_calls " + std::to_string(v)
-                     : ChangeOfKnob(name, knob, now, v);
+            now > 0  ? ChangeOfKnob(name, knob, now, v)
+            : v == 1 ? "run " + name + " asynchronously: num_parallel_calls 1 (one thread beside " +
+                           "its consumer)"
+                     : "make " + name + " parallel: num_parallel_calls " + std::to_string(v);
         std::vector<Setting> settings{{knob, std::to_string(v)}};
         std::string both = action;
         // An interleave's workers read the inputs it keeps open: more of them need more open.
@@ -242,6 +246,29 @@ void AddRepeatBeforeShuffle(const spec::PipelineSpec& spec, CandidateList& out) 
   }
 }
 
+// A shard after the ops that open and read files, moved onto the file list: each worker
+// then reads only its own files instead of every record (tf.data's advice: shard early).
+void AddShardFileList(const spec::PipelineSpec& spec, CandidateList& out) {
+  for (int i = 1; i < spec.ops_size(); ++i) {
+    const OpKindDescription* d = DescribeOp(spec.ops(i));
+    if (!d || d->ratio != OutputRatio::kCounted || !spec.ops(i).has_shard()) continue;
+    int reads = -1;
+    for (int j = 0; j < i; ++j) {
+      if (const OpKindDescription* r = DescribeOp(spec.ops(j)); r && r->per_element) reads = j;
+    }
+    if (reads < 0) continue;
+    const MoveAssessment assessed = AssessMove(spec, i, reads);
+    out.Add({"shard_earlier",
+             spec.ops(i).name(),
+             "move '" + spec.ops(i).name() + "' before '" + spec.ops(reads).name() + "'",
+             {},
+             "shard the file list: move " + spec.ops(i).name() + " before " +
+                 spec.ops(reads).name() + " (each worker reads only its own files)",
+             assessed.keeps_output ? "" : assessed.explanation,
+             MoveOp(spec, i, reads)});
+  }
+}
+
 // The order advice's moves (filters and shards earlier, vectorising, a last prefetch).
 void AddOrderAdvice(const spec::PipelineSpec& spec, const trace::RangeAnalysis& measured,
                     CandidateList& out) {
@@ -268,6 +295,7 @@ std::vector<AdviceCandidate> AdviceCandidates(const spec::PipelineSpec& spec,
   AddOrderAdvice(spec, measured, out);
   AddCache(spec, out);
   AddRepeatBeforeShuffle(spec, out);
+  AddShardFileList(spec, out);
   return out.Take();
 }
 

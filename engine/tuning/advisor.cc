@@ -30,14 +30,59 @@ struct Tried {
   double least_gain = 0;  // the worst seed's
 };
 
-std::string TextOf(const AdviceCandidate& c, double measured, double predicted, double gain,
+// `from`: the spec as given, simulated.
+std::string TextOf(const AdviceCandidate& c, double from, double predicted, double gain,
                    const std::string& what_changes) {
   char pct[32];
   std::snprintf(pct, sizeof pct, "%+.0f%%", 100 * gain);
-  std::string text = c.action + ": " + Rate(measured) + " → " + Rate(predicted) +
-                     " steps/s predicted (" + pct + ")";
+  std::string text = c.action + ": " + Rate(from) + " → " + Rate(predicted) +
+                     " steps/s predicted, steady (" + pct + ")";
   if (!what_changes.empty()) text += ". It changes the output: " + what_changes;
   return text;
+}
+
+// Moving a map after batch gains by its batched form's lower cost per row, and also by the
+// batch's work running apart from the map's. A vectorising that gains no more than a
+// prefetch does gained only the second: it is the prefetch's advice, not its own.
+void DropBufferingCalledVectorising(std::vector<Advice>& advice, double noise) {
+  double prefetch_gain = -1;
+  for (const Advice& a : advice) {
+    if (a.kind == "prefetch") prefetch_gain = std::max(prefetch_gain, a.predicted_gain);
+  }
+  if (prefetch_gain < 0) return;
+  std::erase_if(advice, [&](const Advice& a) {
+    return a.kind == "vectorise" && a.predicted_gain <= prefetch_gain * (1 + noise) + noise;
+  });
+}
+
+// Shards that keep a small share of what was read before them: every worker of a job
+// reads everything and keeps its share.
+std::vector<std::string> ShardWaste(const spec::PipelineSpec& spec,
+                                    const trace::RangeAnalysis& measured) {
+  std::map<std::string, const trace::StageFigures*> figures;
+  for (const auto& s : measured.stages) figures[s.name] = &s;
+  std::vector<std::string> out;
+  std::string before = spec.source().name();
+  for (const auto& op : spec.ops()) {
+    const std::string input = before;
+    before = op.name();
+    if (!op.has_shard() || op.shard().num_shards() < 2) continue;
+    const auto in = figures.find(input);
+    const auto kept = figures.find(op.name());
+    if (in == figures.end() || kept == figures.end() || in->second->elements <= 0) continue;
+    const double share =
+        static_cast<double>(kept->second->elements) / static_cast<double>(in->second->elements);
+    if (share > 0.5) continue;
+    char line[512];
+    std::snprintf(line, sizeof line,
+                  "%s keeps %.0f%% of the %lld elements that %s gave it: each of the %lld workers "
+                  "reads all of them to keep its share; shard the file list before the reads "
+                  "(split a single file into many to have a list to shard)",
+                  op.name().c_str(), 100 * share, static_cast<long long>(in->second->elements),
+                  input.c_str(), static_cast<long long>(op.shard().num_shards()));
+    out.emplace_back(line);
+  }
+  return out;
 }
 
 }  // namespace
@@ -45,6 +90,7 @@ std::string TextOf(const AdviceCandidate& c, double measured, double predicted, 
 Result<AdvisorResult> Advise(const spec::PipelineSpec& spec, const trace::RangeAnalysis& measured,
                              const SimulatedRate& simulate, const AdvisorOptions& options) {
   AdvisorResult result;
+  result.findings = ShardWaste(spec, measured);
   const int seeds = std::max(1, options.seeds);
   std::vector<double> base;
   for (int seed = 1; seed <= seeds; ++seed) {
@@ -59,6 +105,7 @@ Result<AdvisorResult> Advise(const spec::PipelineSpec& spec, const trace::RangeA
   const std::vector<AdviceCandidate> candidates = AdviceCandidates(spec, measured, options.cores);
   std::vector<Tried> confirmed;
   for (const AdviceCandidate& c : candidates) {
+    if (options.cancelled && options.cancelled()) return Cancelled("advice cancelled");
     std::vector<double> gains;
     bool failed = false;
     for (int seed = 1; seed <= seeds && !failed; ++seed) {
@@ -83,8 +130,7 @@ Result<AdvisorResult> Advise(const spec::PipelineSpec& spec, const trace::RangeA
     double& g = best_gain[{t.candidate->kind, t.candidate->op}];
     g = std::max(g, t.gain);
   }
-  const double measured_rate =
-      measured.steps_per_s > 0 ? measured.steps_per_s : result.simulated_steps_per_s;
+  const double base_rate = result.simulated_steps_per_s;
   for (const Tried& t : confirmed) {
     auto it = best_gain.find({t.candidate->kind, t.candidate->op});
     if (it == best_gain.end() || t.gain < it->second - result.noise) continue;
@@ -96,7 +142,7 @@ Result<AdvisorResult> Advise(const spec::PipelineSpec& spec, const trace::RangeA
     a.change = c.change;
     a.settings = c.settings;
     a.predicted_gain = t.gain;
-    a.predicted_steps_per_s = measured_rate * (1 + t.gain);
+    a.predicted_steps_per_s = base_rate * (1 + t.gain);
     a.confidence = t.least_gain > 2 * result.noise ? "high" : "medium";
     a.what_changes = c.changes_output;
     if (a.what_changes.empty()) {
@@ -104,17 +150,24 @@ Result<AdvisorResult> Advise(const spec::PipelineSpec& spec, const trace::RangeA
       if (!assessed.keeps_output) a.what_changes = assessed.explanation;
     }
     a.changes_output = !a.what_changes.empty();
-    a.text = TextOf(c, measured_rate, a.predicted_steps_per_s, t.gain, a.what_changes);
+    a.text = TextOf(c, base_rate, a.predicted_steps_per_s, t.gain, a.what_changes);
     a.spec = c.spec;
     result.advice.push_back(std::move(a));
   }
-  std::stable_sort(
-      result.advice.begin(), result.advice.end(),
-      [](const Advice& x, const Advice& y) { return x.predicted_gain > y.predicted_gain; });
+  DropBufferingCalledVectorising(result.advice, result.noise);
+  // Best first; a change of the output counts as gaining the noise less, so that of two
+  // changes that gain alike the one that keeps the output comes first.
+  const double noise = result.noise;
+  auto rank = [noise](const Advice& a) {
+    return a.changes_output ? a.predicted_gain - noise - 0.1 * std::abs(a.predicted_gain)
+                            : a.predicted_gain;
+  };
+  std::stable_sort(result.advice.begin(), result.advice.end(),
+                   [&](const Advice& x, const Advice& y) { return rank(x) > rank(y); });
   if (result.advice.empty() && measured.input_wait_fraction < 0.05) {
     Advice a;
     a.kind = "device_bound";
-    a.predicted_steps_per_s = measured_rate;
+    a.predicted_steps_per_s = base_rate;
     a.confidence = "high";
     a.text = "the training step is the limit: none of the " + std::to_string(result.tried) +
              " changes tried in the simulator gains, and the consumer waits for input " +

@@ -26,6 +26,8 @@ struct AdvisorOptions {
   int cores = 1;           // the CPU budget
   int seeds = 2;           // each change is simulated on seeds 1..seeds
   double min_gain = 0.03;  // the least gain called real: a run's own variation
+  // Asked between changes; true ends the advising with kCancelled (a closed window).
+  std::function<bool()> cancelled;
 };
 
 struct AdvisorResult {
@@ -33,10 +35,15 @@ struct AdvisorResult {
   int tried = 0;                     // changes simulated
   double noise = 0;                  // the gain below which a change was not advised
   double simulated_steps_per_s = 0;  // the spec as given, median over the seeds
+  // What the measurement shows that no change of the spec can fix, in a sentence each (a
+  // shard that reads every record of one file).
+  std::vector<std::string> findings;
 };
 
-// `measured`: the run's analysis (its steps/s is what the predictions scale; when it has
-// none, the simulated rate is). Errors: the spec as given cannot be simulated.
+// `measured`: the run's analysis (its stages decide which moves are worth trying, its wait
+// whether the device is the limit). Predictions are steady rates of the simulation (after
+// the first step and buffers filling), from the spec as given to the change. Errors: the
+// spec as given cannot be simulated.
 Result<AdvisorResult> Advise(const spec::PipelineSpec& spec, const trace::RangeAnalysis& measured,
                              const SimulatedRate& simulate, const AdvisorOptions& options);
 

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <QApplication>
+#include <QElapsedTimer>
 #include <QListWidget>
 #include <QStatusBar>
 #include <QTest>
@@ -41,6 +42,34 @@ TEST(MainWindowGuiTest, ShowsTheTimelineStatisticsAndVerdictOfARun) {
   EXPECT_GT(red, 500) << "the consumer's waits are drawn in red";
   EXPECT_GT(blue, 500) << "the ops' work is drawn in blue";
   window.grab().save("main_window.png");
+}
+
+// The advice is tried in the simulator in the background and shown under the verdict,
+// whose suggestion becomes its first piece; "Run it" runs the pipeline with the change.
+TEST(MainWindowGuiTest, TheVerdictDockShowsAdviceTriedInTheSimulator) {
+  MainWindow window;
+  ASSERT_TRUE(ShowWindow(window));
+  window.ShowModel(SimulatePipeline("input_bound_demo", 2), "demo");
+  EXPECT_TRUE(window.advising());
+  EXPECT_TRUE(window.advice_text().contains("trying changes"))
+      << window.advice_text().toStdString();
+  QElapsedTimer clock;
+  clock.start();
+  while (window.advising() && clock.elapsed() < 120'000) {
+    QApplication::processEvents(QEventLoop::AllEvents, 50);
+  }
+  ASSERT_FALSE(window.advising());
+  DrawFrames(window);
+  const std::string advice = window.advice_text().toStdString();
+  EXPECT_NE(advice.find("raise decode's num_parallel_calls 1 → 2"), std::string::npos) << advice;
+  const std::string verdict = window.verdict_text().toStdString();
+  EXPECT_NE(verdict.find("Suggestion: raise decode's num_parallel_calls 1 → 2"), std::string::npos)
+      << verdict;
+  EXPECT_NE(verdict.find("steps/s predicted"), std::string::npos) << verdict;
+  window.grab().save("main_window_advice.png");
+  // Another model: the advice of the last one goes.
+  window.ShowModel(SimulatePipeline("input_bound_demo", 0.5), "demo again");
+  EXPECT_EQ(window.advice_text().toStdString().find("raise decode"), std::string::npos);
 }
 
 TEST(MainWindowGuiTest, OpeningATraceFileCreatesTheExpectedLanes) {

@@ -160,6 +160,47 @@ TEST(AdvisingTest, CachesBeforeTheRandomAugmentationAndKeepsTheOutput) {
   }
 }
 
+TEST(AdvisingTest, PredictionsAreSteadyRatesThatTheStepTimeBounds) {
+  // The shuffle buffer takes 4 s to fill with one decode thread: a 5 s window would be
+  // mostly filling. The step takes 20 ms: no change gives more than 50 steps/s.
+  const Advised a = Advise(R"(name: "late_first_step"
+      budget { cpu_cores: 2 }
+      source { name: "ids" range { start: 0 stop: 100000000 } }
+      ops { name: "decode" map { fn { cpu_work { duration: "4ms" } } num_parallel_calls: 1 } }
+      ops { name: "shuffle" shuffle { buffer_size: 1000 } }
+      ops { name: "batch" batch { batch_size: 8 } }
+      train_step { step_time: "20ms" device: simulated })");
+  // One thread makes 250 elements/s: 31 batches/s in steady state, whatever the filling.
+  EXPECT_GT(a.result.simulated_steps_per_s, 25);
+  EXPECT_LT(a.result.simulated_steps_per_s, 35);
+  ASSERT_FALSE(a.result.advice.empty()) << a.analysis.verdict.text;
+  for (const auto& advice : a.result.advice) {
+    EXPECT_LE(advice.predicted_steps_per_s, 50.5) << advice.text;
+  }
+}
+
+TEST(AdvisingTest, AShardThatReadsEverythingIsNamedAndTheFileListShardTried) {
+  const Advised a = Advise(R"(name: "late_shard"
+      budget { cpu_cores: 2 }
+      source { name: "files" range { start: 0 stop: 16 } }
+      ops { name: "read" interleave { per_element { synthetic_file { records_per_file: 100
+              record_bytes: 10000 read_latency: "1ms" } } cycle_length: 2 num_parallel_calls: 2 } }
+      ops { name: "shard" shard { num_shards: 4 index: 1 } }
+      ops { name: "batch" batch { batch_size: 8 } }
+      ops { name: "prefetch" prefetch { buffer_size: 2 } }
+      train_step { step_time: "5ms" device: simulated })");
+  ASSERT_EQ(a.result.findings.size(), 1u);
+  EXPECT_NE(a.result.findings[0].find("shard keeps 25%"), std::string::npos)
+      << a.result.findings[0];
+  EXPECT_NE(a.analysis.verdict.evidence.find("shard the file list"), std::string::npos)
+      << a.analysis.verdict.text;
+  const engine::Advice* earlier = Find(a, "shard_earlier");
+  ASSERT_NE(earlier, nullptr) << a.analysis.verdict.text;
+  EXPECT_EQ(earlier->change, "move 'shard' before 'read'");
+  EXPECT_GT(earlier->predicted_gain, 1.0);  // a quarter of the reads
+  EXPECT_TRUE(earlier->changes_output);     // each worker gets other elements
+}
+
 TEST(AdvisingTest, NoConfirmedChangeReplacesAKnobSuggestionBySayingSo) {
   engine::AdvisorResult none;
   none.tried = 7;

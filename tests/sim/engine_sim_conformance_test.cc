@@ -241,6 +241,13 @@ std::vector<Case> Cases() {
       {"ParallelMap", 10, "ops { map { fn { identity {} } num_parallel_calls: 3 } }", ten},
       {"ParallelMapNondeterministic", 10,
        "ops { map { fn { identity {} } num_parallel_calls: 3 deterministic: false } }", ten, false},
+      // Non-deterministic parallel interleave: the same elements, in any order.
+      {"ParallelInterleaveNondeterministicToTheEnd",
+       6,
+       "ops { interleave { per_element { from_element { repeat_by_value: true } } "
+       "cycle_length: 2 num_parallel_calls: 2 deterministic: false } }",
+       {{1, 2, 2, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 5}},
+       false},
       // filter_test.py's modulus predicates, decided on the values by both.
       {"FilterModEquals",
        10,

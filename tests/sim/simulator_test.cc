@@ -19,6 +19,7 @@ namespace {
 
 std::vector<int64_t> Indices(const std::vector<trace::RecordRef>& refs) {
   std::vector<int64_t> out;
+  out.reserve(refs.size());
   for (const auto& r : refs) out.push_back(r.index);
   return out;
 }
@@ -44,6 +45,23 @@ TEST(SimulatorTest, CountsEveryStepDeliveredWhenTheStepTakesNoTime) {
   SimRun none = Simulated(Pipeline("", "range { start: 0 stop: 0 }", "0ms"), 10);
   EXPECT_EQ(none.result.summary.steps, 0);
   EXPECT_EQ(trace::Analyze(*none.model).steps, 0);
+}
+
+// Files read at once, handed out as they come: when the list ends while a file is still
+// read, the run goes on to that file's end (the simulator once looked at the ended entries
+// again and again without advancing its clock, and never ended).
+TEST(SimulatorTest, ANondeterministicParallelInterleaveReadsToTheEnd) {
+  SimRun r =
+      Simulated(Pipeline("ops { name: \"read\" interleave { per_element { synthetic_file { "
+                         "records_per_file: 100 record_bytes: 10000 read_latency: \"1ms\" } } "
+                         "cycle_length: 2 num_parallel_calls: 2 deterministic: false } } "
+                         "ops { name: \"shard\" shard { num_shards: 4 index: 1 } } "
+                         "ops { name: \"batch\" batch { batch_size: 8 } } "
+                         "ops { name: \"prefetch\" prefetch { buffer_size: 2 } }",
+                         "range { start: 0 stop: 16 }", "5ms"),
+                100);
+  EXPECT_TRUE(r.result.summary.end_of_data);
+  EXPECT_EQ(r.result.summary.steps, 50);
 }
 
 TEST(SimulatorTest, BatchGroupsConsecutiveRecordsAndDropsTheRemainder) {

@@ -1,0 +1,127 @@
+// The advisor's choices, on rates given per spec (advisor.h): which candidates become
+// advice, which value of a knob is kept, the order, and when the device is the limit. The
+// rates here stand for the simulator's so that each rule is seen alone; advising_test.cc
+// runs the advisor on the simulator itself.
+#include "engine/tuning/advisor.h"
+
+#include <gtest/gtest.h>
+
+#include "engine/spec/spec_loader.h"
+#include "engine/spec/spec_overrides.h"
+#include "test_support.h"
+
+namespace pipescope::engine {
+namespace {
+
+using testing::Spec;
+
+const char* kPipeline = R"(name: "p"
+  budget { cpu_cores: 4 }
+  source { name: "ids" range { start: 0 stop: 64 } }
+  ops { name: "decode" map { fn { cpu_work { duration: "1ms" } } num_parallel_calls: 1 } }
+  ops { name: "flip" map { fn { random_flip {} } } }
+  ops { name: "batch" batch { batch_size: 4 } }
+  ops { name: "repeat" repeat {} }
+  train_step { step_time: "1ms" device: simulated })";
+
+// 100 steps/s for the spec as given; `gain_of` decides the others.
+SimulatedRate Rates(const std::function<double(const spec::PipelineSpec& s)>& gain_of) {
+  return [gain_of](const spec::PipelineSpec& s, uint64_t) -> Result<double> {
+    return 100 * (1 + gain_of(s));
+  };
+}
+
+int64_t DecodeThreads(const spec::PipelineSpec& s) {
+  return ReadIntKnob(s, "decode", "num_parallel_calls").value_or(-2);
+}
+bool HasCache(const spec::PipelineSpec& s) {
+  return SpecToText(s).find("cache {") != std::string::npos;
+}
+
+AdvisorResult AdviseWith(const SimulatedRate& rate, double wait = 0.3) {
+  trace::RangeAnalysis measured;
+  measured.input_wait_fraction = wait;
+  AdvisorOptions options;
+  options.cores = 4;
+  auto r = Advise(Spec(kPipeline), measured, rate, options);
+  EXPECT_TRUE(r.ok()) << r.status().message();
+  return *r;
+}
+
+bool Has(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+TEST(AdvisorTest, KeepsTheSmallestParallelismThatGainsAboutAsMuchAsTheBest) {
+  // 2 threads: +50%, 4 threads: +51% (within the 3% noise of it): 2 is advised.
+  const AdvisorResult r = AdviseWith(Rates([](const spec::PipelineSpec& s) {
+    if (DecodeThreads(s) == 4) return 0.51;
+    if (DecodeThreads(s) == 2) return 0.50;
+    return 0.0;
+  }));
+  ASSERT_EQ(r.advice.size(), 1u);
+  EXPECT_EQ(r.advice[0].kind, "parallelise");
+  EXPECT_EQ(r.advice[0].change, "decode.num_parallel_calls=2");
+  EXPECT_DOUBLE_EQ(r.advice[0].predicted_steps_per_s, 150);
+}
+
+TEST(AdvisorTest, AGainWithinTheNoiseIsNoAdvice) {
+  const AdvisorResult r = AdviseWith(
+      Rates([](const spec::PipelineSpec& s) { return DecodeThreads(s) == 2 ? 0.02 : 0.0; }));
+  ASSERT_EQ(r.advice.size(), 0u);
+  EXPECT_GT(r.tried, 3);
+}
+
+TEST(AdvisorTest, OfTwoChangesThatGainAlikeTheOneThatKeepsTheOutputComesFirst) {
+  // A cache gains 42% (after the flip it changes the output), the parallelism 40%: the
+  // parallelism comes before the changing cache; a cache gaining far more still leads.
+  const AdvisorResult alike = AdviseWith(Rates([](const spec::PipelineSpec& s) {
+    if (HasCache(s)) return 0.42;
+    if (DecodeThreads(s) == 2) return 0.40;
+    return 0.0;
+  }));
+  ASSERT_GE(alike.advice.size(), 3u);
+  bool changing_seen = false;
+  for (const Advice& a : alike.advice) {
+    if (a.changes_output) changing_seen = true;
+    if (a.kind == "parallelise") EXPECT_FALSE(changing_seen) << "a changing cache came first";
+  }
+  const AdvisorResult far = AdviseWith(Rates([](const spec::PipelineSpec& s) {
+    if (HasCache(s)) return 3.0;
+    if (DecodeThreads(s) == 2) return 0.40;
+    return 0.0;
+  }));
+  ASSERT_GE(far.advice.size(), 3u);
+  EXPECT_EQ(far.advice[0].kind, "cache");
+  EXPECT_EQ(far.advice.back().kind, "parallelise");
+  for (const Advice& a : far.advice) {
+    if (a.kind == "cache" && a.op == "flip") {
+      EXPECT_TRUE(a.changes_output);
+      EXPECT_TRUE(Has(a.what_changes, "freezes")) << a.what_changes;
+    }
+    if (a.kind == "cache" && a.op == "decode") EXPECT_FALSE(a.changes_output);
+  }
+}
+
+TEST(AdvisorTest, NothingGainsAndTheConsumerHardlyWaits_TheDeviceIsTheLimit) {
+  const AdvisorResult r = AdviseWith(Rates([](const spec::PipelineSpec&) { return 0.0; }), 0.01);
+  ASSERT_EQ(r.advice.size(), 1u);
+  EXPECT_EQ(r.advice[0].kind, "device_bound");
+  // Waiting for input and nothing gains: no advice, not "the device is the limit".
+  EXPECT_TRUE(AdviseWith(Rates([](const spec::PipelineSpec&) { return 0.0; }), 0.3).advice.empty());
+}
+
+TEST(AdvisorTest, ACancelledAdvisingEndsAtTheNextChange) {
+  trace::RangeAnalysis measured;
+  AdvisorOptions options;
+  options.cores = 4;
+  int asked = 0;
+  options.cancelled = [&] { return ++asked > 2; };
+  auto r = Advise(Spec(kPipeline), measured, Rates([](const spec::PipelineSpec&) { return 0.0; }),
+                  options);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kCancelled);
+}
+
+}  // namespace
+}  // namespace pipescope::engine

@@ -1,0 +1,117 @@
+#include "ui/panels/advice_panel.h"
+
+#include <QHBoxLayout>
+#include <QPushButton>
+#include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrent>
+
+#include "app/session/advising.h"
+#include "instrumentation/trace/analysis.h"
+
+namespace pipescope::ui {
+
+AdvicePanel::AdvicePanel(QWidget* parent) : QWidget(parent) {
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  heading_ = new QLabel(this);
+  heading_->setWordWrap(true);
+  heading_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  heading_->setMargin(6);
+  layout->addWidget(heading_);
+  rows_ = new QVBoxLayout;
+  layout->addLayout(rows_);
+  connect(&watcher_, &QFutureWatcher<engine::Result<engine::AdvisorResult>>::finished, this,
+          [this] { Show(watcher_.result()); });
+  hide();
+}
+
+AdvicePanel::~AdvicePanel() {
+  if (cancel_) cancel_->store(true);
+  watcher_.waitForFinished();
+}
+
+void AdvicePanel::ClearRows() {
+  for (QWidget* w : row_widgets_) w->deleteLater();
+  row_widgets_.clear();
+}
+
+void AdvicePanel::Clear(const QString& why) {
+  if (cancel_) cancel_->store(true);
+  cancel_.reset();
+  model_.reset();
+  pending_ = false;
+  advice_.reset();
+  ClearRows();
+  heading_->setText(why);
+  setVisible(!why.isEmpty());
+}
+
+void AdvicePanel::Start(std::shared_ptr<const trace::Model> model) {
+  Clear();
+  if (!model || model->run_info().spec_text.empty()) return;  // an imported trace
+  if (!model->knob_changes().empty()) {
+    Clear(
+        "Advice: none for a run whose knobs changed while it ran (its trace does not give one "
+        "configuration's costs). Restart it with the knobs you want (Ctrl+Shift+F5) to get "
+        "advice.");
+    return;
+  }
+  model_ = std::move(model);
+  pending_ = true;
+  heading_->setText("Advice: trying changes of knobs and order in the simulator…");
+  show();
+  cancel_ = std::make_shared<std::atomic<bool>>(false);
+  watcher_.setFuture(QtConcurrent::run([model = model_, cancel = cancel_] {
+    return session::AdviseOnTrace(*model, trace::Analyze(*model),
+                                  [cancel] { return cancel->load(); });
+  }));
+}
+
+void AdvicePanel::Show(const engine::Result<engine::AdvisorResult>& result) {
+  if (!model_) return;  // cleared while it worked
+  pending_ = false;
+  ClearRows();
+  if (!result.ok()) {
+    heading_->setText("Advice: none (" + QString::fromStdString(result.status().message()) + ")");
+    return;
+  }
+  advice_ = result.value();
+  const auto& a = *advice_;
+  heading_->setText(QString("Advice (%1 changes tried in the simulator; a gain must exceed %2% "
+                            "on every seed)%3")
+                        .arg(a.tried)
+                        .arg(100 * a.noise, 0, 'f', 0)
+                        .arg(a.advice.empty() ? ": none gains." : ":"));
+  for (const engine::Advice& advice : a.advice) {
+    auto* row = new QWidget(this);
+    auto* line = new QHBoxLayout(row);
+    line->setContentsMargins(6, 0, 6, 0);
+    auto* label = new QLabel(QString::fromStdString("• " + advice.text), row);
+    label->setWordWrap(true);
+    label->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    label->setToolTip(QString::fromStdString(
+        "kind: " + advice.kind + ", confidence: " + advice.confidence + "\n" + advice.change));
+    line->addWidget(label, 1);
+    if (advice.spec.ops_size() > 0) {
+      auto* run = new QPushButton("Run it", row);
+      run->setToolTip("Run the pipeline with this change");
+      const QString change = QString::fromStdString(advice.change);
+      connect(run, &QPushButton::clicked, this,
+              [this, spec = advice.spec, change] { emit RunRequested(spec, change); });
+      line->addWidget(run, 0, Qt::AlignTop);
+    }
+    rows_->addWidget(row);
+    row_widgets_.push_back(row);
+  }
+  emit Ready();
+}
+
+QString AdvicePanel::text() const {
+  QString out = heading_->text();
+  for (QWidget* row : row_widgets_) {
+    for (auto* label : row->findChildren<QLabel*>()) out += "\n" + label->text();
+  }
+  return out;
+}
+
+}  // namespace pipescope::ui

@@ -1,0 +1,57 @@
+#pragma once
+// The advice under the verdict: after a run ends, or when a trace of Pipescope's own opens,
+// every change of knobs and order is tried in the simulator in the background
+// (session/advising.h) and the ones that gain are listed, best first, each with a button
+// that runs the pipeline with it. While it works, it says so; a run whose knobs changed
+// while it ran gets none (its trace does not say one configuration's costs).
+
+#include <QFutureWatcher>
+#include <QLabel>
+#include <QWidget>
+#include <atomic>
+#include <memory>
+#include <optional>
+
+#include "engine/core/status.h"
+#include "engine/tuning/advisor.h"
+#include "instrumentation/trace/model.h"
+
+class QVBoxLayout;
+
+namespace pipescope::ui {
+
+class AdvicePanel : public QWidget {
+  Q_OBJECT
+ public:
+  explicit AdvicePanel(QWidget* parent = nullptr);
+  ~AdvicePanel() override;
+
+  // Advises on `model`, a finished run or a saved trace (not read while it records).
+  void Start(std::shared_ptr<const trace::Model> model);
+  // Nothing to advise on (a live run, an imported trace).
+  void Clear(const QString& why = {});
+  // The advice for the model last started, once it is ready.
+  const engine::AdvisorResult* advice() const { return advice_ ? &*advice_ : nullptr; }
+  QString text() const;                      // what the panel shows, for tests
+  bool pending() const { return pending_; }  // trying changes now
+
+ signals:
+  void Ready();  // advice() is set
+  void RunRequested(const spec::PipelineSpec& spec, const QString& change);
+
+ private:
+  void Show(const engine::Result<engine::AdvisorResult>& result);
+  void ClearRows();
+
+  QLabel* heading_;
+  QVBoxLayout* rows_;
+  std::vector<QWidget*> row_widgets_;
+  std::shared_ptr<const trace::Model> model_;
+  std::optional<engine::AdvisorResult> advice_;
+  bool pending_ = false;
+  // The advising under way stops at its next change when set (a new model, a closed window).
+  std::shared_ptr<std::atomic<bool>> cancel_;
+  QFutureWatcher<engine::Result<engine::AdvisorResult>> watcher_;
+};
+
+}  // namespace pipescope::ui
