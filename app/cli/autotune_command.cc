@@ -6,6 +6,7 @@
 #include "app/session/measurement.h"
 #include "app/session/simulated_run.h"
 #include "engine/spec/spec_loader.h"
+#include "engine/tuning/advice_candidates.h"
 #include "engine/tuning/order_advice.h"
 #include "engine/tuning/pipescope_tuner.h"
 #include "engine/tuning/tfdata_tuner.h"
@@ -43,6 +44,11 @@ int AutotuneCommand(const AutotuneCommandOptions& options, std::ostream& out, st
   tuner.cores = options.cores;
   tuner.budget_s = options.budget_s;
   tuner.ram_bytes = session::DefaultRamBudgetBytes();
+  tuner.explain = options.explain;
+  if (options.explain && options.algorithm != "tfdata") {
+    err << "pipescope-cli: note: --explain explains tf.data's AUTOTUNE (--algorithm tfdata); "
+           "pipescope's rounds are in the log as they are\n";
+  }
   auto result = options.algorithm == "tfdata" ? engine::TuneTfData(*spec, measure, tuner)
                                               : engine::TunePipescope(*spec, measure, tuner);
   if (!result.ok()) {
@@ -60,7 +66,8 @@ int AutotuneCommand(const AutotuneCommandOptions& options, std::ostream& out, st
                       {"why", a.why},
                       {"keeps_output", true},
                       {"steps_per_s", m->steps_per_s},
-                      {"measured_gain", gain}});
+                      {"measured_gain", gain},
+                      {"gains", gain > tuner.min_gain}});
   }
   if (!options.out_path.empty()) {
     const std::string comment =
@@ -100,12 +107,18 @@ int AutotuneCommand(const AutotuneCommandOptions& options, std::ostream& out, st
   } else {
     for (const auto& line : result->log) out << line << "\n";
     for (const auto& k : result->knobs) {
-      out << k.name << ": " << k.before << " -> " << k.after << "\n";
+      // In tf.data's words: AUTOTUNE, sequential.
+      const std::string knob = k.name.substr(k.name.rfind('.') + 1);
+      out << k.name << ": " << engine::KnobValueForPeople(knob, k.before) << " -> "
+          << engine::KnobValueForPeople(knob, k.after) << "\n";
     }
     out << result->steps_per_s_before << " -> " << result->steps_per_s_after << " steps/s in "
-        << result->tuning_s << " s of tuning; " << result->cores_used << " workers, buffers of "
-        << result->buffer_bytes / 1024 << " KiB\n";
+        << result->tuning_s << " s of tuning; " << result->cores_used << " workers";
+    // The simulator does not hold the elements, so it has no buffer memory to report.
+    if (!options.simulate) out << ", buffers of " << result->buffer_bytes / 1024 << " KiB";
+    out << "\n";
     for (const auto& a : advice) {
+      if (!a["gains"].get<bool>()) continue;  // measured no better: not advice
       out << "advice: " << a["change"].get<std::string>() << ": " << a["why"].get<std::string>()
           << " Measured: " << a["steps_per_s"].get<double>() << " steps/s ("
           << (a["measured_gain"].get<double>() >= 0 ? "+" : "")

@@ -4,7 +4,9 @@
 // prefetch buffer on this machine (each measurement a short recorded run) and prints the
 // knobs it chose with steps/s before and after. With --simulate [--model MODEL] every
 // measurement is a simulation instead (what-if tuning: the cost model of a calibrated run,
-// seconds instead of minutes, for a machine or a change not at hand).
+// seconds instead of minutes, for a machine or a change not at hand). --explain prints, with
+// --algorithm tfdata, each step of AUTOTUNE's hill climb with its model's output time and
+// the bound it stopped on.
 
 #include <iosfwd>
 #include <string>
@@ -21,6 +23,7 @@ struct AutotuneCommandOptions {
   bool json = false;
   bool simulate = false;   // --simulate: measure candidates in the simulator
   std::string model_path;  // --model: the simulator's cost model (calibrate --out)
+  bool explain = false;    // --explain: tfdata's hill climb step by step, and why it stopped
 };
 
 int AutotuneCommand(const AutotuneCommandOptions& options, std::ostream& out, std::ostream& err);

@@ -91,6 +91,8 @@ int main(int argc, char** argv) {
       "Measure candidates in the simulator (what-if tuning) instead of running them");
   tune_cmd->add_option("--model", tune.model_path,
                        "With --simulate: the cost model (calibrate --out); default the spec's");
+  tune_cmd->add_flag("--explain", tune.explain,
+                     "With --algorithm tfdata: each hill-climb step and why it stopped");
 
   pipescope::cli::CompareCommandOptions compare;
   auto* compare_cmd =

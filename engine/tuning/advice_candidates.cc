@@ -54,15 +54,16 @@ class CandidateList {
 };
 
 // Values worth trying for a parallelism now at `now` (0: sequential): one more, the powers
-// of two above it and the cores, up to the cores for work that computes and four times
-// them for work that waits (reads, io_wait). Beyond the cores computing threads only take
-// turns, and take cores from the rest of the pipeline. The advisor keeps the smallest value
-// that gains about as much as the best, so the ladder needs every size up to there.
+// of two above it (every value up to 8) and the cores, up to the cores for work that
+// computes and four times them for work that waits (reads, io_wait). Beyond the cores computing
+// threads only take turns, and take cores from the rest of the pipeline. The advisor keeps the
+// smallest value that gains about as much as the best, so the ladder needs every size up to there.
 std::vector<int64_t> HigherParallelisms(int64_t now, int cores, bool waits) {
   const int64_t c = cores;
   const int64_t most = std::min<int64_t>(kMaxParallelism, waits ? 4 * c : c);
   std::set<int64_t> values{now + 1, c};
   for (int64_t v = 1; v <= most; v *= 2) values.insert(v);
+  for (int64_t v = 1; v <= std::min<int64_t>(most, 8); ++v) values.insert(v);
   if (waits) values.insert({2 * c, 4 * c});
   std::vector<int64_t> out;
   for (int64_t v : values) {

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <string>
 
 namespace pipescope::engine::tfdata {
 namespace {
@@ -83,7 +85,21 @@ double TotalProcessingTime(const Chain& chain) {
   return total;
 }
 
-Chain HillClimb(Chain chain, double consumer_gap_ns, const Budget& budget, int64_t max_buffer) {
+namespace {
+
+std::string Ms(double ns) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f ms", ns / 1e6);
+  return buf;
+}
+
+}  // namespace
+
+Chain HillClimb(Chain chain, double consumer_gap_ns, const Budget& budget, int64_t max_buffer,
+                std::vector<std::string>* explain) {
+  auto say = [explain](std::string line) {
+    if (explain) explain->push_back(std::move(line));
+  };
   // tf.data's constants, in its units (nanoseconds): a parallelism is raised when its
   // step is the best one even if the model sees no gain (the search starts from a delta of
   // -1 ns), a buffer only when it shortens the output time by more than 1 ns.
@@ -99,12 +115,23 @@ Chain HillClimb(Chain chain, double consumer_gap_ns, const Budget& budget, int64
                      : !n.parallelism_tunable || n.parallelism >= max_parallelism;
   };
   const double cpu_bound = TotalProcessingTime(chain) / std::max(1, budget.cores);
+  say("the model: the consumer asks every " + Ms(consumer_gap_ns) +
+      "; the CPU bound (all work per element over " + std::to_string(budget.cores) + " cores) is " +
+      Ms(cpu_bound) + "; every tunable knob starts at 1");
   for (;;) {
     const double now = OutputTime(chain, consumer_gap_ns);
     bool all_max = true;
     for (const Node& n : chain.nodes) all_max = all_max && at_max(n, false) && at_max(n, true);
-    if (now < cpu_bound || all_max ||
-        (budget.ram_bytes > 0 && BufferedBytes(chain) > budget.ram_bytes)) {
+    if (now < cpu_bound) {
+      say("stop: the output time " + Ms(now) + " is below the CPU bound " + Ms(cpu_bound));
+      break;
+    }
+    if (all_max) {
+      say("stop: every knob is at its maximum (a parallelism at the cores)");
+      break;
+    }
+    if (budget.ram_bytes > 0 && BufferedBytes(chain) > budget.ram_bytes) {
+      say("stop: the buffers would hold more than the RAM budget");
       break;
     }
     double best_delta = kInitialBestDelta;
@@ -124,8 +151,14 @@ Chain HillClimb(Chain chain, double consumer_gap_ns, const Budget& budget, int64
         }
       }
     }
-    if (!best) break;  // stuck: only buffers are left and none helps
-    ++(best_is_buffer ? best->buffer : best->parallelism);
+    if (!best) {  // stuck: only buffers are left and none helps
+      say("stop: no buffer shortens the output time by more than 1 ns");
+      break;
+    }
+    const int64_t value = ++(best_is_buffer ? best->buffer : best->parallelism);
+    say("raise " + best->name + (best_is_buffer ? "'s buffer to " : "'s parallelism to ") +
+        std::to_string(value) + ": output time " + Ms(now) + " -> " +
+        Ms(OutputTime(chain, consumer_gap_ns)));
   }
   return chain;
 }

@@ -74,8 +74,10 @@ struct Budget {
   double ram_bytes = 0;  // 0: no limit
 };
 // Hill-climbs the chain's tunable knobs from their minimum; returns the chain with the
-// chosen values.
+// chosen values. `explain`, when given, receives one line per step (the knob raised and
+// the model's output time after it) and the reason it stopped, for people asking what
+// AUTOTUNE does.
 Chain HillClimb(Chain chain, double consumer_gap_ns, const Budget& budget,
-                int64_t max_buffer = 1 << 10);
+                int64_t max_buffer = 1 << 10, std::vector<std::string>* explain = nullptr);
 
 }  // namespace pipescope::engine::tfdata

@@ -135,7 +135,10 @@ Result<TunerResult> TuneTfData(const spec::PipelineSpec& spec, const Measurer& m
     tfdata::Budget budget;
     budget.cores = cores;
     budget.ram_bytes = options.ram_bytes;
-    const tfdata::Chain tuned = tfdata::HillClimb(model.chain, gap, budget);
+    std::vector<std::string> steps;
+    const tfdata::Chain tuned =
+        tfdata::HillClimb(model.chain, gap, budget, 1 << 10, options.explain ? &steps : nullptr);
+    for (const std::string& step : steps) result.log.push_back("  " + step);
     spec::PipelineSpec candidate = result.tuned;
     std::string change;
     for (size_t i = 0; i < tuned.nodes.size(); ++i) {

@@ -31,6 +31,7 @@ struct TunerOptions {
   double min_gain = 0.02;  // a round must gain this much to be kept
   int max_rounds = 6;
   double ram_bytes = 0;  // RAM budget for buffers (tfdata's hill climb stops there); 0: none
+  bool explain = false;  // tfdata: each hill-climb step and why it stopped, in the log
 };
 
 struct TunedKnob {

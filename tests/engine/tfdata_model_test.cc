@@ -5,6 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 namespace pipescope::engine::tfdata {
 namespace {
 
@@ -62,6 +65,19 @@ TEST(TfDataModelTest, HillClimbRaisesTheParallelismThatHelpsUntilTheCpuBound) {
   // One core: the CPU bound (12.1 us of work per element) is reached at once.
   budget.cores = 1;
   EXPECT_EQ(HillClimb(SourceAndMap(12000, 1), 5000, budget).nodes[1].parallelism, 1);
+}
+
+TEST(TfDataModelTest, HillClimbExplainsEachStepAndWhyItStopped) {
+  Budget budget;
+  budget.cores = 8;
+  std::vector<std::string> steps;
+  const Chain tuned = HillClimb(SourceAndMap(12000, 1), 5000, budget, 1 << 10, &steps);
+  ASSERT_GE(steps.size(), 3u);
+  EXPECT_NE(steps.front().find("the CPU bound"), std::string::npos) << steps.front();
+  int raises = 0;
+  for (const auto& s : steps) raises += s.rfind("raise ", 0) == 0;
+  EXPECT_EQ(raises, tuned.nodes[1].parallelism - 1);  // one step per raise, from 1
+  EXPECT_EQ(steps.back().rfind("stop: ", 0), 0u) << steps.back();
 }
 
 TEST(TfDataModelTest, TheInputBoundDemoGetsTheParallelismItsStepNeeds) {

@@ -1,0 +1,91 @@
+// The questions Pipescope grew from (resources/pipelines/questions, each from a real
+// question with an accepted answer): simulated as `pipescope-cli simulate` does, its own
+// verdict and advice give the accepted answer. Red here means the advice a person reads in
+// the README's "Questions people ask" is no longer what they get.
+#include <gtest/gtest.h>
+
+#include "app/session/advising.h"
+#include "app/session/simulated_run.h"
+#include "engine/spec/spec_loader.h"
+
+namespace pipescope::session {
+namespace {
+
+struct Answer {
+  trace::Verdict verdict;
+  engine::AdvisorResult advice;
+};
+
+Answer Ask(const std::string& name, const std::string& model = "") {
+  const std::string dir = std::string(PIPESCOPE_RESOURCES) + "/pipelines/questions/";
+  auto spec = engine::LoadSpecFile(dir + name);
+  EXPECT_TRUE(spec.ok()) << spec.status().message();
+  auto costs = CostModelFor(*spec, model.empty() ? "" : dir + model);
+  EXPECT_TRUE(costs.ok()) << costs.status().message();
+  SimulatedRunOptions options;
+  options.sim.duration_s = 5;
+  auto run = RunSimulated(*spec, *costs, options);
+  EXPECT_TRUE(run.ok()) << run.status().message();
+  trace::RangeAnalysis analysis = trace::Analyze(*run->model);
+  auto advice = AdviseOn(*spec, analysis, *costs);
+  EXPECT_TRUE(advice.ok()) << advice.status().message();
+  ApplyAdvice(*advice, analysis.verdict);
+  return {analysis.verdict, *advice};
+}
+
+bool Contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+TEST(QuestionsTest, Seed000ParallelReadingOfTheBigFile) {
+  const Answer a = Ask("seed_000_one_big_tfrecord.pbtxt");
+  ASSERT_FALSE(a.advice.advice.empty());
+  EXPECT_EQ(a.advice.advice[0].kind, "parallelise");
+  EXPECT_EQ(a.advice.advice[0].op, "parse");
+  EXPECT_EQ(a.verdict.bottleneck, "parse");
+}
+
+TEST(QuestionsTest, Seed000ShardingAfterReadingReadsEverything) {
+  const Answer a = Ask("seed_000_sharded.pbtxt");
+  EXPECT_TRUE(Contains(a.verdict.evidence, "shard keeps 10%")) << a.verdict.text;
+  EXPECT_TRUE(Contains(a.verdict.evidence, "shard the file list")) << a.verdict.text;
+  // The reads wait on storage: never a busy machine.
+  EXPECT_FALSE(Contains(a.verdict.text, "busy with other work")) << a.verdict.text;
+}
+
+TEST(QuestionsTest, Seed001VectorisingFirst) {
+  const Answer a = Ask("seed_001_chess.pbtxt", "seed_001_chess_costs.json");
+  ASSERT_GE(a.advice.advice.size(), 2u);
+  EXPECT_EQ(a.advice.advice[0].kind, "vectorise");
+  EXPECT_GT(a.advice.advice[0].predicted_gain, 2);
+  EXPECT_EQ(a.advice.advice[1].kind, "parallelise");
+}
+
+TEST(QuestionsTest, Seed002ParallelMapAndPrefetch) {
+  const Answer a = Ask("seed_002_slides.pbtxt");
+  bool parallel = false, prefetch = false;
+  for (const auto& advice : a.advice.advice) {
+    parallel |= advice.kind == "parallelise" && advice.op == "decode";
+    prefetch |= advice.kind == "prefetch";
+  }
+  EXPECT_TRUE(parallel && prefetch) << a.verdict.text;
+  // Never past the step's limit: 250 ms a batch is 4 steps/s.
+  for (const auto& advice : a.advice.advice) EXPECT_LE(advice.predicted_steps_per_s, 4.05);
+}
+
+TEST(QuestionsTest, Seed003ProcessesNotThreads) {
+  const Answer a = Ask("seed_003_keras_threads.pbtxt");
+  EXPECT_TRUE(Contains(a.verdict.suggestion, "use_multiprocessing=True")) << a.verdict.text;
+  // More threads under the lock gain nothing: no knob advice.
+  for (const auto& advice : a.advice.advice) EXPECT_NE(advice.kind, "parallelise");
+}
+
+TEST(QuestionsTest, Seed004WhatAutotuneStartsAt) {
+  const Answer a = Ask("seed_004_manual_knobs.pbtxt");
+  ASSERT_FALSE(a.advice.advice.empty());
+  // The fewest threads that keep up: 3 makes 33 steps/s, what the 30 ms step takes.
+  EXPECT_EQ(a.advice.advice[0].change, "parse.num_parallel_calls=3");
+}
+
+}  // namespace
+}  // namespace pipescope::session
