@@ -1,9 +1,11 @@
 #include "engine/tuning/advisor.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <thread>
 
 #include "engine/tuning/advice_candidates.h"
 #include "engine/tuning/move_rules.h"
@@ -103,24 +105,45 @@ Result<AdvisorResult> Advise(const spec::PipelineSpec& spec, const trace::RangeA
   result.noise = std::max(options.min_gain, (*hi - *lo) / result.simulated_steps_per_s);
 
   const std::vector<AdviceCandidate> candidates = AdviceCandidates(spec, measured, options.cores);
-  std::vector<Tried> confirmed;
-  for (const AdviceCandidate& c : candidates) {
-    if (options.cancelled && options.cancelled()) return Cancelled("advice cancelled");
-    std::vector<double> gains;
-    bool failed = false;
-    for (int seed = 1; seed <= seeds && !failed; ++seed) {
-      auto rate = simulate(c.spec, static_cast<uint64_t>(seed));
-      if (!rate.ok()) {
-        failed = true;  // the simulator cannot run it: never advised
-        break;
+  // Each candidate's gain on every seed (empty: the simulator could not run it, so it is
+  // never advised), simulated on several threads: each simulation is independent.
+  std::vector<std::vector<double>> gains(candidates.size());
+  std::atomic<size_t> next{0};
+  std::atomic<bool> cancelled{false};
+  auto work = [&] {
+    for (size_t i = next++; i < candidates.size(); i = next++) {
+      if (cancelled || (options.cancelled && options.cancelled())) {
+        cancelled = true;
+        return;
       }
-      gains.push_back(*rate / base[static_cast<size_t>(seed - 1)] - 1);
+      std::vector<double> g;
+      for (int seed = 1; seed <= seeds; ++seed) {
+        auto rate = simulate(candidates[i].spec, static_cast<uint64_t>(seed));
+        if (!rate.ok()) {
+          g.clear();
+          break;
+        }
+        g.push_back(*rate / base[static_cast<size_t>(seed - 1)] - 1);
+      }
+      gains[i] = std::move(g);
     }
+  };
+  const int threads = std::clamp<int>(
+      options.threads > 0 ? options.threads
+                          : static_cast<int>(std::max(1u, std::thread::hardware_concurrency())),
+      1, static_cast<int>(std::max<size_t>(1, candidates.size())));
+  std::vector<std::thread> workers;
+  for (int t = 1; t < threads; ++t) workers.emplace_back(work);
+  work();
+  for (auto& w : workers) w.join();
+  if (cancelled) return Cancelled("advice cancelled");
+  std::vector<Tried> confirmed;
+  for (size_t i = 0; i < candidates.size(); ++i) {
     ++result.tried;
-    if (failed) continue;
-    const double least = *std::min_element(gains.begin(), gains.end());
+    if (gains[i].empty()) continue;
+    const double least = *std::min_element(gains[i].begin(), gains[i].end());
     if (least <= result.noise) continue;
-    confirmed.push_back({&c, Median(gains), least});
+    confirmed.push_back({&candidates[i], Median(gains[i]), least});
   }
 
   // Per op and kind, the first (fewest threads, smallest buffer: the candidates' order)

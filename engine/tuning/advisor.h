@@ -19,13 +19,15 @@
 
 namespace pipescope::engine {
 
-// The simulated steady rate of a spec on the run's cost model, with seed `seed`.
+// The simulated steady rate of a spec on the run's cost model, with seed `seed`. Called
+// from several threads at once.
 using SimulatedRate = std::function<Result<double>(const spec::PipelineSpec&, uint64_t seed)>;
 
 struct AdvisorOptions {
   int cores = 1;           // the CPU budget
   int seeds = 2;           // each change is simulated on seeds 1..seeds
   double min_gain = 0.03;  // the least gain called real: a run's own variation
+  int threads = 0;         // simulating changes at once; 0: one per core
   // Asked between changes; true ends the advising with kCancelled (a closed window).
   std::function<bool()> cancelled;
 };

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+
 #include "engine/spec/spec_loader.h"
 #include "engine/spec/spec_overrides.h"
 #include "test_support.h"
@@ -115,7 +117,7 @@ TEST(AdvisorTest, ACancelledAdvisingEndsAtTheNextChange) {
   trace::RangeAnalysis measured;
   AdvisorOptions options;
   options.cores = 4;
-  int asked = 0;
+  std::atomic<int> asked{0};  // asked from every simulating thread
   options.cancelled = [&] { return ++asked > 2; };
   auto r = Advise(Spec(kPipeline), measured, Rates([](const spec::PipelineSpec&) { return 0.0; }),
                   options);
