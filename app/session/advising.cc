@@ -1,11 +1,13 @@
 #include "app/session/advising.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 
 #include "app/session/calibration.h"
 #include "app/session/simulated_run.h"
+#include "engine/spec/op_kinds.h"
 #include "engine/spec/spec_loader.h"
 #include "instrumentation/trace/verdict.h"
 
@@ -48,9 +50,25 @@ engine::Result<SteadyRate> SimulateSteady(const spec::PipelineSpec& spec,
 
 }  // namespace
 
-engine::SimulatedRate SimulatedRateOn(sim::CostModel model) {
-  return [model = std::move(model)](const spec::PipelineSpec& candidate,
-                                    uint64_t seed) -> engine::Result<double> {
+engine::Result<double> AdviceSeconds(const spec::PipelineSpec& spec, const sim::CostModel& model) {
+  bool epochs = false;
+  for (const auto& op : spec.ops()) {
+    const engine::OpKindDescription* d = engine::DescribeOp(op);
+    epochs |= d && (d->ratio == engine::OutputRatio::kTimesCount ||
+                    d->parallel_work == engine::ParallelWork::kWorkerProcesses);
+  }
+  if (!epochs) return kAdviceSimulatedSeconds;
+  SimulatedRunOptions options;
+  options.sim.duration_s = kAdviceSimulatedSeconds;
+  ASSIGN_OR_RETURN(RecordedRunResult run, RunSimulated(spec, model, options));
+  const double events = std::max<double>(1, static_cast<double>(run.events));
+  return std::clamp(kAdviceSimulatedSeconds * kAdviceEventsPerSimulation / events,
+                    kAdviceSimulatedSeconds, kAdviceMostSimulatedSeconds);
+}
+
+engine::SimulatedRate SimulatedRateOn(sim::CostModel model, double seconds) {
+  return [model = std::move(model), seconds](const spec::PipelineSpec& candidate,
+                                             uint64_t seed) -> engine::Result<double> {
     ASSIGN_OR_RETURN(sim::CostModel merged, sim::DefaultCostModel(candidate, model.cores));
     for (const auto& [name, cost] : model.ops) merged.ops[name] = cost;
     merged.oversubscription_cost = model.oversubscription_cost;
@@ -59,14 +77,12 @@ engine::SimulatedRate SimulatedRateOn(sim::CostModel model) {
     merged.timer_wake = model.timer_wake;
     merged.startup_ns = model.startup_ns;
     merged.origin = model.origin;
-    ASSIGN_OR_RETURN(SteadyRate r,
-                     SimulateSteady(candidate, merged, seed, kAdviceSimulatedSeconds));
+    ASSIGN_OR_RETURN(SteadyRate r, SimulateSteady(candidate, merged, seed, seconds));
     // A late first step: long enough that what follows it is four times as long.
     const double first_s = static_cast<double>(r.first_step_ns) / 1e9;
-    if (r.first_step_ns > 0 && first_s > kAdviceSimulatedSeconds / 5) {
-      const double seconds =
-          std::min(kAdviceMostSimulatedSeconds, std::max(kAdviceSimulatedSeconds, 5 * first_s));
-      ASSIGN_OR_RETURN(r, SimulateSteady(candidate, merged, seed, seconds));
+    if (r.first_step_ns > 0 && first_s > seconds / 5) {
+      const double longer = std::min(kAdviceMostSimulatedSeconds, std::max(seconds, 5 * first_s));
+      ASSIGN_OR_RETURN(r, SimulateSteady(candidate, merged, seed, longer));
     }
     return std::max(0.0, r.steps_per_s);
   };
@@ -79,7 +95,8 @@ engine::Result<engine::AdvisorResult> AdviseOn(const spec::PipelineSpec& spec,
   engine::AdvisorOptions options;
   options.cancelled = std::move(cancelled);
   options.cores = std::max(1, static_cast<int>(std::lround(model.cores)));
-  return engine::Advise(spec, analysis, SimulatedRateOn(model), options);
+  ASSIGN_OR_RETURN(const double seconds, AdviceSeconds(spec, model));
+  return engine::Advise(spec, analysis, SimulatedRateOn(model, seconds), options);
 }
 
 engine::Result<engine::AdvisorResult> AdviseOnTrace(const trace::Model& trace,

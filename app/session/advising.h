@@ -20,12 +20,22 @@ namespace pipescope::session {
 // steps after it outweigh it, up to the most.
 inline constexpr double kAdviceSimulatedSeconds = 5;
 inline constexpr double kAdviceMostSimulatedSeconds = 120;
+// A pipeline of epochs (a repeat, a DataLoader) is simulated for as long as this many
+// recorded events allow (about a tenth of a second of simulating each), up to the most, so
+// that epoch boundaries (workers starting again, a cache replaying) fall in the window.
+inline constexpr double kAdviceEventsPerSimulation = 400'000;
+
+// Virtual seconds to simulate each change of `spec` on `model` for: 5, or for a pipeline
+// of epochs as long as kAdviceEventsPerSimulation allows (a count of events, not a time,
+// so that the advice is the same on a busy machine).
+engine::Result<double> AdviceSeconds(const spec::PipelineSpec& spec, const sim::CostModel& model);
 
 // The steady rate of a candidate spec on `model` (the model's costs for the ops it knows,
 // by name; the candidate's defaults for ops it adds): steps per second after the first
 // step and a quarter of the rest, so that neither filling buffers nor starting workers
 // count. The training step's limit holds for it as for any rate the simulator gives.
-engine::SimulatedRate SimulatedRateOn(sim::CostModel model);
+engine::SimulatedRate SimulatedRateOn(sim::CostModel model,
+                                      double seconds = kAdviceSimulatedSeconds);
 
 // Advice for `spec` measured as `analysis`, on `model`.
 // `cancelled`: asked between changes (none: never).

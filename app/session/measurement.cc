@@ -50,6 +50,7 @@ engine::Result<SpecMeasurement> MeasureSpec(const spec::PipelineSpec& spec, doub
   m.steady_from_ns = end / 4;
   m.analysis = trace::Analyze(*r.model, m.steady_from_ns, end);
   m.model = std::move(r.model);
+  for (const auto& s : m.analysis.stages) m.cpu_cores_busy += s.cpu_cores;
   for (const auto& k : m.knobs) {
     if (k.knob == "num_parallel_calls" || k.knob == "num_workers")
       m.cores_used += std::max<int64_t>(k.value, 1);

@@ -20,9 +20,10 @@ namespace pipescope::session {
 struct SpecMeasurement {
   trace::RangeAnalysis analysis;        // of the steady part
   std::vector<engine::KnobInfo> knobs;  // as the run ended (AUTOTUNE knobs: the chosen value)
-  int64_t cores_used = 0;               // workers of parallel maps and interleaves
-  int64_t buffered_elements = 0;        // capacity of the buffer_size knobs (prefetch, shuffle)
-  int64_t buffer_bytes = 0;             // what the buffers hold at those knobs (BufferMemoryBytes)
+  int64_t cores_used = 0;               // worker threads of parallel maps, interleaves, loaders
+  double cpu_cores_busy = 0;      // CPU seconds per second its ops' threads used (steady part)
+  int64_t buffered_elements = 0;  // capacity of the buffer_size knobs (prefetch, shuffle)
+  int64_t buffer_bytes = 0;       // what the buffers hold at those knobs (BufferMemoryBytes)
   std::map<std::string, int64_t> element_bytes;  // a recent output element, per buffered op
   std::shared_ptr<trace::Model> model;           // the whole recording
   int64_t steady_from_ns = 0;                    // where the analysed part starts

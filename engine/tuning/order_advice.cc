@@ -66,6 +66,9 @@ std::vector<OrderAdvice> AdviseOrder(const spec::PipelineSpec& spec,
     const auto& batch = spec.ops(i + 1);
     if (!map.has_map() || !batch.has_batch() || !WorkFunctionHasBatchedForm(map.map().fn()))
       continue;
+    // A Python function's cost is per call, whatever it is given: what it would cost on a
+    // whole batch is the user's rewrite, which no simulation can know.
+    if (map.map().fn().has_python()) continue;
     if (!AssessMove(spec, i, i + 1).keeps_output) continue;
     advice.push_back({"vectorise", map.name(),
                       "batch before map '" + map.name() + "' (vectorise it)",

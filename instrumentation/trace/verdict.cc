@@ -76,6 +76,10 @@ std::string StarvedSuggestion(const StageFigures& s, double threads, int cpu_bud
            " cores, so they take turns; lower the parallelism to the cores there are, or cut "
            "the work per element";
   }
+  // One worker has no parallelism to lower: only the machine's other work is left.
+  if (workers <= 1) {
+    return text + ": the machine is busy with other work; measure on a quiet machine";
+  }
   return text +
          ": the machine is busy with other work; measure on a quiet machine or lower "
          "the parallelism";

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <thread>
 
 #include "cli_runner.h"
 
@@ -28,7 +29,7 @@ TEST(CliCompareTest, SetsTwoSpecsSideBySideWithTheirKnobDifferences) {
   const auto j = nlohmann::json::parse(JsonPart(r.out));
   for (const char* side : {"a", "b"}) {
     for (const char* figure : {"steps_per_s", "input_wait_fraction", "device_busy_fraction",
-                               "cores_used", "buffered_elements"}) {
+                               "worker_threads", "cpu_cores_busy", "buffered_elements"}) {
       EXPECT_TRUE(j[side]["figures"].contains(figure)) << side << "." << figure;
     }
   }
@@ -36,8 +37,14 @@ TEST(CliCompareTest, SetsTwoSpecsSideBySideWithTheirKnobDifferences) {
   EXPECT_EQ(j["knob_differences"][0]["knob"], "decode.num_parallel_calls");
   EXPECT_EQ(j["knob_differences"][0]["a"], 1);
   EXPECT_EQ(j["knob_differences"][0]["b"], 2);
-  EXPECT_EQ(j["a"]["figures"]["cores_used"], 1);
-  EXPECT_EQ(j["b"]["figures"]["cores_used"], 2);
+  EXPECT_EQ(j["a"]["figures"]["worker_threads"], 1);
+  EXPECT_EQ(j["b"]["figures"]["worker_threads"], 2);
+  // On this machine's cores, whatever the threads: CPU seconds per second.
+  for (const char* side : {"a", "b"}) {
+    const double busy = j[side]["figures"]["cpu_cores_busy"].get<double>();
+    EXPECT_GT(busy, 0.1) << side;
+    EXPECT_LE(busy, std::thread::hardware_concurrency() + 0.5) << side;
+  }
   // The demo's buffers: decode's slots and the prefetch of 2 batches of 4 x 64 KiB images.
   EXPECT_EQ(j["a"]["figures"]["buffer_bytes"], (1 + 2 * 4) * 65536);
   EXPECT_EQ(j["b"]["figures"]["buffer_bytes"], (2 + 2 * 4) * 65536);

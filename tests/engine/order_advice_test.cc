@@ -73,6 +73,18 @@ TEST(OrderAdviceTest, AMapWithABatchedFormIsVectorised) {
   EXPECT_EQ(OpNames(advice[0].spec), (std::vector<std::string>{"batch", "unpack", "prefetch"}));
 }
 
+// A Python function costs what it costs per call whatever it is given: its cost on a whole
+// batch is a rewrite no measurement knows, so moving it after batch is not advised.
+TEST(OrderAdviceTest, APythonMapIsNotVectorised) {
+  const auto spec = Spec(R"(
+    ops { name: "load" map { fn { python { duration: "8ms" } } } }
+    ops { name: "batch" batch { batch_size: 32 } }
+    ops { name: "prefetch" prefetch { buffer_size: 2 } })");
+  trace::RangeAnalysis a;
+  a.stages = {Figures("load", 8e6, 100)};
+  EXPECT_TRUE(AdviseOrder(spec, a).empty());
+}
+
 TEST(OrderAdviceTest, APipelineWithoutAFinalPrefetchGetsOne) {
   const auto spec = Spec(R"(ops { name: "wait" map { fn { io_wait { duration: "1ms" } } } }
                             ops { name: "batch" batch { batch_size: 4 } })");

@@ -82,12 +82,15 @@ TEST(TuneGuiTest, CompareWithASavedSpecShowsBothRunsOnOneAxis) {
       << verdict.toStdString();
   EXPECT_TRUE(verdict.contains("decode.num_parallel_calls 1 -> 2")) << verdict.toStdString();
   QTableWidget* figures = compare->figures();
-  ASSERT_GE(figures->rowCount(), 5);
+  ASSERT_GE(figures->rowCount(), 6);
   EXPECT_EQ(figures->item(0, 0)->text(), "steps/s");
   EXPECT_GT(figures->item(0, 1)->text().toDouble(), 0);
   EXPECT_GT(figures->item(0, 2)->text().toDouble(), 0);
-  EXPECT_EQ(figures->item(4, 0)->text(), "buffer memory (KiB)");
-  EXPECT_GT(figures->item(4, 1)->text().toDouble(), 0) << "buffers hold measured bytes";
+  EXPECT_EQ(figures->item(3, 0)->text(), "worker threads");
+  EXPECT_EQ(figures->item(4, 0)->text(), "CPU cores busy");
+  EXPECT_GT(figures->item(4, 1)->text().toDouble(), 0) << "the pipeline's threads used CPU";
+  EXPECT_EQ(figures->item(5, 0)->text(), "buffer memory (KiB)");
+  EXPECT_GT(figures->item(5, 1)->text().toDouble(), 0) << "buffers hold measured bytes";
   QTableWidget* knobs = compare->knob_differences();
   ASSERT_EQ(knobs->rowCount(), 1);
   EXPECT_EQ(knobs->item(0, 0)->text(), "decode.num_parallel_calls");

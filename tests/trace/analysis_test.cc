@@ -213,6 +213,10 @@ TEST(VerdictTest, WorkersThatGotLittleCpuMeanABusyMachine) {
   const Verdict turns = MakeVerdict(Starving(4, 0.45), 2);
   EXPECT_NE(turns.suggestion.find("runs 4 worker threads on 2 cores"), std::string::npos)
       << turns.suggestion;
+  // One worker: no parallelism to lower.
+  const Verdict one = MakeVerdict(Starving(1, 0.35), 8);
+  EXPECT_NE(one.suggestion.find("busy with other work"), std::string::npos) << one.suggestion;
+  EXPECT_EQ(one.suggestion.find("lower the parallelism"), std::string::npos) << one.suggestion;
   // Enough CPU: the usual advice.
   EXPECT_EQ(MakeVerdict(Starving(2, 0.9), 8).suggestion.find("busy with other work"),
             std::string::npos);
