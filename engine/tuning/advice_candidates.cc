@@ -38,6 +38,19 @@ class CandidateList {
          std::move(changes_output), std::move(changed)});
   }
 
+  // `spec` with its top-level op at `from` moved to `to`, marked with what that changes.
+  void AddMove(std::string kind, int from, int to, std::string action) {
+    const MoveAssessment assessed = AssessMove(spec_, from, to);
+    const std::string& op = spec_.ops(from).name();
+    Add({std::move(kind),
+         op,
+         "move '" + op + "' before '" + spec_.ops(to).name() + "'",
+         {},
+         std::move(action),
+         assessed.keeps_output ? "" : assessed.explanation,
+         MoveOp(spec_, from, to)});
+  }
+
   void Add(AdviceCandidate c) {
     if (!PlanPipeline(c.spec, cores_).ok()) return;  // the validator refuses it
     if (!seen_.insert(SpecToText(c.spec)).second) return;
@@ -233,15 +246,9 @@ void AddRepeatBeforeShuffle(const spec::PipelineSpec& spec, CandidateList& out) 
     if (!d) continue;
     if (d->order == ElementOrder::kRandom) shuffle = i;
     if (d->ratio == OutputRatio::kTimesCount && shuffle >= 0) {
-      const MoveAssessment assessed = AssessMove(spec, i, shuffle);
-      out.Add({"reorder",
-               spec.ops(i).name(),
-               "move '" + spec.ops(i).name() + "' before '" + spec.ops(shuffle).name() + "'",
-               {},
-               "repeat before shuffling (move " + spec.ops(i).name() + " before " +
-                   spec.ops(shuffle).name() + ")",
-               assessed.keeps_output ? "" : assessed.explanation,
-               MoveOp(spec, i, shuffle)});
+      out.AddMove("reorder", i, shuffle,
+                  "repeat before shuffling (move " + spec.ops(i).name() + " before " +
+                      spec.ops(shuffle).name() + ")");
       return;
     }
   }
@@ -258,15 +265,9 @@ void AddShardFileList(const spec::PipelineSpec& spec, CandidateList& out) {
       if (const OpKindDescription* r = DescribeOp(spec.ops(j)); r && r->per_element) reads = j;
     }
     if (reads < 0) continue;
-    const MoveAssessment assessed = AssessMove(spec, i, reads);
-    out.Add({"shard_earlier",
-             spec.ops(i).name(),
-             "move '" + spec.ops(i).name() + "' before '" + spec.ops(reads).name() + "'",
-             {},
-             "shard the file list: move " + spec.ops(i).name() + " before " +
-                 spec.ops(reads).name() + " (each worker reads only its own files)",
-             assessed.keeps_output ? "" : assessed.explanation,
-             MoveOp(spec, i, reads)});
+    out.AddMove("shard_earlier", i, reads,
+                "shard the file list: move " + spec.ops(i).name() + " before " +
+                    spec.ops(reads).name() + " (each worker reads only its own files)");
   }
 }
 

@@ -18,8 +18,8 @@ struct AdviceCandidate {
   std::string change;                 // "decode.num_parallel_calls=2" or a move in words
   std::vector<std::string> settings;  // the --set assignments of a knob change
   std::string action;                 // "raise decode's num_parallel_calls 1 -> 2", for people
-  // Set where the change is of a knob that decides the order (deterministic); moves and
-  // added ops are assessed by the move rules.
+  // What the change alters in what reaches the step, in the move rules' words (empty: it
+  // keeps the output): said by each candidate, moves and added ops assessed by the rules.
   std::string changes_output;
   spec::PipelineSpec spec;
 };

@@ -8,7 +8,6 @@
 #include <thread>
 
 #include "engine/tuning/advice_candidates.h"
-#include "engine/tuning/move_rules.h"
 
 namespace pipescope::engine {
 namespace {
@@ -168,10 +167,6 @@ Result<AdvisorResult> Advise(const spec::PipelineSpec& spec, const trace::RangeA
     a.predicted_steps_per_s = base_rate * (1 + t.gain);
     a.confidence = t.least_gain > 2 * result.noise ? "high" : "medium";
     a.what_changes = c.changes_output;
-    if (a.what_changes.empty()) {
-      const MoveAssessment assessed = AssessChange(spec, c.spec);
-      if (!assessed.keeps_output) a.what_changes = assessed.explanation;
-    }
     a.changes_output = !a.what_changes.empty();
     a.text = TextOf(c, base_rate, a.predicted_steps_per_s, t.gain, a.what_changes);
     a.spec = c.spec;
