@@ -6,6 +6,7 @@
 #include "engine/runtime/pipeline.h"
 #include "engine/spec/op_kinds.h"
 #include "engine/spec/op_values.h"
+#include "engine/spec/pipeline_plan.h"
 #include "engine/spec/spec_loader.h"
 #include "engine/spec/spec_overrides.h"
 #include "engine/tuning/tfdata_model.h"
@@ -21,9 +22,12 @@ struct ChainOfSpec {
   std::vector<std::string> knob_of_node;  // "op.num_parallel_calls", "op.buffer_size" or ""
 };
 
-// The model chain of a spec's top-level ops with the measured figures of each. An
+// The model chain of a planned spec's top-level ops with the measured figures of each. An
 // interleave's sub-pipeline becomes one node before it, with the sub-ops' self times.
-ChainOfSpec BuildChain(const spec::PipelineSpec& spec, const trace::RangeAnalysis& a) {
+// Knobs are read where the run starts them (the plan's one rule): AUTOTUNE, written or
+// left out, at the CPU budget, as tf.data starts it.
+ChainOfSpec BuildChain(const PipelinePlan& plan, const trace::RangeAnalysis& a) {
+  const spec::PipelineSpec& spec = *plan.spec;
   std::map<std::string, const trace::StageFigures*> figures;
   for (const auto& s : a.stages) figures[s.name] = &s;
   auto self_of = [&](const std::string& name) {
@@ -39,7 +43,11 @@ ChainOfSpec BuildChain(const spec::PipelineSpec& spec, const trace::RangeAnalysi
   out.chain.nodes.push_back(source);
   out.knob_of_node.push_back("");
   std::string previous = spec.source().name();
-  for (const auto& op : spec.ops()) {
+  for (const PlannedOp& planned : plan.ops) {
+    const spec::Op& op = *planned.op;
+    auto start_of = [&](std::string_view knob) {
+      return std::max<int64_t>(planned.Knob(knob).start, 1);
+    };
     Node n;
     n.name = op.name();
     n.self_ns = self_of(op.name());
@@ -47,8 +55,7 @@ ChainOfSpec BuildChain(const spec::PipelineSpec& spec, const trace::RangeAnalysi
     n.ratio = in > 0 && here > 0 ? in / here : 1;
     std::string knob;
     // What each op is to tf.data's model, from its description (op_kinds.h), never its kind.
-    const OpKindDescription* kind = DescribeOp(op);
-    const ParallelWork work = kind ? kind->parallel_work : ParallelWork::kNone;
+    const ParallelWork work = planned.kind->parallel_work;
     if (work == ParallelWork::kFunction || work == ParallelWork::kWorkerProcesses) {
       // Every map is a candidate, as if its parallelism were AUTOTUNE; so are a DataLoader's
       // workers (its batches are its elements).
@@ -57,14 +64,14 @@ ChainOfSpec BuildChain(const spec::PipelineSpec& spec, const trace::RangeAnalysi
       n.kind = NodeKind::kAsync;
       n.ratio = 1;
       n.parallelism_tunable = true;
-      n.parallelism = std::max<int64_t>(ReadIntKnob(spec, op.name(), knob_name).value_or(0), 1);
+      n.parallelism = start_of(knob_name);
       n.buffer = 0;  // the parallelism
       knob = op.name() + "." + knob_name;
     } else if (work == ParallelWork::kOneProducer) {
       n.kind = NodeKind::kAsync;
       n.ratio = 1;
       n.buffer_tunable = true;
-      n.buffer = std::max<int64_t>(ReadIntKnob(spec, op.name(), "buffer_size").value_or(0), 1);
+      n.buffer = start_of("buffer_size");
       knob = op.name() + ".buffer_size";
     } else if (const int64_t batch_size = BatchSizeOf(op); batch_size > 0) {
       n.kind = NodeKind::kSync;
@@ -78,13 +85,11 @@ ChainOfSpec BuildChain(const spec::PipelineSpec& spec, const trace::RangeAnalysi
       }
       out.chain.nodes.push_back({op.name() + " inputs", NodeKind::kSync, sub_self, 1});
       out.knob_of_node.push_back("");
-      n.cycle_length =
-          std::max<int64_t>(ReadIntKnob(spec, op.name(), "cycle_length").value_or(1), 1);
-      if (const int64_t parallel = ReadIntKnob(spec, op.name(), "num_parallel_calls").value_or(0);
-          parallel != 0) {
+      n.cycle_length = start_of("cycle_length");
+      if (planned.Knob("num_parallel_calls").written != 0) {
         n.kind = NodeKind::kAsyncInterleave;
         n.parallelism_tunable = true;
-        n.parallelism = std::max<int64_t>(parallel, 1);
+        n.parallelism = start_of("num_parallel_calls");
         knob = op.name() + ".num_parallel_calls";
       } else {
         n.kind = NodeKind::kInterleave;
@@ -99,14 +104,20 @@ ChainOfSpec BuildChain(const spec::PipelineSpec& spec, const trace::RangeAnalysi
   return out;
 }
 
-// The knobs the tuner decides ("op.knob") with their values in `spec`.
-std::vector<std::pair<std::string, int64_t>> DecidedKnobs(const spec::PipelineSpec& spec) {
-  const ChainOfSpec model = BuildChain(spec, {});
+// The knobs the tuner decides ("op.knob") with their values in the planned spec: where the
+// run starts them, or AUTOTUNE where the spec leaves them to it.
+std::vector<std::pair<std::string, int64_t>> DecidedKnobs(const PipelinePlan& plan) {
+  const ChainOfSpec model = BuildChain(plan, {});
   std::vector<std::pair<std::string, int64_t>> knobs;
   for (size_t i = 0; i < model.chain.nodes.size(); ++i) {
     const Node& n = model.chain.nodes[i];
-    if (!model.knob_of_node[i].empty())
-      knobs.push_back({model.knob_of_node[i], n.buffer_tunable ? n.buffer : n.parallelism});
+    const std::string& knob = model.knob_of_node[i];
+    if (knob.empty()) continue;
+    const std::optional<int64_t> written =
+        ReadIntKnob(*plan.spec, n.name, knob.substr(n.name.size() + 1));
+    knobs.push_back({knob, written == kAutotune ? kAutotune
+                           : n.buffer_tunable   ? n.buffer
+                                                : n.parallelism});
   }
   return knobs;
 }
@@ -125,7 +136,8 @@ Result<TunerResult> TuneTfData(const spec::PipelineSpec& spec, const Measurer& m
     result.rounds = round;
     const trace::RangeAnalysis& a = current.analysis;
     if (a.steps_per_s <= 0) break;
-    ChainOfSpec model = BuildChain(result.tuned, a);
+    ASSIGN_OR_RETURN(const PipelinePlan plan, PlanPipeline(result.tuned, cores));
+    ChainOfSpec model = BuildChain(plan, a);
     for (tfdata::Node& n : model.chain.nodes) {
       const auto bytes = current.element_bytes.find(n.name);
       if (bytes != current.element_bytes.end())
@@ -160,8 +172,10 @@ Result<TunerResult> TuneTfData(const spec::PipelineSpec& spec, const Measurer& m
     result.log.push_back("round " + std::to_string(round) + ": " + change + " -> " +
                          std::to_string(current.steps_per_s) + " steps/s");
   }
-  const auto before = DecidedKnobs(spec);
-  const auto after = DecidedKnobs(result.tuned);
+  ASSIGN_OR_RETURN(const PipelinePlan planned_before, PlanPipeline(spec, cores));
+  ASSIGN_OR_RETURN(const PipelinePlan planned_after, PlanPipeline(result.tuned, cores));
+  const auto before = DecidedKnobs(planned_before);
+  const auto after = DecidedKnobs(planned_after);
   std::vector<TunedKnob> knobs;
   for (size_t i = 0; i < before.size() && i < after.size(); ++i)
     knobs.push_back({after[i].first, before[i].second, after[i].second});

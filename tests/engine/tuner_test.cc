@@ -140,5 +140,51 @@ TEST(TfDataTunerTest, MeasuredElementSizesBindTheRamBudget) {
   EXPECT_EQ(tune(50.0 * (1 << 20)), 1) << "one 100 MiB element is over a 50 MiB budget";
 }
 
+// An interleave whose cycle_length is left to AUTOTUNE reads as many files at once as the
+// CPU budget, as tf.data starts it: the tuner sees workers that can read in parallel and
+// raises num_parallel_calls first (read as one file at a time, no worker gains, and the
+// climb spends itself on the prefetch buffer).
+TEST(TfDataTunerTest, AnAutotunedCycleLengthStartsAtTheCpuBudget) {
+  auto spec = ParseSpecText(R"(
+      source { range { stop: 1000000 } }
+      ops { name: "read" interleave {
+        per_element { synthetic_file { records_per_file: 100 read_latency: "4ms" } }
+        num_parallel_calls: 1 } }
+      ops { name: "prefetch" prefetch { buffer_size: 2 } })",
+                            "tuner");
+  ASSERT_TRUE(spec.ok()) << spec.status().message();
+  // One record per step; each worker reads a record in 4 ms, the device takes 1 ms.
+  auto measure = [](const spec::PipelineSpec& s) -> Result<TunerMeasurement> {
+    const int64_t p = std::max<int64_t>(1, s.ops(0).interleave().num_parallel_calls());
+    const double step_ms = std::max(1.0, 4.0 / static_cast<double>(p));
+    TunerMeasurement m;
+    m.steps_per_s = 1000 / step_ms;
+    auto& a = m.analysis;
+    a.steps_per_s = m.steps_per_s;
+    a.device_busy_fraction = 1.0 / step_ms;
+    a.input_wait_fraction = 1 - a.device_busy_fraction;
+    trace::StageFigures file;
+    file.name = "read.file";
+    file.elements_per_s = m.steps_per_s;
+    file.self_ns_per_element = 4e6;
+    trace::StageFigures read;
+    read.name = "read";
+    read.elements_per_s = m.steps_per_s;
+    a.stages = {file, read};
+    return m;
+  };
+  TunerOptions options;
+  options.cores = 4;
+  options.explain = true;
+  auto r = TuneTfData(*spec, measure, options);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_GE(r->log.size(), 3U);
+  EXPECT_NE(r->log[2].find("raise read's parallelism to 2"), std::string::npos)
+      << "a second reader is the model's first gain; got: " << r->log[2];
+  EXPECT_GE(r->tuned.ops(0).interleave().num_parallel_calls(), 2);
+  EXPECT_LE(r->tuned.ops(1).prefetch().buffer_size(), 2)
+      << "read as one file at a time, only the prefetch buffer seemed to help";
+}
+
 }  // namespace
 }  // namespace pipescope::engine
