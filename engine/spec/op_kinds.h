@@ -102,6 +102,9 @@ struct OpKindDescription {
   bool random = false;  // its output depends on a seed
   ParallelWork parallel_work = ParallelWork::kNone;
   bool replays = false;  // after one complete pass it hands out what it kept (cache)
+  // Each of several workers takes its own share of the input (shard's index of
+  // num_shards): what a shuffle or a reorder before it changes is which worker sees what.
+  bool splits_among_workers = false;
   // Fields that may be left out, and what leaving them out means (op_values.h reads them).
   std::string_view omissible{};
   // The GUI's op editor: the knob a new op of this kind asks for and its proposal; an

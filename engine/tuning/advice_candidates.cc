@@ -258,8 +258,7 @@ void AddRepeatBeforeShuffle(const spec::PipelineSpec& spec, CandidateList& out) 
 // then reads only its own files instead of every record (tf.data's advice: shard early).
 void AddShardFileList(const spec::PipelineSpec& spec, CandidateList& out) {
   for (int i = 1; i < spec.ops_size(); ++i) {
-    const OpKindDescription* d = DescribeOp(spec.ops(i));
-    if (!d || d->ratio != OutputRatio::kCounted || !spec.ops(i).has_shard()) continue;
+    if (!Splits(spec.ops(i))) continue;
     int reads = -1;
     for (int j = 0; j < i; ++j) {
       if (const OpKindDescription* r = DescribeOp(spec.ops(j)); r && r->per_element) reads = j;

@@ -7,7 +7,9 @@
 #include <map>
 #include <thread>
 
+#include "engine/spec/spec_overrides.h"
 #include "engine/tuning/advice_candidates.h"
+#include "engine/tuning/move_rules.h"
 
 namespace pipescope::engine {
 namespace {
@@ -67,7 +69,8 @@ std::vector<std::string> ShardWaste(const spec::PipelineSpec& spec,
   for (const auto& op : spec.ops()) {
     const std::string input = before;
     before = op.name();
-    if (!op.has_shard() || op.shard().num_shards() < 2) continue;
+    const int64_t workers = ReadIntKnob(spec, op.name(), "num_shards").value_or(0);
+    if (!Splits(op) || workers < 2) continue;
     const auto in = figures.find(input);
     const auto kept = figures.find(op.name());
     if (in == figures.end() || kept == figures.end() || in->second->elements <= 0) continue;
@@ -80,7 +83,7 @@ std::vector<std::string> ShardWaste(const spec::PipelineSpec& spec,
                   "reads all of them to keep its share; shard the file list before the reads "
                   "(split a single file into many to have a list to shard)",
                   op.name().c_str(), 100 * share, static_cast<long long>(in->second->elements),
-                  input.c_str(), static_cast<long long>(op.shard().num_shards()));
+                  input.c_str(), static_cast<long long>(workers));
     out.emplace_back(line);
   }
   return out;

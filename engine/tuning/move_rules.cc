@@ -14,19 +14,26 @@ namespace {
 
 using spec::Op;
 
-bool IsRandomMap(const Op& op) {
-  return op.has_map() && (op.map().fn().has_random_crop() || op.map().fn().has_random_flip());
-}
-// Functions that do work without changing the element (they model CPU or I/O cost).
-bool LeavesValuesUnchanged(const Op& op) {
-  if (!op.has_map()) return false;
-  const auto& fn = op.map().fn();
-  return fn.has_identity() || fn.has_cpu_work() || fn.has_io_wait();
-}
-// take, skip and shard: which elements pass depends on how many came before.
-bool IsCounting(const Op& op) {
+const OpKindDescription& KindOf(const Op& op) {
+  static constexpr OpKindDescription kNone{};
   const OpKindDescription* d = DescribeOp(op);
-  return d && d->ratio == OutputRatio::kCounted;
+  return d ? *d : kNone;
+}
+
+bool IsRandomMap(const Op& op) {
+  const spec::WorkFunction* fn = FunctionOf(op);
+  return fn && WorkFunctionIsRandom(*fn);
+}
+// Functions that do work without changing the element (they model CPU or I/O cost). A
+// python function keeps Pipescope's values but stands for the user's code, which may not.
+bool LeavesValuesUnchanged(const Op& op) {
+  const spec::WorkFunction* fn = FunctionOf(op);
+  return fn && WorkFunctionKeepsValue(*fn) && !fn->has_python();
+}
+// A function with a batched form gives the same output after a batch (vectorising).
+bool HasBatchedForm(const Op& op) {
+  const spec::WorkFunction* fn = FunctionOf(op);
+  return fn && WorkFunctionHasBatchedForm(*fn);
 }
 
 std::string Name(const Op& op) { return "'" + op.name() + "' (" + OpKindName(op) + ")"; }
@@ -34,66 +41,65 @@ std::string Name(const Op& op) { return "'" + op.name() + "' (" + OpKindName(op)
 // What changes when `first` ends up directly before `second` where it used to be after it
 // (nullopt: nothing does). The order of the arguments is the new order.
 std::optional<std::string> SwapEffect(const Op& first, const Op& second) {
-  if (first.has_prefetch() || second.has_prefetch()) return std::nullopt;
+  if (OnlyBuffers(first) || OnlyBuffers(second)) return std::nullopt;
   // Counting ops across 1:1 maps count the same elements.
-  if ((IsCounting(first) && second.has_map()) || (first.has_map() && IsCounting(second))) {
+  if ((IsCounting(first) && RunsFunction(second)) || (RunsFunction(first) && IsCounting(second))) {
     return std::nullopt;
   }
-  if (first.has_batch() && second.has_shuffle()) {
+  if (Batches(first) && Shuffles(second)) {
     return "Shuffling after " + Name(first) +
            " shuffles whole batches: the same elements are batched together in every epoch.";
   }
-  if (first.has_shuffle() && second.has_batch()) {
+  if (Shuffles(first) && Batches(second)) {
     return "Batches will be drawn from shuffled elements instead of shuffled as whole "
            "batches, so their contents change.";
   }
-  if (first.has_shuffle() && second.has_shard()) {
+  if (Shuffles(first) && Splits(second)) {
     return "Sharding after a shuffle gives each worker a share of a differently shuffled "
            "order: unless every worker uses the same seed, workers see overlapping elements "
            "and miss others.";
   }
-  if (first.has_shard() && second.has_shuffle()) {
+  if (Splits(first) && Shuffles(second)) {
     return "Each worker will shuffle only its own shard, so the elements each worker sees "
            "change.";
   }
-  if ((first.has_repeat() && second.has_shuffle()) ||
-      (first.has_shuffle() && second.has_repeat())) {
-    return first.has_repeat()
+  if ((Repeats(first) && Shuffles(second)) || (Shuffles(first) && Repeats(second))) {
+    return Repeats(first)
                ? "Shuffling after repeat mixes elements across epoch boundaries: an element "
                  "can come twice before another comes once."
                : "Shuffling before repeat keeps epochs apart: every element comes once per "
                  "epoch, in a new order each epoch.";
   }
-  if (first.has_cache() && second.has_shuffle()) {
+  if (Replays(first) && Shuffles(second)) {
     return "The cache will hold elements before shuffling, so each epoch is shuffled anew.";
   }
-  if (first.has_shuffle() && second.has_cache()) {
+  if (Shuffles(first) && Replays(second)) {
     return "Caching after a shuffle freezes the first epoch's order: every later epoch "
            "repeats it.";
   }
-  if (IsRandomMap(first) && second.has_cache()) {
+  if (IsRandomMap(first) && Replays(second)) {
     return "Caching after the random map " + Name(first) +
            " freezes its augmentation: every epoch sees the first epoch's random results.";
   }
-  if (first.has_cache() && IsRandomMap(second)) return std::nullopt;  // the fix for the above
-  if (first.has_filter() && second.has_map()) {
+  if (Replays(first) && IsRandomMap(second)) return std::nullopt;  // the fix for the above
+  if (Filters(first) && RunsFunction(second)) {
     if (LeavesValuesUnchanged(second)) return std::nullopt;
     return "The filter's predicate would read elements before " + Name(second) +
            " transforms them, so it keeps different elements.";
   }
-  if (first.has_map() && second.has_filter()) {
+  if (RunsFunction(first) && Filters(second)) {
     if (LeavesValuesUnchanged(first)) return std::nullopt;
     return "The filter's predicate would read the output of " + Name(first) +
            " instead of its input, so it keeps different elements.";
   }
-  if (first.has_batch() && second.has_map()) {
-    if (WorkFunctionHasBatchedForm(second.map().fn())) return std::nullopt;  // vectorised
+  if (Batches(first) && RunsFunction(second)) {
+    if (HasBatchedForm(second)) return std::nullopt;  // vectorised
     return Name(second) +
            " has no batched form: it would receive whole batches instead of "
            "single elements.";
   }
-  if (first.has_map() && second.has_batch()) {
-    return WorkFunctionHasBatchedForm(first.map().fn())
+  if (RunsFunction(first) && Batches(second)) {
+    return HasBatchedForm(first)
                ? std::nullopt
                : std::optional<std::string>(Name(first) +
                                             " will run once per element instead of on batches.");
@@ -101,21 +107,31 @@ std::optional<std::string> SwapEffect(const Op& first, const Op& second) {
   if (IsCounting(first) || IsCounting(second)) {
     const Op& counting = IsCounting(first) ? first : second;
     const Op& other = IsCounting(first) ? second : first;
-    if (other.has_cache()) return std::nullopt;
+    if (Replays(other)) return std::nullopt;
     return Name(counting) + " will count " +
-           (other.has_batch() ? std::string("batches instead of elements")
-                              : "the elements " + Name(other) + " produces instead of its input") +
+           (Batches(other) ? std::string("batches instead of elements")
+                           : "the elements " + Name(other) + " produces instead of its input") +
            ", so different elements reach the training step.";
   }
-  if (first.has_cache() || second.has_cache()) {
-    const Op& other = first.has_cache() ? second : first;
-    if (other.has_map() && !IsRandomMap(other)) return std::nullopt;  // what is cached moves
+  if (Replays(first) || Replays(second)) {
+    const Op& other = Replays(first) ? second : first;
+    if (RunsFunction(other) && !IsRandomMap(other)) return std::nullopt;  // what is cached moves
   }
   return "Moving " + Name(first) + " before " + Name(second) +
          " may change what reaches the training step.";
 }
 
 }  // namespace
+
+bool OnlyBuffers(const Op& op) { return KindOf(op).parallel_work == ParallelWork::kOneProducer; }
+bool RunsFunction(const Op& op) { return FunctionOf(op) != nullptr; }
+bool Batches(const Op& op) { return KindOf(op).ratio == OutputRatio::kOneOverBatch; }
+bool Shuffles(const Op& op) { return KindOf(op).order == ElementOrder::kRandom; }
+bool Splits(const Op& op) { return KindOf(op).splits_among_workers; }
+bool Repeats(const Op& op) { return KindOf(op).ratio == OutputRatio::kTimesCount; }
+bool Replays(const Op& op) { return KindOf(op).replays; }
+bool Filters(const Op& op) { return KindOf(op).ratio == OutputRatio::kAtMostOne; }
+bool IsCounting(const Op& op) { return KindOf(op).ratio == OutputRatio::kCounted; }
 
 bool IsRandomOp(const Op& op) {
   const OpKindDescription* d = DescribeOp(op);
@@ -157,8 +173,8 @@ MoveAssessment AssessChange(const spec::PipelineSpec& before, const spec::Pipeli
       const Op& op = side->ops(i);
       if (other.count(op.name())) continue;
       const bool added = side == &after;
-      if (op.has_prefetch()) continue;
-      if (op.has_cache()) {
+      if (OnlyBuffers(op)) continue;
+      if (Replays(op)) {
         const Op* random_before = nullptr;
         for (int j = 0; j < i; ++j) {
           if (IsRandomOp(side->ops(j))) random_before = &side->ops(j);

@@ -23,6 +23,19 @@ struct MoveAssessment {
   std::string explanation;  // one sentence for people
 };
 
+// What an op is to the move rules and the order advice, from its kind's description
+// (op_kinds.h), never its kind's name: a new kind with the same traits moves as the kinds
+// it resembles.
+bool OnlyBuffers(const spec::Op& op);   // only timing: one thread fills a buffer (prefetch)
+bool RunsFunction(const spec::Op& op);  // a function on each element (map)
+bool Batches(const spec::Op& op);       // one element of several (batch, padded_batch, DataLoader)
+bool Shuffles(const spec::Op& op);
+bool Splits(const spec::Op& op);  // each worker takes its share (shard)
+bool Repeats(const spec::Op& op);
+bool Replays(const spec::Op& op);     // hands out what it kept after one pass (cache)
+bool Filters(const spec::Op& op);     // keeps or drops each element by a predicate
+bool IsCounting(const spec::Op& op);  // take, skip, shard: what passes depends on a count
+
 // Its output depends on a seed: its kind (shuffle) or its function (random augmentation).
 bool IsRandomOp(const spec::Op& op);
 

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <map>
 
+#include "engine/spec/op_kinds.h"
 #include "engine/spec/spec_validator.h"
 #include "engine/tuning/move_rules.h"
 #include "engine/work/work_registry.h"
@@ -32,13 +33,13 @@ std::vector<OrderAdvice> AdviseOrder(const spec::PipelineSpec& spec,
   // work: the earliest position every move to which keeps the output.
   for (int i = 0; i < n; ++i) {
     const auto& op = spec.ops(i);
-    if (!op.has_filter() && !op.has_take() && !op.has_skip() && !op.has_shard()) continue;
+    if (!Filters(op) && !IsCounting(op)) continue;
     int to = i;
     while (to > 0 && AssessMove(spec, i, to - 1).keeps_output) --to;
     double skipped_work = 0;
     std::string across;
     for (int j = to; j < i; ++j) {
-      if (!spec.ops(j).has_map()) continue;
+      if (!RunsFunction(spec.ops(j))) continue;
       skipped_work += self_of(spec.ops(j).name());
       across += (across.empty() ? "'" : ", '") + spec.ops(j).name() + "'";
     }
@@ -54,7 +55,7 @@ std::vector<OrderAdvice> AdviseOrder(const spec::PipelineSpec& spec,
         share = buf;
       }
     }
-    advice.push_back({op.has_shard() ? "shard_earlier" : "move_filter", op.name(),
+    advice.push_back({Splits(op) ? "shard_earlier" : "move_filter", op.name(),
                       "move " + OpKindName(op) + " '" + op.name() + "' before " + across,
                       "The elements it drops would no longer cost " + Micros(skipped_work) +
                           " of map work each" + share + "; the output is the same.",
@@ -64,21 +65,24 @@ std::vector<OrderAdvice> AdviseOrder(const spec::PipelineSpec& spec,
   for (int i = 0; i + 1 < n; ++i) {
     const auto& map = spec.ops(i);
     const auto& batch = spec.ops(i + 1);
-    if (!map.has_map() || !batch.has_batch() || !WorkFunctionHasBatchedForm(map.map().fn()))
-      continue;
+    const spec::WorkFunction* fn = FunctionOf(map);
+    // A batch of the pipeline's own (a DataLoader's batches are made in its workers).
+    const bool own_batch =
+        Batches(batch) && DescribeOp(batch)->parallel_work == ParallelWork::kNone;
+    if (!fn || !own_batch || !WorkFunctionHasBatchedForm(*fn)) continue;
     // A Python function's cost is per call, whatever it is given: what it would cost on a
     // whole batch is the user's rewrite, which no simulation can know.
-    if (map.map().fn().has_python()) continue;
+    if (fn->has_python()) continue;
     if (!AssessMove(spec, i, i + 1).keeps_output) continue;
     advice.push_back({"vectorise", map.name(),
                       "batch before map '" + map.name() + "' (vectorise it)",
                       "'" + map.name() + "' costs " + Micros(self_of(map.name())) +
                           " per element; its batched form runs once per batch of " +
-                          std::to_string(batch.batch().batch_size()) + ".",
+                          std::to_string(BatchSizeOf(batch)) + ".",
                       MoveOp(spec, i, i + 1)});
   }
   // Prefetch last: without it the training step and the pipeline take turns.
-  if (n == 0 || !spec.ops(n - 1).has_prefetch()) {
+  if (n == 0 || !OnlyBuffers(spec.ops(n - 1))) {
     spec::PipelineSpec with = spec;
     auto* p = with.add_ops();
     p->set_name("prefetch_last");

@@ -160,6 +160,10 @@ bool WorkFunctionKeepsValue(const spec::WorkFunction& fn) {
   return fn.has_identity() || fn.has_cpu_work() || fn.has_io_wait() || fn.has_python();
 }
 
+bool WorkFunctionIsRandom(const spec::WorkFunction& fn) {
+  return fn.has_random_crop() || fn.has_random_flip();
+}
+
 std::string WorkFunctionName(const spec::WorkFunction& fn) {
   const auto* oneof = fn.GetDescriptor()->FindOneofByName("kind");
   const auto* field = fn.GetReflection()->GetOneofFieldDescriptor(fn, oneof);

@@ -15,6 +15,9 @@ bool WorkFunctionHasBatchedForm(const spec::WorkFunction& fn);
 // Whether the function hands an element on with its value unchanged (it costs time, or
 // nothing): a number stays the number a mod_equals filter or repeat_by_value reads.
 bool WorkFunctionKeepsValue(const spec::WorkFunction& fn);
+// Whether the function draws random numbers (augmentation): a cache after it freezes its
+// draws, and it may not move across a cache.
+bool WorkFunctionIsRandom(const spec::WorkFunction& fn);
 std::string WorkFunctionName(const spec::WorkFunction& fn);
 
 // A filter predicate: true keeps the element. Immutable, callable from any thread.

@@ -73,6 +73,21 @@ TEST(MoveRulesTest, ShuffleAndBatchDoNotCommute) {
   EXPECT_NE(ExpectChanged(after, 1, 0).find("Batches will be drawn"), std::string::npos);
 }
 
+// The rules read an op's traits, not its kind: padded_batch groups elements as batch does,
+// so it moves as batch does, with batch's sentences.
+TEST(MoveRulesTest, APaddedBatchMovesAsABatch) {
+  const auto spec = Spec(R"(ops { name: "pb" padded_batch { batch_size: 4 } }
+                            ops { name: "shuffle" shuffle { buffer_size: 10 } })");
+  EXPECT_NE(ExpectChanged(spec, 1, 0).find("Batches will be drawn"), std::string::npos);
+  const auto counted = Spec(
+      R"(ops { name: "pb" padded_batch { batch_size: 4 } } ops { name: "t" take { count: 5 } })");
+  EXPECT_NE(ExpectChanged(counted, 1, 0).find("batches instead of elements"), std::string::npos);
+  const auto vectorised = Spec(R"(
+      ops { name: "norm" map { fn { normalize {} } } }
+      ops { name: "pb" padded_batch { batch_size: 4 } })");
+  ExpectKept(vectorised, 0, 1);
+}
+
 TEST(MoveRulesTest, ShardAfterShuffleIsFlagged) {
   const auto spec = Spec(R"(ops { name: "shard" shard { num_shards: 4 index: 0 } }
                             ops { name: "shuffle" shuffle { buffer_size: 10 } })");
