@@ -110,6 +110,21 @@ Result<Element> CombineRows(const std::vector<Element>& rows, uint64_t id,
   return batch;
 }
 
+Result<Element> ZipElements(Element first, const Element& second, const std::string& second_name) {
+  auto add = [&](const std::string& name, const Tensor& value) -> Status {
+    for (const Feature& f : first.features) {
+      if (f.name == name) {
+        return InvalidArgument("both zipped elements have a component named '" + name + "'");
+      }
+    }
+    first.features.push_back({name, value});
+    return Status::Ok();
+  };
+  if (second.value.valid()) RETURN_IF_ERROR(add(second_name, second.value));
+  for (const Feature& f : second.features) RETURN_IF_ERROR(add(f.name, f.value));
+  return first;
+}
+
 const Tensor& LeadComponent(const Element& e) {
   return e.value.valid() || e.features.empty() ? e.value : e.features[0].value;
 }

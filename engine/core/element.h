@@ -46,6 +46,10 @@ const Tensor& LeadComponent(const Element& e);
 // Row `row` of a batch: each component's row (tf.data unbatch). Components of rank ≥ 1.
 Element RowOf(const Element& batch, int64_t row, uint64_t id);
 
+// zip: `first` (keeping its id and value) with `second`'s value added as the feature
+// `second_name` and `second`'s features beside it. Errors where a name would come twice.
+Result<Element> ZipElements(Element first, const Element& second, const std::string& second_name);
+
 // One JSON object per element for `pipescope-cli run --print`: small tensors are written
 // in full, large ones as {"dtype","shape","bytes"} so a line stays readable.
 std::string ElementToJson(const Element& element);

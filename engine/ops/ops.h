@@ -88,6 +88,9 @@ DatasetPtr MakeCacheDataset(StatsPtr stats, DatasetPtr input);
 DatasetPtr MakeRepeatDataset(StatsPtr stats, DatasetPtr input, int64_t count);
 DatasetPtr MakeTakeDataset(StatsPtr stats, DatasetPtr input, int64_t count);
 DatasetPtr MakeSkipDataset(StatsPtr stats, DatasetPtr input, int64_t count);
+// `second` is the pipeline zipped beside the input; its value becomes `second_name`.
+DatasetPtr MakeZipDataset(StatsPtr stats, DatasetPtr input, DatasetPtr second,
+                          std::string second_name);
 
 // `per_element` is the sub-pipeline opened for each input element (its source reads
 // IteratorArgs::parent). `parallelism` null: synchronous interleave.

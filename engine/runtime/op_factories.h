@@ -22,18 +22,22 @@ class EngineOpBuild {
   // The dataset it opens per input element (per_element with its ops), for a kind whose
   // message has them; null otherwise.
   DatasetPtr per_element;
+  // The second pipeline it reads beside its input (its own source and ops), for a kind that
+  // has one (zip); null otherwise.
+  DatasetPtr second;
 
   // The planned knob `name` as a Tunable a tuner and the GUI can move, with its range from
   // the kind's description (registered under the op's name).
   virtual TunablePtr Knob(std::string_view name) = 0;
 
  protected:
-  EngineOpBuild(const PlannedOp& p, StatsPtr s, DatasetPtr in, DatasetPtr sub)
+  EngineOpBuild(const PlannedOp& p, StatsPtr s, DatasetPtr in, DatasetPtr sub, DatasetPtr beside)
       : planned(p),
         op(*p.op),
         stats(std::move(s)),
         input(std::move(in)),
-        per_element(std::move(sub)) {}
+        per_element(std::move(sub)),
+        second(std::move(beside)) {}
 };
 
 using EngineOpFactory = Result<DatasetPtr> (*)(EngineOpBuild& build);

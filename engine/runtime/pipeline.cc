@@ -65,9 +65,14 @@ void Pipeline::DescribeStages(record::Recorder& recorder) {
     }
   }
   std::vector<int> depths;
+  std::vector<uint32_t> traits;
   depths.reserve(stages.size());
-  for (const auto& info : stages) depths.push_back(info.depth);
-  const std::vector<int> inputs = StageInputIndices(depths);
+  traits.reserve(stages.size());
+  for (const auto& info : stages) {
+    depths.push_back(info.depth);
+    traits.push_back(info.stats->traits);
+  }
+  const std::vector<int> inputs = StageInputIndices(depths, traits);
   for (size_t i = 0; i < stages.size(); ++i) {
     const StageStats& s = *stages[i].stats;
     record::StageDef def;

@@ -20,7 +20,7 @@ class Builder {
 
   Result<BuiltPipeline> Build(const PipelinePlan& plan) {
     registry_.BeginBuild();
-    ASSIGN_OR_RETURN(DatasetPtr d, BuildSource(plan.spec->source()));
+    ASSIGN_OR_RETURN(DatasetPtr d, BuildSource(plan.spec->source(), plan.spec->source().name(), 0));
     ASSIGN_OR_RETURN(d, BuildOps(plan.ops, std::move(d)));
     return BuiltPipeline{std::move(d), plan.output_batched};
   }
@@ -52,51 +52,51 @@ class Builder {
     return r;
   }
 
-  // A source's stage, or the source of an interleave's sub-pipeline (depth 1).
+  // A source's stage, or the source of a sub-pipeline (depth 1: an interleave's, a zip's).
   StatsPtr SourceStage(const std::string& name, const std::string& kind, int depth) {
     auto stats = registry_.Stage(name, kind, depth);
     stats->traits = kSourceStageTraits;
     return stats;
   }
 
-  Result<DatasetPtr> BuildSource(const spec::Source& s) {
-    const std::string& name = s.name();
+  // The pipeline's source (depth 0), or a zip's second source (named "<zip>.<source>").
+  Result<DatasetPtr> BuildSource(const spec::Source& s, const std::string& name, int depth) {
     switch (s.kind_case()) {
       case spec::Source::kRange:
-        return MakeRangeDataset(SourceStage(name, "range", 0), s.range().start(), s.range().stop(),
-                                RangeStep(s.range()));
+        return MakeRangeDataset(SourceStage(name, "range", depth), s.range().start(),
+                                s.range().stop(), RangeStep(s.range()));
       case spec::Source::kListFiles:
-        return MakeListFilesDataset(SourceStage(name, "list_files", 0), s.list_files().pattern(),
-                                    ListFilesShuffles(s.list_files()),
+        return MakeListFilesDataset(SourceStage(name, "list_files", depth),
+                                    s.list_files().pattern(), ListFilesShuffles(s.list_files()),
                                     ListFilesSeed(s.list_files()));
       case spec::Source::kSynthetic: {
         const auto& y = s.synthetic();
         ASSIGN_OR_RETURN(auto config, Synthetic(y.records(), y.record_bytes(), "", y.read_latency(),
                                                 y.bandwidth(), y.seed()));
-        return MakeSyntheticDataset(SourceStage(name, "synthetic", 0), config);
+        return MakeSyntheticDataset(SourceStage(name, "synthetic", depth), config);
       }
       case spec::Source::kTfrecord: {
         const auto& t = s.tfrecord();
         ASSIGN_OR_RETURN(Compression c, ParseCompression(t.compression()));
-        return MakeTfRecordDataset(SourceStage(name, "tfrecord", 0),
+        return MakeTfRecordDataset(SourceStage(name, "tfrecord", depth),
                                    {t.files().begin(), t.files().end()}, c, t.skip_corrupt());
       }
       case spec::Source::kTextLine: {
         const auto& t = s.text_line();
         ASSIGN_OR_RETURN(Compression c, ParseCompression(t.compression()));
-        return MakeTextLineDataset(SourceStage(name, "text_line", 0),
+        return MakeTextLineDataset(SourceStage(name, "text_line", depth),
                                    {t.files().begin(), t.files().end()}, c);
       }
       case spec::Source::kFromGenerator: {
         const auto& g = s.from_generator();
         ASSIGN_OR_RETURN(const int64_t ns, ParseDurationNs(g.duration()));
-        StatsPtr stage = SourceStage(name, "from_generator", 0);
+        StatsPtr stage = SourceStage(name, "from_generator", depth);
         stage->traits = SourceStageTraits(s);
         return MakeFromGeneratorDataset(std::move(stage), g.records(),
                                         std::make_shared<PythonWork>(ns, PythonGilShare(g)));
       }
       case spec::Source::kFromTensorSlices: {
-        return MakeFromTensorSlicesDataset(SourceStage(name, "from_tensor_slices", 0),
+        return MakeFromTensorSlicesDataset(SourceStage(name, "from_tensor_slices", depth),
                                            SliceTensors(s.from_tensor_slices()));
       }
       case spec::Source::KIND_NOT_SET:
@@ -142,11 +142,17 @@ class Builder {
         ASSIGN_OR_RETURN(per_element, BuildElementSource(*es, p.op->name()));
         ASSIGN_OR_RETURN(per_element, BuildOps(p.sub, std::move(per_element)));
       }
+      DatasetPtr second;
+      if (const spec::Source* source = SecondSourceOf(*p.op)) {
+        ASSIGN_OR_RETURN(second,
+                         BuildSource(*source, p.op->name() + "." + source->name(), p.depth + 1));
+        ASSIGN_OR_RETURN(second, BuildOps(p.sub, std::move(second)));
+      }
       const EngineOpFactory factory = EngineOpFactoryOf(p.kind->kind_case);
       if (!factory) {
         return Internal("op kind '" + std::string(p.kind->kind) + "' has no engine factory");
       }
-      OpBuild build(*this, p, stats, std::move(d), std::move(per_element));
+      OpBuild build(*this, p, stats, std::move(d), std::move(per_element), std::move(second));
       ASSIGN_OR_RETURN(d, factory(build));
       stats->traits = StageTraitsOf(*p.op, *p.kind);
     }
@@ -155,8 +161,10 @@ class Builder {
 
   class OpBuild final : public EngineOpBuild {
    public:
-    OpBuild(Builder& builder, const PlannedOp& p, StatsPtr stage, DatasetPtr in, DatasetPtr sub)
-        : EngineOpBuild(p, std::move(stage), std::move(in), std::move(sub)), builder_(builder) {}
+    OpBuild(Builder& builder, const PlannedOp& p, StatsPtr stage, DatasetPtr in, DatasetPtr sub,
+            DatasetPtr beside)
+        : EngineOpBuild(p, std::move(stage), std::move(in), std::move(sub), std::move(beside)),
+          builder_(builder) {}
     TunablePtr Knob(std::string_view name) override { return builder_.Knob(planned, name); }
 
    private:

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "instrumentation/record/trace_sink.h"
+
 namespace pipescope::engine {
 
 std::shared_ptr<StageStats> StageRegistry::Stage(const std::string& name, const std::string& kind,
@@ -59,12 +61,14 @@ void StageRegistry::SetChangeObserver(std::function<void(const KnobChange&)> obs
   }
 }
 
-std::vector<int> StageInputIndices(const std::vector<int>& depths) {
+std::vector<int> StageInputIndices(const std::vector<int>& depths,
+                                   const std::vector<uint32_t>& traits) {
   std::vector<int> inputs(depths.size(), -1);
   for (size_t i = 0; i < depths.size(); ++i) {
     size_t j = i + 1;
     while (j < depths.size() && depths[j] > depths[i]) ++j;
-    if (j > i + 1) {
+    const bool zips = i < traits.size() && (traits[i] & record::kTraitZips) != 0;
+    if (j > i + 1 && !zips) {
       inputs[i] = static_cast<int>(j - 1);  // the sub-pipeline's last op
       continue;
     }

@@ -20,10 +20,13 @@ struct StageInfo {
   int depth = 0;  // 0: top level; 1: inside an interleave's sub-pipeline
 };
 
-// For stages listed in pipeline order with their depths (an interleave followed by its
-// sub-pipeline one level deeper), the index of the stage each pulls from, -1 for a source:
-// the previous stage at its depth, or for an interleave the last stage of its sub-pipeline.
-std::vector<int> StageInputIndices(const std::vector<int>& depths);
+// For stages listed in pipeline order with their depths and traits (an interleave followed
+// by its sub-pipeline one level deeper), the index of the stage each pulls from, -1 for a
+// source: the previous stage at its depth, or for an interleave the last stage of its
+// sub-pipeline. A zip (record::kTraitZips) pulls the previous stage at its depth; the second
+// pipeline after it is its second input, which the trace finds by its place.
+std::vector<int> StageInputIndices(const std::vector<int>& depths,
+                                   const std::vector<uint32_t>& traits);
 
 class StageRegistry {
  public:

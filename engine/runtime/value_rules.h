@@ -19,6 +19,8 @@ struct ValueRule {
   // An op that makes one element out of several (padded_batch): how each component's rows
   // are combined; stacked where unset.
   CombineComponent combine;
+  // An op that pairs each element with one of a second pipeline's (zip): the pair.
+  std::function<Result<Element>(Element first, const Element& second)> pair;
 };
 
 using ValueRuleFactory = Result<ValueRule> (*)(const PlannedOp& planned);

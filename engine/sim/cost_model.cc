@@ -140,8 +140,12 @@ class DefaultsBuilder {
  public:
   DefaultsBuilder(CostModel& m) : m_(m) {}
 
+  // The pipeline's source, or a zip's second source (its stage named `stage`).
   engine::Status Source(const spec::Source& s, int64_t& bytes) {
-    OpCost& c = m_.ops[s.name()];
+    return Source(s, s.name(), bytes);
+  }
+  engine::Status Source(const spec::Source& s, const std::string& stage, int64_t& bytes) {
+    OpCost& c = m_.ops[stage];
     switch (s.kind_case()) {
       case spec::Source::kRange: {
         const auto& r = s.range();
@@ -272,6 +276,18 @@ class DefaultsBuilder {
     if (const spec::ElementSource* per_element = engine::PerElementSourceOf(op)) {
       RETURN_IF_ERROR(ElementSource(*per_element, op.name(), bytes));
       RETURN_IF_ERROR(Ops(*engine::SubPipelineOf(op), bytes));
+      m_.ops[op.name()].cpu = Fixed(kCheapOpNs);
+      return engine::Status::Ok();
+    }
+    if (const spec::Source* second = engine::SecondSourceOf(op)) {
+      // The second pipeline's files are its own: an interleave after the zip opens the
+      // input's.
+      const std::vector<std::string> files = files_;
+      int64_t second_bytes = 0;
+      RETURN_IF_ERROR(Source(*second, op.name() + "." + second->name(), second_bytes));
+      RETURN_IF_ERROR(Ops(*engine::SubPipelineOf(op), second_bytes));
+      files_ = files;
+      bytes += second_bytes;
       m_.ops[op.name()].cpu = Fixed(kCheapOpNs);
       return engine::Status::Ok();
     }

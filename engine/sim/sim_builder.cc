@@ -22,14 +22,18 @@ class Builder {
   explicit Builder(SimContext& ctx) : ctx_(ctx) {}
 
   engine::Result<SimBuild> Build(const engine::PipelinePlan& plan) {
-    ASSIGN_OR_RETURN(SimDatasetPtr d, Source(plan.spec->source()));
+    ASSIGN_OR_RETURN(SimDatasetPtr d, Source(plan.spec->source(), plan.spec->source().name(), 0));
     ASSIGN_OR_RETURN(d, Ops(plan.ops, std::move(d)));
     SimBuild b;
     b.root = std::move(d);
     b.batched = plan.output_batched;
     std::vector<int> depths;
-    for (const auto& s : ctx_.stages) depths.push_back(s->depth);
-    const std::vector<int> inputs = engine::StageInputIndices(depths);
+    std::vector<uint32_t> traits;
+    for (const auto& s : ctx_.stages) {
+      depths.push_back(s->depth);
+      traits.push_back(defs_[s->id].traits);
+    }
+    const std::vector<int> inputs = engine::StageInputIndices(depths, traits);
     for (size_t i = 0; i < ctx_.stages.size(); ++i) {
       record::StageDef def = defs_[i];
       def.position = static_cast<int>(i);
@@ -40,7 +44,7 @@ class Builder {
   }
 
  private:
-  // A source's stage, or the source of an interleave's sub-pipeline (depth 1).
+  // A source's stage, or the source of a sub-pipeline (depth 1: an interleave's, a zip's).
   SimStage& SourceStage(const std::string& name, const std::string& kind, int depth) {
     SimStage& s = Stage(name, kind, depth);
     Def(s).traits = engine::kSourceStageTraits;
@@ -72,16 +76,17 @@ class Builder {
     return s.cost->records >= 0 ? s.cost->records : from_spec;
   }
 
-  engine::Result<SimDatasetPtr> Source(const spec::Source& s) {
+  // The pipeline's source (depth 0), or a zip's second source (named "<zip>.<source>").
+  engine::Result<SimDatasetPtr> Source(const spec::Source& s, const std::string& name, int depth) {
     switch (s.kind_case()) {
       case spec::Source::kRange: {
-        SimStage& st = SourceStage(s.name(), "range", 0);
+        SimStage& st = SourceStage(name, "range", depth);
         values_ = true;
         return MakeSimSource(st, Records(st, -1),
                              SimValues{s.range().start(), engine::RangeStep(s.range()), nullptr});
       }
       case spec::Source::kListFiles: {
-        SimStage& st = SourceStage(s.name(), "list_files", 0);
+        SimStage& st = SourceStage(name, "list_files", depth);
         if (Records(st, 0) == 0) {
           return engine::NotFound("list_files: no files match '" + s.list_files().pattern() + "'");
         }
@@ -89,26 +94,26 @@ class Builder {
                                 engine::ListFilesSeed(s.list_files()));
       }
       case spec::Source::kSynthetic: {
-        SimStage& st = SourceStage(s.name(), "synthetic", 0);
+        SimStage& st = SourceStage(name, "synthetic", depth);
         return MakeSimSource(st, Records(st, s.synthetic().records()));
       }
       case spec::Source::kTfrecord: {
-        SimStage& st = SourceStage(s.name(), "tfrecord", 0);
+        SimStage& st = SourceStage(name, "tfrecord", depth);
         return MakeSimSource(st, Records(st, 0));
       }
       case spec::Source::kTextLine: {
-        SimStage& st = SourceStage(s.name(), "text_line", 0);
+        SimStage& st = SourceStage(name, "text_line", depth);
         return MakeSimSource(st, Records(st, 0));
       }
       case spec::Source::kFromGenerator: {
-        SimStage& st = SourceStage(s.name(), "from_generator", 0);
+        SimStage& st = SourceStage(name, "from_generator", depth);
         Def(st).traits = engine::SourceStageTraits(s);
         values_ = true;  // 0, 1, ...
         return MakeSimFromGenerator(st, Records(st, s.from_generator().records()));
       }
       case spec::Source::kFromTensorSlices: {
         const auto& f = s.from_tensor_slices();
-        SimStage& st = SourceStage(s.name(), "from_tensor_slices", 0);
+        SimStage& st = SourceStage(name, "from_tensor_slices", depth);
         SimValues values;  // a count's elements are 0 .. count - 1
         if (f.values_size() > 0) {
           values.listed =
@@ -157,12 +162,20 @@ class Builder {
         ASSIGN_OR_RETURN(per_element, ElementSource(*es, p.op->name()));
         ASSIGN_OR_RETURN(per_element, Ops(p.sub, std::move(per_element)));
       }
+      SimDatasetPtr second;
+      if (const spec::Source* source = engine::SecondSourceOf(*p.op)) {
+        // What the second pipeline's elements carry is its own; the op's input keeps its own.
+        const bool input_values = values_;
+        ASSIGN_OR_RETURN(second, Source(*source, p.op->name() + "." + source->name(), p.depth + 1));
+        ASSIGN_OR_RETURN(second, Ops(p.sub, std::move(second)));
+        values_ = input_values;
+      }
       const SimOpFactory factory = SimOpFactoryOf(p.kind->kind_case);
       if (!factory) {
         return engine::Internal("op kind '" + std::string(p.kind->kind) +
                                 "' has no simulator factory");
       }
-      OpBuild build(*this, p, st, std::move(d), std::move(per_element));
+      OpBuild build(*this, p, st, std::move(d), std::move(per_element), std::move(second));
       ASSIGN_OR_RETURN(d, factory(build));
       Def(st).traits = engine::StageTraitsOf(*p.op, *p.kind);
       // A batch's rows, and what a function made, are not the source's numbers.
@@ -176,8 +189,9 @@ class Builder {
   class OpBuild final : public SimOpBuild {
    public:
     OpBuild(Builder& builder, const engine::PlannedOp& p, SimStage& st, SimDatasetPtr in,
-            SimDatasetPtr sub)
-        : SimOpBuild(p, st, std::move(in), std::move(sub), builder.values_), builder_(builder) {}
+            SimDatasetPtr sub, SimDatasetPtr beside)
+        : SimOpBuild(p, st, std::move(in), std::move(sub), std::move(beside), builder.values_),
+          builder_(builder) {}
     // Looked up each time: defs_ grows while a sub-pipeline is built.
     record::StageDef& Def() override { return builder_.Def(stage); }
 

@@ -18,6 +18,7 @@ class SimOpBuild {
   SimStage& stage;
   SimDatasetPtr input;
   SimDatasetPtr per_element;  // as EngineOpBuild::per_element
+  SimDatasetPtr second;       // as EngineOpBuild::second
   // Whether the elements it takes carry the numbers the engine's would (a range's, listed
   // values), so a filter can read them.
   const bool values;
@@ -31,12 +32,14 @@ class SimOpBuild {
   }
 
  protected:
-  SimOpBuild(const engine::PlannedOp& p, SimStage& s, SimDatasetPtr in, SimDatasetPtr sub, bool v)
+  SimOpBuild(const engine::PlannedOp& p, SimStage& s, SimDatasetPtr in, SimDatasetPtr sub,
+             SimDatasetPtr beside, bool v)
       : planned(p),
         op(*p.op),
         stage(s),
         input(std::move(in)),
         per_element(std::move(sub)),
+        second(std::move(beside)),
         values(v) {}
 };
 

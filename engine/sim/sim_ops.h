@@ -66,6 +66,8 @@ SimDatasetPtr MakeSimCache(SimStage& stage, SimDatasetPtr input);
 SimDatasetPtr MakeSimRepeat(SimStage& stage, SimDatasetPtr input, int64_t count);
 SimDatasetPtr MakeSimTake(SimStage& stage, SimDatasetPtr input, int64_t count);
 SimDatasetPtr MakeSimSkip(SimStage& stage, SimDatasetPtr input, int64_t count);
+// zip: `second` is the pipeline zipped beside the input.
+SimDatasetPtr MakeSimZip(SimStage& stage, SimDatasetPtr input, SimDatasetPtr second);
 
 // A content key for record `index` of the stream opened for `parent` (0 at the top level).
 inline uint64_t RecordKey(uint64_t parent_key, int64_t index) {

@@ -390,7 +390,54 @@ class SkipIt : public SimUnaryIterator {
   engine::Countdown skip_;
 };
 
+// zip((input, second)): the input's element, then the second pipeline's, paired under the
+// input's id; ends at the first to end, without pulling the other again (as the engine).
+class ZipIt : public SimUnaryIterator {
+ public:
+  ZipIt(SimContext& ctx, SimStage& stage, std::unique_ptr<SimIterator> input,
+        std::unique_ptr<SimIterator> second)
+      : SimUnaryIterator(ctx, stage, std::move(input)), second_(std::move(second)) {}
+  void Cancel() override {
+    SimUnaryIterator::Cancel();
+    second_->Cancel();
+  }
+
+ protected:
+  Task<bool> GetNextInternal(SimThread& thread, SimElement& out) override {
+    const bool pulled = co_await PullInput(thread, out);
+    if (!pulled) co_return false;
+    SimElement partner;
+    const bool paired = co_await Pull(*second_, thread, partner);
+    if (!paired) co_return false;
+    out.bytes += partner.bytes;
+    co_await Charge(thread, CpuCost(1), 0);
+    co_return true;
+  }
+
+ private:
+  std::unique_ptr<SimIterator> second_;
+};
+
+class ZipDataset : public SimDataset {
+ public:
+  ZipDataset(SimStage& stage, SimDatasetPtr input, SimDatasetPtr second)
+      : SimDataset(stage), input_(std::move(input)), second_(std::move(second)) {}
+  std::unique_ptr<SimIterator> MakeIterator(SimContext& ctx,
+                                            const SimElement* parent) const override {
+    // The second pipeline is its own: no element opened it.
+    return std::make_unique<ZipIt>(ctx, stage_, input_->MakeIterator(ctx, parent),
+                                   second_->MakeIterator(ctx, nullptr));
+  }
+
+ private:
+  SimDatasetPtr input_, second_;
+};
+
 }  // namespace
+
+SimDatasetPtr MakeSimZip(SimStage& stage, SimDatasetPtr input, SimDatasetPtr second) {
+  return std::make_shared<ZipDataset>(stage, std::move(input), std::move(second));
+}
 
 SimDatasetPtr MakeSimSequentialMap(SimStage& stage, SimDatasetPtr input) {
   return std::make_shared<SimUnaryDataset<SequentialMapIt>>(stage, std::move(input));

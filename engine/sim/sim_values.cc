@@ -1,5 +1,7 @@
 #include "engine/sim/sim_values.h"
 
+#include <memory>
+
 #include "engine/runtime/pipeline_builder.h"
 #include "engine/runtime/value_rules.h"
 #include "engine/spec/op_kinds.h"
@@ -21,28 +23,36 @@ bool AnyChangesValues(const std::vector<engine::PlannedOp>& ops) {
   return false;
 }
 
-// Values after the first k top-level ops, worked backwards from an element the consumer
-// received: each op's rule applied to the values of the elements it was made of.
+// Values after the first k ops of a pipeline (the top level, or a zip's second pipeline),
+// worked backwards from an element: each op's rule applied to the values of the elements it
+// was made of.
 class Replay {
  public:
-  Replay(const engine::PipelinePlan& plan, const trace::Lineage& lineage)
-      : plan_(plan), lineage_(lineage) {}
+  Replay(const spec::Source& source, const std::vector<engine::PlannedOp>& ops,
+         const trace::Lineage& lineage)
+      : source_(source), ops_(ops), lineage_(lineage) {}
 
   Status Prepare() {
-    if (!engine::SourceValue(plan_.spec->source(), 0)) {
-      return engine::Unimplemented("the source '" + plan_.spec->source().name() +
+    if (!engine::SourceValue(source_, 0)) {
+      return engine::Unimplemented("the source '" + source_.name() +
                                    "' reads records whose content only a run reads");
     }
-    for (const engine::PlannedOp& p : plan_.ops) {
+    for (const engine::PlannedOp& p : ops_) {
       const spec::ElementSource* per_element = engine::PerElementSourceOf(*p.op);
       if (per_element && !per_element->has_from_element()) {
         return engine::Unimplemented("'" + p.op->name() +
                                      "' reads records of files, whose content only a run reads");
       }
-      if (AnyChangesValues(p.sub)) {
+      if (per_element && AnyChangesValues(p.sub)) {
         return engine::Unimplemented("'" + p.op->name() +
                                      "' opens sub-pipelines that make values of their own");
       }
+      std::unique_ptr<Replay> second;
+      if (const spec::Source* source = engine::SecondSourceOf(*p.op)) {
+        second = std::make_unique<Replay>(*source, p.sub, lineage_);
+        RETURN_IF_ERROR(second->Prepare());
+      }
+      seconds_.push_back(std::move(second));
       engine::ValueRule rule;
       if (const engine::ValueRuleFactory factory = engine::ValueRules::Of(p.kind->kind_case)) {
         ASSIGN_OR_RETURN(rule, factory(p));
@@ -54,7 +64,7 @@ class Replay {
 
   Result<Element> After(uint64_t id, size_t ops) const {
     if (ops == 0) return SourceElement(id);
-    const engine::PlannedOp& p = plan_.ops[ops - 1];
+    const engine::PlannedOp& p = ops_[ops - 1];
     const engine::ValueRule& rule = rules_[ops - 1];
     switch (p.kind->ratio) {
       case engine::OutputRatio::kOneOverBatch: {
@@ -78,6 +88,13 @@ class Replay {
         }
         return engine::RowOf(batch, static_cast<int64_t>(from->row), id);
       }
+      case engine::OutputRatio::kPaired: {
+        const uint64_t* partner = lineage_.PairedWith(id);
+        if (!partner || !seconds_[ops - 1] || !rule.pair) return Lost(id, p);
+        ASSIGN_OR_RETURN(Element first, After(id, ops - 1));
+        ASSIGN_OR_RETURN(const Element second, seconds_[ops - 1]->After(*partner, p.sub.size()));
+        return rule.pair(std::move(first), second);
+      }
       default: {
         const uint64_t made_of = p.kind->replays ? lineage_.ReplayOf(id) : id;
         ASSIGN_OR_RETURN(Element e, After(made_of, ops - 1));
@@ -92,10 +109,10 @@ class Replay {
   Result<Element> SourceElement(uint64_t id) const {
     const trace::RecordRef* record = lineage_.Record(id);
     if (!record) return engine::Internal("element " + std::to_string(id) + " has no record");
-    std::optional<engine::Tensor> value = engine::SourceValue(plan_.spec->source(), record->index);
+    std::optional<engine::Tensor> value = engine::SourceValue(source_, record->index);
     if (!value) {
-      return engine::Internal("record " + std::to_string(record->index) + " of '" +
-                              plan_.spec->source().name() + "' has no value");
+      return engine::Internal("record " + std::to_string(record->index) + " of '" + source_.name() +
+                              "' has no value");
     }
     return Element{id, std::move(*value), {}};
   }
@@ -105,9 +122,11 @@ class Replay {
                             std::to_string(id) + " of");
   }
 
-  const engine::PipelinePlan& plan_;
+  const spec::Source& source_;
+  const std::vector<engine::PlannedOp>& ops_;
   const trace::Lineage& lineage_;
-  std::vector<engine::ValueRule> rules_;  // one per top-level op
+  std::vector<engine::ValueRule> rules_;          // one per op
+  std::vector<std::unique_ptr<Replay>> seconds_;  // one per op: a zip's second pipeline
 };
 
 }  // namespace
@@ -116,7 +135,7 @@ Result<std::vector<Element>> ConsumedValues(const spec::PipelineSpec& spec,
                                             const trace::Model& model, int64_t limit) {
   ASSIGN_OR_RETURN(const engine::PipelinePlan plan, engine::PlanPipeline(spec, 1));
   const trace::Lineage lineage(model);
-  Replay replay(plan, lineage);
+  Replay replay(spec.source(), plan.ops, lineage);
   RETURN_IF_ERROR(replay.Prepare());
   std::vector<Element> out;
   for (uint64_t id : lineage.ConsumedIds()) {

@@ -99,6 +99,11 @@ const spec::ElementSource* PerElementSourceOf(const spec::Op& op) {
   return kind && kind->per_element ? kind->per_element(op) : nullptr;
 }
 
+const spec::Source* SecondSourceOf(const spec::Op& op) {
+  const OpKindDescription* kind = DescribeOp(op);
+  return kind && kind->second_source ? kind->second_source(op) : nullptr;
+}
+
 const spec::WorkFunction* FunctionOf(const spec::Op& op) {
   const OpKindDescription* kind = DescribeOp(op);
   return kind && kind->function ? kind->function(op) : nullptr;
@@ -161,6 +166,11 @@ std::string DescribeForPeople(const OpKindDescription& d) {
       break;
     case OutputRatio::kPerSubDataset:
       text += "; the elements of the dataset it opens per element in";
+      break;
+    case OutputRatio::kPaired:
+      text +=
+          "; one element per element in, paired with the next of its second pipeline, until "
+          "either ends";
       break;
   }
   return text;

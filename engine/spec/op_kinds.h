@@ -78,6 +78,7 @@ enum class OutputRatio {
   kCounted,         // take, skip, shard: a count or a share of the input
   kTimesCount,      // repeat: the input, count times
   kPerSubDataset,   // interleave: the elements of each sub-dataset it opens
+  kPaired,          // zip: one per element in, paired with the second pipeline's, until it ends
 };
 
 // What an op's threads do when it runs asynchronously.
@@ -126,6 +127,9 @@ struct OpKindDescription {
   const spec::ElementSource* (*per_element)(const spec::Op& op) = nullptr;
   const google::protobuf::RepeatedPtrField<spec::Op>* (*sub_pipeline)(const spec::Op& op) = nullptr;
   google::protobuf::RepeatedPtrField<spec::Op>* (*mutable_sub_pipeline)(spec::Op& op) = nullptr;
+  // An op that reads a second pipeline beside its input (zip): that pipeline's source; its
+  // ops are `sub_pipeline`. Null for other kinds.
+  const spec::Source* (*second_source)(const spec::Op& op) = nullptr;
   // An op whose threads run a function on each element (map): its function; null for
   // other kinds.
   const spec::WorkFunction* (*function)(const spec::Op& op) = nullptr;
@@ -168,6 +172,10 @@ const google::protobuf::Message* KindMessageOf(const spec::Op& op);
 const spec::ElementSource* PerElementSourceOf(const spec::Op& op);
 const google::protobuf::RepeatedPtrField<spec::Op>* SubPipelineOf(const spec::Op& op);
 google::protobuf::RepeatedPtrField<spec::Op>* MutableSubPipelineOf(spec::Op& op);
+
+// The source of the second pipeline an op reads beside its input
+// (OpKindDescription::second_source); null for every other op.
+const spec::Source* SecondSourceOf(const spec::Op& op);
 
 // The function an op runs on each element (OpKindDescription::function); null for ops
 // that run none.

@@ -60,6 +60,17 @@ Status CheckListedFilesExist(const spec::Source& s) {
   return Status::Ok();
 }
 
+// The same for the second pipelines that ops read beside their input (zip), at any depth.
+Status CheckSecondSourcesExist(const google::protobuf::RepeatedPtrField<spec::Op>& ops) {
+  for (const spec::Op& op : ops) {
+    if (const spec::Source* second = SecondSourceOf(op)) {
+      RETURN_IF_ERROR(CheckListedFilesExist(*second));
+    }
+    if (const auto* sub = SubPipelineOf(op)) RETURN_IF_ERROR(CheckSecondSourcesExist(*sub));
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 bool PlannedKnob::autotune() const { return description->autotune && written == kAutotune; }
@@ -74,6 +85,7 @@ const PlannedKnob& PlannedOp::Knob(std::string_view name) const {
 Result<PipelinePlan> PlanPipeline(const spec::PipelineSpec& spec, int cpu_cores) {
   RETURN_IF_ERROR(ValidateSpec(spec, spec.name().empty() ? "pipeline" : spec.name()));
   RETURN_IF_ERROR(CheckListedFilesExist(spec.source()));
+  RETURN_IF_ERROR(CheckSecondSourcesExist(spec.ops()));
   PipelinePlan plan;
   plan.spec = &spec;
   plan.cpu_cores = std::max(1, cpu_cores);

@@ -144,12 +144,26 @@ void CheckElementSource(Checker& c, const spec::ElementSource& es, const Where& 
   }
 }
 
-// An op that opens a dataset per input element (its kind's message `m` has per_element and
-// ops, written at `mw`): its per_element source and its sub-pipeline; whether that gives
-// batches.
-bool CheckSubPipeline(Checker& c, const spec::Op& op, const Message& m, const Where& mw,
-                      bool batched, int depth) {
+// An op with a sub-pipeline (its kind's message `m`, written at `mw`): the source it
+// starts from, per input element (interleave, flat_map: per_element) or once (zip: a
+// second pipeline's source), and its ops; what that pipeline gives.
+Elements CheckSubPipeline(Checker& c, const spec::Op& op, const Message& m, const Where& mw,
+                          bool batched, int depth) {
   const std::string kind = OpKindName(op);
+  if (const spec::Source* second = SecondSourceOf(op)) {
+    if (!m.GetReflection()->HasField(m, m.GetDescriptor()->FindFieldByName("source"))) {
+      c.Fail(m, mw, "source", "is required: the second pipeline's source");
+      return {};
+    }
+    const Where sw = c.Nested(m, mw, "source", mw.what);
+    if (second->name().empty()) {
+      c.Fail(*second, sw, "name",
+             "is required: the pair's component the second's values become "
+             "(\"labels\")");
+    }
+    CheckSource(c, *second, sw);
+    return CheckOps(c, m, mw, *SubPipelineOf(op), "ops", ElementsOf(*second), depth + 1);
+  }
   const auto* per_element_field = m.GetDescriptor()->FindFieldByName("per_element");
   if (!m.GetReflection()->HasField(m, per_element_field)) {
     c.Fail(m, mw, "per_element", "is required (from_element, synthetic_file, tfrecord_file)");
@@ -162,14 +176,13 @@ bool CheckSubPipeline(Checker& c, const spec::Op& op, const Message& m, const Wh
                  kind + "'s input is batched; move the " + kind + " before the batch");
     }
   }
-  return CheckOps(c, m, mw, *SubPipelineOf(op), "ops", Elements{}, depth + 1).batched;
+  return CheckOps(c, m, mw, *SubPipelineOf(op), "ops", Elements{}, depth + 1);
 }
 
 // What an op gives of `in`, as far as the validator knows.
-Elements ElementsOut(const OpKindDescription& kind, const spec::Op& op, Elements in,
-                     bool sub_batched) {
+Elements ElementsOut(const OpKindDescription& kind, const spec::Op& op, Elements in, Elements sub) {
   Elements out = in;
-  out.batched = OutputBatched(kind, in.batched, sub_batched);
+  out.batched = OutputBatched(kind, in.batched, sub.batched);
   if (ChangesValues(op)) out.scalars = out.strings = false;
   switch (kind.ratio) {
     case OutputRatio::kOneOverBatch:
@@ -178,6 +191,9 @@ Elements ElementsOut(const OpKindDescription& kind, const spec::Op& op, Elements
       break;
     case OutputRatio::kPerSubDataset:
       out.scalars = out.strings = false;
+      break;
+    case OutputRatio::kPaired:  // the input's value, and the second's beside it
+      out.scalars = in.scalars && sub.scalars;
       break;
     default:
       break;
@@ -207,11 +223,10 @@ void CheckOp(Checker& c, const spec::Op& op, const Where& w, Elements& elements,
     const auto* field = params.GetDescriptor()->FindFieldByName(std::string(knob.name));
     c.Knob(params, check.where, kind->kind, field->name().c_str(), IntFieldValue(params, *field));
   }
-  bool sub_batched = false;
-  if (SubPipelineOf(op)) {
-    sub_batched = CheckSubPipeline(c, op, params, check.where, elements.batched, depth);
-  }
-  elements = ElementsOut(*kind, op, elements, sub_batched);
+  Elements sub;
+  if (SubPipelineOf(op))
+    sub = CheckSubPipeline(c, op, params, check.where, elements.batched, depth);
+  elements = ElementsOut(*kind, op, elements, sub);
 }
 
 Elements CheckOps(Checker& c, const Message& parent, const Where& parent_where,

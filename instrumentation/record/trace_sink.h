@@ -52,6 +52,10 @@ enum StageTrait : uint32_t {
   // unless kept (a DataLoader's num_workers); their start-ups are kWork spans flagged
   // kFlagStartUp.
   kTraitWorkerProcesses = 1u << 9,
+  // Each element is its input's paired with one of a second pipeline's (zip): the second
+  // pipeline's stages follow it, one level deeper, and its last stage's call returns the
+  // partner inside the op's own call.
+  kTraitZips = 1u << 10,
 };
 
 // An op of the pipeline. Sent again when it changes (a rebuild reorders ops).

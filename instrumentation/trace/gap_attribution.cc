@@ -31,6 +31,33 @@ GapCause Blame(const Model& model, const record::StageDef& stage, const OpActivi
   return cause;
 }
 
+// The last stage of the second pipeline a zip reads beside its input: its stages follow the
+// zip's, one level deeper.
+const record::StageDef* SecondPipelineOf(const Model& model, const record::StageDef& zip) {
+  const std::vector<const record::StageDef*> stages = model.StagesInOrder();
+  auto it = std::find(stages.begin(), stages.end(), &zip);
+  const record::StageDef* last = nullptr;
+  for (it = it == stages.end() ? it : it + 1; it != stages.end() && (*it)->depth > zip.depth;
+       ++it) {
+    if ((*it)->depth == zip.depth + 1) last = *it;
+  }
+  return last;
+}
+
+// The input a stage waited on longest in the window: its input, or for a zip whichever of
+// its two inputs took more of the window.
+const record::StageDef* SlowerInput(const Model& model, const record::StageDef& stage,
+                                    int64_t start, int64_t end) {
+  const record::StageDef* input =
+      stage.input >= 0 ? model.Stage(static_cast<uint16_t>(stage.input)) : nullptr;
+  if (!stage.Has(record::kTraitZips)) return input;
+  const record::StageDef* second = SecondPipelineOf(model, stage);
+  if (!second || !input) return input ? input : second;
+  const OpActivity a = ActivityOf(model, *input, start, end);
+  const OpActivity b = ActivityOf(model, *second, start, end);
+  return b.own_ns + b.input_ns > a.own_ns + a.input_ns ? second : input;
+}
+
 }  // namespace
 
 GapCause AttributeGap(const Model& model, int64_t start, int64_t end) {
@@ -39,8 +66,7 @@ GapCause AttributeGap(const Model& model, int64_t start, int64_t end) {
   // Bounded walk: a malformed trace could describe a cycle of inputs.
   for (int hop = 0; hop < 256; ++hop) {
     const OpActivity a = ActivityOf(model, *stage, start, end);
-    const record::StageDef* input =
-        stage->input >= 0 ? model.Stage(static_cast<uint16_t>(stage->input)) : nullptr;
+    const record::StageDef* input = SlowerInput(model, *stage, start, end);
     if (!input || (a.own_ns >= a.input_ns && a.own_ns > 0))
       return Blame(model, *stage, a, start, end);
     stage = input;

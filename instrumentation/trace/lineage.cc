@@ -66,30 +66,74 @@ std::vector<int64_t> PassesCutShort(const Model& model, uint16_t source) {
 
 Lineage::Lineage(const Model& model) : model_(model) {
   if (const record::StageDef* source = TopLevelSource(model)) {
-    RecordRef next;
-    const std::vector<int64_t> cut_short = PassesCutShort(model, source->id);
-    size_t cut = 0;
-    for (const Call& c : CallsOf(model, source->id)) {
-      // A pass the repeat ended before this record: the record is the next pass's first
-      // (unless the source's own end began that pass already).
-      for (; cut < cut_short.size() && cut_short[cut] <= c.start; ++cut) {
-        if (next.index == 0) continue;
-        ++next.pass;
-        next.index = 0;
-      }
-      if (c.end_of_sequence) {
-        if (records_per_pass_ < 0 && next.index > 0) records_per_pass_ = next.index;
-        ++next.pass;
-        next.index = 0;
-        continue;
-      }
-      records_[c.element] = next;
-      ++next.index;
-    }
+    ReadRecords(source->id, PassesCutShort(model, source->id), &records_per_pass_);
   }
   for (const auto* cache : TopLevelWith(model, record::kTraitReplays)) ReadReplays(cache->id);
   for (const auto* batch : TopLevelWith(model, record::kTraitBatches)) ReadRows(*batch);
   for (const auto* unbatch : TopLevelWith(model, record::kTraitUnbatches)) ReadUnbatch(*unbatch);
+  for (const auto* zip : TopLevelWith(model, record::kTraitZips)) ReadZip(*zip);
+}
+
+// A source's records, numbered within each pass over it. A pass ends at the source's end,
+// or at the first of `cut_short` after its first record (a pass its consumer ended early:
+// the next record begins the next pass).
+void Lineage::ReadRecords(uint16_t source, const std::vector<int64_t>& cut_short,
+                          int64_t* records_per_pass) {
+  RecordRef next;
+  size_t cut = 0;
+  for (const Call& c : CallsOf(model_, source)) {
+    for (; cut < cut_short.size() && cut_short[cut] <= c.start; ++cut) {
+      if (next.index == 0) continue;
+      ++next.pass;
+      next.index = 0;
+    }
+    if (c.end_of_sequence) {
+      if (records_per_pass && *records_per_pass < 0 && next.index > 0) {
+        *records_per_pass = next.index;
+      }
+      ++next.pass;
+      next.index = 0;
+      continue;
+    }
+    records_[c.element] = next;
+    ++next.index;
+  }
+}
+
+// A zip's second pipeline: its stages follow the zip's, one level deeper; the first is its
+// source, the last gives the partners. Every element the zip gives took exactly one of the
+// last stage's, and every one of those went into an element of the zip (the zip pulls the
+// second pipeline only after its input gave one, and calls on it one at a time), so the
+// two sequences pair off in order. The second source starts a new pass with each iterator
+// of the zip: after the zip's end, or where a repeat's input ended early.
+void Lineage::ReadZip(const record::StageDef& zip) {
+  const std::vector<const record::StageDef*> stages = model_.StagesInOrder();
+  auto at = std::find(stages.begin(), stages.end(), &zip);
+  const record::StageDef *first = nullptr, *last = nullptr;
+  for (auto it = at == stages.end() ? at : at + 1; it != stages.end(); ++it) {
+    if ((*it)->depth <= zip.depth) break;
+    if ((*it)->depth != zip.depth + 1) continue;
+    if (!first) first = *it;
+    last = *it;
+  }
+  if (!first) return;
+  std::vector<int64_t> cut_short = PassesCutShort(model_, first->id);
+  std::vector<uint64_t> zipped;
+  for (const Call& c : CallsOf(model_, zip.id)) {
+    if (c.end_of_sequence) {
+      cut_short.push_back(c.end);
+    } else {
+      zipped.push_back(c.element);
+    }
+  }
+  std::sort(cut_short.begin(), cut_short.end());
+  ReadRecords(first->id, cut_short, nullptr);
+  size_t k = 0;
+  for (const Call& c : CallsOf(model_, last->id)) {
+    if (c.end_of_sequence) continue;
+    if (k == zipped.size()) break;
+    paired_[zipped[k++]] = c.element;
+  }
 }
 
 // An unbatch hands out the rows of the batch it pulled last, in order, under new ids: its
@@ -173,6 +217,11 @@ uint64_t Lineage::Origin(uint64_t element) const {
 const RowRef* Lineage::UnbatchedFrom(uint64_t element) const {
   auto it = unbatched_.find(element);
   return it == unbatched_.end() ? nullptr : &it->second;
+}
+
+const uint64_t* Lineage::PairedWith(uint64_t element) const {
+  auto it = paired_.find(element);
+  return it == paired_.end() ? nullptr : &it->second;
 }
 
 uint64_t Lineage::ReplayOf(uint64_t element) const {

@@ -12,7 +12,9 @@
 // batch it pulled last; a cache's later passes replay its first pass in order.
 // A pass cut short before the source's end (take before repeat) has no end at the source:
 // the repeat's input ends it (its end-of-sequence call), and the next record begins the
-// next pass. (Traces written before stages said they repeat number such passes on.)
+// next pass. A zip's elements pair off in order with its second pipeline's, whose source's
+// records are numbered as the top-level source's are. (Traces written before stages said they
+// repeat number such passes on.)
 
 #include <cstdint>
 #include <unordered_map>
@@ -38,7 +40,8 @@ class Lineage {
   explicit Lineage(const Model& model);
 
   // The top-level source's record an element id is (ids kept through maps, filters,
-  // shuffles, shards, prefetches); nullptr for ids the source did not make (batches).
+  // shuffles, shards, prefetches, zips), or a zip's second source's for the ids of its
+  // pipeline; nullptr for ids no source made (batches).
   const RecordRef* Record(uint64_t element) const;
   // Records per pass over the source (the first complete pass; -1 when none completed).
   int64_t records_per_pass() const { return records_per_pass_; }
@@ -46,6 +49,9 @@ class Lineage {
   const std::vector<uint64_t>* Rows(uint64_t batch) const;
   // The batch and row an unbatch's element is; nullptr for elements no unbatch made.
   const RowRef* UnbatchedFrom(uint64_t element) const;
+  // The element of a zip's second pipeline that `element` (one the zip gave) was paired
+  // with; nullptr for elements no zip gave.
+  const uint64_t* PairedWith(uint64_t element) const;
   // The element of a cache's first pass that an element of a later pass replays; the
   // element itself when it is no replay.
   uint64_t ReplayOf(uint64_t element) const;
@@ -59,6 +65,9 @@ class Lineage {
   std::vector<std::vector<RecordRef>> ConsumedBatches() const;
 
  private:
+  void ReadRecords(uint16_t source, const std::vector<int64_t>& cut_short,
+                   int64_t* records_per_pass);
+  void ReadZip(const record::StageDef& zip);
   void ReadRows(const record::StageDef& batch);
   void ReadReplays(uint16_t cache);
   void ReadUnbatch(const record::StageDef& unbatch);
@@ -72,6 +81,8 @@ class Lineage {
   // A cache's replayed element -> the first pass's element it is.
   std::unordered_map<uint64_t, uint64_t> replays_;
   std::unordered_map<uint64_t, RowRef> unbatched_;
+  // A zip's element -> its second pipeline's element it holds.
+  std::unordered_map<uint64_t, uint64_t> paired_;
   int64_t records_per_pass_ = -1;
 };
 

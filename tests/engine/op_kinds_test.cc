@@ -11,6 +11,7 @@
 #include "engine/runtime/op_factories.h"
 #include "engine/runtime/value_rules.h"
 #include "engine/sim/sim_op_factories.h"
+#include "engine/spec/pipeline_plan.h"
 #include "engine/spec/spec_loader.h"
 #include "engine/spec/spec_validator.h"
 
@@ -108,6 +109,42 @@ TEST(OpKindsTest, TheValidatorRefusesWhatItKnowsCannotRun) {
   EXPECT_EQ(check("from_generator { records: 4 duration: \"1ms\" }",
                   "ops { filter { predicate { mod_equals { modulus: 2 } } } }"),
             "");
+}
+
+// A zip needs its second pipeline's source, checks it as it checks the pipeline's own, and
+// knows what the pair is: an unbatch of two scalars is refused, of a scalar and a vector
+// left to the run; a second source listing a file that is not there is refused before any
+// run, for both clocks.
+TEST(OpKindsTest, TheValidatorChecksAZipsSecondPipeline) {
+  auto check = [](const std::string& ops) {
+    auto spec = ParseSpecText("source { range { stop: 10 } } " + ops, "zip.pbtxt");
+    return spec.ok() ? std::string() : spec.status().message();
+  };
+  EXPECT_NE(check("ops { zip {} }").find("source is required"), std::string::npos);
+  EXPECT_NE(check("ops { zip { source { range { stop: 3 } } } }").find("name is required"),
+            std::string::npos);
+  EXPECT_NE(
+      check(
+          "ops { zip { source { name: \"b\" from_generator { records: 0 duration: \"1ms\" } } } }")
+          .find("records must be"),
+      std::string::npos);
+  EXPECT_NE(check("ops { zip { source { name: \"b\" range { stop: 3 } } } } ops { unbatch {} }")
+                .find("takes scalars"),
+            std::string::npos);
+  EXPECT_EQ(
+      check(
+          "ops { zip { source { name: \"b\" range { stop: 3 } } ops { map { fn { fill {} } } } } } "
+          "ops { unbatch {} }"),
+      "");
+  auto spec = ParseSpecText(
+      "source { range { stop: 10 } } ops { zip { source { name: \"labels\" tfrecord { files: "
+      "\"/nonexistent/labels.tfrecord\" } } } }",
+      "zip.pbtxt");
+  ASSERT_TRUE(spec.ok()) << spec.status().message();
+  auto plan = PlanPipeline(*spec, 1);
+  ASSERT_FALSE(plan.ok());
+  EXPECT_NE(plan.status().message().find("source 'labels': cannot open"), std::string::npos)
+      << plan.status().message();
 }
 
 // A DataLoader needs its dataset's __getitem__, refuses what PyTorch refuses without

@@ -403,6 +403,45 @@ std::vector<Case> MadeValueCases() {
   return {unbatch, cached, rebatched, interleaved, batches_of_batches, padded_rows, padded_entries};
 }
 
+// zip_test.py: Dataset.zip((a, b)) pairs the i-th elements and ends with the shorter (its
+// components of 4, 5 and 2 entries give 2 pairs); here the second pipeline's value follows
+// the input's in each element. A zip inside a repeat zips a fresh second pipeline each
+// epoch; a take after it cuts both short; batching stacks each component.
+std::vector<Case> ZipCases() {
+  auto zip = [](const std::string& source, const std::string& ops = "") {
+    return "ops { zip { source { name: \"b\" " + source + " } " + ops + " } } ";
+  };
+  Case shorter_second{"ZipEndsWithTheShorterSecond",
+                      0,
+                      zip("from_tensor_slices { values: 1 values: 2 }"),
+                      {{1, 1, 2, 2}}};
+  shorter_second.slices = {1, 2, 3, 4};
+  Case shorter_input{"ZipEndsWithTheShorterInput",
+                     3,
+                     zip("range { start: 10 stop: 20 }"),
+                     {{0, 10, 1, 11, 2, 12}}};
+  Case mapped{"ZipOfAMappedSecondPipeline",
+              3,
+              zip("range { start: 1 stop: 4 }", "ops { map { fn { fill {} } } }"),
+              {{0, 1, 1, 2, 2, 2, 3, 3, 3}}};
+  Case repeated{"ZipInsideRepeatRestartsTheSecond",
+                2,
+                zip("range { start: 5 stop: 10 }") + "ops { repeat { count: 2 } }",
+                {{0, 5, 1, 6, 0, 5, 1, 6}}};
+  Case taken{
+      "ZipTakeInsideRepeat",
+      5,
+      zip("range { start: 10 stop: 20 }") + "ops { take { count: 2 } } ops { repeat { count: 2 } }",
+      {{0, 10, 1, 11, 0, 10, 1, 11}}};
+  Case batched{"ZipThenBatchStacksEachComponent",
+               4,
+               zip("range { start: 10 stop: 14 }") + "ops { batch { batch_size: 2 } }",
+               {{0, 1, 10, 11, 2, 3, 12, 13}},
+               true,
+               2};
+  return {shorter_second, shorter_input, mapped, repeated, taken, batched};
+}
+
 // torch.utils.data.DataLoader (test_dataloader.py's sequential batches): range(10) in batches
 // of 3, the last one short unless drop_last; the main process or worker processes, which
 // hand batches out in the sampler's order unless in_order is false; two epochs over
@@ -438,6 +477,7 @@ std::vector<Case> AllCases() {
   for (Case& c : PaddedBatchCases()) cases.push_back(std::move(c));
   for (Case& c : MadeValueCases()) cases.push_back(std::move(c));
   for (Case& c : SliceCases()) cases.push_back(std::move(c));
+  for (Case& c : ZipCases()) cases.push_back(std::move(c));
   for (Case& c : InterleaveRepeatByValueCases()) cases.push_back(std::move(c));
   return cases;
 }
@@ -461,12 +501,19 @@ struct EngineRun {
   int64_t elements = 0;
 };
 
-// Every element's numbers in order (a batch's rows in order, padding included).
+// Every element's numbers in order (a batch's rows in order, padding included): its value,
+// then each int64 feature's (a zip's second pipeline).
 std::vector<int64_t> Flattened(const std::vector<engine::Element>& elements) {
   std::vector<int64_t> values;
+  auto append = [&](const engine::Tensor& t) {
+    const int64_t* rows = t.data<int64_t>();
+    values.insert(values.end(), rows, rows + t.num_elements());
+  };
   for (const auto& e : elements) {
-    const int64_t* rows = e.value.data<int64_t>();
-    values.insert(values.end(), rows, rows + e.value.num_elements());
+    append(e.value);
+    for (const auto& f : e.features) {
+      if (f.value.dtype() == engine::DType::kInt64) append(f.value);
+    }
   }
   return values;
 }

@@ -436,6 +436,30 @@ TEST(SimulatorTest, BuildErrorsNameTheOp) {
   EXPECT_EQ(engine.status().message(), r.status().message());
 }
 
+// A zip waits on whichever of its two inputs is slow: the gaps are the slow map's, on the
+// input's side or in the second pipeline, and the zip's inputs are read as such (its input
+// is the op before it, not its second pipeline).
+TEST(SimulatorTest, AZipsWaitIsBlamedOnItsSlowerInput) {
+  auto cause = [](const std::string& input_ms, const std::string& second_ms) {
+    const std::string spec = Pipeline(
+        "ops { name: \"decode\" map { fn { cpu_work { duration: \"" + input_ms +
+            "\" } } } } ops { name: \"pair\" zip { source { name: \"labels\" range { stop: "
+            "100000 } } ops { name: \"lookup\" map { fn { io_wait { duration: \"" +
+            second_ms + "\" } } } } } }",
+        "range { start: 0 stop: 100000 }", "1ms");
+    SimRun r = Simulated(spec, 2);
+    const trace::RangeAnalysis a = trace::Analyze(*r.model);
+    std::string worst;
+    int64_t most = 0;
+    for (const auto& [c, ns] : a.device_gaps.by_cause_ns) {
+      if (ns > most) std::tie(worst, most) = std::tie(c, ns);
+    }
+    return worst;
+  };
+  EXPECT_EQ(cause("4ms", "10us"), "input: decode");
+  EXPECT_EQ(cause("10us", "4ms"), "input: lookup");
+}
+
 // Device gaps on a simulated run: the device (simulated: busy while a step runs) idles
 // wherever no step runs. The test walks the step track itself for the expected figures, and
 // an input-bound pipeline's gaps are caused by its slow map.
