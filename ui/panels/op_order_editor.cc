@@ -53,10 +53,13 @@ std::vector<OpOrderEditor::AddableOp> OpOrderEditor::AddableOps() {
     }
     ops.push_back(std::move(op));
   }
-  // The ones people add most, first.
-  std::stable_sort(ops.begin(), ops.end(), [](const AddableOp& a, const AddableOp& b) {
-    return (a.kind == "prefetch") > (b.kind == "prefetch");
-  });
+  // The one people add most first: a buffer that overlaps the pipeline with the step.
+  auto buffers = [](const AddableOp& op) {
+    const engine::OpKindDescription* d = engine::DescribeOpKind(op.kind);
+    return d && d->parallel_work == engine::ParallelWork::kOneProducer;
+  };
+  std::stable_sort(ops.begin(), ops.end(),
+                   [&](const AddableOp& a, const AddableOp& b) { return buffers(a) > buffers(b); });
   return ops;
 }
 
