@@ -94,7 +94,7 @@ int AutotuneCommand(const AutotuneCommandOptions& options, std::ostream& out, st
                           {"steps_per_s_before", result->steps_per_s_before},
                           {"steps_per_s_after", result->steps_per_s_after},
                           {"kept_given", result->kept_given},
-                          {"cores_used", result->cores_used},
+                          {"worker_threads", result->worker_threads},
                           {"cpu_cores_busy", result->cpu_cores_busy},
                           {"buffer_bytes", result->buffer_bytes},
                           {"ram_budget_bytes", tuner.ram_bytes},
@@ -113,7 +113,7 @@ int AutotuneCommand(const AutotuneCommandOptions& options, std::ostream& out, st
           << engine::KnobValueForPeople(knob, k.after) << "\n";
     }
     out << result->steps_per_s_before << " -> " << result->steps_per_s_after << " steps/s in "
-        << result->tuning_s << " s of tuning; " << result->cores_used << " workers";
+        << result->tuning_s << " s of tuning; " << result->worker_threads << " worker threads";
     // The simulator does not hold the elements, so it has no buffer memory to report.
     if (!options.simulate) out << ", buffers of " << result->buffer_bytes / 1024 << " KiB";
     out << "\n";

@@ -14,7 +14,7 @@ nlohmann::json Figures(const session::SpecMeasurement& m) {
   return {{"steps_per_s", m.analysis.steps_per_s},
           {"input_wait_fraction", m.analysis.input_wait_fraction},
           {"device_busy_fraction", m.analysis.device_busy_fraction},
-          {"worker_threads", m.cores_used},
+          {"worker_threads", m.worker_threads},
           {"cpu_cores_busy", m.cpu_cores_busy},
           {"buffered_elements", m.buffered_elements},
           {"buffer_bytes", m.buffer_bytes},
@@ -82,8 +82,8 @@ int CompareCommand(const CompareCommandOptions& options, std::ostream& out, std:
       100 * measured[1].analysis.input_wait_fraction, "%.0f");
   row("device busy %", 100 * measured[0].analysis.device_busy_fraction,
       100 * measured[1].analysis.device_busy_fraction, "%.0f");
-  row("worker threads", static_cast<double>(measured[0].cores_used),
-      static_cast<double>(measured[1].cores_used), "%.0f");
+  row("worker threads", static_cast<double>(measured[0].worker_threads),
+      static_cast<double>(measured[1].worker_threads), "%.0f");
   row("CPU cores busy", measured[0].cpu_cores_busy, measured[1].cpu_cores_busy, "%.2f");
   row("buffered elements", static_cast<double>(measured[0].buffered_elements),
       static_cast<double>(measured[1].buffered_elements), "%.0f");

@@ -53,7 +53,7 @@ engine::Result<SpecMeasurement> MeasureSpec(const spec::PipelineSpec& spec, doub
   for (const auto& s : m.analysis.stages) m.cpu_cores_busy += s.cpu_cores;
   for (const auto& k : m.knobs) {
     if (k.knob == "num_parallel_calls" || k.knob == "num_workers")
-      m.cores_used += std::max<int64_t>(k.value, 1);
+      m.worker_threads += std::max<int64_t>(k.value, 1);
     if (k.knob == "buffer_size") m.buffered_elements += std::max<int64_t>(k.value, 0);
   }
   return m;

@@ -20,7 +20,7 @@ namespace pipescope::session {
 struct SpecMeasurement {
   trace::RangeAnalysis analysis;        // of the steady part
   std::vector<engine::KnobInfo> knobs;  // as the run ended (AUTOTUNE knobs: the chosen value)
-  int64_t cores_used = 0;               // worker threads of parallel maps, interleaves, loaders
+  int64_t worker_threads = 0;           // worker threads of parallel maps, interleaves, loaders
   double cpu_cores_busy = 0;      // CPU seconds per second its ops' threads used (steady part)
   int64_t buffered_elements = 0;  // capacity of the buffer_size knobs (prefetch, shuffle)
   int64_t buffer_bytes = 0;       // what the buffers hold at those knobs (BufferMemoryBytes)

@@ -30,9 +30,10 @@ void FinishTuning(const spec::PipelineSpec& given_spec, TunerMeasurement given,
   result.steps_per_s_after = last.steps_per_s;
   result.buffer_bytes = last.buffer_bytes;
   result.final_analysis = std::move(last.analysis);
-  result.cores_used = 0;
+  result.worker_threads = 0;
   for (const TunedKnob& k : knobs) {
-    if (k.name.ends_with(".num_parallel_calls")) result.cores_used += std::max<int64_t>(k.after, 1);
+    if (k.name.ends_with(".num_parallel_calls"))
+      result.worker_threads += std::max<int64_t>(k.after, 1);
   }
   result.knobs = std::move(knobs);
   result.tuning_s = tuning_s;

@@ -45,7 +45,7 @@ struct TunerResult {
   double steps_per_s_before = 0;
   double steps_per_s_after = 0;
   std::vector<TunedKnob> knobs;  // the knobs the tuner set, before and after
-  int64_t cores_used = 0;        // workers of the tuned maps and interleaves
+  int64_t worker_threads = 0;    // workers of the tuned maps and interleaves
   int64_t buffer_bytes = 0;      // what the tuned buffers hold (last measurement)
   double cpu_cores_busy = 0;     // cores they keep busy, as the allocation predicts (pipescope)
   double tuning_s = 0;

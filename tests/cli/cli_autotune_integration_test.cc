@@ -25,7 +25,7 @@ TEST(CliAutotuneTest, TunesTheDemoAndWritesASpecThatRuns) {
   ASSERT_EQ(r.exit_code, 0) << r.out;
   const auto j = JsonOf(r.out);
   for (const char* field :
-       {"knobs", "knobs_before", "steps_per_s_before", "steps_per_s_after", "cores_used",
+       {"knobs", "knobs_before", "steps_per_s_before", "steps_per_s_after", "worker_threads",
         "buffer_bytes", "ram_budget_bytes", "tuning_s", "advice"}) {
     EXPECT_TRUE(j.contains(field)) << field;
   }
@@ -33,7 +33,7 @@ TEST(CliAutotuneTest, TunesTheDemoAndWritesASpecThatRuns) {
   // Keeping a round needs a measured gain, which a loaded machine may deny; the result is
   // never worse than what was measured first.
   EXPECT_GE(j["steps_per_s_after"].get<double>(), j["steps_per_s_before"].get<double>());
-  EXPECT_LE(j["cores_used"].get<int>(), 2);
+  EXPECT_LE(j["worker_threads"].get<int>(), 2);
   const auto run = Cli("run " + tuned + " --duration 0.3 --json");
   EXPECT_EQ(run.exit_code, 0) << run.out;
 }

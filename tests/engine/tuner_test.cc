@@ -88,7 +88,7 @@ TEST(PipescopeTunerTest, RaisesTheSlowOpsParallelismToWhatTheDeviceNeeds) {
   EXPECT_EQ(r->tuned.ops(0).map().num_parallel_calls(), 2) << "12 ms / 2 = 6 ms < 8 ms";
   EXPECT_NEAR(r->steps_per_s_before, 1000 / 12.0, 1e-9);
   EXPECT_NEAR(r->steps_per_s_after, 125, 1e-9);
-  EXPECT_EQ(r->cores_used, 2) << "decode's two workers";
+  EXPECT_EQ(r->worker_threads, 2) << "decode's two workers";
   EXPECT_DOUBLE_EQ(r->cpu_cores_busy, 1.5) << "12 ms of work per 8 ms step";
   ASSERT_EQ(r->knobs.size(), 2u);
   EXPECT_EQ(r->knobs[0].name, "decode.num_parallel_calls");
