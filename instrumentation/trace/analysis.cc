@@ -62,7 +62,9 @@ StageFigures FiguresOf(const Model& model, const record::StageDef& stage, int64_
   f.elements_per_s = static_cast<double>(f.elements) / (len / 1e9);
 
   const OpActivity a = ActivityOf(model, stage, t0, t1);
-  const double threads = stage.asynchronous ? f.parallelism : std::max(1, a.call_threads);
+  const double threads = stage.asynchronous   ? f.parallelism
+                         : a.call_threads > 1 ? ConcurrentCallThreads(model, stage, t0, t1)
+                                              : 1;
   const double capacity = len * std::max(1.0, threads);
   auto share = [&](int64_t ns) { return std::clamp(static_cast<double>(ns) / capacity, 0.0, 1.0); };
   f.busy_fraction = share(a.own_ns);

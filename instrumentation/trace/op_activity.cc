@@ -1,7 +1,9 @@
 #include "instrumentation/trace/op_activity.h"
 
 #include <algorithm>
+#include <climits>
 #include <string>
+#include <vector>
 
 namespace pipescope::trace {
 namespace {
@@ -44,6 +46,43 @@ OpActivity ActivityOf(const Model& model, const record::StageDef& stage, int64_t
     if (stage.input >= 0) a.input_ns += std::max<int64_t>(0, s.covered_ns - self);
   }
   return a;
+}
+
+int ConcurrentCallThreads(const Model& model, const record::StageDef& stage, int64_t t0,
+                          int64_t t1) {
+  struct Cursor {
+    const Track* track;
+    size_t next;
+  };
+  std::vector<Cursor> cursors;
+  for (const Track* t : model.TracksOf(EventKind::kCall, stage.id)) {
+    const size_t first = t->FirstEndingAfter(t0);
+    if (first < t->size() && t->start(first) < t1) cursors.push_back({t, first});
+  }
+  if (cursors.size() < 2) return static_cast<int>(cursors.size());
+  // The calls of all threads in order of their starts (each thread's are in order and never
+  // overlap): their summed length against the length of their union.
+  int64_t summed = 0, joined = 0, union_end = INT64_MIN;
+  for (;;) {
+    Cursor* earliest = nullptr;
+    for (Cursor& c : cursors) {
+      if (c.next >= c.track->size() || c.track->start(c.next) >= t1) continue;
+      if (!earliest || c.track->start(c.next) < earliest->track->start(earliest->next)) {
+        earliest = &c;
+      }
+    }
+    if (!earliest) break;
+    const int64_t start = std::max(earliest->track->start(earliest->next), t0);
+    const int64_t end = std::min(earliest->track->end(earliest->next), t1);
+    ++earliest->next;
+    if (end <= start) continue;
+    summed += end - start;
+    const int64_t from = std::max(start, union_end);
+    if (end > from) joined += end - from;
+    union_end = std::max(union_end, end);
+  }
+  // Calls that overlap for less than a twentieth of their time take turns.
+  return summed * 20 <= joined * 21 ? 1 : static_cast<int>(cursors.size());
 }
 
 double AverageParallelism(const Model& model, const record::StageDef& stage, int64_t t0,

@@ -23,6 +23,13 @@ struct OpActivity {
 
 OpActivity ActivityOf(const Model& model, const record::StageDef& stage, int64_t t0, int64_t t1);
 
+// The threads a synchronous op's busy share in [t0, t1) is measured against: every thread
+// that called it where their calls overlap (an op inside the datasets an interleave opens,
+// each read by its own worker), 1 where its callers take turns (the input of a parallel
+// map's workers, fetched under one lock).
+int ConcurrentCallThreads(const Model& model, const record::StageDef& stage, int64_t t0,
+                          int64_t t1);
+
 // The knob that sets an asynchronous op's worker count ("num_parallel_calls", a DataLoader's
 // "num_workers"), and its average over [t0, t1).
 std::string_view ParallelismKnob(const record::StageDef& stage);

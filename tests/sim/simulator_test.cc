@@ -436,6 +436,24 @@ TEST(SimulatorTest, BuildErrorsNameTheOp) {
   EXPECT_EQ(engine.status().message(), r.status().message());
 }
 
+// A synchronous source that a parallel map's workers call in turn (under the map's input
+// lock) is measured against one thread: a reader that answers every 2 ms, all the time, is
+// busy nearly 100%, not 100% over the four workers that took turns calling it.
+TEST(SimulatorTest, ASourceCalledInTurnByMapWorkersIsBusyAsOneThread) {
+  const std::string spec = Pipeline(
+      R"(ops { name: "decode" map { fn { cpu_work { duration: "100us" } } num_parallel_calls: 4 } }
+         ops { name: "p" prefetch { buffer_size: 2 } })",
+      "synthetic { records: -1 record_bytes: 1000 read_latency: \"2ms\" }", "1ms");
+  SimRun r = Simulated(spec, 3);
+  const trace::RangeAnalysis a = trace::Analyze(*r.model);
+  const trace::StageFigures* src = nullptr;
+  for (const auto& s : a.stages) {
+    if (s.name == "src") src = &s;
+  }
+  ASSERT_NE(src, nullptr);
+  EXPECT_GT(src->busy_fraction, 0.8) << "the reader works all the time, one call at a time";
+}
+
 // A zip waits on whichever of its two inputs is slow: the gaps are the slow map's, on the
 // input's side or in the second pipeline, and the zip's inputs are read as such (its input
 // is the op before it, not its second pipeline).
