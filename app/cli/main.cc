@@ -27,6 +27,9 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--set", run.overrides, "Override a knob: OP.KNOB=VALUE (repeatable)");
   run_cmd->add_option("--print", run.print, "Print the first N elements as JSON lines");
   run_cmd->add_flag("--json", run.json, "Print the summary as JSON");
+  run_cmd->add_option("--workers", run.workers,
+                      "Data-parallel workers on this host, each its own pipeline and process "
+                      "(shard index = worker); default 1");
   run_cmd->add_flag("!--no-advice", run.advice,
                     "Do not try changes in the simulator for advice (faster)");
   auto* trace = run_cmd->add_option("--trace", run.trace_path, "Save the trace to FILE (.pstrace)");
@@ -127,6 +130,9 @@ int main(int argc, char** argv) {
   simulate_cmd->add_option("--set", simulate.overrides, "Override a knob: OP.KNOB=VALUE");
   simulate_cmd->add_option("--seed", simulate.seed, "Seed of cost draws and seedless shuffles");
   simulate_cmd->add_flag("--json", simulate.json, "Print the summary as JSON");
+  simulate_cmd->add_option("--workers", simulate.workers,
+                           "Data-parallel workers sharing the cost model's cores, each its own "
+                           "pipeline (shard index = worker); default 1");
   simulate_cmd->add_flag("!--no-advice", simulate.advice,
                          "Do not try changes in the simulator for advice (faster)");
   simulate_cmd->add_option("--trace", simulate.trace_path, "Save the simulated trace (.pstrace)");

@@ -1,21 +1,26 @@
 #include "app/cli/run_command.h"
 
+#include <array>
 #include <csignal>
 #include <iostream>
+#include <optional>
 
 #include "app/cli/advice_format.h"
 #include "app/cli/spec_argument.h"
 #include "app/cli/summary_format.h"
+#include "app/cli/workers_format.h"
 #include "app/session/recorded_run.h"
 #include "engine/core/element.h"
 
 namespace pipescope::cli {
 namespace {
 
-// Ctrl-C stops the run gracefully: the summary of what ran is still printed.
-std::atomic<engine::Pipeline*> g_running{nullptr};
+// Ctrl-C stops the run gracefully (every worker's): the summary of what ran is still printed.
+std::array<std::atomic<engine::Pipeline*>, session::kMaxWorkers> g_running{};
 void OnInterrupt(int) {
-  if (auto* p = g_running.load()) p->Cancel();
+  for (auto& running : g_running) {
+    if (auto* p = running.load()) p->Cancel();
+  }
 }
 
 // Without a recording, the summary has only what the run loop counted itself.
@@ -57,10 +62,28 @@ int RunCommand(const RunCommandOptions& options, std::ostream& out, std::ostream
       if (printed++ < options.print) out << engine::ElementToJson(e) << "\n";
     };
   }
-  run.on_pipeline = [](engine::Pipeline* p) { g_running.store(p); };
+  run.on_pipeline = [](engine::Pipeline* p) { g_running[0].store(p); };
 
   auto previous = std::signal(SIGINT, OnInterrupt);
-  auto result = session::RunRecorded(spec, run);
+  engine::Result<session::RecordedRunResult> result = engine::Internal("not run");
+  std::optional<session::WorkersRun> workers;
+  if (options.workers == 1) {
+    result = session::RunRecorded(spec, run);
+  } else {
+    // Worker 0 prints its elements and names the summary; each worker writes its own trace.
+    result = KeepWorkers(session::RunWorkersRecorded(spec, options.workers,
+                                                     [&](int w) {
+                                                       session::RecordedRunOptions o = run;
+                                                       o.trace_path = session::WorkerTracePath(
+                                                           options.trace_path, w, options.workers);
+                                                       if (w > 0) o.run.on_element = nullptr;
+                                                       o.on_pipeline = [w](engine::Pipeline* p) {
+                                                         g_running[static_cast<size_t>(w)].store(p);
+                                                       };
+                                                       return o;
+                                                     }),
+                         workers);
+  }
   std::signal(SIGINT, previous);
   if (!result.ok()) {
     err << "pipescope-cli: " << result.status().message() << "\n";
@@ -102,13 +125,16 @@ int RunCommand(const RunCommandOptions& options, std::ostream& out, std::ostream
     auto j = SummaryToJson(analysis, context);
     if (!options.trace_path.empty()) j["trace"] = options.trace_path;
     if (advice) j["advice"] = AdviceToJson(*advice);
+    if (workers) j.update(WorkersToJson(*workers));
     out << j.dump(2) << "\n";
   } else {
     out << SummaryToText(analysis, context);
     if (advice) out << AdviceToText(*advice);
+    if (workers) out << WorkersToText(*workers);
     if (!options.trace_path.empty() && result->trace_file_status.ok()) {
-      out << "trace saved to " << options.trace_path << " (" << result->trace_file_bytes
-          << " bytes)\n";
+      out << "trace saved to " << session::WorkerTracePath(options.trace_path, 0, options.workers)
+          << " (" << result->trace_file_bytes << " bytes)"
+          << (workers ? ", and one per worker beside it" : "") << "\n";
     }
   }
   return 0;

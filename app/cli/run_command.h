@@ -1,7 +1,7 @@
 #pragma once
 // `pipescope-cli run SPEC [--duration S | --steps N] [--set OP.KNOB=VALUE]... [--print N]
-// [--json] [--trace FILE | --no-trace]`: runs a pipeline into its training step, records
-// it, and prints the summary and verdict from the trace's analysis.
+// [--json] [--trace FILE | --no-trace] [--workers N]`: runs a pipeline into its training step,
+// records it, and prints the summary and verdict from the trace's analysis.
 
 #include <cstdint>
 #include <iosfwd>
@@ -21,6 +21,7 @@ struct RunCommandOptions {
   bool gpu_activity = true;  // --no-gpu-activity: no CUPTI on GPU runs
   std::string trace_path;    // --trace FILE
   bool advice = true;        // --no-advice: no changes tried in the simulator
+  int workers = 1;           // --workers N: data-parallel workers on this host
 };
 
 // Returns the process exit code: 0 on success, 1 for a pipeline error, 2 for bad usage

@@ -2,12 +2,14 @@
 
 #include <iomanip>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include "app/cli/advice_format.h"
 #include "app/cli/simulated_elements.h"
 #include "app/cli/spec_argument.h"
 #include "app/cli/summary_format.h"
+#include "app/cli/workers_format.h"
 #include "app/session/simulated_run.h"
 
 namespace pipescope::cli {
@@ -29,7 +31,20 @@ int SimulateCommand(const SimulateCommandOptions& options, std::ostream& out, st
   run.sim.duration_s = SecondsToRun(options.duration_s, options.steps);
   run.sim.max_steps = options.steps;
   run.sim.seed = options.seed;
-  auto result = session::RunSimulated(*spec, *model, run);
+  engine::Result<session::RecordedRunResult> result = engine::Internal("not simulated");
+  std::optional<session::WorkersRun> workers;
+  if (options.workers == 1) {
+    result = session::RunSimulated(*spec, *model, run);
+  } else {
+    result = KeepWorkers(session::RunWorkersSimulated(*spec, *model, options.workers,
+                                                      [&](int w) {
+                                                        session::SimulatedRunOptions o = run;
+                                                        o.trace_path = session::WorkerTracePath(
+                                                            options.trace_path, w, options.workers);
+                                                        return o;
+                                                      }),
+                         workers);
+  }
   if (!result.ok()) {
     err << "pipescope-cli: " << result.status().message() << "\n";
     return 1;
@@ -43,14 +58,19 @@ int SimulateCommand(const SimulateCommandOptions& options, std::ostream& out, st
     err << "pipescope-cli: the trace file is incomplete: " << result->trace_file_status.message()
         << "\n";
   }
+  // What worker 0 ran: its shard.
+  const spec::PipelineSpec printed =
+      workers ? *session::SpecForWorker(*spec, 0, options.workers) : *spec;
   if (options.print > 0) {
-    for (const auto& line : SimulatedElementLines(*spec, *result->model, options.print))
+    for (const auto& line : SimulatedElementLines(printed, *result->model, options.print))
       out << line << "\n";
   }
   trace::RangeAnalysis analysis = trace::Analyze(*result->model);
   std::optional<engine::AdvisorResult> advice;
   if (options.advice && result->run_status.ok()) {
-    advice = AdviseForSummary(*spec, *model, analysis, err);
+    sim::CostModel worker_model = *model;  // worker 0's share of the host's cores
+    worker_model.cores /= options.workers;
+    advice = AdviseForSummary(printed, worker_model, analysis, err);
   }
   const SummaryContext context = ContextFromModel(*result->model, result->summary.end_of_data);
   const double virtual_s = result->summary.duration_s;
@@ -65,14 +85,17 @@ int SimulateCommand(const SimulateCommandOptions& options, std::ostream& out, st
                       {"speedup", virtual_s / wall_s}};
     if (!options.trace_path.empty()) j["trace"] = options.trace_path;
     if (advice) j["advice"] = AdviceToJson(*advice);
+    if (workers) j.update(WorkersToJson(*workers));
     out << j.dump(2) << "\n";
     return exit_code;
   }
   out << SummaryToText(analysis, context);
   if (advice) out << AdviceToText(*advice);
+  if (workers) out << WorkersToText(*workers);
   std::ostringstream line;
   line << std::fixed << std::setprecision(2) << "simulated on the " << model->origin
-       << " cost model (" << model->cores << " cores, seed " << options.seed << "): " << virtual_s
+       << " cost model (" << model->cores / options.workers << " cores"
+       << (workers ? " per worker" : "") << ", seed " << options.seed << "): " << virtual_s
        << " s in " << std::setprecision(3) << result->simulation_wall_s << " s ("
        << std::setprecision(0) << virtual_s / wall_s << "x real time)\n";
   out << line.str();

@@ -24,6 +24,7 @@ struct SimulateCommandOptions {
   bool advice = true;  // --no-advice: no changes tried in the simulator
   std::string trace_path;
   int64_t print = 0;
+  int workers = 1;  // --workers N: data-parallel workers sharing the cost model's cores
 };
 
 // Exit code: 0 on success, 1 when the simulation fails, 2 for bad usage, spec or model.

@@ -1,20 +1,10 @@
 #include "app/session/lesson_check.h"
 
 #include "app/session/simulated_run.h"
+#include "app/session/workers.h"
 #include "engine/spec/spec_loader.h"
 
 namespace pipescope::session {
-namespace {
-
-// Worker `w` of `workers`: its shard index in every top-level shard op.
-spec::PipelineSpec ForWorker(spec::PipelineSpec spec, int w) {
-  for (auto& op : *spec.mutable_ops()) {
-    if (op.has_shard()) op.mutable_shard()->set_index(w);
-  }
-  return spec;
-}
-
-}  // namespace
 
 engine::Result<spec::PipelineSpec> LessonSpec(const Lesson& lesson, bool solution) {
   return engine::LoadSpecFile(solution ? lesson.solution_path : lesson.start_path);
@@ -25,7 +15,7 @@ engine::Result<LessonCheck> CheckLesson(const Lesson& lesson, const spec::Pipeli
   LessonCheck check;
   const double duration = options.duration_s > 0 ? options.duration_s : lesson.duration_s;
   for (int w = 0; w < lesson.workers; ++w) {
-    const spec::PipelineSpec worker_spec = ForWorker(spec, w);
+    ASSIGN_OR_RETURN(const spec::PipelineSpec worker_spec, SpecForWorker(spec, w, lesson.workers));
     auto progress = [&](double done) {
       return !options.progress || options.progress((w + done) / lesson.workers);
     };

@@ -24,6 +24,7 @@
 
 #include "engine/ops/ops.h"
 #include "engine/runtime/spin_wait.h"
+#include "engine/work/python_work.h"
 
 namespace pipescope::engine {
 namespace {
@@ -93,8 +94,9 @@ class PrefetchDataset : public UnaryDataset {
     // Blocks until the producer has something, then takes all of it.
     Status Refill() {
       if (!producer_.joinable())
-        producer_ = std::thread([this] {
+        producer_ = std::thread([this, process = &CurrentPythonProcess()] {
           record::SetThreadName(stats_->name + "/producer");
+          const PythonProcessScope in_process(*process);  // the starting thread's
           ProducerLoop();
         });
       // A busy producer usually delivers within microseconds; sleeping and being woken

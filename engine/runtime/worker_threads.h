@@ -9,6 +9,7 @@
 #include <thread>
 #include <vector>
 
+#include "engine/work/python_work.h"
 #include "instrumentation/record/recorder.h"
 
 namespace pipescope::engine {
@@ -22,8 +23,10 @@ class WorkerThreads {
   void Grow(int count, const std::string& name, const std::function<void(int)>& body) {
     while (static_cast<int>(threads_.size()) < count) {
       const int index = static_cast<int>(threads_.size());
-      threads_.emplace_back([body, index, thread_name = name + "/" + std::to_string(index)] {
+      threads_.emplace_back([body, index, thread_name = name + "/" + std::to_string(index),
+                             process = &CurrentPythonProcess()] {
         record::SetThreadName(thread_name);
+        const PythonProcessScope in_process(*process);  // the starting thread's
         body(index);
       });
     }

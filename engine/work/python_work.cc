@@ -14,9 +14,9 @@ thread_local PythonProcess* current_process = nullptr;  // null: the main proces
 
 }  // namespace
 
-std::mutex& InterpreterLock() {
-  return (current_process ? *current_process : MainProcess()).interpreter_lock();
-}
+PythonProcess& CurrentPythonProcess() { return current_process ? *current_process : MainProcess(); }
+
+std::mutex& InterpreterLock() { return CurrentPythonProcess().interpreter_lock(); }
 
 PythonProcessScope::PythonProcessScope(PythonProcess& process) : previous_(current_process) {
   current_process = &process;

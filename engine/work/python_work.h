@@ -28,6 +28,10 @@ class PythonProcess {
 // Python code.
 std::mutex& InterpreterLock();
 
+// The calling thread's process: a thread an op starts runs in the process of the thread that
+// started it (WorkerThreads, prefetch's producer), as threads do.
+PythonProcess& CurrentPythonProcess();
+
 // While alive, the calling thread runs in `process`: its Python work holds that process's
 // lock. Scopes nest (the previous process is restored).
 class PythonProcessScope {

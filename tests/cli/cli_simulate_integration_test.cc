@@ -33,6 +33,34 @@ TEST(CliSimulateTest, SummaryLikeRunMarkedSimulatedAndDeterministic) {
   EXPECT_LT(json::parse(JsonPart(fixed.out))["input_wait_fraction"].get<double>(), 0.05);
 }
 
+// --workers N: worker 0's summary, then each worker and the job; only worker 0 prints its
+// elements, which are its shard's; a worker without a shard is refused.
+TEST(CliSimulateTest, WorkersEachRunTheirShardAndTheJobIsReported) {
+  const std::string spec = TempPath("workers_spec.pbtxt");
+  std::ofstream(spec) << R"(name: "sharded" source { name: "src" range { stop: 1000000 } }
+      ops { name: "shard" shard { num_shards: 2 index: 0 } }
+      ops { name: "work" map { fn { cpu_work { duration: "1ms" } } num_parallel_calls: 2 } }
+      train_step { step_time: "1ms" })";
+  const auto r = Cli("simulate " + spec + " --workers 2 --duration 2 --json --no-advice");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const json j = json::parse(JsonPart(r.out));
+  ASSERT_EQ(j["workers"].size(), 2U);
+  EXPECT_EQ(j["job"]["workers"], 2);
+  const double w0 = j["workers"][0]["steps_per_s"].get<double>();
+  const double w1 = j["workers"][1]["steps_per_s"].get<double>();
+  EXPECT_NEAR(j["job"]["steps_per_s"].get<double>(), w0 + w1, 1e-6);
+  EXPECT_NEAR(j["job"]["synchronous_steps_per_s"].get<double>(), 2 * std::min(w0, w1), 1e-6);
+  EXPECT_NEAR(j["steps_per_s"].get<double>(), w0, 1e-6) << "the summary is worker 0's";
+  const auto printed = Cli("simulate " + spec + " --workers 2 --duration 1 --print 3 --no-advice");
+  EXPECT_NE(printed.out.find("{\"id\""), std::string::npos) << printed.out;
+  EXPECT_NE(printed.out.find("\"value\":4}"), std::string::npos) << "worker 0: 0, 2, 4";
+  EXPECT_NE(printed.out.find("2 workers on one host"), std::string::npos);
+  const auto three = Cli("simulate " + spec + " --workers 3 --duration 1");
+  EXPECT_NE(three.exit_code, 0);
+  EXPECT_NE(three.out.find("worker 2 of 3 has no shard of its own"), std::string::npos)
+      << three.out;
+}
+
 // simulate --print prints what reaches the training step as run --print does: the same
 // values in the same order for deterministic specs (element ids aside, which only a real
 // run allocates).

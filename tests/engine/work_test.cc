@@ -4,6 +4,7 @@
 #include <atomic>
 #include <thread>
 
+#include "engine/runtime/worker_threads.h"
 #include "engine/work/cpu_work.h"
 #include "engine/work/normalize.h"
 #include "engine/work/python_work.h"
@@ -69,6 +70,7 @@ TEST(PythonWorkTest, ThreadsOfPurePythonTakeTurns) {
   const PythonWork fn(20'000'000, 1.0);
   const auto start = std::chrono::steady_clock::now();
   std::vector<std::thread> threads;
+  threads.reserve(4);
   for (int i = 0; i < 4; ++i) {
     threads.emplace_back([&] {
       Element e;
@@ -84,6 +86,24 @@ TEST(PythonWorkTest, ThreadsOfPurePythonTakeTurns) {
 
 // A worker process has its own lock: pure Python running in one (PythonProcessScope) never
 // holds the main process's, and the main process's Python never holds the worker's.
+// Threads an op starts run in the process of the thread that started them: a worker
+// process's map threads take its lock, not the main process's.
+TEST(PythonWorkTest, ThreadsStartedInAProcessRunInIt) {
+  PythonProcess worker;
+  std::mutex* seen = nullptr;
+  {
+    const PythonProcessScope in_worker(worker);
+    WorkerThreads threads;
+    threads.Grow(1, "t", [&](int) { seen = &InterpreterLock(); });
+    threads.JoinAll();
+  }
+  EXPECT_EQ(seen, &worker.interpreter_lock());
+  WorkerThreads main_threads;
+  main_threads.Grow(1, "t", [&](int) { seen = &InterpreterLock(); });
+  main_threads.JoinAll();
+  EXPECT_EQ(seen, &InterpreterLock()) << "started from the main process: its lock";
+}
+
 TEST(PythonWorkTest, AWorkerProcessHasItsOwnInterpreterLock) {
   PythonProcess worker;
   const PythonWork fn(100'000'000, 1.0);
