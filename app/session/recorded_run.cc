@@ -1,5 +1,7 @@
 #include "app/session/recorded_run.h"
 
+#include <algorithm>
+
 #include "app/session/machine_probe.h"
 #include "app/session/model_feed.h"
 #include "instrumentation/gpu/gpu_tracing.h"
@@ -53,8 +55,9 @@ engine::Result<RecordedRunResult> RunRecorded(const spec::PipelineSpec& spec,
     gpu_tracing = gpu::StartGpuTracing(*recorder, &result.gpu_activity_note);
   }
   if (recorder) {
-    auto header =
-        MakeHeader(spec, options.spec_path, device->kind(), pipeline->cpu_cores(), *recorder);
+    auto header = MakeHeader(
+        spec, options.spec_path, device->kind(),
+        std::max(1, pipeline->cpu_cores() / std::max(1, options.workers_on_host)), *recorder);
     if (gpu_tracing) {
       const gpu::ClockAlignment a = gpu_tracing->clock();  // the start-up alignment
       auto* clock = header.mutable_clock();

@@ -21,6 +21,9 @@ struct RecordedRunOptions {
   // On a GPU, record its kernels, copies and sets with CUPTI (false: measure without).
   bool gpu_activity = true;
   engine::RunOptions run;
+  // Data-parallel workers sharing this machine (workers.h): the trace's CPU budget, which
+  // the verdict weighs threads against, is this run's share of the pipeline's cores.
+  int workers_on_host = 1;
   // Called once the pipeline exists, before it runs (e.g. to let Ctrl-C cancel it), and
   // with nullptr when the run is over.
   std::function<void(engine::Pipeline*)> on_pipeline;

@@ -93,7 +93,9 @@ engine::Result<WorkersRun> RunWorkersRecorded(
     threads.emplace_back([&, w] {
       const auto i = static_cast<size_t>(w);
       const engine::PythonProcessScope process(processes[i]);
-      results[i] = RunRecorded(specs[i], worker_options(w));
+      RecordedRunOptions options = worker_options(w);
+      options.workers_on_host = workers;
+      results[i] = RunRecorded(specs[i], options);
     });
   }
   for (auto& t : threads) t.join();

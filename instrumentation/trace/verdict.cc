@@ -72,8 +72,8 @@ std::string StarvedSuggestion(const StageFigures& s, double threads, int cpu_bud
   std::string text = who + " ran on " + OneDecimal(s.cpu_cores) + " cores while working";
   if (cpu_budget > 0 && threads > cpu_budget) {
     return text + ": the pipeline runs " + Num(threads) + " worker threads on " +
-           std::to_string(cpu_budget) +
-           " cores, so they take turns; lower the parallelism to the cores there are, or cut "
+           std::to_string(cpu_budget) + (cpu_budget == 1 ? " core" : " cores") +
+           ", so they take turns; lower the parallelism to the cores there are, or cut "
            "the work per element";
   }
   // One worker has no parallelism to lower: only the machine's other work is left.

@@ -51,6 +51,9 @@ TEST(WorkersTest, EachWorkerReadsItsOwnShardAndTogetherTheyReadEverything) {
   const double slowest = run->workers[static_cast<size_t>(run->slowest)].summary.steps_per_s;
   for (const auto& r : run->workers) EXPECT_GE(r.summary.steps_per_s, slowest);
   EXPECT_DOUBLE_EQ(run->synchronous_steps_per_s, 3 * slowest);
+  // Each worker's trace weighs its threads against its share of the host's cores.
+  const trace::MachineInfo& machine = run->workers[0].model->run_info().machine;
+  EXPECT_EQ(machine.cpu_budget, std::max(1, machine.cpu_cores / 3));
 }
 
 TEST(WorkersTest, SimulatedWorkersShareTheHostsCoresAndReadTheirShards) {
