@@ -3,9 +3,13 @@
 #include <iomanip>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 
+#include "app/cli/advice_format.h"
 #include "app/session/lesson_check.h"
+#include "app/session/simulated_run.h"
+#include "app/session/workers.h"
 #include "engine/spec/spec_loader.h"
 
 namespace pipescope::cli {
@@ -69,6 +73,34 @@ int Show(const session::Lesson& l, bool as_json, std::ostream& out) {
   return 0;
 }
 
+// What the advisor confirms for a spec that misses its goals, as hints: each change tried in
+// the simulator on the run (worker 0's), those that gain. None where the advisor cannot
+// work on the run or finds nothing to change.
+std::vector<engine::Advice> AdvisorHints(const session::Lesson& lesson,
+                                         const spec::PipelineSpec& spec,
+                                         const session::LessonCheck& check, bool real) {
+  std::vector<engine::Advice> hints;
+  if (check.traces.empty() || !check.traces[0]) return hints;
+  const trace::Model& run = *check.traces[0];
+  trace::RangeAnalysis analysis = trace::Analyze(run);
+  std::ostringstream quiet;  // the lesson's own words come first; notes stay out of them
+  std::optional<engine::AdvisorResult> advice;
+  if (real) {
+    advice = AdviseForSummary(run, analysis, quiet);
+  } else {
+    auto worker = session::SpecForWorker(spec, 0, lesson.workers);
+    if (!worker.ok()) return hints;
+    auto model = session::CostModelFor(*worker, lesson.model_path);
+    if (!model.ok()) return hints;
+    advice = AdviseForSummary(*worker, *model, analysis, quiet);
+  }
+  if (!advice) return hints;
+  for (const engine::Advice& a : advice->advice) {
+    if (!a.change.empty()) hints.push_back(a);
+  }
+  return hints;
+}
+
 }  // namespace
 
 int LessonCommand(const LessonCommandOptions& options, std::ostream& out, std::ostream& err) {
@@ -109,14 +141,19 @@ int LessonCommand(const LessonCommandOptions& options, std::ostream& out, std::o
   const std::string which = !options.spec_path.empty() ? options.spec_path
                             : options.solution         ? "solution"
                                                        : "start";
+  const std::vector<engine::Advice> hints =
+      check->passed ? std::vector<engine::Advice>{}
+                    : AdvisorHints(*lesson, *spec, *check, options.real);
   if (options.json) {
     json goals = json::array();
     for (const auto& g : check->goals) goals.push_back(GoalJson(g));
-    out << json{{"lesson", lesson->name},
-                {"spec", which},
-                {"passed", check->passed},
-                {"mode", options.real ? "real" : "simulated"},
-                {"goals", goals}}
+    json advice = json::array();
+    for (const auto& a : hints) {
+      advice.push_back({{"kind", a.kind}, {"change", a.change}, {"text", a.text}});
+    }
+    out << json{{"lesson", lesson->name},  {"spec", which},
+                {"passed", check->passed}, {"mode", options.real ? "real" : "simulated"},
+                {"goals", goals},          {"advisor_hints", advice}}
                .dump(2)
         << "\n";
   } else {
@@ -131,6 +168,12 @@ int LessonCommand(const LessonCommandOptions& options, std::ostream& out, std::o
       }
     }
     out << (check->passed ? "PASSED: every goal is met\n" : "NOT YET: some goals are not met\n");
+    if (!hints.empty()) {
+      out << "What the advisor confirms in the simulator (it may or may not be what the lesson "
+             "teaches; `lesson show "
+          << lesson->name << "` has its hints):\n";
+      for (const auto& a : hints) out << "  - " << a.text << "\n";
+    }
   }
   return check->passed ? 0 : 1;
 }

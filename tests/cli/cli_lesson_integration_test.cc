@@ -50,6 +50,21 @@ TEST_P(EveryLesson, StartFailsAndSolutionPasses) {
   const json j = json::parse(JsonPart(solution.out));
   EXPECT_TRUE(j["passed"].get<bool>());
   for (const auto& g : j["goals"]) EXPECT_TRUE(g["measured"].get<bool>()) << g.dump();
+  EXPECT_TRUE(j["advisor_hints"].empty()) << "a passing spec needs no hints";
+}
+
+// A spec that misses its goals hears what the advisor confirms in the simulator: slow
+// storage read one file at a time is read in parallel.
+TEST(CliLessonTest, AStartThatMissesItsGoalsGetsTheAdvisorsHints) {
+  const auto start = Cli("lesson check 04-interleave-slow-storage --json");
+  ASSERT_EQ(start.exit_code, 1) << start.out;
+  const json j = json::parse(JsonPart(start.out));
+  ASSERT_FALSE(j["advisor_hints"].empty()) << start.out;
+  EXPECT_EQ(j["advisor_hints"][0]["kind"], "interleave_files") << "the advice list's name for it";
+  EXPECT_NE(j["advisor_hints"][0]["change"].get<std::string>().find("read.num_parallel_calls"),
+            std::string::npos);
+  const auto text = Cli("lesson check 04-interleave-slow-storage");
+  EXPECT_NE(text.out.find("What the advisor confirms in the simulator"), std::string::npos);
 }
 
 INSTANTIATE_TEST_SUITE_P(Lessons, EveryLesson, ::testing::ValuesIn(LessonNames()),
