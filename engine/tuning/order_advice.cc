@@ -81,8 +81,12 @@ std::vector<OrderAdvice> AdviseOrder(const spec::PipelineSpec& spec,
                           std::to_string(BatchSizeOf(batch)) + ".",
                       MoveOp(spec, i, i + 1)});
   }
-  // Prefetch last: without it the training step and the pipeline take turns.
-  if (n == 0 || !OnlyBuffers(spec.ops(n - 1))) {
+  // Prefetch last: without it the training step and the pipeline take turns. Not after an
+  // op whose worker processes fetch ahead already (a DataLoader: its prefetch_factor and
+  // num_workers are PyTorch's words for it, and a tf.data prefetch is none of its code).
+  const OpKindDescription* last = n > 0 ? DescribeOp(spec.ops(n - 1)) : nullptr;
+  const bool fetches_ahead = last && last->parallel_work == ParallelWork::kWorkerProcesses;
+  if (!fetches_ahead && (n == 0 || !OnlyBuffers(spec.ops(n - 1)))) {
     spec::PipelineSpec with = spec;
     auto* p = with.add_ops();
     p->set_name("prefetch_last");

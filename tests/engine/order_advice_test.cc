@@ -94,5 +94,13 @@ TEST(OrderAdviceTest, APipelineWithoutAFinalPrefetchGetsOne) {
   EXPECT_TRUE(advice[0].spec.ops(2).has_prefetch());
 }
 
+// A DataLoader fetches ahead in its worker processes; what a PyTorch user tunes is its
+// num_workers and prefetch_factor, not a tf.data prefetch after it.
+TEST(OrderAdviceTest, NoPrefetchIsAddedAfterADataLoader) {
+  const auto spec = Spec(R"(ops { name: "loader" dataloader { batch_size: 4
+                              getitem { python { duration: "1ms" } } } })");
+  for (const auto& a : AdviseOrder(spec, {})) EXPECT_NE(a.kind, "prefetch") << a.change;
+}
+
 }  // namespace
 }  // namespace pipescope::engine
