@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,18 @@ int64_t Covered(const Model& model, EventKind kind, uint16_t op, int64_t t0, int
   int64_t ns = 0;
   for (const Track* t : model.TracksOf(kind, op)) ns += t->SumRange(t0, t1).covered_ns;
   return ns;
+}
+
+// The op whose sub-pipeline `stage` is in (the nearest stage before it one level up); null
+// at the top level.
+const record::StageDef* ParentOf(const Model& model, const record::StageDef& stage) {
+  if (stage.depth == 0) return nullptr;
+  const record::StageDef* parent = nullptr;
+  for (const record::StageDef* s : model.StagesInOrder()) {
+    if (s == &stage) return parent;
+    if (s->depth < stage.depth) parent = s;
+  }
+  return nullptr;
 }
 
 }  // namespace
@@ -82,7 +95,16 @@ int ConcurrentCallThreads(const Model& model, const record::StageDef& stage, int
     union_end = std::max(union_end, end);
   }
   // Calls that overlap for less than a twentieth of their time take turns.
-  return summed * 20 <= joined * 21 ? 1 : static_cast<int>(cursors.size());
+  if (summed * 20 <= joined * 21) return 1;
+  // Inside the datasets an asynchronous op opens per element (an interleave's), its workers
+  // read them, at most as many at once as it has: a file read on one thread after another
+  // (cycle elements opened ahead, replaced as they end) is not more readers.
+  const int threads = static_cast<int>(cursors.size());
+  if (const record::StageDef* parent = ParentOf(model, stage); parent && parent->asynchronous) {
+    const int workers = static_cast<int>(std::lround(AverageParallelism(model, *parent, t0, t1)));
+    return std::clamp(workers, 1, threads);
+  }
+  return threads;
 }
 
 double AverageParallelism(const Model& model, const record::StageDef& stage, int64_t t0,

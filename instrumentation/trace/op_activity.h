@@ -23,10 +23,10 @@ struct OpActivity {
 
 OpActivity ActivityOf(const Model& model, const record::StageDef& stage, int64_t t0, int64_t t1);
 
-// The threads a synchronous op's busy share in [t0, t1) is measured against: every thread
-// that called it where their calls overlap (an op inside the datasets an interleave opens,
-// each read by its own worker), 1 where its callers take turns (the input of a parallel
-// map's workers, fetched under one lock).
+// The threads a synchronous op's busy share in [t0, t1) is measured against: 1 where its
+// callers take turns (the input of a parallel map's workers, fetched under one lock); where
+// their calls overlap, the threads that called it, at most the workers of the asynchronous
+// op whose sub-pipeline it is in (an interleave's num_parallel_calls).
 int ConcurrentCallThreads(const Model& model, const record::StageDef& stage, int64_t t0,
                           int64_t t1);
 

@@ -438,7 +438,8 @@ TEST(SimulatorTest, BuildErrorsNameTheOp) {
 
 // A synchronous source that a parallel map's workers call in turn (under the map's input
 // lock) is measured against one thread: a reader that answers every 2 ms, all the time, is
-// busy nearly 100%, not 100% over the four workers that took turns calling it.
+// busy nearly 100%, not 100% over the four workers that took turns calling it. Files an
+// interleave's workers read at once are measured against its workers.
 TEST(SimulatorTest, ASourceCalledInTurnByMapWorkersIsBusyAsOneThread) {
   const std::string spec = Pipeline(
       R"(ops { name: "decode" map { fn { cpu_work { duration: "100us" } } num_parallel_calls: 4 } }
@@ -452,6 +453,23 @@ TEST(SimulatorTest, ASourceCalledInTurnByMapWorkersIsBusyAsOneThread) {
   }
   ASSERT_NE(src, nullptr);
   EXPECT_GT(src->busy_fraction, 0.8) << "the reader works all the time, one call at a time";
+
+  // Files an interleave's 4 workers read at 2 ms a record for a 1 ms step: about half of
+  // the 4 readers' time, whatever threads the files were read on.
+  const std::string files = Pipeline(
+      R"(ops { name: "files" interleave { per_element { synthetic_file { records_per_file: 1000
+           read_latency: "2ms" } } cycle_length: 4 num_parallel_calls: 4 } }
+         ops { name: "p" prefetch { buffer_size: 2 } })",
+      "range { start: 0 stop: 1000 }", "1ms");
+  SimRun f = Simulated(files, 3);
+  bool found = false;
+  for (const auto& s : trace::Analyze(*f.model).stages) {
+    if (s.name != "files.read") continue;
+    found = true;
+    EXPECT_GT(s.busy_fraction, 0.35) << "2 ms of 4 readers per 1 ms step";
+    EXPECT_LT(s.busy_fraction, 0.65);
+  }
+  EXPECT_TRUE(found);
 }
 
 // A zip waits on whichever of its two inputs is slow: the gaps are the slow map's, on the
