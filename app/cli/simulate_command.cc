@@ -59,8 +59,7 @@ int SimulateCommand(const SimulateCommandOptions& options, std::ostream& out, st
         << "\n";
   }
   // What worker 0 ran: its shard.
-  const spec::PipelineSpec printed =
-      workers ? *session::SpecForWorker(*spec, 0, options.workers) : *spec;
+  const spec::PipelineSpec printed = workers ? workers->specs[0] : *spec;
   if (options.print > 0) {
     for (const auto& line : SimulatedElementLines(printed, *result->model, options.print))
       out << line << "\n";

@@ -100,6 +100,7 @@ engine::Result<WorkersRun> RunWorkersRecorded(
   }
   for (auto& t : threads) t.join();
   WorkersRun run;
+  run.specs = std::move(specs);
   for (auto& r : results) {
     if (!r.ok()) return r.status();
     run.workers.push_back(std::move(r).value());
@@ -116,11 +117,12 @@ engine::Result<WorkersRun> RunWorkersSimulated(
   shared.cores = model.cores / workers;  // one host's cores, shared evenly
   WorkersRun run;
   for (int w = 0; w < workers; ++w) {
-    ASSIGN_OR_RETURN(const spec::PipelineSpec s, SpecForWorker(spec, w, workers));
+    ASSIGN_OR_RETURN(spec::PipelineSpec s, SpecForWorker(spec, w, workers));
     SimulatedRunOptions options = worker_options(w);
     options.sim.seed += static_cast<uint64_t>(w);
     ASSIGN_OR_RETURN(RecordedRunResult r, RunSimulated(s, shared, options));
     run.workers.push_back(std::move(r));
+    run.specs.push_back(std::move(s));
   }
   Total(run);
   return run;

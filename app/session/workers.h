@@ -26,6 +26,7 @@ engine::Result<spec::PipelineSpec> SpecForWorker(const spec::PipelineSpec& spec,
 
 struct WorkersRun {
   std::vector<RecordedRunResult> workers;  // in worker order
+  std::vector<spec::PipelineSpec> specs;   // what each ran (SpecForWorker)
   // Steps per second of all workers together, and of a synchronous job (an all-reduce each
   // step), which every step waits for the slowest worker: workers × the slowest's rate.
   double total_steps_per_s = 0;

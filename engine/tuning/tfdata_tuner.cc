@@ -20,6 +20,7 @@ using tfdata::NodeKind;
 struct ChainOfSpec {
   tfdata::Chain chain;
   std::vector<std::string> knob_of_node;  // "op.num_parallel_calls", "op.buffer_size" or ""
+  std::vector<bool> autotuned_of_node;    // that knob is AUTOTUNE in the spec
 };
 
 // The model chain of a planned spec's top-level ops with the measured figures of each. An
@@ -42,6 +43,7 @@ ChainOfSpec BuildChain(const PipelinePlan& plan, const trace::RangeAnalysis& a) 
   Node source{spec.source().name(), NodeKind::kSource, self_of(spec.source().name())};
   out.chain.nodes.push_back(source);
   out.knob_of_node.push_back("");
+  out.autotuned_of_node.push_back(false);
   std::string previous = spec.source().name();
   for (const PlannedOp& planned : plan.ops) {
     const spec::Op& op = *planned.op;
@@ -53,7 +55,12 @@ ChainOfSpec BuildChain(const PipelinePlan& plan, const trace::RangeAnalysis& a) 
     n.self_ns = self_of(op.name());
     const double in = rate_of(previous), here = rate_of(op.name());
     n.ratio = in > 0 && here > 0 ? in / here : 1;
-    std::string knob;
+    std::string knob;  // the knob of the op the tuner decides, if any
+    bool autotuned = false;
+    auto decide = [&](std::string_view name) {
+      knob = op.name() + "." + std::string(name);
+      autotuned = planned.Knob(name).autotune();
+    };
     // What each op is to tf.data's model, from its description (op_kinds.h), never its kind.
     const ParallelWork work = planned.kind->parallel_work;
     if (work == ParallelWork::kFunction || work == ParallelWork::kWorkerProcesses) {
@@ -66,13 +73,13 @@ ChainOfSpec BuildChain(const PipelinePlan& plan, const trace::RangeAnalysis& a) 
       n.parallelism_tunable = true;
       n.parallelism = start_of(knob_name);
       n.buffer = 0;  // the parallelism
-      knob = op.name() + "." + knob_name;
+      decide(knob_name);
     } else if (work == ParallelWork::kOneProducer) {
       n.kind = NodeKind::kAsync;
       n.ratio = 1;
       n.buffer_tunable = true;
       n.buffer = start_of("buffer_size");
-      knob = op.name() + ".buffer_size";
+      decide("buffer_size");
     } else if (const int64_t batch_size = BatchSizeOf(op); batch_size > 0) {
       n.kind = NodeKind::kSync;
       n.ratio = static_cast<double>(batch_size);
@@ -85,12 +92,13 @@ ChainOfSpec BuildChain(const PipelinePlan& plan, const trace::RangeAnalysis& a) 
       }
       out.chain.nodes.push_back({op.name() + " inputs", NodeKind::kSync, sub_self, 1});
       out.knob_of_node.push_back("");
+      out.autotuned_of_node.push_back(false);
       n.cycle_length = start_of("cycle_length");
       if (planned.Knob("num_parallel_calls").written != 0) {
         n.kind = NodeKind::kAsyncInterleave;
         n.parallelism_tunable = true;
         n.parallelism = start_of("num_parallel_calls");
-        knob = op.name() + ".num_parallel_calls";
+        decide("num_parallel_calls");
       } else {
         n.kind = NodeKind::kInterleave;
       }
@@ -99,6 +107,7 @@ ChainOfSpec BuildChain(const PipelinePlan& plan, const trace::RangeAnalysis& a) 
     }
     out.chain.nodes.push_back(n);
     out.knob_of_node.push_back(knob);
+    out.autotuned_of_node.push_back(autotuned);
     previous = op.name();
   }
   return out;
@@ -113,11 +122,9 @@ std::vector<std::pair<std::string, int64_t>> DecidedKnobs(const PipelinePlan& pl
     const Node& n = model.chain.nodes[i];
     const std::string& knob = model.knob_of_node[i];
     if (knob.empty()) continue;
-    const std::optional<int64_t> written =
-        ReadIntKnob(*plan.spec, n.name, knob.substr(n.name.size() + 1));
-    knobs.push_back({knob, written == kAutotune ? kAutotune
-                           : n.buffer_tunable   ? n.buffer
-                                                : n.parallelism});
+    knobs.push_back({knob, model.autotuned_of_node[i] ? kAutotune
+                           : n.buffer_tunable         ? n.buffer
+                                                      : n.parallelism});
   }
   return knobs;
 }

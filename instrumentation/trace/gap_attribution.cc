@@ -31,19 +31,6 @@ GapCause Blame(const Model& model, const record::StageDef& stage, const OpActivi
   return cause;
 }
 
-// The last stage of the second pipeline a zip reads beside its input: its stages follow the
-// zip's, one level deeper.
-const record::StageDef* SecondPipelineOf(const Model& model, const record::StageDef& zip) {
-  const std::vector<const record::StageDef*> stages = model.StagesInOrder();
-  auto it = std::find(stages.begin(), stages.end(), &zip);
-  const record::StageDef* last = nullptr;
-  for (it = it == stages.end() ? it : it + 1; it != stages.end() && (*it)->depth > zip.depth;
-       ++it) {
-    if ((*it)->depth == zip.depth + 1) last = *it;
-  }
-  return last;
-}
-
 // The input a stage waited on longest in the window: its input, or for a zip whichever of
 // its two inputs took more of the window.
 const record::StageDef* SlowerInput(const Model& model, const record::StageDef& stage,
@@ -51,7 +38,8 @@ const record::StageDef* SlowerInput(const Model& model, const record::StageDef& 
   const record::StageDef* input =
       stage.input >= 0 ? model.Stage(static_cast<uint16_t>(stage.input)) : nullptr;
   if (!stage.Has(record::kTraitZips)) return input;
-  const record::StageDef* second = SecondPipelineOf(model, stage);
+  const std::vector<const record::StageDef*> sub = model.SubPipelineOf(stage);
+  const record::StageDef* second = sub.empty() ? nullptr : sub.back();
   if (!second || !input) return input ? input : second;
   const OpActivity a = ActivityOf(model, *input, start, end);
   const OpActivity b = ActivityOf(model, *second, start, end);

@@ -107,16 +107,10 @@ void Lineage::ReadRecords(uint16_t source, const std::vector<int64_t>& cut_short
 // two sequences pair off in order. The second source starts a new pass with each iterator
 // of the zip: after the zip's end, or where a repeat's input ended early.
 void Lineage::ReadZip(const record::StageDef& zip) {
-  const std::vector<const record::StageDef*> stages = model_.StagesInOrder();
-  auto at = std::find(stages.begin(), stages.end(), &zip);
-  const record::StageDef *first = nullptr, *last = nullptr;
-  for (auto it = at == stages.end() ? at : at + 1; it != stages.end(); ++it) {
-    if ((*it)->depth <= zip.depth) break;
-    if ((*it)->depth != zip.depth + 1) continue;
-    if (!first) first = *it;
-    last = *it;
-  }
-  if (!first) return;
+  const std::vector<const record::StageDef*> second = model_.SubPipelineOf(zip);
+  if (second.empty()) return;
+  const record::StageDef* first = second.front();
+  const record::StageDef* last = second.back();
   std::vector<int64_t> cut_short = PassesCutShort(model_, first->id);
   std::vector<uint64_t> zipped;
   for (const Call& c : CallsOf(model_, zip.id)) {

@@ -122,6 +122,27 @@ const record::StageDef* Model::LastStage() const {
   return last;
 }
 
+std::vector<const record::StageDef*> Model::SubPipelineOf(const record::StageDef& op) const {
+  const std::vector<const record::StageDef*> stages = StagesInOrder();
+  auto it = std::find(stages.begin(), stages.end(), &op);
+  std::vector<const record::StageDef*> sub;
+  if (it == stages.end()) return sub;
+  for (++it; it != stages.end() && (*it)->depth > op.depth; ++it) {
+    if ((*it)->depth == op.depth + 1) sub.push_back(*it);
+  }
+  return sub;
+}
+
+const record::StageDef* Model::ParentOf(const record::StageDef& stage) const {
+  if (stage.depth == 0) return nullptr;
+  const record::StageDef* parent = nullptr;
+  for (const record::StageDef* s : StagesInOrder()) {
+    if (s == &stage) return parent;
+    if (s->depth < stage.depth) parent = s;
+  }
+  return nullptr;
+}
+
 std::string Model::ThreadName(uint32_t id) const {
   auto it = threads_.find(id);
   return it == threads_.end() ? "thread " + std::to_string(id) : it->second;

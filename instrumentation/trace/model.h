@@ -103,6 +103,13 @@ class Model : public record::TraceSink {
   const record::StageDef* StageNamed(const std::string& name) const;
   // The op the consumer pulls from: the top-level op with the highest position.
   const record::StageDef* LastStage() const;
+  // The stages of the sub-pipeline an op opens (an interleave's per element, a zip's second
+  // pipeline): those that follow it one level deeper, in order (its source first, the stage
+  // it reads last); empty for an op without one.
+  std::vector<const record::StageDef*> SubPipelineOf(const record::StageDef& op) const;
+  // The op whose sub-pipeline `stage` is in (the nearest stage before it one level up);
+  // null at the top level.
+  const record::StageDef* ParentOf(const record::StageDef& stage) const;
   std::string ThreadName(uint32_t id) const;
   const std::map<uint32_t, std::string>& threads() const { return threads_; }
   const std::vector<record::KnobChangeDef>& knob_changes() const { return knob_changes_; }

@@ -15,18 +15,6 @@ int64_t Covered(const Model& model, EventKind kind, uint16_t op, int64_t t0, int
   return ns;
 }
 
-// The op whose sub-pipeline `stage` is in (the nearest stage before it one level up); null
-// at the top level.
-const record::StageDef* ParentOf(const Model& model, const record::StageDef& stage) {
-  if (stage.depth == 0) return nullptr;
-  const record::StageDef* parent = nullptr;
-  for (const record::StageDef* s : model.StagesInOrder()) {
-    if (s == &stage) return parent;
-    if (s->depth < stage.depth) parent = s;
-  }
-  return nullptr;
-}
-
 }  // namespace
 
 OpActivity ActivityOf(const Model& model, const record::StageDef& stage, int64_t t0, int64_t t1) {
@@ -100,7 +88,7 @@ int ConcurrentCallThreads(const Model& model, const record::StageDef& stage, int
   // read them, at most as many at once as it has: a file read on one thread after another
   // (cycle elements opened ahead, replaced as they end) is not more readers.
   const int threads = static_cast<int>(cursors.size());
-  if (const record::StageDef* parent = ParentOf(model, stage); parent && parent->asynchronous) {
+  if (const record::StageDef* parent = model.ParentOf(stage); parent && parent->asynchronous) {
     const int workers = static_cast<int>(std::lround(AverageParallelism(model, *parent, t0, t1)));
     return std::clamp(workers, 1, threads);
   }

@@ -68,7 +68,9 @@ struct EventRef {
   uint32_t track = 0;
   uint32_t index = 0;
   friend bool operator==(const EventRef&, const EventRef&) = default;
-  friend auto operator<=>(const EventRef&, const EventRef&) = default;
+  // clang-tidy reads the comparison with 0 it synthesises here as a null pointer.
+  friend auto operator<=>(const EventRef&,
+                          const EventRef&) = default;  // NOLINT(modernize-use-nullptr)
 };
 
 // An arrow between two spans, as Chrome's flow events ('s' to 'f') draw one: PyTorch's
