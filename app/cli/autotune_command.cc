@@ -1,5 +1,6 @@
 #include "app/cli/autotune_command.h"
 
+#include <cstdio>
 #include <nlohmann/json.hpp>
 #include <ostream>
 
@@ -93,6 +94,10 @@ int AutotuneCommand(const AutotuneCommandOptions& options, std::ostream& out, st
                           {"knobs_before", before},
                           {"steps_per_s_before", result->steps_per_s_before},
                           {"steps_per_s_after", result->steps_per_s_after},
+                          {"half_width_before", result->half_width_before},
+                          {"half_width_after", result->half_width_after},
+                          {"measurements", result->measurements},
+                          {"other_settings", result->other_settings},
                           {"kept_given", result->kept_given},
                           {"worker_threads", result->worker_threads},
                           {"cpu_cores_busy", result->cpu_cores_busy},
@@ -112,8 +117,13 @@ int AutotuneCommand(const AutotuneCommandOptions& options, std::ostream& out, st
       out << k.name << ": " << engine::KnobValueForPeople(knob, k.before) << " -> "
           << engine::KnobValueForPeople(knob, k.after) << "\n";
     }
-    out << result->steps_per_s_before << " -> " << result->steps_per_s_after << " steps/s in "
-        << result->tuning_s << " s of tuning; " << result->worker_threads << " worker threads";
+    for (const auto& setting : result->other_settings) out << setting << "\n";
+    char rates[160];
+    std::snprintf(rates, sizeof rates, "%.1f ± %.1f -> %.1f ± %.1f steps/s (95%% intervals)",
+                  result->steps_per_s_before, result->half_width_before, result->steps_per_s_after,
+                  result->half_width_after);
+    out << rates << " in " << result->tuning_s << " s of tuning, " << result->measurements
+        << " measuring runs; " << result->worker_threads << " worker threads";
     // The simulator does not hold the elements, so it has no buffer memory to report.
     if (!options.simulate) out << ", buffers of " << result->buffer_bytes / 1024 << " KiB";
     out << "\n";

@@ -12,6 +12,7 @@ namespace {
 
 nlohmann::json Figures(const session::SpecMeasurement& m) {
   return {{"steps_per_s", m.analysis.steps_per_s},
+          {"steps_per_s_half_width", m.analysis.steps_per_s_half_width},
           {"input_wait_fraction", m.analysis.input_wait_fraction},
           {"device_busy_fraction", m.analysis.device_busy_fraction},
           {"worker_threads", m.worker_threads},
@@ -60,6 +61,8 @@ int CompareCommand(const CompareCommandOptions& options, std::ostream& out, std:
                           {"b", {{"spec", options.b_path}, {"figures", Figures(measured[1])}}},
                           {"duration_s", options.duration_s},
                           {"speedup_b_over_a", c.speedup_b_over_a},
+                          {"noise_band", c.noise_band},
+                          {"tie", c.tie},
                           {"same_ops", c.same_ops},
                           {"knob_differences", differences},
                           {"verdict", verdict}}
@@ -78,6 +81,8 @@ int CompareCommand(const CompareCommandOptions& options, std::ostream& out, std:
     out << line;
   };
   row("steps/s", a, b, "%.1f");
+  row("  ± (95% interval)", measured[0].analysis.steps_per_s_half_width,
+      measured[1].analysis.steps_per_s_half_width, "%.1f");
   row("input wait %", 100 * measured[0].analysis.input_wait_fraction,
       100 * measured[1].analysis.input_wait_fraction, "%.0f");
   row("device busy %", 100 * measured[0].analysis.device_busy_fraction,

@@ -5,10 +5,11 @@
 #include <ostream>
 #include <sstream>
 
-#include "app/session/recorded_run.h"
+#include "app/session/measurement.h"
 #include "engine/runtime/pipeline.h"
 #include "engine/spec/spec_loader.h"
 #include "engine/spec/spec_overrides.h"
+#include "instrumentation/trace/rate_interval.h"
 
 namespace pipescope::cli {
 namespace {
@@ -97,19 +98,19 @@ int GridCommand(const GridCommandOptions& options, std::ostream& out, std::ostre
         return 2;
       }
     }
-    session::RecordedRunOptions run;
-    run.record = false;  // steps/s of the bare engine
-    run.run.duration_ns = static_cast<int64_t>(options.duration_s * 1e9);
-    auto r = session::RunRecorded(point, run);
-    if (!r.ok() || !r->run_status.ok()) {
-      err << "pipescope-cli: " << label << ": "
-          << (r.ok() ? r->run_status.message() : r.status().message()) << "\n";
+    // Recorded and analysed without its start-up (MeasureSpec), so that each point's rate
+    // comes with its interval and the best can be told from the points it ties with.
+    auto m = session::MeasureSpec(point, options.duration_s);
+    if (!m.ok()) {
+      err << "pipescope-cli: " << label << ": " << m.status().message() << "\n";
       return 1;
     }
-    const double steps_per_s = r->summary.steps_per_s;
-    err << "point " << p + 1 << "/" << points << ": " << label << ": " << steps_per_s
-        << " steps/s\n";
-    nlohmann::json row = {{"knobs", assignment}, {"steps_per_s", steps_per_s}};
+    const double steps_per_s = m->analysis.steps_per_s;
+    const double half_width = m->analysis.steps_per_s_half_width;
+    err << "point " << p + 1 << "/" << points << ": " << label << ": "
+        << trace::StepRateText({steps_per_s, half_width}) << "\n";
+    nlohmann::json row = {
+        {"knobs", assignment}, {"steps_per_s", steps_per_s}, {"half_width", half_width}};
     if (best.is_null() || steps_per_s > best["steps_per_s"].get<double>()) best = row;
     results.push_back(std::move(row));
     // The next point: an odometer over the axes, the last one fastest.
@@ -118,17 +119,37 @@ int GridCommand(const GridCommandOptions& options, std::ostream& out, std::ostre
       index[a] = 0;
     }
   }
+  // The points whose rate is within the noise of the best's: a tie with it.
+  const trace::RateInterval top{best["steps_per_s"].get<double>(),
+                                best["half_width"].get<double>()};
+  nlohmann::json ties = nlohmann::json::array();
+  for (const auto& row : results) {
+    const trace::RateInterval r{row["steps_per_s"].get<double>(), row["half_width"].get<double>()};
+    if (row != best && top.per_s - r.per_s <= trace::DifferenceHalfWidth(top, r))
+      ties.push_back(row["knobs"]);
+  }
   if (options.json) {
     out << nlohmann::json{{"spec", options.spec_path},
                           {"duration_s_per_point", options.duration_s},
                           {"results", results},
-                          {"best", best}}
+                          {"best", best},
+                          {"tied_with_best", ties}}
                .dump(2)
         << "\n";
   } else {
     out << "best of " << points << " points: ";
     for (auto& [k, v] : best["knobs"].items()) out << k << "=" << v << " ";
-    out << "at " << best["steps_per_s"].get<double>() << " steps/s\n";
+    out << "at " << trace::StepRateText(top) << " (95% interval)\n";
+    if (!ties.empty()) {
+      out << "a tie with it, within the noise of both:";
+      for (const auto& knobs : ties) {
+        std::string point;
+        for (auto& [k, v] : knobs.items())
+          point += std::string(point.empty() ? " " : ",") + k + "=" + v.dump();
+        out << point << ";";
+      }
+      out << "\n";
+    }
   }
   return 0;
 }

@@ -98,7 +98,9 @@ int ReportCommand(const ReportCommandOptions& options, std::ostream& out, std::o
     }
     return 0;
   }
-  auto analysis = trace::Analyze(model, t0, t1);
+  // Without a range, the run after its first step, as `run` grades it.
+  auto analysis =
+      options.range.empty() ? trace::AnalyzeSteady(model) : trace::Analyze(model, t0, t1);
   std::optional<engine::AdvisorResult> advice;
   if (options.advice) advice = AdviseForSummary(model, analysis, err);
   const SummaryContext context = ContextFromModel(model, false);

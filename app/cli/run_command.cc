@@ -25,15 +25,18 @@ void OnInterrupt(int) {
 
 // Without a recording, the summary has only what the run loop counted itself.
 trace::RangeAnalysis AnalysisFromCounters(const engine::RunSummary& s) {
+  // The run after its first step, as a recorded run is graded (trace::AnalyzeSteady).
   trace::RangeAnalysis a;
+  a.startup_ns = static_cast<int64_t>(s.startup_s * 1e9);
+  a.t0 = a.startup_ns;
   a.t1 = static_cast<int64_t>(s.duration_s * 1e9);
-  a.duration_s = s.duration_s;
+  a.duration_s = s.duration_s - s.startup_s;
   a.steps = s.steps;
-  a.steps_per_s = s.steps_per_s;
+  a.steps_per_s = s.steady_steps_per_s;
   a.elements = s.elements;
-  a.elements_per_s = s.elements_per_s;
-  a.input_wait_fraction = s.input_wait_fraction;
-  a.device_busy_fraction = s.device_busy_fraction;
+  a.elements_per_s = s.steady_elements_per_s;
+  a.input_wait_fraction = s.steady_input_wait_fraction;
+  a.device_busy_fraction = s.steady_device_busy_fraction;
   a.device_busy_source = "steps";  // the device's own count of its step time
   return a;
 }
@@ -113,7 +116,7 @@ int RunCommand(const RunCommandOptions& options, std::ostream& out, std::ostream
   std::optional<engine::AdvisorResult> advice;
   if (result->model) {
     context = ContextFromModel(*result->model, result->summary.end_of_data);
-    analysis = trace::Analyze(*result->model);
+    analysis = trace::AnalyzeSteady(*result->model);
     if (options.advice) advice = AdviseForSummary(*result->model, analysis, err);
   } else {
     context.device = result->summary.device;

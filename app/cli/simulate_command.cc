@@ -64,7 +64,7 @@ int SimulateCommand(const SimulateCommandOptions& options, std::ostream& out, st
     for (const auto& line : SimulatedElementLines(printed, *result->model, options.print))
       out << line << "\n";
   }
-  trace::RangeAnalysis analysis = trace::Analyze(*result->model);
+  trace::RangeAnalysis analysis = trace::AnalyzeSteady(*result->model);
   std::optional<engine::AdvisorResult> advice;
   if (options.advice && result->run_status.ok()) {
     sim::CostModel worker_model = *model;  // worker 0's share of the host's cores

@@ -64,6 +64,7 @@ nlohmann::json SummaryToJson(const trace::RangeAnalysis& a, const SummaryContext
   j["device"] = c.device;
   j["range_s"] = {static_cast<double>(a.t0) / 1e9, static_cast<double>(a.t1) / 1e9};
   j["duration_s"] = a.duration_s;
+  j["startup_s"] = static_cast<double>(a.startup_ns) / 1e9;
   j["steps"] = a.steps;
   j["steps_per_s"] = a.steps_per_s;
   j["elements"] = a.elements;
@@ -129,6 +130,13 @@ std::string SummaryToText(const trace::RangeAnalysis& a, const SummaryContext& c
                 static_cast<long long>(a.steps), a.duration_s, c.device.c_str(), a.steps_per_s,
                 a.elements_per_s, c.end_of_data ? " (end of data)" : "");
   out += line;
+  if (a.startup_ns > 0) {
+    std::snprintf(line, sizeof line,
+                  "start-up: %.2f s before the first step (threads and workers starting, files "
+                  "opening, buffers filling), left out of these figures\n",
+                  static_cast<double>(a.startup_ns) / 1e9);
+    out += line;
+  }
   std::snprintf(line, sizeof line, "input wait %.1f%% of the time, device busy %.1f%%\n",
                 100 * a.input_wait_fraction, 100 * a.device_busy_fraction);
   out += line;

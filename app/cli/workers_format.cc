@@ -21,7 +21,7 @@ std::string WorkersToText(const session::WorkersRun& run) {
                 "device busy", "elements/s");
   out += line;
   for (size_t w = 0; w < n; ++w) {
-    const engine::RunSummary& s = run.workers[w].summary;
+    const session::WorkerFigures& s = run.figures[w];
     std::snprintf(line, sizeof line, "%-8zu %10.1f %11.1f%% %11.1f%% %12.1f%s\n", w, s.steps_per_s,
                   100 * s.input_wait_fraction, 100 * s.device_busy_fraction, s.elements_per_s,
                   static_cast<int>(w) == run.slowest && n > 1 ? "  (slowest)" : "");
@@ -30,8 +30,7 @@ std::string WorkersToText(const session::WorkersRun& run) {
   std::snprintf(line, sizeof line,
                 "job: %.1f steps/s in all; a synchronous job (an all-reduce every step) waits for "
                 "the slowest worker: %zu x %.1f = %.1f steps/s\n",
-                run.total_steps_per_s, n,
-                run.workers[static_cast<size_t>(run.slowest)].summary.steps_per_s,
+                run.total_steps_per_s, n, run.figures[static_cast<size_t>(run.slowest)].steps_per_s,
                 run.synchronous_steps_per_s);
   out += line;
   return out;
@@ -40,7 +39,7 @@ std::string WorkersToText(const session::WorkersRun& run) {
 nlohmann::json WorkersToJson(const session::WorkersRun& run) {
   nlohmann::json workers = nlohmann::json::array();
   for (size_t w = 0; w < run.workers.size(); ++w) {
-    const engine::RunSummary& s = run.workers[w].summary;
+    const session::WorkerFigures& s = run.figures[w];
     workers.push_back({{"worker", w},
                        {"steps", s.steps},
                        {"steps_per_s", s.steps_per_s},

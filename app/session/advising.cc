@@ -9,20 +9,12 @@
 #include "app/session/simulated_run.h"
 #include "engine/spec/op_kinds.h"
 #include "engine/spec/spec_loader.h"
+#include "instrumentation/trace/analysis.h"
 #include "instrumentation/trace/verdict.h"
 
 namespace pipescope::session {
 
 namespace {
-
-// When the first step started (-1: none did).
-int64_t FirstStepNs(const trace::Model& model) {
-  int64_t first = -1;
-  for (const trace::Track* t : model.TracksOf(record::EventKind::kStep, record::kDeviceOp)) {
-    if (t->size() > 0 && (first < 0 || t->start(0) < first)) first = t->start(0);
-  }
-  return first;
-}
 
 // Simulates `spec` for `seconds` and gives the steady rate, or the first step's time when
 // the run was too short for one (steady < 0).
@@ -40,7 +32,7 @@ engine::Result<SteadyRate> SimulateSteady(const spec::PipelineSpec& spec,
   ASSIGN_OR_RETURN(RecordedRunResult run, RunSimulated(spec, model, options));
   if (!run.run_status.ok()) return run.run_status;
   SteadyRate r;
-  r.first_step_ns = FirstStepNs(*run.model);
+  r.first_step_ns = trace::FirstStepNs(*run.model);
   const int64_t end = run.model->duration_ns();
   if (r.first_step_ns < 0) return r;
   const int64_t from = r.first_step_ns + (end - r.first_step_ns) / 4;

@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <map>
 
+#include "instrumentation/trace/rate_interval.h"
+
 namespace pipescope::session {
 namespace {
 
@@ -11,17 +13,22 @@ std::string Value(const std::optional<int64_t>& v) { return v ? std::to_string(*
 
 std::string Verdict(const Comparison& c) {
   const double a = c.a.analysis.steps_per_s, b = c.b.analysis.steps_per_s;
-  char line[160];
-  if (std::abs(a - b) <= 0.03 * std::max(a, b)) {
+  const double ha = c.a.analysis.steps_per_s_half_width;
+  const double hb = c.b.analysis.steps_per_s_half_width;
+  char line[224];
+  if (c.tie) {
     std::snprintf(line, sizeof line,
-                  "%s and %s are within 3%% of each other (%.1f and %.1f steps/s)",
-                  c.name_a.c_str(), c.name_b.c_str(), a, b);
+                  "%s and %s are a tie: %.1f ± %.1f and %.1f ± %.1f steps/s differ by less "
+                  "than their noise",
+                  c.name_a.c_str(), c.name_b.c_str(), a, ha, b, hb);
   } else {
     const bool b_faster = b > a;
     const double slower = b_faster ? a : b, faster = b_faster ? b : a;
-    std::snprintf(line, sizeof line, "%s is %.2fx faster than %s",
+    std::snprintf(line, sizeof line,
+                  "%s is %.2fx faster than %s (%.1f ± %.1f vs %.1f ± %.1f steps/s)",
                   (b_faster ? c.name_b : c.name_a).c_str(), slower > 0 ? faster / slower : 0.0,
-                  (b_faster ? c.name_a : c.name_b).c_str());
+                  (b_faster ? c.name_a : c.name_b).c_str(), faster, b_faster ? hb : ha, slower,
+                  b_faster ? ha : hb);
   }
   std::string verdict = line, changes;
   for (const auto& d : c.differences) {
@@ -65,6 +72,10 @@ Comparison Compare(SpecMeasurement a, SpecMeasurement b, bool same_ops, std::str
   c.same_ops = same_ops;
   c.speedup_b_over_a =
       a.analysis.steps_per_s > 0 ? b.analysis.steps_per_s / a.analysis.steps_per_s : 0;
+  const trace::RateInterval ra{a.analysis.steps_per_s, a.analysis.steps_per_s_half_width};
+  const trace::RateInterval rb{b.analysis.steps_per_s, b.analysis.steps_per_s_half_width};
+  c.noise_band = trace::DifferenceHalfWidth(ra, rb);
+  c.tie = std::abs(ra.per_s - rb.per_s) <= c.noise_band;
   c.a = std::move(a);
   c.b = std::move(b);
   c.verdict = Verdict(c);

@@ -1,7 +1,8 @@
 #pragma once
 // Two configurations of a pipeline measured one after the other for the same time, set
 // side by side: their figures, the knobs that differ, and a one-line verdict ("autotuned
-// is 2.80x faster than yours: decode.num_parallel_calls 1 -> 4"). What `pipescope-cli
+// is 2.80x faster than yours (...): decode.num_parallel_calls 1 -> 4", or a tie when the
+// difference is within the noise of the two rates). What `pipescope-cli
 // compare` prints and the GUI's Compare window shows.
 
 #include <functional>
@@ -25,6 +26,10 @@ struct Comparison {
   std::vector<KnobDifference> differences;
   bool same_ops = true;  // both run the same ops in the same order
   double speedup_b_over_a = 0;
+  // The 95% half width of the difference of their rates (rate_interval.h); a difference
+  // within it is a tie, whichever measured faster.
+  double noise_band = 0;
+  bool tie = false;
   std::string verdict;
 };
 

@@ -62,6 +62,9 @@ void LiveTuning::Loop() {
   const engine::Measurer measure = [this](const spec::PipelineSpec& candidate) {
     return Measure(candidate);
   };
+  // A running pipeline takes its knobs without a rebuild; the search keeps to those.
+  engine::TunerOptions tuner = options_.tuner;
+  tuner.try_rebuilds = false;
   double period = options_.first_period_s;
   engine::Status outcome;
   while (true) {
@@ -71,9 +74,8 @@ void LiveTuning::Loop() {
       break;
     }
     Log("tuning with " + options_.algorithm + "...");
-    auto result = options_.algorithm == "tfdata"
-                      ? engine::TuneTfData(current, measure, options_.tuner)
-                      : engine::TunePipescope(current, measure, options_.tuner);
+    auto result = options_.algorithm == "tfdata" ? engine::TuneTfData(current, measure, tuner)
+                                                 : engine::TunePipescope(current, measure, tuner);
     if (!result.ok()) {
       outcome = result.status();
       break;
@@ -143,15 +145,15 @@ engine::Result<engine::TunerMeasurement> LiveTuning::Measure(const spec::Pipelin
   const int64_t t0 = model_end();
   if (!Sleep(options_.measure_s)) return stopped;
   if (run_.finished()) return engine::Status(engine::StatusCode::kCancelled, "the run is over");
-  engine::TunerMeasurement m;
+  trace::RangeAnalysis analysis;
   {
     std::lock_guard lock(run_.model_mutex());
-    m.analysis = trace::Analyze(*run_.model(), t0, run_.model()->duration_ns());
+    analysis = trace::Analyze(*run_.model(), t0, run_.model()->duration_ns());
   }
-  m.steps_per_s = m.analysis.steps_per_s;
+  engine::TunerMeasurement m = engine::MeasurementOf(std::move(analysis));
   m.buffer_bytes = run_.BufferMemoryBytes();
   m.element_bytes = run_.ElementBytes();
-  Log("measured " + Format("%.1f", m.steps_per_s) + " steps/s");
+  Log("measured " + engine::RateForPeople(m));
   return m;
 }
 

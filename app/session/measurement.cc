@@ -60,9 +60,7 @@ engine::Result<SpecMeasurement> MeasureSpec(const spec::PipelineSpec& spec, doub
 }
 
 engine::TunerMeasurement ForTuner(const SpecMeasurement& m) {
-  engine::TunerMeasurement t;
-  t.analysis = m.analysis;
-  t.steps_per_s = m.analysis.steps_per_s;
+  engine::TunerMeasurement t = engine::MeasurementOf(m.analysis);
   t.buffer_bytes = m.buffer_bytes;
   t.element_bytes = m.element_bytes;
   return t;

@@ -1,9 +1,12 @@
 #include "app/session/simulated_run.h"
 
+#include <atomic>
+#include <memory>
 #include <thread>
 
 #include "app/session/model_feed.h"
 #include "engine/sim/cost_model_json.h"
+#include "engine/tuning/tuner.h"
 #include "instrumentation/trace/analysis.h"
 #include "instrumentation/trace/format/trace_writer.h"
 
@@ -58,18 +61,20 @@ engine::Result<RecordedRunResult> RunSimulated(const spec::PipelineSpec& spec,
 }
 
 engine::Measurer SimulatedMeasurer(std::string model_path, double seconds) {
-  return [model_path = std::move(model_path), seconds](
-             const spec::PipelineSpec& candidate) -> engine::Result<engine::TunerMeasurement> {
+  // Each measurement draws its costs with the next seed, as each real run meets other
+  // noise: a repeat of the same seed would be the same run, and would narrow the interval
+  // of the rate without telling anything new. The sequence is the same on every tuning.
+  auto runs = std::make_shared<std::atomic<uint64_t>>(0);
+  return [model_path = std::move(model_path), seconds,
+          runs](const spec::PipelineSpec& candidate) -> engine::Result<engine::TunerMeasurement> {
     ASSIGN_OR_RETURN(sim::CostModel model, CostModelFor(candidate, model_path));
     SimulatedRunOptions options;
     options.sim.duration_s = seconds;
+    options.sim.seed = ++*runs;
     ASSIGN_OR_RETURN(RecordedRunResult run, RunSimulated(candidate, model, options));
     if (!run.run_status.ok()) return run.run_status;
     const int64_t end = run.model->duration_ns();
-    engine::TunerMeasurement m;
-    m.analysis = trace::Analyze(*run.model, end / 4, end);
-    m.steps_per_s = m.analysis.steps_per_s;
-    return m;
+    return engine::MeasurementOf(trace::Analyze(*run.model, end / 4, end));
   };
 }
 

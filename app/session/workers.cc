@@ -7,14 +7,28 @@
 #include "engine/spec/spec_overrides.h"
 #include "engine/tuning/move_rules.h"
 #include "engine/work/python_work.h"
+#include "instrumentation/trace/analysis.h"
 
 namespace pipescope::session {
 namespace {
 
+WorkerFigures FiguresOf(const RecordedRunResult& r) {
+  if (r.model) {
+    const trace::RangeAnalysis a = trace::AnalyzeSteady(*r.model);
+    return {a.steps, a.steps_per_s, a.elements_per_s, a.input_wait_fraction,
+            a.device_busy_fraction};
+  }
+  const engine::RunSummary& s = r.summary;
+  return {s.steps, s.steady_steps_per_s, s.steady_elements_per_s, s.steady_input_wait_fraction,
+          s.steady_device_busy_fraction};
+}
+
 void Total(WorkersRun& run) {
   double slowest = -1;
+  run.figures.clear();
+  for (const RecordedRunResult& r : run.workers) run.figures.push_back(FiguresOf(r));
   for (size_t w = 0; w < run.workers.size(); ++w) {
-    const double rate = run.workers[w].summary.steps_per_s;
+    const double rate = run.figures[w].steps_per_s;
     run.total_steps_per_s += rate;
     if (slowest < 0 || rate < slowest) {
       slowest = rate;

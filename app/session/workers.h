@@ -24,9 +24,20 @@ inline constexpr int kMaxWorkers = 64;
 engine::Result<spec::PipelineSpec> SpecForWorker(const spec::PipelineSpec& spec, int worker,
                                                  int workers);
 
+// A worker's run after its first step (trace::AnalyzeSteady when recorded, the run's own
+// steady counters when not), as the summary of a single run is graded.
+struct WorkerFigures {
+  int64_t steps = 0;
+  double steps_per_s = 0;
+  double elements_per_s = 0;
+  double input_wait_fraction = 0;
+  double device_busy_fraction = 0;
+};
+
 struct WorkersRun {
   std::vector<RecordedRunResult> workers;  // in worker order
   std::vector<spec::PipelineSpec> specs;   // what each ran (SpecForWorker)
+  std::vector<WorkerFigures> figures;      // in worker order
   // Steps per second of all workers together, and of a synchronous job (an all-reduce each
   // step), which every step waits for the slowest worker: workers × the slowest's rate.
   double total_steps_per_s = 0;

@@ -52,6 +52,7 @@ Result<RunSummary> RunTraining(Pipeline& pipeline, DeviceStep& device, const Run
   int64_t deadline = options.duration_ns > 0 ? start + options.duration_ns : INT64_MAX;
   int64_t input_wait_ns = 0;
   int64_t paused_ns = 0;
+  int64_t first_element_ns = -1, wait_before_first_ns = 0, paused_before_first_ns = 0;
   Status error;
   while (options.max_steps <= 0 || summary.steps < options.max_steps) {
     if (options.paused && options.paused->load(std::memory_order_acquire)) {
@@ -82,6 +83,11 @@ Result<RunSummary> RunTraining(Pipeline& pipeline, DeviceStep& device, const Run
       summary.end_of_data = true;
       break;
     }
+    if (first_element_ns < 0) {
+      first_element_ns = record::NowNs();
+      wait_before_first_ns = input_wait_ns;
+      paused_before_first_ns = paused_ns;
+    }
     if (options.on_element) options.on_element(element);
     if (!device.Submit(element).ok()) break;
     ++summary.steps;
@@ -97,6 +103,18 @@ Result<RunSummary> RunTraining(Pipeline& pipeline, DeviceStep& device, const Run
   summary.device_busy_fraction =
       std::min(1.0, static_cast<double>(device.BusyNs(end_ns)) / static_cast<double>(wall));
   summary.knob_changes = pipeline.KnobChanges();
+  if (first_element_ns >= 0) {
+    const int64_t startup = first_element_ns - start - paused_before_first_ns;
+    const int64_t steady = std::max<int64_t>(wall - startup, 1);
+    const double steady_s = static_cast<double>(steady) / 1e9;
+    summary.startup_s = static_cast<double>(startup) / 1e9;
+    summary.steady_steps_per_s = static_cast<double>(summary.steps) / steady_s;
+    summary.steady_elements_per_s = static_cast<double>(summary.elements) / steady_s;
+    summary.steady_input_wait_fraction =
+        static_cast<double>(input_wait_ns - wait_before_first_ns) / static_cast<double>(steady);
+    summary.steady_device_busy_fraction =
+        std::min(1.0, static_cast<double>(device.BusyNs(end_ns)) / static_cast<double>(steady));
+  }
   if (!error.ok()) return error;
   return summary;
 }

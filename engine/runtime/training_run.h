@@ -34,6 +34,14 @@ struct RunSummary {
   double device_busy_fraction = 0;
   bool end_of_data = false;
   std::vector<TimedKnobChange> knob_changes;
+  // Until the first element reached the step (threads and worker processes starting, files
+  // opening, buffers filling), and the figures of the run after it, which `run --no-trace`
+  // grades as the recorded runs grade the trace after their first step.
+  double startup_s = 0;
+  double steady_steps_per_s = 0;
+  double steady_elements_per_s = 0;
+  double steady_input_wait_fraction = 0;
+  double steady_device_busy_fraction = 0;
 };
 
 // Runs until the limits or the end of the data. With a recorder on the pipeline, the

@@ -3,12 +3,14 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 
 #include "engine/runtime/pipeline.h"
 #include "engine/spec/op_values.h"
 #include "engine/spec/pipeline_plan.h"
 #include "engine/spec/spec_loader.h"
 #include "engine/spec/spec_overrides.h"
+#include "engine/tuning/advice_candidates.h"
 #include "engine/tuning/core_allocation.h"
 
 namespace pipescope::engine {
@@ -66,6 +68,58 @@ std::vector<KnobRef> TunableKnobs(const spec::PipelineSpec& spec, int cores) {
   return knobs;
 }
 
+// The rest of the budget goes to the knob changes the advisor would try (advice_candidates.h),
+// measured on the real engine one at a time: the smallest step of each kind for each op (a
+// hill climb: the next pass starts from what was kept), the ops that caused the most waiting
+// first, and of one op's steps those that keep the output. This is where the knobs
+// water-filling does not set are searched: a read's deterministic and cycle_length, a
+// loader's workers and prefetch_factor, and parallelisms beyond what the allocation
+// expects (a read that waits longer than its self time says).
+std::vector<AdviceCandidate> NextKnobSteps(const spec::PipelineSpec& spec,
+                                           const trace::RangeAnalysis& measured, int cores,
+                                           const TunerOptions& options,
+                                           const std::set<std::string>& tried) {
+  std::map<std::string, double> caused;
+  for (const auto& s : measured.stages) caused[s.name] = s.caused_wait_share;
+  std::vector<AdviceCandidate> steps;
+  std::set<std::pair<std::string, std::string>> kinds;
+  for (AdviceCandidate& c : AdviceCandidates(spec, measured, cores)) {
+    if (c.settings.empty()) continue;  // a move or an added op: advice, not a knob
+    const bool rebuilds = std::any_of(c.settings.begin(), c.settings.end(), [](const auto& s) {
+      return s.ends_with("=true") || s.ends_with("=false");  // no running pipeline sets these
+    });
+    if (rebuilds && !options.try_rebuilds) continue;
+    if (tried.count(SpecToText(c.spec)) || !kinds.insert({c.kind, c.op}).second) continue;
+    steps.push_back(std::move(c));
+  }
+  // A step that keeps the output goes before one that changes it, when both gain alike.
+  std::stable_sort(steps.begin(), steps.end(), [&](const auto& a, const auto& b) {
+    if (caused[a.op] != caused[b.op]) return caused[a.op] > caused[b.op];
+    return a.changes_output.empty() && !b.changes_output.empty();
+  });
+  return steps;
+}
+
+// The knobs of `given` and `tuned` that differ, beyond those TunableKnobs lists: the integer
+// knobs the search set, and the rest (true/false) as the assignments that made them.
+void ReportSearchedKnobs(const spec::PipelineSpec& given, const spec::PipelineSpec& tuned,
+                         const std::vector<std::string>& settings, std::vector<TunedKnob>& knobs,
+                         std::vector<std::string>& other) {
+  for (const std::string& s : settings) {
+    const std::string name = s.substr(0, s.find('='));
+    const size_t dot = name.rfind('.');
+    if (std::any_of(knobs.begin(), knobs.end(), [&](const auto& k) { return k.name == name; }))
+      continue;
+    const auto before = ReadIntKnob(given, name.substr(0, dot), name.substr(dot + 1));
+    const auto after = ReadIntKnob(tuned, name.substr(0, dot), name.substr(dot + 1));
+    if (before && after) {
+      knobs.push_back({name, *before, *after});
+    } else if (std::find(other.begin(), other.end(), s) == other.end()) {
+      other.push_back(s);
+    }
+  }
+}
+
 }  // namespace
 
 Result<TunerResult> TunePipescope(const spec::PipelineSpec& spec, const Measurer& measure,
@@ -74,8 +128,10 @@ Result<TunerResult> TunePipescope(const spec::PipelineSpec& spec, const Measurer
   const int cores = CpuCoresFor(spec, options.cores);
   TunerResult result;
   const auto initial_knobs = TunableKnobs(spec, cores);
-  ASSIGN_OR_RETURN(TunerMeasurement best, MeasureAsGiven(spec, measure, result));
+  ASSIGN_OR_RETURN(TunerMeasurement best,
+                   MeasureAsGiven(spec, measure, options, stopwatch, result));
   const TunerMeasurement given = best;
+  std::set<std::string> tried{SpecToText(spec)};
   for (int round = 1; round <= options.max_rounds && stopwatch.elapsed_s() < options.budget_s;
        ++round) {
     result.rounds = round;
@@ -123,20 +179,66 @@ Result<TunerResult> TunePipescope(const spec::PipelineSpec& spec, const Measurer
       RETURN_IF_ERROR(ApplyOverride(candidate, k.op + ".buffer_size=" + std::to_string(size)));
       change += (change.empty() ? "" : ", ") + k.op + ".buffer_size=" + std::to_string(size);
     }
-    if (SpecToText(candidate) == SpecToText(result.tuned)) {
-      result.log.push_back("round " + std::to_string(round) + ": " + change +
-                           " (limit: " + alloc.limit + "): nothing left to change");
+    const std::string round_name =
+        "round " + std::to_string(round) + ": " + change + " (limit: " + alloc.limit + ")";
+    if (!tried.insert(SpecToText(candidate)).second) {
+      result.log.push_back(round_name + ": nothing left to change");
       break;
     }
-    ASSIGN_OR_RETURN(TunerMeasurement measured, measure(candidate));
-    const bool better = measured.steps_per_s > best.steps_per_s * (1 + options.min_gain);
-    result.log.push_back("round " + std::to_string(round) + ": " + change + " (limit: " +
-                         alloc.limit + ") -> " + std::to_string(measured.steps_per_s) + " steps/s" +
-                         (better ? ", kept" : ", not better: stop"));
+    ASSIGN_OR_RETURN(TunerMeasurement measured,
+                     MeasureUntilKnown(candidate, measure, options, stopwatch, result));
+    const bool better = ClearlyFaster(measured, best, options);
+    result.log.push_back(
+        round_name + " -> " + RateForPeople(measured) +
+        (better ? ", kept" : ", not beyond the noise of " + RateForPeople(best) + ": not kept"));
     if (!better) break;
     result.tuned = std::move(candidate);
     result.cpu_cores_busy = alloc.cpu_cores_busy;
     best = std::move(measured);
+  }
+
+  // The search of single knob steps, while the budget lasts.
+  std::vector<std::string> searched;  // the assignments of the steps kept
+  if (best.analysis.input_wait_fraction < 0.02) {
+    result.log.push_back("the consumer waits for input " +
+                         std::to_string(std::lround(100 * best.analysis.input_wait_fraction)) +
+                         "% of the time: the training step is the limit, no knob of the "
+                         "pipeline can gain");
+  }
+  while (best.analysis.input_wait_fraction >= 0.02 && stopwatch.elapsed_s() < options.budget_s) {
+    const auto steps = NextKnobSteps(result.tuned, best.analysis, cores, options, tried);
+    bool kept = false;
+    size_t measured_steps = 0;
+    for (const AdviceCandidate& step : steps) {
+      if (stopwatch.elapsed_s() >= options.budget_s) break;
+      tried.insert(SpecToText(step.spec));
+      ++measured_steps;
+      ASSIGN_OR_RETURN(TunerMeasurement measured,
+                       MeasureUntilKnown(step.spec, measure, options, stopwatch, result));
+      kept = ClearlyFaster(measured, best, options);
+      result.log.push_back(
+          std::string("try ") + step.action + " -> " + RateForPeople(measured) +
+          (kept ? std::string(", kept") +
+                      (step.changes_output.empty() ? "" : " (" + step.changes_output + ")")
+                : ", not beyond the noise: not kept"));
+      if (!kept) continue;
+      result.tuned = step.spec;
+      best = std::move(measured);
+      searched.insert(searched.end(), step.settings.begin(), step.settings.end());
+      break;  // the next steps start from here
+    }
+    if (kept) continue;
+    if (measured_steps == steps.size()) {
+      result.log.push_back(steps.empty() ? "no knob step left to try"
+                           : steps.size() == 1
+                               ? "the knob step left gains nothing beyond the noise: stop"
+                               : "none of the " + std::to_string(steps.size()) +
+                                     " knob steps left gains beyond the noise: stop");
+    } else {
+      result.log.push_back("the budget of " + std::to_string(std::lround(options.budget_s)) +
+                           " s is spent");
+    }
+    break;
   }
   const auto final_knobs = TunableKnobs(result.tuned, cores);
   std::vector<TunedKnob> knobs;
@@ -144,6 +246,7 @@ Result<TunerResult> TunePipescope(const spec::PipelineSpec& spec, const Measurer
     knobs.push_back({initial_knobs[i].op + "." + initial_knobs[i].knob, initial_knobs[i].value,
                      final_knobs[i].value});
   }
+  ReportSearchedKnobs(spec, result.tuned, searched, knobs, result.other_settings);
   FinishTuning(spec, given, std::move(best), std::move(knobs), stopwatch.elapsed_s(), result);
   return result;
 }

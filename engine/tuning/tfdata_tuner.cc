@@ -136,7 +136,8 @@ Result<TunerResult> TuneTfData(const spec::PipelineSpec& spec, const Measurer& m
   const TuningStopwatch stopwatch;
   const int cores = CpuCoresFor(spec, options.cores);
   TunerResult result;
-  ASSIGN_OR_RETURN(TunerMeasurement current, MeasureAsGiven(spec, measure, result));
+  ASSIGN_OR_RETURN(TunerMeasurement current,
+                   MeasureAsGiven(spec, measure, options, stopwatch, result));
   const TunerMeasurement given = current;
   for (int round = 1; round <= options.max_rounds && stopwatch.elapsed_s() < options.budget_s;
        ++round) {
@@ -175,9 +176,9 @@ Result<TunerResult> TuneTfData(const spec::PipelineSpec& spec, const Measurer& m
     result.tuned = std::move(candidate);
     // tf.data re-optimises on a timer whose period doubles; here every round re-optimises
     // on a fresh measurement of what the previous round chose.
-    ASSIGN_OR_RETURN(current, measure(result.tuned));
+    ASSIGN_OR_RETURN(current, MeasureUntilKnown(result.tuned, measure, options, stopwatch, result));
     result.log.push_back("round " + std::to_string(round) + ": " + change + " -> " +
-                         std::to_string(current.steps_per_s) + " steps/s");
+                         RateForPeople(current));
   }
   ASSIGN_OR_RETURN(const PipelinePlan planned_before, PlanPipeline(spec, cores));
   ASSIGN_OR_RETURN(const PipelinePlan planned_after, PlanPipeline(result.tuned, cores));

@@ -6,6 +6,7 @@
 #include "instrumentation/trace/gap_attribution.h"
 #include "instrumentation/trace/intervals.h"
 #include "instrumentation/trace/op_activity.h"
+#include "instrumentation/trace/rate_interval.h"
 #include "instrumentation/trace/verdict.h"
 
 namespace pipescope::trace {
@@ -87,6 +88,31 @@ StageFigures FiguresOf(const Model& model, const record::StageDef& stage, int64_
   return f;
 }
 
+int64_t FirstStepNs(const Model& model) {
+  int64_t first = -1;
+  const auto step_tracks = model.TracksOf(EventKind::kStep, record::kDeviceOp);
+  for (const Track* t : step_tracks) {
+    if (t->size() > 0 && (first < 0 || t->start(0) < first)) first = t->start(0);
+  }
+  if (!step_tracks.empty()) return first;
+  for (const Track* t : model.TracksOf(EventKind::kInputWait, record::kConsumerOp)) {
+    for (size_t i = 0; i < t->size(); ++i) {
+      if (t->element(i) == 0) continue;
+      if (first < 0 || t->end(i) < first) first = t->end(i);
+      break;
+    }
+  }
+  return first;
+}
+
+RangeAnalysis AnalyzeSteady(const Model& model) {
+  const int64_t first = FirstStepNs(model);
+  if (first <= 0 || first >= model.duration_ns()) return Analyze(model);
+  RangeAnalysis r = Analyze(model, first, model.duration_ns());
+  r.startup_ns = first;
+  return r;
+}
+
 int64_t GpuBusyNs(const Model& model, int64_t t0, int64_t t1) {
   // Every stream's (and nesting row's) work: busy is their union, the same union the
   // device gaps are the complement of.
@@ -120,19 +146,25 @@ RangeAnalysis Analyze(const Model& model, int64_t t0, int64_t t1) {
   // there.)
   const int64_t count_until = t1 >= model.duration_ns() ? t1 + 1 : t1;
   int64_t wait_ns = 0, consumer_calls = 0;
+  std::vector<int64_t> step_starts;  // for how well the rate is known
   for (const Track* t : model.TracksOf(EventKind::kInputWait, record::kConsumerOp)) {
     wait_ns += steps ? UncoveredWaitNs(*t, *steps, t0, t1) : t->SumRange(t0, t1).covered_ns;
     // A wait that found the end of the data (or an error) carries no element: no step.
     const size_t first = t->FirstStartingAtOrAfter(t0);
     const size_t last = t->FirstStartingAtOrAfter(t1, first);
     for (size_t i = first; i < last; ++i) {
-      if (t->element(i) != 0) ++consumer_calls;
+      if (t->element(i) == 0) continue;
+      ++consumer_calls;
+      if (!steps) step_starts.push_back(t->start(i));
     }
   }
   r.input_wait_fraction =
       std::clamp(static_cast<double>(wait_ns) / static_cast<double>(len), 0.0, 1.0);
   if (steps) {
     r.steps = CountStartingIn(*steps, t0, count_until);
+    const size_t last = steps->FirstStartingAtOrAfter(count_until);
+    for (size_t i = steps->FirstStartingAtOrAfter(t0); i < last; ++i)
+      step_starts.push_back(steps->start(i));
     r.device_busy_fraction = std::clamp(
         static_cast<double>(steps->SumRange(t0, t1).covered_ns) / static_cast<double>(len), 0.0,
         1.0);
@@ -148,6 +180,8 @@ RangeAnalysis Analyze(const Model& model, int64_t t0, int64_t t1) {
     r.device_busy_source = "cupti";
   }
   r.steps_per_s = r.duration_s > 0 ? static_cast<double>(r.steps) / r.duration_s : 0;
+  std::sort(step_starts.begin(), step_starts.end());
+  r.steps_per_s_half_width = StartsInterval(step_starts, r.steps_per_s).half_width;
 
   const auto stages = model.StagesInOrder();
   for (const auto* s : stages) r.stages.push_back(FiguresOf(model, *s, t0, t1));

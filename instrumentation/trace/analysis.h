@@ -61,8 +61,14 @@ struct RangeAnalysis {
   int64_t t0 = 0;
   int64_t t1 = 0;
   double duration_s = 0;
+  // AnalyzeSteady: the run's time before its first step (threads and worker processes
+  // starting, files opening, buffers filling), left out of every figure here.
+  int64_t startup_ns = 0;
   int64_t steps = 0;
   double steps_per_s = 0;
+  // The 95% interval of steps_per_s from how the steps' times vary (rate_interval.h): two
+  // rates closer than their intervals allow are a tie.
+  double steps_per_s_half_width = 0;
   int64_t elements = 0;  // rows reaching the consumer (batch rows when it gets batches)
   double elements_per_s = 0;
   double input_wait_fraction = 0;  // the consumer waits for input and no step is on the device
@@ -76,6 +82,15 @@ struct RangeAnalysis {
 
 // Analyses [t0, t1) (clamped to the trace); t1 <= t0 means the whole trace.
 RangeAnalysis Analyze(const Model& model, int64_t t0 = 0, int64_t t1 = 0);
+
+// When the run's first step started: the device's first step, or without step spans (an
+// imported trace) the end of the consumer's first wait that got an element; -1: none did.
+int64_t FirstStepNs(const Model& model);
+
+// A run as it goes once started: [first step, end), with the time before it as startup_ns
+// (the whole trace when no step happened). What `run`, `simulate` and `report` grade, so
+// that a short run's start-up does not read as input wait.
+RangeAnalysis AnalyzeSteady(const Model& model);
 
 // Device time in [t0, t1) covered by GPU activity (kernels, copies, sets); -1 when the
 // trace has none.

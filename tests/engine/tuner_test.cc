@@ -4,6 +4,8 @@
 // does, or the cores are spent; the tuner keeps a round only when it gains.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "engine/spec/spec_loader.h"
 #include "engine/tuning/core_allocation.h"
 #include "engine/tuning/pipescope_tuner.h"
@@ -111,7 +113,127 @@ TEST(PipescopeTunerTest, OneCoreLeavesNothingToChange) {
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->tuned.ops(0).map().num_parallel_calls(), 1);
   EXPECT_EQ(r->steps_per_s_after, r->steps_per_s_before);
-  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(r->measurements, calls);
+  EXPECT_NE(r->log.back().find("beyond the noise: stop"), std::string::npos)
+      << "the knob steps it tried on one core gained nothing; log: " << r->log.back();
+}
+
+// The measurers here take no time: a budget that never ends a tuning, on `cores`.
+TunerOptions Untimed(int cores) {
+  TunerOptions options;
+  options.cores = cores;
+  options.budget_s = 1000;
+  return options;
+}
+
+// The model pipeline, measured with noise: each run's interval is ±10% of its rate and two
+// workers gain 5%. One run cannot tell that from chance, three cannot either.
+TEST(PipescopeTunerTest, AGainInsideTheNoiseIsNotKept) {
+  auto spec = ParseSpecText(kDecodeChain, "tuner");
+  ASSERT_TRUE(spec.ok());
+  int calls = 0;
+  const TunerOptions options = Untimed(8);
+  auto r = TunePipescope(
+      *spec,
+      [&](const spec::PipelineSpec& s) -> Result<TunerMeasurement> {
+        ASSIGN_OR_RETURN(TunerMeasurement m, Model(s, &calls));
+        m.steps_per_s = s.ops(0).map().num_parallel_calls() > 1 ? 105 : 100;
+        m.half_width = 0.1 * m.steps_per_s;
+        return m;
+      },
+      options);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->tuned.ops(0).map().num_parallel_calls(), 1) << "5% inside ±10%: not kept";
+  EXPECT_EQ(calls % options.max_runs, 0) << "each configuration measured max_runs times";
+  EXPECT_GT(calls, options.max_runs) << "and more than the spec as given was tried";
+  EXPECT_NEAR(r->half_width_before, 10 / std::sqrt(3.0), 1e-9)
+      << "three runs of ±10 make the mean ±10/sqrt(3)";
+  bool said = false;
+  for (const auto& line : r->log) said |= line.find("not beyond the noise") != std::string::npos;
+  EXPECT_TRUE(said) << "the log says why the gain was not kept";
+}
+
+// An interleave of reads with stragglers: more readers gain nothing, letting the elements
+// come in the order they are ready does (tf.data's deterministic=False). The allocation
+// does not set that knob; the search of single knob steps that spends the rest of the
+// budget does, and says what it changes.
+const char* kStragglingReads = R"(
+    source { range { stop: 1000000 } }
+    ops { name: "read" interleave {
+      per_element { synthetic_file { records_per_file: 100 read_latency: "4ms" } }
+      cycle_length: 4 num_parallel_calls: 4 } }
+    ops { name: "prefetch" prefetch { buffer_size: 2 } })";
+
+// A measurement of an interleave "read" whose files take 4 ms a record, one record a step,
+// at `steps_per_s` with a device step of `device_ms`: read caused all the waiting.
+TunerMeasurement ReadsMeasured(double steps_per_s, double device_ms) {
+  TunerMeasurement m;
+  m.steps_per_s = steps_per_s;
+  auto& a = m.analysis;
+  a.steps_per_s = steps_per_s;
+  a.device_busy_fraction = steps_per_s * device_ms / 1000;
+  a.input_wait_fraction = 1 - a.device_busy_fraction;
+  trace::StageFigures file;
+  file.name = "read.file";
+  file.elements_per_s = steps_per_s;
+  file.self_ns_per_element = 4e6;
+  trace::StageFigures read;
+  read.name = "read";
+  read.elements_per_s = steps_per_s;
+  read.caused_wait_share = 1;
+  a.stages = {file, read};
+  return m;
+}
+
+Result<TunerMeasurement> StragglingReads(const spec::PipelineSpec& s, int* calls) {
+  ++*calls;
+  const bool ordered =
+      !s.ops(0).interleave().has_deterministic() || s.ops(0).interleave().deterministic();
+  return ReadsMeasured(ordered ? 100 : 150, 5);
+}
+
+TEST(PipescopeTunerTest, SpendsItsBudgetOnKnobStepsTheAllocationDoesNotSet) {
+  auto spec = ParseSpecText(kStragglingReads, "tuner");
+  ASSERT_TRUE(spec.ok()) << spec.status().message();
+  int calls = 0;
+  TunerOptions options = Untimed(4);
+  auto r = TunePipescope(
+      *spec, [&](const spec::PipelineSpec& s) { return StragglingReads(s, &calls); }, options);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_TRUE(r->tuned.ops(0).interleave().has_deterministic());
+  EXPECT_FALSE(r->tuned.ops(0).interleave().deterministic());
+  EXPECT_EQ(r->other_settings, std::vector<std::string>{"read.deterministic=false"});
+  EXPECT_DOUBLE_EQ(r->steps_per_s_after, 150);
+  bool said = false;
+  for (const auto& line : r->log)
+    said |= line.find("kept (Elements come in the order they are ready") != std::string::npos;
+  EXPECT_TRUE(said) << "what the kept step changes is in the log";
+
+  // A live tuning does not try what a running pipeline cannot take without a rebuild.
+  options.try_rebuilds = false;
+  auto live = TunePipescope(
+      *spec, [&](const spec::PipelineSpec& s) { return StragglingReads(s, &calls); }, options);
+  ASSERT_TRUE(live.ok());
+  EXPECT_FALSE(live->tuned.ops(0).interleave().has_deterministic());
+}
+
+TEST(PipescopeTunerTest, ATrainingStepThatNeverWaitsEndsTheSearch) {
+  auto spec = ParseSpecText(kStragglingReads, "tuner");
+  ASSERT_TRUE(spec.ok());
+  int calls = 0;
+  TunerOptions options = Untimed(4);
+  auto r = TunePipescope(
+      *spec,
+      [&](const spec::PipelineSpec& s) -> Result<TunerMeasurement> {
+        ASSIGN_OR_RETURN(TunerMeasurement m, StragglingReads(s, &calls));
+        m.analysis.input_wait_fraction = 0;
+        return m;
+      },
+      options);
+  ASSERT_TRUE(r.ok());
+  EXPECT_FALSE(r->tuned.ops(0).interleave().has_deterministic()) << "nothing tried";
+  EXPECT_NE(r->log.back().find("the training step is the limit"), std::string::npos)
+      << r->log.back();
 }
 
 // tf.data's RAM budget binds through the measured element sizes: buffers that already hold
@@ -157,21 +279,7 @@ TEST(TfDataTunerTest, AnAutotunedCycleLengthStartsAtTheCpuBudget) {
   auto measure = [](const spec::PipelineSpec& s) -> Result<TunerMeasurement> {
     const int64_t p = std::max<int64_t>(1, s.ops(0).interleave().num_parallel_calls());
     const double step_ms = std::max(1.0, 4.0 / static_cast<double>(p));
-    TunerMeasurement m;
-    m.steps_per_s = 1000 / step_ms;
-    auto& a = m.analysis;
-    a.steps_per_s = m.steps_per_s;
-    a.device_busy_fraction = 1.0 / step_ms;
-    a.input_wait_fraction = 1 - a.device_busy_fraction;
-    trace::StageFigures file;
-    file.name = "read.file";
-    file.elements_per_s = m.steps_per_s;
-    file.self_ns_per_element = 4e6;
-    trace::StageFigures read;
-    read.name = "read";
-    read.elements_per_s = m.steps_per_s;
-    a.stages = {file, read};
-    return m;
+    return ReadsMeasured(1000 / step_ms, 1);
   };
   TunerOptions options;
   options.cores = 4;

@@ -48,8 +48,9 @@ TEST(WorkersTest, EachWorkerReadsItsOwnShardAndTogetherTheyReadEverything) {
   EXPECT_EQ(all.size(), 12U);
   EXPECT_TRUE(std::adjacent_find(all.begin(), all.end()) == all.end()) << "no element twice";
   EXPECT_GT(run->total_steps_per_s, 0);
-  const double slowest = run->workers[static_cast<size_t>(run->slowest)].summary.steps_per_s;
-  for (const auto& r : run->workers) EXPECT_GE(r.summary.steps_per_s, slowest);
+  ASSERT_EQ(run->figures.size(), 3U);
+  const double slowest = run->figures[static_cast<size_t>(run->slowest)].steps_per_s;
+  for (const auto& f : run->figures) EXPECT_GE(f.steps_per_s, slowest);
   EXPECT_DOUBLE_EQ(run->synchronous_steps_per_s, 3 * slowest);
   // Each worker's trace weighs its threads against its share of the host's cores.
   const trace::MachineInfo& machine = run->workers[0].model->run_info().machine;

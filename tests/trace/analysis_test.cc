@@ -85,6 +85,30 @@ TEST(AnalysisTest, ARunOfCallsCountsAsEveryElementInIt) {
   EXPECT_EQ(r.elements, 1000);  // rows: what the batch consumed
 }
 
+// A run whose first element took 500 ms to come (workers starting, files opening) and that
+// then never waits: graded whole, half its time is input wait; after its first step, none.
+TEST(AnalysisTest, TheSteadyPartLeavesTheStartUpOutAndSaysHowLongItTook) {
+  Model m;
+  m.AddStage({0, "src", "synthetic", 0, 0, -1, false, 1, 0, record::kTraitSource});
+  Span(m, EventKind::kInputWait, record::kConsumerOp, 1, 0, 500 * kMs, 1);
+  for (int64_t c = 0; c < 50; ++c) {
+    const int64_t t = 500 * kMs + c * 10 * kMs;
+    if (c > 0) Span(m, EventKind::kInputWait, record::kConsumerOp, 1, t, t, 1 + c);
+    Span(m, EventKind::kStep, record::kDeviceOp, 0, t, t + 10 * kMs, 1 + c);
+  }
+  EXPECT_EQ(FirstStepNs(m), 500 * kMs);
+  const RangeAnalysis whole = Analyze(m);
+  EXPECT_NEAR(whole.input_wait_fraction, 0.5, 1e-9);
+  const RangeAnalysis steady = AnalyzeSteady(m);
+  EXPECT_EQ(steady.startup_ns, 500 * kMs);
+  EXPECT_EQ(steady.t0, 500 * kMs);
+  EXPECT_NEAR(steady.duration_s, 0.5, 1e-9);
+  EXPECT_EQ(steady.steps, 50);
+  EXPECT_NEAR(steady.steps_per_s, 100, 1e-6);
+  EXPECT_NEAR(steady.input_wait_fraction, 0, 1e-9);
+  EXPECT_EQ(steady.verdict.grade, "not input-bound") << steady.verdict.text;
+}
+
 TEST(AnalysisTest, AVerdictNamesTheOpThatStarvesTheConsumer) {
   auto m = Pipeline(7, 0.98);
   const RangeAnalysis a = Analyze(*m);
