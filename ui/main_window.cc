@@ -659,6 +659,7 @@ QString MainWindow::verdict_text() const { return verdict_->text(); }
 QString MainWindow::advice_text() const { return advice_->text(); }
 bool MainWindow::advising() const { return advice_->pending(); }
 QString MainWindow::status_text() const { return status_->text(); }
+QString MainWindow::range_text() const { return range_label_->text(); }
 
 void MainWindow::RememberRecent(const QString& path) {
   QSettings settings;

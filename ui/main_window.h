@@ -126,6 +126,7 @@ class MainWindow : public QMainWindow {
   QString advice_text() const;
   bool advising() const;
   QString status_text() const;
+  QString range_text() const;  // what range the statistics and verdict are of
   const trace::RangeAnalysis& analysis() const { return analysis_; }
   session::LiveRun* live_run() const { return live_.get(); }
 

@@ -262,10 +262,20 @@ void MainWindow::Refresh() {
       t0 = std::max<int64_t>(0, t1 - kLiveWindowNs);
       range = QString("Live: the newest %1 (select a range with Shift+drag)").arg(Time(t1 - t0));
       if (t1 <= 0) t1 = t0 = 0;
-    } else {
-      range = "Whole trace (select a range with Shift+drag)";
     }
-    analysis_ = trace::Analyze(*model_, t0, t1);
+    if (sel_t1_ <= sel_t0_ && !run_is_live() && model_->run_info().imported_from.empty()) {
+      // A finished run or a saved trace of Pipescope's own: after its first step, as the
+      // CLI grades it.
+      analysis_ = trace::AnalyzeSteady(*model_);
+      range = analysis_.startup_ns > 0
+                  ? QString(
+                        "After the first step: %1 of start-up left out (select a range "
+                        "with Shift+drag)")
+                        .arg(Time(analysis_.startup_ns))
+                  : QString("Whole trace (select a range with Shift+drag)");
+    } else {
+      analysis_ = trace::Analyze(*model_, t0, t1);
+    }
     // A profiler's trace: its spans by name, not ops.
     const std::string& from = model_->run_info().imported_from;
     if (!from.empty() && from != "hosts" && from != "tensorflow")

@@ -62,7 +62,7 @@ void AdvicePanel::Start(std::shared_ptr<const trace::Model> model) {
   show();
   cancel_ = std::make_shared<std::atomic<bool>>(false);
   watcher_.setFuture(QtConcurrent::run([model = model_, cancel = cancel_] {
-    return session::AdviseOnTrace(*model, trace::Analyze(*model),
+    return session::AdviseOnTrace(*model, trace::AnalyzeSteady(*model),
                                   [cancel] { return cancel->load(); });
   }));
 }
