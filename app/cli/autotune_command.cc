@@ -11,6 +11,7 @@
 #include "engine/tuning/order_advice.h"
 #include "engine/tuning/pipescope_tuner.h"
 #include "engine/tuning/tfdata_tuner.h"
+#include "instrumentation/trace/rate_interval.h"
 
 namespace pipescope::cli {
 
@@ -63,12 +64,16 @@ int AutotuneCommand(const AutotuneCommandOptions& options, std::ostream& out, st
     if (!m.ok()) continue;
     const double gain =
         result->steps_per_s_after > 0 ? m->steps_per_s / result->steps_per_s_after - 1 : 0;
-    advice.push_back({{"change", a.change},
-                      {"why", a.why},
-                      {"keeps_output", true},
-                      {"steps_per_s", m->steps_per_s},
-                      {"measured_gain", gain},
-                      {"gains", gain > tuner.min_gain}});
+    // Gains only beyond the noise of both rates, as the tuners keep a change.
+    const trace::RateInterval tuned{result->steps_per_s_after, result->half_width_after};
+    advice.push_back(
+        {{"change", a.change},
+         {"why", a.why},
+         {"keeps_output", true},
+         {"steps_per_s", m->steps_per_s},
+         {"half_width", m->half_width},
+         {"measured_gain", gain},
+         {"gains", trace::ClearlyFaster(engine::IntervalOf(*m), tuned, tuner.min_gain)}});
   }
   if (!options.out_path.empty()) {
     const std::string comment =
@@ -130,8 +135,9 @@ int AutotuneCommand(const AutotuneCommandOptions& options, std::ostream& out, st
     for (const auto& a : advice) {
       if (!a["gains"].get<bool>()) continue;  // measured no better: not advice
       out << "advice: " << a["change"].get<std::string>() << ": " << a["why"].get<std::string>()
-          << " Measured: " << a["steps_per_s"].get<double>() << " steps/s ("
-          << (a["measured_gain"].get<double>() >= 0 ? "+" : "")
+          << " Measured: "
+          << trace::StepRateText({a["steps_per_s"].get<double>(), a["half_width"].get<double>()})
+          << " (" << (a["measured_gain"].get<double>() >= 0 ? "+" : "")
           << 100 * a["measured_gain"].get<double>() << "%)\n";
     }
   }

@@ -179,8 +179,8 @@ Result<TunerResult> TunePipescope(const spec::PipelineSpec& spec, const Measurer
       RETURN_IF_ERROR(ApplyOverride(candidate, k.op + ".buffer_size=" + std::to_string(size)));
       change += (change.empty() ? "" : ", ") + k.op + ".buffer_size=" + std::to_string(size);
     }
-    const std::string round_name =
-        "round " + std::to_string(round) + ": " + change + " (limit: " + alloc.limit + ")";
+    const std::string round_name = "round " + std::to_string(round) + ": " + change +
+                                   " (predicted limit: " + alloc.limit + ")";
     if (!tried.insert(SpecToText(candidate)).second) {
       result.log.push_back(round_name + ": nothing left to change");
       break;
