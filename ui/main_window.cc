@@ -244,6 +244,9 @@ void MainWindow::BuildDocks() {
     l->setWordWrap(true);
     l->setTextInteractionFlags(Qt::TextSelectableByMouse);
     l->setMargin(6);
+    // A word longer than the column (use_multiprocessing=True,) may be cut; the rest of
+    // the text still wraps to the column instead of widening it past the dock.
+    l->setMinimumWidth(1);
     verdict_layout->addWidget(l);
   }
   advice_ = new AdvicePanel(verdict_box);

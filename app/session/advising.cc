@@ -47,7 +47,8 @@ engine::Result<double> AdviceSeconds(const spec::PipelineSpec& spec, const sim::
   for (const auto& op : spec.ops()) {
     const engine::OpKindDescription* d = engine::DescribeOp(op);
     epochs |= d && (d->ratio == engine::OutputRatio::kTimesCount ||
-                    d->parallel_work == engine::ParallelWork::kWorkerProcesses);
+                    d->parallel_work == engine::ParallelWork::kWorkerProcesses ||
+                    d->parallel_work == engine::ParallelWork::kEnqueuerWorkers);
   }
   if (!epochs) return kAdviceSimulatedSeconds;
   SimulatedRunOptions options;

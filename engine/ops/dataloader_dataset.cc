@@ -10,6 +10,8 @@
 // receiver (the caller, as batches arrive, or with pin_memory the pin-memory thread) burns
 // the unpickling of each batch's bytes under the main process's interpreter lock. The
 // caller hands batches out in order (in_order: false, as they were received).
+// Keras's enqueuer (rules.threads, !rules.stacks): the workers are threads of the caller's
+// process, under its lock, and a batch is the one element getitem made, not unpickled.
 //
 // Traced as the engine's other asynchronous ops: a worker's kWork per batch (the batch's
 // id), its start-up as a kWork flagged kFlagStartUp, and on the caller's thread a
@@ -18,6 +20,7 @@
 #include <algorithm>
 #include <atomic>
 #include <deque>
+#include <optional>
 
 #include "engine/ops/ops.h"
 #include "engine/runtime/async_iterator.h"
@@ -49,7 +52,12 @@ class DataLoaderDataset : public UnaryDataset {
   DataLoaderRules Rules() const {
     DataLoaderRules r = rules_;
     r.num_workers = num_workers_->value();
-    r.prefetch_factor = prefetch_factor_->value();
+    // The second knob is prefetch_factor, or a Keras enqueuer's max_queue_size.
+    if (r.queue_size > 0) {
+      r.queue_size = prefetch_factor_->value();
+    } else {
+      r.prefetch_factor = prefetch_factor_->value();
+    }
     return r;
   }
 
@@ -62,6 +70,10 @@ class DataLoaderDataset : public UnaryDataset {
         return s.WithContext("dataloader '" + op + "' (getitem) on item " +
                              std::to_string(item.id));
       }
+    }
+    if (!rules_.stacks) {  // Keras: sequence[i] made the batch; it is handed out as it is
+      batch = std::move(items.front());  // its id too, as a map's element keeps its own
+      return Status::Ok();
     }
     auto stacked = CombineRows(items, id, Tensor::Stack);
     if (!stacked.ok()) return stacked.status().WithContext("dataloader '" + op + "'");
@@ -246,8 +258,11 @@ class DataLoaderDataset : public UnaryDataset {
     }
 
     void WorkerLoop(int index) {
-      PythonProcessScope process(processes_[static_cast<size_t>(index)]);
-      if (rules_.Starts(index, d_.workers_started_.load())) {
+      // A worker process runs under its own interpreter lock; a thread (Keras's, without
+      // use_multiprocessing) stays in the caller's process, which it inherited.
+      std::optional<PythonProcessScope> process;
+      if (!rules_.threads) process.emplace(processes_[static_cast<size_t>(index)]);
+      if (rules_.worker_startup_ns > 0 && rules_.Starts(index, d_.workers_started_.load())) {
         const uint64_t start = TicksIfRecording();
         // In slices, so that a run cancelled during a long start-up ends without it.
         constexpr int64_t kSliceNs = 1'000'000;
@@ -310,7 +325,7 @@ class DataLoaderDataset : public UnaryDataset {
     // Unpickling a batch from its worker's process, under the main process's interpreter
     // lock (the batch's tensors are in shared memory: nothing to copy).
     void Receive(const Batch& batch) const {
-      if (!batch.status.ok()) return;
+      if (!batch.status.ok() || rules_.threads) return;  // a thread's batch is here already
       std::lock_guard held(InterpreterLock());
       BurnCpuNs(rules_.ReceiveNs(static_cast<int64_t>(batch.element.ByteSize())), batch.element.id);
     }

@@ -74,7 +74,8 @@ DatasetPtr MakeBatchDataset(StatsPtr stats, DatasetPtr input, TunablePtr batch_s
 DatasetPtr MakeUnbatchDataset(StatsPtr stats, DatasetPtr input);
 // torch.utils.data.DataLoader (engine/runtime/dataloader_rules.h): `rules` as planned;
 // num_workers and prefetch_factor are read from their knobs when an iterator (an epoch)
-// starts. getitem runs per item, collate (may be null) per batch.
+// starts. getitem runs per item, collate (may be null) per batch. Keras's enqueuer runs on
+// it too: its workers and max_queue_size are the two knobs (rules.queue_size set).
 struct DataLoaderFunctions {
   std::shared_ptr<const WorkFunction> getitem;
   std::shared_ptr<const WorkFunction> collate;

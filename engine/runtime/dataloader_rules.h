@@ -20,7 +20,15 @@
 //   order too) or, with pin_memory, the pin-memory thread does; either holds the main
 //   process's interpreter lock meanwhile.
 // - num_workers 0: the main process fetches and collates a batch when asked for it.
+//
+// Keras's OrderedEnqueuer (model.fit over a Sequence, keras_fit) runs on the same rules: one
+// input element per batch, handed out as getitem made it (no stacking), max_queue_size
+// batches outstanding, workers started each epoch, in order; its threads (without
+// use_multiprocessing) run in the main process, under its interpreter lock, with nothing to
+// start or unpickle. Keras's pool gives a task to whichever worker is free where the
+// DataLoader's round-robin gives it to the next: the same while sequence[i] costs alike.
 
+#include <algorithm>
 #include <cstdint>
 
 #include "engine/core/duration.h"
@@ -46,9 +54,14 @@ struct DataLoaderRules {
   bool in_order = true;
   int64_t worker_startup_ns = kDefaultWorkerStartupNs;
   int64_t receive_ns_per_mib = kDefaultReceiveNsPerMib;
+  bool threads = false;    // workers are threads of the main process (Keras's default)
+  bool stacks = true;      // false: a batch is its one item as getitem made it (Keras)
+  int64_t queue_size = 0;  // batches outstanding where not prefetch_factor * num_workers
 
   // Batches put to workers and not yet handed out, at most.
-  int64_t Outstanding() const { return prefetch_factor * num_workers; }
+  int64_t Outstanding() const {
+    return queue_size > 0 ? queue_size : prefetch_factor * num_workers;
+  }
   // The worker to give the next batch: the cycle's next (advancing `cycle`), skipping with
   // in_order: false those holding prefetch_factor batches not yet handed out (`held`, one
   // count per worker); -1 where every worker does.
@@ -85,6 +98,30 @@ inline Result<DataLoaderRules> DataLoaderRulesOf(const spec::DataLoaderOp& op, i
   r.persistent_workers = op.persistent_workers();
   r.pin_memory = op.pin_memory();
   r.in_order = DataLoaderInOrder(op);
+  if (!op.worker_startup().empty()) {
+    ASSIGN_OR_RETURN(r.worker_startup_ns, ParseDurationNs(op.worker_startup()));
+  }
+  if (!op.receive_per_mb().empty()) {
+    ASSIGN_OR_RETURN(r.receive_ns_per_mib, ParseDurationNs(op.receive_per_mb()));
+  }
+  return r;
+}
+
+// The rules of Keras's OrderedEnqueuer for `op` with its knobs' values (workers,
+// max_queue_size as planned or tuned).
+inline Result<DataLoaderRules> KerasFitRulesOf(const spec::KerasFitOp& op, int64_t workers,
+                                               int64_t queue_size) {
+  DataLoaderRules r;
+  r.batch_size = 1;
+  r.num_workers = workers;
+  r.queue_size = std::max<int64_t>(queue_size, 1);
+  r.stacks = false;
+  r.threads = !op.use_multiprocessing();
+  if (r.threads) {
+    r.worker_startup_ns = 0;
+    r.receive_ns_per_mib = 0;
+    return r;
+  }
   if (!op.worker_startup().empty()) {
     ASSIGN_OR_RETURN(r.worker_startup_ns, ParseDurationNs(op.worker_startup()));
   }

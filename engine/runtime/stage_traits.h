@@ -35,6 +35,9 @@ inline uint32_t StageTraitsOf(const OpKindDescription& kind) {
     case ParallelWork::kWorkerProcesses:
       t |= record::kTraitWorkerProcesses;
       break;
+    case ParallelWork::kEnqueuerWorkers:
+      t |= record::kTraitEnqueuerWorkers;
+      break;
     case ParallelWork::kNone:
       break;
   }
@@ -57,6 +60,7 @@ inline uint32_t StageTraitsOf(const spec::Op& op, const OpKindDescription& kind)
       fn && fn->has_python() && PythonGilShare(fn->python()) > 0) {
     t |= record::kTraitHoldsInterpreterLock;
   }
+  if (kind.traits_of_fields) t |= kind.traits_of_fields(op);
   return t;
 }
 

@@ -292,6 +292,10 @@ class DefaultsBuilder {
       return engine::Status::Ok();
     }
     if (op.has_dataloader()) return DataLoader(op.dataloader(), c, bytes);
+    if (op.has_keras_fit()) {  // sequence[i] makes a batch: one call per element, as a map's
+      c.cpu = Fixed(kMapCallNs);
+      return Work(op.keras_fit().getitem(), c, bytes);
+    }
     if (const engine::OpKindDescription* kind = engine::DescribeOp(op);
         kind && kind->ratio == engine::OutputRatio::kOneOverBatch) {  // copies its rows
       c.cpu = Fixed(1000);

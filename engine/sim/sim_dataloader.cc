@@ -2,7 +2,8 @@
 // on the caller's thread a kWaitInput with a batch's id around the pulls of its items; a
 // worker's kWork per batch and its start-up as a kWork flagged kFlagStartUp; the pin-memory
 // thread's kWork per batch it receives. Each worker thread runs in a process of its own
-// (SimThread::process), so its Python work takes no turns with the main process's.
+// (SimThread::process), so its Python work takes no turns with the main process's; Keras's
+// threads (rules.threads) run in the caller's and take turns with it.
 #include <algorithm>
 #include <deque>
 #include <memory>
@@ -41,7 +42,7 @@ class DataLoaderIt : public SimUnaryIterator {
       const bool fetched = co_await FetchHere(thread, out);
       co_return fetched;
     }
-    if (!started_) Start();
+    if (!started_) Start(thread);
     co_await Dispatch(thread);
     Batch* ready = nullptr;
     while (!(ready = Deliverable())) {
@@ -73,6 +74,16 @@ class DataLoaderIt : public SimUnaryIterator {
   // The items of one batch from the input, on the caller's thread: false where they make
   // no batch (the input ended).
   Task<bool> TakeItems(SimThread& thread, SimElement& batch) {
+    if (!rules_.stacks) {  // the batch getitem made from one input element, as it is
+      SimElement item;
+      const bool got = co_await PullInput(thread, item);
+      if (!got) {
+        input_end_ = true;
+        co_return false;
+      }
+      batch = item;  // its id too: the element it is, for the values replayed over lineage
+      co_return true;
+    }
     SimRunTotals in;
     int64_t items = 0;
     bool ended = false;
@@ -109,11 +120,13 @@ class DataLoaderIt : public SimUnaryIterator {
     co_return true;
   }
 
-  void Start() {
+  // Workers start from the caller's thread: threads in its process (Keras's), or each a
+  // process of its own.
+  void Start(const SimThread& caller) {
     started_ = true;
     for (int64_t i = 0; i < rules_.num_workers; ++i) {
       SimThread& t = ctx_.NewThread(stage_.name + "/" + std::to_string(i));
-      t.process = ctx_.NewProcess();
+      t.process = rules_.threads ? caller.process : ctx_.NewProcess();
       scheduler().Spawn(Worker(t, i));
     }
     if (rules_.pin_memory) {
@@ -152,7 +165,9 @@ class DataLoaderIt : public SimUnaryIterator {
   // Unpickling a batch from its worker's process, under the main process's interpreter lock
   // (its tensors are in shared memory: nothing to copy).
   Task<void> Receive(SimThread& thread, Batch& batch) {
-    co_await ChargeHoldingLock(thread, rules_.ReceiveNs(batch.element.bytes), 0, 0);
+    // A thread's batch is already in the main process: nothing to unpickle.
+    if (!rules_.threads)
+      co_await ChargeHoldingLock(thread, rules_.ReceiveNs(batch.element.bytes), 0, 0);
     batch.received = true;
     finished_.push_back(&batch);
     delivered_.NotifyAll();
@@ -169,7 +184,7 @@ class DataLoaderIt : public SimUnaryIterator {
   }
 
   Task<void> Worker(SimThread& thread, int64_t index) {
-    if (rules_.Starts(index, stage_.workers_started)) {
+    if (rules_.worker_startup_ns > 0 && rules_.Starts(index, stage_.workers_started)) {
       const int64_t start = now();
       co_await Charge(thread, rules_.worker_startup_ns, 0);
       ctx_.trace->Span(EventKind::kWork, stage_.id, thread, start, now(), 0, 0,

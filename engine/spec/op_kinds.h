@@ -90,6 +90,10 @@ enum class ParallelWork {
   // They are worker processes (each its own interpreter lock) that run its functions on
   // batches (a DataLoader's num_workers).
   kWorkerProcesses,
+  // They fetch elements ahead by index (Keras's enqueuer's `workers`): threads of the
+  // process that started them, taking turns under its interpreter lock, or with
+  // use_multiprocessing processes of their own, started each epoch.
+  kEnqueuerWorkers,
 };
 
 struct OpFieldCheck;
@@ -133,6 +137,10 @@ struct OpKindDescription {
   // An op whose threads run a function on each element (map): its function; null for
   // other kinds.
   const spec::WorkFunction* (*function)(const spec::Op& op) = nullptr;
+  // What an op's own fields add to its stage's record::StageTrait bits (a Keras enqueuer's
+  // threads running Python hold the interpreter lock; its processes each hold their own);
+  // null: its kind's description says it all.
+  uint32_t (*traits_of_fields)(const spec::Op& op) = nullptr;
 };
 
 // Adds `kind` to the kinds every part knows (engine/kinds/op_kind_registration.h calls it

@@ -78,6 +78,16 @@ inline bool DataLoaderInOrder(const spec::DataLoaderOp& op) {
   return !op.has_in_order() || op.in_order();
 }
 
+// fit(workers=1, max_queue_size=10): Keras's defaults.
+inline constexpr int64_t kKerasDefaultWorkers = 1;
+inline constexpr int64_t kKerasDefaultQueueSize = 10;
+inline int64_t KerasWorkers(const spec::KerasFitOp& op) {
+  return op.has_workers() ? op.workers() : kKerasDefaultWorkers;
+}
+inline int64_t KerasQueueSize(const spec::KerasFitOp& op) {
+  return op.has_max_queue_size() ? op.max_queue_size() : kKerasDefaultQueueSize;
+}
+
 // An integer field of an op's message read by name (--set, the GUI's knobs), with an omitted
 // optional field reading as what it means above.
 inline int64_t IntFieldValue(const google::protobuf::Message& params,
@@ -93,6 +103,10 @@ inline int64_t IntFieldValue(const google::protobuf::Message& params,
     if (const auto* loader = dynamic_cast<const spec::DataLoaderOp*>(&params);
         loader && field.name() == "prefetch_factor") {
       return DataLoaderPrefetchFactor(*loader);
+    }
+    if (const auto* keras = dynamic_cast<const spec::KerasFitOp*>(&params)) {
+      if (field.name() == "workers") return KerasWorkers(*keras);
+      if (field.name() == "max_queue_size") return KerasQueueSize(*keras);
     }
   }
   return r->GetInt64(params, &field);

@@ -14,7 +14,8 @@
 //   shard_earlier      a shard moved ahead of work every worker would do
 //   reorder            repeat before shuffle (one shuffle buffer for all epochs)
 //   fewer_threads      parallelism lowered to the cores there are
-//   more_workers       a DataLoader's num_workers
+//   more_workers       a DataLoader's num_workers, a Keras enqueuer's workers
+//   use_processes      a Keras enqueuer's workers as processes (use_multiprocessing=True)
 //   prefetch_factor    a DataLoader's prefetch_factor
 //   persistent_workers a DataLoader's persistent_workers=True
 //   pin_memory         a DataLoader's pin_memory=True

@@ -167,6 +167,24 @@ void AddThreadKnobs(const PlannedOp& p, int cores, CandidateList& out) {
       }
       return;
     }
+    case ParallelWork::kEnqueuerWorkers: {  // Keras's fit(workers, use_multiprocessing)
+      const int64_t workers = p.Knob("workers").start;
+      const bool processes = p.op->keras_fit().use_multiprocessing();
+      for (int64_t v : HigherParallelisms(workers, cores, /*waits=*/false)) {
+        out.AddKnobs("more_workers", name, {{"workers", std::to_string(v)}},
+                     ChangeOfKnob(name, "workers", workers, v));
+        if (processes) continue;
+        // Threads take turns under the main process's lock where sequence[i] runs Python;
+        // processes each have their own.
+        out.AddKnobs("use_processes", name,
+                     {{"use_multiprocessing", "true"}, {"workers", std::to_string(v)}},
+                     "run " + name +
+                         "'s workers as processes: use_multiprocessing=True, "
+                         "workers " +
+                         std::to_string(v));
+      }
+      return;
+    }
     case ParallelWork::kOneProducer:
     case ParallelWork::kNone:
       return;
@@ -213,7 +231,10 @@ void AddCache(const spec::PipelineSpec& spec, CandidateList& out) {
   // op, and its batches hold the whole dataset's tensors.
   for (int at = 1; at < spec.ops_size(); ++at) {
     const OpKindDescription* before = DescribeOp(spec.ops(at - 1));
-    if (before && before->parallel_work == ParallelWork::kWorkerProcesses) return;
+    if (before && (before->parallel_work == ParallelWork::kWorkerProcesses ||
+                   before->parallel_work == ParallelWork::kEnqueuerWorkers)) {
+      return;
+    }
     const spec::Op& next = spec.ops(at);
     const OpKindDescription* d = DescribeOp(next);
     const bool repeat = d && d->ratio == OutputRatio::kTimesCount;

@@ -82,10 +82,12 @@ std::vector<OrderAdvice> AdviseOrder(const spec::PipelineSpec& spec,
                       MoveOp(spec, i, i + 1)});
   }
   // Prefetch last: without it the training step and the pipeline take turns. Not after an
-  // op whose worker processes fetch ahead already (a DataLoader: its prefetch_factor and
-  // num_workers are PyTorch's words for it, and a tf.data prefetch is none of its code).
+  // op whose workers fetch ahead already (a DataLoader: its prefetch_factor and num_workers
+  // are PyTorch's words for it, Keras's max_queue_size its; a tf.data prefetch is none of
+  // their code).
   const OpKindDescription* last = n > 0 ? DescribeOp(spec.ops(n - 1)) : nullptr;
-  const bool fetches_ahead = last && last->parallel_work == ParallelWork::kWorkerProcesses;
+  const bool fetches_ahead = last && (last->parallel_work == ParallelWork::kWorkerProcesses ||
+                                      last->parallel_work == ParallelWork::kEnqueuerWorkers);
   if (!fetches_ahead && (n == 0 || !OnlyBuffers(spec.ops(n - 1)))) {
     spec::PipelineSpec with = spec;
     auto* p = with.add_ops();

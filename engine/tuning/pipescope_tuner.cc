@@ -50,6 +50,9 @@ std::vector<KnobRef> TunableKnobs(const spec::PipelineSpec& spec, int cores) {
         case ParallelWork::kWorkerProcesses:  // a DataLoader's: from 1 worker up
           if (name != "num_workers") continue;
           break;
+        case ParallelWork::kEnqueuerWorkers:  // Keras's: from 1 worker up
+          if (name != "workers") continue;
+          break;
         case ParallelWork::kSubPipelines:
           if (name != kNumParallelCallsKnob.name || knob.written == 0) continue;
           // Workers beyond the inputs it keeps open would idle; reading files mostly waits.

@@ -63,11 +63,13 @@ ChainOfSpec BuildChain(const PipelinePlan& plan, const trace::RangeAnalysis& a) 
     };
     // What each op is to tf.data's model, from its description (op_kinds.h), never its kind.
     const ParallelWork work = planned.kind->parallel_work;
-    if (work == ParallelWork::kFunction || work == ParallelWork::kWorkerProcesses) {
+    if (work == ParallelWork::kFunction || work == ParallelWork::kWorkerProcesses ||
+        work == ParallelWork::kEnqueuerWorkers) {
       // Every map is a candidate, as if its parallelism were AUTOTUNE; so are a DataLoader's
-      // workers (its batches are its elements).
-      const char* knob_name =
-          work == ParallelWork::kFunction ? "num_parallel_calls" : "num_workers";
+      // workers (its batches are its elements) and a Keras enqueuer's.
+      const char* knob_name = work == ParallelWork::kFunction          ? "num_parallel_calls"
+                              : work == ParallelWork::kEnqueuerWorkers ? "workers"
+                                                                       : "num_workers";
       n.kind = NodeKind::kAsync;
       n.ratio = 1;
       n.parallelism_tunable = true;

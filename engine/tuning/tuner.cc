@@ -78,8 +78,11 @@ void FinishTuning(const spec::PipelineSpec& given_spec, TunerMeasurement given,
   result.final_analysis = std::move(last.analysis);
   result.worker_threads = 0;
   for (const TunedKnob& k : knobs) {
-    if (k.name.ends_with(".num_parallel_calls"))
+    // Threads of maps and interleaves, a DataLoader's or a Keras enqueuer's workers.
+    if (k.name.ends_with(".num_parallel_calls") || k.name.ends_with(".num_workers") ||
+        k.name.ends_with(".workers")) {
       result.worker_threads += std::max<int64_t>(k.after, 1);
+    }
   }
   result.knobs = std::move(knobs);
   result.tuning_s = tuning_s;

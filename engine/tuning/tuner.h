@@ -72,7 +72,7 @@ struct TunerResult {
   std::vector<TunedKnob> knobs;  // the knobs the tuner set, before and after
   // Settings beyond integer knobs that the tuning kept ("read.deterministic=false").
   std::vector<std::string> other_settings;
-  int64_t worker_threads = 0;  // workers of the tuned maps and interleaves
+  int64_t worker_threads = 0;  // workers of the tuned maps, interleaves and loaders
   int64_t buffer_bytes = 0;    // what the tuned buffers hold (last measurement)
   double cpu_cores_busy = 0;   // cores they keep busy, as the allocation predicts (pipescope)
   double tuning_s = 0;

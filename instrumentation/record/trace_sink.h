@@ -56,6 +56,11 @@ enum StageTrait : uint32_t {
   // pipeline's stages follow it, one level deeper, and its last stage's call returns the
   // partner inside the op's own call.
   kTraitZips = 1u << 10,
+  // Its workers fetch elements ahead by index (Keras's enqueuer, knob `workers`): threads
+  // of the main process (then it holds the interpreter lock too, where its function runs
+  // Python) or worker processes (use_multiprocessing), whose start-ups are kWork spans
+  // flagged kFlagStartUp.
+  kTraitEnqueuerWorkers = 1u << 11,
 };
 
 // An op of the pipeline. Sent again when it changes (a rebuild reorders ops).

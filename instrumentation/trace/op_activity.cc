@@ -24,7 +24,7 @@ OpActivity ActivityOf(const Model& model, const record::StageDef& stage, int64_t
     a.input_ns = Covered(model, EventKind::kWaitInput, stage.id, t0, t1);
     a.blocked_ns = Covered(model, EventKind::kBlocked, stage.id, t0, t1);
     a.idle_ns = Covered(model, EventKind::kIdle, stage.id, t0, t1);
-    if (stage.Has(record::kTraitWorkerProcesses)) {
+    if (stage.Has(record::kTraitWorkerProcesses) || stage.Has(record::kTraitEnqueuerWorkers)) {
       for (const Track* t : model.TracksOf(EventKind::kWork, stage.id)) {
         for (size_t i = t->FirstStartingAtOrAfter(t0); i < t->size() && t->start(i) < t1; ++i) {
           if (t->element(i) != 0) continue;
@@ -103,6 +103,7 @@ double AverageParallelism(const Model& model, const record::StageDef& stage, int
 }
 
 std::string_view ParallelismKnob(const record::StageDef& stage) {
+  if (stage.Has(record::kTraitEnqueuerWorkers)) return "workers";  // Keras's word
   return stage.Has(record::kTraitWorkerProcesses) ? "num_workers" : "num_parallel_calls";
 }
 

@@ -103,6 +103,54 @@ std::string InterpreterLockSuggestion(const StageFigures& s) {
          "use_multiprocessing=True)";
 }
 
+// A worker process's start-up, where the epochs' start-ups make a fifth of the consumer's
+// wait (`wait_ns`) or more; 0 where they do not. Workers start side by side: each epoch's
+// start waits about one start-up.
+int64_t StartUpThatMatters(const StageFigures& s, int workers, int64_t wait_ns) {
+  if (s.startups <= 0) return 0;
+  const double epochs = std::max(1.0, static_cast<double>(s.startups) / std::max(workers, 1));
+  const int64_t per_start = s.startup_ns / s.startups;
+  return static_cast<double>(per_start) * epochs >= 0.2 * static_cast<double>(wait_ns) ? per_start
+                                                                                       : 0;
+}
+
+// Keras's enqueuer (fit's workers, use_multiprocessing, in Keras's words): threads of the
+// main process take turns under its interpreter lock where sequence[i] runs Python; worker
+// processes each have their own and start again every epoch.
+std::string EnqueuerSuggestion(const StageFigures& s, int64_t wait_ns, double wait,
+                               int cpu_budget) {
+  const int workers = std::max(0, static_cast<int>(std::round(s.parallelism)));
+  const int cores = cpu_budget > 0 ? cpu_budget : 2;
+  if (!s.asynchronous || workers == 0) {
+    return s.name +
+           " runs sequence[i] on the training loop's thread (workers=0), between "
+           "steps: set workers to " +
+           std::to_string(std::max(2, std::min(cores, 4))) +
+           (Has(s, record::kTraitHoldsInterpreterLock)
+                ? " with use_multiprocessing=True (Python in threads takes turns under the "
+                  "interpreter lock)"
+                : "") +
+           " so that batches are made while the step runs";
+  }
+  if (Has(s, record::kTraitHoldsInterpreterLock)) {
+    return s.name + "'s " + std::to_string(workers) +
+           (workers == 1 ? " worker is a thread" : " workers are threads") +
+           " of the main process running Python under the interpreter lock (GIL): more "
+           "threads take turns under it; use_multiprocessing=True runs each worker in a "
+           "process of its own, with workers up to " +
+           std::to_string(cores) + " (the cores there are)";
+  }
+  if (const int64_t per_start = StartUpThatMatters(s, workers, wait_ns); per_start > 0) {
+    return "each epoch waits " + engine::FormatDuration(per_start) + " for " + s.name + "'s " +
+           std::to_string(workers) +
+           " worker processes to start (Keras starts its pool again every epoch): fewer, "
+           "longer epochs, or a tf.data pipeline instead of the Sequence";
+  }
+  int needed = std::max(NeededParallelism(s, wait), workers + 1);
+  if (cpu_budget > 0) needed = std::max(std::min(needed, cpu_budget), workers + 1);
+  return "raise " + s.name + "'s workers to " + std::to_string(needed);
+}
+
 // A DataLoader's worker processes (PyTorch's words): each has its own interpreter lock, so
 // they scale with cores; they start again every epoch unless persistent. `wait_ns`: the
 // consumer's input wait in the range.
@@ -117,16 +165,11 @@ std::string WorkerProcessesSuggestion(const StageFigures& s, int64_t wait_ns, do
            std::to_string(std::max(2, cpu_budget > 0 ? std::min(cpu_budget, 4) : 2)) +
            " so that worker processes fetch batches while the step runs";
   }
-  if (s.startups > 0) {
-    // Workers start side by side: each epoch's start waits about one start-up.
-    const double epochs = std::max(1.0, static_cast<double>(s.startups) / workers);
-    const auto per_start = s.startup_ns / s.startups;
-    if (static_cast<double>(per_start) * epochs >= 0.2 * static_cast<double>(wait_ns)) {
-      return "each epoch waits " + engine::FormatDuration(per_start) + " for " + s.name + "'s " +
-             std::to_string(workers) +
-             " worker processes to start (they start again every epoch): "
-             "persistent_workers=True starts them once";
-    }
+  if (const int64_t per_start = StartUpThatMatters(s, workers, wait_ns); per_start > 0) {
+    return "each epoch waits " + engine::FormatDuration(per_start) + " for " + s.name + "'s " +
+           std::to_string(workers) +
+           " worker processes to start (they start again every epoch): "
+           "persistent_workers=True starts them once";
   }
   const int needed = NeededParallelism(s, wait);
   if (cpu_budget > 0 && needed > cpu_budget) {
@@ -219,7 +262,10 @@ Verdict MakeVerdict(const RangeAnalysis& r, int cpu_budget) {
                  Num(culprit->parallelism) + " while the consumer waits " + Pct(wait) +
                  " of the time (it caused " + Pct(culprit->caused_wait_share) + " of the waiting)";
     v.suggests_change = true;
-    if (Has(*culprit, record::kTraitWorkerProcesses)) {
+    if (Has(*culprit, record::kTraitEnqueuerWorkers)) {
+      const auto wait_ns = static_cast<int64_t>(wait * 1e9 * r.duration_s);
+      v.suggestion = EnqueuerSuggestion(*culprit, wait_ns, wait, cpu_budget);
+    } else if (Has(*culprit, record::kTraitWorkerProcesses)) {
       const auto wait_ns = static_cast<int64_t>(wait * 1e9 * r.duration_s);
       v.suggestion =
           WorkerProcessesSuggestion(*culprit, wait_ns, wait, cpu_budget, v.suggests_change);

@@ -471,9 +471,33 @@ std::vector<Case> DataLoaderCases() {
   return {main_process, workers, pinned, drop_last, epochs, any_order};
 }
 
+// Keras's OrderedEnqueuer (model.fit over a Sequence): sequence[i] for each index in order,
+// made on the training loop's thread (workers 0), on threads, or on worker processes started
+// each epoch; each batch handed out as getitem made it.
+std::vector<Case> KerasFitCases() {
+  const auto ten = Range(0, 10);
+  auto keras = [](const std::string& fields) {
+    return "ops { keras_fit { getitem { python { duration: \"100us\" } } worker_startup: "
+           "\"2ms\" " +
+           fields + " } }";
+  };
+  Case main_thread{"KerasFitOnTheLoopsThread", 10, keras("workers: 0"), ten, true, 10};
+  Case threads{"KerasFitThreadsInOrder", 10, keras("workers: 3 max_queue_size: 4"), ten, true, 10};
+  Case processes{
+      "KerasFitProcessesInOrder", 10, keras("workers: 2 use_multiprocessing: true"), ten, true, 10};
+  Case epochs{"KerasFitProcessesEachEpoch",
+              10,
+              keras("workers: 2 use_multiprocessing: true") + " ops { repeat { count: 2 } }",
+              Concat(ten, ten),
+              true,
+              20};
+  return {main_thread, threads, processes, epochs};
+}
+
 std::vector<Case> AllCases() {
   std::vector<Case> cases = Cases();
   for (Case& c : DataLoaderCases()) cases.push_back(std::move(c));
+  for (Case& c : KerasFitCases()) cases.push_back(std::move(c));
   for (Case& c : PaddedBatchCases()) cases.push_back(std::move(c));
   for (Case& c : MadeValueCases()) cases.push_back(std::move(c));
   for (Case& c : SliceCases()) cases.push_back(std::move(c));

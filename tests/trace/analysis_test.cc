@@ -226,6 +226,24 @@ TEST(VerdictTest, NeverSuggestsTheParallelismAnOpAlreadyHas) {
       << at_budget.suggestion;
 }
 
+// Keras's enqueuer, in Keras's words: threads running Python take turns under the lock, so
+// the way out is use_multiprocessing; processes (no lock trait) are raised as workers.
+TEST(VerdictTest, KerasWorkersAreThreadsUnderTheLockOrProcesses) {
+  RangeAnalysis threads = Starving(2, 0.5);
+  threads.stages[0].name = "fit";
+  threads.stages[0].op = "keras_fit";
+  threads.stages[0].traits = record::kTraitEnqueuerWorkers | record::kTraitHoldsInterpreterLock;
+  const Verdict v = MakeVerdict(threads, 4);
+  EXPECT_NE(v.suggestion.find("fit's 2 workers are threads"), std::string::npos) << v.suggestion;
+  EXPECT_NE(v.suggestion.find("use_multiprocessing=True"), std::string::npos) << v.suggestion;
+  EXPECT_EQ(v.suggestion.find("num_workers"), std::string::npos) << "PyTorch's word, not Keras's";
+  RangeAnalysis processes = threads;
+  processes.stages[0].traits = record::kTraitEnqueuerWorkers;
+  processes.stages[0].cpu_share = 0.98;
+  const Verdict p = MakeVerdict(processes, 4);
+  EXPECT_NE(p.suggestion.find("raise fit's workers to 3"), std::string::npos) << p.suggestion;
+}
+
 TEST(VerdictTest, WorkersThatGotLittleCpuMeanABusyMachine) {
   // Two workers that got 35% of a core each while working: 0.7 cores.
   const Verdict v = MakeVerdict(Starving(2, 0.35), 8);

@@ -15,6 +15,7 @@ AdvicePanel::AdvicePanel(QWidget* parent) : QWidget(parent) {
   layout->setContentsMargins(0, 0, 0, 0);
   heading_ = new QLabel(this);
   heading_->setWordWrap(true);
+  heading_->setMinimumWidth(1);
   heading_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   heading_->setMargin(6);
   layout->addWidget(heading_);
@@ -88,6 +89,7 @@ void AdvicePanel::Show(const engine::Result<engine::AdvisorResult>& result) {
     line->setContentsMargins(6, 0, 6, 0);
     auto* label = new QLabel(QString::fromStdString("• " + advice.text), row);
     label->setWordWrap(true);
+    label->setMinimumWidth(1);  // wraps to the column, as the verdict above it
     label->setTextInteractionFlags(Qt::TextSelectableByMouse);
     label->setToolTip(QString::fromStdString(
         "kind: " + advice.kind + ", confidence: " + advice.confidence + "\n" + advice.change));
