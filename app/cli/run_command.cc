@@ -26,17 +26,18 @@ void OnInterrupt(int) {
 // Without a recording, the summary has only what the run loop counted itself.
 trace::RangeAnalysis AnalysisFromCounters(const engine::RunSummary& s) {
   // The run after its first step, as a recorded run is graded (trace::AnalyzeSteady).
+  const engine::RunSummary after = engine::AfterFirstStep(s);
   trace::RangeAnalysis a;
   a.startup_ns = static_cast<int64_t>(s.startup_s * 1e9);
   a.t0 = a.startup_ns;
   a.t1 = static_cast<int64_t>(s.duration_s * 1e9);
-  a.duration_s = s.duration_s - s.startup_s;
+  a.duration_s = after.duration_s;
   a.steps = s.steps;
-  a.steps_per_s = s.steady_steps_per_s;
+  a.steps_per_s = after.steps_per_s;
   a.elements = s.elements;
-  a.elements_per_s = s.steady_elements_per_s;
-  a.input_wait_fraction = s.steady_input_wait_fraction;
-  a.device_busy_fraction = s.steady_device_busy_fraction;
+  a.elements_per_s = after.elements_per_s;
+  a.input_wait_fraction = after.input_wait_fraction;
+  a.device_busy_fraction = after.device_busy_fraction;
   a.device_busy_source = "steps";  // the device's own count of its step time
   return a;
 }

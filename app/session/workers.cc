@@ -18,9 +18,8 @@ WorkerFigures FiguresOf(const RecordedRunResult& r) {
     return {a.steps, a.steps_per_s, a.elements_per_s, a.input_wait_fraction,
             a.device_busy_fraction};
   }
-  const engine::RunSummary& s = r.summary;
-  return {s.steps, s.steady_steps_per_s, s.steady_elements_per_s, s.steady_input_wait_fraction,
-          s.steady_device_busy_fraction};
+  const engine::RunSummary s = engine::AfterFirstStep(r.summary);
+  return {s.steps, s.steps_per_s, s.elements_per_s, s.input_wait_fraction, s.device_busy_fraction};
 }
 
 void Total(WorkersRun& run) {

@@ -5,6 +5,7 @@
 #include <array>
 
 #include "engine/kinds/op_kind_registration.h"
+#include "engine/runtime/stage_traits.h"
 #include "engine/sim/sim_ops.h"
 #include "engine/spec/field_checker.h"
 #include "engine/spec/op_values.h"
@@ -41,8 +42,9 @@ void CheckFields(engine::OpFieldCheck& check) {
 // Threads running Python hold the main process's interpreter lock; processes hold their own.
 uint32_t TraitsOfFields(const spec::Op& op) {
   const auto& k = op.keras_fit();
-  const bool python = k.getitem().has_python() && engine::PythonGilShare(k.getitem().python()) > 0;
-  return python && !k.use_multiprocessing() ? record::kTraitHoldsInterpreterLock : 0u;
+  return engine::HoldsInterpreterLock(k.getitem()) && !k.use_multiprocessing()
+             ? record::kTraitHoldsInterpreterLock
+             : 0u;
 }
 
 constexpr engine::OpKindDescription kKerasFit{

@@ -44,6 +44,11 @@ inline uint32_t StageTraitsOf(const OpKindDescription& kind) {
   return t;
 }
 
+// Python that holds its process's interpreter lock for some of its time.
+inline bool HoldsInterpreterLock(const spec::WorkFunction& fn) {
+  return fn.has_python() && PythonGilShare(fn.python()) > 0;
+}
+
 // A top-level source, with what its own fields add (a Python generator holds the lock).
 inline uint32_t SourceStageTraits(const spec::Source& s) {
   uint32_t t = kSourceStageTraits;
@@ -56,8 +61,7 @@ inline uint32_t SourceStageTraits(const spec::Source& s) {
 // An op of `kind`, with what its own fields add (a function that holds the interpreter lock).
 inline uint32_t StageTraitsOf(const spec::Op& op, const OpKindDescription& kind) {
   uint32_t t = StageTraitsOf(kind);
-  if (const spec::WorkFunction* fn = FunctionOf(op);
-      fn && fn->has_python() && PythonGilShare(fn->python()) > 0) {
+  if (const spec::WorkFunction* fn = FunctionOf(op); fn && HoldsInterpreterLock(*fn)) {
     t |= record::kTraitHoldsInterpreterLock;
   }
   if (kind.traits_of_fields) t |= kind.traits_of_fields(op);

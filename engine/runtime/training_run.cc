@@ -1,5 +1,6 @@
 #include "engine/runtime/training_run.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <mutex>
@@ -52,7 +53,7 @@ Result<RunSummary> RunTraining(Pipeline& pipeline, DeviceStep& device, const Run
   int64_t deadline = options.duration_ns > 0 ? start + options.duration_ns : INT64_MAX;
   int64_t input_wait_ns = 0;
   int64_t paused_ns = 0;
-  int64_t first_element_ns = -1, wait_before_first_ns = 0, paused_before_first_ns = 0;
+  int64_t first_element_ns = -1, paused_before_first_ns = 0;
   Status error;
   while (options.max_steps <= 0 || summary.steps < options.max_steps) {
     if (options.paused && options.paused->load(std::memory_order_acquire)) {
@@ -85,7 +86,7 @@ Result<RunSummary> RunTraining(Pipeline& pipeline, DeviceStep& device, const Run
     }
     if (first_element_ns < 0) {
       first_element_ns = record::NowNs();
-      wait_before_first_ns = input_wait_ns;
+      summary.startup_input_wait_s = static_cast<double>(input_wait_ns) / 1e9;
       paused_before_first_ns = paused_ns;
     }
     if (options.on_element) options.on_element(element);
@@ -104,19 +105,24 @@ Result<RunSummary> RunTraining(Pipeline& pipeline, DeviceStep& device, const Run
       std::min(1.0, static_cast<double>(device.BusyNs(end_ns)) / static_cast<double>(wall));
   summary.knob_changes = pipeline.KnobChanges();
   if (first_element_ns >= 0) {
-    const int64_t startup = first_element_ns - start - paused_before_first_ns;
-    const int64_t steady = std::max<int64_t>(wall - startup, 1);
-    const double steady_s = static_cast<double>(steady) / 1e9;
-    summary.startup_s = static_cast<double>(startup) / 1e9;
-    summary.steady_steps_per_s = static_cast<double>(summary.steps) / steady_s;
-    summary.steady_elements_per_s = static_cast<double>(summary.elements) / steady_s;
-    summary.steady_input_wait_fraction =
-        static_cast<double>(input_wait_ns - wait_before_first_ns) / static_cast<double>(steady);
-    summary.steady_device_busy_fraction =
-        std::min(1.0, static_cast<double>(device.BusyNs(end_ns)) / static_cast<double>(steady));
+    summary.startup_s =
+        static_cast<double>(first_element_ns - start - paused_before_first_ns) / 1e9;
   }
   if (!error.ok()) return error;
   return summary;
+}
+
+RunSummary AfterFirstStep(const RunSummary& s) {
+  RunSummary after = s;
+  after.duration_s = std::max(s.duration_s - s.startup_s, 1e-9);
+  after.steps_per_s = static_cast<double>(s.steps) / after.duration_s;
+  after.elements_per_s = static_cast<double>(s.elements) / after.duration_s;
+  after.input_wait_fraction = std::clamp(
+      (s.input_wait_fraction * s.duration_s - s.startup_input_wait_s) / after.duration_s, 0.0, 1.0);
+  // The device works only after the first element: all its busy time is in this part.
+  after.device_busy_fraction =
+      std::min(1.0, s.device_busy_fraction * s.duration_s / after.duration_s);
+  return after;
 }
 
 }  // namespace pipescope::engine

@@ -35,14 +35,14 @@ struct RunSummary {
   bool end_of_data = false;
   std::vector<TimedKnobChange> knob_changes;
   // Until the first element reached the step (threads and worker processes starting, files
-  // opening, buffers filling), and the figures of the run after it, which `run --no-trace`
-  // grades as the recorded runs grade the trace after their first step.
+  // opening, buffers filling), and the consumer's wait in it (AfterFirstStep leaves both out).
   double startup_s = 0;
-  double steady_steps_per_s = 0;
-  double steady_elements_per_s = 0;
-  double steady_input_wait_fraction = 0;
-  double steady_device_busy_fraction = 0;
+  double startup_input_wait_s = 0;
 };
+
+// The run after its first element reached the step: its figures without the start-up, which
+// `run --no-trace` grades as recorded runs grade their trace after the first step.
+RunSummary AfterFirstStep(const RunSummary& s);
 
 // Runs until the limits or the end of the data. With a recorder on the pipeline, the
 // consumer's waits (kInputWait) are recorded, and the device's steps if it has the recorder

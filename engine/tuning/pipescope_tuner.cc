@@ -71,6 +71,15 @@ std::vector<KnobRef> TunableKnobs(const spec::PipelineSpec& spec, int cores) {
   return knobs;
 }
 
+// Whether `assignment` ("op.knob=value") sets an integer knob of `spec` (the rest are
+// true/false settings).
+bool SetsIntegerKnob(const spec::PipelineSpec& spec, const std::string& assignment) {
+  const std::string name = assignment.substr(0, assignment.find('='));
+  const size_t dot = name.rfind('.');
+  return dot != std::string::npos &&
+         ReadIntKnob(spec, name.substr(0, dot), name.substr(dot + 1)).has_value();
+}
+
 // The rest of the budget goes to the knob changes the advisor would try (advice_candidates.h),
 // measured on the real engine one at a time: the smallest step of each kind for each op (a
 // hill climb: the next pass starts from what was kept), the ops that caused the most waiting
@@ -88,9 +97,9 @@ std::vector<AdviceCandidate> NextKnobSteps(const spec::PipelineSpec& spec,
   std::set<std::pair<std::string, std::string>> kinds;
   for (AdviceCandidate& c : AdviceCandidates(spec, measured, cores)) {
     if (c.settings.empty()) continue;  // a move or an added op: advice, not a knob
-    const bool rebuilds = std::any_of(c.settings.begin(), c.settings.end(), [](const auto& s) {
-      return s.ends_with("=true") || s.ends_with("=false");  // no running pipeline sets these
-    });
+    // A running pipeline takes its integer knobs; anything else needs a rebuild.
+    const bool rebuilds = !std::all_of(c.settings.begin(), c.settings.end(),
+                                       [&](const auto& s) { return SetsIntegerKnob(spec, s); });
     if (rebuilds && !options.try_rebuilds) continue;
     if (tried.count(SpecToText(c.spec)) || !kinds.insert({c.kind, c.op}).second) continue;
     steps.push_back(std::move(c));
