@@ -13,6 +13,7 @@
 #include "app/cli/report_command.h"
 #include "app/cli/run_command.h"
 #include "app/cli/simulate_command.h"
+#include "app/cli/whatif_command.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"Pipescope: find and fix bottlenecks in ML input pipelines"};
@@ -144,6 +145,22 @@ int main(int argc, char** argv) {
   calibrate_cmd->add_option("--out", calibrate.out_path, "Cost model to write (JSON)")->required();
   calibrate_cmd->add_flag("--json", calibrate.json, "Print the fitted model as JSON");
 
+  pipescope::cli::WhatIfCommandOptions whatif;
+  auto* whatif_cmd = app.add_subcommand(
+      "whatif", "Predict what other DataLoader settings would give a PyTorch profiler trace's job");
+  whatif_cmd->add_option("trace", whatif.trace_path, "PyTorch profiler trace (.json, .json.gz)")
+      ->required();
+  whatif_cmd->add_option("--set", whatif.sets,
+                         "A DataLoader setting to change: num_workers, prefetch_factor, "
+                         "batch_size, pin_memory, persistent_workers (KNOB=VALUE; repeatable). "
+                         "None: search for the best");
+  whatif_cmd->add_option("--given", whatif.given,
+                         "What the trace does not show: num_workers=N of a multi-process trace, "
+                         "getitem=DURATION (a sample), worker_startup=DURATION, batch_size=N");
+  whatif_cmd->add_option("--cores", whatif.cores,
+                         "Cores the traced process had (default: this machine's)");
+  whatif_cmd->add_flag("--json", whatif.json, "Print measured, predicted and assumptions as JSON");
+
   pipescope::cli::LessonCommandOptions lesson;
   auto* lesson_cmd = app.add_subcommand("lesson", "Workshop lessons: list, show NAME, check NAME");
   lesson_cmd->add_option("action", lesson.action, "list, show or check")
@@ -170,6 +187,7 @@ int main(int argc, char** argv) {
   if (make_cmd->parsed()) return pipescope::cli::MakeDatasetCommand(make, std::cout, std::cerr);
   if (inspect_cmd->parsed()) return pipescope::cli::InspectCommand(inspect, std::cout, std::cerr);
   if (run_cmd->parsed()) return pipescope::cli::RunCommand(run, std::cout, std::cerr);
+  if (whatif_cmd->parsed()) return pipescope::cli::WhatIfCommand(whatif, std::cout, std::cerr);
   if (report_cmd->parsed()) return pipescope::cli::ReportCommand(report, std::cout, std::cerr);
   return 2;
 }

@@ -6,6 +6,7 @@
 
 #include "app/cli/advice_format.h"
 #include "app/cli/summary_format.h"
+#include "app/cli/whatif_command.h"
 #include "app/session/trace_files.h"
 #include "instrumentation/trace/import/framework_report.h"
 #include "instrumentation/trace/import/host_merge.h"
@@ -89,12 +90,25 @@ int ReportCommand(const ReportCommandOptions& options, std::ostream& out, std::o
   if (loaded->imported) {
     const auto summary = trace::SummarizeFramework(model, t0, t1);
     const auto spans = trace::SummarizeSpans(model, t0, t1);
+    // A PyTorch job's DataLoader settings, searched in the simulator (whole traces only: a
+    // range's steps are a what-if of their own).
+    std::optional<WhatIfAdvice> advice;
+    if (options.advice && summary.framework == "pytorch" && summary.input_bound &&
+        options.range.empty())
+      advice = AdviseFromTrace(model, options.trace_path);
     if (options.json) {
       nlohmann::json j = FrameworkSummaryToJson(summary, loaded->warnings);
       j["spans"] = SpanStatisticsToJson(spans, options.top);
+      if (advice) {
+        j["advice"] = advice->json.is_null() ? nlohmann::json::array()
+                                             : nlohmann::json::array({advice->json});
+        j["advice_note"] = advice->text;
+      }
       out << j.dump(2) << "\n";
     } else {
-      out << FrameworkSummaryToText(summary) << SpanStatisticsToText(spans, options.top);
+      out << FrameworkSummaryToText(summary);
+      if (advice) out << "advice: " << advice->text << "\n";
+      out << SpanStatisticsToText(spans, options.top);
     }
     return 0;
   }

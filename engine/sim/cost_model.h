@@ -87,7 +87,12 @@ struct CostModel {
   double cores = 2;
   double oversubscription_cost = 0.02;  // Scheduler's
   Dist step;                            // the device's training step
-  int64_t handoff_ns = 2000;            // CPU a thread spends handing an element to another thread
+  // CPU the training loop spends on each step before it goes to the device (a PyTorch loop's
+  // forward and backward launching kernels): on the loop's thread, competing for the cores
+  // with the pipeline's threads and worker processes. 0 for a spec's step, whose cost is
+  // the device's; a what-if on an imported trace sets it from the trace.
+  Dist step_host;
+  int64_t handoff_ns = 2000;  // CPU a thread spends handing an element to another thread
   // How late the training loop resumes after sleeping until the device is free: the
   // kernel's timer slack (50 us by default) and its wake-up. Charged to the device waits
   // only: an op's waits are fitted from spans that already include it.

@@ -73,6 +73,7 @@ std::string CostModelToJson(const CostModel& m) {
          {"oversubscription_cost", m.oversubscription_cost},
          {"handoff_ns", m.handoff_ns},
          {"step", DistToJson(m.step)},
+         {"step_host", DistToJson(m.step_host)},
          {"timer_wake", DistToJson(m.timer_wake)},
          {"startup_ns", m.startup_ns},
          {"ops", ops}};
@@ -93,6 +94,7 @@ engine::Result<CostModel> ParseCostModelJson(const std::string& text, CostModel 
   RETURN_IF_ERROR(Read(j, "oversubscription_cost", m.oversubscription_cost, where));
   RETURN_IF_ERROR(Read(j, "handoff_ns", m.handoff_ns, where));
   RETURN_IF_ERROR(ReadDist(j, "step", m.step, where));
+  RETURN_IF_ERROR(ReadDist(j, "step_host", m.step_host, where));
   RETURN_IF_ERROR(ReadDist(j, "timer_wake", m.timer_wake, where));
   RETURN_IF_ERROR(Read(j, "startup_ns", m.startup_ns, where));
   if (m.startup_ns < 0 || m.startup_ns > 3'600'000'000'000) {

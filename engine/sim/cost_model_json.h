@@ -4,7 +4,8 @@
 //
 //   { "format": "pipescope-cost-model", "version": 1, "origin": "run.pstrace",
 //     "cores": 2, "oversubscription_cost": 0.02, "handoff_ns": 2000,
-//     "step": {"mean_ns": 8e6, "cv": 0}, "timer_wake": {"mean_ns": 6e4, "cv": 0.5},
+//     "step": {"mean_ns": 8e6, "cv": 0}, "step_host": {"mean_ns": 0, "cv": 0},
+//     "timer_wake": {"mean_ns": 6e4, "cv": 0.5},
 //     "startup_ns": 0,
 //     "ops": { "decode": { "cpu": {"mean_ns": 3000, "cv": 0}, "cpu_per_row": {...},
 //                          "wait": {...}, "open_wait": {...}, "keep_fraction": 1,

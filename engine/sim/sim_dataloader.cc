@@ -94,7 +94,8 @@ class DataLoaderIt : public SimUnaryIterator {
     }
     if (ended) input_end_ = true;
     if (!engine::IsBatch(items, rules_.batch_size, ended, rules_.drop_last)) co_return false;
-    batch.bytes = in.bytes;
+    // What getitem makes, where the model says (a row's bytes), else what it was given.
+    batch.bytes = stage_.cost->out_bytes > 0 ? stage_.cost->out_bytes * in.rows : in.bytes;
     batch.key = RecordKey(in.last_key, in.rows);
     batch.row_length = in.longest;
     batch.rows = static_cast<int32_t>(in.rows);

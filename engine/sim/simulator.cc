@@ -23,7 +23,8 @@ constexpr double kStallMarginNs = 10e9;
 constexpr int64_t kStepNs = 1'000'000;
 
 // The training loop of RunTraining and the simulated device: take an element (the wait
-// recorded as kInputWait), queue a step on the device, wait while max_in_flight are queued
+// recorded as kInputWait), spend the step's host CPU (the model's step_host), queue a step
+// on the device, wait while max_in_flight are queued
 // (and resume the model's timer wake-up late, as a thread sleeping on a timer does).
 class Consumer {
  public:
@@ -35,7 +36,8 @@ class Consumer {
         options_(options),
         max_in_flight_(std::max<int64_t>(1, spec.train_step().max_in_flight())),
         step_rng_(RecordKey(ctx.seed, 0xD5)),
-        wake_rng_(RecordKey(ctx.seed, 0xD6)) {}
+        wake_rng_(RecordKey(ctx.seed, 0xD6)),
+        host_rng_(RecordKey(ctx.seed, 0xD7)) {}
 
   Task<void> Run(SimThread& thread) {
     Scheduler& s = *ctx_.scheduler;
@@ -54,6 +56,8 @@ class Consumer {
         end_of_data_ = true;
         break;
       }
+      if (!ctx_.model->step_host.zero())
+        co_await s.Compute(thread, ctx_.model->step_host.Sample(host_rng_));
       const int64_t start = std::max(s.now(), device_free_at_);
       device_free_at_ = start + ctx_.model->step.Sample(step_rng_);
       busy_ns_ += device_free_at_ - start;
@@ -100,6 +104,7 @@ class Consumer {
   const int64_t max_in_flight_;
   Rng step_rng_;
   Rng wake_rng_;
+  Rng host_rng_;
   std::deque<int64_t> queued_;  // end times of the steps on the device
   int64_t device_free_at_ = 0;
   int64_t steps_ = 0, elements_ = 0, input_wait_ns_ = 0, busy_ns_ = 0, end_ns_ = 0;

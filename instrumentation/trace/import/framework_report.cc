@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "instrumentation/trace/analysis.h"
+#include "instrumentation/trace/import/loader_job.h"
 #include "instrumentation/trace/intervals.h"
 #include "instrumentation/trace/verdict.h"
 
@@ -93,12 +94,20 @@ FrameworkSummary SummarizeFramework(const Model& model, int64_t t0, int64_t t1) 
               "a schedule and call prof.step()), TensorFlow traces with "
               "tf.profiler.experimental.Trace('train', step_num=...).";
   } else if (s.framework == "pytorch") {
+    // What the wait means depends on who loads: the loop itself, or workers that fall behind.
+    const std::optional<bool> workers = DataLoaderRunsWorkers(model);
+    const std::string who =
+        !workers ? ""
+        : *workers
+            ? ". Its worker processes do not keep up: raise num_workers, or make __getitem__ and "
+              "collate_fn cheaper"
+            : ". The training loop loads each batch itself (num_workers=0): worker processes "
+              "would load the next ones while it trains";
     s.verdict = s.input_bound
                     ? "Input-bound: each training step waits " + Percent(s.input_wait_fraction) +
                           " of its time in the DataLoader's __next__ (" + Millis(mean_wait) +
-                          " of " + Millis(mean_step) + ")" + device +
-                          ". Raise the DataLoader's num_workers (with persistent_workers=True and "
-                          "pin_memory=True), or make __getitem__ and collate_fn cheaper."
+                          " of " + Millis(mean_step) + ")" + device + who +
+                          ". `pipescope-cli whatif` predicts what other settings give."
                     : "Not input-bound: the DataLoader's __next__ takes " +
                           Percent(s.input_wait_fraction) + " of step time (" + Millis(mean_wait) +
                           " of " + Millis(mean_step) + ")" + device + ".";

@@ -1,0 +1,402 @@
+#include "app/session/trace_whatif.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <thread>
+
+#include "engine/core/duration.h"
+#include "engine/runtime/dataloader_rules.h"
+#include "engine/sim/simulator.h"
+#include "instrumentation/trace/analysis.h"
+#include "instrumentation/trace/verdict.h"
+
+namespace pipescope::session {
+namespace {
+
+constexpr int64_t kSimulatedSteps = 120;
+constexpr int kFitRounds = 4;
+constexpr double kFitTolerance = 0.01;
+// A multi-process trace whose loop waits less than this share of its steps shows that the
+// workers kept up, not what a batch costs them.
+constexpr double kKeptUp = 0.05;
+
+std::string Text(const char* format, double a, double b = 0, double c = 0) {
+  char buf[160];
+  std::snprintf(buf, sizeof buf, format, a, b, c);
+  return buf;
+}
+
+std::string PyBool(bool b) { return b ? "True" : "False"; }
+
+// The job's costs, fitted or given.
+struct JobCosts {
+  double getitem_ns = 0;  // a sample's __getitem__ (collate folded in)
+  double getitem_cv = 0;
+  double loop_ns = 0;  // the training loop's own time per step
+  double loop_cv = 0;
+  int64_t sample_bytes = 0;
+  int64_t worker_startup_ns = engine::kDefaultWorkerStartupNs;
+  double cores = 2;
+};
+
+spec::PipelineSpec SpecOf(const LoaderSettings& s, const JobCosts& c) {
+  spec::PipelineSpec p;
+  p.set_name("the traced job");
+  auto* source = p.mutable_source();
+  source->set_name("sampler");  // indices, as the DataLoader's sampler gives them
+  source->mutable_range()->set_start(0);
+  source->mutable_range()->set_stop(int64_t{1} << 40);
+  source->mutable_range()->set_step(1);
+  auto* op = p.add_ops();
+  op->set_name("dataloader");
+  auto* d = op->mutable_dataloader();
+  d->set_batch_size(s.batch_size);
+  d->set_num_workers(s.num_workers);
+  if (s.num_workers > 0) d->set_prefetch_factor(s.prefetch_factor);  // as DataLoader requires
+  d->set_pin_memory(s.pin_memory);
+  d->set_persistent_workers(s.persistent_workers);
+  d->mutable_getitem()->mutable_python()->set_duration(std::to_string(std::llround(c.getitem_ns)) +
+                                                       "ns");
+  d->set_worker_startup(std::to_string(c.worker_startup_ns) + "ns");
+  p.mutable_train_step()->set_step_time("0ns");  // the loop's time is step_host
+  p.mutable_train_step()->set_max_in_flight(1);
+  return p;
+}
+
+engine::Result<WhatIfFigures> SimulateJob(const LoaderSettings& s, const JobCosts& c,
+                                          double device_busy_ns, uint64_t seed) {
+  const spec::PipelineSpec spec = SpecOf(s, c);
+  ASSIGN_OR_RETURN(sim::CostModel model, sim::DefaultCostModel(spec, c.cores));
+  model.origin = "what-if";
+  model.step = sim::Dist{};
+  model.step_host = sim::Dist{c.loop_ns, c.loop_cv};
+  sim::OpCost& loader = model.ops["dataloader"];
+  loader.cpu = sim::Dist{};
+  loader.cpu_per_row = sim::Dist{c.getitem_ns, c.getitem_cv};
+  loader.out_bytes = std::max<int64_t>(c.sample_bytes, 1);
+  trace::Model trace;
+  sim::SimulationOptions options;
+  options.duration_s = 0;
+  options.max_steps = kSimulatedSteps;
+  options.seed = seed;
+  options.sinks = {&trace};
+  ASSIGN_OR_RETURN(sim::SimulationResult result, sim::Simulate(spec, model, options));
+  const trace::RangeAnalysis a = trace::AnalyzeSteady(trace);
+  WhatIfFigures f;
+  f.steps_per_s = a.steps_per_s;
+  f.samples_per_s = a.steps_per_s * static_cast<double>(s.batch_size);
+  f.input_wait_fraction = a.input_wait_fraction;
+  f.device_busy_fraction = std::min(1.0, device_busy_ns * a.steps_per_s / 1e9);
+  return f;
+}
+
+double CvOf(const std::vector<double>& v) {
+  if (v.size() < 2) return 0;
+  double mean = 0, sq = 0;
+  for (double x : v) mean += x;
+  mean /= static_cast<double>(v.size());
+  for (double x : v) sq += (x - mean) * (x - mean);
+  return mean > 0 ? std::sqrt(sq / static_cast<double>(v.size() - 1)) / mean : 0;
+}
+
+engine::Status SetGiven(const std::string& name, const std::string& value, LoaderSettings& traced,
+                        JobCosts& costs, bool& getitem_given) {
+  const std::string key = name.rfind("dataloader.", 0) == 0 ? name.substr(11) : name;
+  if (key == "getitem" || key == "worker_startup") {
+    ASSIGN_OR_RETURN(int64_t ns, engine::ParseDurationNs(value));
+    if (ns <= 0) return engine::InvalidArgument("--given " + name + ": must be positive");
+    if (key == "getitem") {
+      costs.getitem_ns = static_cast<double>(ns);
+      getitem_given = true;
+    } else {
+      costs.worker_startup_ns = ns;
+    }
+    return engine::Status::Ok();
+  }
+  return SetLoaderKnob(traced, key, value);
+}
+
+}  // namespace
+
+engine::Status SetLoaderKnob(LoaderSettings& s, const std::string& name, const std::string& value) {
+  const std::string key = name.rfind("dataloader.", 0) == 0 ? name.substr(11) : name;
+  auto integer = [&](int64_t& field, int64_t low) -> engine::Status {
+    char* end = nullptr;
+    const long long v = std::strtoll(value.c_str(), &end, 10);
+    if (value.empty() || *end != '\0' || v < low || v > 1'000'000)
+      return engine::InvalidArgument(key + "=" + value + ": expected a whole number, at least " +
+                                     std::to_string(low));
+    field = v;
+    return engine::Status::Ok();
+  };
+  auto boolean = [&](bool& field) -> engine::Status {
+    if (value == "True" || value == "true" || value == "1") {
+      field = true;
+    } else if (value == "False" || value == "false" || value == "0") {
+      field = false;
+    } else {
+      return engine::InvalidArgument(key + "=" + value + ": expected True or False");
+    }
+    return engine::Status::Ok();
+  };
+  if (key == "num_workers") return integer(s.num_workers, 0);
+  if (key == "prefetch_factor") return integer(s.prefetch_factor, 1);
+  if (key == "batch_size") return integer(s.batch_size, 1);
+  if (key == "pin_memory") return boolean(s.pin_memory);
+  if (key == "persistent_workers") return boolean(s.persistent_workers);
+  return engine::InvalidArgument(
+      "unknown setting '" + name +
+      "': what-if changes the DataLoader's num_workers, prefetch_factor, batch_size, "
+      "pin_memory and persistent_workers");
+}
+
+std::string LoaderArguments(const LoaderSettings& s) {
+  std::string out = "batch_size=" + std::to_string(s.batch_size) +
+                    ", num_workers=" + std::to_string(s.num_workers);
+  if (s.num_workers > 0) {
+    out += ", prefetch_factor=" + std::to_string(s.prefetch_factor) +
+           ", persistent_workers=" + PyBool(s.persistent_workers);
+  }
+  return out + ", pin_memory=" + PyBool(s.pin_memory);
+}
+
+std::string LoaderChanges(const LoaderSettings& a, const LoaderSettings& b) {
+  std::string out;
+  auto add = [&](const std::string& name, const std::string& x, const std::string& y) {
+    if (x == y) return;
+    out += (out.empty() ? "" : ", ") + name + " " + x + " → " + y;
+  };
+  add("batch_size", std::to_string(a.batch_size), std::to_string(b.batch_size));
+  add("num_workers", std::to_string(a.num_workers), std::to_string(b.num_workers));
+  add("prefetch_factor", std::to_string(a.prefetch_factor), std::to_string(b.prefetch_factor));
+  add("persistent_workers", PyBool(a.persistent_workers), PyBool(b.persistent_workers));
+  add("pin_memory", PyBool(a.pin_memory), PyBool(b.pin_memory));
+  return out.empty() ? "no change" : out;
+}
+
+engine::Result<WhatIfPrediction> PredictWhatIf(const trace::LoaderJob& job,
+                                               const WhatIfOptions& options) {
+  WhatIfPrediction p;
+  JobCosts costs;
+  const trace::TracedLoader& loader = job.loader;
+  auto& notes = p.assumptions;
+
+  // The traced settings.
+  p.traced.num_workers = loader.multiprocess ? -1 : 0;
+  p.traced.batch_size = loader.batch_size > 0 ? loader.batch_size : 1;
+  p.traced.pin_memory = loader.pin_memory.value_or(false);
+  bool getitem_given = false;
+  for (const auto& [name, value] : options.given)
+    RETURN_IF_ERROR(SetGiven(name, value, p.traced, costs, getitem_given));
+  if (p.traced.num_workers < 0) {
+    return engine::InvalidArgument(
+        "the trace's DataLoader runs worker processes (_MultiProcessingDataLoaderIter), and a "
+        "profiler trace does not show how many: give it with --given num_workers=N");
+  }
+  const bool batch_known =
+      loader.batch_size > 0 ||
+      std::any_of(options.given.begin(), options.given.end(), [](const auto& g) {
+        return g.first == "batch_size" || g.first == "dataloader.batch_size";
+      });
+
+  p.changed = p.traced;
+  for (const auto& [name, value] : options.sets) {
+    RETURN_IF_ERROR(SetLoaderKnob(p.changed, name, value));
+    if (!batch_known && (name == "batch_size" || name == "dataloader.batch_size")) {
+      return engine::InvalidArgument(
+          "the trace does not show the batch size (no tensor copied to the device with its "
+          "shape recorded: profile with record_shapes=True), so a change of it cannot be "
+          "scaled: give the traced one with --given batch_size=N");
+    }
+  }
+
+  // The measured figures: the trace's steady steps.
+  const double step = job.step_ns;
+  p.measured.steps_per_s = step > 0 ? 1e9 / step : 0;
+  p.measured.samples_per_s = p.measured.steps_per_s * static_cast<double>(p.traced.batch_size);
+  p.measured.input_wait_fraction = step > 0 ? job.input_wait_ns / step : 0;
+  p.measured.device_busy_fraction = step > 0 ? std::min(1.0, job.device_busy_ns / step) : 0;
+
+  // Costs: the cores, the batch's bytes, and first guesses of the two times, then fitted.
+  const unsigned here = std::max(1u, std::thread::hardware_concurrency());
+  costs.cores = options.cores > 0 ? options.cores : static_cast<double>(here);
+  const double b = static_cast<double>(p.traced.batch_size);
+  costs.sample_bytes = loader.batch_bytes > 0 ? loader.batch_bytes / p.traced.batch_size : 0;
+  std::vector<double> waits, loops;
+  for (const auto& s : job.steps) {
+    if (s.spike) continue;
+    waits.push_back(static_cast<double>(s.input_wait_ns));
+    loops.push_back(static_cast<double>(s.duration_ns - s.input_wait_ns));
+  }
+  costs.loop_ns = job.loop_ns();
+  costs.loop_cv = CvOf(loops);
+  const bool workers_waited = p.measured.input_wait_fraction >= kKeptUp;
+  if (!getitem_given) {
+    if (p.traced.num_workers > 0 && !workers_waited) {
+      return engine::InvalidArgument(
+          "the trace's workers kept up (the loop waits " +
+          trace::FormatPercent(p.measured.input_wait_fraction) +
+          " of its steps), so it does not show what a batch costs them: give a sample's "
+          "__getitem__ time with --given getitem=DURATION (e.g. 2ms)");
+    }
+    // The loop waits for each batch: in the loop itself (num_workers 0), or, with W workers
+    // the limit, each batch took a worker W steps.
+    const double batch_ns = p.traced.num_workers == 0
+                                ? job.input_wait_ns
+                                : static_cast<double>(p.traced.num_workers) * step;
+    costs.getitem_ns = batch_ns / b;
+    costs.getitem_cv = CvOf(waits);
+  }
+
+  // Fit: the model at the traced settings reproduces the loop's wait and its own time.
+  for (int round = 0; round < kFitRounds; ++round) {
+    ASSIGN_OR_RETURN(p.reproduced, SimulateJob(p.traced, costs, job.device_busy_ns, options.seed));
+    if (p.reproduced.steps_per_s <= 0) break;
+    const double rep_step = 1e9 / p.reproduced.steps_per_s;
+    const double rep_wait = p.reproduced.input_wait_fraction * rep_step;
+    const double rep_loop = rep_step - rep_wait;
+    const bool wait_fits = getitem_given || job.input_wait_ns <= 0 ||
+                           std::abs(rep_wait - job.input_wait_ns) <= kFitTolerance * step;
+    const bool loop_fits = std::abs(rep_loop - job.loop_ns()) <= kFitTolerance * step;
+    if (wait_fits && loop_fits) break;
+    if (!getitem_given && rep_wait > 0 && job.input_wait_ns > 0)
+      costs.getitem_ns *= job.input_wait_ns / rep_wait;
+    if (rep_loop > 0) costs.loop_ns *= job.loop_ns() / rep_loop;
+  }
+  p.getitem_ns = costs.getitem_ns;
+  p.loop_ns = costs.loop_ns;
+  ASSIGN_OR_RETURN(p.predicted, SimulateJob(p.changed, costs, job.device_busy_ns, options.seed));
+
+  // What the prediction rests on, in the order a reader checks it.
+  notes.push_back(Text("steady steps: %.0f of %.0f (spikes, such as an epoch's start, left out)",
+                       static_cast<double>(job.steady_steps),
+                       static_cast<double>(job.steps.size())));
+  notes.push_back(
+      p.traced.num_workers == 0
+          ? std::string("num_workers 0: the training loop fetches and collates each batch itself "
+                        "(_SingleProcessDataLoaderIter)")
+          : "num_workers " + std::to_string(p.traced.num_workers) + ", as given");
+  notes.push_back(loader.batch_size > 0
+                      ? "batch_size " + std::to_string(loader.batch_size) + ", from " +
+                            loader.batch_size_from
+                      : "batch_size " + std::to_string(p.traced.batch_size) +
+                            (batch_known ? ", as given"
+                                         : ": not in the trace (record_shapes=True shows it); "
+                                           "a batch is modelled as one sample"));
+  notes.push_back(loader.pin_memory ? "pin_memory " + PyBool(*loader.pin_memory) + ", from " +
+                                          loader.pin_memory_from
+                                    : std::string("pin_memory: not in the trace; False assumed"));
+  notes.push_back(
+      Text(getitem_given ? "__getitem__: %.2f ms a sample, as given (collate included)"
+                         : "__getitem__ and collate: %.2f ms a sample (%.1f ms a batch), fitted to "
+                           "the loop's wait in __next__",
+           costs.getitem_ns / 1e6, costs.getitem_ns * b / 1e6) +
+      "; Python holding its process's interpreter lock, the same in a worker as in the loop");
+  notes.push_back(
+      Text("the training loop's own work: %.1f ms a step (the device busy %.1f ms of "
+           "it), CPU on the loop's thread, the same at every setting",
+           costs.loop_ns / 1e6, job.device_busy_ns / 1e6));
+  notes.push_back(
+      Text("cores: %.0f", costs.cores) +
+      (options.cores > 0 ? std::string(", as given")
+                         : std::string(" (this machine's: the trace does not say how many the "
+                                       "traced process had; give --cores)")) +
+      "; workers and the loop share them, and beyond them contend (no other contention: memory "
+      "bandwidth, other processes of the job)");
+  notes.push_back(
+      Text("a worker's start-up: %.0f ms", static_cast<double>(costs.worker_startup_ns) / 1e6) +
+      " (a bare python3 with multiprocessing, measured here; torch's import adds to "
+      "it: give --given worker_startup=...), paid at each epoch's start unless "
+      "persistent_workers, which the steady figures leave out");
+  if (costs.sample_bytes > 0) {
+    notes.push_back(
+        Text("a batch of %.1f MB crosses from a worker, unpickled at %.0f us a MB "
+             "(measured here) by the loop, or by the pin-memory thread",
+             static_cast<double>(costs.sample_bytes) * b / 1e6,
+             static_cast<double>(engine::kDefaultReceiveNsPerMib) / 1e3));
+  }
+  notes.push_back(
+      "the device's work stays the same per step; its copy to the device is not sped up by "
+      "pin_memory in this model");
+  return p;
+}
+
+engine::Result<WhatIfSearch> SearchWhatIf(const trace::LoaderJob& job,
+                                          const WhatIfOptions& options) {
+  WhatIfSearch search;
+  ASSIGN_OR_RETURN(search.best, PredictWhatIf(job, options));
+  WhatIfOptions o = options;
+  const LoaderSettings traced = search.best.traced;
+  auto predict = [&](const LoaderSettings& s) -> engine::Result<WhatIfPrediction> {
+    o.sets = {{"num_workers", std::to_string(s.num_workers)},
+              {"prefetch_factor", std::to_string(s.prefetch_factor)},
+              {"pin_memory", PyBool(s.pin_memory)},
+              {"persistent_workers", PyBool(s.persistent_workers)}};
+    ASSIGN_OR_RETURN(WhatIfPrediction p, PredictWhatIf(job, o));
+    search.tried.emplace_back(s, p.predicted);
+    return p;
+  };
+  // num_workers: the fewest within 2% of the best, up to twice the cores.
+  const double cores = std::max(1.0, o.cores > 0 ? o.cores : std::thread::hardware_concurrency());
+  std::vector<WhatIfPrediction> by_workers;
+  double best_rate = 0;
+  for (int64_t w : {0, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32}) {
+    if (w > 2 * cores && w > 4) break;
+    LoaderSettings s = traced;
+    s.num_workers = w;
+    ASSIGN_OR_RETURN(WhatIfPrediction p, predict(s));
+    best_rate = std::max(best_rate, p.predicted.steps_per_s);
+    by_workers.push_back(std::move(p));
+  }
+  for (auto& p : by_workers) {
+    if (p.predicted.steps_per_s >= 0.98 * best_rate) {
+      search.best = std::move(p);
+      break;
+    }
+  }
+  // Then pin_memory and a deeper prefetch, each kept where it gains 1%.
+  if (search.best.changed.num_workers > 0) {
+    for (int change = 0; change < 2; ++change) {
+      LoaderSettings s = search.best.changed;
+      if (change == 0) s.pin_memory = true;
+      if (change == 1) s.prefetch_factor = std::max<int64_t>(4, s.prefetch_factor * 2);
+      if (s == search.best.changed) continue;
+      ASSIGN_OR_RETURN(WhatIfPrediction p, predict(s));
+      if (p.predicted.steps_per_s >= 1.01 * search.best.predicted.steps_per_s)
+        search.best = std::move(p);
+    }
+  }
+  const WhatIfPrediction& best = search.best;
+  const int64_t workers = best.changed.num_workers;
+  if (best.predicted.device_busy_fraction >= 0.9) {
+    search.limit = "the device is the limit (busy " +
+                   trace::FormatPercent(best.predicted.device_busy_fraction) + " of each step)";
+  } else if (best.predicted.input_wait_fraction < 0.02) {
+    search.limit = Text(
+        "the training loop's own work is the limit (%.1f ms a step, the device "
+        "busy %.0f%% of it)",
+        best.loop_ns / 1e6, 100 * best.predicted.device_busy_fraction);
+  } else {
+    search.limit = "the loop still waits " +
+                   trace::FormatPercent(best.predicted.input_wait_fraction) +
+                   " of each step: the cores are the limit; make __getitem__ and collate cheaper";
+  }
+  const std::string beyond =
+      workers > 0 ? "beyond num_workers=" + std::to_string(workers) + " " : "";
+  if (best.changed == traced) {
+    search.sentence =
+        "Keep DataLoader(" + LoaderArguments(traced) +
+        Text("): no setting is predicted faster than %.2f steps/s; ", best.predicted.steps_per_s) +
+        search.limit + ".";
+  } else {
+    search.sentence = LoaderChanges(traced, best.changed) +
+                      Text(": %.2f → %.2f steps/s predicted (%+.0f%%); ", best.measured.steps_per_s,
+                           best.predicted.steps_per_s,
+                           100 * (best.predicted.steps_per_s / best.measured.steps_per_s - 1)) +
+                      beyond + search.limit + ".";
+  }
+  return search;
+}
+
+}  // namespace pipescope::session
