@@ -134,7 +134,8 @@ int WhatIfCommand(const WhatIfCommandOptions& options, std::ostream& out, std::o
   if (what.sets.empty()) {
     auto search = session::SearchWhatIf(*job, what);
     if (!search.ok()) {
-      err << "pipescope-cli: whatif: " << search.status().message() << "\n";
+      err << "pipescope-cli: whatif: " << options.trace_path << ": " << search.status().message()
+          << "\n";
       return 1;
     }
     p = search->best;
@@ -142,7 +143,8 @@ int WhatIfCommand(const WhatIfCommandOptions& options, std::ostream& out, std::o
   } else {
     auto predicted = session::PredictWhatIf(*job, what);
     if (!predicted.ok()) {
-      err << "pipescope-cli: whatif: " << predicted.status().message() << "\n";
+      err << "pipescope-cli: whatif: " << options.trace_path << ": " << predicted.status().message()
+          << "\n";
       return 1;
     }
     p = *predicted;

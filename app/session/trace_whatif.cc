@@ -117,6 +117,25 @@ engine::Status SetGiven(const std::string& name, const std::string& value, Loade
   return SetLoaderKnob(traced, key, value);
 }
 
+// The spikes of a multi-process loader: the steady figures leave them out, and
+// persistent_workers is what removes them.
+std::string EpochStartNote(const trace::LoaderJob& job) {
+  if (!job.loader.multiprocess) return "";
+  int64_t spikes = 0;
+  double extra_ns = 0;
+  for (const auto& s : job.steps) {
+    if (!s.spike) continue;
+    ++spikes;
+    extra_ns += static_cast<double>(s.input_wait_ns) - job.input_wait_ns;
+  }
+  if (spikes == 0) return "";
+  return Text(
+      " %.0f of the steps waited %.0f ms more than the others for their batch, as an "
+      "epoch's first steps do while its workers start: persistent_workers=True starts "
+      "them once, for the first epoch only.",
+      static_cast<double>(spikes), extra_ns / static_cast<double>(spikes) / 1e6);
+}
+
 }  // namespace
 
 engine::Status SetLoaderKnob(LoaderSettings& s, const std::string& name, const std::string& value) {
@@ -396,6 +415,7 @@ engine::Result<WhatIfSearch> SearchWhatIf(const trace::LoaderJob& job,
                            100 * (best.predicted.steps_per_s / best.measured.steps_per_s - 1)) +
                       beyond + search.limit + ".";
   }
+  search.sentence += EpochStartNote(job);
   return search;
 }
 

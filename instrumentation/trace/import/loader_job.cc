@@ -150,7 +150,14 @@ engine::Result<LoaderJob> ReadLoaderJob(const Model& model) {
         "no DataLoader __next__ spans in the steps: what-if needs the training loop to iterate "
         "a torch.utils.data.DataLoader inside the profiled steps");
   }
-  for (const auto& [start, end] : steps) {
+  // Each step span (their union would join steps that touch).
+  std::vector<Interval> step_spans;
+  for (const Track* track : step_tracks) {
+    for (size_t i = 0; i < track->size(); ++i)
+      step_spans.emplace_back(track->start(i), track->end(i));
+  }
+  std::sort(step_spans.begin(), step_spans.end());
+  for (const auto& [start, end] : step_spans) {
     TracedStep s;
     s.start_ns = start;
     s.duration_ns = end - start;
