@@ -67,7 +67,7 @@ const char* kShortcuts =
     "  Ctrl+O open   Ctrl+Shift+S save trace as   Ctrl+E export   Ctrl+F search   Ctrl+Q quit\n"
     "  F5 start   F6 pause / resume   Shift+F5 stop   Ctrl+Shift+F5 restart\n"
     "  Ctrl+T autotune live (Pipescope)   Ctrl+Shift+T autotune live (tf.data)\n"
-    "  Ctrl+. stop tuning   Ctrl+K compare with autotuned\n\n"
+    "  Ctrl+. stop tuning   Ctrl+K compare with autotuned   Ctrl+I what if (PyTorch trace)\n\n"
     "Lessons and workshops\n"
     "  Ctrl+L lessons dock   Ctrl+Return run and check the lesson's pipeline\n"
     "  Ctrl+Shift+P presenter mode (large, high contrast, for projectors)\n";

@@ -14,6 +14,7 @@
 
 #include "app/session/live_run.h"
 #include "app/session/live_tuning.h"
+#include "app/session/trace_whatif.h"
 #include "instrumentation/trace/analysis.h"
 #include "instrumentation/trace/model.h"
 
@@ -106,6 +107,10 @@ class MainWindow : public QMainWindow {
   // that both sides have the machine. Returns the window (null: cancelled or failed).
   CompareWindow* CompareWith(std::optional<spec::PipelineSpec> other, const QString& other_name);
   CompareWindow* compare_window() const { return compare_window_.get(); }
+  // On a PyTorch profiler trace: predicts the job at other DataLoader settings
+  // (session::PredictWhatIf) and opens Compare with the trace and the prediction. Errors in
+  // a message box (null then).
+  CompareWindow* WhatIf(const session::WhatIfOptions& options);
 
   // Writes the shown trace, with its notes, to `path` (the run is stopped first).
   bool SaveTrace(const QString& path);
@@ -145,6 +150,7 @@ class MainWindow : public QMainWindow {
   void ShowLessonsDock();
   void RefreshTuning();
   void CompareWithSpecDialog();
+  void WhatIfDialog();
   // The configuration Compare and the tuner start from: the live run's, else the spec's.
   std::optional<spec::PipelineSpec> CurrentConfiguration() const;
   void OpenDialog();
@@ -198,6 +204,7 @@ class MainWindow : public QMainWindow {
   QAction* periodic_ = nullptr;
   QAction* compare_tuned_ = nullptr;
   QAction* compare_spec_ = nullptr;
+  QAction* whatif_ = nullptr;
   QLabel* tuning_label_ = nullptr;
   AdvicePanel* advice_ = nullptr;
 

@@ -13,9 +13,11 @@
 #include <future>
 
 #include "app/session/comparison.h"
+#include "app/session/whatif_comparison.h"
 #include "engine/spec/spec_loader.h"
 #include "engine/tuning/pipescope_tuner.h"
 #include "ui/compare/compare_window.h"
+#include "ui/compare/whatif_dialog.h"
 #include "ui/main_window.h"
 #include "ui/panels/pipeline_panel.h"
 #include "ui/timeline/timeline_widget.h"
@@ -63,6 +65,40 @@ void MainWindow::BuildTuneMenu() {
       "Runs your configuration and the autotuned one for the same time, side by side");
   compare_spec_ =
       tune->addAction("Compare with a Saved &Spec...", this, &MainWindow::CompareWithSpecDialog);
+  tune->addSeparator();
+  whatif_ = tune->addAction("&What If... (PyTorch trace)", QKeySequence(Qt::CTRL | Qt::Key_I), this,
+                            &MainWindow::WhatIfDialog);
+  whatif_->setToolTip(
+      "Predicts what this PyTorch job would do with other DataLoader settings, beside the trace");
+}
+
+void MainWindow::WhatIfDialog() {
+  if (!model_) return;
+  auto job = trace::ReadLoaderJob(*model_);
+  if (!job.ok()) {
+    QMessageBox::warning(this, "What If", Text(job.status().message()));
+    return;
+  }
+  ui::WhatIfDialog dialog(*job, this);
+  if (dialog.exec() != QDialog::Accepted) return;
+  WhatIf(dialog.options());
+}
+
+CompareWindow* MainWindow::WhatIf(const session::WhatIfOptions& options) {
+  if (!model_ || run_is_live()) return nullptr;
+  auto job = trace::ReadLoaderJob(*model_);
+  auto prediction = job.ok() ? session::PredictWhatIf(*job, options)
+                             : engine::Result<session::WhatIfPrediction>(job.status());
+  if (!prediction.ok()) {
+    QMessageBox::warning(this, "What If", Text(prediction.status().message()));
+    return nullptr;
+  }
+  compare_window_ = std::make_unique<CompareWindow>(session::WhatIfComparison(model_, *prediction),
+                                                    dark_->isChecked());
+  compare_window_->setWindowTitle("What If: " + title_ + " - Pipescope");
+  compare_window_->show();
+  statusBar()->showMessage(Text(compare_window_->comparison().verdict), 10000);
+  return compare_window_.get();
 }
 
 std::optional<spec::PipelineSpec> MainWindow::CurrentConfiguration() const {

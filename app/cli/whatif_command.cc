@@ -148,12 +148,7 @@ int WhatIfCommand(const WhatIfCommandOptions& options, std::ostream& out, std::o
       return 1;
     }
     p = *predicted;
-    const double gain =
-        p.measured.steps_per_s > 0 ? p.predicted.steps_per_s / p.measured.steps_per_s - 1 : 0;
-    sentence = session::LoaderChanges(p.traced, p.changed) + ": " +
-               Number("%.2f", p.measured.steps_per_s) + " → " +
-               Number("%.2f", p.predicted.steps_per_s) + " steps/s predicted (" +
-               Number("%+.0f%%", 100 * gain) + ").";
+    sentence = session::PredictionSentence(p);
   }
   if (options.json) {
     out << nlohmann::json{{"trace", options.trace_path},

@@ -8,12 +8,17 @@
 // Workshops: `pipescope --lesson NAME` opens the Lessons dock on a lesson (its number or
 // name) and runs its starting pipeline in the simulator; `--presenter` turns presenter mode
 // on (large, high contrast). With --screenshot and no FILE, the lesson's run is shown.
+//
+// What-if: `pipescope --whatif num_workers=4,cores=5 TRACE` opens a PyTorch trace and
+// Compare with the prediction at those DataLoader settings (with --screenshot, the Compare
+// window is what is saved).
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QElapsedTimer>
 #include <QThread>
 #include <cstdio>
 
+#include "ui/compare/compare_window.h"
 #include "ui/frame_bench.h"
 #include "ui/gl_format.h"
 #include "ui/main_window.h"
@@ -46,7 +51,13 @@ int main(int argc, char** argv) {
   QCommandLineOption lesson("lesson", "Open the Lessons dock on lesson NAME (or its number).",
                             "NAME");
   QCommandLineOption presenter("presenter", "Presenter mode: large, high contrast, less chrome.");
-  parser.addOptions({screenshot, after, size, bench, lesson, presenter});
+  QCommandLineOption whatif(
+      "whatif",
+      "On a PyTorch trace FILE: What If at these DataLoader settings, KNOB=VALUE,... "
+      "(num_workers, prefetch_factor, batch_size, pin_memory, persistent_workers; cores=N the "
+      "traced process's cores; given.KNOB=VALUE what the trace does not show).",
+      "SETTINGS");
+  parser.addOptions({screenshot, after, size, bench, lesson, presenter, whatif});
   parser.process(app);
 
   pipescope::ui::MainWindow window;
@@ -58,6 +69,27 @@ int main(int argc, char** argv) {
     return 2;
   }
   const QStringList files = parser.positionalArguments();
+  pipescope::session::WhatIfOptions whatif_options;
+  for (const QString& item : parser.value(whatif).split(',', Qt::SkipEmptyParts)) {
+    const qsizetype eq = item.indexOf('=');
+    const QString key = item.left(eq).trimmed(), value = item.mid(eq + 1).trimmed();
+    if (eq <= 0 || value.isEmpty()) {
+      std::fprintf(stderr, "pipescope: --whatif expects KNOB=VALUE,..., got '%s'\n",
+                   qPrintable(item));
+      return 2;
+    }
+    if (key == "cores") {
+      whatif_options.cores = value.toDouble();
+    } else if (key.startsWith("given.")) {
+      whatif_options.given.emplace_back(key.mid(6).toStdString(), value.toStdString());
+    } else {
+      whatif_options.sets.emplace_back(key.toStdString(), value.toStdString());
+    }
+  }
+  // Opens What If on the shown trace; the Compare window, or null after an error.
+  auto open_whatif = [&]() -> QWidget* {
+    return parser.isSet(whatif) ? static_cast<QWidget*>(window.WhatIf(whatif_options)) : nullptr;
+  };
 
   if (parser.isSet(bench)) {
     const int frames = parser.value(bench).toInt();
@@ -107,13 +139,20 @@ int main(int argc, char** argv) {
       QApplication::processEvents(QEventLoop::AllEvents, 50);
       QThread::msleep(10);
     }
+    QWidget* shown = &window;
+    if (parser.isSet(whatif)) {
+      shown = open_whatif();
+      if (!shown) return 1;
+      shown->resize(w, h);
+    }
     // Let a few frames render before grabbing, so the timeline is drawn.
     for (int i = 0; i < 10; ++i) {
       window.timeline()->update();
+      shown->update();
       QApplication::processEvents();
       QThread::msleep(20);
     }
-    if (!window.grab().save(parser.value(screenshot))) {
+    if (!shown->grab().save(parser.value(screenshot))) {
       std::fprintf(stderr, "pipescope: cannot write %s\n", qPrintable(parser.value(screenshot)));
       return 1;
     }
@@ -122,6 +161,6 @@ int main(int argc, char** argv) {
 
   window.show();
   if (parser.isSet(lesson) && !window.OpenLesson(parser.value(lesson))) return 1;
-  if (!files.isEmpty()) window.OpenFile(files.first());
+  if (!files.isEmpty() && window.OpenFile(files.first())) open_whatif();
   return QApplication::exec();
 }

@@ -31,6 +31,10 @@ struct Comparison {
   double noise_band = 0;
   bool tie = false;
   std::string verdict;
+  // b is a prediction (a what-if simulated on a model of a trace), not a measurement: only
+  // the figures the prediction gives are shown, with what it rests on.
+  bool b_predicted = false;
+  std::vector<std::string> notes;  // the prediction's assumptions
 };
 
 // The knobs whose values differ (or that only one side has), by name.

@@ -64,8 +64,11 @@ spec::PipelineSpec SpecOf(const LoaderSettings& s, const JobCosts& c) {
   return p;
 }
 
+// The job at settings `s` for `steps` steps; `keep` (optional) receives its trace.
 engine::Result<WhatIfFigures> SimulateJob(const LoaderSettings& s, const JobCosts& c,
-                                          double device_busy_ns, uint64_t seed) {
+                                          double device_busy_ns, uint64_t seed,
+                                          int64_t steps = kSimulatedSteps,
+                                          std::shared_ptr<trace::Model>* keep = nullptr) {
   const spec::PipelineSpec spec = SpecOf(s, c);
   ASSIGN_OR_RETURN(sim::CostModel model, sim::DefaultCostModel(spec, c.cores));
   model.origin = "what-if";
@@ -75,14 +78,22 @@ engine::Result<WhatIfFigures> SimulateJob(const LoaderSettings& s, const JobCost
   loader.cpu = sim::Dist{};
   loader.cpu_per_row = sim::Dist{c.getitem_ns, c.getitem_cv};
   loader.out_bytes = std::max<int64_t>(c.sample_bytes, 1);
-  trace::Model trace;
+  auto trace = std::make_shared<trace::Model>();
+  trace::RunInfo& info = trace->run_info();
+  info.pipeline_name = "what-if: DataLoader(" + LoaderArguments(s) + ")";
+  info.device = "simulated";
+  info.simulated = true;
+  info.cost_model = model.origin;
+  info.machine.cpu_cores = info.machine.cpu_budget = static_cast<int>(std::lround(c.cores));
   sim::SimulationOptions options;
   options.duration_s = 0;
-  options.max_steps = kSimulatedSteps;
+  options.max_steps = steps;
   options.seed = seed;
-  options.sinks = {&trace};
+  options.sinks = {trace.get()};
   ASSIGN_OR_RETURN(sim::SimulationResult result, sim::Simulate(spec, model, options));
-  const trace::RangeAnalysis a = trace::AnalyzeSteady(trace);
+  trace->Finish();
+  const trace::RangeAnalysis a = trace::AnalyzeSteady(*trace);
+  if (keep) *keep = trace;
   WhatIfFigures f;
   f.steps_per_s = a.steps_per_s;
   f.samples_per_s = a.steps_per_s * static_cast<double>(s.batch_size);
@@ -286,6 +297,9 @@ engine::Result<WhatIfPrediction> PredictWhatIf(const trace::LoaderJob& job,
   p.getitem_ns = costs.getitem_ns;
   p.loop_ns = costs.loop_ns;
   ASSIGN_OR_RETURN(p.predicted, SimulateJob(p.changed, costs, job.device_busy_ns, options.seed));
+  RETURN_IF_ERROR(SimulateJob(p.changed, costs, job.device_busy_ns, options.seed,
+                              static_cast<int64_t>(job.steps.size()) + 1, &p.predicted_trace)
+                      .status());
 
   // What the prediction rests on, in the order a reader checks it.
   notes.push_back(Text("steady steps: %.0f of %.0f (spikes, such as an epoch's start, left out)",
@@ -339,6 +353,14 @@ engine::Result<WhatIfPrediction> PredictWhatIf(const trace::LoaderJob& job,
       "the device's work stays the same per step; its copy to the device is not sped up by "
       "pin_memory in this model");
   return p;
+}
+
+std::string PredictionSentence(const WhatIfPrediction& p) {
+  const double gain =
+      p.measured.steps_per_s > 0 ? p.predicted.steps_per_s / p.measured.steps_per_s - 1 : 0;
+  return LoaderChanges(p.traced, p.changed) + Text(": %.2f → %.2f steps/s predicted (%+.0f%%).",
+                                                   p.measured.steps_per_s, p.predicted.steps_per_s,
+                                                   100 * gain);
 }
 
 engine::Result<WhatIfSearch> SearchWhatIf(const trace::LoaderJob& job,

@@ -56,12 +56,15 @@ class Consumer {
         end_of_data_ = true;
         break;
       }
+      // The step's span starts with its host part, as a profiler's step does.
+      const int64_t host_start = std::max(s.now(), device_free_at_);
       if (!ctx_.model->step_host.zero())
         co_await s.Compute(thread, ctx_.model->step_host.Sample(host_rng_));
       const int64_t start = std::max(s.now(), device_free_at_);
       device_free_at_ = start + ctx_.model->step.Sample(step_rng_);
       busy_ns_ += device_free_at_ - start;
-      ctx_.trace->Span(EventKind::kStep, record::kDeviceOp, thread, start, device_free_at_, e.id, 0,
+      ctx_.trace->Span(EventKind::kStep, record::kDeviceOp, thread,
+                       ctx_.model->step_host.zero() ? start : host_start, device_free_at_, e.id, 0,
                        record::kFlagTimesInNs);
       queued_.push_back(device_free_at_);
       ++steps_;

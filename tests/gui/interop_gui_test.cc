@@ -2,11 +2,14 @@
 // as Perfetto; a PyTorch profiler trace opens with its framework's verdict.
 #include <gtest/gtest.h>
 
+#include <QLabel>
+#include <QTableWidget>
 #include <QTest>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "gui_test_support.h"
+#include "ui/compare/compare_window.h"
 #include "ui/main_window.h"
 #include "ui/panels/statistics_panel.h"
 #include "ui/timeline/timeline_widget.h"
@@ -46,6 +49,48 @@ TEST(InteropGuiTest, APyTorchProfilerTraceOpensWithItsVerdict) {
   window.timeline()->ZoomToFit();
   DrawFrames(window);
   window.grab().save("imported_pytorch.png");
+}
+
+// What If on a PyTorch trace recorded by others at num_workers 0 (tests/trace/data/real):
+// Compare opens with the trace above and the prediction below, the settings that differ,
+// and what the prediction assumes; a trace recorded here has no What If.
+TEST(InteropGuiTest, WhatIfOnAPyTorchTraceComparesTheTraceWithItsPrediction) {
+  MainWindow window;
+  ASSERT_TRUE(ShowWindow(window));
+  ASSERT_TRUE(window.OpenFile(PIPESCOPE_TEST_DATA
+                              "/real/kineto_resnet50_w0_1623143089861.pt.trace.json.gz"));
+  session::WhatIfOptions options;
+  options.sets = {{"num_workers", "4"}};
+  options.cores = 4;
+  CompareWindow* compare = window.WhatIf(options);
+  ASSERT_NE(compare, nullptr);
+  EXPECT_TRUE(compare->verdict_text().startsWith("num_workers 0 → 4: 5.72 → "))
+      << compare->verdict_text().toStdString();
+  QTableWidget* figures = compare->figures();
+  ASSERT_GE(figures->rowCount(), 3);
+  EXPECT_EQ(figures->item(0, 0)->text(), "steps/s");
+  EXPECT_EQ(figures->horizontalHeaderItem(1)->text(), "traced");
+  EXPECT_EQ(figures->horizontalHeaderItem(2)->text(), "predicted");
+  EXPECT_GT(figures->item(0, 2)->text().toDouble(), 1.3 * figures->item(0, 1)->text().toDouble())
+      << "workers take the loading off the loop";
+  for (int row = 0; row < figures->rowCount(); ++row)
+    EXPECT_NE(figures->item(row, 0)->text(), "CPU cores busy") << "not a figure a prediction has";
+  QTableWidget* knobs = compare->knob_differences();
+  ASSERT_GE(knobs->rowCount(), 1);
+  EXPECT_EQ(knobs->item(0, 0)->text(), "DataLoader.num_workers");
+  ASSERT_NE(compare->notes(), nullptr);
+  EXPECT_TRUE(compare->notes()->text().contains("batch_size 32")) << "the assumptions are listed";
+  ASSERT_NE(compare->timeline(0)->model(), nullptr);
+  ASSERT_NE(compare->timeline(1)->model(), nullptr);
+  EXPECT_TRUE(compare->timeline(1)->model()->run_info().simulated);
+  EXPECT_EQ(compare->timeline(0)->model()->run_info().imported_from, "pytorch");
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(compare));
+  compare->grab().save("whatif.png");
+
+  // A spec's own trace: What If is for profiler traces (a message, no window).
+  window.ShowModel(RecordPipeline("input_bound_demo", 0.3), "demo");
+  CloseMessageBoxesSoon();
+  EXPECT_EQ(window.WhatIf(options), nullptr);
 }
 
 // A real PyTorch trace (tests/trace/data/real): its spans by name in Statistics, found by

@@ -3,9 +3,11 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QScrollArea>
 #include <QSplitter>
 #include <QTableWidget>
 #include <QVBoxLayout>
+#include <vector>
 
 #include "ui/timeline/timeline_widget.h"
 
@@ -20,6 +22,7 @@ struct Figure {
   double (*value)(const session::SpecMeasurement&);
   const char* format;
   bool higher_is_better;
+  bool predicted = true;  // a what-if's prediction gives it
 };
 
 const Figure kFigures[] = {
@@ -35,10 +38,10 @@ const Figure kFigures[] = {
      [](const session::SpecMeasurement& m) { return static_cast<double>(m.worker_threads); },
      "%.0f", false},
     {"CPU cores busy", [](const session::SpecMeasurement& m) { return m.cpu_cores_busy; }, "%.2f",
-     false},
+     false, false},
     {"buffer memory (KiB)",
      [](const session::SpecMeasurement& m) { return static_cast<double>(m.buffer_bytes) / 1024; },
-     "%.0f", false},
+     "%.0f", false, false},
 };
 
 QTableWidgetItem* Cell(const QString& text) {
@@ -85,12 +88,34 @@ CompareWindow::CompareWindow(session::Comparison comparison, bool dark, QWidget*
     t->verticalHeader()->setVisible(false);
     t->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
     t->setMaximumHeight(190);
+    t->setMinimumHeight(t->verticalHeader()->defaultSectionSize() * 5);  // header and 4 rows
   }
   FillFigures();
   FillKnobs();
-  tables->addWidget(Labelled("Figures (steady state; the better one in green)", figures_, this), 3);
+  tables->addWidget(Labelled(comparison_.b_predicted
+                                 ? "Figures (steady steps; " + b + " is simulated, not measured)"
+                                 : QString("Figures (steady state; the better one in green)"),
+                             figures_, this),
+                    3);
   tables->addWidget(Labelled("Knobs that differ", knobs_, this), 2);
   column->addLayout(tables);
+  if (!comparison_.notes.empty()) {
+    QString text = "<b>" + QString(comparison_.b_predicted ? "The prediction assumes" : "Notes") +
+                   "</b><ul style='margin: 0'>";
+    for (const auto& n : comparison_.notes)
+      text += "<li>" + QString::fromStdString(n).toHtmlEscaped() + "</li>";
+    notes_ = new QLabel(text + "</ul>", this);
+    notes_->setObjectName("compare_notes");
+    notes_->setWordWrap(true);
+    notes_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    // Scrolled, so that the figures and the timelines keep their room.
+    auto* scroll = new QScrollArea(this);
+    scroll->setWidget(notes_);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setMaximumHeight(notes_->fontMetrics().lineSpacing() * 7);
+    column->addWidget(scroll);
+  }
 
   auto* split = new QSplitter(Qt::Vertical, this);
   top_ = new TimelineWidget(split);
@@ -122,9 +147,14 @@ void CompareWindow::FillFigures() {
   figures_->setColumnCount(3);
   figures_->setHorizontalHeaderLabels(
       {"", QString::fromStdString(comparison_.name_a), QString::fromStdString(comparison_.name_b)});
-  figures_->setRowCount(static_cast<int>(std::size(kFigures)));
-  int row = 0;
+  std::vector<const Figure*> shown;
   for (const Figure& f : kFigures) {
+    if (f.predicted || !comparison_.b_predicted) shown.push_back(&f);
+  }
+  figures_->setRowCount(static_cast<int>(shown.size()));
+  int row = 0;
+  for (const Figure* figure : shown) {
+    const Figure& f = *figure;
     const double va = f.value(comparison_.a), vb = f.value(comparison_.b);
     figures_->setItem(row, 0, Cell(f.name));
     const double values[2] = {va, vb};

@@ -25,6 +25,7 @@ class CompareWindow : public QWidget {
   TimelineWidget* timeline(int side) const { return side == 0 ? top_ : bottom_; }
   QTableWidget* figures() const { return figures_; }
   QTableWidget* knob_differences() const { return knobs_; }
+  QLabel* notes() const { return notes_; }  // null without notes
 
  private:
   void FillFigures();
@@ -34,6 +35,7 @@ class CompareWindow : public QWidget {
   QLabel* verdict_;
   QTableWidget* figures_;
   QTableWidget* knobs_;
+  QLabel* notes_ = nullptr;
   TimelineWidget* top_;
   TimelineWidget* bottom_;
 };
