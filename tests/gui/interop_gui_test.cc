@@ -3,13 +3,16 @@
 #include <gtest/gtest.h>
 
 #include <QLabel>
+#include <QSpinBox>
 #include <QTableWidget>
 #include <QTest>
+#include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "gui_test_support.h"
 #include "ui/compare/compare_window.h"
+#include "ui/compare/whatif_dialog.h"
 #include "ui/main_window.h"
 #include "ui/panels/statistics_panel.h"
 #include "ui/timeline/timeline_widget.h"
@@ -86,6 +89,25 @@ TEST(InteropGuiTest, WhatIfOnAPyTorchTraceComparesTheTraceWithItsPrediction) {
   EXPECT_EQ(compare->timeline(0)->model()->run_info().imported_from, "pytorch");
   ASSERT_TRUE(QTest::qWaitForWindowExposed(compare));
   compare->grab().save("whatif.png");
+
+  // The dialog starts from the traced settings and hands over what it holds.
+  auto job = trace::ReadLoaderJob(*compare->timeline(0)->model());
+  ASSERT_TRUE(job.ok());
+  WhatIfDialog dialog(*job, &window);
+  dialog.findChild<QSpinBox*>("whatif_num_workers")->setValue(2);
+  const session::WhatIfOptions chosen = dialog.options();
+  EXPECT_TRUE(std::find(chosen.sets.begin(), chosen.sets.end(),
+                        std::pair<std::string, std::string>{"num_workers", "2"}) !=
+              chosen.sets.end());
+  EXPECT_TRUE(std::find(chosen.sets.begin(), chosen.sets.end(),
+                        std::pair<std::string, std::string>{"batch_size", "32"}) !=
+              chosen.sets.end())
+      << "the traced batch size, read from the trace";
+  EXPECT_TRUE(chosen.given.empty()) << "a single-process trace needs nothing given";
+  dialog.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&dialog));
+  dialog.grab().save("whatif_dialog.png");
+  dialog.reject();
 
   // A spec's own trace: What If is for profiler traces (a message, no window).
   window.ShowModel(RecordPipeline("input_bound_demo", 0.3), "demo");
