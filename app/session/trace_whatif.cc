@@ -8,6 +8,7 @@
 #include "engine/core/duration.h"
 #include "engine/runtime/dataloader_rules.h"
 #include "engine/sim/simulator.h"
+#include "engine/spec/spec_loader.h"
 #include "instrumentation/trace/analysis.h"
 #include "instrumentation/trace/verdict.h"
 
@@ -35,6 +36,7 @@ struct JobCosts {
   double getitem_cv = 0;
   double loop_ns = 0;  // the training loop's own time per step
   double loop_cv = 0;
+  double loop_cpu_share = 1;  // of it, CPU on the loop's thread; the rest the device's step
   int64_t sample_bytes = 0;
   int64_t worker_startup_ns = engine::kDefaultWorkerStartupNs;
   double cores = 2;
@@ -72,8 +74,8 @@ engine::Result<WhatIfFigures> SimulateJob(const LoaderSettings& s, const JobCost
   const spec::PipelineSpec spec = SpecOf(s, c);
   ASSIGN_OR_RETURN(sim::CostModel model, sim::DefaultCostModel(spec, c.cores));
   model.origin = "what-if";
-  model.step = sim::Dist{};
-  model.step_host = sim::Dist{c.loop_ns, c.loop_cv};
+  model.step = sim::Dist{c.loop_ns * (1 - c.loop_cpu_share), c.loop_cv};
+  model.step_host = sim::Dist{c.loop_ns * c.loop_cpu_share, c.loop_cv};
   sim::OpCost& loader = model.ops["dataloader"];
   loader.cpu = sim::Dist{};
   loader.cpu_per_row = sim::Dist{c.getitem_ns, c.getitem_cv};
@@ -130,8 +132,8 @@ engine::Status SetGiven(const std::string& name, const std::string& value, Loade
 
 // The spikes of a multi-process loader: the steady figures leave them out, and
 // persistent_workers is what removes them.
-std::string EpochStartNote(const trace::LoaderJob& job) {
-  if (!job.loader.multiprocess) return "";
+std::string EpochStartNote(const trace::LoaderJob& job, bool workers) {
+  if (!workers) return "";
   int64_t spikes = 0;
   double extra_ns = 0;
   for (const auto& s : job.steps) {
@@ -145,6 +147,29 @@ std::string EpochStartNote(const trace::LoaderJob& job) {
       "epoch's first steps do while its workers start: persistent_workers=True starts "
       "them once, for the first epoch only.",
       static_cast<double>(spikes), extra_ns / static_cast<double>(spikes) / 1e6);
+}
+
+// A recording's settings and costs from its spec's DataLoader.
+engine::Status SettingsOfRecording(const trace::LoaderJob& job, LoaderSettings& s, JobCosts& c) {
+  ASSIGN_OR_RETURN(spec::PipelineSpec spec, engine::ParseSpecText(job.spec_text, "the run's spec"));
+  for (const auto& op : spec.ops()) {
+    if (!op.has_dataloader()) continue;
+    const spec::DataLoaderOp& d = op.dataloader();
+    s.num_workers = d.num_workers();
+    s.batch_size = std::max<int64_t>(d.batch_size(), 1);
+    s.prefetch_factor = d.has_prefetch_factor() ? d.prefetch_factor() : s.prefetch_factor;
+    s.pin_memory = d.pin_memory();
+    s.persistent_workers = d.persistent_workers();
+    if (!d.worker_startup().empty()) {
+      ASSIGN_OR_RETURN(c.worker_startup_ns, engine::ParseDurationNs(d.worker_startup()));
+    }
+    // What a batch's row weighs, as the simulator's defaults make it.
+    ASSIGN_OR_RETURN(sim::CostModel model, sim::DefaultCostModel(spec, 1));
+    c.sample_bytes = model.Of(op.name()).out_bytes;
+    return engine::Status::Ok();
+  }
+  return engine::InvalidArgument(
+      "the recorded run's spec has no DataLoader: what-if changes a DataLoader's settings");
 }
 
 }  // namespace
@@ -216,6 +241,12 @@ engine::Result<WhatIfPrediction> PredictWhatIf(const trace::LoaderJob& job,
   p.traced.num_workers = loader.multiprocess ? -1 : 0;
   p.traced.batch_size = loader.batch_size > 0 ? loader.batch_size : 1;
   p.traced.pin_memory = loader.pin_memory.value_or(false);
+  costs.loop_cpu_share = job.loop_cpu_share;
+  bool batch_from_spec = false;
+  if (job.recorded_here) {
+    RETURN_IF_ERROR(SettingsOfRecording(job, p.traced, costs));
+    batch_from_spec = true;
+  }
   bool getitem_given = false;
   for (const auto& [name, value] : options.given)
     RETURN_IF_ERROR(SetGiven(name, value, p.traced, costs, getitem_given));
@@ -225,7 +256,7 @@ engine::Result<WhatIfPrediction> PredictWhatIf(const trace::LoaderJob& job,
         "profiler trace does not show how many: give it with --given num_workers=N");
   }
   const bool batch_known =
-      loader.batch_size > 0 ||
+      batch_from_spec || loader.batch_size > 0 ||
       std::any_of(options.given.begin(), options.given.end(), [](const auto& g) {
         return g.first == "batch_size" || g.first == "dataloader.batch_size";
       });
@@ -252,7 +283,8 @@ engine::Result<WhatIfPrediction> PredictWhatIf(const trace::LoaderJob& job,
   const unsigned here = std::max(1u, std::thread::hardware_concurrency());
   costs.cores = options.cores > 0 ? options.cores : static_cast<double>(here);
   const double b = static_cast<double>(p.traced.batch_size);
-  costs.sample_bytes = loader.batch_bytes > 0 ? loader.batch_bytes / p.traced.batch_size : 0;
+  if (!job.recorded_here)
+    costs.sample_bytes = loader.batch_bytes > 0 ? loader.batch_bytes / p.traced.batch_size : 0;
   std::vector<double> waits, loops;
   for (const auto& s : job.steps) {
     if (s.spike) continue;
@@ -305,21 +337,26 @@ engine::Result<WhatIfPrediction> PredictWhatIf(const trace::LoaderJob& job,
   notes.push_back(Text("steady steps: %.0f of %.0f (spikes, such as an epoch's start, left out)",
                        static_cast<double>(job.steady_steps),
                        static_cast<double>(job.steps.size())));
-  notes.push_back(
-      p.traced.num_workers == 0
-          ? std::string("num_workers 0: the training loop fetches and collates each batch itself "
-                        "(_SingleProcessDataLoaderIter)")
-          : "num_workers " + std::to_string(p.traced.num_workers) + ", as given");
-  notes.push_back(loader.batch_size > 0
-                      ? "batch_size " + std::to_string(loader.batch_size) + ", from " +
-                            loader.batch_size_from
-                      : "batch_size " + std::to_string(p.traced.batch_size) +
-                            (batch_known ? ", as given"
-                                         : ": not in the trace (record_shapes=True shows it); "
-                                           "a batch is modelled as one sample"));
-  notes.push_back(loader.pin_memory ? "pin_memory " + PyBool(*loader.pin_memory) + ", from " +
-                                          loader.pin_memory_from
-                                    : std::string("pin_memory: not in the trace; False assumed"));
+  if (job.recorded_here) {
+    notes.push_back("DataLoader(" + LoaderArguments(p.traced) +
+                    "), from the recorded run's spec; the loop's own time is the device's step");
+  } else {
+    notes.push_back(
+        p.traced.num_workers == 0
+            ? std::string("num_workers 0: the training loop fetches and collates each batch "
+                          "itself (_SingleProcessDataLoaderIter)")
+            : "num_workers " + std::to_string(p.traced.num_workers) + ", as given");
+    notes.push_back(loader.batch_size > 0
+                        ? "batch_size " + std::to_string(loader.batch_size) + ", from " +
+                              loader.batch_size_from
+                        : "batch_size " + std::to_string(p.traced.batch_size) +
+                              (batch_known ? ", as given"
+                                           : ": not in the trace (record_shapes=True shows it); "
+                                             "a batch is modelled as one sample"));
+    notes.push_back(loader.pin_memory ? "pin_memory " + PyBool(*loader.pin_memory) + ", from " +
+                                            loader.pin_memory_from
+                                      : std::string("pin_memory: not in the trace; False assumed"));
+  }
   notes.push_back(
       Text(getitem_given ? "__getitem__: %.2f ms a sample, as given (collate included)"
                          : "__getitem__ and collate: %.2f ms a sample (%.1f ms a batch), fitted to "
@@ -328,8 +365,8 @@ engine::Result<WhatIfPrediction> PredictWhatIf(const trace::LoaderJob& job,
       "; Python holding its process's interpreter lock, the same in a worker as in the loop");
   notes.push_back(
       Text("the training loop's own work: %.1f ms a step (the device busy %.1f ms of "
-           "it), CPU on the loop's thread, the same at every setting",
-           costs.loop_ns / 1e6, job.device_busy_ns / 1e6));
+           "it), %.0f%% of it CPU on the loop's thread, the same at every setting",
+           costs.loop_ns / 1e6, job.device_busy_ns / 1e6, 100 * costs.loop_cpu_share));
   notes.push_back(
       Text("cores: %.0f", costs.cores) +
       (options.cores > 0 ? std::string(", as given")
@@ -437,7 +474,7 @@ engine::Result<WhatIfSearch> SearchWhatIf(const trace::LoaderJob& job,
                            100 * (best.predicted.steps_per_s / best.measured.steps_per_s - 1)) +
                       beyond + search.limit + ".";
   }
-  search.sentence += EpochStartNote(job);
+  search.sentence += EpochStartNote(job, traced.num_workers > 0);
   return search;
 }
 

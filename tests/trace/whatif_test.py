@@ -15,7 +15,7 @@ Then the behaviour of a prediction, not its numbers: the model at the traced set
 reproduces the trace, workers remove the single-process loop's wait, and what the trace
 cannot show is asked for.
 
-usage: whatif_test.py PIPESCOPE_CLI W0_TRACE W4_TRACE
+usage: whatif_test.py PIPESCOPE_CLI W0_TRACE W4_TRACE [DATALOADER_SPEC]
 """
 import gzip
 import json
@@ -99,6 +99,7 @@ def close(a, b, rel):
 
 def main():
     cli, w0, w4 = sys.argv[1:4]
+    spec = sys.argv[4] if len(sys.argv) > 4 else None
     want = expected(w0)
 
     rc, out, err = whatif(cli, w0, "--set", "num_workers=4", "--cores", "8", "--json")
@@ -200,6 +201,27 @@ def main():
         check("1 of the steps waited 600 ms more" in e["advice"][0]["text"]
               and "persistent_workers=True" in e["advice"][0]["text"], e["advice"][0]["text"])
         check(any("steady steps: 5 of 6" in a for a in e["assumptions"]), "5 steady steps of 6")
+
+    # A run recorded here (simulated: deterministic) reads its settings from its spec, and
+    # its loop's time is the device's step, not CPU: one core still gains from a worker.
+    if spec:
+        with tempfile.TemporaryDirectory() as tmp:
+            run = os.path.join(tmp, "w0.pstrace")
+            r = subprocess.run([cli, "simulate", spec, "--set", "loader.num_workers=0",
+                                "--duration", "4", "--trace", run], capture_output=True, text=True)
+            check(r.returncode == 0, f"simulate {spec}: {r.stderr.strip()}")
+            rc, out, err = whatif(cli, run, "--set", "num_workers=2", "--cores", "2", "--json")
+            check(rc == 0, f"whatif on a recording: {err.strip()}")
+            if rc == 0:
+                own = json.loads(out)
+                check(own["traced_settings"]["num_workers"] == 0 and
+                      own["traced_settings"]["batch_size"] == 16, "settings from the run's spec")
+                check(close(own["reproduced"]["steps_per_s"], own["measured"]["steps_per_s"], 0.03),
+                      "the model reproduces the recording")
+                check(own["predicted"]["steps_per_s"] > 1.5 * own["measured"]["steps_per_s"],
+                      "2 workers on 2 cores load about twice as fast")
+                check(any(" it), 0% of it CPU" in a for a in own["assumptions"]),
+                      "the engine's loop waits for its device")
 
     rc, _, err = whatif(cli, w0, "--set", "num_wokers=4")
     check(rc == 1 and "unknown setting 'num_wokers'" in err, f"a misspelt knob is named: {err.strip()}")

@@ -112,6 +112,64 @@ void ReadBatch(const Model& model, uint32_t loop_thread, const std::vector<Inter
   }
 }
 
+// The steady figures and spikes of `job.steps`.
+void Summarize(LoaderJob& job) {
+  std::vector<double> step_times, wait_times;
+  for (const auto& s : job.steps) {
+    step_times.push_back(static_cast<double>(s.duration_ns));
+    wait_times.push_back(static_cast<double>(s.input_wait_ns));
+  }
+  if (job.steps.size() >= 3) {
+    const double usual_wait = Median(wait_times), usual_step = Median(step_times);
+    for (auto& s : job.steps) {
+      const double w = static_cast<double>(s.input_wait_ns);
+      s.spike = w > kSpikeRatio * usual_wait && w - usual_wait > 0.1 * usual_step;
+    }
+  }
+  for (const auto& s : job.steps) {
+    if (s.spike) continue;
+    ++job.steady_steps;
+    job.step_ns += static_cast<double>(s.duration_ns);
+    job.input_wait_ns += static_cast<double>(s.input_wait_ns);
+    job.device_busy_ns += static_cast<double>(s.device_busy_ns);
+  }
+  const double n = static_cast<double>(std::max<int64_t>(job.steady_steps, 1));
+  job.step_ns /= n;
+  job.input_wait_ns /= n;
+  job.device_busy_ns /= n;
+}
+
+engine::Result<LoaderJob> ReadRecordedJob(const Model& model) {
+  LoaderJob job;
+  job.recorded_here = true;
+  job.loop_cpu_share = 0;
+  job.spec_text = model.run_info().spec_text;
+  std::vector<Interval> step_spans;
+  for (const Track* track : TracksOfKinds(model, {EventKind::kStep}, record::kDeviceOp)) {
+    for (size_t i = 0; i < track->size(); ++i)
+      step_spans.emplace_back(track->start(i), track->end(i));
+  }
+  std::sort(step_spans.begin(), step_spans.end());
+  if (step_spans.size() < 2) {
+    return engine::InvalidArgument(
+        "fewer than two training steps in this recording: what-if needs a run of a spec with "
+        "a DataLoader, recorded with its steps");
+  }
+  const auto wait_tracks = TracksOfKinds(model, {EventKind::kInputWait}, record::kConsumerOp);
+  const auto device_tracks = DeviceWorkTracks(model);
+  for (size_t i = 1; i < step_spans.size(); ++i) {
+    TracedStep s;
+    s.start_ns = step_spans[i - 1].second;
+    s.duration_ns = step_spans[i].second - s.start_ns;
+    s.input_wait_ns = Total(Union(wait_tracks, s.start_ns, step_spans[i].second));
+    const int64_t device = Total(Union(device_tracks, s.start_ns, step_spans[i].second));
+    s.device_busy_ns = device > 0 ? device : step_spans[i].second - step_spans[i].first;
+    if (s.duration_ns > 0) job.steps.push_back(s);
+  }
+  Summarize(job);
+  return job;
+}
+
 }  // namespace
 
 std::optional<bool> DataLoaderRunsWorkers(const Model& model) {
@@ -127,12 +185,12 @@ std::optional<bool> DataLoaderRunsWorkers(const Model& model) {
 
 engine::Result<LoaderJob> ReadLoaderJob(const Model& model) {
   const std::string& framework = model.run_info().imported_from;
+  if (framework.empty()) return ReadRecordedJob(model);
   if (framework != "pytorch") {
     return engine::InvalidArgument(
         "what-if reads PyTorch profiler traces (torch.profiler's JSON, with ProfilerStep#N "
-        "spans); this trace is " +
-        (framework.empty() ? std::string("Pipescope's own (use compare or autotune on its spec)")
-                           : "from " + framework));
+        "spans) and Pipescope's own recordings; this trace is from " +
+        framework);
   }
   LoaderJob job;
   const auto step_tracks = TracksOfKinds(model, {EventKind::kStep}, record::kDeviceOp);
@@ -166,30 +224,7 @@ engine::Result<LoaderJob> ReadLoaderJob(const Model& model) {
     job.steps.push_back(s);
   }
 
-  // Spikes: only with enough steps to tell the usual wait.
-  std::vector<double> step_times, wait_times;
-  for (const auto& s : job.steps) {
-    step_times.push_back(static_cast<double>(s.duration_ns));
-    wait_times.push_back(static_cast<double>(s.input_wait_ns));
-  }
-  if (job.steps.size() >= 3) {
-    const double usual_wait = Median(wait_times), usual_step = Median(step_times);
-    for (auto& s : job.steps) {
-      const double w = static_cast<double>(s.input_wait_ns);
-      s.spike = w > kSpikeRatio * usual_wait && w - usual_wait > 0.1 * usual_step;
-    }
-  }
-  for (const auto& s : job.steps) {
-    if (s.spike) continue;
-    ++job.steady_steps;
-    job.step_ns += static_cast<double>(s.duration_ns);
-    job.input_wait_ns += static_cast<double>(s.input_wait_ns);
-    job.device_busy_ns += static_cast<double>(s.device_busy_ns);
-  }
-  const double n = static_cast<double>(std::max<int64_t>(job.steady_steps, 1));
-  job.step_ns /= n;
-  job.input_wait_ns /= n;
-  job.device_busy_ns /= n;
+  Summarize(job);  // spikes only with enough steps to tell the usual wait
 
   // The loader: the iterator's class names it; its thread is the training loop's.
   uint32_t loop_thread = 0;

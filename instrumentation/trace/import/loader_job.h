@@ -11,6 +11,12 @@
 //   "Input Dims"), the batch's bytes (the largest host-to-device copy of a step) and
 //   pin_memory (whether that copy reads pinned or pageable memory).
 // Each setting read says where it came from, so what-if can list it as an assumption.
+//
+// A run recorded here (a spec with a DataLoader, `pipescope-cli run --trace`) is read too,
+// so that what-if can be checked against the engine's own runs: a step is the time from
+// the previous step's end to its own (the first, with the start-up, is left out), its wait
+// the consumer's kInputWait, its device busy the device's step; the settings come from the
+// run's spec, which the session layer reads.
 
 #include <cstdint>
 #include <optional>
@@ -42,6 +48,12 @@ struct TracedLoader {
 struct LoaderJob {
   std::vector<TracedStep> steps;
   TracedLoader loader;
+  bool recorded_here = false;  // Pipescope's own recording, not a profiler's trace
+  // The share of the loop's own time that is CPU on its thread: PyTorch's loop launches
+  // the device's work asynchronously and spends its time on the host (1); the engine's loop
+  // waits for a synchronous device step (0).
+  double loop_cpu_share = 1;
+  std::string spec_text;     // a recording's spec, whose DataLoader gives the settings
   int64_t steady_steps = 0;  // steps that are not spikes
   // Means over the steady steps.
   double step_ns = 0;
