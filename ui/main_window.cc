@@ -255,6 +255,7 @@ void MainWindow::BuildDocks() {
   connect(
       advice_, &AdvicePanel::RunRequested, this,
       [this](const spec::PipelineSpec& spec, const QString& change) { RunAdvised(spec, change); });
+  connect(advice_, &AdvicePanel::WhatIfRequested, this, &MainWindow::WhatIfDialog);
   verdict_layout->addStretch(1);
   // Scrolls when its column is short (beside a lesson's pipeline): nothing is cut off.
   auto* verdict_scroll = new QScrollArea(this);
@@ -518,6 +519,8 @@ void MainWindow::Show(std::shared_ptr<trace::Model> model, std::mutex* lock, con
   // A finished recording or a saved trace; a live run is advised when it ends.
   if (lock == nullptr && model_->run_info().imported_from.empty()) {
     advice_->Start(model_);
+  } else if (model_->run_info().imported_from == "pytorch") {
+    advice_->StartWhatIf(model_);
   } else {
     advice_->Clear();
   }

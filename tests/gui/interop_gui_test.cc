@@ -2,6 +2,7 @@
 // as Perfetto; a PyTorch profiler trace opens with its framework's verdict.
 #include <gtest/gtest.h>
 
+#include <QElapsedTimer>
 #include <QLabel>
 #include <QSpinBox>
 #include <QTableWidget>
@@ -62,6 +63,14 @@ TEST(InteropGuiTest, WhatIfOnAPyTorchTraceComparesTheTraceWithItsPrediction) {
   ASSERT_TRUE(ShowWindow(window));
   ASSERT_TRUE(window.OpenFile(PIPESCOPE_TEST_DATA
                               "/real/kineto_resnet50_w0_1623143089861.pt.trace.json.gz"));
+  // The Verdict dock's advice: the DataLoader's settings searched, as `report` prints them.
+  QElapsedTimer waited;
+  waited.start();
+  while (window.advising() && waited.elapsed() < 30'000) QTest::qWait(20);
+  EXPECT_TRUE(window.advice_text().contains("num_workers 0 → "))
+      << window.advice_text().toStdString();
+  EXPECT_TRUE(window.advice_text().contains("steps/s predicted"))
+      << window.advice_text().toStdString();
   session::WhatIfOptions options;
   options.sets = {{"num_workers", "4"}};
   options.cores = 4;

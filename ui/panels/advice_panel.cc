@@ -2,10 +2,12 @@
 
 #include <QHBoxLayout>
 #include <QPushButton>
+#include <QThread>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrent>
 
 #include "app/session/advising.h"
+#include "app/session/trace_whatif.h"
 #include "instrumentation/trace/analysis.h"
 
 namespace pipescope::ui {
@@ -23,12 +25,15 @@ AdvicePanel::AdvicePanel(QWidget* parent) : QWidget(parent) {
   layout->addLayout(rows_);
   connect(&watcher_, &QFutureWatcher<engine::Result<engine::AdvisorResult>>::finished, this,
           [this] { Show(watcher_.result()); });
+  connect(&whatif_watcher_, &QFutureWatcher<engine::Result<std::string>>::finished, this,
+          [this] { ShowWhatIf(whatif_watcher_.result()); });
   hide();
 }
 
 AdvicePanel::~AdvicePanel() {
   if (cancel_) cancel_->store(true);
   watcher_.waitForFinished();
+  whatif_watcher_.waitForFinished();
 }
 
 void AdvicePanel::ClearRows() {
@@ -66,6 +71,50 @@ void AdvicePanel::Start(std::shared_ptr<const trace::Model> model) {
     return session::AdviseOnTrace(*model, trace::AnalyzeSteady(*model),
                                   [cancel] { return cancel->load(); });
   }));
+}
+
+void AdvicePanel::StartWhatIf(std::shared_ptr<const trace::Model> model) {
+  Clear();
+  if (!model || model->run_info().imported_from != "pytorch") return;
+  model_ = std::move(model);
+  pending_ = true;
+  heading_->setText("Advice: searching the DataLoader's settings in the simulator…");
+  show();
+  whatif_watcher_.setFuture(QtConcurrent::run([model = model_]() -> engine::Result<std::string> {
+    ASSIGN_OR_RETURN(trace::LoaderJob job, trace::ReadLoaderJob(*model));
+    ASSIGN_OR_RETURN(session::WhatIfSearch search, session::SearchWhatIf(job, {}));
+    return search.sentence;
+  }));
+}
+
+void AdvicePanel::ShowWhatIf(const engine::Result<std::string>& sentence) {
+  if (!model_) return;  // cleared while it worked
+  pending_ = false;
+  ClearRows();
+  if (!sentence.ok()) {
+    heading_->setText("Advice: none predicted (" +
+                      QString::fromStdString(sentence.status().message()) +
+                      "). What If (Ctrl+I) takes what the trace does not show.");
+    return;
+  }
+  heading_->setText(QString("Advice (the DataLoader's settings searched in the simulator, on "
+                            "this machine's %1 cores):")
+                        .arg(std::max(1, QThread::idealThreadCount())));
+  auto* row = new QWidget(this);
+  auto* line = new QHBoxLayout(row);
+  line->setContentsMargins(6, 0, 6, 0);
+  auto* label = new QLabel(QString::fromStdString("• " + sentence.value()), row);
+  label->setWordWrap(true);
+  label->setMinimumWidth(1);
+  label->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  line->addWidget(label, 1);
+  auto* open = new QPushButton("What If…", row);
+  open->setToolTip("Predict other settings, beside the trace (Ctrl+I)");
+  connect(open, &QPushButton::clicked, this, &AdvicePanel::WhatIfRequested);
+  line->addWidget(open, 0, Qt::AlignTop);
+  rows_->addWidget(row);
+  row_widgets_.push_back(row);
+  emit Ready();
 }
 
 void AdvicePanel::Show(const engine::Result<engine::AdvisorResult>& result) {

@@ -2,7 +2,9 @@
 // The advice under the verdict: after a run ends, or when a trace of Pipescope's own opens,
 // every change of knobs and order is tried in the simulator in the background
 // (session/advising.h) and the ones that gain are listed, best first, each with a button
-// that runs the pipeline with it. While it works, it says so; a run whose knobs changed
+// that runs the pipeline with it. On a PyTorch profiler trace, the DataLoader's settings
+// are searched instead (session/trace_whatif.h, what `report` prints), with a button that
+// opens What If. While it works, it says so; a run whose knobs changed
 // while it ran gets none (its trace does not say one configuration's costs).
 
 #include <QFutureWatcher>
@@ -28,6 +30,8 @@ class AdvicePanel : public QWidget {
 
   // Advises on `model`, a finished run or a saved trace (not read while it records).
   void Start(std::shared_ptr<const trace::Model> model);
+  // Searches the DataLoader's settings of a PyTorch profiler trace's job, in the background.
+  void StartWhatIf(std::shared_ptr<const trace::Model> model);
   // Nothing to advise on (a live run, an imported trace).
   void Clear(const QString& why = {});
   // The advice for the model last started, once it is ready.
@@ -38,9 +42,11 @@ class AdvicePanel : public QWidget {
  signals:
   void Ready();  // advice() is set
   void RunRequested(const spec::PipelineSpec& spec, const QString& change);
+  void WhatIfRequested();
 
  private:
   void Show(const engine::Result<engine::AdvisorResult>& result);
+  void ShowWhatIf(const engine::Result<std::string>& sentence);
   void ClearRows();
 
   QLabel* heading_;
@@ -52,6 +58,7 @@ class AdvicePanel : public QWidget {
   // The advising under way stops at its next change when set (a new model, a closed window).
   std::shared_ptr<std::atomic<bool>> cancel_;
   QFutureWatcher<engine::Result<engine::AdvisorResult>> watcher_;
+  QFutureWatcher<engine::Result<std::string>> whatif_watcher_;  // the search's sentence
 };
 
 }  // namespace pipescope::ui

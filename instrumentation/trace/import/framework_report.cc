@@ -107,7 +107,9 @@ FrameworkSummary SummarizeFramework(const Model& model, int64_t t0, int64_t t1) 
                     ? "Input-bound: each training step waits " + Percent(s.input_wait_fraction) +
                           " of its time in the DataLoader's __next__ (" + Millis(mean_wait) +
                           " of " + Millis(mean_step) + ")" + device + who +
-                          ". `pipescope-cli whatif` predicts what other settings give."
+                          ". What If (pipescope-cli whatif; Ctrl+I in the GUI) predicts what other "
+                          "settings "
+                          "give."
                     : "Not input-bound: the DataLoader's __next__ takes " +
                           Percent(s.input_wait_fraction) + " of step time (" + Millis(mean_wait) +
                           " of " + Millis(mean_step) + ")" + device + ".";
