@@ -8,6 +8,7 @@
 #include "engine/sim/sim_ops.h"
 #include "engine/spec/field_checker.h"
 #include "engine/spec/op_values.h"
+#include "engine/work/call_overhead.h"
 #include "engine/work/work_registry.h"
 
 namespace pipescope::kinds {
@@ -20,6 +21,10 @@ constexpr std::array kKnobs = {
 void CheckFields(engine::OpFieldCheck& check) {
   const auto& map = static_cast<const spec::MapOp&>(check.params);
   const auto& fn = map.fn();
+  if (auto overhead = engine::MapCallOverheadNs(map); !overhead.ok() || overhead.value() < 0) {
+    check.Fail("call_overhead", "must be a duration with its unit (\"20us\"), at least 0");
+    return;
+  }
   engine::FieldChecker& c = check.checker;
   const engine::Where fw = check.Nested("fn");
   if (!c.WorkFunction(fn, fw)) {
@@ -72,7 +77,9 @@ engine::Result<engine::ValueRule> Values(const engine::PlannedOp& p) {
 
 engine::Result<engine::DatasetPtr> Engine(engine::EngineOpBuild& b) {
   const auto& m = b.op.map();
-  ASSIGN_OR_RETURN(auto fn, engine::MakeWorkFunction(m.fn()));
+  ASSIGN_OR_RETURN(auto made, engine::MakeWorkFunction(m.fn()));
+  ASSIGN_OR_RETURN(const int64_t overhead, engine::MapCallOverheadNs(m));
+  auto fn = engine::WithCallOverhead(std::move(made), overhead);
   engine::TunablePtr parallel;
   if (m.num_parallel_calls() != 0) {
     parallel = b.Knob("num_parallel_calls");

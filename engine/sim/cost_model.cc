@@ -11,6 +11,7 @@
 #include "engine/sim/tfrecord_stats.h"
 #include "engine/spec/op_kinds.h"
 #include "engine/spec/op_values.h"
+#include "engine/work/call_overhead.h"
 
 namespace pipescope::sim {
 
@@ -303,9 +304,16 @@ class DefaultsBuilder {
       return engine::Status::Ok();
     }
     switch (op.kind_case()) {
-      case spec::Op::kMap:
+      case spec::Op::kMap: {
         c.cpu = Fixed(kMapCallNs);
-        return Work(op.map().fn(), c, bytes);
+        RETURN_IF_ERROR(Work(op.map().fn(), c, bytes));
+        // The framework's dispatch per call (engine/work/call_overhead.h); on a Python
+        // function's lock share like the rest of its CPU (the engine runs it outside the
+        // lock: the default, under a microsecond, makes no difference).
+        ASSIGN_OR_RETURN(const int64_t overhead, engine::MapCallOverheadNs(op.map()));
+        c.cpu.mean_ns += static_cast<double>(overhead);
+        return engine::Status::Ok();
+      }
       case spec::Op::kFilter:
         c.cpu = Fixed(kCheapOpNs);
         if (op.filter().predicate().has_keep_fraction()) {

@@ -3,9 +3,11 @@
 #include <cstdio>
 #include <map>
 
+#include "engine/core/duration.h"
 #include "engine/spec/op_kinds.h"
 #include "engine/spec/spec_validator.h"
 #include "engine/tuning/move_rules.h"
+#include "engine/work/call_overhead.h"
 #include "engine/work/work_registry.h"
 
 namespace pipescope::engine {
@@ -70,10 +72,30 @@ std::vector<OrderAdvice> AdviseOrder(const spec::PipelineSpec& spec,
     const bool own_batch =
         Batches(batch) && DescribeOp(batch)->parallel_work == ParallelWork::kNone;
     if (!fn || !own_batch || !WorkFunctionHasBatchedForm(*fn)) continue;
-    // A Python function's cost is per call, whatever it is given: what it would cost on a
-    // whole batch is the user's rewrite, which no simulation can know.
-    if (fn->has_python()) continue;
     if (!AssessMove(spec, i, i + 1).keeps_output) continue;
+    // A Python function's cost is per call, whatever it is given: what it would cost on a
+    // whole batch is the user's rewrite, which no simulation can know. What is known is its
+    // call (py_function's bridge, call_overhead), paid once a batch instead of once a row:
+    // tried with the function's own Python as much per row as before.
+    if (fn->has_python()) {
+      const auto overhead = map.has_map() ? MapCallOverheadNs(map.map()) : Result<int64_t>(0);
+      const auto duration = ParseDurationNs(fn->python().duration());
+      if (!overhead.ok() || !duration.ok() || overhead.value() <= kDefaultPythonCallNs) continue;
+      const int64_t rows = BatchSizeOf(batch);
+      spec::PipelineSpec moved = MoveOp(spec, i, i + 1);
+      for (auto& op : *moved.mutable_ops()) {
+        if (op.name() == map.name())
+          op.mutable_map()->mutable_fn()->mutable_python()->set_duration(
+              FormatDuration(duration.value() * rows));
+      }
+      advice.push_back({"vectorise", map.name(),
+                        "batch before map '" + map.name() + "' and call it once per batch",
+                        "'" + map.name() + "' pays its call (" + Micros(overhead.value()) +
+                            ") on every element; called once per batch of " + std::to_string(rows) +
+                            " it pays it once (its own Python taken as the same per row).",
+                        moved});
+      continue;
+    }
     advice.push_back({"vectorise", map.name(),
                       "batch before map '" + map.name() + "' (vectorise it)",
                       "'" + map.name() + "' costs " + Micros(self_of(map.name())) +

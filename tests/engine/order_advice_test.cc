@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "engine/core/duration.h"
 #include "engine/spec/spec_loader.h"
 
 namespace pipescope::engine {
@@ -83,6 +84,27 @@ TEST(OrderAdviceTest, APythonMapIsNotVectorised) {
   trace::RangeAnalysis a;
   a.stages = {Figures("load", 8e6, 100)};
   EXPECT_TRUE(AdviseOrder(spec, a).empty());
+}
+
+// What is known of a Python map's cost on a batch is its call (py_function's bridge): with
+// a call_overhead beyond the interpreter's own, calling it once per batch is tried, its own
+// Python taken as the same per row (8 us x 32 rows a call).
+TEST(OrderAdviceTest, APythonMapDominatedByItsCallIsCalledOncePerBatch) {
+  const auto spec = Spec(R"(
+    ops { name: "parse" map { fn { python { duration: "8us" } } call_overhead: "40us" } }
+    ops { name: "batch" batch { batch_size: 32 } }
+    ops { name: "prefetch" prefetch { buffer_size: 2 } })");
+  trace::RangeAnalysis a;
+  a.stages = {Figures("parse", 48e3, 2e4)};
+  const auto advice = AdviseOrder(spec, a);
+  ASSERT_EQ(advice.size(), 1u);
+  EXPECT_EQ(advice[0].kind, "vectorise");
+  EXPECT_EQ(advice[0].change, "batch before map 'parse' and call it once per batch");
+  EXPECT_NE(advice[0].why.find("pays its call (40 µs)"), std::string::npos) << advice[0].why;
+  EXPECT_EQ(OpNames(advice[0].spec), (std::vector<std::string>{"batch", "parse", "prefetch"}));
+  const auto& moved = advice[0].spec.ops(1).map();
+  EXPECT_EQ(ParseDurationNs(moved.fn().python().duration()).value(), 8'000 * 32);
+  EXPECT_EQ(moved.call_overhead(), "40us") << "still paid, once a call";
 }
 
 TEST(OrderAdviceTest, APipelineWithoutAFinalPrefetchGetsOne) {

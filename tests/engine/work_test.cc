@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "engine/runtime/worker_threads.h"
+#include "engine/work/call_overhead.h"
 #include "engine/work/cpu_work.h"
 #include "engine/work/normalize.h"
 #include "engine/work/python_work.h"
@@ -32,6 +33,48 @@ TEST(CpuWorkTest, BurnsAboutTheAskedCpuTime) {
   }
   EXPECT_GT(best, 3'500'000);
   EXPECT_LT(best, 8'000'000);
+}
+
+// A map's call overhead is CPU on every call, batched or not, beside its function's work;
+// its default is by function kind, and an unreadable one is an error naming the field.
+TEST(CallOverheadTest, EveryCallPaysItOnceBesideTheFunction) {
+  spec::MapOp map;
+  map.mutable_fn()->mutable_cpu_work()->set_duration("1us");
+  map.set_call_overhead("5ms");
+  ASSERT_EQ(MapCallOverheadNs(map).value(), 5'000'000);
+  auto made = MakeWorkFunction(map.fn());
+  ASSERT_TRUE(made.ok());
+  const auto fn = WithCallOverhead(std::move(made).value(), MapCallOverheadNs(map).value());
+  EXPECT_EQ(fn->name(), "cpu_work") << "the function keeps its name";
+  ASSERT_TRUE(fn->has_batched_form());
+  CancellationToken c;
+  int64_t one = INT64_MAX, batched = INT64_MAX;
+  for (int i = 0; i < 3; ++i) {  // best of three: preemption only adds time
+    Element e{1, Tensor::Int64(7), {}};
+    int64_t t0 = ThreadCpuNs();
+    ASSERT_TRUE(fn->Apply(e, c).ok());
+    one = std::min(one, ThreadCpuNs() - t0);
+    EXPECT_EQ(e.value.scalar_int64(), 7) << "the function's result is kept";
+    Element batch{2, Tensor::Int64(0), {}};
+    t0 = ThreadCpuNs();
+    ASSERT_TRUE(fn->ApplyBatched(batch, 32, c).ok());
+    batched = std::min(batched, ThreadCpuNs() - t0);
+  }
+  EXPECT_GT(one, 3'500'000);
+  EXPECT_GT(batched, 3'500'000);
+  EXPECT_LT(batched, 16'000'000) << "once for a batch of 32, not per row";
+
+  spec::MapOp python;
+  python.mutable_fn()->mutable_python()->set_duration("1ms");
+  EXPECT_EQ(MapCallOverheadNs(python).value(), kDefaultPythonCallNs);
+  spec::MapOp native;
+  native.mutable_fn()->mutable_cpu_work()->set_duration("1ms");
+  EXPECT_EQ(MapCallOverheadNs(native).value(), 0);
+  native.set_call_overhead("20");
+  const auto bad = MapCallOverheadNs(native);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("call_overhead"), std::string::npos)
+      << bad.status().message();
 }
 
 // Whether the interpreter lock was ever seen held while `fn` ran on another thread: the

@@ -1,0 +1,47 @@
+#include "engine/work/call_overhead.h"
+
+#include <atomic>
+
+#include "engine/core/duration.h"
+#include "engine/work/cpu_work.h"
+
+namespace pipescope::engine {
+namespace {
+
+class CallOverhead : public WorkFunction {
+ public:
+  CallOverhead(std::unique_ptr<WorkFunction> fn, int64_t ns) : fn_(std::move(fn)), ns_(ns) {}
+  std::string name() const override { return fn_->name(); }
+  Status Apply(Element& element, CancellationToken& cancellation) const override {
+    BurnCpuNs(ns_, element.id);
+    return fn_->Apply(element, cancellation);
+  }
+  bool has_batched_form() const override { return fn_->has_batched_form(); }
+  Status ApplyBatched(Element& batch, int64_t rows,
+                      CancellationToken& cancellation) const override {
+    BurnCpuNs(ns_, batch.id);  // once per call, whatever the call is given
+    return fn_->ApplyBatched(batch, rows, cancellation);
+  }
+
+ private:
+  const std::unique_ptr<WorkFunction> fn_;
+  const int64_t ns_;
+};
+
+}  // namespace
+
+Result<int64_t> MapCallOverheadNs(const spec::MapOp& map) {
+  if (!map.call_overhead().empty()) {
+    auto ns = ParseDurationNs(map.call_overhead());
+    if (!ns.ok()) return ns.status().WithContext("call_overhead");
+    return ns.value();
+  }
+  return map.fn().has_python() ? kDefaultPythonCallNs : 0;
+}
+
+std::unique_ptr<WorkFunction> WithCallOverhead(std::unique_ptr<WorkFunction> fn, int64_t ns) {
+  if (ns <= 0) return fn;
+  return std::make_unique<CallOverhead>(std::move(fn), ns);
+}
+
+}  // namespace pipescope::engine

@@ -1,0 +1,28 @@
+#pragma once
+// A map's per-call overhead (MapOp.call_overhead): CPU each call spends beside its
+// function's work, the framework's dispatch. One rule for both clocks: the engine wraps the
+// function (WithCallOverhead), the simulator adds it to the op's cost per call.
+
+#include <cstdint>
+#include <memory>
+
+#include "engine/core/status.h"
+#include "engine/spec/pipeline_spec.pb.h"
+#include "engine/work/work_function.h"
+
+namespace pipescope::engine {
+
+// CPython's own call of a Python function from C, measured on the project's 2-core machine by
+// scripts/measure-python-costs (a ctypes callback from qsort: 0.42 us, medians of 9 on three
+// runs). TensorFlow's py_function bridge
+// adds its tensor conversions, which a spec states with call_overhead.
+inline constexpr int64_t kDefaultPythonCallNs = 420;
+
+// The map's call overhead: its call_overhead, else the default of its function's kind.
+// Errors: an unreadable duration, naming the field.
+Result<int64_t> MapCallOverheadNs(const spec::MapOp& map);
+
+// `fn`, then `ns` of CPU (calibrated work, as cpu_work's) on every call, batched or not.
+std::unique_ptr<WorkFunction> WithCallOverhead(std::unique_ptr<WorkFunction> fn, int64_t ns);
+
+}  // namespace pipescope::engine
