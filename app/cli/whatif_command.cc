@@ -87,12 +87,7 @@ nlohmann::json WhatIfAdviceJson(const session::WhatIfPrediction& p, const std::s
 
 WhatIfAdvice AdviseFromTrace(const trace::Model& model, const std::string& trace_path) {
   WhatIfAdvice advice;
-  auto job = trace::ReadLoaderJob(model);
-  if (!job.ok()) {
-    advice.text = "no prediction: " + job.status().message();
-    return advice;
-  }
-  auto search = session::SearchWhatIf(*job, session::WhatIfOptions{});
+  auto search = session::SearchWhatIfOnTrace(model);
   if (!search.ok()) {
     advice.text = "no prediction: " + search.status().message() + " (pipescope-cli whatif " +
                   trace_path + " --given ...)";

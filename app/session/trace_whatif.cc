@@ -104,6 +104,11 @@ engine::Result<WhatIfFigures> SimulateJob(const LoaderSettings& s, const JobCost
   return f;
 }
 
+// A setting's name without the "dataloader." before it (accepted as --set spells op knobs).
+std::string KnobName(const std::string& name) {
+  return name.rfind("dataloader.", 0) == 0 ? name.substr(11) : name;
+}
+
 double CvOf(const std::vector<double>& v) {
   if (v.size() < 2) return 0;
   double mean = 0, sq = 0;
@@ -115,7 +120,7 @@ double CvOf(const std::vector<double>& v) {
 
 engine::Status SetGiven(const std::string& name, const std::string& value, LoaderSettings& traced,
                         JobCosts& costs, bool& getitem_given) {
-  const std::string key = name.rfind("dataloader.", 0) == 0 ? name.substr(11) : name;
+  const std::string key = KnobName(name);
   if (key == "getitem" || key == "worker_startup") {
     ASSIGN_OR_RETURN(int64_t ns, engine::ParseDurationNs(value));
     if (ns <= 0) return engine::InvalidArgument("--given " + name + ": must be positive");
@@ -175,7 +180,7 @@ engine::Status SettingsOfRecording(const trace::LoaderJob& job, LoaderSettings& 
 }  // namespace
 
 engine::Status SetLoaderKnob(LoaderSettings& s, const std::string& name, const std::string& value) {
-  const std::string key = name.rfind("dataloader.", 0) == 0 ? name.substr(11) : name;
+  const std::string key = KnobName(name);
   auto integer = [&](int64_t& field, int64_t low) -> engine::Status {
     char* end = nullptr;
     const long long v = std::strtoll(value.c_str(), &end, 10);
@@ -230,10 +235,23 @@ std::string LoaderChanges(const LoaderSettings& a, const LoaderSettings& b) {
   return out.empty() ? "no change" : out;
 }
 
-engine::Result<WhatIfPrediction> PredictWhatIf(const trace::LoaderJob& job,
-                                               const WhatIfOptions& options) {
-  WhatIfPrediction p;
+namespace {
+
+// The job's model fitted to its trace, once, for any number of predictions: `base` holds
+// the traced settings, the measured and reproduced figures and the assumptions.
+struct FittedJob {
+  WhatIfPrediction base;
   JobCosts costs;
+  double device_busy_ns = 0;
+  int64_t steps = 0;  // the trace's, for the predicted timeline
+  uint64_t seed = 1;
+  bool batch_known = false;
+};
+
+engine::Result<FittedJob> FitJob(const trace::LoaderJob& job, const WhatIfOptions& options) {
+  FittedJob fitted;
+  WhatIfPrediction& p = fitted.base;
+  JobCosts& costs = fitted.costs;
   const trace::TracedLoader& loader = job.loader;
   auto& notes = p.assumptions;
 
@@ -255,22 +273,12 @@ engine::Result<WhatIfPrediction> PredictWhatIf(const trace::LoaderJob& job,
         "the trace's DataLoader runs worker processes (_MultiProcessingDataLoaderIter), and a "
         "profiler trace does not show how many: give it with --given num_workers=N");
   }
-  const bool batch_known =
-      batch_from_spec || loader.batch_size > 0 ||
-      std::any_of(options.given.begin(), options.given.end(), [](const auto& g) {
-        return g.first == "batch_size" || g.first == "dataloader.batch_size";
-      });
+  fitted.batch_known = batch_from_spec || loader.batch_size > 0 ||
+                       std::any_of(options.given.begin(), options.given.end(),
+                                   [](const auto& g) { return KnobName(g.first) == "batch_size"; });
 
+  const bool batch_known = fitted.batch_known;
   p.changed = p.traced;
-  for (const auto& [name, value] : options.sets) {
-    RETURN_IF_ERROR(SetLoaderKnob(p.changed, name, value));
-    if (!batch_known && (name == "batch_size" || name == "dataloader.batch_size")) {
-      return engine::InvalidArgument(
-          "the trace does not show the batch size (no tensor copied to the device with its "
-          "shape recorded: profile with record_shapes=True), so a change of it cannot be "
-          "scaled: give the traced one with --given batch_size=N");
-    }
-  }
 
   // The measured figures: the trace's steady steps.
   const double step = job.step_ns;
@@ -328,10 +336,9 @@ engine::Result<WhatIfPrediction> PredictWhatIf(const trace::LoaderJob& job,
   }
   p.getitem_ns = costs.getitem_ns;
   p.loop_ns = costs.loop_ns;
-  ASSIGN_OR_RETURN(p.predicted, SimulateJob(p.changed, costs, job.device_busy_ns, options.seed));
-  RETURN_IF_ERROR(SimulateJob(p.changed, costs, job.device_busy_ns, options.seed,
-                              static_cast<int64_t>(job.steps.size()) + 1, &p.predicted_trace)
-                      .status());
+  fitted.device_busy_ns = job.device_busy_ns;
+  fitted.steps = static_cast<int64_t>(job.steps.size());
+  fitted.seed = options.seed;
 
   // What the prediction rests on, in the order a reader checks it.
   notes.push_back(Text("steady steps: %.0f of %.0f (spikes, such as an epoch's start, left out)",
@@ -389,7 +396,40 @@ engine::Result<WhatIfPrediction> PredictWhatIf(const trace::LoaderJob& job,
   notes.push_back(
       "the device's work stays the same per step; its copy to the device is not sped up by "
       "pin_memory in this model");
+  return fitted;
+}
+
+// The fitted job at settings `changed`; `timeline`: with the predicted trace for a timeline.
+engine::Result<WhatIfPrediction> PredictFitted(const FittedJob& fitted,
+                                               const LoaderSettings& changed, bool timeline) {
+  WhatIfPrediction p = fitted.base;
+  p.changed = changed;
+  ASSIGN_OR_RETURN(p.predicted,
+                   SimulateJob(changed, fitted.costs, fitted.device_busy_ns, fitted.seed));
+  if (timeline) {
+    RETURN_IF_ERROR(SimulateJob(changed, fitted.costs, fitted.device_busy_ns, fitted.seed,
+                                fitted.steps + 1, &p.predicted_trace)
+                        .status());
+  }
   return p;
+}
+
+}  // namespace
+
+engine::Result<WhatIfPrediction> PredictWhatIf(const trace::LoaderJob& job,
+                                               const WhatIfOptions& options) {
+  ASSIGN_OR_RETURN(const FittedJob fitted, FitJob(job, options));
+  LoaderSettings changed = fitted.base.traced;
+  for (const auto& [name, value] : options.sets) {
+    RETURN_IF_ERROR(SetLoaderKnob(changed, name, value));
+    if (!fitted.batch_known && KnobName(name) == "batch_size") {
+      return engine::InvalidArgument(
+          "the trace does not show the batch size (no tensor copied to the device with its "
+          "shape recorded: profile with record_shapes=True), so a change of it cannot be "
+          "scaled: give the traced one with --given batch_size=N");
+    }
+  }
+  return PredictFitted(fitted, changed, true);
 }
 
 std::string PredictionSentence(const WhatIfPrediction& p) {
@@ -403,20 +443,17 @@ std::string PredictionSentence(const WhatIfPrediction& p) {
 engine::Result<WhatIfSearch> SearchWhatIf(const trace::LoaderJob& job,
                                           const WhatIfOptions& options) {
   WhatIfSearch search;
-  ASSIGN_OR_RETURN(search.best, PredictWhatIf(job, options));
-  WhatIfOptions o = options;
-  const LoaderSettings traced = search.best.traced;
+  ASSIGN_OR_RETURN(const FittedJob fitted, FitJob(job, options));
+  const LoaderSettings traced = fitted.base.traced;
+  // Candidates without their timelines; the best gets its own at the end.
   auto predict = [&](const LoaderSettings& s) -> engine::Result<WhatIfPrediction> {
-    o.sets = {{"num_workers", std::to_string(s.num_workers)},
-              {"prefetch_factor", std::to_string(s.prefetch_factor)},
-              {"pin_memory", PyBool(s.pin_memory)},
-              {"persistent_workers", PyBool(s.persistent_workers)}};
-    ASSIGN_OR_RETURN(WhatIfPrediction p, PredictWhatIf(job, o));
+    ASSIGN_OR_RETURN(WhatIfPrediction p, PredictFitted(fitted, s, false));
     search.tried.emplace_back(s, p.predicted);
     return p;
   };
+  ASSIGN_OR_RETURN(search.best, predict(traced));
   // num_workers: the fewest within 2% of the best, up to twice the cores.
-  const double cores = std::max(1.0, o.cores > 0 ? o.cores : std::thread::hardware_concurrency());
+  const double cores = fitted.costs.cores;
   std::vector<WhatIfPrediction> by_workers;
   double best_rate = 0;
   for (int64_t w : {0, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32}) {
@@ -445,6 +482,7 @@ engine::Result<WhatIfSearch> SearchWhatIf(const trace::LoaderJob& job,
         search.best = std::move(p);
     }
   }
+  ASSIGN_OR_RETURN(search.best, PredictFitted(fitted, search.best.changed, true));
   const WhatIfPrediction& best = search.best;
   const int64_t workers = best.changed.num_workers;
   if (best.predicted.device_busy_fraction >= 0.9) {
@@ -476,6 +514,11 @@ engine::Result<WhatIfSearch> SearchWhatIf(const trace::LoaderJob& job,
   }
   search.sentence += EpochStartNote(job, traced.num_workers > 0);
   return search;
+}
+
+engine::Result<WhatIfSearch> SearchWhatIfOnTrace(const trace::Model& model) {
+  ASSIGN_OR_RETURN(const trace::LoaderJob job, trace::ReadLoaderJob(model));
+  return SearchWhatIf(job, WhatIfOptions{});
 }
 
 }  // namespace pipescope::session

@@ -91,5 +91,8 @@ struct WhatIfSearch {
 };
 engine::Result<WhatIfSearch> SearchWhatIf(const trace::LoaderJob& job,
                                           const WhatIfOptions& options);
+// The search on a trace's job with the defaults (this machine's cores): what `report` and
+// the Verdict dock advise on a PyTorch trace.
+engine::Result<WhatIfSearch> SearchWhatIfOnTrace(const trace::Model& model);
 
 }  // namespace pipescope::session

@@ -81,8 +81,7 @@ void AdvicePanel::StartWhatIf(std::shared_ptr<const trace::Model> model) {
   heading_->setText("Advice: searching the DataLoader's settings in the simulator…");
   show();
   whatif_watcher_.setFuture(QtConcurrent::run([model = model_]() -> engine::Result<std::string> {
-    ASSIGN_OR_RETURN(trace::LoaderJob job, trace::ReadLoaderJob(*model));
-    ASSIGN_OR_RETURN(session::WhatIfSearch search, session::SearchWhatIf(job, {}));
+    ASSIGN_OR_RETURN(session::WhatIfSearch search, session::SearchWhatIfOnTrace(*model));
     return search.sentence;
   }));
 }

@@ -27,10 +27,10 @@ bool IsCopyOp(std::string_view name) {
 }
 
 // The first shape of a span's "Input Dims" (the copied tensor's), empty when there is none.
-std::vector<int64_t> FirstInputDims(std::string_view args) {
+// One parser for every span's arguments (it keeps its buffers between documents).
+std::vector<int64_t> FirstInputDims(simdjson::dom::parser& parser, std::string_view args) {
   std::vector<int64_t> dims;
   if (args.empty()) return dims;
-  simdjson::dom::parser parser;
   simdjson::dom::element root;
   if (parser.parse(simdjson::padded_string(args)).get(root) != simdjson::SUCCESS) return dims;
   simdjson::dom::array shapes, first;
@@ -47,9 +47,8 @@ std::vector<int64_t> FirstInputDims(std::string_view args) {
   return dims;
 }
 
-int64_t NumberArg(std::string_view args, const char* key) {
+int64_t NumberArg(simdjson::dom::parser& parser, std::string_view args, const char* key) {
   if (args.empty()) return 0;
-  simdjson::dom::parser parser;
   simdjson::dom::element root;
   if (parser.parse(simdjson::padded_string(args)).get(root) != simdjson::SUCCESS) return 0;
   int64_t v = 0;
@@ -66,6 +65,7 @@ bool Inside(const std::vector<Interval>& spans, int64_t t) {
 // __next__ (the batch's `.to(device)`), and the largest host-to-device copy on the device.
 void ReadBatch(const Model& model, uint32_t loop_thread, const std::vector<Interval>& steps,
                const std::vector<Interval>& waits, TracedLoader& loader) {
+  simdjson::dom::parser parser;
   int64_t best_elements = 0;
   std::vector<int64_t> best_dims;
   for (const auto& track : model.tracks()) {
@@ -76,7 +76,7 @@ void ReadBatch(const Model& model, uint32_t loop_thread, const std::vector<Inter
       if (!IsCopyOp(model.SpanName(*track, i)) || !Inside(steps, track->start(i)) ||
           Inside(waits, track->start(i)))
         continue;
-      const std::vector<int64_t> dims = FirstInputDims(model.args()[track->args(i)]);
+      const std::vector<int64_t> dims = FirstInputDims(parser, model.args()[track->args(i)]);
       if (dims.size() < 2) continue;
       int64_t elements = 1;
       for (int64_t d : dims) elements *= std::max<int64_t>(d, 1);
@@ -99,7 +99,7 @@ void ReadBatch(const Model& model, uint32_t loop_thread, const std::vector<Inter
     for (size_t i = 0; i < track->size(); ++i) {
       const std::string_view name = model.SpanName(*track, i);
       if (name.find("HtoD") == std::string_view::npos || !Inside(steps, track->start(i))) continue;
-      const int64_t bytes = NumberArg(model.args()[track->args(i)], "bytes");
+      const int64_t bytes = NumberArg(parser, model.args()[track->args(i)], "bytes");
       if (bytes <= loader.batch_bytes) continue;
       loader.batch_bytes = bytes;
       if (name.find("Pinned") != std::string_view::npos) {
