@@ -1,9 +1,14 @@
 #include "app/cli/autotune_command.h"
 
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <ostream>
 
+#include "app/cli/spec_argument.h"
+#include "app/code/code_emit.h"
+#include "app/code/code_patch.h"
 #include "app/session/measurement.h"
 #include "app/session/simulated_run.h"
 #include "engine/spec/spec_loader.h"
@@ -15,13 +20,23 @@
 
 namespace pipescope::cli {
 
+namespace {
+
+engine::Result<code::EmittedCode> PatchedCode(const std::string& path,
+                                              const spec::PipelineSpec& tuned) {
+  ASSIGN_OR_RETURN(const code::ImportedCode original, code::ImportCodeFile(path));
+  return code::PatchCode(original, tuned);
+}
+
+}  // namespace
+
 int AutotuneCommand(const AutotuneCommandOptions& options, std::ostream& out, std::ostream& err) {
   if (options.algorithm != "pipescope" && options.algorithm != "tfdata") {
     err << "pipescope-cli: unknown --algorithm '" << options.algorithm
         << "' (pipescope or tfdata)\n";
     return 2;
   }
-  auto spec = engine::LoadSpecFile(options.spec_path);
+  auto spec = LoadSpecArgument(options.spec_path, {}, &err);
   if (!spec.ok()) {
     err << "pipescope-cli: " << spec.status().message() << "\n";
     return 2;
@@ -87,6 +102,31 @@ int AutotuneCommand(const AutotuneCommandOptions& options, std::ostream& out, st
       return 2;
     }
   }
+  std::string code_text;
+  if (!options.emit.empty()) {
+    // From a .py: the user's own file with the tuned knobs written in.
+    auto emitted = options.spec_path.ends_with(".py")
+                       ? PatchedCode(options.spec_path, result->tuned)
+                       : code::EmitCode(result->tuned, options.emit);
+    if (!emitted.ok()) {
+      err << "pipescope-cli: --emit: " << emitted.status().message() << "\n";
+      return 2;
+    }
+    for (const std::string& n : emitted->notes) err << "pipescope-cli: note: " << n << "\n";
+    code_text = emitted->text;
+    if (!options.out_path.empty()) {
+      const std::string code_path =
+          std::filesystem::path(options.out_path).replace_extension(".py").string();
+      std::ofstream f(code_path);
+      f << code_text;
+      if (!f) {
+        err << "pipescope-cli: cannot write " << code_path << "\n";
+        return 2;
+      }
+      err << "pipescope-cli: the tuned configuration as code: " << code_path << "\n";
+      code_text.clear();
+    }
+  }
   if (options.json) {
     nlohmann::json knobs = nlohmann::json::object(), before = nlohmann::json::object();
     for (const auto& k : result->knobs) {
@@ -111,7 +151,8 @@ int AutotuneCommand(const AutotuneCommandOptions& options, std::ostream& out, st
                           {"tuning_s", result->tuning_s},
                           {"rounds", result->rounds},
                           {"log", result->log},
-                          {"advice", advice}}
+                          {"advice", advice},
+                          {"code", code_text}}
                .dump(2)
         << "\n";
   } else {
@@ -140,6 +181,7 @@ int AutotuneCommand(const AutotuneCommandOptions& options, std::ostream& out, st
           << " (" << (a["measured_gain"].get<double>() >= 0 ? "+" : "")
           << 100 * a["measured_gain"].get<double>() << "%)\n";
     }
+    if (!code_text.empty()) out << "\n" << code_text;
   }
   return 0;
 }

@@ -5,6 +5,7 @@
 #include <ostream>
 #include <sstream>
 
+#include "app/cli/spec_argument.h"
 #include "app/session/measurement.h"
 #include "engine/runtime/pipeline.h"
 #include "engine/spec/spec_loader.h"
@@ -42,7 +43,7 @@ std::vector<int64_t> GridValues(const std::string& knob, int64_t value, int64_t 
 }
 
 int GridCommand(const GridCommandOptions& options, std::ostream& out, std::ostream& err) {
-  auto spec = engine::LoadSpecFile(options.spec_path);
+  auto spec = LoadSpecArgument(options.spec_path, {}, &err);
   if (!spec.ok()) {
     err << "pipescope-cli: " << spec.status().message() << "\n";
     return 2;

@@ -9,6 +9,7 @@
 #include "app/cli/convert_command.h"
 #include "app/cli/dataset_commands.h"
 #include "app/cli/grid_command.h"
+#include "app/cli/import_code_command.h"
 #include "app/cli/lesson_command.h"
 #include "app/cli/report_command.h"
 #include "app/cli/run_command.h"
@@ -83,13 +84,17 @@ int main(int argc, char** argv) {
 
   pipescope::cli::AutotuneCommandOptions tune;
   auto* tune_cmd = app.add_subcommand("autotune", "Tune parallelism and buffers on this machine");
-  tune_cmd->add_option("spec", tune.spec_path, "Pipeline spec (.pbtxt)")->required();
+  tune_cmd->add_option("spec", tune.spec_path, "Pipeline spec (.pbtxt), or Python code (.py)")
+      ->required();
   tune_cmd->add_option("--algorithm", tune.algorithm, "pipescope (default) or tfdata");
   tune_cmd->add_option("--budget-s", tune.budget_s, "Seconds of tuning at most (default 20)");
   tune_cmd->add_option("--cores", tune.cores, "CPU budget (default: the spec's, else all)");
   tune_cmd->add_option("--measure-s", tune.measure_s, "Seconds per measuring run (default 1.5)");
   tune_cmd->add_option("--out", tune.out_path, "Write the tuned spec to this file");
   tune_cmd->add_flag("--json", tune.json, "Print the result as JSON");
+  tune_cmd->add_option("--emit", tune.emit,
+                       "Also give the tuned configuration as code: tfdata, pytorch, keras or auto "
+                       "(beside --out as .py, else printed)");
   tune_cmd->add_flag(
       "--simulate", tune.simulate,
       "Measure candidates in the simulator (what-if tuning) instead of running them");
@@ -161,6 +166,23 @@ int main(int argc, char** argv) {
                          "Cores the traced process had (default: this machine's)");
   whatif_cmd->add_flag("--json", whatif.json, "Print measured, predicted and assumptions as JSON");
 
+  pipescope::cli::ImportCodeCommandOptions import_code;
+  auto* import_cmd = app.add_subcommand(
+      "import-code",
+      "Read the input pipeline a Python file builds (tf.data, DataLoader, Keras fit) into a spec");
+  import_cmd->add_option("file", import_code.code_path, "Python file")->required();
+  import_cmd->add_option("--out", import_code.out_path, "Write the spec here (default: print it)");
+  import_cmd->add_option("--set", import_code.sets,
+                         "OP.KNOB=VALUE: a cost (parse.cost=40us), real files "
+                         "(read.files=PATTERN), or any knob of the spec");
+  import_cmd->add_option("--pipeline", import_code.pipeline,
+                         "The variable whose pipeline to read (default: the file's last)");
+  import_cmd->add_option("--emit", import_code.emit,
+                         "Print the spec as code: tfdata, pytorch, keras or auto (the file's own)");
+  import_cmd->add_option("--apply", import_code.apply,
+                         "Print the file with a tuned spec's knobs written in (autotune --out)");
+  import_cmd->add_flag("--json", import_code.json, "Print the spec and the notes as JSON");
+
   pipescope::cli::LessonCommandOptions lesson;
   auto* lesson_cmd = app.add_subcommand("lesson", "Workshop lessons: list, show NAME, check NAME");
   lesson_cmd->add_option("action", lesson.action, "list, show or check")
@@ -187,6 +209,8 @@ int main(int argc, char** argv) {
   if (make_cmd->parsed()) return pipescope::cli::MakeDatasetCommand(make, std::cout, std::cerr);
   if (inspect_cmd->parsed()) return pipescope::cli::InspectCommand(inspect, std::cout, std::cerr);
   if (run_cmd->parsed()) return pipescope::cli::RunCommand(run, std::cout, std::cerr);
+  if (import_cmd->parsed())
+    return pipescope::cli::ImportCodeCommand(import_code, std::cout, std::cerr);
   if (whatif_cmd->parsed()) return pipescope::cli::WhatIfCommand(whatif, std::cout, std::cerr);
   if (report_cmd->parsed()) return pipescope::cli::ReportCommand(report, std::cout, std::cerr);
   return 2;

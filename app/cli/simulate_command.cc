@@ -15,7 +15,7 @@
 namespace pipescope::cli {
 
 int SimulateCommand(const SimulateCommandOptions& options, std::ostream& out, std::ostream& err) {
-  auto spec = LoadSpecArgument(options.spec_path, options.overrides);
+  auto spec = LoadSpecArgument(options.spec_path, options.overrides, &err);
   if (!spec.ok()) {
     err << "pipescope-cli: " << spec.status().message() << "\n";
     return 2;

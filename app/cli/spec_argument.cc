@@ -1,5 +1,8 @@
 #include "app/cli/spec_argument.h"
 
+#include <ostream>
+
+#include "app/code/code_import.h"
 #include "engine/spec/spec_loader.h"
 #include "engine/spec/spec_overrides.h"
 #include "engine/spec/spec_validator.h"
@@ -7,7 +10,19 @@
 namespace pipescope::cli {
 
 engine::Result<spec::PipelineSpec> LoadSpecArgument(const std::string& path,
-                                                    const std::vector<std::string>& overrides) {
+                                                    const std::vector<std::string>& overrides,
+                                                    std::ostream* notes) {
+  if (path.ends_with(".py")) {
+    ASSIGN_OR_RETURN(code::ImportedCode imported, code::ImportCodeFile(path));
+    for (const auto& assignment : overrides) {
+      RETURN_IF_ERROR(code::SetCodeKnob(imported, assignment).WithContext("--set " + assignment));
+    }
+    if (notes) {
+      for (const code::CodeNote& n : imported.notes) *notes << code::FormatNote(path, n) << "\n";
+    }
+    RETURN_IF_ERROR(engine::ValidateSpec(imported.spec, path));
+    return imported.spec;
+  }
   ASSIGN_OR_RETURN(spec::PipelineSpec spec, engine::LoadSpecFile(path));
   for (const auto& assignment : overrides) RETURN_IF_ERROR(engine::ApplyOverride(spec, assignment));
   if (!overrides.empty()) RETURN_IF_ERROR(engine::ValidateSpec(spec, path + " (with --set)"));

@@ -1,7 +1,8 @@
 #pragma once
-// What `run` and `simulate` share on the command line: the spec with its --set overrides
-// applied and validated (errors name the file and the override), and how long to run.
+// What `run`, `simulate`, `autotune` and `grid` share on the command line: the spec with its --set
+// overrides applied and validated (errors name the file and the override), and how long to run.
 
+#include <iosfwd>
 #include <string>
 #include <vector>
 
@@ -10,8 +11,11 @@
 
 namespace pipescope::cli {
 
+// A .py file is read as import-code reads it (its --set may name what import-code leaves as
+// a parameter: `parse.cost=40us`), with its notes written to `notes` when given.
 engine::Result<spec::PipelineSpec> LoadSpecArgument(const std::string& path,
-                                                    const std::vector<std::string>& overrides);
+                                                    const std::vector<std::string>& overrides,
+                                                    std::ostream* notes = nullptr);
 
 // Seconds to run: --duration when given, else none when --steps is (the steps end the
 // run), else 5.

@@ -1,0 +1,506 @@
+#include "app/code/code_emit.h"
+
+#include <cctype>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "app/code/work_functions.h"
+
+namespace pipescope::code {
+
+namespace {
+
+std::string Quote(const std::string& s) {
+  std::string out = "\"";
+  for (const char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string Identifier(const std::string& name) {
+  std::string out;
+  for (const char c : name) {
+    out += std::isalnum(static_cast<unsigned char>(c)) || c == '_' ? c : '_';
+  }
+  if (out.empty() || std::isdigit(static_cast<unsigned char>(out[0]))) out = "_" + out;
+  return out;
+}
+
+std::string Knob(int64_t v) { return v == -1 ? "tf.data.AUTOTUNE" : std::to_string(v); }
+
+std::string Bool(bool b) { return b ? "True" : "False"; }
+
+std::string Strings(const google::protobuf::RepeatedPtrField<std::string>& items) {
+  std::string out = "[";
+  for (int k = 0; k < items.size(); ++k) out += (k ? ", " : "") + Quote(items[k]);
+  return out + "]";
+}
+
+std::string FeatureDtypeCode(const std::string& dtype) {
+  if (dtype == "bytes") return "tf.string";
+  if (dtype == "float") return "tf.float32";
+  return "tf.int64";
+}
+
+// What the emitted file needs besides the chain: stand-ins for the user's functions and the
+// settings that ride along as pragmas.
+struct Emitter {
+  std::ostringstream chain;
+  std::ostringstream functions;
+  std::vector<std::string> pragmas;
+  std::vector<std::string> notes;
+  std::set<std::string> defined;
+
+  void Pragma(const std::string& setting) { pragmas.push_back(setting); }
+
+  // A stage's function: by the op's name, a stand-in that does the spec's work.
+  std::string Function(const std::string& op, const spec::WorkFunction& fn) {
+    const std::string name = Identifier(op);
+    if (!defined.insert(name).second) return name;
+    std::ostringstream& f = functions;
+    f << "\ndef " << name << "(x):\n";
+    switch (fn.kind_case()) {
+      case spec::WorkFunction::kParseExample: {
+        f << "    return tf.io.parse_single_example(x, {\n";
+        for (const auto& feature : fn.parse_example().features()) {
+          f << "        " << Quote(feature.name()) << ": ";
+          if (feature.var_len()) {
+            f << "tf.io.VarLenFeature(" << FeatureDtypeCode(feature.dtype()) << "),\n";
+            continue;
+          }
+          f << "tf.io.FixedLenFeature([";
+          for (int k = 0; k < feature.shape_size(); ++k) f << (k ? ", " : "") << feature.shape(k);
+          f << "], " << FeatureDtypeCode(feature.dtype()) << "),\n";
+        }
+        f << "    })\n";
+        break;
+      }
+      case spec::WorkFunction::kDecodeJpeg:
+        f << "    return tf.io.decode_jpeg(x)\n";
+        if (!fn.decode_jpeg().feature().empty()) {
+          notes.push_back("'" + op + "' decodes feature '" + fn.decode_jpeg().feature() +
+                          "': the stand-in decodes its whole element");
+        }
+        break;
+      case spec::WorkFunction::kResize:
+        f << "    return tf.image.resize(x, [" << fn.resize().height() << ", "
+          << fn.resize().width() << "])\n";
+        break;
+      case spec::WorkFunction::kRandomCrop:
+        f << "    return tf.image.random_crop(x, [" << fn.random_crop().height() << ", "
+          << fn.random_crop().width() << ", 3], seed=" << fn.random_crop().seed() << ")\n";
+        break;
+      case spec::WorkFunction::kRandomFlip:
+        f << "    return tf.image.random_flip_left_right(x, seed=" << fn.random_flip().seed()
+          << ")\n";
+        break;
+      case spec::WorkFunction::kNormalize:
+        f << "    return tf.image.per_image_standardization(x)\n";
+        if (fn.normalize().mean() != 0 ||
+            (fn.normalize().stddev() != 1 && fn.normalize().stddev() != 0)) {
+          notes.push_back("'" + op +
+                          "' normalizes with its own mean and stddev: written as "
+                          "per_image_standardization");
+        }
+        break;
+      case spec::WorkFunction::kPython:
+        f << "    return tf.py_function(_" << name << "_in_python, [x], tf.int64)\n\n\n"
+          << "def _" << name << "_in_python(x):\n    return x\n";
+        Pragma(op + ".cost=" + fn.python().duration());
+        if (fn.python().has_gil_share()) {
+          notes.push_back("'" + op + "' holds the interpreter lock for " +
+                          std::to_string(fn.python().gil_share()) +
+                          " of its time: not in the code");
+        }
+        break;
+      case spec::WorkFunction::kCpuWork:
+        f << "    return x  # TensorFlow ops costing " << fn.cpu_work().duration() << " a call\n";
+        Pragma(op + ".cost=" + fn.cpu_work().duration());
+        break;
+      default:
+        f << "    return x\n";
+        Pragma(op + ".cost=" + std::string(kDefaultStageCost));
+        notes.push_back("'" + op +
+                        "' does work tf.data code cannot name here: written as a "
+                        "function of TensorFlow ops costing " +
+                        kDefaultStageCost);
+        break;
+    }
+    return name;
+  }
+
+  void Files(const char* reader, const google::protobuf::RepeatedPtrField<std::string>& files,
+             const std::string& compression) {
+    chain << "tf.data." << reader << "(" << Strings(files);
+    if (!compression.empty()) chain << ", compression_type=" << Quote(compression);
+    chain << ")\n";
+  }
+
+  // The source as tf.data, into `var`.
+  void Source(const spec::Source& s, const std::string& var) {
+    chain << var << " = ";
+    switch (s.kind_case()) {
+      case spec::Source::kTfrecord:
+        Files("TFRecordDataset", s.tfrecord().files(), s.tfrecord().compression());
+        break;
+      case spec::Source::kTextLine:
+        Files("TextLineDataset", s.text_line().files(), s.text_line().compression());
+        break;
+      case spec::Source::kListFiles: {
+        const auto& lf = s.list_files();
+        chain << "tf.data.Dataset.list_files(" << Quote(lf.pattern());
+        if (lf.has_shuffle()) chain << ", shuffle=" << Bool(lf.shuffle());
+        if (lf.has_seed()) chain << ", seed=" << lf.seed();
+        chain << ")\n";
+        break;
+      }
+      case spec::Source::kRange: {
+        const auto& r = s.range();
+        chain << "tf.data.Dataset.range(" << r.start() << ", " << r.stop();
+        if (r.step() > 1 || r.step() < 0) chain << ", " << r.step();
+        chain << ")\n";
+        if (s.name() != "range") {
+          notes.push_back("the source '" + s.name() + "' is read back as 'range'");
+        }
+        break;
+      }
+      case spec::Source::kFromTensorSlices: {
+        const auto& t = s.from_tensor_slices();
+        chain << "tf.data.Dataset.from_tensor_slices(";
+        if (t.strings_size() > 0) {
+          chain << Strings(t.strings());
+        } else if (t.values_size() > 0) {
+          chain << "[";
+          for (int k = 0; k < t.values_size(); ++k) chain << (k ? ", " : "") << t.values(k);
+          chain << "]";
+        } else {
+          chain << "tf.range(" << t.count() << ")";
+          Pragma("from_tensor_slices.count=" + std::to_string(t.count()));
+        }
+        chain << ")\n";
+        break;
+      }
+      case spec::Source::kFromGenerator: {
+        const std::string name = Identifier(s.name());
+        chain << "tf.data.Dataset.from_generator(\n    " << name
+              << ", output_signature=tf.TensorSpec(shape=(), dtype=tf.int64))\n";
+        functions << "\ndef " << name << "():\n    yield from range("
+                  << (s.from_generator().records() < 0
+                          ? std::string("10**9")
+                          : std::to_string(s.from_generator().records()))
+                  << ")\n";
+        Pragma(s.name() + ".cost=" + s.from_generator().duration());
+        Pragma(s.name() + ".records=" + std::to_string(s.from_generator().records()));
+        break;
+      }
+      case spec::Source::kSynthetic: {
+        // Synthetic records stand for files the code lists when it runs.
+        const auto& syn = s.synthetic();
+        chain << "tf.data.TFRecordDataset(tf.io.gfile.glob(FILES))  # synthetic records here\n";
+        Pragma("read.records=" + std::to_string(syn.records()));
+        Pragma("read.record_bytes=" + std::to_string(syn.record_bytes()));
+        if (!syn.read_latency().empty()) Pragma("read.read_latency=" + syn.read_latency());
+        if (!syn.bandwidth().empty()) Pragma("read.bandwidth=" + syn.bandwidth());
+        break;
+      }
+      default:
+        chain << "None\n";
+        notes.push_back("the source is of no kind tf.data code can write");
+    }
+  }
+
+  // What interleave's or flat_map's function makes of an element.
+  std::string PerElement(const spec::ElementSource& e,
+                         const google::protobuf::RepeatedPtrField<spec::Op>& ops) {
+    std::string made;
+    switch (e.kind_case()) {
+      case spec::ElementSource::kTextLineFile:
+        made = "tf.data.TextLineDataset(f";
+        if (!e.text_line_file().compression().empty()) {
+          made += ", compression_type=" + Quote(e.text_line_file().compression());
+        }
+        made += ")";
+        break;
+      case spec::ElementSource::kFromElement:
+        made = "tf.data.Dataset.from_tensors(f)";
+        break;
+      case spec::ElementSource::kSyntheticFile:
+      case spec::ElementSource::kTfrecordFile:
+      default:
+        made = "tf.data.TFRecordDataset(f";
+        if (e.has_tfrecord_file() && !e.tfrecord_file().compression().empty()) {
+          made += ", compression_type=" + Quote(e.tfrecord_file().compression());
+        }
+        made += ")";
+        break;
+    }
+    for (const spec::Op& op : ops) made += Method(op, true);
+    return "lambda f: " + made;
+  }
+
+  // `.method(...)` for one op; `inner`: inside an interleave's function.
+  std::string Method(const spec::Op& op, bool inner) {
+    std::ostringstream m;
+    switch (op.kind_case()) {
+      case spec::Op::kMap: {
+        const auto& map = op.map();
+        m << ".map(" << Function(op.name(), map.fn());
+        if (map.num_parallel_calls() != 0)
+          m << ", num_parallel_calls=" << Knob(map.num_parallel_calls());
+        if (map.has_deterministic()) m << ", deterministic=" << Bool(map.deterministic());
+        m << ")";
+        if (!map.call_overhead().empty())
+          Pragma(op.name() + ".call_overhead=" + map.call_overhead());
+        break;
+      }
+      case spec::Op::kInterleave: {
+        const auto& il = op.interleave();
+        m << ".interleave(" << PerElement(il.per_element(), il.ops());
+        if (il.has_cycle_length()) m << ", cycle_length=" << Knob(il.cycle_length());
+        if (il.has_block_length()) m << ", block_length=" << il.block_length();
+        if (il.num_parallel_calls() != 0)
+          m << ", num_parallel_calls=" << Knob(il.num_parallel_calls());
+        if (il.has_deterministic()) m << ", deterministic=" << Bool(il.deterministic());
+        m << ")";
+        break;
+      }
+      case spec::Op::kFlatMap:
+        m << ".flat_map(" << PerElement(op.flat_map().per_element(), op.flat_map().ops()) << ")";
+        break;
+      case spec::Op::kFilter: {
+        const std::string name = Identifier(op.name());
+        if (defined.insert(name).second) functions << "\ndef " << name << "(x):\n    return True\n";
+        m << ".filter(" << name << ")";
+        if (op.filter().predicate().has_keep_fraction()) {
+          Pragma(op.name() +
+                 ".fraction=" + std::to_string(op.filter().predicate().keep_fraction().fraction()));
+        } else {
+          notes.push_back("filter '" + op.name() +
+                          "' keeps by value: written as a stand-in predicate");
+        }
+        break;
+      }
+      case spec::Op::kShuffle: {
+        const auto& s = op.shuffle();
+        m << ".shuffle(" << s.buffer_size();
+        if (s.has_seed()) m << ", seed=" << s.seed();
+        if (s.has_reshuffle_each_iteration())
+          m << ", reshuffle_each_iteration=" << Bool(s.reshuffle_each_iteration());
+        m << ")";
+        break;
+      }
+      case spec::Op::kBatch:
+        m << ".batch(" << op.batch().batch_size();
+        if (op.batch().drop_remainder()) m << ", drop_remainder=True";
+        m << ")";
+        break;
+      case spec::Op::kPaddedBatch: {
+        const auto& b = op.padded_batch();
+        m << ".padded_batch(" << b.batch_size();
+        if (b.padded_shapes_size() > 0) {
+          m << ", padded_shapes=[";
+          for (int k = 0; k < b.padded_shapes_size(); ++k)
+            m << (k ? ", " : "") << b.padded_shapes(k);
+          m << "]";
+        }
+        if (b.has_padding_values()) m << ", padding_values=" << b.padding_values();
+        if (b.drop_remainder()) m << ", drop_remainder=True";
+        m << ")";
+        break;
+      }
+      case spec::Op::kUnbatch:
+        m << ".unbatch()";
+        break;
+      case spec::Op::kPrefetch:
+        m << ".prefetch(" << Knob(op.prefetch().buffer_size()) << ")";
+        break;
+      case spec::Op::kShard:
+        m << ".shard(" << op.shard().num_shards() << ", " << op.shard().index() << ")";
+        break;
+      case spec::Op::kCache:
+        m << ".cache(" << (op.cache().filename().empty() ? "" : Quote(op.cache().filename()))
+          << ")";
+        break;
+      case spec::Op::kRepeat:
+        m << ".repeat(" << (op.repeat().has_count() ? std::to_string(op.repeat().count()) : "")
+          << ")";
+        break;
+      case spec::Op::kTake:
+        m << ".take(" << op.take().count() << ")";
+        break;
+      case spec::Op::kSkip:
+        m << ".skip(" << op.skip().count() << ")";
+        break;
+      default:
+        notes.push_back(std::string(inner ? "inside an interleave, " : "") + "op '" + op.name() +
+                        "' has no tf.data spelling: left out");
+        break;
+    }
+    return m.str();
+  }
+
+  std::string Text(const spec::PipelineSpec& spec, const std::string& framework,
+                   const std::string& imports, const std::string& tail) {
+    if (!spec.train_step().step_time().empty()) {
+      Pragma("train_step.step_time=" + spec.train_step().step_time());
+    }
+    std::ostringstream out;
+    out << "# " << spec.name() << " as " << framework << " code, written by pipescope-cli.\n";
+    if (!spec.description().empty()) out << "# " << spec.description() << "\n";
+    if (!pragmas.empty()) {
+      out << "# Settings Python does not show, read back by pipescope-cli import-code:\n";
+      std::string line = "# pipescope:";
+      for (const std::string& p : pragmas) {
+        if (line.size() + p.size() > 95) {
+          out << line << "\n";
+          line = "# pipescope:";
+        }
+        line += " " + p;
+      }
+      out << line << "\n";
+    }
+    out << imports;
+    if (!functions.str().empty()) {
+      out << "\n\n# Stand-ins for your functions, so that this file runs on its own; where your "
+             "own are\n# defined, delete these.\n"
+          << functions.str() << "\n";
+    }
+    out << "\n" << chain.str() << tail;
+    return out.str();
+  }
+};
+
+engine::Result<EmittedCode> EmitTfData(const spec::PipelineSpec& spec) {
+  Emitter e;
+  std::string var = "ds";
+  std::string files;
+  if (spec.source().has_synthetic()) files = "FILES = \"/path/to/your/*.tfrecord\"\n\n";
+  e.Source(spec.source(), var);
+  for (const spec::Op& op : spec.ops()) {
+    if (op.has_zip()) {
+      const std::string second = Identifier(op.name()) + "_ds";
+      e.Source(op.zip().source(), second);
+      for (const spec::Op& o : op.zip().ops()) {
+        const std::string m = e.Method(o, false);
+        if (!m.empty()) e.chain << second << " = " << second << m << "\n";
+      }
+      e.chain << var << " = tf.data.Dataset.zip((" << var << ", " << second << "))\n";
+      continue;
+    }
+    const std::string m = e.Method(op, false);
+    if (!m.empty()) e.chain << var << " = " << var << m << "\n";
+  }
+  EmittedCode code;
+  code.text = e.Text(spec, "tf.data", "import tensorflow as tf\n" + files, "");
+  code.notes = e.notes;
+  return code;
+}
+
+engine::Result<EmittedCode> EmitLoader(const spec::PipelineSpec& spec, bool keras) {
+  Emitter e;
+  const spec::Op* loader = nullptr;
+  for (const spec::Op& op : spec.ops()) {
+    if ((keras && op.has_keras_fit()) || (!keras && op.has_dataloader())) {
+      loader = &op;
+    } else if (!op.has_repeat()) {
+      e.notes.push_back("op '" + op.name() + "' is not part of " +
+                        (keras ? "Keras's fit" : "the DataLoader") + ": left out");
+    }
+  }
+  if (!loader) {
+    return engine::InvalidArgument(std::string("the spec has no ") +
+                                   (keras ? "keras_fit" : "dataloader") + " op to write as " +
+                                   (keras ? "Keras" : "PyTorch") + " code");
+  }
+  const int64_t items = spec.source().has_range()
+                            ? spec.source().range().stop() - spec.source().range().start()
+                            : 10000;
+  const std::string cls = keras ? "SpecSequence" : "SpecDataset";
+  std::ostringstream c;
+  std::string imports;
+  if (keras) {
+    const auto& kf = loader->keras_fit();
+    imports = "from tensorflow import keras\n";
+    c << "class " << cls << "(keras.utils.Sequence):\n";
+    c << "    def __len__(self):\n        return " << items << "\n\n";
+    c << "    def __getitem__(self, index):\n        return index  # your batch\n\n\n";
+    c << "model.fit(\n    " << cls << "()";
+    if (kf.has_workers()) c << ",\n    workers=" << kf.workers();
+    c << ",\n    use_multiprocessing=" << Bool(kf.use_multiprocessing());
+    if (kf.has_max_queue_size()) c << ",\n    max_queue_size=" << kf.max_queue_size();
+    c << ")\n";
+    if (kf.getitem().has_python()) e.Pragma("fit.cost=" + kf.getitem().python().duration());
+    if (!kf.worker_startup().empty()) e.Pragma("fit.worker_startup=" + kf.worker_startup());
+    if (!kf.receive_per_mb().empty()) e.Pragma("fit.receive_per_mb=" + kf.receive_per_mb());
+  } else {
+    const auto& dl = loader->dataloader();
+    imports = "from torch.utils.data import DataLoader, Dataset\n";
+    c << "class " << cls << "(Dataset):\n";
+    c << "    def __len__(self):\n        return " << items << "\n\n";
+    c << "    def __getitem__(self, index):\n        return index  # your sample\n\n\n";
+    if (dl.has_collate()) {
+      c << "def collate_fn(samples):\n    return samples  # your collate\n\n\n";
+      if (dl.collate().has_python())
+        e.Pragma("loader.collate_cost=" + dl.collate().python().duration());
+    }
+    c << "loader = DataLoader(\n    " << cls << "(),\n    batch_size=" << dl.batch_size();
+    c << ",\n    num_workers=" << dl.num_workers();
+    if (dl.has_collate()) c << ",\n    collate_fn=collate_fn";
+    c << ",\n    pin_memory=" << Bool(dl.pin_memory());
+    c << ",\n    drop_last=" << Bool(dl.drop_last());
+    if (dl.has_prefetch_factor()) c << ",\n    prefetch_factor=" << dl.prefetch_factor();
+    c << ",\n    persistent_workers=" << Bool(dl.persistent_workers());
+    if (dl.has_in_order()) c << ",\n    in_order=" << Bool(dl.in_order());
+    c << ")\n";
+    if (dl.getitem().has_python()) e.Pragma("loader.cost=" + dl.getitem().python().duration());
+    if (!dl.worker_startup().empty()) e.Pragma("loader.worker_startup=" + dl.worker_startup());
+    if (!dl.receive_per_mb().empty()) e.Pragma("loader.receive_per_mb=" + dl.receive_per_mb());
+  }
+  if (!spec.source().has_range()) {
+    e.notes.push_back("the source '" + spec.source().name() + "' is written as " +
+                      std::to_string(items) + " indices");
+  }
+  EmittedCode code;
+  code.text = e.Text(spec, keras ? "Keras" : "PyTorch", imports, c.str());
+  code.notes = e.notes;
+  return code;
+}
+
+}  // namespace
+
+std::string TfDataMethod(const spec::Op& op) {
+  Emitter e;
+  return e.Method(op, false);
+}
+
+std::string FrameworkOf(const spec::PipelineSpec& spec) {
+  for (const spec::Op& op : spec.ops()) {
+    if (op.has_dataloader()) return "pytorch";
+    if (op.has_keras_fit()) return "keras";
+  }
+  return "tfdata";
+}
+
+engine::Result<EmittedCode> EmitCode(const spec::PipelineSpec& spec, const std::string& framework) {
+  const std::string f = framework == "auto" || framework.empty() ? FrameworkOf(spec) : framework;
+  if (f == "tfdata") {
+    if (FrameworkOf(spec) != "tfdata") {
+      return engine::InvalidArgument("the spec's pipeline is a " + FrameworkOf(spec) +
+                                     " one: --emit " + FrameworkOf(spec));
+    }
+    return EmitTfData(spec);
+  }
+  if (f == "pytorch") return EmitLoader(spec, false);
+  if (f == "keras") return EmitLoader(spec, true);
+  return engine::InvalidArgument("--emit takes tfdata, pytorch, keras or auto, not '" + framework +
+                                 "'");
+}
+
+}  // namespace pipescope::code

@@ -1,0 +1,258 @@
+#include "app/code/code_import.h"
+
+#include <glob.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "app/code/dialects.h"
+#include "app/code/python_reader.h"
+#include "app/code/python_tree.h"
+#include "engine/core/duration.h"
+#include "engine/spec/spec_overrides.h"
+#include "engine/spec/spec_validator.h"
+
+namespace pipescope::code {
+
+namespace {
+
+constexpr const char* kStandInStep = "10ms";
+
+// The pipeline the file ends with: the last one bound, returned or handed to a call, of the
+// variable asked for when one is.
+const PipelineUse* Chosen(const std::vector<PipelineUse>& uses, const std::string& variable) {
+  for (auto it = uses.rbegin(); it != uses.rend(); ++it) {
+    if (variable.empty() || it->variable == variable) return &*it;
+  }
+  return nullptr;
+}
+
+// Pipelines the file builds that the chosen one is not built on, and no later one either:
+// a validation set, a second variant. Named in a note so the user can ask for one.
+void NoteOthers(const PythonReader& reader, const PipelineUse& chosen, ImportedCode& code) {
+  const auto& uses = reader.uses();
+  std::vector<const PipelineUse*> others;
+  for (size_t k = 0; k < uses.size(); ++k) {
+    const PipelineUse& u = uses[k];
+    if (u.variable.empty() || &u == &chosen) continue;
+    bool extended = false;
+    for (size_t j = 0; j < uses.size() && !extended; ++j) {
+      extended = j != k && uses[j].pipeline->id != u.pipeline->id &&
+                 reader.DerivesFrom(uses[j].pipeline->id, u.pipeline->id);
+    }
+    if (!extended && !reader.DerivesFrom(chosen.pipeline->id, u.pipeline->id)) {
+      others.push_back(&u);
+    }
+  }
+  for (const PipelineUse* o : others) {
+    code.notes.push_back({o->at, "another pipeline, '" + o->variable +
+                                     "', is built here; import-code reads the one at line " +
+                                     std::to_string(chosen.at.line) + " (--pipeline " +
+                                     o->variable + " reads this one)"});
+  }
+}
+
+void RemoveAnsweredNotes(ImportedCode& code, const std::string& target) {
+  std::erase_if(code.notes, [&](const CodeNote& n) {
+    return n.message.find("--set " + target + "=") != std::string::npos;
+  });
+}
+
+spec::Op* FindOp(spec::PipelineSpec& spec, const std::string& name) {
+  for (auto& op : *spec.mutable_ops()) {
+    if (op.name() == name) return &op;
+    if (op.has_interleave()) {
+      for (auto& sub : *op.mutable_interleave()->mutable_ops()) {
+        if (sub.name() == name) return &sub;
+      }
+    }
+  }
+  return nullptr;
+}
+
+engine::Result<std::vector<std::string>> Glob(const std::string& pattern) {
+  glob_t g{};
+  const int rc = ::glob(pattern.c_str(), 0, nullptr, &g);
+  std::vector<std::string> files;
+  if (rc == 0) {
+    for (size_t k = 0; k < g.gl_pathc; ++k) files.emplace_back(g.gl_pathv[k]);
+  }
+  globfree(&g);
+  if (files.empty()) return engine::NotFound("no file matches '" + pattern + "'");
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+void SetWork(spec::WorkFunction& fn, const std::string& duration) {
+  if (fn.has_python()) {
+    fn.mutable_python()->set_duration(duration);
+  } else {
+    fn.mutable_cpu_work()->set_duration(duration);
+  }
+}
+
+}  // namespace
+
+std::string FormatNote(const std::string& origin, const CodeNote& note) {
+  return origin + ":" + std::to_string(note.at.line) + ":" + std::to_string(note.at.column) + ": " +
+         note.message;
+}
+
+engine::Result<ImportedCode> ImportCode(const std::string& source, const std::string& origin,
+                                        const ImportOptions& options) {
+  const PythonTree tree(source);
+  PythonReader reader(tree, {&TfDataDialect(), &TorchDialect(), &KerasDialect()});
+  reader.Read();
+  const PipelineUse* chosen = Chosen(reader.uses(), options.pipeline);
+  if (!chosen) {
+    std::string why = options.pipeline.empty()
+                          ? origin + ": no tf.data pipeline, DataLoader or fit(...) found"
+                          : origin + ": no pipeline is bound to '" + options.pipeline + "'";
+    for (const CodeNote& n : reader.notes()) why += "\n  " + FormatNote(origin, n);
+    return engine::InvalidArgument(why);
+  }
+  const Pipeline& p = *chosen->pipeline;
+  ImportedCode code;
+  code.framework = p.framework;
+  code.notes = reader.notes();
+  for (const CodeNote& n : p.notes) code.notes.push_back(n);
+  if (!p.stand_in_note.empty()) code.notes.push_back({p.source_at, p.stand_in_note});
+  NoteOthers(reader, *chosen, code);
+  code.source_stand_in = p.stand_in;
+  code.source_reads = p.reads;
+  code.stand_in_reads = p.stand_in_reads;
+  code.sites = p.sites;
+  code.source_text = source;
+
+  spec::PipelineSpec& spec = code.spec;
+  spec.set_name(std::filesystem::path(origin).stem().string());
+  spec.set_description("imported from " + std::filesystem::path(origin).filename().string() + " (" +
+                       p.framework + ") by pipescope-cli import-code");
+  *spec.mutable_source() = p.source;
+  for (const spec::Op& op : p.ops) *spec.add_ops() = op;
+  spec.mutable_train_step()->set_step_time(kStandInStep);
+  spec.mutable_train_step()->set_device(spec::simulated);
+  code.notes.push_back({chosen->at, std::string("the training step is not in the input "
+                                                "pipeline's code: ") +
+                                        kStandInStep +
+                                        " a step on a simulated device until set: --set "
+                                        "train_step.step_time=DURATION"});
+  std::stable_sort(code.notes.begin(), code.notes.end(), [](const CodeNote& a, const CodeNote& b) {
+    return std::pair(a.at.line, a.at.column) < std::pair(b.at.line, b.at.column);
+  });
+  // Settings the file carries for itself (`# pipescope: parse.cost=40us`).
+  for (const auto& [at, text] : reader.pragmas()) {
+    std::istringstream words(text);
+    for (std::string assignment; words >> assignment;) {
+      if (const engine::Status s = SetCodeKnob(code, assignment); !s.ok()) {
+        code.notes.push_back(
+            {at, "'# pipescope: " + assignment + "' is not applied: " + s.message()});
+      }
+    }
+  }
+  // Values the framework itself refuses (a shuffle buffer of AUTOTUNE, a batch of 0).
+  if (const engine::Status valid = engine::ValidateSpec(spec, origin); !valid.ok()) {
+    return engine::InvalidArgument(origin + ": the pipeline it builds is not one " + p.framework +
+                                   " runs: " + valid.message());
+  }
+  return code;
+}
+
+engine::Result<ImportedCode> ImportCodeFile(const std::string& path, const ImportOptions& options) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return engine::NotFound("cannot read '" + path + "'");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return ImportCode(text.str(), path, options);
+}
+
+engine::Status SetCodeKnob(ImportedCode& code, const std::string& assignment) {
+  const size_t eq = assignment.find('=');
+  const size_t dot = assignment.find('.');
+  if (eq == std::string::npos || dot == std::string::npos || dot > eq) {
+    return engine::InvalidArgument("expected OP.KNOB=VALUE, got '" + assignment + "'");
+  }
+  const std::string target = assignment.substr(0, eq);
+  const std::string name = assignment.substr(0, dot);
+  const std::string knob = assignment.substr(dot + 1, eq - dot - 1);
+  const std::string value = assignment.substr(eq + 1);
+  spec::PipelineSpec& spec = code.spec;
+  spec::Source& source = *spec.mutable_source();
+
+  if (knob == "cost" || knob == "collate_cost") {
+    RETURN_IF_ERROR(engine::ParseDurationNs(value).status().WithContext(assignment));
+    if (name == source.name() && source.has_from_generator() && knob == "cost") {
+      source.mutable_from_generator()->set_duration(value);
+    } else if (spec::Op* op = FindOp(spec, name)) {
+      if (op->has_map() && knob == "cost") {
+        SetWork(*op->mutable_map()->mutable_fn(), value);
+      } else if (op->has_dataloader()) {
+        auto* dl = op->mutable_dataloader();
+        SetWork(knob == "cost" ? *dl->mutable_getitem() : *dl->mutable_collate(), value);
+      } else if (op->has_keras_fit() && knob == "cost") {
+        SetWork(*op->mutable_keras_fit()->mutable_getitem(), value);
+      } else {
+        return engine::InvalidArgument("'" + name + "' has no " + knob);
+      }
+    } else {
+      return engine::NotFound("no op or source named '" + name + "'");
+    }
+  } else if (knob == "fraction") {
+    spec::Op* op = FindOp(spec, name);
+    if (!op || !op->has_filter()) return engine::NotFound("no filter named '" + name + "'");
+    double f = 0;
+    try {
+      f = std::stod(value);
+    } catch (...) {
+      return engine::InvalidArgument(assignment + ": a fraction is a number");
+    }
+    if (f <= 0 || f > 1) return engine::InvalidArgument(assignment + ": a fraction is in (0, 1]");
+    op->mutable_filter()->mutable_predicate()->mutable_keep_fraction()->set_fraction(f);
+  } else if (knob == "files" && name == source.name() && !code.source_reads.empty()) {
+    ASSIGN_OR_RETURN(const std::vector<std::string> files, Glob(value));
+    spec::Source real;
+    real.set_name(source.name());
+    const std::string compression = source.has_tfrecord() ? source.tfrecord().compression() : "";
+    if (code.source_reads == "tfrecord") {
+      for (const auto& f : files) real.mutable_tfrecord()->add_files(f);
+      real.mutable_tfrecord()->set_compression(compression);
+    } else {
+      for (const auto& f : files) real.mutable_text_line()->add_files(f);
+    }
+    source = real;
+    code.source_stand_in = false;
+    std::erase_if(code.notes, [&](const CodeNote& n) {
+      return n.message.find("--set " + name + ".files=") != std::string::npos;
+    });
+  } else if (knob == "pattern" && name == source.name() && code.source_stand_in) {
+    source.clear_range();
+    source.mutable_list_files()->set_pattern(value);
+    code.source_stand_in = false;
+    // The interleaves over these names now read the files the code reads.
+    for (const auto& [op_name, format] : code.stand_in_reads) {
+      spec::Op* op = FindOp(spec, op_name);
+      spec::ElementSource* per =
+          op && op->has_interleave() ? op->mutable_interleave()->mutable_per_element()
+          : op && op->has_flat_map() ? op->mutable_flat_map()->mutable_per_element()
+                                     : nullptr;
+      if (!per) continue;
+      if (format == "tfrecord") {
+        per->mutable_tfrecord_file();
+      } else {
+        per->mutable_text_line_file();
+      }
+    }
+    std::erase_if(code.notes, [&](const CodeNote& n) {
+      return n.message.find("synthetic records per file stand in") != std::string::npos;
+    });
+  } else {
+    RETURN_IF_ERROR(engine::ApplyOverride(spec, assignment));
+  }
+  RemoveAnsweredNotes(code, target);
+  return engine::Status::Ok();
+}
+
+}  // namespace pipescope::code

@@ -1,0 +1,52 @@
+#pragma once
+// `pipescope-cli import-code FILE.py`: the input pipeline a Python file builds, as a spec.
+// tf.data chains and assignments, a PyTorch DataLoader over the file's Dataset class, Keras's
+// fit over a Sequence or generator (dialects.h). Whatever the code leaves to run time (files
+// from a glob, flags, a function's cost) gets a stand-in and a note naming its line and
+// column and the `--set` that completes it; nothing is dropped without a note.
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "app/code/code_values.h"
+#include "engine/core/status.h"
+#include "engine/spec/pipeline_spec.pb.h"
+
+namespace pipescope::code {
+
+struct ImportOptions {
+  std::string pipeline;  // the variable whose pipeline to read; empty: the one the file ends with
+};
+
+struct ImportedCode {
+  spec::PipelineSpec spec;
+  std::string framework;  // "tfdata", "pytorch" or "keras"
+  std::vector<CodeNote> notes;
+  // How a stand-in becomes real files (SetCodeKnob): the format the source reads, and the
+  // interleaves whose synthetic files stand in for files of a format.
+  bool source_stand_in = false;
+  std::string source_reads;
+  std::map<std::string, std::string> stand_in_reads;
+  std::map<std::string, KnobSite> sites;  // where the code sets each knob, by "op.knob"
+  std::string source_text;                // the file as read
+};
+
+// Errors: nothing in the file builds a pipeline import-code reads (InvalidArgument, naming
+// what the parser could not read), or `options.pipeline` names no pipeline.
+engine::Result<ImportedCode> ImportCode(const std::string& source, const std::string& origin,
+                                        const ImportOptions& options = {});
+// Errors also when the file cannot be read (NotFound).
+engine::Result<ImportedCode> ImportCodeFile(const std::string& path,
+                                            const ImportOptions& options = {});
+
+// `--set OP.KNOB=VALUE` on imported code: what import-code left as a parameter
+// (`STAGE.cost`, `loader.collate_cost`, `FILTER.fraction`, `read.files=PATTERN`,
+// `list_files.pattern=PATTERN`) and every knob `--set` sets on a spec. Drops the notes the
+// setting answers.
+engine::Status SetCodeKnob(ImportedCode& code, const std::string& assignment);
+
+// "FILE:LINE:COLUMN: message", as compilers print.
+std::string FormatNote(const std::string& origin, const CodeNote& note);
+
+}  // namespace pipescope::code

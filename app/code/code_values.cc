@@ -1,0 +1,90 @@
+#include "app/code/code_values.h"
+
+#include <cmath>
+#include <string>
+
+namespace pipescope::code {
+
+namespace {
+
+// Op names are unique across the whole spec, an interleave's or a zip's own ops included.
+bool NameTaken(const google::protobuf::RepeatedPtrField<spec::Op>& ops, const std::string& name) {
+  for (const auto& op : ops) {
+    if (op.name() == name) return true;
+    if (op.has_interleave() && NameTaken(op.interleave().ops(), name)) return true;
+    if (op.has_flat_map() && NameTaken(op.flat_map().ops(), name)) return true;
+    if (op.has_zip() && (op.zip().source().name() == name || NameTaken(op.zip().ops(), name))) {
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string Pipeline::FreshName(const std::string& base) const {
+  auto taken = [&](const std::string& name) {
+    if (source.name() == name) return true;
+    for (const auto& op : ops) {
+      if (op.name() == name) return true;
+      google::protobuf::RepeatedPtrField<spec::Op> one;
+      *one.Add() = op;
+      if (NameTaken(one, name)) return true;
+    }
+    return false;
+  };
+  if (!taken(base)) return base;
+  for (int n = 2;; ++n) {
+    std::string name = base + "_" + std::to_string(n);
+    if (!taken(name)) return name;
+  }
+}
+
+std::optional<int64_t> Value::AsInt() const {
+  switch (kind) {
+    case Kind::kInt:
+      return i;
+    case Kind::kBool:
+      return b ? 1 : 0;
+    case Kind::kFloat:
+      if (std::isfinite(f) && f == std::floor(f)) return static_cast<int64_t>(f);
+      return std::nullopt;
+    default:
+      return std::nullopt;
+  }
+}
+
+std::optional<double> Value::AsNumber() const {
+  if (kind == Kind::kFloat) return f;
+  if (const auto n = AsInt()) return static_cast<double>(*n);
+  return std::nullopt;
+}
+
+std::string Value::SymbolTail() const {
+  if (kind != Kind::kSymbol) return {};
+  const size_t dot = s.rfind('.');
+  return dot == std::string::npos ? s : s.substr(dot + 1);
+}
+
+std::string Value::Spelling() const {
+  std::string text(node.text());
+  if (text.empty()) return kind == Kind::kSymbol ? s : "?";
+  for (char& c : text) {
+    if (c == '\n') c = ' ';
+  }
+  if (text.size() > 60) text = text.substr(0, 57) + "...";
+  return text;
+}
+
+const Value* CallArgs::Get(size_t position, const std::string& name) const {
+  if (const auto it = keyword.find(name); it != keyword.end()) return &it->second;
+  if (position < positional.size()) return &positional[position];
+  return nullptr;
+}
+
+const Value* CallArgs::Get(const std::string& name) const {
+  const auto it = keyword.find(name);
+  return it == keyword.end() ? nullptr : &it->second;
+}
+
+}  // namespace pipescope::code

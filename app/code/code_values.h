@@ -1,0 +1,115 @@
+#pragma once
+// What import-code knows of a Python expression without running it: literals, names it
+// could not bind (FLAGS.num_map_threads, tf.data.AUTOTUNE), and the values that build a
+// pipeline (a dataset so far, a function, a Dataset or Sequence class, a DataLoader).
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "app/code/python_tree.h"
+#include "engine/spec/pipeline_spec.pb.h"
+
+namespace pipescope::code {
+
+// Something the code leaves out or that import-code assumed, with where and, when a
+// setting completes it, the `--set` that does.
+struct CodeNote {
+  SourcePoint at;
+  std::string message;
+};
+
+// A pipeline as far as the code has built it. Methods copy it and append: the code's
+// variables keep their own versions, and only the pipeline the file ends with is read.
+struct CallArgs;
+
+// Where the code sets one knob of an op, so a tuned value can be written back into the
+// user's own file: the value's bytes when the call passes it, else where a keyword argument
+// goes (before the call's closing parenthesis).
+struct KnobSite {
+  size_t value_begin = 0, value_end = 0;  // value_end == 0: the call leaves the knob out
+  size_t insert_at = 0;
+  bool call_has_arguments = false;
+};
+
+struct Pipeline {
+  std::string framework;  // "tfdata", "pytorch" or "keras"
+  // The file format the source reads ("tfrecord", "text_line"; empty for others), and
+  // whether its files are a stand-in: the code computes them when it runs, so synthetic
+  // records take their place until `--set SOURCE.files=PATTERN` names real ones.
+  std::string reads;
+  std::string compression;
+  bool stand_in = false;
+  std::string stand_in_note;  // said when this pipeline is the one read (not inside another)
+  // Interleaves and flat_maps whose synthetic files stand in for files of this format.
+  std::map<std::string, std::string> stand_in_reads;
+  std::map<std::string, KnobSite> sites;  // by "op.knob"
+  spec::Source source;
+  std::vector<spec::Op> ops;
+  std::vector<CodeNote> notes;  // this pipeline's, so a branch the file drops drops them
+  SourcePoint at;               // where it was last extended
+  SourcePoint source_at;        // where its source was made
+  int id = 0;
+  int parent = -1;
+
+  // A name for a new op that no op or source of this pipeline has: `base`, `base_2`, ...
+  std::string FreshName(const std::string& base) const;
+  void Note(SourcePoint where, std::string message) {
+    notes.push_back({where, std::move(message)});
+  }
+};
+
+struct Value {
+  enum class Kind {
+    kUnknown,  // computed at run time (a glob, a call import-code does not know)
+    kNone,
+    kBool,
+    kInt,
+    kFloat,
+    kString,
+    kSymbol,     // a dotted name bound to nothing in the file: a module's constant or a flag
+    kList,       // list or tuple
+    kDict,       // items alternate key, value
+    kPipeline,   // a tf.data dataset, a DataLoader or a fit(...) so far
+    kFunction,   // def or lambda (node)
+    kClass,      // class definition (node)
+    kInstance,   // a call of a class defined in the file (s: the class's name)
+    kFeature,    // tf.io.FixedLenFeature / VarLenFeature
+    kTransform,  // what Dataset.apply takes: map_and_batch(...) (s: its name; call: its args)
+  };
+  Kind kind = Kind::kUnknown;
+  bool b = false;
+  int64_t i = 0;
+  double f = 0;
+  std::string s;  // string, symbol path, function or class name
+  std::vector<Value> items;
+  std::shared_ptr<const Pipeline> pipeline;
+  spec::FeatureSpec feature;
+  std::shared_ptr<const CallArgs> call;
+  SyntaxNode node;  // the expression; for functions and classes their definition
+
+  bool Is(Kind k) const { return kind == k; }
+  // An integer: ints, bools, integral floats; nullopt otherwise.
+  std::optional<int64_t> AsInt() const;
+  std::optional<double> AsNumber() const;
+  // The last part of a symbol's path ("AUTOTUNE" for tf.data.experimental.AUTOTUNE).
+  std::string SymbolTail() const;
+  // How the code spells it, for notes: the expression's own text.
+  std::string Spelling() const;
+};
+
+// Arguments of a call, by position and keyword.
+struct CallArgs {
+  std::vector<Value> positional;
+  std::map<std::string, Value> keyword;
+  SyntaxNode node;
+
+  // The argument at `position` or named `name`; nullptr when the call leaves it out.
+  const Value* Get(size_t position, const std::string& name) const;
+  const Value* Get(const std::string& name) const;
+};
+
+}  // namespace pipescope::code

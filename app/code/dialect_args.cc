@@ -1,0 +1,79 @@
+#include <string>
+
+#include "app/code/dialects.h"
+#include "app/code/work_functions.h"
+
+namespace pipescope::code {
+
+namespace {
+
+void RecordSite(Pipeline& pipeline, const CallArgs& args, const Value* v, const std::string& op,
+                const std::string& name) {
+  const SyntaxNode list = args.node.field("arguments");
+  if (!list.Is("argument_list")) return;
+  KnobSite site;
+  if (v && !v->node.null() && v->node.start_byte() >= list.start_byte() &&
+      v->node.end_byte() <= list.end_byte()) {
+    site.value_begin = v->node.start_byte();
+    site.value_end = v->node.end_byte();
+  }
+  site.insert_at = list.end_byte() - 1;  // before ')'
+  site.call_has_arguments = !list.code_children().empty();
+  pipeline.sites[op + "." + name] = site;
+}
+
+}  // namespace
+
+std::optional<int64_t> ReadKnob(Pipeline& pipeline, const CallArgs& args, size_t position,
+                                const std::string& name, const std::string& op,
+                                const std::string& stands_in) {
+  const Value* v = args.Get(position, name);
+  RecordSite(pipeline, args, v, op, name);
+  if (!v || v->Is(Value::Kind::kNone)) return std::nullopt;
+  if (v->Is(Value::Kind::kSymbol) && v->SymbolTail() == "AUTOTUNE") return -1;
+  if (const auto n = v->AsInt(); n && !v->Is(Value::Kind::kBool)) return n;
+  pipeline.Note(v->node.null() ? args.node.start() : v->node.start(),
+                op + "'s " + name + " is `" + v->Spelling() + "`, known only when the code runs: " +
+                    stands_in + " until set: --set " + op + "." + name + "=N");
+  return std::nullopt;
+}
+
+std::optional<bool> ReadFlag(Pipeline& pipeline, const CallArgs& args, size_t position,
+                             const std::string& name, const std::string& op) {
+  const Value* v = args.Get(position, name);
+  RecordSite(pipeline, args, v, op, name);
+  if (!v || v->Is(Value::Kind::kNone)) return std::nullopt;
+  if (v->Is(Value::Kind::kBool)) return v->b;
+  if (v->Is(Value::Kind::kInt)) return v->i != 0;
+  pipeline.Note(v->node.start(), op + "'s " + name + " is `" + v->Spelling() +
+                                     "`, known only when the code runs: its default until set: "
+                                     "--set " +
+                                     op + "." + name + "=true|false");
+  return std::nullopt;
+}
+
+void NoteWork(Pipeline& pipeline, SourcePoint at, const std::string& op, const StageWork& work,
+              const std::string& cost_knob) {
+  if (work.cost_is_parameter) {
+    const bool python = work.fn.has_python();
+    pipeline.Note(at, "'" + op + "' runs " + (python ? "Python" : "TensorFlow ops") +
+                          " whose cost the code does not show: " + kDefaultStageCost +
+                          " a call until set: --set " + op + "." + cost_knob +
+                          "=DURATION (or calibrate from a trace)");
+  }
+  if (!work.also_calls.empty()) {
+    std::string list;
+    for (const std::string& c : work.also_calls) list += (list.empty() ? "" : ", ") + c;
+    pipeline.Note(at, "'" + op + "' also calls " + list + ": modelled by its heaviest work only");
+  }
+}
+
+Value PipelineValue(std::shared_ptr<Pipeline> pipeline, const CallArgs& args) {
+  Value v;
+  v.kind = Value::Kind::kPipeline;
+  v.pipeline = std::move(pipeline);
+  v.node = args.node;
+  return v;
+}
+
+}  // namespace pipescope::code

@@ -1,0 +1,34 @@
+#pragma once
+// The frameworks import-code reads: each dialect lists its functions, classes and methods
+// once (tfdata_dialect.cc, torch_dialect.cc, keras_dialect.cc).
+
+#include <optional>
+#include <string>
+
+#include "app/code/python_reader.h"
+
+namespace pipescope::code {
+
+const Dialect& TfDataDialect();
+const Dialect& TorchDialect();
+const Dialect& KerasDialect();
+
+// An integer argument: as written, -1 for AUTOTUNE in any spelling, nullopt when the call
+// leaves it out or passes None. A value known only when the code runs (a flag, a
+// computation) is nullopt too, with a note on `pipeline` that says what stands in for it
+// (`stands_in`) and the `--set OP.KNOB=N` that sets it.
+std::optional<int64_t> ReadKnob(Pipeline& pipeline, const CallArgs& args, size_t position,
+                                const std::string& name, const std::string& op,
+                                const std::string& stands_in);
+// A boolean argument as written; nullopt when left out or not a literal (noted so).
+std::optional<bool> ReadFlag(Pipeline& pipeline, const CallArgs& args, size_t position,
+                             const std::string& name, const std::string& op);
+
+// A work function's note: its cost is a parameter, or the known work it leaves out.
+struct StageWork;
+void NoteWork(Pipeline& pipeline, SourcePoint at, const std::string& op, const StageWork& work,
+              const std::string& cost_knob = "cost");
+
+Value PipelineValue(std::shared_ptr<Pipeline> pipeline, const CallArgs& args);
+
+}  // namespace pipescope::code

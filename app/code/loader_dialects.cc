@@ -1,0 +1,164 @@
+// PyTorch's DataLoader and Keras's fit as import-code reads them: the loader's or fit's
+// arguments by keyword or position (torch/utils/data/dataloader.py's and Keras's
+// signatures), over a Dataset or Sequence class the file defines, whose __getitem__ is the
+// work and whose __len__ the epoch.
+
+#include <string>
+
+#include "app/code/dialects.h"
+#include "app/code/work_functions.h"
+
+namespace pipescope::code {
+
+namespace {
+
+constexpr int64_t kStandInItems = 10000;
+
+// The source of a map-style dataset: its indices 0 .. len - 1, from __len__ when it returns
+// a number.
+void IndexSource(PythonReader& r, Pipeline& p, const Value* dataset, const ClassInfo* cls,
+                 const std::string& name) {
+  p.source.set_name(name);
+  auto* range = p.source.mutable_range();
+  if (cls) {
+    if (const auto it = cls->returns.find("__len__"); it != cls->returns.end()) {
+      if (const auto n = it->second.AsInt()) {
+        range->set_stop(*n);
+        return;
+      }
+    }
+  }
+  range->set_stop(kStandInItems);
+  p.Note(dataset ? dataset->node.start() : p.at,
+         "the length of `" + (dataset ? dataset->Spelling() : std::string("?")) +
+             "` is known only when the code runs: " + std::to_string(kStandInItems) +
+             " items stand in; --set " + name + ".stop=N");
+}
+
+// __getitem__ of the dataset's class as Python work; a class the file does not define
+// (torchvision's ImageFolder, say) gets a cost parameter.
+spec::WorkFunction GetItem(PythonReader& r, Pipeline& p, const Value* dataset, const ClassInfo* cls,
+                           const std::string& op, SourcePoint at) {
+  StageWork work;
+  if (cls && cls->methods.count("__getitem__")) {
+    Value fn{
+        .kind = Value::Kind::kFunction, .s = "__getitem__", .node = cls->methods.at("__getitem__")};
+    work = ReadWork(r, fn, "__getitem__", /*python=*/true);
+  } else {
+    work.fn.mutable_python()->set_duration(kDefaultStageCost);
+    work.cost_is_parameter = true;
+    p.Note(at, "`" + (dataset ? dataset->Spelling() : std::string("?")) +
+                   "` is not a class this file defines: its __getitem__ is not read");
+  }
+  work.name = op;
+  NoteWork(p, at, op, work);
+  return work.fn;
+}
+
+const ClassInfo* ClassOf(PythonReader& r, const Value* v) {
+  return v && v->Is(Value::Kind::kInstance) ? r.FindClass(v->s) : nullptr;
+}
+
+Value DataLoader(PythonReader& r, const CallArgs& a) {
+  auto p = r.NewPipeline("pytorch", a.node.start());
+  const std::string op_name = "loader";
+  const Value* dataset = a.Get(0, "dataset");
+  const ClassInfo* cls = ClassOf(r, dataset);
+  IndexSource(r, *p, dataset, cls, "dataset");
+  spec::Op op;
+  op.set_name(op_name);
+  auto* dl = op.mutable_dataloader();
+  dl->set_batch_size(
+      ReadKnob(*p, a, 1, "batch_size", op_name, "1 (the DataLoader's default)").value_or(1));
+  if (a.Get(3, "sampler") || a.Get(4, "batch_sampler")) {
+    p->Note(a.node.start(), "the loader's sampler is not read: indices in order");
+  }
+  dl->set_num_workers(
+      ReadKnob(*p, a, 5, "num_workers", op_name, "0 (the DataLoader's default)").value_or(0));
+  if (const Value* collate = a.Get(6, "collate_fn"); collate && !collate->Is(Value::Kind::kNone)) {
+    StageWork work = ReadWork(r, *collate, "collate_fn", /*python=*/true);
+    *dl->mutable_collate() = work.fn;
+    NoteWork(*p, collate->node.start(), op_name, work, "collate_cost");
+  }
+  dl->set_pin_memory(ReadFlag(*p, a, 7, "pin_memory", op_name).value_or(false));
+  dl->set_drop_last(ReadFlag(*p, a, 8, "drop_last", op_name).value_or(false));
+  if (const auto pf = ReadKnob(*p, a, 13, "prefetch_factor", op_name, "2")) {
+    dl->set_prefetch_factor(*pf);
+  }
+  dl->set_persistent_workers(ReadFlag(*p, a, 14, "persistent_workers", op_name).value_or(false));
+  if (const auto in_order = ReadFlag(*p, a, 16, "in_order", op_name)) dl->set_in_order(*in_order);
+  *dl->mutable_getitem() = GetItem(r, *p, dataset, cls, op_name, a.node.start());
+  p->ops.push_back(op);
+  // A training loop takes the loader's batches epoch after epoch.
+  spec::Op epochs;
+  epochs.set_name("epochs");
+  epochs.mutable_repeat();
+  p->ops.push_back(epochs);
+  return PipelineValue(std::move(p), a);
+}
+
+// model.fit(x, ..., max_queue_size, workers, use_multiprocessing) and fit_generator: over a
+// tf.data dataset the dataset is the pipeline; over a Sequence or a generator, Keras's
+// enqueuer.
+Value Fit(PythonReader& r, const CallArgs& a, bool generator_call) {
+  const Value* x = a.Get(0, generator_call ? "generator" : "x");
+  if (x && x->Is(Value::Kind::kPipeline)) return *x;
+  const ClassInfo* cls = ClassOf(r, x);
+  const bool generator = x && !cls && !x->Is(Value::Kind::kNone);
+  if (!cls && !generator) return Value{.node = a.node};
+  auto p = r.NewPipeline("keras", a.node.start());
+  const std::string op_name = "fit";
+  IndexSource(r, *p, x, cls, "indices");
+  spec::Op op;
+  op.set_name(op_name);
+  auto* kf = op.mutable_keras_fit();
+  if (const auto w = ReadKnob(*p, a, 100, "workers", op_name, "1 (fit's default)")) {
+    kf->set_workers(*w);
+  }
+  kf->set_use_multiprocessing(ReadFlag(*p, a, 100, "use_multiprocessing", op_name).value_or(false));
+  if (const auto q = ReadKnob(*p, a, 100, "max_queue_size", op_name, "10 (fit's default)")) {
+    kf->set_max_queue_size(*q);
+  }
+  if (cls) {
+    *kf->mutable_getitem() = GetItem(r, *p, x, cls, op_name, a.node.start());
+  } else {
+    // A generator: its next() makes a batch, run by Keras's GeneratorEnqueuer.
+    StageWork work;
+    work.fn.mutable_python()->set_duration(kDefaultStageCost);
+    work.cost_is_parameter = true;
+    *kf->mutable_getitem() = work.fn;
+    p->Note(x->node.start(), "`" + x->Spelling() +
+                                 "` is a generator: each batch it yields is read as a "
+                                 "Sequence's __getitem__ (Keras's GeneratorEnqueuer)");
+    NoteWork(*p, a.node.start(), op_name, work);
+  }
+  p->ops.push_back(op);
+  return PipelineValue(std::move(p), a);
+}
+
+}  // namespace
+
+const Dialect& TorchDialect() {
+  static const Dialect d = [] {
+    Dialect t;
+    t.framework = "pytorch";
+    t.functions = {{"DataLoader", DataLoader}};
+    return t;
+  }();
+  return d;
+}
+
+const Dialect& KerasDialect() {
+  static const Dialect d = [] {
+    Dialect k;
+    k.framework = "keras";
+    k.functions = {
+        {"fit", [](PythonReader& r, const CallArgs& a) { return Fit(r, a, false); }},
+        {"fit_generator", [](PythonReader& r, const CallArgs& a) { return Fit(r, a, true); }},
+    };
+    return k;
+  }();
+  return d;
+}
+
+}  // namespace pipescope::code

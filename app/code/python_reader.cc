@@ -1,0 +1,583 @@
+#include "app/code/python_reader.h"
+
+#include <charconv>
+#include <cstdlib>
+#include <string>
+#include <utility>
+
+namespace pipescope::code {
+
+namespace {
+
+// Python's escapes in a non-raw string, the common ones; others stay as written.
+std::string Unescape(std::string_view body) {
+  std::string out;
+  out.reserve(body.size());
+  for (size_t k = 0; k < body.size(); ++k) {
+    if (body[k] != '\\' || k + 1 == body.size()) {
+      out += body[k];
+      continue;
+    }
+    const char c = body[++k];
+    switch (c) {
+      case 'n':
+        out += '\n';
+        break;
+      case 't':
+        out += '\t';
+        break;
+      case '\\':
+        out += '\\';
+        break;
+      case '\'':
+        out += '\'';
+        break;
+      case '"':
+        out += '"';
+        break;
+      case '\n':
+        break;
+      default:
+        out += '\\';
+        out += c;
+    }
+  }
+  return out;
+}
+
+bool EndsWithPath(const std::string& path, const std::string& key) {
+  if (path == key) return true;
+  return path.size() > key.size() && path.compare(path.size() - key.size(), key.size(), key) == 0 &&
+         path[path.size() - key.size() - 1] == '.';
+}
+
+// Calls that hand their first argument on: what `tf.constant(files)` or `sorted(names)`
+// holds is what the argument holds, as far as a pipeline cares.
+bool PassesArgumentOn(const std::string& path) {
+  static const char* const kPassThrough[] = {"tf.constant", "tf.convert_to_tensor", "list", "tuple",
+                                             "sorted",      "tf.identity"};
+  for (const char* p : kPassThrough) {
+    if (path == p) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string CanonicalPath(const std::string& path) {
+  static const std::pair<const char*, const char*> kPrefixes[] = {
+      {"tensorflow.", "tf."},           {"tf.compat.v1.", "tf."}, {"tf.compat.v2.", "tf."},
+      {"tensorflow.compat.v1.", "tf."}, {"tf.keras.", "keras."},  {"tensorflow.keras.", "keras."}};
+  std::string p = path;
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (const auto& [from, to] : kPrefixes) {
+      const std::string f = from;
+      if (p.rfind(f, 0) == 0) {
+        p = to + p.substr(f.size());
+        changed = true;
+      }
+    }
+  }
+  if (p == "tensorflow") p = "tf";
+  return p;
+}
+
+PythonReader::PythonReader(const PythonTree& tree, std::vector<const Dialect*> dialects)
+    : tree_(tree), dialects_(std::move(dialects)) {
+  scopes_.emplace_back();
+}
+
+void PythonReader::ReadPragmas(const SyntaxNode& node) {
+  for (const SyntaxNode& c : node.named_children()) {
+    if (!c.Is("comment")) {
+      ReadPragmas(c);
+      continue;
+    }
+    const std::string_view text = c.text();
+    if (const size_t at = text.find("pipescope:"); at != std::string_view::npos) {
+      pragmas_.emplace_back(c.start(), std::string(text.substr(at + 10)));
+    }
+  }
+}
+
+void PythonReader::Read() {
+  for (const SyntaxProblem& p : tree_.Problems()) Note(p.at, p.message + ": left out");
+  ReadPragmas(tree_.root());
+  // Twice: a def may use a function or a constant the file defines below it (Python binds
+  // names when the code runs, not when it is read). The first reading binds every name;
+  // the second reads each statement with those bindings and is the one kept.
+  const std::vector<CodeNote> syntax = notes_;
+  ReadBlock(tree_.root());
+  uses_.clear();
+  notes_ = syntax;
+  ReadBlock(tree_.root());
+}
+
+bool PythonReader::DerivesFrom(int id, int ancestor) const {
+  for (int k = id; k >= 0; k = parent_of_[static_cast<size_t>(k)]) {
+    if (k == ancestor) return true;
+  }
+  return false;
+}
+
+std::shared_ptr<Pipeline> PythonReader::NewPipeline(const std::string& framework, SourcePoint at) {
+  auto p = std::make_shared<Pipeline>();
+  p->framework = framework;
+  p->at = at;
+  p->source_at = at;
+  p->id = static_cast<int>(parent_of_.size());
+  parent_of_.push_back(-1);
+  return p;
+}
+
+std::shared_ptr<Pipeline> PythonReader::Extend(const Pipeline& from, SourcePoint at) {
+  auto p = std::make_shared<Pipeline>(from);
+  p->at = at;
+  p->id = static_cast<int>(parent_of_.size());
+  p->parent = from.id;
+  parent_of_.push_back(from.id);
+  return p;
+}
+
+const ClassInfo* PythonReader::FindClass(const std::string& name) const {
+  const auto it = classes_.find(name);
+  return it == classes_.end() ? nullptr : &it->second;
+}
+
+Value PythonReader::ReturnOf(const Value& function) const {
+  if (!function.Is(Value::Kind::kFunction) || !function.node.Is("function_definition")) return {};
+  const auto it = function_returns_.find(function.node.start_byte());
+  return it == function_returns_.end() ? Value{} : it->second;
+}
+
+Value PythonReader::Apply(const Value& function, const std::vector<Value>& arguments) {
+  if (!function.Is(Value::Kind::kFunction) || apply_depth_ > 8) return {};
+  const SyntaxNode params = function.node.field("parameters");
+  scopes_.emplace_back();
+  size_t k = 0;
+  for (const SyntaxNode& p : params.code_children()) {
+    std::string name(p.Is("identifier") ? p.text() : p.field("name").text());
+    if (name.empty() && !p.named_children().empty()) name = p.named_children()[0].text();
+    Bind(name, k < arguments.size() ? arguments[k] : Value{});
+    ++k;
+  }
+  ++apply_depth_;
+  Value result;
+  if (function.node.Is("lambda")) {
+    result = Evaluate(function.node.field("body"));
+  } else {
+    result = ReturnOf(function);
+  }
+  --apply_depth_;
+  scopes_.pop_back();
+  return result;
+}
+
+void PythonReader::Bind(const std::string& name, const Value& value) {
+  if (!name.empty()) scopes_.back()[name] = value;
+}
+
+const Value* PythonReader::Lookup(const std::string& name) const {
+  for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
+    if (const auto found = it->find(name); found != it->end()) return &found->second;
+  }
+  return nullptr;
+}
+
+void PythonReader::Use(const Value& value, const std::string& variable, const SyntaxNode& at) {
+  if (value.Is(Value::Kind::kPipeline) && value.pipeline) {
+    uses_.push_back({value.pipeline, variable, at.start()});
+  }
+}
+
+void PythonReader::ReadBlock(const SyntaxNode& block) {
+  for (const SyntaxNode& s : block.named_children()) ReadStatement(s);
+}
+
+void PythonReader::ReadStatement(const SyntaxNode& s) {
+  const std::string_view t = s.type();
+  if (t == "expression_statement") {
+    for (const SyntaxNode& e : s.code_children()) {
+      if (e.Is("assignment")) {
+        const Value v = Evaluate(e.field("right"));
+        Assign(e.field("left"), v);
+      } else if (e.Is("augmented_assignment")) {
+        Assign(e.field("left"), Value{});
+      } else {
+        Use(Evaluate(e), "", e);
+      }
+    }
+  } else if (t == "function_definition") {
+    ReadFunction(s, nullptr);
+  } else if (t == "class_definition") {
+    ReadClass(s);
+  } else if (t == "decorated_definition") {
+    ReadStatement(s.field("definition"));
+  } else if (t == "return_statement") {
+    const auto children = s.code_children();
+    const Value v = children.empty() ? Value{} : Evaluate(children[0]);
+    if (!open_functions_.empty() && !v.Is(Value::Kind::kUnknown)) {
+      function_returns_[open_functions_.back()] = v;
+    }
+    Use(v, "", s);
+  } else if (t == "import_statement" || t == "import_from_statement") {
+    ReadImport(s);
+  } else if (t == "for_statement") {
+    Assign(s.field("left"), Value{});
+    ReadBlock(s.field("body"));
+    if (const SyntaxNode alt = s.field("alternative"); !alt.null()) ReadBlock(alt);
+  } else if (t == "with_statement") {
+    for (const SyntaxNode& c :
+         s.field("body").null() ? s.named_children() : std::vector<SyntaxNode>{s.field("body")}) {
+      if (c.Is("block")) ReadBlock(c);
+    }
+  } else if (t == "if_statement" || t == "while_statement" || t == "try_statement" ||
+             t == "elif_clause" || t == "else_clause" || t == "except_clause" ||
+             t == "finally_clause" || t == "block" || t == "module") {
+    for (const SyntaxNode& c : s.named_children()) {
+      if (c.Is("block") || c.type().ends_with("_clause")) {
+        c.Is("block") ? ReadBlock(c) : ReadStatement(c);
+      }
+    }
+  }
+}
+
+void PythonReader::ReadFunction(const SyntaxNode& def, ClassInfo* owner) {
+  Value f;
+  f.kind = Value::Kind::kFunction;
+  f.s = std::string(def.field("name").text());
+  f.node = def;
+  if (owner) {
+    owner->methods[f.s] = def;
+  } else {
+    Bind(f.s, f);
+  }
+  // The body is read once, here, with its parameters unknown: what a def builds does not
+  // depend on its arguments in the code people write for pipelines (a function that
+  // returns its dataset, a parser that calls parse_single_example on its record).
+  scopes_.emplace_back();
+  for (const SyntaxNode& p : def.field("parameters").code_children()) {
+    if (p.Is("identifier")) Bind(std::string(p.text()), Value{});
+  }
+  open_functions_.push_back(def.start_byte());
+  std::vector<RecordedCall> calls;
+  recorders_.push_back(&calls);
+  ReadBlock(def.field("body"));
+  recorders_.pop_back();
+  calls_in_[def.start_byte()] = std::move(calls);
+  open_functions_.pop_back();
+  scopes_.pop_back();
+  if (owner) {
+    const auto it = function_returns_.find(def.start_byte());
+    if (it != function_returns_.end()) owner->returns[f.s] = it->second;
+  }
+}
+
+void PythonReader::ReadClass(const SyntaxNode& def) {
+  ClassInfo info;
+  info.name = std::string(def.field("name").text());
+  for (const SyntaxNode& base : def.field("superclasses").code_children()) {
+    info.bases.emplace_back(base.text());
+  }
+  scopes_.emplace_back();
+  for (const SyntaxNode& s : def.field("body").named_children()) {
+    const SyntaxNode d = s.Is("decorated_definition") ? s.field("definition") : s;
+    if (d.Is("function_definition")) {
+      ReadFunction(d, &info);
+    } else {
+      ReadStatement(d);
+    }
+  }
+  scopes_.pop_back();
+  Value c;
+  c.kind = Value::Kind::kClass;
+  c.s = info.name;
+  c.node = def;
+  classes_[info.name] = std::move(info);
+  Bind(c.s, c);
+}
+
+void PythonReader::ReadImport(const SyntaxNode& s) {
+  std::string module;
+  if (s.Is("import_from_statement")) module = std::string(s.field("module_name").text()) + ".";
+  for (const SyntaxNode& c : s.code_children()) {
+    if (s.Is("import_from_statement") && c.start_byte() == s.field("module_name").start_byte()) {
+      continue;
+    }
+    std::string name, alias;
+    if (c.Is("aliased_import")) {
+      name = std::string(c.field("name").text());
+      alias = std::string(c.field("alias").text());
+    } else if (c.Is("dotted_name")) {
+      name = std::string(c.text());
+      // `import tensorflow.compat.v1` binds `tensorflow`; its attributes spell the rest.
+      alias = s.Is("import_statement") ? name.substr(0, name.find('.')) : name;
+      if (s.Is("import_statement")) name = alias;
+    } else {
+      continue;
+    }
+    Value v;
+    v.kind = Value::Kind::kSymbol;
+    v.s = module + name;
+    v.node = c;
+    Bind(alias, v);
+  }
+}
+
+void PythonReader::Assign(const SyntaxNode& target, const Value& value) {
+  if (target.Is("identifier") || target.Is("attribute")) {
+    Bind(std::string(target.text()), value);
+    Use(value, std::string(target.text()), target);
+  } else if (target.Is("pattern_list") || target.Is("tuple_pattern") || target.Is("list_pattern")) {
+    const auto parts = target.code_children();
+    for (size_t k = 0; k < parts.size(); ++k) {
+      const bool spread = value.Is(Value::Kind::kList) && value.items.size() == parts.size();
+      Assign(parts[k], spread ? value.items[k] : Value{});
+    }
+  }
+}
+
+Value PythonReader::Literal(const SyntaxNode& node) const {
+  Value v;
+  v.node = node;
+  const std::string_view t = node.type();
+  std::string text(node.text());
+  if (t == "integer") {
+    std::erase(text, '_');
+    int base = 10;
+    size_t skip = 0;
+    if (text.size() > 1 && text[0] == '0' && std::isalpha(static_cast<unsigned char>(text[1]))) {
+      const char b = static_cast<char>(std::tolower(static_cast<unsigned char>(text[1])));
+      base = b == 'x' ? 16 : b == 'o' ? 8 : b == 'b' ? 2 : 10;
+      skip = 2;
+    }
+    int64_t n = 0;
+    const auto [ptr, ec] = std::from_chars(text.data() + skip, text.data() + text.size(), n, base);
+    if (ec == std::errc() && ptr == text.data() + text.size()) {
+      v.kind = Value::Kind::kInt;
+      v.i = n;
+    }
+  } else if (t == "float") {
+    std::erase(text, '_');
+    char* end = nullptr;
+    const double d = std::strtod(text.c_str(), &end);
+    if (end == text.c_str() + text.size()) {
+      v.kind = Value::Kind::kFloat;
+      v.f = d;
+    }
+  } else if (t == "true" || t == "false") {
+    v.kind = Value::Kind::kBool;
+    v.b = t == "true";
+  } else if (t == "none") {
+    v.kind = Value::Kind::kNone;
+  } else if (t == "string") {
+    for (const SyntaxNode& c : node.named_children()) {
+      if (c.Is("interpolation")) return Value{.kind = Value::Kind::kUnknown, .node = node};
+    }
+    size_t prefix = 0;
+    while (prefix < text.size() && text[prefix] != '\'' && text[prefix] != '"') ++prefix;
+    std::string flags = text.substr(0, prefix);
+    for (char& c : flags) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    std::string_view body = std::string_view(text).substr(prefix);
+    const size_t quote =
+        body.size() >= 6 && (body.starts_with("\"\"\"") || body.starts_with("'''")) ? 3 : 1;
+    if (body.size() < 2 * quote) return v;
+    body = body.substr(quote, body.size() - 2 * quote);
+    v.kind = Value::Kind::kString;
+    v.s = flags.find('r') != std::string::npos ? std::string(body) : Unescape(body);
+  }
+  return v;
+}
+
+Value PythonReader::Binary(const SyntaxNode& node) {
+  const Value a = Evaluate(node.field("left"));
+  const Value b = Evaluate(node.field("right"));
+  const std::string op(node.field("operator").text());
+  Value v;
+  v.node = node;
+  if (a.Is(Value::Kind::kString) && b.Is(Value::Kind::kString) && op == "+") {
+    v.kind = Value::Kind::kString;
+    v.s = a.s + b.s;
+    return v;
+  }
+  const auto x = a.AsInt(), y = b.AsInt();
+  if (a.Is(Value::Kind::kFloat) || b.Is(Value::Kind::kFloat)) return v;  // not a knob
+  if (!x || !y) return v;
+  v.kind = Value::Kind::kInt;
+  if (op == "+") {
+    v.i = *x + *y;
+  } else if (op == "-") {
+    v.i = *x - *y;
+  } else if (op == "*") {
+    v.i = *x * *y;
+  } else if (op == "//" && *y != 0) {
+    v.i = *x / *y;
+  } else {
+    v.kind = Value::Kind::kUnknown;
+  }
+  return v;
+}
+
+Value PythonReader::Evaluate(const SyntaxNode& e) {
+  const std::string_view t = e.type();
+  if (e.null()) return {};
+  if (t == "integer" || t == "float" || t == "true" || t == "false" || t == "none" ||
+      t == "string") {
+    return Literal(e);
+  }
+  if (t == "concatenated_string") {
+    Value v{.kind = Value::Kind::kString, .node = e};
+    for (const SyntaxNode& part : e.code_children()) {
+      const Value p = Literal(part);
+      if (!p.Is(Value::Kind::kString)) return Value{.node = e};
+      v.s += p.s;
+    }
+    return v;
+  }
+  if (t == "identifier") {
+    if (const Value* bound = Lookup(std::string(e.text()))) {
+      Value v = *bound;
+      if (!v.Is(Value::Kind::kFunction) && !v.Is(Value::Kind::kClass)) v.node = e;
+      return v;
+    }
+    return Value{.kind = Value::Kind::kSymbol, .s = std::string(e.text()), .node = e};
+  }
+  if (t == "attribute") {
+    if (const Value* bound = Lookup(std::string(e.text()))) return *bound;
+    const Value object = Evaluate(e.field("object"));
+    if (object.Is(Value::Kind::kSymbol)) {
+      return Value{.kind = Value::Kind::kSymbol,
+                   .s = object.s + "." + std::string(e.field("attribute").text()),
+                   .node = e};
+    }
+    return Value{.node = e};
+  }
+  if (t == "parenthesized_expression") {
+    const auto inner = e.code_children();
+    return inner.empty() ? Value{} : Evaluate(inner[0]);
+  }
+  if (t == "list" || t == "tuple") {
+    Value v{.kind = Value::Kind::kList, .node = e};
+    for (const SyntaxNode& item : e.code_children()) v.items.push_back(Evaluate(item));
+    return v;
+  }
+  if (t == "dictionary") {
+    Value v{.kind = Value::Kind::kDict, .node = e};
+    for (const SyntaxNode& pair : e.code_children()) {
+      if (!pair.Is("pair")) continue;
+      v.items.push_back(Evaluate(pair.field("key")));
+      v.items.push_back(Evaluate(pair.field("value")));
+    }
+    return v;
+  }
+  if (t == "unary_operator") {
+    Value v = Evaluate(e.field("argument"));
+    if (e.field("operator").text() == "-") {
+      if (v.Is(Value::Kind::kInt)) {
+        v.i = -v.i;
+      } else if (v.Is(Value::Kind::kFloat)) {
+        v.f = -v.f;
+      } else {
+        v = Value{};
+      }
+    }
+    v.node = e;
+    return v;
+  }
+  if (t == "binary_operator") return Binary(e);
+  if (t == "lambda") return Value{.kind = Value::Kind::kFunction, .node = e};
+  if (t == "call") return Call(e);
+  return Value{.node = e};
+}
+
+CallArgs PythonReader::Arguments(const SyntaxNode& list) {
+  CallArgs args;
+  args.node = list;
+  for (const SyntaxNode& a : list.code_children()) {
+    if (a.Is("keyword_argument")) {
+      args.keyword[std::string(a.field("name").text())] = Evaluate(a.field("value"));
+    } else if (a.Is("list_splat") || a.Is("dictionary_splat")) {
+      continue;  // *args, **kwargs: unknown arguments, left as the defaults
+    } else {
+      args.positional.push_back(Evaluate(a));
+    }
+  }
+  return args;
+}
+
+const Dialect::Function* PythonReader::FindFunction(const std::string& path) const {
+  const std::string canonical = CanonicalPath(path);
+  for (const Dialect* d : dialects_) {
+    for (const auto& [key, fn] : d->functions) {
+      if (EndsWithPath(canonical, key)) return &fn;
+    }
+  }
+  return nullptr;
+}
+
+std::vector<RecordedCall> PythonReader::CallsIn(const Value& function) {
+  if (!function.Is(Value::Kind::kFunction)) return {};
+  const size_t key = function.node.start_byte();
+  if (const auto it = calls_in_.find(key); it != calls_in_.end()) return it->second;
+  if (!function.node.Is("lambda")) return {};
+  std::vector<RecordedCall> recorded;
+  recorders_.push_back(&recorded);
+  Apply(function, {});
+  recorders_.pop_back();
+  calls_in_[key] = recorded;
+  return recorded;
+}
+
+Value PythonReader::Call(const SyntaxNode& call) {
+  const SyntaxNode callee = call.field("function");
+  const SyntaxNode arg_list = call.field("arguments");
+  CallArgs args = arg_list.Is("argument_list") ? Arguments(arg_list) : CallArgs{};
+  args.node = call;
+
+  // A method of a pipeline: ds.map(...), loader's or dataset's own.
+  if (callee.Is("attribute")) {
+    const Value object = Evaluate(callee.field("object"));
+    const std::string method(callee.field("attribute").text());
+    if (object.Is(Value::Kind::kPipeline) && object.pipeline) {
+      for (const Dialect* d : dialects_) {
+        if (d->framework != object.pipeline->framework) continue;
+        if (const auto it = d->methods.find(method); it != d->methods.end()) {
+          return it->second(*this, *object.pipeline, args);
+        }
+      }
+      // A method no dialect reads: the pipeline goes on as it was, and says so.
+      auto p = Extend(*object.pipeline, call.start());
+      p->Note(call.start(), "." + method + "(...) is not read: left out of the spec");
+      return Value{.kind = Value::Kind::kPipeline, .pipeline = std::move(p), .node = call};
+    }
+    if (!object.Is(Value::Kind::kSymbol)) {
+      // model.fit(...) on a model the file builds: a method of something unknown.
+      if (const auto* fn = FindFunction("?." + method)) return (*fn)(*this, args);
+      return Value{.node = call};
+    }
+  }
+
+  const Value f = Evaluate(callee);
+  if (!recorders_.empty()) {
+    recorders_.back()->push_back(
+        {f.Is(Value::Kind::kSymbol) ? CanonicalPath(f.s) : std::string(), f, args});
+  }
+  if (f.Is(Value::Kind::kSymbol)) {
+    if (const auto* fn = FindFunction(f.s)) return (*fn)(*this, args);
+    if (PassesArgumentOn(CanonicalPath(f.s)) && !args.positional.empty()) {
+      return args.positional[0];
+    }
+    return Value{.node = call};
+  }
+  if (f.Is(Value::Kind::kClass))
+    return Value{.kind = Value::Kind::kInstance, .s = f.s, .node = call};
+  if (f.Is(Value::Kind::kFunction)) {
+    Value r = Apply(f, args.positional);
+    if (r.Is(Value::Kind::kUnknown)) r.node = call;
+    return r;
+  }
+  return Value{.node = call};
+}
+
+}  // namespace pipescope::code

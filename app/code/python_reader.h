@@ -1,0 +1,121 @@
+#pragma once
+// Reads a Python file the way import-code needs: statements in order (into function and
+// class bodies, every branch of an if), names bound to what their expressions are as far as
+// can be known without running the code, and every call a framework's dialect knows handed
+// to it. The pipelines the file builds are collected; which one it ends with is the answer.
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "app/code/code_values.h"
+#include "app/code/python_tree.h"
+
+namespace pipescope::code {
+
+class PythonReader;
+
+// A framework's calls: functions and classes by the end of their dotted path ("TFRecordDataset"
+// matches tf.data.TFRecordDataset and a name imported from it; "Dataset.range" only a
+// Dataset's), and methods of the pipelines it builds by name.
+struct Dialect {
+  using Function = std::function<Value(PythonReader&, const CallArgs&)>;
+  using Method = std::function<Value(PythonReader&, const Pipeline&, const CallArgs&)>;
+  std::string framework;
+  std::map<std::string, Function> functions;
+  std::map<std::string, Method> methods;
+};
+
+// A class the file defines: its bases as written and its methods.
+struct ClassInfo {
+  std::string name;
+  std::vector<std::string> bases;
+  std::map<std::string, SyntaxNode> methods;  // function_definition nodes
+  std::map<std::string, Value> returns;       // a method's returned value, where one is known
+};
+
+// A call as the reader met it: inside a def's body when the def was read, or in a lambda's
+// body when it was applied.
+struct RecordedCall {
+  std::string path;  // the callee's canonical dotted path; empty when not a name
+  Value callee;
+  CallArgs args;
+};
+
+// A pipeline the file binds, returns or hands to a call, in source order.
+struct PipelineUse {
+  std::shared_ptr<const Pipeline> pipeline;
+  std::string variable;  // the name it is bound to; empty for a return or a bare call
+  SourcePoint at;
+};
+
+class PythonReader {
+ public:
+  PythonReader(const PythonTree& tree, std::vector<const Dialect*> dialects);
+
+  void Read();
+
+  const std::vector<PipelineUse>& uses() const { return uses_; }
+  // Notes that belong to no pipeline: syntax the parser could not read, statements skipped.
+  const std::vector<CodeNote>& notes() const { return notes_; }
+  // `# pipescope: OP.KNOB=VALUE ...` comments: settings the file carries for its own import
+  // (emitted code keeps a stage's cost this way).
+  const std::vector<std::pair<SourcePoint, std::string>>& pragmas() const { return pragmas_; }
+  // Whether pipeline `ancestor` is `id` or one `id` was built from.
+  bool DerivesFrom(int id, int ancestor) const;
+
+  // For the dialects.
+  Value Evaluate(const SyntaxNode& expression);
+  std::shared_ptr<Pipeline> NewPipeline(const std::string& framework, SourcePoint at);
+  std::shared_ptr<Pipeline> Extend(const Pipeline& from, SourcePoint at);
+  const ClassInfo* FindClass(const std::string& name) const;
+  // The value a function returns when the file shows it (a def's last `return` that gave a
+  // known value); Unknown otherwise.
+  Value ReturnOf(const Value& function) const;
+  // Calls a Python function or lambda on nothing known: the value of its body (a lambda's
+  // expression, a def's return), with its parameters bound to `arguments` in order.
+  Value Apply(const Value& function, const std::vector<Value>& arguments);
+  void Note(SourcePoint at, std::string message) { notes_.push_back({at, std::move(message)}); }
+  // The calls a function makes: a def's as read, a lambda's by applying it to unknowns.
+  std::vector<RecordedCall> CallsIn(const Value& function);
+  // The dialect function that `path` names; nullptr when none does.
+  const Dialect::Function* FindFunction(const std::string& path) const;
+
+ private:
+  void ReadPragmas(const SyntaxNode& node);
+  void ReadBlock(const SyntaxNode& block);
+  void ReadStatement(const SyntaxNode& statement);
+  void ReadFunction(const SyntaxNode& def, ClassInfo* owner);
+  void ReadClass(const SyntaxNode& def);
+  void ReadImport(const SyntaxNode& statement);
+  void Assign(const SyntaxNode& target, const Value& value);
+  void Bind(const std::string& name, const Value& value);
+  const Value* Lookup(const std::string& name) const;
+  void Use(const Value& value, const std::string& variable, const SyntaxNode& at);
+
+  Value Call(const SyntaxNode& call);
+  CallArgs Arguments(const SyntaxNode& argument_list);
+  Value Literal(const SyntaxNode& node) const;
+  Value Binary(const SyntaxNode& node);
+
+  const PythonTree& tree_;
+  std::vector<const Dialect*> dialects_;
+  std::vector<std::map<std::string, Value>> scopes_;
+  std::map<std::string, ClassInfo> classes_;
+  std::map<size_t, Value> function_returns_;  // by the def's start byte
+  std::vector<size_t> open_functions_;        // defs being read, innermost last
+  std::vector<PipelineUse> uses_;
+  std::vector<CodeNote> notes_;
+  std::vector<std::pair<SourcePoint, std::string>> pragmas_;
+  std::vector<int> parent_of_;  // by pipeline id
+  int apply_depth_ = 0;
+  std::map<size_t, std::vector<RecordedCall>> calls_in_;  // by the function's start byte
+  std::vector<std::vector<RecordedCall>*> recorders_;     // innermost last
+};
+
+// "tensorflow.compat.v1.data.X" and "tf.compat.v2.data.X" as "tf.data.X": the spellings of
+// one name across TensorFlow versions.
+std::string CanonicalPath(const std::string& path);
+
+}  // namespace pipescope::code

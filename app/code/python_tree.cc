@@ -1,0 +1,96 @@
+#include "app/code/python_tree.h"
+
+#include <cstring>
+#include <string>
+
+extern "C" const TSLanguage* tree_sitter_python();
+
+namespace pipescope::code {
+
+std::string_view SyntaxNode::text() const {
+  if (null()) return {};
+  const std::string& s = tree_->source();
+  const size_t begin = ts_node_start_byte(node_), end = ts_node_end_byte(node_);
+  if (begin > end || end > s.size()) return {};
+  return std::string_view(s).substr(begin, end - begin);
+}
+
+SourcePoint SyntaxNode::start() const {
+  if (null()) return {};
+  const TSPoint p = ts_node_start_point(node_);
+  // tree-sitter counts columns in bytes; editors count characters. The files import-code
+  // reads are mostly ASCII, and a byte column still finds the place.
+  return {static_cast<int>(p.row) + 1, static_cast<int>(p.column) + 1};
+}
+
+SyntaxNode SyntaxNode::field(const char* name) const {
+  if (null()) return {};
+  return {ts_node_child_by_field_name(node_, name, static_cast<uint32_t>(std::strlen(name))),
+          tree_};
+}
+
+std::vector<SyntaxNode> SyntaxNode::named_children() const {
+  std::vector<SyntaxNode> out;
+  if (null()) return out;
+  const uint32_t n = ts_node_named_child_count(node_);
+  out.reserve(n);
+  for (uint32_t i = 0; i < n; ++i) out.emplace_back(ts_node_named_child(node_, i), tree_);
+  return out;
+}
+
+std::vector<SyntaxNode> SyntaxNode::code_children() const {
+  std::vector<SyntaxNode> out = named_children();
+  std::erase_if(out, [](const SyntaxNode& n) { return n.Is("comment"); });
+  return out;
+}
+
+SyntaxNode SyntaxNode::parent() const {
+  if (null()) return {};
+  return {ts_node_parent(node_), tree_};
+}
+
+PythonTree::PythonTree(std::string source) : source_(std::move(source)) {
+  parser_ = ts_parser_new();
+  ts_parser_set_language(parser_, tree_sitter_python());
+  tree_ = ts_parser_parse_string(parser_, nullptr, source_.data(),
+                                 static_cast<uint32_t>(source_.size()));
+}
+
+PythonTree::~PythonTree() {
+  if (tree_) ts_tree_delete(tree_);
+  if (parser_) ts_parser_delete(parser_);
+}
+
+SyntaxNode PythonTree::root() const {
+  if (!tree_) return {};
+  return {ts_tree_root_node(tree_), this};
+}
+
+namespace {
+
+void CollectProblems(TSNode node, const PythonTree& tree, std::vector<SyntaxProblem>& out) {
+  if (!ts_node_has_error(node)) return;
+  const SyntaxNode n(node, &tree);
+  if (ts_node_is_missing(node)) {
+    out.push_back({n.start(), "expected " + std::string(n.type())});
+    return;
+  }
+  if (n.Is("ERROR")) {
+    std::string snippet(n.text().substr(0, 40));
+    if (const size_t nl = snippet.find('\n'); nl != std::string::npos) snippet.resize(nl);
+    out.push_back({n.start(), "Python syntax the parser could not read: '" + snippet + "'"});
+    return;
+  }
+  const uint32_t count = ts_node_child_count(node);
+  for (uint32_t i = 0; i < count; ++i) CollectProblems(ts_node_child(node, i), tree, out);
+}
+
+}  // namespace
+
+std::vector<SyntaxProblem> PythonTree::Problems() const {
+  std::vector<SyntaxProblem> out;
+  if (tree_) CollectProblems(ts_tree_root_node(tree_), *this, out);
+  return out;
+}
+
+}  // namespace pipescope::code

@@ -1,0 +1,662 @@
+// tf.data as import-code reads it: the Dataset sources and methods people write, in TF 1 and
+// 2 spellings (tf.compat.v1, tf.data.experimental, tf.contrib.data), by keyword or position
+// as tf.data's own signatures order them.
+
+#include <string>
+#include <vector>
+
+#include "app/code/dialects.h"
+#include "app/code/work_functions.h"
+
+namespace pipescope::code {
+
+namespace {
+
+// What stands in for files the code computes when it runs.
+constexpr int64_t kStandInRecords = 10000;
+constexpr int64_t kStandInRecordBytes = 10240;
+constexpr int64_t kStandInFiles = 100;
+constexpr int64_t kStandInRecordsPerFile = 1000;
+
+std::vector<std::string> StringsOf(const Value* v, bool& known) {
+  known = false;
+  if (!v) return {};
+  if (v->Is(Value::Kind::kString)) {
+    known = true;
+    return {v->s};
+  }
+  if (!v->Is(Value::Kind::kList) || v->items.empty()) return {};
+  std::vector<std::string> out;
+  for (const Value& item : v->items) {
+    if (!item.Is(Value::Kind::kString)) return {};
+    out.push_back(item.s);
+  }
+  known = true;
+  return out;
+}
+
+std::string CompressionOf(const Value* v) {
+  if (v && v->Is(Value::Kind::kString)) return v->s;
+  return {};
+}
+
+// TFRecordDataset(filenames, compression_type, buffer_size, num_parallel_reads) and
+// TextLineDataset, the same.
+Value FileSource(PythonReader& r, const CallArgs& a, const std::string& format) {
+  auto p = r.NewPipeline("tfdata", a.node.start());
+  p->reads = format;
+  p->compression = CompressionOf(a.Get(1, "compression_type"));
+  bool known = false;
+  const Value* files_arg = a.Get(0, "filenames");
+  const std::vector<std::string> files = StringsOf(files_arg, known);
+  const std::string name = "read";
+  const auto parallel_reads =
+      ReadKnob(*p, a, 3, "num_parallel_reads", name, "one file at a time (tf.data's default)");
+  if (!known) {
+    p->stand_in = true;
+    p->source.set_name(name);
+    auto* s = p->source.mutable_synthetic();
+    s->set_records(kStandInRecords);
+    s->set_record_bytes(kStandInRecordBytes);
+    p->stand_in_note = std::string(format == "tfrecord" ? "TFRecordDataset" : "TextLineDataset") +
+                       "'s files are `" + (files_arg ? files_arg->Spelling() : "?") +
+                       "`, known only when the code runs: " + std::to_string(kStandInRecords) +
+                       " synthetic records of " + std::to_string(kStandInRecordBytes / 1024) +
+                       " KiB stand in; --set " + name + ".files=PATTERN reads real files";
+    return PipelineValue(std::move(p), a);
+  }
+  const bool parallel = parallel_reads && (*parallel_reads > 1 || *parallel_reads == -1);
+  if (parallel && files.size() > 1) {
+    // num_parallel_reads is an interleave over the files inside TFRecordDataset.
+    p->source.set_name("files");
+    for (const std::string& f : files) p->source.mutable_from_tensor_slices()->add_strings(f);
+    spec::Op op;
+    op.set_name(name);
+    auto* il = op.mutable_interleave();
+    if (format == "tfrecord") {
+      il->mutable_per_element()->mutable_tfrecord_file()->set_compression(p->compression);
+    } else {
+      il->mutable_per_element()->mutable_text_line_file()->set_compression(p->compression);
+    }
+    if (*parallel_reads > 0) il->set_cycle_length(*parallel_reads);
+    il->set_num_parallel_calls(*parallel_reads);
+    p->ops.push_back(op);
+    return PipelineValue(std::move(p), a);
+  }
+  p->source.set_name(name);
+  if (format == "tfrecord") {
+    auto* s = p->source.mutable_tfrecord();
+    for (const std::string& f : files) s->add_files(f);
+    s->set_compression(p->compression);
+  } else {
+    auto* s = p->source.mutable_text_line();
+    for (const std::string& f : files) s->add_files(f);
+    s->set_compression(p->compression);
+  }
+  return PipelineValue(std::move(p), a);
+}
+
+Value ListFiles(PythonReader& r, const CallArgs& a) {
+  auto p = r.NewPipeline("tfdata", a.node.start());
+  const std::string name = "list_files";
+  p->source.set_name(name);
+  bool known = false;
+  const Value* pattern_arg = a.Get(0, "file_pattern");
+  const std::vector<std::string> patterns = StringsOf(pattern_arg, known);
+  if (!known) {
+    p->stand_in = true;
+    p->source.mutable_range()->set_stop(kStandInFiles);
+    p->stand_in_note =
+        "list_files's pattern is `" + (pattern_arg ? pattern_arg->Spelling() : std::string("?")) +
+        "`, known only when the code runs: " + std::to_string(kStandInFiles) +
+        " files of synthetic records stand in; --set " + name + ".pattern=PATTERN lists real files";
+    return PipelineValue(std::move(p), a);
+  }
+  auto* lf = p->source.mutable_list_files();
+  lf->set_pattern(patterns[0]);
+  if (patterns.size() > 1) {
+    p->Note(a.node.start(), "list_files lists " + std::to_string(patterns.size()) +
+                                " patterns; the spec lists the first, '" + patterns[0] + "'");
+  }
+  if (const auto shuffle = ReadFlag(*p, a, 1, "shuffle", name)) lf->set_shuffle(*shuffle);
+  if (const Value* seed = a.Get(2, "seed"); seed && seed->AsInt()) lf->set_seed(*seed->AsInt());
+  return PipelineValue(std::move(p), a);
+}
+
+Value Range(PythonReader& r, const CallArgs& a) {
+  auto p = r.NewPipeline("tfdata", a.node.start());
+  p->source.set_name("range");
+  auto* range = p->source.mutable_range();
+  std::vector<int64_t> n;
+  for (const Value& v : a.positional) {
+    if (const auto i = v.AsInt()) {
+      n.push_back(*i);
+    } else {
+      p->Note(v.node.start(), "range's `" + v.Spelling() +
+                                  "` is known only when the code runs: 1000000 until set: "
+                                  "--set range.stop=N");
+      n.push_back(1'000'000);
+    }
+  }
+  if (n.size() == 1) range->set_stop(n[0]);
+  if (n.size() >= 2) {
+    range->set_start(n[0]);
+    range->set_stop(n[1]);
+  }
+  if (n.size() >= 3) range->set_step(n[2]);
+  return PipelineValue(std::move(p), a);
+}
+
+Value FromTensorSlices(PythonReader& r, const CallArgs& a) {
+  auto p = r.NewPipeline("tfdata", a.node.start());
+  const std::string name = "from_tensor_slices";
+  p->source.set_name(name);
+  auto* slices = p->source.mutable_from_tensor_slices();
+  const Value* x = a.Get(0, "tensors");
+  // (filenames, labels) or {"image": paths, ...}: one element per entry of the first part.
+  if (x && x->Is(Value::Kind::kList) && !x->items.empty() &&
+      (x->items[0].Is(Value::Kind::kList) || !x->items[0].Is(Value::Kind::kString))) {
+    if (!x->items[0].Is(Value::Kind::kInt) && !x->items[0].Is(Value::Kind::kFloat)) {
+      x = &x->items[0];
+    }
+  } else if (x && x->Is(Value::Kind::kDict) && x->items.size() >= 2) {
+    x = &x->items[1];
+  }
+  bool all_ints = x && x->Is(Value::Kind::kList) && !x->items.empty();
+  bool all_strings = all_ints;
+  if (all_ints) {
+    for (const Value& v : x->items) {
+      all_ints = all_ints && v.Is(Value::Kind::kInt);
+      all_strings = all_strings && v.Is(Value::Kind::kString);
+    }
+  }
+  if (all_ints) {
+    for (const Value& v : x->items) slices->add_values(v.i);
+  } else if (all_strings) {
+    for (const Value& v : x->items) slices->add_strings(v.s);
+  } else {
+    slices->set_count(1000);
+    p->stand_in = true;
+    p->stand_in_note = "from_tensor_slices's `" + (x ? x->Spelling() : std::string("?")) +
+                       "` is known only when the code runs: 1000 elements stand in; --set " + name +
+                       ".count=N";
+  }
+  return PipelineValue(std::move(p), a);
+}
+
+Value FromGenerator(PythonReader& r, const CallArgs& a) {
+  auto p = r.NewPipeline("tfdata", a.node.start());
+  const Value* gen = a.Get(0, "generator");
+  const std::string name =
+      gen && gen->Is(Value::Kind::kFunction) && !gen->s.empty() ? gen->s : "generator";
+  p->source.set_name(name);
+  auto* g = p->source.mutable_from_generator();
+  g->set_records(-1);
+  g->set_duration(kDefaultStageCost);
+  p->Note(a.node.start(), "'" + name +
+                              "' is a Python generator whose cost per element the "
+                              "code does not show: " +
+                              kDefaultStageCost + " until set: --set " + name +
+                              ".cost=DURATION; it yields "
+                              "endlessly until --set " +
+                              name + ".records=N");
+  return PipelineValue(std::move(p), a);
+}
+
+// Dataset.zip((a, b)): a's pipeline with b's beside it.
+Value Zip(PythonReader& r, const CallArgs& a) {
+  const Value* parts = a.Get(0, "datasets");
+  if (!parts || !parts->Is(Value::Kind::kList) || parts->items.empty() ||
+      !parts->items[0].Is(Value::Kind::kPipeline)) {
+    r.Note(a.node.start(), "zip of datasets the code does not show: left out");
+    return Value{.node = a.node};
+  }
+  auto p = r.Extend(*parts->items[0].pipeline, a.node.start());
+  if (parts->items.size() == 2 && parts->items[1].Is(Value::Kind::kPipeline)) {
+    const Pipeline& second = *parts->items[1].pipeline;
+    spec::Op op;
+    op.set_name(p->FreshName("zip"));
+    *op.mutable_zip()->mutable_source() = second.source;
+    op.mutable_zip()->mutable_source()->set_name(p->FreshName(second.source.name()));
+    for (const spec::Op& o : second.ops) {
+      spec::Op& added = *op.mutable_zip()->add_ops();
+      added = o;
+      added.set_name(p->FreshName(o.name()));
+    }
+    p->ops.push_back(op);
+    for (const CodeNote& n : second.notes) p->notes.push_back(n);
+  } else {
+    p->Note(a.node.start(), "zip of " + std::to_string(parts->items.size()) +
+                                " datasets: the spec keeps the first and at most one beside it");
+  }
+  return PipelineValue(std::move(p), a);
+}
+
+// ------------------------------------------------------------------ methods
+
+Value Append(PythonReader& r, const Pipeline& in, const CallArgs& a, spec::Op op,
+             const std::function<void(Pipeline&, spec::Op&)>& fill) {
+  auto p = r.Extend(in, a.node.start());
+  op.set_name(p->FreshName(op.name()));
+  fill(*p, op);
+  p->ops.push_back(std::move(op));
+  return PipelineValue(std::move(p), a);
+}
+
+spec::Op Named(const std::string& name) {
+  spec::Op op;
+  op.set_name(name);
+  return op;
+}
+
+Value Map(PythonReader& r, const Pipeline& in, const CallArgs& a, size_t npc_position) {
+  const Value* fn = a.Get(0, "map_func");
+  const StageWork work = ReadWork(r, fn ? *fn : Value{}, "map");
+  return Append(r, in, a, Named(work.name), [&](Pipeline& p, spec::Op& op) {
+    auto* m = op.mutable_map();
+    *m->mutable_fn() = work.fn;
+    m->set_num_parallel_calls(ReadKnob(p, a, npc_position, "num_parallel_calls", op.name(),
+                                       "sequential (tf.data's default)")
+                                  .value_or(0));
+    if (const auto d = ReadFlag(p, a, npc_position + 1, "deterministic", op.name())) {
+      m->set_deterministic(*d);
+    }
+    NoteWork(p, a.node.start(), op.name(), work);
+  });
+}
+
+// The dataset interleave's or flat_map's function makes of one element.
+void ReadPerElement(PythonReader& r, Pipeline& p, const CallArgs& a, const std::string& op,
+                    spec::ElementSource& per_element,
+                    google::protobuf::RepeatedPtrField<spec::Op>& ops) {
+  const Value* fn = a.Get(0, "map_func");
+  Value made;
+  if (fn && fn->Is(Value::Kind::kSymbol)) {
+    if (const auto* f = r.FindFunction(fn->s)) {
+      CallArgs element;
+      element.node = a.node;
+      element.positional.emplace_back();
+      made = (*f)(r, element);
+    }
+  } else if (fn) {
+    made = r.Apply(*fn, {Value{}});
+  }
+  if (!made.Is(Value::Kind::kPipeline) || !made.pipeline) {
+    per_element.mutable_from_element();
+    p.Note(a.node.start(), op + "'s function is not read (`" + (fn ? fn->Spelling() : "?") +
+                               "`): each element stands for itself (Dataset.from_tensors)");
+    return;
+  }
+  const Pipeline& sub = *made.pipeline;
+  const bool names_known = !p.stand_in && (p.source.has_list_files() ||
+                                           p.source.from_tensor_slices().strings_size() > 0);
+  if (sub.reads.empty()) {
+    per_element.mutable_from_element();
+    p.Note(a.node.start(), op + " makes a dataset that reads no files: each element stands for "
+                                "itself (Dataset.from_tensors)");
+  } else if (names_known) {
+    if (sub.reads == "tfrecord") {
+      per_element.mutable_tfrecord_file()->set_compression(sub.compression);
+    } else {
+      per_element.mutable_text_line_file()->set_compression(sub.compression);
+    }
+  } else {
+    auto* f = per_element.mutable_synthetic_file();
+    f->set_records_per_file(kStandInRecordsPerFile);
+    f->set_record_bytes(kStandInRecordBytes);
+    p.stand_in_reads[op] = sub.reads;
+    if (!p.stand_in) {
+      p.Note(a.node.start(), op + " reads files named by elements the code computes: " +
+                                 std::to_string(kStandInRecordsPerFile) +
+                                 " synthetic records per file stand in");
+    }
+  }
+  for (const CodeNote& n : sub.notes) p.notes.push_back(n);
+  for (const spec::Op& o : sub.ops) {
+    // The inner pipeline named its ops on its own: a name the outer one has gets a suffix.
+    spec::Op& added = *ops.Add();
+    added = o;
+    added.set_name(p.FreshName(o.name()));
+    for (const auto& [key, site] : sub.sites) {
+      if (key.rfind(o.name() + ".", 0) == 0) {
+        p.sites[added.name() + key.substr(o.name().size())] = site;
+      }
+    }
+  }
+}
+
+// An interleave's function and its cycle: what interleave and parallel_interleave share.
+// Returns the cycle_length as the code gives it.
+std::optional<int64_t> ReadCycle(PythonReader& r, Pipeline& p, const CallArgs& a, spec::Op& op) {
+  auto* il = op.mutable_interleave();
+  ReadPerElement(r, p, a, op.name(), *il->mutable_per_element(), *il->mutable_ops());
+  const auto cycle = ReadKnob(p, a, 1, "cycle_length", op.name(), "AUTOTUNE (tf.data's default)");
+  if (cycle && *cycle > 0) il->set_cycle_length(*cycle);
+  if (const auto block = ReadKnob(p, a, 2, "block_length", op.name(), "1")) {
+    il->set_block_length(*block);
+  }
+  return cycle;
+}
+
+Value Interleave(PythonReader& r, const Pipeline& in, const CallArgs& a) {
+  return Append(r, in, a, Named("interleave"), [&](Pipeline& p, spec::Op& op) {
+    ReadCycle(r, p, a, op);
+    auto* il = op.mutable_interleave();
+    il->set_num_parallel_calls(
+        ReadKnob(p, a, 3, "num_parallel_calls", op.name(), "sequential (tf.data's default)")
+            .value_or(0));
+    if (const auto d = ReadFlag(p, a, 4, "deterministic", op.name())) il->set_deterministic(*d);
+  });
+}
+
+Value ParallelInterleave(PythonReader& r, const Pipeline& in, const CallArgs& a) {
+  return Append(r, in, a, Named("interleave"), [&](Pipeline& p, spec::Op& op) {
+    const auto cycle = ReadCycle(r, p, a, op);
+    // parallel_interleave opens cycle_length files at once, each on a thread of its own.
+    op.mutable_interleave()->set_num_parallel_calls(cycle.value_or(-1));
+    if (const auto sloppy = ReadFlag(p, a, 3, "sloppy", op.name()); sloppy && *sloppy) {
+      op.mutable_interleave()->set_deterministic(false);
+    }
+  });
+}
+
+Value FlatMap(PythonReader& r, const Pipeline& in, const CallArgs& a) {
+  return Append(r, in, a, Named("flat_map"), [&](Pipeline& p, spec::Op& op) {
+    auto* fm = op.mutable_flat_map();
+    ReadPerElement(r, p, a, op.name(), *fm->mutable_per_element(), *fm->mutable_ops());
+  });
+}
+
+Value Filter(PythonReader& r, const Pipeline& in, const CallArgs& a) {
+  const Value* fn = a.Get(0, "predicate");
+  std::string name = fn && fn->Is(Value::Kind::kFunction) && !fn->s.empty() ? fn->s
+                     : fn && !fn->SymbolTail().empty()                      ? fn->SymbolTail()
+                                                                            : "filter";
+  return Append(r, in, a, Named(name), [&](Pipeline& p, spec::Op& op) {
+    op.mutable_filter()->mutable_predicate()->mutable_keep_fraction()->set_fraction(1);
+    p.Note(a.node.start(), "'" + op.name() +
+                               "' keeps every element until the share it keeps is set: --set " +
+                               op.name() + ".fraction=F");
+  });
+}
+
+Value Shuffle(PythonReader& r, const Pipeline& in, const CallArgs& a) {
+  return Append(r, in, a, Named("shuffle"), [&](Pipeline& p, spec::Op& op) {
+    auto* s = op.mutable_shuffle();
+    s->set_buffer_size(ReadKnob(p, a, 0, "buffer_size", op.name(), "1000").value_or(1000));
+    if (const Value* seed = a.Get(1, "seed"); seed && seed->AsInt()) s->set_seed(*seed->AsInt());
+    if (const auto re = ReadFlag(p, a, 2, "reshuffle_each_iteration", op.name())) {
+      s->set_reshuffle_each_iteration(*re);
+    }
+  });
+}
+
+Value Batch(PythonReader& r, const Pipeline& in, const CallArgs& a) {
+  return Append(r, in, a, Named("batch"), [&](Pipeline& p, spec::Op& op) {
+    auto* b = op.mutable_batch();
+    b->set_batch_size(ReadKnob(p, a, 0, "batch_size", op.name(), "32").value_or(32));
+    if (const auto d = ReadFlag(p, a, 1, "drop_remainder", op.name())) b->set_drop_remainder(*d);
+    if (a.Get(2, "num_parallel_calls")) {
+      p.Note(a.node.start(),
+             "batch's num_parallel_calls is not modelled: the spec's batch "
+             "copies on one thread");
+    }
+  });
+}
+
+Value PaddedBatch(PythonReader& r, const Pipeline& in, const CallArgs& a) {
+  return Append(r, in, a, Named("padded_batch"), [&](Pipeline& p, spec::Op& op) {
+    auto* b = op.mutable_padded_batch();
+    b->set_batch_size(ReadKnob(p, a, 0, "batch_size", op.name(), "32").value_or(32));
+    if (const Value* shapes = a.Get(1, "padded_shapes"); shapes && shapes->Is(Value::Kind::kList)) {
+      for (const Value& d : shapes->items) {
+        const auto n = d.AsInt();
+        b->add_padded_shapes(n ? *n : -1);
+      }
+    }
+    if (const Value* pad = a.Get(2, "padding_values"); pad && pad->AsNumber()) {
+      b->set_padding_values(*pad->AsNumber());
+    }
+    if (const auto d = ReadFlag(p, a, 3, "drop_remainder", op.name())) b->set_drop_remainder(*d);
+  });
+}
+
+Value Prefetch(PythonReader& r, const Pipeline& in, const CallArgs& a) {
+  return Append(r, in, a, Named("prefetch"), [&](Pipeline& p, spec::Op& op) {
+    op.mutable_prefetch()->set_buffer_size(
+        ReadKnob(p, a, 0, "buffer_size", op.name(), "AUTOTUNE").value_or(-1));
+  });
+}
+
+Value Shard(PythonReader& r, const Pipeline& in, const CallArgs& a) {
+  return Append(r, in, a, Named("shard"), [&](Pipeline& p, spec::Op& op) {
+    auto* s = op.mutable_shard();
+    s->set_num_shards(ReadKnob(p, a, 0, "num_shards", op.name(), "1 (no sharding)").value_or(1));
+    s->set_index(ReadKnob(p, a, 1, "index", op.name(), "0").value_or(0));
+  });
+}
+
+Value Cache(PythonReader& r, const Pipeline& in, const CallArgs& a) {
+  return Append(r, in, a, Named("cache"), [&](Pipeline& p, spec::Op& op) {
+    op.mutable_cache();
+    if (const Value* f = a.Get(0, "filename")) {
+      if (f->Is(Value::Kind::kString) && !f->s.empty()) {
+        // The engine caches in memory only: a cache file's first epoch writes what later
+        // epochs read, which a cache in memory does the same but for the file's cost.
+        p.Note(f->node.start(), "cache's file '" + f->s +
+                                    "' is read as a cache in memory "
+                                    "(Pipescope's cache keeps elements in memory)");
+      } else if (!f->Is(Value::Kind::kString)) {
+        p.Note(f->node.start(), "cache's file is `" + f->Spelling() +
+                                    "`, known only when the code runs: cached in memory");
+      }
+    }
+  });
+}
+
+Value Repeat(PythonReader& r, const Pipeline& in, const CallArgs& a) {
+  return Append(r, in, a, Named("repeat"), [&](Pipeline& p, spec::Op& op) {
+    auto* rep = op.mutable_repeat();
+    if (const auto count = ReadKnob(p, a, 0, "count", op.name(), "forever")) {
+      rep->set_count(*count);
+    }
+  });
+}
+
+Value Take(PythonReader& r, const Pipeline& in, const CallArgs& a, const std::string& kind) {
+  return Append(r, in, a, Named(kind), [&](Pipeline& p, spec::Op& op) {
+    const int64_t n = ReadKnob(p, a, 0, "count", op.name(), "all").value_or(-1);
+    if (kind == "take") {
+      op.mutable_take()->set_count(n);
+    } else {
+      op.mutable_skip()->set_count(n);
+    }
+  });
+}
+
+Value Unbatch(PythonReader& r, const Pipeline& in, const CallArgs& a) {
+  return Append(r, in, a, Named("unbatch"), [](Pipeline&, spec::Op& op) { op.mutable_unbatch(); });
+}
+
+// map_and_batch(map_func, batch_size, num_parallel_batches, drop_remainder,
+// num_parallel_calls): a map and a batch fused in one kernel.
+Value MapAndBatch(PythonReader& r, const Pipeline& in, const CallArgs& a) {
+  CallArgs map_args;
+  map_args.node = a.node;
+  if (const Value* f = a.Get(0, "map_func")) map_args.positional.push_back(*f);
+  if (const Value* npc = a.Get(4, "num_parallel_calls")) {
+    map_args.keyword["num_parallel_calls"] = *npc;
+  } else {
+    Value autotune{.kind = Value::Kind::kSymbol, .s = "AUTOTUNE"};
+    map_args.keyword["num_parallel_calls"] = autotune;
+  }
+  const Value mapped = Map(r, in, map_args, 1);
+  auto p = std::const_pointer_cast<Pipeline>(mapped.pipeline);
+  if (!a.Get(4, "num_parallel_calls")) {
+    p->Note(a.node.start(),
+            "map_and_batch runs batch_size x num_parallel_batches calls at once "
+            "on TensorFlow's thread pool: read as '" +
+                p->ops.back().name() + "' with num_parallel_calls=AUTOTUNE");
+  }
+  CallArgs batch_args;
+  batch_args.node = a.node;
+  if (const Value* b = a.Get(1, "batch_size")) batch_args.positional.push_back(*b);
+  if (const Value* d = a.Get(3, "drop_remainder")) batch_args.keyword["drop_remainder"] = *d;
+  return Batch(r, *p, batch_args);
+}
+
+Value ShuffleAndRepeat(PythonReader& r, const Pipeline& in, const CallArgs& a) {
+  CallArgs shuffle_args;
+  shuffle_args.node = a.node;
+  if (const Value* b = a.Get(0, "buffer_size")) shuffle_args.positional.push_back(*b);
+  if (const Value* s = a.Get(2, "seed")) shuffle_args.keyword["seed"] = *s;
+  const Value shuffled = Shuffle(r, in, shuffle_args);
+  CallArgs repeat_args;
+  repeat_args.node = a.node;
+  if (const Value* c = a.Get(1, "count")) repeat_args.positional.push_back(*c);
+  return Repeat(r, *shuffled.pipeline, repeat_args);
+}
+
+Value Same(PythonReader&, const Pipeline& in, const CallArgs& a) {
+  return PipelineValue(std::make_shared<Pipeline>(in), a);
+}
+
+Value LeftOut(PythonReader& r, const Pipeline& in, const CallArgs& a, const std::string& what) {
+  auto p = r.Extend(in, a.node.start());
+  p->Note(a.node.start(), what);
+  return PipelineValue(std::move(p), a);
+}
+
+// What Dataset.apply takes: the transformation's name and arguments, applied as a method.
+Dialect::Function Transform(const std::string& name) {
+  return [name](PythonReader&, const CallArgs& a) {
+    Value v;
+    v.kind = Value::Kind::kTransform;
+    v.s = name;
+    v.call = std::make_shared<CallArgs>(a);
+    v.node = a.node;
+    return v;
+  };
+}
+
+Value FeatureOf(const CallArgs& a, bool var_len) {
+  Value v;
+  v.kind = Value::Kind::kFeature;
+  v.node = a.node;
+  v.feature.set_var_len(var_len);
+  const Value* shape = var_len ? nullptr : a.Get(0, "shape");
+  const Value* dtype = a.Get(var_len ? 0 : 1, "dtype");
+  if (dtype) v.feature.set_dtype(FeatureDtype(*dtype));
+  if (shape && shape->Is(Value::Kind::kList)) {
+    for (const Value& d : shape->items) {
+      if (const auto n = d.AsInt()) v.feature.add_shape(*n);
+    }
+  } else if (shape && shape->AsInt()) {
+    v.feature.add_shape(*shape->AsInt());
+  }
+  return v;
+}
+
+Dialect MakeTfData() {
+  Dialect d;
+  d.framework = "tfdata";
+  d.functions = {
+      {"TFRecordDataset",
+       [](PythonReader& r, const CallArgs& a) { return FileSource(r, a, "tfrecord"); }},
+      {"TextLineDataset",
+       [](PythonReader& r, const CallArgs& a) { return FileSource(r, a, "text_line"); }},
+      {"Dataset.list_files", ListFiles},
+      {"Dataset.range", Range},
+      {"Dataset.from_tensor_slices", FromTensorSlices},
+      {"Dataset.from_generator", FromGenerator},
+      {"Dataset.zip", Zip},
+      {"FixedLenFeature", [](PythonReader&, const CallArgs& a) { return FeatureOf(a, false); }},
+      {"VarLenFeature", [](PythonReader&, const CallArgs& a) { return FeatureOf(a, true); }},
+      {"FixedLenSequenceFeature",
+       [](PythonReader&, const CallArgs& a) { return FeatureOf(a, true); }},
+      {"map_and_batch", Transform("map_and_batch")},
+      {"parallel_interleave", Transform("parallel_interleave")},
+      {"shuffle_and_repeat", Transform("shuffle_and_repeat")},
+      {"ignore_errors", Transform("ignore_errors")},
+      {"prefetch_to_device", Transform("prefetch_to_device")},
+      {"copy_to_device", Transform("copy_to_device")},
+      {"make_one_shot_iterator",
+       [](PythonReader&, const CallArgs& a) {
+         return a.positional.empty() ? Value{} : a.positional[0];
+       }},
+      {"make_initializable_iterator",
+       [](PythonReader&, const CallArgs& a) {
+         return a.positional.empty() ? Value{} : a.positional[0];
+       }},
+  };
+  d.methods = {
+      {"map",
+       [](PythonReader& r, const Pipeline& in, const CallArgs& a) { return Map(r, in, a, 1); }},
+      {"interleave", Interleave},
+      {"parallel_interleave", ParallelInterleave},
+      {"flat_map", FlatMap},
+      {"filter", Filter},
+      {"shuffle", Shuffle},
+      {"batch", Batch},
+      {"padded_batch", PaddedBatch},
+      {"unbatch", Unbatch},
+      {"prefetch", Prefetch},
+      {"shard", Shard},
+      {"cache", Cache},
+      {"repeat", Repeat},
+      {"take", [](PythonReader& r, const Pipeline& in,
+                  const CallArgs& a) { return Take(r, in, a, "take"); }},
+      {"skip", [](PythonReader& r, const Pipeline& in,
+                  const CallArgs& a) { return Take(r, in, a, "skip"); }},
+      {"map_and_batch", MapAndBatch},
+      {"shuffle_and_repeat", ShuffleAndRepeat},
+      {"make_one_shot_iterator", Same},
+      {"make_initializable_iterator", Same},
+      {"as_numpy_iterator", Same},
+      {"__iter__", Same},
+      {"ignore_errors",
+       [](PythonReader& r, const Pipeline& in, const CallArgs& a) {
+         return LeftOut(r, in, a, "ignore_errors is not read: errors stop the spec's run");
+       }},
+      {"with_options",
+       [](PythonReader& r, const Pipeline& in, const CallArgs& a) {
+         return LeftOut(r, in, a, "with_options(...) is not read: tf.data's options are left out");
+       }},
+      {"prefetch_to_device",
+       [](PythonReader& r, const Pipeline& in, const CallArgs& a) {
+         CallArgs b;
+         b.node = a.node;
+         if (const Value* n = a.Get(1, "buffer_size")) b.positional.push_back(*n);
+         Value v = Prefetch(r, in, b);
+         std::const_pointer_cast<Pipeline>(v.pipeline)
+             ->Note(a.node.start(), "prefetch_to_device read as a prefetch on the host");
+         return v;
+       }},
+      {"copy_to_device",
+       [](PythonReader& r, const Pipeline& in, const CallArgs& a) {
+         return LeftOut(r, in, a, "copy_to_device is not read: the copy is the step's");
+       }},
+  };
+  // Dataset.apply(transformation): the transformation's own method, with its arguments.
+  d.methods["apply"] = [methods = d.methods](PythonReader& r, const Pipeline& in,
+                                             const CallArgs& a) {
+    const Value* t = a.Get(0, "transformation_func");
+    if (t && t->Is(Value::Kind::kTransform)) {
+      if (const auto it = methods.find(t->s); it != methods.end())
+        return it->second(r, in, *t->call);
+    }
+    return LeftOut(
+        r, in, a,
+        "apply(" + (t ? t->Spelling() : std::string("?")) + ") is not read: left out of the spec");
+  };
+  return d;
+}
+
+}  // namespace
+
+const Dialect& TfDataDialect() {
+  static const Dialect d = MakeTfData();
+  return d;
+}
+
+}  // namespace pipescope::code

@@ -1,0 +1,202 @@
+#include "app/code/work_functions.h"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace pipescope::code {
+
+namespace {
+
+bool EndsWithName(const std::string& path, const std::string& key) {
+  return path == key || (path.size() > key.size() && path.ends_with("." + key));
+}
+
+int64_t IntOr(const Value* v, int64_t fallback) {
+  if (!v) return fallback;
+  const auto n = v->AsInt();
+  return n ? *n : fallback;
+}
+
+// [h, w] or [h, w, c] from a size argument; false when not written as numbers.
+bool ReadSize(const Value* size, int64_t& height, int64_t& width) {
+  if (!size || !size->Is(Value::Kind::kList) || size->items.size() < 2) return false;
+  const auto h = size->items[0].AsInt(), w = size->items[1].AsInt();
+  if (!h || !w) return false;
+  height = *h;
+  width = *w;
+  return true;
+}
+
+// A TensorFlow function with native work in the spec. `rank` orders them by cost, so that a
+// function calling several is modelled by its heaviest: decoding an image costs more than
+// resizing it, and both more than a flip.
+struct KnownWork {
+  const char* name;
+  int rank;
+  std::function<void(const CallArgs&, spec::WorkFunction&)> build;
+};
+
+void BuildParse(const CallArgs& args, spec::WorkFunction& fn) {
+  auto* parse = fn.mutable_parse_example();
+  const Value* features = args.Get(1, "features");
+  if (!features || !features->Is(Value::Kind::kDict)) return;
+  for (size_t k = 0; k + 1 < features->items.size(); k += 2) {
+    const Value& key = features->items[k];
+    const Value& feature = features->items[k + 1];
+    if (!key.Is(Value::Kind::kString) || !feature.Is(Value::Kind::kFeature)) continue;
+    spec::FeatureSpec f = feature.feature;
+    f.set_name(key.s);
+    *parse->add_features() = f;
+  }
+}
+
+void BuildResize(const CallArgs& args, spec::WorkFunction& fn) {
+  int64_t h = 224, w = 224;
+  ReadSize(args.Get(1, "size"), h, w);
+  fn.mutable_resize()->set_height(h);
+  fn.mutable_resize()->set_width(w);
+}
+
+const std::vector<KnownWork>& KnownWorks() {
+  static const std::vector<KnownWork> works = {
+      {"decode_jpeg", 5, [](const CallArgs&, spec::WorkFunction& fn) { fn.mutable_decode_jpeg(); }},
+      {"decode_image", 5,
+       [](const CallArgs&, spec::WorkFunction& fn) { fn.mutable_decode_jpeg(); }},
+      {"parse_single_example", 4, BuildParse},
+      {"parse_example", 4, BuildParse},
+      {"resize", 3, BuildResize},
+      {"resize_images", 3, BuildResize},
+      {"random_crop", 2,
+       [](const CallArgs& args, spec::WorkFunction& fn) {
+         int64_t h = 224, w = 224;
+         ReadSize(args.Get(1, "size"), h, w);
+         fn.mutable_random_crop()->set_height(h);
+         fn.mutable_random_crop()->set_width(w);
+         fn.mutable_random_crop()->set_seed(IntOr(args.Get(2, "seed"), 0));
+       }},
+      {"random_flip_left_right", 1,
+       [](const CallArgs& args, spec::WorkFunction& fn) {
+         fn.mutable_random_flip()->set_seed(IntOr(args.Get(1, "seed"), 0));
+       }},
+      {"per_image_standardization", 1,
+       [](const CallArgs&, spec::WorkFunction& fn) {
+         fn.mutable_normalize()->set_mean(0);
+         fn.mutable_normalize()->set_stddev(1);
+       }},
+  };
+  return works;
+}
+
+const KnownWork* FindKnown(const std::string& path) {
+  // Only TensorFlow's: a user's own `resize` is not tf.image.resize.
+  if (path.rfind("tf.", 0) != 0) return nullptr;
+  for (const KnownWork& k : KnownWorks()) {
+    if (EndsWithName(path, k.name)) return &k;
+  }
+  return nullptr;
+}
+
+bool IsPythonBridge(const std::string& path) {
+  return EndsWithName(path, "py_function") || EndsWithName(path, "numpy_function") ||
+         EndsWithName(path, "py_func");
+}
+
+struct Found {
+  const KnownWork* heaviest = nullptr;
+  CallArgs heaviest_args;
+  std::vector<std::string> known;  // every known function called, in order
+  std::string bridged;             // the function a py_function runs, when named
+  bool python = false;
+  std::vector<std::string> user_functions;  // the file's own functions it calls
+};
+
+void Collect(PythonReader& reader, const Value& function, Found& found, int depth) {
+  if (depth > 4) return;
+  for (const RecordedCall& call : reader.CallsIn(function)) {
+    if (call.callee.Is(Value::Kind::kFunction)) {
+      if (!call.callee.s.empty()) found.user_functions.push_back(call.callee.s);
+      Collect(reader, call.callee, found, depth + 1);
+      continue;
+    }
+    if (IsPythonBridge(call.path)) {
+      found.python = true;
+      if (const Value* f = call.args.Get(0, "func"); f && found.bridged.empty()) {
+        found.bridged = f->Is(Value::Kind::kFunction) ? f->s : f->SymbolTail();
+      }
+      continue;
+    }
+    if (const KnownWork* k = FindKnown(call.path)) {
+      found.known.emplace_back(k->name);
+      if (!found.heaviest || k->rank > found.heaviest->rank) {
+        found.heaviest = k;
+        found.heaviest_args = call.args;
+      }
+    }
+  }
+}
+
+void SetCost(spec::WorkFunction& fn, bool python) {
+  if (python) {
+    fn.mutable_python()->set_duration(kDefaultStageCost);
+  } else {
+    fn.mutable_cpu_work()->set_duration(kDefaultStageCost);
+  }
+}
+
+}  // namespace
+
+std::string FeatureDtype(const Value& dtype) {
+  const std::string t = dtype.Is(Value::Kind::kSymbol)   ? dtype.SymbolTail()
+                        : dtype.Is(Value::Kind::kString) ? dtype.s
+                                                         : std::string();
+  if (t == "string") return "bytes";
+  if (t == "int64" || t == "int32" || t == "int16" || t == "int8" || t == "uint8" || t == "bool") {
+    return "int64";
+  }
+  if (t == "float32" || t == "float64" || t == "float" || t == "float16" || t == "bfloat16") {
+    return "float";
+  }
+  return {};
+}
+
+StageWork ReadWork(PythonReader& reader, const Value& function, const std::string& fallback,
+                   bool python) {
+  StageWork work;
+  Found found;
+  if (function.Is(Value::Kind::kSymbol)) {
+    // map(tf.io.decode_jpeg): a known function handed over by name.
+    const std::string path = CanonicalPath(function.s);
+    if (const KnownWork* k = FindKnown(path); k && !python) {
+      work.name = k->name;
+      k->build(CallArgs{}, work.fn);
+      return work;
+    }
+    work.name = function.SymbolTail().empty() ? fallback : function.SymbolTail();
+  } else {
+    Collect(reader, function, found, 0);
+    work.name = function.s;  // a def's name
+    if (work.name.empty() && found.user_functions.size() == 1) work.name = found.user_functions[0];
+    if (work.name.empty() && !found.bridged.empty()) work.name = found.bridged;
+    if (work.name.empty() && found.heaviest) work.name = found.heaviest->name;
+    if (work.name.empty()) work.name = fallback;
+  }
+  if (python || found.python) {
+    SetCost(work.fn, true);
+    work.cost_is_parameter = true;
+    work.also_calls = found.known;
+    return work;
+  }
+  if (found.heaviest) {
+    found.heaviest->build(found.heaviest_args, work.fn);
+    for (const std::string& k : found.known) {
+      if (k != found.heaviest->name) work.also_calls.push_back(k);
+    }
+    return work;
+  }
+  SetCost(work.fn, false);
+  work.cost_is_parameter = true;
+  return work;
+}
+
+}  // namespace pipescope::code

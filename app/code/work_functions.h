@@ -1,0 +1,35 @@
+#pragma once
+// What a function handed to map, a DataLoader's __getitem__ or Keras's Sequence does, as the
+// spec's work: the known TensorFlow functions it calls get their native work
+// (parse_single_example with the feature spec read from the code, decode_jpeg, resize,
+// random_crop, random_flip_left_right, per_image_standardization), a py_function or
+// numpy_function Python work, and anything else a cost the user gives (`--set STAGE.cost=`).
+
+#include <string>
+#include <vector>
+
+#include "app/code/code_values.h"
+#include "app/code/python_reader.h"
+#include "engine/spec/pipeline_spec.pb.h"
+
+namespace pipescope::code {
+
+// A stage's cost when the code cannot say it: a parameter until set.
+inline constexpr const char* kDefaultStageCost = "100us";
+
+struct StageWork {
+  std::string name;  // the user's function, or the known function a lambda calls
+  spec::WorkFunction fn;
+  bool cost_is_parameter = false;       // fn's duration is kDefaultStageCost, for the user to set
+  std::vector<std::string> also_calls;  // known work the function does beside fn's
+};
+
+// `fallback` names the stage when the function has no name and calls nothing known. With
+// `python` the work is Python whatever it calls (a DataLoader's or Keras's getitem).
+StageWork ReadWork(PythonReader& reader, const Value& function, const std::string& fallback,
+                   bool python = false);
+
+// tf.string -> "bytes", tf.int64 -> "int64", tf.float32 -> "float"; empty when unknown.
+std::string FeatureDtype(const Value& dtype);
+
+}  // namespace pipescope::code

@@ -1,0 +1,359 @@
+// import-code on small files written as people write them: what each construct becomes,
+// the notes that say where the code leaves something open, and the settings that complete it.
+
+#include "app/code/code_import.h"
+
+#include <google/protobuf/text_format.h>
+#include <google/protobuf/util/message_differencer.h>
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "app/code/code_emit.h"
+#include "app/code/code_patch.h"
+#include "engine/spec/spec_validator.h"
+
+namespace pipescope::code {
+namespace {
+
+ImportedCode Import(const std::string& source, const ImportOptions& options = {}) {
+  auto r = ImportCode(source, "test.py", options);
+  EXPECT_TRUE(r.ok()) << r.status().message();
+  if (!r.ok()) return {};
+  const engine::Status valid = engine::ValidateSpec(r->spec, "test.py");
+  EXPECT_TRUE(valid.ok()) << valid.message();
+  return std::move(r).value();
+}
+
+const spec::Op& OpNamed(const ImportedCode& c, const std::string& name) {
+  for (const auto& op : c.spec.ops()) {
+    if (op.name() == name) return op;
+  }
+  ADD_FAILURE() << "no op " << name << " in " << c.spec.DebugString();
+  static const spec::Op none;
+  return none;
+}
+
+bool HasNote(const ImportedCode& c, int line, const std::string& part) {
+  for (const auto& n : c.notes) {
+    if (n.at.line == line && n.message.find(part) != std::string::npos) return true;
+  }
+  return false;
+}
+
+std::string Notes(const ImportedCode& c) {
+  std::string s;
+  for (const auto& n : c.notes) s += FormatNote("test.py", n) + "\n";
+  return s;
+}
+
+TEST(CodeImportTest, ReadsAMethodChainWithItsKnobsByKeywordAndPosition) {
+  const auto c = Import(R"(import tensorflow as tf
+ds = tf.data.TFRecordDataset(["a.tfrecord", "b.tfrecord"], "GZIP")
+ds = ds.shuffle(1000, seed=7)
+ds = ds.map(lambda x: tf.io.decode_jpeg(x), 4)
+ds = ds.batch(32, drop_remainder=True).prefetch(tf.data.AUTOTUNE)
+)");
+  EXPECT_EQ(c.framework, "tfdata");
+  ASSERT_TRUE(c.spec.source().has_tfrecord());
+  EXPECT_EQ(c.spec.source().tfrecord().files_size(), 2);
+  EXPECT_EQ(c.spec.source().tfrecord().compression(), "GZIP");
+  ASSERT_EQ(c.spec.ops_size(), 4);
+  EXPECT_EQ(OpNamed(c, "shuffle").shuffle().buffer_size(), 1000);
+  EXPECT_EQ(OpNamed(c, "shuffle").shuffle().seed(), 7);
+  const auto& map = OpNamed(c, "decode_jpeg").map();
+  EXPECT_TRUE(map.fn().has_decode_jpeg());
+  EXPECT_EQ(map.num_parallel_calls(), 4);  // by position
+  EXPECT_TRUE(OpNamed(c, "batch").batch().drop_remainder());
+  EXPECT_EQ(OpNamed(c, "prefetch").prefetch().buffer_size(), -1);
+}
+
+TEST(CodeImportTest, AutotuneInEverySpellingIsMinusOne) {
+  for (const std::string spelling :
+       {"tf.data.AUTOTUNE", "tf.data.experimental.AUTOTUNE", "AUTOTUNE",
+        "tf.compat.v1.data.experimental.AUTOTUNE", "tensorflow.data.AUTOTUNE"}) {
+    const auto c = Import(
+        "import tensorflow as tf\nAUTOTUNE = tf.data.AUTOTUNE\n"
+        "ds = tf.data.Dataset.range(100).map(f, num_parallel_calls=" +
+        spelling + ")\n");
+    EXPECT_EQ(OpNamed(c, "f").map().num_parallel_calls(), -1) << spelling;
+  }
+}
+
+TEST(CodeImportTest, FlagsBecomeTfDataDefaultsWithANoteNamingLineColumnAndSetting) {
+  const auto c = Import(R"(d = tf.data.Dataset.list_files(FLAGS.pattern)
+d = d.shard(FLAGS.num_workers, FLAGS.worker_index)
+d = d.interleave(tf.data.TFRecordDataset,
+    cycle_length=FLAGS.num_readers, block_length=1)
+d = d.map(parser_fn, num_parallel_calls=FLAGS.num_map_threads)
+)");
+  EXPECT_EQ(OpNamed(c, "parser_fn").map().num_parallel_calls(), 0);  // tf.data's default
+  EXPECT_TRUE(HasNote(c, 5, "--set parser_fn.num_parallel_calls=N")) << Notes(c);
+  EXPECT_TRUE(HasNote(c, 2, "--set shard.num_shards=N")) << Notes(c);
+  EXPECT_FALSE(OpNamed(c, "interleave").interleave().has_cycle_length());  // AUTOTUNE
+  EXPECT_TRUE(HasNote(c, 4, "--set interleave.cycle_length=N")) << Notes(c);
+  EXPECT_TRUE(HasNote(c, 1, "--set list_files.pattern=PATTERN")) << Notes(c);
+  for (const auto& n : c.notes) {
+    if (n.message.find("parser_fn.num_parallel_calls") != std::string::npos) {
+      EXPECT_EQ(n.at.column, 41);  // the flag's own column
+    }
+  }
+  // Stand-in files: synthetic ones inside the interleave until the pattern is set.
+  EXPECT_TRUE(OpNamed(c, "interleave").interleave().per_element().has_synthetic_file());
+}
+
+TEST(CodeImportTest, SettingThePatternMakesTheInterleaveReadRealFiles) {
+  auto c = Import(R"(d = tf.data.Dataset.list_files(FLAGS.pattern)
+d = d.interleave(tf.data.TFRecordDataset, cycle_length=2)
+)");
+  ASSERT_TRUE(SetCodeKnob(c, "list_files.pattern=/data/*.tfrecord").ok());
+  EXPECT_EQ(c.spec.source().list_files().pattern(), "/data/*.tfrecord");
+  EXPECT_TRUE(OpNamed(c, "interleave").interleave().per_element().has_tfrecord_file());
+  EXPECT_FALSE(HasNote(c, 1, "list_files.pattern")) << Notes(c);
+}
+
+TEST(CodeImportTest, AUserFunctionIsAStageNamedAfterItWithItsKnownWork) {
+  const auto c = Import(R"(import tensorflow as tf
+def _parser(record):
+    parsed = tf.parse_single_example(record, _keys_to_map)
+    return parsed['d'], parsed['s']
+
+_keys_to_map = {
+    'd': tf.FixedLenFeature([], tf.string),
+    's': tf.FixedLenFeature([], tf.int64),
+    'v': tf.io.VarLenFeature(tf.float32),
+}
+ds = tf.data.TFRecordDataset(files).map(_parser).map(lambda x, y: (tf.py_function(slow, [x], tf.float32), y))
+ds = ds.filter(keep).map(normalise_with_numpy)
+)");
+  const auto& parse = OpNamed(c, "_parser").map().fn().parse_example();
+  ASSERT_EQ(parse.features_size(), 3) << "the dict is defined below the def";
+  EXPECT_EQ(parse.features(0).dtype(), "bytes");
+  EXPECT_EQ(parse.features(1).dtype(), "int64");
+  EXPECT_TRUE(parse.features(2).var_len());
+  EXPECT_EQ(parse.features(2).dtype(), "float");
+  EXPECT_TRUE(OpNamed(c, "slow").map().fn().has_python());
+  EXPECT_TRUE(OpNamed(c, "normalise_with_numpy").map().fn().has_cpu_work());
+  EXPECT_TRUE(HasNote(c, 12, "--set normalise_with_numpy.cost=DURATION")) << Notes(c);
+  EXPECT_TRUE(HasNote(c, 12, "--set keep.fraction=F")) << Notes(c);
+}
+
+TEST(CodeImportTest, CostsAreParametersTheSettingAnswers) {
+  auto c = Import("ds = tf.data.Dataset.range(10).map(parse, num_parallel_calls=2)\n");
+  ASSERT_TRUE(SetCodeKnob(c, "parse.cost=40us").ok());
+  EXPECT_EQ(OpNamed(c, "parse").map().fn().cpu_work().duration(), "40us");
+  EXPECT_FALSE(HasNote(c, 1, "parse.cost")) << Notes(c);
+  ASSERT_TRUE(SetCodeKnob(c, "parse.num_parallel_calls=8").ok());
+  EXPECT_EQ(OpNamed(c, "parse").map().num_parallel_calls(), 8);
+  EXPECT_FALSE(SetCodeKnob(c, "parse.cost=fast").ok());
+  EXPECT_FALSE(SetCodeKnob(c, "nothing.cost=1ms").ok());
+}
+
+TEST(CodeImportTest, ContribAndExperimentalTransformationsApply) {
+  const auto c = Import(R"(import tensorflow as tf
+ds = tf.data.Dataset.list_files("/d/*.tfrecord")
+ds = ds.apply(tf.contrib.data.parallel_interleave(tf.data.TFRecordDataset, cycle_length=8, sloppy=True))
+ds = ds.apply(tf.contrib.data.shuffle_and_repeat(10000))
+ds = ds.apply(tf.data.experimental.map_and_batch(parse_fn, batch_size=256, num_parallel_calls=16))
+)");
+  const auto& il = OpNamed(c, "interleave").interleave();
+  EXPECT_EQ(il.cycle_length(), 8);
+  EXPECT_EQ(il.num_parallel_calls(), 8);
+  EXPECT_FALSE(il.deterministic());
+  EXPECT_TRUE(il.per_element().has_tfrecord_file());
+  EXPECT_EQ(OpNamed(c, "shuffle").shuffle().buffer_size(), 10000);
+  EXPECT_FALSE(OpNamed(c, "repeat").repeat().has_count());
+  EXPECT_EQ(OpNamed(c, "parse_fn").map().num_parallel_calls(), 16);
+  EXPECT_EQ(OpNamed(c, "batch").batch().batch_size(), 256);
+}
+
+TEST(CodeImportTest, InterleaveOfALambdaKeepsItsInnerOps) {
+  const auto c = Import(R"(files = tf.data.Dataset.from_tensor_slices(["a.txt", "b.txt"])
+dataset = files.interleave(lambda x:
+    tf.data.TextLineDataset(x).map(parse_fn, num_parallel_calls=1),
+    cycle_length=4, block_length=16)
+)");
+  const auto& il = OpNamed(c, "interleave").interleave();
+  EXPECT_TRUE(il.per_element().has_text_line_file());
+  ASSERT_EQ(il.ops_size(), 1);
+  EXPECT_EQ(il.ops(0).name(), "parse_fn");
+  EXPECT_EQ(il.ops(0).map().num_parallel_calls(), 1);
+  EXPECT_EQ(il.block_length(), 16);
+}
+
+TEST(CodeImportTest, TheLastPipelineIsReadAndTheOthersAreNamed) {
+  const std::string source = R"(train = tf.data.Dataset.range(100).batch(10)
+val = tf.data.Dataset.range(50).batch(5)
+)";
+  const auto last = Import(source);
+  EXPECT_EQ(OpNamed(last, "batch").batch().batch_size(), 5);
+  EXPECT_TRUE(HasNote(last, 1, "--pipeline train")) << Notes(last);
+  const auto train = Import(source, {.pipeline = "train"});
+  EXPECT_EQ(OpNamed(train, "batch").batch().batch_size(), 10);
+  EXPECT_FALSE(ImportCode(source, "test.py", {.pipeline = "nope"}).ok());
+}
+
+TEST(CodeImportTest, ADataLoaderOverTheFilesDatasetClass) {
+  const auto c = Import(R"(from torch.utils.data import Dataset, DataLoader
+from PIL import Image
+
+class FaceLandmarksDataset(Dataset):
+    def __init__(self, root):
+        self.root = root
+    def __len__(self):
+        return 69
+    def __getitem__(self, idx):
+        return Image.open(self.files[idx])
+
+loader = DataLoader(FaceLandmarksDataset("faces/"), batch_size=4,
+                    shuffle=True, num_workers=2, pin_memory=True,
+                    persistent_workers=True, prefetch_factor=4)
+for epoch in range(10):
+    for batch in loader:
+        train(batch)
+)");
+  EXPECT_EQ(c.framework, "pytorch");
+  EXPECT_EQ(c.spec.source().range().stop(), 69);
+  const auto& dl = OpNamed(c, "loader").dataloader();
+  EXPECT_EQ(dl.batch_size(), 4);
+  EXPECT_EQ(dl.num_workers(), 2);
+  EXPECT_TRUE(dl.pin_memory());
+  EXPECT_TRUE(dl.persistent_workers());
+  EXPECT_EQ(dl.prefetch_factor(), 4);
+  EXPECT_TRUE(dl.getitem().has_python());
+  EXPECT_TRUE(OpNamed(c, "epochs").has_repeat());
+}
+
+TEST(CodeImportTest, KerasFitOverASequenceWithItsWorkers) {
+  const auto c = Import(R"(from tensorflow import keras
+class Batches(keras.utils.Sequence):
+    def __len__(self):
+        return 1000
+    def __getitem__(self, i):
+        return load(i)
+
+model = keras.Sequential([])
+model.fit(Batches(), epochs=3, workers=4, use_multiprocessing=True, max_queue_size=20)
+)");
+  EXPECT_EQ(c.framework, "keras");
+  const auto& kf = OpNamed(c, "fit").keras_fit();
+  EXPECT_EQ(kf.workers(), 4);
+  EXPECT_TRUE(kf.use_multiprocessing());
+  EXPECT_EQ(kf.max_queue_size(), 20);
+  EXPECT_EQ(c.spec.source().range().stop(), 1000);
+}
+
+TEST(CodeImportTest, FitOverADatasetIsThatDataset) {
+  const auto c = Import("ds = tf.data.Dataset.range(8).batch(2)\nmodel.fit(ds, epochs=2)\n");
+  EXPECT_EQ(c.framework, "tfdata");
+  EXPECT_EQ(c.spec.ops_size(), 1);
+}
+
+TEST(CodeImportTest, WhatItCannotReadIsANoteAndTheRestIsKept) {
+  const auto c = Import(R"(ds = tf.data.Dataset.range(100)
+ds = ds.window(10, shift=1)
+ds = ds.batch(4 +)
+ds = ds.prefetch(2)
+)");
+  EXPECT_TRUE(HasNote(c, 2, ".window(...) is not read")) << Notes(c);
+  EXPECT_TRUE(HasNote(c, 3, "could not read")) << Notes(c);
+  EXPECT_EQ(OpNamed(c, "prefetch").prefetch().buffer_size(), 2);
+}
+
+TEST(CodeImportTest, AFileWithoutAPipelineIsAnError) {
+  const auto r = ImportCode("import os\nprint(os.getcwd())\n", "plain.py");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("plain.py: no tf.data pipeline"), std::string::npos);
+  EXPECT_FALSE(ImportCodeFile("/nonexistent/x.py").ok());
+}
+
+// The code written for a spec reads back to the same spec.
+void ExpectRoundTrip(const std::string& source) {
+  const auto first = Import(source);
+  auto emitted = EmitCode(first.spec, first.framework);
+  ASSERT_TRUE(emitted.ok()) << emitted.status().message();
+  const auto second = Import(emitted->text);
+  spec::PipelineSpec a = first.spec, b = second.spec;
+  a.clear_name(), a.clear_description(), b.clear_name(), b.clear_description();
+  EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(a, b))
+      << "first:\n"
+      << a.DebugString() << "second:\n"
+      << b.DebugString() << "code:\n"
+      << emitted->text;
+}
+
+TEST(CodeEmitTest, EmittedCodeReadsBackToTheSameSpec) {
+  ExpectRoundTrip(R"(import tensorflow as tf
+ds = tf.data.TFRecordDataset(glob.glob("*.tfrecord"))
+ds = ds.shuffle(10000).map(_parser, num_parallel_calls=tf.data.AUTOTUNE, deterministic=False)
+ds = ds.batch(512, drop_remainder=True).repeat().prefetch(2)
+def _parser(r):
+    return tf.io.parse_single_example(r, {"d": tf.io.FixedLenFeature([8], tf.float32)})
+# pipescope: _parser.call_overhead=30us train_step.step_time=50ms
+)");
+  ExpectRoundTrip(R"(d = tf.data.Dataset.list_files("/x/*.tfrecord", shuffle=False, seed=3)
+d = d.shard(10, 2).repeat(3)
+d = d.interleave(lambda f: tf.data.TFRecordDataset(f).map(dec, num_parallel_calls=2), cycle_length=4, block_length=2, num_parallel_calls=4)
+d = d.map(lambda x: tf.image.resize(x, [128, 96])).cache("/tmp/c").take(100).skip(5)
+d = d.padded_batch(8, padded_shapes=[10]).unbatch()
+)");
+  ExpectRoundTrip(R"(from torch.utils.data import DataLoader
+class D(Dataset):
+    def __len__(self): return 500
+    def __getitem__(self, i): return i
+loader = DataLoader(D(), batch_size=16, num_workers=3, collate_fn=my_collate, pin_memory=True,
+                    drop_last=True, prefetch_factor=4, persistent_workers=True, in_order=False)
+# pipescope: loader.cost=4ms loader.collate_cost=1ms
+)");
+  ExpectRoundTrip(R"(class S(keras.utils.Sequence):
+    def __len__(self): return 300
+    def __getitem__(self, i): return i
+model.fit(S(), workers=2, use_multiprocessing=False, max_queue_size=5)
+)");
+  ExpectRoundTrip("ds = tf.data.Dataset.from_generator(gen, output_types=tf.int64).batch(4)\n");
+}
+
+TEST(CodePatchTest, TunedKnobsAreWrittenIntoTheUsersOwnFileAndNothingElseChanges) {
+  const std::string source = R"(import tensorflow as tf
+AUTOTUNE = tf.data.AUTOTUNE
+files = tf.data.Dataset.list_files("/d/*.tfrecord")
+ds = files.interleave(tf.data.TFRecordDataset, cycle_length=4,
+                      num_parallel_calls=AUTOTUNE)  # reads
+ds = ds.map(parse, num_parallel_calls=FLAGS.threads)
+ds = (ds.map(augment)   # decode and augment
+        .batch(64))
+)";
+  const auto original = Import(source);
+  spec::PipelineSpec tuned = original.spec;
+  tuned.mutable_ops(0)->mutable_interleave()->set_num_parallel_calls(2);
+  tuned.mutable_ops(1)->mutable_map()->set_num_parallel_calls(3);
+  tuned.mutable_ops(2)->mutable_map()->set_num_parallel_calls(2);
+  auto p = tuned.add_ops();
+  p->set_name("prefetch_last");
+  p->mutable_prefetch()->set_buffer_size(2);
+  const auto patched = PatchCode(original, tuned);
+  ASSERT_TRUE(patched.ok());
+  std::string expected = source;
+  auto replace = [&](const std::string& from, const std::string& to) {
+    const size_t at = expected.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    expected.replace(at, from.size(), to);
+  };
+  replace("num_parallel_calls=AUTOTUNE)", "num_parallel_calls=2)");
+  replace("num_parallel_calls=FLAGS.threads", "num_parallel_calls=3");
+  replace("ds.map(augment)", "ds.map(augment, num_parallel_calls=2)");
+  EXPECT_EQ(patched->text, expected);
+  bool added = false;
+  for (const auto& n : patched->notes) added = added || n.find(".prefetch(2)") != std::string::npos;
+  EXPECT_TRUE(added);
+  // Read back, the patched file is the tuned spec (but for the op it could not add).
+  auto reread = Import(patched->text);
+  tuned.mutable_ops()->RemoveLast();
+  reread.spec.set_name(tuned.name());
+  reread.spec.set_description(tuned.description());
+  EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(reread.spec, tuned))
+      << reread.spec.DebugString();
+}
+
+}  // namespace
+}  // namespace pipescope::code
