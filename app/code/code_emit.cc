@@ -62,7 +62,7 @@ struct Emitter {
 
   // A stage's function: by the op's name, a stand-in that does the spec's work.
   std::string Function(const std::string& op, const spec::WorkFunction& fn) {
-    const std::string name = Identifier(op);
+    std::string name = Identifier(op);
     if (!defined.insert(name).second) return name;
     std::ostringstream& f = functions;
     f << "\ndef " << name << "(x):\n";
@@ -173,6 +173,11 @@ struct Emitter {
       }
       case spec::Source::kFromTensorSlices: {
         const auto& t = s.from_tensor_slices();
+        if (s.name() == "list_files" && t.strings_size() > 1) {
+          // list_files of file names, as import-code reads it.
+          chain << "tf.data.Dataset.list_files(" << Strings(t.strings()) << ", shuffle=False)\n";
+          break;
+        }
         chain << "tf.data.Dataset.from_tensor_slices(";
         if (t.strings_size() > 0) {
           chain << Strings(t.strings());
@@ -377,13 +382,79 @@ struct Emitter {
   }
 };
 
+// import-code's stand-in for list_files of a pattern the code computes: 100 numbered names.
+constexpr int64_t kListFilesStandIn = 100;
+bool IsListFilesStandIn(const spec::Source& s) {
+  return s.name() == "list_files" && s.has_range() && s.range().start() == 0 &&
+         s.range().step() <= 1;
+}
+
+// keras.utils.image_dataset_from_directory as import-code reads it: listed images, a
+// load_image stage of a cost, a batch.
+bool IsImagesFromDirectory(const spec::PipelineSpec& spec) {
+  return spec.source().name() == "image_files" && spec.source().has_range() &&
+         spec.ops_size() >= 2 && spec.ops(0).name() == "load_image" &&
+         spec.ops(0).map().fn().has_cpu_work() && spec.ops(1).has_batch() &&
+         !spec.ops(1).batch().drop_remainder();
+}
+
+// TFRecordDataset(files, num_parallel_reads=N), as import-code reads it: the files, then an
+// interleave over them with N readers and nothing else.
+bool IsParallelReads(const spec::Source& s, const spec::Op& op) {
+  if (s.name() != "files" || s.from_tensor_slices().strings_size() < 2 || op.name() != "read" ||
+      !op.has_interleave()) {
+    return false;
+  }
+  const auto& il = op.interleave();
+  const bool reads = il.per_element().has_tfrecord_file() || il.per_element().has_text_line_file();
+  const int64_t n = il.num_parallel_calls();
+  const bool cycle_matches = il.has_cycle_length() ? il.cycle_length() == n && n > 1 : n == -1;
+  return reads && cycle_matches && il.ops_size() == 0 && !il.has_block_length() &&
+         !il.has_deterministic();
+}
+
 engine::Result<EmittedCode> EmitTfData(const spec::PipelineSpec& spec) {
   Emitter e;
   std::string var = "ds";
   std::string files;
-  if (spec.source().has_synthetic()) files = "FILES = \"/path/to/your/*.tfrecord\"\n\n";
-  e.Source(spec.source(), var);
-  for (const spec::Op& op : spec.ops()) {
+  const spec::Source& source = spec.source();
+  int first_op = 0;
+  if (source.has_synthetic()) files = "FILES = \"/path/to/your/*.tfrecord\"\n";
+  if (IsImagesFromDirectory(spec)) {
+    files = "import os\n\nDATA_DIR = os.environ.get(\"DATA_DIR\", \"/path/to/your/images\")\n";
+    e.chain << var << " = tf.keras.utils.image_dataset_from_directory(DATA_DIR, batch_size="
+            << spec.ops(1).batch().batch_size() << ")\n";
+    e.Pragma("image_files.stop=" + std::to_string(source.range().stop()));
+    e.Pragma("load_image.cost=" + spec.ops(0).map().fn().cpu_work().duration());
+    if (spec.ops(0).map().num_parallel_calls() != -1) {
+      e.Pragma("load_image.num_parallel_calls=" +
+               std::to_string(spec.ops(0).map().num_parallel_calls()));
+    }
+    first_op = 2;
+  } else if (IsListFilesStandIn(source)) {
+    // File names the code lists when it runs: written so again.
+    files =
+        "import os\n\nFILES_PATTERN = os.environ.get(\"FILES_PATTERN\", "
+        "\"/path/to/your/*.tfrecord\")\n";
+    e.chain << var << " = tf.data.Dataset.list_files(FILES_PATTERN)\n";
+    if (source.range().stop() != kListFilesStandIn) {
+      e.Pragma("list_files.stop=" + std::to_string(source.range().stop()));
+    }
+  } else if (spec.ops_size() > 0 && IsParallelReads(source, spec.ops(0))) {
+    const auto& il = spec.ops(0).interleave();
+    const bool text = il.per_element().has_text_line_file();
+    e.chain << var << " = tf.data." << (text ? "TextLineDataset(" : "TFRecordDataset(")
+            << Strings(source.from_tensor_slices().strings());
+    const std::string compression = text ? il.per_element().text_line_file().compression()
+                                         : il.per_element().tfrecord_file().compression();
+    if (!compression.empty()) e.chain << ", compression_type=" << Quote(compression);
+    e.chain << ", num_parallel_reads=" << Knob(il.num_parallel_calls()) << ")\n";
+    first_op = 1;
+  } else {
+    e.Source(source, var);
+  }
+  for (int k = first_op; k < spec.ops_size(); ++k) {
+    const spec::Op& op = spec.ops(k);
     if (op.has_zip()) {
       const std::string second = Identifier(op.name()) + "_ds";
       e.Source(op.zip().source(), second);

@@ -21,9 +21,14 @@ namespace {
 
 constexpr const char* kStandInStep = "10ms";
 
-// The pipeline the file ends with: the last one bound, returned or handed to a call, of the
-// variable asked for when one is.
+// The pipeline the file trains on (the last one handed to fit), else the one it ends with:
+// the last one bound, returned or handed to a call; of the variable asked for when one is.
 const PipelineUse* Chosen(const std::vector<PipelineUse>& uses, const std::string& variable) {
+  if (variable.empty()) {
+    for (auto it = uses.rbegin(); it != uses.rend(); ++it) {
+      if (it->trains) return &*it;
+    }
+  }
   for (auto it = uses.rbegin(); it != uses.rend(); ++it) {
     if (variable.empty() || it->variable == variable) return &*it;
   }

@@ -87,7 +87,7 @@ struct Value {
   std::string s;  // string, symbol path, function or class name
   std::vector<Value> items;
   std::shared_ptr<const Pipeline> pipeline;
-  spec::FeatureSpec feature;
+  std::shared_ptr<const spec::FeatureSpec> feature;  // kFeature (a message: shared, not copied)
   std::shared_ptr<const CallArgs> call;
   SyntaxNode node;  // the expression; for functions and classes their definition
 

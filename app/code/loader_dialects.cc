@@ -102,7 +102,10 @@ Value DataLoader(PythonReader& r, const CallArgs& a) {
 // enqueuer.
 Value Fit(PythonReader& r, const CallArgs& a, bool generator_call) {
   const Value* x = a.Get(0, generator_call ? "generator" : "x");
-  if (x && x->Is(Value::Kind::kPipeline)) return *x;
+  if (x && x->Is(Value::Kind::kPipeline)) {
+    r.Trains(*x, a.node);
+    return Value{.node = a.node};
+  }
   const ClassInfo* cls = ClassOf(r, x);
   const bool generator = x && !cls && !x->Is(Value::Kind::kNone);
   if (!cls && !generator) return Value{.node = a.node};

@@ -1,7 +1,9 @@
 #include "app/code/python_reader.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdlib>
+#include <limits>
 #include <string>
 #include <utility>
 
@@ -54,8 +56,10 @@ bool EndsWithPath(const std::string& path, const std::string& key) {
 // Calls that hand their first argument on: what `tf.constant(files)` or `sorted(names)`
 // holds is what the argument holds, as far as a pipeline cares.
 bool PassesArgumentOn(const std::string& path) {
-  static const char* const kPassThrough[] = {"tf.constant", "tf.convert_to_tensor", "list", "tuple",
-                                             "sorted",      "tf.identity"};
+  static const char* const kPassThrough[] = {
+      "tf.constant", "tf.convert_to_tensor", "list", "tuple", "sorted", "tf.identity",
+      // partial(parse, training=True) calls parse: the stage is parse's.
+      "functools.partial", "partial"};
   for (const char* p : kPassThrough) {
     if (path == p) return true;
   }
@@ -103,7 +107,7 @@ void PythonReader::ReadPragmas(const SyntaxNode& node) {
 
 void PythonReader::Read() {
   for (const SyntaxProblem& p : tree_.Problems()) Note(p.at, p.message + ": left out");
-  ReadPragmas(tree_.root());
+  if (tree_.source().find("pipescope:") != std::string::npos) ReadPragmas(tree_.root());
   // Twice: a def may use a function or a constant the file defines below it (Python binds
   // names when the code runs, not when it is read). The first reading binds every name;
   // the second reads each statement with those bindings and is the one kept.
@@ -159,19 +163,38 @@ Value PythonReader::Apply(const Value& function, const std::vector<Value>& argum
   for (const SyntaxNode& p : params.code_children()) {
     std::string name(p.Is("identifier") ? p.text() : p.field("name").text());
     if (name.empty() && !p.named_children().empty()) name = p.named_children()[0].text();
-    Bind(name, k < arguments.size() ? arguments[k] : Value{});
+    Bind(name, k < arguments.size() ? arguments[k] : DefaultOf(p));
     ++k;
   }
   ++apply_depth_;
   Value result;
+  const bool known_arguments = std::any_of(arguments.begin(), arguments.end(), [](const Value& a) {
+    return !a.Is(Value::Kind::kUnknown);
+  });
   if (function.node.Is("lambda")) {
     result = Evaluate(function.node.field("body"));
+  } else if (known_arguments) {
+    // A def given a pipeline (configure_for_performance(train_ds)): its body read again
+    // with the arguments bound, its return the call's value.
+    const size_t key = std::numeric_limits<size_t>::max() - static_cast<size_t>(apply_depth_);
+    open_functions_.push_back(key);
+    ReadBlock(function.node.field("body"));
+    open_functions_.pop_back();
+    if (const auto it = function_returns_.find(key); it != function_returns_.end()) {
+      result = it->second;
+      function_returns_.erase(it);
+    }
   } else {
     result = ReturnOf(function);
   }
   --apply_depth_;
   scopes_.pop_back();
   return result;
+}
+
+Value PythonReader::DefaultOf(const SyntaxNode& parameter) {
+  if (!parameter.Is("default_parameter") && !parameter.Is("typed_default_parameter")) return {};
+  return Evaluate(parameter.field("value"));
 }
 
 void PythonReader::Bind(const std::string& name, const Value& value) {
@@ -185,10 +208,15 @@ const Value* PythonReader::Lookup(const std::string& name) const {
   return nullptr;
 }
 
-void PythonReader::Use(const Value& value, const std::string& variable, const SyntaxNode& at) {
+void PythonReader::Use(const Value& value, const std::string& variable, const SyntaxNode& at,
+                       bool trains) {
   if (value.Is(Value::Kind::kPipeline) && value.pipeline) {
-    uses_.push_back({value.pipeline, variable, at.start()});
+    uses_.push_back({value.pipeline, variable, at.start(), trains});
   }
+}
+
+void PythonReader::Trains(const Value& pipeline, const SyntaxNode& at) {
+  Use(pipeline, "", at, true);
 }
 
 void PythonReader::ReadBlock(const SyntaxNode& block) {
@@ -259,6 +287,9 @@ void PythonReader::ReadFunction(const SyntaxNode& def, ClassInfo* owner) {
   scopes_.emplace_back();
   for (const SyntaxNode& p : def.field("parameters").code_children()) {
     if (p.Is("identifier")) Bind(std::string(p.text()), Value{});
+    if (p.Is("default_parameter") || p.Is("typed_default_parameter")) {
+      Bind(std::string(p.field("name").text()), DefaultOf(p));
+    }
   }
   open_functions_.push_back(def.start_byte());
   std::vector<RecordedCall> calls;
@@ -559,6 +590,9 @@ Value PythonReader::Call(const SyntaxNode& call) {
   }
 
   const Value f = Evaluate(callee);
+  // A pipeline handed to a call (benchmark(ds), a training function) is one the file uses.
+  for (const Value& a : args.positional) Use(a, "", call);
+  for (const auto& [name, a] : args.keyword) Use(a, "", call);
   if (!recorders_.empty()) {
     recorders_.back()->push_back(
         {f.Is(Value::Kind::kSymbol) ? CanonicalPath(f.s) : std::string(), f, args});
@@ -570,8 +604,16 @@ Value PythonReader::Call(const SyntaxNode& call) {
     }
     return Value{.node = call};
   }
-  if (f.Is(Value::Kind::kClass))
+  if (f.Is(Value::Kind::kClass)) {
+    // A class whose __new__ returns a dataset (tf.data's guide's ArtificialDataset).
+    if (const ClassInfo* c = FindClass(f.s); c && c->methods.count("__new__")) {
+      Value made = Apply(
+          Value{.kind = Value::Kind::kFunction, .s = "__new__", .node = c->methods.at("__new__")},
+          {Value{.kind = Value::Kind::kClass, .s = f.s}});
+      if (made.Is(Value::Kind::kPipeline)) return made;
+    }
     return Value{.kind = Value::Kind::kInstance, .s = f.s, .node = call};
+  }
   if (f.Is(Value::Kind::kFunction)) {
     Value r = Apply(f, args.positional);
     if (r.Is(Value::Kind::kUnknown)) r.node = call;

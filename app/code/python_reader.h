@@ -48,6 +48,7 @@ struct PipelineUse {
   std::shared_ptr<const Pipeline> pipeline;
   std::string variable;  // the name it is bound to; empty for a return or a bare call
   SourcePoint at;
+  bool trains = false;  // handed to a training loop (Keras's fit)
 };
 
 class PythonReader {
@@ -77,6 +78,9 @@ class PythonReader {
   // expression, a def's return), with its parameters bound to `arguments` in order.
   Value Apply(const Value& function, const std::vector<Value>& arguments);
   void Note(SourcePoint at, std::string message) { notes_.push_back({at, std::move(message)}); }
+  // A pipeline a training loop consumes (fit(ds)): the one import-code reads, before any
+  // other the file builds (an evaluation set, say).
+  void Trains(const Value& pipeline, const SyntaxNode& at);
   // The calls a function makes: a def's as read, a lambda's by applying it to unknowns.
   std::vector<RecordedCall> CallsIn(const Value& function);
   // The dialect function that `path` names; nullptr when none does.
@@ -91,8 +95,11 @@ class PythonReader {
   void ReadImport(const SyntaxNode& statement);
   void Assign(const SyntaxNode& target, const Value& value);
   void Bind(const std::string& name, const Value& value);
+  // A parameter's default (`batch_size=64`); Unknown for one without.
+  Value DefaultOf(const SyntaxNode& parameter);
   const Value* Lookup(const std::string& name) const;
-  void Use(const Value& value, const std::string& variable, const SyntaxNode& at);
+  void Use(const Value& value, const std::string& variable, const SyntaxNode& at,
+           bool trains = false);
 
   Value Call(const SyntaxNode& call);
   CallArgs Arguments(const SyntaxNode& argument_list);

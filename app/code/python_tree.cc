@@ -32,9 +32,16 @@ SyntaxNode SyntaxNode::field(const char* name) const {
 std::vector<SyntaxNode> SyntaxNode::named_children() const {
   std::vector<SyntaxNode> out;
   if (null()) return out;
-  const uint32_t n = ts_node_named_child_count(node_);
-  out.reserve(n);
-  for (uint32_t i = 0; i < n; ++i) out.emplace_back(ts_node_named_child(node_, i), tree_);
+  // A cursor walks the children in one pass; ts_node_named_child(i) starts from the first
+  // child each time, which made reading a file quadratic in its statements.
+  TSTreeCursor cursor = ts_tree_cursor_new(node_);
+  if (ts_tree_cursor_goto_first_child(&cursor)) {
+    do {
+      const TSNode child = ts_tree_cursor_current_node(&cursor);
+      if (ts_node_is_named(child)) out.emplace_back(child, tree_);
+    } while (ts_tree_cursor_goto_next_sibling(&cursor));
+  }
+  ts_tree_cursor_delete(&cursor);
   return out;
 }
 

@@ -2,6 +2,7 @@
 // 2 spellings (tf.compat.v1, tf.data.experimental, tf.contrib.data), by keyword or position
 // as tf.data's own signatures order them.
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -112,6 +113,20 @@ Value ListFiles(PythonReader& r, const CallArgs& a) {
         " files of synthetic records stand in; --set " + name + ".pattern=PATTERN lists real files";
     return PipelineValue(std::move(p), a);
   }
+  const bool names = patterns.size() > 1 &&
+                     std::none_of(patterns.begin(), patterns.end(), [](const std::string& s) {
+                       return s.find_first_of("*?[") != std::string::npos;
+                     });
+  if (names) {
+    // list_files of file names, no pattern among them: those files.
+    for (const std::string& f : patterns) p->source.mutable_from_tensor_slices()->add_strings(f);
+    const auto shuffle = ReadFlag(*p, a, 1, "shuffle", name);
+    if (!shuffle || *shuffle) {
+      p->Note(a.node.start(), "list_files shuffles its " + std::to_string(patterns.size()) +
+                                  " names; the spec reads them in the order given");
+    }
+    return PipelineValue(std::move(p), a);
+  }
   auto* lf = p->source.mutable_list_files();
   lf->set_pattern(patterns[0]);
   if (patterns.size() > 1) {
@@ -187,8 +202,13 @@ Value FromTensorSlices(PythonReader& r, const CallArgs& a) {
 Value FromGenerator(PythonReader& r, const CallArgs& a) {
   auto p = r.NewPipeline("tfdata", a.node.start());
   const Value* gen = a.Get(0, "generator");
-  const std::string name =
-      gen && gen->Is(Value::Kind::kFunction) && !gen->s.empty() ? gen->s : "generator";
+  // By the generator's name: a def, a name the file does not bind, or cls._generator.
+  std::string name = gen && gen->Is(Value::Kind::kFunction) ? gen->s
+                     : gen && gen->Is(Value::Kind::kSymbol) ? gen->SymbolTail()
+                     : gen && gen->node.Is("attribute")
+                         ? std::string(gen->node.field("attribute").text())
+                         : std::string();
+  if (name.empty()) name = "generator";
   p->source.set_name(name);
   auto* g = p->source.mutable_from_generator();
   g->set_records(-1);
@@ -229,6 +249,56 @@ Value Zip(PythonReader& r, const CallArgs& a) {
     p->Note(a.node.start(), "zip of " + std::to_string(parts->items.size()) +
                                 " datasets: the spec keeps the first and at most one beside it");
   }
+  return PipelineValue(std::move(p), a);
+}
+
+// keras.utils.image_dataset_from_directory(directory, ..., batch_size=32, image_size=(256,
+// 256)): the images of a directory tree, each read, decoded and resized, in batches. The
+// images are not at hand: the files stand in, and decoding with resizing is a stage whose
+// cost is a parameter.
+Value ImagesFromDirectory(PythonReader& r, const CallArgs& a) {
+  auto p = r.NewPipeline("tfdata", a.node.start());
+  p->source.set_name("image_files");
+  p->source.mutable_range()->set_stop(kStandInRecords);
+  p->stand_in = true;
+  const Value* dir = a.Get(0, "directory");
+  p->stand_in_note = "image_dataset_from_directory(" + (dir ? dir->Spelling() : std::string("?")) +
+                     ") lists images when the code runs: " + std::to_string(kStandInRecords) +
+                     " stand in; --set image_files.stop=N";
+  spec::Op load;
+  load.set_name("load_image");
+  load.mutable_map()->mutable_fn()->mutable_cpu_work()->set_duration(kDefaultStageCost);
+  load.mutable_map()->set_num_parallel_calls(-1);  // Keras maps with AUTOTUNE
+  p->ops.push_back(load);
+  p->Note(a.node.start(),
+          "'load_image' reads, decodes and resizes each image (Keras's own "
+          "map): " +
+              std::string(kDefaultStageCost) +
+              " an image until set: --set load_image.cost=DURATION");
+  spec::Op batch;
+  batch.set_name("batch");
+  const auto size = ReadKnob(*p, a, 100, "batch_size", "batch", "32 (Keras's default)");
+  if (!size || *size > 0) {
+    batch.mutable_batch()->set_batch_size(size.value_or(32));
+    p->ops.push_back(batch);
+  }
+  return PipelineValue(std::move(p), a);
+}
+
+// tfds.load(name, split=...): a TensorFlow Datasets dataset, read from its prepared files,
+// which are not at hand: synthetic records stand in.
+Value DatasetsLoad(PythonReader& r, const CallArgs& a) {
+  auto p = r.NewPipeline("tfdata", a.node.start());
+  p->source.set_name("read");
+  p->reads = "tfrecord";
+  p->stand_in = true;
+  p->source.mutable_synthetic()->set_records(kStandInRecords);
+  p->source.mutable_synthetic()->set_record_bytes(kStandInRecordBytes);
+  const Value* name = a.Get(0, "name");
+  p->stand_in_note =
+      "tfds.load(" + (name ? name->Spelling() : std::string("?")) +
+      ") reads TensorFlow Datasets' prepared TFRecord files: " + std::to_string(kStandInRecords) +
+      " synthetic records stand in; --set read.files=PATTERN reads them";
   return PipelineValue(std::move(p), a);
 }
 
@@ -290,7 +360,16 @@ void ReadPerElement(PythonReader& r, Pipeline& p, const CallArgs& a, const std::
   const Pipeline& sub = *made.pipeline;
   const bool names_known = !p.stand_in && (p.source.has_list_files() ||
                                            p.source.from_tensor_slices().strings_size() > 0);
-  if (sub.reads.empty()) {
+  if (sub.source.has_from_generator()) {
+    // A Python generator per element (tf.data's guide's ArtificialDataset, standing for a
+    // file that opens and reads slowly): synthetic files stand in.
+    auto* f = per_element.mutable_synthetic_file();
+    f->set_records_per_file(kStandInRecordsPerFile);
+    f->set_record_bytes(kStandInRecordBytes);
+    p.Note(a.node.start(), op + " makes a Python generator's dataset of each element: " +
+                               std::to_string(kStandInRecordsPerFile) +
+                               " synthetic records per element stand in");
+  } else if (sub.reads.empty()) {
     per_element.mutable_from_element();
     p.Note(a.node.start(), op + " makes a dataset that reads no files: each element stands for "
                                 "itself (Dataset.from_tensors)");
@@ -465,8 +544,11 @@ Value Repeat(PythonReader& r, const Pipeline& in, const CallArgs& a) {
 
 Value Take(PythonReader& r, const Pipeline& in, const CallArgs& a, const std::string& kind) {
   return Append(r, in, a, Named(kind), [&](Pipeline& p, spec::Op& op) {
-    const int64_t n = ReadKnob(p, a, 0, "count", op.name(), "all").value_or(-1);
-    if (kind == "take") {
+    // Unknown counts keep every element: take all, skip none.
+    const bool take = kind == "take";
+    const int64_t n =
+        ReadKnob(p, a, 0, "count", op.name(), take ? "all" : "none").value_or(take ? -1 : 0);
+    if (take) {
       op.mutable_take()->set_count(n);
     } else {
       op.mutable_skip()->set_count(n);
@@ -543,17 +625,19 @@ Value FeatureOf(const CallArgs& a, bool var_len) {
   Value v;
   v.kind = Value::Kind::kFeature;
   v.node = a.node;
-  v.feature.set_var_len(var_len);
+  auto feature = std::make_shared<spec::FeatureSpec>();
+  feature->set_var_len(var_len);
   const Value* shape = var_len ? nullptr : a.Get(0, "shape");
   const Value* dtype = a.Get(var_len ? 0 : 1, "dtype");
-  if (dtype) v.feature.set_dtype(FeatureDtype(*dtype));
+  if (dtype) feature->set_dtype(FeatureDtype(*dtype));
   if (shape && shape->Is(Value::Kind::kList)) {
     for (const Value& d : shape->items) {
-      if (const auto n = d.AsInt()) v.feature.add_shape(*n);
+      if (const auto n = d.AsInt()) feature->add_shape(*n);
     }
   } else if (shape && shape->AsInt()) {
-    v.feature.add_shape(*shape->AsInt());
+    feature->add_shape(*shape->AsInt());
   }
+  v.feature = std::move(feature);
   return v;
 }
 
@@ -570,6 +654,9 @@ Dialect MakeTfData() {
       {"Dataset.from_tensor_slices", FromTensorSlices},
       {"Dataset.from_generator", FromGenerator},
       {"Dataset.zip", Zip},
+      {"image_dataset_from_directory", ImagesFromDirectory},
+      {"tfds.load", DatasetsLoad},
+      {"tensorflow_datasets.load", DatasetsLoad},
       {"FixedLenFeature", [](PythonReader&, const CallArgs& a) { return FeatureOf(a, false); }},
       {"VarLenFeature", [](PythonReader&, const CallArgs& a) { return FeatureOf(a, true); }},
       {"FixedLenSequenceFeature",
@@ -613,6 +700,7 @@ Dialect MakeTfData() {
       {"make_one_shot_iterator", Same},
       {"make_initializable_iterator", Same},
       {"as_numpy_iterator", Same},
+      {"get_next", Same},
       {"__iter__", Same},
       {"ignore_errors",
        [](PythonReader& r, const Pipeline& in, const CallArgs& a) {

@@ -44,8 +44,10 @@ void BuildParse(const CallArgs& args, spec::WorkFunction& fn) {
   for (size_t k = 0; k + 1 < features->items.size(); k += 2) {
     const Value& key = features->items[k];
     const Value& feature = features->items[k + 1];
-    if (!key.Is(Value::Kind::kString) || !feature.Is(Value::Kind::kFeature)) continue;
-    spec::FeatureSpec f = feature.feature;
+    if (!key.Is(Value::Kind::kString) || !feature.Is(Value::Kind::kFeature) || !feature.feature) {
+      continue;
+    }
+    spec::FeatureSpec f = *feature.feature;
     f.set_name(key.s);
     *parse->add_features() = f;
   }

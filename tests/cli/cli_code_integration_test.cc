@@ -1,0 +1,117 @@
+// import-code and code out as a user runs them: from the seed questions' own code to a spec,
+// advice on it, and tuned knobs written back into their file.
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "tests/cli/cli_runner.h"
+
+namespace pipescope::testing {
+namespace {
+
+std::string Corpus(const std::string& name) {
+  return std::string(PIPESCOPE_SOURCE_DIR) + "/tests/code/corpus/" + name;
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string TempDir() {
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("pipescope_code_cli_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  return dir.string();
+}
+
+TEST(CliCodeTest, AFileThatCannotBeReadOrBuildsNoPipelineExitsTwo) {
+  const auto missing = Cli("import-code /nonexistent/train.py");
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.out.find("/nonexistent/train.py"), std::string::npos) << missing.out;
+  const std::string plain = TempDir() + "/plain.py";
+  std::ofstream(plain) << "import os\nprint(os.getcwd())\n";
+  const auto none = Cli("import-code " + plain);
+  EXPECT_EQ(none.exit_code, 2);
+  EXPECT_NE(none.out.find("no tf.data pipeline, DataLoader or fit(...) found"), std::string::npos)
+      << none.out;
+}
+
+TEST(CliCodeTest, SeedOnesCodeWithAPerCallCostGetsBatchBeforeTheParseWithAPredictedGain) {
+  const std::string spec = TempDir() + "/seed_001.pbtxt";
+  const auto imported = Cli("import-code " + Corpus("seed_001_init_tfrecord_dataset.py") +
+                            " --set _parser.call_overhead=30us --out " + spec);
+  ASSERT_EQ(imported.exit_code, 0) << imported.out;
+  // Where the code leaves something to run time, the note says where and how to set it.
+  EXPECT_NE(imported.out.find("seed_001_init_tfrecord_dataset.py:26:10: TFRecordDataset's files "
+                              "are `files_train`"),
+            std::string::npos)
+      << imported.out;
+  const auto advice = Cli("simulate " + spec + " --duration 5");
+  ASSERT_EQ(advice.exit_code, 0) << advice.out;
+  EXPECT_NE(advice.out.find("[vectorise, high] batch before map '_parser' (vectorise it): "),
+            std::string::npos)
+      << advice.out;
+}
+
+TEST(CliCodeTest, SeedZerosShardingExampleReadsAsTheDocumentationWritesIt) {
+  const auto out = Cli("import-code " + Corpus("seed_000_efficient_sharding.py") + " --json");
+  ASSERT_EQ(out.exit_code, 0) << out.out;
+  EXPECT_NE(out.out.find(R"("ops": [
+    "shard",
+    "repeat",
+    "shuffle",
+    "repeat_2",
+    "interleave",
+    "parser_fn"
+  ])"),
+            std::string::npos)
+      << out.out;
+  EXPECT_NE(out.out.find(R"("source": "list_files")"), std::string::npos) << out.out;
+}
+
+TEST(CliCodeTest, SimulateTakesAPythonFileWithItsCostsSet) {
+  const auto out = Cli("simulate " + Corpus("seed_001_init_tfrecord_dataset.py") +
+                       " --set _parser.cost=40us --duration 2");
+  ASSERT_EQ(out.exit_code, 0) << out.out;
+  EXPECT_NE(out.out.find("_parser"), std::string::npos);
+  const auto wrong =
+      Cli("simulate " + Corpus("seed_001_init_tfrecord_dataset.py") + " --set nothing.cost=40us");
+  EXPECT_NE(wrong.exit_code, 0);
+  EXPECT_NE(wrong.out.find("nothing"), std::string::npos) << wrong.out;
+}
+
+TEST(CliCodeTest, AutotuneOnAPythonFileWritesTheTunedKnobsIntoItAndNothingElse) {
+  const std::string dir = TempDir();
+  const std::string code = dir + "/train.py";
+  std::ofstream(code) << R"(import tensorflow as tf
+ds = tf.data.Dataset.range(100000)
+ds = ds.map(decode)  # the slow part
+ds = ds.batch(16)
+# pipescope: decode.cost=2ms train_step.step_time=5ms
+)";
+  const auto tuned = Cli("autotune " + code + " --simulate --budget-s 5 --emit auto --out " + dir +
+                         "/tuned.pbtxt");
+  ASSERT_EQ(tuned.exit_code, 0) << tuned.out;
+  const std::string written = ReadFile(dir + "/tuned.py");
+  ASSERT_FALSE(written.empty()) << tuned.out;
+  std::string expected = ReadFile(code);
+  const std::string from = "ds.map(decode)";
+  const size_t at = expected.find(from);
+  ASSERT_NE(at, std::string::npos);
+  // Only the knob: num_parallel_calls added where the code left it out.
+  const std::string tuned_map = written.substr(at, written.find(')', at) - at + 1);
+  EXPECT_NE(tuned_map.find("ds.map(decode, num_parallel_calls="), std::string::npos) << written;
+  expected.replace(at, from.size(), tuned_map);
+  EXPECT_EQ(written, expected);
+}
+
+}  // namespace
+}  // namespace pipescope::testing
