@@ -2,6 +2,7 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QClipboard>
 #include <QCloseEvent>
 #include <QDockWidget>
 #include <QDragEnterEvent>
@@ -29,6 +30,7 @@
 #include "ui/compare/compare_window.h"
 #include "ui/model_lock.h"
 #include "ui/panels/advice_panel.h"
+#include "ui/panels/code_panel.h"
 #include "ui/panels/lessons_panel.h"
 #include "ui/panels/notes_panel.h"
 #include "ui/panels/op_order_editor.h"
@@ -270,6 +272,11 @@ void MainWindow::BuildDocks() {
 
   notes_ = new NotesPanel(this);
   auto* notes_dock = Dock(this, "Notes", "notes", notes_, Qt::RightDockWidgetArea);
+  // The Python a pipeline was read from, beside the Pipeline dock that runs it.
+  code_panel_ = new CodePanel(this);
+  code_dock_ = Dock(this, "Source", "code_source", code_panel_, Qt::LeftDockWidgetArea);
+  splitDockWidget(findChild<QDockWidget*>("pipeline"), code_dock_, Qt::Vertical);
+  code_dock_->hide();
   connect(notes_, &NotesPanel::NoteActivated, this, [this](qint64 t0, qint64 t1) {
     const int64_t pad = std::max<int64_t>((t1 - t0) / 4, 50'000'000);
     timeline_->SetFollowing(false);
@@ -324,6 +331,21 @@ void MainWindow::BuildMenus() {
   save_spec_->setToolTip("The running pipeline as a .pbtxt: its op order and knob values");
   file->addSeparator();
   file->addAction("&Quit", QKeySequence::Quit, this, &QWidget::close);
+
+  QMenu* edit = menuBar()->addMenu("&Edit");
+  copy_code_ = edit->addAction(
+      "Copy as &Code", QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C), this, [this] {
+        QStringList notes;
+        const QString text = PipelineAsCode(&notes);
+        if (text.isEmpty()) return;
+        QApplication::clipboard()->setText(text);
+        statusBar()->showMessage(
+            "Copied the pipeline as code" + (notes.isEmpty() ? QString() : ": " + notes.join("; ")),
+            10000);
+      });
+  copy_code_->setToolTip(
+      "The running pipeline with its current knobs: the opened .py with them written in, or "
+      "tf.data, DataLoader or Keras code");
 
   QMenu* run = menuBar()->addMenu("&Run");
   start_ = run->addAction("&Start", QKeySequence(Qt::Key_F5), this, [this] { StartRun(); });
@@ -417,17 +439,24 @@ void MainWindow::SetDarkTheme(bool dark) {
 }
 
 void MainWindow::OpenDialog() {
-  const QString path =
-      QFileDialog::getOpenFileName(this, "Open a trace or a pipeline spec", QString(),
-                                   "Traces and specs (*.pstrace *.pbtxt *.json *.json.gz);;"
-                                   "PyTorch and TensorFlow profiler traces (*.json *.json.gz);;"
-                                   "All files (*)");
+  const QString path = QFileDialog::getOpenFileName(
+      this, "Open a trace or a pipeline spec", QString(),
+      "Traces, specs and code (*.pstrace *.pbtxt *.py *.json *.json.gz);;"
+      "PyTorch and TensorFlow profiler traces (*.json *.json.gz);;"
+      "Python code building a pipeline (*.py);;"
+      "All files (*)");
   if (!path.isEmpty()) OpenFile(path);
 }
 
 bool MainWindow::OpenFile(const QString& path) {
   if (!ConfirmDiscardNotes()) return false;
-  const bool ok = path.endsWith(".pbtxt") ? OpenSpec(path) : OpenTrace(path);
+  if (!path.endsWith(".py")) {
+    code_.reset();
+    code_dock_->hide();
+  }
+  const bool ok = path.endsWith(".py")      ? OpenCode(path)
+                  : path.endsWith(".pbtxt") ? OpenSpec(path)
+                                            : OpenTrace(path);
   if (ok) RememberRecent(path);
   return ok;
 }

@@ -12,6 +12,7 @@
 #include <mutex>
 #include <optional>
 
+#include "app/code/code_import.h"
 #include "app/session/live_run.h"
 #include "app/session/live_tuning.h"
 #include "app/session/trace_whatif.h"
@@ -19,6 +20,7 @@
 #include "instrumentation/trace/model.h"
 
 class QAction;
+class QDockWidget;
 class QLabel;
 class QLineEdit;
 class QMenu;
@@ -29,6 +31,7 @@ class TimelineWidget;
 class StatisticsPanel;
 class PipelinePanel;
 class NotesPanel;
+class CodePanel;
 class LessonsPanel;
 class AdvicePanel;
 class CompareWindow;
@@ -43,9 +46,15 @@ class MainWindow : public QMainWindow {
   explicit MainWindow(QWidget* parent = nullptr);
   ~MainWindow() override;
 
-  // Opens a .pstrace, or starts a live run of a .pbtxt; errors are shown in a message box.
-  // Returns whether something is now shown.
+  // Opens a .pstrace or a profiler trace, starts a live run of a .pbtxt, or of the pipeline
+  // a .py builds (import-code) with its source in the Source dock; errors are shown in a
+  // message box. Returns whether something is now shown.
   bool OpenFile(const QString& path);
+  // The running pipeline as code (Edit > Copy as Code): a pipeline opened from a .py is that
+  // file with the current knobs written in; any other, code in its framework. Empty when
+  // nothing runs a spec; `notes` gets what the code could not say.
+  QString PipelineAsCode(QStringList* notes = nullptr) const;
+  CodePanel* code_panel() const { return code_panel_; }
   // Opens several traces of one job (one per host: .pstrace or profiler JSON) into one
   // view, a lane group per host, aligned on their clocks; the verdict says which host
   // waits most for input.
@@ -168,6 +177,7 @@ class MainWindow : public QMainWindow {
   void RefreshRecentMenu();
   bool OpenTrace(const QString& path);
   bool OpenSpec(const QString& path);
+  bool OpenCode(const QString& path);
   void Show(std::shared_ptr<trace::Model> model, std::mutex* lock, const QString& title);
   void UpdateRunActions();
   void OnRunFinished();
@@ -178,6 +188,9 @@ class MainWindow : public QMainWindow {
   StatisticsPanel* statistics_ = nullptr;
   PipelinePanel* pipeline_ = nullptr;
   NotesPanel* notes_ = nullptr;
+  CodePanel* code_panel_ = nullptr;
+  QDockWidget* code_dock_ = nullptr;
+  std::optional<code::ImportedCode> code_;  // the .py the running pipeline was read from
   LessonsPanel* lessons_ = nullptr;
   QAction* presenter_action_ = nullptr;
   bool presenter_ = false;
@@ -196,6 +209,7 @@ class MainWindow : public QMainWindow {
   QAction* restart_ = nullptr;
   QAction* save_ = nullptr;
   QAction* save_spec_ = nullptr;
+  QAction* copy_code_ = nullptr;
   QAction* export_ = nullptr;
   QAction* dark_ = nullptr;
   QAction* tune_pipescope_ = nullptr;

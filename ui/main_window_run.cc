@@ -1,5 +1,6 @@
 // The main window's live run (Run menu) and the refresh of its docks.
 #include <QAction>
+#include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QLabel>
@@ -14,6 +15,8 @@
 #include <utility>
 #include <vector>
 
+#include "app/code/code_emit.h"
+#include "app/code/code_patch.h"
 #include "app/session/advising.h"
 #include "engine/core/duration.h"
 #include "engine/spec/spec_loader.h"
@@ -23,6 +26,7 @@
 #include "ui/main_window.h"
 #include "ui/model_lock.h"
 #include "ui/panels/advice_panel.h"
+#include "ui/panels/code_panel.h"
 #include "ui/panels/pipeline_panel.h"
 #include "ui/panels/statistics_panel.h"
 #include "ui/timeline/timeline_widget.h"
@@ -65,6 +69,43 @@ bool MainWindow::OpenSpec(const QString& path) {
   spec_path_ = path;
   have_spec_ = true;
   return StartRun();
+}
+
+bool MainWindow::OpenCode(const QString& path) {
+  auto imported = code::ImportCodeFile(path.toStdString());
+  if (!imported.ok()) {
+    QMessageBox::warning(this, "Cannot read a pipeline from the code",
+                         QString::fromStdString(imported.status().message()));
+    return false;
+  }
+  code_ = std::move(imported).value();
+  code_panel_->ShowCode(QFileInfo(path).fileName(), QString::fromStdString(code_->source_text),
+                        code_->notes);
+  code_dock_->show();
+  code_dock_->raise();
+  // Room to read the code: the left column wider, the source as tall as the pipeline.
+  if (QDockWidget* pipeline = findChild<QDockWidget*>("pipeline")) {
+    resizeDocks({pipeline, code_dock_}, {height() / 2, height() / 2}, Qt::Vertical);
+    resizeDocks({code_dock_}, {std::max(420, width() / 4)}, Qt::Horizontal);
+  }
+  spec_ = code_->spec;
+  spec_path_ = path;
+  have_spec_ = true;
+  return StartRun();
+}
+
+QString MainWindow::PipelineAsCode(QStringList* notes) const {
+  if (!have_spec_) return {};
+  const spec::PipelineSpec current = live_ ? live_->CurrentSpec() : spec_;
+  auto written = code_ ? code::PatchCode(*code_, current) : code::EmitCode(current, "auto");
+  if (!written.ok()) {
+    if (notes) notes->append(QString::fromStdString(written.status().message()));
+    return {};
+  }
+  if (notes) {
+    for (const auto& n : written->notes) notes->append(QString::fromStdString(n));
+  }
+  return QString::fromStdString(written->text);
 }
 
 bool MainWindow::StartRun() {

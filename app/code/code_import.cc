@@ -12,6 +12,7 @@
 #include "app/code/python_reader.h"
 #include "app/code/python_tree.h"
 #include "engine/core/duration.h"
+#include "engine/sim/cost_model.h"
 #include "engine/spec/spec_overrides.h"
 #include "engine/spec/spec_validator.h"
 
@@ -20,6 +21,9 @@ namespace pipescope::code {
 namespace {
 
 constexpr const char* kStandInStep = "10ms";
+// A JPEG's decode when the images are not at hand: a 500x375 photo, as io_benchmark's
+// BM_DecodeJpeg measures it (docs/BENCHMARKS.md, 1.08 ms).
+constexpr int64_t kDecodeJpegNs = 1'080'000;
 
 // The pipeline the file trains on (the last one handed to fit), else the one it ends with:
 // the last one bound, returned or handed to a call; of the variable asked for when one is.
@@ -99,7 +103,96 @@ void SetWork(spec::WorkFunction& fn, const std::string& duration) {
   }
 }
 
+// Whether the pipeline reads real TFRecord files: the records parse_example is for.
+bool ReadsRealRecords(const spec::PipelineSpec& spec) {
+  const spec::Source& s = spec.source();
+  if (s.has_tfrecord()) return s.tfrecord().files_size() > 0;
+  if (!s.has_list_files() && s.from_tensor_slices().strings_size() == 0) return false;
+  for (const spec::Op& op : spec.ops()) {
+    if (op.has_interleave()) return op.interleave().per_element().has_tfrecord_file();
+    if (op.has_flat_map()) return op.flat_map().per_element().has_tfrecord_file();
+  }
+  return false;
+}
+
+spec::WorkFunction* NativeWorkOf(spec::Op& op) {
+  if (!op.has_map()) return nullptr;
+  spec::WorkFunction* fn = op.mutable_map()->mutable_fn();
+  return fn->has_cpu_work() || fn->has_python() || fn->has_io_wait() ? nullptr : fn;
+}
+
+std::string NativeWorkName(const spec::WorkFunction& fn) {
+  return fn.has_parse_example() ? "parse_example"
+         : fn.has_decode_jpeg() ? "decode_jpeg"
+         : fn.has_resize()      ? "resize"
+         : fn.has_random_crop() ? "random_crop"
+         : fn.has_random_flip() ? "random_flip_left_right"
+                                : "its work";
+}
+
+// Native work runs on the data it is written for: parse_example on the records of real
+// TFRecord files. Anything else (stand-in records, images no reader in the spec decodes:
+// the code reads them with tf.io.read_file, or takes them from a feature it names) would
+// fail on the engine, so its typical cost stands in for it, with a note; it comes back when
+// real files are set (RestoreNativeWork).
+void StandInNativeWork(ImportedCode& code) {
+  spec::PipelineSpec& spec = code.spec;
+  const bool real = ReadsRealRecords(spec);
+  const auto costs = sim::DefaultCostModel(spec, 1);
+  for (auto& op : *spec.mutable_ops()) {
+    spec::WorkFunction* fn = NativeWorkOf(op);
+    if (!fn || (real && fn->has_parse_example())) continue;
+    int64_t ns = kDecodeJpegNs;
+    if (costs.ok() && !fn->has_decode_jpeg()) {
+      const sim::OpCost& c = costs->Of(op.name());
+      ns = std::max<int64_t>(1000, static_cast<int64_t>(c.cpu.mean_ns + c.cpu_per_row.mean_ns));
+    }
+    // Three significant digits, in a unit the spec and a `# pipescope:` comment both read.
+    int64_t digits = 1;
+    while (ns / digits >= 1000) digits *= 10;
+    ns = ns / digits * digits;
+    const std::string duration = std::to_string(ns) + "ns";
+    code.native_work[op.name()] = {*fn, duration};
+    const std::string what = NativeWorkName(*fn);
+    fn->Clear();
+    fn->mutable_cpu_work()->set_duration(duration);
+    const auto at = code.op_at.find(op.name());
+    code.notes.push_back({at != code.op_at.end() ? at->second : SourcePoint{},
+                          "'" + op.name() + "' runs " + what + " on data the spec does not have " +
+                              (real ? "(images the code reads itself or takes from a feature)"
+                                    : "(stand-in records)") +
+                              ": its typical cost, " + engine::FormatDuration(ns) +
+                              " a call, stands in; --set " + op.name() + ".cost=DURATION sets it" +
+                              (real ? "" : ", real files bring the work back")});
+  }
+}
+
+// Real files are set: the native work the stand-ins replaced comes back where it can run.
+void RestoreNativeWork(ImportedCode& code) {
+  for (auto& op : *code.spec.mutable_ops()) {
+    const auto it = code.native_work.find(op.name());
+    if (it != code.native_work.end() && op.has_map() &&
+        op.map().fn().cpu_work().duration() == it->second.second) {
+      *op.mutable_map()->mutable_fn() = it->second.first;
+    }
+  }
+  code.native_work.clear();
+  std::erase_if(code.notes, [](const CodeNote& n) {
+    return n.message.find("its typical cost") != std::string::npos;
+  });
+  StandInNativeWork(code);
+}
+
 }  // namespace
+
+spec::PipelineSpec WithNativeWork(const ImportedCode& code) {
+  spec::PipelineSpec spec = code.spec;
+  for (auto& op : *spec.mutable_ops()) {
+    const auto it = code.native_work.find(op.name());
+    if (it != code.native_work.end()) *op.mutable_map()->mutable_fn() = it->second.first;
+  }
+  return spec;
+}
 
 std::string FormatNote(const std::string& origin, const CodeNote& note) {
   return origin + ":" + std::to_string(note.at.line) + ":" + std::to_string(note.at.column) + ": " +
@@ -130,6 +223,7 @@ engine::Result<ImportedCode> ImportCode(const std::string& source, const std::st
   code.source_reads = p.reads;
   code.stand_in_reads = p.stand_in_reads;
   code.sites = p.sites;
+  code.op_at = p.op_at;
   code.source_text = source;
 
   spec::PipelineSpec& spec = code.spec;
@@ -145,6 +239,7 @@ engine::Result<ImportedCode> ImportCode(const std::string& source, const std::st
                                         kStandInStep +
                                         " a step on a simulated device until set: --set "
                                         "train_step.step_time=DURATION"});
+  StandInNativeWork(code);
   std::stable_sort(code.notes.begin(), code.notes.end(), [](const CodeNote& a, const CodeNote& b) {
     return std::pair(a.at.line, a.at.column) < std::pair(b.at.line, b.at.column);
   });
@@ -229,9 +324,7 @@ engine::Status SetCodeKnob(ImportedCode& code, const std::string& assignment) {
     }
     source = real;
     code.source_stand_in = false;
-    std::erase_if(code.notes, [&](const CodeNote& n) {
-      return n.message.find("--set " + name + ".files=") != std::string::npos;
-    });
+    RestoreNativeWork(code);
   } else if (knob == "pattern" && name == source.name() && code.source_stand_in) {
     source.clear_range();
     source.mutable_list_files()->set_pattern(value);
@@ -253,6 +346,7 @@ engine::Status SetCodeKnob(ImportedCode& code, const std::string& assignment) {
     std::erase_if(code.notes, [&](const CodeNote& n) {
       return n.message.find("synthetic records per file stand in") != std::string::npos;
     });
+    RestoreNativeWork(code);
   } else {
     RETURN_IF_ERROR(engine::ApplyOverride(spec, assignment));
   }

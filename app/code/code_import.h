@@ -28,9 +28,17 @@ struct ImportedCode {
   bool source_stand_in = false;
   std::string source_reads;
   std::map<std::string, std::string> stand_in_reads;
-  std::map<std::string, KnobSite> sites;  // where the code sets each knob, by "op.knob"
-  std::string source_text;                // the file as read
+  std::map<std::string, KnobSite> sites;     // where the code sets each knob, by "op.knob"
+  std::map<std::string, SourcePoint> op_at;  // where the code makes each op
+  // Native work that cannot run on the data at hand (parsing stand-in records, decoding
+  // what no JPEG reader gave it): the function the code calls, by op, while its typical
+  // cost stands in for it as cpu_work (that duration beside it).
+  std::map<std::string, std::pair<spec::WorkFunction, std::string>> native_work;
+  std::string source_text;  // the file as read
 };
+
+// The spec as the code says it: with the native work that stand-ins replaced put back.
+spec::PipelineSpec WithNativeWork(const ImportedCode& code);
 
 // Errors: nothing in the file builds a pipeline import-code reads (InvalidArgument, naming
 // what the parser could not read), or `options.pipeline` names no pipeline.

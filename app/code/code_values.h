@@ -46,7 +46,8 @@ struct Pipeline {
   std::string stand_in_note;  // said when this pipeline is the one read (not inside another)
   // Interleaves and flat_maps whose synthetic files stand in for files of this format.
   std::map<std::string, std::string> stand_in_reads;
-  std::map<std::string, KnobSite> sites;  // by "op.knob"
+  std::map<std::string, KnobSite> sites;     // by "op.knob"
+  std::map<std::string, SourcePoint> op_at;  // where each op is made
   spec::Source source;
   std::vector<spec::Op> ops;
   std::vector<CodeNote> notes;  // this pipeline's, so a branch the file drops drops them

@@ -92,10 +92,11 @@ PythonReader::PythonReader(const PythonTree& tree, std::vector<const Dialect*> d
   scopes_.emplace_back();
 }
 
-void PythonReader::ReadPragmas(const SyntaxNode& node) {
+void PythonReader::ReadPragmas(const SyntaxNode& node, int depth) {
+  if (depth > kMaxNesting) return;
   for (const SyntaxNode& c : node.named_children()) {
     if (!c.Is("comment")) {
-      ReadPragmas(c);
+      ReadPragmas(c, depth + 1);
       continue;
     }
     const std::string_view text = c.text();
@@ -157,6 +158,8 @@ Value PythonReader::ReturnOf(const Value& function) const {
 
 Value PythonReader::Apply(const Value& function, const std::vector<Value>& arguments) {
   if (!function.Is(Value::Kind::kFunction) || apply_depth_ > 8) return {};
+  // Counted before the parameters: a default may call the function itself (f(x=f())).
+  ++apply_depth_;
   const SyntaxNode params = function.node.field("parameters");
   scopes_.emplace_back();
   size_t k = 0;
@@ -166,7 +169,6 @@ Value PythonReader::Apply(const Value& function, const std::vector<Value>& argum
     Bind(name, k < arguments.size() ? arguments[k] : DefaultOf(p));
     ++k;
   }
-  ++apply_depth_;
   Value result;
   const bool known_arguments = std::any_of(arguments.begin(), arguments.end(), [](const Value& a) {
     return !a.Is(Value::Kind::kUnknown);
@@ -223,7 +225,19 @@ void PythonReader::ReadBlock(const SyntaxNode& block) {
   for (const SyntaxNode& s : block.named_children()) ReadStatement(s);
 }
 
+bool PythonReader::TooDeep(const SyntaxNode& node) {
+  if (nesting_ <= kMaxNesting) return false;
+  if (!noted_too_deep_) {
+    Note(node.start(), "code nested deeper than " + std::to_string(kMaxNesting) +
+                           " levels: what is inside is left out");
+    noted_too_deep_ = true;
+  }
+  return true;
+}
+
 void PythonReader::ReadStatement(const SyntaxNode& s) {
+  const Nesting nesting(nesting_);
+  if (TooDeep(s)) return;
   const std::string_view t = s.type();
   if (t == "expression_statement") {
     for (const SyntaxNode& e : s.code_children()) {
@@ -451,6 +465,8 @@ Value PythonReader::Binary(const SyntaxNode& node) {
 }
 
 Value PythonReader::Evaluate(const SyntaxNode& e) {
+  const Nesting nesting(nesting_);
+  if (TooDeep(e)) return Value{.node = e};
   const std::string_view t = e.type();
   if (e.null()) return {};
   if (t == "integer" || t == "float" || t == "true" || t == "false" || t == "none" ||

@@ -87,7 +87,18 @@ class PythonReader {
   const Dialect::Function* FindFunction(const std::string& path) const;
 
  private:
-  void ReadPragmas(const SyntaxNode& node);
+  void ReadPragmas(const SyntaxNode& node, int depth = 0);
+  // Statements and expressions nested beyond kMaxNesting are left out (once noted), so a
+  // pathological file cannot exhaust the stack.
+  static constexpr int kMaxNesting = 200;
+  struct Nesting {
+    explicit Nesting(int& depth) : depth_(++depth) {}
+    ~Nesting() { --depth_; }
+    Nesting(const Nesting&) = delete;
+    Nesting& operator=(const Nesting&) = delete;
+    int& depth_;
+  };
+  bool TooDeep(const SyntaxNode& node);
   void ReadBlock(const SyntaxNode& block);
   void ReadStatement(const SyntaxNode& statement);
   void ReadFunction(const SyntaxNode& def, ClassInfo* owner);
@@ -117,6 +128,8 @@ class PythonReader {
   std::vector<std::pair<SourcePoint, std::string>> pragmas_;
   std::vector<int> parent_of_;  // by pipeline id
   int apply_depth_ = 0;
+  int nesting_ = 0;
+  bool noted_too_deep_ = false;
   std::map<size_t, std::vector<RecordedCall>> calls_in_;  // by the function's start byte
   std::vector<std::vector<RecordedCall>*> recorders_;     // innermost last
 };

@@ -75,8 +75,10 @@ SyntaxNode PythonTree::root() const {
 
 namespace {
 
-void CollectProblems(TSNode node, const PythonTree& tree, std::vector<SyntaxProblem>& out) {
-  if (!ts_node_has_error(node)) return;
+void CollectProblems(TSNode node, const PythonTree& tree, std::vector<SyntaxProblem>& out,
+                     int depth) {
+  // Deeper than any code people write: the problems above it are reported already.
+  if (!ts_node_has_error(node) || depth > 500) return;
   const SyntaxNode n(node, &tree);
   if (ts_node_is_missing(node)) {
     out.push_back({n.start(), "expected " + std::string(n.type())});
@@ -89,14 +91,15 @@ void CollectProblems(TSNode node, const PythonTree& tree, std::vector<SyntaxProb
     return;
   }
   const uint32_t count = ts_node_child_count(node);
-  for (uint32_t i = 0; i < count; ++i) CollectProblems(ts_node_child(node, i), tree, out);
+  for (uint32_t i = 0; i < count; ++i)
+    CollectProblems(ts_node_child(node, i), tree, out, depth + 1);
 }
 
 }  // namespace
 
 std::vector<SyntaxProblem> PythonTree::Problems() const {
   std::vector<SyntaxProblem> out;
-  if (tree_) CollectProblems(ts_tree_root_node(tree_), *this, out);
+  if (tree_) CollectProblems(ts_tree_root_node(tree_), *this, out, 0);
   return out;
 }
 

@@ -107,10 +107,11 @@ Value ListFiles(PythonReader& r, const CallArgs& a) {
   if (!known) {
     p->stand_in = true;
     p->source.mutable_range()->set_stop(kStandInFiles);
-    p->stand_in_note =
-        "list_files's pattern is `" + (pattern_arg ? pattern_arg->Spelling() : std::string("?")) +
-        "`, known only when the code runs: " + std::to_string(kStandInFiles) +
-        " files of synthetic records stand in; --set " + name + ".pattern=PATTERN lists real files";
+    p->stand_in_note = "list_files's pattern is `" +
+                       (pattern_arg ? pattern_arg->Spelling() : std::string("?")) +
+                       "`, known only when the code runs: " + std::to_string(kStandInFiles) +
+                       " files of synthetic records stand in; --set " + name +
+                       ".pattern=PATTERN lists real files (--set " + name + ".stop=N: more)";
     return PipelineValue(std::move(p), a);
   }
   const bool names = patterns.size() > 1 &&
@@ -308,6 +309,7 @@ Value Append(PythonReader& r, const Pipeline& in, const CallArgs& a, spec::Op op
              const std::function<void(Pipeline&, spec::Op&)>& fill) {
   auto p = r.Extend(in, a.node.start());
   op.set_name(p->FreshName(op.name()));
+  p->op_at[op.name()] = a.node.start();
   fill(*p, op);
   p->ops.push_back(std::move(op));
   return PipelineValue(std::move(p), a);

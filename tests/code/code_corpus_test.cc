@@ -75,7 +75,9 @@ TEST_P(CodeCorpusTest, ReadsToTheExpectedSpecAndBackFromItsCode) {
   google::protobuf::util::MessageDifferencer diff;
   std::string report;
   diff.ReportDifferencesToString(&report);
-  EXPECT_TRUE(diff.Compare(WithoutLabels(*expected), WithoutLabels(imported->spec)))
+  // What the code says: native work that stand-in data replaced by its cost counts as the
+  // code's (the spec runs the cost until real files are set).
+  EXPECT_TRUE(diff.Compare(WithoutLabels(*expected), WithoutLabels(WithNativeWork(*imported))))
       << name << ":\n"
       << report;
 

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <QElapsedTimer>
+#include <QFile>
 #include <QLabel>
 #include <QSpinBox>
 #include <QTableWidget>
@@ -15,6 +16,8 @@
 #include "ui/compare/compare_window.h"
 #include "ui/compare/whatif_dialog.h"
 #include "ui/main_window.h"
+#include "ui/panels/code_panel.h"
+#include "ui/panels/pipeline_panel.h"
 #include "ui/panels/statistics_panel.h"
 #include "ui/timeline/timeline_widget.h"
 
@@ -53,6 +56,46 @@ TEST(InteropGuiTest, APyTorchProfilerTraceOpensWithItsVerdict) {
   window.timeline()->ZoomToFit();
   DrawFrames(window);
   window.grab().save("imported_pytorch.png");
+}
+
+// A .py opens as the pipeline it builds, running, with its source and import-code's notes in
+// the Source dock; Edit > Copy as Code gives the file back with the knobs as they are now.
+TEST(InteropGuiTest, APythonFileRunsBesideItsSourceAndCopiesBackWithItsKnobs) {
+  MainWindow window;
+  ASSERT_TRUE(ShowWindow(window));
+  const QString path = QString::fromStdString(::testing::TempDir() + "/gui_train.py");
+  const QString original = R"(import tensorflow as tf
+ds = tf.data.Dataset.range(100000)
+ds = ds.shuffle(FLAGS.shuffle_buffer)
+ds = ds.map(decode, num_parallel_calls=1)  # the slow part
+ds = ds.batch(16).prefetch(1)
+# pipescope: decode.cost=1ms train_step.step_time=5ms
+)";
+  {
+    QFile file(path);
+    ASSERT_TRUE(file.open(QIODevice::WriteOnly));
+    file.write(original.toUtf8());
+  }
+  ASSERT_TRUE(window.OpenFile(path));
+  ASSERT_TRUE(window.run_is_live());
+  CodePanel* code = window.code_panel();
+  ASSERT_NE(code, nullptr);
+  EXPECT_TRUE(code->isVisible());
+  EXPECT_TRUE(code->source_text().contains("ds = ds.map(decode, num_parallel_calls=1)"));
+  EXPECT_EQ(code->note_count(), 1) << "the flag the shuffle's buffer is left to";
+  EXPECT_EQ(window.PipelineAsCode(), original) << "no knob changed: the file as it is";
+
+  QSpinBox* box = window.pipeline_panel()->SpinBoxFor("decode", "num_parallel_calls");
+  ASSERT_NE(box, nullptr);
+  box->setValue(2);
+  QStringList notes;
+  const QString tuned = window.PipelineAsCode(&notes);
+  QString expected = original;
+  expected.replace("num_parallel_calls=1)", "num_parallel_calls=2)");
+  EXPECT_EQ(tuned, expected) << tuned.toStdString();
+  DrawFrames(window);
+  window.grab().save("python_source.png");
+  ASSERT_TRUE(window.StopRunAndWait());
 }
 
 // What If on a PyTorch trace recorded by others at num_workers 0 (tests/trace/data/real):
