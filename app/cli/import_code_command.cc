@@ -6,10 +6,52 @@
 #include "app/code/code_emit.h"
 #include "app/code/code_import.h"
 #include "app/code/code_patch.h"
+#include "app/session/trace_files.h"
+#include "app/session/trace_whatif.h"
+#include "engine/core/duration.h"
 #include "engine/spec/spec_loader.h"
 #include "engine/spec/spec_validator.h"
+#include "instrumentation/trace/import/loader_job.h"
 
 namespace pipescope::cli {
+
+namespace {
+
+// The costs a PyTorch trace shows, fitted as what-if fits them, set on the imported
+// DataLoader: a sample's __getitem__ (collate folded in) and the loop's own time per step.
+engine::Status Calibrate(code::ImportedCode& c, const std::string& trace_path) {
+  const spec::Op* loader = nullptr;
+  for (const auto& op : c.spec.ops()) {
+    if (op.has_dataloader()) loader = &op;
+  }
+  if (!loader) {
+    return engine::Unimplemented(
+        "--calibrate fits a DataLoader's costs to a PyTorch profiler trace; a " + c.framework +
+        " pipeline's would need a TensorFlow profile's Iterator:: events, which Pipescope does "
+        "not read yet: set the costs with --set STAGE.cost=DURATION");
+  }
+  ASSIGN_OR_RETURN(auto opened, session::OpenTraceFile(trace_path));
+  ASSIGN_OR_RETURN(const trace::LoaderJob job, trace::ReadLoaderJob(*opened.model));
+  session::WhatIfOptions options;
+  // The worker count the trace cannot show is the code's.
+  options.given.emplace_back("num_workers", std::to_string(loader->dataloader().num_workers()));
+  ASSIGN_OR_RETURN(const session::WhatIfPrediction fit, session::PredictWhatIf(job, options));
+  const std::string name = loader->name();
+  const auto ns = [](double v) { return std::to_string(static_cast<int64_t>(v)) + "ns"; };
+  RETURN_IF_ERROR(code::SetCodeKnob(c, name + ".cost=" + ns(fit.getitem_ns)));
+  RETURN_IF_ERROR(code::SetCodeKnob(c, "train_step.step_time=" + ns(fit.loop_ns)));
+  const auto at = c.op_at.find(name);
+  c.notes.push_back({at != c.op_at.end() ? at->second : code::SourcePoint{1, 1},
+                     "calibrated from " + trace_path + ": __getitem__ " +
+                         engine::FormatDuration(static_cast<int64_t>(fit.getitem_ns)) +
+                         " a sample and the training loop's own " +
+                         engine::FormatDuration(static_cast<int64_t>(fit.loop_ns)) +
+                         " a step as the training step (the trace's batches are " +
+                         std::to_string(fit.traced.batch_size) + " samples)"});
+  return engine::Status::Ok();
+}
+
+}  // namespace
 
 int ImportCodeCommand(const ImportCodeCommandOptions& options, std::ostream& out,
                       std::ostream& err) {
@@ -22,6 +64,12 @@ int ImportCodeCommand(const ImportCodeCommandOptions& options, std::ostream& out
   for (const std::string& assignment : options.sets) {
     if (auto s = code::SetCodeKnob(c, assignment); !s.ok()) {
       err << "pipescope-cli: --set " << assignment << ": " << s.message() << "\n";
+      return 1;
+    }
+  }
+  if (!options.calibrate.empty()) {
+    if (auto s = Calibrate(c, options.calibrate); !s.ok()) {
+      err << "pipescope-cli: --calibrate " << options.calibrate << ": " << s.message() << "\n";
       return 1;
     }
   }

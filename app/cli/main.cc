@@ -181,6 +181,9 @@ int main(int argc, char** argv) {
                          "Print the spec as code: tfdata, pytorch, keras or auto (the file's own)");
   import_cmd->add_option("--apply", import_code.apply,
                          "Print the file with a tuned spec's knobs written in (autotune --out)");
+  import_cmd->add_option("--calibrate", import_code.calibrate,
+                         "A PyTorch profiler trace of the job: fit the DataLoader's __getitem__ "
+                         "and the step to it");
   import_cmd->add_flag("--json", import_code.json, "Print the spec and the notes as JSON");
 
   pipescope::cli::LessonCommandOptions lesson;

@@ -103,6 +103,103 @@ void SetWork(spec::WorkFunction& fn, const std::string& duration) {
   }
 }
 
+// Files the code names that are not here (beside the .py, or where Pipescope runs): synthetic
+// ones stand in, so that the spec runs, with a note naming the first missing and the --set
+// that names real ones. A relative name found beside the .py is made absolute.
+void StandInMissingFiles(ImportedCode& code, const std::filesystem::path& base) {
+  namespace fs = std::filesystem;
+  auto here = [&](std::string& f) {
+    std::error_code ec;
+    if (fs::exists(f, ec)) return true;
+    if (fs::path(f).is_relative() && fs::exists(base / f, ec)) {
+      f = (base / f).string();
+      return true;
+    }
+    return false;
+  };
+  auto first_missing = [&](google::protobuf::RepeatedPtrField<std::string>& files) {
+    for (auto& f : files) {
+      if (!here(f)) return f;
+    }
+    return std::string();
+  };
+  spec::Source& s = *code.spec.mutable_source();
+  const SourcePoint at{1, 1};
+  // The readers over the names: synthetic files stand in for each.
+  auto stand_in_readers = [&]() {
+    for (auto& op : *code.spec.mutable_ops()) {
+      spec::ElementSource* per = op.has_interleave()
+                                     ? op.mutable_interleave()->mutable_per_element()
+                                 : op.has_flat_map() ? op.mutable_flat_map()->mutable_per_element()
+                                                     : nullptr;
+      if (!per || (!per->has_tfrecord_file() && !per->has_text_line_file())) continue;
+      code.written_per_element[op.name()] = *per;
+      code.stand_in_reads[op.name()] = per->has_tfrecord_file() ? "tfrecord" : "text_line";
+      per->mutable_synthetic_file()->set_records_per_file(kStandInRecordsPerFile);
+      per->mutable_synthetic_file()->set_record_bytes(kStandInRecordBytes);
+    }
+  };
+  if (s.has_tfrecord() || s.has_text_line()) {
+    const spec::Source written = s;
+    auto& files = s.has_tfrecord() ? *s.mutable_tfrecord()->mutable_files()
+                                   : *s.mutable_text_line()->mutable_files();
+    const std::string missing = first_missing(files);
+    if (missing.empty()) return;
+    code.written_source = written;
+    code.source_reads = s.has_tfrecord() ? "tfrecord" : "text_line";
+    code.source_stand_in = true;
+    s.clear_tfrecord();
+    s.clear_text_line();
+    s.mutable_synthetic()->set_records(kStandInRecords);
+    s.mutable_synthetic()->set_record_bytes(kStandInRecordBytes);
+    code.notes.push_back(
+        {at,
+         "'" + missing + "' is not here (nor beside the code): " + std::to_string(kStandInRecords) +
+             " synthetic records stand in; --set " + s.name() + ".files=PATTERN reads real files"});
+  } else if (s.has_list_files()) {
+    std::string pattern = s.list_files().pattern();
+    glob_t g{};
+    const bool found = ::glob(pattern.c_str(), 0, nullptr, &g) == 0;
+    globfree(&g);
+    if (found) return;
+    const std::string beside = (base / pattern).string();
+    g = glob_t{};
+    const bool found_beside =
+        fs::path(pattern).is_relative() && ::glob(beside.c_str(), 0, nullptr, &g) == 0;
+    globfree(&g);
+    if (found_beside) {
+      s.mutable_list_files()->set_pattern(beside);
+      return;
+    }
+    code.written_source = s;
+    code.source_stand_in = true;
+    s.clear_list_files();
+    s.mutable_range()->set_stop(kStandInFiles);
+    stand_in_readers();
+    code.notes.push_back({at, "no file matches '" + pattern +
+                                  "' here (nor beside the code): " + std::to_string(kStandInFiles) +
+                                  " files of synthetic records stand in; --set " + s.name() +
+                                  ".pattern=PATTERN lists real files"});
+  } else if (s.from_tensor_slices().strings_size() > 0) {
+    bool read = false;
+    for (const auto& op : code.spec.ops()) {
+      read = read || op.interleave().per_element().has_tfrecord_file() ||
+             op.interleave().per_element().has_text_line_file() ||
+             op.flat_map().per_element().has_tfrecord_file() ||
+             op.flat_map().per_element().has_text_line_file();
+    }
+    if (!read) return;
+    const spec::Source written = s;
+    const std::string missing = first_missing(*s.mutable_from_tensor_slices()->mutable_strings());
+    if (missing.empty()) return;
+    code.written_source = written;
+    stand_in_readers();
+    code.notes.push_back({at, "'" + missing +
+                                  "' is not here (nor beside the code): synthetic "
+                                  "files stand in for the files the names read"});
+  }
+}
+
 // Whether the pipeline reads real TFRecord files: the records parse_example is for.
 bool ReadsRealRecords(const spec::PipelineSpec& spec) {
   const spec::Source& s = spec.source();
@@ -185,8 +282,15 @@ void RestoreNativeWork(ImportedCode& code) {
 
 }  // namespace
 
-spec::PipelineSpec WithNativeWork(const ImportedCode& code) {
+spec::PipelineSpec AsWritten(const ImportedCode& code) {
   spec::PipelineSpec spec = code.spec;
+  if (code.written_source) *spec.mutable_source() = *code.written_source;
+  for (auto& op : *spec.mutable_ops()) {
+    const auto it = code.written_per_element.find(op.name());
+    if (it == code.written_per_element.end()) continue;
+    if (op.has_interleave()) *op.mutable_interleave()->mutable_per_element() = it->second;
+    if (op.has_flat_map()) *op.mutable_flat_map()->mutable_per_element() = it->second;
+  }
   for (auto& op : *spec.mutable_ops()) {
     const auto it = code.native_work.find(op.name());
     if (it != code.native_work.end()) *op.mutable_map()->mutable_fn() = it->second.first;
@@ -239,6 +343,7 @@ engine::Result<ImportedCode> ImportCode(const std::string& source, const std::st
                                         kStandInStep +
                                         " a step on a simulated device until set: --set "
                                         "train_step.step_time=DURATION"});
+  StandInMissingFiles(code, std::filesystem::path(origin).parent_path());
   StandInNativeWork(code);
   std::stable_sort(code.notes.begin(), code.notes.end(), [](const CodeNote& a, const CodeNote& b) {
     return std::pair(a.at.line, a.at.column) < std::pair(b.at.line, b.at.column);

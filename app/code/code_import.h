@@ -6,6 +6,7 @@
 // column and the `--set` that completes it; nothing is dropped without a note.
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,11 +35,16 @@ struct ImportedCode {
   // what no JPEG reader gave it): the function the code calls, by op, while its typical
   // cost stands in for it as cpu_work (that duration beside it).
   std::map<std::string, std::pair<spec::WorkFunction, std::string>> native_work;
+  // Files the code names that are not here: the source and the per-element readers as
+  // written, while synthetic ones stand in.
+  std::optional<spec::Source> written_source;
+  std::map<std::string, spec::ElementSource> written_per_element;
   std::string source_text;  // the file as read
 };
 
-// The spec as the code says it: with the native work that stand-ins replaced put back.
-spec::PipelineSpec WithNativeWork(const ImportedCode& code);
+// The spec as the code says it: the files it names and the native work it calls, where
+// stand-ins replaced them so that the spec runs here.
+spec::PipelineSpec AsWritten(const ImportedCode& code);
 
 // Errors: nothing in the file builds a pipeline import-code reads (InvalidArgument, naming
 // what the parser could not read), or `options.pipeline` names no pipeline.

@@ -15,6 +15,13 @@
 
 namespace pipescope::code {
 
+// What stands in for data the code names but that is not at hand (files from a glob or a
+// flag, files not on this machine): synthetic records, in one place for every dialect.
+inline constexpr int64_t kStandInRecords = 10000;
+inline constexpr int64_t kStandInRecordBytes = 10240;
+inline constexpr int64_t kStandInFiles = 100;
+inline constexpr int64_t kStandInRecordsPerFile = 1000;
+
 // Something the code leaves out or that import-code assumed, with where and, when a
 // setting completes it, the `--set` that does.
 struct CodeNote {

@@ -12,7 +12,7 @@ namespace pipescope::code {
 
 namespace {
 
-constexpr int64_t kStandInItems = 10000;
+constexpr int64_t kStandInItems = kStandInRecords;
 
 // The source of a map-style dataset: its indices 0 .. len - 1, from __len__ when it returns
 // a number.
@@ -70,6 +70,11 @@ Value DataLoader(PythonReader& r, const CallArgs& a) {
   auto* dl = op.mutable_dataloader();
   dl->set_batch_size(
       ReadKnob(*p, a, 1, "batch_size", op_name, "1 (the DataLoader's default)").value_or(1));
+  if (const auto shuffle = ReadFlag(*p, a, 2, "shuffle", op_name); shuffle && *shuffle) {
+    p->Note(a.node.start(),
+            "shuffle=True draws the indices in a random order, which costs the "
+            "loader nothing the spec counts: read in order");
+  }
   if (a.Get(3, "sampler") || a.Get(4, "batch_sampler")) {
     p->Note(a.node.start(), "the loader's sampler is not read: indices in order");
   }
@@ -88,6 +93,7 @@ Value DataLoader(PythonReader& r, const CallArgs& a) {
   dl->set_persistent_workers(ReadFlag(*p, a, 14, "persistent_workers", op_name).value_or(false));
   if (const auto in_order = ReadFlag(*p, a, 16, "in_order", op_name)) dl->set_in_order(*in_order);
   *dl->mutable_getitem() = GetItem(r, *p, dataset, cls, op_name, a.node.start());
+  p->op_at[op_name] = a.node.start();
   p->ops.push_back(op);
   // A training loop takes the loader's batches epoch after epoch.
   spec::Op epochs;
@@ -107,7 +113,13 @@ Value Fit(PythonReader& r, const CallArgs& a, bool generator_call) {
     return Value{.node = a.node};
   }
   const ClassInfo* cls = ClassOf(r, x);
-  const bool generator = x && !cls && !x->Is(Value::Kind::kNone);
+  // A generator: the call of a def that yields.
+  bool generator = false;
+  if (x && !cls && x->node.Is("call")) {
+    const Value f = r.Evaluate(x->node.field("function"));
+    generator = f.Is(Value::Kind::kFunction) && f.node.Is("function_definition") &&
+                f.node.text().find("yield") != std::string_view::npos;
+  }
   if (!cls && !generator) return Value{.node = a.node};
   auto p = r.NewPipeline("keras", a.node.start());
   const std::string op_name = "fit";

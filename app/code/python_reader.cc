@@ -274,13 +274,62 @@ void PythonReader::ReadStatement(const SyntaxNode& s) {
          s.field("body").null() ? s.named_children() : std::vector<SyntaxNode>{s.field("body")}) {
       if (c.Is("block")) ReadBlock(c);
     }
-  } else if (t == "if_statement" || t == "while_statement" || t == "try_statement" ||
-             t == "elif_clause" || t == "else_clause" || t == "except_clause" ||
-             t == "finally_clause" || t == "block" || t == "module") {
+  } else if (t == "if_statement") {
+    ReadIf(s);
+  } else if (t == "while_statement" || t == "try_statement" || t == "elif_clause" ||
+             t == "else_clause" || t == "except_clause" || t == "finally_clause" || t == "block" ||
+             t == "module") {
     for (const SyntaxNode& c : s.named_children()) {
       if (c.Is("block") || c.type().ends_with("_clause")) {
         c.Is("block") ? ReadBlock(c) : ReadStatement(c);
       }
+    }
+  }
+}
+
+namespace {
+
+// A condition's truth where the code makes it a constant (fused = True; if fused:).
+std::optional<bool> Truth(const Value& v) {
+  switch (v.kind) {
+    case Value::Kind::kBool:
+      return v.b;
+    case Value::Kind::kInt:
+      return v.i != 0;
+    case Value::Kind::kNone:
+      return false;
+    case Value::Kind::kString:
+      return !v.s.empty();
+    default:
+      return std::nullopt;
+  }
+}
+
+}  // namespace
+
+// Only the branch the code takes: its condition's value where the code makes it a constant,
+// else the first branch, as if true, with a note naming what the others would build.
+void PythonReader::ReadIf(const SyntaxNode& s) {
+  std::vector<std::pair<SyntaxNode, SyntaxNode>> branches;  // (condition, block); else: null
+  branches.emplace_back(s.field("condition"), s.field("consequence"));
+  for (const SyntaxNode& c : s.named_children()) {
+    if (c.Is("elif_clause")) branches.emplace_back(c.field("condition"), c.field("consequence"));
+    if (c.Is("else_clause")) branches.emplace_back(SyntaxNode(), c.field("body"));
+  }
+  for (const auto& [condition, block] : branches) {
+    if (condition.null()) {
+      ReadBlock(block);
+      return;
+    }
+    const std::optional<bool> truth = Truth(Evaluate(condition));
+    if (truth.value_or(true)) {
+      if (!truth && branches.size() > 1) {
+        Note(condition.start(), "the condition `" + std::string(condition.text().substr(0, 40)) +
+                                    "` is known only when the code runs: read as true, the "
+                                    "other branches left out");
+      }
+      ReadBlock(block);
+      return;
     }
   }
 }
@@ -535,6 +584,12 @@ Value PythonReader::Evaluate(const SyntaxNode& e) {
   if (t == "binary_operator") return Binary(e);
   if (t == "lambda") return Value{.kind = Value::Kind::kFunction, .node = e};
   if (t == "call") return Call(e);
+  if (t == "subscript") {
+    // dataset["train"] of what tfds.load gives: the split is that pipeline.
+    Value object = Evaluate(e.field("value"));
+    if (object.Is(Value::Kind::kPipeline)) return object;
+    return Value{.node = e};
+  }
   return Value{.node = e};
 }
 

@@ -102,6 +102,7 @@ class PythonReader {
   void ReadBlock(const SyntaxNode& block);
   void ReadStatement(const SyntaxNode& statement);
   void ReadFunction(const SyntaxNode& def, ClassInfo* owner);
+  void ReadIf(const SyntaxNode& statement);
   void ReadClass(const SyntaxNode& def);
   void ReadImport(const SyntaxNode& statement);
   void Assign(const SyntaxNode& target, const Value& value);

@@ -13,12 +13,6 @@ namespace pipescope::code {
 
 namespace {
 
-// What stands in for files the code computes when it runs.
-constexpr int64_t kStandInRecords = 10000;
-constexpr int64_t kStandInRecordBytes = 10240;
-constexpr int64_t kStandInFiles = 100;
-constexpr int64_t kStandInRecordsPerFile = 1000;
-
 std::vector<std::string> StringsOf(const Value* v, bool& known) {
   known = false;
   if (!v) return {};
@@ -300,7 +294,12 @@ Value DatasetsLoad(PythonReader& r, const CallArgs& a) {
       "tfds.load(" + (name ? name->Spelling() : std::string("?")) +
       ") reads TensorFlow Datasets' prepared TFRecord files: " + std::to_string(kStandInRecords) +
       " synthetic records stand in; --set read.files=PATTERN reads them";
-  return PipelineValue(std::move(p), a);
+  Value v = PipelineValue(std::move(p), a);
+  // with_info=True: (dataset, info).
+  if (const Value* info = a.Get("with_info"); info && info->Is(Value::Kind::kBool) && info->b) {
+    return Value{.kind = Value::Kind::kList, .items = {v, Value{}}, .node = a.node};
+  }
+  return v;
 }
 
 // ------------------------------------------------------------------ methods

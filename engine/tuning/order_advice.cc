@@ -107,7 +107,10 @@ std::vector<OrderAdvice> AdviseOrder(const spec::PipelineSpec& spec,
   // op whose workers fetch ahead already (a DataLoader: its prefetch_factor and num_workers
   // are PyTorch's words for it, Keras's max_queue_size its; a tf.data prefetch is none of
   // their code).
-  const OpKindDescription* last = n > 0 ? DescribeOp(spec.ops(n - 1)) : nullptr;
+  // Through the repeat of epochs after it: a DataLoader's epochs still fetch ahead.
+  int last_index = n - 1;
+  while (last_index > 0 && spec.ops(last_index).has_repeat()) --last_index;
+  const OpKindDescription* last = last_index >= 0 ? DescribeOp(spec.ops(last_index)) : nullptr;
   const bool fetches_ahead = last && (last->parallel_work == ParallelWork::kWorkerProcesses ||
                                       last->parallel_work == ParallelWork::kEnqueuerWorkers);
   if (!fetches_ahead && (n == 0 || !OnlyBuffers(spec.ops(n - 1)))) {

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 
@@ -111,6 +112,40 @@ ds = ds.batch(16)
   EXPECT_NE(tuned_map.find("ds.map(decode, num_parallel_calls="), std::string::npos) << written;
   expected.replace(at, from.size(), tuned_map);
   EXPECT_EQ(written, expected);
+}
+
+// A DataLoader job's code and its PyTorch profile (the ResNet-50 trace of tests/trace/data/
+// real, num_workers 0): the costs fitted to the trace, the advice of more workers, and the
+// loop's time as the step.
+TEST(CliCodeTest, CalibratingADataLoadersCodeFromItsPyTorchTraceReproducesTheTrace) {
+  const std::string dir = TempDir();
+  const std::string code = dir + "/resnet.py";
+  std::ofstream(code) << R"(from torch.utils.data import DataLoader
+import torchvision.datasets as datasets
+train_dataset = datasets.ImageFolder("/data/imagenet/train")
+train_loader = DataLoader(train_dataset, batch_size=32, shuffle=True, num_workers=0)
+)";
+  const std::string trace =
+      std::string(PIPESCOPE_SOURCE_DIR) +
+      "/tests/trace/data/real/kineto_resnet50_w0_1623143089861.pt.trace.json.gz";
+  const std::string spec = dir + "/resnet.pbtxt";
+  const auto imported = Cli("import-code " + code + " --calibrate " + trace + " --out " + spec);
+  ASSERT_EQ(imported.exit_code, 0) << imported.out;
+  EXPECT_NE(imported.out.find("calibrated from"), std::string::npos) << imported.out;
+  const auto simulated = Cli("simulate " + spec + " --duration 10 --json");
+  ASSERT_EQ(simulated.exit_code, 0) << simulated.out;
+  const auto j = nlohmann::json::parse(JsonPart(simulated.out));
+  // The trace's steady steps: 5.72 a second (174.8 ms each), from its raw JSON.
+  EXPECT_NEAR(j["steps_per_s"].get<double>(), 5.72, 0.57) << simulated.out;
+  const auto advice = Cli("simulate " + spec + " --duration 5");
+  EXPECT_NE(advice.out.find("raise loader's num_workers 0 → 1"), std::string::npos) << advice.out;
+  EXPECT_EQ(advice.out.find("add prefetch(2)"), std::string::npos)
+      << "a DataLoader's workers fetch ahead; tf.data's prefetch is not its code";
+
+  const auto tfdata =
+      Cli("import-code " + Corpus("seed_001_init_tfrecord_dataset.py") + " --calibrate " + trace);
+  EXPECT_EQ(tfdata.exit_code, 1);
+  EXPECT_NE(tfdata.out.find("Iterator:: events"), std::string::npos) << tfdata.out;
 }
 
 }  // namespace

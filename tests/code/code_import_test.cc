@@ -7,6 +7,7 @@
 #include <google/protobuf/util/message_differencer.h>
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <string>
 
@@ -56,9 +57,13 @@ ds = ds.map(lambda x: tf.io.decode_jpeg(x), 4)
 ds = ds.batch(32, drop_remainder=True).prefetch(tf.data.AUTOTUNE)
 )");
   EXPECT_EQ(c.framework, "tfdata");
-  ASSERT_TRUE(c.spec.source().has_tfrecord());
-  EXPECT_EQ(c.spec.source().tfrecord().files_size(), 2);
-  EXPECT_EQ(c.spec.source().tfrecord().compression(), "GZIP");
+  const auto written = AsWritten(c);
+  ASSERT_TRUE(written.source().has_tfrecord());
+  EXPECT_EQ(written.source().tfrecord().files_size(), 2);
+  EXPECT_EQ(written.source().tfrecord().compression(), "GZIP");
+  // The files are not on this machine: synthetic records stand in, so that the spec runs.
+  EXPECT_TRUE(c.spec.source().has_synthetic());
+  EXPECT_TRUE(HasNote(c, 1, "'a.tfrecord' is not here")) << Notes(c);
   ASSERT_EQ(c.spec.ops_size(), 4);
   EXPECT_EQ(OpNamed(c, "shuffle").shuffle().buffer_size(), 1000);
   EXPECT_EQ(OpNamed(c, "shuffle").shuffle().seed(), 7);
@@ -66,7 +71,7 @@ ds = ds.batch(32, drop_remainder=True).prefetch(tf.data.AUTOTUNE)
   // JPEG bytes no reader of the spec gives it: a decode's cost stands in, the code's
   // decode_jpeg kept beside it.
   EXPECT_EQ(map.fn().cpu_work().duration(), "1080000ns");
-  EXPECT_TRUE(WithNativeWork(c).ops(1).map().fn().has_decode_jpeg());
+  EXPECT_TRUE(AsWritten(c).ops(1).map().fn().has_decode_jpeg());
   EXPECT_EQ(map.num_parallel_calls(), 4);  // by position
   EXPECT_TRUE(OpNamed(c, "batch").batch().drop_remainder());
   EXPECT_EQ(OpNamed(c, "prefetch").prefetch().buffer_size(), -1);
@@ -130,7 +135,7 @@ _keys_to_map = {
 ds = tf.data.TFRecordDataset(files).map(_parser).map(lambda x, y: (tf.py_function(slow, [x], tf.float32), y))
 ds = ds.filter(keep).map(normalise_with_numpy)
 )");
-  const auto native = WithNativeWork(c);
+  const auto native = AsWritten(c);
   const auto& parse = native.ops(0).map().fn().parse_example();
   ASSERT_EQ(parse.features_size(), 3) << "the dict is defined below the def";
   EXPECT_EQ(parse.features(0).dtype(), "bytes");
@@ -157,6 +162,43 @@ ds = ds.map(lambda r: tf.io.parse_single_example(r, {"x": tf.io.FixedLenFeature(
   EXPECT_FALSE(HasNote(c, 2, "stand-in records")) << Notes(c);
 }
 
+TEST(CodeImportTest, FilesBesideTheCodeAreReadAndMissingOnesStandIn) {
+  const std::string dir = ::testing::TempDir() + "/code_import_beside";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/train.tfrecord") << "";
+  auto beside = ImportCode("ds = tf.data.TFRecordDataset('train.tfrecord')\n", dir + "/train.py");
+  ASSERT_TRUE(beside.ok()) << beside.status().message();
+  EXPECT_EQ(beside->spec.source().tfrecord().files(0), dir + "/train.tfrecord");
+  auto missing = ImportCode("ds = tf.data.TFRecordDataset('gone.tfrecord')\n", dir + "/train.py");
+  ASSERT_TRUE(missing.ok());
+  EXPECT_TRUE(missing->spec.source().has_synthetic());
+  ASSERT_TRUE(SetCodeKnob(*missing, "read.files=" + dir + "/*.tfrecord").ok());
+  EXPECT_EQ(missing->spec.source().tfrecord().files(0), dir + "/train.tfrecord");
+}
+
+TEST(CodeImportTest, OnlyTheBranchTheCodeTakes) {
+  const auto known = Import(R"(fused = False
+ds = tf.data.Dataset.range(10)
+if fused:
+    ds = ds.apply(tf.data.experimental.map_and_batch(parse, 32))
+else:
+    ds = ds.map(parse).batch(32)
+)");
+  EXPECT_EQ(known.spec.ops_size(), 2);
+  EXPECT_EQ(known.spec.ops(0).map().num_parallel_calls(), 0) << "the else branch's map";
+  const auto unknown = Import(R"(ds = tf.data.Dataset.range(10)
+if FLAGS.fused:
+    ds = ds.apply(tf.data.experimental.map_and_batch(parse, 32))
+elif FLAGS.other:
+    ds = ds.take(3)
+else:
+    ds = ds.map(parse).batch(32)
+)");
+  EXPECT_EQ(unknown.spec.ops_size(), 2);
+  EXPECT_EQ(unknown.spec.ops(0).map().num_parallel_calls(), -1) << "the first branch, as if true";
+  EXPECT_TRUE(HasNote(unknown, 2, "read as true")) << Notes(unknown);
+}
+
 TEST(CodeImportTest, CostsAreParametersTheSettingAnswers) {
   auto c = Import("ds = tf.data.Dataset.range(10).map(parse, num_parallel_calls=2)\n");
   ASSERT_TRUE(SetCodeKnob(c, "parse.cost=40us").ok());
@@ -179,7 +221,8 @@ ds = ds.apply(tf.data.experimental.map_and_batch(parse_fn, batch_size=256, num_p
   EXPECT_EQ(il.cycle_length(), 8);
   EXPECT_EQ(il.num_parallel_calls(), 8);
   EXPECT_FALSE(il.deterministic());
-  EXPECT_TRUE(il.per_element().has_tfrecord_file());
+  EXPECT_TRUE(AsWritten(c).ops(0).interleave().per_element().has_tfrecord_file());
+  EXPECT_TRUE(il.per_element().has_synthetic_file()) << "no file matches /d/*.tfrecord here";
   EXPECT_EQ(OpNamed(c, "shuffle").shuffle().buffer_size(), 10000);
   EXPECT_FALSE(OpNamed(c, "repeat").repeat().has_count());
   EXPECT_EQ(OpNamed(c, "parse_fn").map().num_parallel_calls(), 16);
@@ -193,7 +236,7 @@ dataset = files.interleave(lambda x:
     cycle_length=4, block_length=16)
 )");
   const auto& il = OpNamed(c, "interleave").interleave();
-  EXPECT_TRUE(il.per_element().has_text_line_file());
+  EXPECT_TRUE(AsWritten(c).ops(0).interleave().per_element().has_text_line_file());
   ASSERT_EQ(il.ops_size(), 1);
   EXPECT_EQ(il.ops(0).name(), "parse_fn");
   EXPECT_EQ(il.ops(0).map().num_parallel_calls(), 1);
@@ -262,6 +305,20 @@ model.fit(Batches(), epochs=3, workers=4, use_multiprocessing=True, max_queue_si
   EXPECT_EQ(c.spec.source().range().stop(), 1000);
 }
 
+TEST(CodeImportTest, TensorFlowDatasetsSplitsAndInfoAreRead) {
+  const auto c = Import(R"(import tensorflow_datasets as tfds
+dataset, info = tfds.load('oxford_iiit_pet:3.*.*', with_info=True)
+train = dataset['train'].map(load_image_train, num_parallel_calls=tf.data.AUTOTUNE)
+train_dataset = train.cache().shuffle(1000).batch(64).repeat()
+train_dataset = train_dataset.prefetch(buffer_size=tf.data.AUTOTUNE)
+model.fit(train_dataset, epochs=20, steps_per_epoch=57)
+)");
+  EXPECT_EQ(c.framework, "tfdata") << "fit over a tf.data dataset is not a Keras generator";
+  ASSERT_EQ(c.spec.ops_size(), 6) << c.spec.DebugString();
+  EXPECT_EQ(c.spec.ops(0).name(), "load_image_train");
+  EXPECT_TRUE(c.spec.ops(5).has_prefetch());
+}
+
 TEST(CodeImportTest, FitOverADatasetIsThatDataset) {
   const auto c = Import("ds = tf.data.Dataset.range(8).batch(2)\nmodel.fit(ds, epochs=2)\n");
   EXPECT_EQ(c.framework, "tfdata");
@@ -289,10 +346,10 @@ TEST(CodeImportTest, AFileWithoutAPipelineIsAnError) {
 // The code written for a spec reads back to the same spec.
 void ExpectRoundTrip(const std::string& source) {
   const auto first = Import(source);
-  auto emitted = EmitCode(first.spec, first.framework);
+  auto emitted = EmitCode(AsWritten(first), first.framework);
   ASSERT_TRUE(emitted.ok()) << emitted.status().message();
   const auto second = Import(emitted->text);
-  spec::PipelineSpec a = first.spec, b = second.spec;
+  spec::PipelineSpec a = AsWritten(first), b = AsWritten(second);
   a.clear_name(), a.clear_description(), b.clear_name(), b.clear_description();
   EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(a, b))
       << "first:\n"
