@@ -191,8 +191,12 @@ Result<TunerResult> TunePipescope(const spec::PipelineSpec& spec, const Measurer
       RETURN_IF_ERROR(ApplyOverride(candidate, k.op + ".buffer_size=" + std::to_string(size)));
       change += (change.empty() ? "" : ", ") + k.op + ".buffer_size=" + std::to_string(size);
     }
-    const std::string round_name = "round " + std::to_string(round) + ": " + change +
-                                   " (predicted limit: " + alloc.limit + ")";
+    // A pipeline without integer knobs (a DataLoader's, a Keras fit's) has none to allocate:
+    // its settings are the single steps below.
+    const std::string round_name =
+        "round " + std::to_string(round) + ": " +
+        (change.empty() ? "no parallelism or buffer knob to allocate" : change) +
+        " (predicted limit: " + alloc.limit + ")";
     if (!tried.insert(SpecToText(candidate)).second) {
       result.log.push_back(round_name + ": nothing left to change");
       break;
@@ -200,9 +204,11 @@ Result<TunerResult> TunePipescope(const spec::PipelineSpec& spec, const Measurer
     ASSIGN_OR_RETURN(TunerMeasurement measured,
                      MeasureUntilKnown(candidate, measure, options, stopwatch, result));
     const bool better = ClearlyFaster(measured, best, options);
-    result.log.push_back(
-        round_name + " -> " + RateForPeople(measured) +
-        (better ? ", kept" : ", not beyond the noise of " + RateForPeople(best) + ": not kept"));
+    result.log.push_back(round_name + " -> " + RateForPeople(measured) +
+                         (better ? ", kept"
+                          : ClearlyFaster(best, measured, options)
+                              ? ", slower than " + RateForPeople(best) + ": not kept"
+                              : ", not beyond the noise of " + RateForPeople(best) + ": not kept"));
     if (!better) break;
     result.tuned = std::move(candidate);
     result.cpu_cores_busy = alloc.cpu_cores_busy;
