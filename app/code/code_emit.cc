@@ -83,11 +83,10 @@ struct Emitter {
         break;
       }
       case spec::WorkFunction::kDecodeJpeg:
-        f << "    return tf.io.decode_jpeg(x)\n";
-        if (!fn.decode_jpeg().feature().empty()) {
-          notes.push_back("'" + op + "' decodes feature '" + fn.decode_jpeg().feature() +
-                          "': the stand-in decodes its whole element");
-        }
+        f << "    return tf.io.decode_jpeg("
+          << (fn.decode_jpeg().feature().empty() ? "x"
+                                                 : "x[" + Quote(fn.decode_jpeg().feature()) + "]")
+          << ")\n";
         break;
       case spec::WorkFunction::kResize:
         f << "    return tf.image.resize(x, [" << fn.resize().height() << ", "
@@ -109,6 +108,9 @@ struct Emitter {
                           "' normalizes with its own mean and stddev: written as "
                           "per_image_standardization");
         }
+        break;
+      case spec::WorkFunction::kFill:
+        f << "    return tf.fill([x], x)\n";
         break;
       case spec::WorkFunction::kPython:
         f << "    return tf.py_function(_" << name << "_in_python, [x], tf.int64)\n\n\n"

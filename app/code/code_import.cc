@@ -227,18 +227,59 @@ std::string NativeWorkName(const spec::WorkFunction& fn) {
                                 : "its work";
 }
 
-// Native work runs on the data it is written for: parse_example on the records of real
-// TFRecord files. Anything else (stand-in records, images no reader in the spec decodes:
-// the code reads them with tf.io.read_file, or takes them from a feature it names) would
-// fail on the engine, so its typical cost stands in for it, with a note; it comes back when
-// real files are set (RestoreNativeWork).
+// What the elements hold on their way, as far as native work cares.
+enum class Data { kInts, kRecords, kParsed, kImages, kOther };
+
+Data SourceData(const spec::PipelineSpec& spec) {
+  const spec::Source& s = spec.source();
+  if (ReadsRealRecords(spec)) return Data::kRecords;
+  if (s.has_range() || s.from_tensor_slices().values_size() > 0) return Data::kInts;
+  return Data::kOther;
+}
+
+// Whether `fn` can run on `data`, and what its elements hold after it.
+bool RunsOn(const spec::WorkFunction& fn, Data& data) {
+  switch (fn.kind_case()) {
+    case spec::WorkFunction::kParseExample:
+      if (data != Data::kRecords) return false;
+      data = Data::kParsed;
+      return true;
+    case spec::WorkFunction::kDecodeJpeg:
+      if (data != Data::kParsed || fn.decode_jpeg().feature().empty()) return false;
+      data = Data::kImages;
+      return true;
+    case spec::WorkFunction::kResize:
+    case spec::WorkFunction::kRandomCrop:
+    case spec::WorkFunction::kRandomFlip:
+      return data == Data::kImages;
+    case spec::WorkFunction::kNormalize:
+      return data == Data::kImages || data == Data::kInts;
+    case spec::WorkFunction::kFill:
+      if (data != Data::kInts) return false;
+      data = Data::kOther;
+      return true;
+    case spec::WorkFunction::kUnpackBits:
+      return data == Data::kRecords || data == Data::kParsed;
+    default:
+      return true;
+  }
+}
+
+// Native work runs on the data it is written for (RunsOn). Anything else (stand-in records,
+// images the code reads itself with tf.io.read_file) would fail on the engine, so its
+// typical cost stands in for it, with a note; it comes back when real files are set
+// (RestoreNativeWork).
 void StandInNativeWork(ImportedCode& code) {
   spec::PipelineSpec& spec = code.spec;
   const bool real = ReadsRealRecords(spec);
   const auto costs = sim::DefaultCostModel(spec, 1);
+  Data data = SourceData(spec);
   for (auto& op : *spec.mutable_ops()) {
     spec::WorkFunction* fn = NativeWorkOf(op);
-    if (!fn || (real && fn->has_parse_example())) continue;
+    // Native work runs where its data is: parse_example on real records, decode_jpeg on the
+    // feature of a parsed record it names, image work on decoded images, fill on numbers.
+    if (!fn || RunsOn(*fn, data)) continue;
+    data = Data::kOther;
     int64_t ns = kDecodeJpegNs;
     if (costs.ok() && !fn->has_decode_jpeg()) {
       const sim::OpCost& c = costs->Of(op.name());

@@ -53,6 +53,25 @@ void BuildParse(const CallArgs& args, spec::WorkFunction& fn) {
   }
 }
 
+void BuildToFloat(const CallArgs&, spec::WorkFunction& fn) {
+  fn.mutable_normalize()->set_mean(0);
+  fn.mutable_normalize()->set_stddev(1);
+}
+
+// decode_jpeg(example["image"]): the feature the bytes come from, where the code names it.
+void BuildDecode(const CallArgs& args, spec::WorkFunction& fn) {
+  auto* decode = fn.mutable_decode_jpeg();
+  const Value* contents = args.Get(0, "contents");
+  if (!contents || !contents->node.Is("subscript")) return;
+  const SyntaxNode key = contents->node.field("subscript");
+  if (!key.Is("string")) return;
+  std::string_view text = key.text();
+  if (text.size() >= 2 && (text.front() == '"' || text.front() == '\'') &&
+      text.back() == text.front()) {
+    decode->set_feature(std::string(text.substr(1, text.size() - 2)));
+  }
+}
+
 void BuildResize(const CallArgs& args, spec::WorkFunction& fn) {
   int64_t h = 224, w = 224;
   ReadSize(args.Get(1, "size"), h, w);
@@ -62,9 +81,8 @@ void BuildResize(const CallArgs& args, spec::WorkFunction& fn) {
 
 const std::vector<KnownWork>& KnownWorks() {
   static const std::vector<KnownWork> works = {
-      {"decode_jpeg", 5, [](const CallArgs&, spec::WorkFunction& fn) { fn.mutable_decode_jpeg(); }},
-      {"decode_image", 5,
-       [](const CallArgs&, spec::WorkFunction& fn) { fn.mutable_decode_jpeg(); }},
+      {"decode_jpeg", 5, BuildDecode},
+      {"decode_image", 5, BuildDecode},
       {"parse_single_example", 4, BuildParse},
       {"parse_example", 4, BuildParse},
       {"resize", 3, BuildResize},
@@ -81,20 +99,26 @@ const std::vector<KnownWork>& KnownWorks() {
        [](const CallArgs& args, spec::WorkFunction& fn) {
          fn.mutable_random_flip()->set_seed(IntOr(args.Get(1, "seed"), 0));
        }},
-      {"per_image_standardization", 1,
-       [](const CallArgs&, spec::WorkFunction& fn) {
-         fn.mutable_normalize()->set_mean(0);
-         fn.mutable_normalize()->set_stddev(1);
-       }},
+      {"per_image_standardization", 1, BuildToFloat},
+      // tf.cast(x, tf.float32): every value as float32, what normalize(0, 1) does (a cast
+      // to an integer type is no work of the spec's).
+      {"cast", 0, BuildToFloat},
+      // tf.fill([x], x): the variable-length elements of tf.data's padded_batch examples.
+      {"fill", 2, [](const CallArgs&, spec::WorkFunction& fn) { fn.mutable_fill(); }},
   };
   return works;
 }
 
-const KnownWork* FindKnown(const std::string& path) {
+const KnownWork* FindKnown(const std::string& path, const CallArgs& args) {
   // Only TensorFlow's: a user's own `resize` is not tf.image.resize.
   if (path.rfind("tf.", 0) != 0) return nullptr;
   for (const KnownWork& k : KnownWorks()) {
-    if (EndsWithName(path, k.name)) return &k;
+    if (!EndsWithName(path, k.name)) continue;
+    if (std::string(k.name) == "cast") {
+      const Value* dtype = args.Get(1, "dtype");
+      if (!dtype || FeatureDtype(*dtype) != "float") return nullptr;
+    }
+    return &k;
   }
   return nullptr;
 }
@@ -128,7 +152,7 @@ void Collect(PythonReader& reader, const Value& function, Found& found, int dept
       }
       continue;
     }
-    if (const KnownWork* k = FindKnown(call.path)) {
+    if (const KnownWork* k = FindKnown(call.path, call.args)) {
       found.known.emplace_back(k->name);
       if (!found.heaviest || k->rank > found.heaviest->rank) {
         found.heaviest = k;
@@ -169,7 +193,7 @@ StageWork ReadWork(PythonReader& reader, const Value& function, const std::strin
   if (function.Is(Value::Kind::kSymbol)) {
     // map(tf.io.decode_jpeg): a known function handed over by name.
     const std::string path = CanonicalPath(function.s);
-    if (const KnownWork* k = FindKnown(path); k && !python) {
+    if (const KnownWork* k = FindKnown(path, CallArgs{}); k && !python) {
       work.name = k->name;
       k->build(CallArgs{}, work.fn);
       return work;
