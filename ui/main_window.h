@@ -178,6 +178,8 @@ class MainWindow : public QMainWindow {
   bool OpenTrace(const QString& path);
   bool OpenSpec(const QString& path);
   bool OpenCode(const QString& path);
+  // Runs `spec`, read from `path`, live: what opening a spec or code ends with.
+  bool RunSpec(const spec::PipelineSpec& spec, const QString& path);
   void Show(std::shared_ptr<trace::Model> model, std::mutex* lock, const QString& title);
   void UpdateRunActions();
   void OnRunFinished();

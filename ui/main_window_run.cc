@@ -65,7 +65,11 @@ bool MainWindow::OpenSpec(const QString& path) {
                          QString::fromStdString(spec.status().message()));
     return false;
   }
-  spec_ = *spec;
+  return RunSpec(*spec, path);
+}
+
+bool MainWindow::RunSpec(const spec::PipelineSpec& spec, const QString& path) {
+  spec_ = spec;
   spec_path_ = path;
   have_spec_ = true;
   return StartRun();
@@ -88,10 +92,7 @@ bool MainWindow::OpenCode(const QString& path) {
     resizeDocks({pipeline, code_dock_}, {height() / 2, height() / 2}, Qt::Vertical);
     resizeDocks({code_dock_}, {std::max(420, width() / 4)}, Qt::Horizontal);
   }
-  spec_ = code_->spec;
-  spec_path_ = path;
-  have_spec_ = true;
-  return StartRun();
+  return RunSpec(code_->spec, path);
 }
 
 QString MainWindow::PipelineAsCode(QStringList* notes) const {

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <ostream>
 
 #include "app/cli/spec_argument.h"
@@ -20,23 +21,19 @@
 
 namespace pipescope::cli {
 
-namespace {
-
-engine::Result<code::EmittedCode> PatchedCode(const std::string& path,
-                                              const spec::PipelineSpec& tuned) {
-  ASSIGN_OR_RETURN(const code::ImportedCode original, code::ImportCodeFile(path));
-  return code::PatchCode(original, tuned);
-}
-
-}  // namespace
-
 int AutotuneCommand(const AutotuneCommandOptions& options, std::ostream& out, std::ostream& err) {
   if (options.algorithm != "pipescope" && options.algorithm != "tfdata") {
     err << "pipescope-cli: unknown --algorithm '" << options.algorithm
         << "' (pipescope or tfdata)\n";
     return 2;
   }
-  auto spec = LoadSpecArgument(options.spec_path, {}, &err);
+  // A .py is read once: its spec is tuned, and the file written back with the tuned knobs.
+  std::optional<code::ImportedCode> from_code;
+  auto spec = [&]() -> engine::Result<spec::PipelineSpec> {
+    if (!options.spec_path.ends_with(".py")) return LoadSpecArgument(options.spec_path, {}, &err);
+    ASSIGN_OR_RETURN(from_code, LoadCodeArgument(options.spec_path, {}, &err));
+    return from_code->spec;
+  }();
   if (!spec.ok()) {
     err << "pipescope-cli: " << spec.status().message() << "\n";
     return 2;
@@ -105,9 +102,8 @@ int AutotuneCommand(const AutotuneCommandOptions& options, std::ostream& out, st
   std::string code_text;
   if (!options.emit.empty()) {
     // From a .py: the user's own file with the tuned knobs written in.
-    auto emitted = options.spec_path.ends_with(".py")
-                       ? PatchedCode(options.spec_path, result->tuned)
-                       : code::EmitCode(result->tuned, options.emit);
+    auto emitted = from_code ? code::PatchCode(*from_code, result->tuned)
+                             : code::EmitCode(result->tuned, options.emit);
     if (!emitted.ok()) {
       err << "pipescope-cli: --emit: " << emitted.status().message() << "\n";
       return 2;

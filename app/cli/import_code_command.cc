@@ -92,13 +92,13 @@ int ImportCodeCommand(const ImportCodeCommandOptions& options, std::ostream& out
     }
   }
   if (!options.apply.empty() || !options.emit.empty()) {
-    engine::Result<code::EmittedCode> written = engine::Status::Ok();
-    if (!options.apply.empty()) {
-      auto tuned = engine::LoadSpecFile(options.apply);
-      written = tuned.ok() ? code::PatchCode(c, *tuned) : tuned.status();
-    } else {
-      written = code::EmitCode(c.spec, options.emit == "auto" ? c.framework : options.emit);
-    }
+    auto written = [&]() -> engine::Result<code::EmittedCode> {
+      if (options.apply.empty()) {
+        return code::EmitCode(c.spec, options.emit == "auto" ? c.framework : options.emit);
+      }
+      ASSIGN_OR_RETURN(const spec::PipelineSpec tuned, engine::LoadSpecFile(options.apply));
+      return code::PatchCode(c, tuned);
+    }();
     if (!written.ok()) {
       err << "pipescope-cli: " << written.status().message() << "\n";
       return 1;

@@ -9,19 +9,26 @@
 
 namespace pipescope::cli {
 
+engine::Result<code::ImportedCode> LoadCodeArgument(const std::string& path,
+                                                    const std::vector<std::string>& overrides,
+                                                    std::ostream* notes) {
+  ASSIGN_OR_RETURN(code::ImportedCode imported, code::ImportCodeFile(path));
+  for (const auto& assignment : overrides) {
+    RETURN_IF_ERROR(code::SetCodeKnob(imported, assignment).WithContext("--set " + assignment));
+  }
+  if (notes) {
+    for (const code::CodeNote& n : imported.notes) *notes << code::FormatNote(path, n) << "\n";
+  }
+  RETURN_IF_ERROR(engine::ValidateSpec(imported.spec, path));
+  return imported;
+}
+
 engine::Result<spec::PipelineSpec> LoadSpecArgument(const std::string& path,
                                                     const std::vector<std::string>& overrides,
                                                     std::ostream* notes) {
   if (path.ends_with(".py")) {
-    ASSIGN_OR_RETURN(code::ImportedCode imported, code::ImportCodeFile(path));
-    for (const auto& assignment : overrides) {
-      RETURN_IF_ERROR(code::SetCodeKnob(imported, assignment).WithContext("--set " + assignment));
-    }
-    if (notes) {
-      for (const code::CodeNote& n : imported.notes) *notes << code::FormatNote(path, n) << "\n";
-    }
-    RETURN_IF_ERROR(engine::ValidateSpec(imported.spec, path));
-    return imported.spec;
+    ASSIGN_OR_RETURN(code::ImportedCode imported, LoadCodeArgument(path, overrides, notes));
+    return std::move(imported.spec);
   }
   ASSIGN_OR_RETURN(spec::PipelineSpec spec, engine::LoadSpecFile(path));
   for (const auto& assignment : overrides) RETURN_IF_ERROR(engine::ApplyOverride(spec, assignment));

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "app/code/code_import.h"
 #include "engine/core/status.h"
 #include "engine/spec/pipeline_spec.pb.h"
 
@@ -13,6 +14,12 @@ namespace pipescope::cli {
 
 // A .py file is read as import-code reads it (its --set may name what import-code leaves as
 // a parameter: `parse.cost=40us`), with its notes written to `notes` when given.
+// A .py as import-code reads it, with `overrides` set and validated: for a command that
+// writes the user's file back (autotune --emit).
+engine::Result<code::ImportedCode> LoadCodeArgument(const std::string& path,
+                                                    const std::vector<std::string>& overrides,
+                                                    std::ostream* notes = nullptr);
+
 engine::Result<spec::PipelineSpec> LoadSpecArgument(const std::string& path,
                                                     const std::vector<std::string>& overrides,
                                                     std::ostream* notes = nullptr);

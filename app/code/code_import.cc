@@ -1,10 +1,7 @@
 #include "app/code/code_import.h"
 
-#include <glob.h>
-
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 #include <string>
 
@@ -12,6 +9,8 @@
 #include "app/code/python_reader.h"
 #include "app/code/python_tree.h"
 #include "engine/core/duration.h"
+#include "engine/core/file_glob.h"
+#include "engine/core/text_file.h"
 #include "engine/sim/cost_model.h"
 #include "engine/spec/spec_overrides.h"
 #include "engine/spec/spec_validator.h"
@@ -82,19 +81,6 @@ spec::Op* FindOp(spec::PipelineSpec& spec, const std::string& name) {
   return nullptr;
 }
 
-engine::Result<std::vector<std::string>> Glob(const std::string& pattern) {
-  glob_t g{};
-  const int rc = ::glob(pattern.c_str(), 0, nullptr, &g);
-  std::vector<std::string> files;
-  if (rc == 0) {
-    for (size_t k = 0; k < g.gl_pathc; ++k) files.emplace_back(g.gl_pathv[k]);
-  }
-  globfree(&g);
-  if (files.empty()) return engine::NotFound("no file matches '" + pattern + "'");
-  std::sort(files.begin(), files.end());
-  return files;
-}
-
 void SetWork(spec::WorkFunction& fn, const std::string& duration) {
   if (fn.has_python()) {
     fn.mutable_python()->set_duration(duration);
@@ -157,17 +143,10 @@ void StandInMissingFiles(ImportedCode& code, const std::filesystem::path& base) 
          "'" + missing + "' is not here (nor beside the code): " + std::to_string(kStandInRecords) +
              " synthetic records stand in; --set " + s.name() + ".files=PATTERN reads real files"});
   } else if (s.has_list_files()) {
-    std::string pattern = s.list_files().pattern();
-    glob_t g{};
-    const bool found = ::glob(pattern.c_str(), 0, nullptr, &g) == 0;
-    globfree(&g);
-    if (found) return;
+    const std::string pattern = s.list_files().pattern();
+    if (!engine::GlobFiles(pattern).empty()) return;
     const std::string beside = (base / pattern).string();
-    g = glob_t{};
-    const bool found_beside =
-        fs::path(pattern).is_relative() && ::glob(beside.c_str(), 0, nullptr, &g) == 0;
-    globfree(&g);
-    if (found_beside) {
+    if (fs::path(pattern).is_relative() && !engine::GlobFiles(beside).empty()) {
       s.mutable_list_files()->set_pattern(beside);
       return;
     }
@@ -309,15 +288,13 @@ void StandInNativeWork(ImportedCode& code) {
 void RestoreNativeWork(ImportedCode& code) {
   for (auto& op : *code.spec.mutable_ops()) {
     const auto it = code.native_work.find(op.name());
-    if (it != code.native_work.end() && op.has_map() &&
-        op.map().fn().cpu_work().duration() == it->second.second) {
+    if (it == code.native_work.end()) continue;
+    if (op.has_map() && op.map().fn().cpu_work().duration() == it->second.second) {
       *op.mutable_map()->mutable_fn() = it->second.first;
     }
+    RemoveAnsweredNotes(code, op.name() + ".cost");  // its stand-in's note
   }
   code.native_work.clear();
-  std::erase_if(code.notes, [](const CodeNote& n) {
-    return n.message.find("its typical cost") != std::string::npos;
-  });
   StandInNativeWork(code);
 }
 
@@ -408,11 +385,8 @@ engine::Result<ImportedCode> ImportCode(const std::string& source, const std::st
 }
 
 engine::Result<ImportedCode> ImportCodeFile(const std::string& path, const ImportOptions& options) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return engine::NotFound("cannot read '" + path + "'");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return ImportCode(text.str(), path, options);
+  ASSIGN_OR_RETURN(const std::string text, engine::ReadWholeFile(path, "Python file"));
+  return ImportCode(text, path, options);
 }
 
 engine::Status SetCodeKnob(ImportedCode& code, const std::string& assignment) {
@@ -458,7 +432,8 @@ engine::Status SetCodeKnob(ImportedCode& code, const std::string& assignment) {
     if (f <= 0 || f > 1) return engine::InvalidArgument(assignment + ": a fraction is in (0, 1]");
     op->mutable_filter()->mutable_predicate()->mutable_keep_fraction()->set_fraction(f);
   } else if (knob == "files" && name == source.name() && !code.source_reads.empty()) {
-    ASSIGN_OR_RETURN(const std::vector<std::string> files, Glob(value));
+    const std::vector<std::string> files = engine::GlobFiles(value);
+    if (files.empty()) return engine::NotFound("no file matches '" + value + "'");
     spec::Source real;
     real.set_name(source.name());
     const std::string compression = source.has_tfrecord() ? source.tfrecord().compression() : "";
@@ -489,9 +464,6 @@ engine::Status SetCodeKnob(ImportedCode& code, const std::string& assignment) {
         per->mutable_text_line_file();
       }
     }
-    std::erase_if(code.notes, [&](const CodeNote& n) {
-      return n.message.find("synthetic records per file stand in") != std::string::npos;
-    });
     RestoreNativeWork(code);
   } else {
     RETURN_IF_ERROR(engine::ApplyOverride(spec, assignment));

@@ -1,5 +1,6 @@
 #include "app/code/code_values.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -11,11 +12,8 @@ namespace {
 bool NameTaken(const google::protobuf::RepeatedPtrField<spec::Op>& ops, const std::string& name) {
   for (const auto& op : ops) {
     if (op.name() == name) return true;
-    if (op.has_interleave() && NameTaken(op.interleave().ops(), name)) return true;
-    if (op.has_flat_map() && NameTaken(op.flat_map().ops(), name)) return true;
-    if (op.has_zip() && (op.zip().source().name() == name || NameTaken(op.zip().ops(), name))) {
-      return true;
-    }
+    if (NameTaken(op.interleave().ops(), name) || NameTaken(op.flat_map().ops(), name)) return true;
+    if (op.zip().source().name() == name || NameTaken(op.zip().ops(), name)) return true;
   }
   return false;
 }
@@ -25,13 +23,11 @@ bool NameTaken(const google::protobuf::RepeatedPtrField<spec::Op>& ops, const st
 std::string Pipeline::FreshName(const std::string& base) const {
   auto taken = [&](const std::string& name) {
     if (source.name() == name) return true;
-    for (const auto& op : ops) {
-      if (op.name() == name) return true;
-      google::protobuf::RepeatedPtrField<spec::Op> one;
-      *one.Add() = op;
-      if (NameTaken(one, name)) return true;
-    }
-    return false;
+    return std::any_of(ops.begin(), ops.end(), [&](const spec::Op& op) {
+      return op.name() == name || NameTaken(op.interleave().ops(), name) ||
+             NameTaken(op.flat_map().ops(), name) || op.zip().source().name() == name ||
+             NameTaken(op.zip().ops(), name);
+    });
   };
   if (!taken(base)) return base;
   for (int n = 2;; ++n) {

@@ -1,11 +1,10 @@
 #include "engine/sim/cost_model.h"
 
-#include <glob.h>
-
 #include <algorithm>
 #include <cmath>
 
 #include "engine/core/duration.h"
+#include "engine/core/file_glob.h"
 #include "engine/io/byte_source.h"
 #include "engine/sim/normal_draw.h"
 #include "engine/sim/tfrecord_stats.h"
@@ -110,16 +109,6 @@ FileStats ScanFiles(const std::vector<std::string>& files, const std::string& co
   return s;
 }
 
-std::vector<std::string> Glob(const std::string& pattern) {
-  glob_t g{};
-  std::vector<std::string> files;
-  if (glob(pattern.c_str(), 0, nullptr, &g) == 0) {
-    for (size_t i = 0; i < g.gl_pathc; ++i) files.emplace_back(g.gl_pathv[i]);
-  }
-  globfree(&g);
-  return files;
-}
-
 engine::Result<double> DurationOr0(const std::string& text) {
   if (text.empty()) return 0.0;
   ASSIGN_OR_RETURN(int64_t ns, engine::ParseDurationNs(text));
@@ -167,7 +156,7 @@ class DefaultsBuilder {
         break;
       }
       case spec::Source::kListFiles: {
-        const auto files = Glob(s.list_files().pattern());
+        const auto files = engine::GlobFiles(s.list_files().pattern());
         c.records = static_cast<int64_t>(files.size());
         c.cpu = Fixed(kSourceRecordNs);
         files_ = files;
