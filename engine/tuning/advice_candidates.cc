@@ -170,18 +170,20 @@ void AddThreadKnobs(const PlannedOp& p, int cores, CandidateList& out) {
     case ParallelWork::kEnqueuerWorkers: {  // Keras's fit(workers, use_multiprocessing)
       const int64_t workers = p.Knob("workers").start;
       const bool processes = p.op->keras_fit().use_multiprocessing();
+      // Threads take turns under the main process's lock where sequence[i] runs Python;
+      // processes each have their own: tried at the workers there are (no more than the
+      // cores) and at each higher count.
+      const auto use_processes = [&](int64_t v) {
+        out.AddKnobs("use_processes", name,
+                     {{"use_multiprocessing", "true"}, {"workers", std::to_string(v)}},
+                     "run " + name + "'s workers as processes: use_multiprocessing=True, workers " +
+                         std::to_string(v));
+      };
+      if (!processes && workers > 0) use_processes(std::min<int64_t>(workers, std::max(cores, 1)));
       for (int64_t v : HigherParallelisms(workers, cores, /*waits=*/false)) {
         out.AddKnobs("more_workers", name, {{"workers", std::to_string(v)}},
                      ChangeOfKnob(name, "workers", workers, v));
-        if (processes) continue;
-        // Threads take turns under the main process's lock where sequence[i] runs Python;
-        // processes each have their own.
-        out.AddKnobs("use_processes", name,
-                     {{"use_multiprocessing", "true"}, {"workers", std::to_string(v)}},
-                     "run " + name +
-                         "'s workers as processes: use_multiprocessing=True, "
-                         "workers " +
-                         std::to_string(v));
+        if (!processes) use_processes(v);
       }
       return;
     }

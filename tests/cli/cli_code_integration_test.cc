@@ -62,6 +62,28 @@ TEST(CliCodeTest, SeedOnesCodeWithAPerCallCostGetsBatchBeforeTheParseWithAPredic
       << advice.out;
 }
 
+// Seed 003 as its asker wrote it: fit's 4 workers are threads (use_multiprocessing=False)
+// over a Python generator. The accepted answer, use_multiprocessing=True, with the gain the
+// simulator confirms, at the workers the cores allow.
+TEST(CliCodeTest, SeedThreesCodeGetsProcessesNotThreads) {
+  const std::string code = TempDir() + "/seed_003.py";
+  std::ofstream(code) << R"(def batch_generator(x, batch_size=32):
+    while True:
+        idx = np.random.randint(0, len(x), batch_size)
+        yield x[idx], x[idx]
+
+model.fit(batch_generator(x_train), steps_per_epoch=200, epochs=10,
+          workers=4, use_multiprocessing=False, max_queue_size=20)
+)";
+  const auto out = Cli("simulate " + code + " --set fit.cost=20ms");
+  ASSERT_EQ(out.exit_code, 0) << out.out;
+  EXPECT_NE(out.out.find("[use_processes, high] run fit's workers as processes: "
+                         "use_multiprocessing=True, workers 2: "),
+            std::string::npos)
+      << out.out;
+  EXPECT_EQ(out.out.find("[more_workers"), std::string::npos) << out.out;
+}
+
 TEST(CliCodeTest, SeedZerosShardingExampleReadsAsTheDocumentationWritesIt) {
   const auto out = Cli("import-code " + Corpus("seed_000_efficient_sharding.py") + " --json");
   ASSERT_EQ(out.exit_code, 0) << out.out;
