@@ -41,16 +41,20 @@ FileReport InspectFile(const std::string& path, int64_t sample_records) {
     r.error = reader.status().message();
     return r;
   }
+  // The sampled records are copied out to be described; the rest are only checked, where
+  // the page cache holds them.
   std::string record;
+  uint64_t length = 0;
   while (true) {
     bool end = false;
-    engine::Status s = (*reader)->Read(record, end);
+    const bool sampled = r.records < sample_records;
+    engine::Status s = sampled ? (*reader)->Read(record, end) : (*reader)->Check(length, end);
     if (!s.ok()) {
       r.error = s.message();
       break;
     }
     if (end) break;
-    if (r.records < sample_records) engine::DescribeRecord(record, r.features);
+    if (sampled) engine::DescribeRecord(record, r.features);
     ++r.records;
   }
   return r;

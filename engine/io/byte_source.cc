@@ -35,6 +35,14 @@ struct ByteSource::Inflater {
 
 Result<std::unique_ptr<ByteSource>> ByteSource::Open(const std::string& path,
                                                      Compression compression) {
+  if (compression == Compression::kNone) {
+    if (auto mapped = MappedFile::TryMap(path)) {
+      std::unique_ptr<ByteSource> s(new ByteSource(nullptr, path, compression));
+      s->mapped_ = std::move(mapped);
+      s->at_end_ = true;  // everything there is, is already there
+      return s;
+    }
+  }
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (!f)
     return Status(StatusCode::kNotFound, "cannot open \"" + path + "\": " + std::strerror(errno));
@@ -131,12 +139,17 @@ Status ByteSource::Fill(size_t want) {
 }
 
 Result<size_t> ByteSource::Peek(size_t n) {
+  if (mapped_) return std::min<uint64_t>(n, mapped_->size() - offset_);
   const size_t have = buffer_.size() - begin_;
   if (have < n && !at_end_) RETURN_IF_ERROR(Fill(n - have));
   return std::min(n, buffer_.size() - begin_);
 }
 
 void ByteSource::Consume(size_t n) {
+  if (mapped_) {
+    offset_ += std::min<uint64_t>(n, mapped_->size() - offset_);
+    return;
+  }
   n = std::min(n, buffer_.size() - begin_);
   begin_ += n;
   offset_ += n;

@@ -46,7 +46,7 @@ std::string TfRecordReader::Where() const {
          std::to_string(source_->offset());
 }
 
-Status TfRecordReader::TryRecordHere(std::string& record, bool& valid, bool& end,
+Status TfRecordReader::TryRecordHere(std::string* record, uint64_t& length, bool& valid, bool& end,
                                      std::string& problem) {
   valid = false;
   end = false;
@@ -59,9 +59,15 @@ Status TfRecordReader::TryRecordHere(std::string& record, bool& valid, bool& end
     problem = "the file ends inside a record header (truncated)";
     return Status::Ok();
   }
-  const char* p = source_->data();
-  const uint64_t length = LoadLe64(p);
-  if (!ChecksumHolds(p, 8, LoadLe32(p + 8))) {
+  bool length_holds = false;
+  if (!source_->Touch([&] {
+        const char* p = source_->data();
+        length = LoadLe64(p);
+        length_holds = ChecksumHolds(p, 8, LoadLe32(p + 8));
+      })) {
+    return FileShrank();
+  }
+  if (!length_holds) {
     problem = "the length's checksum does not match (corrupted)";
     return Status::Ok();
   }
@@ -75,22 +81,41 @@ Status TfRecordReader::TryRecordHere(std::string& record, bool& valid, bool& end
     problem = "the file ends inside the record's " + std::to_string(length) + " bytes (truncated)";
     return Status::Ok();
   }
-  p = source_->data();
-  const char* data = p + kTfRecordHeaderBytes;
-  if (!ChecksumHolds(data, static_cast<size_t>(length), LoadLe32(data + length))) {
+  bool data_holds = false;
+  if (!source_->Touch([&] {
+        const char* data = source_->data() + kTfRecordHeaderBytes;
+        data_holds = ChecksumHolds(data, static_cast<size_t>(length), LoadLe32(data + length));
+        // The copy reads what the checksum just brought into the cache. Should the file
+        // shrink under it, `record` is left a valid string of unspecified content.
+        if (data_holds && record != nullptr) record->assign(data, static_cast<size_t>(length));
+      })) {
+    return FileShrank();
+  }
+  if (!data_holds) {
     problem = "the data's checksum does not match (corrupted)";
     return Status::Ok();
   }
-  record.assign(data, static_cast<size_t>(length));
   source_->Consume(total);
   valid = true;
   return Status::Ok();
 }
 
+Status TfRecordReader::FileShrank() const {
+  return Status(StatusCode::kDataLoss,
+                Where() + ": the file was cut short by another program while being read");
+}
+
 Status TfRecordReader::Read(std::string& record, bool& end) {
+  uint64_t length = 0;
+  return Next(&record, length, end);
+}
+
+Status TfRecordReader::Check(uint64_t& length, bool& end) { return Next(nullptr, length, end); }
+
+Status TfRecordReader::Next(std::string* record, uint64_t& length, bool& end) {
   bool valid = false;
   std::string problem;
-  RETURN_IF_ERROR(TryRecordHere(record, valid, end, problem));
+  RETURN_IF_ERROR(TryRecordHere(record, length, valid, end, problem));
   if (valid) {
     ++records_;
     return Status::Ok();
@@ -103,7 +128,7 @@ Status TfRecordReader::Read(std::string& record, bool& end) {
   while (true) {
     source_->Consume(1);
     ++skipped_bytes_;
-    RETURN_IF_ERROR(TryRecordHere(record, valid, end, problem));
+    RETURN_IF_ERROR(TryRecordHere(record, length, valid, end, problem));
     if (valid) {
       ++records_;
       return Status::Ok();

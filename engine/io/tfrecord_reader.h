@@ -34,8 +34,13 @@ class TfRecordReader {
   };
   static Result<std::unique_ptr<TfRecordReader>> Open(const std::string& path, Options options);
 
-  // The next record's bytes, or end = true after the last.
+  // The next record's bytes, or end = true after the last. Each byte of an uncompressed
+  // file is read once from the page cache: the checksum and the copy into `record` share
+  // the pass.
   Status Read(std::string& record, bool& end);
+  // The next record read and both its checksums verified, its bytes left where they are:
+  // counting and checking a file without copying it. `length` is the record's size.
+  Status Check(uint64_t& length, bool& end);
 
   const std::string& path() const { return path_; }
   int64_t corrupt_regions_skipped() const { return skipped_regions_; }
@@ -44,10 +49,15 @@ class TfRecordReader {
  private:
   TfRecordReader(std::string path, Options options, std::unique_ptr<ByteSource> source)
       : path_(std::move(path)), options_(options), source_(std::move(source)) {}
+  // Reads the next record into `record` (null: only checks it), stepping over corrupt
+  // stretches when skip_corrupt is set.
+  Status Next(std::string* record, uint64_t& length, bool& end);
   // Tries to read a whole valid record at the current position. Returns kOk with
   // `valid` false (and `problem` set) when the bytes there are not one.
-  Status TryRecordHere(std::string& record, bool& valid, bool& end, std::string& problem);
+  Status TryRecordHere(std::string* record, uint64_t& length, bool& valid, bool& end,
+                       std::string& problem);
   std::string Where() const;
+  Status FileShrank() const;
 
   const std::string path_;
   const Options options_;

@@ -4,6 +4,7 @@
 
 #include <map>
 #include <mutex>
+#include <optional>
 #include <tuple>
 
 #include "engine/io/text_line_reader.h"
@@ -11,6 +12,18 @@
 
 namespace pipescope::sim {
 namespace {
+
+// The next record's size: checked in place for a TFRecord file, read for a text file.
+std::optional<uint64_t> NextLength(engine::TfRecordReader& reader, bool& end) {
+  uint64_t length = 0;
+  if (!reader.Check(length, end).ok()) return std::nullopt;
+  return length;
+}
+std::optional<uint64_t> NextLength(engine::TextLineReader& reader, bool& end) {
+  std::string line;
+  if (!reader.Read(line, end).ok()) return std::nullopt;
+  return line.size();
+}
 
 // Every record of a file, counted as a run reads it: `Reader` is TfRecordReader (corrupt
 // stretches skipped) or TextLineReader.
@@ -20,11 +33,12 @@ TfRecordFileStats Count(const std::string& path, const OpenArgs&... args) {
   auto reader = Reader::Open(path, args...);
   if (!reader.ok()) return s;
   s.readable = true;
-  std::string record;
   bool end = false;
-  while ((*reader)->Read(record, end).ok() && !end) {
+  while (true) {
+    const auto length = NextLength(**reader, end);
+    if (!length || end) break;
     ++s.records;
-    s.bytes += static_cast<int64_t>(record.size());
+    s.bytes += static_cast<int64_t>(*length);
   }
   return s;
 }

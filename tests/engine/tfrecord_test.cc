@@ -2,9 +2,13 @@
 // made from the format facts by an independent implementation), the three compressions,
 // and the corruption policy.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <cstdio>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "engine/io/tfrecord_format.h"
 #include "engine/io/tfrecord_reader.h"
@@ -209,6 +213,66 @@ TEST(TfRecordTest, SkipCorruptResumesAtTheNextValidRecordAndCounts) {
   EXPECT_EQ(*records, std::vector<std::string>(kRecords.begin() + 1, kRecords.end()));
   EXPECT_EQ(owned->corrupt_regions_skipped(), 1);
   EXPECT_EQ(owned->bytes_skipped(), 21u);  // exactly the damaged record
+}
+
+TEST(TfRecordTest, CheckVerifiesEachRecordWithoutHandingItOver) {
+  const std::string path = Temp("check.tfrecord");
+  WriteFile(path, kGoldenRaw);
+  auto reader = TfRecordReader::Open(path, {});
+  ASSERT_TRUE(reader.ok());
+  std::vector<uint64_t> lengths;
+  uint64_t length = 0;
+  bool end = false;
+  while ((*reader)->Check(length, end).ok() && !end) lengths.push_back(length);
+  EXPECT_EQ(lengths, (std::vector<uint64_t>{5, 0, 264}));
+
+  std::string bytes = kGoldenRaw;
+  bytes[12 + 5 + 4 + 12 + 0 + 4 + 12 + 3] ^= 1;
+  WriteFile(path, bytes);
+  reader = TfRecordReader::Open(path, {});
+  ASSERT_TRUE(reader.ok());
+  Status s = Status::Ok();
+  for (int i = 0; i < 3 && s.ok(); ++i) s = (*reader)->Check(length, end);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("record 2 at byte 37"), std::string::npos) << s.message();
+}
+
+// A pipe cannot be mapped: the reader falls back to reading it, with the same records.
+TEST(TfRecordTest, ReadsAPipeAsItReadsAFile) {
+  const std::string path = Temp("records.fifo");
+  std::remove(path.c_str());
+  ASSERT_EQ(mkfifo(path.c_str(), 0600), 0);
+  std::thread writer([&] { WriteFile(path, kGoldenRaw); });
+  auto records = ReadAll(path, {});
+  writer.join();
+  ASSERT_TRUE(records.ok()) << records.status().message();
+  EXPECT_EQ(*records, kRecords);
+  std::remove(path.c_str());
+}
+
+// An uncompressed file is read where the page cache holds it. When another program cuts
+// the file short meanwhile, the pages past its new end are gone, and touching them raises
+// SIGBUS: the reader says what happened instead of ending the process.
+TEST(TfRecordTest, AFileCutShortWhileBeingReadIsAnErrorNotACrash) {
+  const std::string path = Temp("shrinking.tfrecord");
+  const std::string record(64 * 1024, 'x');
+  auto w = TfRecordWriter::Create(path, Compression::kNone);
+  ASSERT_TRUE(w.ok());
+  for (int i = 0; i < 64; ++i) ASSERT_TRUE((*w)->Write(record).ok());
+  ASSERT_TRUE((*w)->Close().ok());
+  auto reader = TfRecordReader::Open(path, {});
+  ASSERT_TRUE(reader.ok());
+  std::string got;
+  bool end = false;
+  ASSERT_TRUE((*reader)->Read(got, end).ok());
+  EXPECT_EQ(got, record);
+  ASSERT_EQ(truncate(path.c_str(), 70000), 0);  // inside the second record
+  Status s = (*reader)->Read(got, end);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("cut short by another program"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("record 1 at byte 65552"), std::string::npos) << s.message();
+  uint64_t length = 0;
+  EXPECT_FALSE((*reader)->Check(length, end).ok());  // and again, not a crash the second time
 }
 
 TEST(TfRecordTest, UnknownCompressionNamesAreErrors) {
