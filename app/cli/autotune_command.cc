@@ -30,8 +30,9 @@ int AutotuneCommand(const AutotuneCommandOptions& options, std::ostream& out, st
   // A .py is read once: its spec is tuned, and the file written back with the tuned knobs.
   std::optional<code::ImportedCode> from_code;
   auto spec = [&]() -> engine::Result<spec::PipelineSpec> {
-    if (!options.spec_path.ends_with(".py")) return LoadSpecArgument(options.spec_path, {}, &err);
-    ASSIGN_OR_RETURN(from_code, LoadCodeArgument(options.spec_path, {}, &err));
+    if (!options.spec_path.ends_with(".py"))
+      return LoadSpecArgument(options.spec_path, options.overrides, &err);
+    ASSIGN_OR_RETURN(from_code, LoadCodeArgument(options.spec_path, options.overrides, &err));
     return from_code->spec;
   }();
   if (!spec.ok()) {

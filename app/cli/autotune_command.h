@@ -10,11 +10,15 @@
 
 #include <iosfwd>
 #include <string>
+#include <vector>
 
 namespace pipescope::cli {
 
 struct AutotuneCommandOptions {
   std::string spec_path;
+  // --set OP.KNOB=VALUE: the starting point, and for a .py the costs import-code leaves as
+  // parameters (`parse.cost=40us`).
+  std::vector<std::string> overrides;
   std::string algorithm = "pipescope";
   double budget_s = 20;
   int cores = 0;

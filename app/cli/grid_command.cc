@@ -43,10 +43,27 @@ std::vector<int64_t> GridValues(const std::string& knob, int64_t value, int64_t 
 }
 
 int GridCommand(const GridCommandOptions& options, std::ostream& out, std::ostream& err) {
-  auto spec = LoadSpecArgument(options.spec_path, {}, &err);
+  auto spec = LoadSpecArgument(options.spec_path, options.overrides, &err);
   if (!spec.ok()) {
     err << "pipescope-cli: " << spec.status().message() << "\n";
     return 2;
+  }
+  const std::vector<std::string> wanted = SplitList(options.knobs);
+  // A map written without num_parallel_calls runs sequentially and has no such knob; asked
+  // for, it is made one at 1 (tf.data's sequential map), so that the grid can try more.
+  for (const auto& w : wanted) {
+    if (!w.ends_with(".num_parallel_calls")) continue;
+    spec::PipelineSpec with = *spec;
+    auto built = engine::Pipeline::Create(*spec, {});
+    if (!built.ok()) break;  // said below, where the spec is built for the grid
+    const auto present = (*built)->Knobs();
+    const bool has = std::any_of(present.begin(), present.end(),
+                                 [&](const auto& k) { return k.op + "." + k.knob == w; });
+    if (!has && engine::ApplyOverride(with, w + "=1").ok()) {
+      err << w.substr(0, w.rfind('.')) << " is sequential in " << options.spec_path
+          << ": gridded from num_parallel_calls 1\n";
+      *spec = std::move(with);
+    }
   }
   // The knobs and their ranges, from the pipeline the spec builds.
   auto pipeline = engine::Pipeline::Create(*spec, {});
@@ -57,7 +74,6 @@ int GridCommand(const GridCommandOptions& options, std::ostream& out, std::ostre
   const int cores = (*pipeline)->cpu_cores();
   const auto knobs = (*pipeline)->Knobs();
   pipeline->reset();
-  const std::vector<std::string> wanted = SplitList(options.knobs);
   struct Axis {
     std::string name;  // "op.knob"
     std::vector<int64_t> values;

@@ -75,10 +75,14 @@ int main(int argc, char** argv) {
   pipescope::cli::GridCommandOptions grid;
   auto* grid_cmd = app.add_subcommand(
       "grid", "Steps/s at every point of a grid of knob values, and the best point");
-  grid_cmd->add_option("spec", grid.spec_path, "Pipeline spec (.pbtxt)")->required();
+  grid_cmd->add_option("spec", grid.spec_path, "Pipeline spec (.pbtxt), or Python code (.py)")
+      ->required();
   grid_cmd->add_option(
       "--knobs", grid.knobs,
       "Knobs to vary: OP.KNOB,OP.KNOB (default: every parallelism and buffer size)");
+  grid_cmd->add_option("--set", grid.overrides,
+                       "Set a knob, or a cost a .py leaves open, before the grid: OP.KNOB=VALUE "
+                       "(repeatable)");
   grid_cmd->add_option("--duration", grid.duration_s, "Seconds per point (default 1)");
   grid_cmd->add_flag("--json", grid.json, "Print results and best as JSON");
 
@@ -86,6 +90,9 @@ int main(int argc, char** argv) {
   auto* tune_cmd = app.add_subcommand("autotune", "Tune parallelism and buffers on this machine");
   tune_cmd->add_option("spec", tune.spec_path, "Pipeline spec (.pbtxt), or Python code (.py)")
       ->required();
+  tune_cmd->add_option("--set", tune.overrides,
+                       "Start from this knob value, or set a cost a .py leaves open: "
+                       "OP.KNOB=VALUE (repeatable)");
   tune_cmd->add_option("--algorithm", tune.algorithm, "pipescope (default) or tfdata");
   tune_cmd->add_option("--budget-s", tune.budget_s, "Seconds of tuning at most (default 20)");
   tune_cmd->add_option("--cores", tune.cores, "CPU budget (default: the spec's, else all)");

@@ -12,14 +12,15 @@
 
 namespace pipescope::cli {
 
-// A .py file is read as import-code reads it (its --set may name what import-code leaves as
-// a parameter: `parse.cost=40us`), with its notes written to `notes` when given.
 // A .py as import-code reads it, with `overrides` set and validated: for a command that
 // writes the user's file back (autotune --emit).
 engine::Result<code::ImportedCode> LoadCodeArgument(const std::string& path,
                                                     const std::vector<std::string>& overrides,
                                                     std::ostream* notes = nullptr);
 
+// A spec file, or a .py file read as import-code reads it (its --set may name what
+// import-code leaves as a parameter: `parse.cost=40us`), with `overrides` applied and
+// validated and a .py's notes written to `notes` when given.
 engine::Result<spec::PipelineSpec> LoadSpecArgument(const std::string& path,
                                                     const std::vector<std::string>& overrides,
                                                     std::ostream* notes = nullptr);

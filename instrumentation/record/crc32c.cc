@@ -3,6 +3,12 @@
 #include <array>
 #include <cstring>
 
+#if defined(__aarch64__)
+#include <arm_acle.h>
+#include <asm/hwcap.h>
+#include <sys/auxv.h>
+#endif
+
 namespace pipescope::record {
 namespace {
 
@@ -24,25 +30,56 @@ uint32_t Portable(const uint8_t* p, size_t n, uint32_t crc) {
   return crc;
 }
 
-#if defined(__x86_64__)
-__attribute__((target("sse4.2"))) uint32_t Hardware(const uint8_t* p, size_t n, uint32_t crc) {
+// The CPU's CRC-32C instructions: SSE4.2's crc32 on x86-64, the CRC extension's crc32c*
+// on ARMv8. One step folds 8 bytes (or 1) into the register.
+// PIPESCOPE_CRC_TABLE_ONLY builds the table alone (scripts/check-crc-arm checks it so).
+#if defined(PIPESCOPE_CRC_TABLE_ONLY)
+#elif defined(__x86_64__)
+#define PIPESCOPE_HAVE_CRC_INSTRUCTIONS 1
+#define PIPESCOPE_CRC_TARGET __attribute__((target("sse4.2")))
+PIPESCOPE_CRC_TARGET inline uint64_t Step8(uint64_t crc, uint64_t v) {
+  return __builtin_ia32_crc32di(crc, v);
+}
+PIPESCOPE_CRC_TARGET inline uint32_t Step1(uint32_t crc, uint8_t v) {
+  return __builtin_ia32_crc32qi(crc, v);
+}
+bool HaveCrcInstructions() {
+  static const bool have = __builtin_cpu_supports("sse4.2");
+  return have;
+}
+#elif defined(__aarch64__)
+#define PIPESCOPE_HAVE_CRC_INSTRUCTIONS 1
+#define PIPESCOPE_CRC_TARGET __attribute__((target("+crc")))
+PIPESCOPE_CRC_TARGET inline uint64_t Step8(uint64_t crc, uint64_t v) {
+  return __crc32cd(static_cast<uint32_t>(crc), v);
+}
+PIPESCOPE_CRC_TARGET inline uint32_t Step1(uint32_t crc, uint8_t v) { return __crc32cb(crc, v); }
+bool HaveCrcInstructions() {
+  static const bool have = (getauxval(AT_HWCAP) & HWCAP_CRC32) != 0;
+  return have;
+}
+#endif
+
+#if defined(PIPESCOPE_HAVE_CRC_INSTRUCTIONS)
+PIPESCOPE_CRC_TARGET uint32_t Hardware(const uint8_t* p, size_t n, uint32_t crc) {
   uint64_t c = crc;
   while (n >= 8) {
     uint64_t v;
     std::memcpy(&v, p, 8);
-    c = __builtin_ia32_crc32di(c, v);
+    c = Step8(c, v);
     p += 8;
     n -= 8;
   }
   auto c32 = static_cast<uint32_t>(c);
-  while (n-- > 0) c32 = __builtin_ia32_crc32qi(c32, *p++);
+  while (n-- > 0) c32 = Step1(c32, *p++);
   return c32;
 }
 
-// The crc32 instruction has a latency of three cycles and a throughput of one: three
-// independent streams keep it busy. Buffers are cut into three blocks of kBlock bytes,
-// each block's register is computed from zero alongside the others, and the registers
-// are combined by "appending kBlock zero bytes" — a linear map, applied with tables.
+// The instruction has a latency of three cycles and a throughput of one on both kinds of
+// CPU: three independent streams keep it busy. Buffers are cut into three blocks of
+// kBlock bytes, each block's register is computed from zero alongside the others, and the
+// registers are combined by "appending kBlock zero bytes" — a linear map, applied with
+// tables.
 constexpr size_t kBlock = 4096;
 
 struct ShiftTables {
@@ -73,8 +110,7 @@ uint32_t ShiftByBlock(uint32_t crc) {
          s.t[3][crc >> 24];
 }
 
-__attribute__((target("sse4.2"))) uint32_t HardwareThreeWay(const uint8_t* p, size_t n,
-                                                            uint32_t crc) {
+PIPESCOPE_CRC_TARGET uint32_t HardwareThreeWay(const uint8_t* p, size_t n, uint32_t crc) {
   while (n >= 3 * kBlock) {
     uint64_t a = crc, b = 0, c = 0;
     const uint8_t* pa = p;
@@ -85,9 +121,9 @@ __attribute__((target("sse4.2"))) uint32_t HardwareThreeWay(const uint8_t* p, si
       std::memcpy(&va, pa + i, 8);
       std::memcpy(&vb, pb + i, 8);
       std::memcpy(&vc, pc + i, 8);
-      a = __builtin_ia32_crc32di(a, va);
-      b = __builtin_ia32_crc32di(b, vb);
-      c = __builtin_ia32_crc32di(c, vc);
+      a = Step8(a, va);
+      b = Step8(b, vb);
+      c = Step8(c, vc);
     }
     crc = ShiftByBlock(ShiftByBlock(static_cast<uint32_t>(a)) ^ static_cast<uint32_t>(b)) ^
           static_cast<uint32_t>(c);
@@ -96,11 +132,6 @@ __attribute__((target("sse4.2"))) uint32_t HardwareThreeWay(const uint8_t* p, si
   }
   return Hardware(p, n, crc);
 }
-
-bool HaveSse42() {
-  static const bool have = __builtin_cpu_supports("sse4.2");
-  return have;
-}
 #endif
 
 }  // namespace
@@ -108,8 +139,8 @@ bool HaveSse42() {
 uint32_t Crc32c(const void* data, size_t size, uint32_t crc) {
   const auto* p = static_cast<const uint8_t*>(data);
   crc = ~crc;
-#if defined(__x86_64__)
-  if (HaveSse42()) return ~HardwareThreeWay(p, size, crc);
+#if defined(PIPESCOPE_HAVE_CRC_INSTRUCTIONS)
+  if (HaveCrcInstructions()) return ~HardwareThreeWay(p, size, crc);
 #endif
   return ~Portable(p, size, crc);
 }

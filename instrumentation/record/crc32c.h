@@ -1,6 +1,7 @@
 #pragma once
-// CRC-32C (Castagnoli), as TFRecord files and .pstrace records use it. Uses the SSE4.2
-// crc32 instruction when the CPU has it, a table otherwise; both give the same result.
+// CRC-32C (Castagnoli), as TFRecord files and .pstrace records use it. Uses the CPU's
+// CRC-32C instructions when it has them (SSE4.2 on x86-64, the CRC extension on ARMv8), a
+// table otherwise; all give the same result.
 // Lives here, at the bottom of the dependency graph, so that the engine's TFRecord reader
 // and the trace file share it.
 

@@ -136,6 +136,31 @@ ds = ds.batch(16)
   EXPECT_EQ(written, expected);
 }
 
+// The costs a file leaves open are set on autotune's and grid's command lines as on
+// import-code's, and a --set that names nothing in the file is an error naming it.
+TEST(CliCodeTest, AutotuneAndGridTakeTheCostsAFileLeavesOpenFromSet) {
+  const std::string dir = TempDir();
+  const std::string code = dir + "/open_costs.py";
+  std::ofstream(code) << R"(import tensorflow as tf
+ds = tf.data.Dataset.range(100000)
+ds = ds.map(decode)
+ds = ds.batch(16)
+)";
+  const std::string costs = " --set decode.cost=2ms --set train_step.step_time=5ms";
+  const auto tuned = Cli("autotune " + code + costs +
+                         " --simulate --budget-s 5 --emit auto --out " + dir + "/open_tuned.pbtxt");
+  ASSERT_EQ(tuned.exit_code, 0) << tuned.out;
+  EXPECT_NE(ReadFile(dir + "/open_tuned.py").find("ds.map(decode, num_parallel_calls="),
+            std::string::npos)
+      << tuned.out;
+  const auto grid = Cli("grid " + code + costs + " --knobs decode.num_parallel_calls --json");
+  ASSERT_EQ(grid.exit_code, 0) << grid.out;
+  EXPECT_NE(grid.out.find("\"decode.num_parallel_calls\""), std::string::npos) << grid.out;
+  const auto wrong = Cli("autotune " + code + " --set nosuch.cost=1ms --simulate --budget-s 1");
+  EXPECT_EQ(wrong.exit_code, 2);
+  EXPECT_NE(wrong.out.find("nosuch"), std::string::npos) << wrong.out;
+}
+
 // A DataLoader job's code and its PyTorch profile (the ResNet-50 trace of tests/trace/data/
 // real, num_workers 0): the costs fitted to the trace, the advice of more workers, and the
 // loop's time as the step.
