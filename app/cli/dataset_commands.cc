@@ -1,5 +1,6 @@
 #include "app/cli/dataset_commands.h"
 
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -24,6 +25,11 @@ struct FileReport {
 FileReport InspectFile(const std::string& path, int64_t sample_records) {
   FileReport r;
   r.path = path;
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    r.error = "\"" + path + "\" is a directory: name its TFRecord files (DIR/*.tfrecord)";
+    return r;
+  }
   std::ifstream probe(path, std::ios::binary);
   if (!probe) {
     r.error = "cannot open \"" + path + "\"";

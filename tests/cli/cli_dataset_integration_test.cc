@@ -62,6 +62,11 @@ TEST(CliDatasetTest, BadArgumentsAreReadableErrors) {
   r = Cli("inspect /nonexistent.tfrecord");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.out.find("cannot open"), std::string::npos) << r.out;
+  // A directory is not read as a file of 2^63 - 1 bytes.
+  r = Cli("inspect " + ::testing::TempDir());
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.out.find("is a directory"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("9223372036854775807"), std::string::npos) << r.out;
 }
 
 }  // namespace
