@@ -83,6 +83,29 @@ TEST(TimeAxisTest, TicksFallOnA125GridAbout100PixelsApart) {
   EXPECT_DOUBLE_EQ(a.TickStep(), 200'000);
 }
 
+TEST(TimeAxisTest, NeighbouringTicksNeverReadAlike) {
+  // Zoomed in at 2.5 s with ticks 1 ms apart: every label differs from the next.
+  TimeAxis a;
+  a.t0 = 2'510'000'000;
+  a.t1 = 2'520'000'000;
+  a.width = 1000;
+  const double tick = a.TickStep();
+  ASSERT_DOUBLE_EQ(tick, 1'000'000);
+  std::string previous;
+  for (double t = a.t0; t < a.t1; t += tick) {
+    const std::string label = FormatTimeAt(static_cast<int64_t>(t), tick);
+    EXPECT_NE(label, previous);
+    previous = label;
+  }
+  EXPECT_EQ(FormatTimeAt(2'513'000'000, tick), "2.513 s");
+  EXPECT_EQ(FormatTimeAt(2'500'000'000, 100'000'000), "2.5 s");
+  EXPECT_EQ(FormatTimeAt(3'000'000'000, 1'000'000'000), "3 s");
+  EXPECT_EQ(FormatTimeAt(0, 1'000'000'000), "0 s");
+  EXPECT_EQ(FormatTimeAt(1'250'000, 50'000), "1.25 ms");
+  EXPECT_EQ(FormatTimeAt(840, 1), "840 ns");
+  EXPECT_EQ(FormatTimeAt(2'513'123'456, 100), "2.5131235 s");
+}
+
 TEST(TimeAxisTest, DurationsReadInTheirUnit) {
   EXPECT_EQ(FormatDuration(0), "0") << "the axis origin";
   EXPECT_EQ(FormatDuration(1'500), "1.5 µs");
@@ -142,6 +165,7 @@ TEST(LanesTest, AGpuTraceHasKernelAndCopyLanesAndUtilisationFromThem) {
   model.Consume(batch, true);
   const auto lanes = BuildLanes(model);
   std::vector<std::string> labels;
+  labels.reserve(lanes.size());
   for (const Lane& l : lanes) labels.push_back(l.label);
   EXPECT_EQ(labels,
             (std::vector<std::string>{"device", "GPU kernels", "GPU copies", "GPU utilisation"}));

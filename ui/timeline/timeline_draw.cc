@@ -42,7 +42,7 @@ void TimelineWidget::DrawAxis(float y) {
     const float px = axis_.ToPixel(static_cast<int64_t>(t));
     draw->AddLine(ImVec2(px, y + kAxisHeight - 6), ImVec2(px, y + kAxisHeight), palette_.axis);
     draw->AddText(ImVec2(px + 3, y + 2), palette_.axis,
-                  FormatDuration(static_cast<int64_t>(t)).c_str());
+                  FormatTimeAt(static_cast<int64_t>(t), tick).c_str());
   }
   if (following_) {
     draw->AddText(ImVec2(axis_.x - kLabelWidth + 4, y + 2), palette_.highlight, "LIVE (following)");
@@ -499,7 +499,9 @@ void TimelineWidget::DrawTooltip(const Lane& lane, int64_t t) {
       ImGui::Text("%s", KindLabel(track->key().kind));
     }
     ImGui::Text("%s", lane.label.c_str());
-    ImGui::Text("start %s, duration %s", FormatDuration(track->start(i)).c_str(),
+    // The start as precisely as a pixel tells times apart at this zoom.
+    ImGui::Text("start %s, duration %s",
+                FormatTimeAt(track->start(i), axis_.ns_per_pixel()).c_str(),
                 FormatDuration(track->duration(i)).c_str());
     const uint32_t calls = track->calls(i);
     if (calls > 1) {
