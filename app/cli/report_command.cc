@@ -8,24 +8,12 @@
 #include "app/cli/summary_format.h"
 #include "app/cli/whatif_command.h"
 #include "app/session/trace_files.h"
+#include "engine/core/duration.h"
 #include "instrumentation/trace/import/framework_report.h"
 #include "instrumentation/trace/import/host_merge.h"
 #include "instrumentation/trace/span_statistics.h"
 
 namespace pipescope::cli {
-namespace {
-
-// Seconds to nanoseconds; false for anything that is not a non-negative number.
-bool ParseSeconds(const std::string& text, int64_t& ns) {
-  if (text.empty()) return true;
-  char* end = nullptr;
-  const double s = std::strtod(text.c_str(), &end);
-  if (end != text.c_str() + text.size() || !(s >= 0) || s > 1e7) return false;
-  ns = static_cast<int64_t>(s * 1e9);
-  return true;
-}
-
-}  // namespace
 
 // Several hosts' traces: each one's figures, and the host to look at first.
 int ReportHosts(const ReportCommandOptions& options, std::ostream& out, std::ostream& err) {
@@ -70,14 +58,13 @@ int ReportCommand(const ReportCommandOptions& options, std::ostream& out, std::o
   if (!options.more_paths.empty()) return ReportHosts(options, out, err);
   int64_t t0 = 0, t1 = 0;
   if (!options.range.empty()) {
-    const auto colon = options.range.find(':');
-    if (colon == std::string::npos || !ParseSeconds(options.range.substr(0, colon), t0) ||
-        !ParseSeconds(options.range.substr(colon + 1), t1) || (t1 != 0 && t1 <= t0)) {
-      err << "pipescope-cli: --range must be T0:T1 in seconds with T0 < T1 (either may be left "
-             "out), got '"
-          << options.range << "'\n";
+    auto range = engine::ParseTimeRange(options.range);
+    if (!range.ok()) {
+      err << "pipescope-cli: --range: " << range.status().message() << "\n";
       return 2;
     }
+    t0 = range->t0_ns;
+    t1 = range->t1_ns;
   }
   auto loaded = session::OpenTraceFile(options.trace_path);
   if (!loaded.ok()) {

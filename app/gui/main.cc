@@ -9,6 +9,9 @@
 // name) and runs its starting pipeline in the simulator; `--presenter` turns presenter mode
 // on (large, high contrast). With --screenshot and no FILE, the lesson's run is shown.
 //
+// `--view 2.5:2.52` shows that range of the run (from its start) instead of all of it: a
+// zoomed-in screenshot, or a time a colleague pointed at.
+//
 // What-if: `pipescope --whatif num_workers=4,cores=5 TRACE` opens a PyTorch trace and
 // Compare with the prediction at those DataLoader settings (with --screenshot, the Compare
 // window is what is saved).
@@ -17,7 +20,9 @@
 #include <QElapsedTimer>
 #include <QThread>
 #include <cstdio>
+#include <optional>
 
+#include "engine/core/duration.h"
 #include "ui/compare/compare_window.h"
 #include "ui/frame_bench.h"
 #include "ui/gl_format.h"
@@ -57,7 +62,10 @@ int main(int argc, char** argv) {
       "(num_workers, prefetch_factor, batch_size, pin_memory, persistent_workers; cores=N the "
       "traced process's cores; given.KNOB=VALUE what the trace does not show).",
       "SETTINGS");
-  parser.addOptions({screenshot, after, size, bench, lesson, presenter, whatif});
+  QCommandLineOption view(
+      "view", "Show T0 to T1 of the run, not all of it: seconds from its start, e.g. 2.5:2.52.",
+      "T0:T1");
+  parser.addOptions({screenshot, after, size, bench, lesson, presenter, whatif, view});
   parser.process(app);
 
   pipescope::ui::MainWindow window;
@@ -86,6 +94,20 @@ int main(int argc, char** argv) {
       whatif_options.sets.emplace_back(key.toStdString(), value.toStdString());
     }
   }
+  std::optional<pipescope::engine::TimeRange> view_range;
+  if (parser.isSet(view)) {
+    auto range = pipescope::engine::ParseTimeRange(parser.value(view).toStdString());
+    if (!range.ok()) {
+      std::fprintf(stderr, "pipescope: --view: %s\n", range.status().message().c_str());
+      return 2;
+    }
+    view_range = range.value();
+  }
+  auto apply_view = [&] {
+    if (!view_range) return;
+    const int64_t end = window.timeline()->trace_duration_ns();
+    window.timeline()->SetView(view_range->t0_ns, view_range->t1_ns != 0 ? view_range->t1_ns : end);
+  };
   // Opens What If on the shown trace; the Compare window, or null after an error.
   auto open_whatif = [&]() -> QWidget* {
     return parser.isSet(whatif) ? static_cast<QWidget*>(window.WhatIf(whatif_options)) : nullptr;
@@ -132,6 +154,7 @@ int main(int argc, char** argv) {
       window.timeline()->ZoomToFit();
       window.Refresh();
     }
+    apply_view();
     // The advice, tried in the simulator in the background, under the verdict.
     QElapsedTimer advising;
     advising.start();
@@ -161,6 +184,9 @@ int main(int argc, char** argv) {
 
   window.show();
   if (parser.isSet(lesson) && !window.OpenLesson(parser.value(lesson))) return 1;
-  if (!files.isEmpty() && window.OpenFile(files.first())) open_whatif();
+  if (!files.isEmpty() && window.OpenFile(files.first())) {
+    apply_view();
+    open_whatif();
+  }
   return QApplication::exec();
 }

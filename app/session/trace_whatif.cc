@@ -23,9 +23,11 @@ constexpr double kFitTolerance = 0.01;
 constexpr double kKeptUp = 0.05;
 
 std::string Text(const char* format, double a, double b = 0, double c = 0) {
-  char buf[160];
-  std::snprintf(buf, sizeof buf, format, a, b, c);
-  return buf;
+  // Measured first: a fixed buffer cut the epoch-start note off mid-sentence.
+  const int length = std::snprintf(nullptr, 0, format, a, b, c);
+  std::string out(static_cast<size_t>(std::max(length, 0)), '\0');
+  std::snprintf(out.data(), out.size() + 1, format, a, b, c);
+  return out;
 }
 
 std::string PyBool(bool b) { return b ? "True" : "False"; }

@@ -82,6 +82,35 @@ Result<double> ParseBytesPerSecond(std::string_view text) {
                          "\" needs a unit: B/s, KB/s, MB/s, GB/s, KiB/s, MiB/s or GiB/s");
 }
 
+Result<TimeRange> ParseTimeRange(std::string_view text) {
+  const size_t colon = text.find(':');
+  auto invalid = [&](const std::string& why) {
+    return InvalidArgument(
+        "time range \"" + std::string(text) + "\" " + why +
+        ": give T0:T1 in seconds from the start, like 2.5:2.52 or 2500ms:2520ms");
+  };
+  if (colon == std::string_view::npos) return invalid("has no colon");
+  // One end: empty (the run's start or end), a bare number of seconds, or a duration.
+  auto end_at = [&](std::string_view part) -> Result<int64_t> {
+    while (!part.empty() && part.front() == ' ') part.remove_prefix(1);
+    while (!part.empty() && part.back() == ' ') part.remove_suffix(1);
+    if (part.empty()) return int64_t{0};
+    double seconds = 0;
+    auto [ptr, ec] = std::from_chars(part.data(), part.data() + part.size(), seconds);
+    if (ec == std::errc() && ptr == part.data() + part.size()) {
+      if (!(seconds >= 0) || seconds > 1e7) return invalid("is out of range");
+      return static_cast<int64_t>(std::llround(seconds * 1e9));
+    }
+    return ParseDurationNs(part);
+  };
+  auto t0 = end_at(text.substr(0, colon));
+  if (!t0.ok()) return t0.status();
+  auto t1 = end_at(text.substr(colon + 1));
+  if (!t1.ok()) return t1.status();
+  if (t1.value() != 0 && t1.value() <= t0.value()) return invalid("ends before it starts");
+  return TimeRange{t0.value(), t1.value()};
+}
+
 std::string FormatDuration(int64_t ns) {
   // Three significant digits: "1.5 ms", "250 µs", "3 s" (axis ticks, tooltips, docks, the
   // CLI); zero is just "0", as an axis origin reads.

@@ -13,6 +13,14 @@ namespace pipescope::engine {
 Result<int64_t> ParseDurationNs(std::string_view text);
 // Bytes per second; accepts B/s, KB/s, MB/s, GB/s (powers of 1000) and KiB/s, MiB/s, GiB/s.
 Result<double> ParseBytesPerSecond(std::string_view text);
+// A part of a run, "T0:T1", each end seconds from the run's start ("2.5") or a duration
+// ("2500ms"); either may be left out ("3:" from 3 s to the end). t1_ns 0 means the end.
+// The CLI's --range and the GUI's --view.
+struct TimeRange {
+  int64_t t0_ns = 0;
+  int64_t t1_ns = 0;
+};
+Result<TimeRange> ParseTimeRange(std::string_view text);
 // "2.5 ms", "150 us", "-3 s": the most readable unit, three significant digits.
 std::string FormatDuration(int64_t ns);
 

@@ -28,6 +28,25 @@ TEST(DurationTest, ParsesRates) {
   EXPECT_FALSE(ParseBytesPerSecond("0MB/s").ok());
 }
 
+// --range and --view: seconds by default, a unit where given, either end open.
+TEST(DurationTest, ParsesTimeRanges) {
+  const auto r = ParseTimeRange("2.5:2.52");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->t0_ns, 2'500'000'000);
+  EXPECT_EQ(r->t1_ns, 2'520'000'000);
+  EXPECT_EQ(ParseTimeRange("2500ms:2.52s")->t1_ns, 2'520'000'000);
+  EXPECT_EQ(ParseTimeRange(" 1 : ")->t0_ns, 1'000'000'000);
+  EXPECT_EQ(ParseTimeRange("1:")->t1_ns, 0) << "to the end";
+  EXPECT_EQ(ParseTimeRange(":3")->t0_ns, 0) << "from the start";
+  const auto backwards = ParseTimeRange("2:1");
+  ASSERT_FALSE(backwards.ok());
+  EXPECT_NE(backwards.status().message().find("ends before it starts"), std::string::npos);
+  EXPECT_FALSE(ParseTimeRange("2").ok()) << "no colon";
+  EXPECT_FALSE(ParseTimeRange("-1:2").ok());
+  EXPECT_FALSE(ParseTimeRange("a:2").ok());
+  EXPECT_FALSE(ParseTimeRange("1:2parsecs").ok());
+}
+
 TEST(DurationTest, FormatsReadably) {
   EXPECT_EQ(FormatDuration(500), "500 ns");
   EXPECT_EQ(FormatDuration(2'500'000), "2.5 ms");

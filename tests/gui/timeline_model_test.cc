@@ -8,6 +8,7 @@
 #include "engine/spec/spec_loader.h"
 #include "ui/timeline/coverage.h"
 #include "ui/timeline/lanes.h"
+#include "ui/timeline/span_caption.h"
 #include "ui/timeline/summary_cache.h"
 #include "ui/timeline/time_axis.h"
 
@@ -111,6 +112,32 @@ TEST(TimeAxisTest, DurationsReadInTheirUnit) {
   EXPECT_EQ(FormatDuration(1'500), "1.5 µs");
   EXPECT_EQ(FormatDuration(2'500'000), "2.5 ms");
   EXPECT_EQ(FormatDuration(3e9), "3 s");
+}
+
+// Zoomed in, a recorded span reads like an imported one: its op, its element, its length.
+TEST(SpanCaptionTest, ARecordedSpanSaysItsOpElementAndDuration) {
+  trace::Model model;
+  record::TraceBatch batch;
+  record::StageDef decode;
+  decode.id = 3;
+  decode.name = "decode";
+  batch.stages.push_back(decode);
+  batch.events.push_back({0, 3'200'000, 841, 0, 1, 3, record::EventKind::kWork, 0});
+  batch.events.push_back({4'000'000, 5'000'000, 842, 0, 1, 3, record::EventKind::kCall, 0, 10});
+  batch.events.push_back({0, 1'500'000, 0, 0, 1, 3, record::EventKind::kWaitInput, 0});
+  batch.events.push_back({0, 2'000'000, 7, 0, 0, record::kDeviceOp, record::EventKind::kStep, 0});
+  batch.time_ns = 6'000'000;
+  model.Consume(batch, true);
+  auto caption = [&](record::EventKind kind, uint16_t op, size_t i = 0) {
+    for (const auto& t : model.tracks()) {
+      if (t->key().kind == kind && t->key().op == op) return SpanCaption(model, *t, i);
+    }
+    return std::string("no track");
+  };
+  EXPECT_EQ(caption(record::EventKind::kWork, 3), "decode #841 3.2 ms");
+  EXPECT_EQ(caption(record::EventKind::kCall, 3), "decode #842-851 1 ms") << "a run of 10 calls";
+  EXPECT_EQ(caption(record::EventKind::kWaitInput, 3), "waiting for input 1.5 ms");
+  EXPECT_EQ(caption(record::EventKind::kStep, record::kDeviceOp), "step #7 2 ms");
 }
 
 TEST(LanesTest, ARecordedRunHasConsumerDeviceOpAndCounterLanes) {

@@ -200,6 +200,8 @@ def main():
               f"the spike is left out of the steady figures: {e['measured']['steps_per_s']}")
         check("1 of the steps waited 600 ms more" in e["advice"][0]["text"]
               and "persistent_workers=True" in e["advice"][0]["text"], e["advice"][0]["text"])
+        check(e["advice"][0]["text"].endswith("for the first epoch only."),
+              f"the epoch-start note is whole: {e['advice'][0]['text']!r}")
         check(any("steady steps: 5 of 6" in a for a in e["assumptions"]), "5 steady steps of 6")
 
     # A run recorded here (simulated: deterministic) reads its settings from its spec, and

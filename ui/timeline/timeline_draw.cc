@@ -10,6 +10,7 @@
 #include "instrumentation/trace/device_gaps.h"
 #include "instrumentation/trace/intervals.h"
 #include "ui/timeline/coverage.h"
+#include "ui/timeline/span_caption.h"
 #include "ui/timeline/timeline_layout.h"
 #include "ui/timeline/timeline_widget.h"
 
@@ -21,6 +22,27 @@ using record::EventKind;
 constexpr float kHoverPixels = 3;
 // Names inside spans: every span colour is a mid tone, light text reads on all of them.
 constexpr ImU32 kSpanTextColor = IM_COL32(250, 250, 250, 255);
+
+// `text` inside the span [a, b) of a lane at y: whole where it fits, else the longest prefix
+// that fits followed by "..." (the default font has no ellipsis glyph), else nothing.
+void DrawClippedText(const std::string& text, float a, float b, float y) {
+  const float room = b - a - 6;
+  const float dots = ImGui::CalcTextSize("...").x;
+  if (room < dots) return;
+  ImDrawList* draw = ImGui::GetWindowDrawList();
+  const ImVec2 at(a + 3, y + 1);
+  if (ImGui::CalcTextSize(text.c_str()).x <= room) {
+    draw->AddText(at, kSpanTextColor, text.c_str());
+    return;
+  }
+  // The font stops measuring at the first character that would pass the width (between
+  // UTF-8 characters): one pass however long the name.
+  const char* fits = text.c_str();
+  ImGui::GetFont()->CalcTextSizeA(ImGui::GetFontSize(), room - dots, 0.0f, text.c_str(),
+                                  text.c_str() + text.size(), &fits);
+  const std::string shown = std::string(text.c_str(), fits) + "...";
+  draw->AddText(at, kSpanTextColor, shown.c_str());
+}
 constexpr int64_t kMinCounterWindowNs = 50'000'000;  // counters average over ≥ 50 ms
 
 ImU32 WithAlpha(ImU32 color, int alpha) {
@@ -81,7 +103,7 @@ void TimelineWidget::DrawSpanLane(const Lane& lane, float y, float height, bool 
       const float filled = q > p ? height : CoveredHeight(covered, bucket_ns, height);
       draw->AddRectFilled(ImVec2(axis_.x + static_cast<float>(p), y + height - filled),
                           ImVec2(axis_.x + static_cast<float>(q + 1), y + height), color);
-      if (track->has_labels() && q - p >= kMinLabelPixels) DrawSpanNames(*track, p, q, y);
+      if (q - p >= kMinLabelPixels) DrawSpanNames(*track, p, q, y);
       p = q;
     }
   }
@@ -218,7 +240,6 @@ void TimelineWidget::DrawFlowArrows(const std::vector<trace::Flow>& flows) {
 void TimelineWidget::DrawSpanNames(const trace::Track& track, int p, int q, float y) {
   // The spans in a run of covered pixels [p, q], each named inside itself where it is wide
   // enough: one binary search per span drawn, nothing for runs too narrow to hold a name.
-  ImDrawList* draw = ImGui::GetWindowDrawList();
   const float right = axis_.x + static_cast<float>(q + 1);
   float x = axis_.x + static_cast<float>(p);
   for (size_t i = track.FirstEndingAfter(axis_.ToTime(x)); i < track.size() && x < right - 4; ++i) {
@@ -232,10 +253,7 @@ void TimelineWidget::DrawSpanNames(const trace::Track& track, int p, int q, floa
       i = std::max(track.FirstEndingAfter(axis_.ToTime(b + 1)), i + 1) - 1;
       continue;
     }
-    const std::string_view name = model_->SpanName(track, i);
-    draw->PushClipRect(ImVec2(a + 2, y), ImVec2(b - 2, y + kLaneHeight), true);
-    draw->AddText(ImVec2(a + 3, y + 1), kSpanTextColor, name.data(), name.data() + name.size());
-    draw->PopClipRect();
+    DrawClippedText(SpanCaption(*model_, track, i), a, b, y);
   }
 }
 

@@ -100,6 +100,11 @@ void TimelineWidget::FitLocked() {
   update();
 }
 
+int64_t TimelineWidget::trace_duration_ns() const {
+  const auto guard = LockModel(lock_);
+  return model_ ? model_->duration_ns() : 0;
+}
+
 void TimelineWidget::SetView(int64_t t0, int64_t t1) {
   axis_.t0 = t0;
   axis_.t1 = std::max(t1, t0 + static_cast<int64_t>(TimeAxis::kMinSpanNs));

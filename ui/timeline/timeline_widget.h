@@ -50,6 +50,8 @@ class TimelineWidget : public ImGuiGlWidget {
   void SetLive(bool live);
   void ZoomToFit();
   void SetView(int64_t t0, int64_t t1);
+  // The shown trace's length (0 with none).
+  int64_t trace_duration_ns() const;
   int64_t view_start() const { return axis_.t0; }
   int64_t view_end() const { return axis_.t1; }
   void SetFollowing(bool following);
