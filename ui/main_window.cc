@@ -17,6 +17,7 @@
 #include <QProgressDialog>
 #include <QScrollArea>
 #include <QSettings>
+#include <QShortcut>
 #include <QStatusBar>
 #include <QStyleFactory>
 #include <QToolBar>
@@ -67,6 +68,7 @@ const char* kShortcuts =
     "  drag an op, or Alt+Up / Alt+Down     move it      Delete  remove it\n\n"
     "Window\n"
     "  Ctrl+O open   Ctrl+Shift+S save trace as   Ctrl+E export   Ctrl+F search   Ctrl+Q quit\n"
+    "  in search: Enter / F3 next matching span, Shift+Enter / Shift+F3 the previous one\n"
     "  F5 start   F6 pause / resume   Shift+F5 stop   Ctrl+Shift+F5 restart\n"
     "  Ctrl+T autotune live (Pipescope)   Ctrl+Shift+T autotune live (tf.data)\n"
     "  Ctrl+. stop tuning   Ctrl+K compare with autotuned   Ctrl+I what if (PyTorch trace)\n\n"
@@ -268,6 +270,7 @@ void MainWindow::BuildDocks() {
   Dock(this, "Verdict", "verdict", verdict_scroll, Qt::RightDockWidgetArea);
 
   pipeline_ = new PipelinePanel(this);
+  pipeline_->SetNavigationTarget(timeline_);
   Dock(this, "Pipeline", "pipeline", pipeline_, Qt::LeftDockWidgetArea);
 
   notes_ = new NotesPanel(this);
@@ -403,6 +406,21 @@ void MainWindow::BuildMenus() {
   search_->setClearButtonEnabled(true);
   search_->setMaximumWidth(320);
   bar->addWidget(search_);
+  // Enter goes to the next matching span, Shift+Enter to the previous one (F3, Shift+F3 too).
+  auto next_match = [this](bool backward) {
+    if (search_->text().trimmed().isEmpty()) return;
+    const QString found = timeline_->NextMatch(backward);
+    statusBar()->showMessage(found.isEmpty()
+                                 ? QString("no span matches \"%1\"").arg(search_->text())
+                                 : QString("match: %1").arg(found),
+                             5000);
+  };
+  connect(search_, &QLineEdit::returnPressed, this,
+          [next_match] { next_match(QApplication::keyboardModifiers() & Qt::ShiftModifier); });
+  auto* next = new QShortcut(QKeySequence(Qt::Key_F3), this);
+  connect(next, &QShortcut::activated, this, [next_match] { next_match(false); });
+  auto* previous = new QShortcut(QKeySequence(Qt::SHIFT | Qt::Key_F3), this);
+  connect(previous, &QShortcut::activated, this, [next_match] { next_match(true); });
   connect(search_, &QLineEdit::textChanged, this, [this](const QString& text) {
     const int matches = timeline_->SetSearch(text);
     if (text.isEmpty()) return;

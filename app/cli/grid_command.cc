@@ -159,9 +159,9 @@ int GridCommand(const GridCommandOptions& options, std::ostream& out, std::ostre
     out << "at " << trace::StepRateText(top) << " (95% interval)\n";
     if (!ties.empty()) {
       out << "a tie with it, within the noise of both:";
-      for (const auto& knobs : ties) {
+      for (const auto& tied : ties) {
         std::string point;
-        for (auto& [k, v] : knobs.items())
+        for (auto& [k, v] : tied.items())
           point += std::string(point.empty() ? " " : ",") + k + "=" + v.dump();
         out << point << ";";
       }

@@ -71,6 +71,9 @@ std::vector<Flow> Model::FlowsOf(EventRef event) const {
 
 void Model::Finish() {
   for (auto& t : tracks_) t->ShrinkToFit();
+  // An importer adds instants thread by thread; the timeline finds the ones in view by time.
+  std::stable_sort(markers_.begin(), markers_.end(),
+                   [](const auto& a, const auto& b) { return a.time_ns < b.time_ns; });
   args_.ShrinkToFit();
   std::sort(flows_.begin(), flows_.end(),
             [](const Flow& a, const Flow& b) { return a.from < b.from; });

@@ -113,6 +113,7 @@ class Model : public record::TraceSink {
   std::string ThreadName(uint32_t id) const;
   const std::map<uint32_t, std::string>& threads() const { return threads_; }
   const std::vector<record::KnobChangeDef>& knob_changes() const { return knob_changes_; }
+  // In time order (a recording adds them as they happen; Finish sorts an import's).
   const std::vector<record::MarkerDef>& markers() const { return markers_; }
   const std::vector<record::AnnotationDef>& annotations() const { return annotations_; }
 

@@ -86,7 +86,9 @@ TEST(AdvisorTest, OfTwoChangesThatGainAlikeTheOneThatKeepsTheOutputComesFirst) {
   bool changing_seen = false;
   for (const Advice& a : alike.advice) {
     if (a.changes_output) changing_seen = true;
-    if (a.kind == "parallelise") EXPECT_FALSE(changing_seen) << "a changing cache came first";
+    if (a.kind == "parallelise") {
+      EXPECT_FALSE(changing_seen) << "a changing cache came first";
+    }
   }
   const AdvisorResult far = AdviseWith(Rates([](const spec::PipelineSpec& s) {
     if (HasCache(s)) return 3.0;
@@ -101,7 +103,9 @@ TEST(AdvisorTest, OfTwoChangesThatGainAlikeTheOneThatKeepsTheOutputComesFirst) {
       EXPECT_TRUE(a.changes_output);
       EXPECT_TRUE(Has(a.what_changes, "freezes")) << a.what_changes;
     }
-    if (a.kind == "cache" && a.op == "decode") EXPECT_FALSE(a.changes_output);
+    if (a.kind == "cache" && a.op == "decode") {
+      EXPECT_FALSE(a.changes_output);
+    }
   }
 }
 

@@ -186,6 +186,25 @@ TEST(InteropGuiTest, ARealTracesSpansAreListedByNameAndFoundBySearch) {
   EXPECT_EQ(window.timeline()->span_matches(), 10);
   DrawFrames(window);
   window.grab().save("imported_real_search.png");
+  // Enter (NextMatch) visits the 10 in time order, each in the middle of the view, then
+  // comes round to the first; Shift+Enter goes back from the first to the last.
+  window.timeline()->SetView(0, 1000);  // from the trace's first microsecond
+  std::vector<int64_t> starts;
+  for (int i = 0; i < 10; ++i) {
+    const QString found = window.timeline()->NextMatch();
+    EXPECT_TRUE(found.startsWith("ncclKernel")) << found.toStdString();
+    starts.push_back(window.timeline()->shown_match_start());
+    const int64_t t0 = window.timeline()->view_start(), t1 = window.timeline()->view_end();
+    EXPECT_TRUE(starts.back() >= t0 && starts.back() <= t1) << "the match is in view";
+  }
+  DrawFrames(window);
+  window.grab().save("imported_real_next_match.png");
+  EXPECT_TRUE(std::is_sorted(starts.begin(), starts.end()));
+  EXPECT_EQ(std::set<int64_t>(starts.begin(), starts.end()).size(), 10u) << "each once";
+  window.timeline()->NextMatch();
+  EXPECT_EQ(window.timeline()->shown_match_start(), starts.front()) << "round to the first";
+  window.timeline()->NextMatch(/*backward=*/true);
+  EXPECT_EQ(window.timeline()->shown_match_start(), starts.back()) << "back to the last";
   window.timeline()->SetSearch("");
   EXPECT_EQ(window.timeline()->span_matches(), 0);
   // Nested spans have lanes of their own under their thread.

@@ -43,7 +43,17 @@ TEST(LiveRunGuiTest, ASpecRunsLiveAndItsKnobWidgetsChangeTheEngine) {
   EXPECT_EQ(KnobValue(*window.live_run(), "decode", "num_parallel_calls"), 2)
       << "the widget changed the running engine's knob";
 
-  // Navigating away stops following; End follows again.
+  // W with the spin box focused zooms the timeline (a number has no letters): navigating
+  // away stops following; End follows again.
+  box->setFocus();
+  const int64_t followed_span = timeline->view_end() - timeline->view_start();
+  QTest::keyClick(box, Qt::Key_W);
+  QTest::qWait(120);
+  EXPECT_FALSE(timeline->following()) << "W reached the timeline";
+  EXPECT_LT(timeline->view_end() - timeline->view_start(), followed_span) << "and zoomed in";
+  EXPECT_EQ(box->value(), 2);
+  QTest::keyClick(timeline, Qt::Key_End);
+  EXPECT_TRUE(timeline->following());
   timeline->setFocus();
   QTest::keyClick(timeline, Qt::Key_W);
   QTest::qWait(80);

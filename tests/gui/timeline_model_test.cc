@@ -5,9 +5,12 @@
 #include <gtest/gtest.h>
 
 #include "app/session/recorded_run.h"
+#include "app/session/trace_files.h"
 #include "engine/spec/spec_loader.h"
 #include "ui/timeline/coverage.h"
 #include "ui/timeline/lanes.h"
+#include "ui/timeline/legend.h"
+#include "ui/timeline/markers_in_view.h"
 #include "ui/timeline/span_caption.h"
 #include "ui/timeline/summary_cache.h"
 #include "ui/timeline/time_axis.h"
@@ -138,6 +141,81 @@ TEST(SpanCaptionTest, ARecordedSpanSaysItsOpElementAndDuration) {
   EXPECT_EQ(caption(record::EventKind::kCall, 3), "decode #842-851 1 ms") << "a run of 10 calls";
   EXPECT_EQ(caption(record::EventKind::kWaitInput, 3), "waiting for input 1.5 ms");
   EXPECT_EQ(caption(record::EventKind::kStep, record::kDeviceOp), "step #7 2 ms");
+}
+
+// The legend lists the colours the trace uses, each with the colour its lanes are drawn in.
+TEST(LegendTest, ListsTheColoursTheTraceUsesAndNoOthers) {
+  auto labels_of = [](const std::vector<LegendEntry>& legend) {
+    std::vector<std::string> out;
+    out.reserve(legend.size());
+    for (const LegendEntry& e : legend) out.push_back(e.label);
+    return out;
+  };
+  auto color_of = [](const std::vector<LegendEntry>& legend, const std::string& label) {
+    for (const LegendEntry& e : legend) {
+      if (e.label == label) return e.color;
+    }
+    return ImU32{0};
+  };
+  const Palette palette = Palette::Dark();
+  trace::Model recorded;
+  record::TraceBatch batch;
+  batch.events.push_back({0, 900, 1, 0, 1, 3, record::EventKind::kWork, 0});
+  batch.events.push_back({900, 1000, 0, 0, 1, 3, record::EventKind::kBlocked, 0});
+  batch.events.push_back({0, 500, 0, 0, 2, record::kConsumerOp, record::EventKind::kInputWait, 0});
+  batch.events.push_back({500, 900, 1, 0, 0, record::kDeviceOp, record::EventKind::kStep, 0});
+  batch.knob_changes.push_back({400, 3, "num_parallel_calls", 1, 2, "autotuner"});
+  batch.time_ns = 1000;
+  recorded.Consume(batch, true);
+  const auto legend = BuildLegend(recorded, palette);
+  EXPECT_EQ(labels_of(legend),
+            (std::vector<std::string>{"consumer waits for input", "device step", "device idle",
+                                      "worker: work", "worker: blocked on output", "tuner move",
+                                      "culprit, search match"}));
+  EXPECT_EQ(color_of(legend, "worker: blocked on output"), ColorOf(record::EventKind::kBlocked));
+  EXPECT_EQ(color_of(legend, "tuner move"), palette.tuner_line);
+
+  trace::Model gpu;
+  record::TraceBatch kernels;
+  kernels.events.push_back(
+      {100, 800, 7, 0, 0, record::kDeviceOp, record::EventKind::kGpuKernel, 0});
+  kernels.time_ns = 1000;
+  gpu.Consume(kernels, true);
+  const auto gpu_labels = labels_of(BuildLegend(gpu, palette));
+  EXPECT_NE(std::find(gpu_labels.begin(), gpu_labels.end(), "GPU kernel"), gpu_labels.end());
+  EXPECT_EQ(std::find(gpu_labels.begin(), gpu_labels.end(), "worker: work"), gpu_labels.end())
+      << "no colour the trace does not use";
+}
+
+// A real ResNet-50 trace holds 10,980 [memory] instants and 2 others (counted from the raw
+// JSON with Python's json module): drawn as lines they covered the lanes in grey.
+TEST(MarkersTest, ThousandsOfInstantsAreTicksAndAFewAreLines) {
+  auto opened = session::OpenTraceFile(
+      std::string(PIPESCOPE_SOURCE_DIR) +
+      "/tests/trace/data/real/kineto_resnet50_w4_1623212756351.pt.trace.json.gz");
+  ASSERT_TRUE(opened.ok()) << opened.status().message();
+  const auto& markers = opened->model->markers();
+  ASSERT_EQ(markers.size(), 10'982u);
+  EXPECT_TRUE(std::is_sorted(markers.begin(), markers.end(), [](const auto& a, const auto& b) {
+    return a.time_ns < b.time_ns;
+  })) << "an import's instants come thread by thread; the timeline searches them by time";
+  TimeAxis whole;
+  whole.Fit(opened->model->duration_ns());
+  whole.width = 300;
+  const MarkersInView all = FindMarkersInView(markers, whole);
+  // All but "Record Window End", 92 ms after the last span the trace holds.
+  EXPECT_EQ(all.last - all.first, markers.size() - 1);
+  EXPECT_EQ(markers.back().text, "Record Window End");
+  EXPECT_GT(markers.back().time_ns, opened->model->duration_ns());
+  EXPECT_TRUE(all.as_ticks);
+  // Zoomed in around one marker until few are in view: lines, each found by time.
+  TimeAxis close = whole;
+  close.t0 = markers[5000].time_ns;
+  close.t1 = close.t0 + 1;
+  const MarkersInView few = FindMarkersInView(markers, close);
+  EXPECT_FALSE(few.as_ticks);
+  ASSERT_GE(few.last, few.first + 1);
+  EXPECT_EQ(markers[few.first].time_ns, close.t0);
 }
 
 TEST(LanesTest, ARecordedRunHasConsumerDeviceOpAndCounterLanes) {

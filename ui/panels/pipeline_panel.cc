@@ -1,7 +1,9 @@
 #include "ui/panels/pipeline_panel.h"
 
+#include <QCoreApplication>
 #include <QFormLayout>
 #include <QGroupBox>
+#include <QKeyEvent>
 #include <QLabel>
 #include <QScrollArea>
 #include <QSignalBlocker>
@@ -49,6 +51,21 @@ void PipelinePanel::Clear(const QString& message) {
 void PipelinePanel::ShowOrder(const spec::PipelineSpec& spec, bool editable) {
   order_->ShowSpec(spec, editable);
   order_->setVisible(editable);
+}
+
+bool PipelinePanel::eventFilter(QObject* watched, QEvent* event) {
+  if (navigation_target_ != nullptr &&
+      (event->type() == QEvent::KeyPress || event->type() == QEvent::KeyRelease)) {
+    const auto* key = static_cast<QKeyEvent*>(event);
+    const bool navigation = key->key() == Qt::Key_W || key->key() == Qt::Key_A ||
+                            key->key() == Qt::Key_S || key->key() == Qt::Key_D;
+    if (navigation && (key->modifiers() & ~Qt::KeypadModifier) == Qt::NoModifier) {
+      QKeyEvent copy(key->type(), key->key(), key->modifiers(), key->text(), key->isAutoRepeat());
+      QCoreApplication::sendEvent(navigation_target_, &copy);
+      return true;
+    }
+  }
+  return QWidget::eventFilter(watched, event);
 }
 
 QSpinBox* PipelinePanel::SpinBoxFor(const QString& op, const QString& knob) const {
@@ -171,6 +188,7 @@ void PipelinePanel::Rebuild(const std::vector<engine::KnobInfo>& knobs, bool edi
     box->setValue(static_cast<int>(k.value));
     box->setEnabled(editable);
     box->setKeyboardTracking(false);  // one change per typed number, not per digit
+    box->installEventFilter(this);    // W/A/S/D to the timeline
     box->setObjectName(QString::fromStdString(KeyOf(k.op, k.knob)));
     box->setAccessibleName(QString::fromStdString(k.op) + " " + KnobLabel(k.knob));
     auto* row = new QWidget(inner);

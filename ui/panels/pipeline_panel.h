@@ -39,6 +39,9 @@ class PipelinePanel : public QWidget {
 
   // The spin box of a knob ("decode", "num_parallel_calls"); null if there is none.
   QSpinBox* SpinBoxFor(const QString& op, const QString& knob) const;
+  // Where W, A, S and D go when a spin box has the focus: a number has no letters, so they
+  // zoom and pan the timeline, as they do everywhere else.
+  void SetNavigationTarget(QWidget* target) { navigation_target_ = target; }
 
  signals:
   void KnobEdited(const QString& op, const QString& knob, qint64 value);
@@ -53,6 +56,9 @@ class PipelinePanel : public QWidget {
     return op + "." + knob;
   }
 
+  bool eventFilter(QObject* watched, QEvent* event) override;
+
+  QWidget* navigation_target_ = nullptr;
   OpOrderEditor* order_ = nullptr;
   QVBoxLayout* layout_;
   QWidget* content_ = nullptr;

@@ -4,6 +4,8 @@
 
 #include <imgui.h>
 
+#include <algorithm>
+
 #include "instrumentation/record/event.h"
 
 namespace pipescope::ui {
@@ -63,6 +65,11 @@ inline ImU32 ColorOf(record::EventKind kind) {
     default:
       return IM_COL32(150, 150, 150, 255);
   }
+}
+
+// `color` with its alpha replaced (0 transparent, 255 opaque).
+inline ImU32 WithAlpha(ImU32 color, int alpha) {
+  return (color & 0x00FFFFFF) | (static_cast<ImU32>(std::clamp(alpha, 0, 255)) << 24);
 }
 
 using record::KindLabel;

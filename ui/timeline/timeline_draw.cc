@@ -10,6 +10,7 @@
 #include "instrumentation/trace/device_gaps.h"
 #include "instrumentation/trace/intervals.h"
 #include "ui/timeline/coverage.h"
+#include "ui/timeline/markers_in_view.h"
 #include "ui/timeline/span_caption.h"
 #include "ui/timeline/timeline_layout.h"
 #include "ui/timeline/timeline_widget.h"
@@ -23,31 +24,33 @@ constexpr float kHoverPixels = 3;
 // Names inside spans: every span colour is a mid tone, light text reads on all of them.
 constexpr ImU32 kSpanTextColor = IM_COL32(250, 250, 250, 255);
 
-// `text` inside the span [a, b) of a lane at y: whole where it fits, else the longest prefix
-// that fits followed by "..." (the default font has no ellipsis glyph), else nothing.
-void DrawClippedText(const std::string& text, float a, float b, float y) {
+// `text`'s first line inside the span [a, b) of a lane at y: whole where it fits, else the
+// longest prefix that fits followed by "..." (the default font has no ellipsis glyph), else
+// nothing. Imported names may hold newlines (Python stacks, annotations): a second line
+// would be drawn over the lanes below, so only the first is shown (the tooltip has all).
+void DrawClippedText(std::string_view text, float a, float b, float y) {
+  text = text.substr(0, text.find_first_of("\r\n"));
   const float room = b - a - 6;
   const float dots = ImGui::CalcTextSize("...").x;
-  if (room < dots) return;
+  if (room < dots || text.empty()) return;
   ImDrawList* draw = ImGui::GetWindowDrawList();
   const ImVec2 at(a + 3, y + 1);
-  if (ImGui::CalcTextSize(text.c_str()).x <= room) {
-    draw->AddText(at, kSpanTextColor, text.c_str());
+  const char* begin = text.data();
+  const char* end = text.data() + text.size();
+  if (ImGui::CalcTextSize(begin, end).x <= room) {
+    draw->AddText(at, kSpanTextColor, begin, end);
     return;
   }
   // The font stops measuring at the first character that would pass the width (between
   // UTF-8 characters): one pass however long the name.
-  const char* fits = text.c_str();
-  ImGui::GetFont()->CalcTextSizeA(ImGui::GetFontSize(), room - dots, 0.0f, text.c_str(),
-                                  text.c_str() + text.size(), &fits);
-  const std::string shown = std::string(text.c_str(), fits) + "...";
+  const char* fits = begin;
+  ImGui::GetFont()->CalcTextSizeA(ImGui::GetFontSize(), room - dots, 0.0f, begin, end, &fits);
+  std::string shown(begin, fits);
+  shown += "...";
   draw->AddText(at, kSpanTextColor, shown.c_str());
 }
-constexpr int64_t kMinCounterWindowNs = 50'000'000;  // counters average over ≥ 50 ms
 
-ImU32 WithAlpha(ImU32 color, int alpha) {
-  return (color & 0x00FFFFFF) | (static_cast<ImU32>(std::clamp(alpha, 0, 255)) << 24);
-}
+constexpr int64_t kMinCounterWindowNs = 50'000'000;  // counters average over ≥ 50 ms
 
 bool Near(float a, float b) { return std::fabs(a - b) <= kHoverPixels; }
 
@@ -78,6 +81,24 @@ void TimelineWidget::DrawAxis(float y) {
     if (px < axis_.x || px > axis_.x + axis_.width) continue;
     draw->AddTriangleFilled(ImVec2(px - 5, y + 12), ImVec2(px + 5, y + 12), ImVec2(px, y + 22),
                             palette_.annotation);
+  }
+}
+
+void TimelineWidget::DrawLegend(float x, float y, const std::vector<LegendSlot>& places) {
+  ImDrawList* draw = ImGui::GetWindowDrawList();
+  for (size_t i = 0; i < places.size() && i < legend_.size(); ++i) {
+    const LegendEntry& e = legend_[i];
+    const float left = x + places[i].x;
+    const float top = y + static_cast<float>(places[i].row) * kLegendRowHeight;
+    if (e.line) {
+      draw->AddLine(ImVec2(left + kLegendSwatch / 2, top + 1),
+                    ImVec2(left + kLegendSwatch / 2, top + kLegendRowHeight - 3), e.color, 2);
+    } else {
+      draw->AddRectFilled(ImVec2(left, top + 3),
+                          ImVec2(left + kLegendSwatch, top + 3 + kLegendSwatch), e.color);
+    }
+    draw->AddText(ImVec2(left + kLegendSwatch + kLegendSwatchGap, top), palette_.dim_text,
+                  e.label.c_str());
   }
 }
 
@@ -431,6 +452,22 @@ void TimelineWidget::DrawOverlays(float top, float bottom) {
         [&](float y0, float) { draw->AddText(ImVec2(left - 18, y0), palette_.highlight, "<<"); });
   }
 
+  // The search match NextMatch moved to.
+  if (match_track_ != nullptr && match_index_ < match_track_->size() && !search_.empty()) {
+    const float a = axis_.ToPixel(match_track_->start(match_index_));
+    const float b = std::max(axis_.ToPixel(match_track_->end(match_index_)), a + 2);
+    lane_rows(
+        [&](const Lane& l) {
+          for (int k = 0; k < l.track_count; ++k)
+            if (l.tracks[k] == match_track_) return true;
+          return false;
+        },
+        [&](float y0, float y1) {
+          draw->AddRect(ImVec2(clamp_x(a) - 2, y0 - 2), ImVec2(clamp_x(b) + 2, y1 + 2),
+                        palette_.highlight, 0, 0, 3);
+        });
+  }
+
   // One element's path through the ops.
   for (const PathSpan& span : path_) {
     const float a = axis_.ToPixel(span.start);
@@ -489,9 +526,22 @@ void TimelineWidget::DrawOverlays(float top, float bottom) {
       ImGui::EndTooltip();
     }
   }
-  for (const auto& m : model_->markers()) {
-    if (m.time_ns < axis_.t0 || m.time_ns >= axis_.t1) continue;
+  // Markers: lines with labels, or ticks where there are too many (markers_in_view.h).
+  const MarkersInView shown = FindMarkersInView(model_->markers(), axis_);
+  float last_tick = -1;
+  for (size_t i = shown.first; i < shown.last; ++i) {
+    const record::MarkerDef& m = model_->markers()[i];
     const float px = axis_.ToPixel(m.time_ns);
+    if (shown.as_ticks) {
+      if (std::floor(px) != last_tick) {
+        draw->AddLine(ImVec2(px, top), ImVec2(px, top + 5), palette_.dim_text, 1.0f);
+        last_tick = std::floor(px);
+      }
+      if (Near(mouse.x, px) && mouse.y >= top && mouse.y < top + 6 && drag_ == Drag::kNone) {
+        ImGui::SetTooltip("%s at %s", m.text.c_str(), FormatDuration(m.time_ns).c_str());
+      }
+      continue;
+    }
     draw->AddLine(ImVec2(px, top), ImVec2(px, bottom), palette_.dim_text, 2.0f);
     label(0, px, m.text, palette_.text);
     if (Near(mouse.x, px) && mouse.y >= top && mouse.y < bottom && drag_ == Drag::kNone) {

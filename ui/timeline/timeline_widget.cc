@@ -6,10 +6,13 @@
 #include <QMetaObject>
 #include <algorithm>
 #include <cctype>
+#include <limits>
+#include <tuple>
 
 #include "instrumentation/trace/device_gaps.h"
 #include "instrumentation/trace/gap_attribution.h"
 #include "ui/model_lock.h"
+#include "ui/timeline/span_caption.h"
 #include "ui/timeline/timeline_layout.h"
 
 namespace pipescope::ui {
@@ -44,6 +47,7 @@ void TimelineWidget::SetModel(std::shared_ptr<const trace::Model> model, std::mu
   lane_fingerprint_ = 0;
   gap_ = {};
   path_.clear();
+  match_track_ = nullptr;  // a track of the old model
   sel_t0_ = sel_t1_ = 0;
   measuring_ = false;
   {
@@ -152,6 +156,89 @@ int TimelineWidget::SetSearch(const QString& text) {
   return matches;
 }
 
+QString TimelineWidget::NextMatch(bool backward) {
+  const auto guard = LockModel(lock_);
+  if (!model_ || search_.empty()) return {};
+  // Spans are ordered by (start, track, index), so that spans starting together are each
+  // visited once. From the span shown last if it is still in view, else from the view's
+  // middle.
+  using Key = std::tuple<int64_t, uint32_t, size_t>;
+  auto key_of = [](const trace::Track* track, size_t i) {
+    return Key{track->start(i), track->id(), i};
+  };
+  const int64_t middle_of_view = (axis_.t0 + axis_.t1) / 2;
+  Key from{middle_of_view, backward ? UINT32_MAX : 0, backward ? SIZE_MAX : 0};
+  if (match_track_ != nullptr && match_index_ < match_track_->size()) {
+    const int64_t shown = match_track_->start(match_index_);
+    if (shown >= axis_.t0 && shown <= axis_.t1) from = key_of(match_track_, match_index_);
+  }
+  auto beyond = [&](const Key& k) { return backward ? k < from : k > from; };
+  const trace::Track* best_track = nullptr;
+  size_t best_index = 0;
+  // Past the last match, around to the first (and back from the first to the last); the
+  // second pass finds the one shown now again when it is the only match.
+  for (int pass = 0; pass < 2 && best_track == nullptr; ++pass) {
+    if (pass == 1) {
+      from = backward ? Key{std::numeric_limits<int64_t>::max(), UINT32_MAX, SIZE_MAX}
+                      : Key{std::numeric_limits<int64_t>::min(), 0, 0};
+    }
+    for (const Lane& lane : lanes_) {
+      if (lane.kind == LaneKind::kCounter) continue;
+      const bool whole_lane = LaneMatchesSearch(lane);
+      for (int k = 0; k < lane.track_count; ++k) {
+        const trace::Track* track = lane.tracks[k];
+        if (track->empty()) continue;
+        const bool named = search_tracks_.count(track) > 0;
+        if (!whole_lane && !named && !KindMatchesSearch(track->key().kind)) continue;
+        auto matches = [&](size_t i) {
+          return (whole_lane || !named || search_labels_[track->label(i)]) &&
+                 beyond(key_of(track, i));
+        };
+        // This track's nearest match past `from`: a walk only over the spans at `from`'s
+        // start and those whose names do not match.
+        const int64_t t = std::get<0>(from);
+        size_t found = track->size();
+        if (!backward) {
+          for (size_t i = track->FirstStartingAtOrAfter(t); i < track->size(); ++i) {
+            if (matches(i)) {
+              found = i;
+              break;
+            }
+          }
+        } else {
+          const size_t end = t == std::numeric_limits<int64_t>::max()
+                                 ? track->size()
+                                 : track->FirstStartingAtOrAfter(t + 1);
+          for (size_t i = end; i-- > 0;) {
+            if (matches(i)) {
+              found = i;
+              break;
+            }
+          }
+        }
+        if (found == track->size()) continue;
+        if (best_track != nullptr) {
+          const Key candidate = key_of(track, found), best = key_of(best_track, best_index);
+          if (backward ? candidate < best : candidate > best) continue;
+        }
+        best_track = track;
+        best_index = found;
+      }
+    }
+  }
+  if (best_track == nullptr) return {};
+  match_track_ = best_track;
+  match_index_ = best_index;
+  // Centred, at the current zoom unless the span is wider than most of the view.
+  const int64_t start = best_track->start(best_index), end = best_track->end(best_index);
+  const int64_t span = std::max<int64_t>(axis_.t1 - axis_.t0, (end - start) * 5 / 4);
+  const int64_t middle = start + (end - start) / 2;
+  UserNavigated();
+  SetView(middle - span / 2, middle - span / 2 + span);
+  return QString::fromStdString(SpanCaption(*model_, *best_track, best_index) + " at " +
+                                FormatTimeAt(start, axis_.ns_per_pixel()));
+}
+
 void TimelineWidget::MatchSpanNames() {
   // Which names match (a few thousand at most), then which tracks hold such spans and how
   // many: one pass over the named spans per search.
@@ -194,6 +281,12 @@ void TimelineWidget::RefreshLanes() {
     return;
   }
   const size_t fingerprint = LaneFingerprint(*model_);
+  const size_t legend_key =
+      fingerprint * 31 + model_->knob_changes().size() * 2 + (palette_.dark ? 1 : 0);
+  if (legend_key != legend_key_ || legend_.empty()) {
+    legend_key_ = legend_key;
+    legend_ = BuildLegend(*model_, palette_);
+  }
   if (fingerprint == lane_fingerprint_ && !lanes_.empty()) return;
   lane_fingerprint_ = fingerprint;
   lanes_ = BuildLanes(*model_);
@@ -453,7 +546,11 @@ void TimelineWidget::DrawImGui() {
   if (following_) axis_.EndAt(model_->duration_ns());
 
   const float lanes_top = origin.y + kAxisHeight;
-  const float lanes_bottom = ImGui::GetIO().DisplaySize.y;
+  // The legend strip takes the bottom rows; the lanes what is left.
+  const std::vector<LegendSlot> legend = LayOutLegend(legend_, axis_.width + kLabelWidth - 8);
+  const float legend_height =
+      legend.empty() ? 0 : static_cast<float>(legend.back().row + 1) * kLegendRowHeight + 4;
+  const float lanes_bottom = ImGui::GetIO().DisplaySize.y - legend_height;
   float content = 0;
   for (const Lane& lane : lanes_) content += LaneHeight(lane) + kLaneGap;
   scroll_y_ = std::clamp(scroll_y_, 0.0f, std::max(0.0f, content - (lanes_bottom - lanes_top)));
@@ -496,6 +593,7 @@ void TimelineWidget::DrawImGui() {
   DrawOverlays(lanes_top, std::min(y, lanes_bottom));
   draw->PopClipRect();
   DrawAxis(origin.y);
+  DrawLegend(origin.x + 4, lanes_bottom + 4, legend);
   if (hovered >= 0 && drag_ == Drag::kNone && mouse.x >= axis_.x &&
       mouse.x < axis_.x + axis_.width) {
     DrawTooltip(lanes_[static_cast<size_t>(hovered)], axis_.ToTime(mouse.x));

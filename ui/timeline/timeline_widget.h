@@ -22,6 +22,7 @@
 #include "instrumentation/trace/model.h"
 #include "ui/imgui_gl_widget.h"
 #include "ui/timeline/lanes.h"
+#include "ui/timeline/legend.h"
 #include "ui/timeline/palette.h"
 #include "ui/timeline/summary_cache.h"
 #include "ui/timeline/time_axis.h"
@@ -69,6 +70,14 @@ class TimelineWidget : public ImGuiGlWidget {
   int SetSearch(const QString& text);
   // Spans whose own name matched the last search (imported traces).
   int64_t span_matches() const { return span_matches_; }
+  // Moves the view to the next span the search matches after the last one shown (or the
+  // view's middle), or the previous one; the span is outlined. Returns its caption and
+  // start ("decode #841 3.2 ms at 2.513 s"), or an empty string when no span matches.
+  QString NextMatch(bool backward = false);
+  // Where the span NextMatch showed last starts (-1 before any).
+  int64_t shown_match_start() const {
+    return match_track_ != nullptr ? match_track_->start(match_index_) : -1;
+  }
 
   // Explains the consumer's wait that contains time t (as a click on it does).
   bool ExplainGapAt(int64_t t);
@@ -138,6 +147,8 @@ class TimelineWidget : public ImGuiGlWidget {
   void Later(std::function<void()> fn);
 
   void DrawAxis(float y);
+  // The legend strip from (x, y): the places LayOutLegend gave.
+  void DrawLegend(float x, float y, const std::vector<LegendSlot>& places);
   void DrawSpanLane(const Lane& lane, float y, float height, bool dimmed);
   // Names of the spans in covered pixels [p, q] of a lane at y, inside the spans wide
   // enough to hold some of it.
@@ -162,6 +173,8 @@ class TimelineWidget : public ImGuiGlWidget {
   bool following_ = false;
   size_t lane_fingerprint_ = 0;
   std::vector<Lane> lanes_;
+  std::vector<LegendEntry> legend_;
+  size_t legend_key_ = 0;      // what legend_ was built from: lanes, changes, theme
   std::vector<float> lane_y_;  // top of each lane in the last frame
   TimeAxis axis_;
   Palette palette_ = Palette::Dark();
@@ -184,6 +197,9 @@ class TimelineWidget : public ImGuiGlWidget {
 
   GapHighlight gap_;
   std::vector<PathSpan> path_;
+  // The span NextMatch last showed (outlined), and whether there is one.
+  const trace::Track* match_track_ = nullptr;
+  size_t match_index_ = 0;
   uint64_t path_element_ = 0;
   std::string search_;  // lower case
   std::vector<record::EventKind> search_kinds_;
