@@ -87,6 +87,18 @@ TEST(TimeAxisTest, TicksFallOnA125GridAbout100PixelsApart) {
   EXPECT_DOUBLE_EQ(a.TickStep(), 200'000);
 }
 
+// A live run's lanes paint up to "now" and no further.
+TEST(TimeAxisTest, PixelsBeforeATimeStopAtIt) {
+  TimeAxis a;
+  a.t0 = 1'000;
+  a.t1 = 2'000;
+  a.width = 100;  // 10 ns a pixel
+  EXPECT_EQ(a.PixelsBefore(1'500, 100), 50);
+  EXPECT_EQ(a.PixelsBefore(1'505, 100), 51) << "a pixel that starts before t is painted";
+  EXPECT_EQ(a.PixelsBefore(900, 100), 0);
+  EXPECT_EQ(a.PixelsBefore(5'000, 100), 100);
+}
+
 TEST(TimeAxisTest, NeighbouringTicksNeverReadAlike) {
   // Zoomed in at 2.5 s with ticks 1 ms apart: every label differs from the next.
   TimeAxis a;

@@ -4,6 +4,7 @@
 // the autotuned configuration.
 #include <gtest/gtest.h>
 
+#include <QScreen>
 #include <QSpinBox>
 #include <QTableWidget>
 #include <QTest>
@@ -99,6 +100,9 @@ TEST(TuneGuiTest, CompareWithASavedSpecShowsBothRunsOnOneAxis) {
   EXPECT_EQ(knobs->item(0, 2)->text(), "2");
 
   ASSERT_TRUE(QTest::qWaitForWindowExposed(compare));
+  const QRect room = compare->screen()->availableGeometry();
+  EXPECT_LE(compare->height(), room.height()) << "the Compare window fits the screen (1280x800)";
+  EXPECT_LE(compare->width(), room.width());
   compare->timeline(0)->SetView(300'000'000, 700'000'000);
   ASSERT_TRUE(QTest::qWaitFor(
       [&] {

@@ -1,12 +1,15 @@
 #include "ui/compare/compare_window.h"
 
+#include <QGuiApplication>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QScreen>
 #include <QScrollArea>
 #include <QSplitter>
 #include <QTableWidget>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <vector>
 
 #include "ui/timeline/timeline_widget.h"
@@ -67,7 +70,11 @@ CompareWindow::CompareWindow(session::Comparison comparison, bool dark, QWidget*
   const QString a = QString::fromStdString(comparison_.name_a);
   const QString b = QString::fromStdString(comparison_.name_b);
   setWindowTitle(QString("Compare: %1 and %2 - Pipescope").arg(a, b));
-  resize(1280, 860);
+  // 1280x860 where the screen has room, else what it has: on a 1280x800 screen a fixed size
+  // put the second timeline's bottom off the screen.
+  const QScreen* screen = parent != nullptr ? parent->screen() : QGuiApplication::primaryScreen();
+  const QRect room = screen != nullptr ? screen->availableGeometry() : QRect(0, 0, 1280, 860);
+  resize(std::min(1280, room.width() * 95 / 100), std::min(860, room.height() * 90 / 100));
   auto* column = new QVBoxLayout(this);
 
   verdict_ = new QLabel(QString::fromStdString(comparison_.verdict), this);

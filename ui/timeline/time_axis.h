@@ -31,6 +31,14 @@ struct TimeAxis {
     return t0 + static_cast<int64_t>(std::llround((px - x) / width * span()));
   }
 
+  // How many of the `pixels` from the left edge start before `t`: the pixels a lane may paint
+  // when nothing is known past t (a live run's "now"; the future must not look like a stall).
+  int PixelsBefore(int64_t t, int pixels) const {
+    if (t <= t0) return 0;
+    return static_cast<int>(
+        std::min<double>(pixels, std::ceil(static_cast<double>(t - t0) / ns_per_pixel())));
+  }
+
   // Scales the span by `factor` (< 1 zooms in) keeping the time under pixel `px` in place.
   void ZoomAround(double factor, float px) {
     const double at_fraction = std::clamp((px - x) / width, 0.0f, 1.0f);

@@ -189,7 +189,10 @@ void TimelineWidget::DrawDeviceGaps(const Lane& lane, float y, float height) {
   if (imported && !any) return;  // nothing says when the device idled
   const trace::Track* steps = lane.tracks[0];
   const auto& step_buckets = summaries_.Of(*steps, axis_.t0, axis_.t1, pixels);
-  for (int p = 0; p < pixels; ++p) {
+  // Idle only up to the trace's end: past a live run's "now" nothing is known, and red
+  // there looked like a stall.
+  const int known = axis_.PixelsBefore(model_->duration_ns(), pixels);
+  for (int p = 0; p < known; ++p) {
     const auto step_ns = static_cast<double>(step_buckets[static_cast<size_t>(p)].covered_ns);
     const double busy = any ? std::min(pixel_ns_[static_cast<size_t>(p)], bucket_ns) : step_ns;
     // A recording's device idles wherever it is not busy; an imported trace's within steps.
@@ -286,7 +289,10 @@ void TimelineWidget::DrawCounterLane(const Lane& lane, float y, float height) {
   const int64_t window = std::max<int64_t>(kMinCounterWindowNs, static_cast<int64_t>(px_ns * 4));
   std::vector<float> values(static_cast<size_t>(pixels), 0.0f);
   double last_level = 0;
-  for (int p = 0; p < pixels; ++p) {
+  // Up to the trace's end only: a buffer's last level, held to the right edge, made the
+  // future of a live run look measured.
+  const int known = axis_.PixelsBefore(model_->duration_ns(), pixels);
+  for (int p = 0; p < known; ++p) {
     const int64_t a = axis_.t0 + static_cast<int64_t>(p * px_ns);
     const int64_t b = axis_.t0 + static_cast<int64_t>((p + 1) * px_ns);
     double v = 0;
