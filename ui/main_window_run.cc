@@ -327,6 +327,7 @@ void MainWindow::Refresh() {
       statistics_->ShowAnalysis(analysis_);
   }
   range_label_->setText(range);
+  timeline_->SetBottleneck(analysis_.verdict.bottleneck);  // takes the model's lock itself
   if (model_->run_info().imported_from == "hosts") {
     verdict_->setText(hosts_verdict_);
     status_->setText(

@@ -231,6 +231,12 @@ TEST_F(TimelineGuiTest, ClickingASpanHighlightsItsElementAcrossOps) {
   window_->grab().save("timeline_element_path.png");
 }
 
+// The verdict's bottleneck is marked on the timeline without a click: the demo's decode.
+TEST_F(TimelineGuiTest, TheVerdictsBottleneckIsMarkedOnTheTimeline) {
+  EXPECT_EQ(timeline_->bottleneck(), window_->analysis().verdict.bottleneck);
+  EXPECT_EQ(timeline_->bottleneck(), "decode");
+}
+
 TEST_F(TimelineGuiTest, SearchFindsOpsAndEventKinds) {
   // decode's two lanes, its buffer fill, and read's lane on decode's worker thread.
   EXPECT_EQ(timeline_->SetSearch("decode"), 4);

@@ -183,7 +183,7 @@ TEST(LegendTest, ListsTheColoursTheTraceUsesAndNoOthers) {
   EXPECT_EQ(labels_of(legend),
             (std::vector<std::string>{"consumer waits for input", "device step", "device idle",
                                       "worker: work", "worker: blocked on output", "tuner move",
-                                      "culprit, search match"}));
+                                      "bottleneck, culprit, match"}));
   EXPECT_EQ(color_of(legend, "worker: blocked on output"), ColorOf(record::EventKind::kBlocked));
   EXPECT_EQ(color_of(legend, "tuner move"), palette.tuner_line);
 

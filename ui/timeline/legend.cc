@@ -60,7 +60,7 @@ std::vector<LegendEntry> BuildLegend(const trace::Model& model, const Palette& p
   if (person) out.push_back({"knob change", palette.knob_line, true});
   if (tuner) out.push_back({"tuner move", palette.tuner_line, true});
   if (!model.markers().empty()) out.push_back({"marker", palette.dim_text, true});
-  out.push_back({"culprit, search match", palette.highlight, true});
+  out.push_back({"bottleneck, culprit, match", palette.highlight, true});
   return out;
 }
 

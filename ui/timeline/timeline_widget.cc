@@ -48,6 +48,8 @@ void TimelineWidget::SetModel(std::shared_ptr<const trace::Model> model, std::mu
   gap_ = {};
   path_.clear();
   match_track_ = nullptr;  // a track of the old model
+  bottleneck_.clear();
+  bottleneck_op_ = -1;
   sel_t0_ = sel_t1_ = 0;
   measuring_ = false;
   {
@@ -154,6 +156,15 @@ int TimelineWidget::SetSearch(const QString& text) {
   }
   update();
   return matches;
+}
+
+void TimelineWidget::SetBottleneck(const std::string& op) {
+  if (op == bottleneck_ && (op.empty() || bottleneck_op_ >= 0)) return;
+  const auto guard = LockModel(lock_);
+  bottleneck_ = op;
+  const record::StageDef* stage = model_ && !op.empty() ? model_->StageNamed(op) : nullptr;
+  bottleneck_op_ = stage != nullptr ? stage->id : -1;
+  update();
 }
 
 QString TimelineWidget::NextMatch(bool backward) {
@@ -569,10 +580,14 @@ void TimelineWidget::DrawImGui() {
     lane_y_[i] = y;
     if (y + h >= lanes_top && y < lanes_bottom) {
       const bool match = LaneMatchesSearch(lane);
-      draw->AddText(ImVec2(origin.x + 4, y), match ? palette_.highlight : palette_.text,
+      const bool culprit = lane.op >= 0 && lane.op == bottleneck_op_;
+      draw->AddText(ImVec2(origin.x + 4, y), match || culprit ? palette_.highlight : palette_.text,
                     lane.label.c_str());
       draw->AddRectFilled(ImVec2(axis_.x, y), ImVec2(axis_.x + axis_.width, y + h),
                           palette_.lane_background);
+      if (culprit) {
+        draw->AddRectFilled(ImVec2(axis_.x - 4, y), ImVec2(axis_.x - 1, y + h), palette_.highlight);
+      }
       if (lane.kind == LaneKind::kCounter) {
         DrawCounterLane(lane, y, h);
       } else {

@@ -79,6 +79,11 @@ class TimelineWidget : public ImGuiGlWidget {
     return match_track_ != nullptr ? match_track_->start(match_index_) : -1;
   }
 
+  // The op the verdict names as the bottleneck ("" for none): its lanes' labels and a bar
+  // at their left edge are drawn in the highlight colour.
+  void SetBottleneck(const std::string& op);
+  const std::string& bottleneck() const { return bottleneck_; }
+
   // Explains the consumer's wait that contains time t (as a click on it does).
   bool ExplainGapAt(int64_t t);
   // Explains the device gap that contains time t (as a click on the device lane does).
@@ -197,6 +202,8 @@ class TimelineWidget : public ImGuiGlWidget {
 
   GapHighlight gap_;
   std::vector<PathSpan> path_;
+  std::string bottleneck_;
+  int bottleneck_op_ = -1;  // its stage id in the model shown
   // The span NextMatch last showed (outlined), and whether there is one.
   const trace::Track* match_track_ = nullptr;
   size_t match_index_ = 0;
