@@ -327,7 +327,10 @@ void MainWindow::Refresh() {
       statistics_->ShowAnalysis(analysis_);
   }
   range_label_->setText(range);
-  timeline_->SetBottleneck(analysis_.verdict.bottleneck);  // takes the model's lock itself
+  // Pipescope's own runs: an imported trace's verdict is its framework's (below), and its
+  // "ops" are processes. SetBottleneck takes the model's lock itself.
+  timeline_->SetBottleneck(model_->run_info().imported_from.empty() ? analysis_.verdict.bottleneck
+                                                                    : std::string());
   if (model_->run_info().imported_from == "hosts") {
     verdict_->setText(hosts_verdict_);
     status_->setText(

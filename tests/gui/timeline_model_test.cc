@@ -155,6 +155,20 @@ TEST(SpanCaptionTest, ARecordedSpanSaysItsOpElementAndDuration) {
   EXPECT_EQ(caption(record::EventKind::kStep, record::kDeviceOp), "step #7 2 ms");
 }
 
+// Imported spans are coloured by name: one name, one colour; light text reads on all.
+TEST(LegendTest, ANamesColourIsStableAndMidToned) {
+  EXPECT_EQ(NameColor("aten::conv2d"), NameColor("aten::conv2d"));
+  EXPECT_NE(NameColor("aten::conv2d"), NameColor("aten::relu"));
+  for (int i = 0; i < 2000; ++i) {  // every hue, through many names
+    const std::string name = "aten::op" + std::to_string(i);
+    const ImU32 c = NameColor(name);
+    const double luma = 0.299 * (c & 0xFF) + 0.587 * ((c >> 8) & 0xFF) + 0.114 * ((c >> 16) & 0xFF);
+    EXPECT_LT(luma, 170) << name << ": the span text (250, 250, 250) must stand out";
+    EXPECT_GT(luma, 60) << name;
+  }
+  EXPECT_EQ(NameColor("x", 70) >> 24, 70u) << "dimmed by a search";
+}
+
 // The legend lists the colours the trace uses, each with the colour its lanes are drawn in.
 TEST(LegendTest, ListsTheColoursTheTraceUsesAndNoOthers) {
   auto labels_of = [](const std::vector<LegendEntry>& legend) {

@@ -40,7 +40,7 @@ std::vector<LegendEntry> BuildLegend(const trace::Model& model, const Palette& p
   add(EventKind::kGpuMemset, "GPU memset");
   if (labelled) {
     // An imported trace's slices keep their kind's colour and carry their own names.
-    out.push_back({"traced slice", ColorOf(EventKind::kCall)});
+    out.push_back({"traced slice (wide ones: a colour per name)", ColorOf(EventKind::kCall)});
   } else {
     add(EventKind::kCall, "op called on its caller's thread");
   }

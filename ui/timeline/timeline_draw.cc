@@ -124,7 +124,7 @@ void TimelineWidget::DrawSpanLane(const Lane& lane, float y, float height, bool 
       const float filled = q > p ? height : CoveredHeight(covered, bucket_ns, height);
       draw->AddRectFilled(ImVec2(axis_.x + static_cast<float>(p), y + height - filled),
                           ImVec2(axis_.x + static_cast<float>(q + 1), y + height), color);
-      if (q - p >= kMinLabelPixels) DrawSpanNames(*track, p, q, y);
+      if (q - p >= kMinLabelPixels) DrawSpanNames(*track, p, q, y, static_cast<int>(color >> 24));
       p = q;
     }
   }
@@ -261,9 +261,11 @@ void TimelineWidget::DrawFlowArrows(const std::vector<trace::Flow>& flows) {
   }
 }
 
-void TimelineWidget::DrawSpanNames(const trace::Track& track, int p, int q, float y) {
+void TimelineWidget::DrawSpanNames(const trace::Track& track, int p, int q, float y, int alpha) {
   // The spans in a run of covered pixels [p, q], each named inside itself where it is wide
   // enough: one binary search per span drawn, nothing for runs too narrow to hold a name.
+  // An imported span that wide is also painted in its name's colour (NameColor).
+  ImDrawList* draw = ImGui::GetWindowDrawList();
   const float right = axis_.x + static_cast<float>(q + 1);
   float x = axis_.x + static_cast<float>(p);
   for (size_t i = track.FirstEndingAfter(axis_.ToTime(x)); i < track.size() && x < right - 4; ++i) {
@@ -276,6 +278,10 @@ void TimelineWidget::DrawSpanNames(const trace::Track& track, int p, int q, floa
       // into it).
       i = std::max(track.FirstEndingAfter(axis_.ToTime(b + 1)), i + 1) - 1;
       continue;
+    }
+    if (track.label(i) != 0) {
+      draw->AddRectFilled(ImVec2(a, y), ImVec2(b, y + kLaneHeight),
+                          NameColor(model_->SpanName(track, i), alpha));
     }
     DrawClippedText(SpanCaption(*model_, track, i), a, b, y);
   }
@@ -361,7 +367,13 @@ void TimelineWidget::DrawCounterLane(const Lane& lane, float y, float height) {
   } else {
     std::snprintf(scale, sizeof scale, "%.4g", full);
   }
-  draw->AddText(ImVec2(axis_.x + axis_.width - 50, y), palette_.dim_text, scale);
+  // The scale on its own background: grey text over the purple data did not read.
+  const ImVec2 scale_at(axis_.x + axis_.width - 50, y);
+  const ImVec2 scale_size = ImGui::CalcTextSize(scale);
+  draw->AddRectFilled(ImVec2(scale_at.x - 2, scale_at.y),
+                      ImVec2(scale_at.x + scale_size.x + 2, scale_at.y + scale_size.y),
+                      WithAlpha(palette_.lane_background, 220));
+  draw->AddText(scale_at, palette_.text, scale);
   const ImVec2 mouse = ImGui::GetIO().MousePos;
   if (mouse.y >= y && mouse.y < y + height && mouse.x >= axis_.x &&
       mouse.x < axis_.x + axis_.width && drag_ == Drag::kNone) {

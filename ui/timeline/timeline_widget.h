@@ -157,7 +157,8 @@ class TimelineWidget : public ImGuiGlWidget {
   void DrawSpanLane(const Lane& lane, float y, float height, bool dimmed);
   // Names of the spans in covered pixels [p, q] of a lane at y, inside the spans wide
   // enough to hold some of it.
-  void DrawSpanNames(const trace::Track& track, int p, int q, float y);
+  // `alpha`: the lane's (dimmed by a search that does not match it).
+  void DrawSpanNames(const trace::Track& track, int p, int q, float y, int alpha);
   // The arrows of a hovered span's flows (an imported trace's launch -> kernel links).
   void DrawFlowArrows(const std::vector<trace::Flow>& flows);
   int flow_arrows_ = 0;  // drawn in the last frame
