@@ -213,6 +213,22 @@ TEST(InteropGuiTest, ARealTracesSpansAreListedByNameAndFoundBySearch) {
   EXPECT_GE(nested_lanes, 10) << "the trace nests 11 deep";
 }
 
+// At 1280x800 the timeline keeps 60% of the width with an imported trace open: its long
+// process names ("penv#native-main#platform-runtime#python#py_version_3_10") made the
+// Pipeline dock 490 px wide and left the timeline 40%.
+TEST(InteropGuiTest, AnImportedTraceLeavesTheTimelineMostOfTheWidth) {
+  for (const char* file : {"/real/hta_ns_resolution_rank-0.pt.trace.json.gz",
+                           "/real/kineto_resnet50_w4_1623212756351.pt.trace.json.gz"}) {
+    SCOPED_TRACE(file);
+    MainWindow window;
+    ASSERT_TRUE(ShowWindow(window));
+    ASSERT_TRUE(window.OpenFile(QString(PIPESCOPE_TEST_DATA) + file));
+    DrawFrames(window);
+    EXPECT_GE(window.timeline()->width(), window.width() * 6 / 10)
+        << "timeline " << window.timeline()->width() << " px of " << window.width();
+  }
+}
+
 // Hovering a CPU launch draws its flow to the kernel it launched (Kineto 2021's
 // capitalised categories, tests/trace/data/kineto_2021_capitalised.json: the launch at
 // 4.2 ms, its kernel on stream 7 at 4.3 ms).

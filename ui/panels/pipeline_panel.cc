@@ -135,14 +135,22 @@ void PipelinePanel::ShowImported(const trace::Model& model) {
                      "<p>Statistics lists its spans by name; Ctrl+F finds them on the "
                      "timeline.</p>")
                      .arg(QString::fromStdString(model.run_info().imported_from).toHtmlEscaped());
+  // Names like "penv#native-main#platform-runtime#python" have no spaces: a break after
+  // each separator lets them wrap to the dock, which otherwise grew to their width.
+  auto breakable = [](const std::string& name) {
+    QString out = QString::fromStdString(name).toHtmlEscaped();
+    for (const QString sep : {"#", "/", ":", "_", "."}) out.replace(sep, sep + QChar(0x200B));
+    return out;
+  };
   for (const auto& [process, names] : threads) {
-    text += "<p><b>" + QString::fromStdString(process).toHtmlEscaped() + "</b><br>";
-    for (size_t i = 0; i < names.size() && i < 12; ++i)
-      text += QString::fromStdString(names[i]).toHtmlEscaped() + "<br>";
+    text += "<p><b>" + breakable(process) + "</b><br>";
+    for (size_t i = 0; i < names.size() && i < 12; ++i) text += breakable(names[i]) + "<br>";
     if (names.size() > 12) text += QString("and %1 more").arg(names.size() - 12);
     text += "</p>";
   }
   QScrollArea* scroll = ResetContent();
+  imported_ = true;
+  updateGeometry();
   auto* label = new QLabel(text, scroll);
   label->setWordWrap(true);
   label->setAlignment(Qt::AlignTop | Qt::AlignLeft);
@@ -154,6 +162,7 @@ void PipelinePanel::ShowImported(const trace::Model& model) {
 
 QScrollArea* PipelinePanel::ResetContent() {
   delete content_;
+  imported_ = false;
   boxes_.clear();
   auto_labels_.clear();
   shown_keys_.clear();

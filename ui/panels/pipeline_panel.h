@@ -42,6 +42,15 @@ class PipelinePanel : public QWidget {
   // Where W, A, S and D go when a spin box has the focus: a number has no letters, so they
   // zoom and pan the timeline, as they do everywhere else.
   void SetNavigationTarget(QWidget* target) { navigation_target_ = target; }
+  // The knobs' width for a run; a narrow column for an imported trace's list of processes,
+  // whose long names made the dock ask for 490 px and leave the timeline 40% of a 1280 px
+  // window.
+  QSize sizeHint() const override {
+    QSize hint = QWidget::sizeHint();
+    if (imported_) hint.setWidth(kImportedWidth);
+    return hint;
+  }
+  static constexpr int kImportedWidth = 220;
 
  signals:
   void KnobEdited(const QString& op, const QString& knob, qint64 value);
@@ -59,6 +68,7 @@ class PipelinePanel : public QWidget {
   bool eventFilter(QObject* watched, QEvent* event) override;
 
   QWidget* navigation_target_ = nullptr;
+  bool imported_ = false;  // showing an imported trace's processes, not knobs
   OpOrderEditor* order_ = nullptr;
   QVBoxLayout* layout_;
   QWidget* content_ = nullptr;
