@@ -143,6 +143,13 @@ void ImGuiGlWidget::RebuildFont() {
   ImGui_ImplOpenGL3_CreateFontsTexture();
 }
 
+void ImGuiGlWidget::leaveEvent(QEvent* e) {
+  ImGui::SetCurrentContext(context_);
+  ImGui::GetIO().MousePos = ImVec2(-FLT_MAX, -FLT_MAX);  // ImGui's "no pointer"
+  update();
+  QOpenGLWidget::leaveEvent(e);
+}
+
 void ImGuiGlWidget::mouseMoveEvent(QMouseEvent* e) {
   SetMousePos(e->position());
   ApplyModifiers(e->modifiers());

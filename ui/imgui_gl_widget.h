@@ -43,6 +43,8 @@ class ImGuiGlWidget : public QOpenGLWidget {
   void mousePressEvent(QMouseEvent* e) override;
   void mouseReleaseEvent(QMouseEvent* e) override;
   void wheelEvent(QWheelEvent* e) override;
+  // The pointer left: ImGui is told there is none, so that hover tooltips go with it.
+  void leaveEvent(QEvent* e) override;
   void keyPressEvent(QKeyEvent* e) override;
   void keyReleaseEvent(QKeyEvent* e) override;
 

@@ -167,6 +167,24 @@ TEST_F(TimelineGuiTest, ClickingARedGapNamesTheOpThatCausedIt) {
   window_->grab().save("timeline_gap.png");
 }
 
+// With the context menu open, a left click (on a menu item, or outside the menu to close
+// it) is the menu's: the red gap under it is not explained. The menu opens on a lower lane,
+// so that the click lands outside it.
+TEST_F(TimelineGuiTest, AClickWhileTheMenuIsOpenIsNotAClickOnTheTimeline) {
+  const auto [start, end] = LongestWait(*model_);
+  ASSERT_GT(end, start);
+  timeline_->SetView(start - (end - start), end + (end - start));
+  QTest::qWait(50);
+  const size_t low_lane = timeline_->lanes().size() - 1;
+  QTest::mouseClick(timeline_, Qt::RightButton, Qt::NoModifier, At(start, low_lane));
+  QTest::qWait(150);
+  QTest::mouseClick(timeline_, Qt::LeftButton, Qt::NoModifier, At((start + end) / 2, 0));
+  QTest::qWait(150);
+  EXPECT_FALSE(timeline_->gap().active) << "the click closed the menu";
+  ClickMiddleOf(start, end, 0);
+  EXPECT_TRUE(timeline_->gap().active) << "with the menu closed, the same click explains the gap";
+}
+
 TEST_F(TimelineGuiTest, ClickingTheDevicesIdleTimeNamesItsCause) {
   // The longest device gap in the steady state, from the gaps the trace model lists.
   std::pair<int64_t, int64_t> longest{0, 0};

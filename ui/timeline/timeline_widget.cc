@@ -457,7 +457,10 @@ void TimelineWidget::HandleMouse(float lanes_top, float lanes_bottom) {
       UserNavigated();
     }
   }
-  if (ImGui::IsMouseClicked(0) && over_lanes) {
+  // A click on the context menu (or outside it, closing it) is the menu's, not a click on
+  // the span under it.
+  const bool menu_open = ImGui::IsPopupOpen("timeline menu");
+  if (ImGui::IsMouseClicked(0) && over_lanes && !menu_open) {
     press_x_ = mouse.x;
     press_y_ = mouse.y;
     press_axis_ = axis_;
@@ -609,8 +612,9 @@ void TimelineWidget::DrawImGui() {
   draw->PopClipRect();
   DrawAxis(origin.y);
   DrawLegend(origin.x + 4, lanes_bottom + 4, legend);
+  // No hover tooltip over the open context menu.
   if (hovered >= 0 && drag_ == Drag::kNone && mouse.x >= axis_.x &&
-      mouse.x < axis_.x + axis_.width) {
+      mouse.x < axis_.x + axis_.width && !ImGui::IsPopupOpen("timeline menu")) {
     DrawTooltip(lanes_[static_cast<size_t>(hovered)], axis_.ToTime(mouse.x));
   }
   ContextMenu();
