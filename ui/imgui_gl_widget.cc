@@ -104,8 +104,16 @@ void ImGuiGlWidget::paintGL() {
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &start);
   ImGui_ImplOpenGL3_NewFrame();
   ImGui::NewFrame();
+  shown_content_ = 0;
   DrawImGui();
   ImGui::Render();
+  // An auto-sized window (a tooltip) is drawn at the size its content had the frame before:
+  // hidden on its first frame, clipped when its content changes. When what it shows changed,
+  // the next frame is drawn unasked, where it waited for the pointer's next move.
+  if (shown_content_ != drawn_content_) {
+    drawn_content_ = shown_content_;
+    QTimer::singleShot(0, this, [this] { update(); });
+  }
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &built);
   glViewport(0, 0, static_cast<int>(width() * dpr), static_cast<int>(height() * dpr));
   glClearColor(clear_color_[0], clear_color_[1], clear_color_[2], 1.0f);

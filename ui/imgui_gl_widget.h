@@ -36,6 +36,9 @@ class ImGuiGlWidget : public QOpenGLWidget {
 
  protected:
   virtual void DrawImGui() = 0;
+  // What an auto-sized window (a tooltip) shows this frame, as a key that changes with its
+  // content: a change draws one more frame, in which the window has its new size.
+  void NoteShownContent(uint64_t key) { shown_content_ = shown_content_ * 1000003u + key + 1; }
 
   void initializeGL() override;
   void paintGL() override;
@@ -64,6 +67,8 @@ class ImGuiGlWidget : public QOpenGLWidget {
   std::deque<ButtonEvent> buttons_;
   std::deque<std::pair<int, bool>> keys_;
   float wheel_ = 0;
+  uint64_t shown_content_ = 0;  // this frame's NoteShownContent keys, combined
+  uint64_t drawn_content_ = 0;  // the previous frame's
   float ui_scale_ = 1;
   bool font_dirty_ = false;
   QTimer frame_timer_;  // keeps frames coming while input is queued

@@ -167,6 +167,20 @@ TEST_F(TimelineGuiTest, ClickingARedGapNamesTheOpThatCausedIt) {
   window_->grab().save("timeline_gap.png");
 }
 
+// A tooltip's first frame only sizes it (ImGui draws a new window from its second frame):
+// the widget draws that second frame itself, where the tooltip waited for the next move.
+TEST_F(TimelineGuiTest, ATooltipIsDrawnWithoutAnotherMove) {
+  const auto [start, end] = LongestWait(*model_);
+  ASSERT_GT(end, start);
+  timeline_->SetView(start - (end - start), end + (end - start));
+  QTest::mouseMove(timeline_, At(start - (end - start) / 2, 0));  // not over a span yet
+  QTest::qWait(200);
+  const int64_t before = timeline_->frames_drawn();
+  QTest::mouseMove(timeline_, At((start + end) / 2, 0));  // over the wait: a tooltip
+  QTest::qWait(200);
+  EXPECT_GE(timeline_->frames_drawn() - before, 2) << "the move's frame and the tooltip's";
+}
+
 // With the context menu open, a left click (on a menu item, or outside the menu to close
 // it) is the menu's: the red gap under it is not explained. The menu opens on a lower lane,
 // so that the click lands outside it.

@@ -379,6 +379,8 @@ void TimelineWidget::DrawCounterLane(const Lane& lane, float y, float height) {
       mouse.x < axis_.x + axis_.width && drag_ == Drag::kNone) {
     const float v =
         values[static_cast<size_t>(std::clamp(static_cast<int>(mouse.x - axis_.x), 0, pixels - 1))];
+    NoteShownContent(static_cast<uint64_t>(lane.counter) * 0x9E3779B97F4A7C15ull +
+                     static_cast<uint64_t>(static_cast<double>(v) * 1000));
     ImGui::BeginTooltip();
     ImGui::Text("%s", lane.label.c_str());
     if (lane.counter == CounterKind::kDeviceBusy) {
@@ -574,6 +576,7 @@ void TimelineWidget::DrawTooltip(const Lane& lane, int64_t t) {
     const trace::Track* track = lane.tracks[k];
     const size_t i = track->FirstEndingAfter(t);
     if (i >= track->size() || track->start(i) > t) continue;
+    NoteShownContent((static_cast<uint64_t>(track->id()) << 40) ^ i);
     ImGui::BeginTooltip();
     if (track->label(i) != 0) {
       const trace::SpanLabel& label = model_->labels()[track->label(i)];
