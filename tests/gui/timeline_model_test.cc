@@ -244,6 +244,19 @@ TEST(MarkersTest, ThousandsOfInstantsAreTicksAndAFewAreLines) {
   EXPECT_EQ(markers[few.first].time_ns, close.t0);
 }
 
+// A lane's label says the process once and keeps the thread in view: three threads of a
+// process named "penv#native-main#platform-runtime#python#py_version_3_10" were three
+// identical cut-off labels.
+TEST(LanesTest, OpThreadLabelsSayTheProcessOnceAndKeepTheThread) {
+  EXPECT_EQ(OpThreadLabel("GPU 0", "GPU 0 / stream 7"), "GPU 0  stream 7");
+  EXPECT_EQ(OpThreadLabel("decode", "decode/0"), "decode  decode/0") << "a recording's own";
+  const std::string process = "penv#native-main#platform-runtime#python#py_version_3_10";
+  const std::string a = OpThreadLabel(process, process + " / thread 1102 (pt_main_thread)");
+  const std::string b = OpThreadLabel(process, process + " / thread 1262 (pt_autograd_0)");
+  EXPECT_EQ(a, "penv#...n_3_10  thread 1102 (pt_main_thread)") << "14 characters";
+  EXPECT_NE(a.substr(0, 40), b.substr(0, 40)) << "the threads differ within the label column";
+}
+
 TEST(LanesTest, ARecordedRunHasConsumerDeviceOpAndCounterLanes) {
   auto spec = engine::ParseSpecText(R"(
     source { name: "read" synthetic { records: 400 record_bytes: 64 } }

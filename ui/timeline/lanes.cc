@@ -14,6 +14,20 @@ bool RedOnlyWhileDeviceIdles(const trace::Model& model) {
          model.TracksOf(EventKind::kInputWait, record::kConsumerOp).size() == 1;
 }
 
+std::string OpThreadLabel(const std::string& op, const std::string& thread) {
+  // An imported thread is named "process / thread" and its "op" is the process: said once.
+  std::string_view own = thread;
+  if (own.size() > op.size() + 3 && own.starts_with(op) && own.substr(op.size(), 3) == " / ")
+    own.remove_prefix(op.size() + 3);
+  // A long identifier (no spaces: "penv#native-main#platform-runtime#...") keeps its ends,
+  // where such names differ; names with words (a host's "worker-3: python") stay whole.
+  std::string name = op;
+  if (name.size() > kLongOpName && name.find(' ') == std::string::npos) {
+    name = op.substr(0, kLongOpName / 2 - 2) + "..." + op.substr(op.size() - kLongOpName / 2 + 1);
+  }
+  return name + "  " + std::string(own);
+}
+
 std::vector<Lane> BuildLanes(const trace::Model& model) {
   std::vector<Lane> lanes;
   // The consumer and the device first: where the accelerator waits is the question.
@@ -75,7 +89,7 @@ std::vector<Lane> BuildLanes(const trace::Model& model) {
       lane.depth = key.second;
       // A nested row says only how deep it is: its thread's name is on the row above.
       lane.label = key.second == 0
-                       ? indent + stage->name + "  " + model.ThreadName(key.first)
+                       ? indent + OpThreadLabel(stage->name, model.ThreadName(key.first))
                        : indent + std::string(static_cast<size_t>(2 * key.second), ' ') + "|" +
                              std::to_string(key.second);
       lanes.push_back(lane);

@@ -43,6 +43,12 @@ struct Lane {
 
 std::vector<Lane> BuildLanes(const trace::Model& model);
 
+// An op lane's label: the op and its thread, without saying an imported thread's process
+// twice ("GPU 0  stream 7", not "GPU 0  GPU 0 / stream 7"), an identifier longer than
+// kLongOpName shortened in its middle so that the thread stays in the label column.
+inline constexpr size_t kLongOpName = 14;
+std::string OpThreadLabel(const std::string& op, const std::string& thread);
+
 // Whether the consumer lane paints red only the waits during which the device idled: when
 // the trace holds the device's own work (a GPU, which runs queued steps while the host
 // waits) and there is one consumer (with several, the union of their waits is no one
