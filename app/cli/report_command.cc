@@ -1,6 +1,5 @@
 #include "app/cli/report_command.h"
 
-#include <cstdlib>
 #include <iostream>
 #include <map>
 

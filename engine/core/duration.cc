@@ -1,5 +1,6 @@
 #include "engine/core/duration.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -111,22 +112,46 @@ Result<TimeRange> ParseTimeRange(std::string_view text) {
   return TimeRange{t0.value(), t1.value()};
 }
 
+namespace {
+
+// The unit a magnitude of nanoseconds reads in: the largest that keeps it at least 1.
+struct TimeUnit {
+  double ns;
+  const char* name;
+};
+TimeUnit UnitFor(double magnitude_ns) {
+  if (magnitude_ns >= 1e9) return {1e9, "s"};
+  if (magnitude_ns >= 1e6) return {1e6, "ms"};
+  if (magnitude_ns >= 1e3) return {1e3, "µs"};
+  return {1, "ns"};
+}
+
+}  // namespace
+
 std::string FormatDuration(int64_t ns) {
-  // Three significant digits: "1.5 ms", "250 µs", "3 s" (axis ticks, tooltips, docks, the
-  // CLI); zero is just "0", as an axis origin reads.
+  // Three significant digits: "1.5 ms", "250 µs", "3 s" (tooltips, docks, the CLI); zero is
+  // just "0".
   if (ns == 0) return "0";
   char buf[32];
   const double v = static_cast<double>(ns);
-  const double a = std::fabs(v);
-  if (a >= 1e9) {
-    std::snprintf(buf, sizeof buf, "%.3g s", v / 1e9);
-  } else if (a >= 1e6) {
-    std::snprintf(buf, sizeof buf, "%.3g ms", v / 1e6);
-  } else if (a >= 1e3) {
-    std::snprintf(buf, sizeof buf, "%.3g µs", v / 1e3);
-  } else {
+  const TimeUnit unit = UnitFor(std::fabs(v));
+  if (unit.ns == 1) {
     std::snprintf(buf, sizeof buf, "%lld ns", static_cast<long long>(ns));
+  } else {
+    std::snprintf(buf, sizeof buf, "%.3g %s", v / unit.ns, unit.name);
   }
+  return buf;
+}
+
+std::string FormatTimeAt(int64_t t_ns, double resolution_ns) {
+  const double resolution = std::max(resolution_ns, 1.0);
+  const TimeUnit unit = UnitFor(std::max(std::fabs(static_cast<double>(t_ns)), resolution));
+  const int digits =
+      resolution >= unit.ns
+          ? 0
+          : std::clamp(static_cast<int>(std::ceil(std::log10(unit.ns / resolution) - 1e-9)), 0, 9);
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.*f %s", digits, static_cast<double>(t_ns) / unit.ns, unit.name);
   return buf;
 }
 

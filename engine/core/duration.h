@@ -23,5 +23,10 @@ struct TimeRange {
 Result<TimeRange> ParseTimeRange(std::string_view text);
 // "2.5 ms", "150 us", "-3 s": the most readable unit, three significant digits.
 std::string FormatDuration(int64_t ns);
+// A point in time with the digits `resolution_ns` can tell apart, so that neighbouring axis
+// ticks never read alike: ticks 1 ms apart at 2.5 s read "2.513 s" and "2.514 s", where three
+// significant digits gave "2.51 s" twice. The unit follows the larger of the time and the
+// resolution, so that an origin reads "0 s" among ticks a second apart.
+std::string FormatTimeAt(int64_t t_ns, double resolution_ns);
 
 }  // namespace pipescope::engine

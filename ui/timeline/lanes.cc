@@ -14,6 +14,10 @@ bool RedOnlyWhileDeviceIdles(const trace::Model& model) {
          model.TracksOf(EventKind::kInputWait, record::kConsumerOp).size() == 1;
 }
 
+bool ShowsDeviceIdle(const trace::Model& model) {
+  return model.run_info().imported_from.empty() || !trace::DeviceWorkTracks(model).empty();
+}
+
 std::string OpThreadLabel(const std::string& op, const std::string& thread) {
   // An imported thread is named "process / thread" and its "op" is the process: said once.
   std::string_view own = thread;

@@ -55,6 +55,11 @@ std::string OpThreadLabel(const std::string& op, const std::string& thread);
 // lane's). Otherwise every wait is red: a synchronous step never overlaps one.
 bool RedOnlyWhileDeviceIdles(const trace::Model& model);
 
+// Whether the device lane paints the device's idle time: always for a recording; for an
+// imported trace only when it holds the device's own work (within steps, nothing else says
+// when it idled).
+bool ShowsDeviceIdle(const trace::Model& model);
+
 // A fingerprint that changes when BuildLanes would give another answer (a live run adds
 // tracks and stages as it goes).
 size_t LaneFingerprint(const trace::Model& model);

@@ -31,7 +31,7 @@ std::vector<LegendEntry> BuildLegend(const trace::Model& model, const Palette& p
   add(EventKind::kInputWait,
       RedOnlyWhileDeviceIdles(model) ? "consumer waits, device idle" : "consumer waits for input");
   add(EventKind::kStep, "device step");
-  if (kinds.contains(EventKind::kStep) && model.run_info().imported_from.empty()) {
+  if (kinds.contains(EventKind::kStep) && ShowsDeviceIdle(model)) {
     // DrawDeviceGaps paints the device's idle time in the consumer's red.
     out.push_back({"device idle", WithAlpha(ColorOf(EventKind::kInputWait), 200)});
   }

@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <cstdio>
 #include <string>
 
 #include "engine/core/duration.h"
@@ -77,30 +76,6 @@ struct TimeAxis {
 
 // Durations on the axis, in tooltips and docks: the engine's readable form.
 using engine::FormatDuration;
-
-// A point in time with the digits `resolution_ns` can tell apart, so that neighbouring
-// ticks never read alike: ticks 1 ms apart at 2.5 s read "2.513 s" and "2.514 s", where three
-// significant digits gave "2.51 s" twice. The unit follows the larger of the time and the
-// resolution, so that an origin reads "0 s" among ticks a second apart.
-inline std::string FormatTimeAt(int64_t t_ns, double resolution_ns) {
-  const double resolution = std::max(resolution_ns, 1.0);
-  const double size = std::max(std::fabs(static_cast<double>(t_ns)), resolution);
-  double unit = 1;
-  const char* name = "ns";
-  if (size >= 1e9) {
-    unit = 1e9, name = "s";
-  } else if (size >= 1e6) {
-    unit = 1e6, name = "ms";
-  } else if (size >= 1e3) {
-    unit = 1e3, name = "µs";
-  }
-  const int digits =
-      resolution >= unit
-          ? 0
-          : std::clamp(static_cast<int>(std::ceil(std::log10(unit / resolution) - 1e-9)), 0, 9);
-  char buf[48];
-  std::snprintf(buf, sizeof buf, "%.*f %s", digits, static_cast<double>(t_ns) / unit, name);
-  return buf;
-}
+using engine::FormatTimeAt;
 
 }  // namespace pipescope::ui

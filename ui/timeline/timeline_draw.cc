@@ -186,7 +186,7 @@ void TimelineWidget::DrawDeviceGaps(const Lane& lane, float y, float height) {
       pixel_ns_[static_cast<size_t>(p)] +=
           static_cast<double>(work[static_cast<size_t>(p)].covered_ns);
   }
-  if (imported && !any) return;  // nothing says when the device idled
+  if (!ShowsDeviceIdle(*model_)) return;  // nothing says when the device idled
   const trace::Track* steps = lane.tracks[0];
   const auto& step_buckets = summaries_.Of(*steps, axis_.t0, axis_.t1, pixels);
   // Idle only up to the trace's end: past a live run's "now" nothing is known, and red
@@ -400,6 +400,13 @@ void TimelineWidget::DrawOverlays(float top, float bottom) {
   const float left = axis_.x;
   const float right = axis_.x + axis_.width;
   auto clamp_x = [&](float px) { return std::clamp(px, left, right); };
+  // The span lanes that draw `track`.
+  auto holding = [](const trace::Track* track) {
+    return [track](const Lane& l) {
+      return l.kind != LaneKind::kCounter &&
+             std::find(l.tracks, l.tracks + l.track_count, track) != l.tracks + l.track_count;
+    };
+  };
   auto lane_rows = [&](auto&& match, auto&& fn) {
     for (size_t i = 0; i < lanes_.size() && i < lane_y_.size(); ++i) {
       if (match(lanes_[i])) fn(lane_y_[i], lane_y_[i] + LaneHeight(lanes_[i]));
@@ -476,16 +483,10 @@ void TimelineWidget::DrawOverlays(float top, float bottom) {
   if (match_track_ != nullptr && match_index_ < match_track_->size() && !search_.empty()) {
     const float a = axis_.ToPixel(match_track_->start(match_index_));
     const float b = std::max(axis_.ToPixel(match_track_->end(match_index_)), a + 2);
-    lane_rows(
-        [&](const Lane& l) {
-          for (int k = 0; k < l.track_count; ++k)
-            if (l.tracks[k] == match_track_) return true;
-          return false;
-        },
-        [&](float y0, float y1) {
-          draw->AddRect(ImVec2(clamp_x(a) - 2, y0 - 2), ImVec2(clamp_x(b) + 2, y1 + 2),
-                        palette_.highlight, 0, 0, 3);
-        });
+    lane_rows(holding(match_track_), [&](float y0, float y1) {
+      draw->AddRect(ImVec2(clamp_x(a) - 2, y0 - 2), ImVec2(clamp_x(b) + 2, y1 + 2),
+                    palette_.highlight, 0, 0, 3);
+    });
   }
 
   // One element's path through the ops.
@@ -493,16 +494,10 @@ void TimelineWidget::DrawOverlays(float top, float bottom) {
     const float a = axis_.ToPixel(span.start);
     const float b = std::max(axis_.ToPixel(span.end), a + 2);
     if (b < left || a > right) continue;
-    lane_rows(
-        [&](const Lane& l) {
-          for (int k = 0; k < l.track_count; ++k)
-            if (l.tracks[k] == span.track) return l.kind != LaneKind::kCounter;
-          return false;
-        },
-        [&](float y0, float y1) {
-          draw->AddRect(ImVec2(clamp_x(a) - 1, y0 - 1), ImVec2(clamp_x(b) + 1, y1 + 1),
-                        palette_.highlight, 0, 0, 2);
-        });
+    lane_rows(holding(span.track), [&](float y0, float y1) {
+      draw->AddRect(ImVec2(clamp_x(a) - 1, y0 - 1), ImVec2(clamp_x(b) + 1, y1 + 1),
+                    palette_.highlight, 0, 0, 2);
+    });
   }
 
   // A measurement between two (snapped) instants.

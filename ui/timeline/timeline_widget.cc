@@ -159,11 +159,12 @@ int TimelineWidget::SetSearch(const QString& text) {
 }
 
 void TimelineWidget::SetBottleneck(const std::string& op) {
-  if (op == bottleneck_ && (op.empty() || bottleneck_op_ >= 0)) return;
   const auto guard = LockModel(lock_);
-  bottleneck_ = op;
   const record::StageDef* stage = model_ && !op.empty() ? model_->StageNamed(op) : nullptr;
-  bottleneck_op_ = stage != nullptr ? stage->id : -1;
+  const int id = stage != nullptr ? stage->id : -1;
+  if (op == bottleneck_ && id == bottleneck_op_) return;
+  bottleneck_ = op;
+  bottleneck_op_ = id;
   update();
 }
 
@@ -292,8 +293,10 @@ void TimelineWidget::RefreshLanes() {
     return;
   }
   const size_t fingerprint = LaneFingerprint(*model_);
+  // The legend follows the tracks, the changes and markers (a live run adds them) and the theme.
   const size_t legend_key =
-      fingerprint * 31 + model_->knob_changes().size() * 2 + (palette_.dark ? 1 : 0);
+      ((fingerprint * 31 + model_->knob_changes().size()) * 31 + model_->markers().size()) * 2 +
+      (palette_.dark ? 1 : 0);
   if (legend_key != legend_key_ || legend_.empty()) {
     legend_key_ = legend_key;
     legend_ = BuildLegend(*model_, palette_);
@@ -459,7 +462,7 @@ void TimelineWidget::HandleMouse(float lanes_top, float lanes_bottom) {
   }
   // A click on the context menu (or outside it, closing it) is the menu's, not a click on
   // the span under it.
-  const bool menu_open = ImGui::IsPopupOpen("timeline menu");
+  const bool menu_open = ImGui::IsPopupOpen(kMenuId);
   if (ImGui::IsMouseClicked(0) && over_lanes && !menu_open) {
     press_x_ = mouse.x;
     press_y_ = mouse.y;
@@ -501,7 +504,7 @@ void TimelineWidget::HandleMouse(float lanes_top, float lanes_bottom) {
   }
   if (ImGui::IsMouseClicked(1) && over_lanes) {
     menu_t_ = axis_.ToTime(mouse.x);
-    ImGui::OpenPopup("timeline menu");
+    ImGui::OpenPopup(kMenuId);
   }
 }
 
@@ -522,7 +525,7 @@ void TimelineWidget::Click(float mouse_y, int64_t t) {
 }
 
 void TimelineWidget::ContextMenu() {
-  if (!ImGui::BeginPopup("timeline menu")) return;
+  if (!ImGui::BeginPopup(kMenuId)) return;
   const int64_t t = menu_t_;
   if (ImGui::MenuItem("Add a note here...")) Later([this, t] { emit NoteRequested(t, t); });
   const bool has_selection = sel_t1_ > sel_t0_;
@@ -614,7 +617,7 @@ void TimelineWidget::DrawImGui() {
   DrawLegend(origin.x + 4, lanes_bottom + 4, legend);
   // No hover tooltip over the open context menu.
   if (hovered >= 0 && drag_ == Drag::kNone && mouse.x >= axis_.x &&
-      mouse.x < axis_.x + axis_.width && !ImGui::IsPopupOpen("timeline menu")) {
+      mouse.x < axis_.x + axis_.width && !ImGui::IsPopupOpen(kMenuId)) {
     DrawTooltip(lanes_[static_cast<size_t>(hovered)], axis_.ToTime(mouse.x));
   }
   ContextMenu();

@@ -151,6 +151,7 @@ class TimelineWidget : public ImGuiGlWidget {
   // painting).
   void Later(std::function<void()> fn);
 
+  static constexpr const char* kMenuId = "timeline menu";  // the right button's ImGui popup
   void DrawAxis(float y);
   // The legend strip from (x, y): the places LayOutLegend gave.
   void DrawLegend(float x, float y, const std::vector<LegendSlot>& places);
