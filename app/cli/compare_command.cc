@@ -4,22 +4,21 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 
+#include "app/cli/summary_format.h"
 #include "app/session/comparison.h"
+#include "app/session/figure_table.h"
 #include "engine/spec/spec_loader.h"
 
 namespace pipescope::cli {
 namespace {
 
 nlohmann::json Figures(const session::SpecMeasurement& m) {
-  return {{"steps_per_s", m.analysis.steps_per_s},
-          {"steps_per_s_half_width", m.analysis.steps_per_s_half_width},
-          {"input_wait_fraction", m.analysis.input_wait_fraction},
-          {"device_busy_fraction", m.analysis.device_busy_fraction},
-          {"worker_threads", m.worker_threads},
-          {"cpu_cores_busy", m.cpu_cores_busy},
-          {"buffered_elements", m.buffered_elements},
-          {"buffer_bytes", m.buffer_bytes},
-          {"verdict", m.analysis.verdict.text}};
+  nlohmann::json figures;
+  for (const session::RunFigure& f : session::RunFigureTable()) {
+    if ((f.views & session::kJsonView) != 0u) figures[f.json_key] = FigureJson(f.value(m));
+  }
+  figures["verdict"] = m.analysis.verdict.text;
+  return figures;
 }
 
 }  // namespace
@@ -54,7 +53,6 @@ int CompareCommand(const CompareCommandOptions& options, std::ostream& out, std:
                            {"a", d.a ? nlohmann::json(*d.a) : nlohmann::json()},
                            {"b", d.b ? nlohmann::json(*d.b) : nlohmann::json()}});
   }
-  const double a = c.a.analysis.steps_per_s, b = c.b.analysis.steps_per_s;
   const std::string& verdict = c.verdict;
   if (options.json) {
     out << nlohmann::json{{"a", {{"spec", options.a_path}, {"figures", Figures(measured[0])}}},
@@ -73,27 +71,13 @@ int CompareCommand(const CompareCommandOptions& options, std::ostream& out, std:
   char line[256];
   std::snprintf(line, sizeof line, "%-22s %12s %12s\n", "", "A", "B");
   out << line;
-  auto row = [&](const char* name, double va, double vb, const char* format) {
-    char fa[32], fb[32];
-    std::snprintf(fa, sizeof fa, format, va);
-    std::snprintf(fb, sizeof fb, format, vb);
-    std::snprintf(line, sizeof line, "%-22s %12s %12s\n", name, fa, fb);
+  for (const session::RunFigure& f : session::RunFigureTable()) {
+    if ((f.views & session::kTextView) == 0u) continue;
+    std::snprintf(line, sizeof line, "%-22s %12s %12s\n", session::HeaderWithUnit(f).c_str(),
+                  session::FormatNumber(f, measured[0]).c_str(),
+                  session::FormatNumber(f, measured[1]).c_str());
     out << line;
-  };
-  row("steps/s", a, b, "%.1f");
-  row("  ± (95% interval)", measured[0].analysis.steps_per_s_half_width,
-      measured[1].analysis.steps_per_s_half_width, "%.1f");
-  row("input wait %", 100 * measured[0].analysis.input_wait_fraction,
-      100 * measured[1].analysis.input_wait_fraction, "%.0f");
-  row("device busy %", 100 * measured[0].analysis.device_busy_fraction,
-      100 * measured[1].analysis.device_busy_fraction, "%.0f");
-  row("worker threads", static_cast<double>(measured[0].worker_threads),
-      static_cast<double>(measured[1].worker_threads), "%.0f");
-  row("CPU cores busy", measured[0].cpu_cores_busy, measured[1].cpu_cores_busy, "%.2f");
-  row("buffered elements", static_cast<double>(measured[0].buffered_elements),
-      static_cast<double>(measured[1].buffered_elements), "%.0f");
-  row("buffer memory KiB", static_cast<double>(measured[0].buffer_bytes) / 1024,
-      static_cast<double>(measured[1].buffer_bytes) / 1024, "%.0f");
+  }
   out << verdict << "\n";
   return 0;
 }

@@ -1,10 +1,12 @@
 #include "app/cli/summary_format.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <utility>
 #include <vector>
 
+#include "app/session/figure_table.h"
 #include "engine/core/duration.h"
 
 namespace pipescope::cli {
@@ -43,7 +45,59 @@ std::string DeviceGapsToText(const trace::DeviceGapSummary& g) {
   return out + "\n";
 }
 
+// Characters a terminal shows for `s` (UTF-8: "µ" is two bytes, one character).
+size_t Shown(const std::string& s) {
+  size_t n = 0;
+  for (const char ch : s) n += (static_cast<unsigned char>(ch) & 0xC0u) != 0x80u ? 1 : 0;
+  return n;
+}
+
+std::string Padded(const std::string& s, size_t width, bool right) {
+  const std::string pad(width > Shown(s) ? width - Shown(s) : 0, ' ');
+  return right ? pad + s : s + pad;
+}
+
+// The op table: name (indented by depth) and kind, then the text view's figures with
+// their units, each column as wide as its widest cell.
+std::string StageTable(const std::vector<trace::StageFigures>& stages) {
+  std::vector<std::vector<std::string>> rows(stages.size() + 1);
+  rows[0] = {"stage", "op"};
+  for (size_t i = 0; i < stages.size(); ++i) {
+    const auto& st = stages[i];
+    rows[i + 1] = {std::string(static_cast<size_t>(2 * st.depth), ' ') + st.name, st.op};
+  }
+  for (const session::StageFigure& f : session::StageFigureTable()) {
+    if ((f.views & session::kTextView) == 0u) continue;
+    rows[0].emplace_back(f.header);
+    for (size_t i = 0; i < stages.size(); ++i) {
+      rows[i + 1].push_back(session::FormatWithUnit(f, stages[i]));
+    }
+  }
+  std::vector<size_t> widths(rows[0].size(), 0);
+  for (const auto& row : rows) {
+    for (size_t c = 0; c < row.size(); ++c) widths[c] = std::max(widths[c], Shown(row[c]));
+  }
+  std::string out;
+  for (const auto& row : rows) {
+    std::string line;
+    for (size_t c = 0; c < row.size(); ++c) {
+      const bool last = c + 1 == row.size();
+      // Names and kinds read left to right; numbers line up on their last digit.
+      line += c < 2 ? Padded(row[c], last ? 0 : widths[c], false) : Padded(row[c], widths[c], true);
+      if (!last) line += "  ";
+    }
+    out += line + "\n";
+  }
+  return out;
+}
+
 }  // namespace
+
+nlohmann::json FigureJson(std::optional<double> v) {
+  if (!v) return nullptr;
+  if (std::abs(*v) < 9e15 && *v == std::floor(*v)) return static_cast<int64_t>(*v);
+  return *v;
+}
 
 SummaryContext ContextFromModel(const trace::Model& model, bool end_of_data) {
   SummaryContext c;
@@ -79,25 +133,11 @@ nlohmann::json SummaryToJson(const trace::RangeAnalysis& a, const SummaryContext
   j["dropped_events"] = a.dropped_events;
   j["stages"] = nlohmann::json::array();
   for (const auto& st : a.stages) {
-    j["stages"].push_back({
-        {"name", st.name},
-        {"op", st.op},
-        {"depth", st.depth},
-        {"parallelism", st.parallelism},
-        {"buffer_size", st.buffer_size},
-        {"elements", st.elements},
-        {"elements_per_s", st.elements_per_s},
-        {"self_ns_per_element", st.self_ns_per_element},
-        {"busy_fraction", st.busy_fraction},
-        {"waiting_input_fraction", st.waiting_input_fraction},
-        {"blocked_output_fraction", st.blocked_output_fraction},
-        {"idle_fraction", st.idle_fraction},
-        {"mean_buffer_level", st.mean_buffer_level},
-        {"buffer_fill", st.buffer_fill},
-        {"caused_wait_share", st.caused_wait_share},
-        {"cpu_share", st.cpu_share},
-        {"cpu_cores", st.cpu_cores},
-    });
+    nlohmann::json stage = {{"name", st.name}, {"op", st.op}, {"depth", st.depth}};
+    for (const session::StageFigure& f : session::StageFigureTable()) {
+      if ((f.views & session::kJsonView) != 0u) stage[f.json_key] = FigureJson(f.value(st));
+    }
+    j["stages"].push_back(std::move(stage));
   }
   if (c.recorded) {
     j["verdict"] = {{"grade", a.verdict.grade},
@@ -154,19 +194,7 @@ std::string SummaryToText(const trace::RangeAnalysis& a, const SummaryContext& c
     out += line;
   }
   out += "\n";
-  std::snprintf(line, sizeof line, "%-22s %-12s %5s %6s %10s %12s %6s %7s %7s %7s\n", "stage", "op",
-                "par", "buffer", "elements", "self/elem", "busy", "wait-in", "blocked", "caused");
-  out += line;
-  for (const auto& st : a.stages) {
-    const std::string name = std::string(static_cast<size_t>(2 * st.depth), ' ') + st.name;
-    std::snprintf(line, sizeof line,
-                  "%-22s %-12s %5.0f %6.0f %10lld %9.1f µs %5.0f%% %6.0f%% %6.0f%% %6.0f%%\n",
-                  name.c_str(), st.op.c_str(), st.parallelism, st.buffer_size,
-                  static_cast<long long>(st.elements), st.self_ns_per_element / 1e3,
-                  100 * st.busy_fraction, 100 * st.waiting_input_fraction,
-                  100 * st.blocked_output_fraction, 100 * st.caused_wait_share);
-    out += line;
-  }
+  out += StageTable(a.stages);
   out += "\n" + a.verdict.text + "\n";
   return out;
 }

@@ -3,6 +3,7 @@
 // run that just ended (`run`) and for a saved trace (`report`).
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,10 @@ struct SummaryContext {
 
 // Device, knob changes and op names as a trace records them.
 SummaryContext ContextFromModel(const trace::Model& model, bool end_of_data);
+
+// A figure's value in --json (figure_table.h): whole numbers as integers, a figure that
+// does not apply as null.
+nlohmann::json FigureJson(std::optional<double> value);
 
 nlohmann::json SummaryToJson(const trace::RangeAnalysis& a, const SummaryContext& c);
 std::string SummaryToText(const trace::RangeAnalysis& a, const SummaryContext& c);

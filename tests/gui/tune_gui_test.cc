@@ -10,6 +10,7 @@
 #include <QTest>
 #include <cstdio>
 
+#include "app/session/figure_table.h"
 #include "engine/spec/spec_loader.h"
 #include "engine/spec/spec_overrides.h"
 #include "gui_test_support.h"
@@ -84,15 +85,29 @@ TEST(TuneGuiTest, CompareWithASavedSpecShowsBothRunsOnOneAxis) {
       << verdict.toStdString();
   EXPECT_TRUE(verdict.contains("decode.num_parallel_calls 1 -> 2")) << verdict.toStdString();
   QTableWidget* figures = compare->figures();
-  ASSERT_GE(figures->rowCount(), 6);
-  EXPECT_EQ(figures->item(0, 0)->text(), "steps/s");
-  EXPECT_GT(figures->item(0, 1)->text().toDouble(), 0);
-  EXPECT_GT(figures->item(0, 2)->text().toDouble(), 0);
-  EXPECT_EQ(figures->item(3, 0)->text(), "worker threads");
-  EXPECT_EQ(figures->item(4, 0)->text(), "CPU cores busy");
-  EXPECT_GT(figures->item(4, 1)->text().toDouble(), 0) << "the pipeline's threads used CPU";
-  EXPECT_EQ(figures->item(5, 0)->text(), "buffer memory (KiB)");
-  EXPECT_GT(figures->item(5, 1)->text().toDouble(), 0) << "buffers hold measured bytes";
+  auto row_of = [figures](const QString& header) {
+    for (int row = 0; row < figures->rowCount(); ++row) {
+      if (figures->item(row, 0)->text() == header) return row;
+    }
+    return -1;
+  };
+  // Every figure the table declares for the GUI, in its order and words.
+  int expected_row = 0;
+  for (const session::RunFigure& f : session::RunFigureTable()) {
+    if ((f.views & session::kGuiView) == 0u) continue;
+    EXPECT_EQ(row_of(QString::fromStdString(session::HeaderWithUnit(f))), expected_row++) << f.key;
+  }
+  EXPECT_EQ(figures->rowCount(), expected_row);
+  const int steps = row_of("steps/s");
+  ASSERT_EQ(steps, 0);
+  EXPECT_GT(figures->item(steps, 1)->text().toDouble(), 0);
+  EXPECT_GT(figures->item(steps, 2)->text().toDouble(), 0);
+  const int cpu = row_of("CPU cores busy");
+  ASSERT_GE(cpu, 0);
+  EXPECT_GT(figures->item(cpu, 1)->text().toDouble(), 0) << "the pipeline's threads used CPU";
+  const int memory = row_of("buffer memory (KiB)");
+  ASSERT_GE(memory, 0);
+  EXPECT_GT(figures->item(memory, 1)->text().toDouble(), 0) << "buffers hold measured bytes";
   QTableWidget* knobs = compare->knob_differences();
   ASSERT_EQ(knobs->rowCount(), 1);
   EXPECT_EQ(knobs->item(0, 0)->text(), "decode.num_parallel_calls");

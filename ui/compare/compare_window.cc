@@ -10,8 +10,10 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 #include <algorithm>
+#include <optional>
 #include <vector>
 
+#include "app/session/figure_table.h"
 #include "ui/timeline/timeline_widget.h"
 
 namespace pipescope::ui {
@@ -19,33 +21,6 @@ namespace {
 
 const QColor kBetter(60, 160, 90);
 const QColor kDiffers(200, 150, 30);
-
-struct Figure {
-  const char* name;
-  double (*value)(const session::SpecMeasurement&);
-  const char* format;
-  bool higher_is_better;
-  bool predicted = true;  // a what-if's prediction gives it
-};
-
-const Figure kFigures[] = {
-    {"steps/s", [](const session::SpecMeasurement& m) { return m.analysis.steps_per_s; }, "%.1f",
-     true},
-    {"input wait %",
-     [](const session::SpecMeasurement& m) { return 100 * m.analysis.input_wait_fraction; }, "%.0f",
-     false},
-    {"device busy %",
-     [](const session::SpecMeasurement& m) { return 100 * m.analysis.device_busy_fraction; },
-     "%.0f", true},
-    {"worker threads",
-     [](const session::SpecMeasurement& m) { return static_cast<double>(m.worker_threads); },
-     "%.0f", false},
-    {"CPU cores busy", [](const session::SpecMeasurement& m) { return m.cpu_cores_busy; }, "%.2f",
-     false, false},
-    {"buffer memory (KiB)",
-     [](const session::SpecMeasurement& m) { return static_cast<double>(m.buffer_bytes) / 1024; },
-     "%.0f", false, false},
-};
 
 QTableWidgetItem* Cell(const QString& text) {
   auto* item = new QTableWidgetItem(text);
@@ -154,24 +129,26 @@ void CompareWindow::FillFigures() {
   figures_->setColumnCount(3);
   figures_->setHorizontalHeaderLabels(
       {"", QString::fromStdString(comparison_.name_a), QString::fromStdString(comparison_.name_b)});
-  std::vector<const Figure*> shown;
-  for (const Figure& f : kFigures) {
-    if (f.predicted || !comparison_.b_predicted) shown.push_back(&f);
+  std::vector<const session::RunFigure*> shown;
+  for (const session::RunFigure& f : session::RunFigureTable()) {
+    if ((f.views & session::kGuiView) != 0u && (f.predicted || !comparison_.b_predicted)) {
+      shown.push_back(&f);
+    }
   }
   figures_->setRowCount(static_cast<int>(shown.size()));
   int row = 0;
-  for (const Figure* figure : shown) {
-    const Figure& f = *figure;
-    const double va = f.value(comparison_.a), vb = f.value(comparison_.b);
-    figures_->setItem(row, 0, Cell(f.name));
-    const double values[2] = {va, vb};
+  for (const session::RunFigure* f : shown) {
+    auto* name = Cell(QString::fromStdString(session::HeaderWithUnit(*f)));
+    name->setToolTip(QString::fromUtf8(f->tooltip));
+    figures_->setItem(row, 0, name);
+    const session::SpecMeasurement* sides[2] = {&comparison_.a, &comparison_.b};
     for (int side = 0; side < 2; ++side) {
-      auto* cell = Cell(QString::asprintf(f.format, values[side]));
+      auto* cell = Cell(QString::fromStdString(session::FormatNumber(*f, *sides[side])));
       cell->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-      const double mine = values[side], other = values[1 - side];
+      const std::optional<double> mine = f->value(*sides[side]);
+      const std::optional<double> other = f->value(*sides[1 - side]);
       // Better by more than 3% (the machines are noisy): marked.
-      const bool better = f.higher_is_better ? mine > other * 1.03 : mine < other * 0.97;
-      if (better) {
+      if (mine && other && session::Beats(f->better, *mine, *other, 0.03)) {
         cell->setForeground(kBetter);
         QFont bold = cell->font();
         bold.setBold(true);

@@ -3,6 +3,9 @@
 #include <QHeaderView>
 #include <algorithm>
 #include <cmath>
+#include <optional>
+
+#include "app/session/figure_table.h"
 
 namespace pipescope::ui {
 namespace {
@@ -18,7 +21,7 @@ QTableWidgetItem* Number(double v, int decimals) {
 
 }  // namespace
 
-StatisticsPanel::StatisticsPanel(QWidget* parent) : QTableWidget(0, kColumnCount, parent) {
+StatisticsPanel::StatisticsPanel(QWidget* parent) : QTableWidget(0, OpColumnCount(), parent) {
   SetOpHeaders();
   setSortingEnabled(true);
   horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
@@ -29,14 +32,33 @@ StatisticsPanel::StatisticsPanel(QWidget* parent) : QTableWidget(0, kColumnCount
   connect(horizontalHeader(), &QHeaderView::sectionClicked, this, [this] { user_sorted_ = true; });
 }
 
+int StatisticsPanel::ColumnOf(const std::string& key) {
+  int column = kFirstFigure;
+  for (const session::StageFigure& f : session::StageFigureTable()) {
+    if ((f.views & session::kGuiView) == 0u) continue;
+    if (key == f.key) return column;
+    ++column;
+  }
+  return -1;
+}
+
+int StatisticsPanel::OpColumnCount() {
+  int columns = kFirstFigure;
+  for (const session::StageFigure& f : session::StageFigureTable()) {
+    if ((f.views & session::kGuiView) != 0u) ++columns;
+  }
+  return columns;
+}
+
 void StatisticsPanel::SetOpHeaders() {
-  setHorizontalHeaderLabels({"op", "kind", "parallelism", "elements/s", "self/elem (µs)", "busy %",
-                             "waiting %", "blocked %", "buffer fill %", "caused wait %", "CPU %"});
-  if (QTableWidgetItem* cpu = horizontalHeaderItem(kCpuShare)) {
-    cpu->setToolTip(
-        "CPU time the op's threads got while they worked for it, per unit of that time. Under "
-        "70%, its workers waited for a core: other programs on the machine, or more threads "
-        "than cores.");
+  setHorizontalHeaderItem(kOp, new QTableWidgetItem("op"));
+  setHorizontalHeaderItem(kKind, new QTableWidgetItem("kind"));
+  int column = kFirstFigure;
+  for (const session::StageFigure& f : session::StageFigureTable()) {
+    if ((f.views & session::kGuiView) == 0u) continue;
+    auto* header = new QTableWidgetItem(QString::fromStdString(session::HeaderWithUnit(f)));
+    header->setToolTip(QString::fromUtf8(f.tooltip));
+    setHorizontalHeaderItem(column++, header);
   }
 }
 
@@ -56,7 +78,7 @@ void StatisticsPanel::SetMode(bool names) {
   } else {
     setWordWrap(true);
     horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    setColumnCount(kColumnCount);
+    setColumnCount(OpColumnCount());
     SetOpHeaders();
   }
   horizontalHeader()->setSortIndicator(-1, Qt::AscendingOrder);
@@ -99,23 +121,20 @@ void StatisticsPanel::ShowAnalysis(const trace::RangeAnalysis& a) {
     name->setData(Qt::UserRole, row);  // pipeline order
     setItem(row, kOp, name);
     setItem(row, kKind, new QTableWidgetItem(QString::fromStdString(s.op)));
-    setItem(row, kParallelism, Number(s.parallelism, 1));
-    setItem(row, kElementsPerS, Number(s.elements_per_s, 1));
-    setItem(row, kSelfUs, Number(s.self_ns_per_element / 1e3, 1));
-    setItem(row, kBusy, Number(100 * s.busy_fraction, 0));
-    setItem(row, kWaiting, Number(100 * s.waiting_input_fraction, 0));
-    setItem(row, kBlocked, Number(100 * s.blocked_output_fraction, 0));
-    setItem(row, kBufferFill,
-            s.asynchronous && s.buffer_size > 0 ? Number(100 * s.buffer_fill, 0)
-                                                : new QTableWidgetItem(""));
-    setItem(row, kCausedWait, Number(100 * s.caused_wait_share, 0));
-    setItem(row, kCpuShare,
-            s.cpu_share >= 0 ? Number(100 * s.cpu_share, 0) : new QTableWidgetItem(""));
+    int column = kFirstFigure;
+    for (const session::StageFigure& f : session::StageFigureTable()) {
+      if ((f.views & session::kGuiView) == 0u) continue;
+      const std::optional<double> v = f.value(s);
+      setItem(row, column++,
+              v ? Number(*v * f.shown_per_base, f.decimals) : new QTableWidgetItem(""));
+    }
   }
   // Keep the user's sort across refreshes; pipeline order until there is one.
   if (!user_sorted_) horizontalHeader()->setSortIndicator(-1, Qt::AscendingOrder);
   setSortingEnabled(true);
-  if (user_sorted_ && sort_column >= 0 && sort_column < kColumnCount) sortItems(sort_column, order);
+  if (user_sorted_ && sort_column >= 0 && sort_column < OpColumnCount()) {
+    sortItems(sort_column, order);
+  }
 }
 
 }  // namespace pipescope::ui

@@ -4,6 +4,7 @@
 // pipeline order until the user sorts. An imported trace gets one row per span name.
 
 #include <QTableWidget>
+#include <string>
 
 #include "instrumentation/trace/analysis.h"
 #include "instrumentation/trace/span_statistics.h"
@@ -22,21 +23,12 @@ class StatisticsPanel : public QTableWidget {
   enum NameColumn : int { kName, kCategory, kCount, kTotalMs, kOwnMs, kWhere, kNameColumnCount };
   static constexpr int kMaxNameRows = 5000;
 
-  // Column of each figure (tests read cells by these).
-  enum Column : int {
-    kOp,
-    kKind,
-    kParallelism,
-    kElementsPerS,
-    kSelfUs,
-    kBusy,
-    kWaiting,
-    kBlocked,
-    kBufferFill,
-    kCausedWait,
-    kCpuShare,  // CPU its threads got while working, per unit of that time
-    kColumnCount
-  };
+  // The op rows' columns: the op and its kind, then the figures of session::StageFigureTable
+  // that the GUI shows, in its order.
+  enum Column : int { kOp, kKind, kFirstFigure };
+  // The column of the op figure `key` ("busy"); -1 when the dock does not show it.
+  static int ColumnOf(const std::string& key);
+  static int OpColumnCount();
 
  private:
   void SetOpHeaders();
