@@ -24,8 +24,8 @@
 #include <QVBoxLayout>
 
 #include "app/session/trace_files.h"
+#include "app/session/trace_formats.h"
 #include "engine/spec/spec_loader.h"
-#include "instrumentation/trace/export/trace_export.h"
 #include "instrumentation/trace/format/model_writer.h"
 #include "instrumentation/trace/import/host_merge.h"
 #include "ui/compare/compare_window.h"
@@ -75,6 +75,33 @@ const char* kShortcuts =
     "Lessons and workshops\n"
     "  Ctrl+L lessons dock   Ctrl+Return run and check the lesson's pipeline\n"
     "  Ctrl+Shift+P presenter mode (large, high contrast, for projectors)\n";
+
+// "Chrome trace JSON (*.json *.json.gz)".
+QString DialogFilter(const session::TraceFormat& f) {
+  return QString("%1 (%2)").arg(QString::fromUtf8(f.name),
+                                QString::fromStdString(session::DialogPatterns(f)));
+}
+
+// "Pipescope trace (*.pstrace);;Chrome trace JSON (*.json *.json.gz)": the trace formats
+// Pipescope opens (or, for export, writes besides its own) as file-dialog filters.
+QString TraceDialogFilters(bool export_formats) {
+  QStringList filters;
+  for (const session::TraceFormat& f : session::TraceFormats()) {
+    const bool listed =
+        export_formats ? f.writes && f.id != session::TraceFormatId::kPstrace : f.opens;
+    if (listed) filters << DialogFilter(f);
+  }
+  return filters.join(";;");
+}
+
+// Every opened format's patterns in one: "*.pstrace *.json *.json.gz".
+QString AllTracePatterns() {
+  QStringList patterns;
+  for (const session::TraceFormat& f : session::TraceFormats()) {
+    if (f.opens) patterns << QString::fromStdString(session::DialogPatterns(f));
+  }
+  return patterns.join(' ');
+}
 
 }  // namespace
 
@@ -319,7 +346,7 @@ void MainWindow::BuildMenus() {
   file->addAction("Open Traces of Several &Hosts...", this, [this] {
     const QStringList paths =
         QFileDialog::getOpenFileNames(this, "Open one trace per host of a training job", QString(),
-                                      "Traces (*.pstrace *.json *.json.gz);;All files (*)");
+                                      TraceDialogFilters(false) + ";;All files (*)");
     if (paths.size() == 1) OpenFile(paths[0]);
     if (paths.size() > 1) OpenHosts(paths);
   });
@@ -459,10 +486,9 @@ void MainWindow::SetDarkTheme(bool dark) {
 void MainWindow::OpenDialog() {
   const QString path = QFileDialog::getOpenFileName(
       this, "Open a trace or a pipeline spec", QString(),
-      "Traces, specs and code (*.pstrace *.pbtxt *.py *.json *.json.gz);;"
-      "PyTorch and TensorFlow profiler traces (*.json *.json.gz);;"
-      "Python code building a pipeline (*.py);;"
-      "All files (*)");
+      "Traces, specs and code (" + AllTracePatterns() + " *.pbtxt *.py);;" +
+          TraceDialogFilters(false) +
+          ";;Pipeline specs (*.pbtxt);;Python code building a pipeline (*.py);;All files (*)");
   if (!path.isEmpty()) OpenFile(path);
 }
 
@@ -620,7 +646,7 @@ bool MainWindow::ExportTrace(const QString& path) {
   const bool written = WriteWithProgress(
       "Exporting " + QFileInfo(path).fileName() + "...", "Cannot export the trace",
       [&](const std::function<bool(double)>& progress) {
-        return trace::ExportTrace(*model_, path.toStdString(), progress);
+        return session::WriteTraceFile(*model_, path.toStdString(), progress);
       });
   if (!written) return false;
   statusBar()->showMessage("Exported " + path, 5000);
@@ -631,19 +657,17 @@ void MainWindow::ExportDialog() {
   if (!model_) return;
   QSettings settings;
   QString filter = settings.value("files/export_filter").toString();
-  const QString filters =
-      "Perfetto trace (*.perfetto-trace);;Chrome trace JSON (*.json);;Chrome trace JSON, "
-      "gzip (*.json.gz)";
+  const QString filters = TraceDialogFilters(true);
   QString path = QFileDialog::getSaveFileName(
       this, "Export the trace as", settings.value("files/save_dir").toString(), filters, &filter);
   if (path.isEmpty()) return;
-  if (!trace::ExportFormatOf(path.toStdString())) {
-    if (filter.contains("gzip")) {
-      path += ".json.gz";
-    } else if (filter.contains("JSON")) {
-      path += ".json";
-    } else {
-      path += ".perfetto-trace";
+  if (session::WrittenFormatNamedBy(path.toStdString()) == nullptr) {
+    // No extension the formats know: the chosen filter's first one.
+    for (const session::TraceFormat& f : session::TraceFormats()) {
+      if (filter.startsWith(QString::fromUtf8(f.name))) {
+        path += QString::fromStdString(f.extensions.front());
+        break;
+      }
     }
   }
   settings.setValue("files/export_filter", filter);
@@ -661,10 +685,11 @@ void MainWindow::SaveDialog() {
   }
   QSettings settings;
   const QString dir = settings.value("files/save_dir").toString();
-  QString path =
-      QFileDialog::getSaveFileName(this, "Save trace as", dir, "Pipescope traces (*.pstrace)");
+  const session::TraceFormat& pstrace = session::TraceFormatOf(session::TraceFormatId::kPstrace);
+  const QString extension = QString::fromStdString(pstrace.extensions.front());
+  QString path = QFileDialog::getSaveFileName(this, "Save trace as", dir, DialogFilter(pstrace));
   if (path.isEmpty()) return;
-  if (!path.endsWith(".pstrace")) path += ".pstrace";
+  if (!path.endsWith(extension)) path += extension;
   settings.setValue("files/save_dir", QFileInfo(path).absolutePath());
   SaveTrace(path);
 }

@@ -5,17 +5,14 @@
 
 #include "app/cli/progress_bar.h"
 #include "app/session/trace_files.h"
-#include "instrumentation/trace/export/trace_export.h"
-#include "instrumentation/trace/format/model_writer.h"
+#include "app/session/trace_formats.h"
 
 namespace pipescope::cli {
 
 int ConvertCommand(const ConvertCommandOptions& options, std::ostream& out, std::ostream& err) {
-  const bool to_pstrace = options.out_path.ends_with(".pstrace");
-  if (!to_pstrace && !trace::ExportFormatOf(options.out_path)) {
-    err << "pipescope-cli: cannot tell the format of '" << options.out_path
-        << "': name it .perfetto-trace or .pftrace (Perfetto), .json or .json.gz (Chrome trace "
-           "JSON), or .pstrace\n";
+  if (session::WrittenFormatNamedBy(options.out_path) == nullptr) {
+    err << "pipescope-cli: cannot tell which format to write '" << options.out_path
+        << "' in: name it for one of " << session::ListOfFormats(true) << "\n";
     return 2;
   }
   const auto start = std::chrono::steady_clock::now();
@@ -32,8 +29,7 @@ int ConvertCommand(const ConvertCommandOptions& options, std::ostream& out, std:
     bar.Update(static_cast<int64_t>(share * static_cast<double>(events)), events);
     return true;
   };
-  const engine::Status status = to_pstrace ? pstrace::WriteModel(model, options.out_path, progress)
-                                           : trace::ExportTrace(model, options.out_path, progress);
+  const engine::Status status = session::WriteTraceFile(model, options.out_path, progress);
   if (!status.ok()) {
     err << "pipescope-cli: " << status.message() << "\n";
     return 1;

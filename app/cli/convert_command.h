@@ -1,8 +1,6 @@
 #pragma once
-// `pipescope-cli convert IN OUT`: writes a saved trace in another format, chosen by OUT's
-// extension: .perfetto-trace / .pftrace (Perfetto, opens in ui.perfetto.dev), .json /
-// .json.gz (Chrome trace JSON), .pstrace (Pipescope's own). IN is a .pstrace, or a PyTorch
-// or TensorFlow profiler trace (.json, .json.gz), imported.
+// `pipescope-cli convert IN OUT`: writes a trace in another format, the one OUT's extension
+// names; IN is any trace Pipescope opens, recognised by its content (trace_formats.h).
 
 #include <iosfwd>
 #include <string>

@@ -15,11 +15,14 @@
 #include "app/cli/run_command.h"
 #include "app/cli/simulate_command.h"
 #include "app/cli/whatif_command.h"
+#include "app/session/trace_formats.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"Pipescope: find and fix bottlenecks in ML input pipelines"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "pipescope-cli 0.1.0");
+  // Recognised by content, whatever the file's name.
+  const std::string kOpenedFormats = pipescope::session::ListOfFormats(false);
 
   pipescope::cli::RunCommandOptions run;
   auto* run_cmd = app.add_subcommand("run", "Run a pipeline spec into its training step");
@@ -43,10 +46,7 @@ int main(int argc, char** argv) {
   pipescope::cli::ReportCommandOptions report;
   auto* report_cmd =
       app.add_subcommand("report", "Summary and bottleneck verdict of a saved trace");
-  report_cmd
-      ->add_option("trace", report.trace_path,
-                   "Trace file (.pstrace, or a PyTorch / TensorFlow profiler .json[.gz])")
-      ->required();
+  report_cmd->add_option("trace", report.trace_path, "Trace file: " + kOpenedFormats)->required();
   report_cmd->add_option("more", report.more_paths,
                          "More traces of the same job, one per host: reported host by host");
   report_cmd->add_flag("--json", report.json, "Print the summary as JSON");
@@ -120,10 +120,8 @@ int main(int argc, char** argv) {
 
   pipescope::cli::ConvertCommandOptions convert;
   auto* convert_cmd = app.add_subcommand(
-      "convert",
-      "Write a saved trace as Perfetto (.perfetto-trace), Chrome JSON (.json) or .pstrace");
-  convert_cmd->add_option("in", convert.in_path, "Trace file (.pstrace, .json, .json.gz)")
-      ->required();
+      "convert", "Write a trace in another format: " + pipescope::session::ListOfFormats(true));
+  convert_cmd->add_option("in", convert.in_path, "Trace file: " + kOpenedFormats)->required();
   convert_cmd->add_option("out", convert.out_path, "Output; its extension picks the format")
       ->required();
 

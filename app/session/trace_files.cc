@@ -1,5 +1,6 @@
 #include "app/session/trace_files.h"
 
+#include "app/session/trace_formats.h"
 #include "instrumentation/trace/format/trace_reader.h"
 #include "instrumentation/trace/import/chrome_trace_import.h"
 
@@ -13,8 +14,15 @@ std::string HostNameOf(const std::string& path) {
 
 engine::Result<OpenedTrace> OpenTraceFile(const std::string& path,
                                           const std::function<bool(double)>& progress) {
+  ASSIGN_OR_RETURN(const TraceFormat* format, RecognizeTraceFile(path));
   OpenedTrace out;
-  if (trace::IsJsonTracePath(path)) {
+  if (format->id == TraceFormatId::kPerfetto) {
+    return engine::InvalidArgument(
+        path +
+        ": a Perfetto trace. Pipescope writes these for ui.perfetto.dev but does not "
+        "read them; open the trace it was made from (.pstrace) or the profiler's JSON");
+  }
+  if (format->id == TraceFormatId::kChromeJson) {
     trace::ImportOptions options;
     options.progress = progress;
     ASSIGN_OR_RETURN(auto imported, trace::ImportChromeTrace(path, options));

@@ -1,7 +1,8 @@
 #pragma once
-// Opening any trace a person has: Pipescope's own .pstrace, or a Chrome trace JSON (.json,
-// .json.gz) from PyTorch's or TensorFlow's profiler, imported. One entry point for the CLI
-// and the GUI, with progress and Cancel.
+// Opening any trace a person has, whatever its name: Pipescope's own .pstrace, or a Chrome
+// trace JSON (gzipped or not) from PyTorch's or TensorFlow's profiler, imported; the format
+// is recognised by content (trace_formats.h). One entry point for the CLI and the GUI, with
+// progress and Cancel.
 
 #include <functional>
 #include <memory>

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "app/session/recorded_run.h"
+#include "app/session/trace_formats.h"
 #include "engine/spec/spec_loader.h"
 #include "instrumentation/record/populate_pages.h"
 #include "instrumentation/record/recorder.h"
@@ -219,7 +220,7 @@ void BM_ExportTrace(benchmark::State& state) {
                          "/tmp/pipescope_bench_export.perfetto-trace"};
   const std::string path = names[state.range(0)];
   for (auto _ : state) {
-    const auto status = trace::ExportTrace(*loaded->model, path);
+    const auto status = session::WriteTraceFile(*loaded->model, path);
     if (!status.ok()) {
       state.SkipWithError(status.message().c_str());
       return;

@@ -120,11 +120,19 @@ TEST(CliTraceTest, NoTraceRunsWithoutRecording) {
 }
 
 TEST(CliTraceTest, ADamagedOrForeignFileIsAReadableError) {
+  // A zip archive named .pstrace: refused by its content, which the message shows.
   const std::string foreign = TracePath("foreign");
-  std::ofstream(foreign) << "{\"traceEvents\": []}";
+  std::ofstream(foreign, std::ios::binary) << std::string("PK\x03\x04\x14\x00", 6) << "zip";
   auto r = Cli("report " + foreign);
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.out.find("not a Pipescope trace"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("not a trace Pipescope reads; it starts with 50 4b 03 04"),
+            std::string::npos)
+      << r.out;
+  // A profiler's JSON under the same name is what it is, whatever it is called.
+  std::ofstream(foreign) << "{\"traceEvents\": []}";
+  r = Cli("report " + foreign);
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("imported chrome trace"), std::string::npos) << r.out;
 
   std::ifstream in(DemoTrace(), std::ios::binary);
   std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

@@ -47,10 +47,6 @@ engine::Result<ImportedTrace> Import(JsonText text, const std::string& source,
 
 }  // namespace
 
-bool IsJsonTracePath(const std::string& path) {
-  return path.ends_with(".json") || path.ends_with(".json.gz");
-}
-
 engine::Result<ImportedTrace> ImportChromeTrace(const std::string& path,
                                                 const ImportOptions& options) {
   ASSIGN_OR_RETURN(JsonText text,

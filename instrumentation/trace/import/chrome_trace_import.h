@@ -28,9 +28,6 @@ struct ImportedTrace {
   uint64_t json_bytes = 0;
 };
 
-// Whether a path names a JSON trace (by extension).
-bool IsJsonTracePath(const std::string& path);
-
 engine::Result<ImportedTrace> ImportChromeTrace(const std::string& path,
                                                 const ImportOptions& options = {});
 // The same from text in memory (tests, fuzzing); `name` stands for the file in errors.

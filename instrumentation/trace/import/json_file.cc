@@ -83,8 +83,13 @@ engine::Result<JsonText> ReadJsonFile(const std::string& path, uint64_t max_byte
   const long file_size = std::ftell(file.get());
   std::fseek(file.get(), 0, SEEK_SET);
   if (file_size < 0) return engine::InvalidArgument("cannot read " + path);
+  // gzip by its magic, not the name: profilers' gzipped traces are not always named .gz.
+  unsigned char magic[2] = {0, 0};
+  const bool gzip =
+      std::fread(magic, 1, 2, file.get()) == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
+  std::fseek(file.get(), 0, SEEK_SET);
   JsonText t;
-  if (!path.ends_with(".gz")) {
+  if (!gzip) {
     if (static_cast<uint64_t>(file_size) > max_bytes) return TooLarge(path, max_bytes);
     if (Map(fileno(file.get()), static_cast<size_t>(file_size), t)) {
       if (progress && !progress(1.0)) return Cancelled();
