@@ -4,6 +4,8 @@
 // drawn from are tested against brute force in trace_model_test (Track::Summarize).
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "app/session/recorded_run.h"
 #include "app/session/trace_files.h"
 #include "engine/spec/spec_loader.h"
@@ -11,6 +13,7 @@
 #include "ui/timeline/lanes.h"
 #include "ui/timeline/legend.h"
 #include "ui/timeline/markers_in_view.h"
+#include "ui/timeline/rate_plot.h"
 #include "ui/timeline/span_caption.h"
 #include "ui/timeline/summary_cache.h"
 #include "ui/timeline/time_axis.h"
@@ -155,6 +158,48 @@ TEST(SpanCaptionTest, ARecordedSpanSaysItsOpElementAndDuration) {
   EXPECT_EQ(caption(record::EventKind::kStep, record::kDeviceOp), "step #7 2 ms");
 }
 
+// Steps every 10 ms for 1 s, then every 20 ms for 1 s: the plot reads 100, then 50 steps/s,
+// at any zoom, and nothing before the first step or after the last.
+trace::Track SteadyThenSlowSteps() {
+  trace::Track steps({record::EventKind::kStep, record::kDeviceOp, 0});
+  int64_t t = 100'000'000;
+  for (int i = 0; i < 100; ++i, t += 10'000'000) steps.Append(t, t + 8'000'000, i, 0);
+  for (int i = 0; i < 50; ++i, t += 20'000'000) steps.Append(t, t + 8'000'000, 100 + i, 0);
+  return steps;
+}
+
+TEST(RatePlotTest, ASteadyStepReadsItsRateAtEveryZoom) {
+  const trace::Track steps = SteadyThenSlowSteps();
+  for (const float width : {300.0f, 1000.0f, 4000.0f}) {
+    const TimeAxis axis{0, 2'500'000'000, 0, width};
+    const RatePlot plot = BuildRatePlot(steps, axis);
+    ASSERT_EQ(plot.rate.size(), static_cast<size_t>(width));
+    auto at = [&](int64_t t) { return plot.rate[static_cast<size_t>(axis.ToPixel(t))]; };
+    EXPECT_NEAR(at(500'000'000), 100, 0.5) << "width " << width;
+    EXPECT_NEAR(at(1'600'000'000), 50, 0.5) << "width " << width;
+    EXPECT_TRUE(std::isnan(at(50'000'000))) << "before the first step nothing is known";
+    EXPECT_TRUE(std::isnan(at(2'300'000'000))) << "after the last step nothing is drawn";
+    EXPECT_NEAR(plot.max, 100, 1);
+    EXPECT_NEAR(plot.mean_in_view, 149 / 1.98, 0.5) << "149 steps from 0.1 s to 2.08 s";
+    EXPECT_EQ(plot.axis_top, 100);
+    EXPECT_GE(plot.window_ns, 20'000'000) << "at least two step intervals";
+  }
+  // Zoomed in to 30 ms: within one steady stretch the rate stays flat, no sawtooth.
+  const TimeAxis close{500'000'000, 530'000'000, 0, 1200};
+  const RatePlot plot = BuildRatePlot(steps, close);
+  for (const float r : plot.rate) EXPECT_NEAR(r, 100, 0.01);
+}
+
+TEST(RatePlotTest, TheAxisTopIsARoundNumberAboveTheMaximum) {
+  EXPECT_EQ(RoundAxisTop(0), 1);
+  EXPECT_EQ(RoundAxisTop(76.3), 100);
+  EXPECT_EQ(RoundAxisTop(100), 100);
+  EXPECT_EQ(RoundAxisTop(122.9), 200);
+  EXPECT_EQ(RoundAxisTop(210), 250);
+  EXPECT_EQ(RoundAxisTop(4.2), 5);
+  EXPECT_DOUBLE_EQ(RoundAxisTop(0.3), 0.5);
+}
+
 // Imported spans are coloured by name: one name, one colour; light text reads on all.
 TEST(LegendTest, ANamesColourIsStableAndMidToned) {
   EXPECT_EQ(NameColor("aten::conv2d"), NameColor("aten::conv2d"));
@@ -286,16 +331,15 @@ TEST(LanesTest, ARecordedRunHasConsumerDeviceOpAndCounterLanes) {
   EXPECT_EQ(op_order.front(), "prefetch");
   EXPECT_EQ(op_order.back(), "read");
   EXPECT_EQ(decode_workers, 2);
-  int buffer_lanes = 0, busy_lanes = 0, throughput_lanes = 0;
+  int buffer_lanes = 0, busy_lanes = 0;
   for (const Lane& l : lanes) {
     if (l.kind != LaneKind::kCounter) continue;
     buffer_lanes += l.counter == CounterKind::kBufferLevel;
     busy_lanes += l.counter == CounterKind::kDeviceBusy;
-    throughput_lanes += l.counter == CounterKind::kThroughput;
   }
   EXPECT_EQ(buffer_lanes, 2) << "decode and prefetch have buffers";
   EXPECT_EQ(busy_lanes, 1);
-  EXPECT_EQ(throughput_lanes, 1);
+  EXPECT_NE(StepTrackOf(lanes), nullptr) << "the steps/s plot counts the device's steps";
   EXPECT_EQ(LaneFingerprint(*run->model), LaneFingerprint(*run->model));
 }
 

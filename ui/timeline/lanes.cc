@@ -129,14 +129,17 @@ std::vector<Lane> BuildLanes(const trace::Model& model) {
     lane.counter = CounterKind::kDeviceBusy;
     lanes.push_back(lane);
   }
-  for (const trace::Track* t : model.TracksOf(EventKind::kInputWait, record::kConsumerOp)) {
-    Lane lane{LaneKind::kCounter, "throughput (elements/s)"};
-    lane.tracks[lane.track_count++] = t;
-    lane.counter = CounterKind::kThroughput;
-    lanes.push_back(lane);
-    break;
-  }
   return lanes;
+}
+
+const trace::Track* StepTrackOf(const std::vector<Lane>& lanes) {
+  for (const Lane& lane : lanes) {
+    if (lane.kind == LaneKind::kDevice && lane.track_count > 0 &&
+        lane.tracks[0]->key().kind == EventKind::kStep) {
+      return lane.tracks[0];
+    }
+  }
+  return nullptr;
 }
 
 size_t LaneFingerprint(const trace::Model& model) {

@@ -2,10 +2,10 @@
 // What the timeline draws, lane by lane, built from a trace model: the consumer (its input
 // waits), the device (its steps), then every op from the one nearest the consumer up to
 // the sources with a sub-lane per worker thread, and the counter lanes (buffer fill of
-// each buffered op, device utilisation, throughput). An imported trace's nested spans get
-// a lane per depth under their thread, and each GPU stream lanes of its own. No drawing
-// here: the lanes are plain
-// data, tested without a display.
+// each buffered op, device utilisation); the steps/s plot above them counts the device's
+// steps. An imported trace's nested spans get a lane per depth under their thread, and each
+// GPU stream lanes of its own. No drawing here: the lanes are plain data, tested without a
+// display.
 
 #include <string>
 #include <vector>
@@ -24,7 +24,6 @@ enum class LaneKind {
 enum class CounterKind {
   kBufferLevel,  // an op's buffer level samples, out of its capacity
   kDeviceBusy,   // share of each pixel's time covered by device steps
-  kThroughput,   // elements reaching the consumer per second
 };
 
 struct Lane {
@@ -59,6 +58,10 @@ bool RedOnlyWhileDeviceIdles(const trace::Model& model);
 // imported trace only when it holds the device's own work (within steps, nothing else says
 // when it idled).
 bool ShowsDeviceIdle(const trace::Model& model);
+
+// The steps the steps/s plot counts: the first device lane's steps; nullptr when the trace
+// has none (a trace of kernels only).
+const trace::Track* StepTrackOf(const std::vector<Lane>& lanes);
 
 // A fingerprint that changes when BuildLanes would give another answer (a live run adds
 // tracks and stages as it goes).

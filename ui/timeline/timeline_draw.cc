@@ -331,20 +331,10 @@ void TimelineWidget::DrawCounterLane(const Lane& lane, float y, float height) {
         v = std::min(1.0, static_cast<double>(covered) / static_cast<double>(window));
         break;
       }
-      case CounterKind::kThroughput: {
-        const int64_t mid = (a + b) / 2;
-        const size_t n = track->FirstStartingAtOrAfter(mid + window / 2) -
-                         track->FirstStartingAtOrAfter(mid - window / 2);
-        v = static_cast<double>(n) / (static_cast<double>(window) / 1e9);
-        break;
-      }
     }
     values[static_cast<size_t>(p)] = static_cast<float>(v);
   }
-  double full = lane.counter_max;
-  if (lane.counter == CounterKind::kThroughput) {
-    full = std::max(1.0f, *std::max_element(values.begin(), values.end()));
-  }
+  const double full = lane.counter_max;
   // Heights in whole pixels, and runs of equal height as one rectangle: a counter lane
   // costs tens of rectangles, not one per pixel.
   auto height_at = [&](int p) {
@@ -385,8 +375,6 @@ void TimelineWidget::DrawCounterLane(const Lane& lane, float y, float height) {
     ImGui::Text("%s", lane.label.c_str());
     if (lane.counter == CounterKind::kDeviceBusy) {
       ImGui::Text("%.0f%% busy (over %s)", 100 * v, FormatDuration(window).c_str());
-    } else if (lane.counter == CounterKind::kThroughput) {
-      ImGui::Text("%.1f per second (over %s)", v, FormatDuration(window).c_str());
     } else {
       ImGui::Text("%.1f of %.0f elements", v, lane.counter_max);
     }

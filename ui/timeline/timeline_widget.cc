@@ -447,11 +447,12 @@ void TimelineWidget::HandleKeys() {
   if (ImGui::IsKeyPressed('F')) FitLocked();
 }
 
-void TimelineWidget::HandleMouse(float lanes_top, float lanes_bottom) {
+void TimelineWidget::HandleMouse(float axis_bottom, float lanes_bottom) {
   ImGuiIO& io = ImGui::GetIO();
   const ImVec2 mouse = io.MousePos;
+  // The axis, the steps/s plot and the lanes: a drag on the axis selects, elsewhere pans.
   const bool over_lanes = mouse.x >= axis_.x && mouse.x < axis_.x + axis_.width &&
-                          mouse.y >= lanes_top - kAxisHeight && mouse.y < lanes_bottom;
+                          mouse.y >= axis_bottom - kAxisHeight && mouse.y < lanes_bottom;
   if (io.MouseWheel != 0 && ImGui::IsWindowHovered()) {
     if (mouse.x < axis_.x) {
       scroll_y_ = std::max(0.0f, scroll_y_ - io.MouseWheel * 3 * (kLaneHeight + kLaneGap));
@@ -469,7 +470,7 @@ void TimelineWidget::HandleMouse(float lanes_top, float lanes_bottom) {
     press_axis_ = axis_;
     press_t_ = axis_.ToTime(mouse.x);
     moved_ = false;
-    const bool on_axis = mouse.y < lanes_top;
+    const bool on_axis = mouse.y < axis_bottom;
     if (io.KeyCtrl) {
       drag_ = Drag::kMeasure;
       measuring_ = true;
@@ -562,7 +563,9 @@ void TimelineWidget::DrawImGui() {
   axis_.width = std::max(1.0f, ImGui::GetContentRegionAvail().x - kLabelWidth);
   if (following_) axis_.EndAt(model_->duration_ns());
 
-  const float lanes_top = origin.y + kAxisHeight;
+  const float plot_top = origin.y + kAxisHeight;
+  const trace::Track* steps = StepTrackOf(lanes_);
+  const float lanes_top = plot_top + (steps != nullptr ? kRatePlotHeight : 0);
   // The legend strip takes the bottom rows; the lanes what is left.
   const std::vector<LegendSlot> legend = LayOutLegend(legend_, axis_.width + kLabelWidth - 8);
   const float legend_height =
@@ -573,7 +576,7 @@ void TimelineWidget::DrawImGui() {
   scroll_y_ = std::clamp(scroll_y_, 0.0f, std::max(0.0f, content - (lanes_bottom - lanes_top)));
 
   HandleKeys();
-  HandleMouse(lanes_top, lanes_bottom);
+  HandleMouse(plot_top, lanes_bottom);
   ImDrawList* draw = ImGui::GetWindowDrawList();
   draw->PushClipRect(ImVec2(origin.x, lanes_top), ImVec2(origin.x + 1e6f, lanes_bottom), true);
   const ImVec2 mouse = ImGui::GetIO().MousePos;
@@ -614,6 +617,7 @@ void TimelineWidget::DrawImGui() {
   DrawOverlays(lanes_top, std::min(y, lanes_bottom));
   draw->PopClipRect();
   DrawAxis(origin.y);
+  if (steps != nullptr) DrawRatePlot(*steps, plot_top, kRatePlotHeight);
   DrawLegend(origin.x + 4, lanes_bottom + 4, legend);
   // No hover tooltip over the open context menu.
   if (hovered >= 0 && drag_ == Drag::kNone && mouse.x >= axis_.x &&

@@ -141,7 +141,7 @@ class TimelineWidget : public ImGuiGlWidget {
   void DrawDeviceGaps(const Lane& lane, float y, float height);
   int HighlightElementLocked(uint64_t element, int64_t t);
   void HandleKeys();
-  void HandleMouse(float lanes_top, float lanes_bottom);
+  void HandleMouse(float axis_bottom, float lanes_bottom);
   void Click(float mouse_y, int64_t t);
   int LaneAt(float y) const;
   int64_t SnapToEdge(int lane, int64_t t) const;
@@ -165,6 +165,8 @@ class TimelineWidget : public ImGuiGlWidget {
   int flow_arrows_ = 0;  // drawn in the last frame
   static constexpr int kMinLabelPixels = 24;
   void DrawCounterLane(const Lane& lane, float y, float height);
+  // The steps/s plot: a line over round-numbered gridlines, its y labels in the label column.
+  void DrawRatePlot(const trace::Track& steps, float y, float height);
   void DrawOverlays(float top, float bottom);
   void DrawTooltip(const Lane& lane, int64_t t);
   bool LaneMatchesSearch(const Lane& lane) const;

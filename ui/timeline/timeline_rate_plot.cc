@@ -1,0 +1,77 @@
+// TimelineWidget's steps/s plot, pinned under the time axis: where the lanes show what each
+// op did, the plot shows what it added up to, on a y-axis of round numbers.
+#include <imgui.h>
+
+#include <cmath>
+#include <cstdio>
+#include <vector>
+
+#include "ui/timeline/rate_plot.h"
+#include "ui/timeline/timeline_layout.h"
+#include "ui/timeline/timeline_widget.h"
+
+namespace pipescope::ui {
+
+void TimelineWidget::DrawRatePlot(const trace::Track& steps, float y, float height) {
+  ImDrawList* draw = ImGui::GetWindowDrawList();
+  const RatePlot plot = BuildRatePlot(steps, axis_);
+  const float left = axis_.x - kLabelWidth;
+  draw->AddRectFilled(ImVec2(left, y), ImVec2(axis_.x + axis_.width, y + height),
+                      WithAlpha(palette_.lane_background, 255));
+  // Room above the top gridline and below the bottom one for their labels' halves.
+  const float top = y + 8, bottom = y + height - 9;
+  auto y_of = [&](double v) {
+    return bottom - static_cast<float>(v / plot.axis_top) * (bottom - top);
+  };
+  draw->AddText(ImVec2(left + 4, y + 2), palette_.text, "steps/s");
+  if (!std::isnan(plot.mean_in_view)) {
+    char mean[48];
+    std::snprintf(mean, sizeof mean, "%.1f mean in view", plot.mean_in_view);
+    draw->AddText(ImVec2(left + 4, y + 18), palette_.dim_text, mean);
+  }
+  for (const double v : {0.0, plot.axis_top / 2, plot.axis_top}) {
+    const float gy = std::round(y_of(v));
+    draw->AddLine(ImVec2(axis_.x, gy), ImVec2(axis_.x + axis_.width, gy),
+                  WithAlpha(palette_.dim_text, 60));
+    char label[32];
+    std::snprintf(label, sizeof label, "%g", v);
+    const ImVec2 size = ImGui::CalcTextSize(label);
+    draw->AddText(ImVec2(axis_.x - 6 - size.x, gy - size.y / 2), palette_.dim_text, label);
+  }
+  // The line, broken where nothing is known (before the first step, after the last).
+  const ImU32 color = ColorOf(record::EventKind::kStep);
+  std::vector<ImVec2> points;
+  auto flush = [&] {
+    if (points.size() >= 2) {
+      draw->AddPolyline(points.data(), static_cast<int>(points.size()), color, ImDrawFlags_None,
+                        1.5f);
+    }
+    points.clear();
+  };
+  for (size_t p = 0; p < plot.rate.size(); ++p) {
+    const float r = plot.rate[p];
+    if (std::isnan(r)) {
+      flush();
+      continue;
+    }
+    points.emplace_back(axis_.x + static_cast<float>(p) + 0.5f, y_of(r));
+  }
+  flush();
+  const ImVec2 mouse = ImGui::GetIO().MousePos;
+  if (mouse.y >= y && mouse.y < y + height && mouse.x >= axis_.x &&
+      mouse.x < axis_.x + axis_.width && drag_ == Drag::kNone && !ImGui::IsPopupOpen(kMenuId)) {
+    const auto p = static_cast<size_t>(mouse.x - axis_.x);
+    const float r = p < plot.rate.size() ? plot.rate[p] : NAN;
+    NoteShownContent(std::isnan(r) ? 1 : static_cast<uint64_t>(r * 100) + 2);
+    ImGui::BeginTooltip();
+    if (std::isnan(r)) {
+      ImGui::Text("no steps here");
+    } else {
+      ImGui::Text("%.1f steps/s", static_cast<double>(r));
+      ImGui::TextDisabled("mean over %s around this time", FormatDuration(plot.window_ns).c_str());
+    }
+    ImGui::EndTooltip();
+  }
+}
+
+}  // namespace pipescope::ui
