@@ -129,6 +129,17 @@ TEST(TuneGuiTest, CompareWithASavedSpecShowsBothRunsOnOneAxis) {
   compare->timeline(1)->SetView(0, 1'500'000'000);
   QTest::qWait(300);
   EXPECT_EQ(compare->timeline(0)->view_end(), 1'500'000'000);
+  // Both steps/s plots carry both runs on one y-axis: decode2's ~120 steps/s sets the top
+  // of yours too (yours alone, ~75, would top out at 100).
+  ASSERT_TRUE(QTest::qWaitFor(
+      [&] {
+        return compare->timeline(0)->rate_axis_top() > 0 &&
+               compare->timeline(1)->rate_axis_top() > 0;
+      },
+      3000));
+  EXPECT_EQ(compare->timeline(0)->rate_axis_top(), compare->timeline(1)->rate_axis_top());
+  EXPECT_GE(compare->timeline(0)->rate_axis_top(), compare->comparison().b.analysis.steps_per_s)
+      << "the faster run's rate fits under the top of both";
   compare->grab().save("compare.png");
 }
 

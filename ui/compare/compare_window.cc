@@ -111,6 +111,9 @@ CompareWindow::CompareWindow(session::Comparison comparison, bool dark, QWidget*
     timeline->SetModel(m->model);
     timeline->SetView(0, span);
   }
+  // Each side's steps/s plot carries the other's rate, on one y-axis.
+  top_->SetRateOverlay(comparison_.b.model, comparison_.name_b);
+  bottom_->SetRateOverlay(comparison_.a.model, comparison_.name_a);
   split->addWidget(Labelled(a, top_, split));
   split->addWidget(Labelled(b, bottom_, split));
   column->addWidget(split, 1);

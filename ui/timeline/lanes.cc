@@ -142,6 +142,10 @@ const trace::Track* StepTrackOf(const std::vector<Lane>& lanes) {
   return nullptr;
 }
 
+const trace::Track* StepTrackOf(const trace::Model& model) {
+  return StepTrackOf(BuildLanes(model));
+}
+
 size_t LaneFingerprint(const trace::Model& model) {
   size_t h = model.tracks().size();
   for (const record::StageDef* stage : model.StagesInOrder()) {

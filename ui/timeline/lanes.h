@@ -62,6 +62,7 @@ bool ShowsDeviceIdle(const trace::Model& model);
 // The steps the steps/s plot counts: the first device lane's steps; nullptr when the trace
 // has none (a trace of kernels only).
 const trace::Track* StepTrackOf(const std::vector<Lane>& lanes);
+const trace::Track* StepTrackOf(const trace::Model& model);
 
 // A fingerprint that changes when BuildLanes would give another answer (a live run adds
 // tracks and stages as it goes).

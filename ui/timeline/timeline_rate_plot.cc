@@ -2,6 +2,7 @@
 // op did, the plot shows what it added up to, on a y-axis of round numbers.
 #include <imgui.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <vector>
@@ -15,21 +16,24 @@ namespace pipescope::ui {
 void TimelineWidget::DrawRatePlot(const trace::Track& steps, float y, float height) {
   ImDrawList* draw = ImGui::GetWindowDrawList();
   const RatePlot plot = BuildRatePlot(steps, axis_);
+  // The other run's rate on the same axis: two runs compared by the height of their lines.
+  const RatePlot other =
+      overlay_steps_ != nullptr ? BuildRatePlot(*overlay_steps_, axis_) : RatePlot{};
+  const double axis_top = RoundAxisTop(std::max(plot.max, other.max));
+  rate_axis_top_ = axis_top;
   const float left = axis_.x - kLabelWidth;
   draw->AddRectFilled(ImVec2(left, y), ImVec2(axis_.x + axis_.width, y + height),
                       WithAlpha(palette_.lane_background, 255));
   // Room above the top gridline and below the bottom one for their labels' halves.
   const float top = y + 8, bottom = y + height - 9;
-  auto y_of = [&](double v) {
-    return bottom - static_cast<float>(v / plot.axis_top) * (bottom - top);
-  };
+  auto y_of = [&](double v) { return bottom - static_cast<float>(v / axis_top) * (bottom - top); };
   draw->AddText(ImVec2(left + 4, y + 2), palette_.text, "steps/s");
   if (!std::isnan(plot.mean_in_view)) {
     char mean[48];
     std::snprintf(mean, sizeof mean, "%.1f mean in view", plot.mean_in_view);
     draw->AddText(ImVec2(left + 4, y + 18), palette_.dim_text, mean);
   }
-  for (const double v : {0.0, plot.axis_top / 2, plot.axis_top}) {
+  for (const double v : {0.0, axis_top / 2, axis_top}) {
     const float gy = std::round(y_of(v));
     draw->AddLine(ImVec2(axis_.x, gy), ImVec2(axis_.x + axis_.width, gy),
                   WithAlpha(palette_.dim_text, 60));
@@ -38,25 +42,36 @@ void TimelineWidget::DrawRatePlot(const trace::Track& steps, float y, float heig
     const ImVec2 size = ImGui::CalcTextSize(label);
     draw->AddText(ImVec2(axis_.x - 6 - size.x, gy - size.y / 2), palette_.dim_text, label);
   }
-  // The line, broken where nothing is known (before the first step, after the last).
-  const ImU32 color = ColorOf(record::EventKind::kStep);
-  std::vector<ImVec2> points;
-  auto flush = [&] {
-    if (points.size() >= 2) {
-      draw->AddPolyline(points.data(), static_cast<int>(points.size()), color, ImDrawFlags_None,
-                        1.5f);
+  // A line, broken where nothing is known (before the first step, after the last).
+  auto draw_line = [&](const RatePlot& line, ImU32 color) {
+    std::vector<ImVec2> points;
+    auto flush = [&] {
+      if (points.size() >= 2) {
+        draw->AddPolyline(points.data(), static_cast<int>(points.size()), color, ImDrawFlags_None,
+                          1.5f);
+      }
+      points.clear();
+    };
+    for (size_t p = 0; p < line.rate.size(); ++p) {
+      const float r = line.rate[p];
+      if (std::isnan(r)) {
+        flush();
+        continue;
+      }
+      points.emplace_back(axis_.x + static_cast<float>(p) + 0.5f, y_of(r));
     }
-    points.clear();
+    flush();
   };
-  for (size_t p = 0; p < plot.rate.size(); ++p) {
-    const float r = plot.rate[p];
-    if (std::isnan(r)) {
-      flush();
-      continue;
+  const ImU32 overlay_color = WithAlpha(palette_.text, 120);
+  if (overlay_steps_ != nullptr) {
+    draw_line(other, overlay_color);
+    char label[96];
+    std::snprintf(label, sizeof label, "%.1f %s", other.mean_in_view, overlay_name_.c_str());
+    if (!std::isnan(other.mean_in_view)) {
+      draw->AddText(ImVec2(left + 4, y + 34), overlay_color, label);
     }
-    points.emplace_back(axis_.x + static_cast<float>(p) + 0.5f, y_of(r));
   }
-  flush();
+  draw_line(plot, ColorOf(record::EventKind::kStep));
   const ImVec2 mouse = ImGui::GetIO().MousePos;
   if (mouse.y >= y && mouse.y < y + height && mouse.x >= axis_.x &&
       mouse.x < axis_.x + axis_.width && drag_ == Drag::kNone && !ImGui::IsPopupOpen(kMenuId)) {
@@ -68,6 +83,11 @@ void TimelineWidget::DrawRatePlot(const trace::Track& steps, float y, float heig
       ImGui::Text("no steps here");
     } else {
       ImGui::Text("%.1f steps/s", static_cast<double>(r));
+      const float o = p < other.rate.size() ? other.rate[p] : NAN;
+      if (!std::isnan(o)) {
+        ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(overlay_color), "%.1f steps/s %s",
+                           static_cast<double>(o), overlay_name_.c_str());
+      }
       ImGui::TextDisabled("mean over %s around this time", FormatDuration(plot.window_ns).c_str());
     }
     ImGui::EndTooltip();

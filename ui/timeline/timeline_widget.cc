@@ -287,6 +287,14 @@ bool TimelineWidget::KindMatchesSearch(EventKind kind) const {
   return std::find(search_kinds_.begin(), search_kinds_.end(), kind) != search_kinds_.end();
 }
 
+void TimelineWidget::SetRateOverlay(std::shared_ptr<const trace::Model> other,
+                                    const std::string& name) {
+  overlay_model_ = std::move(other);
+  overlay_steps_ = overlay_model_ ? StepTrackOf(*overlay_model_) : nullptr;
+  overlay_name_ = name;
+  update();
+}
+
 void TimelineWidget::RefreshLanes() {
   if (!model_) {
     lanes_.clear();

@@ -84,6 +84,13 @@ class TimelineWidget : public ImGuiGlWidget {
   void SetBottleneck(const std::string& op);
   const std::string& bottleneck() const { return bottleneck_; }
 
+  // Another run's steps/s drawn over this one's plot on one y-axis, labelled `name` (the
+  // Compare window: each side shows the other's rate). `other` must be finished (nothing
+  // appends to it); nullptr removes the overlay.
+  void SetRateOverlay(std::shared_ptr<const trace::Model> other, const std::string& name);
+  // The steps/s plot's y-axis top as last drawn (0 before, or without steps).
+  double rate_axis_top() const { return rate_axis_top_; }
+
   // Explains the consumer's wait that contains time t (as a click on it does).
   bool ExplainGapAt(int64_t t);
   // Explains the device gap that contains time t (as a click on the device lane does).
@@ -203,6 +210,11 @@ class TimelineWidget : public ImGuiGlWidget {
   int64_t measure_to_ = 0;
   bool measuring_ = false;
   int64_t menu_t_ = 0;
+
+  std::shared_ptr<const trace::Model> overlay_model_;  // SetRateOverlay's run
+  const trace::Track* overlay_steps_ = nullptr;        // its steps
+  std::string overlay_name_;
+  double rate_axis_top_ = 0;
 
   GapHighlight gap_;
   std::vector<PathSpan> path_;
