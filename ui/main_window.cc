@@ -37,6 +37,7 @@
 #include "ui/panels/op_order_editor.h"
 #include "ui/panels/pipeline_panel.h"
 #include "ui/panels/statistics_panel.h"
+#include "ui/panels/tuning_chart.h"
 #include "ui/timeline/timeline_widget.h"
 
 namespace pipescope::ui {
@@ -287,6 +288,10 @@ void MainWindow::BuildDocks() {
       advice_, &AdvicePanel::RunRequested, this,
       [this](const spec::PipelineSpec& spec, const QString& change) { RunAdvised(spec, change); });
   connect(advice_, &AdvicePanel::WhatIfRequested, this, &MainWindow::WhatIfDialog);
+  // The tuner's trials, under its line (the label above says where it stands).
+  tuning_chart_ = new TuningChart(verdict_box);
+  tuning_chart_->hide();
+  verdict_layout->insertWidget(verdict_layout->indexOf(tuning_label_) + 1, tuning_chart_);
   verdict_layout->addStretch(1);
   // Scrolls when its column is short (beside a lesson's pipeline): nothing is cut off.
   auto* verdict_scroll = new QScrollArea(this);

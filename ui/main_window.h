@@ -29,6 +29,7 @@ namespace pipescope::ui {
 
 class TimelineWidget;
 class StatisticsPanel;
+class TuningChart;
 class PipelinePanel;
 class NotesPanel;
 class CodePanel;
@@ -100,6 +101,7 @@ class MainWindow : public QMainWindow {
   void StopTuning();
   session::LiveTuning* live_tuning() const { return tuning_.get(); }
   QString tuning_text() const;  // the tuning's line under the verdict
+  TuningChart* tuning_chart() const { return tuning_chart_; }  // the tuner's trials
   // How long Compare measures each side, and how the autotuner it runs measures.
   struct CompareSettings {
     double duration_s = 5;
@@ -222,6 +224,7 @@ class MainWindow : public QMainWindow {
   QAction* compare_spec_ = nullptr;
   QAction* whatif_ = nullptr;
   QLabel* tuning_label_ = nullptr;
+  TuningChart* tuning_chart_ = nullptr;  // the tuner's trials, under tuning_label_
   AdvicePanel* advice_ = nullptr;
 
   std::shared_ptr<trace::Model> model_;

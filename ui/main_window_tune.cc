@@ -20,6 +20,7 @@
 #include "ui/compare/whatif_dialog.h"
 #include "ui/main_window.h"
 #include "ui/panels/pipeline_panel.h"
+#include "ui/panels/tuning_chart.h"
 #include "ui/timeline/timeline_widget.h"
 
 namespace pipescope::ui {
@@ -148,9 +149,14 @@ void MainWindow::RefreshTuning() {
   tune_tfdata_->setEnabled(run_is_live() && !tuning);
   if (!tuning_) {
     tuning_label_->hide();
+    tuning_chart_->hide();
     return;
   }
   const auto progress = tuning_->progress();
+  if (progress.trials.size() != tuning_chart_->trials().size()) {
+    tuning_chart_->SetTrials(progress.trials);
+  }
+  tuning_chart_->setVisible(!progress.trials.empty());
   const QString who = Text(tuning_->options().algorithm);
   QString text;
   if (progress.last) {

@@ -136,6 +136,12 @@ engine::Status LiveTuning::Apply(const spec::PipelineSpec& candidate) {
 
 engine::Result<engine::TunerMeasurement> LiveTuning::Measure(const spec::PipelineSpec& candidate) {
   RETURN_IF_ERROR(Apply(candidate));
+  // The knobs as set, before the tuner moves on: what the trial's point says on hover.
+  std::string configuration;
+  for (const engine::KnobInfo& k : run_.Knobs()) {
+    configuration +=
+        (configuration.empty() ? "" : ", ") + k.op + "." + k.knob + "=" + std::to_string(k.value);
+  }
   auto model_end = [this] {
     std::lock_guard lock(run_.model_mutex());
     return run_.model()->duration_ns();
@@ -154,6 +160,13 @@ engine::Result<engine::TunerMeasurement> LiveTuning::Measure(const spec::Pipelin
   m.buffer_bytes = run_.BufferMemoryBytes();
   m.element_bytes = run_.ElementBytes();
   Log("measured " + engine::RateForPeople(m));
+  {
+    std::lock_guard lock(mu_);
+    progress_.trials.push_back(
+        {progress_.tunings + 1,
+         std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count(),
+         std::move(configuration), m.steps_per_s});
+  }
   return m;
 }
 

@@ -6,6 +6,7 @@
 // best configuration is applied. With `periodic`, it tunes again after a period that
 // doubles each time (tf.data re-optimises on a growing period too), until stopped.
 
+#include <chrono>
 #include <condition_variable>
 #include <mutex>
 #include <optional>
@@ -30,10 +31,19 @@ class LiveTuning {
     engine::TunerOptions tuner;
   };
 
+  // One configuration the tuner had measured on the running pipeline.
+  struct Trial {
+    int tuning = 0;             // which tuning it belongs to (periodic tuning has several)
+    double at_s = 0;            // when its measurement ended, from the tuning's start
+    std::string configuration;  // its knobs as set: "decode.num_parallel_calls=2, ..."
+    double steps_per_s = 0;
+  };
+
   struct Progress {
     bool finished = false;                    // stopped, failed, or done and not periodic
     int tunings = 0;                          // completed tunings
     std::vector<std::string> log;             // one line per measurement and result
+    std::vector<Trial> trials;                // each measurement, in order
     std::optional<engine::TunerResult> last;  // the latest completed tuning
     engine::Status outcome;                   // why it ended, when it ended on an error
     double next_tuning_in_s = 0;              // periodic: until the next tuning starts
@@ -68,6 +78,7 @@ class LiveTuning {
   std::condition_variable wake_;
   bool stop_ = false;
   Progress progress_;
+  const std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
   std::thread thread_;
 };
 

@@ -17,6 +17,7 @@
 #include "ui/compare/compare_window.h"
 #include "ui/main_window.h"
 #include "ui/panels/pipeline_panel.h"
+#include "ui/panels/tuning_chart.h"
 #include "ui/timeline/timeline_widget.h"
 
 namespace pipescope::ui {
@@ -56,6 +57,20 @@ TEST(TuneGuiTest, AutotuningTheLiveRunMovesItsKnobs) {
     }
   }
   ASSERT_GE(first_move, 0) << "the autotuner's moves are in the trace, for the timeline";
+  // Its trials are charted: one point per measurement, the best so far never falling, and
+  // hovering a point names the configuration it measured.
+  TuningChart* chart = window.tuning_chart();
+  ASSERT_TRUE(chart->isVisible());
+  const auto& trials = chart->trials();
+  ASSERT_EQ(trials.size(), window.live_tuning()->progress().trials.size());
+  ASSERT_GE(trials.size(), 2u) << "the spec as given and at least one candidate";
+  const std::vector<double> best = TuningChart::BestSoFar(trials);
+  for (size_t i = 1; i < best.size(); ++i) EXPECT_GE(best[i], best[i - 1]);
+  EXPECT_GT(best.back(), 0);
+  const QString hover = chart->TrialTextAt(chart->PointOf(1).toPoint());
+  EXPECT_TRUE(hover.startsWith("trial 2 ")) << hover.toStdString();
+  EXPECT_TRUE(hover.contains("decode.num_parallel_calls=")) << hover.toStdString();
+  EXPECT_TRUE(chart->TrialTextAt(QPoint(-50, -50)).isEmpty()) << "far from every point";
   window.timeline()->SetFollowing(false);
   window.timeline()->SetView(first_move - 600'000'000, first_move + 1'400'000'000);
   DrawFrames(window);
