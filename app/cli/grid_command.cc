@@ -1,10 +1,12 @@
 #include "app/cli/grid_command.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <sstream>
 
+#include "app/cli/grid_plot.h"
 #include "app/cli/spec_argument.h"
 #include "app/session/measurement.h"
 #include "engine/runtime/pipeline.h"
@@ -101,6 +103,17 @@ int GridCommand(const GridCommandOptions& options, std::ostream& out, std::ostre
 
   nlohmann::json results = nlohmann::json::array();
   nlohmann::json best;
+  GridChart chart;
+  {
+    char per_point[32];
+    std::snprintf(per_point, sizeof per_point, "%g s a point", options.duration_s);
+    const std::string file = options.spec_path.substr(options.spec_path.find_last_of('/') + 1);
+    chart.title = "steps/s by " + axes.front().name + ": " + file + ", " + per_point;
+  }
+  for (const auto& a : axes) {
+    chart.knobs.push_back(a.name);
+    chart.knob_values.push_back(a.values);
+  }
   std::vector<size_t> index(axes.size(), 0);
   for (size_t p = 0; p < points; ++p) {
     spec::PipelineSpec point = *spec;
@@ -128,7 +141,13 @@ int GridCommand(const GridCommandOptions& options, std::ostream& out, std::ostre
         << trace::StepRateText({steps_per_s, half_width}) << "\n";
     nlohmann::json row = {
         {"knobs", assignment}, {"steps_per_s", steps_per_s}, {"half_width", half_width}};
-    if (best.is_null() || steps_per_s > best["steps_per_s"].get<double>()) best = row;
+    if (best.is_null() || steps_per_s > best["steps_per_s"].get<double>()) {
+      best = row;
+      chart.best = chart.points.size();
+    }
+    GridChart::Point charted{{}, steps_per_s, half_width};
+    for (size_t a = 0; a < axes.size(); ++a) charted.values.push_back(axes[a].values[index[a]]);
+    chart.points.push_back(std::move(charted));
     results.push_back(std::move(row));
     // The next point: an odometer over the axes, the last one fastest.
     for (size_t a = axes.size(); a-- > 0;) {
@@ -144,6 +163,13 @@ int GridCommand(const GridCommandOptions& options, std::ostream& out, std::ostre
     const trace::RateInterval r{row["steps_per_s"].get<double>(), row["half_width"].get<double>()};
     if (row != best && top.per_s - r.per_s <= trace::DifferenceHalfWidth(top, r))
       ties.push_back(row["knobs"]);
+  }
+  if (!options.plot_path.empty()) {
+    if (auto written = DrawGridChart(chart).WritePng(options.plot_path); !written.ok()) {
+      err << "pipescope-cli: " << written.message() << "\n";
+      return 1;
+    }
+    err << "wrote the chart to " << options.plot_path << "\n";
   }
   if (options.json) {
     out << nlohmann::json{{"spec", options.spec_path},

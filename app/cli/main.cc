@@ -84,6 +84,8 @@ int main(int argc, char** argv) {
                        "Set a knob, or a cost a .py leaves open, before the grid: OP.KNOB=VALUE "
                        "(repeatable)");
   grid_cmd->add_option("--duration", grid.duration_s, "Seconds per point (default 1)");
+  grid_cmd->add_option("--plot", grid.plot_path,
+                       "Also write a chart of steps/s against the first knob (PNG)");
   grid_cmd->add_flag("--json", grid.json, "Print results and best as JSON");
 
   pipescope::cli::AutotuneCommandOptions tune;

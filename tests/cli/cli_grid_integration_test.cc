@@ -1,7 +1,9 @@
 // `pipescope-cli grid`: steps/s at every point of a grid of knob values, as JSON with the
 // best point; unknown knobs are errors that name the knob.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "cli_runner.h"
@@ -12,9 +14,11 @@ namespace {
 nlohmann::json JsonOf(const std::string& out) { return nlohmann::json::parse(JsonPart(out)); }
 
 TEST(CliGridTest, RunsEveryPointAndReportsTheBest) {
-  const auto r =
-      Cli("grid " + Pipeline("input_bound_demo.pbtxt") +
-          " --knobs decode.num_parallel_calls,prefetch.buffer_size --duration 0.3 --json");
+  const std::string plot = ::testing::TempDir() + "/grid_" + std::to_string(getpid()) + ".png";
+  const auto r = Cli("grid " + Pipeline("input_bound_demo.pbtxt") +
+                     " --knobs decode.num_parallel_calls,prefetch.buffer_size --duration 0.3 "
+                     "--json --plot " +
+                     plot);
   ASSERT_EQ(r.exit_code, 0) << r.out;
   EXPECT_NE(r.out.find("point 1/"), std::string::npos) << "progress while it runs";
   const auto j = JsonOf(r.out);
@@ -30,6 +34,19 @@ TEST(CliGridTest, RunsEveryPointAndReportsTheBest) {
   EXPECT_EQ(j["best"]["steps_per_s"].get<double>(), best);
   EXPECT_EQ(results[0]["knobs"]["decode.num_parallel_calls"], 1);
   EXPECT_EQ(results[0]["knobs"]["prefetch.buffer_size"], 0);
+  // The chart: a PNG (its signature, then the IHDR chunk's width and height, big-endian).
+  std::ifstream png(plot, std::ios::binary);
+  std::string head(24, '\0');
+  ASSERT_TRUE(png.read(head.data(), 24)) << "grid --plot wrote " << plot;
+  EXPECT_EQ(head.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8));
+  auto u32 = [&](size_t at) {
+    return (static_cast<uint32_t>(static_cast<unsigned char>(head[at])) << 24) |
+           (static_cast<uint32_t>(static_cast<unsigned char>(head[at + 1])) << 16) |
+           (static_cast<uint32_t>(static_cast<unsigned char>(head[at + 2])) << 8) |
+           static_cast<uint32_t>(static_cast<unsigned char>(head[at + 3]));
+  };
+  EXPECT_EQ(u32(16), 960u);
+  EXPECT_EQ(u32(20), 600u);
 }
 
 TEST(CliGridTest, TheDefaultGridCoversParallelismAndBuffersOnly) {

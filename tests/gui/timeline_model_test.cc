@@ -191,13 +191,13 @@ TEST(RatePlotTest, ASteadyStepReadsItsRateAtEveryZoom) {
 }
 
 TEST(RatePlotTest, TheAxisTopIsARoundNumberAboveTheMaximum) {
-  EXPECT_EQ(RoundAxisTop(0), 1);
-  EXPECT_EQ(RoundAxisTop(76.3), 100);
-  EXPECT_EQ(RoundAxisTop(100), 100);
-  EXPECT_EQ(RoundAxisTop(122.9), 200);
-  EXPECT_EQ(RoundAxisTop(210), 250);
-  EXPECT_EQ(RoundAxisTop(4.2), 5);
-  EXPECT_DOUBLE_EQ(RoundAxisTop(0.3), 0.5);
+  EXPECT_EQ(engine::RoundAxisTop(0), 1);
+  EXPECT_EQ(engine::RoundAxisTop(76.3), 100);
+  EXPECT_EQ(engine::RoundAxisTop(100), 100);
+  EXPECT_EQ(engine::RoundAxisTop(122.9), 200);
+  EXPECT_EQ(engine::RoundAxisTop(210), 250);
+  EXPECT_EQ(engine::RoundAxisTop(4.2), 5);
+  EXPECT_DOUBLE_EQ(engine::RoundAxisTop(0.3), 0.5);
 }
 
 // Imported spans are coloured by name: one name, one colour; light text reads on all.

@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "ui/timeline/rate_plot.h"
+#include "engine/core/axis_top.h"
 
 namespace pipescope::ui {
 namespace {
@@ -47,7 +47,7 @@ QRectF TuningChart::PlotArea() const {
 double TuningChart::AxisTop() const {
   double max = 0;
   for (const auto& t : trials_) max = std::max(max, t.steps_per_s);
-  return RoundAxisTop(max);
+  return engine::RoundAxisTop(max);
 }
 
 QPointF TuningChart::PointOf(size_t i) const {

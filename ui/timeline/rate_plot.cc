@@ -21,15 +21,6 @@ double StepsBy(const trace::Track& steps, int64_t t) {
 
 }  // namespace
 
-double RoundAxisTop(double v) {
-  if (!(v > 0)) return 1;
-  const double magnitude = std::pow(10.0, std::floor(std::log10(v)));
-  for (const double m : {1.0, 2.0, 2.5, 5.0, 10.0}) {
-    if (m * magnitude >= v * (1 - 1e-9)) return m * magnitude;
-  }
-  return 10 * magnitude;
-}
-
 RatePlot BuildRatePlot(const trace::Track& steps, const TimeAxis& axis) {
   RatePlot plot;
   const int pixels = std::max(1, static_cast<int>(axis.width));
@@ -55,7 +46,7 @@ RatePlot BuildRatePlot(const trace::Track& steps, const TimeAxis& axis) {
     plot.rate[static_cast<size_t>(p)] = static_cast<float>(rate);
     plot.max = std::max(plot.max, rate);
   }
-  plot.axis_top = RoundAxisTop(plot.max);
+  plot.axis_top = engine::RoundAxisTop(plot.max);
   const int64_t a = std::max(first, axis.t0), b = std::min(last, axis.t1);
   plot.mean_in_view =
       b > a ? (StepsBy(steps, b) - StepsBy(steps, a)) / (static_cast<double>(b - a) / 1e9)

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "engine/core/axis_top.h"
 #include "instrumentation/trace/track.h"
 #include "ui/timeline/time_axis.h"
 
@@ -29,8 +30,5 @@ struct RatePlot {
 inline constexpr int kRateWindowPixels = 24;
 
 RatePlot BuildRatePlot(const trace::Track& steps, const TimeAxis& axis);
-
-// The smallest 1, 2, 2.5 or 5 × 10^k at or above `v` (1 for v ≤ 0).
-double RoundAxisTop(double v);
 
 }  // namespace pipescope::ui

@@ -19,7 +19,7 @@ void TimelineWidget::DrawRatePlot(const trace::Track& steps, float y, float heig
   // The other run's rate on the same axis: two runs compared by the height of their lines.
   const RatePlot other =
       overlay_steps_ != nullptr ? BuildRatePlot(*overlay_steps_, axis_) : RatePlot{};
-  const double axis_top = RoundAxisTop(std::max(plot.max, other.max));
+  const double axis_top = engine::RoundAxisTop(std::max(plot.max, other.max));
   rate_axis_top_ = axis_top;
   const float left = axis_.x - kLabelWidth;
   draw->AddRectFilled(ImVec2(left, y), ImVec2(axis_.x + axis_.width, y + height),
