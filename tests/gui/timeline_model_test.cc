@@ -258,6 +258,75 @@ TEST(LegendTest, ListsTheColoursTheTraceUsesAndNoOthers) {
       << "no colour the trace does not use";
 }
 
+// Each colour says one thing: with every kind of span, counter and change in one trace,
+// no two legend entries drawn alike (two blocks, or two lines) are within 60 of each other
+// in RGB, except the device's idle time, which is the consumer's red on purpose (both are
+// time lost waiting). GPU copies and a person's knob changes were the highlight's yellow.
+TEST(LegendTest, NoTwoColoursOfTheLegendReadAlike) {
+  trace::Model model;
+  record::TraceBatch batch;
+  using record::EventKind;
+  for (const EventKind kind : {EventKind::kCall, EventKind::kWork, EventKind::kWaitInput,
+                               EventKind::kBlocked, EventKind::kIdle}) {
+    batch.events.push_back({0, 100, 1, 0, 1, 3, kind, 0});
+  }
+  batch.events.push_back({0, 500, 0, 0, 2, record::kConsumerOp, EventKind::kInputWait, 0});
+  batch.events.push_back({500, 900, 1, 0, 0, record::kDeviceOp, EventKind::kStep, 0});
+  for (const EventKind kind :
+       {EventKind::kGpuKernel, EventKind::kGpuMemcpy, EventKind::kGpuMemset}) {
+    batch.events.push_back({600, 700, 0, 0, 0, record::kDeviceOp, kind, 0});
+  }
+  batch.events.push_back({0, 0, 0, 2, 1, 3, EventKind::kBufferLevel, 0});
+  batch.knob_changes.push_back({400, 3, "num_parallel_calls", 1, 2, "autotuner:pipescope"});
+  batch.knob_changes.push_back({450, 3, "num_parallel_calls", 2, 3, "you"});
+  batch.markers.push_back({300, "rebuilt"});
+  batch.time_ns = 1000;
+  model.Consume(batch, true);
+  for (const Palette& palette : {Palette::Dark(), Palette::Light()}) {
+    const auto legend = BuildLegend(model, palette);
+    ASSERT_GE(legend.size(), 14u) << "every kind is in this trace";
+    for (size_t i = 0; i < legend.size(); ++i) {
+      for (size_t j = i + 1; j < legend.size(); ++j) {
+        const LegendEntry &a = legend[i], &b = legend[j];
+        if (a.line != b.line || b.label == "device idle") continue;
+        auto channel = [](ImU32 c, int shift) { return static_cast<double>((c >> shift) & 0xFF); };
+        const double distance = std::hypot(channel(a.color, 0) - channel(b.color, 0),
+                                           channel(a.color, 8) - channel(b.color, 8),
+                                           channel(a.color, 16) - channel(b.color, 16));
+        EXPECT_GE(distance, 60) << a.label << " and " << b.label
+                                << (palette.dark ? " (dark)" : " (light)");
+      }
+    }
+  }
+}
+
+// The device's idle time is painted (and listed) on an imported trace that holds the GPU's
+// own work, and not on one that holds only the host's steps (nothing says when it idled).
+TEST(LegendTest, AnImportedGpuTraceListsTheDevicesIdleTime) {
+  auto legend_of = [](const std::string& name) {
+    auto opened =
+        session::OpenTraceFile(std::string(PIPESCOPE_SOURCE_DIR) + "/tests/trace/data/" + name);
+    EXPECT_TRUE(opened.ok()) << name;
+    std::vector<std::string> labels;
+    if (!opened.ok()) return labels;
+    for (const LegendEntry& e : BuildLegend(*opened->model, Palette::Dark())) {
+      labels.push_back(e.label);
+    }
+    return labels;
+  };
+  auto has = [](const std::vector<std::string>& labels, const char* label) {
+    return std::find(labels.begin(), labels.end(), label) != labels.end();
+  };
+  // 8,772 "Kernel" events in the raw file (Python's json module counted them).
+  const auto resnet = legend_of("real/kineto_resnet50_w0_1623143089861.pt.trace.json.gz");
+  EXPECT_TRUE(has(resnet, "GPU kernel"));
+  EXPECT_TRUE(has(resnet, "device idle"));
+  // TensorFlow's trace viewer export here has no category at all: no device work.
+  const auto tensorflow = legend_of("tensorflow_input_bound.json");
+  EXPECT_FALSE(has(tensorflow, "GPU kernel"));
+  EXPECT_FALSE(has(tensorflow, "device idle"));
+}
+
 // A real ResNet-50 trace holds 10,980 [memory] instants and 2 others (counted from the raw
 // JSON with Python's json module): drawn as lines they covered the lanes in grey.
 TEST(MarkersTest, ThousandsOfInstantsAreTicksAndAFewAreLines) {

@@ -29,13 +29,13 @@ struct Palette {
   static Palette Dark() {
     return {
         IM_COL32(220, 220, 220, 255), IM_COL32(140, 140, 150, 255), IM_COL32(30, 30, 36, 255),
-        IM_COL32(200, 200, 200, 255), IM_COL32(250, 220, 80, 200),  IM_COL32(90, 220, 255, 220),
+        IM_COL32(200, 200, 200, 255), IM_COL32(160, 240, 60, 220),  IM_COL32(90, 220, 255, 220),
         IM_COL32(120, 170, 255, 60),  IM_COL32(255, 230, 60, 255),  IM_COL32(255, 170, 220, 255),
         IM_COL32(150, 110, 220, 255), {0.09f, 0.09f, 0.11f},        true};
   }
   static Palette Light() {
     return {IM_COL32(20, 20, 24, 255),   IM_COL32(110, 110, 120, 255), IM_COL32(228, 228, 234, 255),
-            IM_COL32(60, 60, 60, 255),   IM_COL32(200, 140, 0, 220),   IM_COL32(0, 130, 190, 230),
+            IM_COL32(60, 60, 60, 255),   IM_COL32(60, 150, 0, 230),    IM_COL32(0, 130, 190, 230),
             IM_COL32(40, 100, 230, 50),  IM_COL32(230, 120, 0, 255),   IM_COL32(200, 40, 140, 255),
             IM_COL32(120, 80, 200, 255), {0.97f, 0.97f, 0.98f},        false};
   }
@@ -44,8 +44,8 @@ struct Palette {
 inline ImU32 ColorOf(record::EventKind kind) {
   using record::EventKind;
   switch (kind) {
-    case EventKind::kCall:
-      return IM_COL32(86, 145, 220, 255);
+    case EventKind::kCall:  // lighter than a worker's work: the same blue read alike
+      return IM_COL32(125, 175, 235, 255);
     case EventKind::kWork:
       return IM_COL32(66, 120, 210, 255);
     case EventKind::kWaitInput:
@@ -60,8 +60,8 @@ inline ImU32 ColorOf(record::EventKind kind) {
       return IM_COL32(70, 190, 100, 255);
     case EventKind::kGpuKernel:
       return IM_COL32(40, 200, 170, 255);
-    case EventKind::kGpuMemcpy:
-      return IM_COL32(230, 200, 60, 255);
+    case EventKind::kGpuMemcpy:  // pink: yellow is the highlight's
+      return IM_COL32(235, 120, 170, 255);
     case EventKind::kGpuMemset:
       return IM_COL32(170, 170, 120, 255);
     default:
