@@ -6,6 +6,7 @@
 
 #include <QApplication>
 #include <QLabel>
+#include <QSettings>
 #include <QTest>
 #include <QWheelEvent>
 
@@ -102,6 +103,34 @@ TEST_F(TimelineGuiTest, TheWheelZoomsAroundTheCursor) {
   EXPECT_NEAR(static_cast<double>(timeline_->axis().ToTime(static_cast<float>(p.x()))),
               static_cast<double>(under), span() / 500.0)
       << "the time under the cursor stays under it";
+}
+
+// The label column is as wide as its labels (the demo's are short: well under the 230 px it
+// always took), its edge drags to a width that persists, and a double click fits it again.
+TEST_F(TimelineGuiTest, TheLabelColumnFitsItsLabelsAndItsEdgeDrags) {
+  const float fitted = timeline_->label_width();
+  EXPECT_GE(fitted, kMinLabelWidth);
+  EXPECT_LT(fitted, 200) << "fitted to \"prefetch  prefetch/producer\" and the plot's labels";
+  EXPECT_GE(timeline_->axis().x, fitted) << "the lanes start where the labels end";
+  EXPECT_LE(timeline_->axis().x, fitted + 16) << "past the window's padding";
+  const QPoint edge(static_cast<int>(timeline_->axis().x), timeline_->height() / 3);
+  QTest::mousePress(timeline_, Qt::LeftButton, Qt::NoModifier, edge);
+  QTest::qWait(50);
+  QTest::mouseMove(timeline_, edge + QPoint(80, 0));
+  QTest::qWait(50);
+  QTest::mouseRelease(timeline_, Qt::LeftButton, Qt::NoModifier, edge + QPoint(80, 0));
+  QTest::qWait(80);
+  EXPECT_NEAR(timeline_->label_width(), fitted + 80, 2);
+  EXPECT_NEAR(QSettings().value("timeline/label_width").toFloat(), fitted + 80, 2)
+      << "the width persists";
+  TimelineWidget another;
+  EXPECT_NEAR(another.dragged_label_width(), fitted + 80, 2) << "and the next timeline has it";
+  const QPoint moved(static_cast<int>(timeline_->axis().x), timeline_->height() / 3);
+  QTest::mouseDClick(timeline_, Qt::LeftButton, Qt::NoModifier, moved);
+  QTest::qWait(80);
+  EXPECT_EQ(timeline_->dragged_label_width(), 0) << "a double click fits it to the labels again";
+  EXPECT_NEAR(timeline_->label_width(), fitted, 1);
+  timeline_->SetDraggedLabelWidth(0);
 }
 
 TEST_F(TimelineGuiTest, DraggingPansAndShiftDraggingSelectsARangeTheStatisticsFollow) {

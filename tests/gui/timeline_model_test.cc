@@ -17,6 +17,7 @@
 #include "ui/timeline/span_caption.h"
 #include "ui/timeline/summary_cache.h"
 #include "ui/timeline/time_axis.h"
+#include "ui/timeline/timeline_layout.h"
 
 namespace pipescope::ui {
 namespace {
@@ -188,6 +189,19 @@ TEST(RatePlotTest, ASteadyStepReadsItsRateAtEveryZoom) {
   const TimeAxis close{500'000'000, 530'000'000, 0, 1200};
   const RatePlot plot = BuildRatePlot(steps, close);
   for (const float r : plot.rate) EXPECT_NEAR(r, 100, 0.01);
+}
+
+// The label column: the widest label and some room, never more than 40% of the timeline
+// (70% once a person dragged it), never under kMinLabelWidth unless the timeline is tiny.
+TEST(TimelineLayoutTest, TheLabelColumnFollowsItsLabelsWithinLimits) {
+  EXPECT_FLOAT_EQ(LabelColumnWidth(126, 0, 1000), 126 + kLabelPadding);
+  EXPECT_FLOAT_EQ(LabelColumnWidth(40, 0, 1000), kMinLabelWidth) << "short labels";
+  EXPECT_FLOAT_EQ(LabelColumnWidth(500, 0, 1000), 400) << "40% at most";
+  // Presenter mode on a lesson: 325 logical px of timeline, labels of 230.
+  EXPECT_LE(LabelColumnWidth(230, 0, 325), 0.4f * 325 + 0.01f);
+  EXPECT_FLOAT_EQ(LabelColumnWidth(126, 600, 1000), 600) << "a dragged width";
+  EXPECT_FLOAT_EQ(LabelColumnWidth(126, 900, 1000), 700) << "70% at most";
+  EXPECT_FLOAT_EQ(LabelColumnWidth(126, 0, 100), 50) << "a tiny timeline: half of it";
 }
 
 TEST(RatePlotTest, TheAxisTopIsARoundNumberAboveTheMaximum) {

@@ -58,7 +58,7 @@ bool Near(float a, float b) { return std::fabs(a - b) <= kHoverPixels; }
 
 void TimelineWidget::DrawAxis(float y) {
   ImDrawList* draw = ImGui::GetWindowDrawList();
-  draw->AddRectFilled(ImVec2(axis_.x - kLabelWidth, y),
+  draw->AddRectFilled(ImVec2(axis_.x - label_width_, y),
                       ImVec2(axis_.x + axis_.width, y + kAxisHeight),
                       WithAlpha(palette_.lane_background, 255));
   const double tick = axis_.TickStep();
@@ -70,9 +70,10 @@ void TimelineWidget::DrawAxis(float y) {
                   FormatTimeAt(static_cast<int64_t>(t), tick).c_str());
   }
   if (following_) {
-    draw->AddText(ImVec2(axis_.x - kLabelWidth + 4, y + 2), palette_.highlight, "LIVE (following)");
+    draw->AddText(ImVec2(axis_.x - label_width_ + 4, y + 2), palette_.highlight,
+                  "LIVE (following)");
   } else if (live_) {
-    draw->AddText(ImVec2(axis_.x - kLabelWidth + 4, y + 2), palette_.dim_text,
+    draw->AddText(ImVec2(axis_.x - label_width_ + 4, y + 2), palette_.dim_text,
                   "live (End: follow)");
   }
   // Notes pinned to a time show as a pin on the axis.

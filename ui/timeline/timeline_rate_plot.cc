@@ -21,7 +21,7 @@ void TimelineWidget::DrawRatePlot(const trace::Track& steps, float y, float heig
       overlay_steps_ != nullptr ? BuildRatePlot(*overlay_steps_, axis_) : RatePlot{};
   const double axis_top = engine::RoundAxisTop(std::max(plot.max, other.max));
   rate_axis_top_ = axis_top;
-  const float left = axis_.x - kLabelWidth;
+  const float left = axis_.x - label_width_;
   draw->AddRectFilled(ImVec2(left, y), ImVec2(axis_.x + axis_.width, y + height),
                       WithAlpha(palette_.lane_background, 255));
   // Room above the top gridline and below the bottom one for their labels' halves.
@@ -30,7 +30,7 @@ void TimelineWidget::DrawRatePlot(const trace::Track& steps, float y, float heig
   draw->AddText(ImVec2(left + 4, y + 2), palette_.text, "steps/s");
   if (!std::isnan(plot.mean_in_view)) {
     char mean[48];
-    std::snprintf(mean, sizeof mean, "%.1f mean in view", plot.mean_in_view);
+    std::snprintf(mean, sizeof mean, "%.1f mean", plot.mean_in_view);
     draw->AddText(ImVec2(left + 4, y + 18), palette_.dim_text, mean);
   }
   for (const double v : {0.0, axis_top / 2, axis_top}) {

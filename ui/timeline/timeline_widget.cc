@@ -4,6 +4,8 @@
 
 #include <QKeyEvent>
 #include <QMetaObject>
+#include <QMouseEvent>
+#include <QSettings>
 #include <algorithm>
 #include <cctype>
 #include <limits>
@@ -36,6 +38,35 @@ TimelineWidget::TimelineWidget(QWidget* parent) : ImGuiGlWidget(parent) {
   setFocusPolicy(Qt::StrongFocus);
   live_frames_.setInterval(50);
   connect(&live_frames_, &QTimer::timeout, this, [this] { update(); });
+  dragged_label_width_ = QSettings().value("timeline/label_width", 0.0).toFloat();
+}
+
+void TimelineWidget::SetDraggedLabelWidth(float width) {
+  dragged_label_width_ = std::max(0.0f, width);
+  QSettings().setValue("timeline/label_width", static_cast<double>(dragged_label_width_));
+  update();
+}
+
+void TimelineWidget::mouseDoubleClickEvent(QMouseEvent* e) {
+  // On the label column's edge: fit the column to its labels again.
+  const float x = static_cast<float>(e->position().x()) / ui_scale();
+  if (model_ && std::fabs(x - axis_.x) <= kLabelEdgeGrab) {
+    SetDraggedLabelWidth(0);
+    return;
+  }
+  ImGuiGlWidget::mouseDoubleClickEvent(e);
+}
+
+void TimelineWidget::MeasureLabels(bool with_plot) {
+  const size_t key = lane_fingerprint_ * 31 + lanes_.size() * 7 +
+                     static_cast<size_t>(ImGui::GetFontSize() * 16) + (with_plot ? 1 : 0);
+  if (key == labels_key_) return;
+  labels_key_ = key;
+  // The plot's label column holds its name, a mean and the y labels beside it.
+  float widest = with_plot ? ImGui::CalcTextSize("9999.9 mean  1000").x : 0;
+  for (const Lane& lane : lanes_)
+    widest = std::max(widest, ImGui::CalcTextSize(lane.label.c_str()).x);
+  natural_label_width_ = widest;
 }
 
 void TimelineWidget::SetModel(std::shared_ptr<const trace::Model> model, std::mutex* lock,
@@ -469,6 +500,27 @@ void TimelineWidget::HandleMouse(float axis_bottom, float lanes_bottom) {
       UserNavigated();
     }
   }
+  // The label column's edge: dragged to resize it, double-clicked to fit it to the labels.
+  const bool on_edge = std::fabs(mouse.x - axis_.x) <= kLabelEdgeGrab &&
+                       mouse.y >= axis_bottom - kAxisHeight && mouse.y < lanes_bottom;
+  if (on_edge || drag_ == Drag::kLabelEdge) ImGui::SetMouseCursor(ImGuiMouseCursor_ResizeEW);
+  if (on_edge && ImGui::IsMouseClicked(0) && !ImGui::IsPopupOpen(kMenuId)) {
+    drag_ = Drag::kLabelEdge;
+    press_x_ = mouse.x;
+    return;
+  }
+  if (drag_ == Drag::kLabelEdge) {
+    const bool moved = std::fabs(mouse.x - press_x_) > kClickSlop;
+    if (ImGui::IsMouseDown(0)) {
+      if (moved) {
+        dragged_label_width_ = std::max(kMinLabelWidth / 2, mouse.x - (axis_.x - label_width_));
+      }
+    } else {
+      if (moved) SetDraggedLabelWidth(dragged_label_width_);  // a click alone keeps the fit
+      drag_ = Drag::kNone;
+    }
+    return;
+  }
   // A click on the context menu (or outside it, closing it) is the menu's, not a click on
   // the span under it.
   const bool menu_open = ImGui::IsPopupOpen(kMenuId);
@@ -567,15 +619,18 @@ void TimelineWidget::DrawImGui() {
   }
   const auto guard = LockModel(lock_);
   RefreshLanes();
-  axis_.x = origin.x + kLabelWidth;
-  axis_.width = std::max(1.0f, ImGui::GetContentRegionAvail().x - kLabelWidth);
+  const trace::Track* steps = StepTrackOf(lanes_);
+  MeasureLabels(steps != nullptr);
+  const float room = ImGui::GetContentRegionAvail().x;
+  label_width_ = LabelColumnWidth(natural_label_width_, dragged_label_width_, room);
+  axis_.x = origin.x + label_width_;
+  axis_.width = std::max(1.0f, room - label_width_);
   if (following_) axis_.EndAt(model_->duration_ns());
 
   const float plot_top = origin.y + kAxisHeight;
-  const trace::Track* steps = StepTrackOf(lanes_);
   const float lanes_top = plot_top + (steps != nullptr ? kRatePlotHeight : 0);
   // The legend strip takes the bottom rows; the lanes what is left.
-  const std::vector<LegendSlot> legend = LayOutLegend(legend_, axis_.width + kLabelWidth - 8);
+  const std::vector<LegendSlot> legend = LayOutLegend(legend_, axis_.width + label_width_ - 8);
   const float legend_height =
       legend.empty() ? 0 : static_cast<float>(legend.back().row + 1) * kLegendRowHeight + 4;
   const float lanes_bottom = ImGui::GetIO().DisplaySize.y - legend_height;

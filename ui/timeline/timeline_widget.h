@@ -26,6 +26,7 @@
 #include "ui/timeline/palette.h"
 #include "ui/timeline/summary_cache.h"
 #include "ui/timeline/time_axis.h"
+#include "ui/timeline/timeline_layout.h"
 
 namespace pipescope::ui {
 
@@ -109,6 +110,13 @@ class TimelineWidget : public ImGuiGlWidget {
   int flow_arrows() const { return flow_arrows_; }
   // The top of lane i in widget pixels, as last drawn (-1 before the first frame).
   float lane_top(size_t i) const { return i < lane_y_.size() ? lane_y_[i] : -1; }
+  // The label column's width (logical pixels), and the width a person dragged it to (0: it
+  // follows the longest label). Dragging its edge sets it, a double click there resets it;
+  // the choice persists.
+  float label_width() const { return label_width_; }
+  float dragged_label_width() const { return dragged_label_width_; }
+  void SetDraggedLabelWidth(float width);
+
   // The current layout: the lanes' left edge and width in pixels (tests and benchmarks).
   const TimeAxis& axis() const { return axis_; }
 
@@ -123,10 +131,11 @@ class TimelineWidget : public ImGuiGlWidget {
 
  protected:
   void DrawImGui() override;
+  void mouseDoubleClickEvent(QMouseEvent* e) override;
   void keyPressEvent(QKeyEvent* e) override;
 
  private:
-  enum class Drag { kNone, kPan, kSelect, kMeasure };
+  enum class Drag { kNone, kPan, kSelect, kMeasure, kLabelEdge };
   struct PathSpan {
     const trace::Track* track;
     int64_t start;
@@ -210,6 +219,13 @@ class TimelineWidget : public ImGuiGlWidget {
   int64_t measure_to_ = 0;
   bool measuring_ = false;
   int64_t menu_t_ = 0;
+
+  float label_width_ = kMinLabelWidth;
+  float dragged_label_width_ = 0;  // QSettings "timeline/label_width"
+  float natural_label_width_ = 0;  // the widest label's text, for labels_key_
+  size_t labels_key_ = 0;          // the lanes and font natural_label_width_ was measured for
+  // Updates natural_label_width_ when the lanes or the font changed.
+  void MeasureLabels(bool with_plot);
 
   std::shared_ptr<const trace::Model> overlay_model_;  // SetRateOverlay's run
   const trace::Track* overlay_steps_ = nullptr;        // its steps
