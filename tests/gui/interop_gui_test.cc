@@ -19,6 +19,7 @@
 #include "ui/panels/code_panel.h"
 #include "ui/panels/pipeline_panel.h"
 #include "ui/panels/statistics_panel.h"
+#include "ui/timeline/timeline_layout.h"
 #include "ui/timeline/timeline_widget.h"
 
 namespace pipescope::ui {
@@ -227,6 +228,52 @@ TEST(InteropGuiTest, AnImportedTraceLeavesTheTimelineMostOfTheWidth) {
     EXPECT_GE(window.timeline()->width(), window.width() * 6 / 10)
         << "timeline " << window.timeline()->width() << " px of " << window.width();
   }
+}
+
+// An imported thread is one track: its nesting rows sit under its label without labels of
+// their own, and a click on the label folds them away (the lanes below move up by exactly
+// their height) and a second click brings them back.
+TEST(InteropGuiTest, AThreadsNestedRowsFoldIntoItsTrack) {
+  MainWindow window;
+  ASSERT_TRUE(ShowWindow(window));
+  ASSERT_TRUE(
+      window.OpenFile(PIPESCOPE_TEST_DATA "/real/hta_ns_resolution_rank-0.pt.trace.json.gz"));
+  DrawFrames(window);
+  TimelineWidget& timeline = *window.timeline();
+  const auto& lanes = timeline.lanes();
+  const std::vector<int> parents = TrackParents(lanes);
+  size_t head = lanes.size();
+  for (size_t i = 0; i < lanes.size(); ++i) {
+    if (lanes[i].label.find("pt_main_thread") != std::string::npos) head = i;
+  }
+  ASSERT_LT(head, lanes.size()) << "the main thread's track";
+  std::vector<size_t> rows;
+  for (size_t i = 0; i < lanes.size(); ++i) {
+    if (parents[i] == static_cast<int>(head)) rows.push_back(i);
+  }
+  ASSERT_GE(rows.size(), 3u) << "a training step nests several calls deep";
+  for (const size_t r : rows) {
+    EXPECT_TRUE(lanes[r].label.empty()) << "row " << r << " continues the track above";
+    EXPECT_EQ(lanes[r].thread, lanes[head].thread);
+  }
+  const size_t below = rows.back() + 1;
+  ASSERT_LT(below, lanes.size());
+  const float before = timeline.lane_top(below);
+  float folded_height = 0;
+  for (const size_t r : rows) folded_height += timeline.row_height(r) + kNestedRowGap;
+  // A click on the track's label.
+  const QPoint label(static_cast<int>(timeline.axis().x - timeline.label_width() / 2),
+                     static_cast<int>(timeline.lane_top(head)) + 6);
+  QTest::mouseClick(&timeline, Qt::LeftButton, Qt::NoModifier, label);
+  DrawFrames(window);
+  EXPECT_TRUE(timeline.folded(head));
+  for (const size_t r : rows) EXPECT_EQ(timeline.row_height(r), 0) << "row " << r;
+  EXPECT_NEAR(timeline.lane_top(below), before - folded_height, 0.5);
+  window.grab().save("imported_folded.png");
+  QTest::mouseClick(&timeline, Qt::LeftButton, Qt::NoModifier, label);
+  DrawFrames(window);
+  EXPECT_FALSE(timeline.folded(head));
+  EXPECT_NEAR(timeline.lane_top(below), before, 0.5);
 }
 
 // Hovering a CPU launch draws its flow to the kernel it launched (Kineto 2021's

@@ -68,7 +68,8 @@ std::vector<Lane> BuildLanes(const trace::Model& model) {
       lane.kind = LaneKind::kDevice;
       lane.depth = t->key().depth;
       lane.thread = stream;
-      lane.label = std::string(static_cast<size_t>(2 * lane.depth), ' ') + model.ThreadName(stream);
+      // A nested row continues its stream's track: the name is on the row above.
+      lane.label = lane.depth == 0 ? model.ThreadName(stream) : std::string();
       if (lane.track_count < 4) lane.tracks[lane.track_count++] = t;
     }
   }
@@ -91,11 +92,10 @@ std::vector<Lane> BuildLanes(const trace::Model& model) {
       lane.op = stage->id;
       lane.thread = key.first;
       lane.depth = key.second;
-      // A nested row says only how deep it is: its thread's name is on the row above.
+      // A nested row continues its thread's track: the name is on the row above.
       lane.label = key.second == 0
                        ? indent + OpThreadLabel(stage->name, model.ThreadName(key.first))
-                       : indent + std::string(static_cast<size_t>(2 * key.second), ' ') + "|" +
-                             std::to_string(key.second);
+                       : std::string();
       lanes.push_back(lane);
     }
   }
@@ -130,6 +130,23 @@ std::vector<Lane> BuildLanes(const trace::Model& model) {
     lanes.push_back(lane);
   }
   return lanes;
+}
+
+std::vector<int> TrackParents(const std::vector<Lane>& lanes) {
+  std::vector<int> parents(lanes.size(), -1);
+  int top = -1;  // the latest lane that starts a track
+  for (size_t i = 0; i < lanes.size(); ++i) {
+    const Lane& lane = lanes[i];
+    if (lane.depth == 0 || top < 0) {
+      top = static_cast<int>(i);
+      continue;
+    }
+    const Lane& head = lanes[static_cast<size_t>(top)];
+    if (head.kind == lane.kind && head.op == lane.op && head.thread == lane.thread) {
+      parents[i] = top;
+    }
+  }
+  return parents;
 }
 
 const trace::Track* StepTrackOf(const std::vector<Lane>& lanes) {

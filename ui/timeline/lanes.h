@@ -59,6 +59,11 @@ bool RedOnlyWhileDeviceIdles(const trace::Model& model);
 // when it idled).
 bool ShowsDeviceIdle(const trace::Model& model);
 
+// An imported thread's (or GPU stream's) track: its depth-0 lane and the deeper rows right
+// under it, which continue it without a label of their own. parents[i] is the index of the
+// lane whose track lane i continues, -1 for a lane that starts one.
+std::vector<int> TrackParents(const std::vector<Lane>& lanes);
+
 // The steps the steps/s plot counts: the first device lane's steps; nullptr when the trace
 // has none (a trace of kernels only).
 const trace::Track* StepTrackOf(const std::vector<Lane>& lanes);

@@ -241,7 +241,7 @@ void TimelineWidget::DrawFlowArrows(const std::vector<trace::Flow>& flows) {
         if (lanes_[l].tracks[k] != track) continue;
         const float x =
             std::clamp(axis_.ToPixel(track->start(e.index)), axis_.x, axis_.x + axis_.width);
-        return ImVec2(x, lane_y_[l] + LaneHeight(lanes_[l]) / 2);
+        return ImVec2(x, lane_y_[l] + row_height(l) / 2);
       }
     }
     return std::nullopt;
@@ -398,7 +398,7 @@ void TimelineWidget::DrawOverlays(float top, float bottom) {
   };
   auto lane_rows = [&](auto&& match, auto&& fn) {
     for (size_t i = 0; i < lanes_.size() && i < lane_y_.size(); ++i) {
-      if (match(lanes_[i])) fn(lane_y_[i], lane_y_[i] + LaneHeight(lanes_[i]));
+      if (match(lanes_[i]) && row_height(i) > 0) fn(lane_y_[i], lane_y_[i] + row_height(i));
     }
   };
 
@@ -615,6 +615,19 @@ void TimelineWidget::DrawTooltip(const Lane& lane, int64_t t) {
     if (lane.kind == LaneKind::kConsumer) ImGui::TextDisabled("click: which op caused this wait");
     ImGui::EndTooltip();
     return;
+  }
+}
+
+void TimelineWidget::DrawFoldMark(float x, float y, bool folded) {
+  // A triangle pointing right when the track's nested rows are folded away, down when shown.
+  ImDrawList* draw = ImGui::GetWindowDrawList();
+  const float cx = x + kFoldMarkWidth / 2 - 1, cy = y + kLaneHeight / 2;
+  if (folded) {
+    draw->AddTriangleFilled(ImVec2(cx - 3, cy - 4), ImVec2(cx + 3, cy), ImVec2(cx - 3, cy + 4),
+                            palette_.dim_text);
+  } else {
+    draw->AddTriangleFilled(ImVec2(cx - 4, cy - 2), ImVec2(cx + 4, cy - 2), ImVec2(cx, cy + 3),
+                            palette_.dim_text);
   }
 }
 

@@ -26,6 +26,8 @@ inline constexpr float kAxisHeight = 24;
 inline constexpr float kLaneHeight = 16;
 inline constexpr float kCounterHeight = 28;
 inline constexpr float kLaneGap = 3;
+inline constexpr float kNestedRowGap = 1;    // between the rows of one thread's track
+inline constexpr float kFoldMarkWidth = 12;  // the fold triangle left of a track's label
 // The steps/s plot pinned under the time axis (rate_plot.h), where the trace has steps.
 inline constexpr float kRatePlotHeight = 52;
 

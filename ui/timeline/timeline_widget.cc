@@ -66,7 +66,8 @@ void TimelineWidget::MeasureLabels(bool with_plot) {
   float widest = with_plot ? ImGui::CalcTextSize("9999.9 mean  1000").x : 0;
   for (const Lane& lane : lanes_)
     widest = std::max(widest, ImGui::CalcTextSize(lane.label.c_str()).x);
-  natural_label_width_ = widest;
+  const bool folds = std::find(has_rows_.begin(), has_rows_.end(), true) != has_rows_.end();
+  natural_label_width_ = widest + (folds ? kFoldMarkWidth : 0);
 }
 
 void TimelineWidget::SetModel(std::shared_ptr<const trace::Model> model, std::mutex* lock,
@@ -343,6 +344,29 @@ void TimelineWidget::RefreshLanes() {
   if (fingerprint == lane_fingerprint_ && !lanes_.empty()) return;
   lane_fingerprint_ = fingerprint;
   lanes_ = BuildLanes(*model_);
+  parents_ = TrackParents(lanes_);
+  has_rows_.assign(lanes_.size(), false);
+  for (const int parent : parents_) {
+    if (parent >= 0) has_rows_[static_cast<size_t>(parent)] = true;
+  }
+}
+
+void TimelineWidget::LayOutRows() {
+  row_height_.resize(lanes_.size());
+  for (size_t i = 0; i < lanes_.size(); ++i) {
+    const int parent = i < parents_.size() ? parents_[i] : -1;
+    const bool hidden =
+        parent >= 0 && folded_.contains(FoldKey(lanes_[static_cast<size_t>(parent)]));
+    row_height_[i] = hidden ? 0 : LaneHeight(lanes_[i]);
+  }
+}
+
+bool TimelineWidget::ToggleFold(size_t lane) {
+  if (lane >= has_rows_.size() || !has_rows_[lane]) return false;
+  const auto key = FoldKey(lanes_[lane]);
+  if (!folded_.erase(key)) folded_.insert(key);
+  update();
+  return true;
 }
 
 bool TimelineWidget::ExplainGapAt(int64_t t) {
@@ -433,8 +457,8 @@ void TimelineWidget::Later(std::function<void()> fn) {
 }
 
 int TimelineWidget::LaneAt(float y) const {
-  for (size_t i = 0; i < lane_y_.size() && i < lanes_.size(); ++i) {
-    if (y >= lane_y_[i] && y < lane_y_[i] + LaneHeight(lanes_[i])) return static_cast<int>(i);
+  for (size_t i = 0; i < lane_y_.size() && i < lanes_.size() && i < row_height_.size(); ++i) {
+    if (y >= lane_y_[i] && y < lane_y_[i] + row_height_[i]) return static_cast<int>(i);
   }
   return -1;
 }
@@ -519,6 +543,14 @@ void TimelineWidget::HandleMouse(float axis_bottom, float lanes_bottom) {
       if (moved) SetDraggedLabelWidth(dragged_label_width_);  // a click alone keeps the fit
       drag_ = Drag::kNone;
     }
+    return;
+  }
+  // A click on a track's label folds or unfolds its nested rows.
+  if (ImGui::IsMouseClicked(0) && mouse.x < axis_.x - kLabelEdgeGrab &&
+      mouse.x >= axis_.x - label_width_ && mouse.y >= axis_bottom && mouse.y < lanes_bottom &&
+      !ImGui::IsPopupOpen(kMenuId)) {
+    const int lane = LaneAt(mouse.y);
+    if (lane >= 0) ToggleFold(static_cast<size_t>(lane));
     return;
   }
   // A click on the context menu (or outside it, closing it) is the menu's, not a click on
@@ -634,8 +666,11 @@ void TimelineWidget::DrawImGui() {
   const float legend_height =
       legend.empty() ? 0 : static_cast<float>(legend.back().row + 1) * kLegendRowHeight + 4;
   const float lanes_bottom = ImGui::GetIO().DisplaySize.y - legend_height;
+  LayOutRows();
   float content = 0;
-  for (const Lane& lane : lanes_) content += LaneHeight(lane) + kLaneGap;
+  for (size_t i = 0; i < lanes_.size(); ++i) {
+    if (row_height_[i] > 0) content += row_height_[i] + RowGap(i);
+  }
   scroll_y_ = std::clamp(scroll_y_, 0.0f, std::max(0.0f, content - (lanes_bottom - lanes_top)));
 
   HandleKeys();
@@ -646,14 +681,22 @@ void TimelineWidget::DrawImGui() {
   lane_y_.resize(lanes_.size());
   float y = lanes_top - scroll_y_;
   const int hovered = LaneAt(mouse.y);
+  // Room for the fold triangles when some track has nested rows.
+  const float label_x =
+      origin.x + 4 +
+      (std::find(has_rows_.begin(), has_rows_.end(), true) != has_rows_.end() ? kFoldMarkWidth : 0);
   for (size_t i = 0; i < lanes_.size(); ++i) {
     const Lane& lane = lanes_[i];
-    const float h = LaneHeight(lane);
+    const float h = row_height_[i];
+    lane_y_[i] = y;
+    if (h == 0) continue;                             // folded into its track's first row
+    if (parents_[i] >= 0) y += RowGap(i) - kLaneGap;  // a track's rows sit close together
     lane_y_[i] = y;
     if (y + h >= lanes_top && y < lanes_bottom) {
       const bool match = LaneMatchesSearch(lane);
       const bool culprit = lane.op >= 0 && lane.op == bottleneck_op_;
-      draw->AddText(ImVec2(origin.x + 4, y), match || culprit ? palette_.highlight : palette_.text,
+      if (has_rows_[i]) DrawFoldMark(label_x - kFoldMarkWidth, y, folded(i));
+      draw->AddText(ImVec2(label_x, y), match || culprit ? palette_.highlight : palette_.text,
                     lane.label.c_str());
       draw->AddRectFilled(ImVec2(axis_.x, y), ImVec2(axis_.x + axis_.width, y + h),
                           palette_.lane_background);

@@ -17,6 +17,7 @@
 #include <memory>
 #include <mutex>
 #include <set>
+#include <tuple>
 
 #include "instrumentation/trace/intervals.h"
 #include "instrumentation/trace/model.h"
@@ -110,6 +111,15 @@ class TimelineWidget : public ImGuiGlWidget {
   int flow_arrows() const { return flow_arrows_; }
   // The top of lane i in widget pixels, as last drawn (-1 before the first frame).
   float lane_top(size_t i) const { return i < lane_y_.size() ? lane_y_[i] : -1; }
+  // Folds (or unfolds) the nested rows of the track lane `lane` heads, as a click on its
+  // label does; false when it has none.
+  bool ToggleFold(size_t lane);
+  bool folded(size_t lane) const {
+    return lane < lanes_.size() && folded_.contains(FoldKey(lanes_[lane]));
+  }
+  // Lane i's height as last laid out (0: folded away).
+  float row_height(size_t i) const { return i < row_height_.size() ? row_height_[i] : 0; }
+
   // The label column's width (logical pixels), and the width a person dragged it to (0: it
   // follows the longest label). Dragging its edge sets it, a double click there resets it;
   // the choice persists.
@@ -219,6 +229,20 @@ class TimelineWidget : public ImGuiGlWidget {
   int64_t measure_to_ = 0;
   bool measuring_ = false;
   int64_t menu_t_ = 0;
+
+  // Tracks with nested rows (imported threads): which lane each row continues, which tracks
+  // have rows, which are folded (by kind, op, thread: folds survive a lane rebuild), and
+  // each lane's height this frame (0: folded away).
+  std::vector<int> parents_;
+  std::vector<bool> has_rows_;
+  std::set<std::tuple<int, int, uint32_t>> folded_;
+  std::vector<float> row_height_;
+  std::tuple<int, int, uint32_t> FoldKey(const Lane& lane) const {
+    return {static_cast<int>(lane.kind), lane.op, lane.thread};
+  }
+  void LayOutRows();
+  void DrawFoldMark(float x, float y, bool folded);
+  float RowGap(size_t i) const { return parents_[i] >= 0 ? kNestedRowGap : kLaneGap; }
 
   float label_width_ = kMinLabelWidth;
   float dragged_label_width_ = 0;  // QSettings "timeline/label_width"
