@@ -375,6 +375,51 @@ TEST(MarkersTest, ThousandsOfInstantsAreTicksAndAFewAreLines) {
 // A lane's label says the process once and keeps the thread in view: three threads of a
 // process named "penv#native-main#platform-runtime#python#py_version_3_10" were three
 // identical cut-off labels.
+// Lanes keep one order whatever ids the threads got (decode/2 before decode/10), and a
+// rebuilt pipeline's op (defined again under a new id) continues its lanes, where every
+// lane was listed twice under the same label.
+TEST(LanesTest, ARebuildContinuesItsOpsLanesInAStableOrder) {
+  EXPECT_TRUE(NaturalLess("decode/2", "decode/10"));
+  EXPECT_FALSE(NaturalLess("decode/10", "decode/2"));
+  EXPECT_TRUE(NaturalLess("decode/1", "prefetch/producer"));
+  EXPECT_FALSE(NaturalLess("decode/3", "decode/3"));
+  trace::Model model;
+  record::TraceBatch batch;
+  record::StageDef before, after;
+  before.id = 3;
+  before.name = after.name = "decode";
+  before.kind = after.kind = "map";
+  before.buffer_size = after.buffer_size = 4;
+  after.id = 7;  // the rebuild's definition
+  batch.stages = {before, after};
+  // Thread ids in an order their names do not have.
+  batch.threads = {{9, "decode/10"}, {4, "decode/2"}, {5, "decode/0"}, {11, "decode/0"}};
+  batch.events.push_back({0, 100, 1, 0, 9, 3, record::EventKind::kWork, 0});
+  batch.events.push_back({0, 100, 2, 0, 4, 3, record::EventKind::kWork, 0});
+  batch.events.push_back({0, 100, 3, 0, 5, 3, record::EventKind::kWork, 0});
+  batch.events.push_back({0, 0, 0, 2, 1, 3, record::EventKind::kBufferLevel, 0});
+  batch.markers.push_back({500, "pipeline rebuilt: moved prefetch"});
+  batch.events.push_back({600, 700, 4, 0, 11, 7, record::EventKind::kWork, 0});
+  batch.events.push_back({600, 600, 0, 3, 1, 7, record::EventKind::kBufferLevel, 0});
+  batch.time_ns = 1000;
+  model.Consume(batch, true);
+  const std::vector<Lane> lanes = BuildLanes(model);
+  std::vector<std::string> labels;
+  int fill_lanes = 0;
+  for (const Lane& l : lanes) {
+    if (l.kind == LaneKind::kOp) labels.push_back(l.label);
+    fill_lanes += l.kind == LaneKind::kCounter && l.label == "decode buffer fill";
+  }
+  EXPECT_EQ(labels, (std::vector<std::string>{"decode  decode/0", "decode  decode/2",
+                                              "decode  decode/10"}));
+  EXPECT_EQ(fill_lanes, 1) << "one buffer lane, its samples from both definitions";
+  for (const Lane& l : lanes) {
+    if (l.label != "decode  decode/0") continue;
+    EXPECT_EQ(l.track_count, 2) << "before and after the rebuild";
+    EXPECT_EQ(l.op, 7) << "the newest definition: what the live verdict names";
+  }
+}
+
 TEST(LanesTest, OpThreadLabelsSayTheProcessOnceAndKeepTheThread) {
   EXPECT_EQ(OpThreadLabel("GPU 0", "GPU 0 / stream 7"), "GPU 0  stream 7");
   EXPECT_EQ(OpThreadLabel("decode", "decode/0"), "decode  decode/0") << "a recording's own";

@@ -1,13 +1,28 @@
 #include "ui/timeline/lanes.h"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
+#include <tuple>
 
 #include "instrumentation/trace/intervals.h"
 
 namespace pipescope::ui {
 
 using record::EventKind;
+
+namespace {
+
+// Lanes of one op by (thread name, depth, thread id) in natural order of the names.
+struct ThreadOrder {
+  bool operator()(const std::tuple<std::string, int, uint32_t>& a,
+                  const std::tuple<std::string, int, uint32_t>& b) const {
+    if (std::get<0>(a) != std::get<0>(b)) return NaturalLess(std::get<0>(a), std::get<0>(b));
+    return std::tie(std::get<2>(a), std::get<1>(a)) < std::tie(std::get<2>(b), std::get<1>(b));
+  }
+};
+
+}  // namespace
 
 bool RedOnlyWhileDeviceIdles(const trace::Model& model) {
   return !trace::DeviceWorkTracks(model).empty() &&
@@ -30,6 +45,31 @@ std::string OpThreadLabel(const std::string& op, const std::string& thread) {
     name = op.substr(0, kLongOpName / 2 - 2) + "..." + op.substr(op.size() - kLongOpName / 2 + 1);
   }
   return name + "  " + std::string(own);
+}
+
+bool NaturalLess(std::string_view a, std::string_view b) {
+  size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    if (std::isdigit(static_cast<unsigned char>(a[i])) &&
+        std::isdigit(static_cast<unsigned char>(b[j]))) {
+      size_t i_end = i, j_end = j;
+      while (i_end < a.size() && std::isdigit(static_cast<unsigned char>(a[i_end]))) ++i_end;
+      while (j_end < b.size() && std::isdigit(static_cast<unsigned char>(b[j_end]))) ++j_end;
+      // Without leading zeros, the longer number is the larger.
+      std::string_view x = a.substr(i, i_end - i), y = b.substr(j, j_end - j);
+      while (x.size() > 1 && x.front() == '0') x.remove_prefix(1);
+      while (y.size() > 1 && y.front() == '0') y.remove_prefix(1);
+      if (x.size() != y.size()) return x.size() < y.size();
+      if (x != y) return x < y;
+      i = i_end;
+      j = j_end;
+      continue;
+    }
+    if (a[i] != b[j]) return a[i] < b[j];
+    ++i;
+    ++j;
+  }
+  return a.size() - i < b.size() - j;
 }
 
 std::vector<Lane> BuildLanes(const trace::Model& model) {
@@ -70,50 +110,79 @@ std::vector<Lane> BuildLanes(const trace::Model& model) {
       lane.thread = stream;
       // A nested row continues its stream's track: the name is on the row above.
       lane.label = lane.depth == 0 ? model.ThreadName(stream) : std::string();
-      if (lane.track_count < 4) lane.tracks[lane.track_count++] = t;
+      if (lane.track_count < kMaxLaneTracks) lane.tracks[lane.track_count++] = t;
     }
   }
   for (auto& [key, lane] : gpu_lanes) lanes.push_back(lane);
-  // Then every op, last (nearest the consumer) first, a sub-lane per thread.
+  // Then every op, last (nearest the consumer) first, a sub-lane per thread, threads in the
+  // order of their names (decode/0, decode/1, ..., decode/10), not of their ids, which vary
+  // from run to run. A recording's rebuilt pipeline defines its ops again under new ids: an
+  // op and a thread of the same names continue the same lane (the rebuild's marker shows
+  // where), where each rebuild listed every lane again.
+  const bool recorded = model.run_info().imported_from.empty();
   auto stages = model.StagesInOrder();
   std::reverse(stages.begin(), stages.end());
-  for (const record::StageDef* stage : stages) {
-    std::map<std::pair<uint32_t, int>, Lane> by_thread;  // by (thread, depth)
-    for (EventKind kind : {EventKind::kIdle, EventKind::kWaitInput, EventKind::kBlocked,
-                           EventKind::kCall, EventKind::kWork}) {
-      for (const trace::Track* t : model.TracksOf(kind, stage->id)) {
-        Lane& lane = by_thread[{t->key().thread, t->key().depth}];
-        if (lane.track_count < 4) lane.tracks[lane.track_count++] = t;
+  std::vector<std::vector<const record::StageDef*>> ops;  // each op's definitions, oldest first
+  {
+    std::map<std::string, size_t> by_name;
+    for (const record::StageDef* stage : stages) {
+      const std::string key = recorded ? stage->name : "#" + std::to_string(stage->id);
+      auto [it, added] = by_name.emplace(key, ops.size());
+      if (added) ops.emplace_back();
+      ops[it->second].push_back(stage);
+    }
+    for (auto& defs : ops) {
+      std::sort(defs.begin(), defs.end(), [](auto* x, auto* y) { return x->id < y->id; });
+    }
+  }
+  for (const auto& defs : ops) {
+    const record::StageDef& newest = *defs.back();
+    // By (thread name, depth) for a recording; by thread id for an imported trace, whose
+    // threads of one name are different threads.
+    std::map<std::tuple<std::string, int, uint32_t>, Lane, ThreadOrder> by_thread;
+    for (const record::StageDef* stage : defs) {
+      for (EventKind kind : {EventKind::kIdle, EventKind::kWaitInput, EventKind::kBlocked,
+                             EventKind::kCall, EventKind::kWork}) {
+        for (const trace::Track* t : model.TracksOf(kind, stage->id)) {
+          const uint32_t thread = t->key().thread;
+          Lane& lane = by_thread[{model.ThreadName(thread), t->key().depth, recorded ? 0 : thread}];
+          if (lane.track_count == 0) lane.thread = thread;
+          if (lane.track_count < kMaxLaneTracks) lane.tracks[lane.track_count++] = t;
+        }
       }
     }
-    const std::string indent(static_cast<size_t>(2 * stage->depth), ' ');
+    const std::string indent(static_cast<size_t>(2 * newest.depth), ' ');
     for (auto& [key, lane] : by_thread) {
       lane.kind = LaneKind::kOp;
-      lane.op = stage->id;
-      lane.thread = key.first;
-      lane.depth = key.second;
+      lane.op = newest.id;  // the live analysis and the verdict name the newest
+      lane.depth = std::get<1>(key);
       // A nested row continues its thread's track: the name is on the row above.
-      lane.label = key.second == 0
-                       ? indent + OpThreadLabel(stage->name, model.ThreadName(key.first))
-                       : std::string();
+      lane.label =
+          lane.depth == 0 ? indent + OpThreadLabel(newest.name, std::get<0>(key)) : std::string();
       lanes.push_back(lane);
     }
   }
-  // Counters last, under the lanes they explain.
-  for (const record::StageDef* stage : stages) {
-    const trace::Track* levels = model.FindTrack({EventKind::kBufferLevel, stage->id, 0});
-    if (!levels) continue;
+  // Counters last, under the lanes they explain: one per op, its definitions' samples in
+  // the order they were taken.
+  for (const auto& defs : ops) {
+    const record::StageDef& newest = *defs.back();
     // An imported trace's own counters are named as their trace names them.
     Lane lane{LaneKind::kCounter,
-              stage->kind == "counter" ? stage->name : stage->name + " buffer fill"};
-    lane.op = stage->id;
-    lane.tracks[lane.track_count++] = levels;
+              newest.kind == "counter" ? newest.name : newest.name + " buffer fill"};
+    lane.op = newest.id;
     lane.counter = CounterKind::kBufferLevel;
     // Buffer levels are sampled every few ms, so their maximum is cheap to find; a map's
     // output buffer can hold more than its buffer_size knob says.
-    uint32_t peak = 1;
-    for (size_t i = 0; i < levels->size(); ++i) peak = std::max(peak, levels->value(i));
-    lane.counter_max = static_cast<double>(std::max<int64_t>(stage->buffer_size, peak));
+    int64_t peak = 1;
+    for (const record::StageDef* stage : defs) {
+      const trace::Track* levels = model.FindTrack({EventKind::kBufferLevel, stage->id, 0});
+      if (!levels || lane.track_count == kMaxLaneTracks) continue;
+      lane.tracks[lane.track_count++] = levels;
+      peak = std::max<int64_t>(peak, stage->buffer_size);
+      for (size_t i = 0; i < levels->size(); ++i) peak = std::max<int64_t>(peak, levels->value(i));
+    }
+    if (lane.track_count == 0) continue;
+    lane.counter_max = static_cast<double>(peak);
     lanes.push_back(lane);
   }
   // Device utilisation from the GPU's own records where there are some, else from steps.
@@ -124,7 +193,7 @@ std::vector<Lane> BuildLanes(const trace::Model& model) {
     } else {
       lane.busy_tracks = gpu_tracks;
       for (const trace::Track* t : gpu_tracks)
-        if (lane.track_count < 4) lane.tracks[lane.track_count++] = t;
+        if (lane.track_count < kMaxLaneTracks) lane.tracks[lane.track_count++] = t;
     }
     lane.counter = CounterKind::kDeviceBusy;
     lanes.push_back(lane);

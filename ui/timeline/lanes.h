@@ -8,6 +8,7 @@
 // display.
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "instrumentation/trace/model.h"
@@ -26,12 +27,15 @@ enum class CounterKind {
   kDeviceBusy,   // share of each pixel's time covered by device steps
 };
 
+inline constexpr int kMaxLaneTracks = 16;
+
 struct Lane {
   LaneKind kind = LaneKind::kOp;
   std::string label;
   int op = -1;  // stage id for op and buffer lanes
   uint32_t thread = 0;
-  const trace::Track* tracks[4] = {};  // drawn in order, later ones on top
+  // Drawn in order, later ones on top; a rebuilt pipeline's op adds its new definition's.
+  const trace::Track* tracks[kMaxLaneTracks] = {};
   int track_count = 0;
   int depth = 0;  // an imported trace's nesting row on the thread
   // The device utilisation lane: every device track (a trace may have many streams).
@@ -41,6 +45,9 @@ struct Lane {
 };
 
 std::vector<Lane> BuildLanes(const trace::Model& model);
+
+// "decode/2" before "decode/10": names compared with their numbers as numbers.
+bool NaturalLess(std::string_view a, std::string_view b);
 
 // An op lane's label: the op and its thread, without saying an imported thread's process
 // twice ("GPU 0  stream 7", not "GPU 0  GPU 0 / stream 7"), an identifier longer than

@@ -305,6 +305,16 @@ void TimelineWidget::DrawCounterLane(const Lane& lane, float y, float height) {
     double v = 0;
     switch (lane.counter) {
       case CounterKind::kBufferLevel: {
+        // A rebuilt pipeline's op has a track per definition, one after the other in time:
+        // the pixel reads the latest that had begun by its end.
+        const trace::Track* latest = lane.tracks[0];
+        for (int k = 1; k < lane.track_count; ++k) {
+          if (lane.tracks[k]->first_start() <= b) latest = lane.tracks[k];
+        }
+        if (latest != track) {
+          track = latest;
+          last_level = 0;
+        }
         // Mean of the samples in the pixel; the last sample before it where there is none.
         const size_t i = track->FirstStartingAtOrAfter(a);
         const size_t j = track->FirstStartingAtOrAfter(std::max(b, a + 1));
