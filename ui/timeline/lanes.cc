@@ -152,13 +152,24 @@ std::vector<Lane> BuildLanes(const trace::Model& model) {
       }
     }
     const std::string indent(static_cast<size_t>(2 * newest.depth), ' ');
+    bool named = false;  // the op's name is on a lane above
     for (auto& [key, lane] : by_thread) {
       lane.kind = LaneKind::kOp;
       lane.op = newest.id;  // the live analysis and the verdict name the newest
       lane.depth = std::get<1>(key);
-      // A nested row continues its thread's track: the name is on the row above.
-      lane.label =
-          lane.depth == 0 ? indent + OpThreadLabel(newest.name, std::get<0>(key)) : std::string();
+      // A nested row continues its thread's track: the name is on the row above. A
+      // recording's op says its name once, on its first thread ("decode  decode/0", then
+      // "        decode/1"): the column reads as the op and its threads.
+      if (lane.depth > 0) {
+        lane.label.clear();
+      } else if (recorded && named) {
+        const std::string first = OpThreadLabel(newest.name, std::get<0>(key));
+        const size_t thread_at = first.size() - std::get<0>(key).size();
+        lane.label = indent + std::string(thread_at, ' ') + first.substr(thread_at);
+      } else {
+        lane.label = indent + OpThreadLabel(newest.name, std::get<0>(key));
+        named = true;
+      }
       lanes.push_back(lane);
     }
   }

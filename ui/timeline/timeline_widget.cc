@@ -312,7 +312,12 @@ bool TimelineWidget::LaneHasMatchingSpans(const Lane& lane) const {
 }
 
 bool TimelineWidget::LaneMatchesSearch(const Lane& lane) const {
-  return !search_.empty() && Lower(lane.label).find(search_) != std::string::npos;
+  if (search_.empty()) return false;
+  if (Lower(lane.label).find(search_) != std::string::npos) return true;
+  // A lane that leaves its op's name to the lane above still belongs to it.
+  const record::StageDef* stage =
+      model_ && lane.op >= 0 ? model_->Stage(static_cast<uint16_t>(lane.op)) : nullptr;
+  return stage != nullptr && Lower(stage->name).find(search_) != std::string::npos;
 }
 
 bool TimelineWidget::KindMatchesSearch(EventKind kind) const {
