@@ -103,9 +103,10 @@ const RunFigure kRunFigures[] = {
      kEverywhere, true,
      [](const Run& m) -> std::optional<double> { return m.analysis.device_busy_fraction; }},
     {"worker_threads", "worker threads", "", "worker_threads",
-     "Threads (or processes) of parallel maps, interleaves and loaders: fewer for the same "
-     "speed leaves cores to the rest of the machine.",
-     Better::kLower, 1, 0, kEverywhere, true,
+     "Threads (or processes) of parallel maps, interleaves and loaders. Not marked better "
+     "either way: more workers are how a slow op speeds up (steps/s says whether they did), "
+     "and what they cost the machine is in CPU cores busy.",
+     Better::kNeither, 1, 0, kEverywhere, true,
      [](const Run& m) -> std::optional<double> { return static_cast<double>(m.worker_threads); }},
     {"cpu_cores_busy", "CPU cores busy", "", "cpu_cores_busy",
      "CPU seconds per second the pipeline's threads used in the steady part.", Better::kLower, 1, 2,

@@ -414,6 +414,16 @@ TEST(LanesTest, ARebuildContinuesItsOpsLanesInAStableOrder) {
   EXPECT_EQ(labels, (std::vector<std::string>{"decode  decode/0", "        decode/2",
                                               "        decode/10"}));
   EXPECT_EQ(fill_lanes, 1) << "one buffer lane, its samples from both definitions";
+  // The op's other threads fold with its first one.
+  const std::vector<int> parents = TrackParents(lanes);
+  size_t first = lanes.size();
+  for (size_t i = 0; i < lanes.size(); ++i) {
+    if (lanes[i].label == "decode  decode/0") first = i;
+  }
+  ASSERT_LT(first, lanes.size());
+  EXPECT_EQ(parents[first], -1);
+  EXPECT_EQ(parents[first + 1], static_cast<int>(first)) << lanes[first + 1].label;
+  EXPECT_EQ(parents[first + 2], static_cast<int>(first)) << lanes[first + 2].label;
   for (const Lane& l : lanes) {
     if (l.label != "decode  decode/0") continue;
     EXPECT_EQ(l.track_count, 2) << "before and after the rebuild";

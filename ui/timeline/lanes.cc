@@ -163,6 +163,7 @@ std::vector<Lane> BuildLanes(const trace::Model& model) {
       if (lane.depth > 0) {
         lane.label.clear();
       } else if (recorded && named) {
+        lane.continues_op = true;
         const std::string first = OpThreadLabel(newest.name, std::get<0>(key));
         const size_t thread_at = first.size() - std::get<0>(key).size();
         lane.label = indent + std::string(thread_at, ' ') + first.substr(thread_at);
@@ -217,6 +218,10 @@ std::vector<int> TrackParents(const std::vector<Lane>& lanes) {
   int top = -1;  // the latest lane that starts a track
   for (size_t i = 0; i < lanes.size(); ++i) {
     const Lane& lane = lanes[i];
+    if (top >= 0 && lane.continues_op && lanes[static_cast<size_t>(top)].op == lane.op) {
+      parents[i] = top;
+      continue;
+    }
     if (lane.depth == 0 || top < 0) {
       top = static_cast<int>(i);
       continue;

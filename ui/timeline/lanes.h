@@ -38,6 +38,9 @@ struct Lane {
   const trace::Track* tracks[kMaxLaneTracks] = {};
   int track_count = 0;
   int depth = 0;  // an imported trace's nesting row on the thread
+  // A recording's op lane after its op's first one (another thread of the same op): it
+  // belongs to the first one's group, which folds them together.
+  bool continues_op = false;
   // The device utilisation lane: every device track (a trace may have many streams).
   std::vector<const trace::Track*> busy_tracks;
   CounterKind counter = CounterKind::kBufferLevel;
@@ -66,9 +69,10 @@ bool RedOnlyWhileDeviceIdles(const trace::Model& model);
 // when it idled).
 bool ShowsDeviceIdle(const trace::Model& model);
 
-// An imported thread's (or GPU stream's) track: its depth-0 lane and the deeper rows right
-// under it, which continue it without a label of their own. parents[i] is the index of the
-// lane whose track lane i continues, -1 for a lane that starts one.
+// A foldable group: an imported thread's (or GPU stream's) track, its depth-0 lane and the
+// deeper rows right under it, which continue it without a label of their own; or a
+// recording's op, its first thread's lane and its other threads' lanes. parents[i] is the
+// index of the lane that heads lane i's group, -1 for a lane that heads one (or none).
 std::vector<int> TrackParents(const std::vector<Lane>& lanes);
 
 // The steps the steps/s plot counts: the first device lane's steps; nullptr when the trace
