@@ -75,7 +75,8 @@ const char* kShortcuts =
     "  Ctrl+. stop tuning   Ctrl+K compare with autotuned   Ctrl+I what if (PyTorch trace)\n\n"
     "Lessons and workshops\n"
     "  Ctrl+L lessons dock   Ctrl+Return run and check the lesson's pipeline\n"
-    "  Ctrl+Shift+P presenter mode (large, high contrast, for projectors)\n";
+    "  Ctrl+Shift+P presenter mode (large, high contrast, for projectors)\n"
+    "  F11 timeline only (every dock hidden; F11 again brings them back)\n";
 
 // "Chrome trace JSON (*.json *.json.gz)".
 QString DialogFilter(const session::TraceFormat& f) {
@@ -205,8 +206,14 @@ void MainWindow::FitDocksForPresenter() {
   resizeDocks(side, widths, Qt::Horizontal);
 }
 
+void MainWindow::SetTimelineOnly(bool on) {
+  focus_.Set(on);
+  if (timeline_only_) timeline_only_->setChecked(focus_.on());
+}
+
 void MainWindow::SetPresenterMode(bool on) {
   if (on == presenter_) return;
+  SetTimelineOnly(false);  // presenter mode keeps the layout from before it
   presenter_ = on;
   constexpr float kScale = 1.6f;
   if (on) {
@@ -415,6 +422,10 @@ void MainWindow::BuildMenus() {
       view->addAction("&Presenter Mode", QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P), this,
                       [this](bool on) { SetPresenterMode(on); });
   presenter_action_->setCheckable(true);
+  timeline_only_ = view->addAction("&Timeline Only", QKeySequence(Qt::Key_F11), this,
+                                   [this](bool on) { SetTimelineOnly(on); });
+  timeline_only_->setCheckable(true);
+  timeline_only_->setToolTip("Hides every dock so that the timeline has the whole window");
   view->addAction("Fi&nd...", QKeySequence::Find, this, [this] {
     search_->setFocus();
     search_->selectAll();
@@ -783,7 +794,7 @@ void MainWindow::closeEvent(QCloseEvent* e) {
   // Presenter mode hides docks for the projector: keep the layout from before it.
   settings.setValue("window/state", presenter_ && !state_before_presenter_.isEmpty()
                                         ? state_before_presenter_
-                                        : saveState());
+                                        : focus_.LayoutToKeep());
   StopRun();
   e->accept();
 }

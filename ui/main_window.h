@@ -18,6 +18,7 @@
 #include "app/session/trace_whatif.h"
 #include "instrumentation/trace/analysis.h"
 #include "instrumentation/trace/model.h"
+#include "ui/timeline_focus.h"
 
 class QAction;
 class QDockWidget;
@@ -67,6 +68,9 @@ class MainWindow : public QMainWindow {
   // Presenter mode, for projectors: everything larger, high contrast, only the timeline,
   // the verdict and the lessons shown. Remembered between sessions.
   void SetPresenterMode(bool on);
+  // Every dock hidden (the timeline has the whole window) or the layout it hid brought back.
+  void SetTimelineOnly(bool on);
+  bool timeline_only() const { return focus_.on(); }
   bool presenter_mode() const { return presenter_; }
   // Shows a finished recording (tests, benchmarks).
   void ShowModel(std::shared_ptr<trace::Model> model, const QString& title);
@@ -197,6 +201,8 @@ class MainWindow : public QMainWindow {
   std::optional<code::ImportedCode> code_;  // the .py the running pipeline was read from
   LessonsPanel* lessons_ = nullptr;
   QAction* presenter_action_ = nullptr;
+  QAction* timeline_only_ = nullptr;
+  TimelineFocus focus_{this};
   bool presenter_ = false;
   QFont normal_font_;
   QByteArray state_before_presenter_;  // dock layout to restore

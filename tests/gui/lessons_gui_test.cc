@@ -122,6 +122,30 @@ TEST(LessonsGuiTest, TextAndPipelineHaveRoomToReadAt1280x800) {
   });
 }
 
+// Beside a lesson's text and pipeline the timeline has 41% of a 1280 px window; Timeline
+// Only (F11) gives it the whole window in either mode, and brings the lesson back as it was.
+TEST(LessonsGuiTest, TimelineOnlyGivesTheTimelineTheWindowAndBringsTheLessonBack) {
+  InNormalAndPresenterMode([](MainWindow& window, bool presenter) {
+    ASSERT_TRUE(window.OpenLesson("4"));
+    ASSERT_TRUE(WaitForCheck(*window.lessons()));
+    DrawFrames(window);
+    const int beside = window.timeline()->width();
+    ASSERT_TRUE(window.lessons()->explanation()->isVisible());
+    window.SetTimelineOnly(true);
+    DrawFrames(window);
+    EXPECT_GE(window.timeline()->width(), window.width() * 6 / 10)
+        << (presenter ? "presenter: " : "") << window.timeline()->width() << " px of "
+        << window.width();
+    EXPECT_FALSE(window.lessons()->explanation()->isVisible());
+    window.grab().save(presenter ? "timeline_only_presenter.png" : "timeline_only.png");
+    window.SetTimelineOnly(false);
+    DrawFrames(window);
+    EXPECT_TRUE(window.lessons()->explanation()->isVisible());
+    EXPECT_TRUE(window.lessons()->editor()->isVisible());
+    EXPECT_NEAR(window.timeline()->width(), beside, 4) << "the layout it hid, as it was";
+  });
+}
+
 // Every lesson's pictures (its fenced timelines and orderings) keep their columns at
 // 1280x800: each picture line is one laid-out line, never wrapped. At the normal size they are
 // drawn at the text's own size; presenter mode's large type shrinks a picture only as far as
