@@ -164,6 +164,8 @@ void TimelineWidget::ZoomToSelection() {
 }
 
 int TimelineWidget::SetSearch(const QString& text) {
+  // The names and stages searched grow while a live run records.
+  const auto guard = LockModel(lock_);
   search_ = Lower(text.trimmed().toStdString());
   search_kinds_.clear();
   int matches = 0;
