@@ -104,9 +104,12 @@ Raster DrawGridChart(const GridChart& chart, int width, int height) {
     for (size_t i = 0; i < chart.points.size(); ++i) {
       if (SeriesKey(chart.points[i]) == key) members.push_back(i);
     }
-    std::sort(members.begin(), members.end(), [&](size_t p, size_t q) {
-      return PlaceOf(chart, p, width, height).x < PlaceOf(chart, q, width, height).x;
-    });
+    // Left to right: in the order of the first knob's values.
+    auto column = [&](size_t p) {
+      return std::find(xs.begin(), xs.end(), chart.points[p].values.front()) - xs.begin();
+    };
+    std::sort(members.begin(), members.end(),
+              [&](size_t p, size_t q) { return column(p) < column(q); });
     const Rgb color = SeriesColor(index);
     for (size_t m = 0; m < members.size(); ++m) {
       const auto& p = chart.points[members[m]];
@@ -150,12 +153,9 @@ Raster DrawGridChart(const GridChart& chart, int width, int height) {
   }
   const double note_y = a.top + 24 + static_cast<double>(series.size()) * 22 + 16;
   r.Text(a.right + 16, note_y, "ringed: the best,", kBest);
-  r.Text(
-      a.right + 16, note_y + 18,
-      Number(static_cast<double>(static_cast<int64_t>(chart.points[chart.best].steps_per_s * 10)) /
-             10) +
-          " steps/s",
-      kBest);
+  char best_rate[48];
+  std::snprintf(best_rate, sizeof best_rate, "%.1f steps/s", chart.points[chart.best].steps_per_s);
+  r.Text(a.right + 16, note_y + 18, best_rate, kBest);
   return r;
 }
 

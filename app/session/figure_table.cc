@@ -147,12 +147,11 @@ std::string HeaderWithUnit(const char* header, const char* unit) {
 
 std::string FormatNumber(std::optional<double> base, double shown_per_base, int decimals) {
   if (!base) return "";
+  double shown = *base * shown_per_base;
+  // What rounds to zero prints as 0, not "-0": there is no sign to show.
+  if (std::abs(shown) < 0.5 * std::pow(10.0, -decimals)) shown = 0;
   char number[48];
-  std::snprintf(number, sizeof number, "%.*f", decimals, *base * shown_per_base);
-  // "-0" reads as a sign where there is none.
-  if (std::strcmp(number, "-0") == 0 || std::strncmp(number, "-0.", 3) == 0) {
-    if (std::strspn(number + 1, "0.") == std::strlen(number + 1)) return number + 1;
-  }
+  std::snprintf(number, sizeof number, "%.*f", decimals, shown);
   return number;
 }
 

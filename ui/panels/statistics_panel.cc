@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
+#include <vector>
 
 #include "app/session/figure_table.h"
 
@@ -19,6 +20,18 @@ QTableWidgetItem* Number(double v, int decimals) {
   return item;
 }
 
+// The op figures the dock shows, in the table's order: its columns after the op and kind.
+const std::vector<const session::StageFigure*>& DockFigures() {
+  static const std::vector<const session::StageFigure*> figures = [] {
+    std::vector<const session::StageFigure*> shown;
+    for (const session::StageFigure& f : session::StageFigureTable()) {
+      if ((f.views & session::kGuiView) != 0u) shown.push_back(&f);
+    }
+    return shown;
+  }();
+  return figures;
+}
+
 }  // namespace
 
 StatisticsPanel::StatisticsPanel(QWidget* parent) : QTableWidget(0, OpColumnCount(), parent) {
@@ -32,32 +45,17 @@ StatisticsPanel::StatisticsPanel(QWidget* parent) : QTableWidget(0, OpColumnCoun
   connect(horizontalHeader(), &QHeaderView::sectionClicked, this, [this] { user_sorted_ = true; });
 }
 
-int StatisticsPanel::ColumnOf(const std::string& key) {
-  int column = kFirstFigure;
-  for (const session::StageFigure& f : session::StageFigureTable()) {
-    if ((f.views & session::kGuiView) == 0u) continue;
-    if (key == f.key) return column;
-    ++column;
-  }
-  return -1;
-}
-
 int StatisticsPanel::OpColumnCount() {
-  int columns = kFirstFigure;
-  for (const session::StageFigure& f : session::StageFigureTable()) {
-    if ((f.views & session::kGuiView) != 0u) ++columns;
-  }
-  return columns;
+  return kFirstFigure + static_cast<int>(DockFigures().size());
 }
 
 void StatisticsPanel::SetOpHeaders() {
   setHorizontalHeaderItem(kOp, new QTableWidgetItem("op"));
   setHorizontalHeaderItem(kKind, new QTableWidgetItem("kind"));
   int column = kFirstFigure;
-  for (const session::StageFigure& f : session::StageFigureTable()) {
-    if ((f.views & session::kGuiView) == 0u) continue;
-    auto* header = new QTableWidgetItem(QString::fromStdString(session::HeaderWithUnit(f)));
-    header->setToolTip(QString::fromUtf8(f.tooltip));
+  for (const session::StageFigure* f : DockFigures()) {
+    auto* header = new QTableWidgetItem(QString::fromStdString(session::HeaderWithUnit(*f)));
+    header->setToolTip(QString::fromUtf8(f->tooltip));
     setHorizontalHeaderItem(column++, header);
   }
 }
@@ -122,11 +120,10 @@ void StatisticsPanel::ShowAnalysis(const trace::RangeAnalysis& a) {
     setItem(row, kOp, name);
     setItem(row, kKind, new QTableWidgetItem(QString::fromStdString(s.op)));
     int column = kFirstFigure;
-    for (const session::StageFigure& f : session::StageFigureTable()) {
-      if ((f.views & session::kGuiView) == 0u) continue;
-      const std::optional<double> v = f.value(s);
+    for (const session::StageFigure* f : DockFigures()) {
+      const std::optional<double> v = f->value(s);
       setItem(row, column++,
-              v ? Number(*v * f.shown_per_base, f.decimals) : new QTableWidgetItem(""));
+              v ? Number(*v * f->shown_per_base, f->decimals) : new QTableWidgetItem(""));
     }
   }
   // Keep the user's sort across refreshes; pipeline order until there is one.

@@ -26,8 +26,6 @@ class StatisticsPanel : public QTableWidget {
   // The op rows' columns: the op and its kind, then the figures of session::StageFigureTable
   // that the GUI shows, in its order.
   enum Column : int { kOp, kKind, kFirstFigure };
-  // The column of the op figure `key` ("busy"); -1 when the dock does not show it.
-  static int ColumnOf(const std::string& key);
   static int OpColumnCount();
 
  private:

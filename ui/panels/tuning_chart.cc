@@ -25,6 +25,9 @@ TuningChart::TuningChart(QWidget* parent) : QWidget(parent) {
 
 void TuningChart::SetTrials(std::vector<session::LiveTuning::Trial> trials) {
   trials_ = std::move(trials);
+  double max = 0;
+  for (const auto& t : trials_) max = std::max(max, t.steps_per_s);
+  axis_top_ = engine::RoundAxisTop(max);
   update();
 }
 
@@ -44,17 +47,11 @@ QRectF TuningChart::PlotArea() const {
                 std::max(10.0, height() - 2.0 * fm.height() - 10));
 }
 
-double TuningChart::AxisTop() const {
-  double max = 0;
-  for (const auto& t : trials_) max = std::max(max, t.steps_per_s);
-  return engine::RoundAxisTop(max);
-}
-
 QPointF TuningChart::PointOf(size_t i) const {
   const QRectF area = PlotArea();
   const double n = static_cast<double>(std::max<size_t>(trials_.size(), 1));
   const double x = area.left() + (static_cast<double>(i) + 0.5) * area.width() / n;
-  const double y = area.bottom() - trials_[i].steps_per_s / AxisTop() * area.height();
+  const double y = area.bottom() - trials_[i].steps_per_s / axis_top_ * area.height();
   return {x, y};
 }
 
@@ -105,7 +102,7 @@ void TuningChart::paintEvent(QPaintEvent*) {
   painter.drawText(QPointF(area.left(), fm.ascent() + 2),
                    fm.elidedText("steps/s of each trial; line: the best so far", Qt::ElideRight,
                                  static_cast<int>(width() - area.left())));
-  const double top = AxisTop();
+  const double top = axis_top_;
   for (const double v : {0.0, top / 2, top}) {
     const double y = std::round(area.bottom() - v / top * area.height());
     painter.setPen(grid);

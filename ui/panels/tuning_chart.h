@@ -34,9 +34,9 @@ class TuningChart : public QWidget {
 
  private:
   QRectF PlotArea() const;
-  double AxisTop() const;
 
   std::vector<session::LiveTuning::Trial> trials_;
+  double axis_top_ = 1;  // the y-axis' top for trials_, set with them
 };
 
 }  // namespace pipescope::ui
