@@ -22,6 +22,7 @@
 #include "instrumentation/trace/format/trace_writer.h"
 #include "instrumentation/trace/import/chrome_trace_import.h"
 #include "instrumentation/trace/import/framework_report.h"
+#include "instrumentation/trace/import/json_file.h"
 #include "instrumentation/trace/model.h"
 
 namespace pipescope {
@@ -241,7 +242,7 @@ BENCHMARK(BM_ExportTrace)->DenseRange(0, 2)->Unit(benchmark::kMillisecond)->UseR
 
 const std::string& PyTorchLikeTrace() {
   static const std::string path = [] {
-    const std::string p = "/tmp/pipescope_bench_pytorch.json";
+    std::string p = "/tmp/pipescope_bench_pytorch.json";
     std::ofstream out(p);
     out << std::fixed << std::setprecision(3);  // epoch microseconds, as PyTorch writes them
     out << "{\"schemaVersion\": 1, \"traceEvents\": [\n";
@@ -309,6 +310,40 @@ void BM_ImportRealTrace(benchmark::State& state) {
       state, std::string(PIPESCOPE_TEST_DATA) + "/real/hta_trace_diff_control_rank3.json.gz");
 }
 BENCHMARK(BM_ImportRealTrace)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+std::string RealTracePath() {
+  return std::string(PIPESCOPE_TEST_DATA) + "/real/hta_trace_diff_control_rank3.json.gz";
+}
+
+// The real trace's gunzip alone: what reading a .json.gz costs before any parsing.
+void BM_GunzipRealTrace(benchmark::State& state) {
+  uint64_t bytes = 0;
+  for (auto _ : state) {
+    auto text = trace::ReadJsonFile(RealTracePath(), uint64_t{4} << 30);
+    if (!text.ok()) {
+      state.SkipWithError(text.status().message().c_str());
+      return;
+    }
+    bytes = text->size;
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * bytes));
+}
+BENCHMARK(BM_GunzipRealTrace)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// The same trace as plain JSON (gunzipped once to /tmp, read from the page cache): the
+// import's own rate, gunzip apart.
+void BM_ImportRealTraceJson(benchmark::State& state) {
+  static const std::string path = [] {
+    auto text = trace::ReadJsonFile(RealTracePath(), uint64_t{4} << 30);
+    std::string p = "/tmp/pipescope_bench_real_trace.json";
+    if (text.ok())
+      std::ofstream(p, std::ios::binary)
+          .write(text->data, static_cast<std::streamsize>(text->size));
+    return p;
+  }();
+  ImportEachIteration(state, path);
+}
+BENCHMARK(BM_ImportRealTraceJson)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // ---- end to end: overhead.pbtxt with recording off (0), into the model (1), and into the
 // model and a trace file (2). Run with --benchmark_repetitions and
@@ -457,7 +492,7 @@ void BM_FaultInPages(benchmark::State& state) {
     state.ResumeTiming();
   }
   state.counters["per_page"] = benchmark::Counter(
-      static_cast<double>(kBytes / kPage),
+      static_cast<double>(kBytes) / static_cast<double>(kPage),
       benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
 }
 BENCHMARK(BM_FaultInPages)->ArgName("populate")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);

@@ -1,5 +1,5 @@
 #pragma once
-// Reads a JSON trace file (plain, or gzip when it ends in ".gz") into memory with the
+// Reads a JSON trace file (plain, or gzip, told by its magic) into memory with the
 // padding simdjson reads past the end, with progress and Cancel, refusing files larger than
 // `max_bytes` (uncompressed) with a clear error instead of exhausting the machine.
 
@@ -13,7 +13,8 @@
 namespace pipescope::trace {
 
 // A plain file is mapped (its pages come straight from the page cache), with a page of
-// zeros after it for the padding; gzip is decompressed into a buffer.
+// zeros after it for the padding; gzip is decompressed into a buffer, whole by libdeflate
+// where the trailer's size holds it, else by zlib's stream.
 struct JsonText {
   char* data = nullptr;
   size_t size = 0;                // of the text
