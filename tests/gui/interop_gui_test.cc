@@ -232,8 +232,8 @@ TEST(InteropGuiTest, AnImportedTraceLeavesTheTimelineMostOfTheWidth) {
 
 // An imported thread is one track: its nesting rows sit under its label without labels of
 // their own, and a click on the label folds them away (the lanes below move up by exactly
-// their height) and a second click brings them back.
-TEST(InteropGuiTest, AThreadsNestedRowsFoldIntoItsTrack) {
+// their height) and a second click brings them back. A process folds its threads.
+TEST(InteropGuiTest, AThreadsNestedRowsFoldIntoItsTrackAndAProcessItsThreads) {
   MainWindow window;
   ASSERT_TRUE(ShowWindow(window));
   ASSERT_TRUE(
@@ -247,9 +247,9 @@ TEST(InteropGuiTest, AThreadsNestedRowsFoldIntoItsTrack) {
     if (lanes[i].label.find("pt_main_thread") != std::string::npos) head = i;
   }
   ASSERT_LT(head, lanes.size()) << "the main thread's track";
-  std::vector<size_t> rows;
+  std::vector<size_t> rows;  // its nested rows (its process's other threads fold into it too)
   for (size_t i = 0; i < lanes.size(); ++i) {
-    if (parents[i] == static_cast<int>(head)) rows.push_back(i);
+    if (parents[i] == static_cast<int>(head) && lanes[i].depth > 0) rows.push_back(i);
   }
   ASSERT_GE(rows.size(), 3u) << "a training step nests several calls deep";
   for (const size_t r : rows) {
@@ -261,19 +261,67 @@ TEST(InteropGuiTest, AThreadsNestedRowsFoldIntoItsTrack) {
   const float before = timeline.lane_top(below);
   float folded_height = 0;
   for (const size_t r : rows) folded_height += timeline.row_height(r) + kNestedRowGap;
-  // A click on the track's label.
-  const QPoint label(static_cast<int>(timeline.axis().x - timeline.label_width() / 2),
-                     static_cast<int>(timeline.lane_top(head)) + 6);
-  QTest::mouseClick(&timeline, Qt::LeftButton, Qt::NoModifier, label);
-  DrawFrames(window);
+  // A click on a track's label.
+  const auto click = [&](size_t lane) {
+    const QPoint label(static_cast<int>(timeline.axis().x - timeline.label_width() / 2),
+                       static_cast<int>(timeline.lane_top(lane)) + 6);
+    QTest::mouseClick(&timeline, Qt::LeftButton, Qt::NoModifier, label);
+    DrawFrames(window);
+  };
+  click(head);
   EXPECT_TRUE(timeline.folded(head));
   for (const size_t r : rows) EXPECT_EQ(timeline.row_height(r), 0) << "row " << r;
   EXPECT_NEAR(timeline.lane_top(below), before - folded_height, 0.5);
   window.grab().save("imported_folded.png");
-  QTest::mouseClick(&timeline, Qt::LeftButton, Qt::NoModifier, label);
-  DrawFrames(window);
+  click(head);
   EXPECT_FALSE(timeline.folded(head));
   EXPECT_NEAR(timeline.lane_top(below), before, 0.5);
+
+  // An imported process is a group: its first thread's lane names it, its other threads
+  // follow indented and fold into it with their nested rows; folding one of those threads
+  // hides only its own rows (this trace's Python process has several threads). Its head
+  // and the first thread that follows it:
+  head = lanes.size();
+  size_t thread = lanes.size();
+  for (size_t i = 0; i < lanes.size() && thread == lanes.size(); ++i) {
+    if (lanes[i].continues_op && parents[i] >= 0) {
+      head = static_cast<size_t>(parents[i]);
+      thread = i;
+    }
+  }
+  ASSERT_LT(thread, lanes.size()) << "a process with several threads";
+  EXPECT_EQ(lanes[head].op, lanes[thread].op);
+  EXPECT_NE(lanes[head].thread, lanes[thread].thread);
+  EXPECT_EQ(lanes[thread].label.find_first_not_of(' '), lanes[head].label.find("  ") + 2)
+      << "the thread's name under the head's thread name: \"" << lanes[thread].label << "\"";
+  // Every lane of the group: the head's rows, the other threads and their rows.
+  std::vector<size_t> group;
+  for (size_t i = head + 1; i < lanes.size(); ++i) {
+    size_t up = i;
+    while (parents[up] >= 0 && static_cast<size_t>(parents[up]) != head)
+      up = static_cast<size_t>(parents[up]);
+    if (parents[up] >= 0) group.push_back(i);
+  }
+  ASSERT_GE(group.size(), 2u);
+  click(head);
+  ASSERT_TRUE(timeline.folded(head));
+  for (const size_t i : group) EXPECT_EQ(timeline.row_height(i), 0) << "lane " << i;
+  EXPECT_GT(timeline.row_height(head), 0);
+  window.grab().save("imported_process_folded.png");
+  click(head);
+  for (const size_t i : group) EXPECT_GT(timeline.row_height(i), 0) << "lane " << i;
+  // The second thread's own rows fold with it, and nothing else.
+  std::vector<size_t> own;
+  for (size_t i = 0; i < lanes.size(); ++i) {
+    if (parents[i] == static_cast<int>(thread)) own.push_back(i);
+  }
+  ASSERT_FALSE(own.empty()) << "the thread's nested calls";
+  click(thread);
+  ASSERT_TRUE(timeline.folded(thread));
+  for (const size_t i : group) {
+    const bool hidden = std::find(own.begin(), own.end(), i) != own.end();
+    EXPECT_EQ(timeline.row_height(i) == 0, hidden) << "lane " << i;
+  }
 }
 
 // Hovering a CPU launch draws its flow to the kernel it launched (Kineto 2021's

@@ -9,6 +9,7 @@
 #include "app/session/recorded_run.h"
 #include "app/session/trace_files.h"
 #include "engine/spec/spec_loader.h"
+#include "instrumentation/trace/import/chrome_trace_import.h"
 #include "ui/timeline/coverage.h"
 #include "ui/timeline/lanes.h"
 #include "ui/timeline/legend.h"
@@ -429,6 +430,39 @@ TEST(LanesTest, ARebuildContinuesItsOpsLanesInAStableOrder) {
     EXPECT_EQ(l.track_count, 2) << "before and after the rebuild";
     EXPECT_EQ(l.op, 7) << "the newest definition: what the live verdict names";
   }
+}
+
+// An imported process is a group of its threads, each thread a track of its nested rows:
+// the process is named once, on its first thread's lane; the next thread's lane folds into
+// it, and that thread's nested row into the thread's own lane.
+TEST(LanesTest, AnImportedProcessGroupsItsThreadsAndEachThreadItsRows) {
+  auto imported = trace::ImportChromeTraceText(R"({"traceEvents":[
+    {"ph":"M","name":"process_name","pid":7,"args":{"name":"python3"}},
+    {"ph":"M","name":"thread_name","pid":7,"tid":1,"args":{"name":"main"}},
+    {"ph":"M","name":"thread_name","pid":7,"tid":2,"args":{"name":"worker"}},
+    {"ph":"X","name":"step","pid":7,"tid":1,"ts":0,"dur":100},
+    {"ph":"X","name":"load","pid":7,"tid":2,"ts":0,"dur":100},
+    {"ph":"X","name":"decode","pid":7,"tid":2,"ts":10,"dur":50}]})",
+                                               "two_threads.json");
+  ASSERT_TRUE(imported.ok()) << imported.status().message();
+  const std::vector<Lane> lanes = BuildLanes(*imported->model);
+  const std::vector<int> parents = TrackParents(lanes);
+  std::vector<size_t> op_lanes;
+  for (size_t i = 0; i < lanes.size(); ++i) {
+    if (lanes[i].kind == LaneKind::kOp) op_lanes.push_back(i);
+  }
+  ASSERT_EQ(op_lanes.size(), 3u) << "main; worker and its nested row";
+  const Lane& main = lanes[op_lanes[0]];
+  const Lane& worker = lanes[op_lanes[1]];
+  const Lane& nested = lanes[op_lanes[2]];
+  EXPECT_EQ(main.label, "python3  main");
+  EXPECT_EQ(worker.label, "         worker") << "the thread under the thread above";
+  EXPECT_TRUE(worker.continues_op);
+  EXPECT_EQ(nested.depth, 1);
+  EXPECT_TRUE(nested.label.empty());
+  EXPECT_EQ(parents[op_lanes[0]], -1);
+  EXPECT_EQ(parents[op_lanes[1]], static_cast<int>(op_lanes[0])) << "the process's group";
+  EXPECT_EQ(parents[op_lanes[2]], static_cast<int>(op_lanes[1])) << "its own thread's track";
 }
 
 TEST(LanesTest, OpThreadLabelsSayTheProcessOnceAndKeepTheThread) {

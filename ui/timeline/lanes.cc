@@ -33,7 +33,7 @@ bool ShowsDeviceIdle(const trace::Model& model) {
   return model.run_info().imported_from.empty() || !trace::DeviceWorkTracks(model).empty();
 }
 
-std::string OpThreadLabel(const std::string& op, const std::string& thread) {
+std::string OpThreadLabel(const std::string& op, const std::string& thread, size_t* thread_at) {
   // An imported thread is named "process / thread" and its "op" is the process: said once.
   std::string_view own = thread;
   if (own.size() > op.size() + 3 && own.starts_with(op) && own.substr(op.size(), 3) == " / ")
@@ -44,6 +44,7 @@ std::string OpThreadLabel(const std::string& op, const std::string& thread) {
   if (name.size() > kLongOpName && name.find(' ') == std::string::npos) {
     name = op.substr(0, kLongOpName / 2 - 2) + "..." + op.substr(op.size() - kLongOpName / 2 + 1);
   }
+  if (thread_at) *thread_at = name.size() + 2;
   return name + "  " + std::string(own);
 }
 
@@ -157,15 +158,16 @@ std::vector<Lane> BuildLanes(const trace::Model& model) {
       lane.kind = LaneKind::kOp;
       lane.op = newest.id;  // the live analysis and the verdict name the newest
       lane.depth = std::get<1>(key);
-      // A nested row continues its thread's track: the name is on the row above. A
-      // recording's op says its name once, on its first thread ("decode  decode/0", then
-      // "        decode/1"): the column reads as the op and its threads.
+      // A nested row continues its thread's track: the name is on the row above. An op (an
+      // imported trace's process) says its name once, on its first thread ("decode
+      // decode/0", then "        decode/1"): the column reads as the op and its threads,
+      // and they fold into it.
       if (lane.depth > 0) {
         lane.label.clear();
-      } else if (recorded && named) {
+      } else if (named) {
         lane.continues_op = true;
-        const std::string first = OpThreadLabel(newest.name, std::get<0>(key));
-        const size_t thread_at = first.size() - std::get<0>(key).size();
+        size_t thread_at = 0;
+        const std::string first = OpThreadLabel(newest.name, std::get<0>(key), &thread_at);
         lane.label = indent + std::string(thread_at, ' ') + first.substr(thread_at);
       } else {
         lane.label = indent + OpThreadLabel(newest.name, std::get<0>(key));
@@ -215,15 +217,17 @@ std::vector<Lane> BuildLanes(const trace::Model& model) {
 
 std::vector<int> TrackParents(const std::vector<Lane>& lanes) {
   std::vector<int> parents(lanes.size(), -1);
-  int top = -1;  // the latest lane that starts a track
+  int top = -1;    // the latest lane that starts a track: its nested rows follow it
+  int group = -1;  // the latest lane that starts an op's group: its other threads follow it
   for (size_t i = 0; i < lanes.size(); ++i) {
     const Lane& lane = lanes[i];
-    if (top >= 0 && lane.continues_op && lanes[static_cast<size_t>(top)].op == lane.op) {
-      parents[i] = top;
+    if (group >= 0 && lane.continues_op && lanes[static_cast<size_t>(group)].op == lane.op) {
+      parents[i] = group;
+      top = static_cast<int>(i);
       continue;
     }
     if (lane.depth == 0 || top < 0) {
-      top = static_cast<int>(i);
+      top = group = static_cast<int>(i);
       continue;
     }
     const Lane& head = lanes[static_cast<size_t>(top)];

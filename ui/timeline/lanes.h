@@ -38,8 +38,8 @@ struct Lane {
   const trace::Track* tracks[kMaxLaneTracks] = {};
   int track_count = 0;
   int depth = 0;  // an imported trace's nesting row on the thread
-  // A recording's op lane after its op's first one (another thread of the same op): it
-  // belongs to the first one's group, which folds them together.
+  // An op lane after its op's first one (another thread of the same op, or of an imported
+  // trace's process): it belongs to the first one's group, which folds them together.
   bool continues_op = false;
   // The device utilisation lane: every device track (a trace may have many streams).
   std::vector<const trace::Track*> busy_tracks;
@@ -56,7 +56,9 @@ bool NaturalLess(std::string_view a, std::string_view b);
 // twice ("GPU 0  stream 7", not "GPU 0  GPU 0 / stream 7"), an identifier longer than
 // kLongOpName shortened in its middle so that the thread stays in the label column.
 inline constexpr size_t kLongOpName = 14;
-std::string OpThreadLabel(const std::string& op, const std::string& thread);
+// `thread_at`, where given, is where the thread's part starts.
+std::string OpThreadLabel(const std::string& op, const std::string& thread,
+                          size_t* thread_at = nullptr);
 
 // Whether the consumer lane paints red only the waits during which the device idled: when
 // the trace holds the device's own work (a GPU, which runs queued steps while the host
@@ -69,10 +71,12 @@ bool RedOnlyWhileDeviceIdles(const trace::Model& model);
 // when it idled).
 bool ShowsDeviceIdle(const trace::Model& model);
 
-// A foldable group: an imported thread's (or GPU stream's) track, its depth-0 lane and the
-// deeper rows right under it, which continue it without a label of their own; or a
-// recording's op, its first thread's lane and its other threads' lanes. parents[i] is the
-// index of the lane that heads lane i's group, -1 for a lane that heads one (or none).
+// Foldable groups, two deep: an op (an imported trace's process) is its first thread's
+// lane and its other threads' lanes; a thread's (or GPU stream's) track is its depth-0 lane
+// and the deeper rows right under it, which continue it without a label of their own.
+// parents[i] is the index of the lane that heads lane i's group (for another thread of an
+// op, the op's first lane; for a nested row, its thread's lane), -1 for a lane that heads
+// one (or none). Folding a lane hides every lane whose chain of parents reaches it.
 std::vector<int> TrackParents(const std::vector<Lane>& lanes);
 
 // The steps the steps/s plot counts: the first device lane's steps; nullptr when the trace

@@ -361,9 +361,11 @@ void TimelineWidget::RefreshLanes() {
 void TimelineWidget::LayOutRows() {
   row_height_.resize(lanes_.size());
   for (size_t i = 0; i < lanes_.size(); ++i) {
-    const int parent = i < parents_.size() ? parents_[i] : -1;
-    const bool hidden =
-        parent >= 0 && folded_.contains(FoldKey(lanes_[static_cast<size_t>(parent)]));
+    // Hidden under any folded group it is in: its thread's track or its op's.
+    bool hidden = false;
+    for (int parent = i < parents_.size() ? parents_[i] : -1; parent >= 0 && !hidden;
+         parent = parents_[static_cast<size_t>(parent)])
+      hidden = folded_.contains(FoldKey(lanes_[static_cast<size_t>(parent)]));
     row_height_[i] = hidden ? 0 : LaneHeight(lanes_[i]);
   }
 }

@@ -242,7 +242,12 @@ class TimelineWidget : public ImGuiGlWidget {
   }
   void LayOutRows();
   void DrawFoldMark(float x, float y, bool folded);
-  float RowGap(size_t i) const { return parents_[i] >= 0 ? kNestedRowGap : kLaneGap; }
+  // A group's lanes sit close together, except a thread that follows another thread's
+  // nested rows (an imported process's next thread): the gap shows where its track starts.
+  float RowGap(size_t i) const {
+    if (parents_[i] < 0) return kLaneGap;
+    return lanes_[i].continues_op && i > 0 && lanes_[i - 1].depth > 0 ? kLaneGap : kNestedRowGap;
+  }
 
   float label_width_ = kMinLabelWidth;
   float dragged_label_width_ = 0;  // QSettings "timeline/label_width"
