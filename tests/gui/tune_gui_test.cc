@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <QScreen>
+#include <QScrollBar>
 #include <QSpinBox>
 #include <QTableWidget>
 #include <QTest>
@@ -133,6 +134,8 @@ TEST(TuneGuiTest, CompareWithASavedSpecShowsBothRunsOnOneAxis) {
   const QRect room = compare->screen()->availableGeometry();
   EXPECT_LE(compare->height(), room.height()) << "the Compare window fits the screen (1280x800)";
   EXPECT_LE(compare->width(), room.width());
+  EXPECT_EQ(figures->verticalScrollBar()->maximum(), 0) << "every figure in view, unscrolled";
+  EXPECT_GE(compare->timeline(0)->height(), 200) << "and the timelines keep their room";
   compare->timeline(0)->SetView(300'000'000, 700'000'000);
   ASSERT_TRUE(QTest::qWaitFor(
       [&] {

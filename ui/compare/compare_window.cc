@@ -69,11 +69,19 @@ CompareWindow::CompareWindow(session::Comparison comparison, bool dark, QWidget*
   for (QTableWidget* t : {figures_, knobs_}) {
     t->verticalHeader()->setVisible(false);
     t->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
-    t->setMaximumHeight(190);
-    t->setMinimumHeight(t->verticalHeader()->defaultSectionSize() * 5);  // header and 4 rows
+    // Rows a line of text high: every figure in view without scrolling on a 1280x800 screen
+    // (the style's default row, 30 px, showed four of eight).
+    t->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+    t->verticalHeader()->setDefaultSectionSize(t->fontMetrics().height() + 6);
   }
   FillFigures();
   FillKnobs();
+  // As high as the figures' rows (the knobs' table beside it too), up to twelve rows.
+  const int rows = std::min(12, std::max({figures_->rowCount(), knobs_->rowCount(), 4}));
+  const int height = figures_->horizontalHeader()->sizeHint().height() +
+                     rows * figures_->verticalHeader()->defaultSectionSize() +
+                     2 * figures_->frameWidth();
+  for (QTableWidget* t : {figures_, knobs_}) t->setFixedHeight(height);
   tables->addWidget(Labelled(comparison_.b_predicted
                                  ? "Figures (steady steps; " + b + " is simulated, not measured)"
                                  : QString("Figures (steady state; the better one in green)"),
