@@ -362,11 +362,30 @@ TEST(InteropGuiTest, TracesOfSeveralHostsOpenInOneView) {
   EXPECT_TRUE(window.verdict_text().startsWith("pytorch_input_bound waits most for input (60%"))
       << window.verdict_text().toStdString();
   EXPECT_TRUE(window.verdict_text().contains("pytorch_compute_bound: 4 steps, input wait 4%"));
-  int host_lanes = 0;
-  for (const auto& lane : window.timeline()->lanes())
-    host_lanes += lane.label.rfind("pytorch_input_bound: ", 0) == 0;
-  EXPECT_GE(host_lanes, 3) << "a lane group per host: steps, input wait, GPU, its threads";
+  // A lane group per host (steps, input wait, GPU, its threads), named on its first lane;
+  // a click there folds the host's other lanes away.
+  TimelineWidget& timeline = *window.timeline();
+  const auto& lanes = timeline.lanes();
+  size_t head = lanes.size();
+  std::vector<size_t> rest;
+  for (size_t i = 0; i < lanes.size(); ++i) {
+    if (lanes[i].host != "pytorch_input_bound" || lanes[i].kind == LaneKind::kCounter) continue;
+    if (head == lanes.size())
+      head = i;
+    else
+      rest.push_back(i);
+  }
+  ASSERT_LT(head, lanes.size());
+  ASSERT_GE(rest.size(), 2u);
+  EXPECT_TRUE(lanes[head].label.starts_with("pytorch_input_bound: ")) << lanes[head].label;
   window.grab().save("hosts.png");
+  const QPoint label(static_cast<int>(timeline.axis().x - timeline.label_width() / 2),
+                     static_cast<int>(timeline.lane_top(head)) + 6);
+  QTest::mouseClick(&timeline, Qt::LeftButton, Qt::NoModifier, label);
+  DrawFrames(window);
+  ASSERT_TRUE(timeline.folded(head));
+  for (const size_t i : rest) EXPECT_EQ(timeline.row_height(i), 0) << lanes[i].label;
+  window.grab().save("hosts_folded.png");
 }
 
 }  // namespace

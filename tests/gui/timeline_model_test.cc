@@ -10,6 +10,7 @@
 #include "app/session/trace_files.h"
 #include "engine/spec/spec_loader.h"
 #include "instrumentation/trace/import/chrome_trace_import.h"
+#include "instrumentation/trace/import/host_merge.h"
 #include "ui/timeline/coverage.h"
 #include "ui/timeline/lanes.h"
 #include "ui/timeline/legend.h"
@@ -463,6 +464,41 @@ TEST(LanesTest, AnImportedProcessGroupsItsThreadsAndEachThreadItsRows) {
   EXPECT_EQ(parents[op_lanes[0]], -1);
   EXPECT_EQ(parents[op_lanes[1]], static_cast<int>(op_lanes[0])) << "the process's group";
   EXPECT_EQ(parents[op_lanes[2]], static_cast<int>(op_lanes[1])) << "its own thread's track";
+}
+
+// Two hosts' traces in one view: each host is a group, named once on its first lane, its
+// other lanes saying only their own part under it and folding into it.
+TEST(LanesTest, EachHostOfAMergedViewIsAGroupNamedOnce) {
+  std::vector<trace::HostTrace> hosts;
+  for (const char* name : {"pytorch_compute_bound", "pytorch_input_bound"}) {
+    auto imported = trace::ImportChromeTrace(std::string(PIPESCOPE_SOURCE_DIR) +
+                                             "/tests/trace/data/" + name + ".json");
+    ASSERT_TRUE(imported.ok()) << imported.status().message();
+    hosts.push_back(
+        trace::HostTrace{name, std::shared_ptr<const trace::Model>(std::move(imported->model))});
+  }
+  const trace::MergedHosts merged = trace::MergeHosts(hosts);
+  const std::vector<Lane> lanes = BuildLanes(*merged.model);
+  const std::vector<int> parents = TrackParents(lanes);
+  for (const std::string host : {"pytorch_compute_bound", "pytorch_input_bound"}) {
+    std::vector<size_t> of_host;
+    for (size_t i = 0; i < lanes.size(); ++i) {
+      if (lanes[i].host == host && lanes[i].kind != LaneKind::kCounter) of_host.push_back(i);
+    }
+    ASSERT_GE(of_host.size(), 3u) << host << ": steps, input wait, GPU, its threads";
+    const size_t head = of_host.front();
+    EXPECT_EQ(parents[head], -1) << host;
+    EXPECT_TRUE(lanes[head].label.starts_with(host + ": ")) << lanes[head].label;
+    for (size_t k = 1; k < of_host.size(); ++k) {
+      const size_t i = of_host[k];
+      EXPECT_EQ(lanes[i].label.find(host), std::string::npos)
+          << "the host said once: \"" << lanes[i].label << "\"";
+      size_t up = i;  // every lane of the host folds into its first one
+      while (parents[up] >= 0 && static_cast<size_t>(parents[up]) != head)
+        up = static_cast<size_t>(parents[up]);
+      EXPECT_EQ(parents[up], static_cast<int>(head)) << lanes[i].label;
+    }
+  }
 }
 
 TEST(LanesTest, OpThreadLabelsSayTheProcessOnceAndKeepTheThread) {

@@ -22,6 +22,26 @@ struct ThreadOrder {
   }
 };
 
+// Several hosts' traces in one view (host_merge.h): each op lane's host is its op's name up
+// to ": ". A host is named once, on its first lane; its next lanes say only their own
+// part, under it.
+void GroupByHost(const trace::Model& model, std::vector<Lane>& lanes) {
+  const std::string* previous = nullptr;
+  for (Lane& lane : lanes) {
+    const record::StageDef* stage = lane.op >= 0 ? model.Stage(lane.op) : nullptr;
+    const size_t colon = stage ? stage->name.find(": ") : std::string::npos;
+    if (colon == std::string::npos) {
+      previous = nullptr;
+      continue;
+    }
+    lane.host = stage->name.substr(0, colon);
+    const std::string prefix = lane.host + ": ";
+    if (previous && *previous == lane.host && lane.label.starts_with(prefix))
+      lane.label.replace(0, prefix.size(), prefix.size(), ' ');
+    previous = &lane.host;
+  }
+}
+
 }  // namespace
 
 bool RedOnlyWhileDeviceIdles(const trace::Model& model) {
@@ -212,6 +232,7 @@ std::vector<Lane> BuildLanes(const trace::Model& model) {
     lane.counter = CounterKind::kDeviceBusy;
     lanes.push_back(lane);
   }
+  if (model.run_info().imported_from == "hosts") GroupByHost(model, lanes);
   return lanes;
 }
 
@@ -219,6 +240,7 @@ std::vector<int> TrackParents(const std::vector<Lane>& lanes) {
   std::vector<int> parents(lanes.size(), -1);
   int top = -1;    // the latest lane that starts a track: its nested rows follow it
   int group = -1;  // the latest lane that starts an op's group: its other threads follow it
+  int host = -1;   // the latest lane that starts a host's group: its other ops follow it
   for (size_t i = 0; i < lanes.size(); ++i) {
     const Lane& lane = lanes[i];
     if (group >= 0 && lane.continues_op && lanes[static_cast<size_t>(group)].op == lane.op) {
@@ -228,6 +250,11 @@ std::vector<int> TrackParents(const std::vector<Lane>& lanes) {
     }
     if (lane.depth == 0 || top < 0) {
       top = group = static_cast<int>(i);
+      // A host's first lane heads its group; its other ops' lanes fold into it.
+      if (!lane.host.empty() && host >= 0 && lanes[static_cast<size_t>(host)].host == lane.host)
+        parents[i] = host;
+      else
+        host = lane.host.empty() ? -1 : static_cast<int>(i);
       continue;
     }
     const Lane& head = lanes[static_cast<size_t>(top)];

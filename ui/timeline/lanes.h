@@ -41,6 +41,9 @@ struct Lane {
   // An op lane after its op's first one (another thread of the same op, or of an imported
   // trace's process): it belongs to the first one's group, which folds them together.
   bool continues_op = false;
+  // The host whose lanes this one is among, in a view of several hosts' traces (their ops
+  // are named "host: op", host_merge.h); empty otherwise.
+  std::string host;
   // The device utilisation lane: every device track (a trace may have many streams).
   std::vector<const trace::Track*> busy_tracks;
   CounterKind counter = CounterKind::kBufferLevel;
@@ -71,12 +74,14 @@ bool RedOnlyWhileDeviceIdles(const trace::Model& model);
 // when it idled).
 bool ShowsDeviceIdle(const trace::Model& model);
 
-// Foldable groups, two deep: an op (an imported trace's process) is its first thread's
+// Foldable groups, three deep: in a view of several hosts, a host is its first lane and
+// the lanes of its other ops; an op (an imported trace's process) is its first thread's
 // lane and its other threads' lanes; a thread's (or GPU stream's) track is its depth-0 lane
 // and the deeper rows right under it, which continue it without a label of their own.
-// parents[i] is the index of the lane that heads lane i's group (for another thread of an
-// op, the op's first lane; for a nested row, its thread's lane), -1 for a lane that heads
-// one (or none). Folding a lane hides every lane whose chain of parents reaches it.
+// parents[i] is the index of the lane that heads lane i's group (for another op of a host,
+// the host's first lane; for another thread of an op, the op's first lane; for a nested
+// row, its thread's lane), -1 for a lane that heads one (or none). Folding a lane hides
+// every lane whose chain of parents reaches it.
 std::vector<int> TrackParents(const std::vector<Lane>& lanes);
 
 // The steps the steps/s plot counts: the first device lane's steps; nullptr when the trace
