@@ -37,6 +37,7 @@ class CodePanel;
 class LessonsPanel;
 class AdvicePanel;
 class CompareWindow;
+class GridWindow;
 
 // What the Verdict dock says until a gap is clicked.
 inline constexpr const char* kGapHint =
@@ -122,6 +123,12 @@ class MainWindow : public QMainWindow {
   // that both sides have the machine. Returns the window (null: cancelled or failed).
   CompareWindow* CompareWith(std::optional<spec::PipelineSpec> other, const QString& other_name);
   CompareWindow* compare_window() const { return compare_window_.get(); }
+  // Measures the current configuration at every point of a grid over `knobs` ("op.knob";
+  // empty: every parallelism and buffer-size knob), `seconds` a point, with progress and
+  // Cancel, and opens the Grid window with the chart `grid --plot` draws; the live run
+  // stops first. Returns the window (null: cancelled or failed, said in a message box).
+  GridWindow* GridOfKnobs(const std::vector<std::string>& knobs, double seconds);
+  GridWindow* grid_window() const { return grid_window_.get(); }
   // On a PyTorch profiler trace: predicts the job at other DataLoader settings
   // (session::PredictWhatIf) and opens Compare with the trace and the prediction. Errors in
   // a message box (null then).
@@ -228,6 +235,7 @@ class MainWindow : public QMainWindow {
   QAction* periodic_ = nullptr;
   QAction* compare_tuned_ = nullptr;
   QAction* compare_spec_ = nullptr;
+  QAction* grid_ = nullptr;
   QAction* whatif_ = nullptr;
   QLabel* tuning_label_ = nullptr;
   TuningChart* tuning_chart_ = nullptr;  // the tuner's trials, under tuning_label_
@@ -250,6 +258,7 @@ class MainWindow : public QMainWindow {
   std::function<bool(const QString&)> confirm_;
   std::unique_ptr<session::LiveTuning> tuning_;  // reset before live_: it drives the run
   std::unique_ptr<CompareWindow> compare_window_;
+  std::unique_ptr<GridWindow> grid_window_;
   CompareSettings compare_settings_;
   session::LiveTuning::Options tuning_times_;  // its settle and measure windows (defaults)
 };

@@ -199,6 +199,7 @@ void MainWindow::UpdateRunActions() {
   save_spec_->setEnabled(live);
   compare_tuned_->setEnabled(have_spec_);
   compare_spec_->setEnabled(have_spec_);
+  grid_->setEnabled(have_spec_);
   whatif_->setEnabled(!live && model_ && model_->run_info().imported_from == "pytorch");
   RefreshTuning();
   save_->setEnabled(model_ != nullptr);

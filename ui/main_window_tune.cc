@@ -1,4 +1,4 @@
-// The main window's Tune menu: autotuners on the live run, and Compare.
+// The main window's Tune menu: autotuners on the live run, Compare and the grid of knobs.
 #include <QAction>
 #include <QApplication>
 #include <QFileDialog>
@@ -9,14 +9,20 @@
 #include <QProgressDialog>
 #include <QSettings>
 #include <QStatusBar>
+#include <atomic>
 #include <chrono>
+#include <cstdio>
+#include <functional>
 #include <future>
 
 #include "app/session/comparison.h"
+#include "app/session/grid_search.h"
 #include "app/session/whatif_comparison.h"
 #include "engine/spec/spec_loader.h"
 #include "engine/tuning/pipescope_tuner.h"
+#include "instrumentation/trace/rate_interval.h"
 #include "ui/compare/compare_window.h"
+#include "ui/compare/grid_window.h"
 #include "ui/compare/whatif_dialog.h"
 #include "ui/main_window.h"
 #include "ui/panels/pipeline_panel.h"
@@ -36,6 +42,26 @@ QString KnobMoves(const engine::TunerResult& r) {
       moves << QString("%1 %2 -> %3").arg(Text(k.name)).arg(k.before).arg(k.after);
   }
   return moves.isEmpty() ? QString("no knob changed") : moves.join(", ");
+}
+
+// Waits for `work` behind a modal progress dialog (`maximum` 0: a busy bar), `update`
+// refreshing its label and value every 50 ms; Cancel calls `cancel`, and the wait goes on
+// until the work has stopped.
+template <class T>
+T AwaitWithProgress(QWidget* parent, const QString& title, int maximum, std::future<T>& work,
+                    const std::function<void(QProgressDialog&)>& update,
+                    const std::function<void()>& cancel) {
+  QProgressDialog progress(title + "...", "Cancel", 0, maximum, parent);
+  progress.setWindowTitle(title);
+  progress.setWindowModality(Qt::WindowModal);
+  progress.setMinimumDuration(0);
+  while (work.wait_for(std::chrono::milliseconds(50)) != std::future_status::ready) {
+    update(progress);
+    QApplication::processEvents();
+    if (progress.wasCanceled()) cancel();
+  }
+  progress.reset();
+  return work.get();
 }
 
 }  // namespace
@@ -66,6 +92,11 @@ void MainWindow::BuildTuneMenu() {
       "Runs your configuration and the autotuned one for the same time, side by side");
   compare_spec_ =
       tune->addAction("Compare with a Saved &Spec...", this, &MainWindow::CompareWithSpecDialog);
+  grid_ = tune->addAction("&Grid of Knobs", QKeySequence(Qt::CTRL | Qt::Key_G), this,
+                          [this] { GridOfKnobs({}, 1.0); });
+  grid_->setToolTip(
+      "Measures every combination of the parallelism and buffer sizes for 1 s each: steps/s "
+      "against parallelism, the best, and the points tied with it");
   tune->addSeparator();
   whatif_ = tune->addAction("&What If... (PyTorch trace)", QKeySequence(Qt::CTRL | Qt::Key_I), this,
                             &MainWindow::WhatIfDialog);
@@ -229,20 +260,13 @@ CompareWindow* MainWindow::CompareWith(std::optional<spec::PipelineSpec> other,
     return session::CompareSpecs(*mine, b, settings.duration_s, "yours", other_name.toStdString(),
                                  &canceller, set_stage);
   });
-  QProgressDialog progress("Comparing...", "Cancel", 0, 0, this);
-  progress.setWindowTitle("Compare");
-  progress.setWindowModality(Qt::WindowModal);
-  progress.setMinimumDuration(0);
-  while (work.wait_for(std::chrono::milliseconds(50)) != std::future_status::ready) {
-    {
-      std::lock_guard lock(stage_mu);
-      progress.setLabelText(Text(stage) + "...");
-    }
-    QApplication::processEvents();
-    if (progress.wasCanceled()) canceller.Cancel();
-  }
-  progress.reset();
-  auto result = work.get();
+  auto result = AwaitWithProgress(
+      this, "Compare", 0, work,
+      [&](QProgressDialog& progress) {
+        std::lock_guard lock(stage_mu);
+        progress.setLabelText(Text(stage) + "...");
+      },
+      [&] { canceller.Cancel(); });
   if (!result.ok()) {
     if (result.status().code() != engine::StatusCode::kCancelled)
       QMessageBox::warning(this, "Cannot compare", Text(result.status().message()));
@@ -252,6 +276,64 @@ CompareWindow* MainWindow::CompareWith(std::optional<spec::PipelineSpec> other,
   compare_window_->show();
   statusBar()->showMessage(compare_window_->verdict_text(), 15000);
   return compare_window_.get();
+}
+
+GridWindow* MainWindow::GridOfKnobs(const std::vector<std::string>& knobs, double seconds) {
+  const std::optional<spec::PipelineSpec> mine = CurrentConfiguration();
+  if (!mine) {
+    QMessageBox::information(this, "Grid of Knobs",
+                             "Open a pipeline spec first: the grid runs it at every point.");
+    return nullptr;
+  }
+  const std::string source = spec_path_.isEmpty() ? std::string("the pipeline")
+                                                  : QFileInfo(spec_path_).fileName().toStdString();
+  auto plan = session::PlanGrid(*mine, knobs, source);
+  if (!plan.ok()) {
+    QMessageBox::warning(this, "Grid of Knobs", Text(plan.status().message()));
+    return nullptr;
+  }
+  StopRunAndWait();  // every point is measured with the machine to itself
+  const size_t total = plan->points();
+  std::atomic<bool> cancelled{false};
+  std::mutex stage_mu;
+  size_t done = 0;
+  std::string stage = "point 1/" + std::to_string(total);
+  auto work = std::async(std::launch::async, [&] {
+    return session::RunGrid(*plan, seconds,
+                            [&](size_t p, size_t n, const session::GridPoint& point) {
+                              std::lock_guard lock(stage_mu);
+                              done = p + 1;
+                              stage = "point " + std::to_string(p + 1) + "/" + std::to_string(n) +
+                                      ": " + point.Label(plan->axes) + ": " +
+                                      trace::StepRateText({point.steps_per_s, point.half_width});
+                              return !cancelled.load();
+                            });
+  });
+  auto result = AwaitWithProgress(
+      this, "Grid of Knobs", static_cast<int>(total), work,
+      [&](QProgressDialog& progress) {
+        std::lock_guard lock(stage_mu);
+        progress.setLabelText(Text(stage));
+        progress.setValue(static_cast<int>(done));
+      },
+      [&] { cancelled.store(true); });
+  if (!result.ok()) {
+    if (result.status().code() != engine::StatusCode::kCancelled)
+      QMessageBox::warning(this, "Grid of Knobs", Text(result.status().message()));
+    return nullptr;
+  }
+  char per_point[32];
+  std::snprintf(per_point, sizeof per_point, "%g s a point", seconds);
+  const std::string title =
+      "steps/s by " + result->axes.front().knob + ": " + source + ", " + per_point;
+  grid_window_ =
+      std::make_unique<GridWindow>(std::move(result).value(), plan->spec, title,
+                                   [this](const spec::PipelineSpec& spec, const QString& change) {
+                                     RunAdvised(spec, "the grid's best, " + change);
+                                   });
+  grid_window_->show();
+  statusBar()->showMessage(grid_window_->summary_text(), 15000);
+  return grid_window_.get();
 }
 
 }  // namespace pipescope::ui

@@ -20,12 +20,7 @@ struct GridCommandOptions {
   std::string plot_path;  // --plot FILE.png: the chart of steps/s against the first knob
 };
 
+// The grid itself is session::PlanGrid and RunGrid (app/session/grid_search.h).
 int GridCommand(const GridCommandOptions& options, std::ostream& out, std::ostream& err);
-
-// The values tried for a knob: powers of two from its minimum (parallelism up to twice the
-// cores; buffers up to 16; anything else up to four times its current value), within
-// [min, max]. Exposed for tests.
-std::vector<int64_t> GridValues(const std::string& knob, int64_t value, int64_t min, int64_t max,
-                                int cores);
 
 }  // namespace pipescope::cli

@@ -4,6 +4,8 @@
 // the autotuned configuration.
 #include <gtest/gtest.h>
 
+#include <QLabel>
+#include <QPushButton>
 #include <QScreen>
 #include <QScrollBar>
 #include <QSpinBox>
@@ -16,6 +18,7 @@
 #include "engine/spec/spec_overrides.h"
 #include "gui_test_support.h"
 #include "ui/compare/compare_window.h"
+#include "ui/compare/grid_window.h"
 #include "ui/main_window.h"
 #include "ui/panels/pipeline_panel.h"
 #include "ui/panels/tuning_chart.h"
@@ -77,6 +80,42 @@ TEST(TuneGuiTest, AutotuningTheLiveRunMovesItsKnobs) {
   DrawFrames(window);
   window.grab().save("live_tuning.png");
   EXPECT_TRUE(window.StopRunAndWait());
+}
+
+// Tune > Grid of Knobs on the demo over decode's parallelism: every point measured, the
+// chart `grid --plot` draws shown in the window, the best named, and "Run the Best Live"
+// starts a live run at the best point's knobs.
+TEST(TuneGuiTest, AGridOfKnobsChartsEveryPointAndRunsTheBest) {
+  MainWindow window;
+  ASSERT_TRUE(ShowWindow(window));
+  ASSERT_TRUE(window.OpenFile(QString::fromStdString(ResourcePath(kDemo))));
+  GridWindow* grid = window.GridOfKnobs({"decode.num_parallel_calls"}, 0.4);
+  ASSERT_NE(grid, nullptr);
+  const session::GridResult& result = grid->result();
+  ASSERT_EQ(result.axes.size(), 1u);
+  EXPECT_EQ(result.axes[0].knob, "decode.num_parallel_calls");
+  ASSERT_GE(result.points.size(), 2u) << "parallelism 1 and 2 at least";
+  EXPECT_EQ(result.points.size(), result.axes[0].values.size());
+  for (const auto& p : result.points) EXPECT_GT(p.steps_per_s, 0);
+  EXPECT_EQ(grid->chart()->pixmap().width(), session::kGridPlotWidth);
+  EXPECT_EQ(grid->chart()->pixmap().height(), session::kGridPlotHeight);
+  const session::GridPoint& best = result.points[result.best];
+  EXPECT_TRUE(grid->summary_text().contains(
+      QString::fromStdString("decode.num_parallel_calls=" + std::to_string(best.values[0]))))
+      << grid->summary_text().toStdString();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(grid));
+  grid->grab().save("grid.png");
+  QTest::mouseClick(grid->run_best_button(), Qt::LeftButton);
+  ASSERT_TRUE(window.run_is_live());
+  const spec::PipelineSpec running = window.live_run()->CurrentSpec();
+  bool found = false;
+  for (const auto& op : running.ops()) {
+    if (op.name() != "decode") continue;
+    found = true;
+    EXPECT_EQ(op.map().num_parallel_calls(), best.values[0]) << "the best point's parallelism";
+  }
+  EXPECT_TRUE(found);
+  window.StopRunAndWait();
 }
 
 TEST(TuneGuiTest, CompareWithASavedSpecShowsBothRunsOnOneAxis) {

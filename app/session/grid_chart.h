@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "app/cli/raster.h"
+#include "app/session/raster.h"
 #include "engine/core/status.h"
 
-namespace pipescope::cli {
+namespace pipescope::session {
 
 struct GridChart {
   std::string title;                              // "decode.num_parallel_calls: demo.pbtxt"
@@ -41,4 +41,4 @@ GridChartPlace PlaceOf(const GridChart& chart, size_t point, int width = kGridPl
 // The colour of each line (a combination of the other knobs), by its index.
 Rgb SeriesColor(size_t series);
 
-}  // namespace pipescope::cli
+}  // namespace pipescope::session

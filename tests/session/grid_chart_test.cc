@@ -1,6 +1,6 @@
 // grid --plot's chart (grid_plot.h) drawn on a known grid: each point in its line's colour
 // where PlaceOf says, higher rates higher, the best ringed, and the PNG read back whole.
-#include "app/cli/grid_plot.h"
+#include "app/session/grid_chart.h"
 
 #include <gtest/gtest.h>
 #include <stb_image.h>
@@ -8,7 +8,7 @@
 
 #include <string>
 
-namespace pipescope::cli {
+namespace pipescope::session {
 namespace {
 
 // Parallelism 1, 2, 4 against buffer 1 and 8: the rate doubles with parallelism up to 2.
@@ -87,4 +87,4 @@ TEST(GridPlotTest, TextIsDrawnWholeAndOnlyInsideTheCanvas) {
 }
 
 }  // namespace
-}  // namespace pipescope::cli
+}  // namespace pipescope::session

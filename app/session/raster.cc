@@ -1,4 +1,4 @@
-#include "app/cli/raster.h"
+#include "app/session/raster.h"
 
 #include <stb_easy_font.h>
 #include <stb_image_write.h>
@@ -8,7 +8,7 @@
 #include <cmath>
 #include <cstring>
 
-namespace pipescope::cli {
+namespace pipescope::session {
 
 Raster::Raster(int width, int height, Rgb background)
     : width_(std::max(1, width)),
@@ -92,4 +92,4 @@ engine::Status Raster::WritePng(const std::string& path) const {
   return engine::Status::Ok();
 }
 
-}  // namespace pipescope::cli
+}  // namespace pipescope::session

@@ -10,7 +10,7 @@
 
 #include "engine/core/status.h"
 
-namespace pipescope::cli {
+namespace pipescope::session {
 
 struct Rgb {
   uint8_t r = 0, g = 0, b = 0;
@@ -41,4 +41,4 @@ class Raster {
   std::vector<uint8_t> pixels_;  // RGB, row by row
 };
 
-}  // namespace pipescope::cli
+}  // namespace pipescope::session

@@ -1,4 +1,4 @@
-#include "app/cli/grid_plot.h"
+#include "app/session/grid_chart.h"
 
 #include <algorithm>
 #include <cmath>
@@ -7,7 +7,7 @@
 
 #include "engine/core/axis_top.h"
 
-namespace pipescope::cli {
+namespace pipescope::session {
 namespace {
 
 const Rgb kBackground{255, 255, 255};
@@ -84,7 +84,8 @@ Raster DrawGridChart(const GridChart& chart, int width, int height) {
     const std::string label = Number(v);
     r.Text(a.left - 8 - Raster::TextWidth(label), y - Raster::TextHeight() / 2.0, label, kText);
   }
-  r.Text(16, a.top - 22, "steps/s", kText);
+  // The y axis's name beside its top, clear of the top value's label to its left.
+  r.Text(a.left + 8, a.top - 24, "steps/s", kText);
   // The first knob's values along x, evenly spaced (they are powers of two: a log scale).
   const auto& xs = chart.knob_values.front();
   const double slot = (a.right - a.left) / static_cast<double>(std::max<size_t>(xs.size(), 1));
@@ -159,4 +160,4 @@ Raster DrawGridChart(const GridChart& chart, int width, int height) {
   return r;
 }
 
-}  // namespace pipescope::cli
+}  // namespace pipescope::session
