@@ -14,7 +14,6 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
-#include <QProgressDialog>
 #include <QScrollArea>
 #include <QSettings>
 #include <QShortcut>
@@ -30,6 +29,7 @@
 #include "instrumentation/trace/import/host_merge.h"
 #include "ui/compare/compare_window.h"
 #include "ui/compare/grid_window.h"
+#include "ui/modal_progress.h"
 #include "ui/model_lock.h"
 #include "ui/panels/advice_panel.h"
 #include "ui/panels/code_panel.h"
@@ -524,16 +524,10 @@ bool MainWindow::OpenFile(const QString& path) {
 }
 
 bool MainWindow::OpenTrace(const QString& path) {
-  QProgressDialog progress("Opening " + QFileInfo(path).fileName() + "...", "Cancel", 0, 1000,
-                           this);
-  progress.setWindowModality(Qt::WindowModal);
-  progress.setMinimumDuration(300);
-  auto loaded = session::OpenTraceFile(path.toStdString(), [&](double share) {
-    progress.setValue(static_cast<int>(share * 1000));
-    QApplication::processEvents();
-    return !progress.wasCanceled();
-  });
-  progress.reset();
+  ModalProgress progress(this, "", "Opening " + QFileInfo(path).fileName() + "...");
+  auto loaded = session::OpenTraceFile(path.toStdString(),
+                                       [&](double share) { return progress.Report(share); });
+  progress.Close();
   if (!loaded.ok()) {
     if (loaded.status().code() != engine::StatusCode::kCancelled) {
       QMessageBox::warning(this, "Cannot open the trace",
@@ -548,19 +542,14 @@ bool MainWindow::OpenTrace(const QString& path) {
 
 bool MainWindow::OpenHosts(const QStringList& paths) {
   if (!ConfirmDiscardNotes()) return false;
-  QProgressDialog progress("Opening " + QString::number(paths.size()) + " traces...", "Cancel", 0,
-                           1000, this);
-  progress.setWindowModality(Qt::WindowModal);
-  progress.setMinimumDuration(300);
+  ModalProgress progress(this, "", "Opening " + QString::number(paths.size()) + " traces...");
   std::vector<trace::HostTrace> hosts;
   for (int i = 0; i < paths.size(); ++i) {
     auto loaded = session::OpenTraceFile(paths[i].toStdString(), [&](double share) {
-      progress.setValue(static_cast<int>((i + share) / paths.size() * 1000));
-      QApplication::processEvents();
-      return !progress.wasCanceled();
+      return progress.Report((i + share) / paths.size());
     });
     if (!loaded.ok()) {
-      progress.reset();
+      progress.Close();
       if (loaded.status().code() != engine::StatusCode::kCancelled)
         QMessageBox::warning(this, "Cannot open the trace",
                              QString::fromStdString(loaded.status().message()));
@@ -568,7 +557,7 @@ bool MainWindow::OpenHosts(const QStringList& paths) {
     }
     hosts.push_back({session::HostNameOf(paths[i].toStdString()), loaded->model});
   }
-  progress.reset();
+  progress.Close();
   trace::MergedHosts merged = trace::MergeHosts(hosts);
   QString text = QString::fromStdString(merged.verdict) + "\n";
   for (const auto& [host, summary] : merged.hosts) {
@@ -626,15 +615,9 @@ void MainWindow::Show(std::shared_ptr<trace::Model> model, std::mutex* lock, con
 bool MainWindow::WriteWithProgress(
     const QString& label, const QString& failure_title,
     const std::function<engine::Status(const std::function<bool(double)>&)>& write) {
-  QProgressDialog progress(label, "Cancel", 0, 1000, this);
-  progress.setWindowModality(Qt::WindowModal);
-  progress.setMinimumDuration(300);
-  const engine::Status status = write([&](double share) {
-    progress.setValue(static_cast<int>(share * 1000));
-    QApplication::processEvents();
-    return !progress.wasCanceled();
-  });
-  progress.reset();
+  ModalProgress progress(this, "", label);
+  const engine::Status status = write([&](double share) { return progress.Report(share); });
+  progress.Close();
   if (status.ok()) return true;
   if (status.code() != engine::StatusCode::kCancelled)
     QMessageBox::warning(this, failure_title, QString::fromStdString(status.message()));

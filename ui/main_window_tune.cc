@@ -25,6 +25,7 @@
 #include "ui/compare/grid_window.h"
 #include "ui/compare/whatif_dialog.h"
 #include "ui/main_window.h"
+#include "ui/modal_progress.h"
 #include "ui/panels/pipeline_panel.h"
 #include "ui/panels/tuning_chart.h"
 #include "ui/timeline/timeline_widget.h"
@@ -42,26 +43,6 @@ QString KnobMoves(const engine::TunerResult& r) {
       moves << QString("%1 %2 -> %3").arg(Text(k.name)).arg(k.before).arg(k.after);
   }
   return moves.isEmpty() ? QString("no knob changed") : moves.join(", ");
-}
-
-// Waits for `work` behind a modal progress dialog (`maximum` 0: a busy bar), `update`
-// refreshing its label and value every 50 ms; Cancel calls `cancel`, and the wait goes on
-// until the work has stopped.
-template <class T>
-T AwaitWithProgress(QWidget* parent, const QString& title, int maximum, std::future<T>& work,
-                    const std::function<void(QProgressDialog&)>& update,
-                    const std::function<void()>& cancel) {
-  QProgressDialog progress(title + "...", "Cancel", 0, maximum, parent);
-  progress.setWindowTitle(title);
-  progress.setWindowModality(Qt::WindowModal);
-  progress.setMinimumDuration(0);
-  while (work.wait_for(std::chrono::milliseconds(50)) != std::future_status::ready) {
-    update(progress);
-    QApplication::processEvents();
-    if (progress.wasCanceled()) cancel();
-  }
-  progress.reset();
-  return work.get();
 }
 
 }  // namespace
@@ -260,11 +241,12 @@ CompareWindow* MainWindow::CompareWith(std::optional<spec::PipelineSpec> other,
     return session::CompareSpecs(*mine, b, settings.duration_s, "yours", other_name.toStdString(),
                                  &canceller, set_stage);
   });
-  auto result = AwaitWithProgress(
-      this, "Compare", 0, work,
-      [&](QProgressDialog& progress) {
+  ModalProgress progress(this, "Compare", "Comparing...", 0, 0);
+  auto result = progress.Await(
+      work,
+      [&](QProgressDialog& dialog) {
         std::lock_guard lock(stage_mu);
-        progress.setLabelText(Text(stage) + "...");
+        dialog.setLabelText(Text(stage) + "...");
       },
       [&] { canceller.Cancel(); });
   if (!result.ok()) {
@@ -309,12 +291,14 @@ GridWindow* MainWindow::GridOfKnobs(const std::vector<std::string>& knobs, doubl
                               return !cancelled.load();
                             });
   });
-  auto result = AwaitWithProgress(
-      this, "Grid of Knobs", static_cast<int>(total), work,
-      [&](QProgressDialog& progress) {
+  ModalProgress progress(this, "Grid of Knobs", "Measuring the grid...", static_cast<int>(total),
+                         0);
+  auto result = progress.Await(
+      work,
+      [&](QProgressDialog& dialog) {
         std::lock_guard lock(stage_mu);
-        progress.setLabelText(Text(stage));
-        progress.setValue(static_cast<int>(done));
+        dialog.setLabelText(Text(stage));
+        dialog.setValue(static_cast<int>(done));
       },
       [&] { cancelled.store(true); });
   if (!result.ok()) {
