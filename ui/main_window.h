@@ -91,8 +91,9 @@ class MainWindow : public QMainWindow {
   bool ChangePipeline(const spec::PipelineSpec& after, const QString& description);
   // Runs `spec`, a piece of advice (`change` says which), in place of the pipeline shown.
   void RunAdvised(const spec::PipelineSpec& spec, const QString& change);
-  // Asks a person to confirm a change that alters the output, given the rules' sentence
-  // (default: a message box; tests answer for the person).
+  // Asks a person to confirm what they may not have meant, given the sentence that says it
+  // (a change that alters the output, in the rules' words; a grid of many points): default
+  // a message box; tests answer for the person.
   void SetConfirmation(std::function<bool(const QString& explanation)> confirm) {
     confirm_ = std::move(confirm);
   }
@@ -127,7 +128,9 @@ class MainWindow : public QMainWindow {
   // empty: every parallelism and buffer-size knob), `seconds` a point, with progress and
   // Cancel, and opens the Grid window with the chart `grid --plot` draws; the live run
   // stops first. Returns the window (null: cancelled or failed, said in a message box).
+  // A grid of more than kGridPointsWithoutAsking points asks first (SetConfirmation).
   GridWindow* GridOfKnobs(const std::vector<std::string>& knobs, double seconds);
+  static constexpr size_t kGridPointsWithoutAsking = 12;
   GridWindow* grid_window() const { return grid_window_.get(); }
   // On a PyTorch profiler trace: predicts the job at other DataLoader settings
   // (session::PredictWhatIf) and opens Compare with the trace and the prediction. Errors in

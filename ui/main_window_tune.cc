@@ -7,6 +7,7 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QProgressDialog>
+#include <QPushButton>
 #include <QSettings>
 #include <QStatusBar>
 #include <atomic>
@@ -43,6 +44,16 @@ QString KnobMoves(const engine::TunerResult& r) {
       moves << QString("%1 %2 -> %3").arg(Text(k.name)).arg(k.before).arg(k.after);
   }
   return moves.isEmpty() ? QString("no knob changed") : moves.join(", ");
+}
+
+bool AskToMeasure(const QString& question) {
+  QMessageBox box(QMessageBox::Question, "Grid of Knobs", question, QMessageBox::NoButton,
+                  QApplication::activeWindow());
+  QPushButton* go = box.addButton("Measure Every Point", QMessageBox::AcceptRole);
+  box.addButton(QMessageBox::Cancel);
+  box.setDefaultButton(go);
+  box.exec();
+  return box.clickedButton() == go;
 }
 
 }  // namespace
@@ -274,8 +285,23 @@ GridWindow* MainWindow::GridOfKnobs(const std::vector<std::string>& knobs, doubl
     QMessageBox::warning(this, "Grid of Knobs", Text(plan.status().message()));
     return nullptr;
   }
-  StopRunAndWait();  // every point is measured with the machine to itself
   const size_t total = plan->points();
+  if (total > kGridPointsWithoutAsking) {
+    const QString question =
+        QString("The grid has %1 points (%2) of %3 s each: about %4 s, the live run stopped.")
+            .arg(total)
+            .arg(Text([&] {
+              std::string axes;
+              for (const auto& a : plan->axes)
+                axes +=
+                    (axes.empty() ? "" : " x ") + std::to_string(a.values.size()) + " " + a.knob;
+              return axes;
+            }()))
+            .arg(seconds)
+            .arg(static_cast<double>(total) * seconds, 0, 'f', 0);
+    if (!(confirm_ ? confirm_(question) : AskToMeasure(question))) return nullptr;
+  }
+  StopRunAndWait();  // every point is measured with the machine to itself
   std::atomic<bool> cancelled{false};
   std::mutex stage_mu;
   size_t done = 0;

@@ -118,6 +118,24 @@ TEST(TuneGuiTest, AGridOfKnobsChartsEveryPointAndRunsTheBest) {
   window.StopRunAndWait();
 }
 
+// A grid of many points (the demo's default: parallelism x prefetch buffer sizes) asks
+// before it measures, saying how many points and how long; declined, nothing runs.
+TEST(TuneGuiTest, AGridOfManyPointsAsksFirst) {
+  MainWindow window;
+  ASSERT_TRUE(ShowWindow(window));
+  ASSERT_TRUE(window.OpenFile(QString::fromStdString(ResourcePath(kDemo))));
+  QString asked;
+  window.SetConfirmation([&](const QString& question) {
+    asked = question;
+    return false;
+  });
+  EXPECT_EQ(window.GridOfKnobs({}, 0.5), nullptr);
+  EXPECT_TRUE(asked.contains("decode.num_parallel_calls") && asked.contains("prefetch.buffer_size"))
+      << asked.toStdString();
+  EXPECT_TRUE(asked.startsWith("The grid has ")) << asked.toStdString();
+  EXPECT_EQ(window.grid_window(), nullptr);
+}
+
 TEST(TuneGuiTest, CompareWithASavedSpecShowsBothRunsOnOneAxis) {
   MainWindow window;
   ASSERT_TRUE(ShowWindow(window));
