@@ -38,11 +38,10 @@ engine::Result<GridPlan> PlanGrid(const spec::PipelineSpec& spec,
                                   const std::vector<std::string>& wanted,
                                   const std::string& source) {
   GridPlan plan{spec, {}, {}};
+  ASSIGN_OR_RETURN(auto pipeline, engine::Pipeline::Create(plan.spec, {}));
+  const auto present = pipeline->Knobs();
   for (const auto& w : wanted) {
     if (!w.ends_with(".num_parallel_calls")) continue;
-    auto built = engine::Pipeline::Create(plan.spec, {});
-    if (!built.ok()) break;  // said below, where the spec is built for the grid
-    const auto present = (*built)->Knobs();
     const bool has = std::any_of(present.begin(), present.end(),
                                  [&](const auto& k) { return k.op + "." + k.knob == w; });
     spec::PipelineSpec with = plan.spec;
@@ -52,8 +51,12 @@ engine::Result<GridPlan> PlanGrid(const spec::PipelineSpec& spec,
       plan.spec = std::move(with);
     }
   }
-  // The knobs and their ranges, from the pipeline the spec builds.
-  ASSIGN_OR_RETURN(auto pipeline, engine::Pipeline::Create(plan.spec, {}));
+  // The knobs and their ranges, from the pipeline the spec builds (again, where a
+  // sequential map was made parallel).
+  if (!plan.notes.empty()) {
+    pipeline.reset();
+    ASSIGN_OR_RETURN(pipeline, engine::Pipeline::Create(plan.spec, {}));
+  }
   const int cores = pipeline->cpu_cores();
   for (const auto& k : pipeline->Knobs()) {
     const std::string name = k.op + "." + k.knob;

@@ -23,6 +23,7 @@ class Raster {
   int width() const { return width_; }
   int height() const { return height_; }
   Rgb At(int x, int y) const;
+  const uint8_t* pixels() const { return pixels_.data(); }  // RGB, row by row, width * 3 a row
 
   // Pixels outside the canvas are left out, never written.
   void FillRect(double x0, double y0, double x1, double y1, Rgb color);

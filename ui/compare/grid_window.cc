@@ -40,13 +40,8 @@ GridWindow::GridWindow(session::GridResult result, spec::PipelineSpec spec,
 
   // The chart grid --plot writes, drawn by the same code: one picture in both places.
   const session::Raster raster = session::DrawGridChart(session::ChartOf(result_, title));
-  QImage image(raster.width(), raster.height(), QImage::Format_RGB888);
-  for (int y = 0; y < raster.height(); ++y) {
-    for (int x = 0; x < raster.width(); ++x) {
-      const session::Rgb c = raster.At(x, y);
-      image.setPixel(x, y, qRgb(c.r, c.g, c.b));
-    }
-  }
+  const QImage image(raster.pixels(), raster.width(), raster.height(), raster.width() * 3,
+                     QImage::Format_RGB888);  // a view of the raster's pixels, copied below
   chart_ = new QLabel(this);
   chart_->setObjectName("grid_chart");
   chart_->setPixmap(QPixmap::fromImage(image));

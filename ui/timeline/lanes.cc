@@ -5,6 +5,7 @@
 #include <map>
 #include <tuple>
 
+#include "instrumentation/trace/import/host_merge.h"
 #include "instrumentation/trace/intervals.h"
 
 namespace pipescope::ui {
@@ -22,20 +23,19 @@ struct ThreadOrder {
   }
 };
 
-// Several hosts' traces in one view (host_merge.h): each op lane's host is its op's name up
-// to ": ". A host is named once, on its first lane; its next lanes say only their own
+// Several hosts' traces in one view (host_merge.h): each op lane's host is its op's
+// (trace::HostOf). A host is named once, on its first lane; its next lanes say only their own
 // part, under it.
 void GroupByHost(const trace::Model& model, std::vector<Lane>& lanes) {
   const std::string* previous = nullptr;
   for (Lane& lane : lanes) {
     const record::StageDef* stage = lane.op >= 0 ? model.Stage(lane.op) : nullptr;
-    const size_t colon = stage ? stage->name.find(": ") : std::string::npos;
-    if (colon == std::string::npos) {
+    lane.host = stage ? trace::HostOf(stage->name) : std::string();
+    if (lane.host.empty()) {
       previous = nullptr;
       continue;
     }
-    lane.host = stage->name.substr(0, colon);
-    const std::string prefix = lane.host + ": ";
+    const std::string prefix = trace::HostedName(lane.host, "");
     if (previous && *previous == lane.host && lane.label.starts_with(prefix))
       lane.label.replace(0, prefix.size(), prefix.size(), ' ');
     previous = &lane.host;

@@ -48,7 +48,7 @@ MergedHosts MergeHosts(const std::vector<HostTrace>& hosts) {
     auto add_stage = [&](const std::string& name, const std::string& kind, int position) {
       record::StageDef def;
       def.id = next_stage++;
-      def.name = host + ": " + name;
+      def.name = HostedName(host, name);
       def.kind = kind;
       def.position = base + position;
       merged.AddStage(def);
@@ -57,7 +57,7 @@ MergedHosts MergeHosts(const std::vector<HostTrace>& hosts) {
     for (const record::StageDef* stage : m.StagesInOrder()) {
       record::StageDef def = *stage;
       def.id = next_stage++;
-      def.name = host + ": " + stage->name;
+      def.name = HostedName(host, stage->name);
       def.position = base + kPositionsPerHost / 2 + stage->position;
       stage_of[stage->id] = def.id;
       merged.AddStage(def);
@@ -115,10 +115,10 @@ MergedHosts MergeHosts(const std::vector<HostTrace>& hosts) {
       }
     }
     for (const auto& marker : m.markers())
-      merged.AddMarker({marker.time_ns + shift, host + ": " + marker.text});
+      merged.AddMarker({marker.time_ns + shift, HostedName(host, marker.text)});
     for (const auto& note : m.annotations())
       merged.AddAnnotation(
-          {note.start_ns + shift, note.end_ns + shift, host + ": " + note.text, note.author});
+          {note.start_ns + shift, note.end_ns + shift, HostedName(host, note.text), note.author});
   }
   RunInfo& info = merged.run_info();
   info.pipeline_name = std::to_string(hosts.size()) + " hosts";
@@ -145,6 +145,15 @@ MergedHosts MergeHosts(const std::vector<HostTrace>& hosts) {
                   " of its step time): " + worst->second.verdict;
   }
   return out;
+}
+
+std::string HostedName(const std::string& host, const std::string& name) {
+  return host + ": " + name;
+}
+
+std::string HostOf(const std::string& hosted_name) {
+  const size_t colon = hosted_name.find(": ");
+  return colon == std::string::npos ? std::string() : hosted_name.substr(0, colon);
 }
 
 }  // namespace pipescope::trace

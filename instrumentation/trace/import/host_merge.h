@@ -28,4 +28,9 @@ struct MergedHosts {
 
 MergedHosts MergeHosts(const std::vector<HostTrace>& hosts);
 
+// A merged op's (or marker's) name: "host: name". HostOf gives the host back, empty for a
+// name that has none.
+std::string HostedName(const std::string& host, const std::string& name);
+std::string HostOf(const std::string& hosted_name);
+
 }  // namespace pipescope::trace
