@@ -24,11 +24,14 @@
 
 #include "engine/core/duration.h"
 #include "ui/compare/compare_window.h"
+#include "ui/compare_controller.h"
 #include "ui/frame_bench.h"
 #include "ui/gl_format.h"
 #include "ui/main_window.h"
 #include "ui/panels/lessons_panel.h"
+#include "ui/run_controller.h"
 #include "ui/timeline/timeline_widget.h"
+#include "ui/view_controller.h"
 
 int main(int argc, char** argv) {
   pipescope::ui::SetDefaultGlFormat();
@@ -69,7 +72,7 @@ int main(int argc, char** argv) {
   parser.process(app);
 
   pipescope::ui::MainWindow window;
-  if (parser.isSet(presenter)) window.SetPresenterMode(true);
+  if (parser.isSet(presenter)) window.view()->SetPresenterMode(true);
   bool seconds_ok = false;
   const double seconds = parser.value(after).toDouble(&seconds_ok);
   if (!seconds_ok || seconds <= 0) {
@@ -110,7 +113,8 @@ int main(int argc, char** argv) {
   };
   // Opens What If on the shown trace; the Compare window, or null after an error.
   auto open_whatif = [&]() -> QWidget* {
-    return parser.isSet(whatif) ? static_cast<QWidget*>(window.WhatIf(whatif_options)) : nullptr;
+    return parser.isSet(whatif) ? static_cast<QWidget*>(window.compare()->WhatIf(whatif_options))
+                                : nullptr;
   };
 
   if (parser.isSet(bench)) {
@@ -142,15 +146,15 @@ int main(int argc, char** argv) {
       QApplication::processEvents();
     }
     if (!files.isEmpty() && !window.OpenFile(files.first())) return 1;
-    if (window.run_is_live()) {
+    if (window.run()->is_live()) {
       // A spec runs live for --after seconds; the screenshot shows the whole run.
       QElapsedTimer clock;
       clock.start();
-      while (clock.elapsed() < static_cast<qint64>(seconds * 1000) && window.run_is_live()) {
+      while (clock.elapsed() < static_cast<qint64>(seconds * 1000) && window.run()->is_live()) {
         QApplication::processEvents(QEventLoop::AllEvents, 50);
         QThread::msleep(10);
       }
-      window.StopRunAndWait();
+      window.run()->StopRunAndWait();
       window.timeline()->ZoomToFit();
       window.Refresh();
     }

@@ -15,10 +15,14 @@
 #include "gui_test_support.h"
 #include "ui/compare/compare_window.h"
 #include "ui/compare/whatif_dialog.h"
+#include "ui/compare_controller.h"
+#include "ui/document_files.h"
 #include "ui/main_window.h"
 #include "ui/panels/code_panel.h"
+#include "ui/panels/notes_panel.h"
 #include "ui/panels/pipeline_panel.h"
 #include "ui/panels/statistics_panel.h"
+#include "ui/run_controller.h"
 #include "ui/timeline/timeline_layout.h"
 #include "ui/timeline/timeline_widget.h"
 
@@ -31,16 +35,16 @@ TEST(ExportGuiTest, TheShownTraceExportsToChromeJsonAndPerfetto) {
   const size_t events = model->event_count();
   window.ShowModel(model, "demo");
   const std::string base = ::testing::TempDir() + "/gui_export";
-  ASSERT_TRUE(window.ExportTrace(QString::fromStdString(base + ".json")));
+  ASSERT_TRUE(window.files()->ExportTrace(QString::fromStdString(base + ".json")));
   std::ifstream json_file(base + ".json");
   const auto j = nlohmann::json::parse(json_file);
   size_t spans_and_counters = 0;
   for (const auto& e : j["traceEvents"]) spans_and_counters += e["ph"] == "X" || e["ph"] == "C";
   EXPECT_EQ(spans_and_counters, events) << "every recorded event is in the export";
-  ASSERT_TRUE(window.ExportTrace(QString::fromStdString(base + ".perfetto-trace")));
+  ASSERT_TRUE(window.files()->ExportTrace(QString::fromStdString(base + ".perfetto-trace")));
   EXPECT_TRUE(std::ifstream(base + ".perfetto-trace").good());
   CloseMessageBoxesSoon();
-  EXPECT_FALSE(window.ExportTrace(QString::fromStdString(base + ".txt")))
+  EXPECT_FALSE(window.files()->ExportTrace(QString::fromStdString(base + ".txt")))
       << "an unknown extension is a message, not a file";
 }
 
@@ -78,25 +82,25 @@ ds = ds.batch(16).prefetch(1)
     file.write(original.toUtf8());
   }
   ASSERT_TRUE(window.OpenFile(path));
-  ASSERT_TRUE(window.run_is_live());
+  ASSERT_TRUE(window.run()->is_live());
   CodePanel* code = window.code_panel();
   ASSERT_NE(code, nullptr);
   EXPECT_TRUE(code->isVisible());
   EXPECT_TRUE(code->source_text().contains("ds = ds.map(decode, num_parallel_calls=1)"));
   EXPECT_EQ(code->note_count(), 1) << "the flag the shuffle's buffer is left to";
-  EXPECT_EQ(window.PipelineAsCode(), original) << "no knob changed: the file as it is";
+  EXPECT_EQ(window.run()->PipelineAsCode(), original) << "no knob changed: the file as it is";
 
   QSpinBox* box = window.pipeline_panel()->SpinBoxFor("decode", "num_parallel_calls");
   ASSERT_NE(box, nullptr);
   box->setValue(2);
   QStringList notes;
-  const QString tuned = window.PipelineAsCode(&notes);
+  const QString tuned = window.run()->PipelineAsCode(&notes);
   QString expected = original;
   expected.replace("num_parallel_calls=1)", "num_parallel_calls=2)");
   EXPECT_EQ(tuned, expected) << tuned.toStdString();
   DrawFrames(window);
   window.grab().save("python_source.png");
-  ASSERT_TRUE(window.StopRunAndWait());
+  ASSERT_TRUE(window.run()->StopRunAndWait());
 }
 
 // What If on a PyTorch trace recorded by others at num_workers 0 (tests/trace/data/real):
@@ -118,7 +122,7 @@ TEST(InteropGuiTest, WhatIfOnAPyTorchTraceComparesTheTraceWithItsPrediction) {
   session::WhatIfOptions options;
   options.sets = {{"num_workers", "4"}};
   options.cores = 4;
-  CompareWindow* compare = window.WhatIf(options);
+  CompareWindow* compare = window.compare()->WhatIf(options);
   ASSERT_NE(compare, nullptr);
   EXPECT_TRUE(compare->verdict_text().startsWith("num_workers 0 → 4: 5.72 → "))
       << compare->verdict_text().toStdString();
@@ -165,7 +169,7 @@ TEST(InteropGuiTest, WhatIfOnAPyTorchTraceComparesTheTraceWithItsPrediction) {
   // A spec's own trace: What If is for profiler traces (a message, no window).
   window.ShowModel(RecordPipeline("input_bound_demo", 0.3), "demo");
   CloseMessageBoxesSoon();
-  EXPECT_EQ(window.WhatIf(options), nullptr);
+  EXPECT_EQ(window.compare()->WhatIf(options), nullptr);
 }
 
 // A real PyTorch trace (tests/trace/data/real): its spans by name in Statistics, found by

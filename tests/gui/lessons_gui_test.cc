@@ -21,6 +21,7 @@
 #include "ui/panels/picture_text.h"
 #include "ui/panels/spec_editor.h"
 #include "ui/timeline/timeline_widget.h"
+#include "ui/view_controller.h"
 
 namespace pipescope::ui {
 namespace {
@@ -94,9 +95,9 @@ void InNormalAndPresenterMode(const std::function<void(MainWindow&, bool present
     SCOPED_TRACE(presenter ? "presenter mode" : "normal");
     MainWindow window;
     ASSERT_TRUE(ShowWindow(window));
-    if (presenter) window.SetPresenterMode(true);
+    if (presenter) window.view()->SetPresenterMode(true);
     check(window, presenter);
-    if (presenter) window.SetPresenterMode(false);
+    if (presenter) window.view()->SetPresenterMode(false);
   }
 }
 
@@ -131,14 +132,14 @@ TEST(LessonsGuiTest, TimelineOnlyGivesTheTimelineTheWindowAndBringsTheLessonBack
     DrawFrames(window);
     const int beside = window.timeline()->width();
     ASSERT_TRUE(window.lessons()->explanation()->isVisible());
-    window.SetTimelineOnly(true);
+    window.view()->SetTimelineOnly(true);
     DrawFrames(window);
     EXPECT_GE(window.timeline()->width(), window.width() * 6 / 10)
         << (presenter ? "presenter: " : "") << window.timeline()->width() << " px of "
         << window.width();
     EXPECT_FALSE(window.lessons()->explanation()->isVisible());
     window.grab().save(presenter ? "timeline_only_presenter.png" : "timeline_only.png");
-    window.SetTimelineOnly(false);
+    window.view()->SetTimelineOnly(false);
     DrawFrames(window);
     EXPECT_TRUE(window.lessons()->explanation()->isVisible());
     EXPECT_TRUE(window.lessons()->editor()->isVisible());
@@ -208,7 +209,7 @@ TEST(LessonsGuiTest, PresenterModeEnlargesAndComesBack) {
   MainWindow window;
   ASSERT_TRUE(ShowWindow(window));
   const qreal normal_size = QApplication::font().pointSizeF();
-  window.SetPresenterMode(true);
+  window.view()->SetPresenterMode(true);
   DrawFrames(window);
   EXPECT_GT(QApplication::font().pointSizeF(), 1.5 * normal_size);
   EXPECT_FLOAT_EQ(window.timeline()->ui_scale(), 1.6f);
@@ -217,7 +218,7 @@ TEST(LessonsGuiTest, PresenterModeEnlargesAndComesBack) {
   EXPECT_EQ(QApplication::palette().color(QPalette::Window), QColor(Qt::black));
   EXPECT_TRUE(QSettings().value("view/presenter").toBool());
   window.grab().save("presenter_mode.png");
-  window.SetPresenterMode(false);
+  window.view()->SetPresenterMode(false);
   DrawFrames(window);
   EXPECT_DOUBLE_EQ(QApplication::font().pointSizeF(), normal_size);
   EXPECT_FLOAT_EQ(window.timeline()->ui_scale(), 1.0f);

@@ -8,8 +8,10 @@
 
 #include "gui_test_support.h"
 #include "instrumentation/trace/format/trace_reader.h"
+#include "ui/document_files.h"
 #include "ui/main_window.h"
 #include "ui/panels/pipeline_panel.h"
+#include "ui/run_controller.h"
 #include "ui/timeline/timeline_widget.h"
 
 namespace pipescope::ui {
@@ -27,7 +29,7 @@ TEST(LiveRunGuiTest, ASpecRunsLiveAndItsKnobWidgetsChangeTheEngine) {
   ASSERT_TRUE(ShowWindow(window));
   ASSERT_TRUE(
       window.OpenFile(QString::fromStdString(ResourcePath("pipelines/input_bound_demo.pbtxt"))));
-  ASSERT_TRUE(window.run_is_live());
+  ASSERT_TRUE(window.run()->is_live());
   TimelineWidget* timeline = window.timeline();
   EXPECT_TRUE(timeline->following());
   timeline->SetView(0, 200'000'000);  // a 200 ms window, still following
@@ -40,7 +42,7 @@ TEST(LiveRunGuiTest, ASpecRunsLiveAndItsKnobWidgetsChangeTheEngine) {
   ASSERT_NE(box, nullptr);
   EXPECT_EQ(box->value(), 1);
   box->setValue(2);
-  EXPECT_EQ(KnobValue(*window.live_run(), "decode", "num_parallel_calls"), 2)
+  EXPECT_EQ(KnobValue(*window.run()->live_run(), "decode", "num_parallel_calls"), 2)
       << "the widget changed the running engine's knob";
 
   // W with the spin box focused zooms the timeline (a number has no letters): navigating
@@ -61,19 +63,19 @@ TEST(LiveRunGuiTest, ASpecRunsLiveAndItsKnobWidgetsChangeTheEngine) {
   QTest::keyClick(timeline, Qt::Key_End);
   EXPECT_TRUE(timeline->following());
 
-  window.SetPaused(true);
-  EXPECT_TRUE(window.live_run()->paused());
+  window.run()->SetPaused(true);
+  EXPECT_TRUE(window.run()->live_run()->paused());
   QTest::qWait(300);
   EXPECT_TRUE(window.status_text().startsWith("PAUSED"));
-  window.SetPaused(false);
+  window.run()->SetPaused(false);
   QTest::qWait(400);
   window.grab().save("live_run.png");
 
-  ASSERT_TRUE(window.StopRunAndWait());
-  EXPECT_FALSE(window.run_is_live());
+  ASSERT_TRUE(window.run()->StopRunAndWait());
+  EXPECT_FALSE(window.run()->is_live());
   EXPECT_FALSE(timeline->following());
   const std::string path = ::testing::TempDir() + "/pipescope_gui_live.pstrace";
-  ASSERT_TRUE(window.SaveTrace(QString::fromStdString(path)));
+  ASSERT_TRUE(window.files()->SaveTrace(QString::fromStdString(path)));
   auto saved = pstrace::ReadTraceFile(path);
   ASSERT_TRUE(saved.ok()) << saved.status().message();
   bool user_change = false;
@@ -87,12 +89,12 @@ TEST(LiveRunGuiTest, RestartRunsTheSpecAgain) {
   window.show();
   ASSERT_TRUE(window.OpenFile(QString::fromStdString(ResourcePath("pipelines/overlap.pbtxt"))));
   QTest::qWait(300);
-  ASSERT_TRUE(window.StopRunAndWait());
-  EXPECT_FALSE(window.run_is_live());
-  ASSERT_TRUE(window.StartRun());
-  EXPECT_TRUE(window.run_is_live());
+  ASSERT_TRUE(window.run()->StopRunAndWait());
+  EXPECT_FALSE(window.run()->is_live());
+  ASSERT_TRUE(window.run()->StartRun());
+  EXPECT_TRUE(window.run()->is_live());
   QTest::qWait(300);
-  EXPECT_TRUE(window.StopRunAndWait());
+  EXPECT_TRUE(window.run()->StopRunAndWait());
 }
 
 }  // namespace

@@ -14,7 +14,9 @@
 
 #include "gui_test_support.h"
 #include "instrumentation/trace/format/model_writer.h"
+#include "ui/document_files.h"
 #include "ui/main_window.h"
+#include "ui/panels/notes_panel.h"
 #include "ui/panels/statistics_panel.h"
 #include "ui/timeline/timeline_widget.h"
 
@@ -138,10 +140,10 @@ TEST(MainWindowGuiTest, NotesAreSavedInsideTheTraceAndShownToWhoeverOpensIt) {
   {
     MainWindow author;
     author.ShowModel(RecordPipeline("input_bound_demo", 0.4), "demo");
-    author.AddNote(100'000'000, 100'000'000, "decode starts to lag here");
-    author.AddNote(200'000'000, 300'000'000, "every gap in this range is decode's");
+    author.notes()->AddNote(100'000'000, 100'000'000, "decode starts to lag here");
+    author.notes()->AddNote(200'000'000, 300'000'000, "every gap in this range is decode's");
     EXPECT_TRUE(author.windowTitle().contains("*")) << "unsaved notes show in the title";
-    ASSERT_TRUE(author.SaveTrace(QString::fromStdString(path)));
+    ASSERT_TRUE(author.files()->SaveTrace(QString::fromStdString(path)));
     EXPECT_FALSE(author.windowTitle().contains("*"));
   }
   MainWindow reader;

@@ -19,10 +19,13 @@
 #include "gui_test_support.h"
 #include "ui/compare/compare_window.h"
 #include "ui/compare/grid_window.h"
+#include "ui/compare_controller.h"
 #include "ui/main_window.h"
 #include "ui/panels/pipeline_panel.h"
 #include "ui/panels/tuning_chart.h"
+#include "ui/run_controller.h"
 #include "ui/timeline/timeline_widget.h"
+#include "ui/tune_controller.h"
 
 namespace pipescope::ui {
 namespace {
@@ -32,21 +35,22 @@ const std::string kDemo = "pipelines/input_bound_demo.pbtxt";
 TEST(TuneGuiTest, AutotuningTheLiveRunMovesItsKnobs) {
   MainWindow window;
   ASSERT_TRUE(ShowWindow(window));
-  window.SetTuningTimes(0.3, 0.8);
+  window.tuning()->SetTuningTimes(0.3, 0.8);
   ASSERT_TRUE(window.OpenFile(QString::fromStdString(ResourcePath(kDemo))));
   QTest::qWait(300);
-  ASSERT_TRUE(window.StartTuning("pipescope"));
-  EXPECT_TRUE(window.tuning_text().contains("Autotuning (pipescope)"))
-      << window.tuning_text().toStdString();
-  ASSERT_TRUE(QTest::qWaitFor([&] { return window.live_tuning()->progress().finished; }, 60000));
+  ASSERT_TRUE(window.tuning()->StartTuning("pipescope"));
+  EXPECT_TRUE(window.tuning()->tuning_text().contains("Autotuning (pipescope)"))
+      << window.tuning()->tuning_text().toStdString();
+  ASSERT_TRUE(
+      QTest::qWaitFor([&] { return window.tuning()->live_tuning()->progress().finished; }, 60000));
   QTest::qWait(400);  // a refresh of the docks
-  const QString text = window.tuning_text();
+  const QString text = window.tuning()->tuning_text();
   EXPECT_TRUE(text.contains("Autotuned (pipescope)")) << text.toStdString();
   EXPECT_TRUE(text.contains(" steps/s")) << "its result, measured: " << text.toStdString();
   // What the tuner keeps depends on what it measured: decode at 2 on a quiet machine, the
   // spec as given when other programs took the cores ("47.7 -> 47.7 steps/s: no knob
   // changed" under bursty load). Whichever it kept, the knob widget shows it.
-  const auto& last = window.live_tuning()->progress().last;
+  const auto& last = window.tuning()->live_tuning()->progress().last;
   ASSERT_TRUE(last.has_value());
   const auto kept = engine::ReadIntKnob(last->tuned, "decode", "num_parallel_calls");
   ASSERT_TRUE(kept.has_value());
@@ -55,18 +59,18 @@ TEST(TuneGuiTest, AutotuningTheLiveRunMovesItsKnobs) {
   EXPECT_EQ(box->value(), *kept) << "the knob widget shows the tuned value";
   int64_t first_move = -1;
   {
-    std::lock_guard<std::mutex> lock(window.live_run()->model_mutex());
-    for (const auto& k : window.live_run()->model()->knob_changes()) {
+    std::lock_guard<std::mutex> lock(window.run()->live_run()->model_mutex());
+    for (const auto& k : window.run()->live_run()->model()->knob_changes()) {
       if (k.who == "autotuner:pipescope" && first_move < 0) first_move = k.time_ns;
     }
   }
   ASSERT_GE(first_move, 0) << "the autotuner's moves are in the trace, for the timeline";
   // Its trials are charted: one point per measurement, the best so far never falling, and
   // hovering a point names the configuration it measured.
-  TuningChart* chart = window.tuning_chart();
+  TuningChart* chart = window.tuning()->chart();
   ASSERT_TRUE(chart->isVisible());
   const auto& trials = chart->trials();
-  ASSERT_EQ(trials.size(), window.live_tuning()->progress().trials.size());
+  ASSERT_EQ(trials.size(), window.tuning()->live_tuning()->progress().trials.size());
   ASSERT_GE(trials.size(), 2u) << "the spec as given and at least one candidate";
   const std::vector<double> best = TuningChart::BestSoFar(trials);
   for (size_t i = 1; i < best.size(); ++i) EXPECT_GE(best[i], best[i - 1]);
@@ -79,7 +83,7 @@ TEST(TuneGuiTest, AutotuningTheLiveRunMovesItsKnobs) {
   window.timeline()->SetView(first_move - 600'000'000, first_move + 1'400'000'000);
   DrawFrames(window);
   window.grab().save("live_tuning.png");
-  EXPECT_TRUE(window.StopRunAndWait());
+  EXPECT_TRUE(window.run()->StopRunAndWait());
 }
 
 // Tune > Grid of Knobs on the demo over decode's parallelism: every point measured, the
@@ -89,7 +93,7 @@ TEST(TuneGuiTest, AGridOfKnobsChartsEveryPointAndRunsTheBest) {
   MainWindow window;
   ASSERT_TRUE(ShowWindow(window));
   ASSERT_TRUE(window.OpenFile(QString::fromStdString(ResourcePath(kDemo))));
-  GridWindow* grid = window.GridOfKnobs({"decode.num_parallel_calls"}, 0.4);
+  GridWindow* grid = window.compare()->GridOfKnobs({"decode.num_parallel_calls"}, 0.4);
   ASSERT_NE(grid, nullptr);
   const session::GridResult& result = grid->result();
   ASSERT_EQ(result.axes.size(), 1u);
@@ -106,8 +110,8 @@ TEST(TuneGuiTest, AGridOfKnobsChartsEveryPointAndRunsTheBest) {
   ASSERT_TRUE(QTest::qWaitForWindowExposed(grid));
   grid->grab().save("grid.png");
   QTest::mouseClick(grid->run_best_button(), Qt::LeftButton);
-  ASSERT_TRUE(window.run_is_live());
-  const spec::PipelineSpec running = window.live_run()->CurrentSpec();
+  ASSERT_TRUE(window.run()->is_live());
+  const spec::PipelineSpec running = window.run()->live_run()->CurrentSpec();
   bool found = false;
   for (const auto& op : running.ops()) {
     if (op.name() != "decode") continue;
@@ -115,7 +119,7 @@ TEST(TuneGuiTest, AGridOfKnobsChartsEveryPointAndRunsTheBest) {
     EXPECT_EQ(op.map().num_parallel_calls(), best.values[0]) << "the best point's parallelism";
   }
   EXPECT_TRUE(found);
-  window.StopRunAndWait();
+  window.run()->StopRunAndWait();
 }
 
 // A grid of many points (the demo's default: parallelism x prefetch buffer sizes) asks
@@ -125,28 +129,28 @@ TEST(TuneGuiTest, AGridOfManyPointsAsksFirst) {
   ASSERT_TRUE(ShowWindow(window));
   ASSERT_TRUE(window.OpenFile(QString::fromStdString(ResourcePath(kDemo))));
   QString asked;
-  window.SetConfirmation([&](const QString& question) {
+  window.run()->SetConfirmation([&](const QString& question) {
     asked = question;
     return false;
   });
-  EXPECT_EQ(window.GridOfKnobs({}, 0.5), nullptr);
+  EXPECT_EQ(window.compare()->GridOfKnobs({}, 0.5), nullptr);
   EXPECT_TRUE(asked.contains("decode.num_parallel_calls") && asked.contains("prefetch.buffer_size"))
       << asked.toStdString();
   EXPECT_TRUE(asked.startsWith("The grid has ")) << asked.toStdString();
-  EXPECT_EQ(window.grid_window(), nullptr);
+  EXPECT_EQ(window.compare()->grid_window(), nullptr);
 }
 
 TEST(TuneGuiTest, CompareWithASavedSpecShowsBothRunsOnOneAxis) {
   MainWindow window;
   ASSERT_TRUE(ShowWindow(window));
-  window.SetCompareSettings({1.5, 1, 8});
+  window.compare()->SetSettings({1.5, 1, 8});
   ASSERT_TRUE(window.OpenFile(QString::fromStdString(ResourcePath(kDemo))));
   auto faster = engine::LoadSpecFile(ResourcePath(kDemo));
   ASSERT_TRUE(faster.ok());
   ASSERT_TRUE(engine::ApplyOverride(*faster, "decode.num_parallel_calls=2").ok());
-  CompareWindow* compare = window.CompareWith(*faster, "decode2");
+  CompareWindow* compare = window.compare()->CompareWith(*faster, "decode2");
   ASSERT_NE(compare, nullptr);
-  EXPECT_FALSE(window.run_is_live()) << "the live run stops so both sides have the machine";
+  EXPECT_FALSE(window.run()->is_live()) << "the live run stops so both sides have the machine";
   // Which run is faster depends on the cores other programs leave free (decode at 2 is
   // ~1.5x faster on a quiet machine; under bursty load "yours" has come out ahead): the
   // verdict names both, by how much one beats the other (or that they are a tie, within
@@ -221,9 +225,9 @@ TEST(TuneGuiTest, CompareWithASavedSpecShowsBothRunsOnOneAxis) {
 TEST(TuneGuiTest, CompareWithAutotunedRunsTheTunerFirst) {
   MainWindow window;
   ASSERT_TRUE(ShowWindow(window));
-  window.SetCompareSettings({1.5, 1, 8});
+  window.compare()->SetSettings({1.5, 1, 8});
   ASSERT_TRUE(window.OpenFile(QString::fromStdString(ResourcePath(kDemo))));
-  CompareWindow* compare = window.CompareWith(std::nullopt, "autotuned");
+  CompareWindow* compare = window.compare()->CompareWith(std::nullopt, "autotuned");
   ASSERT_NE(compare, nullptr);
   // The tuner ran first and both runs are compared; what it chose and which run is faster
   // depend on the free cores it measured with (a benchmark's question: scripts/bench-tuners).

@@ -13,7 +13,6 @@
 
 #include "instrumentation/trace/device_gaps.h"
 #include "instrumentation/trace/gap_attribution.h"
-#include "ui/model_lock.h"
 #include "ui/timeline/span_caption.h"
 #include "ui/timeline/timeline_layout.h"
 
@@ -74,7 +73,7 @@ void TimelineWidget::SetModel(std::shared_ptr<const trace::Model> model, std::mu
                               bool live) {
   summaries_.Clear();  // before the old model's tracks can go
   model_ = std::move(model);
-  lock_ = lock;
+  lock_ = lock != nullptr ? lock : &own_lock_;
   live_ = live;
   lane_fingerprint_ = 0;
   gap_ = {};
@@ -85,7 +84,7 @@ void TimelineWidget::SetModel(std::shared_ptr<const trace::Model> model, std::mu
   sel_t0_ = sel_t1_ = 0;
   measuring_ = false;
   {
-    const auto guard = LockModel(lock_);
+    const std::lock_guard<std::mutex> guard(*lock_);
     RefreshLanes();
     if (!live_) axis_.Fit(model_ ? model_->duration_ns() : 0);
   }
@@ -125,7 +124,7 @@ void TimelineWidget::SetDarkTheme(bool dark) {
 }
 
 void TimelineWidget::ZoomToFit() {
-  const auto guard = LockModel(lock_);
+  const std::lock_guard<std::mutex> guard(*lock_);
   FitLocked();
 }
 
@@ -139,7 +138,7 @@ void TimelineWidget::FitLocked() {
 }
 
 int64_t TimelineWidget::trace_duration_ns() const {
-  const auto guard = LockModel(lock_);
+  const std::lock_guard<std::mutex> guard(*lock_);
   return model_ ? model_->duration_ns() : 0;
 }
 
@@ -165,7 +164,7 @@ void TimelineWidget::ZoomToSelection() {
 
 int TimelineWidget::SetSearch(const QString& text) {
   // The names and stages searched grow while a live run records.
-  const auto guard = LockModel(lock_);
+  const std::lock_guard<std::mutex> guard(*lock_);
   search_ = Lower(text.trimmed().toStdString());
   search_kinds_.clear();
   int matches = 0;
@@ -193,7 +192,7 @@ int TimelineWidget::SetSearch(const QString& text) {
 }
 
 void TimelineWidget::SetBottleneck(const std::string& op) {
-  const auto guard = LockModel(lock_);
+  const std::lock_guard<std::mutex> guard(*lock_);
   const record::StageDef* stage = model_ && !op.empty() ? model_->StageNamed(op) : nullptr;
   const int id = stage != nullptr ? stage->id : -1;
   if (op == bottleneck_ && id == bottleneck_op_) return;
@@ -203,7 +202,7 @@ void TimelineWidget::SetBottleneck(const std::string& op) {
 }
 
 QString TimelineWidget::NextMatch(bool backward) {
-  const auto guard = LockModel(lock_);
+  const std::lock_guard<std::mutex> guard(*lock_);
   if (!model_ || search_.empty()) return {};
   // Spans are ordered by (start, track, index), so that spans starting together are each
   // visited once. From the span shown last if it is still in view, else from the view's
@@ -379,7 +378,7 @@ bool TimelineWidget::ToggleFold(size_t lane) {
 }
 
 bool TimelineWidget::ExplainGapAt(int64_t t) {
-  const auto guard = LockModel(lock_);
+  const std::lock_guard<std::mutex> guard(*lock_);
   return ExplainGapLocked(t);
 }
 
@@ -409,7 +408,7 @@ bool TimelineWidget::ExplainGapLocked(int64_t t) {
 }
 
 bool TimelineWidget::ExplainDeviceGapAt(int64_t t) {
-  const auto guard = LockModel(lock_);
+  const std::lock_guard<std::mutex> guard(*lock_);
   return ExplainDeviceGapLocked(t);
 }
 
@@ -435,7 +434,7 @@ bool TimelineWidget::ExplainDeviceGapLocked(int64_t t) {
 }
 
 int TimelineWidget::HighlightElement(uint64_t element, int64_t t) {
-  const auto guard = LockModel(lock_);
+  const std::lock_guard<std::mutex> guard(*lock_);
   return HighlightElementLocked(element, t);
 }
 
@@ -658,7 +657,7 @@ void TimelineWidget::DrawImGui() {
     ImGui::End();
     return;
   }
-  const auto guard = LockModel(lock_);
+  const std::lock_guard<std::mutex> guard(*lock_);
   RefreshLanes();
   const trace::Track* steps = StepTrackOf(lanes_);
   MeasureLabels(steps != nullptr);

@@ -47,7 +47,8 @@ class TimelineWidget : public ImGuiGlWidget {
 
   explicit TimelineWidget(QWidget* parent = nullptr);
 
-  // `lock` (may be null) is held while the model is read; `live`: the model still grows.
+  // `lock` (null: the model is not written) is held while the model is read; `live`: the
+  // model still grows.
   void SetModel(std::shared_ptr<const trace::Model> model, std::mutex* lock = nullptr,
                 bool live = false);
   void SetLive(bool live);
@@ -203,7 +204,10 @@ class TimelineWidget : public ImGuiGlWidget {
   bool KindMatchesSearch(record::EventKind kind) const;
 
   std::shared_ptr<const trace::Model> model_;
-  std::mutex* lock_ = nullptr;
+  // The model is read under the lock it came with, else (a model nothing writes) under the
+  // timeline's own: every read locks the same way.
+  std::mutex own_lock_;
+  std::mutex* lock_ = &own_lock_;
   bool live_ = false;
   bool following_ = false;
   size_t lane_fingerprint_ = 0;
