@@ -92,8 +92,7 @@ DocumentFigures FiguresOf(const TraceDocument& document, const FigureRange& rang
     FrameworkFigures(model, range, f);
     return f;
   }
-  if (range.advice != nullptr && !selected && !range.live)
-    session::ApplyAdvice(*range.advice, f.analysis.verdict);
+  if (range.advice != nullptr && !selected) session::ApplyAdvice(*range.advice, f.analysis.verdict);
   f.verdict =
       QString::fromStdString(f.analysis.verdict.text) + DeviceGapsText(f.analysis.device_gaps);
   // A simulated trace says so, and on which cost model: its figures are virtual time.

@@ -22,8 +22,8 @@ struct FigureRange {
   int64_t selection_end = 0;
   bool live = false;    // a run still records into the document
   bool paused = false;  // ... and its consumer is paused
-  // The finished run's advice (null while it is worked out): its first piece becomes the
-  // verdict's suggestion for the whole run.
+  // The run's advice (null while it is worked out; a live run's is on its first seconds):
+  // its first piece becomes the verdict's suggestion, unless a selection is looked at.
   const engine::AdvisorResult* advice = nullptr;
 };
 

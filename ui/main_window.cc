@@ -83,7 +83,10 @@ void MainWindow::ConnectParts() {
   connect(document_.get(), &TraceDocument::Closed, this, [this] { timeline_->SetModel(nullptr); });
   connect(document_.get(), &TraceDocument::TitleChanged, this, &QWidget::setWindowTitle);
 
-  connect(run_.get(), &RunController::RefreshDue, this, &MainWindow::Refresh);
+  connect(run_.get(), &RunController::RefreshDue, this, [this] {
+    docks_->advice->AdviseLive(*document_);
+    Refresh();
+  });
   connect(run_.get(), &RunController::Finished, this, &MainWindow::OnRunFinished);
   connect(run_.get(), &RunController::ActionsChanged, this, [this] {
     save_->setEnabled(document_->is_open());

@@ -29,6 +29,28 @@ class ChunkedColumn {
   static constexpr size_t kShift = 14;
   static constexpr size_t kChunk = size_t{1} << kShift;
 
+  ChunkedColumn() = default;
+  ChunkedColumn(ChunkedColumn&&) noexcept = default;
+  ChunkedColumn& operator=(ChunkedColumn&&) noexcept = default;
+  // A copy holds the values only (its last chunk has no room to spare): a snapshot of a
+  // growing column, a memcpy per chunk.
+  ChunkedColumn(const ChunkedColumn& other) { *this = other; }
+  ChunkedColumn& operator=(const ChunkedColumn& other) {
+    if (this == &other) return *this;
+    clear();
+    if (other.size_ == 0) return *this;
+    chunks_.reserve(other.chunks_.size());
+    for (size_t base = 0; base < other.size_; base += kChunk) {
+      const size_t held = std::min(kChunk, other.size_ - base);
+      chunks_.push_back(NewChunk(held));
+      std::memcpy(chunks_.back().get(), other.chunks_[base >> kShift].get(), held * sizeof(T));
+      capacity_ = base + held;
+    }
+    last_ = chunks_.back().get();
+    size_ = writable_ = capacity_;
+    return *this;
+  }
+
   size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
   T operator[](size_t i) const { return chunks_[i >> kShift][i & (kChunk - 1)]; }

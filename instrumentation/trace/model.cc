@@ -40,6 +40,31 @@ Track& Model::TrackForUncached(const TrackKey& key, uint64_t packed, CachedTrack
   return *cached.track;
 }
 
+std::unique_ptr<Model> Model::Snapshot() const {
+  auto copy = std::make_unique<Model>();
+  copy->run_info_ = run_info_;
+  copy->stages_ = stages_;
+  copy->threads_ = threads_;
+  copy->knob_changes_ = knob_changes_;
+  copy->markers_ = markers_;
+  copy->annotations_ = annotations_;
+  copy->tracks_.reserve(tracks_.size());
+  for (const auto& track : tracks_) copy->tracks_.push_back(std::make_unique<Track>(*track));
+  copy->labels_ = labels_;
+  copy->args_ = args_;
+  copy->flows_ = flows_;
+  copy->flows_by_end_ = flows_by_end_;
+  copy->track_index_ = track_index_;
+  // The index by op points at tracks: the copy's own, at the same places.
+  for (const auto& [key, tracks] : tracks_by_op_) {
+    std::vector<const Track*>& mine = copy->tracks_by_op_[key];
+    for (const Track* t : tracks) mine.push_back(copy->tracks_[t->id()].get());
+  }
+  copy->dropped_ = dropped_;
+  copy->duration_ns_ = duration_ns_;
+  return copy;
+}
+
 void Model::AddEvent(const record::TraceEvent& e) {
   TrackFor(TrackKeyOf(e)).Append(e.start_ns, e.end_ns, e.element, e.value, e.calls);
   duration_ns_ = std::max(duration_ns_, e.end_ns);

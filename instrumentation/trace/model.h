@@ -61,6 +61,10 @@ class Model : public record::TraceSink {
   Model() = default;
   Model(const Model&) = delete;
   Model& operator=(const Model&) = delete;
+  // A copy of everything the model holds now: what a live run's model is read from outside
+  // its lock (the copy costs a memcpy of the columns; analysing and simulating take far
+  // longer, and the recorder waits for neither).
+  std::unique_ptr<Model> Snapshot() const;
 
   // ---- building
   void Consume(const record::TraceBatch& batch, bool final) override;

@@ -209,6 +209,28 @@ void BM_LoadTrace(benchmark::State& state) {
 }
 BENCHMARK(BM_LoadTrace)->Unit(benchmark::kMillisecond)->UseRealTime();
 
+// A snapshot of the same recording's model (Model::Snapshot): how long a live run's lock is
+// held to take the copy its advice is worked out on.
+void BM_SnapshotModel(benchmark::State& state) {
+  const Recording& r = OverheadRecording();
+  auto loaded =
+      r.events > 0
+          ? pstrace::ReadTraceFile(r.path)
+          : engine::Result<pstrace::LoadedTrace>(engine::InvalidArgument("the recording failed"));
+  if (!loaded.ok()) {
+    state.SkipWithError(loaded.status().message().c_str());
+    return;
+  }
+  const trace::Model& model = *loaded->model;
+  for (auto _ : state) {
+    auto copy = model.Snapshot();
+    benchmark::DoNotOptimize(copy->event_count());
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * model.event_count()));
+  state.counters["events"] = static_cast<double>(model.event_count());
+}
+BENCHMARK(BM_SnapshotModel)->Unit(benchmark::kMillisecond)->UseRealTime();
+
 // Export of the same recording: Chrome JSON (0), gzipped Chrome JSON (1), Perfetto (2).
 void BM_ExportTrace(benchmark::State& state) {
   const Recording& r = OverheadRecording();

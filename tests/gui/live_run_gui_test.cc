@@ -3,6 +3,7 @@
 // engine's knob, Pause/Stop work, and the run's trace can be saved.
 #include <gtest/gtest.h>
 
+#include <QElapsedTimer>
 #include <QSpinBox>
 #include <QTest>
 
@@ -10,9 +11,11 @@
 #include "instrumentation/trace/format/trace_reader.h"
 #include "ui/document_files.h"
 #include "ui/main_window.h"
+#include "ui/panels/advice_panel.h"
 #include "ui/panels/pipeline_panel.h"
 #include "ui/run_controller.h"
 #include "ui/timeline/timeline_widget.h"
+#include "ui/trace_document.h"
 
 namespace pipescope::ui {
 namespace {
@@ -95,6 +98,36 @@ TEST(LiveRunGuiTest, RestartRunsTheSpecAgain) {
   EXPECT_TRUE(window.run()->is_live());
   QTest::qWait(300);
   EXPECT_TRUE(window.run()->StopRunAndWait());
+}
+
+// A live run is advised on what it has recorded so far, a few seconds in, while it goes on
+// (a snapshot of its model is advised on, not the model the recorder writes); the
+// verdict's suggestion is the advice's; the run's end advises again on all of it.
+TEST(LiveRunGuiTest, ALiveRunIsAdvisedOnItsFirstSecondsWhileItGoesOn) {
+  MainWindow window;
+  ASSERT_TRUE(ShowWindow(window));
+  ASSERT_TRUE(
+      window.OpenFile(QString::fromStdString(ResourcePath("pipelines/input_bound_demo.pbtxt"))));
+  QElapsedTimer waited;
+  waited.start();
+  auto live_advice_ready = [&] {
+    return window.advice_text().startsWith("Advice on the run's first") && !window.advising();
+  };
+  while (!live_advice_ready() && window.run()->is_live() && waited.elapsed() < 120'000)
+    QTest::qWait(100);
+  ASSERT_TRUE(window.run()->is_live()) << "advised while the run goes on";
+  ASSERT_TRUE(live_advice_ready()) << window.advice_text().toStdString();
+  EXPECT_GE(window.document()->model()->duration_ns(), AdvicePanel::kLiveAdviceAfterNs);
+  const QString advice = window.advice_text();
+  EXPECT_TRUE(advice.contains("changes tried in the simulator")) << advice.toStdString();
+  EXPECT_TRUE(advice.contains("decode"))
+      << "decode at parallelism 1 is what holds the demo back: " << advice.toStdString();
+  QTest::qWait(400);  // a refresh with the advice
+  EXPECT_TRUE(window.verdict_text().contains("predicted")) << window.verdict_text().toStdString();
+  window.grab().save("live_advice.png");
+
+  ASSERT_TRUE(window.run()->StopRunAndWait());
+  EXPECT_TRUE(window.advice_text().startsWith("Advice:")) << "the whole run is advised on again";
 }
 
 }  // namespace

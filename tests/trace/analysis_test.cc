@@ -190,6 +190,55 @@ TEST(AnalysisTest, ARecordedRunOfASlowSequentialMapBlamesThatMap) {
   EXPECT_GT(decode.self_ns_per_element, 1.5e6);
 }
 
+// A snapshot of a model reads as the model did when it was taken (every track, the index
+// by op, the figures), stays so while the model grows, and is the snapshot's own.
+TEST(ModelSnapshotTest, ReadsAsTheModelDidAndStaysWhileTheModelGrows) {
+  std::unique_ptr<Model> m = Pipeline(4, 0.5);
+  m->AddMarker({5 * kMs, "pipeline rebuilt: moved prefetch"});
+  m->AddAnnotation({kMs, 2 * kMs, "a note", "ana"});
+  // A track longer than a column's chunk, so that copies span several.
+  for (int64_t i = 0; i < 40'000; ++i) Span(*m, EventKind::kCall, 0, 9, i * 10, i * 10 + 5, i);
+  const RangeAnalysis before = Analyze(*m);
+  const std::unique_ptr<Model> snap = m->Snapshot();
+  for (int64_t c = 0; c < 50; ++c) {  // the run goes on
+    Span(*m, EventKind::kStep, record::kDeviceOp, 0, (1000 + c) * kMs, (1001 + c) * kMs, c);
+  }
+  ASSERT_EQ(snap->tracks().size(), m->tracks().size());
+  EXPECT_EQ(snap->duration_ns(), before.t1);
+  EXPECT_LT(snap->duration_ns(), m->duration_ns());
+  EXPECT_EQ(snap->event_count(), m->event_count() - 50);
+  for (size_t t = 0; t < snap->tracks().size(); ++t) {
+    const Track& a = *snap->tracks()[t];
+    const Track& b = *m->tracks()[t];
+    EXPECT_EQ(a.key(), b.key());
+    EXPECT_EQ(a.id(), t);
+    if (b.key().kind == EventKind::kStep) continue;  // grew after the snapshot
+    ASSERT_EQ(a.size(), b.size());
+    for (size_t i = 0; i < a.size(); ++i) {
+      ASSERT_EQ(a.start(i), b.start(i)) << t << " " << i;
+      ASSERT_EQ(a.end(i), b.end(i)) << t << " " << i;
+      ASSERT_EQ(a.element(i), b.element(i)) << t << " " << i;
+      ASSERT_EQ(a.value(i), b.value(i)) << t << " " << i;
+    }
+  }
+  for (const Track* t : snap->TracksOf(EventKind::kCall, 0)) {
+    EXPECT_EQ(t, snap->tracks()[t->id()].get()) << "the index by op points into the snapshot";
+  }
+  EXPECT_EQ(snap->FindTrack(snap->tracks()[0]->key()), snap->tracks()[0].get());
+  ASSERT_EQ(snap->markers().size(), 1u);
+  ASSERT_EQ(snap->annotations().size(), 1u);
+  EXPECT_EQ(snap->StageNamed("decode")->id, 1);
+  const RangeAnalysis after = Analyze(*snap);
+  EXPECT_EQ(after.steps, before.steps);
+  EXPECT_DOUBLE_EQ(after.steps_per_s, before.steps_per_s);
+  EXPECT_DOUBLE_EQ(after.input_wait_fraction, before.input_wait_fraction);
+  EXPECT_EQ(after.verdict.text, before.verdict.text);
+  // The snapshot takes events of its own, on its own tracks.
+  Span(*snap, EventKind::kCall, 0, 9, 500'000, 500'005);
+  EXPECT_EQ(snap->FindTrack({EventKind::kCall, 0, 9, 0})->size(), 40'001u);
+  EXPECT_EQ(m->FindTrack({EventKind::kCall, 0, 9, 0})->size(), 40'000u);
+}
+
 }  // namespace
 }  // namespace pipescope::trace
 

@@ -39,6 +39,27 @@ TEST(ChunkedColumnTest, ShrinkingFreesTheUnusedEndAndKeepsTheValues) {
   }
 }
 
+// A copy holds the values of the moment it was made: the original goes on growing without
+// it, and the copy takes values of its own.
+TEST(ChunkedColumnTest, ACopyKeepsTheValuesOfItsMomentAndGrowsOnItsOwn) {
+  for (const size_t n : {size_t{0}, size_t{5}, kChunk, kChunk + 1, 2 * kChunk + 77}) {
+    ChunkedColumn<int64_t> column;
+    for (size_t i = 0; i < n; ++i) column.push_back(static_cast<int64_t>(i) * 3);
+    ChunkedColumn<int64_t> copy = column;
+    for (size_t i = 0; i < 100; ++i) column.push_back(-1);
+    ASSERT_EQ(copy.size(), n);
+    for (size_t i = 0; i < n; ++i) ASSERT_EQ(copy[i], static_cast<int64_t>(i) * 3) << n << " " << i;
+    EXPECT_LE(copy.memory_bytes(), n * sizeof(int64_t) + 64 * sizeof(void*)) << "no room spare";
+    for (size_t i = 0; i < kChunk + 3; ++i) copy.push_back(static_cast<int64_t>(i));
+    ASSERT_EQ(copy.size(), n + kChunk + 3);
+    for (size_t i = 0; i < kChunk + 3; ++i) ASSERT_EQ(copy[n + i], static_cast<int64_t>(i));
+    EXPECT_EQ(column.size(), n + 100) << "the original did not see the copy's values";
+    copy = column;  // assigned over what it held
+    ASSERT_EQ(copy.size(), n + 100);
+    EXPECT_EQ(copy.back(), -1);
+  }
+}
+
 TEST(ChunkedColumnTest, ASmallColumnStaysSmall) {
   ChunkedColumn<int64_t> column;
   for (int i = 0; i < 10; ++i) column.push_back(i);

@@ -6,13 +6,33 @@
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrent>
 
+#ifdef __linux__
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
 #include "app/session/advising.h"
 #include "app/session/trace_whatif.h"
 #include "instrumentation/trace/analysis.h"
+#include "ui/trace_document.h"
 
 namespace pipescope::ui {
+namespace {
+
+// The run being advised on keeps the cores: the simulations of its changes take what it
+// leaves. The calling thread (live_pool_'s only one) gets nice 10, about a tenth of a core
+// the run wants; it keeps it for the live advice that follows.
+void RunBehindTheRun() {
+#ifdef __linux__
+  setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 10);
+#endif
+}
+
+}  // namespace
 
 AdvicePanel::AdvicePanel(QWidget* parent) : QWidget(parent) {
+  live_pool_.setMaxThreadCount(1);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   heading_ = new QLabel(this);
@@ -53,7 +73,24 @@ void AdvicePanel::Clear(const QString& why) {
 }
 
 void AdvicePanel::Start(std::shared_ptr<const trace::Model> model) {
+  Advise(std::move(model), false);
+}
+
+void AdvicePanel::AdviseLive(const TraceDocument& document) {
+  if (!document.recording() || live_source_.lock() == document.shared_model()) return;
+  std::shared_ptr<const trace::Model> snapshot;
+  {
+    const auto guard = document.Lock();
+    if (document.model()->duration_ns() < kLiveAdviceAfterNs) return;
+    snapshot = document.model()->Snapshot();
+  }
+  live_source_ = document.shared_model();
+  Advise(std::move(snapshot), true);
+}
+
+void AdvicePanel::Advise(std::shared_ptr<const trace::Model> model, bool live) {
   Clear();
+  live_ = live;
   if (!model || model->run_info().spec_text.empty()) return;  // an imported trace
   if (!model->knob_changes().empty()) {
     Clear(
@@ -64,13 +101,18 @@ void AdvicePanel::Start(std::shared_ptr<const trace::Model> model) {
   }
   model_ = std::move(model);
   pending_ = true;
-  heading_->setText("Advice: trying changes of knobs and order in the simulator…");
+  heading_->setText(live ? QString("Advice on the run's first %1 s: trying changes of knobs and "
+                                   "order in the simulator…")
+                               .arg(static_cast<double>(model_->duration_ns()) / 1e9, 0, 'f', 1)
+                         : QString("Advice: trying changes of knobs and order in the simulator…"));
   show();
   cancel_ = std::make_shared<std::atomic<bool>>(false);
-  watcher_.setFuture(QtConcurrent::run([model = model_, cancel = cancel_] {
+  auto work = [model = model_, cancel = cancel_, live] {
+    if (live) RunBehindTheRun();
     return session::AdviseOnTrace(*model, trace::AnalyzeSteady(*model),
                                   [cancel] { return cancel->load(); });
-  }));
+  };
+  watcher_.setFuture(live ? QtConcurrent::run(&live_pool_, work) : QtConcurrent::run(work));
 }
 
 void AdvicePanel::StartWhatIf(std::shared_ptr<const trace::Model> model) {
@@ -126,11 +168,15 @@ void AdvicePanel::Show(const engine::Result<engine::AdvisorResult>& result) {
   }
   advice_ = result.value();
   const auto& a = *advice_;
-  heading_->setText(QString("Advice (%1 changes tried in the simulator; a gain must exceed %2% "
-                            "on every seed)%3")
-                        .arg(a.tried)
-                        .arg(100 * a.noise, 0, 'f', 0)
-                        .arg(a.advice.empty() ? ": none gains." : ":"));
+  heading_->setText(
+      QString("Advice%1 (%2 changes tried in the simulator; a gain must exceed "
+              "%3% on every seed)%4")
+          .arg(live_ ? QString(" on the run's first %1 s")
+                           .arg(static_cast<double>(model_->duration_ns()) / 1e9, 0, 'f', 1)
+                     : QString())
+          .arg(a.tried)
+          .arg(100 * a.noise, 0, 'f', 0)
+          .arg(a.advice.empty() ? ": none gains." : ":"));
   for (const engine::Advice& advice : a.advice) {
     auto* row = new QWidget(this);
     auto* line = new QHBoxLayout(row);

@@ -5,10 +5,12 @@
 // that runs the pipeline with it. On a PyTorch profiler trace, the DataLoader's settings
 // are searched instead (session/trace_whatif.h, what `report` prints), with a button that
 // opens What If. While it works, it says so; a run whose knobs changed
-// while it ran gets none (its trace does not say one configuration's costs).
+// while it ran gets none (its trace does not say one configuration's costs). A live run is
+// advised on what it has recorded so far, a few seconds in.
 
 #include <QFutureWatcher>
 #include <QLabel>
+#include <QThreadPool>
 #include <QWidget>
 #include <atomic>
 #include <memory>
@@ -21,6 +23,10 @@
 class QVBoxLayout;
 
 namespace pipescope::ui {
+class TraceDocument;
+}
+
+namespace pipescope::ui {
 
 class AdvicePanel : public QWidget {
   Q_OBJECT
@@ -30,6 +36,12 @@ class AdvicePanel : public QWidget {
 
   // Advises on `model`, a finished run or a saved trace (not read while it records).
   void Start(std::shared_ptr<const trace::Model> model);
+  // While `document`'s run records (called as the window refreshes): once the run has gone
+  // kLiveAdviceAfterNs, advises on a snapshot of it so far (Model::Snapshot, taken under the
+  // document's lock), on a thread of lower priority so that the run keeps the cores. Once
+  // per run; the run's end advises again on all of it.
+  void AdviseLive(const TraceDocument& document);
+  static constexpr int64_t kLiveAdviceAfterNs = 3'000'000'000;
   // Searches the DataLoader's settings of a PyTorch profiler trace's job, in the background.
   void StartWhatIf(std::shared_ptr<const trace::Model> model);
   // Nothing to advise on (a live run, an imported trace).
@@ -45,6 +57,8 @@ class AdvicePanel : public QWidget {
   void WhatIfRequested();
 
  private:
+  // `live`: `model` is a snapshot of a run still going.
+  void Advise(std::shared_ptr<const trace::Model> model, bool live);
   void Show(const engine::Result<engine::AdvisorResult>& result);
   void ShowWhatIf(const engine::Result<std::string>& sentence);
   void ClearRows();
@@ -53,6 +67,9 @@ class AdvicePanel : public QWidget {
   QVBoxLayout* rows_;
   std::vector<QWidget*> row_widgets_;
   std::shared_ptr<const trace::Model> model_;
+  std::weak_ptr<const trace::Model> live_source_;  // the live model last advised on
+  bool live_ = false;                              // model_ is a snapshot of a live run
+  QThreadPool live_pool_;                          // one thread of lower priority
   std::optional<engine::AdvisorResult> advice_;
   bool pending_ = false;
   // The advising under way stops at its next change when set (a new model, a closed window).
