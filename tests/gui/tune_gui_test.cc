@@ -4,6 +4,7 @@
 // the autotuned configuration.
 #include <gtest/gtest.h>
 
+#include <QGuiApplication>
 #include <QLabel>
 #include <QPushButton>
 #include <QScreen>
@@ -11,9 +12,11 @@
 #include <QSpinBox>
 #include <QTableWidget>
 #include <QTest>
+#include <QToolTip>
 #include <cstdio>
 
 #include "app/session/figure_table.h"
+#include "app/session/grid_chart.h"
 #include "engine/spec/spec_loader.h"
 #include "engine/spec/spec_overrides.h"
 #include "gui_test_support.h"
@@ -109,6 +112,47 @@ TEST(TuneGuiTest, AGridOfKnobsChartsEveryPointAndRunsTheBest) {
       << grid->summary_text().toStdString();
   ASSERT_TRUE(QTest::qWaitForWindowExposed(grid));
   grid->grab().save("grid.png");
+  // Each point is found where it is drawn (the picture centred in a window larger than it),
+  // and says its knobs and rate; between them, none is.
+  grid->resize(1200, 860);
+  QTest::qWait(100);
+  ASSERT_GT(grid->chart()->width(), session::kGridPlotWidth);
+  const session::GridChart chart = session::ChartOf(result, "grid");
+  const QPoint offset((grid->chart()->width() - session::kGridPlotWidth) / 2,
+                      (grid->chart()->height() - session::kGridPlotHeight) / 2);
+  auto drawn_at = [&](size_t p) {
+    const session::GridChartPlace place = session::PlaceOf(chart, p);
+    return offset + QPoint(static_cast<int>(place.x), static_cast<int>(place.y));
+  };
+  for (size_t p = 0; p < result.points.size(); ++p) {
+    const int found = grid->PointAt(drawn_at(p) + QPoint(3, -2));
+    ASSERT_GE(found, 0) << "point " << p;
+    EXPECT_EQ(result.points[static_cast<size_t>(found)].values, result.points[p].values)
+        << "point " << p << " (or one drawn on it)";
+    const QString text = grid->PointText(p);
+    EXPECT_TRUE(text.startsWith(QString::fromStdString(result.points[p].Label(result.axes))))
+        << text.toStdString();
+    EXPECT_TRUE(text.contains("steps/s")) << text.toStdString();
+  }
+  EXPECT_TRUE(grid->PointText(result.best).contains("the best"));
+  EXPECT_EQ(grid->PointAt(offset + QPoint(5, 5)), -1) << "the chart's corner holds no point";
+  // Hovering the best point shows what it is.
+  QTest::mouseMove(grid->chart(), drawn_at(result.best));
+  QTest::qWait(300);
+  EXPECT_TRUE(QToolTip::isVisible());
+  EXPECT_EQ(QToolTip::text(), grid->PointText(result.best));
+  QGuiApplication::primaryScreen()->grabWindow(0).save("grid_hover.png");
+  // A double click on a point other than the best runs that point.
+  size_t other = result.best == 0 ? 1 : 0;
+  QTest::mouseDClick(grid->chart(), Qt::LeftButton, Qt::NoModifier, drawn_at(other));
+  ASSERT_TRUE(window.run()->is_live());
+  const spec::PipelineSpec clicked = window.run()->live_run()->CurrentSpec();
+  for (const auto& op : clicked.ops()) {
+    if (op.name() == "decode")
+      EXPECT_EQ(op.map().num_parallel_calls(), result.points[other].values[0])
+          << "the clicked point";
+  }
+  window.run()->StopRunAndWait();
   QTest::mouseClick(grid->run_best_button(), Qt::LeftButton);
   ASSERT_TRUE(window.run()->is_live());
   const spec::PipelineSpec running = window.run()->live_run()->CurrentSpec();
