@@ -163,6 +163,11 @@ void FitDocksForPresenter(QMainWindow* window) {
   window->resizeDocks(side, widths, Qt::Horizontal);
 }
 
+void FitSideDocks(QMainWindow* window) {
+  window->resizeDocks({Named(window, "pipeline"), Named(window, "verdict")},
+                      {kSideDockWidth, kSideDockWidth}, Qt::Horizontal);
+}
+
 void ShowSourceDock(QMainWindow* window, const MainDocks& docks) {
   docks.code_dock->show();
   docks.code_dock->raise();

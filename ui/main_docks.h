@@ -49,6 +49,10 @@ void ArrangeLessonDocks(QMainWindow* window, bool presenter);
 // Presenter mode: most of the width to the timeline, a quarter to the lesson, a sixth to
 // the verdict.
 void FitDocksForPresenter(QMainWindow* window);
+// The side docks' first widths, where no layout was saved: the timeline keeps at least 60%
+// of a 1280 px window beside the Pipeline and Verdict docks.
+void FitSideDocks(QMainWindow* window);
+inline constexpr int kSideDockWidth = 236;
 // The Source dock shown beside the Pipeline dock, with room to read the code.
 void ShowSourceDock(QMainWindow* window, const MainDocks& docks);
 

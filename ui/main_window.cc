@@ -11,6 +11,7 @@
 #include <QMimeData>
 #include <QSettings>
 #include <QStatusBar>
+#include <QTimer>
 #include <algorithm>
 #include <utility>
 
@@ -57,6 +58,9 @@ MainWindow::MainWindow(QWidget* parent)
   restoreGeometry(settings.value("window/geometry").toByteArray());
   restoreState(settings.value("window/state").toByteArray());
   if (!settings.contains("window/geometry")) resize(1280, 800);
+  // Once the window has its size (dock sizes before it are shares of a smaller one).
+  if (!settings.contains("window/state"))
+    QTimer::singleShot(0, this, [this] { FitSideDocks(this); });
   view_->RestoreSettings();
   run_->UpdateActions();
 }

@@ -40,6 +40,9 @@ TEST(LiveRunGuiTest, ASpecRunsLiveAndItsKnobWidgetsChangeTheEngine) {
   EXPECT_GT(timeline->view_start(), 0) << "the view follows the newest data";
   EXPECT_EQ(timeline->view_end() - timeline->view_start(), 200'000'000);
   EXPECT_GT(window.analysis().steps_per_s, 0) << "statistics refresh while the run goes on";
+  EXPECT_GE(window.timeline()->width(), window.width() * 6 / 10)
+      << "a live run's timeline keeps 60% of the window: " << window.timeline()->width()
+      << " px of " << window.width();
 
   QSpinBox* box = window.pipeline_panel()->SpinBoxFor("decode", "num_parallel_calls");
   ASSERT_NE(box, nullptr);

@@ -18,7 +18,9 @@
 #include "ui/main_window.h"
 #include "ui/panels/notes_panel.h"
 #include "ui/panels/statistics_panel.h"
+#include "ui/run_controller.h"
 #include "ui/timeline/timeline_widget.h"
+#include "ui/view_controller.h"
 
 namespace pipescope::ui {
 namespace {
@@ -48,6 +50,25 @@ TEST(MainWindowGuiTest, ShowsTheTimelineStatisticsAndVerdictOfARun) {
 
 // The advice is tried in the simulator in the background and shown under the verdict,
 // whose suggestion becomes its first piece; "Run it" runs the pipeline with the change.
+// At 1280x800 the timeline keeps at least 60% of the window's width beside the docks a
+// run of twelve ops fills once it has finished, and in presenter mode.
+TEST(MainWindowGuiTest, TheTimelineKeepsSixtyPercentOfTheWidthAt1280x800) {
+  MainWindow window;
+  ASSERT_TRUE(ShowWindow(window));
+  ASSERT_TRUE(
+      window.OpenFile(QString::fromStdString(ResourcePath("pipelines/imagenet_like.pbtxt"))));
+  QTest::qWait(600);
+  ASSERT_TRUE(window.run()->StopRunAndWait());
+  DrawFrames(window);
+  EXPECT_GE(window.timeline()->width(), window.width() * 6 / 10)
+      << window.timeline()->width() << " px of " << window.width();
+  window.view()->SetPresenterMode(true);
+  DrawFrames(window);
+  EXPECT_GE(window.timeline()->width(), window.width() * 6 / 10)
+      << "presenter mode: " << window.timeline()->width() << " px of " << window.width();
+  window.view()->SetPresenterMode(false);
+}
+
 TEST(MainWindowGuiTest, TheVerdictDockShowsAdviceTriedInTheSimulator) {
   MainWindow window;
   ASSERT_TRUE(ShowWindow(window));

@@ -7,7 +7,6 @@
 #include <QLabel>
 #include <QListWidget>
 #include <QMenu>
-#include <QPushButton>
 #include <QToolButton>
 #include <QVBoxLayout>
 #include <algorithm>
@@ -90,11 +89,17 @@ OpOrderEditor::OpOrderEditor(QWidget* parent) : QWidget(parent) {
   connect(list_, &QListWidget::currentRowChanged, this, [this] { UpdateButtons(); });
 
   auto* buttons = new QHBoxLayout;
-  up_ = new QPushButton("Up", this);
-  down_ = new QPushButton("Down", this);
-  remove_ = new QPushButton("Remove", this);
-  add_ = new QToolButton(this);
-  add_->setText("Add op");
+  auto button = [this](const char* text) {
+    auto* b = new QToolButton(this);
+    b->setText(text);
+    b->setToolButtonStyle(Qt::ToolButtonTextOnly);
+    b->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+    return b;
+  };
+  up_ = button("Up");
+  down_ = button("Down");
+  remove_ = button("Remove");
+  add_ = button("Add op");
   add_->setPopupMode(QToolButton::InstantPopup);
   auto* menu = new QMenu(add_);
   for (const AddableOp& op : AddableOps()) {
@@ -105,9 +110,9 @@ OpOrderEditor::OpOrderEditor(QWidget* parent) : QWidget(parent) {
   down_->setToolTip("Move the selected op one place later (Alt+Down)");
   remove_->setToolTip("Remove the selected op (Delete)");
   add_->setToolTip("Add an op after the selected one");
-  connect(up_, &QPushButton::clicked, this, [this] { RequestMove(selected(), selected() - 1); });
-  connect(down_, &QPushButton::clicked, this, [this] { RequestMove(selected(), selected() + 1); });
-  connect(remove_, &QPushButton::clicked, this, [this] { RequestRemove(selected()); });
+  connect(up_, &QToolButton::clicked, this, [this] { RequestMove(selected(), selected() - 1); });
+  connect(down_, &QToolButton::clicked, this, [this] { RequestMove(selected(), selected() + 1); });
+  connect(remove_, &QToolButton::clicked, this, [this] { RequestRemove(selected()); });
   for (QWidget* w : std::initializer_list<QWidget*>{up_, down_, remove_, add_})
     buttons->addWidget(w);
   column->addLayout(buttons);

@@ -188,7 +188,9 @@ void PipelinePanel::Rebuild(const std::vector<engine::KnobInfo>& knobs, bool edi
       column->addWidget(group);
     }
     if (k.max <= 0) {
-      form->addRow(new QLabel("no knobs (runs on its caller's thread)", inner));
+      auto* none = new QLabel("no knobs (runs on its caller's thread)", inner);
+      none->setWordWrap(true);  // a narrow dock wraps it rather than widening
+      form->addRow(none);
       continue;
     }
     auto* box = new QSpinBox(inner);
