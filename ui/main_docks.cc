@@ -164,6 +164,10 @@ void FitDocksForPresenter(QMainWindow* window) {
 }
 
 void FitSideDocks(QMainWindow* window) {
+  // A lesson or a .py opened first has arranged the docks for reading it: kept.
+  for (const char* arranged : {"lessons", "lesson_pipeline", "code_source"}) {
+    if (Named(window, arranged)->isVisible()) return;
+  }
   window->resizeDocks({Named(window, "pipeline"), Named(window, "verdict")},
                       {kSideDockWidth, kSideDockWidth}, Qt::Horizontal);
 }

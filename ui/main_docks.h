@@ -50,7 +50,8 @@ void ArrangeLessonDocks(QMainWindow* window, bool presenter);
 // the verdict.
 void FitDocksForPresenter(QMainWindow* window);
 // The side docks' first widths, where no layout was saved: the timeline keeps at least 60%
-// of a 1280 px window beside the Pipeline and Verdict docks.
+// of a 1280 px window beside the Pipeline and Verdict docks. Not where a lesson or a .py
+// has arranged them already.
 void FitSideDocks(QMainWindow* window);
 inline constexpr int kSideDockWidth = 236;
 // The Source dock shown beside the Pipeline dock, with room to read the code.
