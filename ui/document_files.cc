@@ -45,20 +45,6 @@ QString AllTracePatterns() {
   return patterns.join(' ');
 }
 
-// Runs `write` with a progress dialog that can cancel it; a failure other than a cancel
-// is shown under `failure_title`. Returns whether it wrote.
-bool WriteWithProgress(
-    QWidget* window, const QString& label, const QString& failure_title,
-    const std::function<engine::Status(const std::function<bool(double)>&)>& write) {
-  ModalProgress progress(window, "", label);
-  const engine::Status status = write([&](double share) { return progress.Report(share); });
-  progress.Close();
-  if (status.ok()) return true;
-  if (status.code() != engine::StatusCode::kCancelled)
-    QMessageBox::warning(window, failure_title, Text(status.message()));
-  return false;
-}
-
 }  // namespace
 
 DocumentFiles::DocumentFiles(QWidget* window, TraceDocument* document,
@@ -111,15 +97,22 @@ std::shared_ptr<trace::Model> DocumentFiles::ReadHosts(const QStringList& paths,
   return std::move(merged.model);
 }
 
-bool DocumentFiles::SaveTrace(const QString& path) {
+bool DocumentFiles::Write(const QString& path, const QString& doing, const QString& failure,
+                          Writer writer) {
   if (!document_->is_open()) return false;
   before_write_();
-  const bool written = WriteWithProgress(
-      window_, "Saving " + QFileInfo(path).fileName() + "...", "Cannot save the trace",
-      [&](const std::function<bool(double)>& progress) {
-        return pstrace::WriteModel(*document_->model(), path.toStdString(), progress);
-      });
-  if (!written) return false;
+  ModalProgress progress(window_, "", doing + " " + QFileInfo(path).fileName() + "...");
+  const engine::Status status = writer(*document_->model(), path.toStdString(),
+                                       [&](double share) { return progress.Report(share); });
+  progress.Close();
+  if (status.ok()) return true;
+  if (status.code() != engine::StatusCode::kCancelled)
+    QMessageBox::warning(window_, failure, Text(status.message()));
+  return false;
+}
+
+bool DocumentFiles::SaveTrace(const QString& path) {
+  if (!Write(path, "Saving", "Cannot save the trace", pstrace::WriteModel)) return false;
   document_->MarkSaved(QFileInfo(path).fileName());
   emit Saved(path);
   emit Message("Saved " + path, 5000);
@@ -127,14 +120,7 @@ bool DocumentFiles::SaveTrace(const QString& path) {
 }
 
 bool DocumentFiles::ExportTrace(const QString& path) {
-  if (!document_->is_open()) return false;
-  before_write_();
-  const bool written = WriteWithProgress(
-      window_, "Exporting " + QFileInfo(path).fileName() + "...", "Cannot export the trace",
-      [&](const std::function<bool(double)>& progress) {
-        return session::WriteTraceFile(*document_->model(), path.toStdString(), progress);
-      });
-  if (!written) return false;
+  if (!Write(path, "Exporting", "Cannot export the trace", session::WriteTraceFile)) return false;
   emit Message("Exported " + path, 5000);
   return true;
 }

@@ -10,6 +10,7 @@
 #include <functional>
 #include <memory>
 
+#include "engine/core/status.h"
 #include "instrumentation/trace/model.h"
 
 class QWidget;
@@ -50,6 +51,12 @@ class DocumentFiles : public QObject {
   void Saved(const QString& path);
 
  private:
+  using Writer = engine::Status (*)(const trace::Model&, const std::string&,
+                                    const std::function<bool(double)>&);
+  // Writes the shown model to `path` with `writer` (after before_write), with progress and
+  // Cancel ("Saving NAME..."); a failure other than a cancel is shown under `failure`.
+  bool Write(const QString& path, const QString& doing, const QString& failure, Writer writer);
+
   QWidget* window_;
   TraceDocument* document_;
   std::function<void()> before_write_;

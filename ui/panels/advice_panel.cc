@@ -101,10 +101,7 @@ void AdvicePanel::Advise(std::shared_ptr<const trace::Model> model, bool live) {
   }
   model_ = std::move(model);
   pending_ = true;
-  heading_->setText(live ? QString("Advice on the run's first %1 s: trying changes of knobs and "
-                                   "order in the simulator…")
-                               .arg(static_cast<double>(model_->duration_ns()) / 1e9, 0, 'f', 1)
-                         : QString("Advice: trying changes of knobs and order in the simulator…"));
+  heading_->setText("Advice" + SoFar() + ": trying changes of knobs and order in the simulator…");
   show();
   cancel_ = std::make_shared<std::atomic<bool>>(false);
   auto work = [model = model_, cancel = cancel_, live] {
@@ -168,15 +165,12 @@ void AdvicePanel::Show(const engine::Result<engine::AdvisorResult>& result) {
   }
   advice_ = result.value();
   const auto& a = *advice_;
-  heading_->setText(
-      QString("Advice%1 (%2 changes tried in the simulator; a gain must exceed "
-              "%3% on every seed)%4")
-          .arg(live_ ? QString(" on the run's first %1 s")
-                           .arg(static_cast<double>(model_->duration_ns()) / 1e9, 0, 'f', 1)
-                     : QString())
-          .arg(a.tried)
-          .arg(100 * a.noise, 0, 'f', 0)
-          .arg(a.advice.empty() ? ": none gains." : ":"));
+  heading_->setText(QString("Advice%1 (%2 changes tried in the simulator; a gain must exceed "
+                            "%3% on every seed)%4")
+                        .arg(SoFar())
+                        .arg(a.tried)
+                        .arg(100 * a.noise, 0, 'f', 0)
+                        .arg(a.advice.empty() ? ": none gains." : ":"));
   for (const engine::Advice& advice : a.advice) {
     auto* row = new QWidget(this);
     auto* line = new QHBoxLayout(row);
@@ -200,6 +194,12 @@ void AdvicePanel::Show(const engine::Result<engine::AdvisorResult>& result) {
     row_widgets_.push_back(row);
   }
   emit Ready();
+}
+
+QString AdvicePanel::SoFar() const {
+  if (!live_) return {};
+  return QString(" on the run's first %1 s")
+      .arg(static_cast<double>(model_->duration_ns()) / 1e9, 0, 'f', 1);
 }
 
 QString AdvicePanel::text() const {

@@ -59,6 +59,8 @@ class AdvicePanel : public QWidget {
  private:
   // `live`: `model` is a snapshot of a run still going.
   void Advise(std::shared_ptr<const trace::Model> model, bool live);
+  // " on the run's first 3.1 s" for a live run's snapshot, else nothing.
+  QString SoFar() const;
   void Show(const engine::Result<engine::AdvisorResult>& result);
   void ShowWhatIf(const engine::Result<std::string>& sentence);
   void ClearRows();
