@@ -11,7 +11,9 @@
 //   prefetch           a prefetch added at the end, or its buffer raised
 //   cache              a cache added where the data stop changing
 //   move_filter        a filter, take or skip moved ahead of work it would waste
-//   shard_earlier      a shard moved ahead of work every worker would do
+//   shard_earlier      a shard moved ahead of work every worker would do, or onto the
+//                      source's file list
+//   split_files        one file split into many, the file list sharded among the workers
 //   reorder            repeat before shuffle (one shuffle buffer for all epochs)
 //   fewer_threads      parallelism lowered to the cores there are
 //   more_workers       a DataLoader's num_workers, a Keras enqueuer's workers

@@ -10,6 +10,7 @@
 #include "engine/spec/spec_validator.h"
 #include "engine/tuning/move_rules.h"
 #include "engine/tuning/order_advice.h"
+#include "engine/tuning/shard_files_advice.h"
 
 namespace pipescope::engine {
 namespace {
@@ -293,6 +294,19 @@ void AddShardFileList(const spec::PipelineSpec& spec, CandidateList& out) {
   }
 }
 
+// A shard right after the source, made a shard of the file list (shard_files_advice.h).
+void AddShardTheFiles(const spec::PipelineSpec& spec, int cores, CandidateList& out) {
+  std::optional<ShardFilesChange> c = ShardTheFiles(spec, cores);
+  if (!c) return;
+  out.Add({std::move(c->kind),
+           spec.ops(0).name(),
+           std::move(c->change),
+           {},
+           std::move(c->action),
+           std::move(c->changes_output),
+           std::move(c->spec)});
+}
+
 // The order advice's moves (filters and shards earlier, vectorising, a last prefetch).
 void AddOrderAdvice(const spec::PipelineSpec& spec, const trace::RangeAnalysis& measured,
                     CandidateList& out) {
@@ -320,6 +334,7 @@ std::vector<AdviceCandidate> AdviceCandidates(const spec::PipelineSpec& spec,
   AddCache(spec, out);
   AddRepeatBeforeShuffle(spec, out);
   AddShardFileList(spec, out);
+  AddShardTheFiles(spec, std::max(1, cores), out);
   return out.Take();
 }
 

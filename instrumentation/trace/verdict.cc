@@ -300,7 +300,9 @@ void SetSuggestion(Verdict& v, std::string suggestion) {
   if (!grade.empty()) {
     grade[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(grade[0])));
   }
-  v.text = grade + ": " + v.evidence + ". Suggestion: " + v.suggestion + ".";
+  // A suggestion that says what it changes ends with that sentence's own full stop.
+  const bool stopped = v.suggestion.ends_with('.');
+  v.text = grade + ": " + v.evidence + ". Suggestion: " + v.suggestion + (stopped ? "" : ".");
 }
 
 }  // namespace pipescope::trace

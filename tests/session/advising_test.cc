@@ -6,8 +6,11 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "../engine/test_support.h"
 #include "app/session/simulated_run.h"
+#include "engine/io/tfrecord_writer.h"
 #include "engine/spec/pipeline_plan.h"
 #include "engine/spec/spec_loader.h"
 #include "instrumentation/trace/verdict.h"
@@ -199,6 +202,72 @@ TEST(AdvisingTest, AShardThatReadsEverythingIsNamedAndTheFileListShardTried) {
   EXPECT_EQ(earlier->change, "move 'shard' before 'read'");
   EXPECT_GT(earlier->predicted_gain, 1.0);  // a quarter of the reads
   EXPECT_TRUE(earlier->changes_output);     // each worker gets other elements
+}
+
+// One file sharded after it is read (tf.data's DATA sharding): each of 4 workers reads all
+// of it to keep a quarter. The file split into many and their list sharded is tried, and
+// the simulator finds each worker reading only its own files, several at a time.
+TEST(AdvisingTest, OneFileReadByEveryWorkerIsSplitAndItsListSharded) {
+  const Advised a = Advise(R"(name: "one_file"
+      budget { cpu_cores: 2 }
+      source { name: "read" synthetic { records: -1 record_bytes: 10000 read_latency: "1ms" } }
+      ops { name: "shard" shard { num_shards: 4 index: 0 } }
+      ops { name: "batch" batch { batch_size: 8 } }
+      ops { name: "prefetch" prefetch { buffer_size: 2 } }
+      train_step { step_time: "5ms" device: simulated })");
+  const engine::Advice* split = Find(a, "split_files");
+  ASSERT_NE(split, nullptr) << a.analysis.verdict.text;
+  EXPECT_EQ(split->op, "shard");
+  EXPECT_EQ(split->change, "split 'read' into 8 files, shard the file list");
+  EXPECT_NE(split->text.find("each of the 4 workers reads its 2 files at once"), std::string::npos)
+      << split->text;
+  EXPECT_NE(split->text.find("instead of every 4th record of one file"), std::string::npos)
+      << split->text;
+  EXPECT_GT(split->predicted_gain, 3.0);  // a quarter of the reads, two files at a time
+  EXPECT_TRUE(split->changes_output);     // each worker gets whole files
+  // The verdict suggests it, ending with the sentence of what changes and its one full stop.
+  EXPECT_EQ(a.analysis.verdict.suggestion, split->text);
+  EXPECT_TRUE(a.analysis.verdict.text.ends_with("several files at a time."))
+      << a.analysis.verdict.text;
+  // The advised pipeline: the list of 8 files, the shard, then a reader of each file.
+  ASSERT_EQ(split->spec.ops_size(), 4);
+  EXPECT_EQ(split->spec.source().range().stop(), 8);
+  EXPECT_EQ(split->spec.ops(0).name(), "shard");
+  const auto& reader = split->spec.ops(1).interleave();
+  EXPECT_EQ(reader.num_parallel_calls(), 2);
+  EXPECT_EQ(reader.per_element().synthetic_file().read_latency(), "1ms");
+  EXPECT_EQ(reader.per_element().synthetic_file().records_per_file(), -1);
+}
+
+// A source of several TFRecord files sharded after reading: the file list is sharded
+// instead, each worker reading its own files through an interleave (shard_earlier).
+TEST(AdvisingTest, TheFilesOfASourceAreShardedBeforeTheyAreRead) {
+  const std::string dir = ::testing::TempDir() + "/shard_files_advice";
+  std::filesystem::create_directories(dir);
+  std::string files;
+  for (int f = 0; f < 8; ++f) {
+    const std::string path = dir + "/part-" + std::to_string(f) + ".tfrecord";
+    auto w = engine::TfRecordWriter::Create(path, engine::Compression::kNone);
+    ASSERT_TRUE(w.ok()) << w.status().message();
+    for (int r = 0; r < 200; ++r) ASSERT_TRUE((*w)->Write(std::string(10000, 'x')).ok());
+    ASSERT_TRUE((*w)->Close().ok());
+    files += " files: \"" + path + "\"";
+  }
+  const Advised a = Advise(R"(name: "files_sharded_late"
+      budget { cpu_cores: 2 }
+      source { name: "read" tfrecord {)" +
+                           files + R"( } }
+      ops { name: "shard" shard { num_shards: 4 index: 0 } }
+      ops { name: "epochs" repeat {} }
+      ops { name: "batch" batch { batch_size: 8 } }
+      train_step { step_time: "100us" device: simulated })");
+  const engine::Advice* earlier = Find(a, "shard_earlier");
+  ASSERT_NE(earlier, nullptr) << a.analysis.verdict.text;
+  EXPECT_EQ(earlier->change, "shard the file list before 'read'");
+  EXPECT_GT(earlier->predicted_gain, 1.0);
+  EXPECT_EQ(earlier->spec.source().from_tensor_slices().strings_size(), 8);
+  EXPECT_EQ(earlier->spec.ops(0).name(), "shard");
+  EXPECT_TRUE(earlier->spec.ops(1).interleave().per_element().has_tfrecord_file());
 }
 
 // An epoch of 315 steps takes about 40 s: the workers' start-up at each epoch (8 s) is

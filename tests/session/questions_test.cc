@@ -52,6 +52,14 @@ TEST(QuestionsTest, Seed000ShardingAfterReadingReadsEverything) {
   EXPECT_TRUE(Contains(a.verdict.evidence, "shard the file list")) << a.verdict.text;
   // The reads wait on storage: never a busy machine.
   EXPECT_FALSE(Contains(a.verdict.text, "busy with other work")) << a.verdict.text;
+  // tf.data's FILE sharding, tried in the simulator: the file split, its list sharded.
+  const engine::Advice* split = nullptr;
+  for (const auto& advice : a.advice.advice) {
+    if (advice.kind == "split_files") split = &advice;
+  }
+  ASSERT_NE(split, nullptr) << a.verdict.text;
+  EXPECT_TRUE(Contains(split->text, "each of the 10 workers reads its 8 files")) << split->text;
+  EXPECT_GT(split->predicted_gain, 0.2);
 }
 
 TEST(QuestionsTest, Seed001VectorisingFirst) {
