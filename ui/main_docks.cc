@@ -130,25 +130,36 @@ void ArrangeLessonDocks(QMainWindow* window, bool presenter) {
   QDockWidget* text = Named(window, "lessons");
   QDockWidget* editor = Named(window, "lesson_pipeline");
   QDockWidget* verdict = Named(window, "verdict");
-  if (editor->isFloating() || window->dockWidgetArea(editor) != Qt::RightDockWidgetArea) return;
-  // The right column runs to the bottom too, beside the statistics: the pipeline needs the
-  // height more than the table needs the width.
-  window->setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
-  // The verdict goes under the pipeline (or, in presenter mode's large type, behind it:
-  // the goals already give the figures), the notes stay with the verdict.
-  if (presenter) {
-    window->tabifyDockWidget(verdict, editor);
-  } else {
-    window->splitDockWidget(editor, verdict, Qt::Vertical);
-    if (QDockWidget* notes = Named(window, "notes")) window->tabifyDockWidget(verdict, notes);
-    verdict->raise();
-    const int height = window->height();
-    window->resizeDocks({editor, verdict}, {height * 7 / 10, height * 3 / 10}, Qt::Vertical);
-  }
-  editor->raise();
-  // A quarter of the width to the text, a third to the pipeline: the rest is the timeline.
+  QDockWidget* notes = Named(window, "notes");
+  if (editor->isFloating()) return;  // placed by hand
   const int width = window->width();
-  window->resizeDocks({text, editor}, {width / 4, width / 3}, Qt::Horizontal);
+  const int height = window->height();
+  if (presenter) {
+    // Large type: the text on the left, the pipeline on the right with the verdict behind
+    // it (the goals already give the figures).
+    window->setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
+    window->addDockWidget(Qt::RightDockWidgetArea, verdict);
+    window->tabifyDockWidget(verdict, editor);
+    editor->raise();
+    // A quarter of the width to the text, a third to the pipeline: the rest is the timeline.
+    window->resizeDocks({text, editor}, {width / 4, width / 3}, Qt::Horizontal);
+    return;
+  }
+  // One column on the left, the text over its pipeline; the verdict beside the statistics
+  // under the timeline, which keeps more than 60% of a 1280 px window's width.
+  window->setCorner(Qt::BottomRightCorner, Qt::BottomDockWidgetArea);
+  window->addDockWidget(Qt::LeftDockWidgetArea, editor, Qt::Vertical);
+  window->addDockWidget(Qt::BottomDockWidgetArea, verdict, Qt::Horizontal);
+  if (notes != nullptr) window->tabifyDockWidget(verdict, notes);
+  verdict->raise();
+  editor->raise();
+  window->resizeDocks({text}, {width * 9 / 25}, Qt::Horizontal);
+  window->resizeDocks({text, editor}, {height * 11 / 20, height * 9 / 20}, Qt::Vertical);
+  if (QDockWidget* statistics = Named(window, "statistics");
+      statistics && !statistics->isHidden()) {
+    window->resizeDocks({statistics, verdict}, {width / 3, width / 3}, Qt::Horizontal);
+  }
+  window->resizeDocks({verdict}, {height * 3 / 10}, Qt::Vertical);
 }
 
 void FitDocksForPresenter(QMainWindow* window) {

@@ -42,8 +42,9 @@ struct MainDocks {
 // Makes the docks of `window` around `timeline` showing `document`, in their first places.
 MainDocks BuildDocks(QMainWindow* window, TimelineWidget* timeline, TraceDocument* document);
 
-// The lesson's text on the left, its pipeline on the right above the verdict (in presenter
-// mode's large type, behind it).
+// The lesson's text over its pipeline on the left, the verdict beside the statistics under
+// the timeline; in presenter mode's large type, the text on the left and the pipeline on the
+// right with the verdict behind it.
 void ShowLessonsDock(QMainWindow* window, bool presenter);
 void ArrangeLessonDocks(QMainWindow* window, bool presenter);
 // Presenter mode: most of the width to the timeline, a quarter to the lesson, a sixth to
