@@ -3,11 +3,14 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
+#include <iomanip>
 #include <map>
+#include <sstream>
 
 #include "app/session/simulated_fit.h"
 #include "engine/spec/op_kinds.h"
 #include "engine/spec/spec_loader.h"
+#include "instrumentation/trace/op_activity.h"
 
 namespace pipescope::session {
 namespace {
@@ -220,6 +223,27 @@ bool FitTimerWake(const trace::Model& trace, int64_t max_in_flight, int64_t t0, 
   return true;
 }
 
+// A worker process's start (spawn or fork and the imports), from the start-up spans of each
+// op whose workers are processes, over the whole run: they come at each epoch's start,
+// before the steady part.
+void FitWorkerStartup(const trace::Model& trace, sim::CostModel& model,
+                      std::vector<std::string>& notes) {
+  for (const record::StageDef* stage : trace.StagesInOrder()) {
+    if (!stage->Has(record::kTraitWorkerProcesses) && !stage->Has(record::kTraitEnqueuerWorkers))
+      continue;
+    const trace::OpActivity a = trace::ActivityOf(trace, *stage, 0, trace.duration_ns());
+    if (a.startups <= 0) continue;
+    auto it = model.ops.find(stage->name);
+    if (it == model.ops.end()) continue;
+    it->second.worker_startup_ns = a.startup_ns / a.startups;
+    std::ostringstream note;
+    note << std::fixed << std::setprecision(1) << stage->name << ": a worker's start-up "
+         << static_cast<double>(it->second.worker_startup_ns) / 1e6 << " ms, the mean of "
+         << a.startups << " starts";
+    notes.push_back(note.str());
+  }
+}
+
 }  // namespace
 
 engine::Result<Calibration> Calibrate(const trace::Model& trace, const std::string& origin) {
@@ -313,6 +337,7 @@ engine::Result<Calibration> Calibrate(const trace::Model& trace, const std::stri
     out.notes.push_back("device step: too few steps in the steady part; kept the spec's step time");
   }
   MatchSimulatedSpans(trace, out.spec, from_spans, out.model, out.notes);
+  FitWorkerStartup(trace, out.model, out.notes);
   FitStartup(trace, out.spec, out.model, out.notes);
   return out;
 }

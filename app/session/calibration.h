@@ -4,8 +4,9 @@
 // element (self time of synchronous calls, the function's spans of asynchronous maps) with
 // its spread, the CPU part of it (each worker thread's CPU time, so that time-slicing on a
 // busy machine is not counted as work), filter ratios, the device's step time and the
-// cores. The steady part only: the first quarter (buffers filling) is left out. Last, the
-// maps that ran unsliced are matched against a simulation of the fit (simulated_fit.h).
+// cores. The steady part only: the first quarter (buffers filling) is left out; worker
+// processes' start-ups, which come at epochs' starts, over the whole run. Last, the maps that
+// ran unsliced are matched against a simulation of the fit (simulated_fit.h).
 
 #include <string>
 #include <vector>

@@ -81,6 +81,9 @@ struct OpCost {
   int64_t out_bytes = 0;  // bytes per row of the op's output; 0: as its input
   int64_t records = -1;   // sources: records per pass (per file inside an interleave); -1
                           // as the spec says
+  // Worker processes (a DataLoader's, a Keras enqueuer's): one worker's start, spawn and
+  // imports, as a recorded run measured it; -1: as the spec says (worker_startup).
+  int64_t worker_startup_ns = -1;
 };
 
 struct CostModel {

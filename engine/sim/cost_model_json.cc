@@ -61,10 +61,15 @@ engine::Status ReadDist(const json& j, const char* key, Dist& out, const std::st
 std::string CostModelToJson(const CostModel& m) {
   json ops = json::object();
   for (const auto& [name, c] : m.ops) {
-    ops[name] = json{{"cpu", DistToJson(c.cpu)},         {"cpu_per_row", DistToJson(c.cpu_per_row)},
-                     {"wait", DistToJson(c.wait)},       {"open_wait", DistToJson(c.open_wait)},
-                     {"keep_fraction", c.keep_fraction}, {"gil_share", c.gil_share},
-                     {"out_bytes", c.out_bytes},         {"records", c.records}};
+    ops[name] = json{{"cpu", DistToJson(c.cpu)},
+                     {"cpu_per_row", DistToJson(c.cpu_per_row)},
+                     {"wait", DistToJson(c.wait)},
+                     {"open_wait", DistToJson(c.open_wait)},
+                     {"keep_fraction", c.keep_fraction},
+                     {"gil_share", c.gil_share},
+                     {"out_bytes", c.out_bytes},
+                     {"records", c.records},
+                     {"worker_startup_ns", c.worker_startup_ns}};
   }
   json j{{"format", "pipescope-cost-model"},
          {"version", 1},
@@ -123,9 +128,15 @@ engine::Result<CostModel> ParseCostModelJson(const std::string& text, CostModel 
       RETURN_IF_ERROR(Read(o, "gil_share", c.gil_share, path));
       RETURN_IF_ERROR(Read(o, "out_bytes", c.out_bytes, path));
       RETURN_IF_ERROR(Read(o, "records", c.records, path));
+      RETURN_IF_ERROR(Read(o, "worker_startup_ns", c.worker_startup_ns, path));
       if (c.out_bytes < 0 || c.out_bytes > (int64_t{1} << 40) || c.records < -1) {
         return engine::InvalidArgument(path +
                                        ": out_bytes must be within [0, 2^40], records at least -1");
+      }
+      if (c.worker_startup_ns < -1 || c.worker_startup_ns > int64_t{3600} * 1'000'000'000) {
+        return engine::InvalidArgument(path +
+                                       ".worker_startup_ns: must be within [0, 1 hour] (or -1: as "
+                                       "the spec says)");
       }
       if (!(c.keep_fraction >= 0 && c.keep_fraction <= 1)) {
         return engine::InvalidArgument(path + ".keep_fraction: must be within [0, 1]");

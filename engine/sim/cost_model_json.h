@@ -9,7 +9,8 @@
 //     "startup_ns": 0,
 //     "ops": { "decode": { "cpu": {"mean_ns": 3000, "cv": 0}, "cpu_per_row": {...},
 //                          "wait": {...}, "open_wait": {...}, "keep_fraction": 1,
-//                          "out_bytes": 65536, "records": -1 }, ... } }
+//                          "out_bytes": 65536, "records": -1,
+//                          "worker_startup_ns": -1 }, ... } }
 //
 // Every field is optional: what a file leaves out keeps the value of the model it is laid
 // over (the spec's defaults), so a lesson can change one op's cost and nothing else.

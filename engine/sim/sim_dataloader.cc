@@ -238,8 +238,13 @@ class DataLoaderIt : public SimUnaryIterator {
 
 SimDatasetPtr MakeSimDataLoader(SimStage& stage, SimDatasetPtr input,
                                 const engine::DataLoaderRules& rules) {
+  engine::DataLoaderRules r = rules;
+  // A worker process's start as a recorded run measured it (calibrate), where the model has it.
+  if (!r.threads && stage.cost != nullptr && stage.cost->worker_startup_ns >= 0) {
+    r.worker_startup_ns = stage.cost->worker_startup_ns;
+  }
   return std::make_shared<SimUnaryDataset<DataLoaderIt, engine::DataLoaderRules>>(
-      stage, std::move(input), rules);
+      stage, std::move(input), r);
 }
 
 }  // namespace pipescope::sim

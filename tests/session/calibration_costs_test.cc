@@ -33,6 +33,37 @@ record::StageDef Stage(uint16_t id, const std::string& name, const std::string& 
   return s;
 }
 
+// A DataLoader whose two workers started three times (each epoch, not persistent), taking
+// 110, 120 and 130 ms: the fit's start-up is their mean, over the whole run (epochs start
+// before the steady part), and a note says so.
+TEST(CalibrationCostsTest, AWorkerProcessStartUpIsTheMeanOfItsStarts) {
+  auto trace = TraceOf(R"(name: "t" source { name: "ids" range { start: 0 stop: 64 } }
+      ops { name: "loader" dataloader { batch_size: 8 num_workers: 2
+            getitem { python { duration: "1ms" } } } }
+      ops { name: "epochs" repeat {} }
+      train_step { step_time: "1ms" })");
+  trace->AddStage(Stage(0, "ids", "range", -1, false, record::kTraitSource));
+  trace->AddStage(Stage(1, "loader", "dataloader", 0, true, record::kTraitWorkerProcesses));
+  const int64_t ms = 1000 * kUs;
+  int64_t t = 0;
+  for (const int64_t start : {110 * ms, 120 * ms, 130 * ms}) {
+    // The start-up span (no element), then the epoch's batches.
+    trace->AddEvent({t, t + start, 0, 0, 7, 1, EventKind::kWork, record::kFlagStartUp});
+    t += start;
+    for (uint64_t b = 1; b <= 8; ++b, t += 8 * ms) {
+      trace->AddEvent({t, t + 8 * ms, b, 0, 7, 1, EventKind::kWork, 0});
+    }
+  }
+  trace->ExtendDuration(t);
+  auto fitted = Calibrate(*trace, "loader.pstrace");
+  ASSERT_TRUE(fitted.ok()) << fitted.status().message();
+  EXPECT_EQ(fitted->model.Of("loader").worker_startup_ns, 120 * ms);
+  bool noted = false;
+  for (const auto& n : fitted->notes)
+    noted |= n == "loader: a worker's start-up 120.0 ms, the mean of 3 starts";
+  EXPECT_TRUE(noted);
+}
+
 TEST(CalibrationCostsTest, ARunOfFoldedCallsWeighsAsTheCallsItHolds) {
   auto trace =
       TraceOf(R"(name: "t" source { name: "read" synthetic { records: -1 record_bytes: 8 } }

@@ -88,6 +88,15 @@ TEST(CostModelTest, JsonRoundTripsAndOverlaysOnlyWhatItNames) {
   ASSERT_TRUE(late.ok());
   EXPECT_EQ(late->startup_ns, 150'000'000);
   EXPECT_NE(CostModelToJson(*late).find("\"startup_ns\": 150000000"), std::string::npos);
+
+  // A worker's start-up as calibrated: kept through a file; -1 (the spec's) by default.
+  EXPECT_EQ(base->Of("decode").worker_startup_ns, -1);
+  auto workers = ParseCostModelJson(R"({"ops": {"decode": {"worker_startup_ns": 95000000}}})",
+                                    *base, "m.json");
+  ASSERT_TRUE(workers.ok()) << workers.status().message();
+  auto kept = ParseCostModelJson(CostModelToJson(*workers), CostModel{}, "m.json");
+  ASSERT_TRUE(kept.ok());
+  EXPECT_EQ(kept->Of("decode").worker_startup_ns, 95'000'000);
 }
 
 TEST(CostModelTest, BadFilesGiveErrorsThatSayWhere) {
@@ -107,6 +116,8 @@ TEST(CostModelTest, BadFilesGiveErrorsThatSayWhere) {
       {R"({"ops": {"keep": {"keep_fraction": 2}}})", "keep_fraction: must be within [0, 1]"},
       {R"({"timer_wake": {"mean_ns": -5}})", "m.json.timer_wake: must not be negative"},
       {R"({"startup_ns": -1})", "m.json.startup_ns: must be within [0, 1 hour]"},
+      {R"({"ops": {"decode": {"worker_startup_ns": -2}}})",
+       "m.json.ops.decode.worker_startup_ns: must be within [0, 1 hour]"},
   };
   for (const auto& c : cases) {
     auto m = ParseCostModelJson(c.json, *base, "m.json");
@@ -134,6 +145,7 @@ TEST(CostModelTest, ADrawOfASumHasTheSumsMeanAndNarrowerSpread) {
   const DistSampler one(Dist{1e4, 0.8});
   Rng rng(3);
   std::vector<double> sums;
+  sums.reserve(20000);
   for (int i = 0; i < 20000; ++i) sums.push_back(static_cast<double>(one.SampleSum(rng, 16)));
   double mean = 0, var = 0;
   for (double x : sums) mean += x / static_cast<double>(sums.size());

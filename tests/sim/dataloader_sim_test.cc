@@ -62,6 +62,24 @@ TEST(DataLoaderSimTest, WorkersStartEveryEpochUnlessPersistent) {
   EXPECT_LT(once.model->duration_ns(), each.model->duration_ns() - 150'000'000);
 }
 
+// A cost model's worker start-up (calibrated from a run) stands in for the spec's: each of
+// the 6 starts takes the model's 300 ms, not the spec's 100 ms.
+TEST(DataLoaderSimTest, AMeasuredWorkerStartUpReplacesTheSpecs) {
+  auto startup = [](int64_t measured_ns) {
+    SimRun run =
+        Simulated(Pipeline(Loader("num_workers: 2 worker_startup: \"100ms\"") +
+                               " ops { repeat { count: 3 } }",
+                           "range { start: 0 stop: 32 }", "1ms"),
+                  60, 1, 2, [&](CostModel& m) { m.ops["loader"].worker_startup_ns = measured_ns; });
+    const trace::RangeAnalysis a = trace::Analyze(*run.model);
+    const trace::StageFigures* s = Stage(a, "loader");
+    EXPECT_TRUE(s != nullptr && s->startups == 6);
+    return s != nullptr && s->startups > 0 ? s->startup_ns / s->startups : 0;
+  };
+  EXPECT_NEAR(startup(-1), 100'000'000, 2'000'000) << "the spec's";
+  EXPECT_NEAR(startup(300'000'000), 300'000'000, 2'000'000) << "the model's";
+}
+
 // 4 MiB batches unpickled at 5 ms a MiB: 20 ms on the main thread between 20 ms steps, or
 // on the pin-memory thread while the step runs (about twice the steps).
 TEST(DataLoaderSimTest, PinMemoryMovesReceivingOffTheMainThread) {
