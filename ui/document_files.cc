@@ -68,6 +68,18 @@ std::shared_ptr<trace::Model> DocumentFiles::ReadTrace(const QString& path) {
   return std::move(loaded->model);
 }
 
+QString HostsVerdict(const trace::MergedHosts& merged) {
+  QString verdict = Text(merged.verdict) + "\n";
+  for (const auto& [host, summary] : merged.hosts) {
+    verdict += QString("\n%1: %2 steps, input wait %3%, device busy %4%")
+                   .arg(Text(host))
+                   .arg(summary.steps)
+                   .arg(100 * summary.input_wait_fraction, 0, 'f', 0)
+                   .arg(100 * summary.device_busy_fraction, 0, 'f', 0);
+  }
+  return verdict;
+}
+
 std::shared_ptr<trace::Model> DocumentFiles::ReadHosts(const QStringList& paths, QString* verdict) {
   ModalProgress progress(window_, "", "Opening " + QString::number(paths.size()) + " traces...");
   std::vector<trace::HostTrace> hosts;
@@ -85,14 +97,7 @@ std::shared_ptr<trace::Model> DocumentFiles::ReadHosts(const QStringList& paths,
   }
   progress.Close();
   trace::MergedHosts merged = trace::MergeHosts(hosts);
-  *verdict = Text(merged.verdict) + "\n";
-  for (const auto& [host, summary] : merged.hosts) {
-    *verdict += QString("\n%1: %2 steps, input wait %3%, device busy %4%")
-                    .arg(Text(host))
-                    .arg(summary.steps)
-                    .arg(100 * summary.input_wait_fraction, 0, 'f', 0)
-                    .arg(100 * summary.device_busy_fraction, 0, 'f', 0);
-  }
+  *verdict = HostsVerdict(merged);
   for (const auto& w : merged.warnings) emit Message(Text(w), 10000);
   return std::move(merged.model);
 }

@@ -11,6 +11,7 @@
 #include <memory>
 
 #include "engine/core/status.h"
+#include "instrumentation/trace/import/host_merge.h"
 #include "instrumentation/trace/model.h"
 
 class QWidget;
@@ -18,6 +19,10 @@ class QWidget;
 namespace pipescope::ui {
 
 class TraceDocument;
+
+// What the verdict says of several hosts' (or workers') traces merged into one: which host
+// waits most for input, then each host's steps, input wait and device busy.
+QString HostsVerdict(const trace::MergedHosts& merged);
 
 class DocumentFiles : public QObject {
   Q_OBJECT

@@ -96,6 +96,17 @@ void MainWindow::ConnectParts() {
     save_->setEnabled(document_->is_open());
     export_->setEnabled(document_->is_open());
   });
+  run_->SetMayReplace([this] { return files_->ConfirmDiscardNotes(); });
+  connect(
+      run_.get(), &RunController::WorkersRan, this,
+      [this](std::shared_ptr<trace::Model> model, const QString& title, const QString& verdict) {
+        // The spec stays with the Run menu: Start runs it as one pipeline again.
+        document_->Open(std::move(model), nullptr, title);
+        docks_->pipeline->ShowTrace(*document_->model());
+        docks_->pipeline->ShowOrder({}, false);
+        document_->SetHostsVerdict(verdict);
+        Refresh();
+      });
   connect(run_.get(), &RunController::CodeOpened, this, [this] {
     const code::ImportedCode& code = *run_->code();
     docks_->code->ShowCode(QFileInfo(run_->spec_path()).fileName(),

@@ -5,6 +5,7 @@
 #include <QClipboard>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QInputDialog>
 #include <QMenu>
 #include <QMessageBox>
 #include <QPushButton>
@@ -15,16 +16,20 @@
 
 #include "app/code/code_emit.h"
 #include "app/code/code_patch.h"
+#include "app/session/workers.h"
 #include "engine/spec/spec_loader.h"
 #include "engine/tuning/move_rules.h"
 #include "ui/panels/op_order_editor.h"
 #include "ui/panels/pipeline_panel.h"
 #include "ui/trace_document.h"
+#include "ui/workers_run.h"
 
 namespace pipescope::ui {
 namespace {
 
 QString Text(const std::string& s) { return QString::fromStdString(s); }
+
+constexpr double kWorkersSeconds = 5;  // Run as Workers' run
 
 }  // namespace
 
@@ -59,6 +64,22 @@ void RunController::BuildMenus(QMenu* run, QMenu* file, QMenu* edit) {
         StartRun();
       });
   restart_->setToolTip("Run the spec again from its start, with the spec's knob values");
+  workers_ =
+      run->addAction("Run as &Workers...", QKeySequence(Qt::CTRL | Qt::Key_F5), this, [this] {
+        QSettings settings;
+        bool ok = false;
+        const int workers = QInputDialog::getInt(
+            window_, "Run as Workers",
+            "Data-parallel workers of one job on this machine, each with its own pipeline and "
+            "each shard's index its number; run for 5 s:",
+            settings.value("run/workers", 2).toInt(), 2, session::kMaxWorkers, 1, &ok);
+        if (!ok) return;
+        settings.setValue("run/workers", workers);
+        RunWorkers(workers, kWorkersSeconds);
+      });
+  workers_->setToolTip(
+      "The spec as several workers of one job (pipescope-cli run --workers N), shown as one "
+      "trace with a lane group per worker");
 
   save_spec_ = file->addAction("Save Pipeline &Spec As...", this, &RunController::SaveSpecDialog);
   save_spec_->setToolTip("The running pipeline as a .pbtxt: its op order and knob values");
@@ -218,6 +239,7 @@ void RunController::UpdateActions() {
   pause_->setEnabled(live);
   stop_->setEnabled(live);
   restart_->setEnabled(have_spec_);
+  workers_->setEnabled(have_spec_);
   save_spec_->setEnabled(live);
   emit ActionsChanged();
 }
@@ -255,6 +277,21 @@ bool RunController::ChangePipeline(const spec::PipelineSpec& after, const QStrin
                    (assessment.keeps_output ? " (keeps the output)" : " (changes the output)") +
                    ". The pipeline restarts from its source.",
                10000);
+  return true;
+}
+
+bool RunController::RunWorkers(int workers, double seconds) {
+  if (!have_spec_ || (may_replace_ && !may_replace_())) return false;
+  const spec::PipelineSpec spec = CurrentConfiguration().value_or(spec_);
+  StopRunAndWait();
+  std::optional<WorkersView> view = RunAsWorkers(window_, spec, workers, seconds);
+  if (!view) return false;
+  emit Message(QString("%1 workers ran for %2 s: %3 (Start runs the spec as one pipeline)")
+                   .arg(workers)
+                   .arg(seconds)
+                   .arg(view->in_all),
+               15000);
+  emit WorkersRan(std::move(view->model), view->title, view->verdict);
   return true;
 }
 

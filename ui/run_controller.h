@@ -59,6 +59,9 @@ class RunController : public QObject {
   // training step is kept, else only once the confirmation agrees. Returns whether it
   // was applied; the timeline gets a marker with `description`.
   bool ChangePipeline(const spec::PipelineSpec& after, const QString& description);
+  // Runs the spec as `workers` data-parallel workers for `seconds` (workers_run.h), then
+  // announces them with WorkersRan; false when cancelled or failed (said in a message box).
+  bool RunWorkers(int workers, double seconds);
   // Runs `spec`, a piece of advice (`change` says which), in place of the pipeline shown.
   void RunAdvised(const spec::PipelineSpec& spec, const QString& change);
   // Writes the live run's current spec (order and knob values) as text.
@@ -67,6 +70,10 @@ class RunController : public QObject {
   // file with the current knobs written in; any other, code in its framework. Empty when
   // nothing runs a spec; `notes` gets what the code could not say.
   QString PipelineAsCode(QStringList* notes = nullptr) const;
+
+  // Asked before what is shown is replaced by something that is not this run (the workers'
+  // traces): false keeps it (unsaved notes a person keeps).
+  void SetMayReplace(std::function<bool()> may_replace) { may_replace_ = std::move(may_replace); }
 
   // Asks a person to confirm what they may not have meant, given the sentence that says it;
   // default a message box. Tests answer for the person.
@@ -94,6 +101,10 @@ class RunController : public QObject {
   void RefreshDue();
   // A .py was read: code() holds it.
   void CodeOpened();
+  // Run as Workers ran the spec as several workers: their traces merged, to be shown (the
+  // spec stays, for Start).
+  void WorkersRan(std::shared_ptr<trace::Model> model, const QString& title,
+                  const QString& verdict);
   void ActionsChanged();
 
  private:
@@ -116,11 +127,13 @@ class RunController : public QObject {
   bool finish_handled_ = true;
   QTimer refresh_timer_;
   std::function<bool(const QString&)> confirm_;
+  std::function<bool()> may_replace_;
   QAction* start_ = nullptr;
   QAction* pause_ = nullptr;
   QAction* stop_ = nullptr;
   QAction* restart_ = nullptr;
   QAction* save_spec_ = nullptr;
+  QAction* workers_ = nullptr;
 };
 
 }  // namespace pipescope::ui

@@ -6,6 +6,7 @@
 #include <QElapsedTimer>
 #include <QSpinBox>
 #include <QTest>
+#include <set>
 
 #include "gui_test_support.h"
 #include "instrumentation/trace/format/trace_reader.h"
@@ -100,6 +101,36 @@ TEST(LiveRunGuiTest, RestartRunsTheSpecAgain) {
   ASSERT_TRUE(window.run()->StartRun());
   EXPECT_TRUE(window.run()->is_live());
   QTest::qWait(300);
+  EXPECT_TRUE(window.run()->StopRunAndWait());
+}
+
+// Run > Run as Workers: the spec as two workers of one job, each its own pipeline, shown as
+// one trace with a lane group per worker and the job's figures in the verdict; the spec
+// stays with the Run menu, which runs it as one pipeline again.
+TEST(LiveRunGuiTest, RunAsWorkersShowsEachWorkersLanesAndTheJobsFigures) {
+  MainWindow window;
+  ASSERT_TRUE(ShowWindow(window));
+  ASSERT_TRUE(
+      window.OpenFile(QString::fromStdString(ResourcePath("pipelines/input_bound_demo.pbtxt"))));
+  QTest::qWait(300);
+  ASSERT_TRUE(window.run()->RunWorkers(2, 1.5));
+  DrawFrames(window);
+  EXPECT_FALSE(window.run()->is_live());
+  EXPECT_TRUE(window.windowTitle().startsWith("input_bound_demo: 2 workers"))
+      << window.windowTitle().toStdString();
+  const std::string verdict = window.verdict_text().toStdString();
+  EXPECT_NE(verdict.find("2 workers on this machine: "), std::string::npos) << verdict;
+  EXPECT_NE(verdict.find("steps/s in all; a synchronous job"), std::string::npos) << verdict;
+  EXPECT_NE(verdict.find("worker1: "), std::string::npos) << verdict;
+  std::set<std::string> hosts;
+  for (const Lane& lane : window.timeline()->lanes()) hosts.insert(lane.host);
+  EXPECT_TRUE(hosts.count("worker0") && hosts.count("worker1")) << hosts.size() << " hosts";
+  window.grab().save("workers.png");
+  window.resize(1920, 1080);
+  DrawFrames(window);
+  window.grab().save("workers_1920.png");
+  ASSERT_TRUE(window.run()->StartRun());
+  EXPECT_TRUE(window.run()->is_live());
   EXPECT_TRUE(window.run()->StopRunAndWait());
 }
 
