@@ -11,6 +11,7 @@
 #include "engine/spec/spec_loader.h"
 #include "instrumentation/trace/import/chrome_trace_import.h"
 #include "instrumentation/trace/import/host_merge.h"
+#include "ui/timeline/counter_values.h"
 #include "ui/timeline/coverage.h"
 #include "ui/timeline/lanes.h"
 #include "ui/timeline/legend.h"
@@ -431,6 +432,80 @@ TEST(LanesTest, ARebuildContinuesItsOpsLanesInAStableOrder) {
     EXPECT_EQ(l.track_count, 2) << "before and after the rebuild";
     EXPECT_EQ(l.op, 7) << "the newest definition: what the live verdict names";
   }
+}
+
+// A counter lane's values, computed before drawing: a buffer's level is the mean of its
+// samples in a pixel and held where a pixel has none, a rebuilt op's newest definition is
+// read from its start, and nothing is drawn after the trace's "now".
+TEST(CounterValuesTest, BufferLevelsAreMeansHeldAndReadFromTheNewestDefinition) {
+  constexpr int64_t kMs = 1'000'000;
+  trace::Model model;
+  record::TraceBatch batch;
+  record::StageDef before, after;
+  before.id = 3;
+  after.id = 7;
+  before.name = after.name = "decode";
+  before.kind = after.kind = "map";
+  before.buffer_size = after.buffer_size = 8;
+  batch.stages = {before, after};
+  for (const auto& [t, level] : {std::pair{0 * kMs, 2u}, {kMs / 2, 4u}, {10 * kMs, 1u}}) {
+    batch.events.push_back({t, t, 0, level, 1, 3, record::EventKind::kBufferLevel, 0});
+  }
+  batch.events.push_back({100 * kMs, 100 * kMs, 0, 7, 1, 7, record::EventKind::kBufferLevel, 0});
+  batch.time_ns = 200 * kMs;
+  model.Consume(batch, true);
+  const Lane* fill = nullptr;
+  const std::vector<Lane> lanes = BuildLanes(model);
+  for (const Lane& l : lanes) {
+    if (l.kind == LaneKind::kCounter && l.counter == CounterKind::kBufferLevel) fill = &l;
+  }
+  ASSERT_NE(fill, nullptr);
+  TimeAxis axis;  // 200 pixels of 1 kMs
+  axis.t0 = 0;
+  axis.t1 = 200 * kMs;
+  axis.width = 200;
+  std::vector<float> v;
+  CounterValues(*fill, axis, 200, 150 * kMs, v);
+  ASSERT_EQ(v.size(), 200u);
+  EXPECT_FLOAT_EQ(v[0], 3) << "the mean of the pixel's two samples";
+  EXPECT_FLOAT_EQ(v[5], 3) << "held until the next sample";
+  EXPECT_FLOAT_EQ(v[10], 1);
+  EXPECT_FLOAT_EQ(v[99], 1);
+  EXPECT_FLOAT_EQ(v[100], 7) << "the rebuild's definition from its first sample";
+  EXPECT_FLOAT_EQ(v[149], 7);
+  EXPECT_FLOAT_EQ(v[150], 0) << "after now";
+  EXPECT_FLOAT_EQ(v[199], 0);
+}
+
+// The device's busy share over a window of at least 50 kMs: two streams' overlapping work is
+// capped at 100%, and an idle stretch reads 0.
+TEST(CounterValuesTest, DeviceBusyIsAShareOfItsWindowCappedAtAll) {
+  constexpr int64_t kMs = 1'000'000;
+  trace::Model model;
+  record::TraceBatch batch;
+  batch.events.push_back({0, 400 * kMs, 1, 0, 0, record::kDeviceOp, record::EventKind::kStep, 0});
+  // Stream work (thread = stream): two streams both busy over [0, 200 kMs), none after.
+  for (uint32_t stream : {7u, 8u}) {
+    batch.events.push_back(
+        {0, 200 * kMs, 2, 0, stream, record::kDeviceOp, record::EventKind::kGpuKernel, 0});
+  }
+  batch.time_ns = 400 * kMs;
+  model.Consume(batch, true);
+  const Lane* busy = nullptr;
+  const std::vector<Lane> lanes = BuildLanes(model);
+  for (const Lane& l : lanes) {
+    if (l.kind == LaneKind::kCounter && l.counter == CounterKind::kDeviceBusy) busy = &l;
+  }
+  ASSERT_NE(busy, nullptr);
+  TimeAxis axis;  // 400 pixels of 1 kMs: a 50 kMs window
+  axis.t1 = 400 * kMs;
+  axis.width = 400;
+  EXPECT_EQ(CounterWindowNs(axis), 50 * kMs);
+  std::vector<float> v;
+  CounterValues(*busy, axis, 400, 400 * kMs, v);
+  EXPECT_FLOAT_EQ(v[100], 1) << "two streams' 200% is 100%";
+  EXPECT_FLOAT_EQ(v[300], 0);
+  EXPECT_NEAR(v[200], 0.5, 0.03) << "half the window before the work ends";
 }
 
 // An imported process is a group of its threads, each thread a track of its nested rows:

@@ -9,6 +9,7 @@
 
 #include "instrumentation/trace/device_gaps.h"
 #include "instrumentation/trace/intervals.h"
+#include "ui/timeline/counter_values.h"
 #include "ui/timeline/coverage.h"
 #include "ui/timeline/markers_in_view.h"
 #include "ui/timeline/span_caption.h"
@@ -49,8 +50,6 @@ void DrawClippedText(std::string_view text, float a, float b, float y) {
   shown += "...";
   draw->AddText(at, kSpanTextColor, shown.c_str());
 }
-
-constexpr int64_t kMinCounterWindowNs = 50'000'000;  // counters average over ≥ 50 ms
 
 bool Near(float a, float b) { return std::fabs(a - b) <= kHoverPixels; }
 
@@ -290,61 +289,11 @@ void TimelineWidget::DrawSpanNames(const trace::Track& track, int p, int q, floa
 
 void TimelineWidget::DrawCounterLane(const Lane& lane, float y, float height) {
   ImDrawList* draw = ImGui::GetWindowDrawList();
-  const trace::Track* track = lane.tracks[0];
   const int pixels = std::max(1, static_cast<int>(axis_.width));
-  const double px_ns = axis_.ns_per_pixel();
-  const int64_t window = std::max<int64_t>(kMinCounterWindowNs, static_cast<int64_t>(px_ns * 4));
-  std::vector<float> values(static_cast<size_t>(pixels), 0.0f);
-  double last_level = 0;
-  // Up to the trace's end only: a buffer's last level, held to the right edge, made the
-  // future of a live run look measured.
-  const int known = axis_.PixelsBefore(model_->duration_ns(), pixels);
-  for (int p = 0; p < known; ++p) {
-    const int64_t a = axis_.t0 + static_cast<int64_t>(p * px_ns);
-    const int64_t b = axis_.t0 + static_cast<int64_t>((p + 1) * px_ns);
-    double v = 0;
-    switch (lane.counter) {
-      case CounterKind::kBufferLevel: {
-        // A rebuilt pipeline's op has a track per definition, one after the other in time:
-        // the pixel reads the latest that had begun by its end.
-        const trace::Track* latest = lane.tracks[0];
-        for (int k = 1; k < lane.track_count; ++k) {
-          if (lane.tracks[k]->first_start() <= b) latest = lane.tracks[k];
-        }
-        if (latest != track) {
-          track = latest;
-          last_level = 0;
-        }
-        // Mean of the samples in the pixel; the last sample before it where there is none.
-        const size_t i = track->FirstStartingAtOrAfter(a);
-        const size_t j = track->FirstStartingAtOrAfter(std::max(b, a + 1));
-        if (j > i) {
-          last_level = track->SumValues(i, j) / static_cast<double>(j - i);
-        } else if (i > 0 && p == 0) {
-          last_level = track->value(i - 1);
-        } else if (i == 0) {
-          last_level = 0;
-        }
-        v = last_level;
-        break;
-      }
-      case CounterKind::kDeviceBusy: {
-        // Kernels and copies on different streams may overlap: the sum is capped at 100%.
-        const int64_t mid = (a + b) / 2;
-        int64_t covered = 0;
-        if (!lane.busy_tracks.empty()) {
-          for (const trace::Track* t : lane.busy_tracks)
-            covered += t->SumRange(mid - window / 2, mid + window / 2).covered_ns;
-        } else {
-          for (int k = 0; k < lane.track_count; ++k)
-            covered += lane.tracks[k]->SumRange(mid - window / 2, mid + window / 2).covered_ns;
-        }
-        v = std::min(1.0, static_cast<double>(covered) / static_cast<double>(window));
-        break;
-      }
-    }
-    values[static_cast<size_t>(p)] = static_cast<float>(v);
-  }
+  const int64_t window = CounterWindowNs(axis_);
+  // The values first (counter_values.h), then the drawing.
+  std::vector<float>& values = counter_values_;
+  CounterValues(lane, axis_, pixels, model_->duration_ns(), values);
   const double full = lane.counter_max;
   // Heights in whole pixels, and runs of equal height as one rectangle: a counter lane
   // costs tens of rectangles, not one per pixel.

@@ -278,8 +278,9 @@ class TimelineWidget : public ImGuiGlWidget {
   std::vector<bool> search_labels_;              // by label id: its name matches
   std::set<const trace::Track*> search_tracks_;  // tracks holding a matching span
   int64_t span_matches_ = 0;
-  SummaryCache summaries_;        // the drawn tracks' per-pixel summaries for the current view
-  std::vector<double> pixel_ns_;  // scratch: ns per pixel (device busy, idle waits)
+  SummaryCache summaries_;             // the drawn tracks' per-pixel summaries for the current view
+  std::vector<double> pixel_ns_;       // scratch: ns per pixel (device busy, idle waits)
+  std::vector<float> counter_values_;  // scratch: a counter lane's value per pixel
   // On an asynchronous device, the consumer's waits while the device idled too (the red
   // ones), recomputed when the waits or the device's work grow (idle_waits_key_).
   std::vector<trace::Interval> idle_waits_;

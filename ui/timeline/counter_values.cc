@@ -1,0 +1,66 @@
+#include "ui/timeline/counter_values.h"
+
+#include <algorithm>
+
+namespace pipescope::ui {
+
+int64_t CounterWindowNs(const TimeAxis& axis) {
+  return std::max<int64_t>(kMinCounterWindowNs, static_cast<int64_t>(axis.ns_per_pixel() * 4));
+}
+
+void CounterValues(const Lane& lane, const TimeAxis& axis, int pixels, int64_t known_ns,
+                   std::vector<float>& values) {
+  values.assign(static_cast<size_t>(std::max(0, pixels)), 0.0f);
+  const double px_ns = axis.ns_per_pixel();
+  const int64_t window = CounterWindowNs(axis);
+  const trace::Track* track = lane.tracks[0];
+  double last_level = 0;
+  const int known = axis.PixelsBefore(known_ns, pixels);
+  for (int p = 0; p < known; ++p) {
+    const int64_t a = axis.t0 + static_cast<int64_t>(p * px_ns);
+    const int64_t b = axis.t0 + static_cast<int64_t>((p + 1) * px_ns);
+    double v = 0;
+    switch (lane.counter) {
+      case CounterKind::kBufferLevel: {
+        // A rebuilt pipeline's op has a track per definition, one after the other in time:
+        // the pixel reads the latest that had begun before its end.
+        const trace::Track* latest = lane.tracks[0];
+        for (int k = 1; k < lane.track_count; ++k) {
+          if (lane.tracks[k]->first_start() < b) latest = lane.tracks[k];
+        }
+        if (latest != track) {
+          track = latest;
+          last_level = 0;
+        }
+        const size_t i = track->FirstStartingAtOrAfter(a);
+        const size_t j = track->FirstStartingAtOrAfter(std::max(b, a + 1));
+        if (j > i) {
+          last_level = track->SumValues(i, j) / static_cast<double>(j - i);
+        } else if (i > 0 && p == 0) {
+          last_level = track->value(i - 1);
+        } else if (i == 0) {
+          last_level = 0;
+        }
+        v = last_level;
+        break;
+      }
+      case CounterKind::kDeviceBusy: {
+        // Kernels and copies on different streams may overlap: the sum is capped at 100%.
+        const int64_t mid = (a + b) / 2;
+        int64_t covered = 0;
+        if (!lane.busy_tracks.empty()) {
+          for (const trace::Track* t : lane.busy_tracks)
+            covered += t->SumRange(mid - window / 2, mid + window / 2).covered_ns;
+        } else {
+          for (int k = 0; k < lane.track_count; ++k)
+            covered += lane.tracks[k]->SumRange(mid - window / 2, mid + window / 2).covered_ns;
+        }
+        v = std::min(1.0, static_cast<double>(covered) / static_cast<double>(window));
+        break;
+      }
+    }
+    values[static_cast<size_t>(p)] = static_cast<float>(v);
+  }
+}
+
+}  // namespace pipescope::ui
