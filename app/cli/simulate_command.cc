@@ -11,8 +11,13 @@
 #include "app/cli/summary_format.h"
 #include "app/cli/workers_format.h"
 #include "app/session/simulated_run.h"
+#include "instrumentation/trace/analysis.h"
 
 namespace pipescope::cli {
+
+namespace {
+constexpr double kLongestDefaultSeconds = 120;  // of virtual time, without --duration
+}  // namespace
 
 int SimulateCommand(const SimulateCommandOptions& options, std::ostream& out, std::ostream& err) {
   auto spec = LoadSpecArgument(options.spec_path, options.overrides, &err);
@@ -35,6 +40,20 @@ int SimulateCommand(const SimulateCommandOptions& options, std::ostream& out, st
   std::optional<session::WorkersRun> workers;
   if (options.workers == 1) {
     result = session::RunSimulated(*spec, *model, run);
+    // Left to its default length, a run whose first step came late (a large shuffle buffer
+    // filling) would be graded on a step or two: it runs again, long enough that what
+    // follows the first step is four times as long, at most kLongestDefaultSeconds.
+    if (result.ok() && options.duration_s <= 0 && options.steps <= 0) {
+      const double first_s = static_cast<double>(trace::FirstStepNs(*result->model)) / 1e9;
+      const double longer = std::min(kLongestDefaultSeconds, 5 * first_s);
+      if (first_s > run.sim.duration_s / 5 && longer > run.sim.duration_s) {
+        err << std::fixed << std::setprecision(1) << "pipescope-cli: note: the first step came at "
+            << first_s << " s of start-up: simulating " << longer
+            << " s so that the steady part is graded (--duration sets it)\n";
+        run.sim.duration_s = longer;
+        result = session::RunSimulated(*spec, *model, run);
+      }
+    }
   } else {
     result = KeepWorkers(session::RunWorkersSimulated(*spec, *model, options.workers,
                                                       [&](int w) {

@@ -40,7 +40,7 @@ std::string TextOf(const AdviceCandidate& c, double from, double predicted, doub
   std::snprintf(pct, sizeof pct, "%+.0f%%", 100 * gain);
   std::string text = c.action + ": " + Rate(from) + " → " + Rate(predicted) +
                      " steps/s predicted, steady (" + pct + ")";
-  if (!what_changes.empty()) text += ". It changes the output: " + what_changes;
+  if (!what_changes.empty()) text += ". It changes the output. " + what_changes;
   return text;
 }
 
@@ -56,6 +56,14 @@ void DropBufferingCalledVectorising(std::vector<Advice>& advice, double noise) {
   std::erase_if(advice, [&](const Advice& a) {
     return a.kind == "vectorise" && a.predicted_gain <= prefetch_gain * (1 + noise) + noise;
   });
+}
+
+// A source that reads one file: a synthetic one, or a TFRecord or text file list of one.
+bool ReadsOneFile(const spec::Source& source) {
+  if (source.has_synthetic()) return true;
+  if (source.has_tfrecord()) return source.tfrecord().files_size() == 1;
+  if (source.has_text_line()) return source.text_line().files_size() == 1;
+  return false;
 }
 
 // Shards that keep a small share of what was read before them: every worker of a job
@@ -77,13 +85,16 @@ std::vector<std::string> ShardWaste(const spec::PipelineSpec& spec,
     const double share =
         static_cast<double>(kept->second->elements) / static_cast<double>(in->second->elements);
     if (share > 0.5) continue;
+    // A single file has no list to shard until it is split (a source reading one file
+    // straight into the shard); elsewhere the files are there to shard.
+    const bool one_file = &op == &spec.ops(0) && ReadsOneFile(spec.source());
     char line[512];
     std::snprintf(line, sizeof line,
                   "%s keeps %.0f%% of the %lld elements that %s gave it: each of the %lld workers "
-                  "reads all of them to keep its share; shard the file list before the reads "
-                  "(split a single file into many to have a list to shard)",
+                  "reads all of them to keep its share; shard the file list before the reads%s",
                   op.name().c_str(), 100 * share, static_cast<long long>(in->second->elements),
-                  input.c_str(), static_cast<long long>(workers));
+                  input.c_str(), static_cast<long long>(workers),
+                  one_file ? " (split the single file into many to have a list to shard)" : "");
     out.emplace_back(line);
   }
   return out;

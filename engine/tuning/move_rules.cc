@@ -105,12 +105,18 @@ std::optional<std::string> SwapEffect(const Op& first, const Op& second) {
                                             " will run once per element instead of on batches.");
   }
   if (IsCounting(first) || IsCounting(second)) {
-    const Op& counting = IsCounting(first) ? first : second;
-    const Op& other = IsCounting(first) ? second : first;
+    const bool now_before = IsCounting(first);  // the counting op now comes first
+    const Op& counting = now_before ? first : second;
+    const Op& other = now_before ? second : first;
     if (Replays(other)) return std::nullopt;
-    return Name(counting) + " will count " +
-           (Batches(other) ? std::string("batches instead of elements")
-                           : "the elements " + Name(other) + " produces instead of its input") +
+    std::string counts;
+    if (Batches(other)) {
+      counts = now_before ? "elements instead of batches" : "batches instead of elements";
+    } else {
+      counts = now_before ? "the input of " + Name(other) + " instead of the elements it produces"
+                          : "the elements " + Name(other) + " produces instead of its input";
+    }
+    return Name(counting) + " will count " + counts +
            ", so different elements reach the training step.";
   }
   if (Replays(first) || Replays(second)) {

@@ -121,8 +121,9 @@ std::optional<ShardFilesChange> ShardTheFiles(const spec::PipelineSpec& spec, in
     change.action = "split " + source + "'s one file into " + std::to_string(files) +
                     " files and shard the file list: each of the " + std::to_string(workers) +
                     " workers reads its " + std::to_string(at_once) +
-                    " files at once (interleave " + "with cycle_length and num_parallel_calls " +
-                    std::to_string(at_once) + ") instead of " + every + " of one file";
+                    " files at once (interleave with cycle_length=" + std::to_string(at_once) +
+                    ", num_parallel_calls=" + std::to_string(at_once) + ") instead of " + every +
+                    " of one file";
   } else {
     return std::nullopt;
   }

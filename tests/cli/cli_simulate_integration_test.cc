@@ -33,6 +33,24 @@ TEST(CliSimulateTest, SummaryLikeRunMarkedSimulatedAndDeterministic) {
   EXPECT_LT(json::parse(JsonPart(fixed.out))["input_wait_fraction"].get<double>(), 0.05);
 }
 
+// Without --duration, a run whose first step comes late (seed 000's shuffle buffer takes
+// 6.4 s to fill) runs again long enough to be graded on its steady part, and says so: in 5 s
+// it was one step, "not input-bound"; from 32 s, reads are the limit.
+TEST(CliSimulateTest, ALateFirstStepLengthensTheDefaultRun) {
+  const auto r = Cli("simulate " + Pipeline("questions/seed_000_sharded.pbtxt") + " --json");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("the first step came at 6.4 s of start-up: simulating 32.1 s"),
+            std::string::npos)
+      << r.out;
+  const json j = json::parse(JsonPart(r.out));
+  EXPECT_GT(j["steps"].get<int64_t>(), 50);
+  EXPECT_GT(j["input_wait_fraction"].get<double>(), 0.2);
+  // A --duration is kept as given.
+  const auto short_run =
+      Cli("simulate " + Pipeline("questions/seed_000_sharded.pbtxt") + " --duration 5 --json");
+  EXPECT_EQ(short_run.out.find("the first step came at"), std::string::npos);
+}
+
 // --workers N: worker 0's summary, then each worker and the job; only worker 0 prints its
 // elements, which are its shard's; a worker without a shard is refused.
 TEST(CliSimulateTest, WorkersEachRunTheirShardAndTheJobIsReported) {

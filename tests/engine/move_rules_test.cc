@@ -59,10 +59,25 @@ TEST(MoveRulesTest, TakeSkipAndShardMoveAcrossOneToOneMaps) {
 TEST(MoveRulesTest, TakeAcrossAFilterOrABatchChangesWhatItCounts) {
   const auto spec = Spec(R"(ops { name: "f" filter { predicate { mod_equals { modulus: 2 } } } }
                             ops { name: "t" take { count: 5 } })");
-  EXPECT_NE(ExpectChanged(spec, 1, 0).find("'t' (take) will count"), std::string::npos);
+  // Moved before the filter, the take counts what the filter is given.
+  EXPECT_NE(ExpectChanged(spec, 1, 0)
+                .find("'t' (take) will count the input of 'f' (filter) instead of the elements it "
+                      "produces"),
+            std::string::npos)
+      << ExpectChanged(spec, 1, 0);
+  // Moved after it, what the filter keeps.
+  const auto before = Spec(R"(ops { name: "t" take { count: 5 } }
+                             ops { name: "f" filter { predicate { mod_equals { modulus: 2 } } } })");
+  EXPECT_NE(
+      ExpectChanged(before, 1, 0)
+          .find("'t' (take) will count the elements 'f' (filter) produces instead of its input"),
+      std::string::npos);
   const auto batched =
       Spec(R"(ops { name: "b" batch { batch_size: 4 } } ops { name: "t" take { count: 5 } })");
-  EXPECT_NE(ExpectChanged(batched, 1, 0).find("batches instead of elements"), std::string::npos);
+  EXPECT_NE(ExpectChanged(batched, 1, 0).find("elements instead of batches"), std::string::npos);
+  const auto take_first =
+      Spec(R"(ops { name: "t" take { count: 5 } } ops { name: "b" batch { batch_size: 4 } })");
+  EXPECT_NE(ExpectChanged(take_first, 1, 0).find("batches instead of elements"), std::string::npos);
 }
 
 TEST(MoveRulesTest, ShuffleAndBatchDoNotCommute) {
@@ -81,7 +96,7 @@ TEST(MoveRulesTest, APaddedBatchMovesAsABatch) {
   EXPECT_NE(ExpectChanged(spec, 1, 0).find("Batches will be drawn"), std::string::npos);
   const auto counted = Spec(
       R"(ops { name: "pb" padded_batch { batch_size: 4 } } ops { name: "t" take { count: 5 } })");
-  EXPECT_NE(ExpectChanged(counted, 1, 0).find("batches instead of elements"), std::string::npos);
+  EXPECT_NE(ExpectChanged(counted, 1, 0).find("elements instead of batches"), std::string::npos);
   const auto vectorised = Spec(R"(
       ops { name: "norm" map { fn { normalize {} } } }
       ops { name: "pb" padded_batch { batch_size: 4 } })");

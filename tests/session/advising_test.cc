@@ -195,6 +195,8 @@ TEST(AdvisingTest, AShardThatReadsEverythingIsNamedAndTheFileListShardTried) {
   ASSERT_EQ(a.result.findings.size(), 1u);
   EXPECT_NE(a.result.findings[0].find("shard keeps 25%"), std::string::npos)
       << a.result.findings[0];
+  // There are 16 files to shard already: nothing to split.
+  EXPECT_EQ(a.result.findings[0].find("single file"), std::string::npos) << a.result.findings[0];
   EXPECT_NE(a.analysis.verdict.evidence.find("shard the file list"), std::string::npos)
       << a.analysis.verdict.text;
   const engine::Advice* earlier = Find(a, "shard_earlier");
@@ -225,6 +227,12 @@ TEST(AdvisingTest, OneFileReadByEveryWorkerIsSplitAndItsListSharded) {
       << split->text;
   EXPECT_GT(split->predicted_gain, 3.0);  // a quarter of the reads, two files at a time
   EXPECT_TRUE(split->changes_output);     // each worker gets whole files
+  EXPECT_NE(split->text.find("It changes the output. Each worker gets whole files"),
+            std::string::npos)
+      << split->text;
+  ASSERT_EQ(a.result.findings.size(), 1u);
+  EXPECT_NE(a.result.findings[0].find("(split the single file into many"), std::string::npos)
+      << a.result.findings[0];
   // The verdict suggests it, ending with the sentence of what changes and its one full stop.
   EXPECT_EQ(a.analysis.verdict.suggestion, split->text);
   EXPECT_TRUE(a.analysis.verdict.text.ends_with("several files at a time."))
