@@ -14,6 +14,9 @@
 namespace pipescope::engine {
 namespace {
 
+// An op busy this share of the time can go no faster as it is.
+constexpr double kFullyBusy = 0.9;
+
 double Median(std::vector<double> v) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
@@ -205,6 +208,17 @@ Result<AdvisorResult> Advise(const spec::PipelineSpec& spec, const trace::RangeA
              " changes tried in the simulator gains, and the consumer waits for input " +
              std::to_string(std::lround(100 * measured.input_wait_fraction)) +
              "% of the time; a faster step (or a larger batch per step) is what would help";
+    // An op as busy as it can be keeps pace with the step and no more: a faster step meets
+    // it next, so a faster step alone would gain little.
+    const trace::StageFigures* busiest = nullptr;
+    for (const auto& s : measured.stages) {
+      if (busiest == nullptr || s.busy_fraction > busiest->busy_fraction) busiest = &s;
+    }
+    if (busiest != nullptr && busiest->busy_fraction >= kFullyBusy) {
+      a.text += ", with " + busiest->name + " faster too: it is busy " +
+                std::to_string(std::lround(100 * busiest->busy_fraction)) +
+                "% of the time, just keeping pace with this step";
+    }
     result.advice.push_back(std::move(a));
   }
   return result;

@@ -132,6 +132,26 @@ TEST(AdvisingTest, ADeviceBoundRunIsToldSoAndNothingElse) {
   EXPECT_TRUE(a.result.advice[0].change.empty());
   EXPECT_NE(a.analysis.verdict.suggestion.find("the training step is the limit"),
             std::string::npos);
+  EXPECT_EQ(a.result.advice[0].text.find("faster too"), std::string::npos)
+      << "decode has room: " << a.result.advice[0].text;
+}
+
+// The step is the limit, and the read just keeps pace with it (busy all the time): a faster
+// step alone would meet the read next, and the advice says so.
+TEST(AdvisingTest, AStepThatAnOpJustKeepsPaceWithSaysBothMustGetFaster) {
+  const Advised a = Advise(R"(name: "co_limited"
+      budget { cpu_cores: 8 }
+      source { name: "read" synthetic { records: -1 record_bytes: 102000 read_latency: "100us"
+               bandwidth: "200MB/s" } }
+      ops { name: "shard" shard { num_shards: 10 index: 0 } }
+      ops { name: "parse" map { fn { cpu_work { duration: "14ms" } } num_parallel_calls: 8 } }
+      ops { name: "batch" batch { batch_size: 32 drop_remainder: true } }
+      ops { name: "prefetch" prefetch { buffer_size: 2 } }
+      train_step { step_time: "200ms" device: simulated })");
+  ASSERT_EQ(a.result.advice.size(), 1u);
+  EXPECT_EQ(a.result.advice[0].kind, "device_bound");
+  EXPECT_NE(a.result.advice[0].text.find("with read faster too: it is busy"), std::string::npos)
+      << a.result.advice[0].text;
 }
 
 // Decoding costs the most; a random flip after it makes every epoch different.
