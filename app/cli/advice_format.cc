@@ -4,6 +4,7 @@
 #include <ostream>
 
 #include "app/session/advising.h"
+#include "engine/spec/spec_loader.h"
 
 namespace pipescope::cli {
 
@@ -47,6 +48,8 @@ nlohmann::json AdviceToJson(const engine::AdvisorResult& advice) {
                         {"changes_output", a.changes_output},
                         {"text", a.text}};
     if (a.changes_output) j["what_changes"] = a.what_changes;
+    // The advised pipeline itself: a move or an added op has no --set to try it with.
+    if (a.spec.has_source()) j["spec"] = engine::SpecToText(a.spec);
     list.push_back(std::move(j));
   }
   return list;

@@ -45,6 +45,16 @@ TEST(CliSimulateTest, ALateFirstStepLengthensTheDefaultRun) {
   const json j = json::parse(JsonPart(r.out));
   EXPECT_GT(j["steps"].get<int64_t>(), 50);
   EXPECT_GT(j["input_wait_fraction"].get<double>(), 0.2);
+  // Each piece of advice carries its pipeline, a move's too (it has no --set to try it with).
+  bool split = false;
+  for (const auto& a : j["advice"]) {
+    if (a["kind"] != "split_files") continue;
+    split = true;
+    const std::string spec = a["spec"].get<std::string>();
+    EXPECT_NE(spec.find("interleave"), std::string::npos) << spec;
+    EXPECT_NE(spec.find("num_shards: 10"), std::string::npos) << spec;
+  }
+  EXPECT_TRUE(split) << j["advice"].dump();
   // A --duration is kept as given.
   const auto short_run =
       Cli("simulate " + Pipeline("questions/seed_000_sharded.pbtxt") + " --duration 5 --json");
