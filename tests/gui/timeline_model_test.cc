@@ -460,7 +460,7 @@ TEST(CounterValuesTest, BufferLevelsAreMeansHeldAndReadFromTheNewestDefinition) 
     if (l.kind == LaneKind::kCounter && l.counter == CounterKind::kBufferLevel) fill = &l;
   }
   ASSERT_NE(fill, nullptr);
-  TimeAxis axis;  // 200 pixels of 1 kMs
+  TimeAxis axis;  // 200 pixels of 1 ms
   axis.t0 = 0;
   axis.t1 = 200 * kMs;
   axis.width = 200;
@@ -477,14 +477,14 @@ TEST(CounterValuesTest, BufferLevelsAreMeansHeldAndReadFromTheNewestDefinition) 
   EXPECT_FLOAT_EQ(v[199], 0);
 }
 
-// The device's busy share over a window of at least 50 kMs: two streams' overlapping work is
+// The device's busy share over a window of at least 50 ms: two streams' overlapping work is
 // capped at 100%, and an idle stretch reads 0.
 TEST(CounterValuesTest, DeviceBusyIsAShareOfItsWindowCappedAtAll) {
   constexpr int64_t kMs = 1'000'000;
   trace::Model model;
   record::TraceBatch batch;
   batch.events.push_back({0, 400 * kMs, 1, 0, 0, record::kDeviceOp, record::EventKind::kStep, 0});
-  // Stream work (thread = stream): two streams both busy over [0, 200 kMs), none after.
+  // Stream work (thread = stream): two streams both busy over [0, 200 ms), none after.
   for (uint32_t stream : {7u, 8u}) {
     batch.events.push_back(
         {0, 200 * kMs, 2, 0, stream, record::kDeviceOp, record::EventKind::kGpuKernel, 0});
@@ -497,7 +497,7 @@ TEST(CounterValuesTest, DeviceBusyIsAShareOfItsWindowCappedAtAll) {
     if (l.kind == LaneKind::kCounter && l.counter == CounterKind::kDeviceBusy) busy = &l;
   }
   ASSERT_NE(busy, nullptr);
-  TimeAxis axis;  // 400 pixels of 1 kMs: a 50 kMs window
+  TimeAxis axis;  // 400 pixels of 1 ms: a 50 ms window
   axis.t1 = 400 * kMs;
   axis.width = 400;
   EXPECT_EQ(CounterWindowNs(axis), 50 * kMs);
@@ -555,6 +555,12 @@ TEST(LanesTest, EachHostOfAMergedViewIsAGroupNamedOnce) {
   const trace::MergedHosts merged = trace::MergeHosts(hosts);
   const std::vector<Lane> lanes = BuildLanes(*merged.model);
   const std::vector<int> parents = TrackParents(lanes);
+  // The hosts in the order they were given (worker0 before worker1).
+  std::vector<std::string> order;
+  for (const Lane& l : lanes) {
+    if (!l.host.empty() && (order.empty() || order.back() != l.host)) order.push_back(l.host);
+  }
+  EXPECT_EQ(order, (std::vector<std::string>{"pytorch_compute_bound", "pytorch_input_bound"}));
   for (const std::string host : {"pytorch_compute_bound", "pytorch_input_bound"}) {
     std::vector<size_t> of_host;
     for (size_t i = 0; i < lanes.size(); ++i) {
