@@ -38,23 +38,11 @@ int SimulateCommand(const SimulateCommandOptions& options, std::ostream& out, st
   run.sim.seed = options.seed;
   engine::Result<session::RecordedRunResult> result = engine::Internal("not simulated");
   std::optional<session::WorkersRun> workers;
-  if (options.workers == 1) {
-    result = session::RunSimulated(*spec, *model, run);
-    // Left to its default length, a run whose first step came late (a large shuffle buffer
-    // filling) would be graded on a step or two: it runs again, long enough that what
-    // follows the first step is four times as long, at most kLongestDefaultSeconds.
-    if (result.ok() && options.duration_s <= 0 && options.steps <= 0) {
-      const double first_s = static_cast<double>(trace::FirstStepNs(*result->model)) / 1e9;
-      const double longer = std::min(kLongestDefaultSeconds, 5 * first_s);
-      if (first_s > run.sim.duration_s / 5 && longer > run.sim.duration_s) {
-        err << std::fixed << std::setprecision(1) << "pipescope-cli: note: the first step came at "
-            << first_s << " s of start-up: simulating " << longer
-            << " s so that the steady part is graded (--duration sets it)\n";
-        run.sim.duration_s = longer;
-        result = session::RunSimulated(*spec, *model, run);
-      }
+  auto simulate = [&] {
+    if (options.workers == 1) {
+      result = session::RunSimulated(*spec, *model, run);
+      return;
     }
-  } else {
     result = KeepWorkers(session::RunWorkersSimulated(*spec, *model, options.workers,
                                                       [&](int w) {
                                                         session::SimulatedRunOptions o = run;
@@ -63,6 +51,25 @@ int SimulateCommand(const SimulateCommandOptions& options, std::ostream& out, st
                                                         return o;
                                                       }),
                          workers);
+  };
+  simulate();
+  // Left to its default length, a run whose first step came late (a large shuffle buffer
+  // filling) would be graded on a step or two: it runs again, long enough that what follows
+  // the first step is four times as long, at most kLongestDefaultSeconds (worker 0's first
+  // step decides for every worker).
+  if (result.ok() && options.duration_s <= 0 && options.steps <= 0) {
+    // No step at all: the start-up took the whole run at least.
+    const int64_t first_ns = trace::FirstStepNs(*result->model);
+    const double first_s = first_ns >= 0 ? static_cast<double>(first_ns) / 1e9 : run.sim.duration_s;
+    const double longer = std::min(kLongestDefaultSeconds, 5 * first_s);
+    if (first_s > run.sim.duration_s / 5 && longer > run.sim.duration_s) {
+      err << std::fixed << std::setprecision(1)
+          << "pipescope-cli: note: " << (first_ns >= 0 ? "the first step came at " : "no step in ")
+          << first_s << " s of start-up: simulating " << longer
+          << " s so that the steady part is graded (--duration sets it)\n";
+      run.sim.duration_s = longer;
+      simulate();
+    }
   }
   if (!result.ok()) {
     err << "pipescope-cli: " << result.status().message() << "\n";

@@ -55,6 +55,12 @@ TEST(CliSimulateTest, ALateFirstStepLengthensTheDefaultRun) {
     EXPECT_NE(spec.find("num_shards: 10"), std::string::npos) << spec;
   }
   EXPECT_TRUE(split) << j["advice"].dump();
+  // With workers too, worker 0's first step deciding.
+  const auto workers =
+      Cli("simulate " + Pipeline("questions/seed_000_sharded.pbtxt") + " --workers 2 --json");
+  ASSERT_EQ(workers.exit_code, 0) << workers.out;
+  EXPECT_NE(workers.out.find("simulating 32.1 s"), std::string::npos) << workers.out;
+  EXPECT_GT(json::parse(JsonPart(workers.out))["steps"].get<int64_t>(), 50);
   // A --duration is kept as given.
   const auto short_run =
       Cli("simulate " + Pipeline("questions/seed_000_sharded.pbtxt") + " --duration 5 --json");
