@@ -70,8 +70,9 @@ void RunController::BuildMenus(QMenu* run, QMenu* file, QMenu* edit) {
         bool ok = false;
         const int workers = QInputDialog::getInt(
             window_, "Run as Workers",
-            "Data-parallel workers of one job on this machine, each with its own pipeline and "
-            "each shard's index its number; run for 5 s:",
+            QString("Data-parallel workers of one job on this machine, each with its own "
+                    "pipeline and each shard's index its number; run for %1 s:")
+                .arg(kWorkersSeconds),
             settings.value("run/workers", 2).toInt(), 2, session::kMaxWorkers, 1, &ok);
         if (!ok) return;
         settings.setValue("run/workers", workers);

@@ -211,15 +211,6 @@ void AddPrefetch(const PipelinePlan& plan, CandidateList& out) {
                ChangeOfKnob(last.op->name(), "buffer_size", now, deeper));
 }
 
-// `base`, or `base_2`, ... : a name no op of `spec` has.
-std::string UnusedName(const spec::PipelineSpec& spec, const std::string& base) {
-  std::set<std::string> names;
-  for (const auto& op : spec.ops()) names.insert(op.name());
-  std::string name = base;
-  for (int i = 2; names.count(name); ++i) name = base + "_" + std::to_string(i);
-  return name;
-}
-
 // A cache where the elements stop changing between epochs, when something repeats them.
 void AddCache(const spec::PipelineSpec& spec, CandidateList& out) {
   bool repeats = false;

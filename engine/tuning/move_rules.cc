@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <set>
 #include <vector>
 
 #include "engine/spec/op_kinds.h"
@@ -128,6 +129,14 @@ std::optional<std::string> SwapEffect(const Op& first, const Op& second) {
 }
 
 }  // namespace
+
+std::string UnusedName(const spec::PipelineSpec& spec, const std::string& base) {
+  std::set<std::string> names{spec.source().name()};
+  for (const auto& op : spec.ops()) names.insert(op.name());
+  std::string name = base;
+  for (int i = 2; names.count(name); ++i) name = base + "_" + std::to_string(i);
+  return name;
+}
 
 bool OnlyBuffers(const Op& op) { return KindOf(op).parallel_work == ParallelWork::kOneProducer; }
 bool RunsFunction(const Op& op) { return FunctionOf(op) != nullptr; }

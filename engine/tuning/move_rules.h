@@ -42,6 +42,9 @@ bool IsRandomOp(const spec::Op& op);
 // `spec` with its top-level op at index `from` moved to index `to`, the ops between
 // shifting by one.
 spec::PipelineSpec MoveOp(spec::PipelineSpec spec, int from, int to);
+// `base`, or `base_2`, ...: a name neither the source nor an op of `spec` has (an op or a
+// source a change adds).
+std::string UnusedName(const spec::PipelineSpec& spec, const std::string& base);
 
 // Moving the top-level op at index `from` to index `to` (indices of spec.ops()).
 MoveAssessment AssessMove(const spec::PipelineSpec& spec, int from, int to);

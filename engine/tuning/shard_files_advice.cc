@@ -1,22 +1,12 @@
 #include "engine/tuning/shard_files_advice.h"
 
 #include <algorithm>
-#include <set>
 
 #include "engine/spec/spec_overrides.h"
 #include "engine/tuning/move_rules.h"
 
 namespace pipescope::engine {
 namespace {
-
-// `base`, or `base_2`, ...: a name neither the source nor an op of `spec` has.
-std::string FreeName(const spec::PipelineSpec& spec, const std::string& base) {
-  std::set<std::string> names{spec.source().name()};
-  for (const auto& op : spec.ops()) names.insert(op.name());
-  std::string name = base;
-  for (int i = 2; names.count(name); ++i) name = base + "_" + std::to_string(i);
-  return name;
-}
 
 // The files of a source that reads files, with how an interleave reads one of them; false
 // for sources that do not read files (a range, a generator).
@@ -49,7 +39,7 @@ spec::PipelineSpec ShardedFileList(const spec::PipelineSpec& spec, const spec::S
   spec::PipelineSpec out = spec;
   *out.mutable_source() = files;
   spec::Op reader;
-  reader.set_name(FreeName(spec, spec.source().name() + "_files"));
+  reader.set_name(UnusedName(spec, spec.source().name() + "_files"));
   auto* interleave = reader.mutable_interleave();
   *interleave->mutable_per_element() = per_file;
   interleave->set_cycle_length(at_once);
@@ -91,7 +81,7 @@ std::optional<ShardFilesChange> ShardTheFiles(const spec::PipelineSpec& spec, in
     const int64_t own = static_cast<int64_t>(names.size()) / workers;
     const int64_t at_once = std::clamp<int64_t>(std::min<int64_t>(own, cores), 1, 8);
     spec::Source list;
-    list.set_name(FreeName(spec, "files"));
+    list.set_name(UnusedName(spec, "files"));
     for (const std::string& f : names) list.mutable_from_tensor_slices()->add_strings(f);
     change.kind = "shard_earlier";
     change.change = "shard the file list before '" + source + "'";
@@ -106,7 +96,7 @@ std::optional<ShardFilesChange> ShardTheFiles(const spec::PipelineSpec& spec, in
     const int64_t at_once = std::clamp<int64_t>(cores, 2, 8);
     const int64_t files = workers * at_once;
     spec::Source list;
-    list.set_name(FreeName(spec, "files"));
+    list.set_name(UnusedName(spec, "files"));
     list.mutable_range()->set_stop(files);
     auto* file = per_file.mutable_synthetic_file();
     file->set_records_per_file(

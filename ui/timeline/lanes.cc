@@ -142,16 +142,18 @@ std::vector<Lane> BuildLanes(const trace::Model& model) {
   // where), where each rebuild listed every lane again.
   const bool recorded = model.run_info().imported_from.empty();
   auto stages = model.StagesInOrder();
-  // Hosts (or workers) of a merged view keep their own order (worker0 before worker1); the
-  // ops within each are reversed like a single trace's.
-  std::map<std::string, size_t> host_order;
-  for (const record::StageDef* stage : stages) {
-    host_order.emplace(trace::HostOf(stage->name), host_order.size());
-  }
   std::reverse(stages.begin(), stages.end());
-  std::stable_sort(stages.begin(), stages.end(), [&](const auto* x, const auto* y) {
-    return host_order[trace::HostOf(x->name)] < host_order[trace::HostOf(y->name)];
-  });
+  if (model.run_info().imported_from == "hosts") {
+    // Hosts (or workers) of a merged view keep their own order (worker0 before worker1); the
+    // ops within each are reversed like a single trace's.
+    std::map<std::string, size_t> host_order;
+    for (auto it = stages.rbegin(); it != stages.rend(); ++it) {
+      host_order.emplace(trace::HostOf((*it)->name), host_order.size());
+    }
+    std::stable_sort(stages.begin(), stages.end(), [&](const auto* x, const auto* y) {
+      return host_order.at(trace::HostOf(x->name)) < host_order.at(trace::HostOf(y->name));
+    });
+  }
   std::vector<std::vector<const record::StageDef*>> ops;  // each op's definitions, oldest first
   {
     std::map<std::string, size_t> by_name;
