@@ -29,6 +29,7 @@ engine::Result<SteadyRate> SimulateSteady(const spec::PipelineSpec& spec,
   SimulatedRunOptions options;
   options.sim.duration_s = seconds;
   options.sim.seed = seed;
+  options.steps_only = true;
   ASSIGN_OR_RETURN(RecordedRunResult run, RunSimulated(spec, model, options));
   if (!run.run_status.ok()) return run.run_status;
   SteadyRate r;
@@ -42,7 +43,8 @@ engine::Result<SteadyRate> SimulateSteady(const spec::PipelineSpec& spec,
 
 }  // namespace
 
-engine::Result<double> AdviceSeconds(const spec::PipelineSpec& spec, const sim::CostModel& model) {
+engine::Result<double> AdviceSeconds(const spec::PipelineSpec& spec, const sim::CostModel& model,
+                                     double measured_steps_per_s) {
   bool epochs = false;
   for (const auto& op : spec.ops()) {
     const engine::OpKindDescription* d = engine::DescribeOp(op);
@@ -50,7 +52,11 @@ engine::Result<double> AdviceSeconds(const spec::PipelineSpec& spec, const sim::
                     d->parallel_work == engine::ParallelWork::kWorkerProcesses ||
                     d->parallel_work == engine::ParallelWork::kEnqueuerWorkers);
   }
-  if (!epochs) return kAdviceSimulatedSeconds;
+  if (!epochs) {
+    if (measured_steps_per_s <= 0) return kAdviceSimulatedSeconds;
+    return std::clamp(kAdviceEnoughSteps / measured_steps_per_s, kAdviceLeastSimulatedSeconds,
+                      kAdviceSimulatedSeconds);
+  }
   SimulatedRunOptions options;
   options.sim.duration_s = kAdviceSimulatedSeconds;
   ASSIGN_OR_RETURN(RecordedRunResult run, RunSimulated(spec, model, options));
@@ -88,7 +94,7 @@ engine::Result<engine::AdvisorResult> AdviseOn(const spec::PipelineSpec& spec,
   engine::AdvisorOptions options;
   options.cancelled = std::move(cancelled);
   options.cores = std::max(1, static_cast<int>(std::lround(model.cores)));
-  ASSIGN_OR_RETURN(const double seconds, AdviceSeconds(spec, model));
+  ASSIGN_OR_RETURN(const double seconds, AdviceSeconds(spec, model, analysis.steps_per_s));
   return engine::Advise(spec, analysis, SimulatedRateOn(model, seconds), options);
 }
 

@@ -25,10 +25,19 @@ inline constexpr double kAdviceMostSimulatedSeconds = 120;
 // that epoch boundaries (workers starting again, a cache replaying) fall in the window.
 inline constexpr double kAdviceEventsPerSimulation = 400'000;
 
-// Virtual seconds to simulate each change of `spec` on `model` for: 5, or for a pipeline
-// of epochs as long as kAdviceEventsPerSimulation allows (a count of events, not a time,
-// so that the advice is the same on a busy machine).
-engine::Result<double> AdviceSeconds(const spec::PipelineSpec& spec, const sim::CostModel& model);
+// A pipeline of many steps a second (and no epochs) is simulated for about this many of
+// its measured steps, at least kAdviceLeastSimulatedSeconds: its rate is known well within
+// the advice's noise long before 5 s, and simulating millions of steps for each change took
+// minutes and gigabytes.
+inline constexpr double kAdviceEnoughSteps = 20'000;
+inline constexpr double kAdviceLeastSimulatedSeconds = 0.5;
+
+// Virtual seconds to simulate each change of `spec` on `model` for: 5 (less for a pipeline
+// measured at `measured_steps_per_s` above kAdviceEnoughSteps in 5 s), or for a pipeline of
+// epochs as long as kAdviceEventsPerSimulation allows (counts of steps and events, not a
+// time, so that the advice is the same on a busy machine).
+engine::Result<double> AdviceSeconds(const spec::PipelineSpec& spec, const sim::CostModel& model,
+                                     double measured_steps_per_s = 0);
 
 // The steady rate of a candidate spec on `model` (the model's costs for the ops it knows,
 // by name; the candidate's defaults for ops it adds): steps per second after the first

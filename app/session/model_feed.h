@@ -14,9 +14,12 @@ namespace pipescope::session {
 
 class ModelFeed : public record::TraceSink {
  public:
-  // `model` null: a new one. `mu` null: no locking.
-  ModelFeed(std::shared_ptr<trace::Model> model, std::mutex* mu,
-            const pstrace::TraceHeader& header);
+  // `model` null: a new one. `mu` null: no locking. `steps_only`: the model keeps the
+  // training step's events and the consumer's waits alone, what a steady rate is counted
+  // from (trace::Analyze): the advisor's candidates need no more, and a pipeline of millions
+  // of cheap calls a second made gigabytes of the rest.
+  ModelFeed(std::shared_ptr<trace::Model> model, std::mutex* mu, const pstrace::TraceHeader& header,
+            bool steps_only = false);
   void Consume(const record::TraceBatch& batch, bool final) override;
   const std::shared_ptr<trace::Model>& model() const { return model_; }
 

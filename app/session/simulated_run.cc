@@ -1,6 +1,7 @@
 #include "app/session/simulated_run.h"
 
 #include <atomic>
+#include <cmath>
 #include <memory>
 #include <thread>
 
@@ -27,12 +28,12 @@ engine::Result<RecordedRunResult> RunSimulated(const spec::PipelineSpec& spec,
                                                const SimulatedRunOptions& options) {
   RecordedRunResult result;
   pstrace::TraceHeader header = MakeTraceHeader(spec, options.spec_path, "simulated",
-                                                static_cast<int>(cost_model.cores + 0.5));
+                                                static_cast<int>(std::lround(cost_model.cores)));
   header.set_simulated(true);
   header.set_cost_model(cost_model.origin);
   header.mutable_clock()->set_source("simulated");
 
-  ModelFeed model_feed(options.model, options.model_mutex, header);
+  ModelFeed model_feed(options.model, options.model_mutex, header, options.steps_only);
   result.model = model_feed.model();
   std::unique_ptr<pstrace::TraceWriter> writer;
   sim::SimulationOptions sim = options.sim;

@@ -27,6 +27,9 @@ struct SimulatedRunOptions {
   // A live view: the model to simulate into, fed under the mutex (see RecordedRunOptions).
   std::shared_ptr<trace::Model> model;
   std::mutex* model_mutex = nullptr;
+  // The model keeps the steps and the consumer's waits alone (Model::KeepStepsOnly): a run
+  // that is measured by its rate, never shown. A trace file still gets every event.
+  bool steps_only = false;
 };
 
 // Errors: the spec cannot be simulated, or the trace file cannot be created.

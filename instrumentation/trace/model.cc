@@ -17,7 +17,9 @@ void Model::Consume(const record::TraceBatch& batch, bool final) {
   for (const auto& k : batch.knob_changes) AddKnobChange(k);
   for (const auto& m : batch.markers) AddMarker(m);
   for (const auto& a : batch.annotations) AddAnnotation(a);
-  for (const auto& e : batch.events) AddEvent(e);
+  for (const auto& e : batch.events) {
+    if (!steps_only_ || e.kind == EventKind::kStep || e.kind == EventKind::kInputWait) AddEvent(e);
+  }
   dropped_ = batch.dropped_total;
   ExtendDuration(batch.time_ns);
   if (final) Finish();

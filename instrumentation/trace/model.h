@@ -68,6 +68,10 @@ class Model : public record::TraceSink {
 
   // ---- building
   void Consume(const record::TraceBatch& batch, bool final) override;
+  // From now on Consume keeps only the training step's events and the consumer's waits: a
+  // model that counts steps (trace::Analyze's rate, first step) and nothing else, for
+  // simulations that are measured, never shown.
+  void KeepStepsOnly() { steps_only_ = true; }
   void AddStage(const record::StageDef& stage);
   void AddThread(const record::ThreadDef& thread) { threads_[thread.id] = thread.name; }
   void AddKnobChange(const record::KnobChangeDef& change) { knob_changes_.push_back(change); }
@@ -167,6 +171,7 @@ class Model : public record::TraceSink {
   Track& TrackForUncached(const TrackKey& key, uint64_t packed, CachedTrack& cached);
   uint64_t dropped_ = 0;
   int64_t duration_ns_ = 0;
+  bool steps_only_ = false;
 };
 
 // Which track an event belongs to: device steps and buffer levels are not per thread.

@@ -315,6 +315,46 @@ TEST(AdvisingTest, ChangesThatPayFromTheSecondEpochAreSeen) {
   EXPECT_GT(persistent->predicted_gain, 0.1);
 }
 
+// A pipeline of many steps a second is simulated for enough steps, not for five seconds of
+// them: millions of steps for each change took minutes and gigabytes (a source and three
+// cheap maps feeding a step of no time, stress/many_events.pbtxt, opened in the GUI).
+TEST(AdvisingTest, APipelineOfManyStepsASecondIsSimulatedForEnoughOfThem) {
+  const spec::PipelineSpec spec = Spec(kSequentialDecode);
+  auto model = CostModelFor(spec, "");
+  ASSERT_TRUE(model.ok());
+  EXPECT_EQ(*AdviceSeconds(spec, *model), kAdviceSimulatedSeconds) << "nothing measured";
+  EXPECT_EQ(*AdviceSeconds(spec, *model, 200), kAdviceSimulatedSeconds) << "1,000 steps in 5 s";
+  EXPECT_DOUBLE_EQ(*AdviceSeconds(spec, *model, 10'000), kAdviceEnoughSteps / 10'000);
+  EXPECT_EQ(*AdviceSeconds(spec, *model, 3'000'000), kAdviceLeastSimulatedSeconds);
+}
+
+// The candidates' runs are measured by their rate alone: their models keep the steps and
+// the consumer's waits, and give the rate a full model gives.
+TEST(AdvisingTest, ACandidatesRunKeepsItsStepsAndWaitsAndTheirRate) {
+  const spec::PipelineSpec spec = Spec(kSequentialDecode);
+  auto model = CostModelFor(spec, "");
+  ASSERT_TRUE(model.ok());
+  SimulatedRunOptions full;
+  full.sim.duration_s = 2;
+  SimulatedRunOptions steps = full;
+  steps.steps_only = true;
+  auto all = RunSimulated(spec, *model, full);
+  auto kept = RunSimulated(spec, *model, steps);
+  ASSERT_TRUE(all.ok() && kept.ok());
+  EXPECT_LT(kept->model->event_count() * 3, all->model->event_count());
+  for (const auto& track : kept->model->tracks()) {
+    const record::EventKind kind = track->key().kind;
+    EXPECT_TRUE(kind == record::EventKind::kStep || kind == record::EventKind::kInputWait)
+        << record::KindLabel(kind);
+  }
+  const trace::RangeAnalysis a = trace::AnalyzeSteady(*all->model);
+  const trace::RangeAnalysis b = trace::AnalyzeSteady(*kept->model);
+  EXPECT_GT(a.steps, 100);
+  EXPECT_EQ(a.steps, b.steps);
+  EXPECT_DOUBLE_EQ(a.steps_per_s, b.steps_per_s);
+  EXPECT_DOUBLE_EQ(a.input_wait_fraction, b.input_wait_fraction);
+}
+
 TEST(AdvisingTest, NoConfirmedChangeReplacesAKnobSuggestionBySayingSo) {
   engine::AdvisorResult none;
   none.tried = 7;
