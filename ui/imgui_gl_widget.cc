@@ -100,8 +100,7 @@ void ImGuiGlWidget::paintGL() {
   io.DisplayFramebufferScale = ImVec2(fb_scale, fb_scale);
   io.DeltaTime = 1.0f / 60.0f;
   ApplyQueuedInput();
-  timespec start, built, end;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &start);
+  const int64_t start = ThreadCpuNs();
   ImGui_ImplOpenGL3_NewFrame();
   ImGui::NewFrame();
   shown_content_ = 0;
@@ -114,17 +113,20 @@ void ImGuiGlWidget::paintGL() {
     drawn_content_ = shown_content_;
     QTimer::singleShot(0, this, [this] { update(); });
   }
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &built);
+  const int64_t built = ThreadCpuNs();
   glViewport(0, 0, static_cast<int>(width() * dpr), static_cast<int>(height() * dpr));
   glClearColor(clear_color_[0], clear_color_[1], clear_color_[2], 1.0f);
   glClear(GL_COLOR_BUFFER_BIT);
   ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &end);
-  last_frame_build_ns_ =
-      (built.tv_sec - start.tv_sec) * 1'000'000'000LL + (built.tv_nsec - start.tv_nsec);
-  last_frame_cpu_ns_ =
-      (end.tv_sec - start.tv_sec) * 1'000'000'000LL + (end.tv_nsec - start.tv_nsec);
+  last_frame_build_ns_ = built - start;
+  last_frame_cpu_ns_ = ThreadCpuNs() - start;
   ++frames_drawn_;
+}
+
+int64_t ImGuiGlWidget::ThreadCpuNs() {
+  timespec now{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+  return now.tv_sec * 1'000'000'000LL + now.tv_nsec;
 }
 
 void ImGuiGlWidget::SetMousePos(const QPointF& p) {

@@ -39,6 +39,8 @@ class ImGuiGlWidget : public QOpenGLWidget {
   // What an auto-sized window (a tooltip) shows this frame, as a key that changes with its
   // content: a change draws one more frame, in which the window has its new size.
   void NoteShownContent(uint64_t key) { shown_content_ = shown_content_ * 1000003u + key + 1; }
+  // The CPU time this thread has used, in ns: what the frame figures count.
+  static int64_t ThreadCpuNs();
 
   void initializeGL() override;
   void paintGL() override;

@@ -1,5 +1,6 @@
 // TimelineWidget's steps/s plot, pinned under the time axis: where the lanes show what each
-// op did, the plot shows what it added up to, on a y-axis of round numbers.
+// op did, the plot shows what it added up to, on a y-axis of round numbers. Drawn from the
+// frame's prepared plot (frame_prep.h), after the model's lock is released.
 #include <imgui.h>
 
 #include <algorithm>
@@ -13,12 +14,11 @@
 
 namespace pipescope::ui {
 
-void TimelineWidget::DrawRatePlot(const trace::Track& steps, float y, float height) {
+void TimelineWidget::DrawRatePlot(float y, float height) {
   ImDrawList* draw = ImGui::GetWindowDrawList();
-  const RatePlot plot = BuildRatePlot(steps, axis_);
+  const RatePlot& plot = frame_.plot;
   // The other run's rate on the same axis: two runs compared by the height of their lines.
-  const RatePlot other =
-      overlay_steps_ != nullptr ? BuildRatePlot(*overlay_steps_, axis_) : RatePlot{};
+  const RatePlot& other = frame_.overlay;
   const double axis_top = engine::RoundAxisTop(std::max(plot.max, other.max));
   rate_axis_top_ = axis_top;
   const float left = axis_.x - label_width_;

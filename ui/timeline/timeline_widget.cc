@@ -7,7 +7,7 @@
 #include <QMouseEvent>
 #include <QSettings>
 #include <algorithm>
-#include <cctype>
+#include <chrono>
 #include <limits>
 #include <tuple>
 
@@ -24,11 +24,6 @@ using record::EventKind;
 constexpr float kClickSlop = 3;                   // pixels a press may move and still be a click
 constexpr float kSnapPixels = 8;                  // a measurement snaps to span edges this close
 constexpr int64_t kPathWindowNs = 5'000'000'000;  // how far an element's path is looked for
-
-std::string Lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
 
 }  // namespace
 
@@ -71,7 +66,7 @@ void TimelineWidget::MeasureLabels(bool with_plot) {
 
 void TimelineWidget::SetModel(std::shared_ptr<const trace::Model> model, std::mutex* lock,
                               bool live) {
-  summaries_.Clear();  // before the old model's tracks can go
+  prep_.Clear();  // before the old model's tracks can go
   model_ = std::move(model);
   lock_ = lock != nullptr ? lock : &own_lock_;
   live_ = live;
@@ -165,27 +160,15 @@ void TimelineWidget::ZoomToSelection() {
 int TimelineWidget::SetSearch(const QString& text) {
   // The names and stages searched grow while a live run records.
   const std::lock_guard<std::mutex> guard(*lock_);
-  search_ = Lower(text.trimmed().toStdString());
-  search_kinds_.clear();
+  search_.Set(text.trimmed().toStdString(), model_.get());
   int matches = 0;
-  if (!search_.empty()) {
-    for (EventKind kind :
-         {EventKind::kCall, EventKind::kWork, EventKind::kWaitInput, EventKind::kBlocked,
-          EventKind::kIdle, EventKind::kInputWait, EventKind::kStep, EventKind::kBufferLevel}) {
-      if (std::string(KindLabel(kind)).find(search_) != std::string::npos)
-        search_kinds_.push_back(kind);
-    }
-    MatchSpanNames();
+  if (search_.active()) {
     for (const Lane& lane : lanes_) {
-      bool match = LaneMatchesSearch(lane) || LaneHasMatchingSpans(lane);
+      bool match = search_.LaneMatches(model_.get(), lane) || search_.LaneHasMatchingSpans(lane);
       for (int k = 0; k < lane.track_count && !match; ++k)
-        match = KindMatchesSearch(lane.tracks[k]->key().kind);
+        match = search_.KindMatches(lane.tracks[k]->key().kind);
       matches += match ? 1 : 0;
     }
-  } else {
-    search_labels_.clear();
-    search_tracks_.clear();
-    span_matches_ = 0;
   }
   update();
   return matches;
@@ -203,7 +186,7 @@ void TimelineWidget::SetBottleneck(const std::string& op) {
 
 QString TimelineWidget::NextMatch(bool backward) {
   const std::lock_guard<std::mutex> guard(*lock_);
-  if (!model_ || search_.empty()) return {};
+  if (!model_ || !search_.active()) return {};
   // Spans are ordered by (start, track, index), so that spans starting together are each
   // visited once. From the span shown last if it is still in view, else from the view's
   // middle.
@@ -229,14 +212,14 @@ QString TimelineWidget::NextMatch(bool backward) {
     }
     for (const Lane& lane : lanes_) {
       if (lane.kind == LaneKind::kCounter) continue;
-      const bool whole_lane = LaneMatchesSearch(lane);
+      const bool whole_lane = search_.LaneMatches(model_.get(), lane);
       for (int k = 0; k < lane.track_count; ++k) {
         const trace::Track* track = lane.tracks[k];
         if (track->empty()) continue;
-        const bool named = search_tracks_.count(track) > 0;
-        if (!whole_lane && !named && !KindMatchesSearch(track->key().kind)) continue;
+        const bool named = search_.tracks.contains(track);
+        if (!whole_lane && !named && !search_.KindMatches(track->key().kind)) continue;
         auto matches = [&](size_t i) {
-          return (whole_lane || !named || search_labels_[track->label(i)]) &&
+          return (whole_lane || !named || search_.labels[track->label(i)]) &&
                  beyond(key_of(track, i));
         };
         // This track's nearest match past `from`: a walk only over the spans at `from`'s
@@ -282,47 +265,6 @@ QString TimelineWidget::NextMatch(bool backward) {
   SetView(middle - span / 2, middle - span / 2 + span);
   return QString::fromStdString(SpanCaption(*model_, *best_track, best_index) + " at " +
                                 FormatTimeAt(start, axis_.ns_per_pixel()));
-}
-
-void TimelineWidget::MatchSpanNames() {
-  // Which names match (a few thousand at most), then which tracks hold such spans and how
-  // many: one pass over the named spans per search.
-  search_labels_.assign(model_ ? model_->labels().size() : 0, false);
-  search_tracks_.clear();
-  span_matches_ = 0;
-  if (!model_ || model_->labels().size() <= 1) return;
-  bool any = false;
-  for (uint32_t id = 1; id < model_->labels().size(); ++id) {
-    search_labels_[id] = Lower(model_->labels()[id].name).find(search_) != std::string::npos;
-    any = any || search_labels_[id];
-  }
-  if (!any) return;
-  for (const auto& track : model_->tracks()) {
-    if (!track->has_labels()) continue;
-    int64_t n = 0;
-    for (size_t i = 0; i < track->size(); ++i) n += search_labels_[track->label(i)];
-    if (n > 0) search_tracks_.insert(track.get());
-    span_matches_ += n;
-  }
-}
-
-bool TimelineWidget::LaneHasMatchingSpans(const Lane& lane) const {
-  for (int k = 0; k < lane.track_count; ++k)
-    if (search_tracks_.count(lane.tracks[k])) return true;
-  return false;
-}
-
-bool TimelineWidget::LaneMatchesSearch(const Lane& lane) const {
-  if (search_.empty()) return false;
-  if (Lower(lane.label).find(search_) != std::string::npos) return true;
-  // A lane that leaves its op's name to the lane above still belongs to it.
-  const record::StageDef* stage =
-      model_ && lane.op >= 0 ? model_->Stage(static_cast<uint16_t>(lane.op)) : nullptr;
-  return stage != nullptr && Lower(stage->name).find(search_) != std::string::npos;
-}
-
-bool TimelineWidget::KindMatchesSearch(EventKind kind) const {
-  return std::find(search_kinds_.begin(), search_kinds_.end(), kind) != search_kinds_.end();
 }
 
 void TimelineWidget::SetRateOverlay(std::shared_ptr<const trace::Model> other,
@@ -638,10 +580,33 @@ void TimelineWidget::ContextMenu() {
   if (ImGui::MenuItem("Clear the selection", "Esc", false, has_selection)) {
     Later([this] { SetSelection(0, 0); });
   }
-  if (ImGui::MenuItem("Explain the wait here", nullptr, false, true)) ExplainGapLocked(t);
+  // The menu is drawn after the model's lock is released: these take it.
+  if (ImGui::MenuItem("Explain the wait here", nullptr, false, true)) ExplainGapAt(t);
   if (ImGui::MenuItem("Explain the device's idle time here", nullptr, false, true))
-    ExplainDeviceGapLocked(t);
+    ExplainDeviceGapAt(t);
   ImGui::EndPopup();
+}
+
+void TimelineWidget::PrepareFrame(float lanes_top, float lanes_bottom, int hovered,
+                                  bool span_tooltip) {
+  FrameRequest request;
+  request.model = model_.get();
+  request.lanes = &lanes_;
+  request.in_view.resize(lanes_.size());
+  for (size_t i = 0; i < lanes_.size(); ++i) {
+    request.in_view[i] =
+        row_height_[i] > 0 && lane_y_[i] + row_height_[i] >= lanes_top && lane_y_[i] < lanes_bottom;
+  }
+  request.axis = axis_;
+  request.search = &search_;
+  request.path = &path_;
+  request.match_track = match_track_;
+  request.match_index = match_index_;
+  request.hovered_lane = span_tooltip ? hovered : -1;
+  request.hovered_t = axis_.ToTime(ImGui::GetIO().MousePos.x);
+  request.steps = StepTrackOf(lanes_);
+  request.overlay_steps = overlay_steps_;
+  prep_.Prepare(request, frame_);
 }
 
 void TimelineWidget::DrawImGui() {
@@ -657,87 +622,108 @@ void TimelineWidget::DrawImGui() {
     ImGui::End();
     return;
   }
-  const std::lock_guard<std::mutex> guard(*lock_);
-  RefreshLanes();
-  const trace::Track* steps = StepTrackOf(lanes_);
-  MeasureLabels(steps != nullptr);
-  const float room = ImGui::GetContentRegionAvail().x;
-  label_width_ = LabelColumnWidth(natural_label_width_, dragged_label_width_, room);
-  axis_.x = origin.x + label_width_;
-  axis_.width = std::max(1.0f, room - label_width_);
-  if (following_) axis_.EndAt(model_->duration_ns());
+  const ImVec2 mouse = ImGui::GetIO().MousePos;
+  float plot_top = 0, lanes_top = 0, lanes_bottom = 0;
+  std::vector<LegendSlot> legend;
+  int hovered = -1;
+  {
+    // What reads the model: the lanes, the interaction (a click explains a gap), this
+    // frame's content. The drawing below does not.
+    const auto locked_at = std::chrono::steady_clock::now();
+    const int64_t locked_cpu = ThreadCpuNs();
+    const std::lock_guard<std::mutex> guard(*lock_);
+    RefreshLanes();
+    const bool has_plot = StepTrackOf(lanes_) != nullptr;
+    MeasureLabels(has_plot);
+    const float room = ImGui::GetContentRegionAvail().x;
+    label_width_ = LabelColumnWidth(natural_label_width_, dragged_label_width_, room);
+    axis_.x = origin.x + label_width_;
+    axis_.width = std::max(1.0f, room - label_width_);
+    if (following_) axis_.EndAt(model_->duration_ns());
 
-  const float plot_top = origin.y + kAxisHeight;
-  const float lanes_top = plot_top + (steps != nullptr ? kRatePlotHeight : 0);
-  // The legend strip takes the bottom rows; the lanes what is left.
-  const std::vector<LegendSlot> legend = LayOutLegend(legend_, axis_.width + label_width_ - 8);
-  const float legend_height =
-      legend.empty() ? 0 : static_cast<float>(legend.back().row + 1) * kLegendRowHeight + 4;
-  const float lanes_bottom = ImGui::GetIO().DisplaySize.y - legend_height;
-  LayOutRows();
-  float content = 0;
-  for (size_t i = 0; i < lanes_.size(); ++i) {
-    if (row_height_[i] > 0) content += row_height_[i] + RowGap(i);
+    plot_top = origin.y + kAxisHeight;
+    lanes_top = plot_top + (has_plot ? kRatePlotHeight : 0);
+    // The legend strip takes the bottom rows; the lanes what is left.
+    legend = LayOutLegend(legend_, axis_.width + label_width_ - 8);
+    const float legend_height =
+        legend.empty() ? 0 : static_cast<float>(legend.back().row + 1) * kLegendRowHeight + 4;
+    lanes_bottom = ImGui::GetIO().DisplaySize.y - legend_height;
+    LayOutRows();
+    float content = 0;
+    for (size_t i = 0; i < lanes_.size(); ++i) {
+      if (row_height_[i] > 0) content += row_height_[i] + RowGap(i);
+    }
+    scroll_y_ = std::clamp(scroll_y_, 0.0f, std::max(0.0f, content - (lanes_bottom - lanes_top)));
+
+    HandleKeys();
+    HandleMouse(plot_top, lanes_bottom);
+    // Where each lane sits this frame.
+    lane_y_.resize(lanes_.size());
+    float y = lanes_top - scroll_y_;
+    for (size_t i = 0; i < lanes_.size(); ++i) {
+      lane_y_[i] = y;
+      if (row_height_[i] == 0) continue;                // folded into its track's first row
+      if (parents_[i] >= 0) y += RowGap(i) - kLaneGap;  // a track's rows sit close together
+      lane_y_[i] = y;
+      y += row_height_[i] + kLaneGap;
+    }
+    hovered = LaneAt(mouse.y);
+    // No hover tooltip over the open context menu.
+    const bool span_tooltip = hovered >= 0 && drag_ == Drag::kNone && mouse.x >= axis_.x &&
+                              mouse.x < axis_.x + axis_.width && !ImGui::IsPopupOpen(kMenuId);
+    PrepareFrame(lanes_top, lanes_bottom, hovered, span_tooltip);
+    last_lock_held_ns_ = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                             std::chrono::steady_clock::now() - locked_at)
+                             .count();
+    last_lock_cpu_ns_ = ThreadCpuNs() - locked_cpu;
   }
-  scroll_y_ = std::clamp(scroll_y_, 0.0f, std::max(0.0f, content - (lanes_bottom - lanes_top)));
 
-  HandleKeys();
-  HandleMouse(plot_top, lanes_bottom);
   ImDrawList* draw = ImGui::GetWindowDrawList();
   draw->PushClipRect(ImVec2(origin.x, lanes_top), ImVec2(origin.x + 1e6f, lanes_bottom), true);
-  const ImVec2 mouse = ImGui::GetIO().MousePos;
-  lane_y_.resize(lanes_.size());
-  float y = lanes_top - scroll_y_;
-  const int hovered = LaneAt(mouse.y);
   // Room for the fold triangles when some track has nested rows.
   const float label_x =
       origin.x + 4 +
       (std::find(has_rows_.begin(), has_rows_.end(), true) != has_rows_.end() ? kFoldMarkWidth : 0);
+  float lanes_end = lanes_top;
   for (size_t i = 0; i < lanes_.size(); ++i) {
     const Lane& lane = lanes_[i];
+    const LaneContent& content = frame_.lanes[i];
     const float h = row_height_[i];
-    lane_y_[i] = y;
-    if (h == 0) continue;                             // folded into its track's first row
-    if (parents_[i] >= 0) y += RowGap(i) - kLaneGap;  // a track's rows sit close together
-    lane_y_[i] = y;
-    if (y + h >= lanes_top && y < lanes_bottom) {
-      const bool match = LaneMatchesSearch(lane);
-      const bool culprit = lane.op >= 0 && lane.op == bottleneck_op_;
-      if (has_rows_[i]) DrawFoldMark(label_x - kFoldMarkWidth, y, folded(i));
-      draw->AddText(ImVec2(label_x, y), match || culprit ? palette_.highlight : palette_.text,
-                    lane.label.c_str());
-      draw->AddRectFilled(ImVec2(axis_.x, y), ImVec2(axis_.x + axis_.width, y + h),
-                          palette_.lane_background);
-      if (culprit) {
-        draw->AddRectFilled(ImVec2(axis_.x - 4, y), ImVec2(axis_.x - 1, y + h), palette_.highlight);
-      }
-      if (lane.kind == LaneKind::kCounter) {
-        DrawCounterLane(lane, y, h);
-      } else {
-        const bool named_match = LaneHasMatchingSpans(lane);
-        if (lane.kind != LaneKind::kConsumer || !DrawConsumerWaits(lane, y, h))
-          DrawSpanLane(lane, y, h, !search_.empty() && !match && !named_match);
-        if (lane.kind == LaneKind::kDevice && lane.tracks[0]->key().kind == EventKind::kStep)
-          DrawDeviceGaps(lane, y, h);
-        if (named_match) OutlineMatchingSpans(lane, y, h);
-      }
-      if (match) {
-        draw->AddRect(ImVec2(axis_.x - 1, y - 1), ImVec2(axis_.x + axis_.width + 1, y + h + 1),
-                      palette_.highlight);
-      }
+    const float y = lane_y_[i];
+    if (h > 0) lanes_end = y + h + kLaneGap;
+    if (!content.in_view) continue;
+    const bool match = content.matches;
+    const bool culprit = lane.op >= 0 && lane.op == bottleneck_op_;
+    if (has_rows_[i]) DrawFoldMark(label_x - kFoldMarkWidth, y, folded(i));
+    draw->AddText(ImVec2(label_x, y), match || culprit ? palette_.highlight : palette_.text,
+                  lane.label.c_str());
+    draw->AddRectFilled(ImVec2(axis_.x, y), ImVec2(axis_.x + axis_.width, y + h),
+                        palette_.lane_background);
+    if (culprit) {
+      draw->AddRectFilled(ImVec2(axis_.x - 4, y), ImVec2(axis_.x - 1, y + h), palette_.highlight);
     }
-    y += h + kLaneGap;
+    if (lane.kind == LaneKind::kCounter) {
+      DrawCounterLane(lane, content, y, h);
+    } else {
+      if (content.split_waits) {
+        DrawConsumerWaits(content, y, h);
+      } else {
+        DrawSpanLane(content, y, h);
+      }
+      DrawDeviceIdle(content, y, h);
+      OutlineMatchingSpans(content, y, h);
+    }
+    if (match) {
+      draw->AddRect(ImVec2(axis_.x - 1, y - 1), ImVec2(axis_.x + axis_.width + 1, y + h + 1),
+                    palette_.highlight);
+    }
   }
-  DrawOverlays(lanes_top, std::min(y, lanes_bottom));
+  DrawOverlays(lanes_top, std::min(lanes_end, lanes_bottom));
   draw->PopClipRect();
   DrawAxis(origin.y);
-  if (steps != nullptr) DrawRatePlot(*steps, plot_top, kRatePlotHeight);
+  if (frame_.has_plot) DrawRatePlot(plot_top, kRatePlotHeight);
   DrawLegend(origin.x + 4, lanes_bottom + 4, legend);
-  // No hover tooltip over the open context menu.
-  if (hovered >= 0 && drag_ == Drag::kNone && mouse.x >= axis_.x &&
-      mouse.x < axis_.x + axis_.width && !ImGui::IsPopupOpen(kMenuId)) {
-    DrawTooltip(lanes_[static_cast<size_t>(hovered)], axis_.ToTime(mouse.x));
-  }
+  DrawTooltip();
   ContextMenu();
   ImGui::End();
   if (axis_.t0 != announced_t0_ || axis_.t1 != announced_t1_) {

@@ -5,6 +5,9 @@
 // cost of a frame follows the pixels, not the events. A live run's model is read under
 // its lock, and the view follows the newest data until the user navigates away.
 //
+// Each frame is read from the model under its lock into plain data (frame_prep.h) and drawn
+// after the lock is released, so a live run's collector never waits for the drawing.
+//
 // Mouse: the wheel zooms around the cursor (over the labels it scrolls the lanes), drag
 // pans, Shift+drag (or a drag on the time axis) selects a range, Ctrl+drag measures
 // between span edges, a click on a red gap names the op that caused it, a click on a span
@@ -19,13 +22,14 @@
 #include <set>
 #include <tuple>
 
-#include "instrumentation/trace/intervals.h"
 #include "instrumentation/trace/model.h"
 #include "ui/imgui_gl_widget.h"
+#include "ui/timeline/frame_content.h"
+#include "ui/timeline/frame_prep.h"
 #include "ui/timeline/lanes.h"
 #include "ui/timeline/legend.h"
 #include "ui/timeline/palette.h"
-#include "ui/timeline/summary_cache.h"
+#include "ui/timeline/span_search.h"
 #include "ui/timeline/time_axis.h"
 #include "ui/timeline/timeline_layout.h"
 
@@ -72,7 +76,7 @@ class TimelineWidget : public ImGuiGlWidget {
   // Returns how many lanes match.
   int SetSearch(const QString& text);
   // Spans whose own name matched the last search (imported traces).
-  int64_t span_matches() const { return span_matches_; }
+  int64_t span_matches() const { return search_.span_matches; }
   // Moves the view to the next span the search matches after the last one shown (or the
   // view's middle), or the previous one; the span is outlined. Returns its caption and
   // start ("decode #841 3.2 ms at 2.513 s"), or an empty string when no span matches.
@@ -130,6 +134,10 @@ class TimelineWidget : public ImGuiGlWidget {
 
   // The current layout: the lanes' left edge and width in pixels (tests and benchmarks).
   const TimeAxis& axis() const { return axis_; }
+  // How long the last frame held the model's lock (reading it, not drawing), in time and
+  // in this thread's CPU time, for `pipescope --bench-frames`.
+  int64_t last_lock_held_ns() const { return last_lock_held_ns_; }
+  int64_t last_lock_cpu_ns() const { return last_lock_cpu_ns_; }
 
  signals:
   void SelectionChanged(qint64 t0, qint64 t1);
@@ -147,25 +155,15 @@ class TimelineWidget : public ImGuiGlWidget {
 
  private:
   enum class Drag { kNone, kPan, kSelect, kMeasure, kLabelEdge };
-  struct PathSpan {
-    const trace::Track* track;
-    int64_t start;
-    int64_t end;
-  };
 
   void RefreshLanes();
   void FitLocked();  // ZoomToFit with the model's lock held
   // The model's lock is held by the caller.
   bool ExplainGapLocked(int64_t t);
   bool ExplainDeviceGapLocked(int64_t t);
-  // Red over the device lane where the device idles: the rest of each pixel in a
-  // recording, the rest of the steps' time in an imported trace.
-  // The consumer's waits: red where the device idled with it; on an asynchronous device,
-  // faint where queued work kept the device busy meanwhile. False, drawing nothing, where
-  // the device is synchronous (every wait is red: DrawSpanLane).
-  bool DrawConsumerWaits(const Lane& lane, float y, float height);
-  void RefreshIdleWaits();
-  void DrawDeviceGaps(const Lane& lane, float y, float height);
+  // Reads this frame's content from the model (its lock held): the lanes on screen between
+  // lanes_top and lanes_bottom, the tooltip of the span under the pointer.
+  void PrepareFrame(float lanes_top, float lanes_bottom, int hovered, bool span_tooltip);
   int HighlightElementLocked(uint64_t element, int64_t t);
   void HandleKeys();
   void HandleMouse(float axis_bottom, float lanes_bottom);
@@ -182,26 +180,23 @@ class TimelineWidget : public ImGuiGlWidget {
   void DrawAxis(float y);
   // The legend strip from (x, y): the places LayOutLegend gave.
   void DrawLegend(float x, float y, const std::vector<LegendSlot>& places);
-  void DrawSpanLane(const Lane& lane, float y, float height, bool dimmed);
-  // Names of the spans in covered pixels [p, q] of a lane at y, inside the spans wide
-  // enough to hold some of it.
-  // `alpha`: the lane's (dimmed by a search that does not match it).
-  void DrawSpanNames(const trace::Track& track, int p, int q, float y, int alpha);
+  // The drawing, from frame_ alone (timeline_draw.cc): a lane's content at y.
+  void DrawSpanLane(const LaneContent& lane, float y, float height);
+  // The consumer's waits on an asynchronous device: red where the device idled with it,
+  // faint where queued work kept the device busy meanwhile.
+  void DrawConsumerWaits(const LaneContent& lane, float y, float height);
+  // Red over the device lane where the device idles: the rest of each pixel in a
+  // recording, the rest of the steps' time in an imported trace.
+  void DrawDeviceIdle(const LaneContent& lane, float y, float height);
   // The arrows of a hovered span's flows (an imported trace's launch -> kernel links).
-  void DrawFlowArrows(const std::vector<trace::Flow>& flows);
+  void DrawFlowArrows(const std::vector<FlowArrow>& flows);
   int flow_arrows_ = 0;  // drawn in the last frame
-  static constexpr int kMinLabelPixels = 24;
-  void DrawCounterLane(const Lane& lane, float y, float height);
+  void DrawCounterLane(const Lane& lane, const LaneContent& content, float y, float height);
   // The steps/s plot: a line over round-numbered gridlines, its y labels in the label column.
-  void DrawRatePlot(const trace::Track& steps, float y, float height);
+  void DrawRatePlot(float y, float height);
   void DrawOverlays(float top, float bottom);
-  void DrawTooltip(const Lane& lane, int64_t t);
-  bool LaneMatchesSearch(const Lane& lane) const;
-  // Spans found by name (imported traces): which names and tracks match the search.
-  void MatchSpanNames();
-  bool LaneHasMatchingSpans(const Lane& lane) const;
-  void OutlineMatchingSpans(const Lane& lane, float y, float height);
-  bool KindMatchesSearch(record::EventKind kind) const;
+  void DrawTooltip();
+  void OutlineMatchingSpans(const LaneContent& lane, float y, float height);
 
   std::shared_ptr<const trace::Model> model_;
   // The model is read under the lock it came with, else (a model nothing writes) under the
@@ -266,26 +261,18 @@ class TimelineWidget : public ImGuiGlWidget {
   double rate_axis_top_ = 0;
 
   GapHighlight gap_;
-  std::vector<PathSpan> path_;
+  std::vector<OutlinedSpan> path_;
   std::string bottleneck_;
   int bottleneck_op_ = -1;  // its stage id in the model shown
   // The span NextMatch last showed (outlined), and whether there is one.
   const trace::Track* match_track_ = nullptr;
   size_t match_index_ = 0;
   uint64_t path_element_ = 0;
-  std::string search_;  // lower case
-  std::vector<record::EventKind> search_kinds_;
-  std::vector<bool> search_labels_;              // by label id: its name matches
-  std::set<const trace::Track*> search_tracks_;  // tracks holding a matching span
-  int64_t span_matches_ = 0;
-  SummaryCache summaries_;             // the drawn tracks' per-pixel summaries for the current view
-  std::vector<double> pixel_ns_;       // scratch: ns per pixel (device busy, idle waits)
-  std::vector<float> counter_values_;  // scratch: a counter lane's value per pixel
-  // On an asynchronous device, the consumer's waits while the device idled too (the red
-  // ones), recomputed when the waits or the device's work grow (idle_waits_key_).
-  std::vector<trace::Interval> idle_waits_;
-  size_t idle_waits_key_ = 0;
-  bool async_device_ = false;
+  SpanSearch search_;
+  FramePrep prep_;      // reads frames from the model; keeps the per-pixel summaries
+  FrameContent frame_;  // the frame being drawn, read under the lock
+  int64_t last_lock_held_ns_ = 0;
+  int64_t last_lock_cpu_ns_ = 0;
   QTimer live_frames_;  // redraws a live run's view 20 times a second
 };
 
