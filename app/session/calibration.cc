@@ -22,41 +22,57 @@ constexpr double kTimeSlicedShare = 0.85;  // CPU under this share of the span: 
 
 // Per-call figures, each standing for the calls it was measured over: a run of a source's
 // cheap calls (folded by the recorder, FORMAT.md) is one figure, its mean, standing for all
-// its calls, so a thousand-call run weighs as much as a thousand single calls.
+// its calls, so a thousand-call run weighs as much as a thousand single calls. The mean and
+// the spread are kept as the figures come (Welford's update, weighted); the median from the
+// figures kept, which Fitter::Collect thins to at most kMedianFigures evenly spaced ones: an
+// op of tens of millions of calls took hundreds of megabytes to calibrate.
+constexpr size_t kMedianFigures = 1 << 18;
+// One event in `stride`, picked by a hash of its index rather than every stride-th: a
+// pipeline whose every 64th call is slow (a batch boundary) would alias with a fixed stride.
+bool KeptForMedian(size_t i, size_t stride) {
+  if (stride <= 1) return true;
+  uint64_t h = static_cast<uint64_t>(i) * 0x9E3779B97F4A7C15ull;
+  h ^= h >> 31;
+  return h % stride == 0;
+}
+
 struct Samples {
   struct Figure {
     double ns;
     double calls;
   };
-  std::vector<Figure> figures;
+  std::vector<Figure> figures;  // for the median
   double calls = 0;
 
-  void Add(double per_call_ns, double n = 1) {
-    figures.push_back({per_call_ns, n});
+  void Add(double per_call_ns, double n = 1, bool for_median = true) {
     calls += n;
+    const double delta = per_call_ns - mean_;
+    mean_ += delta * n / calls;
+    m2_ += n * delta * (per_call_ns - mean_);
+    if (for_median) figures.push_back({per_call_ns, n});
   }
-  double mean() const {
-    double s = 0;
-    for (const Figure& f : figures) s += f.ns * f.calls;
-    return calls > 0 ? s / calls : 0;
-  }
+  double mean() const { return calls > 0 ? mean_ : 0; }
   double cv() const {
     const double m = mean();
     if (calls < 2 || m <= 0) return 0;
-    double s = 0;
-    for (const Figure& f : figures) s += f.calls * (f.ns - m) * (f.ns - m);
-    return std::sqrt(s / (calls - 1)) / m;
+    return std::sqrt(std::max(0.0, m2_) / (calls - 1)) / m;
   }
   double median() {
     std::sort(figures.begin(), figures.end(),
               [](const Figure& a, const Figure& b) { return a.ns < b.ns; });
+    double kept = 0;
+    for (const Figure& f : figures) kept += f.calls;
     double seen = 0;
     for (const Figure& f : figures) {
       seen += f.calls;
-      if (seen >= calls / 2) return f.ns;
+      if (seen >= kept / 2) return f.ns;
     }
     return 0;
   }
+
+ private:
+  double mean_ = 0;
+  double m2_ = 0;  // the sum of squared differences from the mean, weighted
 };
 
 class Fitter {
@@ -72,12 +88,19 @@ class Fitter {
   // call: a run (folded cheap calls, recorded or simulated) gives its mean, for its calls.
   Samples Collect(EventKind kind, uint16_t op, bool values) const {
     Samples s;
-    for (const trace::Track* t : trace_.TracksOf(kind, op)) {
+    const std::vector<const trace::Track*> tracks = trace_.TracksOf(kind, op);
+    size_t events = 0;
+    for (const trace::Track* t : tracks) {
+      const auto [first, last] = Window(*t);
+      events += last - first;
+    }
+    const size_t stride = std::max<size_t>(1, (events + kMedianFigures - 1) / kMedianFigures);
+    for (const trace::Track* t : tracks) {
       const auto [first, last] = Window(*t);
       for (size_t i = first; i < last; ++i) {
         const double total =
             values ? static_cast<double>(t->value(i)) : static_cast<double>(t->duration(i));
-        s.Add(total / t->calls(i), t->calls(i));
+        s.Add(total / t->calls(i), t->calls(i), KeptForMedian(i, stride));
       }
     }
     return s;

@@ -90,7 +90,7 @@ StageFigures FiguresOf(const Model& model, const record::StageDef& stage, int64_
 
 int64_t FirstStepNs(const Model& model) {
   int64_t first = -1;
-  const auto step_tracks = model.TracksOf(EventKind::kStep, record::kDeviceOp);
+  const auto& step_tracks = model.TracksOf(EventKind::kStep, record::kDeviceOp);
   for (const Track* t : step_tracks) {
     if (t->size() > 0 && (first < 0 || t->start(0) < first)) first = t->start(0);
   }
@@ -146,7 +146,10 @@ RangeAnalysis Analyze(const Model& model, int64_t t0, int64_t t1) {
   // there.)
   const int64_t count_until = t1 >= model.duration_ns() ? t1 + 1 : t1;
   int64_t wait_ns = 0, consumer_calls = 0;
-  std::vector<int64_t> step_starts;  // for how well the rate is known
+  // For how well the rate is known: the consumer's steps (merged from its tracks), or the
+  // range of the device's step track.
+  std::vector<int64_t> step_starts;
+  size_t first_step = 0, end_step = 0;
   for (const Track* t : model.TracksOf(EventKind::kInputWait, record::kConsumerOp)) {
     wait_ns += steps ? UncoveredWaitNs(*t, *steps, t0, t1) : t->SumRange(t0, t1).covered_ns;
     // A wait that found the end of the data (or an error) carries no element: no step.
@@ -162,9 +165,8 @@ RangeAnalysis Analyze(const Model& model, int64_t t0, int64_t t1) {
       std::clamp(static_cast<double>(wait_ns) / static_cast<double>(len), 0.0, 1.0);
   if (steps) {
     r.steps = CountStartingIn(*steps, t0, count_until);
-    const size_t last = steps->FirstStartingAtOrAfter(count_until);
-    for (size_t i = steps->FirstStartingAtOrAfter(t0); i < last; ++i)
-      step_starts.push_back(steps->start(i));
+    first_step = steps->FirstStartingAtOrAfter(t0);
+    end_step = steps->FirstStartingAtOrAfter(count_until, first_step);
     r.device_busy_fraction = std::clamp(
         static_cast<double>(steps->SumRange(t0, t1).covered_ns) / static_cast<double>(len), 0.0,
         1.0);
@@ -180,8 +182,16 @@ RangeAnalysis Analyze(const Model& model, int64_t t0, int64_t t1) {
     r.device_busy_source = "cupti";
   }
   r.steps_per_s = r.duration_s > 0 ? static_cast<double>(r.steps) / r.duration_s : 0;
-  std::sort(step_starts.begin(), step_starts.end());
-  r.steps_per_s_half_width = StartsInterval(step_starts, r.steps_per_s).half_width;
+  if (steps) {
+    r.steps_per_s_half_width =
+        StartsInterval(
+            end_step - first_step, [&](size_t i) { return steps->start(first_step + i); },
+            r.steps_per_s)
+            .half_width;
+  } else {
+    std::sort(step_starts.begin(), step_starts.end());
+    r.steps_per_s_half_width = StartsInterval(step_starts, r.steps_per_s).half_width;
+  }
 
   const auto stages = model.StagesInOrder();
   for (const auto* s : stages) r.stages.push_back(FiguresOf(model, *s, t0, t1));

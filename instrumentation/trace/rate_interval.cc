@@ -33,16 +33,22 @@ std::pair<double, double> MeanInterval(const std::vector<double>& values) {
 }  // namespace
 
 RateInterval StartsInterval(const std::vector<int64_t>& starts, double per_s) {
+  return StartsInterval(
+      starts.size(), [&starts](size_t i) { return starts[i]; }, per_s);
+}
+
+RateInterval StartsInterval(size_t count, const std::function<int64_t(size_t)>& start_at,
+                            double per_s) {
   RateInterval r{per_s, per_s, 1};
-  if (starts.size() < 3 || per_s <= 0) return r;
-  const size_t gaps = starts.size() - 1;
+  if (count < 3 || per_s <= 0) return r;
+  const size_t gaps = count - 1;
   const size_t batches = std::min<size_t>(10, gaps);
   // Each batch takes gaps / batches consecutive gaps; the first ones take one more.
   std::vector<double> mean_gap;
   size_t at = 0;
   for (size_t b = 0; b < batches; ++b) {
     const size_t size = gaps / batches + (b < gaps % batches ? 1 : 0);
-    mean_gap.push_back(static_cast<double>(starts[at + size] - starts[at]) /
+    mean_gap.push_back(static_cast<double>(start_at(at + size) - start_at(at)) /
                        static_cast<double>(size));
     at += size;
   }

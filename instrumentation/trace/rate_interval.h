@@ -8,6 +8,7 @@
 // from the spread between runs, whichever is wider.
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,10 @@ double StudentT95(int dof);
 // interval, turned into a rate. Fewer than three events say nothing about the variation:
 // the half width is then the rate itself.
 RateInterval StartsInterval(const std::vector<int64_t>& starts, double per_s);
+// The same over `count` starts read by `start_at(i)` (sorted): only the batches' edges are
+// read, so tens of millions of steps in a track need no copy (nor a sort).
+RateInterval StartsInterval(size_t count, const std::function<int64_t(size_t)>& start_at,
+                            double per_s);
 
 // Runs of one configuration: the mean rate, with the wider of the interval from their spread
 // and the one their own intervals give the mean.

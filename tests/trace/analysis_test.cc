@@ -48,6 +48,25 @@ std::unique_ptr<Model> Pipeline(int64_t wait_ms, double busy, bool slow_source =
   return m;
 }
 
+// The rate's interval comes from the device's step track itself (batch means over its
+// consecutive steps, rate_interval.h), read in place: nine batches of 10 ms steps and one
+// of 20 ms give the half width RateIntervalTest works out by hand, 2.262/11 of the rate.
+TEST(AnalysisTest, TheRatesIntervalIsReadFromTheStepTrack) {
+  constexpr int64_t kMs = 1'000'000;
+  Model model;
+  record::TraceBatch batch;
+  int64_t t = 0;
+  for (int i = 0; i <= 100; ++i) {
+    batch.events.push_back({t, t + kMs, static_cast<uint64_t>(i + 1), 0, 0, record::kDeviceOp,
+                            record::EventKind::kStep, 0});
+    t += i >= 50 && i < 60 ? 20 * kMs : 10 * kMs;
+  }
+  model.Consume(batch, true);
+  const RangeAnalysis r = Analyze(model);
+  EXPECT_EQ(r.steps, 101);
+  EXPECT_NEAR(r.steps_per_s_half_width / r.steps_per_s, 2.262 / 11, 1e-6);
+}
+
 TEST(AnalysisTest, MeasuresTheConsumerAndEveryOp) {
   auto m = Pipeline(7, 0.98);
   const RangeAnalysis a = Analyze(*m);
