@@ -79,6 +79,7 @@ std::optional<ShardFilesChange> ShardTheFiles(const spec::PipelineSpec& spec, in
     // refuses it). Splitting a real file is the user's to do; the finding says so.
     if (static_cast<int64_t>(names.size()) < workers) return std::nullopt;
     const int64_t own = static_cast<int64_t>(names.size()) / workers;
+    const int64_t more = static_cast<int64_t>(names.size()) % workers;  // get one file more
     const int64_t at_once = std::clamp<int64_t>(std::min<int64_t>(own, cores), 1, 8);
     spec::Source list;
     list.set_name(UnusedName(spec, "files"));
@@ -86,11 +87,22 @@ std::optional<ShardFilesChange> ShardTheFiles(const spec::PipelineSpec& spec, in
     change.kind = "shard_earlier";
     change.change = "shard the file list before '" + source + "'";
     change.spec = ShardedFileList(spec, list, per_file, at_once);
-    change.action = "shard the file list: from_tensor_slices(files).shard(" +
-                    std::to_string(workers) + ", index), then interleave over each worker's " +
-                    std::to_string(own) + " files, " + std::to_string(at_once) +
-                    " at a time (each worker reads only its own files instead of " + every +
-                    " of all)";
+    change.action =
+        "shard the file list: from_tensor_slices(files).shard(" + std::to_string(workers) +
+        ", index), then interleave over each worker's " + std::to_string(own) +
+        (more > 0 ? " or " + std::to_string(own + 1) : "") + " files, " + std::to_string(at_once) +
+        " at a time (each worker reads only its own files instead of " + every + " of all)";
+    // tf.data's FILE sharding gives worker i the files i, i + n, ...: with a count that is
+    // not a multiple of n, some workers get one file more and the others finish each epoch
+    // first, while a synchronous job waits on the slowest.
+    if (more > 0) {
+      change.action += "; " + std::to_string(names.size()) + " files over " +
+                       std::to_string(workers) + " workers are uneven: " + std::to_string(more) +
+                       " workers read " + std::to_string(own + 1) + " files, " +
+                       std::to_string(workers - more) + " read " + std::to_string(own) +
+                       " and finish each epoch first (a multiple of " + std::to_string(workers) +
+                       " files shares them evenly)";
+    }
   } else if (spec.source().has_synthetic()) {
     const spec::SyntheticSource& one = spec.source().synthetic();
     const int64_t at_once = std::clamp<int64_t>(cores, 2, 8);

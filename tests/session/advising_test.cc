@@ -13,6 +13,7 @@
 #include "engine/io/tfrecord_writer.h"
 #include "engine/spec/pipeline_plan.h"
 #include "engine/spec/spec_loader.h"
+#include "engine/tuning/shard_files_advice.h"
 #include "instrumentation/trace/verdict.h"
 
 namespace pipescope::session {
@@ -296,6 +297,30 @@ TEST(AdvisingTest, TheFilesOfASourceAreShardedBeforeTheyAreRead) {
   EXPECT_EQ(earlier->spec.source().from_tensor_slices().strings_size(), 8);
   EXPECT_EQ(earlier->spec.ops(0).name(), "shard");
   EXPECT_TRUE(earlier->spec.ops(1).interleave().per_element().has_tfrecord_file());
+}
+
+// FILE sharding gives worker i the files i, i + n, ...: 10 files over 4 workers are
+// uneven (2 workers read 3, 2 read 2), and the advice says so; 8 files are even.
+TEST(AdvisingTest, AnUnevenShareOfFilesIsSaid) {
+  auto with_files = [](int files) {
+    std::string text = R"(name: "uneven" source { name: "read" tfrecord {)";
+    for (int f = 0; f < files; ++f) text += " files: \"part-" + std::to_string(f) + "\"";
+    return Spec(text + R"( } }
+        ops { name: "shard" shard { num_shards: 4 index: 0 } }
+        train_step { step_time: "1ms" device: simulated })");
+  };
+  const auto uneven = engine::ShardTheFiles(with_files(10), 2);
+  ASSERT_TRUE(uneven.has_value());
+  EXPECT_NE(uneven->action.find("interleave over each worker's 2 or 3 files"), std::string::npos)
+      << uneven->action;
+  EXPECT_NE(uneven->action.find(
+                "10 files over 4 workers are uneven: 2 workers read 3 files, 2 read 2 and finish "
+                "each epoch first"),
+            std::string::npos)
+      << uneven->action;
+  const auto even = engine::ShardTheFiles(with_files(8), 2);
+  ASSERT_TRUE(even.has_value());
+  EXPECT_EQ(even->action.find("uneven"), std::string::npos) << even->action;
 }
 
 // An epoch of 315 steps takes about 40 s: the workers' start-up at each epoch (8 s) is
