@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <random>
 
 #include "app/session/recorded_run.h"
 #include "app/session/trace_files.h"
@@ -24,6 +25,15 @@
 
 namespace pipescope::ui {
 namespace {
+
+// The (last) counter lane of `kind`, nullptr when there is none.
+const Lane* CounterLaneOf(const std::vector<Lane>& lanes, CounterKind kind) {
+  const Lane* found = nullptr;
+  for (const Lane& l : lanes) {
+    if (l.kind == LaneKind::kCounter && l.counter == kind) found = &l;
+  }
+  return found;
+}
 
 // A partly covered pixel is as high as its coverage: 60% busy looks 60% busy zoomed out.
 TEST(CoverageTest, APixelsHeightIsItsCoveredShare) {
@@ -454,11 +464,8 @@ TEST(CounterValuesTest, BufferLevelsAreMeansHeldAndReadFromTheNewestDefinition) 
   batch.events.push_back({100 * kMs, 100 * kMs, 0, 7, 1, 7, record::EventKind::kBufferLevel, 0});
   batch.time_ns = 200 * kMs;
   model.Consume(batch, true);
-  const Lane* fill = nullptr;
   const std::vector<Lane> lanes = BuildLanes(model);
-  for (const Lane& l : lanes) {
-    if (l.kind == LaneKind::kCounter && l.counter == CounterKind::kBufferLevel) fill = &l;
-  }
+  const Lane* fill = CounterLaneOf(lanes, CounterKind::kBufferLevel);
   ASSERT_NE(fill, nullptr);
   TimeAxis axis;  // 200 pixels of 1 ms
   axis.t0 = 0;
@@ -491,11 +498,8 @@ TEST(CounterValuesTest, DeviceBusyIsAShareOfItsWindowCappedAtAll) {
   }
   batch.time_ns = 400 * kMs;
   model.Consume(batch, true);
-  const Lane* busy = nullptr;
   const std::vector<Lane> lanes = BuildLanes(model);
-  for (const Lane& l : lanes) {
-    if (l.kind == LaneKind::kCounter && l.counter == CounterKind::kDeviceBusy) busy = &l;
-  }
+  const Lane* busy = CounterLaneOf(lanes, CounterKind::kDeviceBusy);
   ASSERT_NE(busy, nullptr);
   TimeAxis axis;  // 400 pixels of 1 ms: a 50 ms window
   axis.t1 = 400 * kMs;
@@ -506,6 +510,50 @@ TEST(CounterValuesTest, DeviceBusyIsAShareOfItsWindowCappedAtAll) {
   EXPECT_FLOAT_EQ(v[100], 1) << "two streams' 200% is 100%";
   EXPECT_FLOAT_EQ(v[300], 0);
   EXPECT_NEAR(v[200], 0.5, 0.03) << "half the window before the work ends";
+}
+
+// Read from the frame's per-pixel summaries, the device's busy share is the exact one
+// within the pixel the window's edges cut (taken as a fraction of it): zoomed out (a window
+// of four pixels over thousands of steps) and zoomed in (50 pixels), where the pixels whose
+// window leaves the view are read from the track as before.
+TEST(CounterValuesTest, DeviceBusyReadFromTheSummariesIsTheExactShare) {
+  constexpr int64_t kUs = 1'000;
+  trace::Model model;
+  record::TraceBatch batch;
+  std::mt19937_64 rng(5);
+  int64_t t = 0;
+  for (uint64_t i = 1; t < 40'000'000 * kUs; ++i) {  // 40 s of steps
+    const int64_t d = static_cast<int64_t>(100 + rng() % 900) * kUs;
+    batch.events.push_back({t, t + d, i, 0, 0, record::kDeviceOp, record::EventKind::kStep, 0});
+    t += d + static_cast<int64_t>(rng() % 1500) * kUs;
+  }
+  batch.time_ns = t;
+  model.Consume(batch, true);
+  const std::vector<Lane> lanes = BuildLanes(model);
+  const Lane* busy = CounterLaneOf(lanes, CounterKind::kDeviceBusy);
+  ASSERT_NE(busy, nullptr);
+  for (const int64_t view_ms : {36'000, 400}) {  // 36 ms a pixel (a 4-pixel window), 1 ms
+    TimeAxis axis;
+    axis.t0 = 1'000'000 * kUs;
+    axis.t1 = axis.t0 + view_ms * 1'000 * kUs;
+    axis.width = view_ms == 400 ? 400 : 1000;
+    const int pixels = static_cast<int>(axis.width);
+    std::vector<float> exact, summarized;
+    SummaryCache cache;
+    CounterValues(*busy, axis, pixels, t, exact);
+    CounterValues(*busy, axis, pixels, t, summarized, &cache);
+    EXPECT_GT(cache.summarized(), 0) << "read from the summaries";
+    const double window_px = static_cast<double>(CounterWindowNs(axis)) / axis.ns_per_pixel();
+    double worst = 0;
+    for (int p = 0; p < pixels; ++p) {
+      worst = std::max(worst, std::fabs(static_cast<double>(exact[static_cast<size_t>(p)]) -
+                                        summarized[static_cast<size_t>(p)]));
+    }
+    // The edges' pixels hold at most half a pixel of misplaced busy time each.
+    EXPECT_LE(worst, view_ms == 400 ? 0.02 : 0.05)
+        << "view " << view_ms << " ms, window " << window_px << " pixels";
+    EXPECT_GT(exact[static_cast<size_t>(pixels / 2)], 0.1);
+  }
 }
 
 // An imported process is a group of its threads, each thread a track of its nested rows:

@@ -50,7 +50,7 @@ void FramePrep::Prepare(const FrameRequest& r, FrameContent& out) {
     c.matches = r.search->LaneMatches(&model, lane);
     c.named_matches = r.search->LaneHasMatchingSpans(lane);
     if (lane.kind == LaneKind::kCounter) {
-      CounterValues(lane, axis_, pixels_, model.duration_ns(), c.values);
+      CounterValues(lane, axis_, pixels_, model.duration_ns(), c.values, &summaries_);
       c.counter_window_ns = CounterWindowNs(axis_);
       continue;
     }

@@ -8,9 +8,12 @@ namespace pipescope::ui {
 namespace {
 
 // Steps done by time t, counting the step interval that holds t by the share of it gone:
-// k + (t - s_k) / (s_{k+1} - s_k). Valid for t within [s_0, s_last].
-double StepsBy(const trace::Track& steps, int64_t t) {
-  const size_t after = steps.FirstStartingAtOrAfter(t + 1);  // first start > t
+// k + (t - s_k) / (s_{k+1} - s_k). Valid for t within [s_0, s_last]. `from`: where the
+// search may start, the answer for an earlier t (the pixels' windows move right, and a
+// search from the last answer touches only the blocks between).
+double StepsBy(const trace::Track& steps, int64_t t, size_t& from) {
+  const size_t after = steps.FirstStartingAtOrAfter(t + 1, from);  // first start > t
+  from = after;
   if (after == 0) return 0;
   const size_t k = after - 1;
   if (k + 1 >= steps.size()) return static_cast<double>(k);
@@ -33,6 +36,7 @@ RatePlot BuildRatePlot(const trace::Track& steps, const TimeAxis& axis) {
   plot.window_ns =
       static_cast<int64_t>(std::max(axis.ns_per_pixel() * kRateWindowPixels, 2 * mean_interval));
   const double px_ns = axis.ns_per_pixel();
+  size_t from_a = 0, from_b = 0;
   for (int p = 0; p < pixels; ++p) {
     const auto mid = static_cast<int64_t>(static_cast<double>(axis.t0) + (p + 0.5) * px_ns);
     if (mid < first || mid > last) continue;
@@ -41,16 +45,17 @@ RatePlot BuildRatePlot(const trace::Track& steps, const TimeAxis& axis) {
     const int64_t a = std::max(first, mid - plot.window_ns / 2);
     const int64_t b = std::min(last, mid + plot.window_ns / 2);
     if (b <= a) continue;
-    const double rate =
-        (StepsBy(steps, b) - StepsBy(steps, a)) / (static_cast<double>(b - a) / 1e9);
+    const double rate = (StepsBy(steps, b, from_b) - StepsBy(steps, a, from_a)) /
+                        (static_cast<double>(b - a) / 1e9);
     plot.rate[static_cast<size_t>(p)] = static_cast<float>(rate);
     plot.max = std::max(plot.max, rate);
   }
   plot.axis_top = engine::RoundAxisTop(plot.max);
   const int64_t a = std::max(first, axis.t0), b = std::min(last, axis.t1);
-  plot.mean_in_view =
-      b > a ? (StepsBy(steps, b) - StepsBy(steps, a)) / (static_cast<double>(b - a) / 1e9)
-            : std::numeric_limits<double>::quiet_NaN();
+  from_a = from_b = 0;
+  plot.mean_in_view = b > a ? (StepsBy(steps, b, from_b) - StepsBy(steps, a, from_a)) /
+                                  (static_cast<double>(b - a) / 1e9)
+                            : std::numeric_limits<double>::quiet_NaN();
   return plot;
 }
 
