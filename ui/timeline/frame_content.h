@@ -1,10 +1,10 @@
 #pragma once
 // One frame of the timeline as plain data: what FramePrep (frame_prep.h) reads from the
 // model while its lock is held, and what the drawing turns into rectangles and text after
-// the lock is released. Nothing here points into the model (a summary points into the
-// timeline's own SummaryCache), so a live run's collector waits for the reading, never for
-// the drawing. Positions are pixels from the lanes' left edge (x) and shares of a lane's
-// height or times (y): the drawing alone knows where each lane sits on the screen.
+// the lock is released. Nothing here points into the model, so a live run's collector
+// waits for the reading, never for the drawing. Positions are pixels from the lanes' left
+// edge (x) and shares of a lane's height or times (y): the drawing alone knows where each
+// lane sits on the screen.
 
 #include <imgui.h>
 
