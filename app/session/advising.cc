@@ -59,6 +59,7 @@ engine::Result<double> AdviceSeconds(const spec::PipelineSpec& spec, const sim::
   }
   SimulatedRunOptions options;
   options.sim.duration_s = kAdviceSimulatedSeconds;
+  options.steps_only = true;  // the simulator counts the events; the model need not keep them
   ASSIGN_OR_RETURN(RecordedRunResult run, RunSimulated(spec, model, options));
   const double events = std::max<double>(1, static_cast<double>(run.events));
   return std::clamp(kAdviceSimulatedSeconds * kAdviceEventsPerSimulation / events,

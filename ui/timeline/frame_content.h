@@ -45,10 +45,8 @@ struct TrackInView {
 // A lane's content. Which parts are filled depends on the lane's kind.
 struct LaneContent {
   bool in_view = false;  // false: scrolled away or folded, nothing prepared
-  // The search: the lane's label or op matches; some of its spans' names match; dimmed
-  // (a search that matches neither it nor its spans' kinds).
+  // The search matches the lane's label or op (its label and outline are highlighted).
   bool matches = false;
-  bool named_matches = false;
   std::vector<TrackInView> tracks;  // span lanes (and the consumer on a synchronous device)
   // The consumer on an asynchronous device: per pixel, the time waited, and of that the
   // time the device idled too (the red part).
@@ -117,7 +115,6 @@ struct SpanTooltip {
 struct FrameContent {
   int pixels = 0;
   double pixel_ns = 1;
-  int64_t duration_ns = 0;         // the trace's (a live run's "now")
   std::vector<LaneContent> lanes;  // one per lane
   bool has_plot = false;
   RatePlot plot;

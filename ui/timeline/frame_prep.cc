@@ -39,7 +39,6 @@ void FramePrep::Prepare(const FrameRequest& r, FrameContent& out) {
   const std::vector<Lane>& lanes = *r.lanes;
   out.pixels = pixels_;
   out.pixel_ns = axis_.span() / pixels_;
-  out.duration_ns = model.duration_ns();
   out.lanes.resize(lanes.size());
   for (size_t i = 0; i < lanes.size(); ++i) {
     const Lane& lane = lanes[i];
@@ -48,17 +47,17 @@ void FramePrep::Prepare(const FrameRequest& r, FrameContent& out) {
     c.in_view = i < r.in_view.size() && r.in_view[i];
     if (!c.in_view) continue;
     c.matches = r.search->LaneMatches(&model, lane);
-    c.named_matches = r.search->LaneHasMatchingSpans(lane);
+    const bool named_matches = r.search->LaneHasMatchingSpans(lane);
     if (lane.kind == LaneKind::kCounter) {
       CounterValues(lane, axis_, pixels_, model.duration_ns(), c.values, &summaries_);
       c.counter_window_ns = CounterWindowNs(axis_);
       continue;
     }
     if (lane.kind != LaneKind::kConsumer || !PrepareConsumerWaits(r, lane, c))
-      PrepareSpans(r, lane, r.search->active() && !c.matches && !c.named_matches, c);
+      PrepareSpans(r, lane, r.search->active() && !c.matches && !named_matches, c);
     if (lane.kind == LaneKind::kDevice && lane.tracks[0]->key().kind == EventKind::kStep)
       PrepareDeviceIdle(r, lane, c);
-    if (c.named_matches) {
+    if (named_matches) {
       // The spans whose name matches, at most kMaxOutlines a lane and frame (zoomed out,
       // thousands of matches are one band anyway).
       constexpr size_t kMaxOutlines = 20'000;

@@ -629,9 +629,9 @@ void TimelineWidget::DrawImGui() {
   {
     // What reads the model: the lanes, the interaction (a click explains a gap), this
     // frame's content. The drawing below does not.
-    const auto locked_at = std::chrono::steady_clock::now();
-    const int64_t locked_cpu = ThreadCpuNs();
     const std::lock_guard<std::mutex> guard(*lock_);
+    const auto locked_at = std::chrono::steady_clock::now();  // held from here, not waited for
+    const int64_t locked_cpu = ThreadCpuNs();
     RefreshLanes();
     const bool has_plot = StepTrackOf(lanes_) != nullptr;
     MeasureLabels(has_plot);
