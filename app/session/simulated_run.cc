@@ -30,7 +30,8 @@ engine::Result<RecordedRunResult> RunSimulated(const spec::PipelineSpec& spec,
   pstrace::TraceHeader header = MakeTraceHeader(spec, options.spec_path, "simulated",
                                                 static_cast<int>(std::lround(cost_model.cores)));
   header.set_simulated(true);
-  header.set_cost_model(cost_model.origin);
+  // The file, where there is one: what advice on this trace loads again (AdviseOnTrace).
+  header.set_cost_model(cost_model.file.empty() ? cost_model.origin : cost_model.file);
   header.mutable_clock()->set_source("simulated");
 
   ModelFeed model_feed(options.model, options.model_mutex, header, options.steps_only);

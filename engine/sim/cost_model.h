@@ -106,6 +106,7 @@ struct CostModel {
   int64_t startup_ns = 0;
   std::map<std::string, OpCost> ops;  // by op name ("interleave.read" for sub-pipelines)
   std::string origin;                 // "spec" or the trace it was calibrated from
+  std::string file;                   // the JSON file it was loaded from (empty: none)
 
   const OpCost& Of(const std::string& op) const;
 };

@@ -151,7 +151,11 @@ engine::Result<CostModel> ParseCostModelJson(const std::string& text, CostModel 
 
 engine::Result<CostModel> LoadCostModelFile(const std::string& path, CostModel base) {
   ASSIGN_OR_RETURN(const std::string text, engine::ReadWholeFile(path, "cost model"));
-  return ParseCostModelJson(text, std::move(base), path);
+  ASSIGN_OR_RETURN(CostModel model, ParseCostModelJson(text, std::move(base), path));
+  // A simulation's trace header names the file, and advice on that trace loads the same
+  // costs again (a lesson's model.json, `simulate --model`).
+  model.file = path;
+  return model;
 }
 
 engine::Status SaveCostModelFile(const CostModel& model, const std::string& path) {

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 
 #include "../engine/test_support.h"
 #include "app/session/simulated_run.h"
@@ -378,6 +379,36 @@ TEST(AdvisingTest, ACandidatesRunKeepsItsStepsAndWaitsAndTheirRate) {
   EXPECT_EQ(a.steps, b.steps);
   EXPECT_DOUBLE_EQ(a.steps_per_s, b.steps_per_s);
   EXPECT_DOUBLE_EQ(a.input_wait_fraction, b.input_wait_fraction);
+}
+
+// A simulation on a cost model file (a lesson's model.json, `simulate --model`) names the
+// file in its trace; advice on that trace loads the same costs again. On the spec's own
+// costs the 150 us per call of lesson 3's normalize was lost and the advice found nothing.
+TEST(AdvisingTest, AdviceOnASimulatedTraceUsesTheCostModelFileItRanOn) {
+  const std::string path = ::testing::TempDir() + "/per_call_model.json";
+  {
+    std::ofstream out(path);
+    out << R"({"ops": {"normalize": {"cpu": {"mean_ns": 150000, "cv": 0.1},
+                                    "cpu_per_row": {"mean_ns": 2000, "cv": 0}}}})";
+  }
+  const spec::PipelineSpec spec = Spec(R"(name: "per_element_map"
+      budget { cpu_cores: 4 }
+      source { name: "ids" range { start: 0 stop: 100000000 } }
+      ops { name: "normalize" map { fn { normalize { mean: 127 stddev: 64 } } } }
+      ops { name: "batch" batch { batch_size: 64 drop_remainder: true } }
+      ops { name: "prefetch" prefetch { buffer_size: 2 } }
+      train_step { step_time: "5ms" device: simulated })");
+  auto model = CostModelFor(spec, path);
+  ASSERT_TRUE(model.ok()) << model.status().message();
+  SimulatedRunOptions options;
+  options.sim.duration_s = 5;
+  auto run = RunSimulated(spec, *model, options);
+  ASSERT_TRUE(run.ok()) << run.status().message();
+  EXPECT_EQ(run->model->run_info().cost_model, path);
+  auto advice = AdviseOnTrace(*run->model, trace::AnalyzeSteady(*run->model));
+  ASSERT_TRUE(advice.ok()) << advice.status().message();
+  ASSERT_FALSE(advice->advice.empty()) << "the per-call cost makes the run input-bound";
+  EXPECT_EQ(advice->advice.front().kind, "vectorise");
 }
 
 TEST(AdvisingTest, NoConfirmedChangeReplacesAKnobSuggestionBySayingSo) {
