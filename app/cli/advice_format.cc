@@ -1,10 +1,10 @@
 #include "app/cli/advice_format.h"
 
-#include <cstdio>
 #include <ostream>
 
 #include "app/session/advising.h"
 #include "engine/spec/spec_loader.h"
+#include "engine/tuning/advisor.h"
 
 namespace pipescope::cli {
 
@@ -35,7 +35,7 @@ std::optional<engine::AdvisorResult> AdviseForSummary(const spec::PipelineSpec& 
   return Applied(session::AdviseOn(spec, analysis, model), analysis, err);
 }
 
-nlohmann::json AdviceToJson(const engine::AdvisorResult& advice) {
+void PutAdvice(nlohmann::json& summary, const engine::AdvisorResult& advice) {
   nlohmann::json list = nlohmann::json::array();
   for (const auto& a : advice.advice) {
     nlohmann::json j = {{"kind", a.kind},
@@ -52,17 +52,13 @@ nlohmann::json AdviceToJson(const engine::AdvisorResult& advice) {
     if (a.spec.has_source()) j["spec"] = engine::SpecToText(a.spec);
     list.push_back(std::move(j));
   }
-  return list;
+  summary["advice"] = std::move(list);
+  summary["advice_from_steps_per_s"] = advice.simulated_steps_per_s;
 }
 
 std::string AdviceToText(const engine::AdvisorResult& advice) {
   if (advice.tried == 0 && advice.advice.empty()) return "";
-  char head[160];
-  std::snprintf(head, sizeof head,
-                "\nAdvice (%d changes tried in the simulator; a gain must exceed %.0f%% on "
-                "every seed):\n",
-                advice.tried, 100 * advice.noise);
-  std::string out = head;
+  std::string out = "\nAdvice (" + engine::AdviceHeading(advice) + "):\n";
   if (advice.advice.empty()) return out + "  none gains.\n";
   for (const auto& a : advice.advice) {
     out += "  [" + a.kind + ", " + a.confidence + "] " + a.text + "\n";

@@ -27,7 +27,9 @@ std::optional<engine::AdvisorResult> AdviseForSummary(const spec::PipelineSpec& 
                                                       trace::RangeAnalysis& analysis,
                                                       std::ostream& err);
 
-nlohmann::json AdviceToJson(const engine::AdvisorResult& advice);
+// Sets "advice" (the list, best first) and "advice_from_steps_per_s" (the simulator's rate of
+// the spec as given, which every prediction starts from) on `summary`.
+void PutAdvice(nlohmann::json& summary, const engine::AdvisorResult& advice);
 std::string AdviceToText(const engine::AdvisorResult& advice);
 
 }  // namespace pipescope::cli

@@ -106,7 +106,7 @@ int ReportCommand(const ReportCommandOptions& options, std::ostream& out, std::o
   const SummaryContext context = ContextFromModel(model, false);
   if (options.json) {
     auto j = SummaryToJson(analysis, context);
-    if (advice) j["advice"] = AdviceToJson(*advice);
+    if (advice) PutAdvice(j, *advice);
     out << j.dump(2) << "\n";
   } else {
     out << SummaryToText(analysis, context);

@@ -128,7 +128,7 @@ int RunCommand(const RunCommandOptions& options, std::ostream& out, std::ostream
   if (options.json) {
     auto j = SummaryToJson(analysis, context);
     if (!options.trace_path.empty()) j["trace"] = options.trace_path;
-    if (advice) j["advice"] = AdviceToJson(*advice);
+    if (advice) PutAdvice(j, *advice);
     if (workers) j.update(WorkersToJson(*workers));
     out << j.dump(2) << "\n";
   } else {

@@ -109,7 +109,7 @@ int SimulateCommand(const SimulateCommandOptions& options, std::ostream& out, st
                       {"wall_s", result->simulation_wall_s},
                       {"speedup", virtual_s / wall_s}};
     if (!options.trace_path.empty()) j["trace"] = options.trace_path;
-    if (advice) j["advice"] = AdviceToJson(*advice);
+    if (advice) PutAdvice(j, *advice);
     if (workers) j.update(WorkersToJson(*workers));
     out << j.dump(2) << "\n";
     return exit_code;

@@ -25,9 +25,10 @@ struct SteadyRate {
 
 engine::Result<SteadyRate> SimulateSteady(const spec::PipelineSpec& spec,
                                           const sim::CostModel& model, uint64_t seed,
-                                          double seconds) {
+                                          double seconds, int64_t max_steps) {
   SimulatedRunOptions options;
   options.sim.duration_s = seconds;
+  options.sim.max_steps = max_steps;
   options.sim.seed = seed;
   options.steps_only = true;
   ASSIGN_OR_RETURN(RecordedRunResult run, RunSimulated(spec, model, options));
@@ -67,22 +68,24 @@ engine::Result<double> AdviceSeconds(const spec::PipelineSpec& spec, const sim::
 }
 
 engine::SimulatedRate SimulatedRateOn(sim::CostModel model, double seconds) {
-  return [model = std::move(model), seconds](const spec::PipelineSpec& candidate,
-                                             uint64_t seed) -> engine::Result<double> {
+  return [model = std::move(model), seconds](const spec::PipelineSpec& candidate, uint64_t seed,
+                                             double step_scale) -> engine::Result<double> {
     ASSIGN_OR_RETURN(sim::CostModel merged, sim::DefaultCostModel(candidate, model.cores));
     for (const auto& [name, cost] : model.ops) merged.ops[name] = cost;
     merged.oversubscription_cost = model.oversubscription_cost;
     merged.step = model.step;
+    merged.step.mean_ns *= step_scale;
+    const int64_t max_steps = step_scale < 1 ? kAdviceCeilingSteps : 0;
     merged.handoff_ns = model.handoff_ns;
     merged.timer_wake = model.timer_wake;
     merged.startup_ns = model.startup_ns;
     merged.origin = model.origin;
-    ASSIGN_OR_RETURN(SteadyRate r, SimulateSteady(candidate, merged, seed, seconds));
+    ASSIGN_OR_RETURN(SteadyRate r, SimulateSteady(candidate, merged, seed, seconds, max_steps));
     // A late first step: long enough that what follows it is four times as long.
     const double first_s = static_cast<double>(r.first_step_ns) / 1e9;
     if (r.first_step_ns > 0 && first_s > seconds / 5) {
       const double longer = std::min(kAdviceMostSimulatedSeconds, std::max(seconds, 5 * first_s));
-      ASSIGN_OR_RETURN(r, SimulateSteady(candidate, merged, seed, longer));
+      ASSIGN_OR_RETURN(r, SimulateSteady(candidate, merged, seed, longer, max_steps));
     }
     return std::max(0.0, r.steps_per_s);
   };

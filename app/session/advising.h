@@ -32,6 +32,11 @@ inline constexpr double kAdviceEventsPerSimulation = 400'000;
 inline constexpr double kAdviceEnoughSteps = 20'000;
 inline constexpr double kAdviceLeastSimulatedSeconds = 0.5;
 
+// A run whose step takes no time (the input's own ceiling, asked when the step is the
+// limit) ends after this many steps if its virtual seconds have not ended it first: the
+// input can be many times faster than the step, and its rate is known well before.
+inline constexpr int64_t kAdviceCeilingSteps = 4'000;
+
 // Virtual seconds to simulate each change of `spec` on `model` for: 5 (less for a pipeline
 // measured at `measured_steps_per_s` above kAdviceEnoughSteps in 5 s), or for a pipeline of
 // epochs as long as kAdviceEventsPerSimulation allows (counts of steps and events, not a
@@ -42,7 +47,8 @@ engine::Result<double> AdviceSeconds(const spec::PipelineSpec& spec, const sim::
 // The steady rate of a candidate spec on `model` (the model's costs for the ops it knows,
 // by name; the candidate's defaults for ops it adds): steps per second after the first
 // step and a quarter of the rest, so that neither filling buffers nor starting workers
-// count. The training step's limit holds for it as for any rate the simulator gives.
+// count. The training step's limit holds for it as for any rate the simulator gives; the
+// step's cost is the model's times the rate's step_scale.
 engine::SimulatedRate SimulatedRateOn(sim::CostModel model,
                                       double seconds = kAdviceSimulatedSeconds);
 

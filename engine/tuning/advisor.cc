@@ -14,9 +14,6 @@
 namespace pipescope::engine {
 namespace {
 
-// An op busy this share of the time can go no faster as it is.
-constexpr double kFullyBusy = 0.9;
-
 double Median(std::vector<double> v) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
@@ -103,26 +100,25 @@ std::vector<std::string> ShardWaste(const spec::PipelineSpec& spec,
   return out;
 }
 
-}  // namespace
-
-Result<AdvisorResult> Advise(const spec::PipelineSpec& spec, const trace::RangeAnalysis& measured,
-                             const SimulatedRate& simulate, const AdvisorOptions& options) {
-  AdvisorResult result;
-  result.findings = ShardWaste(spec, measured);
-  const int seeds = std::max(1, options.seeds);
-  std::vector<double> base;
+// The spec's steady rate on each of the seeds 1..seeds, the step's cost times `step_scale`.
+Result<std::vector<double>> RatesBySeed(const spec::PipelineSpec& spec,
+                                        const SimulatedRate& simulate, int seeds,
+                                        double step_scale) {
+  std::vector<double> rates;
   for (int seed = 1; seed <= seeds; ++seed) {
-    ASSIGN_OR_RETURN(double rate, simulate(spec, static_cast<uint64_t>(seed)));
-    base.push_back(rate);
+    ASSIGN_OR_RETURN(double rate, simulate(spec, static_cast<uint64_t>(seed), step_scale));
+    rates.push_back(rate);
   }
-  result.simulated_steps_per_s = Median(base);
-  if (result.simulated_steps_per_s <= 0) return result;  // nothing reached the step
-  const auto [lo, hi] = std::minmax_element(base.begin(), base.end());
-  result.noise = std::max(options.min_gain, (*hi - *lo) / result.simulated_steps_per_s);
+  return rates;
+}
 
-  const std::vector<AdviceCandidate> candidates = AdviceCandidates(spec, measured, options.cores);
-  // Each candidate's gain on every seed (empty: the simulator could not run it, so it is
-  // never advised), simulated on several threads: each simulation is independent.
+// Each candidate's gain over `base` (the spec as given, by seed) on every seed, the step's
+// cost times `step_scale` (empty: the simulator could not run it, so it is never advised),
+// simulated on several threads: each simulation is independent.
+Result<std::vector<std::vector<double>>> GainsOf(const std::vector<AdviceCandidate>& candidates,
+                                                 const std::vector<double>& base, double step_scale,
+                                                 const SimulatedRate& simulate,
+                                                 const AdvisorOptions& options) {
   std::vector<std::vector<double>> gains(candidates.size());
   std::atomic<size_t> next{0};
   std::atomic<bool> cancelled{false};
@@ -133,13 +129,13 @@ Result<AdvisorResult> Advise(const spec::PipelineSpec& spec, const trace::RangeA
         return;
       }
       std::vector<double> g;
-      for (int seed = 1; seed <= seeds; ++seed) {
-        auto rate = simulate(candidates[i].spec, static_cast<uint64_t>(seed));
-        if (!rate.ok()) {
+      for (size_t seed = 1; seed <= base.size(); ++seed) {
+        auto rate = simulate(candidates[i].spec, seed, step_scale);
+        if (!rate.ok() || base[seed - 1] <= 0) {
           g.clear();
           break;
         }
-        g.push_back(*rate / base[static_cast<size_t>(seed - 1)] - 1);
+        g.push_back(*rate / base[seed - 1] - 1);
       }
       gains[i] = std::move(g);
     }
@@ -153,14 +149,96 @@ Result<AdvisorResult> Advise(const spec::PipelineSpec& spec, const trace::RangeA
   work();
   for (auto& w : workers) w.join();
   if (cancelled) return Cancelled("advice cancelled");
+  return gains;
+}
+
+// The candidates that gain beyond `noise` on every seed.
+std::vector<Tried> Confirmed(const std::vector<AdviceCandidate>& candidates,
+                             const std::vector<std::vector<double>>& gains, double noise) {
   std::vector<Tried> confirmed;
   for (size_t i = 0; i < candidates.size(); ++i) {
-    ++result.tried;
     if (gains[i].empty()) continue;
     const double least = *std::min_element(gains[i].begin(), gains[i].end());
-    if (least <= result.noise) continue;
+    if (least <= noise) continue;
     confirmed.push_back({&candidates[i], Median(gains[i]), least});
   }
+  return confirmed;
+}
+
+// What a faster step meets next, for a run whose step is the limit: the input's own ceiling
+// (the spec simulated with a step that takes no time) and the change of the candidates that
+// raises that ceiling most, or "" when the ceiling cannot be simulated.
+Result<std::string> AfterAFasterStep(const spec::PipelineSpec& spec,
+                                     const std::vector<AdviceCandidate>& candidates,
+                                     double base_rate, double noise, const SimulatedRate& simulate,
+                                     const AdvisorOptions& options) {
+  const int seeds = std::max(1, options.seeds);
+  auto ceilings = RatesBySeed(spec, simulate, seeds, 0);
+  if (!ceilings.ok()) return std::string();
+  const double ceiling = Median(*ceilings);
+  if (ceiling <= 0) return std::string();
+  std::string text;
+  const bool room = ceiling > base_rate * (1 + noise);
+  if (room) {
+    char line[256];
+    std::snprintf(line, sizeof line,
+                  "; the input alone feeds up to %s steps/s (simulated with a step that takes "
+                  "no time), room for a step %.1f× as fast",
+                  Rate(ceiling).c_str(), ceiling / base_rate);
+    text = line;
+  } else {
+    text = "; but the input alone feeds no more than " + Rate(ceiling) +
+           " steps/s (simulated with a step that takes no time), so a faster step gains "
+           "nothing until the input is faster too";
+  }
+  ASSIGN_OR_RETURN(auto gains, GainsOf(candidates, *ceilings, 0, simulate, options));
+  const std::vector<Tried> confirmed = Confirmed(candidates, gains, noise);
+  const auto best =
+      std::max_element(confirmed.begin(), confirmed.end(),
+                       [](const Tried& x, const Tried& y) { return x.gain < y.gain; });
+  if (best == confirmed.end()) return text + "; no change tried raises what it feeds";
+  const AdviceCandidate& next = *best->candidate;
+  return text +
+         (room ? "; past that, the next change would be to " : ": the change for that is to ") +
+         next.action + " (the input then feeds " + Rate(ceiling * (1 + best->gain)) + " steps/s" +
+         (next.changes_output.empty() ? "" : "; it changes the output") + ")";
+}
+
+}  // namespace
+
+std::string AdviceHeading(const AdvisorResult& result) {
+  char head[320];
+  int n = std::snprintf(head, sizeof head,
+                        "%d changes tried in the simulator; a gain must exceed %.0f%% on every "
+                        "seed",
+                        result.tried, 100 * result.noise);
+  const double sim = result.simulated_steps_per_s;
+  const double run = result.measured_steps_per_s;
+  if (sim > 0 && run > 0 && std::abs(sim / run - 1) > std::max(result.noise, 0.01)) {
+    std::snprintf(head + n, sizeof head - static_cast<size_t>(n),
+                  "; predictions start from the simulator's %s steps/s for the pipeline as it "
+                  "is, where the run measured %s",
+                  Rate(sim).c_str(), Rate(run).c_str());
+  }
+  return head;
+}
+
+Result<AdvisorResult> Advise(const spec::PipelineSpec& spec, const trace::RangeAnalysis& measured,
+                             const SimulatedRate& simulate, const AdvisorOptions& options) {
+  AdvisorResult result;
+  result.findings = ShardWaste(spec, measured);
+  result.measured_steps_per_s = measured.steps_per_s;
+  const int seeds = std::max(1, options.seeds);
+  ASSIGN_OR_RETURN(const std::vector<double> base, RatesBySeed(spec, simulate, seeds, 1));
+  result.simulated_steps_per_s = Median(base);
+  if (result.simulated_steps_per_s <= 0) return result;  // nothing reached the step
+  const auto [lo, hi] = std::minmax_element(base.begin(), base.end());
+  result.noise = std::max(options.min_gain, (*hi - *lo) / result.simulated_steps_per_s);
+
+  const std::vector<AdviceCandidate> candidates = AdviceCandidates(spec, measured, options.cores);
+  ASSIGN_OR_RETURN(const auto gains, GainsOf(candidates, base, 1, simulate, options));
+  result.tried = static_cast<int>(candidates.size());
+  const std::vector<Tried> confirmed = Confirmed(candidates, gains, result.noise);
 
   // Per op and kind, the first (fewest threads, smallest buffer: the candidates' order)
   // within the noise of the best.
@@ -208,17 +286,9 @@ Result<AdvisorResult> Advise(const spec::PipelineSpec& spec, const trace::RangeA
              " changes tried in the simulator gains, and the consumer waits for input " +
              std::to_string(std::lround(100 * measured.input_wait_fraction)) +
              "% of the time; a faster step (or a larger batch per step) is what would help";
-    // An op as busy as it can be keeps pace with the step and no more: a faster step meets
-    // it next, so a faster step alone would gain little.
-    const trace::StageFigures* busiest = nullptr;
-    for (const auto& s : measured.stages) {
-      if (busiest == nullptr || s.busy_fraction > busiest->busy_fraction) busiest = &s;
-    }
-    if (busiest != nullptr && busiest->busy_fraction >= kFullyBusy) {
-      a.text += ", with " + busiest->name + " faster too: it is busy " +
-                std::to_string(std::lround(100 * busiest->busy_fraction)) +
-                "% of the time, just keeping pace with this step";
-    }
+    ASSIGN_OR_RETURN(const std::string next, AfterAFasterStep(spec, candidates, base_rate,
+                                                              result.noise, simulate, options));
+    a.text += next;
     result.advice.push_back(std::move(a));
   }
   return result;

@@ -19,9 +19,11 @@
 
 namespace pipescope::engine {
 
-// The simulated steady rate of a spec on the run's cost model, with seed `seed`. Called
-// from several threads at once.
-using SimulatedRate = std::function<Result<double>(const spec::PipelineSpec&, uint64_t seed)>;
+// The simulated steady rate of a spec on the run's cost model, with seed `seed`, the
+// training step's cost times `step_scale` (1: as measured; 0: a step that takes no time, so
+// that the rate is the input's own ceiling). Called from several threads at once.
+using SimulatedRate =
+    std::function<Result<double>(const spec::PipelineSpec&, uint64_t seed, double step_scale)>;
 
 struct AdvisorOptions {
   int cores = 1;           // the CPU budget
@@ -37,10 +39,16 @@ struct AdvisorResult {
   int tried = 0;                     // changes simulated
   double noise = 0;                  // the gain below which a change was not advised
   double simulated_steps_per_s = 0;  // the spec as given, median over the seeds
+  double measured_steps_per_s = 0;   // the run's own rate, which the simulation stands for
   // What the measurement shows that no change of the spec can fix, in a sentence each (a
   // shard that reads every record of one file).
   std::vector<std::string> findings;
 };
+
+// The advice list's heading, the same in every front end: how many changes were tried, the
+// gain they had to pass and, where the simulator runs the spec as given more than that apart
+// from the run's own rate, both rates, since every prediction starts from the simulator's.
+std::string AdviceHeading(const AdvisorResult& result);
 
 // `measured`: the run's analysis (its stages decide which moves are worth trying, its wait
 // whether the device is the limit). Predictions are steady rates of the simulation (after

@@ -55,6 +55,13 @@ TEST(CliSimulateTest, ALateFirstStepLengthensTheDefaultRun) {
     EXPECT_NE(spec.find("num_shards: 10"), std::string::npos) << spec;
   }
   EXPECT_TRUE(split) << j["advice"].dump();
+  // Every prediction starts from the simulator's rate of the spec as given, which is given.
+  const double from = j["advice_from_steps_per_s"].get<double>();
+  EXPECT_GT(from, 0);
+  for (const auto& a : j["advice"]) {
+    EXPECT_NEAR(a["predicted_steps_per_s"].get<double>(),
+                from * (1 + a["predicted_gain"].get<double>()), 1e-6 * from);
+  }
   // With workers too, worker 0's first step deciding.
   const auto workers =
       Cli("simulate " + Pipeline("questions/seed_000_sharded.pbtxt") + " --workers 2 --json");

@@ -28,7 +28,7 @@ const char* kPipeline = R"(name: "p"
 
 // 100 steps/s for the spec as given; `gain_of` decides the others.
 SimulatedRate Rates(const std::function<double(const spec::PipelineSpec& s)>& gain_of) {
-  return [gain_of](const spec::PipelineSpec& s, uint64_t) -> Result<double> {
+  return [gain_of](const spec::PipelineSpec& s, uint64_t, double) -> Result<double> {
     return 100 * (1 + gain_of(s));
   };
 }
@@ -127,6 +127,23 @@ TEST(AdvisorTest, ACancelledAdvisingEndsAtTheNextChange) {
                   options);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kCancelled);
+}
+
+// Predictions start from the simulator's rate of the pipeline as given; where that is apart
+// from the run's own by more than the noise, the heading gives both.
+TEST(AdvisorTest, TheHeadingGivesBothRatesWhereTheSimulatorIsApartFromTheRun) {
+  AdvisorResult r;
+  r.tried = 19;
+  r.noise = 0.03;
+  r.simulated_steps_per_s = 158.9;
+  r.measured_steps_per_s = 152.6;
+  EXPECT_EQ(AdviceHeading(r),
+            "19 changes tried in the simulator; a gain must exceed 3% on every seed; predictions "
+            "start from the simulator's 158.9 steps/s for the pipeline as it is, where the run "
+            "measured 152.6");
+  r.measured_steps_per_s = 156.0;  // within the noise
+  EXPECT_EQ(AdviceHeading(r),
+            "19 changes tried in the simulator; a gain must exceed 3% on every seed");
 }
 
 }  // namespace

@@ -121,7 +121,10 @@ TEST(AdvisingTest, StorageLatencyGetsParallelReadsNotABusyMachine) {
       << a.analysis.verdict.text;
 }
 
-TEST(AdvisingTest, ADeviceBoundRunIsToldSoAndNothingElse) {
+// The step is the limit with room to spare: the advice says how much faster a step could be
+// before the input limits (its ceiling, simulated with a step that takes no time), and which
+// change raises that ceiling next.
+TEST(AdvisingTest, ADeviceBoundRunIsToldSoWithTheRoomAFasterStepHas) {
   const Advised a = Advise(R"(name: "device_bound"
       budget { cpu_cores: 2 }
       source { name: "ids" range { start: 0 stop: 100000000 } }
@@ -136,10 +139,16 @@ TEST(AdvisingTest, ADeviceBoundRunIsToldSoAndNothingElse) {
             std::string::npos);
   EXPECT_EQ(a.result.advice[0].text.find("faster too"), std::string::npos)
       << "decode has room: " << a.result.advice[0].text;
+  const std::string& text = a.result.advice[0].text;
+  EXPECT_NE(text.find("room for a step"), std::string::npos) << text;
+  EXPECT_NE(text.find("the next change would be to raise decode's num_parallel_calls 1 → 2"),
+            std::string::npos)
+      << text;
 }
 
-// The step is the limit, and the read just keeps pace with it (busy all the time): a faster
-// step alone would meet the read next, and the advice says so.
+// The step is the limit, and the read just keeps pace with it (busy all the time): the
+// input simulated with a step that takes no time feeds no more, so a faster step alone
+// would meet the read next; the advice says so, and names the change that raises the read.
 TEST(AdvisingTest, AStepThatAnOpJustKeepsPaceWithSaysBothMustGetFaster) {
   const Advised a = Advise(R"(name: "co_limited"
       budget { cpu_cores: 8 }
@@ -152,8 +161,11 @@ TEST(AdvisingTest, AStepThatAnOpJustKeepsPaceWithSaysBothMustGetFaster) {
       train_step { step_time: "200ms" device: simulated })");
   ASSERT_EQ(a.result.advice.size(), 1u);
   EXPECT_EQ(a.result.advice[0].kind, "device_bound");
-  EXPECT_NE(a.result.advice[0].text.find("with read faster too: it is busy"), std::string::npos)
-      << a.result.advice[0].text;
+  const std::string& text = a.result.advice[0].text;
+  EXPECT_NE(text.find("gains nothing until the input is faster too"), std::string::npos) << text;
+  EXPECT_NE(text.find("the change for that is to split read's one file"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("it changes the output"), std::string::npos) << text;
 }
 
 // Decoding costs the most; a random flip after it makes every epoch different.

@@ -14,6 +14,7 @@
 
 #include "app/session/advising.h"
 #include "app/session/trace_whatif.h"
+#include "engine/tuning/advisor.h"
 #include "instrumentation/trace/analysis.h"
 #include "ui/trace_document.h"
 
@@ -165,11 +166,9 @@ void AdvicePanel::Show(const engine::Result<engine::AdvisorResult>& result) {
   }
   advice_ = result.value();
   const auto& a = *advice_;
-  heading_->setText(QString("Advice%1 (%2 changes tried in the simulator; a gain must exceed "
-                            "%3% on every seed)%4")
+  heading_->setText(QString("Advice%1 (%2)%3")
                         .arg(SoFar())
-                        .arg(a.tried)
-                        .arg(100 * a.noise, 0, 'f', 0)
+                        .arg(QString::fromStdString(engine::AdviceHeading(a)))
                         .arg(a.advice.empty() ? ": none gains." : ":"));
   for (const engine::Advice& advice : a.advice) {
     auto* row = new QWidget(this);
