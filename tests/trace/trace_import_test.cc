@@ -18,6 +18,7 @@
 #include "instrumentation/trace/import/host_merge.h"
 #include "instrumentation/trace/import/json_brackets.h"
 #include "instrumentation/trace/import/json_file.h"
+#include "instrumentation/trace/import/tf_iterator_paths.h"
 
 namespace pipescope::trace {
 namespace {
@@ -94,15 +95,21 @@ TEST(TraceImportTest, APyTorchTraceThatIsNotInputBoundSaysSo) {
   EXPECT_EQ(s.verdict.rfind("Not input-bound", 0), 0u) << s.verdict;
 }
 
+// The ops of a TensorFlow trace's iterators, in pipeline order.
+std::vector<std::string> TfDataOps(const Model& m) {
+  std::vector<std::string> ops;
+  for (const auto* stage : m.StagesInOrder())
+    if (stage->kind == "tf.data") ops.push_back(stage->name);
+  return ops;
+}
+
 TEST(TraceImportTest, TensorFlowIteratorsBecomeOpsAndTheHeaviestIsNamed) {
   const ImportedTrace t = Import("tensorflow_input_bound.json");
   EXPECT_EQ(t.framework, "tensorflow");
   const Model& m = *t.model;
   // The iterator paths are the pipeline, the root last; each pulls from its child.
-  std::vector<std::string> ops;
-  for (const auto* stage : m.StagesInOrder())
-    if (stage->kind == "tf.data") ops.push_back(stage->name);
-  EXPECT_EQ(ops, (std::vector<std::string>{"TFRecord", "ParallelMapV2", "Prefetch", "Root"}));
+  EXPECT_EQ(TfDataOps(m),
+            (std::vector<std::string>{"TFRecord", "ParallelMapV2", "Prefetch", "Root"}));
   EXPECT_EQ(m.LastStage()->name, "Root");
   EXPECT_EQ(m.Stage(static_cast<uint16_t>(m.StageNamed("Prefetch")->input))->name, "ParallelMapV2");
   const FrameworkSummary s = SummarizeFramework(m);
@@ -115,6 +122,54 @@ TEST(TraceImportTest, TensorFlowIteratorsBecomeOpsAndTheHeaviestIsNamed) {
   EXPECT_NE(s.verdict.find("AUTOTUNE"), std::string::npos) << s.verdict;
   ASSERT_EQ(m.markers().size(), 1u);
   EXPECT_EQ(m.markers()[0].text, "checkpoint");
+}
+
+// TensorBoard's trace viewer (xprof's JSON export) names an iterator's span by its last part
+// ("Iterator::BatchV2") and keeps the path in args.long_name; a repeat's epochs are parts of
+// their inputs' paths ("ForeverRepeat[1]::TFRecord"). The ops are still the pipeline's, each
+// once, and only the root's calls are the training loop's wait: 2 ms of each 10 ms step
+// (tensorflow_trace_viewer.json: 4 steps of 10 ms, Iterator::Root 2 ms at each step's start).
+TEST(TraceImportTest, TheTraceViewersIteratorNamesAreReadByTheirLongName) {
+  const ImportedTrace t = Import("tensorflow_trace_viewer.json");
+  EXPECT_EQ(t.framework, "tensorflow");
+  const Model& m = *t.model;
+  EXPECT_EQ(TfDataOps(m), (std::vector<std::string>{"TFRecord", "ForeverRepeat", "ParallelMapV2",
+                                                    "BatchV2", "Prefetch", "Root"}))
+      << "one op each, whatever the epoch";
+  const auto input_of = [&](const char* name) {
+    const record::StageDef* s = m.StageNamed(name);
+    return s && s->input >= 0 ? m.Stage(static_cast<uint16_t>(s->input))->name : std::string();
+  };
+  EXPECT_EQ(input_of("Root"), "Prefetch");
+  EXPECT_EQ(input_of("BatchV2"), "ParallelMapV2");
+  EXPECT_EQ(input_of("ParallelMapV2"), "ForeverRepeat");
+  EXPECT_EQ(input_of("ForeverRepeat"), "TFRecord");
+  const auto& reads = m.TracksOf(record::EventKind::kCall, m.StageNamed("TFRecord")->id);
+  size_t read_calls = 0;
+  for (const Track* track : reads) read_calls += track->size();
+  EXPECT_EQ(read_calls, 16u) << "both epochs' reads";
+  const auto& batches = m.TracksOf(record::EventKind::kCall, m.StageNamed("BatchV2")->id);
+  ASSERT_EQ(batches.size(), 1u);
+  EXPECT_EQ(m.SpanName(*batches[0], 0), "Iterator::Root::Prefetch::BatchV2");
+  EXPECT_EQ(batches[0]->value(0), 2'000'000u) << "8 ms less its four 1.5 ms calls of the map";
+  const FrameworkSummary s = SummarizeFramework(m);
+  EXPECT_EQ(s.steps, 4);
+  EXPECT_NEAR(s.input_wait_fraction, 0.2, 1e-6) << "the root's calls alone are the wait";
+}
+
+// Paths as TensorFlow's errors print them ("... with iterator: Iterator::Root::...").
+TEST(TraceImportTest, AnIteratorPathLosesItsRepeatsEpochsAndKeepsAZipsInputs) {
+  EXPECT_EQ(OpPathOfIterator("Iterator::Root::Prefetch::BatchV2::ForeverRepeat[0]::ParallelMapV2::"
+                             "Zip[1]::Shuffle::ParallelMapV2"),
+            "Iterator::Root::Prefetch::BatchV2::ForeverRepeat::ParallelMapV2::Zip[1]::Shuffle::"
+            "ParallelMapV2");
+  EXPECT_EQ(OpPathOfIterator("Iterator::Root::Repeat[12]::Map"), "Iterator::Root::Repeat::Map");
+  EXPECT_EQ(OpPathOfIterator("Iterator::Root::Prefetch::MapAndBatch"),
+            "Iterator::Root::Prefetch::MapAndBatch");
+  EXPECT_EQ(ConsumerOfIterator("Iterator::Root::Prefetch::MapAndBatch::Zip[1]::ShuffleAndRepeat"),
+            "Iterator::Root::Prefetch::MapAndBatch::Zip");
+  EXPECT_EQ(ConsumerOfIterator("Iterator::Root::Prefetch"), "Iterator::Root");
+  EXPECT_EQ(ConsumerOfIterator("Iterator::Root"), "");
 }
 
 TEST(TraceImportTest, ABareArrayWithBeginEndPairsOpensAsGenericLanes) {

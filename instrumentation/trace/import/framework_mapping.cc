@@ -11,6 +11,7 @@
 #include <unordered_map>
 
 #include "instrumentation/trace/import/event_vocabulary.h"
+#include "instrumentation/trace/import/tf_iterator_paths.h"
 
 namespace pipescope::trace {
 namespace {
@@ -226,16 +227,16 @@ struct IteratorOps {
           last.find("Prefetch") != std::string::npos || last.find("Parallel") != std::string::npos;
       if (auto id = m.NewStage(def)) m.iterator_stages[path] = *id;
     }
+    // Each op pulls from its first input (a zip's others are ops of their own, unlinked).
+    std::map<uint16_t, uint16_t> input_of;
     for (const auto& [path, id] : m.iterator_stages) {
-      for (const auto& [child, child_id] : m.iterator_stages) {
-        if (child.size() > path.size() + 2 && StartsWith(child, (path + "::").c_str()) &&
-            child.find("::", path.size() + 2) == std::string::npos) {
-          record::StageDef def = *m.model.Stage(id);
-          def.input = child_id;
-          m.model.AddStage(def);
-          break;
-        }
-      }
+      const auto consumer = m.iterator_stages.find(ConsumerOfIterator(path));
+      if (consumer != m.iterator_stages.end()) input_of.try_emplace(consumer->second, id);
+    }
+    for (const auto& [consumer, input] : input_of) {
+      record::StageDef def = *m.model.Stage(consumer);
+      def.input = input;
+      m.model.AddStage(def);
     }
   }
 };
@@ -503,6 +504,7 @@ MappedTrace MapTraceEvents(TraceEvents t, const std::string& name,
     }
     if (StartsWith(n, "Iterator::")) out.framework = "tensorflow";
   }
+  if (out.framework == "tensorflow") NameIteratorSpansByPath(t);
 
   // Time zero: the first event.
   int64_t t0 = std::numeric_limits<int64_t>::max();
