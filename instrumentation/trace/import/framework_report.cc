@@ -24,6 +24,32 @@ std::string Millis(double ns) {
   return buf;
 }
 
+// A tf.data op's own time in [t0, t1): its calls' less the calls of its input nested in them
+// on their thread, and, for an asynchronous op (Prefetch, ParallelMapV2, ...), less the time
+// its input's calls on threads of their own cover its calls. Such an op is called on its
+// consumer's thread and waits there for what its own threads make: the part of a call that
+// its input does not cover is its own (the function it runs), as tf.data's bottleneck
+// analysis counts it; a prefetch that waits while its input works is idle, not busy.
+int64_t IteratorOwnNs(const Model& model, const record::StageDef& stage, int64_t t0, int64_t t1) {
+  const auto& calls = model.TracksOf(EventKind::kCall, stage.id);
+  std::vector<const Track*> input_apart;  // the input's calls on threads this op is not on
+  if (stage.asynchronous && stage.input >= 0) {
+    for (const Track* in : model.TracksOf(EventKind::kCall, static_cast<uint16_t>(stage.input))) {
+      const bool shared = std::any_of(calls.begin(), calls.end(), [&](const Track* own) {
+        return own->key().thread == in->key().thread;
+      });
+      if (!shared) input_apart.push_back(in);
+    }
+  }
+  const auto covered = Union(input_apart, t0, t1);
+  int64_t own = 0;
+  for (const Track* track : calls) {
+    const auto self = static_cast<int64_t>(track->SumRange(t0, t1).value);
+    own += std::max<int64_t>(0, self - Overlap(Union({track}, t0, t1), covered));
+  }
+  return own;
+}
+
 }  // namespace
 
 FrameworkSummary SummarizeFramework(const Model& model, int64_t t0, int64_t t1) {
@@ -68,9 +94,7 @@ FrameworkSummary SummarizeFramework(const Model& model, int64_t t0, int64_t t1) 
   double iterator_self = 0, best = 0;
   for (const record::StageDef* stage : model.StagesInOrder()) {
     if (stage->kind != "tf.data") continue;
-    double self = 0;
-    for (const Track* track : model.TracksOf(EventKind::kCall, stage->id))
-      self += track->SumRange(t0, t1).value;
+    const double self = static_cast<double>(IteratorOwnNs(model, *stage, t0, t1));
     iterator_self += self;
     if (self > best) {
       best = self;
