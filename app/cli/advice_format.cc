@@ -5,6 +5,7 @@
 #include "app/session/advising.h"
 #include "engine/spec/spec_loader.h"
 #include "engine/tuning/advisor.h"
+#include "instrumentation/trace/verdict.h"
 
 namespace pipescope::cli {
 
@@ -33,6 +34,14 @@ std::optional<engine::AdvisorResult> AdviseForSummary(const spec::PipelineSpec& 
                                                       trace::RangeAnalysis& analysis,
                                                       std::ostream& err) {
   return Applied(session::AdviseOn(spec, analysis, model), analysis, err);
+}
+
+void MarkSuggestionUntried(trace::RangeAnalysis& analysis) {
+  trace::Verdict& v = analysis.verdict;
+  if (!v.suggests_change || v.suggestion.empty()) return;
+  std::string s = v.suggestion;
+  if (s.ends_with('.')) s.pop_back();
+  trace::SetSuggestion(v, s + " (a rule of thumb, not tried in the simulator: --no-advice)");
 }
 
 void PutAdvice(nlohmann::json& summary, const engine::AdvisorResult& advice) {

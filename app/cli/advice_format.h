@@ -27,6 +27,10 @@ std::optional<engine::AdvisorResult> AdviseForSummary(const spec::PipelineSpec& 
                                                       trace::RangeAnalysis& analysis,
                                                       std::ostream& err);
 
+// Without advice (--no-advice), a verdict that suggests a change says it was not tried: its
+// rule of thumb can lose where the simulator would have seen it.
+void MarkSuggestionUntried(trace::RangeAnalysis& analysis);
+
 // Sets "advice" (the list, best first) and "advice_from_steps_per_s" (the simulator's rate of
 // the spec as given, which every prediction starts from) on `summary`.
 void PutAdvice(nlohmann::json& summary, const engine::AdvisorResult& advice);

@@ -39,8 +39,13 @@ int AutotuneCommand(const AutotuneCommandOptions& options, std::ostream& out, st
     err << "pipescope-cli: " << spec.status().message() << "\n";
     return 2;
   }
-  const auto report = [&err](double steps_per_s) {
-    err << "measured " << steps_per_s << " steps/s\n";
+  // Progress on stderr: each measurement as it comes (a real-run tuning takes minutes).
+  int measured = 0;
+  const auto report = [&err, &measured](double steps_per_s) {
+    char line[96];
+    std::snprintf(line, sizeof line, "pipescope-cli: measurement %d: %.*f steps/s\n", ++measured,
+                  steps_per_s < 10 ? 2 : 1, steps_per_s);
+    err << line;
   };
   engine::Measurer measure;
   if (options.simulate) {

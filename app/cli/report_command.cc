@@ -102,7 +102,11 @@ int ReportCommand(const ReportCommandOptions& options, std::ostream& out, std::o
   auto analysis =
       options.range.empty() ? trace::AnalyzeSteady(model) : trace::Analyze(model, t0, t1);
   std::optional<engine::AdvisorResult> advice;
-  if (options.advice) advice = AdviseForSummary(model, analysis, err);
+  if (options.advice) {
+    advice = AdviseForSummary(model, analysis, err);
+  } else {
+    MarkSuggestionUntried(analysis);
+  }
   const SummaryContext context = ContextFromModel(model, false);
   if (options.json) {
     auto j = SummaryToJson(analysis, context);

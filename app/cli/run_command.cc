@@ -118,7 +118,11 @@ int RunCommand(const RunCommandOptions& options, std::ostream& out, std::ostream
   if (result->model) {
     context = ContextFromModel(*result->model, result->summary.end_of_data);
     analysis = trace::AnalyzeSteady(*result->model);
-    if (options.advice) advice = AdviseForSummary(*result->model, analysis, err);
+    if (options.advice) {
+      advice = AdviseForSummary(*result->model, analysis, err);
+    } else {
+      MarkSuggestionUntried(analysis);
+    }
   } else {
     context.device = result->summary.device;
     context.end_of_data = result->summary.end_of_data;

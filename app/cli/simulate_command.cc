@@ -56,20 +56,29 @@ int SimulateCommand(const SimulateCommandOptions& options, std::ostream& out, st
   // Left to its default length, a run whose first step came late (a large shuffle buffer
   // filling) would be graded on a step or two: it runs again, long enough that what follows
   // the first step is four times as long, at most kLongestDefaultSeconds (worker 0's first
-  // step decides for every worker).
-  if (result.ok() && options.duration_s <= 0 && options.steps <= 0) {
-    // No step at all: the start-up took the whole run at least.
+  // step decides for every worker). A run with no step at all ran until the simulator
+  // stopped it; the longer run says when the first step comes, and one more may follow.
+  const double asked_s = run.sim.duration_s;
+  double first_s = -1;
+  while (result.ok() && options.duration_s <= 0 && options.steps <= 0) {
     const int64_t first_ns = trace::FirstStepNs(*result->model);
-    const double first_s = first_ns >= 0 ? static_cast<double>(first_ns) / 1e9 : run.sim.duration_s;
-    const double longer = std::min(kLongestDefaultSeconds, 5 * first_s);
-    if (first_s > run.sim.duration_s / 5 && longer > run.sim.duration_s) {
-      err << std::fixed << std::setprecision(1)
-          << "pipescope-cli: note: " << (first_ns >= 0 ? "the first step came at " : "no step in ")
-          << first_s << " s of start-up: simulating " << longer
-          << " s so that the steady part is graded (--duration sets it)\n";
-      run.sim.duration_s = longer;
-      simulate();
+    first_s = first_ns >= 0 ? static_cast<double>(first_ns) / 1e9 : -1;
+    const double longer =
+        std::min(kLongestDefaultSeconds, first_ns >= 0 ? 5 * first_s : kLongestDefaultSeconds);
+    const bool late = first_ns < 0 || first_s > run.sim.duration_s / 5;
+    if (!late || longer <= run.sim.duration_s) break;
+    run.sim.duration_s = longer;
+    simulate();
+  }
+  if (run.sim.duration_s > asked_s) {
+    err << std::fixed << std::setprecision(1) << "pipescope-cli: note: ";
+    if (first_s >= 0) {
+      err << "the first step came at " << first_s << " s of start-up";
+    } else {
+      err << "no step in " << run.sim.duration_s << " s";
     }
+    err << ": simulating " << run.sim.duration_s
+        << " s so that the steady part is graded (--duration sets it)\n";
   }
   if (!result.ok()) {
     err << "pipescope-cli: " << result.status().message() << "\n";
@@ -96,6 +105,8 @@ int SimulateCommand(const SimulateCommandOptions& options, std::ostream& out, st
     sim::CostModel worker_model = *model;  // worker 0's share of the host's cores
     worker_model.cores /= options.workers;
     advice = AdviseForSummary(printed, worker_model, analysis, err);
+  } else if (!options.advice) {
+    MarkSuggestionUntried(analysis);
   }
   const SummaryContext context = ContextFromModel(*result->model, result->summary.end_of_data);
   const double virtual_s = result->summary.duration_s;

@@ -16,30 +16,19 @@ namespace pipescope::session {
 
 namespace {
 
-// Simulates `spec` for `seconds` and gives the steady rate, or the first step's time when
-// the run was too short for one (steady < 0).
-struct SteadyRate {
-  double steps_per_s = -1;
-  int64_t first_step_ns = -1;
-};
-
-engine::Result<SteadyRate> SimulateSteady(const spec::PipelineSpec& spec,
-                                          const sim::CostModel& model, uint64_t seed,
-                                          double seconds, int64_t max_steps) {
+// `spec`'s steady rate on `model` with seed `seed`, simulated for `seconds` (longer where
+// its first step comes late), up to `max_steps` steps (0: no limit).
+engine::Result<double> SteadyRateOf(const spec::PipelineSpec& spec, const sim::CostModel& model,
+                                    uint64_t seed, double seconds, int64_t max_steps) {
   SimulatedRunOptions options;
   options.sim.duration_s = seconds;
-  options.sim.max_steps = max_steps;
   options.sim.seed = seed;
+  options.sim.max_steps = max_steps;
   options.steps_only = true;
-  ASSIGN_OR_RETURN(RecordedRunResult run, RunSimulated(spec, model, options));
-  if (!run.run_status.ok()) return run.run_status;
-  SteadyRate r;
-  r.first_step_ns = trace::FirstStepNs(*run.model);
-  const int64_t end = run.model->duration_ns();
-  if (r.first_step_ns < 0) return r;
-  const int64_t from = r.first_step_ns + (end - r.first_step_ns) / 4;
-  if (from < end) r.steps_per_s = trace::Analyze(*run.model, from, end).steps_per_s;
-  return r;
+  ASSIGN_OR_RETURN(
+      SteadyRun run,
+      SimulateSteadyPart(spec, model, options, std::max(seconds, kAdviceMostSimulatedSeconds)));
+  return std::max(0.0, run.steady.steps_per_s);
 }
 
 }  // namespace
@@ -80,14 +69,7 @@ engine::SimulatedRate SimulatedRateOn(sim::CostModel model, double seconds) {
     merged.timer_wake = model.timer_wake;
     merged.startup_ns = model.startup_ns;
     merged.origin = model.origin;
-    ASSIGN_OR_RETURN(SteadyRate r, SimulateSteady(candidate, merged, seed, seconds, max_steps));
-    // A late first step: long enough that what follows it is four times as long.
-    const double first_s = static_cast<double>(r.first_step_ns) / 1e9;
-    if (r.first_step_ns > 0 && first_s > seconds / 5) {
-      const double longer = std::min(kAdviceMostSimulatedSeconds, std::max(seconds, 5 * first_s));
-      ASSIGN_OR_RETURN(r, SimulateSteady(candidate, merged, seed, longer, max_steps));
-    }
-    return std::max(0.0, r.steps_per_s);
+    return SteadyRateOf(candidate, merged, seed, seconds, max_steps);
   };
 }
 
@@ -98,7 +80,11 @@ engine::Result<engine::AdvisorResult> AdviseOn(const spec::PipelineSpec& spec,
   engine::AdvisorOptions options;
   options.cancelled = std::move(cancelled);
   options.cores = std::max(1, static_cast<int>(std::lround(model.cores)));
-  ASSIGN_OR_RETURN(const double seconds, AdviceSeconds(spec, model, analysis.steps_per_s));
+  ASSIGN_OR_RETURN(double seconds, AdviceSeconds(spec, model, analysis.steps_per_s));
+  // A run whose first step came late (a large shuffle buffer filling from slow storage) is
+  // simulated long enough from the start for its steady part, not tried short first.
+  const double startup_s = static_cast<double>(analysis.startup_ns) / 1e9;
+  seconds = std::max(seconds, std::min(kAdviceMostSimulatedSeconds, 5 * startup_s));
   return engine::Advise(spec, analysis, SimulatedRateOn(model, seconds), options);
 }
 

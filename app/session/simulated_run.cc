@@ -62,6 +62,32 @@ engine::Result<RecordedRunResult> RunSimulated(const spec::PipelineSpec& spec,
   return result;
 }
 
+engine::Result<SteadyRun> SimulateSteadyPart(const spec::PipelineSpec& spec,
+                                             const sim::CostModel& model,
+                                             SimulatedRunOptions options, double most_seconds) {
+  SteadyRun out;
+  for (;;) {
+    ASSIGN_OR_RETURN(RecordedRunResult run, RunSimulated(spec, model, options));
+    const double seconds = options.sim.duration_s;
+    out.first_step_ns = trace::FirstStepNs(*run.model);
+    const double first_s = static_cast<double>(out.first_step_ns) / 1e9;
+    const bool late = out.first_step_ns < 0 || first_s > seconds / 5;
+    const double longer =
+        std::min(most_seconds, out.first_step_ns < 0 ? most_seconds : 5 * first_s);
+    if (late && longer > seconds) {
+      options.sim.duration_s = longer;
+      continue;
+    }
+    if (!run.run_status.ok()) return run.run_status;
+    out.seconds = seconds;
+    const int64_t end = run.model->duration_ns();
+    const int64_t first = std::max<int64_t>(0, out.first_step_ns);
+    out.steady = trace::Analyze(*run.model, first + (end - first) / 4, end);
+    if (out.first_step_ns < 0) out.steady.steps_per_s = 0;
+    return out;
+  }
+}
+
 engine::Measurer SimulatedMeasurer(std::string model_path, double seconds) {
   // Each measurement draws its costs with the next seed, as each real run meets other
   // noise: a repeat of the same seed would be the same run, and would narrow the interval
@@ -73,10 +99,9 @@ engine::Measurer SimulatedMeasurer(std::string model_path, double seconds) {
     SimulatedRunOptions options;
     options.sim.duration_s = seconds;
     options.sim.seed = ++*runs;
-    ASSIGN_OR_RETURN(RecordedRunResult run, RunSimulated(candidate, model, options));
-    if (!run.run_status.ok()) return run.run_status;
-    const int64_t end = run.model->duration_ns();
-    return engine::MeasurementOf(trace::Analyze(*run.model, end / 4, end));
+    ASSIGN_OR_RETURN(SteadyRun run, SimulateSteadyPart(candidate, model, options,
+                                                       std::max(seconds, kMeasuredMostSeconds)));
+    return engine::MeasurementOf(std::move(run.steady));
   };
 }
 

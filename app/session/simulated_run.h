@@ -37,9 +37,28 @@ engine::Result<RecordedRunResult> RunSimulated(const spec::PipelineSpec& spec,
                                                const sim::CostModel& model,
                                                const SimulatedRunOptions& options);
 
+// A simulated run graded on its steady part, as advice and the simulated tuner measure a
+// candidate: from its first step and a quarter of what follows, so that neither buffers
+// filling nor workers starting count. A first step later than a fifth of the run (a large
+// shuffle buffer filling from slow storage), or none at all, runs it again for five times
+// the first step's time, at most `most_seconds` (`options.sim.duration_s` is the first
+// try's length).
+struct SteadyRun {
+  trace::RangeAnalysis steady;  // [first step + a quarter of the rest, end)
+  int64_t first_step_ns = -1;
+  double seconds = 0;  // of virtual time, the last try's
+};
+// Errors: the spec cannot be simulated, or the longest run gave the step nothing (the
+// simulator's stall).
+engine::Result<SteadyRun> SimulateSteadyPart(const spec::PipelineSpec& spec,
+                                             const sim::CostModel& model,
+                                             SimulatedRunOptions options, double most_seconds);
+
 // The tuners' what-if measurer: each candidate simulated for `seconds` of virtual time on
-// the cost model of `model_path` (empty: the candidate spec's own costs) and analysed
-// without its first quarter, as MeasureSpec does with a recorded run.
+// the cost model of `model_path` (empty: the candidate spec's own costs) and graded on its
+// steady part (SimulateSteadyPart, up to kMeasuredMostSeconds), as MeasureSpec grades a
+// recorded run without its first quarter.
+inline constexpr double kMeasuredMostSeconds = 120;
 engine::Measurer SimulatedMeasurer(std::string model_path, double seconds);
 
 }  // namespace pipescope::session

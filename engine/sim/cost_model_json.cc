@@ -1,5 +1,6 @@
 #include "engine/sim/cost_model_json.h"
 
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <type_traits>
@@ -151,7 +152,10 @@ engine::Result<CostModel> ParseCostModelJson(const std::string& text, CostModel 
 
 engine::Result<CostModel> LoadCostModelFile(const std::string& path, CostModel base) {
   ASSIGN_OR_RETURN(const std::string text, engine::ReadWholeFile(path, "cost model"));
+  const std::string base_origin = base.origin;
   ASSIGN_OR_RETURN(CostModel model, ParseCostModelJson(text, std::move(base), path));
+  // A file that does not name its origin (one written by hand) is the origin itself.
+  if (model.origin == base_origin) model.origin = std::filesystem::path(path).filename().string();
   // A simulation's trace header names the file, and advice on that trace loads the same
   // costs again (a lesson's model.json, `simulate --model`).
   model.file = path;

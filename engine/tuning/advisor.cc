@@ -216,8 +216,8 @@ std::string AdviceHeading(const AdvisorResult& result) {
   const double run = result.measured_steps_per_s;
   if (sim > 0 && run > 0 && std::abs(sim / run - 1) > std::max(result.noise, 0.01)) {
     std::snprintf(head + n, sizeof head - static_cast<size_t>(n),
-                  "; predictions start from the simulator's %s steps/s for the pipeline as it "
-                  "is, where the run measured %s",
+                  "; predictions start from %s steps/s, the simulator's steady rate of the "
+                  "pipeline as it is (this run's figure: %s)",
                   Rate(sim).c_str(), Rate(run).c_str());
   }
   return head;

@@ -27,6 +27,11 @@ TEST(CliSimulateTest, SummaryLikeRunMarkedSimulatedAndDeterministic) {
   const auto b = Cli("simulate " + Pipeline("input_bound_demo.pbtxt") + " --json --seed 4");
   EXPECT_EQ(json::parse(JsonPart(b.out))["steps"], j["steps"]);
 
+  // Without advice, the verdict's suggestion is a rule of thumb and says so.
+  const auto untried = Cli("simulate " + Pipeline("input_bound_demo.pbtxt") + " --no-advice");
+  EXPECT_NE(untried.out.find("(a rule of thumb, not tried in the simulator: --no-advice)."),
+            std::string::npos)
+      << untried.out;
   const auto fixed = Cli("simulate " + Pipeline("input_bound_demo.pbtxt") +
                          " --set decode.num_parallel_calls=2 --json");
   ASSERT_EQ(fixed.exit_code, 0) << fixed.out;
@@ -76,6 +81,34 @@ TEST(CliSimulateTest, ALateFirstStepLengthensTheDefaultRun) {
 
 // --workers N: worker 0's summary, then each worker and the job; only worker 0 prints its
 // elements, which are its shard's; a worker without a shard is refused.
+// A shuffle buffer of 1,000 records read at 25 ms each fills in 25 s: the default 5 s run
+// gives no step at all (the simulator stops it at 20 s). The run goes on until its first step
+// is known and graded on what follows; the advice runs its changes as long (it said "the
+// pipeline gave the training step nothing" and gave none); the tuner's measurements, graded
+// from the first step too, find a rate.
+TEST(CliSimulateTest, AFirstStepAfterTheWholeDefaultRunIsWaitedFor) {
+  const std::string spec = TempPath("pipescope_slow_fill.pbtxt");
+  std::ofstream(spec) << R"(name: "slow_fill"
+    budget { cpu_cores: 4 }
+    source { name: "read" synthetic { records: -1 record_bytes: 1000 read_latency: "25ms" } }
+    ops { name: "shuffle" shuffle { buffer_size: 1000 } }
+    ops { name: "batch" batch { batch_size: 4 } }
+    train_step { step_time: "10ms" device: simulated })";
+  const auto r = Cli("simulate " + spec + " --json");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("the first step came at 25.1 s of start-up: simulating 120.0 s"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("no advice"), std::string::npos) << r.out;
+  const json j = json::parse(JsonPart(r.out));
+  EXPECT_GT(j["steps"].get<int64_t>(), 100) << "95 s of one batch each 100 ms";
+  EXPECT_NEAR(j["steps_per_s"].get<double>(), 10, 1) << "40 records/s, 4 a batch";
+  EXPECT_FALSE(j["advice"].empty()) << "reading in parallel gains";
+  const auto tuned = Cli("autotune " + spec + " --simulate --budget-s 200");
+  EXPECT_EQ(tuned.exit_code, 0) << tuned.out;
+  EXPECT_NE(tuned.out.find("measured the spec as given: 9."), std::string::npos) << tuned.out;
+}
+
 TEST(CliSimulateTest, WorkersEachRunTheirShardAndTheJobIsReported) {
   const std::string spec = TempPath("workers_spec.pbtxt");
   std::ofstream(spec) << R"(name: "sharded" source { name: "src" range { stop: 1000000 } }
@@ -196,6 +229,13 @@ TEST(CliSimulateTest, BadModelsAreNamed) {
       Cli("simulate " + Pipeline("input_bound_demo.pbtxt") + " --model /no/such.json");
   EXPECT_EQ(missing.exit_code, 2);
   EXPECT_NE(missing.out.find("/no/such.json"), std::string::npos);
+  // A model written by hand, naming no origin, is named by its file.
+  const std::string slower = TempPath("slower_decode.json");
+  std::ofstream(slower) << R"({"ops": {"decode": {"cpu": {"mean_ns": 9e6}}}})";
+  const auto named =
+      Cli("simulate " + Pipeline("input_bound_demo.pbtxt") + " --model " + slower + " --no-advice");
+  EXPECT_NE(named.out.find("simulated on the slower_decode.json cost model"), std::string::npos)
+      << named.out;
 }
 
 TEST(CliSimulateTest, CalibrateFitsARecordedRun) {

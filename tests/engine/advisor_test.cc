@@ -139,8 +139,8 @@ TEST(AdvisorTest, TheHeadingGivesBothRatesWhereTheSimulatorIsApartFromTheRun) {
   r.measured_steps_per_s = 152.6;
   EXPECT_EQ(AdviceHeading(r),
             "19 changes tried in the simulator; a gain must exceed 3% on every seed; predictions "
-            "start from the simulator's 158.9 steps/s for the pipeline as it is, where the run "
-            "measured 152.6");
+            "start from 158.9 steps/s, the simulator's steady rate of the pipeline as it is (this "
+            "run's figure: 152.6)");
   r.measured_steps_per_s = 156.0;  // within the noise
   EXPECT_EQ(AdviceHeading(r),
             "19 changes tried in the simulator; a gain must exceed 3% on every seed");
