@@ -170,7 +170,9 @@ int AutotuneCommand(const AutotuneCommandOptions& options, std::ostream& out, st
     std::snprintf(rates, sizeof rates, "%.1f ± %.1f -> %.1f ± %.1f steps/s (95%% intervals)",
                   result->steps_per_s_before, result->half_width_before, result->steps_per_s_after,
                   result->half_width_after);
-    out << rates << " in " << result->tuning_s << " s of tuning, " << result->measurements
+    char tuning[32];
+    std::snprintf(tuning, sizeof tuning, "%.*f", result->tuning_s < 10 ? 2 : 0, result->tuning_s);
+    out << rates << " in " << tuning << " s of tuning, " << result->measurements
         << " measuring runs; " << result->worker_threads << " worker threads";
     // The simulator does not hold the elements, so it has no buffer memory to report.
     if (!options.simulate) out << ", buffers of " << result->buffer_bytes / 1024 << " KiB";

@@ -57,8 +57,10 @@ engine::Result<SteadyRun> SimulateSteadyPart(const spec::PipelineSpec& spec,
 // The tuners' what-if measurer: each candidate simulated for `seconds` of virtual time on
 // the cost model of `model_path` (empty: the candidate spec's own costs) and graded on its
 // steady part (SimulateSteadyPart, up to kMeasuredMostSeconds), as MeasureSpec grades a
-// recorded run without its first quarter.
+// recorded run without its first quarter; a run graded on fewer than kMeasuredSteps steps
+// runs again long enough for them, within the same most.
 inline constexpr double kMeasuredMostSeconds = 120;
+inline constexpr double kMeasuredSteps = 300;
 engine::Measurer SimulatedMeasurer(std::string model_path, double seconds);
 
 }  // namespace pipescope::session

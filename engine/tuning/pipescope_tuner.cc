@@ -157,7 +157,9 @@ Result<TunerResult> TunePipescope(const spec::PipelineSpec& spec, const Measurer
     std::vector<const KnobRef*> op_knobs;
     const auto knobs = TunableKnobs(result.tuned, cores);
     for (const auto& k : knobs) {
-      if (k.knob != "num_parallel_calls") continue;
+      // Every knob but the last prefetch's buffer is an op's workers: num_parallel_calls, a
+      // DataLoader's num_workers, a Keras enqueuer's workers.
+      if (k.knob == "buffer_size") continue;
       const auto it = figures.find(k.op);
       if (it == figures.end()) continue;
       // An interleave's workers run its sub-pipeline (stages named "<interleave>.<op>").
@@ -175,7 +177,7 @@ Result<TunerResult> TunePipescope(const spec::PipelineSpec& spec, const Measurer
     std::string change;
     for (size_t i = 0; i < ops.size(); ++i) {
       const std::string assignment =
-          op_knobs[i]->op + ".num_parallel_calls=" + std::to_string(alloc.parallelism[i]);
+          op_knobs[i]->op + "." + op_knobs[i]->knob + "=" + std::to_string(alloc.parallelism[i]);
       RETURN_IF_ERROR(ApplyOverride(candidate, assignment));
       change += (change.empty() ? "" : ", ") + assignment;
     }
@@ -191,12 +193,12 @@ Result<TunerResult> TunePipescope(const spec::PipelineSpec& spec, const Measurer
       RETURN_IF_ERROR(ApplyOverride(candidate, k.op + ".buffer_size=" + std::to_string(size)));
       change += (change.empty() ? "" : ", ") + k.op + ".buffer_size=" + std::to_string(size);
     }
-    // A pipeline without integer knobs (a DataLoader's, a Keras fit's) has none to allocate:
-    // its settings are the single steps below.
+    // A pipeline without such knobs has none to allocate: its settings (a DataLoader's
+    // persistent_workers, a read's deterministic) are the single steps below.
     const std::string round_name =
         "round " + std::to_string(round) + ": " +
-        (change.empty() ? "no parallelism or buffer knob to allocate" : change) +
-        " (predicted limit: " + alloc.limit + ")";
+        (change.empty() ? "no parallelism or buffer knob to allocate"
+                        : change + " (predicted limit: " + alloc.limit + ")");
     if (!tried.insert(SpecToText(candidate)).second) {
       result.log.push_back(round_name + ": nothing left to change");
       break;
