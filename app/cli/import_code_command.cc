@@ -64,7 +64,7 @@ int ImportCodeCommand(const ImportCodeCommandOptions& options, std::ostream& out
   for (const std::string& assignment : options.sets) {
     if (auto s = code::SetCodeKnob(c, assignment); !s.ok()) {
       err << "pipescope-cli: --set " << assignment << ": " << s.message() << "\n";
-      return 1;
+      return 2;  // a bad argument
     }
   }
   if (!options.calibrate.empty()) {

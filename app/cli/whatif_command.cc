@@ -140,7 +140,8 @@ int WhatIfCommand(const WhatIfCommandOptions& options, std::ostream& out, std::o
     if (!predicted.ok()) {
       err << "pipescope-cli: whatif: " << options.trace_path << ": " << predicted.status().message()
           << "\n";
-      return 1;
+      // A setting it cannot take is a bad argument; the rest is the trace's.
+      return predicted.status().code() == engine::StatusCode::kInvalidArgument ? 2 : 1;
     }
     p = *predicted;
     sentence = session::PredictionSentence(p);

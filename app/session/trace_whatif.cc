@@ -396,8 +396,9 @@ engine::Result<FittedJob> FitJob(const trace::LoaderJob& job, const WhatIfOption
              static_cast<double>(engine::kDefaultReceiveNsPerMib) / 1e3));
   }
   notes.push_back(
-      "the device's work stays the same per step; its copy to the device is not sped up by "
-      "pin_memory in this model");
+      "the device's work stays the same per sample (at another batch_size the step's device "
+      "part scales with the batch: a GPU often does better on larger ones); its copy to the "
+      "device is not sped up by pin_memory in this model");
   return fitted;
 }
 
@@ -406,11 +407,23 @@ engine::Result<WhatIfPrediction> PredictFitted(const FittedJob& fitted,
                                                const LoaderSettings& changed, bool timeline) {
   WhatIfPrediction p = fitted.base;
   p.changed = changed;
-  ASSIGN_OR_RETURN(p.predicted,
-                   SimulateJob(changed, fitted.costs, fitted.device_busy_ns, fitted.seed));
+  // Another batch size: the device's work per sample stays, so the step's device part
+  // scales with the batch and lengthens (or shortens) the loop by as much; the loop's CPU
+  // (launching the same kernels) stays per step.
+  JobCosts costs = fitted.costs;
+  double device_busy_ns = fitted.device_busy_ns;
+  if (changed.batch_size != p.traced.batch_size && p.traced.batch_size > 0) {
+    const double scale =
+        static_cast<double>(changed.batch_size) / static_cast<double>(p.traced.batch_size);
+    const double cpu_ns = costs.loop_ns * costs.loop_cpu_share;
+    costs.loop_ns = std::max(cpu_ns, costs.loop_ns + device_busy_ns * (scale - 1));
+    costs.loop_cpu_share = costs.loop_ns > 0 ? std::min(1.0, cpu_ns / costs.loop_ns) : 0;
+    device_busy_ns *= scale;
+  }
+  ASSIGN_OR_RETURN(p.predicted, SimulateJob(changed, costs, device_busy_ns, fitted.seed));
   if (timeline) {
-    RETURN_IF_ERROR(SimulateJob(changed, fitted.costs, fitted.device_busy_ns, fitted.seed,
-                                fitted.steps + 1, &p.predicted_trace)
+    RETURN_IF_ERROR(SimulateJob(changed, costs, device_busy_ns, fitted.seed, fitted.steps + 1,
+                                &p.predicted_trace)
                         .status());
   }
   return p;
@@ -422,8 +435,10 @@ engine::Result<WhatIfPrediction> PredictWhatIf(const trace::LoaderJob& job,
                                                const WhatIfOptions& options) {
   ASSIGN_OR_RETURN(const FittedJob fitted, FitJob(job, options));
   LoaderSettings changed = fitted.base.traced;
+  bool prefetch_factor_set = false;
   for (const auto& [name, value] : options.sets) {
     RETURN_IF_ERROR(SetLoaderKnob(changed, name, value));
+    prefetch_factor_set |= KnobName(name) == "prefetch_factor";
     if (!fitted.batch_known && KnobName(name) == "batch_size") {
       return engine::InvalidArgument(
           "the trace does not show the batch size (no tensor copied to the device with its "
@@ -431,12 +446,32 @@ engine::Result<WhatIfPrediction> PredictWhatIf(const trace::LoaderJob& job,
           "scaled: give the traced one with --given batch_size=N");
     }
   }
+  // As DataLoader's constructor refuses them (torch/utils/data/dataloader.py).
+  if (changed.num_workers == 0 && prefetch_factor_set) {
+    return engine::InvalidArgument(
+        "prefetch_factor is a worker setting: DataLoader refuses it with num_workers=0 "
+        "(set num_workers too)");
+  }
+  if (changed.num_workers == 0 && changed.persistent_workers) {
+    return engine::InvalidArgument(
+        "persistent_workers needs workers: DataLoader refuses it with num_workers=0 (set "
+        "num_workers too)");
+  }
   return PredictFitted(fitted, changed, true);
 }
 
 std::string PredictionSentence(const WhatIfPrediction& p) {
   const double gain =
       p.measured.steps_per_s > 0 ? p.predicted.steps_per_s / p.measured.steps_per_s - 1 : 0;
+  if (p.changed.batch_size != p.traced.batch_size) {
+    // Steps of another size do not compare: samples do.
+    const double samples_gain =
+        p.measured.samples_per_s > 0 ? p.predicted.samples_per_s / p.measured.samples_per_s - 1 : 0;
+    return LoaderChanges(p.traced, p.changed) +
+           Text(": %.1f → %.1f samples/s predicted (%+.0f%%;", p.measured.samples_per_s,
+                p.predicted.samples_per_s, 100 * samples_gain) +
+           Text(" %.2f → %.2f steps/s).", p.measured.steps_per_s, p.predicted.steps_per_s);
+  }
   return LoaderChanges(p.traced, p.changed) + Text(": %.2f → %.2f steps/s predicted (%+.0f%%).",
                                                    p.measured.steps_per_s, p.predicted.steps_per_s,
                                                    100 * gain);

@@ -226,7 +226,19 @@ def main():
                       "the engine's loop waits for its device")
 
     rc, _, err = whatif(cli, w0, "--set", "num_wokers=4")
-    check(rc == 1 and "unknown setting 'num_wokers'" in err, f"a misspelt knob is named: {err.strip()}")
+    check(rc == 2 and "unknown setting 'num_wokers'" in err, f"a misspelt knob is named: {err.strip()}")
+    # What DataLoader's constructor refuses (torch/utils/data/dataloader.py), refused.
+    rc, _, err = whatif(cli, w0, "--set", "prefetch_factor=4")
+    check(rc == 2 and "refuses it with num_workers=0" in err, f"prefetch_factor alone: {rc} {err.strip()}")
+    # Another batch size compares by samples; the step's device part grows with the batch.
+    rc, out, err = whatif(cli, w0, "--set", "batch_size=64", "--json")
+    check(rc == 0, f"batch_size 64: {err.strip()}")
+    if rc == 0:
+        b = json.loads(out)
+        check("samples/s predicted" in b["advice"][0]["text"], b["advice"][0]["text"])
+        check(b["predicted"]["device_busy_fraction"] * 1e3 / b["predicted"]["steps_per_s"]
+              > 1.8 * m["device_busy_fraction"] * 1e3 / m["steps_per_s"],
+              "the device works about twice as long a step on twice the batch")
     rc, _, err = whatif(cli, w0, "--set", "num_workers")
     check(rc == 2 and "KNOB=VALUE" in err, f"a setting without a value: {err.strip()}")
 
