@@ -99,6 +99,7 @@ Status ApplyOverride(spec::PipelineSpec& spec, const std::string& assignment) {
   const std::string value = assignment.substr(eq + 1);
   if (op_name == "train_step")
     return SetField(*spec.mutable_train_step(), knob, value, "train_step");
+  if (op_name == "budget") return SetField(*spec.mutable_budget(), knob, value, "budget");
   if (op_name == spec.source().name()) {
     auto* source = spec.mutable_source();
     const auto* oneof = source->GetDescriptor()->FindOneofByName("kind");

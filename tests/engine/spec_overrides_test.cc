@@ -31,6 +31,8 @@ TEST(SpecOverridesTest, SetsAKnobOfANamedOp) {
   EXPECT_EQ(spec.train_step().step_time(), "3ms");
   ASSERT_TRUE(ApplyOverride(spec, "read.records=9").ok());
   EXPECT_EQ(spec.source().synthetic().records(), 9);
+  ASSERT_TRUE(ApplyOverride(spec, "budget.cpu_cores=16").ok());
+  EXPECT_EQ(spec.budget().cpu_cores(), 16);
 }
 
 TEST(SpecOverridesTest, ReadsBackAnIntegerKnob) {
