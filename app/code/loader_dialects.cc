@@ -52,6 +52,12 @@ spec::WorkFunction GetItem(PythonReader& r, Pipeline& p, const Value* dataset, c
   }
   work.name = op;
   NoteWork(p, at, op, work);
+  if (work.fn.has_python()) {
+    p.Note(at,
+           "what __getitem__ returns is not read: a sample counts a few bytes, and "
+           "nothing crosses from the workers; --set " +
+               op + ".sample_bytes=SIZE gives its size (150KB: a 224×224 RGB image)");
+  }
   return work.fn;
 }
 
@@ -68,8 +74,18 @@ Value DataLoader(PythonReader& r, const CallArgs& a) {
   spec::Op op;
   op.set_name(op_name);
   auto* dl = op.mutable_dataloader();
-  dl->set_batch_size(
-      ReadKnob(*p, a, 1, "batch_size", op_name, "1 (the DataLoader's default)").value_or(1));
+  if (const Value* batch = a.Get(1, "batch_size"); batch && batch->Is(Value::Kind::kNone)) {
+    // No automatic batching: each index the sampler gives is fetched as it is, a whole batch
+    // where __getitem__ (or a batch sampler's indices) makes one.
+    dl->set_batch_size(1);
+    p->Note(batch->node.start(),
+            "batch_size=None: no automatic batching, each item __getitem__ makes is handed on "
+            "as it is: read as batches of one item (its cost is the whole batch's where "
+            "__getitem__ makes one)");
+  } else {
+    dl->set_batch_size(
+        ReadKnob(*p, a, 1, "batch_size", op_name, "1 (the DataLoader's default)").value_or(1));
+  }
   if (const auto shuffle = ReadFlag(*p, a, 2, "shuffle", op_name); shuffle && *shuffle) {
     p->Note(a.node.start(),
             "shuffle=True draws the indices in a random order, which costs the "

@@ -64,23 +64,43 @@ Result<int64_t> ParseDurationNs(std::string_view text) {
   return static_cast<int64_t>(std::llround(value * scale));
 }
 
-Result<double> ParseBytesPerSecond(std::string_view text) {
-  ASSIGN_OR_RETURN(auto parts, SplitNumber(text, "rate"));
+namespace {
+
+// A number of bytes ("150KB"), or of bytes per second with `per` "/s": the number scaled by
+// its unit, decimal (KB, MB, GB) or binary (KiB, MiB, GiB).
+Result<double> ByteQuantity(std::string_view text, std::string_view what, std::string_view per) {
+  ASSIGN_OR_RETURN(auto parts, SplitNumber(text, what));
   auto [value, unit] = parts;
   static constexpr std::pair<std::string_view, double> kUnits[] = {
-      {"B/s", 1},        {"KB/s", 1e3},      {"MB/s", 1e6},      {"GB/s", 1e9},
-      {"KiB/s", 1024.0}, {"MiB/s", 1 << 20}, {"GiB/s", 1 << 30},
+      {"B", 1},        {"KB", 1e3},      {"MB", 1e6},      {"GB", 1e9},
+      {"KiB", 1024.0}, {"MiB", 1 << 20}, {"GiB", 1 << 30},
   };
+  std::string units;
   for (const auto& [name, scale] : kUnits) {
-    if (unit == name) {
-      if (value <= 0 || !std::isfinite(value)) {
-        return InvalidArgument("rate \"" + std::string(text) + "\" must be positive");
-      }
+    if (unit.size() == name.size() + per.size() && unit.starts_with(name) && unit.ends_with(per))
       return value * scale;
-    }
+    units += (units.empty() ? "" : ", ") + std::string(name) + std::string(per);
   }
-  return InvalidArgument("rate \"" + std::string(text) +
-                         "\" needs a unit: B/s, KB/s, MB/s, GB/s, KiB/s, MiB/s or GiB/s");
+  return InvalidArgument(std::string(what) + " \"" + std::string(text) +
+                         "\" needs a unit: " + units);
+}
+
+}  // namespace
+
+Result<double> ParseBytesPerSecond(std::string_view text) {
+  ASSIGN_OR_RETURN(const double rate, ByteQuantity(text, "rate", "/s"));
+  if (rate <= 0 || !std::isfinite(rate)) {
+    return InvalidArgument("rate \"" + std::string(text) + "\" must be positive");
+  }
+  return rate;
+}
+
+Result<int64_t> ParseBytes(std::string_view text) {
+  ASSIGN_OR_RETURN(const double bytes, ByteQuantity(text, "size", ""));
+  if (bytes < 0 || !std::isfinite(bytes) || bytes > 1e15) {
+    return InvalidArgument("size \"" + std::string(text) + "\" must be from 0 to 1 PB");
+  }
+  return static_cast<int64_t>(std::llround(bytes));
 }
 
 Result<TimeRange> ParseTimeRange(std::string_view text) {

@@ -13,6 +13,8 @@ namespace pipescope::engine {
 Result<int64_t> ParseDurationNs(std::string_view text);
 // Bytes per second; accepts B/s, KB/s, MB/s, GB/s (powers of 1000) and KiB/s, MiB/s, GiB/s.
 Result<double> ParseBytesPerSecond(std::string_view text);
+// Bytes; accepts B, KB, MB, GB (powers of 1000) and KiB, MiB, GiB ("150KB"), at least 0.
+Result<int64_t> ParseBytes(std::string_view text);
 // A part of a run, "T0:T1", each end seconds from the run's start ("2.5") or a duration
 // ("2500ms"); either may be left out ("3:" from 3 s to the end). t1_ns 0 means the end.
 // The CLI's --range and the GUI's --view.

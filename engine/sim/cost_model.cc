@@ -356,6 +356,10 @@ class DefaultsBuilder {
         ASSIGN_OR_RETURN(double ns, DurationOr0(fn.python().duration()));
         c.cpu = Fixed(kMapCallNs + ns);
         c.gil_share = engine::PythonGilShare(fn.python());
+        if (const int64_t made = fn.python().output_bytes(); made > 0) {
+          c.cpu_per_row = Fixed(kCopyNsPerByte * static_cast<double>(made));  // its writing
+          bytes = made;
+        }
         break;
       }
       case spec::WorkFunction::kUnpackBits:

@@ -101,6 +101,9 @@ bool FieldChecker::WorkFunction(const spec::WorkFunction& fn, const Where& fw) {
       const Where pw = Nested(fn, fw, "python", fw.what);
       Duration(fn.python(), pw, "duration", fn.python().duration(), true);
       GilShare(fn.python(), pw, PythonGilShare(fn.python()));
+      if (fn.python().output_bytes() < 0 || fn.python().output_bytes() > (int64_t{1} << 30)) {
+        Fail(fn.python(), pw, "output_bytes", "is a call's result in bytes, from 0 to 1 GiB");
+      }
       break;
     }
     case spec::WorkFunction::KIND_NOT_SET:

@@ -47,7 +47,9 @@ class PythonProcessScope {
 
 class PythonWork : public WorkFunction {
  public:
-  PythonWork(int64_t duration_ns, double gil_share);
+  // `output_bytes` > 0: each call returns a new array of that many bytes per row, written
+  // (numpy making a sample), in place of what it was given.
+  PythonWork(int64_t duration_ns, double gil_share, int64_t output_bytes = 0);
   std::string name() const override { return "python"; }
   Status Apply(Element& element, CancellationToken& cancellation) const override;
   // Once per batch: a function called on the batch (a vectorised Python function).
@@ -56,8 +58,10 @@ class PythonWork : public WorkFunction {
 
  private:
   void Call(uint64_t seed) const;
+  void Return(Element& element, int64_t rows) const;
   const uint64_t locked_iterations_;  // the share under the lock
   const uint64_t free_iterations_;    // the rest (numpy's or a C extension's own work)
+  const int64_t output_bytes_;
 };
 
 }  // namespace pipescope::engine

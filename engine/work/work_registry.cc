@@ -127,8 +127,8 @@ Result<std::unique_ptr<WorkFunction>> MakeWorkFunction(const spec::WorkFunction&
       return std::unique_ptr<WorkFunction>(std::make_unique<Fill>());
     case spec::WorkFunction::kPython: {
       ASSIGN_OR_RETURN(int64_t ns, ParseDurationNs(fn.python().duration()));
-      return std::unique_ptr<WorkFunction>(
-          std::make_unique<PythonWork>(ns, PythonGilShare(fn.python())));
+      return std::unique_ptr<WorkFunction>(std::make_unique<PythonWork>(
+          ns, PythonGilShare(fn.python()), fn.python().output_bytes()));
     }
     case spec::WorkFunction::KIND_NOT_SET:
       break;

@@ -284,6 +284,29 @@ for epoch in range(10):
   EXPECT_EQ(dl.prefetch_factor(), 4);
   EXPECT_TRUE(dl.getitem().has_python());
   EXPECT_TRUE(OpNamed(c, "epochs").has_repeat());
+  // What __getitem__ returns is not in the code: said, and given with --set.
+  EXPECT_TRUE(HasNote(c, 12, "--set loader.sample_bytes=SIZE")) << Notes(c);
+  auto sized = c;
+  ASSERT_TRUE(SetCodeKnob(sized, "loader.sample_bytes=150KB").ok());
+  EXPECT_EQ(OpNamed(sized, "loader").dataloader().getitem().python().output_bytes(), 150'000);
+  EXPECT_FALSE(SetCodeKnob(sized, "loader.sample_bytes=big").ok());
+  EXPECT_FALSE(SetCodeKnob(sized, "epochs.sample_bytes=1KB").ok());
+}
+
+// batch_size=None turns automatic batching off: each item is handed on as it is, and the
+// note says so rather than reading the DataLoader's default of 1 silently.
+TEST(CodeImportTest, ADataLoaderWithoutAutomaticBatchingSaysSo) {
+  const auto c = Import(R"(from torch.utils.data import Dataset, DataLoader
+class Batches(Dataset):
+    def __len__(self):
+        return 100
+    def __getitem__(self, i):
+        return load_batch(i)
+
+loader = DataLoader(Batches(), batch_size=None, num_workers=2)
+)");
+  EXPECT_EQ(OpNamed(c, "loader").dataloader().batch_size(), 1);
+  EXPECT_TRUE(HasNote(c, 8, "batch_size=None: no automatic batching")) << Notes(c);
 }
 
 TEST(CodeImportTest, KerasFitOverASequenceWithItsWorkers) {

@@ -26,6 +26,12 @@ TEST(DurationTest, ParsesRates) {
   EXPECT_DOUBLE_EQ(*ParseBytesPerSecond("1GiB/s"), 1073741824.0);
   EXPECT_FALSE(ParseBytesPerSecond("200MB").ok());
   EXPECT_FALSE(ParseBytesPerSecond("0MB/s").ok());
+  EXPECT_EQ(*ParseBytes("150KB"), 150'000);
+  EXPECT_EQ(*ParseBytes("2MiB"), 2 << 20);
+  EXPECT_EQ(*ParseBytes("0B"), 0);
+  EXPECT_FALSE(ParseBytes("150KB/s").ok());
+  EXPECT_FALSE(ParseBytes("150").ok()) << "units are required";
+  EXPECT_FALSE(ParseBytes("-1KB").ok());
 }
 
 // --range and --view: seconds by default, a unit where given, either end open.

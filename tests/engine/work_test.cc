@@ -107,6 +107,24 @@ TEST(PythonWorkTest, HoldsTheInterpreterLockForItsShare) {
   EXPECT_FALSE(LockSeenHeldDuring(PythonWork(100'000'000, 0.0)));
 }
 
+// A Python function that makes a sample (output_bytes) returns a new array of that size,
+// one row each when called on a batch; without it, what it was given stays.
+TEST(PythonWorkTest, ReturnsAnArrayOfItsOutputBytes) {
+  CancellationToken cancel;
+  Element e;
+  e.id = 7;
+  e.value = Tensor::Int64(3);
+  ASSERT_TRUE(PythonWork(1000, 1.0, 4096).Apply(e, cancel).ok());
+  EXPECT_EQ(e.value.dtype(), DType::kUint8);
+  EXPECT_EQ(e.value.byte_size(), 4096u);
+  ASSERT_TRUE(PythonWork(1000, 1.0, 100).ApplyBatched(e, 8, cancel).ok());
+  EXPECT_EQ(e.value.shape(), (Shape{8, 100}));
+  Element kept;
+  kept.value = Tensor::Int64(3);
+  ASSERT_TRUE(PythonWork(1000, 1.0).Apply(kept, cancel).ok());
+  EXPECT_EQ(kept.value.scalar_int64(), 3);
+}
+
 // Four threads of pure Python take turns: together they take at least the sum of their
 // calls (a lower bound, which a busy machine only lengthens).
 TEST(PythonWorkTest, ThreadsOfPurePythonTakeTurns) {

@@ -36,6 +36,21 @@ TEST(CostModelTest, DefaultsComeFromTheSpec) {
   EXPECT_DOUBLE_EQ(m->Of("keep").keep_fraction, 0.25);
 }
 
+// A __getitem__ that makes a sample of 150 KB: the loader's rows weigh that, and stacking
+// them copies it (the engine's samples are arrays of that size: python_work.h).
+TEST(CostModelTest, AGetitemsSampleBytesAreWhatTheLoaderStacksAndSends) {
+  auto m = DefaultCostModel(Spec(R"(name: "t"
+    source { name: "ids" range { stop: 100 } }
+    ops { name: "loader" dataloader { batch_size: 8 num_workers: 2
+          getitem { python { duration: "1ms" output_bytes: 150000 } } } }
+    train_step { step_time: "8ms" })"),
+                            2);
+  ASSERT_TRUE(m.ok());
+  EXPECT_EQ(m->Of("loader").out_bytes, 150000);
+  EXPECT_GT(m->Of("loader").cpu_per_row.mean_ns, 1e6 + 2 * 0.1 * 150000)
+      << "its call, its writing and the stacking's copy";
+}
+
 void WriteRecords(const std::string& path, int n, size_t bytes) {
   auto w = engine::TfRecordWriter::Create(path, engine::Compression::kNone);
   ASSERT_TRUE(w.ok()) << w.status().message();
