@@ -189,6 +189,15 @@ std::string WorkerProcessesSuggestion(const StageFigures& s, int64_t wait_ns, do
 // `is_change`: set false where the suggestion is work outside the knobs.
 std::string Suggest(const StageFigures& s, double wait, int cpu_budget, bool& is_change) {
   if (Has(s, record::kTraitSource)) {
+    // The per-file source of an interleave ("read.read") is read in parallel already: more
+    // of its files at once, or whichever file answers first.
+    if (const size_t dot = s.name.rfind('.'); dot != std::string::npos && dot > 0) {
+      const std::string interleave = s.name.substr(0, dot);
+      return "read more files at once: raise " + interleave +
+             "'s cycle_length with its "
+             "num_parallel_calls, or let it take whichever file answers first "
+             "(deterministic=False), or cache the data after the first epoch";
+    }
     return "read in parallel: interleave over the input files with num_parallel_calls, or cache "
            "the data after the first epoch";
   }

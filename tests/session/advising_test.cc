@@ -216,6 +216,27 @@ TEST(AdvisingTest, PredictionsAreSteadyRatesThatTheStepTimeBounds) {
   }
 }
 
+// The reads that starve the step are an interleave's, in parallel already: its verdict asks
+// for more files at once, not for an interleave it has (before advice replaces it).
+TEST(AdvisingTest, SlowReadsInsideAnInterleaveAskForMoreFilesAtOnce) {
+  const spec::PipelineSpec spec = Spec(R"(name: "interleaved_reads"
+      budget { cpu_cores: 4 }
+      source { name: "files" range { start: 0 stop: 64 } }
+      ops { name: "read" interleave { per_element { synthetic_file { records_per_file: 1000
+              record_bytes: 1000 read_latency: "5ms" } } cycle_length: 2 num_parallel_calls: 2 } }
+      ops { name: "batch" batch { batch_size: 8 } }
+      train_step { step_time: "1ms" device: simulated })");
+  auto model = CostModelFor(spec, "");
+  ASSERT_TRUE(model.ok()) << model.status().message();
+  SimulatedRunOptions options;
+  options.sim.duration_s = 5;
+  auto run = RunSimulated(spec, *model, options);
+  ASSERT_TRUE(run.ok()) << run.status().message();
+  const trace::Verdict v = trace::AnalyzeSteady(*run->model).verdict;
+  EXPECT_NE(v.suggestion.find("raise read's cycle_length"), std::string::npos) << v.text;
+  EXPECT_EQ(v.suggestion.find("interleave over the input files"), std::string::npos) << v.text;
+}
+
 TEST(AdvisingTest, AShardThatReadsEverythingIsNamedAndTheFileListShardTried) {
   const Advised a = Advise(R"(name: "late_shard"
       budget { cpu_cores: 2 }
