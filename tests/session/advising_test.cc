@@ -27,17 +27,23 @@ struct Advised {
   engine::AdvisorResult result;
 };
 
+// `spec` simulated for 5 s on `model`, analysed whole.
+trace::RangeAnalysis SimulatedAnalysis(const spec::PipelineSpec& spec,
+                                       const sim::CostModel& model) {
+  SimulatedRunOptions options;
+  options.sim.duration_s = 5;
+  auto run = RunSimulated(spec, model, options);
+  EXPECT_TRUE(run.ok()) << run.status().message();
+  return run.ok() ? trace::Analyze(*run->model) : trace::RangeAnalysis{};
+}
+
 // `text` simulated on its own costs (as `pipescope-cli simulate` does), then advised.
 Advised Advise(const std::string& text) {
   const spec::PipelineSpec spec = Spec(text);
   auto model = CostModelFor(spec, "");
   EXPECT_TRUE(model.ok()) << model.status().message();
-  SimulatedRunOptions options;
-  options.sim.duration_s = 5;
-  auto run = RunSimulated(spec, *model, options);
-  EXPECT_TRUE(run.ok()) << run.status().message();
   Advised out;
-  out.analysis = trace::Analyze(*run->model);
+  out.analysis = SimulatedAnalysis(spec, *model);
   auto advice = AdviseOn(spec, out.analysis, *model);
   EXPECT_TRUE(advice.ok()) << advice.status().message();
   out.result = *advice;
@@ -228,11 +234,7 @@ TEST(AdvisingTest, SlowReadsInsideAnInterleaveAskForMoreFilesAtOnce) {
       train_step { step_time: "1ms" device: simulated })");
   auto model = CostModelFor(spec, "");
   ASSERT_TRUE(model.ok()) << model.status().message();
-  SimulatedRunOptions options;
-  options.sim.duration_s = 5;
-  auto run = RunSimulated(spec, *model, options);
-  ASSERT_TRUE(run.ok()) << run.status().message();
-  const trace::Verdict v = trace::AnalyzeSteady(*run->model).verdict;
+  const trace::Verdict v = SimulatedAnalysis(spec, *model).verdict;
   EXPECT_NE(v.suggestion.find("raise read's cycle_length"), std::string::npos) << v.text;
   EXPECT_EQ(v.suggestion.find("interleave over the input files"), std::string::npos) << v.text;
 }
