@@ -156,7 +156,8 @@ Value PythonReader::ReturnOf(const Value& function) const {
   return it == function_returns_.end() ? Value{} : it->second;
 }
 
-Value PythonReader::Apply(const Value& function, const std::vector<Value>& arguments) {
+Value PythonReader::Apply(const Value& function, const std::vector<Value>& arguments,
+                          const std::map<std::string, Value>& keywords) {
   if (!function.Is(Value::Kind::kFunction) || apply_depth_ > 8) return {};
   // Counted before the parameters: a default may call the function itself (f(x=f())).
   ++apply_depth_;
@@ -166,13 +167,18 @@ Value PythonReader::Apply(const Value& function, const std::vector<Value>& argum
   for (const SyntaxNode& p : params.code_children()) {
     std::string name(p.Is("identifier") ? p.text() : p.field("name").text());
     if (name.empty() && !p.named_children().empty()) name = p.named_children()[0].text();
-    Bind(name, k < arguments.size() ? arguments[k] : DefaultOf(p));
+    // By position, else by its name (make(8, num_epochs=300)), else its default.
+    const auto keyword = keywords.find(name);
+    Bind(name, k < arguments.size()        ? arguments[k]
+               : keyword != keywords.end() ? keyword->second
+                                           : DefaultOf(p));
     ++k;
   }
   Value result;
-  const bool known_arguments = std::any_of(arguments.begin(), arguments.end(), [](const Value& a) {
-    return !a.Is(Value::Kind::kUnknown);
-  });
+  const auto known = [](const Value& a) { return !a.Is(Value::Kind::kUnknown); };
+  const bool known_arguments = std::any_of(arguments.begin(), arguments.end(), known) ||
+                               std::any_of(keywords.begin(), keywords.end(),
+                                           [&](const auto& kv) { return known(kv.second); });
   if (function.node.Is("lambda")) {
     result = Evaluate(function.node.field("body"));
   } else if (known_arguments) {
@@ -686,7 +692,7 @@ Value PythonReader::Call(const SyntaxNode& call) {
     return Value{.kind = Value::Kind::kInstance, .s = f.s, .node = call};
   }
   if (f.Is(Value::Kind::kFunction)) {
-    Value r = Apply(f, args.positional);
+    Value r = Apply(f, args.positional, args.keyword);
     if (r.Is(Value::Kind::kUnknown)) r.node = call;
     return r;
   }

@@ -75,8 +75,10 @@ class PythonReader {
   // known value); Unknown otherwise.
   Value ReturnOf(const Value& function) const;
   // Calls a Python function or lambda on nothing known: the value of its body (a lambda's
-  // expression, a def's return), with its parameters bound to `arguments` in order.
-  Value Apply(const Value& function, const std::vector<Value>& arguments);
+  // expression, a def's return), with its parameters bound to `arguments` in order, then to
+  // `keywords` by name, the rest to their defaults.
+  Value Apply(const Value& function, const std::vector<Value>& arguments,
+              const std::map<std::string, Value>& keywords = {});
   void Note(SourcePoint at, std::string message) { notes_.push_back({at, std::move(message)}); }
   // A pipeline a training loop consumes (fit(ds)): the one import-code reads, before any
   // other the file builds (an evaluation set, say).

@@ -295,6 +295,20 @@ for epoch in range(10):
 
 // batch_size=None turns automatic batching off: each item is handed on as it is, and the
 // note says so rather than reading the DataLoader's default of 1 silently.
+// A function that builds the pipeline, called with a keyword argument: the argument, not the
+// parameter's default (input_fn(True, data_dir, 256, num_epochs=300) of TensorFlow's models).
+TEST(CodeImportTest, AKeywordArgumentOfACallIsBoundToItsParameter) {
+  const auto c = Import(R"(import tensorflow as tf
+def make(batch_size, num_epochs=1):
+    ds = tf.data.Dataset.range(100)
+    ds = ds.repeat(num_epochs)
+    return ds.batch(batch_size)
+ds = make(8, num_epochs=300)
+)");
+  EXPECT_EQ(OpNamed(c, "repeat").repeat().count(), 300);
+  EXPECT_EQ(OpNamed(c, "batch").batch().batch_size(), 8);
+}
+
 TEST(CodeImportTest, ADataLoaderWithoutAutomaticBatchingSaysSo) {
   const auto c = Import(R"(from torch.utils.data import Dataset, DataLoader
 class Batches(Dataset):
