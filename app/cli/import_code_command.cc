@@ -125,7 +125,7 @@ int ImportCodeCommand(const ImportCodeCommandOptions& options, std::ostream& out
   } else {
     out << "read " << c.framework << " pipeline of " << c.spec.ops_size() + 1 << " stages from "
         << options.code_path << " into " << options.out_path << " (" << c.notes.size()
-        << " notes)\n";
+        << (c.notes.size() == 1 ? " note)\n" : " notes)\n");
   }
   return 0;
 }

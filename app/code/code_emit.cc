@@ -6,6 +6,7 @@
 #include <string>
 
 #include "app/code/work_functions.h"
+#include "engine/work/work_registry.h"
 
 namespace pipescope::code {
 
@@ -60,12 +61,16 @@ struct Emitter {
 
   void Pragma(const std::string& setting) { pragmas.push_back(setting); }
 
-  // A stage's function: by the op's name, a stand-in that does the spec's work.
-  std::string Function(const std::string& op, const spec::WorkFunction& fn) {
+  // A stage's function: by the op's name, a stand-in that does the spec's work. `random`: it
+  // draws random numbers beside its work (a map's `random`), which the code says with a draw.
+  std::string Function(const std::string& op, const spec::WorkFunction& fn, bool random = false) {
     std::string name = Identifier(op);
     if (!defined.insert(name).second) return name;
     std::ostringstream& f = functions;
     f << "\ndef " << name << "(x):\n";
+    if (random && !engine::WorkFunctionIsRandom(fn)) {
+      f << "    tf.random.uniform([])  # the augmentation's random draws\n";
+    }
     switch (fn.kind_case()) {
       case spec::WorkFunction::kParseExample: {
         f << "    return tf.io.parse_single_example(x, {\n";
@@ -258,7 +263,7 @@ struct Emitter {
     switch (op.kind_case()) {
       case spec::Op::kMap: {
         const auto& map = op.map();
-        m << ".map(" << Function(op.name(), map.fn());
+        m << ".map(" << Function(op.name(), map.fn(), map.random());
         if (map.num_parallel_calls() != 0)
           m << ", num_parallel_calls=" << Knob(map.num_parallel_calls());
         if (map.has_deterministic()) m << ", deterministic=" << Bool(map.deterministic());

@@ -14,6 +14,7 @@
 #include "engine/sim/cost_model.h"
 #include "engine/spec/spec_overrides.h"
 #include "engine/spec/spec_validator.h"
+#include "engine/work/work_registry.h"
 
 namespace pipescope::code {
 
@@ -271,6 +272,8 @@ void StandInNativeWork(ImportedCode& code) {
     const std::string duration = std::to_string(ns) + "ns";
     code.native_work[op.name()] = {*fn, duration};
     const std::string what = NativeWorkName(*fn);
+    // A random function's cost keeps its randomness (a cache after it freezes its draws).
+    if (op.has_map() && engine::WorkFunctionIsRandom(*fn)) op.mutable_map()->set_random(true);
     fn->Clear();
     fn->mutable_cpu_work()->set_duration(duration);
     const auto at = code.op_at.find(op.name());
@@ -284,13 +287,20 @@ void StandInNativeWork(ImportedCode& code) {
   }
 }
 
+// A map's native work back in place of the cost that stood in for it; a random one says its
+// randomness itself again.
+void PutBackNativeWork(spec::Op& op, const spec::WorkFunction& fn) {
+  *op.mutable_map()->mutable_fn() = fn;
+  if (engine::WorkFunctionIsRandom(fn)) op.mutable_map()->clear_random();
+}
+
 // Real files are set: the native work the stand-ins replaced comes back where it can run.
 void RestoreNativeWork(ImportedCode& code) {
   for (auto& op : *code.spec.mutable_ops()) {
     const auto it = code.native_work.find(op.name());
     if (it == code.native_work.end()) continue;
     if (op.has_map() && op.map().fn().cpu_work().duration() == it->second.second) {
-      *op.mutable_map()->mutable_fn() = it->second.first;
+      PutBackNativeWork(op, it->second.first);
     }
     RemoveAnsweredNotes(code, op.name() + ".cost");  // its stand-in's note
   }
@@ -311,7 +321,7 @@ spec::PipelineSpec AsWritten(const ImportedCode& code) {
   }
   for (auto& op : *spec.mutable_ops()) {
     const auto it = code.native_work.find(op.name());
-    if (it != code.native_work.end()) *op.mutable_map()->mutable_fn() = it->second.first;
+    if (it != code.native_work.end()) PutBackNativeWork(op, it->second.first);
   }
   return spec;
 }

@@ -8,6 +8,7 @@
 
 #include "app/code/dialects.h"
 #include "app/code/work_functions.h"
+#include "engine/work/work_registry.h"
 
 namespace pipescope::code {
 
@@ -326,6 +327,8 @@ Value Map(PythonReader& r, const Pipeline& in, const CallArgs& a, size_t npc_pos
   return Append(r, in, a, Named(work.name), [&](Pipeline& p, spec::Op& op) {
     auto* m = op.mutable_map();
     *m->mutable_fn() = work.fn;
+    // Said where its work does not say it (a random flip beside a heavier decode).
+    if (work.random && !engine::WorkFunctionIsRandom(work.fn)) m->set_random(true);
     m->set_num_parallel_calls(ReadKnob(p, a, npc_position, "num_parallel_calls", op.name(),
                                        "sequential (tf.data's default)")
                                   .value_or(0));

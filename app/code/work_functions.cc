@@ -134,8 +134,14 @@ struct Found {
   std::vector<std::string> known;  // every known function called, in order
   std::string bridged;             // the function a py_function runs, when named
   bool python = false;
+  bool random = false;
   std::vector<std::string> user_functions;  // the file's own functions it calls
 };
+
+// tf.image.random_flip_left_right, tf.random.uniform, np.random.rand, random.random...
+bool DrawsRandomNumbers(const std::string& path) {
+  return path.find("random") != std::string::npos;
+}
 
 void Collect(PythonReader& reader, const Value& function, Found& found, int depth) {
   if (depth > 4) return;
@@ -145,6 +151,7 @@ void Collect(PythonReader& reader, const Value& function, Found& found, int dept
       Collect(reader, call.callee, found, depth + 1);
       continue;
     }
+    found.random |= DrawsRandomNumbers(call.path);
     if (IsPythonBridge(call.path)) {
       found.python = true;
       if (const Value* f = call.args.Get(0, "func"); f && found.bridged.empty()) {
@@ -193,6 +200,7 @@ StageWork ReadWork(PythonReader& reader, const Value& function, const std::strin
   if (function.Is(Value::Kind::kSymbol)) {
     // map(tf.io.decode_jpeg): a known function handed over by name.
     const std::string path = CanonicalPath(function.s);
+    work.random = DrawsRandomNumbers(path);
     if (const KnownWork* k = FindKnown(path, CallArgs{}); k && !python) {
       work.name = k->name;
       k->build(CallArgs{}, work.fn);
@@ -206,6 +214,7 @@ StageWork ReadWork(PythonReader& reader, const Value& function, const std::strin
     if (work.name.empty() && !found.bridged.empty()) work.name = found.bridged;
     if (work.name.empty() && found.heaviest) work.name = found.heaviest->name;
     if (work.name.empty()) work.name = fallback;
+    work.random = found.random;
   }
   if (python || found.python) {
     SetCost(work.fn, true);

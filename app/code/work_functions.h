@@ -22,6 +22,7 @@ struct StageWork {
   spec::WorkFunction fn;
   bool cost_is_parameter = false;       // fn's duration is kDefaultStageCost, for the user to set
   std::vector<std::string> also_calls;  // known work the function does beside fn's
+  bool random = false;  // it draws random numbers (tf.image.random_*, tf.random.*, np.random)
 };
 
 // `fallback` names the stage when the function has no name and calls nothing known. With

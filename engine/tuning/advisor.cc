@@ -204,6 +204,28 @@ Result<std::string> AfterAFasterStep(const spec::PipelineSpec& spec,
          (next.changes_output.empty() ? "" : "; it changes the output") + ")";
 }
 
+// A cache after a random op replays the op's first draws every epoch: a random map's
+// augmentation or a shuffle's order is frozen (tf.data's guide caches before them). Said
+// whatever the speed, as a shard's waste is.
+std::vector<std::string> FrozenRandomness(const spec::PipelineSpec& spec) {
+  std::vector<std::string> out;
+  const spec::Op* random = nullptr;
+  for (const auto& op : spec.ops()) {
+    if (IsRandomOp(op)) random = &op;
+    if (!Replays(op) || random == nullptr) continue;
+    const bool shuffle = Shuffles(*random);
+    out.push_back(op.name() + " caches what " + (shuffle ? "the shuffle " : "the random map ") +
+                  random->name() + " made: every epoch after the first " +
+                  (shuffle ? "comes in the first epoch's order"
+                           : "sees the first epoch's "
+                             "random results") +
+                  "; cache before " + random->name() + " to keep " +
+                  (shuffle ? "a new order each epoch" : "the augmentation") +
+                  " and still skip the work before it");
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string AdviceHeading(const AdvisorResult& result) {
@@ -227,6 +249,7 @@ Result<AdvisorResult> Advise(const spec::PipelineSpec& spec, const trace::RangeA
                              const SimulatedRate& simulate, const AdvisorOptions& options) {
   AdvisorResult result;
   result.findings = ShardWaste(spec, measured);
+  for (std::string& frozen : FrozenRandomness(spec)) result.findings.push_back(std::move(frozen));
   result.measured_steps_per_s = measured.steps_per_s;
   const int seeds = std::max(1, options.seeds);
   ASSIGN_OR_RETURN(const std::vector<double> base, RatesBySeed(spec, simulate, seeds, 1));

@@ -22,6 +22,7 @@ const OpKindDescription& KindOf(const Op& op) {
 }
 
 bool IsRandomMap(const Op& op) {
+  if (op.has_map() && op.map().random()) return true;
   const spec::WorkFunction* fn = FunctionOf(op);
   return fn && WorkFunctionIsRandom(*fn);
 }

@@ -297,6 +297,27 @@ for epoch in range(10):
 // note says so rather than reading the DataLoader's default of 1 silently.
 // A function that builds the pipeline, called with a keyword argument: the argument, not the
 // parameter's default (input_fn(True, data_dir, 256, num_epochs=300) of TensorFlow's models).
+// A map that draws random numbers stays random whatever stands for its work (a cost on
+// stand-in records): a cache after it is then seen to freeze the augmentation.
+TEST(CodeImportTest, ARandomMapStaysRandomOnStandInRecords) {
+  const auto c = Import(R"(import tensorflow as tf
+def augment(image):
+    image = tf.image.random_flip_left_right(image)
+    return tf.image.random_brightness(image, 0.2)
+ds = tf.data.TFRecordDataset(["a.tfrecord"])
+ds = ds.map(tf.image.random_flip_left_right, num_parallel_calls=4)
+ds = ds.map(augment)
+ds = ds.map(lambda x: x * 2)
+ds = ds.cache().batch(64)
+)");
+  EXPECT_TRUE(OpNamed(c, "random_flip_left_right").map().random());
+  EXPECT_TRUE(OpNamed(c, "augment").map().random());
+  for (const auto& op : c.spec.ops()) {
+    if (op.has_map() && op.name() != "random_flip_left_right" && op.name() != "augment")
+      EXPECT_FALSE(op.map().random()) << op.name();
+  }
+}
+
 TEST(CodeImportTest, AKeywordArgumentOfACallIsBoundToItsParameter) {
   const auto c = Import(R"(import tensorflow as tf
 def make(batch_size, num_epochs=1):

@@ -109,6 +109,36 @@ TEST(AdvisorTest, OfTwoChangesThatGainAlikeTheOneThatKeepsTheOutputComesFirst) {
   }
 }
 
+// A cache after a random map (or a shuffle) replays its first epoch's draws: said, whatever
+// the speed; a cache before them is what the guide writes, and nothing is said.
+TEST(AdvisorTest, ACacheAfterRandomnessIsSaidToFreezeIt) {
+  const auto findings = [](const char* ops) {
+    trace::RangeAnalysis measured;
+    AdvisorOptions options;
+    const std::string text = std::string(R"(name: "p"
+      source { name: "ids" range { start: 0 stop: 64 } }
+      )") + ops + R"(
+      train_step { step_time: "1ms" device: simulated })";
+    auto r =
+        Advise(Spec(text), measured, Rates([](const spec::PipelineSpec&) { return 0.0; }), options);
+    EXPECT_TRUE(r.ok()) << r.status().message();
+    return r.ok() ? r->findings : std::vector<std::string>{};
+  };
+  const auto frozen =
+      findings(R"(ops { name: "flip" map { fn { cpu_work { duration: "1us" } } random: true } }
+      ops { name: "cache" cache {} })");
+  ASSERT_EQ(frozen.size(), 1u);
+  EXPECT_TRUE(Has(frozen[0], "cache caches what the random map flip made")) << frozen[0];
+  EXPECT_TRUE(Has(frozen[0], "cache before flip")) << frozen[0];
+  const auto order = findings(R"(ops { name: "mix" shuffle { buffer_size: 8 } }
+      ops { name: "cache" cache {} })");
+  ASSERT_EQ(order.size(), 1u);
+  EXPECT_TRUE(Has(order[0], "comes in the first epoch's order")) << order[0];
+  EXPECT_TRUE(findings(R"(ops { name: "cache" cache {} }
+      ops { name: "flip" map { fn { random_flip {} } } })")
+                  .empty());
+}
+
 TEST(AdvisorTest, NothingGainsAndTheConsumerHardlyWaits_TheDeviceIsTheLimit) {
   const AdvisorResult r = AdviseWith(Rates([](const spec::PipelineSpec&) { return 0.0; }), 0.01);
   ASSERT_EQ(r.advice.size(), 1u);
