@@ -44,6 +44,16 @@ spec::WorkFunction GetItem(PythonReader& r, Pipeline& p, const Value* dataset, c
     Value fn{
         .kind = Value::Kind::kFunction, .s = "__getitem__", .node = cls->methods.at("__getitem__")};
     work = ReadWork(r, fn, "__getitem__", /*python=*/true);
+  } else if (cls && cls->methods.count("__iter__")) {
+    // An IterableDataset: each worker runs its own copy of __iter__ and batches what it
+    // yields, as the map-style loader's workers batch what __getitem__ returns; the cost
+    // per sample is its loop's per-yield work.
+    Value fn{.kind = Value::Kind::kFunction, .s = "__iter__", .node = cls->methods.at("__iter__")};
+    work = ReadWork(r, fn, "__iter__", /*python=*/true);
+    p.Note(at, "`" + dataset->Spelling() +
+                   "` is an IterableDataset: read as a cost per sample yielded by its __iter__, "
+                   "each worker batching its own samples; every worker yields the whole "
+                   "dataset unless __iter__ splits it with get_worker_info()");
   } else {
     work.fn.mutable_python()->set_duration(kDefaultStageCost);
     work.cost_is_parameter = true;

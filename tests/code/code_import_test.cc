@@ -318,6 +318,25 @@ ds = ds.cache().batch(64)
   }
 }
 
+// An IterableDataset has no __getitem__: its __iter__'s work per sample is the cost, and the
+// note says how its workers differ (each runs the whole __iter__ unless it splits itself).
+TEST(CodeImportTest, AnIterableDatasetsIterIsItsWork) {
+  const auto c = Import(R"(import numpy as np
+from torch.utils.data import IterableDataset, DataLoader
+class MyIterable(IterableDataset):
+    def __iter__(self):
+        for _ in range(1000):
+            yield np.random.rand(1000, 150)
+
+loader = DataLoader(MyIterable(), batch_size=128, num_workers=8, prefetch_factor=4)
+)");
+  const auto& dl = OpNamed(c, "loader").dataloader();
+  EXPECT_TRUE(dl.getitem().has_python());
+  EXPECT_EQ(dl.num_workers(), 8);
+  EXPECT_TRUE(HasNote(c, 8, "`MyIterable()` is an IterableDataset")) << Notes(c);
+  EXPECT_FALSE(HasNote(c, 8, "is not a class this file defines")) << Notes(c);
+}
+
 TEST(CodeImportTest, AKeywordArgumentOfACallIsBoundToItsParameter) {
   const auto c = Import(R"(import tensorflow as tf
 def make(batch_size, num_epochs=1):

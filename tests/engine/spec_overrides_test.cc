@@ -53,7 +53,8 @@ TEST(SpecOverridesTest, ErrorsListWhatExists) {
   s = ApplyOverride(spec, "decode.parallelism=4");
   EXPECT_NE(
       s.message().find(
-          "has no knob 'parallelism' (knobs: num_parallel_calls, deterministic, call_overhead)"),
+          "has no knob 'parallelism' (knobs: num_parallel_calls, deterministic, call_overhead, "
+          "random)"),
       std::string::npos)
       << s.message();
   s = ApplyOverride(spec, "decode.num_parallel_calls=four");
