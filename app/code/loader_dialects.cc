@@ -64,7 +64,7 @@ spec::WorkFunction GetItem(PythonReader& r, Pipeline& p, const Value* dataset, c
   NoteWork(p, at, op, work);
   if (work.fn.has_python()) {
     p.Note(at,
-           "what __getitem__ returns is not read: a sample counts a few bytes, and "
+           "a sample's size is not read from the code: it counts a few bytes, and "
            "nothing crosses from the workers; --set " +
                op + ".sample_bytes=SIZE gives its size (150KB: a 224×224 RGB image)");
   }
