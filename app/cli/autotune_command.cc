@@ -18,6 +18,7 @@
 #include "engine/tuning/pipescope_tuner.h"
 #include "engine/tuning/tfdata_tuner.h"
 #include "instrumentation/trace/rate_interval.h"
+#include "instrumentation/trace/verdict.h"
 
 namespace pipescope::cli {
 
@@ -182,8 +183,7 @@ int AutotuneCommand(const AutotuneCommandOptions& options, std::ostream& out, st
       out << "advice: " << a["change"].get<std::string>() << ": " << a["why"].get<std::string>()
           << " Measured: "
           << trace::StepRateText({a["steps_per_s"].get<double>(), a["half_width"].get<double>()})
-          << " (" << (a["measured_gain"].get<double>() >= 0 ? "+" : "")
-          << 100 * a["measured_gain"].get<double>() << "%)\n";
+          << " (" << trace::FormatPercentChange(a["measured_gain"].get<double>()) << ")\n";
     }
     if (!code_text.empty()) out << "\n" << code_text;
   }

@@ -55,6 +55,13 @@ engine::Status Calibrate(code::ImportedCode& c, const std::string& trace_path) {
 
 int ImportCodeCommand(const ImportCodeCommandOptions& options, std::ostream& out,
                       std::ostream& err) {
+  // A spec is not code: the commands that take a spec write code from it.
+  if (options.code_path.ends_with(".pbtxt")) {
+    err << "pipescope-cli: " << options.code_path
+        << " is a pipeline spec, not Python: import-code reads a .py; `autotune "
+        << options.code_path << " --emit tfdata|pytorch|keras` writes a spec as code\n";
+    return 2;
+  }
   auto imported = code::ImportCodeFile(options.code_path, {.pipeline = options.pipeline});
   if (!imported.ok()) {
     err << "pipescope-cli: " << imported.status().message() << "\n";

@@ -10,6 +10,7 @@
 #include "engine/spec/spec_overrides.h"
 #include "engine/tuning/advice_candidates.h"
 #include "engine/tuning/move_rules.h"
+#include "instrumentation/trace/verdict.h"
 
 namespace pipescope::engine {
 namespace {
@@ -36,10 +37,8 @@ struct Tried {
 // `from`: the spec as given, simulated.
 std::string TextOf(const AdviceCandidate& c, double from, double predicted, double gain,
                    const std::string& what_changes) {
-  char pct[32];
-  std::snprintf(pct, sizeof pct, "%+.0f%%", 100 * gain);
   std::string text = c.action + ": " + Rate(from) + " → " + Rate(predicted) +
-                     " steps/s predicted, steady (" + pct + ")";
+                     " steps/s predicted, steady (" + trace::FormatPercentChange(gain) + ")";
   if (!what_changes.empty()) text += ". It changes the output. " + what_changes;
   return text;
 }

@@ -19,5 +19,7 @@ void SetSuggestion(Verdict& verdict, std::string suggestion);
 
 // "42%" for 0.42: how verdicts write shares.
 std::string FormatPercent(double fraction);
+// A change as a signed whole percent: 0.743 -> "+74%".
+std::string FormatPercentChange(double fraction);
 
 }  // namespace pipescope::trace

@@ -43,6 +43,10 @@ TEST(CliCodeTest, AFileThatCannotBeReadOrBuildsNoPipelineExitsTwo) {
   EXPECT_EQ(none.exit_code, 2);
   EXPECT_NE(none.out.find("no tf.data pipeline, DataLoader or fit(...) found"), std::string::npos)
       << none.out;
+  // A spec given for code: said what it is, and which command writes code from it.
+  const auto spec = Cli("import-code " + Pipeline("cpu_bound.pbtxt"));
+  EXPECT_EQ(spec.exit_code, 2);
+  EXPECT_NE(spec.out.find("is a pipeline spec, not Python"), std::string::npos) << spec.out;
 }
 
 TEST(CliCodeTest, SeedOnesCodeWithAPerCallCostGetsBatchBeforeTheParseWithAPredictedGain) {
