@@ -63,11 +63,10 @@ int SimulateCommand(const SimulateCommandOptions& options, std::ostream& out, st
   while (result.ok() && options.duration_s <= 0 && options.steps <= 0) {
     const int64_t first_ns = trace::FirstStepNs(*result->model);
     first_s = first_ns >= 0 ? static_cast<double>(first_ns) / 1e9 : -1;
-    const double longer =
-        std::min(kLongestDefaultSeconds, first_ns >= 0 ? 5 * first_s : kLongestDefaultSeconds);
-    const bool late = first_ns < 0 || first_s > run.sim.duration_s / 5;
-    if (!late || longer <= run.sim.duration_s) break;
-    run.sim.duration_s = longer;
+    const auto longer =
+        session::LongerRunSeconds(first_ns, run.sim.duration_s, kLongestDefaultSeconds);
+    if (!longer) break;
+    run.sim.duration_s = *longer;
     simulate();
   }
   if (run.sim.duration_s > asked_s) {

@@ -62,28 +62,38 @@ engine::Result<RecordedRunResult> RunSimulated(const spec::PipelineSpec& spec,
   return result;
 }
 
+std::optional<double> LongerRunSeconds(int64_t first_step_ns, double seconds, double most_seconds) {
+  const double first_s = static_cast<double>(first_step_ns) / 1e9;
+  if (first_step_ns >= 0 && first_s <= seconds / 5) return std::nullopt;
+  const double longer = std::min(most_seconds, first_step_ns < 0 ? most_seconds : 5 * first_s);
+  if (longer <= seconds) return std::nullopt;
+  return longer;
+}
+
 engine::Result<SteadyRun> SimulateSteadyPart(const spec::PipelineSpec& spec,
                                              const sim::CostModel& model,
-                                             SimulatedRunOptions options, double most_seconds) {
+                                             SimulatedRunOptions options, double most_seconds,
+                                             int64_t min_steps) {
   SteadyRun out;
   for (;;) {
     ASSIGN_OR_RETURN(RecordedRunResult run, RunSimulated(spec, model, options));
     const double seconds = options.sim.duration_s;
     out.first_step_ns = trace::FirstStepNs(*run.model);
-    const double first_s = static_cast<double>(out.first_step_ns) / 1e9;
-    const bool late = out.first_step_ns < 0 || first_s > seconds / 5;
-    const double longer =
-        std::min(most_seconds, out.first_step_ns < 0 ? most_seconds : 5 * first_s);
-    if (late && longer > seconds) {
-      options.sim.duration_s = longer;
+    if (const auto longer = LongerRunSeconds(out.first_step_ns, seconds, most_seconds)) {
+      options.sim.duration_s = *longer;
       continue;
     }
     if (!run.run_status.ok()) return run.run_status;
-    out.seconds = seconds;
     const int64_t end = run.model->duration_ns();
     const int64_t first = std::max<int64_t>(0, out.first_step_ns);
     out.steady = trace::Analyze(*run.model, first + (end - first) / 4, end);
     if (out.first_step_ns < 0) out.steady.steps_per_s = 0;
+    const int64_t steps = out.steady.steps;
+    if (steps > 0 && steps < min_steps && seconds < most_seconds) {
+      options.sim.duration_s = std::min(
+          most_seconds, seconds * static_cast<double>(min_steps) / static_cast<double>(steps));
+      continue;
+    }
     return out;
   }
 }
@@ -99,15 +109,9 @@ engine::Measurer SimulatedMeasurer(std::string model_path, double seconds) {
     SimulatedRunOptions options;
     options.sim.duration_s = seconds;
     options.sim.seed = ++*runs;
-    const double most = std::max(seconds, kMeasuredMostSeconds);
-    ASSIGN_OR_RETURN(SteadyRun run, SimulateSteadyPart(candidate, model, options, most));
-    // A few slow steps (a DataLoader's workers each making a batch in seconds) come in
-    // bursts: graded on so few, the rate's interval spans the gains being looked for.
-    const auto steps = static_cast<double>(run.steady.steps);
-    if (steps > 0 && steps < kMeasuredSteps && run.seconds < most) {
-      options.sim.duration_s = std::min(most, run.seconds * kMeasuredSteps / steps);
-      ASSIGN_OR_RETURN(run, SimulateSteadyPart(candidate, model, options, most));
-    }
+    ASSIGN_OR_RETURN(SteadyRun run,
+                     SimulateSteadyPart(candidate, model, options,
+                                        std::max(seconds, kMeasuredMostSeconds), kMeasuredSteps));
     return engine::MeasurementOf(std::move(run.steady));
   };
 }

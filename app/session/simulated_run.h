@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include "app/session/recorded_run.h"
@@ -37,30 +38,35 @@ engine::Result<RecordedRunResult> RunSimulated(const spec::PipelineSpec& spec,
                                                const sim::CostModel& model,
                                                const SimulatedRunOptions& options);
 
+// How long to simulate again a run of `seconds` whose first step came at `first_step_ns`
+// (-1: none came) so that its steady part is graded: five times the first step's time, or
+// `most_seconds` without one; nullopt when the first step came within a fifth of the run,
+// or the run was as long as it may be. One rule for `simulate`, advice and the tuner.
+std::optional<double> LongerRunSeconds(int64_t first_step_ns, double seconds, double most_seconds);
+
 // A simulated run graded on its steady part, as advice and the simulated tuner measure a
 // candidate: from its first step and a quarter of what follows, so that neither buffers
-// filling nor workers starting count. A first step later than a fifth of the run (a large
-// shuffle buffer filling from slow storage), or none at all, runs it again for five times
-// the first step's time, at most `most_seconds` (`options.sim.duration_s` is the first
-// try's length).
+// filling nor workers starting count. A late first step runs it again (LongerRunSeconds;
+// `options.sim.duration_s` is the first try's length), and so does a steady part of fewer
+// than `min_steps` steps (a DataLoader's few slow batches come in bursts, and a rate graded
+// on so few has an interval wider than the gains looked for), up to `most_seconds`.
 struct SteadyRun {
   trace::RangeAnalysis steady;  // [first step + a quarter of the rest, end)
   int64_t first_step_ns = -1;
-  double seconds = 0;  // of virtual time, the last try's
 };
 // Errors: the spec cannot be simulated, or the longest run gave the step nothing (the
 // simulator's stall).
 engine::Result<SteadyRun> SimulateSteadyPart(const spec::PipelineSpec& spec,
                                              const sim::CostModel& model,
-                                             SimulatedRunOptions options, double most_seconds);
+                                             SimulatedRunOptions options, double most_seconds,
+                                             int64_t min_steps = 0);
 
 // The tuners' what-if measurer: each candidate simulated for `seconds` of virtual time on
 // the cost model of `model_path` (empty: the candidate spec's own costs) and graded on its
-// steady part (SimulateSteadyPart, up to kMeasuredMostSeconds), as MeasureSpec grades a
-// recorded run without its first quarter; a run graded on fewer than kMeasuredSteps steps
-// runs again long enough for them, within the same most.
+// steady part (SimulateSteadyPart, over kMeasuredSteps steps at least, up to
+// kMeasuredMostSeconds), as MeasureSpec grades a recorded run without its first quarter.
 inline constexpr double kMeasuredMostSeconds = 120;
-inline constexpr double kMeasuredSteps = 300;
+inline constexpr int64_t kMeasuredSteps = 300;
 engine::Measurer SimulatedMeasurer(std::string model_path, double seconds);
 
 }  // namespace pipescope::session
