@@ -44,6 +44,34 @@ std::string Strings(const google::protobuf::RepeatedPtrField<std::string>& items
   return out + "]";
 }
 
+// The tf.data reader whose files synthetic records stand in for.
+const char* ReaderFor(spec::StandsFor stands_for) {
+  return stands_for == spec::text_line_files ? "TextLineDataset" : "TFRecordDataset";
+}
+const char* SuffixFor(spec::StandsFor stands_for) {
+  return stands_for == spec::text_line_files ? "*.txt" : "*.tfrecord";
+}
+
+// The first interleave or flat_map of the pipeline's own ops that reads a file per element:
+// what the source's elements name, when it has one.
+const spec::ElementSource* FileReaderOfElements(const spec::PipelineSpec& spec) {
+  for (const spec::Op& op : spec.ops()) {
+    const spec::ElementSource* per = op.has_interleave() ? &op.interleave().per_element()
+                                     : op.has_flat_map() ? &op.flat_map().per_element()
+                                                         : nullptr;
+    if (per &&
+        (per->has_synthetic_file() || per->has_tfrecord_file() || per->has_text_line_file())) {
+      return per;
+    }
+  }
+  return nullptr;
+}
+
+spec::StandsFor StandsForFiles(const spec::ElementSource& per) {
+  if (per.has_text_line_file()) return spec::text_line_files;
+  return per.synthetic_file().stands_for();
+}
+
 std::string FeatureDtypeCode(const std::string& dtype) {
   if (dtype == "bytes") return "tf.string";
   if (dtype == "float") return "tf.float32";
@@ -58,6 +86,9 @@ struct Emitter {
   std::vector<std::string> pragmas;
   std::vector<std::string> notes;
   std::set<std::string> defined;
+  // The source's elements are file names that the pipeline reads: a count-only
+  // from_tensor_slices is written as the names a glob of FILES gives.
+  bool elements_name_files = false;
 
   void Pragma(const std::string& setting) { pragmas.push_back(setting); }
 
@@ -192,6 +223,9 @@ struct Emitter {
           chain << "[";
           for (int k = 0; k < t.values_size(); ++k) chain << (k ? ", " : "") << t.values(k);
           chain << "]";
+        } else if (elements_name_files) {
+          chain << "tf.io.gfile.glob(FILES)";
+          Pragma("from_tensor_slices.count=" + std::to_string(t.count()));
         } else {
           chain << "tf.range(" << t.count() << ")";
           Pragma("from_tensor_slices.count=" + std::to_string(t.count()));
@@ -215,7 +249,8 @@ struct Emitter {
       case spec::Source::kSynthetic: {
         // Synthetic records stand for files the code lists when it runs.
         const auto& syn = s.synthetic();
-        chain << "tf.data.TFRecordDataset(tf.io.gfile.glob(FILES))  # synthetic records here\n";
+        chain << "tf.data." << ReaderFor(syn.stands_for())
+              << "(tf.io.gfile.glob(FILES))  # synthetic records here\n";
         Pragma("read.records=" + std::to_string(syn.records()));
         Pragma("read.record_bytes=" + std::to_string(syn.record_bytes()));
         if (!syn.read_latency().empty()) Pragma("read.read_latency=" + syn.read_latency());
@@ -244,6 +279,8 @@ struct Emitter {
         made = "tf.data.Dataset.from_tensors(f)";
         break;
       case spec::ElementSource::kSyntheticFile:
+        made = std::string("tf.data.") + ReaderFor(e.synthetic_file().stands_for()) + "(f)";
+        break;
       case spec::ElementSource::kTfrecordFile:
       default:
         made = "tf.data.TFRecordDataset(f";
@@ -426,7 +463,16 @@ engine::Result<EmittedCode> EmitTfData(const spec::PipelineSpec& spec) {
   std::string files;
   const spec::Source& source = spec.source();
   int first_op = 0;
-  if (source.has_synthetic()) files = "FILES = \"/path/to/your/*.tfrecord\"\n";
+  const spec::ElementSource* reader = FileReaderOfElements(spec);
+  const spec::StandsFor stands_for = source.has_synthetic() ? source.synthetic().stands_for()
+                                     : reader               ? StandsForFiles(*reader)
+                                                            : spec::tfrecord_files;
+  e.elements_name_files = reader && source.has_from_tensor_slices() &&
+                          source.from_tensor_slices().strings_size() == 0 &&
+                          source.from_tensor_slices().values_size() == 0;
+  if (source.has_synthetic() || e.elements_name_files) {
+    files = std::string("FILES = \"/path/to/your/") + SuffixFor(stands_for) + "\"\n";
+  }
   if (IsImagesFromDirectory(spec)) {
     files = "import os\n\nDATA_DIR = os.environ.get(\"DATA_DIR\", \"/path/to/your/images\")\n";
     e.chain << var << " = tf.keras.utils.image_dataset_from_directory(DATA_DIR, batch_size="
@@ -440,9 +486,10 @@ engine::Result<EmittedCode> EmitTfData(const spec::PipelineSpec& spec) {
     first_op = 2;
   } else if (IsListFilesStandIn(source)) {
     // File names the code lists when it runs: written so again.
-    files =
-        "import os\n\nFILES_PATTERN = os.environ.get(\"FILES_PATTERN\", "
-        "\"/path/to/your/*.tfrecord\")\n";
+    files = std::string(
+                "import os\n\nFILES_PATTERN = os.environ.get(\"FILES_PATTERN\", "
+                "\"/path/to/your/") +
+            SuffixFor(stands_for) + "\")\n";
     e.chain << var << " = tf.data.Dataset.list_files(FILES_PATTERN)\n";
     if (source.range().stop() != kListFilesStandIn) {
       e.Pragma("list_files.stop=" + std::to_string(source.range().stop()));
@@ -537,7 +584,13 @@ engine::Result<EmittedCode> EmitLoader(const spec::PipelineSpec& spec, bool kera
     c << ",\n    persistent_workers=" << Bool(dl.persistent_workers());
     if (dl.has_in_order()) c << ",\n    in_order=" << Bool(dl.in_order());
     c << ")\n";
-    if (dl.getitem().has_python()) e.Pragma("loader.cost=" + dl.getitem().python().duration());
+    if (dl.getitem().has_python()) {
+      e.Pragma("loader.cost=" + dl.getitem().python().duration());
+      if (dl.getitem().python().output_bytes() > 0) {
+        e.Pragma("loader.sample_bytes=" + std::to_string(dl.getitem().python().output_bytes()) +
+                 "B");
+      }
+    }
     if (!dl.worker_startup().empty()) e.Pragma("loader.worker_startup=" + dl.worker_startup());
     if (!dl.receive_per_mb().empty()) e.Pragma("loader.receive_per_mb=" + dl.receive_per_mb());
   }

@@ -124,6 +124,7 @@ void StandInMissingFiles(ImportedCode& code, const std::filesystem::path& base) 
       code.stand_in_reads[op.name()] = per->has_tfrecord_file() ? "tfrecord" : "text_line";
       per->mutable_synthetic_file()->set_records_per_file(kStandInRecordsPerFile);
       per->mutable_synthetic_file()->set_record_bytes(kStandInRecordBytes);
+      per->mutable_synthetic_file()->set_stands_for(StandsForReads(code.stand_in_reads[op.name()]));
     }
   };
   if (s.has_tfrecord() || s.has_text_line()) {
@@ -139,6 +140,7 @@ void StandInMissingFiles(ImportedCode& code, const std::filesystem::path& base) 
     s.clear_text_line();
     s.mutable_synthetic()->set_records(kStandInRecords);
     s.mutable_synthetic()->set_record_bytes(kStandInRecordBytes);
+    s.mutable_synthetic()->set_stands_for(StandsForReads(code.source_reads));
     code.notes.push_back(
         {at,
          "'" + missing + "' is not here (nor beside the code): " + std::to_string(kStandInRecords) +

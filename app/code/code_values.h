@@ -22,6 +22,12 @@ inline constexpr int64_t kStandInRecordBytes = 10240;
 inline constexpr int64_t kStandInFiles = 100;
 inline constexpr int64_t kStandInRecordsPerFile = 1000;
 
+// The reader whose files stand-in records replace, from a pipeline's `reads` ("tfrecord",
+// "text_line"), so that code written from the spec calls it again.
+inline spec::StandsFor StandsForReads(const std::string& reads) {
+  return reads == "text_line" ? spec::text_line_files : spec::tfrecord_files;
+}
+
 // Something the code leaves out or that import-code assumed, with where and, when a
 // setting completes it, the `--set` that does.
 struct CodeNote {
@@ -87,6 +93,8 @@ struct Value {
     kInstance,   // a call of a class defined in the file (s: the class's name)
     kFeature,    // tf.io.FixedLenFeature / VarLenFeature
     kTransform,  // what Dataset.apply takes: map_and_batch(...) (s: its name; call: its args)
+    kTensor,     // an array a known constructor makes (torch.randn(N, 3, 32, 32), np.zeros):
+                 // items its dimensions (unknown ones kUnknown), s its dtype ("float32")
   };
   Kind kind = Kind::kUnknown;
   bool b = false;

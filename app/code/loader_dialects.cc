@@ -6,6 +6,7 @@
 #include <string>
 
 #include "app/code/dialects.h"
+#include "app/code/tensor_values.h"
 #include "app/code/work_functions.h"
 
 namespace pipescope::code {
@@ -13,6 +14,61 @@ namespace pipescope::code {
 namespace {
 
 constexpr int64_t kStandInItems = kStandInRecords;
+
+// torch.utils.data.TensorDataset(*tensors): the tensors, kept for the loader that takes it.
+constexpr char kTensorDataset[] = "torch.utils.data.TensorDataset";
+Value TensorDataset(PythonReader&, const CallArgs& a) {
+  Value v{.kind = Value::Kind::kInstance, .s = kTensorDataset, .node = a.node};
+  v.call = std::make_shared<const CallArgs>(a);
+  return v;
+}
+const CallArgs* TensorsOf(const Value* dataset) {
+  return dataset && dataset->Is(Value::Kind::kInstance) && dataset->s == kTensorDataset
+             ? dataset->call.get()
+             : nullptr;
+}
+
+// TensorDataset's __getitem__ is `tuple(tensor[index] for tensor in tensors)`: a Python call
+// and one tensor index per tensor, each costing PyTorch's per-op overhead of a few
+// microseconds (a stand-in until set or calibrated).
+constexpr int64_t kTensorIndexNs = 2000;
+constexpr int64_t kTensorGetItemCallNs = 1000;
+
+// A TensorDataset's items: as many as its first tensor's first dimension, each the sum of
+// the tensors' rows in bytes, where the code shows their shapes (torch.randn(N, 3, 32, 32)).
+void TensorItems(Pipeline& p, const Value& dataset, const CallArgs& tensors, spec::Op& op,
+                 SourcePoint at) {
+  p.source.set_name("dataset");
+  std::optional<int64_t> items;
+  std::optional<int64_t> bytes = 0;
+  for (const Value& t : tensors.positional) {
+    if (!items) items = FirstDimension(t);
+    const auto row = ItemBytes(t);
+    bytes = bytes && row ? std::optional(*bytes + *row) : std::nullopt;
+  }
+  p.source.mutable_range()->set_stop(items.value_or(kStandInItems));
+  if (!items) {
+    p.Note(at, "the length of `" + dataset.Spelling() + "` is known only when the code runs: " +
+                   std::to_string(kStandInItems) + " items stand in; --set dataset.stop=N");
+  }
+  auto* python = op.mutable_dataloader()->mutable_getitem()->mutable_python();
+  const int64_t n = static_cast<int64_t>(tensors.positional.size());
+  const std::string cost =
+      std::to_string((kTensorGetItemCallNs + n * kTensorIndexNs) / 1000) + "us";
+  python->set_duration(cost);
+  p.Note(at, "TensorDataset's __getitem__ indexes its " + std::to_string(n) + " tensors: " + cost +
+                 " a sample stands in (a few microseconds of PyTorch's per-op overhead each); "
+                 "--set " +
+                 op.name() + ".cost=DURATION (or calibrate from a trace)");
+  if (bytes && n > 0) {
+    python->set_output_bytes(*bytes);
+  } else {
+    p.Note(at,
+           "a sample's size is not read from the code (a tensor's shape or dtype is "
+           "computed): it counts a few bytes; --set " +
+               op.name() + ".sample_bytes=SIZE gives its size");
+  }
+}
 
 // The source of a map-style dataset: its indices 0 .. len - 1, from __len__ when it returns
 // a number.
@@ -80,7 +136,8 @@ Value DataLoader(PythonReader& r, const CallArgs& a) {
   const std::string op_name = "loader";
   const Value* dataset = a.Get(0, "dataset");
   const ClassInfo* cls = ClassOf(r, dataset);
-  IndexSource(r, *p, dataset, cls, "dataset");
+  const CallArgs* tensors = TensorsOf(dataset);
+  if (!tensors) IndexSource(r, *p, dataset, cls, "dataset");
   spec::Op op;
   op.set_name(op_name);
   auto* dl = op.mutable_dataloader();
@@ -118,7 +175,11 @@ Value DataLoader(PythonReader& r, const CallArgs& a) {
   }
   dl->set_persistent_workers(ReadFlag(*p, a, 14, "persistent_workers", op_name).value_or(false));
   if (const auto in_order = ReadFlag(*p, a, 16, "in_order", op_name)) dl->set_in_order(*in_order);
-  *dl->mutable_getitem() = GetItem(r, *p, dataset, cls, op_name, a.node.start());
+  if (tensors) {
+    TensorItems(*p, *dataset, *tensors, op, a.node.start());
+  } else {
+    *dl->mutable_getitem() = GetItem(r, *p, dataset, cls, op_name, a.node.start());
+  }
   p->op_at[op_name] = a.node.start();
   p->ops.push_back(op);
   // A training loop takes the loader's batches epoch after epoch.
@@ -183,7 +244,9 @@ const Dialect& TorchDialect() {
   static const Dialect d = [] {
     Dialect t;
     t.framework = "pytorch";
-    t.functions = {{"DataLoader", DataLoader}};
+    t.functions = TensorConstructors();
+    t.functions["DataLoader"] = DataLoader;
+    t.functions["TensorDataset"] = TensorDataset;
     return t;
   }();
   return d;

@@ -7,6 +7,8 @@
 #include <string>
 #include <utility>
 
+#include "app/code/tensor_values.h"
+
 namespace pipescope::code {
 
 namespace {
@@ -659,6 +661,7 @@ Value PythonReader::Call(const SyntaxNode& call) {
       p->Note(call.start(), "." + method + "(...) is not read: left out of the spec");
       return Value{.kind = Value::Kind::kPipeline, .pipeline = std::move(p), .node = call};
     }
+    if (object.Is(Value::Kind::kTensor)) return TensorMethod(object, method, args);
     if (!object.Is(Value::Kind::kSymbol)) {
       // model.fit(...) on a model the file builds: a method of something unknown.
       if (const auto* fn = FindFunction("?." + method)) return (*fn)(*this, args);

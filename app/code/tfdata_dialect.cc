@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "app/code/dialects.h"
+#include "app/code/tensor_values.h"
 #include "app/code/work_functions.h"
 #include "engine/work/work_registry.h"
 
@@ -54,6 +55,7 @@ Value FileSource(PythonReader& r, const CallArgs& a, const std::string& format) 
     auto* s = p->source.mutable_synthetic();
     s->set_records(kStandInRecords);
     s->set_record_bytes(kStandInRecordBytes);
+    s->set_stands_for(StandsForReads(format));
     p->stand_in_note = std::string(format == "tfrecord" ? "TFRecordDataset" : "TextLineDataset") +
                        "'s files are `" + (files_arg ? files_arg->Spelling() : "?") +
                        "`, known only when the code runs: " + std::to_string(kStandInRecords) +
@@ -185,6 +187,9 @@ Value FromTensorSlices(PythonReader& r, const CallArgs& a) {
     for (const Value& v : x->items) slices->add_values(v.i);
   } else if (all_strings) {
     for (const Value& v : x->items) slices->add_strings(v.s);
+  } else if (const auto rows = x ? FirstDimension(*x) : std::nullopt) {
+    // An array the code makes (np.random.rand(N, 8)): its rows.
+    slices->set_count(*rows);
   } else {
     slices->set_count(1000);
     p->stand_in = true;
@@ -387,6 +392,7 @@ void ReadPerElement(PythonReader& r, Pipeline& p, const CallArgs& a, const std::
     auto* f = per_element.mutable_synthetic_file();
     f->set_records_per_file(kStandInRecordsPerFile);
     f->set_record_bytes(kStandInRecordBytes);
+    f->set_stands_for(StandsForReads(sub.reads));
     p.stand_in_reads[op] = sub.reads;
     if (!p.stand_in) {
       p.Note(a.node.start(), op + " reads files named by elements the code computes: " +

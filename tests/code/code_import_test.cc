@@ -467,6 +467,51 @@ model.fit(S(), workers=2, use_multiprocessing=False, max_queue_size=5)
   ExpectRoundTrip("ds = tf.data.Dataset.from_generator(gen, output_types=tf.int64).batch(4)\n");
 }
 
+TEST(CodeEmitTest, StandInFilesAreWrittenAsTheReaderAndFileNamesTheCodeHad) {
+  // Text files a glob finds at run time: TextLineDataset again, not TFRecordDataset.
+  const auto lines = Import("ds = tf.data.TextLineDataset(csv_files).skip(1).batch(4)\n");
+  auto text = EmitCode(AsWritten(lines), "tfdata");
+  ASSERT_TRUE(text.ok());
+  EXPECT_NE(text->text.find("tf.data.TextLineDataset(tf.io.gfile.glob(FILES))"), std::string::npos)
+      << text->text;
+  EXPECT_EQ(text->text.find("TFRecordDataset"), std::string::npos) << text->text;
+
+  // File names the code computes, each read by an interleave: file names again, not the
+  // integers of tf.range, which TFRecordDataset cannot open.
+  const auto names = Import(R"(ds = tf.data.Dataset.from_tensor_slices(filenames)
+ds = ds.interleave(tf.data.TFRecordDataset, cycle_length=4)
+)");
+  auto files = EmitCode(AsWritten(names), "tfdata");
+  ASSERT_TRUE(files.ok());
+  EXPECT_NE(files->text.find("from_tensor_slices(tf.io.gfile.glob(FILES))"), std::string::npos)
+      << files->text;
+  EXPECT_NE(files->text.find("FILES = \"/path/to/your/*.tfrecord\""), std::string::npos);
+  EXPECT_EQ(files->text.find("tf.range"), std::string::npos) << files->text;
+}
+
+TEST(CodeImportTest, ATensorDatasetsLengthAndSampleSizeComeFromItsTensorsShapes) {
+  const auto code = Import(R"(import numpy as np
+import torch
+from torch.utils.data import DataLoader, TensorDataset
+x = torch.from_numpy(np.zeros((2000, 64), dtype=np.float32)).half()
+y = torch.arange(2000)
+loader = DataLoader(TensorDataset(x, y), batch_size=50, num_workers=2)
+)");
+  EXPECT_EQ(code.spec.source().range().stop(), 2000);
+  const auto& python = code.spec.ops(0).dataloader().getitem().python();
+  EXPECT_EQ(python.output_bytes(), 64 * 2 + 8);  // a float16 row of 64 and an int64
+  EXPECT_EQ(python.duration(), "5us");           // a call and two tensor indexes
+  EXPECT_TRUE(HasNote(code, 6, "TensorDataset's __getitem__ indexes its 2 tensors"));
+
+  // A shape the code computes: the length stands in, and says so.
+  const auto unknown = Import(R"(from torch.utils.data import DataLoader, TensorDataset
+loader = DataLoader(TensorDataset(load_features()), batch_size=50)
+)");
+  EXPECT_EQ(unknown.spec.source().range().stop(), 10000);
+  EXPECT_TRUE(HasNote(unknown, 2, "is known only when the code runs"));
+  EXPECT_TRUE(HasNote(unknown, 2, "a sample's size is not read from the code"));
+}
+
 TEST(CodePatchTest, TunedKnobsAreWrittenIntoTheUsersOwnFileAndNothingElseChanges) {
   const std::string source = R"(import tensorflow as tf
 AUTOTUNE = tf.data.AUTOTUNE

@@ -1,0 +1,176 @@
+#include "app/code/tensor_values.h"
+
+#include <string>
+#include <vector>
+
+namespace pipescope::code {
+
+namespace {
+
+// Bytes per element of a dtype as the code names it (torch.float32, np.uint8, "float32",
+// torch.long); nullopt for one not known.
+std::optional<int64_t> DtypeBytes(const std::string& dtype) {
+  static const std::map<std::string, int64_t> kBytes = {
+      {"float64", 8},  {"double", 8},    {"int64", 8},      {"long", 8},    {"float32", 4},
+      {"float", 4},    {"int32", 4},     {"int", 4},        {"float16", 2}, {"half", 2},
+      {"bfloat16", 2}, {"int16", 2},     {"short", 2},      {"uint8", 1},   {"int8", 1},
+      {"bool", 1},     {"complex64", 8}, {"complex128", 16}};
+  const auto it = kBytes.find(dtype);
+  if (it == kBytes.end()) return std::nullopt;
+  return it->second;
+}
+
+// The dtype keyword's name (the tail of torch.float32 or np.uint8, or a string); `fallback`
+// when the call leaves it out.
+std::string DtypeOf(const CallArgs& a, const std::string& fallback) {
+  const Value* d = a.Get("dtype");
+  if (!d) return fallback;
+  if (d->Is(Value::Kind::kString)) return d->s;
+  if (d->Is(Value::Kind::kSymbol)) return d->SymbolTail();
+  return "?";
+}
+
+Value Tensor(std::vector<Value> dims, std::string dtype, const CallArgs& a) {
+  return Value{.kind = Value::Kind::kTensor,
+               .s = std::move(dtype),
+               .items = std::move(dims),
+               .node = a.node};
+}
+
+// A size as the constructors take it: one tuple or list (np.zeros((N, 8))), or the dimensions
+// one by one from `first` on (torch.randn(N, 3, 32, 32)).
+std::vector<Value> SizeFrom(const CallArgs& a, size_t first, const char* keyword) {
+  if (const Value* size = a.Get(keyword); size) {
+    if (size->Is(Value::Kind::kList)) return size->items;
+    return {*size};
+  }
+  if (a.positional.size() == first + 1 && a.positional[first].Is(Value::Kind::kList)) {
+    return a.positional[first].items;
+  }
+  return std::vector<Value>(a.positional.begin() + std::min(first, a.positional.size()),
+                            a.positional.end());
+}
+
+// torch.randn(*size, dtype=...) and its kin: float32 unless told; NumPy's float64.
+Dialect::Function Filled(const char* default_dtype, const char* size_keyword) {
+  return [default_dtype, size_keyword](PythonReader&, const CallArgs& a) {
+    return Tensor(SizeFrom(a, 0, size_keyword), DtypeOf(a, default_dtype), a);
+  };
+}
+
+// torch.randint(low=0, high, size) and np.random.randint(low, high=None, size=None): int64.
+Value TorchRandint(PythonReader&, const CallArgs& a) {
+  const Value* size = a.Get("size");
+  if (!size && !a.positional.empty()) size = &a.positional.back();
+  std::vector<Value> dims;
+  if (size && size->Is(Value::Kind::kList)) dims = size->items;
+  return Tensor(dims, DtypeOf(a, "int64"), a);
+}
+Value NumpyRandint(PythonReader&, const CallArgs& a) {
+  const Value* size = a.Get(2, "size");
+  std::vector<Value> dims;
+  if (size && size->Is(Value::Kind::kList)) dims = size->items;
+  if (size && size->AsInt()) dims = {*size};
+  // No size: one integer, not an array.
+  if (!size) return Value{.node = a.node};
+  return Tensor(dims, DtypeOf(a, "int64"), a);
+}
+
+// arange(n) and arange(start, stop[, step]): one dimension, int64 for integers.
+Value Arange(PythonReader&, const CallArgs& a) {
+  std::vector<int64_t> n;
+  for (const Value& v : a.positional) {
+    if (const auto i = v.AsInt()) n.push_back(*i);
+  }
+  Value length;
+  if (n.size() == a.positional.size() && !n.empty()) {
+    const int64_t start = n.size() >= 2 ? n[0] : 0;
+    const int64_t stop = n.size() >= 2 ? n[1] : n[0];
+    const int64_t step = n.size() >= 3 && n[2] != 0 ? n[2] : 1;
+    const int64_t count =
+        step > 0 ? (stop - start + step - 1) / step : (start - stop - step - 1) / -step;
+    length = Value{.kind = Value::Kind::kInt, .i = std::max<int64_t>(0, count)};
+  }
+  return Tensor({length}, DtypeOf(a, "int64"), a);
+}
+
+// torch.from_numpy(a), torch.as_tensor(a), torch.tensor(a): the same array (the dtype kept;
+// torch.tensor of a list is not read).
+Value SameArray(PythonReader&, const CallArgs& a) {
+  if (!a.positional.empty() && a.positional[0].Is(Value::Kind::kTensor)) {
+    Value v = a.positional[0];
+    v.s = DtypeOf(a, v.s);
+    v.node = a.node;
+    return v;
+  }
+  return Value{.node = a.node};
+}
+
+}  // namespace
+
+Value TensorMethod(const Value& tensor, const std::string& method, const CallArgs& args) {
+  static const std::map<std::string, std::string> kConversions = {
+      {"float", "float32"},     {"double", "float64"}, {"half", "float16"},
+      {"bfloat16", "bfloat16"}, {"long", "int64"},     {"int", "int32"},
+      {"short", "int16"},       {"byte", "uint8"},     {"bool", "bool"}};
+  Value v = tensor;
+  v.node = args.node;
+  if (const auto it = kConversions.find(method); it != kConversions.end()) {
+    v.s = it->second;
+    return v;
+  }
+  if (method == "astype" || method == "to" || method == "type") {
+    // The dtype by position or keyword; to(device) keeps the dtype.
+    const Value* d = args.Get(0, "dtype");
+    if (d && d->Is(Value::Kind::kSymbol) && DtypeBytes(d->SymbolTail())) v.s = d->SymbolTail();
+    if (d && d->Is(Value::Kind::kString) && DtypeBytes(d->s)) v.s = d->s;
+    return v;
+  }
+  if (method == "contiguous" || method == "clone" || method == "copy" || method == "cpu" ||
+      method == "numpy" || method == "pin_memory" || method == "detach") {
+    return v;
+  }
+  return Value{.node = args.node};
+}
+
+std::map<std::string, Dialect::Function> TensorConstructors() {
+  std::map<std::string, Dialect::Function> f;
+  for (const char* name : {"randn", "rand", "zeros", "ones", "empty"}) {
+    f[std::string("torch.") + name] = Filled("float32", "size");
+  }
+  for (const char* name : {"random.randn", "random.rand"}) {
+    f[std::string("numpy.") + name] = Filled("float64", "size");
+  }
+  for (const char* name : {"zeros", "ones", "empty"}) {
+    f[std::string("numpy.") + name] = Filled("float64", "shape");
+  }
+  f["numpy.random.random"] = Filled("float64", "size");
+  f["torch.randint"] = TorchRandint;
+  f["numpy.random.randint"] = NumpyRandint;
+  f["torch.arange"] = Arange;
+  f["numpy.arange"] = Arange;
+  for (const char* name : {"torch.from_numpy", "torch.as_tensor", "torch.tensor"}) {
+    f[name] = SameArray;
+  }
+  return f;
+}
+
+std::optional<int64_t> FirstDimension(const Value& tensor) {
+  if (!tensor.Is(Value::Kind::kTensor) || tensor.items.empty()) return std::nullopt;
+  return tensor.items[0].AsInt();
+}
+
+std::optional<int64_t> ItemBytes(const Value& tensor) {
+  if (!tensor.Is(Value::Kind::kTensor) || tensor.items.empty()) return std::nullopt;
+  auto bytes = DtypeBytes(tensor.s);
+  if (!bytes) return std::nullopt;
+  int64_t n = *bytes;
+  for (size_t k = 1; k < tensor.items.size(); ++k) {
+    const auto d = tensor.items[k].AsInt();
+    if (!d || *d < 0) return std::nullopt;
+    n *= *d;
+  }
+  return n;
+}
+
+}  // namespace pipescope::code
