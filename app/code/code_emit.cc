@@ -5,6 +5,7 @@
 #include <sstream>
 #include <string>
 
+#include "app/code/code_values.h"
 #include "app/code/work_functions.h"
 #include "engine/work/work_registry.h"
 
@@ -251,10 +252,11 @@ struct Emitter {
         const auto& syn = s.synthetic();
         chain << "tf.data." << ReaderFor(syn.stands_for())
               << "(tf.io.gfile.glob(FILES))  # synthetic records here\n";
-        Pragma("read.records=" + std::to_string(syn.records()));
-        Pragma("read.record_bytes=" + std::to_string(syn.record_bytes()));
-        if (!syn.read_latency().empty()) Pragma("read.read_latency=" + syn.read_latency());
-        if (!syn.bandwidth().empty()) Pragma("read.bandwidth=" + syn.bandwidth());
+        const std::string& read = s.name();
+        Pragma(read + ".records=" + std::to_string(syn.records()));
+        Pragma(read + ".record_bytes=" + std::to_string(syn.record_bytes()));
+        if (!syn.read_latency().empty()) Pragma(read + ".read_latency=" + syn.read_latency());
+        if (!syn.bandwidth().empty()) Pragma(read + ".bandwidth=" + syn.bandwidth());
         break;
       }
       default:
@@ -264,7 +266,20 @@ struct Emitter {
   }
 
   // What interleave's or flat_map's function makes of an element.
-  std::string PerElement(const spec::ElementSource& e,
+  // The storage of the files an interleave reads, where it is not import-code's stand-in's.
+  void SyntheticFilePragmas(const std::string& op, const spec::SyntheticFile& f) {
+    if (f.records_per_file() != kStandInRecordsPerFile) {
+      Pragma(op + ".records_per_file=" + std::to_string(f.records_per_file()));
+    }
+    if (f.record_bytes() != kStandInRecordBytes) {
+      Pragma(op + ".record_bytes=" + std::to_string(f.record_bytes()));
+    }
+    if (!f.open_latency().empty()) Pragma(op + ".open_latency=" + f.open_latency());
+    if (!f.read_latency().empty()) Pragma(op + ".read_latency=" + f.read_latency());
+    if (!f.bandwidth().empty()) Pragma(op + ".bandwidth=" + f.bandwidth());
+  }
+
+  std::string PerElement(const std::string& op_name, const spec::ElementSource& e,
                          const google::protobuf::RepeatedPtrField<spec::Op>& ops) {
     std::string made;
     switch (e.kind_case()) {
@@ -280,6 +295,7 @@ struct Emitter {
         break;
       case spec::ElementSource::kSyntheticFile:
         made = std::string("tf.data.") + ReaderFor(e.synthetic_file().stands_for()) + "(f)";
+        SyntheticFilePragmas(op_name, e.synthetic_file());
         break;
       case spec::ElementSource::kTfrecordFile:
       default:
@@ -311,7 +327,7 @@ struct Emitter {
       }
       case spec::Op::kInterleave: {
         const auto& il = op.interleave();
-        m << ".interleave(" << PerElement(il.per_element(), il.ops());
+        m << ".interleave(" << PerElement(op.name(), il.per_element(), il.ops());
         if (il.has_cycle_length()) m << ", cycle_length=" << Knob(il.cycle_length());
         if (il.has_block_length()) m << ", block_length=" << il.block_length();
         if (il.num_parallel_calls() != 0)
@@ -321,7 +337,8 @@ struct Emitter {
         break;
       }
       case spec::Op::kFlatMap:
-        m << ".flat_map(" << PerElement(op.flat_map().per_element(), op.flat_map().ops()) << ")";
+        m << ".flat_map(" << PerElement(op.name(), op.flat_map().per_element(), op.flat_map().ops())
+          << ")";
         break;
       case spec::Op::kFilter: {
         const std::string name = Identifier(op.name());
@@ -399,6 +416,12 @@ struct Emitter {
                    const std::string& imports, const std::string& tail) {
     if (!spec.train_step().step_time().empty()) {
       Pragma("train_step.step_time=" + spec.train_step().step_time());
+    }
+    if (spec.budget().cpu_cores() > 0) {
+      Pragma("budget.cpu_cores=" + std::to_string(spec.budget().cpu_cores()));
+    }
+    if (spec.budget().ram_bytes() > 0) {
+      Pragma("budget.ram_bytes=" + std::to_string(spec.budget().ram_bytes()));
     }
     std::ostringstream out;
     out << "# " << spec.name() << " as " << framework << " code, written by pipescope-cli.\n";

@@ -117,8 +117,18 @@ Status ApplyOverride(spec::PipelineSpec& spec, const std::string& assignment) {
   const auto* oneof = op->GetDescriptor()->FindOneofByName("kind");
   const auto* kind = op->GetReflection()->GetOneofFieldDescriptor(*op, oneof);
   if (!kind) return InvalidArgument("op '" + op_name + "' has no kind");
-  return SetField(*op->GetReflection()->MutableMessage(op, kind), knob, value,
-                  "op '" + op_name + "'");
+  Message& params = *op->GetReflection()->MutableMessage(op, kind);
+  // The storage of the synthetic files an interleave or flat_map reads (open_latency,
+  // read_latency, bandwidth, records_per_file, record_bytes) is set on the op that reads them.
+  spec::ElementSource* per = op->has_interleave() ? op->mutable_interleave()->mutable_per_element()
+                             : op->has_flat_map() ? op->mutable_flat_map()->mutable_per_element()
+                                                  : nullptr;
+  if (per && per->has_synthetic_file() && !params.GetDescriptor()->FindFieldByName(knob) &&
+      per->synthetic_file().GetDescriptor()->FindFieldByName(knob)) {
+    return SetField(*per->mutable_synthetic_file(), knob, value,
+                    "op '" + op_name + "' (its synthetic files)");
+  }
+  return SetField(params, knob, value, "op '" + op_name + "'");
 }
 
 std::optional<int64_t> ReadIntKnob(const spec::PipelineSpec& spec, const std::string& op,

@@ -13,6 +13,7 @@
 
 #include "app/code/code_emit.h"
 #include "app/code/code_patch.h"
+#include "engine/spec/spec_loader.h"
 #include "engine/spec/spec_validator.h"
 
 namespace pipescope::code {
@@ -487,6 +488,35 @@ ds = ds.interleave(tf.data.TFRecordDataset, cycle_length=4)
       << files->text;
   EXPECT_NE(files->text.find("FILES = \"/path/to/your/*.tfrecord\""), std::string::npos);
   EXPECT_EQ(files->text.find("tf.range"), std::string::npos) << files->text;
+}
+
+TEST(CodeEmitTest, StorageOfStandInFilesAndTheBudgetRideAlongInWrittenCode) {
+  // Slow remote files read by an interleave, on a budget of cores: what tf.data code cannot
+  // say comes back from its pragmas.
+  auto spec = engine::ParseSpecText(R"(
+source { name: "list_files" range { stop: 40 } }
+ops { name: "interleave" interleave {
+  per_element { synthetic_file { records_per_file: 250 record_bytes: 65536 open_latency: "30ms"
+                                 read_latency: "2ms" bandwidth: "50MB/s"
+                                 stands_for: text_line_files } }
+  cycle_length: 8 num_parallel_calls: 8 } }
+ops { name: "batch" batch { batch_size: 16 } }
+train_step { step_time: "20ms" }
+budget { cpu_cores: 3 }
+)",
+                                    "storage.pbtxt");
+  ASSERT_TRUE(spec.ok()) << spec.status().message();
+  auto emitted = EmitCode(*spec, "tfdata");
+  ASSERT_TRUE(emitted.ok()) << emitted.status().message();
+  auto back = ImportCode(emitted->text, "storage.py");
+  ASSERT_TRUE(back.ok()) << back.status().message() << "\n" << emitted->text;
+  spec::PipelineSpec again = AsWritten(*back);
+  again.clear_name();
+  again.clear_description();
+  EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(*spec, again))
+      << "written:\n"
+      << emitted->text << "read back:\n"
+      << again.DebugString();
 }
 
 TEST(CodeImportTest, ATensorDatasetsLengthAndSampleSizeComeFromItsTensorsShapes) {

@@ -35,6 +35,23 @@ TEST(SpecOverridesTest, SetsAKnobOfANamedOp) {
   EXPECT_EQ(spec.budget().cpu_cores(), 16);
 }
 
+TEST(SpecOverridesTest, TheStorageOfAnInterleavesSyntheticFilesIsSetOnTheInterleave) {
+  auto spec = ParseSpecText(
+      "source { name: \"files\" range { stop: 8 } }\n"
+      "ops { name: \"read\" interleave { per_element { synthetic_file { records_per_file: 5 "
+      "record_bytes: 4 } } cycle_length: 2 } }\n"
+      "train_step { step_time: \"1ms\" }",
+      "files");
+  ASSERT_TRUE(spec.ok());
+  ASSERT_TRUE(ApplyOverride(*spec, "read.read_latency=5ms").ok());
+  ASSERT_TRUE(ApplyOverride(*spec, "read.cycle_length=4").ok());
+  EXPECT_EQ(spec->ops(0).interleave().per_element().synthetic_file().read_latency(), "5ms");
+  EXPECT_EQ(spec->ops(0).interleave().cycle_length(), 4);
+  const Status unknown = ApplyOverride(*spec, "read.colour=red");
+  EXPECT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.message().find("cycle_length"), std::string::npos) << unknown.message();
+}
+
 TEST(SpecOverridesTest, ReadsBackAnIntegerKnob) {
   auto spec = Demo();
   EXPECT_EQ(ReadIntKnob(spec, "decode", "num_parallel_calls"), 1);
