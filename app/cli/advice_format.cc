@@ -63,6 +63,14 @@ void PutAdvice(nlohmann::json& summary, const engine::AdvisorResult& advice) {
   }
   summary["advice"] = std::move(list);
   summary["advice_from_steps_per_s"] = advice.simulated_steps_per_s;
+  if (!advice.together.changes.empty()) {
+    summary["advice_together"] = {{"changes", advice.together.changes},
+                                  {"settings", advice.together.settings},
+                                  {"kinds", advice.together.kinds},
+                                  {"predicted_steps_per_s", advice.together.predicted_steps_per_s},
+                                  {"predicted_gain", advice.together.predicted_gain},
+                                  {"spec", engine::SpecToText(advice.together.spec)}};
+  }
 }
 
 std::string AdviceToText(const engine::AdvisorResult& advice) {
@@ -75,6 +83,16 @@ std::string AdviceToText(const engine::AdvisorResult& advice) {
       out += "    try it:";
       for (const auto& s : a.settings) out += " --set " + s;
       out += "\n";
+    }
+  }
+  if (const auto& t = advice.together; !t.changes.empty()) {
+    out += "  Together, " + engine::TogetherText(advice) + "\n";
+    if (!t.moves) {
+      out += "    try it:";
+      for (const auto& s : t.settings) out += " --set " + s;
+      out += "\n";
+    } else {
+      out += "    the pipeline: --json's advice_together.spec\n";
     }
   }
   return out;

@@ -589,27 +589,46 @@ engine::Result<EmittedCode> EmitLoader(const spec::PipelineSpec& spec, bool kera
     if (!kf.receive_per_mb().empty()) e.Pragma("fit.receive_per_mb=" + kf.receive_per_mb());
   } else {
     const auto& dl = loader->dataloader();
-    imports = "from torch.utils.data import DataLoader, Dataset\n";
-    c << "class " << cls << "(Dataset):\n";
-    c << "    def __len__(self):\n        return " << items << "\n\n";
-    c << "    def __getitem__(self, index):\n        return index  # your sample\n\n\n";
+    std::string dataset = cls + "()";
+    if (dl.indexes_batches()) {
+      // A dataset that indexes by a list: a TensorDataset, standing for the user's tensors.
+      imports = "import torch\nfrom torch.utils.data import DataLoader, TensorDataset\n";
+      c << "dataset = TensorDataset(torch.arange(" << items << "))  # your tensors\n\n";
+      dataset = "dataset";
+    } else {
+      imports = "from torch.utils.data import DataLoader, Dataset\n";
+      c << "class " << cls << "(Dataset):\n";
+      c << "    def __len__(self):\n        return " << items << "\n\n";
+      c << "    def __getitem__(self, index):\n        return index  # your sample\n\n\n";
+    }
+    if (dl.fetch_batches()) {
+      imports += "from torch.utils.data import BatchSampler, SequentialSampler\n";
+    }
     if (dl.has_collate()) {
       c << "def collate_fn(samples):\n    return samples  # your collate\n\n\n";
       if (dl.collate().has_python())
         e.Pragma("loader.collate_cost=" + dl.collate().python().duration());
     }
-    c << "loader = DataLoader(\n    " << cls << "(),\n    batch_size=" << dl.batch_size();
+    c << "loader = DataLoader(\n    " << dataset;
+    if (dl.fetch_batches()) {
+      // Each batch's indices in one call of the dataset.
+      c << ",\n    sampler=BatchSampler(SequentialSampler(range(" << items
+        << ")), batch_size=" << dl.batch_size() << ", drop_last=" << Bool(dl.drop_last())
+        << "),\n    batch_size=None";
+    } else {
+      c << ",\n    batch_size=" << dl.batch_size();
+    }
     c << ",\n    num_workers=" << dl.num_workers();
     if (dl.has_collate()) c << ",\n    collate_fn=collate_fn";
     c << ",\n    pin_memory=" << Bool(dl.pin_memory());
-    c << ",\n    drop_last=" << Bool(dl.drop_last());
+    if (!dl.fetch_batches()) c << ",\n    drop_last=" << Bool(dl.drop_last());
     if (dl.has_prefetch_factor()) c << ",\n    prefetch_factor=" << dl.prefetch_factor();
     c << ",\n    persistent_workers=" << Bool(dl.persistent_workers());
     if (dl.has_in_order()) c << ",\n    in_order=" << Bool(dl.in_order());
     c << ")\n";
     if (dl.getitem().has_python()) {
       e.Pragma("loader.cost=" + dl.getitem().python().duration());
-      if (dl.getitem().python().output_bytes() > 0) {
+      if (dl.getitem().python().output_bytes() > 0 || dl.indexes_batches()) {
         e.Pragma("loader.sample_bytes=" + std::to_string(dl.getitem().python().output_bytes()) +
                  "B");
       }

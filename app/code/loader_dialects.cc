@@ -51,6 +51,7 @@ void TensorItems(Pipeline& p, const Value& dataset, const CallArgs& tensors, spe
     p.Note(at, "the length of `" + dataset.Spelling() + "` is known only when the code runs: " +
                    std::to_string(kStandInItems) + " items stand in; --set dataset.stop=N");
   }
+  op.mutable_dataloader()->set_indexes_batches(true);  // tensor[indices] for each tensor
   auto* python = op.mutable_dataloader()->mutable_getitem()->mutable_python();
   const int64_t n = static_cast<int64_t>(tensors.positional.size());
   const std::string cost =
@@ -127,6 +128,19 @@ spec::WorkFunction GetItem(PythonReader& r, Pipeline& p, const Value* dataset, c
   return work.fn;
 }
 
+// BatchSampler(sampler, batch_size, drop_last): its arguments, where `sampler` is one.
+constexpr char kBatchSampler[] = "torch.utils.data.BatchSampler";
+Value BatchSampler(PythonReader&, const CallArgs& a) {
+  Value v{.kind = Value::Kind::kInstance, .s = kBatchSampler, .node = a.node};
+  v.call = std::make_shared<const CallArgs>(a);
+  return v;
+}
+const CallArgs* BatchSamplerOf(PythonReader&, const Value* sampler) {
+  return sampler && sampler->Is(Value::Kind::kInstance) && sampler->s == kBatchSampler
+             ? sampler->call.get()
+             : nullptr;
+}
+
 const ClassInfo* ClassOf(PythonReader& r, const Value* v) {
   return v && v->Is(Value::Kind::kInstance) ? r.FindClass(v->s) : nullptr;
 }
@@ -141,7 +155,27 @@ Value DataLoader(PythonReader& r, const CallArgs& a) {
   spec::Op op;
   op.set_name(op_name);
   auto* dl = op.mutable_dataloader();
-  if (const Value* batch = a.Get(1, "batch_size"); batch && batch->Is(Value::Kind::kNone)) {
+  const Value* batch = a.Get(1, "batch_size");
+  const Value* sampler = a.Get(3, "sampler");
+  const CallArgs* batches = BatchSamplerOf(r, sampler);
+  if (batch && batch->Is(Value::Kind::kNone) && batches) {
+    // batch_size=None over a sampler of index batches: the dataset gets each batch's indices
+    // in one call (TensorDataset's tensor[indices]).
+    dl->set_fetch_batches(true);
+    const Value* size = batches->Get(1, "batch_size");
+    if (size && size->AsInt()) {
+      dl->set_batch_size(*size->AsInt());
+    } else {
+      dl->set_batch_size(1);
+      p->Note(a.node.start(), "the BatchSampler's batch_size is `" +
+                                  (size ? size->Spelling() : std::string("?")) +
+                                  "`, known only when the code runs: 1 until set: --set " +
+                                  op_name + ".batch_size=N");
+    }
+    if (const Value* drop = batches->Get(2, "drop_last"); drop && drop->Is(Value::Kind::kBool)) {
+      dl->set_drop_last(drop->b);
+    }
+  } else if (batch && batch->Is(Value::Kind::kNone)) {
     // No automatic batching: each index the sampler gives is fetched as it is, a whole batch
     // where __getitem__ (or a batch sampler's indices) makes one.
     dl->set_batch_size(1);
@@ -158,7 +192,7 @@ Value DataLoader(PythonReader& r, const CallArgs& a) {
             "shuffle=True draws the indices in a random order, which costs the "
             "loader nothing the spec counts: read in order");
   }
-  if (a.Get(3, "sampler") || a.Get(4, "batch_sampler")) {
+  if ((sampler && !batches) || a.Get(4, "batch_sampler")) {
     p->Note(a.node.start(), "the loader's sampler is not read: indices in order");
   }
   dl->set_num_workers(
@@ -169,7 +203,9 @@ Value DataLoader(PythonReader& r, const CallArgs& a) {
     NoteWork(*p, collate->node.start(), op_name, work, "collate_cost");
   }
   dl->set_pin_memory(ReadFlag(*p, a, 7, "pin_memory", op_name).value_or(false));
-  dl->set_drop_last(ReadFlag(*p, a, 8, "drop_last", op_name).value_or(false));
+  if (!dl->fetch_batches()) {
+    dl->set_drop_last(ReadFlag(*p, a, 8, "drop_last", op_name).value_or(false));
+  }
   if (const auto pf = ReadKnob(*p, a, 13, "prefetch_factor", op_name, "2")) {
     dl->set_prefetch_factor(*pf);
   }
@@ -247,6 +283,7 @@ const Dialect& TorchDialect() {
     t.functions = TensorConstructors();
     t.functions["DataLoader"] = DataLoader;
     t.functions["TensorDataset"] = TensorDataset;
+    t.functions["BatchSampler"] = BatchSampler;
     return t;
   }();
   return d;

@@ -40,6 +40,11 @@ void CheckFields(engine::OpFieldCheck& check) {
   }
   c.Duration(op, check.where, "worker_startup", op.worker_startup(), false);
   c.Duration(op, check.where, "receive_per_mb", op.receive_per_mb(), false);
+  if (op.fetch_batches() && !op.getitem().has_python()) {
+    check.Fail("fetch_batches",
+               "needs getitem to be python: a dataset makes a whole batch in one Python call "
+               "(__getitems__, or indexing by a list of indices)");
+  }
   if (op.num_workers() == 0 && op.has_prefetch_factor()) {
     check.Fail("prefetch_factor",
                "needs workers: DataLoader refuses prefetch_factor with num_workers=0");
@@ -57,7 +62,9 @@ constexpr engine::OpKindDescription kDataLoader{
     .order = engine::ElementOrder::kKeptIfDeterministic,
     .ratio = engine::OutputRatio::kOneOverBatch,
     .parallel_work = engine::ParallelWork::kWorkerProcesses,
-    .omissible = "prefetch_factor: 2, in_order: true, worker_startup: 90ms, receive_per_mb: 50us",
+    .omissible =
+        "prefetch_factor: 2, in_order: true, worker_startup: 90ms, receive_per_mb: "
+        "50us, fetch_batches: false, indexes_batches: false",
     .check_fields = CheckFields};
 
 engine::Result<engine::DataLoaderRules> Rules(const engine::PlannedOp& p) {

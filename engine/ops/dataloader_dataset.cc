@@ -61,9 +61,11 @@ class DataLoaderDataset : public UnaryDataset {
     return r;
   }
 
-  // dataset[i] for each item, stacked, then collate_fn: the batch `id`.
+  // dataset[i] for each item, stacked, then collate_fn: the batch `id`. A dataset that
+  // fetches whole batches gets the batch's indices in one call, which makes every item.
   Status Fetch(std::vector<Element>& items, uint64_t id, CancellationToken& cancellation,
                const std::string& op, Element& batch) const {
+    if (rules_.fetch_batches) return FetchWhole(items, id, cancellation, op, batch);
     for (Element& item : items) {
       Status s = fns_.getitem->Apply(item, cancellation);
       if (!s.ok()) {
@@ -78,8 +80,26 @@ class DataLoaderDataset : public UnaryDataset {
     auto stacked = CombineRows(items, id, Tensor::Stack);
     if (!stacked.ok()) return stacked.status().WithContext("dataloader '" + op + "'");
     batch = std::move(stacked).value();
+    return Collate(batch, static_cast<int64_t>(items.size()), cancellation, op, id);
+  }
+
+  Status FetchWhole(std::vector<Element>& items, uint64_t id, CancellationToken& cancellation,
+                    const std::string& op, Element& batch) const {
+    auto indices = CombineRows(items, id, Tensor::Stack);
+    if (!indices.ok()) return indices.status().WithContext("dataloader '" + op + "'");
+    batch = std::move(indices).value();
+    const auto rows = static_cast<int64_t>(items.size());
+    if (Status s = fns_.getitem->ApplyBatched(batch, rows, cancellation); !s.ok()) {
+      return s.WithContext("dataloader '" + op + "' (getitem) on the batch of items " +
+                           std::to_string(items.front().id) + "..");
+    }
+    return Collate(batch, rows, cancellation, op, id);
+  }
+
+  Status Collate(Element& batch, int64_t rows, CancellationToken& cancellation,
+                 const std::string& op, uint64_t id) const {
     if (!fns_.collate) return Status::Ok();
-    Status s = fns_.collate->ApplyBatched(batch, static_cast<int64_t>(items.size()), cancellation);
+    Status s = fns_.collate->ApplyBatched(batch, rows, cancellation);
     return s.ok()
                ? s
                : s.WithContext("dataloader '" + op + "' (collate) on batch " + std::to_string(id));

@@ -20,6 +20,8 @@
 //   order too) or, with pin_memory, the pin-memory thread does; either holds the main
 //   process's interpreter lock meanwhile.
 // - num_workers 0: the main process fetches and collates a batch when asked for it.
+// - A dataset that makes a whole batch in one call (fetch_batches: its __getitems__, or a
+//   sampler of index batches with batch_size=None) is called once per batch, not per item.
 //
 // Keras's OrderedEnqueuer (model.fit over a Sequence, keras_fit) runs on the same rules: one
 // input element per batch, handed out as getitem made it (no stacking), max_queue_size
@@ -54,8 +56,11 @@ struct DataLoaderRules {
   bool in_order = true;
   int64_t worker_startup_ns = kDefaultWorkerStartupNs;
   int64_t receive_ns_per_mib = kDefaultReceiveNsPerMib;
-  bool threads = false;    // workers are threads of the main process (Keras's default)
-  bool stacks = true;      // false: a batch is its one item as getitem made it (Keras)
+  bool threads = false;  // workers are threads of the main process (Keras's default)
+  bool stacks = true;    // false: a batch is its one item as getitem made it (Keras)
+  // getitem runs once per batch on all of its indices and makes its items (__getitems__, or
+  // a sampler of index batches with batch_size=None): no per-item call, nothing stacked.
+  bool fetch_batches = false;
   int64_t queue_size = 0;  // batches outstanding where not prefetch_factor * num_workers
 
   // Batches put to workers and not yet handed out, at most.
@@ -98,6 +103,7 @@ inline Result<DataLoaderRules> DataLoaderRulesOf(const spec::DataLoaderOp& op, i
   r.persistent_workers = op.persistent_workers();
   r.pin_memory = op.pin_memory();
   r.in_order = DataLoaderInOrder(op);
+  r.fetch_batches = op.fetch_batches();
   if (!op.worker_startup().empty()) {
     ASSIGN_OR_RETURN(r.worker_startup_ns, ParseDurationNs(op.worker_startup()));
   }

@@ -82,7 +82,6 @@ namespace {
 constexpr double kMapCallNs = 200;
 constexpr double kSourceRecordNs = 1000;  // a source producing one record
 constexpr double kCheapOpNs = 300;        // filter, shuffle, shard, take, ... per element
-constexpr double kCopyNsPerByte = 0.1;    // memcpy-like work (batching, synthetic bytes)
 
 Dist Fixed(double ns) { return Dist{ns, 0}; }
 

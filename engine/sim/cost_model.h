@@ -69,6 +69,9 @@ class DistSampler {
   mutable std::vector<SumParams> sum_params_;
 };
 
+// CPU per byte of memcpy-like work (batching, synthetic bytes, a batch gathered row by row).
+inline constexpr double kCopyNsPerByte = 0.1;
+
 struct OpCost {
   Dist cpu;                  // CPU per call (per element; per batch for a map after batch)
   Dist cpu_per_row;          // CPU per row of the element (a map's function, a batch's copy)

@@ -104,11 +104,17 @@ class DataLoaderIt : public SimUnaryIterator {
   }
 
   // getitem on each item and collate: CPU, its gil_share under the thread's process's
-  // lock, and getitem's waits.
+  // lock, and getitem's waits. A dataset that fetches whole batches is called once: one
+  // item's fetch, and the other items' rows gathered into the batch (the cost model's per-row
+  // cost is an item's call, whatever the run it was fitted to; the gathering is a copy).
   Task<void> ChargeFetch(SimThread& thread, int64_t rows) {
-    const int64_t cpu = CpuCost(rows);
+    const int64_t gathered =
+        static_cast<int64_t>(kCopyNsPerByte * static_cast<double>(std::max<int64_t>(0, rows - 1) *
+                                                                  stage_.cost->out_bytes));
+    const int64_t cpu = rules_.fetch_batches ? CpuCost(1) + gathered : CpuCost(rows);
     const int64_t locked = LockedShare(cpu);
-    co_await ChargeHoldingLock(thread, locked, cpu - locked, WaitCostOfRun(rows));
+    co_await ChargeHoldingLock(thread, locked, cpu - locked,
+                               rules_.fetch_batches ? WaitCost() : WaitCostOfRun(rows));
   }
 
   // num_workers 0: the main process fetches and collates the batch when asked.

@@ -149,11 +149,20 @@ void AddThreadKnobs(const PlannedOp& p, int cores, CandidateList& out) {
         out.AddKnobs("more_workers", name, {{"num_workers", std::to_string(v)}},
                      ChangeOfKnob(name, "num_workers", workers, v));
       }
+      const auto& loader = p.op->dataloader();
+      if (loader.indexes_batches() && !loader.fetch_batches() && loader.getitem().has_python()) {
+        // One call per batch instead of one per item (pytorch#4959): the loader's arguments
+        // only, where the dataset indexes by a list (TensorDataset).
+        out.AddKnobs("batch_at_source", name, {{"fetch_batches", "true"}},
+                     "fetch whole batches from " + name +
+                         "'s dataset, which indexes by a list of indices: sampler=BatchSampler("
+                         "sampler, batch_size=" +
+                         std::to_string(loader.batch_size()) + "), batch_size=None");
+      }
       if (workers == 0) return;
       const int64_t factor = p.Knob("prefetch_factor").start;
       out.AddKnobs("prefetch_factor", name, {{"prefetch_factor", std::to_string(2 * factor)}},
                    ChangeOfKnob(name, "prefetch_factor", factor, 2 * factor));
-      const auto& loader = p.op->dataloader();
       if (!loader.persistent_workers()) {
         out.AddKnobs("persistent_workers", name, {{"persistent_workers", "true"}},
                      "set " + name + "'s persistent_workers=True");

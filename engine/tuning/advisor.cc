@@ -225,7 +225,85 @@ std::vector<std::string> FrozenRandomness(const spec::PipelineSpec& spec) {
   return out;
 }
 
+// The first piece of advice, then each later knob change that keeps the output and adds to
+// what is kept so far beyond the noise on every seed. One change at a time is what each
+// piece of advice predicts; people apply several, and two changes need not add up (more
+// workers and persistent workers both shorten the same wait).
+Result<AdviceTogether> Together(const std::vector<Advice>& advice, const std::vector<double>& base,
+                                double noise, const SimulatedRate& simulate) {
+  AdviceTogether together;
+  if (advice.size() < 2 || advice[0].changes_output || !advice[0].spec.has_source()) {
+    return together;
+  }
+  spec::PipelineSpec kept = advice[0].spec;
+  std::vector<double> kept_rates;
+  for (size_t seed = 1; seed <= base.size(); ++seed) {
+    ASSIGN_OR_RETURN(double r, simulate(kept, seed, 1));
+    kept_rates.push_back(r);
+  }
+  std::vector<std::string> settings = advice[0].settings;
+  std::vector<std::string> changes = {advice[0].change};
+  std::vector<std::string> kinds = {advice[0].kind};
+  int added = 0;
+  for (size_t i = 1; i < advice.size(); ++i) {
+    const Advice& a = advice[i];
+    if (a.changes_output || a.settings.empty()) continue;
+    spec::PipelineSpec with = kept;
+    bool applies = true;
+    for (const std::string& s : a.settings) {
+      // A knob the kept changes set already is theirs.
+      const std::string knob = s.substr(0, s.find('='));
+      applies = applies &&
+                std::none_of(settings.begin(), settings.end(),
+                             [&](const auto& k) { return k.substr(0, k.find('=')) == knob; }) &&
+                ApplyOverride(with, s).ok();
+    }
+    if (!applies) continue;
+    std::vector<double> rates;
+    double least = 1e9;
+    for (size_t seed = 1; seed <= base.size() && least > noise; ++seed) {
+      auto r = simulate(with, seed, 1);
+      if (!r.ok() || kept_rates[seed - 1] <= 0) {
+        least = 0;
+        break;
+      }
+      rates.push_back(*r);
+      least = std::min(least, *r / kept_rates[seed - 1] - 1);
+    }
+    if (least <= noise) continue;
+    kept = std::move(with);
+    kept_rates = std::move(rates);
+    settings.insert(settings.end(), a.settings.begin(), a.settings.end());
+    changes.push_back(a.change);
+    kinds.push_back(a.kind);
+    ++added;
+  }
+  if (added == 0) return together;
+  std::vector<double> gains;
+  for (size_t seed = 0; seed < base.size(); ++seed) gains.push_back(kept_rates[seed] / base[seed]);
+  together.moves = advice[0].settings.empty();
+  together.settings = std::move(settings);
+  together.changes = std::move(changes);
+  together.kinds = std::move(kinds);
+  together.predicted_gain = Median(gains) - 1;
+  together.predicted_steps_per_s = Median(base) * Median(gains);
+  together.spec = std::move(kept);
+  return together;
+}
+
 }  // namespace
+
+std::string TogetherText(const AdvisorResult& result) {
+  const AdviceTogether& t = result.together;
+  if (t.changes.empty()) return "";
+  std::string changes;
+  for (size_t i = 0; i < t.changes.size(); ++i) {
+    changes += (i == 0 ? "" : i + 1 == t.changes.size() ? " and " : ", ") + t.changes[i];
+  }
+  return changes + " add up (each kept where it adds beyond the noise): " +
+         Rate(result.simulated_steps_per_s) + " → " + Rate(t.predicted_steps_per_s) +
+         " steps/s predicted, steady (" + trace::FormatPercentChange(t.predicted_gain) + ")";
+}
 
 std::string AdviceHeading(const AdvisorResult& result) {
   char head[320];
@@ -299,6 +377,7 @@ Result<AdvisorResult> Advise(const spec::PipelineSpec& spec, const trace::RangeA
                      if (x.changes_output != y.changes_output) return !x.changes_output;
                      return x.predicted_gain > y.predicted_gain;
                    });
+  ASSIGN_OR_RETURN(result.together, Together(result.advice, base, result.noise, simulate));
   if (result.advice.empty() && measured.input_wait_fraction < 0.05) {
     Advice a;
     a.kind = "device_bound";

@@ -34,8 +34,24 @@ struct AdvisorOptions {
   std::function<bool()> cancelled;
 };
 
+// Advice that keeps the output, applied together: the first piece of advice (a knob change
+// or a move), then each later knob change that adds beyond the noise on every seed to what is
+// kept so far (a DataLoader's num_workers and persistent_workers, say). Empty `changes`:
+// fewer than two pieces of advice add up.
+struct AdviceTogether {
+  std::vector<std::string> changes;   // each piece's change, in the order kept
+  std::vector<std::string> settings;  // their --set assignments; all of them only where
+                                      // `moves` is false
+  bool moves = false;                 // the first is a move: the spec says it, --set cannot
+  std::vector<std::string> kinds;     // the advice each came from
+  double predicted_steps_per_s = 0;
+  double predicted_gain = 0;  // over the spec as given
+  spec::PipelineSpec spec;
+};
+
 struct AdvisorResult {
-  std::vector<Advice> advice;        // confirmed, best first
+  std::vector<Advice> advice;  // confirmed, best first
+  AdviceTogether together;
   int tried = 0;                     // changes simulated
   double noise = 0;                  // the gain below which a change was not advised
   double simulated_steps_per_s = 0;  // the spec as given, median over the seeds
@@ -49,6 +65,10 @@ struct AdvisorResult {
 // gain they had to pass and, where the simulator runs the spec as given more than that apart
 // from the run's own rate, both rates, since every prediction starts from the simulator's.
 std::string AdviceHeading(const AdvisorResult& result);
+
+// "a=1 and b=2 add up (...): A → B steps/s predicted, steady (+X%)", for people; "" when no
+// two add up.
+std::string TogetherText(const AdvisorResult& result);
 
 // `measured`: the run's analysis (its stages decide which moves are worth trying, its wait
 // whether the device is the limit). Predictions are steady rates of the simulation (after

@@ -64,6 +64,14 @@ TEST(CliCodeTest, SeedOnesCodeWithAPerCallCostGetsBatchBeforeTheParseWithAPredic
   EXPECT_NE(advice.out.find("[vectorise, high] batch before map '_parser' (vectorise it): "),
             std::string::npos)
       << advice.out;
+  // The accepted answer does both, batching first and parsing in parallel: together, as the
+  // simulator adds them up.
+  EXPECT_NE(advice.out.find("Together, batch before map '_parser' (vectorise it) and "
+                            "_parser.num_parallel_calls=2 add up"),
+            std::string::npos)
+      << advice.out;
+  // What changes the output comes after what keeps it, whatever its gain.
+  EXPECT_LT(advice.out.find("[vectorise"), advice.out.find("[cache")) << advice.out;
 }
 
 // Seed 003 as its asker wrote it: fit's 4 workers are threads (use_multiprocessing=False)
@@ -86,6 +94,28 @@ model.fit(batch_generator(x_train), steps_per_epoch=200, epochs=10,
             std::string::npos)
       << out.out;
   EXPECT_EQ(out.out.find("[more_workers"), std::string::npos) << out.out;
+}
+
+// pytorch#106704 and #4959: in-memory tensors in a TensorDataset, a small row each, loaded
+// item by item. The answer PyTorch's maintainers give, fetching whole batches with a
+// BatchSampler and batch_size=None, comes first, with the gain the simulator confirms.
+TEST(CliCodeTest, ATensorDatasetOfSmallRowsIsToldToFetchWholeBatches) {
+  const std::string code = TempDir() + "/tabular.py";
+  std::ofstream(code) << R"(import torch
+from torch.utils.data import DataLoader, TensorDataset
+X = torch.randn(1000000, 20)
+y = torch.randint(0, 2, (1000000,))
+loader = DataLoader(TensorDataset(X, y), batch_size=256, shuffle=True, num_workers=0)
+)";
+  const auto out = Cli("simulate " + code + " --set train_step.step_time=1ms --duration 5");
+  ASSERT_EQ(out.exit_code, 0) << out.out;
+  const size_t first = out.out.find("  [");
+  EXPECT_EQ(out.out.find("[batch_at_source, high] fetch whole batches from loader's dataset, "
+                         "which indexes by a list of indices: sampler=BatchSampler(sampler, "
+                         "batch_size=256), batch_size=None: "),
+            first + 2)
+      << out.out;
+  EXPECT_NE(out.out.find("--set loader.fetch_batches=true"), std::string::npos) << out.out;
 }
 
 TEST(CliCodeTest, SeedZerosShardingExampleReadsAsTheDocumentationWritesIt) {

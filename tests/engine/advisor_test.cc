@@ -67,6 +67,36 @@ TEST(AdvisorTest, KeepsTheSmallestParallelismThatGainsAboutAsMuchAsTheBest) {
   EXPECT_DOUBLE_EQ(r.advice[0].predicted_steps_per_s, 150);
 }
 
+int64_t FlipThreads(const spec::PipelineSpec& s) {
+  return ReadIntKnob(s, "flip", "num_parallel_calls").value_or(-2);
+}
+
+// Each piece of advice is one change; together, the knob changes that add to each other are
+// kept, and those that do not are left out (two remedies of the same wait).
+TEST(AdvisorTest, KnobChangesThatAddUpAreGivenTogether) {
+  const AdvisorResult adding = AdviseWith(Rates([](const spec::PipelineSpec& s) {
+    return (DecodeThreads(s) == 2 ? 1.4 : 1.0) * (FlipThreads(s) == 2 ? 1.2 : 1.0) - 1;
+  }));
+  ASSERT_GE(adding.advice.size(), 2u);
+  EXPECT_EQ(adding.together.settings,
+            (std::vector<std::string>{"decode.num_parallel_calls=2", "flip.num_parallel_calls=2"}));
+  EXPECT_NEAR(adding.together.predicted_gain, 0.68, 1e-9);
+  EXPECT_NEAR(adding.together.predicted_steps_per_s, 168, 1e-9);
+  EXPECT_EQ(DecodeThreads(adding.together.spec), 2);
+  EXPECT_EQ(FlipThreads(adding.together.spec), 2);
+  EXPECT_TRUE(
+      Has(TogetherText(adding), "decode.num_parallel_calls=2 and flip.num_parallel_calls=2 add up"))
+      << TogetherText(adding);
+
+  // Either one alone, nothing more together: no combination is offered.
+  const AdvisorResult either = AdviseWith(Rates([](const spec::PipelineSpec& s) {
+    return DecodeThreads(s) == 2 || FlipThreads(s) == 2 ? 0.4 : 0.0;
+  }));
+  ASSERT_GE(either.advice.size(), 2u);
+  EXPECT_TRUE(either.together.changes.empty());
+  EXPECT_EQ(TogetherText(either), "");
+}
+
 TEST(AdvisorTest, AGainWithinTheNoiseIsNoAdvice) {
   const AdvisorResult r = AdviseWith(
       Rates([](const spec::PipelineSpec& s) { return DecodeThreads(s) == 2 ? 0.02 : 0.0; }));

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <future>
 #include <random>
+#include <set>
 #include <thread>
 
 #include "engine/runtime/pipeline_builder.h"
@@ -271,6 +272,33 @@ TEST_P(OpConformance, LiveKnobChangesKeepTheOutput) {
 
 INSTANTIATE_TEST_SUITE_P(AllOps, OpConformance, ::testing::ValuesIn(Cases()),
                          [](const auto& test_info) { return test_info.param.name; });
+
+// A dataset that fetches whole batches (fetch_batches: __getitems__, or a sampler of index
+// batches with batch_size=None) is called once per batch: every row of a batch is that one
+// call's array, where item by item each row is its own call's (marked with its item's id).
+TEST(DataLoaderEngineTest, AWholeBatchIsOneCallOfTheDataset) {
+  auto first_batch = [](bool fetch_batches) {
+    auto p = MakePipeline(std::string("source { range { start: 0 stop: 12 } } "
+                                      "ops { dataloader { batch_size: 4 num_workers: 1 "
+                                      "worker_startup: \"0s\" getitem { python { duration: "
+                                      "\"10us\" output_bytes: 16 } } ") +
+                          (fetch_batches ? "fetch_batches: true " : "") + "} }");
+    EXPECT_TRUE(p);
+    Element e;
+    bool end = false;
+    EXPECT_TRUE(p->GetNext(e, end).ok());
+    EXPECT_FALSE(end);
+    return e;
+  };
+  auto marks = [](const Element& batch) {
+    std::set<uint8_t> seen;
+    EXPECT_EQ(batch.value.shape(), (Shape{4, 16}));
+    for (int64_t row = 0; row < 4; ++row) seen.insert(batch.value.data<uint8_t>()[row * 16]);
+    return seen.size();
+  };
+  EXPECT_EQ(marks(first_batch(true)), 1u) << "one call made the whole batch";
+  EXPECT_EQ(marks(first_batch(false)), 4u) << "item by item, four calls";
+}
 
 }  // namespace
 }  // namespace pipescope::engine

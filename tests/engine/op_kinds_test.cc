@@ -171,6 +171,11 @@ TEST(OpKindsTest, TheValidatorChecksADataLoaderAsPyTorchDoes) {
   EXPECT_NE(check(getitem + "num_workers: 300").find("must be ≤ 256"), std::string::npos);
   EXPECT_NE(check(getitem + "num_workers: 2 prefetch_factor: 0").find("prefetch_factor"),
             std::string::npos);
+  // A whole batch in one call is Python's (__getitems__, tensor[indices]).
+  EXPECT_EQ(check(getitem + "fetch_batches: true indexes_batches: true"), "");
+  EXPECT_NE(check("batch_size: 4 getitem { io_wait { duration: \"1ms\" } } fetch_batches: true")
+                .find("fetch_batches needs getitem to be python"),
+            std::string::npos);
 }
 
 TEST(OpKindsTest, TheValidatorReadsRangesAndReasonsFromTheDescriptions) {

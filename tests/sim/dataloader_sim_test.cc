@@ -42,6 +42,21 @@ TEST(DataLoaderSimTest, WorkerProcessesScaleWherePythonThreadsTakeTurns) {
   EXPECT_LE(steps(threads), 1.15 * one);
 }
 
+// A dataset that fetches whole batches pays its call once per batch: 8 items of 2 ms each
+// one by one, or one call of 2 ms (and the rows' copies) for all 8.
+TEST(DataLoaderSimTest, AFetchOfWholeBatchesCallsTheDatasetOncePerBatch) {
+  auto steps = [](const std::string& fields) {
+    return Simulated(Pipeline(Loader("num_workers: 1 worker_startup: \"0s\" " + fields),
+                              "range { start: 0 stop: 100000000 }", "0s"),
+                     10, 1, 2)
+        .result.summary.steps_per_s;
+  };
+  const double per_item = steps("");
+  const double whole = steps("fetch_batches: true");
+  EXPECT_NEAR(per_item, 1000.0 / 16, 3) << "8 items of 2 ms a batch";
+  EXPECT_GE(whole, 6 * per_item) << "one call of 2 ms a batch";
+}
+
 // Three epochs of 4 batches over 2 workers: 6 start-ups, or 2 with persistent_workers, which
 // then takes less time for the same steps.
 TEST(DataLoaderSimTest, WorkersStartEveryEpochUnlessPersistent) {

@@ -468,7 +468,15 @@ std::vector<Case> DataLoaderCases() {
               8};
   Case any_order{
       "DataLoaderOutOfOrder", 10, loader("num_workers: 2 in_order: false"), ten, false, 4};
-  return {main_process, workers, pinned, drop_last, epochs, any_order};
+  // The dataset makes each batch in one call of its indices (fetch_batches): the same
+  // batches.
+  Case whole{"DataLoaderFetchesWholeBatches",
+             10,
+             loader("num_workers: 2 fetch_batches: true"),
+             ten,
+             true,
+             4};
+  return {main_process, workers, pinned, drop_last, epochs, any_order, whole};
 }
 
 // Keras's OrderedEnqueuer (model.fit over a Sequence): sequence[i] for each index in order,

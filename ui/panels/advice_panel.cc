@@ -19,7 +19,10 @@
 #include "ui/trace_document.h"
 
 namespace pipescope::ui {
+
 namespace {
+
+const QChar kWrapHere(0x200B);  // zero-width space: a line may break here
 
 // The run being advised on keeps the cores: the simulations of its changes take what it
 // leaves. The calling thread (live_pool_'s only one) gets nice 10, about a tenth of a core
@@ -171,28 +174,46 @@ void AdvicePanel::Show(const engine::Result<engine::AdvisorResult>& result) {
                         .arg(QString::fromStdString(engine::AdviceHeading(a)))
                         .arg(a.advice.empty() ? ": none gains." : ":"));
   for (const engine::Advice& advice : a.advice) {
-    auto* row = new QWidget(this);
-    auto* line = new QHBoxLayout(row);
-    line->setContentsMargins(6, 0, 6, 0);
-    auto* label = new QLabel(QString::fromStdString("• " + advice.text), row);
-    label->setWordWrap(true);
-    label->setMinimumWidth(1);  // wraps to the column, as the verdict above it
-    label->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    label->setToolTip(QString::fromStdString(
-        "kind: " + advice.kind + ", confidence: " + advice.confidence + "\n" + advice.change));
-    line->addWidget(label, 1);
-    if (advice.spec.ops_size() > 0) {
-      auto* run = new QPushButton("Run it", row);
-      run->setToolTip("Run the pipeline with this change");
-      const QString change = QString::fromStdString(advice.change);
-      connect(run, &QPushButton::clicked, this,
-              [this, spec = advice.spec, change] { emit RunRequested(spec, change); });
-      line->addWidget(run, 0, Qt::AlignTop);
-    }
-    rows_->addWidget(row);
-    row_widgets_.push_back(row);
+    AddAdviceRow(
+        "• " + advice.text,
+        "kind: " + advice.kind + ", confidence: " + advice.confidence + "\n" + advice.change,
+        advice.spec, advice.change);
+  }
+  if (const auto& t = a.together; !t.changes.empty()) {
+    std::string change;
+    for (const auto& c : t.changes) change += (change.empty() ? "" : ", ") + c;
+    AddAdviceRow("• Together, " + engine::TogetherText(a), change, t.spec, change);
   }
   emit Ready();
+}
+
+void AdvicePanel::AddAdviceRow(const std::string& text, const std::string& tooltip,
+                               const spec::PipelineSpec& spec, const std::string& change) {
+  auto* row = new QWidget(this);
+  auto* line = new QHBoxLayout(row);
+  line->setContentsMargins(6, 0, 6, 0);
+  // Knob names wrap at their dots and underscores too (a zero-width space after each): a
+  // narrow dock otherwise cuts "mapped_function.num_parallel_calls=3" off.
+  QString shown = QString::fromStdString(text);
+  for (const QChar c : {QChar('.'), QChar('_'), QChar('=')}) {
+    shown.replace(c, QString(c) + kWrapHere);
+  }
+  auto* label = new QLabel(shown, row);
+  label->setWordWrap(true);
+  label->setMinimumWidth(1);  // wraps to the column, as the verdict above it
+  label->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  label->setToolTip(QString::fromStdString(tooltip));
+  line->addWidget(label, 1);
+  if (spec.ops_size() > 0) {
+    auto* run = new QPushButton("Run it", row);
+    run->setToolTip("Run the pipeline with this change");
+    connect(
+        run, &QPushButton::clicked, this,
+        [this, spec, change = QString::fromStdString(change)] { emit RunRequested(spec, change); });
+    line->addWidget(run, 0, Qt::AlignTop);
+  }
+  rows_->addWidget(row);
+  row_widgets_.push_back(row);
 }
 
 QString AdvicePanel::SoFar() const {
@@ -204,7 +225,9 @@ QString AdvicePanel::SoFar() const {
 QString AdvicePanel::text() const {
   QString out = heading_->text();
   for (QWidget* row : row_widgets_) {
-    for (auto* label : row->findChildren<QLabel*>()) out += "\n" + label->text();
+    for (auto* label : row->findChildren<QLabel*>()) {
+      out += "\n" + QString(label->text()).remove(kWrapHere);
+    }
   }
   return out;
 }

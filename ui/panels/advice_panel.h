@@ -63,6 +63,9 @@ class AdvicePanel : public QWidget {
   QString SoFar() const;
   void Show(const engine::Result<engine::AdvisorResult>& result);
   void ShowWhatIf(const engine::Result<std::string>& sentence);
+  // A row of advice: its sentence, and a button that runs `spec` (where it has ops).
+  void AddAdviceRow(const std::string& text, const std::string& tooltip,
+                    const spec::PipelineSpec& spec, const std::string& change);
   void ClearRows();
 
   QLabel* heading_;
