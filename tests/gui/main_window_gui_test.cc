@@ -7,7 +7,9 @@
 
 #include <QApplication>
 #include <QElapsedTimer>
+#include <QLabel>
 #include <QListWidget>
+#include <QPointer>
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QStatusBar>
@@ -23,6 +25,7 @@
 #include "ui/panels/statistics_panel.h"
 #include "ui/run_controller.h"
 #include "ui/timeline/timeline_widget.h"
+#include "ui/trace_document.h"
 #include "ui/view_controller.h"
 
 namespace pipescope::ui {
@@ -124,6 +127,31 @@ TEST(MainWindowGuiTest, TheAdviceDockOffersChangesThatAddUpTogether) {
   }
   DrawFrames(window);
   window.grab().save("main_window_advice_together.png");
+}
+
+// When new advice arrives, the old rows are gone at once, not still drawn beside the new
+// until the event loop deletes them (the verdict, which takes the new, then disagreed with
+// the rows on screen).
+TEST(MainWindowGuiTest, NewAdviceReplacesTheOldRowsAtOnce) {
+  MainWindow window;
+  ASSERT_TRUE(ShowWindow(window));
+  window.ShowModel(SimulatePipeline("guide/sequential_map", 3), "sequential map");
+  ASSERT_TRUE(AdviceArrives(window));
+  auto* panel = window.findChild<AdvicePanel*>();
+  ASSERT_NE(panel, nullptr);
+  std::vector<QPointer<QLabel>> old_rows;
+  for (QLabel* label : panel->findChildren<QLabel*>()) {
+    if (label->text().startsWith("• ")) old_rows.emplace_back(label);
+  }
+  ASSERT_GE(old_rows.size(), 2u);
+  int old_rows_left = -1;
+  QObject::connect(panel, &AdvicePanel::Ready, panel, [&] {
+    old_rows_left = 0;
+    for (const auto& row : old_rows) old_rows_left += row && row->isVisibleTo(panel) ? 1 : 0;
+  });
+  panel->Start(window.document()->shared_model());
+  ASSERT_TRUE(AdviceArrives(window));
+  EXPECT_EQ(old_rows_left, 0) << "rows of the old advice still drawn beside the new";
 }
 
 TEST(MainWindowGuiTest, OpeningATraceFileCreatesTheExpectedLanes) {

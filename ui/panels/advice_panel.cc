@@ -61,7 +61,14 @@ AdvicePanel::~AdvicePanel() {
 }
 
 void AdvicePanel::ClearRows() {
-  for (QWidget* w : row_widgets_) w->deleteLater();
+  // Out of sight at once: deleted later, a row would still be drawn beside its replacement
+  // until the event loop comes round (a screenshot taken as new advice arrives showed the
+  // live run's rows under the final heading).
+  for (QWidget* w : row_widgets_) {
+    rows_->removeWidget(w);
+    w->hide();
+    w->deleteLater();
+  }
   row_widgets_.clear();
 }
 
