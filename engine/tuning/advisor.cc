@@ -229,8 +229,8 @@ std::vector<std::string> FrozenRandomness(const spec::PipelineSpec& spec) {
 // what is kept so far beyond the noise on every seed. One change at a time is what each
 // piece of advice predicts; people apply several, and two changes need not add up (more
 // workers and persistent workers both shorten the same wait).
-Result<AdviceTogether> Together(const std::vector<Advice>& advice, const std::vector<double>& base,
-                                double noise, const SimulatedRate& simulate) {
+AdviceTogether Together(const std::vector<Advice>& advice, const std::vector<double>& base,
+                        double noise, const SimulatedRate& simulate) {
   AdviceTogether together;
   if (advice.size() < 2 || advice[0].changes_output || !advice[0].spec.has_source()) {
     return together;
@@ -238,8 +238,9 @@ Result<AdviceTogether> Together(const std::vector<Advice>& advice, const std::ve
   spec::PipelineSpec kept = advice[0].spec;
   std::vector<double> kept_rates;
   for (size_t seed = 1; seed <= base.size(); ++seed) {
-    ASSIGN_OR_RETURN(double r, simulate(kept, seed, 1));
-    kept_rates.push_back(r);
+    auto r = simulate(kept, seed, 1);
+    if (!r.ok()) return together;  // advice stands without its combination
+    kept_rates.push_back(*r);
   }
   std::vector<std::string> settings = advice[0].settings;
   std::vector<std::string> changes = {advice[0].change};
@@ -377,7 +378,7 @@ Result<AdvisorResult> Advise(const spec::PipelineSpec& spec, const trace::RangeA
                      if (x.changes_output != y.changes_output) return !x.changes_output;
                      return x.predicted_gain > y.predicted_gain;
                    });
-  ASSIGN_OR_RETURN(result.together, Together(result.advice, base, result.noise, simulate));
+  result.together = Together(result.advice, base, result.noise, simulate);
   if (result.advice.empty() && measured.input_wait_fraction < 0.05) {
     Advice a;
     a.kind = "device_bound";

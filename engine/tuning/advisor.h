@@ -5,8 +5,9 @@
 // noise on every seed becomes advice: the simulator's spread between seeds, and at least
 // `min_gain` for what a real run varies by. For each op and kind the best value is kept
 // (of near-equal ones, the fewest threads or the smallest buffer); the advice comes
-// sorted by predicted gain, a change of the output marked and said. When nothing gains and the
-// consumer hardly waits, the advice is that the device is the limit.
+// sorted by predicted gain, those that keep the output before those that change it (marked
+// and said), and the knob changes that add up are simulated together as well. When nothing
+// gains and the consumer hardly waits, the advice is that the device is the limit.
 
 #include <cstdint>
 #include <functional>
