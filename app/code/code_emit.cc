@@ -601,8 +601,9 @@ engine::Result<EmittedCode> EmitLoader(const spec::PipelineSpec& spec, bool kera
       c << "    def __len__(self):\n        return " << items << "\n\n";
       c << "    def __getitem__(self, index):\n        return index  # your sample\n\n\n";
     }
+    const char* sampler = dl.shuffle() ? "RandomSampler" : "SequentialSampler";
     if (dl.fetch_batches()) {
-      imports += "from torch.utils.data import BatchSampler, SequentialSampler\n";
+      imports += std::string("from torch.utils.data import BatchSampler, ") + sampler + "\n";
     }
     if (dl.has_collate()) {
       c << "def collate_fn(samples):\n    return samples  # your collate\n\n\n";
@@ -612,11 +613,12 @@ engine::Result<EmittedCode> EmitLoader(const spec::PipelineSpec& spec, bool kera
     c << "loader = DataLoader(\n    " << dataset;
     if (dl.fetch_batches()) {
       // Each batch's indices in one call of the dataset.
-      c << ",\n    sampler=BatchSampler(SequentialSampler(range(" << items
+      c << ",\n    sampler=BatchSampler(" << sampler << "(range(" << items
         << ")), batch_size=" << dl.batch_size() << ", drop_last=" << Bool(dl.drop_last())
         << "),\n    batch_size=None";
     } else {
       c << ",\n    batch_size=" << dl.batch_size();
+      if (dl.shuffle()) c << ",\n    shuffle=True";
     }
     c << ",\n    num_workers=" << dl.num_workers();
     if (dl.has_collate()) c << ",\n    collate_fn=collate_fn";

@@ -141,6 +141,20 @@ const CallArgs* BatchSamplerOf(PythonReader&, const Value* sampler) {
              : nullptr;
 }
 
+// RandomSampler(data_source, replacement, num_samples) and SequentialSampler(data_source):
+// which order a sampler gives the indices in.
+constexpr char kRandomSampler[] = "torch.utils.data.RandomSampler";
+constexpr char kSequentialSampler[] = "torch.utils.data.SequentialSampler";
+Value RandomSampler(PythonReader&, const CallArgs& a) {
+  return Value{.kind = Value::Kind::kInstance, .s = kRandomSampler, .node = a.node};
+}
+Value SequentialSampler(PythonReader&, const CallArgs& a) {
+  return Value{.kind = Value::Kind::kInstance, .s = kSequentialSampler, .node = a.node};
+}
+bool IsSampler(const Value* v, const char* which) {
+  return v && v->Is(Value::Kind::kInstance) && v->s == which;
+}
+
 const ClassInfo* ClassOf(PythonReader& r, const Value* v) {
   return v && v->Is(Value::Kind::kInstance) ? r.FindClass(v->s) : nullptr;
 }
@@ -187,13 +201,19 @@ Value DataLoader(PythonReader& r, const CallArgs& a) {
     dl->set_batch_size(
         ReadKnob(*p, a, 1, "batch_size", op_name, "1 (the DataLoader's default)").value_or(1));
   }
+  // The order of the indices: shuffle=True, or a RandomSampler as the sampler or inside the
+  // BatchSampler. It is kept for the code written back; it costs nothing the spec counts.
+  const Value* order = batches ? batches->Get(0, "sampler") : sampler;
   if (const auto shuffle = ReadFlag(*p, a, 2, "shuffle", op_name); shuffle && *shuffle) {
+    dl->set_shuffle(true);
+  } else if (IsSampler(order, kRandomSampler)) {
+    dl->set_shuffle(true);
+  } else if ((order && !IsSampler(order, kSequentialSampler) && !order->Is(Value::Kind::kNone)) ||
+             a.Get(4, "batch_sampler")) {
     p->Note(a.node.start(),
-            "shuffle=True draws the indices in a random order, which costs the "
-            "loader nothing the spec counts: read in order");
-  }
-  if ((sampler && !batches) || a.Get(4, "batch_sampler")) {
-    p->Note(a.node.start(), "the loader's sampler is not read: indices in order");
+            "the loader's sampler `" +
+                (order ? order->Spelling() : a.Get(4, "batch_sampler")->Spelling()) +
+                "` is not read: indices in order");
   }
   dl->set_num_workers(
       ReadKnob(*p, a, 5, "num_workers", op_name, "0 (the DataLoader's default)").value_or(0));
@@ -284,6 +304,8 @@ const Dialect& TorchDialect() {
     t.functions["DataLoader"] = DataLoader;
     t.functions["TensorDataset"] = TensorDataset;
     t.functions["BatchSampler"] = BatchSampler;
+    t.functions["RandomSampler"] = RandomSampler;
+    t.functions["SequentialSampler"] = SequentialSampler;
     return t;
   }();
   return d;

@@ -21,6 +21,10 @@
 //   prefetch_factor    a DataLoader's prefetch_factor
 //   persistent_workers a DataLoader's persistent_workers=True
 //   pin_memory         a DataLoader's pin_memory=True
+//   fewer_workers      a DataLoader's num_workers=0: the main process loads, with no worker
+//                      start-up and no batches to unpickle
+//   batch_at_source    a DataLoader over a dataset that indexes by a list fetches whole
+//                      batches (a BatchSampler as its sampler, batch_size=None)
 //   device_bound       no change: the training step is the limit
 
 #include <string>

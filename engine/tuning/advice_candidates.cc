@@ -152,14 +152,32 @@ void AddThreadKnobs(const PlannedOp& p, int cores, CandidateList& out) {
       const auto& loader = p.op->dataloader();
       if (loader.indexes_batches() && !loader.fetch_batches() && loader.getitem().has_python()) {
         // One call per batch instead of one per item (pytorch#4959): the loader's arguments
-        // only, where the dataset indexes by a list (TensorDataset).
+        // only, where the dataset indexes by a list (TensorDataset). The sampler keeps the
+        // loader's order; BatchSampler has no default drop_last, and a sampler excludes
+        // shuffle=True.
+        const std::string size = std::to_string(loader.batch_size());
+        const std::string sampler = loader.shuffle() ? "RandomSampler" : "SequentialSampler";
         out.AddKnobs("batch_at_source", name, {{"fetch_batches", "true"}},
                      "fetch whole batches from " + name +
-                         "'s dataset, which indexes by a list of indices: sampler=BatchSampler("
-                         "sampler, batch_size=" +
-                         std::to_string(loader.batch_size()) + "), batch_size=None");
+                         "'s dataset, which indexes by a list of indices: sampler=BatchSampler(" +
+                         sampler + "(dataset), batch_size=" + size +
+                         ", drop_last=" + (loader.drop_last() ? "True" : "False") +
+                         "), batch_size=None in place of batch_size=" + size +
+                         (loader.shuffle() ? ", shuffle=True" : ""));
       }
       if (workers == 0) return;
+      // Workers cost their start-up each epoch and the unpickling of every batch they send:
+      // for an item that costs little to fetch, the main process alone is faster. DataLoader
+      // refuses persistent_workers and prefetch_factor without workers; a set prefetch_factor
+      // cannot be unset by --set, so that loader is not offered it.
+      if (!loader.has_prefetch_factor()) {
+        std::vector<Setting> main_process{{"num_workers", "0"}};
+        if (loader.persistent_workers()) main_process.push_back({"persistent_workers", "false"});
+        out.AddKnobs("fewer_workers", name, main_process,
+                     ChangeOfKnob(name, "num_workers", workers, 0) +
+                         " (load in the main process: no workers to start, no batches to "
+                         "unpickle)");
+      }
       const int64_t factor = p.Knob("prefetch_factor").start;
       out.AddKnobs("prefetch_factor", name, {{"prefetch_factor", std::to_string(2 * factor)}},
                    ChangeOfKnob(name, "prefetch_factor", factor, 2 * factor));

@@ -19,7 +19,12 @@ GapCause Blame(const Model& model, const record::StageDef& stage, const OpActivi
   const double len = static_cast<double>(std::max<int64_t>(1, end - start));
   GapCause cause;
   cause.op = stage.id;
-  if (stage.asynchronous) {
+  if (a.startup_ns > a.own_ns) {
+    cause.reason = "its workers starting fill " +
+                   Percent(static_cast<double>(a.startup_ns) /
+                           (len * std::max(1.0, AverageParallelism(model, stage, start, end)))) +
+                   " of the wait";
+  } else if (stage.asynchronous) {
     const double p = AverageParallelism(model, stage, start, end);
     char buf[96];
     std::snprintf(buf, sizeof buf, " of %.0f worker%s", p, p > 1.5 ? "s" : "");
@@ -55,8 +60,9 @@ GapCause AttributeGap(const Model& model, int64_t start, int64_t end) {
   for (int hop = 0; hop < 256; ++hop) {
     const OpActivity a = ActivityOf(model, *stage, start, end);
     const record::StageDef* input = SlowerInput(model, *stage, start, end);
-    if (!input || (a.own_ns >= a.input_ns && a.own_ns > 0))
-      return Blame(model, *stage, a, start, end);
+    // Workers starting (a DataLoader's each epoch) are the op's own cause of the wait.
+    const int64_t own = a.own_ns + a.startup_ns;
+    if (!input || (own >= a.input_ns && own > 0)) return Blame(model, *stage, a, start, end);
     stage = input;
   }
   return Blame(model, *stage, ActivityOf(model, *stage, start, end), start, end);

@@ -2,7 +2,8 @@
 // Gap attribution: which op made the consumer wait. For an interval in which the consumer
 // waited for input, walk upstream from the op it pulls from: an op whose own work fills
 // its capacity in that interval (all workers busy, or a synchronous op mostly in its own
-// code) caused the wait; an op mostly waiting on its input passes the blame upstream.
+// code, or its worker processes starting) caused the wait; an op mostly waiting on its input
+// passes the blame upstream.
 
 #include <cstdint>
 #include <map>

@@ -25,11 +25,13 @@ OpActivity ActivityOf(const Model& model, const record::StageDef& stage, int64_t
     a.blocked_ns = Covered(model, EventKind::kBlocked, stage.id, t0, t1);
     a.idle_ns = Covered(model, EventKind::kIdle, stage.id, t0, t1);
     if (stage.Has(record::kTraitWorkerProcesses) || stage.Has(record::kTraitEnqueuerWorkers)) {
+      // A start-up that began before t0 and runs into the interval is part of its time (a
+      // wait that begins as an epoch's workers start), counted as a start only where it began.
       for (const Track* t : model.TracksOf(EventKind::kWork, stage.id)) {
-        for (size_t i = t->FirstStartingAtOrAfter(t0); i < t->size() && t->start(i) < t1; ++i) {
+        for (size_t i = t->FirstEndingAfter(t0); i < t->size() && t->start(i) < t1; ++i) {
           if (t->element(i) != 0) continue;
-          ++a.startups;
-          a.startup_ns += std::min(t->end(i), t1) - t->start(i);
+          if (t->start(i) >= t0) ++a.startups;
+          a.startup_ns += std::min(t->end(i), t1) - std::max(t->start(i), t0);
         }
       }
       a.own_ns = std::max<int64_t>(0, a.own_ns - a.startup_ns);

@@ -16,7 +16,7 @@ struct OpActivity {
   int64_t idle_ns = 0;     // workers parked beyond the parallelism
   int call_threads = 0;    // threads that called a synchronous op in the interval
   // Worker processes starting (kTraitWorkerProcesses: their kWork on no element), not in
-  // own_ns: how many began in the interval and their time.
+  // own_ns: how many began in the interval, and their time in it.
   int startups = 0;
   int64_t startup_ns = 0;
 };

@@ -250,9 +250,15 @@ Verdict MakeVerdict(const RangeAnalysis& r, int cpu_budget) {
                   "data, a filter that keeps nothing, take(0)");
     return v;
   }
+  // An op whose workers' start-ups make the wait is to blame however little it works.
+  const auto wait_ns = static_cast<int64_t>(wait * 1e9 * r.duration_s);
+  const auto starting = [&](const StageFigures& s) {
+    return StartUpThatMatters(s, std::max(0, static_cast<int>(std::round(s.parallelism))),
+                              wait_ns) > 0;
+  };
   const StageFigures* culprit = nullptr;
   for (const auto& s : r.stages) {
-    if (s.caused_wait_share > 0 && s.busy_fraction >= kBusyToBlame &&
+    if (s.caused_wait_share > 0 && (s.busy_fraction >= kBusyToBlame || starting(s)) &&
         (!culprit || s.caused_wait_share > culprit->caused_wait_share)) {
       culprit = &s;
     }
@@ -274,15 +280,17 @@ Verdict MakeVerdict(const RangeAnalysis& r, int cpu_budget) {
                        : "no op stands out: look at the timeline around the longest waits";
   } else {
     v.bottleneck = culprit->name;
-    v.evidence = culprit->name + " is busy " + Pct(culprit->busy_fraction) + " with parallelism " +
-                 Num(culprit->parallelism) + " while the consumer waits " + Pct(wait) +
-                 " of the time (it caused " + Pct(culprit->caused_wait_share) + " of the waiting)";
+    const std::string doing = culprit->busy_fraction < kBusyToBlame
+                                  ? culprit->name + "'s " + Num(culprit->parallelism) +
+                                        " worker processes start again every epoch"
+                                  : culprit->name + " is busy " + Pct(culprit->busy_fraction) +
+                                        " with parallelism " + Num(culprit->parallelism);
+    v.evidence = doing + " while the consumer waits " + Pct(wait) + " of the time (it caused " +
+                 Pct(culprit->caused_wait_share) + " of the waiting)";
     v.suggests_change = true;
     if (Has(*culprit, record::kTraitEnqueuerWorkers)) {
-      const auto wait_ns = static_cast<int64_t>(wait * 1e9 * r.duration_s);
       v.suggestion = EnqueuerSuggestion(*culprit, wait_ns, wait, cpu_budget);
     } else if (Has(*culprit, record::kTraitWorkerProcesses)) {
-      const auto wait_ns = static_cast<int64_t>(wait * 1e9 * r.duration_s);
       v.suggestion =
           WorkerProcessesSuggestion(*culprit, wait_ns, wait, cpu_budget, v.suggests_change);
     } else if (Has(*culprit, record::kTraitHoldsInterpreterLock)) {

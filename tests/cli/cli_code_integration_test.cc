@@ -33,6 +33,13 @@ std::string TempDir() {
   return dir.string();
 }
 
+// `simulate` on a PyTorch training file holding `code`, its step taking 1 ms.
+CliOutput SimulateLoaderCode(const std::string& name, const std::string& code) {
+  const std::string path = TempDir() + "/" + name;
+  std::ofstream(path) << code;
+  return Cli("simulate " + path + " --set train_step.step_time=1ms --duration 5");
+}
+
 TEST(CliCodeTest, AFileThatCannotBeReadOrBuildsNoPipelineExitsTwo) {
   const auto missing = Cli("import-code /nonexistent/train.py");
   EXPECT_EQ(missing.exit_code, 2);
@@ -100,22 +107,42 @@ model.fit(batch_generator(x_train), steps_per_epoch=200, epochs=10,
 // item by item. The answer PyTorch's maintainers give, fetching whole batches with a
 // BatchSampler and batch_size=None, comes first, with the gain the simulator confirms.
 TEST(CliCodeTest, ATensorDatasetOfSmallRowsIsToldToFetchWholeBatches) {
-  const std::string code = TempDir() + "/tabular.py";
-  std::ofstream(code) << R"(import torch
+  const auto out = SimulateLoaderCode("tabular.py", R"(import torch
 from torch.utils.data import DataLoader, TensorDataset
 X = torch.randn(1000000, 20)
 y = torch.randint(0, 2, (1000000,))
 loader = DataLoader(TensorDataset(X, y), batch_size=256, shuffle=True, num_workers=0)
-)";
-  const auto out = Cli("simulate " + code + " --set train_step.step_time=1ms --duration 5");
+)");
   ASSERT_EQ(out.exit_code, 0) << out.out;
   const size_t first = out.out.find("  [");
   EXPECT_EQ(out.out.find("[batch_at_source, high] fetch whole batches from loader's dataset, "
-                         "which indexes by a list of indices: sampler=BatchSampler(sampler, "
-                         "batch_size=256), batch_size=None: "),
+                         "which indexes by a list of indices: sampler=BatchSampler("
+                         "RandomSampler(dataset), batch_size=256, drop_last=False), "
+                         "batch_size=None in place of batch_size=256, shuffle=True: "),
             first + 2)
       << out.out;
   EXPECT_NE(out.out.find("--set loader.fetch_batches=true"), std::string::npos) << out.out;
+}
+
+// A small in-memory dataset with worker processes that start again every epoch: keeping
+// them (persistent_workers) or loading in the main process (num_workers=0) are both offered,
+// each with the gain the simulator gives it; the verdict names the workers' start-ups.
+TEST(CliCodeTest, ASmallInMemoryDatasetIsToldToKeepItsWorkersOrDoWithout) {
+  const auto out = SimulateLoaderCode("small.py", R"(import torch
+from torch.utils.data import DataLoader, TensorDataset
+X = torch.randn(5000, 16)
+y = torch.randint(0, 2, (5000,))
+loader = DataLoader(TensorDataset(X, y), batch_size=32, shuffle=True, num_workers=2)
+)");
+  ASSERT_EQ(out.exit_code, 0) << out.out;
+  EXPECT_NE(out.out.find("[persistent_workers, high] set loader's persistent_workers=True"),
+            std::string::npos)
+      << out.out;
+  EXPECT_NE(out.out.find("[fewer_workers, high] lower loader's num_workers 2 → 0 (load in the "
+                         "main process"),
+            std::string::npos)
+      << out.out;
+  EXPECT_NE(out.out.find("--set loader.num_workers=0"), std::string::npos) << out.out;
 }
 
 TEST(CliCodeTest, SeedZerosShardingExampleReadsAsTheDocumentationWritesIt) {

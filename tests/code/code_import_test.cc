@@ -542,6 +542,35 @@ loader = DataLoader(TensorDataset(load_features()), batch_size=50)
   EXPECT_TRUE(HasNote(unknown, 2, "a sample's size is not read from the code"));
 }
 
+// The order of a loader's indices is what its code says, in each of PyTorch's spellings, and
+// a sampler of the user's own is named as not read.
+TEST(CodeImportTest, ALoadersOrderComesFromShuffleOrItsSampler) {
+  const auto order = [](const std::string& args) {
+    return Import(
+        "from torch.utils.data import BatchSampler, DataLoader, RandomSampler, "
+        "SequentialSampler, TensorDataset\nloader = DataLoader(TensorDataset(x), " +
+        args + ")\n");
+  };
+  EXPECT_TRUE(order("batch_size=8, shuffle=True").spec.ops(0).dataloader().shuffle());
+  EXPECT_FALSE(order("batch_size=8").spec.ops(0).dataloader().shuffle());
+  EXPECT_FALSE(order("batch_size=8, shuffle=False").spec.ops(0).dataloader().shuffle());
+  EXPECT_TRUE(order("batch_size=8, sampler=RandomSampler(ds)").spec.ops(0).dataloader().shuffle());
+  const auto sequential = order("batch_size=8, sampler=SequentialSampler(ds)");
+  EXPECT_FALSE(sequential.spec.ops(0).dataloader().shuffle());
+  EXPECT_FALSE(HasNote(sequential, 2, "sampler")) << Notes(sequential);
+  const auto batches = order(
+      "sampler=BatchSampler(RandomSampler(ds), batch_size=32, drop_last=True), "
+      "batch_size=None");
+  EXPECT_TRUE(batches.spec.ops(0).dataloader().shuffle());
+  EXPECT_TRUE(batches.spec.ops(0).dataloader().fetch_batches());
+  EXPECT_TRUE(batches.spec.ops(0).dataloader().drop_last());
+  const auto own = order("batch_size=8, sampler=WeightedRandomSampler(weights, 100)");
+  EXPECT_FALSE(own.spec.ops(0).dataloader().shuffle());
+  EXPECT_TRUE(
+      HasNote(own, 2, "the loader's sampler `WeightedRandomSampler(weights, 100)` is not read"))
+      << Notes(own);
+}
+
 TEST(CodePatchTest, TunedKnobsAreWrittenIntoTheUsersOwnFileAndNothingElseChanges) {
   const std::string source = R"(import tensorflow as tf
 AUTOTUNE = tf.data.AUTOTUNE

@@ -148,5 +148,24 @@ TEST(DataLoaderSimTest, TheVerdictNamesTheDataLoadersKnobs) {
   EXPECT_NE(main_process.suggestion.find("num_workers=0"), std::string::npos) << main_process.text;
 }
 
+// Workers that fetch whole batches of in-memory rows work a few microseconds a batch: the
+// consumer waits for them to start each epoch, and it is they, not the index source the main
+// process reads while they start, that the verdict names.
+TEST(DataLoaderSimTest, WorkersThatStartEachEpochAreBlamedHoweverLittleTheyWork) {
+  const std::string spec = Pipeline(
+      "ops { name: \"loader\" dataloader { batch_size: 64 fetch_batches: true num_workers: 4 "
+      "worker_startup: \"90ms\" getitem { python { duration: \"5us\" } } } } "
+      "ops { repeat {} }",
+      "range { start: 0 stop: 100000 }", "1ms");
+  const trace::RangeAnalysis r = trace::Analyze(*Simulated(spec, 10, 1, 2).model);
+  const trace::Verdict& v = r.verdict;
+  EXPECT_EQ(v.bottleneck, "loader") << v.text;
+  EXPECT_GT(Stage(r, "loader")->caused_wait_share, 0.5) << v.text;
+  EXPECT_NE(v.evidence.find("loader's 4 worker processes start again every epoch"),
+            std::string::npos)
+      << v.text;
+  EXPECT_NE(v.suggestion.find("persistent_workers=True"), std::string::npos) << v.text;
+}
+
 }  // namespace
 }  // namespace pipescope::sim
