@@ -3,6 +3,7 @@
 // signatures), over a Dataset or Sequence class the file defines, whose __getitem__ is the
 // work and whose __len__ the epoch.
 
+#include <algorithm>
 #include <string>
 
 #include "app/code/dialects.h"
@@ -34,30 +35,24 @@ const CallArgs* TensorsOf(const Value* dataset) {
 constexpr int64_t kTensorIndexNs = 2000;
 constexpr int64_t kTensorGetItemCallNs = 1000;
 
-// A TensorDataset's items: as many as its first tensor's first dimension, each the sum of
-// the tensors' rows in bytes, where the code shows their shapes (torch.randn(N, 3, 32, 32)).
-void TensorItems(Pipeline& p, const Value& dataset, const CallArgs& tensors, spec::Op& op,
-                 SourcePoint at) {
-  p.source.set_name("dataset");
-  std::optional<int64_t> items;
-  std::optional<int64_t> bytes = 0;
-  for (const Value& t : tensors.positional) {
-    if (!items) items = FirstDimension(t);
-    const auto row = ItemBytes(t);
-    bytes = bytes && row ? std::optional(*bytes + *row) : std::nullopt;
-  }
-  p.source.mutable_range()->set_stop(items.value_or(kStandInItems));
-  if (!items) {
-    p.Note(at, "the length of `" + dataset.Spelling() + "` is known only when the code runs: " +
-                   std::to_string(kStandInItems) + " items stand in; --set dataset.stop=N");
-  }
-  op.mutable_dataloader()->set_indexes_batches(true);  // tensor[indices] for each tensor
+// A __getitem__ that indexes `rows` in-memory tensors (TensorDataset's, or a Dataset's own
+// `return self.x[i], self.y[i]`): a Python call and a tensor index per tensor, a sample the
+// sum of the rows in bytes where the code shows their shapes, and indexing by a list of
+// indices works as well (tensor[indices]). `whose`: the __getitem__ for the notes.
+void IndexedRowsWork(Pipeline& p, spec::Op& op, const std::vector<Value>& rows,
+                     const std::string& whose, SourcePoint at) {
+  op.mutable_dataloader()->set_indexes_batches(true);
   auto* python = op.mutable_dataloader()->mutable_getitem()->mutable_python();
-  const int64_t n = static_cast<int64_t>(tensors.positional.size());
+  std::optional<int64_t> bytes = 0;
+  for (const Value& row : rows) {
+    const auto b = ArrayBytes(row);
+    bytes = bytes && b ? std::optional(*bytes + *b) : std::nullopt;
+  }
+  const auto n = static_cast<int64_t>(rows.size());
   const std::string cost =
       std::to_string((kTensorGetItemCallNs + n * kTensorIndexNs) / 1000) + "us";
   python->set_duration(cost);
-  p.Note(at, "TensorDataset's __getitem__ indexes its " + std::to_string(n) + " tensors: " + cost +
+  p.Note(at, whose + " indexes " + std::to_string(n) + " in-memory tensors: " + cost +
                  " a sample stands in (a few microseconds of PyTorch's per-op overhead each); "
                  "--set " +
                  op.name() + ".cost=DURATION (or calibrate from a trace)");
@@ -69,6 +64,47 @@ void TensorItems(Pipeline& p, const Value& dataset, const CallArgs& tensors, spe
            "computed): it counts a few bytes; --set " +
                op.name() + ".sample_bytes=SIZE gives its size");
   }
+}
+
+// A TensorDataset's items: as many as its first tensor's first dimension, each a row of
+// every tensor, where the code shows their shapes (torch.randn(N, 3, 32, 32)).
+void TensorItems(Pipeline& p, const Value& dataset, const CallArgs& tensors, spec::Op& op,
+                 SourcePoint at) {
+  p.source.set_name("dataset");
+  std::optional<int64_t> items;
+  std::vector<Value> rows;
+  for (const Value& t : tensors.positional) {
+    if (!items) items = FirstDimension(t);
+    rows.push_back(t.Is(Value::Kind::kTensor) && !t.items.empty() ? TensorRow(t, t.node) : Value{});
+  }
+  p.source.mutable_range()->set_stop(items.value_or(kStandInItems));
+  if (!items) {
+    p.Note(at, "the length of `" + dataset.Spelling() + "` is known only when the code runs: " +
+                   std::to_string(kStandInItems) + " items stand in; --set dataset.stop=N");
+  }
+  IndexedRowsWork(p, op, rows, "TensorDataset's __getitem__", at);
+}
+
+// The rows a Dataset's own __getitem__ returns, where it returns nothing but rows of arrays
+// its __init__ holds: `self.x[i]`, a tuple or list of them, or a dict of them.
+std::optional<std::vector<Value>> RowsReturned(const ClassInfo* cls) {
+  if (!cls) return std::nullopt;
+  const auto it = cls->returns.find("__getitem__");
+  if (it == cls->returns.end()) return std::nullopt;
+  const Value& v = it->second;
+  const auto row = [](const Value& r) {
+    return r.Is(Value::Kind::kTensor) && r.node.Is("subscript");
+  };
+  std::vector<Value> rows;
+  if (v.Is(Value::Kind::kList)) {
+    rows = v.items;
+  } else if (v.Is(Value::Kind::kDict)) {
+    for (size_t k = 1; k < v.items.size(); k += 2) rows.push_back(v.items[k]);
+  } else {
+    rows = {v};
+  }
+  if (rows.empty() || !std::all_of(rows.begin(), rows.end(), row)) return std::nullopt;
+  return rows;
 }
 
 // The source of a map-style dataset: its indices 0 .. len - 1, from __len__ when it returns
@@ -233,6 +269,8 @@ Value DataLoader(PythonReader& r, const CallArgs& a) {
   if (const auto in_order = ReadFlag(*p, a, 16, "in_order", op_name)) dl->set_in_order(*in_order);
   if (tensors) {
     TensorItems(*p, *dataset, *tensors, op, a.node.start());
+  } else if (const auto rows = RowsReturned(cls)) {
+    IndexedRowsWork(*p, op, *rows, cls->name + ".__getitem__", a.node.start());
   } else {
     *dl->mutable_getitem() = GetItem(r, *p, dataset, cls, op_name, a.node.start());
   }

@@ -356,6 +356,7 @@ void PythonReader::ReadFunction(const SyntaxNode& def, ClassInfo* owner) {
   // depend on its arguments in the code people write for pipelines (a function that
   // returns its dataset, a parser that calls parse_single_example on its record).
   scopes_.emplace_back();
+  if (owner) scopes_.back() = owner->attributes;
   for (const SyntaxNode& p : def.field("parameters").code_children()) {
     if (p.Is("identifier")) Bind(std::string(p.text()), Value{});
     if (p.Is("default_parameter") || p.Is("typed_default_parameter")) {
@@ -369,6 +370,11 @@ void PythonReader::ReadFunction(const SyntaxNode& def, ClassInfo* owner) {
   recorders_.pop_back();
   calls_in_[def.start_byte()] = std::move(calls);
   open_functions_.pop_back();
+  if (owner && f.s == "__init__") {
+    for (const auto& [name, value] : scopes_.back()) {
+      if (name.starts_with("self.")) owner->attributes[name] = value;
+    }
+  }
   scopes_.pop_back();
   if (owner) {
     const auto it = function_returns_.find(def.start_byte());
@@ -561,7 +567,7 @@ Value PythonReader::Evaluate(const SyntaxNode& e) {
     const auto inner = e.code_children();
     return inner.empty() ? Value{} : Evaluate(inner[0]);
   }
-  if (t == "list" || t == "tuple") {
+  if (t == "list" || t == "tuple" || t == "expression_list") {  // a, b: a tuple
     Value v{.kind = Value::Kind::kList, .node = e};
     for (const SyntaxNode& item : e.code_children()) v.items.push_back(Evaluate(item));
     return v;
@@ -596,6 +602,11 @@ Value PythonReader::Evaluate(const SyntaxNode& e) {
     // dataset["train"] of what tfds.load gives: the split is that pipeline.
     Value object = Evaluate(e.field("value"));
     if (object.Is(Value::Kind::kPipeline)) return object;
+    // tensor[i]: a row of the array (tensor[a:b] and tensor[i, j] are not read).
+    const auto keys = e.code_children();
+    if (object.Is(Value::Kind::kTensor) && keys.size() == 2 && !keys[1].Is("slice")) {
+      return TensorRow(object, e);
+    }
     return Value{.node = e};
   }
   return Value{.node = e};

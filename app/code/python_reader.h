@@ -33,6 +33,9 @@ struct ClassInfo {
   std::vector<std::string> bases;
   std::map<std::string, SyntaxNode> methods;  // function_definition nodes
   std::map<std::string, Value> returns;       // a method's returned value, where one is known
+  // What __init__ binds to self ("self.x": torch.randn(n, 16)), seen by the methods read
+  // after it (its parameters at their defaults).
+  std::map<std::string, Value> attributes;
 };
 
 // A call as the reader met it: inside a def's body when the def was read, or in a lambda's

@@ -147,12 +147,31 @@ std::map<std::string, Dialect::Function> TensorConstructors() {
   f["numpy.random.random"] = Filled("float64", "size");
   f["torch.randint"] = TorchRandint;
   f["numpy.random.randint"] = NumpyRandint;
+  // len(a): an array's first dimension, a list's or tuple's items.
+  f["len"] = [](PythonReader&, const CallArgs& a) {
+    const Value* of = a.Get(0, "obj");
+    if (const auto n = of ? FirstDimension(*of) : std::nullopt) {
+      return Value{.kind = Value::Kind::kInt, .i = *n, .node = a.node};
+    }
+    if (of && of->Is(Value::Kind::kList)) {
+      return Value{
+          .kind = Value::Kind::kInt, .i = static_cast<int64_t>(of->items.size()), .node = a.node};
+    }
+    return Value{.node = a.node};
+  };
   f["torch.arange"] = Arange;
   f["numpy.arange"] = Arange;
   for (const char* name : {"torch.from_numpy", "torch.as_tensor", "torch.tensor"}) {
     f[name] = SameArray;
   }
   return f;
+}
+
+Value TensorRow(const Value& tensor, const SyntaxNode& node) {
+  Value row = tensor;
+  row.items.erase(row.items.begin(), row.items.begin() + std::min<size_t>(1, row.items.size()));
+  row.node = node;
+  return row;
 }
 
 std::optional<int64_t> FirstDimension(const Value& tensor) {
@@ -162,11 +181,16 @@ std::optional<int64_t> FirstDimension(const Value& tensor) {
 
 std::optional<int64_t> ItemBytes(const Value& tensor) {
   if (!tensor.Is(Value::Kind::kTensor) || tensor.items.empty()) return std::nullopt;
+  return ArrayBytes(TensorRow(tensor, tensor.node));
+}
+
+std::optional<int64_t> ArrayBytes(const Value& tensor) {
+  if (!tensor.Is(Value::Kind::kTensor)) return std::nullopt;
   auto bytes = DtypeBytes(tensor.s);
   if (!bytes) return std::nullopt;
   int64_t n = *bytes;
-  for (size_t k = 1; k < tensor.items.size(); ++k) {
-    const auto d = tensor.items[k].AsInt();
+  for (const Value& dimension : tensor.items) {
+    const auto d = dimension.AsInt();
     if (!d || *d < 0) return std::nullopt;
     n *= *d;
   }

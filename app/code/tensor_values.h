@@ -19,9 +19,14 @@ std::map<std::string, Dialect::Function> TensorConstructors();
 // ...) keep its shape; any other method makes an array import-code does not know.
 Value TensorMethod(const Value& tensor, const std::string& method, const CallArgs& args);
 
+// tensor[i] at `node`: its first dimension's item, of the other dimensions and the dtype.
+Value TensorRow(const Value& tensor, const SyntaxNode& node);
+
 // The length of a tensor's first dimension, when the code shows it.
 std::optional<int64_t> FirstDimension(const Value& tensor);
 // Bytes of one item along the first dimension (one row), when shape and dtype are known.
 std::optional<int64_t> ItemBytes(const Value& tensor);
+// Bytes of the whole array, when shape and dtype are known.
+std::optional<int64_t> ArrayBytes(const Value& tensor);
 
 }  // namespace pipescope::code

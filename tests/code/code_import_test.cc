@@ -531,7 +531,7 @@ loader = DataLoader(TensorDataset(x, y), batch_size=50, num_workers=2)
   const auto& python = code.spec.ops(0).dataloader().getitem().python();
   EXPECT_EQ(python.output_bytes(), 64 * 2 + 8);  // a float16 row of 64 and an int64
   EXPECT_EQ(python.duration(), "5us");           // a call and two tensor indexes
-  EXPECT_TRUE(HasNote(code, 6, "TensorDataset's __getitem__ indexes its 2 tensors"));
+  EXPECT_TRUE(HasNote(code, 6, "TensorDataset's __getitem__ indexes 2 in-memory tensors"));
 
   // A shape the code computes: the length stands in, and says so.
   const auto unknown = Import(R"(from torch.utils.data import DataLoader, TensorDataset
