@@ -307,11 +307,18 @@ std::string TogetherText(const AdvisorResult& result) {
 }
 
 std::string AdviceHeading(const AdvisorResult& result) {
-  char head[320];
-  int n = std::snprintf(head, sizeof head,
-                        "%d changes tried in the simulator; a gain must exceed %.0f%% on every "
-                        "seed",
-                        result.tried, 100 * result.noise);
+  char head[480];
+  int n = std::snprintf(head, sizeof head, "%d changes tried in the simulator", result.tried);
+  if (result.cores > 0) {
+    n += std::snprintf(head + n, sizeof head - static_cast<size_t>(n), " on %d core%s%s",
+                       result.cores, result.cores == 1 ? "" : "s",
+                       result.cores_unbudgeted
+                           ? " (the spec sets no budget: --set budget.cpu_cores=N for the "
+                             "machine that trains)"
+                           : "");
+  }
+  n += std::snprintf(head + n, sizeof head - static_cast<size_t>(n),
+                     "; a gain must exceed %.0f%% on every seed", 100 * result.noise);
   const double sim = result.simulated_steps_per_s;
   const double run = result.measured_steps_per_s;
   if (sim > 0 && run > 0 && std::abs(sim / run - 1) > std::max(result.noise, 0.01)) {
@@ -339,6 +346,8 @@ Result<AdvisorResult> Advise(const spec::PipelineSpec& spec, const trace::RangeA
   const std::vector<AdviceCandidate> candidates = AdviceCandidates(spec, measured, options.cores);
   ASSIGN_OR_RETURN(const auto gains, GainsOf(candidates, base, 1, simulate, options));
   result.tried = static_cast<int>(candidates.size());
+  result.cores = options.cores;
+  result.cores_unbudgeted = spec.budget().cpu_cores() <= 0;
   const std::vector<Tried> confirmed = Confirmed(candidates, gains, result.noise);
 
   // Per op and kind, the first (fewest threads, smallest buffer: the candidates' order)

@@ -54,6 +54,8 @@ struct AdvisorResult {
   std::vector<Advice> advice;  // confirmed, best first
   AdviceTogether together;
   int tried = 0;                     // changes simulated
+  int cores = 0;                     // the CPU budget they were simulated with
+  bool cores_unbudgeted = false;     // the spec sets no budget: the machine's (or trace's)
   double noise = 0;                  // the gain below which a change was not advised
   double simulated_steps_per_s = 0;  // the spec as given, median over the seeds
   double measured_steps_per_s = 0;   // the run's own rate, which the simulation stands for
@@ -62,9 +64,11 @@ struct AdvisorResult {
   std::vector<std::string> findings;
 };
 
-// The advice list's heading, the same in every front end: how many changes were tried, the
-// gain they had to pass and, where the simulator runs the spec as given more than that apart
-// from the run's own rate, both rates, since every prediction starts from the simulator's.
+// The advice list's heading, the same in every front end: how many changes were tried on
+// how many cores (advice differs between a laptop and the machine that trains, so it says
+// how to give that one's), the gain they had to pass and, where the simulator runs the spec as
+// given more than that apart from the run's own rate, both rates, since every prediction starts
+// from the simulator's.
 std::string AdviceHeading(const AdvisorResult& result);
 
 // "a=1 and b=2 add up (...): A → B steps/s predicted, steady (+X%)", for people; "" when no

@@ -196,6 +196,14 @@ TEST(AdvisorTest, TheHeadingGivesBothRatesWhereTheSimulatorIsApartFromTheRun) {
   r.measured_steps_per_s = 156.0;  // within the noise
   EXPECT_EQ(AdviceHeading(r),
             "19 changes tried in the simulator; a gain must exceed 3% on every seed");
+  r.cores = 2;
+  r.cores_unbudgeted = true;
+  EXPECT_EQ(AdviceHeading(r),
+            "19 changes tried in the simulator on 2 cores (the spec sets no budget: --set "
+            "budget.cpu_cores=N for the machine that trains); a gain must exceed 3% on every seed");
+  r.cores_unbudgeted = false;  // the spec's budget
+  EXPECT_EQ(AdviceHeading(r),
+            "19 changes tried in the simulator on 2 cores; a gain must exceed 3% on every seed");
 }
 
 }  // namespace
