@@ -103,7 +103,7 @@ int main(int argc, char** argv) {
   tune_cmd->add_flag("--json", tune.json, "Print the result as JSON");
   tune_cmd->add_option("--emit", tune.emit,
                        "Also give the tuned configuration as code: tfdata, pytorch, keras or auto "
-                       "(beside --out as .py, else printed)");
+                       "(the spec's framework; beside --out as .py, else printed)");
   tune_cmd->add_flag(
       "--simulate", tune.simulate,
       "Measure candidates in the simulator (what-if tuning) instead of running them");
@@ -184,8 +184,10 @@ int main(int argc, char** argv) {
                          "(read.files=PATTERN), or any knob of the spec");
   import_cmd->add_option("--pipeline", import_code.pipeline,
                          "The variable whose pipeline to read (default: the file's last)");
-  import_cmd->add_option("--emit", import_code.emit,
-                         "Print the spec as code: tfdata, pytorch, keras or auto (the file's own)");
+  import_cmd->add_option(
+      "--emit", import_code.emit,
+      "Print the spec as code: tfdata, pytorch, keras, or auto (the framework the "
+      "file's code uses); the file itself with tuned knobs is --apply");
   import_cmd->add_option("--apply", import_code.apply,
                          "Print the file with a tuned spec's knobs written in (autotune --out)");
   import_cmd->add_option("--calibrate", import_code.calibrate,
