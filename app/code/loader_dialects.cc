@@ -159,7 +159,9 @@ spec::WorkFunction GetItem(PythonReader& r, Pipeline& p, const Value* dataset, c
     p.Note(at,
            "a sample's size is not read from the code: it counts a few bytes, and "
            "nothing crosses from the workers; --set " +
-               op + ".sample_bytes=SIZE gives its size (150KB: a 224×224 RGB image)");
+               op +
+               ".sample_bytes=SIZE gives its size (a 224×224 RGB image: 150KB as bytes, 600KB as "
+               "float32 after ToTensor)");
   }
   return work.fn;
 }

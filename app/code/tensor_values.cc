@@ -147,15 +147,12 @@ std::map<std::string, Dialect::Function> TensorConstructors() {
   f["numpy.random.random"] = Filled("float64", "size");
   f["torch.randint"] = TorchRandint;
   f["numpy.random.randint"] = NumpyRandint;
-  // len(a): an array's first dimension, a list's or tuple's items.
+  // len(a): an array's first dimension, which its constructor fixed. Not a list's: the code
+  // may fill it at run time (`self.samples = []`, then append in a loop over a directory).
   f["len"] = [](PythonReader&, const CallArgs& a) {
     const Value* of = a.Get(0, "obj");
     if (const auto n = of ? FirstDimension(*of) : std::nullopt) {
       return Value{.kind = Value::Kind::kInt, .i = *n, .node = a.node};
-    }
-    if (of && of->Is(Value::Kind::kList)) {
-      return Value{
-          .kind = Value::Kind::kInt, .i = static_cast<int64_t>(of->items.size()), .node = a.node};
     }
     return Value{.node = a.node};
   };

@@ -181,10 +181,11 @@ std::string WorkerProcessesSuggestion(const StageFigures& s, int64_t wait_ns, do
   if (cpu_budget > 0 && needed > cpu_budget) {
     if (workers >= cpu_budget) {
       is_change = false;
-      return s.name + " already has num_workers " + std::to_string(workers) + ", as many as the " +
+      return s.name + " already has num_workers " + std::to_string(workers) +
+             (workers > cpu_budget ? ", more than the " : ", as many as the ") +
              std::to_string(cpu_budget) +
-             " cores: cut __getitem__'s work per item (smaller images, augmentation on the GPU) "
-             "or add cores";
+             " cores: cut __getitem__'s work per item (smaller inputs, augmentation on the "
+             "GPU) or add cores";
     }
     return "raise " + s.name + "'s num_workers to " + std::to_string(cpu_budget) +
            " (the cores there are; each worker is a process with its own interpreter lock)";

@@ -542,6 +542,40 @@ loader = DataLoader(TensorDataset(load_features()), batch_size=50)
   EXPECT_TRUE(HasNote(unknown, 2, "a sample's size is not read from the code"));
 }
 
+// A Dataset of its own: the length of an array __init__ keeps is its shape's; a list __init__
+// fills in a loop (the image-folder pattern) has a length only when the code runs.
+TEST(CodeImportTest, ADatasetsLengthIsItsArraysNotAListItFillsAtRunTime) {
+  const auto arrays = Import(R"(import torch
+from torch.utils.data import DataLoader, Dataset
+class Rows(Dataset):
+    def __init__(self, n=3000):
+        self.x = torch.randn(n, 4)
+    def __len__(self):
+        return len(self.x)
+    def __getitem__(self, i):
+        return self.x[i]
+loader = DataLoader(Rows(), batch_size=8)
+)");
+  EXPECT_EQ(arrays.spec.source().range().stop(), 3000);
+  EXPECT_EQ(arrays.spec.ops(0).dataloader().getitem().python().output_bytes(), 16);
+  EXPECT_TRUE(arrays.spec.ops(0).dataloader().indexes_batches());
+  const auto filled = Import(R"(from torch.utils.data import DataLoader, Dataset
+class Folder(Dataset):
+    def __init__(self, paths):
+        self.items = []
+        for p in paths:
+            self.items.append(p)
+    def __len__(self):
+        return len(self.items)
+    def __getitem__(self, i):
+        return load(self.items[i])
+loader = DataLoader(Folder(["a", "b"] * 5000), batch_size=32, num_workers=2)
+)");
+  EXPECT_EQ(filled.spec.source().range().stop(), 10000);  // the stand-in
+  EXPECT_TRUE(HasNote(filled, 11, "is known only when the code runs")) << Notes(filled);
+  EXPECT_FALSE(filled.spec.ops(0).dataloader().indexes_batches());
+}
+
 // The order of a loader's indices is what its code says, in each of PyTorch's spellings, and
 // a sampler of the user's own is named as not read.
 TEST(CodeImportTest, ALoadersOrderComesFromShuffleOrItsSampler) {

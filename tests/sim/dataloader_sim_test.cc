@@ -6,6 +6,7 @@
 
 #include "engine/runtime/dataloader_rules.h"
 #include "instrumentation/trace/analysis.h"
+#include "instrumentation/trace/verdict.h"
 #include "sim_test_support.h"
 
 namespace pipescope::sim {
@@ -144,6 +145,14 @@ TEST(DataLoaderSimTest, TheVerdictNamesTheDataLoadersKnobs) {
       << restarts.text;
   const trace::Verdict slow = verdict("num_workers: 1 persistent_workers: true", 64);
   EXPECT_NE(slow.suggestion.find("raise loader's num_workers to "), std::string::npos) << slow.text;
+  const std::string more_than_cores =
+      Pipeline(Loader("num_workers: 4 persistent_workers: true") + " ops { repeat {} }",
+               "range { start: 0 stop: 64 }", "5ms");
+  const trace::Verdict beyond =
+      trace::MakeVerdict(trace::Analyze(*Simulated(more_than_cores, 10, 1, 2).model), 2);
+  EXPECT_NE(beyond.suggestion.find("loader already has num_workers 4, more than the 2 cores"),
+            std::string::npos)
+      << beyond.text;
   const trace::Verdict main_process = verdict("", 64);
   EXPECT_NE(main_process.suggestion.find("num_workers=0"), std::string::npos) << main_process.text;
 }
