@@ -8,6 +8,7 @@
 #include "app/code/dialects.h"
 #include "app/code/python_reader.h"
 #include "app/code/python_tree.h"
+#include "app/code/work_functions.h"
 #include "engine/core/duration.h"
 #include "engine/core/file_glob.h"
 #include "engine/core/text_file.h"
@@ -23,7 +24,6 @@ namespace {
 constexpr const char* kStandInStep = "10ms";
 // A JPEG's decode when the images are not at hand: a 500x375 photo, as io_benchmark's
 // BM_DecodeJpeg measures it (docs/BENCHMARKS.md, 1.08 ms).
-constexpr int64_t kDecodeJpegNs = 1'080'000;
 
 // The pipeline the file trains on (the last one handed to fit), else the one it ends with:
 // the last one bound, returned or handed to a call; of the variable asked for when one is.

@@ -54,7 +54,13 @@ std::optional<bool> ReadFlag(Pipeline& pipeline, const CallArgs& args, size_t po
 
 void NoteWork(Pipeline& pipeline, SourcePoint at, const std::string& op, const StageWork& work,
               const std::string& cost_knob) {
-  if (work.cost_is_parameter) {
+  if (work.cost_is_parameter && !work.decodes_image.empty()) {
+    pipeline.Note(at, "'" + op + "' decodes an image (" + work.decodes_image +
+                          "): " + work.fn.python().duration() +
+                          " a call stands in, what the engine takes to decode a typical JPEG "
+                          "here; a large photo and the transforms after it cost more: --set " +
+                          op + "." + cost_knob + "=DURATION (or calibrate from a trace)");
+  } else if (work.cost_is_parameter) {
     const bool python = work.fn.has_python();
     pipeline.Note(at, "'" + op + "' runs " + (python ? "Python" : "TensorFlow ops") +
                           " whose cost the code does not show: " + kDefaultStageCost +

@@ -123,6 +123,16 @@ const KnownWork* FindKnown(const std::string& path, const CallArgs& args) {
   return nullptr;
 }
 
+// Python's image decoders, as a DataLoader's __getitem__ calls them.
+bool DecodesImage(const std::string& path) {
+  for (const char* name :
+       {"PIL.Image.open", "cv2.imread", "torchvision.io.read_image", "torchvision.io.decode_image",
+        "torchvision.io.decode_jpeg", "imageio.imread", "imageio.v3.imread", "skimage.io.imread"}) {
+    if (path == name) return true;
+  }
+  return false;
+}
+
 bool IsPythonBridge(const std::string& path) {
   return EndsWithName(path, "py_function") || EndsWithName(path, "numpy_function") ||
          EndsWithName(path, "py_func");
@@ -136,6 +146,7 @@ struct Found {
   bool python = false;
   bool random = false;
   std::vector<std::string> user_functions;  // the file's own functions it calls
+  std::string decodes_image;                // the first Python image decoder it calls
 };
 
 // tf.image.random_flip_left_right, tf.random.uniform, np.random.rand, random.random...
@@ -152,6 +163,7 @@ void Collect(PythonReader& reader, const Value& function, Found& found, int dept
       continue;
     }
     found.random |= DrawsRandomNumbers(call.path);
+    if (DecodesImage(call.path) && found.decodes_image.empty()) found.decodes_image = call.path;
     if (IsPythonBridge(call.path)) {
       found.python = true;
       if (const Value* f = call.args.Get(0, "func"); f && found.bridged.empty()) {
@@ -220,6 +232,10 @@ StageWork ReadWork(PythonReader& reader, const Value& function, const std::strin
     SetCost(work.fn, true);
     work.cost_is_parameter = true;
     work.also_calls = found.known;
+    if (!found.decodes_image.empty()) {
+      work.decodes_image = found.decodes_image;
+      work.fn.mutable_python()->set_duration(std::to_string(kDecodeJpegNs / 1000) + "us");
+    }
     return work;
   }
   if (found.heaviest) {

@@ -16,6 +16,10 @@ namespace pipescope::code {
 
 // A stage's cost when the code cannot say it: a parameter until set.
 inline constexpr const char* kDefaultStageCost = "100us";
+// What decoding a typical JPEG costs the engine on this machine (the decode_jpeg stand-in):
+// the stand-in for Python that decodes an image (PIL's Image.open, cv2.imread, torchvision's
+// read_image), which costs that at least.
+inline constexpr int64_t kDecodeJpegNs = 1'080'000;
 
 struct StageWork {
   std::string name;  // the user's function, or the known function a lambda calls
@@ -23,6 +27,9 @@ struct StageWork {
   bool cost_is_parameter = false;       // fn's duration is kDefaultStageCost, for the user to set
   std::vector<std::string> also_calls;  // known work the function does beside fn's
   bool random = false;  // it draws random numbers (tf.image.random_*, tf.random.*, np.random)
+  // Python that decodes an image, by the call that does ("PIL.Image.open"): its cost stands
+  // at kDecodeJpegNs instead of kDefaultStageCost.
+  std::string decodes_image;
 };
 
 // `fallback` names the stage when the function has no name and calls nothing known. With

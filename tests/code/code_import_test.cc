@@ -576,6 +576,37 @@ loader = DataLoader(Folder(["a", "b"] * 5000), batch_size=32, num_workers=2)
   EXPECT_FALSE(filled.spec.ops(0).dataloader().indexes_batches());
 }
 
+// __getitem__ that decodes an image in Python costs a JPEG decode at least, in each library's
+// spelling, and says so; one that decodes nothing keeps the generic stand-in.
+TEST(CodeImportTest, AGetItemThatDecodesAnImageCostsADecode) {
+  const auto cost = [](const std::string& imports, const std::string& decode) {
+    const auto c = Import(imports + R"(
+from torch.utils.data import DataLoader, Dataset
+class Images(Dataset):
+    def __len__(self):
+        return 100
+    def __getitem__(self, i):
+        return )" + decode +
+                          R"((self.paths[i])
+loader = DataLoader(Images(), batch_size=8)
+)");
+    return c.spec.ops(0).dataloader().getitem().python().duration();
+  };
+  EXPECT_EQ(cost("from PIL import Image", "Image.open"), "1080us");
+  EXPECT_EQ(cost("import cv2", "cv2.imread"), "1080us");
+  EXPECT_EQ(cost("from torchvision.io import read_image", "read_image"), "1080us");
+  EXPECT_EQ(cost("import json", "json.load"), "100us");
+  const auto noted = Import(R"(from PIL import Image
+from torch.utils.data import DataLoader, Dataset
+class Images(Dataset):
+    def __getitem__(self, i):
+        return Image.open(self.paths[i]).convert("RGB")
+loader = DataLoader(Images(), batch_size=8)
+)");
+  EXPECT_TRUE(HasNote(noted, 6, "'loader' decodes an image (PIL.Image.open): 1080us a call"))
+      << Notes(noted);
+}
+
 // The order of a loader's indices is what its code says, in each of PyTorch's spellings, and
 // a sampler of the user's own is named as not read.
 TEST(CodeImportTest, ALoadersOrderComesFromShuffleOrItsSampler) {
