@@ -307,25 +307,23 @@ std::string TogetherText(const AdvisorResult& result) {
 }
 
 std::string AdviceHeading(const AdvisorResult& result) {
-  char head[480];
-  int n = std::snprintf(head, sizeof head, "%d changes tried in the simulator", result.tried);
+  // Built as a string: the parts vary in length, and a fixed buffer appended to with
+  // snprintf's would-be lengths overruns once they outgrow it.
+  std::string head = std::to_string(result.tried) + " changes tried in the simulator";
   if (result.cores > 0) {
-    n += std::snprintf(head + n, sizeof head - static_cast<size_t>(n), " on %d core%s%s",
-                       result.cores, result.cores == 1 ? "" : "s",
-                       result.cores_unbudgeted
-                           ? " (the spec sets no budget: --set budget.cpu_cores=N for the "
-                             "machine that trains)"
-                           : "");
+    head += " on " + std::to_string(result.cores) + (result.cores == 1 ? " core" : " cores");
+    if (result.cores_unbudgeted) {
+      head += " (the spec sets no budget: --set budget.cpu_cores=N for the machine that trains)";
+    }
   }
-  n += std::snprintf(head + n, sizeof head - static_cast<size_t>(n),
-                     "; a gain must exceed %.0f%% on every seed", 100 * result.noise);
+  head +=
+      "; a gain must exceed " + std::to_string(std::lround(100 * result.noise)) + "% on every seed";
   const double sim = result.simulated_steps_per_s;
   const double run = result.measured_steps_per_s;
   if (sim > 0 && run > 0 && std::abs(sim / run - 1) > std::max(result.noise, 0.01)) {
-    std::snprintf(head + n, sizeof head - static_cast<size_t>(n),
-                  "; predictions start from %s steps/s, the simulator's steady rate of the "
-                  "pipeline as it is (this run's figure: %s)",
-                  Rate(sim).c_str(), Rate(run).c_str());
+    head += "; predictions start from " + Rate(sim) +
+            " steps/s, the simulator's steady rate of the pipeline as it is (this run's figure: " +
+            Rate(run) + ")";
   }
   return head;
 }
