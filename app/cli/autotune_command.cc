@@ -148,6 +148,7 @@ int AutotuneCommand(const AutotuneCommandOptions& options, std::ostream& out, st
                           {"other_settings", result->other_settings},
                           {"kept_given", result->kept_given},
                           {"worker_threads", result->worker_threads},
+                          {"loader_workers", result->loader_workers},
                           {"cpu_cores_busy", result->cpu_cores_busy},
                           {"buffer_bytes", result->buffer_bytes},
                           {"ram_budget_bytes", tuner.ram_bytes},
@@ -174,7 +175,15 @@ int AutotuneCommand(const AutotuneCommandOptions& options, std::ostream& out, st
     char tuning[32];
     std::snprintf(tuning, sizeof tuning, "%.*f", result->tuning_s < 10 ? 2 : 0, result->tuning_s);
     out << rates << " in " << tuning << " s of tuning, " << result->measurements
-        << " measuring runs; " << result->worker_threads << " worker threads";
+        << " measuring runs; ";
+    if (result->worker_threads > 0 || result->loader_workers == 0) {
+      out << result->worker_threads << " worker threads";
+      if (result->loader_workers > 0) out << ", ";
+    }
+    if (result->loader_workers > 0) {
+      out << result->loader_workers << " loader workers (a DataLoader's processes, a Keras "
+          << "enqueuer's workers)";
+    }
     // The simulator does not hold the elements, so it has no buffer memory to report.
     if (!options.simulate) out << ", buffers of " << result->buffer_bytes / 1024 << " KiB";
     out << "\n";

@@ -165,11 +165,11 @@ struct Emitter {
         break;
       default:
         f << "    return x\n";
-        Pragma(op + ".cost=" + std::string(kDefaultStageCost));
+        Pragma(op + ".cost=" + std::string(DefaultStageCost()));
         notes.push_back("'" + op +
                         "' does work tf.data code cannot name here: written as a "
                         "function of TensorFlow ops costing " +
-                        kDefaultStageCost);
+                        DefaultStageCost());
         break;
     }
     return name;

@@ -56,11 +56,20 @@ void NoteOthers(const PythonReader& reader, const PipelineUse& chosen, ImportedC
       others.push_back(&u);
     }
   }
+  // The one read, by its name where it has one, and what makes it the one.
+  std::string read = "the one at line " + std::to_string(chosen.at.line);
+  for (const PipelineUse& u : uses) {
+    if (!u.variable.empty() && u.pipeline->id == chosen.pipeline->id) {
+      read = "'" + u.variable + "'";
+      if (chosen.trains)
+        read += ", which the training at line " + std::to_string(chosen.at.line) + " consumes";
+      break;
+    }
+  }
   for (const PipelineUse* o : others) {
     code.notes.push_back({o->at, "another pipeline, '" + o->variable +
-                                     "', is built here; import-code reads the one at line " +
-                                     std::to_string(chosen.at.line) + " (--pipeline " +
-                                     o->variable + " reads this one)"});
+                                     "', is built here; import-code reads " + read +
+                                     " (--pipeline " + o->variable + " reads this one)"});
   }
 }
 
@@ -336,7 +345,7 @@ std::string FormatNote(const std::string& origin, const CodeNote& note) {
 engine::Result<ImportedCode> ImportCode(const std::string& source, const std::string& origin,
                                         const ImportOptions& options) {
   const PythonTree tree(source);
-  PythonReader reader(tree, {&TfDataDialect(), &TorchDialect(), &KerasDialect()});
+  PythonReader reader(tree, {&TfDataDialect(), &TorchDialect(), &KerasDialect(), &FlagsDialect()});
   reader.Read();
   const PipelineUse* chosen = Chosen(reader.uses(), options.pipeline);
   if (!chosen) {

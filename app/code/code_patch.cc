@@ -88,6 +88,16 @@ engine::Result<EmittedCode> PatchCode(const ImportedCode& original,
       edits.push_back({site.value_begin, site.value_end, *new_code});
       if (!old_code)
         out.notes.push_back(op_name + "." + knob + ": `" + was + "` becomes " + *new_code);
+      if (site.in_splat) {
+        out.notes.push_back(op_name + "." + knob + ": written into the dict the call spreads, `" +
+                            was + "` becomes " + *new_code +
+                            " (other calls given that dict get it too)");
+      }
+    } else if (!site.unknown_splat.empty()) {
+      // A keyword written beside `**kwargs` that holds it would raise a TypeError.
+      out.notes.push_back(op_name + "." + knob + " = " + *new_code +
+                          ": not written, as the call passes `" + site.unknown_splat +
+                          "`, which may hold it; set it there");
     } else {
       edits.push_back({site.insert_at, site.insert_at,
                        std::string(site.call_has_arguments ? ", " : "") + knob + "=" + *new_code});

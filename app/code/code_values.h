@@ -46,6 +46,10 @@ struct KnobSite {
   size_t value_begin = 0, value_end = 0;  // value_end == 0: the call leaves the knob out
   size_t insert_at = 0;
   bool call_has_arguments = false;
+  // The call passes `**kwargs` whose keys are not known: a keyword written in may repeat one
+  // of them, which Python refuses (TypeError: got multiple values for keyword argument).
+  std::string unknown_splat;
+  bool in_splat = false;  // the value is in the dict the call spreads (**loader_kwargs)
 };
 
 struct Pipeline {
@@ -106,6 +110,9 @@ struct Value {
   std::shared_ptr<const spec::FeatureSpec> feature;  // kFeature (a message: shared, not copied)
   std::shared_ptr<const CallArgs> call;
   SyntaxNode node;  // the expression; for functions and classes their definition
+  // A command-line flag's default standing for the flag (args.batch_size, FLAGS.workers):
+  // the flag as the code spells it. The job may run with another value.
+  std::string flag;
 
   bool Is(Kind k) const { return kind == k; }
   // An integer: ints, bools, integral floats; nullopt otherwise.
@@ -117,11 +124,18 @@ struct Value {
   std::string Spelling() const;
 };
 
+// What argparse's parse_args() gives: its attributes are the flags' defaults.
+inline constexpr char kParsedArguments[] = "argparse.Namespace";
+
 // Arguments of a call, by position and keyword.
 struct CallArgs {
   std::vector<Value> positional;
   std::map<std::string, Value> keyword;
   SyntaxNode node;
+  // Keywords a `**dict` of known keys passes (`**train_kwargs`), and the spelling of the
+  // first `**x` (or `*x`) whose contents are not known.
+  std::vector<std::string> from_splat;
+  std::string unknown_splat;
 
   // The argument at `position` or named `name`; nullptr when the call leaves it out.
   const Value* Get(size_t position, const std::string& name) const;

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <string>
 
 #include "app/code/dialects.h"
@@ -12,14 +13,27 @@ void RecordSite(Pipeline& pipeline, const CallArgs& args, const Value* v, const 
   const SyntaxNode list = args.node.field("arguments");
   if (!list.Is("argument_list")) return;
   KnobSite site;
-  if (v && !v->node.null() && v->node.start_byte() >= list.start_byte() &&
-      v->node.end_byte() <= list.end_byte()) {
+  const bool in_splat =
+      std::find(args.from_splat.begin(), args.from_splat.end(), name) != args.from_splat.end();
+  if (v && !v->node.null() &&
+      (in_splat ||
+       (v->node.start_byte() >= list.start_byte() && v->node.end_byte() <= list.end_byte()))) {
     site.value_begin = v->node.start_byte();
     site.value_end = v->node.end_byte();
+    site.in_splat = in_splat;
   }
+  site.unknown_splat = args.unknown_splat;
   site.insert_at = list.end_byte() - 1;  // before ')'
   site.call_has_arguments = !list.code_children().empty();
   pipeline.sites[op + "." + name] = site;
+}
+
+// A knob read from a flag's default: the job may run with another value.
+void NoteFlag(Pipeline& pipeline, const Value& v, const std::string& op, const std::string& name,
+              const std::string& default_text, const std::string& values) {
+  pipeline.Note(v.node.start(), op + "'s " + name + " is the flag `" + v.flag + "`: its default, " +
+                                    default_text + ", until set: --set " + op + "." + name + "=" +
+                                    values + " for the value the job runs with");
 }
 
 }  // namespace
@@ -31,7 +45,10 @@ std::optional<int64_t> ReadKnob(Pipeline& pipeline, const CallArgs& args, size_t
   RecordSite(pipeline, args, v, op, name);
   if (!v || v->Is(Value::Kind::kNone)) return std::nullopt;
   if (v->Is(Value::Kind::kSymbol) && v->SymbolTail() == "AUTOTUNE") return -1;
-  if (const auto n = v->AsInt(); n && !v->Is(Value::Kind::kBool)) return n;
+  if (const auto n = v->AsInt(); n && !v->Is(Value::Kind::kBool)) {
+    if (!v->flag.empty()) NoteFlag(pipeline, *v, op, name, std::to_string(*n), "N");
+    return n;
+  }
   pipeline.Note(v->node.null() ? args.node.start() : v->node.start(),
                 op + "'s " + name + " is `" + v->Spelling() + "`, known only when the code runs: " +
                     stands_in + " until set: --set " + op + "." + name + "=N");
@@ -43,8 +60,11 @@ std::optional<bool> ReadFlag(Pipeline& pipeline, const CallArgs& args, size_t po
   const Value* v = args.Get(position, name);
   RecordSite(pipeline, args, v, op, name);
   if (!v || v->Is(Value::Kind::kNone)) return std::nullopt;
-  if (v->Is(Value::Kind::kBool)) return v->b;
-  if (v->Is(Value::Kind::kInt)) return v->i != 0;
+  if (v->Is(Value::Kind::kBool) || v->Is(Value::Kind::kInt)) {
+    const bool on = v->Is(Value::Kind::kBool) ? v->b : v->i != 0;
+    if (!v->flag.empty()) NoteFlag(pipeline, *v, op, name, on ? "True" : "False", "true|false");
+    return on;
+  }
   pipeline.Note(v->node.start(), op + "'s " + name + " is `" + v->Spelling() +
                                      "`, known only when the code runs: its default until set: "
                                      "--set " +
@@ -54,7 +74,23 @@ std::optional<bool> ReadFlag(Pipeline& pipeline, const CallArgs& args, size_t po
 
 void NoteWork(Pipeline& pipeline, SourcePoint at, const std::string& op, const StageWork& work,
               const std::string& cost_knob) {
-  if (work.cost_is_parameter && !work.decodes_image.empty()) {
+  if (work.cost_is_parameter && !work.transforms.parts.empty()) {
+    const std::string made =
+        work.decodes_image.empty()
+            ? "runs Python whose own cost the code does not show (" + DefaultStageCost() + ")"
+            : "decodes an image (" + work.decodes_image + ", " +
+                  std::to_string(kDecodeJpegNs / 1000) +
+                  "us, what the engine takes to decode a typical JPEG here)";
+    pipeline.Note(at, "'" + op + "' " + made + ", then applies torchvision transforms: " +
+                          DescribeParts(work.transforms) +
+                          " on a 500×375 photo standing in for "
+                          "its images = " +
+                          work.fn.python().duration() +
+                          " a call (torchvision's costs measured by "
+                          "scripts/measure-torchvision-costs on the project's 2-core machine); "
+                          "--set " +
+                          op + "." + cost_knob + "=DURATION (or calibrate from a trace)");
+  } else if (work.cost_is_parameter && !work.decodes_image.empty()) {
     pipeline.Note(at, "'" + op + "' decodes an image (" + work.decodes_image +
                           "): " + work.fn.python().duration() +
                           " a call stands in, what the engine takes to decode a typical JPEG "
@@ -63,9 +99,12 @@ void NoteWork(Pipeline& pipeline, SourcePoint at, const std::string& op, const S
   } else if (work.cost_is_parameter) {
     const bool python = work.fn.has_python();
     pipeline.Note(at, "'" + op + "' runs " + (python ? "Python" : "TensorFlow ops") +
-                          " whose cost the code does not show: " + kDefaultStageCost +
+                          " whose cost the code does not show: " + DefaultStageCost() +
                           " a call until set: --set " + op + "." + cost_knob +
                           "=DURATION (or calibrate from a trace)");
+  }
+  for (const std::string& unknown : work.transforms.not_costed) {
+    pipeline.Note(at, NotCostedNote(op, unknown));
   }
   if (!work.also_calls.empty()) {
     std::string list;

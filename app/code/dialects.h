@@ -12,6 +12,8 @@ namespace pipescope::code {
 const Dialect& TfDataDialect();
 const Dialect& TorchDialect();
 const Dialect& KerasDialect();
+// Command-line flags (argparse, absl): the defaults that args.x and FLAGS.x stand for.
+const Dialect& FlagsDialect();
 
 // An integer argument: as written, -1 for AUTOTUNE in any spelling, nullopt when the call
 // leaves it out or passes None. A value known only when the code runs (a flag, a

@@ -8,6 +8,7 @@
 
 #include "app/code/dialects.h"
 #include "app/code/tensor_values.h"
+#include "app/code/torchvision_work.h"
 #include "app/code/work_functions.h"
 
 namespace pipescope::code {
@@ -113,12 +114,17 @@ void IndexSource(PythonReader& r, Pipeline& p, const Value* dataset, const Class
                  const std::string& name) {
   p.source.set_name(name);
   auto* range = p.source.mutable_range();
-  if (cls) {
-    if (const auto it = cls->returns.find("__len__"); it != cls->returns.end()) {
-      if (const auto n = it->second.AsInt()) {
-        range->set_stop(*n);
-        return;
-      }
+  if (cls && cls->methods.count("__len__")) {
+    // __len__ on the instance as it was made (Rows(n=500), Rows(torch.randn(500, 4))).
+    Value length;
+    if (dataset && dataset->call) {
+      r.CallsIn(cls->methods.at("__len__"), r.InstanceAttributes(*cls, *dataset->call), &length);
+    } else if (const auto it = cls->returns.find("__len__"); it != cls->returns.end()) {
+      length = it->second;
+    }
+    if (const auto n = length.AsInt()) {
+      range->set_stop(*n);
+      return;
     }
   }
   range->set_stop(kStandInItems);
@@ -136,7 +142,9 @@ spec::WorkFunction GetItem(PythonReader& r, Pipeline& p, const Value* dataset, c
   if (cls && cls->methods.count("__getitem__")) {
     Value fn{
         .kind = Value::Kind::kFunction, .s = "__getitem__", .node = cls->methods.at("__getitem__")};
-    work = ReadWork(r, fn, "__getitem__", /*python=*/true);
+    const auto attributes =
+        dataset && dataset->call ? r.InstanceAttributes(*cls, *dataset->call) : cls->attributes;
+    work = ReadWork(r, fn, "__getitem__", /*python=*/true, &attributes);
   } else if (cls && cls->methods.count("__iter__")) {
     // An IterableDataset: each worker runs its own copy of __iter__ and batches what it
     // yields, as the map-style loader's workers batch what __getitem__ returns; the cost
@@ -148,14 +156,14 @@ spec::WorkFunction GetItem(PythonReader& r, Pipeline& p, const Value* dataset, c
                    "each worker batching its own samples; every worker yields the whole "
                    "dataset unless __iter__ splits it with get_worker_info()");
   } else {
-    work.fn.mutable_python()->set_duration(kDefaultStageCost);
+    work.fn.mutable_python()->set_duration(DefaultStageCost());
     work.cost_is_parameter = true;
     p.Note(at, "`" + (dataset ? dataset->Spelling() : std::string("?")) +
                    "` is not a class this file defines: its __getitem__ is not read");
   }
   work.name = op;
   NoteWork(p, at, op, work);
-  if (work.fn.has_python()) {
+  if (work.fn.has_python() && work.fn.python().output_bytes() == 0) {
     p.Note(at,
            "a sample's size is not read from the code: it counts a few bytes, and "
            "nothing crosses from the workers; --set " +
@@ -203,7 +211,7 @@ Value DataLoader(PythonReader& r, const CallArgs& a) {
   const Value* dataset = a.Get(0, "dataset");
   const ClassInfo* cls = ClassOf(r, dataset);
   const CallArgs* tensors = TensorsOf(dataset);
-  if (!tensors) IndexSource(r, *p, dataset, cls, "dataset");
+  if (!tensors && !IsTorchvisionDataset(dataset)) IndexSource(r, *p, dataset, cls, "dataset");
   spec::Op op;
   op.set_name(op_name);
   auto* dl = op.mutable_dataloader();
@@ -271,10 +279,18 @@ Value DataLoader(PythonReader& r, const CallArgs& a) {
   if (const auto in_order = ReadFlag(*p, a, 16, "in_order", op_name)) dl->set_in_order(*in_order);
   if (tensors) {
     TensorItems(*p, *dataset, *tensors, op, a.node.start());
+  } else if (IsTorchvisionDataset(dataset)) {
+    TorchvisionItems(*p, *dataset, op, a.node.start());
   } else if (const auto rows = RowsReturned(cls)) {
     IndexedRowsWork(*p, op, *rows, cls->name + ".__getitem__", a.node.start());
   } else {
     *dl->mutable_getitem() = GetItem(r, *p, dataset, cls, op_name, a.node.start());
+  }
+  if (!a.unknown_splat.empty()) {
+    p->Note(a.node.start(), "the loader's `" + a.unknown_splat +
+                                "` is known only when the code runs: the arguments it passes are "
+                                "read at the DataLoader's defaults (--set " +
+                                op_name + ".KNOB=VALUE for each)");
   }
   p->op_at[op_name] = a.node.start();
   p->ops.push_back(op);
@@ -322,7 +338,7 @@ Value Fit(PythonReader& r, const CallArgs& a, bool generator_call) {
   } else {
     // A generator: its next() makes a batch, run by Keras's GeneratorEnqueuer.
     StageWork work;
-    work.fn.mutable_python()->set_duration(kDefaultStageCost);
+    work.fn.mutable_python()->set_duration(DefaultStageCost());
     work.cost_is_parameter = true;
     *kf->mutable_getitem() = work.fn;
     p->Note(x->node.start(), "`" + x->Spelling() +
@@ -341,6 +357,7 @@ const Dialect& TorchDialect() {
     Dialect t;
     t.framework = "pytorch";
     t.functions = TensorConstructors();
+    t.functions.merge(TorchvisionConstructors());
     t.functions["DataLoader"] = DataLoader;
     t.functions["TensorDataset"] = TensorDataset;
     t.functions["BatchSampler"] = BatchSampler;

@@ -1,6 +1,7 @@
 #include "app/code/python_reader.h"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cstdlib>
 #include <limits>
@@ -64,6 +65,38 @@ bool PassesArgumentOn(const std::string& path) {
       "functools.partial", "partial"};
   for (const char* p : kPassThrough) {
     if (path == p) return true;
+  }
+  return false;
+}
+
+// What a `for` iterates: `enumerate(loader, 0)`, `tqdm(loader)` and `iter(loader)` iterate
+// their first argument.
+SyntaxNode Iterated(SyntaxNode iterable) {
+  for (int depth = 0; depth < 4 && iterable.Is("call"); ++depth) {
+    const std::string_view callee = iterable.field("function").text();
+    const auto tail =
+        callee.substr(callee.rfind('.') == std::string_view::npos ? 0 : callee.rfind('.') + 1);
+    if (tail != "enumerate" && tail != "tqdm" && tail != "iter" && tail != "track") break;
+    const auto arguments = iterable.field("arguments").code_children();
+    if (arguments.empty() || arguments[0].Is("keyword_argument")) break;
+    iterable = arguments[0];
+  }
+  return iterable;
+}
+
+// Whether a loop's body takes an optimiser's step: calls `backward` or `step` (PyTorch's
+// loss.backward() and optimizer.step()), or Keras's train_on_batch.
+bool Optimises(const SyntaxNode& node, int depth = 0) {
+  if (node.null() || depth > 64) return false;
+  if (node.Is("call")) {
+    const SyntaxNode f = node.field("function");
+    if (f.Is("attribute")) {
+      const std::string_view name = f.field("attribute").text();
+      if (name == "backward" || name == "step" || name == "train_on_batch") return true;
+    }
+  }
+  for (const SyntaxNode& c : node.named_children()) {
+    if (Optimises(c, depth + 1)) return true;
   }
   return false;
 }
@@ -202,6 +235,72 @@ Value PythonReader::Apply(const Value& function, const std::vector<Value>& argum
   return result;
 }
 
+std::map<std::string, Value> PythonReader::ReadAgain(const SyntaxNode& body,
+                                                     std::map<std::string, Value> scope,
+                                                     std::vector<RecordedCall>& calls,
+                                                     Value* returned) {
+  if (apply_depth_ > 8) return scope;
+  ++apply_depth_;
+  // What it builds and notes stays out of the file's: it was read once already.
+  const size_t uses = uses_.size(), notes = notes_.size();
+  recorders_.push_back(&calls);
+  scopes_.push_back(std::move(scope));
+  const size_t key = std::numeric_limits<size_t>::max() - static_cast<size_t>(apply_depth_);
+  open_functions_.push_back(key);
+  ReadBlock(body);
+  open_functions_.pop_back();
+  if (const auto it = function_returns_.find(key); it != function_returns_.end()) {
+    if (returned) *returned = it->second;
+    function_returns_.erase(it);
+  }
+  std::map<std::string, Value> read = std::move(scopes_.back());
+  scopes_.pop_back();
+  recorders_.pop_back();
+  uses_.resize(uses);
+  notes_.resize(notes);
+  --apply_depth_;
+  return read;
+}
+
+std::map<std::string, Value> PythonReader::InstanceAttributes(const ClassInfo& cls,
+                                                              const CallArgs& made_with) {
+  std::map<std::string, Value> attributes = cls.attributes;
+  const auto init = cls.methods.find("__init__");
+  if (init == cls.methods.end()) return attributes;
+  std::map<std::string, Value> scope = cls.attributes;
+  size_t k = 0;
+  bool self = true;
+  for (const SyntaxNode& p : init->second.field("parameters").code_children()) {
+    const std::string name(p.Is("identifier") ? p.text() : p.field("name").text());
+    if (std::exchange(self, false)) continue;  // the instance itself
+    const auto keyword = made_with.keyword.find(name);
+    scope[name] = k < made_with.positional.size()      ? made_with.positional[k]
+                  : keyword != made_with.keyword.end() ? keyword->second
+                                                       : DefaultOf(p);
+    ++k;
+  }
+  std::vector<RecordedCall> discarded;
+  for (auto& [name, value] : ReadAgain(init->second.field("body"), std::move(scope), discarded)) {
+    if (name.starts_with("self.")) attributes[name] = value;
+  }
+  return attributes;
+}
+
+std::vector<RecordedCall> PythonReader::CallsIn(const SyntaxNode& method,
+                                                const std::map<std::string, Value>& attributes,
+                                                Value* returned) {
+  std::map<std::string, Value> scope = attributes;
+  for (const SyntaxNode& p : method.field("parameters").code_children()) {
+    if (p.Is("identifier")) scope[std::string(p.text())] = Value{};
+    if (p.Is("default_parameter") || p.Is("typed_default_parameter")) {
+      scope[std::string(p.field("name").text())] = DefaultOf(p);
+    }
+  }
+  std::vector<RecordedCall> calls;
+  ReadAgain(method.field("body"), std::move(scope), calls, returned);
+  return calls;
+}
+
 Value PythonReader::DefaultOf(const SyntaxNode& parameter) {
   if (!parameter.Is("default_parameter") && !parameter.Is("typed_default_parameter")) return {};
   return Evaluate(parameter.field("value"));
@@ -274,6 +373,14 @@ void PythonReader::ReadStatement(const SyntaxNode& s) {
   } else if (t == "import_statement" || t == "import_from_statement") {
     ReadImport(s);
   } else if (t == "for_statement") {
+    // `for images, labels in loader:` whose body trains (loss.backward(), optimizer.step()):
+    // the loader a training loop consumes, read before an evaluation loop's.
+    if (Optimises(s.field("body"))) {
+      if (const Value iterated = Evaluate(Iterated(s.field("right")));
+          iterated.Is(Value::Kind::kPipeline)) {
+        Trains(iterated, s);
+      }
+    }
     Assign(s.field("left"), Value{});
     ReadBlock(s.field("body"));
     if (const SyntaxNode alt = s.field("alternative"); !alt.null()) ReadBlock(alt);
@@ -527,6 +634,38 @@ Value PythonReader::Binary(const SyntaxNode& node) {
   return v;
 }
 
+// `sampler is None`, `mode == "train"`: true or false where both sides are known literals
+// (shuffle=(train_sampler is None) in pytorch/examples' imagenet).
+Value PythonReader::Compare(const SyntaxNode& node) {
+  const auto operands = node.code_children();
+  if (operands.size() != 2) return Value{.node = node};
+  const Value a = Evaluate(operands[0]);
+  const Value b = Evaluate(operands[1]);
+  const std::string_view text = node.text();
+  std::string op(text.substr(operands[0].end_byte() - node.start_byte(),
+                             operands[1].start_byte() - operands[0].end_byte()));
+  std::erase_if(op, [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; });
+  std::optional<bool> same;
+  const auto literal = [](const Value& v) {
+    return v.Is(Value::Kind::kNone) || v.Is(Value::Kind::kBool) || v.Is(Value::Kind::kInt) ||
+           v.Is(Value::Kind::kString);
+  };
+  if (literal(a) && literal(b)) {
+    if (a.Is(Value::Kind::kNone) || b.Is(Value::Kind::kNone)) {
+      same = a.kind == b.kind;
+    } else if (a.Is(Value::Kind::kString) || b.Is(Value::Kind::kString)) {
+      same = a.kind == b.kind && a.s == b.s;
+    } else {
+      same = a.AsInt() == b.AsInt();
+    }
+  }
+  if (!same || (op != "is" && op != "isnot" && op != "==" && op != "!=")) {
+    return Value{.node = node};
+  }
+  const bool equal = op == "is" || op == "==";
+  return Value{.kind = Value::Kind::kBool, .b = equal == *same, .node = node};
+}
+
 Value PythonReader::Evaluate(const SyntaxNode& e) {
   const Nesting nesting(nesting_);
   if (TooDeep(e)) return Value{.node = e};
@@ -556,6 +695,17 @@ Value PythonReader::Evaluate(const SyntaxNode& e) {
   if (t == "attribute") {
     if (const Value* bound = Lookup(std::string(e.text()))) return *bound;
     const Value object = Evaluate(e.field("object"));
+    // args.batch_size of argparse's parse_args(), FLAGS.batch_size of absl's flags: the
+    // flag's default, marked as a flag's.
+    const bool flags = (object.Is(Value::Kind::kInstance) && object.s == kParsedArguments) ||
+                       (object.Is(Value::Kind::kSymbol) && object.SymbolTail() == "FLAGS");
+    if (const Value* d = flags ? FlagDefault(std::string(e.field("attribute").text())) : nullptr;
+        d && !d->Is(Value::Kind::kUnknown)) {
+      Value v = *d;
+      v.node = e;
+      v.flag = std::string(e.text());
+      return v;
+    }
     if (object.Is(Value::Kind::kSymbol)) {
       return Value{.kind = Value::Kind::kSymbol,
                    .s = object.s + "." + std::string(e.field("attribute").text()),
@@ -596,6 +746,19 @@ Value PythonReader::Evaluate(const SyntaxNode& e) {
     return v;
   }
   if (t == "binary_operator") return Binary(e);
+  if (t == "comparison_operator") return Compare(e);
+  if (t == "conditional_expression") {
+    // `a if condition else b`: as `if` reads it, a condition known only at run time as true.
+    const auto parts = e.code_children();
+    if (parts.size() != 3) return Value{.node = e};
+    const std::optional<bool> truth = Truth(Evaluate(parts[1]));
+    if (!truth) {
+      Note(parts[1].start(), "the condition `" + std::string(parts[1].text().substr(0, 40)) +
+                                 "` is known only when the code runs: read as true, `" +
+                                 std::string(parts[2].text().substr(0, 40)) + "` left out");
+    }
+    return Evaluate(parts[truth.value_or(true) ? 0 : 2]);
+  }
   if (t == "lambda") return Value{.kind = Value::Kind::kFunction, .node = e};
   if (t == "call") return Call(e);
   if (t == "subscript") {
@@ -618,8 +781,23 @@ CallArgs PythonReader::Arguments(const SyntaxNode& list) {
   for (const SyntaxNode& a : list.code_children()) {
     if (a.Is("keyword_argument")) {
       args.keyword[std::string(a.field("name").text())] = Evaluate(a.field("value"));
-    } else if (a.Is("list_splat") || a.Is("dictionary_splat")) {
-      continue;  // *args, **kwargs: unknown arguments, left as the defaults
+    } else if (a.Is("dictionary_splat") || a.Is("list_splat")) {
+      // **loader_kwargs of a dict the file builds: its keys are keywords; anything else
+      // leaves its arguments unknown, as their defaults.
+      const auto inner = a.code_children();
+      const Value spread = inner.empty() ? Value{} : Evaluate(inner[0]);
+      bool known = a.Is("dictionary_splat") && spread.Is(Value::Kind::kDict);
+      for (size_t k = 0; known && k + 1 < spread.items.size(); k += 2) {
+        known = spread.items[k].Is(Value::Kind::kString);
+      }
+      if (known) {
+        for (size_t k = 0; k + 1 < spread.items.size(); k += 2) {
+          args.keyword[spread.items[k].s] = spread.items[k + 1];
+          args.from_splat.push_back(spread.items[k].s);
+        }
+      } else if (args.unknown_splat.empty()) {
+        args.unknown_splat = std::string(a.text());
+      }
     } else {
       args.positional.push_back(Evaluate(a));
     }
@@ -673,7 +851,38 @@ Value PythonReader::Call(const SyntaxNode& call) {
       return Value{.kind = Value::Kind::kPipeline, .pipeline = std::move(p), .node = call};
     }
     if (object.Is(Value::Kind::kTensor)) return TensorMethod(object, method, args);
-    if (!object.Is(Value::Kind::kSymbol)) {
+    // kwargs.update(cuda_kwargs): the dict the name holds gains the other's keys.
+    if (object.Is(Value::Kind::kDict) && method == "update" &&
+        callee.field("object").Is("identifier")) {
+      Value merged = object;
+      const auto put = [&merged](const Value& key, const Value& value) {
+        for (size_t k = 0; k + 1 < merged.items.size(); k += 2) {
+          if (merged.items[k].Is(Value::Kind::kString) && key.Is(Value::Kind::kString) &&
+              merged.items[k].s == key.s) {
+            merged.items[k + 1] = value;
+            return;
+          }
+        }
+        merged.items.push_back(key);
+        merged.items.push_back(value);
+      };
+      const Value* other = args.positional.empty() ? nullptr : &args.positional[0];
+      if (other && !other->Is(Value::Kind::kDict)) {
+        merged = Value{.node = call};  // updated with what is not known: not known
+      } else {
+        for (size_t k = 0; other && k + 1 < other->items.size(); k += 2) {
+          put(other->items[k], other->items[k + 1]);
+        }
+        for (const auto& [name, value] : args.keyword) {
+          put(Value{.kind = Value::Kind::kString, .s = name}, value);
+        }
+      }
+      Bind(std::string(callee.field("object").text()), merged);
+      return Value{.kind = Value::Kind::kNone, .node = call};
+    }
+    // self.transform(img): an attribute bound in __init__, called below as what it holds.
+    const bool bound_attribute = Lookup(std::string(callee.text())) != nullptr;
+    if (!object.Is(Value::Kind::kSymbol) && !bound_attribute) {
       // model.fit(...) on a model the file builds: a method of something unknown.
       if (const auto* fn = FindFunction("?." + method)) return (*fn)(*this, args);
       return Value{.node = call};
@@ -689,6 +898,14 @@ Value PythonReader::Call(const SyntaxNode& call) {
         {f.Is(Value::Kind::kSymbol) ? CanonicalPath(f.s) : std::string(), f, args});
   }
   if (f.Is(Value::Kind::kSymbol)) {
+    if (f.s == "dict" && args.positional.empty() && args.unknown_splat.empty()) {
+      Value d{.kind = Value::Kind::kDict, .node = call};  // dict(num_workers=4, ...)
+      for (const auto& [name, value] : args.keyword) {
+        d.items.push_back(Value{.kind = Value::Kind::kString, .s = name});
+        d.items.push_back(value);
+      }
+      return d;
+    }
     if (const auto* fn = FindFunction(f.s)) return (*fn)(*this, args);
     if (PassesArgumentOn(CanonicalPath(f.s)) && !args.positional.empty()) {
       return args.positional[0];
@@ -703,7 +920,9 @@ Value PythonReader::Call(const SyntaxNode& call) {
           {Value{.kind = Value::Kind::kClass, .s = f.s}});
       if (made.Is(Value::Kind::kPipeline)) return made;
     }
-    return Value{.kind = Value::Kind::kInstance, .s = f.s, .node = call};
+    Value instance{.kind = Value::Kind::kInstance, .s = f.s, .node = call};
+    instance.call = std::make_shared<const CallArgs>(args);
+    return instance;
   }
   if (f.Is(Value::Kind::kFunction)) {
     Value r = Apply(f, args.positional, args.keyword);

@@ -88,6 +88,25 @@ class PythonReader {
   void Trains(const Value& pipeline, const SyntaxNode& at);
   // The calls a function makes: a def's as read, a lambda's by applying it to unknowns.
   std::vector<RecordedCall> CallsIn(const Value& function);
+  // What an instance's `self.x` are when the class's __init__ runs on the arguments it was
+  // made with (`MyDataset(paths, transform=train_tf)`): __init__ read again with them bound,
+  // beside the class's own attributes (read with the parameters at their defaults).
+  std::map<std::string, Value> InstanceAttributes(const ClassInfo& cls, const CallArgs& made_with);
+  // The calls a method makes on an instance whose `self.x` are `attributes`: its body read
+  // again with them (an `if self.transform:` taken as the instance has it); `returned`, when
+  // given, gets what it returns where that is known (__len__'s `len(self.x)`).
+  std::vector<RecordedCall> CallsIn(const SyntaxNode& method,
+                                    const std::map<std::string, Value>& attributes,
+                                    Value* returned = nullptr);
+  // Command-line flags the file defines (argparse's add_argument, absl's DEFINE_integer), by
+  // name, with their defaults: what `args.name` and `FLAGS.name` stand for.
+  void DefineFlag(const std::string& name, const Value& default_value) {
+    flags_[name] = default_value;
+  }
+  const Value* FlagDefault(const std::string& name) const {
+    const auto it = flags_.find(name);
+    return it == flags_.end() ? nullptr : &it->second;
+  }
   // The dialect function that `path` names; nullptr when none does.
   const Dialect::Function* FindFunction(const std::string& path) const;
 
@@ -104,6 +123,11 @@ class PythonReader {
     int& depth_;
   };
   bool TooDeep(const SyntaxNode& node);
+  // Reads `body` again, in isolation, with `scope` innermost and its calls recorded in
+  // `calls`; returns the scope as the body left it, and what it returns in `returned`.
+  std::map<std::string, Value> ReadAgain(const SyntaxNode& body, std::map<std::string, Value> scope,
+                                         std::vector<RecordedCall>& calls,
+                                         Value* returned = nullptr);
   void ReadBlock(const SyntaxNode& block);
   void ReadStatement(const SyntaxNode& statement);
   void ReadFunction(const SyntaxNode& def, ClassInfo* owner);
@@ -122,11 +146,13 @@ class PythonReader {
   CallArgs Arguments(const SyntaxNode& argument_list);
   Value Literal(const SyntaxNode& node) const;
   Value Binary(const SyntaxNode& node);
+  Value Compare(const SyntaxNode& node);
 
   const PythonTree& tree_;
   std::vector<const Dialect*> dialects_;
   std::vector<std::map<std::string, Value>> scopes_;
   std::map<std::string, ClassInfo> classes_;
+  std::map<std::string, Value> flags_;
   std::map<size_t, Value> function_returns_;  // by the def's start byte
   std::vector<size_t> open_functions_;        // defs being read, innermost last
   std::vector<PipelineUse> uses_;

@@ -213,11 +213,11 @@ Value FromGenerator(PythonReader& r, const CallArgs& a) {
   p->source.set_name(name);
   auto* g = p->source.mutable_from_generator();
   g->set_records(-1);
-  g->set_duration(kDefaultStageCost);
+  g->set_duration(DefaultStageCost());
   p->Note(a.node.start(), "'" + name +
                               "' is a Python generator whose cost per element the "
                               "code does not show: " +
-                              kDefaultStageCost + " until set: --set " + name +
+                              DefaultStageCost() + " until set: --set " + name +
                               ".cost=DURATION; it yields "
                               "endlessly until --set " +
                               name + ".records=N");
@@ -268,13 +268,13 @@ Value ImagesFromDirectory(PythonReader& r, const CallArgs& a) {
                      " stand in; --set image_files.stop=N";
   spec::Op load;
   load.set_name("load_image");
-  load.mutable_map()->mutable_fn()->mutable_cpu_work()->set_duration(kDefaultStageCost);
+  load.mutable_map()->mutable_fn()->mutable_cpu_work()->set_duration(DefaultStageCost());
   load.mutable_map()->set_num_parallel_calls(-1);  // Keras maps with AUTOTUNE
   p->ops.push_back(load);
   p->Note(a.node.start(),
           "'load_image' reads, decodes and resizes each image (Keras's own "
           "map): " +
-              std::string(kDefaultStageCost) +
+              std::string(DefaultStageCost()) +
               " an image until set: --set load_image.cost=DURATION");
   spec::Op batch;
   batch.set_name("batch");

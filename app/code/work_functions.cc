@@ -145,8 +145,11 @@ struct Found {
   std::string bridged;             // the function a py_function runs, when named
   bool python = false;
   bool random = false;
-  std::vector<std::string> user_functions;  // the file's own functions it calls
-  std::string decodes_image;                // the first Python image decoder it calls
+  std::vector<std::string> user_functions;      // the file's own functions it calls
+  std::string decodes_image;                    // the first Python image decoder it calls
+  std::vector<Value> transforms;                // torchvision transforms it applies, in order
+  std::vector<std::string> unknown_transforms;  // self.x it calls, bound to what is not known
+  const std::map<std::string, Value>* self_attributes = nullptr;
 };
 
 // tf.image.random_flip_left_right, tf.random.uniform, np.random.rand, random.random...
@@ -156,11 +159,28 @@ bool DrawsRandomNumbers(const std::string& path) {
 
 void Collect(PythonReader& reader, const Value& function, Found& found, int depth) {
   if (depth > 4) return;
-  for (const RecordedCall& call : reader.CallsIn(function)) {
+  // A Dataset's method on its instance: read again with the instance's own attributes.
+  const std::vector<RecordedCall> calls =
+      depth == 0 && found.self_attributes && function.node.Is("function_definition")
+          ? reader.CallsIn(function.node, *found.self_attributes)
+          : reader.CallsIn(function);
+  for (const RecordedCall& call : calls) {
     if (call.callee.Is(Value::Kind::kFunction)) {
       if (!call.callee.s.empty()) found.user_functions.push_back(call.callee.s);
       Collect(reader, call.callee, found, depth + 1);
       continue;
+    }
+    // A torchvision transform applied: one the function builds, or the instance's own
+    // (self.transform) as the Dataset was made.
+    if (IsTorchvisionTransform(call.callee)) {
+      found.transforms.push_back(call.callee);
+      found.random |= call.callee.s.find("Random") != std::string::npos;
+      continue;
+    }
+    const std::string callee_text(call.args.node.field("function").text());
+    if (found.self_attributes && found.self_attributes->count(callee_text) &&
+        call.callee.Is(Value::Kind::kUnknown)) {
+      found.unknown_transforms.push_back(callee_text);
     }
     found.random |= DrawsRandomNumbers(call.path);
     if (DecodesImage(call.path) && found.decodes_image.empty()) found.decodes_image = call.path;
@@ -183,9 +203,9 @@ void Collect(PythonReader& reader, const Value& function, Found& found, int dept
 
 void SetCost(spec::WorkFunction& fn, bool python) {
   if (python) {
-    fn.mutable_python()->set_duration(kDefaultStageCost);
+    fn.mutable_python()->set_duration(DefaultStageCost());
   } else {
-    fn.mutable_cpu_work()->set_duration(kDefaultStageCost);
+    fn.mutable_cpu_work()->set_duration(DefaultStageCost());
   }
 }
 
@@ -206,9 +226,10 @@ std::string FeatureDtype(const Value& dtype) {
 }
 
 StageWork ReadWork(PythonReader& reader, const Value& function, const std::string& fallback,
-                   bool python) {
+                   bool python, const std::map<std::string, Value>* self_attributes) {
   StageWork work;
   Found found;
+  found.self_attributes = self_attributes;
   if (function.Is(Value::Kind::kSymbol)) {
     // map(tf.io.decode_jpeg): a known function handed over by name.
     const std::string path = CanonicalPath(function.s);
@@ -232,10 +253,25 @@ StageWork ReadWork(PythonReader& reader, const Value& function, const std::strin
     SetCost(work.fn, true);
     work.cost_is_parameter = true;
     work.also_calls = found.known;
+    int64_t ns = 0;
     if (!found.decodes_image.empty()) {
       work.decodes_image = found.decodes_image;
+      ns = kDecodeJpegNs;
       work.fn.mutable_python()->set_duration(std::to_string(kDecodeJpegNs / 1000) + "us");
     }
+    if (!found.transforms.empty()) {
+      // What the transforms cost on the image the function makes: a stand-in photo, as the
+      // code does not say what its files hold.
+      work.transforms.shape = StandInPhoto();
+      for (const Value& t : found.transforms) CostTransform(t, work.transforms);
+      if (ns == 0) ns = kDefaultStageNs;
+      auto* py = work.fn.mutable_python();
+      py->set_duration(std::to_string((ns + work.transforms.ns) / 1000) + "us");
+      if (work.transforms.shape.form != ImageShape::Form::kImage) {
+        py->set_output_bytes(work.transforms.shape.Bytes());
+      }
+    }
+    for (const std::string& t : found.unknown_transforms) work.transforms.not_costed.push_back(t);
     return work;
   }
   if (found.heaviest) {

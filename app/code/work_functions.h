@@ -5,17 +5,20 @@
 // random_crop, random_flip_left_right, per_image_standardization), a py_function or
 // numpy_function Python work, and anything else a cost the user gives (`--set STAGE.cost=`).
 
+#include <map>
 #include <string>
 #include <vector>
 
 #include "app/code/code_values.h"
 #include "app/code/python_reader.h"
+#include "app/code/torchvision_work.h"
 #include "engine/spec/pipeline_spec.pb.h"
 
 namespace pipescope::code {
 
 // A stage's cost when the code cannot say it: a parameter until set.
-inline constexpr const char* kDefaultStageCost = "100us";
+inline constexpr int64_t kDefaultStageNs = 100'000;
+inline std::string DefaultStageCost() { return std::to_string(kDefaultStageNs / 1000) + "us"; }
 // What decoding a typical JPEG costs the engine on this machine (the decode_jpeg stand-in):
 // the stand-in for Python that decodes an image (PIL's Image.open, cv2.imread, torchvision's
 // read_image), which costs that at least.
@@ -24,18 +27,25 @@ inline constexpr int64_t kDecodeJpegNs = 1'080'000;
 struct StageWork {
   std::string name;  // the user's function, or the known function a lambda calls
   spec::WorkFunction fn;
-  bool cost_is_parameter = false;       // fn's duration is kDefaultStageCost, for the user to set
+  bool cost_is_parameter = false;       // fn's duration is DefaultStageCost(), for the user to set
   std::vector<std::string> also_calls;  // known work the function does beside fn's
   bool random = false;  // it draws random numbers (tf.image.random_*, tf.random.*, np.random)
   // Python that decodes an image, by the call that does ("PIL.Image.open"): its cost stands
-  // at kDecodeJpegNs instead of kDefaultStageCost.
+  // at kDecodeJpegNs instead of DefaultStageCost().
   std::string decodes_image;
+  // torchvision transforms it applies (a Compose it builds, or the Dataset's own
+  // self.transform where the instance was made with one): their cost is in fn's, and the
+  // image they make is its output.
+  TransformsCost transforms;
 };
 
 // `fallback` names the stage when the function has no name and calls nothing known. With
 // `python` the work is Python whatever it calls (a DataLoader's or Keras's getitem).
+// `self_attributes`: what a method's `self.x` is for the instance the work runs on (a
+// Dataset made with transform=...), where it differs from the class's defaults.
 StageWork ReadWork(PythonReader& reader, const Value& function, const std::string& fallback,
-                   bool python = false);
+                   bool python = false,
+                   const std::map<std::string, Value>* self_attributes = nullptr);
 
 // tf.string -> "bytes", tf.int64 -> "int64", tf.float32 -> "float"; empty when unknown.
 std::string FeatureDtype(const Value& dtype);

@@ -77,11 +77,14 @@ void FinishTuning(const spec::PipelineSpec& given_spec, TunerMeasurement given,
   result.buffer_bytes = last.buffer_bytes;
   result.final_analysis = std::move(last.analysis);
   result.worker_threads = 0;
+  result.loader_workers = 0;
   for (const TunedKnob& k : knobs) {
-    // Threads of maps and interleaves, a DataLoader's or a Keras enqueuer's workers.
-    if (k.name.ends_with(".num_parallel_calls") || k.name.ends_with(".num_workers") ||
-        k.name.ends_with(".workers")) {
+    // Threads of maps and interleaves; a DataLoader's worker processes (0: it loads in the
+    // main process) and a Keras enqueuer's workers.
+    if (k.name.ends_with(".num_parallel_calls")) {
       result.worker_threads += std::max<int64_t>(k.after, 1);
+    } else if (k.name.ends_with(".num_workers") || k.name.ends_with(".workers")) {
+      result.loader_workers += std::max<int64_t>(k.after, 0);
     }
   }
   result.knobs = std::move(knobs);

@@ -72,9 +72,11 @@ struct TunerResult {
   std::vector<TunedKnob> knobs;  // the knobs the tuner set, before and after
   // Settings beyond integer knobs that the tuning kept ("read.deterministic=false").
   std::vector<std::string> other_settings;
-  int64_t worker_threads = 0;  // workers of the tuned maps, interleaves and loaders
-  int64_t buffer_bytes = 0;    // what the tuned buffers hold (last measurement)
-  double cpu_cores_busy = 0;   // cores they keep busy, as the allocation predicts (pipescope)
+  int64_t worker_threads = 0;  // threads of the tuned maps and interleaves
+  // Workers of the tuned DataLoaders (processes) and Keras enqueuers (threads or processes).
+  int64_t loader_workers = 0;
+  int64_t buffer_bytes = 0;   // what the tuned buffers hold (last measurement)
+  double cpu_cores_busy = 0;  // cores they keep busy, as the allocation predicts (pipescope)
   double tuning_s = 0;
   int rounds = 0;
   bool kept_given = false;       // the tuned configuration measured slower: the result is the given

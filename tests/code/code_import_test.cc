@@ -607,6 +607,109 @@ loader = DataLoader(Images(), batch_size=8)
       << Notes(noted);
 }
 
+// torchvision's datasets read as torchvision/datasets makes them: CIFAR's and MNIST's splits
+// in memory (Image.fromarray, then the transform), ImageFolder's files decoded; each
+// transform costed on the image's size as it goes, and the sample the tensor ToTensor makes.
+TEST(CodeImportTest, TorchvisionDatasetsAndTheirTransformsAreCostedOnTheImagesSize) {
+  const auto cifar = Import(R"(import torch, torchvision
+import torchvision.transforms as T
+train_tf = T.Compose([T.RandomCrop(32, padding=4), T.RandomHorizontalFlip(), T.ToTensor(),
+                      T.Normalize((0.49, 0.48, 0.45), (0.25, 0.24, 0.26))])
+ds = torchvision.datasets.CIFAR10(root="./data", train=True, download=True, transform=train_tf)
+loader = torch.utils.data.DataLoader(ds, batch_size=128, shuffle=True, num_workers=2)
+)");
+  EXPECT_EQ(cifar.spec.source().range().stop(), 50000);
+  const auto& cifar_item = cifar.spec.ops(0).dataloader().getitem().python();
+  EXPECT_EQ(cifar_item.output_bytes(), 3 * 32 * 32 * 4);  // float32 after ToTensor
+  const auto us = [](const std::string& d) { return std::stoi(d.substr(0, d.size() - 2)); };
+  EXPECT_TRUE(HasNote(cifar, 6, "CIFAR10's __getitem__: Image.fromarray")) << Notes(cifar);
+  EXPECT_TRUE(HasNote(cifar, 6, "+ RandomCrop ")) << Notes(cifar);
+  EXPECT_TRUE(HasNote(cifar, 6, "+ Normalize ")) << Notes(cifar);
+
+  const auto mnist = Import(R"(from torch.utils.data import DataLoader
+from torchvision import datasets, transforms
+test = datasets.MNIST("data", train=False, transform=transforms.ToTensor())
+loader = DataLoader(test, batch_size=1000)
+)");
+  EXPECT_EQ(mnist.spec.source().range().stop(), 10000);
+  EXPECT_EQ(mnist.spec.ops(0).dataloader().getitem().python().output_bytes(), 28 * 28 * 4);
+
+  // An ImageFolder of photos: a JPEG's decode, then transforms on a 500×375 photo; the same
+  // transforms on CIFAR's 32×32 images cost a small part of that.
+  const auto folder = Import(R"(import torch
+from torchvision import datasets, transforms
+normalize = transforms.Normalize(mean=[0.485, 0.456, 0.406], std=[0.229, 0.224, 0.225])
+train = datasets.ImageFolder(traindir, transforms.Compose([
+    transforms.RandomResizedCrop(224), transforms.RandomHorizontalFlip(),
+    transforms.ToTensor(), normalize]))
+loader = torch.utils.data.DataLoader(train, batch_size=256, shuffle=True, num_workers=4)
+)");
+  EXPECT_EQ(folder.spec.source().range().stop(), 10000);  // the stand-in for its files
+  EXPECT_TRUE(HasNote(folder, 7, "the images under `traindir` are known only when the code runs"))
+      << Notes(folder);
+  const auto& folder_item = folder.spec.ops(0).dataloader().getitem().python();
+  EXPECT_EQ(folder_item.output_bytes(), 3 * 224 * 224 * 4);
+  EXPECT_GT(us(folder_item.duration()), 1080 + 300);  // the decode, then a crop's resize
+  EXPECT_LT(us(cifar_item.duration()) * 10, us(folder_item.duration()) - 1080);
+
+  // Transforms the model cannot cost are named; one kept as PIL images cannot be collated.
+  const auto unknown = Import(R"(import torch
+from torchvision import datasets, transforms
+ds = datasets.CIFAR100("d", transform=transforms.Compose([transforms.Lambda(lambda x: x),
+                                                          transforms.RandomApply([transforms.ColorJitter(0.4, 0.4)], p=0.8)]))
+loader = torch.utils.data.DataLoader(ds, batch_size=64)
+)");
+  EXPECT_TRUE(HasNote(unknown, 5,
+                      "applies `transforms.Lambda(lambda x: x)`, a transform whose "
+                      "cost is not read"))
+      << Notes(unknown);
+  EXPECT_TRUE(HasNote(unknown, 5, "the DataLoader's default collate_fn cannot batch them"))
+      << Notes(unknown);
+  EXPECT_TRUE(HasNote(unknown, 5, "+ ColorJitter ")) << Notes(unknown);
+}
+
+// A Dataset of the user's own applies the transform it was made with: its __init__ read again
+// with the instance's arguments, so `if self.transform:` and its cost follow the instance,
+// and its __len__ too.
+TEST(CodeImportTest, ADatasetsOwnTransformIsTheOneItWasMadeWith) {
+  const auto made = [](const std::string& dataset) {
+    return Import(R"(from PIL import Image
+from torch.utils.data import DataLoader, Dataset
+from torchvision import transforms as T
+class Leaves(Dataset):
+    def __init__(self, paths, transform=None, n=100):
+        self.paths = paths
+        self.transform = transform
+        self.n = n
+    def __len__(self):
+        return self.n
+    def __getitem__(self, i):
+        img = Image.open(self.paths[i]).convert("RGB")
+        if self.transform:
+            img = self.transform(img)
+        return img
+train_tf = T.Compose([T.Resize((256, 256)), T.RandomHorizontalFlip(), T.ToTensor()])
+loader = DataLoader()" +
+                  dataset + R"(, batch_size=32, num_workers=4)
+)");
+  };
+  const auto plain = made("Leaves(paths)");
+  EXPECT_EQ(plain.spec.ops(0).dataloader().getitem().python().duration(), "1080us");
+  EXPECT_EQ(plain.spec.ops(0).dataloader().getitem().python().output_bytes(), 0);
+  EXPECT_EQ(plain.spec.source().range().stop(), 100);
+  const auto transformed = made("Leaves(paths, transform=train_tf, n=5000)");
+  const auto& item = transformed.spec.ops(0).dataloader().getitem().python();
+  EXPECT_NE(item.duration(), "1080us");
+  EXPECT_EQ(item.output_bytes(), 3 * 256 * 256 * 4);
+  EXPECT_EQ(transformed.spec.source().range().stop(), 5000);
+  EXPECT_TRUE(HasNote(transformed, 17, "then applies torchvision transforms: Resize "))
+      << Notes(transformed);
+  const auto elsewhere = made("Leaves(paths, make_transform())");
+  EXPECT_TRUE(HasNote(elsewhere, 17,
+                      "'loader' applies `self.transform`, a transform whose cost is not read"))
+      << Notes(elsewhere);
+}
+
 // The order of a loader's indices is what its code says, in each of PyTorch's spellings, and
 // a sampler of the user's own is named as not read.
 TEST(CodeImportTest, ALoadersOrderComesFromShuffleOrItsSampler) {
@@ -634,6 +737,146 @@ TEST(CodeImportTest, ALoadersOrderComesFromShuffleOrItsSampler) {
   EXPECT_TRUE(
       HasNote(own, 2, "the loader's sampler `WeightedRandomSampler(weights, 100)` is not read"))
       << Notes(own);
+}
+
+// A flag's default stands for the flag (argparse's dest rules, absl's DEFINE_*), and the
+// note says the job may run with another value.
+TEST(CodeImportTest, AFlagsDefaultStandsForItAndSaysSo) {
+  const auto torch = Import(R"(import argparse
+import torch
+parser = argparse.ArgumentParser()
+parser.add_argument('-j', '--workers', default=4, type=int)
+parser.add_argument('-b', '--batch-size', default=256, type=int)
+parser.add_argument('--pin', dest='pin_memory', action='store_true')
+args = parser.parse_args()
+sampler = None
+loader = torch.utils.data.DataLoader(ds, batch_size=args.batch_size, shuffle=(sampler is None),
+                                     num_workers=args.workers, pin_memory=args.pin_memory)
+)");
+  const auto& dl = torch.spec.ops(0).dataloader();
+  EXPECT_EQ(dl.batch_size(), 256);
+  EXPECT_EQ(dl.num_workers(), 4);
+  EXPECT_FALSE(dl.pin_memory());
+  EXPECT_TRUE(dl.shuffle());
+  EXPECT_TRUE(HasNote(torch, 9,
+                      "loader's batch_size is the flag `args.batch_size`: its default, "
+                      "256, until set: --set loader.batch_size=N"))
+      << Notes(torch);
+  EXPECT_TRUE(HasNote(torch, 10,
+                      "loader's pin_memory is the flag `args.pin_memory`: its default, "
+                      "False"))
+      << Notes(torch);
+  const auto absl = Import(R"(import tensorflow as tf
+from absl import flags
+flags.DEFINE_integer("num_map_threads", 8, "threads of the parse map")
+FLAGS = flags.FLAGS
+ds = tf.data.TFRecordDataset(["a.tfrecord"]).map(parse, num_parallel_calls=FLAGS.num_map_threads)
+ds = ds.batch(FLAGS.batch_size)
+)");
+  EXPECT_EQ(OpNamed(absl, "parse").map().num_parallel_calls(), 8);
+  EXPECT_TRUE(HasNote(absl, 6,
+                      "batch's batch_size is `FLAGS.batch_size`, known only when the code "
+                      "runs"))
+      << Notes(absl);
+}
+
+// Loader arguments people keep in a dict (PyTorch's MNIST example: train_kwargs, updated with
+// cuda_kwargs, spread into the DataLoader) are read; a dict not known is said to be.
+TEST(CodeImportTest, ALoadersArgumentsInADictItSpreadsAreRead) {
+  const auto spread = Import(R"(import torch
+train_kwargs = {'batch_size': 64}
+if use_cuda:
+    cuda_kwargs = dict(num_workers=1, pin_memory=True, shuffle=True)
+    train_kwargs.update(cuda_kwargs)
+loader = torch.utils.data.DataLoader(dataset1, **train_kwargs)
+)");
+  const auto& dl = spread.spec.ops(0).dataloader();
+  EXPECT_EQ(dl.batch_size(), 64);
+  EXPECT_EQ(dl.num_workers(), 1);
+  EXPECT_TRUE(dl.pin_memory());
+  EXPECT_TRUE(dl.shuffle());
+  const auto chosen = Import(R"(import torch
+kwargs = {'num_workers': 2, 'pin_memory': True} if use_cuda else {}
+loader = torch.utils.data.DataLoader(ds, batch_size=64, **kwargs)
+)");
+  EXPECT_EQ(chosen.spec.ops(0).dataloader().num_workers(), 2);
+  EXPECT_TRUE(HasNote(chosen, 2,
+                      "the condition `use_cuda` is known only when the code runs: read "
+                      "as true, `{}` left out"))
+      << Notes(chosen);
+  const auto unknown = Import(R"(import torch
+loader = torch.utils.data.DataLoader(ds, batch_size=64, **config.loader_args)
+)");
+  EXPECT_EQ(unknown.spec.ops(0).dataloader().num_workers(), 0);
+  EXPECT_TRUE(HasNote(unknown, 2,
+                      "the loader's `**config.loader_args` is known only when the "
+                      "code runs"))
+      << Notes(unknown);
+}
+
+// Of a training loader and an evaluation loader built after it, the one a loop that trains
+// (loss.backward(), optimizer.step()) consumes is read, through enumerate or tqdm.
+TEST(CodeImportTest, TheLoaderATrainingLoopConsumesIsTheOneRead) {
+  const auto loaders = [](const std::string& loop) {
+    return Import(R"(import torch
+from tqdm import tqdm
+train_loader = torch.utils.data.DataLoader(train_set, batch_size=32, shuffle=True)
+test_loader = torch.utils.data.DataLoader(test_set, batch_size=1000)
+for epoch in range(10):
+    for i, (x, y) in )" +
+                  loop + R"(:
+        loss = criterion(model(x), y)
+        loss.backward()
+        optimizer.step()
+with torch.no_grad():
+    for x, y in test_loader:
+        correct += (model(x).argmax(1) == y).sum()
+)");
+  };
+  EXPECT_EQ(loaders("enumerate(train_loader)").spec.ops(0).dataloader().batch_size(), 32);
+  EXPECT_EQ(loaders("enumerate(tqdm(train_loader))").spec.ops(0).dataloader().batch_size(), 32);
+  const auto read = loaders("enumerate(train_loader)");
+  EXPECT_TRUE(HasNote(read, 4,
+                      "import-code reads 'train_loader', which the training at line 6 "
+                      "consumes"))
+      << Notes(read);
+  // A loop that does not train does not choose: the last loader built is read.
+  EXPECT_EQ(loaders("enumerate([])").spec.ops(0).dataloader().batch_size(), 1000);
+}
+
+// A knob in the dict a call spreads is written there; beside a `**kwargs` whose keys are not
+// known, a keyword is not written (Python would refuse a repeated one), and a note says so.
+TEST(CodePatchTest, AKnobIsWrittenIntoTheDictTheCallSpreadsAndNeverBesideAnUnknownOne) {
+  const std::string known = R"(import torch
+kwargs = {'batch_size': 64, 'num_workers': 1}
+loader = torch.utils.data.DataLoader(ds, **kwargs)
+)";
+  const auto original = Import(known);
+  spec::PipelineSpec tuned = original.spec;
+  tuned.mutable_ops(0)->mutable_dataloader()->set_num_workers(4);
+  tuned.mutable_ops(0)->mutable_dataloader()->set_pin_memory(true);
+  const auto patched = PatchCode(original, tuned);
+  ASSERT_TRUE(patched.ok());
+  EXPECT_EQ(patched->text, R"(import torch
+kwargs = {'batch_size': 64, 'num_workers': 4}
+loader = torch.utils.data.DataLoader(ds, **kwargs, pin_memory=True)
+)");
+  const std::string opaque = R"(import torch
+loader = torch.utils.data.DataLoader(ds, batch_size=64, **settings())
+)";
+  const auto unknown = Import(opaque);
+  spec::PipelineSpec more = unknown.spec;
+  more.mutable_ops(0)->mutable_dataloader()->set_num_workers(4);
+  const auto left = PatchCode(unknown, more);
+  ASSERT_TRUE(left.ok());
+  EXPECT_EQ(left->text, opaque);
+  bool said = false;
+  for (const auto& n : left->notes) {
+    said = said || n.find(
+                       "loader.num_workers = 4: not written, as the call passes "
+                       "`**settings()`") != std::string::npos;
+  }
+  EXPECT_TRUE(said);
 }
 
 TEST(CodePatchTest, TunedKnobsAreWrittenIntoTheUsersOwnFileAndNothingElseChanges) {

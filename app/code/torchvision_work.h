@@ -1,0 +1,57 @@
+#pragma once
+// torchvision's datasets and transforms as import-code reads them: ImageFolder, CIFAR, MNIST
+// and SVHN (torchvision/datasets: how many items, how __getitem__ makes its image), and
+// transforms.Compose of the transforms people write, each costed by what it measured in a
+// DataLoader worker on this machine (scripts/measure-torchvision-costs), following the
+// image's size through them.
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "app/code/python_reader.h"
+
+namespace pipescope::code {
+
+// The datasets and transforms, by dotted path, for the torch dialect's function table.
+std::map<std::string, Dialect::Function> TorchvisionConstructors();
+
+// Whether `v` is a transform (or a Compose of them) that TorchvisionConstructors made.
+bool IsTorchvisionTransform(const Value& v);
+
+// An image on its way through the transforms.
+struct ImageShape {
+  int64_t height = 0, width = 0, channels = 3;
+  enum class Form { kImage, kFloatTensor, kByteTensor } form = Form::kImage;
+  int64_t Bytes() const { return height * width * channels * (form == Form::kFloatTensor ? 4 : 1); }
+};
+
+// What a transform costs a sample: `ns` in all, `parts` each costed transform with its cost
+// ("RandomResizedCrop 846us"), `not_costed` the ones whose cost is not known (a Lambda, a
+// transform not measured), and the image's shape after them.
+struct TransformsCost {
+  int64_t ns = 0;
+  std::vector<std::string> parts;
+  std::vector<std::string> not_costed;
+  ImageShape shape;
+};
+// Applies `transform` to an image of `shape`, adding to `cost`.
+void CostTransform(const Value& transform, TransformsCost& cost);
+// "RandomCrop 16us + ToTensor 16us"
+std::string DescribeParts(const TransformsCost& cost);
+// The note for a transform whose cost is not known, applied by `op`'s work.
+std::string NotCostedNote(const std::string& op, const std::string& transform);
+
+// A 500×375 RGB photo (a typical ImageNet JPEG): the image a file-reading __getitem__ stands
+// in for, where the code cannot say what its files hold.
+ImageShape StandInPhoto();
+
+// Whether `dataset` is one of torchvision's datasets that TorchvisionItems reads.
+bool IsTorchvisionDataset(const Value* dataset);
+// A DataLoader over such a dataset: its items as the source of `pipeline` and its
+// __getitem__ (the image made, then the transform) as the loader op's work, with notes.
+void TorchvisionItems(Pipeline& pipeline, const Value& dataset, spec::Op& loader, SourcePoint at);
+
+}  // namespace pipescope::code
