@@ -99,7 +99,14 @@ struct Emitter {
     std::string name = Identifier(op);
     if (!defined.insert(name).second) return name;
     std::ostringstream& f = functions;
-    f << "\ndef " << name << "(x):\n";
+    // A stage that hands its element on as it is takes any element: tf.data calls a map's
+    // function with a tuple's parts as separate arguments ((image, label) pairs).
+    using K = spec::WorkFunction::KindCase;
+    const K kind = fn.kind_case();
+    const bool passes_on = kind != K::kParseExample && kind != K::kDecodeJpeg &&
+                           kind != K::kResize && kind != K::kRandomCrop && kind != K::kRandomFlip &&
+                           kind != K::kNormalize && kind != K::kFill && kind != K::kPython;
+    f << "\ndef " << name << (passes_on ? "(*x):\n" : "(x):\n");
     if (random && !engine::WorkFunctionIsRandom(fn)) {
       f << "    tf.random.uniform([])  # the augmentation's random draws\n";
     }
@@ -160,11 +167,12 @@ struct Emitter {
         }
         break;
       case spec::WorkFunction::kCpuWork:
-        f << "    return x  # TensorFlow ops costing " << fn.cpu_work().duration() << " a call\n";
+        f << "    return x if len(x) > 1 else x[0]  # TensorFlow ops costing "
+          << fn.cpu_work().duration() << " a call\n";
         Pragma(op + ".cost=" + fn.cpu_work().duration());
         break;
       default:
-        f << "    return x\n";
+        f << "    return x if len(x) > 1 else x[0]\n";
         Pragma(op + ".cost=" + std::string(DefaultStageCost()));
         notes.push_back("'" + op +
                         "' does work tf.data code cannot name here: written as a "
@@ -456,13 +464,21 @@ bool IsListFilesStandIn(const spec::Source& s) {
          s.range().step() <= 1;
 }
 
-// keras.utils.image_dataset_from_directory as import-code reads it: listed images, a
-// load_image stage of a cost, a batch.
-bool IsImagesFromDirectory(const spec::PipelineSpec& spec) {
-  return spec.source().name() == "image_files" && spec.source().has_range() &&
-         spec.ops_size() >= 2 && spec.ops(0).name() == "load_image" &&
-         spec.ops(0).map().fn().has_cpu_work() && spec.ops(1).has_batch() &&
-         !spec.ops(1).batch().drop_remainder();
+// keras.utils.image_dataset_from_directory as import-code reads it: listed images, shuffled
+// or not, a load_image stage of a cost, a batch or none, a prefetch. The number of ops it
+// spans; 0 when the spec does not start so.
+int ImagesFromDirectoryOps(const spec::PipelineSpec& spec) {
+  if (spec.source().name() != kImageFiles || !spec.source().has_range()) return 0;
+  int k = 0;
+  const auto named = [&](const char* name) {
+    return k < spec.ops_size() && spec.ops(k).name() == name;
+  };
+  if (named(kShuffleFiles) && spec.ops(k).has_shuffle()) ++k;
+  if (!named(kLoadImage) || !spec.ops(k).map().fn().has_cpu_work()) return 0;
+  ++k;
+  if (named("batch") && spec.ops(k).has_batch() && !spec.ops(k).batch().drop_remainder()) ++k;
+  if (!named(kPrefetchImages) || !spec.ops(k).has_prefetch()) return 0;
+  return k + 1;
 }
 
 // TFRecordDataset(files, num_parallel_reads=N), as import-code reads it: the files, then an
@@ -496,17 +512,32 @@ engine::Result<EmittedCode> EmitTfData(const spec::PipelineSpec& spec) {
   if (source.has_synthetic() || e.elements_name_files) {
     files = std::string("FILES = \"/path/to/your/") + SuffixFor(stands_for) + "\"\n";
   }
-  if (IsImagesFromDirectory(spec)) {
+  if (const int keras_ops = ImagesFromDirectoryOps(spec); keras_ops > 0) {
     files = "import os\n\nDATA_DIR = os.environ.get(\"DATA_DIR\", \"/path/to/your/images\")\n";
-    e.chain << var << " = tf.keras.utils.image_dataset_from_directory(DATA_DIR, batch_size="
-            << spec.ops(1).batch().batch_size() << ")\n";
-    e.Pragma("image_files.stop=" + std::to_string(source.range().stop()));
-    e.Pragma("load_image.cost=" + spec.ops(0).map().fn().cpu_work().duration());
-    if (spec.ops(0).map().num_parallel_calls() != -1) {
-      e.Pragma("load_image.num_parallel_calls=" +
-               std::to_string(spec.ops(0).map().num_parallel_calls()));
+    const spec::Op* shuffle = nullptr;
+    const spec::Op* load = nullptr;
+    const spec::Op* batch = nullptr;
+    for (int k = 0; k < keras_ops; ++k) {
+      const spec::Op& op = spec.ops(k);
+      if (op.name() == kShuffleFiles) shuffle = &op;
+      if (op.name() == kLoadImage) load = &op;
+      if (op.name() == "batch") batch = &op;
     }
-    first_op = 2;
+    e.chain << var << " = tf.keras.utils.image_dataset_from_directory(DATA_DIR, batch_size="
+            << (batch ? std::to_string(batch->batch().batch_size()) : std::string("None"))
+            << (shuffle ? "" : ", shuffle=False") << ")\n";
+    e.Pragma(std::string(kImageFiles) + ".stop=" + std::to_string(source.range().stop()));
+    e.Pragma(std::string(kLoadImage) + ".cost=" + load->map().fn().cpu_work().duration());
+    if (load->map().num_parallel_calls() != -1) {
+      e.Pragma(std::string(kLoadImage) +
+               ".num_parallel_calls=" + std::to_string(load->map().num_parallel_calls()));
+    }
+    const int64_t keras_buffer = ImageFilesShuffleBuffer(batch ? batch->batch().batch_size() : 0);
+    if (shuffle && shuffle->shuffle().buffer_size() != keras_buffer) {
+      e.Pragma(std::string(kShuffleFiles) +
+               ".buffer_size=" + std::to_string(shuffle->shuffle().buffer_size()));
+    }
+    first_op = keras_ops;
   } else if (IsListFilesStandIn(source)) {
     // File names the code lists when it runs: written so again.
     files = std::string(
@@ -576,10 +607,18 @@ engine::Result<EmittedCode> EmitLoader(const spec::PipelineSpec& spec, bool kera
   if (keras) {
     const auto& kf = loader->keras_fit();
     imports = "from tensorflow import keras\n";
-    c << "class " << cls << "(keras.utils.Sequence):\n";
-    c << "    def __len__(self):\n        return " << items << "\n\n";
-    c << "    def __getitem__(self, index):\n        return index  # your batch\n\n\n";
-    c << "model.fit(\n    " << cls << "()";
+    if (kf.generator()) {
+      // A generator: fit takes as many of its batches an epoch as steps_per_epoch says.
+      c << "def spec_batches():\n    while True:\n        yield None  # your batch\n\n\n";
+      c << "model = keras.Sequential()  # your model\n";
+      c << "model.fit(\n    spec_batches(),\n    steps_per_epoch=" << items;
+    } else {
+      c << "class " << cls << "(keras.utils.Sequence):\n";
+      c << "    def __len__(self):\n        return " << items << "\n\n";
+      c << "    def __getitem__(self, index):\n        return index  # your batch\n\n\n";
+      c << "model = keras.Sequential()  # your model\n";
+      c << "model.fit(\n    " << cls << "()";
+    }
     if (kf.has_workers()) c << ",\n    workers=" << kf.workers();
     c << ",\n    use_multiprocessing=" << Bool(kf.use_multiprocessing());
     if (kf.has_max_queue_size()) c << ",\n    max_queue_size=" << kf.max_queue_size();

@@ -22,6 +22,17 @@ inline constexpr int64_t kStandInRecordBytes = 10240;
 inline constexpr int64_t kStandInFiles = 100;
 inline constexpr int64_t kStandInRecordsPerFile = 1000;
 
+// keras.utils.image_dataset_from_directory's pipeline as import-code reads it and --emit
+// writes it back: its ops' names, and the shuffle buffer Keras gives the image paths
+// (batch_size × 8, or 1024 when it does not batch: 0).
+inline constexpr char kImageFiles[] = "image_files";
+inline constexpr char kShuffleFiles[] = "shuffle_files";
+inline constexpr char kLoadImage[] = "load_image";
+inline constexpr char kPrefetchImages[] = "prefetch_images";
+inline int64_t ImageFilesShuffleBuffer(int64_t batch_size) {
+  return batch_size > 0 ? batch_size * 8 : 1024;
+}
+
 // The reader whose files stand-in records replace, from a pipeline's `reads` ("tfrecord",
 // "text_line"), so that code written from the spec calls it again.
 inline spec::StandsFor StandsForReads(const std::string& reads) {

@@ -101,7 +101,11 @@ void NoteWork(Pipeline& pipeline, SourcePoint at, const std::string& op, const S
     pipeline.Note(at, "'" + op + "' runs " + (python ? "Python" : "TensorFlow ops") +
                           " whose cost the code does not show: " + DefaultStageCost() +
                           " a call until set: --set " + op + "." + cost_knob +
-                          "=DURATION (or calibrate from a trace)");
+                          "=DURATION (or calibrate from a trace)" +
+                          (python ? ""
+                                  : "; --set " + op +
+                                        ".call_overhead=DURATION for the part each call pays "
+                                        "whatever its batch, what batching before it saves"));
   }
   for (const std::string& unknown : work.transforms.not_costed) {
     pipeline.Note(at, NotCostedNote(op, unknown));

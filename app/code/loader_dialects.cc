@@ -10,6 +10,8 @@
 #include "app/code/tensor_values.h"
 #include "app/code/torchvision_work.h"
 #include "app/code/work_functions.h"
+#include "engine/core/duration.h"
+#include "engine/runtime/dataloader_rules.h"
 
 namespace pipescope::code {
 
@@ -276,6 +278,18 @@ Value DataLoader(PythonReader& r, const CallArgs& a) {
     dl->set_prefetch_factor(*pf);
   }
   dl->set_persistent_workers(ReadFlag(*p, a, 14, "persistent_workers", op_name).value_or(false));
+  if (dl->num_workers() > 0 && !dl->persistent_workers()) {
+    // The default start-up is a bare interpreter's; spawn (Windows' and macOS's start
+    // method) imports the script and its libraries again in each worker, torch above all.
+    p->Note(a.node.start(), "the loader starts its " + std::to_string(dl->num_workers()) +
+                                " worker processes again every epoch (no persistent_workers), "
+                                "each at a bare Python interpreter's start-up (" +
+                                engine::FormatDuration(engine::kDefaultWorkerStartupNs) +
+                                " here); "
+                                "where workers spawn (Windows, macOS) they import the script "
+                                "and torch again, seconds each: --set " +
+                                op_name + ".worker_startup=DURATION for what one takes there");
+  }
   if (const auto in_order = ReadFlag(*p, a, 16, "in_order", op_name)) dl->set_in_order(*in_order);
   if (tensors) {
     TensorItems(*p, *dataset, *tensors, op, a.node.start());
@@ -322,7 +336,14 @@ Value Fit(PythonReader& r, const CallArgs& a, bool generator_call) {
   if (!cls && !generator) return Value{.node = a.node};
   auto p = r.NewPipeline("keras", a.node.start());
   const std::string op_name = "fit";
-  IndexSource(r, *p, x, cls, "indices");
+  // steps_per_epoch: the batches an epoch takes (a generator's only measure of one).
+  const Value* steps = a.Get(100, "steps_per_epoch");
+  if (steps && steps->AsInt() && *steps->AsInt() > 0 && !steps->Is(Value::Kind::kBool)) {
+    p->source.set_name("indices");
+    p->source.mutable_range()->set_stop(*steps->AsInt());
+  } else {
+    IndexSource(r, *p, x, cls, "indices");
+  }
   spec::Op op;
   op.set_name(op_name);
   auto* kf = op.mutable_keras_fit();
@@ -341,6 +362,7 @@ Value Fit(PythonReader& r, const CallArgs& a, bool generator_call) {
     work.fn.mutable_python()->set_duration(DefaultStageCost());
     work.cost_is_parameter = true;
     *kf->mutable_getitem() = work.fn;
+    kf->set_generator(true);
     p->Note(x->node.start(), "`" + x->Spelling() +
                                  "` is a generator: each batch it yields is read as a "
                                  "Sequence's __getitem__ (Keras's GeneratorEnqueuer)");

@@ -253,36 +253,54 @@ Value Zip(PythonReader& r, const CallArgs& a) {
   return PipelineValue(std::move(p), a);
 }
 
-// keras.utils.image_dataset_from_directory(directory, ..., batch_size=32, image_size=(256,
-// 256)): the images of a directory tree, each read, decoded and resized, in batches. The
-// images are not at hand: the files stand in, and decoding with resizing is a stage whose
-// cost is a parameter.
+// keras.utils.image_dataset_from_directory(directory, ..., batch_size=32, shuffle=True), as
+// Keras builds it (keras/src/utils/image_dataset_utils.py): the image paths, shuffled in a
+// buffer of batch_size × 8 (1024 without batching) when `shuffle`, each read, decoded and
+// resized by a map with AUTOTUNE, batched unless batch_size is None, then prefetched with
+// AUTOTUNE. The images are not at hand: the files stand in, and loading one costs a typical
+// JPEG's decode until set.
 Value ImagesFromDirectory(PythonReader& r, const CallArgs& a) {
   auto p = r.NewPipeline("tfdata", a.node.start());
-  p->source.set_name("image_files");
+  p->source.set_name(kImageFiles);
   p->source.mutable_range()->set_stop(kStandInRecords);
   p->stand_in = true;
   const Value* dir = a.Get(0, "directory");
   p->stand_in_note = "image_dataset_from_directory(" + (dir ? dir->Spelling() : std::string("?")) +
                      ") lists images when the code runs: " + std::to_string(kStandInRecords) +
-                     " stand in; --set image_files.stop=N";
+                     " stand in; --set " + kImageFiles + ".stop=N";
+  const Value* batch_arg = a.Get(100, "batch_size");
+  const bool batched = !batch_arg || !batch_arg->Is(Value::Kind::kNone);
+  const int64_t batch_size =
+      batched ? ReadKnob(*p, a, 100, "batch_size", "batch", "32 (Keras's default)").value_or(32)
+              : 0;
+  if (ReadFlag(*p, a, 100, "shuffle", kShuffleFiles).value_or(true)) {
+    spec::Op shuffle;
+    shuffle.set_name(kShuffleFiles);
+    shuffle.mutable_shuffle()->set_buffer_size(ImageFilesShuffleBuffer(batch_size));
+    p->ops.push_back(shuffle);
+  }
   spec::Op load;
-  load.set_name("load_image");
-  load.mutable_map()->mutable_fn()->mutable_cpu_work()->set_duration(DefaultStageCost());
+  load.set_name(kLoadImage);
+  load.mutable_map()->mutable_fn()->mutable_cpu_work()->set_duration(
+      std::to_string(kDecodeJpegNs / 1000) + "us");
   load.mutable_map()->set_num_parallel_calls(-1);  // Keras maps with AUTOTUNE
   p->ops.push_back(load);
-  p->Note(a.node.start(),
-          "'load_image' reads, decodes and resizes each image (Keras's own "
-          "map): " +
-              std::string(DefaultStageCost()) +
-              " an image until set: --set load_image.cost=DURATION");
-  spec::Op batch;
-  batch.set_name("batch");
-  const auto size = ReadKnob(*p, a, 100, "batch_size", "batch", "32 (Keras's default)");
-  if (!size || *size > 0) {
-    batch.mutable_batch()->set_batch_size(size.value_or(32));
+  p->Note(a.node.start(), std::string("'") + kLoadImage +
+                              "' reads, decodes and resizes each image (Keras's own map): " +
+                              load.map().fn().cpu_work().duration() +
+                              " an image, a typical JPEG's decode here (large photos cost more) "
+                              "until set: --set " +
+                              kLoadImage + ".cost=DURATION");
+  if (batched) {
+    spec::Op batch;
+    batch.set_name("batch");
+    batch.mutable_batch()->set_batch_size(batch_size);
     p->ops.push_back(batch);
   }
+  spec::Op prefetch;
+  prefetch.set_name(kPrefetchImages);
+  prefetch.mutable_prefetch()->set_buffer_size(-1);
+  p->ops.push_back(prefetch);
   return PipelineValue(std::move(p), a);
 }
 

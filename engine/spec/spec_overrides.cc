@@ -2,6 +2,7 @@
 
 #include <charconv>
 
+#include "engine/core/duration.h"
 #include "engine/spec/op_kinds.h"
 #include "engine/spec/op_values.h"
 #include "engine/spec/spec_loader.h"
@@ -52,6 +53,8 @@ Status SetField(Message& msg, const std::string& field_name, const std::string& 
   switch (field->cpp_type()) {
     case FieldDescriptor::CPPTYPE_INT64: {
       auto v = ParseInt(value);
+      // A size (record_bytes, ...) also in the units a spec's sizes take: 200B, 3KB, 1MiB.
+      if (!v.ok() && field_name.ends_with("_bytes")) v = ParseBytes(value);
       if (!v.ok()) return v.status().WithContext(where + "." + field_name);
       r->SetInt64(&msg, field, *v);
       return Status::Ok();

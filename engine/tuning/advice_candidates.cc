@@ -26,7 +26,8 @@ class CandidateList {
 
   // The spec with `settings` of `op` applied, when the validator accepts it.
   void AddKnobs(std::string kind, const std::string& op, const std::vector<Setting>& settings,
-                std::string action, std::string changes_output = {}) {
+                std::string action, std::string changes_output = {},
+                bool needs_code_change = false) {
     spec::PipelineSpec changed = spec_;
     std::string change;
     std::vector<std::string> assignments;
@@ -36,7 +37,7 @@ class CandidateList {
       change += (change.empty() ? "" : ", ") + assignments.back();
     }
     Add({std::move(kind), op, change, std::move(assignments), std::move(action),
-         std::move(changes_output), std::move(changed)});
+         std::move(changes_output), std::move(changed), needs_code_change});
   }
 
   // `spec` with its top-level op at `from` moved to `to`, marked with what that changes.
@@ -94,6 +95,12 @@ std::string ChangeOfKnob(const std::string& op, const std::string& knob, int64_t
 constexpr std::string_view kOrderChanges =
     "Elements come in the order they are ready instead of their input's order; which "
     "elements come is the same.";
+
+// Keras's warning, as fit gives it for a generator with use_multiprocessing=True.
+constexpr std::string_view kGeneratorInProcesses =
+    "Each worker process runs its own copy of the generator, so batches repeat: Keras warns "
+    "that this may duplicate your data and asks for a keras.utils.Sequence, whose batches "
+    "each process makes by index.";
 
 // Knobs of ops whose threads run functions or read sub-pipelines, and a DataLoader's.
 void AddThreadKnobs(const PlannedOp& p, int cores, CandidateList& out) {
@@ -201,11 +208,16 @@ void AddThreadKnobs(const PlannedOp& p, int cores, CandidateList& out) {
       // Threads take turns under the main process's lock where sequence[i] runs Python;
       // processes each have their own: tried at the workers there are (no more than the
       // cores) and at each higher count.
+      // A generator's copies repeat its batches in every process: the change is the code's
+      // too (a keras.utils.Sequence), so it is advice that says so, never a tuner's step.
+      const bool generator = p.op->keras_fit().generator();
       const auto use_processes = [&](int64_t v) {
         out.AddKnobs("use_processes", name,
                      {{"use_multiprocessing", "true"}, {"workers", std::to_string(v)}},
-                     "run " + name + "'s workers as processes: use_multiprocessing=True, workers " +
-                         std::to_string(v));
+                     "run " + name + "'s workers as processes: " +
+                         (generator ? "write the generator as a keras.utils.Sequence, then " : "") +
+                         "use_multiprocessing=True, workers " + std::to_string(v),
+                     generator ? std::string(kGeneratorInProcesses) : std::string(), generator);
       };
       if (!processes && workers > 0) use_processes(std::min<int64_t>(workers, std::max(cores, 1)));
       for (int64_t v : HigherParallelisms(workers, cores, /*waits=*/false)) {

@@ -22,6 +22,9 @@ struct AdviceCandidate {
   // keeps the output): said by each candidate, moves and added ops assessed by the rules.
   std::string changes_output;
   spec::PipelineSpec spec;
+  // More than its settings must change: the user's code too (a generator written as a
+  // keras.utils.Sequence). Advice only; a tuner does not take it as a step.
+  bool needs_code_change = false;
 };
 
 // `measured`: the run's analysis (self times decide which moves are worth trying);

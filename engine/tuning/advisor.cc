@@ -225,9 +225,10 @@ std::vector<std::string> FrozenRandomness(const spec::PipelineSpec& spec) {
   return out;
 }
 
-// The first piece of advice, then each later knob change that keeps the output and adds to
-// what is kept so far beyond the noise on every seed. One change at a time is what each
-// piece of advice predicts; people apply several, and two changes need not add up (more
+// The first piece of advice, then each later knob change, and at most one move, that keeps
+// the output and adds to what is kept so far beyond the noise on every seed (raising a map's
+// threads and batching before it, seed 001's two answers, add up). One change at a time is what
+// each piece of advice predicts; people apply several, and two changes need not add up (more
 // workers and persistent workers both shorten the same wait).
 AdviceTogether Together(const std::vector<Advice>& advice, const std::vector<double>& base,
                         double noise, const SimulatedRate& simulate) {
@@ -245,18 +246,22 @@ AdviceTogether Together(const std::vector<Advice>& advice, const std::vector<dou
   std::vector<std::string> settings = advice[0].settings;
   std::vector<std::string> changes = {advice[0].change};
   std::vector<std::string> kinds = {advice[0].kind};
+  bool moves = advice[0].settings.empty();
   int added = 0;
   for (size_t i = 1; i < advice.size(); ++i) {
     const Advice& a = advice[i];
-    if (a.changes_output || a.settings.empty()) continue;
-    spec::PipelineSpec with = kept;
+    if (a.changes_output || (a.settings.empty() && (moves || !a.spec.has_source()))) continue;
+    // A knob change goes on the kept pipeline; one move (batch before the map) takes the
+    // knobs kept so far onto its own pipeline, where the ops keep their names.
+    spec::PipelineSpec with = a.settings.empty() ? a.spec : kept;
     bool applies = true;
-    for (const std::string& s : a.settings) {
+    for (const std::string& s : a.settings.empty() ? settings : a.settings) {
       // A knob the kept changes set already is theirs.
       const std::string knob = s.substr(0, s.find('='));
       applies = applies &&
-                std::none_of(settings.begin(), settings.end(),
-                             [&](const auto& k) { return k.substr(0, k.find('=')) == knob; }) &&
+                (a.settings.empty() ||
+                 std::none_of(settings.begin(), settings.end(),
+                              [&](const auto& k) { return k.substr(0, k.find('=')) == knob; })) &&
                 ApplyOverride(with, s).ok();
     }
     if (!applies) continue;
@@ -274,6 +279,7 @@ AdviceTogether Together(const std::vector<Advice>& advice, const std::vector<dou
     if (least <= noise) continue;
     kept = std::move(with);
     kept_rates = std::move(rates);
+    moves = moves || a.settings.empty();
     settings.insert(settings.end(), a.settings.begin(), a.settings.end());
     changes.push_back(a.change);
     kinds.push_back(a.kind);
@@ -282,7 +288,7 @@ AdviceTogether Together(const std::vector<Advice>& advice, const std::vector<dou
   if (added == 0) return together;
   std::vector<double> gains;
   for (size_t seed = 0; seed < base.size(); ++seed) gains.push_back(kept_rates[seed] / base[seed]);
-  together.moves = advice[0].settings.empty();
+  together.moves = moves;
   together.settings = std::move(settings);
   together.changes = std::move(changes);
   together.kinds = std::move(kinds);

@@ -43,7 +43,7 @@ struct AdviceTogether {
   std::vector<std::string> changes;   // each piece's change, in the order kept
   std::vector<std::string> settings;  // their --set assignments; all of them only where
                                       // `moves` is false
-  bool moves = false;                 // the first is a move: the spec says it, --set cannot
+  bool moves = false;                 // one of them is a move: the spec says it, --set cannot
   std::vector<std::string> kinds;     // the advice each came from
   double predicted_steps_per_s = 0;
   double predicted_gain = 0;  // over the spec as given

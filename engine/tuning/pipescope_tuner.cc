@@ -96,7 +96,8 @@ std::vector<AdviceCandidate> NextKnobSteps(const spec::PipelineSpec& spec,
   std::vector<AdviceCandidate> steps;
   std::set<std::pair<std::string, std::string>> kinds;
   for (AdviceCandidate& c : AdviceCandidates(spec, measured, cores)) {
-    if (c.settings.empty()) continue;  // a move or an added op: advice, not a knob
+    // A move, an added op or a change of the code's own: advice, not a knob.
+    if (c.settings.empty() || c.needs_code_change) continue;
     // A running pipeline takes its integer knobs; anything else needs a rebuild.
     const bool rebuilds = !std::all_of(c.settings.begin(), c.settings.end(),
                                        [&](const auto& s) { return SetsIntegerKnob(spec, s); });

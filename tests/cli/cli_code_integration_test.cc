@@ -83,7 +83,8 @@ TEST(CliCodeTest, SeedOnesCodeWithAPerCallCostGetsBatchBeforeTheParseWithAPredic
 
 // Seed 003 as its asker wrote it: fit's 4 workers are threads (use_multiprocessing=False)
 // over a Python generator. The accepted answer, use_multiprocessing=True, with the gain the
-// simulator confirms, at the workers the cores allow.
+// simulator confirms, at the workers the cores allow, and what Keras warns of for a
+// generator: write it as a Sequence.
 TEST(CliCodeTest, SeedThreesCodeGetsProcessesNotThreads) {
   const std::string code = TempDir() + "/seed_003.py";
   std::ofstream(code) << R"(def batch_generator(x, batch_size=32):
@@ -96,10 +97,19 @@ model.fit(batch_generator(x_train), steps_per_epoch=200, epochs=10,
 )";
   const auto out = Cli("simulate " + code + " --set fit.cost=20ms");
   ASSERT_EQ(out.exit_code, 0) << out.out;
-  EXPECT_NE(out.out.find("[use_processes, high] run fit's workers as processes: "
-                         "use_multiprocessing=True, workers 2: "),
+  EXPECT_NE(out.out.find("[use_processes, high] run fit's workers as processes: write the "
+                         "generator as a keras.utils.Sequence, then use_multiprocessing=True, "
+                         "workers 2: "),
             std::string::npos)
       << out.out;
+  // A generator's copies in processes repeat its batches, as Keras warns.
+  EXPECT_NE(out.out.find("Each worker process runs its own copy of the generator"),
+            std::string::npos)
+      << out.out;
+  // So the tuner, which changes settings only, never takes that step.
+  const auto tuned = Cli("autotune " + code + " --simulate --set fit.cost=20ms");
+  ASSERT_EQ(tuned.exit_code, 0) << tuned.out;
+  EXPECT_EQ(tuned.out.find("use_multiprocessing"), std::string::npos) << tuned.out;
   EXPECT_EQ(out.out.find("[more_workers"), std::string::npos) << out.out;
 }
 

@@ -879,6 +879,42 @@ loader = torch.utils.data.DataLoader(ds, batch_size=64, **settings())
   EXPECT_TRUE(said);
 }
 
+// A Python generator handed to fit is marked as one (its copies in processes repeat its
+// batches), and steps_per_epoch is its epoch's length.
+TEST(CodeImportTest, AGeneratorHandedToFitIsOneAndStepsPerEpochIsItsEpoch) {
+  const auto c = Import(R"(def batches(x):
+    while True:
+        yield x, x
+model.fit(batches(x_train), steps_per_epoch=200, workers=4)
+)");
+  EXPECT_TRUE(OpNamed(c, "fit").keras_fit().generator());
+  EXPECT_EQ(c.spec.source().range().stop(), 200);
+  const auto emitted = EmitCode(c.spec, "keras");
+  ASSERT_TRUE(emitted.ok()) << emitted.status().message();
+  const auto back = Import(emitted->text);
+  EXPECT_TRUE(OpNamed(back, "fit").keras_fit().generator()) << emitted->text;
+  EXPECT_EQ(back.spec.source().range().stop(), 200) << emitted->text;
+}
+
+// What a note can say that the user then sets: a map's per-call part (what batching before it
+// saves), and a loader's start-up where its workers spawn.
+TEST(CodeImportTest, NotesNameTheSettingsTheCostsTurnOn) {
+  const auto map = Import(R"(import tensorflow as tf
+ds = tf.data.TextLineDataset(["a.csv"]).map(parse_csv)
+)");
+  EXPECT_TRUE(HasNote(map, 2, "--set parse_csv.call_overhead=DURATION for the part each call pays"))
+      << Notes(map);
+  const auto loader = Import(R"(import torch
+loader = torch.utils.data.DataLoader(ds, batch_size=8, num_workers=4)
+)");
+  EXPECT_TRUE(HasNote(loader, 2, "the loader starts its 4 worker processes again every epoch"))
+      << Notes(loader);
+  const auto persistent = Import(R"(import torch
+loader = torch.utils.data.DataLoader(ds, batch_size=8, num_workers=4, persistent_workers=True)
+)");
+  EXPECT_FALSE(HasNote(persistent, 2, "again every epoch")) << Notes(persistent);
+}
+
 TEST(CodePatchTest, TunedKnobsAreWrittenIntoTheUsersOwnFileAndNothingElseChanges) {
   const std::string source = R"(import tensorflow as tf
 AUTOTUNE = tf.data.AUTOTUNE

@@ -97,6 +97,41 @@ TEST(AdvisorTest, KnobChangesThatAddUpAreGivenTogether) {
   EXPECT_EQ(TogetherText(either), "");
 }
 
+bool BatchesBeforeDecode(const spec::PipelineSpec& s) {
+  const std::string text = SpecToText(s);
+  return text.find("name: \"batch\"") < text.find("name: \"decode\"");
+}
+
+// A move that adds to the knob change advised first is given with it: more threads for a map
+// and batching before it (tf.data's two answers to a map dominated by its calls) add up.
+TEST(AdvisorTest, AMoveThatAddsToTheFirstKnobChangeIsGivenWithIt) {
+  trace::RangeAnalysis measured;
+  measured.input_wait_fraction = 0.3;
+  AdvisorOptions options;
+  options.cores = 4;
+  auto advised = Advise(
+      Spec(R"(name: "p"
+    budget { cpu_cores: 4 }
+    source { name: "ids" range { start: 0 stop: 64 } }
+    ops { name: "decode" map { fn { cpu_work { duration: "1ms" } } num_parallel_calls: 1 } }
+    ops { name: "batch" batch { batch_size: 4 } }
+    ops { name: "repeat" repeat {} }
+    train_step { step_time: "1ms" device: simulated })"),
+      measured, Rates([](const spec::PipelineSpec& s) {
+        return (DecodeThreads(s) == 2 ? 1.4 : 1.0) * (BatchesBeforeDecode(s) ? 1.3 : 1.0) - 1;
+      }),
+      options);
+  ASSERT_TRUE(advised.ok()) << advised.status().message();
+  const AdvisorResult& r = *advised;
+  ASSERT_GE(r.advice.size(), 2u);
+  EXPECT_EQ(r.advice[0].change, "decode.num_parallel_calls=2");
+  ASSERT_EQ(r.together.changes.size(), 2u) << TogetherText(r);
+  EXPECT_TRUE(r.together.moves);
+  EXPECT_EQ(DecodeThreads(r.together.spec), 2);
+  EXPECT_TRUE(BatchesBeforeDecode(r.together.spec));
+  EXPECT_NEAR(r.together.predicted_gain, 1.4 * 1.3 - 1, 1e-9);
+}
+
 TEST(AdvisorTest, AGainWithinTheNoiseIsNoAdvice) {
   const AdvisorResult r = AdviseWith(
       Rates([](const spec::PipelineSpec& s) { return DecodeThreads(s) == 2 ? 0.02 : 0.0; }));

@@ -31,6 +31,14 @@ TEST(SpecOverridesTest, SetsAKnobOfANamedOp) {
   EXPECT_EQ(spec.train_step().step_time(), "3ms");
   ASSERT_TRUE(ApplyOverride(spec, "read.records=9").ok());
   EXPECT_EQ(spec.source().synthetic().records(), 9);
+  // A size takes a unit as the spec's sizes do, or none.
+  ASSERT_TRUE(ApplyOverride(spec, "read.record_bytes=200B").ok());
+  EXPECT_EQ(spec.source().synthetic().record_bytes(), 200);
+  ASSERT_TRUE(ApplyOverride(spec, "read.record_bytes=3KiB").ok());
+  EXPECT_EQ(spec.source().synthetic().record_bytes(), 3072);
+  ASSERT_TRUE(ApplyOverride(spec, "read.record_bytes=64").ok());
+  EXPECT_EQ(spec.source().synthetic().record_bytes(), 64);
+  EXPECT_FALSE(ApplyOverride(spec, "read.records=9B").ok());
   ASSERT_TRUE(ApplyOverride(spec, "budget.cpu_cores=16").ok());
   EXPECT_EQ(spec.budget().cpu_cores(), 16);
 }
