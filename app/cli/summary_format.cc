@@ -176,6 +176,15 @@ std::string SummaryToText(const trace::RangeAnalysis& a, const SummaryContext& c
                   "opening, buffers filling), left out of these figures\n",
                   static_cast<double>(a.startup_ns) / 1e9);
     out += line;
+    // A start-up that took a fifth of the run or more leaves few steps to grade on.
+    const double startup_s = static_cast<double>(a.startup_ns) / 1e9;
+    if (startup_s >= 0.2 * (startup_s + a.duration_s) && a.steps < 100) {
+      std::snprintf(line, sizeof line,
+                    "  it took %.0f%% of the run: these figures rest on %lld steps; a longer "
+                    "--duration measures more of them\n",
+                    100 * startup_s / (startup_s + a.duration_s), static_cast<long long>(a.steps));
+      out += line;
+    }
   }
   std::snprintf(line, sizeof line, "input wait %.1f%% of the time, device busy %.1f%%\n",
                 100 * a.input_wait_fraction, 100 * a.device_busy_fraction);

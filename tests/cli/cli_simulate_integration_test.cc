@@ -272,6 +272,26 @@ TEST(CliSimulateTest, CalibrateFitsARecordedRun) {
   EXPECT_EQ(json::parse(JsonPart(sim.out))["simulated"]["cost_model"], trace);
 }
 
+// A start-up that takes much of a short run leaves few steps to grade on: the summary says
+// so, and says nothing of it when the run is long enough.
+TEST(CliSimulateTest, AStartUpThatTakesMuchOfTheRunIsSaidToLeaveFewSteps) {
+  const std::string spec = TempPath("slow_start.pbtxt");
+  std::ofstream(spec) << R"(name: "slow_start"
+source { name: "dataset" range { stop: 100000 } }
+ops { name: "loader" dataloader { batch_size: 8 num_workers: 2 worker_startup: "1s"
+      getitem { python { duration: "1ms" } } } }
+ops { name: "epochs" repeat {} }
+train_step { step_time: "10ms" }
+)";
+  const auto shortly = Cli("simulate " + spec + " --duration 2 --no-advice");
+  ASSERT_EQ(shortly.exit_code, 0) << shortly.out;
+  EXPECT_NE(shortly.out.find("of the run: these figures rest on "), std::string::npos)
+      << shortly.out;
+  const auto longer = Cli("simulate " + spec + " --duration 30 --no-advice");
+  ASSERT_EQ(longer.exit_code, 0) << longer.out;
+  EXPECT_EQ(longer.out.find("these figures rest on"), std::string::npos) << longer.out;
+}
+
 TEST(CliSimulateTest, CalibrateNeedsAPipescopeRecording) {
   const auto r = Cli("calibrate " + std::string(PIPESCOPE_SOURCE_DIR) +
                      "/tests/trace/data/pytorch_input_bound.json --out " + TempPath("x.json"));
