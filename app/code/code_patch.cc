@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <optional>
+#include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace pipescope::code {
@@ -65,6 +67,74 @@ std::vector<std::string> Names(const spec::PipelineSpec& spec) {
   return names;
 }
 
+// The line before which an import goes: the file's first import that is not a __future__
+// one (those must come first), else its start.
+size_t ImportLine(const std::string& source) {
+  size_t at = 0;
+  while (at < source.size()) {
+    const size_t end = source.find('\n', at);
+    const std::string_view line(source.data() + at,
+                                (end == std::string::npos ? source.size() : end) - at);
+    if ((line.starts_with("import ") || line.starts_with("from ")) &&
+        !line.starts_with("from __future__")) {
+      return at;
+    }
+    if (end == std::string::npos) break;
+    at = end + 1;
+  }
+  return 0;
+}
+
+// A DataLoader made to fetch whole batches (batch_at_source): batch_size=None and the batch
+// drawn by a BatchSampler around the loader's order, PyTorch's own spelling (its
+// documentation's "Disable automatic batching"); shuffle=False, as a sampler excludes it.
+// The knobs it writes, so that nothing else writes them; empty when it cannot.
+std::set<std::string> WriteFetchBatches(const ImportedCode& original, const spec::Op& after,
+                                        std::vector<Edit>& edits, EmittedCode& out) {
+  const std::string& op = after.name();
+  const auto site = [&](const std::string& knob) -> const KnobSite* {
+    const auto it = original.sites.find(op + "." + knob);
+    return it == original.sites.end() ? nullptr : &it->second;
+  };
+  const KnobSite* batch = site("batch_size");
+  const KnobSite* shuffle = site("shuffle");
+  const KnobSite* dataset = site("dataset");
+  if (!batch || !dataset || dataset->value_end == 0 || batch->in_splat ||
+      (shuffle && shuffle->in_splat) || !batch->unknown_splat.empty()) {
+    out.notes.push_back(op +
+                        ".fetch_batches = True: not written, as the call's arguments are "
+                        "not all in it; give it sampler=BatchSampler(..., batch_size=N) "
+                        "and batch_size=None");
+    return {};
+  }
+  const auto& dl = after.dataloader();
+  const std::string text = original.source_text;
+  const std::string ds =
+      text.substr(dataset->value_begin, dataset->value_end - dataset->value_begin);
+  const std::string sampler = std::string("BatchSampler(") +
+                              (dl.shuffle() ? "RandomSampler(" : "SequentialSampler(") + ds +
+                              "), batch_size=" + std::to_string(dl.batch_size()) +
+                              ", drop_last=" + (dl.drop_last() ? "True" : "False") + ")";
+  if (batch->value_end > 0) {
+    edits.push_back({batch->value_begin, batch->value_end, "None"});
+    edits.push_back({batch->insert_at, batch->insert_at, ", sampler=" + sampler});
+  } else {
+    edits.push_back({batch->insert_at, batch->insert_at, ", batch_size=None, sampler=" + sampler});
+  }
+  if (shuffle && shuffle->value_end > 0) {
+    edits.push_back({shuffle->value_begin, shuffle->value_end, "False"});
+  }
+  const size_t import_at = ImportLine(text);
+  edits.push_back({import_at, import_at,
+                   std::string("from torch.utils.data import BatchSampler, ") +
+                       (dl.shuffle() ? "RandomSampler" : "SequentialSampler") + "\n"});
+  out.notes.push_back(op +
+                      " fetches whole batches: batch_size=None, the batch drawn by "
+                      "sampler=" +
+                      sampler);
+  return {op + ".batch_size", op + ".shuffle", op + ".drop_last", op + ".fetch_batches"};
+}
+
 }  // namespace
 
 engine::Result<EmittedCode> PatchCode(const ImportedCode& original,
@@ -72,7 +142,16 @@ engine::Result<EmittedCode> PatchCode(const ImportedCode& original,
   EmittedCode out;
   const bool tfdata = original.framework == "tfdata";
   std::vector<Edit> edits;
+  std::set<std::string> written;  // knobs a rewrite of their call wrote
+  for (const spec::Op& op : tuned.ops()) {
+    const spec::Op* before = FindOp(original.spec.ops(), op.name());
+    if (before && before->has_dataloader() && op.has_dataloader() &&
+        !before->dataloader().fetch_batches() && op.dataloader().fetch_batches()) {
+      written.merge(WriteFetchBatches(original, op, edits, out));
+    }
+  }
   for (const auto& [key, site] : original.sites) {
+    if (written.count(key)) continue;
     const size_t dot = key.rfind('.');
     const std::string op_name = key.substr(0, dot), knob = key.substr(dot + 1);
     const spec::Op* before = FindOp(original.spec.ops(), op_name);
@@ -137,7 +216,9 @@ engine::Result<EmittedCode> PatchCode(const ImportedCode& original,
     if (!m || !o || before->kind_case() != op.kind_case()) continue;
     for (int k = 0; k < m->GetDescriptor()->field_count(); ++k) {
       const std::string knob = m->GetDescriptor()->field(k)->name();
-      if (original.sites.count(op.name() + "." + knob)) continue;
+      if (original.sites.count(op.name() + "." + knob) || written.count(op.name() + "." + knob)) {
+        continue;
+      }
       const auto x = KnobCode(*o, knob, tfdata), y = KnobCode(*m, knob, tfdata);
       if (x != y && y) {
         out.notes.push_back(op.name() + "." + knob + " = " + *y +

@@ -8,6 +8,16 @@ namespace pipescope::code {
 
 namespace {
 
+// A knob read from a flag's default: the job may run with another value.
+void NoteFlag(Pipeline& pipeline, const Value& v, const std::string& op, const std::string& name,
+              const std::string& default_text, const std::string& values) {
+  pipeline.Note(v.node.start(), op + "'s " + name + " is the flag `" + v.flag + "`: its default, " +
+                                    default_text + ", until set: --set " + op + "." + name + "=" +
+                                    values + " for the value the job runs with");
+}
+
+}  // namespace
+
 void RecordSite(Pipeline& pipeline, const CallArgs& args, const Value* v, const std::string& op,
                 const std::string& name) {
   const SyntaxNode list = args.node.field("arguments");
@@ -27,16 +37,6 @@ void RecordSite(Pipeline& pipeline, const CallArgs& args, const Value* v, const 
   site.call_has_arguments = !list.code_children().empty();
   pipeline.sites[op + "." + name] = site;
 }
-
-// A knob read from a flag's default: the job may run with another value.
-void NoteFlag(Pipeline& pipeline, const Value& v, const std::string& op, const std::string& name,
-              const std::string& default_text, const std::string& values) {
-  pipeline.Note(v.node.start(), op + "'s " + name + " is the flag `" + v.flag + "`: its default, " +
-                                    default_text + ", until set: --set " + op + "." + name + "=" +
-                                    values + " for the value the job runs with");
-}
-
-}  // namespace
 
 std::optional<int64_t> ReadKnob(Pipeline& pipeline, const CallArgs& args, size_t position,
                                 const std::string& name, const std::string& op,

@@ -15,6 +15,11 @@ const Dialect& KerasDialect();
 // Command-line flags (argparse, absl): the defaults that args.x and FLAGS.x stand for.
 const Dialect& FlagsDialect();
 
+// Where the call passes argument `name` (or where a keyword for it would go), for code
+// written back: pipeline.sites["op.name"].
+void RecordSite(Pipeline& pipeline, const CallArgs& args, const Value* v, const std::string& op,
+                const std::string& name);
+
 // An integer argument: as written, -1 for AUTOTUNE in any spelling, nullopt when the call
 // leaves it out or passes None. A value known only when the code runs (a flag, a
 // computation) is nullopt too, with a note on `pipeline` that says what stands in for it

@@ -211,6 +211,7 @@ Value DataLoader(PythonReader& r, const CallArgs& a) {
   auto p = r.NewPipeline("pytorch", a.node.start());
   const std::string op_name = "loader";
   const Value* dataset = a.Get(0, "dataset");
+  RecordSite(*p, a, dataset, op_name, "dataset");  // for a sampler written around it
   const ClassInfo* cls = ClassOf(r, dataset);
   const CallArgs* tensors = TensorsOf(dataset);
   if (!tensors && !IsTorchvisionDataset(dataset)) IndexSource(r, *p, dataset, cls, "dataset");

@@ -915,6 +915,36 @@ loader = torch.utils.data.DataLoader(ds, batch_size=8, num_workers=4, persistent
   EXPECT_FALSE(HasNote(persistent, 2, "again every epoch")) << Notes(persistent);
 }
 
+// A loader tuned to fetch whole batches (batch_at_source) is written as PyTorch spells it: a
+// BatchSampler around its order and batch_size=None, shuffle=False beside a sampler, and the
+// import; the file then reads back to the tuned loader. (PyTorch 1.13 runs the result.)
+TEST(CodePatchTest, ALoaderTunedToFetchWholeBatchesGetsABatchSampler) {
+  const std::string source = R"(import torch
+from torch.utils.data import DataLoader, TensorDataset
+train = TensorDataset(torch.randn(200000, 16), torch.randint(0, 2, (200000,)))
+loader = DataLoader(train, batch_size=1024, shuffle=True)
+)";
+  const auto original = Import(source);
+  spec::PipelineSpec tuned = original.spec;
+  tuned.mutable_ops(0)->mutable_dataloader()->set_fetch_batches(true);
+  const auto patched = PatchCode(original, tuned);
+  ASSERT_TRUE(patched.ok());
+  EXPECT_EQ(patched->text, R"(from torch.utils.data import BatchSampler, RandomSampler
+import torch
+from torch.utils.data import DataLoader, TensorDataset
+train = TensorDataset(torch.randn(200000, 16), torch.randint(0, 2, (200000,)))
+loader = DataLoader(train, batch_size=None, shuffle=False, sampler=BatchSampler(RandomSampler(train), batch_size=1024, drop_last=False))
+)");
+  const auto back = Import(patched->text);
+  const auto& dl = back.spec.ops(0).dataloader();
+  EXPECT_TRUE(dl.fetch_batches());
+  EXPECT_TRUE(dl.shuffle());
+  EXPECT_EQ(dl.batch_size(), 1024);
+  for (const auto& n : patched->notes) {
+    EXPECT_EQ(n.find("has no argument for it"), std::string::npos) << n;
+  }
+}
+
 TEST(CodePatchTest, TunedKnobsAreWrittenIntoTheUsersOwnFileAndNothingElseChanges) {
   const std::string source = R"(import tensorflow as tf
 AUTOTUNE = tf.data.AUTOTUNE
