@@ -561,8 +561,14 @@ engine::Result<EmittedCode> EmitTfData(const spec::PipelineSpec& spec) {
   } else {
     e.Source(source, var);
   }
+  int64_t fit_epochs = 0;  // a last repeat that is fit's epochs: written as the fit call
   for (int k = first_op; k < spec.ops_size(); ++k) {
     const spec::Op& op = spec.ops(k);
+    if (k + 1 == spec.ops_size() && op.name() == kFitEpochs && op.has_repeat() &&
+        op.repeat().count() > 1) {
+      fit_epochs = op.repeat().count();
+      continue;
+    }
     if (op.has_zip()) {
       const std::string second = Identifier(op.name()) + "_ds";
       e.Source(op.zip().source(), second);
@@ -575,6 +581,10 @@ engine::Result<EmittedCode> EmitTfData(const spec::PipelineSpec& spec) {
     }
     const std::string m = e.Method(op, false);
     if (!m.empty()) e.chain << var << " = " << var << m << "\n";
+  }
+  if (fit_epochs > 0) {
+    e.chain << "\nmodel = tf.keras.Sequential()  # your model\nmodel.fit(" << var
+            << ", epochs=" << fit_epochs << ")\n";
   }
   EmittedCode code;
   code.text = e.Text(spec, "tf.data", "import tensorflow as tf\n" + files, "");

@@ -67,8 +67,13 @@ void NoteOthers(const PythonReader& reader, const PipelineUse& chosen, ImportedC
     }
   }
   for (const PipelineUse* o : others) {
+    // A name the code binds twice (a function's `dataset` and the file's) says nothing
+    // between the two: the line does.
+    const std::string which = read.starts_with("'" + o->variable + "'")
+                                  ? "the one at line " + std::to_string(chosen.at.line)
+                                  : read;
     code.notes.push_back({o->at, "another pipeline, '" + o->variable +
-                                     "', is built here; import-code reads " + read +
+                                     "', is built here; import-code reads " + which +
                                      " (--pipeline " + o->variable + " reads this one)"});
   }
 }

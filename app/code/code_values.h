@@ -33,6 +33,10 @@ inline int64_t ImageFilesShuffleBuffer(int64_t batch_size) {
   return batch_size > 0 ? batch_size * 8 : 1024;
 }
 
+// The repeat Keras's fit(ds, epochs=N) makes of a dataset that ends, as import-code reads
+// it and --emit writes it back (as the fit call).
+inline constexpr char kFitEpochs[] = "fit_epochs";
+
 // The reader whose files stand-in records replace, from a pipeline's `reads` ("tfrecord",
 // "text_line"), so that code written from the spec calls it again.
 inline spec::StandsFor StandsForReads(const std::string& reads) {

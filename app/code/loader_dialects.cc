@@ -323,7 +323,25 @@ Value DataLoader(PythonReader& r, const CallArgs& a) {
 Value Fit(PythonReader& r, const CallArgs& a, bool generator_call) {
   const Value* x = a.Get(0, generator_call ? "generator" : "x");
   if (x && x->Is(Value::Kind::kPipeline)) {
-    r.Trains(*x, a.node);
+    // fit(ds, epochs=N) over a dataset that ends: each epoch iterates it afresh, refilling
+    // its shuffle buffers and prefetches (tensorflow#30646), as a repeat after it does.
+    const Value* epochs = a.Get(3, "epochs");
+    const auto n = epochs && !epochs->Is(Value::Kind::kBool) ? epochs->AsInt() : std::nullopt;
+    const bool repeats = std::any_of(x->pipeline->ops.begin(), x->pipeline->ops.end(),
+                                     [](const spec::Op& op) { return op.has_repeat(); });
+    if (n && *n > 1 && !repeats) {
+      auto p = r.Extend(*x->pipeline, a.node.start());
+      spec::Op op;
+      op.set_name(p->FreshName(kFitEpochs));
+      op.mutable_repeat()->set_count(*n);
+      p->ops.push_back(op);
+      p->Note(a.node.start(), "fit's " + std::to_string(*n) +
+                                  " epochs each iterate the dataset afresh: a repeat of " +
+                                  std::to_string(*n) + " after it");
+      r.Trains(PipelineValue(std::move(p), a), a.node);
+    } else {
+      r.Trains(*x, a.node);
+    }
     return Value{.node = a.node};
   }
   const ClassInfo* cls = ClassOf(r, x);

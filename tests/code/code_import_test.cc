@@ -397,10 +397,26 @@ model.fit(train_dataset, epochs=20, steps_per_epoch=57)
   EXPECT_TRUE(c.spec.ops(5).has_prefetch());
 }
 
-TEST(CodeImportTest, FitOverADatasetIsThatDataset) {
-  const auto c = Import("ds = tf.data.Dataset.range(8).batch(2)\nmodel.fit(ds, epochs=2)\n");
+// fit over a dataset is that dataset, iterated afresh each epoch (its shuffle buffer refilled,
+// tensorflow#30646): a repeat of the epochs where the dataset ends, none where it repeats.
+TEST(CodeImportTest, FitOverADatasetIsThatDatasetEpochAfterEpoch) {
+  const auto c = Import("ds = tf.data.Dataset.range(8).shuffle(8).batch(2)\nmodel.fit(ds, epochs=4)\n");
   EXPECT_EQ(c.framework, "tfdata");
-  EXPECT_EQ(c.spec.ops_size(), 1);
+  ASSERT_EQ(c.spec.ops_size(), 3);
+  EXPECT_EQ(c.spec.ops(2).name(), "fit_epochs");
+  EXPECT_EQ(c.spec.ops(2).repeat().count(), 4);
+  EXPECT_TRUE(HasNote(c, 2, "fit's 4 epochs each iterate the dataset afresh")) << Notes(c);
+  const auto emitted = EmitCode(c.spec, "tfdata");
+  ASSERT_TRUE(emitted.ok());
+  EXPECT_NE(emitted->text.find("model.fit(ds, epochs=4)"), std::string::npos) << emitted->text;
+  EXPECT_EQ(emitted->text.find(".repeat("), std::string::npos) << emitted->text;
+  const auto back = Import(emitted->text);
+  EXPECT_EQ(back.spec.ops_size(), 3) << emitted->text;
+  const auto once = Import("ds = tf.data.Dataset.range(8).batch(2)\nmodel.fit(ds)\n");
+  EXPECT_EQ(once.spec.ops_size(), 1);
+  const auto repeating =
+      Import("ds = tf.data.Dataset.range(8).batch(2).repeat()\nmodel.fit(ds, epochs=4, steps_per_epoch=2)\n");
+  EXPECT_EQ(repeating.spec.ops_size(), 2);
 }
 
 TEST(CodeImportTest, WhatItCannotReadIsANoteAndTheRestIsKept) {
