@@ -301,6 +301,21 @@ Value DataLoader(PythonReader& r, const CallArgs& a) {
   } else {
     *dl->mutable_getitem() = GetItem(r, *p, dataset, cls, op_name, a.node.start());
   }
+  // An HDF5 file opened in __init__ is inherited by every worker process, which h5py does
+  // not support (pytorch#11929: open it in __getitem__, once per worker).
+  if (cls && dl->num_workers() > 0 && cls->methods.count("__init__")) {
+    const Value init{
+        .kind = Value::Kind::kFunction, .s = "__init__", .node = cls->methods.at("__init__")};
+    for (const RecordedCall& call : r.CallsIn(init)) {
+      if (call.path != "h5py.File") continue;
+      p->Note(call.args.node.start(),
+              cls->name + ".__init__ opens an HDF5 file (h5py.File) that the loader's " +
+                  std::to_string(dl->num_workers()) +
+                  " worker processes inherit; h5py does not support a handle shared across "
+                  "processes: open it in __getitem__ (once per worker, on first use) instead");
+      break;
+    }
+  }
   if (!a.unknown_splat.empty()) {
     p->Note(a.node.start(), "the loader's `" + a.unknown_splat +
                                 "` is known only when the code runs: the arguments it passes are "

@@ -767,6 +767,25 @@ Value PythonReader::Evaluate(const SyntaxNode& e) {
     if (object.Is(Value::Kind::kPipeline)) return object;
     // tensor[i]: a row of the array (tensor[a:b] and tensor[i, j] are not read).
     const auto keys = e.code_children();
+    // items[0], items[-1], items[1:] of a list the file builds.
+    if (object.Is(Value::Kind::kList) && keys.size() == 2) {
+      const auto n = static_cast<int64_t>(object.items.size());
+      if (keys[1].Is("slice")) {
+        const auto bounds = keys[1].code_children();
+        const std::string_view text = keys[1].text();
+        if (bounds.size() == 1 && text.back() == ':') {  // items[k:]
+          if (const auto k = Evaluate(bounds[0]).AsInt(); k && *k >= 0) {
+            Value rest{.kind = Value::Kind::kList, .node = e};
+            for (int64_t j = *k; j < n; ++j) rest.items.push_back(object.items[j]);
+            return rest;
+          }
+        }
+      } else if (const auto k = Evaluate(keys[1]).AsInt(); k && *k >= -n && *k < n) {
+        Value item = object.items[*k < 0 ? *k + n : *k];
+        return item;
+      }
+      return Value{.node = e};
+    }
     if (object.Is(Value::Kind::kTensor) && keys.size() == 2 && !keys[1].Is("slice")) {
       return TensorRow(object, e);
     }
@@ -851,6 +870,15 @@ Value PythonReader::Call(const SyntaxNode& call) {
       return Value{.kind = Value::Kind::kPipeline, .pipeline = std::move(p), .node = call};
     }
     if (object.Is(Value::Kind::kTensor)) return TensorMethod(object, method, args);
+    // datasets.append(ds): the list the name holds gains the item (the TensorFlow guide's
+    // per-file datasets gathered in a loop, then concatenated).
+    if (object.Is(Value::Kind::kList) && method == "append" &&
+        callee.field("object").Is("identifier") && args.positional.size() == 1) {
+      Value longer = object;
+      longer.items.push_back(args.positional[0]);
+      Bind(std::string(callee.field("object").text()), longer);
+      return Value{.kind = Value::Kind::kNone, .node = call};
+    }
     // kwargs.update(cuda_kwargs): the dict the name holds gains the other's keys.
     if (object.Is(Value::Kind::kDict) && method == "update" &&
         callee.field("object").Is("identifier")) {

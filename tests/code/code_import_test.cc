@@ -400,7 +400,8 @@ model.fit(train_dataset, epochs=20, steps_per_epoch=57)
 // fit over a dataset is that dataset, iterated afresh each epoch (its shuffle buffer refilled,
 // tensorflow#30646): a repeat of the epochs where the dataset ends, none where it repeats.
 TEST(CodeImportTest, FitOverADatasetIsThatDatasetEpochAfterEpoch) {
-  const auto c = Import("ds = tf.data.Dataset.range(8).shuffle(8).batch(2)\nmodel.fit(ds, epochs=4)\n");
+  const auto c =
+      Import("ds = tf.data.Dataset.range(8).shuffle(8).batch(2)\nmodel.fit(ds, epochs=4)\n");
   EXPECT_EQ(c.framework, "tfdata");
   ASSERT_EQ(c.spec.ops_size(), 3);
   EXPECT_EQ(c.spec.ops(2).name(), "fit_epochs");
@@ -414,8 +415,9 @@ TEST(CodeImportTest, FitOverADatasetIsThatDatasetEpochAfterEpoch) {
   EXPECT_EQ(back.spec.ops_size(), 3) << emitted->text;
   const auto once = Import("ds = tf.data.Dataset.range(8).batch(2)\nmodel.fit(ds)\n");
   EXPECT_EQ(once.spec.ops_size(), 1);
-  const auto repeating =
-      Import("ds = tf.data.Dataset.range(8).batch(2).repeat()\nmodel.fit(ds, epochs=4, steps_per_epoch=2)\n");
+  const auto repeating = Import(
+      "ds = tf.data.Dataset.range(8).batch(2).repeat()\nmodel.fit(ds, epochs=4, "
+      "steps_per_epoch=2)\n");
   EXPECT_EQ(repeating.spec.ops_size(), 2);
 }
 
@@ -893,6 +895,54 @@ loader = torch.utils.data.DataLoader(ds, batch_size=64, **settings())
                        "`**settings()`") != std::string::npos;
   }
   EXPECT_TRUE(said);
+}
+
+// TensorFlow's "Load text" guide gathers a dataset per file in a list, then concatenates
+// them: the list's items are read (the first file's pipeline, the concatenation noted as not
+// read), where the file read as no pipeline at all.
+TEST(CodeImportTest, DatasetsGatheredInAListAreItsItems) {
+  const auto c = Import(R"(import tensorflow as tf
+labeled_data_sets = []
+for i, file_name in enumerate(FILE_NAMES):
+  lines_dataset = tf.data.TextLineDataset(file_name)
+  labeled_data_sets.append(lines_dataset.map(lambda ex: labeler(ex, i)))
+all_labeled_data = labeled_data_sets[0]
+for labeled_dataset in labeled_data_sets[1:]:
+  all_labeled_data = all_labeled_data.concatenate(labeled_dataset)
+all_labeled_data = all_labeled_data.shuffle(50000, reshuffle_each_iteration=False)
+model.fit(all_labeled_data.padded_batch(64), epochs=3)
+)");
+  ASSERT_EQ(c.spec.ops_size(), 4) << c.spec.DebugString();
+  EXPECT_TRUE(c.spec.ops(0).has_map());
+  EXPECT_TRUE(c.spec.ops(1).has_shuffle());
+  EXPECT_TRUE(c.spec.ops(2).has_padded_batch());
+  EXPECT_EQ(c.spec.ops(3).repeat().count(), 3);
+  EXPECT_TRUE(HasNote(c, 8, ".concatenate(...) is not read")) << Notes(c);
+}
+
+// pytorch#11929: an HDF5 file opened in __init__ is shared by the workers, which h5py does
+// not support; the note says where to open it. Without workers nothing is said.
+TEST(CodeImportTest, AnHdf5FileOpenedInInitIsSaidToBeSharedByWorkers) {
+  const auto loader = [](int workers) {
+    return Import(R"(import h5py
+import torch
+class H5(torch.utils.data.Dataset):
+    def __init__(self, path):
+        self.f = h5py.File(path, "r")
+    def __len__(self):
+        return 1000
+    def __getitem__(self, i):
+        return self.f["x"][i]
+loader = torch.utils.data.DataLoader(H5("d.h5"), batch_size=32, num_workers=)" +
+                  std::to_string(workers) + ")\n");
+  };
+  const auto shared = loader(4);
+  EXPECT_TRUE(HasNote(shared, 5,
+                      "H5.__init__ opens an HDF5 file (h5py.File) that the loader's 4 "
+                      "worker processes inherit"))
+      << Notes(shared);
+  const auto alone = loader(0);
+  EXPECT_FALSE(HasNote(alone, 5, "h5py.File")) << Notes(alone);
 }
 
 // A Python generator handed to fit is marked as one (its copies in processes repeat its
