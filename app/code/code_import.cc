@@ -25,12 +25,23 @@ constexpr const char* kStandInStep = "10ms";
 // A JPEG's decode when the images are not at hand: a 500x375 photo, as io_benchmark's
 // BM_DecodeJpeg measures it (docs/BENCHMARKS.md, 1.08 ms).
 
-// The pipeline the file trains on (the last one handed to fit), else the one it ends with:
-// the last one bound, returned or handed to a call; of the variable asked for when one is.
+// The pipeline the file trains on (the last one handed to fit or a loop that trains), else
+// the last one named for training, else the one it ends with: the last one bound, returned or
+// handed to a call; of the variable asked for when one is.
 const PipelineUse* Chosen(const std::vector<PipelineUse>& uses, const std::string& variable) {
   if (variable.empty()) {
     for (auto it = uses.rbegin(); it != uses.rend(); ++it) {
       if (it->trains) return &*it;
+    }
+    // No loop that trains shows which: of a training and an evaluation pipeline (a
+    // test_loader built after train_loader), the one its name says trains.
+    const auto training = [](const std::string& name) {
+      return name.find("train") != std::string::npos;
+    };
+    if (!uses.empty() && !training(uses.back().variable)) {
+      for (auto it = uses.rbegin(); it != uses.rend(); ++it) {
+        if (training(it->variable)) return &*it;
+      }
     }
   }
   for (auto it = uses.rbegin(); it != uses.rend(); ++it) {

@@ -245,15 +245,22 @@ dataset = files.interleave(lambda x:
 }
 
 TEST(CodeImportTest, TheLastPipelineIsReadAndTheOthersAreNamed) {
-  const std::string source = R"(train = tf.data.Dataset.range(100).batch(10)
-val = tf.data.Dataset.range(50).batch(5)
+  const std::string source = R"(big = tf.data.Dataset.range(100).batch(10)
+small = tf.data.Dataset.range(50).batch(5)
 )";
   const auto last = Import(source);
   EXPECT_EQ(OpNamed(last, "batch").batch().batch_size(), 5);
-  EXPECT_TRUE(HasNote(last, 1, "--pipeline train")) << Notes(last);
-  const auto train = Import(source, {.pipeline = "train"});
-  EXPECT_EQ(OpNamed(train, "batch").batch().batch_size(), 10);
+  EXPECT_TRUE(HasNote(last, 1, "--pipeline big")) << Notes(last);
+  const auto big = Import(source, {.pipeline = "big"});
+  EXPECT_EQ(OpNamed(big, "batch").batch().batch_size(), 10);
   EXPECT_FALSE(ImportCode(source, "test.py", {.pipeline = "nope"}).ok());
+  // Where nothing trains on one, the one named for training is read before a later
+  // evaluation pipeline.
+  const auto named = Import(R"(train_ds = tf.data.Dataset.range(100).batch(10)
+val_ds = tf.data.Dataset.range(50).batch(5)
+)");
+  EXPECT_EQ(OpNamed(named, "batch").batch().batch_size(), 10);
+  EXPECT_TRUE(HasNote(named, 2, "import-code reads 'train_ds'")) << Notes(named);
 }
 
 TEST(CodeImportTest, ADataLoaderOverTheFilesDatasetClass) {
@@ -838,8 +845,8 @@ TEST(CodeImportTest, TheLoaderATrainingLoopConsumesIsTheOneRead) {
   const auto loaders = [](const std::string& loop) {
     return Import(R"(import torch
 from tqdm import tqdm
-train_loader = torch.utils.data.DataLoader(train_set, batch_size=32, shuffle=True)
-test_loader = torch.utils.data.DataLoader(test_set, batch_size=1000)
+big_loader = torch.utils.data.DataLoader(big_set, batch_size=32, shuffle=True)
+small_loader = torch.utils.data.DataLoader(small_set, batch_size=1000)
 for epoch in range(10):
     for i, (x, y) in )" +
                   loop + R"(:
@@ -847,15 +854,15 @@ for epoch in range(10):
         loss.backward()
         optimizer.step()
 with torch.no_grad():
-    for x, y in test_loader:
+    for x, y in small_loader:
         correct += (model(x).argmax(1) == y).sum()
 )");
   };
-  EXPECT_EQ(loaders("enumerate(train_loader)").spec.ops(0).dataloader().batch_size(), 32);
-  EXPECT_EQ(loaders("enumerate(tqdm(train_loader))").spec.ops(0).dataloader().batch_size(), 32);
-  const auto read = loaders("enumerate(train_loader)");
+  EXPECT_EQ(loaders("enumerate(big_loader)").spec.ops(0).dataloader().batch_size(), 32);
+  EXPECT_EQ(loaders("enumerate(tqdm(big_loader))").spec.ops(0).dataloader().batch_size(), 32);
+  const auto read = loaders("enumerate(big_loader)");
   EXPECT_TRUE(HasNote(read, 4,
-                      "import-code reads 'train_loader', which the training at line 6 "
+                      "import-code reads 'big_loader', which the training at line 6 "
                       "consumes"))
       << Notes(read);
   // A loop that does not train does not choose: the last loader built is read.
