@@ -24,7 +24,16 @@ constexpr std::array kKnobs = {
                             .max = 1 << 20,
                             .fixed_because = "block_length decides the output order",
                             .decides_output = true},
-    engine::kNumParallelCallsKnob,
+    // tf.data's parallel interleave refuses more workers than inputs in the cycle
+    // (parallel_interleave_dataset_op.cc: "num_parallel_calls must less than or equal to
+    // cycle_length"); its AUTOTUNE tunes up to the cycle.
+    engine::KnobDescription{.name = "num_parallel_calls",
+                            .min = engine::kNumParallelCallsKnob.min,
+                            .max = engine::kNumParallelCallsKnob.max,
+                            .tune_min = engine::kNumParallelCallsKnob.tune_min,
+                            .autotune = true,
+                            .starts_at_cpu_budget = true,
+                            .at_most = "cycle_length"},
 };
 
 // tf.data refuses a written 0 for both, in its own words; absent means AUTOTUNE and 1.

@@ -44,6 +44,10 @@ struct KnobDescription {
   std::string_view fixed_because{};  // why AUTOTUNE is refused, for the validator's message
   // The value's meaning where a tuner must not change it (it decides the output).
   bool decides_output = false;
+  // Another knob of the op that this one may not exceed (an interleave's num_parallel_calls
+  // and its cycle_length): an AUTOTUNE start stops there, and a written value above a written
+  // one is refused, as tf.data refuses it.
+  std::string_view at_most{};
 };
 
 enum class ElementOrder {

@@ -31,6 +31,15 @@ std::vector<PlannedOp> PlanOps(const google::protobuf::RepeatedPtrField<spec::Op
       p.knobs.push_back(
           {&knob, written, knob.autotune ? KnobStart(knob, written, cores) : written});
     }
+    // An AUTOTUNE knob starts no higher than the knob it may not exceed.
+    for (PlannedKnob& k : p.knobs) {
+      if (k.description->at_most.empty() || k.written != kAutotune) continue;
+      for (const PlannedKnob& bound : p.knobs) {
+        if (bound.description->name == k.description->at_most && bound.start > 0) {
+          k.start = std::min(k.start, bound.start);
+        }
+      }
+    }
     bool sub_batched = false;
     if (const auto* sub = SubPipelineOf(op)) {
       p.sub = PlanOps(*sub, depth + 1, false, cores, sub_batched);

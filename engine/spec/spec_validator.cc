@@ -221,7 +221,17 @@ void CheckOp(Checker& c, const spec::Op& op, const Where& w, Elements& elements,
   for (const KnobDescription& knob : kind->knobs) {
     if (c.Failed(params, knob.name)) continue;  // the kind said it better
     const auto* field = params.GetDescriptor()->FindFieldByName(std::string(knob.name));
-    c.Knob(params, check.where, kind->kind, field->name().c_str(), IntFieldValue(params, *field));
+    const int64_t value = IntFieldValue(params, *field);
+    c.Knob(params, check.where, kind->kind, field->name().c_str(), value);
+    if (knob.at_most.empty() || value == kAutotune || c.Failed(params, knob.name)) continue;
+    // A written value above the written value of the knob it may not exceed.
+    const auto* bound = params.GetDescriptor()->FindFieldByName(std::string(knob.at_most));
+    const int64_t most = IntFieldValue(params, *bound);
+    if (most != kAutotune && most > 0 && value > most) {
+      c.Fail(params, check.where, field->name().c_str(),
+             "must be ≤ " + std::string(knob.at_most) + " (" + std::to_string(most) + "), got " +
+                 std::to_string(value) + ": each worker reads one input of the cycle at a time");
+    }
   }
   Elements sub;
   if (SubPipelineOf(op))

@@ -122,7 +122,7 @@ std::vector<OpCase> Cases() {
        true,
        {"il.num_parallel_calls"}},
       {"InterleaveParallelNondeterministic",
-       il + "num_parallel_calls: 3 deterministic: false } }",
+       il + "num_parallel_calls: 2 deterministic: false } }",
        kInterleaveDoc,
        false,
        {"il.num_parallel_calls"}},

@@ -42,6 +42,29 @@ TEST(PipelinePlanTest, ResolvesEveryKnobAsTheSpecMeansIt) {
   EXPECT_EQ(read.depth, 0);
 }
 
+// An interleave's workers read one input of its cycle each: tf.data refuses more workers than
+// the cycle holds, and its AUTOTUNE starts them no higher.
+TEST(PipelinePlanTest, AnInterleavesWorkersAreNoMoreThanItsCycle) {
+  const auto interleave = [](const std::string& knobs) {
+    spec::PipelineSpec s;  // parsed only: the plan validates
+    EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(
+        R"(name: "t" source { name: "files" range { start: 0 stop: 8 } }
+      ops { name: "read" interleave { per_element { from_element {} } )" +
+            knobs + " } }",
+        &s));
+    return s;
+  };
+  auto capped = PlanPipeline(interleave("cycle_length: 4 num_parallel_calls: -1"), 16);
+  ASSERT_TRUE(capped.ok()) << capped.status().message();
+  EXPECT_EQ(capped->ops[0].Knob("num_parallel_calls").start, 4);
+  auto refused = PlanPipeline(interleave("cycle_length: 4 num_parallel_calls: 8"), 16);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("must be ≤ cycle_length (4), got 8"), std::string::npos)
+      << refused.status().message();
+  EXPECT_TRUE(PlanPipeline(interleave("cycle_length: 8 num_parallel_calls: 8"), 16).ok());
+  EXPECT_TRUE(PlanPipeline(interleave("num_parallel_calls: 8"), 4).ok()) << "cycle AUTOTUNE";
+}
+
 TEST(PipelinePlanTest, SaysWhichOpsTakeAndGiveBatches) {
   const spec::PipelineSpec spec = Spec(R"(
     source { name: "src" range { start: 0 stop: 64 } }
