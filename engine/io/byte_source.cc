@@ -1,5 +1,8 @@
 #include "engine/io/byte_source.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include <algorithm>
@@ -33,20 +36,28 @@ struct ByteSource::Inflater {
   std::string in;  // compressed bytes not yet inflated
 };
 
+namespace {
+
+// One read(2): as cat reads, a size whose copy out of the page cache stays in the core's
+// cache for the checksum that follows it.
+constexpr size_t kStep = 256 * 1024;
+constexpr size_t kInitialCapacity = 4 * kStep;
+
+}  // namespace
+
 Result<std::unique_ptr<ByteSource>> ByteSource::Open(const std::string& path,
                                                      Compression compression) {
-  if (compression == Compression::kNone) {
-    if (auto mapped = MappedFile::TryMap(path)) {
-      std::unique_ptr<ByteSource> s(new ByteSource(nullptr, path, compression));
-      s->mapped_ = std::move(mapped);
-      s->at_end_ = true;  // everything there is, is already there
-      return s;
-    }
-  }
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f)
+  // Looked at before opening: opening a pipe waits for its writer, so a pipe's size is
+  // taken as unknown rather than from the descriptor.
+  struct stat st {};
+  const bool regular = stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
     return Status(StatusCode::kNotFound, "cannot open \"" + path + "\": " + std::strerror(errno));
-  std::unique_ptr<ByteSource> s(new ByteSource(f, path, compression));
+  // Records are read front to back: ask for aggressive read-ahead.
+  posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+  std::unique_ptr<ByteSource> s(
+      new ByteSource(fd, path, compression, regular ? static_cast<int64_t>(st.st_size) : -1));
   if (compression != Compression::kNone) {
     s->inflater_ = std::make_unique<Inflater>();
     const int window = compression == Compression::kGzip ? 16 + MAX_WBITS : MAX_WBITS;
@@ -57,38 +68,66 @@ Result<std::unique_ptr<ByteSource>> ByteSource::Open(const std::string& path,
   return s;
 }
 
-ByteSource::ByteSource(std::FILE* file, std::string path, Compression compression)
-    : file_(file), path_(std::move(path)), compression_(compression) {}
+ByteSource::ByteSource(int fd, std::string path, Compression compression, int64_t size_at_open)
+    : fd_(fd), path_(std::move(path)), compression_(compression), size_at_open_(size_at_open) {}
 
 ByteSource::~ByteSource() {
   if (inflater_) inflateEnd(&inflater_->z);
-  if (file_) std::fclose(file_);
+  close(fd_);
 }
 
 Result<size_t> ByteSource::ReadRaw(char* out, size_t n) {
-  const size_t got = std::fread(out, 1, n, file_);
-  if (got < n && std::ferror(file_)) {
-    return Status(StatusCode::kDataLoss, "reading \"" + path_ + "\": " + std::strerror(errno));
+  size_t got = 0;
+  while (got < n) {
+    const ssize_t r = read(fd_, out + got, n - got);
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      return Status(StatusCode::kDataLoss, "reading \"" + path_ + "\" at byte " +
+                                               std::to_string(file_bytes_ + got) + ": " +
+                                               std::strerror(errno));
+    }
+    if (r == 0) {
+      if (size_at_open_ >= 0 && file_bytes_ + got < static_cast<uint64_t>(size_at_open_))
+        shrank_ = true;
+      break;
+    }
+    got += static_cast<size_t>(r);
+    // A regular file gives what it has in one call; a pipe gives what its writer wrote so
+    // far, and waiting for the rest of `n` here would hold back bytes already there.
+    if (size_at_open_ < 0) break;
   }
   file_bytes_ += got;
   return got;
 }
 
-Status ByteSource::Fill(size_t want) {
-  // Compact: keep only unconsumed bytes at the front.
-  if (begin_ > 0) {
-    buffer_.erase(0, begin_);
-    begin_ = 0;
+void ByteSource::MakeRoom(size_t n) {
+  if (capacity_ - end_ >= n) return;
+  const size_t live = end_ - begin_;
+  if (live + n <= capacity_) {
+    // The unconsumed bytes (a record cut by the last block's end) move to the front: cheap
+    // beside read(2)'s copy, and rare, as the buffer holds several blocks.
+    std::memmove(buffer_.get(), buffer_.get() + begin_, live);
+  } else {
+    size_t capacity = std::max(capacity_, kInitialCapacity);
+    while (capacity < live + n) capacity *= 2;
+    auto grown = std::make_unique_for_overwrite<char[]>(capacity);
+    if (live > 0) std::memcpy(grown.get(), buffer_.get() + begin_, live);
+    buffer_ = std::move(grown);
+    capacity_ = capacity;
   }
-  constexpr size_t kStep = 256 * 1024;
+  begin_ = 0;
+  end_ = live;
+}
+
+Status ByteSource::Fill(size_t want) {
   while (want > 0 && !at_end_) {
-    const size_t before = buffer_.size();
     // Grow by what exists, not by what was asked: `want` may come from a corrupted length.
     const size_t chunk = std::clamp(want, kStep, 16 * kStep);
+    MakeRoom(chunk);
+    char* const out = buffer_.get() + end_;
     if (!inflater_) {
-      buffer_.resize(before + chunk);
-      ASSIGN_OR_RETURN(size_t got, ReadRaw(buffer_.data() + before, chunk));
-      buffer_.resize(before + got);
+      ASSIGN_OR_RETURN(size_t got, ReadRaw(out, chunk));
+      end_ += got;
       if (got == 0) at_end_ = true;
       want -= std::min(want, got);
       continue;
@@ -104,15 +143,14 @@ Status ByteSource::Fill(size_t want) {
                                                  " stream ends early (the file is truncated)");
       }
     }
-    buffer_.resize(before + chunk);
     inf.z.next_in = reinterpret_cast<Bytef*>(inf.in.data());
     inf.z.avail_in = static_cast<uInt>(inf.in.size());
-    inf.z.next_out = reinterpret_cast<Bytef*>(buffer_.data() + before);
+    inf.z.next_out = reinterpret_cast<Bytef*>(out);
     inf.z.avail_out = static_cast<uInt>(chunk);
     const int rc = inflate(&inf.z, Z_NO_FLUSH);
     const size_t produced = chunk - inf.z.avail_out;
     inf.in.erase(0, inf.in.size() - inf.z.avail_in);
-    buffer_.resize(before + produced);
+    end_ += produced;
     want -= std::min(want, produced);
     if (rc == Z_STREAM_END) {
       // Concatenated gzip members are one stream to TensorFlow; continue with the next.
@@ -139,18 +177,13 @@ Status ByteSource::Fill(size_t want) {
 }
 
 Result<size_t> ByteSource::Peek(size_t n) {
-  if (mapped_) return std::min<uint64_t>(n, mapped_->size() - offset_);
-  const size_t have = buffer_.size() - begin_;
+  const size_t have = end_ - begin_;
   if (have < n && !at_end_) RETURN_IF_ERROR(Fill(n - have));
-  return std::min(n, buffer_.size() - begin_);
+  return std::min(n, end_ - begin_);
 }
 
 void ByteSource::Consume(size_t n) {
-  if (mapped_) {
-    offset_ += std::min<uint64_t>(n, mapped_->size() - offset_);
-    return;
-  }
-  n = std::min(n, buffer_.size() - begin_);
+  n = std::min(n, end_ - begin_);
   begin_ += n;
   offset_ += n;
 }

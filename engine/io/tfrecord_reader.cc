@@ -56,18 +56,13 @@ Status TfRecordReader::TryRecordHere(std::string* record, uint64_t& length, bool
     return Status::Ok();
   }
   if (have < kTfRecordHeaderBytes) {
+    if (source_->shrank()) return FileShrank();
     problem = "the file ends inside a record header (truncated)";
     return Status::Ok();
   }
-  bool length_holds = false;
-  if (!source_->Touch([&] {
-        const char* p = source_->data();
-        length = LoadLe64(p);
-        length_holds = ChecksumHolds(p, 8, LoadLe32(p + 8));
-      })) {
-    return FileShrank();
-  }
-  if (!length_holds) {
+  const char* header = source_->data();
+  length = LoadLe64(header);
+  if (!ChecksumHolds(header, 8, LoadLe32(header + 8))) {
     problem = "the length's checksum does not match (corrupted)";
     return Status::Ok();
   }
@@ -78,19 +73,14 @@ Status TfRecordReader::TryRecordHere(std::string* record, uint64_t& length, bool
   const size_t total = kTfRecordHeaderBytes + static_cast<size_t>(length) + kTfRecordFooterBytes;
   ASSIGN_OR_RETURN(have, source_->Peek(total));
   if (have < total) {
+    if (source_->shrank()) return FileShrank();
     problem = "the file ends inside the record's " + std::to_string(length) + " bytes (truncated)";
     return Status::Ok();
   }
-  bool data_holds = false;
-  if (!source_->Touch([&] {
-        const char* data = source_->data() + kTfRecordHeaderBytes;
-        data_holds = ChecksumHolds(data, static_cast<size_t>(length), LoadLe32(data + length));
-        // The copy reads what the checksum just brought into the cache. Should the file
-        // shrink under it, `record` is left a valid string of unspecified content.
-        if (data_holds && record != nullptr) record->assign(data, static_cast<size_t>(length));
-      })) {
-    return FileShrank();
-  }
+  const char* data = source_->data() + kTfRecordHeaderBytes;
+  const bool data_holds = ChecksumHolds(data, static_cast<size_t>(length), LoadLe32(data + length));
+  // The copy reads what the checksum just read: both from the core's cache.
+  if (data_holds && record != nullptr) record->assign(data, static_cast<size_t>(length));
   if (!data_holds) {
     problem = "the data's checksum does not match (corrupted)";
     return Status::Ok();

@@ -35,8 +35,8 @@ class TfRecordReader {
   static Result<std::unique_ptr<TfRecordReader>> Open(const std::string& path, Options options);
 
   // The next record's bytes, or end = true after the last. Each byte of an uncompressed
-  // file is read once from the page cache: the checksum and the copy into `record` share
-  // the pass.
+  // file crosses from the page cache once, into the source's buffer, where the checksum and
+  // the copy into `record` read it from the core's cache.
   Status Read(std::string& record, bool& end);
   // The next record read and both its checksums verified, its bytes left where they are:
   // counting and checking a file without copying it. `length` is the record's size.

@@ -71,6 +71,34 @@ TEST(Crc32cTest, LongBuffersMatchTheByteAtATimeResult) {
   EXPECT_EQ(Crc32c(zeros.data(), zeros.size()), zero_pieces);
 }
 
+// Each way this CPU has (the table, the crc32 instruction's streams, carry-less folding)
+// gives the table's value, from any starting value, at the lengths where one path hands
+// over to another or folding's rounds and lanes end.
+TEST(Crc32cTest, EveryPathThisCpuHasGivesTheTablesValue) {
+  std::mt19937 rng(3);
+  std::string data(70'000, '\0');
+  for (auto& c : data) c = static_cast<char>(rng());
+  std::vector<size_t> lengths;
+  for (size_t n = 0; n < 1300; ++n) lengths.push_back(n);
+  for (size_t n : {4095u, 4096u, 12287u, 12288u, 12289u, 65536u, 65552u, 69999u})
+    lengths.push_back(n);
+  const auto fastest = static_cast<int>(FastestCrc32cPath());
+  for (int k = 1; k <= fastest; ++k) {
+    const auto path = static_cast<Crc32cPath>(k);
+    for (size_t offset : {0u, 1u, 5u}) {
+      for (size_t n : lengths) {
+        const uint32_t start = static_cast<uint32_t>(n * 2654435761u);
+        const char* p = data.data() + offset;
+        ASSERT_EQ(Crc32cWith(path, p, n, start), Crc32cWith(Crc32cPath::kTable, p, n, start))
+            << Crc32cPathName(path) << ", " << n << " bytes at offset " << offset;
+      }
+    }
+  }
+  // The fastest path is the one Crc32c takes.
+  EXPECT_EQ(Crc32c(data.data(), data.size()),
+            Crc32cWith(FastestCrc32cPath(), data.data(), data.size()));
+}
+
 TEST(EventRingTest, DeliversInOrderAndCountsWhatDidNotFit) {
   EventRing ring;
   const size_t n = EventRing::kCapacity + 10;
