@@ -63,6 +63,7 @@ void PutAdvice(nlohmann::json& summary, const engine::AdvisorResult& advice) {
   }
   summary["advice"] = std::move(list);
   summary["advice_from_steps_per_s"] = advice.simulated_steps_per_s;
+  summary["advice_not_tried"] = advice.not_tried;
   if (!advice.together.changes.empty()) {
     summary["advice_together"] = {{"changes", advice.together.changes},
                                   {"settings", advice.together.settings},
@@ -76,7 +77,9 @@ void PutAdvice(nlohmann::json& summary, const engine::AdvisorResult& advice) {
 std::string AdviceToText(const engine::AdvisorResult& advice) {
   if (advice.tried == 0 && advice.advice.empty()) return "";
   std::string out = "\nAdvice (" + engine::AdviceHeading(advice) + "):\n";
-  if (advice.advice.empty()) return out + "  none gains.\n";
+  std::string not_tried;
+  for (const std::string& n : advice.not_tried) not_tried += "  Not tried: " + n + "\n";
+  if (advice.advice.empty()) return out + "  none gains.\n" + not_tried;
   for (const auto& a : advice.advice) {
     out += "  [" + a.kind + ", " + a.confidence + "] " + a.text + "\n";
     if (!a.settings.empty()) {
@@ -95,7 +98,7 @@ std::string AdviceToText(const engine::AdvisorResult& advice) {
       out += "    the pipeline: --json's advice_together.spec\n";
     }
   }
-  return out;
+  return out + not_tried;
 }
 
 }  // namespace pipescope::cli

@@ -40,6 +40,10 @@ int AutotuneCommand(const AutotuneCommandOptions& options, std::ostream& out, st
     err << "pipescope-cli: " << spec.status().message() << "\n";
     return 2;
   }
+  // In the simulator the cores are the model's: --cores is the budget the simulated machine
+  // has, as --set budget.cpu_cores gives it (the tuner planned for N cores and measured on
+  // the spec's, 2, and called every step above 2 slower).
+  if (options.simulate && options.cores > 0) spec->mutable_budget()->set_cpu_cores(options.cores);
   // Progress on stderr: each measurement as it comes (a real-run tuning takes minutes).
   int measured = 0;
   const auto report = [&err, &measured](double steps_per_s) {
@@ -164,8 +168,12 @@ int AutotuneCommand(const AutotuneCommandOptions& options, std::ostream& out, st
     for (const auto& k : result->knobs) {
       // In tf.data's words: AUTOTUNE, sequential.
       const std::string knob = k.name.substr(k.name.rfind('.') + 1);
-      out << k.name << ": " << engine::KnobValueForPeople(knob, k.before) << " -> "
-          << engine::KnobValueForPeople(knob, k.after) << "\n";
+      out << k.name << ": " << engine::KnobValueForPeople(knob, k.before);
+      if (k.after == k.before) {
+        out << " (unchanged)\n";
+      } else {
+        out << " -> " << engine::KnobValueForPeople(knob, k.after) << "\n";
+      }
     }
     for (const auto& setting : result->other_settings) out << setting << "\n";
     char rates[160];

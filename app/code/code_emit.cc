@@ -234,10 +234,14 @@ struct Emitter {
           chain << "]";
         } else if (elements_name_files) {
           chain << "tf.io.gfile.glob(FILES)";
-          Pragma("from_tensor_slices.count=" + std::to_string(t.count()));
+          if (!s.size_is_stand_in() || t.count() != kStandInSlices) {
+            Pragma("from_tensor_slices.count=" + std::to_string(t.count()));
+          }
         } else {
           chain << "tf.range(" << t.count() << ")";
           Pragma("from_tensor_slices.count=" + std::to_string(t.count()));
+          // The code states the count; that it stands in for the user's is said beside it.
+          if (s.size_is_stand_in()) Pragma(s.name() + ".size_is_stand_in=true");
         }
         chain << ")\n";
         break;
@@ -261,7 +265,10 @@ struct Emitter {
         chain << "tf.data." << ReaderFor(syn.stands_for())
               << "(tf.io.gfile.glob(FILES))  # synthetic records here\n";
         const std::string& read = s.name();
-        Pragma(read + ".records=" + std::to_string(syn.records()));
+        // A stand-in's count is import-code's own: read back, it is the stand-in again.
+        if (!s.size_is_stand_in() || syn.records() != kStandInRecords) {
+          Pragma(read + ".records=" + std::to_string(syn.records()));
+        }
         Pragma(read + ".record_bytes=" + std::to_string(syn.record_bytes()));
         if (!syn.read_latency().empty()) Pragma(read + ".read_latency=" + syn.read_latency());
         if (!syn.bandwidth().empty()) Pragma(read + ".bandwidth=" + syn.bandwidth());
@@ -276,7 +283,7 @@ struct Emitter {
   // What interleave's or flat_map's function makes of an element.
   // The storage of the files an interleave reads, where it is not import-code's stand-in's.
   void SyntheticFilePragmas(const std::string& op, const spec::SyntheticFile& f) {
-    if (f.records_per_file() != kStandInRecordsPerFile) {
+    if (!f.size_is_stand_in() || f.records_per_file() != kStandInRecordsPerFile) {
       Pragma(op + ".records_per_file=" + std::to_string(f.records_per_file()));
     }
     if (f.record_bytes() != kStandInRecordBytes) {
@@ -329,8 +336,13 @@ struct Emitter {
           m << ", num_parallel_calls=" << Knob(map.num_parallel_calls());
         if (map.has_deterministic()) m << ", deterministic=" << Bool(map.deterministic());
         m << ")";
-        if (!map.call_overhead().empty())
-          Pragma(op.name() + ".call_overhead=" + map.call_overhead());
+        // import-code gives a traced function TensorFlow's dispatch (TfDataCallOverhead);
+        // a map that pays another is said so, none included.
+        const std::string read_back = map.fn().has_python() ? "" : TfDataCallOverhead();
+        if (map.call_overhead() != read_back) {
+          Pragma(op.name() +
+                 ".call_overhead=" + (map.call_overhead().empty() ? "0us" : map.call_overhead()));
+        }
         break;
       }
       case spec::Op::kInterleave: {
@@ -526,7 +538,9 @@ engine::Result<EmittedCode> EmitTfData(const spec::PipelineSpec& spec) {
     e.chain << var << " = tf.keras.utils.image_dataset_from_directory(DATA_DIR, batch_size="
             << (batch ? std::to_string(batch->batch().batch_size()) : std::string("None"))
             << (shuffle ? "" : ", shuffle=False") << ")\n";
-    e.Pragma(std::string(kImageFiles) + ".stop=" + std::to_string(source.range().stop()));
+    if (!source.size_is_stand_in() || source.range().stop() != kStandInRecords) {
+      e.Pragma(std::string(kImageFiles) + ".stop=" + std::to_string(source.range().stop()));
+    }
     e.Pragma(std::string(kLoadImage) + ".cost=" + load->map().fn().cpu_work().duration());
     if (load->map().num_parallel_calls() != -1) {
       e.Pragma(std::string(kLoadImage) +
@@ -545,7 +559,7 @@ engine::Result<EmittedCode> EmitTfData(const spec::PipelineSpec& spec) {
                 "\"/path/to/your/") +
             SuffixFor(stands_for) + "\")\n";
     e.chain << var << " = tf.data.Dataset.list_files(FILES_PATTERN)\n";
-    if (source.range().stop() != kListFilesStandIn) {
+    if (!source.size_is_stand_in() || source.range().stop() != kListFilesStandIn) {
       e.Pragma("list_files.stop=" + std::to_string(source.range().stop()));
     }
   } else if (spec.ops_size() > 0 && IsParallelReads(source, spec.ops(0))) {

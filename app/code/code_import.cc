@@ -107,6 +107,13 @@ spec::Op* FindOp(spec::PipelineSpec& spec, const std::string& name) {
   return nullptr;
 }
 
+// The dataset an interleave or flat_map makes of each element; null for other ops.
+spec::ElementSource* PerElementOf(spec::Op* op) {
+  if (op && op->has_interleave()) return op->mutable_interleave()->mutable_per_element();
+  if (op && op->has_flat_map()) return op->mutable_flat_map()->mutable_per_element();
+  return nullptr;
+}
+
 void SetWork(spec::WorkFunction& fn, const std::string& duration) {
   if (fn.has_python()) {
     fn.mutable_python()->set_duration(duration);
@@ -140,10 +147,7 @@ void StandInMissingFiles(ImportedCode& code, const std::filesystem::path& base) 
   // The readers over the names: synthetic files stand in for each.
   auto stand_in_readers = [&]() {
     for (auto& op : *code.spec.mutable_ops()) {
-      spec::ElementSource* per = op.has_interleave()
-                                     ? op.mutable_interleave()->mutable_per_element()
-                                 : op.has_flat_map() ? op.mutable_flat_map()->mutable_per_element()
-                                                     : nullptr;
+      spec::ElementSource* per = PerElementOf(&op);
       if (!per || (!per->has_tfrecord_file() && !per->has_text_line_file())) continue;
       code.written_per_element[op.name()] = *per;
       code.stand_in_reads[op.name()] = per->has_tfrecord_file() ? "tfrecord" : "text_line";
@@ -301,8 +305,12 @@ void StandInNativeWork(ImportedCode& code) {
     const std::string what = NativeWorkName(*fn);
     // A random function's cost keeps its randomness (a cache after it freezes its draws).
     if (op.has_map() && engine::WorkFunctionIsRandom(*fn)) op.mutable_map()->set_random(true);
+    // So is decode_jpeg's want of a batched form (it takes one image's bytes): its cost
+    // cannot follow batch either. (TensorFlow's resize and flips take batches.)
+    const bool one_element = fn->has_decode_jpeg();
     fn->Clear();
     fn->mutable_cpu_work()->set_duration(duration);
+    if (one_element) fn->mutable_cpu_work()->set_one_element_call(what);
     const auto at = code.op_at.find(op.name());
     code.notes.push_back({at != code.op_at.end() ? at->second : SourcePoint{},
                           "'" + op.name() + "' runs " + what + " on data the spec does not have " +
@@ -311,6 +319,17 @@ void StandInNativeWork(ImportedCode& code) {
                               ": its typical cost, " + engine::FormatDuration(ns) +
                               " a call, stands in; --set " + op.name() + ".cost=DURATION sets it" +
                               (real ? "" : ", real files bring the work back")});
+  }
+}
+
+// The spec says which counts are stand-ins, so that advice resting on the data's size is
+// held back (SetCodeKnob clears them as counts or files are set).
+void MarkStandInSizes(ImportedCode& code) {
+  spec::PipelineSpec& spec = code.spec;
+  if (code.source_stand_in) spec.mutable_source()->set_size_is_stand_in(true);
+  for (const auto& [name, format] : code.stand_in_reads) {
+    spec::ElementSource* per = PerElementOf(FindOp(spec, name));
+    if (per && per->has_synthetic_file()) per->mutable_synthetic_file()->set_size_is_stand_in(true);
   }
 }
 
@@ -399,6 +418,7 @@ engine::Result<ImportedCode> ImportCode(const std::string& source, const std::st
                                         " a step on a simulated device until set: --set "
                                         "train_step.step_time=DURATION"});
   StandInMissingFiles(code, std::filesystem::path(origin).parent_path());
+  MarkStandInSizes(code);
   StandInNativeWork(code);
   std::stable_sort(code.notes.begin(), code.notes.end(), [](const CodeNote& a, const CodeNote& b) {
     return std::pair(a.at.line, a.at.column) < std::pair(b.at.line, b.at.column);
@@ -493,17 +513,20 @@ engine::Status SetCodeKnob(ImportedCode& code, const std::string& assignment) {
     source = real;
     code.source_stand_in = false;
     RestoreNativeWork(code);
+  } else if (knob == "size_is_stand_in" && name == source.name()) {
+    // Written by --emit where the code it writes states a stand-in's count.
+    if (value != "true" && value != "false") {
+      return engine::InvalidArgument(assignment + ": true or false");
+    }
+    source.set_size_is_stand_in(value == "true");
   } else if (knob == "pattern" && name == source.name() && code.source_stand_in) {
     source.clear_range();
     source.mutable_list_files()->set_pattern(value);
+    source.clear_size_is_stand_in();
     code.source_stand_in = false;
     // The interleaves over these names now read the files the code reads.
     for (const auto& [op_name, format] : code.stand_in_reads) {
-      spec::Op* op = FindOp(spec, op_name);
-      spec::ElementSource* per =
-          op && op->has_interleave() ? op->mutable_interleave()->mutable_per_element()
-          : op && op->has_flat_map() ? op->mutable_flat_map()->mutable_per_element()
-                                     : nullptr;
+      spec::ElementSource* per = PerElementOf(FindOp(spec, op_name));
       if (!per) continue;
       if (format == "tfrecord") {
         per->mutable_tfrecord_file();
@@ -514,6 +537,14 @@ engine::Status SetCodeKnob(ImportedCode& code, const std::string& assignment) {
     RestoreNativeWork(code);
   } else {
     RETURN_IF_ERROR(engine::ApplyOverride(spec, assignment));
+    // A count given: the data's size is the user's, no longer a stand-in.
+    if (name == source.name() && (knob == "records" || knob == "stop" || knob == "count")) {
+      source.clear_size_is_stand_in();
+    }
+    if (spec::ElementSource* per = PerElementOf(FindOp(spec, name));
+        per && knob == "records_per_file" && per->has_synthetic_file()) {
+      per->mutable_synthetic_file()->clear_size_is_stand_in();
+    }
   }
   RemoveAnsweredNotes(code, target);
   return engine::Status::Ok();

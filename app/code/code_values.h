@@ -20,6 +20,8 @@ namespace pipescope::code {
 inline constexpr int64_t kStandInRecords = 10000;
 inline constexpr int64_t kStandInRecordBytes = 10240;
 inline constexpr int64_t kStandInFiles = 100;
+// Elements of from_tensor_slices over what the code computes (an array, a list of names).
+inline constexpr int64_t kStandInSlices = 1000;
 inline constexpr int64_t kStandInRecordsPerFile = 1000;
 
 // keras.utils.image_dataset_from_directory's pipeline as import-code reads it and --emit

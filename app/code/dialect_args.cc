@@ -73,7 +73,7 @@ std::optional<bool> ReadFlag(Pipeline& pipeline, const CallArgs& args, size_t po
 }
 
 void NoteWork(Pipeline& pipeline, SourcePoint at, const std::string& op, const StageWork& work,
-              const std::string& cost_knob) {
+              const std::string& cost_knob, bool tfdata_map) {
   if (work.cost_is_parameter && !work.transforms.parts.empty()) {
     const std::string made =
         work.decodes_image.empty()
@@ -101,11 +101,15 @@ void NoteWork(Pipeline& pipeline, SourcePoint at, const std::string& op, const S
     pipeline.Note(at, "'" + op + "' runs " + (python ? "Python" : "TensorFlow ops") +
                           " whose cost the code does not show: " + DefaultStageCost() +
                           " a call until set: --set " + op + "." + cost_knob +
-                          "=DURATION (or calibrate from a trace)" +
-                          (python ? ""
-                                  : "; --set " + op +
-                                        ".call_overhead=DURATION for the part each call pays "
-                                        "whatever its batch, what batching before it saves"));
+                          "=DURATION (or calibrate from a trace)");
+  }
+  if (tfdata_map && !work.fn.has_python()) {
+    pipeline.Note(at, "each call of '" + op + "' pays TensorFlow's dispatch of a map function " +
+                          "beside its ops, which batching before the map pays once per batch: " +
+                          TfDataCallOverhead() +
+                          " a call stands in (from tensorflow#390's figures; not measured "
+                          "here): --set " +
+                          op + ".call_overhead=DURATION");
   }
   for (const std::string& unknown : work.transforms.not_costed) {
     pipeline.Note(at, NotCostedNote(op, unknown));

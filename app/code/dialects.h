@@ -31,10 +31,11 @@ std::optional<int64_t> ReadKnob(Pipeline& pipeline, const CallArgs& args, size_t
 std::optional<bool> ReadFlag(Pipeline& pipeline, const CallArgs& args, size_t position,
                              const std::string& name, const std::string& op);
 
-// A work function's note: its cost is a parameter, or the known work it leaves out.
+// A work function's note: its cost is a parameter, or the known work it leaves out; for a
+// tf.data map (`tfdata_map`), the dispatch each call pays.
 struct StageWork;
 void NoteWork(Pipeline& pipeline, SourcePoint at, const std::string& op, const StageWork& work,
-              const std::string& cost_knob = "cost");
+              const std::string& cost_knob = "cost", bool tfdata_map = false);
 
 Value PipelineValue(std::shared_ptr<Pipeline> pipeline, const CallArgs& args);
 

@@ -191,11 +191,11 @@ Value FromTensorSlices(PythonReader& r, const CallArgs& a) {
     // An array the code makes (np.random.rand(N, 8)): its rows.
     slices->set_count(*rows);
   } else {
-    slices->set_count(1000);
+    slices->set_count(kStandInSlices);
     p->stand_in = true;
     p->stand_in_note = "from_tensor_slices's `" + (x ? x->Spelling() : std::string("?")) +
-                       "` is known only when the code runs: 1000 elements stand in; --set " + name +
-                       ".count=N";
+                       "` is known only when the code runs: " + std::to_string(kStandInSlices) +
+                       " elements stand in; --set " + name + ".count=N";
   }
   return PipelineValue(std::move(p), a);
 }
@@ -355,10 +355,13 @@ Value Map(PythonReader& r, const Pipeline& in, const CallArgs& a, size_t npc_pos
     m->set_num_parallel_calls(ReadKnob(p, a, npc_position, "num_parallel_calls", op.name(),
                                        "sequential (tf.data's default)")
                                   .value_or(0));
+    // A traced function's dispatch on every call (Python's py_function has its own, the
+    // spec's default for Python work).
+    if (!work.fn.has_python()) m->set_call_overhead(TfDataCallOverhead());
     if (const auto d = ReadFlag(p, a, npc_position + 1, "deterministic", op.name())) {
       m->set_deterministic(*d);
     }
-    NoteWork(p, a.node.start(), op.name(), work);
+    NoteWork(p, a.node.start(), op.name(), work, "cost", /*tfdata_map=*/true);
   });
 }
 

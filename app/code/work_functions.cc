@@ -133,6 +133,19 @@ bool DecodesImage(const std::string& path) {
   return false;
 }
 
+// TensorFlow's calls that take one element, a scalar string: an image's encoded bytes, a
+// file's name, a WAV's bytes. A function that calls one cannot be mapped after batch
+// (parse_single_example can: its batched form is parse_example).
+bool TakesOneElement(const std::string& path) {
+  if (path.rfind("tf.", 0) != 0) return false;
+  for (const char* name : {"decode_jpeg", "decode_png", "decode_image", "decode_gif", "decode_bmp",
+                           "decode_and_crop_jpeg", "decode_webp", "read_file", "decode_wav",
+                           "decode_audio", "encode_jpeg", "encode_png"}) {
+    if (EndsWithName(path, name)) return true;
+  }
+  return false;
+}
+
 bool IsPythonBridge(const std::string& path) {
   return EndsWithName(path, "py_function") || EndsWithName(path, "numpy_function") ||
          EndsWithName(path, "py_func");
@@ -147,6 +160,7 @@ struct Found {
   bool random = false;
   std::vector<std::string> user_functions;      // the file's own functions it calls
   std::string decodes_image;                    // the first Python image decoder it calls
+  std::string one_element_call;                 // the first TensorFlow call taking one element
   std::vector<Value> transforms;                // torchvision transforms it applies, in order
   std::vector<std::string> unknown_transforms;  // self.x it calls, bound to what is not known
   const std::map<std::string, Value>* self_attributes = nullptr;
@@ -184,6 +198,9 @@ void Collect(PythonReader& reader, const Value& function, Found& found, int dept
     }
     found.random |= DrawsRandomNumbers(call.path);
     if (DecodesImage(call.path) && found.decodes_image.empty()) found.decodes_image = call.path;
+    if (TakesOneElement(call.path) && found.one_element_call.empty()) {
+      found.one_element_call = call.path;
+    }
     if (IsPythonBridge(call.path)) {
       found.python = true;
       if (const Value* f = call.args.Get(0, "func"); f && found.bridged.empty()) {
@@ -234,6 +251,7 @@ StageWork ReadWork(PythonReader& reader, const Value& function, const std::strin
     // map(tf.io.decode_jpeg): a known function handed over by name.
     const std::string path = CanonicalPath(function.s);
     work.random = DrawsRandomNumbers(path);
+    if (TakesOneElement(path)) work.one_element_call = path;
     if (const KnownWork* k = FindKnown(path, CallArgs{}); k && !python) {
       work.name = k->name;
       k->build(CallArgs{}, work.fn);
@@ -248,6 +266,7 @@ StageWork ReadWork(PythonReader& reader, const Value& function, const std::strin
     if (work.name.empty() && found.heaviest) work.name = found.heaviest->name;
     if (work.name.empty()) work.name = fallback;
     work.random = found.random;
+    work.one_element_call = found.one_element_call;
   }
   if (python || found.python) {
     SetCost(work.fn, true);
@@ -282,6 +301,7 @@ StageWork ReadWork(PythonReader& reader, const Value& function, const std::strin
     return work;
   }
   SetCost(work.fn, false);
+  work.fn.mutable_cpu_work()->set_one_element_call(work.one_element_call);
   work.cost_is_parameter = true;
   return work;
 }

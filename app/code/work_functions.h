@@ -24,12 +24,26 @@ inline std::string DefaultStageCost() { return std::to_string(kDefaultStageNs / 
 // read_image), which costs that at least.
 inline constexpr int64_t kDecodeJpegNs = 1'080'000;
 
+// What TensorFlow pays to call a tf.data map's function once, beside the function's own
+// ops: the dispatch of the traced function on each element, which batching before the map
+// pays once per batch (mrry's answer to seed 001, tf.data's guide, "Vectorizing mapping").
+// From tensorflow#390's figures: parsing each Example 25,000 samples/s, batches of them
+// 32,000, which is 9 µs a call beside the parse. TensorFlow is not at hand to measure here;
+// the note says so and `--set OP.call_overhead=` replaces it.
+inline constexpr int64_t kTfDataCallOverheadNs = 9'000;
+inline std::string TfDataCallOverhead() {
+  return std::to_string(kTfDataCallOverheadNs / 1000) + "us";
+}
+
 struct StageWork {
   std::string name;  // the user's function, or the known function a lambda calls
   spec::WorkFunction fn;
   bool cost_is_parameter = false;       // fn's duration is DefaultStageCost(), for the user to set
   std::vector<std::string> also_calls;  // known work the function does beside fn's
   bool random = false;  // it draws random numbers (tf.image.random_*, tf.random.*, np.random)
+  // A TensorFlow call it makes that takes one element at a time (tf.io.decode_jpeg,
+  // tf.io.read_file), as the code spells it: the function cannot be mapped over a batch.
+  std::string one_element_call;
   // Python that decodes an image, by the call that does ("PIL.Image.open"): its cost stands
   // at kDecodeJpegNs instead of DefaultStageCost().
   std::string decodes_image;

@@ -39,6 +39,12 @@ void CheckFields(engine::OpFieldCheck& check) {
                  "move the map before the batch");
       return;
     }
+    if (fn.has_cpu_work()) {
+      check.Fail("fn", "its work stands for " + fn.cpu_work().one_element_call() +
+                           ", which takes one element at a time, so it cannot follow batch; "
+                           "move the map before the batch");
+      return;
+    }
     std::string text = "'";  // appended: GCC 12 misreads "literal" + std::string
     text.append(engine::WorkFunctionName(fn))
         .append(

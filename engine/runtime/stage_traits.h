@@ -7,6 +7,7 @@
 
 #include "engine/spec/op_kinds.h"
 #include "engine/spec/op_values.h"
+#include "engine/work/work_registry.h"
 #include "instrumentation/record/trace_sink.h"
 
 namespace pipescope::engine {
@@ -61,8 +62,11 @@ inline uint32_t SourceStageTraits(const spec::Source& s) {
 // An op of `kind`, with what its own fields add (a function that holds the interpreter lock).
 inline uint32_t StageTraitsOf(const spec::Op& op, const OpKindDescription& kind) {
   uint32_t t = StageTraitsOf(kind);
-  if (const spec::WorkFunction* fn = FunctionOf(op); fn && HoldsInterpreterLock(*fn)) {
-    t |= record::kTraitHoldsInterpreterLock;
+  if (kind.random || (op.has_map() && op.map().random())) t |= record::kTraitRandom;
+  if (const spec::WorkFunction* fn = FunctionOf(op)) {
+    if (HoldsInterpreterLock(*fn)) t |= record::kTraitHoldsInterpreterLock;
+    if (!WorkFunctionHasBatchedForm(*fn)) t |= record::kTraitOneElementFunction;
+    if (WorkFunctionIsRandom(*fn)) t |= record::kTraitRandom;
   }
   if (kind.traits_of_fields) t |= kind.traits_of_fields(op);
   return t;

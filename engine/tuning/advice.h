@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "engine/spec/pipeline_spec.pb.h"
+#include "engine/tuning/spec_edit.h"
 
 namespace pipescope::engine {
 
@@ -50,6 +51,7 @@ struct Advice {
   std::string what_changes;  // with changes_output: the reorder dialog's sentence
   std::string text;          // for people, with the predicted figures
   spec::PipelineSpec spec;   // the advised pipeline (empty for device_bound)
+  SpecEdit edit;             // the change, as it can be made on another spec
 };
 
 }  // namespace pipescope::engine

@@ -36,21 +36,28 @@ class CandidateList {
       if (!ApplyOverride(changed, assignments.back()).ok()) return;
       change += (change.empty() ? "" : ", ") + assignments.back();
     }
+    SpecEdit edit = SettingsEdit(assignments);
     Add({std::move(kind), op, change, std::move(assignments), std::move(action),
-         std::move(changes_output), std::move(changed), needs_code_change});
+         std::move(changes_output), std::move(changed), needs_code_change, std::move(edit)});
   }
 
-  // `spec` with its top-level op at `from` moved to `to`, marked with what that changes.
+  // `spec` with its top-level op at `from` moved earlier, right before the op at `to`,
+  // marked with what that changes.
   void AddMove(std::string kind, int from, int to, std::string action) {
     const MoveAssessment assessed = AssessMove(spec_, from, to);
     const std::string& op = spec_.ops(from).name();
+    SpecEdit edit;
+    edit.move = op;
+    edit.before = spec_.ops(to).name();
     Add({std::move(kind),
          op,
          "move '" + op + "' before '" + spec_.ops(to).name() + "'",
          {},
          std::move(action),
          assessed.keeps_output ? "" : assessed.explanation,
-         MoveOp(spec_, from, to)});
+         MoveOp(spec_, from, to),
+         false,
+         std::move(edit)});
   }
 
   void Add(AdviceCandidate c) {
@@ -250,8 +257,11 @@ void AddPrefetch(const PipelinePlan& plan, CandidateList& out) {
                ChangeOfKnob(last.op->name(), "buffer_size", now, deeper));
 }
 
-// A cache where the elements stop changing between epochs, when something repeats them.
+// A cache where the elements stop changing between epochs, when something repeats them and
+// the data's size is known: over a stand-in's 10000 records it gains what a 0.5 TB dataset
+// never would (seed 001), since the cache holds a whole epoch in memory.
 void AddCache(const spec::PipelineSpec& spec, CandidateList& out) {
+  if (!StandInSize(spec).empty()) return;
   bool repeats = false;
   for (const auto& op : spec.ops()) {
     const OpKindDescription* d = DescribeOp(op);
@@ -259,11 +269,13 @@ void AddCache(const spec::PipelineSpec& spec, CandidateList& out) {
     if (d && d->ratio == OutputRatio::kTimesCount) repeats = true;
   }
   if (!repeats) return;
-  // Before each op from which on the elements differ between epochs (a shuffle, a random
-  // map) or are repeated. Not after a DataLoader's worker processes: PyTorch has no cache
-  // op, and its batches hold the whole dataset's tensors.
-  for (int at = 1; at < spec.ops_size(); ++at) {
-    const OpKindDescription* before = DescribeOp(spec.ops(at - 1));
+  // Before the first op from which on the elements differ between epochs (a shuffle, a
+  // random map), or before the repeat; right after the source where the first op is one.
+  // Not after a DataLoader's worker processes: PyTorch has no cache op, and its batches hold
+  // the whole dataset's tensors.
+  for (int at = 0; at < spec.ops_size(); ++at) {
+    const std::string& after = at == 0 ? spec.source().name() : spec.ops(at - 1).name();
+    const OpKindDescription* before = at == 0 ? nullptr : DescribeOp(spec.ops(at - 1));
     if (before && (before->parallel_work == ParallelWork::kWorkerProcesses ||
                    before->parallel_work == ParallelWork::kEnqueuerWorkers)) {
       return;
@@ -271,24 +283,29 @@ void AddCache(const spec::PipelineSpec& spec, CandidateList& out) {
     const spec::Op& next = spec.ops(at);
     const OpKindDescription* d = DescribeOp(next);
     const bool repeat = d && d->ratio == OutputRatio::kTimesCount;
-    const bool changes = repeat || IsRandomOp(next);
-    if (!changes) continue;
-    spec::PipelineSpec with = spec;
-    spec::Op cache;
-    cache.set_name(UnusedName(spec, "cache"));
-    cache.mutable_cache();
-    auto* ops = with.mutable_ops();
-    ops->Add(std::move(cache));
-    for (int i = ops->size() - 1; i > at; --i) ops->SwapElements(i, i - 1);
-    const MoveAssessment assessed = AssessChange(spec, with);
+    const bool random = IsRandomOp(next);
+    if (!repeat && !random) continue;
+    SpecEdit edit;
+    edit.add.emplace();
+    edit.add->set_name(UnusedName(spec, "cache"));
+    edit.add->mutable_cache();
+    edit.after = after;
+    auto with = ApplyEdit(spec, edit);
+    if (!with.ok()) return;
+    const MoveAssessment assessed = AssessChange(spec, *with);
     out.Add({"cache",
-             spec.ops(at - 1).name(),
-             "add cache after '" + spec.ops(at - 1).name() + "'",
+             after,
+             "add cache after '" + after + "'",
              {},
-             "cache the elements after " + spec.ops(at - 1).name(),
+             "cache the elements after " + after,
              assessed.keeps_output ? "" : assessed.explanation,
-             std::move(with)});
-    if (repeat) return;
+             std::move(*with),
+             false,
+             std::move(edit)});
+    // A cache past a random op would replay its first epoch's draws (a frozen shuffle, the
+    // same augmentation every epoch): what the advisor's own finding warns of, so never
+    // offered (the lessons teach caching before them).
+    return;
   }
 }
 
@@ -328,24 +345,45 @@ void AddShardFileList(const spec::PipelineSpec& spec, CandidateList& out) {
 void AddShardTheFiles(const spec::PipelineSpec& spec, int cores, CandidateList& out) {
   std::optional<ShardFilesChange> c = ShardTheFiles(spec, cores);
   if (!c) return;
+  SpecEdit edit;
+  edit.reapplicable = false;  // the source becomes files and an interleave
   out.Add({std::move(c->kind),
            spec.ops(0).name(),
            std::move(c->change),
            {},
            std::move(c->action),
            std::move(c->changes_output),
-           std::move(c->spec)});
+           std::move(c->spec),
+           false,
+           std::move(edit)});
 }
 
 // The order advice's moves (filters and shards earlier, vectorising, a last prefetch).
 void AddOrderAdvice(const spec::PipelineSpec& spec, const trace::RangeAnalysis& measured,
                     CandidateList& out) {
   for (OrderAdvice& a : AdviseOrder(spec, measured)) {
-    out.Add({a.kind, a.op, a.change, {}, a.change, "", std::move(a.spec)});
+    out.Add(
+        {a.kind, a.op, a.change, {}, a.change, "", std::move(a.spec), false, std::move(a.edit)});
   }
 }
 
 }  // namespace
+
+std::string StandInSize(const spec::PipelineSpec& spec) {
+  const spec::Source& s = spec.source();
+  if (s.size_is_stand_in()) {
+    return s.name() + (s.has_range()                ? ".stop"
+                       : s.has_from_tensor_slices() ? ".count"
+                                                    : ".records");
+  }
+  for (const auto& op : spec.ops()) {
+    const spec::ElementSource* per = op.has_interleave() ? &op.interleave().per_element()
+                                     : op.has_flat_map() ? &op.flat_map().per_element()
+                                                         : nullptr;
+    if (per && per->synthetic_file().size_is_stand_in()) return op.name() + ".records_per_file";
+  }
+  return "";
+}
 
 std::string KnobValueForPeople(const std::string& knob, int64_t value) {
   if (value == kAutotune) return "AUTOTUNE";

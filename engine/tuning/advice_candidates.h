@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "engine/spec/pipeline_spec.pb.h"
+#include "engine/tuning/spec_edit.h"
 #include "instrumentation/trace/analysis.h"
 
 namespace pipescope::engine {
@@ -25,12 +26,18 @@ struct AdviceCandidate {
   // More than its settings must change: the user's code too (a generator written as a
   // keras.utils.Sequence). Advice only; a tuner does not take it as a step.
   bool needs_code_change = false;
+  SpecEdit edit;  // the change, as it can be made on another spec (advice applied together)
 };
 
 // `measured`: the run's analysis (self times decide which moves are worth trying);
 // `cores`: the CPU budget. Candidates the validator refuses are left out.
 std::vector<AdviceCandidate> AdviceCandidates(const spec::PipelineSpec& spec,
                                               const trace::RangeAnalysis& measured, int cores);
+
+// The knob of the source or interleave whose count of elements is a stand-in (Source's
+// size_is_stand_in: "read.records", "files.count"), where a cache's gain would rest on a
+// size nobody gave; "" when none is.
+std::string StandInSize(const spec::PipelineSpec& spec);
 
 // A knob's value in tf.data's words: "AUTOTUNE" for -1, "sequential" for a parallelism of
 // 0, else the number.

@@ -5,11 +5,13 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <thread>
 
 #include "engine/spec/spec_overrides.h"
 #include "engine/tuning/advice_candidates.h"
 #include "engine/tuning/move_rules.h"
+#include "engine/tuning/spec_edit.h"
 #include "instrumentation/trace/verdict.h"
 
 namespace pipescope::engine {
@@ -43,18 +45,43 @@ std::string TextOf(const AdviceCandidate& c, double from, double predicted, doub
   return text;
 }
 
-// Moving a map after batch gains by its batched form's lower cost per row, and also by the
-// batch's work running apart from the map's. A vectorising that gains no more than a
-// prefetch does gained only the second: it is the prefetch's advice, not its own.
-void DropBufferingCalledVectorising(std::vector<Advice>& advice, double noise) {
-  double prefetch_gain = -1;
-  for (const Advice& a : advice) {
-    if (a.kind == "prefetch") prefetch_gain = std::max(prefetch_gain, a.predicted_gain);
+// The least gain over the seeds of `with` over `than` (seeds 1..n), or nullopt when either
+// cannot be simulated.
+std::optional<double> LeastGain(const spec::PipelineSpec& with, const spec::PipelineSpec& than,
+                                size_t seeds, const SimulatedRate& simulate) {
+  double least = 1e9;
+  for (size_t seed = 1; seed <= seeds; ++seed) {
+    auto a = simulate(with, seed, 1), b = simulate(than, seed, 1);
+    if (!a.ok() || !b.ok() || *b <= 0) return std::nullopt;
+    least = std::min(least, *a / *b - 1);
   }
-  if (prefetch_gain < 0) return;
-  std::erase_if(advice, [&](const Advice& a) {
-    return a.kind == "vectorise" && a.predicted_gain <= prefetch_gain * (1 + noise) + noise;
-  });
+  return least;
+}
+
+// Moving a map after batch gains by its batched form's lower cost per row, and also by the
+// batch's work running apart from the map's. A vectorising that adds nothing to what the best
+// prefetch gives gained only the second: it is the prefetch's advice, not its own. One that
+// adds to it stays (seed 001: the prefetch and batching before the parse add up).
+void DropBufferingCalledVectorising(std::vector<Advice>& advice, double noise, size_t seeds,
+                                    const SimulatedRate& simulate) {
+  const Advice* prefetch = nullptr;
+  for (const Advice& a : advice) {
+    if (a.kind == "prefetch" && (!prefetch || a.predicted_gain > prefetch->predicted_gain))
+      prefetch = &a;
+  }
+  if (!prefetch) return;
+  std::vector<bool> drop(advice.size(), false);
+  for (size_t i = 0; i < advice.size(); ++i) {
+    const Advice& a = advice[i];
+    if (a.kind != "vectorise") continue;
+    auto both = ApplyEdit(prefetch->spec, a.edit);
+    const std::optional<double> added =
+        both.ok() ? LeastGain(*both, prefetch->spec, seeds, simulate) : std::nullopt;
+    drop[i] = added ? *added <= noise
+                    : a.predicted_gain <= prefetch->predicted_gain * (1 + noise) + noise;
+  }
+  size_t i = 0;
+  std::erase_if(advice, [&](const Advice&) { return drop[i++]; });
 }
 
 // A source that reads one file: a synthetic one, or a TFRecord or text file list of one.
@@ -203,6 +230,12 @@ Result<std::string> AfterAFasterStep(const spec::PipelineSpec& spec,
          (next.changes_output.empty() ? "" : "; it changes the output") + ")";
 }
 
+// Something hands out its input again each epoch (a repeat, fit's epochs).
+bool Repeats(const spec::PipelineSpec& spec) {
+  return std::any_of(spec.ops().begin(), spec.ops().end(),
+                     [](const spec::Op& op) { return engine::Repeats(op); });
+}
+
 // A cache after a random op replays the op's first draws every epoch: a random map's
 // augmentation or a shuffle's order is frozen (tf.data's guide caches before them). Said
 // whatever the speed, as a shard's waste is.
@@ -225,11 +258,12 @@ std::vector<std::string> FrozenRandomness(const spec::PipelineSpec& spec) {
   return out;
 }
 
-// The first piece of advice, then each later knob change, and at most one move, that keeps
-// the output and adds to what is kept so far beyond the noise on every seed (raising a map's
-// threads and batching before it, seed 001's two answers, add up). One change at a time is what
-// each piece of advice predicts; people apply several, and two changes need not add up (more
-// workers and persistent workers both shorten the same wait).
+// The first piece of advice, then each later change that keeps the output and adds to what
+// is kept so far beyond the noise on every seed (raising a map's threads, batching before it
+// and a prefetch at the end, seed 001's answers, add up), each made again on the kept pipeline
+// (SpecEdit). One change at a time is what each piece of advice predicts; people apply
+// several, and two changes need not add up (more workers and persistent workers both
+// shorten the same wait).
 AdviceTogether Together(const std::vector<Advice>& advice, const std::vector<double>& base,
                         double noise, const SimulatedRate& simulate) {
   AdviceTogether together;
@@ -250,25 +284,20 @@ AdviceTogether Together(const std::vector<Advice>& advice, const std::vector<dou
   int added = 0;
   for (size_t i = 1; i < advice.size(); ++i) {
     const Advice& a = advice[i];
-    if (a.changes_output || (a.settings.empty() && (moves || !a.spec.has_source()))) continue;
-    // A knob change goes on the kept pipeline; one move (batch before the map) takes the
-    // knobs kept so far onto its own pipeline, where the ops keep their names.
-    spec::PipelineSpec with = a.settings.empty() ? a.spec : kept;
-    bool applies = true;
-    for (const std::string& s : a.settings.empty() ? settings : a.settings) {
-      // A knob the kept changes set already is theirs.
+    if (a.changes_output || !a.spec.has_source()) continue;
+    // A knob the kept changes set already is theirs.
+    const bool knob_taken = std::any_of(a.settings.begin(), a.settings.end(), [&](const auto& s) {
       const std::string knob = s.substr(0, s.find('='));
-      applies = applies &&
-                (a.settings.empty() ||
-                 std::none_of(settings.begin(), settings.end(),
-                              [&](const auto& k) { return k.substr(0, k.find('=')) == knob; })) &&
-                ApplyOverride(with, s).ok();
-    }
-    if (!applies) continue;
+      return std::any_of(settings.begin(), settings.end(),
+                         [&](const auto& k) { return k.substr(0, k.find('=')) == knob; });
+    });
+    if (knob_taken) continue;
+    auto with = ApplyEdit(kept, a.edit);
+    if (!with.ok()) continue;
     std::vector<double> rates;
     double least = 1e9;
     for (size_t seed = 1; seed <= base.size() && least > noise; ++seed) {
-      auto r = simulate(with, seed, 1);
+      auto r = simulate(*with, seed, 1);
       if (!r.ok() || kept_rates[seed - 1] <= 0) {
         least = 0;
         break;
@@ -277,7 +306,7 @@ AdviceTogether Together(const std::vector<Advice>& advice, const std::vector<dou
       least = std::min(least, *r / kept_rates[seed - 1] - 1);
     }
     if (least <= noise) continue;
-    kept = std::move(with);
+    kept = std::move(*with);
     kept_rates = std::move(rates);
     moves = moves || a.settings.empty();
     settings.insert(settings.end(), a.settings.begin(), a.settings.end());
@@ -339,6 +368,13 @@ Result<AdvisorResult> Advise(const spec::PipelineSpec& spec, const trace::RangeA
   AdvisorResult result;
   result.findings = ShardWaste(spec, measured);
   for (std::string& frozen : FrozenRandomness(spec)) result.findings.push_back(std::move(frozen));
+  if (const std::string unknown = StandInSize(spec); !unknown.empty() && Repeats(spec)) {
+    result.not_tried.push_back(
+        "a cache: it holds a whole epoch in memory, and the data's size is not in "
+        "the code (" +
+        unknown.substr(0, unknown.find('.')) + " is a stand-in); --set " + unknown +
+        "=N (or real files) has it tried");
+  }
   result.measured_steps_per_s = measured.steps_per_s;
   const int seeds = std::max(1, options.seeds);
   ASSIGN_OR_RETURN(const std::vector<double> base, RatesBySeed(spec, simulate, seeds, 1));
@@ -379,9 +415,10 @@ Result<AdvisorResult> Advise(const spec::PipelineSpec& spec, const trace::RangeA
     a.changes_output = !a.what_changes.empty();
     a.text = TextOf(c, base_rate, a.predicted_steps_per_s, t.gain, a.what_changes);
     a.spec = c.spec;
+    a.edit = c.edit;
     result.advice.push_back(std::move(a));
   }
-  DropBufferingCalledVectorising(result.advice, result.noise);
+  DropBufferingCalledVectorising(result.advice, result.noise, base.size(), simulate);
   // Changes that keep the output first, best first; then those that change it. A frozen
   // shuffle or a different order is a choice the user makes, not a speed-up to lead with,
   // however much faster it runs (seed 001: batching before the parse, not caching the

@@ -62,6 +62,9 @@ struct AdvisorResult {
   // What the measurement shows that no change of the spec can fix, in a sentence each (a
   // shard that reads every record of one file).
   std::vector<std::string> findings;
+  // Changes not tried, and what would have them tried, in a sentence each (a cache over a
+  // stand-in's count of records).
+  std::vector<std::string> not_tried;
 };
 
 // The advice list's heading, the same in every front end: how many changes were tried on

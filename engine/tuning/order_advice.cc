@@ -19,6 +19,13 @@ std::string Micros(double ns) {
   return buf;
 }
 
+SpecEdit MoveEdit(const std::string& move, const std::string& before) {
+  SpecEdit e;
+  e.move = move;
+  e.before = before;
+  return e;
+}
+
 }  // namespace
 
 std::vector<OrderAdvice> AdviseOrder(const spec::PipelineSpec& spec,
@@ -61,7 +68,7 @@ std::vector<OrderAdvice> AdviseOrder(const spec::PipelineSpec& spec,
                       "move " + OpKindName(op) + " '" + op.name() + "' before " + across,
                       "The elements it drops would no longer cost " + Micros(skipped_work) +
                           " of map work each" + share + "; the output is the same.",
-                      MoveOp(spec, i, to)});
+                      MoveOp(spec, i, to), MoveEdit(op.name(), spec.ops(to).name())});
   }
   // Vectorise: a map with a batched form right before a batch runs once per batch after it.
   for (int i = 0; i + 1 < n; ++i) {
@@ -83,17 +90,20 @@ std::vector<OrderAdvice> AdviseOrder(const spec::PipelineSpec& spec,
       if (!overhead.ok() || !duration.ok() || overhead.value() <= kDefaultPythonCallNs) continue;
       const int64_t rows = BatchSizeOf(batch);
       spec::PipelineSpec moved = MoveOp(spec, i, i + 1);
+      SpecEdit edit = MoveEdit(batch.name(), map.name());
       for (auto& op : *moved.mutable_ops()) {
-        if (op.name() == map.name())
+        if (op.name() == map.name()) {
           op.mutable_map()->mutable_fn()->mutable_python()->set_duration(
               FormatDuration(duration.value() * rows));
+          edit.replace.push_back(op);
+        }
       }
       advice.push_back({"vectorise", map.name(),
                         "batch before map '" + map.name() + "' and call it once per batch",
                         "'" + map.name() + "' pays its call (" + Micros(overhead.value()) +
                             ") on every element; called once per batch of " + std::to_string(rows) +
                             " it pays it once (its own Python taken as the same per row).",
-                        moved});
+                        moved, edit});
       continue;
     }
     advice.push_back({"vectorise", map.name(),
@@ -101,7 +111,7 @@ std::vector<OrderAdvice> AdviseOrder(const spec::PipelineSpec& spec,
                       "'" + map.name() + "' costs " + Micros(self_of(map.name())) +
                           " per element; its batched form runs once per batch of " +
                           std::to_string(BatchSizeOf(batch)) + ".",
-                      MoveOp(spec, i, i + 1)});
+                      MoveOp(spec, i, i + 1), MoveEdit(batch.name(), map.name())});
   }
   // Prefetch last: without it the training step and the pipeline take turns. Not after an
   // op whose workers fetch ahead already (a DataLoader: its prefetch_factor and num_workers
@@ -118,9 +128,11 @@ std::vector<OrderAdvice> AdviseOrder(const spec::PipelineSpec& spec,
     auto* p = with.add_ops();
     p->set_name("prefetch_last");
     p->mutable_prefetch()->set_buffer_size(2);
+    SpecEdit edit;
+    edit.add = *p;
     advice.push_back({"prefetch", "prefetch_last", "add prefetch(2) at the end",
                       "The pipeline would prepare the next batch while the device runs a step.",
-                      with});
+                      with, edit});
   }
   return advice;
 }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "engine/spec/pipeline_spec.pb.h"
+#include "engine/tuning/spec_edit.h"
 #include "instrumentation/trace/analysis.h"
 
 namespace pipescope::engine {
@@ -19,6 +20,7 @@ struct OrderAdvice {
   std::string change;       // "move filter 'keep' before 'decode'"
   std::string why;          // one sentence with the measured figure behind it
   spec::PipelineSpec spec;  // the advised spec
+  SpecEdit edit;            // the change, as it can be made on another spec
 };
 
 // `analysis`: a measurement of `spec` (self times decide what is worth moving).

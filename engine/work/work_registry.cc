@@ -141,6 +141,7 @@ bool WorkFunctionHasBatchedForm(const spec::WorkFunction& fn) {
   // functions work on one record or image of its own size at a time.
   switch (fn.kind_case()) {
     case spec::WorkFunction::kCpuWork:
+      return fn.cpu_work().one_element_call().empty();
     case spec::WorkFunction::kPython:
     case spec::WorkFunction::kUnpackBits:
     case spec::WorkFunction::kNormalize:

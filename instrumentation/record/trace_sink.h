@@ -61,6 +61,12 @@ enum StageTrait : uint32_t {
   // Python) or worker processes (use_multiprocessing), whose start-ups are kWork spans
   // flagged kFlagStartUp.
   kTraitEnqueuerWorkers = 1u << 11,
+  // Its function takes one element at a time (tf.io.decode_jpeg takes one image's bytes):
+  // it cannot run on a batch, so vectorising it is no remedy.
+  kTraitOneElementFunction = 1u << 12,
+  // What it gives depends on random draws (a shuffle, an augmentation): a cache after it
+  // replays the first epoch's draws.
+  kTraitRandom = 1u << 13,
 };
 
 // An op of the pipeline. Sent again when it changes (a rebuild reorders ops).

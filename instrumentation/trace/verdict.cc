@@ -217,8 +217,15 @@ std::string Suggest(const StageFigures& s, double wait, int cpu_budget, bool& is
                            ? "raise " + knob + " to "
                            : "make " + s.name + " parallel: set its num_parallel_calls to ";
     if (cpu_budget > 0 && needed > cpu_budget) {
-      const std::string beyond =
-          "cut its work per element (vectorise it after batch, cache after it) or add cores";
+      // Vectorising needs a function that takes a batch; a cache after a random op would
+      // replay its first draws.
+      std::vector<std::string> remedies;
+      if (!Has(s, record::kTraitOneElementFunction)) remedies.push_back("vectorise it after batch");
+      if (!Has(s, record::kTraitRandom)) remedies.push_back("cache after it");
+      std::string how;
+      for (const std::string& r : remedies) how += (how.empty() ? " (" : ", ") + r;
+      if (!how.empty()) how += ")";
+      const std::string beyond = "cut its work per element" + how + " or add cores";
       if (s.asynchronous && s.parallelism >= cpu_budget - 0.05) {
         is_change = false;
         return s.name + " already has num_parallel_calls " + Num(s.parallelism) +

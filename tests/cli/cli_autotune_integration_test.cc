@@ -70,6 +70,22 @@ TEST(CliAutotuneTest, NeverWritesAConfigurationThatMeasuredSlower) {
   }
 }
 
+// In the simulator, --cores is the simulated machine's: the tuner plans for 8 cores and the
+// simulator gives them (it measured on the spec's 2 and called every step past 2 slower).
+TEST(CliAutotuneTest, SimulatedTuningMeasuresOnTheCoresItPlansFor) {
+  for (const char* algorithm : {"pipescope", "tfdata"}) {
+    const auto r =
+        Cli("autotune " + Pipeline("cpu_bound.pbtxt") +
+            " --simulate --cores 8 --json --set budget.cpu_cores=2 --algorithm " + algorithm);
+    ASSERT_EQ(r.exit_code, 0) << r.out;
+    const auto j = JsonOf(r.out);
+    EXPECT_GT(j["knobs"]["work.num_parallel_calls"].get<int>(), 2) << algorithm << " " << r.out;
+    // 2 ms of work an element, batches of 16: 15.6 steps/s a core.
+    EXPECT_GT(j["steps_per_s_after"].get<double>(), 3 * 15.6) << algorithm << " " << r.out;
+    EXPECT_FALSE(j["kept_given"].get<bool>()) << algorithm;
+  }
+}
+
 TEST(CliAutotuneTest, AnUnknownAlgorithmIsAnError) {
   const auto r = Cli("autotune " + Pipeline("input_bound_demo.pbtxt") + " --algorithm magic");
   EXPECT_EQ(r.exit_code, 2);

@@ -326,6 +326,42 @@ ds = ds.cache().batch(64)
   }
 }
 
+// A function that calls what takes one element at a time (decode_jpeg: one image's bytes;
+// read_file: one name) cannot be mapped over a batch, whatever stands for its work: the
+// validator refuses batching before it, so the advisor never offers it. One that parses
+// (parse_single_example, whose batched form is parse_example) can be.
+TEST(CodeImportTest, AFunctionThatTakesOneElementCannotFollowABatch) {
+  const auto c = Import(R"(import tensorflow as tf
+def parser_fn(serialized):
+    features = tf.io.parse_single_example(serialized, {"image": tf.io.FixedLenFeature([], tf.string)})
+    return tf.image.decode_jpeg(features["image"], channels=3)
+def load(path):
+    return tf.io.read_file(path)
+def parse(serialized):
+    return tf.io.parse_single_example(serialized, {"x": tf.io.FixedLenFeature([], tf.int64)})
+ds = tf.data.TFRecordDataset(["a.tfrecord"])
+ds = ds.map(parser_fn).map(load).map(parse)
+ds = ds.batch(32)
+)");
+  EXPECT_EQ(OpNamed(c, "parser_fn").map().fn().cpu_work().one_element_call(), "decode_jpeg");
+  EXPECT_EQ(OpNamed(c, "load").map().fn().cpu_work().one_element_call(), "tf.io.read_file");
+  EXPECT_EQ(OpNamed(c, "parse").map().fn().cpu_work().one_element_call(), "");
+  for (const char* name : {"parser_fn", "load", "parse"}) {
+    spec::PipelineSpec batched = c.spec;
+    auto* ops = batched.mutable_ops();
+    int at = 0;
+    while (ops->Get(at).name() != name) ++at;
+    for (int i = at; i + 1 < ops->size(); ++i) ops->SwapElements(i, i + 1);  // after the batch
+    const engine::Status valid = engine::ValidateSpec(batched, "test");
+    EXPECT_EQ(valid.ok(), std::string(name) == "parse") << name << ": " << valid.message();
+    if (std::string(name) == "parser_fn") {
+      EXPECT_NE(valid.message().find("stands for decode_jpeg, which takes one element at a time"),
+                std::string::npos)
+          << valid.message();
+    }
+  }
+}
+
 // An IterableDataset has no __getitem__: its __iter__'s work per sample is the cost, and the
 // note says how its workers differ (each runs the whole __iter__ unless it splits itself).
 TEST(CodeImportTest, AnIterableDatasetsIterIsItsWork) {
@@ -975,8 +1011,13 @@ TEST(CodeImportTest, NotesNameTheSettingsTheCostsTurnOn) {
   const auto map = Import(R"(import tensorflow as tf
 ds = tf.data.TextLineDataset(["a.csv"]).map(parse_csv)
 )");
-  EXPECT_TRUE(HasNote(map, 2, "--set parse_csv.call_overhead=DURATION for the part each call pays"))
+  // A traced function's dispatch on every call stands in, and says how to set it.
+  EXPECT_TRUE(HasNote(map, 2,
+                      "each call of 'parse_csv' pays TensorFlow's dispatch of a map function "
+                      "beside its ops, which batching before the map pays once per batch: 9us"))
       << Notes(map);
+  EXPECT_TRUE(HasNote(map, 2, "--set parse_csv.call_overhead=DURATION")) << Notes(map);
+  EXPECT_EQ(map.spec.ops(0).map().call_overhead(), "9us");
   const auto loader = Import(R"(import torch
 loader = torch.utils.data.DataLoader(ds, batch_size=8, num_workers=4)
 )");

@@ -87,7 +87,8 @@ ds = ds.batch(16).prefetch(1)
   ASSERT_NE(code, nullptr);
   EXPECT_TRUE(code->isVisible());
   EXPECT_TRUE(code->source_text().contains("ds = ds.map(decode, num_parallel_calls=1)"));
-  EXPECT_EQ(code->note_count(), 1) << "the flag the shuffle's buffer is left to";
+  EXPECT_EQ(code->note_count(), 2)
+      << "the flag the shuffle's buffer is left to, and the dispatch decode's calls pay";
   EXPECT_EQ(window.run()->PipelineAsCode(), original) << "no knob changed: the file as it is";
 
   QSpinBox* box = window.pipeline_panel()->SpinBoxFor("decode", "num_parallel_calls");

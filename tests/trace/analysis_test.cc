@@ -294,6 +294,26 @@ TEST(VerdictTest, NeverSuggestsTheParallelismAnOpAlreadyHas) {
       << at_budget.suggestion;
 }
 
+// At the CPU budget, the way on is less work per element: vectorising only where the
+// function takes a batch (decode_jpeg takes one image), a cache only where nothing random
+// is in the work it would replay.
+TEST(VerdictTest, AtTheBudgetItSuggestsOnlyTheRemediesTheFunctionAllows) {
+  const auto suggestion = [](uint32_t traits) {
+    RangeAnalysis r = Starving(4, 0.98);
+    r.stages[0].traits |= traits;
+    return MakeVerdict(r, 4).suggestion;
+  };
+  const std::string plain = suggestion(0);
+  EXPECT_NE(plain.find("(vectorise it after batch, cache after it)"), std::string::npos) << plain;
+  const std::string one_element = suggestion(record::kTraitOneElementFunction);
+  EXPECT_EQ(one_element.find("vectorise"), std::string::npos) << one_element;
+  EXPECT_NE(one_element.find("(cache after it)"), std::string::npos) << one_element;
+  const std::string random = suggestion(record::kTraitRandom);
+  EXPECT_EQ(random.find("cache"), std::string::npos) << random;
+  const std::string neither = suggestion(record::kTraitOneElementFunction | record::kTraitRandom);
+  EXPECT_NE(neither.find("cut its work per element or add cores"), std::string::npos) << neither;
+}
+
 // Keras's enqueuer, in Keras's words: threads running Python take turns under the lock, so
 // the way out is use_multiprocessing; processes (no lock trait) are raised as workers.
 TEST(VerdictTest, KerasWorkersAreThreadsUnderTheLockOrProcesses) {

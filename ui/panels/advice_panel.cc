@@ -191,6 +191,7 @@ void AdvicePanel::Show(const engine::Result<engine::AdvisorResult>& result) {
     for (const auto& c : t.changes) change += (change.empty() ? "" : ", ") + c;
     AddAdviceRow("• Together, " + engine::TogetherText(a), change, t.spec, change);
   }
+  for (const std::string& n : a.not_tried) AddAdviceRow("Not tried: " + n, n, {}, "");
   emit Ready();
 }
 
