@@ -1,7 +1,10 @@
 #include "app/cli/advice_format.h"
 
+#include <fstream>
 #include <ostream>
 
+#include "app/cli/spec_argument.h"
+#include "app/code/code_patch.h"
 #include "app/session/advising.h"
 #include "engine/spec/spec_loader.h"
 #include "engine/tuning/advisor.h"
@@ -95,10 +98,55 @@ std::string AdviceToText(const engine::AdvisorResult& advice) {
       for (const auto& s : t.settings) out += " --set " + s;
       out += "\n";
     } else {
-      out += "    the pipeline: --json's advice_together.spec\n";
+      out +=
+          "    the pipeline: --json's advice_together.spec (for a .py, --advice-code OUT.py "
+          "writes it into a copy of the file)\n";
     }
   }
   return out + not_tried;
+}
+
+int WriteAdviceIntoCode(const std::string& py_path, const std::vector<std::string>& overrides,
+                        const engine::AdvisorResult& advice, const std::string& out_path,
+                        std::ostream& out, std::ostream& err) {
+  if (!py_path.ends_with(".py")) {
+    err << "pipescope-cli: --advice-code writes advice into a .py's code; " << py_path
+        << " is a spec (import-code FILE.py --apply SPEC does it for a tuned spec)\n";
+    return 2;
+  }
+  const spec::PipelineSpec* advised = nullptr;
+  std::string what;
+  if (!advice.together.changes.empty()) {
+    advised = &advice.together.spec;
+    what = "Together's changes";
+  } else if (!advice.advice.empty() && advice.advice[0].spec.has_source()) {
+    advised = &advice.advice[0].spec;
+    what = "the first piece of advice (" + advice.advice[0].change + ")";
+  }
+  if (!advised) {
+    err << "pipescope-cli: --advice-code: no change to write (no advice gains)\n";
+    return 2;
+  }
+  auto code = LoadCodeArgument(py_path, overrides);
+  if (!code.ok()) {
+    err << "pipescope-cli: --advice-code: " << code.status().message() << "\n";
+    return 2;
+  }
+  auto patched = code::PatchCode(*code, *advised);
+  if (!patched.ok()) {
+    err << "pipescope-cli: --advice-code: " << patched.status().message() << "\n";
+    return 2;
+  }
+  std::ofstream f(out_path);
+  f << patched->text;
+  if (!f) {
+    err << "pipescope-cli: --advice-code: cannot write " << out_path << "\n";
+    return 2;
+  }
+  out << what << " written into a copy of " << py_path << ": " << out_path << " (diff it against "
+      << py_path << ")\n";
+  for (const std::string& n : patched->notes) out << "  " << n << "\n";
+  return 0;
 }
 
 }  // namespace pipescope::cli

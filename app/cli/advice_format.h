@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "engine/sim/cost_model.h"
 #include "engine/tuning/advisor.h"
@@ -35,5 +36,13 @@ void MarkSuggestionUntried(trace::RangeAnalysis& analysis);
 // the spec as given, which every prediction starts from) on `summary`.
 void PutAdvice(nlohmann::json& summary, const engine::AdvisorResult& advice);
 std::string AdviceToText(const engine::AdvisorResult& advice);
+
+// `--advice-code OUT.py` on a .py: the user's file with the advice written in (the changes
+// given Together, else the first piece), where each op's call is (code_patch.h), to
+// `out_path`; what it wrote and its notes on `out`. Returns 0, or 2 with the reason on `err`
+// (no advice, not a .py, an unwritable file).
+int WriteAdviceIntoCode(const std::string& py_path, const std::vector<std::string>& overrides,
+                        const engine::AdvisorResult& advice, const std::string& out_path,
+                        std::ostream& out, std::ostream& err);
 
 }  // namespace pipescope::cli

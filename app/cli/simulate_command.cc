@@ -84,7 +84,7 @@ int SimulateCommand(const SimulateCommandOptions& options, std::ostream& out, st
     return 1;
   }
   // A stalled simulation still has a trace worth reading: the summary follows the error.
-  const int exit_code = result->run_status.ok() ? 0 : 1;
+  int exit_code = result->run_status.ok() ? 0 : 1;
   if (!result->run_status.ok()) {
     err << "pipescope-cli: " << result->run_status.message() << "\n";
   }
@@ -127,6 +127,11 @@ int SimulateCommand(const SimulateCommandOptions& options, std::ostream& out, st
   out << SummaryToText(analysis, context);
   if (advice) out << AdviceToText(*advice);
   if (workers) out << WorkersToText(*workers);
+  if (advice && !options.advice_code_path.empty() &&
+      WriteAdviceIntoCode(options.spec_path, options.overrides, *advice, options.advice_code_path,
+                          out, err) != 0) {
+    exit_code = 2;
+  }
   std::ostringstream line;
   line << std::fixed << std::setprecision(2) << "simulated on the " << model->origin
        << " cost model (" << model->cores / options.workers << " cores"

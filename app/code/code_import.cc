@@ -402,6 +402,9 @@ engine::Result<ImportedCode> ImportCode(const std::string& source, const std::st
   code.stand_in_reads = p.stand_in_reads;
   code.sites = p.sites;
   code.op_at = p.op_at;
+  code.op_spans = p.op_spans;
+  code.source_end = p.source_end;
+  code.batched_renames = p.batched_renames;
   code.source_text = source;
 
   spec::PipelineSpec& spec = code.spec;

@@ -31,6 +31,11 @@ struct ImportedCode {
   std::map<std::string, std::string> stand_in_reads;
   std::map<std::string, KnobSite> sites;     // where the code sets each knob, by "op.knob"
   std::map<std::string, SourcePoint> op_at;  // where the code makes each op
+  // For --apply: each op's method call in the text, where the source's call ends, and the
+  // calls a map's function must rename once it takes batches (Pipeline's).
+  std::map<std::string, TextSpan> op_spans;
+  size_t source_end = 0;
+  std::map<std::string, std::vector<Rename>> batched_renames;
   // Native work that cannot run on the data at hand (parsing stand-in records, decoding
   // what no JPEG reader gave it): the function the code calls, by op, while its typical
   // cost stands in for it as cpu_work (that duration beside it).

@@ -4,6 +4,7 @@
 #include <google/protobuf/reflection.h>
 
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -135,6 +136,137 @@ std::set<std::string> WriteFetchBatches(const ImportedCode& original, const spec
   return {op + ".batch_size", op + ".shuffle", op + ".drop_last", op + ".fetch_batches"};
 }
 
+// The tuned pipeline's order and added ops written into a tf.data chain: the ops' method
+// calls (ImportedCode::op_spans) trade places, keeping the knob edits inside each, an added
+// op's call goes after the call of the op before it (or after the source's), and a map that
+// comes to take batches calls its parsers' batched forms (parse_example). False, with
+// nothing written, where the code does not let it: an op made by no call of its own (a fused
+// map_and_batch, a Keras helper), or an added op tf.data has no spelling for.
+bool WriteOrder(const ImportedCode& original, const spec::PipelineSpec& tuned,
+                std::vector<Edit>& edits, EmittedCode& out) {
+  const auto a = Names(original.spec), b = Names(tuned);
+  const auto in = [](const std::vector<std::string>& v, const std::string& n) {
+    return std::find(v.begin(), v.end(), n) != v.end();
+  };
+  std::vector<std::string> common_a, common_b, added;
+  for (const auto& n : a) {
+    if (in(b, n)) common_a.push_back(n);
+  }
+  for (const auto& n : b) (in(a, n) ? common_b : added).push_back(n);
+  if (common_a == common_b && added.empty()) return true;
+  // Every op's call, one each, in the text's order.
+  std::vector<TextSpan> slots;
+  for (const auto& n : common_a) {
+    const auto it = original.op_spans.find(n);
+    if (it == original.op_spans.end()) return false;
+    if (!slots.empty() && it->second.begin < slots.back().end) return false;
+    slots.push_back(it->second);
+  }
+  // Where each call ends its line (`ds = ds.map(f)  # parse`), its line's comment goes with
+  // it, so that comments stay beside the calls they speak of: for every slot or for none (a
+  // chain on one line has only its last call at a line's end).
+  const std::string& text = original.source_text;
+  const auto line_end = [&](size_t at) -> size_t {
+    size_t i = at;
+    while (i < text.size() && (text[i] == ' ' || text[i] == '\t')) ++i;
+    if (i < text.size() && text[i] == '#') i = text.find('\n', i);
+    if (i == std::string::npos) i = text.size();
+    return i == text.size() || text[i] == '\n' ? i : std::string::npos;
+  };
+  const bool whole_lines = std::all_of(slots.begin(), slots.end(), [&](const TextSpan& t) {
+    return line_end(t.end) != std::string::npos;
+  });
+  if (whole_lines) {
+    for (TextSpan& t : slots) t.end = line_end(t.end);
+  }
+  const auto span_of = [&](const std::string& n) {
+    TextSpan t = original.op_spans.at(n);
+    if (whole_lines) t.end = line_end(t.end);
+    return t;
+  };
+  // Where each added op goes: after the slot of the common op before it, or the source.
+  std::map<size_t, std::string> inserts;   // at byte -> calls, in order
+  size_t slot_before = std::string::npos;  // index into slots of the last common op seen
+  for (const spec::Op& op : tuned.ops()) {
+    if (in(a, op.name())) {
+      slot_before = std::find(common_b.begin(), common_b.end(), op.name()) - common_b.begin();
+      continue;
+    }
+    const std::string method = TfDataMethod(op);
+    if (method.empty()) return false;
+    // Right after the call of the op before it, inside that op's text, so that it moves
+    // with it.
+    const size_t at = slot_before == std::string::npos
+                          ? original.source_end
+                          : original.op_spans.at(common_b[slot_before]).end;
+    if (at == 0) return false;
+    inserts[at] += method;
+  }
+  // A map moved past a batch now takes batches.
+  const spec::PipelineSpec& before = original.spec;
+  const auto index = [](const std::vector<std::string>& v, const std::string& n) {
+    return std::find(v.begin(), v.end(), n) - v.begin();
+  };
+  std::vector<Edit> renames;
+  for (const spec::Op& op : tuned.ops()) {
+    if (!op.has_map() || !in(a, op.name())) continue;
+    bool now_batched = false;
+    for (const spec::Op& other : before.ops()) {
+      if (!other.has_batch() && !other.has_padded_batch()) continue;
+      if (!in(common_b, other.name())) continue;
+      now_batched |= index(common_a, op.name()) < index(common_a, other.name()) &&
+                     index(common_b, op.name()) > index(common_b, other.name());
+    }
+    if (!now_batched) continue;
+    const auto it = original.batched_renames.find(op.name());
+    std::string renamed;
+    if (it != original.batched_renames.end()) {
+      for (const Rename& r : it->second) {
+        renames.push_back({r.at.begin, r.at.end, r.to});
+        renamed = original.source_text.substr(r.at.begin, r.at.end - r.at.begin) + " becomes " +
+                  r.to + ", which parses a whole batch, ";
+      }
+    }
+    out.notes.push_back("'" + op.name() + "' now runs on batches: " + renamed +
+                        "check that its other ops take a leading batch dimension "
+                        "(TensorFlow's vectorised mapping)");
+  }
+  edits.insert(edits.end(), renames.begin(), renames.end());
+  for (const auto& [at, calls] : inserts) edits.push_back({at, at, calls});
+  // Each slot gets its op's call as the tuned order has it there, with the edits inside it.
+  std::vector<Edit> kept;
+  std::vector<std::string> slot_text(slots.size());
+  for (size_t k = 0; k < slots.size(); ++k) {
+    const TextSpan from = span_of(common_b[k]);
+    std::string text = original.source_text.substr(from.begin, from.end - from.begin);
+    std::vector<Edit> inside;
+    for (const Edit& e : edits) {
+      if (e.begin >= from.begin && e.end <= from.end) inside.push_back(e);
+    }
+    std::sort(inside.begin(), inside.end(),
+              [](const Edit& x, const Edit& y) { return x.begin > y.begin; });
+    for (const Edit& e : inside) text.replace(e.begin - from.begin, e.end - e.begin, e.text);
+    slot_text[k] = std::move(text);
+  }
+  for (const Edit& e : edits) {
+    const bool in_a_slot = std::any_of(slots.begin(), slots.end(), [&](const TextSpan& t) {
+      return e.begin >= t.begin && e.end <= t.end;
+    });
+    if (!in_a_slot) kept.push_back(e);
+  }
+  edits = std::move(kept);
+  for (size_t k = 0; k < slots.size(); ++k) {
+    edits.push_back({slots[k].begin, slots[k].end, slot_text[k]});
+  }
+  if (common_a != common_b) {
+    std::string order;
+    for (const auto& n : common_b) order += (order.empty() ? "" : ", ") + n;
+    out.notes.push_back("the ops now come in the tuned order: " + order);
+  }
+  for (const auto& [at, text] : inserts) out.notes.push_back("added: " + text);
+  return true;
+}
+
 }  // namespace
 
 engine::Result<EmittedCode> PatchCode(const ImportedCode& original,
@@ -182,31 +314,34 @@ engine::Result<EmittedCode> PatchCode(const ImportedCode& original,
                        std::string(site.call_has_arguments ? ", " : "") + knob + "=" + *new_code});
     }
   }
-  // What arguments cannot say.
+  // What arguments cannot say: ops moved and added, written where the code makes each op
+  // (tf.data's method calls), else named in the notes.
   const auto a = Names(original.spec), b = Names(tuned);
-  for (const spec::Op& op : tuned.ops()) {
-    if (std::find(a.begin(), a.end(), op.name()) != a.end()) continue;
-    const std::string method = tfdata ? TfDataMethod(op) : std::string();
-    out.notes.push_back("the tuned pipeline adds op '" + op.name() + "'" +
-                        (method.empty() ? std::string() : " (" + method + ")") +
-                        ": not written into the file; add it where the tuned spec has it");
-  }
   for (const std::string& n : a) {
     if (std::find(b.begin(), b.end(), n) == b.end()) {
       out.notes.push_back("the tuned pipeline has no op '" + n + "': not written into the file");
     }
   }
-  std::vector<std::string> common_a, common_b;
-  for (const auto& n : a) {
-    if (std::find(b.begin(), b.end(), n) != b.end()) common_a.push_back(n);
-  }
-  for (const auto& n : b) {
-    if (std::find(a.begin(), a.end(), n) != a.end()) common_b.push_back(n);
-  }
-  if (common_a != common_b) {
-    out.notes.push_back(
-        "the tuned pipeline orders its ops otherwise: not written into the file "
-        "(--emit gives the whole pipeline as code)");
+  if (!tfdata || !WriteOrder(original, tuned, edits, out)) {
+    for (const spec::Op& op : tuned.ops()) {
+      if (std::find(a.begin(), a.end(), op.name()) != a.end()) continue;
+      const std::string method = tfdata ? TfDataMethod(op) : std::string();
+      out.notes.push_back("the tuned pipeline adds op '" + op.name() + "'" +
+                          (method.empty() ? std::string() : " (" + method + ")") +
+                          ": not written into the file; add it where the tuned spec has it");
+    }
+    std::vector<std::string> common_a, common_b;
+    for (const auto& n : a) {
+      if (std::find(b.begin(), b.end(), n) != b.end()) common_a.push_back(n);
+    }
+    for (const auto& n : b) {
+      if (std::find(a.begin(), a.end(), n) != a.end()) common_b.push_back(n);
+    }
+    if (common_a != common_b) {
+      out.notes.push_back(
+          "the tuned pipeline orders its ops otherwise: not written into the file "
+          "(--emit gives the whole pipeline as code)");
+    }
   }
   for (const spec::Op& op : tuned.ops()) {
     const spec::Op* before = FindOp(original.spec.ops(), op.name());
@@ -226,8 +361,11 @@ engine::Result<EmittedCode> PatchCode(const ImportedCode& original,
       }
     }
   }
-  std::sort(edits.begin(), edits.end(),
-            [](const Edit& x, const Edit& y) { return x.begin > y.begin; });
+  // Back to front; at one place a replacement before an insertion, so that the insertion
+  // lands in front of the replaced text rather than inside what it replaces.
+  std::sort(edits.begin(), edits.end(), [](const Edit& x, const Edit& y) {
+    return x.begin != y.begin ? x.begin > y.begin : x.end > y.end;
+  });
   out.text = original.source_text;
   for (const Edit& e : edits) out.text.replace(e.begin, e.end - e.begin, e.text);
   return out;

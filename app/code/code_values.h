@@ -59,6 +59,14 @@ struct CallArgs;
 // Where the code sets one knob of an op, so a tuned value can be written back into the
 // user's own file: the value's bytes when the call passes it, else where a keyword argument
 // goes (before the call's closing parenthesis).
+struct TextSpan {
+  size_t begin = 0, end = 0;  // byte offsets into the file's text
+};
+struct Rename {
+  TextSpan at;  // the name as the code spells it (the last part of tf.io.parse_single_example)
+  std::string to;
+};
+
 struct KnobSite {
   size_t value_begin = 0, value_end = 0;  // value_end == 0: the call leaves the knob out
   size_t insert_at = 0;
@@ -82,6 +90,14 @@ struct Pipeline {
   std::map<std::string, std::string> stand_in_reads;
   std::map<std::string, KnobSite> sites;     // by "op.knob"
   std::map<std::string, SourcePoint> op_at;  // where each op is made
+  // Each op's own method call in the text, from the end of the dataset it is called on to
+  // the call's end (`.map(parse, num_parallel_calls=4)`), and where the source's call ends:
+  // what --apply moves, and inserts after, when a tuned pipeline orders its ops otherwise.
+  std::map<std::string, TextSpan> op_spans;
+  size_t source_end = 0;
+  // By map: TensorFlow calls in its function that have a batched form under another name
+  // (parse_single_example's is parse_example), which --apply renames when it batches first.
+  std::map<std::string, std::vector<Rename>> batched_renames;
   spec::Source source;
   std::vector<spec::Op> ops;
   std::vector<CodeNote> notes;  // this pipeline's, so a branch the file drops drops them

@@ -122,6 +122,10 @@ void NoteWork(Pipeline& pipeline, SourcePoint at, const std::string& op, const S
 }
 
 Value PipelineValue(std::shared_ptr<Pipeline> pipeline, const CallArgs& args) {
+  // The call that made the source: ops the tuned pipeline adds right after it go there.
+  if (pipeline->ops.empty() && pipeline->source_end == 0) {
+    pipeline->source_end = args.node.end_byte();
+  }
   Value v;
   v.kind = Value::Kind::kPipeline;
   v.pipeline = std::move(pipeline);

@@ -333,6 +333,9 @@ Value Append(PythonReader& r, const Pipeline& in, const CallArgs& a, spec::Op op
   auto p = r.Extend(in, a.node.start());
   op.set_name(p->FreshName(op.name()));
   p->op_at[op.name()] = a.node.start();
+  if (const SyntaxNode callee = a.node.field("function"); callee.Is("attribute")) {
+    p->op_spans[op.name()] = {callee.field("object").end_byte(), a.node.end_byte()};
+  }
   fill(*p, op);
   p->ops.push_back(std::move(op));
   return PipelineValue(std::move(p), a);
@@ -361,6 +364,7 @@ Value Map(PythonReader& r, const Pipeline& in, const CallArgs& a, size_t npc_pos
     if (const auto d = ReadFlag(p, a, npc_position + 1, "deterministic", op.name())) {
       m->set_deterministic(*d);
     }
+    if (!work.batched_renames.empty()) p.batched_renames[op.name()] = work.batched_renames;
     NoteWork(p, a.node.start(), op.name(), work, "cost", /*tfdata_map=*/true);
   });
 }

@@ -146,6 +146,16 @@ bool TakesOneElement(const std::string& path) {
   return false;
 }
 
+// TensorFlow's parsers of one record whose batched form is another function: the name to call
+// once the map takes batches (mrry's answer to seed 001: "Use tf.parse_example() to operate
+// on batches of records"); null for any other call.
+const char* BatchedName(const std::string& path) {
+  if (path.rfind("tf.", 0) != 0) return nullptr;
+  if (EndsWithName(path, "parse_single_example")) return "parse_example";
+  if (EndsWithName(path, "parse_single_sequence_example")) return "parse_sequence_example";
+  return nullptr;
+}
+
 bool IsPythonBridge(const std::string& path) {
   return EndsWithName(path, "py_function") || EndsWithName(path, "numpy_function") ||
          EndsWithName(path, "py_func");
@@ -161,6 +171,7 @@ struct Found {
   std::vector<std::string> user_functions;      // the file's own functions it calls
   std::string decodes_image;                    // the first Python image decoder it calls
   std::string one_element_call;                 // the first TensorFlow call taking one element
+  std::vector<Rename> batched_renames;          // calls whose batched form is named otherwise
   std::vector<Value> transforms;                // torchvision transforms it applies, in order
   std::vector<std::string> unknown_transforms;  // self.x it calls, bound to what is not known
   const std::map<std::string, Value>* self_attributes = nullptr;
@@ -200,6 +211,13 @@ void Collect(PythonReader& reader, const Value& function, Found& found, int dept
     if (DecodesImage(call.path) && found.decodes_image.empty()) found.decodes_image = call.path;
     if (TakesOneElement(call.path) && found.one_element_call.empty()) {
       found.one_element_call = call.path;
+    }
+    if (const char* batched = BatchedName(call.path)) {
+      SyntaxNode name = call.args.node.field("function");
+      if (name.Is("attribute")) name = name.field("attribute");
+      if (name.Is("identifier")) {
+        found.batched_renames.push_back({{name.start_byte(), name.end_byte()}, batched});
+      }
     }
     if (IsPythonBridge(call.path)) {
       found.python = true;
@@ -267,6 +285,7 @@ StageWork ReadWork(PythonReader& reader, const Value& function, const std::strin
     if (work.name.empty()) work.name = fallback;
     work.random = found.random;
     work.one_element_call = found.one_element_call;
+    work.batched_renames = found.batched_renames;
   }
   if (python || found.python) {
     SetCost(work.fn, true);

@@ -44,6 +44,9 @@ struct StageWork {
   // A TensorFlow call it makes that takes one element at a time (tf.io.decode_jpeg,
   // tf.io.read_file), as the code spells it: the function cannot be mapped over a batch.
   std::string one_element_call;
+  // Its calls whose batched form has another name (parse_single_example: parse_example),
+  // which the function must call instead once it is mapped over batches.
+  std::vector<Rename> batched_renames;
   // Python that decodes an image, by the call that does ("PIL.Image.open"): its cost stands
   // at kDecodeJpegNs instead of DefaultStageCost().
   std::string decodes_image;

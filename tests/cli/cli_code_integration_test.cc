@@ -177,6 +177,35 @@ TEST(CliCodeTest, SeedZerosShardingExampleReadsAsTheDocumentationWritesIt) {
   EXPECT_NE(out.out.find(R"("source": "list_files")"), std::string::npos) << out.out;
 }
 
+// The advice, as the asker would apply it: written into a copy of their own file, the
+// batch before the parse, parse_example for parse_single_example (mrry's answer), the parse
+// in parallel and a prefetch; the copy reads back to the advised pipeline.
+TEST(CliCodeTest, AdviceIsWrittenIntoACopyOfTheUsersCode) {
+  const std::string written = TempDir() + "/seed_001_advised.py";
+  const auto out = Cli("simulate " + Corpus("seed_001_init_tfrecord_dataset.py") +
+                       " --set _parser.call_overhead=30us --advice-code " + written);
+  ASSERT_EQ(out.exit_code, 0) << out.out;
+  EXPECT_NE(out.out.find("Together's changes written into a copy of"), std::string::npos)
+      << out.out;
+  std::ifstream in(written);
+  const std::string code((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_NE(code.find("parsed = tf.parse_example(record, _keys_to_map)"), std::string::npos)
+      << code;
+  const size_t batch = code.find("    ds = ds.batch(BATCH_SIZE, drop_remainder=True)");
+  const size_t parse = code.find("    ds = ds.map(_parser, num_parallel_calls=2)");
+  ASSERT_NE(batch, std::string::npos) << code;
+  ASSERT_NE(parse, std::string::npos) << code;
+  EXPECT_LT(batch, parse) << code;
+  EXPECT_NE(code.find("ds = ds.repeat().prefetch(2)"), std::string::npos) << code;
+  const auto back = Cli("import-code " + written);
+  ASSERT_EQ(back.exit_code, 0) << back.out;
+  EXPECT_LT(back.out.find("name: \"batch\""), back.out.find("name: \"_parser\"")) << back.out;
+  // A spec has no code to write into.
+  const auto spec = Cli("simulate " + Pipeline("cpu_bound.pbtxt") + " --advice-code " + written);
+  EXPECT_EQ(spec.exit_code, 2) << spec.out;
+  EXPECT_NE(spec.out.find("is a spec"), std::string::npos) << spec.out;
+}
+
 TEST(CliCodeTest, SimulateTakesAPythonFileWithItsCostsSet) {
   const auto out = Cli("simulate " + Corpus("seed_001_init_tfrecord_dataset.py") +
                        " --set _parser.cost=40us --duration 2");

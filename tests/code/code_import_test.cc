@@ -1088,17 +1088,97 @@ ds = (ds.map(augment)   # decode and augment
   replace("num_parallel_calls=AUTOTUNE)", "num_parallel_calls=2)");
   replace("num_parallel_calls=FLAGS.threads", "num_parallel_calls=3");
   replace("ds.map(augment)", "ds.map(augment, num_parallel_calls=2)");
+  replace(".batch(64))", ".batch(64).prefetch(2))");
   EXPECT_EQ(patched->text, expected);
   bool added = false;
-  for (const auto& n : patched->notes) added = added || n.find(".prefetch(2)") != std::string::npos;
+  for (const auto& n : patched->notes) added = added || n == "added: .prefetch(2)";
   EXPECT_TRUE(added);
-  // Read back, the patched file is the tuned spec (but for the op it could not add).
+  // Read back, the patched file is the tuned spec (its prefetch named as import-code names it).
   auto reread = Import(patched->text);
-  tuned.mutable_ops()->RemoveLast();
+  tuned.mutable_ops(tuned.ops_size() - 1)->set_name("prefetch");
   reread.spec.set_name(tuned.name());
   reread.spec.set_description(tuned.description());
   EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(reread.spec, tuned))
       << reread.spec.DebugString();
+}
+
+// Seed 001's accepted answer written into the asker's own file: the batch before the parse
+// (statement lines trade places, each with its comment), parse_single_example renamed to the
+// parse_example that takes the batch, the parse in parallel and a prefetch at the end; read
+// back, the file is the tuned pipeline.
+TEST(CodePatchTest, MovedAndAddedOpsAreWrittenWhereTheCodeMakesEachOp) {
+  const std::string source = R"(import tensorflow as tf
+def _parser(record):
+    parsed = tf.parse_single_example(record, _keys_to_map)
+    return parsed['d'], parsed['s']
+ds = tf.data.TFRecordDataset(files_train)
+ds = ds.shuffle(buffer_size=10000)  # select elements randomly
+ds = ds.map(_parser)                # map them based on tfrecord format
+ds = ds.batch(512, drop_remainder=True)  # group elements in batch
+ds = ds.repeat()
+)";
+  const auto original = Import(source);
+  spec::PipelineSpec tuned = original.spec;
+  auto* ops = tuned.mutable_ops();
+  ops->SwapElements(1, 2);  // batch before _parser
+  ops->Mutable(2)->mutable_map()->set_num_parallel_calls(2);
+  auto* p = tuned.add_ops();
+  p->set_name("prefetch_last");
+  p->mutable_prefetch()->set_buffer_size(2);
+  const auto patched = PatchCode(original, tuned);
+  ASSERT_TRUE(patched.ok());
+  EXPECT_EQ(patched->text, R"(import tensorflow as tf
+def _parser(record):
+    parsed = tf.parse_example(record, _keys_to_map)
+    return parsed['d'], parsed['s']
+ds = tf.data.TFRecordDataset(files_train)
+ds = ds.shuffle(buffer_size=10000)  # select elements randomly
+ds = ds.batch(512, drop_remainder=True)  # group elements in batch
+ds = ds.map(_parser, num_parallel_calls=2)                # map them based on tfrecord format
+ds = ds.repeat().prefetch(2)
+)");
+  std::string notes;
+  for (const auto& n : patched->notes) notes += n + "\n";
+  EXPECT_NE(notes.find("'_parser' now runs on batches: parse_single_example becomes "
+                       "parse_example"),
+            std::string::npos)
+      << notes;
+  EXPECT_EQ(notes.find("not written"), std::string::npos) << notes;
+  auto reread = Import(patched->text);
+  std::vector<std::string> order;
+  for (const auto& op : reread.spec.ops()) order.push_back(op.name());
+  EXPECT_EQ(order, (std::vector<std::string>{"shuffle", "batch", "_parser", "repeat", "prefetch"}));
+  EXPECT_EQ(reread.spec.ops(2).map().num_parallel_calls(), 2);
+
+  // A chain on one line: the calls trade places in it.
+  const auto chained = Import(R"(import tensorflow as tf
+ds = tf.data.TFRecordDataset(files).map(parse).batch(32)  # one line
+)");
+  spec::PipelineSpec swapped = chained.spec;
+  swapped.mutable_ops()->SwapElements(0, 1);
+  const auto written = PatchCode(chained, swapped);
+  ASSERT_TRUE(written.ok());
+  EXPECT_EQ(written->text, R"(import tensorflow as tf
+ds = tf.data.TFRecordDataset(files).batch(32).map(parse)  # one line
+)");
+}
+
+// An op the code makes by no call of its own (map_and_batch makes two) cannot be moved in
+// the file: nothing is written, and the note says so and points to --emit.
+TEST(CodePatchTest, OpsOfOneFusedCallAreNotMovedApart) {
+  const auto fused = Import(R"(import tensorflow as tf
+ds = tf.data.TFRecordDataset(files)
+ds = ds.apply(tf.data.experimental.map_and_batch(parse, 32))
+)");
+  ASSERT_EQ(fused.spec.ops_size(), 2);
+  spec::PipelineSpec swapped = fused.spec;
+  swapped.mutable_ops()->SwapElements(0, 1);
+  const auto written = PatchCode(fused, swapped);
+  ASSERT_TRUE(written.ok());
+  EXPECT_EQ(written->text, fused.source_text);
+  std::string notes;
+  for (const auto& n : written->notes) notes += n + "\n";
+  EXPECT_NE(notes.find("orders its ops otherwise: not written"), std::string::npos) << notes;
 }
 
 }  // namespace
