@@ -100,7 +100,8 @@ int SimulateCommand(const SimulateCommandOptions& options, std::ostream& out, st
   }
   trace::RangeAnalysis analysis = trace::AnalyzeSteady(*result->model);
   std::optional<engine::AdvisorResult> advice;
-  if (options.advice && result->run_status.ok()) {
+  // A run stopped for giving the step nothing is advised too: on what would bring a step.
+  if (options.advice && (result->run_status.ok() || result->stalled)) {
     sim::CostModel worker_model = *model;  // worker 0's share of the host's cores
     worker_model.cores /= options.workers;
     advice = AdviseForSummary(printed, worker_model, analysis, err);

@@ -31,6 +31,21 @@ engine::Result<double> SteadyRateOf(const spec::PipelineSpec& spec, const sim::C
   return std::max(0.0, run.steady.steps_per_s);
 }
 
+// The run's cost model for a candidate: the candidate's own defaults (an op it adds), with
+// every op, the step and the machine as the run's model has them.
+engine::Result<sim::CostModel> ModelForCandidate(const sim::CostModel& model,
+                                                 const spec::PipelineSpec& candidate) {
+  ASSIGN_OR_RETURN(sim::CostModel merged, sim::DefaultCostModel(candidate, model.cores));
+  for (const auto& [name, cost] : model.ops) merged.ops[name] = cost;
+  merged.oversubscription_cost = model.oversubscription_cost;
+  merged.step = model.step;
+  merged.handoff_ns = model.handoff_ns;
+  merged.timer_wake = model.timer_wake;
+  merged.startup_ns = model.startup_ns;
+  merged.origin = model.origin;
+  return merged;
+}
+
 }  // namespace
 
 engine::Result<double> AdviceSeconds(const spec::PipelineSpec& spec, const sim::CostModel& model,
@@ -59,17 +74,29 @@ engine::Result<double> AdviceSeconds(const spec::PipelineSpec& spec, const sim::
 engine::SimulatedRate SimulatedRateOn(sim::CostModel model, double seconds) {
   return [model = std::move(model), seconds](const spec::PipelineSpec& candidate, uint64_t seed,
                                              double step_scale) -> engine::Result<double> {
-    ASSIGN_OR_RETURN(sim::CostModel merged, sim::DefaultCostModel(candidate, model.cores));
-    for (const auto& [name, cost] : model.ops) merged.ops[name] = cost;
-    merged.oversubscription_cost = model.oversubscription_cost;
-    merged.step = model.step;
+    ASSIGN_OR_RETURN(sim::CostModel merged, ModelForCandidate(model, candidate));
     merged.step.mean_ns *= step_scale;
     const int64_t max_steps = step_scale < 1 ? kAdviceCeilingSteps : 0;
-    merged.handoff_ns = model.handoff_ns;
-    merged.timer_wake = model.timer_wake;
-    merged.startup_ns = model.startup_ns;
-    merged.origin = model.origin;
     return SteadyRateOf(candidate, merged, seed, seconds, max_steps);
+  };
+}
+
+engine::SimulatedStartUp SimulatedStartUpOn(sim::CostModel model, double most_seconds) {
+  return [model = std::move(model), most_seconds](const spec::PipelineSpec& candidate,
+                                                  uint64_t seed) -> engine::Result<double> {
+    ASSIGN_OR_RETURN(sim::CostModel merged, ModelForCandidate(model, candidate));
+    SimulatedRunOptions options;
+    options.sim.duration_s = most_seconds;
+    options.sim.seed = seed;
+    options.sim.max_steps = 1;
+    options.steps_only = true;
+    ASSIGN_OR_RETURN(RecordedRunResult run, RunSimulated(candidate, merged, options));
+    const int64_t first = trace::FirstStepNs(*run.model);
+    if (first < 0) {
+      return engine::OutOfRange("no step in " + std::to_string(most_seconds) +
+                                " s of simulated time");
+    }
+    return static_cast<double>(first) / 1e9;
   };
 }
 
@@ -85,6 +112,8 @@ engine::Result<engine::AdvisorResult> AdviseOn(const spec::PipelineSpec& spec,
   // simulated long enough from the start for its steady part, not tried short first.
   const double startup_s = static_cast<double>(analysis.startup_ns) / 1e9;
   seconds = std::max(seconds, std::min(kAdviceMostSimulatedSeconds, 5 * startup_s));
+  // A start-up is simulated to its first step, up to an hour (a buffer of millions filling).
+  options.startup = SimulatedStartUpOn(model, kAdviceMostStartUpSeconds);
   return engine::Advise(spec, analysis, SimulatedRateOn(model, seconds), options);
 }
 

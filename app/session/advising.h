@@ -20,6 +20,8 @@ namespace pipescope::session {
 // steps after it outweigh it, up to the most.
 inline constexpr double kAdviceSimulatedSeconds = 5;
 inline constexpr double kAdviceMostSimulatedSeconds = 120;
+// How far a start-up is simulated to find its first step (StartUpCandidates).
+inline constexpr double kAdviceMostStartUpSeconds = 3600;
 // A pipeline of epochs (a repeat, a DataLoader) is simulated for as long as this many
 // recorded events allow (about a tenth of a second of simulating each), up to the most, so
 // that epoch boundaries (workers starting again, a cache replaying) fall in the window.
@@ -51,6 +53,9 @@ engine::Result<double> AdviceSeconds(const spec::PipelineSpec& spec, const sim::
 // step's cost is the model's times the rate's step_scale.
 engine::SimulatedRate SimulatedRateOn(sim::CostModel model,
                                       double seconds = kAdviceSimulatedSeconds);
+// The time to a candidate's first step on `model`, simulated for up to `most_seconds`
+// (AdvisorOptions::startup).
+engine::SimulatedStartUp SimulatedStartUpOn(sim::CostModel model, double most_seconds);
 
 // Advice for `spec` measured as `analysis`, on `model`.
 // `cancelled`: asked between changes (none: never).

@@ -45,6 +45,9 @@ struct RecordedRunResult {
   std::string gpu_activity_note;
   double simulation_wall_s = 0;  // simulated runs: how long simulating took
   uint64_t events = 0;           // simulated runs: events recorded
+  // Simulated runs: stopped with no step for twice the planned time (a shuffle buffer still
+  // filling, a filter keeping nothing): run_status says so, and the recording is whole.
+  bool stalled = false;
 };
 
 // A trace header for a run of `spec` on this machine (without the recorder's clock).

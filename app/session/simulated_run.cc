@@ -49,11 +49,12 @@ engine::Result<RecordedRunResult> RunSimulated(const spec::PipelineSpec& spec,
   result.events = r.events;
   if (r.cancelled) result.run_status = engine::Cancelled("simulation cancelled");
   if (r.stalled) {
+    result.stalled = true;
     result.run_status = engine::Internal(
         "the pipeline gave the training step nothing for " +
         std::to_string(static_cast<int64_t>(sim.duration_s + 10)) +
-        " s of virtual time (does a filter keep nothing, or an input never end?); the "
-        "simulation was stopped there");
+        " s of virtual time, and the simulation was stopped there (the verdict says what "
+        "its ops did meanwhile)");
   }
   if (writer) {
     result.trace_file_status = writer->status();
@@ -83,7 +84,8 @@ engine::Result<SteadyRun> SimulateSteadyPart(const spec::PipelineSpec& spec,
       options.sim.duration_s = *longer;
       continue;
     }
-    if (!run.run_status.ok()) return run.run_status;
+    // A run stopped for giving the step nothing has a rate: none (a buffer still filling).
+    if (!run.run_status.ok() && !run.stalled) return run.run_status;
     const int64_t end = run.model->duration_ns();
     const int64_t first = std::max<int64_t>(0, out.first_step_ns);
     out.steady = trace::Analyze(*run.model, first + (end - first) / 4, end);

@@ -54,8 +54,8 @@ struct SteadyRun {
   trace::RangeAnalysis steady;  // [first step + a quarter of the rest, end)
   int64_t first_step_ns = -1;
 };
-// Errors: the spec cannot be simulated, or the longest run gave the step nothing (the
-// simulator's stall).
+// Errors: the spec cannot be simulated. A longest run that gave the step nothing (the
+// simulator's stall) has a steady rate of 0 and first_step_ns -1.
 engine::Result<SteadyRun> SimulateSteadyPart(const spec::PipelineSpec& spec,
                                              const sim::CostModel& model,
                                              SimulatedRunOptions options, double most_seconds,

@@ -157,6 +157,9 @@ std::string FormatDuration(int64_t ns) {
   const TimeUnit unit = UnitFor(std::fabs(v));
   if (unit.ns == 1) {
     std::snprintf(buf, sizeof buf, "%lld ns", static_cast<long long>(ns));
+  } else if (std::fabs(v / unit.ns) >= 1000) {
+    // Seconds past a thousand (a shuffle buffer of millions filling): whole, not "2.54e+03".
+    std::snprintf(buf, sizeof buf, "%.0f %s", v / unit.ns, unit.name);
   } else {
     std::snprintf(buf, sizeof buf, "%.3g %s", v / unit.ns, unit.name);
   }

@@ -14,7 +14,10 @@
 //   shard_earlier      a shard moved ahead of work every worker would do, or onto the
 //                      source's file list
 //   split_files        one file split into many, the file list sharded among the workers
-//   reorder            repeat before shuffle (one shuffle buffer for all epochs)
+//   reorder            repeat before shuffle (one shuffle buffer for all epochs); a shuffle
+//                      whose buffer holds up the first step, moved before the maps that
+//                      make its elements
+//   shuffle_buffer     a shuffle buffer that holds up the first step made smaller
 //   fewer_threads      parallelism lowered to the cores there are
 //   more_workers       a DataLoader's num_workers, a Keras enqueuer's workers
 //   use_processes      a Keras enqueuer's workers as processes (use_multiprocessing=True)

@@ -369,6 +369,31 @@ void AddOrderAdvice(const spec::PipelineSpec& spec, const trace::RangeAnalysis& 
 
 }  // namespace
 
+std::vector<AdviceCandidate> StartUpCandidates(const spec::PipelineSpec& spec, int cores) {
+  CandidateList out(spec, std::max(1, cores));
+  for (int i = 0; i < spec.ops_size(); ++i) {
+    const spec::Op& op = spec.ops(i);
+    if (!Shuffles(op) || !op.has_shuffle()) continue;
+    const int64_t buffer = op.shuffle().buffer_size();
+    if (buffer <= kSmallShuffleBuffer) continue;
+    // Before the maps that make its elements: it then holds what they start from.
+    int to = i;
+    while (to > 0 && spec.ops(to - 1).has_map() && !IsRandomOp(spec.ops(to - 1))) --to;
+    if (to < i) {
+      out.AddMove("reorder", i, to,
+                  "shuffle before '" + spec.ops(to).name() + "' (its buffer then fills with what " +
+                      "costs little to make, and " + spec.ops(to).name() +
+                      " runs on the shuffled elements)");
+    }
+    const std::string smaller = std::to_string(kSmallShuffleBuffer);
+    out.AddKnobs("shuffle_buffer", op.name(), {{"buffer_size", smaller}},
+                 ChangeOfKnob(op.name(), "buffer_size", buffer, kSmallShuffleBuffer),
+                 "A smaller buffer shuffles less: each element comes at most " + smaller +
+                     " places from where its input had it (shuffle the files as well).");
+  }
+  return out.Take();
+}
+
 std::string StandInSize(const spec::PipelineSpec& spec) {
   const spec::Source& s = spec.source();
   if (s.size_is_stand_in()) {

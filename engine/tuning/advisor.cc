@@ -8,6 +8,7 @@
 #include <optional>
 #include <thread>
 
+#include "engine/core/duration.h"
 #include "engine/spec/spec_overrides.h"
 #include "engine/tuning/advice_candidates.h"
 #include "engine/tuning/move_rules.h"
@@ -28,6 +29,20 @@ std::string Rate(double steps_per_s) {
   char buf[32];
   std::snprintf(buf, sizeof buf, steps_per_s < 10 ? "%.2f" : "%.1f", steps_per_s);
   return buf;
+}
+
+// A candidate's change as advice, its figures still to fill in.
+Advice AdviceFrom(const AdviceCandidate& c) {
+  Advice a;
+  a.kind = c.kind;
+  a.op = c.op;
+  a.change = c.change;
+  a.settings = c.settings;
+  a.spec = c.spec;
+  a.edit = c.edit;
+  a.what_changes = c.changes_output;
+  a.changes_output = !a.what_changes.empty();
+  return a;
 }
 
 struct Tried {
@@ -327,6 +342,53 @@ AdviceTogether Together(const std::vector<Advice>& advice, const std::vector<dou
   return together;
 }
 
+// Where the run's first step came late (or never), the changes that bring it sooner, tried
+// on the start-up itself: each kept where its first step comes in half the time or less on
+// every seed, best first. `base_rate`: the spec's steady rate (0 where it had no step).
+Result<std::vector<Advice>> StartUpAdvice(const spec::PipelineSpec& spec, double base_rate,
+                                          const SimulatedRate& simulate,
+                                          const AdvisorOptions& options, int& tried) {
+  const int seeds = std::max(1, options.seeds);
+  std::vector<std::optional<double>> base;
+  for (int seed = 1; seed <= seeds; ++seed) {
+    auto s = options.startup(spec, static_cast<uint64_t>(seed));
+    base.push_back(s.ok() ? std::optional<double>(*s) : std::nullopt);
+  }
+  std::vector<Advice> out;
+  const std::vector<AdviceCandidate> candidates = StartUpCandidates(spec, options.cores);
+  tried = static_cast<int>(candidates.size());
+  for (const AdviceCandidate& c : candidates) {
+    std::vector<double> after;
+    bool sooner = true;
+    for (int seed = 1; seed <= seeds && sooner; ++seed) {
+      auto s = options.startup(c.spec, static_cast<uint64_t>(seed));
+      const std::optional<double>& b = base[static_cast<size_t>(seed - 1)];
+      sooner = s.ok() && (!b || *s <= 0.5 * *b);
+      if (sooner) after.push_back(*s);
+    }
+    if (!sooner) continue;
+    Advice a = AdviceFrom(c);
+    a.confidence = "high";
+    auto rate = simulate(c.spec, 1, 1);
+    a.predicted_steps_per_s = rate.ok() ? *rate : 0;
+    a.predicted_gain = base_rate > 0 && rate.ok() ? *rate / base_rate - 1 : 0;
+    const double first = Median(after);
+    a.text =
+        c.action + ": the first step after " + FormatDuration(static_cast<int64_t>(first * 1e9)) +
+        " instead of " +
+        (base[0] ? FormatDuration(static_cast<int64_t>(*base[0] * 1e9))
+                 : std::string("none in the simulator's run")) +
+        " predicted" +
+        (a.predicted_steps_per_s > 0 ? ", then " + Rate(a.predicted_steps_per_s) + " steps/s" : "");
+    if (a.changes_output) a.text += ". It changes the output. " + a.what_changes;
+    out.push_back(std::move(a));
+  }
+  std::stable_sort(out.begin(), out.end(), [](const Advice& x, const Advice& y) {
+    return x.changes_output != y.changes_output && !x.changes_output;
+  });
+  return out;
+}
+
 }  // namespace
 
 std::string TogetherText(const AdvisorResult& result) {
@@ -351,8 +413,13 @@ std::string AdviceHeading(const AdvisorResult& result) {
       head += " (the spec sets no budget: --set budget.cpu_cores=N for the machine that trains)";
     }
   }
-  head +=
-      "; a gain must exceed " + std::to_string(std::lround(100 * result.noise)) + "% on every seed";
+  if (result.tried > result.startup_tried) {
+    head += "; a gain must exceed " + std::to_string(std::lround(100 * result.noise)) +
+            "% on every seed";
+  }
+  if (result.startup_tried > 0) {
+    head += "; a change to the start-up must bring the first step in half the time";
+  }
   const double sim = result.simulated_steps_per_s;
   const double run = result.measured_steps_per_s;
   if (sim > 0 && run > 0 && std::abs(sim / run - 1) > std::max(result.noise, 0.01)) {
@@ -379,15 +446,30 @@ Result<AdvisorResult> Advise(const spec::PipelineSpec& spec, const trace::RangeA
   const int seeds = std::max(1, options.seeds);
   ASSIGN_OR_RETURN(const std::vector<double> base, RatesBySeed(spec, simulate, seeds, 1));
   result.simulated_steps_per_s = Median(base);
-  if (result.simulated_steps_per_s <= 0) return result;  // nothing reached the step
+  // A first step that comes late (a shuffle buffer of millions filling), or none: what the
+  // user waits for, whatever the steady rate after it.
+  const double startup_s = static_cast<double>(measured.startup_ns) / 1e9;
+  const bool no_step = measured.steps == 0 && measured.duration_s > 0;
+  std::vector<Advice> sooner;
+  if (options.startup &&
+      (no_step || (startup_s >= trace::kStartUpToSay &&
+                   startup_s >= trace::kStartUpShareToSay * (startup_s + measured.duration_s)))) {
+    ASSIGN_OR_RETURN(sooner, StartUpAdvice(spec, result.simulated_steps_per_s, simulate, options,
+                                           result.startup_tried));
+  }
+  result.cores = options.cores;
+  result.cores_unbudgeted = spec.budget().cpu_cores() <= 0;
+  if (result.simulated_steps_per_s <= 0) {  // nothing reached the step
+    result.tried = result.startup_tried;
+    result.advice = std::move(sooner);
+    return result;
+  }
   const auto [lo, hi] = std::minmax_element(base.begin(), base.end());
   result.noise = std::max(options.min_gain, (*hi - *lo) / result.simulated_steps_per_s);
 
   const std::vector<AdviceCandidate> candidates = AdviceCandidates(spec, measured, options.cores);
   ASSIGN_OR_RETURN(const auto gains, GainsOf(candidates, base, 1, simulate, options));
-  result.tried = static_cast<int>(candidates.size());
-  result.cores = options.cores;
-  result.cores_unbudgeted = spec.budget().cpu_cores() <= 0;
+  result.tried = static_cast<int>(candidates.size()) + result.startup_tried;
   const std::vector<Tried> confirmed = Confirmed(candidates, gains, result.noise);
 
   // Per op and kind, the first (fewest threads, smallest buffer: the candidates' order)
@@ -403,19 +485,11 @@ Result<AdvisorResult> Advise(const spec::PipelineSpec& spec, const trace::RangeA
     if (it == best_gain.end() || t.gain < it->second - result.noise) continue;
     best_gain.erase(it);  // this group is advised
     const AdviceCandidate& c = *t.candidate;
-    Advice a;
-    a.kind = c.kind;
-    a.op = c.op;
-    a.change = c.change;
-    a.settings = c.settings;
+    Advice a = AdviceFrom(c);
     a.predicted_gain = t.gain;
     a.predicted_steps_per_s = base_rate * (1 + t.gain);
     a.confidence = t.least_gain > 2 * result.noise ? "high" : "medium";
-    a.what_changes = c.changes_output;
-    a.changes_output = !a.what_changes.empty();
     a.text = TextOf(c, base_rate, a.predicted_steps_per_s, t.gain, a.what_changes);
-    a.spec = c.spec;
-    a.edit = c.edit;
     result.advice.push_back(std::move(a));
   }
   DropBufferingCalledVectorising(result.advice, result.noise, base.size(), simulate);
@@ -429,6 +503,8 @@ Result<AdvisorResult> Advise(const spec::PipelineSpec& spec, const trace::RangeA
                      return x.predicted_gain > y.predicted_gain;
                    });
   result.together = Together(result.advice, base, result.noise, simulate);
+  // What brings the first step sooner leads: it is what the run waited for.
+  result.advice.insert(result.advice.begin(), sooner.begin(), sooner.end());
   if (result.advice.empty() && measured.input_wait_fraction < 0.05) {
     Advice a;
     a.kind = "device_bound";

@@ -26,6 +26,10 @@ namespace pipescope::engine {
 using SimulatedRate =
     std::function<Result<double>(const spec::PipelineSpec&, uint64_t seed, double step_scale)>;
 
+// The simulated time from a spec's start to its first step, in seconds, on the run's cost
+// model with seed `seed`; an error where no step comes within the simulator's limit.
+using SimulatedStartUp = std::function<Result<double>(const spec::PipelineSpec&, uint64_t seed)>;
+
 struct AdvisorOptions {
   int cores = 1;           // the CPU budget
   int seeds = 2;           // each change is simulated on seeds 1..seeds
@@ -33,6 +37,10 @@ struct AdvisorOptions {
   int threads = 0;         // simulating changes at once; 0: one per core
   // Asked between changes; true ends the advising with kCancelled (a closed window).
   std::function<bool()> cancelled;
+  // Where the run's start-up is much of it (trace::kStartUpShareToSay) or it had no step, the
+  // changes that shorten it (advice_candidates.h, StartUpCandidates) are tried on this; none
+  // where it is not given.
+  SimulatedStartUp startup;
 };
 
 // Advice that keeps the output, applied together: the first piece of advice (a knob change
@@ -54,6 +62,7 @@ struct AdvisorResult {
   std::vector<Advice> advice;  // confirmed, best first
   AdviceTogether together;
   int tried = 0;                     // changes simulated
+  int startup_tried = 0;             // of them, changes tried on the start-up (StartUpAdvice)
   int cores = 0;                     // the CPU budget they were simulated with
   bool cores_unbudgeted = false;     // the spec sets no budget: the machine's (or trace's)
   double noise = 0;                  // the gain below which a change was not advised

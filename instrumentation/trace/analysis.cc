@@ -110,6 +110,7 @@ RangeAnalysis AnalyzeSteady(const Model& model) {
   if (first <= 0 || first >= model.duration_ns()) return Analyze(model);
   RangeAnalysis r = Analyze(model, first, model.duration_ns());
   r.startup_ns = first;
+  r.verdict = MakeVerdict(r, model.run_info().machine.cpu_budget);  // it speaks of a long one
   return r;
 }
 

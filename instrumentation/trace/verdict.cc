@@ -240,6 +240,31 @@ std::string Suggest(const StageFigures& s, double wait, int cpu_budget, bool& is
          "and make the work before it parallel";
 }
 
+// A shuffle that has taken elements and given none: it holds them until its buffer is full
+// (or its input ends), so nothing reaches the step meanwhile. What it holds, and when at
+// its input's rate the buffer is full; "" when no op is filling one.
+std::string FillingBuffer(const RangeAnalysis& r) {
+  for (size_t i = 1; i < r.stages.size(); ++i) {
+    const StageFigures& s = r.stages[i];
+    const StageFigures& input = r.stages[i - 1];
+    if (!Has(s, record::kTraitRandom) || s.asynchronous || s.elements > 0 || s.buffer_size <= 0 ||
+        input.depth != s.depth || input.elements <= 0) {
+      continue;
+    }
+    std::string text = s.name + " has taken " + std::to_string(input.elements) +
+                       " elements into a buffer of " + Num(s.buffer_size) +
+                       " and gives none until the buffer is full or its input ends";
+    if (input.elements_per_s > 0) {
+      text +=
+          "; at the " + Num(input.elements_per_s) + " elements/s " + input.name +
+          " makes, it is full after " +
+          engine::FormatDuration(static_cast<int64_t>(1e9 * s.buffer_size / input.elements_per_s));
+    }
+    return text;
+  }
+  return "";
+}
+
 }  // namespace
 
 Verdict MakeVerdict(const RangeAnalysis& r, int cpu_budget) {
@@ -249,15 +274,33 @@ Verdict MakeVerdict(const RangeAnalysis& r, int cpu_budget) {
             : wait >= kModeratelyInputBound ? "moderately input-bound"
                                             : "not input-bound";
   if (r.steps == 0 && r.duration_s > 0 && !r.stages.empty()) {
-    // A rate over a run that ended before its first step would be noise, and no op was slow.
+    // A rate over a run that ended before its first step would be noise.
     v.grade = "no input";
     v.evidence = "no element reached the training step in " +
                  engine::FormatDuration(static_cast<int64_t>(r.duration_s * 1e9));
+    if (const std::string filling = FillingBuffer(r); !filling.empty()) {
+      v.evidence += ": " + filling;
+      SetSuggestion(v,
+                    "a smaller shuffle buffer fills sooner (10,000 elements shuffle well when "
+                    "the files are shuffled too), or shuffle what costs little to make (file "
+                    "names, records) before the work that makes the elements");
+      return v;
+    }
     SetSuggestion(v,
                   "check what the input gives: an empty file list, a shard index beyond the "
                   "data, a filter that keeps nothing, take(0)");
     return v;
   }
+  // A start-up that is much of the run is what the user waits for, though the figures
+  // below leave it out.
+  const double startup_s = static_cast<double>(r.startup_ns) / 1e9;
+  const std::string startup =
+      startup_s >= kStartUpToSay && startup_s >= kStartUpShareToSay * (startup_s + r.duration_s)
+          ? "; the first step came after " +
+                engine::FormatDuration(static_cast<int64_t>(r.startup_ns)) + " of start-up (" +
+                Pct(startup_s / (startup_s + r.duration_s)) +
+                " of the run), which these figures leave out"
+          : "";
   // An op whose workers' start-ups make the wait is to blame however little it works.
   const auto wait_ns = static_cast<int64_t>(wait * 1e9 * r.duration_s);
   const auto starting = [&](const StageFigures& s) {
@@ -322,6 +365,7 @@ Verdict MakeVerdict(const RangeAnalysis& r, int cpu_budget) {
       v.suggestion = Suggest(*culprit, wait, cpu_budget, v.suggests_change);
     }
   }
+  v.evidence += startup;
   SetSuggestion(v, v.suggestion);
   return v;
 }

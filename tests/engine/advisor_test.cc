@@ -182,6 +182,48 @@ TEST(AdvisorTest, NoCacheIsOfferedPastARandomOp) {
   EXPECT_EQ(caches, 1);
 }
 
+// A first step that came late, behind a shuffle buffer filling with decoded elements
+// (tensorflow#14857): the changes that bring it sooner are tried on the start-up and lead the
+// advice, the buffer made smaller saying that it shuffles less.
+TEST(AdvisorTest, ALateFirstStepIsAdvisedOnWhatBringsItSooner) {
+  const spec::PipelineSpec spec = Spec(R"(name: "p"
+    source { name: "lines" range { start: 0 stop: 3000000 } }
+    ops { name: "decode" map { fn { cpu_work { duration: "1ms" } } } }
+    ops { name: "shuffle" shuffle { buffer_size: 2325000 } }
+    ops { name: "batch" batch { batch_size: 64 } }
+    train_step { step_time: "1ms" device: simulated })");
+  trace::RangeAnalysis measured;
+  measured.steps = 100;
+  measured.duration_s = 10;
+  measured.startup_ns = 2'000'000'000'000;  // 2000 s
+  measured.input_wait_fraction = 0.01;
+  AdvisorOptions options;
+  options.cores = 2;
+  options.startup = [](const spec::PipelineSpec& s, uint64_t) -> Result<double> {
+    const std::string text = SpecToText(s);
+    if (text.find("name: \"shuffle\"") < text.find("name: \"decode\"")) return 5.0;
+    if (text.find("buffer_size: 10000") != std::string::npos) return 11.0;
+    return 2000.0;
+  };
+  auto r = Advise(spec, measured, Rates([](const spec::PipelineSpec&) { return 0.0; }), options);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_GE(r->advice.size(), 2u);
+  EXPECT_EQ(r->advice[0].kind, "reorder") << r->advice[0].text;
+  EXPECT_NE(r->advice[0].text.find("the first step after 5 s instead of 2000 s predicted"),
+            std::string::npos)
+      << r->advice[0].text;
+  EXPECT_EQ(r->advice[1].kind, "shuffle_buffer") << r->advice[1].text;
+  EXPECT_TRUE(r->advice[1].changes_output);
+  EXPECT_NE(r->advice[1].what_changes.find("shuffles less"), std::string::npos);
+  EXPECT_EQ(r->startup_tried, 2);
+  // A start-up that is little of the run is not advised on.
+  measured.startup_ns = 1'000'000'000;
+  auto quick =
+      Advise(spec, measured, Rates([](const spec::PipelineSpec&) { return 0.0; }), options);
+  ASSERT_TRUE(quick.ok());
+  EXPECT_EQ(quick->startup_tried, 0);
+}
+
 // A cache after a random map (or a shuffle) replays its first epoch's draws: said, whatever
 // the speed; a cache before them is what the guide writes, and nothing is said.
 TEST(AdvisorTest, ACacheAfterRandomnessIsSaidToFreezeIt) {

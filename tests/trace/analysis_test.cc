@@ -314,6 +314,49 @@ TEST(VerdictTest, AtTheBudgetItSuggestsOnlyTheRemediesTheFunctionAllows) {
   EXPECT_NE(neither.find("cut its work per element or add cores"), std::string::npos) << neither;
 }
 
+// No step yet, and a shuffle holding what its input gave: the buffer is filling, which the
+// verdict says with when it will be full, instead of asking for an empty file list.
+TEST(VerdictTest, NoStepWhileAShuffleBufferFillsIsSaidSo) {
+  RangeAnalysis r;
+  r.duration_s = 250;
+  StageFigures decode;
+  decode.name = "decode";
+  decode.traits = record::kTraitParallelFunction;
+  decode.elements = 229192;
+  decode.elements_per_s = 916.4;
+  StageFigures shuffle;
+  shuffle.name = "shuffle";
+  shuffle.traits = record::kTraitRandom;
+  shuffle.buffer_size = 2325000;
+  r.stages = {decode, shuffle};
+  const Verdict filling = MakeVerdict(r, 2);
+  EXPECT_EQ(filling.grade, "no input");
+  EXPECT_NE(filling.evidence.find("shuffle has taken 229192 elements into a buffer of 2325000"),
+            std::string::npos)
+      << filling.evidence;
+  EXPECT_NE(filling.evidence.find("it is full after 2537 s"), std::string::npos)
+      << filling.evidence;
+  EXPECT_NE(filling.suggestion.find("smaller shuffle buffer"), std::string::npos);
+  // Nothing taken in: the input gave nothing, and the verdict asks why.
+  r.stages[0].elements = 0;
+  const Verdict empty = MakeVerdict(r, 2);
+  EXPECT_NE(empty.suggestion.find("an empty file list"), std::string::npos) << empty.suggestion;
+}
+
+// A start-up that is most of the run is said, though the figures leave it out.
+TEST(VerdictTest, AStartUpThatIsMostOfTheRunIsSaid) {
+  RangeAnalysis r = Starving(1, 0.98);
+  r.steps = 157;
+  r.duration_s = 1.6;
+  r.startup_ns = 10'900'000'000;
+  const Verdict v = MakeVerdict(r, 2);
+  EXPECT_NE(v.evidence.find("the first step came after 10.9 s of start-up (87% of the run)"),
+            std::string::npos)
+      << v.evidence;
+  r.startup_ns = 100'000'000;
+  EXPECT_EQ(MakeVerdict(r, 2).evidence.find("start-up"), std::string::npos);
+}
+
 // Keras's enqueuer, in Keras's words: threads running Python take turns under the lock, so
 // the way out is use_multiprocessing; processes (no lock trait) are raised as workers.
 TEST(VerdictTest, KerasWorkersAreThreadsUnderTheLockOrProcesses) {
