@@ -115,11 +115,19 @@ std::vector<std::string> ShardWaste(const spec::PipelineSpec& spec,
   for (const auto& s : measured.stages) figures[s.name] = &s;
   std::vector<std::string> out;
   std::string before = spec.source().name();
+  // Only records read before the shard are read in vain: a shard of file names (lesson 6's
+  // solution, seed 000's list_files) keeps its share of names and reads only those files.
+  const spec::Source& s = spec.source();
+  bool read = s.has_tfrecord() || s.has_text_line() || s.has_synthetic();
   for (const auto& op : spec.ops()) {
     const std::string input = before;
     before = op.name();
+    const bool reads_here = op.has_interleave() || op.has_flat_map();
     const int64_t workers = ReadIntKnob(spec, op.name(), "num_shards").value_or(0);
-    if (!Splits(op) || workers < 2) continue;
+    if (!Splits(op) || workers < 2 || !read) {
+      read = read || reads_here;
+      continue;
+    }
     const auto in = figures.find(input);
     const auto kept = figures.find(op.name());
     if (in == figures.end() || kept == figures.end() || in->second->elements <= 0) continue;
@@ -243,6 +251,25 @@ Result<std::string> AfterAFasterStep(const spec::PipelineSpec& spec,
          (room ? "; past that, the next change would be to " : ": the change for that is to ") +
          next.action + " (the input then feeds " + Rate(ceiling * (1 + best->gain)) + " steps/s" +
          (next.changes_output.empty() ? "" : "; it changes the output") + ")";
+}
+
+// A shard after a shuffle with no seed: each worker of the job shuffles in an order of its
+// own, so their shards overlap and miss elements (tf.data's shard docstring: shard before
+// any randomizing op). Said whatever the speed, as a shard's waste is.
+std::vector<std::string> ShardAfterUnseededShuffle(const spec::PipelineSpec& spec) {
+  std::vector<std::string> out;
+  const spec::Op* shuffle = nullptr;
+  for (const auto& op : spec.ops()) {
+    if (op.has_shuffle() && !op.shuffle().has_seed()) shuffle = &op;
+    const int64_t workers = ReadIntKnob(spec, op.name(), "num_shards").value_or(0);
+    if (!Splits(op) || workers < 2 || !shuffle) continue;
+    out.push_back(op.name() + " comes after " + shuffle->name() +
+                  ", which has no seed: each of the " + std::to_string(workers) +
+                  " workers shuffles in an order of its own, so their shards overlap and miss "
+                  "elements; shard before " +
+                  shuffle->name() + " (or give it the same seed on every worker)");
+  }
+  return out;
 }
 
 // Something hands out its input again each epoch (a repeat, fit's epochs).
@@ -435,6 +462,9 @@ Result<AdvisorResult> Advise(const spec::PipelineSpec& spec, const trace::RangeA
   AdvisorResult result;
   result.findings = ShardWaste(spec, measured);
   for (std::string& frozen : FrozenRandomness(spec)) result.findings.push_back(std::move(frozen));
+  for (std::string& overlap : ShardAfterUnseededShuffle(spec)) {
+    result.findings.push_back(std::move(overlap));
+  }
   if (const std::string unknown = StandInSize(spec); !unknown.empty() && Repeats(spec)) {
     result.not_tried.push_back(
         "a cache: it holds a whole epoch in memory, and the data's size is not in "

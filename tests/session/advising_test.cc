@@ -263,6 +263,37 @@ TEST(AdvisingTest, AShardThatReadsEverythingIsNamedAndTheFileListShardTried) {
   EXPECT_TRUE(earlier->changes_output);     // each worker gets other elements
 }
 
+// A shard of file names reads only the files it keeps: nothing is wasted, nothing said
+// (lesson 6's solution drew "each of the 2 workers reads all of them"). A shard after an
+// unseeded shuffle is said to overlap the workers' shares (lesson 6's start).
+TEST(AdvisingTest, AShardOfFileNamesWastesNothingAndOneAfterAShuffleOverlaps) {
+  const char* shard_first = R"(name: "shard_first"
+      budget { cpu_cores: 4 }
+      source { name: "files" range { start: 0 stop: 32 } }
+      ops { name: "shard" shard { num_shards: 2 index: 0 } }
+      ops { name: "read" interleave { per_element { synthetic_file { records_per_file: 50
+              record_bytes: 4096 open_latency: "2ms" read_latency: "100us" } } cycle_length: 4
+              num_parallel_calls: 4 } }
+      ops { name: "batch" batch { batch_size: 16 drop_remainder: true } }
+      ops { name: "epochs" repeat {} }
+      train_step { step_time: "4ms" device: simulated })";
+  const Advised first = Advise(shard_first);
+  EXPECT_TRUE(first.result.findings.empty()) << first.result.findings[0];
+  std::string shuffled = shard_first;
+  shuffled.replace(shuffled.find("ops { name: \"shard\""), 0,
+                   "ops { name: \"shuffle\" shuffle { buffer_size: 32 } }\n");
+  const Advised after = Advise(shuffled);
+  ASSERT_EQ(after.result.findings.size(), 1u);
+  EXPECT_NE(after.result.findings[0].find("shard comes after shuffle, which has no seed: each of "
+                                          "the 2 workers shuffles in an order of its own"),
+            std::string::npos)
+      << after.result.findings[0];
+  // With a seed every worker shuffles alike: nothing to say.
+  std::string seeded = shuffled;
+  seeded.replace(seeded.find("buffer_size: 32 }"), 17, "buffer_size: 32 seed: 7 }");
+  EXPECT_TRUE(Advise(seeded).result.findings.empty());
+}
+
 // One file sharded after it is read (tf.data's DATA sharding): each of 4 workers reads all
 // of it to keep a quarter. The file split into many and their list sharded is tried, and
 // the simulator finds each worker reading only its own files, several at a time.
