@@ -413,13 +413,22 @@ engine::Result<ImportedCode> ImportCode(const std::string& source, const std::st
                        p.framework + ") by pipescope-cli import-code");
   *spec.mutable_source() = p.source;
   for (const spec::Op& op : p.ops) *spec.add_ops() = op;
-  spec.mutable_train_step()->set_step_time(kStandInStep);
   spec.mutable_train_step()->set_device(spec::simulated);
-  code.notes.push_back({chosen->at, std::string("the training step is not in the input "
-                                                "pipeline's code: ") +
-                                        kStandInStep +
-                                        " a step on a simulated device until set: --set "
-                                        "train_step.step_time=DURATION"});
+  if (chosen->step_free) {
+    spec.mutable_train_step()->set_step_time("0ms");
+    code.notes.push_back({chosen->at,
+                          "the loop does nothing with what it is given: the step "
+                          "takes no time, and what is timed is the input alone "
+                          "(--set train_step.step_time=DURATION for a training "
+                          "step)"});
+  } else {
+    spec.mutable_train_step()->set_step_time(kStandInStep);
+    code.notes.push_back({chosen->at, std::string("the training step is not in the input "
+                                                  "pipeline's code: ") +
+                                          kStandInStep +
+                                          " a step on a simulated device until set: --set "
+                                          "train_step.step_time=DURATION"});
+  }
   StandInMissingFiles(code, std::filesystem::path(origin).parent_path());
   MarkStandInSizes(code);
   StandInNativeWork(code);

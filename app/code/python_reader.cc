@@ -101,6 +101,23 @@ bool Optimises(const SyntaxNode& node, int depth = 0) {
   return false;
 }
 
+// A loop body that does nothing with what it is given (`pass`, `...`, `continue`): a loop
+// that times the loader alone (pytorch#10260's `for _ in loader: pass`).
+bool DoesNothing(const SyntaxNode& body) {
+  if (body.null()) return false;
+  for (const SyntaxNode& s : body.named_children()) {
+    if (s.Is("comment") || s.Is("pass_statement") || s.Is("continue_statement")) continue;
+    if (s.Is("expression_statement")) {
+      const auto children = s.code_children();
+      if (children.size() == 1 && (children[0].Is("ellipsis") || children[0].Is("string"))) {
+        continue;
+      }
+    }
+    return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 std::string CanonicalPath(const std::string& path) {
@@ -375,10 +392,12 @@ void PythonReader::ReadStatement(const SyntaxNode& s) {
   } else if (t == "for_statement") {
     // `for images, labels in loader:` whose body trains (loss.backward(), optimizer.step()):
     // the loader a training loop consumes, read before an evaluation loop's.
-    if (Optimises(s.field("body"))) {
+    const bool idle = DoesNothing(s.field("body"));
+    if (idle || Optimises(s.field("body"))) {
       if (const Value iterated = Evaluate(Iterated(s.field("right")));
           iterated.Is(Value::Kind::kPipeline)) {
         Trains(iterated, s);
+        if (idle) uses_.back().step_free = true;
       }
     }
     Assign(s.field("left"), Value{});

@@ -52,6 +52,9 @@ struct PipelineUse {
   std::string variable;  // the name it is bound to; empty for a return or a bare call
   SourcePoint at;
   bool trains = false;  // handed to a training loop (Keras's fit)
+  // Iterated by a loop that does nothing with its elements (`for _ in loader: pass`): the
+  // step takes no time, and the loader alone is what is timed.
+  bool step_free = false;
 };
 
 class PythonReader {

@@ -40,6 +40,7 @@ void CheckFields(engine::OpFieldCheck& check) {
   }
   c.Duration(op, check.where, "worker_startup", op.worker_startup(), false);
   c.Duration(op, check.where, "receive_per_mb", op.receive_per_mb(), false);
+  c.Duration(op, check.where, "receive_per_batch", op.receive_per_batch(), false);
   if (op.fetch_batches() && !op.getitem().has_python()) {
     check.Fail("fetch_batches",
                "needs getitem to be python: a dataset makes a whole batch in one Python call "
@@ -64,7 +65,7 @@ constexpr engine::OpKindDescription kDataLoader{
     .parallel_work = engine::ParallelWork::kWorkerProcesses,
     .omissible =
         "prefetch_factor: 2, in_order: true, worker_startup: 90ms, receive_per_mb: "
-        "50us, fetch_batches: false, indexes_batches: false",
+        "50us, receive_per_batch: 45us, fetch_batches: false, indexes_batches: false",
     .check_fields = CheckFields};
 
 engine::Result<engine::DataLoaderRules> Rules(const engine::PlannedOp& p) {

@@ -37,6 +37,7 @@ void CheckFields(engine::OpFieldCheck& check) {
   }
   c.Duration(op, check.where, "worker_startup", op.worker_startup(), false);
   c.Duration(op, check.where, "receive_per_mb", op.receive_per_mb(), false);
+  c.Duration(op, check.where, "receive_per_batch", op.receive_per_batch(), false);
 }
 
 // Threads running Python hold the main process's interpreter lock; processes hold their own.
@@ -56,7 +57,7 @@ constexpr engine::OpKindDescription kKerasFit{
     .parallel_work = engine::ParallelWork::kEnqueuerWorkers,
     .omissible =
         "workers: 1, use_multiprocessing: false, max_queue_size: 10, "
-        "worker_startup: 90ms, receive_per_mb: 50us",
+        "worker_startup: 90ms, receive_per_mb: 50us, receive_per_batch: 45us",
     .check_fields = CheckFields,
     .traits_of_fields = TraitsOfFields};
 
