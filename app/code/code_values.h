@@ -141,6 +141,7 @@ struct Value {
   std::vector<Value> items;
   std::shared_ptr<const Pipeline> pipeline;
   std::shared_ptr<const spec::FeatureSpec> feature;  // kFeature (a message: shared, not copied)
+  // kTransform: its arguments; kUnknown made by a call of a def of the file's: that call.
   std::shared_ptr<const CallArgs> call;
   SyntaxNode node;  // the expression; for functions and classes their definition
   // A command-line flag's default standing for the flag (args.batch_size, FLAGS.workers):

@@ -332,6 +332,43 @@ Value DataLoader(PythonReader& r, const CallArgs& a) {
   return PipelineValue(std::move(p), a);
 }
 
+// A class of the file's own that derives from Lightning's LightningModule (pl.LightningModule,
+// L.LightningModule, lightning.pytorch.LightningModule) or its LightningDataModule.
+bool DerivesFrom(const ClassInfo* cls, std::string_view base) {
+  if (!cls) return false;
+  return std::any_of(cls->bases.begin(), cls->bases.end(), [&](const std::string& b) {
+    return b == base || b.ends_with("." + std::string(base));
+  });
+}
+bool IsLightningModule(const ClassInfo* cls) { return DerivesFrom(cls, "LightningModule"); }
+
+// Lightning's Trainer.fit(model, train_dataloaders=None, val_dataloaders=None,
+// datamodule=None): the loaders given, else the datamodule's train_dataloader(), else the
+// module's own. It trains on them; the module is not a Keras Sequence.
+Value LightningFit(PythonReader& r, const CallArgs& a, const ClassInfo& module) {
+  const auto trains_on = [&](const Value* v) {
+    if (!v || !v->Is(Value::Kind::kPipeline)) return false;
+    r.Trains(*v, a.node);
+    return true;
+  };
+  const auto returned = [&](const ClassInfo* cls) -> const Value* {
+    if (!cls) return nullptr;
+    const auto it = cls->returns.find("train_dataloader");
+    return it == cls->returns.end() ? nullptr : &it->second;
+  };
+  if (trains_on(a.Get(1, "train_dataloaders")) || trains_on(a.Get(100, "train_dataloader"))) {
+    return Value{.node = a.node};
+  }
+  const Value* datamodule = a.Get(3, "datamodule");
+  if (trains_on(returned(ClassOf(r, datamodule))) || trains_on(returned(&module))) {
+    return Value{.node = a.node};
+  }
+  r.Note(a.node.start(), "Lightning's fit of `" + module.name +
+                             "`: no train_dataloader() of it returns a DataLoader import-code "
+                             "reads, nor a train_dataloaders= given");
+  return Value{.node = a.node};
+}
+
 // model.fit(x, ..., max_queue_size, workers, use_multiprocessing) and fit_generator: over a
 // tf.data dataset the dataset is the pipeline; over a Sequence or a generator, Keras's
 // enqueuer.
@@ -360,14 +397,31 @@ Value Fit(PythonReader& r, const CallArgs& a, bool generator_call) {
     return Value{.node = a.node};
   }
   const ClassInfo* cls = ClassOf(r, x);
+  if (IsLightningModule(cls)) return LightningFit(r, a, *cls);
   // A generator: the call of a def that yields.
   bool generator = false;
-  if (x && !cls && x->node.Is("call")) {
-    const Value f = r.Evaluate(x->node.field("function"));
+  const SyntaxNode made_by = x && x->call ? x->call->node : x ? x->node : SyntaxNode{};
+  if (x && !cls && made_by.Is("call")) {
+    const Value f = r.Evaluate(made_by.field("function"));
     generator = f.Is(Value::Kind::kFunction) && f.node.Is("function_definition") &&
                 f.node.text().find("yield") != std::string_view::npos;
   }
-  if (!cls && !generator) return Value{.node = a.node};
+  if (!cls && !generator) {
+    // Arrays (fit(x_train, y_train, ...)): Keras slices them itself, and workers and
+    // use_multiprocessing are "used for generator or keras.utils.Sequence input only" (its
+    // fit docstring): nothing runs beside the step to read.
+    if (x) {
+      const bool asks_workers = a.Get(100, "workers") || a.Get(100, "use_multiprocessing");
+      r.Note(a.node.start(),
+             "fit's x is `" + x->Spelling() +
+                 "`, not a tf.data dataset, a keras.utils.Sequence or a generator of the "
+                 "file's: arrays are sliced by Keras itself between steps" +
+                 (asks_workers ? ", and workers and use_multiprocessing apply to a generator "
+                                 "or Sequence only (Keras's fit docs): they change nothing here"
+                               : std::string()));
+    }
+    return Value{.node = a.node};
+  }
   auto p = r.NewPipeline("keras", a.node.start());
   const std::string op_name = "fit";
   // steps_per_epoch: the batches an epoch takes (a generator's only measure of one).
@@ -400,6 +454,13 @@ Value Fit(PythonReader& r, const CallArgs& a, bool generator_call) {
     p->Note(x->node.start(), "`" + x->Spelling() +
                                  "` is a generator: each batch it yields is read as a "
                                  "Sequence's __getitem__ (Keras's GeneratorEnqueuer)");
+    if (kf->use_multiprocessing() && kf->workers() != 0) {
+      p->Note(a.node.start(),
+              "fit runs the generator in worker processes "
+              "(use_multiprocessing=True): each runs its own copy, so batches "
+              "repeat, as Keras warns; a keras.utils.Sequence makes each batch "
+              "by index (the simulation counts each copy's batches as new)");
+    }
     NoteWork(*p, a.node.start(), op_name, work);
   }
   p->ops.push_back(op);

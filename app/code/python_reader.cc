@@ -973,7 +973,12 @@ Value PythonReader::Call(const SyntaxNode& call) {
   }
   if (f.Is(Value::Kind::kFunction)) {
     Value r = Apply(f, args.positional, args.keyword);
-    if (r.Is(Value::Kind::kUnknown)) r.node = call;
+    if (r.Is(Value::Kind::kUnknown)) {
+      r.node = call;
+      // The call stays known under a name it is bound to (train = batch_generator(x), then
+      // fit(train)): what it called says what it is (a generator).
+      r.call = std::make_shared<const CallArgs>(args);
+    }
     return r;
   }
   return Value{.node = call};

@@ -272,6 +272,25 @@ std::vector<std::string> ShardAfterUnseededShuffle(const spec::PipelineSpec& spe
   return out;
 }
 
+// A generator handed to Keras's fit with use_multiprocessing: every worker process runs a
+// copy of it, so the same batches come once per process (Keras's own warning). Said
+// whatever the speed: the faster rate counts repeats.
+std::vector<std::string> GeneratorCopies(const spec::PipelineSpec& spec) {
+  std::vector<std::string> out;
+  for (const auto& op : spec.ops()) {
+    if (!op.has_keras_fit()) continue;
+    const auto& k = op.keras_fit();
+    const int64_t workers = k.has_workers() ? k.workers() : 1;
+    if (!k.generator() || !k.use_multiprocessing() || workers < 2) continue;
+    out.push_back(op.name() + " runs its generator in " + std::to_string(workers) +
+                  " worker processes, each a copy of it: every batch comes " +
+                  std::to_string(workers) +
+                  " times, as Keras warns; write it as a keras.utils.Sequence, whose "
+                  "processes make each batch by index");
+  }
+  return out;
+}
+
 // Something hands out its input again each epoch (a repeat, fit's epochs).
 bool Repeats(const spec::PipelineSpec& spec) {
   return std::any_of(spec.ops().begin(), spec.ops().end(),
@@ -465,6 +484,7 @@ Result<AdvisorResult> Advise(const spec::PipelineSpec& spec, const trace::RangeA
   for (std::string& overlap : ShardAfterUnseededShuffle(spec)) {
     result.findings.push_back(std::move(overlap));
   }
+  for (std::string& copies : GeneratorCopies(spec)) result.findings.push_back(std::move(copies));
   if (const std::string unknown = StandInSize(spec); !unknown.empty() && Repeats(spec)) {
     result.not_tried.push_back(
         "a cache: it holds a whole epoch in memory, and the data's size is not in "

@@ -362,6 +362,63 @@ ds = ds.batch(32)
   }
 }
 
+// Keras's fit over a generator bound to a name first (tensorflow#47633's
+// `train_model_input = generate(...)`) is the generator's enqueuer; run in processes, the note
+// says that each runs its own copy. Over arrays there is no pipeline, and the error says
+// why workers and use_multiprocessing change nothing.
+TEST(CodeImportTest, FitOverAGeneratorByNameAndOverArrays) {
+  const auto named = Import(R"(def generate(df):
+    while True:
+        yield df, df
+train_model_input = generate(data)
+model.fit(train_model_input, steps_per_epoch=100, workers=8, use_multiprocessing=True)
+)");
+  ASSERT_EQ(named.framework, "keras");
+  EXPECT_TRUE(OpNamed(named, "fit").keras_fit().generator());
+  EXPECT_TRUE(HasNote(named, 5, "each runs its own copy, so batches repeat")) << Notes(named);
+  const auto arrays = ImportCode(R"(X = np.random.rand(1000, 10, 4)
+model.fit(X, X, epochs=50, batch_size=64, workers=4, use_multiprocessing=True)
+)",
+                                 "arrays.py");
+  ASSERT_FALSE(arrays.ok());
+  EXPECT_NE(arrays.status().message().find(
+                "fit's x is `X`, not a tf.data dataset, a keras.utils.Sequence or a generator"),
+            std::string::npos)
+      << arrays.status().message();
+  EXPECT_NE(arrays.status().message().find("they change nothing here"), std::string::npos);
+}
+
+// Lightning's trainer.fit(model): the loader its train_dataloader() returns, or the one given
+// as train_dataloaders=, is read as PyTorch's; the module is no Keras Sequence
+// (Lightning#18862 was read as fit's enqueuer and told use_multiprocessing=True).
+TEST(CodeImportTest, LightningsFitTrainsOnTheModulesTrainDataloader) {
+  const std::string module = R"(import pytorch_lightning as pl
+from torch.utils.data import DataLoader, Dataset
+class Squares(Dataset):
+    def __len__(self):
+        return 10000
+    def __getitem__(self, i):
+        return i * i
+class MyModel(pl.LightningModule):
+    def train_dataloader(self):
+        return DataLoader(Squares(), batch_size=1000, num_workers=11)
+    def training_step(self, batch, batch_idx):
+        return batch.sum()
+model = MyModel()
+trainer = pl.Trainer(max_epochs=100)
+)";
+  const auto own = Import(module + "trainer.fit(model)\n");
+  EXPECT_EQ(own.framework, "pytorch");
+  ASSERT_EQ(own.spec.ops(0).kind_case(), spec::Op::kDataloader) << own.spec.DebugString();
+  EXPECT_EQ(own.spec.ops(0).dataloader().num_workers(), 11);
+  const auto given = Import(module +
+                            "loader = DataLoader(Squares(), batch_size=64, num_workers=2)\n"
+                            "other = DataLoader(Squares(), batch_size=8)\n"
+                            "trainer.fit(model, train_dataloaders=loader)\n");
+  ASSERT_EQ(given.spec.ops(0).kind_case(), spec::Op::kDataloader);
+  EXPECT_EQ(given.spec.ops(0).dataloader().batch_size(), 64);
+}
+
 // An IterableDataset has no __getitem__: its __iter__'s work per sample is the cost, and the
 // note says how its workers differ (each runs the whole __iter__ unless it splits itself).
 TEST(CodeImportTest, AnIterableDatasetsIterIsItsWork) {
