@@ -61,15 +61,25 @@ int Show(const session::Lesson& l, bool as_json, std::ostream& out) {
                 {"concept", l.teaches},  {"explanation", l.explanation},
                 {"goals", goals},        {"hints", l.hints},
                 {"start", l.start_path}, {"solution", l.solution_path},
-                {"workers", l.workers},  {"duration_s", l.duration_s}}
+                {"workers", l.workers},  {"duration_s", l.duration_s},
+                {"model", l.model_path}}
                .dump(2)
         << "\n";
     return 0;
   }
   out << l.title << "\n\n" << l.explanation << "\nGoals:\n";
   for (const auto& g : l.goals) out << "  - " << g.text << "\n";
-  out << "\nStart from: " << l.start_path << "\nCheck with: pipescope-cli lesson check " << l.name
-      << " --spec YOUR_SPEC.pbtxt\n";
+  if (!l.hints.empty()) {
+    out << "\nHints (one at a time, for whoever is stuck):\n";
+    for (size_t i = 0; i < l.hints.size(); ++i) out << "  " << i + 1 << ". " << l.hints[i] << "\n";
+  }
+  out << "\nStart from: " << l.start_path << "\nSolution: " << l.solution_path << "\n";
+  // A lesson whose costs are its own: simulate its specs with them, or the verdict differs.
+  if (!l.model_path.empty()) {
+    out << "Cost model: " << l.model_path << " (simulate the specs with --model " << l.model_path
+        << "; lesson check uses it)\n";
+  }
+  out << "Check with: pipescope-cli lesson check " << l.name << " --spec YOUR_SPEC.pbtxt\n";
   return 0;
 }
 

@@ -30,6 +30,14 @@ TEST(CliLessonTest, ShowAndUnknownLessons) {
   const auto show = Cli("lesson show 1");
   ASSERT_EQ(show.exit_code, 0) << show.out;
   EXPECT_NE(show.out.find("prefetch"), std::string::npos);
+  // What an instructor needs beside the text: the hints lesson check points to, the
+  // solution, and the cost model a lesson simulates with (lesson 3's own).
+  EXPECT_NE(show.out.find("Hints (one at a time"), std::string::npos) << show.out;
+  EXPECT_NE(show.out.find("Solution: "), std::string::npos) << show.out;
+  EXPECT_EQ(show.out.find("Cost model: "), std::string::npos) << show.out;
+  const auto modelled = Cli("lesson show 3");
+  EXPECT_NE(modelled.out.find("Cost model: "), std::string::npos) << modelled.out;
+  EXPECT_NE(modelled.out.find("--model "), std::string::npos) << modelled.out;
   const auto unknown = Cli("lesson check no-such-lesson");
   EXPECT_EQ(unknown.exit_code, 2);
   EXPECT_NE(unknown.out.find("no lesson 'no-such-lesson'"), std::string::npos) << unknown.out;
