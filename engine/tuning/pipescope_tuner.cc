@@ -133,6 +133,16 @@ void ReportSearchedKnobs(const spec::PipelineSpec& given, const spec::PipelineSp
   }
 }
 
+// How a measurement compares with the best so far, for the log: kept, slower, or a tie.
+std::string ComparedWith(const TunerMeasurement& measured, const TunerMeasurement& best, bool kept,
+                         const TunerOptions& options) {
+  if (kept) return ", kept";
+  if (ClearlyFaster(best, measured, options)) {
+    return ", slower than " + RateForPeople(best) + ": not kept";
+  }
+  return ", not beyond the noise of " + RateForPeople(best) + ": not kept";
+}
+
 }  // namespace
 
 Result<TunerResult> TunePipescope(const spec::PipelineSpec& spec, const Measurer& measure,
@@ -196,22 +206,25 @@ Result<TunerResult> TunePipescope(const spec::PipelineSpec& spec, const Measurer
     }
     // A pipeline without such knobs has none to allocate: its settings (a DataLoader's
     // persistent_workers, a read's deterministic) are the single steps below.
-    const std::string round_name =
-        "round " + std::to_string(round) + ": " +
-        (change.empty() ? "no parallelism or buffer knob to allocate"
-                        : change + " (predicted limit: " + alloc.limit + ")");
+    // The allocation's limit comes from the ops' work per step; a consumer that waits while
+    // that work leaves the cores room waits on something else (worker start-ups, storage).
+    const std::string limit = alloc.limit == "device" && a.input_wait_fraction > 0.2
+                                  ? "device by the ops' work, though the consumer waits " +
+                                        std::to_string(std::lround(100 * a.input_wait_fraction)) +
+                                        "%: what it waits on is not work of the cores"
+                                  : alloc.limit;
+    const std::string round_name = "round " + std::to_string(round) + ": " +
+                                   (change.empty() ? "no parallelism or buffer knob to allocate"
+                                                   : change + " (predicted limit: " + limit + ")");
     if (!tried.insert(SpecToText(candidate)).second) {
-      result.log.push_back(round_name + ": nothing left to change");
+      result.log.push_back(round_name + ": as it is, nothing to change");
       break;
     }
     ASSIGN_OR_RETURN(TunerMeasurement measured,
                      MeasureUntilKnown(candidate, measure, options, stopwatch, result));
     const bool better = ClearlyFaster(measured, best, options);
     result.log.push_back(round_name + " -> " + RateForPeople(measured) +
-                         (better ? ", kept"
-                          : ClearlyFaster(best, measured, options)
-                              ? ", slower than " + RateForPeople(best) + ": not kept"
-                              : ", not beyond the noise of " + RateForPeople(best) + ": not kept"));
+                         ComparedWith(measured, best, better, options));
     if (!better) break;
     result.tuned = std::move(candidate);
     result.cpu_cores_busy = alloc.cpu_cores_busy;
@@ -228,7 +241,11 @@ Result<TunerResult> TunePipescope(const spec::PipelineSpec& spec, const Measurer
   }
   while (best.analysis.input_wait_fraction >= 0.02 && stopwatch.elapsed_s() < options.budget_s) {
     const auto steps = NextKnobSteps(result.tuned, best.analysis, cores, options, tried);
-    bool kept = false;
+    // Every step from here is measured, and the fastest that gains beyond the noise kept:
+    // the first that gains may close off a better one (num_workers 0, where persistent
+    // workers need workers).
+    std::optional<TunerMeasurement> fastest;
+    const AdviceCandidate* fastest_step = nullptr;
     size_t measured_steps = 0;
     for (const AdviceCandidate& step : steps) {
       if (stopwatch.elapsed_s() >= options.budget_s) break;
@@ -236,19 +253,24 @@ Result<TunerResult> TunePipescope(const spec::PipelineSpec& spec, const Measurer
       ++measured_steps;
       ASSIGN_OR_RETURN(TunerMeasurement measured,
                        MeasureUntilKnown(step.spec, measure, options, stopwatch, result));
-      kept = ClearlyFaster(measured, best, options);
+      const bool gains = ClearlyFaster(measured, best, options);
       result.log.push_back(
           std::string("try ") + step.action + " -> " + RateForPeople(measured) +
-          (kept ? std::string(", kept") +
-                      (step.changes_output.empty() ? "" : " (" + step.changes_output + ")")
-                : ", not beyond the noise: not kept"));
-      if (!kept) continue;
-      result.tuned = step.spec;
-      best = std::move(measured);
-      searched.insert(searched.end(), step.settings.begin(), step.settings.end());
-      break;  // the next steps start from here
+          (gains ? std::string(", gains") : ComparedWith(measured, best, false, options)));
+      if (gains && (!fastest || measured.steps_per_s > fastest->steps_per_s)) {
+        fastest = std::move(measured);
+        fastest_step = &step;
+      }
     }
-    if (kept) continue;
+    if (fastest) {
+      result.log.push_back(
+          "kept " + fastest_step->action + ": " + RateForPeople(*fastest) +
+          (fastest_step->changes_output.empty() ? "" : " (" + fastest_step->changes_output + ")"));
+      result.tuned = fastest_step->spec;
+      best = std::move(*fastest);
+      searched.insert(searched.end(), fastest_step->settings.begin(), fastest_step->settings.end());
+      continue;  // the next steps start from here
+    }
     if (measured_steps == steps.size()) {
       result.log.push_back(steps.empty() ? "no knob step left to try"
                            : steps.size() == 1

@@ -206,7 +206,8 @@ TEST(PipescopeTunerTest, SpendsItsBudgetOnKnobStepsTheAllocationDoesNotSet) {
   EXPECT_DOUBLE_EQ(r->steps_per_s_after, 150);
   bool said = false;
   for (const auto& line : r->log)
-    said |= line.find("kept (Elements come in the order they are ready") != std::string::npos;
+    said |= line.starts_with("kept set read's deterministic=False: ") &&
+            line.find("(Elements come in the order they are ready") != std::string::npos;
   EXPECT_TRUE(said) << "what the kept step changes is in the log";
 
   // A live tuning does not try what a running pipeline cannot take without a rebuild.
@@ -215,6 +216,35 @@ TEST(PipescopeTunerTest, SpendsItsBudgetOnKnobStepsTheAllocationDoesNotSet) {
       *spec, [&](const spec::PipelineSpec& s) { return StragglingReads(s, &calls); }, options);
   ASSERT_TRUE(live.ok());
   EXPECT_FALSE(live->tuned.ops(0).interleave().has_deterministic());
+}
+
+// Every knob step from where the search stands is measured and the fastest kept: the first
+// that gains may close off a better one. A DataLoader whose workers start each epoch gains a
+// little without workers (num_workers=0, tried first) and five times with persistent
+// workers, which need workers (Lightning#18862's answer, which the first-found search missed).
+TEST(PipescopeTunerTest, TheFastestKnobStepIsKeptNotTheFirstThatGains) {
+  auto spec = ParseSpecText(R"(
+      source { name: "dataset" range { stop: 10000 } }
+      ops { name: "loader" dataloader { batch_size: 100 num_workers: 11
+                                        getitem { python { duration: "10us" } } } }
+      ops { name: "epochs" repeat {} })",
+                            "tuner");
+  ASSERT_TRUE(spec.ok()) << spec.status().message();
+  TunerOptions options = Untimed(12);
+  auto r = TunePipescope(
+      *spec,
+      [](const spec::PipelineSpec& s) -> Result<TunerMeasurement> {
+        const auto& dl = s.ops(0).dataloader();
+        const double rate = dl.persistent_workers() ? 50 : dl.num_workers() == 0 ? 9 : 8;
+        TunerMeasurement m = ReadsMeasured(rate, 10);
+        m.analysis.stages.clear();
+        return m;
+      },
+      options);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_TRUE(r->tuned.ops(0).dataloader().persistent_workers()) << r->tuned.DebugString();
+  EXPECT_EQ(r->tuned.ops(0).dataloader().num_workers(), 11);
+  EXPECT_DOUBLE_EQ(r->steps_per_s_after, 50);
 }
 
 TEST(PipescopeTunerTest, ATrainingStepThatNeverWaitsEndsTheSearch) {
