@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 
 #include "app/session/calibration.h"
 #include "app/session/simulated_run.h"
@@ -31,12 +32,35 @@ engine::Result<double> SteadyRateOf(const spec::PipelineSpec& spec, const sim::C
   return std::max(0.0, run.steady.steps_per_s);
 }
 
+// The work function of the op named `name`, at the top or inside an interleave; null when
+// none is.
+const spec::WorkFunction* FunctionNamed(const google::protobuf::RepeatedPtrField<spec::Op>& ops,
+                                        const std::string& name) {
+  for (const spec::Op& op : ops) {
+    if (op.name() == name) return engine::FunctionOf(op);
+    if (op.has_interleave()) {
+      if (const auto* f = FunctionNamed(op.interleave().ops(), name)) return f;
+    }
+  }
+  return nullptr;
+}
+
 // The run's cost model for a candidate: the candidate's own defaults (an op it adds), with
-// every op, the step and the machine as the run's model has them.
+// every op, the step and the machine as the run's model has them, but for an op whose
+// function the candidate gives anew (a Python map after batch, costing its rows): the run
+// measured another.
 engine::Result<sim::CostModel> ModelForCandidate(const sim::CostModel& model,
-                                                 const spec::PipelineSpec& candidate) {
+                                                 const spec::PipelineSpec& candidate,
+                                                 const spec::PipelineSpec* given) {
   ASSIGN_OR_RETURN(sim::CostModel merged, sim::DefaultCostModel(candidate, model.cores));
-  for (const auto& [name, cost] : model.ops) merged.ops[name] = cost;
+  for (const auto& [name, cost] : model.ops) {
+    if (given) {
+      const spec::WorkFunction* was = FunctionNamed(given->ops(), name);
+      const spec::WorkFunction* now = FunctionNamed(candidate.ops(), name);
+      if (was && now && was->SerializeAsString() != now->SerializeAsString()) continue;
+    }
+    merged.ops[name] = cost;
+  }
   merged.oversubscription_cost = model.oversubscription_cost;
   merged.step = model.step;
   merged.handoff_ns = model.handoff_ns;
@@ -71,20 +95,24 @@ engine::Result<double> AdviceSeconds(const spec::PipelineSpec& spec, const sim::
                     kAdviceSimulatedSeconds, kAdviceMostSimulatedSeconds);
 }
 
-engine::SimulatedRate SimulatedRateOn(sim::CostModel model, double seconds) {
-  return [model = std::move(model), seconds](const spec::PipelineSpec& candidate, uint64_t seed,
-                                             double step_scale) -> engine::Result<double> {
-    ASSIGN_OR_RETURN(sim::CostModel merged, ModelForCandidate(model, candidate));
+engine::SimulatedRate SimulatedRateOn(sim::CostModel model, double seconds,
+                                      std::optional<spec::PipelineSpec> given) {
+  return [model = std::move(model), seconds, given = std::move(given)](
+             const spec::PipelineSpec& candidate, uint64_t seed,
+             double step_scale) -> engine::Result<double> {
+    ASSIGN_OR_RETURN(sim::CostModel merged,
+                     ModelForCandidate(model, candidate, given ? &*given : nullptr));
     merged.step.mean_ns *= step_scale;
     const int64_t max_steps = step_scale < 1 ? kAdviceCeilingSteps : 0;
     return SteadyRateOf(candidate, merged, seed, seconds, max_steps);
   };
 }
 
-engine::SimulatedStartUp SimulatedStartUpOn(sim::CostModel model, double most_seconds) {
-  return [model = std::move(model), most_seconds](const spec::PipelineSpec& candidate,
-                                                  uint64_t seed) -> engine::Result<double> {
-    ASSIGN_OR_RETURN(sim::CostModel merged, ModelForCandidate(model, candidate));
+engine::SimulatedStartUp SimulatedStartUpOn(sim::CostModel model, double most_seconds,
+                                            spec::PipelineSpec given) {
+  return [model = std::move(model), most_seconds, given = std::move(given)](
+             const spec::PipelineSpec& candidate, uint64_t seed) -> engine::Result<double> {
+    ASSIGN_OR_RETURN(sim::CostModel merged, ModelForCandidate(model, candidate, &given));
     SimulatedRunOptions options;
     options.sim.duration_s = most_seconds;
     options.sim.seed = seed;
@@ -113,8 +141,8 @@ engine::Result<engine::AdvisorResult> AdviseOn(const spec::PipelineSpec& spec,
   const double startup_s = static_cast<double>(analysis.startup_ns) / 1e9;
   seconds = std::max(seconds, std::min(kAdviceMostSimulatedSeconds, 5 * startup_s));
   // A start-up is simulated to its first step, up to an hour (a buffer of millions filling).
-  options.startup = SimulatedStartUpOn(model, kAdviceMostStartUpSeconds);
-  return engine::Advise(spec, analysis, SimulatedRateOn(model, seconds), options);
+  options.startup = SimulatedStartUpOn(model, kAdviceMostStartUpSeconds, spec);
+  return engine::Advise(spec, analysis, SimulatedRateOn(model, seconds, spec), options);
 }
 
 engine::Result<engine::AdvisorResult> AdviseOnTrace(const trace::Model& trace,

@@ -5,6 +5,7 @@
 // what the simulator confirmed.
 
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "engine/core/status.h"
@@ -47,15 +48,18 @@ engine::Result<double> AdviceSeconds(const spec::PipelineSpec& spec, const sim::
                                      double measured_steps_per_s = 0);
 
 // The steady rate of a candidate spec on `model` (the model's costs for the ops it knows,
-// by name; the candidate's defaults for ops it adds): steps per second after the first
-// step and a quarter of the rest, so that neither filling buffers nor starting workers
-// count. The training step's limit holds for it as for any rate the simulator gives; the
-// step's cost is the model's times the rate's step_scale.
+// by name, but those whose function the candidate changes from `given`'s, the spec the model
+// was made for; the candidate's defaults for those and for ops it adds): steps per second
+// after the first step and a quarter of the rest, so that neither filling buffers nor
+// starting workers count. The training step's limit holds for it as for any rate the
+// simulator gives; the step's cost is the model's times the rate's step_scale.
 engine::SimulatedRate SimulatedRateOn(sim::CostModel model,
-                                      double seconds = kAdviceSimulatedSeconds);
+                                      double seconds = kAdviceSimulatedSeconds,
+                                      std::optional<spec::PipelineSpec> given = std::nullopt);
 // The time to a candidate's first step on `model`, simulated for up to `most_seconds`
 // (AdvisorOptions::startup).
-engine::SimulatedStartUp SimulatedStartUpOn(sim::CostModel model, double most_seconds);
+engine::SimulatedStartUp SimulatedStartUpOn(sim::CostModel model, double most_seconds,
+                                            spec::PipelineSpec given);
 
 // Advice for `spec` measured as `analysis`, on `model`.
 // `cancelled`: asked between changes (none: never).

@@ -263,6 +263,29 @@ TEST(AdvisingTest, AShardThatReadsEverythingIsNamedAndTheFileListShardTried) {
   EXPECT_TRUE(earlier->changes_output);     // each worker gets other elements
 }
 
+// A Python map moved after batch costs its rows (the vectorise candidate's own function):
+// its prediction is what the advised spec simulates at, not the map's old cost per call
+// applied to a whole batch (py_function_small with a step of nothing: 16666.7 predicted
+// where the advised spec ran 2666.7).
+TEST(AdvisingTest, AVectorisedPythonMapIsPredictedAtWhatItsSpecSimulates) {
+  const char* text = R"(name: "py_small"
+      source { name: "numbers" range { start: 0 stop: 100000000 } }
+      ops { name: "parse" map { fn { python { duration: "5us" } } num_parallel_calls: 1
+                                call_overhead: "40us" } }
+      ops { name: "batch" batch { batch_size: 64 } }
+      ops { name: "prefetch" prefetch { buffer_size: 2 } }
+      train_step { step_time: "0s" device: simulated })";
+  const Advised a = Advise(text);
+  const engine::Advice* v = Find(a, "vectorise");
+  ASSERT_NE(v, nullptr) << a.analysis.verdict.text;
+  auto model = CostModelFor(v->spec, "");
+  ASSERT_TRUE(model.ok());
+  auto rate = SimulatedRateOn(*model)(v->spec, 1, 1);
+  ASSERT_TRUE(rate.ok());
+  EXPECT_NEAR(v->predicted_steps_per_s / *rate, 1, 0.05)
+      << v->text << " against " << *rate << " simulated";
+}
+
 // A shard of file names reads only the files it keeps: nothing is wasted, nothing said
 // (lesson 6's solution drew "each of the 2 workers reads all of them"). A shard after an
 // unseeded shuffle is said to overlap the workers' shares (lesson 6's start).
