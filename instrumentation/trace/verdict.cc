@@ -157,12 +157,22 @@ std::string EnqueuerSuggestion(const StageFigures& s, int64_t wait_ns, double wa
   return "raise " + s.name + "'s workers to " + std::to_string(needed);
 }
 
+// A DataLoader's workers busy less than this share while the consumer waits are waited on
+// for another reason than their work.
+constexpr double kIdleWorkersBusy = 0.6;
+
+// The run hands out its input again (epochs: a repeat).
+bool Repeats(const RangeAnalysis& r) {
+  return std::any_of(r.stages.begin(), r.stages.end(),
+                     [](const StageFigures& s) { return Has(s, record::kTraitRepeats); });
+}
+
 // A DataLoader's worker processes (PyTorch's words): each has its own interpreter lock, so
 // they scale with cores; they start again every epoch unless persistent. `wait_ns`: the
 // consumer's input wait in the range.
 // `is_change`: set false where the suggestion is work outside the knobs.
 std::string WorkerProcessesSuggestion(const StageFigures& s, int64_t wait_ns, double wait,
-                                      int cpu_budget, bool& is_change) {
+                                      int cpu_budget, bool epochs, bool& is_change) {
   const int workers = std::max(0, static_cast<int>(std::round(s.parallelism)));
   if (!s.asynchronous || workers == 0) {
     return s.name +
@@ -176,6 +186,17 @@ std::string WorkerProcessesSuggestion(const StageFigures& s, int64_t wait_ns, do
            std::to_string(workers) +
            " worker processes to start (they start again every epoch): "
            "persistent_workers=True starts them once";
+  }
+  // Workers idle for much of the run, yet the consumer waits: not for want of workers or
+  // cores. Each epoch's iterator starts with no batch fetched (PyTorch asks for an epoch's
+  // batches only as it begins, persistent workers or not), so the first steps wait.
+  if (s.busy_fraction < kIdleWorkersBusy && epochs) {
+    is_change = false;
+    return s.name + "'s workers are busy only " + Pct(s.busy_fraction) +
+           ": the consumer waits as each epoch begins, its first batches fetched only then "
+           "(PyTorch fetches an epoch's batches as its iterator starts, persistent workers or "
+           "not); more workers or cores shorten that little, longer epochs make it less of "
+           "the run";
   }
   const int needed = NeededParallelism(s, wait);
   if (cpu_budget > 0 && needed > cpu_budget) {
@@ -342,8 +363,8 @@ Verdict MakeVerdict(const RangeAnalysis& r, int cpu_budget) {
     if (Has(*culprit, record::kTraitEnqueuerWorkers)) {
       v.suggestion = EnqueuerSuggestion(*culprit, wait_ns, wait, cpu_budget);
     } else if (Has(*culprit, record::kTraitWorkerProcesses)) {
-      v.suggestion =
-          WorkerProcessesSuggestion(*culprit, wait_ns, wait, cpu_budget, v.suggests_change);
+      v.suggestion = WorkerProcessesSuggestion(*culprit, wait_ns, wait, cpu_budget, Repeats(r),
+                                               v.suggests_change);
     } else if (Has(*culprit, record::kTraitHoldsInterpreterLock)) {
       v.suggests_change = false;
       v.evidence += "; its threads got " + Pct(culprit->cpu_share) +

@@ -314,6 +314,37 @@ TEST(VerdictTest, AtTheBudgetItSuggestsOnlyTheRemediesTheFunctionAllows) {
   EXPECT_NE(neither.find("cut its work per element or add cores"), std::string::npos) << neither;
 }
 
+// A DataLoader whose workers are idle half the time while the consumer waits is not short
+// of workers or cores: its epochs begin with nothing fetched (lesson 15's solution was told
+// to add cores).
+TEST(VerdictTest, IdleLoaderWorkersAreNotToldToGrow) {
+  RangeAnalysis r;
+  r.steps = 262;
+  r.duration_s = 4.6;
+  r.input_wait_fraction = 0.13;
+  StageFigures loader;
+  loader.name = "loader";
+  loader.traits = record::kTraitWorkerProcesses | record::kTraitBatches;
+  loader.asynchronous = true;
+  loader.parallelism = 4;
+  loader.busy_fraction = 0.47;
+  loader.caused_wait_share = 0.98;
+  StageFigures epochs;
+  epochs.name = "epochs";
+  epochs.traits = record::kTraitRepeats;
+  r.stages = {loader, epochs};
+  const Verdict v = MakeVerdict(r, 4);
+  EXPECT_NE(v.suggestion.find("loader's workers are busy only 47%: the consumer waits as each "
+                              "epoch begins"),
+            std::string::npos)
+      << v.suggestion;
+  EXPECT_EQ(v.suggestion.find("add cores"), std::string::npos) << v.suggestion;
+  EXPECT_FALSE(v.suggests_change);
+  // Busy workers at the budget are: the work per item is the limit.
+  r.stages[0].busy_fraction = 0.95;
+  EXPECT_NE(MakeVerdict(r, 4).suggestion.find("add cores"), std::string::npos);
+}
+
 // No step yet, and a shuffle holding what its input gave: the buffer is filling, which the
 // verdict says with when it will be full, instead of asking for an empty file list.
 TEST(VerdictTest, NoStepWhileAShuffleBufferFillsIsSaidSo) {
