@@ -16,6 +16,7 @@
 
 #include "engine/core/status.h"
 #include "engine/tuning/advice.h"
+#include "engine/tuning/tuner.h"
 #include "instrumentation/trace/analysis.h"
 
 namespace pipescope::engine {
@@ -33,7 +34,7 @@ using SimulatedStartUp = std::function<Result<double>(const spec::PipelineSpec&,
 struct AdvisorOptions {
   int cores = 1;           // the CPU budget
   int seeds = 2;           // each change is simulated on seeds 1..seeds
-  double min_gain = 0.03;  // the least gain called real: a run's own variation
+  double min_gain = kLeastRealGain;  // the least gain called real: a run's own variation
   int threads = 0;         // simulating changes at once; 0: one per core
   // Asked between changes; true ends the advising with kCancelled (a closed window).
   std::function<bool()> cancelled;

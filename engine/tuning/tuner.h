@@ -37,10 +37,16 @@ std::string RateForPeople(const TunerMeasurement& m);
 
 using Measurer = std::function<Result<TunerMeasurement>(const spec::PipelineSpec&)>;
 
+// The least gain called real, by the tuners and the advisor alike: what a run's own rate
+// varies by on a quiet machine (a change that gains less is no change to make).
+inline constexpr double kLeastRealGain = 0.03;
+
 struct TunerOptions {
   int cores = 0;           // CPU budget; 0: the spec's budget, else this machine's cores
   double budget_s = 20;    // stop starting rounds after this much tuning time
-  double min_gain = 0.02;  // a round must gain this much to be kept, and beyond the noise
+  // A round must gain this much to be kept, and beyond the noise: the advisor's least gain
+  // too, so that the tuner keeps no change the advice calls noise.
+  double min_gain = kLeastRealGain;
   // A configuration is measured again (up to max_runs runs, while the budget lasts) until its
   // rate's 95% interval is within noise_target of it: one run of a noisy machine does not
   // tell a gain of a few percent from chance. Measurers that are exact (the simulator)
