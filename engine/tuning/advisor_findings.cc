@@ -1,0 +1,153 @@
+#include "engine/tuning/advisor_findings.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+
+#include "engine/spec/spec_overrides.h"
+#include "engine/tuning/advice_candidates.h"
+#include "engine/tuning/move_rules.h"
+
+namespace pipescope::engine {
+namespace {
+
+// A source that reads one file: a synthetic one, or a TFRecord or text file list of one.
+bool ReadsOneFile(const spec::Source& source) {
+  if (source.has_synthetic()) return true;
+  if (source.has_tfrecord()) return source.tfrecord().files_size() == 1;
+  if (source.has_text_line()) return source.text_line().files_size() == 1;
+  return false;
+}
+
+// Shards that keep a small share of what was read before them: every worker of a job
+// reads everything and keeps its share.
+std::vector<std::string> ShardWaste(const spec::PipelineSpec& spec,
+                                    const trace::RangeAnalysis& measured) {
+  std::map<std::string, const trace::StageFigures*> figures;
+  for (const auto& s : measured.stages) figures[s.name] = &s;
+  std::vector<std::string> out;
+  std::string before = spec.source().name();
+  // Only records read before the shard are read in vain: a shard of file names (lesson 6's
+  // solution, seed 000's list_files) keeps its share of names and reads only those files.
+  const spec::Source& s = spec.source();
+  bool read = s.has_tfrecord() || s.has_text_line() || s.has_synthetic();
+  for (const auto& op : spec.ops()) {
+    const std::string input = before;
+    before = op.name();
+    const bool reads_here = op.has_interleave() || op.has_flat_map();
+    const int64_t workers = ReadIntKnob(spec, op.name(), "num_shards").value_or(0);
+    if (!Splits(op) || workers < 2 || !read) {
+      read = read || reads_here;
+      continue;
+    }
+    const auto in = figures.find(input);
+    const auto kept = figures.find(op.name());
+    if (in == figures.end() || kept == figures.end() || in->second->elements <= 0) continue;
+    const double share =
+        static_cast<double>(kept->second->elements) / static_cast<double>(in->second->elements);
+    if (share > 0.5) continue;
+    // A single file has no list to shard until it is split (a source reading one file
+    // straight into the shard); elsewhere the files are there to shard.
+    const bool one_file = &op == &spec.ops(0) && ReadsOneFile(spec.source());
+    char line[512];
+    std::snprintf(line, sizeof line,
+                  "%s keeps %.0f%% of the %lld elements that %s gave it: each of the %lld workers "
+                  "reads all of them to keep its share; shard the file list before the reads%s",
+                  op.name().c_str(), 100 * share, static_cast<long long>(in->second->elements),
+                  input.c_str(), static_cast<long long>(workers),
+                  one_file ? " (split the single file into many to have a list to shard)" : "");
+    out.emplace_back(line);
+  }
+  return out;
+}
+
+// A shard after a shuffle with no seed: each worker of the job shuffles in an order of its
+// own, so their shards overlap and miss elements (tf.data's shard docstring: shard before
+// any randomizing op). Said whatever the speed, as a shard's waste is.
+std::vector<std::string> ShardAfterUnseededShuffle(const spec::PipelineSpec& spec) {
+  std::vector<std::string> out;
+  const spec::Op* shuffle = nullptr;
+  for (const auto& op : spec.ops()) {
+    if (op.has_shuffle() && !op.shuffle().has_seed()) shuffle = &op;
+    const int64_t workers = ReadIntKnob(spec, op.name(), "num_shards").value_or(0);
+    if (!Splits(op) || workers < 2 || !shuffle) continue;
+    out.push_back(op.name() + " comes after " + shuffle->name() +
+                  ", which has no seed: each of the " + std::to_string(workers) +
+                  " workers shuffles in an order of its own, so their shards overlap and miss "
+                  "elements; shard before " +
+                  shuffle->name() + " (or give it the same seed on every worker)");
+  }
+  return out;
+}
+
+// A generator handed to Keras's fit with use_multiprocessing: every worker process runs a
+// copy of it, so the same batches come once per process (Keras's own warning). Said
+// whatever the speed: the faster rate counts repeats.
+std::vector<std::string> GeneratorCopies(const spec::PipelineSpec& spec) {
+  std::vector<std::string> out;
+  for (const auto& op : spec.ops()) {
+    if (!op.has_keras_fit()) continue;
+    const auto& k = op.keras_fit();
+    const int64_t workers = k.has_workers() ? k.workers() : 1;
+    if (!k.generator() || !k.use_multiprocessing() || workers < 2) continue;
+    out.push_back(op.name() + " runs its generator in " + std::to_string(workers) +
+                  " worker processes, each a copy of it: every batch comes " +
+                  std::to_string(workers) +
+                  " times, as Keras warns; write it as a keras.utils.Sequence, whose "
+                  "processes make each batch by index");
+  }
+  return out;
+}
+
+// Something hands out its input again each epoch (a repeat, fit's epochs).
+bool Repeats(const spec::PipelineSpec& spec) {
+  return std::any_of(spec.ops().begin(), spec.ops().end(),
+                     [](const spec::Op& op) { return engine::Repeats(op); });
+}
+
+// A cache after a random op replays the op's first draws every epoch: a random map's
+// augmentation or a shuffle's order is frozen (tf.data's guide caches before them). Said
+// whatever the speed, as a shard's waste is.
+std::vector<std::string> FrozenRandomness(const spec::PipelineSpec& spec) {
+  std::vector<std::string> out;
+  const spec::Op* random = nullptr;
+  for (const auto& op : spec.ops()) {
+    if (IsRandomOp(op)) random = &op;
+    if (!Replays(op) || random == nullptr) continue;
+    const bool shuffle = Shuffles(*random);
+    out.push_back(op.name() + " caches what " + (shuffle ? "the shuffle " : "the random map ") +
+                  random->name() + " made: every epoch after the first " +
+                  (shuffle ? "comes in the first epoch's order"
+                           : "sees the first epoch's "
+                             "random results") +
+                  "; cache before " + random->name() + " to keep " +
+                  (shuffle ? "a new order each epoch" : "the augmentation") +
+                  " and still skip the work before it");
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> AdvisorFindings(const spec::PipelineSpec& spec,
+                                         const trace::RangeAnalysis& measured) {
+  std::vector<std::string> out = ShardWaste(spec, measured);
+  for (auto* more : {&FrozenRandomness, &ShardAfterUnseededShuffle, &GeneratorCopies}) {
+    for (std::string& f : (*more)(spec)) out.push_back(std::move(f));
+  }
+  return out;
+}
+
+std::vector<std::string> AdvisorNotTried(const spec::PipelineSpec& spec) {
+  std::vector<std::string> out;
+  if (const std::string unknown = StandInSize(spec); !unknown.empty() && Repeats(spec)) {
+    out.push_back(
+        "a cache: it holds a whole epoch in memory, and the data's size is not in "
+        "the code (" +
+        unknown.substr(0, unknown.find('.')) + " is a stand-in); --set " + unknown +
+        "=N (or real files) has it tried");
+  }
+  return out;
+}
+
+}  // namespace pipescope::engine

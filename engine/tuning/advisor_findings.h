@@ -1,0 +1,21 @@
+#pragma once
+// What the advisor says of a pipeline whatever the speed, beside its advice: findings, a
+// sentence each, of what the measurement and the spec show that no change of knobs can make
+// right (a shard that reads every record to keep a tenth, a cache that freezes a shuffle,
+// workers whose shards overlap, a generator copied into every process), and the changes not
+// tried and why (a cache over a stand-in's count of records).
+
+#include <string>
+#include <vector>
+
+#include "engine/spec/pipeline_spec.pb.h"
+#include "instrumentation/trace/analysis.h"
+
+namespace pipescope::engine {
+
+// `measured`: the run's analysis (what each op produced).
+std::vector<std::string> AdvisorFindings(const spec::PipelineSpec& spec,
+                                         const trace::RangeAnalysis& measured);
+std::vector<std::string> AdvisorNotTried(const spec::PipelineSpec& spec);
+
+}  // namespace pipescope::engine
