@@ -32,10 +32,10 @@ using SimulatedRate =
 using SimulatedStartUp = std::function<Result<double>(const spec::PipelineSpec&, uint64_t seed)>;
 
 struct AdvisorOptions {
-  int cores = 1;           // the CPU budget
-  int seeds = 2;           // each change is simulated on seeds 1..seeds
+  int cores = 1;                     // the CPU budget
+  int seeds = 2;                     // each change is simulated on seeds 1..seeds
   double min_gain = kLeastRealGain;  // the least gain called real: a run's own variation
-  int threads = 0;         // simulating changes at once; 0: one per core
+  int threads = 0;                   // simulating changes at once; 0: one per core
   // Asked between changes; true ends the advising with kCancelled (a closed window).
   std::function<bool()> cancelled;
   // Where the run's start-up is much of it (trace::kStartUpShareToSay) or it had no step, the

@@ -42,8 +42,8 @@ using Measurer = std::function<Result<TunerMeasurement>(const spec::PipelineSpec
 inline constexpr double kLeastRealGain = 0.03;
 
 struct TunerOptions {
-  int cores = 0;           // CPU budget; 0: the spec's budget, else this machine's cores
-  double budget_s = 20;    // stop starting rounds after this much tuning time
+  int cores = 0;         // CPU budget; 0: the spec's budget, else this machine's cores
+  double budget_s = 20;  // stop starting rounds after this much tuning time
   // A round must gain this much to be kept, and beyond the noise: the advisor's least gain
   // too, so that the tuner keeps no change the advice calls noise.
   double min_gain = kLeastRealGain;
