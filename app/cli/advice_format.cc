@@ -1,5 +1,6 @@
 #include "app/cli/advice_format.h"
 
+#include <algorithm>
 #include <fstream>
 #include <ostream>
 
@@ -137,14 +138,25 @@ int WriteAdviceIntoCode(const std::string& py_path, const std::vector<std::strin
     err << "pipescope-cli: --advice-code: " << patched.status().message() << "\n";
     return 2;
   }
+  // Where the code has no place for a change (a cache after a zip), say so rather than write
+  // a copy that is the file itself.
+  const bool unwritten =
+      std::any_of(patched->notes.begin(), patched->notes.end(),
+                  [](const std::string& n) { return n.find("not written") != std::string::npos; });
+  if (patched->text == code->source_text) {
+    err << "pipescope-cli: --advice-code: " << what << " cannot be written into " << py_path
+        << "'s code:\n";
+    for (const std::string& n : patched->notes) err << "  " << n << "\n";
+    return 2;
+  }
   std::ofstream f(out_path);
   f << patched->text;
   if (!f) {
     err << "pipescope-cli: --advice-code: cannot write " << out_path << "\n";
     return 2;
   }
-  out << what << " written into a copy of " << py_path << ": " << out_path << " (diff it against "
-      << py_path << ")\n";
+  out << what << (unwritten ? " written in part" : " written") << " into a copy of " << py_path
+      << ": " << out_path << " (diff it against " << py_path << ")\n";
   for (const std::string& n : patched->notes) out << "  " << n << "\n";
   return 0;
 }

@@ -297,7 +297,9 @@ engine::Result<EmittedCode> PatchCode(const ImportedCode& original,
       const std::string was =
           original.source_text.substr(site.value_begin, site.value_end - site.value_begin);
       edits.push_back({site.value_begin, site.value_end, *new_code});
-      if (!old_code)
+      // A flag or an expression the code computes gives way to the tuned value: said, as the
+      // job may run with another.
+      if (!old_code || was != *old_code)
         out.notes.push_back(op_name + "." + knob + ": `" + was + "` becomes " + *new_code);
       if (site.in_splat) {
         out.notes.push_back(op_name + "." + knob + ": written into the dict the call spreads, `" +
@@ -322,7 +324,17 @@ engine::Result<EmittedCode> PatchCode(const ImportedCode& original,
       out.notes.push_back("the tuned pipeline has no op '" + n + "': not written into the file");
     }
   }
-  if (!tfdata || !WriteOrder(original, tuned, edits, out)) {
+  // A source read otherwise (one file split into many and an interleave over them) is not
+  // the code's own source with ops around it: nothing of the order is written.
+  const bool same_source = original.spec.source().name() == tuned.source().name() &&
+                           original.spec.source().kind_case() == tuned.source().kind_case();
+  if (!same_source) {
+    out.notes.push_back("the tuned pipeline reads its source otherwise (source '" +
+                        tuned.source().name() +
+                        "'): not written into the file (--emit gives the whole pipeline as "
+                        "code)");
+  }
+  if (!tfdata || !same_source || !WriteOrder(original, tuned, edits, out)) {
     for (const spec::Op& op : tuned.ops()) {
       if (std::find(a.begin(), a.end(), op.name()) != a.end()) continue;
       const std::string method = tfdata ? TfDataMethod(op) : std::string();

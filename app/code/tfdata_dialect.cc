@@ -49,7 +49,19 @@ Value FileSource(PythonReader& r, const CallArgs& a, const std::string& format) 
   const std::string name = "read";
   const auto parallel_reads =
       ReadKnob(*p, a, 3, "num_parallel_reads", name, "one file at a time (tf.data's default)");
+  const bool parallel = parallel_reads && (*parallel_reads > 1 || *parallel_reads == -1);
+  const auto note_unread_parallelism = [&](const std::string& why) {
+    if (parallel) {
+      p->Note(a.node.start(),
+              "num_parallel_reads=" + std::to_string(*parallel_reads) + " is not read: " + why);
+    }
+  };
   if (!known) {
+    note_unread_parallelism(
+        "the files are known only when the code runs and stand in as one stream of records "
+        "(inside an interleave's function the file is one element's: the interleave's "
+        "cycle_length and num_parallel_calls read several at once, which is what "
+        "num_parallel_reads does too)");
     p->stand_in = true;
     p->source.set_name(name);
     auto* s = p->source.mutable_synthetic();
@@ -63,7 +75,9 @@ Value FileSource(PythonReader& r, const CallArgs& a, const std::string& format) 
                        " KiB stand in; --set " + name + ".files=PATTERN reads real files";
     return PipelineValue(std::move(p), a);
   }
-  const bool parallel = parallel_reads && (*parallel_reads > 1 || *parallel_reads == -1);
+  if (files.size() <= 1) {
+    note_unread_parallelism("one file is read as one stream (tf.data interleaves over files)");
+  }
   if (parallel && files.size() > 1) {
     // num_parallel_reads is an interleave over the files inside TFRecordDataset.
     p->source.set_name("files");

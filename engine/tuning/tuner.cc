@@ -63,8 +63,11 @@ void FinishTuning(const spec::PipelineSpec& given_spec, TunerMeasurement given,
                   TunerMeasurement last, std::vector<TunedKnob> knobs, double tuning_s,
                   TunerResult& result) {
   if (last.steps_per_s < given.steps_per_s) {
+    // Within the noise it is a tie, not slower: the spec as given is kept all the same.
+    const bool slower = trace::ClearlyFaster(IntervalOf(given), IntervalOf(last), kLeastRealGain);
     result.log.push_back("the tuned configuration measured " + RateForPeople(last) +
-                         ", slower than the spec as given (" + RateForPeople(given) +
+                         (slower ? ", slower than" : ", no faster beyond the noise than") +
+                         " the spec as given (" + RateForPeople(given) +
                          "): kept the spec as given");
     result.tuned = given_spec;
     result.kept_given = true;

@@ -10,9 +10,11 @@ namespace pipescope::trace {
 inline constexpr double kHighlyInputBound = 0.20;
 inline constexpr double kModeratelyInputBound = 0.05;
 // A start-up (before the first step) said in the verdict: at least this long, and this
-// share of the run (a shuffle buffer of millions filling for most of an epoch).
+// share of the run (a shuffle buffer of millions filling for most of an epoch). Under the
+// fifth that a default simulate leaves it, when it runs again for five times the first
+// step's time (LongerRunSeconds).
 inline constexpr double kStartUpToSay = 1.0;  // seconds
-inline constexpr double kStartUpShareToSay = 0.25;
+inline constexpr double kStartUpShareToSay = 0.15;
 
 // `cpu_budget`: cores the pipeline may use (0: unknown).
 Verdict MakeVerdict(const RangeAnalysis& analysis, int cpu_budget);

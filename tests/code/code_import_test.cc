@@ -388,6 +388,21 @@ model.fit(X, X, epochs=50, batch_size=64, workers=4, use_multiprocessing=True)
   EXPECT_NE(arrays.status().message().find("they change nothing here"), std::string::npos);
 }
 
+// num_parallel_reads where it cannot be read (files known only at run time, one file, an
+// interleave's own file) is said, not dropped (tensorflow#31019 got no word of it).
+TEST(CodeImportTest, ANumParallelReadsNotReadIsSaid) {
+  const auto inside = Import(R"(import tensorflow as tf
+files = tf.data.Dataset.list_files("/data/train-*.tfrecord")
+ds = files.interleave(lambda f: tf.data.TFRecordDataset(f, num_parallel_reads=4),
+                      cycle_length=4, num_parallel_calls=4)
+)");
+  EXPECT_TRUE(HasNote(inside, 3, "num_parallel_reads=4 is not read")) << Notes(inside);
+  const auto one = Import(R"(import tensorflow as tf
+ds = tf.data.TFRecordDataset(["a.tfrecord"], num_parallel_reads=8)
+)");
+  EXPECT_TRUE(HasNote(one, 2, "one file is read as one stream")) << Notes(one);
+}
+
 // Lightning's trainer.fit(model): the loader its train_dataloader() returns, or the one given
 // as train_dataloaders=, is read as PyTorch's; the module is no Keras Sequence
 // (Lightning#18862 was read as fit's enqueuer and told use_multiprocessing=True).
@@ -1218,6 +1233,37 @@ ds = tf.data.TFRecordDataset(files).map(parse).batch(32)  # one line
   EXPECT_EQ(written->text, R"(import tensorflow as tf
 ds = tf.data.TFRecordDataset(files).batch(32).map(parse)  # one line
 )");
+}
+
+// A tuned pipeline that reads its source otherwise (seed 000's one file split into many, an
+// interleave over them) is not written around the code's source: an interleave of
+// TFRecordDatasets after the records would read each record's bytes as a file's name.
+TEST(CodePatchTest, ASourceReadOtherwiseIsNotWrittenAroundTheOldOne) {
+  const auto original = Import(R"(import tensorflow as tf
+d = tf.data.TFRecordDataset(FLAGS.input_file)
+d = d.shard(10, 0)
+d = d.map(parse, num_parallel_calls=FLAGS.threads)
+)");
+  spec::PipelineSpec split = original.spec;
+  split.mutable_source()->set_name("files");
+  split.mutable_source()->mutable_range()->set_stop(80);
+  spec::Op read;
+  read.set_name("read_files");
+  read.mutable_interleave()->mutable_per_element()->mutable_synthetic_file();
+  read.mutable_interleave()->set_cycle_length(8);
+  read.mutable_interleave()->set_num_parallel_calls(8);
+  *split.mutable_ops()->Add() = read;
+  split.mutable_ops()->SwapElements(1, 2);
+  split.mutable_ops(2)->mutable_map()->set_num_parallel_calls(4);
+  const auto written = PatchCode(original, split);
+  ASSERT_TRUE(written.ok());
+  EXPECT_EQ(written->text.find("interleave"), std::string::npos) << written->text;
+  std::string notes;
+  for (const auto& n : written->notes) notes += n + "\n";
+  EXPECT_NE(notes.find("reads its source otherwise"), std::string::npos) << notes;
+  // The knob that is the code's still is, and the flag it replaces is said.
+  EXPECT_NE(written->text.find("num_parallel_calls=4"), std::string::npos) << written->text;
+  EXPECT_NE(notes.find("`FLAGS.threads` becomes 4"), std::string::npos) << notes;
 }
 
 // An op the code makes by no call of its own (map_and_batch makes two) cannot be moved in
