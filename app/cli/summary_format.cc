@@ -165,9 +165,10 @@ nlohmann::json SummaryToJson(const trace::RangeAnalysis& a, const SummaryContext
 std::string SummaryToText(const trace::RangeAnalysis& a, const SummaryContext& c) {
   std::string out;
   char line[320];
-  std::snprintf(line, sizeof line,
-                "%lld steps in %.2f s on the %s device: %.1f steps/s, %.1f elements/s%s\n",
-                static_cast<long long>(a.steps), a.duration_s, c.device.c_str(), a.steps_per_s,
+  const std::string where =
+      c.device == "cpu" ? "trained on the CPU" : "on the " + c.device + " device";
+  std::snprintf(line, sizeof line, "%lld steps in %.2f s %s: %.1f steps/s, %.1f elements/s%s\n",
+                static_cast<long long>(a.steps), a.duration_s, where.c_str(), a.steps_per_s,
                 a.elements_per_s, c.end_of_data ? " (end of data)" : "");
   out += line;
   if (a.startup_ns > 0) {

@@ -437,6 +437,9 @@ struct Emitter {
     if (!spec.train_step().step_time().empty()) {
       Pragma("train_step.step_time=" + spec.train_step().step_time());
     }
+    if (spec.train_step().device() != spec::simulated) {
+      Pragma("train_step.device=" + spec::Device_Name(spec.train_step().device()));
+    }
     if (spec.budget().cpu_cores() > 0) {
       Pragma("budget.cpu_cores=" + std::to_string(spec.budget().cpu_cores()));
     }

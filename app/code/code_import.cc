@@ -421,6 +421,16 @@ engine::Result<ImportedCode> ImportCode(const std::string& source, const std::st
                           "takes no time, and what is timed is the input alone "
                           "(--set train_step.step_time=DURATION for a training "
                           "step)"});
+  } else if (chosen->trains_on_cpu) {
+    spec.mutable_train_step()->set_step_time(kStandInStep);
+    spec.mutable_train_step()->set_device(spec::cpu);
+    code.notes.push_back({chosen->at, std::string("the training loop moves nothing to an "
+                                                  "accelerator (no .cuda(), no .to(device)): "
+                                                  "PyTorch trains on the CPU, a step of ") +
+                                          kStandInStep +
+                                          " of CPU work sharing the cores with the loader until "
+                                          "set: --set train_step.step_time=DURATION "
+                                          "(train_step.device=simulated for a GPU)"});
   } else {
     spec.mutable_train_step()->set_step_time(kStandInStep);
     code.notes.push_back({chosen->at, std::string("the training step is not in the input "

@@ -101,6 +101,29 @@ bool Optimises(const SyntaxNode& node, int depth = 0) {
   return false;
 }
 
+// Whether any name or string of the file speaks of an accelerator (`.cuda()`,
+// `torch.device("cuda")`, `.to(device)`, `mps`, XLA's `xm`): without one PyTorch computes
+// on the CPU.
+bool NamesAnAccelerator(const SyntaxNode& node, int depth = 0) {
+  if (node.null() || depth > 256) return false;
+  if (node.Is("identifier") || node.Is("string_content")) {
+    std::string word(node.text());
+    std::transform(word.begin(), word.end(), word.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    for (const char* part : {"cuda", "device", "gpu", "xla", "accelerat"}) {
+      if (word.find(part) != std::string::npos) return true;
+    }
+    // Short names whole only: "dumps" and "xmin" are not mps and xm.
+    for (const char* whole : {"mps", "xm", "tpu"}) {
+      if (word == whole) return true;
+    }
+  }
+  for (const SyntaxNode& c : node.named_children()) {
+    if (NamesAnAccelerator(c, depth + 1)) return true;
+  }
+  return false;
+}
+
 // A loop body that does nothing with what it is given (`pass`, `...`, `continue`): a loop
 // that times the loader alone (pytorch#10260's `for _ in loader: pass`).
 bool DoesNothing(const SyntaxNode& body) {
@@ -398,6 +421,10 @@ void PythonReader::ReadStatement(const SyntaxNode& s) {
           iterated.Is(Value::Kind::kPipeline)) {
         Trains(iterated, s);
         if (idle) uses_.back().step_free = true;
+        if (!idle && iterated.pipeline && iterated.pipeline->framework == "pytorch" &&
+            !NamesAnAccelerator(tree_.root())) {
+          uses_.back().trains_on_cpu = true;
+        }
       }
     }
     Assign(s.field("left"), Value{});

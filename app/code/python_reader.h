@@ -55,6 +55,9 @@ struct PipelineUse {
   // Iterated by a loop that does nothing with its elements (`for _ in loader: pass`): the
   // step takes no time, and the loader alone is what is timed.
   bool step_free = false;
+  // A PyTorch loop that trains in a file that names no accelerator anywhere (no cuda, no
+  // device, no .to(...) of one): PyTorch then trains on the CPU.
+  bool trains_on_cpu = false;
 };
 
 class PythonReader {

@@ -27,8 +27,11 @@ engine::Result<RecordedRunResult> RunSimulated(const spec::PipelineSpec& spec,
                                                const sim::CostModel& cost_model,
                                                const SimulatedRunOptions& options) {
   RecordedRunResult result;
-  pstrace::TraceHeader header = MakeTraceHeader(spec, options.spec_path, "simulated",
-                                                static_cast<int>(std::lround(cost_model.cores)));
+  // A step trained on the CPU is the host's own work on either clock: "cpu", as HostStep says.
+  const bool on_cpu = spec.train_step().device() == spec::cpu;
+  pstrace::TraceHeader header =
+      MakeTraceHeader(spec, options.spec_path, on_cpu ? "cpu" : "simulated",
+                      static_cast<int>(std::lround(cost_model.cores)));
   header.set_simulated(true);
   // The file, where there is one: what advice on this trace loads again (AdviseOnTrace).
   header.set_cost_model(cost_model.file.empty() ? cost_model.origin : cost_model.file);

@@ -1,6 +1,6 @@
 #pragma once
-// The consumer's accelerator: one training step per element. Implementations: the
-// simulated device (here) and the CUDA device (GPU builds).
+// The consumer's training step: one per element. Implementations: the simulated device
+// (here), the CUDA device (GPU builds) and the host's CPU (host_step.h).
 
 #include <cstdint>
 #include <string>
@@ -14,7 +14,7 @@ namespace pipescope::engine {
 class DeviceStep {
  public:
   virtual ~DeviceStep() = default;
-  virtual std::string kind() const = 0;  // "simulated" or "gpu"
+  virtual std::string kind() const = 0;  // "simulated", "gpu" or "cpu"
   // Submits one step for `batch`. Blocks while `max_in_flight` steps are queued, like a
   // framework that waits on the device before it can enqueue more work.
   virtual Status Submit(const Element& batch) = 0;

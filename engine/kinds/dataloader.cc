@@ -70,7 +70,7 @@ constexpr engine::OpKindDescription kDataLoader{
 
 engine::Result<engine::DataLoaderRules> Rules(const engine::PlannedOp& p) {
   return engine::DataLoaderRulesOf(p.op->dataloader(), p.Knob("num_workers").start,
-                                   p.Knob("prefetch_factor").start);
+                                   p.Knob("prefetch_factor").start, p.accelerator);
 }
 
 engine::Result<engine::DatasetPtr> Engine(engine::EngineOpBuild& b) {

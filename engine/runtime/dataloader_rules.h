@@ -100,16 +100,18 @@ struct DataLoaderRules {
 };
 
 // The rules of `op` with its knobs' values (num_workers, prefetch_factor as planned or
-// tuned); an unreadable duration fails, naming the field.
+// tuned); an unreadable duration fails, naming the field. Without an `accelerator` to copy
+// to, pin_memory is dropped, as torch's iterator drops it (loader.pin_memory and an
+// accelerator available): no pin-memory thread, the main process receives.
 inline Result<DataLoaderRules> DataLoaderRulesOf(const spec::DataLoaderOp& op, int64_t num_workers,
-                                                 int64_t prefetch_factor) {
+                                                 int64_t prefetch_factor, bool accelerator) {
   DataLoaderRules r;
   r.batch_size = op.batch_size() > 0 ? op.batch_size() : 1;
   r.drop_last = op.drop_last();
   r.num_workers = num_workers;
   r.prefetch_factor = prefetch_factor > 0 ? prefetch_factor : kDefaultPrefetchFactor;
   r.persistent_workers = op.persistent_workers();
-  r.pin_memory = op.pin_memory();
+  r.pin_memory = op.pin_memory() && accelerator;
   r.in_order = DataLoaderInOrder(op);
   r.fetch_batches = op.fetch_batches();
   if (!op.worker_startup().empty()) {

@@ -8,6 +8,7 @@
 
 #include "engine/core/duration.h"
 #include "engine/device/gpu_device.h"
+#include "engine/device/host_step.h"
 #include "engine/device/simulated_device.h"
 #include "instrumentation/record/clock.h"
 
@@ -29,6 +30,9 @@ Result<std::unique_ptr<DeviceStep>> MakeDevice(const spec::PipelineSpec& spec,
     ASSIGN_OR_RETURN(step_ns, ParseDurationNs(spec.train_step().step_time()));
   }
   const int in_flight = static_cast<int>(std::max<int64_t>(1, spec.train_step().max_in_flight()));
+  if (spec.train_step().device() == spec::cpu) {
+    return std::unique_ptr<DeviceStep>(std::make_unique<HostStep>(step_ns, cancellation));
+  }
   if (spec.train_step().device() == spec::gpu) {
     auto gpu = MakeGpuDevice(step_ns, in_flight, cancellation);
     if (gpu.ok()) return gpu;

@@ -24,7 +24,8 @@ constexpr int64_t kStepNs = 1'000'000;
 
 // The training loop of RunTraining and the simulated device: take an element (the wait
 // recorded as kInputWait), spend the step's host CPU (the model's step_host), queue a step
-// on the device, wait while max_in_flight are queued
+// on the device (or, training on the CPU, compute it on the loop's thread as HostStep
+// does), wait while max_in_flight are queued
 // (and resume the model's timer wake-up late, as a thread sleeping on a timer does).
 class Consumer {
  public:
@@ -35,6 +36,7 @@ class Consumer {
         batched_(batched),
         options_(options),
         max_in_flight_(std::max<int64_t>(1, spec.train_step().max_in_flight())),
+        step_on_host_(spec.train_step().device() == spec::cpu),
         step_rng_(RecordKey(ctx.seed, 0xD5)),
         wake_rng_(RecordKey(ctx.seed, 0xD6)),
         host_rng_(RecordKey(ctx.seed, 0xD7)) {}
@@ -60,8 +62,16 @@ class Consumer {
       const int64_t host_start = std::max(s.now(), device_free_at_);
       if (!ctx_.model->step_host.zero())
         co_await s.Compute(thread, ctx_.model->step_host.Sample(host_rng_));
-      const int64_t start = std::max(s.now(), device_free_at_);
-      device_free_at_ = start + ctx_.model->step.Sample(step_rng_);
+      int64_t start = std::max(s.now(), device_free_at_);
+      if (step_on_host_) {
+        // Training on the CPU: the step is the loop's own work on a core, longer in wall
+        // time while the pipeline's threads and workers share the cores.
+        start = s.now();
+        co_await s.Compute(thread, ctx_.model->step.Sample(step_rng_));
+        device_free_at_ = s.now();
+      } else {
+        device_free_at_ = start + ctx_.model->step.Sample(step_rng_);
+      }
       busy_ns_ += device_free_at_ - start;
       ctx_.trace->Span(EventKind::kStep, record::kDeviceOp, thread,
                        ctx_.model->step_host.zero() ? start : host_start, device_free_at_, e.id, 0,
@@ -83,7 +93,7 @@ class Consumer {
   // The figures of the run up to `end_ns` (its end, or where it was cancelled).
   engine::RunSummary Summary(int64_t end_ns) const {
     engine::RunSummary r;
-    r.device = "simulated";
+    r.device = step_on_host_ ? "cpu" : "simulated";
     const int64_t wall = std::max<int64_t>(end_ns, 1);
     r.duration_s = static_cast<double>(wall) / 1e9;
     r.steps = steps_;
@@ -105,6 +115,7 @@ class Consumer {
   const bool batched_;
   const SimulationOptions& options_;
   const int64_t max_in_flight_;
+  const bool step_on_host_;  // train_step.device: cpu
   Rng step_rng_;
   Rng wake_rng_;
   Rng host_rng_;

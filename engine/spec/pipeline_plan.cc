@@ -12,7 +12,7 @@ namespace pipescope::engine {
 namespace {
 
 std::vector<PlannedOp> PlanOps(const google::protobuf::RepeatedPtrField<spec::Op>& ops, int depth,
-                               bool batched, int cores, bool& output_batched) {
+                               bool batched, int cores, bool accelerator, bool& output_batched) {
   std::vector<PlannedOp> planned;
   planned.reserve(static_cast<size_t>(ops.size()));
   for (const spec::Op& op : ops) {
@@ -21,6 +21,7 @@ std::vector<PlannedOp> PlanOps(const google::protobuf::RepeatedPtrField<spec::Op
     p.kind = DescribeOp(op);
     p.depth = depth;
     p.input_batched = batched;
+    p.accelerator = accelerator;
     const auto& params = *KindMessageOf(op);
     for (const KnobDescription& knob : p.kind->knobs) {
       const auto* field = params.GetDescriptor()->FindFieldByName(std::string(knob.name));
@@ -42,7 +43,7 @@ std::vector<PlannedOp> PlanOps(const google::protobuf::RepeatedPtrField<spec::Op
     }
     bool sub_batched = false;
     if (const auto* sub = SubPipelineOf(op)) {
-      p.sub = PlanOps(*sub, depth + 1, false, cores, sub_batched);
+      p.sub = PlanOps(*sub, depth + 1, false, cores, accelerator, sub_batched);
     }
     p.output_batched = OutputBatched(*p.kind, batched, sub_batched);
     batched = p.output_batched;
@@ -98,7 +99,8 @@ Result<PipelinePlan> PlanPipeline(const spec::PipelineSpec& spec, int cpu_cores)
   PipelinePlan plan;
   plan.spec = &spec;
   plan.cpu_cores = std::max(1, cpu_cores);
-  plan.ops = PlanOps(spec.ops(), 0, false, plan.cpu_cores, plan.output_batched);
+  plan.ops = PlanOps(spec.ops(), 0, false, plan.cpu_cores, spec.train_step().device() != spec::cpu,
+                     plan.output_batched);
   return plan;
 }
 

@@ -29,6 +29,9 @@ struct PlannedOp {
   bool output_batched = false;     // the elements it gives are batches
   std::vector<PlannedKnob> knobs;  // one per knob of its kind, in the kind's order
   std::vector<PlannedOp> sub;      // an interleave's or flat_map's ops over each element's dataset
+  // The training step runs on an accelerator (train_step.device gpu or simulated), not on
+  // the host's CPU: what pinned memory needs.
+  bool accelerator = true;
 
   // The knob `name` of its kind (every kind's knobs are planned; asking for another is a
   // programming mistake, asserted).

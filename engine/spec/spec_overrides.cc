@@ -83,6 +83,19 @@ Status SetField(Message& msg, const std::string& field_name, const std::string& 
         r->SetFloat(&msg, field, static_cast<float>(d));
       return Status::Ok();
     }
+    case FieldDescriptor::CPPTYPE_ENUM: {  // by its value's name: train_step.device=cpu
+      const auto* named = field->enum_type()->FindValueByName(value);
+      if (!named) {
+        std::string names;
+        for (int i = 0; i < field->enum_type()->value_count(); ++i) {
+          names += (i ? ", " : "") + field->enum_type()->value(i)->name();
+        }
+        return InvalidArgument(where + "." + field_name + ": expected one of " + names + ", got '" +
+                               value + "'");
+      }
+      r->SetEnum(&msg, field, named);
+      return Status::Ok();
+    }
     default:
       return InvalidArgument(where + "." + field_name + " cannot be set from the command line");
   }

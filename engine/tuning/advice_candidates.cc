@@ -199,7 +199,9 @@ void AddThreadKnobs(const PlannedOp& p, int cores, CandidateList& out) {
         out.AddKnobs("persistent_workers", name, {{"persistent_workers", "true"}},
                      "set " + name + "'s persistent_workers=True");
       }
-      if (!loader.pin_memory()) {
+      // Pinned memory speeds a copy to an accelerator; a step on the CPU has none, and torch
+      // drops the flag there.
+      if (!loader.pin_memory() && p.accelerator) {
         out.AddKnobs("pin_memory", name, {{"pin_memory", "true"}},
                      "set " + name + "'s pin_memory=True");
       }

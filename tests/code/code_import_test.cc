@@ -263,6 +263,36 @@ val_ds = tf.data.Dataset.range(50).batch(5)
   EXPECT_TRUE(HasNote(named, 2, "import-code reads 'train_ds'")) << Notes(named);
 }
 
+// PyTorch computes where the tensors are: a training loop in a file that moves nothing to a
+// device trains on the CPU (the CIFAR-10 tutorial's first loop), and its step shares the
+// cores with the workers; one that calls .to(device) has an accelerator.
+TEST(CodeImportTest, ATorchLoopThatMovesNothingToADeviceTrainsOnTheCpu) {
+  const std::string loader = R"(import torch
+from torch.utils.data import DataLoader, TensorDataset
+loader = DataLoader(TensorDataset(torch.randn(1000, 8)), batch_size=10, num_workers=2)
+for x, in loader:
+)";
+  const auto cpu = Import(loader + R"(    optimizer.zero_grad()
+    loss = model(x).sum()
+    loss.backward()
+    optimizer.step()
+)");
+  EXPECT_EQ(cpu.spec.train_step().device(), spec::cpu);
+  EXPECT_TRUE(HasNote(cpu, 4, "PyTorch trains on the CPU")) << Notes(cpu);
+  const auto gpu = Import(loader + R"(    x = x.to(dev)
+    loss = model(x).sum()
+    loss.backward()
+    optimizer.step()
+dev = torch.device("cuda")
+)");
+  EXPECT_EQ(gpu.spec.train_step().device(), spec::simulated) << Notes(gpu);
+  const auto dumps = Import(loader + R"(    xmin = pickle.dumps(x)
+    loss = model(x).sum()
+    loss.backward()
+)");
+  EXPECT_EQ(dumps.spec.train_step().device(), spec::cpu) << "dumps and xmin name no device";
+}
+
 TEST(CodeImportTest, ADataLoaderOverTheFilesDatasetClass) {
   const auto c = Import(R"(from torch.utils.data import Dataset, DataLoader
 from PIL import Image

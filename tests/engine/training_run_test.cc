@@ -1,9 +1,10 @@
-// The training loop and the simulated device.
+// The training loop, the simulated device and the step on the host's CPU.
 #include "engine/runtime/training_run.h"
 
 #include <gtest/gtest.h>
 #include <time.h>
 
+#include "engine/device/host_step.h"
 #include "engine/device/simulated_device.h"
 #include "instrumentation/trace/analysis.h"
 #include "tests/engine/test_support.h"
@@ -89,6 +90,33 @@ TEST(SimulatedDeviceTest, WaitsWithoutBurningCpu) {
   EXPECT_GE(wall, 40'000'000);
   EXPECT_LT(cpu, wall / 4);
   EXPECT_EQ(device.BusyNs(record::NowNs()), 40'000'000);
+}
+
+// Training on the CPU: the step is work on the loop's own thread, its CPU time about the
+// step's (calibrated work, not a deadline), where the simulated device sleeps.
+TEST(HostStepTest, ComputesEachStepOnTheCallingThread) {
+  CancellationToken c;
+  HostStep step(20'000'000, c);
+  timespec a, b;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
+  ASSERT_TRUE(step.Submit(Element{}).ok());
+  ASSERT_TRUE(step.Submit(Element{}).ok());
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
+  const int64_t cpu = (b.tv_sec - a.tv_sec) * 1'000'000'000LL + (b.tv_nsec - a.tv_nsec);
+  EXPECT_GE(cpu, 20'000'000);
+  EXPECT_GE(step.BusyNs(record::NowNs()), cpu / 2);
+  EXPECT_EQ(step.kind(), "cpu");
+}
+
+TEST(HostStepTest, TheSpecsCpuDeviceIsTheHostStep) {
+  CancellationToken c;
+  auto device = MakeDevice(Spec("source { range { stop: 1 } } train_step { step_time: \"1ms\" "
+                                "device: cpu }"),
+                           c);
+  ASSERT_TRUE(device.ok());
+  EXPECT_EQ((*device)->kind(), "cpu");
+  c.Cancel();
+  EXPECT_FALSE((*device)->Submit(Element{}).ok()) << "a stopped run's step ends";
 }
 
 TEST(SimulatedDeviceTest, KeepsUpToMaxInFlightStepsQueued) {

@@ -430,6 +430,27 @@ TEST(AdvisingTest, ChangesThatPayFromTheSecondEpochAreSeen) {
   EXPECT_GT(persistent->predicted_gain, 0.1);
 }
 
+// Batches of 4 MiB unpickled on the main thread between steps: pin_memory moves that to its
+// thread, for a step on a device. Training on the CPU (seed 003's "using only CPU") torch
+// drops pin_memory, and it is never advised.
+TEST(AdvisingTest, PinMemoryIsAdvisedOnlyForAStepOnAnAccelerator) {
+  const auto advised = [](const std::string& device) {
+    return Advise(R"(name: "big_batches" budget { cpu_cores: 4 }
+        source { name: "items" synthetic { records: -1 record_bytes: 1048576 } }
+        ops { name: "loader" dataloader { batch_size: 4 num_workers: 2 persistent_workers: true
+              worker_startup: "0s" receive_per_mb: "5ms"
+              getitem { python { duration: "1ms" } } } }
+        train_step { step_time: "20ms" device: )" +
+                  device + " }");
+  };
+  const Advised gpu = advised("gpu");
+  const engine::Advice* pin = Find(gpu, "pin_memory");
+  ASSERT_NE(pin, nullptr) << gpu.analysis.verdict.text;
+  EXPECT_GT(pin->predicted_gain, 0.3);
+  const Advised cpu = advised("cpu");
+  EXPECT_EQ(Find(cpu, "pin_memory"), nullptr) << cpu.analysis.verdict.text;
+}
+
 // A pipeline of many steps a second is simulated for enough steps, not for five seconds of
 // them: millions of steps for each change took minutes and gigabytes (a source and three
 // cheap maps feeding a step of no time, stress/many_events.pbtxt, opened in the GUI).

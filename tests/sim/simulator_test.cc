@@ -47,6 +47,21 @@ TEST(SimulatorTest, CountsEveryStepDeliveredWhenTheStepTakesNoTime) {
   EXPECT_EQ(trace::Analyze(*none.model).steps, 0);
 }
 
+// On one core, a map of 8 ms CPU a record and a step of 8 ms: a device's step overlaps the
+// map (125 steps/s); a step trained on the CPU takes the core from it (16 ms a step).
+TEST(SimulatorTest, AStepOnTheCpuSharesTheCoresWithThePipeline) {
+  auto steps = [](const std::string& device) {
+    std::string text = Pipeline(
+        "ops { name: \"m\" map { fn { cpu_work { duration: \"8ms\" } } } } "
+        "ops { prefetch { buffer_size: 4 } }",
+        "range { start: 0 stop: 100000000 }", "8ms");
+    text.insert(text.rfind('}'), " device: " + device + " ");
+    return Simulated(text, 20, 1, 1).result.summary.steps_per_s;
+  };
+  EXPECT_NEAR(steps("simulated"), 125, 8);
+  EXPECT_NEAR(steps("cpu"), 62.5, 5);
+}
+
 // Files read at once, handed out as they come: when the list ends while a file is still
 // read, the run goes on to that file's end (the simulator once looked at the ended entries
 // again and again without advancing its clock, and never ended).
