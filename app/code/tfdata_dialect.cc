@@ -3,6 +3,7 @@
 // as tf.data's own signatures order them.
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -214,6 +215,73 @@ Value FromTensorSlices(PythonReader& r, const CallArgs& a) {
   return PipelineValue(std::move(p), a);
 }
 
+// The iterations of a `for` over `iterated`, where the file shows them: range(stop),
+// range(start, stop[, step]) of ints it knows, a list, or an array's rows.
+std::optional<int64_t> IterationsOver(PythonReader& r, const SyntaxNode& iterated) {
+  if (iterated.Is("call") && iterated.field("function").text() == "range") {
+    std::vector<int64_t> bounds;
+    for (const SyntaxNode& arg : iterated.field("arguments").named_children()) {
+      if (arg.Is("comment")) continue;
+      const auto v = r.Evaluate(arg).AsInt();
+      if (!v || arg.Is("keyword_argument")) return std::nullopt;
+      bounds.push_back(*v);
+    }
+    if (bounds.empty() || bounds.size() > 3) return std::nullopt;
+    const int64_t start = bounds.size() > 1 ? bounds[0] : 0;
+    const int64_t stop = bounds.size() > 1 ? bounds[1] : bounds[0];
+    const int64_t step = bounds.size() > 2 ? bounds[2] : 1;
+    if (step <= 0) return std::nullopt;
+    return std::max<int64_t>(0, (stop - start + step - 1) / step);
+  }
+  const Value v = r.Evaluate(iterated);
+  if (v.Is(Value::Kind::kList)) return static_cast<int64_t>(v.items.size());
+  if (v.Is(Value::Kind::kTensor)) return FirstDimension(v);
+  return std::nullopt;
+}
+
+bool HoldsYield(const SyntaxNode& node, int depth = 0) {
+  if (node.null() || depth > 64 || node.Is("function_definition") || node.Is("lambda")) {
+    return false;
+  }
+  if (node.Is("yield")) return true;
+  for (const SyntaxNode& c : node.named_children()) {
+    if (HoldsYield(c, depth + 1)) return true;
+  }
+  return false;
+}
+
+// The elements a generator's `block` yields, where its code says: a yield statement counts
+// one, `yield from` and a `for` over something of known length count its length (times the
+// for's body's). A yield under an if, a while or a try is known only when it runs: nullopt.
+std::optional<int64_t> YieldsOf(PythonReader& r, const SyntaxNode& block, int depth = 0) {
+  if (block.null() || depth > 8) return std::nullopt;
+  int64_t total = 0;
+  for (const SyntaxNode& s : block.named_children()) {
+    if (!HoldsYield(s)) continue;
+    if (s.Is("expression_statement")) {
+      const auto children = s.code_children();
+      if (children.size() != 1 || !children[0].Is("yield")) return std::nullopt;
+      if (!children[0].text().starts_with("yield from")) {
+        ++total;
+        continue;
+      }
+      // `yield from range(N)`: what it iterates, one element each.
+      const auto from = children[0].named_children();
+      const auto times = from.size() == 1 ? IterationsOver(r, from[0]) : std::nullopt;
+      if (!times) return std::nullopt;
+      total += *times;
+    } else if (s.Is("for_statement") && s.field("alternative").null()) {
+      const auto each = YieldsOf(r, s.field("body"), depth + 1);
+      const auto times = each ? IterationsOver(r, s.field("right")) : std::nullopt;
+      if (!times) return std::nullopt;
+      total += *each * *times;
+    } else {
+      return std::nullopt;
+    }
+  }
+  return total;
+}
+
 Value FromGenerator(PythonReader& r, const CallArgs& a) {
   auto p = r.NewPipeline("tfdata", a.node.start());
   const Value* gen = a.Get(0, "generator");
@@ -226,15 +294,20 @@ Value FromGenerator(PythonReader& r, const CallArgs& a) {
   if (name.empty()) name = "generator";
   p->source.set_name(name);
   auto* g = p->source.mutable_from_generator();
-  g->set_records(-1);
+  // A def of the file's yields what its body says (`for i in range(1000): yield ...`).
+  const std::optional<int64_t> yields =
+      gen && gen->Is(Value::Kind::kFunction) && gen->node.Is("function_definition")
+          ? YieldsOf(r, gen->node.field("body"))
+          : std::nullopt;
+  g->set_records(yields.value_or(-1));
   g->set_duration(DefaultStageCost());
-  p->Note(a.node.start(), "'" + name +
-                              "' is a Python generator whose cost per element the "
-                              "code does not show: " +
-                              DefaultStageCost() + " until set: --set " + name +
-                              ".cost=DURATION; it yields "
-                              "endlessly until --set " +
-                              name + ".records=N");
+  p->Note(a.node.start(),
+          "'" + name +
+              "' is a Python generator whose cost per element the "
+              "code does not show: " +
+              DefaultStageCost() + " until set: --set " + name + ".cost=DURATION; " +
+              (yields ? "it yields " + std::to_string(*yields) + " elements, as its loops say"
+                      : "it yields endlessly until --set " + name + ".records=N"));
   return PipelineValue(std::move(p), a);
 }
 

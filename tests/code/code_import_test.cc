@@ -293,6 +293,43 @@ dev = torch.device("cuda")
   EXPECT_EQ(dumps.spec.train_step().device(), spec::cpu) << "dumps and xmin name no device";
 }
 
+// A generator yields what its loops say: range(N) of a constant the file binds is N
+// elements, not an endless source; a while loop is known only when it runs.
+TEST(CodeImportTest, AGeneratorYieldsWhatItsLoopsSay) {
+  const auto counted = Import(R"(import tensorflow as tf
+N = 1000
+def gen():
+    for i in range(N):
+        x = i * 2
+        yield x, i
+    for name in ["a", "b"]:
+        for j in range(10, 20, 5):
+            yield name, j
+    yield from range(3)
+ds = tf.data.Dataset.from_generator(gen, output_types=(tf.int64, tf.int64)).batch(4)
+)");
+  EXPECT_EQ(counted.spec.source().from_generator().records(), 1000 + 2 * 2 + 3);
+  EXPECT_TRUE(HasNote(counted, 11, "it yields 1007 elements")) << Notes(counted);
+  const auto endless = Import(R"(import tensorflow as tf
+def gen():
+    i = 0
+    while True:
+        yield i
+        i += 1
+ds = tf.data.Dataset.from_generator(gen, output_types=tf.int64)
+)");
+  EXPECT_EQ(endless.spec.source().from_generator().records(), -1);
+  EXPECT_TRUE(HasNote(endless, 7, ".records=N")) << Notes(endless);
+  const auto guarded = Import(R"(import tensorflow as tf
+def gen():
+    for i in range(100):
+        if i % 2:
+            yield i
+ds = tf.data.Dataset.from_generator(gen, output_types=tf.int64)
+)");
+  EXPECT_EQ(guarded.spec.source().from_generator().records(), -1) << "a yield under an if";
+}
+
 TEST(CodeImportTest, ADataLoaderOverTheFilesDatasetClass) {
   const auto c = Import(R"(from torch.utils.data import Dataset, DataLoader
 from PIL import Image
