@@ -2,7 +2,8 @@
 // What the advisor says of a pipeline whatever the speed, beside its advice: findings, a
 // sentence each, of what the measurement and the spec show that no change of knobs can make
 // right (a shard that reads every record to keep a tenth, a cache that freezes a shuffle,
-// workers whose shards overlap, a generator copied into every process), and the changes not
+// workers whose shards overlap, a generator copied into every process, epochs a shuffle
+// after a repeat mixes), and the changes not
 // tried and why (a cache over a stand-in's count of records).
 
 #include <string>

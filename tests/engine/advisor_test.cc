@@ -267,6 +267,20 @@ TEST(AdvisorTest, ACacheAfterRandomnessIsSaidToFreezeIt) {
   EXPECT_TRUE(findings(R"(ops { name: "cache" cache {} }
       ops { name: "flip" map { fn { random_flip {} } } })")
                   .empty());
+  // Shuffled after the repeat, epochs mix (whatever lies between); before it, and after a
+  // repeat of one pass, they do not.
+  const auto mixed = findings(R"(ops { name: "epochs" repeat {} }
+      ops { name: "batch" batch { batch_size: 4 } }
+      ops { name: "mix" shuffle { buffer_size: 8 } })");
+  ASSERT_EQ(mixed.size(), 1u);
+  EXPECT_TRUE(Has(mixed[0], "mix shuffles after epochs repeats")) << mixed[0];
+  EXPECT_TRUE(Has(mixed[0], "shuffle before epochs")) << mixed[0];
+  EXPECT_TRUE(findings(R"(ops { name: "mix" shuffle { buffer_size: 8 } }
+      ops { name: "epochs" repeat {} })")
+                  .empty());
+  EXPECT_TRUE(findings(R"(ops { name: "once" repeat { count: 1 } }
+      ops { name: "mix" shuffle { buffer_size: 8 } })")
+                  .empty());
 }
 
 TEST(AdvisorTest, NothingGainsAndTheConsumerHardlyWaits_TheDeviceIsTheLimit) {
