@@ -105,7 +105,8 @@ struct Emitter {
     const K kind = fn.kind_case();
     const bool passes_on = kind != K::kParseExample && kind != K::kDecodeJpeg &&
                            kind != K::kResize && kind != K::kRandomCrop && kind != K::kRandomFlip &&
-                           kind != K::kNormalize && kind != K::kFill && kind != K::kPython;
+                           kind != K::kNormalize && kind != K::kFill && kind != K::kPython &&
+                           kind != K::kDecodeCsv;
     f << "\ndef " << name << (passes_on ? "(*x):\n" : "(x):\n");
     if (random && !engine::WorkFunctionIsRandom(fn)) {
       f << "    tf.random.uniform([])  # the augmentation's random draws\n";
@@ -124,6 +125,31 @@ struct Emitter {
           f << "], " << FeatureDtypeCode(feature.dtype()) << "),\n";
         }
         f << "    })\n";
+        break;
+      }
+      case spec::WorkFunction::kDecodeCsv: {
+        const auto& csv = fn.decode_csv();
+        const int64_t defaults =
+            csv.select_cols_size() > 0 ? csv.select_cols_size() : csv.columns();
+        f << "    return tf.io.decode_csv(x, record_defaults=";
+        if (defaults > 0) {
+          f << "[[0.0]] * " << defaults;
+        } else {
+          // As many fields as a line has: TensorFlow needs their defaults, the spec has none.
+          f << "None";
+          notes.push_back("'" + op +
+                          "' parses as many fields as a file's first line has: its "
+                          "record_defaults, one per column, are for you to write");
+        }
+        if (!csv.field_delim().empty()) f << ", field_delim=" << Quote(csv.field_delim());
+        if (csv.quotes_are_text()) f << ", use_quote_delim=False";
+        if (csv.select_cols_size() > 0) {
+          f << ", select_cols=[";
+          for (int k = 0; k < csv.select_cols_size(); ++k)
+            f << (k ? ", " : "") << csv.select_cols(k);
+          f << "]";
+        }
+        f << ")\n";
         break;
       }
       case spec::WorkFunction::kDecodeJpeg:
@@ -286,7 +312,7 @@ struct Emitter {
     if (!f.size_is_stand_in() || f.records_per_file() != kStandInRecordsPerFile) {
       Pragma(op + ".records_per_file=" + std::to_string(f.records_per_file()));
     }
-    if (f.record_bytes() != kStandInRecordBytes) {
+    if (f.record_bytes() != StandInRecordBytes(f.stands_for())) {
       Pragma(op + ".record_bytes=" + std::to_string(f.record_bytes()));
     }
     if (!f.open_latency().empty()) Pragma(op + ".open_latency=" + f.open_latency());

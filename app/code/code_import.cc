@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <sstream>
 #include <string>
 
@@ -15,6 +16,7 @@
 #include "engine/sim/cost_model.h"
 #include "engine/spec/spec_overrides.h"
 #include "engine/spec/spec_validator.h"
+#include "engine/work/call_overhead.h"
 #include "engine/work/work_registry.h"
 
 namespace pipescope::code {
@@ -152,7 +154,8 @@ void StandInMissingFiles(ImportedCode& code, const std::filesystem::path& base) 
       code.written_per_element[op.name()] = *per;
       code.stand_in_reads[op.name()] = per->has_tfrecord_file() ? "tfrecord" : "text_line";
       per->mutable_synthetic_file()->set_records_per_file(kStandInRecordsPerFile);
-      per->mutable_synthetic_file()->set_record_bytes(kStandInRecordBytes);
+      per->mutable_synthetic_file()->set_record_bytes(
+          StandInRecordBytes(code.stand_in_reads[op.name()]));
       per->mutable_synthetic_file()->set_stands_for(StandsForReads(code.stand_in_reads[op.name()]));
     }
   };
@@ -168,7 +171,7 @@ void StandInMissingFiles(ImportedCode& code, const std::filesystem::path& base) 
     s.clear_tfrecord();
     s.clear_text_line();
     s.mutable_synthetic()->set_records(kStandInRecords);
-    s.mutable_synthetic()->set_record_bytes(kStandInRecordBytes);
+    s.mutable_synthetic()->set_record_bytes(StandInRecordBytes(code.source_reads));
     s.mutable_synthetic()->set_stands_for(StandsForReads(code.source_reads));
     code.notes.push_back(
         {at,
@@ -231,6 +234,7 @@ spec::WorkFunction* NativeWorkOf(spec::Op& op) {
 
 std::string NativeWorkName(const spec::WorkFunction& fn) {
   return fn.has_parse_example() ? "parse_example"
+         : fn.has_decode_csv()  ? "decode_csv"
          : fn.has_decode_jpeg() ? "decode_jpeg"
          : fn.has_resize()      ? "resize"
          : fn.has_random_crop() ? "random_crop"
@@ -239,12 +243,23 @@ std::string NativeWorkName(const spec::WorkFunction& fn) {
 }
 
 // What the elements hold on their way, as far as native work cares.
-enum class Data { kInts, kRecords, kParsed, kImages, kOther };
+enum class Data { kInts, kRecords, kLines, kParsed, kImages, kOther };
 
 Data SourceData(const spec::PipelineSpec& spec) {
   const spec::Source& s = spec.source();
   if (ReadsRealRecords(spec)) return Data::kRecords;
+  if (s.has_text_line() && s.text_line().files_size() > 0) return Data::kLines;
   if (s.has_range() || s.from_tensor_slices().values_size() > 0) return Data::kInts;
+  return Data::kOther;
+}
+
+// What an interleave's or flat_map's dataset of each element holds: the lines of real text
+// files (their names are real: not a stand-in's), else nothing native work is written for.
+Data PerElementData(const spec::PipelineSpec& spec, const spec::ElementSource& per) {
+  const spec::Source& s = spec.source();
+  const bool names = s.has_list_files() || s.from_tensor_slices().strings_size() > 0;
+  if (names && per.has_text_line_file()) return Data::kLines;
+  if (names && per.has_tfrecord_file()) return Data::kRecords;
   return Data::kOther;
 }
 
@@ -271,6 +286,10 @@ bool RunsOn(const spec::WorkFunction& fn, Data& data) {
       return true;
     case spec::WorkFunction::kUnpackBits:
       return data == Data::kRecords || data == Data::kParsed;
+    case spec::WorkFunction::kDecodeCsv:
+      if (data != Data::kLines) return false;
+      data = Data::kOther;
+      return true;
     default:
       return true;
   }
@@ -280,12 +299,20 @@ bool RunsOn(const spec::WorkFunction& fn, Data& data) {
 // images the code reads itself with tf.io.read_file) would fail on the engine, so its
 // typical cost stands in for it, with a note; it comes back when real files are set
 // (RestoreNativeWork).
-void StandInNativeWork(ImportedCode& code) {
-  spec::PipelineSpec& spec = code.spec;
-  const bool real = ReadsRealRecords(spec);
-  const auto costs = sim::DefaultCostModel(spec, 1);
-  Data data = SourceData(spec);
-  for (auto& op : *spec.mutable_ops()) {
+// Returns what the elements hold after `ops`.
+Data StandInNativeWorkOf(ImportedCode& code, google::protobuf::RepeatedPtrField<spec::Op>& ops,
+                         Data data, bool real, const engine::Result<sim::CostModel>& costs) {
+  for (auto& op : ops) {
+    // The ops over each element's dataset (CsvDataset's decode_csv inside
+    // make_csv_dataset's interleave) run on what that dataset holds, and it is what follows.
+    if (spec::ElementSource* per = PerElementOf(&op)) {
+      auto* inner = op.has_interleave() ? op.mutable_interleave()->mutable_ops()
+                                        : op.mutable_flat_map()->mutable_ops();
+      const Data each = PerElementData(code.spec, *per);
+      const Data made = StandInNativeWorkOf(code, *inner, each, real, costs);
+      if (each != Data::kOther) data = made;
+      continue;
+    }
     spec::WorkFunction* fn = NativeWorkOf(op);
     // Native work runs where its data is: parse_example on real records, decode_jpeg on the
     // feature of a parsed record it names, image work on decoded images, fill on numbers.
@@ -293,8 +320,13 @@ void StandInNativeWork(ImportedCode& code) {
     data = Data::kOther;
     int64_t ns = kDecodeJpegNs;
     if (costs.ok() && !fn->has_decode_jpeg()) {
+      // The work's own cost: the map's dispatch per call stays the map's (call_overhead).
       const sim::OpCost& c = costs->Of(op.name());
-      ns = std::max<int64_t>(1000, static_cast<int64_t>(c.cpu.mean_ns + c.cpu_per_row.mean_ns));
+      auto overhead = engine::MapCallOverheadNs(op.map());
+      const int64_t dispatch = overhead.ok() ? *overhead : 0;
+      ns = std::max<int64_t>(1000,
+                             static_cast<int64_t>(c.cpu.mean_ns - static_cast<double>(dispatch) +
+                                                  c.cpu_per_row.mean_ns));
     }
     // Three significant digits, in a unit the spec and a `# pipescope:` comment both read.
     int64_t digits = 1;
@@ -320,6 +352,13 @@ void StandInNativeWork(ImportedCode& code) {
                               " a call, stands in; --set " + op.name() + ".cost=DURATION sets it" +
                               (real ? "" : ", real files bring the work back")});
   }
+  return data;
+}
+
+void StandInNativeWork(ImportedCode& code) {
+  const bool real = ReadsRealRecords(code.spec);
+  const auto costs = sim::DefaultCostModel(code.spec, 1);
+  StandInNativeWorkOf(code, *code.spec.mutable_ops(), SourceData(code.spec), real, costs);
 }
 
 // The spec says which counts are stand-ins, so that advice resting on the data's size is
@@ -341,15 +380,25 @@ void PutBackNativeWork(spec::Op& op, const spec::WorkFunction& fn) {
 }
 
 // Real files are set: the native work the stand-ins replaced comes back where it can run.
+// Every op, and those over each element's dataset inside interleaves and flat_maps.
+void ForEachOp(google::protobuf::RepeatedPtrField<spec::Op>& ops,
+               const std::function<void(spec::Op&)>& visit) {
+  for (auto& op : ops) {
+    visit(op);
+    if (op.has_interleave()) ForEachOp(*op.mutable_interleave()->mutable_ops(), visit);
+    if (op.has_flat_map()) ForEachOp(*op.mutable_flat_map()->mutable_ops(), visit);
+  }
+}
+
 void RestoreNativeWork(ImportedCode& code) {
-  for (auto& op : *code.spec.mutable_ops()) {
+  ForEachOp(*code.spec.mutable_ops(), [&](spec::Op& op) {
     const auto it = code.native_work.find(op.name());
-    if (it == code.native_work.end()) continue;
+    if (it == code.native_work.end()) return;
     if (op.has_map() && op.map().fn().cpu_work().duration() == it->second.second) {
       PutBackNativeWork(op, it->second.first);
     }
     RemoveAnsweredNotes(code, op.name() + ".cost");  // its stand-in's note
-  }
+  });
   code.native_work.clear();
   StandInNativeWork(code);
 }
@@ -365,10 +414,10 @@ spec::PipelineSpec AsWritten(const ImportedCode& code) {
     if (op.has_interleave()) *op.mutable_interleave()->mutable_per_element() = it->second;
     if (op.has_flat_map()) *op.mutable_flat_map()->mutable_per_element() = it->second;
   }
-  for (auto& op : *spec.mutable_ops()) {
+  ForEachOp(*spec.mutable_ops(), [&](spec::Op& op) {
     const auto it = code.native_work.find(op.name());
     if (it != code.native_work.end()) PutBackNativeWork(op, it->second.first);
-  }
+  });
   return spec;
 }
 

@@ -44,6 +44,15 @@ inline constexpr char kFitEpochs[] = "fit_epochs";
 inline spec::StandsFor StandsForReads(const std::string& reads) {
   return reads == "text_line" ? spec::text_line_files : spec::tfrecord_files;
 }
+// A stand-in record's size for what it stands for: a TFRecord's example, or a text file's
+// line (a CSV row of a dozen numbers is about 100 bytes).
+inline constexpr int64_t kStandInLineBytes = 100;
+inline int64_t StandInRecordBytes(spec::StandsFor stands_for) {
+  return stands_for == spec::text_line_files ? kStandInLineBytes : kStandInRecordBytes;
+}
+inline int64_t StandInRecordBytes(const std::string& reads) {
+  return StandInRecordBytes(StandsForReads(reads));
+}
 
 // Something the code leaves out or that import-code assumed, with where and, when a
 // setting completes it, the `--set` that does.

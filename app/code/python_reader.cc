@@ -662,6 +662,26 @@ Value PythonReader::Binary(const SyntaxNode& node) {
     v.s = a.s + b.s;
     return v;
   }
+  // Lists as Python builds them: `[[0.0]] * 5` (decode_csv's record_defaults), `a + b`.
+  if (a.Is(Value::Kind::kList) && b.Is(Value::Kind::kList) && op == "+") {
+    v.kind = Value::Kind::kList;
+    v.items = a.items;
+    v.items.insert(v.items.end(), b.items.begin(), b.items.end());
+    return v;
+  }
+  if (op == "*" && (a.Is(Value::Kind::kList) || b.Is(Value::Kind::kList))) {
+    const Value& list = a.Is(Value::Kind::kList) ? a : b;
+    const auto times = (a.Is(Value::Kind::kList) ? b : a).AsInt();
+    constexpr int64_t kMostItems = 1 << 16;  // a list longer is not one a knob reads
+    if (!times || *times < 0 || *times * static_cast<int64_t>(list.items.size()) > kMostItems) {
+      return v;
+    }
+    v.kind = Value::Kind::kList;
+    for (int64_t k = 0; k < *times; ++k) {
+      v.items.insert(v.items.end(), list.items.begin(), list.items.end());
+    }
+    return v;
+  }
   const auto x = a.AsInt(), y = b.AsInt();
   if (a.Is(Value::Kind::kFloat) || b.Is(Value::Kind::kFloat)) return v;  // not a knob
   if (!x || !y) return v;

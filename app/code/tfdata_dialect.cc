@@ -38,6 +38,12 @@ std::string CompressionOf(const Value* v) {
   return {};
 }
 
+// "100 bytes", "10 KiB": a stand-in's size in a note.
+std::string SizeText(int64_t bytes) {
+  return bytes % 1024 == 0 ? std::to_string(bytes / 1024) + " KiB"
+                           : std::to_string(bytes) + " bytes";
+}
+
 // TFRecordDataset(filenames, compression_type, buffer_size, num_parallel_reads) and
 // TextLineDataset, the same.
 Value FileSource(PythonReader& r, const CallArgs& a, const std::string& format) {
@@ -67,13 +73,13 @@ Value FileSource(PythonReader& r, const CallArgs& a, const std::string& format) 
     p->source.set_name(name);
     auto* s = p->source.mutable_synthetic();
     s->set_records(kStandInRecords);
-    s->set_record_bytes(kStandInRecordBytes);
+    s->set_record_bytes(StandInRecordBytes(format));
     s->set_stands_for(StandsForReads(format));
     p->stand_in_note = std::string(format == "tfrecord" ? "TFRecordDataset" : "TextLineDataset") +
                        "'s files are `" + (files_arg ? files_arg->Spelling() : "?") +
                        "`, known only when the code runs: " + std::to_string(kStandInRecords) +
-                       " synthetic records of " + std::to_string(kStandInRecordBytes / 1024) +
-                       " KiB stand in; --set " + name + ".files=PATTERN reads real files";
+                       " synthetic records of " + SizeText(StandInRecordBytes(format)) +
+                       " stand in; --set " + name + ".files=PATTERN reads real files";
     return PipelineValue(std::move(p), a);
   }
   if (files.size() <= 1) {
@@ -311,6 +317,149 @@ Value FromGenerator(PythonReader& r, const CallArgs& a) {
   return PipelineValue(std::move(p), a);
 }
 
+// A map that parses each line as `fn` says, on the pipeline's own thread: CsvDataset does
+// it inside the op that reads, so there is no function to call per element.
+spec::Op CsvParse(const Pipeline& p, const spec::WorkFunction& fn) {
+  spec::Op op;
+  op.set_name(p.FreshName("decode_csv"));
+  *op.mutable_map()->mutable_fn() = fn;
+  op.mutable_map()->set_call_overhead("0us");
+  return op;
+}
+
+const char* kHeaderNote =
+    "header=True: each file's first line, the column names, is parsed as a row (one a "
+    "file: no figure changes)";
+
+// CsvDataset(filenames, record_defaults, compression_type, buffer_size, header, field_delim,
+// use_quote_delim, na_value, select_cols): its files' lines, each parsed in the same op.
+Value CsvDataset(PythonReader& r, const CallArgs& a) {
+  CallArgs files;
+  files.node = a.node;
+  if (const Value* f = a.Get(0, "filenames")) files.positional.push_back(*f);
+  if (const Value* c = a.Get(2, "compression_type")) files.keyword["compression_type"] = *c;
+  const Value read = FileSource(r, files, "text_line");
+  auto p = std::const_pointer_cast<Pipeline>(read.pipeline);
+  spec::Op parse = CsvParse(*p, CsvWork(a.Get(1, "record_defaults"), a.Get(5, "field_delim"),
+                                        a.Get(6, "use_quote_delim"), a.Get(8, "select_cols")));
+  p->op_at[parse.name()] = a.node.start();
+  p->Note(a.node.start(),
+          "CsvDataset reads its files' lines and parses each in the same op: "
+          "a text-line source, then '" +
+              parse.name() + "', tf.io.decode_csv's work");
+  if (const Value* header = a.Get(4, "header");
+      header && header->Is(Value::Kind::kBool) && header->b) {
+    p->Note(a.node.start(), kHeaderNote);
+  }
+  p->ops.push_back(std::move(parse));
+  return read;
+}
+
+// make_csv_dataset(file_pattern, batch_size, column_names, column_defaults, label_name,
+// select_columns, field_delim, use_quote_delim, na_value, header, num_epochs, shuffle,
+// shuffle_buffer_size, shuffle_seed, prefetch_buffer_size, num_parallel_reads, sloppy, ...):
+// the pipeline TensorFlow's readers.py builds of them. The files, shuffled; an interleave of
+// CsvDatasets over num_parallel_reads files at a time (1 by default), each on a thread of
+// its own; a shuffle of shuffle_buffer_size and a repeat of num_epochs (forever by
+// default); a batch that drops the remainder when it repeats forever; prefetch(AUTOTUNE).
+Value MakeCsvDataset(PythonReader& r, const CallArgs& a) {
+  CallArgs listed;
+  listed.node = a.node;
+  if (const Value* f = a.Get(0, "file_pattern")) listed.positional.push_back(*f);
+  const Value* shuffle_arg = a.Get(11, "shuffle");
+  const bool shuffle = !(shuffle_arg && shuffle_arg->Is(Value::Kind::kBool) && !shuffle_arg->b);
+  listed.keyword["shuffle"] = Value{.kind = Value::Kind::kBool, .b = shuffle};
+  if (const Value* seed = a.Get(13, "shuffle_seed")) listed.keyword["seed"] = *seed;
+  const Value files = ListFiles(r, listed);
+  auto p = std::const_pointer_cast<Pipeline>(files.pipeline);
+  p->reads.clear();  // the files' names; the interleave reads them
+
+  spec::Op read;  // named as the tf.data code written back from the spec names it
+  read.set_name(p->FreshName("interleave"));
+  auto* il = read.mutable_interleave();
+  const std::string compression = CompressionOf(a.Get(18, "compression_type"));
+  const bool names_known = !p->stand_in;
+  if (names_known) {
+    il->mutable_per_element()->mutable_text_line_file()->set_compression(compression);
+  } else {
+    auto* f = il->mutable_per_element()->mutable_synthetic_file();
+    f->set_records_per_file(kStandInRecordsPerFile);
+    f->set_record_bytes(kStandInLineBytes);
+    f->set_stands_for(StandsForReads("text_line"));
+    p->stand_in_reads[read.name()] = "text_line";
+  }
+  *il->add_ops() = CsvParse(*p, CsvWork(a.Get(3, "column_defaults"), a.Get(6, "field_delim"),
+                                        a.Get(7, "use_quote_delim"), a.Get(5, "select_columns")));
+  p->op_at[il->ops(0).name()] = a.node.start();
+  const Value* reads = a.Get(15, "num_parallel_reads");
+  int64_t parallel = 1;
+  if (reads && reads->Is(Value::Kind::kSymbol) && reads->SymbolTail() == "AUTOTUNE") {
+    parallel = -1;
+  } else if (const auto n = reads ? reads->AsInt() : std::nullopt; n && *n > 0) {
+    parallel = *n;
+  } else if (reads && !reads->Is(Value::Kind::kNone)) {
+    p->Note(reads->node.start(), "make_csv_dataset's num_parallel_reads is `" + reads->Spelling() +
+                                     "`, known only when the code runs: 1 (its default) until "
+                                     "set: --set " +
+                                     read.name() + ".num_parallel_calls=N");
+  }
+  if (parallel > 0) il->set_cycle_length(parallel);
+  il->set_block_length(1);
+  il->set_num_parallel_calls(parallel);
+  if (const Value* sloppy = a.Get(16, "sloppy"); sloppy && sloppy->Is(Value::Kind::kBool)) {
+    il->set_deterministic(!sloppy->b);
+  }
+  p->op_at[read.name()] = a.node.start();
+  p->ops.push_back(read);
+
+  const Value* epochs_arg = a.Get(10, "num_epochs");
+  const bool forever = !epochs_arg || epochs_arg->Is(Value::Kind::kNone);
+  const std::optional<int64_t> epochs = forever ? std::optional<int64_t>(-1) : epochs_arg->AsInt();
+  if (shuffle) {
+    spec::Op mix;
+    mix.set_name(p->FreshName("shuffle"));
+    const Value* size = a.Get(12, "shuffle_buffer_size");
+    mix.mutable_shuffle()->set_buffer_size(size && size->AsInt() ? *size->AsInt() : 10000);
+    if (const Value* seed = a.Get(13, "shuffle_seed"); seed && seed->AsInt()) {
+      mix.mutable_shuffle()->set_seed(*seed->AsInt());
+    }
+    p->ops.push_back(mix);
+  }
+  if (!epochs || *epochs != 1) {
+    spec::Op repeat;
+    repeat.set_name(p->FreshName("epochs"));
+    repeat.mutable_repeat();
+    if (epochs && *epochs > 0) repeat.mutable_repeat()->set_count(*epochs);
+    if (!epochs) {
+      p->Note(epochs_arg->node.start(), "make_csv_dataset's num_epochs is `" +
+                                            epochs_arg->Spelling() +
+                                            "`, known only when the code runs: forever until "
+                                            "set: --set epochs.count=N");
+    }
+    p->ops.push_back(repeat);
+  }
+  spec::Op batch;
+  batch.set_name(p->FreshName("batch"));
+  batch.mutable_batch()->set_batch_size(
+      ReadKnob(*p, a, 1, "batch_size", batch.name(), "32").value_or(32));
+  if (forever) batch.mutable_batch()->set_drop_remainder(true);
+  p->ops.push_back(batch);
+  spec::Op prefetch;
+  prefetch.set_name(p->FreshName("prefetch"));
+  const Value* depth = a.Get(14, "prefetch_buffer_size");
+  prefetch.mutable_prefetch()->set_buffer_size(depth && depth->AsInt() ? *depth->AsInt() : -1);
+  p->ops.push_back(prefetch);
+  p->Note(a.node.start(), "make_csv_dataset is read as the pipeline it builds: its files" +
+                              std::string(shuffle ? " shuffled" : "") + ", '" + read.name() +
+                              "' parsing each file's lines (num_parallel_reads files at a time), " +
+                              (shuffle ? "a shuffle, " : "") +
+                              (!epochs || *epochs != 1 ? "a repeat, " : "") +
+                              "a batch and prefetch(AUTOTUNE)");
+  const Value* header = a.Get(9, "header");
+  if (!header || !header->Is(Value::Kind::kBool) || header->b) p->Note(a.node.start(), kHeaderNote);
+  return files;
+}
+
 // Dataset.zip((a, b)): a's pipeline with b's beside it.
 Value Zip(PythonReader& r, const CallArgs& a) {
   const Value* parts = a.Get(0, "datasets");
@@ -503,7 +652,7 @@ void ReadPerElement(PythonReader& r, Pipeline& p, const CallArgs& a, const std::
   } else {
     auto* f = per_element.mutable_synthetic_file();
     f->set_records_per_file(kStandInRecordsPerFile);
-    f->set_record_bytes(kStandInRecordBytes);
+    f->set_record_bytes(StandInRecordBytes(sub.reads));
     f->set_stands_for(StandsForReads(sub.reads));
     p.stand_in_reads[op] = sub.reads;
     if (!p.stand_in) {
@@ -776,6 +925,8 @@ Dialect MakeTfData() {
       {"Dataset.from_tensor_slices", FromTensorSlices},
       {"Dataset.from_generator", FromGenerator},
       {"Dataset.zip", Zip},
+      {"CsvDataset", CsvDataset},
+      {"make_csv_dataset", MakeCsvDataset},
       {"image_dataset_from_directory", ImagesFromDirectory},
       {"tfds.load", DatasetsLoad},
       {"tensorflow_datasets.load", DatasetsLoad},

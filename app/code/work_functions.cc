@@ -79,11 +79,19 @@ void BuildResize(const CallArgs& args, spec::WorkFunction& fn) {
   fn.mutable_resize()->set_width(w);
 }
 
+void BuildCsv(const CallArgs& args, spec::WorkFunction& fn) {
+  // tf.io.decode_csv(records, record_defaults, field_delim, use_quote_delim, ...): the later
+  // positions differ between TensorFlow 1 and 2, so select_cols by keyword only.
+  fn = CsvWork(args.Get(1, "record_defaults"), args.Get(2, "field_delim"),
+               args.Get(3, "use_quote_delim"), args.Get("select_cols"));
+}
+
 const std::vector<KnownWork>& KnownWorks() {
   static const std::vector<KnownWork> works = {
       {"decode_jpeg", 5, BuildDecode},
       {"decode_image", 5, BuildDecode},
       {"parse_single_example", 4, BuildParse},
+      {"decode_csv", 4, BuildCsv},
       {"parse_example", 4, BuildParse},
       {"resize", 3, BuildResize},
       {"resize_images", 3, BuildResize},
@@ -323,6 +331,30 @@ StageWork ReadWork(PythonReader& reader, const Value& function, const std::strin
   work.fn.mutable_cpu_work()->set_one_element_call(work.one_element_call);
   work.cost_is_parameter = true;
   return work;
+}
+
+spec::WorkFunction CsvWork(const Value* record_defaults, const Value* field_delim,
+                           const Value* use_quote_delim, const Value* select_cols) {
+  spec::WorkFunction fn;
+  auto* csv = fn.mutable_decode_csv();
+  const bool selects = select_cols && select_cols->Is(Value::Kind::kList);
+  if (selects) {
+    for (const Value& c : select_cols->items) {
+      if (const auto i = c.AsInt()) csv->add_select_cols(*i);
+    }
+  }
+  // One default per column of the line, or per selected column: a line's own count of
+  // fields is then known only from the file.
+  if (record_defaults && record_defaults->Is(Value::Kind::kList) && !selects) {
+    csv->set_columns(static_cast<int64_t>(record_defaults->items.size()));
+  }
+  if (field_delim && field_delim->Is(Value::Kind::kString) && field_delim->s != ",") {
+    csv->set_field_delim(field_delim->s);
+  }
+  if (use_quote_delim && use_quote_delim->Is(Value::Kind::kBool) && !use_quote_delim->b) {
+    csv->set_quotes_are_text(true);
+  }
+  return fn;
 }
 
 }  // namespace pipescope::code

@@ -1,7 +1,7 @@
 #pragma once
 // What a function handed to map, a DataLoader's __getitem__ or Keras's Sequence does, as the
 // spec's work: the known TensorFlow functions it calls get their native work
-// (parse_single_example with the feature spec read from the code, decode_jpeg, resize,
+// (parse_single_example with the feature spec read from the code, decode_csv, decode_jpeg, resize,
 // random_crop, random_flip_left_right, per_image_standardization), a py_function or
 // numpy_function Python work, and anything else a cost the user gives (`--set STAGE.cost=`).
 
@@ -63,6 +63,13 @@ struct StageWork {
 StageWork ReadWork(PythonReader& reader, const Value& function, const std::string& fallback,
                    bool python = false,
                    const std::map<std::string, Value>* self_attributes = nullptr);
+
+// tf.io.decode_csv's work from its arguments as the code gives them (any may be null):
+// record_defaults (a list: its length is the columns a line has, or the selected ones with
+// select_cols), field_delim, use_quote_delim and select_cols. CsvDataset and
+// make_csv_dataset parse their lines with the same.
+spec::WorkFunction CsvWork(const Value* record_defaults, const Value* field_delim,
+                           const Value* use_quote_delim, const Value* select_cols);
 
 // tf.string -> "bytes", tf.int64 -> "int64", tf.float32 -> "float"; empty when unknown.
 std::string FeatureDtype(const Value& dtype);

@@ -7,6 +7,7 @@
 #include "engine/runtime/filter_rules.h"
 #include "engine/spec/op_values.h"
 #include "engine/work/cpu_work.h"
+#include "engine/work/decode_csv.h"
 #include "engine/work/image_ops.h"
 #include "engine/work/normalize.h"
 #include "engine/work/parse_example.h"
@@ -130,6 +131,8 @@ Result<std::unique_ptr<WorkFunction>> MakeWorkFunction(const spec::WorkFunction&
       return std::unique_ptr<WorkFunction>(std::make_unique<PythonWork>(
           ns, PythonGilShare(fn.python()), fn.python().output_bytes()));
     }
+    case spec::WorkFunction::kDecodeCsv:
+      return DecodeCsv::Create(fn.decode_csv());
     case spec::WorkFunction::KIND_NOT_SET:
       break;
   }
@@ -146,6 +149,7 @@ bool WorkFunctionHasBatchedForm(const spec::WorkFunction& fn) {
     case spec::WorkFunction::kUnpackBits:
     case spec::WorkFunction::kNormalize:
     case spec::WorkFunction::kIdentity:
+    case spec::WorkFunction::kDecodeCsv:  // tf.io.decode_csv takes a batch of lines
       return true;
     case spec::WorkFunction::kParseExample:
       // tf.io.parse_example over the batch; a var_len feature would be a SparseTensor.

@@ -1,6 +1,6 @@
 // Real-data figures (docs/BENCHMARKS.md): reading and checking TFRecord files against
-// plain reading of the same file, parse_example on MNIST-like records, and decode_jpeg
-// of 500x375 JPEGs. Run with
+// plain reading of the same file, parse_example on MNIST-like records, decode_csv on
+// numeric rows, and decode_jpeg of 500x375 JPEGs. Run with
 //   build/tests/io_benchmark
 // It writes its files under $TMPDIR (default /tmp): a 256 MiB TFRecord file and 64 JPEGs
 // (pipescope_bench_*.jpg, for comparing with `tjbench`).
@@ -15,6 +15,7 @@
 #include "engine/io/tfrecord_reader.h"
 #include "engine/io/tfrecord_writer.h"
 #include "engine/runtime/allocator_tuning.h"
+#include "engine/work/decode_csv.h"
 #include "engine/work/image_ops.h"
 #include "engine/work/jpeg_codec.h"
 #include "engine/work/parse_example.h"
@@ -120,6 +121,48 @@ void BM_ParseExampleMnist(benchmark::State& state) {
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations()));
 }
 BENCHMARK(BM_ParseExampleMnist);
+
+// decode_csv on lines of 10 numeric fields (a tabular dataset's row, about 70 bytes), one
+// line a call and 256 a call (tf.io.decode_csv after batch): bytes parsed per second.
+void BM_DecodeCsv(benchmark::State& state) {
+  std::mt19937_64 rng(3);
+  std::uniform_real_distribution<double> value(-1000, 1000);
+  std::vector<std::string> lines;
+  int64_t bytes = 0;
+  for (int i = 0; i < 256; ++i) {
+    std::string line;
+    for (int f = 0; f < 10; ++f) {
+      char field[32];
+      std::snprintf(field, sizeof field, "%s%.3f", f ? "," : "", value(rng));
+      line += field;
+    }
+    bytes += static_cast<int64_t>(line.size());
+    lines.push_back(std::move(line));
+  }
+  spec::DecodeCsv config;
+  config.set_columns(10);
+  auto fn = DecodeCsv::Create(config).value();
+  CancellationToken c;
+  const bool batched = state.range(0) != 0;
+  for (auto _ : state) {
+    if (batched) {
+      Element e;
+      e.value = Tensor(DType::kString, Shape{256});
+      e.value.strings() = lines;
+      if (!fn->ApplyBatched(e, 256, c).ok()) state.SkipWithError("decode_csv failed");
+      benchmark::DoNotOptimize(e);
+    } else {
+      for (const std::string& line : lines) {
+        Element e;
+        e.value = Tensor::String(line);
+        if (!fn->Apply(e, c).ok()) state.SkipWithError("decode_csv failed");
+        benchmark::DoNotOptimize(e);
+      }
+    }
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * bytes);
+}
+BENCHMARK(BM_DecodeCsv)->ArgName("batched")->Arg(0)->Arg(1);
 
 // 64 photo-like 500x375 JPEGs at quality 90, also written out for tjbench.
 const std::vector<std::string>& Jpegs() {

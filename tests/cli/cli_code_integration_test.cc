@@ -66,7 +66,9 @@ TEST(CliCodeTest, SeedOnesCodeWithAPerCallCostGetsBatchBeforeTheParseWithAPredic
                               "are `files_train`"),
             std::string::npos)
       << imported.out;
-  const auto advice = Cli("simulate " + spec + " --duration 5");
+  // A step of 2 ms (the stand-in's 10 ms would bound the run at 100 steps/s, which batching
+  // first and prefetching reach without the parallel parse).
+  const auto advice = Cli("simulate " + spec + " --duration 5 --set train_step.step_time=2ms");
   ASSERT_EQ(advice.exit_code, 0) << advice.out;
   EXPECT_NE(advice.out.find("[vectorise, high] batch before map '_parser' (vectorise it): "),
             std::string::npos)
@@ -183,7 +185,9 @@ TEST(CliCodeTest, SeedZerosShardingExampleReadsAsTheDocumentationWritesIt) {
 TEST(CliCodeTest, AdviceIsWrittenIntoACopyOfTheUsersCode) {
   const std::string written = TempDir() + "/seed_001_advised.py";
   const auto out = Cli("simulate " + Corpus("seed_001_init_tfrecord_dataset.py") +
-                       " --set _parser.call_overhead=30us --advice-code " + written);
+                       " --set _parser.call_overhead=30us --set train_step.step_time=2ms "
+                       "--advice-code " +
+                       written);
   ASSERT_EQ(out.exit_code, 0) << out.out;
   EXPECT_NE(out.out.find("Together's changes written into a copy of"), std::string::npos)
       << out.out;
