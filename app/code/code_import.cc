@@ -110,6 +110,14 @@ spec::Op* FindOp(spec::PipelineSpec& spec, const std::string& name) {
 }
 
 // The dataset an interleave or flat_map makes of each element; null for other ops.
+// The source of a zip's second pipeline named `name`, or null.
+spec::Source* ZipSourceNamed(spec::PipelineSpec& spec, const std::string& name) {
+  for (auto& op : *spec.mutable_ops()) {
+    if (op.has_zip() && op.zip().source().name() == name) return op.mutable_zip()->mutable_source();
+  }
+  return nullptr;
+}
+
 spec::ElementSource* PerElementOf(spec::Op* op) {
   if (op && op->has_interleave()) return op->mutable_interleave()->mutable_per_element();
   if (op && op->has_flat_map()) return op->mutable_flat_map()->mutable_per_element();
@@ -584,6 +592,19 @@ engine::Status SetCodeKnob(ImportedCode& code, const std::string& assignment) {
     source = real;
     code.source_stand_in = false;
     RestoreNativeWork(code);
+  } else if (spec::Source* second = ZipSourceNamed(spec, name);
+             knob == "files" && second && second->has_synthetic()) {
+    // A zip's second pipeline over files the code computes: the reader its stand-in stands
+    // for, over the files given.
+    const std::vector<std::string> files = engine::GlobFiles(value);
+    if (files.empty()) return engine::NotFound("no file matches '" + value + "'");
+    const bool text = second->synthetic().stands_for() == spec::text_line_files;
+    spec::Source real;
+    real.set_name(second->name());
+    for (const auto& f : files) {
+      text ? real.mutable_text_line()->add_files(f) : real.mutable_tfrecord()->add_files(f);
+    }
+    *second = real;
   } else if (knob == "size_is_stand_in" && name == source.name()) {
     // Written by --emit where the code it writes states a stand-in's count.
     if (value != "true" && value != "false") {

@@ -480,8 +480,14 @@ Value Zip(PythonReader& r, const CallArgs& a) {
       added = o;
       added.set_name(p->FreshName(o.name()));
     }
-    p->ops.push_back(op);
     for (const CodeNote& n : second.notes) p->notes.push_back(n);
+    if (second.stand_in && op.zip().source().has_synthetic()) {
+      p->Note(a.node.start(),
+              "the zip's second pipeline reads files known only when the code "
+              "runs: synthetic records stand in for them; --set " +
+                  op.zip().source().name() + ".files=PATTERN reads real files");
+    }
+    p->ops.push_back(op);
   } else {
     p->Note(a.node.start(), "zip of " + std::to_string(parts->items.size()) +
                                 " datasets: the spec keeps the first and at most one beside it");

@@ -19,6 +19,10 @@ spec::Op* FindOp(google::protobuf::RepeatedPtrField<spec::Op>& ops, const std::s
     if (auto* sub = MutableSubPipelineOf(op)) {
       if (auto* inner = FindOp(*sub, name)) return inner;
     }
+    // The ops of a zip's second pipeline.
+    if (op.has_zip()) {
+      if (auto* inner = FindOp(*op.mutable_zip()->mutable_ops(), name)) return inner;
+    }
   }
   return nullptr;
 }
@@ -116,8 +120,14 @@ Status ApplyOverride(spec::PipelineSpec& spec, const std::string& assignment) {
   if (op_name == "train_step")
     return SetField(*spec.mutable_train_step(), knob, value, "train_step");
   if (op_name == "budget") return SetField(*spec.mutable_budget(), knob, value, "budget");
-  if (op_name == spec.source().name()) {
-    auto* source = spec.mutable_source();
+  // A zip's second pipeline reads a source of its own, set by its name as the first one is.
+  spec::Source* source = op_name == spec.source().name() ? spec.mutable_source() : nullptr;
+  for (auto& op : *spec.mutable_ops()) {
+    if (!source && op.has_zip() && op.zip().source().name() == op_name) {
+      source = op.mutable_zip()->mutable_source();
+    }
+  }
+  if (source) {
     const auto* oneof = source->GetDescriptor()->FindOneofByName("kind");
     const auto* kind = source->GetReflection()->GetOneofFieldDescriptor(*source, oneof);
     if (!kind) return InvalidArgument("source '" + op_name + "' has no kind");

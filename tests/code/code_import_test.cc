@@ -330,6 +330,26 @@ ds = tf.data.Dataset.from_generator(gen, output_types=tf.int64)
   EXPECT_EQ(guarded.spec.source().from_generator().records(), -1) << "a yield under an if";
 }
 
+// A zip's second pipeline over files the code computes stands in until its files are set,
+// by the name its source has in the spec.
+TEST(CodeImportTest, TheFilesOfAZipsSecondPipelineAreSetByItsName) {
+  auto c = Import(R"(import tensorflow as tf
+images = tf.data.Dataset.range(100)
+labels = tf.data.TFRecordDataset(label_files)
+ds = tf.data.Dataset.zip((images, labels)).batch(4)
+)");
+  ASSERT_EQ(c.spec.ops(0).zip().source().name(), "read");
+  EXPECT_TRUE(c.spec.ops(0).zip().source().has_synthetic());
+  EXPECT_TRUE(HasNote(c, 4, "--set read.files=PATTERN")) << Notes(c);
+  const std::string dir = ::testing::TempDir() + "/zip_labels";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/labels-0.tfrecord") << "";
+  ASSERT_TRUE(SetCodeKnob(c, "read.files=" + dir + "/labels-*.tfrecord").ok());
+  ASSERT_TRUE(c.spec.ops(0).zip().source().has_tfrecord());
+  EXPECT_EQ(c.spec.ops(0).zip().source().tfrecord().files(0), dir + "/labels-0.tfrecord");
+  EXPECT_FALSE(SetCodeKnob(c, "read.files=" + dir + "/none-*").ok());
+}
+
 TEST(CodeImportTest, ADataLoaderOverTheFilesDatasetClass) {
   const auto c = Import(R"(from torch.utils.data import Dataset, DataLoader
 from PIL import Image

@@ -41,6 +41,27 @@ TEST(SpecOverridesTest, SetsAKnobOfANamedOp) {
   EXPECT_FALSE(ApplyOverride(spec, "read.records=9B").ok());
   ASSERT_TRUE(ApplyOverride(spec, "budget.cpu_cores=16").ok());
   EXPECT_EQ(spec.budget().cpu_cores(), 16);
+  // An enum by its value's name, and a readable refusal of another.
+  ASSERT_TRUE(ApplyOverride(spec, "train_step.device=cpu").ok());
+  EXPECT_EQ(spec.train_step().device(), spec::cpu);
+  const Status wrong = ApplyOverride(spec, "train_step.device=tpu");
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_NE(wrong.message().find("expected one of simulated, gpu, cpu"), std::string::npos)
+      << wrong.message();
+}
+
+// A zip's second pipeline: its source and its ops are set by their names, as the first's.
+TEST(SpecOverridesTest, TheSecondPipelineOfAZipIsSetByItsNames) {
+  auto parsed = ParseSpecText(R"(name: "z" source { name: "images" range { stop: 10 } }
+      ops { name: "pair" zip { source { name: "labels" synthetic { records: 10 record_bytes: 4 } }
+            ops { name: "decode" map { fn { cpu_work { duration: "1ms" } } } } } })",
+                              "z");
+  ASSERT_TRUE(parsed.ok());
+  spec::PipelineSpec spec = *parsed;
+  ASSERT_TRUE(ApplyOverride(spec, "labels.records=20").ok());
+  EXPECT_EQ(spec.ops(0).zip().source().synthetic().records(), 20);
+  ASSERT_TRUE(ApplyOverride(spec, "decode.num_parallel_calls=3").ok());
+  EXPECT_EQ(spec.ops(0).zip().ops(0).map().num_parallel_calls(), 3);
 }
 
 TEST(SpecOverridesTest, TheStorageOfAnInterleavesSyntheticFilesIsSetOnTheInterleave) {
