@@ -338,7 +338,7 @@ Value CsvDataset(PythonReader& r, const CallArgs& a) {
   files.node = a.node;
   if (const Value* f = a.Get(0, "filenames")) files.positional.push_back(*f);
   if (const Value* c = a.Get(2, "compression_type")) files.keyword["compression_type"] = *c;
-  const Value read = FileSource(r, files, "text_line");
+  Value read = FileSource(r, files, "text_line");
   auto p = std::const_pointer_cast<Pipeline>(read.pipeline);
   spec::Op parse = CsvParse(*p, CsvWork(a.Get(1, "record_defaults"), a.Get(5, "field_delim"),
                                         a.Get(6, "use_quote_delim"), a.Get(8, "select_cols")));
@@ -370,7 +370,7 @@ Value MakeCsvDataset(PythonReader& r, const CallArgs& a) {
   const bool shuffle = !(shuffle_arg && shuffle_arg->Is(Value::Kind::kBool) && !shuffle_arg->b);
   listed.keyword["shuffle"] = Value{.kind = Value::Kind::kBool, .b = shuffle};
   if (const Value* seed = a.Get(13, "shuffle_seed")) listed.keyword["seed"] = *seed;
-  const Value files = ListFiles(r, listed);
+  Value files = ListFiles(r, listed);
   auto p = std::const_pointer_cast<Pipeline>(files.pipeline);
   p->reads.clear();  // the files' names; the interleave reads them
 
