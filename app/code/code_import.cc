@@ -14,6 +14,7 @@
 #include "engine/core/file_glob.h"
 #include "engine/core/text_file.h"
 #include "engine/sim/cost_model.h"
+#include "engine/spec/op_kinds.h"
 #include "engine/spec/spec_overrides.h"
 #include "engine/spec/spec_validator.h"
 #include "engine/work/call_overhead.h"
@@ -110,14 +111,6 @@ spec::Op* FindOp(spec::PipelineSpec& spec, const std::string& name) {
 }
 
 // The dataset an interleave or flat_map makes of each element; null for other ops.
-// The source of a zip's second pipeline named `name`, or null.
-spec::Source* ZipSourceNamed(spec::PipelineSpec& spec, const std::string& name) {
-  for (auto& op : *spec.mutable_ops()) {
-    if (op.has_zip() && op.zip().source().name() == name) return op.mutable_zip()->mutable_source();
-  }
-  return nullptr;
-}
-
 spec::ElementSource* PerElementOf(spec::Op* op) {
   if (op && op->has_interleave()) return op->mutable_interleave()->mutable_per_element();
   if (op && op->has_flat_map()) return op->mutable_flat_map()->mutable_per_element();
@@ -314,8 +307,7 @@ Data StandInNativeWorkOf(ImportedCode& code, google::protobuf::RepeatedPtrField<
     // The ops over each element's dataset (CsvDataset's decode_csv inside
     // make_csv_dataset's interleave) run on what that dataset holds, and it is what follows.
     if (spec::ElementSource* per = PerElementOf(&op)) {
-      auto* inner = op.has_interleave() ? op.mutable_interleave()->mutable_ops()
-                                        : op.mutable_flat_map()->mutable_ops();
+      auto* inner = engine::MutableSubPipelineOf(op);
       const Data each = PerElementData(code.spec, *per);
       const Data made = StandInNativeWorkOf(code, *inner, each, real, costs);
       if (each != Data::kOther) data = made;
@@ -387,17 +379,16 @@ void PutBackNativeWork(spec::Op& op, const spec::WorkFunction& fn) {
   if (engine::WorkFunctionIsRandom(fn)) op.mutable_map()->clear_random();
 }
 
-// Real files are set: the native work the stand-ins replaced comes back where it can run.
 // Every op, and those over each element's dataset inside interleaves and flat_maps.
 void ForEachOp(google::protobuf::RepeatedPtrField<spec::Op>& ops,
                const std::function<void(spec::Op&)>& visit) {
   for (auto& op : ops) {
     visit(op);
-    if (op.has_interleave()) ForEachOp(*op.mutable_interleave()->mutable_ops(), visit);
-    if (op.has_flat_map()) ForEachOp(*op.mutable_flat_map()->mutable_ops(), visit);
+    if (auto* sub = engine::MutableSubPipelineOf(op)) ForEachOp(*sub, visit);
   }
 }
 
+// Real files are set: the native work the stand-ins replaced comes back where it can run.
 void RestoreNativeWork(ImportedCode& code) {
   ForEachOp(*code.spec.mutable_ops(), [&](spec::Op& op) {
     const auto it = code.native_work.find(op.name());
@@ -592,8 +583,8 @@ engine::Status SetCodeKnob(ImportedCode& code, const std::string& assignment) {
     source = real;
     code.source_stand_in = false;
     RestoreNativeWork(code);
-  } else if (spec::Source* second = ZipSourceNamed(spec, name);
-             knob == "files" && second && second->has_synthetic()) {
+  } else if (spec::Source* second = engine::FindSourceNamed(spec, name);
+             knob == "files" && second && second != &source && second->has_synthetic()) {
     // A zip's second pipeline over files the code computes: the reader its stand-in stands
     // for, over the files given.
     const std::vector<std::string> files = engine::GlobFiles(value);

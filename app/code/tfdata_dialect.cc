@@ -10,6 +10,7 @@
 #include "app/code/dialects.h"
 #include "app/code/tensor_values.h"
 #include "app/code/work_functions.h"
+#include "engine/spec/op_values.h"
 #include "engine/work/work_registry.h"
 
 namespace pipescope::code {
@@ -236,8 +237,8 @@ std::optional<int64_t> IterationsOver(PythonReader& r, const SyntaxNode& iterate
     const int64_t start = bounds.size() > 1 ? bounds[0] : 0;
     const int64_t stop = bounds.size() > 1 ? bounds[1] : bounds[0];
     const int64_t step = bounds.size() > 2 ? bounds[2] : 1;
-    if (step <= 0) return std::nullopt;
-    return std::max<int64_t>(0, (stop - start + step - 1) / step);
+    if (step == 0) return std::nullopt;  // Python's ValueError
+    return engine::RangeLength(start, stop, step);
   }
   const Value v = r.Evaluate(iterated);
   if (v.Is(Value::Kind::kList)) return static_cast<int64_t>(v.items.size());
@@ -372,7 +373,6 @@ Value MakeCsvDataset(PythonReader& r, const CallArgs& a) {
   if (const Value* seed = a.Get(13, "shuffle_seed")) listed.keyword["seed"] = *seed;
   Value files = ListFiles(r, listed);
   auto p = std::const_pointer_cast<Pipeline>(files.pipeline);
-  p->reads.clear();  // the files' names; the interleave reads them
 
   spec::Op read;  // named as the tf.data code written back from the spec names it
   read.set_name(p->FreshName("interleave"));

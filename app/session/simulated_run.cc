@@ -7,6 +7,7 @@
 
 #include "app/session/model_feed.h"
 #include "engine/sim/cost_model_json.h"
+#include "engine/spec/op_values.h"
 #include "engine/tuning/tuner.h"
 #include "instrumentation/trace/analysis.h"
 #include "instrumentation/trace/format/trace_writer.h"
@@ -28,7 +29,7 @@ engine::Result<RecordedRunResult> RunSimulated(const spec::PipelineSpec& spec,
                                                const SimulatedRunOptions& options) {
   RecordedRunResult result;
   // A step trained on the CPU is the host's own work on either clock: "cpu", as HostStep says.
-  const bool on_cpu = spec.train_step().device() == spec::cpu;
+  const bool on_cpu = engine::StepOnHost(spec.train_step());
   pstrace::TraceHeader header =
       MakeTraceHeader(spec, options.spec_path, on_cpu ? "cpu" : "simulated",
                       static_cast<int>(std::lround(cost_model.cores)));

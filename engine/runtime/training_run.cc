@@ -10,6 +10,7 @@
 #include "engine/device/gpu_device.h"
 #include "engine/device/host_step.h"
 #include "engine/device/simulated_device.h"
+#include "engine/spec/op_values.h"
 #include "instrumentation/record/clock.h"
 
 namespace pipescope::engine {
@@ -30,7 +31,7 @@ Result<std::unique_ptr<DeviceStep>> MakeDevice(const spec::PipelineSpec& spec,
     ASSIGN_OR_RETURN(step_ns, ParseDurationNs(spec.train_step().step_time()));
   }
   const int in_flight = static_cast<int>(std::max<int64_t>(1, spec.train_step().max_in_flight()));
-  if (spec.train_step().device() == spec::cpu) {
+  if (StepOnHost(spec.train_step())) {
     return std::unique_ptr<DeviceStep>(std::make_unique<HostStep>(step_ns, cancellation));
   }
   if (spec.train_step().device() == spec::gpu) {

@@ -138,9 +138,7 @@ class DefaultsBuilder {
     switch (s.kind_case()) {
       case spec::Source::kRange: {
         const auto& r = s.range();
-        const int64_t step = engine::RangeStep(r);
-        c.records =
-            std::max<int64_t>(0, (r.stop() - r.start() + step - (step > 0 ? 1 : -1)) / step);
+        c.records = engine::RangeLength(r.start(), r.stop(), engine::RangeStep(r));
         c.cpu = Fixed(200);
         bytes = 8;
         break;

@@ -9,6 +9,7 @@
 #include "engine/sim/sim_builder.h"
 #include "engine/sim/sim_ops.h"
 #include "engine/sim/sim_trace.h"
+#include "engine/spec/op_values.h"
 #include "instrumentation/record/sample_periods.h"
 
 namespace pipescope::sim {
@@ -36,7 +37,7 @@ class Consumer {
         batched_(batched),
         options_(options),
         max_in_flight_(std::max<int64_t>(1, spec.train_step().max_in_flight())),
-        step_on_host_(spec.train_step().device() == spec::cpu),
+        step_on_host_(engine::StepOnHost(spec.train_step())),
         step_rng_(RecordKey(ctx.seed, 0xD5)),
         wake_rng_(RecordKey(ctx.seed, 0xD6)),
         host_rng_(RecordKey(ctx.seed, 0xD7)) {}

@@ -3,6 +3,7 @@
 // fields where "absent" and "0" differ are `optional` in pipeline_spec.proto; both builders,
 // the validator and the tuners read them through these functions, so each meaning is
 // written once.
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 
@@ -13,6 +14,13 @@ namespace pipescope::engine {
 
 // range(start, stop): an unwritten step (0 in proto3) is 1.
 inline int64_t RangeStep(const spec::RangeSource& r) { return r.step() == 0 ? 1 : r.step(); }
+// A step trained on the host's CPU (device: cpu), not on an accelerator: it takes a core on
+// both clocks, and pinned memory means nothing to it.
+inline bool StepOnHost(const spec::TrainStep& step) { return step.device() == spec::cpu; }
+// The elements of range(start, stop, step), as Python's len() counts them (step not 0).
+inline int64_t RangeLength(int64_t start, int64_t stop, int64_t step) {
+  return std::max<int64_t>(0, (stop - start + step - (step > 0 ? 1 : -1)) / step);
+}
 
 // repeat(): absent or -1 is forever, 0 is no elements at all.
 inline int64_t RepeatCount(const spec::RepeatOp& op) { return op.has_count() ? op.count() : -1; }

@@ -99,7 +99,7 @@ Result<PipelinePlan> PlanPipeline(const spec::PipelineSpec& spec, int cpu_cores)
   PipelinePlan plan;
   plan.spec = &spec;
   plan.cpu_cores = std::max(1, cpu_cores);
-  plan.ops = PlanOps(spec.ops(), 0, false, plan.cpu_cores, spec.train_step().device() != spec::cpu,
+  plan.ops = PlanOps(spec.ops(), 0, false, plan.cpu_cores, !StepOnHost(spec.train_step()),
                      plan.output_batched);
   return plan;
 }

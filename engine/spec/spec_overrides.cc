@@ -107,6 +107,15 @@ Status SetField(Message& msg, const std::string& field_name, const std::string& 
 
 }  // namespace
 
+spec::Source* FindSourceNamed(spec::PipelineSpec& spec, const std::string& name) {
+  if (spec.source().name() == name) return spec.mutable_source();
+  // A zip's second pipeline reads a source of its own, set by its name as the first one is.
+  for (auto& op : *spec.mutable_ops()) {
+    if (op.has_zip() && op.zip().source().name() == name) return op.mutable_zip()->mutable_source();
+  }
+  return nullptr;
+}
+
 Status ApplyOverride(spec::PipelineSpec& spec, const std::string& assignment) {
   const auto eq = assignment.find('=');
   const auto dot = assignment.find('.');
@@ -120,14 +129,7 @@ Status ApplyOverride(spec::PipelineSpec& spec, const std::string& assignment) {
   if (op_name == "train_step")
     return SetField(*spec.mutable_train_step(), knob, value, "train_step");
   if (op_name == "budget") return SetField(*spec.mutable_budget(), knob, value, "budget");
-  // A zip's second pipeline reads a source of its own, set by its name as the first one is.
-  spec::Source* source = op_name == spec.source().name() ? spec.mutable_source() : nullptr;
-  for (auto& op : *spec.mutable_ops()) {
-    if (!source && op.has_zip() && op.zip().source().name() == op_name) {
-      source = op.mutable_zip()->mutable_source();
-    }
-  }
-  if (source) {
+  if (spec::Source* source = FindSourceNamed(spec, op_name)) {
     const auto* oneof = source->GetDescriptor()->FindOneofByName("kind");
     const auto* kind = source->GetReflection()->GetOneofFieldDescriptor(*source, oneof);
     if (!kind) return InvalidArgument("source '" + op_name + "' has no kind");

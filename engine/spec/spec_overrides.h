@@ -12,6 +12,9 @@
 
 namespace pipescope::engine {
 
+// The source named `name`: the pipeline's, or the second pipeline's of a zip; null if none.
+spec::Source* FindSourceNamed(spec::PipelineSpec& spec, const std::string& name);
+
 // Applies "decode.num_parallel_calls=4". The spec must be re-validated afterwards.
 Status ApplyOverride(spec::PipelineSpec& spec, const std::string& assignment);
 
