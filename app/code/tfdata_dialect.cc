@@ -332,6 +332,21 @@ const char* kHeaderNote =
     "header=True: each file's first line, the column names, is parsed as a row (one a "
     "file: no figure changes)";
 
+// The op that drops a file's header line, as CsvDataset(header=True) does before parsing.
+spec::Op SkipHeader(const Pipeline& p) {
+  spec::Op op;
+  op.set_name(p.FreshName("skip"));
+  op.mutable_skip()->set_count(1);
+  return op;
+}
+
+// Whether the call's `header` argument is True; `unknown` where the code leaves it to a
+// value known only when it runs.
+bool HeaderIsTrue(const Value* header, bool unknown) {
+  if (!header || header->Is(Value::Kind::kNone)) return unknown;
+  return header->Is(Value::Kind::kBool) ? header->b : unknown;
+}
+
 // CsvDataset(filenames, record_defaults, compression_type, buffer_size, header, field_delim,
 // use_quote_delim, na_value, select_cols): its files' lines, each parsed in the same op.
 Value CsvDataset(PythonReader& r, const CallArgs& a) {
@@ -348,9 +363,21 @@ Value CsvDataset(PythonReader& r, const CallArgs& a) {
           "CsvDataset reads its files' lines and parses each in the same op: "
           "a text-line source, then '" +
               parse.name() + "', tf.io.decode_csv's work");
-  if (const Value* header = a.Get(4, "header");
-      header && header->Is(Value::Kind::kBool) && header->b) {
-    p->Note(a.node.start(), kHeaderNote);
+  if (const Value* header = a.Get(4, "header"); HeaderIsTrue(header, false)) {
+    // One file: its first line is the pipeline's first. With several, each file's first is
+    // dropped, which a skip after the whole source cannot say.
+    const spec::Source& source = p->source;
+    if (source.has_text_line() && source.text_line().files_size() == 1) {
+      spec::Op skip = SkipHeader(*p);
+      p->op_at[skip.name()] = header->node.start();
+      p->Note(header->node.start(),
+              "header=True: the file's first line, the column names, is "
+              "dropped ('" +
+                  skip.name() + "') before the parse");
+      p->ops.push_back(std::move(skip));
+    } else {
+      p->Note(a.node.start(), kHeaderNote);
+    }
   }
   p->ops.push_back(std::move(parse));
   return read;
@@ -388,9 +415,15 @@ Value MakeCsvDataset(PythonReader& r, const CallArgs& a) {
     f->set_stands_for(StandsForReads("text_line"));
     p->stand_in_reads[read.name()] = "text_line";
   }
+  // header=True by default: each file's CsvDataset drops its first line, the column names.
+  const Value* header = a.Get(9, "header");
+  if (HeaderIsTrue(header, true)) {
+    *il->add_ops() = SkipHeader(*p);
+    p->op_at[il->ops(0).name()] = a.node.start();
+  }
   *il->add_ops() = CsvParse(*p, CsvWork(a.Get(3, "column_defaults"), a.Get(6, "field_delim"),
                                         a.Get(7, "use_quote_delim"), a.Get(5, "select_columns")));
-  p->op_at[il->ops(0).name()] = a.node.start();
+  p->op_at[il->ops(il->ops_size() - 1).name()] = a.node.start();
   const Value* reads = a.Get(15, "num_parallel_reads");
   int64_t parallel = 1;
   if (reads && reads->Is(Value::Kind::kSymbol) && reads->SymbolTail() == "AUTOTUNE") {
@@ -449,14 +482,16 @@ Value MakeCsvDataset(PythonReader& r, const CallArgs& a) {
   const Value* depth = a.Get(14, "prefetch_buffer_size");
   prefetch.mutable_prefetch()->set_buffer_size(depth && depth->AsInt() ? *depth->AsInt() : -1);
   p->ops.push_back(prefetch);
-  p->Note(a.node.start(), "make_csv_dataset is read as the pipeline it builds: its files" +
-                              std::string(shuffle ? " shuffled" : "") + ", '" + read.name() +
-                              "' parsing each file's lines (num_parallel_reads files at a time), " +
-                              (shuffle ? "a shuffle, " : "") +
-                              (!epochs || *epochs != 1 ? "a repeat, " : "") +
-                              "a batch and prefetch(AUTOTUNE)");
-  const Value* header = a.Get(9, "header");
-  if (!header || !header->Is(Value::Kind::kBool) || header->b) p->Note(a.node.start(), kHeaderNote);
+  p->Note(
+      a.node.start(),
+      "make_csv_dataset is read as the pipeline it builds: its files" +
+          std::string(shuffle ? " shuffled" : "") + ", '" + read.name() +
+          "' parsing each file's lines (num_parallel_reads files at a time), " +
+          (shuffle ? "a shuffle, " : "") + (!epochs || *epochs != 1 ? "a repeat, " : "") +
+          "a batch and prefetch(AUTOTUNE)" +
+          (HeaderIsTrue(header, true) ? "; each file's first line, the column names (header=True), "
+                                        "is dropped before the parse"
+                                      : ""));
   return files;
 }
 

@@ -688,6 +688,34 @@ model.fit(S(), workers=2, use_multiprocessing=False, max_queue_size=5)
   ExpectRoundTrip("ds = tf.data.Dataset.from_generator(gen, output_types=tf.int64).batch(4)\n");
 }
 
+// CSV files begin with their column names: make_csv_dataset (header=True by default) and
+// CsvDataset(header=True) drop each file's first line before the parse, as TensorFlow's
+// readers do; a header read as a row was a row of NaN a file.
+TEST(CodeImportTest, ACsvFilesHeaderLineIsDroppedBeforeTheParse) {
+  const auto made =
+      Import("ds = tf.data.experimental.make_csv_dataset('a.csv', batch_size=4, num_epochs=1)\n");
+  const spec::InterleaveOp& il = OpNamed(made, "interleave").interleave();
+  ASSERT_EQ(il.ops_size(), 2);
+  EXPECT_EQ(il.ops(0).skip().count(), 1);
+  EXPECT_EQ(il.ops(1).name(), "decode_csv");  // a stand-in cost here: a.csv is not there
+  const auto no_header = Import(
+      "ds = tf.data.experimental.make_csv_dataset('a.csv', 4, header=False, num_epochs=1)\n");
+  EXPECT_EQ(OpNamed(no_header, "interleave").interleave().ops_size(), 1);
+
+  // CsvDataset over one file: its first line is the pipeline's first.
+  const auto one =
+      Import("ds = tf.data.experimental.CsvDataset('a.csv', [0.0] * 3, header=True).batch(4)\n");
+  ASSERT_GE(one.spec.ops_size(), 2);
+  EXPECT_EQ(one.spec.ops(0).skip().count(), 1);
+  EXPECT_TRUE(HasNote(one, 1, "the file's first line, the column names, is dropped")) << Notes(one);
+  // Over several files, each file's first line would have to go: said, not dropped once.
+  const auto two =
+      Import("ds = tf.data.experimental.CsvDataset(['a.csv', 'b.csv'], [0.0] * 3, header=True)\n");
+  EXPECT_FALSE(two.spec.ops(0).has_skip());
+  EXPECT_TRUE(HasNote(two, 1, "each file's first line, the column names, is parsed as a row"))
+      << Notes(two);
+}
+
 TEST(CodeEmitTest, StandInFilesAreWrittenAsTheReaderAndFileNamesTheCodeHad) {
   // Text files a glob finds at run time: TextLineDataset again, not TFRecordDataset.
   const auto lines = Import("ds = tf.data.TextLineDataset(csv_files).skip(1).batch(4)\n");
