@@ -360,6 +360,7 @@ engine::Result<Calibration> Calibrate(const trace::Model& trace, const std::stri
     out.notes.push_back("device step: too few steps in the steady part; kept the spec's step time");
   }
   MatchSimulatedSpans(trace, out.spec, from_spans, out.model, out.notes);
+  FitInterpreterLock(trace, out.spec, out.model, out.notes);
   FitWorkerStartup(trace, out.model, out.notes);
   FitStartup(trace, out.spec, out.model, out.notes);
   return out;

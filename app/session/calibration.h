@@ -6,7 +6,8 @@
 // busy machine is not counted as work), filter ratios, the device's step time and the
 // cores. The steady part only: the first quarter (buffers filling) is left out; worker
 // processes' start-ups, which come at epochs' starts, over the whole run. Last, the maps that
-// ran unsliced are matched against a simulation of the fit (simulated_fit.h).
+// ran unsliced are matched against a simulation of the fit, and Python's share under the
+// interpreter lock is fitted to the recorded waits for it (simulated_fit.h).
 
 #include <string>
 #include <vector>

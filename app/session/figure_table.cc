@@ -75,6 +75,16 @@ const StageFigure kStageFigures[] = {
        if (s.cpu_share < 0) return std::nullopt;  // not sampled
        return s.cpu_share;
      }},
+    {"lock_wait", "GIL wait", "%", "lock_wait_fraction",
+     "Share of the op's work its threads spent waiting for their process's interpreter lock "
+     "(the GIL) while another thread ran Python: what more threads cannot give back.",
+     Better::kLower, 100, 0, kJsonView | kGuiView, false,
+     [](const Stage& s) -> std::optional<double> {
+       if ((s.traits & record::kTraitHoldsInterpreterLock) == 0 && s.lock_wait_fraction <= 0) {
+         return std::nullopt;  // runs no Python
+       }
+       return s.lock_wait_fraction;
+     }},
     {"cpu_cores", "cores", "", "cpu_cores",
      "Cores the op's threads used over the time range (CPU seconds per second).", Better::kNeither,
      1, 2, kJsonView, false,

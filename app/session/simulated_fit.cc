@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <iomanip>
+#include <optional>
 #include <sstream>
 
 #include "engine/sim/simulator.h"
@@ -102,6 +103,131 @@ void MatchSimulatedSpans(const trace::Model& recorded, const spec::PipelineSpec&
          << t.recorded_ns / 1000
          << " us (it kept a core more to itself than the simulator's even sharing gives)";
     notes.push_back(note.str());
+  }
+}
+
+namespace {
+
+// Whether any of an op's threads waited for the interpreter lock in the steady part.
+bool WaitedForTheLock(const trace::Model& trace, uint16_t op) {
+  const int64_t t1 = trace.duration_ns();
+  for (const trace::Track* t : trace.TracksOf(EventKind::kLockWait, op)) {
+    if (t->SumRange(t1 / 4, t1).covered_ns > 0) return true;
+  }
+  return false;
+}
+
+struct LockTarget {
+  uint16_t op;
+  std::string name;
+  double recorded_ns;              // time per element (SpanPerElement)
+  double low = 0, high = 1;        // the bracket of its share
+  double at_none = 0, at_all = 0;  // simulated time per element at shares 0 and 1
+};
+
+// The note for an op whose share the run cannot tell, `why`.
+std::string KeptShare(const std::string& op, const std::string& why, double share) {
+  std::ostringstream note;
+  note << std::fixed << std::setprecision(2) << op << ": " << why
+       << ", so the share of its Python under the interpreter lock cannot be read from the "
+          "run; kept gil_share "
+       << share;
+  return note.str();
+}
+
+}  // namespace
+
+void FitInterpreterLock(const trace::Model& recorded, const spec::PipelineSpec& spec,
+                        sim::CostModel& model, std::vector<std::string>& notes) {
+  std::vector<LockTarget> targets;
+  for (const record::StageDef* stage : recorded.StagesInOrder()) {
+    if (!stage->asynchronous || !stage->Has(record::kTraitHoldsInterpreterLock) ||
+        model.ops.count(stage->name) == 0) {
+      continue;
+    }
+    if (!WaitedForTheLock(recorded, stage->id)) {
+      notes.push_back(KeptShare(stage->name, "no thread of it waited for the interpreter lock",
+                                model.ops[stage->name].gil_share));
+      continue;
+    }
+    const double span = SpanPerElement(recorded, stage->id);
+    if (span > 0) targets.push_back({stage->id, stage->name, span});
+  }
+  if (targets.empty()) return;
+  sim::SimulationOptions options;
+  options.duration_s = static_cast<double>(std::clamp<int64_t>(recorded.duration_ns(),
+                                                               1'000'000'000, kMaxSimulatedNs)) /
+                       1e9;
+  // Simulates with each target's share as `share_of` says; the simulated time per element by
+  // target, or nothing on an error (noted).
+  auto simulate = [&](auto share_of) -> std::optional<std::vector<double>> {
+    sim::CostModel trial = model;
+    for (LockTarget& t : targets) trial.ops[t.name].gil_share = share_of(t);
+    trace::Model simulated;
+    options.sinks = {&simulated};
+    auto result = sim::Simulate(spec, trial, options);
+    if (!result.ok()) {
+      notes.push_back("fitting the interpreter lock's share: " + result.status().message() +
+                      "; kept the spec's");
+      return std::nullopt;
+    }
+    std::vector<double> spans;
+    for (const LockTarget& t : targets) spans.push_back(SpanPerElement(simulated, t.op));
+    return spans;
+  };
+  const auto none = simulate([](const LockTarget&) { return 0.0; });
+  const auto all = none ? simulate([](const LockTarget&) { return 1.0; }) : std::nullopt;
+  if (!all) return;
+  std::vector<LockTarget*> fitted;
+  for (size_t i = 0; i < targets.size(); ++i) {
+    LockTarget& t = targets[i];
+    t.at_none = (*none)[i];
+    t.at_all = (*all)[i];
+    // A share that moves the time per element by less than 2% cannot be read from it.
+    if (t.at_none <= 0 || t.at_all < 1.02 * t.at_none) {
+      notes.push_back(KeptShare(t.name, "its simulated time per element does not move with it",
+                                model.ops[t.name].gil_share));
+      continue;
+    }
+    fitted.push_back(&t);
+  }
+  if (fitted.empty()) return;
+  auto is_fitted = [&](const LockTarget& t) {
+    return std::find(fitted.begin(), fitted.end(), &t) != fitted.end();
+  };
+  constexpr int kBisections = 6;  // a share to within 1/64
+  for (int round = 0; round < kBisections; ++round) {
+    const auto spans = simulate([&](const LockTarget& t) {
+      return is_fitted(t) ? (t.low + t.high) / 2 : model.ops[t.name].gil_share;
+    });
+    if (!spans) return;
+    for (size_t i = 0; i < targets.size(); ++i) {
+      LockTarget& t = targets[i];
+      if (!is_fitted(t)) continue;
+      const double mid = (t.low + t.high) / 2;
+      ((*spans)[i] < t.recorded_ns ? t.low : t.high) = mid;
+    }
+  }
+  for (LockTarget* t : fitted) {
+    sim::OpCost& c = model.ops[t->name];
+    // Slower than every share simulates: the whole function under the lock comes closest.
+    const bool beyond = t->recorded_ns > t->at_all;
+    const double share = beyond ? 1.0 : (t->low + t->high) / 2;
+    std::ostringstream note;
+    note << std::fixed << std::setprecision(2) << t->name << ": gil_share " << share
+         << " (the spec's " << c.gil_share << ")";
+    if (beyond) {
+      note << std::setprecision(1) << "; its workers took " << t->recorded_ns / 1000
+           << " us an element, turns under the interpreter lock slower than the simulator's "
+              "even with all of its Python under the lock ("
+           << t->at_all / 1000 << " us): the lock changed hands late";
+    } else {
+      note << ", so that its simulated time per element, waits for the interpreter lock "
+              "included, is the recorded "
+           << std::setprecision(1) << t->recorded_ns / 1000 << " us";
+    }
+    notes.push_back(note.str());
+    c.gil_share = share;
   }
 }
 

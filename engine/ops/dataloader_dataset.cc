@@ -282,6 +282,7 @@ class DataLoaderDataset : public UnaryDataset {
       // use_multiprocessing) stays in the caller's process, which it inherited.
       std::optional<PythonProcessScope> process;
       if (!rules_.threads) process.emplace(processes_[static_cast<size_t>(index)]);
+      const LockWaitsRecordedAs lock_waits(ctx_.recorder, stats_->id);
       if (rules_.worker_startup_ns > 0 && rules_.Starts(index, d_.workers_started_.load())) {
         const uint64_t start = TicksIfRecording();
         // In slices, so that a run cancelled during a long start-up ends without it.
@@ -346,7 +347,8 @@ class DataLoaderDataset : public UnaryDataset {
     // lock (the batch's tensors are in shared memory: nothing to copy).
     void Receive(const Batch& batch) const {
       if (!batch.status.ok() || rules_.threads) return;  // a thread's batch is here already
-      std::lock_guard held(InterpreterLock());
+      const LockWaitsRecordedAs lock_waits(ctx_.recorder, stats_->id);
+      const std::unique_lock held = TakeInterpreterLock();
       BurnCpuNs(rules_.ReceiveNs(static_cast<int64_t>(batch.element.ByteSize())), batch.element.id);
     }
 

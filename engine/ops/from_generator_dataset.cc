@@ -2,6 +2,7 @@
 // one call at a time (a Python generator cannot be resumed by two threads at once); its
 // Python holds the interpreter lock as the work function says (python_work.h).
 #include "engine/ops/ops.h"
+#include "engine/work/python_work.h"
 
 namespace pipescope::engine {
 namespace {
@@ -30,6 +31,7 @@ class FromGeneratorDataset : public Dataset {
       }
       out.id = ctx_.NewElementId();
       out.features.clear();
+      const LockWaitsRecordedAs lock_waits(ctx_.recorder, stats_->id);
       RETURN_IF_ERROR(d_.next_->Apply(out, ctx_.cancellation));
       out.value = Tensor::Int64(yielded_++);
       return Status::Ok();

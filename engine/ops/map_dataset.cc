@@ -17,6 +17,7 @@
 #include "engine/runtime/parallel_map_capacity.h"
 #include "engine/runtime/parallel_map_order.h"
 #include "engine/runtime/spin_wait.h"
+#include "engine/work/python_work.h"
 
 namespace pipescope::engine {
 namespace {
@@ -68,6 +69,7 @@ class MapDataset : public UnaryDataset {
     Status GetNextInternal(Element& out, bool& end) override {
       RETURN_IF_ERROR(Pull(out, end));
       if (end) return Status::Ok();
+      const LockWaitsRecordedAs lock_waits(ctx_.recorder, stats_->id);
       return d_.Apply(out, ctx_.cancellation, stats_->name);
     }
 
@@ -245,6 +247,7 @@ class MapDataset : public UnaryDataset {
     }
 
     void WorkerLoop(int index) {
+      const LockWaitsRecordedAs lock_waits(ctx_.recorder, stats_->id);
       std::vector<Element> fetched;
       std::vector<Slot*> batch;
       while (true) {

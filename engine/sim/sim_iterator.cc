@@ -71,7 +71,11 @@ Task<int64_t> SimIterator::GetNextRunTotalsInternal(SimThread& thread, int64_t m
 Task<void> SimIterator::ChargeHoldingLock(SimThread& thread, int64_t locked_ns, int64_t free_ns,
                                           int64_t wait_ns) {
   SimInterpreterLock& lock = ctx_.InterpreterLockOf(thread);
-  while (lock.held) co_await lock.released.Wait();
+  if (lock.held) {  // another thread runs Python: wait, as the engine records it
+    const int64_t start = now();
+    while (lock.held) co_await lock.released.Wait();
+    ctx_.trace->Span(record::EventKind::kLockWait, stage_.id, thread, start, now());
+  }
   lock.held = true;
   co_await scheduler().Compute(thread, locked_ns, 0);
   lock.held = false;

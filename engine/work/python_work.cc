@@ -13,6 +13,9 @@ PythonProcess& MainProcess() {
 }
 
 thread_local PythonProcess* current_process = nullptr;  // null: the main process
+// Where the calling thread's lock waits go (LockWaitsRecordedAs); null: nowhere.
+thread_local record::Recorder* lock_wait_recorder = nullptr;
+thread_local uint16_t lock_wait_op = record::kNoOp;
 
 }  // namespace
 
@@ -26,6 +29,31 @@ PythonProcessScope::PythonProcessScope(PythonProcess& process) : previous_(curre
 
 PythonProcessScope::~PythonProcessScope() { current_process = previous_; }
 
+LockWaitsRecordedAs::LockWaitsRecordedAs(record::Recorder* recorder, uint16_t op)
+    : previous_recorder_(lock_wait_recorder), previous_op_(lock_wait_op) {
+  lock_wait_recorder = recorder;
+  lock_wait_op = op;
+}
+
+LockWaitsRecordedAs::~LockWaitsRecordedAs() {
+  lock_wait_recorder = previous_recorder_;
+  lock_wait_op = previous_op_;
+}
+
+std::unique_lock<std::mutex> TakeInterpreterLock() {
+  std::unique_lock held(InterpreterLock(), std::try_to_lock);
+  if (held.owns_lock()) return held;
+  if (lock_wait_recorder == nullptr) {
+    held.lock();
+    return held;
+  }
+  const uint64_t start = record::Ticks();
+  held.lock();
+  lock_wait_recorder->RecordSpan(record::EventKind::kLockWait, lock_wait_op, start,
+                                 record::Ticks());
+  return held;
+}
+
 PythonWork::PythonWork(int64_t duration_ns, double gil_share, int64_t output_bytes)
     : locked_iterations_(CpuWorkIterations(static_cast<double>(duration_ns) * gil_share)),
       free_iterations_(CpuWorkIterations(static_cast<double>(duration_ns) * (1 - gil_share))),
@@ -34,7 +62,7 @@ PythonWork::PythonWork(int64_t duration_ns, double gil_share, int64_t output_byt
 void PythonWork::Call(uint64_t seed) const {
   volatile uint64_t sink = 0;
   if (locked_iterations_ > 0) {
-    std::lock_guard held(InterpreterLock());
+    const std::unique_lock held = TakeInterpreterLock();
     sink = RunCpuWorkLoop(locked_iterations_, seed);
   }
   if (free_iterations_ > 0) sink = RunCpuWorkLoop(free_iterations_, seed + 1);

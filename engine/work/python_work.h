@@ -9,6 +9,7 @@
 #include <mutex>
 
 #include "engine/work/work_function.h"
+#include "instrumentation/record/recorder.h"
 
 namespace pipescope::engine {
 
@@ -44,6 +45,26 @@ class PythonProcessScope {
  private:
   PythonProcess* previous_;
 };
+
+// While alive, the calling thread's waits for its interpreter lock are recorded as kLockWait
+// spans of `op` (the op whose Python runs on it: its function, a DataLoader's receive).
+// Without one, or with no recorder, they are not recorded. Scopes nest.
+class LockWaitsRecordedAs {
+ public:
+  LockWaitsRecordedAs(record::Recorder* recorder, uint16_t op);
+  ~LockWaitsRecordedAs();
+  LockWaitsRecordedAs(const LockWaitsRecordedAs&) = delete;
+  LockWaitsRecordedAs& operator=(const LockWaitsRecordedAs&) = delete;
+
+ private:
+  record::Recorder* previous_recorder_;
+  uint16_t previous_op_;
+};
+
+// The calling thread's process's interpreter lock, taken. A take that finds another thread
+// holding it waits, and the wait is recorded (LockWaitsRecordedAs); one that does not reads
+// no clock, so native work and uncontended Python pay nothing for the recording.
+std::unique_lock<std::mutex> TakeInterpreterLock();
 
 class PythonWork : public WorkFunction {
  public:

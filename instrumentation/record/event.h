@@ -25,6 +25,10 @@ enum class EventKind : uint8_t {
   // Only between a thread and the collector, never in a trace: the thread's next event is
   // a run of `value` calls (call_runs.h).
   kRunCalls = 12,
+  // A thread waiting for its process's interpreter lock (CPython's GIL) before running
+  // Python, inside the work or call it waits for; recorded only when another thread held
+  // the lock (an uncontended take reads no clock).
+  kLockWait = 13,
   // Counters (start == end; value is the reading).
   kBufferLevel = 16,  // elements held in an op's output buffer
   kCpuTime = 17,      // CPU nanoseconds a thread used since its previous sample
@@ -76,6 +80,8 @@ inline const char* KindLabel(EventKind kind) {
       return "idle";
     case EventKind::kInputWait:
       return "consumer waiting for input";
+    case EventKind::kLockWait:
+      return "waiting for the interpreter lock";
     case EventKind::kStep:
       return "device step";
     case EventKind::kBufferLevel:

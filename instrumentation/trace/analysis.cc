@@ -74,6 +74,10 @@ StageFigures FiguresOf(const Model& model, const record::StageDef& stage, int64_
   f.idle_fraction = share(a.idle_ns);
   f.startups = a.startups;
   f.startup_ns = a.startup_ns;
+  if (a.own_ns > 0) {
+    f.lock_wait_fraction =
+        std::clamp(static_cast<double>(a.lock_wait_ns) / static_cast<double>(a.own_ns), 0.0, 1.0);
+  }
   f.self_ns_per_element =
       f.elements > 0 ? static_cast<double>(a.own_ns) / static_cast<double>(f.elements) : 0;
 

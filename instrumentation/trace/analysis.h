@@ -43,6 +43,9 @@ struct StageFigures {
   // persistent_workers): how many, and their time in all.
   int startups = 0;
   int64_t startup_ns = 0;
+  // The share of its work its threads spent waiting for their process's interpreter lock
+  // (measured: kLockWait spans), 0 where none waited.
+  double lock_wait_fraction = 0;
 };
 
 struct Verdict {

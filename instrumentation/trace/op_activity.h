@@ -14,7 +14,9 @@ struct OpActivity {
   int64_t input_ns = 0;    // waiting on its input (kWaitInput; a synchronous op's input time)
   int64_t blocked_ns = 0;  // workers blocked on a full output buffer
   int64_t idle_ns = 0;     // workers parked beyond the parallelism
-  int call_threads = 0;    // threads that called a synchronous op in the interval
+  // Its threads waiting for their process's interpreter lock (kLockWait), inside own_ns.
+  int64_t lock_wait_ns = 0;
+  int call_threads = 0;  // threads that called a synchronous op in the interval
   // Worker processes starting (kTraitWorkerProcesses: their kWork on no element), not in
   // own_ns: how many began in the interval, and their time in it.
   int startups = 0;

@@ -367,8 +367,13 @@ Verdict MakeVerdict(const RangeAnalysis& r, int cpu_budget) {
                                                v.suggests_change);
     } else if (Has(*culprit, record::kTraitHoldsInterpreterLock)) {
       v.suggests_change = false;
-      v.evidence += "; its threads got " + Pct(culprit->cpu_share) +
-                    " of a core while working, taking turns under the interpreter lock";
+      // Measured where the run recorded its threads' waits for the lock; else read from
+      // the CPU they got.
+      v.evidence += culprit->lock_wait_fraction > 0
+                        ? "; its threads spent " + Pct(culprit->lock_wait_fraction) +
+                              " of their work waiting for the interpreter lock"
+                        : "; its threads got " + Pct(culprit->cpu_share) +
+                              " of a core while working, taking turns under the interpreter lock";
       v.suggestion = InterpreterLockSuggestion(*culprit);
     } else if (Starved(*culprit)) {
       double threads = 0;

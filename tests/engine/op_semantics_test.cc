@@ -201,6 +201,39 @@ TEST(ListFilesTest, ShufflesByDefaultWithTheSeedGiven) {
   std::filesystem::remove_all(dir);
 }
 
+// Four threads of pure Python take turns under their process's interpreter lock, and the
+// run records each wait for it as a kLockWait span of the map, inside the work span of the
+// thread that waited; Python that releases the lock (gil_share 0) records none.
+TEST(PythonMapTest, WaitsForTheInterpreterLockAreRecordedInsideTheWork) {
+  auto lock_waits = [](const std::string& gil_share) -> size_t {
+    auto run = MakeRecordedPipeline(
+        "source { range { start: 0 stop: 24 } } ops { name: \"py\" map { fn { python { "
+        "duration: \"2ms\" gil_share: " +
+        gil_share + " } } num_parallel_calls: 4 } }");
+    EXPECT_EQ(Drain(*run.pipeline).size(), 24u);
+    run.Finish();
+    const uint16_t py = run.model->StageNamed("py")->id;
+    size_t waits = 0;
+    for (const trace::Track* t : run.model->TracksOf(record::EventKind::kLockWait, py)) {
+      const trace::Track* work =
+          run.model->FindTrack({record::EventKind::kWork, py, t->key().thread});
+      EXPECT_NE(work, nullptr);
+      for (size_t i = 0; i < t->size() && work; ++i, ++waits) {
+        const size_t w = work->FirstEndingAfter(t->start(i));
+        if (w >= work->size()) {
+          ADD_FAILURE() << "a wait for the lock after the thread's last work";
+          break;
+        }
+        EXPECT_LE(work->start(w), t->start(i));
+        EXPECT_GE(work->end(w), t->end(i));
+      }
+    }
+    return waits;
+  };
+  EXPECT_GT(lock_waits("1"), 0u);
+  EXPECT_EQ(lock_waits("0"), 0u);
+}
+
 TEST(RepeatTest, CountZeroIsEmptyAndNeverReadsItsInput) {
   auto p = MakeRecordedPipeline(
       "source { name: \"src\" range { start: 0 stop: 10 } } ops { repeat { count: 0 } }");

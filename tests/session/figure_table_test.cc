@@ -35,6 +35,7 @@ trace::StageFigures DistinctStage() {
   s.caused_wait_share = 0.8;
   s.cpu_share = 0.6;
   s.cpu_cores = 1.8;
+  s.lock_wait_fraction = 0.7;
   return s;
 }
 
@@ -53,7 +54,8 @@ TEST(FigureTableTest, EachStageFigureReadsTheFieldItsJsonKeyNames) {
                                                {"buffer_fill", 0.375},
                                                {"caused_wait_share", 0.8},
                                                {"cpu_share", 0.6},
-                                               {"cpu_cores", 1.8}};
+                                               {"cpu_cores", 1.8},
+                                               {"lock_wait_fraction", 0.7}};
   std::set<std::string> keys, json_keys, headers;
   for (const StageFigure& f : StageFigureTable()) {
     EXPECT_TRUE(keys.insert(f.key).second) << "declared twice: " << f.key;
@@ -73,6 +75,10 @@ TEST(FigureTableTest, FiguresThatDoNotApplyAreLeftBlank) {
   s.cpu_share = -1;        // not sampled
   EXPECT_FALSE(FindStageFigure("buffer_fill")->value(s).has_value());
   EXPECT_FALSE(FindStageFigure("cpu")->value(s).has_value());
+  s.lock_wait_fraction = 0;  // and runs no Python
+  EXPECT_FALSE(FindStageFigure("lock_wait")->value(s).has_value());
+  s.traits = record::kTraitHoldsInterpreterLock;  // Python that never waited: 0%
+  EXPECT_EQ(FindStageFigure("lock_wait")->value(s), 0.0);
   EXPECT_EQ(FormatWithUnit(*FindStageFigure("cpu"), s), "");
   EXPECT_EQ(cli::FigureJson(FindStageFigure("cpu")->value(s)), nullptr);
 }

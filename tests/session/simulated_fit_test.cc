@@ -116,5 +116,53 @@ TEST(SimulatedFitTest, LeavesTheModelAsItIsWhenNoMapIsNamed) {
   EXPECT_TRUE(notes.empty());
 }
 
+// A Python map of four threads in one process beside the training loop: its calls take
+// turns under the interpreter lock for the share of their CPU that holds it.
+const char* kPythonSpec = R"(name: "python_map"
+  source { name: "ids" range { start: 0 stop: 100000000 } }
+  ops { name: "py" map { fn { python { duration: "1ms" gil_share: 1 } } num_parallel_calls: 4 } }
+  ops { name: "batch" batch { batch_size: 8 } }
+  ops { name: "prefetch" prefetch { buffer_size: 2 } }
+  train_step { step_time: "1ms" device: simulated })";
+
+// A run whose Python held the lock for 70% of its CPU, where the spec says 100%: the lock,
+// not the two cores, sets the pace (0.7 ms of each element's 1 ms under it), and the fit
+// reads 70% from the workers' time per element, their waits for the lock included.
+TEST(SimulatedFitTest, PythonsShareUnderTheLockIsReadFromItsRecordedWaits) {
+  const spec::PipelineSpec spec = Spec(kPythonSpec);
+  sim::CostModel truth = TwoCores(spec);
+  ASSERT_EQ(truth.Of("py").gil_share, 1);
+  truth.ops["py"].gil_share = 0.7;
+  auto recorded = Simulated(spec, truth);
+  ASSERT_FALSE(
+      recorded->TracksOf(record::EventKind::kLockWait, recorded->StageNamed("py")->id).empty());
+  sim::CostModel model = TwoCores(spec);
+  std::vector<std::string> notes;
+  FitInterpreterLock(*recorded, spec, model, notes);
+  EXPECT_NEAR(model.Of("py").gil_share, 0.7, 0.05);
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_NE(notes[0].find("py: gil_share 0.7"), std::string::npos) << notes[0];
+}
+
+// One thread of Python with nothing else running Python beside it never waits for the lock,
+// whatever its share: the share cannot be read, and the spec's stays.
+TEST(SimulatedFitTest, ALoneThreadOfPythonKeepsTheSpecsShare) {
+  std::string text = kPythonSpec;
+  text.replace(text.find("num_parallel_calls: 4"), 21, "num_parallel_calls: 1");
+  const spec::PipelineSpec spec = Spec(text);
+  sim::CostModel truth = TwoCores(spec);
+  truth.ops["py"].gil_share = 0.4;
+  auto recorded = Simulated(spec, truth);
+  sim::CostModel model = TwoCores(spec);
+  std::vector<std::string> notes;
+  FitInterpreterLock(*recorded, spec, model, notes);
+  EXPECT_EQ(model.Of("py").gil_share, 1);
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_NE(notes[0].find("py: no thread of it waited for the interpreter lock, so the share"),
+            std::string::npos)
+      << notes[0];
+  EXPECT_NE(notes[0].find("kept gil_share 1.00"), std::string::npos) << notes[0];
+}
+
 }  // namespace
 }  // namespace pipescope::session

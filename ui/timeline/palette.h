@@ -54,6 +54,8 @@ inline ImU32 ColorOf(record::EventKind kind) {
       return IM_COL32(230, 150, 50, 255);
     case EventKind::kIdle:
       return IM_COL32(70, 70, 76, 255);
+    case EventKind::kLockWait:  // brown: a worker that could work but waits its turn
+      return IM_COL32(160, 105, 55, 255);
     case EventKind::kInputWait:
       return IM_COL32(225, 60, 60, 255);
     case EventKind::kStep:
