@@ -36,6 +36,18 @@ double SpanPerElement(const trace::Model& trace, uint16_t op) {
   return elements >= kMinElements ? total / static_cast<double>(elements) : -1;
 }
 
+// Elements an op's function finished per second in the steady part.
+double ElementsPerSecond(const trace::Model& trace, uint16_t op) {
+  const int64_t t1 = trace.duration_ns();
+  const int64_t t0 = t1 / 4;
+  int64_t elements = 0;
+  for (const trace::Track* t : trace.TracksOf(EventKind::kWork, op)) {
+    const size_t first = t->FirstStartingAtOrAfter(t0);
+    elements += t->CallsIn(first, t->FirstStartingAtOrAfter(t1, first));
+  }
+  return t1 > t0 ? static_cast<double>(elements) / (static_cast<double>(t1 - t0) / 1e9) : 0;
+}
+
 struct Target {
   uint16_t op;
   std::string name;
@@ -120,9 +132,9 @@ bool WaitedForTheLock(const trace::Model& trace, uint16_t op) {
 struct LockTarget {
   uint16_t op;
   std::string name;
-  double recorded_ns;              // time per element (SpanPerElement)
+  double recorded;                 // elements per second (ElementsPerSecond)
   double low = 0, high = 1;        // the bracket of its share
-  double at_none = 0, at_all = 0;  // simulated time per element at shares 0 and 1
+  double at_none = 0, at_all = 0;  // simulated elements per second at shares 0 and 1
 };
 
 // The note for an op whose share the run cannot tell, `why`.
@@ -150,16 +162,17 @@ void FitInterpreterLock(const trace::Model& recorded, const spec::PipelineSpec& 
                                 model.ops[stage->name].gil_share));
       continue;
     }
-    const double span = SpanPerElement(recorded, stage->id);
-    if (span > 0) targets.push_back({stage->id, stage->name, span});
+    if (const double rate = ElementsPerSecond(recorded, stage->id); rate > 0) {
+      targets.push_back({stage->id, stage->name, rate});
+    }
   }
   if (targets.empty()) return;
   sim::SimulationOptions options;
   options.duration_s = static_cast<double>(std::clamp<int64_t>(recorded.duration_ns(),
                                                                1'000'000'000, kMaxSimulatedNs)) /
                        1e9;
-  // Simulates with each target's share as `share_of` says; the simulated time per element by
-  // target, or nothing on an error (noted).
+  // Simulates with each target's share as `share_of` says; the simulated elements per second
+  // by target, or nothing on an error (noted).
   auto simulate = [&](auto share_of) -> std::optional<std::vector<double>> {
     sim::CostModel trial = model;
     for (LockTarget& t : targets) trial.ops[t.name].gil_share = share_of(t);
@@ -171,9 +184,9 @@ void FitInterpreterLock(const trace::Model& recorded, const spec::PipelineSpec& 
                       "; kept the spec's");
       return std::nullopt;
     }
-    std::vector<double> spans;
-    for (const LockTarget& t : targets) spans.push_back(SpanPerElement(simulated, t.op));
-    return spans;
+    std::vector<double> rates;
+    for (const LockTarget& t : targets) rates.push_back(ElementsPerSecond(simulated, t.op));
+    return rates;
   };
   const auto none = simulate([](const LockTarget&) { return 0.0; });
   const auto all = none ? simulate([](const LockTarget&) { return 1.0; }) : std::nullopt;
@@ -183,9 +196,12 @@ void FitInterpreterLock(const trace::Model& recorded, const spec::PipelineSpec& 
     LockTarget& t = targets[i];
     t.at_none = (*none)[i];
     t.at_all = (*all)[i];
-    // A share that moves the time per element by less than 2% cannot be read from it.
-    if (t.at_none <= 0 || t.at_all < 1.02 * t.at_none) {
-      notes.push_back(KeptShare(t.name, "its simulated time per element does not move with it",
+    // A share that moves the rate by less than 2% cannot be read from it: the cores, not the
+    // lock, set the pace.
+    if (t.at_all <= 0 || t.at_none < 1.02 * t.at_all) {
+      notes.push_back(KeptShare(t.name,
+                                "its simulated rate does not move with it (the cores, "
+                                "not the lock, set its pace)",
                                 model.ops[t.name].gil_share));
       continue;
     }
@@ -197,34 +213,35 @@ void FitInterpreterLock(const trace::Model& recorded, const spec::PipelineSpec& 
   };
   constexpr int kBisections = 6;  // a share to within 1/64
   for (int round = 0; round < kBisections; ++round) {
-    const auto spans = simulate([&](const LockTarget& t) {
+    const auto rates = simulate([&](const LockTarget& t) {
       return is_fitted(t) ? (t.low + t.high) / 2 : model.ops[t.name].gil_share;
     });
-    if (!spans) return;
+    if (!rates) return;
     for (size_t i = 0; i < targets.size(); ++i) {
       LockTarget& t = targets[i];
       if (!is_fitted(t)) continue;
-      const double mid = (t.low + t.high) / 2;
-      ((*spans)[i] < t.recorded_ns ? t.low : t.high) = mid;
+      // Faster than the run: more of it under the lock.
+      ((*rates)[i] > t.recorded ? t.low : t.high) = (t.low + t.high) / 2;
     }
   }
   for (LockTarget* t : fitted) {
     sim::OpCost& c = model.ops[t->name];
-    // Slower than every share simulates: the whole function under the lock comes closest.
-    const bool beyond = t->recorded_ns > t->at_all;
+    const bool beyond = t->recorded < t->at_all;
     const double share = beyond ? 1.0 : (t->low + t->high) / 2;
     std::ostringstream note;
     note << std::fixed << std::setprecision(2) << t->name << ": gil_share " << share
-         << " (the spec's " << c.gil_share << ")";
+         << " (the spec's " << c.gil_share << ")" << std::setprecision(1);
     if (beyond) {
-      note << std::setprecision(1) << "; its workers took " << t->recorded_ns / 1000
-           << " us an element, turns under the interpreter lock slower than the simulator's "
-              "even with all of its Python under the lock ("
-           << t->at_all / 1000 << " us): the lock changed hands late";
+      note << "; its workers finished " << t->recorded
+           << " elements/s, fewer than the simulator's turns under the interpreter lock give "
+              "with all of its Python under it ("
+           << t->at_all
+           << "): the run's turns were slower than the lock explains (a busy machine, or a "
+              "lock that changes hands late)";
     } else {
-      note << ", so that its simulated time per element, waits for the interpreter lock "
-              "included, is the recorded "
-           << std::setprecision(1) << t->recorded_ns / 1000 << " us";
+      note << ", so that its simulated rate, its turns under the interpreter lock included, is "
+              "the recorded "
+           << t->recorded << " elements/s";
     }
     notes.push_back(note.str());
     c.gil_share = share;

@@ -26,19 +26,18 @@ void MatchSimulatedSpans(const trace::Model& recorded, const spec::PipelineSpec&
                          std::vector<std::string>& notes);
 
 // The interpreter lock: how much of a Python function's CPU holds its process's lock
-// (gil_share) shows in a recorded run as its workers' time per element, waits for the lock
-// (kLockWait) included, which depends on everything else that ran Python beside them. For
-// each asynchronous op whose workers waited for the lock, the share is fitted by simulating
-// the model at other shares (a bisection, all such ops at once) until the simulated time per
-// element is the recorded one. The time per element, not the waits alone: a real lock also
-// changes hands late (the woken thread must be scheduled, and the releasing one often takes
-// it again first), which lengthens the run's turns beyond the simulator's; fitted to the
-// waits, the share came out below the one the run held (0.90 for 1), and the simulation
-// faster than the run. A share that cannot make the simulation as slow as the run stays at
-// 1, and a note says how far apart they are. Where the cores, not the lock, set the pace,
-// the time per element says only the largest share that keeps it so, which the fit takes.
-// An op whose simulated time does not move with its share (a lone Python thread, a worker
-// process of its own) keeps the spec's share.
+// (gil_share) shows in a recorded run as its workers' rate where they take turns under it,
+// which depends on everything else that ran Python beside them. For each asynchronous op
+// whose workers waited for the lock (kLockWait), the share is fitted by simulating the model
+// at other shares (a bisection, all such ops at once) until the simulated elements per
+// second are the recorded ones. The rate, not the waits: a real lock also changes hands late
+// (the woken thread must be scheduled, and the releasing one often takes it again first),
+// so a run's waits are shorter than the simulator's at the same share; fitted to them, the
+// share came out 0.90 for the 1 a run held, and the simulation faster than the run. A run
+// slower than every share simulates keeps 1, and a note says so. An op whose simulated rate
+// does not move with its share (the cores set its pace, not the lock) keeps the spec's
+// share; so does one whose threads never waited (a lone Python thread, a worker process of
+// its own).
 void FitInterpreterLock(const trace::Model& recorded, const spec::PipelineSpec& spec,
                         sim::CostModel& model, std::vector<std::string>& notes);
 

@@ -359,6 +359,12 @@ Verdict MakeVerdict(const RangeAnalysis& r, int cpu_budget) {
                                         " with parallelism " + Num(culprit->parallelism);
     v.evidence = doing + " while the consumer waits " + Pct(wait) + " of the time (it caused " +
                  Pct(culprit->caused_wait_share) + " of the waiting)";
+    // Measured where its threads' waits for the lock were recorded (a map's, a Keras
+    // enqueuer's threads); else, for Python under the lock, read from the CPU they got.
+    if (culprit->lock_wait_fraction > 0) {
+      v.evidence += "; its threads spent " + Pct(culprit->lock_wait_fraction) +
+                    " of their work waiting for the interpreter lock";
+    }
     v.suggests_change = true;
     if (Has(*culprit, record::kTraitEnqueuerWorkers)) {
       v.suggestion = EnqueuerSuggestion(*culprit, wait_ns, wait, cpu_budget);
@@ -367,13 +373,10 @@ Verdict MakeVerdict(const RangeAnalysis& r, int cpu_budget) {
                                                v.suggests_change);
     } else if (Has(*culprit, record::kTraitHoldsInterpreterLock)) {
       v.suggests_change = false;
-      // Measured where the run recorded its threads' waits for the lock; else read from
-      // the CPU they got.
-      v.evidence += culprit->lock_wait_fraction > 0
-                        ? "; its threads spent " + Pct(culprit->lock_wait_fraction) +
-                              " of their work waiting for the interpreter lock"
-                        : "; its threads got " + Pct(culprit->cpu_share) +
-                              " of a core while working, taking turns under the interpreter lock";
+      if (culprit->lock_wait_fraction <= 0) {
+        v.evidence += "; its threads got " + Pct(culprit->cpu_share) +
+                      " of a core while working, taking turns under the interpreter lock";
+      }
       v.suggestion = InterpreterLockSuggestion(*culprit);
     } else if (Starved(*culprit)) {
       double threads = 0;

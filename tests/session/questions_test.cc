@@ -4,6 +4,8 @@
 // the README's "Questions people ask" is no longer what they get.
 #include <gtest/gtest.h>
 
+#include <functional>
+
 #include "app/session/advising.h"
 #include "app/session/simulated_run.h"
 #include "engine/spec/spec_loader.h"
@@ -17,10 +19,12 @@ struct Answer {
   engine::AdvisorResult advice;
 };
 
-Answer Ask(const std::string& name, const std::string& model = "") {
+Answer Ask(const std::string& name, const std::string& model = "",
+           const std::function<void(spec::PipelineSpec&)>& as_asked = nullptr) {
   const std::string dir = std::string(PIPESCOPE_RESOURCES) + "/pipelines/questions/";
   auto spec = engine::LoadSpecFile(dir + name);
   EXPECT_TRUE(spec.ok()) << spec.status().message();
+  if (as_asked && spec.ok()) as_asked(*spec);
   auto costs = CostModelFor(*spec, model.empty() ? "" : dir + model);
   EXPECT_TRUE(costs.ok()) << costs.status().message();
   SimulatedRunOptions options;
@@ -94,6 +98,19 @@ TEST(QuestionsTest, Seed003ProcessesNotThreads) {
   EXPECT_GT(a.advice.advice[0].predicted_gain, 0.5);
   // More threads under the lock gain nothing: never advised.
   for (const auto& advice : a.advice.advice) EXPECT_NE(advice.kind, "more_workers");
+}
+
+// The asker's own setting, fit(workers=4, use_multiprocessing=False): the verdict says what
+// the four threads did, measured (their waits for the lock), and the advice is processes.
+TEST(QuestionsTest, Seed003FourThreadsWaitForTheLock) {
+  const Answer a = Ask("seed_003_keras_threads.pbtxt", "", [](spec::PipelineSpec& s) {
+    s.mutable_ops(0)->mutable_keras_fit()->set_workers(4);
+  });
+  EXPECT_TRUE(Contains(a.verdict.evidence, "of their work waiting for the interpreter lock"))
+      << a.verdict.text;
+  ASSERT_FALSE(a.advice.advice.empty());
+  EXPECT_EQ(a.advice.advice[0].kind, "use_processes");
+  EXPECT_GT(a.advice.advice[0].predicted_gain, 0.5);
 }
 
 TEST(QuestionsTest, Seed004WhatAutotuneStartsAt) {
