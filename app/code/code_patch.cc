@@ -282,16 +282,37 @@ engine::Result<EmittedCode> PatchCode(const ImportedCode& original,
       written.merge(WriteFetchBatches(original, op, edits, out));
     }
   }
-  for (const auto& [key, site] : original.sites) {
+  // One argument may carry two knobs (make_csv_dataset's num_parallel_reads is its
+  // interleave's parallelism and cycle length): what each call's argument got, by where the
+  // call's arguments end and the argument's name.
+  std::map<std::pair<size_t, std::string>, std::pair<std::string, std::string>> arguments;
+  std::vector<std::pair<std::string, KnobSite>> sites(original.sites.begin(), original.sites.end());
+  std::stable_sort(sites.begin(), sites.end(),
+                   [](const auto& x, const auto& y) { return x.second.order < y.second.order; });
+  for (const auto& [key, site] : sites) {
     if (written.count(key)) continue;
     const size_t dot = key.rfind('.');
     const std::string op_name = key.substr(0, dot), knob = key.substr(dot + 1);
     const spec::Op* before = FindOp(original.spec.ops(), op_name);
     const spec::Op* after = FindOp(tuned.ops(), op_name);
     if (!before || !after || before->kind_case() != after->kind_case()) continue;
-    const auto old_code = KnobCode(*KindOf(*before), knob, tfdata);
-    const auto new_code = KnobCode(*KindOf(*after), knob, tfdata);
+    auto old_code = KnobCode(*KindOf(*before), knob, tfdata);
+    auto new_code = KnobCode(*KindOf(*after), knob, tfdata);
+    if (site.inverted) {  // the argument says the opposite (sloppy for deterministic)
+      for (auto* code : {&old_code, &new_code}) {
+        if (*code) *code = **code == "True" ? "False" : "True";
+      }
+    }
     if (old_code == new_code || !new_code) continue;
+    const std::string keyword = site.keyword.empty() ? knob : site.keyword;
+    const auto [given, first] = arguments.try_emplace({site.insert_at, keyword}, *new_code, key);
+    if (!first) {
+      if (given->second.first != *new_code) {
+        out.notes.push_back(key + " = " + *new_code + ": not written, as `" + keyword +
+                            "` carries " + given->second.second + " = " + given->second.first);
+      }
+      continue;
+    }
     if (site.value_end > 0) {
       // A knob the code leaves to run time (a flag) keeps its name in a comment.
       const std::string was =
@@ -312,8 +333,9 @@ engine::Result<EmittedCode> PatchCode(const ImportedCode& original,
                           ": not written, as the call passes `" + site.unknown_splat +
                           "`, which may hold it; set it there");
     } else {
-      edits.push_back({site.insert_at, site.insert_at,
-                       std::string(site.call_has_arguments ? ", " : "") + knob + "=" + *new_code});
+      edits.push_back(
+          {site.insert_at, site.insert_at,
+           std::string(site.call_has_arguments ? ", " : "") + keyword + "=" + *new_code});
     }
   }
   // What arguments cannot say: ops moved and added, written where the code makes each op
@@ -374,8 +396,10 @@ engine::Result<EmittedCode> PatchCode(const ImportedCode& original,
     }
   }
   // Back to front; at one place a replacement before an insertion, so that the insertion
-  // lands in front of the replaced text rather than inside what it replaces.
-  std::sort(edits.begin(), edits.end(), [](const Edit& x, const Edit& y) {
+  // lands in front of the replaced text rather than inside what it replaces. Insertions at
+  // one place are applied last-made first, so that the text reads them in the order made.
+  std::reverse(edits.begin(), edits.end());
+  std::stable_sort(edits.begin(), edits.end(), [](const Edit& x, const Edit& y) {
     return x.begin != y.begin ? x.begin > y.begin : x.end > y.end;
   });
   out.text = original.source_text;

@@ -84,6 +84,14 @@ struct KnobSite {
   // of them, which Python refuses (TypeError: got multiple values for keyword argument).
   std::string unknown_splat;
   bool in_splat = false;  // the value is in the dict the call spreads (**loader_kwargs)
+  // The call's own name for the knob where it is not the knob's (make_csv_dataset's
+  // num_parallel_reads for its interleave's num_parallel_calls), and whether the argument
+  // says the opposite of the knob (sloppy=True for deterministic false).
+  std::string keyword;
+  bool inverted = false;
+  // The order sites were recorded in: of two knobs one argument carries, the first recorded
+  // is written.
+  size_t order = 0;
 };
 
 struct Pipeline {

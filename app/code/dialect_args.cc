@@ -19,7 +19,7 @@ void NoteFlag(Pipeline& pipeline, const Value& v, const std::string& op, const s
 }  // namespace
 
 void RecordSite(Pipeline& pipeline, const CallArgs& args, const Value* v, const std::string& op,
-                const std::string& name) {
+                const std::string& name, const std::string& knob, bool inverted) {
   const SyntaxNode list = args.node.field("arguments");
   if (!list.Is("argument_list")) return;
   KnobSite site;
@@ -35,7 +35,10 @@ void RecordSite(Pipeline& pipeline, const CallArgs& args, const Value* v, const 
   site.unknown_splat = args.unknown_splat;
   site.insert_at = list.end_byte() - 1;  // before ')'
   site.call_has_arguments = !list.code_children().empty();
-  pipeline.sites[op + "." + name] = site;
+  if (!knob.empty()) site.keyword = name;
+  site.inverted = inverted;
+  site.order = pipeline.sites.size();
+  pipeline.sites[op + "." + (knob.empty() ? name : knob)] = site;
 }
 
 std::optional<int64_t> ReadKnob(Pipeline& pipeline, const CallArgs& args, size_t position,

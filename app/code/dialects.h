@@ -16,9 +16,10 @@ const Dialect& KerasDialect();
 const Dialect& FlagsDialect();
 
 // Where the call passes argument `name` (or where a keyword for it would go), for code
-// written back: pipeline.sites["op.name"].
+// written back: pipeline.sites["op.name"], or "op.knob" where the call's argument sets a
+// knob of another name (`inverted`: to the opposite of its value).
 void RecordSite(Pipeline& pipeline, const CallArgs& args, const Value* v, const std::string& op,
-                const std::string& name);
+                const std::string& name, const std::string& knob = {}, bool inverted = false);
 
 // An integer argument: as written, -1 for AUTOTUNE in any spelling, nullopt when the call
 // leaves it out or passes None. A value known only when the code runs (a flag, a

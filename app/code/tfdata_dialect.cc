@@ -424,7 +424,11 @@ Value MakeCsvDataset(PythonReader& r, const CallArgs& a) {
   *il->add_ops() = CsvParse(*p, CsvWork(a.Get(3, "column_defaults"), a.Get(6, "field_delim"),
                                         a.Get(7, "use_quote_delim"), a.Get(5, "select_columns")));
   p->op_at[il->ops(il->ops_size() - 1).name()] = a.node.start();
+  // Tuned values go back into the call's own arguments: num_parallel_reads is the
+  // interleave's parallelism (and its cycle length), sloppy its determinism turned round.
   const Value* reads = a.Get(15, "num_parallel_reads");
+  RecordSite(*p, a, reads, read.name(), "num_parallel_reads", "num_parallel_calls");
+  RecordSite(*p, a, reads, read.name(), "num_parallel_reads", "cycle_length");
   int64_t parallel = 1;
   if (reads && reads->Is(Value::Kind::kSymbol) && reads->SymbolTail() == "AUTOTUNE") {
     parallel = -1;
@@ -439,9 +443,9 @@ Value MakeCsvDataset(PythonReader& r, const CallArgs& a) {
   if (parallel > 0) il->set_cycle_length(parallel);
   il->set_block_length(1);
   il->set_num_parallel_calls(parallel);
-  if (const Value* sloppy = a.Get(16, "sloppy"); sloppy && sloppy->Is(Value::Kind::kBool)) {
-    il->set_deterministic(!sloppy->b);
-  }
+  const Value* sloppy = a.Get(16, "sloppy");
+  RecordSite(*p, a, sloppy, read.name(), "sloppy", "deterministic", /*inverted=*/true);
+  if (sloppy && sloppy->Is(Value::Kind::kBool)) il->set_deterministic(!sloppy->b);
   p->op_at[read.name()] = a.node.start();
   p->ops.push_back(read);
 
@@ -452,6 +456,7 @@ Value MakeCsvDataset(PythonReader& r, const CallArgs& a) {
     spec::Op mix;
     mix.set_name(p->FreshName("shuffle"));
     const Value* size = a.Get(12, "shuffle_buffer_size");
+    RecordSite(*p, a, size, mix.name(), "shuffle_buffer_size", "buffer_size");
     mix.mutable_shuffle()->set_buffer_size(size && size->AsInt() ? *size->AsInt() : 10000);
     if (const Value* seed = a.Get(13, "shuffle_seed"); seed && seed->AsInt()) {
       mix.mutable_shuffle()->set_seed(*seed->AsInt());
@@ -480,6 +485,7 @@ Value MakeCsvDataset(PythonReader& r, const CallArgs& a) {
   spec::Op prefetch;
   prefetch.set_name(p->FreshName("prefetch"));
   const Value* depth = a.Get(14, "prefetch_buffer_size");
+  RecordSite(*p, a, depth, prefetch.name(), "prefetch_buffer_size", "buffer_size");
   prefetch.mutable_prefetch()->set_buffer_size(depth && depth->AsInt() ? *depth->AsInt() : -1);
   p->ops.push_back(prefetch);
   p->Note(

@@ -1219,6 +1219,53 @@ loader = torch.utils.data.DataLoader(ds, batch_size=8, num_workers=4, persistent
 // A loader tuned to fetch whole batches (batch_at_source) is written as PyTorch spells it: a
 // BatchSampler around its order and batch_size=None, shuffle=False beside a sampler, and the
 // import; the file then reads back to the tuned loader. (PyTorch 1.13 runs the result.)
+// make_csv_dataset's arguments are not the knobs they set: the tuned interleave's
+// parallelism (and cycle length, the same argument) goes back as num_parallel_reads, its
+// determinism as sloppy, the buffers as shuffle_buffer_size and prefetch_buffer_size.
+TEST(CodePatchTest, ACsvDatasetsTunedKnobsGoBackAsItsOwnArguments) {
+  const std::string source = R"(import tensorflow as tf
+ds = tf.data.experimental.make_csv_dataset("a.csv", batch_size=32, shuffle_buffer_size=500)
+)";
+  const auto original = Import(source);
+  spec::PipelineSpec tuned = original.spec;
+  for (spec::Op& op : *tuned.mutable_ops()) {
+    if (op.has_interleave()) {
+      op.mutable_interleave()->set_num_parallel_calls(4);
+      op.mutable_interleave()->set_cycle_length(4);
+      op.mutable_interleave()->set_deterministic(false);
+    }
+    if (op.has_shuffle()) op.mutable_shuffle()->set_buffer_size(2000);
+    if (op.has_prefetch()) op.mutable_prefetch()->set_buffer_size(8);
+    if (op.has_batch()) op.mutable_batch()->set_batch_size(64);
+  }
+  const auto patched = PatchCode(original, tuned);
+  ASSERT_TRUE(patched.ok());
+  EXPECT_EQ(patched->text, R"(import tensorflow as tf
+ds = tf.data.experimental.make_csv_dataset("a.csv", batch_size=64, shuffle_buffer_size=2000, num_parallel_reads=4, sloppy=True, prefetch_buffer_size=8)
+)");
+  // Read back, the written file is the tuned pipeline.
+  const auto again = Import(patched->text);
+  for (const spec::Op& op : again.spec.ops()) {
+    if (op.has_interleave()) {
+      EXPECT_EQ(op.interleave().num_parallel_calls(), 4);
+      EXPECT_EQ(op.interleave().cycle_length(), 4);
+      EXPECT_FALSE(op.interleave().deterministic());
+    }
+  }
+  // Two values for one argument: the parallelism is written, the cycle length said.
+  tuned.mutable_ops(0)->mutable_interleave()->set_cycle_length(2);
+  const auto split = PatchCode(original, tuned);
+  ASSERT_TRUE(split.ok());
+  EXPECT_NE(split->text.find("num_parallel_reads=4"), std::string::npos) << split->text;
+  bool said = false;
+  for (const auto& n : split->notes) {
+    said |= n.find(
+                "interleave.cycle_length = 2: not written, as `num_parallel_reads` carries "
+                "interleave.num_parallel_calls = 4") != std::string::npos;
+  }
+  EXPECT_TRUE(said);
+}
+
 TEST(CodePatchTest, ALoaderTunedToFetchWholeBatchesGetsABatchSampler) {
   const std::string source = R"(import torch
 from torch.utils.data import DataLoader, TensorDataset
