@@ -48,6 +48,16 @@ double ElementsPerSecond(const trace::Model& trace, uint16_t op) {
   return t1 > t0 ? static_cast<double>(elements) / (static_cast<double>(t1 - t0) / 1e9) : 0;
 }
 
+// A simulation as long as the recorded run, from 1 s to kMaxSimulatedNs: what each round of
+// matching simulates.
+sim::SimulationOptions MatchingRun(const trace::Model& recorded) {
+  sim::SimulationOptions options;
+  options.duration_s = static_cast<double>(std::clamp<int64_t>(recorded.duration_ns(),
+                                                               1'000'000'000, kMaxSimulatedNs)) /
+                       1e9;
+  return options;
+}
+
 struct Target {
   uint16_t op;
   std::string name;
@@ -80,10 +90,7 @@ void MatchSimulatedSpans(const trace::Model& recorded, const spec::PipelineSpec&
                          std::vector<std::string>& notes) {
   std::vector<Target> targets = Targets(recorded, ops, model);
   if (targets.empty()) return;
-  sim::SimulationOptions options;
-  options.duration_s = static_cast<double>(std::clamp<int64_t>(recorded.duration_ns(),
-                                                               1'000'000'000, kMaxSimulatedNs)) /
-                       1e9;
+  sim::SimulationOptions options = MatchingRun(recorded);
   for (int round = 0; round < kMaxRounds; ++round) {
     trace::Model simulated;
     options.sinks = {&simulated};
@@ -167,10 +174,7 @@ void FitInterpreterLock(const trace::Model& recorded, const spec::PipelineSpec& 
     }
   }
   if (targets.empty()) return;
-  sim::SimulationOptions options;
-  options.duration_s = static_cast<double>(std::clamp<int64_t>(recorded.duration_ns(),
-                                                               1'000'000'000, kMaxSimulatedNs)) /
-                       1e9;
+  sim::SimulationOptions options = MatchingRun(recorded);
   // Simulates with each target's share as `share_of` says; the simulated elements per second
   // by target, or nothing on an error (noted).
   auto simulate = [&](auto share_of) -> std::optional<std::vector<double>> {
