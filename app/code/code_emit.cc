@@ -143,6 +143,7 @@ struct Emitter {
         }
         if (!csv.field_delim().empty()) f << ", field_delim=" << Quote(csv.field_delim());
         if (csv.quotes_are_text()) f << ", use_quote_delim=False";
+        if (!csv.na_value().empty()) f << ", na_value=" << Quote(csv.na_value());
         if (csv.select_cols_size() > 0) {
           f << ", select_cols=[";
           for (int k = 0; k < csv.select_cols_size(); ++k)

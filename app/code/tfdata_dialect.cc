@@ -356,8 +356,9 @@ Value CsvDataset(PythonReader& r, const CallArgs& a) {
   if (const Value* c = a.Get(2, "compression_type")) files.keyword["compression_type"] = *c;
   Value read = FileSource(r, files, "text_line");
   auto p = std::const_pointer_cast<Pipeline>(read.pipeline);
-  spec::Op parse = CsvParse(*p, CsvWork(a.Get(1, "record_defaults"), a.Get(5, "field_delim"),
-                                        a.Get(6, "use_quote_delim"), a.Get(8, "select_cols")));
+  spec::Op parse = CsvParse(
+      *p, CsvWork(a.Get(1, "record_defaults"), a.Get(5, "field_delim"), a.Get(7, "na_value"),
+                  a.Get(6, "use_quote_delim"), a.Get(8, "select_cols")));
   p->op_at[parse.name()] = a.node.start();
   p->Note(a.node.start(),
           "CsvDataset reads its files' lines and parses each in the same op: "
@@ -421,8 +422,9 @@ Value MakeCsvDataset(PythonReader& r, const CallArgs& a) {
     *il->add_ops() = SkipHeader(*p);
     p->op_at[il->ops(0).name()] = a.node.start();
   }
-  *il->add_ops() = CsvParse(*p, CsvWork(a.Get(3, "column_defaults"), a.Get(6, "field_delim"),
-                                        a.Get(7, "use_quote_delim"), a.Get(5, "select_columns")));
+  *il->add_ops() = CsvParse(
+      *p, CsvWork(a.Get(3, "column_defaults"), a.Get(6, "field_delim"), a.Get(8, "na_value"),
+                  a.Get(7, "use_quote_delim"), a.Get(5, "select_columns")));
   p->op_at[il->ops(il->ops_size() - 1).name()] = a.node.start();
   // Tuned values go back into the call's own arguments: num_parallel_reads is the
   // interleave's parallelism (and its cycle length), sloppy its determinism turned round.

@@ -81,8 +81,8 @@ void BuildResize(const CallArgs& args, spec::WorkFunction& fn) {
 
 void BuildCsv(const CallArgs& args, spec::WorkFunction& fn) {
   // tf.io.decode_csv(records, record_defaults, field_delim, use_quote_delim, ...): the later
-  // positions differ between TensorFlow 1 and 2, so select_cols by keyword only.
-  fn = CsvWork(args.Get(1, "record_defaults"), args.Get(2, "field_delim"),
+  // positions differ between TensorFlow 1 and 2, so na_value and select_cols by keyword only.
+  fn = CsvWork(args.Get(1, "record_defaults"), args.Get(2, "field_delim"), args.Get("na_value"),
                args.Get(3, "use_quote_delim"), args.Get("select_cols"));
 }
 
@@ -334,7 +334,8 @@ StageWork ReadWork(PythonReader& reader, const Value& function, const std::strin
 }
 
 spec::WorkFunction CsvWork(const Value* record_defaults, const Value* field_delim,
-                           const Value* use_quote_delim, const Value* select_cols) {
+                           const Value* na_value, const Value* use_quote_delim,
+                           const Value* select_cols) {
   spec::WorkFunction fn;
   auto* csv = fn.mutable_decode_csv();
   const bool selects = select_cols && select_cols->Is(Value::Kind::kList);
@@ -354,6 +355,7 @@ spec::WorkFunction CsvWork(const Value* record_defaults, const Value* field_deli
   if (use_quote_delim && use_quote_delim->Is(Value::Kind::kBool) && !use_quote_delim->b) {
     csv->set_quotes_are_text(true);
   }
+  if (na_value && na_value->Is(Value::Kind::kString)) csv->set_na_value(na_value->s);
   return fn;
 }
 

@@ -69,7 +69,8 @@ StageWork ReadWork(PythonReader& reader, const Value& function, const std::strin
 // select_cols), field_delim, use_quote_delim and select_cols. CsvDataset and
 // make_csv_dataset parse their lines with the same.
 spec::WorkFunction CsvWork(const Value* record_defaults, const Value* field_delim,
-                           const Value* use_quote_delim, const Value* select_cols);
+                           const Value* na_value, const Value* use_quote_delim,
+                           const Value* select_cols);
 
 // tf.string -> "bytes", tf.int64 -> "int64", tf.float32 -> "float"; empty when unknown.
 std::string FeatureDtype(const Value& dtype);

@@ -8,8 +8,10 @@ namespace pipescope::engine {
 namespace {
 
 // A field's text as a number: leading and trailing spaces allowed (as TensorFlow allows
-// for numeric fields), empty is 0, anything else that is not a whole number is NaN.
-float FieldValue(std::string_view text) {
+// for numeric fields), empty or `na_value` is 0 (the numeric default), anything else that
+// is not a whole number is NaN.
+float FieldValue(std::string_view text, std::string_view na_value) {
+  if (!na_value.empty() && text == na_value) return 0.0f;
   while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
   while (!text.empty() && (text.back() == ' ' || text.back() == '\t' || text.back() == '\r')) {
     text.remove_suffix(1);
@@ -68,12 +70,12 @@ Status ParseCsvLine(std::string_view line, const CsvRules& rules, int64_t index,
         return InvalidArgument(Where(index, j) +
                                ": a quoted field must end at a delimiter or the line's end");
       }
-      keep(FieldValue(unquoted));
+      keep(FieldValue(unquoted, rules.na_value));
       i = j;
     } else {
       const size_t end = line.find(rules.delimiter, i);
       const size_t stop = end == std::string_view::npos ? line.size() : end;
-      keep(FieldValue(line.substr(i, stop - i)));
+      keep(FieldValue(line.substr(i, stop - i), rules.na_value));
       i = stop;
     }
     ++field;
@@ -111,6 +113,7 @@ Result<std::unique_ptr<WorkFunction>> DecodeCsv::Create(const spec::DecodeCsv& s
     return InvalidArgument("decode_csv: field_delim cannot be a quote or a newline");
   }
   rules.quotes = !spec.quotes_are_text();
+  rules.na_value = spec.na_value();
   if (spec.columns() < 0) return InvalidArgument("decode_csv: columns must be 0 or more");
   rules.columns = spec.columns();
   for (int64_t c : spec.select_cols()) {

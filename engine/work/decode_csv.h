@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -19,6 +20,7 @@ struct CsvRules {
   bool quotes = true;           // a field in double quotes may hold the delimiter and ""
   int64_t columns = 0;          // fields a line must have; 0: as many as the first line has
   std::vector<int64_t> select;  // the fields kept, in order; empty: all
+  std::string na_value;         // a field of this text is missing: 0, as an empty one
 };
 
 // The fields of one line as float32 values (appended to `out`), or an error naming the

@@ -688,6 +688,34 @@ model.fit(S(), workers=2, use_multiprocessing=False, max_queue_size=5)
   ExpectRoundTrip("ds = tf.data.Dataset.from_generator(gen, output_types=tf.int64).batch(4)\n");
 }
 
+// na_value, in each spelling that takes it: the parse counts a field of that text as
+// missing, and the emitted code passes it on.
+TEST(CodeImportTest, ACsvNaValueIsReadAndWrittenBack) {
+  // Real files: on stand-in records the parse is a cost, not decode_csv.
+  const auto dir = std::filesystem::temp_directory_path() / "pipescope_na_value_test";
+  std::filesystem::create_directories(dir);
+  for (const char* name : {"a.csv", "b.csv"}) std::ofstream(dir / name) << "1,?,3\n";
+  const std::string a = (dir / "a.csv").string(), b = (dir / "b.csv").string();
+  const auto mapped = Import("ds = tf.data.TextLineDataset(['" + a +
+                             "'])\nds = ds.map(lambda l: tf.io.decode_csv(l, [[0.0]] * 3, "
+                             "na_value=\"?\"))\n");
+  bool read = false;
+  for (const auto& op : mapped.spec.ops()) {
+    if (op.has_map() && op.map().fn().has_decode_csv()) {
+      read = op.map().fn().decode_csv().na_value() == "?";
+    }
+  }
+  EXPECT_TRUE(read) << mapped.spec.DebugString();
+  auto text = EmitCode(AsWritten(mapped), "tfdata");
+  ASSERT_TRUE(text.ok());
+  EXPECT_NE(text->text.find("na_value=\"?\""), std::string::npos) << text->text;
+  const auto csv = Import("ds = tf.data.experimental.CsvDataset(['" + a + "', '" + b +
+                          "'], [0.0] * 3, na_value='NA')\n");
+  ASSERT_GE(csv.spec.ops_size(), 1);
+  EXPECT_EQ(csv.spec.ops(0).map().fn().decode_csv().na_value(), "NA");
+  std::filesystem::remove_all(dir);
+}
+
 // CSV files begin with their column names: make_csv_dataset (header=True by default) and
 // CsvDataset(header=True) drop each file's first line before the parse, as TensorFlow's
 // readers do; a header read as a row was a row of NaN a file.

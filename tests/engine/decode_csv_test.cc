@@ -28,6 +28,18 @@ TEST(DecodeCsvTest, SplitsFieldsAndConvertsNumbers) {
   EXPECT_TRUE(std::isnan(text[0])) << "text that is not a number";
 }
 
+// na_value: a field of exactly that text is missing, its default (0) as an empty field's;
+// the same text inside a longer field, or without na_value, is text (NaN).
+TEST(DecodeCsvTest, AFieldOfTheNaValueIsItsDefault) {
+  CsvRules marked;
+  marked.na_value = "?";
+  EXPECT_EQ(Parsed("1,?,3", marked), (std::vector<float>{1, 0, 3}));
+  EXPECT_EQ(Parsed("\"?\",2", marked), (std::vector<float>{0, 2}));
+  const auto longer = Parsed("?1,2", marked);
+  EXPECT_TRUE(std::isnan(longer[0]));
+  EXPECT_TRUE(std::isnan(Parsed("1,?,3")[1]));
+}
+
 TEST(DecodeCsvTest, AQuotedFieldHoldsTheDelimiterAndDoubledQuotes) {
   const auto f = Parsed(R"("1,5","say ""2""",3)");
   ASSERT_EQ(f.size(), 3u);
