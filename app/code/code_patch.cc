@@ -62,6 +62,13 @@ struct Edit {
   std::string text;
 };
 
+// Keyword arguments (`name=value`, or several joined by ", ") as written in at the site:
+// after the arguments there are, or after a trailing comma, keeping it last.
+std::string ArgumentsAt(const KnobSite& site, const std::string& keywords) {
+  if (site.trailing_comma) return " " + keywords + ",";
+  return (site.call_has_arguments ? ", " : "") + keywords;
+}
+
 std::vector<std::string> Names(const spec::PipelineSpec& spec) {
   std::vector<std::string> names;
   for (const spec::Op& op : spec.ops()) names.push_back(op.name());
@@ -118,9 +125,11 @@ std::set<std::string> WriteFetchBatches(const ImportedCode& original, const spec
                               ", drop_last=" + (dl.drop_last() ? "True" : "False") + ")";
   if (batch->value_end > 0) {
     edits.push_back({batch->value_begin, batch->value_end, "None"});
-    edits.push_back({batch->insert_at, batch->insert_at, ", sampler=" + sampler});
+    edits.push_back(
+        {batch->insert_at, batch->insert_at, ArgumentsAt(*batch, "sampler=" + sampler)});
   } else {
-    edits.push_back({batch->insert_at, batch->insert_at, ", batch_size=None, sampler=" + sampler});
+    edits.push_back({batch->insert_at, batch->insert_at,
+                     ArgumentsAt(*batch, "batch_size=None, sampler=" + sampler)});
   }
   if (shuffle && shuffle->value_end > 0) {
     edits.push_back({shuffle->value_begin, shuffle->value_end, "False"});
@@ -334,8 +343,7 @@ engine::Result<EmittedCode> PatchCode(const ImportedCode& original,
                           "`, which may hold it; set it there");
     } else {
       edits.push_back(
-          {site.insert_at, site.insert_at,
-           std::string(site.call_has_arguments ? ", " : "") + keyword + "=" + *new_code});
+          {site.insert_at, site.insert_at, ArgumentsAt(site, keyword + "=" + *new_code)});
     }
   }
   // What arguments cannot say: ops moved and added, written where the code makes each op

@@ -80,6 +80,9 @@ struct KnobSite {
   size_t value_begin = 0, value_end = 0;  // value_end == 0: the call leaves the knob out
   size_t insert_at = 0;
   bool call_has_arguments = false;
+  // The arguments end with a comma (`num_epochs=None,` before the `)` on a line of its
+  // own): a keyword goes after it, and takes one of its own.
+  bool trailing_comma = false;
   // The call passes `**kwargs` whose keys are not known: a keyword written in may repeat one
   // of them, which Python refuses (TypeError: got multiple values for keyword argument).
   std::string unknown_splat;

@@ -34,7 +34,22 @@ void RecordSite(Pipeline& pipeline, const CallArgs& args, const Value* v, const 
   }
   site.unknown_splat = args.unknown_splat;
   site.insert_at = list.end_byte() - 1;  // before ')'
-  site.call_has_arguments = !list.code_children().empty();
+  const std::vector<SyntaxNode> arguments = list.code_children();
+  site.call_has_arguments = !arguments.empty();
+  if (site.call_has_arguments) {
+    // After the last argument: a comma before the ')' (comments skipped) is a trailing one.
+    const std::string_view text = list.text();
+    for (size_t i = arguments.back().end_byte() - list.start_byte(); i + 1 < text.size(); ++i) {
+      if (text[i] == '#') {
+        i = text.find('\n', i);
+        if (i == std::string_view::npos) break;
+      } else if (text[i] == ',') {
+        site.trailing_comma = true;
+        site.insert_at = list.start_byte() + i + 1;
+        break;
+      }
+    }
+  }
   if (!knob.empty()) site.keyword = name;
   site.inverted = inverted;
   site.order = pipeline.sites.size();

@@ -1280,6 +1280,29 @@ ds = tf.data.experimental.make_csv_dataset("a.csv", batch_size=64, shuffle_buffe
       EXPECT_FALSE(op.interleave().deterministic());
     }
   }
+  // Arguments that end with a comma, the ')' on a line of its own: each keyword goes after
+  // the comma and keeps one, so the call stays Python.
+  const std::string trailing = R"(import tensorflow as tf
+ds = tf.data.experimental.make_csv_dataset(
+    "a.csv",
+    batch_size=32,  # small, to show it
+    num_epochs=None,
+)
+)";
+  const auto with_comma = Import(trailing);
+  spec::PipelineSpec faster = with_comma.spec;
+  faster.mutable_ops(0)->mutable_interleave()->set_num_parallel_calls(2);
+  faster.mutable_ops(0)->mutable_interleave()->set_cycle_length(2);
+  faster.mutable_ops(0)->mutable_interleave()->set_deterministic(false);
+  const auto comma = PatchCode(with_comma, faster);
+  ASSERT_TRUE(comma.ok());
+  EXPECT_EQ(comma->text, R"(import tensorflow as tf
+ds = tf.data.experimental.make_csv_dataset(
+    "a.csv",
+    batch_size=32,  # small, to show it
+    num_epochs=None, num_parallel_reads=2, sloppy=True,
+)
+)");
   // Two values for one argument: the parallelism is written, the cycle length said.
   tuned.mutable_ops(0)->mutable_interleave()->set_cycle_length(2);
   const auto split = PatchCode(original, tuned);
