@@ -1,5 +1,7 @@
 #include "engine/runtime/pipeline_builder.h"
 
+#include <algorithm>
+
 #include "engine/core/duration.h"
 #include "engine/ops/ops.h"
 #include "engine/runtime/op_factories.h"
@@ -26,11 +28,15 @@ class Builder {
   }
 
  private:
-  // The op's planned knob `name` as a Tunable, with its range from the kind's description.
+  // The op's planned knob `name` as a Tunable, with its range from the kind's description:
+  // from where tuners start (TuneMin), or lower where the spec starts it lower and the kind
+  // allows it. A DataLoader's num_workers=0 (and Keras's workers=0) is the main process
+  // fetching; clamped to the tuners' 1 it ran one worker process instead.
   TunablePtr Knob(const PlannedOp& p, std::string_view name) {
     const PlannedKnob& k = p.Knob(name);
-    return registry_.Knob(p.op->name(), std::string(name), k.start, TuneMin(*k.description),
-                          k.description->max, k.autotune());
+    const int64_t min = std::max(k.description->min, std::min(TuneMin(*k.description), k.start));
+    return registry_.Knob(p.op->name(), std::string(name), k.start, min, k.description->max,
+                          k.autotune());
   }
 
   Result<SyntheticRecords> Synthetic(int64_t records, int64_t bytes, const std::string& open,

@@ -29,6 +29,7 @@ namespace {
 
 using testing::Drain;
 using testing::MakePipeline;
+using testing::MakeRecordedPipeline;
 using testing::Values;
 
 struct OpCase {
@@ -298,6 +299,35 @@ TEST(DataLoaderEngineTest, AWholeBatchIsOneCallOfTheDataset) {
   };
   EXPECT_EQ(marks(first_batch(true)), 1u) << "one call made the whole batch";
   EXPECT_EQ(marks(first_batch(false)), 4u) << "item by item, four calls";
+}
+
+// DataLoader(num_workers=0) fetches in the main process, on the caller's thread: no worker
+// is started, the loader's own calls do the work, and its knob may stay at 0 (tuners start
+// from 1). It once ran one worker process, the knob clamped to the tuners' range.
+TEST(DataLoaderEngineTest, NoWorkersFetchInTheMainProcess) {
+  auto worker_threads = [](int workers) {
+    auto run = MakeRecordedPipeline(
+        "source { range { start: 0 stop: 16 } } ops { name: \"loader\" dataloader { "
+        "batch_size: 4 num_workers: " +
+        std::to_string(workers) +
+        " worker_startup: \"0s\" getitem { python { duration: "
+        "\"10us\" } } } }");
+    EXPECT_EQ(Drain(*run.pipeline).size(), 4u);
+    bool knob_at_zero_allowed = false;
+    for (const auto& k : run.pipeline->Knobs()) {
+      if (k.op == "loader" && k.knob == "num_workers") {
+        EXPECT_EQ(k.value, workers);
+        knob_at_zero_allowed = k.min == 0;
+      }
+    }
+    EXPECT_EQ(knob_at_zero_allowed, workers == 0);
+    run.Finish();
+    int threads = 0;
+    for (const auto& [id, name] : run.model->threads()) threads += name.rfind("loader/", 0) == 0;
+    return threads;
+  };
+  EXPECT_EQ(worker_threads(0), 0);
+  EXPECT_EQ(worker_threads(2), 2);
 }
 
 }  // namespace
