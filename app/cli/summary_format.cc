@@ -121,6 +121,7 @@ nlohmann::json SummaryToJson(const trace::RangeAnalysis& a, const SummaryContext
   j["startup_s"] = static_cast<double>(a.startup_ns) / 1e9;
   j["steps"] = a.steps;
   j["steps_per_s"] = a.steps_per_s;
+  j["steps_per_s_half_width"] = a.steps_per_s_half_width;  // its 95% interval's half
   j["elements"] = a.elements;
   j["elements_per_s"] = a.elements_per_s;
   j["input_wait_fraction"] = a.input_wait_fraction;
@@ -167,9 +168,15 @@ std::string SummaryToText(const trace::RangeAnalysis& a, const SummaryContext& c
   char line[320];
   const std::string where =
       c.device == "cpu" ? "trained on the CPU" : "on the " + c.device + " device";
-  std::snprintf(line, sizeof line, "%lld steps in %.2f s %s: %.1f steps/s, %.1f elements/s%s\n",
+  // The rate with its 95% interval where the steps' times give one (README: two rates
+  // closer than their intervals are a tie).
+  char interval[48] = "";
+  if (a.steps_per_s_half_width > 0) {
+    std::snprintf(interval, sizeof interval, " ± %.1f", a.steps_per_s_half_width);
+  }
+  std::snprintf(line, sizeof line, "%lld steps in %.2f s %s: %.1f%s steps/s, %.1f elements/s%s\n",
                 static_cast<long long>(a.steps), a.duration_s, where.c_str(), a.steps_per_s,
-                a.elements_per_s, c.end_of_data ? " (end of data)" : "");
+                interval, a.elements_per_s, c.end_of_data ? " (end of data)" : "");
   out += line;
   if (a.startup_ns > 0) {
     std::snprintf(line, sizeof line,

@@ -149,5 +149,21 @@ TEST(FigureTableTest, TheCliShowsEachFigureWhereItsViewsSay) {
   EXPECT_NE(text.find("3090.5 µs"), std::string::npos) << text;
 }
 
+// The rate comes with its 95% interval, in the text and --json, where the steps' times give
+// one; a run whose steps all took the same time (a simulation of constant costs) has none.
+TEST(FigureTableTest, TheRateIsPrintedWithItsInterval) {
+  trace::RangeAnalysis a;
+  a.steps = 400;
+  a.duration_s = 5;
+  a.steps_per_s = 80.6;
+  a.steps_per_s_half_width = 1.04;
+  cli::SummaryContext c;
+  EXPECT_NE(cli::SummaryToText(a, c).find(": 80.6 ± 1.0 steps/s"), std::string::npos)
+      << cli::SummaryToText(a, c);
+  EXPECT_DOUBLE_EQ(cli::SummaryToJson(a, c)["steps_per_s_half_width"].get<double>(), 1.04);
+  a.steps_per_s_half_width = 0;
+  EXPECT_NE(cli::SummaryToText(a, c).find(": 80.6 steps/s"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace pipescope::session
