@@ -365,7 +365,7 @@ struct Emitter {
         m << ")";
         // import-code gives a traced function TensorFlow's dispatch (TfDataCallOverhead);
         // a map that pays another is said so, none included.
-        const std::string read_back = map.fn().has_python() ? "" : TfDataCallOverhead();
+        const std::string read_back = TfDataCallOverhead();
         if (map.call_overhead() != read_back) {
           Pragma(op.name() +
                  ".call_overhead=" + (map.call_overhead().empty() ? "0us" : map.call_overhead()));

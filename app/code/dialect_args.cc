@@ -121,13 +121,20 @@ void NoteWork(Pipeline& pipeline, SourcePoint at, const std::string& op, const S
                           " a call until set: --set " + op + "." + cost_knob +
                           "=DURATION (or calibrate from a trace)");
   }
-  if (tfdata_map && !work.fn.has_python()) {
-    pipeline.Note(at, "each call of '" + op + "' pays TensorFlow's dispatch of a map function " +
-                          "beside its ops, which batching before the map pays once per batch: " +
-                          TfDataCallOverhead() +
-                          " a call stands in (from tensorflow#390's figures; not measured "
-                          "here): --set " +
-                          op + ".call_overhead=DURATION");
+  if (tfdata_map) {
+    // py_function's bridge converts the tensors to NumPy and back on every call as well:
+    // not measured here (no TensorFlow), so not in the stand-in, and said.
+    pipeline.Note(
+        at,
+        "each call of '" + op + "' pays TensorFlow's dispatch of a map function " + "beside its " +
+            (work.fn.has_python() ? "Python" : "ops") +
+            ", which batching before the map pays once per batch: " + TfDataCallOverhead() +
+            " a call stands in (from tensorflow#390's figures; not measured "
+            "here" +
+            (work.fn.has_python() ? "; py_function's conversion of the tensors to NumPy and back "
+                                    "costs more, not counted"
+                                  : "") +
+            "): --set " + op + ".call_overhead=DURATION");
   }
   for (const std::string& unknown : work.transforms.not_costed) {
     pipeline.Note(at, NotCostedNote(op, unknown));

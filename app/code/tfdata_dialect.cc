@@ -643,9 +643,9 @@ Value Map(PythonReader& r, const Pipeline& in, const CallArgs& a, size_t npc_pos
     m->set_num_parallel_calls(ReadKnob(p, a, npc_position, "num_parallel_calls", op.name(),
                                        "sequential (tf.data's default)")
                                   .value_or(0));
-    // A traced function's dispatch on every call (Python's py_function has its own, the
-    // spec's default for Python work).
-    if (!work.fn.has_python()) m->set_call_overhead(TfDataCallOverhead());
+    // A traced function's dispatch on every call: a map whose function calls
+    // tf.py_function pays it too, before the bridge into Python.
+    m->set_call_overhead(TfDataCallOverhead());
     if (const auto d = ReadFlag(p, a, npc_position + 1, "deterministic", op.name())) {
       m->set_deterministic(*d);
     }
