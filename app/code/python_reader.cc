@@ -682,6 +682,18 @@ Value PythonReader::Binary(const SyntaxNode& node) {
     }
     return v;
   }
+  // True division of two known numbers, a float: math.ceil(n / batch_size) sizes a Keras
+  // Sequence (its __len__).
+  const auto number = [](const Value& n) -> std::optional<double> {
+    if (n.Is(Value::Kind::kInt)) return static_cast<double>(n.i);
+    if (n.Is(Value::Kind::kFloat)) return n.f;
+    return std::nullopt;
+  };
+  if (const auto p = number(a), q = number(b); op == "/" && p && q && *q != 0) {
+    v.kind = Value::Kind::kFloat;
+    v.f = *p / *q;
+    return v;
+  }
   const auto x = a.AsInt(), y = b.AsInt();
   if (a.Is(Value::Kind::kFloat) || b.Is(Value::Kind::kFloat)) return v;  // not a knob
   if (!x || !y) return v;
@@ -692,8 +704,9 @@ Value PythonReader::Binary(const SyntaxNode& node) {
     v.i = *x - *y;
   } else if (op == "*") {
     v.i = *x * *y;
-  } else if (op == "//" && *y != 0) {
-    v.i = *x / *y;
+  } else if (op == "//" && *y != 0 && !(*y == -1 && *x == INT64_MIN)) {
+    // Python's floor division: -7 // 2 is -4, where C++ truncates to -3.
+    v.i = *x / *y - ((*x % *y != 0 && (*x < 0) != (*y < 0)) ? 1 : 0);
   } else {
     v.kind = Value::Kind::kUnknown;
   }

@@ -1,5 +1,6 @@
 #include "app/code/tensor_values.h"
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -156,6 +157,27 @@ std::map<std::string, Dialect::Function> TensorConstructors() {
     }
     return Value{.node = a.node};
   };
+  // A length as Python rounds it: math.ceil(n / batch_size), int(np.ceil(...)), n // b.
+  const auto rounded = [](double (*round)(double), bool to_int) {
+    return [round, to_int](PythonReader&, const CallArgs& a) {
+      const Value* of = a.Get(0, "x");
+      if (!of || !(of->Is(Value::Kind::kFloat) || of->Is(Value::Kind::kInt))) {
+        return Value{.node = a.node};
+      }
+      const double x = of->Is(Value::Kind::kInt) ? static_cast<double>(of->i) : of->f;
+      if (!std::isfinite(x) || std::abs(x) > 9e15) return Value{.node = a.node};
+      if (!to_int) return Value{.kind = Value::Kind::kFloat, .f = round(x), .node = a.node};
+      return Value{.kind = Value::Kind::kInt, .i = static_cast<int64_t>(round(x)), .node = a.node};
+    };
+  };
+  double (*const ceil)(double) = [](double x) { return std::ceil(x); };
+  double (*const floor)(double) = [](double x) { return std::floor(x); };
+  f["math.ceil"] = rounded(ceil, true);
+  f["math.floor"] = rounded(floor, true);
+  f["int"] = rounded([](double x) { return std::trunc(x); }, true);
+  f["float"] = rounded([](double x) { return x; }, false);
+  f["numpy.ceil"] = rounded(ceil, false);
+  f["numpy.floor"] = rounded(floor, false);
   f["torch.arange"] = Arange;
   f["numpy.arange"] = Arange;
   for (const char* name : {"torch.from_numpy", "torch.as_tensor", "torch.tensor"}) {

@@ -688,6 +688,32 @@ model.fit(S(), workers=2, use_multiprocessing=False, max_queue_size=5)
   ExpectRoundTrip("ds = tf.data.Dataset.from_generator(gen, output_types=tf.int64).batch(4)\n");
 }
 
+// A Keras Sequence's length as Keras's own example writes it, math.ceil of a true division
+// (and int(np.ceil(...)), and floor division, Python's: -7 // 2 is -4).
+TEST(CodeImportTest, ASequencesLengthIsRoundedAsPythonRoundsIt) {
+  for (const std::string& length :
+       {"math.ceil(self.n / self.batch_size)", "int(np.ceil(self.n / float(self.batch_size)))",
+        "(self.n + self.batch_size - 1) // self.batch_size"}) {
+    const auto c = Import(R"(import math
+import numpy as np
+from tensorflow import keras
+class Seq(keras.utils.Sequence):
+    def __init__(self, n=20000, batch_size=32):
+        self.n = n
+        self.batch_size = batch_size
+    def __len__(self):
+        return )" + length +
+                          R"(
+    def __getitem__(self, i):
+        return i
+model.fit(Seq(), workers=2)
+)");
+    EXPECT_EQ(c.spec.source().range().stop(), 625) << length << "\n" << Notes(c);
+  }
+  const auto floor = Import("import tensorflow as tf\nds = tf.data.Dataset.range(-7 // 2, 3)\n");
+  EXPECT_EQ(floor.spec.source().range().start(), -4);
+}
+
 // na_value, in each spelling that takes it: the parse counts a field of that text as
 // missing, and the emitted code passes it on.
 TEST(CodeImportTest, ACsvNaValueIsReadAndWrittenBack) {
