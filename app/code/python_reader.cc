@@ -704,7 +704,7 @@ Value PythonReader::Binary(const SyntaxNode& node) {
     v.i = *x - *y;
   } else if (op == "*") {
     v.i = *x * *y;
-  } else if (op == "//" && *y != 0 && !(*y == -1 && *x == INT64_MIN)) {
+  } else if (op == "//" && *y != 0 && !(*y == -1 && *x == std::numeric_limits<int64_t>::min())) {
     // Python's floor division: -7 // 2 is -4, where C++ truncates to -3.
     v.i = *x / *y - ((*x % *y != 0 && (*x < 0) != (*y < 0)) ? 1 : 0);
   } else {
