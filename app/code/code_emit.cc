@@ -656,6 +656,11 @@ engine::Result<EmittedCode> EmitLoader(const spec::PipelineSpec& spec, bool kera
                             ? spec.source().range().stop() - spec.source().range().start()
                             : 10000;
   const std::string cls = keras ? "SpecSequence" : "SpecDataset";
+  // A repeat of a count after Keras's fit: its epochs (import-code's fit_epochs).
+  int64_t fit_epochs = 0;
+  for (const spec::Op& op : spec.ops()) {
+    if (keras && op.has_repeat() && op.repeat().count() > 1) fit_epochs = op.repeat().count();
+  }
   std::ostringstream c;
   std::string imports;
   if (keras) {
@@ -676,6 +681,7 @@ engine::Result<EmittedCode> EmitLoader(const spec::PipelineSpec& spec, bool kera
     if (kf.has_workers()) c << ",\n    workers=" << kf.workers();
     c << ",\n    use_multiprocessing=" << Bool(kf.use_multiprocessing());
     if (kf.has_max_queue_size()) c << ",\n    max_queue_size=" << kf.max_queue_size();
+    if (fit_epochs > 0) c << ",\n    epochs=" << fit_epochs;
     c << ")\n";
     if (kf.getitem().has_python()) e.Pragma("fit.cost=" + kf.getitem().python().duration());
     if (!kf.worker_startup().empty()) e.Pragma("fit.worker_startup=" + kf.worker_startup());

@@ -464,6 +464,20 @@ Value Fit(PythonReader& r, const CallArgs& a, bool generator_call) {
     NoteWork(*p, a.node.start(), op_name, work);
   }
   p->ops.push_back(op);
+  // fit(..., epochs=N): Keras's enqueuer goes over the Sequence (or steps_per_epoch of the
+  // generator) N times, with a new pool of workers each epoch: a repeat after it.
+  const Value* epochs = a.Get(3, "epochs");
+  const auto n = epochs && !epochs->Is(Value::Kind::kBool) ? epochs->AsInt() : std::nullopt;
+  if (n && *n > 1) {
+    spec::Op repeat;
+    repeat.set_name(p->FreshName(kFitEpochs));
+    repeat.mutable_repeat()->set_count(*n);
+    p->ops.push_back(repeat);
+    p->Note(a.node.start(), "fit's " + std::to_string(*n) +
+                                " epochs each go over the sequence afresh, its workers started "
+                                "again: a repeat of " +
+                                std::to_string(*n) + " after it");
+  }
   return PipelineValue(std::move(p), a);
 }
 
