@@ -91,7 +91,7 @@ std::optional<bool> ReadFlag(Pipeline& pipeline, const CallArgs& args, size_t po
 }
 
 void NoteWork(Pipeline& pipeline, SourcePoint at, const std::string& op, const StageWork& work,
-              const std::string& cost_knob, bool tfdata_map) {
+              const std::string& cost_knob, bool tfdata_map, int64_t rows_per_call) {
   if (work.cost_is_parameter && !work.transforms.parts.empty()) {
     const std::string made =
         work.decodes_image.empty()
@@ -116,9 +116,15 @@ void NoteWork(Pipeline& pipeline, SourcePoint at, const std::string& op, const S
                           op + "." + cost_knob + "=DURATION (or calibrate from a trace)");
   } else if (work.cost_is_parameter) {
     const bool python = work.fn.has_python();
+    // TensorFlow ops on a batch work on every row (the engine's work after a batch runs once
+    // a row); a Python function is one call whatever it is given.
+    const bool per_row = !python && rows_per_call > 1;
+    const std::string each =
+        per_row ? " a row, " + std::to_string(rows_per_call) + " rows a call (it maps batches),"
+                : " a call";
     pipeline.Note(at, "'" + op + "' runs " + (python ? "Python" : "TensorFlow ops") +
-                          " whose cost the code does not show: " + DefaultStageCost() +
-                          " a call until set: --set " + op + "." + cost_knob +
+                          " whose cost the code does not show: " + DefaultStageCost() + each +
+                          " until set: --set " + op + "." + cost_knob +
                           "=DURATION (or calibrate from a trace)");
   }
   if (tfdata_map) {

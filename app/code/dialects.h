@@ -33,10 +33,12 @@ std::optional<bool> ReadFlag(Pipeline& pipeline, const CallArgs& args, size_t po
                              const std::string& name, const std::string& op);
 
 // A work function's note: its cost is a parameter, or the known work it leaves out; for a
-// tf.data map (`tfdata_map`), the dispatch each call pays.
+// tf.data map (`tfdata_map`), the dispatch each call pays. `rows_per_call` > 1: the map
+// takes batches of that many rows, and TensorFlow ops cost their stand-in a row.
 struct StageWork;
 void NoteWork(Pipeline& pipeline, SourcePoint at, const std::string& op, const StageWork& work,
-              const std::string& cost_knob = "cost", bool tfdata_map = false);
+              const std::string& cost_knob = "cost", bool tfdata_map = false,
+              int64_t rows_per_call = 1);
 
 Value PipelineValue(std::shared_ptr<Pipeline> pipeline, const CallArgs& args);
 

@@ -10,6 +10,7 @@
 #include "app/code/dialects.h"
 #include "app/code/tensor_values.h"
 #include "app/code/work_functions.h"
+#include "engine/spec/op_kinds.h"
 #include "engine/spec/op_values.h"
 #include "engine/work/work_registry.h"
 
@@ -347,6 +348,16 @@ bool HeaderIsTrue(const Value* header, bool unknown) {
   return header->Is(Value::Kind::kBool) ? header->b : unknown;
 }
 
+// The rows each call of a map appended to `p` takes: the last batch's size before it, 1
+// where none batches or an unbatch came after it.
+int64_t RowsPerCall(const Pipeline& p) {
+  for (auto it = p.ops.rbegin(); it != p.ops.rend(); ++it) {
+    if (const int64_t rows = engine::BatchSizeOf(*it); rows > 0) return rows;
+    if (it->has_unbatch()) return 1;
+  }
+  return 1;
+}
+
 // CsvDataset(filenames, record_defaults, compression_type, buffer_size, header, field_delim,
 // use_quote_delim, na_value, select_cols): its files' lines, each parsed in the same op.
 Value CsvDataset(PythonReader& r, const CallArgs& a) {
@@ -650,7 +661,7 @@ Value Map(PythonReader& r, const Pipeline& in, const CallArgs& a, size_t npc_pos
       m->set_deterministic(*d);
     }
     if (!work.batched_renames.empty()) p.batched_renames[op.name()] = work.batched_renames;
-    NoteWork(p, a.node.start(), op.name(), work, "cost", /*tfdata_map=*/true);
+    NoteWork(p, a.node.start(), op.name(), work, "cost", /*tfdata_map=*/true, RowsPerCall(p));
   });
 }
 

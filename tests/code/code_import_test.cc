@@ -688,6 +688,21 @@ model.fit(S(), workers=2, use_multiprocessing=False, max_queue_size=5)
   ExpectRoundTrip("ds = tf.data.Dataset.from_generator(gen, output_types=tf.int64).batch(4)\n");
 }
 
+// A map of TensorFlow ops after a batch works on every row: its stand-in cost is a row's,
+// and the note says how many rows a call takes; before the batch, a call's.
+TEST(CodeImportTest, AStandInCostAfterABatchIsARows) {
+  const auto c = Import(R"(import tensorflow as tf
+def pack(x):
+    return tf.stack([x, x])
+ds = tf.data.Dataset.range(100).map(pack).batch(32).map(pack)
+)");
+  EXPECT_TRUE(HasNote(c, 4,
+                      "'pack' runs TensorFlow ops whose cost the code does not show: "
+                      "100us a call until set"))
+      << Notes(c);
+  EXPECT_TRUE(HasNote(c, 4, "100us a row, 32 rows a call (it maps batches)")) << Notes(c);
+}
+
 // A Keras Sequence's length as Keras's own example writes it, math.ceil of a true division
 // (and int(np.ceil(...)), and floor division, Python's: -7 // 2 is -4).
 TEST(CodeImportTest, ASequencesLengthIsRoundedAsPythonRoundsIt) {
