@@ -260,6 +260,7 @@ TEST(LegendTest, ListsTheColoursTheTraceUsesAndNoOthers) {
   record::TraceBatch batch;
   batch.events.push_back({0, 900, 1, 0, 1, 3, record::EventKind::kWork, 0});
   batch.events.push_back({900, 1000, 0, 0, 1, 3, record::EventKind::kBlocked, 0});
+  batch.events.push_back({100, 300, 0, 0, 1, 3, record::EventKind::kLockWait, 0});
   batch.events.push_back({0, 500, 0, 0, 2, record::kConsumerOp, record::EventKind::kInputWait, 0});
   batch.events.push_back({500, 900, 1, 0, 0, record::kDeviceOp, record::EventKind::kStep, 0});
   batch.knob_changes.push_back({400, 3, "num_parallel_calls", 1, 2, "autotuner"});
@@ -268,7 +269,8 @@ TEST(LegendTest, ListsTheColoursTheTraceUsesAndNoOthers) {
   const auto legend = BuildLegend(recorded, palette);
   EXPECT_EQ(labels_of(legend),
             (std::vector<std::string>{"consumer waits for input", "device step", "device idle",
-                                      "worker: work", "worker: blocked on output", "tuner move",
+                                      "worker: work", "worker: blocked on output",
+                                      "waiting for the interpreter lock", "tuner move",
                                       "bottleneck, culprit, match"}));
   EXPECT_EQ(color_of(legend, "worker: blocked on output"), ColorOf(record::EventKind::kBlocked));
   EXPECT_EQ(color_of(legend, "tuner move"), palette.tuner_line);
@@ -294,7 +296,7 @@ TEST(LegendTest, NoTwoColoursOfTheLegendReadAlike) {
   record::TraceBatch batch;
   using record::EventKind;
   for (const EventKind kind : {EventKind::kCall, EventKind::kWork, EventKind::kWaitInput,
-                               EventKind::kBlocked, EventKind::kIdle}) {
+                               EventKind::kBlocked, EventKind::kIdle, EventKind::kLockWait}) {
     batch.events.push_back({0, 100, 1, 0, 1, 3, kind, 0});
   }
   batch.events.push_back({0, 500, 0, 0, 2, record::kConsumerOp, EventKind::kInputWait, 0});
