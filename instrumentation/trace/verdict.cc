@@ -101,12 +101,14 @@ std::string InterpreterLockSuggestion(const StageFigures& s) {
            "do the rest with TensorFlow ops after it (from_tensor_slices or a TFRecord file "
            "where the data allows), or generate in worker processes";
   }
+  // A tf.data op (Keras's enqueuer and the DataLoader have their own words): its remedies
+  // in tf.data's terms, where the Python is in a tf.py_function.
   return s.name +
          " runs Python that holds the interpreter lock (GIL): its workers take turns under "
          "it, so more num_parallel_calls gains only what runs without the lock; write it with "
          "TensorFlow ops instead of tf.py_function, call it once per batch (map after batch), "
-         "or run it in worker processes (a PyTorch DataLoader's num_workers, Keras's "
-         "use_multiprocessing=True)";
+         "or do that Python work once, before training, and save what it makes (TFRecord "
+         "files the pipeline reads)";
 }
 
 // A worker process's start-up, where the epochs' start-ups make a fifth of the consumer's
