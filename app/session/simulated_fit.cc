@@ -189,6 +189,7 @@ void FitInterpreterLock(const trace::Model& recorded, const spec::PipelineSpec& 
       return std::nullopt;
     }
     std::vector<double> rates;
+    rates.reserve(targets.size());
     for (const LockTarget& t : targets) rates.push_back(ElementsPerSecond(simulated, t.op));
     return rates;
   };
