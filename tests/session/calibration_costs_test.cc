@@ -33,6 +33,30 @@ record::StageDef Stage(uint16_t id, const std::string& name, const std::string& 
   return s;
 }
 
+// A Python map whose every call takes 5 ms of its own, and every other call also waits 6 ms
+// for the interpreter lock inside its span: the spread fitted is the function's (none), not
+// the spans' with the other threads' Python in them.
+TEST(CalibrationCostsTest, APythonMapsSpreadLeavesOutItsWaitsForTheLock) {
+  auto trace = TraceOf(R"(name: "t" source { name: "ids" range { start: 0 stop: 100000 } }
+      ops { name: "py" map { fn { python { duration: "5ms" } } num_parallel_calls: 2 } }
+      train_step { step_time: "1ms" })");
+  trace->AddStage(Stage(0, "ids", "range", -1, false, record::kTraitSource));
+  trace->AddStage(Stage(1, "py", "map", 0, true,
+                        record::kTraitParallelFunction | record::kTraitHoldsInterpreterLock));
+  const int64_t ms = 1000 * kUs;
+  int64_t t = 0;
+  for (uint64_t e = 1; e <= 200; ++e) {
+    const int64_t waited = e % 2 == 0 ? 6 * ms : 0;
+    if (waited > 0) trace->AddEvent({t, t + waited, 0, 0, 7, 1, EventKind::kLockWait, 0});
+    trace->AddEvent({t, t + waited + 5 * ms, e, 0, 7, 1, EventKind::kWork, 0});
+    t += waited + 5 * ms;
+  }
+  trace->ExtendDuration(t);
+  auto fitted = Calibrate(*trace, "py.pstrace");
+  ASSERT_TRUE(fitted.ok()) << fitted.status().message();
+  EXPECT_LT(fitted->model.Of("py").cpu.cv, 0.05);
+}
+
 // A DataLoader whose two workers started three times (each epoch, not persistent), taking
 // 110, 120 and 130 ms: the fit's start-up is their mean, over the whole run (epochs start
 // before the steady part), and a note says so.
