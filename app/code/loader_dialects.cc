@@ -166,12 +166,16 @@ spec::WorkFunction GetItem(PythonReader& r, Pipeline& p, const Value* dataset, c
   work.name = op;
   NoteWork(p, at, op, work);
   if (work.fn.has_python() && work.fn.python().output_bytes() == 0) {
-    p.Note(at,
-           "a sample's size is not read from the code: it counts a few bytes, and "
-           "nothing crosses from the workers; --set " +
-               op +
-               ".sample_bytes=SIZE gives its size (a 224×224 RGB image: 150KB as bytes, 600KB as "
-               "float32 after ToTensor)");
+    // A Keras Sequence's __getitem__ makes a whole batch, a Dataset's one sample, in the
+    // words and sizes of each.
+    const bool keras = p.framework == "keras";
+    p.Note(at, std::string(keras ? "a batch's" : "a sample's") +
+                   " size is not read from the code: it counts a few bytes, and nothing "
+                   "crosses from the workers; --set " +
+                   op + ".sample_bytes=SIZE gives its size " +
+                   (keras ? "(32 224×224 RGB images: 4.8MB as uint8, 19MB as float32)"
+                          : "(a 224×224 RGB image: 150KB as bytes, 600KB as float32 after "
+                            "ToTensor)"));
   }
   return work.fn;
 }

@@ -724,6 +724,8 @@ class Seq(keras.utils.Sequence):
 model.fit(Seq(), workers=2)
 )");
     EXPECT_EQ(c.spec.source().range().stop(), 625) << length << "\n" << Notes(c);
+    // Its __getitem__ makes a batch: the size asked for is a batch's.
+    EXPECT_TRUE(HasNote(c, 12, "a batch's size is not read from the code")) << Notes(c);
   }
   const auto floor = Import("import tensorflow as tf\nds = tf.data.Dataset.range(-7 // 2, 3)\n");
   EXPECT_EQ(floor.spec.source().range().start(), -4);
