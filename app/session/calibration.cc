@@ -11,6 +11,7 @@
 #include "engine/spec/op_kinds.h"
 #include "engine/spec/spec_loader.h"
 #include "instrumentation/trace/op_activity.h"
+#include "instrumentation/trace/sampled_series.h"
 
 namespace pipescope::session {
 namespace {
@@ -136,6 +137,8 @@ class Fitter {
     const auto [first, last] = Window(t);
     return t.SumValues(first, last);
   }
+  // CPU time a thread's samples (kCpuTime) put in the window.
+  double CpuIn(const trace::Track& samples) const { return trace::AmountIn(samples, t0_, t1_); }
   double SumDurations(const trace::Track& t) const {
     const auto [first, last] = Window(t);
     return static_cast<double>(t.SumDurations(first, last));
@@ -156,7 +159,7 @@ class Fitter {
       if (name.rfind(prefix, 0) != 0) continue;
       if (const trace::Track* t = trace_.FindTrack({EventKind::kCpuTime, record::kNoOp, id})) {
         any = any || !t->empty();
-        cpu += SumValues(*t);
+        cpu += CpuIn(*t);
       }
       for (const auto& track : trace_.tracks()) {
         const auto& k = track->key();
@@ -213,7 +216,7 @@ void FitHandoff(const trace::Model& trace, const Fitter& fit,
                 const std::map<std::string, int64_t>& rows_at, sim::CostModel& model) {
   double total_cpu = 0;
   for (const auto& track : trace.tracks()) {
-    if (track->key().kind == EventKind::kCpuTime) total_cpu += fit.SumValues(*track);
+    if (track->key().kind == EventKind::kCpuTime) total_cpu += fit.CpuIn(*track);
   }
   double explained = 0, handoffs = 0;
   for (const record::StageDef* stage : trace.StagesInOrder()) {

@@ -36,7 +36,7 @@ class CacheDataset : public UnaryDataset {
         return Status::Ok();
       }
       recording_.Keep(out);
-      stats_->buffered.store(static_cast<int64_t>(recording_.size()), std::memory_order_relaxed);
+      SetBufferLevel(static_cast<int64_t>(recording_.size()));
       return Status::Ok();
     }
 

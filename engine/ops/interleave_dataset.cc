@@ -326,7 +326,7 @@ class InterleaveDataset : public UnaryDataset {
       Slot::Entry entry = std::move(slot.ready.front());
       slot.ready.pop_front();
       --buffered_;
-      stats_->buffered.store(buffered_, std::memory_order_relaxed);
+      SetBufferLevel(buffered_);
       if (in_turn) cursor_.Took(d_.block_length(), cycle);
       lock.unlock();
       worker_cv_.notify_all();
@@ -401,7 +401,7 @@ class InterleaveDataset : public UnaryDataset {
           }
           slot->ready.push_back(std::move(entry));
           ++buffered_;
-          stats_->buffered.store(buffered_, std::memory_order_relaxed);
+          SetBufferLevel(buffered_);
         }
       }
       consumer_cv_.notify_all();

@@ -180,7 +180,7 @@ class MapDataset : public UnaryDataset {
         refill_spin_.WaitEnded();
       }
       consumer_held_.store(static_cast<int64_t>(local_.size()), std::memory_order_relaxed);
-      stats_->buffered.store(OccupiedLocked() - fetching_, std::memory_order_relaxed);
+      SetBufferLevel(OccupiedLocked() - fetching_);
       const bool wake = workers_waiting_.load(std::memory_order_relaxed) > 0;
       lock.unlock();
       if (wake) worker_cv_.notify_all();

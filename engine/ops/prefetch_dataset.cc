@@ -156,8 +156,7 @@ class PrefetchDataset : public UnaryDataset {
         pending_.clear();
         known_buffered_ = buffer_.size();
         published_.store(static_cast<int64_t>(buffer_.size()), std::memory_order_release);
-        stats_->buffered.store(static_cast<int64_t>(buffer_.size()) + cached_local_held_,
-                               std::memory_order_relaxed);
+        SetBufferLevel(static_cast<int64_t>(buffer_.size()) + cached_local_held_);
         wake_consumer = consumers_waiting_ > 0;
       }
       if (wake_consumer) consumer_cv_.notify_one();

@@ -51,7 +51,7 @@ class ShuffleDataset : public UnaryDataset {
       out = std::move(buffer_[i]);
       buffer_[i] = std::move(buffer_.back());
       buffer_.pop_back();
-      stats_->buffered.store(static_cast<int64_t>(buffer_.size()), std::memory_order_relaxed);
+      SetBufferLevel(static_cast<int64_t>(buffer_.size()));
       return Status::Ok();
     }
 

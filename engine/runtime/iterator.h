@@ -129,6 +129,9 @@ class Iterator {
     if (ctx_.recorder) ctx_.recorder->RecordSpan(kind, stats_->id, start, end, element);
   }
 
+  // The op's buffer now holds `level` elements (recorded when it changed).
+  void SetBufferLevel(int64_t level) const { stats_->SetBuffered(level, ctx_.recorder); }
+
   bool cancelled() const { return ctx_.cancellation.cancelled(); }
 
   PipelineContext& ctx_;

@@ -43,11 +43,7 @@ void Pipeline::OnKnobChanged(const KnobChange& change) {
 
 void Pipeline::SampleBufferLevels(record::Recorder& recorder) const {
   std::lock_guard lock(buffered_mu_);
-  for (const auto& stats : buffered_stages_) {
-    const int64_t level = stats->buffered.load(std::memory_order_relaxed);
-    recorder.RecordCounter(record::EventKind::kBufferLevel, stats->id,
-                           record::SaturateU32(static_cast<uint64_t>(std::max<int64_t>(0, level))));
-  }
+  for (const auto& stats : buffered_stages_) stats->RecordLevelIfChanged(recorder);
 }
 
 // Stage definitions for the trace: ids, order and who pulls from whom. An op's input is the
@@ -55,7 +51,8 @@ void Pipeline::SampleBufferLevels(record::Recorder& recorder) const {
 void Pipeline::DescribeStages(record::Recorder& recorder) {
   const auto stages = registry_.Stages();
   {
-    // The sampler reads buffer levels every few ms: it gets the buffered ops once per build.
+    // The sampler records levels left out as the collector wakes: it gets the buffered ops
+    // once per build.
     std::lock_guard lock(buffered_mu_);
     buffered_stages_.clear();
     memory_stages_.clear();

@@ -72,7 +72,8 @@ Recorder::Recorder(Options options)
       calibration_(TickCalibration::Get()),
       serial_(g_next_recorder_serial.fetch_add(1)),
       run_limits_{calibration_.TicksFor(kRunCallNs), calibration_.TicksFor(kRunSpanNs),
-                  calibration_.TicksFor(kRunTimedEveryNs)} {
+                  calibration_.TicksFor(kRunTimedEveryNs)},
+      level_interval_ticks_(calibration_.TicksFor(kLevelMinIntervalNs)) {
   origin_ns_ = NowNs();
   origin_unix_ns_ = UnixNowNs();
 }
@@ -169,16 +170,14 @@ void Recorder::WakeCollector() {
 
 void Recorder::CollectorLoop() {
   SetThreadName("collector");
-  int64_t next_sample = NowNs();
-  int64_t next_cpu_sample = next_sample;
+  int64_t next_cpu_sample = NowNs();
   std::unique_lock lock(stop_mu_);
   while (!stopping_) {
     lock.unlock();
     const int64_t now = NowNs();
-    if (now >= next_sample) {
+    {
       std::lock_guard sampler_lock(sampler_mu_);
       if (sampler_) sampler_(*this);
-      next_sample = now + options_.sample_period_ns;
     }
     if (now >= next_cpu_sample) {
       SampleCpuTimes();
@@ -190,6 +189,9 @@ void Recorder::CollectorLoop() {
       return stopping_ || drain_now_.exchange(false, std::memory_order_relaxed);
     });
   }
+  lock.unlock();
+  // The CPU used since the last sample, up to 50 ms of it, for Stop's final drain.
+  SampleCpuTimes();
 }
 
 void Recorder::SampleCpuTimes() {
@@ -217,6 +219,7 @@ void Recorder::CollectOnce(bool final) {
   // steady recording neither reallocates nor faults in fresh pages on every drain.
   TraceBatch& batch = batch_;
   batch.events.clear();
+  levels_.clear();
   std::vector<std::shared_ptr<ThreadState>> threads;
   {
     std::lock_guard lock(mu_);
@@ -261,7 +264,7 @@ void Recorder::CollectOnce(bool final) {
       out.kind = e.kind;
       out.flags = static_cast<uint8_t>(e.flags & ~kFlagTimesInNs);
       if (e.kind == EventKind::kCall && calls > 1) out.calls = calls;
-      batch.events.push_back(out);
+      (e.kind == EventKind::kBufferLevel ? levels_ : batch.events).push_back(out);
     });
     if (exited) {
       finished.push_back(t->id);
@@ -269,6 +272,10 @@ void Recorder::CollectOnce(bool final) {
       t->ring.PopulateAhead();
     }
   }
+  std::stable_sort(levels_.begin(), levels_.end(), [](const TraceEvent& a, const TraceEvent& b) {
+    return a.start_ns < b.start_ns;
+  });
+  batch.events.insert(batch.events.end(), levels_.begin(), levels_.end());
   {
     std::lock_guard lock(mu_);
     if (!finished.empty()) {

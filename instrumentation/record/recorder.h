@@ -1,9 +1,9 @@
 #pragma once
 // Records what a running pipeline does. Threads append events to their own ring (the hot
 // path: no allocation after a thread's first event, no lock, no syscall); a collector
-// thread drains all rings every 5 ms, turns ticks into nanoseconds and hands
-// batches to the sinks. It also samples counters (through the sampler) and each thread's
-// CPU time.
+// thread drains all rings every 50 ms (sooner when one fills), turns ticks into nanoseconds
+// and hands batches to the sinks. As it wakes it also runs the sampler (counters that
+// changed) and samples each thread's CPU time (sample_periods.h).
 //
 // Lifetime: create, AddSink, Start, run the pipeline, Stop (drains everything and gives the
 // sinks their final batch). Threads may outlive the recorder; their slot just goes stale.
@@ -43,8 +43,7 @@ inline thread_local ThreadRingCache tls_ring_cache;
 class Recorder {
  public:
   struct Options {
-    int64_t drain_period_ns = kBufferSamplePeriodNs;
-    int64_t sample_period_ns = kBufferSamplePeriodNs;  // the sampler (buffer levels, ...)
+    int64_t drain_period_ns = kCollectorPeriodNs;  // the sampler runs at every drain
     int64_t cpu_sample_period_ns = kCpuSamplePeriodNs;
   };
 
@@ -55,7 +54,7 @@ class Recorder {
   Recorder& operator=(const Recorder&) = delete;
 
   void AddSink(TraceSink* sink);  // before Start
-  // Called on the collector thread every sample period, to record counters. Thread-safe:
+  // Called on the collector thread at every drain, to record counters. Thread-safe:
   // after SetSampler(nullptr) returns, the old sampler is not running and never runs again.
   void SetSampler(std::function<void(Recorder&)> sampler);
   void Start();
@@ -75,9 +74,13 @@ class Recorder {
     Record(Event{start, end, element, value, op, kind, flags});
   }
   void RecordCounter(EventKind kind, uint16_t op, uint32_t value) {
-    const uint64_t t = Ticks();
-    Record(Event{t, t, 0, value, op, kind, 0});
+    RecordCounterAt(kind, op, value, Ticks());
   }
+  void RecordCounterAt(EventKind kind, uint16_t op, uint32_t value, uint64_t ticks) {
+    Record(Event{ticks, ticks, 0, value, op, kind, 0});
+  }
+  // Ticks in kLevelMinIntervalNs: how far apart an op's recorded buffer levels are at least.
+  uint64_t level_interval_ticks() const { return level_interval_ticks_; }
 
   // ---- a source's calls (hot path, call_runs.h): runs of cheap calls are one event, and
   // most of their calls read no clock. `owner` tells one iterator's calls from another's.
@@ -155,14 +158,18 @@ class Recorder {
   const TickCalibration& calibration_;
   const uint64_t serial_;  // tells this recorder's thread slots from a destroyed one's
   const RunLimits run_limits_;
+  const uint64_t level_interval_ticks_;
   int64_t origin_ns_ = 0;
   int64_t origin_unix_ns_ = 0;
 
   mutable std::mutex mu_;  // guards everything below
   std::vector<std::shared_ptr<ThreadState>> threads_;
   uint32_t next_thread_id_ = 1;
-  TraceBatch pending_;            // metadata waiting for the next drain
-  TraceBatch batch_;              // the collector's: reused by every drain
+  TraceBatch pending_;  // metadata waiting for the next drain
+  TraceBatch batch_;    // the collector's: reused by every drain
+  // Buffer levels come from every thread's ring: put in time order before they join the
+  // batch, since a level track is one series whatever thread recorded it.
+  std::vector<TraceEvent> levels_;
   uint64_t dropped_retired_ = 0;  // drops of rings already removed
 
   std::vector<TraceSink*> sinks_;

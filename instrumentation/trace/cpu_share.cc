@@ -1,5 +1,7 @@
 #include "instrumentation/trace/cpu_share.h"
 
+#include "instrumentation/trace/sampled_series.h"
+
 namespace pipescope::trace {
 
 using record::EventKind;
@@ -19,8 +21,7 @@ std::map<uint16_t, OpCpu> CpuOfOps(const Model& model, int64_t t0, int64_t t1) {
   for (const auto& [thread, ops] : work) {
     const Track* samples = model.FindTrack({EventKind::kCpuTime, record::kNoOp, thread});
     if (!samples) continue;
-    const double cpu = samples->SumValues(samples->FirstStartingAtOrAfter(t0),
-                                          samples->FirstStartingAtOrAfter(t1));
+    const double cpu = AmountIn(*samples, t0, t1);
     double total = 0;
     for (const auto& [op, ns] : ops) total += ns;
     for (const auto& [op, ns] : ops) {

@@ -152,6 +152,21 @@ TEST(EventRingTest, PagesArePresentAWindowAheadOfTheProducer) {
             EventRing::kCapacity);
 }
 
+// A producer that wrote more than the minimum window between two drains gets twice what it
+// wrote ahead of it: at the collector's 50 ms, a busy thread would otherwise meet page
+// faults itself.
+TEST(EventRingTest, ABusyProducersWindowIsTwiceWhatItWroteSinceTheLastDrain) {
+  EventRing ring;
+  const size_t n = EventRing::kPopulateAhead * 2;
+  for (size_t i = 0; i < n; ++i) {
+    ring.Push(Event{i, i, i, 0, 0, EventKind::kWork, 0});
+    if (i % 1024 == 0) ring.PopulateAhead();  // the window the producer is writing in
+  }
+  EXPECT_EQ(ring.Drain([](const Event&) {}), n);
+  ring.PopulateAhead();
+  EXPECT_EQ(ring.populated(), n + 2 * n);
+}
+
 #if defined(__linux__)
 // Which of the pages of [p, p + bytes) are resident.
 std::vector<bool> ResidentPages(const void* p, size_t bytes) {
