@@ -136,6 +136,33 @@ void IndexSource(PythonReader& r, Pipeline& p, const Value* dataset, const Class
              " items stand in; --set " + name + ".stop=N");
 }
 
+// An IterableDataset is replicated in every worker process: each yields all of it unless
+// __iter__ splits the items by torch.utils.data.get_worker_info() (PyTorch's docs). Called
+// after __iter__ was read, so that its calls are known.
+void ReplicasOfIterable(PythonReader& r, Pipeline& p, const ClassInfo& cls, spec::DataLoaderOp& dl,
+                        SourcePoint at) {
+  const Value iter{
+      .kind = Value::Kind::kFunction, .s = "__iter__", .node = cls.methods.at("__iter__")};
+  for (const RecordedCall& call : r.CallsIn(iter)) {
+    if (call.path == "torch.utils.data.get_worker_info") {
+      p.Note(call.args.node.start(), cls.name +
+                                         ".__iter__ splits its items among the workers "
+                                         "(get_worker_info): read as one copy of the dataset "
+                                         "an epoch, whatever num_workers");
+      return;
+    }
+  }
+  dl.set_replicated(true);
+  const int64_t workers = dl.num_workers();
+  p.Note(at, cls.name + " is an IterableDataset whose __iter__ does not call get_worker_info(): " +
+                 (workers > 1 ? "each of the " + std::to_string(workers) +
+                                    " workers yields all of it, so an epoch is " +
+                                    std::to_string(workers) + " copies of every sample"
+                              : "with num_workers > 1 each worker would yield all of it") +
+                 " (PyTorch replicates the dataset in every worker process); split the items in "
+                 "__iter__ by torch.utils.data.get_worker_info().id and .num_workers");
+}
+
 // __getitem__ of the dataset's class as Python work; a class the file does not define
 // (torchvision's ImageFolder, say) gets a cost parameter.
 spec::WorkFunction GetItem(PythonReader& r, Pipeline& p, const Value* dataset, const ClassInfo* cls,
@@ -155,8 +182,7 @@ spec::WorkFunction GetItem(PythonReader& r, Pipeline& p, const Value* dataset, c
     work = ReadWork(r, fn, "__iter__", /*python=*/true);
     p.Note(at, "`" + dataset->Spelling() +
                    "` is an IterableDataset: read as a cost per sample yielded by its __iter__, "
-                   "each worker batching its own samples; every worker yields the whole "
-                   "dataset unless __iter__ splits it with get_worker_info()");
+                   "each worker batching its own samples");
   } else {
     work.fn.mutable_python()->set_duration(DefaultStageCost());
     work.cost_is_parameter = true;
@@ -304,6 +330,9 @@ Value DataLoader(PythonReader& r, const CallArgs& a) {
     IndexedRowsWork(*p, op, *rows, cls->name + ".__getitem__", a.node.start());
   } else {
     *dl->mutable_getitem() = GetItem(r, *p, dataset, cls, op_name, a.node.start());
+  }
+  if (cls && !cls->methods.count("__getitem__") && cls->methods.count("__iter__")) {
+    ReplicasOfIterable(r, *p, *cls, *dl, a.node.start());
   }
   // An HDF5 file opened in __init__ is inherited by every worker process, which h5py does
   // not support (pytorch#11929: open it in __getitem__, once per worker).

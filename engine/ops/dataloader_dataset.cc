@@ -1,4 +1,5 @@
-// torch.utils.data.DataLoader over a map-style dataset (engine/runtime/dataloader_rules.h).
+// torch.utils.data.DataLoader over a map-style dataset, or an IterableDataset replicated in
+// every worker (engine/runtime/dataloader_rules.h).
 //
 // num_workers 0: the caller's thread takes batch_size items, runs getitem on each, stacks
 // them and runs collate, as the DataLoader's main process does.
@@ -164,7 +165,7 @@ class DataLoaderDataset : public UnaryDataset {
             batch = TakeLocked(ready);
             break;
           }
-          if (outstanding_.empty() && input_end_) {
+          if (outstanding_.empty() && input_end_ && copies_left_ == 0) {
             end = true;
             return Status::Ok();
           }
@@ -181,7 +182,7 @@ class DataLoaderDataset : public UnaryDataset {
           }
           consumer_cv_.wait(lock);
         }
-        stats_->buffered.store(static_cast<int64_t>(finished_.size()), std::memory_order_relaxed);
+        SetBufferLevel(static_cast<int64_t>(finished_.size()));
       }
       if (!batch->status.ok()) return batch->status;
       out = std::move(batch->element);
@@ -214,7 +215,7 @@ class DataLoaderDataset : public UnaryDataset {
         int64_t worker;
         {
           std::lock_guard lock(mu_);
-          if (cancelled_ || input_end_ ||
+          if (cancelled_ || (input_end_ && copies_left_ == 0) ||
               static_cast<int64_t>(outstanding_.size()) >= rules_.Outstanding()) {
             return Status::Ok();
           }
@@ -225,6 +226,18 @@ class DataLoaderDataset : public UnaryDataset {
         }
         auto batch = std::make_unique<Batch>();
         const uint64_t id = ctx_.NewElementId();
+        if (copies_left_ > 0) {  // another worker's copy of a replicated dataset's batch
+          --copies_left_;
+          batch->items = taken_;
+          if (ctx_.recorder) {
+            const uint64_t now = record::Ticks();
+            ctx_.recorder->RecordSpan(record::EventKind::kWaitInput, stats_->id, now, now, id,
+                                      record::kCopyOfThePreviousItems);
+          }
+          std::lock_guard lock(mu_);
+          PutLocked(std::move(batch), worker, id);
+          continue;
+        }
         const uint64_t start = TicksIfRecording();
         bool input_end = false;
         Status input_status;
@@ -248,13 +261,20 @@ class DataLoaderDataset : public UnaryDataset {
           return Status::Ok();
         }
         if (!IsBatch(rows, rules_.batch_size, input_end, rules_.drop_last)) return Status::Ok();
-        batch->worker = worker;
-        batch->element.id = id;
-        ++held_[static_cast<size_t>(worker)];
-        queues_[static_cast<size_t>(worker)].push_back(batch.get());
-        outstanding_.push_back(std::move(batch));
-        worker_cv_.notify_all();
+        copies_left_ = rules_.CopiesOfEachBatch() - 1;
+        if (copies_left_ > 0) taken_ = batch->items;
+        PutLocked(std::move(batch), worker, id);
       }
+    }
+
+    // Gives `batch` (element id `id`) to `worker`'s queue.
+    void PutLocked(std::unique_ptr<Batch> batch, int64_t worker, uint64_t id) {
+      batch->worker = worker;
+      batch->element.id = id;
+      ++held_[static_cast<size_t>(worker)];
+      queues_[static_cast<size_t>(worker)].push_back(batch.get());
+      outstanding_.push_back(std::move(batch));
+      worker_cv_.notify_all();
     }
 
     // The batch to hand out now: the next in order, or the first received.
@@ -370,6 +390,10 @@ class DataLoaderDataset : public UnaryDataset {
     int64_t cycle_ = 0;                               // the next worker of the round-robin
     bool input_end_ = false;
     bool started_ = false;  // the caller's thread only
+    // The caller's thread only: the last batch's items and the workers still to fetch them
+    // (a replicated dataset's).
+    std::vector<Element> taken_;
+    int64_t copies_left_ = 0;
     WorkerThreads pin_thread_;
   };
 

@@ -20,6 +20,10 @@
 //   order too) or, with pin_memory, the pin-memory thread does; either holds the main
 //   process's interpreter lock meanwhile.
 // - num_workers 0: the main process fetches and collates a batch when asked for it.
+// - An IterableDataset replicated in every worker (spec `replicated`: its __iter__ does not
+//   split the items with get_worker_info) is iterated whole by each worker: every batch of
+//   items is fetched once by each worker, worker after worker, and handed out in that order,
+//   as torch's round-robin over the workers' own iterators gives them.
 // - A dataset that makes a whole batch in one call (fetch_batches: its __getitems__, or a
 //   sampler of index batches with batch_size=None) is called once per batch, not per item.
 //
@@ -68,21 +72,28 @@ struct DataLoaderRules {
   // getitem runs once per batch on all of its indices and makes its items (__getitems__, or
   // a sampler of index batches with batch_size=None): no per-item call, nothing stacked.
   bool fetch_batches = false;
-  int64_t queue_size = 0;  // batches outstanding where not prefetch_factor * num_workers
+  int64_t queue_size = 0;   // batches outstanding where not prefetch_factor * num_workers
+  bool replicated = false;  // each worker iterates the whole dataset (an IterableDataset)
 
   // Batches put to workers and not yet handed out, at most.
   int64_t Outstanding() const {
     return queue_size > 0 ? queue_size : prefetch_factor * num_workers;
   }
+  // How many times each batch of the input's items is fetched: once, or by every worker of
+  // a replicated dataset.
+  int64_t CopiesOfEachBatch() const { return replicated && num_workers > 0 ? num_workers : 1; }
   // The worker to give the next batch: the cycle's next (advancing `cycle`), skipping with
   // in_order: false those holding prefetch_factor batches not yet handed out (`held`, one
-  // count per worker); -1 where every worker does.
+  // count per worker); -1 where every worker does. A replicated dataset's workers each
+  // yield their own copy in turn: none is skipped.
   template <typename Counts>
   int64_t NextWorker(int64_t& cycle, const Counts& held) const {
     for (int64_t tried = 0; tried < num_workers; ++tried) {
       const int64_t worker = cycle;
       cycle = (cycle + 1) % num_workers;
-      if (in_order || held[static_cast<size_t>(worker)] < prefetch_factor) return worker;
+      if (in_order || replicated || held[static_cast<size_t>(worker)] < prefetch_factor) {
+        return worker;
+      }
     }
     return -1;
   }
@@ -114,6 +125,7 @@ inline Result<DataLoaderRules> DataLoaderRulesOf(const spec::DataLoaderOp& op, i
   r.pin_memory = op.pin_memory() && accelerator;
   r.in_order = DataLoaderInOrder(op);
   r.fetch_batches = op.fetch_batches();
+  r.replicated = op.replicated();
   if (!op.worker_startup().empty()) {
     ASSIGN_OR_RETURN(r.worker_startup_ns, ParseDurationNs(op.worker_startup()));
   }

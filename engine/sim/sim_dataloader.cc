@@ -46,7 +46,7 @@ class DataLoaderIt : public SimUnaryIterator {
     co_await Dispatch(thread);
     Batch* ready = nullptr;
     while (!(ready = Deliverable())) {
-      if (cancelled_ || (outstanding_.empty() && input_end_)) co_return false;
+      if (cancelled_ || (outstanding_.empty() && input_end_ && copies_left_ == 0)) co_return false;
       if (!rules_.pin_memory && !arrived_.empty()) {
         // The main process unpickles each batch as it arrives, waiting or not.
         Batch* arrived = arrived_.front();
@@ -142,18 +142,28 @@ class DataLoaderIt : public SimUnaryIterator {
   }
 
   Task<void> Dispatch(SimThread& thread) {
-    while (!cancelled_ && !input_end_ &&
+    while (!cancelled_ && (!input_end_ || copies_left_ > 0) &&
            static_cast<int64_t>(outstanding_.size()) < rules_.Outstanding()) {
       int64_t cycle = cycle_;
       const int64_t worker = rules_.NextWorker(cycle, held_);
       if (worker < 0) break;
       cycle_ = cycle;
       auto batch = std::make_unique<Batch>();
-      batch->element.id = ctx_.NewElementId();
-      const int64_t start = now();
-      const bool made = co_await TakeItems(thread, batch->element);
-      ctx_.trace->Span(EventKind::kWaitInput, stage_.id, thread, start, now(), batch->element.id);
-      if (!made) break;
+      if (copies_left_ == 0) {
+        taken_.id = ctx_.NewElementId();
+        const int64_t start = now();
+        const bool made = co_await TakeItems(thread, taken_);
+        ctx_.trace->Span(EventKind::kWaitInput, stage_.id, thread, start, now(), taken_.id);
+        if (!made) break;
+        copies_left_ = rules_.CopiesOfEachBatch();
+        batch->element = taken_;
+      } else {  // another worker's copy of a replicated dataset's batch
+        batch->element = taken_;
+        batch->element.id = ctx_.NewElementId();
+        ctx_.trace->Span(EventKind::kWaitInput, stage_.id, thread, now(), now(), batch->element.id,
+                         record::kCopyOfThePreviousItems);
+      }
+      --copies_left_;
       batch->worker = worker;
       ++held_[static_cast<size_t>(worker)];
       queues_[static_cast<size_t>(worker)].push_back(batch.get());
@@ -233,9 +243,11 @@ class DataLoaderIt : public SimUnaryIterator {
   std::vector<int64_t> held_;                       // each worker's batches not handed out
   std::deque<Batch*> arrived_;                      // fetched, not yet received
   std::deque<Batch*> finished_;                     // received, in the order they were
-  Notifier to_work_;    // a batch for a worker or the pin-memory thread; Cancel
-  Notifier delivered_;  // a batch ready to hand out; Cancel
-  int64_t cycle_ = 0;   // the next worker of the round-robin
+  Notifier to_work_;         // a batch for a worker or the pin-memory thread; Cancel
+  Notifier delivered_;       // a batch ready to hand out; Cancel
+  int64_t cycle_ = 0;        // the next worker of the round-robin
+  SimElement taken_;         // the last batch of items taken from the input
+  int64_t copies_left_ = 0;  // workers still to fetch it (a replicated dataset's)
   bool input_end_ = false;
   bool started_ = false;
 };

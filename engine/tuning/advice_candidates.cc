@@ -103,6 +103,17 @@ constexpr std::string_view kOrderChanges =
     "Elements come in the order they are ready instead of their input's order; which "
     "elements come is the same.";
 
+// What another number of workers changes for an IterableDataset replicated in each of them
+// (empty where it stays one copy an epoch).
+std::string ReplicatedCopies(const spec::DataLoaderOp& loader, int64_t from, int64_t to) {
+  const int64_t before = std::max<int64_t>(from, 1), after = std::max<int64_t>(to, 1);
+  if (!loader.replicated() || before == after) return {};
+  return "Each worker yields the whole IterableDataset (its __iter__ does not split the items "
+         "by get_worker_info()), so an epoch becomes " +
+         (after == 1 ? std::string("one copy") : std::to_string(after) + " copies") +
+         " of every sample, where it is " + std::to_string(before) + ".";
+}
+
 // Keras's warning, as fit gives it for a generator with use_multiprocessing=True.
 constexpr std::string_view kGeneratorInProcesses =
     "Each worker process runs its own copy of the generator, so batches repeat: Keras warns "
@@ -159,11 +170,12 @@ void AddThreadKnobs(const PlannedOp& p, int cores, CandidateList& out) {
     }
     case ParallelWork::kWorkerProcesses: {
       const int64_t workers = p.Knob("num_workers").start;
+      const auto& loader = p.op->dataloader();
       for (int64_t v : HigherParallelisms(workers, cores, /*waits=*/false)) {
         out.AddKnobs("more_workers", name, {{"num_workers", std::to_string(v)}},
-                     ChangeOfKnob(name, "num_workers", workers, v));
+                     ChangeOfKnob(name, "num_workers", workers, v),
+                     ReplicatedCopies(loader, workers, v));
       }
-      const auto& loader = p.op->dataloader();
       if (loader.indexes_batches() && !loader.fetch_batches() && loader.getitem().has_python()) {
         // One call per batch instead of one per item (pytorch#4959): the loader's arguments
         // only, where the dataset indexes by a list (TensorDataset). The sampler keeps the
@@ -190,7 +202,8 @@ void AddThreadKnobs(const PlannedOp& p, int cores, CandidateList& out) {
         out.AddKnobs("fewer_workers", name, main_process,
                      ChangeOfKnob(name, "num_workers", workers, 0) +
                          " (load in the main process: no workers to start, no batches to "
-                         "unpickle)");
+                         "unpickle)",
+                     ReplicatedCopies(loader, workers, 0));
       }
       const int64_t factor = p.Knob("prefetch_factor").start;
       out.AddKnobs("prefetch_factor", name, {{"prefetch_factor", std::to_string(2 * factor)}},

@@ -48,6 +48,11 @@ enum EventFlags : uint8_t {
   kFlagStartUp = 8,
 };
 
+// The value of a DataLoader's kWaitInput span that takes no items: its batch is made of the
+// same items as the previous such span's (a replicated IterableDataset's copy for another
+// worker).
+inline constexpr uint32_t kCopyOfThePreviousItems = 1;
+
 // Op ids of the parts that are not ops.
 inline constexpr uint16_t kConsumerOp = 0xFFFF;
 inline constexpr uint16_t kDeviceOp = 0xFFFE;

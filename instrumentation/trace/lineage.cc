@@ -150,7 +150,8 @@ void Lineage::ReadUnbatch(const record::StageDef& unbatch) {
 
 // A batch's rows: its input's calls nested in its own call on the same thread; for an op
 // whose worker processes fetch batches it asked for ahead (a DataLoader's), nested in the
-// kWaitInput span that carries the batch's id, where it took their items.
+// kWaitInput span that carries the batch's id, where it took their items, or the previous
+// span's items where the span's value is 1 (a replicated dataset's copy for another worker).
 void Lineage::ReadRows(const record::StageDef& batch) {
   if (batch.input < 0) return;
   const EventKind taken_in = batch.asynchronous && batch.Has(record::kTraitWorkerProcesses)
@@ -162,6 +163,11 @@ void Lineage::ReadRows(const record::StageDef& batch) {
     if (!it) continue;
     size_t j = 0;
     for (size_t i = 0; i < bt->size(); ++i) {
+      if (i > 0 && taken_in == EventKind::kWaitInput &&
+          bt->value(i) == record::kCopyOfThePreviousItems) {
+        rows_[bt->element(i)] = rows_[bt->element(i - 1)];
+        continue;
+      }
       std::vector<uint64_t>& rows = rows_[bt->element(i)];
       while (j < it->size() && it->start(j) < bt->start(i)) ++j;
       for (; j < it->size() && it->end(j) <= bt->end(i); ++j) {

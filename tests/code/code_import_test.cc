@@ -538,6 +538,32 @@ loader = DataLoader(MyIterable(), batch_size=128, num_workers=8, prefetch_factor
   EXPECT_EQ(dl.num_workers(), 8);
   EXPECT_TRUE(HasNote(c, 8, "`MyIterable()` is an IterableDataset")) << Notes(c);
   EXPECT_FALSE(HasNote(c, 8, "is not a class this file defines")) << Notes(c);
+  // Not split among the workers: PyTorch replicates it in each, 8 copies an epoch.
+  EXPECT_TRUE(dl.replicated());
+  EXPECT_TRUE(HasNote(c, 8, "each of the 8 workers yields all of it, so an epoch is 8 copies"))
+      << Notes(c);
+}
+
+// An __iter__ that splits its items by get_worker_info() yields one copy an epoch.
+TEST(CodeImportTest, AnIterableDatasetSplitByWorkerInfoIsOneCopy) {
+  const auto c = Import(R"(import math
+import torch
+from torch.utils.data import IterableDataset, DataLoader
+class Shards(IterableDataset):
+    def __init__(self, start, end):
+        self.start, self.end = start, end
+    def __iter__(self):
+        info = torch.utils.data.get_worker_info()
+        per_worker = int(math.ceil((self.end - self.start) / float(info.num_workers)))
+        lo = self.start + info.id * per_worker
+        for i in range(lo, min(lo + per_worker, self.end)):
+            yield i
+
+loader = DataLoader(Shards(0, 1000), batch_size=16, num_workers=4)
+)");
+  const auto& dl = OpNamed(c, "loader").dataloader();
+  EXPECT_FALSE(dl.replicated());
+  EXPECT_TRUE(HasNote(c, 8, "splits its items among the workers (get_worker_info)")) << Notes(c);
 }
 
 TEST(CodeImportTest, AKeywordArgumentOfACallIsBoundToItsParameter) {

@@ -113,6 +113,35 @@ TEST(QuestionsTest, Seed003FourThreadsWaitForTheLock) {
   EXPECT_GT(a.advice.advice[0].predicted_gain, 0.5);
 }
 
+// pytorch#30599: an IterableDataset that does not split itself gives every worker all of it.
+TEST(QuestionsTest, AnIterableDatasetsBatchesComeOnceFromEachWorker) {
+  const std::string path = std::string(PIPESCOPE_RESOURCES) +
+                           "/pipelines/questions/pytorch_30599_iterable_workers.pbtxt";
+  auto spec = engine::LoadSpecFile(path);
+  ASSERT_TRUE(spec.ok()) << spec.status().message();
+  auto batches = [&](int64_t workers) {
+    spec::PipelineSpec s = *spec;
+    s.mutable_ops(0)->mutable_dataloader()->set_num_workers(workers);
+    auto costs = CostModelFor(s, "");
+    EXPECT_TRUE(costs.ok());
+    auto run = RunSimulated(s, *costs, SimulatedRunOptions{});
+    EXPECT_TRUE(run.ok()) << run.status().message();
+    return run.ok() ? run->summary.steps : -1;
+  };
+  EXPECT_EQ(batches(4), 20);
+  EXPECT_EQ(batches(2), 10);
+  EXPECT_EQ(batches(0), 5);  // the main process iterates its one copy
+  // Fewer workers would drop the copies: advised, if at all, as changing the output.
+  const Answer a = Ask("pytorch_30599_iterable_workers.pbtxt");
+  for (const auto& advice : a.advice.advice) {
+    if (advice.kind != "fewer_workers" && advice.kind != "more_workers") continue;
+    EXPECT_TRUE(advice.changes_output) << advice.text;
+    EXPECT_TRUE(Contains(advice.text, "copies of every sample") ||
+                Contains(advice.text, "one copy of every sample"))
+        << advice.text;
+  }
+}
+
 TEST(QuestionsTest, Seed004WhatAutotuneStartsAt) {
   const Answer a = Ask("seed_004_manual_knobs.pbtxt");
   ASSERT_FALSE(a.advice.advice.empty());

@@ -476,7 +476,17 @@ std::vector<Case> DataLoaderCases() {
              ten,
              true,
              4};
-  return {main_process, workers, pinned, drop_last, epochs, any_order, whole};
+  // An IterableDataset replicated in each worker (no get_worker_info split): each of the 2
+  // workers yields every batch, handed out worker after worker.
+  Case replicated{"DataLoaderReplicatedIterable",
+                  10,
+                  loader("num_workers: 2 replicated: true"),
+                  std::vector<int64_t>{0, 1, 2, 0, 1, 2, 3, 4, 5, 3, 4, 5, 6, 7, 8, 6, 7, 8, 9, 9},
+                  true,
+                  8};
+  // Without workers the main process iterates its one copy.
+  Case one_copy{"DataLoaderReplicatedWithoutWorkers", 10, loader("replicated: true"), ten, true, 4};
+  return {main_process, workers, pinned, drop_last, epochs, any_order, whole, replicated, one_copy};
 }
 
 // Keras's OrderedEnqueuer (model.fit over a Sequence): sequence[i] for each index in order,
