@@ -99,6 +99,24 @@ std::vector<std::string> GeneratorCopies(const spec::PipelineSpec& spec) {
   return out;
 }
 
+// A DataLoader over an IterableDataset that PyTorch replicates in each worker process, its
+// __iter__ not splitting the items: every batch comes once from each worker (pytorch#30599).
+// Said whatever the speed, as the generator's copies are.
+std::vector<std::string> IterableCopies(const spec::PipelineSpec& spec) {
+  std::vector<std::string> out;
+  for (const auto& op : spec.ops()) {
+    if (!op.has_dataloader() || !op.dataloader().replicated()) continue;
+    const int64_t workers = op.dataloader().num_workers();
+    if (workers < 2) continue;
+    out.push_back(op.name() + "'s IterableDataset is replicated in each of its " +
+                  std::to_string(workers) + " worker processes and its __iter__ does not split " +
+                  "the items: every batch comes " + std::to_string(workers) +
+                  " times an epoch; split them in __iter__ by "
+                  "torch.utils.data.get_worker_info().id and .num_workers");
+  }
+  return out;
+}
+
 // Something hands out its input again each epoch (a repeat, fit's epochs).
 bool Repeats(const spec::PipelineSpec& spec) {
   return std::any_of(spec.ops().begin(), spec.ops().end(),
@@ -154,8 +172,8 @@ std::vector<std::string> EpochsMixed(const spec::PipelineSpec& spec) {
 std::vector<std::string> AdvisorFindings(const spec::PipelineSpec& spec,
                                          const trace::RangeAnalysis& measured) {
   std::vector<std::string> out = ShardWaste(spec, measured);
-  for (auto* more :
-       {&FrozenRandomness, &ShardAfterUnseededShuffle, &GeneratorCopies, &EpochsMixed}) {
+  for (auto* more : {&FrozenRandomness, &ShardAfterUnseededShuffle, &GeneratorCopies,
+                     &IterableCopies, &EpochsMixed}) {
     for (std::string& f : (*more)(spec)) out.push_back(std::move(f));
   }
   return out;

@@ -281,6 +281,19 @@ TEST(AdvisorTest, ACacheAfterRandomnessIsSaidToFreezeIt) {
   EXPECT_TRUE(findings(R"(ops { name: "once" repeat { count: 1 } }
       ops { name: "mix" shuffle { buffer_size: 8 } })")
                   .empty());
+  // An IterableDataset replicated in 4 workers: every batch 4 times (pytorch#30599); in one
+  // worker, or split by get_worker_info (not replicated), nothing to say.
+  const auto copies = findings(R"(ops { name: "loader" dataloader { batch_size: 2 num_workers: 4
+      replicated: true getitem { python { duration: "10us" } } } })");
+  ASSERT_EQ(copies.size(), 1u);
+  EXPECT_TRUE(Has(copies[0], "every batch comes 4 times an epoch")) << copies[0];
+  EXPECT_TRUE(Has(copies[0], "get_worker_info()")) << copies[0];
+  EXPECT_TRUE(findings(R"(ops { name: "loader" dataloader { batch_size: 2 num_workers: 1
+      replicated: true getitem { python { duration: "10us" } } } })")
+                  .empty());
+  EXPECT_TRUE(findings(R"(ops { name: "loader" dataloader { batch_size: 2 num_workers: 4
+      getitem { python { duration: "10us" } } } })")
+                  .empty());
 }
 
 TEST(AdvisorTest, NothingGainsAndTheConsumerHardlyWaits_TheDeviceIsTheLimit) {
