@@ -136,21 +136,34 @@ void IndexSource(PythonReader& r, Pipeline& p, const Value* dataset, const Class
              " items stand in; --set " + name + ".stop=N");
 }
 
-// An IterableDataset is replicated in every worker process: each yields all of it unless
-// __iter__ splits the items by torch.utils.data.get_worker_info() (PyTorch's docs). Called
-// after __iter__ was read, so that its calls are known.
-void ReplicasOfIterable(PythonReader& r, Pipeline& p, const ClassInfo& cls, spec::DataLoaderOp& dl,
-                        SourcePoint at) {
-  const Value iter{
-      .kind = Value::Kind::kFunction, .s = "__iter__", .node = cls.methods.at("__iter__")};
-  for (const RecordedCall& call : r.CallsIn(iter)) {
-    if (call.path == "torch.utils.data.get_worker_info") {
-      p.Note(call.args.node.start(), cls.name +
-                                         ".__iter__ splits its items among the workers "
-                                         "(get_worker_info): read as one copy of the dataset "
-                                         "an epoch, whatever num_workers");
+// The first identifier `name` in `node`'s subtree (a bare name or an attribute's), or null.
+SyntaxNode MentionOf(const SyntaxNode& node, std::string_view name) {
+  if (node.Is("identifier") && node.text() == name) return node;
+  for (const SyntaxNode& child : node.named_children()) {
+    if (SyntaxNode found = MentionOf(child, name); !found.null()) return found;
+  }
+  return {};
+}
+
+// An IterableDataset is replicated in every worker process: each yields all of it unless the
+// replica configures itself by torch.utils.data.get_worker_info() (PyTorch's docs: in
+// __iter__, in a method it calls, or in the loader's worker_init_fn).
+void ReplicasOfIterable(Pipeline& p, const ClassInfo& cls, const CallArgs& loader,
+                        spec::DataLoaderOp& dl, SourcePoint at) {
+  for (const auto& [method, node] : cls.methods) {
+    if (const SyntaxNode used = MentionOf(node, "get_worker_info"); !used.null()) {
+      p.Note(used.start(), cls.name + "." + method +
+                               " asks get_worker_info(): read as splitting the items among the "
+                               "workers, one copy of the dataset an epoch whatever num_workers");
       return;
     }
+  }
+  if (const Value* init = loader.Get(10, "worker_init_fn"); init && !init->Is(Value::Kind::kNone)) {
+    const std::string name = init->Is(Value::Kind::kFunction) ? init->s : init->Spelling();
+    p.Note(at, "the loader's worker_init_fn `" + name +
+                   "` may configure each worker's replica of " + cls.name +
+                   ": read as one copy of the dataset an epoch");
+    return;
   }
   dl.set_replicated(true);
   const int64_t workers = dl.num_workers();
@@ -332,7 +345,7 @@ Value DataLoader(PythonReader& r, const CallArgs& a) {
     *dl->mutable_getitem() = GetItem(r, *p, dataset, cls, op_name, a.node.start());
   }
   if (cls && !cls->methods.count("__getitem__") && cls->methods.count("__iter__")) {
-    ReplicasOfIterable(r, *p, *cls, *dl, a.node.start());
+    ReplicasOfIterable(*p, *cls, a, *dl, a.node.start());
   }
   // An HDF5 file opened in __init__ is inherited by every worker process, which h5py does
   // not support (pytorch#11929: open it in __getitem__, once per worker).

@@ -563,7 +563,39 @@ loader = DataLoader(Shards(0, 1000), batch_size=16, num_workers=4)
 )");
   const auto& dl = OpNamed(c, "loader").dataloader();
   EXPECT_FALSE(dl.replicated());
-  EXPECT_TRUE(HasNote(c, 8, "splits its items among the workers (get_worker_info)")) << Notes(c);
+  EXPECT_TRUE(HasNote(c, 8, "Shards.__iter__ asks get_worker_info(): read as splitting"))
+      << Notes(c);
+  // Imported by name, in a method __iter__ calls; or a worker_init_fn that configures each
+  // replica (PyTorch's docs' second example): one copy too.
+  const auto by_name = Import(R"(import itertools
+from torch.utils.data import IterableDataset, DataLoader, get_worker_info
+class Lines(IterableDataset):
+    def _mine(self, it):
+        info = get_worker_info()
+        if info is None:
+            return it
+        return itertools.islice(it, info.id, None, info.num_workers)
+    def __iter__(self):
+        return self._mine(iter(range(1000)))
+
+loader = DataLoader(Lines(), batch_size=16, num_workers=4)
+)");
+  EXPECT_FALSE(OpNamed(by_name, "loader").dataloader().replicated()) << Notes(by_name);
+  const auto init_fn = Import(R"(from torch.utils.data import IterableDataset, DataLoader
+class Range(IterableDataset):
+    def __init__(self):
+        self.start, self.end = 0, 1000
+    def __iter__(self):
+        return iter(range(self.start, self.end))
+
+def worker_init_fn(worker_id):
+    pass
+
+loader = DataLoader(Range(), batch_size=16, num_workers=4, worker_init_fn=worker_init_fn)
+)");
+  EXPECT_FALSE(OpNamed(init_fn, "loader").dataloader().replicated()) << Notes(init_fn);
+  EXPECT_TRUE(HasNote(init_fn, 11, "may configure each worker's replica of Range"))
+      << Notes(init_fn);
 }
 
 TEST(CodeImportTest, AKeywordArgumentOfACallIsBoundToItsParameter) {
