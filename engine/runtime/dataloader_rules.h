@@ -110,6 +110,18 @@ struct DataLoaderRules {
   }
 };
 
+// How many times an epoch of `spec` hands out each batch: once, or once per worker of a
+// DataLoader over a replicated IterableDataset (a product where several are).
+inline int64_t BatchCopies(const spec::PipelineSpec& spec) {
+  int64_t copies = 1;
+  for (const auto& op : spec.ops()) {
+    if (op.has_dataloader() && op.dataloader().replicated() && op.dataloader().num_workers() > 1) {
+      copies *= op.dataloader().num_workers();
+    }
+  }
+  return copies;
+}
+
 // The rules of `op` with its knobs' values (num_workers, prefetch_factor as planned or
 // tuned); an unreadable duration fails, naming the field. Without an `accelerator` to copy
 // to, pin_memory is dropped, as torch's iterator drops it (loader.pin_memory and an

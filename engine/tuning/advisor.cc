@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "engine/core/duration.h"
+#include "engine/runtime/dataloader_rules.h"
 #include "engine/spec/spec_overrides.h"
 #include "engine/tuning/advice_candidates.h"
 #include "engine/tuning/advisor_findings.h"
@@ -351,6 +352,13 @@ std::string AdviceHeading(const AdvisorResult& result) {
   if (result.startup_tried > 0) {
     head += "; a change to the start-up must bring the first step in half the time";
   }
+  if (result.batch_copies > 1) {
+    head += "; rates count each batch once: every batch comes " +
+            std::to_string(result.batch_copies) +
+            " times an epoch (each worker yields the whole IterableDataset), so steps/s here are "
+            "the run's divided by " +
+            std::to_string(result.batch_copies);
+  }
   const double sim = result.simulated_steps_per_s;
   const double run = result.measured_steps_per_s;
   if (sim > 0 && run > 0 && std::abs(sim / run - 1) > std::max(result.noise, 0.01)) {
@@ -362,11 +370,20 @@ std::string AdviceHeading(const AdvisorResult& result) {
 }
 
 Result<AdvisorResult> Advise(const spec::PipelineSpec& spec, const trace::RangeAnalysis& measured,
-                             const SimulatedRate& simulate, const AdvisorOptions& options) {
+                             const SimulatedRate& simulate_steps, const AdvisorOptions& options) {
   AdvisorResult result;
   result.findings = AdvisorFindings(spec, measured);
   result.not_tried = AdvisorNotTried(spec);
-  result.measured_steps_per_s = measured.steps_per_s;
+  // A DataLoader whose every worker yields the whole IterableDataset hands each batch out
+  // once per worker: more workers make more steps of the same batches, not progress
+  // (pytorch#30599). Rates count each batch once, the spec's and every candidate's.
+  result.batch_copies = BatchCopies(spec);
+  const SimulatedRate simulate = [&simulate_steps](const spec::PipelineSpec& s, uint64_t seed,
+                                                   double step_scale) -> Result<double> {
+    ASSIGN_OR_RETURN(const double rate, simulate_steps(s, seed, step_scale));
+    return rate / static_cast<double>(BatchCopies(s));
+  };
+  result.measured_steps_per_s = measured.steps_per_s / static_cast<double>(result.batch_copies);
   const int seeds = std::max(1, options.seeds);
   ASSIGN_OR_RETURN(const std::vector<double> base, RatesBySeed(spec, simulate, seeds, 1));
   result.simulated_steps_per_s = Median(base);

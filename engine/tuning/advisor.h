@@ -69,6 +69,10 @@ struct AdvisorResult {
   double noise = 0;                  // the gain below which a change was not advised
   double simulated_steps_per_s = 0;  // the spec as given, median over the seeds
   double measured_steps_per_s = 0;   // the run's own rate, which the simulation stands for
+  // Each batch is handed out this many times an epoch (engine::BatchCopies: a DataLoader's
+  // replicated IterableDataset): repeats are not progress, so every rate here, measured and
+  // predicted, counts each batch once.
+  int64_t batch_copies = 1;
   // What the measurement shows that no change of the spec can fix, in a sentence each (a
   // shard that reads every record of one file).
   std::vector<std::string> findings;

@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "engine/runtime/dataloader_rules.h"
 #include "engine/runtime/pipeline.h"
 #include "engine/spec/op_values.h"
 #include "engine/spec/pipeline_plan.h"
@@ -145,11 +146,28 @@ std::string ComparedWith(const TunerMeasurement& measured, const TunerMeasuremen
 
 }  // namespace
 
-Result<TunerResult> TunePipescope(const spec::PipelineSpec& spec, const Measurer& measure,
+Result<TunerResult> TunePipescope(const spec::PipelineSpec& spec, const Measurer& measure_steps,
                                   const TunerOptions& options) {
+  // As the advisor counts them: a DataLoader whose every worker yields the whole
+  // IterableDataset hands each batch out once per worker, and repeats are not progress
+  // (engine::BatchCopies). A rate counts each batch once.
+  const Measurer measure =
+      [&measure_steps](const spec::PipelineSpec& s) -> Result<TunerMeasurement> {
+    ASSIGN_OR_RETURN(TunerMeasurement m, measure_steps(s));
+    const auto copies = static_cast<double>(BatchCopies(s));
+    m.steps_per_s /= copies;
+    m.half_width /= copies;
+    return m;
+  };
   const TuningStopwatch stopwatch;
   const int cores = CpuCoresFor(spec, options.cores);
   TunerResult result;
+  for (const auto& op : spec.ops()) {
+    if (!op.has_dataloader() || !op.dataloader().replicated()) continue;
+    result.log.push_back("rates count each batch once: each worker of " + op.name() +
+                         " yields the whole IterableDataset, so n workers hand every batch "
+                         "out n times an epoch");
+  }
   const auto initial_knobs = TunableKnobs(spec, cores);
   ASSIGN_OR_RETURN(TunerMeasurement best,
                    MeasureAsGiven(spec, measure, options, stopwatch, result));

@@ -5,6 +5,33 @@
 #include <string>
 
 namespace pipescope::trace {
+
+void ForEachBatchTaken(const Model& model, const record::StageDef& batch, int64_t t0, int64_t t1,
+                       const std::function<void(uint64_t batch, const Track& input, size_t first,
+                                                size_t last, bool copy)>& fn) {
+  if (batch.input < 0) return;
+  const EventKind taken_in = batch.asynchronous && batch.Has(record::kTraitWorkerProcesses)
+                                 ? EventKind::kWaitInput
+                                 : EventKind::kCall;
+  for (const Track* bt : model.TracksOf(taken_in, batch.id)) {
+    const Track* in =
+        model.FindTrack({EventKind::kCall, static_cast<uint16_t>(batch.input), bt->key().thread});
+    if (!in) continue;
+    const size_t first = bt->FirstStartingAtOrAfter(t0);
+    const size_t last = bt->FirstStartingAtOrAfter(t1, first);
+    size_t j = first < last ? in->FirstStartingAtOrAfter(bt->start(first)) : 0;
+    for (size_t i = first; i < last; ++i) {
+      if (taken_in == EventKind::kWaitInput && bt->value(i) == record::kCopyOfThePreviousItems) {
+        fn(bt->element(i), *in, j, j, true);
+        continue;
+      }
+      while (j < in->size() && in->start(j) < bt->start(i)) ++j;
+      const size_t from = j;
+      while (j < in->size() && in->end(j) <= bt->end(i)) ++j;
+      fn(bt->element(i), *in, from, j, false);
+    }
+  }
+}
 namespace {
 
 struct Call {
@@ -148,33 +175,20 @@ void Lineage::ReadUnbatch(const record::StageDef& unbatch) {
   }
 }
 
-// A batch's rows: its input's calls nested in its own call on the same thread; for an op
-// whose worker processes fetch batches it asked for ahead (a DataLoader's), nested in the
-// kWaitInput span that carries the batch's id, where it took their items, or the previous
-// span's items where the span's value is 1 (a replicated dataset's copy for another worker).
 void Lineage::ReadRows(const record::StageDef& batch) {
-  if (batch.input < 0) return;
-  const EventKind taken_in = batch.asynchronous && batch.Has(record::kTraitWorkerProcesses)
-                                 ? EventKind::kWaitInput
-                                 : EventKind::kCall;
-  for (const Track* bt : model_.TracksOf(taken_in, batch.id)) {
-    const Track* it =
-        model_.FindTrack({EventKind::kCall, static_cast<uint16_t>(batch.input), bt->key().thread});
-    if (!it) continue;
-    size_t j = 0;
-    for (size_t i = 0; i < bt->size(); ++i) {
-      if (i > 0 && taken_in == EventKind::kWaitInput &&
-          bt->value(i) == record::kCopyOfThePreviousItems) {
-        rows_[bt->element(i)] = rows_[bt->element(i - 1)];
-        continue;
-      }
-      std::vector<uint64_t>& rows = rows_[bt->element(i)];
-      while (j < it->size() && it->start(j) < bt->start(i)) ++j;
-      for (; j < it->size() && it->end(j) <= bt->end(i); ++j) {
-        for (uint32_t k = 0; k < it->calls(j); ++k) rows.push_back(it->element(j) + k);
-      }
-    }
-  }
+  ForEachBatchTaken(model_, batch, INT64_MIN, INT64_MAX,
+                    [&](uint64_t id, const Track& in, size_t first, size_t last, bool copy) {
+                      if (copy) {
+                        rows_[id] = previous_rows_;
+                        return;
+                      }
+                      std::vector<uint64_t>& rows = rows_[id];
+                      for (size_t j = first; j < last; ++j) {
+                        for (uint32_t k = 0; k < in.calls(j); ++k)
+                          rows.push_back(in.element(j) + k);
+                      }
+                      previous_rows_ = rows;
+                    });
 }
 
 // A cache's later passes replay its first pass under new ids: the n-th element of a later

@@ -17,12 +17,23 @@
 // repeat number such passes on.)
 
 #include <cstdint>
+#include <functional>
 #include <unordered_map>
 #include <vector>
 
 #include "instrumentation/trace/model.h"
 
 namespace pipescope::trace {
+
+// Where `batch` took each batch's rows: its input's calls nested in its own call on the same
+// thread; for an op whose worker processes fetch batches it asked for ahead (a DataLoader's),
+// nested in the kWaitInput span that carries the batch's id, or the previous span's rows
+// where the span's value is record::kCopyOfThePreviousItems (a replicated dataset's copy
+// for another worker). Calls fn(batch id, input track, [first, last) of its events, copy)
+// for each such span starting in [t0, t1), in order per thread; a copy's range is empty.
+void ForEachBatchTaken(const Model& model, const record::StageDef& batch, int64_t t0, int64_t t1,
+                       const std::function<void(uint64_t batch, const Track& input, size_t first,
+                                                size_t last, bool copy)>& fn);
 
 struct RecordRef {
   int64_t pass = 0;   // 0 for the first pass over the source (the first epoch)
@@ -78,6 +89,7 @@ class Lineage {
   const Model& model_;
   std::unordered_map<uint64_t, RecordRef> records_;
   std::unordered_map<uint64_t, std::vector<uint64_t>> rows_;
+  std::vector<uint64_t> previous_rows_;  // ReadRows: the last batch's, for a copy of it
   // A cache's replayed element -> the first pass's element it is.
   std::unordered_map<uint64_t, uint64_t> replays_;
   std::unordered_map<uint64_t, RowRef> unbatched_;
