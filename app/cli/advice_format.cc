@@ -9,6 +9,7 @@
 #include "app/session/advising.h"
 #include "engine/spec/spec_loader.h"
 #include "engine/tuning/advisor.h"
+#include "engine/tuning/advisor_findings.h"
 #include "instrumentation/trace/verdict.h"
 
 namespace pipescope::cli {
@@ -40,12 +41,25 @@ std::optional<engine::AdvisorResult> AdviseForSummary(const spec::PipelineSpec& 
   return Applied(session::AdviseOn(spec, analysis, model), analysis, err);
 }
 
-void MarkSuggestionUntried(trace::RangeAnalysis& analysis) {
+void MarkSuggestionUntried(trace::RangeAnalysis& analysis, const spec::PipelineSpec& spec) {
   trace::Verdict& v = analysis.verdict;
-  if (!v.suggests_change || v.suggestion.empty()) return;
+  for (const std::string& finding : engine::AdvisorFindings(spec, analysis)) {
+    if (v.evidence.find(finding) == std::string::npos) v.evidence += "; " + finding;
+  }
   std::string s = v.suggestion;
-  if (s.ends_with('.')) s.pop_back();
-  trace::SetSuggestion(v, s + " (a rule of thumb, not tried in the simulator: --no-advice)");
+  if (v.suggests_change && !s.empty()) {
+    if (s.ends_with('.')) s.pop_back();
+    s += " (a rule of thumb, not tried in the simulator: --no-advice)";
+  }
+  trace::SetSuggestion(v, s);  // the text, with the findings
+}
+
+void MarkSuggestionUntried(trace::RangeAnalysis& analysis, const trace::Model& model) {
+  spec::PipelineSpec spec;  // an imported trace has none: no findings
+  if (const std::string& text = model.run_info().spec_text; !text.empty()) {
+    if (auto parsed = engine::ParseSpecText(text, "trace header"); parsed.ok()) spec = *parsed;
+  }
+  MarkSuggestionUntried(analysis, spec);
 }
 
 void PutAdvice(nlohmann::json& summary, const engine::AdvisorResult& advice) {

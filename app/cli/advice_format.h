@@ -29,8 +29,12 @@ std::optional<engine::AdvisorResult> AdviseForSummary(const spec::PipelineSpec& 
                                                       std::ostream& err);
 
 // Without advice (--no-advice), a verdict that suggests a change says it was not tried: its
-// rule of thumb can lose where the simulator would have seen it.
-void MarkSuggestionUntried(trace::RangeAnalysis& analysis);
+// rule of thumb can lose where the simulator would have seen it. What the spec shows
+// whatever the speed (engine::AdvisorFindings: a shard's waste, a replicated dataset's
+// copies) needs no simulation, and is said all the same.
+void MarkSuggestionUntried(trace::RangeAnalysis& analysis, const spec::PipelineSpec& spec);
+// The same for a trace: its header's spec, where it has one.
+void MarkSuggestionUntried(trace::RangeAnalysis& analysis, const trace::Model& model);
 
 // Sets "advice" (the list, best first) and "advice_from_steps_per_s" (the simulator's rate of
 // the spec as given, which every prediction starts from) on `summary`.

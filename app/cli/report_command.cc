@@ -105,7 +105,7 @@ int ReportCommand(const ReportCommandOptions& options, std::ostream& out, std::o
   if (options.advice) {
     advice = AdviseForSummary(model, analysis, err);
   } else {
-    MarkSuggestionUntried(analysis);
+    MarkSuggestionUntried(analysis, model);
   }
   const SummaryContext context = ContextFromModel(model, false);
   if (options.json) {

@@ -121,7 +121,7 @@ int RunCommand(const RunCommandOptions& options, std::ostream& out, std::ostream
     if (options.advice) {
       advice = AdviseForSummary(*result->model, analysis, err);
     } else {
-      MarkSuggestionUntried(analysis);
+      MarkSuggestionUntried(analysis, *result->model);
     }
   } else {
     context.device = result->summary.device;

@@ -106,7 +106,7 @@ int SimulateCommand(const SimulateCommandOptions& options, std::ostream& out, st
     worker_model.cores /= options.workers;
     advice = AdviseForSummary(printed, worker_model, analysis, err);
   } else if (!options.advice) {
-    MarkSuggestionUntried(analysis);
+    MarkSuggestionUntried(analysis, printed);
   }
   const SummaryContext context = ContextFromModel(*result->model, result->summary.end_of_data);
   const double virtual_s = result->summary.duration_s;

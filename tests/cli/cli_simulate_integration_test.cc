@@ -32,6 +32,10 @@ TEST(CliSimulateTest, SummaryLikeRunMarkedSimulatedAndDeterministic) {
   EXPECT_NE(untried.out.find("(a rule of thumb, not tried in the simulator: --no-advice)."),
             std::string::npos)
       << untried.out;
+  // What the spec shows whatever the speed needs no simulation: said without advice too.
+  const auto copies = Cli("simulate " + Pipeline("questions/pytorch_30599_iterable_workers.pbtxt") +
+                          " --no-advice");
+  EXPECT_NE(copies.out.find("every batch comes 4 times an epoch"), std::string::npos) << copies.out;
   const auto fixed = Cli("simulate " + Pipeline("input_bound_demo.pbtxt") +
                          " --set decode.num_parallel_calls=2 --json");
   ASSERT_EQ(fixed.exit_code, 0) << fixed.out;
