@@ -190,7 +190,12 @@ void Recorder::CollectorLoop() {
     });
   }
   lock.unlock();
-  // The CPU used since the last sample, up to 50 ms of it, for Stop's final drain.
+  // For Stop's final drain: the counters as the recording ends (a level changed since the
+  // last wake) and the CPU used since the last sample, up to 50 ms of each.
+  {
+    std::lock_guard sampler_lock(sampler_mu_);
+    if (sampler_) sampler_(*this);
+  }
   SampleCpuTimes();
 }
 
