@@ -172,6 +172,20 @@ int WriteAdviceIntoCode(const std::string& py_path, const std::vector<std::strin
   out << what << (unwritten ? " written in part" : " written") << " into a copy of " << py_path
       << ": " << out_path << " (diff it against " << py_path << ")\n";
   for (const std::string& n : patched->notes) out << "  " << n << "\n";
+  // A change that alters what reaches the step is said again where the code is written.
+  if (!advice.advice.empty() && advised == &advice.advice[0].spec &&
+      advice.advice[0].changes_output) {
+    out << "  it changes the output: " << advice.advice[0].what_changes << "\n";
+  } else if (advised == &advice.together.spec) {
+    for (const engine::Advice& a : advice.advice) {
+      const bool in_together =
+          std::find(advice.together.changes.begin(), advice.together.changes.end(), a.change) !=
+          advice.together.changes.end();
+      if (in_together && a.changes_output) {
+        out << "  " << a.change << " changes the output: " << a.what_changes << "\n";
+      }
+    }
+  }
   return 0;
 }
 

@@ -210,6 +210,34 @@ TEST(CliCodeTest, AdviceIsWrittenIntoACopyOfTheUsersCode) {
   EXPECT_NE(spec.out.find("is a spec"), std::string::npos) << spec.out;
 }
 
+// Advice that changes what reaches the step says so again where it is written into code: a
+// DataLoader's IterableDataset replicated in 4 workers, loaded in the main process instead.
+TEST(CliCodeTest, WrittenAdviceThatChangesTheOutputSaysSo) {
+  const std::string path = TempDir() + "/numbers.py";
+  std::ofstream(path) << R"(from torch.utils.data import IterableDataset, DataLoader
+
+
+class Numbers(IterableDataset):
+    def __iter__(self):
+        for i in range(100000):
+            yield i
+
+
+loader = DataLoader(Numbers(), batch_size=64, num_workers=4, persistent_workers=True)
+for batch in loader:
+    pass
+)";
+  const std::string written = TempDir() + "/numbers_advised.py";
+  const auto out = Cli("simulate " + path + " --set loader.cost=5us --advice-code " + written);
+  ASSERT_EQ(out.exit_code, 0) << out.out;
+  EXPECT_NE(out.out.find("(loader.num_workers=0, loader.persistent_workers=false) written"),
+            std::string::npos)
+      << out.out;
+  EXPECT_NE(out.out.find("  it changes the output: Each worker yields the whole IterableDataset"),
+            std::string::npos)
+      << out.out;
+}
+
 TEST(CliCodeTest, SimulateTakesAPythonFileWithItsCostsSet) {
   const auto out = Cli("simulate " + Corpus("seed_001_init_tfrecord_dataset.py") +
                        " --set _parser.cost=40us --duration 2");
