@@ -43,9 +43,7 @@ std::optional<engine::AdvisorResult> AdviseForSummary(const spec::PipelineSpec& 
 
 void MarkSuggestionUntried(trace::RangeAnalysis& analysis, const spec::PipelineSpec& spec) {
   trace::Verdict& v = analysis.verdict;
-  for (const std::string& finding : engine::AdvisorFindings(spec, analysis)) {
-    if (v.evidence.find(finding) == std::string::npos) v.evidence += "; " + finding;
-  }
+  session::AddFindings(engine::AdvisorFindings(spec, analysis), v);
   std::string s = v.suggestion;
   if (v.suggests_change && !s.empty()) {
     if (s.ends_with('.')) s.pop_back();

@@ -13,6 +13,16 @@ namespace pipescope::code {
 
 namespace {
 
+// fit(..., epochs=N) as import-code reads it: a last repeat of N > 1 named kFitEpochs, which
+// is written back as fit's argument (0 where the spec has none).
+int64_t FitEpochs(const spec::PipelineSpec& spec) {
+  if (spec.ops_size() == 0) return 0;
+  const spec::Op& last = spec.ops(spec.ops_size() - 1);
+  return last.name() == kFitEpochs && last.has_repeat() && last.repeat().count() > 1
+             ? last.repeat().count()
+             : 0;
+}
+
 std::string Quote(const std::string& s) {
   std::string out = "\"";
   for (const char c : s) {
@@ -605,14 +615,10 @@ engine::Result<EmittedCode> EmitTfData(const spec::PipelineSpec& spec) {
   } else {
     e.Source(source, var);
   }
-  int64_t fit_epochs = 0;  // a last repeat that is fit's epochs: written as the fit call
+  const int64_t fit_epochs = FitEpochs(spec);  // written as the fit call
   for (int k = first_op; k < spec.ops_size(); ++k) {
     const spec::Op& op = spec.ops(k);
-    if (k + 1 == spec.ops_size() && op.name() == kFitEpochs && op.has_repeat() &&
-        op.repeat().count() > 1) {
-      fit_epochs = op.repeat().count();
-      continue;
-    }
+    if (k + 1 == spec.ops_size() && fit_epochs > 0) continue;
     if (op.has_zip()) {
       const std::string second = Identifier(op.name()) + "_ds";
       e.Source(op.zip().source(), second);
@@ -656,11 +662,7 @@ engine::Result<EmittedCode> EmitLoader(const spec::PipelineSpec& spec, bool kera
                             ? spec.source().range().stop() - spec.source().range().start()
                             : 10000;
   const std::string cls = keras ? "SpecSequence" : "SpecDataset";
-  // A repeat of a count after Keras's fit: its epochs (import-code's fit_epochs).
-  int64_t fit_epochs = 0;
-  for (const spec::Op& op : spec.ops()) {
-    if (keras && op.has_repeat() && op.repeat().count() > 1) fit_epochs = op.repeat().count();
-  }
+  const int64_t fit_epochs = keras ? FitEpochs(spec) : 0;
   std::ostringstream c;
   std::string imports;
   if (keras) {

@@ -173,10 +173,14 @@ engine::Result<engine::AdvisorResult> AdviseOnTrace(const trace::Model& trace,
   return AdviseOn(calibration.spec, analysis, calibration.model, std::move(cancelled));
 }
 
-void ApplyAdvice(const engine::AdvisorResult& advice, trace::Verdict& verdict) {
-  for (const std::string& finding : advice.findings) {
+void AddFindings(const std::vector<std::string>& findings, trace::Verdict& verdict) {
+  for (const std::string& finding : findings) {
     if (verdict.evidence.find(finding) == std::string::npos) verdict.evidence += "; " + finding;
   }
+}
+
+void ApplyAdvice(const engine::AdvisorResult& advice, trace::Verdict& verdict) {
+  AddFindings(advice.findings, verdict);
   if (!advice.advice.empty()) {
     trace::SetSuggestion(verdict, advice.advice.front().text);
     return;

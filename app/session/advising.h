@@ -7,6 +7,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "engine/core/status.h"
 #include "engine/sim/cost_model.h"
@@ -74,6 +75,10 @@ engine::Result<engine::AdvisorResult> AdviseOn(const spec::PipelineSpec& spec,
 engine::Result<engine::AdvisorResult> AdviseOnTrace(const trace::Model& trace,
                                                     const trace::RangeAnalysis& analysis,
                                                     std::function<bool()> cancelled = {});
+
+// Adds to the verdict's evidence what the spec shows whatever the speed
+// (engine::AdvisorFindings), each finding once; its text is made again by SetSuggestion.
+void AddFindings(const std::vector<std::string>& findings, trace::Verdict& verdict);
 
 // The verdict's suggestion becomes the first advice; when none was confirmed, a suggested
 // change of knobs or order is replaced by saying so (other suggestions stay, with it).

@@ -56,6 +56,12 @@ inline constexpr int64_t kDefaultReceiveNsPerMib = 50'000;
 // main process alone then loads faster (Lightning#18149, pytorch#10260).
 inline constexpr int64_t kDefaultReceiveNsPerBatch = 45'000;
 
+// How many times each batch of a loader's items is fetched: once, or by every worker of a
+// replicated IterableDataset (each yields all of it).
+inline int64_t CopiesOfEachBatch(bool replicated, int64_t num_workers) {
+  return replicated && num_workers > 0 ? num_workers : 1;
+}
+
 struct DataLoaderRules {
   int64_t batch_size = 1;
   bool drop_last = false;
@@ -79,9 +85,7 @@ struct DataLoaderRules {
   int64_t Outstanding() const {
     return queue_size > 0 ? queue_size : prefetch_factor * num_workers;
   }
-  // How many times each batch of the input's items is fetched: once, or by every worker of
-  // a replicated dataset.
-  int64_t CopiesOfEachBatch() const { return replicated && num_workers > 0 ? num_workers : 1; }
+  int64_t CopiesOfEachBatch() const { return engine::CopiesOfEachBatch(replicated, num_workers); }
   // The worker to give the next batch: the cycle's next (advancing `cycle`), skipping with
   // in_order: false those holding prefetch_factor batches not yet handed out (`held`, one
   // count per worker); -1 where every worker does. A replicated dataset's workers each
@@ -115,8 +119,8 @@ struct DataLoaderRules {
 inline int64_t BatchCopies(const spec::PipelineSpec& spec) {
   int64_t copies = 1;
   for (const auto& op : spec.ops()) {
-    if (op.has_dataloader() && op.dataloader().replicated() && op.dataloader().num_workers() > 1) {
-      copies *= op.dataloader().num_workers();
+    if (op.has_dataloader()) {
+      copies *= CopiesOfEachBatch(op.dataloader().replicated(), op.dataloader().num_workers());
     }
   }
   return copies;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "engine/runtime/dataloader_rules.h"
 #include "engine/spec/op_kinds.h"
 #include "engine/spec/pipeline_plan.h"
 #include "engine/spec/spec_loader.h"
@@ -106,8 +107,9 @@ constexpr std::string_view kOrderChanges =
 // What another number of workers changes for an IterableDataset replicated in each of them
 // (empty where it stays one copy an epoch).
 std::string ReplicatedCopies(const spec::DataLoaderOp& loader, int64_t from, int64_t to) {
-  const int64_t before = std::max<int64_t>(from, 1), after = std::max<int64_t>(to, 1);
-  if (!loader.replicated() || before == after) return {};
+  const int64_t before = CopiesOfEachBatch(loader.replicated(), from);
+  const int64_t after = CopiesOfEachBatch(loader.replicated(), to);
+  if (before == after) return {};
   return "Each worker yields the whole IterableDataset (its __iter__ does not split the items "
          "by get_worker_info()), so an epoch becomes " +
          (after == 1 ? std::string("one copy") : std::to_string(after) + " copies") +

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <map>
 
+#include "engine/runtime/dataloader_rules.h"
 #include "engine/spec/spec_overrides.h"
 #include "engine/tuning/advice_candidates.h"
 #include "engine/tuning/move_rules.h"
@@ -105,12 +106,13 @@ std::vector<std::string> GeneratorCopies(const spec::PipelineSpec& spec) {
 std::vector<std::string> IterableCopies(const spec::PipelineSpec& spec) {
   std::vector<std::string> out;
   for (const auto& op : spec.ops()) {
-    if (!op.has_dataloader() || !op.dataloader().replicated()) continue;
-    const int64_t workers = op.dataloader().num_workers();
-    if (workers < 2) continue;
+    if (!op.has_dataloader()) continue;
+    const auto& loader = op.dataloader();
+    const int64_t copies = CopiesOfEachBatch(loader.replicated(), loader.num_workers());
+    if (copies < 2) continue;
     out.push_back(op.name() + "'s IterableDataset is replicated in each of its " +
-                  std::to_string(workers) + " worker processes and its __iter__ does not split " +
-                  "the items: every batch comes " + std::to_string(workers) +
+                  std::to_string(copies) + " worker processes and its __iter__ does not split " +
+                  "the items: every batch comes " + std::to_string(copies) +
                   " times an epoch; split them in __iter__ by "
                   "torch.utils.data.get_worker_info().id and .num_workers");
   }

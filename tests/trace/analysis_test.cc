@@ -85,10 +85,15 @@ TEST(AnalysisTest, MeasuresTheConsumerAndEveryOp) {
   EXPECT_NEAR(a.stages[2].waiting_input_fraction, 1.0, 1e-9);
 }
 
-TEST(AnalysisTest, ARunOfCallsCountsAsEveryElementInIt) {
-  Model m;
+// src (op 0) → batch (op 1), both on the caller's thread.
+void SourceThenBatch(Model& m) {
   m.AddStage({0, "src", "synthetic", 0, 0, -1, false, 1, 0, record::kTraitSource});
   m.AddStage({1, "batch", "batch", 0, 1, 0, false, 1, 0, record::kTraitBatches});
+}
+
+TEST(AnalysisTest, ARunOfCallsCountsAsEveryElementInIt) {
+  Model m;
+  SourceThenBatch(m);
   for (uint64_t b = 0; b < 10; ++b) {
     const int64_t t = static_cast<int64_t>(b) * kMs;
     // One batch of 100 rows: the source's calls as runs of 60 and 40 (600 us of its work).
@@ -110,8 +115,7 @@ TEST(AnalysisTest, ARunOfCallsCountsAsEveryElementInIt) {
 // the range were counted instead).
 TEST(AnalysisTest, RowsAreEachStepsBatchsFromTheFirstStepOn) {
   Model m;
-  m.AddStage({0, "src", "synthetic", 0, 0, -1, false, 1, 0, record::kTraitSource});
-  m.AddStage({1, "batch", "batch", 0, 1, 0, false, 1, 0, record::kTraitBatches});
+  SourceThenBatch(m);
   // Batch b is made in [b ms, b+1 ms) from 4 rows, and trained on in [b+1 ms, b+2 ms).
   for (uint64_t b = 0; b < 10; ++b) {
     const int64_t t = static_cast<int64_t>(b) * kMs;
