@@ -167,7 +167,7 @@ void ReplicasOfIterable(Pipeline& p, const ClassInfo& cls, const CallArgs& loade
   }
   dl.set_replicated(true);
   const int64_t workers = dl.num_workers();
-  p.Note(at, cls.name + " is an IterableDataset whose __iter__ does not call get_worker_info(): " +
+  p.Note(at, cls.name + " is an IterableDataset that never asks get_worker_info(): " +
                  (workers > 1 ? "each of the " + std::to_string(workers) +
                                     " workers yields all of it, so an epoch is " +
                                     std::to_string(workers) + " copies of every sample"
