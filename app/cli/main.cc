@@ -17,6 +17,11 @@
 #include "app/cli/whatif_command.h"
 #include "app/session/trace_formats.h"
 
+namespace {
+// What every command that runs a pipeline takes: a spec, or code that import-code reads.
+constexpr const char* kSpecOrCode = "Pipeline spec (.pbtxt), or Python code (.py)";
+}  // namespace
+
 int main(int argc, char** argv) {
   CLI::App app{"Pipescope: find and fix bottlenecks in ML input pipelines"};
   app.require_subcommand(1);
@@ -26,7 +31,7 @@ int main(int argc, char** argv) {
 
   pipescope::cli::RunCommandOptions run;
   auto* run_cmd = app.add_subcommand("run", "Run a pipeline spec into its training step");
-  run_cmd->add_option("spec", run.spec_path, "Pipeline spec (.pbtxt)")->required();
+  run_cmd->add_option("spec", run.spec_path, kSpecOrCode)->required();
   auto* duration = run_cmd->add_option("--duration", run.duration_s, "Seconds to run (default 5)");
   run_cmd->add_option("--steps", run.steps, "Training steps to run")->excludes(duration);
   run_cmd->add_option("--set", run.overrides, "Override a knob: OP.KNOB=VALUE (repeatable)");
@@ -75,8 +80,7 @@ int main(int argc, char** argv) {
   pipescope::cli::GridCommandOptions grid;
   auto* grid_cmd = app.add_subcommand(
       "grid", "Steps/s at every point of a grid of knob values, and the best point");
-  grid_cmd->add_option("spec", grid.spec_path, "Pipeline spec (.pbtxt), or Python code (.py)")
-      ->required();
+  grid_cmd->add_option("spec", grid.spec_path, kSpecOrCode)->required();
   grid_cmd->add_option(
       "--knobs", grid.knobs,
       "Knobs to vary: OP.KNOB,OP.KNOB (default: every parallelism and buffer size)");
@@ -90,8 +94,7 @@ int main(int argc, char** argv) {
 
   pipescope::cli::AutotuneCommandOptions tune;
   auto* tune_cmd = app.add_subcommand("autotune", "Tune parallelism and buffers on this machine");
-  tune_cmd->add_option("spec", tune.spec_path, "Pipeline spec (.pbtxt), or Python code (.py)")
-      ->required();
+  tune_cmd->add_option("spec", tune.spec_path, kSpecOrCode)->required();
   tune_cmd->add_option("--set", tune.overrides,
                        "Start from this knob value, or set a cost a .py leaves open: "
                        "OP.KNOB=VALUE (repeatable)");
@@ -130,7 +133,7 @@ int main(int argc, char** argv) {
   pipescope::cli::SimulateCommandOptions simulate;
   auto* simulate_cmd = app.add_subcommand(
       "simulate", "Run a pipeline spec in the simulator: virtual time on a cost model");
-  simulate_cmd->add_option("spec", simulate.spec_path, "Pipeline spec (.pbtxt)")->required();
+  simulate_cmd->add_option("spec", simulate.spec_path, kSpecOrCode)->required();
   simulate_cmd->add_option("--print", simulate.print,
                            "Print the first N elements that reach the training step, as JSON "
                            "lines (as run --print)");

@@ -10,6 +10,7 @@
 #include "app/code/tensor_values.h"
 #include "app/code/torchvision_work.h"
 #include "app/code/work_functions.h"
+#include "app/code/worker_info_use.h"
 #include "engine/core/duration.h"
 #include "engine/runtime/dataloader_rules.h"
 
@@ -147,27 +148,48 @@ SyntaxNode MentionOf(const SyntaxNode& node, std::string_view name) {
 
 // An IterableDataset is replicated in every worker process: each yields all of it unless the
 // replica configures itself by torch.utils.data.get_worker_info() (PyTorch's docs: in
-// __iter__, in a method it calls, or in the loader's worker_init_fn).
+// __iter__, in a method it calls, or in the loader's worker_init_fn). Asked only to seed each
+// worker's random numbers, it still yields all of it.
 void ReplicasOfIterable(Pipeline& p, const ClassInfo& cls, const CallArgs& loader,
                         spec::DataLoaderOp& dl, SourcePoint at) {
+  std::string seeds;  // where the worker's info only seeds, for the note
   for (const auto& [method, node] : cls.methods) {
-    if (const SyntaxNode used = MentionOf(node, "get_worker_info"); !used.null()) {
-      p.Note(used.start(), cls.name + "." + method +
-                               " asks get_worker_info(): read as splitting the items among the "
-                               "workers, one copy of the dataset an epoch whatever num_workers");
+    const SyntaxNode asked = MentionOf(node, "get_worker_info");
+    if (asked.null()) continue;
+    // Asked and not only to seed (a None check alone included): read as a split, as
+    // PyTorch's docs' examples do.
+    if (UseOfWorkerInfo(node) != WorkerInfoUse::kSeedsOnly) {
+      p.Note(asked.start(),
+             cls.name + "." + method +
+                 " asks get_worker_info(): read as splitting the items among the workers, one "
+                 "copy of the dataset an epoch whatever num_workers");
       return;
     }
+    if (seeds.empty()) seeds = cls.name + "." + method;
   }
   if (const Value* init = loader.Get(10, "worker_init_fn"); init && !init->Is(Value::Kind::kNone)) {
     const std::string name = init->Is(Value::Kind::kFunction) ? init->s : init->Spelling();
-    p.Note(at, "the loader's worker_init_fn `" + name +
-                   "` may configure each worker's replica of " + cls.name +
-                   ": read as one copy of the dataset an epoch");
-    return;
+    // A function of the file's is read; another (imported, a partial) may do anything.
+    const bool own = init->Is(Value::Kind::kFunction) && !init->node.null();
+    const WorkerInfoUse use =
+        own ? UseOfWorkerInfo(init->node, FirstParameter(init->node)) : WorkerInfoUse::kSplits;
+    const bool asked = own && !MentionOf(init->node, "get_worker_info").null();
+    if (use == WorkerInfoUse::kSplits || (asked && use == WorkerInfoUse::kNone)) {
+      p.Note(at, "the loader's worker_init_fn `" + name +
+                     "` may configure each worker's replica of " + cls.name +
+                     ": read as one copy of the dataset an epoch");
+      return;
+    }
+    if (use == WorkerInfoUse::kSeedsOnly && seeds.empty()) seeds = "worker_init_fn `" + name + "`";
   }
   dl.set_replicated(true);
   const int64_t workers = dl.num_workers();
-  p.Note(at, cls.name + " is an IterableDataset that never asks get_worker_info(): " +
+  const std::string asks =
+      seeds.empty() ? " is an IterableDataset that never asks get_worker_info()"
+                    : " is an IterableDataset whose replicas ask the worker's id only to seed "
+                      "their random numbers (" +
+                          seeds + ")";
+  p.Note(at, cls.name + asks + ": " +
                  (workers > 1 ? "each of the " + std::to_string(workers) +
                                     " workers yields all of it, so an epoch is " +
                                     std::to_string(workers) + " copies of every sample"
@@ -424,18 +446,18 @@ Value Fit(PythonReader& r, const CallArgs& a, bool generator_call) {
     // fit(ds, epochs=N) over a dataset that ends: each epoch iterates it afresh, refilling
     // its shuffle buffers and prefetches (tensorflow#30646), as a repeat after it does.
     const Value* epochs = a.Get(3, "epochs");
-    const auto n = epochs && !epochs->Is(Value::Kind::kBool) ? epochs->AsInt() : std::nullopt;
+    const int64_t n = epochs && !epochs->Is(Value::Kind::kBool) ? epochs->AsInt().value_or(0) : 0;
     const bool repeats = std::any_of(x->pipeline->ops.begin(), x->pipeline->ops.end(),
                                      [](const spec::Op& op) { return op.has_repeat(); });
-    if (n && *n > 1 && !repeats) {
+    if (n > 1 && !repeats) {
       auto p = r.Extend(*x->pipeline, a.node.start());
       spec::Op op;
       op.set_name(p->FreshName(kFitEpochs));
-      op.mutable_repeat()->set_count(*n);
+      op.mutable_repeat()->set_count(n);
       p->ops.push_back(op);
-      p->Note(a.node.start(), "fit's " + std::to_string(*n) +
+      p->Note(a.node.start(), "fit's " + std::to_string(n) +
                                   " epochs each iterate the dataset afresh: a repeat of " +
-                                  std::to_string(*n) + " after it");
+                                  std::to_string(n) + " after it");
       r.Trains(PipelineValue(std::move(p), a), a.node);
     } else {
       r.Trains(*x, a.node);

@@ -324,6 +324,18 @@ Verdict MakeVerdict(const RangeAnalysis& r, int cpu_budget) {
                 Pct(startup_s / (startup_s + r.duration_s)) +
                 " of the run), which these figures leave out"
           : "";
+  if (!startup.empty() && r.steps < kFewestStepsToGrade) {
+    v.grade = "too short to grade";
+    v.evidence = std::to_string(r.steps) + (r.steps == 1 ? " step" : " steps") + " in " +
+                 engine::FormatDuration(static_cast<int64_t>(r.duration_s * 1e9)) + " came after " +
+                 engine::FormatDuration(static_cast<int64_t>(r.startup_ns)) + " of start-up (" +
+                 Pct(startup_s / (startup_s + r.duration_s)) +
+                 " of the run): the wait over so few steps says nothing of the steady state";
+    SetSuggestion(v,
+                  "run for longer (a longer --duration) to measure the steps after the "
+                  "start-up");
+    return v;
+  }
   // An op whose workers' start-ups make the wait is to blame however little it works.
   const auto wait_ns = static_cast<int64_t>(wait * 1e9 * r.duration_s);
   const auto starting = [&](const StageFigures& s) {

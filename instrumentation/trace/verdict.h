@@ -3,6 +3,8 @@
 // change most likely to help. Graded like TensorBoard's input-pipeline analyzer: a
 // consumer waiting for input >= 20% of the time is highly input-bound, >= 5% moderately.
 
+#include <cstdint>
+
 #include "instrumentation/trace/analysis.h"
 
 namespace pipescope::trace {
@@ -15,6 +17,10 @@ inline constexpr double kModeratelyInputBound = 0.05;
 // step's time (LongerRunSeconds).
 inline constexpr double kStartUpToSay = 1.0;  // seconds
 inline constexpr double kStartUpShareToSay = 0.15;
+// A run whose start-up is said and that has fewer steps after it than this is not graded:
+// the wait over one or two steps says nothing of the pipeline's steady state (a shuffle
+// buffer that filled for most of a short run, and then held every element the steps took).
+inline constexpr int64_t kFewestStepsToGrade = 3;
 
 // `cpu_budget`: cores the pipeline may use (0: unknown).
 Verdict MakeVerdict(const RangeAnalysis& analysis, int cpu_budget);

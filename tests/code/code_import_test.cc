@@ -408,8 +408,9 @@ ds = ds.cache().batch(64)
   EXPECT_TRUE(OpNamed(c, "random_flip_left_right").map().random());
   EXPECT_TRUE(OpNamed(c, "augment").map().random());
   for (const auto& op : c.spec.ops()) {
-    if (op.has_map() && op.name() != "random_flip_left_right" && op.name() != "augment")
+    if (op.has_map() && op.name() != "random_flip_left_right" && op.name() != "augment") {
       EXPECT_FALSE(op.map().random()) << op.name();
+    }
   }
 }
 
@@ -589,13 +590,82 @@ class Range(IterableDataset):
         return iter(range(self.start, self.end))
 
 def worker_init_fn(worker_id):
-    pass
+    worker_info = torch.utils.data.get_worker_info()
+    dataset = worker_info.dataset
+    per_worker = (dataset.end - dataset.start) // worker_info.num_workers
+    dataset.start = dataset.start + worker_info.id * per_worker
 
 loader = DataLoader(Range(), batch_size=16, num_workers=4, worker_init_fn=worker_init_fn)
 )");
   EXPECT_FALSE(OpNamed(init_fn, "loader").dataloader().replicated()) << Notes(init_fn);
-  EXPECT_TRUE(HasNote(init_fn, 11, "may configure each worker's replica of Range"))
+  EXPECT_TRUE(HasNote(init_fn, 14, "may configure each worker's replica of Range"))
       << Notes(init_fn);
+  // A worker_init_fn from elsewhere may do anything: one copy.
+  const auto imported = Import(R"(from torch.utils.data import IterableDataset, DataLoader
+from helpers import init_worker
+class Range(IterableDataset):
+    def __iter__(self):
+        return iter(range(1000))
+
+loader = DataLoader(Range(), batch_size=16, num_workers=4, worker_init_fn=init_worker)
+)");
+  EXPECT_FALSE(OpNamed(imported, "loader").dataloader().replicated()) << Notes(imported);
+}
+
+// The worker's id asked only to seed each replica's random numbers leaves every worker
+// yielding all of the dataset: PyTorch's replicas, each an epoch's worth (pytorch#30599's
+// askers seeded numpy so).
+TEST(CodeImportTest, AnIterableDatasetThatAsksTheWorkerOnlyForASeedIsReplicated) {
+  const auto in_iter = Import(R"(import random
+import numpy as np
+import torch
+from torch.utils.data import IterableDataset, DataLoader
+class Noise(IterableDataset):
+    def __iter__(self):
+        info = torch.utils.data.get_worker_info()
+        seed = 0 if info is None else info.seed % 2**32
+        rng = np.random.default_rng(seed)
+        random.seed(info.id if info else 0)
+        for _ in range(1000):
+            yield rng.random(16)
+
+loader = DataLoader(Noise(), batch_size=16, num_workers=4)
+)");
+  EXPECT_TRUE(OpNamed(in_iter, "loader").dataloader().replicated()) << Notes(in_iter);
+  EXPECT_TRUE(HasNote(in_iter, 14,
+                      "Noise is an IterableDataset whose replicas ask the worker's id only to "
+                      "seed their random numbers (Noise.__iter__): each of the 4 workers yields "
+                      "all of it"))
+      << Notes(in_iter);
+  // The common worker_init_fn that seeds numpy by worker_id, and one that does nothing.
+  for (const char* body : {"np.random.seed(np.random.get_state()[1][0] + worker_id)", "pass"}) {
+    const auto init = Import(std::string(R"(import numpy as np
+from torch.utils.data import IterableDataset, DataLoader
+class Range(IterableDataset):
+    def __iter__(self):
+        return iter(range(1000))
+
+def worker_init_fn(worker_id):
+    )") + body + R"(
+
+loader = DataLoader(Range(), batch_size=16, num_workers=4, worker_init_fn=worker_init_fn)
+)");
+    EXPECT_TRUE(OpNamed(init, "loader").dataloader().replicated()) << body << Notes(init);
+  }
+  // The same id that also picks the items splits them.
+  const auto both = Import(R"(import random
+import torch
+from torch.utils.data import IterableDataset, DataLoader
+class Noise(IterableDataset):
+    def __iter__(self):
+        info = torch.utils.data.get_worker_info()
+        random.seed(info.id)
+        for i in range(info.id, 1000, info.num_workers):
+            yield i
+
+loader = DataLoader(Noise(), batch_size=16, num_workers=4)
+)");
+  EXPECT_FALSE(OpNamed(both, "loader").dataloader().replicated()) << Notes(both);
 }
 
 TEST(CodeImportTest, AKeywordArgumentOfACallIsBoundToItsParameter) {
@@ -764,9 +834,9 @@ ds = tf.data.Dataset.range(100).map(pack).batch(32).map(pack)
 // A Keras Sequence's length as Keras's own example writes it, math.ceil of a true division
 // (and int(np.ceil(...)), and floor division, Python's: -7 // 2 is -4).
 TEST(CodeImportTest, ASequencesLengthIsRoundedAsPythonRoundsIt) {
-  for (const std::string& length :
-       {"math.ceil(self.n / self.batch_size)", "int(np.ceil(self.n / float(self.batch_size)))",
-        "(self.n + self.batch_size - 1) // self.batch_size"}) {
+  for (const std::string& length : std::vector<std::string>{
+           "math.ceil(self.n / self.batch_size)", "int(np.ceil(self.n / float(self.batch_size)))",
+           "(self.n + self.batch_size - 1) // self.batch_size"}) {
     const auto c = Import(R"(import math
 import numpy as np
 from tensorflow import keras

@@ -52,7 +52,6 @@ std::unique_ptr<Model> Pipeline(int64_t wait_ms, double busy, bool slow_source =
 // consecutive steps, rate_interval.h), read in place: nine batches of 10 ms steps and one
 // of 20 ms give the half width RateIntervalTest works out by hand, 2.262/11 of the rate.
 TEST(AnalysisTest, TheRatesIntervalIsReadFromTheStepTrack) {
-  constexpr int64_t kMs = 1'000'000;
   Model model;
   record::TraceBatch batch;
   int64_t t = 0;
@@ -410,6 +409,29 @@ TEST(VerdictTest, AStartUpThatIsMostOfTheRunIsSaid) {
       << v.evidence;
   r.startup_ns = 100'000'000;
   EXPECT_EQ(MakeVerdict(r, 2).evidence.find("start-up"), std::string::npos);
+}
+
+// One step after a start-up that was most of the run: its wait is not graded either way
+// (seed 002 at --duration 3: a shuffle buffer filled for 6.8 s, then one step took from it).
+TEST(VerdictTest, OneStepAfterALongStartUpIsNotGraded) {
+  RangeAnalysis r = Starving(1, 0.98);
+  r.steps = 1;
+  r.duration_s = 0.25;
+  r.input_wait_fraction = 0;
+  r.startup_ns = 6'840'000'000;
+  const Verdict one = MakeVerdict(r, 12);
+  EXPECT_EQ(one.grade, "too short to grade") << one.text;
+  EXPECT_NE(one.text.find("1 step in 250 ms came after 6.84 s of start-up (96% of the run)"),
+            std::string::npos)
+      << one.text;
+  EXPECT_NE(one.suggestion.find("longer --duration"), std::string::npos) << one.suggestion;
+  // Enough steps after it are graded, with the start-up said.
+  r.steps = kFewestStepsToGrade;
+  EXPECT_EQ(MakeVerdict(r, 12).grade, "not input-bound");
+  // So is one step after a start-up too short to say.
+  r.steps = 1;
+  r.startup_ns = 10'000'000;
+  EXPECT_EQ(MakeVerdict(r, 12).grade, "not input-bound");
 }
 
 // Keras's enqueuer, in Keras's words: threads running Python take turns under the lock, so
