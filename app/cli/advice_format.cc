@@ -86,6 +86,8 @@ void PutAdvice(nlohmann::json& summary, const engine::AdvisorResult& advice) {
                                   {"kinds", advice.together.kinds},
                                   {"predicted_steps_per_s", advice.together.predicted_steps_per_s},
                                   {"predicted_gain", advice.together.predicted_gain},
+                                  {"changes_output", !advice.together.changes_output.empty()},
+                                  {"what_changes", advice.together.changes_output},
                                   {"spec", engine::SpecToText(advice.together.spec)}};
   }
 }

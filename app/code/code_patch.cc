@@ -247,15 +247,15 @@ bool WriteOrder(const ImportedCode& original, const spec::PipelineSpec& tuned,
   std::vector<std::string> slot_text(slots.size());
   for (size_t k = 0; k < slots.size(); ++k) {
     const TextSpan from = span_of(common_b[k]);
-    std::string text = original.source_text.substr(from.begin, from.end - from.begin);
+    std::string slot = original.source_text.substr(from.begin, from.end - from.begin);
     std::vector<Edit> inside;
     for (const Edit& e : edits) {
       if (e.begin >= from.begin && e.end <= from.end) inside.push_back(e);
     }
     std::sort(inside.begin(), inside.end(),
               [](const Edit& x, const Edit& y) { return x.begin > y.begin; });
-    for (const Edit& e : inside) text.replace(e.begin - from.begin, e.end - e.begin, e.text);
-    slot_text[k] = std::move(text);
+    for (const Edit& e : inside) slot.replace(e.begin - from.begin, e.end - e.begin, e.text);
+    slot_text[k] = std::move(slot);
   }
   for (const Edit& e : edits) {
     const bool in_a_slot = std::any_of(slots.begin(), slots.end(), [&](const TextSpan& t) {
@@ -272,7 +272,7 @@ bool WriteOrder(const ImportedCode& original, const spec::PipelineSpec& tuned,
     for (const auto& n : common_b) order += (order.empty() ? "" : ", ") + n;
     out.notes.push_back("the ops now come in the tuned order: " + order);
   }
-  for (const auto& [at, text] : inserts) out.notes.push_back("added: " + text);
+  for (const auto& [at, calls] : inserts) out.notes.push_back("added: " + calls);
   return true;
 }
 

@@ -167,6 +167,9 @@ struct Value {
   // A command-line flag's default standing for the flag (args.batch_size, FLAGS.workers):
   // the flag as the code spells it. The job may run with another value.
   std::string flag;
+  // kList: made by a comprehension ([path(i) for i in range(1024)]), so its items are one
+  // list's, never a tuple's parts (filenames, labels).
+  bool comprehension = false;
 
   bool Is(Kind k) const { return kind == k; }
   // An integer: ints, bools, integral floats; nullopt otherwise.

@@ -5,14 +5,21 @@
 #include <charconv>
 #include <cstdlib>
 #include <limits>
+#include <set>
 #include <string>
+#include <tuple>
 #include <utility>
 
 #include "app/code/tensor_values.h"
+#include "engine/spec/op_values.h"
 
 namespace pipescope::code {
 
 namespace {
+
+// A list comprehension longer than this is read as unknown: its items are each a value the
+// reader holds (a file list of a million shards is a count the user sets).
+constexpr int64_t kLongestListRead = 100'000;
 
 // Python's escapes in a non-raw string, the common ones; others stay as written.
 std::string Unescape(std::string_view body) {
@@ -191,7 +198,62 @@ void PythonReader::Read() {
   ReadBlock(tree_.root());
   uses_.clear();
   notes_ = syntax;
+  guessed_in_defs_.clear();
+  guessed_when_called_.clear();
+  defs_called_with_arguments_.clear();
+  defs_called_without_.clear();
   ReadBlock(tree_.root());
+  TakeBackResolvedGuesses();
+}
+
+std::optional<int64_t> PythonReader::IterationsOver(const SyntaxNode& iterated) {
+  if (iterated.Is("call") && iterated.field("function").text() == "range") {
+    std::vector<int64_t> bounds;
+    for (const SyntaxNode& arg : iterated.field("arguments").named_children()) {
+      if (arg.Is("comment")) continue;
+      const auto v = Evaluate(arg).AsInt();
+      if (!v || arg.Is("keyword_argument")) return std::nullopt;
+      bounds.push_back(*v);
+    }
+    if (bounds.empty() || bounds.size() > 3) return std::nullopt;
+    const int64_t start = bounds.size() > 1 ? bounds[0] : 0;
+    const int64_t stop = bounds.size() > 1 ? bounds[1] : bounds[0];
+    const int64_t step = bounds.size() > 2 ? bounds[2] : 1;
+    if (step == 0) return std::nullopt;  // Python's ValueError
+    return engine::RangeLength(start, stop, step);
+  }
+  const Value v = Evaluate(iterated);
+  if (v.Is(Value::Kind::kList)) return static_cast<int64_t>(v.items.size());
+  if (v.Is(Value::Kind::kTensor)) return FirstDimension(v);
+  return std::nullopt;
+}
+
+void PythonReader::NoteGuessedCondition(const SyntaxNode& condition, std::string message) {
+  if (!defs_being_defined_.empty()) {
+    guessed_in_defs_.push_back({notes_.size(), condition.start_byte(), defs_being_defined_.back()});
+  } else {
+    guessed_when_called_.insert(condition.start_byte());
+  }
+  Note(condition.start(), std::move(message));
+}
+
+void PythonReader::TakeBackResolvedGuesses() {
+  std::set<size_t> taken_back;
+  for (const GuessedInDef& g : guessed_in_defs_) {
+    if (defs_called_with_arguments_.count(g.def) && !defs_called_without_.count(g.def) &&
+        !guessed_when_called_.count(g.condition)) {
+      taken_back.insert(g.note);
+    }
+  }
+  // A note made again (a guess the def's reading and a call's both made) is said once.
+  std::set<std::tuple<int, int, std::string>> said;
+  std::vector<CodeNote> kept;
+  for (size_t i = 0; i < notes_.size(); ++i) {
+    if (taken_back.count(i)) continue;
+    if (!said.insert({notes_[i].at.line, notes_[i].at.column, notes_[i].message}).second) continue;
+    kept.push_back(std::move(notes_[i]));
+  }
+  notes_ = std::move(kept);
 }
 
 bool PythonReader::DerivesFrom(int id, int ancestor) const {
@@ -258,16 +320,22 @@ Value PythonReader::Apply(const Value& function, const std::vector<Value>& argum
     result = Evaluate(function.node.field("body"));
   } else if (known_arguments) {
     // A def given a pipeline (configure_for_performance(train_ds)): its body read again
-    // with the arguments bound, its return the call's value.
+    // with the arguments bound, its return the call's value. A call made while a def is read
+    // where it is defined is on that def's guesses, and does not take back the callee's.
+    if (defs_being_defined_.empty()) defs_called_with_arguments_.insert(function.node.start_byte());
     const size_t key = std::numeric_limits<size_t>::max() - static_cast<size_t>(apply_depth_);
     open_functions_.push_back(key);
+    std::vector<size_t> defining;
+    defining.swap(defs_being_defined_);
     ReadBlock(function.node.field("body"));
+    defining.swap(defs_being_defined_);
     open_functions_.pop_back();
     if (const auto it = function_returns_.find(key); it != function_returns_.end()) {
       result = it->second;
       function_returns_.erase(it);
     }
   } else {
+    if (defs_being_defined_.empty()) defs_called_without_.insert(function.node.start_byte());
     result = ReturnOf(function);
   }
   --apply_depth_;
@@ -298,6 +366,7 @@ std::map<std::string, Value> PythonReader::ReadAgain(const SyntaxNode& body,
   recorders_.pop_back();
   uses_.resize(uses);
   notes_.resize(notes);
+  std::erase_if(guessed_in_defs_, [&](const GuessedInDef& g) { return g.note >= notes; });
   --apply_depth_;
   return read;
 }
@@ -485,9 +554,10 @@ void PythonReader::ReadIf(const SyntaxNode& s) {
     const std::optional<bool> truth = Truth(Evaluate(condition));
     if (truth.value_or(true)) {
       if (!truth && branches.size() > 1) {
-        Note(condition.start(), "the condition `" + std::string(condition.text().substr(0, 40)) +
-                                    "` is known only when the code runs: read as true, the "
-                                    "other branches left out");
+        NoteGuessedCondition(condition, "the condition `" +
+                                            std::string(condition.text().substr(0, 40)) +
+                                            "` is known only when the code runs: read as true, "
+                                            "the other branches left out");
       }
       ReadBlock(block);
       return;
@@ -517,10 +587,12 @@ void PythonReader::ReadFunction(const SyntaxNode& def, ClassInfo* owner) {
     }
   }
   open_functions_.push_back(def.start_byte());
+  defs_being_defined_.push_back(def.start_byte());
   std::vector<RecordedCall> calls;
   recorders_.push_back(&calls);
   ReadBlock(def.field("body"));
   recorders_.pop_back();
+  defs_being_defined_.pop_back();
   calls_in_[def.start_byte()] = std::move(calls);
   open_functions_.pop_back();
   if (owner && f.s == "__init__") {
@@ -801,6 +873,25 @@ Value PythonReader::Evaluate(const SyntaxNode& e) {
     for (const SyntaxNode& item : e.code_children()) v.items.push_back(Evaluate(item));
     return v;
   }
+  if (t == "list_comprehension") {
+    // [f(i) for i in range(1024)]: as many items as one `for` without an `if` iterates (a
+    // file list of 1024 shards), each known only when the code runs.
+    const SyntaxNode body = e.field("body");
+    std::vector<SyntaxNode> clauses;
+    for (const SyntaxNode& c : e.code_children()) {
+      if (c.Is("for_in_clause") || c.Is("if_clause")) clauses.push_back(c);
+    }
+    if (clauses.size() == 1 && clauses[0].Is("for_in_clause")) {
+      if (const auto n = IterationsOver(clauses[0].field("right"));
+          n && *n >= 0 && *n <= kLongestListRead) {
+        return Value{.kind = Value::Kind::kList,
+                     .items = std::vector<Value>(static_cast<size_t>(*n), Value{.node = body}),
+                     .node = e,
+                     .comprehension = true};
+      }
+    }
+    return Value{.node = e};
+  }
   if (t == "dictionary") {
     Value v{.kind = Value::Kind::kDict, .node = e};
     for (const SyntaxNode& pair : e.code_children()) {
@@ -832,9 +923,10 @@ Value PythonReader::Evaluate(const SyntaxNode& e) {
     if (parts.size() != 3) return Value{.node = e};
     const std::optional<bool> truth = Truth(Evaluate(parts[1]));
     if (!truth) {
-      Note(parts[1].start(), "the condition `" + std::string(parts[1].text().substr(0, 40)) +
-                                 "` is known only when the code runs: read as true, `" +
-                                 std::string(parts[2].text().substr(0, 40)) + "` left out");
+      NoteGuessedCondition(parts[1], "the condition `" +
+                                         std::string(parts[1].text().substr(0, 40)) +
+                                         "` is known only when the code runs: read as true, `" +
+                                         std::string(parts[2].text().substr(0, 40)) + "` left out");
     }
     return Evaluate(parts[truth.value_or(true) ? 0 : 2]);
   }

@@ -6,6 +6,8 @@
 
 #include <functional>
 #include <map>
+#include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -88,7 +90,15 @@ class PythonReader {
   // `keywords` by name, the rest to their defaults.
   Value Apply(const Value& function, const std::vector<Value>& arguments,
               const std::map<std::string, Value>& keywords = {});
+  // The iterations of a `for` over `iterated`, where the file shows them: range(stop),
+  // range(start, stop[, step]) of ints it knows, a list, or an array's rows.
+  std::optional<int64_t> IterationsOver(const SyntaxNode& iterated);
   void Note(SourcePoint at, std::string message) { notes_.push_back({at, std::move(message)}); }
+  // A note that `condition` was read as true, not knowing its value. Made while a def is read
+  // where it is defined (its parameters unknown), it is taken back at the end where every
+  // call of the def the file makes gives arguments and none of them leaves it unknown
+  // (get_filenames(is_training) called as get_filenames(False, ...)).
+  void NoteGuessedCondition(const SyntaxNode& condition, std::string message);
   // A pipeline a training loop consumes (fit(ds)): the one import-code reads, before any
   // other the file builds (an evaluation set, say).
   void Trains(const Value& pipeline, const SyntaxNode& at);
@@ -166,6 +176,18 @@ class PythonReader {
   std::vector<std::pair<SourcePoint, std::string>> pragmas_;
   std::vector<int> parent_of_;  // by pipeline id
   int apply_depth_ = 0;
+  // Guessed conditions (NoteGuessedCondition) and the calls that may take them back.
+  struct GuessedInDef {
+    size_t note;       // its index in notes_
+    size_t condition;  // the condition's start byte
+    size_t def;        // the def's start byte
+  };
+  std::vector<size_t> defs_being_defined_;  // defs read where defined, innermost last
+  std::vector<GuessedInDef> guessed_in_defs_;
+  std::set<size_t> guessed_when_called_;         // conditions a call left unknown too
+  std::set<size_t> defs_called_with_arguments_;  // their bodies read again with them
+  std::set<size_t> defs_called_without_;         // called on unknowns outside a def's reading
+  void TakeBackResolvedGuesses();
   int nesting_ = 0;
   bool noted_too_deep_ = false;
   std::map<size_t, std::vector<RecordedCall>> calls_in_;  // by the function's start byte

@@ -190,7 +190,9 @@ Value FromTensorSlices(PythonReader& r, const CallArgs& a) {
   auto* slices = p->source.mutable_from_tensor_slices();
   const Value* x = a.Get(0, "tensors");
   // (filenames, labels) or {"image": paths, ...}: one element per entry of the first part.
-  if (x && x->Is(Value::Kind::kList) && !x->items.empty() &&
+  // A comprehension's items are one list's ([path(i) for i in range(1024)]), not a tuple's.
+  const bool comprehension = x && x->comprehension;
+  if (x && x->Is(Value::Kind::kList) && !x->items.empty() && !comprehension &&
       (x->items[0].Is(Value::Kind::kList) || !x->items[0].Is(Value::Kind::kString))) {
     if (!x->items[0].Is(Value::Kind::kInt) && !x->items[0].Is(Value::Kind::kFloat)) {
       x = &x->items[0];
@@ -213,6 +215,8 @@ Value FromTensorSlices(PythonReader& r, const CallArgs& a) {
   } else if (const auto rows = x ? FirstDimension(*x) : std::nullopt) {
     // An array the code makes (np.random.rand(N, 8)): its rows.
     slices->set_count(*rows);
+  } else if (comprehension && x->Is(Value::Kind::kList)) {
+    slices->set_count(static_cast<int64_t>(x->items.size()));
   } else {
     slices->set_count(kStandInSlices);
     p->stand_in = true;
@@ -221,30 +225,6 @@ Value FromTensorSlices(PythonReader& r, const CallArgs& a) {
                        " elements stand in; --set " + name + ".count=N";
   }
   return PipelineValue(std::move(p), a);
-}
-
-// The iterations of a `for` over `iterated`, where the file shows them: range(stop),
-// range(start, stop[, step]) of ints it knows, a list, or an array's rows.
-std::optional<int64_t> IterationsOver(PythonReader& r, const SyntaxNode& iterated) {
-  if (iterated.Is("call") && iterated.field("function").text() == "range") {
-    std::vector<int64_t> bounds;
-    for (const SyntaxNode& arg : iterated.field("arguments").named_children()) {
-      if (arg.Is("comment")) continue;
-      const auto v = r.Evaluate(arg).AsInt();
-      if (!v || arg.Is("keyword_argument")) return std::nullopt;
-      bounds.push_back(*v);
-    }
-    if (bounds.empty() || bounds.size() > 3) return std::nullopt;
-    const int64_t start = bounds.size() > 1 ? bounds[0] : 0;
-    const int64_t stop = bounds.size() > 1 ? bounds[1] : bounds[0];
-    const int64_t step = bounds.size() > 2 ? bounds[2] : 1;
-    if (step == 0) return std::nullopt;  // Python's ValueError
-    return engine::RangeLength(start, stop, step);
-  }
-  const Value v = r.Evaluate(iterated);
-  if (v.Is(Value::Kind::kList)) return static_cast<int64_t>(v.items.size());
-  if (v.Is(Value::Kind::kTensor)) return FirstDimension(v);
-  return std::nullopt;
 }
 
 bool HoldsYield(const SyntaxNode& node, int depth = 0) {
@@ -275,12 +255,12 @@ std::optional<int64_t> YieldsOf(PythonReader& r, const SyntaxNode& block, int de
       }
       // `yield from range(N)`: what it iterates, one element each.
       const auto from = children[0].named_children();
-      const auto times = from.size() == 1 ? IterationsOver(r, from[0]) : std::nullopt;
+      const auto times = from.size() == 1 ? r.IterationsOver(from[0]) : std::nullopt;
       if (!times) return std::nullopt;
       total += *times;
     } else if (s.Is("for_statement") && s.field("alternative").null()) {
       const auto each = YieldsOf(r, s.field("body"), depth + 1);
-      const auto times = each ? IterationsOver(r, s.field("right")) : std::nullopt;
+      const auto times = each ? r.IterationsOver(s.field("right")) : std::nullopt;
       if (!times) return std::nullopt;
       total += *each * *times;
     } else {

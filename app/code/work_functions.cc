@@ -1,5 +1,6 @@
 #include "app/code/work_functions.h"
 
+#include <algorithm>
 #include <functional>
 #include <string>
 #include <vector>
@@ -172,7 +173,7 @@ bool IsPythonBridge(const std::string& path) {
 struct Found {
   const KnownWork* heaviest = nullptr;
   CallArgs heaviest_args;
-  std::vector<std::string> known;  // every known function called, in order
+  std::vector<std::string> known;  // every known function called, in order, once each
   std::string bridged;             // the function a py_function runs, when named
   bool python = false;
   bool random = false;
@@ -235,7 +236,11 @@ void Collect(PythonReader& reader, const Value& function, Found& found, int dept
       continue;
     }
     if (const KnownWork* k = FindKnown(call.path, call.args)) {
-      found.known.emplace_back(k->name);
+      // Once each: a def read where it is defined and again where a lambda applies it
+      // records its calls twice.
+      if (std::find(found.known.begin(), found.known.end(), k->name) == found.known.end()) {
+        found.known.emplace_back(k->name);
+      }
       if (!found.heaviest || k->rank > found.heaviest->rank) {
         found.heaviest = k;
         found.heaviest_args = call.args;

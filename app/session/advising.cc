@@ -191,9 +191,8 @@ void ApplyAdvice(const engine::AdvisorResult& advice, trace::Verdict& verdict) {
   }
   char noise[16];
   std::snprintf(noise, sizeof noise, "%.0f%%", 100 * advice.noise);
-  const std::string none = "none of the " + std::to_string(advice.tried) +
-                           " changes of knobs and order tried in the simulator gains more than " +
-                           noise;
+  const std::string none = engine::NoneOfTheChangesTried(advice.tried, "of knobs and order") +
+                           " gains more than " + noise;
   if (verdict.suggests_change || verdict.suggestion.empty()) {
     trace::SetSuggestion(verdict, none);
   } else {

@@ -159,7 +159,9 @@ void AddThreadKnobs(const PlannedOp& p, int cores, CandidateList& out) {
         }
         out.AddKnobs(kind, name, settings, both);
       }
-      if (now > cores) {
+      // Threads that wait (reads) are useful up to the ladder's top, four per core; computing
+      // threads up to the cores.
+      if (now > (waits ? 4 * static_cast<int64_t>(cores) : cores)) {
         out.AddKnobs("fewer_threads", name, {{knob, std::to_string(cores)}},
                      ChangeOfKnob(name, knob, now, cores) + " (the cores there are)");
       }

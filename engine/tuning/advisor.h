@@ -57,6 +57,9 @@ struct AdviceTogether {
   double predicted_steps_per_s = 0;
   double predicted_gain = 0;  // over the spec as given
   spec::PipelineSpec spec;
+  // What its changes of order alone alter (deterministic=False's "elements come in the order
+  // they are ready"); empty where it keeps the output.
+  std::string changes_output;
 };
 
 struct AdvisorResult {
@@ -87,6 +90,10 @@ struct AdvisorResult {
 // given more than that apart from the run's own rate, both rates, since every prediction starts
 // from the simulator's.
 std::string AdviceHeading(const AdvisorResult& result);
+
+// "none of the 7 changes tried in the simulator", "the one change tried in the simulator", as
+// the subject of "gains": how the advice says that nothing it tried gained.
+std::string NoneOfTheChangesTried(int tried, const std::string& of_what = "");
 
 // "a=1 and b=2 add up (...): A → B steps/s predicted, steady (+X%)", for people; "" when no
 // two add up.

@@ -1,8 +1,10 @@
 #include "engine/tuning/pipescope_tuner.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "engine/runtime/dataloader_rules.h"
@@ -81,6 +83,25 @@ bool SetsIntegerKnob(const spec::PipelineSpec& spec, const std::string& assignme
          ReadIntKnob(spec, name.substr(0, dot), name.substr(dot + 1)).has_value();
 }
 
+// The integer a step sets its first knob to, and that knob's value in `spec`; nullopt where
+// the step sets no integer.
+std::optional<int64_t> KnobValueAfter(const AdviceCandidate& step) {
+  const std::string& s = step.settings.front();
+  const std::string value = s.substr(s.find('=') + 1);
+  int64_t v = 0;
+  const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), v);
+  if (error != std::errc() || end != value.data() + value.size()) return std::nullopt;
+  return v;
+}
+std::optional<int64_t> KnobValueBefore(const spec::PipelineSpec& spec,
+                                       const AdviceCandidate& step) {
+  const std::string& s = step.settings.front();
+  const std::string name = s.substr(0, s.find('='));
+  const size_t dot = name.rfind('.');
+  if (dot == std::string::npos) return std::nullopt;
+  return ReadIntKnob(spec, name.substr(0, dot), name.substr(dot + 1));
+}
+
 // The rest of the budget goes to the knob changes the advisor would try (advice_candidates.h),
 // measured on the real engine one at a time: the smallest step of each kind for each op (a
 // hill climb: the next pass starts from what was kept), the ops that caused the most waiting
@@ -95,7 +116,12 @@ std::vector<AdviceCandidate> NextKnobSteps(const spec::PipelineSpec& spec,
   std::map<std::string, double> caused;
   for (const auto& s : measured.stages) caused[s.name] = s.caused_wait_share;
   std::vector<AdviceCandidate> steps;
-  std::set<std::pair<std::string, std::string>> kinds;
+  // Each op's steps of a kind, in the ladder's order: the smallest is measured, and the one
+  // nearest twice the knob's value, so that a knob far from its best (reads from a store
+  // that answers in 50 ms, best at four per core) gets there in a few passes, not one
+  // thread a pass with gains too small to tell from the noise.
+  std::map<std::pair<std::string, std::string>, std::vector<AdviceCandidate>> ladders;
+  std::vector<std::pair<std::string, std::string>> order;
   for (AdviceCandidate& c : AdviceCandidates(spec, measured, cores)) {
     // A move, an added op or a change of the code's own: advice, not a knob.
     if (c.settings.empty() || c.needs_code_change) continue;
@@ -103,8 +129,21 @@ std::vector<AdviceCandidate> NextKnobSteps(const spec::PipelineSpec& spec,
     const bool rebuilds = !std::all_of(c.settings.begin(), c.settings.end(),
                                        [&](const auto& s) { return SetsIntegerKnob(spec, s); });
     if (rebuilds && !options.try_rebuilds) continue;
-    if (tried.count(SpecToText(c.spec)) || !kinds.insert({c.kind, c.op}).second) continue;
-    steps.push_back(std::move(c));
+    if (tried.count(SpecToText(c.spec))) continue;
+    auto& ladder = ladders[{c.kind, c.op}];
+    if (ladder.empty()) order.push_back({c.kind, c.op});
+    ladder.push_back(std::move(c));
+  }
+  for (const auto& kind_op : order) {
+    std::vector<AdviceCandidate>& ladder = ladders[kind_op];
+    const std::optional<int64_t> now = KnobValueBefore(spec, ladder.front());
+    const AdviceCandidate* doubled = nullptr;
+    for (size_t i = 1; now && *now > 0 && i < ladder.size(); ++i) {
+      const std::optional<int64_t> to = KnobValueAfter(ladder[i]);
+      if (to && *to <= 2 * *now) doubled = &ladder[i];
+    }
+    if (doubled) steps.push_back(*doubled);
+    steps.push_back(std::move(ladder.front()));
   }
   // A step that keeps the output goes before one that changes it, when both gain alike.
   std::stable_sort(steps.begin(), steps.end(), [&](const auto& a, const auto& b) {

@@ -91,6 +91,9 @@ StageFigures FiguresOf(const Model& model, const record::StageDef& stage, int64_
   const double threads = stage.asynchronous   ? f.parallelism
                          : a.call_threads > 1 ? ConcurrentCallThreads(model, stage, t0, t1)
                                               : 1;
+  // A synchronous op called on several threads at once (an interleave's per-file reads) runs
+  // that many calls in parallel, though it has no knob of its own.
+  if (!stage.asynchronous) f.parallelism = std::max(1.0, threads);
   const double capacity = len * std::max(1.0, threads);
   auto share = [&](int64_t ns) { return std::clamp(static_cast<double>(ns) / capacity, 0.0, 1.0); };
   f.busy_fraction = share(a.own_ns);

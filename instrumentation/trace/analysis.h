@@ -19,7 +19,9 @@ struct StageFigures {
   uint32_t traits = 0;  // record::StageTrait bits: what the op does
   int depth = 0;
   bool asynchronous = false;
-  double parallelism = 1;  // time-averaged over the range
+  // An asynchronous op's knob, time-averaged over the range; a synchronous op's calls that
+  // run at once (ConcurrentCallThreads: an interleave's per-file reads).
+  double parallelism = 1;
   double buffer_size = 0;  // time-averaged over the range
   int64_t elements = 0;    // produced in the range
   double elements_per_s = 0;

@@ -94,7 +94,7 @@ TEST_P(CodeCorpusTest, ReadsToTheExpectedSpecAndBackFromItsCode) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Corpus, CodeCorpusTest, ::testing::ValuesIn(CorpusFiles()),
-                         [](const auto& info) { return info.param; });
+                         [](const auto& file) { return file.param; });
 
 TEST(CodeCorpusSizeTest, HoldsAtLeastTwentyFiveFilesEachWithItsExpectedSpec) {
   const auto files = CorpusFiles();

@@ -200,6 +200,36 @@ else:
   EXPECT_TRUE(HasNote(unknown, 2, "read as true")) << Notes(unknown);
 }
 
+// A def's condition on its parameter is unknown where the def is read, and known where the
+// file calls it with arguments: the guess made at the def is taken back, and kept where a
+// call leaves it unknown (tensorflow/models' imagenet_main: get_filenames(is_training, ...)
+// called as input_fn(False, ...) read the evaluation files, and said it read them as true).
+TEST(CodeImportTest, AConditionTheCallsAnswerIsNotSaidToBeGuessed) {
+  const std::string module = R"(import tensorflow as tf
+def get_filenames(is_training):
+    if is_training:
+        return ['train-%05d' % i for i in range(1024)]
+    else:
+        return ['validation-%05d' % i for i in range(128)]
+def input_fn(is_training):
+    ds = tf.data.Dataset.from_tensor_slices(get_filenames(is_training))
+    if is_training:
+        ds = ds.shuffle(1024)
+    return ds.interleave(tf.data.TFRecordDataset, cycle_length=4)
+)";
+  const auto answered = Import(module + "ds = input_fn(False)\n");
+  EXPECT_FALSE(HasNote(answered, 3, "read as true")) << Notes(answered);
+  for (const auto& op : answered.spec.ops()) EXPECT_FALSE(op.has_shuffle()) << op.name();
+  // The comprehension's file list is as long as its range: 128 evaluation files, no stand-in.
+  EXPECT_EQ(answered.spec.source().from_tensor_slices().count(), 128) << Notes(answered);
+  EXPECT_FALSE(answered.spec.source().size_is_stand_in());
+  // Called on what the file does not know: the guess stands, where it was made, said once.
+  const auto unanswered = Import(module + "ds = input_fn(FLAGS.training)\n");
+  EXPECT_TRUE(HasNote(unanswered, 3, "read as true")) << Notes(unanswered);
+  const std::string notes = Notes(unanswered);
+  EXPECT_EQ(notes.find("read as true"), notes.rfind("read as true")) << notes;
+}
+
 TEST(CodeImportTest, CostsAreParametersTheSettingAnswers) {
   auto c = Import("ds = tf.data.Dataset.range(10).map(parse, num_parallel_calls=2)\n");
   ASSERT_TRUE(SetCodeKnob(c, "parse.cost=40us").ok());

@@ -166,6 +166,29 @@ TEST(AdvisorTest, ChangesThatKeepTheOutputComeBeforeAnyThatChangesIt) {
   }
 }
 
+// A change of order alone that adds to the knob change kept joins the combination last,
+// which then says it changes the output (tensorflow/models#7127: more readers and sloppy
+// reads, each alone a fraction of what both give); one that adds nothing stays out.
+TEST(AdvisorTest, AnOrderChangeThatAddsJoinsTheCombinationSayingSo) {
+  const AdvisorResult both = AdviseWith(Rates([](const spec::PipelineSpec& s) {
+    const bool threads = DecodeThreads(s) == 2, sloppy = Nondeterministic(s);
+    return threads && sloppy ? 2.0 : threads ? 0.40 : sloppy ? 0.10 : 0.0;
+  }));
+  ASSERT_GE(both.advice.size(), 2u);
+  EXPECT_FALSE(both.advice[0].changes_output);
+  EXPECT_EQ(both.together.settings, (std::vector<std::string>{"decode.num_parallel_calls=2",
+                                                              "decode.deterministic=false"}));
+  EXPECT_NEAR(both.together.predicted_gain, 2.0, 1e-9);
+  EXPECT_TRUE(Nondeterministic(both.together.spec));
+  EXPECT_FALSE(both.together.changes_output.empty());
+  EXPECT_TRUE(Has(TogetherText(both), "It changes the output. ")) << TogetherText(both);
+
+  const AdvisorResult apart = AdviseWith(Rates([](const spec::PipelineSpec& s) {
+    return DecodeThreads(s) == 2 ? 0.40 : Nondeterministic(s) ? 0.10 : 0.0;
+  }));
+  EXPECT_TRUE(apart.together.changes.empty()) << TogetherText(apart);
+}
+
 // A change of order alone that gains at least twice what keeping the order does leads
 // (lesson 10: deterministic=False +38% under a prefetch of +5%); a cache that changes what
 // comes never does.

@@ -218,6 +218,39 @@ TEST(PipescopeTunerTest, SpendsItsBudgetOnKnobStepsTheAllocationDoesNotSet) {
   EXPECT_FALSE(live->tuned.ops(0).interleave().has_deterministic());
 }
 
+// Reads from a store that answers slowly gain in proportion to the readers, up to four per
+// core, but one more reader at a time gains less than the noise (tensorflow/models#7127:
+// 16 readers of Cloud Storage, best at 64). The step to twice the readers is measured beside
+// the step of one, so the search gets there instead of stopping where it began.
+TEST(PipescopeTunerTest, AKnobFarFromItsBestIsDoubledNotRaisedByOne) {
+  auto spec = ParseSpecText(R"(
+    source { range { stop: 1000000 } }
+    ops { name: "read" interleave {
+      per_element { synthetic_file { records_per_file: 100 read_latency: "50ms" } }
+      cycle_length: 16 num_parallel_calls: 16 } }
+    ops { name: "prefetch" prefetch { buffer_size: 2 } })",
+                            "tuner");
+  ASSERT_TRUE(spec.ok()) << spec.status().message();
+  int calls = 0;
+  auto r = TunePipescope(
+      *spec,
+      [&](const spec::PipelineSpec& s) -> Result<TunerMeasurement> {
+        ++calls;
+        const auto readers = static_cast<double>(s.ops(0).interleave().num_parallel_calls());
+        TunerMeasurement m = ReadsMeasured(readers, 1);
+        m.half_width = 0.05 * m.steps_per_s;
+        return m;
+      },
+      Untimed(16));
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->tuned.ops(0).interleave().num_parallel_calls(), 64) << r->tuned.DebugString();
+  EXPECT_EQ(r->tuned.ops(0).interleave().cycle_length(), 64);
+  for (const std::string& line : r->log) {
+    EXPECT_EQ(line.find("(the cores there are)"), std::string::npos)
+        << "readers that wait are not cut to the cores: " << line;
+  }
+}
+
 // Every knob step from where the search stands is measured and the fastest kept: the first
 // that gains may close off a better one. A DataLoader whose workers start each epoch gains a
 // little without workers (num_workers=0, tried first) and five times with persistent

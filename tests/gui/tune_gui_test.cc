@@ -148,9 +148,10 @@ TEST(TuneGuiTest, AGridOfKnobsChartsEveryPointAndRunsTheBest) {
   ASSERT_TRUE(window.run()->is_live());
   const spec::PipelineSpec clicked = window.run()->live_run()->CurrentSpec();
   for (const auto& op : clicked.ops()) {
-    if (op.name() == "decode")
+    if (op.name() == "decode") {
       EXPECT_EQ(op.map().num_parallel_calls(), result.points[other].values[0])
           << "the clicked point";
+    }
   }
   window.run()->StopRunAndWait();
   QTest::mouseClick(grid->run_best_button(), Qt::LeftButton);

@@ -234,9 +234,17 @@ TEST(AdvisingTest, SlowReadsInsideAnInterleaveAskForMoreFilesAtOnce) {
       train_step { step_time: "1ms" device: simulated })");
   auto model = CostModelFor(spec, "");
   ASSERT_TRUE(model.ok()) << model.status().message();
-  const trace::Verdict v = SimulatedAnalysis(spec, *model).verdict;
+  const trace::RangeAnalysis analysis = SimulatedAnalysis(spec, *model);
+  const trace::Verdict& v = analysis.verdict;
   EXPECT_NE(v.suggestion.find("raise read's cycle_length"), std::string::npos) << v.text;
   EXPECT_EQ(v.suggestion.find("interleave over the input files"), std::string::npos) << v.text;
+  // The per-file reads run two at a time, as the interleave's workers read them, and the
+  // verdict and the table say so (tensorflow/models#7127's 16 readers read as "parallelism 1").
+  const auto reads = std::find_if(analysis.stages.begin(), analysis.stages.end(),
+                                  [](const auto& s) { return s.name == "read.read"; });
+  ASSERT_NE(reads, analysis.stages.end());
+  EXPECT_NEAR(reads->parallelism, 2, 1e-9);
+  EXPECT_NE(v.evidence.find("with parallelism 2"), std::string::npos) << v.text;
 }
 
 TEST(AdvisingTest, AShardThatReadsEverythingIsNamedAndTheFileListShardTried) {
