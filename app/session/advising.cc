@@ -191,8 +191,7 @@ void ApplyAdvice(const engine::AdvisorResult& advice, trace::Verdict& verdict) {
   }
   char noise[16];
   std::snprintf(noise, sizeof noise, "%.0f%%", 100 * advice.noise);
-  const std::string none = engine::NoneOfTheChangesTried(advice.tried, "of knobs and order") +
-                           " gains more than " + noise;
+  const std::string none = engine::NothingTriedGains(advice.tried, "of knobs and order", noise);
   if (verdict.suggests_change || verdict.suggestion.empty()) {
     trace::SetSuggestion(verdict, none);
   } else {

@@ -350,10 +350,14 @@ std::string TogetherText(const AdvisorResult& result) {
          (t.changes_output.empty() ? "" : ". It changes the output. " + t.changes_output);
 }
 
-std::string NoneOfTheChangesTried(int tried, const std::string& of_what) {
+std::string NothingTriedGains(int tried, const std::string& of_what, const std::string& beyond) {
   const std::string what = (of_what.empty() ? "" : " " + of_what) + " tried in the simulator";
-  return tried == 1 ? "the one change" + what
-                    : "none of the " + std::to_string(tried) + " changes" + what;
+  if (tried == 1) {
+    return "the one change" + what +
+           (beyond.empty() ? " gains nothing" : " gains no more than " + beyond);
+  }
+  return "none of the " + std::to_string(tried) + " changes" + what +
+         (beyond.empty() ? " gains" : " gains more than " + beyond);
 }
 
 std::string AdviceHeading(const AdvisorResult& result) {
@@ -482,8 +486,8 @@ Result<AdvisorResult> Advise(const spec::PipelineSpec& spec, const trace::RangeA
     a.kind = "device_bound";
     a.predicted_steps_per_s = base_rate;
     a.confidence = "high";
-    a.text = "the training step is the limit: " + NoneOfTheChangesTried(result.tried) +
-             " gains, and the consumer waits for input " +
+    a.text = "the training step is the limit: " + NothingTriedGains(result.tried) +
+             ", and the consumer waits for input " +
              std::to_string(std::lround(100 * measured.input_wait_fraction)) +
              "% of the time; a faster step (or a larger batch per step) is what would help";
     ASSIGN_OR_RETURN(const std::string next, AfterAFasterStep(spec, candidates, base_rate,

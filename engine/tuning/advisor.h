@@ -91,9 +91,12 @@ struct AdvisorResult {
 // from the simulator's.
 std::string AdviceHeading(const AdvisorResult& result);
 
-// "none of the 7 changes tried in the simulator", "the one change tried in the simulator", as
-// the subject of "gains": how the advice says that nothing it tried gained.
-std::string NoneOfTheChangesTried(int tried, const std::string& of_what = "");
+// How the advice says that nothing it tried gained: "none of the 7 changes tried in the
+// simulator gains more than 3%", "the one change tried in the simulator gains no more than
+// 3%" (`beyond`: "3%"; empty: "... gains", "... gains nothing"); `of_what`: "of knobs and
+// order" after "changes".
+std::string NothingTriedGains(int tried, const std::string& of_what = "",
+                              const std::string& beyond = "");
 
 // "a=1 and b=2 add up (...): A → B steps/s predicted, steady (+X%)", for people; "" when no
 // two add up.

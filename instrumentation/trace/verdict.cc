@@ -387,9 +387,13 @@ Verdict MakeVerdict(const RangeAnalysis& r, int cpu_budget) {
                                                v.suggests_change);
     } else if (Has(*culprit, record::kTraitHoldsInterpreterLock)) {
       v.suggests_change = false;
-      if (culprit->lock_wait_fraction <= 0) {
+      // One thread (a generator's next()) has no other to take turns with.
+      if (culprit->lock_wait_fraction <= 0 && culprit->parallelism > 1.05) {
         v.evidence += "; its threads got " + Pct(culprit->cpu_share) +
                       " of a core while working, taking turns under the interpreter lock";
+      } else if (culprit->lock_wait_fraction <= 0) {
+        v.evidence += "; it runs Python on one thread, under the interpreter lock, and got " +
+                      Pct(culprit->cpu_share) + " of a core while working";
       }
       v.suggestion = InterpreterLockSuggestion(*culprit);
     } else if (Starved(*culprit)) {

@@ -166,6 +166,17 @@ TEST(AdvisorTest, ChangesThatKeepTheOutputComeBeforeAnyThatChangesIt) {
   }
 }
 
+// "None of the 1 changes ... gains more than 3%" read as nonsense, and "the one change ...
+// gains more than 3%" as the opposite of what it meant.
+TEST(AdvisorTest, NothingGainedIsSaidForOneChangeAndForMany) {
+  EXPECT_EQ(NothingTriedGains(1, "of knobs and order", "3%"),
+            "the one change of knobs and order tried in the simulator gains no more than 3%");
+  EXPECT_EQ(NothingTriedGains(7, "of knobs and order", "3%"),
+            "none of the 7 changes of knobs and order tried in the simulator gains more than 3%");
+  EXPECT_EQ(NothingTriedGains(1), "the one change tried in the simulator gains nothing");
+  EXPECT_EQ(NothingTriedGains(19), "none of the 19 changes tried in the simulator gains");
+}
+
 // A change of order alone that adds to the knob change kept joins the combination last,
 // which then says it changes the output (tensorflow/models#7127: more readers and sloppy
 // reads, each alone a fraction of what both give); one that adds nothing stays out.

@@ -434,6 +434,22 @@ TEST(VerdictTest, OneStepAfterALongStartUpIsNotGraded) {
   EXPECT_EQ(MakeVerdict(r, 12).grade, "not input-bound");
 }
 
+// Python on one thread (from_generator's next()) holds the lock with no other thread to take
+// turns with (tensorflow#13101): said so; threads that share the lock take turns.
+TEST(VerdictTest, PythonOnOneThreadIsNotSaidToTakeTurns) {
+  RangeAnalysis one = Starving(1, 1.0);
+  one.stages[0].traits |= record::kTraitHoldsInterpreterLock;
+  const Verdict alone = MakeVerdict(one, 2);
+  EXPECT_NE(alone.evidence.find("it runs Python on one thread, under the interpreter lock"),
+            std::string::npos)
+      << alone.evidence;
+  EXPECT_EQ(alone.evidence.find("taking turns"), std::string::npos) << alone.evidence;
+  RangeAnalysis four = Starving(4, 0.27);
+  four.stages[0].traits |= record::kTraitHoldsInterpreterLock;
+  EXPECT_NE(MakeVerdict(four, 4).evidence.find("taking turns under the interpreter lock"),
+            std::string::npos);
+}
+
 // Keras's enqueuer, in Keras's words: threads running Python take turns under the lock, so
 // the way out is use_multiprocessing; processes (no lock trait) are raised as workers.
 TEST(VerdictTest, KerasWorkersAreThreadsUnderTheLockOrProcesses) {
