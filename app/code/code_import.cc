@@ -548,15 +548,22 @@ engine::Status SetCodeKnob(ImportedCode& code, const std::string& assignment) {
       return engine::NotFound("no op or source named '" + name + "'");
     }
   } else if (knob == "sample_bytes") {
+    // What a Python __getitem__ returns: a DataLoader's sample, a Keras Sequence's batch.
     spec::Op* op = FindOp(spec, name);
-    if (!op || !op->has_dataloader() || !op->dataloader().getitem().has_python()) {
-      return engine::InvalidArgument("'" + name +
-                                     "' is no DataLoader whose __getitem__ is Python: sample_bytes "
-                                     "is what such a __getitem__ returns");
+    spec::WorkFunction* getitem = !op ? nullptr
+                                  : op->has_dataloader()
+                                      ? op->mutable_dataloader()->mutable_getitem()
+                                  : op->has_keras_fit() ? op->mutable_keras_fit()->mutable_getitem()
+                                                        : nullptr;
+    if (!getitem || !getitem->has_python()) {
+      return engine::InvalidArgument(
+          "'" + name +
+          "' is no DataLoader or Keras fit whose __getitem__ is Python: sample_bytes is what "
+          "such a __getitem__ returns");
     }
     auto bytes = engine::ParseBytes(value);
     if (!bytes.ok()) return bytes.status().WithContext(assignment);
-    op->mutable_dataloader()->mutable_getitem()->mutable_python()->set_output_bytes(*bytes);
+    getitem->mutable_python()->set_output_bytes(*bytes);
   } else if (knob == "fraction") {
     spec::Op* op = FindOp(spec, name);
     if (!op || !op->has_filter()) return engine::NotFound("no filter named '" + name + "'");

@@ -95,7 +95,10 @@ size_t ImportLine(const std::string& source) {
 
 // A DataLoader made to fetch whole batches (batch_at_source): batch_size=None and the batch
 // drawn by a BatchSampler around the loader's order, PyTorch's own spelling (its
-// documentation's "Disable automatic batching"); shuffle=False, as a sampler excludes it.
+// documentation's "Disable automatic batching"); shuffle=False, as a sampler excludes it, and
+// the loader's drop_last=False, as batch_size=None does (DataLoader raises "batch_size=None
+// option disables auto-batching and is mutually exclusive with drop_last"): the
+// BatchSampler's drop_last keeps the loader's.
 // The knobs it writes, so that nothing else writes them; empty when it cannot.
 std::set<std::string> WriteFetchBatches(const ImportedCode& original, const spec::Op& after,
                                         std::vector<Edit>& edits, EmittedCode& out) {
@@ -106,9 +109,11 @@ std::set<std::string> WriteFetchBatches(const ImportedCode& original, const spec
   };
   const KnobSite* batch = site("batch_size");
   const KnobSite* shuffle = site("shuffle");
+  const KnobSite* drop_last = site("drop_last");
   const KnobSite* dataset = site("dataset");
   if (!batch || !dataset || dataset->value_end == 0 || batch->in_splat ||
-      (shuffle && shuffle->in_splat) || !batch->unknown_splat.empty()) {
+      (shuffle && shuffle->in_splat) || (drop_last && drop_last->in_splat) ||
+      !batch->unknown_splat.empty()) {
     out.notes.push_back(op +
                         ".fetch_batches = True: not written, as the call's arguments are "
                         "not all in it; give it sampler=BatchSampler(..., batch_size=N) "
@@ -133,6 +138,9 @@ std::set<std::string> WriteFetchBatches(const ImportedCode& original, const spec
   }
   if (shuffle && shuffle->value_end > 0) {
     edits.push_back({shuffle->value_begin, shuffle->value_end, "False"});
+  }
+  if (drop_last && drop_last->value_end > 0) {
+    edits.push_back({drop_last->value_begin, drop_last->value_end, "False"});
   }
   const size_t import_at = ImportLine(text);
   edits.push_back({import_at, import_at,

@@ -19,6 +19,8 @@ namespace pipescope::code {
 namespace {
 
 constexpr int64_t kStandInItems = kStandInRecords;
+// The items of an endless IterableDataset (`while True: yield ...`): no run reaches the end.
+constexpr int64_t kEndlessItems = 1'000'000'000'000'000;
 
 // torch.utils.data.TensorDataset(*tensors): the tensors, kept for the loader that takes it.
 constexpr char kTensorDataset[] = "torch.utils.data.TensorDataset";
@@ -111,12 +113,54 @@ std::optional<std::vector<Value>> RowsReturned(const ClassInfo* cls) {
   return rows;
 }
 
+bool HoldsYield(const SyntaxNode& node) {
+  if (node.Is("yield")) return true;
+  if (node.Is("function_definition") || node.Is("lambda") || node.Is("class_definition")) {
+    return false;
+  }
+  for (const SyntaxNode& c : node.named_children()) {
+    if (HoldsYield(c)) return true;
+  }
+  return false;
+}
+
+bool LeavesLoop(const SyntaxNode& node) {
+  if (node.Is("break_statement") || node.Is("return_statement")) return true;
+  if (node.Is("function_definition") || node.Is("lambda") || node.Is("class_definition") ||
+      node.Is("for_statement") || node.Is("while_statement")) {
+    return false;  // a break there leaves that loop, not this one
+  }
+  for (const SyntaxNode& c : node.named_children()) {
+    if (LeavesLoop(c)) return true;
+  }
+  return false;
+}
+
+// An IterableDataset whose __iter__ yields in a `while True:` it never leaves: an endless
+// stream (random samples drawn forever, pytorch#81412), which has no epoch and no length.
+bool YieldsForever(const ClassInfo* cls) {
+  if (!cls || !cls->methods.count("__iter__") || cls->methods.count("__getitem__")) return false;
+  for (const SyntaxNode& s : cls->methods.at("__iter__").field("body").code_children()) {
+    if (!s.Is("while_statement")) continue;
+    const std::string_view condition = s.field("condition").text();
+    if ((condition == "True" || condition == "1") && HoldsYield(s.field("body")) &&
+        !LeavesLoop(s.field("body"))) {
+      return true;
+    }
+  }
+  return false;
+}
+
 // The source of a map-style dataset: its indices 0 .. len - 1, from __len__ when it returns
-// a number.
+// a number; an endless stream's, more items than any run takes.
 void IndexSource(PythonReader& r, Pipeline& p, const Value* dataset, const ClassInfo* cls,
                  const std::string& name) {
   p.source.set_name(name);
   auto* range = p.source.mutable_range();
+  if (YieldsForever(cls)) {
+    range->set_stop(kEndlessItems);
+    return;
+  }
   if (cls && cls->methods.count("__len__")) {
     // __len__ on the instance as it was made (Rows(n=500), Rows(torch.randn(500, 4))).
     Value length;
@@ -152,6 +196,17 @@ SyntaxNode MentionOf(const SyntaxNode& node, std::string_view name) {
 // worker's random numbers, it still yields all of it.
 void ReplicasOfIterable(Pipeline& p, const ClassInfo& cls, const CallArgs& loader,
                         spec::DataLoaderOp& dl, SourcePoint at) {
+  if (YieldsForever(&cls)) {
+    // Each worker's replica is a stream of its own (PyTorch seeds each worker's torch, random
+    // and, since 1.9, NumPy generators apart): nothing repeats, and there is no epoch.
+    p.Note(at, cls.name + ".__iter__ yields forever (`while True`): an endless stream" +
+                   (dl.num_workers() > 1 ? ", each of the " + std::to_string(dl.num_workers()) +
+                                               " workers running its own, their batches handed "
+                                               "out in turn"
+                                         : std::string()) +
+                   "; no epoch ends, so no worker starts again");
+    return;
+  }
   std::string seeds;  // where the worker's info only seeds, for the note
   for (const auto& [method, node] : cls.methods) {
     const SyntaxNode asked = MentionOf(node, "get_worker_info");
@@ -344,7 +399,7 @@ Value DataLoader(PythonReader& r, const CallArgs& a) {
     dl->set_prefetch_factor(*pf);
   }
   dl->set_persistent_workers(ReadFlag(*p, a, 14, "persistent_workers", op_name).value_or(false));
-  if (dl->num_workers() > 0 && !dl->persistent_workers()) {
+  if (dl->num_workers() > 0 && !dl->persistent_workers() && !YieldsForever(cls)) {
     // The default start-up is a bare interpreter's; spawn (Windows' and macOS's start
     // method) imports the script and its libraries again in each worker, torch above all.
     p->Note(a.node.start(), "the loader starts its " + std::to_string(dl->num_workers()) +

@@ -228,6 +228,17 @@ std::optional<int64_t> PythonReader::IterationsOver(const SyntaxNode& iterated) 
   return std::nullopt;
 }
 
+Value PythonReader::Drained(const SyntaxNode& e) {
+  if (!e.Is("call")) return {};
+  const std::string_view callee = e.field("function").text();
+  const auto args = e.field("arguments").code_children();
+  if ((callee != "list" && callee != "tuple") || args.size() != 1 ||
+      args[0].Is("keyword_argument")) {
+    return {};
+  }
+  return Evaluate(args[0]);
+}
+
 void PythonReader::NoteGuessedCondition(const SyntaxNode& condition, std::string message) {
   if (!defs_being_defined_.empty()) {
     guessed_in_defs_.push_back({notes_.size(), condition.start_byte(), defs_being_defined_.back()});
@@ -462,6 +473,11 @@ void PythonReader::ReadStatement(const SyntaxNode& s) {
         Assign(e.field("left"), v);
       } else if (e.Is("augmented_assignment")) {
         Assign(e.field("left"), Value{});
+      } else if (const Value drained = Drained(e); drained.Is(Value::Kind::kPipeline)) {
+        // list(loader) as a statement: every element taken and none used, a loader timed
+        // alone (pytorch#106704), as `for batch in loader: pass` is.
+        Trains(drained, e);
+        uses_.back().step_free = true;
       } else {
         Use(Evaluate(e), "", e);
       }

@@ -188,6 +188,8 @@ class PythonReader {
   std::set<size_t> defs_called_with_arguments_;  // their bodies read again with them
   std::set<size_t> defs_called_without_;         // called on unknowns outside a def's reading
   void TakeBackResolvedGuesses();
+  // What `list(x)` or `tuple(x)` drains, where `e` is one: x's value; else unknown.
+  Value Drained(const SyntaxNode& e);
   int nesting_ = 0;
   bool noted_too_deep_ = false;
   std::map<size_t, std::vector<RecordedCall>> calls_in_;  // by the function's start byte

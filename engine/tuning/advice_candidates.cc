@@ -187,13 +187,16 @@ void AddThreadKnobs(const PlannedOp& p, int cores, CandidateList& out) {
         // shuffle=True.
         const std::string size = std::to_string(loader.batch_size());
         const std::string sampler = loader.shuffle() ? "RandomSampler" : "SequentialSampler";
-        out.AddKnobs("batch_at_source", name, {{"fetch_batches", "true"}},
-                     "fetch whole batches from " + name +
-                         "'s dataset, which indexes by a list of indices: sampler=BatchSampler(" +
-                         sampler + "(dataset), batch_size=" + size +
-                         ", drop_last=" + (loader.drop_last() ? "True" : "False") +
-                         "), batch_size=None in place of batch_size=" + size +
-                         (loader.shuffle() ? ", shuffle=True" : ""));
+        out.AddKnobs(
+            "batch_at_source", name, {{"fetch_batches", "true"}},
+            "fetch whole batches from " + name +
+                "'s dataset, which indexes by a list of indices: sampler=BatchSampler(" + sampler +
+                "(dataset), batch_size=" + size +
+                ", drop_last=" + (loader.drop_last() ? "True" : "False") +
+                "), batch_size=None in place of batch_size=" + size +
+                (loader.shuffle() ? "; shuffle=True goes, as the sampler shuffles" : "") +
+                // DataLoader refuses batch_size=None beside drop_last=True.
+                (loader.drop_last() ? "; drop_last=True moves into the BatchSampler" : ""));
       }
       if (workers == 0) return;
       // Workers cost their start-up each epoch and the unpickling of every batch they send:
@@ -242,7 +245,11 @@ void AddThreadKnobs(const PlannedOp& p, int cores, CandidateList& out) {
                      {{"use_multiprocessing", "true"}, {"workers", std::to_string(v)}},
                      "run " + name + "'s workers as processes: " +
                          (generator ? "write the generator as a keras.utils.Sequence, then " : "") +
-                         "use_multiprocessing=True, workers " + std::to_string(v),
+                         "use_multiprocessing=True, workers " + std::to_string(v) +
+                         // Keras's fit documentation: each process gets a copy of the input,
+                         // so nothing unpicklable may be passed to it.
+                         " (each process gets a pickled copy of the Sequence: nothing it holds "
+                         "may be unpicklable, such as an open file or a TensorFlow object)",
                      generator ? std::string(kGeneratorInProcesses) : std::string(), generator);
       };
       if (!processes && workers > 0) use_processes(std::min<int64_t>(workers, std::max(cores, 1)));

@@ -107,7 +107,8 @@ model.fit(batch_generator(x_train), steps_per_epoch=200, epochs=10,
   ASSERT_EQ(out.exit_code, 0) << out.out;
   EXPECT_NE(out.out.find("[use_processes, high] run fit's workers as processes: write the "
                          "generator as a keras.utils.Sequence, then use_multiprocessing=True, "
-                         "workers 2: "),
+                         "workers 2 (each process gets a pickled copy of the Sequence: nothing "
+                         "it holds may be unpicklable"),
             std::string::npos)
       << out.out;
   // A generator's copies in processes repeat its batches, as Keras warns.
@@ -136,7 +137,8 @@ loader = DataLoader(TensorDataset(X, y), batch_size=256, shuffle=True, num_worke
   EXPECT_EQ(out.out.find("[batch_at_source, high] fetch whole batches from loader's dataset, "
                          "which indexes by a list of indices: sampler=BatchSampler("
                          "RandomSampler(dataset), batch_size=256, drop_last=False), "
-                         "batch_size=None in place of batch_size=256, shuffle=True: "),
+                         "batch_size=None in place of batch_size=256; shuffle=True goes, as "
+                         "the sampler shuffles: "),
             first + 2)
       << out.out;
   EXPECT_NE(out.out.find("--set loader.fetch_batches=true"), std::string::npos) << out.out;

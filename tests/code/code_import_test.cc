@@ -642,6 +642,47 @@ loader = DataLoader(Range(), batch_size=16, num_workers=4, worker_init_fn=init_w
   EXPECT_FALSE(OpNamed(imported, "loader").dataloader().replicated()) << Notes(imported);
 }
 
+// An __iter__ that yields in a `while True` it never leaves is an endless stream: each worker
+// draws its own (PyTorch seeds them apart), so nothing is a copy, and no epoch ends for the
+// workers to start again (pytorch#81412's random arrays).
+TEST(CodeImportTest, AnEndlessIterableDatasetIsAStreamPerWorkerNotCopies) {
+  const std::string module = R"(import numpy as np
+from torch.utils.data import DataLoader, IterableDataset
+class MyIterable(IterableDataset):
+    def __init__(self, shape=(1000, 150)):
+        self.shape = shape
+    def __iter__(self):
+        while True:
+            x = np.random.rand(*self.shape)
+            yield x
+)";
+  const auto c =
+      Import(module + "loader = DataLoader(MyIterable(), batch_size=128, num_workers=8)\n");
+  const auto& dl = OpNamed(c, "loader").dataloader();
+  EXPECT_FALSE(dl.replicated()) << Notes(c);
+  EXPECT_GT(c.spec.source().range().stop(), 1'000'000'000) << "more items than any run takes";
+  EXPECT_TRUE(HasNote(c, 10,
+                      "MyIterable.__iter__ yields forever (`while True`): an endless "
+                      "stream, each of the 8 workers running its own"))
+      << Notes(c);
+  EXPECT_FALSE(HasNote(c, 10, "again every epoch")) << Notes(c);
+  EXPECT_FALSE(HasNote(c, 10, "items stand in")) << Notes(c);
+  // A `while True` left by a break ends: its replicas are copies again.
+  const auto ends = Import(R"(import numpy as np
+from torch.utils.data import DataLoader, IterableDataset
+class Lines(IterableDataset):
+    def __iter__(self):
+        f = open("lines.txt")
+        while True:
+            line = f.readline()
+            if not line:
+                break
+            yield line
+loader = DataLoader(Lines(), batch_size=128, num_workers=8)
+)");
+  EXPECT_TRUE(OpNamed(ends, "loader").dataloader().replicated()) << Notes(ends);
+}
+
 // The worker's id asked only to seed each replica's random numbers leaves every worker
 // yielding all of the dataset: PyTorch's replicas, each an epoch's worth (pytorch#30599's
 // askers seeded numpy so).
@@ -698,6 +739,20 @@ loader = DataLoader(Noise(), batch_size=16, num_workers=4)
   EXPECT_FALSE(OpNamed(both, "loader").dataloader().replicated()) << Notes(both);
 }
 
+// A loader drained by list() in a timing loop is timed alone, as an empty `for` over it is
+// (pytorch#106704 timed `for _ in range(100): list(dl_torch)`).
+TEST(CodeImportTest, ALoaderDrainedByListIsTimedWithoutAStep) {
+  const auto c = Import(R"(import torch
+from torch.utils.data import DataLoader, TensorDataset
+ds = TensorDataset(torch.ones(20000, 20), torch.ones(20000, 5))
+dl_torch = DataLoader(ds, batch_size=256, shuffle=False, drop_last=True)
+for _ in range(100):
+    list(dl_torch)
+)");
+  EXPECT_EQ(c.spec.train_step().step_time(), "0ms") << Notes(c);
+  EXPECT_TRUE(HasNote(c, 6, "the loop does nothing with what it is given")) << Notes(c);
+}
+
 TEST(CodeImportTest, AKeywordArgumentOfACallIsBoundToItsParameter) {
   const auto c = Import(R"(import tensorflow as tf
 def make(batch_size, num_epochs=1):
@@ -741,6 +796,11 @@ model.fit(Batches(), epochs=3, workers=4, use_multiprocessing=True, max_queue_si
   EXPECT_TRUE(kf.use_multiprocessing());
   EXPECT_EQ(kf.max_queue_size(), 20);
   EXPECT_EQ(c.spec.source().range().stop(), 1000);
+  // The note's --set for the batch's size is one the commands take.
+  EXPECT_TRUE(HasNote(c, 9, "--set fit.sample_bytes=SIZE")) << Notes(c);
+  auto sized = c;
+  ASSERT_TRUE(SetCodeKnob(sized, "fit.sample_bytes=4800KB").ok());
+  EXPECT_EQ(OpNamed(sized, "fit").keras_fit().getitem().python().output_bytes(), 4'800'000);
 }
 
 TEST(CodeImportTest, TensorFlowDatasetsSplitsAndInfoAreRead) {
@@ -1543,6 +1603,25 @@ loader = DataLoader(train, batch_size=None, shuffle=False, sampler=BatchSampler(
   for (const auto& n : patched->notes) {
     EXPECT_EQ(n.find("has no argument for it"), std::string::npos) << n;
   }
+  // drop_last moves into the BatchSampler: DataLoader refuses batch_size=None beside
+  // drop_last=True (pytorch#106704's loader, written back by --advice-code).
+  const auto dropping = Import(R"(import torch
+from torch.utils.data import DataLoader, TensorDataset
+ds = TensorDataset(torch.ones(20000, 20), torch.ones(20000, 5))
+dl_torch = DataLoader(ds, batch_size=256, shuffle=False, drop_last=True)
+)");
+  spec::PipelineSpec batched = dropping.spec;
+  batched.mutable_ops(0)->mutable_dataloader()->set_fetch_batches(true);
+  const auto written = PatchCode(dropping, batched);
+  ASSERT_TRUE(written.ok());
+  EXPECT_NE(written->text.find("dl_torch = DataLoader(ds, batch_size=None, shuffle=False, "
+                               "drop_last=False, sampler=BatchSampler(SequentialSampler(ds), "
+                               "batch_size=256, drop_last=True))"),
+            std::string::npos)
+      << written->text;
+  const auto again = Import(written->text);
+  EXPECT_TRUE(again.spec.ops(0).dataloader().drop_last());
+  EXPECT_TRUE(again.spec.ops(0).dataloader().fetch_batches());
 }
 
 TEST(CodePatchTest, TunedKnobsAreWrittenIntoTheUsersOwnFileAndNothingElseChanges) {
