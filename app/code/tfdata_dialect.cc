@@ -296,6 +296,18 @@ Value FromGenerator(PythonReader& r, const CallArgs& a) {
               DefaultStageCost() + " until set: --set " + name + ".cost=DURATION; " +
               (yields ? "it yields " + std::to_string(*yields) + " elements, as its loops say"
                       : "it yields endlessly until --set " + name + ".records=N"));
+  // tf.data runs each next() through a py_func: its call and the conversion of what the
+  // generator yields to tensors, as a map's dispatch (tensorflow#13101's "constant overhead
+  // of tf.data runtime" per element).
+  g->set_call_overhead(TfDataCallOverhead());
+  p->Note(a.node.start(),
+          "each next() of '" + name +
+              "' pays tf.data's work around it beside its Python (the py_func call, what it "
+              "yields made tensors), which a generator yielding whole batches pays once a "
+              "batch: " +
+              TfDataCallOverhead() +
+              " a call stands in (from tensorflow#390's figures; not measured here): --set " +
+              name + ".call_overhead=DURATION");
   return PipelineValue(std::move(p), a);
 }
 

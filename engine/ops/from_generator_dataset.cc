@@ -1,7 +1,9 @@
 // Dataset.from_generator(gen): the generator's next() per element, on the caller's thread,
 // one call at a time (a Python generator cannot be resumed by two threads at once); its
-// Python holds the interpreter lock as the work function says (python_work.h).
+// Python holds the interpreter lock as the work function says (python_work.h). A generator
+// that yields whole batches (rows_per_yield) gives each as a vector of the rows it counts.
 #include "engine/ops/ops.h"
+#include "engine/spec/op_values.h"
 #include "engine/work/python_work.h"
 
 namespace pipescope::engine {
@@ -9,8 +11,12 @@ namespace {
 
 class FromGeneratorDataset : public Dataset {
  public:
-  FromGeneratorDataset(StatsPtr stats, int64_t records, std::shared_ptr<const WorkFunction> next)
-      : Dataset(std::move(stats)), records_(records), next_(std::move(next)) {}
+  FromGeneratorDataset(StatsPtr stats, int64_t records, int64_t rows_per_yield,
+                       std::shared_ptr<const WorkFunction> next)
+      : Dataset(std::move(stats)),
+        records_(records),
+        rows_per_yield_(rows_per_yield),
+        next_(std::move(next)) {}
 
   Result<std::unique_ptr<Iterator>> MakeIterator(const IteratorArgs& args) const override {
     return std::unique_ptr<Iterator>(std::make_unique<It>(*args.ctx, *this));
@@ -33,7 +39,8 @@ class FromGeneratorDataset : public Dataset {
       out.features.clear();
       const LockWaitsRecordedAs lock_waits(ctx_.recorder, stats_->id);
       RETURN_IF_ERROR(d_.next_->Apply(out, ctx_.cancellation));
-      out.value = Tensor::Int64(yielded_++);
+      out.value = GeneratorYield(yielded_, d_.records_, d_.rows_per_yield_);
+      yielded_ += GeneratorRowsOfYield(yielded_, d_.records_, d_.rows_per_yield_);
       return Status::Ok();
     }
 
@@ -43,14 +50,24 @@ class FromGeneratorDataset : public Dataset {
   };
 
   const int64_t records_;
+  const int64_t rows_per_yield_;
   const std::shared_ptr<const WorkFunction> next_;
 };
 
 }  // namespace
 
-DatasetPtr MakeFromGeneratorDataset(StatsPtr stats, int64_t records,
+Tensor GeneratorYield(int64_t yielded, int64_t records, int64_t rows_per_yield) {
+  if (rows_per_yield <= 1) return Tensor::Int64(yielded);
+  const int64_t rows = GeneratorRowsOfYield(yielded, records, rows_per_yield);
+  Tensor batch(DType::kInt64, Shape{rows});
+  for (int64_t i = 0; i < rows; ++i) batch.data<int64_t>()[i] = yielded + i;
+  return batch;
+}
+
+DatasetPtr MakeFromGeneratorDataset(StatsPtr stats, int64_t records, int64_t rows_per_yield,
                                     std::shared_ptr<const WorkFunction> next) {
-  return std::make_shared<FromGeneratorDataset>(std::move(stats), records, std::move(next));
+  return std::make_shared<FromGeneratorDataset>(std::move(stats), records, rows_per_yield,
+                                                std::move(next));
 }
 
 }  // namespace pipescope::engine

@@ -23,9 +23,13 @@ DatasetPtr MakeRangeDataset(StatsPtr stats, int64_t start, int64_t stop, int64_t
 // The scalar elements `slices`, in order, each pass.
 DatasetPtr MakeFromTensorSlicesDataset(StatsPtr stats, std::vector<Tensor> slices);
 // Dataset.from_generator: 0, 1, ..., records - 1 (-1: endless), each after a call of
-// `next` (the generator's Python), one at a time.
-DatasetPtr MakeFromGeneratorDataset(StatsPtr stats, int64_t records,
+// `next` (the generator's Python), one at a time; with rows_per_yield > 1, that many a call,
+// as one vector (GeneratorRowsOfYield).
+DatasetPtr MakeFromGeneratorDataset(StatsPtr stats, int64_t records, int64_t rows_per_yield,
                                     std::shared_ptr<const WorkFunction> next);
+// What a from_generator yields after `yielded` rows: the row's number, or with
+// rows_per_yield > 1 a vector of the next rows' (GeneratorRowsOfYield); both clocks' values.
+Tensor GeneratorYield(int64_t yielded, int64_t records, int64_t rows_per_yield);
 // Shuffled each pass when `shuffle`, with `seed` or a fresh one per run; else sorted.
 DatasetPtr MakeListFilesDataset(StatsPtr stats, std::string pattern, bool shuffle,
                                 std::optional<uint64_t> seed);

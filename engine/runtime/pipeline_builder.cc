@@ -11,6 +11,7 @@
 #include "engine/spec/pipeline_plan.h"
 #include "engine/spec/spec_loader.h"
 #include "engine/spec/spec_validator.h"
+#include "engine/work/call_overhead.h"
 #include "engine/work/python_work.h"
 
 namespace pipescope::engine {
@@ -96,10 +97,12 @@ class Builder {
       case spec::Source::kFromGenerator: {
         const auto& g = s.from_generator();
         ASSIGN_OR_RETURN(const int64_t ns, ParseDurationNs(g.duration()));
+        ASSIGN_OR_RETURN(const int64_t overhead, GeneratorCallOverheadNs(g));
         StatsPtr stage = SourceStage(name, "from_generator", depth);
         stage->traits = SourceStageTraits(s);
-        return MakeFromGeneratorDataset(std::move(stage), g.records(),
-                                        std::make_shared<PythonWork>(ns, PythonGilShare(g)));
+        return MakeFromGeneratorDataset(
+            std::move(stage), g.records(), g.rows_per_yield(),
+            WithCallOverhead(std::make_unique<PythonWork>(ns, PythonGilShare(g)), overhead));
       }
       case spec::Source::kFromTensorSlices: {
         return MakeFromTensorSlicesDataset(SourceStage(name, "from_tensor_slices", depth),
@@ -201,10 +204,12 @@ std::vector<Tensor> SliceTensors(const spec::FromTensorSlicesSource& f) {
 
 std::optional<Tensor> SourceValue(const spec::Source& s, int64_t index) {
   if (s.has_range()) return Tensor::Int64(s.range().start() + index * RangeStep(s.range()));
-  if (s.has_from_generator()) {  // it yields 0, 1, ...
-    const int64_t records = s.from_generator().records();
-    if (index < 0 || (records >= 0 && index >= records)) return std::nullopt;
-    return Tensor::Int64(index);
+  if (s.has_from_generator()) {  // it yields 0, 1, ... (or whole batches of them: yield `index`)
+    const auto& g = s.from_generator();
+    const int64_t records = g.records();
+    const int64_t first = index * std::max<int64_t>(1, g.rows_per_yield());
+    if (index < 0 || (records >= 0 && first >= records)) return std::nullopt;
+    return GeneratorYield(first, records, g.rows_per_yield());
   }
   if (s.has_from_tensor_slices()) {
     const auto& f = s.from_tensor_slices();

@@ -23,9 +23,10 @@ Result<BuiltPipeline> BuildPipeline(const spec::PipelineSpec& spec, StageRegistr
 
 // The elements of from_tensor_slices, in order: its values, its strings, or 0 .. count - 1.
 std::vector<Tensor> SliceTensors(const spec::FromTensorSlicesSource& f);
-// The value of record `index` of a pass over `source`, where its records are values (a
-// range's numbers, from_tensor_slices' entries); nullopt for records of files or synthetic
-// ones, whose content only a run reads.
+// The value of record `index` of a pass over `source` (a generator's yield `index`, a batch
+// where it yields batches), where its records are values (a range's numbers,
+// from_tensor_slices' entries); nullopt for records of files or synthetic ones, whose
+// content only a run reads.
 std::optional<Tensor> SourceValue(const spec::Source& source, int64_t index);
 
 }  // namespace pipescope::engine

@@ -147,7 +147,12 @@ class DefaultsBuilder {
         const auto& g = s.from_generator();
         c.records = g.records();
         ASSIGN_OR_RETURN(double ns, DurationOr0(g.duration()));
-        c.cpu = Fixed(kSourceRecordNs + ns);
+        // tf.data's own work around each next() (engine/work/call_overhead.h) once a yield,
+        // the generator's Python by the rows it makes: a model of one-row yields costs a
+        // batch-yielding generator's candidate right (generator_batches_advice.h).
+        ASSIGN_OR_RETURN(const int64_t overhead, engine::GeneratorCallOverheadNs(g));
+        c.cpu = Fixed(kSourceRecordNs + static_cast<double>(overhead));
+        c.cpu_per_row = Fixed(ns / static_cast<double>(std::max<int64_t>(1, g.rows_per_yield())));
         c.gil_share = engine::PythonGilShare(g);
         bytes = 8;
         break;

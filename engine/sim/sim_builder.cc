@@ -108,8 +108,9 @@ class Builder {
       case spec::Source::kFromGenerator: {
         SimStage& st = SourceStage(name, "from_generator", depth);
         Def(st).traits = engine::SourceStageTraits(s);
-        values_ = true;  // 0, 1, ...
-        return MakeSimFromGenerator(st, Records(st, s.from_generator().records()));
+        values_ = true;  // 0, 1, ... (engine::SourceValue, a batch of them where it yields batches)
+        return MakeSimFromGenerator(st, Records(st, s.from_generator().records()),
+                                    s.from_generator().rows_per_yield());
       }
       case spec::Source::kFromTensorSlices: {
         const auto& f = s.from_tensor_slices();

@@ -26,8 +26,9 @@ struct SimValues {
 // stage's open_wait on its first read.
 SimDatasetPtr MakeSimSource(SimStage& stage, int64_t records, SimValues values = {});
 // from_generator: 0, 1, ..., records - 1, one next() at a time, each costing the stage's
-// CPU with its gil_share under the interpreter lock.
-SimDatasetPtr MakeSimFromGenerator(SimStage& stage, int64_t records);
+// CPU with its gil_share under the interpreter lock; with rows_per_yield > 1, that many rows
+// a next(), as one batch (GeneratorRowsOfYield).
+SimDatasetPtr MakeSimFromGenerator(SimStage& stage, int64_t records, int64_t rows_per_yield);
 // list_files: its `files` in sorted order, or shuffled each pass (with `seed`, else with one
 // drawn from the simulation's seed), in the order the engine's list_files gives them.
 SimDatasetPtr MakeSimListFiles(SimStage& stage, int64_t files, bool shuffle,

@@ -8,6 +8,7 @@
 #include "engine/runtime/counting_rules.h"
 #include "engine/runtime/shuffle_rules.h"
 #include "engine/sim/sim_ops.h"
+#include "engine/spec/op_values.h"
 
 namespace pipescope::sim {
 namespace {
@@ -187,41 +188,51 @@ namespace {
 // from_generator: each next() is Python, under the interpreter lock for its share.
 class FromGeneratorDataset : public SimDataset {
  public:
-  FromGeneratorDataset(SimStage& stage, int64_t records) : SimDataset(stage), records_(records) {}
+  FromGeneratorDataset(SimStage& stage, int64_t records, int64_t rows_per_yield)
+      : SimDataset(stage), records_(records), rows_per_yield_(rows_per_yield) {}
   std::unique_ptr<SimIterator> MakeIterator(SimContext& ctx, const SimElement*) const override {
     ++stage_.passes;
-    return std::make_unique<It>(ctx, stage_, records_);
+    return std::make_unique<It>(ctx, stage_, records_, rows_per_yield_);
   }
 
  private:
   class It : public SimIterator {
    public:
-    It(SimContext& ctx, SimStage& stage, int64_t records)
-        : SimIterator(ctx, stage), records_(records) {}
+    It(SimContext& ctx, SimStage& stage, int64_t records, int64_t rows_per_yield)
+        : SimIterator(ctx, stage), records_(records), rows_per_yield_(rows_per_yield) {}
 
    protected:
     Task<bool> GetNextInternal(SimThread& thread, SimElement& out) override {
       if (records_ >= 0 && next_ >= records_) co_return false;
-      const int64_t cpu = CpuCost(1);
+      const int64_t n = next_;
+      const int64_t rows = engine::GeneratorRowsOfYield(next_, records_, rows_per_yield_);
+      const int64_t cpu = CpuCost(rows);
       co_await ChargeHoldingLock(thread, LockedShare(cpu), cpu - LockedShare(cpu), WaitCost());
-      const int64_t n = next_++;
-      out = SimElement{ctx_.NewElementId(), std::max<int64_t>(1, stage_.cost->out_bytes),
+      next_ += rows;
+      out = SimElement{ctx_.NewElementId(), std::max<int64_t>(1, stage_.cost->out_bytes) * rows,
                        RecordKey(0, n), n};
+      if (rows_per_yield_ > 1) {  // a batch the generator made
+        out.row_length = 1;
+        out.rows = static_cast<int32_t>(rows);
+        out.length = static_cast<int32_t>(rows);
+      }
       co_return true;
     }
 
    private:
     const int64_t records_;
+    const int64_t rows_per_yield_;
     int64_t next_ = 0;
   };
 
   const int64_t records_;
+  const int64_t rows_per_yield_;
 };
 
 }  // namespace
 
-SimDatasetPtr MakeSimFromGenerator(SimStage& stage, int64_t records) {
-  return std::make_shared<FromGeneratorDataset>(stage, records);
+SimDatasetPtr MakeSimFromGenerator(SimStage& stage, int64_t records, int64_t rows_per_yield) {
+  return std::make_shared<FromGeneratorDataset>(stage, records, rows_per_yield);
 }
 
 SimDatasetPtr MakeSimFromElement(SimStage& stage, bool repeat_by_value) {

@@ -68,6 +68,13 @@ inline double PythonGilShare(const spec::FromGeneratorSource& g) {
   return g.has_gil_share() ? g.gil_share() : 1;
 }
 
+// The rows a generator's yield holds once it has yielded `yielded` rows of `records` (-1:
+// endless): rows_per_yield (at least 1), fewer in the last; both clocks count by it.
+inline int64_t GeneratorRowsOfYield(int64_t yielded, int64_t records, int64_t rows_per_yield) {
+  const int64_t rows = rows_per_yield > 1 ? rows_per_yield : 1;
+  return records < 0 ? rows : std::max<int64_t>(0, std::min(rows, records - yielded));
+}
+
 inline bool ListFilesShuffles(const spec::ListFilesSource& s) {
   return !s.has_shuffle() || s.shuffle();
 }

@@ -37,6 +37,9 @@ void CheckSource(Checker& c, const spec::Source& s, const Where& w) {
         c.Fail(g, gw, "records", "must be ≥ 1 (or -1: endless)");
       }
       c.Duration(g, gw, "duration", g.duration(), true);
+      if (!g.call_overhead().empty()) c.Duration(g, gw, "call_overhead", g.call_overhead(), true);
+      if (g.rows_per_yield() < 0)
+        c.Fail(g, gw, "rows_per_yield", "must be ≥ 0 (0 or 1: a row a yield)");
       c.GilShare(g, gw, PythonGilShare(g));
       break;
     }

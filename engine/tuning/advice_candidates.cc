@@ -9,6 +9,7 @@
 #include "engine/spec/spec_loader.h"
 #include "engine/spec/spec_overrides.h"
 #include "engine/spec/spec_validator.h"
+#include "engine/tuning/generator_batches_advice.h"
 #include "engine/tuning/move_rules.h"
 #include "engine/tuning/order_advice.h"
 #include "engine/tuning/shard_files_advice.h"
@@ -442,6 +443,24 @@ std::string KnobValueForPeople(const std::string& knob, int64_t value) {
   return std::to_string(value);
 }
 
+// A generator batched after it, made to yield the batches (generator_batches_advice.h): the
+// user's code changes.
+void AddGeneratorBatches(const spec::PipelineSpec& spec, CandidateList& out) {
+  std::optional<GeneratorBatchesChange> c = GeneratorBatches(spec);
+  if (!c) return;
+  SpecEdit edit;
+  edit.reapplicable = false;  // the source changes and an op goes
+  out.Add({"batch_at_source",
+           spec.source().name(),
+           std::move(c->change),
+           {},
+           std::move(c->action),
+           "",
+           std::move(c->spec),
+           /*needs_code_change=*/true,
+           std::move(edit)});
+}
+
 std::vector<AdviceCandidate> AdviceCandidates(const spec::PipelineSpec& spec,
                                               const trace::RangeAnalysis& measured, int cores) {
   CandidateList out(spec, std::max(1, cores));
@@ -454,6 +473,7 @@ std::vector<AdviceCandidate> AdviceCandidates(const spec::PipelineSpec& spec,
   AddRepeatBeforeShuffle(spec, out);
   AddShardFileList(spec, out);
   AddShardTheFiles(spec, std::max(1, cores), out);
+  AddGeneratorBatches(spec, out);
   return out.Take();
 }
 

@@ -30,13 +30,21 @@ class CallOverhead : public WorkFunction {
 
 }  // namespace
 
+namespace {
+Result<int64_t> OverheadNs(const std::string& call_overhead, int64_t otherwise) {
+  if (call_overhead.empty()) return otherwise;
+  auto ns = ParseDurationNs(call_overhead);
+  if (!ns.ok()) return ns.status().WithContext("call_overhead");
+  return ns.value();
+}
+}  // namespace
+
 Result<int64_t> MapCallOverheadNs(const spec::MapOp& map) {
-  if (!map.call_overhead().empty()) {
-    auto ns = ParseDurationNs(map.call_overhead());
-    if (!ns.ok()) return ns.status().WithContext("call_overhead");
-    return ns.value();
-  }
-  return map.fn().has_python() ? kDefaultPythonCallNs : 0;
+  return OverheadNs(map.call_overhead(), map.fn().has_python() ? kDefaultPythonCallNs : 0);
+}
+
+Result<int64_t> GeneratorCallOverheadNs(const spec::FromGeneratorSource& generator) {
+  return OverheadNs(generator.call_overhead(), 0);
 }
 
 std::unique_ptr<WorkFunction> WithCallOverhead(std::unique_ptr<WorkFunction> fn, int64_t ns) {

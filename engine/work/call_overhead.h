@@ -1,10 +1,12 @@
 #pragma once
-// A map's per-call overhead (MapOp.call_overhead): CPU each call spends beside its
-// function's work, the framework's dispatch. One rule for both clocks: the engine wraps the
-// function (WithCallOverhead), the simulator adds it to the op's cost per call.
+// A map's per-call overhead (MapOp.call_overhead), and a generator's per yield: CPU each call
+// spends beside its function's work, the framework's dispatch. One rule for both clocks: the
+// engine wraps the function (WithCallOverhead), the simulator adds it to the op's cost per
+// call.
 
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include "engine/core/status.h"
 #include "engine/spec/pipeline_spec.pb.h"
@@ -21,6 +23,8 @@ inline constexpr int64_t kDefaultPythonCallNs = 420;
 // The map's call overhead: its call_overhead, else the default of its function's kind.
 // Errors: an unreadable duration, naming the field.
 Result<int64_t> MapCallOverheadNs(const spec::MapOp& map);
+// A from_generator's, once a yield: its call_overhead, else none.
+Result<int64_t> GeneratorCallOverheadNs(const spec::FromGeneratorSource& generator);
 
 // `fn`, then `ns` of CPU (calibrated work, as cpu_work's) on every call, batched or not.
 std::unique_ptr<WorkFunction> WithCallOverhead(std::unique_ptr<WorkFunction> fn, int64_t ns);

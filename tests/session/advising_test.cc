@@ -222,6 +222,38 @@ TEST(AdvisingTest, PredictionsAreSteadyRatesThatTheStepTimeBounds) {
   }
 }
 
+// A generator whose yields cost tf.data more than their own Python, batched after it
+// (tensorflow#13101): yielding whole batches is advised with the gain the simulator gives it,
+// the batch taken out; where tf.data's part is nothing beside the Python, it is not.
+TEST(AdvisingTest, AGeneratorBatchedAfterItIsToldToYieldBatches) {
+  const std::string spec = R"(name: "generator"
+      budget { cpu_cores: 2 }
+      source { name: "data_generator" from_generator { records: -1 duration: "5us" %s } }
+      ops { name: "batch" batch { batch_size: 128 } }
+      ops { name: "prefetch" prefetch { buffer_size: 4 } }
+      train_step { step_time: "100us" device: simulated })";
+  const auto with = [&](const std::string& overhead) {
+    std::string text = spec;
+    text.replace(text.find("%s"), 2, overhead);
+    return text;
+  };
+  const Advised a = Advise(with("call_overhead: \"9us\""));
+  const engine::Advice* batches = Find(a, "batch_at_source");
+  ASSERT_NE(batches, nullptr) << a.analysis.verdict.text;
+  EXPECT_EQ(batches->op, "data_generator");
+  // 14 us a row (1.8 ms a batch) become 5 (0.65 ms): +177%, the Python still paid a row.
+  EXPECT_GT(batches->predicted_gain, 1.2) << batches->text;
+  EXPECT_LT(batches->predicted_gain, 2.5) << batches->text;
+  EXPECT_EQ(batches->spec.source().from_generator().rows_per_yield(), 128);
+  EXPECT_EQ(batches->spec.ops(0).name(), "prefetch") << "the batch taken out";
+  EXPECT_NE(batches->text.find("make data_generator yield whole batches of 128"), std::string::npos)
+      << batches->text;
+  std::string heavy = with("");  // 60 us of Python a row, and nothing of tf.data's
+  heavy.replace(heavy.find("\"5us\""), 5, "\"60us\"");
+  const Advised python = Advise(heavy);
+  EXPECT_EQ(Find(python, "batch_at_source"), nullptr) << python.analysis.verdict.text;
+}
+
 // The reads that starve the step are an interleave's, in parallel already: its verdict asks
 // for more files at once, not for an interleave it has (before advice replaces it).
 TEST(AdvisingTest, SlowReadsInsideAnInterleaveAskForMoreFilesAtOnce) {

@@ -284,7 +284,11 @@ std::vector<Case> SliceCases() {
   // from_generator's docstring-like use: a generator of 0, 1, 2, called again each pass.
   Case generator{"FromGeneratorRepeated", 0, "ops { repeat { count: 2 } }", {{0, 1, 2, 0, 1, 2}}};
   generator.source = "from_generator { records: 3 duration: \"1ms\" }";
-  return {docstring, twice, flat_map, generator};
+  // A generator that yields whole batches (tensorflow#13101's data_generator_batch): 10 rows
+  // four a yield, the last yield the two left, three elements reaching the step.
+  Case batches{"FromGeneratorYieldingBatches", 0, "", Range(0, 10), true, 3};
+  batches.source = "from_generator { records: 10 duration: \"1ms\" rows_per_yield: 4 }";
+  return {docstring, twice, flat_map, generator, batches};
 }
 
 // padded_batch_test.py and the docstring: range(1, 5).map(lambda x: tf.fill([x], x))
