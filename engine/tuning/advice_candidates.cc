@@ -176,7 +176,9 @@ void AddThreadKnobs(const PlannedOp& p, int cores, CandidateList& out) {
     case ParallelWork::kWorkerProcesses: {
       const int64_t workers = p.Knob("num_workers").start;
       const auto& loader = p.op->dataloader();
-      for (int64_t v : HigherParallelisms(workers, cores, /*waits=*/false)) {
+      // Workers that wait for storage in __getitem__ are useful beyond the cores, as reads are.
+      const bool waits = loader.getitem().has_io_wait();
+      for (int64_t v : HigherParallelisms(workers, cores, waits)) {
         out.AddKnobs("more_workers", name, {{"num_workers", std::to_string(v)}},
                      ChangeOfKnob(name, "num_workers", workers, v),
                      ReplicatedCopies(loader, workers, v));

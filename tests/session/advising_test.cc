@@ -222,6 +222,22 @@ TEST(AdvisingTest, PredictionsAreSteadyRatesThatTheStepTimeBounds) {
   }
 }
 
+// A DataLoader whose __getitem__ waits for storage gains from workers beyond the cores, as
+// reads do (four a core at most); one whose __getitem__ computes does not.
+TEST(AdvisingTest, LoaderWorkersThatWaitForStorageGoBeyondTheCores) {
+  const Advised a = Advise(R"(name: "io_loader"
+      budget { cpu_cores: 2 }
+      source { name: "dataset" range { stop: 100000 } }
+      ops { name: "loader" dataloader { batch_size: 32 num_workers: 2 persistent_workers: true
+                                        getitem { io_wait { duration: "5ms" } } } }
+      ops { name: "epochs" repeat {} }
+      train_step { step_time: "20ms" device: simulated })");
+  const engine::Advice* more = Find(a, "more_workers");
+  ASSERT_NE(more, nullptr) << a.analysis.verdict.text;
+  EXPECT_EQ(more->change, "loader.num_workers=8") << more->text;
+  EXPECT_GT(more->predicted_gain, 2) << more->text;
+}
+
 // A generator whose yields cost tf.data more than their own Python, batched after it
 // (tensorflow#13101): yielding whole batches is advised with the gain the simulator gives it,
 // the batch taken out; where tf.data's part is nothing beside the Python, it is not.
