@@ -1001,6 +1001,9 @@ CallArgs PythonReader::Arguments(const SyntaxNode& list) {
           args.keyword[spread.items[k].s] = spread.items[k + 1];
           args.from_splat.push_back(spread.items[k].s);
         }
+      } else if (a.Is("list_splat") && spread.Is(Value::Kind::kList)) {
+        // *self.shape of a tuple the file shows: its items, in place (np.random.rand(*shape)).
+        args.positional.insert(args.positional.end(), spread.items.begin(), spread.items.end());
       } else if (args.unknown_splat.empty()) {
         args.unknown_splat = std::string(a.text());
       }

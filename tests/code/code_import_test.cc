@@ -757,6 +757,18 @@ for _ in range(100):
   EXPECT_TRUE(HasNote(c, 6, "the loop does nothing with what it is given")) << Notes(c);
 }
 
+// *shape of a tuple the file shows spreads its items as arguments (torch.randn(*shape)).
+TEST(CodeImportTest, AStarredTupleOfTheFilesIsItsItemsAsArguments) {
+  const auto c = Import(R"(import torch
+from torch.utils.data import DataLoader, TensorDataset
+shape = (500, 16)
+X = torch.randn(*shape)
+loader = DataLoader(TensorDataset(X), batch_size=10)
+)");
+  EXPECT_EQ(c.spec.source().range().stop(), 500) << Notes(c);
+  EXPECT_FALSE(HasNote(c, 5, "size is not read")) << Notes(c);
+}
+
 TEST(CodeImportTest, AKeywordArgumentOfACallIsBoundToItsParameter) {
   const auto c = Import(R"(import tensorflow as tf
 def make(batch_size, num_epochs=1):
