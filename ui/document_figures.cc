@@ -1,6 +1,7 @@
 #include "ui/document_figures.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <utility>
 #include <vector>
 
@@ -96,9 +97,13 @@ DocumentFigures FiguresOf(const TraceDocument& document, const FigureRange& rang
   f.verdict =
       QString::fromStdString(f.analysis.verdict.text) + DeviceGapsText(f.analysis.device_gaps);
   // A simulated trace says so, and on which cost model: its figures are virtual time.
-  const std::string simulated = model.run_info().simulated
-                                    ? "SIMULATED (" + model.run_info().cost_model + " costs)   "
-                                    : std::string();
+  // A model file by its name (the header keeps its whole path, for advice to load it again).
+  const std::string& cost_model = model.run_info().cost_model;
+  const std::string costs = cost_model.ends_with(".json")
+                                ? std::filesystem::path(cost_model).filename().string()
+                                : cost_model;
+  const std::string simulated =
+      model.run_info().simulated ? "SIMULATED (" + costs + " costs)   " : std::string();
   f.status = QString::asprintf("%s%s%.1f steps/s   input wait %.0f%%   device busy %.0f%%",
                                simulated.c_str(), range.paused ? "PAUSED   " : "",
                                f.analysis.steps_per_s, 100 * f.analysis.input_wait_fraction,

@@ -157,8 +157,11 @@ engine::Result<CostModel> LoadCostModelFile(const std::string& path, CostModel b
   // A file that does not name its origin (one written by hand) is the origin itself.
   if (model.origin == base_origin) model.origin = std::filesystem::path(path).filename().string();
   // A simulation's trace header names the file, and advice on that trace loads the same
-  // costs again (a lesson's model.json, `simulate --model`).
-  model.file = path;
+  // costs again (a lesson's model.json, `simulate --model`), from whatever folder the trace
+  // is opened in later: the whole path.
+  std::error_code ec;
+  const std::filesystem::path whole = std::filesystem::absolute(path, ec);
+  model.file = ec ? path : whole.lexically_normal().string();
   return model;
 }
 

@@ -570,7 +570,8 @@ TEST(AdvisingTest, AdviceOnASimulatedTraceUsesTheCostModelFileItRanOn) {
   options.sim.duration_s = 5;
   auto run = RunSimulated(spec, *model, options);
   ASSERT_TRUE(run.ok()) << run.status().message();
-  EXPECT_EQ(run->model->run_info().cost_model, path);
+  EXPECT_EQ(std::filesystem::path(run->model->run_info().cost_model),
+            std::filesystem::absolute(path).lexically_normal());
   auto advice = AdviseOnTrace(*run->model, trace::AnalyzeSteady(*run->model));
   ASSERT_TRUE(advice.ok()) << advice.status().message();
   ASSERT_FALSE(advice->advice.empty()) << "the per-call cost makes the run input-bound";

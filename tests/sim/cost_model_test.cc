@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <vector>
 
 #include "../engine/test_support.h"
@@ -112,6 +114,21 @@ TEST(CostModelTest, JsonRoundTripsAndOverlaysOnlyWhatItNames) {
   auto kept = ParseCostModelJson(CostModelToJson(*workers), CostModel{}, "m.json");
   ASSERT_TRUE(kept.ok());
   EXPECT_EQ(kept->Of("decode").worker_startup_ns, 95'000'000);
+}
+
+// A model loaded by a relative name keeps its whole path: a simulated trace's header names it,
+// and advice on that trace, opened from another folder (the GUI), loads the same costs.
+TEST(CostModelTest, AModelFileIsNamedByItsWholePath) {
+  const auto dir = std::filesystem::temp_directory_path() / "pipescope_cost_model_path";
+  std::filesystem::create_directories(dir);
+  { std::ofstream(dir / "m.json") << R"({"timer_wake": {"mean_ns": 1.5e5}})"; }
+  const auto before = std::filesystem::current_path();
+  std::filesystem::current_path(dir);
+  auto loaded = LoadCostModelFile("m.json", CostModel{});
+  std::filesystem::current_path(before);
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  EXPECT_EQ(loaded->file, (dir / "m.json").lexically_normal().string());
+  std::filesystem::remove_all(dir);
 }
 
 TEST(CostModelTest, BadFilesGiveErrorsThatSayWhere) {
