@@ -3,6 +3,7 @@
 // as tf.data's own signatures order them.
 
 #include <algorithm>
+#include <cstdio>
 #include <optional>
 #include <string>
 #include <vector>
@@ -712,6 +713,15 @@ void ReadPerElement(PythonReader& r, Pipeline& p, const CallArgs& a, const std::
                                  std::to_string(kStandInRecordsPerFile) +
                                  " synthetic records per file stand in");
     }
+    // The stand-in's records are plain: a compressed file's decompression is CPU per record
+    // that only real files (--set NAME.files=PATTERN) or a read's cost carry.
+    if (!sub.compression.empty()) {
+      p.Note(a.node.start(),
+             op + "'s files are " + sub.compression +
+                 "-compressed: the synthetic records that stand in are not, so their "
+                 "decompression is not counted; --set " +
+                 op + ".files=PATTERN reads the real files, decompressing them");
+    }
   }
   for (const CodeNote& n : sub.notes) p.notes.push_back(n);
   for (const spec::Op& o : sub.ops) {
@@ -769,13 +779,69 @@ Value FlatMap(PythonReader& r, const Pipeline& in, const CallArgs& a) {
   });
 }
 
+SyntaxNode WithoutIndex(SyntaxNode n) {
+  while (n.Is("subscript") || n.Is("parenthesized_expression")) {
+    n = n.Is("subscript") ? n.field("value") : n.code_children().front();
+  }
+  return n;
+}
+
+// A uniform draw in [0, 1): tf.random_uniform([1]), tf.random.uniform([]), np.random.rand().
+bool IsUniformDraw(const SyntaxNode& node) {
+  const SyntaxNode n = WithoutIndex(node);
+  if (!n.Is("call")) return false;
+  const std::string_view f = n.field("function").text();
+  return f.ends_with("random_uniform") || f.ends_with("random.uniform") ||
+         f.ends_with("random.rand") || f.ends_with("random.random");
+}
+
+// The share a predicate that keeps a random share keeps, where the code gives it:
+// `tf.less(tf.random_uniform([1]), p)[0]` (minigo's filter_amount) or `uniform < p`.
+std::optional<double> RandomShareKept(PythonReader& r, const Value* fn) {
+  if (!fn || !fn->Is(Value::Kind::kFunction) || !fn->node.Is("lambda")) return std::nullopt;
+  const SyntaxNode body = WithoutIndex(fn->node.field("body"));
+  SyntaxNode draw, share;
+  if (body.Is("call")) {
+    const std::string_view f = body.field("function").text();
+    const auto args = body.field("arguments").code_children();
+    if ((f.ends_with("less") || f.ends_with("less_equal")) && args.size() == 2) {
+      draw = args[0];
+      share = args[1];
+    }
+  } else if (body.Is("comparison_operator")) {
+    const auto operands = body.code_children();
+    const std::string_view text = body.text();
+    if (operands.size() == 2 && text.find('<') != std::string_view::npos) {
+      draw = operands[0];
+      share = operands[1];
+    } else if (operands.size() == 2 && text.find('>') != std::string_view::npos) {
+      draw = operands[1];
+      share = operands[0];
+    }
+  }
+  if (draw.null() || !IsUniformDraw(draw)) return std::nullopt;
+  const auto p = r.Evaluate(share).AsNumber();
+  if (!p || *p <= 0 || *p > 1) return std::nullopt;
+  return *p;
+}
+
 Value Filter(PythonReader& r, const Pipeline& in, const CallArgs& a) {
   const Value* fn = a.Get(0, "predicate");
   std::string name = fn && fn->Is(Value::Kind::kFunction) && !fn->s.empty() ? fn->s
                      : fn && !fn->SymbolTail().empty()                      ? fn->SymbolTail()
                                                                             : "filter";
+  const std::optional<double> share = RandomShareKept(r, fn);
   return Append(r, in, a, Named(name), [&](Pipeline& p, spec::Op& op) {
-    op.mutable_filter()->mutable_predicate()->mutable_keep_fraction()->set_fraction(1);
+    op.mutable_filter()->mutable_predicate()->mutable_keep_fraction()->set_fraction(
+        share.value_or(1));
+    if (share) {
+      char kept[96];
+      std::snprintf(kept, sizeof kept, "%g of the elements, as its uniform draw says: %.3g", *share,
+                    1 / *share);
+      p.Note(a.node.start(), "'" + op.name() + "' keeps a random " + kept +
+                                 " are made before it for each one it keeps");
+      return;
+    }
     p.Note(a.node.start(), "'" + op.name() +
                                "' keeps every element until the share it keeps is set: --set " +
                                op.name() + ".fraction=F");

@@ -137,10 +137,13 @@ std::vector<AdviceCandidate> NextKnobSteps(const spec::PipelineSpec& spec,
   for (const auto& kind_op : order) {
     std::vector<AdviceCandidate>& ladder = ladders[kind_op];
     const std::optional<int64_t> now = KnobValueBefore(spec, ladder.front());
+    // Sequential (0) doubles to 2: one thread beside the consumer may gain nothing where
+    // eight readers gain fourfold (minigo#520's interleave). AUTOTUNE (-1) is left to itself.
     const AdviceCandidate* doubled = nullptr;
-    for (size_t i = 1; now && *now > 0 && i < ladder.size(); ++i) {
+    const int64_t target = now ? std::max<int64_t>(2, 2 * *now) : 0;
+    for (size_t i = 1; now && *now >= 0 && i < ladder.size(); ++i) {
       const std::optional<int64_t> to = KnobValueAfter(ladder[i]);
-      if (to && *to <= 2 * *now) doubled = &ladder[i];
+      if (to && *to <= target) doubled = &ladder[i];
     }
     if (doubled) steps.push_back(*doubled);
     steps.push_back(std::move(ladder.front()));

@@ -769,6 +769,42 @@ loader = DataLoader(TensorDataset(X), batch_size=10)
   EXPECT_FALSE(HasNote(c, 5, "size is not read")) << Notes(c);
 }
 
+// Compressed files the code names at run time: the plain stand-in records do not count their
+// decompression, and the note says so (minigo#520's ZLIB TFRecords).
+TEST(CodeImportTest, CompressedFilesReadByAnInterleaveAreSaidToBeStoodInForPlain) {
+  const auto c = Import(R"(import tensorflow as tf
+def read(record_list):
+    return record_list.interleave(
+        lambda x: tf.data.TFRecordDataset(x, compression_type='ZLIB'), cycle_length=64)
+ds = read(tf.data.Dataset.from_tensor_slices(FLAGS.files))
+)");
+  EXPECT_TRUE(HasNote(c, 3,
+                      "interleave's files are ZLIB-compressed: the synthetic records that "
+                      "stand in are not"))
+      << Notes(c);
+}
+
+// A filter that keeps a random share, as the code draws it: the share is read (minigo#520's
+// filter_amount, passed down through a parameter), in either spelling of the comparison.
+TEST(CodeImportTest, AFilterOfAUniformDrawKeepsTheShareTheCodeGives) {
+  const auto c = Import(R"(import tensorflow as tf
+def read(ds, filter_amount=1.0):
+    return ds.filter(lambda x: tf.less(tf.random_uniform([1]), filter_amount)[0])
+ds = read(tf.data.Dataset.range(1000), filter_amount=0.05)
+)");
+  EXPECT_DOUBLE_EQ(OpNamed(c, "filter").filter().predicate().keep_fraction().fraction(), 0.05);
+  EXPECT_TRUE(HasNote(c, 3,
+                      "'filter' keeps a random 0.05 of the elements, as its uniform draw "
+                      "says: 20 are made before it for each one it keeps"))
+      << Notes(c);
+  const auto spelled =
+      Import("ds = tf.data.Dataset.range(10).filter(lambda x: tf.random.uniform([]) < 0.25)\n");
+  EXPECT_DOUBLE_EQ(OpNamed(spelled, "filter").filter().predicate().keep_fraction().fraction(),
+                   0.25);
+  const auto other = Import("ds = tf.data.Dataset.range(10).filter(lambda x: x < 5)\n");
+  EXPECT_DOUBLE_EQ(OpNamed(other, "filter").filter().predicate().keep_fraction().fraction(), 1);
+}
+
 TEST(CodeImportTest, AKeywordArgumentOfACallIsBoundToItsParameter) {
   const auto c = Import(R"(import tensorflow as tf
 def make(batch_size, num_epochs=1):

@@ -249,6 +249,27 @@ TEST(PipescopeTunerTest, AKnobFarFromItsBestIsDoubledNotRaisedByOne) {
     EXPECT_EQ(line.find("(the cores there are)"), std::string::npos)
         << "readers that wait are not cut to the cores: " << line;
   }
+  // From sequential, where one thread beside the consumer gains nothing beyond the noise
+  // (minigo#520's interleave): the step to two readers is measured too.
+  auto sequential = ParseSpecText(R"(
+    source { range { stop: 1000000 } }
+    ops { name: "read" interleave {
+      per_element { synthetic_file { records_per_file: 100 read_latency: "50ms" } }
+      cycle_length: 16 } }
+    ops { name: "prefetch" prefetch { buffer_size: 2 } })",
+                                  "tuner");
+  ASSERT_TRUE(sequential.ok()) << sequential.status().message();
+  auto from_none = TunePipescope(
+      *sequential,
+      [&](const spec::PipelineSpec& s) -> Result<TunerMeasurement> {
+        const int64_t threads = s.ops(0).interleave().num_parallel_calls();
+        TunerMeasurement m = ReadsMeasured(threads <= 1 ? 1.02 : static_cast<double>(threads), 1);
+        m.half_width = 0.05 * m.steps_per_s;
+        return m;
+      },
+      Untimed(16));
+  ASSERT_TRUE(from_none.ok()) << from_none.status().message();
+  EXPECT_EQ(from_none->tuned.ops(0).interleave().num_parallel_calls(), 64);
 }
 
 // Every knob step from where the search stands is measured and the fastest kept: the first
