@@ -234,18 +234,30 @@ TEST(AdvisorTest, NoCacheIsOfferedPastARandomOp) {
 // A first step that came late, behind a shuffle buffer filling with decoded elements
 // (tensorflow#14857): the changes that bring it sooner are tried on the start-up and lead the
 // advice, the buffer made smaller saying that it shuffles less.
-TEST(AdvisorTest, ALateFirstStepIsAdvisedOnWhatBringsItSooner) {
-  const spec::PipelineSpec spec = Spec(R"(name: "p"
+// Lines decoded into a shuffle buffer of `buffer` (decode's knobs `decode_knobs`), and a
+// run of 100 steps in 10 s after a start-up of `startup_s` with the consumer waiting `wait`.
+spec::PipelineSpec ShuffledLines(const std::string& decode_knobs, int64_t buffer) {
+  return Spec(R"(name: "p"
     source { name: "lines" range { start: 0 stop: 3000000 } }
-    ops { name: "decode" map { fn { cpu_work { duration: "1ms" } } } }
-    ops { name: "shuffle" shuffle { buffer_size: 2325000 } }
+    ops { name: "decode" map { fn { cpu_work { duration: "1ms" } } )" +
+              decode_knobs + R"( } }
+    ops { name: "shuffle" shuffle { buffer_size: )" +
+              std::to_string(buffer) + R"( } }
     ops { name: "batch" batch { batch_size: 64 } }
     train_step { step_time: "1ms" device: simulated })");
+}
+trace::RangeAnalysis LateRun(double startup_s, double wait) {
   trace::RangeAnalysis measured;
   measured.steps = 100;
   measured.duration_s = 10;
-  measured.startup_ns = 2'000'000'000'000;  // 2000 s
-  measured.input_wait_fraction = 0.01;
+  measured.startup_ns = static_cast<int64_t>(startup_s * 1e9);
+  measured.input_wait_fraction = wait;
+  return measured;
+}
+
+TEST(AdvisorTest, ALateFirstStepIsAdvisedOnWhatBringsItSooner) {
+  const spec::PipelineSpec spec = ShuffledLines("", 2325000);
+  trace::RangeAnalysis measured = LateRun(2000, 0.01);
   AdvisorOptions options;
   options.cores = 2;
   options.startup = [](const spec::PipelineSpec& s, uint64_t) -> Result<double> {
@@ -277,17 +289,8 @@ TEST(AdvisorTest, ALateFirstStepIsAdvisedOnWhatBringsItSooner) {
 // a start-up change that alters the output, said with its first step (minigo#520: eight
 // readers fill the shuffle buffer in 6.6 s instead of 45 s, a smaller buffer in 4.6 s).
 TEST(AdvisorTest, AChangeThatKeepsTheOutputAndBringsTheFirstStepSoonerLeads) {
-  const spec::PipelineSpec spec = Spec(R"(name: "p"
-    source { name: "lines" range { start: 0 stop: 3000000 } }
-    ops { name: "decode" map { fn { cpu_work { duration: "1ms" } } num_parallel_calls: 1 } }
-    ops { name: "shuffle" shuffle { buffer_size: 100000 } }
-    ops { name: "batch" batch { batch_size: 64 } }
-    train_step { step_time: "1ms" device: simulated })");
-  trace::RangeAnalysis measured;
-  measured.steps = 100;
-  measured.duration_s = 10;
-  measured.startup_ns = 45'000'000'000;
-  measured.input_wait_fraction = 0.5;
+  const spec::PipelineSpec spec = ShuffledLines("num_parallel_calls: 1", 100000);
+  const trace::RangeAnalysis measured = LateRun(45, 0.5);
   AdvisorOptions options;
   options.cores = 4;
   options.startup = [](const spec::PipelineSpec& s, uint64_t) -> Result<double> {

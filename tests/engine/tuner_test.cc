@@ -222,26 +222,30 @@ TEST(PipescopeTunerTest, SpendsItsBudgetOnKnobStepsTheAllocationDoesNotSet) {
 // core, but one more reader at a time gains less than the noise (tensorflow/models#7127:
 // 16 readers of Cloud Storage, best at 64). The step to twice the readers is measured beside
 // the step of one, so the search gets there instead of stopping where it began.
-TEST(PipescopeTunerTest, AKnobFarFromItsBestIsDoubledNotRaisedByOne) {
+Result<TunerResult> TuneSlowReads(const std::string& readers) {
   auto spec = ParseSpecText(R"(
     source { range { stop: 1000000 } }
     ops { name: "read" interleave {
       per_element { synthetic_file { records_per_file: 100 read_latency: "50ms" } }
-      cycle_length: 16 num_parallel_calls: 16 } }
+      cycle_length: 16 )" + readers +
+                                R"( } }
     ops { name: "prefetch" prefetch { buffer_size: 2 } })",
                             "tuner");
-  ASSERT_TRUE(spec.ok()) << spec.status().message();
-  int calls = 0;
-  auto r = TunePipescope(
+  if (!spec.ok()) return spec.status();
+  return TunePipescope(
       *spec,
-      [&](const spec::PipelineSpec& s) -> Result<TunerMeasurement> {
-        ++calls;
-        const auto readers = static_cast<double>(s.ops(0).interleave().num_parallel_calls());
-        TunerMeasurement m = ReadsMeasured(readers, 1);
+      [](const spec::PipelineSpec& s) -> Result<TunerMeasurement> {
+        // Sequential, or one thread beside the consumer: one reader's rate, and 2% more.
+        const int64_t threads = s.ops(0).interleave().num_parallel_calls();
+        TunerMeasurement m = ReadsMeasured(threads <= 1 ? 1.02 : static_cast<double>(threads), 1);
         m.half_width = 0.05 * m.steps_per_s;
         return m;
       },
       Untimed(16));
+}
+
+TEST(PipescopeTunerTest, AKnobFarFromItsBestIsDoubledNotRaisedByOne) {
+  auto r = TuneSlowReads("num_parallel_calls: 16");
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(r->tuned.ops(0).interleave().num_parallel_calls(), 64) << r->tuned.DebugString();
   EXPECT_EQ(r->tuned.ops(0).interleave().cycle_length(), 64);
@@ -251,23 +255,7 @@ TEST(PipescopeTunerTest, AKnobFarFromItsBestIsDoubledNotRaisedByOne) {
   }
   // From sequential, where one thread beside the consumer gains nothing beyond the noise
   // (minigo#520's interleave): the step to two readers is measured too.
-  auto sequential = ParseSpecText(R"(
-    source { range { stop: 1000000 } }
-    ops { name: "read" interleave {
-      per_element { synthetic_file { records_per_file: 100 read_latency: "50ms" } }
-      cycle_length: 16 } }
-    ops { name: "prefetch" prefetch { buffer_size: 2 } })",
-                                  "tuner");
-  ASSERT_TRUE(sequential.ok()) << sequential.status().message();
-  auto from_none = TunePipescope(
-      *sequential,
-      [&](const spec::PipelineSpec& s) -> Result<TunerMeasurement> {
-        const int64_t threads = s.ops(0).interleave().num_parallel_calls();
-        TunerMeasurement m = ReadsMeasured(threads <= 1 ? 1.02 : static_cast<double>(threads), 1);
-        m.half_width = 0.05 * m.steps_per_s;
-        return m;
-      },
-      Untimed(16));
+  auto from_none = TuneSlowReads("");
   ASSERT_TRUE(from_none.ok()) << from_none.status().message();
   EXPECT_EQ(from_none->tuned.ops(0).interleave().num_parallel_calls(), 64);
 }
