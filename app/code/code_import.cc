@@ -127,8 +127,9 @@ void SetWork(spec::WorkFunction& fn, const std::string& duration) {
 
 // Files the code names that are not here (beside the .py, or where Pipescope runs): synthetic
 // ones stand in, so that the spec runs, with a note naming the first missing and the --set
-// that names real ones. A relative name found beside the .py is made absolute.
-void StandInMissingFiles(ImportedCode& code, const std::filesystem::path& base) {
+// that names real ones, at `at` (where the code makes the source). A relative name found
+// beside the .py is made absolute.
+void StandInMissingFiles(ImportedCode& code, const std::filesystem::path& base, SourcePoint at) {
   namespace fs = std::filesystem;
   auto here = [&](std::string& f) {
     std::error_code ec;
@@ -146,7 +147,7 @@ void StandInMissingFiles(ImportedCode& code, const std::filesystem::path& base) 
     return std::string();
   };
   spec::Source& s = *code.spec.mutable_source();
-  const SourcePoint at{1, 1};
+
   // The readers over the names: synthetic files stand in for each.
   auto stand_in_readers = [&]() {
     for (auto& op : *code.spec.mutable_ops()) {
@@ -487,7 +488,7 @@ engine::Result<ImportedCode> ImportCode(const std::string& source, const std::st
                                           " a step on a simulated device until set: --set "
                                           "train_step.step_time=DURATION"});
   }
-  StandInMissingFiles(code, std::filesystem::path(origin).parent_path());
+  StandInMissingFiles(code, std::filesystem::path(origin).parent_path(), p.source_at);
   MarkStandInSizes(code);
   StandInNativeWork(code);
   std::stable_sort(code.notes.begin(), code.notes.end(), [](const CodeNote& a, const CodeNote& b) {
