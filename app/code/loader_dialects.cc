@@ -113,17 +113,6 @@ std::optional<std::vector<Value>> RowsReturned(const ClassInfo* cls) {
   return rows;
 }
 
-bool HoldsYield(const SyntaxNode& node) {
-  if (node.Is("yield")) return true;
-  if (node.Is("function_definition") || node.Is("lambda") || node.Is("class_definition")) {
-    return false;
-  }
-  for (const SyntaxNode& c : node.named_children()) {
-    if (HoldsYield(c)) return true;
-  }
-  return false;
-}
-
 bool LeavesLoop(const SyntaxNode& node) {
   if (node.Is("break_statement") || node.Is("return_statement")) return true;
   if (node.Is("function_definition") || node.Is("lambda") || node.Is("class_definition") ||

@@ -103,4 +103,20 @@ std::vector<SyntaxProblem> PythonTree::Problems() const {
   return out;
 }
 
+namespace {
+bool HoldsYieldWithin(const SyntaxNode& node, int depth) {
+  if (node.null() || depth > 64 || node.Is("function_definition") || node.Is("lambda") ||
+      node.Is("class_definition")) {
+    return false;
+  }
+  if (node.Is("yield")) return true;
+  for (const SyntaxNode& c : node.named_children()) {
+    if (HoldsYieldWithin(c, depth + 1)) return true;
+  }
+  return false;
+}
+}  // namespace
+
+bool HoldsYield(const SyntaxNode& node) { return HoldsYieldWithin(node, 0); }
+
 }  // namespace pipescope::code

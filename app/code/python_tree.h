@@ -70,4 +70,8 @@ class PythonTree {
   TSTree* tree_ = nullptr;
 };
 
+// Whether `node`'s own code yields (a generator's body): a yield in it, not in a def, lambda
+// or class inside it.
+bool HoldsYield(const SyntaxNode& node);
+
 }  // namespace pipescope::code

@@ -228,17 +228,6 @@ Value FromTensorSlices(PythonReader& r, const CallArgs& a) {
   return PipelineValue(std::move(p), a);
 }
 
-bool HoldsYield(const SyntaxNode& node, int depth = 0) {
-  if (node.null() || depth > 64 || node.Is("function_definition") || node.Is("lambda")) {
-    return false;
-  }
-  if (node.Is("yield")) return true;
-  for (const SyntaxNode& c : node.named_children()) {
-    if (HoldsYield(c, depth + 1)) return true;
-  }
-  return false;
-}
-
 // The elements a generator's `block` yields, where its code says: a yield statement counts
 // one, `yield from` and a `for` over something of known length count its length (times the
 // for's body's). A yield under an if, a while or a try is known only when it runs: nullopt.

@@ -82,9 +82,16 @@ class CandidateList {
 // computes and four times them for work that waits (reads, io_wait). Beyond the cores computing
 // threads only take turns, and take cores from the rest of the pipeline. The advisor keeps the
 // smallest value that gains about as much as the best, so the ladder needs every size up to there.
+// The most threads worth having: the cores for work that computes, four times them for work
+// that waits (reads, io_wait), within the knob's range.
+int64_t MostUsefulParallelism(int cores, bool waits) {
+  const int64_t c = cores;
+  return std::min<int64_t>(kMaxParallelism, waits ? 4 * c : c);
+}
+
 std::vector<int64_t> HigherParallelisms(int64_t now, int cores, bool waits) {
   const int64_t c = cores;
-  const int64_t most = std::min<int64_t>(kMaxParallelism, waits ? 4 * c : c);
+  const int64_t most = MostUsefulParallelism(cores, waits);
   std::set<int64_t> values{now + 1, c};
   for (int64_t v = 1; v <= most; v *= 2) values.insert(v);
   for (int64_t v = 1; v <= std::min<int64_t>(most, 8); ++v) values.insert(v);
@@ -160,9 +167,7 @@ void AddThreadKnobs(const PlannedOp& p, int cores, CandidateList& out) {
         }
         out.AddKnobs(kind, name, settings, both);
       }
-      // Threads that wait (reads) are useful up to the ladder's top, four per core; computing
-      // threads up to the cores.
-      if (now > (waits ? 4 * static_cast<int64_t>(cores) : cores)) {
+      if (now > MostUsefulParallelism(cores, waits)) {
         out.AddKnobs("fewer_threads", name, {{knob, std::to_string(cores)}},
                      ChangeOfKnob(name, knob, now, cores) + " (the cores there are)");
       }

@@ -74,32 +74,23 @@ std::vector<KnobRef> TunableKnobs(const spec::PipelineSpec& spec, int cores) {
   return knobs;
 }
 
-// Whether `assignment` ("op.knob=value") sets an integer knob of `spec` (the rest are
-// true/false settings).
-bool SetsIntegerKnob(const spec::PipelineSpec& spec, const std::string& assignment) {
+// The value in `spec` of the integer knob `assignment` ("op.knob=value") sets; nullopt where
+// the knob is no integer (a true/false setting).
+std::optional<int64_t> IntKnobBefore(const spec::PipelineSpec& spec,
+                                     const std::string& assignment) {
   const std::string name = assignment.substr(0, assignment.find('='));
   const size_t dot = name.rfind('.');
-  return dot != std::string::npos &&
-         ReadIntKnob(spec, name.substr(0, dot), name.substr(dot + 1)).has_value();
+  if (dot == std::string::npos) return std::nullopt;
+  return ReadIntKnob(spec, name.substr(0, dot), name.substr(dot + 1));
 }
 
-// The integer a step sets its first knob to, and that knob's value in `spec`; nullopt where
-// the step sets no integer.
-std::optional<int64_t> KnobValueAfter(const AdviceCandidate& step) {
-  const std::string& s = step.settings.front();
-  const std::string value = s.substr(s.find('=') + 1);
+// The integer `assignment` sets its knob to; nullopt where it sets no integer.
+std::optional<int64_t> IntKnobAfter(const std::string& assignment) {
+  const std::string value = assignment.substr(assignment.find('=') + 1);
   int64_t v = 0;
   const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), v);
   if (error != std::errc() || end != value.data() + value.size()) return std::nullopt;
   return v;
-}
-std::optional<int64_t> KnobValueBefore(const spec::PipelineSpec& spec,
-                                       const AdviceCandidate& step) {
-  const std::string& s = step.settings.front();
-  const std::string name = s.substr(0, s.find('='));
-  const size_t dot = name.rfind('.');
-  if (dot == std::string::npos) return std::nullopt;
-  return ReadIntKnob(spec, name.substr(0, dot), name.substr(dot + 1));
 }
 
 // The rest of the budget goes to the knob changes the advisor would try (advice_candidates.h),
@@ -126,8 +117,9 @@ std::vector<AdviceCandidate> NextKnobSteps(const spec::PipelineSpec& spec,
     // A move, an added op or a change of the code's own: advice, not a knob.
     if (c.settings.empty() || c.needs_code_change) continue;
     // A running pipeline takes its integer knobs; anything else needs a rebuild.
-    const bool rebuilds = !std::all_of(c.settings.begin(), c.settings.end(),
-                                       [&](const auto& s) { return SetsIntegerKnob(spec, s); });
+    const bool rebuilds = !std::all_of(c.settings.begin(), c.settings.end(), [&](const auto& s) {
+      return IntKnobBefore(spec, s).has_value();
+    });
     if (rebuilds && !options.try_rebuilds) continue;
     if (tried.count(SpecToText(c.spec))) continue;
     auto& ladder = ladders[{c.kind, c.op}];
@@ -136,13 +128,13 @@ std::vector<AdviceCandidate> NextKnobSteps(const spec::PipelineSpec& spec,
   }
   for (const auto& kind_op : order) {
     std::vector<AdviceCandidate>& ladder = ladders[kind_op];
-    const std::optional<int64_t> now = KnobValueBefore(spec, ladder.front());
+    const std::optional<int64_t> now = IntKnobBefore(spec, ladder.front().settings.front());
     // Sequential (0) doubles to 2: one thread beside the consumer may gain nothing where
     // eight readers gain fourfold (minigo#520's interleave). AUTOTUNE (-1) is left to itself.
     const AdviceCandidate* doubled = nullptr;
     const int64_t target = now ? std::max<int64_t>(2, 2 * *now) : 0;
     for (size_t i = 1; now && *now >= 0 && i < ladder.size(); ++i) {
-      const std::optional<int64_t> to = KnobValueAfter(ladder[i]);
+      const std::optional<int64_t> to = IntKnobAfter(ladder[i].settings.front());
       if (to && *to <= target) doubled = &ladder[i];
     }
     if (doubled) steps.push_back(*doubled);
@@ -163,11 +155,10 @@ void ReportSearchedKnobs(const spec::PipelineSpec& given, const spec::PipelineSp
                          std::vector<std::string>& other) {
   for (const std::string& s : settings) {
     const std::string name = s.substr(0, s.find('='));
-    const size_t dot = name.rfind('.');
     if (std::any_of(knobs.begin(), knobs.end(), [&](const auto& k) { return k.name == name; }))
       continue;
-    const auto before = ReadIntKnob(given, name.substr(0, dot), name.substr(dot + 1));
-    const auto after = ReadIntKnob(tuned, name.substr(0, dot), name.substr(dot + 1));
+    const auto before = IntKnobBefore(given, s);
+    const auto after = IntKnobBefore(tuned, s);
     if (before && after) {
       knobs.push_back({name, *before, *after});
     } else if (std::find(other.begin(), other.end(), s) == other.end()) {

@@ -317,14 +317,15 @@ Verdict MakeVerdict(const RangeAnalysis& r, int cpu_budget) {
   // A start-up that is much of the run is what the user waits for, though the figures
   // below leave it out.
   const double startup_s = static_cast<double>(r.startup_ns) / 1e9;
+  const bool long_startup =
+      startup_s >= kStartUpToSay && startup_s >= kStartUpShareToSay * (startup_s + r.duration_s);
   const std::string startup =
-      startup_s >= kStartUpToSay && startup_s >= kStartUpShareToSay * (startup_s + r.duration_s)
-          ? "; the first step came after " +
-                engine::FormatDuration(static_cast<int64_t>(r.startup_ns)) + " of start-up (" +
-                Pct(startup_s / (startup_s + r.duration_s)) +
-                " of the run), which these figures leave out"
-          : "";
-  if (!startup.empty() && r.steps < kFewestStepsToGrade) {
+      long_startup ? "; the first step came after " +
+                         engine::FormatDuration(static_cast<int64_t>(r.startup_ns)) +
+                         " of start-up (" + Pct(startup_s / (startup_s + r.duration_s)) +
+                         " of the run), which these figures leave out"
+                   : "";
+  if (long_startup && r.steps < kFewestStepsToGrade) {
     v.grade = "too short to grade";
     v.evidence = std::to_string(r.steps) + (r.steps == 1 ? " step" : " steps") + " in " +
                  engine::FormatDuration(static_cast<int64_t>(r.duration_s * 1e9)) + " came after " +

@@ -692,14 +692,16 @@ loader = DataLoader(Lines(), batch_size=128, num_workers=8)
 // yielding all of the dataset: PyTorch's replicas, each an epoch's worth (pytorch#30599's
 // askers seeded numpy so).
 TEST(CodeImportTest, AnIterableDatasetThatAsksTheWorkerOnlyForASeedIsReplicated) {
-  const auto in_iter = Import(R"(import random
+  // An __iter__ that asks for its worker's info, then uses it as each case says.
+  const std::string asks = R"(import random
 import numpy as np
 import torch
 from torch.utils.data import IterableDataset, DataLoader
 class Noise(IterableDataset):
     def __iter__(self):
         info = torch.utils.data.get_worker_info()
-        seed = 0 if info is None else info.seed % 2**32
+)";
+  const auto in_iter = Import(asks + R"(        seed = 0 if info is None else info.seed % 2**32
         rng = np.random.default_rng(seed)
         random.seed(info.id if info else 0)
         for _ in range(1000):
@@ -729,13 +731,7 @@ loader = DataLoader(Range(), batch_size=16, num_workers=4, worker_init_fn=worker
     EXPECT_TRUE(OpNamed(init, "loader").dataloader().replicated()) << body << Notes(init);
   }
   // The same id that also picks the items splits them.
-  const auto both = Import(R"(import random
-import torch
-from torch.utils.data import IterableDataset, DataLoader
-class Noise(IterableDataset):
-    def __iter__(self):
-        info = torch.utils.data.get_worker_info()
-        random.seed(info.id)
+  const auto both = Import(asks + R"(        random.seed(info.id)
         for i in range(info.id, 1000, info.num_workers):
             yield i
 
