@@ -15,7 +15,9 @@ constexpr unsigned kEverywhere = kTextView | kJsonView | kGuiView;
 // Columns of the op tables, in the order they are shown.
 const StageFigure kStageFigures[] = {
     {"parallelism", "parallelism", "", "parallelism",
-     "Threads (or worker processes) the op ran with, averaged over the time range.",
+     "Threads (or worker processes) the op ran with, averaged over the time range; for an op "
+     "run on its callers' threads, how many of its calls ran at once (an interleave's "
+     "per-file reads).",
      Better::kNeither, 1, 1, kEverywhere, false,
      [](const Stage& s) -> std::optional<double> { return s.parallelism; }},
     {"buffer", "buffer", "", "buffer_size",
