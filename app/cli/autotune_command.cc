@@ -185,12 +185,14 @@ int AutotuneCommand(const AutotuneCommandOptions& options, std::ostream& out, st
     out << rates << " in " << tuning << " s of tuning, " << result->measurements
         << " measuring runs; ";
     if (result->worker_threads > 0 || result->loader_workers == 0) {
-      out << result->worker_threads << " worker threads";
+      out << result->worker_threads
+          << (result->worker_threads == 1 ? " worker thread" : " worker threads");
       if (result->loader_workers > 0) out << ", ";
     }
     if (result->loader_workers > 0) {
-      out << result->loader_workers << " loader workers (a DataLoader's processes, a Keras "
-          << "enqueuer's workers)";
+      out << result->loader_workers
+          << (result->loader_workers == 1 ? " loader worker" : " loader workers")
+          << " (a DataLoader's processes, a Keras enqueuer's workers)";
     }
     // The simulator does not hold the elements, so it has no buffer memory to report.
     if (!options.simulate) out << ", buffers of " << result->buffer_bytes / 1024 << " KiB";

@@ -11,6 +11,7 @@
 #include "app/cli/workers_format.h"
 #include "app/session/recorded_run.h"
 #include "engine/core/element.h"
+#include "engine/runtime/dataloader_rules.h"
 
 namespace pipescope::cli {
 namespace {
@@ -117,6 +118,7 @@ int RunCommand(const RunCommandOptions& options, std::ostream& out, std::ostream
   std::optional<engine::AdvisorResult> advice;
   if (result->model) {
     context = ContextFromModel(*result->model, result->summary.end_of_data);
+    context.batch_copies = engine::BatchCopies(spec);
     analysis = trace::AnalyzeSteady(*result->model);
     if (options.advice) {
       advice = AdviseForSummary(*result->model, analysis, err);

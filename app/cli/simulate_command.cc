@@ -11,6 +11,7 @@
 #include "app/cli/summary_format.h"
 #include "app/cli/workers_format.h"
 #include "app/session/simulated_run.h"
+#include "engine/runtime/dataloader_rules.h"
 #include "instrumentation/trace/analysis.h"
 
 namespace pipescope::cli {
@@ -108,7 +109,8 @@ int SimulateCommand(const SimulateCommandOptions& options, std::ostream& out, st
   } else if (!options.advice) {
     MarkSuggestionUntried(analysis, printed);
   }
-  const SummaryContext context = ContextFromModel(*result->model, result->summary.end_of_data);
+  SummaryContext context = ContextFromModel(*result->model, result->summary.end_of_data);
+  context.batch_copies = engine::BatchCopies(printed);
   const double virtual_s = result->summary.duration_s;
   const double wall_s = std::max(result->simulation_wall_s, 1e-9);
   if (options.json) {

@@ -121,6 +121,10 @@ nlohmann::json SummaryToJson(const trace::RangeAnalysis& a, const SummaryContext
   j["startup_s"] = static_cast<double>(a.startup_ns) / 1e9;
   j["steps"] = a.steps;
   j["steps_per_s"] = a.steps_per_s;
+  if (c.batch_copies > 1) {
+    j["batch_copies"] = c.batch_copies;
+    j["new_steps_per_s"] = a.steps_per_s / static_cast<double>(c.batch_copies);
+  }
   j["steps_per_s_half_width"] = a.steps_per_s_half_width;  // its 95% interval's half
   j["elements"] = a.elements;
   j["elements_per_s"] = a.elements_per_s;
@@ -178,6 +182,14 @@ std::string SummaryToText(const trace::RangeAnalysis& a, const SummaryContext& c
                 static_cast<long long>(a.steps), a.duration_s, where.c_str(), a.steps_per_s,
                 interval, a.elements_per_s, c.end_of_data ? " (end of data)" : "");
   out += line;
+  if (c.batch_copies > 1) {
+    std::snprintf(line, sizeof line,
+                  "  every batch comes %lld times an epoch (each worker yields the whole "
+                  "IterableDataset): %.2f steps/s of new batches\n",
+                  static_cast<long long>(c.batch_copies),
+                  a.steps_per_s / static_cast<double>(c.batch_copies));
+    out += line;
+  }
   if (a.startup_ns > 0) {
     std::snprintf(line, sizeof line,
                   "start-up: %.2f s before the first step (threads and workers starting, files "

@@ -22,6 +22,10 @@ struct SummaryContext {
   std::vector<record::KnobChangeDef> knob_changes;
   std::vector<record::MarkerDef> markers;  // rebuilds, skipped corrupt data, ...
   std::vector<std::string> op_names;       // by stage id, for knob changes
+  // Each batch is handed out this many times an epoch (engine::BatchCopies: a DataLoader over
+  // an IterableDataset replicated in its workers): the steps/s of new batches are the rate
+  // divided by it.
+  int64_t batch_copies = 1;
 };
 
 // Device, knob changes and op names as a trace records them.

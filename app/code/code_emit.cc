@@ -197,6 +197,7 @@ struct Emitter {
         f << "    return tf.py_function(_" << name << "_in_python, [x], tf.int64)\n\n\n"
           << "def _" << name << "_in_python(x):\n    return x\n";
         Pragma(op + ".cost=" + fn.python().duration());
+        if (!fn.python().wait().empty()) Pragma(op + ".wait=" + fn.python().wait());
         if (fn.python().has_gil_share()) {
           notes.push_back("'" + op + "' holds the interpreter lock for " +
                           std::to_string(fn.python().gil_share()) +
@@ -207,6 +208,7 @@ struct Emitter {
         f << "    return x if len(x) > 1 else x[0]  # TensorFlow ops costing "
           << fn.cpu_work().duration() << " a call\n";
         Pragma(op + ".cost=" + fn.cpu_work().duration());
+        if (!fn.cpu_work().wait().empty()) Pragma(op + ".wait=" + fn.cpu_work().wait());
         break;
       default:
         f << "    return x if len(x) > 1 else x[0]\n";
@@ -685,7 +687,11 @@ engine::Result<EmittedCode> EmitLoader(const spec::PipelineSpec& spec, bool kera
     if (kf.has_max_queue_size()) c << ",\n    max_queue_size=" << kf.max_queue_size();
     if (fit_epochs > 0) c << ",\n    epochs=" << fit_epochs;
     c << ")\n";
-    if (kf.getitem().has_python()) e.Pragma("fit.cost=" + kf.getitem().python().duration());
+    if (kf.getitem().has_python()) {
+      e.Pragma("fit.cost=" + kf.getitem().python().duration());
+      if (!kf.getitem().python().wait().empty())
+        e.Pragma("fit.wait=" + kf.getitem().python().wait());
+    }
     if (!kf.worker_startup().empty()) e.Pragma("fit.worker_startup=" + kf.worker_startup());
     if (!kf.receive_per_mb().empty()) e.Pragma("fit.receive_per_mb=" + kf.receive_per_mb());
   } else {
@@ -731,6 +737,9 @@ engine::Result<EmittedCode> EmitLoader(const spec::PipelineSpec& spec, bool kera
     c << ")\n";
     if (dl.getitem().has_python()) {
       e.Pragma("loader.cost=" + dl.getitem().python().duration());
+      if (!dl.getitem().python().wait().empty()) {
+        e.Pragma("loader.wait=" + dl.getitem().python().wait());
+      }
       if (dl.getitem().python().output_bytes() > 0 || dl.indexes_batches()) {
         e.Pragma("loader.sample_bytes=" + std::to_string(dl.getitem().python().output_bytes()) +
                  "B");

@@ -66,7 +66,13 @@ void NoteOthers(const PythonReader& reader, const PipelineUse& chosen, ImportedC
       extended = j != k && uses[j].pipeline->id != u.pipeline->id &&
                  reader.DerivesFrom(uses[j].pipeline->id, u.pipeline->id);
     }
-    if (!extended && !reader.DerivesFrom(chosen.pipeline->id, u.pipeline->id)) {
+    // A def's statement is read where the def is and again for each call given arguments:
+    // where another reading of it built what is read, it is that pipeline, not another.
+    const bool read_again = std::any_of(uses.begin(), uses.end(), [&](const PipelineUse& w) {
+      return &w != &u && w.at.line == u.at.line && w.at.column == u.at.column &&
+             reader.DerivesFrom(chosen.pipeline->id, w.pipeline->id);
+    });
+    if (!extended && !read_again && !reader.DerivesFrom(chosen.pipeline->id, u.pipeline->id)) {
       others.push_back(&u);
     }
   }
@@ -117,12 +123,34 @@ spec::ElementSource* PerElementOf(spec::Op* op) {
   return nullptr;
 }
 
-void SetWork(spec::WorkFunction& fn, const std::string& duration) {
-  if (fn.has_python()) {
-    fn.mutable_python()->set_duration(duration);
-  } else {
-    fn.mutable_cpu_work()->set_duration(duration);
+// `knob` cost: the function's CPU a call; wait: the time a call blocks beside it, using no
+// core (time.sleep, a read from storage). A function that is only a wait (io_wait) takes a
+// cost as CPU beside its wait. A native function's cost stands in for its work; its wait,
+// which it has not, is refused.
+engine::Status SetWork(spec::WorkFunction& fn, const std::string& knob,
+                       const std::string& duration) {
+  const bool wait = knob == "wait";
+  if (wait && !fn.has_io_wait() && !fn.has_python() && !fn.has_cpu_work()) {
+    return engine::InvalidArgument("its function (" + engine::WorkFunctionName(fn) +
+                                   ") does not wait: set its cost instead");
   }
+  if (fn.has_io_wait()) {
+    if (wait) {
+      fn.mutable_io_wait()->set_duration(duration);
+      return engine::Status::Ok();
+    }
+    const std::string waits = fn.io_wait().duration();
+    fn.mutable_cpu_work()->set_wait(waits);
+  }
+  if (fn.has_python()) {
+    auto* py = fn.mutable_python();
+    wait ? py->set_wait(duration) : py->set_duration(duration);
+  } else {
+    auto* cpu = fn.mutable_cpu_work();
+    if (cpu->duration().empty()) cpu->set_duration("0us");
+    wait ? cpu->set_wait(duration) : cpu->set_duration(duration);
+  }
+  return engine::Status::Ok();
 }
 
 // Files the code names that are not here (beside the .py, or where Pipescope runs): synthetic
@@ -470,6 +498,13 @@ engine::Result<ImportedCode> ImportCode(const std::string& source, const std::st
                           "takes no time, and what is timed is the input alone "
                           "(--set train_step.step_time=DURATION for a training "
                           "step)"});
+  } else if (chosen->step_sleep_ns > 0) {
+    // A sleep holds no core: the step of a device the loop waits for.
+    spec.mutable_train_step()->set_step_time(engine::SpecDuration(chosen->step_sleep_ns));
+    code.notes.push_back({chosen->at, "the loop sleeps " +
+                                          engine::SpecDuration(chosen->step_sleep_ns) +
+                                          " for each element it is given: read as the training "
+                                          "step, on a simulated device, no core used"});
   } else if (chosen->trains_on_cpu) {
     spec.mutable_train_step()->set_step_time(kStandInStep);
     spec.mutable_train_step()->set_device(spec::cpu);
@@ -517,6 +552,19 @@ engine::Result<ImportedCode> ImportCodeFile(const std::string& path, const Impor
   return ImportCode(text, path, options);
 }
 
+namespace {
+
+// The knobs SetCodeKnob gives an op beside its spec's fields, for an error that lists them.
+std::string CodeKnobsOf(const spec::Op* op) {
+  if (!op) return {};
+  if (op->has_map()) return "; for its function: cost, wait";
+  if (op->has_dataloader()) return "; for its __getitem__: cost, wait, sample_bytes, collate_cost";
+  if (op->has_keras_fit()) return "; for its __getitem__: cost, wait, sample_bytes";
+  return {};
+}
+
+}  // namespace
+
 engine::Status SetCodeKnob(ImportedCode& code, const std::string& assignment) {
   const size_t eq = assignment.find('=');
   const size_t dot = assignment.find('.');
@@ -530,18 +578,23 @@ engine::Status SetCodeKnob(ImportedCode& code, const std::string& assignment) {
   spec::PipelineSpec& spec = code.spec;
   spec::Source& source = *spec.mutable_source();
 
-  if (knob == "cost" || knob == "collate_cost") {
+  if (knob == "cost" || knob == "collate_cost" || knob == "wait") {
     RETURN_IF_ERROR(engine::ParseDurationNs(value).status().WithContext(assignment));
+    const bool per_item = knob != "collate_cost";
     if (name == source.name() && source.has_from_generator() && knob == "cost") {
       source.mutable_from_generator()->set_duration(value);
     } else if (spec::Op* op = FindOp(spec, name)) {
-      if (op->has_map() && knob == "cost") {
-        SetWork(*op->mutable_map()->mutable_fn(), value);
+      if (op->has_map() && per_item) {
+        RETURN_IF_ERROR(
+            SetWork(*op->mutable_map()->mutable_fn(), knob, value).WithContext(assignment));
       } else if (op->has_dataloader()) {
         auto* dl = op->mutable_dataloader();
-        SetWork(knob == "cost" ? *dl->mutable_getitem() : *dl->mutable_collate(), value);
-      } else if (op->has_keras_fit() && knob == "cost") {
-        SetWork(*op->mutable_keras_fit()->mutable_getitem(), value);
+        RETURN_IF_ERROR(
+            SetWork(per_item ? *dl->mutable_getitem() : *dl->mutable_collate(), knob, value)
+                .WithContext(assignment));
+      } else if (op->has_keras_fit() && per_item) {
+        RETURN_IF_ERROR(SetWork(*op->mutable_keras_fit()->mutable_getitem(), knob, value)
+                            .WithContext(assignment));
       } else {
         return engine::InvalidArgument("'" + name + "' has no " + knob);
       }
@@ -627,7 +680,9 @@ engine::Status SetCodeKnob(ImportedCode& code, const std::string& assignment) {
     }
     RestoreNativeWork(code);
   } else {
-    RETURN_IF_ERROR(engine::ApplyOverride(spec, assignment));
+    if (const engine::Status applied = engine::ApplyOverride(spec, assignment); !applied.ok()) {
+      return engine::Status(applied.code(), applied.message() + CodeKnobsOf(FindOp(spec, name)));
+    }
     // A count given: the data's size is the user's, no longer a stand-in.
     if (name == source.name() && (knob == "records" || knob == "stop" || knob == "count")) {
       source.clear_size_is_stand_in();

@@ -164,9 +164,10 @@ struct Value {
   // kTransform: its arguments; kUnknown made by a call of a def of the file's: that call.
   std::shared_ptr<const CallArgs> call;
   SyntaxNode node;  // the expression; for functions and classes their definition
-  // A command-line flag's default standing for the flag (args.batch_size, FLAGS.workers):
-  // the flag as the code spells it. The job may run with another value.
-  std::string flag;
+  // What a value known only where the code runs stands in for, as a note says it: a
+  // command-line flag's default ("the flag `args.batch_size`: its default"), or os.cpu_count()
+  // as this machine's cores. The job may run with another value.
+  std::string run_time;
   // kList: made by a comprehension ([path(i) for i in range(1024)]), so its items are one
   // list's, never a tuple's parts (filenames, labels).
   bool comprehension = false;

@@ -8,12 +8,13 @@ namespace pipescope::code {
 
 namespace {
 
-// A knob read from a flag's default: the job may run with another value.
-void NoteFlag(Pipeline& pipeline, const Value& v, const std::string& op, const std::string& name,
-              const std::string& default_text, const std::string& values) {
-  pipeline.Note(v.node.start(), op + "'s " + name + " is the flag `" + v.flag + "`: its default, " +
-                                    default_text + ", until set: --set " + op + "." + name + "=" +
-                                    values + " for the value the job runs with");
+// A knob read from a value that stands in for one known where the code runs (a flag's
+// default, this machine's cores): the job may run with another value.
+void NoteRunTime(Pipeline& pipeline, const Value& v, const std::string& op, const std::string& name,
+                 const std::string& value_text, const std::string& values) {
+  pipeline.Note(v.node.start(), op + "'s " + name + " is " + v.run_time + ", " + value_text +
+                                    ", until set: --set " + op + "." + name + "=" + values +
+                                    " for the value the job runs with");
 }
 
 }  // namespace
@@ -64,7 +65,7 @@ std::optional<int64_t> ReadKnob(Pipeline& pipeline, const CallArgs& args, size_t
   if (!v || v->Is(Value::Kind::kNone)) return std::nullopt;
   if (v->Is(Value::Kind::kSymbol) && v->SymbolTail() == "AUTOTUNE") return -1;
   if (const auto n = v->AsInt(); n && !v->Is(Value::Kind::kBool)) {
-    if (!v->flag.empty()) NoteFlag(pipeline, *v, op, name, std::to_string(*n), "N");
+    if (!v->run_time.empty()) NoteRunTime(pipeline, *v, op, name, std::to_string(*n), "N");
     return n;
   }
   pipeline.Note(v->node.null() ? args.node.start() : v->node.start(),
@@ -80,7 +81,9 @@ std::optional<bool> ReadFlag(Pipeline& pipeline, const CallArgs& args, size_t po
   if (!v || v->Is(Value::Kind::kNone)) return std::nullopt;
   if (v->Is(Value::Kind::kBool) || v->Is(Value::Kind::kInt)) {
     const bool on = v->Is(Value::Kind::kBool) ? v->b : v->i != 0;
-    if (!v->flag.empty()) NoteFlag(pipeline, *v, op, name, on ? "True" : "False", "true|false");
+    if (!v->run_time.empty()) {
+      NoteRunTime(pipeline, *v, op, name, on ? "True" : "False", "true|false");
+    }
     return on;
   }
   pipeline.Note(v->node.start(), op + "'s " + name + " is `" + v->Spelling() +
@@ -126,6 +129,20 @@ void NoteWork(Pipeline& pipeline, SourcePoint at, const std::string& op, const S
                           " whose cost the code does not show: " + DefaultStageCost() + each +
                           " until set: --set " + op + "." + cost_knob +
                           "=DURATION (or calibrate from a trace)");
+  }
+  // A sleep is a wait beside the Python's cost: the lock released, no core used, so more
+  // workers than cores still help it.
+  const std::string wait_knob = cost_knob == "cost" ? "wait" : "";
+  if (work.fn.has_python() && !work.fn.python().wait().empty()) {
+    pipeline.Note(at, "'" + op + "' sleeps " + work.fn.python().wait() +
+                          " a call (time.sleep): a wait with the interpreter lock released and "
+                          "no core used, beside its Python's cost" +
+                          (wait_knob.empty() ? "" : "; --set " + op + ".wait=DURATION"));
+  } else if (work.sleeps_unknown && !wait_knob.empty()) {
+    pipeline.Note(at, "'" + op +
+                          "' sleeps (time.sleep) for a time known only when the code runs: "
+                          "no wait counted until set: --set " +
+                          op + ".wait=DURATION");
   }
   if (tfdata_map) {
     // py_function's bridge converts the tensors to NumPy and back on every call as well:

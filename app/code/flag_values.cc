@@ -1,10 +1,13 @@
-// Command-line flags as import-code reads them: argparse's add_argument and absl's (and
-// tf.app.flags') DEFINE_* give each flag its default, which `args.name` and `FLAGS.name`
-// then stand for (marked as a flag's, so a knob read from one says so). Python's argparse
-// documentation: the flag's dest is its first long option with dashes as underscores, else
-// its first short option, unless dest= says.
+// Values the code takes from where it runs, as import-code reads them. Command-line flags:
+// argparse's add_argument and absl's (and tf.app.flags') DEFINE_* give each flag its default,
+// which `args.name` and `FLAGS.name` then stand for (marked as a flag's, so a knob read from
+// one says so). Python's argparse documentation: the flag's dest is its first long option
+// with dashes as underscores, else its first short option, unless dest= says. os.cpu_count():
+// this machine's cores, marked so too.
 
+#include <algorithm>
 #include <string>
+#include <thread>
 
 #include "app/code/dialects.h"
 
@@ -53,6 +56,16 @@ Value DefineFlag(PythonReader& r, const CallArgs& a) {
   return Value{.node = a.node};
 }
 
+// os.cpu_count(), multiprocessing.cpu_count(): the cores of the machine the code runs on,
+// which the simulator's are until the job's are given.
+Value CpuCount(PythonReader&, const CallArgs& a) {
+  const int64_t cores = std::max(1u, std::thread::hardware_concurrency());
+  return Value{.kind = Value::Kind::kInt,
+               .i = cores,
+               .node = a.node,
+               .run_time = "`" + std::string(a.node.text()) + "`: this machine's cores"};
+}
+
 }  // namespace
 
 const Dialect& FlagsDialect() {
@@ -67,6 +80,9 @@ const Dialect& FlagsDialect() {
       Value parsed{.kind = Value::Kind::kInstance, .s = kParsedArguments, .node = a.node};
       return Value{.kind = Value::Kind::kList, .items = {parsed, Value{}}, .node = a.node};
     };
+    for (const char* path : {"os.cpu_count", "multiprocessing.cpu_count", "psutil.cpu_count"}) {
+      f.functions[path] = CpuCount;
+    }
     for (const char* kind : {"integer", "float", "string", "boolean", "bool", "enum"}) {
       f.functions[std::string("flags.DEFINE_") + kind] = DefineFlag;
     }

@@ -229,11 +229,9 @@ void ReplicasOfIterable(Pipeline& p, const ClassInfo& cls, const CallArgs& loade
   dl.set_replicated(true);
   const int64_t workers = dl.num_workers();
   const std::string asks =
-      seeds.empty() ? " is an IterableDataset that never asks get_worker_info()"
-                    : " is an IterableDataset whose replicas ask the worker's id only to seed "
-                      "their random numbers (" +
-                          seeds + ")";
-  p.Note(at, cls.name + asks + ": " +
+      seeds.empty() ? " never asks get_worker_info()"
+                    : " asks the worker's id only to seed its random numbers (" + seeds + ")";
+  p.Note(at, "the IterableDataset " + cls.name + asks + ": " +
                  (workers > 1 ? "each of the " + std::to_string(workers) +
                                     " workers yields all of it, so an epoch is " +
                                     std::to_string(workers) + " copies of every sample"
@@ -275,8 +273,8 @@ spec::WorkFunction GetItem(PythonReader& r, Pipeline& p, const Value* dataset, c
     // words and sizes of each.
     const bool keras = p.framework == "keras";
     p.Note(at, std::string(keras ? "a batch's" : "a sample's") +
-                   " size is not read from the code: it counts a few bytes, and nothing "
-                   "crosses from the workers; --set " +
+                   " size is not read from the code: it counts a few bytes, so a batch crosses "
+                   "from the workers for its message's cost alone; --set " +
                    op + ".sample_bytes=SIZE gives its size " +
                    (keras ? "(32 224×224 RGB images: 4.8MB as uint8, 19MB as float32)"
                           : "(a 224×224 RGB image: 150KB as bytes, 600KB as float32 after "
@@ -606,6 +604,12 @@ const Dialect& TorchDialect() {
     t.functions["BatchSampler"] = BatchSampler;
     t.functions["RandomSampler"] = RandomSampler;
     t.functions["SequentialSampler"] = SequentialSampler;
+    // In a worker process, where the dataset's code runs when there are workers: its
+    // WorkerInfo, not None (the branch that splits the items is the one read).
+    t.functions["get_worker_info"] = [](PythonReader&, const CallArgs& a) {
+      return Value{
+          .kind = Value::Kind::kInstance, .s = "torch.utils.data.WorkerInfo", .node = a.node};
+    };
     return t;
   }();
   return d;

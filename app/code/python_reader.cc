@@ -4,6 +4,7 @@
 #include <cctype>
 #include <charconv>
 #include <cstdlib>
+#include <functional>
 #include <limits>
 #include <set>
 #include <string>
@@ -142,6 +143,21 @@ bool DoesNothing(const SyntaxNode& body) {
       if (children.size() == 1 && (children[0].Is("ellipsis") || children[0].Is("string"))) {
         continue;
       }
+    }
+    return false;
+  }
+  return true;
+}
+
+// An except clause's block that only leaves the loop (`break`, `pass`, a print of it).
+bool LeavesOnly(const SyntaxNode& block) {
+  for (const SyntaxNode& s : block.named_children()) {
+    if (s.Is("comment") || s.Is("pass_statement") || s.Is("break_statement")) continue;
+    const auto children =
+        s.Is("expression_statement") ? s.code_children() : std::vector<SyntaxNode>{};
+    if (children.size() == 1 && children[0].Is("call") &&
+        children[0].field("function").text() == "print") {
+      continue;
     }
     return false;
   }
@@ -452,6 +468,84 @@ void PythonReader::ReadBlock(const SyntaxNode& block) {
   for (const SyntaxNode& s : block.named_children()) ReadStatement(s);
 }
 
+int64_t PythonReader::OnlySleeps(const SyntaxNode& body) {
+  if (body.null()) return 0;
+  int64_t slept = 0;
+  // The loop's own timing (`t0 = time.time()`, `waited = time.perf_counter() - t0`): calls of
+  // the time module only.
+  std::function<bool(const SyntaxNode&, int)> only_clocks = [&](const SyntaxNode& n, int depth) {
+    if (depth > 32) return false;
+    if (n.Is("call")) {
+      const Value f = Evaluate(n.field("function"));
+      if (!f.Is(Value::Kind::kSymbol) || !CanonicalPath(f.s).starts_with("time.")) return false;
+    }
+    for (const SyntaxNode& c : n.named_children()) {
+      if (!only_clocks(c, depth + 1)) return false;
+    }
+    return true;
+  };
+  for (const SyntaxNode& s : body.named_children()) {
+    if (s.Is("comment") || s.Is("pass_statement")) continue;
+    const auto children =
+        s.Is("expression_statement") ? s.code_children() : std::vector<SyntaxNode>{};
+    if (children.size() == 1 && children[0].Is("assignment") &&
+        only_clocks(children[0].field("right"), 0)) {
+      continue;
+    }
+    if (children.size() != 1 || !children[0].Is("call")) return 0;
+    const Value callee = Evaluate(children[0].field("function"));
+    const std::string path = callee.Is(Value::Kind::kSymbol) ? CanonicalPath(callee.s) : "";
+    if (path == "print") continue;
+    if (path != "time.sleep") return 0;
+    const auto args = children[0].field("arguments").code_children();
+    const Value secs = args.size() == 1 ? Evaluate(args[0]) : Value{};
+    const double s_secs = secs.Is(Value::Kind::kInt)     ? static_cast<double>(secs.i)
+                          : secs.Is(Value::Kind::kFloat) ? secs.f
+                                                         : -1;
+    if (!(s_secs > 0 && s_secs < 86'400)) return 0;
+    slept += static_cast<int64_t>(s_secs * 1e9);
+  }
+  return slept;
+}
+
+void PythonReader::TimesNextAlone(const SyntaxNode& loop) {
+  if (const Value ran = OnlyRunsNext(loop.field("body")); ran.Is(Value::Kind::kPipeline)) {
+    Trains(ran, loop);
+    uses_.back().step_free = true;
+  }
+}
+
+Value PythonReader::OnlyRunsNext(const SyntaxNode& body) {
+  if (body.null()) return {};
+  Value ran;
+  for (const SyntaxNode& s : body.named_children()) {
+    if (s.Is("comment") || s.Is("pass_statement")) continue;
+    if (s.Is("try_statement")) {
+      // try: sess.run(x) / except tf.errors.OutOfRangeError: break
+      for (const SyntaxNode& c : s.named_children()) {
+        if (!c.Is("except_clause")) continue;
+        for (const SyntaxNode& e : c.named_children()) {
+          if (e.Is("block") && !LeavesOnly(e)) return {};
+        }
+      }
+      const Value inner = OnlyRunsNext(s.field("body"));
+      if (!inner.Is(Value::Kind::kPipeline)) return {};
+      ran = inner;
+      continue;
+    }
+    const auto children =
+        s.Is("expression_statement") ? s.code_children() : std::vector<SyntaxNode>{};
+    if (children.size() != 1 || !children[0].Is("call")) return {};
+    const SyntaxNode f = children[0].field("function");
+    if (!f.Is("attribute") || f.field("attribute").text() != "run") return {};
+    const auto args = children[0].field("arguments").code_children();
+    const Value fetched = args.size() == 1 ? Evaluate(args[0]) : Value{};
+    if (!fetched.Is(Value::Kind::kPipeline)) return {};
+    ran = fetched;
+  }
+  return ran;
+}
+
 bool PythonReader::TooDeep(const SyntaxNode& node) {
   if (nesting_ <= kMaxNesting) return false;
   if (!noted_too_deep_) {
@@ -501,18 +595,21 @@ void PythonReader::ReadStatement(const SyntaxNode& s) {
     // `for images, labels in loader:` whose body trains (loss.backward(), optimizer.step()):
     // the loader a training loop consumes, read before an evaluation loop's.
     const bool idle = DoesNothing(s.field("body"));
-    if (idle || Optimises(s.field("body"))) {
+    const int64_t sleeps = idle ? 0 : OnlySleeps(s.field("body"));
+    if (idle || sleeps > 0 || Optimises(s.field("body"))) {
       if (const Value iterated = Evaluate(Iterated(s.field("right")));
           iterated.Is(Value::Kind::kPipeline)) {
         Trains(iterated, s);
         if (idle) uses_.back().step_free = true;
-        if (!idle && iterated.pipeline && iterated.pipeline->framework == "pytorch" &&
-            !NamesAnAccelerator(tree_.root())) {
+        uses_.back().step_sleep_ns = sleeps;
+        if (!idle && sleeps == 0 && iterated.pipeline &&
+            iterated.pipeline->framework == "pytorch" && !NamesAnAccelerator(tree_.root())) {
           uses_.back().trains_on_cpu = true;
         }
       }
     }
     Assign(s.field("left"), Value{});
+    TimesNextAlone(s);
     ReadBlock(s.field("body"));
     if (const SyntaxNode alt = s.field("alternative"); !alt.null()) ReadBlock(alt);
   } else if (t == "with_statement") {
@@ -525,6 +622,7 @@ void PythonReader::ReadStatement(const SyntaxNode& s) {
   } else if (t == "while_statement" || t == "try_statement" || t == "elif_clause" ||
              t == "else_clause" || t == "except_clause" || t == "finally_clause" || t == "block" ||
              t == "module") {
+    if (t == "while_statement") TimesNextAlone(s);
     for (const SyntaxNode& c : s.named_children()) {
       if (c.Is("block") || c.type().ends_with("_clause")) {
         c.Is("block") ? ReadBlock(c) : ReadStatement(c);
@@ -817,7 +915,16 @@ Value PythonReader::Compare(const SyntaxNode& node) {
     return v.Is(Value::Kind::kNone) || v.Is(Value::Kind::kBool) || v.Is(Value::Kind::kInt) ||
            v.Is(Value::Kind::kString);
   };
-  if (literal(a) && literal(b)) {
+  // An object is not None, whatever else it is (a WorkerInfo in a worker process, a
+  // pipeline, a function).
+  const auto object = [](const Value& v) {
+    return v.Is(Value::Kind::kInstance) || v.Is(Value::Kind::kPipeline) ||
+           v.Is(Value::Kind::kFunction);
+  };
+  if ((op == "is" || op == "isnot") &&
+      ((object(a) && b.Is(Value::Kind::kNone)) || (a.Is(Value::Kind::kNone) && object(b)))) {
+    same = false;
+  } else if (literal(a) && literal(b)) {
     if (a.Is(Value::Kind::kNone) || b.Is(Value::Kind::kNone)) {
       same = a.kind == b.kind;
     } else if (a.Is(Value::Kind::kString) || b.Is(Value::Kind::kString)) {
@@ -870,7 +977,7 @@ Value PythonReader::Evaluate(const SyntaxNode& e) {
         d && !d->Is(Value::Kind::kUnknown)) {
       Value v = *d;
       v.node = e;
-      v.flag = std::string(e.text());
+      v.run_time = "the flag `" + std::string(e.text()) + "`: its default";
       return v;
     }
     if (object.Is(Value::Kind::kSymbol)) {

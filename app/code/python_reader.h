@@ -60,6 +60,9 @@ struct PipelineUse {
   // A PyTorch loop that trains in a file that names no accelerator anywhere (no cuda, no
   // device, no .to(...) of one): PyTorch then trains on the CPU.
   bool trains_on_cpu = false;
+  // Iterated by a loop that only sleeps (`time.sleep(0.05)` standing for the training step,
+  // as people time a loader): the seconds it sleeps, in ns; 0 otherwise.
+  int64_t step_sleep_ns = 0;
 };
 
 class PythonReader {
@@ -139,6 +142,16 @@ class PythonReader {
     int& depth_;
   };
   bool TooDeep(const SyntaxNode& node);
+  // A loop body that does nothing but sleep for seconds the code gives (beside prints,
+  // `pass` and comments): the nanoseconds it sleeps; 0 for any other body.
+  int64_t OnlySleeps(const SyntaxNode& body);
+  // A TensorFlow 1 loop body that only runs a pipeline's next element (`sess.run(next_batch)`,
+  // inside a try whose except clauses only leave the loop): that pipeline, which the loop
+  // times alone; Unknown for any other body.
+  Value OnlyRunsNext(const SyntaxNode& body);
+  // A loop (for or while) whose body only runs a pipeline's next element: that pipeline is
+  // the one trained on, with no step (the loop times the input alone).
+  void TimesNextAlone(const SyntaxNode& loop);
   // Reads `body` again, in isolation, with `scope` innermost and its calls recorded in
   // `calls`; returns the scope as the body left it, and what it returns in `returned`.
   std::map<std::string, Value> ReadAgain(const SyntaxNode& body, std::map<std::string, Value> scope,

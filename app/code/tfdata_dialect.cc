@@ -228,6 +228,15 @@ Value FromTensorSlices(PythonReader& r, const CallArgs& a) {
   return PipelineValue(std::move(p), a);
 }
 
+// Dataset.from_tensors(x): x as one element (inside an interleave's function, the element
+// the function was given).
+Value FromTensors(PythonReader& r, const CallArgs& a) {
+  auto p = r.NewPipeline("tfdata", a.node.start());
+  p->source.set_name("from_tensors");
+  p->source.mutable_from_tensor_slices()->set_count(1);
+  return PipelineValue(std::move(p), a);
+}
+
 // The elements a generator's `block` yields, where its code says: a yield statement counts
 // one, `yield from` and a `for` over something of known length count its length (times the
 // for's body's). A yield under an if, a while or a try is known only when it runs: nullopt.
@@ -647,6 +656,39 @@ Value Map(PythonReader& r, const Pipeline& in, const CallArgs& a, size_t npc_pos
   });
 }
 
+// Python an interleave's or flat_map's function runs beside the dataset it makes
+// (`tf.py_function(work, ...)`, then `return Dataset.from_tensors(x)`, tensorflow#44274):
+// tf.data calls the function as it takes each input element, one call at a time (parallel
+// interleave makes its elements' iterators under its lock), so the work is a sequential map
+// before the op, pulled by whichever of its threads takes the next element. Python in the
+// made dataset's own ops (`.map(lambda y: tf.py_function(...))`) is theirs, not this.
+void ReadFunctionPython(PythonReader& r, Pipeline& p, const CallArgs& a, const std::string& op,
+                        const Value& fn, const Pipeline& made) {
+  for (const spec::Op& o : made.ops) {
+    if (o.has_map() && o.map().fn().has_python()) return;
+  }
+  const StageWork work = ReadWork(r, fn, op + "_function");
+  if (!work.fn.has_python()) return;
+  spec::Op map = Named(work.name);
+  map.set_name(p.FreshName(map.name()));
+  *map.mutable_map()->mutable_fn() = work.fn;
+  map.mutable_map()->set_call_overhead(TfDataCallOverhead());
+  if (work.random) map.mutable_map()->set_random(true);
+  p.op_at[map.name()] = a.node.start();
+  p.Note(a.node.start(),
+         op + "'s function `" + work.name +
+             "` runs Python beside the dataset it makes: tf.data calls it for each input "
+             "element, one call at a time, so it is read as a sequential map '" +
+             map.name() + "' before " + op +
+             " (to run it in parallel, move it into a map of its own before the " + op +
+             ", with num_parallel_calls); each call also pays TensorFlow's dispatch of the "
+             "function, " +
+             TfDataCallOverhead() + " standing in: --set " + map.name() +
+             ".call_overhead=DURATION");
+  NoteWork(p, a.node.start(), map.name(), work);
+  p.ops.push_back(std::move(map));
+}
+
 // The dataset interleave's or flat_map's function makes of one element.
 void ReadPerElement(PythonReader& r, Pipeline& p, const CallArgs& a, const std::string& op,
                     spec::ElementSource& per_element,
@@ -670,6 +712,7 @@ void ReadPerElement(PythonReader& r, Pipeline& p, const CallArgs& a, const std::
     return;
   }
   const Pipeline& sub = *made.pipeline;
+  ReadFunctionPython(r, p, a, op, *fn, sub);
   const bool names_known = !p.stand_in && (p.source.has_list_files() ||
                                            p.source.from_tensor_slices().strings_size() > 0);
   if (sub.source.has_from_generator()) {
@@ -865,7 +908,21 @@ Value PaddedBatch(PythonReader& r, const Pipeline& in, const CallArgs& a) {
   return Append(r, in, a, Named("padded_batch"), [&](Pipeline& p, spec::Op& op) {
     auto* b = op.mutable_padded_batch();
     b->set_batch_size(ReadKnob(p, a, 0, "batch_size", op.name(), "32").value_or(32));
-    if (const Value* shapes = a.Get(1, "padded_shapes"); shapes && shapes->Is(Value::Kind::kList)) {
+    const Value* shapes = a.Get(1, "padded_shapes");
+    // A tuple of the components' shapes (([-1], []) for text and label): the spec's one
+    // shape is the first component's that has dimensions (a scalar's [] pads nothing).
+    if (shapes && shapes->Is(Value::Kind::kList) && !shapes->items.empty() &&
+        shapes->items[0].Is(Value::Kind::kList)) {
+      const Value* first = nullptr;
+      for (const Value& component : shapes->items) {
+        if (component.Is(Value::Kind::kList) && !component.items.empty()) {
+          first = &component;
+          break;
+        }
+      }
+      shapes = first;
+    }
+    if (shapes && shapes->Is(Value::Kind::kList)) {
       for (const Value& d : shapes->items) {
         const auto n = d.AsInt();
         b->add_padded_shapes(n ? *n : -1);
@@ -1030,6 +1087,7 @@ Dialect MakeTfData() {
       {"Dataset.list_files", ListFiles},
       {"Dataset.range", Range},
       {"Dataset.from_tensor_slices", FromTensorSlices},
+      {"Dataset.from_tensors", FromTensors},
       {"Dataset.from_generator", FromGenerator},
       {"Dataset.zip", Zip},
       {"CsvDataset", CsvDataset},

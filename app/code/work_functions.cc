@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "engine/core/duration.h"
+
 namespace pipescope::code {
 
 namespace {
@@ -184,7 +186,25 @@ struct Found {
   std::vector<Value> transforms;                // torchvision transforms it applies, in order
   std::vector<std::string> unknown_transforms;  // self.x it calls, bound to what is not known
   const std::map<std::string, Value>* self_attributes = nullptr;
+  int cheap_calls = 0;          // TensorFlow calls on small values (IsCheapTfCall)
+  bool other_calls = false;     // calls neither known, cheap, the file's own nor builtins
+  int64_t sleeps_ns = 0;        // its time.sleep(seconds) calls of known seconds, each once
+  bool sleeps_unknown = false;  // a time.sleep whose seconds only the run knows
 };
+
+// TensorFlow calls that reshape, relabel or convert small values (a label's tf.cast to
+// int64, tf.one_hot, tf.expand_dims): next to nothing beside a map's call itself, where the
+// stand-in for work the code does not show is 100 us (tensorflow#30646's labeler, blamed
+// for the whole pipeline's wait).
+bool IsCheapTfCall(const std::string& path) {
+  if (path.rfind("tf.", 0) != 0) return false;
+  for (const char* name : {"cast", "constant", "reshape", "expand_dims", "squeeze", "identity",
+                           "one_hot", "convert_to_tensor", "shape", "size", "ones_like",
+                           "zeros_like", "stack", "unstack", "transpose", "ensure_shape"}) {
+    if (EndsWithName(path, name)) return true;
+  }
+  return false;
+}
 
 // tf.image.random_flip_left_right, tf.random.uniform, np.random.rand, random.random...
 bool DrawsRandomNumbers(const std::string& path) {
@@ -228,14 +248,33 @@ void Collect(PythonReader& reader, const Value& function, Found& found, int dept
         found.batched_renames.push_back({{name.start_byte(), name.end_byte()}, batched});
       }
     }
+    if (call.path == "time.sleep") {
+      // Seconds the call blocks, the interpreter lock released: a wait, not work.
+      const Value* secs = call.args.Get(0, "secs");
+      if (secs && (secs->Is(Value::Kind::kFloat) || secs->Is(Value::Kind::kInt))) {
+        const double s = secs->Is(Value::Kind::kInt) ? static_cast<double>(secs->i) : secs->f;
+        if (s > 0 && s < 86'400) found.sleeps_ns += static_cast<int64_t>(s * 1e9);
+      } else {
+        found.sleeps_unknown = true;
+      }
+      continue;
+    }
     if (IsPythonBridge(call.path)) {
       found.python = true;
       if (const Value* f = call.args.Get(0, "func"); f && found.bridged.empty()) {
         found.bridged = f->Is(Value::Kind::kFunction) ? f->s : f->SymbolTail();
+        // What the Python it runs does: its sleeps, its image decoding.
+        if (f->Is(Value::Kind::kFunction)) Collect(reader, *f, found, depth + 1);
       }
       continue;
     }
-    if (const KnownWork* k = FindKnown(call.path, call.args)) {
+    const KnownWork* known = FindKnown(call.path, call.args);
+    if (!known && IsCheapTfCall(call.path)) {
+      ++found.cheap_calls;
+    } else if (!known && call.path.find('.') != std::string::npos) {
+      found.other_calls = true;  // a builtin (len, int, print) has no dot
+    }
+    if (const KnownWork* k = known) {
       // Once each: a def read where it is defined and again where a lambda applies it
       // records its calls twice.
       if (std::find(found.known.begin(), found.known.end(), k->name) == found.known.end()) {
@@ -304,6 +343,10 @@ StageWork ReadWork(PythonReader& reader, const Value& function, const std::strin
     SetCost(work.fn, true);
     work.cost_is_parameter = true;
     work.also_calls = found.known;
+    work.sleeps_unknown = found.sleeps_unknown;
+    if (found.sleeps_ns > 0) {
+      work.fn.mutable_python()->set_wait(engine::SpecDuration(found.sleeps_ns));
+    }
     int64_t ns = 0;
     if (!found.decodes_image.empty()) {
       work.decodes_image = found.decodes_image;
@@ -330,6 +373,10 @@ StageWork ReadWork(PythonReader& reader, const Value& function, const std::strin
     for (const std::string& k : found.known) {
       if (k != found.heaviest->name) work.also_calls.push_back(k);
     }
+    return work;
+  }
+  if (found.cheap_calls > 0 && !found.other_calls) {
+    work.fn.mutable_identity();  // only relabels or reshapes: no work of its own
     return work;
   }
   SetCost(work.fn, false);

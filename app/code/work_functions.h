@@ -50,6 +50,9 @@ struct StageWork {
   // Python that decodes an image, by the call that does ("PIL.Image.open"): its cost stands
   // at kDecodeJpegNs instead of DefaultStageCost().
   std::string decodes_image;
+  // It calls time.sleep for seconds only the run knows (a sleep of known seconds is the
+  // Python's wait, in fn).
+  bool sleeps_unknown = false;
   // torchvision transforms it applies (a Compose it builds, or the Dataset's own
   // self.transform where the instance was made with one): their cost is in fn's, and the
   // image they make is its output.

@@ -1,6 +1,7 @@
 #include "app/session/advising.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -53,13 +54,22 @@ engine::Result<sim::CostModel> ModelForCandidate(const sim::CostModel& model,
                                                  const spec::PipelineSpec& candidate,
                                                  const spec::PipelineSpec* given) {
   ASSIGN_OR_RETURN(sim::CostModel merged, sim::DefaultCostModel(candidate, model.cores));
+  // A candidate whose source reads another count (a stand-in's size scaled) keeps its own
+  // count of records beside the run's costs of reading them.
+  const bool source_changed =
+      given && given->source().SerializeAsString() != candidate.source().SerializeAsString();
   for (const auto& [name, cost] : model.ops) {
     if (given) {
       const spec::WorkFunction* was = FunctionNamed(given->ops(), name);
       const spec::WorkFunction* now = FunctionNamed(candidate.ops(), name);
       if (was && now && was->SerializeAsString() != now->SerializeAsString()) continue;
     }
+    const auto own = merged.ops.find(name);
+    const int64_t own_records = own != merged.ops.end() ? own->second.records : -1;
     merged.ops[name] = cost;
+    if (source_changed && name == candidate.source().name() && own_records >= 0) {
+      merged.ops[name].records = own_records;
+    }
   }
   merged.oversubscription_cost = model.oversubscription_cost;
   merged.step = model.step;
@@ -179,10 +189,46 @@ void AddFindings(const std::vector<std::string>& findings, trace::Verdict& verdi
   }
 }
 
+// The best change where it is to another op than the one the verdict blames (a synchronous
+// op on the blamed op's thread, whose own thread takes the two apart): said beside the blamed
+// op's own best, so the two sentences do not seem to disagree.
+std::string BesideTheBlamed(const engine::AdvisorResult& advice, const trace::Verdict& verdict) {
+  const engine::Advice& best = advice.advice.front();
+  // A knob change of another op's only: a move or a rewrite (a file split) may be the blamed
+  // op's own change under another op's name.
+  const bool others_knobs =
+      !best.settings.empty() &&
+      std::none_of(best.settings.begin(), best.settings.end(),
+                   [&](const std::string& s) { return s.starts_with(verdict.bottleneck + "."); });
+  if (!verdict.suggests_change || verdict.bottleneck.empty() || best.op.empty() ||
+      best.op == verdict.bottleneck || !others_knobs) {
+    return {};
+  }
+  for (const engine::Advice& a : advice.advice) {
+    if (a.op != verdict.bottleneck) continue;
+    char gain[32];
+    std::snprintf(gain, sizeof gain, "%+.0f%%", 100 * a.predicted_gain);
+    return "; it gains more than the best change to " + verdict.bottleneck + " itself (" +
+           a.change + ", " + gain + ")";
+  }
+  return "; no change to " + verdict.bottleneck + " itself gains as much";
+}
+
 void ApplyAdvice(const engine::AdvisorResult& advice, trace::Verdict& verdict) {
   AddFindings(advice.findings, verdict);
   if (!advice.advice.empty()) {
-    trace::SetSuggestion(verdict, advice.advice.front().text);
+    std::string text = advice.advice.front().text;
+    if (const std::string beside = BesideTheBlamed(advice, verdict); !beside.empty()) {
+      // After a closing sentence of what the change alters, a sentence of its own.
+      if (text.ends_with('.')) {
+        std::string sentence = beside.substr(2);
+        sentence[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(sentence[0])));
+        text += " " + sentence + ".";
+      } else {
+        text += beside;
+      }
+    }
+    trace::SetSuggestion(verdict, text);
     return;
   }
   if (advice.tried == 0) {  // nothing reached the step in the simulation either

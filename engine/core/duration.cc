@@ -64,6 +64,20 @@ Result<int64_t> ParseDurationNs(std::string_view text) {
   return static_cast<int64_t>(std::llround(value * scale));
 }
 
+Result<int64_t> OptionalDurationNs(std::string_view text) {
+  if (text.empty()) return int64_t{0};
+  return ParseDurationNs(text);
+}
+
+std::string SpecDuration(int64_t ns) {
+  for (const auto& [unit, size] :
+       {std::pair{"s", int64_t{1'000'000'000}}, std::pair{"ms", int64_t{1'000'000}},
+        std::pair{"us", int64_t{1'000}}}) {
+    if (ns != 0 && ns % size == 0) return std::to_string(ns / size) + unit;
+  }
+  return std::to_string(ns) + "ns";
+}
+
 namespace {
 
 // A number of bytes ("150KB"), or of bytes per second with `per` "/s": the number scaled by

@@ -11,6 +11,11 @@ namespace pipescope::engine {
 
 // Nanoseconds; accepts ns, us, ms, s, min (a bare number is rejected: units are required).
 Result<int64_t> ParseDurationNs(std::string_view text);
+// A duration a spec may leave out: empty is 0.
+Result<int64_t> OptionalDurationNs(std::string_view text);
+// A duration as a spec writes it, exactly: in the largest unit of which it is a whole number
+// ("2s", "3125us", "40ns"), which ParseDurationNs reads back to the same nanoseconds.
+std::string SpecDuration(int64_t ns);
 // Bytes per second; accepts B/s, KB/s, MB/s, GB/s (powers of 1000) and KiB/s, MiB/s, GiB/s.
 Result<double> ParseBytesPerSecond(std::string_view text);
 // Bytes; accepts B, KB, MB, GB (powers of 1000) and KiB, MiB, GiB ("150KB"), at least 0.

@@ -109,8 +109,7 @@ FileStats ScanFiles(const std::vector<std::string>& files, const std::string& co
 }
 
 engine::Result<double> DurationOr0(const std::string& text) {
-  if (text.empty()) return 0.0;
-  ASSIGN_OR_RETURN(int64_t ns, engine::ParseDurationNs(text));
+  ASSIGN_OR_RETURN(int64_t ns, engine::OptionalDurationNs(text));
   return static_cast<double>(ns);
 }
 
@@ -346,7 +345,9 @@ class DefaultsBuilder {
     switch (fn.kind_case()) {
       case spec::WorkFunction::kCpuWork: {
         ASSIGN_OR_RETURN(double ns, DurationOr0(fn.cpu_work().duration()));
+        ASSIGN_OR_RETURN(double wait, DurationOr0(fn.cpu_work().wait()));
         c.cpu_per_row = Fixed(ns);
+        c.wait = Fixed(wait);
         break;
       }
       case spec::WorkFunction::kIoWait: {
@@ -356,7 +357,9 @@ class DefaultsBuilder {
       }
       case spec::WorkFunction::kPython: {  // per call, a batch's included
         ASSIGN_OR_RETURN(double ns, DurationOr0(fn.python().duration()));
+        ASSIGN_OR_RETURN(double wait, DurationOr0(fn.python().wait()));
         c.cpu = Fixed(kMapCallNs + ns);
+        c.wait = Fixed(wait);
         c.gil_share = engine::PythonGilShare(fn.python());
         if (const int64_t made = fn.python().output_bytes(); made > 0) {
           c.cpu_per_row = Fixed(kCopyNsPerByte * static_cast<double>(made));  // its writing

@@ -89,10 +89,12 @@ void FieldChecker::GilShare(const Message& msg, const Where& where, double share
 
 bool FieldChecker::WorkFunction(const spec::WorkFunction& fn, const Where& fw) {
   switch (fn.kind_case()) {
-    case spec::WorkFunction::kCpuWork:
-      Duration(fn.cpu_work(), Nested(fn, fw, "cpu_work", fw.what), "duration",
-               fn.cpu_work().duration(), true);
+    case spec::WorkFunction::kCpuWork: {
+      const Where cw = Nested(fn, fw, "cpu_work", fw.what);
+      Duration(fn.cpu_work(), cw, "duration", fn.cpu_work().duration(), true);
+      Duration(fn.cpu_work(), cw, "wait", fn.cpu_work().wait(), false);
       break;
+    }
     case spec::WorkFunction::kIoWait:
       Duration(fn.io_wait(), Nested(fn, fw, "io_wait", fw.what), "duration",
                fn.io_wait().duration(), true);
@@ -100,6 +102,7 @@ bool FieldChecker::WorkFunction(const spec::WorkFunction& fn, const Where& fw) {
     case spec::WorkFunction::kPython: {
       const Where pw = Nested(fn, fw, "python", fw.what);
       Duration(fn.python(), pw, "duration", fn.python().duration(), true);
+      Duration(fn.python(), pw, "wait", fn.python().wait(), false);
       GilShare(fn.python(), pw, PythonGilShare(fn.python()));
       if (fn.python().output_bytes() < 0 || fn.python().output_bytes() > (int64_t{1} << 30)) {
         Fail(fn.python(), pw, "output_bytes", "is a call's result in bytes, from 0 to 1 GiB");

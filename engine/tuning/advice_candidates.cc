@@ -13,6 +13,7 @@
 #include "engine/tuning/move_rules.h"
 #include "engine/tuning/order_advice.h"
 #include "engine/tuning/shard_files_advice.h"
+#include "engine/work/work_registry.h"
 
 namespace pipescope::engine {
 namespace {
@@ -148,7 +149,7 @@ void AddThreadKnobs(const PlannedOp& p, int cores, CandidateList& out) {
       const std::string knob(kNumParallelCallsKnob.name);
       const int64_t now = parallel_knob->start;
       const spec::WorkFunction* fn = FunctionOf(*p.op);
-      const bool waits = reads || (fn && fn->has_io_wait());
+      const bool waits = reads || (fn && WorkFunctionCpuFraction(*fn) < 0.5);
       for (int64_t v : HigherParallelisms(now, cores, waits)) {
         const std::string action =
             now > 0  ? ChangeOfKnob(name, knob, now, v)
@@ -182,7 +183,7 @@ void AddThreadKnobs(const PlannedOp& p, int cores, CandidateList& out) {
       const int64_t workers = p.Knob("num_workers").start;
       const auto& loader = p.op->dataloader();
       // Workers that wait for storage in __getitem__ are useful beyond the cores, as reads are.
-      const bool waits = loader.getitem().has_io_wait();
+      const bool waits = WorkFunctionCpuFraction(loader.getitem()) < 0.5;
       for (int64_t v : HigherParallelisms(workers, cores, waits)) {
         out.AddKnobs("more_workers", name, {{"num_workers", std::to_string(v)}},
                      ChangeOfKnob(name, "num_workers", workers, v),
@@ -220,6 +221,16 @@ void AddThreadKnobs(const PlannedOp& p, int cores, CandidateList& out) {
                          "unpickle)",
                      ReplicatedCopies(loader, workers, 0));
       }
+      // A replicated IterableDataset's one worker yields it once, beside the step, where the
+      // main process alone loads between steps (pytorch#29804: 1 worker twice as fast as 0
+      // and as 4, which yield 4 copies).
+      if (loader.replicated() && workers > 1) {
+        out.AddKnobs("fewer_workers", name, {{"num_workers", "1"}},
+                     ChangeOfKnob(name, "num_workers", workers, 1) +
+                         " (one worker yields the IterableDataset once, beside the training "
+                         "step)",
+                     ReplicatedCopies(loader, workers, 1));
+      }
       const int64_t factor = p.Knob("prefetch_factor").start;
       out.AddKnobs("prefetch_factor", name, {{"prefetch_factor", std::to_string(2 * factor)}},
                    ChangeOfKnob(name, "prefetch_factor", factor, 2 * factor));
@@ -235,7 +246,9 @@ void AddThreadKnobs(const PlannedOp& p, int cores, CandidateList& out) {
       }
       if (loader.has_in_order() ? loader.in_order() : true) {
         out.AddKnobs("nondeterministic", name, {{"in_order", "false"}},
-                     "set " + name + "'s in_order=False", std::string(kOrderChanges));
+                     // DataLoader takes in_order since PyTorch 2.6; older ones refuse it.
+                     "set " + name + "'s in_order=False (PyTorch 2.6 or later)",
+                     std::string(kOrderChanges));
       }
       return;
     }
@@ -442,6 +455,30 @@ std::string StandInSize(const spec::PipelineSpec& spec) {
     if (per && per->synthetic_file().size_is_stand_in()) return op.name() + ".records_per_file";
   }
   return "";
+}
+
+spec::PipelineSpec WithStandInScaled(spec::PipelineSpec spec, int64_t factor) {
+  spec::Source& s = *spec.mutable_source();
+  if (s.size_is_stand_in()) {
+    if (s.has_range()) {
+      auto* r = s.mutable_range();
+      r->set_stop(r->start() + (r->stop() - r->start()) * factor);
+    } else if (s.has_from_tensor_slices()) {
+      s.mutable_from_tensor_slices()->set_count(s.from_tensor_slices().count() * factor);
+    } else if (s.has_synthetic()) {
+      s.mutable_synthetic()->set_records(s.synthetic().records() * factor);
+    }
+  }
+  for (auto& op : *spec.mutable_ops()) {
+    spec::ElementSource* per = op.has_interleave() ? op.mutable_interleave()->mutable_per_element()
+                               : op.has_flat_map() ? op.mutable_flat_map()->mutable_per_element()
+                                                   : nullptr;
+    if (per && per->has_synthetic_file() && per->synthetic_file().size_is_stand_in()) {
+      auto* f = per->mutable_synthetic_file();
+      f->set_records_per_file(f->records_per_file() * factor);
+    }
+  }
+  return spec;
 }
 
 std::string KnobValueForPeople(const std::string& knob, int64_t value) {

@@ -45,6 +45,9 @@ std::vector<AdviceCandidate> StartUpCandidates(const spec::PipelineSpec& spec, i
 // size_is_stand_in: "read.records", "files.count"), where a cache's gain would rest on a
 // size nobody gave; "" when none is.
 std::string StandInSize(const spec::PipelineSpec& spec);
+// `spec` with that stand-in count `factor` times larger (an epoch `factor` times longer);
+// the spec as it is where no count is a stand-in.
+spec::PipelineSpec WithStandInScaled(spec::PipelineSpec spec, int64_t factor);
 
 // A knob's value in tf.data's words: "AUTOTUNE" for -1, "sequential" for a parallelism of
 // 0, else the number.

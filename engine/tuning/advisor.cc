@@ -220,8 +220,9 @@ AdviceTogether Together(std::vector<Advice> advice, const std::vector<double>& b
   for (const Advice& a : advice) {
     if (a.changes_output && a.kind == "nondeterministic") order_only.push_back(a);
   }
-  // From the first that keeps the output (an order-only change may lead the list).
-  std::erase_if(advice, [](const Advice& a) { return a.changes_output; });
+  // From the first that keeps the output (an order-only change may lead the list); none
+  // whose gain rests on a stand-in size (CheckOnLongerEpochs).
+  std::erase_if(advice, [](const Advice& a) { return a.changes_output || a.confidence == "low"; });
   if (advice.empty() || advice.size() + order_only.size() < 2 || !advice[0].spec.has_source()) {
     return together;
   }
@@ -346,6 +347,39 @@ Result<std::vector<Advice>> StartUpAdvice(const spec::PipelineSpec& spec, double
     return x.changes_output != y.changes_output && !x.changes_output;
   });
   return out;
+}
+
+// Where the data's size is a stand-in (code that names files only the run lists: 10,000
+// records), a gain that rests on its epochs' ends (a shuffle buffer refilled each epoch,
+// tensorflow#30646; a skip done each epoch) would be the stand-in's, not the data's: each
+// piece of advice is simulated again with epochs kLongerEpochs times longer, and one whose
+// gain is gone there is said to rest on the size, at low confidence.
+constexpr int64_t kLongerEpochs = 100;
+Status CheckOnLongerEpochs(const spec::PipelineSpec& spec, std::vector<Advice>& advice,
+                           double noise, const SimulatedRate& simulate) {
+  const std::string size = StandInSize(spec);
+  if (size.empty() || advice.empty()) return Status::Ok();
+  ASSIGN_OR_RETURN(const double base, simulate(WithStandInScaled(spec, kLongerEpochs), 1, 1));
+  if (base <= 0) return Status::Ok();
+  for (Advice& a : advice) {
+    if (!a.spec.has_source()) continue;
+    auto rate = simulate(WithStandInScaled(a.spec, kLongerEpochs), 1, 1);
+    if (!rate.ok()) continue;
+    const double gain = *rate / base - 1;
+    if (gain > noise) continue;
+    char pct[32];
+    std::snprintf(pct, sizeof pct, "%+.0f%%", 100 * gain);
+    const std::string longer =
+        std::abs(gain) < 0.005 ? "it gains nothing" : std::string("the rate changes ") + pct;
+    a.confidence = "low";
+    // After a closing sentence of what the change alters, a sentence of its own.
+    const bool sentence = a.text.ends_with('.');
+    a.text += std::string(sentence ? " This" : "; this") +
+              " gain rests on the data's size, a stand-in (" + size + "): with epochs " +
+              std::to_string(kLongerEpochs) + " times longer " + longer + "; --set " + size +
+              "=N (or real files) tries it on the real size" + (sentence ? "." : "");
+  }
+  return Status::Ok();
 }
 
 }  // namespace
@@ -475,6 +509,7 @@ Result<AdvisorResult> Advise(const spec::PipelineSpec& spec, const trace::RangeA
     result.advice.push_back(std::move(a));
   }
   DropBufferingCalledVectorising(result.advice, result.noise, base.size(), simulate);
+  RETURN_IF_ERROR(CheckOnLongerEpochs(spec, result.advice, result.noise, simulate));
   // Changes that keep the output first, best first; then those that change it. A frozen
   // shuffle or other elements are a choice the user makes, not a speed-up to lead with,
   // however much faster it runs (seed 001: batching before the parse, not caching the
@@ -488,8 +523,11 @@ Result<AdvisorResult> Advise(const spec::PipelineSpec& spec, const trace::RangeA
   const auto ranks_with_kept = [&](const Advice& a) {
     return !a.changes_output || (a.kind == "nondeterministic" && a.predicted_gain >= 2 * best_kept);
   };
+  // A gain that rests on a stand-in size (CheckOnLongerEpochs) comes after every other.
+  const auto low = [](const Advice& a) { return a.confidence == "low"; };
   std::stable_sort(result.advice.begin(), result.advice.end(),
                    [&](const Advice& x, const Advice& y) {
+                     if (low(x) != low(y)) return low(y);
                      if (ranks_with_kept(x) != ranks_with_kept(y)) return ranks_with_kept(x);
                      return x.predicted_gain > y.predicted_gain;
                    });

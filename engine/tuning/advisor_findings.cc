@@ -8,6 +8,7 @@
 #include "engine/spec/spec_overrides.h"
 #include "engine/tuning/advice_candidates.h"
 #include "engine/tuning/move_rules.h"
+#include "instrumentation/trace/verdict.h"
 
 namespace pipescope::engine {
 namespace {
@@ -169,11 +170,39 @@ std::vector<std::string> EpochsMixed(const spec::PipelineSpec& spec) {
   return out;
 }
 
+// A large shuffle buffer before a repeat (or fit's epochs) fills again at every epoch's start:
+// the wait before the first step comes back each epoch (tensorflow#30646, "Filling shuffle
+// buffer" every epoch), though a run shorter than an epoch never shows it again. Said where
+// the run's start-up was long enough to matter, whatever the steady speed.
+std::vector<std::string> ShuffleFilledEachEpoch(const spec::PipelineSpec& spec,
+                                                const trace::RangeAnalysis& measured) {
+  std::vector<std::string> out;
+  const double startup_s = static_cast<double>(measured.startup_ns) / 1e9;
+  if (startup_s < trace::kStartUpToSay) return out;
+  const spec::Op* shuffle = nullptr;
+  for (const auto& op : spec.ops()) {
+    if (op.has_shuffle() && op.shuffle().buffer_size() > kSmallShuffleBuffer) shuffle = &op;
+    if (!shuffle || !engine::Repeats(op)) continue;
+    char wait[32];
+    std::snprintf(wait, sizeof wait, "%.1f s", startup_s);
+    out.push_back(shuffle->name() + "'s buffer of " +
+                  std::to_string(shuffle->shuffle().buffer_size()) +
+                  " elements fills again at the start of every epoch, " + op.name() +
+                  " repeating after it: that fill, part of the " + wait +
+                  " before the first step, comes back each epoch; repeat before shuffling keeps "
+                  "one buffer for all epochs (epochs then mix at their ends), or a smaller "
+                  "buffer fills sooner");
+    break;
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<std::string> AdvisorFindings(const spec::PipelineSpec& spec,
                                          const trace::RangeAnalysis& measured) {
   std::vector<std::string> out = ShardWaste(spec, measured);
+  for (std::string& f : ShuffleFilledEachEpoch(spec, measured)) out.push_back(std::move(f));
   for (auto* more : {&FrozenRandomness, &ShardAfterUnseededShuffle, &GeneratorCopies,
                      &IterableCopies, &EpochsMixed}) {
     for (std::string& f : (*more)(spec)) out.push_back(std::move(f));

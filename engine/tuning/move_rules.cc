@@ -72,6 +72,16 @@ std::optional<std::string> SwapEffect(const Op& first, const Op& second) {
                : "Shuffling before repeat keeps epochs apart: every element comes once per "
                  "epoch, in a new order each epoch.";
   }
+  // tf.data's guide: repeat before batch yields batches that straddle epoch boundaries.
+  if (Repeats(first) && Batches(second)) {
+    return "Batching after " + Name(first) +
+           " fills batches across epoch ends: no epoch ends with a partial batch, and a batch "
+           "may hold the end of one epoch and the start of the next.";
+  }
+  if (Batches(first) && Repeats(second)) {
+    return "Batching before " + Name(second) +
+           " batches each epoch on its own: an epoch's last batch may be partial.";
+  }
   if (Replays(first) && Shuffles(second)) {
     return "The cache will hold elements before shuffling, so each epoch is shuffled anew.";
   }
@@ -166,12 +176,18 @@ MoveAssessment AssessMove(const spec::PipelineSpec& spec, int from, int to) {
   if (from < 0 || from >= n || to < 0 || to >= n || from == to) return {true, "Nothing moves."};
   const Op& moved = spec.ops(from);
   const int step = to > from ? 1 : -1;
+  // Each op it crosses, in the order crossed: a repeat moved before a batch and a shuffle
+  // changes both (tensorflow#30646).
+  std::string effects;
   for (int i = from + step; i != to + step; i += step) {
     const Op& crossed = spec.ops(i);
     // Moving earlier puts `moved` before `crossed`; moving later puts it after.
     const auto effect = step < 0 ? SwapEffect(moved, crossed) : SwapEffect(crossed, moved);
-    if (effect) return {false, *effect};
+    if (effect && effects.find(*effect) == std::string::npos) {
+      effects += (effects.empty() ? "" : " ") + *effect;
+    }
   }
+  if (!effects.empty()) return {false, effects};
   return {true, "Moving " + Name(moved) +
                     " keeps every element and its order; only timing "
                     "changes."};

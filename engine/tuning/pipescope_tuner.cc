@@ -15,6 +15,7 @@
 #include "engine/spec/spec_overrides.h"
 #include "engine/tuning/advice_candidates.h"
 #include "engine/tuning/core_allocation.h"
+#include "engine/work/work_registry.h"
 
 namespace pipescope::engine {
 namespace {
@@ -45,9 +46,9 @@ std::vector<KnobRef> TunableKnobs(const spec::PipelineSpec& spec, int cores) {
       switch (p.kind->parallel_work) {
         case ParallelWork::kFunction:
           if (name != kNumParallelCallsKnob.name) continue;
-          // An io_wait function waits: its workers take no core.
-          if (const spec::WorkFunction* fn = FunctionOf(*p.op); fn && fn->has_io_wait()) {
-            ref.cpu_fraction = 0;
+          // A function that waits (io_wait, or a wait beside its work) takes no core then.
+          if (const spec::WorkFunction* fn = FunctionOf(*p.op)) {
+            ref.cpu_fraction = WorkFunctionCpuFraction(*fn);
           }
           break;
         case ParallelWork::kWorkerProcesses:  // a DataLoader's: from 1 worker up

@@ -55,24 +55,24 @@ void BurnCpuNs(int64_t ns, uint64_t seed) {
   (void)sink;
 }
 
-CpuWork::CpuWork(int64_t duration_ns)
-    : iterations_(CpuWorkIterations(static_cast<double>(duration_ns))) {}
+CpuWork::CpuWork(int64_t duration_ns, int64_t wait_ns)
+    : iterations_(CpuWorkIterations(static_cast<double>(duration_ns))), wait_ns_(wait_ns) {}
 
 void CpuWork::Burn(int64_t units, uint64_t seed) const {
   volatile uint64_t sink = RunCpuWorkLoop(iterations_ * static_cast<uint64_t>(units), seed);
   (void)sink;
 }
 
-Status CpuWork::Apply(Element& element, CancellationToken&) const {
+Status CpuWork::Apply(Element& element, CancellationToken& cancellation) const {
   Burn(1, element.id);
-  return Status::Ok();
+  return wait_ns_ <= 0 || cancellation.SleepFor(wait_ns_) ? Status::Ok() : Cancelled();
 }
 
-Status CpuWork::ApplyBatched(Element& batch, int64_t rows, CancellationToken&) const {
+Status CpuWork::ApplyBatched(Element& batch, int64_t rows, CancellationToken& cancellation) const {
   // The same work per row: a busy loop has nothing to vectorise, only the per-call
   // overhead of the map disappears.
   Burn(rows, batch.id);
-  return Status::Ok();
+  return wait_ns_ <= 0 || cancellation.SleepFor(wait_ns_) ? Status::Ok() : Cancelled();
 }
 
 }  // namespace pipescope::engine

@@ -23,7 +23,8 @@ void BurnCpuNs(int64_t ns, uint64_t seed);
 
 class CpuWork : public WorkFunction {
  public:
-  explicit CpuWork(int64_t duration_ns);
+  // `wait_ns`: blocked after the work, per call, using no core (a read from remote storage).
+  explicit CpuWork(int64_t duration_ns, int64_t wait_ns = 0);
   std::string name() const override { return "cpu_work"; }
   Status Apply(Element& element, CancellationToken& cancellation) const override;
   bool has_batched_form() const override { return true; }
@@ -32,6 +33,7 @@ class CpuWork : public WorkFunction {
  private:
   void Burn(int64_t units, uint64_t seed) const;
   const uint64_t iterations_;
+  const int64_t wait_ns_;
 };
 
 }  // namespace pipescope::engine

@@ -54,12 +54,13 @@ std::unique_lock<std::mutex> TakeInterpreterLock() {
   return held;
 }
 
-PythonWork::PythonWork(int64_t duration_ns, double gil_share, int64_t output_bytes)
+PythonWork::PythonWork(int64_t duration_ns, double gil_share, int64_t output_bytes, int64_t wait_ns)
     : locked_iterations_(CpuWorkIterations(static_cast<double>(duration_ns) * gil_share)),
       free_iterations_(CpuWorkIterations(static_cast<double>(duration_ns) * (1 - gil_share))),
-      output_bytes_(output_bytes) {}
+      output_bytes_(output_bytes),
+      wait_ns_(wait_ns) {}
 
-void PythonWork::Call(uint64_t seed) const {
+bool PythonWork::Call(uint64_t seed, CancellationToken& cancellation) const {
   volatile uint64_t sink = 0;
   if (locked_iterations_ > 0) {
     const std::unique_lock held = TakeInterpreterLock();
@@ -67,6 +68,8 @@ void PythonWork::Call(uint64_t seed) const {
   }
   if (free_iterations_ > 0) sink = RunCpuWorkLoop(free_iterations_, seed + 1);
   (void)sink;
+  // time.sleep and blocking reads release the lock: the wait holds nothing.
+  return wait_ns_ <= 0 || cancellation.SleepFor(wait_ns_);
 }
 
 // The call's result: a new array, its pages written as numpy's allocation writes them.
@@ -79,14 +82,15 @@ void PythonWork::Return(Element& element, int64_t rows) const {
   element.features.clear();
 }
 
-Status PythonWork::Apply(Element& element, CancellationToken&) const {
-  Call(element.id);
+Status PythonWork::Apply(Element& element, CancellationToken& cancellation) const {
+  if (!Call(element.id, cancellation)) return Cancelled();
   Return(element, 0);
   return Status::Ok();
 }
 
-Status PythonWork::ApplyBatched(Element& batch, int64_t rows, CancellationToken&) const {
-  Call(batch.id);
+Status PythonWork::ApplyBatched(Element& batch, int64_t rows,
+                                CancellationToken& cancellation) const {
+  if (!Call(batch.id, cancellation)) return Cancelled();
   Return(batch, rows);
   return Status::Ok();
 }

@@ -70,7 +70,9 @@ class PythonWork : public WorkFunction {
  public:
   // `output_bytes` > 0: each call returns a new array of that many bytes per row, written
   // (numpy making a sample), in place of what it was given.
-  PythonWork(int64_t duration_ns, double gil_share, int64_t output_bytes = 0);
+  // `wait_ns`: blocked after the Python, per call, with the lock released (time.sleep, a
+  // read from storage).
+  PythonWork(int64_t duration_ns, double gil_share, int64_t output_bytes = 0, int64_t wait_ns = 0);
   std::string name() const override { return "python"; }
   Status Apply(Element& element, CancellationToken& cancellation) const override;
   // Once per batch: a function called on the batch (a vectorised Python function).
@@ -78,11 +80,13 @@ class PythonWork : public WorkFunction {
   Status ApplyBatched(Element& batch, int64_t rows, CancellationToken& cancellation) const override;
 
  private:
-  void Call(uint64_t seed) const;
+  // The Python, then the wait; false where cancelled during the wait.
+  bool Call(uint64_t seed, CancellationToken& cancellation) const;
   void Return(Element& element, int64_t rows) const;
   const uint64_t locked_iterations_;  // the share under the lock
   const uint64_t free_iterations_;    // the rest (numpy's or a C extension's own work)
   const int64_t output_bytes_;
+  const int64_t wait_ns_;
 };
 
 }  // namespace pipescope::engine

@@ -88,7 +88,8 @@ Result<std::unique_ptr<WorkFunction>> MakeWorkFunction(const spec::WorkFunction&
   switch (fn.kind_case()) {
     case spec::WorkFunction::kCpuWork: {
       ASSIGN_OR_RETURN(int64_t ns, ParseDurationNs(fn.cpu_work().duration()));
-      return std::unique_ptr<WorkFunction>(std::make_unique<CpuWork>(ns));
+      ASSIGN_OR_RETURN(int64_t wait, OptionalDurationNs(fn.cpu_work().wait()));
+      return std::unique_ptr<WorkFunction>(std::make_unique<CpuWork>(ns, wait));
     }
     case spec::WorkFunction::kIoWait: {
       ASSIGN_OR_RETURN(int64_t ns, ParseDurationNs(fn.io_wait().duration()));
@@ -128,8 +129,9 @@ Result<std::unique_ptr<WorkFunction>> MakeWorkFunction(const spec::WorkFunction&
       return std::unique_ptr<WorkFunction>(std::make_unique<Fill>());
     case spec::WorkFunction::kPython: {
       ASSIGN_OR_RETURN(int64_t ns, ParseDurationNs(fn.python().duration()));
+      ASSIGN_OR_RETURN(int64_t wait, OptionalDurationNs(fn.python().wait()));
       return std::unique_ptr<WorkFunction>(std::make_unique<PythonWork>(
-          ns, PythonGilShare(fn.python()), fn.python().output_bytes()));
+          ns, PythonGilShare(fn.python()), fn.python().output_bytes(), wait));
     }
     case spec::WorkFunction::kDecodeCsv:
       return DecodeCsv::Create(fn.decode_csv());
@@ -163,6 +165,19 @@ bool WorkFunctionHasBatchedForm(const spec::WorkFunction& fn) {
 
 bool WorkFunctionKeepsValue(const spec::WorkFunction& fn) {
   return fn.has_identity() || fn.has_cpu_work() || fn.has_io_wait() || fn.has_python();
+}
+
+double WorkFunctionCpuFraction(const spec::WorkFunction& fn) {
+  if (fn.has_io_wait()) return 0;
+  const auto split = [](const std::string& duration, const std::string& wait) {
+    auto cpu = OptionalDurationNs(duration);
+    auto waits = OptionalDurationNs(wait);
+    if (!cpu.ok() || !waits.ok() || *waits <= 0) return 1.0;
+    return static_cast<double>(*cpu) / static_cast<double>(*cpu + *waits);
+  };
+  if (fn.has_python()) return split(fn.python().duration(), fn.python().wait());
+  if (fn.has_cpu_work()) return split(fn.cpu_work().duration(), fn.cpu_work().wait());
+  return 1;
 }
 
 bool WorkFunctionIsRandom(const spec::WorkFunction& fn) {

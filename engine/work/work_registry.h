@@ -18,6 +18,11 @@ bool WorkFunctionKeepsValue(const spec::WorkFunction& fn);
 // Whether the function draws random numbers (augmentation): a cache after it freezes its
 // draws, and it may not move across a cache.
 bool WorkFunctionIsRandom(const spec::WorkFunction& fn);
+// The share of a call's time spent computing, from the spec's durations: 0 for an io_wait,
+// duration / (duration + wait) for Python or cpu_work with a wait (a read from remote
+// storage, a sleep), 1 for the rest. A function that mostly waits uses workers beyond the
+// cores.
+double WorkFunctionCpuFraction(const spec::WorkFunction& fn);
 std::string WorkFunctionName(const spec::WorkFunction& fn);
 
 // A filter predicate: true keeps the element. Immutable, callable from any thread.

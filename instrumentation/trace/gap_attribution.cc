@@ -36,15 +36,31 @@ GapCause Blame(const Model& model, const record::StageDef& stage, const OpActivi
   return cause;
 }
 
-// The input a stage waited on longest in the window: its input, or for a zip whichever of
-// its two inputs took more of the window.
+// The op before `stage` at its depth: what an interleave takes its input elements from (its
+// recorded input is its sub-pipeline's last op); null for the first op of its level.
+const record::StageDef* PreviousAtDepth(const Model& model, const record::StageDef& stage) {
+  const record::StageDef* previous = nullptr;
+  for (const record::StageDef* s : model.StagesInOrder()) {
+    if (s == &stage) return previous;
+    if (s->depth < stage.depth) previous = nullptr;
+    if (s->depth == stage.depth) previous = s;
+  }
+  return nullptr;
+}
+
+// The input a stage waited on longest in the window: its input, or for an op with two
+// whichever took more of the window. A zip pulls its input and its second pipeline's last
+// op; an interleave its per-element datasets' last op and, as it opens each, its input
+// elements' op, whose work (an interleave function's Python, read as a map before it) keeps
+// the interleave waiting as the datasets' own ops do.
 const record::StageDef* SlowerInput(const Model& model, const record::StageDef& stage,
                                     int64_t start, int64_t end) {
   const record::StageDef* input =
       stage.input >= 0 ? model.Stage(static_cast<uint16_t>(stage.input)) : nullptr;
-  if (!stage.Has(record::kTraitZips)) return input;
   const std::vector<const record::StageDef*> sub = model.SubPipelineOf(stage);
-  const record::StageDef* second = sub.empty() ? nullptr : sub.back();
+  if (sub.empty()) return input;
+  const record::StageDef* second =
+      stage.Has(record::kTraitZips) ? sub.back() : PreviousAtDepth(model, stage);
   if (!second || !input) return input ? input : second;
   const OpActivity a = ActivityOf(model, *input, start, end);
   const OpActivity b = ActivityOf(model, *second, start, end);

@@ -103,9 +103,12 @@ std::string InterpreterLockSuggestion(const StageFigures& s) {
   }
   // A tf.data op (Keras's enqueuer and the DataLoader have their own words): its remedies
   // in tf.data's terms, where the Python is in a tf.py_function.
-  return s.name +
-         " runs Python that holds the interpreter lock (GIL): its workers take turns under "
-         "it, so more num_parallel_calls gains only what runs without the lock; write it with "
+  const bool one_thread = s.parallelism < 1.5;
+  return s.name + " runs Python that holds the interpreter lock (GIL): " +
+         (one_thread ? "threads would take turns under it, so num_parallel_calls gains only "
+                     : "its workers take turns under it, so more num_parallel_calls gains "
+                       "only ") +
+         "what runs without the lock; write it with "
          "TensorFlow ops instead of tf.py_function, call it once per batch (map after batch), "
          "or do that Python work once, before training, and save what it makes (TFRecord "
          "files the pipeline reads)";
@@ -159,6 +162,11 @@ std::string EnqueuerSuggestion(const StageFigures& s, int64_t wait_ns, double wa
   return "raise " + s.name + "'s workers to " + std::to_string(needed);
 }
 
+// Busy workers whose process used less than this share of the cores (or, the cores not
+// known, less than this share of a core each while working) were waiting, not starved.
+constexpr double kWaitingWorkersCores = 0.6;
+constexpr double kWaitingWorkersShare = 0.3;
+
 // A DataLoader's workers busy less than this share while the consumer waits are waited on
 // for another reason than their work.
 constexpr double kIdleWorkersBusy = 0.6;
@@ -201,6 +209,17 @@ std::string WorkerProcessesSuggestion(const StageFigures& s, int64_t wait_ns, do
            "the run";
   }
   const int needed = NeededParallelism(s, wait);
+  // Workers that use little of a core while busy, with cores to spare, wait (a database,
+  // remote storage, a sleep): more of them than cores still help, as more readers do. Where
+  // they used most of the cores, they waited for one instead.
+  const bool waiting = s.cpu_share >= 0 && s.cpu_share < kStarvedCpuShare &&
+                       (cpu_budget > 0 ? s.cpu_cores < kWaitingWorkersCores * cpu_budget
+                                       : s.cpu_share < kWaitingWorkersShare);
+  if (waiting && needed > workers) {
+    return "raise " + s.name + "'s num_workers to " + std::to_string(needed) +
+           " (its workers used " + Pct(s.cpu_share) +
+           " of a core while busy: they wait, so more of them than cores still help)";
+  }
   if (cpu_budget > 0 && needed > cpu_budget) {
     if (workers >= cpu_budget) {
       is_change = false;

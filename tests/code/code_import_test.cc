@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <thread>
 
 #include "app/code/code_emit.h"
 #include "app/code/code_patch.h"
@@ -273,6 +274,118 @@ dataset = files.interleave(lambda x:
   EXPECT_EQ(il.ops(0).name(), "parse_fn");
   EXPECT_EQ(il.ops(0).map().num_parallel_calls(), 1);
   EXPECT_EQ(il.block_length(), 16);
+}
+
+// tensorflow#44274: Python an interleave's function runs before it makes its dataset is a
+// sequential map ahead of the interleave; Python inside the dataset's own ops stays there.
+TEST(CodeImportTest, PythonAnInterleavesFunctionRunsIsAMapBeforeIt) {
+  const auto c = Import(R"(def make(x):
+    tf.py_function(slow_work, [], [])
+    return tf.data.Dataset.from_tensors(x)
+d = tf.data.Dataset.range(64).interleave(make, cycle_length=4, num_parallel_calls=4)
+)");
+  ASSERT_EQ(c.spec.ops_size(), 2) << c.spec.DebugString();
+  EXPECT_EQ(c.spec.ops(0).name(), "make");
+  EXPECT_TRUE(c.spec.ops(0).map().fn().has_python());
+  EXPECT_EQ(c.spec.ops(0).map().num_parallel_calls(), 0);  // one call at a time
+  EXPECT_TRUE(c.spec.ops(1).interleave().per_element().has_from_element());
+  EXPECT_TRUE(HasNote(c, 4, "read as a sequential map 'make' before interleave")) << Notes(c);
+
+  const auto inner = Import(R"(files = tf.data.Dataset.from_tensor_slices(["a.txt", "b.txt"])
+d = files.interleave(lambda f: tf.data.TextLineDataset(f).map(
+    lambda l: tf.py_function(parse, [l], tf.float32)), cycle_length=2)
+)");
+  ASSERT_EQ(inner.spec.ops_size(), 1) << inner.spec.DebugString();
+  EXPECT_EQ(inner.spec.ops(0).interleave().ops_size(), 1);
+}
+
+// Dataset.from_tensors(x) is one element; os.cpu_count() is this machine's cores, said so.
+TEST(CodeImportTest, OneTensorIsOneElementAndCpuCountIsThisMachinesCores) {
+  const auto c = Import(R"(import os
+d = tf.data.Dataset.from_tensors(x).repeat(10)
+d = d.map(f, num_parallel_calls=os.cpu_count())
+)");
+  EXPECT_EQ(c.spec.source().from_tensor_slices().count(), 1);
+  const int64_t cores = std::max(1u, std::thread::hardware_concurrency());
+  EXPECT_EQ(OpNamed(c, "f").map().num_parallel_calls(), cores);
+  EXPECT_TRUE(HasNote(c, 3, "`os.cpu_count()`: this machine's cores, " + std::to_string(cores)))
+      << Notes(c);
+}
+
+// A sleep is a wait, not work (discuss.pytorch.org 156487: a database fetch timed by
+// time.sleep in __getitem__, a training step by time.sleep in the loop): the getitem's wait,
+// the step's time; `wait` sets one where the code does not say it.
+TEST(CodeImportTest, SleepsAreWaitsAndTheLoopsSleepIsTheStep) {
+  const auto c = Import(R"(import time
+from torch.utils.data import Dataset, DataLoader
+
+class Rows(Dataset):
+    def __len__(self):
+        return 1000
+    def __getitem__(self, i):
+        time.sleep(0.003125)
+        return i
+
+loader = DataLoader(Rows(), batch_size=128, num_workers=4, prefetch_factor=4)
+for batch in loader:
+    time.sleep(0.05)
+)");
+  const auto& getitem = OpNamed(c, "loader").dataloader().getitem();
+  ASSERT_TRUE(getitem.has_python());
+  EXPECT_EQ(getitem.python().wait(), "3125us");
+  EXPECT_TRUE(HasNote(c, 11, "'loader' sleeps 3125us a call (time.sleep)")) << Notes(c);
+  EXPECT_EQ(c.spec.train_step().step_time(), "50ms");
+  EXPECT_EQ(c.spec.train_step().device(), spec::simulated);
+  EXPECT_TRUE(HasNote(c, 12, "the loop sleeps 50ms")) << Notes(c);
+
+  auto set = c;
+  ASSERT_TRUE(SetCodeKnob(set, "loader.wait=20ms").ok());
+  EXPECT_EQ(OpNamed(set, "loader").dataloader().getitem().python().wait(), "20ms");
+  // A TensorFlow map's read from remote storage: CPU and a wait beside it.
+  auto tf = Import(R"(def load(path):
+    return tf.io.decode_raw(tf.io.read_file(path), tf.uint8)
+d = tf.data.Dataset.from_tensor_slices(["a", "b"]).map(load, num_parallel_calls=8)
+)");
+  ASSERT_TRUE(SetCodeKnob(tf, "load.wait=20ms").ok());
+  EXPECT_EQ(OpNamed(tf, "load").map().fn().cpu_work().wait(), "20ms");
+  const engine::Status refused = SetCodeKnob(tf, "load.sleep=20ms");
+  EXPECT_NE(refused.message().find("for its function: cost, wait"), std::string::npos)
+      << refused.message();
+}
+
+// TensorFlow 1's loop that only runs the next element times the input alone, as
+// `for _ in ds: pass` does (tensorflow#18784); a def's statement read again for its call is
+// the pipeline read, not another.
+TEST(CodeImportTest, ASessionLoopThatOnlyRunsNextTimesTheInputAlone) {
+  const auto c = Import(R"(def make(name, batch_size):
+    dataset = tf.data.TextLineDataset(filenames=name).skip(1)
+    dataset = dataset.map(parse_csv).batch(batch_size)
+    return dataset
+
+dataset = make("data.csv", 100)
+next_batch = dataset.make_one_shot_iterator().get_next()
+with tf.Session() as sess:
+    while True:
+        try:
+            sess.run(next_batch)
+        except tf.errors.OutOfRangeError:
+            break
+)");
+  EXPECT_EQ(c.spec.train_step().step_time(), "0ms") << Notes(c);
+  EXPECT_FALSE(Notes(c).find("another pipeline") != std::string::npos) << Notes(c);
+}
+
+// A map that only relabels (tf.cast to int64) costs next to nothing, not the 100 us
+// stand-in; padded_shapes of (text, label) pad the text.
+TEST(CodeImportTest, ARelabellingMapIsNoWorkAndPaddedShapesOfPairsPadTheFirst) {
+  const auto c = Import(R"(def labeler(example, index):
+    return example, tf.cast(index, tf.int64)
+d = tf.data.TextLineDataset("a.txt").map(lambda ex: labeler(ex, 1))
+d = d.padded_batch(64, padded_shapes=([-1], []))
+)");
+  EXPECT_TRUE(OpNamed(c, "labeler").map().fn().has_identity()) << c.spec.DebugString();
+  ASSERT_EQ(OpNamed(c, "padded_batch").padded_batch().padded_shapes_size(), 1);
+  EXPECT_EQ(OpNamed(c, "padded_batch").padded_batch().padded_shapes(0), -1);
 }
 
 TEST(CodeImportTest, TheLastPipelineIsReadAndTheOthersAreNamed) {
@@ -617,6 +730,26 @@ class Lines(IterableDataset):
 loader = DataLoader(Lines(), batch_size=16, num_workers=4)
 )");
   EXPECT_FALSE(OpNamed(by_name, "loader").dataloader().replicated()) << Notes(by_name);
+  // In a worker, get_worker_info() is not None: the branch that splits is read, not guessed
+  // (pytorch#105203's __iter__, PyTorch's docs' first example).
+  const auto docs = Import(R"(import math
+import torch
+class Docs(torch.utils.data.IterableDataset):
+    def __iter__(self):
+        worker_info = torch.utils.data.get_worker_info()
+        if worker_info is None:
+            iter_start, iter_end = 0, 40
+        else:
+            per_worker = int(math.ceil(40 / float(worker_info.num_workers)))
+            iter_start = worker_info.id * per_worker
+            iter_end = min(iter_start + per_worker, 40)
+        return iter(range(iter_start, iter_end))
+
+loader = torch.utils.data.DataLoader(Docs(), num_workers=4)
+)");
+  EXPECT_FALSE(OpNamed(docs, "loader").dataloader().replicated()) << Notes(docs);
+  EXPECT_EQ(Notes(docs).find("is known only when the code runs: read as true"), std::string::npos)
+      << Notes(docs);
   const auto init_fn = Import(R"(from torch.utils.data import IterableDataset, DataLoader
 class Range(IterableDataset):
     def __init__(self):
@@ -711,9 +844,8 @@ loader = DataLoader(Noise(), batch_size=16, num_workers=4)
 )");
   EXPECT_TRUE(OpNamed(in_iter, "loader").dataloader().replicated()) << Notes(in_iter);
   EXPECT_TRUE(HasNote(in_iter, 14,
-                      "Noise is an IterableDataset whose replicas ask the worker's id only to "
-                      "seed their random numbers (Noise.__iter__): each of the 4 workers yields "
-                      "all of it"))
+                      "the IterableDataset Noise asks the worker's id only to seed its random "
+                      "numbers (Noise.__iter__): each of the 4 workers yields all of it"))
       << Notes(in_iter);
   // The common worker_init_fn that seeds numpy by worker_id, and one that does nothing.
   for (const char* body : {"np.random.seed(np.random.get_state()[1][0] + worker_id)", "pass"}) {
@@ -960,7 +1092,7 @@ model.fit(S(), workers=2, use_multiprocessing=False, max_queue_size=5)
 TEST(CodeImportTest, AStandInCostAfterABatchIsARows) {
   const auto c = Import(R"(import tensorflow as tf
 def pack(x):
-    return tf.stack([x, x])
+    return tf.math.cumsum(tf.stack([x, x]))
 ds = tf.data.Dataset.range(100).map(pack).batch(32).map(pack)
 )");
   EXPECT_TRUE(HasNote(c, 4,

@@ -372,6 +372,39 @@ TEST(AdvisorTest, ACacheAfterRandomnessIsSaidToFreezeIt) {
                   .empty());
 }
 
+// A shuffle buffer of more than 10,000 before a repeat fills again at every epoch's start
+// (tensorflow#30646): said where the run's start-up was long enough to matter, whatever the
+// speed; not after a short start-up, nor for a small buffer, nor with no repeat after it.
+TEST(AdvisorTest, AShuffleBufferFilledEachEpochIsSaid) {
+  const auto findings = [](const char* ops, double startup_s) {
+    trace::RangeAnalysis measured;
+    measured.startup_ns = static_cast<int64_t>(startup_s * 1e9);
+    const std::string text = std::string(R"(name: "p"
+      source { name: "ids" range { start: 0 stop: 64 } }
+      )") + ops + R"(
+      train_step { step_time: "1ms" device: simulated })";
+    auto r = Advise(Spec(text), measured, Rates([](const spec::PipelineSpec&) { return 0.0; }),
+                    AdvisorOptions{});
+    EXPECT_TRUE(r.ok()) << r.status().message();
+    return r.ok() ? r->findings : std::vector<std::string>{};
+  };
+  const char* big = R"(ops { name: "mix" shuffle { buffer_size: 50000 } }
+      ops { name: "fit_epochs" repeat { count: 3 } })";
+  const auto filled = findings(big, 2.2);
+  ASSERT_EQ(filled.size(), 1u);
+  EXPECT_TRUE(Has(filled[0],
+                  "mix's buffer of 50000 elements fills again at the start of every "
+                  "epoch, fit_epochs repeating after it"))
+      << filled[0];
+  EXPECT_TRUE(Has(filled[0], "part of the 2.2 s before the first step")) << filled[0];
+  EXPECT_TRUE(findings(big, 0.2).empty());
+  EXPECT_TRUE(findings(R"(ops { name: "mix" shuffle { buffer_size: 1000 } }
+      ops { name: "fit_epochs" repeat { count: 3 } })",
+                       2.2)
+                  .empty());
+  EXPECT_TRUE(findings(R"(ops { name: "mix" shuffle { buffer_size: 50000 } })", 2.2).empty());
+}
+
 TEST(AdvisorTest, NothingGainsAndTheConsumerHardlyWaits_TheDeviceIsTheLimit) {
   const AdvisorResult r = AdviseWith(Rates([](const spec::PipelineSpec&) { return 0.0; }), 0.01);
   ASSERT_EQ(r.advice.size(), 1u);

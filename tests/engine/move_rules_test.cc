@@ -40,6 +40,28 @@ const char* kChain = R"(
   ops { name: "batch" batch { batch_size: 8 } }
   ops { name: "prefetch" prefetch { buffer_size: 2 } })";
 
+// tensorflow#30646: repeat moved before a batch and a shuffle changes both, each said in the
+// order crossed (tf.data's guide: batches then straddle epoch ends, and the shuffle mixes
+// the epochs).
+TEST(MoveRulesTest, ARepeatMovedAcrossABatchAndAShuffleSaysBoth) {
+  const auto spec = Spec(R"(ops { name: "mix" shuffle { buffer_size: 100 } }
+                            ops { name: "pad" padded_batch { batch_size: 8 } }
+                            ops { name: "epochs" repeat { count: 3 } })");
+  const std::string said = ExpectChanged(spec, 2, 0);
+  EXPECT_NE(said.find("Batching after 'epochs' (repeat) fills batches across epoch ends"),
+            std::string::npos)
+      << said;
+  EXPECT_NE(said.find("Shuffling after repeat mixes elements across epoch boundaries"),
+            std::string::npos)
+      << said;
+  EXPECT_LT(said.find("Batching after"), said.find("Shuffling after")) << said;
+  // The other way round: each epoch batched on its own.
+  const auto repeat_first = Spec(R"(ops { name: "epochs" repeat { count: 3 } }
+                                    ops { name: "b" batch { batch_size: 8 } })");
+  EXPECT_NE(ExpectChanged(repeat_first, 0, 1).find("an epoch's last batch may be partial"),
+            std::string::npos);
+}
+
 TEST(MoveRulesTest, PrefetchMovesAnywhere) {
   const auto spec = Spec(kChain);
   ExpectKept(spec, 3, 0);

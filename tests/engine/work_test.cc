@@ -107,6 +107,23 @@ TEST(PythonWorkTest, HoldsTheInterpreterLockForItsShare) {
   EXPECT_FALSE(LockSeenHeldDuring(PythonWork(100'000'000, 0.0)));
 }
 
+// A call's wait (time.sleep, a read from storage) lasts its time with the lock released:
+// the call takes at least the wait (a lower bound, which a busy machine only lengthens), and
+// the lock is never seen held meanwhile. Cancelled, it stops waiting.
+TEST(PythonWorkTest, WaitsWithTheInterpreterLockReleased) {
+  const PythonWork sleeps(0, 1.0, 0, 150'000'000);
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_FALSE(LockSeenHeldDuring(sleeps));
+  const double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_GE(ms, 0.9 * 150);
+  CancellationToken cancelled;
+  cancelled.Cancel();
+  Element e;
+  EXPECT_FALSE(sleeps.Apply(e, cancelled).ok());
+  EXPECT_FALSE(CpuWork(1000, 150'000'000).Apply(e, cancelled).ok());
+}
+
 // A Python function that makes a sample (output_bytes) returns a new array of that size,
 // one row each when called on a batch; without it, what it was given stays.
 TEST(PythonWorkTest, ReturnsAnArrayOfItsOutputBytes) {

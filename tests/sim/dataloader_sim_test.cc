@@ -183,6 +183,20 @@ TEST(DataLoaderSimTest, TheVerdictNamesTheDataLoadersKnobs) {
   EXPECT_NE(beyond.suggestion.find("loader already has num_workers 4, more than the 2 cores"),
             std::string::npos)
       << beyond.text;
+  // Workers that wait in __getitem__ (a database, a sleep) use little of a core: more of them
+  // than cores still help (discuss.pytorch.org 156487).
+  const std::string waiting = Pipeline(
+      "ops { name: \"loader\" dataloader { batch_size: 8 num_workers: 2 "
+      "persistent_workers: true getitem { python { duration: \"100us\" wait: "
+      "\"3ms\" } } } } ops { repeat {} }",
+      "range { start: 0 stop: 64 }", "5ms");
+  const trace::Verdict waits =
+      trace::MakeVerdict(trace::Analyze(*Simulated(waiting, 10, 1, 2).model), 2);
+  EXPECT_NE(waits.suggestion.find("raise loader's num_workers to "), std::string::npos)
+      << waits.text;
+  EXPECT_NE(waits.suggestion.find("they wait, so more of them than cores still help"),
+            std::string::npos)
+      << waits.text;
   const trace::Verdict main_process = verdict("", 64);
   EXPECT_NE(main_process.suggestion.find("num_workers=0"), std::string::npos) << main_process.text;
 }

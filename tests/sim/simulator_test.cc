@@ -261,6 +261,24 @@ TEST(SimulatorTest, PythonWorkerThreadsTakeTurnsUnderTheInterpreterLock) {
   EXPECT_NEAR(rate("0", 4), 4 * one, 0.2 * one) << "no lock: one worker per core";
 }
 
+// A Python call's wait (time.sleep, a read from storage) holds neither the lock nor a core:
+// 1 ms of Python and 19 ms of waiting a call, on 2 cores, gains with every worker up to
+// twenty (50 calls/s a worker) where its Python alone would stop at one.
+TEST(SimulatorTest, APythonCallsWaitTakesNoTurnAndNoCore) {
+  auto rate = [](int parallel) {
+    const std::string spec = Pipeline(
+        "ops { name: \"m\" map { fn { python { duration: \"1ms\" wait: \"19ms\" } } "
+        "num_parallel_calls: " +
+            std::to_string(parallel) + " } } ops { prefetch { buffer_size: 32 } }",
+        "range { start: 0 stop: 100000 }", "0s");
+    return Simulated(spec, 10, 1, 2, [](CostModel& m) { m.oversubscription_cost = 0; })
+        .result.summary.steps_per_s;
+  };
+  const double one = rate(1);
+  EXPECT_NEAR(one, 50, 3);
+  EXPECT_NEAR(rate(8), 8 * one, 0.1 * 8 * one) << "waits overlap beyond the 2 cores";
+}
+
 // A Python generator and a py_function map share the process's interpreter lock: 2 ms of
 // each per element take turns, 4 ms an element whatever the map's parallelism (250/s);
 // with the map in TensorFlow ops (cpu_work) only the generator's 2 ms is serial (500/s).
@@ -490,25 +508,54 @@ TEST(SimulatorTest, ASourceCalledInTurnByMapWorkersIsBusyAsOneThread) {
 // A zip waits on whichever of its two inputs is slow: the gaps are the slow map's, on the
 // input's side or in the second pipeline, and the zip's inputs are read as such (its input
 // is the op before it, not its second pipeline).
+// The cause of most of the device's gaps in 2 s of `spec` simulated ("input: decode").
+std::string MostGapsCause(const std::string& spec) {
+  SimRun r = Simulated(spec, 2);
+  const trace::RangeAnalysis a = trace::Analyze(*r.model);
+  std::string worst;
+  int64_t most = 0;
+  for (const auto& [c, ns] : a.device_gaps.by_cause_ns) {
+    if (ns > most) std::tie(worst, most) = std::tie(c, ns);
+  }
+  return worst;
+}
+
 TEST(SimulatorTest, AZipsWaitIsBlamedOnItsSlowerInput) {
   auto cause = [](const std::string& input_ms, const std::string& second_ms) {
-    const std::string spec = Pipeline(
+    return MostGapsCause(Pipeline(
         "ops { name: \"decode\" map { fn { cpu_work { duration: \"" + input_ms +
             "\" } } } } ops { name: \"pair\" zip { source { name: \"labels\" range { stop: "
             "100000 } } ops { name: \"lookup\" map { fn { io_wait { duration: \"" +
             second_ms + "\" } } } } } }",
-        "range { start: 0 stop: 100000 }", "1ms");
-    SimRun r = Simulated(spec, 2);
-    const trace::RangeAnalysis a = trace::Analyze(*r.model);
-    std::string worst;
-    int64_t most = 0;
-    for (const auto& [c, ns] : a.device_gaps.by_cause_ns) {
-      if (ns > most) std::tie(worst, most) = std::tie(c, ns);
-    }
-    return worst;
+        "range { start: 0 stop: 100000 }", "1ms"));
   };
   EXPECT_EQ(cause("4ms", "10us"), "input: decode");
   EXPECT_EQ(cause("10us", "4ms"), "input: lookup");
+}
+
+// An interleave waits on its per-element datasets and, as it opens each, on the op its input
+// elements come from (tensorflow#44274: the interleave function's Python, read as a map
+// before it): the slower is blamed, never the idle one.
+TEST(SimulatorTest, AnInterleavesWaitIsBlamedOnItsSlowerInput) {
+  struct Case {
+    const char* make;  // the interleave function's work per input element
+    const char* read;  // each per-element record's read
+    const char* blamed;
+  };
+  for (const Case& c : {Case{"8ms", "1us", "input: make"}, Case{"1us", "8ms", "input: il.read"}}) {
+    const std::string make =
+        std::string("ops { name: \"make\" map { fn { cpu_work { duration: \"") + c.make +
+        "\" } } } }";
+    const std::string files = std::string(
+                                  "synthetic_file { records_per_file: 2 record_bytes: 8 "
+                                  "read_latency: \"") +
+                              c.read + "\" }";
+    const std::string il = "ops { name: \"il\" interleave { per_element { " + files +
+                           " } cycle_length: 2 num_parallel_calls: 2 } }";
+    EXPECT_EQ(MostGapsCause(Pipeline(make + il, "range { start: 0 stop: 100000 }", "1ms")),
+              c.blamed)
+        << c.make << " " << c.read;
+  }
 }
 
 // Device gaps on a simulated run: the device (simulated: busy while a step runs) idles
