@@ -214,7 +214,27 @@ int main(int argc, char** argv) {
   lesson_cmd->add_flag("--real", lesson.real, "Run the engine for real instead of simulating");
   lesson_cmd->add_flag("--json", lesson.json, "Print as JSON");
 
+  std::string help_topic;
+  auto* help_cmd = app.add_subcommand("help", "Print this help, or a command's: help COMMAND");
+  help_cmd->add_option("command", help_topic, "A command's name");
+
   CLI11_PARSE(app, argc, argv);
+  if (help_cmd->parsed()) {
+    // The formatter's own: App::help would print the selected subcommand's, this one's.
+    if (help_topic.empty() || help_topic == "help") {
+      std::cout << app.get_formatter()->make_help(&app, "pipescope-cli",
+                                                  CLI::AppFormatMode::Normal);
+      return 0;
+    }
+    try {
+      std::cout << app.get_subcommand(help_topic)->help("pipescope-cli");
+      return 0;
+    } catch (const CLI::OptionNotFound&) {
+      std::cerr << "pipescope-cli: there is no command '" << help_topic
+                << "' (pipescope-cli help lists them)\n";
+      return 2;
+    }
+  }
   if (lesson_cmd->parsed()) return pipescope::cli::LessonCommand(lesson, std::cout, std::cerr);
   if (simulate_cmd->parsed())
     return pipescope::cli::SimulateCommand(simulate, std::cout, std::cerr);

@@ -482,6 +482,7 @@ engine::Result<ImportedCode> ImportCode(const std::string& source, const std::st
   code.op_spans = p.op_spans;
   code.source_end = p.source_end;
   code.batched_renames = p.batched_renames;
+  code.made_inside = p.made_inside;
   code.source_text = source;
 
   spec::PipelineSpec& spec = code.spec;
@@ -682,14 +683,6 @@ engine::Status SetCodeKnob(ImportedCode& code, const std::string& assignment) {
   } else {
     if (const engine::Status applied = engine::ApplyOverride(spec, assignment); !applied.ok()) {
       return engine::Status(applied.code(), applied.message() + CodeKnobsOf(FindOp(spec, name)));
-    }
-    // A count given: the data's size is the user's, no longer a stand-in.
-    if (name == source.name() && (knob == "records" || knob == "stop" || knob == "count")) {
-      source.clear_size_is_stand_in();
-    }
-    if (spec::ElementSource* per = PerElementOf(FindOp(spec, name));
-        per && knob == "records_per_file" && per->has_synthetic_file()) {
-      per->mutable_synthetic_file()->clear_size_is_stand_in();
     }
   }
   RemoveAnsweredNotes(code, target);

@@ -36,6 +36,7 @@ struct ImportedCode {
   std::map<std::string, TextSpan> op_spans;
   size_t source_end = 0;
   std::map<std::string, std::vector<Rename>> batched_renames;
+  std::map<std::string, std::string> made_inside;  // Pipeline's
   // Native work that cannot run on the data at hand (parsing stand-in records, decoding
   // what no JPEG reader gave it): the function the code calls, by op, while its typical
   // cost stands in for it as cpu_work (that duration beside it).

@@ -406,8 +406,10 @@ engine::Result<EmittedCode> PatchCode(const ImportedCode& original,
       }
       const auto x = KnobCode(*o, knob, tfdata), y = KnobCode(*m, knob, tfdata);
       if (x != y && y) {
+        const auto inside = original.made_inside.find(op.name());
         out.notes.push_back(op.name() + "." + knob + " = " + *y +
-                            ": the code has no argument for it to write into");
+                            ": the code has no argument for it to write into" +
+                            (inside != original.made_inside.end() ? "; " + inside->second : ""));
       }
     }
   }

@@ -118,6 +118,9 @@ struct Pipeline {
   // By map: TensorFlow calls in its function that have a batched form under another name
   // (parse_single_example's is parse_example), which --apply renames when it batches first.
   std::map<std::string, std::vector<Rename>> batched_renames;
+  // Ops a call makes inside itself, with no argument for their knobs (CsvDataset's parse):
+  // how the code would make the op its own, for a tuned knob it cannot write.
+  std::map<std::string, std::string> made_inside;
   spec::Source source;
   std::vector<spec::Op> ops;
   std::vector<CodeNote> notes;  // this pipeline's, so a branch the file drops drops them

@@ -4,6 +4,7 @@
 // work and whose __len__ the epoch.
 
 #include <algorithm>
+#include <functional>
 #include <string>
 
 #include "app/code/dialects.h"
@@ -19,6 +20,9 @@ namespace pipescope::code {
 namespace {
 
 constexpr int64_t kStandInItems = kStandInRecords;
+// A Python function that calls nothing: its call alone (CPython's call of a small function
+// is well under a microsecond; a microsecond stands in).
+constexpr char kPythonCallOnly[] = "1us";
 // The items of an endless IterableDataset (`while True: yield ...`): no run reaches the end.
 constexpr int64_t kEndlessItems = 1'000'000'000'000'000;
 
@@ -163,6 +167,16 @@ void IndexSource(PythonReader& r, Pipeline& p, const Value* dataset, const Class
       return;
     }
   }
+  if (cls && cls->methods.count("__iter__") && !cls->methods.count("__getitem__")) {
+    // An IterableDataset without __len__: what its __iter__ yields, where its loops say
+    // (`for i in range(self.start, self.end): yield i` on the instance as it was made).
+    const auto attributes =
+        dataset && dataset->call ? r.InstanceAttributes(*cls, *dataset->call) : cls->attributes;
+    if (const auto n = r.YieldsOfMethod(cls->methods.at("__iter__"), attributes); n && *n > 0) {
+      range->set_stop(*n);
+      return;
+    }
+  }
   range->set_stop(kStandInItems);
   p.Note(dataset ? dataset->node.start() : p.at,
          "the length of `" + (dataset ? dataset->Spelling() : std::string("?")) +
@@ -242,15 +256,49 @@ void ReplicasOfIterable(Pipeline& p, const ClassInfo& cls, const CallArgs& loade
 
 // __getitem__ of the dataset's class as Python work; a class the file does not define
 // (torchvision's ImageFolder, say) gets a cost parameter.
+// The first OpenCV call a dataset's __getitem__ (or __getitems__) makes, itself or in a
+// function of the file's it calls ("cv2.imread"); empty where it makes none.
+std::string OpenCvCall(PythonReader& r, const ClassInfo* cls) {
+  if (!cls) return {};
+  for (const char* method : {"__getitem__", "__getitems__"}) {
+    if (!cls->methods.count(method)) continue;
+    const Value fn{.kind = Value::Kind::kFunction, .s = method, .node = cls->methods.at(method)};
+    for (const RecordedCall& call : r.CallsIn(fn)) {
+      if (call.path.starts_with("cv2.")) return call.path;
+      if (!call.callee.Is(Value::Kind::kFunction)) continue;
+      for (const RecordedCall& inner : r.CallsIn(call.callee)) {
+        if (inner.path.starts_with("cv2.")) return inner.path;
+      }
+    }
+  }
+  return {};
+}
+
+// Whether the file calls cv2.setNumThreads anywhere (at its top, in a worker_init_fn).
+bool SetsOpenCvThreads(const SyntaxNode& any) {
+  SyntaxNode root = any;
+  while (!root.parent().null()) root = root.parent();
+  std::function<bool(const SyntaxNode&, int)> find = [&](const SyntaxNode& n, int depth) {
+    if (depth > 200) return false;
+    if (n.Is("call") && n.field("function").text().ends_with("setNumThreads")) return true;
+    for (const SyntaxNode& c : n.named_children()) {
+      if (find(c, depth + 1)) return true;
+    }
+    return false;
+  };
+  return find(root, 0);
+}
+
+// `getitems`: the loader calls the dataset's __getitems__, once a batch.
 spec::WorkFunction GetItem(PythonReader& r, Pipeline& p, const Value* dataset, const ClassInfo* cls,
-                           const std::string& op, SourcePoint at) {
+                           const std::string& op, SourcePoint at, bool getitems) {
   StageWork work;
-  if (cls && cls->methods.count("__getitem__")) {
-    Value fn{
-        .kind = Value::Kind::kFunction, .s = "__getitem__", .node = cls->methods.at("__getitem__")};
+  const char* method = getitems ? "__getitems__" : "__getitem__";
+  if (cls && cls->methods.count(method)) {
+    Value fn{.kind = Value::Kind::kFunction, .s = method, .node = cls->methods.at(method)};
     const auto attributes =
         dataset && dataset->call ? r.InstanceAttributes(*cls, *dataset->call) : cls->attributes;
-    work = ReadWork(r, fn, "__getitem__", /*python=*/true, &attributes);
+    work = ReadWork(r, fn, method, /*python=*/true, &attributes);
   } else if (cls && cls->methods.count("__iter__")) {
     // An IterableDataset: each worker runs its own copy of __iter__ and batches what it
     // yields, as the map-style loader's workers batch what __getitem__ returns; the cost
@@ -314,6 +362,22 @@ const ClassInfo* ClassOf(PythonReader& r, const Value* v) {
   return v && v->Is(Value::Kind::kInstance) ? r.FindClass(v->s) : nullptr;
 }
 
+// The loader's batch_size and drop_last from a BatchSampler(sampler, batch_size, drop_last)
+// it is given.
+void BatchesOf(const CallArgs& batches, Pipeline& p, const CallArgs& a, const std::string& op_name,
+               spec::DataLoaderOp& dl) {
+  const Value* size = batches.Get(1, "batch_size");
+  dl.set_batch_size(size && size->AsInt() ? *size->AsInt() : 1);
+  if (!size || !size->AsInt()) {
+    p.Note(a.node.start(),
+           "the BatchSampler's batch_size is `" + (size ? size->Spelling() : std::string("?")) +
+               "`, known only when the code runs: 1 until set: --set " + op_name + ".batch_size=N");
+  }
+  if (const Value* drop = batches.Get(2, "drop_last"); drop && drop->Is(Value::Kind::kBool)) {
+    dl.set_drop_last(drop->b);
+  }
+}
+
 Value DataLoader(PythonReader& r, const CallArgs& a) {
   auto p = r.NewPipeline("pytorch", a.node.start());
   const std::string op_name = "loader";
@@ -328,23 +392,22 @@ Value DataLoader(PythonReader& r, const CallArgs& a) {
   const Value* batch = a.Get(1, "batch_size");
   const Value* sampler = a.Get(3, "sampler");
   const CallArgs* batches = BatchSamplerOf(r, sampler);
-  if (batch && batch->Is(Value::Kind::kNone) && batches) {
+  // batch_sampler=BatchSampler(sampler, batch_size, drop_last): its batches of indices, each
+  // fetched item by item and collated (DataLoader refuses batch_size, shuffle, sampler and
+  // drop_last beside it).
+  const CallArgs* batch_sampler = BatchSamplerOf(r, a.Get(4, "batch_sampler"));
+  // A dataset with __getitems__ is given each batch's indices in one call (PyTorch's
+  // _MapDatasetFetcher), where the loader batches.
+  const bool getitems = cls && cls->methods.count("__getitems__");
+  if (batch_sampler) {
+    batches = batch_sampler;
+    dl->set_fetch_batches(getitems);
+    BatchesOf(*batches, *p, a, op_name, *dl);
+  } else if (batch && batch->Is(Value::Kind::kNone) && batches) {
     // batch_size=None over a sampler of index batches: the dataset gets each batch's indices
     // in one call (TensorDataset's tensor[indices]).
     dl->set_fetch_batches(true);
-    const Value* size = batches->Get(1, "batch_size");
-    if (size && size->AsInt()) {
-      dl->set_batch_size(*size->AsInt());
-    } else {
-      dl->set_batch_size(1);
-      p->Note(a.node.start(), "the BatchSampler's batch_size is `" +
-                                  (size ? size->Spelling() : std::string("?")) +
-                                  "`, known only when the code runs: 1 until set: --set " +
-                                  op_name + ".batch_size=N");
-    }
-    if (const Value* drop = batches->Get(2, "drop_last"); drop && drop->Is(Value::Kind::kBool)) {
-      dl->set_drop_last(drop->b);
-    }
+    BatchesOf(*batches, *p, a, op_name, *dl);
   } else if (batch && batch->Is(Value::Kind::kNone)) {
     // No automatic batching: each index the sampler gives is fetched as it is, a whole batch
     // where __getitem__ (or a batch sampler's indices) makes one.
@@ -356,6 +419,7 @@ Value DataLoader(PythonReader& r, const CallArgs& a) {
   } else {
     dl->set_batch_size(
         ReadKnob(*p, a, 1, "batch_size", op_name, "1 (the DataLoader's default)").value_or(1));
+    dl->set_fetch_batches(getitems);
   }
   // The order of the indices: shuffle=True, or a RandomSampler as the sampler or inside the
   // BatchSampler. It is kept for the code written back; it costs nothing the spec counts.
@@ -365,7 +429,7 @@ Value DataLoader(PythonReader& r, const CallArgs& a) {
   } else if (IsSampler(order, kRandomSampler)) {
     dl->set_shuffle(true);
   } else if ((order && !IsSampler(order, kSequentialSampler) && !order->Is(Value::Kind::kNone)) ||
-             a.Get(4, "batch_sampler")) {
+             (a.Get(4, "batch_sampler") && !batch_sampler)) {
     p->Note(a.node.start(),
             "the loader's sampler `" +
                 (order ? order->Spelling() : a.Get(4, "batch_sampler")->Spelling()) +
@@ -375,11 +439,18 @@ Value DataLoader(PythonReader& r, const CallArgs& a) {
       ReadKnob(*p, a, 5, "num_workers", op_name, "0 (the DataLoader's default)").value_or(0));
   if (const Value* collate = a.Get(6, "collate_fn"); collate && !collate->Is(Value::Kind::kNone)) {
     StageWork work = ReadWork(r, *collate, "collate_fn", /*python=*/true);
+    // One that calls nothing (`lambda batch: batch`, the list of samples as it is) costs a
+    // Python call, not the stand-in for work the code does not show.
+    if (collate->Is(Value::Kind::kFunction) && r.CallsIn(*collate).empty() &&
+        work.transforms.parts.empty()) {
+      work.fn.mutable_python()->set_duration(kPythonCallOnly);
+      work.cost_is_parameter = false;
+    }
     *dl->mutable_collate() = work.fn;
     NoteWork(*p, collate->node.start(), op_name, work, "collate_cost");
   }
   dl->set_pin_memory(ReadFlag(*p, a, 7, "pin_memory", op_name).value_or(false));
-  if (!dl->fetch_batches()) {
+  if (!dl->fetch_batches() && !batch_sampler) {
     dl->set_drop_last(ReadFlag(*p, a, 8, "drop_last", op_name).value_or(false));
   }
   if (const auto pf = ReadKnob(*p, a, 13, "prefetch_factor", op_name, "2")) {
@@ -406,10 +477,23 @@ Value DataLoader(PythonReader& r, const CallArgs& a) {
   } else if (const auto rows = RowsReturned(cls)) {
     IndexedRowsWork(*p, op, *rows, cls->name + ".__getitem__", a.node.start());
   } else {
-    *dl->mutable_getitem() = GetItem(r, *p, dataset, cls, op_name, a.node.start());
+    *dl->mutable_getitem() =
+        GetItem(r, *p, dataset, cls, op_name, a.node.start(), getitems && dl->fetch_batches());
   }
   if (cls && !cls->methods.count("__getitem__") && cls->methods.count("__iter__")) {
     ReplicasOfIterable(*p, *cls, a, *dl, a.node.start());
+  }
+  // OpenCV runs a thread pool of its own (a thread per core) in every worker process, so
+  // workers that decode or resize with it crowd the cores (mmdetection#3306: 2.14 s an
+  // iteration, cured by cv2.setNumThreads(0), which mmdetection now sets in each worker).
+  if (const std::string cv = OpenCvCall(r, cls);
+      !cv.empty() && dl->num_workers() > 0 && !SetsOpenCvThreads(a.node)) {
+    p->Note(a.node.start(), cls->name + " calls OpenCV (" + cv +
+                                "), which runs a thread per core of its own in each of the " +
+                                std::to_string(dl->num_workers()) +
+                                " worker processes: they crowd the cores, which the simulation "
+                                "does not count; cv2.setNumThreads(0) at the top of the file "
+                                "(or in a worker_init_fn) keeps each worker to its own thread");
   }
   // An HDF5 file opened in __init__ is inherited by every worker process, which h5py does
   // not support (pytorch#11929: open it in __getitem__, once per worker).
@@ -553,7 +637,7 @@ Value Fit(PythonReader& r, const CallArgs& a, bool generator_call) {
     kf->set_max_queue_size(*q);
   }
   if (cls) {
-    *kf->mutable_getitem() = GetItem(r, *p, x, cls, op_name, a.node.start());
+    *kf->mutable_getitem() = GetItem(r, *p, x, cls, op_name, a.node.start(), false);
   } else {
     // A generator: its next() makes a batch, run by Keras's GeneratorEnqueuer.
     StageWork work;

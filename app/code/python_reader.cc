@@ -244,6 +244,46 @@ std::optional<int64_t> PythonReader::IterationsOver(const SyntaxNode& iterated) 
   return std::nullopt;
 }
 
+std::optional<int64_t> PythonReader::YieldsOf(const SyntaxNode& block, int depth) {
+  if (block.null() || depth > 8) return std::nullopt;
+  int64_t total = 0;
+  for (const SyntaxNode& s : block.named_children()) {
+    if (!HoldsYield(s)) continue;
+    if (s.Is("expression_statement")) {
+      const auto children = s.code_children();
+      if (children.size() != 1 || !children[0].Is("yield")) return std::nullopt;
+      if (!children[0].text().starts_with("yield from")) {
+        ++total;
+        continue;
+      }
+      // `yield from range(N)`: what it iterates, one element each.
+      const auto from = children[0].named_children();
+      const auto times = from.size() == 1 ? IterationsOver(from[0]) : std::nullopt;
+      if (!times) return std::nullopt;
+      total += *times;
+    } else if (s.Is("for_statement") && s.field("alternative").null()) {
+      const auto each = YieldsOf(s.field("body"), depth + 1);
+      const auto times = each ? IterationsOver(s.field("right")) : std::nullopt;
+      if (!times) return std::nullopt;
+      total += *each * *times;
+    } else {
+      return std::nullopt;
+    }
+  }
+  return total;
+}
+
+std::optional<int64_t> PythonReader::YieldsOfMethod(
+    const SyntaxNode& def, const std::map<std::string, Value>& attributes) {
+  scopes_.push_back(attributes);
+  for (const SyntaxNode& p : def.field("parameters").code_children()) {
+    if (p.Is("identifier")) Bind(std::string(p.text()), Value{});
+  }
+  const std::optional<int64_t> yields = YieldsOf(def.field("body"));
+  scopes_.pop_back();
+  return yields;
+}
+
 Value PythonReader::Drained(const SyntaxNode& e) {
   if (!e.Is("call")) return {};
   const std::string_view callee = e.field("function").text();

@@ -96,6 +96,14 @@ class PythonReader {
   // The iterations of a `for` over `iterated`, where the file shows them: range(stop),
   // range(start, stop[, step]) of ints it knows, a list, or an array's rows.
   std::optional<int64_t> IterationsOver(const SyntaxNode& iterated);
+  // The elements a generator's `block` yields, where its code says: a yield statement counts
+  // one, `yield from` and a `for` over something of known length count its length (times the
+  // for's body's). A yield under an if, a while or a try is known only when it runs: nullopt.
+  std::optional<int64_t> YieldsOf(const SyntaxNode& block, int depth = 0);
+  // YieldsOf a method's body on an instance: its `self.x` as `attributes` say (an
+  // IterableDataset's __iter__ over `range(self.start, self.end)`), its parameters unknown.
+  std::optional<int64_t> YieldsOfMethod(const SyntaxNode& def,
+                                        const std::map<std::string, Value>& attributes);
   void Note(SourcePoint at, std::string message) { notes_.push_back({at, std::move(message)}); }
   // A note that `condition` was read as true, not knowing its value. Made while a def is read
   // where it is defined (its parameters unknown), it is taken back at the end where every

@@ -237,38 +237,6 @@ Value FromTensors(PythonReader& r, const CallArgs& a) {
   return PipelineValue(std::move(p), a);
 }
 
-// The elements a generator's `block` yields, where its code says: a yield statement counts
-// one, `yield from` and a `for` over something of known length count its length (times the
-// for's body's). A yield under an if, a while or a try is known only when it runs: nullopt.
-std::optional<int64_t> YieldsOf(PythonReader& r, const SyntaxNode& block, int depth = 0) {
-  if (block.null() || depth > 8) return std::nullopt;
-  int64_t total = 0;
-  for (const SyntaxNode& s : block.named_children()) {
-    if (!HoldsYield(s)) continue;
-    if (s.Is("expression_statement")) {
-      const auto children = s.code_children();
-      if (children.size() != 1 || !children[0].Is("yield")) return std::nullopt;
-      if (!children[0].text().starts_with("yield from")) {
-        ++total;
-        continue;
-      }
-      // `yield from range(N)`: what it iterates, one element each.
-      const auto from = children[0].named_children();
-      const auto times = from.size() == 1 ? r.IterationsOver(from[0]) : std::nullopt;
-      if (!times) return std::nullopt;
-      total += *times;
-    } else if (s.Is("for_statement") && s.field("alternative").null()) {
-      const auto each = YieldsOf(r, s.field("body"), depth + 1);
-      const auto times = each ? r.IterationsOver(s.field("right")) : std::nullopt;
-      if (!times) return std::nullopt;
-      total += *each * *times;
-    } else {
-      return std::nullopt;
-    }
-  }
-  return total;
-}
-
 Value FromGenerator(PythonReader& r, const CallArgs& a) {
   auto p = r.NewPipeline("tfdata", a.node.start());
   const Value* gen = a.Get(0, "generator");
@@ -284,7 +252,7 @@ Value FromGenerator(PythonReader& r, const CallArgs& a) {
   // A def of the file's yields what its body says (`for i in range(1000): yield ...`).
   const std::optional<int64_t> yields =
       gen && gen->Is(Value::Kind::kFunction) && gen->node.Is("function_definition")
-          ? YieldsOf(r, gen->node.field("body"))
+          ? r.YieldsOf(gen->node.field("body"))
           : std::nullopt;
   g->set_records(yields.value_or(-1));
   g->set_duration(DefaultStageCost());
@@ -362,6 +330,10 @@ Value CsvDataset(PythonReader& r, const CallArgs& a) {
       *p, CsvWork(a.Get(1, "record_defaults"), a.Get(5, "field_delim"), a.Get(7, "na_value"),
                   a.Get(6, "use_quote_delim"), a.Get(8, "select_cols")));
   p->op_at[parse.name()] = a.node.start();
+  p->made_inside[parse.name()] =
+      "CsvDataset parses its lines inside the reader, one at a time: to set this, read them "
+      "with tf.data.TextLineDataset and map tf.io.decode_csv over them (after .batch(n), as "
+      "decode_csv takes a batch of lines), with num_parallel_calls";
   p->Note(a.node.start(),
           "CsvDataset reads its files' lines and parses each in the same op: "
           "a text-line source, then '" +
@@ -568,8 +540,10 @@ Value ImagesFromDirectory(PythonReader& r, const CallArgs& a) {
   }
   spec::Op load;
   load.set_name(kLoadImage);
-  load.mutable_map()->mutable_fn()->mutable_cpu_work()->set_duration(
-      std::to_string(kDecodeJpegNs / 1000) + "us");
+  auto* decode = load.mutable_map()->mutable_fn()->mutable_cpu_work();
+  decode->set_duration(std::to_string(kDecodeJpegNs / 1000) + "us");
+  // It decodes one image's bytes at a time (tf.io.decode_image): no batched form.
+  decode->set_one_element_call("tf.io.decode_image");
   load.mutable_map()->set_num_parallel_calls(-1);  // Keras maps with AUTOTUNE
   p->ops.push_back(load);
   p->Note(a.node.start(), std::string("'") + kLoadImage +

@@ -56,6 +56,12 @@ void CheckFields(engine::OpFieldCheck& check) {
   }
 }
 
+// A __getitem__ that blocks beside its work (a database, storage, a sleep) waits in the
+// workers.
+uint32_t TraitsOfFields(const spec::Op& op) {
+  return engine::WorkFunctionCpuFraction(op.dataloader().getitem()) < 1 ? record::kTraitWaits : 0u;
+}
+
 constexpr engine::OpKindDescription kDataLoader{
     .kind = "dataloader",
     .kind_case = spec::Op::kDataloader,
@@ -66,7 +72,8 @@ constexpr engine::OpKindDescription kDataLoader{
     .omissible =
         "prefetch_factor: 2, in_order: true, worker_startup: 90ms, receive_per_mb: "
         "50us, receive_per_batch: 45us, fetch_batches: false, indexes_batches: false",
-    .check_fields = CheckFields};
+    .check_fields = CheckFields,
+    .traits_of_fields = TraitsOfFields};
 
 engine::Result<engine::DataLoaderRules> Rules(const engine::PlannedOp& p) {
   return engine::DataLoaderRulesOf(p.op->dataloader(), p.Knob("num_workers").start,

@@ -43,9 +43,10 @@ void CheckFields(engine::OpFieldCheck& check) {
 // Threads running Python hold the main process's interpreter lock; processes hold their own.
 uint32_t TraitsOfFields(const spec::Op& op) {
   const auto& k = op.keras_fit();
-  return engine::HoldsInterpreterLock(k.getitem()) && !k.use_multiprocessing()
-             ? record::kTraitHoldsInterpreterLock
-             : 0u;
+  const uint32_t lock = engine::HoldsInterpreterLock(k.getitem()) && !k.use_multiprocessing()
+                            ? record::kTraitHoldsInterpreterLock
+                            : 0u;
+  return lock | (engine::WorkFunctionCpuFraction(k.getitem()) < 1 ? record::kTraitWaits : 0u);
 }
 
 constexpr engine::OpKindDescription kKerasFit{

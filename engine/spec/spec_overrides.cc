@@ -133,8 +133,11 @@ Status ApplyOverride(spec::PipelineSpec& spec, const std::string& assignment) {
     const auto* oneof = source->GetDescriptor()->FindOneofByName("kind");
     const auto* kind = source->GetReflection()->GetOneofFieldDescriptor(*source, oneof);
     if (!kind) return InvalidArgument("source '" + op_name + "' has no kind");
-    return SetField(*source->GetReflection()->MutableMessage(source, kind), knob, value,
-                    "source '" + op_name + "'");
+    RETURN_IF_ERROR(SetField(*source->GetReflection()->MutableMessage(source, kind), knob, value,
+                             "source '" + op_name + "'"));
+    // A count given: the data's size is the user's, no longer a stand-in.
+    if (knob == "records" || knob == "stop" || knob == "count") source->clear_size_is_stand_in();
+    return Status::Ok();
   }
   spec::Op* op = FindOp(*spec.mutable_ops(), op_name);
   if (!op) {
@@ -153,8 +156,10 @@ Status ApplyOverride(spec::PipelineSpec& spec, const std::string& assignment) {
                                                   : nullptr;
   if (per && per->has_synthetic_file() && !params.GetDescriptor()->FindFieldByName(knob) &&
       per->synthetic_file().GetDescriptor()->FindFieldByName(knob)) {
-    return SetField(*per->mutable_synthetic_file(), knob, value,
-                    "op '" + op_name + "' (its synthetic files)");
+    RETURN_IF_ERROR(SetField(*per->mutable_synthetic_file(), knob, value,
+                             "op '" + op_name + "' (its synthetic files)"));
+    if (knob == "records_per_file") per->mutable_synthetic_file()->clear_size_is_stand_in();
+    return Status::Ok();
   }
   return SetField(params, knob, value, "op '" + op_name + "'");
 }

@@ -67,6 +67,10 @@ enum StageTrait : uint32_t {
   // What it gives depends on random draws (a shuffle, an augmentation): a cache after it
   // replays the first epoch's draws.
   kTraitRandom = 1u << 13,
+  // Its function blocks beside its CPU (io_wait, or a `wait`: storage, a database, a sleep):
+  // little of a core while busy is its waiting, not a busy machine, and more workers than
+  // cores still help it.
+  kTraitWaits = 1u << 14,
 };
 
 // An op of the pipeline. Sent again when it changes (a rebuild reorders ops).

@@ -53,9 +53,19 @@ bool ReadsStorage(const StageFigures& s) {
   return Has(s, record::kTraitSource) || Has(s, record::kTraitParallelReads) || s.depth > 0;
 }
 
-bool Starved(const StageFigures& s) {
+// Busy threads of a function that blocks beside its work (record::kTraitWaits: a read from
+// storage, a database, a sleep) that used little of a core, with cores to spare, were
+// waiting, not starved: more of them than cores still help. Where they used most of the
+// cores (more workers than cores), they waited for a core too.
+constexpr double kWaitingCores = 0.6;
+bool WaitsWithCoresToSpare(const StageFigures& s, int cpu_budget) {
+  return Has(s, record::kTraitWaits) && s.cpu_share >= 0 && s.cpu_share < kStarvedCpuShare &&
+         (cpu_budget <= 0 || s.cpu_cores < kWaitingCores * cpu_budget);
+}
+
+bool Starved(const StageFigures& s, int cpu_budget) {
   return s.cpu_share >= 0 && s.cpu_share < kStarvedCpuShare && s.busy_fraction >= 0.5 &&
-         !ReadsStorage(s);
+         !ReadsStorage(s) && !WaitsWithCoresToSpare(s, cpu_budget);
 }
 
 // An op busy less than this share of its time is not what the consumer waits for, whatever
@@ -162,11 +172,6 @@ std::string EnqueuerSuggestion(const StageFigures& s, int64_t wait_ns, double wa
   return "raise " + s.name + "'s workers to " + std::to_string(needed);
 }
 
-// Busy workers whose process used less than this share of the cores (or, the cores not
-// known, less than this share of a core each while working) were waiting, not starved.
-constexpr double kWaitingWorkersCores = 0.6;
-constexpr double kWaitingWorkersShare = 0.3;
-
 // A DataLoader's workers busy less than this share while the consumer waits are waited on
 // for another reason than their work.
 constexpr double kIdleWorkersBusy = 0.6;
@@ -210,12 +215,8 @@ std::string WorkerProcessesSuggestion(const StageFigures& s, int64_t wait_ns, do
   }
   const int needed = NeededParallelism(s, wait);
   // Workers that use little of a core while busy, with cores to spare, wait (a database,
-  // remote storage, a sleep): more of them than cores still help, as more readers do. Where
-  // they used most of the cores, they waited for one instead.
-  const bool waiting = s.cpu_share >= 0 && s.cpu_share < kStarvedCpuShare &&
-                       (cpu_budget > 0 ? s.cpu_cores < kWaitingWorkersCores * cpu_budget
-                                       : s.cpu_share < kWaitingWorkersShare);
-  if (waiting && needed > workers) {
+  // remote storage, a sleep): more of them than cores still help, as more readers do.
+  if (WaitsWithCoresToSpare(s, cpu_budget) && needed > workers) {
     return "raise " + s.name + "'s num_workers to " + std::to_string(needed) +
            " (its workers used " + Pct(s.cpu_share) +
            " of a core while busy: they wait, so more of them than cores still help)";
@@ -416,7 +417,13 @@ Verdict MakeVerdict(const RangeAnalysis& r, int cpu_budget) {
                       Pct(culprit->cpu_share) + " of a core while working";
       }
       v.suggestion = InterpreterLockSuggestion(*culprit);
-    } else if (Starved(*culprit)) {
+    } else if (Has(*culprit, record::kTraitParallelFunction) && !ReadsStorage(*culprit) &&
+               WaitsWithCoresToSpare(*culprit, cpu_budget)) {
+      v.evidence += "; its threads used " + Pct(culprit->cpu_share) +
+                    " of a core while working, with cores to spare: they wait (a read, a "
+                    "request, a sleep), not for a core";
+      v.suggestion = Suggest(*culprit, wait, /*cpu_budget=*/0, v.suggests_change);
+    } else if (Starved(*culprit, cpu_budget)) {
       double threads = 0;
       for (const auto& st : r.stages) {
         if (st.asynchronous && !Has(st, record::kTraitOneProducer)) threads += st.parallelism;

@@ -73,6 +73,23 @@ TEST(CliRunTest, BadInputGivesAReadableErrorAndExitCode2) {
   EXPECT_NE(r.out.find("no op named 'nosuch'"), std::string::npos) << r.out;
 }
 
+// `help` lists the commands, `help COMMAND` gives that command's options; an unknown one is
+// said, exit 2.
+TEST(CliRunTest, HelpListsTheCommandsAndGivesEachOnesOptions) {
+  const auto all = Cli("help");
+  EXPECT_EQ(all.exit_code, 0) << all.out;
+  EXPECT_NE(all.out.find("Usage: pipescope-cli [OPTIONS] SUBCOMMAND"), std::string::npos)
+      << all.out;
+  EXPECT_NE(all.out.find("simulate"), std::string::npos) << all.out;
+  const auto one = Cli("help simulate");
+  EXPECT_EQ(one.exit_code, 0) << one.out;
+  EXPECT_NE(one.out.find("Usage: pipescope-cli simulate [OPTIONS] spec"), std::string::npos)
+      << one.out;
+  const auto none = Cli("help nosuch");
+  EXPECT_EQ(none.exit_code, 2);
+  EXPECT_NE(none.out.find("there is no command 'nosuch'"), std::string::npos) << none.out;
+}
+
 TEST(CliRunTest, APipelineErrorExitsWithCode1AndNamesTheOp) {
   const std::string spec =
       std::string(PIPESCOPE_RESOURCES) + "/../tests/cli/data/bad_normalize.pbtxt";

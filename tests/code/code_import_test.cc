@@ -7,6 +7,7 @@
 #include <google/protobuf/util/message_differencer.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -43,6 +44,12 @@ bool HasNote(const ImportedCode& c, int line, const std::string& part) {
     if (n.at.line == line && n.message.find(part) != std::string::npos) return true;
   }
   return false;
+}
+
+// Whether any of `notes` (PatchCode's) says `part`.
+bool AnyHas(const std::vector<std::string>& notes, const std::string& part) {
+  return std::any_of(notes.begin(), notes.end(),
+                     [&](const std::string& n) { return n.find(part) != std::string::npos; });
 }
 
 std::string Notes(const ImportedCode& c) {
@@ -693,6 +700,89 @@ loader = DataLoader(MyIterable(), batch_size=128, num_workers=8, prefetch_factor
       << Notes(c);
 }
 
+// An IterableDataset without __len__ has as many items as its __iter__'s loops yield, on the
+// instance as it was made; a loop of unknown length leaves the stand-in.
+TEST(CodeImportTest, AnIterableDatasetsLengthIsWhatItsIterYields) {
+  const auto c = Import(R"(from torch.utils.data import IterableDataset, DataLoader
+class Span(IterableDataset):
+    def __init__(self, start, end):
+        self.start = start
+        self.end = end
+    def __iter__(self):
+        for i in range(self.start, self.end):
+            yield i
+        yield -1
+
+loader = DataLoader(Span(10, 50), batch_size=4)
+)");
+  EXPECT_EQ(c.spec.source().range().stop(), 41) << Notes(c);
+  EXPECT_EQ(Notes(c).find("is known only when the code runs"), std::string::npos) << Notes(c);
+  const auto unknown = Import(R"(from torch.utils.data import IterableDataset, DataLoader
+class Lines(IterableDataset):
+    def __iter__(self):
+        for line in open("data.txt"):
+            yield line
+
+loader = DataLoader(Lines(), batch_size=4)
+)");
+  EXPECT_NE(Notes(unknown).find("items stand in; --set dataset.stop=N"), std::string::npos)
+      << Notes(unknown);
+}
+
+// huggingface/datasets#5505: batch_sampler=BatchSampler(...) batches as its batch_size says
+// (not one item a batch), and a dataset with __getitems__ is given each batch's indices in
+// one call, read from __getitems__ (its fix); a collate_fn that calls nothing costs a call.
+TEST(CodeImportTest, ABatchSamplerBatchesAndGetitemsFetchesWholeBatches) {
+  const auto sampled =
+      Import(R"(from torch.utils.data import Dataset, DataLoader, BatchSampler, RandomSampler
+class Rows(Dataset):
+    def __len__(self):
+        return 1000
+    def __getitem__(self, i):
+        return i
+ds = Rows()
+loader = DataLoader(ds, batch_sampler=BatchSampler(RandomSampler(ds), batch_size=32, drop_last=True))
+)");
+  const auto& dl = OpNamed(sampled, "loader").dataloader();
+  EXPECT_EQ(dl.batch_size(), 32) << Notes(sampled);
+  EXPECT_TRUE(dl.drop_last());
+  EXPECT_TRUE(dl.shuffle());
+  EXPECT_FALSE(dl.fetch_batches());
+  EXPECT_EQ(Notes(sampled).find("the loader's sampler"), std::string::npos) << Notes(sampled);
+
+  const auto getitems = Import(R"(from torch.utils.data import Dataset, DataLoader
+class Table(Dataset):
+    def __getitems__(self, indices):  # one lookup for the batch
+        return fast_lookup(indices)
+    def __getitem__(self, i): return slow_lookup(i)
+    def __len__(self): return 1000
+loader = DataLoader(Table(), batch_size=32, collate_fn=lambda b: b)
+)");
+  const auto& batched = OpNamed(getitems, "loader").dataloader();
+  EXPECT_TRUE(batched.fetch_batches());
+  EXPECT_EQ(batched.batch_size(), 32);
+  EXPECT_EQ(batched.collate().python().duration(), "1us");
+  EXPECT_TRUE(HasNote(getitems, 7, "'loader' runs Python whose cost the code does not show"))
+      << Notes(getitems);
+}
+
+// OpenCV in worker processes runs a thread pool in each (mmdetection#3306): said, unless the
+// file sets cv2.setNumThreads.
+TEST(CodeImportTest, OpenCvInWorkersIsSaidToCrowdTheCores) {
+  const std::string code = R"(import cv2
+from torch.utils.data import Dataset, DataLoader
+class Images(Dataset):
+    def __len__(self):
+        return 100
+    def __getitem__(self, i):
+        return cv2.resize(cv2.imread(str(i)), (640, 640))
+loader = DataLoader(Images(), batch_size=8, num_workers=8)
+)";
+  EXPECT_TRUE(HasNote(Import(code), 8, "Images calls OpenCV (cv2.")) << Notes(Import(code));
+  const auto set = Import("import cv2\ncv2.setNumThreads(0)\n" + code.substr(11));
+  EXPECT_EQ(Notes(set).find("calls OpenCV"), std::string::npos) << Notes(set);
+}
+
 // An __iter__ that splits its items by get_worker_info() yields one copy an epoch.
 TEST(CodeImportTest, AnIterableDatasetSplitByWorkerInfoIsOneCopy) {
   const auto c = Import(R"(import math
@@ -1186,6 +1276,20 @@ TEST(CodeImportTest, ACsvFilesHeaderLineIsDroppedBeforeTheParse) {
       << Notes(two);
 }
 
+// tensorflow#30041: CsvDataset parses inside its reader, so a tuned parse cannot be written
+// into its call: the note says how the code would make the parse its own.
+TEST(CodePatchTest, AKnobOfAnOpMadeInsideAReaderSaysHowToMakeItItsOwn) {
+  const auto csv = Import("ds = tf.data.experimental.CsvDataset('a.csv', [0.0] * 3).batch(4)\n");
+  spec::PipelineSpec tuned = csv.spec;
+  ASSERT_TRUE(tuned.ops(0).has_map()) << tuned.DebugString();
+  tuned.mutable_ops(0)->mutable_map()->set_num_parallel_calls(2);
+  const auto patched = PatchCode(csv, tuned);
+  ASSERT_TRUE(patched.ok());
+  EXPECT_TRUE(AnyHas(patched->notes,
+                     "the code has no argument for it to write into; CsvDataset parses its "
+                     "lines inside the reader"));
+}
+
 TEST(CodeEmitTest, StandInFilesAreWrittenAsTheReaderAndFileNamesTheCodeHad) {
   // Text files a glob finds at run time: TextLineDataset again, not TFRecordDataset.
   const auto lines = Import("ds = tf.data.TextLineDataset(csv_files).skip(1).batch(4)\n");
@@ -1588,13 +1692,8 @@ loader = torch.utils.data.DataLoader(ds, batch_size=64, **settings())
   const auto left = PatchCode(unknown, more);
   ASSERT_TRUE(left.ok());
   EXPECT_EQ(left->text, opaque);
-  bool said = false;
-  for (const auto& n : left->notes) {
-    said = said || n.find(
-                       "loader.num_workers = 4: not written, as the call passes "
-                       "`**settings()`") != std::string::npos;
-  }
-  EXPECT_TRUE(said);
+  EXPECT_TRUE(AnyHas(left->notes,
+                     "loader.num_workers = 4: not written, as the call passes `**settings()`"));
 }
 
 // TensorFlow's "Load text" guide gathers a dataset per file in a list, then concatenates

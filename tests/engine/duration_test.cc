@@ -58,5 +58,22 @@ TEST(DurationTest, FormatsReadably) {
   EXPECT_EQ(FormatDuration(2'500'000), "2.5 ms");
 }
 
+// A duration written back as a spec writes it reads back to the same nanoseconds, in the
+// largest unit it is a whole number of; an empty one a spec left out is 0.
+TEST(DurationTest, SpecDurationsReadBackExactly) {
+  EXPECT_EQ(SpecDuration(2'000'000'000), "2s");
+  EXPECT_EQ(SpecDuration(3'125'000), "3125us");
+  EXPECT_EQ(SpecDuration(50'000'000), "50ms");
+  EXPECT_EQ(SpecDuration(40), "40ns");
+  for (const int64_t ns :
+       {int64_t{1}, int64_t{999}, int64_t{1'500'000}, int64_t{86'399'000'000'000}}) {
+    auto back = ParseDurationNs(SpecDuration(ns));
+    ASSERT_TRUE(back.ok()) << SpecDuration(ns);
+    EXPECT_EQ(*back, ns);
+  }
+  EXPECT_EQ(*OptionalDurationNs(""), 0);
+  EXPECT_FALSE(OptionalDurationNs("5 parsecs").ok());
+}
+
 }  // namespace
 }  // namespace pipescope::engine

@@ -64,13 +64,20 @@ TEST(SpecOverridesTest, TheSecondPipelineOfAZipIsSetByItsNames) {
   EXPECT_EQ(spec.ops(0).zip().ops(0).map().num_parallel_calls(), 3);
 }
 
+// A list of 8 files read by an interleave of synthetic files; `stand_in`: both sizes marked
+// as stand-ins.
+Result<spec::PipelineSpec> Files(bool stand_in = false) {
+  const std::string mark = stand_in ? "size_is_stand_in: true " : "";
+  return ParseSpecText("source { name: \"files\" " + mark +
+                           "range { stop: 8 } }\n"
+                           "ops { name: \"read\" interleave { per_element { synthetic_file { "
+                           "records_per_file: 5 record_bytes: 4 " +
+                           mark + "} } cycle_length: 2 } }\ntrain_step { step_time: \"1ms\" }",
+                       "files");
+}
+
 TEST(SpecOverridesTest, TheStorageOfAnInterleavesSyntheticFilesIsSetOnTheInterleave) {
-  auto spec = ParseSpecText(
-      "source { name: \"files\" range { stop: 8 } }\n"
-      "ops { name: \"read\" interleave { per_element { synthetic_file { records_per_file: 5 "
-      "record_bytes: 4 } } cycle_length: 2 } }\n"
-      "train_step { step_time: \"1ms\" }",
-      "files");
+  auto spec = Files();
   ASSERT_TRUE(spec.ok());
   ASSERT_TRUE(ApplyOverride(*spec, "read.read_latency=5ms").ok());
   ASSERT_TRUE(ApplyOverride(*spec, "read.cycle_length=4").ok());
@@ -79,6 +86,20 @@ TEST(SpecOverridesTest, TheStorageOfAnInterleavesSyntheticFilesIsSetOnTheInterle
   const Status unknown = ApplyOverride(*spec, "read.colour=red");
   EXPECT_FALSE(unknown.ok());
   EXPECT_NE(unknown.message().find("cycle_length"), std::string::npos) << unknown.message();
+}
+
+// A count given makes the data's size the user's: a stand-in's mark goes, on the source and
+// on an interleave's synthetic files, whether the spec came from code or a .pbtxt.
+TEST(SpecOverridesTest, ACountGivenIsNoLongerAStandIn) {
+  auto spec = Files(/*stand_in=*/true);
+  ASSERT_TRUE(spec.ok());
+  ASSERT_TRUE(ApplyOverride(*spec, "read.record_bytes=8").ok());
+  EXPECT_TRUE(spec->ops(0).interleave().per_element().synthetic_file().size_is_stand_in());
+  ASSERT_TRUE(ApplyOverride(*spec, "read.records_per_file=100").ok());
+  EXPECT_FALSE(spec->ops(0).interleave().per_element().synthetic_file().size_is_stand_in());
+  EXPECT_TRUE(spec->source().size_is_stand_in());
+  ASSERT_TRUE(ApplyOverride(*spec, "files.stop=100").ok());
+  EXPECT_FALSE(spec->source().size_is_stand_in());
 }
 
 TEST(SpecOverridesTest, ReadsBackAnIntegerKnob) {

@@ -305,6 +305,13 @@ RangeAnalysis Starving(double parallelism, double cpu_share) {
   return r;
 }
 
+// Starving's decode with `traits` besides its own.
+RangeAnalysis StarvingWith(double parallelism, double cpu_share, uint32_t traits) {
+  RangeAnalysis r = Starving(parallelism, cpu_share);
+  r.stages[0].traits |= traits;
+  return r;
+}
+
 TEST(VerdictTest, NeverSuggestsTheParallelismAnOpAlreadyHas) {
   // The time average sits below the knob when it was raised in the range: 1.4, knob 2.
   const Verdict v = MakeVerdict(Starving(1.4, 0.98), 8);
@@ -437,16 +444,13 @@ TEST(VerdictTest, OneStepAfterALongStartUpIsNotGraded) {
 // Python on one thread (from_generator's next()) holds the lock with no other thread to take
 // turns with (tensorflow#13101): said so; threads that share the lock take turns.
 TEST(VerdictTest, PythonOnOneThreadIsNotSaidToTakeTurns) {
-  RangeAnalysis one = Starving(1, 1.0);
-  one.stages[0].traits |= record::kTraitHoldsInterpreterLock;
-  const Verdict alone = MakeVerdict(one, 2);
+  const Verdict alone = MakeVerdict(StarvingWith(1, 1.0, record::kTraitHoldsInterpreterLock), 2);
   EXPECT_NE(alone.evidence.find("it runs Python on one thread, under the interpreter lock"),
             std::string::npos)
       << alone.evidence;
   EXPECT_EQ(alone.evidence.find("taking turns"), std::string::npos) << alone.evidence;
-  RangeAnalysis four = Starving(4, 0.27);
-  four.stages[0].traits |= record::kTraitHoldsInterpreterLock;
-  EXPECT_NE(MakeVerdict(four, 4).evidence.find("taking turns under the interpreter lock"),
+  EXPECT_NE(MakeVerdict(StarvingWith(4, 0.27, record::kTraitHoldsInterpreterLock), 4)
+                .evidence.find("taking turns under the interpreter lock"),
             std::string::npos);
 }
 
@@ -486,6 +490,23 @@ TEST(VerdictTest, WorkersThatGotLittleCpuMeanABusyMachine) {
   // Enough CPU: the usual advice.
   EXPECT_EQ(MakeVerdict(Starving(2, 0.9), 8).suggestion.find("busy with other work"),
             std::string::npos);
+}
+
+// A function that blocks beside its work (record::kTraitWaits: a read, a database, a sleep)
+// whose threads used little of a core with cores to spare waits, not for a core: more threads
+// than cores still help. The same figures without the trait are a busy machine; with the
+// cores used up (more threads than cores), its threads waited for a core too.
+TEST(VerdictTest, AFunctionThatWaitsIsNotABusyMachine) {
+  const Verdict v = MakeVerdict(StarvingWith(4, 0.1, record::kTraitWaits), 2);
+  EXPECT_NE(v.evidence.find("they wait (a read, a request, a sleep), not for a core"),
+            std::string::npos)
+      << v.text;
+  EXPECT_NE(v.suggestion.find("raise decode's num_parallel_calls to "), std::string::npos)
+      << v.suggestion;
+  EXPECT_EQ(v.suggestion.find("busy with other work"), std::string::npos) << v.suggestion;
+  EXPECT_NE(MakeVerdict(Starving(4, 0.1), 2).suggestion.find("2 cores"), std::string::npos);
+  const Verdict crowded = MakeVerdict(StarvingWith(4, 0.4, record::kTraitWaits), 2);  // 1.6 cores
+  EXPECT_EQ(crowded.evidence.find("they wait"), std::string::npos) << crowded.text;
 }
 
 TEST(VerdictTest, StorageThatAnswersSlowlyIsNotABusyMachine) {
