@@ -189,6 +189,9 @@ void AddFindings(const std::vector<std::string>& findings, trace::Verdict& verdi
   }
 }
 
+// A gain below this is little beside a remedy outside the knobs.
+constexpr double kLittleGain = 0.2;
+
 // The best change where it is to another op than the one the verdict blames (a synchronous
 // op on the blamed op's thread, whose own thread takes the two apart): said beside the blamed
 // op's own best, so the two sentences do not seem to disagree.
@@ -218,6 +221,17 @@ void ApplyAdvice(const engine::AdvisorResult& advice, trace::Verdict& verdict) {
   AddFindings(advice.findings, verdict);
   if (!advice.advice.empty()) {
     std::string text = advice.advice.front().text;
+    // Where the verdict's remedy lies outside the knobs (Python under the interpreter lock,
+    // less work per element) and the best knob gains little, the remedy leads and the knob
+    // follows (tensorflow#44274: the lock, not deterministic=False's +4%).
+    if (!verdict.suggests_change && !verdict.suggestion.empty() &&
+        advice.advice.front().predicted_gain < kLittleGain) {
+      trace::SetSuggestion(verdict, verdict.suggestion +
+                                        "; of the knobs and order, the best "
+                                        "change tried gains little: " +
+                                        text);
+      return;
+    }
     if (const std::string beside = BesideTheBlamed(advice, verdict); !beside.empty()) {
       // After a closing sentence of what the change alters, a sentence of its own.
       if (text.ends_with('.')) {

@@ -422,16 +422,22 @@ std::vector<AdviceCandidate> StartUpCandidates(const spec::PipelineSpec& spec, i
     const spec::Op& op = spec.ops(i);
     if (!Shuffles(op) || !op.has_shuffle()) continue;
     const int64_t buffer = op.shuffle().buffer_size();
-    if (buffer <= kSmallShuffleBuffer) continue;
-    // Before the maps that make its elements: it then holds what they start from.
+    // Before the maps that make its elements: it then holds what they start from. Whatever
+    // its size (keras#19502: 1024 decoded 12-megapixel images before the first step), as
+    // it is advised only where the first step comes in half the time.
     int to = i;
-    while (to > 0 && spec.ops(to - 1).has_map() && !IsRandomOp(spec.ops(to - 1))) --to;
-    if (to < i) {
+    const auto makes_or_buffers = [&](const spec::Op& before) {
+      return (before.has_map() && !IsRandomOp(before)) || OnlyBuffers(before);
+    };
+    while (to > 0 && makes_or_buffers(spec.ops(to - 1))) --to;
+    while (to < i && OnlyBuffers(spec.ops(to))) ++to;  // a prefetch ahead of the maps stays
+    if (to < i && spec.ops(to).has_map() && buffer > 1) {
       out.AddMove("reorder", i, to,
                   "shuffle before '" + spec.ops(to).name() + "' (its buffer then fills with what " +
                       "costs little to make, and " + spec.ops(to).name() +
                       " runs on the shuffled elements)");
     }
+    if (buffer <= kSmallShuffleBuffer) continue;
     const std::string smaller = std::to_string(kSmallShuffleBuffer);
     out.AddKnobs("shuffle_buffer", op.name(), {{"buffer_size", smaller}},
                  ChangeOfKnob(op.name(), "buffer_size", buffer, kSmallShuffleBuffer),

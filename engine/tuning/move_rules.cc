@@ -44,6 +44,13 @@ std::string Name(const Op& op) { return "'" + op.name() + "' (" + OpKindName(op)
 // (nullopt: nothing does). The order of the arguments is the new order.
 std::optional<std::string> SwapEffect(const Op& first, const Op& second) {
   if (OnlyBuffers(first) || OnlyBuffers(second)) return std::nullopt;
+  // A shuffle's draws depend on its seed and its buffer's count, not on the values: across a
+  // map of one element to another that draws nothing (decoding, parsing), the same elements
+  // come in the same order (keras#19502: shuffling file names, not decoded images).
+  const auto plain_map = [](const Op& op) { return op.has_map() && !IsRandomMap(op); };
+  if ((Shuffles(first) && plain_map(second)) || (plain_map(first) && Shuffles(second))) {
+    return std::nullopt;
+  }
   // Counting ops across 1:1 maps count the same elements.
   if ((IsCounting(first) && RunsFunction(second)) || (RunsFunction(first) && IsCounting(second))) {
     return std::nullopt;

@@ -62,6 +62,18 @@ TEST(MoveRulesTest, ARepeatMovedAcrossABatchAndAShuffleSaysBoth) {
             std::string::npos);
 }
 
+// A shuffle's draws depend on its seed and its buffer's count, not on values: moved across a
+// map that draws nothing, the same elements come in the same order (keras#19502's fix:
+// shuffle the file names, then decode); across a random map, the draws meet other elements.
+TEST(MoveRulesTest, AShuffleMovedAcrossAPlainMapKeepsTheOutput) {
+  const auto spec = Spec(R"(ops { name: "decode" map { fn { cpu_work { duration: "1ms" } } } }
+                            ops { name: "mix" shuffle { buffer_size: 1024 seed: 3 } })");
+  ExpectKept(spec, 1, 0);
+  const auto random = Spec(R"(ops { name: "flip" map { fn { random_flip {} } } }
+                             ops { name: "mix" shuffle { buffer_size: 1024 seed: 3 } })");
+  ExpectChanged(random, 1, 0);
+}
+
 TEST(MoveRulesTest, PrefetchMovesAnywhere) {
   const auto spec = Spec(kChain);
   ExpectKept(spec, 3, 0);

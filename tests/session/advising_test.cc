@@ -58,6 +58,57 @@ const engine::Advice* Find(const Advised& a, const std::string& kind) {
   return nullptr;
 }
 
+// keras#19502: image_dataset_from_directory (Keras 3.2) shuffled 1024 decoded images, behind
+// its prefetch: the first step waits for 1024 decodes. Shuffling the file names before the
+// decode (the maintainers' fix) brings it in a fraction of the time, keeping the output.
+TEST(AdvisingTest, AShuffleOfDecodedImagesIsMovedBeforeTheDecode) {
+  const Advised a = Advise(R"(name: "k" budget { cpu_cores: 2 }
+      source { name: "image_files" range { stop: 10000 } }
+      ops { name: "load_image" map { fn { cpu_work { duration: "150ms" } } num_parallel_calls: -1 } }
+      ops { name: "prefetch_images" prefetch { buffer_size: -1 } }
+      ops { name: "shuffle_images" shuffle { buffer_size: 1024 } }
+      ops { name: "batch" batch { batch_size: 16 } }
+      ops { name: "fit_epochs" repeat { count: 10 } }
+      train_step { step_time: "150ms" })");
+  ASSERT_FALSE(a.result.advice.empty()) << a.analysis.verdict.text;
+  const engine::Advice& first = a.result.advice.front();
+  EXPECT_EQ(first.kind, "reorder") << first.text;
+  EXPECT_EQ(first.change, "move 'shuffle_images' before 'load_image'") << first.text;
+  EXPECT_FALSE(first.changes_output) << first.text;
+  EXPECT_NE(first.text.find("the first step after "), std::string::npos) << first.text;
+  // A prefetch ahead of the decode stays there: the shuffle goes between the two.
+  const Advised behind = Advise(R"(name: "k" budget { cpu_cores: 2 }
+      source { name: "image_files" range { stop: 10000 } }
+      ops { name: "read_ahead" prefetch { buffer_size: 8 } }
+      ops { name: "load_image" map { fn { cpu_work { duration: "150ms" } } num_parallel_calls: -1 } }
+      ops { name: "shuffle_images" shuffle { buffer_size: 1024 } }
+      ops { name: "batch" batch { batch_size: 16 } }
+      train_step { step_time: "150ms" })");
+  ASSERT_FALSE(behind.result.advice.empty()) << behind.analysis.verdict.text;
+  EXPECT_EQ(behind.result.advice.front().change, "move 'shuffle_images' before 'load_image'");
+}
+
+// tensorflow#44274: an interleave's function runs Python under the interpreter lock, one call
+// at a time (read as a sequential map before it). The remedy is outside the knobs, and it
+// leads; the best knob, which gains little, follows it.
+TEST(AdvisingTest, ARemedyOutsideTheKnobsLeadsAKnobThatGainsLittle) {
+  const Advised a = Advise(R"(name: "t" budget { cpu_cores: 2 }
+      source { name: "range" range { stop: 64 } }
+      ops { name: "map_function" map { fn { python { duration: "25ms" } } call_overhead: "9us" } }
+      ops { name: "interleave" interleave { per_element { from_element {} }
+                                            cycle_length: 4 num_parallel_calls: 4 } }
+      train_step { step_time: "0ms" })");
+  const trace::Verdict& v = a.analysis.verdict;
+  EXPECT_EQ(v.bottleneck, "map_function") << v.text;
+  EXPECT_TRUE(v.suggestion.starts_with("map_function runs Python that holds the interpreter lock"))
+      << v.text;
+  ASSERT_FALSE(a.result.advice.empty()) << v.text;
+  EXPECT_LT(a.result.advice.front().predicted_gain, 0.2);
+  EXPECT_NE(v.suggestion.find("; of the knobs and order, the best change tried gains little: "),
+            std::string::npos)
+      << v.text;
+}
+
 // Two synchronous maps on one thread: the verdict blames the first, and the best change is a
 // thread for the second, which takes the two apart: said beside the first's own best, so the
 // two sentences do not seem to disagree.
