@@ -56,6 +56,12 @@ std::optional<double> Value::AsNumber() const {
   return std::nullopt;
 }
 
+std::optional<int64_t> Value::AsSleepNs() const {
+  const auto seconds = Is(Kind::kBool) ? std::nullopt : AsNumber();
+  if (!seconds || !(*seconds > 0 && *seconds < 86'400)) return std::nullopt;
+  return static_cast<int64_t>(*seconds * 1e9);
+}
+
 std::string Value::SymbolTail() const {
   if (kind != Kind::kSymbol) return {};
   const size_t dot = s.rfind('.');

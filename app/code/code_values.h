@@ -179,6 +179,9 @@ struct Value {
   // An integer: ints, bools, integral floats; nullopt otherwise.
   std::optional<int64_t> AsInt() const;
   std::optional<double> AsNumber() const;
+  // time.sleep(this): the nanoseconds, where this is a number of seconds the code gives
+  // (more than 0, less than a day); nullopt otherwise.
+  std::optional<int64_t> AsSleepNs() const;
   // The last part of a symbol's path ("AUTOTUNE" for tf.data.experimental.AUTOTUNE).
   std::string SymbolTail() const;
   // How the code spells it, for notes: the expression's own text.

@@ -254,8 +254,6 @@ void ReplicasOfIterable(Pipeline& p, const ClassInfo& cls, const CallArgs& loade
                  "__iter__ by torch.utils.data.get_worker_info().id and .num_workers");
 }
 
-// __getitem__ of the dataset's class as Python work; a class the file does not define
-// (torchvision's ImageFolder, say) gets a cost parameter.
 // The first OpenCV call a dataset's __getitem__ (or __getitems__) makes, itself or in a
 // function of the file's it calls ("cv2.imread"); empty where it makes none.
 std::string OpenCvCall(PythonReader& r, const ClassInfo* cls) {
@@ -289,7 +287,9 @@ bool SetsOpenCvThreads(const SyntaxNode& any) {
   return find(root, 0);
 }
 
-// `getitems`: the loader calls the dataset's __getitems__, once a batch.
+// __getitem__ of the dataset's class as Python work, or with `getitems` its __getitems__,
+// which the loader calls once a batch; a class the file does not define (torchvision's
+// ImageFolder, say) gets a cost parameter.
 spec::WorkFunction GetItem(PythonReader& r, Pipeline& p, const Value* dataset, const ClassInfo* cls,
                            const std::string& op, SourcePoint at, bool getitems) {
   StageWork work;

@@ -149,14 +149,18 @@ bool DoesNothing(const SyntaxNode& body) {
   return true;
 }
 
+// A statement that only prints (`print(f"step {i}")`): nothing a loop's timing counts.
+bool Prints(const SyntaxNode& statement) {
+  const auto children =
+      statement.Is("expression_statement") ? statement.code_children() : std::vector<SyntaxNode>{};
+  return children.size() == 1 && children[0].Is("call") &&
+         children[0].field("function").text() == "print";
+}
+
 // An except clause's block that only leaves the loop (`break`, `pass`, a print of it).
 bool LeavesOnly(const SyntaxNode& block) {
   for (const SyntaxNode& s : block.named_children()) {
-    if (s.Is("comment") || s.Is("pass_statement") || s.Is("break_statement")) continue;
-    const auto children =
-        s.Is("expression_statement") ? s.code_children() : std::vector<SyntaxNode>{};
-    if (children.size() == 1 && children[0].Is("call") &&
-        children[0].field("function").text() == "print") {
+    if (s.Is("comment") || s.Is("pass_statement") || s.Is("break_statement") || Prints(s)) {
       continue;
     }
     return false;
@@ -532,18 +536,15 @@ int64_t PythonReader::OnlySleeps(const SyntaxNode& body) {
         only_clocks(children[0].field("right"), 0)) {
       continue;
     }
+    if (Prints(s)) continue;
     if (children.size() != 1 || !children[0].Is("call")) return 0;
     const Value callee = Evaluate(children[0].field("function"));
     const std::string path = callee.Is(Value::Kind::kSymbol) ? CanonicalPath(callee.s) : "";
-    if (path == "print") continue;
     if (path != "time.sleep") return 0;
     const auto args = children[0].field("arguments").code_children();
-    const Value secs = args.size() == 1 ? Evaluate(args[0]) : Value{};
-    const double s_secs = secs.Is(Value::Kind::kInt)     ? static_cast<double>(secs.i)
-                          : secs.Is(Value::Kind::kFloat) ? secs.f
-                                                         : -1;
-    if (!(s_secs > 0 && s_secs < 86'400)) return 0;
-    slept += static_cast<int64_t>(s_secs * 1e9);
+    const auto ns = args.size() == 1 ? Evaluate(args[0]).AsSleepNs() : std::nullopt;
+    if (!ns) return 0;
+    slept += *ns;
   }
   return slept;
 }

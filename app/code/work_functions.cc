@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -186,10 +187,11 @@ struct Found {
   std::vector<Value> transforms;                // torchvision transforms it applies, in order
   std::vector<std::string> unknown_transforms;  // self.x it calls, bound to what is not known
   const std::map<std::string, Value>* self_attributes = nullptr;
-  int cheap_calls = 0;          // TensorFlow calls on small values (IsCheapTfCall)
-  bool other_calls = false;     // calls neither known, cheap, the file's own nor builtins
-  int64_t sleeps_ns = 0;        // its time.sleep(seconds) calls of known seconds, each once
-  bool sleeps_unknown = false;  // a time.sleep whose seconds only the run knows
+  int cheap_calls = 0;           // TensorFlow calls on small values (IsCheapTfCall)
+  bool other_calls = false;      // calls neither known, cheap, the file's own nor builtins
+  int64_t sleeps_ns = 0;         // its time.sleep(seconds) calls of known seconds, each once
+  std::set<size_t> sleeps_read;  // where those calls are: a def's, read again, counts once
+  bool sleeps_unknown = false;   // a time.sleep whose seconds only the run knows
 };
 
 // TensorFlow calls that reshape, relabel or convert small values (a label's tf.cast to
@@ -251,11 +253,11 @@ void Collect(PythonReader& reader, const Value& function, Found& found, int dept
     if (call.path == "time.sleep") {
       // Seconds the call blocks, the interpreter lock released: a wait, not work.
       const Value* secs = call.args.Get(0, "secs");
-      if (secs && (secs->Is(Value::Kind::kFloat) || secs->Is(Value::Kind::kInt))) {
-        const double s = secs->Is(Value::Kind::kInt) ? static_cast<double>(secs->i) : secs->f;
-        if (s > 0 && s < 86'400) found.sleeps_ns += static_cast<int64_t>(s * 1e9);
-      } else {
+      const auto ns = secs ? secs->AsSleepNs() : std::nullopt;
+      if (!ns) {
         found.sleeps_unknown = true;
+      } else if (found.sleeps_read.insert(call.args.node.start_byte()).second) {
+        found.sleeps_ns += *ns;
       }
       continue;
     }

@@ -54,10 +54,8 @@ engine::Result<sim::CostModel> ModelForCandidate(const sim::CostModel& model,
                                                  const spec::PipelineSpec& candidate,
                                                  const spec::PipelineSpec* given) {
   ASSIGN_OR_RETURN(sim::CostModel merged, sim::DefaultCostModel(candidate, model.cores));
-  // A candidate whose source reads another count (a stand-in's size scaled) keeps its own
-  // count of records beside the run's costs of reading them.
-  const bool source_changed =
-      given && given->source().SerializeAsString() != candidate.source().SerializeAsString();
+  // How many records a source gives is the candidate's own spec's (a stand-in's size scaled,
+  // at the top or inside an interleave); the run's model has the costs of reading them.
   for (const auto& [name, cost] : model.ops) {
     if (given) {
       const spec::WorkFunction* was = FunctionNamed(given->ops(), name);
@@ -67,9 +65,7 @@ engine::Result<sim::CostModel> ModelForCandidate(const sim::CostModel& model,
     const auto own = merged.ops.find(name);
     const int64_t own_records = own != merged.ops.end() ? own->second.records : -1;
     merged.ops[name] = cost;
-    if (source_changed && name == candidate.source().name() && own_records >= 0) {
-      merged.ops[name].records = own_records;
-    }
+    if (own_records >= 0) merged.ops[name].records = own_records;
   }
   merged.oversubscription_cost = model.oversubscription_cost;
   merged.step = model.step;

@@ -59,7 +59,7 @@ void CheckFields(engine::OpFieldCheck& check) {
 // A __getitem__ that blocks beside its work (a database, storage, a sleep) waits in the
 // workers.
 uint32_t TraitsOfFields(const spec::Op& op) {
-  return engine::WorkFunctionCpuFraction(op.dataloader().getitem()) < 1 ? record::kTraitWaits : 0u;
+  return engine::WorkFunctionWaits(op.dataloader().getitem()) ? record::kTraitWaits : 0u;
 }
 
 constexpr engine::OpKindDescription kDataLoader{

@@ -46,7 +46,7 @@ uint32_t TraitsOfFields(const spec::Op& op) {
   const uint32_t lock = engine::HoldsInterpreterLock(k.getitem()) && !k.use_multiprocessing()
                             ? record::kTraitHoldsInterpreterLock
                             : 0u;
-  return lock | (engine::WorkFunctionCpuFraction(k.getitem()) < 1 ? record::kTraitWaits : 0u);
+  return lock | (engine::WorkFunctionWaits(k.getitem()) ? record::kTraitWaits : 0u);
 }
 
 constexpr engine::OpKindDescription kKerasFit{

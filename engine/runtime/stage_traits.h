@@ -67,7 +67,7 @@ inline uint32_t StageTraitsOf(const spec::Op& op, const OpKindDescription& kind)
     if (HoldsInterpreterLock(*fn)) t |= record::kTraitHoldsInterpreterLock;
     if (!WorkFunctionHasBatchedForm(*fn)) t |= record::kTraitOneElementFunction;
     if (WorkFunctionIsRandom(*fn)) t |= record::kTraitRandom;
-    if (WorkFunctionCpuFraction(*fn) < 1) t |= record::kTraitWaits;
+    if (WorkFunctionWaits(*fn)) t |= record::kTraitWaits;
   }
   if (kind.traits_of_fields) t |= kind.traits_of_fields(op);
   return t;

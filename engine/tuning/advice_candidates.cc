@@ -149,7 +149,7 @@ void AddThreadKnobs(const PlannedOp& p, int cores, CandidateList& out) {
       const std::string knob(kNumParallelCallsKnob.name);
       const int64_t now = parallel_knob->start;
       const spec::WorkFunction* fn = FunctionOf(*p.op);
-      const bool waits = reads || (fn && WorkFunctionCpuFraction(*fn) < 0.5);
+      const bool waits = reads || (fn && WorkFunctionMostlyWaits(*fn));
       for (int64_t v : HigherParallelisms(now, cores, waits)) {
         const std::string action =
             now > 0  ? ChangeOfKnob(name, knob, now, v)
@@ -183,7 +183,7 @@ void AddThreadKnobs(const PlannedOp& p, int cores, CandidateList& out) {
       const int64_t workers = p.Knob("num_workers").start;
       const auto& loader = p.op->dataloader();
       // Workers that wait for storage in __getitem__ are useful beyond the cores, as reads are.
-      const bool waits = WorkFunctionCpuFraction(loader.getitem()) < 0.5;
+      const bool waits = WorkFunctionMostlyWaits(loader.getitem());
       for (int64_t v : HigherParallelisms(workers, cores, waits)) {
         out.AddKnobs("more_workers", name, {{"num_workers", std::to_string(v)}},
                      ChangeOfKnob(name, "num_workers", workers, v),

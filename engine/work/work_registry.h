@@ -23,6 +23,14 @@ bool WorkFunctionIsRandom(const spec::WorkFunction& fn);
 // storage, a sleep), 1 for the rest. A function that mostly waits uses workers beyond the
 // cores.
 double WorkFunctionCpuFraction(const spec::WorkFunction& fn);
+// It blocks for some of a call (record::kTraitWaits), or for most of it, so that workers
+// beyond the cores are worth trying.
+inline bool WorkFunctionWaits(const spec::WorkFunction& fn) {
+  return WorkFunctionCpuFraction(fn) < 1;
+}
+inline bool WorkFunctionMostlyWaits(const spec::WorkFunction& fn) {
+  return WorkFunctionCpuFraction(fn) < 0.5;
+}
 std::string WorkFunctionName(const spec::WorkFunction& fn);
 
 // A filter predicate: true keeps the element. Immutable, callable from any thread.
