@@ -697,7 +697,30 @@ engine::Result<EmittedCode> EmitLoader(const spec::PipelineSpec& spec, bool kera
   } else {
     const auto& dl = loader->dataloader();
     std::string dataset = cls + "()";
-    if (dl.indexes_batches()) {
+    const bool iterable = dl.replicated() || dl.worker_split() != spec::not_split;
+    if (iterable) {
+      // An IterableDataset: each worker yields all of it (replicated), or its own share by
+      // get_worker_info(), as PyTorch's documentation splits one. DataLoader takes no
+      // shuffle or sampler beside one.
+      imports = std::string(dl.worker_split() == spec::chunks ? "import math\n" : "") +
+                "from torch.utils.data import DataLoader, IterableDataset" +
+                (dl.replicated() ? "" : ", get_worker_info") + "\n";
+      c << "class " << cls << "(IterableDataset):\n    def __iter__(self):\n";
+      if (dl.worker_split() == spec::chunks) {
+        c << "        worker = get_worker_info()\n        for index in range(" << items
+          << "):\n            # each worker yields its own contiguous chunk of the items\n"
+          << "            if worker is not None and index // math.ceil(" << items
+          << " / worker.num_workers) != worker.id:\n                continue\n";
+      } else if (dl.worker_split() == spec::every_nth) {
+        c << "        worker = get_worker_info()\n        for index in range(" << items
+          << "):\n            # each worker yields every num_workers-th item from its id-th\n"
+          << "            if worker is not None and index % worker.num_workers != worker.id:\n"
+          << "                continue\n";
+      } else {
+        c << "        for index in range(" << items << "):  # in every worker\n";
+      }
+      c << "            yield index  # your sample\n\n\n";
+    } else if (dl.indexes_batches()) {
       // A dataset that indexes by a list: a TensorDataset, standing for the user's tensors.
       imports = "import torch\nfrom torch.utils.data import DataLoader, TensorDataset\n";
       c << "dataset = TensorDataset(torch.arange(" << items << "))  # your tensors\n\n";
@@ -709,7 +732,7 @@ engine::Result<EmittedCode> EmitLoader(const spec::PipelineSpec& spec, bool kera
       c << "    def __getitem__(self, index):\n        return index  # your sample\n\n\n";
     }
     const char* sampler = dl.shuffle() ? "RandomSampler" : "SequentialSampler";
-    if (dl.fetch_batches()) {
+    if (dl.fetch_batches() && !iterable) {
       imports += std::string("from torch.utils.data import BatchSampler, ") + sampler + "\n";
     }
     if (dl.has_collate()) {
@@ -718,7 +741,9 @@ engine::Result<EmittedCode> EmitLoader(const spec::PipelineSpec& spec, bool kera
         e.Pragma("loader.collate_cost=" + dl.collate().python().duration());
     }
     c << "loader = DataLoader(\n    " << dataset;
-    if (dl.fetch_batches()) {
+    if (iterable) {
+      c << ",\n    batch_size=" << dl.batch_size();
+    } else if (dl.fetch_batches()) {
       // Each batch's indices in one call of the dataset.
       c << ",\n    sampler=BatchSampler(" << sampler << "(range(" << items
         << ")), batch_size=" << dl.batch_size() << ", drop_last=" << Bool(dl.drop_last())

@@ -61,6 +61,12 @@ void NoteOthers(const PythonReader& reader, const PipelineUse& chosen, ImportedC
   for (size_t k = 0; k < uses.size(); ++k) {
     const PipelineUse& u = uses[k];
     if (u.variable.empty() || &u == &chosen) continue;
+    // Another name for a pipeline already said (its iterator, its next element, a part of
+    // that: `it = ds.make_one_shot_iterator()`, `x = it.get_next()[0]`) is no other pipeline.
+    const bool alias = std::any_of(others.begin(), others.end(), [&](const PipelineUse* w) {
+      return w->pipeline->id == u.pipeline->id;
+    });
+    if (alias) continue;
     bool extended = false;
     for (size_t j = 0; j < uses.size() && !extended; ++j) {
       extended = j != k && uses[j].pipeline->id != u.pipeline->id &&

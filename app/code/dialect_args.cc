@@ -125,17 +125,31 @@ void NoteWork(Pipeline& pipeline, SourcePoint at, const std::string& op, const S
     const std::string each =
         per_row ? " a row, " + std::to_string(rows_per_call) + " rows a call (it maps batches),"
                 : " a call";
+    const std::string one_element =
+        work.one_element_call.empty() || python
+            ? std::string()
+            : " (it calls " + work.one_element_call +
+                  ", which takes one element at a time, so batching before the map cannot "
+                  "vectorise it)";
     pipeline.Note(at, "'" + op + "' runs " + (python ? "Python" : "TensorFlow ops") +
-                          " whose cost the code does not show: " + DefaultStageCost() + each +
-                          " until set: --set " + op + "." + cost_knob +
+                          " whose cost the code does not show" + one_element + ": " +
+                          DefaultStageCost() + each + " until set: --set " + op + "." + cost_knob +
                           "=DURATION (or calibrate from a trace)");
   }
   // A sleep is a wait beside the Python's cost: the lock released, no core used, so more
   // workers than cores still help it.
   const std::string wait_knob = cost_knob == "cost" ? "wait" : "";
   if (work.fn.has_python() && !work.fn.python().wait().empty()) {
-    pipeline.Note(at, "'" + op + "' sleeps " + work.fn.python().wait() +
-                          " a call (time.sleep): a wait with the interpreter lock released and "
+    const std::string when =
+        work.sleep_condition.empty() ? std::string()
+        : work.sleep_one_in > 1
+            ? " on average (its sleep runs one call in " + std::to_string(work.sleep_one_in) +
+                  ", when `" + work.sleep_condition + "`)"
+            : " (its sleep runs only when `" + work.sleep_condition +
+                  "`, which the code does not say how often holds: counted on every call)";
+    pipeline.Note(at, "'" + op + "' sleeps " + work.fn.python().wait() + " a call (time.sleep)" +
+                          when +
+                          ": a wait with the interpreter lock released and "
                           "no core used, beside its Python's cost" +
                           (wait_knob.empty() ? "" : "; --set " + op + ".wait=DURATION"));
   } else if (work.sleeps_unknown && !wait_knob.empty()) {

@@ -195,8 +195,9 @@ SyntaxNode MentionOf(const SyntaxNode& node, std::string_view name) {
 
 // An IterableDataset is replicated in every worker process: each yields all of it unless the
 // replica configures itself by torch.utils.data.get_worker_info() (PyTorch's docs: in
-// __iter__, in a method it calls, or in the loader's worker_init_fn). Asked only to seed each
-// worker's random numbers, it still yields all of it.
+// __iter__, in a method it calls, or in the loader's worker_init_fn), read as the docs'
+// split (worker_split: contiguous chunks, or every n-th item). Asked only to seed each worker's
+// random numbers, it still yields all of it.
 void ReplicasOfIterable(Pipeline& p, const ClassInfo& cls, const CallArgs& loader,
                         spec::DataLoaderOp& dl, SourcePoint at) {
   if (YieldsForever(&cls)) {
@@ -217,10 +218,16 @@ void ReplicasOfIterable(Pipeline& p, const ClassInfo& cls, const CallArgs& loade
     // Asked and not only to seed (a None check alone included): read as a split, as
     // PyTorch's docs' examples do.
     if (UseOfWorkerInfo(node) != WorkerInfoUse::kSeedsOnly) {
+      const bool every_nth = SharesEveryNth(node);
+      dl.set_worker_split(every_nth ? spec::every_nth : spec::chunks);
       p.Note(asked.start(),
              cls.name + "." + method +
-                 " asks get_worker_info(): read as splitting the items among the workers, one "
-                 "copy of the dataset an epoch whatever num_workers");
+                 " asks get_worker_info(): read as splitting the items "
+                 "among the workers (worker i yields " +
+                 (every_nth ? "every n-th item from the i-th"
+                            : "the i-th contiguous chunk, as PyTorch's documentation does") +
+                 ", and batches its own, so each worker's last batch may be short), one copy "
+                 "of the dataset an epoch whatever num_workers");
       return;
     }
     if (seeds.empty()) seeds = cls.name + "." + method;
@@ -233,9 +240,11 @@ void ReplicasOfIterable(Pipeline& p, const ClassInfo& cls, const CallArgs& loade
         own ? UseOfWorkerInfo(init->node, FirstParameter(init->node)) : WorkerInfoUse::kSplits;
     const bool asked = own && !MentionOf(init->node, "get_worker_info").null();
     if (use == WorkerInfoUse::kSplits || (asked && use == WorkerInfoUse::kNone)) {
+      dl.set_worker_split(own && SharesEveryNth(init->node) ? spec::every_nth : spec::chunks);
       p.Note(at, "the loader's worker_init_fn `" + name +
                      "` may configure each worker's replica of " + cls.name +
-                     ": read as one copy of the dataset an epoch");
+                     ": read as one copy of the dataset an epoch, each worker batching its own "
+                     "share of the items");
       return;
     }
     if (use == WorkerInfoUse::kSeedsOnly && seeds.empty()) seeds = "worker_init_fn `" + name + "`";
@@ -287,6 +296,17 @@ bool SetsOpenCvThreads(const SyntaxNode& any) {
   return find(root, 0);
 }
 
+// What `self.x` is in the dataset's methods: its attributes, and its own methods (a helper
+// generator __iter__ returns, a loader __getitem__ calls), so that their work is read too.
+std::map<std::string, Value> SelfOf(const ClassInfo& cls, std::map<std::string, Value> attributes) {
+  for (const auto& [name, node] : cls.methods) {
+    if (name.starts_with("__")) continue;
+    attributes.try_emplace("self." + name,
+                           Value{.kind = Value::Kind::kFunction, .s = name, .node = node});
+  }
+  return attributes;
+}
+
 // __getitem__ of the dataset's class as Python work, or with `getitems` its __getitems__,
 // which the loader calls once a batch; a class the file does not define (torchvision's
 // ImageFolder, say) gets a cost parameter.
@@ -297,14 +317,18 @@ spec::WorkFunction GetItem(PythonReader& r, Pipeline& p, const Value* dataset, c
   if (cls && cls->methods.count(method)) {
     Value fn{.kind = Value::Kind::kFunction, .s = method, .node = cls->methods.at(method)};
     const auto attributes =
-        dataset && dataset->call ? r.InstanceAttributes(*cls, *dataset->call) : cls->attributes;
+        SelfOf(*cls, dataset && dataset->call ? r.InstanceAttributes(*cls, *dataset->call)
+                                              : cls->attributes);
     work = ReadWork(r, fn, method, /*python=*/true, &attributes);
   } else if (cls && cls->methods.count("__iter__")) {
     // An IterableDataset: each worker runs its own copy of __iter__ and batches what it
     // yields, as the map-style loader's workers batch what __getitem__ returns; the cost
     // per sample is its loop's per-yield work.
     Value fn{.kind = Value::Kind::kFunction, .s = "__iter__", .node = cls->methods.at("__iter__")};
-    work = ReadWork(r, fn, "__iter__", /*python=*/true);
+    const auto attributes =
+        SelfOf(*cls, dataset && dataset->call ? r.InstanceAttributes(*cls, *dataset->call)
+                                              : cls->attributes);
+    work = ReadWork(r, fn, "__iter__", /*python=*/true, &attributes);
     p.Note(at, "`" + dataset->Spelling() +
                    "` is an IterableDataset: read as a cost per sample yielded by its __iter__, "
                    "each worker batching its own samples");
@@ -504,9 +528,12 @@ Value DataLoader(PythonReader& r, const CallArgs& a) {
       if (call.path != "h5py.File") continue;
       p->Note(call.args.node.start(),
               cls->name + ".__init__ opens an HDF5 file (h5py.File) that the loader's " +
-                  std::to_string(dl->num_workers()) +
-                  " worker processes inherit; h5py does not support a handle shared across "
-                  "processes: open it in __getitem__ (once per worker, on first use) instead");
+                  (dl->num_workers() == 1
+                       ? std::string("worker process inherits")
+                       : std::to_string(dl->num_workers()) + " worker processes inherit") +
+                  "; h5py does not support a handle shared across processes: open it in "
+                  "__getitem__ (once per worker, on first use) instead, before any advice "
+                  "that adds workers is taken");
       break;
     }
   }

@@ -29,7 +29,7 @@ SyntaxNode SyntaxNode::field(const char* name) const {
           tree_};
 }
 
-std::vector<SyntaxNode> SyntaxNode::named_children() const {
+std::vector<SyntaxNode> SyntaxNode::ChildrenOf(bool named_only) const {
   std::vector<SyntaxNode> out;
   if (null()) return out;
   // A cursor walks the children in one pass; ts_node_named_child(i) starts from the first
@@ -38,12 +38,16 @@ std::vector<SyntaxNode> SyntaxNode::named_children() const {
   if (ts_tree_cursor_goto_first_child(&cursor)) {
     do {
       const TSNode child = ts_tree_cursor_current_node(&cursor);
-      if (ts_node_is_named(child)) out.emplace_back(child, tree_);
+      if (!named_only || ts_node_is_named(child)) out.emplace_back(child, tree_);
     } while (ts_tree_cursor_goto_next_sibling(&cursor));
   }
   ts_tree_cursor_delete(&cursor);
   return out;
 }
+
+std::vector<SyntaxNode> SyntaxNode::named_children() const { return ChildrenOf(true); }
+
+std::vector<SyntaxNode> SyntaxNode::children() const { return ChildrenOf(false); }
 
 std::vector<SyntaxNode> SyntaxNode::code_children() const {
   std::vector<SyntaxNode> out = named_children();

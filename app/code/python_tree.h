@@ -36,11 +36,15 @@ class SyntaxNode {
 
   SyntaxNode field(const char* name) const;
   std::vector<SyntaxNode> named_children() const;
+  // Every child, the grammar's tokens too (a comparison's `==`, a slice's colons).
+  std::vector<SyntaxNode> children() const;
   // Named children without comments, which the grammar lets appear anywhere.
   std::vector<SyntaxNode> code_children() const;
   SyntaxNode parent() const;
 
  private:
+  std::vector<SyntaxNode> ChildrenOf(bool named_only) const;
+
   TSNode node_{};
   const PythonTree* tree_ = nullptr;
 };

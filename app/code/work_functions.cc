@@ -1,6 +1,7 @@
 #include "app/code/work_functions.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <functional>
 #include <set>
 #include <string>
@@ -176,6 +177,7 @@ bool IsPythonBridge(const std::string& path) {
 struct Found {
   const KnownWork* heaviest = nullptr;
   CallArgs heaviest_args;
+  std::string heaviest_path;       // as the code calls it ("tf.image.resize")
   std::vector<std::string> known;  // every known function called, in order, once each
   std::string bridged;             // the function a py_function runs, when named
   bool python = false;
@@ -187,9 +189,14 @@ struct Found {
   std::vector<Value> transforms;                // torchvision transforms it applies, in order
   std::vector<std::string> unknown_transforms;  // self.x it calls, bound to what is not known
   const std::map<std::string, Value>* self_attributes = nullptr;
-  int cheap_calls = 0;           // TensorFlow calls on small values (IsCheapTfCall)
-  bool other_calls = false;      // calls neither known, cheap, the file's own nor builtins
-  int64_t sleeps_ns = 0;         // its time.sleep(seconds) calls of known seconds, each once
+  int cheap_calls = 0;       // TensorFlow calls on small values (IsCheapTfCall)
+  bool other_calls = false;  // calls neither known, cheap, the file's own nor builtins
+  // Its time.sleep(seconds) calls of known seconds, each once, averaged over the calls where
+  // a condition says how often it runs (`if idx % 10 == 0:`: one call in 10).
+  int64_t sleeps_ns = 0;
+  // The first sleep under a condition (`if i > 10:`), as written, for the note.
+  std::string sleep_condition;
+  int64_t sleep_one_in = 0;      // how often that condition holds, one call in this; 0: unsaid
   std::set<size_t> sleeps_read;  // where those calls are: a def's, read again, counts once
   bool sleeps_unknown = false;   // a time.sleep whose seconds only the run knows
 };
@@ -211,6 +218,53 @@ bool IsCheapTfCall(const std::string& path) {
 // tf.image.random_flip_left_right, tf.random.uniform, np.random.rand, random.random...
 bool DrawsRandomNumbers(const std::string& path) {
   return path.find("random") != std::string::npos;
+}
+
+// The condition a call runs under within its def, where one does: how often it holds, one
+// call in `one_in` (`x % N == k`, `not x % N`), 0 where the code does not say.
+struct SleepCondition {
+  std::string text;  // empty: the call runs on every call of its def
+  int64_t one_in = 0;
+};
+
+// N where `condition` is `x % N == k` (or `k == x % N`, `not x % N`) for a constant N > 0.
+int64_t OneInModulo(const SyntaxNode& condition) {
+  const auto modulo_by = [](const SyntaxNode& e) -> int64_t {
+    if (!e.Is("binary_operator") || e.field("operator").text() != "%") return 0;
+    const SyntaxNode n = e.field("right");
+    if (!n.Is("integer")) return 0;
+    const int64_t v = std::strtoll(std::string(n.text()).c_str(), nullptr, 10);
+    return v > 0 ? v : 0;
+  };
+  if (condition.Is("not_operator")) return modulo_by(condition.field("argument"));
+  if (!condition.Is("comparison_operator")) return 0;
+  const auto operands = condition.code_children();
+  const auto parts = condition.children();
+  if (operands.size() != 2 || parts.size() != 3 || parts[1].text() != "==") return 0;
+  for (int i = 0; i < 2; ++i) {
+    const int64_t n = modulo_by(operands[static_cast<size_t>(i)]);
+    if (n > 0 && operands[static_cast<size_t>(1 - i)].Is("integer")) return n;
+  }
+  return 0;
+}
+
+SleepCondition ConditionOf(const SyntaxNode& call) {
+  for (SyntaxNode up = call.parent(); !up.null(); up = up.parent()) {
+    if (up.Is("function_definition") || up.Is("lambda")) return {};
+    if (up.Is("if_statement") || up.Is("elif_clause")) {
+      const SyntaxNode condition = up.field("condition");
+      if (call.start_byte() >= condition.start_byte() && call.end_byte() <= condition.end_byte()) {
+        continue;  // the call is the condition itself
+      }
+      // In the `if` branch of a modulo condition: one call in N; anywhere else, unsaid.
+      const SyntaxNode branch = up.field("consequence");
+      const bool in_branch =
+          call.start_byte() >= branch.start_byte() && call.end_byte() <= branch.end_byte();
+      const int64_t n = in_branch ? OneInModulo(condition) : 0;
+      return {std::string(condition.text()), n};
+    }
+  }
+  return {};
 }
 
 void Collect(PythonReader& reader, const Value& function, Found& found, int depth) {
@@ -240,7 +294,9 @@ void Collect(PythonReader& reader, const Value& function, Found& found, int dept
     }
     found.random |= DrawsRandomNumbers(call.path);
     if (DecodesImage(call.path) && found.decodes_image.empty()) found.decodes_image = call.path;
-    if (TakesOneElement(call.path) && found.one_element_call.empty()) {
+    // The first, a decode named over the read_file it is given (decode_png(read_file(f))).
+    if (TakesOneElement(call.path) &&
+        (found.one_element_call.empty() || EndsWithName(found.one_element_call, "read_file"))) {
       found.one_element_call = call.path;
     }
     if (const char* batched = BatchedName(call.path)) {
@@ -257,7 +313,12 @@ void Collect(PythonReader& reader, const Value& function, Found& found, int dept
       if (!ns) {
         found.sleeps_unknown = true;
       } else if (found.sleeps_read.insert(call.args.node.start_byte()).second) {
-        found.sleeps_ns += *ns;
+        const SleepCondition when = ConditionOf(call.args.node);
+        found.sleeps_ns += *ns / std::max<int64_t>(1, when.one_in);
+        if (!when.text.empty() && found.sleep_condition.empty()) {
+          found.sleep_condition = when.text;
+          found.sleep_one_in = when.one_in;
+        }
       }
       continue;
     }
@@ -285,6 +346,7 @@ void Collect(PythonReader& reader, const Value& function, Found& found, int dept
       if (!found.heaviest || k->rank > found.heaviest->rank) {
         found.heaviest = k;
         found.heaviest_args = call.args;
+        found.heaviest_path = call.path;
       }
     }
   }
@@ -346,6 +408,8 @@ StageWork ReadWork(PythonReader& reader, const Value& function, const std::strin
     work.cost_is_parameter = true;
     work.also_calls = found.known;
     work.sleeps_unknown = found.sleeps_unknown;
+    work.sleep_condition = found.sleep_condition;
+    work.sleep_one_in = found.sleep_one_in;
     if (found.sleeps_ns > 0) {
       work.fn.mutable_python()->set_wait(engine::SpecDuration(found.sleeps_ns));
     }
@@ -370,7 +434,13 @@ StageWork ReadWork(PythonReader& reader, const Value& function, const std::strin
     for (const std::string& t : found.unknown_transforms) work.transforms.not_costed.push_back(t);
     return work;
   }
-  if (found.heaviest) {
+  // A call that takes one element (decode_png, read_file) beside known work that takes
+  // batches (resize) makes the whole function one element at a time: the known work alone
+  // would read as a function batching could vectorise (Cam2BEV#14: decode_png, then resize).
+  // Its cost is then the user's to set, as the decode's is not known.
+  const bool one_element_beside_known =
+      found.heaviest && !work.one_element_call.empty() && !TakesOneElement(found.heaviest_path);
+  if (found.heaviest && !one_element_beside_known) {
     found.heaviest->build(found.heaviest_args, work.fn);
     for (const std::string& k : found.known) {
       if (k != found.heaviest->name) work.also_calls.push_back(k);

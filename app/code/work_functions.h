@@ -53,6 +53,11 @@ struct StageWork {
   // It calls time.sleep for seconds only the run knows (a sleep of known seconds is the
   // Python's wait, in fn).
   bool sleeps_unknown = false;
+  // A sleep of known seconds under a condition, as written: counted on every call where the
+  // code does not say how often it holds (`if i > 10:`), averaged where it does (`if idx %
+  // 10 == 0:`, sleep_one_in 10).
+  std::string sleep_condition;
+  int64_t sleep_one_in = 0;
   // torchvision transforms it applies (a Compose it builds, or the Dataset's own
   // self.transform where the instance was made with one): their cost is in fn's, and the
   // image they make is its output.

@@ -124,6 +124,32 @@ WorkerInfoUse Stronger(WorkerInfoUse a, WorkerInfoUse b) {
   return static_cast<int>(a) >= static_cast<int>(b) ? a : b;
 }
 
+bool SharesEveryNth(const SyntaxNode& scope) {
+  bool strided = false;
+  Visit(scope, [&](const SyntaxNode& node) {
+    if (node.Is("call") && Tail(node.field("function")) == "islice") strided = true;
+    // index % info.num_workers: an item is a worker's by its remainder.
+    if (node.Is("binary_operator") && node.field("operator").text() == "%" &&
+        Tail(node.field("right")) == "num_workers") {
+      strided = true;
+    }
+    // start:stop:step: a slice with two colons and something after the second.
+    if (node.Is("slice")) {
+      int colons = 0;
+      bool after_second = false;
+      for (const SyntaxNode& part : node.children()) {
+        if (part.text() == ":") {
+          ++colons;
+        } else if (colons == 2) {
+          after_second = true;
+        }
+      }
+      if (after_second) strided = true;
+    }
+  });
+  return strided;
+}
+
 std::string_view FirstParameter(const SyntaxNode& function) {
   for (const SyntaxNode& p : function.field("parameters").named_children()) {
     if (p.Is("identifier")) return p.text();

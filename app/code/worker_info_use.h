@@ -21,6 +21,11 @@ enum class WorkerInfoUse {
 // named `parameter` where not empty (worker_init_fn's worker_id).
 WorkerInfoUse UseOfWorkerInfo(const SyntaxNode& scope, std::string_view parameter = {});
 
+// Whether `scope`'s split gives each worker every n-th item (itertools.islice(it, id, None,
+// n), items[id::n]) rather than a contiguous chunk, as PyTorch's documentation's example
+// does: an islice call, a slice with a step, or a remainder by the workers' count.
+bool SharesEveryNth(const SyntaxNode& scope);
+
 // The stronger of two uses: a split anywhere splits.
 WorkerInfoUse Stronger(WorkerInfoUse a, WorkerInfoUse b);
 

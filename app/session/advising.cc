@@ -220,7 +220,10 @@ void ApplyAdvice(const engine::AdvisorResult& advice, trace::Verdict& verdict) {
     // Where the verdict's remedy lies outside the knobs (Python under the interpreter lock,
     // less work per element) and the best knob gains little, the remedy leads and the knob
     // follows (tensorflow#44274: the lock, not deterministic=False's +4%).
+    // A change that brings a late first step sooner leads whatever its steady gain: the run
+    // waited for its first step (tensorflow#47687: 60 s behind a shuffle of batches).
     if (!verdict.suggests_change && !verdict.suggestion.empty() &&
+        advice.advice.front().first_step.empty() &&
         advice.advice.front().predicted_gain < kLittleGain) {
       trace::SetSuggestion(verdict, verdict.suggestion +
                                         "; of the knobs and order, the best "

@@ -13,13 +13,20 @@ constexpr std::array kKnobs = {
     engine::kBatchSizeKnob,
 };
 
+std::optional<int64_t> Elements(const spec::Op& op, int64_t in) {
+  const int64_t size = op.batch().batch_size();
+  if (size < 1) return std::nullopt;
+  return op.batch().drop_remainder() ? in / size : (in + size - 1) / size;
+}
+
 constexpr engine::OpKindDescription kBatch{.kind = "batch",
                                            .kind_case = spec::Op::kBatch,
                                            .knobs = kKnobs,
                                            .ratio = engine::OutputRatio::kOneOverBatch,
                                            .addable = true,
                                            .new_op_knob = "batch_size",
-                                           .new_op_value = 32};
+                                           .new_op_value = 32,
+                                           .elements_out = Elements};
 
 engine::Result<engine::DatasetPtr> Engine(engine::EngineOpBuild& b) {
   return engine::MakeBatchDataset(b.stats, std::move(b.input), b.Knob("batch_size"),

@@ -46,6 +46,11 @@ void CheckFields(engine::OpFieldCheck& check) {
                "needs getitem to be python: a dataset makes a whole batch in one Python call "
                "(__getitems__, or indexing by a list of indices)");
   }
+  if (op.worker_split() != spec::not_split && op.replicated()) {
+    check.Fail("worker_split",
+               "and replicated exclude each other: an IterableDataset's __iter__ either splits "
+               "its items among the workers or yields all of them in each");
+  }
   if (op.num_workers() == 0 && op.has_prefetch_factor()) {
     check.Fail("prefetch_factor",
                "needs workers: DataLoader refuses prefetch_factor with num_workers=0");
@@ -57,9 +62,14 @@ void CheckFields(engine::OpFieldCheck& check) {
 }
 
 // A __getitem__ that blocks beside its work (a database, storage, a sleep) waits in the
-// workers.
+// workers; an IterableDataset's items come from its __iter__.
 uint32_t TraitsOfFields(const spec::Op& op) {
-  return engine::WorkFunctionWaits(op.dataloader().getitem()) ? record::kTraitWaits : 0u;
+  const spec::DataLoaderOp& d = op.dataloader();
+  uint32_t traits = engine::WorkFunctionWaits(d.getitem()) ? record::kTraitWaits : 0u;
+  if (d.replicated() || d.worker_split() != spec::not_split) {
+    traits |= record::kTraitIterableDataset;
+  }
+  return traits;
 }
 
 constexpr engine::OpKindDescription kDataLoader{
@@ -71,13 +81,15 @@ constexpr engine::OpKindDescription kDataLoader{
     .parallel_work = engine::ParallelWork::kWorkerProcesses,
     .omissible =
         "prefetch_factor: 2, in_order: true, worker_startup: 90ms, receive_per_mb: "
-        "50us, receive_per_batch: 45us, fetch_batches: false, indexes_batches: false",
+        "50us, receive_per_batch: 45us, fetch_batches: false, indexes_batches: false, "
+        "worker_split: not_split",
     .check_fields = CheckFields,
     .traits_of_fields = TraitsOfFields};
 
 engine::Result<engine::DataLoaderRules> Rules(const engine::PlannedOp& p) {
   return engine::DataLoaderRulesOf(p.op->dataloader(), p.Knob("num_workers").start,
-                                   p.Knob("prefetch_factor").start, p.accelerator);
+                                   p.Knob("prefetch_factor").start, p.accelerator,
+                                   p.input_elements);
 }
 
 engine::Result<engine::DatasetPtr> Engine(engine::EngineOpBuild& b) {

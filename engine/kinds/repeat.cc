@@ -17,12 +17,19 @@ constexpr std::array kKnobs = {
                             .decides_output = true},
 };
 
+std::optional<int64_t> Elements(const spec::Op& op, int64_t in) {
+  const int64_t count = op.repeat().has_count() ? op.repeat().count() : -1;
+  if (count < 0 || (count > 0 && in > INT64_MAX / count)) return std::nullopt;  // forever
+  return in * count;
+}
+
 constexpr engine::OpKindDescription kRepeat{.kind = "repeat",
                                             .kind_case = spec::Op::kRepeat,
                                             .knobs = kKnobs,
                                             .ratio = engine::OutputRatio::kTimesCount,
                                             .omissible = "count: forever",
-                                            .addable = true};
+                                            .addable = true,
+                                            .elements_out = Elements};
 
 engine::Result<engine::DatasetPtr> Engine(engine::EngineOpBuild& b) {
   return engine::MakeRepeatDataset(b.stats, std::move(b.input), b.planned.Knob("count").start);

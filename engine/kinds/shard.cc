@@ -31,6 +31,13 @@ void CheckFields(engine::OpFieldCheck& check) {
   }
 }
 
+// The input's elements whose position is index modulo num_shards.
+std::optional<int64_t> Elements(const spec::Op& op, int64_t in) {
+  const int64_t n = op.shard().num_shards(), index = op.shard().index();
+  if (n < 1) return std::nullopt;
+  return in > index ? (in - index + n - 1) / n : 0;
+}
+
 constexpr engine::OpKindDescription kShard{.kind = "shard",
                                            .kind_case = spec::Op::kShard,
                                            .knobs = kKnobs,
@@ -39,7 +46,8 @@ constexpr engine::OpKindDescription kShard{.kind = "shard",
                                            .addable = true,
                                            .new_op_knob = "num_shards",
                                            .new_op_value = 2,
-                                           .check_fields = CheckFields};
+                                           .check_fields = CheckFields,
+                                           .elements_out = Elements};
 
 engine::Result<engine::DatasetPtr> Engine(engine::EngineOpBuild& b) {
   return engine::MakeShardDataset(b.stats, std::move(b.input), b.op.shard().num_shards(),

@@ -1,5 +1,5 @@
 // torch.utils.data.DataLoader over a map-style dataset, or an IterableDataset replicated in
-// every worker (engine/runtime/dataloader_rules.h).
+// every worker or split among them (engine/runtime/dataloader_rules.h).
 //
 // num_workers 0: the caller's thread takes batch_size items, runs getitem on each, stacks
 // them and runs collate, as the DataLoader's main process does.
@@ -145,7 +145,9 @@ class DataLoaderDataset : public UnaryDataset {
           rules_(d.Rules()),
           processes_(static_cast<size_t>(rules_.num_workers)),
           queues_(static_cast<size_t>(rules_.num_workers)),
-          held_(static_cast<size_t>(rules_.num_workers), 0) {}
+          held_(static_cast<size_t>(rules_.num_workers), 0) {
+      if (rules_.SplitsByWorker()) split_.emplace(rules_.SplitOfEpoch());
+    }
 
     ~WorkersIt() override {
       StopAndJoin();
@@ -212,17 +214,25 @@ class DataLoaderDataset : public UnaryDataset {
     // with in_order: false, every worker holds prefetch_factor).
     Status Dispatch() {
       while (true) {
-        int64_t worker;
+        int64_t worker = 0;
+        int64_t rows_wanted = rules_.batch_size;
         {
           std::lock_guard lock(mu_);
           if (cancelled_ || (input_end_ && copies_left_ == 0) ||
               static_cast<int64_t>(outstanding_.size()) >= rules_.Outstanding()) {
             return Status::Ok();
           }
-          int64_t cycle = cycle_;
-          worker = rules_.NextWorker(cycle, held_);
-          if (worker < 0) return Status::Ok();
-          cycle_ = cycle;
+          if (split_) {  // the next worker with items of its chunk left batches them
+            if (!split_->Next(worker, rows_wanted)) {
+              input_end_ = true;
+              return Status::Ok();
+            }
+          } else {
+            int64_t cycle = cycle_;
+            worker = rules_.NextWorker(cycle, held_);
+            if (worker < 0) return Status::Ok();
+            cycle_ = cycle;
+          }
         }
         auto batch = std::make_unique<Batch>();
         const uint64_t id = ctx_.NewElementId();
@@ -241,7 +251,7 @@ class DataLoaderDataset : public UnaryDataset {
         const uint64_t start = TicksIfRecording();
         bool input_end = false;
         Status input_status;
-        while (static_cast<int64_t>(batch->items.size()) < rules_.batch_size) {
+        while (static_cast<int64_t>(batch->items.size()) < rows_wanted) {
           Element e;
           input_status = Pull(e, input_end);
           if (!input_status.ok() || input_end) break;
@@ -260,7 +270,7 @@ class DataLoaderDataset : public UnaryDataset {
           consumer_cv_.notify_all();
           return Status::Ok();
         }
-        if (!IsBatch(rows, rules_.batch_size, input_end, rules_.drop_last)) return Status::Ok();
+        if (!IsBatch(rows, rows_wanted, input_end, rules_.drop_last)) return Status::Ok();
         copies_left_ = rules_.CopiesOfEachBatch() - 1;
         if (copies_left_ > 0) taken_ = batch->items;
         PutLocked(std::move(batch), worker, id);
@@ -394,6 +404,8 @@ class DataLoaderDataset : public UnaryDataset {
     // (a replicated dataset's).
     std::vector<Element> taken_;
     int64_t copies_left_ = 0;
+    // The caller's thread only: a split IterableDataset's batches, worker by worker.
+    std::optional<SplitBatches> split_;
     WorkerThreads pin_thread_;
   };
 

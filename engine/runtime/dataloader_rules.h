@@ -24,6 +24,15 @@
 //   split the items with get_worker_info) is iterated whole by each worker: every batch of
 //   items is fetched once by each worker, worker after worker, and handed out in that order,
 //   as torch's round-robin over the workers' own iterators gives them.
+// - An IterableDataset split among the workers (spec `worker_split`: its __iter__ splits
+//   the items by get_worker_info(), as PyTorch's documentation shows) is batched by each
+//   worker from its own share (a contiguous chunk of ceil(items / num_workers) items, or
+//   every num_workers-th item), so each worker's last batch may be short; the main process
+//   takes each worker's next batch in turn, passing over those whose share is spent (torch
+//   marks a worker whose iterator ended and puts no more indices to it): SplitBatches. The
+//   items are taken from the input in its order, where worker i's are its share: the
+//   batches' sizes, their number and their workers are torch's, which items share a batch
+//   is not.
 // - A dataset that makes a whole batch in one call (fetch_batches: its __getitems__, or a
 //   sampler of index batches with batch_size=None) is called once per batch, not per item.
 //
@@ -36,6 +45,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
+#include <vector>
 
 #include "engine/core/duration.h"
 #include "engine/core/status.h"
@@ -62,6 +73,55 @@ inline int64_t CopiesOfEachBatch(bool replicated, int64_t num_workers) {
   return replicated && num_workers > 0 ? num_workers : 1;
 }
 
+// The batches of an epoch of an IterableDataset split among `workers` workers: worker w
+// batches its share (the w-th contiguous chunk of ceil(items / workers) items, or every
+// workers-th item from the w-th), and the workers' batches are taken in turn, a spent
+// worker passed over.
+class SplitBatches {
+ public:
+  SplitBatches(int64_t items, int64_t workers, int64_t batch_size, bool drop_last,
+               spec::WorkerSplit split)
+      : batch_size_(std::max<int64_t>(1, batch_size)), drop_last_(drop_last) {
+    const int64_t n = std::max<int64_t>(1, workers);
+    items = std::max<int64_t>(0, items);
+    const int64_t chunk = (items + n - 1) / n;
+    for (int64_t w = 0; w < n; ++w) {
+      left_.push_back(split == spec::every_nth ? (items - w + n - 1) / n
+                                               : std::clamp<int64_t>(items - w * chunk, 0, chunk));
+    }
+  }
+  // The next batch's worker and rows; false once every worker's chunk is spent.
+  bool Next(int64_t& worker, int64_t& rows) {
+    const auto n = static_cast<int64_t>(left_.size());
+    for (int64_t tried = 0; tried < n; ++tried) {
+      const int64_t w = turn_;
+      turn_ = (turn_ + 1) % n;
+      int64_t& left = left_[static_cast<size_t>(w)];
+      const int64_t take = std::min(left, batch_size_);
+      left -= take;
+      if (take == 0 || (drop_last_ && take < batch_size_)) continue;
+      worker = w;
+      rows = take;
+      return true;
+    }
+    return false;
+  }
+  // The batches an epoch has.
+  static int64_t Count(int64_t items, int64_t workers, int64_t batch_size, bool drop_last,
+                       spec::WorkerSplit split) {
+    SplitBatches s(items, workers, batch_size, drop_last, split);
+    int64_t count = 0, worker = 0, rows = 0;
+    while (s.Next(worker, rows)) ++count;
+    return count;
+  }
+
+ private:
+  int64_t batch_size_;
+  bool drop_last_;
+  std::vector<int64_t> left_;  // each worker's items not yet batched
+  int64_t turn_ = 0;
+};
+
 struct DataLoaderRules {
   int64_t batch_size = 1;
   bool drop_last = false;
@@ -80,12 +140,21 @@ struct DataLoaderRules {
   bool fetch_batches = false;
   int64_t queue_size = 0;   // batches outstanding where not prefetch_factor * num_workers
   bool replicated = false;  // each worker iterates the whole dataset (an IterableDataset)
+  // An IterableDataset split among the workers, an epoch's items known: how many and how
+  // they are shared; -1 otherwise (batches are the input's in order).
+  int64_t split_items = -1;
+  spec::WorkerSplit worker_split = spec::not_split;
 
   // Batches put to workers and not yet handed out, at most.
   int64_t Outstanding() const {
     return queue_size > 0 ? queue_size : prefetch_factor * num_workers;
   }
   int64_t CopiesOfEachBatch() const { return engine::CopiesOfEachBatch(replicated, num_workers); }
+  // Each worker batches its own chunk of the epoch's items (SplitBatches).
+  bool SplitsByWorker() const { return split_items >= 0 && num_workers > 0; }
+  SplitBatches SplitOfEpoch() const {
+    return SplitBatches(split_items, num_workers, batch_size, drop_last, worker_split);
+  }
   // The worker to give the next batch: the cycle's next (advancing `cycle`), skipping with
   // in_order: false those holding prefetch_factor batches not yet handed out (`held`, one
   // count per worker); -1 where every worker does. A replicated dataset's workers each
@@ -127,11 +196,13 @@ inline int64_t BatchCopies(const spec::PipelineSpec& spec) {
 }
 
 // The rules of `op` with its knobs' values (num_workers, prefetch_factor as planned or
-// tuned); an unreadable duration fails, naming the field. Without an `accelerator` to copy
+// tuned) and the elements its input gives in a pass, where known (a split IterableDataset's
+// items); an unreadable duration fails, naming the field. Without an `accelerator` to copy
 // to, pin_memory is dropped, as torch's iterator drops it (loader.pin_memory and an
 // accelerator available): no pin-memory thread, the main process receives.
 inline Result<DataLoaderRules> DataLoaderRulesOf(const spec::DataLoaderOp& op, int64_t num_workers,
-                                                 int64_t prefetch_factor, bool accelerator) {
+                                                 int64_t prefetch_factor, bool accelerator,
+                                                 std::optional<int64_t> input_elements) {
   DataLoaderRules r;
   r.batch_size = op.batch_size() > 0 ? op.batch_size() : 1;
   r.drop_last = op.drop_last();
@@ -142,6 +213,10 @@ inline Result<DataLoaderRules> DataLoaderRulesOf(const spec::DataLoaderOp& op, i
   r.in_order = DataLoaderInOrder(op);
   r.fetch_batches = op.fetch_batches();
   r.replicated = op.replicated();
+  if (op.worker_split() != spec::not_split && input_elements) {
+    r.split_items = *input_elements;
+    r.worker_split = op.worker_split();
+  }
   if (!op.worker_startup().empty()) {
     ASSIGN_OR_RETURN(r.worker_startup_ns, ParseDurationNs(op.worker_startup()));
   }

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <deque>
 #include <memory>
+#include <optional>
 
 #include "engine/runtime/batch_rules.h"
 #include "engine/sim/sim_ops.h"
@@ -28,6 +29,7 @@ class DataLoaderIt : public SimUnaryIterator {
         to_work_(*ctx.scheduler),
         delivered_(*ctx.scheduler) {
     asynchronous_ = rules.num_workers > 0;
+    if (rules.SplitsByWorker()) split_.emplace(rules.SplitOfEpoch());
   }
   void Cancel() override {
     SimUnaryIterator::Cancel();
@@ -73,7 +75,7 @@ class DataLoaderIt : public SimUnaryIterator {
 
   // The items of one batch from the input, on the caller's thread: false where they make
   // no batch (the input ended).
-  Task<bool> TakeItems(SimThread& thread, SimElement& batch) {
+  Task<bool> TakeItems(SimThread& thread, SimElement& batch, int64_t rows_wanted) {
     if (!rules_.stacks) {  // the batch getitem made from one input element, as it is
       SimElement item;
       const bool got = co_await PullInput(thread, item);
@@ -87,13 +89,13 @@ class DataLoaderIt : public SimUnaryIterator {
     SimRunTotals in;
     int64_t items = 0;
     bool ended = false;
-    while (items < rules_.batch_size && !ended) {
-      const int64_t n = co_await PullInputRunTotals(thread, rules_.batch_size - items, in);
+    while (items < rows_wanted && !ended) {
+      const int64_t n = co_await PullInputRunTotals(thread, rows_wanted - items, in);
       items += n;
       ended = n == 0;
     }
     if (ended) input_end_ = true;
-    if (!engine::IsBatch(items, rules_.batch_size, ended, rules_.drop_last)) co_return false;
+    if (!engine::IsBatch(items, rows_wanted, ended, rules_.drop_last)) co_return false;
     // What getitem makes, where the model says (a row's bytes), else what it was given.
     batch.bytes = stage_.cost->out_bytes > 0 ? stage_.cost->out_bytes * in.rows : in.bytes;
     batch.key = RecordKey(in.last_key, in.rows);
@@ -121,7 +123,8 @@ class DataLoaderIt : public SimUnaryIterator {
   Task<bool> FetchHere(SimThread& thread, SimElement& out) {
     if (input_end_) co_return false;
     out.id = ctx_.NewElementId();
-    const bool made = co_await TakeItems(thread, out);  // (GCC 12: no co_await in a condition)
+    // (GCC 12: no co_await in a condition)
+    const bool made = co_await TakeItems(thread, out, rules_.batch_size);
     if (!made) co_return false;
     co_await ChargeFetch(thread, out.rows);
     co_return true;
@@ -144,15 +147,24 @@ class DataLoaderIt : public SimUnaryIterator {
   Task<void> Dispatch(SimThread& thread) {
     while (!cancelled_ && (!input_end_ || copies_left_ > 0) &&
            static_cast<int64_t>(outstanding_.size()) < rules_.Outstanding()) {
-      int64_t cycle = cycle_;
-      const int64_t worker = rules_.NextWorker(cycle, held_);
-      if (worker < 0) break;
-      cycle_ = cycle;
+      int64_t worker = 0;
+      int64_t rows_wanted = rules_.batch_size;
+      if (split_) {  // the next worker with items of its chunk left batches them
+        if (!split_->Next(worker, rows_wanted)) {
+          input_end_ = true;
+          break;
+        }
+      } else {
+        int64_t cycle = cycle_;
+        worker = rules_.NextWorker(cycle, held_);
+        if (worker < 0) break;
+        cycle_ = cycle;
+      }
       auto batch = std::make_unique<Batch>();
       if (copies_left_ == 0) {
         taken_.id = ctx_.NewElementId();
         const int64_t start = now();
-        const bool made = co_await TakeItems(thread, taken_);
+        const bool made = co_await TakeItems(thread, taken_, rows_wanted);
         ctx_.trace->Span(EventKind::kWaitInput, stage_.id, thread, start, now(), taken_.id);
         if (!made) break;
         copies_left_ = rules_.CopiesOfEachBatch();
@@ -248,6 +260,7 @@ class DataLoaderIt : public SimUnaryIterator {
   int64_t cycle_ = 0;        // the next worker of the round-robin
   SimElement taken_;         // the last batch of items taken from the input
   int64_t copies_left_ = 0;  // workers still to fetch it (a replicated dataset's)
+  std::optional<engine::SplitBatches> split_;  // a split IterableDataset's batches
   bool input_end_ = false;
   bool started_ = false;
 };

@@ -18,6 +18,7 @@
 // Nothing else names a kind: both builders, the validator and the plan find it here.
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -145,6 +146,10 @@ struct OpKindDescription {
   // threads running Python hold the interpreter lock; its processes each hold their own);
   // null: its kind's description says it all.
   uint32_t (*traits_of_fields)(const spec::Op& op) = nullptr;
+  // How many elements an op of this kind gives for `in` elements of its input in a pass,
+  // where its fields say (take's count, a batch's size); nullopt: not known (a repeat
+  // forever). Null: as its ratio says (kOne: `in`; any other ratio: not known).
+  std::optional<int64_t> (*elements_out)(const spec::Op& op, int64_t in) = nullptr;
 };
 
 // Adds `kind` to the kinds every part knows (engine/kinds/op_kind_registration.h calls it

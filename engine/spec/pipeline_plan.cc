@@ -4,6 +4,7 @@
 #include <cassert>
 #include <filesystem>
 
+#include "engine/spec/cardinality.h"
 #include "engine/spec/op_values.h"
 #include "engine/spec/spec_loader.h"
 #include "engine/spec/spec_validator.h"
@@ -101,6 +102,11 @@ Result<PipelinePlan> PlanPipeline(const spec::PipelineSpec& spec, int cpu_cores)
   plan.cpu_cores = std::max(1, cpu_cores);
   plan.ops = PlanOps(spec.ops(), 0, false, plan.cpu_cores, !StepOnHost(spec.train_step()),
                      plan.output_batched);
+  std::optional<int64_t> elements = SourceElements(spec.source());
+  for (PlannedOp& p : plan.ops) {
+    p.input_elements = elements;
+    if (elements) elements = ElementsOut(*p.op, *elements);
+  }
   return plan;
 }
 

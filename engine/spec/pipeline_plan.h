@@ -5,6 +5,7 @@
 // engine's builder and the simulator's take a plan, so what the spec means is worked out
 // in one place and a spec the validator refuses is refused by both before any run.
 
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -32,6 +33,9 @@ struct PlannedOp {
   // The training step runs on an accelerator (train_step.device gpu or simulated), not on
   // the host's CPU: what pinned memory needs.
   bool accelerator = true;
+  // The elements its input gives in a pass, where the spec says (engine/spec/cardinality.h;
+  // ops of the pipeline's top level only).
+  std::optional<int64_t> input_elements;
 
   // The knob `name` of its kind (every kind's knobs are planned; asking for another is a
   // programming mistake, asserted).

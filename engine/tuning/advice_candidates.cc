@@ -113,9 +113,23 @@ constexpr std::string_view kOrderChanges =
     "Elements come in the order they are ready instead of their input's order; which "
     "elements come is the same.";
 
-// What another number of workers changes for an IterableDataset replicated in each of them
-// (empty where it stays one copy an epoch).
-std::string ReplicatedCopies(const spec::DataLoaderOp& loader, int64_t from, int64_t to) {
+// What another number of workers changes of what an IterableDataset's loader hands out:
+// the copies of a dataset replicated in each worker, or the order and batches of one split
+// among them (empty where nothing changes).
+std::string WhatWorkersChange(const PlannedOp& p, int64_t from, int64_t to) {
+  const spec::DataLoaderOp& loader = p.op->dataloader();
+  if (loader.worker_split() != spec::not_split && p.input_elements && std::max(from, to) > 1) {
+    const auto batches = [&](int64_t workers) {
+      return SplitBatches::Count(*p.input_elements, std::max<int64_t>(1, workers),
+                                 loader.batch_size(), loader.drop_last(), loader.worker_split());
+    };
+    const int64_t before = batches(from), after = batches(to);
+    return "Each worker batches its own share of the IterableDataset's items (its __iter__ "
+           "splits them by get_worker_info()), so the items come in another order" +
+           (before == after ? " (an epoch still has " + std::to_string(after) + " batches)."
+                            : " and an epoch has " + std::to_string(after) +
+                                  " batches, where it has " + std::to_string(before) + ".");
+  }
   const int64_t before = CopiesOfEachBatch(loader.replicated(), from);
   const int64_t after = CopiesOfEachBatch(loader.replicated(), to);
   if (before == after) return {};
@@ -187,7 +201,7 @@ void AddThreadKnobs(const PlannedOp& p, int cores, CandidateList& out) {
       for (int64_t v : HigherParallelisms(workers, cores, waits)) {
         out.AddKnobs("more_workers", name, {{"num_workers", std::to_string(v)}},
                      ChangeOfKnob(name, "num_workers", workers, v),
-                     ReplicatedCopies(loader, workers, v));
+                     WhatWorkersChange(p, workers, v));
       }
       if (loader.indexes_batches() && !loader.fetch_batches() && loader.getitem().has_python()) {
         // One call per batch instead of one per item (pytorch#4959): the loader's arguments
@@ -219,7 +233,7 @@ void AddThreadKnobs(const PlannedOp& p, int cores, CandidateList& out) {
                      ChangeOfKnob(name, "num_workers", workers, 0) +
                          " (load in the main process: no workers to start, no batches to "
                          "unpickle)",
-                     ReplicatedCopies(loader, workers, 0));
+                     WhatWorkersChange(p, workers, 0));
       }
       // A replicated IterableDataset's one worker yields it once, beside the step, where the
       // main process alone loads between steps (pytorch#29804: 1 worker twice as fast as 0
@@ -229,7 +243,7 @@ void AddThreadKnobs(const PlannedOp& p, int cores, CandidateList& out) {
                      ChangeOfKnob(name, "num_workers", workers, 1) +
                          " (one worker yields the IterableDataset once, beside the training "
                          "step)",
-                     ReplicatedCopies(loader, workers, 1));
+                     WhatWorkersChange(p, workers, 1));
       }
       const int64_t factor = p.Knob("prefetch_factor").start;
       out.AddKnobs("prefetch_factor", name, {{"prefetch_factor", std::to_string(2 * factor)}},
@@ -424,10 +438,14 @@ std::vector<AdviceCandidate> StartUpCandidates(const spec::PipelineSpec& spec, i
     const int64_t buffer = op.shuffle().buffer_size();
     // Before the maps that make its elements: it then holds what they start from. Whatever
     // its size (keras#19502: 1024 decoded 12-megapixel images before the first step), as
-    // it is advised only where the first step comes in half the time.
+    // it is advised only where the first step comes in half the time. A shuffle of batches
+    // goes before the batch as well (tensorflow#47687: a buffer of decoded batches larger
+    // than the epoch, shuffled last; the maintainers' answer shuffles first), which changes
+    // what it shuffles, and says so.
     int to = i;
     const auto makes_or_buffers = [&](const spec::Op& before) {
-      return (before.has_map() && !IsRandomOp(before)) || OnlyBuffers(before);
+      return (before.has_map() && !IsRandomOp(before)) || OnlyBuffers(before) ||
+             before.has_batch() || before.has_padded_batch();
     };
     while (to > 0 && makes_or_buffers(spec.ops(to - 1))) --to;
     while (to < i && OnlyBuffers(spec.ops(to))) ++to;  // a prefetch ahead of the maps stays

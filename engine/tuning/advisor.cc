@@ -334,6 +334,7 @@ Result<std::vector<Advice>> StartUpAdvice(const spec::PipelineSpec& spec, double
     if (sooner.empty()) continue;
     Advice a = AdviceFrom(c);
     a.confidence = "high";
+    a.first_step = sooner;
     auto rate = simulate(c.spec, 1, 1);
     a.predicted_steps_per_s = rate.ok() ? *rate : 0;
     a.predicted_gain = base_rate > 0 && rate.ok() ? *rate / base_rate - 1 : 0;
@@ -556,6 +557,7 @@ Result<AdvisorResult> Advise(const spec::PipelineSpec& spec, const trace::RangeA
         continue;
       }
       it->text += "; " + first;
+      it->first_step = first;
       leading.push_back(std::move(*it));
       it = result.advice.erase(it);
     }

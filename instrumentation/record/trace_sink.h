@@ -71,6 +71,9 @@ enum StageTrait : uint32_t {
   // little of a core while busy is its waiting, not a busy machine, and more workers than
   // cores still help it.
   kTraitWaits = 1u << 14,
+  // Its items come from an IterableDataset's __iter__, not from __getitem__ by index: what
+  // the user would make cheaper is __iter__'s work per item.
+  kTraitIterableDataset = 1u << 15,
 };
 
 // An op of the pipeline. Sent again when it changes (a rebuild reorders ops).

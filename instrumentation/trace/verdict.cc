@@ -226,9 +226,9 @@ std::string WorkerProcessesSuggestion(const StageFigures& s, int64_t wait_ns, do
       is_change = false;
       return s.name + " already has num_workers " + std::to_string(workers) +
              (workers > cpu_budget ? ", more than the " : ", as many as the ") +
-             std::to_string(cpu_budget) +
-             " cores: cut __getitem__'s work per item (smaller inputs, augmentation on the "
-             "GPU) or add cores";
+             std::to_string(cpu_budget) + " cores: cut " +
+             (Has(s, record::kTraitIterableDataset) ? "__iter__" : "__getitem__") +
+             "'s work per item (smaller inputs, augmentation on the GPU) or add cores";
     }
     return "raise " + s.name + "'s num_workers to " + std::to_string(cpu_budget) +
            " (the cores there are; each worker is a process with its own interpreter lock)";

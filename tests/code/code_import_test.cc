@@ -360,6 +360,47 @@ d = tf.data.Dataset.from_tensor_slices(["a", "b"]).map(load, num_parallel_calls=
       << refused.message();
 }
 
+// A sleep under a condition: averaged where the condition says how often it holds (`idx % 10
+// == 0`: one call in 10), counted on every call and said where it does not (pytorch#105203's
+// `if i > 10:`); a sleep in a helper generator __iter__ returns (self.give_data) is read.
+TEST(CodeImportTest, ConditionalSleepsAndSleepsInTheDatasetsOwnMethods) {
+  const auto every_tenth = Import(R"(import time
+from torch.utils.data import DataLoader, Dataset
+class Demo(Dataset):
+    def __len__(self):
+        return 1000
+    def __getitem__(self, idx):
+        if idx % 10 == 0:
+            time.sleep(0.05)
+        return idx
+loader = DataLoader(Demo(), batch_size=10, num_workers=4)
+)");
+  EXPECT_EQ(OpNamed(every_tenth, "loader").dataloader().getitem().python().wait(), "5ms")
+      << Notes(every_tenth);
+  EXPECT_TRUE(HasNote(every_tenth, 10,
+                      "sleeps 5ms a call (time.sleep) on average (its sleep "
+                      "runs one call in 10, when `idx % 10 == 0`)"))
+      << Notes(every_tenth);
+  const auto later_items = Import(R"(import time
+import torch
+class Slow(torch.utils.data.IterableDataset):
+    def give_data(self, start, end):
+        for i in range(start, end):
+            if i > 10:
+                time.sleep(2)
+            yield i
+    def __iter__(self):
+        return iter(self.give_data(0, 20))
+dl = torch.utils.data.DataLoader(Slow(), num_workers=2, batch_size=1)
+)");
+  EXPECT_EQ(OpNamed(later_items, "loader").dataloader().getitem().python().wait(), "2s")
+      << Notes(later_items);
+  EXPECT_TRUE(HasNote(later_items, 11,
+                      "its sleep runs only when `i > 10`, which the code does not "
+                      "say how often holds: counted on every call"))
+      << Notes(later_items);
+}
+
 // TensorFlow 1's loop that only runs the next element times the input alone, as
 // `for _ in ds: pass` does (tensorflow#18784); a def's statement read again for its call is
 // the pipeline read, not another.
@@ -412,6 +453,17 @@ val_ds = tf.data.Dataset.range(50).batch(5)
 )");
   EXPECT_EQ(OpNamed(named, "batch").batch().batch_size(), 10);
   EXPECT_TRUE(HasNote(named, 2, "import-code reads 'train_ds'")) << Notes(named);
+  // Another pipeline's iterator, its next element and the parts of that are the same other
+  // pipeline, said once (voice_activity_detection's input_fn).
+  const auto iterated = Import(R"(val = tf.data.Dataset.range(50).batch(5)
+it = val.make_one_shot_iterator()
+next_batch = it.get_next()
+signal = next_batch[0]
+train = tf.data.Dataset.range(100).batch(10)
+)");
+  EXPECT_TRUE(HasNote(iterated, 1, "another pipeline, 'val'")) << Notes(iterated);
+  EXPECT_EQ(Notes(iterated).find("another pipeline, 'it'"), std::string::npos) << Notes(iterated);
+  EXPECT_EQ(Notes(iterated).find("'signal'"), std::string::npos) << Notes(iterated);
 }
 
 // PyTorch computes where the tensors are: a training loop in a file that moves nothing to a
@@ -582,14 +634,24 @@ def load(path):
     return tf.io.read_file(path)
 def parse(serialized):
     return tf.io.parse_single_example(serialized, {"x": tf.io.FixedLenFeature([], tf.int64)})
+def parse_sample(f):
+    img = tf.image.decode_png(tf.io.read_file(f))
+    return tf.image.resize(img, [256, 512])
 ds = tf.data.TFRecordDataset(["a.tfrecord"])
-ds = ds.map(parser_fn).map(load).map(parse)
+ds = ds.map(parser_fn).map(load).map(parse).map(parse_sample)
 ds = ds.batch(32)
 )");
   EXPECT_EQ(OpNamed(c, "parser_fn").map().fn().cpu_work().one_element_call(), "decode_jpeg");
   EXPECT_EQ(OpNamed(c, "load").map().fn().cpu_work().one_element_call(), "tf.io.read_file");
   EXPECT_EQ(OpNamed(c, "parse").map().fn().cpu_work().one_element_call(), "");
-  for (const char* name : {"parser_fn", "load", "parse"}) {
+  // A decode the known works do not stand for, beside a resize that takes batches
+  // (Cam2BEV#14): the function is one image at a time, its cost the user's to set.
+  EXPECT_EQ(OpNamed(c, "parse_sample").map().fn().cpu_work().one_element_call(),
+            "tf.image.decode_png")
+      << Notes(c);
+  EXPECT_TRUE(HasNote(c, 13, "it calls tf.image.decode_png, which takes one element at a time"))
+      << Notes(c);
+  for (const char* name : {"parser_fn", "load", "parse", "parse_sample"}) {
     spec::PipelineSpec batched = c.spec;
     auto* ops = batched.mutable_ops();
     int at = 0;
@@ -802,6 +864,7 @@ loader = DataLoader(Shards(0, 1000), batch_size=16, num_workers=4)
 )");
   const auto& dl = OpNamed(c, "loader").dataloader();
   EXPECT_FALSE(dl.replicated());
+  EXPECT_EQ(dl.worker_split(), spec::chunks) << "PyTorch's documentation's contiguous chunks";
   EXPECT_TRUE(HasNote(c, 8, "Shards.__iter__ asks get_worker_info(): read as splitting"))
       << Notes(c);
   // Imported by name, in a method __iter__ calls; or a worker_init_fn that configures each
@@ -820,6 +883,18 @@ class Lines(IterableDataset):
 loader = DataLoader(Lines(), batch_size=16, num_workers=4)
 )");
   EXPECT_FALSE(OpNamed(by_name, "loader").dataloader().replicated()) << Notes(by_name);
+  EXPECT_EQ(OpNamed(by_name, "loader").dataloader().worker_split(), spec::every_nth)
+      << "islice(it, id, None, num_workers)";
+  const auto sliced =
+      Import(R"(from torch.utils.data import IterableDataset, DataLoader, get_worker_info
+class Lines(IterableDataset):
+    def __iter__(self):
+        info = get_worker_info()
+        return iter(list(range(1000))[info.id::info.num_workers])
+loader = DataLoader(Lines(), batch_size=16, num_workers=4)
+)");
+  EXPECT_EQ(OpNamed(sliced, "loader").dataloader().worker_split(), spec::every_nth)
+      << "a slice with the workers' count as its step";
   // In a worker, get_worker_info() is not None: the branch that splits is read, not guessed
   // (pytorch#105203's __iter__, PyTorch's docs' first example).
   const auto docs = Import(R"(import math
@@ -856,6 +931,7 @@ def worker_init_fn(worker_id):
 loader = DataLoader(Range(), batch_size=16, num_workers=4, worker_init_fn=worker_init_fn)
 )");
   EXPECT_FALSE(OpNamed(init_fn, "loader").dataloader().replicated()) << Notes(init_fn);
+  EXPECT_EQ(OpNamed(init_fn, "loader").dataloader().worker_split(), spec::chunks);
   EXPECT_TRUE(HasNote(init_fn, 14, "may configure each worker's replica of Range"))
       << Notes(init_fn);
   // A worker_init_fn from elsewhere may do anything: one copy.
@@ -1175,6 +1251,35 @@ loader = DataLoader(D(), batch_size=16, num_workers=3, collate_fn=my_collate, pi
 model.fit(S(), workers=2, use_multiprocessing=False, max_queue_size=5)
 )");
   ExpectRoundTrip("ds = tf.data.Dataset.from_generator(gen, output_types=tf.int64).batch(4)\n");
+  // IterableDatasets: replicated in each worker, or split by get_worker_info() into
+  // contiguous chunks or every n-th item.
+  const std::string iterable = R"(import math
+from torch.utils.data import DataLoader, IterableDataset, get_worker_info
+class Items(IterableDataset):
+    def __iter__(self):
+        worker = get_worker_info()
+        for i in range(300):
+)";
+  ExpectRoundTrip(R"(from torch.utils.data import DataLoader, IterableDataset
+class Items(IterableDataset):
+    def __iter__(self):
+        for i in range(300):
+            yield i
+loader = DataLoader(Items(), batch_size=8, num_workers=3)
+)");
+  ExpectRoundTrip(
+      iterable +
+      R"(            if worker is not None and i // math.ceil(300 / worker.num_workers) != worker.id:
+                continue
+            yield i
+loader = DataLoader(Items(), batch_size=8, num_workers=3)
+)");
+  ExpectRoundTrip(iterable +
+                  R"(            if worker is not None and i % worker.num_workers != worker.id:
+                continue
+            yield i
+loader = DataLoader(Items(), batch_size=8, num_workers=3, drop_last=True)
+)");
 }
 
 // A map of TensorFlow ops after a batch works on every row: its stand-in cost is a row's,

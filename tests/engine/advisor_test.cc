@@ -372,6 +372,41 @@ TEST(AdvisorTest, ACacheAfterRandomnessIsSaidToFreezeIt) {
                   .empty());
 }
 
+// Another number of workers over an IterableDataset split by get_worker_info() batches other
+// shares: the items come in another order and an epoch has other batches (10 items in
+// batches of 2: 7 batches from 4 workers' 3, 3, 3 and 1, 6 from 2 workers' 5 and 5).
+TEST(AdvisorTest, WorkersOfASplitIterableDatasetChangeItsBatches) {
+  const auto what_changes = [](int64_t items) {
+    const std::string loader = R"(name: "p"
+      budget { cpu_cores: 4 }
+      source { name: "items" range { start: 0 stop: )" +
+                               std::to_string(items) + R"( } }
+      ops { name: "loader" dataloader { batch_size: 2 num_workers: 2 worker_split: chunks
+            getitem { python { duration: "1ms" } } } }
+      train_step { step_time: "1ms" device: simulated })";
+    trace::RangeAnalysis measured;
+    measured.input_wait_fraction = 0.5;
+    AdvisorOptions options;
+    options.cores = 4;
+    auto r = Advise(Spec(loader), measured, Rates([](const spec::PipelineSpec& s) {
+                      return ReadIntKnob(s, "loader", "num_workers").value_or(0) == 4 ? 0.8 : 0.0;
+                    }),
+                    options);
+    EXPECT_TRUE(r.ok()) << r.status().message();
+    for (const Advice& a : r->advice) {
+      if (a.change != "loader.num_workers=4") continue;
+      EXPECT_TRUE(a.changes_output) << a.text;
+      return a.what_changes;
+    }
+    return std::string("not advised");
+  };
+  EXPECT_TRUE(Has(what_changes(10), "another order and an epoch has 7 batches, where it has 6"))
+      << what_changes(10);
+  // 8 items: 4 and 4, or 2 each: 4 batches either way, in another order.
+  EXPECT_TRUE(Has(what_changes(8), "another order (an epoch still has 4 batches)"))
+      << what_changes(8);
+}
+
 // A shuffle buffer of more than 10,000 before a repeat fills again at every epoch's start
 // (tensorflow#30646): said where the run's start-up was long enough to matter, whatever the
 // speed; not after a short start-up, nor for a small buffer, nor with no repeat after it.

@@ -6,6 +6,8 @@
 #include <google/protobuf/text_format.h>
 #include <gtest/gtest.h>
 
+#include <optional>
+
 #include "engine/spec/spec_loader.h"
 #include "test_support.h"
 
@@ -86,6 +88,36 @@ TEST(PipelinePlanTest, SaysWhichOpsTakeAndGiveBatches) {
   EXPECT_FALSE(ops[3].sub[0].input_batched) << "a sub-pipeline starts from one element";
   EXPECT_TRUE(ops[3].output_batched) << "an interleave gives what its sub-pipeline gives";
   EXPECT_TRUE(plan->output_batched);
+}
+
+// tf.data's cardinality where the spec says it: a source's count through what each op keeps
+// of it (take, shard's share, batch, repeat); nothing known after an endless repeat or a
+// filter.
+TEST(PipelinePlanTest, KnowsHowManyElementsEachOpTakesInAPass) {
+  const spec::PipelineSpec spec = Spec(R"(
+    source { name: "src" range { start: 0 stop: 10 } }
+    ops { name: "m" map { fn { cpu_work { duration: "1us" } } } }
+    ops { name: "t" take { count: 8 } }
+    ops { name: "s" shard { num_shards: 3 index: 1 } }
+    ops { name: "b" batch { batch_size: 2 } }
+    ops { name: "r" repeat { count: 3 } }
+    ops { name: "k" skip { count: 1 } }
+    ops { name: "forever" repeat {} }
+    ops { name: "last" prefetch { buffer_size: 1 } }
+  )");
+  auto plan = PlanPipeline(spec, 2);
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  std::vector<std::optional<int64_t>> in;
+  for (const auto& op : plan->ops) in.push_back(op.input_elements);
+  // shard(3, 1) of 8 keeps positions 1, 4, 7; batches of 2 make 2 of them; 3 passes, 1 skipped.
+  EXPECT_EQ(in, (std::vector<std::optional<int64_t>>{10, 10, 8, 3, 2, 6, 5, std::nullopt}));
+  const spec::PipelineSpec files = Spec(R"(
+    source { name: "src" list_files { pattern: "/nonexistent/*" } }
+    ops { name: "m" map { fn { cpu_work { duration: "1us" } } } }
+  )");
+  auto unknown = PlanPipeline(files, 2);
+  ASSERT_TRUE(unknown.ok()) << unknown.status().message();
+  EXPECT_FALSE(unknown->ops[0].input_elements.has_value()) << "files hold what they hold";
 }
 
 // An interleave whose sub-pipeline batches gives batches, so a map after it runs the

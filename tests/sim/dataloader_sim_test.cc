@@ -160,6 +160,28 @@ TEST(DataLoaderRulesTest, TheRoundRobinSkipsFullWorkersOnlyOutOfOrder) {
   EXPECT_EQ(rules.NextWorker(cycle, std::vector<int64_t>{2, 2, 2}), -1);
 }
 
+// An IterableDataset split by get_worker_info(): each worker batches its own share, so its
+// last batch may be short (pytorch#30599's docs answer: 10 items, 4 workers, batches of 2).
+TEST(DataLoaderRulesTest, EachWorkerOfASplitIterableDatasetBatchesItsOwnShare) {
+  auto batches = [](spec::WorkerSplit split, int64_t workers, bool drop_last) {
+    engine::SplitBatches s(10, workers, 2, drop_last, split);
+    std::vector<std::pair<int64_t, int64_t>> out;
+    int64_t worker = 0, rows = 0;
+    while (s.Next(worker, rows)) out.emplace_back(worker, rows);
+    return out;
+  };
+  using Batches = std::vector<std::pair<int64_t, int64_t>>;
+  // Chunks of ceil(10 / 4) = 3: 3, 3, 3 and 1 items; each worker's next batch in turn.
+  EXPECT_EQ(batches(spec::chunks, 4, false),
+            (Batches{{0, 2}, {1, 2}, {2, 2}, {3, 1}, {0, 1}, {1, 1}, {2, 1}}));
+  // Every 4th item: 3, 3, 2 and 2 items.
+  EXPECT_EQ(batches(spec::every_nth, 4, false),
+            (Batches{{0, 2}, {1, 2}, {2, 2}, {3, 2}, {0, 1}, {1, 1}}));
+  EXPECT_EQ(batches(spec::chunks, 4, true), (Batches{{0, 2}, {1, 2}, {2, 2}}));
+  EXPECT_EQ(engine::SplitBatches::Count(10, 1, 2, false, spec::chunks), 5) << "one worker";
+  EXPECT_EQ(engine::SplitBatches::Count(0, 4, 2, false, spec::chunks), 0);
+}
+
 // The verdict in the DataLoader's words: workers that start again every epoch, then workers
 // that cannot keep up, then a DataLoader without workers.
 TEST(DataLoaderSimTest, TheVerdictNamesTheDataLoadersKnobs) {
@@ -183,6 +205,16 @@ TEST(DataLoaderSimTest, TheVerdictNamesTheDataLoadersKnobs) {
   EXPECT_NE(beyond.suggestion.find("loader already has num_workers 4, more than the 2 cores"),
             std::string::npos)
       << beyond.text;
+  EXPECT_NE(beyond.suggestion.find("cut __getitem__'s work per item"), std::string::npos)
+      << beyond.text;
+  // An IterableDataset's items come from its __iter__: that is what to make cheaper.
+  const std::string iterable = Pipeline(
+      Loader("num_workers: 4 persistent_workers: true worker_split: chunks") + " ops { repeat {} }",
+      "range { start: 0 stop: 64 }", "5ms");
+  const trace::Verdict iterates =
+      trace::MakeVerdict(trace::Analyze(*Simulated(iterable, 10, 1, 2).model), 2);
+  EXPECT_NE(iterates.suggestion.find("cut __iter__'s work per item"), std::string::npos)
+      << iterates.text;
   // Workers that wait in __getitem__ (a database, a sleep) use little of a core: more of them
   // than cores still help (discuss.pytorch.org 156487).
   const std::string waiting = Pipeline(

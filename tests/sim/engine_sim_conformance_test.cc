@@ -490,7 +490,28 @@ std::vector<Case> DataLoaderCases() {
                   8};
   // Without workers the main process iterates its one copy.
   Case one_copy{"DataLoaderReplicatedWithoutWorkers", 10, loader("replicated: true"), ten, true, 4};
-  return {main_process, workers, pinned, drop_last, epochs, any_order, whole, replicated, one_copy};
+  // An IterableDataset split by get_worker_info() as PyTorch's documentation splits it: each
+  // of 3 workers batches its chunk of 4, 4 and 2 items (3 + 1, 3 + 1, 2): 5 batches where a
+  // map-style dataset gives 4. Worker i's items are chunk i in torch, the input's next ones
+  // here: the same items, in another order.
+  Case split{
+      "DataLoaderSplitIterable", 10, loader("num_workers: 3 worker_split: chunks"), ten, false, 5};
+  // Every 3rd item from the i-th: 4, 3 and 3 items (3 + 1, 3, 3): 4 batches; with
+  // drop_last, each worker's short batch goes: 3.
+  Case strided{"DataLoaderSplitIterableEveryNth",
+               10,
+               loader("num_workers: 3 worker_split: every_nth"),
+               ten,
+               false,
+               4};
+  Case strided_drop{"DataLoaderSplitIterableDropsEachWorkersShortBatch",
+                    10,
+                    loader("num_workers: 3 worker_split: every_nth drop_last: true"),
+                    Range(0, 9),
+                    false,
+                    3};
+  return {main_process, workers,    pinned,   drop_last, epochs,  any_order,
+          whole,        replicated, one_copy, split,     strided, strided_drop};
 }
 
 // Keras's OrderedEnqueuer (model.fit over a Sequence): sequence[i] for each index in order,

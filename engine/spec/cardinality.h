@@ -1,0 +1,21 @@
+#pragma once
+// How many elements a pass of a pipeline gives where its spec says so (tf.data's
+// cardinality): a source's count, carried through the ops whose fields say what they make
+// of it. Not known (nullopt) where a source reads files, a filter decides, a repeat is
+// endless or an interleave opens datasets of its own.
+
+#include <cstdint>
+#include <optional>
+
+#include "engine/spec/pipeline_spec.pb.h"
+
+namespace pipescope::engine {
+
+// The elements `source` gives in a pass, where its fields say.
+std::optional<int64_t> SourceElements(const spec::Source& source);
+
+// The elements `op` gives for `in` elements of its input, as its kind says
+// (OpKindDescription::elements_out, else its ratio).
+std::optional<int64_t> ElementsOut(const spec::Op& op, int64_t in);
+
+}  // namespace pipescope::engine
