@@ -386,6 +386,29 @@ void AddRepeatBeforeShuffle(const spec::PipelineSpec& spec, CandidateList& out) 
   }
 }
 
+// The epochs' repeat after a DataLoader with workers, moved before it: one iterator over
+// every epoch's indices. Each epoch's new iterator starts with no batch fetched, persistent
+// workers or not (PyTorch puts an epoch's indices only as its iterator starts), so the step
+// waits for the first batches of every epoch (discuss.pytorch.org 184155: items of seconds);
+// a sampler of every epoch's indices keeps the workers fetching across the epochs' ends, as
+// YOLOv5's InfiniteDataLoader does.
+void AddOneIteratorForEveryEpoch(const spec::PipelineSpec& spec, CandidateList& out) {
+  for (int i = 0; i + 1 < spec.ops_size(); ++i) {
+    const spec::Op& loader = spec.ops(i);
+    const spec::Op& epochs = spec.ops(i + 1);
+    if (!loader.has_dataloader() || loader.dataloader().num_workers() == 0 ||
+        loader.dataloader().replicated() || !epochs.has_repeat()) {
+      continue;
+    }
+    out.AddMove("reorder", i + 1, i,
+                "one iterator for every epoch: move " + epochs.name() + " before " + loader.name() +
+                    " (a sampler of every epoch's indices, RandomSampler(dataset, "
+                    "num_samples=len(dataset) * epochs), iterated once), so that its workers "
+                    "fetch the next epoch's first batches while this one ends");
+    return;
+  }
+}
+
 // A shard after the ops that open and read files, moved onto the file list: each worker
 // then reads only its own files instead of every record (tf.data's advice: shard early).
 void AddShardFileList(const spec::PipelineSpec& spec, CandidateList& out) {
@@ -441,11 +464,12 @@ std::vector<AdviceCandidate> StartUpCandidates(const spec::PipelineSpec& spec, i
     // it is advised only where the first step comes in half the time. A shuffle of batches
     // goes before the batch as well (tensorflow#47687: a buffer of decoded batches larger
     // than the epoch, shuffled last; the maintainers' answer shuffles first), which changes
-    // what it shuffles, and says so.
+    // what it shuffles, and says so; so does one before random maps (other elements draw
+    // each number).
     int to = i;
     const auto makes_or_buffers = [&](const spec::Op& before) {
-      return (before.has_map() && !IsRandomOp(before)) || OnlyBuffers(before) ||
-             before.has_batch() || before.has_padded_batch();
+      return before.has_map() || OnlyBuffers(before) || before.has_batch() ||
+             before.has_padded_batch();
     };
     while (to > 0 && makes_or_buffers(spec.ops(to - 1))) --to;
     while (to < i && OnlyBuffers(spec.ops(to))) ++to;  // a prefetch ahead of the maps stays
@@ -539,6 +563,7 @@ std::vector<AdviceCandidate> AdviceCandidates(const spec::PipelineSpec& spec,
   AddOrderAdvice(spec, measured, out);
   AddCache(spec, out);
   AddRepeatBeforeShuffle(spec, out);
+  AddOneIteratorForEveryEpoch(spec, out);
   AddShardFileList(spec, out);
   AddShardTheFiles(spec, std::max(1, cores), out);
   AddGeneratorBatches(spec, out);

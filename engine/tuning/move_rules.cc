@@ -72,6 +72,13 @@ std::optional<std::string> SwapEffect(const Op& first, const Op& second) {
     return "Each worker will shuffle only its own shard, so the elements each worker sees "
            "change.";
   }
+  // A random map's draws go to its elements in the order they come: shuffled on the other
+  // side, each element gets other numbers, drawn alike (one sentence for every random map
+  // crossed).
+  if ((Shuffles(first) && IsRandomMap(second)) || (IsRandomMap(first) && Shuffles(second))) {
+    return "The random maps draw their numbers for the elements in another order, so each "
+           "element is augmented otherwise (alike in distribution).";
+  }
   if ((Repeats(first) && Shuffles(second)) || (Shuffles(first) && Repeats(second))) {
     return Repeats(first)
                ? "Shuffling after repeat mixes elements across epoch boundaries: an element "

@@ -112,6 +112,52 @@ TEST(AdvisingTest, AShuffleOfBatchesThatHoldsTheEpochIsMovedFirst) {
       << a.analysis.verdict.text;
 }
 
+// The same shape over ten epochs: each epoch's 50 batches come in a burst of 5 s after a
+// refill of 60 s. The steady rate the advice starts from is the bursts' and refills' (about
+// 0.8 steps/s, as the run's own figure), not the rate of a window between two bursts.
+TEST(AdvisingTest, StepsInBurstsAreGradedOverTheWholeSteadyPart) {
+  const spec::PipelineSpec spec = Spec(R"(name: "sr" budget { cpu_cores: 2 }
+      source { name: "files" range { stop: 800 } }
+      ops { name: "load" map { fn { cpu_work { duration: "150ms" } } num_parallel_calls: -1 } }
+      ops { name: "batch" batch { batch_size: 16 } }
+      ops { name: "shuffle" shuffle { buffer_size: 10000 } }
+      ops { name: "epochs" repeat { count: 10 } }
+      train_step { step_time: "100ms" })");
+  auto model = CostModelFor(spec, "");
+  ASSERT_TRUE(model.ok()) << model.status().message();
+  SimulatedRunOptions options;
+  options.sim.duration_s = 120;
+  options.steps_only = true;
+  auto run = SimulateSteadyPart(spec, *model, options, 120);
+  ASSERT_TRUE(run.ok()) << run.status().message();
+  EXPECT_GT(run->steady.steps_per_s, 0.5) << run->steady.steps << " steps";
+  EXPECT_LT(run->steady.steps_per_s, 1.2) << run->steady.steps << " steps";
+}
+
+// Items of a second, 8 workers on 8 cores, a step of 600 ms (discuss.pytorch.org 184155): the
+// workers keep up but each epoch's new iterator starts with none fetched, so the step waits
+// for the first batch of every epoch. One iterator over every epoch's indices ends that
+// wait; it is advised, and says that batches then cross the epochs' ends.
+TEST(AdvisingTest, EveryEpochsFirstBatchWaitIsAdvisedOneIterator) {
+  const Advised a = Advise(R"(name: "videos" budget { cpu_cores: 8 }
+      source { name: "dataset" range { stop: 200 } }
+      ops { name: "loader" dataloader { batch_size: 4 num_workers: 8
+            getitem { python { duration: "1s" } } } }
+      ops { name: "epochs" repeat {} }
+      train_step { step_time: "600ms" })",
+                           /*steady=*/true);
+  const engine::Advice* one = nullptr;
+  for (const auto& advice : a.result.advice) {
+    if (advice.change == "move 'epochs' before 'loader'") one = &advice;
+  }
+  ASSERT_NE(one, nullptr) << a.analysis.verdict.text;
+  EXPECT_GT(one->predicted_gain, 0.05) << one->text;
+  EXPECT_TRUE(one->changes_output) << one->text;
+  EXPECT_NE(one->text.find("RandomSampler(dataset, num_samples=len(dataset) * epochs)"),
+            std::string::npos)
+      << one->text;
+}
+
 // tensorflow#44274: an interleave's function runs Python under the interpreter lock, one call
 // at a time (read as a sequential map before it). The remedy is outside the knobs, and it
 // leads; the best knob, which gains little, follows it.
