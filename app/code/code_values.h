@@ -200,6 +200,9 @@ struct CallArgs {
   // first `**x` (or `*x`) whose contents are not known.
   std::vector<std::string> from_splat;
   std::string unknown_splat;
+  // A method's object, where a dialect reads methods of an object it made (an
+  // ImageDataGenerator's flow); null for a plain call.
+  std::shared_ptr<const Value> receiver;
 
   // The argument at `position` or named `name`; nullptr when the call leaves it out.
   const Value* Get(size_t position, const std::string& name) const;

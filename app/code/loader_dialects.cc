@@ -8,6 +8,7 @@
 #include <string>
 
 #include "app/code/dialects.h"
+#include "app/code/keras_image_generator.h"
 #include "app/code/tensor_values.h"
 #include "app/code/torchvision_work.h"
 #include "app/code/work_functions.h"
@@ -590,11 +591,63 @@ Value LightningFit(PythonReader& r, const CallArgs& a, const ClassInfo& module) 
   return Value{.node = a.node};
 }
 
+// fit's enqueuer arguments onto its keras_fit op `op_name`: workers (fit's default 1),
+// use_multiprocessing and max_queue_size.
+void ReadEnqueuerArgs(Pipeline& p, const CallArgs& a, const std::string& op_name,
+                      spec::KerasFitOp& kf) {
+  if (const auto w = ReadKnob(p, a, 100, "workers", op_name, "1 (fit's default)")) {
+    kf.set_workers(*w);
+  } else {
+    kf.clear_workers();
+  }
+  kf.set_use_multiprocessing(ReadFlag(p, a, 100, "use_multiprocessing", op_name).value_or(false));
+  if (const auto q = ReadKnob(p, a, 100, "max_queue_size", op_name, "10 (fit's default)")) {
+    kf.set_max_queue_size(*q);
+  }
+}
+
+// fit(..., epochs=N): Keras's enqueuer goes over the Sequence (or steps_per_epoch of the
+// generator) N times, with a new pool of workers each epoch: a repeat after it.
+void AddFitEpochs(Pipeline& p, const CallArgs& a) {
+  const Value* epochs = a.Get(3, "epochs");
+  const auto n = epochs && !epochs->Is(Value::Kind::kBool) ? epochs->AsInt() : std::nullopt;
+  if (!n || *n <= 1) return;
+  spec::Op repeat;
+  repeat.set_name(p.FreshName(kFitEpochs));
+  repeat.mutable_repeat()->set_count(*n);
+  p.ops.push_back(repeat);
+  p.Note(a.node.start(), "fit's " + std::to_string(*n) +
+                             " epochs each go over the sequence afresh, its workers started "
+                             "again: a repeat of " +
+                             std::to_string(*n) + " after it");
+}
+
+// fit over a Sequence another call made (ImageDataGenerator.flow): its enqueuer runs the
+// Sequence's batches with fit's workers, epoch after epoch.
+Value FitOverSequence(PythonReader& r, const CallArgs& a, const Value& x) {
+  auto p = r.Extend(*x.pipeline, a.node.start());
+  spec::Op& op = p->ops.back();
+  ReadEnqueuerArgs(*p, a, op.name(), *op.mutable_keras_fit());
+  if (const Value* steps = a.Get(100, "steps_per_epoch");
+      steps && steps->AsInt() && *steps->AsInt() > 0 && !steps->Is(Value::Kind::kBool)) {
+    p->source.mutable_range()->set_stop(*steps->AsInt());
+    p->source.clear_size_is_stand_in();
+  }
+  AddFitEpochs(*p, a);
+  // The pipeline fit trains on, over the Sequence's own (bound to a name before fit).
+  r.Trains(PipelineValue(std::move(p), a), a.node);
+  return Value{.node = a.node};
+}
+
 // model.fit(x, ..., max_queue_size, workers, use_multiprocessing) and fit_generator: over a
 // tf.data dataset the dataset is the pipeline; over a Sequence or a generator, Keras's
 // enqueuer.
 Value Fit(PythonReader& r, const CallArgs& a, bool generator_call) {
   const Value* x = a.Get(0, generator_call ? "generator" : "x");
+  if (x && x->Is(Value::Kind::kPipeline) && x->pipeline && !x->pipeline->ops.empty() &&
+      x->pipeline->ops.back().has_keras_fit()) {
+    return FitOverSequence(r, a, *x);
+  }
   if (x && x->Is(Value::Kind::kPipeline)) {
     // fit(ds, epochs=N) over a dataset that ends: each epoch iterates it afresh, refilling
     // its shuffle buffers and prefetches (tensorflow#30646), as a repeat after it does.
@@ -656,13 +709,7 @@ Value Fit(PythonReader& r, const CallArgs& a, bool generator_call) {
   spec::Op op;
   op.set_name(op_name);
   auto* kf = op.mutable_keras_fit();
-  if (const auto w = ReadKnob(*p, a, 100, "workers", op_name, "1 (fit's default)")) {
-    kf->set_workers(*w);
-  }
-  kf->set_use_multiprocessing(ReadFlag(*p, a, 100, "use_multiprocessing", op_name).value_or(false));
-  if (const auto q = ReadKnob(*p, a, 100, "max_queue_size", op_name, "10 (fit's default)")) {
-    kf->set_max_queue_size(*q);
-  }
+  ReadEnqueuerArgs(*p, a, op_name, *kf);
   if (cls) {
     *kf->mutable_getitem() = GetItem(r, *p, x, cls, op_name, a.node.start(), false);
   } else {
@@ -685,20 +732,7 @@ Value Fit(PythonReader& r, const CallArgs& a, bool generator_call) {
     NoteWork(*p, a.node.start(), op_name, work);
   }
   p->ops.push_back(op);
-  // fit(..., epochs=N): Keras's enqueuer goes over the Sequence (or steps_per_epoch of the
-  // generator) N times, with a new pool of workers each epoch: a repeat after it.
-  const Value* epochs = a.Get(3, "epochs");
-  const auto n = epochs && !epochs->Is(Value::Kind::kBool) ? epochs->AsInt() : std::nullopt;
-  if (n && *n > 1) {
-    spec::Op repeat;
-    repeat.set_name(p->FreshName(kFitEpochs));
-    repeat.mutable_repeat()->set_count(*n);
-    p->ops.push_back(repeat);
-    p->Note(a.node.start(), "fit's " + std::to_string(*n) +
-                                " epochs each go over the sequence afresh, its workers started "
-                                "again: a repeat of " +
-                                std::to_string(*n) + " after it");
-  }
+  AddFitEpochs(*p, a);
   return PipelineValue(std::move(p), a);
 }
 
@@ -734,6 +768,7 @@ const Dialect& KerasDialect() {
         {"fit", [](PythonReader& r, const CallArgs& a) { return Fit(r, a, false); }},
         {"fit_generator", [](PythonReader& r, const CallArgs& a) { return Fit(r, a, true); }},
     };
+    AddImageDataGenerator(k);
     return k;
   }();
   return d;

@@ -1208,6 +1208,13 @@ Value PythonReader::Call(const SyntaxNode& call) {
       return Value{.kind = Value::Kind::kPipeline, .pipeline = std::move(p), .node = call};
     }
     if (object.Is(Value::Kind::kTensor)) return TensorMethod(object, method, args);
+    // A method of an object a dialect made (datagen.flow(...) on an ImageDataGenerator).
+    if (object.Is(Value::Kind::kTransform)) {
+      if (const auto* fn = FindFunction(object.s + "." + method)) {
+        args.receiver = std::make_shared<const Value>(object);
+        return (*fn)(*this, args);
+      }
+    }
     // datasets.append(ds): the list the name holds gains the item (the TensorFlow guide's
     // per-file datasets gathered in a loop, then concatenated).
     if (object.Is(Value::Kind::kList) && method == "append" &&

@@ -1,0 +1,165 @@
+// Keras's ImageDataGenerator (keras.preprocessing.image, tf.keras's and keras_preprocessing's):
+// flow(x, y, batch_size) and flow_from_directory(directory, target_size, batch_size) make a
+// keras.utils.Sequence (NumpyArrayIterator, DirectoryIterator) whose __getitem__ makes a
+// batch in Python, each sample through random_transform and standardize: an affine
+// transform of each channel by scipy.ndimage (order 1, fill 'nearest') wherever a rotation,
+// shift, shear or zoom range is set, and a flip (keras#610: the CIFAR-10 example's shifts add
+// minutes an epoch). flow_from_directory loads each image first (PIL, resized to
+// target_size). The Sequence is read as the keras_fit op `flow`: iterated by the training
+// loop's own thread (workers 0), or by fit's enqueuer with fit's workers.
+#include "app/code/keras_image_generator.h"
+
+#include <algorithm>
+#include <string>
+
+#include "app/code/dialects.h"
+#include "app/code/work_functions.h"
+#include "engine/core/duration.h"
+
+namespace pipescope::code {
+namespace {
+
+// scipy.ndimage.affine_transform of each channel (order 1, mode 'nearest'), as Keras's
+// apply_affine_transform calls it, on a float32 image of h×w×3, measured on the project's
+// 2-core machine, quiet, by scripts/measure-keras-augment-costs (2026-12-02, SciPy 1.10: 230
+// us at 32×32, 613 us at 64×64, 3.25 ms at 150×150, 10.7 ms at 256×256): about 80 us a call
+// and 150 ns a pixel.
+constexpr int64_t kAffineCallNs = 80'000;
+constexpr int64_t kAffineNsPerPixel = 150;
+// A sample indexed out of an array in memory and stacked into the batch, without
+// augmentation: next to nothing beside the transform.
+constexpr int64_t kIndexSampleNs = 5'000;
+// The side of a sample flow() takes where the code does not show its arrays' shape: the
+// in-memory datasets Keras's examples augment (CIFAR-10, MNIST) are this small.
+constexpr int64_t kStandInSide = 32;
+constexpr int64_t kStandInSamples = 10'000;
+
+bool SetsRange(const CallArgs& generator, const char* name) {
+  const Value* v = generator.Get(name);
+  if (!v) return false;
+  if (v->Is(Value::Kind::kInt)) return v->i != 0;
+  if (v->Is(Value::Kind::kFloat)) return v->f != 0;
+  // A list of zoom bounds, a value only the run knows: read as set.
+  return !v->Is(Value::Kind::kNone) && !v->Is(Value::Kind::kBool);
+}
+
+// What random_transform does per sample, by ImageDataGenerator's arguments: the ranges that
+// make an affine transform, in the words of its arguments.
+std::string AffineRanges(const CallArgs& generator) {
+  std::string ranges;
+  for (const char* name :
+       {"rotation_range", "width_shift_range", "height_shift_range", "shear_range", "zoom_range"}) {
+    if (SetsRange(generator, name)) ranges += (ranges.empty() ? "" : ", ") + std::string(name);
+  }
+  return ranges;
+}
+
+// A sample's height and width: x's shape where the code shows it (an array of N×H×W×C).
+std::pair<int64_t, int64_t> SideOf(const Value* x, bool& known) {
+  known = false;
+  if (x && x->Is(Value::Kind::kTensor) && x->items.size() >= 3) {
+    const auto h = x->items[1].AsInt(), w = x->items[2].AsInt();
+    if (h && w) {
+      known = true;
+      return {*h, *w};
+    }
+  }
+  return {kStandInSide, kStandInSide};
+}
+
+int64_t SamplesOf(const Value* x) {
+  if (x && x->Is(Value::Kind::kTensor) && !x->items.empty()) {
+    if (const auto n = x->items[0].AsInt(); n && *n > 0) return *n;
+  }
+  return -1;
+}
+
+// The Sequence `flow` over `samples` samples (-1: not known) of h×w, `load_ns` to load each
+// (flow_from_directory's file read and resize) before the generator's transforms.
+Value Flow(PythonReader& r, const CallArgs& a, const CallArgs& generator, int64_t samples,
+           int64_t h, int64_t w, bool side_known, int64_t load_ns, const std::string& call) {
+  auto p = r.NewPipeline("keras", a.node.start());
+  const std::string op_name = "flow";
+  const Value* batch_arg = a.Get(call == "flow" ? 2 : 100, "batch_size");
+  const int64_t batch =
+      batch_arg && batch_arg->AsInt() && *batch_arg->AsInt() > 0 ? *batch_arg->AsInt() : 32;
+  p->source.set_name("indices");
+  const int64_t known = samples > 0 ? samples : kStandInSamples;
+  p->source.mutable_range()->set_stop((known + batch - 1) / batch);
+  if (samples <= 0) {
+    p->source.set_size_is_stand_in(true);
+    p->Note(a.node.start(), "the samples " + call +
+                                "() goes over are known only when the code runs: " +
+                                std::to_string(kStandInSamples) + " in batches of " +
+                                std::to_string(batch) + " stand in; --set indices.stop=BATCHES");
+  }
+  const std::string ranges = AffineRanges(generator);
+  const int64_t per_sample =
+      load_ns + (ranges.empty() ? kIndexSampleNs : kAffineCallNs + kAffineNsPerPixel * h * w);
+  spec::Op op;
+  op.set_name(op_name);
+  auto* kf = op.mutable_keras_fit();
+  kf->set_workers(0);  // a loop over the Sequence fetches each batch itself
+  // In whole microseconds, as a `# pipescope:` comment would write it.
+  kf->mutable_getitem()->mutable_python()->set_duration(
+      engine::SpecDuration(per_sample * batch / 1000 * 1000));
+  const std::string size =
+      std::to_string(h) + "×" + std::to_string(w) + (side_known ? "" : " (standing in)");
+  p->Note(
+      a.node.start(),
+      "ImageDataGenerator." + call + "() makes each batch of " + std::to_string(batch) +
+          " in Python, sample by sample" +
+          (load_ns > 0 ? ", each image loaded from its file (PIL) first" : "") +
+          (ranges.empty() ? ": no transform is set, so a sample costs little"
+                          : ": " + ranges +
+                                " make an affine transform of each sample's channels "
+                                "(scipy.ndimage), about " +
+                                engine::FormatDuration(kAffineCallNs + kAffineNsPerPixel * h * w) +
+                                " for " + size + " here") +
+          " = " + kf->getitem().python().duration() +
+          " a batch; --set flow.cost=DURATION sets it. fit(..., workers=N, "
+          "use_multiprocessing=True) runs it in N processes; a tf.data pipeline with "
+          "Keras's preprocessing layers (RandomRotation, RandomTranslation) runs it as "
+          "TensorFlow ops");
+  p->ops.push_back(op);
+  return PipelineValue(std::move(p), a);
+}
+
+}  // namespace
+
+void AddImageDataGenerator(Dialect& keras) {
+  keras.functions["ImageDataGenerator"] = [](PythonReader&, const CallArgs& a) {
+    Value generator{.kind = Value::Kind::kTransform, .s = "ImageDataGenerator", .node = a.node};
+    generator.call = std::make_shared<const CallArgs>(a);
+    return generator;
+  };
+  // datagen.fit(x): the featurewise statistics, once, before training: nothing of the input
+  // pipeline, and no model's fit.
+  keras.functions["ImageDataGenerator.fit"] = [](PythonReader&, const CallArgs& a) {
+    return Value{.kind = Value::Kind::kNone, .node = a.node};
+  };
+  keras.functions["ImageDataGenerator.flow"] = [](PythonReader& r, const CallArgs& a) {
+    const CallArgs empty;
+    const CallArgs& generator = a.receiver && a.receiver->call ? *a.receiver->call : empty;
+    const Value* x = a.Get(0, "x");
+    bool side_known = false;
+    const auto [h, w] = SideOf(x, side_known);
+    return Flow(r, a, generator, SamplesOf(x), h, w, side_known, 0, "flow");
+  };
+  keras.functions["ImageDataGenerator.flow_from_directory"] = [](PythonReader& r,
+                                                                 const CallArgs& a) {
+    const CallArgs empty;
+    const CallArgs& generator = a.receiver && a.receiver->call ? *a.receiver->call : empty;
+    int64_t h = 256, w = 256;  // DirectoryIterator's default target_size
+    bool side_known = true;
+    if (const Value* size = a.Get(1, "target_size");
+        size && size->Is(Value::Kind::kList) && size->items.size() == 2) {
+      const auto sh = size->items[0].AsInt(), sw = size->items[1].AsInt();
+      side_known = sh && sw;
+      if (side_known) h = *sh, w = *sw;
+    }
+    return Flow(r, a, generator, -1, h, w, side_known, kDecodeJpegNs, "flow_from_directory");
+  };
+}
+
+}  // namespace pipescope::code
