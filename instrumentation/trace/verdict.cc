@@ -173,8 +173,12 @@ std::string EnqueuerSuggestion(const StageFigures& s, int64_t wait_ns, double wa
 }
 
 // A DataLoader's workers busy less than this share while the consumer waits are waited on
-// for another reason than their work.
+// for another reason than their work; as many workers as cores, each with its core while
+// busy, busy less than the second, are not what more cores would help
+// (discuss.pytorch.org 184155: 8 workers on 8 cores busy 75%, the step waiting at each
+// epoch's start).
 constexpr double kIdleWorkersBusy = 0.6;
+constexpr double kUnsaturatedWorkersBusy = 0.85;
 
 // The run hands out its input again (epochs: a repeat).
 bool Repeats(const RangeAnalysis& r) {
@@ -205,13 +209,19 @@ std::string WorkerProcessesSuggestion(const StageFigures& s, int64_t wait_ns, do
   // Workers idle for much of the run, yet the consumer waits: not for want of workers or
   // cores. Each epoch's iterator starts with no batch fetched (PyTorch asks for an epoch's
   // batches only as it begins, persistent workers or not), so the first steps wait.
-  if (s.busy_fraction < kIdleWorkersBusy && epochs) {
+  // As many workers as cores, each with a core of its own while busy (not sharing them with
+  // more workers than cores), and idle for part of the run: not what more cores would help.
+  const bool cores_to_themselves =
+      cpu_budget > 0 && workers == cpu_budget && s.cpu_share >= kStarvedCpuShare;
+  if (epochs &&
+      s.busy_fraction < (cores_to_themselves ? kUnsaturatedWorkersBusy : kIdleWorkersBusy)) {
     is_change = false;
     return s.name + "'s workers are busy only " + Pct(s.busy_fraction) +
            ": the consumer waits as each epoch begins, its first batches fetched only then "
            "(PyTorch fetches an epoch's batches as its iterator starts, persistent workers or "
-           "not); more workers or cores shorten that little, longer epochs make it less of "
-           "the run";
+           "not); more workers or cores shorten that little; one iterator over every epoch's "
+           "indices (a sampler of them all, iterated once) keeps the workers fetching across "
+           "the epochs' ends";
   }
   const int needed = NeededParallelism(s, wait);
   // Workers that use little of a core while busy, with cores to spare, wait (a database,
