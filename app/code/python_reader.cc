@@ -132,12 +132,16 @@ bool NamesAnAccelerator(const SyntaxNode& node, int depth = 0) {
   return false;
 }
 
-// A loop body that does nothing with what it is given (`pass`, `...`, `continue`): a loop
-// that times the loader alone (pytorch#10260's `for _ in loader: pass`).
+// A loop body that does nothing with what it is given (`pass`, `...`, `continue`, `break`):
+// a loop that times the loader alone (pytorch#10260's `for _ in loader: pass`;
+// tensorflow#47687's `for lrs, hrs in train_data: break`, the first batch's time).
 bool DoesNothing(const SyntaxNode& body) {
   if (body.null()) return false;
   for (const SyntaxNode& s : body.named_children()) {
-    if (s.Is("comment") || s.Is("pass_statement") || s.Is("continue_statement")) continue;
+    if (s.Is("comment") || s.Is("pass_statement") || s.Is("continue_statement") ||
+        s.Is("break_statement")) {
+      continue;
+    }
     if (s.Is("expression_statement")) {
       const auto children = s.code_children();
       if (children.size() == 1 && (children[0].Is("ellipsis") || children[0].Is("string"))) {

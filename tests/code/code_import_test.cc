@@ -1092,6 +1092,13 @@ for _ in range(100):
 )");
   EXPECT_EQ(c.spec.train_step().step_time(), "0ms") << Notes(c);
   EXPECT_TRUE(HasNote(c, 6, "the loop does nothing with what it is given")) << Notes(c);
+  // A loop that takes the first batch and leaves times it alone too (tensorflow#47687).
+  const auto first = Import(R"(import tensorflow as tf
+ds = tf.data.Dataset.range(100).map(lambda x: x * 2).batch(16)
+for x in ds:
+    break
+)");
+  EXPECT_EQ(first.spec.train_step().step_time(), "0ms") << Notes(first);
 }
 
 // *shape of a tuple the file shows spreads its items as arguments (torch.randn(*shape)).
