@@ -32,7 +32,6 @@ constexpr int64_t kIndexSampleNs = 5'000;
 // The side of a sample flow() takes where the code does not show its arrays' shape: the
 // in-memory datasets Keras's examples augment (CIFAR-10, MNIST) are this small.
 constexpr int64_t kStandInSide = 32;
-constexpr int64_t kStandInSamples = 10'000;
 
 bool SetsRange(const CallArgs& generator, const char* name) {
   const Value* v = generator.Get(name);
@@ -84,13 +83,13 @@ Value Flow(PythonReader& r, const CallArgs& a, const CallArgs& generator, int64_
   const int64_t batch =
       batch_arg && batch_arg->AsInt() && *batch_arg->AsInt() > 0 ? *batch_arg->AsInt() : 32;
   p->source.set_name("indices");
-  const int64_t known = samples > 0 ? samples : kStandInSamples;
+  const int64_t known = samples > 0 ? samples : kStandInRecords;
   p->source.mutable_range()->set_stop((known + batch - 1) / batch);
   if (samples <= 0) {
     p->source.set_size_is_stand_in(true);
     p->Note(a.node.start(), "the samples " + call +
                                 "() goes over are known only when the code runs: " +
-                                std::to_string(kStandInSamples) + " in batches of " +
+                                std::to_string(kStandInRecords) + " in batches of " +
                                 std::to_string(batch) + " stand in; --set indices.stop=BATCHES");
   }
   const std::string ranges = AffineRanges(generator);

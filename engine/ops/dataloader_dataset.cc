@@ -145,9 +145,8 @@ class DataLoaderDataset : public UnaryDataset {
           rules_(d.Rules()),
           processes_(static_cast<size_t>(rules_.num_workers)),
           queues_(static_cast<size_t>(rules_.num_workers)),
-          held_(static_cast<size_t>(rules_.num_workers), 0) {
-      if (rules_.SplitsByWorker()) split_.emplace(rules_.SplitOfEpoch());
-    }
+          held_(static_cast<size_t>(rules_.num_workers), 0),
+          dispatch_(rules_) {}
 
     ~WorkersIt() override {
       StopAndJoin();
@@ -215,24 +214,16 @@ class DataLoaderDataset : public UnaryDataset {
     Status Dispatch() {
       while (true) {
         int64_t worker = 0;
-        int64_t rows_wanted = rules_.batch_size;
+        int64_t rows_wanted = 0;
         {
           std::lock_guard lock(mu_);
           if (cancelled_ || (input_end_ && copies_left_ == 0) ||
               static_cast<int64_t>(outstanding_.size()) >= rules_.Outstanding()) {
             return Status::Ok();
           }
-          if (split_) {  // the next worker with items of its chunk left batches them
-            if (!split_->Next(worker, rows_wanted)) {
-              input_end_ = true;
-              return Status::Ok();
-            }
-          } else {
-            int64_t cycle = cycle_;
-            worker = rules_.NextWorker(cycle, held_);
-            if (worker < 0) return Status::Ok();
-            cycle_ = cycle;
-          }
+          const BatchDispatch::Next next = dispatch_.Pick(held_, worker, rows_wanted);
+          if (next == BatchDispatch::Next::kEpochEnds) input_end_ = true;
+          if (next != BatchDispatch::Next::kBatch) return Status::Ok();
         }
         auto batch = std::make_unique<Batch>();
         const uint64_t id = ctx_.NewElementId();
@@ -397,15 +388,13 @@ class DataLoaderDataset : public UnaryDataset {
     std::deque<std::unique_ptr<Batch>> outstanding_;  // in the sampler's order
     std::deque<Batch*> arrived_;                      // fetched, not yet received
     std::deque<Batch*> finished_;                     // received, in the order they were
-    int64_t cycle_ = 0;                               // the next worker of the round-robin
+    BatchDispatch dispatch_;                          // the next batch's worker and items
     bool input_end_ = false;
     bool started_ = false;  // the caller's thread only
     // The caller's thread only: the last batch's items and the workers still to fetch them
     // (a replicated dataset's).
     std::vector<Element> taken_;
     int64_t copies_left_ = 0;
-    // The caller's thread only: a split IterableDataset's batches, worker by worker.
-    std::optional<SplitBatches> split_;
     WorkerThreads pin_thread_;
   };
 

@@ -183,6 +183,34 @@ struct DataLoaderRules {
   }
 };
 
+// Which worker fetches an epoch's next batch, and how many of the input's items it takes: the
+// round-robin's next (DataLoaderRules::NextWorker) with batch_size items, or a split
+// IterableDataset's next worker with items of its share left. Each clock keeps one per
+// epoch's iterator.
+class BatchDispatch {
+ public:
+  explicit BatchDispatch(const DataLoaderRules& rules) : rules_(rules) {
+    if (rules.SplitsByWorker()) split_.emplace(rules.SplitOfEpoch());
+  }
+  enum class Next { kBatch, kAllHeld, kEpochEnds };
+  // `held`: each worker's batches not yet handed out.
+  template <typename Counts>
+  Next Pick(const Counts& held, int64_t& worker, int64_t& rows) {
+    rows = rules_.batch_size;
+    if (split_) return split_->Next(worker, rows) ? Next::kBatch : Next::kEpochEnds;
+    int64_t cycle = cycle_;
+    worker = rules_.NextWorker(cycle, held);
+    if (worker < 0) return Next::kAllHeld;
+    cycle_ = cycle;
+    return Next::kBatch;
+  }
+
+ private:
+  const DataLoaderRules& rules_;
+  std::optional<SplitBatches> split_;
+  int64_t cycle_ = 0;  // the next worker of the round-robin
+};
+
 // How many times an epoch of `spec` hands out each batch: once, or once per worker of a
 // DataLoader over a replicated IterableDataset (a product where several are).
 inline int64_t BatchCopies(const spec::PipelineSpec& spec) {

@@ -27,9 +27,9 @@ class DataLoaderIt : public SimUnaryIterator {
         queues_(static_cast<size_t>(std::max<int64_t>(0, rules.num_workers))),
         held_(static_cast<size_t>(std::max<int64_t>(0, rules.num_workers)), 0),
         to_work_(*ctx.scheduler),
-        delivered_(*ctx.scheduler) {
+        delivered_(*ctx.scheduler),
+        dispatch_(rules_) {
     asynchronous_ = rules.num_workers > 0;
-    if (rules.SplitsByWorker()) split_.emplace(rules.SplitOfEpoch());
   }
   void Cancel() override {
     SimUnaryIterator::Cancel();
@@ -147,19 +147,10 @@ class DataLoaderIt : public SimUnaryIterator {
   Task<void> Dispatch(SimThread& thread) {
     while (!cancelled_ && (!input_end_ || copies_left_ > 0) &&
            static_cast<int64_t>(outstanding_.size()) < rules_.Outstanding()) {
-      int64_t worker = 0;
-      int64_t rows_wanted = rules_.batch_size;
-      if (split_) {  // the next worker with items of its chunk left batches them
-        if (!split_->Next(worker, rows_wanted)) {
-          input_end_ = true;
-          break;
-        }
-      } else {
-        int64_t cycle = cycle_;
-        worker = rules_.NextWorker(cycle, held_);
-        if (worker < 0) break;
-        cycle_ = cycle;
-      }
+      int64_t worker = 0, rows_wanted = 0;
+      const engine::BatchDispatch::Next next = dispatch_.Pick(held_, worker, rows_wanted);
+      if (next == engine::BatchDispatch::Next::kEpochEnds) input_end_ = true;
+      if (next != engine::BatchDispatch::Next::kBatch) break;
       auto batch = std::make_unique<Batch>();
       if (copies_left_ == 0) {
         taken_.id = ctx_.NewElementId();
@@ -255,12 +246,11 @@ class DataLoaderIt : public SimUnaryIterator {
   std::vector<int64_t> held_;                       // each worker's batches not handed out
   std::deque<Batch*> arrived_;                      // fetched, not yet received
   std::deque<Batch*> finished_;                     // received, in the order they were
-  Notifier to_work_;         // a batch for a worker or the pin-memory thread; Cancel
-  Notifier delivered_;       // a batch ready to hand out; Cancel
-  int64_t cycle_ = 0;        // the next worker of the round-robin
-  SimElement taken_;         // the last batch of items taken from the input
-  int64_t copies_left_ = 0;  // workers still to fetch it (a replicated dataset's)
-  std::optional<engine::SplitBatches> split_;  // a split IterableDataset's batches
+  Notifier to_work_;                // a batch for a worker or the pin-memory thread; Cancel
+  Notifier delivered_;              // a batch ready to hand out; Cancel
+  SimElement taken_;                // the last batch of items taken from the input
+  int64_t copies_left_ = 0;         // workers still to fetch it (a replicated dataset's)
+  engine::BatchDispatch dispatch_;  // the next batch's worker and items
   bool input_end_ = false;
   bool started_ = false;
 };
