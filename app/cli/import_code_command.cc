@@ -123,7 +123,9 @@ int ImportCodeCommand(const ImportCodeCommandOptions& options, std::ostream& out
     j["source"] = c.spec.source().name();
     j["notes"] = nlohmann::json::array();
     for (const code::CodeNote& n : c.notes) {
-      j["notes"].push_back({{"line", n.at.line}, {"column", n.at.column}, {"message", n.message}});
+      nlohmann::json note = {{"line", n.at.line}, {"column", n.at.column}, {"message", n.message}};
+      if (n.at.file) note["file"] = n.at.file;  // a module the file imports
+      j["notes"].push_back(std::move(note));
     }
     if (!options.out_path.empty()) j["written_to"] = options.out_path;
     out << j.dump(2) << "\n";

@@ -196,7 +196,8 @@ struct Emitter {
       case spec::WorkFunction::kPython:
         f << "    return tf.py_function(_" << name << "_in_python, [x], tf.int64)\n\n\n"
           << "def _" << name << "_in_python(x):\n    return x\n";
-        Pragma(op + ".cost=" + fn.python().duration());
+        // A stand-in is not written as a figure: read again, the code gives it again.
+        if (!fn.cost_is_stand_in()) Pragma(op + ".cost=" + fn.python().duration());
         if (!fn.python().wait().empty()) Pragma(op + ".wait=" + fn.python().wait());
         if (fn.python().has_gil_share()) {
           notes.push_back("'" + op + "' holds the interpreter lock for " +
@@ -207,7 +208,7 @@ struct Emitter {
       case spec::WorkFunction::kCpuWork:
         f << "    return x if len(x) > 1 else x[0]  # TensorFlow ops costing "
           << fn.cpu_work().duration() << " a call\n";
-        Pragma(op + ".cost=" + fn.cpu_work().duration());
+        if (!fn.cost_is_stand_in()) Pragma(op + ".cost=" + fn.cpu_work().duration());
         if (!fn.cpu_work().wait().empty()) Pragma(op + ".wait=" + fn.cpu_work().wait());
         break;
       default:
@@ -688,7 +689,8 @@ engine::Result<EmittedCode> EmitLoader(const spec::PipelineSpec& spec, bool kera
     if (fit_epochs > 0) c << ",\n    epochs=" << fit_epochs;
     c << ")\n";
     if (kf.getitem().has_python()) {
-      e.Pragma("fit.cost=" + kf.getitem().python().duration());
+      if (!kf.getitem().cost_is_stand_in())
+        e.Pragma("fit.cost=" + kf.getitem().python().duration());
       if (!kf.getitem().python().wait().empty())
         e.Pragma("fit.wait=" + kf.getitem().python().wait());
     }
@@ -736,9 +738,16 @@ engine::Result<EmittedCode> EmitLoader(const spec::PipelineSpec& spec, bool kera
       imports += std::string("from torch.utils.data import BatchSampler, ") + sampler + "\n";
     }
     if (dl.has_collate()) {
-      c << "def collate_fn(samples):\n    return samples  # your collate\n\n\n";
-      if (dl.collate().has_python())
-        e.Pragma("loader.collate_cost=" + dl.collate().python().duration());
+      // A collate of a stand-in cost is PyTorch's own call, read again as work of a cost the
+      // code does not show; a known cost rides along as a setting.
+      if (dl.collate().cost_is_stand_in()) {
+        imports += "from torch.utils.data import default_collate\n";
+        c << "def collate_fn(samples):\n    return default_collate(samples)  # your collate\n\n\n";
+      } else {
+        c << "def collate_fn(samples):\n    return samples  # your collate\n\n\n";
+        if (dl.collate().has_python())
+          e.Pragma("loader.collate_cost=" + dl.collate().python().duration());
+      }
     }
     c << "loader = DataLoader(\n    " << dataset;
     if (iterable) {
@@ -760,8 +769,16 @@ engine::Result<EmittedCode> EmitLoader(const spec::PipelineSpec& spec, bool kera
     c << ",\n    persistent_workers=" << Bool(dl.persistent_workers());
     if (dl.has_in_order()) c << ",\n    in_order=" << Bool(dl.in_order());
     c << ")\n";
+    // Epochs the training loop counts (`for epoch in range(N):` as import-code reads it).
+    if (const spec::Op& last = *spec.ops().rbegin();
+        last.has_repeat() && last.repeat().has_count() && &last != loader) {
+      c << "\n\nfor epoch in range(" << last.repeat().count() << "):\n"
+        << "    for batch in loader:\n        pass  # your training step\n";
+    }
     if (dl.getitem().has_python()) {
-      e.Pragma("loader.cost=" + dl.getitem().python().duration());
+      if (!dl.getitem().cost_is_stand_in()) {
+        e.Pragma("loader.cost=" + dl.getitem().python().duration());
+      }
       if (!dl.getitem().python().wait().empty()) {
         e.Pragma("loader.wait=" + dl.getitem().python().wait());
       }

@@ -5,6 +5,7 @@
 #include <functional>
 #include <sstream>
 #include <string>
+#include <tuple>
 
 #include "app/code/dialects.h"
 #include "app/code/python_reader.h"
@@ -75,8 +76,8 @@ void NoteOthers(const PythonReader& reader, const PipelineUse& chosen, ImportedC
     // A def's statement is read where the def is and again for each call given arguments:
     // where another reading of it built what is read, it is that pipeline, not another.
     const bool read_again = std::any_of(uses.begin(), uses.end(), [&](const PipelineUse& w) {
-      return &w != &u && w.at.line == u.at.line && w.at.column == u.at.column &&
-             reader.DerivesFrom(chosen.pipeline->id, w.pipeline->id);
+      return &w != &u && w.at.file_name() == u.at.file_name() && w.at.line == u.at.line &&
+             w.at.column == u.at.column && reader.DerivesFrom(chosen.pipeline->id, w.pipeline->id);
     });
     if (!extended && !read_again && !reader.DerivesFrom(chosen.pipeline->id, u.pipeline->id)) {
       others.push_back(&u);
@@ -102,6 +103,32 @@ void NoteOthers(const PythonReader& reader, const PipelineUse& chosen, ImportedC
                                      "', is built here; import-code reads " + which +
                                      " (--pipeline " + o->variable + " reads this one)"});
   }
+}
+
+// A loop over the pipeline inside `for epoch in range(N):` goes over it N times: a
+// DataLoader's endless epochs (each iteration of the loader an epoch) count N, and a tf.data
+// pipeline that ends is repeated N times, each epoch iterating it afresh (as fit's epochs).
+void CountLoopEpochs(ImportedCode& code, const std::optional<PythonReader::LoopEpochs>& loop) {
+  if (!loop || loop->epochs < 1) return;
+  auto& ops = *code.spec.mutable_ops();
+  const std::string n = std::to_string(loop->epochs);
+  if (!ops.empty() && ops.rbegin()->name() == "epochs" && ops.rbegin()->has_repeat() &&
+      !ops.rbegin()->repeat().has_count()) {
+    ops.rbegin()->mutable_repeat()->set_count(loop->epochs);
+    code.notes.push_back({loop->at, "the loop goes over the loader " + n +
+                                        " times (one epoch each): its epochs' repeat counts " + n});
+    return;
+  }
+  const bool repeats =
+      std::any_of(ops.begin(), ops.end(), [](const spec::Op& op) { return op.has_repeat(); });
+  if (repeats || loop->epochs < 2 || code.framework != "tfdata") return;
+  // As `.repeat(N)` at the end is the same: every epoch iterates the whole pipeline afresh.
+  spec::Op* epochs = code.spec.add_ops();
+  epochs->set_name("repeat");
+  epochs->mutable_repeat()->set_count(loop->epochs);
+  code.notes.push_back({loop->at, "the loop goes over the dataset " + n +
+                                      " times, each epoch iterating it afresh: a repeat of " + n +
+                                      " after it"});
 }
 
 void RemoveAnsweredNotes(ImportedCode& code, const std::string& target) {
@@ -136,6 +163,7 @@ spec::ElementSource* PerElementOf(spec::Op* op) {
 engine::Status SetWork(spec::WorkFunction& fn, const std::string& knob,
                        const std::string& duration) {
   const bool wait = knob == "wait";
+  if (!wait) fn.clear_cost_is_stand_in();  // the user's own figure
   if (wait && !fn.has_io_wait() && !fn.has_python() && !fn.has_cpu_work()) {
     return engine::InvalidArgument("its function (" + engine::WorkFunctionName(fn) +
                                    ") does not wait: set its cost instead");
@@ -456,7 +484,11 @@ spec::PipelineSpec AsWritten(const ImportedCode& code) {
 }
 
 std::string FormatNote(const std::string& origin, const CodeNote& note) {
-  return origin + ":" + std::to_string(note.at.line) + ":" + std::to_string(note.at.column) + ": " +
+  const std::string file =
+      note.at.file == nullptr
+          ? origin
+          : (std::filesystem::path(origin).parent_path() / note.at.file).generic_string();
+  return file + ":" + std::to_string(note.at.line) + ":" + std::to_string(note.at.column) + ": " +
          note.message;
 }
 
@@ -464,6 +496,8 @@ engine::Result<ImportedCode> ImportCode(const std::string& source, const std::st
                                         const ImportOptions& options) {
   const PythonTree tree(source);
   PythonReader reader(tree, {&TfDataDialect(), &TorchDialect(), &KerasDialect(), &FlagsDialect()});
+  const std::filesystem::path folder = std::filesystem::path(origin).parent_path();
+  reader.ReadModulesFrom(folder.empty() ? std::filesystem::path(".") : folder);
   reader.Read();
   const PipelineUse* chosen = Chosen(reader.uses(), options.pipeline);
   if (!chosen) {
@@ -497,6 +531,7 @@ engine::Result<ImportedCode> ImportCode(const std::string& source, const std::st
                        p.framework + ") by pipescope-cli import-code");
   *spec.mutable_source() = p.source;
   for (const spec::Op& op : p.ops) *spec.add_ops() = op;
+  for (const spec::LeftOutCode& c : p.left_out) *spec.add_left_out() = c;
   spec.mutable_train_step()->set_device(spec::simulated);
   if (chosen->step_free) {
     spec.mutable_train_step()->set_step_time("0ms");
@@ -530,11 +565,14 @@ engine::Result<ImportedCode> ImportCode(const std::string& source, const std::st
                                           " a step on a simulated device until set: --set "
                                           "train_step.step_time=DURATION"});
   }
+  CountLoopEpochs(code, reader.EpochsOf(p.id));
   StandInMissingFiles(code, std::filesystem::path(origin).parent_path(), p.source_at);
   MarkStandInSizes(code);
   StandInNativeWork(code);
+  // The file's notes first, then each module's, each by place.
   std::stable_sort(code.notes.begin(), code.notes.end(), [](const CodeNote& a, const CodeNote& b) {
-    return std::pair(a.at.line, a.at.column) < std::pair(b.at.line, b.at.column);
+    return std::tuple(a.at.file_name(), a.at.line, a.at.column) <
+           std::tuple(b.at.file_name(), b.at.line, b.at.column);
   });
   // Settings the file carries for itself (`# pipescope: parse.cost=40us`).
   for (const auto& [at, text] : reader.pragmas()) {

@@ -134,6 +134,16 @@ struct Pipeline {
   void Note(SourcePoint where, std::string message) {
     notes.push_back({where, std::move(message)});
   }
+  // Code with work of its own that no dialect reads (`.window(...)`): noted, and carried into
+  // the spec's left_out so that advice knows its figures leave that work out.
+  std::vector<spec::LeftOutCode> left_out;
+  void LeaveOut(SourcePoint where, const std::string& code, std::string message) {
+    spec::LeftOutCode& c = left_out.emplace_back();
+    c.set_code(code);
+    c.set_line(where.line);
+    c.set_file(std::string(where.file_name()));
+    Note(where, std::move(message));
+  }
 };
 
 struct Value {

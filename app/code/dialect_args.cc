@@ -19,10 +19,21 @@ void NoteRunTime(Pipeline& pipeline, const Value& v, const std::string& op, cons
 
 }  // namespace
 
+std::string MadeInModule(const SyntaxNode& at) {
+  return "it is made in " + std::string(at.file()) + " (line " + std::to_string(at.start().line) +
+         "), which code written back leaves as it is: set it there";
+}
+
 void RecordSite(Pipeline& pipeline, const CallArgs& args, const Value* v, const std::string& op,
                 const std::string& name, const std::string& knob, bool inverted) {
   const SyntaxNode list = args.node.field("arguments");
   if (!list.Is("argument_list")) return;
+  // A site is bytes of the file: a call a module makes is not written into (code_patch says
+  // where the op is made instead).
+  if (!list.file().empty()) {
+    pipeline.made_inside[op] = MadeInModule(list);
+    return;
+  }
   KnobSite site;
   const bool in_splat =
       std::find(args.from_splat.begin(), args.from_splat.end(), name) != args.from_splat.end();
@@ -181,11 +192,18 @@ void NoteWork(Pipeline& pipeline, SourcePoint at, const std::string& op, const S
     for (const std::string& c : work.also_calls) list += (list.empty() ? "" : ", ") + c;
     pipeline.Note(at, "'" + op + "' also calls " + list + ": modelled by its heaviest work only");
   }
+  if (!work.uncosted_calls.empty()) {
+    std::string list;
+    for (const std::string& c : work.uncosted_calls) list += (list.empty() ? "" : ", ") + c;
+    pipeline.Note(at, "'" + op + "' also calls " + list +
+                          ", whose cost the code does not show: left out of its cost; --set " + op +
+                          "." + cost_knob + "=DURATION for the whole function's");
+  }
 }
 
 Value PipelineValue(std::shared_ptr<Pipeline> pipeline, const CallArgs& args) {
   // The call that made the source: ops the tuned pipeline adds right after it go there.
-  if (pipeline->ops.empty() && pipeline->source_end == 0) {
+  if (pipeline->ops.empty() && pipeline->source_end == 0 && args.node.file().empty()) {
     pipeline->source_end = args.node.end_byte();
   }
   Value v;

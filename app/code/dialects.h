@@ -20,6 +20,9 @@ const Dialect& FlagsDialect();
 // knob of another name (`inverted`: to the opposite of its value).
 void RecordSite(Pipeline& pipeline, const CallArgs& args, const Value* v, const std::string& op,
                 const std::string& name, const std::string& knob = {}, bool inverted = false);
+// Why a tuned knob of an op that a module beside the file makes (`at`, in that module) is
+// not written into the file: Pipeline::made_inside's sentence.
+std::string MadeInModule(const SyntaxNode& at);
 
 // An integer argument: as written, -1 for AUTOTUNE in any spelling, nullopt when the call
 // leaves it out or passes None. A value known only when the code runs (a flag, a

@@ -335,6 +335,7 @@ spec::WorkFunction GetItem(PythonReader& r, Pipeline& p, const Value* dataset, c
                    "each worker batching its own samples");
   } else {
     work.fn.mutable_python()->set_duration(DefaultStageCost());
+    work.fn.set_cost_is_stand_in(true);
     work.cost_is_parameter = true;
     p.Note(at, "`" + (dataset ? dataset->Spelling() : std::string("?")) +
                    "` is not a class this file defines: its __getitem__ is not read");
@@ -642,7 +643,31 @@ Value FitOverSequence(PythonReader& r, const CallArgs& a, const Value& x) {
 // model.fit(x, ..., max_queue_size, workers, use_multiprocessing) and fit_generator: over a
 // tf.data dataset the dataset is the pipeline; over a Sequence or a generator, Keras's
 // enqueuer.
-Value Fit(PythonReader& r, const CallArgs& a, bool generator_call) {
+// Keras 1's names of fit_generator's arguments, which Keras 2 still takes and converts
+// (keras/legacy/interfaces.py, legacy_generator_methods_support): each read as its Keras 2
+// argument, its value where the call wrote it, so that code written back changes the value
+// under the name the call uses (a second keyword beside it is a TypeError there).
+// samples_per_epoch is steps_per_epoch as written where the generator has no batch_size.
+CallArgs WithKeras2Names(const CallArgs& a) {
+  static const std::pair<const char*, const char*> kConversions[] = {
+      {"samples_per_epoch", "steps_per_epoch"},
+      {"nb_epoch", "epochs"},
+      {"nb_worker", "workers"},
+      {"pickle_safe", "use_multiprocessing"},
+      {"max_q_size", "max_queue_size"},
+  };
+  CallArgs converted = a;
+  for (const auto& [keras1, keras2] : kConversions) {
+    const auto it = a.keyword.find(keras1);
+    if (it == a.keyword.end() || a.keyword.count(keras2)) continue;
+    converted.keyword[keras2] = it->second;
+    converted.keyword.erase(keras1);
+  }
+  return converted;
+}
+
+Value Fit(PythonReader& r, const CallArgs& keras_args, bool generator_call) {
+  const CallArgs a = WithKeras2Names(keras_args);
   const Value* x = a.Get(0, generator_call ? "generator" : "x");
   if (x && x->Is(Value::Kind::kPipeline) && x->pipeline && !x->pipeline->ops.empty() &&
       x->pipeline->ops.back().has_keras_fit()) {
@@ -716,6 +741,7 @@ Value Fit(PythonReader& r, const CallArgs& a, bool generator_call) {
     // A generator: its next() makes a batch, run by Keras's GeneratorEnqueuer.
     StageWork work;
     work.fn.mutable_python()->set_duration(DefaultStageCost());
+    work.fn.set_cost_is_stand_in(true);
     work.cost_is_parameter = true;
     *kf->mutable_getitem() = work.fn;
     kf->set_generator(true);

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <charconv>
 #include <cstdlib>
+#include <fstream>
 #include <functional>
 #include <limits>
 #include <set>
@@ -135,6 +136,12 @@ bool NamesAnAccelerator(const SyntaxNode& node, int depth = 0) {
 // A loop body that does nothing with what it is given (`pass`, `...`, `continue`, `break`):
 // a loop that times the loader alone (pytorch#10260's `for _ in loader: pass`;
 // tensorflow#47687's `for lrs, hrs in train_data: break`, the first batch's time).
+// A name or a constant: what binding costs nothing a loop's timing counts.
+bool NameOrConstant(const SyntaxNode& e) {
+  return e.Is("identifier") || e.Is("integer") || e.Is("float") || e.Is("string") || e.Is("true") ||
+         e.Is("false") || e.Is("none");
+}
+
 bool DoesNothing(const SyntaxNode& body) {
   if (body.null()) return false;
   for (const SyntaxNode& s : body.named_children()) {
@@ -145,6 +152,14 @@ bool DoesNothing(const SyntaxNode& body) {
     if (s.Is("expression_statement")) {
       const auto children = s.code_children();
       if (children.size() == 1 && (children[0].Is("ellipsis") || children[0].Is("string"))) {
+        continue;
+      }
+      // A benchmark's bookkeeping (`_ = batch`, `count += 1`, keras#15191's loop): names
+      // bound and counted, nothing computed.
+      if (children.size() == 1 &&
+          (children[0].Is("assignment") || children[0].Is("augmented_assignment")) &&
+          children[0].field("left").Is("identifier") &&
+          NameOrConstant(children[0].field("right"))) {
         continue;
       }
     }
@@ -220,7 +235,10 @@ void PythonReader::Read() {
   // the second reads each statement with those bindings and is the one kept.
   const std::vector<CodeNote> syntax = notes_;
   ReadBlock(tree_.root());
+  ++reading_;
+  module_globals_.clear();
   uses_.clear();
+  loop_epochs_.clear();
   notes_ = syntax;
   guessed_in_defs_.clear();
   guessed_when_called_.clear();
@@ -305,9 +323,9 @@ Value PythonReader::Drained(const SyntaxNode& e) {
 
 void PythonReader::NoteGuessedCondition(const SyntaxNode& condition, std::string message) {
   if (!defs_being_defined_.empty()) {
-    guessed_in_defs_.push_back({notes_.size(), condition.start_byte(), defs_being_defined_.back()});
+    guessed_in_defs_.push_back({notes_.size(), condition.key(), defs_being_defined_.back()});
   } else {
-    guessed_when_called_.insert(condition.start_byte());
+    guessed_when_called_.insert(condition.key());
   }
   Note(condition.start(), std::move(message));
 }
@@ -321,11 +339,14 @@ void PythonReader::TakeBackResolvedGuesses() {
     }
   }
   // A note made again (a guess the def's reading and a call's both made) is said once.
-  std::set<std::tuple<int, int, std::string>> said;
+  std::set<std::tuple<std::string, int, int, std::string>> said;
   std::vector<CodeNote> kept;
   for (size_t i = 0; i < notes_.size(); ++i) {
     if (taken_back.count(i)) continue;
-    if (!said.insert({notes_[i].at.line, notes_[i].at.column, notes_[i].message}).second) continue;
+    const CodeNote& n = notes_[i];
+    if (!said.insert({std::string(n.at.file_name()), n.at.line, n.at.column, n.message}).second) {
+      continue;
+    }
     kept.push_back(std::move(notes_[i]));
   }
   notes_ = std::move(kept);
@@ -364,7 +385,7 @@ const ClassInfo* PythonReader::FindClass(const std::string& name) const {
 
 Value PythonReader::ReturnOf(const Value& function) const {
   if (!function.Is(Value::Kind::kFunction) || !function.node.Is("function_definition")) return {};
-  const auto it = function_returns_.find(function.node.start_byte());
+  const auto it = function_returns_.find(function.node.key());
   return it == function_returns_.end() ? Value{} : it->second;
 }
 
@@ -397,7 +418,7 @@ Value PythonReader::Apply(const Value& function, const std::vector<Value>& argum
     // A def given a pipeline (configure_for_performance(train_ds)): its body read again
     // with the arguments bound, its return the call's value. A call made while a def is read
     // where it is defined is on that def's guesses, and does not take back the callee's.
-    if (defs_being_defined_.empty()) defs_called_with_arguments_.insert(function.node.start_byte());
+    if (defs_being_defined_.empty()) defs_called_with_arguments_.insert(function.node.key());
     const size_t key = std::numeric_limits<size_t>::max() - static_cast<size_t>(apply_depth_);
     open_functions_.push_back(key);
     std::vector<size_t> defining;
@@ -410,7 +431,7 @@ Value PythonReader::Apply(const Value& function, const std::vector<Value>& argum
       function_returns_.erase(it);
     }
   } else {
-    if (defs_being_defined_.empty()) defs_called_without_.insert(function.node.start_byte());
+    if (defs_being_defined_.empty()) defs_called_without_.insert(function.node.key());
     result = ReturnOf(function);
   }
   --apply_depth_;
@@ -497,6 +518,11 @@ void PythonReader::Bind(const std::string& name, const Value& value) {
 const Value* PythonReader::Lookup(const std::string& name) const {
   for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
     if (const auto found = it->find(name); found != it->end()) return &found->second;
+  }
+  // A module's function called from the file: its own module's constants and imports, where
+  // the file has none of that name (both usually import tensorflow as tf alike).
+  for (const auto* names : module_globals_) {
+    if (const auto found = names->find(name); found != names->end()) return &found->second;
   }
   return nullptr;
 }
@@ -653,9 +679,24 @@ void PythonReader::ReadStatement(const SyntaxNode& s) {
         }
       }
     }
+    // A loop over a pipeline inside `for epoch in range(N):` (directly, or in a def the
+    // epochs' loop calls): the pipeline's epochs.
+    const SyntaxNode iterated_name = Iterated(s.field("right"));
+    if (!range_loops_.empty() && range_loops_.back() > 0 &&
+        (iterated_name.Is("identifier") || iterated_name.Is("attribute"))) {
+      if (const Value v = Evaluate(iterated_name); v.Is(Value::Kind::kPipeline) && v.pipeline) {
+        loop_epochs_[v.pipeline->id] = {range_loops_.back(), range_starts_.back()};
+      }
+    }
+    const SyntaxNode right = s.field("right");
+    const bool over_range = right.Is("call") && right.field("function").text() == "range";
+    range_loops_.push_back(over_range ? IterationsOver(right).value_or(0) : 0);
+    range_starts_.push_back(s.start());
     Assign(s.field("left"), Value{});
     TimesNextAlone(s);
     ReadBlock(s.field("body"));
+    range_loops_.pop_back();
+    range_starts_.pop_back();
     if (const SyntaxNode alt = s.field("alternative"); !alt.null()) ReadBlock(alt);
   } else if (t == "with_statement") {
     for (const SyntaxNode& c :
@@ -745,14 +786,14 @@ void PythonReader::ReadFunction(const SyntaxNode& def, ClassInfo* owner) {
       Bind(std::string(p.field("name").text()), DefaultOf(p));
     }
   }
-  open_functions_.push_back(def.start_byte());
-  defs_being_defined_.push_back(def.start_byte());
+  open_functions_.push_back(def.key());
+  defs_being_defined_.push_back(def.key());
   std::vector<RecordedCall> calls;
   recorders_.push_back(&calls);
   ReadBlock(def.field("body"));
   recorders_.pop_back();
   defs_being_defined_.pop_back();
-  calls_in_[def.start_byte()] = std::move(calls);
+  calls_in_[def.key()] = std::move(calls);
   open_functions_.pop_back();
   if (owner && f.s == "__init__") {
     for (const auto& [name, value] : scopes_.back()) {
@@ -761,7 +802,7 @@ void PythonReader::ReadFunction(const SyntaxNode& def, ClassInfo* owner) {
   }
   scopes_.pop_back();
   if (owner) {
-    const auto it = function_returns_.find(def.start_byte());
+    const auto it = function_returns_.find(def.key());
     if (it != function_returns_.end()) owner->returns[f.s] = it->second;
   }
 }
@@ -792,9 +833,17 @@ void PythonReader::ReadClass(const SyntaxNode& def) {
 
 void PythonReader::ReadImport(const SyntaxNode& s) {
   std::string module;
-  if (s.Is("import_from_statement")) module = std::string(s.field("module_name").text()) + ".";
+  const bool from = s.Is("import_from_statement");
+  if (from) module = std::string(s.field("module_name").text());
+  const Module* from_module = from ? LocalModule(module, s) : nullptr;
   for (const SyntaxNode& c : s.code_children()) {
-    if (s.Is("import_from_statement") && c.start_byte() == s.field("module_name").start_byte()) {
+    if (from && c.start_byte() == s.field("module_name").start_byte()) continue;
+    if (c.Is("wildcard_import")) {
+      // `from utils import *`: the module's public names.
+      if (!from_module) continue;
+      for (const auto& [name, value] : from_module->names) {
+        if (!name.starts_with('_') && name.find('.') == std::string::npos) Bind(name, value);
+      }
       continue;
     }
     std::string name, alias;
@@ -804,17 +853,115 @@ void PythonReader::ReadImport(const SyntaxNode& s) {
     } else if (c.Is("dotted_name")) {
       name = std::string(c.text());
       // `import tensorflow.compat.v1` binds `tensorflow`; its attributes spell the rest.
-      alias = s.Is("import_statement") ? name.substr(0, name.find('.')) : name;
-      if (s.Is("import_statement")) name = alias;
+      alias = from ? name : name.substr(0, name.find('.'));
     } else {
       continue;
     }
     Value v;
     v.kind = Value::Kind::kSymbol;
-    v.s = module + name;
+    v.s = from ? module + "." + name : alias == name || c.Is("aliased_import") ? name : alias;
     v.node = c;
+    if (from_module) {
+      // `from utils import load_image`: what the module binds to the name; `from data
+      // import augment`: a module of the package, by its names.
+      if (const auto it = from_module->names.find(name); it != from_module->names.end()) {
+        v = it->second;
+      } else if (const Module* sub = LocalModule(module + "." + name, s)) {
+        BindModule(alias, *sub);
+      }
+    } else if (!from) {
+      if (const Module* m = LocalModule(name, s)) {
+        BindModule(c.Is("aliased_import") ? alias : name, *m);
+      }
+    }
     Bind(alias, v);
   }
+}
+
+void PythonReader::BindModule(const std::string& prefix, const Module& module) {
+  for (const auto& [name, value] : module.names) {
+    if (name.find('.') == std::string::npos) Bind(prefix + "." + name, value);
+  }
+}
+
+const PythonReader::Module* PythonReader::LocalModule(const std::string& dotted,
+                                                      const SyntaxNode& at) {
+  if (folder_.empty() || dotted.empty()) return nullptr;
+  // `from .utils import x` is relative to the importing file's package, one dot each level;
+  // a plain name is found beside the file read, as Python finds it on sys.path[0].
+  size_t dots = 0;
+  while (dots < dotted.size() && dotted[dots] == '.') ++dots;
+  std::filesystem::path base;
+  if (dots > 0) {
+    base = std::filesystem::path(at.file()).parent_path();
+    for (size_t up = 1; up < dots; ++up) base = base.parent_path();
+  }
+  std::string rest = dotted.substr(dots);
+  std::filesystem::path relative = base;
+  for (size_t begin = 0; begin < rest.size();) {
+    const size_t end = std::min(rest.find('.', begin), rest.size());
+    relative /= rest.substr(begin, end - begin);
+    begin = end + 1;
+  }
+  std::error_code error;
+  std::filesystem::path found;
+  for (const std::filesystem::path& candidate :
+       {std::filesystem::path(relative.string() + ".py"), relative / "__init__.py"}) {
+    if (std::filesystem::is_regular_file(folder_ / candidate, error)) {
+      found = candidate.lexically_normal();
+      break;
+    }
+  }
+  // The modules of one reading: a project's own, not a site-packages' worth.
+  constexpr size_t kMostModules = 64;
+  constexpr uintmax_t kLargestModule = 4 << 20;
+  if (found.empty() || found.string().starts_with("..")) return nullptr;
+  const std::string key = found.generic_string();
+  auto it = modules_.find(key);
+  if (it == modules_.end()) {
+    if (modules_.size() >= kMostModules) return nullptr;
+    const uintmax_t size = std::filesystem::file_size(folder_ / found, error);
+    if (error || size > kLargestModule) return nullptr;
+    std::ifstream in(folder_ / found, std::ios::binary);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (!in && !in.eof()) return nullptr;
+    Module m;
+    // Keys one apart per tree: a def's key in a module never meets one in the file.
+    m.tree = std::make_unique<PythonTree>(std::move(text), key,
+                                          (modules_.size() + 1) * (size_t{1} << 40));
+    it = modules_.emplace(key, std::move(m)).first;
+  }
+  Module& m = it->second;
+  if (m.open) return nullptr;
+  if (m.reading == reading_) return &m;
+  // Its definitions, in a scope of its own, as importing it runs them; what its code does
+  // when run as a script (training loops, an `if __name__ == "__main__":` block) is not
+  // this file's, nor any pipeline it builds at its top level.
+  m.open = true;
+  for (const SyntaxProblem& p : m.tree->Problems()) Note(p.at, p.message + ": left out");
+  std::vector<std::map<std::string, Value>> file_scopes;
+  file_scopes.swap(scopes_);
+  scopes_.emplace_back();
+  std::vector<std::vector<RecordedCall>*> file_recorders;
+  file_recorders.swap(recorders_);
+  const size_t uses = uses_.size();
+  for (const SyntaxNode& statement : m.tree->root().named_children()) {
+    const std::string_view t = statement.type();
+    const bool assignment = t == "expression_statement" && !statement.code_children().empty() &&
+                            statement.code_children()[0].Is("assignment");
+    if (assignment || t == "import_statement" || t == "import_from_statement" ||
+        t == "function_definition" || t == "class_definition" || t == "decorated_definition") {
+      ReadStatement(statement);
+    }
+  }
+  uses_.resize(uses);
+  m.names = std::move(scopes_.front());
+  scopes_.swap(file_scopes);
+  recorders_.swap(file_recorders);
+  m.open = false;
+  m.reading = reading_;
+  module_globals_.push_back(&m.names);
+  return &m;
 }
 
 void PythonReader::Assign(const SyntaxNode& target, const Value& value) {
@@ -955,6 +1102,13 @@ Value PythonReader::Compare(const SyntaxNode& node) {
   std::string op(text.substr(operands[0].end_byte() - node.start_byte(),
                              operands[1].start_byte() - operands[0].end_byte()));
   std::erase_if(op, [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; });
+  // Numbers in order (`prefetch_factor=4 if num_workers > 0 else None`).
+  const auto x = a.Is(Value::Kind::kString) ? std::nullopt : a.AsNumber();
+  const auto y = b.Is(Value::Kind::kString) ? std::nullopt : b.AsNumber();
+  if (x && y && (op == "<" || op == ">" || op == "<=" || op == ">=")) {
+    const bool holds = op == "<" ? *x < *y : op == ">" ? *x > *y : op == "<=" ? *x <= *y : *x >= *y;
+    return Value{.kind = Value::Kind::kBool, .b = holds, .node = node};
+  }
   std::optional<bool> same;
   const auto literal = [](const Value& v) {
     return v.Is(Value::Kind::kNone) || v.Is(Value::Kind::kBool) || v.Is(Value::Kind::kInt) ||
@@ -1178,7 +1332,7 @@ const Dialect::Function* PythonReader::FindFunction(const std::string& path) con
 
 std::vector<RecordedCall> PythonReader::CallsIn(const Value& function) {
   if (!function.Is(Value::Kind::kFunction)) return {};
-  const size_t key = function.node.start_byte();
+  const size_t key = function.node.key();
   if (const auto it = calls_in_.find(key); it != calls_in_.end()) return it->second;
   if (!function.node.Is("lambda")) return {};
   std::vector<RecordedCall> recorded;
@@ -1208,7 +1362,10 @@ Value PythonReader::Call(const SyntaxNode& call) {
       }
       // A method no dialect reads: the pipeline goes on as it was, and says so.
       auto p = Extend(*object.pipeline, call.start());
-      p->Note(call.start(), "." + method + "(...) is not read: left out of the spec");
+      p->LeaveOut(call.start(), "." + method + "(...)",
+                  "." + method +
+                      "(...) is not read: left out of the spec, and of what advice "
+                      "simulates");
       return Value{.kind = Value::Kind::kPipeline, .pipeline = std::move(p), .node = call};
     }
     if (object.Is(Value::Kind::kTensor)) return TensorMethod(object, method, args);

@@ -4,8 +4,10 @@
 // can be known without running the code, and every call a framework's dialect knows handed
 // to it. The pipelines the file builds are collected; which one it ends with is the answer.
 
+#include <filesystem>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -69,6 +71,11 @@ class PythonReader {
  public:
   PythonReader(const PythonTree& tree, std::vector<const Dialect*> dialects);
 
+  // The folder of the file read: where `import utils` and `from data.augment import flip`
+  // find the modules beside it (utils.py, data/augment.py, a package's __init__.py), whose
+  // definitions are then read too. Without it only the file is read.
+  void ReadModulesFrom(std::filesystem::path folder) { folder_ = std::move(folder); }
+
   void Read();
 
   const std::vector<PipelineUse>& uses() const { return uses_; }
@@ -77,6 +84,16 @@ class PythonReader {
   // `# pipescope: OP.KNOB=VALUE ...` comments: settings the file carries for its own import
   // (emitted code keeps a stage's cost this way).
   const std::vector<std::pair<SourcePoint, std::string>>& pragmas() const { return pragmas_; }
+  // The epochs a loop over pipeline `id` runs, where it runs inside `for epoch in range(N):`
+  // (N, and where that loop is); nullopt elsewhere.
+  struct LoopEpochs {
+    int64_t epochs = 0;
+    SourcePoint at;
+  };
+  std::optional<LoopEpochs> EpochsOf(int id) const {
+    const auto it = loop_epochs_.find(id);
+    return it == loop_epochs_.end() ? std::nullopt : std::optional<LoopEpochs>(it->second);
+  }
   // Whether pipeline `ancestor` is `id` or one `id` was built from.
   bool DerivesFrom(int id, int ancestor) const;
 
@@ -171,6 +188,19 @@ class PythonReader {
   void ReadIf(const SyntaxNode& statement);
   void ReadClass(const SyntaxNode& def);
   void ReadImport(const SyntaxNode& statement);
+  // A module beside the file, `dotted` as the import spells it (leading dots: relative to the
+  // importing file's package): its names as its definitions bind them, read once in each
+  // reading of the file; nullptr where no such file is there (a framework, an installed
+  // package) or it is being read (an import cycle).
+  struct Module {
+    std::unique_ptr<PythonTree> tree;
+    std::map<std::string, Value> names;
+    int reading = -1;  // the reading of the file (Read's pass) its names are from
+    bool open = false;
+  };
+  const Module* LocalModule(const std::string& dotted, const SyntaxNode& at);
+  // Binds a module's names under `prefix.` (`import utils`: utils.load_image).
+  void BindModule(const std::string& prefix, const Module& module);
   void Assign(const SyntaxNode& target, const Value& value);
   void Bind(const std::string& name, const Value& value);
   // A parameter's default (`batch_size=64`); Unknown for one without.
@@ -187,6 +217,18 @@ class PythonReader {
 
   const PythonTree& tree_;
   std::vector<const Dialect*> dialects_;
+  std::filesystem::path folder_;
+  // By path from folder_; their trees live as long as the reader, as values point into them.
+  std::map<std::string, Module> modules_;
+  // What a module's functions find of their own module's names when called from the file
+  // (names are looked up where the call is read, after the file's own).
+  std::vector<const std::map<std::string, Value>*> module_globals_;
+  int reading_ = 0;
+  // The `for` loops being read, innermost last: a range's iterations (0: not a range of
+  // known length) and where each loop is.
+  std::vector<int64_t> range_loops_;
+  std::vector<SourcePoint> range_starts_;
+  std::map<int, LoopEpochs> loop_epochs_;  // by pipeline id
   std::vector<std::map<std::string, Value>> scopes_;
   std::map<std::string, ClassInfo> classes_;
   std::map<std::string, Value> flags_;

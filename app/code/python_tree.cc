@@ -1,6 +1,8 @@
 #include "app/code/python_tree.h"
 
 #include <cstring>
+#include <mutex>
+#include <set>
 #include <string>
 
 extern "C" const TSLanguage* tree_sitter_python();
@@ -20,8 +22,19 @@ SourcePoint SyntaxNode::start() const {
   const TSPoint p = ts_node_start_point(node_);
   // tree-sitter counts columns in bytes; editors count characters. The files import-code
   // reads are mostly ASCII, and a byte column still finds the place.
-  return {static_cast<int>(p.row) + 1, static_cast<int>(p.column) + 1};
+  return {static_cast<int>(p.row) + 1, static_cast<int>(p.column) + 1, tree_->interned_file()};
 }
+
+std::string_view SyntaxNode::file() const { return tree_ ? tree_->file() : std::string_view(); }
+
+const char* InternedFileName(const std::string& name) {
+  static std::mutex mutex;
+  static std::set<std::string>* names = new std::set<std::string>();  // never destroyed
+  const std::lock_guard<std::mutex> lock(mutex);
+  return names->insert(name).first->c_str();
+}
+
+size_t SyntaxNode::key() const { return (tree_ ? tree_->key_base() : 0) + start_byte(); }
 
 SyntaxNode SyntaxNode::field(const char* name) const {
   if (null()) return {};
@@ -60,7 +73,10 @@ SyntaxNode SyntaxNode::parent() const {
   return {ts_node_parent(node_), tree_};
 }
 
-PythonTree::PythonTree(std::string source) : source_(std::move(source)) {
+PythonTree::PythonTree(std::string source, const std::string& file, size_t key_base)
+    : source_(std::move(source)),
+      file_(file.empty() ? nullptr : InternedFileName(file)),
+      key_base_(key_base) {
   parser_ = ts_parser_new();
   ts_parser_set_language(parser_, tree_sitter_python());
   tree_ = ts_parser_parse_string(parser_, nullptr, source_.data(),

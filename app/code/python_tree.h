@@ -12,11 +12,18 @@
 
 namespace pipescope::code {
 
-// A place in the source, 1-based as editors show it.
+// A place in the source, 1-based as editors show it. `file` is null in the file import-code
+// reads, and a module it imports is named by its path from that file's folder ("utils.py"),
+// interned (InternedFileName) so that a place stays a few words, cheap to copy.
 struct SourcePoint {
   int line = 0;
   int column = 0;
+  const char* file = nullptr;
+  std::string_view file_name() const { return file ? std::string_view(file) : std::string_view(); }
 };
+
+// The one copy of `name`, alive as long as the process: modules' names are few.
+const char* InternedFileName(const std::string& name);
 
 class PythonTree;
 
@@ -32,6 +39,11 @@ class SyntaxNode {
   std::string_view text() const;
   SourcePoint start() const;
   size_t start_byte() const { return ts_node_start_byte(node_); }
+  // Which file the node is in: empty for the file read, else a module it imports.
+  std::string_view file() const;
+  // The node's place, unique across the file and the modules it imports (a def's key where
+  // what the reader learns of it is kept).
+  size_t key() const;
   size_t end_byte() const { return ts_node_end_byte(node_); }
 
   SyntaxNode field(const char* name) const;
@@ -57,19 +69,27 @@ struct SyntaxProblem {
 
 class PythonTree {
  public:
-  explicit PythonTree(std::string source);
+  // `file`: empty for the file import-code reads, else an imported module's path from that
+  // file's folder; `key_base`: what SyntaxNode::key adds to the node's start byte, one apart
+  // for each tree of a reading.
+  explicit PythonTree(std::string source, const std::string& file = {}, size_t key_base = 0);
   ~PythonTree();
   PythonTree(const PythonTree&) = delete;
   PythonTree& operator=(const PythonTree&) = delete;
 
   SyntaxNode root() const;
   const std::string& source() const { return source_; }
+  std::string_view file() const { return file_ ? std::string_view(file_) : std::string_view(); }
+  const char* interned_file() const { return file_; }
+  size_t key_base() const { return key_base_; }
   // Every ERROR and MISSING node, in source order. A file with a few of them still yields
   // what its well-formed statements say.
   std::vector<SyntaxProblem> Problems() const;
 
  private:
   std::string source_;
+  const char* file_ = nullptr;  // InternedFileName's; null for the file read
+  size_t key_base_ = 0;
   TSParser* parser_ = nullptr;
   TSTree* tree_ = nullptr;
 };

@@ -594,9 +594,12 @@ Value Append(PythonReader& r, const Pipeline& in, const CallArgs& a, spec::Op op
   auto p = r.Extend(in, a.node.start());
   op.set_name(p->FreshName(op.name()));
   p->op_at[op.name()] = a.node.start();
-  if (const SyntaxNode callee = a.node.field("function"); callee.Is("attribute")) {
+  // Spans are the file's bytes: an op a module makes is not written there (WriteOrder).
+  if (const SyntaxNode callee = a.node.field("function");
+      callee.Is("attribute") && a.node.file().empty()) {
     p->op_spans[op.name()] = {callee.field("object").end_byte(), a.node.end_byte()};
   }
+  if (!a.node.file().empty()) p->made_inside[op.name()] = MadeInModule(a.node);
   fill(*p, op);
   p->ops.push_back(std::move(op));
   return PipelineValue(std::move(p), a);
@@ -1145,9 +1148,12 @@ Dialect MakeTfData() {
       if (const auto it = methods.find(t->s); it != methods.end())
         return it->second(r, in, *t->call);
     }
-    return LeftOut(
-        r, in, a,
-        "apply(" + (t ? t->Spelling() : std::string("?")) + ") is not read: left out of the spec");
+    const std::string code = ".apply(" + (t ? t->Spelling() : std::string("?")) + ")";
+    auto p = r.Extend(in, a.node.start());
+    p->LeaveOut(
+        a.node.start(), code,
+        code.substr(1) + " is not read: left out of the spec, and of what advice simulates");
+    return PipelineValue(std::move(p), a);
   };
   return d;
 }

@@ -191,6 +191,7 @@ struct Found {
   const std::map<std::string, Value>* self_attributes = nullptr;
   int cheap_calls = 0;       // TensorFlow calls on small values (IsCheapTfCall)
   bool other_calls = false;  // calls neither known, cheap, the file's own nor builtins
+  std::vector<std::string> other_call_paths;  // those calls, as the code spells them, once each
   // Its time.sleep(seconds) calls of known seconds, each once, averaged over the calls where
   // a condition says how often it runs (`if idx % 10 == 0:`: one call in 10).
   int64_t sleeps_ns = 0;
@@ -302,7 +303,7 @@ void Collect(PythonReader& reader, const Value& function, Found& found, int dept
     if (const char* batched = BatchedName(call.path)) {
       SyntaxNode name = call.args.node.field("function");
       if (name.Is("attribute")) name = name.field("attribute");
-      if (name.Is("identifier")) {
+      if (name.Is("identifier") && name.file().empty()) {
         found.batched_renames.push_back({{name.start_byte(), name.end_byte()}, batched});
       }
     }
@@ -336,6 +337,10 @@ void Collect(PythonReader& reader, const Value& function, Found& found, int dept
       ++found.cheap_calls;
     } else if (!known && call.path.find('.') != std::string::npos) {
       found.other_calls = true;  // a builtin (len, int, print) has no dot
+      if (std::find(found.other_call_paths.begin(), found.other_call_paths.end(), call.path) ==
+          found.other_call_paths.end()) {
+        found.other_call_paths.push_back(call.path);
+      }
     }
     if (const KnownWork* k = known) {
       // Once each: a def read where it is defined and again where a lambda applies it
@@ -358,6 +363,7 @@ void SetCost(spec::WorkFunction& fn, bool python) {
   } else {
     fn.mutable_cpu_work()->set_duration(DefaultStageCost());
   }
+  fn.set_cost_is_stand_in(true);
 }
 
 }  // namespace
@@ -432,6 +438,10 @@ StageWork ReadWork(PythonReader& reader, const Value& function, const std::strin
       }
     }
     for (const std::string& t : found.unknown_transforms) work.transforms.not_costed.push_back(t);
+    // Its cost is read from what it calls (an image's decode, its transforms): no stand-in.
+    if (!found.decodes_image.empty() || !found.transforms.empty()) {
+      work.fn.clear_cost_is_stand_in();
+    }
     return work;
   }
   // A call that takes one element (decode_png, read_file) beside known work that takes
@@ -445,6 +455,7 @@ StageWork ReadWork(PythonReader& reader, const Value& function, const std::strin
     for (const std::string& k : found.known) {
       if (k != found.heaviest->name) work.also_calls.push_back(k);
     }
+    work.uncosted_calls = found.other_call_paths;
     return work;
   }
   if (found.cheap_calls > 0 && !found.other_calls) {

@@ -40,6 +40,9 @@ struct StageWork {
   spec::WorkFunction fn;
   bool cost_is_parameter = false;       // fn's duration is DefaultStageCost(), for the user to set
   std::vector<std::string> also_calls;  // known work the function does beside fn's
+  // Calls of unknown cost beside the known work fn models (keras#15191's
+  // image_preprocessing.transform beside resize): not in fn, and noted.
+  std::vector<std::string> uncosted_calls;
   bool random = false;  // it draws random numbers (tf.image.random_*, tf.random.*, np.random)
   // A TensorFlow call it makes that takes one element at a time (tf.io.decode_jpeg,
   // tf.io.read_file), as the code spells it: the function cannot be mapped over a batch.

@@ -19,9 +19,11 @@ namespace pipescope::session {
 namespace {
 
 // `spec`'s steady rate on `model` with seed `seed`, simulated for `seconds` (longer where
-// its first step comes late), up to `max_steps` steps (0: no limit).
+// its first step comes late), up to `max_steps` steps (0: no limit); with `input_alone`
+// (a step that takes no time), what the input feeds (InputAloneRate).
 engine::Result<double> SteadyRateOf(const spec::PipelineSpec& spec, const sim::CostModel& model,
-                                    uint64_t seed, double seconds, int64_t max_steps) {
+                                    uint64_t seed, double seconds, int64_t max_steps,
+                                    bool input_alone) {
   SimulatedRunOptions options;
   options.sim.duration_s = seconds;
   options.sim.seed = seed;
@@ -30,6 +32,7 @@ engine::Result<double> SteadyRateOf(const spec::PipelineSpec& spec, const sim::C
   ASSIGN_OR_RETURN(
       SteadyRun run,
       SimulateSteadyPart(spec, model, options, std::max(seconds, kAdviceMostSimulatedSeconds)));
+  if (input_alone) return InputAloneRate(run);
   return std::max(0.0, run.steady.steps_per_s);
 }
 
@@ -109,8 +112,9 @@ engine::SimulatedRate SimulatedRateOn(sim::CostModel model, double seconds,
     ASSIGN_OR_RETURN(sim::CostModel merged,
                      ModelForCandidate(model, candidate, given ? &*given : nullptr));
     merged.step.mean_ns *= step_scale;
+    const bool input_alone = step_scale == 0;
     const int64_t max_steps = step_scale < 1 ? kAdviceCeilingSteps : 0;
-    return SteadyRateOf(candidate, merged, seed, seconds, max_steps);
+    return SteadyRateOf(candidate, merged, seed, seconds, max_steps, input_alone);
   };
 }
 
@@ -134,10 +138,27 @@ engine::SimulatedStartUp SimulatedStartUpOn(sim::CostModel model, double most_se
   };
 }
 
-engine::Result<engine::AdvisorResult> AdviseOn(const spec::PipelineSpec& spec,
+namespace {
+
+// A cost model from a file (calibrate's fit of a run) gives the ops' costs: none is a
+// stand-in there.
+void ClearStandInCosts(google::protobuf::RepeatedPtrField<spec::Op>& ops) {
+  for (spec::Op& op : ops) {
+    if (op.has_map()) op.mutable_map()->mutable_fn()->clear_cost_is_stand_in();
+    if (op.has_dataloader()) op.mutable_dataloader()->mutable_getitem()->clear_cost_is_stand_in();
+    if (op.has_keras_fit()) op.mutable_keras_fit()->mutable_getitem()->clear_cost_is_stand_in();
+    if (auto* inner = engine::MutableSubPipelineOf(op)) ClearStandInCosts(*inner);
+  }
+}
+
+}  // namespace
+
+engine::Result<engine::AdvisorResult> AdviseOn(const spec::PipelineSpec& given,
                                                const trace::RangeAnalysis& analysis,
                                                const sim::CostModel& model,
                                                std::function<bool()> cancelled) {
+  spec::PipelineSpec spec = given;
+  if (!model.file.empty()) ClearStandInCosts(*spec.mutable_ops());
   engine::AdvisorOptions options;
   options.cancelled = std::move(cancelled);
   options.cores = std::max(1, static_cast<int>(std::lround(model.cores)));
@@ -222,6 +243,12 @@ void ApplyAdvice(const engine::AdvisorResult& advice, trace::Verdict& verdict) {
     // follows (tensorflow#44274: the lock, not deterministic=False's +4%).
     // A change that brings a late first step sooner leads whatever its steady gain: the run
     // waited for its first step (tensorflow#47687: 60 s behind a shuffle of batches).
+    // The step the limit: the advice says it whole, with what the input alone feeds, where
+    // the verdict's "a faster training step is what would help" would say it twice.
+    if (advice.advice.front().kind == "device_bound") {
+      trace::SetSuggestion(verdict, text);
+      return;
+    }
     if (!verdict.suggests_change && !verdict.suggestion.empty() &&
         advice.advice.front().first_step.empty() &&
         advice.advice.front().predicted_gain < kLittleGain) {

@@ -84,6 +84,9 @@ engine::Result<SteadyRun> SimulateSteadyPart(const spec::PipelineSpec& spec,
     ASSIGN_OR_RETURN(RecordedRunResult run, RunSimulated(spec, model, options));
     const double seconds = options.sim.duration_s;
     out.first_step_ns = trace::FirstStepNs(*run.model);
+    out.end_ns = run.model->duration_ns();
+    out.steps = run.summary.steps;
+    out.end_of_data = run.summary.end_of_data;
     if (const auto longer = LongerRunSeconds(out.first_step_ns, seconds, most_seconds)) {
       options.sim.duration_s = *longer;
       continue;
@@ -110,6 +113,13 @@ engine::Result<SteadyRun> SimulateSteadyPart(const spec::PipelineSpec& spec,
     }
     return out;
   }
+}
+
+double InputAloneRate(const SteadyRun& run) {
+  const bool burst = run.end_of_data && run.first_step_ns > 0 &&
+                     run.end_ns - run.first_step_ns < run.first_step_ns;
+  if (!burst) return std::max(0.0, run.steady.steps_per_s);
+  return static_cast<double>(run.steps) / (static_cast<double>(run.end_ns) / 1e9);
 }
 
 engine::Measurer SimulatedMeasurer(std::string model_path, double seconds) {

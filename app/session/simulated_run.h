@@ -53,7 +53,17 @@ std::optional<double> LongerRunSeconds(int64_t first_step_ns, double seconds, do
 struct SteadyRun {
   trace::RangeAnalysis steady;  // [first step + a quarter of the rest, end)
   int64_t first_step_ns = -1;
+  int64_t end_ns = 0;        // the run's length
+  int64_t steps = 0;         // every step of the run, the start-up's included
+  bool end_of_data = false;  // the input ended before the run's time or steps did
 };
+
+// What the input alone feeds (a run with a step that takes no time): its steady rate, but
+// where the data ended before the steps after the first took as long as the start-up, every
+// step came out of buffers filled in the start-up (an epoch held whole in a shuffle buffer,
+// tensorflow#47687), and their burst's rate is no rate the input keeps: there it is the
+// run's steps over the whole run, the start-up counted.
+double InputAloneRate(const SteadyRun& run);
 // Errors: the spec cannot be simulated. A longest run that gave the step nothing (the
 // simulator's stall) has a steady rate of 0 and first_step_ns -1.
 engine::Result<SteadyRun> SimulateSteadyPart(const spec::PipelineSpec& spec,

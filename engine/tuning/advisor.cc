@@ -578,6 +578,16 @@ Result<AdvisorResult> Advise(const spec::PipelineSpec& spec, const trace::RangeA
     a.text += next;
     result.advice.push_back(std::move(a));
   }
+  // What the spec leaves out of the code (CodeLeftOut) may be the bottleneck: no piece of
+  // advice is sure, and "the step is the limit" least of all. Costs the code does not show
+  // (StandInCosts) make no piece of advice sure either.
+  const bool left_out = !spec.left_out().empty();
+  if (left_out || !StandInCostOps(spec).empty()) {
+    for (Advice& a : result.advice) {
+      if (left_out && a.kind == "device_bound") a.confidence = "low";
+      if (a.confidence == "high") a.confidence = "medium";
+    }
+  }
   return result;
 }
 

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "engine/runtime/dataloader_rules.h"
+#include "engine/spec/op_kinds.h"
 #include "engine/spec/spec_overrides.h"
 #include "engine/tuning/advice_candidates.h"
 #include "engine/tuning/move_rules.h"
@@ -148,6 +149,50 @@ std::vector<std::string> FrozenRandomness(const spec::PipelineSpec& spec) {
   return out;
 }
 
+// The ops whose work's cost is a stand-in (WorkFunction.cost_is_stand_in): a map's function,
+// a DataLoader's or a Keras Sequence's __getitem__, at the top or inside an interleave.
+void AddStandInCostOps(const google::protobuf::RepeatedPtrField<spec::Op>& ops,
+                       std::vector<std::string>& out) {
+  for (const spec::Op& op : ops) {
+    const spec::WorkFunction* fn = op.has_map()          ? &op.map().fn()
+                                   : op.has_dataloader() ? &op.dataloader().getitem()
+                                   : op.has_keras_fit()  ? &op.keras_fit().getitem()
+                                                         : nullptr;
+    if (fn && fn->cost_is_stand_in()) out.push_back(op.name());
+    if (const auto* inner = SubPipelineOf(op)) AddStandInCostOps(*inner, out);
+  }
+}
+
+// Figures that rest on costs the code does not show (tensorflow#37178's py_function over
+// nibabel at a stand-in 100 us, where each call loads a volume): said, with the setting.
+std::vector<std::string> StandInCosts(const spec::PipelineSpec& spec) {
+  const std::vector<std::string> ops = StandInCostOps(spec);
+  if (ops.empty()) return {};
+  std::string list, settings;
+  for (const std::string& op : ops) {
+    list += (list.empty() ? "" : ", ") + op;
+    settings += (settings.empty() ? "--set " : " ") + op + ".cost=DURATION";
+  }
+  return {"these figures rest on stand-in costs for " + list +
+          ", whose work the code does not show: " + settings +
+          " (or a trace to calibrate from) for the real ones"};
+}
+
+// Code import-code left out of the ops (tensorflow#31616's .window(...), whose cost grows
+// with the window): whatever work it does is in no figure here, and may be the bottleneck.
+std::vector<std::string> CodeLeftOut(const spec::PipelineSpec& spec) {
+  if (spec.left_out().empty()) return {};
+  std::string list;
+  for (const spec::LeftOutCode& c : spec.left_out()) {
+    if (!list.empty()) list += ", ";
+    list += "`" + c.code() + "` (" + (c.file().empty() ? "" : c.file() + " ") + "line " +
+            std::to_string(c.line()) + ")";
+  }
+  return {"import-code left " + list +
+          " out of the spec: what it does is in none of these figures, and may be where the "
+          "input is slow"};
+}
+
 // A shuffle after a repeat draws from a buffer that holds the end of one epoch and the start
 // of the next: an element can come twice before another comes once, and no epoch ends where
 // the data does (tf.data's guide shuffles before repeating for clear epochs). Said whatever
@@ -204,9 +249,15 @@ std::vector<std::string> AdvisorFindings(const spec::PipelineSpec& spec,
   std::vector<std::string> out = ShardWaste(spec, measured);
   for (std::string& f : ShuffleFilledEachEpoch(spec, measured)) out.push_back(std::move(f));
   for (auto* more : {&FrozenRandomness, &ShardAfterUnseededShuffle, &GeneratorCopies,
-                     &IterableCopies, &EpochsMixed}) {
+                     &IterableCopies, &EpochsMixed, &CodeLeftOut, &StandInCosts}) {
     for (std::string& f : (*more)(spec)) out.push_back(std::move(f));
   }
+  return out;
+}
+
+std::vector<std::string> StandInCostOps(const spec::PipelineSpec& spec) {
+  std::vector<std::string> out;
+  AddStandInCostOps(spec.ops(), out);
   return out;
 }
 

@@ -18,5 +18,8 @@ namespace pipescope::engine {
 std::vector<std::string> AdvisorFindings(const spec::PipelineSpec& spec,
                                          const trace::RangeAnalysis& measured);
 std::vector<std::string> AdvisorNotTried(const spec::PipelineSpec& spec);
+// The ops whose cost is a stand-in the code did not show (WorkFunction.cost_is_stand_in): no
+// advice that rests on them is sure.
+std::vector<std::string> StandInCostOps(const spec::PipelineSpec& spec);
 
 }  // namespace pipescope::engine

@@ -106,11 +106,18 @@ std::vector<OrderAdvice> AdviseOrder(const spec::PipelineSpec& spec,
                         moved, edit});
       continue;
     }
+    // Ops the code does not show (a stand-in cost) may not take a batch at all
+    // (tensorflow#42917's string_split of one string): the batched form is the user's to check.
+    const std::string unknown_ops =
+        fn->cost_is_stand_in()
+            ? " Whether its ops take a whole batch is not known here (its cost is a stand-in): "
+              "check each takes a leading batch dimension."
+            : "";
     advice.push_back({"vectorise", map.name(),
                       "batch before map '" + map.name() + "' (vectorise it)",
                       "'" + map.name() + "' costs " + Micros(self_of(map.name())) +
                           " per element; its batched form runs once per batch of " +
-                          std::to_string(BatchSizeOf(batch)) + ".",
+                          std::to_string(BatchSizeOf(batch)) + "." + unknown_ops,
                       MoveOp(spec, i, i + 1), MoveEdit(batch.name(), map.name())});
   }
   // Prefetch last: without it the training step and the pipeline take turns. Not after an

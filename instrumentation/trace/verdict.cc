@@ -138,8 +138,8 @@ int64_t StartUpThatMatters(const StageFigures& s, int workers, int64_t wait_ns) 
 // Keras's enqueuer (fit's workers, use_multiprocessing, in Keras's words): threads of the
 // main process take turns under its interpreter lock where sequence[i] runs Python; worker
 // processes each have their own and start again every epoch.
-std::string EnqueuerSuggestion(const StageFigures& s, int64_t wait_ns, double wait,
-                               int cpu_budget) {
+std::string EnqueuerSuggestion(const StageFigures& s, int64_t wait_ns, double wait, int cpu_budget,
+                               bool& is_change) {
   const int workers = std::max(0, static_cast<int>(std::round(s.parallelism)));
   const int cores = cpu_budget > 0 ? cpu_budget : 2;
   if (!s.asynchronous || workers == 0) {
@@ -168,6 +168,16 @@ std::string EnqueuerSuggestion(const StageFigures& s, int64_t wait_ns, double wa
            "longer epochs, or a tf.data pipeline instead of the Sequence";
   }
   int needed = std::max(NeededParallelism(s, wait), workers + 1);
+  // Processes that fill the cores already share them with one more: the work per batch is
+  // what is left (keras#7168's flow on fewer cores than workers).
+  if (cpu_budget > 0 && workers >= cpu_budget && !WaitsWithCoresToSpare(s, cpu_budget)) {
+    is_change = false;
+    return s.name + " already has workers " + std::to_string(workers) +
+           (workers > cpu_budget ? ", more than the " : ", as many as the ") +
+           std::to_string(cpu_budget) +
+           " cores: cut the work of each batch (smaller inputs, augmentation on the "
+           "GPU) or add cores";
+  }
   if (cpu_budget > 0) needed = std::max(std::min(needed, cpu_budget), workers + 1);
   return "raise " + s.name + "'s workers to " + std::to_string(needed);
 }
@@ -412,7 +422,7 @@ Verdict MakeVerdict(const RangeAnalysis& r, int cpu_budget) {
     }
     v.suggests_change = true;
     if (Has(*culprit, record::kTraitEnqueuerWorkers)) {
-      v.suggestion = EnqueuerSuggestion(*culprit, wait_ns, wait, cpu_budget);
+      v.suggestion = EnqueuerSuggestion(*culprit, wait_ns, wait, cpu_budget, v.suggests_change);
     } else if (Has(*culprit, record::kTraitWorkerProcesses)) {
       v.suggestion = WorkerProcessesSuggestion(*culprit, wait_ns, wait, cpu_budget, Repeats(r),
                                                v.suggests_change);

@@ -405,6 +405,32 @@ dl = torch.utils.data.DataLoader(Slow(), num_workers=2, batch_size=1)
 // by sample in Python, an affine transform of each where a shift or rotation range is set;
 // a loop over it fetches each batch itself, fit(...) runs it with its workers; datagen.fit
 // is no model's fit; flow_from_directory loads each image at its target_size first.
+// Keras 1's names that Keras 2 still converts (keras#7168: fit_generator(..., max_q_size=50,
+// pickle_safe=True)): read as their Keras 2 arguments, and a tuned value is written into the
+// name the call uses, as a second keyword for it is a TypeError there.
+TEST(CodeImportTest, KerasOneArgumentNamesAreReadAsKerasTwosAndWrittenThere) {
+  const auto legacy = Import(R"(from keras.utils import Sequence
+class Batches(Sequence):
+    def __len__(self):
+        return 100
+    def __getitem__(self, i):
+        return i
+model.fit_generator(Batches(), steps_per_epoch=100, nb_epoch=3, nb_worker=2, max_q_size=50,
+                    pickle_safe=False)
+)");
+  const auto& fit = legacy.spec.ops(0).keras_fit();
+  EXPECT_EQ(fit.workers(), 2) << Notes(legacy);
+  EXPECT_EQ(fit.max_queue_size(), 50);
+  EXPECT_FALSE(fit.use_multiprocessing());
+  EXPECT_EQ(OpNamed(legacy, "fit_epochs").repeat().count(), 3);
+  spec::PipelineSpec tuned = legacy.spec;
+  tuned.mutable_ops(0)->mutable_keras_fit()->set_use_multiprocessing(true);
+  const auto patched = PatchCode(legacy, tuned);
+  ASSERT_TRUE(patched.ok()) << patched.status().message();
+  EXPECT_NE(patched->text.find("pickle_safe=True)"), std::string::npos) << patched->text;
+  EXPECT_EQ(patched->text.find("use_multiprocessing"), std::string::npos) << patched->text;
+}
+
 TEST(CodeImportTest, KerasImageDataGeneratorFlowIsASequenceMadeInPython) {
   const std::string generator = R"(import numpy as np
 from keras.preprocessing.image import ImageDataGenerator
@@ -1246,6 +1272,25 @@ ds = ds.prefetch(2)
   EXPECT_TRUE(HasNote(c, 2, ".window(...) is not read")) << Notes(c);
   EXPECT_TRUE(HasNote(c, 3, "could not read")) << Notes(c);
   EXPECT_EQ(OpNamed(c, "prefetch").prefetch().buffer_size(), 2);
+  // The method left out rides in the spec, for advice to know its figures leave it out.
+  ASSERT_EQ(c.spec.left_out_size(), 1);
+  EXPECT_EQ(c.spec.left_out(0).code(), ".window(...)");
+  EXPECT_EQ(c.spec.left_out(0).line(), 2);
+}
+
+// A function whose work the code does not show has a stand-in cost, marked so until set.
+TEST(CodeImportTest, AStandInCostIsMarkedUntilSet) {
+  auto c = Import(R"(def load(path):
+    return tf.py_function(read_volume, [path], tf.float32)
+ds = tf.data.Dataset.range(100).map(load)
+)");
+  EXPECT_TRUE(OpNamed(c, "load").map().fn().cost_is_stand_in()) << OpNamed(c, "load").DebugString();
+  ASSERT_TRUE(SetCodeKnob(c, "load.cost=200ms").ok());
+  EXPECT_FALSE(OpNamed(c, "load").map().fn().cost_is_stand_in());
+  const auto decodes = Import(R"(ds = tf.data.Dataset.range(100).map(
+    lambda p: tf.image.resize(tf.io.decode_jpeg(tf.io.read_file(p)), [224, 224]))
+)");
+  EXPECT_FALSE(decodes.spec.ops(0).map().fn().cost_is_stand_in()) << "its cost is the decode's";
 }
 
 TEST(CodeImportTest, AFileWithoutAPipelineIsAnError) {

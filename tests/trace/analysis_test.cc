@@ -470,6 +470,13 @@ TEST(VerdictTest, KerasWorkersAreThreadsUnderTheLockOrProcesses) {
   processes.stages[0].cpu_share = 0.98;
   const Verdict p = MakeVerdict(processes, 4);
   EXPECT_NE(p.suggestion.find("raise fit's workers to 3"), std::string::npos) << p.suggestion;
+  // As many processes as cores, each using its core: one more shares them (keras#7168's
+  // flow with workers=4 on 2 cores); the work per batch is what is left.
+  const Verdict full = MakeVerdict(processes, 2);
+  EXPECT_NE(full.suggestion.find("fit already has workers 2, as many as the 2 cores"),
+            std::string::npos)
+      << full.suggestion;
+  EXPECT_FALSE(full.suggests_change);
 }
 
 TEST(VerdictTest, WorkersThatGotLittleCpuMeanABusyMachine) {

@@ -32,10 +32,15 @@ void CodePanel::ShowCode(const QString& file_name, const QString& source,
   source_->setDocumentTitle(file_name);
   notes_->clear();
   for (const code::CodeNote& n : notes) {
-    auto* item = new QListWidgetItem(
-        QString("%1:%2  %3").arg(n.at.line).arg(n.at.column).arg(QString::fromStdString(n.message)),
-        notes_);
-    item->setData(Qt::UserRole, n.at.line);
+    // A note in a module the file imports names that module; the dock shows the file alone.
+    const QString file = n.at.file ? QString::fromUtf8(n.at.file) + ":" : QString();
+    auto* item = new QListWidgetItem(QString("%1%2:%3  %4")
+                                         .arg(file)
+                                         .arg(n.at.line)
+                                         .arg(n.at.column)
+                                         .arg(QString::fromStdString(n.message)),
+                                     notes_);
+    item->setData(Qt::UserRole, n.at.file ? 0 : n.at.line);
   }
   shown_line_ = 0;
 }

@@ -1,0 +1,110 @@
+// What the loops of a file say about its pipeline (python_reader.cc): the epochs of
+// `for epoch in range(N):` around the loop over it, a benchmark's loop that only counts,
+// and numbers compared where the code gives them (`4 if num_workers > 0 else None`).
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "app/code/code_emit.h"
+#include "app/code/code_import.h"
+
+namespace pipescope::code {
+namespace {
+
+ImportedCode Import(const std::string& source) {
+  auto c = ImportCode(source, "loops.py");
+  EXPECT_TRUE(c.ok()) << c.status().message();
+  return c.ok() ? *c : ImportedCode{};
+}
+
+// pytorch#23642's loop: ten epochs of a loader, in the loop or in a def the loop calls.
+TEST(CodeLoopsTest, ALoaderInsideARangeOfEpochsRunsThatMany) {
+  const std::string made = R"(import torch
+from torch.utils.data import TensorDataset, DataLoader
+dataset = TensorDataset(torch.randn(10240, 2))
+loader = DataLoader(dataset, batch_size=128, num_workers=2)
+)";
+  const ImportedCode direct = Import(made + R"(for epoch in range(10):
+    for idx, data in enumerate(loader):
+        data = data[0].cuda()
+)");
+  ASSERT_EQ(direct.spec.ops_size(), 2);
+  EXPECT_EQ(direct.spec.ops(1).repeat().count(), 10);
+  const ImportedCode called = Import(made + R"(def train_one_epoch(model, loader):
+    for x, in loader:
+        loss = model(x.cuda()).sum()
+        loss.backward()
+        optimizer.step()
+
+for epoch in range(1, 4):
+    train_one_epoch(model, loader)
+)");
+  EXPECT_EQ(called.spec.ops(1).repeat().count(), 3);
+  const ImportedCode endless = Import(made + R"(while True:
+    for x, in loader:
+        x = x.cuda()
+)");
+  EXPECT_FALSE(endless.spec.ops(1).repeat().has_count());
+  // Written as code, the epochs are the loop's again.
+  auto emitted = EmitCode(direct.spec, "pytorch");
+  ASSERT_TRUE(emitted.ok()) << emitted.status().message();
+  EXPECT_NE(emitted->text.find("for epoch in range(10):"), std::string::npos) << emitted->text;
+}
+
+// tf.data's performance guide times a dataset over `for epoch_num in range(num_epochs)`:
+// each epoch iterates it afresh, a repeat of that many.
+TEST(CodeLoopsTest, ADatasetInsideARangeOfEpochsIsRepeated) {
+  const ImportedCode c = Import(R"(import tensorflow as tf
+def benchmark(dataset, num_epochs=2):
+    for epoch_num in range(num_epochs):
+        for sample in dataset:
+            pass
+
+benchmark(tf.data.Dataset.range(100).map(lambda x: x + 1), 3)
+)");
+  ASSERT_EQ(c.spec.ops_size(), 2);
+  EXPECT_EQ(c.spec.ops(1).repeat().count(), 3);
+}
+
+// keras#15191's timing loop binds and counts: the input alone is timed, as with `pass`.
+TEST(CodeLoopsTest, ALoopThatOnlyCountsTimesTheInputAlone) {
+  const ImportedCode c = Import(R"(import tensorflow as tf
+ds = tf.data.Dataset.range(1000).batch(32)
+count = 0
+for i in ds:
+    _ = i
+    count += 1
+)");
+  EXPECT_EQ(c.spec.train_step().step_time(), "0ms");
+  const ImportedCode works = Import(R"(import tensorflow as tf
+ds = tf.data.Dataset.range(1000).batch(32)
+for i in ds:
+    y = model(i)
+    count += 1
+)");
+  EXPECT_NE(works.spec.train_step().step_time(), "0ms");
+}
+
+// PyTorch's own idiom: a prefetch_factor only where there are workers.
+TEST(CodeLoopsTest, NumbersTheCodeGivesAreComparedInOrder) {
+  const ImportedCode none = Import(R"(import torch
+from torch.utils.data import TensorDataset, DataLoader
+num_workers = 0
+loader = DataLoader(TensorDataset(torch.randn(1024, 16)), batch_size=128,
+                    num_workers=num_workers,
+                    prefetch_factor=4 if num_workers > 0 else None)
+)");
+  ASSERT_GE(none.spec.ops_size(), 1);
+  EXPECT_FALSE(none.spec.ops(0).dataloader().has_prefetch_factor());
+  const ImportedCode four = Import(R"(import torch
+from torch.utils.data import TensorDataset, DataLoader
+num_workers = 2
+loader = DataLoader(TensorDataset(torch.randn(1024, 16)), batch_size=128,
+                    num_workers=num_workers,
+                    prefetch_factor=4 if num_workers >= 1 else None)
+)");
+  EXPECT_EQ(four.spec.ops(0).dataloader().prefetch_factor(), 4);
+}
+
+}  // namespace
+}  // namespace pipescope::code
