@@ -31,7 +31,11 @@ void RecordSite(Pipeline& pipeline, const CallArgs& args, const Value* v, const 
   // A site is bytes of the file: a call a module makes is not written into (code_patch says
   // where the op is made instead).
   if (!list.file().empty()) {
-    pipeline.made_inside[op] = MadeInModule(list);
+    // At the argument's own line where the call passes it, else the call's.
+    const bool passed = v && !v->node.null() && v->node.file() == list.file() &&
+                        v->node.start_byte() >= list.start_byte() &&
+                        v->node.end_byte() <= list.end_byte();
+    pipeline.made_inside[op] = MadeInModule(passed ? v->node : list);
     return;
   }
   KnobSite site;

@@ -282,7 +282,8 @@ std::string OpenCvCall(PythonReader& r, const ClassInfo* cls) {
   return {};
 }
 
-// Whether the file calls cv2.setNumThreads anywhere (at its top, in a worker_init_fn).
+// Whether the file of `any` calls cv2.setNumThreads anywhere (at its top, in a
+// worker_init_fn).
 bool SetsOpenCvThreads(const SyntaxNode& any) {
   SyntaxNode root = any;
   while (!root.parent().null()) root = root.parent();
@@ -513,7 +514,9 @@ Value DataLoader(PythonReader& r, const CallArgs& a) {
   // workers that decode or resize with it crowd the cores (mmdetection#3306: 2.14 s an
   // iteration, cured by cv2.setNumThreads(0), which mmdetection now sets in each worker).
   if (const std::string cv = OpenCvCall(r, cls);
-      !cv.empty() && dl->num_workers() > 0 && !SetsOpenCvThreads(a.node)) {
+      !cv.empty() && dl->num_workers() > 0 && !SetsOpenCvThreads(a.node) &&
+      // The class's own module, where it is another file: its top runs on import.
+      (cls->methods.empty() || !SetsOpenCvThreads(cls->methods.begin()->second))) {
     p->Note(a.node.start(), cls->name + " calls OpenCV (" + cv +
                                 "), which runs a thread per core of its own in each of the " +
                                 std::to_string(dl->num_workers()) +

@@ -136,6 +136,14 @@ bool NamesAnAccelerator(const SyntaxNode& node, int depth = 0) {
 // A loop body that does nothing with what it is given (`pass`, `...`, `continue`, `break`):
 // a loop that times the loader alone (pytorch#10260's `for _ in loader: pass`;
 // tensorflow#47687's `for lrs, hrs in train_data: break`, the first batch's time).
+// Code quoted in a note: whole up to 60 characters, else its start and an ellipsis, so that
+// a cut is seen as one.
+std::string Abridged(std::string_view code) {
+  constexpr size_t kMost = 60;
+  if (code.size() <= kMost) return std::string(code);
+  return std::string(code.substr(0, kMost)) + "…";
+}
+
 // A name or a constant: what binding costs nothing a loop's timing counts.
 bool NameOrConstant(const SyntaxNode& e) {
   return e.Is("identifier") || e.Is("integer") || e.Is("float") || e.Is("string") || e.Is("true") ||
@@ -754,8 +762,7 @@ void PythonReader::ReadIf(const SyntaxNode& s) {
     const std::optional<bool> truth = Truth(Evaluate(condition));
     if (truth.value_or(true)) {
       if (!truth && branches.size() > 1) {
-        NoteGuessedCondition(condition, "the condition `" +
-                                            std::string(condition.text().substr(0, 40)) +
+        NoteGuessedCondition(condition, "the condition `" + Abridged(condition.text()) +
                                             "` is known only when the code runs: read as true, "
                                             "the other branches left out");
       }
@@ -861,15 +868,22 @@ void PythonReader::ReadImport(const SyntaxNode& s) {
     v.kind = Value::Kind::kSymbol;
     v.s = from ? module + "." + name : alias == name || c.Is("aliased_import") ? name : alias;
     v.node = c;
-    if (from_module) {
-      // `from utils import load_image`: what the module binds to the name; `from data
-      // import augment`: a module of the package, by its names.
-      if (const auto it = from_module->names.find(name); it != from_module->names.end()) {
-        v = it->second;
-      } else if (const Module* sub = LocalModule(module + "." + name, s)) {
+    if (from) {
+      // `from utils import load_image`: what the module binds to the name, as Python looks
+      // there first; else `from data import augment` (`from . import augment`): a module of
+      // the package, by its names, whether or not the package has an __init__.py.
+      const auto bound = from_module ? from_module->names.find(name)
+                                     : std::map<std::string, Value>::const_iterator();
+      const bool known = from_module && bound != from_module->names.end();
+      const std::string sub_path = module.ends_with('.') ? module + name : module + "." + name;
+      if (known && !bound->second.Is(Value::Kind::kSymbol)) {
+        v = bound->second;
+      } else if (const Module* sub = LocalModule(sub_path, s)) {
         BindModule(alias, *sub);
+      } else if (known) {
+        v = bound->second;
       }
-    } else if (!from) {
+    } else {
       if (const Module* m = LocalModule(name, s)) {
         BindModule(c.Is("aliased_import") ? alias : name, *m);
       }
@@ -905,8 +919,12 @@ const PythonReader::Module* PythonReader::LocalModule(const std::string& dotted,
   }
   std::error_code error;
   std::filesystem::path found;
-  for (const std::filesystem::path& candidate :
-       {std::filesystem::path(relative.string() + ".py"), relative / "__init__.py"}) {
+  // `from . import x` names the package itself: its __init__.py alone.
+  const std::vector<std::filesystem::path> candidates =
+      rest.empty()
+          ? std::vector<std::filesystem::path>{relative / "__init__.py"}
+          : std::vector<std::filesystem::path>{relative.string() + ".py", relative / "__init__.py"};
+  for (const std::filesystem::path& candidate : candidates) {
     if (std::filesystem::is_regular_file(folder_ / candidate, error)) {
       found = candidate.lexically_normal();
       break;
@@ -1245,10 +1263,9 @@ Value PythonReader::Evaluate(const SyntaxNode& e) {
     if (parts.size() != 3) return Value{.node = e};
     const std::optional<bool> truth = Truth(Evaluate(parts[1]));
     if (!truth) {
-      NoteGuessedCondition(parts[1], "the condition `" +
-                                         std::string(parts[1].text().substr(0, 40)) +
+      NoteGuessedCondition(parts[1], "the condition `" + Abridged(parts[1].text()) +
                                          "` is known only when the code runs: read as true, `" +
-                                         std::string(parts[2].text().substr(0, 40)) + "` left out");
+                                         Abridged(parts[2].text()) + "` left out");
     }
     return Evaluate(parts[truth.value_or(true) ? 0 : 2]);
   }

@@ -75,6 +75,7 @@ class PythonReader {
   // find the modules beside it (utils.py, data/augment.py, a package's __init__.py), whose
   // definitions are then read too. Without it only the file is read.
   void ReadModulesFrom(std::filesystem::path folder) { folder_ = std::move(folder); }
+  const std::filesystem::path& folder() const { return folder_; }
 
   void Read();
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -116,6 +117,61 @@ Value FileSource(PythonReader& r, const CallArgs& a, const std::string& format) 
     s->set_compression(p->compression);
   }
   return PipelineValue(std::move(p), a);
+}
+
+// FixedLengthRecordDataset(filenames, record_bytes, header_bytes, footer_bytes, ...): records
+// of a size the code gives, after a header and before a footer of each file. The engine has
+// no reader of them: synthetic records of that size stand in, as many as the files hold
+// where they are here (the MNIST files of tensorflow-triplet-loss), else the stand-in count.
+Value FixedLengthRecords(PythonReader& r, const CallArgs& a) {
+  auto p = r.NewPipeline("tfdata", a.node.start());
+  const std::string name = "read";
+  p->source.set_name(name);
+  auto* s = p->source.mutable_synthetic();
+  // Each byte count as the code gives it; -1 where it is not a number the code shows.
+  const auto bytes_of = [&a](size_t position, const char* argument) -> int64_t {
+    const Value* v = a.Get(position, argument);
+    return !v ? 0 : v->AsInt().value_or(-1);
+  };
+  const int64_t record_bytes = bytes_of(1, "record_bytes");
+  const int64_t header = bytes_of(2, "header_bytes");
+  const int64_t footer = bytes_of(3, "footer_bytes");
+  s->set_record_bytes(record_bytes > 0 ? record_bytes : 1024);
+  bool known = false;
+  const std::vector<std::string> files = StringsOf(a.Get(0, "filenames"), known);
+  int64_t records = 0;
+  std::error_code error;
+  for (const std::string& f : known ? files : std::vector<std::string>{}) {
+    // A relative name is the code's folder's, as the script runs beside its data.
+    const std::filesystem::path path =
+        std::filesystem::path(f).is_absolute() ? std::filesystem::path(f) : r.folder() / f;
+    const auto bytes = std::filesystem::file_size(path, error);
+    if (error || header < 0 || footer < 0) break;
+    records +=
+        std::max<int64_t>(0, static_cast<int64_t>(bytes) - header - footer) / s->record_bytes();
+  }
+  const bool counted = known && !files.empty() && !error && records > 0;
+  s->set_records(counted ? records : kStandInRecords);
+  if (!counted) p->source.set_size_is_stand_in(true);
+  p->Note(a.node.start(), "FixedLengthRecordDataset: " + std::to_string(s->records()) +
+                              " synthetic records of " + SizeText(s->record_bytes()) +
+                              (counted ? " (as many as its files hold)" : "") +
+                              " stand in, the engine having no reader of fixed-length records" +
+                              (counted ? "" : "; --set read.records=N for the files' count"));
+  return PipelineValue(std::move(p), a);
+}
+
+// estimator.train(input_fn, steps=...) (TensorFlow's Estimator): input_fn, a function of no
+// arguments the file defines (or a lambda calling one, as tensorflow-triplet-loss does), makes
+// the dataset that trains. Any other `.train(...)` (PyTorch's model.train()) is no call of it.
+Value EstimatorTrain(PythonReader& r, const CallArgs& a) {
+  const Value* input_fn = a.Get(0, "input_fn");
+  if (input_fn && input_fn->Is(Value::Kind::kFunction)) {
+    if (const Value made = r.Apply(*input_fn, {}); made.Is(Value::Kind::kPipeline)) {
+      r.Trains(made, a.node);
+    }
+  }
+  return Value{.node = a.node};
 }
 
 Value ListFiles(PythonReader& r, const CallArgs& a) {
@@ -1061,6 +1117,8 @@ Dialect MakeTfData() {
        [](PythonReader& r, const CallArgs& a) { return FileSource(r, a, "tfrecord"); }},
       {"TextLineDataset",
        [](PythonReader& r, const CallArgs& a) { return FileSource(r, a, "text_line"); }},
+      {"FixedLengthRecordDataset", FixedLengthRecords},
+      {"?.train", EstimatorTrain},
       {"Dataset.list_files", ListFiles},
       {"Dataset.range", Range},
       {"Dataset.from_tensor_slices", FromTensorSlices},

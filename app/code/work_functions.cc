@@ -208,9 +208,10 @@ struct Found {
 // for the whole pipeline's wait).
 bool IsCheapTfCall(const std::string& path) {
   if (path.rfind("tf.", 0) != 0) return false;
-  for (const char* name : {"cast", "constant", "reshape", "expand_dims", "squeeze", "identity",
-                           "one_hot", "convert_to_tensor", "shape", "size", "ones_like",
-                           "zeros_like", "stack", "unstack", "transpose", "ensure_shape"}) {
+  for (const char* name :
+       {"cast", "constant", "reshape", "expand_dims", "squeeze", "identity", "one_hot",
+        "convert_to_tensor", "shape", "size", "ones_like", "zeros_like", "zeros", "ones", "stack",
+        "unstack", "transpose", "ensure_shape"}) {
     if (EndsWithName(path, name)) return true;
   }
   return false;

@@ -1278,6 +1278,25 @@ ds = ds.prefetch(2)
   EXPECT_EQ(c.spec.left_out(0).line(), 2);
 }
 
+// FixedLengthRecordDataset (tensorflow-triplet-loss's MNIST files): records of the size the
+// code gives, as many as the files hold past their header, where the files are here.
+TEST(CodeImportTest, FixedLengthRecordsStandInAsManyAsTheFilesHold) {
+  const std::string dir = ::testing::TempDir() + "/fixed_length";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/images.bin", std::ios::binary) << std::string(16 + 10 * 784, '\0');
+  auto c = ImportCode(
+      "ds = tf.data.FixedLengthRecordDataset('images.bin', 28 * 28, "
+      "header_bytes=16)\nds = ds.batch(2)\n",
+      dir + "/train.py");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->spec.source().synthetic().records(), 10);
+  EXPECT_EQ(c->spec.source().synthetic().record_bytes(), 784);
+  EXPECT_FALSE(c->spec.source().size_is_stand_in());
+  auto unknown = ImportCode("ds = tf.data.FixedLengthRecordDataset(files, 784)\n", "t.py");
+  ASSERT_TRUE(unknown.ok()) << unknown.status().message();
+  EXPECT_TRUE(unknown->spec.source().size_is_stand_in());
+}
+
 // A function whose work the code does not show has a stand-in cost, marked so until set.
 TEST(CodeImportTest, AStandInCostIsMarkedUntilSet) {
   auto c = Import(R"(def load(path):

@@ -111,6 +111,62 @@ model.fit(ds, epochs=2)
   EXPECT_TRUE(said) << "the note says where to set it";
 }
 
+// `from . import dataset` inside a package, and `from loaders import dataset` from a folder
+// without an __init__.py (a namespace package): the module by its names.
+TEST(CodeModulesTest, SubmodulesImportedByNameAreRead) {
+  const std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) / "code_submodules";
+  std::filesystem::create_directories(dir / "data");
+  std::filesystem::create_directories(dir / "loaders");
+  std::ofstream(dir / "data" / "__init__.py") << "";
+  const std::string dataset = R"(import cv2
+cv2.setNumThreads(0)
+from torch.utils.data import Dataset
+class Faces(Dataset):
+    def __len__(self):
+        return 4000
+    def __getitem__(self, i):
+        return cv2.imread(f"{i}.jpg")
+)";
+  std::ofstream(dir / "data" / "dataset.py") << dataset;
+  std::ofstream(dir / "loaders" / "dataset.py") << dataset;
+  std::ofstream(dir / "data" / "loader.py") << R"(from torch.utils.data import DataLoader
+from . import dataset as D
+def build():
+    return DataLoader(D.Faces(), batch_size=16, num_workers=2)
+)";
+  auto relative =
+      ImportCode("from data.loader import build\nloader = build()\n", (dir / "train.py").string());
+  ASSERT_TRUE(relative.ok()) << relative.status().message();
+  EXPECT_EQ(relative->spec.source().range().stop(), 4000) << relative->spec.DebugString();
+  auto namespace_package = ImportCode(R"(from torch.utils.data import DataLoader
+from loaders import dataset
+loader = DataLoader(dataset.Faces(), batch_size=16, num_workers=2)
+)",
+                                      (dir / "train.py").string());
+  ASSERT_TRUE(namespace_package.ok()) << namespace_package.status().message();
+  EXPECT_EQ(namespace_package->spec.source().range().stop(), 4000);
+  // The module sets OpenCV's threads when imported: nothing to advise about them.
+  for (const CodeNote& n : namespace_package->notes) {
+    EXPECT_EQ(n.message.find("setNumThreads"), std::string::npos) << n.message;
+  }
+}
+
+// TensorFlow's Estimator trains on what its input_fn makes: a lambda calling a module's
+// function (tensorflow-triplet-loss's `estimator.train(lambda: train_input_fn(...))`).
+TEST(CodeModulesTest, AnEstimatorTrainsOnWhatItsInputFunctionMakes) {
+  const std::filesystem::path dir = Project();
+  auto c = ImportCode(R"(import tensorflow as tf
+from data.pipeline import make_dataset
+estimator = tf.estimator.Estimator(model_fn=model_fn)
+estimator.train(lambda: make_dataset(["a.jpg"] * 10, batch_size=5))
+model.train()
+)",
+                      (dir / "train.py").string());
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->spec.ops(0).name(), "flip");
+  EXPECT_EQ(c->spec.ops(1).batch().batch_size(), 5);
+}
+
 TEST(CodeModulesTest, AModuleThatImportsTheFileBackIsReadOnce) {
   const std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) / "code_cycle";
   std::filesystem::create_directories(dir);
