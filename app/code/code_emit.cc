@@ -295,7 +295,12 @@ struct Emitter {
                           ? std::string("10**9")
                           : std::to_string(s.from_generator().records()))
                   << ")\n";
-        Pragma(s.name() + ".cost=" + s.from_generator().duration());
+        if (!s.from_generator().cost_is_stand_in())
+          Pragma(s.name() + ".cost=" + s.from_generator().duration());
+        if (!s.from_generator().wait().empty())
+          Pragma(s.name() + ".wait=" + s.from_generator().wait());
+        if (!s.from_generator().first_wait().empty())
+          Pragma(s.name() + ".first_wait=" + s.from_generator().first_wait());
         Pragma(s.name() + ".records=" + std::to_string(s.from_generator().records()));
         break;
       }

@@ -623,11 +623,20 @@ engine::Status SetCodeKnob(ImportedCode& code, const std::string& assignment) {
   spec::PipelineSpec& spec = code.spec;
   spec::Source& source = *spec.mutable_source();
 
-  if (knob == "cost" || knob == "collate_cost" || knob == "wait") {
+  if (knob == "cost" || knob == "collate_cost" || knob == "wait" || knob == "first_wait") {
     RETURN_IF_ERROR(engine::ParseDurationNs(value).status().WithContext(assignment));
     const bool per_item = knob != "collate_cost";
-    if (name == source.name() && source.has_from_generator() && knob == "cost") {
-      source.mutable_from_generator()->set_duration(value);
+    if (name == source.name() && source.has_from_generator() && knob != "collate_cost") {
+      auto* g = source.mutable_from_generator();
+      if (knob == "cost") {
+        g->set_duration(value);
+        g->clear_cost_is_stand_in();  // the user's own figure
+      } else {
+        (knob == "wait" ? g->mutable_wait() : g->mutable_first_wait())->assign(value);
+      }
+    } else if (knob == "first_wait") {
+      return engine::InvalidArgument("first_wait is a Python generator's (from_generator): '" +
+                                     name + "' is none");
     } else if (spec::Op* op = FindOp(spec, name)) {
       if (op->has_map() && per_item) {
         RETURN_IF_ERROR(

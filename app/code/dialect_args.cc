@@ -165,7 +165,10 @@ void NoteWork(Pipeline& pipeline, SourcePoint at, const std::string& op, const S
     pipeline.Note(at, "'" + op + "' sleeps " + work.fn.python().wait() + " a call (time.sleep)" +
                           when +
                           ": a wait with the interpreter lock released and "
-                          "no core used, beside its Python's cost" +
+                          "no core used" +
+                          (work.only_sleeps ? "; it does nothing else, so its Python is taken as "
+                                              "nothing beside it"
+                                            : ", beside its Python's cost") +
                           (wait_knob.empty() ? "" : "; --set " + op + ".wait=DURATION"));
   } else if (work.sleeps_unknown && !wait_knob.empty()) {
     pipeline.Note(at, "'" + op +

@@ -318,6 +318,69 @@ std::optional<int64_t> PythonReader::YieldsOfMethod(
   return yields;
 }
 
+PythonReader::GeneratorBody PythonReader::ReadGenerator(
+    const SyntaxNode& def, const std::vector<Value>& arguments,
+    const std::function<bool(const SyntaxNode&)>& plain) {
+  GeneratorBody g;
+  scopes_.emplace_back();
+  size_t k = 0;
+  for (const SyntaxNode& p : def.field("parameters").code_children()) {
+    std::string name(p.Is("identifier") ? p.text() : p.field("name").text());
+    if (name.empty() && !p.named_children().empty()) name = p.named_children()[0].text();
+    Bind(name, k < arguments.size() ? arguments[k] : DefaultOf(p));
+    ++k;
+  }
+  const SyntaxNode body = def.field("body");
+  g.yields = YieldsOf(body);
+  // time.sleep(seconds the code gives): its ns; nullopt for any other statement.
+  const auto sleep_of = [&](const SyntaxNode& s) -> std::optional<int64_t> {
+    const auto children =
+        s.Is("expression_statement") ? s.code_children() : std::vector<SyntaxNode>{};
+    if (children.size() != 1 || !children[0].Is("call")) return std::nullopt;
+    const Value callee = Evaluate(children[0].field("function"));
+    if (!callee.Is(Value::Kind::kSymbol) || CanonicalPath(callee.s) != "time.sleep") {
+      return std::nullopt;
+    }
+    const auto args = children[0].field("arguments").code_children();
+    return args.size() == 1 ? Evaluate(args[0]).AsSleepNs() : std::nullopt;
+  };
+  bool only_sleeps = g.yields.has_value();
+  bool looped = false;
+  for (const SyntaxNode& s : body.named_children()) {
+    if (s.Is("comment") || s.Is("pass_statement")) continue;
+    if (const auto ns = sleep_of(s)) {
+      if (!looped) g.first_sleep_ns += *ns;
+      continue;
+    }
+    if (s.Is("for_statement") && HoldsYield(s) && !looped) {
+      looped = true;
+      const SyntaxNode turn = s.field("body");
+      const bool one_a_turn = YieldsOf(turn) == std::optional<int64_t>(1);
+      int64_t slept = 0;
+      for (const SyntaxNode& t : turn.named_children()) {
+        if (const auto ns = sleep_of(t)) {
+          slept += *ns;
+        } else if (!t.Is("comment") && !plain(t)) {
+          only_sleeps = false;
+        }
+      }
+      if (one_a_turn) g.sleep_per_yield_ns = slept;
+      if (!one_a_turn) only_sleeps = false;
+      if (!plain(s.field("right"))) only_sleeps = false;
+      continue;
+    }
+    if (!plain(s)) only_sleeps = false;
+  }
+  g.only_sleeps = only_sleeps && looped;
+  scopes_.pop_back();
+  return g;
+}
+
+bool PythonReader::FileNamesAnAccelerator() {
+  if (!names_accelerator_) names_accelerator_ = NamesAnAccelerator(tree_.root());
+  return *names_accelerator_;
+}
+
 Value PythonReader::Drained(const SyntaxNode& e) {
   if (!e.Is("call")) return {};
   const std::string_view callee = e.field("function").text();
@@ -682,7 +745,7 @@ void PythonReader::ReadStatement(const SyntaxNode& s) {
         if (idle) uses_.back().step_free = true;
         uses_.back().step_sleep_ns = sleeps;
         if (!idle && sleeps == 0 && iterated.pipeline &&
-            iterated.pipeline->framework == "pytorch" && !NamesAnAccelerator(tree_.root())) {
+            iterated.pipeline->framework == "pytorch" && !FileNamesAnAccelerator()) {
           uses_.back().trains_on_cpu = true;
         }
       }
@@ -1225,7 +1288,7 @@ Value PythonReader::Evaluate(const SyntaxNode& e) {
       if (const auto n = IterationsOver(clauses[0].field("right"));
           n && *n >= 0 && *n <= kLongestListRead) {
         return Value{.kind = Value::Kind::kList,
-                     .items = std::vector<Value>(static_cast<size_t>(*n), Value{.node = body}),
+                     .items = ValueList::Repeated(static_cast<size_t>(*n), Value{.node = body}),
                      .node = e,
                      .comprehension = true};
       }

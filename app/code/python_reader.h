@@ -122,6 +122,20 @@ class PythonReader {
   // IterableDataset's __iter__ over `range(self.start, self.end)`), its parameters unknown.
   std::optional<int64_t> YieldsOfMethod(const SyntaxNode& def,
                                         const std::map<std::string, Value>& attributes);
+  // What a generator def does each time it runs, with its parameters bound to `arguments`
+  // (from_generator's args=) and the rest to their defaults: the elements it yields
+  // (YieldsOf), the time.sleep before its first yield and in each turn of the loop that
+  // yields one element, and whether that is all it does: every other statement, and the
+  // loop's other statements one by one, `plain` (work_functions.h's IsPlainPython), so that
+  // its Python's own cost is next to nothing.
+  struct GeneratorBody {
+    std::optional<int64_t> yields;
+    int64_t first_sleep_ns = 0;
+    int64_t sleep_per_yield_ns = 0;
+    bool only_sleeps = false;
+  };
+  GeneratorBody ReadGenerator(const SyntaxNode& def, const std::vector<Value>& arguments,
+                              const std::function<bool(const SyntaxNode&)>& plain);
   void Note(SourcePoint at, std::string message) { notes_.push_back({at, std::move(message)}); }
   // A note that `condition` was read as true, not knowing its value. Made while a def is read
   // where it is defined (its parameters unknown), it is taken back at the end where every
@@ -231,6 +245,9 @@ class PythonReader {
   std::vector<SourcePoint> range_starts_;
   std::map<int, LoopEpochs> loop_epochs_;  // by pipeline id
   std::vector<std::map<std::string, Value>> scopes_;
+  // Whether the file speaks of an accelerator anywhere (NamesAnAccelerator), walked once.
+  bool FileNamesAnAccelerator();
+  std::optional<bool> names_accelerator_;
   std::map<std::string, ClassInfo> classes_;
   std::map<std::string, Value> flags_;
   std::map<size_t, Value> function_returns_;  // by the def's start byte

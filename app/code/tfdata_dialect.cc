@@ -12,6 +12,7 @@
 #include "app/code/dialects.h"
 #include "app/code/tensor_values.h"
 #include "app/code/work_functions.h"
+#include "engine/core/duration.h"
 #include "engine/spec/op_kinds.h"
 #include "engine/spec/op_values.h"
 #include "engine/work/work_registry.h"
@@ -293,6 +294,20 @@ Value FromTensors(PythonReader& r, const CallArgs& a) {
   return PipelineValue(std::move(p), a);
 }
 
+// The def a from_generator runs: a def of the file's, or a class's method named through the
+// class or an instance (the guide's ArtificialDataset hands over cls._generator).
+SyntaxNode GeneratorDef(PythonReader& r, const Value* gen) {
+  if (!gen) return {};
+  if (gen->Is(Value::Kind::kFunction) && gen->node.Is("function_definition")) return gen->node;
+  if (!gen->node.Is("attribute")) return {};
+  const Value owner = r.Evaluate(gen->node.field("object"));
+  if (!owner.Is(Value::Kind::kClass) && !owner.Is(Value::Kind::kInstance)) return {};
+  const ClassInfo* c = r.FindClass(owner.s);
+  const std::string method(gen->node.field("attribute").text());
+  if (!c || !c->methods.count(method)) return {};
+  return c->methods.at(method);
+}
+
 Value FromGenerator(PythonReader& r, const CallArgs& a) {
   auto p = r.NewPipeline("tfdata", a.node.start());
   const Value* gen = a.Get(0, "generator");
@@ -305,20 +320,55 @@ Value FromGenerator(PythonReader& r, const CallArgs& a) {
   if (name.empty()) name = "generator";
   p->source.set_name(name);
   auto* g = p->source.mutable_from_generator();
-  // A def of the file's yields what its body says (`for i in range(1000): yield ...`).
-  const std::optional<int64_t> yields =
-      gen && gen->Is(Value::Kind::kFunction) && gen->node.Is("function_definition")
-          ? r.YieldsOf(gen->node.field("body"))
-          : std::nullopt;
+  // A def of the file's (or a class's, as cls._generator) yields what its body says (`for i
+  // in range(num_samples): yield ...`, with from_generator's args= bound to its parameters).
+  const SyntaxNode def = GeneratorDef(r, gen);
+  std::vector<Value> arguments;
+  if (const Value* args = a.Get("args"); args && args->Is(Value::Kind::kList)) {
+    arguments = args->items;
+  }
+  const PythonReader::GeneratorBody body =
+      def.null() ? PythonReader::GeneratorBody{}
+                 : r.ReadGenerator(def, arguments,
+                                   [&](const SyntaxNode& n) { return IsPlainPython(r, n); });
+  const std::optional<int64_t> yields = body.yields;
   g->set_records(yields.value_or(-1));
-  g->set_duration(DefaultStageCost());
-  p->Note(a.node.start(),
-          "'" + name +
-              "' is a Python generator whose cost per element the "
-              "code does not show: " +
-              DefaultStageCost() + " until set: --set " + name + ".cost=DURATION; " +
-              (yields ? "it yields " + std::to_string(*yields) + " elements, as its loops say"
-                      : "it yields endlessly until --set " + name + ".records=N"));
+  const std::string yielded =
+      yields ? "it yields " + std::to_string(*yields) + " elements, as its loops say"
+             : "it yields endlessly until --set " + name + ".records=N";
+  if (body.sleep_per_yield_ns > 0) g->set_wait(engine::SpecDuration(body.sleep_per_yield_ns));
+  if (body.first_sleep_ns > 0) g->set_first_wait(engine::SpecDuration(body.first_sleep_ns));
+  if (body.sleep_per_yield_ns > 0 || body.first_sleep_ns > 0) {
+    p->Note(a.node.start(),
+            "'" + name + "' sleeps" +
+                (body.first_sleep_ns > 0
+                     ? " " + engine::SpecDuration(body.first_sleep_ns) + " before its first yield"
+                     : std::string()) +
+                (body.first_sleep_ns > 0 && body.sleep_per_yield_ns > 0 ? " and" : "") +
+                (body.sleep_per_yield_ns > 0
+                     ? " " + engine::SpecDuration(body.sleep_per_yield_ns) + " each element"
+                     : std::string()) +
+                " (time.sleep): waits with the interpreter lock released and no core used; "
+                "--set " +
+                name + ".wait=DURATION, " + name + ".first_wait=DURATION");
+  }
+  if (body.only_sleeps) {
+    // Its Python beside the sleeps is a loop's turn and a yield: nothing next to tf.data's
+    // own work around each next() (the call overhead below).
+    g->set_duration("0us");
+    p->Note(a.node.start(), "'" + name +
+                                "' does nothing but loop, sleep and yield: its Python beside "
+                                "that is taken as nothing; " +
+                                yielded);
+  } else {
+    g->set_duration(DefaultStageCost());
+    g->set_cost_is_stand_in(true);
+    p->Note(a.node.start(), "'" + name +
+                                "' is a Python generator whose cost per element the "
+                                "code does not show: " +
+                                DefaultStageCost() + " until set: --set " + name +
+                                ".cost=DURATION; " + yielded);
+  }
   // tf.data runs each next() through a py_func: its call and the conversion of what the
   // generator yields to tensors, as a map's dispatch (tensorflow#13101's "constant overhead
   // of tf.data runtime" per element).
@@ -748,9 +798,25 @@ void ReadPerElement(PythonReader& r, Pipeline& p, const CallArgs& a, const std::
   ReadFunctionPython(r, p, a, op, *fn, sub);
   const bool names_known = !p.stand_in && (p.source.has_list_files() ||
                                            p.source.from_tensor_slices().strings_size() > 0);
-  if (sub.source.has_from_generator()) {
-    // A Python generator per element (tf.data's guide's ArtificialDataset, standing for a
-    // file that opens and reads slowly): synthetic files stand in.
+  if (const auto& g = sub.source.from_generator();
+      sub.source.has_from_generator() && g.records() >= 0 && !g.cost_is_stand_in()) {
+    // A generator that only sleeps and yields, as the guide's ArtificialDataset stands for a
+    // file that opens in 30 ms and reads a sample in 15: that file, as its sleeps say.
+    auto* f = per_element.mutable_synthetic_file();
+    f->set_records_per_file(g.records());
+    f->set_record_bytes(8);  // what it yields: a number
+    if (!g.first_wait().empty()) f->set_open_latency(g.first_wait());
+    if (!g.wait().empty()) f->set_read_latency(g.wait());
+    p.Note(a.node.start(),
+           op +
+               " makes a Python generator's dataset of each element, which only sleeps and "
+               "yields: read as a file of " +
+               std::to_string(g.records()) + " records" +
+               (g.first_wait().empty() ? "" : " that opens in " + g.first_wait()) +
+               (g.wait().empty() ? "" : ", each read in " + g.wait()) + ", as its sleeps say");
+  } else if (sub.source.has_from_generator()) {
+    // A Python generator per element whose work the code does not show: synthetic files
+    // stand in.
     auto* f = per_element.mutable_synthetic_file();
     f->set_records_per_file(kStandInRecordsPerFile);
     f->set_record_bytes(kStandInRecordBytes);

@@ -174,6 +174,56 @@ bool IsPythonBridge(const std::string& path) {
          EndsWithName(path, "py_func");
 }
 
+constexpr std::string_view kPlainBuiltins[] = {"range",     "len",  "print", "int", "float",
+                                               "str",       "bool", "min",   "max", "abs",
+                                               "enumerate", "zip",  "tuple", "list"};
+
+}  // namespace
+
+bool IsPlainPython(PythonReader& reader, const SyntaxNode& node, int depth) {
+  if (node.null()) return true;
+  if (depth > 16) return false;
+  if (node.Is("for_statement") || node.Is("while_statement") || node.Is("list_comprehension") ||
+      node.Is("generator_expression")) {
+    return false;
+  }
+  if (node.Is("call")) {
+    const SyntaxNode callee = node.field("function");
+    const std::string_view name = callee.text();
+    const bool builtin = callee.Is("identifier") &&
+                         std::find(std::begin(kPlainBuiltins), std::end(kPlainBuiltins), name) !=
+                             std::end(kPlainBuiltins);
+    if (!builtin) {
+      const Value f = reader.Evaluate(callee);
+      const std::string path = f.Is(Value::Kind::kSymbol) ? CanonicalPath(f.s) : "";
+      if (f.Is(Value::Kind::kFunction)) {
+        // A def of the file's it calls: plain where its body is.
+        if (!IsPlainPython(reader, f.node.field("body"), depth + 1)) {
+          return false;
+        }
+      } else if (IsPythonBridge(path)) {
+        // The bridge's own function, by name (a lambda is walked below as a child).
+        const auto args = node.field("arguments").code_children();
+        if (!args.empty() && args[0].Is("identifier")) {
+          const Value bridged = reader.Evaluate(args[0]);
+          if (!bridged.Is(Value::Kind::kFunction) ||
+              !IsPlainPython(reader, bridged.node.field("body"), depth + 1)) {
+            return false;
+          }
+        }
+      } else if (!path.starts_with("time.")) {
+        return false;
+      }
+    }
+  }
+  for (const SyntaxNode& c : node.named_children()) {
+    if (!IsPlainPython(reader, c, depth + 1)) return false;
+  }
+  return true;
+}
+
+namespace {
+
 struct Found {
   const KnownWork* heaviest = nullptr;
   CallArgs heaviest_args;
@@ -442,6 +492,17 @@ StageWork ReadWork(PythonReader& reader, const Value& function, const std::strin
     // Its cost is read from what it calls (an image's decode, its transforms): no stand-in.
     if (!found.decodes_image.empty() || !found.transforms.empty()) {
       work.fn.clear_cost_is_stand_in();
+    }
+    // It only sleeps (the tf.data guide's mapped_function): its Python beside the sleep is
+    // next to nothing, and the call's overhead is said apart.
+    if (found.sleeps_ns > 0 && !found.sleeps_unknown && found.known.empty() &&
+        found.decodes_image.empty() && found.transforms.empty() &&
+        found.unknown_transforms.empty() && !found.other_calls && !function.node.null() &&
+        IsPlainPython(reader, function.node)) {
+      work.fn.mutable_python()->set_duration("0us");
+      work.fn.clear_cost_is_stand_in();
+      work.cost_is_parameter = false;
+      work.only_sleeps = true;
     }
     return work;
   }

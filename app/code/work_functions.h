@@ -65,7 +65,15 @@ struct StageWork {
   // self.transform where the instance was made with one): their cost is in fn's, and the
   // image they make is its output.
   TransformsCost transforms;
+  // It does nothing but sleep (IsPlainPython): its Python is taken as nothing beside the wait.
+  bool only_sleeps = false;
 };
+
+// Python whose own cost is next to nothing beside its sleeps: no loop, and no call but of
+// builtins (len, range, print, int, ...), time's clocks and sleeps, and py_function's bridge
+// to a function that is itself plain (the tf.data guide's mapped_function, which only
+// sleeps). Its Python is then not a stand-in: the call's overhead is the cost.
+bool IsPlainPython(PythonReader& reader, const SyntaxNode& node, int depth = 0);
 
 // `fallback` names the stage when the function has no name and calls nothing known. With
 // `python` the work is Python whatever it calls (a DataLoader's or Keras's getitem).

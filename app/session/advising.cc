@@ -150,6 +150,11 @@ void ClearStandInCosts(google::protobuf::RepeatedPtrField<spec::Op>& ops) {
     if (auto* inner = engine::MutableSubPipelineOf(op)) ClearStandInCosts(*inner);
   }
 }
+void ClearStandInCosts(spec::PipelineSpec& spec) {
+  if (spec.source().has_from_generator())
+    spec.mutable_source()->mutable_from_generator()->clear_cost_is_stand_in();
+  ClearStandInCosts(*spec.mutable_ops());
+}
 
 }  // namespace
 
@@ -158,7 +163,7 @@ engine::Result<engine::AdvisorResult> AdviseOn(const spec::PipelineSpec& given,
                                                const sim::CostModel& model,
                                                std::function<bool()> cancelled) {
   spec::PipelineSpec spec = given;
-  if (!model.file.empty()) ClearStandInCosts(*spec.mutable_ops());
+  if (!model.file.empty()) ClearStandInCosts(spec);
   engine::AdvisorOptions options;
   options.cancelled = std::move(cancelled);
   options.cores = std::max(1, static_cast<int>(std::lround(model.cores)));

@@ -12,10 +12,11 @@ namespace {
 class FromGeneratorDataset : public Dataset {
  public:
   FromGeneratorDataset(StatsPtr stats, int64_t records, int64_t rows_per_yield,
-                       std::shared_ptr<const WorkFunction> next)
+                       int64_t first_wait_ns, std::shared_ptr<const WorkFunction> next)
       : Dataset(std::move(stats)),
         records_(records),
         rows_per_yield_(rows_per_yield),
+        first_wait_ns_(first_wait_ns),
         next_(std::move(next)) {}
 
   Result<std::unique_ptr<Iterator>> MakeIterator(const IteratorArgs& args) const override {
@@ -35,6 +36,14 @@ class FromGeneratorDataset : public Dataset {
         end = true;
         return Status::Ok();
       }
+      // The generator's code before its first yield runs in the first next().
+      if (yielded_ == 0 && !started_) {
+        started_ = true;
+        if (d_.first_wait_ns_ > 0 && !ctx_.cancellation.SleepFor(d_.first_wait_ns_)) {
+          end = true;
+          return Status::Ok();
+        }
+      }
       out.id = ctx_.NewElementId();
       out.features.clear();
       const LockWaitsRecordedAs lock_waits(ctx_.recorder, stats_->id);
@@ -47,10 +56,12 @@ class FromGeneratorDataset : public Dataset {
    private:
     const FromGeneratorDataset& d_;
     int64_t yielded_ = 0;
+    bool started_ = false;
   };
 
   const int64_t records_;
   const int64_t rows_per_yield_;
+  const int64_t first_wait_ns_;
   const std::shared_ptr<const WorkFunction> next_;
 };
 
@@ -65,9 +76,10 @@ Tensor GeneratorYield(int64_t yielded, int64_t records, int64_t rows_per_yield) 
 }
 
 DatasetPtr MakeFromGeneratorDataset(StatsPtr stats, int64_t records, int64_t rows_per_yield,
+                                    int64_t first_wait_ns,
                                     std::shared_ptr<const WorkFunction> next) {
   return std::make_shared<FromGeneratorDataset>(std::move(stats), records, rows_per_yield,
-                                                std::move(next));
+                                                first_wait_ns, std::move(next));
 }
 
 }  // namespace pipescope::engine

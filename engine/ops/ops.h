@@ -24,8 +24,10 @@ DatasetPtr MakeRangeDataset(StatsPtr stats, int64_t start, int64_t stop, int64_t
 DatasetPtr MakeFromTensorSlicesDataset(StatsPtr stats, std::vector<Tensor> slices);
 // Dataset.from_generator: 0, 1, ..., records - 1 (-1: endless), each after a call of
 // `next` (the generator's Python), one at a time; with rows_per_yield > 1, that many a call,
-// as one vector (GeneratorRowsOfYield).
+// as one vector (GeneratorRowsOfYield). Each iterator first waits `first_wait_ns` (the
+// generator's code before its first yield), cancellably, with no lock held.
 DatasetPtr MakeFromGeneratorDataset(StatsPtr stats, int64_t records, int64_t rows_per_yield,
+                                    int64_t first_wait_ns,
                                     std::shared_ptr<const WorkFunction> next);
 // What a from_generator yields after `yielded` rows: the row's number, or with
 // rows_per_yield > 1 a vector of the next rows' (GeneratorRowsOfYield); both clocks' values.

@@ -98,11 +98,19 @@ class Builder {
         const auto& g = s.from_generator();
         ASSIGN_OR_RETURN(const int64_t ns, ParseDurationNs(g.duration()));
         ASSIGN_OR_RETURN(const int64_t overhead, GeneratorCallOverheadNs(g));
+        int64_t wait = 0, first_wait = 0;
+        if (!g.wait().empty()) {
+          ASSIGN_OR_RETURN(wait, ParseDurationNs(g.wait()));
+        }
+        if (!g.first_wait().empty()) {
+          ASSIGN_OR_RETURN(first_wait, ParseDurationNs(g.first_wait()));
+        }
         StatsPtr stage = SourceStage(name, "from_generator", depth);
         stage->traits = SourceStageTraits(s);
         return MakeFromGeneratorDataset(
-            std::move(stage), g.records(), g.rows_per_yield(),
-            WithCallOverhead(std::make_unique<PythonWork>(ns, PythonGilShare(g)), overhead));
+            std::move(stage), g.records(), g.rows_per_yield(), first_wait,
+            WithCallOverhead(std::make_unique<PythonWork>(ns, PythonGilShare(g), 0, wait),
+                             overhead));
       }
       case spec::Source::kFromTensorSlices: {
         return MakeFromTensorSlicesDataset(SourceStage(name, "from_tensor_slices", depth),

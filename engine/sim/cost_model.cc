@@ -153,6 +153,10 @@ class DefaultsBuilder {
         c.cpu = Fixed(kSourceRecordNs + static_cast<double>(overhead));
         c.cpu_per_row = Fixed(ns / static_cast<double>(std::max<int64_t>(1, g.rows_per_yield())));
         c.gil_share = engine::PythonGilShare(g);
+        ASSIGN_OR_RETURN(const double wait, DurationOr0(g.wait()));
+        c.wait = Fixed(wait);
+        ASSIGN_OR_RETURN(const double first_wait, DurationOr0(g.first_wait()));
+        c.open_wait = Fixed(first_wait);
         bytes = 8;
         break;
       }

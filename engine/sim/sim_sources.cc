@@ -204,6 +204,10 @@ class FromGeneratorDataset : public SimDataset {
    protected:
     Task<bool> GetNextInternal(SimThread& thread, SimElement& out) override {
       if (records_ >= 0 && next_ >= records_) co_return false;
+      if (next_ == 0 && !started_) {  // the generator's code before its first yield
+        started_ = true;
+        co_await scheduler().Sleep(stage_.cost->open_wait.Sample(stage_.rng));
+      }
       const int64_t n = next_;
       const int64_t rows = engine::GeneratorRowsOfYield(next_, records_, rows_per_yield_);
       const int64_t cpu = CpuCost(rows);
@@ -223,6 +227,7 @@ class FromGeneratorDataset : public SimDataset {
     const int64_t records_;
     const int64_t rows_per_yield_;
     int64_t next_ = 0;
+    bool started_ = false;
   };
 
   const int64_t records_;

@@ -38,6 +38,8 @@ void CheckSource(Checker& c, const spec::Source& s, const Where& w) {
       }
       c.Duration(g, gw, "duration", g.duration(), true);
       if (!g.call_overhead().empty()) c.Duration(g, gw, "call_overhead", g.call_overhead(), true);
+      if (!g.wait().empty()) c.Duration(g, gw, "wait", g.wait(), true);
+      if (!g.first_wait().empty()) c.Duration(g, gw, "first_wait", g.first_wait(), true);
       if (g.rows_per_yield() < 0)
         c.Fail(g, gw, "rows_per_yield", "must be ≥ 0 (0 or 1: a row a yield)");
       c.GilShare(g, gw, PythonGilShare(g));

@@ -1,6 +1,7 @@
 #include "instrumentation/trace/track.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace pipescope::trace {
 
@@ -230,9 +231,18 @@ int64_t Track::DurationsBefore(size_t k) const {
 
 void Track::Summarize(int64_t t0, int64_t t1, int pixels, std::vector<Bucket>& out) const {
   out.assign(static_cast<size_t>(std::max(0, pixels)), Bucket{});
-  if (pixels <= 0 || t1 <= t0 || empty()) return;
-  const double width = static_cast<double>(t1 - t0) / pixels;
-  size_t from = FirstEndingAfter(t0);
+  if (pixels <= 0 || t1 <= t0) return;
+  SummarizeCells(t0, static_cast<double>(t1 - t0) / pixels, 0, out.data(), pixels);
+}
+
+void Track::SummarizeCells(int64_t origin, double width, int64_t first_cell, Bucket* out,
+                           int count) const {
+  std::fill(out, out + std::max(0, count), Bucket{});
+  if (count <= 0 || width <= 0 || empty()) return;
+  const auto edge = [&](int64_t cell) {
+    return origin + static_cast<int64_t>(std::floor(static_cast<double>(cell) * width));
+  };
+  size_t from = FirstEndingAfter(edge(first_cell));
   // Neighbouring pixels share a boundary: the durations summed up to one pixel's last span
   // serve the next pixel's first, so each pixel sums one ragged block end, not two.
   size_t known = 0;
@@ -242,14 +252,14 @@ void Track::Summarize(int64_t t0, int64_t t1, int pixels, std::vector<Bucket>& o
     if (k + 1 == known) return known_before - duration(k);
     return DurationsBefore(k);
   };
-  for (int p = 0; p < pixels && from < size(); ++p) {
-    const auto b0 = t0 + static_cast<int64_t>(p * width);
-    const auto b1 = t0 + static_cast<int64_t>((p + 1) * width);
+  for (int p = 0; p < count && from < size(); ++p) {
+    const int64_t b0 = edge(first_cell + p);
+    const int64_t b1 = edge(first_cell + p + 1);
     if (b1 <= b0) continue;
     // `from` is the first span ending after b0.
     const size_t to = FirstStartingAtOrAfter(b1, from);
     if (to > from) {
-      Bucket& bucket = out[static_cast<size_t>(p)];
+      Bucket& bucket = out[p];
       bucket.events = static_cast<uint32_t>(std::min<size_t>(to - from, UINT32_MAX));
       bucket.first = static_cast<uint32_t>(from);
       const int64_t before_from = durations_before(from);

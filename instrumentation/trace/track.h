@@ -129,6 +129,12 @@ class Track {
     uint32_t first = 0;      // index of the first overlapping span (for tooltips)
   };
   void Summarize(int64_t t0, int64_t t1, int pixels, std::vector<Bucket>& out) const;
+  // The same on a grid fixed in time: cell c is [origin + floor(c * width), origin +
+  // floor((c + 1) * width)); `count` cells from first_cell into out. Summarize(t0, t1, n)
+  // is cells 0..n-1 from origin t0. A pan reuses the cells of a grid it kept and
+  // summarizes only the new ones (ui/timeline/summary_cache.h).
+  void SummarizeCells(int64_t origin, double width, int64_t first_cell, Bucket* out,
+                      int count) const;
 
   size_t memory_bytes() const;
 

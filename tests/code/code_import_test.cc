@@ -1310,6 +1310,20 @@ ds = tf.data.Dataset.range(100).map(load)
     lambda p: tf.image.resize(tf.io.decode_jpeg(tf.io.read_file(p)), [224, 224]))
 )");
   EXPECT_FALSE(decodes.spec.ops(0).map().fn().cost_is_stand_in()) << "its cost is the decode's";
+  // A generator's next() is Python the code shows but does not cost.
+  auto g = Import(R"(def gen():
+    for i in range(1000):
+        yield load_volume(i)
+ds = tf.data.Dataset.from_generator(gen, output_types=tf.float32).batch(4)
+)");
+  EXPECT_TRUE(g.spec.source().from_generator().cost_is_stand_in()) << g.spec.DebugString();
+  auto emitted = EmitCode(g.spec, g.framework);
+  ASSERT_TRUE(emitted.ok());
+  EXPECT_EQ(emitted->text.find("gen.cost="), std::string::npos)
+      << "a stand-in is not written as a figure:\n"
+      << emitted->text;
+  ASSERT_TRUE(SetCodeKnob(g, "gen.cost=20ms").ok());
+  EXPECT_FALSE(g.spec.source().from_generator().cost_is_stand_in());
 }
 
 TEST(CodeImportTest, AFileWithoutAPipelineIsAnError) {

@@ -201,6 +201,20 @@ TEST(ListFilesTest, ShufflesByDefaultWithTheSeedGiven) {
   std::filesystem::remove_all(dir);
 }
 
+// A generator's sleeps are real waits: one before its first yield each time it starts (the
+// tf.data guide's 30 ms "open"), and one in every next(). A lower bound only: a busy
+// machine can only make it slower.
+TEST(FromGeneratorTest, SleepsBeforeItsFirstYieldAndInEachNext) {
+  auto p = MakePipeline(
+      "source { from_generator { records: 3 duration: \"0us\" wait: \"15ms\" "
+      "first_wait: \"30ms\" } } ops { repeat { count: 2 } }");
+  const auto started = std::chrono::steady_clock::now();
+  const auto out = Drain(*p);
+  const auto took = std::chrono::steady_clock::now() - started;
+  ASSERT_EQ(out.size(), 6u);
+  EXPECT_GE(took, std::chrono::milliseconds(2 * 30 + 6 * 15));
+}
+
 // Four threads of pure Python take turns under their process's interpreter lock, and the
 // run records each wait for it as a kLockWait span of the map, inside the work span of the
 // thread that waited; Python that releases the lock (gil_share 0) records none.

@@ -720,9 +720,10 @@ TEST(LanesTest, TheConsumerLabelSaysWhatItsRedMeans) {
   EXPECT_EQ(BuildLanes(model).front().label, "consumer (red: device idle)");
 }
 
-// The timeline's summaries are reused while the view and the track stay the same, and
-// computed afresh (and equal to the track's own) when either changes.
-TEST(SummaryCacheTest, ReusesASummaryUntilTheViewOrTheTrackChanges) {
+// The timeline's summaries are reused while the zoom and the track stay the same, and
+// computed again (and equal to the track's own) where either changes: a zoom everywhere, a
+// live track that grew from its old end on.
+TEST(SummaryCacheTest, ReusesASummaryUntilTheZoomOrTheTrackChanges) {
   trace::Track track({record::EventKind::kCall, 1, 1});
   for (int i = 0; i < 1000; ++i) track.Append(i * 100, i * 100 + 60, 0, 0);
   SummaryCache cache;
@@ -740,15 +741,52 @@ TEST(SummaryCacheTest, ReusesASummaryUntilTheViewOrTheTrackChanges) {
   EXPECT_TRUE(same(0, 100'000, 300));
   EXPECT_TRUE(same(0, 100'000, 300));
   EXPECT_EQ(cache.summarized(), 1) << "the same view is not summarized twice";
-  EXPECT_TRUE(same(1, 100'001, 300));
-  EXPECT_TRUE(same(1, 100'001, 200));
-  EXPECT_EQ(cache.summarized(), 3) << "a pan and a resize summarize afresh";
+  EXPECT_TRUE(same(0, 100'000, 200));
+  EXPECT_EQ(cache.summarized(), 2) << "a zoom summarizes afresh";
+  const int64_t cells = cache.cells_summarized();
   track.Append(100'000, 100'050, 0, 0);  // a live track grows
-  EXPECT_TRUE(same(1, 100'001, 200));
-  EXPECT_EQ(cache.summarized(), 4);
+  EXPECT_TRUE(same(0, 100'000, 200));
+  EXPECT_EQ(cache.summarized(), 3);
+  EXPECT_EQ(cache.cells_summarized() - cells, 2)
+      << "the cells from the one holding its old end (99,960 ns, cell 199) and one before";
   cache.Clear();
   EXPECT_TRUE(same(1, 100'001, 200));
-  EXPECT_EQ(cache.summarized(), 5);
+  EXPECT_EQ(cache.summarized(), 4);
+}
+
+// A pan keeps the zoom's grid: k pixels summarize k cells, and each pixel shows the cell
+// of the grid nearest to it, what the track's own summary of that cell's times says.
+TEST(SummaryCacheTest, APanSummarizesOnlyTheCellsItBringsIntoView) {
+  trace::Track track({record::EventKind::kCall, 1, 1});
+  for (int i = 0; i < 1000; ++i) track.Append(i * 100 + (i * 37) % 50, i * 100 + 60, 0, 0);
+  SummaryCache cache;
+  const int pixels = 250;  // 400 ns a pixel over 100 µs
+  cache.Of(track, 0, 100'000, pixels);
+  const int64_t before = cache.cells_summarized();
+  EXPECT_EQ(before, pixels);
+  std::vector<trace::Track::Bucket> direct;
+  for (const int64_t shift : {1'200, -400, 50'000, 130, 400'000}) {
+    const int64_t t0 = 1'000 + shift;
+    cache.Of(track, 1'000, 101'000, pixels);  // the view before the pan: cells 3 to 252
+    const int64_t cells_before = cache.cells_summarized();
+    const auto& cached = cache.Of(track, t0, t0 + 100'000, pixels);
+    // The grid is at 0 ns; the nearest cell to t0 is its pixel 0.
+    const int64_t first_cell = std::llround(static_cast<double>(t0) / 400);
+    track.Summarize(first_cell * 400, first_cell * 400 + 100'000, pixels, direct);
+    ASSERT_EQ(cached.size(), direct.size());
+    for (size_t p = 0; p < direct.size(); ++p) {
+      EXPECT_EQ(cached[p].covered_ns, direct[p].covered_ns) << "shift " << shift << " pixel " << p;
+      EXPECT_EQ(cached[p].events, direct[p].events) << "shift " << shift << " pixel " << p;
+      EXPECT_EQ(cached[p].first, direct[p].first) << "shift " << shift << " pixel " << p;
+    }
+    EXPECT_EQ(cache.cells_summarized() - cells_before,
+              std::min<int64_t>(pixels, std::abs(first_cell - 3)))
+        << "shift " << shift;
+  }
+  cache.Of(track, 400 * 7, 400 * 7 + 100'000, pixels);
+  const int64_t cells = cache.cells_summarized();
+  cache.Of(track, 400 * 10, 400 * 10 + 100'000, pixels);
+  EXPECT_EQ(cache.cells_summarized() - cells, 3) << "a pan of 3 pixels";
 }
 
 }  // namespace

@@ -214,6 +214,17 @@ TEST(AdvisingTest, StandInCostsAreNamedAndAdviceOnThemIsNotSure) {
   EXPECT_EQ(measured.result.advice.front().confidence, "high")
       << measured.result.advice.front().text;
   EXPECT_EQ(measured.analysis.verdict.text.find("stand-in"), std::string::npos);
+  // The same of a Python generator's next().
+  const Advised generator = Advise(R"(name: "g" budget { cpu_cores: 2 }
+      source { name: "gen" from_generator { records: -1 duration: "5ms" cost_is_stand_in: true } }
+      ops { name: "batch" batch { batch_size: 4 } }
+      train_step { step_time: "1ms" })");
+  EXPECT_NE(generator.analysis.verdict.text.find("stand-in costs for gen"), std::string::npos)
+      << generator.analysis.verdict.text;
+  EXPECT_NE(generator.analysis.verdict.text.find("--set gen.cost=DURATION"), std::string::npos);
+  for (const engine::Advice& advice : generator.result.advice) {
+    EXPECT_NE(advice.confidence, "high") << advice.text;
+  }
 }
 
 // Items of a second, 8 workers on 8 cores, a step of 600 ms (discuss.pytorch.org 184155): the
