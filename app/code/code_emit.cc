@@ -205,8 +205,14 @@ struct Emitter {
                           " of its time: not in the code");
         }
         break;
+      case spec::WorkFunction::kIdentity:
+        // Arithmetic or relabelling only: read again, it costs the call alone.
+        f << "    return x if len(x) > 1 else x[0]\n";
+        break;
       case spec::WorkFunction::kCpuWork:
-        f << "    return x if len(x) > 1 else x[0]  # TensorFlow ops costing "
+        // Ops of a cost the code does not show (import-code reads plain arithmetic as none).
+        f << "    return tf.nest.map_structure(tf.stop_gradient, x if len(x) > 1 else x[0])"
+             "  # TensorFlow ops costing "
           << fn.cpu_work().duration() << " a call\n";
         if (!fn.cost_is_stand_in()) Pragma(op + ".cost=" + fn.cpu_work().duration());
         if (!fn.cpu_work().wait().empty()) Pragma(op + ".wait=" + fn.cpu_work().wait());

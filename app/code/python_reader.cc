@@ -257,7 +257,10 @@ void PythonReader::Read() {
 }
 
 std::optional<int64_t> PythonReader::IterationsOver(const SyntaxNode& iterated) {
-  if (iterated.Is("call") && iterated.field("function").text() == "range") {
+  // range(...), and tf.data's Dataset.range(...) as a loop's counter (the tf.data guide's
+  // fast_benchmark: `for _ in tf.data.Dataset.range(num_epochs):`), which counts the same.
+  const std::string_view callee = iterated.Is("call") ? iterated.field("function").text() : "";
+  if (callee == "range" || callee.ends_with("data.Dataset.range")) {
     std::vector<int64_t> bounds;
     for (const SyntaxNode& arg : iterated.field("arguments").named_children()) {
       if (arg.Is("comment")) continue;
@@ -278,10 +281,70 @@ std::optional<int64_t> PythonReader::IterationsOver(const SyntaxNode& iterated) 
   return std::nullopt;
 }
 
+std::optional<int64_t> PythonReader::CounterTurns(const SyntaxNode& loop,
+                                                  const std::map<std::string, int64_t>& starts) {
+  const SyntaxNode condition = loop.field("condition");
+  if (!condition.Is("comparison_operator") || !loop.field("alternative").null()) {
+    return std::nullopt;
+  }
+  const auto operands = condition.code_children();
+  if (operands.size() != 2 || !operands[0].Is("identifier")) return std::nullopt;
+  const std::string counter(operands[0].text());
+  std::string op(condition.text().substr(operands[0].end_byte() - condition.start_byte(),
+                                         operands[1].start_byte() - operands[0].end_byte()));
+  std::erase_if(op, [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; });
+  const auto start = starts.find(counter);
+  const auto limit = Evaluate(operands[1]).AsInt();
+  if ((op != "<" && op != "<=") || start == starts.end() || !limit) return std::nullopt;
+  // The body steps the counter once by a constant, and nothing leaves the loop early.
+  std::optional<int64_t> step;
+  std::function<bool(const SyntaxNode&, int)> leaves = [&](const SyntaxNode& n, int d) {
+    if (d > 32 || n.Is("break_statement") || n.Is("return_statement") ||
+        n.Is("continue_statement")) {
+      return true;
+    }
+    for (const SyntaxNode& c : n.named_children()) {
+      if (leaves(c, d + 1)) return true;
+    }
+    return false;
+  };
+  for (const SyntaxNode& s : loop.field("body").named_children()) {
+    if (leaves(s, 0)) return std::nullopt;
+    const auto children =
+        s.Is("expression_statement") ? s.code_children() : std::vector<SyntaxNode>{};
+    if (children.size() != 1) continue;
+    const SyntaxNode& e = children[0];
+    const bool assigns = e.Is("assignment") || e.Is("augmented_assignment");
+    if (!assigns || e.field("left").text() != counter) continue;
+    const auto by = Evaluate(e.field("right")).AsInt();
+    const bool adds = e.Is("augmented_assignment") &&
+                      e.text().substr(counter.size()).find("+=") != std::string_view::npos;
+    if (step || !adds || !by || *by <= 0) {
+      return std::nullopt;
+    }
+    step = by;
+  }
+  if (!step) return std::nullopt;
+  const int64_t span = *limit - start->second + (op == "<=" ? 1 : 0);
+  return span <= 0 ? 0 : (span + *step - 1) / *step;
+}
+
 std::optional<int64_t> PythonReader::YieldsOf(const SyntaxNode& block, int depth) {
   if (block.null() || depth > 8) return std::nullopt;
   int64_t total = 0;
+  // Counters given a constant start in this block (`i = 0` before `while i < stop:`).
+  std::map<std::string, int64_t> starts;
   for (const SyntaxNode& s : block.named_children()) {
+    if (const auto children =
+            s.Is("expression_statement") ? s.code_children() : std::vector<SyntaxNode>{};
+        children.size() == 1 && children[0].Is("assignment") &&
+        children[0].field("left").Is("identifier")) {
+      if (const auto v = Evaluate(children[0].field("right")).AsInt()) {
+        starts[std::string(children[0].field("left").text())] = *v;
+      } else {
+        starts.erase(std::string(children[0].field("left").text()));
+      }
+    }
     if (!HoldsYield(s)) continue;
     if (s.Is("expression_statement")) {
       const auto children = s.code_children();
@@ -298,6 +361,12 @@ std::optional<int64_t> PythonReader::YieldsOf(const SyntaxNode& block, int depth
     } else if (s.Is("for_statement") && s.field("alternative").null()) {
       const auto each = YieldsOf(s.field("body"), depth + 1);
       const auto times = each ? IterationsOver(s.field("right")) : std::nullopt;
+      if (!times) return std::nullopt;
+      total += *each * *times;
+    } else if (s.Is("while_statement")) {
+      // `i = 0; while i < stop: yield i; i += 1` (the tf.data guide's count(stop)).
+      const auto each = YieldsOf(s.field("body"), depth + 1);
+      const auto times = each ? CounterTurns(s, starts) : std::nullopt;
       if (!times) return std::nullopt;
       total += *each * *times;
     } else {
@@ -352,7 +421,7 @@ PythonReader::GeneratorBody PythonReader::ReadGenerator(
       if (!looped) g.first_sleep_ns += *ns;
       continue;
     }
-    if (s.Is("for_statement") && HoldsYield(s) && !looped) {
+    if ((s.Is("for_statement") || s.Is("while_statement")) && HoldsYield(s) && !looped) {
       looped = true;
       const SyntaxNode turn = s.field("body");
       const bool one_a_turn = YieldsOf(turn) == std::optional<int64_t>(1);
@@ -366,7 +435,7 @@ PythonReader::GeneratorBody PythonReader::ReadGenerator(
       }
       if (one_a_turn) g.sleep_per_yield_ns = slept;
       if (!one_a_turn) only_sleeps = false;
-      if (!plain(s.field("right"))) only_sleeps = false;
+      if (!plain(s.field("right")) || !plain(s.field("condition"))) only_sleeps = false;
       continue;
     }
     if (!plain(s)) only_sleeps = false;
@@ -760,7 +829,9 @@ void PythonReader::ReadStatement(const SyntaxNode& s) {
       }
     }
     const SyntaxNode right = s.field("right");
-    const bool over_range = right.Is("call") && right.field("function").text() == "range";
+    const bool over_range =
+        right.Is("call") && (right.field("function").text() == "range" ||
+                             right.field("function").text().ends_with("data.Dataset.range"));
     range_loops_.push_back(over_range ? IterationsOver(right).value_or(0) : 0);
     range_starts_.push_back(s.start());
     Assign(s.field("left"), Value{});

@@ -118,6 +118,10 @@ class PythonReader {
   // one, `yield from` and a `for` over something of known length count its length (times the
   // for's body's). A yield under an if, a while or a try is known only when it runs: nullopt.
   std::optional<int64_t> YieldsOf(const SyntaxNode& block, int depth = 0);
+  // The turns of `while counter < limit:` (or <=) whose body steps the counter by a constant
+  // once and never leaves early, the counter starting where `starts` says; nullopt otherwise.
+  std::optional<int64_t> CounterTurns(const SyntaxNode& loop,
+                                      const std::map<std::string, int64_t>& starts);
   // YieldsOf a method's body on an instance: its `self.x` as `attributes` say (an
   // IterableDataset's __iter__ over `range(self.start, self.end)`), its parameters unknown.
   std::optional<int64_t> YieldsOfMethod(const SyntaxNode& def,

@@ -90,6 +90,44 @@ for x in ds:
   EXPECT_EQ(g.wait(), "4ms");
   EXPECT_EQ(g.first_wait(), "200ms");
   EXPECT_FALSE(g.cost_is_stand_in());
+  // The guide's count(stop): a while loop over a counter.
+  auto counted = ImportCode(R"(import tensorflow as tf
+def count(stop):
+  i = 0
+  while i<stop:
+    yield i
+    i += 1
+ds = tf.data.Dataset.from_generator(count, args=[25], output_types=tf.int32)
+)",
+                            "count.py");
+  ASSERT_TRUE(counted.ok()) << counted.status().message();
+  EXPECT_EQ(counted->spec.source().from_generator().records(), 25);
+  EXPECT_FALSE(counted->spec.source().from_generator().cost_is_stand_in());
+  auto by_three = ImportCode(R"(import tensorflow as tf
+def count(stop):
+  i = 2
+  while i <= stop:
+    yield i
+    i += 3
+ds = tf.data.Dataset.from_generator(count, args=[25], output_types=tf.int32)
+)",
+                             "count.py");
+  ASSERT_TRUE(by_three.ok());
+  EXPECT_EQ(by_three->spec.source().from_generator().records(), 8) << "2, 5, ..., 23";
+  auto stepped = ImportCode(R"(import tensorflow as tf
+def count(stop):
+  i = 2
+  while i <= stop:
+    yield i
+    i += 3
+    if i > 100:
+      break
+ds = tf.data.Dataset.from_generator(count, args=[25], output_types=tf.int32)
+)",
+                            "count.py");
+  ASSERT_TRUE(stepped.ok());
+  EXPECT_EQ(stepped->spec.source().from_generator().records(), -1)
+      << "a loop that may leave early yields as many as the run says";
   auto worked = ImportCode(R"(import time
 import tensorflow as tf
 def gen():
