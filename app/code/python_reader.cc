@@ -110,6 +110,21 @@ bool Optimises(const SyntaxNode& node, int depth = 0) {
   return false;
 }
 
+// A def's or lambda's parameter's name (`x`, `x=1`, `x: int`, `*args`).
+std::string ParameterName(const SyntaxNode& p) {
+  std::string name(p.Is("identifier") ? p.text() : p.field("name").text());
+  if (name.empty() && !p.named_children().empty()) name = p.named_children()[0].text();
+  return name;
+}
+
+// range(...), and tf.data's Dataset.range(...) as a loop's counter (the tf.data guide's
+// fast_benchmark: `for _ in tf.data.Dataset.range(num_epochs):`), which counts the same.
+bool IsRangeCall(const SyntaxNode& e) {
+  if (!e.Is("call")) return false;
+  const std::string_view callee = e.field("function").text();
+  return callee == "range" || callee.ends_with("data.Dataset.range");
+}
+
 // Whether any name or string of the file speaks of an accelerator (`.cuda()`,
 // `torch.device("cuda")`, `.to(device)`, `mps`, XLA's `xm`): without one PyTorch computes
 // on the CPU.
@@ -257,10 +272,7 @@ void PythonReader::Read() {
 }
 
 std::optional<int64_t> PythonReader::IterationsOver(const SyntaxNode& iterated) {
-  // range(...), and tf.data's Dataset.range(...) as a loop's counter (the tf.data guide's
-  // fast_benchmark: `for _ in tf.data.Dataset.range(num_epochs):`), which counts the same.
-  const std::string_view callee = iterated.Is("call") ? iterated.field("function").text() : "";
-  if (callee == "range" || callee.ends_with("data.Dataset.range")) {
+  if (IsRangeCall(iterated)) {
     std::vector<int64_t> bounds;
     for (const SyntaxNode& arg : iterated.field("arguments").named_children()) {
       if (arg.Is("comment")) continue;
@@ -394,30 +406,17 @@ PythonReader::GeneratorBody PythonReader::ReadGenerator(
   scopes_.emplace_back();
   size_t k = 0;
   for (const SyntaxNode& p : def.field("parameters").code_children()) {
-    std::string name(p.Is("identifier") ? p.text() : p.field("name").text());
-    if (name.empty() && !p.named_children().empty()) name = p.named_children()[0].text();
+    const std::string name = ParameterName(p);
     Bind(name, k < arguments.size() ? arguments[k] : DefaultOf(p));
     ++k;
   }
   const SyntaxNode body = def.field("body");
   g.yields = YieldsOf(body);
-  // time.sleep(seconds the code gives): its ns; nullopt for any other statement.
-  const auto sleep_of = [&](const SyntaxNode& s) -> std::optional<int64_t> {
-    const auto children =
-        s.Is("expression_statement") ? s.code_children() : std::vector<SyntaxNode>{};
-    if (children.size() != 1 || !children[0].Is("call")) return std::nullopt;
-    const Value callee = Evaluate(children[0].field("function"));
-    if (!callee.Is(Value::Kind::kSymbol) || CanonicalPath(callee.s) != "time.sleep") {
-      return std::nullopt;
-    }
-    const auto args = children[0].field("arguments").code_children();
-    return args.size() == 1 ? Evaluate(args[0]).AsSleepNs() : std::nullopt;
-  };
   bool only_sleeps = g.yields.has_value();
   bool looped = false;
   for (const SyntaxNode& s : body.named_children()) {
     if (s.Is("comment") || s.Is("pass_statement")) continue;
-    if (const auto ns = sleep_of(s)) {
+    if (const auto ns = SleepStatementNs(s)) {
       if (!looped) g.first_sleep_ns += *ns;
       continue;
     }
@@ -427,7 +426,7 @@ PythonReader::GeneratorBody PythonReader::ReadGenerator(
       const bool one_a_turn = YieldsOf(turn) == std::optional<int64_t>(1);
       int64_t slept = 0;
       for (const SyntaxNode& t : turn.named_children()) {
-        if (const auto ns = sleep_of(t)) {
+        if (const auto ns = SleepStatementNs(t)) {
           slept += *ns;
         } else if (!t.Is("comment") && !plain(t)) {
           only_sleeps = false;
@@ -538,8 +537,7 @@ Value PythonReader::Apply(const Value& function, const std::vector<Value>& argum
   scopes_.emplace_back();
   size_t k = 0;
   for (const SyntaxNode& p : params.code_children()) {
-    std::string name(p.Is("identifier") ? p.text() : p.field("name").text());
-    if (name.empty() && !p.named_children().empty()) name = p.named_children()[0].text();
+    const std::string name = ParameterName(p);
     // By position, else by its name (make(8, num_epochs=300)), else its default.
     const auto keyword = keywords.find(name);
     Bind(name, k < arguments.size()        ? arguments[k]
@@ -682,6 +680,18 @@ void PythonReader::ReadBlock(const SyntaxNode& block) {
   for (const SyntaxNode& s : block.named_children()) ReadStatement(s);
 }
 
+std::optional<int64_t> PythonReader::SleepStatementNs(const SyntaxNode& statement) {
+  const auto children =
+      statement.Is("expression_statement") ? statement.code_children() : std::vector<SyntaxNode>{};
+  if (children.size() != 1 || !children[0].Is("call")) return std::nullopt;
+  const Value callee = Evaluate(children[0].field("function"));
+  if (!callee.Is(Value::Kind::kSymbol) || CanonicalPath(callee.s) != "time.sleep") {
+    return std::nullopt;
+  }
+  const auto args = children[0].field("arguments").code_children();
+  return args.size() == 1 ? Evaluate(args[0]).AsSleepNs() : std::nullopt;
+}
+
 int64_t PythonReader::OnlySleeps(const SyntaxNode& body) {
   if (body.null()) return 0;
   int64_t slept = 0;
@@ -707,12 +717,7 @@ int64_t PythonReader::OnlySleeps(const SyntaxNode& body) {
       continue;
     }
     if (Prints(s)) continue;
-    if (children.size() != 1 || !children[0].Is("call")) return 0;
-    const Value callee = Evaluate(children[0].field("function"));
-    const std::string path = callee.Is(Value::Kind::kSymbol) ? CanonicalPath(callee.s) : "";
-    if (path != "time.sleep") return 0;
-    const auto args = children[0].field("arguments").code_children();
-    const auto ns = args.size() == 1 ? Evaluate(args[0]).AsSleepNs() : std::nullopt;
+    const auto ns = SleepStatementNs(s);
     if (!ns) return 0;
     slept += *ns;
   }
@@ -829,9 +834,7 @@ void PythonReader::ReadStatement(const SyntaxNode& s) {
       }
     }
     const SyntaxNode right = s.field("right");
-    const bool over_range =
-        right.Is("call") && (right.field("function").text() == "range" ||
-                             right.field("function").text().ends_with("data.Dataset.range"));
+    const bool over_range = IsRangeCall(right);
     range_loops_.push_back(over_range ? IterationsOver(right).value_or(0) : 0);
     range_starts_.push_back(s.start());
     Assign(s.field("left"), Value{});

@@ -189,6 +189,9 @@ class PythonReader {
   // A loop body that does nothing but sleep for seconds the code gives (beside prints,
   // `pass` and comments): the nanoseconds it sleeps; 0 for any other body.
   int64_t OnlySleeps(const SyntaxNode& body);
+  // `time.sleep(seconds)` as a statement, of seconds the code gives: its ns; nullopt for any
+  // other statement.
+  std::optional<int64_t> SleepStatementNs(const SyntaxNode& statement);
   // A TensorFlow 1 loop body that only runs a pipeline's next element (`sess.run(next_batch)`,
   // inside a try whose except clauses only leave the loop): that pipeline, which the loop
   // times alone; Unknown for any other body.

@@ -103,30 +103,20 @@ ds = tf.data.Dataset.from_generator(count, args=[25], output_types=tf.int32)
   ASSERT_TRUE(counted.ok()) << counted.status().message();
   EXPECT_EQ(counted->spec.source().from_generator().records(), 25);
   EXPECT_FALSE(counted->spec.source().from_generator().cost_is_stand_in());
-  auto by_three = ImportCode(R"(import tensorflow as tf
-def count(stop):
-  i = 2
-  while i <= stop:
-    yield i
-    i += 3
-ds = tf.data.Dataset.from_generator(count, args=[25], output_types=tf.int32)
-)",
-                             "count.py");
-  ASSERT_TRUE(by_three.ok());
-  EXPECT_EQ(by_three->spec.source().from_generator().records(), 8) << "2, 5, ..., 23";
-  auto stepped = ImportCode(R"(import tensorflow as tf
-def count(stop):
-  i = 2
-  while i <= stop:
-    yield i
-    i += 3
-    if i > 100:
-      break
-ds = tf.data.Dataset.from_generator(count, args=[25], output_types=tf.int32)
-)",
-                            "count.py");
-  ASSERT_TRUE(stepped.ok());
-  EXPECT_EQ(stepped->spec.source().from_generator().records(), -1)
+  // The elements a `count(stop)` of this body yields, called with 25.
+  const auto records_of = [](const std::string& body) {
+    auto c = ImportCode("import tensorflow as tf\ndef count(stop):\n" + body +
+                            "ds = tf.data.Dataset.from_generator(count, args=[25], "
+                            "output_types=tf.int32)\n",
+                        "count.py");
+    EXPECT_TRUE(c.ok()) << c.status().message();
+    return c.ok() ? c->spec.source().from_generator().records() : int64_t{0};
+  };
+  EXPECT_EQ(records_of("  i = 2\n  while i <= stop:\n    yield i\n    i += 3\n"), 8)
+      << "2, 5, ..., 23";
+  EXPECT_EQ(records_of("  i = 2\n  while i <= stop:\n    yield i\n    i += 3\n"
+                       "    if i > 100:\n      break\n"),
+            -1)
       << "a loop that may leave early yields as many as the run says";
   auto worked = ImportCode(R"(import time
 import tensorflow as tf
