@@ -630,9 +630,16 @@ engine::Result<EmittedCode> EmitTfData(const spec::PipelineSpec& spec) {
     e.Source(source, var);
   }
   const int64_t fit_epochs = FitEpochs(spec);  // written as the fit call
+  // The training loop's epochs (`for epoch in range(N):` as import-code reads it): the loop.
+  const spec::Op* loop = nullptr;
+  if (const int n = spec.ops_size();
+      fit_epochs == 0 && n > first_op && spec.ops(n - 1).has_repeat() &&
+      spec.ops(n - 1).repeat().training_loop() && spec.ops(n - 1).repeat().count() > 1) {
+    loop = &spec.ops(n - 1);
+  }
   for (int k = first_op; k < spec.ops_size(); ++k) {
     const spec::Op& op = spec.ops(k);
-    if (k + 1 == spec.ops_size() && fit_epochs > 0) continue;
+    if (k + 1 == spec.ops_size() && (fit_epochs > 0 || loop)) continue;
     if (op.has_zip()) {
       const std::string second = Identifier(op.name()) + "_ds";
       e.Source(op.zip().source(), second);
@@ -649,6 +656,10 @@ engine::Result<EmittedCode> EmitTfData(const spec::PipelineSpec& spec) {
   if (fit_epochs > 0) {
     e.chain << "\nmodel = tf.keras.Sequential()  # your model\nmodel.fit(" << var
             << ", epochs=" << fit_epochs << ")\n";
+  }
+  if (loop) {
+    e.chain << "\nfor epoch in range(" << loop->repeat().count() << "):\n    for element in " << var
+            << ":\n        pass  # your training step\n";
   }
   EmittedCode code;
   code.text = e.Text(spec, "tf.data", "import tensorflow as tf\n" + files, "");

@@ -126,6 +126,7 @@ void CountLoopEpochs(ImportedCode& code, const std::optional<PythonReader::LoopE
   spec::Op* epochs = code.spec.add_ops();
   epochs->set_name("repeat");
   epochs->mutable_repeat()->set_count(loop->epochs);
+  epochs->mutable_repeat()->set_training_loop(true);
   code.notes.push_back({loop->at, "the loop goes over the dataset " + n +
                                       " times, each epoch iterating it afresh: a repeat of " + n +
                                       " after it"});

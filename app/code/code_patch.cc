@@ -161,7 +161,14 @@ std::set<std::string> WriteFetchBatches(const ImportedCode& original, const spec
 // map_and_batch, a Keras helper), or an added op tf.data has no spelling for.
 bool WriteOrder(const ImportedCode& original, const spec::PipelineSpec& tuned,
                 std::vector<Edit>& edits, EmittedCode& out) {
-  const auto a = Names(original.spec), b = Names(tuned);
+  auto a = Names(original.spec), b = Names(tuned);
+  // The training loop's epochs (`for epoch in range(N):`, read as a repeat) are no call of
+  // the chain: last in both, they stay where the loop is.
+  while (!a.empty() && !b.empty() && a.back() == b.back() &&
+         !original.op_spans.contains(a.back())) {
+    a.pop_back();
+    b.pop_back();
+  }
   const auto in = [](const std::vector<std::string>& v, const std::string& n) {
     return std::find(v.begin(), v.end(), n) != v.end();
   };
@@ -205,6 +212,7 @@ bool WriteOrder(const ImportedCode& original, const spec::PipelineSpec& tuned,
   std::map<size_t, std::string> inserts;   // at byte -> calls, in order
   size_t slot_before = std::string::npos;  // index into slots of the last common op seen
   for (const spec::Op& op : tuned.ops()) {
+    if (!in(b, op.name())) break;  // the loop's epochs
     if (in(a, op.name())) {
       slot_before = std::find(common_b.begin(), common_b.end(), op.name()) - common_b.begin();
       continue;

@@ -553,7 +553,7 @@ Value DataLoader(PythonReader& r, const CallArgs& a) {
   // A training loop takes the loader's batches epoch after epoch.
   spec::Op epochs;
   epochs.set_name("epochs");
-  epochs.mutable_repeat();
+  epochs.mutable_repeat()->set_training_loop(true);
   p->ops.push_back(epochs);
   return PipelineValue(std::move(p), a);
 }
@@ -619,6 +619,7 @@ void AddFitEpochs(Pipeline& p, const CallArgs& a) {
   spec::Op repeat;
   repeat.set_name(p.FreshName(kFitEpochs));
   repeat.mutable_repeat()->set_count(*n);
+  repeat.mutable_repeat()->set_training_loop(true);
   p.ops.push_back(repeat);
   p.Note(a.node.start(), "fit's " + std::to_string(*n) +
                              " epochs each go over the sequence afresh, its workers started "
@@ -688,6 +689,7 @@ Value Fit(PythonReader& r, const CallArgs& keras_args, bool generator_call) {
       spec::Op op;
       op.set_name(p->FreshName(kFitEpochs));
       op.mutable_repeat()->set_count(n);
+      op.mutable_repeat()->set_training_loop(true);
       p->ops.push_back(op);
       p->Note(a.node.start(), "fit's " + std::to_string(n) +
                                   " epochs each iterate the dataset afresh: a repeat of " +

@@ -412,7 +412,7 @@ PythonReader::GeneratorBody PythonReader::ReadGenerator(
   }
   const SyntaxNode body = def.field("body");
   g.yields = YieldsOf(body);
-  bool only_sleeps = g.yields.has_value();
+  bool only_sleeps = true;  // endless or counted by an argument known when the code runs
   bool looped = false;
   for (const SyntaxNode& s : body.named_children()) {
     if (s.Is("comment") || s.Is("pass_statement")) continue;
@@ -530,6 +530,17 @@ Value PythonReader::ReturnOf(const Value& function) const {
 
 Value PythonReader::Apply(const Value& function, const std::vector<Value>& arguments,
                           const std::map<std::string, Value>& keywords) {
+  // A class called is its __new__ given the class first (the tf.data guide's
+  // ArtificialDataset, whose __new__ returns a dataset); one without says nothing here.
+  if (function.Is(Value::Kind::kClass)) {
+    const ClassInfo* c = FindClass(function.s);
+    if (!c || !c->methods.count("__new__")) return {};
+    std::vector<Value> with_class{Value{.kind = Value::Kind::kClass, .s = function.s}};
+    with_class.insert(with_class.end(), arguments.begin(), arguments.end());
+    return Apply(
+        Value{.kind = Value::Kind::kFunction, .s = "__new__", .node = c->methods.at("__new__")},
+        with_class, keywords);
+  }
   if (!function.Is(Value::Kind::kFunction) || apply_depth_ > 8) return {};
   // Counted before the parameters: a default may call the function itself (f(x=f())).
   ++apply_depth_;
@@ -1602,11 +1613,8 @@ Value PythonReader::Call(const SyntaxNode& call) {
   }
   if (f.Is(Value::Kind::kClass)) {
     // A class whose __new__ returns a dataset (tf.data's guide's ArtificialDataset).
-    if (const ClassInfo* c = FindClass(f.s); c && c->methods.count("__new__")) {
-      Value made = Apply(
-          Value{.kind = Value::Kind::kFunction, .s = "__new__", .node = c->methods.at("__new__")},
-          {Value{.kind = Value::Kind::kClass, .s = f.s}});
-      if (made.Is(Value::Kind::kPipeline)) return made;
+    if (Value made = Apply(f, args.positional, args.keyword); made.Is(Value::Kind::kPipeline)) {
+      return made;
     }
     Value instance{.kind = Value::Kind::kInstance, .s = f.s, .node = call};
     instance.call = std::make_shared<const CallArgs>(args);

@@ -108,7 +108,7 @@ class PythonReader {
   Value ReturnOf(const Value& function) const;
   // Calls a Python function or lambda on nothing known: the value of its body (a lambda's
   // expression, a def's return), with its parameters bound to `arguments` in order, then to
-  // `keywords` by name, the rest to their defaults.
+  // `keywords` by name, the rest to their defaults. A class is called as its __new__.
   Value Apply(const Value& function, const std::vector<Value>& arguments,
               const std::map<std::string, Value>& keywords = {});
   // The iterations of a `for` over `iterated`, where the file shows them: range(stop),

@@ -799,21 +799,31 @@ void ReadPerElement(PythonReader& r, Pipeline& p, const CallArgs& a, const std::
   const bool names_known = !p.stand_in && (p.source.has_list_files() ||
                                            p.source.from_tensor_slices().strings_size() > 0);
   if (const auto& g = sub.source.from_generator();
-      sub.source.has_from_generator() && g.records() >= 0 && !g.cost_is_stand_in()) {
+      sub.source.has_from_generator() && !g.cost_is_stand_in()) {
     // A generator that only sleeps and yields, as the guide's ArtificialDataset stands for a
-    // file that opens in 30 ms and reads a sample in 15: that file, as its sleeps say.
+    // file that opens in 30 ms and reads a sample in 15: that file, as its sleeps say. How
+    // many it yields may come from the element (`interleave(ArtificialDataset)`, whose
+    // range(num_samples) is the element's): known when the code runs.
     auto* f = per_element.mutable_synthetic_file();
-    f->set_records_per_file(g.records());
+    const bool counted = g.records() >= 0;
+    f->set_records_per_file(counted ? g.records() : kStandInRecordsPerFile);
+    if (!counted) f->set_size_is_stand_in(true);
     f->set_record_bytes(8);  // what it yields: a number
     if (!g.first_wait().empty()) f->set_open_latency(g.first_wait());
     if (!g.wait().empty()) f->set_read_latency(g.wait());
+    const std::string count =
+        counted ? " of " + std::to_string(g.records()) + " records"
+                : " of as many records as the element makes it yield, known only when the "
+                  "code runs (" +
+                      std::to_string(kStandInRecordsPerFile) + " stand in: --set " + op +
+                      ".records_per_file=N)";
     p.Note(a.node.start(),
            op +
                " makes a Python generator's dataset of each element, which only sleeps and "
-               "yields: read as a file of " +
-               std::to_string(g.records()) + " records" +
+               "yields: read as a file" +
                (g.first_wait().empty() ? "" : " that opens in " + g.first_wait()) +
-               (g.wait().empty() ? "" : ", each read in " + g.wait()) + ", as its sleeps say");
+               (g.wait().empty() ? "" : ", each record read in " + g.wait()) +
+               ", as its sleeps say," + count);
   } else if (sub.source.has_from_generator()) {
     // A Python generator per element whose work the code does not show: synthetic files
     // stand in.

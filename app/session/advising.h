@@ -48,12 +48,13 @@ inline constexpr int64_t kAdviceCeilingSteps = 4'000;
 engine::Result<double> AdviceSeconds(const spec::PipelineSpec& spec, const sim::CostModel& model,
                                      double measured_steps_per_s = 0);
 
-// The steady rate of a candidate spec on `model` (the model's costs for the ops it knows,
+// The rate of a candidate spec on `model` (the model's costs for the ops it knows,
 // by name, but those whose function the candidate changes from `given`'s, the spec the model
 // was made for; the candidate's defaults for those and for ops it adds): steps per second
 // after the first step and a quarter of the rest, so that neither filling buffers nor
-// starting workers count. The training step's limit holds for it as for any rate the
-// simulator gives; the step's cost is the model's times the rate's step_scale.
+// starting workers count; of a program that ends within the simulation (EndsEarly), its steps
+// over its whole time, start-up included. The training step's limit holds for it as for any rate
+// the simulator gives; the step's cost is the model's times the rate's step_scale.
 engine::SimulatedRate SimulatedRateOn(sim::CostModel model,
                                       double seconds = kAdviceSimulatedSeconds,
                                       std::optional<spec::PipelineSpec> given = std::nullopt);

@@ -122,6 +122,14 @@ double InputAloneRate(const SteadyRun& run) {
   return static_cast<double>(run.steps) / (static_cast<double>(run.end_ns) / 1e9);
 }
 
+bool EndsEarly(const SteadyRun& run) {
+  return run.end_of_data && run.first_step_ns >= 0 && run.end_ns > 0 && run.steps > 0;
+}
+
+double WholeRunRate(const SteadyRun& run) {
+  return static_cast<double>(run.steps) / (static_cast<double>(run.end_ns) / 1e9);
+}
+
 engine::Measurer SimulatedMeasurer(std::string model_path, double seconds) {
   // Each measurement draws its costs with the next seed, as each real run meets other
   // noise: a repeat of the same seed would be the same run, and would narrow the interval

@@ -64,6 +64,12 @@ struct SteadyRun {
 // tensorflow#47687), and their burst's rate is no rate the input keeps: there it is the
 // run's steps over the whole run, the start-up counted.
 double InputAloneRate(const SteadyRun& run);
+// Whether the input ended within the run: a program of a few epochs (the tf.data guide's
+// benchmarks) whose time is its start-up and its epochs' starts as much as any steady part.
+// Its rate is then WholeRunRate: its steps over its whole time, start-up included, as the
+// program's own clock measures it.
+bool EndsEarly(const SteadyRun& run);
+double WholeRunRate(const SteadyRun& run);
 // Errors: the spec cannot be simulated. A longest run that gave the step nothing (the
 // simulator's stall) has a steady rate of 0 and first_step_ns -1.
 engine::Result<SteadyRun> SimulateSteadyPart(const spec::PipelineSpec& spec,

@@ -335,7 +335,6 @@ void AddCache(const spec::PipelineSpec& spec, CandidateList& out) {
   // Not after a DataLoader's worker processes: PyTorch has no cache op, and its batches hold
   // the whole dataset's tensors.
   for (int at = 0; at < spec.ops_size(); ++at) {
-    const std::string& after = at == 0 ? spec.source().name() : spec.ops(at - 1).name();
     const OpKindDescription* before = at == 0 ? nullptr : DescribeOp(spec.ops(at - 1));
     if (before && (before->parallel_work == ParallelWork::kWorkerProcesses ||
                    before->parallel_work == ParallelWork::kEnqueuerWorkers)) {
@@ -346,6 +345,11 @@ void AddCache(const spec::PipelineSpec& spec, CandidateList& out) {
     const bool repeat = d && d->ratio == OutputRatio::kTimesCount;
     const bool random = IsRandomOp(next);
     if (!repeat && !random) continue;
+    // Ahead of the prefetches before it (the guide's `.cache().prefetch(...)`): they keep
+    // overlapping the cached epochs with the step.
+    int place = at;
+    while (place > 0 && OnlyBuffers(spec.ops(place - 1))) --place;
+    const std::string& after = place == 0 ? spec.source().name() : spec.ops(place - 1).name();
     SpecEdit edit;
     edit.add.emplace();
     edit.add->set_name(UnusedName(spec, "cache"));

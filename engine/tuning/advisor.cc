@@ -53,11 +53,15 @@ struct Tried {
   double least_gain = 0;  // the worst seed's
 };
 
+// What a predicted rate is of: the steady part, or a program that ends, its whole run.
+std::string RateBasis(bool whole_run) { return whole_run ? "over the whole run" : "steady"; }
+
 // `from`: the spec as given, simulated.
 std::string TextOf(const AdviceCandidate& c, double from, double predicted, double gain,
-                   const std::string& what_changes) {
+                   const std::string& what_changes, bool whole_run) {
   std::string text = c.action + ": " + Rate(from) + " → " + Rate(predicted) +
-                     " steps/s predicted, steady (" + trace::FormatPercentChange(gain) + ")";
+                     " steps/s predicted, " + RateBasis(whole_run) + " (" +
+                     trace::FormatPercentChange(gain) + ")";
   if (!what_changes.empty()) text += ". It changes the output. " + what_changes;
   return text;
 }
@@ -394,7 +398,8 @@ std::string TogetherText(const AdvisorResult& result) {
   }
   return changes + " add up (each kept where it adds beyond the noise): " +
          Rate(result.simulated_steps_per_s) + " → " + Rate(t.predicted_steps_per_s) +
-         " steps/s predicted, steady (" + trace::FormatPercentChange(t.predicted_gain) + ")" +
+         " steps/s predicted, " + RateBasis(result.whole_run) + " (" +
+         trace::FormatPercentChange(t.predicted_gain) + ")" +
          (t.changes_output.empty() ? "" : ". It changes the output. " + t.changes_output);
 }
 
@@ -435,7 +440,13 @@ std::string AdviceHeading(const AdvisorResult& result) {
   }
   const double sim = result.simulated_steps_per_s;
   const double run = result.measured_steps_per_s;
-  if (sim > 0 && run > 0 && std::abs(sim / run - 1) > std::max(result.noise, 0.01)) {
+  if (result.whole_run && sim > 0) {
+    head +=
+        "; the program ends within the simulation, so rates are its steps over its whole "
+        "time, start-up and each epoch's start included: " +
+        Rate(sim) + " steps/s as it is";
+    if (run > 0) head += " (this run's figure, from its first step: " + Rate(run) + ")";
+  } else if (sim > 0 && run > 0 && std::abs(sim / run - 1) > std::max(result.noise, 0.01)) {
     head += "; predictions start from " + Rate(sim) +
             " steps/s, the simulator's steady rate of the pipeline as it is (this run's figure: " +
             Rate(run) + ")";
@@ -461,6 +472,7 @@ Result<AdvisorResult> Advise(const spec::PipelineSpec& spec, const trace::RangeA
   const int seeds = std::max(1, options.seeds);
   ASSIGN_OR_RETURN(const std::vector<double> base, RatesBySeed(spec, simulate, seeds, 1));
   result.simulated_steps_per_s = Median(base);
+  result.whole_run = options.whole_run;
   // A first step that comes late (a shuffle buffer of millions filling), or none: what the
   // user waits for, whatever the steady rate after it.
   const double startup_s = static_cast<double>(measured.startup_ns) / 1e9;
@@ -506,7 +518,8 @@ Result<AdvisorResult> Advise(const spec::PipelineSpec& spec, const trace::RangeA
     a.predicted_gain = t.gain;
     a.predicted_steps_per_s = base_rate * (1 + t.gain);
     a.confidence = t.least_gain > 2 * result.noise ? "high" : "medium";
-    a.text = TextOf(c, base_rate, a.predicted_steps_per_s, t.gain, a.what_changes);
+    a.text =
+        TextOf(c, base_rate, a.predicted_steps_per_s, t.gain, a.what_changes, options.whole_run);
     result.advice.push_back(std::move(a));
   }
   DropBufferingCalledVectorising(result.advice, result.noise, base.size(), simulate);

@@ -42,6 +42,9 @@ struct AdvisorOptions {
   // changes that shorten it (advice_candidates.h, StartUpCandidates) are tried on this; none
   // where it is not given.
   SimulatedStartUp startup;
+  // The program ends within the simulation (a few epochs): the rates the SimulatedRate gives
+  // are its steps over its whole time, start-up included, and are said so.
+  bool whole_run = false;
 };
 
 // Advice that keeps the output, applied together: the first piece of advice (a knob change
@@ -71,6 +74,7 @@ struct AdvisorResult {
   bool cores_unbudgeted = false;     // the spec sets no budget: the machine's (or trace's)
   double noise = 0;                  // the gain below which a change was not advised
   double simulated_steps_per_s = 0;  // the spec as given, median over the seeds
+  bool whole_run = false;            // rates over the program's whole run (AdvisorOptions)
   double measured_steps_per_s = 0;   // the run's own rate, which the simulation stands for
   // Each batch is handed out this many times an epoch (engine::BatchCopies: a DataLoader's
   // replicated IterableDataset): repeats are not progress, so every rate here, measured and

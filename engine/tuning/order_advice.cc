@@ -124,22 +124,33 @@ std::vector<OrderAdvice> AdviseOrder(const spec::PipelineSpec& spec,
   // op whose workers fetch ahead already (a DataLoader: its prefetch_factor and num_workers
   // are PyTorch's words for it, Keras's max_queue_size its; a tf.data prefetch is none of
   // their code).
-  // Through the repeat of epochs after it: a DataLoader's epochs still fetch ahead.
-  int last_index = n - 1;
-  while (last_index > 0 && spec.ops(last_index).has_repeat()) --last_index;
+  // Before the training loop's epochs at the end (`for epoch in range(N):`, fit's, a
+  // DataLoader's): no call the code can put a prefetch after; one before them starts again
+  // each epoch. A pipeline whose last op before them buffers has its prefetch already.
+  int last_index = n - 1;  // the op the epochs at the end repeat
+  while (last_index >= 0 && spec.ops(last_index).has_repeat()) --last_index;
   const OpKindDescription* last = last_index >= 0 ? DescribeOp(spec.ops(last_index)) : nullptr;
   const bool fetches_ahead = last && (last->parallel_work == ParallelWork::kWorkerProcesses ||
                                       last->parallel_work == ParallelWork::kEnqueuerWorkers);
-  if (!fetches_ahead && (n == 0 || !OnlyBuffers(spec.ops(n - 1)))) {
-    spec::PipelineSpec with = spec;
-    auto* p = with.add_ops();
-    p->set_name("prefetch_last");
-    p->mutable_prefetch()->set_buffer_size(2);
+  int at = n - 1;  // the op a prefetch goes after
+  while (at >= 0 && spec.ops(at).has_repeat() && spec.ops(at).repeat().training_loop()) --at;
+  if (!fetches_ahead && (at < 0 || !OnlyBuffers(spec.ops(at)))) {
+    spec::Op prefetch;
+    prefetch.set_name("prefetch_last");
+    prefetch.mutable_prefetch()->set_buffer_size(2);
     SpecEdit edit;
-    edit.add = *p;
-    advice.push_back({"prefetch", "prefetch_last", "add prefetch(2) at the end",
-                      "The pipeline would prepare the next batch while the device runs a step.",
-                      with, edit});
+    edit.add = prefetch;
+    const bool before_epochs = at + 1 < n;
+    if (before_epochs) edit.add_before = spec.ops(at + 1).name();
+    auto with = ApplyEdit(spec, edit);
+    if (with.ok()) {
+      advice.push_back({"prefetch", "prefetch_last",
+                        before_epochs
+                            ? "add prefetch(2) at the end of the dataset, before the training loop"
+                            : "add prefetch(2) at the end",
+                        "The pipeline would prepare the next batch while the device runs a step.",
+                        *std::move(with), edit});
+    }
   }
   return advice;
 }

@@ -41,11 +41,16 @@ Result<spec::PipelineSpec> ApplyEdit(spec::PipelineSpec spec, const SpecEdit& ed
       return InvalidArgument("op '" + edit.add->name() + "' is there already");
     }
     // After the source: first.
-    const int after = edit.after.empty()                   ? spec.ops_size() - 1
-                      : edit.after == spec.source().name() ? -1
-                                                           : IndexOf(spec, edit.after);
+    int after = edit.after.empty()                   ? spec.ops_size() - 1
+                : edit.after == spec.source().name() ? -1
+                                                     : IndexOf(spec, edit.after);
     if (after < 0 && !edit.after.empty() && edit.after != spec.source().name()) {
       return InvalidArgument("no op '" + edit.after + "' to add after");
+    }
+    if (edit.after.empty() && !edit.add_before.empty()) {
+      const int before = IndexOf(spec, edit.add_before);
+      if (before < 0) return InvalidArgument("no op '" + edit.add_before + "' to add before");
+      after = before - 1;
     }
     auto* ops = spec.mutable_ops();
     *ops->Add() = *edit.add;

@@ -17,10 +17,11 @@ struct SpecEdit {
   std::vector<std::string> settings;  // --set assignments ("decode.num_parallel_calls=2")
   // Op `move` placed right before op `before` (a filter earlier, a batch before a map).
   std::string move, before;
-  // Op `add` placed right after op `after` (the source's name: first), or at the end when
-  // `after` is empty.
+  // Op `add` placed right after op `after` (the source's name: first), else right before op
+  // `add_before` (the repeat of epochs at the end, whatever other edits put before it), else
+  // at the end.
   std::optional<spec::Op> add;
-  std::string after;
+  std::string after, add_before;
   // Ops given anew by name, the rest of the change made (a Python map after batch costs
   // per batch what it cost per row times the rows).
   std::vector<spec::Op> replace;

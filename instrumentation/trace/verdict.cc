@@ -46,6 +46,9 @@ int NeededParallelism(const StageFigures& s, double wait) {
 // Workers that got less than this share of a core while they worked were held back by the
 // machine, not by the pipeline: more parallelism cannot help them.
 constexpr double kStarvedCpuShare = 0.7;
+// A share of their work that threads waited for the interpreter lock below which the waits
+// are its hand-over between Python and the rest, not threads taking turns.
+constexpr double kLockWaitToSay = 0.01;
 
 // Ops that read storage block in their work: little CPU while working is their waiting for
 // the storage to answer, not for a core.
@@ -303,6 +306,21 @@ std::string Suggest(const StageFigures& s, double wait, int cpu_budget, bool& is
          "and make the work before it parallel";
 }
 
+// Python that waits with the lock released (a generator's or py_function's time.sleep, a
+// request): its waits overlap on more threads, or with the step, as the tf.data guide's
+// parallel interleave and map show; a generator's next() runs one at a time, so its waits
+// overlap only beside other generators.
+std::string WaitingPythonSuggestion(const StageFigures& s, double wait, int cpu_budget,
+                                    bool& is_change) {
+  if (Has(s, record::kTraitSource)) {
+    return "overlap its waits: prefetch after " + s.name +
+           " so that they run beside the training step, interleave over several such "
+           "generators with num_parallel_calls so that their waits overlap, or cache its "
+           "elements after the first epoch";
+  }
+  return Suggest(s, wait, cpu_budget, is_change);
+}
+
 // A shuffle that has taken elements and given none: it holds them until its buffer is full
 // (or its input ends), so nothing reaches the step meanwhile. What it holds, and when at
 // its input's rate the buffer is full; "" when no op is filling one.
@@ -416,7 +434,9 @@ Verdict MakeVerdict(const RangeAnalysis& r, int cpu_budget) {
                  Pct(culprit->caused_wait_share) + " of the waiting)";
     // Measured where its threads' waits for the lock were recorded (a map's, a Keras
     // enqueuer's threads); else, for Python under the lock, read from the CPU they got.
-    if (culprit->lock_wait_fraction > 0) {
+    // Waits for the lock of under a hundredth of the work are the lock's hand-over, not turns.
+    const bool waits_for_lock = culprit->lock_wait_fraction >= kLockWaitToSay;
+    if (waits_for_lock) {
       v.evidence += "; its threads spent " + Pct(culprit->lock_wait_fraction) +
                     " of their work waiting for the interpreter lock";
     }
@@ -429,10 +449,22 @@ Verdict MakeVerdict(const RangeAnalysis& r, int cpu_budget) {
     } else if (Has(*culprit, record::kTraitHoldsInterpreterLock)) {
       v.suggests_change = false;
       // One thread (a generator's next()) has no other to take turns with.
-      if (culprit->lock_wait_fraction <= 0 && culprit->parallelism > 1.05) {
+      if (!waits_for_lock && culprit->parallelism > 1.05) {
         v.evidence += "; its threads got " + Pct(culprit->cpu_share) +
                       " of a core while working, taking turns under the interpreter lock";
-      } else if (culprit->lock_wait_fraction <= 0) {
+      } else if (!waits_for_lock && culprit->cpu_share >= 0 &&
+                 culprit->cpu_share < kStarvedCpuShare) {
+        // Python that mostly waits (the tf.data guide's time.sleep, a request) releases the
+        // lock while it waits: not the lock but the waits one after another are the limit.
+        v.evidence += "; it runs Python on one thread and used " + Pct(culprit->cpu_share) +
+                      " of a core while working: it waits (a sleep, a read, a request) with "
+                      "the interpreter lock released";
+        v.suggests_change = true;
+        v.suggestion = WaitingPythonSuggestion(*culprit, wait, cpu_budget, v.suggests_change);
+        v.evidence += startup;
+        SetSuggestion(v, v.suggestion);
+        return v;
+      } else if (!waits_for_lock) {
         v.evidence += "; it runs Python on one thread, under the interpreter lock, and got " +
                       Pct(culprit->cpu_share) + " of a core while working";
       }

@@ -212,6 +212,44 @@ TEST(CliCodeTest, AdviceIsWrittenIntoACopyOfTheUsersCode) {
   EXPECT_NE(spec.out.find("is a spec"), std::string::npos) << spec.out;
 }
 
+// The tf.data guide's naive pipeline as its reader runs it: a generator that sleeps to open a
+// file and to read each sample, iterated afresh for each of two epochs. It waits with the
+// interpreter lock released, so the lock is not blamed; the program ends after six steps, so
+// its rates are of its whole run (0.21 s, start-up and both epochs' starts included); the
+// prefetch goes at the end of the dataset, before the loop that no call can follow, and both
+// it and the cache are written into the user's code.
+TEST(CliCodeTest, TheGuidesNaivePipelineGetsAPrefetchBeforeItsTrainingLoop) {
+  const std::string written = TempDir() + "/naive_advised.py";
+  const auto out = Cli("simulate " + Corpus("perf_guide_naive.py") + " --advice-code " + written);
+  ASSERT_EQ(out.exit_code, 0) << out.out;
+  EXPECT_NE(out.out.find("it waits (a sleep, a read, a request) with the interpreter lock "
+                         "released"),
+            std::string::npos)
+      << out.out;
+  EXPECT_EQ(out.out.find("under the interpreter lock"), std::string::npos) << out.out;
+  EXPECT_NE(out.out.find("the program ends within the simulation, so rates are its steps over "
+                         "its whole time"),
+            std::string::npos)
+      << out.out;
+  EXPECT_NE(out.out.find("[prefetch, high] add prefetch(2) at the end of the dataset, before the "
+                         "training loop: 28.5 → 35.3 steps/s predicted, over the whole run"),
+            std::string::npos)
+      << out.out;
+  EXPECT_NE(out.out.find("[cache, high] cache the elements after _generator"), std::string::npos)
+      << out.out;
+  const std::string code = ReadFile(written);
+  EXPECT_NE(code.find("            args=(num_samples,)\n        ).cache().prefetch(2)\n"),
+            std::string::npos)
+      << code;
+  const auto back = Cli("import-code " + written);
+  ASSERT_EQ(back.exit_code, 0) << back.out;
+  const size_t cache = back.out.find("name: \"cache\""), prefetch = back.out.find("prefetch {"),
+               repeat = back.out.find("name: \"repeat\"");
+  ASSERT_NE(cache, std::string::npos) << back.out;
+  EXPECT_LT(cache, prefetch) << back.out;
+  EXPECT_LT(prefetch, repeat) << back.out;
+}
+
 // Advice that changes what reaches the step says so again where it is written into code: a
 // DataLoader's IterableDataset replicated in 4 workers, loaded by one worker instead.
 TEST(CliCodeTest, WrittenAdviceThatChangesTheOutputSaysSo) {

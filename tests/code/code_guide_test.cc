@@ -11,6 +11,8 @@
 // pipeline. AUTOTUNE on 2 cores is 2 (tf.data caps it at the cores).
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <iterator>
 #include <string>
 
 #include "app/code/code_import.h"
@@ -59,6 +61,9 @@ INSTANTIATE_TEST_SUITE_P(
         // mapped (30 ms) by 75 and 90; the map asks for sample 3 only when a call ends (75
         // ms), read by 90 and mapped by 120; its step ends at 130 ms. Two: 260 ms.
         GuideCode{"perf_guide_parallel_map.py", 6, 0.260},
+        // An epoch: the generator opens (30 ms), then each sample is read (15 ms) and
+        // stepped on (10 ms) in turn: 105 ms. Two: 210 ms.
+        GuideCode{"perf_guide_naive.py", 6, 0.210},
         // An epoch: both generators open at once and read their samples by 45, 60 and 75 ms;
         // six steps of 10 ms from 45 ms end at 105 ms. Two: 210 ms.
         GuideCode{"perf_guide_parallel_interleave.py", 12, 0.210}),
@@ -132,6 +137,36 @@ ds = tf.data.Dataset.from_generator(gen, output_types=tf.float32)
       << "load_volume's cost is not in the code";
   EXPECT_EQ(worked->spec.source().from_generator().wait(), "10ms");
   EXPECT_EQ(worked->spec.source().from_generator().records(), 10);
+}
+
+// The guide's older spelling hands the class itself to interleave
+// (`.interleave(ArtificialDataset)`): each element is __new__'s num_samples, so how many
+// samples a file has is known only when the code runs, but its sleeps are the file's latencies
+// all the same. A class called with arguments binds them after cls.
+TEST(GuideCodeTest, AClassGivenToInterleaveIsCalledOnEachElement) {
+  // The guide's imports and ArtificialDataset, as the naive section's file has them.
+  std::ifstream naive(std::string(PIPESCOPE_SOURCE_DIR) +
+                      "/tests/code/corpus/perf_guide_naive.py");
+  const std::string whole((std::istreambuf_iterator<char>(naive)), {});
+  const std::string artificial = whole.substr(0, whole.find("\ndef benchmark"));
+  ASSERT_NE(artificial.find("class ArtificialDataset"), std::string::npos);
+  auto c = ImportCode(artificial + "ds = tf.data.Dataset.range(2).interleave(ArtificialDataset)\n",
+                      "old_guide.py");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  ASSERT_EQ(c->spec.ops_size(), 1) << c->spec.DebugString();
+  const auto& file = c->spec.ops(0).interleave().per_element().synthetic_file();
+  EXPECT_EQ(file.open_latency(), "30ms") << c->spec.DebugString();
+  EXPECT_EQ(file.read_latency(), "15ms");
+  EXPECT_TRUE(file.size_is_stand_in()) << "the element says how many";
+  bool said = false;
+  for (const CodeNote& n : c->notes) {
+    said |= n.message.find("--set interleave.records_per_file=N") != std::string::npos;
+  }
+  EXPECT_TRUE(said);
+
+  auto five = ImportCode(artificial + "ds = ArtificialDataset(5)\n", "five.py");
+  ASSERT_TRUE(five.ok()) << five.status().message();
+  EXPECT_EQ(five->spec.source().from_generator().records(), 5);
 }
 
 }  // namespace

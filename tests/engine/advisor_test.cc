@@ -231,6 +231,31 @@ TEST(AdvisorTest, NoCacheIsOfferedPastARandomOp) {
   EXPECT_EQ(caches, 1);
 }
 
+// A cache goes ahead of the prefetch before the repeat, as the tf.data guide writes it
+// (`.cache().prefetch(...)`): the prefetch keeps overlapping the cached epochs with the step.
+TEST(AdvisorTest, ACacheGoesAheadOfThePrefetchBeforeTheRepeat) {
+  trace::RangeAnalysis measured;
+  measured.input_wait_fraction = 0.3;
+  AdvisorOptions options;
+  options.cores = 4;
+  auto r =
+      Advise(Spec(R"(name: "p"
+      source { name: "ids" range { start: 0 stop: 64 } }
+      ops { name: "decode" map { fn { cpu_work { duration: "1ms" } } } }
+      ops { name: "prefetch" prefetch { buffer_size: -1 } }
+      ops { name: "epochs" repeat { count: 2 training_loop: true } }
+      train_step { step_time: "1ms" device: simulated })"),
+             measured, Rates([](const spec::PipelineSpec& s) { return HasCache(s) ? 1.0 : 0.0; }),
+             options);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_FALSE(r->advice.empty());
+  const Advice& cache = r->advice.front();
+  EXPECT_EQ(cache.change, "add cache after 'decode'") << cache.text;
+  std::vector<std::string> order;
+  for (const auto& op : cache.spec.ops()) order.push_back(op.name());
+  EXPECT_EQ(order, (std::vector<std::string>{"decode", "cache", "prefetch", "epochs"}));
+}
+
 // A first step that came late, behind a shuffle buffer filling with decoded elements
 // (tensorflow#14857): the changes that bring it sooner are tried on the start-up and lead the
 // advice, the buffer made smaller saying that it shuffles less.

@@ -116,6 +116,35 @@ TEST(OrderAdviceTest, APipelineWithoutAFinalPrefetchGetsOne) {
   EXPECT_TRUE(advice[0].spec.ops(2).has_prefetch());
 }
 
+// The training loop's epochs (`for epoch in range(2): for x in ds:`, read as a repeat) are no
+// call of the code: the prefetch goes at the end of the dataset, before them, and with the
+// code's own prefetch there none is added (the tf.data guide's prefetching section). A repeat
+// of the code's own (`ds.repeat()`) takes one after it.
+TEST(OrderAdviceTest, APrefetchGoesBeforeTheTrainingLoopsEpochs) {
+  const std::string map = R"(ops { name: "wait" map { fn { io_wait { duration: "1ms" } } } })";
+  const std::string epochs = R"(ops { name: "epochs" repeat { count: 2 training_loop: true } })";
+  const auto advice = AdviseOrder(Spec(map + epochs), {});
+  ASSERT_EQ(advice.size(), 1u);
+  EXPECT_EQ(advice[0].change,
+            "add prefetch(2) at the end of the dataset, before the training loop");
+  EXPECT_EQ(OpNames(advice[0].spec), (std::vector<std::string>{"wait", "prefetch_last", "epochs"}));
+  // Made again after another change (a cache added after the map), it still goes before them.
+  auto cached = Spec(map + R"(ops { name: "cache" cache {} })" + epochs);
+  auto again = ApplyEdit(cached, advice[0].edit);
+  ASSERT_TRUE(again.ok()) << again.status().message();
+  EXPECT_EQ(OpNames(*again),
+            (std::vector<std::string>{"wait", "cache", "prefetch_last", "epochs"}));
+
+  const auto prefetched = AdviseOrder(
+      Spec(map + R"(ops { name: "prefetch" prefetch { buffer_size: -1 } })" + epochs), {});
+  for (const auto& a : prefetched) EXPECT_NE(a.kind, "prefetch") << a.change;
+
+  const auto own = AdviseOrder(Spec(map + R"(ops { name: "repeat" repeat {} })"), {});
+  ASSERT_EQ(own.size(), 1u);
+  EXPECT_EQ(own[0].change, "add prefetch(2) at the end");
+  EXPECT_EQ(OpNames(own[0].spec), (std::vector<std::string>{"wait", "repeat", "prefetch_last"}));
+}
+
 // A DataLoader fetches ahead in its worker processes; what a PyTorch user tunes is its
 // num_workers and prefetch_factor, not a tf.data prefetch after it.
 TEST(OrderAdviceTest, NoPrefetchIsAddedAfterADataLoader) {

@@ -454,6 +454,30 @@ TEST(VerdictTest, PythonOnOneThreadIsNotSaidToTakeTurns) {
             std::string::npos);
 }
 
+// Python on one thread that used next to no core while it worked waits (the tf.data guide's
+// time.sleep in a generator or a py_function): it releases the lock while it waits, so the
+// lock is not blamed. A generator's waits overlap with a prefetch after it or beside other
+// generators; a map's on more threads. A hand-over of the lock (waits under a hundredth of
+// the work) is no turn-taking.
+TEST(VerdictTest, PythonThatWaitsIsNotBlamedOnTheLock) {
+  RangeAnalysis generator = StarvingWith(1, 0.02, record::kTraitHoldsInterpreterLock);
+  generator.stages[0].traits = record::kTraitSource | record::kTraitHoldsInterpreterLock;
+  generator.stages[0].lock_wait_fraction = 0.001;
+  const Verdict g = MakeVerdict(generator, 2);
+  EXPECT_NE(g.evidence.find("it waits (a sleep, a read, a request) with the interpreter lock "
+                            "released"),
+            std::string::npos)
+      << g.evidence;
+  EXPECT_EQ(g.evidence.find("under the interpreter lock"), std::string::npos) << g.evidence;
+  EXPECT_EQ(g.evidence.find("waiting for the interpreter lock"), std::string::npos) << g.evidence;
+  EXPECT_TRUE(g.suggests_change);
+  EXPECT_NE(g.suggestion.find("overlap its waits: prefetch after decode"), std::string::npos)
+      << g.suggestion;
+  const Verdict map = MakeVerdict(StarvingWith(1, 0.02, record::kTraitHoldsInterpreterLock), 2);
+  EXPECT_NE(map.suggestion.find("decode's num_parallel_calls"), std::string::npos)
+      << map.suggestion;
+}
+
 // Keras's enqueuer, in Keras's words: threads running Python take turns under the lock, so
 // the way out is use_multiprocessing; processes (no lock trait) are raised as workers.
 TEST(VerdictTest, KerasWorkersAreThreadsUnderTheLockOrProcesses) {
