@@ -503,7 +503,9 @@ engine::Result<ImportedCode> ImportCode(const std::string& source, const std::st
   const PipelineUse* chosen = Chosen(reader.uses(), options.pipeline);
   if (!chosen) {
     std::string why = options.pipeline.empty()
-                          ? origin + ": no tf.data pipeline, DataLoader or fit(...) found"
+                          ? origin +
+                                ": no input pipeline to simulate: no tf.data pipeline, no "
+                                "DataLoader, no fit(...) over a generator, Sequence or dataset"
                           : origin + ": no pipeline is bound to '" + options.pipeline + "'";
     for (const CodeNote& n : reader.notes()) why += "\n  " + FormatNote(origin, n);
     return engine::InvalidArgument(why);

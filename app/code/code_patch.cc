@@ -343,10 +343,9 @@ engine::Result<EmittedCode> PatchCode(const ImportedCode& original,
       const std::string was =
           original.source_text.substr(site.value_begin, site.value_end - site.value_begin);
       edits.push_back({site.value_begin, site.value_end, *new_code});
-      // A flag or an expression the code computes gives way to the tuned value: said, as the
-      // job may run with another.
-      if (!old_code || was != *old_code)
-        out.notes.push_back(op_name + "." + knob + ": `" + was + "` becomes " + *new_code);
+      // Each value written is said; a flag or an expression the code computes gives way to
+      // the tuned value, as the job may run with another.
+      out.notes.push_back(op_name + "." + knob + ": `" + was + "` becomes " + *new_code);
       if (site.in_splat) {
         out.notes.push_back(op_name + "." + knob + ": written into the dict the call spreads, `" +
                             was + "` becomes " + *new_code +
@@ -360,6 +359,7 @@ engine::Result<EmittedCode> PatchCode(const ImportedCode& original,
     } else {
       edits.push_back(
           {site.insert_at, site.insert_at, ArgumentsAt(site, keyword + "=" + *new_code)});
+      out.notes.push_back(op_name + "." + knob + ": " + keyword + "=" + *new_code + " added");
     }
   }
   // What arguments cannot say: ops moved and added, written where the code makes each op

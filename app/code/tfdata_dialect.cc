@@ -823,16 +823,20 @@ void ReadPerElement(PythonReader& r, Pipeline& p, const CallArgs& a, const std::
                "yields: read as a file" +
                (g.first_wait().empty() ? "" : " that opens in " + g.first_wait()) +
                (g.wait().empty() ? "" : ", each record read in " + g.wait()) +
-               ", as its sleeps say," + count);
+               ", as its sleeps say," + count + "; --set " + op + ".open_latency=DURATION, " + op +
+               ".read_latency=DURATION");
   } else if (sub.source.has_from_generator()) {
     // A Python generator per element whose work the code does not show: synthetic files
     // stand in.
     auto* f = per_element.mutable_synthetic_file();
     f->set_records_per_file(kStandInRecordsPerFile);
     f->set_record_bytes(kStandInRecordBytes);
+    if (!g.first_wait().empty()) f->set_open_latency(g.first_wait());
+    if (!g.wait().empty()) f->set_read_latency(g.wait());
     p.Note(a.node.start(), op + " makes a Python generator's dataset of each element: " +
                                std::to_string(kStandInRecordsPerFile) +
-                               " synthetic records per element stand in");
+                               " synthetic records per element stand in; --set " + op +
+                               ".records_per_file=N, " + op + ".read_latency=DURATION");
   } else if (sub.reads.empty()) {
     per_element.mutable_from_element();
     p.Note(a.node.start(), op + " makes a dataset that reads no files: each element stands for "
@@ -864,7 +868,15 @@ void ReadPerElement(PythonReader& r, Pipeline& p, const CallArgs& a, const std::
                  op + ".files=PATTERN reads the real files, decompressing them");
     }
   }
-  for (const CodeNote& n : sub.notes) p.notes.push_back(n);
+  // A generator read as the file it stands for is no source of the spec: its notes' knobs
+  // (`--set _generator.wait=`) are the interleave's file's, said above.
+  const std::string generator = "'" + sub.source.name() + "'";
+  for (const CodeNote& n : sub.notes) {
+    if (sub.source.has_from_generator() && n.message.find(generator) != std::string::npos) {
+      continue;
+    }
+    p.notes.push_back(n);
+  }
   for (const spec::Op& o : sub.ops) {
     // The inner pipeline named its ops on its own: a name the outer one has gets a suffix.
     spec::Op& added = *ops.Add();

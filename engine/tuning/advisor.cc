@@ -405,6 +405,10 @@ std::string TogetherText(const AdvisorResult& result) {
 
 std::string NothingTriedGains(int tried, const std::string& of_what, const std::string& beyond) {
   const std::string what = (of_what.empty() ? "" : " " + of_what) + " tried in the simulator";
+  if (tried == 0) {
+    return "the spec has no change" + (of_what.empty() ? "" : " " + of_what) +
+           " to try in the simulator";
+  }
   if (tried == 1) {
     return "the one change" + what +
            (beyond.empty() ? " gains nothing" : " gains no more than " + beyond);
@@ -458,6 +462,8 @@ Result<AdvisorResult> Advise(const spec::PipelineSpec& spec, const trace::RangeA
                              const SimulatedRate& simulate_steps, const AdvisorOptions& options) {
   AdvisorResult result;
   result.findings = AdvisorFindings(spec, measured);
+  for (std::string& f : AutotunedKnobs(spec, options.cores))
+    result.findings.push_back(std::move(f));
   result.not_tried = AdvisorNotTried(spec);
   // A DataLoader whose every worker yields the whole IterableDataset hands each batch out
   // once per worker: more workers make more steps of the same batches, not progress

@@ -6,6 +6,7 @@
 
 #include "engine/runtime/dataloader_rules.h"
 #include "engine/spec/op_kinds.h"
+#include "engine/spec/pipeline_plan.h"
 #include "engine/spec/spec_overrides.h"
 #include "engine/tuning/advice_candidates.h"
 #include "engine/tuning/move_rules.h"
@@ -275,6 +276,33 @@ std::vector<std::string> AdvisorNotTried(const spec::PipelineSpec& spec) {
         "=N (or real files) has it tried");
   }
   return out;
+}
+
+namespace {
+
+void ListAutotuned(const std::vector<PlannedOp>& ops, std::string& list) {
+  for (const PlannedOp& op : ops) {
+    for (const PlannedKnob& k : op.knobs) {
+      if (!k.autotune()) continue;
+      list += (list.empty() ? "" : ", ") + op.op->name() + "'s " +
+              std::string(k.description->name) + " " + std::to_string(k.start);
+    }
+    ListAutotuned(op.sub, list);
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> AutotunedKnobs(const spec::PipelineSpec& spec, int cpu_cores) {
+  const auto plan = PlanPipeline(spec, cpu_cores);
+  if (!plan.ok()) return {};
+  std::string list;
+  ListAutotuned(plan->ops, list);
+  if (list.empty()) return {};
+  return {"AUTOTUNE is simulated at the values tf.data's autotuner starts from on " +
+          std::to_string(cpu_cores) + (cpu_cores == 1 ? " core" : " cores") + " (" + list +
+          "); tf.data moves them as the pipeline runs (parallelism up to the cores, buffers "
+          "within its memory budget)"};
 }
 
 }  // namespace pipescope::engine

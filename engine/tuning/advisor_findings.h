@@ -18,6 +18,9 @@ namespace pipescope::engine {
 std::vector<std::string> AdvisorFindings(const spec::PipelineSpec& spec,
                                          const trace::RangeAnalysis& measured);
 std::vector<std::string> AdvisorNotTried(const spec::PipelineSpec& spec);
+// The knobs the spec writes AUTOTUNE (tf.data's autotuner sets them as the pipeline runs) and
+// the value each is simulated at on `cpu_cores`, in a sentence; empty where none is.
+std::vector<std::string> AutotunedKnobs(const spec::PipelineSpec& spec, int cpu_cores);
 // The ops whose cost is a stand-in the code did not show (WorkFunction.cost_is_stand_in): no
 // advice that rests on them is sure.
 std::vector<std::string> StandInCostOps(const spec::PipelineSpec& spec);

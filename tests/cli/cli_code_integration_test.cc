@@ -48,7 +48,9 @@ TEST(CliCodeTest, AFileThatCannotBeReadOrBuildsNoPipelineExitsTwo) {
   std::ofstream(plain) << "import os\nprint(os.getcwd())\n";
   const auto none = Cli("import-code " + plain);
   EXPECT_EQ(none.exit_code, 2);
-  EXPECT_NE(none.out.find("no tf.data pipeline, DataLoader or fit(...) found"), std::string::npos)
+  EXPECT_NE(none.out.find("no input pipeline to simulate: no tf.data pipeline, no DataLoader, "
+                          "no fit(...) over a generator, Sequence or dataset"),
+            std::string::npos)
       << none.out;
   // A spec given for code: said what it is, and which command writes code from it.
   const auto spec = Cli("import-code " + Pipeline("cpu_bound.pbtxt"));
@@ -192,6 +194,10 @@ TEST(CliCodeTest, AdviceIsWrittenIntoACopyOfTheUsersCode) {
                        written);
   ASSERT_EQ(out.exit_code, 0) << out.out;
   EXPECT_NE(out.out.find("Together's changes written into a copy of"), std::string::npos)
+      << out.out;
+  // Every change written is said, a keyword added as well as a value replaced.
+  EXPECT_NE(out.out.find("  _parser.num_parallel_calls: num_parallel_calls=2 added\n"),
+            std::string::npos)
       << out.out;
   std::ifstream in(written);
   const std::string code((std::istreambuf_iterator<char>(in)), {});

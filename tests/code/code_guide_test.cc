@@ -145,8 +145,7 @@ ds = tf.data.Dataset.from_generator(gen, output_types=tf.float32)
 // all the same. A class called with arguments binds them after cls.
 TEST(GuideCodeTest, AClassGivenToInterleaveIsCalledOnEachElement) {
   // The guide's imports and ArtificialDataset, as the naive section's file has them.
-  std::ifstream naive(std::string(PIPESCOPE_SOURCE_DIR) +
-                      "/tests/code/corpus/perf_guide_naive.py");
+  std::ifstream naive(std::string(PIPESCOPE_SOURCE_DIR) + "/tests/code/corpus/perf_guide_naive.py");
   const std::string whole((std::istreambuf_iterator<char>(naive)), {});
   const std::string artificial = whole.substr(0, whole.find("\ndef benchmark"));
   ASSERT_NE(artificial.find("class ArtificialDataset"), std::string::npos);
@@ -161,6 +160,8 @@ TEST(GuideCodeTest, AClassGivenToInterleaveIsCalledOnEachElement) {
   bool said = false;
   for (const CodeNote& n : c->notes) {
     said |= n.message.find("--set interleave.records_per_file=N") != std::string::npos;
+    // The generator is no source of the spec: its knobs are the file's.
+    EXPECT_EQ(n.message.find("--set _generator."), std::string::npos) << n.message;
   }
   EXPECT_TRUE(said);
 

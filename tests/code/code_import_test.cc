@@ -1329,7 +1329,9 @@ ds = tf.data.Dataset.from_generator(gen, output_types=tf.float32).batch(4)
 TEST(CodeImportTest, AFileWithoutAPipelineIsAnError) {
   const auto r = ImportCode("import os\nprint(os.getcwd())\n", "plain.py");
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.status().message().find("plain.py: no tf.data pipeline"), std::string::npos);
+  EXPECT_NE(
+      r.status().message().find("plain.py: no input pipeline to simulate: no tf.data pipeline"),
+      std::string::npos);
   EXPECT_FALSE(ImportCodeFile("/nonexistent/x.py").ok());
 }
 

@@ -10,6 +10,7 @@
 
 #include "engine/spec/spec_loader.h"
 #include "engine/spec/spec_overrides.h"
+#include "engine/tuning/advisor_findings.h"
 #include "test_support.h"
 
 namespace pipescope::engine {
@@ -166,8 +167,8 @@ TEST(AdvisorTest, ChangesThatKeepTheOutputComeBeforeAnyThatChangesIt) {
   }
 }
 
-// "None of the 1 changes ... gains more than 3%" read as nonsense, and "the one change ...
-// gains more than 3%" as the opposite of what it meant.
+// "None of the 1 changes ... gains more than 3%" read as nonsense, "the one change ...
+// gains more than 3%" as the opposite of what it meant, and "none of the 0 changes" as both.
 TEST(AdvisorTest, NothingGainedIsSaidForOneChangeAndForMany) {
   EXPECT_EQ(NothingTriedGains(1, "of knobs and order", "3%"),
             "the one change of knobs and order tried in the simulator gains no more than 3%");
@@ -175,6 +176,9 @@ TEST(AdvisorTest, NothingGainedIsSaidForOneChangeAndForMany) {
             "none of the 7 changes of knobs and order tried in the simulator gains more than 3%");
   EXPECT_EQ(NothingTriedGains(1), "the one change tried in the simulator gains nothing");
   EXPECT_EQ(NothingTriedGains(19), "none of the 19 changes tried in the simulator gains");
+  EXPECT_EQ(NothingTriedGains(0, "of knobs and order", "3%"),
+            "the spec has no change of knobs and order to try in the simulator")
+      << "not \"none of the 0 changes\"";
 }
 
 // A change of order alone that adds to the knob change kept joins the combination last,
@@ -229,6 +233,27 @@ TEST(AdvisorTest, NoCacheIsOfferedPastARandomOp) {
     EXPECT_FALSE(a.changes_output) << a.text;
   }
   EXPECT_EQ(caches, 1);
+}
+
+// Seed 004's AUTOTUNE: the knobs written so are said, with the value each is simulated at on
+// the budget's cores (a map's parallelism at the cores, an interleave's no more than its
+// cycle), so that "already has num_parallel_calls 2" reads against code that says AUTOTUNE.
+TEST(AdvisorTest, KnobsWrittenAutotuneAreSaidWithTheirSimulatedValues) {
+  const auto spec = Spec(R"(name: "p"
+      source { name: "files" range { stop: 8 } }
+      ops { name: "read" interleave { per_element { from_element {} } cycle_length: 3
+                                      num_parallel_calls: -1
+        ops { name: "unpack" map { fn { cpu_work { duration: "1ms" } } num_parallel_calls: -1 } } } }
+      ops { name: "parse" map { fn { cpu_work { duration: "1ms" } } num_parallel_calls: -1 } }
+      ops { name: "batch" batch { batch_size: 4 } }
+      train_step { step_time: "1ms" device: simulated })");
+  const auto found = AutotunedKnobs(spec, 4);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_NE(found[0].find("on 4 cores (read's num_parallel_calls 3, unpack's num_parallel_calls 4, "
+                          "parse's num_parallel_calls 4)"),
+            std::string::npos)
+      << found[0];
+  EXPECT_TRUE(AutotunedKnobs(Spec(kPipeline), 4).empty());
 }
 
 // A cache goes ahead of the prefetch before the repeat, as the tf.data guide writes it
