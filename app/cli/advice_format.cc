@@ -172,6 +172,19 @@ int WriteAdviceIntoCode(const std::string& py_path, const std::vector<std::strin
   out << what << (unwritten ? " written in part" : " written") << " into a copy of " << py_path
       << ": " << out_path << " (diff it against " << py_path << ")\n";
   for (const std::string& n : patched->notes) out << "  " << n << "\n";
+  // A parallelism tuned on this machine is this machine's: said where the spec gave no
+  // budget, as the job may train on another (seed 000's NUM_MAP_THREADS=10 written as 2).
+  const bool parallelism_written =
+      std::any_of(patched->notes.begin(), patched->notes.end(), [](const std::string& n) {
+        return n.find(".num_parallel_calls:") != std::string::npos ||
+               n.find(".num_workers:") != std::string::npos ||
+               n.find(".workers:") != std::string::npos;
+      });
+  if (advice.cores_unbudgeted && parallelism_written) {
+    out << "  the values are for " << advice.cores << (advice.cores == 1 ? " core" : " cores")
+        << ", this machine's (the spec sets no budget): --set budget.cpu_cores=N advises for the "
+           "machine that trains\n";
+  }
   // A change that alters what reaches the step is said again where the code is written.
   if (!advice.advice.empty() && advised == &advice.advice[0].spec &&
       advice.advice[0].changes_output) {

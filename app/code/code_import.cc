@@ -253,12 +253,20 @@ void StandInMissingFiles(ImportedCode& code, const std::filesystem::path& base, 
     code.written_source = s;
     code.source_stand_in = true;
     s.clear_list_files();
-    s.mutable_range()->set_stop(kStandInFiles);
+    // A name without a wildcard lists that one file (list_files of "train.tfrecords"): one
+    // stands in, so that a shard of it is as empty as tf.data's (seed 000).
+    const bool one_file = pattern.find_first_of("*?[") == std::string::npos;
+    s.mutable_range()->set_stop(one_file ? 1 : kStandInFiles);
     stand_in_readers();
-    code.notes.push_back({at, "no file matches '" + pattern +
-                                  "' here (nor beside the code): " + std::to_string(kStandInFiles) +
-                                  " files of synthetic records stand in; --set " + s.name() +
-                                  ".pattern=PATTERN lists real files"});
+    code.notes.push_back(
+        {at, one_file ? "'" + pattern +
+                            "' names one file (no wildcard), which is not here (nor beside the "
+                            "code): one file of synthetic records stands in; --set " +
+                            s.name() + ".pattern=PATTERN lists real files"
+                      : "no file matches '" + pattern +
+                            "' here (nor beside the code): " + std::to_string(kStandInFiles) +
+                            " files of synthetic records stand in; --set " + s.name() +
+                            ".pattern=PATTERN lists real files"});
   } else if (s.from_tensor_slices().strings_size() > 0) {
     bool read = false;
     for (const auto& op : code.spec.ops()) {

@@ -367,6 +367,28 @@ Verdict MakeVerdict(const RangeAnalysis& r, int cpu_budget) {
                     "names, records) before the work that makes the elements");
       return v;
     }
+    // Where the elements stop: the first op that took some and gave none (seed 000's
+    // shard(10, 1) of one file's name).
+    const StageFigures* before = nullptr;
+    for (const StageFigures& s : r.stages) {
+      if (s.depth != 0) continue;
+      if (before && before->elements > 0 && s.elements == 0) {
+        v.evidence += "; " + s.name + (s.op == s.name ? "" : " (" + s.op + ")") +
+                      " gave none of the " + std::to_string(before->elements) + " element" +
+                      (before->elements == 1 ? "" : "s") + " " + before->name + " gave it";
+        SetSuggestion(v, s.op == "shard"
+                             ? "shard(num_shards, index) passes on every num_shards-th element "
+                               "from index: fewer elements than shards leave some workers none "
+                               "(one file's name sharded across workers); shard the records "
+                               "after the reads, or split the data into at least as many files "
+                               "as workers"
+                             : "check what " + s.name +
+                                   " does with its input: a filter that keeps nothing, take(0), "
+                                   "a skip past the end");
+        return v;
+      }
+      before = &s;
+    }
     SetSuggestion(v,
                   "check what the input gives: an empty file list, a shard index beyond the "
                   "data, a filter that keeps nothing, take(0)");

@@ -199,6 +199,11 @@ TEST(CliCodeTest, AdviceIsWrittenIntoACopyOfTheUsersCode) {
   EXPECT_NE(out.out.find("  _parser.num_parallel_calls: num_parallel_calls=2 added\n"),
             std::string::npos)
       << out.out;
+  // A parallelism tuned on this machine, where the code gives no budget, is said to be its.
+  EXPECT_NE(out.out.find("(the spec sets no budget): --set budget.cpu_cores=N advises for the "
+                         "machine that trains"),
+            std::string::npos)
+      << out.out;
   std::ifstream in(written);
   const std::string code((std::istreambuf_iterator<char>(in)), {});
   EXPECT_NE(code.find("parsed = tf.parse_example(record, _keys_to_map)"), std::string::npos)

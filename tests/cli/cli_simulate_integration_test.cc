@@ -286,10 +286,12 @@ TEST(CliSimulateTest, CalibrateFitsARecordedRun) {
   const auto r = Cli("calibrate " + trace + " --out " + model + " --json");
   ASSERT_EQ(r.exit_code, 0) << r.out;
   const json j = json::parse(JsonPart(r.out));
-  // fetch waits 4 ms without computing; decode computes 1 ms.
+  // fetch waits 4 ms without computing; decode computes 1 ms. A wait never ends early, and
+  // on a busy machine its thread wakes late (5.0 ms measured under ctest -j2 on 2 cores).
   const json& fetch = j["ops"]["fetch"];
   const json& decode = j["ops"]["decode"];
-  EXPECT_NEAR(fetch["wait"]["mean_ns"].get<double>(), 4e6, 1e6);
+  EXPECT_GT(fetch["wait"]["mean_ns"].get<double>(), 3.5e6);
+  EXPECT_LT(fetch["wait"]["mean_ns"].get<double>(), 8e6);
   EXPECT_LT(fetch["cpu_per_row"]["mean_ns"].get<double>() + fetch["cpu"]["mean_ns"].get<double>(),
             1e6);
   const double decode_cpu =

@@ -269,6 +269,20 @@ ds = ds.apply(tf.data.experimental.map_and_batch(parse_fn, batch_size=256, num_p
   EXPECT_EQ(OpNamed(c, "batch").batch().batch_size(), 256);
 }
 
+// list_files of a name without a wildcard lists that one file (seed 000's
+// list_files("train.tfrecords").shard(10, 1)): one stands in where it is not here, not 100,
+// so that a shard of it is as empty as tf.data's.
+TEST(CodeImportTest, AListedNameWithoutAWildcardIsOneFile) {
+  const auto one = Import(R"(import tensorflow as tf
+ds = tf.data.Dataset.list_files("/d/train.tfrecords").interleave(tf.data.TFRecordDataset)
+)");
+  EXPECT_EQ(one.spec.source().range().stop(), 1) << one.spec.DebugString();
+  const auto many = Import(R"(import tensorflow as tf
+ds = tf.data.Dataset.list_files("/d/train-*.tfrecords").interleave(tf.data.TFRecordDataset)
+)");
+  EXPECT_EQ(many.spec.source().range().stop(), kStandInFiles);
+}
+
 TEST(CodeImportTest, InterleaveOfALambdaKeepsItsInnerOps) {
   const auto c = Import(R"(files = tf.data.Dataset.from_tensor_slices(["a.txt", "b.txt"])
 dataset = files.interleave(lambda x:

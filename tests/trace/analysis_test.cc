@@ -454,6 +454,35 @@ TEST(VerdictTest, PythonOnOneThreadIsNotSaidToTakeTurns) {
             std::string::npos);
 }
 
+// No step: where the elements stop is said (seed 000's shard(10, 1) of one file's name gives
+// worker 1 nothing), with shard's own remedy; an op that only waited for nothing is not it.
+TEST(VerdictTest, NoInputSaysWhichOpGaveNoneOfItsInput) {
+  RangeAnalysis r;
+  r.duration_s = 1;
+  const auto stage = [](const std::string& name, const std::string& op, int64_t elements,
+                        int depth = 0) {
+    StageFigures s;
+    s.name = name;
+    s.op = op;
+    s.elements = elements;
+    s.depth = depth;
+    return s;
+  };
+  r.stages = {stage("list_files", "range", 1), stage("shard", "shard", 0),
+              stage("interleave", "interleave", 0), stage("parse", "map", 0)};
+  const Verdict v = MakeVerdict(r, 2);
+  EXPECT_EQ(v.grade, "no input");
+  EXPECT_NE(v.evidence.find("shard gave none of the 1 element list_files gave it"),
+            std::string::npos)
+      << v.evidence;
+  EXPECT_NE(v.suggestion.find("fewer elements than shards leave some workers none"),
+            std::string::npos)
+      << v.suggestion;
+  r.stages[1] = stage("keep", "filter", 0);
+  EXPECT_NE(MakeVerdict(r, 2).suggestion.find("check what keep does with its input"),
+            std::string::npos);
+}
+
 // Python on one thread that used next to no core while it worked waits (the tf.data guide's
 // time.sleep in a generator or a py_function): it releases the lock while it waits, so the
 // lock is not blamed. A generator's waits overlap with a prefetch after it or beside other
