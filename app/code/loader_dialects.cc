@@ -597,17 +597,27 @@ Value LightningFit(PythonReader& r, const CallArgs& a, const ClassInfo& module) 
 
 // fit's enqueuer arguments onto its keras_fit op `op_name`: workers (fit's default 1),
 // use_multiprocessing and max_queue_size.
+// `whose`: the call whose defaults they are ("fit's", Keras 3's "PyDataset's").
 void ReadEnqueuerArgs(Pipeline& p, const CallArgs& a, const std::string& op_name,
-                      spec::KerasFitOp& kf) {
-  if (const auto w = ReadKnob(p, a, 100, "workers", op_name, "1 (fit's default)")) {
+                      spec::KerasFitOp& kf, const std::string& whose = "fit's") {
+  if (const auto w = ReadKnob(p, a, 100, "workers", op_name, "1 (" + whose + " default)")) {
     kf.set_workers(*w);
   } else {
     kf.clear_workers();
   }
   kf.set_use_multiprocessing(ReadFlag(p, a, 100, "use_multiprocessing", op_name).value_or(false));
-  if (const auto q = ReadKnob(p, a, 100, "max_queue_size", op_name, "10 (fit's default)")) {
+  if (const auto q = ReadKnob(p, a, 100, "max_queue_size", op_name, "10 (" + whose + " default)")) {
     kf.set_max_queue_size(*q);
   }
+}
+
+// Keras 3's keras.utils.PyDataset: a Sequence whose constructor, not fit, takes workers,
+// use_multiprocessing and max_queue_size (PyDataset.__init__, passed on by the subclass's
+// `super().__init__(**kwargs)`); Keras 3's fit has no such arguments.
+bool IsPyDataset(const ClassInfo* cls) {
+  return cls && std::any_of(cls->bases.begin(), cls->bases.end(), [](const std::string& b) {
+           return b == "PyDataset" || b.ends_with(".PyDataset");
+         });
 }
 
 // fit(..., epochs=N): Keras's enqueuer goes over the Sequence (or steps_per_epoch of the
@@ -739,7 +749,22 @@ Value Fit(PythonReader& r, const CallArgs& keras_args, bool generator_call) {
   spec::Op op;
   op.set_name(op_name);
   auto* kf = op.mutable_keras_fit();
-  ReadEnqueuerArgs(*p, a, op_name, *kf);
+  if (IsPyDataset(cls) && x->call) {
+    // Where the dataset is made: `PyDatasetSubclass(..., workers=4, use_multiprocessing=True)`.
+    ReadEnqueuerArgs(*p, *x->call, op_name, *kf, "PyDataset's");
+    p->Note(x->call->node.start(),
+            "`" + cls->name +
+                "` is a Keras 3 PyDataset: its constructor takes workers, use_multiprocessing "
+                "and max_queue_size (read here), not fit");
+    if (a.Get(100, "workers") || a.Get(100, "use_multiprocessing") ||
+        a.Get(100, "max_queue_size")) {
+      p->Note(a.node.start(),
+              "fit's workers, use_multiprocessing and max_queue_size are Keras 2's: Keras 3's fit "
+              "has none, and takes them from the PyDataset's constructor");
+    }
+  } else {
+    ReadEnqueuerArgs(*p, a, op_name, *kf);
+  }
   if (cls) {
     *kf->mutable_getitem() = GetItem(r, *p, x, cls, op_name, a.node.start(), false);
   } else {

@@ -445,6 +445,44 @@ model.fit_generator(Batches(), steps_per_epoch=100, nb_epoch=3, nb_worker=2, max
   EXPECT_EQ(patched->text.find("use_multiprocessing"), std::string::npos) << patched->text;
 }
 
+// Keras 3 (TensorFlow 2.16 on) moved workers, use_multiprocessing and max_queue_size from fit
+// to keras.utils.PyDataset's constructor: read where the dataset is made, said so, and
+// written back there; the same keywords given to fit are said to be Keras 2's.
+TEST(CodeImportTest, AKeras3PyDatasetTakesItsWorkersInItsConstructor) {
+  const auto c = Import(R"(import keras
+class Images(keras.utils.PyDataset):
+    def __init__(self, paths, batch_size, **kwargs):
+        super().__init__(**kwargs)
+        self.paths = paths
+    def __len__(self):
+        return 100
+    def __getitem__(self, idx):
+        return idx
+train = Images(paths, 32, workers=4, use_multiprocessing=True, max_queue_size=20)
+model.fit(train, epochs=2, workers=8)
+)");
+  const auto& fit = OpNamed(c, "fit").keras_fit();
+  EXPECT_EQ(fit.workers(), 4) << Notes(c);
+  EXPECT_TRUE(fit.use_multiprocessing());
+  EXPECT_EQ(fit.max_queue_size(), 20);
+  const std::string notes = Notes(c);
+  EXPECT_NE(notes.find("`Images` is a Keras 3 PyDataset: its constructor takes workers"),
+            std::string::npos)
+      << notes;
+  EXPECT_NE(notes.find("fit's workers, use_multiprocessing and max_queue_size are Keras 2's"),
+            std::string::npos)
+      << notes;
+  spec::PipelineSpec tuned = c.spec;
+  tuned.mutable_ops(0)->mutable_keras_fit()->set_workers(6);
+  const auto patched = PatchCode(c, tuned);
+  ASSERT_TRUE(patched.ok()) << patched.status().message();
+  EXPECT_NE(patched->text.find("train = Images(paths, 32, workers=6, use_multiprocessing=True"),
+            std::string::npos)
+      << patched->text;
+  EXPECT_NE(patched->text.find("model.fit(train, epochs=2, workers=8)"), std::string::npos)
+      << patched->text;
+}
+
 TEST(CodeImportTest, KerasImageDataGeneratorFlowIsASequenceMadeInPython) {
   const std::string generator = R"(import numpy as np
 from keras.preprocessing.image import ImageDataGenerator
