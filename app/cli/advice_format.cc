@@ -174,11 +174,10 @@ int WriteAdviceIntoCode(const std::string& py_path, const std::vector<std::strin
   for (const std::string& n : patched->notes) out << "  " << n << "\n";
   // A parallelism tuned on this machine is this machine's: said where the spec gave no
   // budget, as the job may train on another (seed 000's NUM_MAP_THREADS=10 written as 2).
-  const bool parallelism_written =
-      std::any_of(patched->notes.begin(), patched->notes.end(), [](const std::string& n) {
-        return n.find(".num_parallel_calls:") != std::string::npos ||
-               n.find(".num_workers:") != std::string::npos ||
-               n.find(".workers:") != std::string::npos;
+  const bool parallelism_written = std::any_of(
+      patched->knobs_written.begin(), patched->knobs_written.end(), [](const std::string& k) {
+        return k.ends_with(".num_parallel_calls") || k.ends_with(".num_workers") ||
+               k.ends_with(".workers");
       });
   if (advice.cores_unbudgeted && parallelism_written) {
     out << "  the values are for " << advice.cores << (advice.cores == 1 ? " core" : " cores")

@@ -21,6 +21,8 @@ std::string FrameworkOf(const spec::PipelineSpec& spec);
 struct EmittedCode {
   std::string text;
   std::vector<std::string> notes;  // what the code cannot express and leaves out
+  // PatchCode's: the knobs it wrote a value for, as OP.KNOB ("parse.num_parallel_calls").
+  std::vector<std::string> knobs_written;
 };
 
 // One op as tf.data code, `.prefetch(2)`; empty when tf.data has no spelling for it.

@@ -343,6 +343,7 @@ engine::Result<EmittedCode> PatchCode(const ImportedCode& original,
       const std::string was =
           original.source_text.substr(site.value_begin, site.value_end - site.value_begin);
       edits.push_back({site.value_begin, site.value_end, *new_code});
+      out.knobs_written.push_back(key);
       // Each value written is said; a flag or an expression the code computes gives way to
       // the tuned value, as the job may run with another.
       out.notes.push_back(op_name + "." + knob + ": `" + was + "` becomes " + *new_code);
@@ -359,6 +360,7 @@ engine::Result<EmittedCode> PatchCode(const ImportedCode& original,
     } else {
       edits.push_back(
           {site.insert_at, site.insert_at, ArgumentsAt(site, keyword + "=" + *new_code)});
+      out.knobs_written.push_back(key);
       out.notes.push_back(op_name + "." + knob + ": " + keyword + "=" + *new_code + " added");
     }
   }
