@@ -59,20 +59,29 @@ int SimulateCommand(const SimulateCommandOptions& options, std::ostream& out, st
   // the first step is four times as long, at most kLongestDefaultSeconds (worker 0's first
   // step decides for every worker). A run with no step at all ran until the simulator
   // stopped it; the longer run says when the first step comes, and one more may follow.
+  // A run of slow steps (a batch a second) is likewise run again until it has enough of them
+  // to grade (session::kEnoughStepsToGrade), at most as long.
   const double asked_s = run.sim.duration_s;
   double first_s = -1;
+  int64_t few_steps = -1;  // the steps of the run that was too short for them
   while (result.ok() && options.duration_s <= 0 && options.steps <= 0) {
     const int64_t first_ns = trace::FirstStepNs(*result->model);
     first_s = first_ns >= 0 ? static_cast<double>(first_ns) / 1e9 : -1;
-    const auto longer =
-        session::LongerRunSeconds(first_ns, run.sim.duration_s, kLongestDefaultSeconds);
+    auto longer = session::LongerRunSeconds(first_ns, run.sim.duration_s, kLongestDefaultSeconds);
+    if (!longer && first_ns >= 0 && result->run_status.ok() && !result->summary.end_of_data) {
+      longer = session::LongerRunForSteps(result->summary.steps, run.sim.duration_s,
+                                          kLongestDefaultSeconds);
+      if (longer && few_steps < 0) few_steps = result->summary.steps;
+    }
     if (!longer) break;
     run.sim.duration_s = *longer;
     simulate();
   }
   if (run.sim.duration_s > asked_s) {
     err << std::fixed << std::setprecision(1) << "pipescope-cli: note: ";
-    if (first_s >= 0) {
+    if (few_steps >= 0) {
+      err << "only " << few_steps << " steps in " << asked_s << " s";
+    } else if (first_s >= 0) {
       err << "the first step came at " << first_s << " s of start-up";
     } else {
       err << "no step in " << run.sim.duration_s << " s";

@@ -363,6 +363,18 @@ struct Emitter {
         made = std::string("tf.data.") + ReaderFor(e.synthetic_file().stands_for()) + "(f)";
         SyntheticFilePragmas(op_name, e.synthetic_file());
         break;
+      case spec::ElementSource::kFromGenerator: {
+        // A generator of the yields' count; its Python's cost, as the op's settings.
+        const auto& g = e.from_generator();
+        const std::string name = Identifier(op_name + "_generator");
+        made = "tf.data.Dataset.from_generator(" + name +
+               ", output_signature=tf.TensorSpec(shape=(), dtype=tf.int64))";
+        functions << "\ndef " << name << "():\n    yield from range(" << g.records() << ")\n";
+        if (!g.cost_is_stand_in()) Pragma(op_name + ".cost=" + g.duration());
+        if (!g.wait().empty()) Pragma(op_name + ".wait=" + g.wait());
+        if (!g.first_wait().empty()) Pragma(op_name + ".first_wait=" + g.first_wait());
+        break;
+      }
       case spec::ElementSource::kTfrecordFile:
       default:
         made = "tf.data.TFRecordDataset(f";

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <functional>
+#include <set>
 #include <sstream>
 #include <string>
 #include <tuple>
@@ -10,6 +11,7 @@
 #include "app/code/dialects.h"
 #include "app/code/python_reader.h"
 #include "app/code/python_tree.h"
+#include "app/code/work_after_pipeline.h"
 #include "app/code/work_functions.h"
 #include "engine/core/duration.h"
 #include "engine/core/file_glob.h"
@@ -52,6 +54,70 @@ const PipelineUse* Chosen(const std::vector<PipelineUse>& uses, const std::strin
     if (variable.empty() || it->variable == variable) return &*it;
   }
   return nullptr;
+}
+
+// TensorFlow work the file does on the chosen tf.data pipeline's elements after the pipeline
+// hands them over: on what `iterator.get_next()` gives (a TF 1 graph), or in a loop over the
+// dataset by one of its names (TF 2).
+void NoteWorkAfterPipeline(const PythonTree& tree, const PythonReader& reader,
+                           const PipelineUse& chosen, ImportedCode& code) {
+  if (chosen.pipeline->framework != "tfdata") return;
+  // TensorFlow 1: the work on what get_next() gives, in the statements after it.
+  if (tree.source().find("get_next") != std::string::npos) {
+    AnyNodeWithin(tree.root(), [&](const SyntaxNode& name) {
+      // The name first, the cheapest test of a node: `get_next` in `iterator.get_next()`.
+      if (name.text() != "get_next" || !name.Is("identifier")) return false;
+      const SyntaxNode n = name.parent().parent();
+      if (!name.parent().Is("attribute") || !n.Is("call")) return false;
+      SyntaxNode statement = n;
+      while (!statement.parent().null() && !statement.parent().Is("block") &&
+             !statement.parent().Is("module")) {
+        statement = statement.parent();
+      }
+      const std::vector<SyntaxNode> parts = statement.code_children();
+      if (parts.empty() || !parts[0].Is("assignment")) return false;
+      if (const auto work =
+              TensorFlowWorkOn(StatementsAfter(statement), NamesBound(parts[0].field("left")))) {
+        SyntaxNode def = statement;
+        while (!def.null() && !def.Is("function_definition")) def = def.parent();
+        const std::string where =
+            def.null() ? "after get_next()"
+                       : "in `" + std::string(def.field("name").text()) + "`, after get_next()";
+        code.notes.push_back({work->at, WorkAfterPipelineNote(*work, where)});
+      }
+      return false;
+    });
+  }
+  // TensorFlow 2: a loop over the dataset by one of its names, its statements looked into.
+  std::set<std::string> variables;
+  for (const PipelineUse& u : reader.uses()) {
+    if (!u.variable.empty() && u.pipeline->id == chosen.pipeline->id) variables.insert(u.variable);
+  }
+  if (variables.empty()) return;
+  std::function<void(const SyntaxNode&, int)> statements = [&](const SyntaxNode& node, int depth) {
+    if (depth > 32) return;
+    for (const SyntaxNode& s : node.code_children()) {
+      if (s.Is("for_statement") && s.field("right").Is("identifier") &&
+          variables.count(std::string(s.field("right").text()))) {
+        if (const auto work =
+                TensorFlowWorkOn(s.field("body").code_children(), NamesBound(s.field("left")))) {
+          code.notes.push_back(
+              {work->at,
+               WorkAfterPipelineNote(
+                   *work, "in the loop over `" + std::string(s.field("right").text()) + "`")});
+        }
+      }
+      // Into compound statements' blocks and clauses; expressions hold no loops.
+      if (s.Is("block") || s.Is("function_definition") || s.Is("class_definition") ||
+          s.Is("decorated_definition") || s.Is("if_statement") || s.Is("elif_clause") ||
+          s.Is("else_clause") || s.Is("for_statement") || s.Is("while_statement") ||
+          s.Is("with_statement") || s.Is("try_statement") || s.Is("except_clause") ||
+          s.Is("finally_clause")) {
+        statements(s, depth + 1);
+      }
+    }
+  };
+  statements(tree.root(), 0);
 }
 
 // Pipelines the file builds that the chosen one is not built on, and no later one either:
@@ -525,6 +591,7 @@ engine::Result<ImportedCode> ImportCode(const std::string& source, const std::st
   for (const CodeNote& n : p.notes) code.notes.push_back(n);
   if (!p.stand_in_note.empty()) code.notes.push_back({p.source_at, p.stand_in_note});
   NoteOthers(reader, *chosen, code);
+  NoteWorkAfterPipeline(tree, reader, *chosen, code);
   code.source_stand_in = p.stand_in;
   code.source_reads = p.reads;
   code.stand_in_reads = p.stand_in_reads;
@@ -621,6 +688,22 @@ std::string CodeKnobsOf(const spec::Op* op) {
 
 }  // namespace
 
+namespace {
+// The source's and every op's names, as --set takes them, for an error that names none.
+std::string NamesInSpec(const spec::PipelineSpec& spec) {
+  std::string names = spec.source().name();
+  const std::function<void(const google::protobuf::RepeatedPtrField<spec::Op>&)> add =
+      [&](const google::protobuf::RepeatedPtrField<spec::Op>& ops) {
+        for (const spec::Op& op : ops) {
+          names += (names.empty() ? "" : ", ") + op.name();
+          if (const auto* inner = engine::SubPipelineOf(op)) add(*inner);
+        }
+      };
+  add(spec.ops());
+  return names;
+}
+}  // namespace
+
 engine::Status SetCodeKnob(ImportedCode& code, const std::string& assignment) {
   const size_t eq = assignment.find('=');
   const size_t dot = assignment.find('.');
@@ -645,10 +728,12 @@ engine::Status SetCodeKnob(ImportedCode& code, const std::string& assignment) {
       } else {
         (knob == "wait" ? g->mutable_wait() : g->mutable_first_wait())->assign(value);
       }
-    } else if (knob == "first_wait") {
+    } else if (spec::Op* op = FindOp(spec, name);
+               knob == "first_wait" && !(op && op->has_interleave() &&
+                                         op->interleave().per_element().has_from_generator())) {
       return engine::InvalidArgument("first_wait is a Python generator's (from_generator): '" +
                                      name + "' is none");
-    } else if (spec::Op* op = FindOp(spec, name)) {
+    } else if (op) {
       if (op->has_map() && per_item) {
         RETURN_IF_ERROR(
             SetWork(*op->mutable_map()->mutable_fn(), knob, value).WithContext(assignment));
@@ -660,11 +745,22 @@ engine::Status SetCodeKnob(ImportedCode& code, const std::string& assignment) {
       } else if (op->has_keras_fit() && per_item) {
         RETURN_IF_ERROR(SetWork(*op->mutable_keras_fit()->mutable_getitem(), knob, value)
                             .WithContext(assignment));
+      } else if (op->has_interleave() && op->interleave().per_element().has_from_generator() &&
+                 per_item) {
+        // The Python generator an interleave runs per element.
+        auto* g = op->mutable_interleave()->mutable_per_element()->mutable_from_generator();
+        if (knob == "cost") {
+          g->set_duration(value);
+          g->clear_cost_is_stand_in();
+        } else {
+          (knob == "wait" ? g->mutable_wait() : g->mutable_first_wait())->assign(value);
+        }
       } else {
         return engine::InvalidArgument("'" + name + "' has no " + knob);
       }
     } else {
-      return engine::NotFound("no op or source named '" + name + "'");
+      return engine::NotFound("no op or source named '" + name +
+                              "' (the spec's: " + NamesInSpec(spec) + ")");
     }
   } else if (knob == "sample_bytes") {
     // What a Python __getitem__ returns: a DataLoader's sample, a Keras Sequence's batch.
@@ -678,7 +774,9 @@ engine::Status SetCodeKnob(ImportedCode& code, const std::string& assignment) {
       return engine::InvalidArgument(
           "'" + name +
           "' is no DataLoader or Keras fit whose __getitem__ is Python: sample_bytes is what "
-          "such a __getitem__ returns");
+          "such a __getitem__ returns, which crosses from worker processes to the training "
+          "loop; a tf.data pipeline's elements stay in its process, and their copy to an "
+          "accelerator is part of the step (train_step.step_time)");
     }
     auto bytes = engine::ParseBytes(value);
     if (!bytes.ok()) return bytes.status().WithContext(assignment);

@@ -6,18 +6,12 @@
 
 namespace pipescope::code {
 
-namespace {
-
-// A knob read from a value that stands in for one known where the code runs (a flag's
-// default, this machine's cores): the job may run with another value.
 void NoteRunTime(Pipeline& pipeline, const Value& v, const std::string& op, const std::string& name,
                  const std::string& value_text, const std::string& values) {
   pipeline.Note(v.node.start(), op + "'s " + name + " is " + v.run_time + ", " + value_text +
                                     ", until set: --set " + op + "." + name + "=" + values +
                                     " for the value the job runs with");
 }
-
-}  // namespace
 
 std::string MadeInModule(const SyntaxNode& at) {
   return "it is made in " + std::string(at.file()) + " (line " + std::to_string(at.start().line) +

@@ -24,6 +24,12 @@ void RecordSite(Pipeline& pipeline, const CallArgs& args, const Value* v, const 
 // not written into the file: Pipeline::made_inside's sentence.
 std::string MadeInModule(const SyntaxNode& at);
 
+// A knob read from a value that stands in for one known where the code runs (a flag's
+// default, this machine's cores: Value::run_time): the job may run with another value.
+// `value_text` is the value read, `values` what --set takes ("N", "true|false").
+void NoteRunTime(Pipeline& pipeline, const Value& v, const std::string& op, const std::string& name,
+                 const std::string& value_text, const std::string& values);
+
 // An integer argument: as written, -1 for AUTOTUNE in any spelling, nullopt when the call
 // leaves it out or passes None. A value known only when the code runs (a flag, a
 // computation) is nullopt too, with a note on `pipeline` that says what stands in for it

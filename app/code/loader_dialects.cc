@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
+#include <optional>
 #include <string>
 
 #include "app/code/dialects.h"
@@ -597,18 +599,32 @@ Value LightningFit(PythonReader& r, const CallArgs& a, const ClassInfo& module) 
 
 // fit's enqueuer arguments onto its keras_fit op `op_name`: workers (fit's default 1),
 // use_multiprocessing and max_queue_size.
-// `whose`: the call whose defaults they are ("fit's", Keras 3's "PyDataset's").
-void ReadEnqueuerArgs(Pipeline& p, const CallArgs& a, const std::string& op_name,
-                      spec::KerasFitOp& kf, const std::string& whose = "fit's") {
-  if (const auto w = ReadKnob(p, a, 100, "workers", op_name, "1 (" + whose + " default)")) {
+// `whose`: the call whose defaults they are ("fit's", Keras 3's "PyDataset's"); `args_for`
+// the call each knob is read from (and written back into).
+void ReadEnqueuerArgs(Pipeline& p,
+                      const std::function<const CallArgs&(const std::string&)>& args_for,
+                      const std::string& op_name, spec::KerasFitOp& kf,
+                      const std::string& whose = "fit's") {
+  if (const auto w =
+          ReadKnob(p, args_for("workers"), 100, "workers", op_name, "1 (" + whose + " default)")) {
     kf.set_workers(*w);
   } else {
     kf.clear_workers();
   }
-  kf.set_use_multiprocessing(ReadFlag(p, a, 100, "use_multiprocessing", op_name).value_or(false));
-  if (const auto q = ReadKnob(p, a, 100, "max_queue_size", op_name, "10 (" + whose + " default)")) {
+  kf.set_use_multiprocessing(
+      ReadFlag(p, args_for("use_multiprocessing"), 100, "use_multiprocessing", op_name)
+          .value_or(false));
+  if (const auto q = ReadKnob(p, args_for("max_queue_size"), 100, "max_queue_size", op_name,
+                              "10 (" + whose + " default)")) {
     kf.set_max_queue_size(*q);
   }
+}
+
+// fit's own workers, use_multiprocessing and max_queue_size (Keras 2).
+void ReadEnqueuerArgs(Pipeline& p, const CallArgs& a, const std::string& op_name,
+                      spec::KerasFitOp& kf) {
+  ReadEnqueuerArgs(
+      p, [&a](const std::string&) -> const CallArgs& { return a; }, op_name, kf);
 }
 
 // Keras 3's keras.utils.PyDataset: a Sequence whose constructor, not fit, takes workers,
@@ -618,6 +634,61 @@ bool IsPyDataset(const ClassInfo* cls) {
   return cls && std::any_of(cls->bases.begin(), cls->bases.end(), [](const std::string& b) {
            return b == "PyDataset" || b.ends_with(".PyDataset");
          });
+}
+
+// The expression `call` passes as keyword `name`; null where it passes none.
+SyntaxNode KeywordExpression(const CallArgs& call, std::string_view name) {
+  for (const SyntaxNode& a : call.node.field("arguments").code_children()) {
+    if (a.Is("keyword_argument") && a.field("name").text() == name) return a.field("value");
+  }
+  return {};
+}
+
+// Where each of a PyDataset's enqueuer knobs is read, and a tuned value written back:
+// - the call that makes the dataset (`Images(paths, 32, workers=4)`), where its keywords
+//   reach PyDataset.__init__ through the subclass's `super().__init__(**kwargs)`, or where it
+//   passes one of the subclass's own parameters (`super().__init__(workers=workers)`: the
+//   value is the parameter's, its default where the call leaves it out);
+// - that super call itself where it writes the value (`super().__init__(workers=4)`), or
+//   where the knob is left out and its **kwargs do not reach it.
+std::map<std::string, CallArgs> PyDatasetKnobCalls(PythonReader& r, const ClassInfo& cls,
+                                                   const CallArgs& made_with) {
+  std::optional<CallArgs> super_init;  // as __init__ runs on made_with's arguments
+  std::vector<RecordedCall> calls;
+  r.InstanceAttributes(cls, made_with, &calls);
+  for (const RecordedCall& c : calls) {
+    const std::string_view callee = c.args.node.field("function").text();
+    if ((callee.starts_with("super(") && callee.ends_with(".__init__")) ||
+        callee.ends_with("PyDataset.__init__")) {
+      super_init = c.args;
+      break;
+    }
+  }
+  std::vector<std::string> parameters;
+  if (const auto init = cls.methods.find("__init__"); init != cls.methods.end()) {
+    for (const SyntaxNode& p : init->second.field("parameters").code_children()) {
+      parameters.emplace_back(p.Is("identifier") ? p.text() : p.field("name").text());
+    }
+  }
+  std::map<std::string, CallArgs> out;
+  for (const char* knob : {"workers", "use_multiprocessing", "max_queue_size"}) {
+    if (!super_init || made_with.Get(knob)) {
+      out[knob] = made_with;
+      continue;
+    }
+    const SyntaxNode written = KeywordExpression(*super_init, knob);
+    if (written.null()) {
+      out[knob] = super_init->unknown_splat.starts_with("**") ? made_with : *super_init;
+    } else if (written.Is("identifier") && std::find(parameters.begin(), parameters.end(),
+                                                     written.text()) != parameters.end()) {
+      CallArgs at_making = made_with;
+      if (const Value* v = super_init->Get(knob)) at_making.keyword[knob] = *v;
+      out[knob] = std::move(at_making);
+    } else {
+      out[knob] = *super_init;
+    }
+  }
+  return out;
 }
 
 // fit(..., epochs=N): Keras's enqueuer goes over the Sequence (or steps_per_epoch of the
@@ -737,7 +808,8 @@ Value Fit(PythonReader& r, const CallArgs& keras_args, bool generator_call) {
     return Value{.node = a.node};
   }
   auto p = r.NewPipeline("keras", a.node.start());
-  const std::string op_name = "fit";
+  // A PyDataset's workers are its own, set where it is made: the op is named after its class.
+  const std::string op_name = IsPyDataset(cls) ? cls->name : "fit";
   // steps_per_epoch: the batches an epoch takes (a generator's only measure of one).
   const Value* steps = a.Get(100, "steps_per_epoch");
   if (steps && steps->AsInt() && *steps->AsInt() > 0 && !steps->Is(Value::Kind::kBool)) {
@@ -750,12 +822,17 @@ Value Fit(PythonReader& r, const CallArgs& keras_args, bool generator_call) {
   op.set_name(op_name);
   auto* kf = op.mutable_keras_fit();
   if (IsPyDataset(cls) && x->call) {
-    // Where the dataset is made: `PyDatasetSubclass(..., workers=4, use_multiprocessing=True)`.
-    ReadEnqueuerArgs(*p, *x->call, op_name, *kf, "PyDataset's");
+    // Where the dataset is made: `PyDatasetSubclass(..., workers=4, use_multiprocessing=True)`,
+    // or in its own `super().__init__(workers=4)`.
+    const std::map<std::string, CallArgs> knob_calls = PyDatasetKnobCalls(r, *cls, *x->call);
+    ReadEnqueuerArgs(
+        *p,
+        [&knob_calls](const std::string& knob) -> const CallArgs& { return knob_calls.at(knob); },
+        op_name, *kf, "PyDataset's");
     p->Note(x->call->node.start(),
             "`" + cls->name +
                 "` is a Keras 3 PyDataset: its constructor takes workers, use_multiprocessing "
-                "and max_queue_size (read here), not fit");
+                "and max_queue_size (read here, or from its own super().__init__), not fit");
     if (a.Get(100, "workers") || a.Get(100, "use_multiprocessing") ||
         a.Get(100, "max_queue_size")) {
       p->Note(a.node.start(),

@@ -95,19 +95,14 @@ SyntaxNode Iterated(SyntaxNode iterable) {
 
 // Whether a loop's body takes an optimiser's step: calls `backward` or `step` (PyTorch's
 // loss.backward() and optimizer.step()), or Keras's train_on_batch.
-bool Optimises(const SyntaxNode& node, int depth = 0) {
-  if (node.null() || depth > 64) return false;
-  if (node.Is("call")) {
-    const SyntaxNode f = node.field("function");
-    if (f.Is("attribute")) {
-      const std::string_view name = f.field("attribute").text();
-      if (name == "backward" || name == "step" || name == "train_on_batch") return true;
-    }
-  }
-  for (const SyntaxNode& c : node.named_children()) {
-    if (Optimises(c, depth + 1)) return true;
-  }
-  return false;
+bool Optimises(const SyntaxNode& node) {
+  return AnyNodeWithin(node, [](const SyntaxNode& n) {
+    if (!n.Is("call")) return false;
+    const SyntaxNode f = n.field("function");
+    if (!f.Is("attribute")) return false;
+    const std::string_view name = f.field("attribute").text();
+    return name == "backward" || name == "step" || name == "train_on_batch";
+  });
 }
 
 // A def's or lambda's parameter's name (`x`, `x=1`, `x: int`, `*args`).
@@ -125,27 +120,31 @@ bool IsRangeCall(const SyntaxNode& e) {
   return callee == "range" || callee.ends_with("data.Dataset.range");
 }
 
+// Whether `word` holds `part` (lower case), whatever the case of its letters.
+bool HoldsIgnoringCase(std::string_view word, std::string_view part) {
+  return std::search(word.begin(), word.end(), part.begin(), part.end(), [](char a, char b) {
+           return std::tolower(static_cast<unsigned char>(a)) == b;
+         }) != word.end();
+}
+
+bool IsAcceleratorWord(std::string_view word) {
+  for (std::string_view part : {"cuda", "device", "gpu", "xla", "accelerat"}) {
+    if (HoldsIgnoringCase(word, part)) return true;
+  }
+  // Short names whole only: "dumps" and "xmin" are not mps and xm.
+  for (std::string_view whole : {"mps", "xm", "tpu"}) {
+    if (word.size() == whole.size() && HoldsIgnoringCase(word, whole)) return true;
+  }
+  return false;
+}
+
 // Whether any name or string of the file speaks of an accelerator (`.cuda()`,
 // `torch.device("cuda")`, `.to(device)`, `mps`, XLA's `xm`): without one PyTorch computes
 // on the CPU.
-bool NamesAnAccelerator(const SyntaxNode& node, int depth = 0) {
-  if (node.null() || depth > 256) return false;
-  if (node.Is("identifier") || node.Is("string_content")) {
-    std::string word(node.text());
-    std::transform(word.begin(), word.end(), word.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    for (const char* part : {"cuda", "device", "gpu", "xla", "accelerat"}) {
-      if (word.find(part) != std::string::npos) return true;
-    }
-    // Short names whole only: "dumps" and "xmin" are not mps and xm.
-    for (const char* whole : {"mps", "xm", "tpu"}) {
-      if (word == whole) return true;
-    }
-  }
-  for (const SyntaxNode& c : node.named_children()) {
-    if (NamesAnAccelerator(c, depth + 1)) return true;
-  }
-  return false;
+bool NamesAnAccelerator(const SyntaxNode& node) {
+  return AnyNodeWithin(node, [](const SyntaxNode& n) {
+    return (n.Is("identifier") || n.Is("string_content")) && IsAcceleratorWord(n.text());
+  });
 }
 
 // A loop body that does nothing with what it is given (`pass`, `...`, `continue`, `break`):
@@ -616,8 +615,8 @@ std::map<std::string, Value> PythonReader::ReadAgain(const SyntaxNode& body,
   return read;
 }
 
-std::map<std::string, Value> PythonReader::InstanceAttributes(const ClassInfo& cls,
-                                                              const CallArgs& made_with) {
+std::map<std::string, Value> PythonReader::InstanceAttributes(
+    const ClassInfo& cls, const CallArgs& made_with, std::vector<RecordedCall>* init_calls) {
   std::map<std::string, Value> attributes = cls.attributes;
   const auto init = cls.methods.find("__init__");
   if (init == cls.methods.end()) return attributes;
@@ -633,10 +632,11 @@ std::map<std::string, Value> PythonReader::InstanceAttributes(const ClassInfo& c
                                                        : DefaultOf(p);
     ++k;
   }
-  std::vector<RecordedCall> discarded;
-  for (auto& [name, value] : ReadAgain(init->second.field("body"), std::move(scope), discarded)) {
+  std::vector<RecordedCall> calls;
+  for (auto& [name, value] : ReadAgain(init->second.field("body"), std::move(scope), calls)) {
     if (name.starts_with("self.")) attributes[name] = value;
   }
+  if (init_calls) *init_calls = std::move(calls);
   return attributes;
 }
 
@@ -1582,6 +1582,11 @@ Value PythonReader::Call(const SyntaxNode& call) {
     // self.transform(img): an attribute bound in __init__, called below as what it holds.
     const bool bound_attribute = Lookup(std::string(callee.text())) != nullptr;
     if (!object.Is(Value::Kind::kSymbol) && !bound_attribute) {
+      // A base class's constructor run by a subclass's (`super().__init__(workers=4)`): what a
+      // reader of __init__'s calls asks for (a Keras 3 PyDataset's workers).
+      if (method == "__init__" && !recorders_.empty()) {
+        recorders_.back()->push_back({std::string(), Value{.node = call}, args});
+      }
       // model.fit(...) on a model the file builds: a method of something unknown.
       if (const auto* fn = FindFunction("?." + method)) return (*fn)(*this, args);
       return Value{.node = call};

@@ -154,7 +154,10 @@ class PythonReader {
   // What an instance's `self.x` are when the class's __init__ runs on the arguments it was
   // made with (`MyDataset(paths, transform=train_tf)`): __init__ read again with them bound,
   // beside the class's own attributes (read with the parameters at their defaults).
-  std::map<std::string, Value> InstanceAttributes(const ClassInfo& cls, const CallArgs& made_with);
+  // `init_calls`, when given, gets the calls __init__ makes so read (its
+  // `super().__init__(workers=4, **kwargs)`).
+  std::map<std::string, Value> InstanceAttributes(const ClassInfo& cls, const CallArgs& made_with,
+                                                  std::vector<RecordedCall>* init_calls = nullptr);
   // The calls a method makes on an instance whose `self.x` are `attributes`: its body read
   // again with them (an `if self.transform:` taken as the instance has it); `returned`, when
   // given, gets what it returns where that is known (__len__'s `len(self.x)`).

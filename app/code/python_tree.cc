@@ -1,9 +1,9 @@
 #include "app/code/python_tree.h"
 
-#include <cstring>
 #include <mutex>
 #include <set>
 #include <string>
+#include <unordered_map>
 
 extern "C" const TSLanguage* tree_sitter_python();
 
@@ -36,17 +36,48 @@ const char* InternedFileName(const std::string& name) {
 
 size_t SyntaxNode::key() const { return (tree_ ? tree_->key_base() : 0) + start_byte(); }
 
+namespace {
+// The grammar's field ids by name, looked up once: ts_node_child_by_field_name compares the
+// name with each of the grammar's field names on every call, and the reader asks for a
+// field at nearly every node it reads.
+TSFieldId FieldId(std::string_view name) {
+  static const std::unordered_map<std::string_view, TSFieldId>* ids = [] {
+    auto* m = new std::unordered_map<std::string_view, TSFieldId>();  // never destroyed
+    const TSLanguage* python = tree_sitter_python();
+    const uint32_t count = ts_language_field_count(python);
+    for (TSFieldId id = 1; id <= count; ++id) {
+      if (const char* n = ts_language_field_name_for_id(python, id)) m->emplace(n, id);
+    }
+    return m;
+  }();
+  const auto it = ids->find(name);
+  return it == ids->end() ? 0 : it->second;
+}
+}  // namespace
+
 SyntaxNode SyntaxNode::field(const char* name) const {
   if (null()) return {};
-  return {ts_node_child_by_field_name(node_, name, static_cast<uint32_t>(std::strlen(name))),
-          tree_};
+  const TSFieldId id = FieldId(name);
+  if (id == 0) return {};
+  return {ts_node_child_by_field_id(node_, id), tree_};
 }
 
 std::vector<SyntaxNode> SyntaxNode::ChildrenOf(bool named_only) const {
   std::vector<SyntaxNode> out;
   if (null()) return out;
-  // A cursor walks the children in one pass; ts_node_named_child(i) starts from the first
-  // child each time, which made reading a file quadratic in its statements.
+  const uint32_t count = ts_node_child_count(node_);
+  out.reserve(count);
+  // ts_node_child(i) starts from the first child each time: cheaper than a cursor's set-up
+  // for the few children of most nodes, quadratic for a block of many statements.
+  constexpr uint32_t kFewChildren = 6;
+  if (count <= kFewChildren) {
+    for (uint32_t i = 0; i < count; ++i) {
+      const TSNode child = ts_node_child(node_, i);
+      if (!named_only || ts_node_is_named(child)) out.emplace_back(child, tree_);
+    }
+    return out;
+  }
+  // A cursor walks the children in one pass.
   TSTreeCursor cursor = ts_tree_cursor_new(node_);
   if (ts_tree_cursor_goto_first_child(&cursor)) {
     do {
@@ -121,6 +152,32 @@ std::vector<SyntaxProblem> PythonTree::Problems() const {
   std::vector<SyntaxProblem> out;
   if (tree_) CollectProblems(ts_tree_root_node(tree_), *this, out, 0);
   return out;
+}
+
+bool AnyNodeWithin(const SyntaxNode& node, const std::function<bool(const SyntaxNode&)>& test) {
+  if (node.null()) return false;
+  TSTreeCursor cursor = ts_tree_cursor_new(node.ts_node());
+  bool found = false;
+  // Pre-order: the node, then down into its first child, else on to the next sibling of it
+  // or of the nearest ancestor below `node` that has one.
+  for (;;) {
+    if (test(SyntaxNode(ts_tree_cursor_current_node(&cursor), node.tree()))) {
+      found = true;
+      break;
+    }
+    if (ts_tree_cursor_goto_first_child(&cursor)) continue;
+    bool moved = false;
+    while (!moved) {
+      if (ts_tree_cursor_goto_next_sibling(&cursor)) {
+        moved = true;
+      } else if (!ts_tree_cursor_goto_parent(&cursor)) {
+        break;  // back at `node`, the cursor's root: every node below it seen
+      }
+    }
+    if (!moved) break;
+  }
+  ts_tree_cursor_delete(&cursor);
+  return found;
 }
 
 namespace {

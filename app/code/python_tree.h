@@ -5,6 +5,7 @@
 
 #include <tree_sitter/api.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -54,6 +55,9 @@ class SyntaxNode {
   std::vector<SyntaxNode> code_children() const;
   SyntaxNode parent() const;
 
+  TSNode ts_node() const { return node_; }
+  const PythonTree* tree() const { return tree_; }
+
  private:
   std::vector<SyntaxNode> ChildrenOf(bool named_only) const;
 
@@ -93,6 +97,10 @@ class PythonTree {
   TSParser* parser_ = nullptr;
   TSTree* tree_ = nullptr;
 };
+
+// Whether `node` or a node under it, named or not, satisfies `test`: one walk with a cursor,
+// nothing allocated per node, stopping at the first that does.
+bool AnyNodeWithin(const SyntaxNode& node, const std::function<bool(const SyntaxNode&)>& test);
 
 // Whether `node`'s own code yields (a generator's body): a yield in it, not in a def, lambda
 // or class inside it.

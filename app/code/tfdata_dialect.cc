@@ -225,6 +225,14 @@ Value Range(PythonReader& r, const CallArgs& a) {
   for (const Value& v : a.positional) {
     if (const auto i = v.AsInt()) {
       n.push_back(*i);
+      // range(os.cpu_count()): this machine's cores, which the job's machine may not have.
+      if (!v.run_time.empty()) {
+        const char* knob = a.positional.size() == 1 ? "stop"
+                           : n.size() == 1          ? "start"
+                           : n.size() == 2          ? "stop"
+                                                    : "step";
+        NoteRunTime(*p, v, "range", knob, std::to_string(*i), "N");
+      }
     } else {
       p->Note(v.node.start(), "range's `" + v.Spelling() +
                                   "` is known only when the code runs: 1000000 until set: "
@@ -356,9 +364,9 @@ Value FromGenerator(PythonReader& r, const CallArgs& a) {
     // Its Python beside the sleeps is a loop's turn and a yield: nothing next to tf.data's
     // own work around each next() (the call overhead below).
     g->set_duration("0us");
-    p->Note(a.node.start(), "'" + name +
-                                "' does nothing but loop, sleep and yield: its Python beside "
-                                "that is taken as nothing; " +
+    const bool sleeps = body.sleep_per_yield_ns > 0 || body.first_sleep_ns > 0;
+    p->Note(a.node.start(), "'" + name + "' does nothing but loop" + (sleeps ? ", sleep" : "") +
+                                " and yield: its Python beside that is taken as nothing; " +
                                 yielded);
   } else {
     g->set_duration(DefaultStageCost());
@@ -798,8 +806,9 @@ void ReadPerElement(PythonReader& r, Pipeline& p, const CallArgs& a, const std::
   ReadFunctionPython(r, p, a, op, *fn, sub);
   const bool names_known = !p.stand_in && (p.source.has_list_files() ||
                                            p.source.from_tensor_slices().strings_size() > 0);
-  if (const auto& g = sub.source.from_generator();
-      sub.source.has_from_generator() && !g.cost_is_stand_in()) {
+  const auto& g = sub.source.from_generator();
+  if (sub.source.has_from_generator() && !g.cost_is_stand_in() &&
+      (!g.wait().empty() || !g.first_wait().empty())) {
     // A generator that only sleeps and yields, as the guide's ArtificialDataset stands for a
     // file that opens in 30 ms and reads a sample in 15: that file, as its sleeps say. How
     // many it yields may come from the element (`interleave(ArtificialDataset)`, whose
@@ -826,17 +835,27 @@ void ReadPerElement(PythonReader& r, Pipeline& p, const CallArgs& a, const std::
                ", as its sleeps say," + count + "; --set " + op + ".open_latency=DURATION, " + op +
                ".read_latency=DURATION");
   } else if (sub.source.has_from_generator()) {
-    // A Python generator per element whose work the code does not show: synthetic files
-    // stand in.
-    auto* f = per_element.mutable_synthetic_file();
-    f->set_records_per_file(kStandInRecordsPerFile);
-    f->set_record_bytes(kStandInRecordBytes);
-    if (!g.first_wait().empty()) f->set_open_latency(g.first_wait());
-    if (!g.wait().empty()) f->set_read_latency(g.wait());
-    p.Note(a.node.start(), op + " makes a Python generator's dataset of each element: " +
-                               std::to_string(kStandInRecordsPerFile) +
-                               " synthetic records per element stand in; --set " + op +
-                               ".records_per_file=N, " + op + ".read_latency=DURATION");
+    // A Python generator per element, run by the interleave's thread that reads it, its
+    // Python under the process's one interpreter lock: more threads take turns for it
+    // (tensorflow#44274: a generator's pure Python is no faster on more cores).
+    spec::FromGeneratorSource& run = *per_element.mutable_from_generator();
+    run = g;
+    const bool counted = g.records() >= 0;
+    if (!counted) run.set_records(kStandInRecordsPerFile);
+    const std::string yields =
+        counted
+            ? "it yields " + std::to_string(g.records()) + " each, as its loops say"
+            : "it yields as many as the element makes it, known only when the code runs: " +
+                  std::to_string(kStandInRecordsPerFile) + " stand in (--set " + op + ".records=N)";
+    const std::string cost =
+        g.cost_is_stand_in()
+            ? "the cost of a yield's Python is not in the code: " + g.duration() +
+                  " stands in (--set " + op + ".cost=DURATION)"
+            : "a yield's Python is " + g.duration() + " (--set " + op + ".cost=DURATION)";
+    p.Note(a.node.start(), op + " runs the Python generator '" + sub.source.name() +
+                               "' per element: each of its threads runs one, and their Python "
+                               "takes turns under the process's one interpreter lock; " +
+                               yields + "; " + cost);
   } else if (sub.reads.empty()) {
     per_element.mutable_from_element();
     p.Note(a.node.start(), op + " makes a dataset that reads no files: each element stands for "
@@ -868,8 +887,8 @@ void ReadPerElement(PythonReader& r, Pipeline& p, const CallArgs& a, const std::
                  op + ".files=PATTERN reads the real files, decompressing them");
     }
   }
-  // A generator read as the file it stands for is no source of the spec: its notes' knobs
-  // (`--set _generator.wait=`) are the interleave's file's, said above.
+  // A generator per element is no source of the spec: its notes' knobs (`--set
+  // _generator.wait=`) are the interleave's, said above.
   const std::string generator = "'" + sub.source.name() + "'";
   for (const CodeNote& n : sub.notes) {
     if (sub.source.has_from_generator() && n.message.find(generator) != std::string::npos) {

@@ -18,12 +18,19 @@ namespace pipescope::session {
 
 namespace {
 
+// A simulated rate, and whether the program ended within the simulation (EndsEarly): then
+// the rate is its whole run's.
+struct RateOfRun {
+  double steps_per_s = 0;
+  bool ended = false;
+};
+
 // `spec`'s steady rate on `model` with seed `seed`, simulated for `seconds` (longer where
 // its first step comes late), up to `max_steps` steps (0: no limit); with `input_alone`
 // (a step that takes no time), what the input feeds (InputAloneRate).
-engine::Result<double> SteadyRateOf(const spec::PipelineSpec& spec, const sim::CostModel& model,
-                                    uint64_t seed, double seconds, int64_t max_steps,
-                                    bool input_alone) {
+engine::Result<RateOfRun> SteadyRateOf(const spec::PipelineSpec& spec, const sim::CostModel& model,
+                                       uint64_t seed, double seconds, int64_t max_steps,
+                                       bool input_alone) {
   SimulatedRunOptions options;
   options.sim.duration_s = seconds;
   options.sim.seed = seed;
@@ -32,9 +39,10 @@ engine::Result<double> SteadyRateOf(const spec::PipelineSpec& spec, const sim::C
   ASSIGN_OR_RETURN(
       SteadyRun run,
       SimulateSteadyPart(spec, model, options, std::max(seconds, kAdviceMostSimulatedSeconds)));
-  if (input_alone) return InputAloneRate(run);
-  if (EndsEarly(run)) return WholeRunRate(run);
-  return std::max(0.0, run.steady.steps_per_s);
+  const bool ended = EndsEarly(run);
+  if (input_alone) return RateOfRun{InputAloneRate(run), ended};
+  if (ended) return RateOfRun{WholeRunRate(run), true};
+  return RateOfRun{std::max(0.0, run.steady.steps_per_s), false};
 }
 
 // The work function of the op named `name`, at the top or inside an interleave; null when
@@ -105,17 +113,30 @@ engine::Result<double> AdviceSeconds(const spec::PipelineSpec& spec, const sim::
                     kAdviceSimulatedSeconds, kAdviceMostSimulatedSeconds);
 }
 
+namespace {
+
+// A candidate's rate on the run's model (SimulatedRateOn's, with whether it ended).
+engine::Result<RateOfRun> CandidateRate(const sim::CostModel& model, double seconds,
+                                        const spec::PipelineSpec* given,
+                                        const spec::PipelineSpec& candidate, uint64_t seed,
+                                        double step_scale) {
+  ASSIGN_OR_RETURN(sim::CostModel merged, ModelForCandidate(model, candidate, given));
+  merged.step.mean_ns *= step_scale;
+  const bool input_alone = step_scale == 0;
+  const int64_t max_steps = step_scale < 1 ? kAdviceCeilingSteps : 0;
+  return SteadyRateOf(candidate, merged, seed, seconds, max_steps, input_alone);
+}
+
+}  // namespace
+
 engine::SimulatedRate SimulatedRateOn(sim::CostModel model, double seconds,
                                       std::optional<spec::PipelineSpec> given) {
   return [model = std::move(model), seconds, given = std::move(given)](
              const spec::PipelineSpec& candidate, uint64_t seed,
              double step_scale) -> engine::Result<double> {
-    ASSIGN_OR_RETURN(sim::CostModel merged,
-                     ModelForCandidate(model, candidate, given ? &*given : nullptr));
-    merged.step.mean_ns *= step_scale;
-    const bool input_alone = step_scale == 0;
-    const int64_t max_steps = step_scale < 1 ? kAdviceCeilingSteps : 0;
-    return SteadyRateOf(candidate, merged, seed, seconds, max_steps, input_alone);
+    ASSIGN_OR_RETURN(const RateOfRun rate, CandidateRate(model, seconds, given ? &*given : nullptr,
+                                                         candidate, seed, step_scale));
+    return rate.steps_per_s;
   };
 }
 
@@ -176,15 +197,20 @@ engine::Result<engine::AdvisorResult> AdviseOn(const spec::PipelineSpec& given,
   // A start-up is simulated to its first step, up to an hour (a buffer of millions filling).
   options.startup = SimulatedStartUpOn(model, kAdviceMostStartUpSeconds, spec);
   // A program that ends (the tf.data guide's two epochs of three elements) is graded whole.
-  SimulatedRunOptions once;
-  once.sim.duration_s = seconds;
-  once.sim.seed = 1;
-  once.steps_only = true;
-  ASSIGN_OR_RETURN(
-      const SteadyRun run,
-      SimulateSteadyPart(spec, model, once, std::max(seconds, kAdviceMostSimulatedSeconds)));
-  options.whole_run = EndsEarly(run);
-  return engine::Advise(spec, analysis, SimulatedRateOn(model, seconds, spec), options);
+  // Learnt from the spec's own simulation on seed 1, the advisor's first, which it then takes
+  // from here rather than simulating again.
+  ASSIGN_OR_RETURN(const RateOfRun first, CandidateRate(model, seconds, &spec, spec, 1, 1));
+  options.whole_run = first.ended;
+  engine::SimulatedRate simulate = SimulatedRateOn(model, seconds, spec);
+  engine::SimulatedRate first_kept = [simulate = std::move(simulate), first,
+                                      given = spec.SerializeAsString()](
+                                         const spec::PipelineSpec& candidate, uint64_t seed,
+                                         double step_scale) -> engine::Result<double> {
+    if (seed == 1 && step_scale == 1 && candidate.SerializeAsString() == given)
+      return first.steps_per_s;
+    return simulate(candidate, seed, step_scale);
+  };
+  return engine::Advise(spec, analysis, first_kept, options);
 }
 
 engine::Result<engine::AdvisorResult> AdviseOnTrace(const trace::Model& trace,

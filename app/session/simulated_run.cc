@@ -75,6 +75,14 @@ std::optional<double> LongerRunSeconds(int64_t first_step_ns, double seconds, do
   return longer;
 }
 
+std::optional<double> LongerRunForSteps(int64_t steps, double seconds, double most_seconds) {
+  if (steps >= kEnoughStepsToGrade || seconds >= most_seconds) return std::nullopt;
+  // Half again the steps asked for, as the first of them came after a start-up.
+  const double factor = 1.5 * static_cast<double>(kEnoughStepsToGrade) /
+                        static_cast<double>(std::max<int64_t>(1, steps));
+  return std::min(most_seconds, seconds * factor);
+}
+
 engine::Result<SteadyRun> SimulateSteadyPart(const spec::PipelineSpec& spec,
                                              const sim::CostModel& model,
                                              SimulatedRunOptions options, double most_seconds,

@@ -44,6 +44,15 @@ engine::Result<RecordedRunResult> RunSimulated(const spec::PipelineSpec& spec,
 // or the run was as long as it may be. One rule for `simulate`, advice and the tuner.
 std::optional<double> LongerRunSeconds(int64_t first_step_ns, double seconds, double most_seconds);
 
+// The steps a run's figures are read from before `simulate` calls them its rate: fewer (a
+// step of 0.6 s in the default 5 s) give a rate of ± its own size.
+inline constexpr int64_t kEnoughStepsToGrade = 20;
+
+// How long to simulate again a run of `seconds` that made only `steps` steps (fewer than
+// kEnoughStepsToGrade), at their rate, at most `most_seconds`; nullopt where it made enough
+// or was as long as it may be.
+std::optional<double> LongerRunForSteps(int64_t steps, double seconds, double most_seconds);
+
 // A simulated run graded on its steady part, as advice and the simulated tuner measure a
 // candidate: from its first step and a quarter of what follows, so that neither buffers
 // filling nor workers starting count. A late first step runs it again (LongerRunSeconds;

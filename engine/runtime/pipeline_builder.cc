@@ -94,24 +94,8 @@ class Builder {
         return MakeTextLineDataset(SourceStage(name, "text_line", depth),
                                    {t.files().begin(), t.files().end()}, c);
       }
-      case spec::Source::kFromGenerator: {
-        const auto& g = s.from_generator();
-        ASSIGN_OR_RETURN(const int64_t ns, ParseDurationNs(g.duration()));
-        ASSIGN_OR_RETURN(const int64_t overhead, GeneratorCallOverheadNs(g));
-        int64_t wait = 0, first_wait = 0;
-        if (!g.wait().empty()) {
-          ASSIGN_OR_RETURN(wait, ParseDurationNs(g.wait()));
-        }
-        if (!g.first_wait().empty()) {
-          ASSIGN_OR_RETURN(first_wait, ParseDurationNs(g.first_wait()));
-        }
-        StatsPtr stage = SourceStage(name, "from_generator", depth);
-        stage->traits = SourceStageTraits(s);
-        return MakeFromGeneratorDataset(
-            std::move(stage), g.records(), g.rows_per_yield(), first_wait,
-            WithCallOverhead(std::make_unique<PythonWork>(ns, PythonGilShare(g), 0, wait),
-                             overhead));
-      }
+      case spec::Source::kFromGenerator:
+        return BuildGenerator(s.from_generator(), SourceStage(name, "from_generator", depth));
       case spec::Source::kFromTensorSlices: {
         return MakeFromTensorSlicesDataset(SourceStage(name, "from_tensor_slices", depth),
                                            SliceTensors(s.from_tensor_slices()));
@@ -122,8 +106,28 @@ class Builder {
     return InvalidArgument("the pipeline has no source");
   }
 
+  // A Python generator's dataset (the source, or an interleave's per element) on `stage`.
+  Result<DatasetPtr> BuildGenerator(const spec::FromGeneratorSource& g, StatsPtr stage) {
+    ASSIGN_OR_RETURN(const int64_t ns, ParseDurationNs(g.duration()));
+    ASSIGN_OR_RETURN(const int64_t overhead, GeneratorCallOverheadNs(g));
+    int64_t wait = 0, first_wait = 0;
+    if (!g.wait().empty()) {
+      ASSIGN_OR_RETURN(wait, ParseDurationNs(g.wait()));
+    }
+    if (!g.first_wait().empty()) {
+      ASSIGN_OR_RETURN(first_wait, ParseDurationNs(g.first_wait()));
+    }
+    stage->traits = GeneratorStageTraits(g);
+    return MakeFromGeneratorDataset(
+        std::move(stage), g.records(), g.rows_per_yield(), first_wait,
+        WithCallOverhead(std::make_unique<PythonWork>(ns, PythonGilShare(g), 0, wait), overhead));
+  }
+
   Result<DatasetPtr> BuildElementSource(const spec::ElementSource& es, const std::string& op) {
     switch (es.kind_case()) {
+      case spec::ElementSource::kFromGenerator:
+        return BuildGenerator(es.from_generator(),
+                              SourceStage(op + ".generator", "from_generator", 1));
       case spec::ElementSource::kFromElement:
         return MakeFromElementDataset(SourceStage(op + ".from_element", "from_element", 1),
                                       es.from_element().repeat_by_value());

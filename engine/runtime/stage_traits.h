@@ -50,13 +50,16 @@ inline bool HoldsInterpreterLock(const spec::WorkFunction& fn) {
   return fn.has_python() && PythonGilShare(fn.python()) > 0;
 }
 
+// A Python generator's source (top-level, or an interleave's per element): it holds the lock.
+inline uint32_t GeneratorStageTraits(const spec::FromGeneratorSource& g) {
+  uint32_t t = kSourceStageTraits;
+  if (PythonGilShare(g) > 0) t |= record::kTraitHoldsInterpreterLock;
+  return t;
+}
+
 // A top-level source, with what its own fields add (a Python generator holds the lock).
 inline uint32_t SourceStageTraits(const spec::Source& s) {
-  uint32_t t = kSourceStageTraits;
-  if (s.has_from_generator() && PythonGilShare(s.from_generator()) > 0) {
-    t |= record::kTraitHoldsInterpreterLock;
-  }
-  return t;
+  return s.has_from_generator() ? GeneratorStageTraits(s.from_generator()) : kSourceStageTraits;
 }
 
 // An op of `kind`, with what its own fields add (a function that holds the interpreter lock).

@@ -142,24 +142,10 @@ class DefaultsBuilder {
         bytes = 8;
         break;
       }
-      case spec::Source::kFromGenerator: {
-        const auto& g = s.from_generator();
-        c.records = g.records();
-        ASSIGN_OR_RETURN(double ns, DurationOr0(g.duration()));
-        // tf.data's own work around each next() (engine/work/call_overhead.h) once a yield,
-        // the generator's Python by the rows it makes: a model of one-row yields costs a
-        // batch-yielding generator's candidate right (generator_batches_advice.h).
-        ASSIGN_OR_RETURN(const int64_t overhead, engine::GeneratorCallOverheadNs(g));
-        c.cpu = Fixed(kSourceRecordNs + static_cast<double>(overhead));
-        c.cpu_per_row = Fixed(ns / static_cast<double>(std::max<int64_t>(1, g.rows_per_yield())));
-        c.gil_share = engine::PythonGilShare(g);
-        ASSIGN_OR_RETURN(const double wait, DurationOr0(g.wait()));
-        c.wait = Fixed(wait);
-        ASSIGN_OR_RETURN(const double first_wait, DurationOr0(g.first_wait()));
-        c.open_wait = Fixed(first_wait);
+      case spec::Source::kFromGenerator:
+        RETURN_IF_ERROR(Generator(s.from_generator(), c));
         bytes = 8;
         break;
-      }
       case spec::Source::kListFiles: {
         const auto files = engine::GlobFiles(s.list_files().pattern());
         c.records = static_cast<int64_t>(files.size());
@@ -213,9 +199,32 @@ class DefaultsBuilder {
     return engine::Status::Ok();
   }
 
+  // A Python generator's costs (the source, or an interleave's per element).
+  engine::Status Generator(const spec::FromGeneratorSource& g, OpCost& c) {
+    c.records = g.records();
+    ASSIGN_OR_RETURN(double ns, DurationOr0(g.duration()));
+    // tf.data's own work around each next() (engine/work/call_overhead.h) once a yield,
+    // the generator's Python by the rows it makes: a model of one-row yields costs a
+    // batch-yielding generator's candidate right (generator_batches_advice.h).
+    ASSIGN_OR_RETURN(const int64_t overhead, engine::GeneratorCallOverheadNs(g));
+    c.cpu = Fixed(kSourceRecordNs + static_cast<double>(overhead));
+    c.cpu_per_row = Fixed(ns / static_cast<double>(std::max<int64_t>(1, g.rows_per_yield())));
+    c.gil_share = engine::PythonGilShare(g);
+    ASSIGN_OR_RETURN(const double wait, DurationOr0(g.wait()));
+    c.wait = Fixed(wait);
+    ASSIGN_OR_RETURN(const double first_wait, DurationOr0(g.first_wait()));
+    c.open_wait = Fixed(first_wait);
+    c.out_bytes = 8;
+    return engine::Status::Ok();
+  }
+
   engine::Status ElementSource(const spec::ElementSource& es, const std::string& op,
                                int64_t& bytes) {
     switch (es.kind_case()) {
+      case spec::ElementSource::kFromGenerator:
+        RETURN_IF_ERROR(Generator(es.from_generator(), m_.ops[op + ".generator"]));
+        bytes = 8;
+        break;
       case spec::ElementSource::kFromElement:
         m_.ops[op + ".from_element"].cpu = Fixed(kCheapOpNs);
         break;

@@ -131,8 +131,15 @@ class Builder {
 
   engine::Result<SimDatasetPtr> ElementSource(const spec::ElementSource& es,
                                               const std::string& op) {
-    if (!es.has_from_element()) values_ = false;  // a file's records
+    // A file's records have no values the simulator knows; a generator's are 0, 1, ...
+    if (!es.has_from_element() && !es.has_from_generator()) values_ = false;
     switch (es.kind_case()) {
+      case spec::ElementSource::kFromGenerator: {
+        SimStage& st = SourceStage(op + ".generator", "from_generator", 1);
+        Def(st).traits = engine::GeneratorStageTraits(es.from_generator());
+        return MakeSimFromGenerator(st, Records(st, es.from_generator().records()),
+                                    es.from_generator().rows_per_yield());
+      }
       case spec::ElementSource::kFromElement:
         return MakeSimFromElement(SourceStage(op + ".from_element", "from_element", 1),
                                   es.from_element().repeat_by_value());

@@ -150,7 +150,8 @@ Status ApplyOverride(spec::PipelineSpec& spec, const std::string& assignment) {
   if (!kind) return InvalidArgument("op '" + op_name + "' has no kind");
   Message& params = *op->GetReflection()->MutableMessage(op, kind);
   // The storage of the synthetic files an interleave or flat_map reads (open_latency,
-  // read_latency, bandwidth, records_per_file, record_bytes) is set on the op that reads them.
+  // read_latency, bandwidth, records_per_file, record_bytes), or the Python generator it runs
+  // per element, is set on the op that reads them.
   spec::ElementSource* per = op->has_interleave() ? op->mutable_interleave()->mutable_per_element()
                              : op->has_flat_map() ? op->mutable_flat_map()->mutable_per_element()
                                                   : nullptr;
@@ -159,6 +160,14 @@ Status ApplyOverride(spec::PipelineSpec& spec, const std::string& assignment) {
     RETURN_IF_ERROR(SetField(*per->mutable_synthetic_file(), knob, value,
                              "op '" + op_name + "' (its synthetic files)"));
     if (knob == "records_per_file") per->mutable_synthetic_file()->clear_size_is_stand_in();
+    return Status::Ok();
+  }
+  // A Python generator per element: its yields (records), duration, wait, first_wait.
+  if (per && per->has_from_generator() && !params.GetDescriptor()->FindFieldByName(knob) &&
+      per->from_generator().GetDescriptor()->FindFieldByName(knob)) {
+    RETURN_IF_ERROR(SetField(*per->mutable_from_generator(), knob, value,
+                             "op '" + op_name + "' (its Python generator per element)"));
+    if (knob == "duration") per->mutable_from_generator()->clear_cost_is_stand_in();
     return Status::Ok();
   }
   return SetField(params, knob, value, "op '" + op_name + "'");

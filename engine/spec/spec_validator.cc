@@ -26,25 +26,27 @@ void CheckSyntheticShape(Checker& c, const Message& m, const Where& w, int64_t r
   if (record_bytes < 0) c.Fail(m, w, "record_bytes", "must be ≥ 0");
 }
 
+// A from_generator's, as the pipeline's source or per element of an interleave.
+void CheckGenerator(Checker& c, const spec::FromGeneratorSource& g, const Where& gw) {
+  if (g.records() == 0 || g.records() < -1) {
+    c.Fail(g, gw, "records", "must be ≥ 1 (or -1: endless)");
+  }
+  c.Duration(g, gw, "duration", g.duration(), true);
+  if (!g.call_overhead().empty()) c.Duration(g, gw, "call_overhead", g.call_overhead(), true);
+  if (!g.wait().empty()) c.Duration(g, gw, "wait", g.wait(), true);
+  if (!g.first_wait().empty()) c.Duration(g, gw, "first_wait", g.first_wait(), true);
+  if (g.rows_per_yield() < 0)
+    c.Fail(g, gw, "rows_per_yield", "must be ≥ 0 (0 or 1: a row a yield)");
+  c.GilShare(g, gw, PythonGilShare(g));
+}
+
 void CheckSource(Checker& c, const spec::Source& s, const Where& w) {
   switch (s.kind_case()) {
     case spec::Source::kRange:
       break;
-    case spec::Source::kFromGenerator: {
-      const auto& g = s.from_generator();
-      Where gw = c.Nested(s, w, "from_generator", w.what);
-      if (g.records() == 0 || g.records() < -1) {
-        c.Fail(g, gw, "records", "must be ≥ 1 (or -1: endless)");
-      }
-      c.Duration(g, gw, "duration", g.duration(), true);
-      if (!g.call_overhead().empty()) c.Duration(g, gw, "call_overhead", g.call_overhead(), true);
-      if (!g.wait().empty()) c.Duration(g, gw, "wait", g.wait(), true);
-      if (!g.first_wait().empty()) c.Duration(g, gw, "first_wait", g.first_wait(), true);
-      if (g.rows_per_yield() < 0)
-        c.Fail(g, gw, "rows_per_yield", "must be ≥ 0 (0 or 1: a row a yield)");
-      c.GilShare(g, gw, PythonGilShare(g));
+    case spec::Source::kFromGenerator:
+      CheckGenerator(c, s.from_generator(), c.Nested(s, w, "from_generator", w.what));
       break;
-    }
     case spec::Source::kListFiles:
       if (s.list_files().pattern().empty()) {
         c.Fail(s, w, "list_files", "needs a pattern (a glob such as \"data/train-*.tfrecord\")");
@@ -142,9 +144,13 @@ void CheckElementSource(Checker& c, const spec::ElementSource& es, const Where& 
         c.Fail(es, w, "text_line_file", "compression must be \"\", \"GZIP\" or \"ZLIB\"");
       }
       break;
+    case spec::ElementSource::kFromGenerator:
+      CheckGenerator(c, es.from_generator(), c.Nested(es, w, "from_generator", w.what));
+      break;
     case spec::ElementSource::KIND_NOT_SET:
       c.Fail(es, w, "",
-             "needs a kind: from_element, synthetic_file, tfrecord_file or text_line_file");
+             "needs a kind: from_element, synthetic_file, tfrecord_file, text_line_file or "
+             "from_generator");
       break;
   }
 }
@@ -171,7 +177,9 @@ Elements CheckSubPipeline(Checker& c, const spec::Op& op, const Message& m, cons
   }
   const auto* per_element_field = m.GetDescriptor()->FindFieldByName("per_element");
   if (!m.GetReflection()->HasField(m, per_element_field)) {
-    c.Fail(m, mw, "per_element", "is required (from_element, synthetic_file, tfrecord_file)");
+    c.Fail(m, mw, "per_element",
+           "is required (from_element, synthetic_file, tfrecord_file, text_line_file, "
+           "from_generator)");
   } else {
     const spec::ElementSource& per_element = *PerElementSourceOf(op);
     CheckElementSource(c, per_element, c.Nested(m, mw, "per_element", mw.what));

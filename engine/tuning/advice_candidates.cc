@@ -288,7 +288,10 @@ void AddThreadKnobs(const PlannedOp& p, int cores, CandidateList& out) {
                      generator ? std::string(kGeneratorInProcesses) : std::string(), generator);
       };
       if (!processes && workers > 0) use_processes(std::min<int64_t>(workers, std::max(cores, 1)));
-      for (int64_t v : HigherParallelisms(workers, cores, /*waits=*/false)) {
+      // Workers whose sequence[i] mostly waits (a sleep, storage: the lock released) are
+      // useful beyond the cores, as reads are.
+      const bool waits = WorkFunctionMostlyWaits(p.op->keras_fit().getitem());
+      for (int64_t v : HigherParallelisms(workers, cores, waits)) {
         out.AddKnobs("more_workers", name, {{"workers", std::to_string(v)}},
                      ChangeOfKnob(name, "workers", workers, v));
         if (!processes) use_processes(v);

@@ -471,9 +471,13 @@ Verdict MakeVerdict(const RangeAnalysis& r, int cpu_budget) {
     } else if (Has(*culprit, record::kTraitHoldsInterpreterLock)) {
       v.suggests_change = false;
       // One thread (a generator's next()) has no other to take turns with.
+      // A share below 0 is one the run did not measure (a simulation without CPU samples).
+      const bool cpu_known = culprit->cpu_share >= 0;
       if (!waits_for_lock && culprit->parallelism > 1.05) {
-        v.evidence += "; its threads got " + Pct(culprit->cpu_share) +
-                      " of a core while working, taking turns under the interpreter lock";
+        v.evidence += cpu_known ? "; its threads got " + Pct(culprit->cpu_share) +
+                                      " of a core while working, taking turns under the "
+                                      "interpreter lock"
+                                : "; its threads take turns under the interpreter lock";
       } else if (!waits_for_lock && culprit->cpu_share >= 0 &&
                  culprit->cpu_share < kStarvedCpuShare) {
         // Python that mostly waits (the tf.data guide's time.sleep, a request) releases the
@@ -487,8 +491,9 @@ Verdict MakeVerdict(const RangeAnalysis& r, int cpu_budget) {
         SetSuggestion(v, v.suggestion);
         return v;
       } else if (!waits_for_lock) {
-        v.evidence += "; it runs Python on one thread, under the interpreter lock, and got " +
-                      Pct(culprit->cpu_share) + " of a core while working";
+        v.evidence += "; it runs Python on one thread, under the interpreter lock";
+        if (cpu_known)
+          v.evidence += ", and got " + Pct(culprit->cpu_share) + " of a core while working";
       }
       v.suggestion = InterpreterLockSuggestion(*culprit);
     } else if (Has(*culprit, record::kTraitParallelFunction) && !ReadsStorage(*culprit) &&

@@ -83,6 +83,28 @@ TEST(CliSimulateTest, ALateFirstStepLengthensTheDefaultRun) {
   EXPECT_EQ(short_run.out.find("the first step came at"), std::string::npos);
 }
 
+// Without --duration, a run of slow steps (keras#7168's 2,560-image batches, one every
+// 0.7 s: a few in the default 5 s, "0.4 ± 0.4 steps/s") runs again until it has enough steps to
+// be graded, and says so; a --duration is kept as given.
+TEST(CliSimulateTest, SlowStepsLengthenTheDefaultRun) {
+  const std::string spec = TempPath("pipescope_slow_steps.pbtxt");
+  std::ofstream(spec) << R"(name: "slow_steps"
+    budget { cpu_cores: 2 }
+    source { name: "read" range { stop: 1000000 } }
+    ops { name: "make" map { fn { cpu_work { duration: "700ms" } } } }
+    train_step { step_time: "100ms" device: simulated })";
+  const auto r = Cli("simulate " + spec + " --json --no-advice");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("only 7 steps in 5.0 s: simulating"), std::string::npos) << r.out;
+  const json j = json::parse(JsonPart(r.out));
+  EXPECT_GE(j["steps"].get<int64_t>(), 20);
+  // The map runs in the training loop's thread, then the step: 0.8 s a step.
+  EXPECT_NEAR(j["steps_per_s"].get<double>(), 1 / 0.8, 0.1);
+  const auto asked = Cli("simulate " + spec + " --duration 5 --json --no-advice");
+  EXPECT_EQ(asked.out.find("simulating"), std::string::npos) << asked.out;
+  EXPECT_LT(json::parse(JsonPart(asked.out))["steps"].get<int64_t>(), 20);
+}
+
 // --workers N: worker 0's summary, then each worker and the job; only worker 0 prints its
 // elements, which are its shard's; a worker without a shard is refused.
 // A shuffle buffer of 1,000 records read at 25 ms each fills in 25 s: the default 5 s run

@@ -108,6 +108,11 @@ ds = tf.data.Dataset.from_generator(count, args=[25], output_types=tf.int32)
   ASSERT_TRUE(counted.ok()) << counted.status().message();
   EXPECT_EQ(counted->spec.source().from_generator().records(), 25);
   EXPECT_FALSE(counted->spec.source().from_generator().cost_is_stand_in());
+  // One that never sleeps is not said to (tensorflow#43905's generator over a list).
+  std::string notes;
+  for (const auto& n : counted->notes) notes += n.message + "\n";
+  EXPECT_NE(notes.find("'count' does nothing but loop and yield"), std::string::npos) << notes;
+  EXPECT_EQ(notes.find("sleep"), std::string::npos) << notes;
   // The elements a `count(stop)` of this body yields, called with 25.
   const auto records_of = [](const std::string& body) {
     auto c = ImportCode("import tensorflow as tf\ndef count(stop):\n" + body +

@@ -247,7 +247,11 @@ TEST(CodeImportTest, CostsAreParametersTheSettingAnswers) {
   ASSERT_TRUE(SetCodeKnob(c, "parse.num_parallel_calls=8").ok());
   EXPECT_EQ(OpNamed(c, "parse").map().num_parallel_calls(), 8);
   EXPECT_FALSE(SetCodeKnob(c, "parse.cost=fast").ok());
-  EXPECT_FALSE(SetCodeKnob(c, "nothing.cost=1ms").ok());
+  // A name the spec does not have gets the names it does.
+  const engine::Status unknown = SetCodeKnob(c, "nothing.cost=1ms");
+  EXPECT_NE(unknown.message().find("no op or source named 'nothing' (the spec's: range, parse)"),
+            std::string::npos)
+      << unknown.message();
 }
 
 TEST(CodeImportTest, ContribAndExperimentalTransformationsApply) {
@@ -331,6 +335,15 @@ d = d.map(f, num_parallel_calls=os.cpu_count())
   EXPECT_EQ(OpNamed(c, "f").map().num_parallel_calls(), cores);
   EXPECT_TRUE(HasNote(c, 3, "`os.cpu_count()`: this machine's cores, " + std::to_string(cores)))
       << Notes(c);
+  // A range of them too (tensorflow#44274's `range(cpu_count())` of generators).
+  const auto ranged = Import(R"(import multiprocessing
+d = tf.data.Dataset.range(multiprocessing.cpu_count()).map(f)
+)");
+  EXPECT_EQ(ranged.spec.source().range().stop(), cores);
+  EXPECT_TRUE(HasNote(ranged, 2,
+                      "range's stop is `multiprocessing.cpu_count()`: this machine's cores, " +
+                          std::to_string(cores) + ", until set: --set range.stop=N"))
+      << Notes(ranged);
 }
 
 // A sleep is a wait, not work (discuss.pytorch.org 156487: a database fetch timed by
@@ -445,6 +458,101 @@ model.fit_generator(Batches(), steps_per_epoch=100, nb_epoch=3, nb_worker=2, max
   EXPECT_EQ(patched->text.find("use_multiprocessing"), std::string::npos) << patched->text;
 }
 
+// TensorFlow work on a pipeline's elements after it hands them over runs in the training
+// loop, where nothing runs it ahead of the step: seed 001's iterator_to_data (TF 1, inside
+// tf.name_scope blocks) and a TF 2 loop's resize are said, with the map that would run them
+// in parallel; the model's own ops, and a loop that only trains, are not.
+TEST(CodeImportTest, TensorFlowWorkAfterThePipelineIsSaid) {
+  const auto graph = Import(R"(import tensorflow as tf
+ds = tf.data.TFRecordDataset(["a.tfrecord"]).batch(512).repeat()
+iterator = ds.make_initializable_iterator()
+def iterator_to_data(iterator):
+  b = tf.constant((128, 64), dtype=tf.uint8)
+  with tf.name_scope('tfr_parse'):
+    with tf.name_scope('packed_data'):
+      next_element = iterator.get_next()
+      data_packed, score_int = next_element
+      score = tf.cast(score_int, tf.float64)
+    with tf.name_scope('data_unpacked'):
+      unpacked = tf.reshape(tf.mod(tf.decode_raw(data_packed, tf.uint8) // b, 2), [512, 1552])
+  return unpacked, score
+board, score = iterator_to_data(iterator)
+with tf.Session() as sess:
+    for i in range(1000):
+        sess.run([board, score])
+)");
+  EXPECT_TRUE(HasNote(graph, 10,
+                      "in `iterator_to_data`, after get_next(), the code runs 4 TensorFlow ops on "
+                      "each element (cast, reshape, mod, decode_raw)"))
+      << Notes(graph);
+  EXPECT_TRUE(HasNote(graph, 10, "ds.map(fn, num_parallel_calls=tf.data.AUTOTUNE)"));
+
+  const std::string loop = R"(import tensorflow as tf
+ds = tf.data.Dataset.from_tensor_slices((images, labels)).batch(32).prefetch(1)
+for x, y in ds:
+%s    with tf.GradientTape() as tape:
+        logits = model(x)
+        loss = tf.reduce_mean(loss_fn(y, logits))
+    grads = tape.gradient(loss, model.trainable_variables)
+    optimizer.apply_gradients(zip(grads, model.trainable_variables))
+)";
+  std::string resized = loop;
+  resized.replace(resized.find("%s"), 2,
+                  "    x = tf.image.resize(tf.cast(x, tf.float32) / 255.0, [224, 224])\n");
+  const auto eager = Import(resized);
+  EXPECT_TRUE(HasNote(eager, 4,
+                      "in the loop over `ds`, the code runs 2 TensorFlow ops on each element "
+                      "(resize, cast)"))
+      << Notes(eager);
+  std::string plain = loop;
+  plain.replace(plain.find("%s"), 2, "");
+  const auto trains = Import(plain);
+  EXPECT_EQ(Notes(trains).find("TensorFlow op"), std::string::npos) << Notes(trains);
+}
+
+// An interleave of a Python generator per element (tensorflow#44274): the generator is what
+// each element opens, its yields as its loop says and its Python a stand-in the user sets on
+// the interleave; no file stands in.
+TEST(CodeImportTest, AnInterleaveOfAPythonGeneratorRunsTheGeneratorPerElement) {
+  auto c = Import(R"(import tensorflow as tf
+def real_work():
+    for i in range(1000000):
+        2+2
+def gen(i):
+    for j in range(10):
+        real_work()
+        yield j
+def map_function(i):
+    return tf.data.Dataset.from_generator(gen, output_types=tf.int64, output_shapes=(), args=(i,))
+dataset = tf.data.Dataset.range(8)
+dataset = dataset.interleave(map_function, cycle_length=8, num_parallel_calls=8)
+for x in dataset:
+    pass
+)");
+  const auto& per = OpNamed(c, "interleave").interleave().per_element();
+  ASSERT_TRUE(per.has_from_generator()) << per.DebugString();
+  EXPECT_EQ(per.from_generator().records(), 10);
+  EXPECT_TRUE(per.from_generator().cost_is_stand_in());
+  EXPECT_TRUE(HasNote(c, 12,
+                      "interleave runs the Python generator 'gen' per element: each of its "
+                      "threads runs one, and their Python takes turns under the process's one "
+                      "interpreter lock; it yields 10 each, as its loops say"))
+      << Notes(c);
+  EXPECT_EQ(Notes(c).find("--set gen."), std::string::npos) << Notes(c);
+  ASSERT_TRUE(SetCodeKnob(c, "interleave.cost=25ms").ok());
+  EXPECT_EQ(OpNamed(c, "interleave").interleave().per_element().from_generator().duration(),
+            "25ms");
+  EXPECT_FALSE(
+      OpNamed(c, "interleave").interleave().per_element().from_generator().cost_is_stand_in());
+  // Written back as code and read again: the same per-element generator.
+  const auto emitted = EmitCode(c.spec, "tfdata");
+  ASSERT_TRUE(emitted.ok()) << emitted.status().message();
+  const auto back = Import(emitted->text);
+  EXPECT_EQ(OpNamed(back, "interleave").interleave().per_element().DebugString(),
+            OpNamed(c, "interleave").interleave().per_element().DebugString())
+      << emitted->text;
+}
+
 // Keras 3 (TensorFlow 2.16 on) moved workers, use_multiprocessing and max_queue_size from fit
 // to keras.utils.PyDataset's constructor: read where the dataset is made, said so, and
 // written back there; the same keywords given to fit are said to be Keras 2's.
@@ -461,7 +569,7 @@ class Images(keras.utils.PyDataset):
 train = Images(paths, 32, workers=4, use_multiprocessing=True, max_queue_size=20)
 model.fit(train, epochs=2, workers=8)
 )");
-  const auto& fit = OpNamed(c, "fit").keras_fit();
+  const auto& fit = OpNamed(c, "Images").keras_fit();
   EXPECT_EQ(fit.workers(), 4) << Notes(c);
   EXPECT_TRUE(fit.use_multiprocessing());
   EXPECT_EQ(fit.max_queue_size(), 20);
@@ -481,6 +589,66 @@ model.fit(train, epochs=2, workers=8)
       << patched->text;
   EXPECT_NE(patched->text.find("model.fit(train, epochs=2, workers=8)"), std::string::npos)
       << patched->text;
+}
+
+// A PyDataset that sets its workers itself, in its own `super().__init__(...)`: read there and
+// written back there; one that takes them as parameters of its own is written where it is
+// made, or where its **kwargs do not reach, into the super call.
+TEST(CodeImportTest, AKeras3PyDatasetsOwnSuperCallSetsItsWorkers) {
+  const auto c = Import(R"(import keras
+class Images(keras.utils.PyDataset):
+    def __init__(self, paths, workers=2, **kwargs):
+        super().__init__(workers=workers, use_multiprocessing=True, **kwargs)
+        self.paths = paths
+    def __len__(self):
+        return 100
+    def __getitem__(self, idx):
+        return idx
+train = Images(paths, max_queue_size=20)
+model.fit(train, epochs=2)
+)");
+  const auto& images = OpNamed(c, "Images").keras_fit();
+  EXPECT_EQ(images.workers(), 2) << Notes(c);
+  EXPECT_TRUE(images.use_multiprocessing());
+  EXPECT_EQ(images.max_queue_size(), 20);
+  spec::PipelineSpec tuned = c.spec;
+  auto* kf = tuned.mutable_ops(0)->mutable_keras_fit();
+  kf->set_workers(6);
+  kf->set_use_multiprocessing(false);
+  kf->set_max_queue_size(8);
+  const auto patched = PatchCode(c, tuned);
+  ASSERT_TRUE(patched.ok()) << patched.status().message();
+  EXPECT_NE(patched->text.find("super().__init__(workers=workers, use_multiprocessing=False, "
+                               "**kwargs)"),
+            std::string::npos)
+      << patched->text;
+  EXPECT_NE(patched->text.find("train = Images(paths, max_queue_size=8, workers=6)"),
+            std::string::npos)
+      << patched->text;
+
+  // A PyDataset with its workers written in: read there, and the queue's size it leaves out
+  // goes into the super call, which its constructor's keywords do not reach.
+  const auto fixed = Import(std::string(R"(import keras
+class Fixed(keras.utils.PyDataset):
+    def __init__(self, paths):
+        super(Fixed, self).__init__(workers=3)
+    def __len__(self):
+        return 100
+    def __getitem__(self, idx):
+        return idx
+model.fit(Fixed(paths), epochs=2)
+)"));
+  EXPECT_EQ(OpNamed(fixed, "Fixed").keras_fit().workers(), 3) << Notes(fixed);
+  spec::PipelineSpec more = fixed.spec;
+  more.mutable_ops(0)->mutable_keras_fit()->set_workers(4);
+  more.mutable_ops(0)->mutable_keras_fit()->set_max_queue_size(16);
+  const auto fixed_patched = PatchCode(fixed, more);
+  ASSERT_TRUE(fixed_patched.ok()) << fixed_patched.status().message();
+  EXPECT_NE(fixed_patched->text.find("super(Fixed, self).__init__(workers=4, max_queue_size=16)"),
+            std::string::npos)
+      << fixed_patched->text;
+  EXPECT_NE(fixed_patched->text.find("model.fit(Fixed(paths), epochs=2)"), std::string::npos)
+      << fixed_patched->text;
 }
 
 TEST(CodeImportTest, KerasImageDataGeneratorFlowIsASequenceMadeInPython) {

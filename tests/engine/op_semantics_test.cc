@@ -215,6 +215,20 @@ TEST(FromGeneratorTest, SleepsBeforeItsFirstYieldAndInEachNext) {
   EXPECT_GE(took, std::chrono::milliseconds(2 * 30 + 6 * 15));
 }
 
+// An interleave of a Python generator per element (tensorflow#44274's shape): each of
+// range(3)'s elements opens a generator of 0, 1, two at a time, taken in turn; its stage
+// holds the interpreter lock.
+TEST(FromGeneratorTest, AnInterleaveRunsAGeneratorPerElement) {
+  auto run = MakeRecordedPipeline(
+      "source { range { start: 0 stop: 3 } } ops { name: \"il\" interleave { per_element { "
+      "from_generator { records: 2 duration: \"100us\" } } cycle_length: 2 } }");
+  EXPECT_EQ(Values(Drain(*run.pipeline)), (std::vector<int64_t>{0, 0, 1, 1, 0, 1}));
+  run.Finish();
+  const auto* generator = run.model->StageNamed("il.generator");
+  ASSERT_NE(generator, nullptr);
+  EXPECT_TRUE(generator->Has(record::kTraitHoldsInterpreterLock));
+}
+
 // Four threads of pure Python take turns under their process's interpreter lock, and the
 // run records each wait for it as a kLockWait span of the map, inside the work span of the
 // thread that waited; Python that releases the lock (gil_share 0) records none.

@@ -102,6 +102,22 @@ TEST(SpecOverridesTest, ACountGivenIsNoLongerAStandIn) {
   EXPECT_FALSE(spec->source().size_is_stand_in());
 }
 
+// An interleave's Python generator per element takes its yields and its Python's cost on
+// the interleave; a cost given is no longer a stand-in.
+TEST(SpecOverridesTest, AnInterleavesGeneratorIsSetOnTheInterleave) {
+  auto spec = ParseSpecText(R"(source { range { stop: 8 } }
+      ops { name: "il" interleave { per_element { from_generator { records: 1000
+            duration: "100us" cost_is_stand_in: true } } cycle_length: 2 } })",
+                            "generators");
+  ASSERT_TRUE(spec.ok()) << spec.status().message();
+  ASSERT_TRUE(ApplyOverride(*spec, "il.records=10").ok());
+  ASSERT_TRUE(ApplyOverride(*spec, "il.duration=25ms").ok());
+  const auto& g = spec->ops(0).interleave().per_element().from_generator();
+  EXPECT_EQ(g.records(), 10);
+  EXPECT_EQ(g.duration(), "25ms");
+  EXPECT_FALSE(g.cost_is_stand_in());
+}
+
 TEST(SpecOverridesTest, ReadsBackAnIntegerKnob) {
   auto spec = Demo();
   EXPECT_EQ(ReadIntKnob(spec, "decode", "num_parallel_calls"), 1);

@@ -452,6 +452,14 @@ TEST(VerdictTest, PythonOnOneThreadIsNotSaidToTakeTurns) {
   EXPECT_NE(MakeVerdict(StarvingWith(4, 0.27, record::kTraitHoldsInterpreterLock), 4)
                 .evidence.find("taking turns under the interpreter lock"),
             std::string::npos);
+  // A share the run did not measure (-1) is not said as one ("got -100% of a core").
+  for (const double threads : {1.0, 4.0}) {
+    const Verdict unmeasured =
+        MakeVerdict(StarvingWith(threads, -1, record::kTraitHoldsInterpreterLock), 4);
+    EXPECT_EQ(unmeasured.evidence.find("of a core"), std::string::npos) << unmeasured.evidence;
+    EXPECT_NE(unmeasured.evidence.find("under the interpreter lock"), std::string::npos)
+        << unmeasured.evidence;
+  }
 }
 
 // No step: where the elements stop is said (seed 000's shard(10, 1) of one file's name gives
