@@ -23,6 +23,13 @@ bool DoesNoWork(std::string_view callee) {
 }
 
 bool Mentions(const SyntaxNode& expression, const Names& names) {
+  // The text first: most statements after an element arrives hold none of its names.
+  const std::string_view text = expression.text();
+  if (std::none_of(names.begin(), names.end(), [&text](const std::string& name) {
+        return text.find(name) != std::string_view::npos;
+      })) {
+    return false;
+  }
   return AnyNodeWithin(expression, [&names](const SyntaxNode& n) {
     return names.find(n.text()) != names.end() && n.Is("identifier");
   });
