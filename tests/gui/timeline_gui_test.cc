@@ -61,11 +61,16 @@ class TimelineGuiTest : public ::testing::Test {
     QTest::mouseClick(timeline_, Qt::LeftButton, Qt::NoModifier, At((start + end) / 2, lane));
     QTest::qWait(150);
   }
-  // Whether a label of the window (the Verdict dock's, the status bar's) says `text`.
+  // Whether a label of the window (the Verdict dock's, the status bar's) says `text`, or
+  // comes to within 10 s: the docks refresh on their own timer, late on a busy machine.
   bool SomeLabelSays(const QString& text) const {
-    for (QLabel* l : window_->findChildren<QLabel*>())
-      if (l->text().contains(text)) return true;
-    return false;
+    return QTest::qWaitFor(
+        [&] {
+          for (QLabel* l : window_->findChildren<QLabel*>())
+            if (l->text().contains(text)) return true;
+          return false;
+        },
+        10'000);
   }
 
   static std::shared_ptr<trace::Model> model_;
