@@ -702,6 +702,17 @@ std::string NamesInSpec(const spec::PipelineSpec& spec) {
   add(spec.ops());
   return names;
 }
+
+// The Python generator `name` stands for: the source's, or the one the interleave `op` runs
+// per element; null for any other.
+spec::FromGeneratorSource* GeneratorNamed(spec::PipelineSpec& spec, spec::Op* op,
+                                          const std::string& name) {
+  if (name == spec.source().name() && spec.source().has_from_generator())
+    return spec.mutable_source()->mutable_from_generator();
+  if (op && op->has_interleave() && op->interleave().per_element().has_from_generator())
+    return op->mutable_interleave()->mutable_per_element()->mutable_from_generator();
+  return nullptr;
+}
 }  // namespace
 
 engine::Status SetCodeKnob(ImportedCode& code, const std::string& assignment) {
@@ -720,17 +731,15 @@ engine::Status SetCodeKnob(ImportedCode& code, const std::string& assignment) {
   if (knob == "cost" || knob == "collate_cost" || knob == "wait" || knob == "first_wait") {
     RETURN_IF_ERROR(engine::ParseDurationNs(value).status().WithContext(assignment));
     const bool per_item = knob != "collate_cost";
-    if (name == source.name() && source.has_from_generator() && knob != "collate_cost") {
-      auto* g = source.mutable_from_generator();
+    spec::Op* op = FindOp(spec, name);
+    if (spec::FromGeneratorSource* g = GeneratorNamed(spec, op, name); g && per_item) {
       if (knob == "cost") {
         g->set_duration(value);
         g->clear_cost_is_stand_in();  // the user's own figure
       } else {
         (knob == "wait" ? g->mutable_wait() : g->mutable_first_wait())->assign(value);
       }
-    } else if (spec::Op* op = FindOp(spec, name);
-               knob == "first_wait" && !(op && op->has_interleave() &&
-                                         op->interleave().per_element().has_from_generator())) {
+    } else if (knob == "first_wait") {
       return engine::InvalidArgument("first_wait is a Python generator's (from_generator): '" +
                                      name + "' is none");
     } else if (op) {
@@ -745,16 +754,6 @@ engine::Status SetCodeKnob(ImportedCode& code, const std::string& assignment) {
       } else if (op->has_keras_fit() && per_item) {
         RETURN_IF_ERROR(SetWork(*op->mutable_keras_fit()->mutable_getitem(), knob, value)
                             .WithContext(assignment));
-      } else if (op->has_interleave() && op->interleave().per_element().has_from_generator() &&
-                 per_item) {
-        // The Python generator an interleave runs per element.
-        auto* g = op->mutable_interleave()->mutable_per_element()->mutable_from_generator();
-        if (knob == "cost") {
-          g->set_duration(value);
-          g->clear_cost_is_stand_in();
-        } else {
-          (knob == "wait" ? g->mutable_wait() : g->mutable_first_wait())->assign(value);
-        }
       } else {
         return engine::InvalidArgument("'" + name + "' has no " + knob);
       }
