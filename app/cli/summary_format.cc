@@ -68,6 +68,11 @@ std::string StageTable(const std::vector<trace::StageFigures>& stages) {
   }
   for (const session::StageFigure& f : session::StageFigureTable()) {
     if ((f.views & session::kTextView) == 0u) continue;
+    if ((f.views & session::kTextViewWhereMeasured) != 0u &&
+        std::none_of(stages.begin(), stages.end(),
+                     [&f](const trace::StageFigures& st) { return f.value(st).has_value(); })) {
+      continue;
+    }
     rows[0].emplace_back(f.header);
     for (size_t i = 0; i < stages.size(); ++i) {
       rows[i + 1].push_back(session::FormatWithUnit(f, stages[i]));

@@ -2,9 +2,14 @@
 // Python source as a syntax tree: tree-sitter's Python grammar (tree-sitter-python 0.21.0,
 // compiled in from .deps/, fetched by scripts/setup) over Debian's tree-sitter runtime.
 // import-code walks this tree for the subset of Python it reads; nothing here knows tf.data.
+//
+// The parse is copied once into a flat array of nodes in source order (PythonTree::Node), and
+// tree-sitter's tree is freed: the reader asks for a node's children and fields many times
+// over, and tree-sitter answers each by walking its subtrees again (a third of import-code's
+// instructions went there). A node here is an index; its children, fields and subtree are
+// links and ranges in the array.
 
-#include <tree_sitter/api.h>
-
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -32,20 +37,20 @@ class PythonTree;
 class SyntaxNode {
  public:
   SyntaxNode() = default;
-  SyntaxNode(TSNode node, const PythonTree* tree) : node_(node), tree_(tree) {}
+  SyntaxNode(uint32_t index, const PythonTree* tree) : index_(index), tree_(tree) {}
 
-  bool null() const { return tree_ == nullptr || ts_node_is_null(node_); }
-  std::string_view type() const { return null() ? std::string_view() : ts_node_type(node_); }
+  bool null() const { return tree_ == nullptr; }
+  std::string_view type() const;
   bool Is(std::string_view t) const { return type() == t; }
   std::string_view text() const;
   SourcePoint start() const;
-  size_t start_byte() const { return ts_node_start_byte(node_); }
+  size_t start_byte() const;
   // Which file the node is in: empty for the file read, else a module it imports.
   std::string_view file() const;
   // The node's place, unique across the file and the modules it imports (a def's key where
   // what the reader learns of it is kept).
   size_t key() const;
-  size_t end_byte() const { return ts_node_end_byte(node_); }
+  size_t end_byte() const;
 
   SyntaxNode field(const char* name) const;
   std::vector<SyntaxNode> named_children() const;
@@ -55,13 +60,11 @@ class SyntaxNode {
   std::vector<SyntaxNode> code_children() const;
   SyntaxNode parent() const;
 
-  TSNode ts_node() const { return node_; }
   const PythonTree* tree() const { return tree_; }
+  uint32_t index() const { return index_; }
 
  private:
-  std::vector<SyntaxNode> ChildrenOf(bool named_only) const;
-
-  TSNode node_{};
+  uint32_t index_ = 0;
   const PythonTree* tree_ = nullptr;
 };
 
@@ -88,14 +91,28 @@ class PythonTree {
   size_t key_base() const { return key_base_; }
   // Every ERROR and MISSING node, in source order. A file with a few of them still yields
   // what its well-formed statements say.
-  std::vector<SyntaxProblem> Problems() const;
+  std::vector<SyntaxProblem> Problems() const { return problems_; }
+
+  static constexpr uint32_t kNone = UINT32_MAX;
+  // One node of the parse, named or a token. Nodes are in pre-order (source order), so a
+  // node's subtree is the range [its index, subtree_end).
+  struct Node {
+    uint32_t start_byte = 0, end_byte = 0;
+    uint32_t row = 0, column = 0;  // 0-based, as tree-sitter counts them
+    uint32_t parent = kNone, first_child = kNone, next_sibling = kNone;
+    uint32_t subtree_end = 0;
+    uint16_t symbol = 0;  // the grammar's symbol, after aliases: indexes its type names
+    uint16_t field = 0;   // the field this node fills in its parent; 0 for none
+    bool named = false;
+  };
+  const Node& node(uint32_t index) const { return nodes_[index]; }
 
  private:
   std::string source_;
   const char* file_ = nullptr;  // InternedFileName's; null for the file read
   size_t key_base_ = 0;
-  TSParser* parser_ = nullptr;
-  TSTree* tree_ = nullptr;
+  std::vector<Node> nodes_;  // empty when the parser gave no tree
+  std::vector<SyntaxProblem> problems_;
 };
 
 // Whether `node` or a node under it, named or not, satisfies `test`: one walk with a cursor,

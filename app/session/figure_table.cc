@@ -32,8 +32,10 @@ const StageFigure kStageFigures[] = {
      "Elements the op produced per second of the time range.", Better::kHigher, 1, 1, kEverywhere,
      false, [](const Stage& s) -> std::optional<double> { return s.elements_per_s; }},
     {"self", "self/elem", "µs", "self_ns_per_element",
-     "The op's own work per element, without the time it waited for its input.", Better::kLower,
-     1e-3, 1, kEverywhere, false,
+     "The op's own work per element, without the time it waited for its input. Python work's "
+     "waits for the interpreter lock are in it (GIL wait says their share): the lock is taken "
+     "inside the call.",
+     Better::kLower, 1e-3, 1, kEverywhere, false,
      [](const Stage& s) -> std::optional<double> { return s.self_ns_per_element; }},
     {"busy", "busy", "%", "busy_fraction",
      "Share of the op's thread capacity (its workers, or the threads that call it) spent "
@@ -80,7 +82,7 @@ const StageFigure kStageFigures[] = {
     {"lock_wait", "GIL wait", "%", "lock_wait_fraction",
      "Share of the op's work its threads spent waiting for their process's interpreter lock "
      "(the GIL) while another thread ran Python: what more threads cannot give back.",
-     Better::kLower, 100, 0, kJsonView | kGuiView, false,
+     Better::kLower, 100, 0, kEverywhere | kTextViewWhereMeasured, false,
      [](const Stage& s) -> std::optional<double> {
        if ((s.traits & record::kTraitHoldsInterpreterLock) == 0 && s.lock_wait_fraction <= 0) {
          return std::nullopt;  // runs no Python

@@ -21,6 +21,9 @@ enum FigureView : unsigned {
   kTextView = 1u << 0,  // the CLI's text (run and report's op table, compare's rows)
   kJsonView = 1u << 1,  // the CLI's --json
   kGuiView = 1u << 2,   // the GUI's table (the Statistics dock, the Compare window)
+  // With kTextView: shown in the text only when some row has a value (the interpreter
+  // lock's waits, for pipelines that run Python), so the table of others stays as wide.
+  kTextViewWhereMeasured = 1u << 3,
 };
 
 template <typename Source>

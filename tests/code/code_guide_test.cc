@@ -115,12 +115,12 @@ ds = tf.data.Dataset.from_generator(count, args=[25], output_types=tf.int32)
   EXPECT_EQ(notes.find("sleep"), std::string::npos) << notes;
   // The elements a `count(stop)` of this body yields, called with 25.
   const auto records_of = [](const std::string& body) {
-    auto c = ImportCode("import tensorflow as tf\ndef count(stop):\n" + body +
-                            "ds = tf.data.Dataset.from_generator(count, args=[25], "
-                            "output_types=tf.int32)\n",
-                        "count.py");
-    EXPECT_TRUE(c.ok()) << c.status().message();
-    return c.ok() ? c->spec.source().from_generator().records() : int64_t{0};
+    auto imported = ImportCode("import tensorflow as tf\ndef count(stop):\n" + body +
+                                   "ds = tf.data.Dataset.from_generator(count, args=[25], "
+                                   "output_types=tf.int32)\n",
+                               "count.py");
+    EXPECT_TRUE(imported.ok()) << imported.status().message();
+    return imported.ok() ? imported->spec.source().from_generator().records() : int64_t{0};
   };
   EXPECT_EQ(records_of("  i = 2\n  while i <= stop:\n    yield i\n    i += 3\n"), 8)
       << "2, 5, ..., 23";

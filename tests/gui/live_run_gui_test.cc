@@ -38,8 +38,8 @@ TEST(LiveRunGuiTest, ASpecRunsLiveAndItsKnobWidgetsChangeTheEngine) {
   EXPECT_TRUE(timeline->following());
   timeline->SetView(0, 200'000'000);  // a 200 ms window, still following
   QTest::qWait(700);
-  QTest::qWaitFor([&] { return timeline->view_start() > 0 && window.analysis().steps_per_s > 0; },
-                  10'000);
+  (void)QTest::qWaitFor(
+      [&] { return timeline->view_start() > 0 && window.analysis().steps_per_s > 0; }, 10'000);
   EXPECT_GT(timeline->view_start(), 0) << "the view follows the newest data";
   EXPECT_EQ(timeline->view_end() - timeline->view_start(), 200'000'000);
   EXPECT_GT(window.analysis().steps_per_s, 0) << "statistics refresh while the run goes on";
@@ -60,7 +60,7 @@ TEST(LiveRunGuiTest, ASpecRunsLiveAndItsKnobWidgetsChangeTheEngine) {
   const int64_t followed_span = timeline->view_end() - timeline->view_start();
   QTest::keyClick(box, Qt::Key_W);
   // The timeline reads its keys in its next frame: waited for, however busy the machine.
-  QTest::qWaitFor([&] { return !timeline->following(); }, 10'000);
+  (void)QTest::qWaitFor([&] { return !timeline->following(); }, 10'000);
   EXPECT_FALSE(timeline->following()) << "W reached the timeline";
   EXPECT_LT(timeline->view_end() - timeline->view_start(), followed_span) << "and zoomed in";
   EXPECT_EQ(box->value(), 2);
@@ -68,14 +68,14 @@ TEST(LiveRunGuiTest, ASpecRunsLiveAndItsKnobWidgetsChangeTheEngine) {
   EXPECT_TRUE(timeline->following());
   timeline->setFocus();
   QTest::keyClick(timeline, Qt::Key_W);
-  QTest::qWaitFor([&] { return !timeline->following(); }, 10'000);
+  (void)QTest::qWaitFor([&] { return !timeline->following(); }, 10'000);
   EXPECT_FALSE(timeline->following());
   QTest::keyClick(timeline, Qt::Key_End);
   EXPECT_TRUE(timeline->following());
 
   window.run()->SetPaused(true);
   EXPECT_TRUE(window.run()->live_run()->paused());
-  QTest::qWaitFor([&] { return window.status_text().startsWith("PAUSED"); }, 10'000);
+  (void)QTest::qWaitFor([&] { return window.status_text().startsWith("PAUSED"); }, 10'000);
   EXPECT_TRUE(window.status_text().startsWith("PAUSED"));
   window.run()->SetPaused(false);
   QTest::qWait(400);
@@ -160,7 +160,7 @@ TEST(LiveRunGuiTest, ALiveRunIsAdvisedOnItsFirstSecondsWhileItGoesOn) {
   EXPECT_TRUE(advice.contains("decode"))
       << "decode at parallelism 1 is what holds the demo back: " << advice.toStdString();
   // A refresh with the advice.
-  QTest::qWaitFor([&] { return window.verdict_text().contains("predicted"); }, 10'000);
+  (void)QTest::qWaitFor([&] { return window.verdict_text().contains("predicted"); }, 10'000);
   EXPECT_TRUE(window.verdict_text().contains("predicted")) << window.verdict_text().toStdString();
   window.grab().save("live_advice.png");
 

@@ -141,12 +141,32 @@ TEST(FigureTableTest, TheCliShowsEachFigureWhereItsViewsSay) {
   const nlohmann::json& stage = j["stages"][0];
   for (const StageFigure& f : StageFigureTable()) {
     const bool in_text = header.find(std::string(" ") + f.header) != std::string::npos;
+    // DistinctStage has a value for every figure, so one shown where measured is shown.
     EXPECT_EQ(in_text, (f.views & kTextView) != 0u) << f.key << " in: " << header;
     EXPECT_EQ(stage.contains(f.json_key), (f.views & kJsonView) != 0u) << f.key;
   }
   EXPECT_EQ(stage["elements"], 910) << "counts stay integers";
   EXPECT_DOUBLE_EQ(stage["busy_fraction"].get<double>(), 0.94) << "base units, not percent";
   EXPECT_NE(text.find("3090.5 µs"), std::string::npos) << text;
+}
+
+// A figure that only some pipelines have (the interpreter lock's waits, where an op runs
+// Python) is a column of the text table when a row has it, and no column of blanks when
+// none does.
+TEST(FigureTableTest, TheLockWaitColumnIsInTheTextWhereAnOpRunsPython) {
+  const auto header_of = [](const trace::StageFigures& s) {
+    trace::RangeAnalysis a;
+    a.stages = {s};
+    const std::string text = cli::SummaryToText(a, cli::SummaryContext());
+    const auto at = text.find("stage ");
+    return at == std::string::npos ? text : text.substr(at, text.find('\n', at) - at);
+  };
+  trace::StageFigures python = DistinctStage();
+  EXPECT_NE(header_of(python).find("GIL wait"), std::string::npos) << header_of(python);
+  trace::StageFigures native = DistinctStage();
+  native.lock_wait_fraction = 0;
+  native.traits = 0;
+  EXPECT_EQ(header_of(native).find("GIL wait"), std::string::npos) << header_of(native);
 }
 
 // The rate comes with its 95% interval, in the text and --json, where the steps' times give
