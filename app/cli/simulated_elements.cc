@@ -39,10 +39,18 @@ std::vector<std::string> SimulatedElementLines(const spec::PipelineSpec& spec,
     lines.push_back("values: " + values.status().ToString() + "; the records instead:");
   }
   const trace::Lineage lineage(model);
+  bool unknown = false;
   for (uint64_t id : lineage.ConsumedIds()) {
     if (static_cast<int64_t>(lines.size()) >= limit) break;
     const std::string json = RecordsJson(lineage, id);
+    unknown |= json.find("null") != std::string::npos;
     lines.push_back(lineage.Rows(id) ? "{\"records\":" + json + "}" : json);
+  }
+  // Where the records say nothing either (an interleave's elements come from its
+  // sub-pipelines' sources), why, rather than a column of nulls.
+  if (unknown && values.status().code() == engine::StatusCode::kUnimplemented) {
+    lines.insert(lines.begin(), "values: " + values.status().message() +
+                                    "; the records instead (null: a record of a sub-pipeline):");
   }
   return lines;
 }

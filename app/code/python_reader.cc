@@ -66,10 +66,11 @@ bool EndsWithPath(const std::string& path, const std::string& key) {
 }
 
 // Calls that hand their first argument on: what `tf.constant(files)` or `sorted(names)`
-// holds is what the argument holds, as far as a pipeline cares.
+// holds is what the argument holds, as far as a pipeline cares, and `iter(ds)` is the
+// pipeline it iterates.
 bool PassesArgumentOn(const std::string& path) {
   static const char* const kPassThrough[] = {
-      "tf.constant", "tf.convert_to_tensor", "list", "tuple", "sorted", "tf.identity",
+      "tf.constant", "tf.convert_to_tensor", "list", "tuple", "sorted", "tf.identity", "iter",
       // partial(parse, training=True) calls parse: the stage is parse's.
       "functools.partial", "partial"};
   for (const char* p : kPassThrough) {
@@ -190,12 +191,14 @@ bool DoesNothing(const SyntaxNode& body) {
   return true;
 }
 
-// A statement that only prints (`print(f"step {i}")`): nothing a loop's timing counts.
+// A statement that only prints (`print(f"step {i}")`, `sys.stdout.flush()`): nothing a
+// loop's timing counts.
 bool Prints(const SyntaxNode& statement) {
   const auto children =
       statement.Is("expression_statement") ? statement.code_children() : std::vector<SyntaxNode>{};
-  return children.size() == 1 && children[0].Is("call") &&
-         children[0].field("function").text() == "print";
+  if (children.size() != 1 || !children[0].Is("call")) return false;
+  const std::string_view f = children[0].field("function").text();
+  return f == "print" || f == "sys.stdout.flush" || f == "sys.stderr.flush";
 }
 
 // An except clause's block that only leaves the loop (`break`, `pass`, a print of it).
@@ -703,9 +706,8 @@ std::optional<int64_t> PythonReader::SleepStatementNs(const SyntaxNode& statemen
   return args.size() == 1 ? Evaluate(args[0]).AsSleepNs() : std::nullopt;
 }
 
-int64_t PythonReader::OnlySleeps(const SyntaxNode& body) {
-  if (body.null()) return 0;
-  int64_t slept = 0;
+bool PythonReader::TimingOnly(const SyntaxNode& s, int64_t& slept) {
+  if (s.Is("comment") || s.Is("pass_statement") || Prints(s)) return true;
   // The loop's own timing (`t0 = time.time()`, `waited = time.perf_counter() - t0`): calls of
   // the time module only.
   std::function<bool(const SyntaxNode&, int)> only_clocks = [&](const SyntaxNode& n, int depth) {
@@ -719,26 +721,74 @@ int64_t PythonReader::OnlySleeps(const SyntaxNode& body) {
     }
     return true;
   };
+  const auto children =
+      s.Is("expression_statement") ? s.code_children() : std::vector<SyntaxNode>{};
+  if (children.size() == 1 && children[0].Is("assignment") &&
+      only_clocks(children[0].field("right"), 0)) {
+    return true;
+  }
+  const auto ns = SleepStatementNs(s);
+  if (!ns) return false;
+  slept += *ns;
+  return true;
+}
+
+int64_t PythonReader::OnlySleeps(const SyntaxNode& body) {
+  if (body.null()) return 0;
+  int64_t slept = 0;
   for (const SyntaxNode& s : body.named_children()) {
-    if (s.Is("comment") || s.Is("pass_statement")) continue;
-    const auto children =
-        s.Is("expression_statement") ? s.code_children() : std::vector<SyntaxNode>{};
-    if (children.size() == 1 && children[0].Is("assignment") &&
-        only_clocks(children[0].field("right"), 0)) {
-      continue;
-    }
-    if (Prints(s)) continue;
-    const auto ns = SleepStatementNs(s);
-    if (!ns) return 0;
-    slept += *ns;
+    if (!TimingOnly(s, slept)) return 0;
   }
   return slept;
+}
+
+Value PythonReader::NextTaken(const SyntaxNode& statement) {
+  const auto children =
+      statement.Is("expression_statement") ? statement.code_children() : std::vector<SyntaxNode>{};
+  if (children.size() != 1) return {};
+  const SyntaxNode call = children[0].Is("assignment") ? children[0].field("right") : children[0];
+  if (!call.Is("call")) return {};
+  const SyntaxNode f = call.field("function");
+  const auto args = call.field("arguments").code_children();
+  Value taken;
+  if (f.Is("attribute") && args.empty() &&
+      (f.field("attribute").text() == "next" || f.field("attribute").text() == "__next__")) {
+    taken = Evaluate(f.field("object"));  // gen.next(), Keras's iterators' own spelling
+  } else if (f.Is("identifier") && f.text() == "next" && args.size() == 1) {
+    taken = Evaluate(args[0]);  // next(it)
+  }
+  return taken.Is(Value::Kind::kPipeline) ? taken : Value{};
+}
+
+std::optional<PythonReader::NextAndSleep> PythonReader::TakesNextThenSleeps(
+    const SyntaxNode& body) {
+  if (body.null()) return std::nullopt;
+  NextAndSleep found;
+  for (const SyntaxNode& s : body.named_children()) {
+    if (TimingOnly(s, found.slept_ns)) continue;
+    const Value taken = NextTaken(s);
+    if (!taken.Is(Value::Kind::kPipeline) || found.pipeline.Is(Value::Kind::kPipeline)) {
+      return std::nullopt;
+    }
+    found.pipeline = taken;
+  }
+  if (!found.pipeline.Is(Value::Kind::kPipeline)) return std::nullopt;
+  return found;
 }
 
 void PythonReader::TimesNextAlone(const SyntaxNode& loop) {
   if (const Value ran = OnlyRunsNext(loop.field("body")); ran.Is(Value::Kind::kPipeline)) {
     Trains(ran, loop);
     uses_.back().step_free = true;
+  } else if (const auto taken = TakesNextThenSleeps(loop.field("body"))) {
+    // keras#9332: `X, Y = gen.next()` then `time.sleep(3)` for the GPU's work: the sleep is
+    // the step, as it is in a loop over the pipeline.
+    Trains(taken->pipeline, loop);
+    if (taken->slept_ns > 0) {
+      uses_.back().step_sleep_ns = taken->slept_ns;
+    } else {
+      uses_.back().step_free = true;
+    }
   }
 }
 
@@ -1269,10 +1319,11 @@ Value PythonReader::Compare(const SyntaxNode& node) {
                              operands[1].start_byte() - operands[0].end_byte()));
   std::erase_if(op, [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; });
   // Numbers in order (`prefetch_factor=4 if num_workers > 0 else None`).
-  const auto x = a.Is(Value::Kind::kString) ? std::nullopt : a.AsNumber();
-  const auto y = b.Is(Value::Kind::kString) ? std::nullopt : b.AsNumber();
-  if (x && y && (op == "<" || op == ">" || op == "<=" || op == ">=")) {
-    const bool holds = op == "<" ? *x < *y : op == ">" ? *x > *y : op == "<=" ? *x <= *y : *x >= *y;
+  const bool numbers = !a.Is(Value::Kind::kString) && !b.Is(Value::Kind::kString) &&
+                       a.AsNumber().has_value() && b.AsNumber().has_value();
+  if (numbers && (op == "<" || op == ">" || op == "<=" || op == ">=")) {
+    const double l = a.AsNumber().value_or(0), r = b.AsNumber().value_or(0);
+    const bool holds = op == "<" ? l < r : op == ">" ? l > r : op == "<=" ? l <= r : l >= r;
     return Value{.kind = Value::Kind::kBool, .b = holds, .node = node};
   }
   std::optional<bool> same;

@@ -192,6 +192,19 @@ class PythonReader {
   // A loop body that does nothing but sleep for seconds the code gives (beside prints,
   // `pass` and comments): the nanoseconds it sleeps; 0 for any other body.
   int64_t OnlySleeps(const SyntaxNode& body);
+  // A statement of a loop's own timing (a comment, `pass`, a print, a clock read, a
+  // `time.sleep` of seconds the code gives, added to `slept`): true; false for any other.
+  bool TimingOnly(const SyntaxNode& statement, int64_t& slept);
+  // `X, Y = gen.next()`, `batch = next(it)`, `it.__next__()` as a statement: the pipeline
+  // whose next element it takes; Unknown for any other statement.
+  Value NextTaken(const SyntaxNode& statement);
+  // A loop body that takes one pipeline's next element and otherwise only times, prints
+  // and sleeps: that pipeline and the sleeps (the step it stands for); nullopt otherwise.
+  struct NextAndSleep {
+    Value pipeline;
+    int64_t slept_ns = 0;
+  };
+  std::optional<NextAndSleep> TakesNextThenSleeps(const SyntaxNode& body);
   // `time.sleep(seconds)` as a statement, of seconds the code gives: its ns; nullopt for any
   // other statement.
   std::optional<int64_t> SleepStatementNs(const SyntaxNode& statement);

@@ -219,6 +219,11 @@ std::map<std::string, Dialect::Function> TorchvisionConstructors() {
   };
   for (const TransformCostRow& row : kTransformCosts) add_transform(row.name);
   for (const char* name : kComposing) add_transform(name);
+  // The two names torchvision deprecated in 0.2 and later removed, which code written for its
+  // first releases keeps (pytorch/examples' ImageNet script of 2017, pytorch#680): the
+  // transforms they became.
+  functions["transforms.RandomSizedCrop"] = Made(kTransforms + std::string("RandomResizedCrop"));
+  functions["transforms.Scale"] = Made(kTransforms + std::string("Resize"));
   for (const DatasetRow& row : kDatasetRows) {
     functions[std::string("datasets.") + row.name] = Made(kDatasets + std::string(row.name));
   }

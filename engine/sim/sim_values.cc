@@ -39,6 +39,11 @@ class Replay {
     }
     for (const engine::PlannedOp& p : ops_) {
       const spec::ElementSource* per_element = engine::PerElementSourceOf(*p.op);
+      if (per_element && per_element->has_from_generator()) {
+        return engine::Unimplemented("'" + p.op->name() +
+                                     "' runs a Python generator per element, and the simulator "
+                                     "follows the records of the top-level source only");
+      }
       if (per_element && !per_element->has_from_element()) {
         return engine::Unimplemented("'" + p.op->name() +
                                      "' reads records of files, whose content only a run reads");

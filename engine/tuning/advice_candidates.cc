@@ -304,6 +304,30 @@ void AddThreadKnobs(const PlannedOp& p, int cores, CandidateList& out) {
   }
 }
 
+// The work function of a top-level op's calls: a map's, a DataLoader's or Keras's getitem.
+const spec::WorkFunction* CallsWorkOf(const spec::Op& op) {
+  if (op.has_dataloader()) return &op.dataloader().getitem();
+  if (op.has_keras_fit()) return &op.keras_fit().getitem();
+  return FunctionOf(op);
+}
+
+}  // namespace
+
+std::string WaitsOverlapAssumption(const spec::PipelineSpec& spec, const AdviceCandidate& c) {
+  if (c.kind != "parallelise" && c.kind != "more_workers") return "";
+  for (const spec::Op& op : spec.ops()) {
+    if (op.name() != c.op) continue;
+    const spec::WorkFunction* fn = CallsWorkOf(op);
+    if (!fn || !WorkFunctionMostlyWaits(*fn)) return "";
+    return "it rests on " + c.op +
+           "'s waits overlapping, as reads from remote storage or an SSD do; one local hard "
+           "disk reads one place at a time, and there more workers gain nothing (pytorch#680)";
+  }
+  return "";
+}
+
+namespace {
+
 void AddPlannedOps(const std::vector<PlannedOp>& ops, int cores, CandidateList& out) {
   for (const PlannedOp& p : ops) {
     AddThreadKnobs(p, cores, out);

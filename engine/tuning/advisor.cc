@@ -545,6 +545,11 @@ Result<AdvisorResult> Advise(const spec::PipelineSpec& spec, const trace::RangeA
     a.confidence = t.least_gain > 2 * result.noise ? "high" : "medium";
     a.text =
         TextOf(c, base_rate, a.predicted_steps_per_s, t.gain, a.what_changes, options.whole_run);
+    // The simulator overlaps every wait; whether the storage does, only a run there says.
+    if (const std::string assumes = WaitsOverlapAssumption(spec, c); !assumes.empty()) {
+      a.text += "; " + assumes;
+      a.confidence = "medium";
+    }
     result.advice.push_back(std::move(a));
   }
   DropBufferingCalledVectorising(result.advice, result.noise, base.size(), simulate);

@@ -346,6 +346,45 @@ d = tf.data.Dataset.range(multiprocessing.cpu_count()).map(f)
       << Notes(ranged);
 }
 
+// keras#9332: a loop that takes each batch by hand (`X, Y = gen.next()`, `next(it)`) and
+// sleeps for the GPU's work, printing as it goes: the sleep is the step, as in a loop over
+// the pipeline; without a sleep the loop times the input alone.
+TEST(CodeImportTest, ALoopTakingTheNextBatchByHandSleepsItsStep) {
+  const auto keras = Import(R"(import sys
+import time
+from keras.preprocessing import image as IDG_test
+
+idg = IDG_test.ImageDataGenerator()
+gen = idg.flow_from_directory("./data/", target_size=(50, 50), batch_size=4)
+for i in range(5):
+    print("Ask for data")
+    sys.stdout.flush()
+    X, Y = gen.next()
+    print("Data received. Let's sleep.")
+    time.sleep(3)
+)");
+  EXPECT_EQ(keras.spec.train_step().step_time(), "3s") << Notes(keras);
+  EXPECT_TRUE(HasNote(keras, 7, "the loop sleeps 3s")) << Notes(keras);
+  const auto tf = Import(R"(import tensorflow as tf
+ds = tf.data.Dataset.range(100).batch(10)
+it = iter(ds)
+while True:
+    batch = next(it)
+)");
+  EXPECT_EQ(tf.spec.train_step().step_time(), "0ms") << Notes(tf);
+  // A loop that does more with what it takes is a training loop of its own, not timed here.
+  const auto more = Import(R"(import time
+import tensorflow as tf
+ds = tf.data.Dataset.range(100).batch(10)
+it = iter(ds)
+for i in range(5):
+    batch = next(it)
+    model.train_on_batch(batch)
+    time.sleep(3)
+)");
+  EXPECT_NE(more.spec.train_step().step_time(), "3s") << Notes(more);
+}
+
 // A sleep is a wait, not work (discuss.pytorch.org 156487: a database fetch timed by
 // time.sleep in __getitem__, a training step by time.sleep in the loop): the getitem's wait,
 // the step's time; `wait` sets one where the code does not say it.
@@ -1912,14 +1951,19 @@ loader = DataLoader(test, batch_size=1000)
 
   // An ImageFolder of photos: a JPEG's decode, then transforms on a 500×375 photo; the same
   // transforms on CIFAR's 32×32 images cost a small part of that.
-  const auto folder = Import(R"(import torch
+  // pytorch/examples' ImageNet script, with its crop's name.
+  const auto imagenet = [](const std::string& crop) {
+    return Import(R"(import torch
 from torchvision import datasets, transforms
 normalize = transforms.Normalize(mean=[0.485, 0.456, 0.406], std=[0.229, 0.224, 0.225])
 train = datasets.ImageFolder(traindir, transforms.Compose([
-    transforms.RandomResizedCrop(224), transforms.RandomHorizontalFlip(),
+    transforms.)" +
+                  crop + R"((224), transforms.RandomHorizontalFlip(),
     transforms.ToTensor(), normalize]))
 loader = torch.utils.data.DataLoader(train, batch_size=256, shuffle=True, num_workers=4)
 )");
+  };
+  const auto folder = imagenet("RandomResizedCrop");
   EXPECT_EQ(folder.spec.source().range().stop(), 10000);  // the stand-in for its files
   EXPECT_TRUE(HasNote(folder, 7, "the images under `traindir` are known only when the code runs"))
       << Notes(folder);
@@ -1927,6 +1971,12 @@ loader = torch.utils.data.DataLoader(train, batch_size=256, shuffle=True, num_wo
   EXPECT_EQ(folder_item.output_bytes(), 3 * 224 * 224 * 4);
   EXPECT_GT(us(folder_item.duration()), 1080 + 300);  // the decode, then a crop's resize
   EXPECT_LT(us(cifar_item.duration()) * 10, us(folder_item.duration()) - 1080);
+  // The same in torchvision's first names (pytorch#680's ImageNet script of 2017):
+  // RandomSizedCrop and Scale are RandomResizedCrop and Resize.
+  const auto old_names = imagenet("RandomSizedCrop");
+  const auto& old_item = old_names.spec.ops(0).dataloader().getitem().python();
+  EXPECT_EQ(old_item.output_bytes(), 3 * 224 * 224 * 4) << Notes(old_names);
+  EXPECT_EQ(old_item.duration(), folder_item.duration()) << Notes(old_names);
 
   // Transforms the model cannot cost are named; one kept as PIL images cannot be collated.
   const auto unknown = Import(R"(import torch

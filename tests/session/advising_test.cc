@@ -530,17 +530,30 @@ TEST(AdvisingTest, PredictionsAreSteadyRatesThatTheStepTimeBounds) {
 // A DataLoader whose __getitem__ waits for storage gains from workers beyond the cores, as
 // reads do (four a core at most); one whose __getitem__ computes does not.
 TEST(AdvisingTest, LoaderWorkersThatWaitForStorageGoBeyondTheCores) {
-  const Advised a = Advise(R"(name: "io_loader"
-      budget { cpu_cores: 2 }
+  // A loader of `workers` on `cores` whose __getitem__ is `getitem`, before a 20 ms step.
+  const auto loader = [](int cores, int workers, const std::string& getitem) {
+    return Advise(R"(name: "loader" budget { cpu_cores: )" + std::to_string(cores) + R"( }
       source { name: "dataset" range { stop: 100000 } }
-      ops { name: "loader" dataloader { batch_size: 32 num_workers: 2 persistent_workers: true
-                                        getitem { io_wait { duration: "5ms" } } } }
+      ops { name: "loader" dataloader { batch_size: 32 persistent_workers: true num_workers: )" +
+                  std::to_string(workers) + " getitem { " + getitem + R"( } } }
       ops { name: "epochs" repeat {} }
       train_step { step_time: "20ms" device: simulated })");
+  };
+  const Advised a = loader(2, 2, R"(io_wait { duration: "5ms" })");
   const engine::Advice* more = Find(a, "more_workers");
   ASSERT_NE(more, nullptr) << a.analysis.verdict.text;
   EXPECT_EQ(more->change, "loader.num_workers=8") << more->text;
   EXPECT_GT(more->predicted_gain, 2) << more->text;
+  // The gain rests on the waits overlapping, which one hard disk does not (pytorch#680):
+  // said, and not sure.
+  EXPECT_NE(more->text.find("it rests on loader's waits overlapping"), std::string::npos)
+      << more->text;
+  EXPECT_EQ(more->confidence, "medium") << more->text;
+  // Workers that compute gain from the cores, whatever the storage: nothing to assume.
+  const Advised computing = loader(4, 1, R"(cpu_work { duration: "2ms" })");
+  const engine::Advice* cores = Find(computing, "more_workers");
+  ASSERT_NE(cores, nullptr) << computing.analysis.verdict.text;
+  EXPECT_EQ(cores->text.find("rests on"), std::string::npos) << cores->text;
 }
 
 // Keras's enqueuer threads whose sequence[i] sleeps (the lock released, no core used) gain
