@@ -23,6 +23,8 @@ namespace {
 struct RateOfRun {
   double steps_per_s = 0;
   bool ended = false;
+  int64_t steps = 0;   // where it ended: the program's steps, its start-up's included
+  double seconds = 0;  // and its time
 };
 
 // `spec`'s steady rate on `model` with seed `seed`, simulated for `seconds` (longer where
@@ -41,7 +43,9 @@ engine::Result<RateOfRun> SteadyRateOf(const spec::PipelineSpec& spec, const sim
       SimulateSteadyPart(spec, model, options, std::max(seconds, kAdviceMostSimulatedSeconds)));
   const bool ended = EndsEarly(run);
   if (input_alone) return RateOfRun{InputAloneRate(run), ended};
-  if (ended) return RateOfRun{WholeRunRate(run), true};
+  if (ended) {
+    return RateOfRun{WholeRunRate(run), true, run.steps, static_cast<double>(run.end_ns) / 1e9};
+  }
   return RateOfRun{std::max(0.0, run.steady.steps_per_s), false};
 }
 
@@ -201,6 +205,8 @@ engine::Result<engine::AdvisorResult> AdviseOn(const spec::PipelineSpec& given,
   // from here rather than simulating again.
   ASSIGN_OR_RETURN(const RateOfRun first, CandidateRate(model, seconds, &spec, spec, 1, 1));
   options.whole_run = first.ended;
+  options.whole_run_steps = first.steps;
+  options.whole_run_s = first.seconds;
   engine::SimulatedRate simulate = SimulatedRateOn(model, seconds, spec);
   engine::SimulatedRate first_kept = [simulate = std::move(simulate), first,
                                       given = spec.SerializeAsString()](

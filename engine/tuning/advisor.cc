@@ -464,10 +464,17 @@ std::string AdviceHeading(const AdvisorResult& result) {
   const double sim = result.simulated_steps_per_s;
   const double run = result.measured_steps_per_s;
   if (result.whole_run && sim > 0) {
-    head +=
-        "; the program ends within the simulation, so rates are its steps over its whole "
-        "time, start-up and each epoch's start included: " +
-        Rate(sim) + " steps/s as it is";
+    // The advisor simulates longer than the run shown may have lasted: its length said, so
+    // that "ends" does not read as this run's end (keras#9332: 348 steps shown of 2,500).
+    const std::string length =
+        result.whole_run_steps > 0
+            ? " (" + std::to_string(result.whole_run_steps) + " steps in " +
+                  FormatDuration(static_cast<int64_t>(result.whole_run_s * 1e9)) + " simulated)"
+            : "";
+    head += "; the program ends within the advisor's simulation" + length +
+            ", so rates are its steps over its whole time, start-up and each epoch's start "
+            "included: " +
+            Rate(sim) + " steps/s as it is";
     if (run > 0) head += " (this run's figure, from its first step: " + Rate(run) + ")";
   } else if (sim > 0 && run > 0 && std::abs(sim / run - 1) > std::max(result.noise, 0.01)) {
     head += "; predictions start from " + Rate(sim) +
@@ -498,6 +505,8 @@ Result<AdvisorResult> Advise(const spec::PipelineSpec& spec, const trace::RangeA
   ASSIGN_OR_RETURN(const std::vector<double> base, RatesBySeed(spec, simulate, seeds, 1));
   result.simulated_steps_per_s = Median(base);
   result.whole_run = options.whole_run;
+  result.whole_run_steps = options.whole_run_steps;
+  result.whole_run_s = options.whole_run_s;
   // A first step that comes late (a shuffle buffer of millions filling), or none: what the
   // user waits for, whatever the steady rate after it.
   const double startup_s = static_cast<double>(measured.startup_ns) / 1e9;

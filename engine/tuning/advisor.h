@@ -45,6 +45,8 @@ struct AdvisorOptions {
   // The program ends within the simulation (a few epochs): the rates the SimulatedRate gives
   // are its steps over its whole time, start-up included, and are said so.
   bool whole_run = false;
+  int64_t whole_run_steps = 0;  // and its steps and seconds, where it does
+  double whole_run_s = 0;
 };
 
 // Advice that keeps the output, applied together: the first piece of advice (a knob change
@@ -75,7 +77,9 @@ struct AdvisorResult {
   double noise = 0;                  // the gain below which a change was not advised
   double simulated_steps_per_s = 0;  // the spec as given, median over the seeds
   bool whole_run = false;            // rates over the program's whole run (AdvisorOptions)
-  double measured_steps_per_s = 0;   // the run's own rate, which the simulation stands for
+  int64_t whole_run_steps = 0;       // the program's steps and time, where whole_run
+  double whole_run_s = 0;
+  double measured_steps_per_s = 0;  // the run's own rate, which the simulation stands for
   // Each batch is handed out this many times an epoch (engine::BatchCopies: a DataLoader's
   // replicated IterableDataset): repeats are not progress, so every rate here, measured and
   // predicted, counts each batch once.
