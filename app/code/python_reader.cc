@@ -742,7 +742,7 @@ int64_t PythonReader::OnlySleeps(const SyntaxNode& body) {
   return slept;
 }
 
-Value PythonReader::NextTaken(const SyntaxNode& statement) {
+Value PythonReader::NextTaken(const SyntaxNode& statement, std::string* spelled) {
   const auto children =
       statement.Is("expression_statement") ? statement.code_children() : std::vector<SyntaxNode>{};
   if (children.size() != 1) return {};
@@ -754,8 +754,10 @@ Value PythonReader::NextTaken(const SyntaxNode& statement) {
   if (f.Is("attribute") && args.empty() &&
       (f.field("attribute").text() == "next" || f.field("attribute").text() == "__next__")) {
     taken = Evaluate(f.field("object"));  // gen.next(), Keras's iterators' own spelling
+    if (spelled) *spelled = f.field("object").text();
   } else if (f.Is("identifier") && f.text() == "next" && args.size() == 1) {
     taken = Evaluate(args[0]);  // next(it)
+    if (spelled) *spelled = args[0].text();
   }
   return taken.Is(Value::Kind::kPipeline) ? taken : Value{};
 }
@@ -766,7 +768,7 @@ std::optional<PythonReader::NextAndSleep> PythonReader::TakesNextThenSleeps(
   NextAndSleep found;
   for (const SyntaxNode& s : body.named_children()) {
     if (TimingOnly(s, found.slept_ns)) continue;
-    const Value taken = NextTaken(s);
+    const Value taken = NextTaken(s, &found.spelled);
     if (!taken.Is(Value::Kind::kPipeline) || found.pipeline.Is(Value::Kind::kPipeline)) {
       return std::nullopt;
     }
@@ -788,6 +790,17 @@ void PythonReader::TimesNextAlone(const SyntaxNode& loop) {
       uses_.back().step_sleep_ns = taken->slept_ns;
     } else {
       uses_.back().step_free = true;
+    }
+    const Pipeline* p = taken->pipeline.pipeline.get();
+    if (p && !p->ops.empty() && p->ops.back().has_keras_fit()) {
+      // Its workers and queue are fit's (Dref360's answer in keras#9332): a batch taken by
+      // hand is made then, on the loop's thread.
+      Note(loop.start(), "the loop takes " + p->ops.back().name() +
+                             "'s batches by hand, each made when it is asked for: Keras makes "
+                             "them ahead, in workers, only inside fit(" +
+                             taken->spelled +
+                             ", workers=N) (or a keras.utils.OrderedEnqueuer); the spec's "
+                             "workers stand for that");
     }
   }
 }

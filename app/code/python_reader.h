@@ -197,12 +197,14 @@ class PythonReader {
   bool TimingOnly(const SyntaxNode& statement, int64_t& slept);
   // `X, Y = gen.next()`, `batch = next(it)`, `it.__next__()` as a statement: the pipeline
   // whose next element it takes; Unknown for any other statement.
-  Value NextTaken(const SyntaxNode& statement);
+  // `spelled`, where given, gets the iterator's text (`gen`).
+  Value NextTaken(const SyntaxNode& statement, std::string* spelled = nullptr);
   // A loop body that takes one pipeline's next element and otherwise only times, prints
   // and sleeps: that pipeline and the sleeps (the step it stands for); nullopt otherwise.
   struct NextAndSleep {
     Value pipeline;
     int64_t slept_ns = 0;
+    std::string spelled;  // the iterator as the code writes it (`gen`)
   };
   std::optional<NextAndSleep> TakesNextThenSleeps(const SyntaxNode& body);
   // `time.sleep(seconds)` as a statement, of seconds the code gives: its ns; nullopt for any

@@ -365,6 +365,10 @@ for i in range(5):
 )");
   EXPECT_EQ(keras.spec.train_step().step_time(), "3s") << Notes(keras);
   EXPECT_TRUE(HasNote(keras, 7, "the loop sleeps 3s")) << Notes(keras);
+  EXPECT_TRUE(HasNote(keras, 7,
+                      "the loop takes flow's batches by hand, each made when it is asked for: "
+                      "Keras makes them ahead, in workers, only inside fit(gen, workers=N)"))
+      << Notes(keras);
   const auto tf = Import(R"(import tensorflow as tf
 ds = tf.data.Dataset.range(100).batch(10)
 it = iter(ds)
