@@ -706,25 +706,25 @@ std::optional<int64_t> PythonReader::SleepStatementNs(const SyntaxNode& statemen
   return args.size() == 1 ? Evaluate(args[0]).AsSleepNs() : std::nullopt;
 }
 
+bool PythonReader::OnlyClocks(const SyntaxNode& n, int depth) {
+  if (depth > 32) return false;
+  if (n.Is("call")) {
+    const Value f = Evaluate(n.field("function"));
+    if (!f.Is(Value::Kind::kSymbol) || !CanonicalPath(f.s).starts_with("time.")) return false;
+  }
+  for (const SyntaxNode& c : n.named_children()) {
+    if (!OnlyClocks(c, depth + 1)) return false;
+  }
+  return true;
+}
+
 bool PythonReader::TimingOnly(const SyntaxNode& s, int64_t& slept) {
   if (s.Is("comment") || s.Is("pass_statement") || Prints(s)) return true;
-  // The loop's own timing (`t0 = time.time()`, `waited = time.perf_counter() - t0`): calls of
-  // the time module only.
-  std::function<bool(const SyntaxNode&, int)> only_clocks = [&](const SyntaxNode& n, int depth) {
-    if (depth > 32) return false;
-    if (n.Is("call")) {
-      const Value f = Evaluate(n.field("function"));
-      if (!f.Is(Value::Kind::kSymbol) || !CanonicalPath(f.s).starts_with("time.")) return false;
-    }
-    for (const SyntaxNode& c : n.named_children()) {
-      if (!only_clocks(c, depth + 1)) return false;
-    }
-    return true;
-  };
+  // The loop's own timing (`t0 = time.time()`, `waited = time.perf_counter() - t0`).
   const auto children =
       s.Is("expression_statement") ? s.code_children() : std::vector<SyntaxNode>{};
   if (children.size() == 1 && children[0].Is("assignment") &&
-      only_clocks(children[0].field("right"), 0)) {
+      OnlyClocks(children[0].field("right"), 0)) {
     return true;
   }
   const auto ns = SleepStatementNs(s);

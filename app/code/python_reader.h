@@ -195,6 +195,8 @@ class PythonReader {
   // A statement of a loop's own timing (a comment, `pass`, a print, a clock read, a
   // `time.sleep` of seconds the code gives, added to `slept`): true; false for any other.
   bool TimingOnly(const SyntaxNode& statement, int64_t& slept);
+  // Whether every call in `node` is the time module's (a clock read); `depth` bounds it.
+  bool OnlyClocks(const SyntaxNode& node, int depth);
   // `X, Y = gen.next()`, `batch = next(it)`, `it.__next__()` as a statement: the pipeline
   // whose next element it takes; Unknown for any other statement.
   // `spelled`, where given, gets the iterator's text (`gen`).

@@ -91,7 +91,7 @@ class PythonTree {
   size_t key_base() const { return key_base_; }
   // Every ERROR and MISSING node, in source order. A file with a few of them still yields
   // what its well-formed statements say.
-  std::vector<SyntaxProblem> Problems() const { return problems_; }
+  const std::vector<SyntaxProblem>& Problems() const { return problems_; }
 
   static constexpr uint32_t kNone = UINT32_MAX;
   // One node of the parse, named or a token. Nodes are in pre-order (source order), so a

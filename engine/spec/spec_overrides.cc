@@ -155,16 +155,19 @@ Status ApplyOverride(spec::PipelineSpec& spec, const std::string& assignment) {
   spec::ElementSource* per = op->has_interleave() ? op->mutable_interleave()->mutable_per_element()
                              : op->has_flat_map() ? op->mutable_flat_map()->mutable_per_element()
                                                   : nullptr;
-  if (per && per->has_synthetic_file() && !params.GetDescriptor()->FindFieldByName(knob) &&
-      per->synthetic_file().GetDescriptor()->FindFieldByName(knob)) {
+  // A knob the op has not and the source it reads per element has.
+  const auto per_element_knob = [&](const Message& source) {
+    return !params.GetDescriptor()->FindFieldByName(knob) &&
+           source.GetDescriptor()->FindFieldByName(knob) != nullptr;
+  };
+  if (per && per->has_synthetic_file() && per_element_knob(per->synthetic_file())) {
     RETURN_IF_ERROR(SetField(*per->mutable_synthetic_file(), knob, value,
                              "op '" + op_name + "' (its synthetic files)"));
     if (knob == "records_per_file") per->mutable_synthetic_file()->clear_size_is_stand_in();
     return Status::Ok();
   }
   // A Python generator per element: its yields (records), duration, wait, first_wait.
-  if (per && per->has_from_generator() && !params.GetDescriptor()->FindFieldByName(knob) &&
-      per->from_generator().GetDescriptor()->FindFieldByName(knob)) {
+  if (per && per->has_from_generator() && per_element_knob(per->from_generator())) {
     RETURN_IF_ERROR(SetField(*per->mutable_from_generator(), knob, value,
                              "op '" + op_name + "' (its Python generator per element)"));
     if (knob == "duration") per->mutable_from_generator()->clear_cost_is_stand_in();
