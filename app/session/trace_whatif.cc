@@ -22,6 +22,28 @@ constexpr double kFitTolerance = 0.01;
 // workers kept up, not what a batch costs them.
 constexpr double kKeptUp = 0.05;
 
+// What a batch from a worker costs a PyTorch job's main process, measured with torch 2.11
+// on the lent GPU machine (H200, 16 cores, gVisor) on 2026-12-04 by
+// scripts/measure-torch-receive (batches of 32 stored samples from 4 and 8 workers):
+// next() takes 1.0-1.3 ms for a 32 KiB batch and 3.1-3.5 ms for an 18.4 MiB one without
+// pin_memory, and pin_memory() of a received 18.4 MiB batch 4.5-4.7 ms. The bare
+// python3 figures of dataloader_rules.h (45 us and 50 us a MiB) are pickle's, not torch's
+// shared-memory hand-over.
+constexpr int64_t kTorchReceiveNsPerBatch = 1'100'000;
+constexpr int64_t kTorchReceiveNsPerMib = 120'000;
+constexpr int64_t kTorchPinNsPerMib = 250'000;
+// A training loop copying a pageable batch to the device waits for the copy, where a pinned
+// one is copied asynchronously: scripts/measure-loop-contention's ResNet-50 loop took 38.2 ms
+// a step with 8 workers and pageable 18.4 MiB batches against 29.0 pinned; less the two
+// receipts above (3.3 ms on the loop; 7.9 ms taking turns with it), 13.8 ms of copying.
+constexpr int64_t kTorchPageableCopyNsPerMib = 750'000;
+// A PyTorch loop's Python drives each op: the loop holds its process's interpreter lock for
+// all of its own time in the model (sim::CostModel::step_host_gil_share), so the
+// pin-memory thread's receipt of each batch takes turns with it. On the same machine the
+// loop's step grew from 24.3 ms (a batch already on the device) to 29.0-30.7 ms with 2 or 8
+// workers delivering pinned batches: as much as the receipt, 7.9 ms, within its spread.
+constexpr double kTorchLoopGilShare = 1.0;
+
 std::string Text(const char* format, double a, double b = 0, double c = 0) {
   // Measured first: a fixed buffer cut the epoch-start note off mid-sentence.
   const int length = std::snprintf(nullptr, 0, format, a, b, c);
@@ -40,6 +62,9 @@ struct JobCosts {
   double loop_cv = 0;
   double loop_cpu_share = 1;  // of it, CPU on the loop's thread; the rest the device's step
   int64_t sample_bytes = 0;
+  // A PyTorch job's (an imported trace's): its loop runs Python and its batches are
+  // torch's, received at torch's costs; the engine's own runs keep their spec's.
+  bool torch_job = false;
   int64_t worker_startup_ns = engine::kDefaultWorkerStartupNs;
   double cores = 2;
 };
@@ -63,6 +88,11 @@ spec::PipelineSpec SpecOf(const LoaderSettings& s, const JobCosts& c) {
   d->mutable_getitem()->mutable_python()->set_duration(std::to_string(std::llround(c.getitem_ns)) +
                                                        "ns");
   d->set_worker_startup(std::to_string(c.worker_startup_ns) + "ns");
+  if (c.torch_job) {
+    d->set_receive_per_batch(std::to_string(kTorchReceiveNsPerBatch) + "ns");
+    const int64_t per_mib = kTorchReceiveNsPerMib + (s.pin_memory ? kTorchPinNsPerMib : 0);
+    d->set_receive_per_mb(std::to_string(per_mib) + "ns");
+  }
   p.mutable_train_step()->set_step_time("0ns");  // the loop's time is step_host
   p.mutable_train_step()->set_max_in_flight(1);
   return p;
@@ -78,6 +108,7 @@ engine::Result<WhatIfFigures> SimulateJob(const LoaderSettings& s, const JobCost
   model.origin = "what-if";
   model.step = sim::Dist{c.loop_ns * (1 - c.loop_cpu_share), c.loop_cv};
   model.step_host = sim::Dist{c.loop_ns * c.loop_cpu_share, c.loop_cv};
+  model.step_host_gil_share = c.torch_job ? kTorchLoopGilShare : 0;
   sim::OpCost& loader = model.ops["dataloader"];
   loader.cpu = sim::Dist{};
   loader.cpu_per_row = sim::Dist{c.getitem_ns, c.getitem_cv};
@@ -262,6 +293,7 @@ engine::Result<FittedJob> FitJob(const trace::LoaderJob& job, const WhatIfOption
   p.traced.batch_size = loader.batch_size > 0 ? loader.batch_size : 1;
   p.traced.pin_memory = loader.pin_memory.value_or(false);
   costs.loop_cpu_share = job.loop_cpu_share;
+  costs.torch_job = !job.recorded_here;
   bool batch_from_spec = false;
   if (job.recorded_here) {
     RETURN_IF_ERROR(SettingsOfRecording(job, p.traced, costs));
@@ -388,7 +420,21 @@ engine::Result<FittedJob> FitJob(const trace::LoaderJob& job, const WhatIfOption
       " (a bare python3 with multiprocessing, measured here; torch's import adds to "
       "it: give --given worker_startup=...), paid at each epoch's start unless "
       "persistent_workers, which the steady figures leave out");
-  if (costs.sample_bytes > 0) {
+  if (costs.torch_job) {
+    const double mib = static_cast<double>(costs.sample_bytes) * b / (1 << 20);
+    notes.push_back(
+        Text("a batch of %.1f MiB crosses from a worker: %.1f ms to receive, %.1f ms more to "
+             "pin (torch 2.11 measured on an H200 machine by scripts/measure-torch-receive)",
+             mib, (kTorchReceiveNsPerBatch + mib * kTorchReceiveNsPerMib) / 1e6,
+             mib * kTorchPinNsPerMib / 1e6) +
+        "; the loop receives it itself, or the pin-memory thread does, taking turns with the "
+        "loop's Python for the interpreter lock, which the loop holds for all of its own time");
+    notes.push_back(
+        Text("a pageable batch's copy to the device holds the loop %.1f ms, a pinned one's runs "
+             "beside it when copied with non_blocking=True (measured there by "
+             "scripts/measure-loop-contention)",
+             mib * kTorchPageableCopyNsPerMib / 1e6));
+  } else if (costs.sample_bytes > 0) {
     notes.push_back(
         Text("a batch of %.1f MB crosses from a worker, unpickled at %.0f us a MB "
              "(measured here) by the loop, or by the pin-memory thread",
@@ -397,8 +443,7 @@ engine::Result<FittedJob> FitJob(const trace::LoaderJob& job, const WhatIfOption
   }
   notes.push_back(
       "the device's work stays the same per sample (at another batch_size the step's device "
-      "part scales with the batch: a GPU often does better on larger ones); its copy to the "
-      "device is not sped up by pin_memory in this model");
+      "part scales with the batch: a GPU often does better on larger ones)");
   return fitted;
 }
 
@@ -419,6 +464,17 @@ engine::Result<WhatIfPrediction> PredictFitted(const FittedJob& fitted,
     costs.loop_ns = std::max(cpu_ns, costs.loop_ns + device_busy_ns * (scale - 1));
     costs.loop_cpu_share = costs.loop_ns > 0 ? std::min(1.0, cpu_ns / costs.loop_ns) : 0;
     device_busy_ns *= scale;
+  }
+  // pin_memory changed: a pageable batch's copy holds the loop, a pinned one's does not.
+  if (costs.torch_job && changed.pin_memory != p.traced.pin_memory) {
+    const double copy_ns = static_cast<double>(costs.sample_bytes) *
+                           static_cast<double>(changed.batch_size) / (1 << 20) *
+                           static_cast<double>(kTorchPageableCopyNsPerMib);
+    const double cpu_ns = costs.loop_ns * costs.loop_cpu_share;
+    const double new_cpu_ns =
+        changed.pin_memory ? std::max(0.0, cpu_ns - copy_ns) : cpu_ns + copy_ns;
+    costs.loop_ns += new_cpu_ns - cpu_ns;
+    costs.loop_cpu_share = costs.loop_ns > 0 ? std::min(1.0, new_cpu_ns / costs.loop_ns) : 0;
   }
   ASSIGN_OR_RETURN(p.predicted, SimulateJob(changed, costs, device_busy_ns, fitted.seed));
   if (timeline) {

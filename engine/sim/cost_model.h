@@ -98,6 +98,10 @@ struct CostModel {
   // with the pipeline's threads and worker processes. 0 for a spec's step, whose cost is
   // the device's; a what-if on an imported trace sets it from the trace.
   Dist step_host;
+  // Of step_host, the share that runs Python under the main process's interpreter lock: 0
+  // for the engine's loop (C++), 1 for a PyTorch loop, whose Python drives every op, so a
+  // pin-memory thread receiving a batch holds it up (its receipt and the loop take turns).
+  double step_host_gil_share = 0;
   int64_t handoff_ns = 2000;  // CPU a thread spends handing an element to another thread
   // How late the training loop resumes after sleeping until the device is free: the
   // kernel's timer slack (50 us by default) and its wake-up. Charged to the device waits

@@ -80,6 +80,7 @@ std::string CostModelToJson(const CostModel& m) {
          {"handoff_ns", m.handoff_ns},
          {"step", DistToJson(m.step)},
          {"step_host", DistToJson(m.step_host)},
+         {"step_host_gil_share", m.step_host_gil_share},
          {"timer_wake", DistToJson(m.timer_wake)},
          {"startup_ns", m.startup_ns},
          {"ops", ops}};
@@ -101,6 +102,10 @@ engine::Result<CostModel> ParseCostModelJson(const std::string& text, CostModel 
   RETURN_IF_ERROR(Read(j, "handoff_ns", m.handoff_ns, where));
   RETURN_IF_ERROR(ReadDist(j, "step", m.step, where));
   RETURN_IF_ERROR(ReadDist(j, "step_host", m.step_host, where));
+  RETURN_IF_ERROR(Read(j, "step_host_gil_share", m.step_host_gil_share, where));
+  if (!(m.step_host_gil_share >= 0 && m.step_host_gil_share <= 1)) {
+    return engine::InvalidArgument(where + ".step_host_gil_share: must be within [0, 1]");
+  }
   RETURN_IF_ERROR(ReadDist(j, "timer_wake", m.timer_wake, where));
   RETURN_IF_ERROR(Read(j, "startup_ns", m.startup_ns, where));
   if (m.startup_ns < 0 || m.startup_ns > 3'600'000'000'000) {

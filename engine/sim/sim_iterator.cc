@@ -68,19 +68,24 @@ Task<int64_t> SimIterator::GetNextRunTotalsInternal(SimThread& thread, int64_t m
   co_return n;
 }
 
-Task<void> SimIterator::ChargeHoldingLock(SimThread& thread, int64_t locked_ns, int64_t free_ns,
-                                          int64_t wait_ns) {
-  SimInterpreterLock& lock = ctx_.InterpreterLockOf(thread);
+Task<void> SimContext::ChargeHoldingLock(SimThread& thread, int op, int64_t locked_ns,
+                                         int64_t free_ns, int64_t wait_ns) {
+  SimInterpreterLock& lock = InterpreterLockOf(thread);
   if (lock.held) {  // another thread runs Python: wait, as the engine records it
-    const int64_t start = now();
+    const int64_t start = scheduler->now();
     while (lock.held) co_await lock.released.Wait();
-    ctx_.trace->Span(record::EventKind::kLockWait, stage_.id, thread, start, now());
+    trace->Span(record::EventKind::kLockWait, op, thread, start, scheduler->now());
   }
   lock.held = true;
-  co_await scheduler().Compute(thread, locked_ns, 0);
+  co_await scheduler->Compute(thread, locked_ns, 0);
   lock.held = false;
   lock.released.NotifyAll();
-  co_await scheduler().Compute(thread, free_ns, wait_ns);
+  co_await scheduler->Compute(thread, free_ns, wait_ns);
+}
+
+Task<void> SimIterator::ChargeHoldingLock(SimThread& thread, int64_t locked_ns, int64_t free_ns,
+                                          int64_t wait_ns) {
+  return ctx_.ChargeHoldingLock(thread, stage_.id, locked_ns, free_ns, wait_ns);
 }
 
 Task<bool> SimIterator::OneOfRun(SimThread& thread, SimElement& out) {

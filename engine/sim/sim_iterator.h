@@ -113,6 +113,11 @@ struct SimContext {
   SimInterpreterLock& InterpreterLockOf(const SimThread& thread) {
     return *interpreter_locks[static_cast<size_t>(thread.process)];
   }
+  // `locked_ns` of CPU on `thread` holding its process's interpreter lock (waiting first,
+  // recorded as a lock wait of `op`, while another thread holds it), then `free_ns` of CPU
+  // and `wait_ns` blocked.
+  Task<void> ChargeHoldingLock(SimThread& thread, int op, int64_t locked_ns, int64_t free_ns,
+                               int64_t wait_ns);
   void Retire(std::unique_ptr<SimIterator> it);
 };
 

@@ -64,8 +64,17 @@ class Consumer {
       }
       // The step's span starts with its host part, as a profiler's step does.
       const int64_t host_start = std::max(s.now(), device_free_at_);
-      if (!ctx_.model->step_host.zero())
-        co_await s.Compute(thread, ctx_.model->step_host.Sample(host_rng_));
+      if (!ctx_.model->step_host.zero()) {
+        const int64_t host_ns = ctx_.model->step_host.Sample(host_rng_);
+        const auto locked_ns =
+            static_cast<int64_t>(static_cast<double>(host_ns) * ctx_.model->step_host_gil_share);
+        if (locked_ns > 0) {
+          co_await ctx_.ChargeHoldingLock(thread, record::kConsumerOp, locked_ns,
+                                          host_ns - locked_ns, 0);
+        } else {
+          co_await s.Compute(thread, host_ns);
+        }
+      }
       int64_t start = std::max(s.now(), device_free_at_);
       if (step_on_host_) {
         // Training on the CPU: the step is the loop's own work on a core, longer in wall

@@ -106,6 +106,13 @@ TEST(CostModelTest, JsonRoundTripsAndOverlaysOnlyWhatItNames) {
   EXPECT_EQ(late->startup_ns, 150'000'000);
   EXPECT_NE(CostModelToJson(*late).find("\"startup_ns\": 150000000"), std::string::npos);
 
+  // A PyTorch loop's share under the interpreter lock, kept through a file.
+  auto python_loop = ParseCostModelJson(R"({"step_host_gil_share": 1})", *base, "m.json");
+  ASSERT_TRUE(python_loop.ok()) << python_loop.status().message();
+  auto loop_kept = ParseCostModelJson(CostModelToJson(*python_loop), CostModel{}, "m.json");
+  ASSERT_TRUE(loop_kept.ok());
+  EXPECT_EQ(loop_kept->step_host_gil_share, 1);
+
   // A worker's start-up as calibrated: kept through a file; -1 (the spec's) by default.
   EXPECT_EQ(base->Of("decode").worker_startup_ns, -1);
   auto workers = ParseCostModelJson(R"({"ops": {"decode": {"worker_startup_ns": 95000000}}})",
@@ -148,6 +155,7 @@ TEST(CostModelTest, BadFilesGiveErrorsThatSayWhere) {
       {R"({"ops": {"keep": {"keep_fraction": 2}}})", "keep_fraction: must be within [0, 1]"},
       {R"({"timer_wake": {"mean_ns": -5}})", "m.json.timer_wake: must not be negative"},
       {R"({"startup_ns": -1})", "m.json.startup_ns: must be within [0, 1 hour]"},
+      {R"({"step_host_gil_share": 1.5})", "m.json.step_host_gil_share: must be within [0, 1]"},
       {R"({"ops": {"decode": {"worker_startup_ns": -2}}})",
        "m.json.ops.decode.worker_startup_ns: must be within [0, 1 hour]"},
   };

@@ -116,6 +116,29 @@ TEST(DataLoaderSimTest, PinMemoryMovesReceivingOffTheMainThread) {
   EXPECT_GE(BigBatchSteps("pin_memory: true", "simulated"), 1.6 * main_thread);
 }
 
+// A PyTorch loop's own work is Python (step_host_gil_share 1): the pin-memory thread's
+// 20 ms receipt of each batch then takes turns with the loop's 20 ms under the main
+// process's lock, about halving the steps, as torch 2.11's loop slowed with pinned batches
+// from workers (trace_whatif.cc). The engine's loop (share 0) keeps its pace.
+TEST(DataLoaderSimTest, APythonLoopTakesTurnsWithThePinMemoryThread) {
+  auto steps = [](double gil_share) {
+    const std::string ops =
+        "ops { name: \"loader\" dataloader { batch_size: 4 num_workers: 4 worker_startup: "
+        "\"0s\" receive_per_mb: \"5ms\" pin_memory: true getitem { python { duration: "
+        "\"1ms\" } } } }";
+    std::string text = Pipeline(ops, "synthetic { records: -1 record_bytes: 1048576 }", "0s");
+    text.insert(text.rfind('}'), " device: simulated ");
+    return Simulated(text, 10, 1, 8,
+                     [gil_share](CostModel& m) {
+                       m.step_host = Dist{20e6, 0};
+                       m.step_host_gil_share = gil_share;
+                     })
+        .result.summary.steps_per_s;
+  };
+  EXPECT_NEAR(steps(0), 50, 3) << "the loop's 20 ms alone";
+  EXPECT_NEAR(steps(1), 25, 3) << "the loop's 20 ms and the receipt's 20 ms in turn";
+}
+
 // Training on the CPU there is no device to pin for: torch's iterator drops pin_memory, so
 // the main thread still receives every batch, and the pin-memory thread's gain is gone.
 TEST(DataLoaderSimTest, PinMemoryDoesNothingWhenTheStepIsOnTheCpu) {

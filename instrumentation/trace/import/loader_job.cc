@@ -12,11 +12,14 @@ namespace {
 
 using record::EventKind;
 
-double Median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+// The q-quantile of `sorted` (ascending), interpolated between its neighbours as numpy's
+// default does: the median is Quantile(v, 0.5).
+double Quantile(const std::vector<double>& sorted, double q) {
+  if (sorted.empty()) return 0;
+  const double at = q * static_cast<double>(sorted.size() - 1);
+  const size_t below = static_cast<size_t>(at);
+  const size_t above = std::min(below + 1, sorted.size() - 1);
+  return sorted[below] + (at - static_cast<double>(below)) * (sorted[above] - sorted[below]);
 }
 
 // The host-side ops that copy a tensor to the device (`.to(device)`, `.cuda()`), in the
@@ -120,10 +123,14 @@ void Summarize(LoaderJob& job) {
     wait_times.push_back(static_cast<double>(s.input_wait_ns));
   }
   if (job.steps.size() >= 3) {
-    const double usual_wait = Median(wait_times), usual_step = Median(step_times);
+    std::sort(step_times.begin(), step_times.end());
+    std::sort(wait_times.begin(), wait_times.end());
+    const double usual_wait = Quantile(wait_times, 0.5), usual_step = Quantile(step_times, 0.5);
+    const double q1 = Quantile(wait_times, 0.25), q3 = Quantile(wait_times, 0.75);
     for (auto& s : job.steps) {
       const double w = static_cast<double>(s.input_wait_ns);
-      s.spike = w > kSpikeRatio * usual_wait && w - usual_wait > 0.1 * usual_step;
+      s.spike = w > kSpikeRatio * usual_wait && w - usual_wait > 0.1 * usual_step &&
+                w > q3 + kSpikeFence * (q3 - q1);
     }
   }
   for (const auto& s : job.steps) {

@@ -4,7 +4,8 @@
 // - per step: its time, the training loop's wait in the DataLoader's __next__ and the
 //   device's busy time (the union of its kernels, copies and sets within the step);
 // - the steady figures: their means over the steps that are not spikes (a step whose wait is
-//   many times the usual one: an epoch's start, with its workers starting);
+//   many times the usual one and far out of the waits' spread: an epoch's start, with its
+//   workers starting);
 // - the DataLoader's settings where the trace shows them: single-process or worker
 //   processes (the iterator's class in the __next__ span's name), the batch size (the first
 //   dimension of the largest tensor the training loop copies to the device, from the copy's
@@ -76,5 +77,10 @@ engine::Result<LoaderJob> ReadLoaderJob(const Model& model);
 // A step is a spike when its wait exceeds this many times the median wait (and a tenth of
 // the median step): an epoch's first step waits for its workers to start and fill.
 inline constexpr double kSpikeRatio = 3.0;
+// ... and lies beyond the waits' far-out fence, the third quartile and this many
+// interquartile ranges: two workers delivering in order make every other step wait
+// (torch 2.11, num_workers=2: 35, 0.1, 35, 0.1, ... ms), and those waits are the steady
+// state, not spikes.
+inline constexpr double kSpikeFence = 3.0;
 
 }  // namespace pipescope::trace

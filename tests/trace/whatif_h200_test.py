@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+"""Checks `pipescope-cli whatif` on one ResNet-50 job recorded with PyTorch 2.11 on an H200
+(scripts/record-torch-traces) at five DataLoader settings, against figures computed here
+from the raw JSON by whatif_test.py's definitions (not with Pipescope's code):
+
+- every trace's measured steps/s, input wait and device busy, its batch size and pin_memory;
+- num_workers=2 delivering in order makes every other step wait: those are steady steps, not
+  spikes, so the mean step counts them;
+- persistent_workers=False with epochs of five batches: the two epoch starts in the trace
+  are the spikes, left out of the steady figures and named with persistent_workers=True;
+- pin_memory=False is read from the batch's pageable copy;
+- from num_workers 0, workers are predicted to take the wait off the loop, and no setting
+  beats the loop's own time.
+
+usage: whatif_h200_test.py PIPESCOPE_CLI W0 W2 W8 W4_RESTART W4_PAGEABLE
+"""
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import whatif_test  # noqa: E402  (the same definitions and checks)
+from whatif_test import check, expected, whatif  # noqa: E402
+
+
+def measured_matches(name, j, want):
+    m = j["measured"]
+    check(abs(m["steps_per_s"] - want["steps_per_s"]) <= 1e-6 * want["steps_per_s"],
+          f"{name}: measured steps/s {m['steps_per_s']} == {want['steps_per_s']}")
+    for key in ("input_wait_fraction", "device_busy_fraction"):
+        check(abs(m[key] - want[key]) < 1e-6, f"{name}: measured {key} {m[key]} == {want[key]}")
+    t = j["traced_settings"]
+    check(t["batch_size"] == want["batch_size"], f"{name}: batch size {t['batch_size']}")
+    check(t["pin_memory"] == want["pin_memory"], f"{name}: pin_memory {t['pin_memory']}")
+    check(any(f"steady steps: {want['steady']} of " in a for a in j["assumptions"]),
+          f"{name}: {want['steady']} steady steps: {j['assumptions'][0]}")
+
+
+def main():
+    cli, w0, w2, w8, restart, pageable = sys.argv[1:7]
+
+    want0 = expected(w0)
+    rc, out, err = whatif(cli, w0, "--set", "num_workers=8", "--cores", "16", "--json")
+    check(rc == 0, f"whatif w0 --set num_workers=8: {err.strip()}")
+    if rc == 0:
+        j = json.loads(out)
+        measured_matches("w0", j, want0)
+        check(j["traced_settings"]["num_workers"] == 0, "w0 is read as num_workers 0")
+        p, m = j["predicted"], j["measured"]
+        check(p["input_wait_fraction"] < 0.05, f"8 workers leave a wait of {p['input_wait_fraction']}")
+        loop_s = (1 - m["input_wait_fraction"]) / m["steps_per_s"]
+        check(m["steps_per_s"] < p["steps_per_s"] < 1 / loop_s,
+              f"8 workers: {p['steps_per_s']:.2f} steps/s, between the traced "
+              f"{m['steps_per_s']:.2f} and the loop's own limit {1 / loop_s:.2f}: each "
+              "batch's receipt takes turns with the loop")
+        check(any("scripts/measure-torch-receive" in a for a in j["assumptions"]),
+              "the receipt's cost is said, and where it was measured")
+        # Pageable batches: their copy to the device holds the loop.
+        rc, out, err = whatif(cli, w0, "--set", "num_workers=8", "--set", "pin_memory=False",
+                              "--cores", "16", "--json")
+        check(rc == 0, f"whatif w0 --set pin_memory=False: {err.strip()}")
+        if rc == 0:
+            unpinned = json.loads(out)["predicted"]["steps_per_s"]
+            check(unpinned < 0.9 * p["steps_per_s"],
+                  f"8 workers without pin_memory: {unpinned:.2f} steps/s, under the pinned "
+                  f"{p['steps_per_s']:.2f}")
+
+    # The traces with workers: their own figures (their worker cost given, as they kept up).
+    for name, path, workers in (("w2", w2, 2), ("w8", w8, 8), ("w4 restart", restart, 4),
+                                ("w4 pageable", pageable, 4)):
+        want = expected(path)
+        rc, out, err = whatif(cli, path, "--given", f"num_workers={workers}", "--given",
+                              "getitem=3ms", "--cores", "16", "--json")
+        check(rc == 0, f"whatif {name}: {err.strip()}")
+        if rc != 0:
+            continue
+        j = json.loads(out)
+        measured_matches(name, j, want)
+        if name == "w2":
+            check(want["steady"] == 10, "w2: every step steady by the independent count too")
+            check(want["input_wait_fraction"] > 0.2,
+                  f"w2: the alternate steps' waits are in the mean ({want['input_wait_fraction']:.3f})")
+        if name == "w4 restart":
+            check(want["steady"] == 8, "w4 restart: two epoch starts by the independent count")
+            text = j["advice"][0]["text"]
+            check("2 of the steps waited" in text and "persistent_workers=True" in text, text)
+        if name == "w4 pageable":
+            check(j["traced_settings"]["pin_memory"] is False and
+                  any("Pageable" in a for a in j["assumptions"]),
+                  "pageable copies read as pin_memory False, and said where from")
+
+
+if __name__ == "__main__":
+    main()
+    if whatif_test.failures:
+        print(f"{len(whatif_test.failures)} check(s) failed")
+        sys.exit(1)
+    print("whatif_h200_test: all checks passed")
