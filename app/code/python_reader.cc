@@ -801,6 +801,13 @@ void PythonReader::TimesNextAlone(const SyntaxNode& loop) {
                              taken->spelled +
                              ", workers=N) (or a keras.utils.OrderedEnqueuer); the spec's "
                              "workers stand for that");
+      uses_.back().taken_by_hand =
+          "the loop at line " + std::to_string(loop.start().line) + " takes " + taken->spelled +
+          "'s batches by hand: Keras runs its workers only inside model.fit(" + taken->spelled +
+          ", workers=..., use_multiprocessing=...), or in a keras.utils.OrderedEnqueuer(" +
+          taken->spelled +
+          ", use_multiprocessing=...) whose start(workers=...) runs them, the loop taking "
+          "next() of its get(): train that way for the tuned workers";
     }
   }
 }

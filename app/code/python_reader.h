@@ -65,6 +65,9 @@ struct PipelineUse {
   // Iterated by a loop that only sleeps (`time.sleep(0.05)` standing for the training step,
   // as people time a loader): the seconds it sleeps, in ns; 0 otherwise.
   int64_t step_sleep_ns = 0;
+  // A Keras Sequence whose batches the loop takes by hand (`gen.next()`, keras#9332), with
+  // no enqueuer: what stops its workers' knobs being written into the code, for people.
+  std::string taken_by_hand;
 };
 
 class PythonReader {

@@ -74,6 +74,9 @@ ds = ds.batch(32, drop_remainder=True).prefetch(tf.data.AUTOTUNE)
   EXPECT_TRUE(c.spec.source().has_synthetic());
   // Said where the code makes the source.
   EXPECT_TRUE(HasNote(c, 2, "'a.tfrecord' is not here")) << Notes(c);
+  // Which says how to describe the real records where the files cannot come: their size and
+  // the storage's rate decide whether the reads are the bottleneck (seed 000).
+  EXPECT_TRUE(HasNote(c, 2, "--set read.record_bytes=N --set read.bandwidth=RATE")) << Notes(c);
   ASSERT_EQ(c.spec.ops_size(), 4);
   EXPECT_EQ(OpNamed(c, "shuffle").shuffle().buffer_size(), 1000);
   EXPECT_EQ(OpNamed(c, "shuffle").shuffle().seed(), 7);
@@ -369,6 +372,15 @@ for i in range(5):
                       "the loop takes flow's batches by hand, each made when it is asked for: "
                       "Keras makes them ahead, in workers, only inside fit(gen, workers=N)"))
       << Notes(keras);
+  // Tuned workers have no argument to go into: --advice-code says where they would.
+  spec::PipelineSpec tuned = keras.spec;
+  tuned.mutable_ops(0)->mutable_keras_fit()->set_workers(2);
+  const auto patched = PatchCode(keras, tuned);
+  ASSERT_TRUE(patched.ok()) << patched.status().message();
+  EXPECT_TRUE(AnyHas(patched->notes,
+                     "flow.workers = 2: the code has no argument for it to write into; the loop "
+                     "at line 7 takes gen's batches by hand: Keras runs its workers only inside "
+                     "model.fit(gen, workers=..., use_multiprocessing=...)"));
   const auto tf = Import(R"(import tensorflow as tf
 ds = tf.data.Dataset.range(100).batch(10)
 it = iter(ds)
