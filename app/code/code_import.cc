@@ -277,6 +277,15 @@ void StandInMissingFiles(ImportedCode& code, const std::filesystem::path& base, 
   };
   spec::Source& s = *code.spec.mutable_source();
 
+  // How to describe the records that stand in where the files cannot come: their size and
+  // the storage's rate decide whether reading is the bottleneck (seed 000: 204 GB in 2
+  // million records, each read by 10 workers), and code does not say.
+  auto describe = [](const std::string& op, int64_t record_bytes) {
+    return "; each stand-in record is " + std::to_string(record_bytes) +
+           " bytes, read as fast as memory gives them: describe the real ones with --set " + op +
+           ".record_bytes=N --set " + op + ".bandwidth=RATE (e.g. 200MB/s)";
+  };
+
   // The readers over the names: synthetic files stand in for each.
   auto stand_in_readers = [&]() {
     for (auto& op : *code.spec.mutable_ops()) {
@@ -304,16 +313,11 @@ void StandInMissingFiles(ImportedCode& code, const std::filesystem::path& base, 
     s.mutable_synthetic()->set_records(kStandInRecords);
     s.mutable_synthetic()->set_record_bytes(StandInRecordBytes(code.source_reads));
     s.mutable_synthetic()->set_stands_for(StandsForReads(code.source_reads));
-    // How big the records are and how fast the storage gives them decide whether reading is
-    // the bottleneck (seed 000: 204 GB in 2 million records, each read by 10 workers), and
-    // code does not say: the note says how to describe them when the files cannot come.
     code.notes.push_back(
-        {at, "'" + missing +
-                 "' is not here (nor beside the code): " + std::to_string(kStandInRecords) +
-                 " synthetic records of " + std::to_string(StandInRecordBytes(code.source_reads)) +
-                 " bytes stand in, read as fast as memory gives them; --set " + s.name() +
-                 ".files=PATTERN reads real files, or describe them: --set " + s.name() +
-                 ".record_bytes=N --set " + s.name() + ".bandwidth=RATE (e.g. 200MB/s)"});
+        {at,
+         "'" + missing + "' is not here (nor beside the code): " + std::to_string(kStandInRecords) +
+             " synthetic records stand in; --set " + s.name() + ".files=PATTERN reads real files" +
+             describe(s.name(), StandInRecordBytes(code.source_reads))});
   } else if (s.has_list_files()) {
     const std::string pattern = s.list_files().pattern();
     if (!engine::GlobFiles(pattern).empty()) return;
@@ -330,15 +334,20 @@ void StandInMissingFiles(ImportedCode& code, const std::filesystem::path& base, 
     const bool one_file = pattern.find_first_of("*?[") == std::string::npos;
     s.mutable_range()->set_stop(one_file ? 1 : kStandInFiles);
     stand_in_readers();
+    std::string records;  // how to describe them, at the first reader over the files
+    if (!code.stand_in_reads.empty()) {
+      const auto& [reader, reads] = *code.stand_in_reads.begin();
+      records = describe(reader, StandInRecordBytes(reads));
+    }
     code.notes.push_back(
         {at, one_file ? "'" + pattern +
                             "' names one file (no wildcard), which is not here (nor beside the "
                             "code): one file of synthetic records stands in; --set " +
-                            s.name() + ".pattern=PATTERN lists real files"
+                            s.name() + ".pattern=PATTERN lists real files" + records
                       : "no file matches '" + pattern +
                             "' here (nor beside the code): " + std::to_string(kStandInFiles) +
                             " files of synthetic records stand in; --set " + s.name() +
-                            ".pattern=PATTERN lists real files"});
+                            ".pattern=PATTERN lists real files" + records});
   } else if (s.from_tensor_slices().strings_size() > 0) {
     bool read = false;
     for (const auto& op : code.spec.ops()) {

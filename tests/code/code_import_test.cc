@@ -270,6 +270,9 @@ ds = ds.apply(tf.data.experimental.map_and_batch(parse_fn, batch_size=256, num_p
   EXPECT_FALSE(il.deterministic());
   EXPECT_TRUE(AsWritten(c).ops(0).interleave().per_element().has_tfrecord_file());
   EXPECT_TRUE(il.per_element().has_synthetic_file()) << "no file matches /d/*.tfrecord here";
+  // The note says how to describe the records its reader stands in for.
+  EXPECT_TRUE(HasNote(c, 2, "--set interleave.record_bytes=N --set interleave.bandwidth=RATE"))
+      << Notes(c);
   EXPECT_EQ(OpNamed(c, "shuffle").shuffle().buffer_size(), 10000);
   EXPECT_FALSE(OpNamed(c, "repeat").repeat().has_count());
   EXPECT_EQ(OpNamed(c, "parse_fn").map().num_parallel_calls(), 16);
