@@ -40,8 +40,9 @@ constexpr int64_t kTorchPageableCopyNsPerMib = 750'000;
 // A PyTorch loop's Python drives each op: the loop holds its process's interpreter lock for
 // all of its own time in the model (sim::CostModel::step_host_gil_share), so the
 // pin-memory thread's receipt of each batch takes turns with it. On the same machine the
-// loop's step grew from 24.3 ms (a batch already on the device) to 29.0-30.7 ms with 2 or 8
-// workers delivering pinned batches: as much as the receipt, 7.9 ms, within its spread.
+// loop's step grew by 4.7-6.4 ms from 24.3 ms (a batch already on the device) with 2 or 8
+// workers delivering pinned 18.4 MiB batches, and by 8-10 ms in the profiled traces
+// (scripts/record-torch-traces); the receipt so modelled, 7.9 ms, lies between.
 constexpr double kTorchLoopGilShare = 1.0;
 
 std::string Text(const char* format, double a, double b = 0, double c = 0) {
@@ -420,7 +421,15 @@ engine::Result<FittedJob> FitJob(const trace::LoaderJob& job, const WhatIfOption
       " (a bare python3 with multiprocessing, measured here; torch's import adds to "
       "it: give --given worker_startup=...), paid at each epoch's start unless "
       "persistent_workers, which the steady figures leave out");
-  if (costs.torch_job) {
+  if (costs.torch_job && costs.sample_bytes == 0) {
+    notes.push_back(
+        Text("a batch crosses from a worker: %.1f ms to receive (torch 2.11 measured on an H200 "
+             "machine by scripts/measure-torch-receive), and more a MiB, but the trace shows no "
+             "copy of it to the device to tell its size",
+             kTorchReceiveNsPerBatch / 1e6) +
+        "; the loop receives it itself, or the pin-memory thread does, taking turns with the "
+        "loop's Python for the interpreter lock, which the loop holds for all of its own time");
+  } else if (costs.torch_job) {
     const double mib = static_cast<double>(costs.sample_bytes) * b / (1 << 20);
     notes.push_back(
         Text("a batch of %.1f MiB crosses from a worker: %.1f ms to receive, %.1f ms more to "
