@@ -175,8 +175,10 @@ int main(int argc, char** argv) {
   whatif_cmd->add_option("--given", whatif.given,
                          "What the trace does not show: num_workers=N of a multi-process trace, "
                          "getitem=DURATION (a sample), worker_startup=DURATION, batch_size=N");
-  whatif_cmd->add_option("--cores", whatif.cores,
-                         "Cores the traced process had (default: this machine's)");
+  whatif_cmd
+      ->add_option("--cores", whatif.cores,
+                   "Cores the traced process had, 1 or more (default: this machine's)")
+      ->check(CLI::Range(1.0, 4096.0));
   whatif_cmd->add_flag("--json", whatif.json, "Print measured, predicted and assumptions as JSON");
 
   pipescope::cli::ImportCodeCommandOptions import_code;

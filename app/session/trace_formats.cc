@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <memory>
 
 #include "instrumentation/trace/export/trace_export.h"
@@ -110,7 +111,16 @@ engine::Result<const TraceFormat*> RecognizeTraceFile(const std::string& path) {
     return engine::Status(engine::StatusCode::kDataLoss, path + ": cannot read its first bytes (" +
                                                              gzerror(file.get(), &code) + ")");
   }
-  if (n == 0) return engine::InvalidArgument(path + ": the file is empty");
+  if (n == 0) {
+    // gzread gives nothing of a gzip file cut off before its first block ends.
+    std::error_code error;
+    const auto on_disk = std::filesystem::file_size(path, error);
+    if (error || on_disk == 0) return engine::InvalidArgument(path + ": the file is empty");
+    return engine::Status(engine::StatusCode::kDataLoss,
+                          path + ": its " + std::to_string(on_disk) +
+                              " bytes are compressed data cut off before their first block "
+                              "ends (a trace cut off while written?): nothing to read");
+  }
   const std::string_view bytes(head, static_cast<size_t>(n));
   if (const TraceFormat* format = RecognizeTraceBytes(bytes)) return format;
   return engine::InvalidArgument(path + ": not a trace Pipescope reads; it starts with " +

@@ -90,6 +90,15 @@ TEST(TraceFormatsTest, AFileThatIsNoTraceIsRefusedWithItsFirstBytes) {
   auto empty = OpenTraceFile(Written("empty.pstrace", ""));
   ASSERT_FALSE(empty.ok());
   EXPECT_NE(empty.status().message().find("empty"), std::string::npos);
+  // A gzip cut off before its first block ends decompresses to nothing: not an empty file.
+  std::ifstream gz(Data("pytorch_input_bound.json.gz"), std::ios::binary);
+  std::string head(20, '\0');
+  gz.read(head.data(), static_cast<std::streamsize>(head.size()));
+  auto cut = OpenTraceFile(Written("cut.json.gz", head));
+  ASSERT_FALSE(cut.ok());
+  EXPECT_NE(cut.status().message().find("its 20 bytes are compressed data cut off"),
+            std::string::npos)
+      << cut.status().message();
   auto missing = OpenTraceFile(::testing::TempDir() + "/no such trace.json");
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.status().message().find("no such trace.json"), std::string::npos);
