@@ -14,6 +14,7 @@ from the raw JSON by whatif_test.py's definitions (not with Pipescope's code):
 
 usage: whatif_h200_test.py PIPESCOPE_CLI W0 W2 W8 W4_RESTART W4_PAGEABLE
 """
+import gzip
 import json
 import os
 import sys
@@ -124,8 +125,22 @@ def main():
                   f"w2: the alternate steps' waits are in the mean ({want['input_wait_fraction']:.3f})")
         if name == "w4 restart":
             check(want["steady"] == 8, "w4 restart: two epoch starts by the independent count")
-            text = j["advice"][0]["text"]
-            check("2 of the steps waited" in text and "persistent_workers=True" in text, text)
+    # Workers started at each epoch's start: the search leads with persistent_workers, over
+    # epochs as long as the trace's starts are apart, from the rate of all its steps.
+    rc, out, err = whatif(cli, restart, "--given", "num_workers=4", "--given", "getitem=3ms",
+                          "--cores", "16", "--json")
+    check(rc == 0, f"whatif w4 restart search: {err.strip()}")
+    if rc == 0:
+        s = json.loads(out)
+        text = s["advice"][0]["text"]
+        every = expected(restart)
+        raw = json.load(gzip.open(restart))["traceEvents"]
+        steps = [e["dur"] for e in raw if e.get("ph") == "X" and e["name"].startswith("ProfilerStep#")
+                 and e.get("cat") == "user_annotation"]
+        whole = len(steps) * 1e6 / sum(steps)
+        check(text.startswith("persistent_workers False → True: over epochs of 5 steps")
+              and f"{whole:.2f} → " in text and s["settings"]["persistent_workers"] is True,
+              f"restart search (all steps {whole:.2f} steps/s, steady {every['steps_per_s']:.2f}): {text}")
         if name == "w4 pageable":
             check(j["traced_settings"]["pin_memory"] is False and
                   any("Pageable" in a for a in j["assumptions"]),
