@@ -17,6 +17,7 @@ usage: whatif_h200_test.py PIPESCOPE_CLI W0 W2 W8 W4_RESTART W4_PAGEABLE
 import gzip
 import json
 import os
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -103,6 +104,14 @@ def main():
         s = json.loads(out)
         check(s["settings"]["num_workers"] == 4 and s["settings"]["pin_memory"] is True,
               f"pageable: pinned, workers kept: {s['advice'][0]['text']}")
+
+    # report: waits only at epoch starts are not workers falling behind; steady waits are.
+    for path, says, never in ((restart, "so more workers would not help", "raise num_workers"),
+                              (w2, "raise num_workers", "more workers would not help")):
+        r = subprocess.run([cli, "report", path], capture_output=True, text=True)
+        verdict = next((l for l in r.stdout.splitlines() if l.startswith("verdict:")), "")
+        check(r.returncode == 0 and says in verdict and never not in verdict,
+              f"report {os.path.basename(path)}: {verdict}")
 
     # The traces with workers: their own figures (their worker cost given, as they kept up).
     for name, path, workers in (("w2", w2, 2), ("w8", w8, 8), ("w4 restart", restart, 4),

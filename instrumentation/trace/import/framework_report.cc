@@ -120,13 +120,29 @@ FrameworkSummary SummarizeFramework(const Model& model, int64_t t0, int64_t t1) 
   } else if (s.framework == "pytorch") {
     // What the wait means depends on who loads: the loop itself, or workers that fall behind.
     const std::optional<bool> workers = DataLoaderRunsWorkers(model);
-    const std::string who =
+    std::string who =
         !workers ? ""
         : *workers
             ? ". Its worker processes do not keep up: raise num_workers, or make __getitem__ and "
               "collate_fn cheaper"
             : ". The training loop loads each batch itself (num_workers=0): worker processes "
               "would load the next ones while it trains";
+    // Workers that keep up between epoch starts wait only there, while they start: more of
+    // them would not help, persistent ones would (the steady steps, whole trace only).
+    if (workers && *workers && t0 == 0 && t1 >= model.duration_ns()) {
+      if (const auto job = ReadLoaderJob(model);
+          job.ok() && job->steady_steps < static_cast<int64_t>(job->steps.size()) &&
+          job->step_ns > 0 && job->input_wait_ns / job->step_ns < kInputBound) {
+        const int64_t starts = static_cast<int64_t>(job->steps.size()) - job->steady_steps;
+        who = ". The waiting is at " +
+              (starts == 1 ? std::string("1 step that waits")
+                           : std::to_string(starts) + " steps that wait") +
+              " far longer than the others (an epoch's first step waits so while its workers "
+              "start, unless persistent_workers=True starts them once); between them the "
+              "workers keep up (the other steps wait " +
+              Percent(job->input_wait_ns / job->step_ns) + "), so more workers would not help";
+      }
+    }
     s.verdict = s.input_bound
                     ? "Input-bound: each training step waits " + Percent(s.input_wait_fraction) +
                           " of its time in the DataLoader's __next__ (" + Millis(mean_wait) +
