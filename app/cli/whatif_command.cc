@@ -72,13 +72,16 @@ std::string Table(const session::WhatIfPrediction& p) {
 }  // namespace
 
 nlohmann::json WhatIfAdviceJson(const session::WhatIfPrediction& p, const std::string& text) {
-  const double gain =
-      p.measured.steps_per_s > 0 ? p.predicted.steps_per_s / p.measured.steps_per_s - 1 : 0;
+  // A change of the epochs' starts (persistent_workers) is weighed over whole epochs.
+  const bool epochs = !p.over_epochs.empty();
+  const double from = epochs ? p.epochs_measured_steps_per_s : p.measured.steps_per_s;
+  const double to = epochs ? p.epochs_predicted_steps_per_s : p.predicted.steps_per_s;
+  const double gain = from > 0 ? to / from - 1 : 0;
   return {{"kind", "dataloader_settings"},
           {"op", "DataLoader"},
           {"change", session::LoaderChanges(p.traced, p.changed)},
           {"settings", "DataLoader(" + session::LoaderArguments(p.changed) + ")"},
-          {"predicted_steps_per_s", p.predicted.steps_per_s},
+          {"predicted_steps_per_s", to},
           {"predicted_gain", gain},
           {"confidence", "simulated on a model fitted to the trace"},
           {"changes_output", p.changed.batch_size != p.traced.batch_size},

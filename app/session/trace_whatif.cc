@@ -597,6 +597,88 @@ engine::Result<WhatIfPrediction> PredictFitted(const FittedJob& fitted,
   return p;
 }
 
+// The steps/s of whole epochs, start-ups included: the trace's, and the model's at other
+// settings.
+struct EpochRates {
+  int64_t epoch_steps = 0;
+  double measured = 0;   // all the traced steps, spikes included
+  double predicted = 0;  // at the settings asked for
+  int64_t worker_startup_ns = 0;
+};
+
+// Where the trace's workers start again at each epoch (not persistent, spikes an epoch
+// apart): the job simulated epoch by epoch (the DataLoader over one epoch's indices, the
+// loop's epochs after it), a worker's start-up fitted so that at the traced settings its
+// epochs run at the rate of all the traced steps, then at `to`. nullopt where the trace
+// shows no such epochs.
+engine::Result<std::optional<EpochRates>> RatesOverEpochs(const trace::LoaderJob& job,
+                                                          const FittedJob& fitted,
+                                                          const LoaderSettings& to) {
+  const LoaderSettings& traced = fitted.base.traced;
+  EpochRates r;
+  r.epoch_steps = EpochStepsOf(job);
+  if (traced.num_workers == 0 || traced.persistent_workers || r.epoch_steps < 2 ||
+      to.num_workers == 0) {
+    return std::optional<EpochRates>();
+  }
+  double traced_ns = 0;
+  for (const auto& st : job.steps) traced_ns += static_cast<double>(st.duration_ns);
+  r.measured = static_cast<double>(job.steps.size()) * 1e9 / traced_ns;
+  JobCosts costs = fitted.costs;
+  costs.epoch_batches = r.epoch_steps;
+  const int64_t steps = r.epoch_steps * 24;
+  for (int round = 0; round < kFitRounds; ++round) {
+    ASSIGN_OR_RETURN(const WhatIfFigures as_traced,
+                     SimulateJob(traced, costs, fitted.device_busy_ns, fitted.seed, steps));
+    if (as_traced.steps_per_s <= 0) return std::optional<EpochRates>();
+    if (std::abs(as_traced.steps_per_s / r.measured - 1) <= kFitTolerance) break;
+    // Each epoch's start costs the difference, one start-up for the epoch's steps.
+    const double per_epoch_ns =
+        (1e9 / r.measured - 1e9 / as_traced.steps_per_s) * static_cast<double>(r.epoch_steps);
+    costs.worker_startup_ns =
+        std::max<int64_t>(0, costs.worker_startup_ns + std::llround(per_epoch_ns));
+  }
+  ASSIGN_OR_RETURN(const WhatIfFigures at,
+                   SimulateJob(to, costs, fitted.device_busy_ns, fitted.seed, steps));
+  r.predicted = at.steps_per_s;
+  r.worker_startup_ns = costs.worker_startup_ns;
+  return std::optional<EpochRates>(r);
+}
+
+std::string OverEpochs(const EpochRates& r) {
+  return Text(
+             "over epochs of %.0f steps (the trace's epoch starts are that far apart), all steps "
+             "counted: %.2f → %.2f steps/s predicted",
+             static_cast<double>(r.epoch_steps), r.measured, r.predicted) +
+         Text(" (%+.0f%%; a worker's start-up of %.0f ms, fitted to the trace's epoch starts)",
+              100 * (r.predicted / r.measured - 1), static_cast<double>(r.worker_startup_ns) / 1e6);
+}
+
+void SetOverEpochs(WhatIfPrediction& p, const EpochRates& r) {
+  p.over_epochs = OverEpochs(r);
+  p.epochs_measured_steps_per_s = r.measured;
+  p.epochs_predicted_steps_per_s = r.predicted;
+}
+
+// persistent_workers where the search's settings keep the traced workers and the trace's
+// start at each epoch: set in `best`, with the rates over epochs, where it gains beyond the
+// model's spread over whole epochs; nullopt otherwise.
+engine::Result<std::optional<EpochRates>> PersistentWorkersGain(const trace::LoaderJob& job,
+                                                                const FittedJob& fitted,
+                                                                WhatIfPrediction& best) {
+  if (best.changed.num_workers != fitted.base.traced.num_workers) {
+    return std::optional<EpochRates>();
+  }
+  LoaderSettings kept = best.changed;
+  kept.persistent_workers = true;
+  ASSIGN_OR_RETURN(const auto rates, RatesOverEpochs(job, fitted, kept));
+  if (!rates || rates->predicted < kWorthChanging * rates->measured) {
+    return std::optional<EpochRates>();
+  }
+  best.changed.persistent_workers = true;
+  return rates;
+}
+
 }  // namespace
 
 engine::Result<WhatIfPrediction> PredictWhatIf(const trace::LoaderJob& job,
@@ -625,10 +707,18 @@ engine::Result<WhatIfPrediction> PredictWhatIf(const trace::LoaderJob& job,
         "persistent_workers needs workers: DataLoader refuses it with num_workers=0 (set "
         "num_workers too)");
   }
-  return PredictFitted(fitted, changed, true);
+  ASSIGN_OR_RETURN(WhatIfPrediction p, PredictFitted(fitted, changed, true));
+  // persistent_workers changes only the epochs' starts, which the steady figures leave out.
+  if (changed.persistent_workers != fitted.base.traced.persistent_workers) {
+    ASSIGN_OR_RETURN(const auto rates, RatesOverEpochs(job, fitted, changed));
+    if (rates) SetOverEpochs(p, *rates);
+  }
+  return p;
 }
 
 std::string PredictionSentence(const WhatIfPrediction& p) {
+  if (!p.over_epochs.empty())
+    return LoaderChanges(p.traced, p.changed) + ": " + p.over_epochs + ".";
   const double gain =
       p.measured.steps_per_s > 0 ? p.predicted.steps_per_s / p.measured.steps_per_s - 1 : 0;
   if (p.changed.batch_size != p.traced.batch_size) {
@@ -644,59 +734,6 @@ std::string PredictionSentence(const WhatIfPrediction& p) {
                                                    p.measured.steps_per_s, p.predicted.steps_per_s,
                                                    100 * gain);
 }
-
-namespace {
-
-// Where the trace's workers start at each epoch (no persistent_workers, spikes an epoch
-// apart): the job simulated epoch by epoch at `best`'s settings, a worker's start-up fitted
-// so that its epochs run at the traced steps' rate, spikes included, then with
-// persistent_workers. Sets it in `best` and returns the sentence where that gains beyond
-// the model's spread; "" otherwise.
-engine::Result<std::string> PersistentWorkersGain(const trace::LoaderJob& job,
-                                                  const FittedJob& fitted, WhatIfPrediction& best) {
-  const int64_t epoch_steps = EpochStepsOf(job);
-  if (best.changed.num_workers == 0 || fitted.base.traced.persistent_workers || epoch_steps < 2 ||
-      best.changed.num_workers != fitted.base.traced.num_workers) {
-    return std::string();
-  }
-  double traced_ns = 0;
-  for (const auto& st : job.steps) traced_ns += static_cast<double>(st.duration_ns);
-  const double measured = static_cast<double>(job.steps.size()) * 1e9 / traced_ns;
-  JobCosts costs = fitted.costs;
-  costs.epoch_batches = epoch_steps;
-  const int64_t steps = epoch_steps * 24;
-  LoaderSettings restarting = best.changed;
-  restarting.persistent_workers = false;
-  WhatIfFigures as_traced;
-  for (int round = 0; round < kFitRounds; ++round) {
-    ASSIGN_OR_RETURN(as_traced,
-                     SimulateJob(restarting, costs, fitted.device_busy_ns, fitted.seed, steps));
-    if (as_traced.steps_per_s <= 0) return std::string();
-    // Each epoch's start costs the difference, one start-up for the epoch's steps.
-    const double per_epoch_ns =
-        (1e9 / measured - 1e9 / as_traced.steps_per_s) * static_cast<double>(epoch_steps);
-    if (std::abs(as_traced.steps_per_s / measured - 1) <= kFitTolerance) break;
-    costs.worker_startup_ns =
-        std::max<int64_t>(0, costs.worker_startup_ns + std::llround(per_epoch_ns));
-  }
-  LoaderSettings kept = restarting;
-  kept.persistent_workers = true;
-  ASSIGN_OR_RETURN(const WhatIfFigures with,
-                   SimulateJob(kept, costs, fitted.device_busy_ns, fitted.seed, steps));
-  if (with.steps_per_s < kWorthChanging * as_traced.steps_per_s) return std::string();
-  best.changed.persistent_workers = true;
-  return Text(
-             "persistent_workers False → True: over epochs of %.0f steps (the trace's epoch "
-             "starts are that far apart), %.2f → %.2f steps/s predicted",
-             static_cast<double>(epoch_steps), measured, with.steps_per_s) +
-         Text(
-             " (%+.0f%%): the workers start once, not at each epoch (a start-up of %.0f ms, "
-             "fitted to the trace's epoch starts)",
-             100 * (with.steps_per_s / measured - 1),
-             static_cast<double>(costs.worker_startup_ns) / 1e6);
-}
-
-}  // namespace
 
 engine::Result<WhatIfSearch> SearchWhatIf(const trace::LoaderJob& job,
                                           const WhatIfOptions& options) {
@@ -761,8 +798,14 @@ engine::Result<WhatIfSearch> SearchWhatIf(const trace::LoaderJob& job,
   }
   // Workers started again at each epoch's start (the trace's spikes, an epoch apart):
   // persistent_workers, over whole epochs, start-ups included.
-  ASSIGN_OR_RETURN(const std::string persistent, PersistentWorkersGain(job, fitted, search.best));
+  ASSIGN_OR_RETURN(const auto epochs, PersistentWorkersGain(job, fitted, search.best));
   ASSIGN_OR_RETURN(search.best, PredictFitted(fitted, search.best.changed, true));
+  std::string persistent;
+  if (epochs) {
+    SetOverEpochs(search.best, *epochs);
+    persistent = "persistent_workers False → True: " + search.best.over_epochs +
+                 ": the workers start once, not at each epoch";
+  }
   const WhatIfPrediction& best = search.best;
   const int64_t workers = best.changed.num_workers;
   if (best.predicted.device_busy_fraction >= 0.9) {

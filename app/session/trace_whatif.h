@@ -70,6 +70,12 @@ struct WhatIfPrediction {
   double getitem_ns = 0;  // per sample, fitted or given
   double loop_ns = 0;     // the training loop's own time per step, fitted
   std::vector<std::string> assumptions;
+  // A change of persistent_workers where the trace's workers start at each epoch: the
+  // prediction over whole epochs, start-ups included ("over epochs of 5 steps ..."); the
+  // steady figures above leave the starts out.
+  std::string over_epochs;
+  double epochs_measured_steps_per_s = 0;  // all the traced steps, epoch starts included
+  double epochs_predicted_steps_per_s = 0;
   // The changed settings simulated for as many steps as the trace shows, for a timeline
   // beside the trace's.
   std::shared_ptr<trace::Model> predicted_trace;

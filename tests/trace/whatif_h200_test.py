@@ -105,6 +105,15 @@ def main():
         check(s["settings"]["num_workers"] == 4 and s["settings"]["pin_memory"] is True,
               f"pageable: pinned, workers kept: {s['advice'][0]['text']}")
 
+    # --set persistent_workers=True is weighed the same way, its gain over whole epochs.
+    rc, out, err = whatif(cli, restart, "--given", "num_workers=4", "--given", "getitem=3ms",
+                          "--cores", "16", "--set", "persistent_workers=True", "--json")
+    check(rc == 0, f"whatif w4 restart --set persistent_workers=True: {err.strip()}")
+    if rc == 0:
+        a = json.loads(out)["advice"][0]
+        check("over epochs of 5 steps" in a["text"] and a["predicted_gain"] > 0.3,
+              f"persistent_workers set: {a['predicted_gain']:.3f} {a['text']}")
+
     # report: waits only at epoch starts are not workers falling behind; steady waits are.
     for path, says, never in ((restart, "so more workers would not help", "raise num_workers"),
                               (w2, "raise num_workers", "more workers would not help")):
