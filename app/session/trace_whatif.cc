@@ -78,9 +78,9 @@ struct JobCosts {
   // torch's, received at torch's costs; the engine's own runs keep their spec's.
   bool torch_job = false;
   int64_t worker_startup_ns = engine::kDefaultWorkerStartupNs;
-  // Batches an epoch, where the job is simulated epoch by epoch (its workers started at each
+  // Samples an epoch, where the job is simulated epoch by epoch (its workers started at each
   // unless persistent); 0: one endless epoch, the steady state.
-  int64_t epoch_batches = 0;
+  int64_t epoch_items = 0;
   double cores = 2;
 };
 
@@ -90,8 +90,7 @@ spec::PipelineSpec SpecOf(const LoaderSettings& s, const JobCosts& c) {
   auto* source = p.mutable_source();
   source->set_name("sampler");  // indices, as the DataLoader's sampler gives them
   source->mutable_range()->set_start(0);
-  source->mutable_range()->set_stop(c.epoch_batches > 0 ? c.epoch_batches * s.batch_size
-                                                        : int64_t{1} << 40);
+  source->mutable_range()->set_stop(c.epoch_items > 0 ? c.epoch_items : int64_t{1} << 40);
   source->mutable_range()->set_step(1);
   auto* op = p.add_ops();
   op->set_name("dataloader");
@@ -109,7 +108,7 @@ spec::PipelineSpec SpecOf(const LoaderSettings& s, const JobCosts& c) {
     const int64_t per_mib = kTorchReceiveNsPerMib + (s.pin_memory ? kTorchPinNsPerMib : 0);
     d->set_receive_per_mb(std::to_string(per_mib) + "ns");
   }
-  if (c.epoch_batches > 0) {
+  if (c.epoch_items > 0) {
     auto* epochs = p.add_ops();  // the training loop's `for epoch in ...:`
     epochs->set_name("epochs");
     epochs->mutable_repeat()->set_training_loop(true);
@@ -617,15 +616,16 @@ engine::Result<std::optional<EpochRates>> RatesOverEpochs(const trace::LoaderJob
   const LoaderSettings& traced = fitted.base.traced;
   EpochRates r;
   r.epoch_steps = EpochStepsOf(job);
+  // Steps of another batch size do not compare over the trace's epochs: left to samples/s.
   if (traced.num_workers == 0 || traced.persistent_workers || r.epoch_steps < 2 ||
-      to.num_workers == 0) {
+      to.num_workers == 0 || to.batch_size != traced.batch_size) {
     return std::optional<EpochRates>();
   }
   double traced_ns = 0;
   for (const auto& st : job.steps) traced_ns += static_cast<double>(st.duration_ns);
   r.measured = static_cast<double>(job.steps.size()) * 1e9 / traced_ns;
   JobCosts costs = fitted.costs;
-  costs.epoch_batches = r.epoch_steps;
+  costs.epoch_items = r.epoch_steps * traced.batch_size;
   const int64_t steps = r.epoch_steps * 24;
   for (int round = 0; round < kFitRounds; ++round) {
     ASSIGN_OR_RETURN(const WhatIfFigures as_traced,
