@@ -185,15 +185,16 @@ engine::Status SetGiven(const std::string& name, const std::string& value, Loade
     }
     return engine::Status::Ok();
   }
-  if (key != "num_workers" && key != "prefetch_factor" && key != "batch_size" &&
-      key != "pin_memory" && key != "persistent_workers") {
+  engine::Status set = SetLoaderKnob(traced, key, value);
+  if (!set.ok() && set.message().starts_with("unknown setting")) {
+    // SetLoaderKnob's list is --set's: --given also takes the two costs above.
     return engine::InvalidArgument(
         "unknown --given '" + name +
-        "': what-if is given what a trace cannot show: num_workers, batch_size, "
-        "prefetch_factor, pin_memory, persistent_workers, getitem (a sample's __getitem__ "
-        "time) and worker_startup");
+        "': what-if is given what a trace cannot show: the DataLoader's settings (num_workers, "
+        "batch_size, prefetch_factor, pin_memory, persistent_workers), getitem (a sample's "
+        "__getitem__ time) and worker_startup");
   }
-  return SetLoaderKnob(traced, key, value);
+  return set;
 }
 
 // The spikes of a multi-process loader: the steady figures leave them out, and
