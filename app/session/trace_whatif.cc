@@ -162,6 +162,20 @@ std::string KnobName(const std::string& name) {
   return name.rfind("dataloader.", 0) == 0 ? name.substr(11) : name;
 }
 
+// Whether `knob` is among what the user gave (--given).
+bool Given(const WhatIfOptions& options, std::string_view knob) {
+  return std::any_of(options.given.begin(), options.given.end(),
+                     [&](const auto& g) { return KnobName(g.first) == knob; });
+}
+
+// The loop's own time is CPU on its thread and the device's step: its CPU part, and both
+// parts set at once.
+double LoopCpuNs(const JobCosts& c) { return c.loop_ns * c.loop_cpu_share; }
+void SetLoop(JobCosts& c, double cpu_ns, double device_ns) {
+  c.loop_ns = cpu_ns + device_ns;
+  c.loop_cpu_share = c.loop_ns > 0 ? std::min(1.0, cpu_ns / c.loop_ns) : 0;
+}
+
 double CvOf(const std::vector<double>& v) {
   if (v.size() < 2) return 0;
   double mean = 0, sq = 0;
@@ -382,9 +396,7 @@ engine::Result<FittedJob> FitJob(const trace::LoaderJob& job, const WhatIfOption
         "the trace's DataLoader runs worker processes (_MultiProcessingDataLoaderIter), and a "
         "profiler trace does not show how many: give it with --given num_workers=N");
   }
-  fitted.batch_known = batch_from_spec || loader.batch_size > 0 ||
-                       std::any_of(options.given.begin(), options.given.end(),
-                                   [](const auto& g) { return KnobName(g.first) == "batch_size"; });
+  fitted.batch_known = batch_from_spec || loader.batch_size > 0 || Given(options, "batch_size");
 
   const bool batch_known = fitted.batch_known;
   p.changed = p.traced;
@@ -484,17 +496,14 @@ engine::Result<FittedJob> FitJob(const trace::LoaderJob& job, const WhatIfOption
                                             loader.pin_memory_from
                                       : std::string("pin_memory: not in the trace; False assumed"));
     if (p.traced.num_workers > 0) {
-      auto given = [&](const char* knob) {
-        return std::any_of(options.given.begin(), options.given.end(),
-                           [&](const auto& g) { return KnobName(g.first) == knob; });
-      };
       notes.push_back(
           "prefetch_factor " + std::to_string(p.traced.prefetch_factor) +
-          (given("prefetch_factor") ? ", as given" : ": not in the trace; DataLoader's default") +
+          (Given(options, "prefetch_factor") ? ", as given"
+                                             : ": not in the trace; DataLoader's default") +
           ", persistent_workers " + PyBool(p.traced.persistent_workers) +
-          (given("persistent_workers") ? ", as given"
-                                       : ": not in the trace; DataLoader's default "
-                                         "(--given persistent_workers=True where it is)"));
+          (Given(options, "persistent_workers") ? ", as given"
+                                                : ": not in the trace; DataLoader's default "
+                                                  "(--given persistent_workers=True where it is)"));
     }
   }
   notes.push_back(
@@ -514,14 +523,12 @@ engine::Result<FittedJob> FitJob(const trace::LoaderJob& job, const WhatIfOption
                                        "traced process had; give --cores)")) +
       "; workers and the loop share them, and beyond them contend (no other contention: memory "
       "bandwidth, other processes of the job)");
-  const bool startup_given =
-      std::any_of(options.given.begin(), options.given.end(),
-                  [](const auto& g) { return KnobName(g.first) == "worker_startup"; });
   notes.push_back(
       Text("a worker's start-up: %.0f ms", static_cast<double>(costs.worker_startup_ns) / 1e6) +
-      (startup_given ? std::string(", as given")
-                     : std::string(" (a bare python3 with multiprocessing, measured here; torch's "
-                                   "import adds to it: give --given worker_startup=...)")) +
+      (Given(options, "worker_startup")
+           ? std::string(", as given")
+           : std::string(" (a bare python3 with multiprocessing, measured here; torch's "
+                         "import adds to it: give --given worker_startup=...)")) +
       ", paid at each epoch's start unless persistent_workers, which the steady figures leave "
       "out");
   if (costs.torch_job && costs.sample_bytes == 0) {
@@ -572,9 +579,8 @@ engine::Result<WhatIfPrediction> PredictFitted(const FittedJob& fitted,
   if (changed.batch_size != p.traced.batch_size && p.traced.batch_size > 0) {
     const double scale =
         static_cast<double>(changed.batch_size) / static_cast<double>(p.traced.batch_size);
-    const double cpu_ns = costs.loop_ns * costs.loop_cpu_share;
-    costs.loop_ns = std::max(cpu_ns, costs.loop_ns + device_busy_ns * (scale - 1));
-    costs.loop_cpu_share = costs.loop_ns > 0 ? std::min(1.0, cpu_ns / costs.loop_ns) : 0;
+    const double cpu_ns = LoopCpuNs(costs);
+    SetLoop(costs, cpu_ns, std::max(0.0, costs.loop_ns - cpu_ns + device_busy_ns * (scale - 1)));
     device_busy_ns *= scale;
   }
   // pin_memory changed: a pageable batch's copy holds the loop, a pinned one's does not.
@@ -582,11 +588,9 @@ engine::Result<WhatIfPrediction> PredictFitted(const FittedJob& fitted,
     const double copy_ns = static_cast<double>(costs.sample_bytes) *
                            static_cast<double>(changed.batch_size) / (1 << 20) *
                            static_cast<double>(kTorchPageableCopyNsPerMib);
-    const double cpu_ns = costs.loop_ns * costs.loop_cpu_share;
-    const double new_cpu_ns =
-        changed.pin_memory ? std::max(0.0, cpu_ns - copy_ns) : cpu_ns + copy_ns;
-    costs.loop_ns += new_cpu_ns - cpu_ns;
-    costs.loop_cpu_share = costs.loop_ns > 0 ? std::min(1.0, new_cpu_ns / costs.loop_ns) : 0;
+    const double cpu_ns = LoopCpuNs(costs);
+    SetLoop(costs, changed.pin_memory ? std::max(0.0, cpu_ns - copy_ns) : cpu_ns + copy_ns,
+            costs.loop_ns - cpu_ns);
   }
   ASSIGN_OR_RETURN(p.predicted, SimulateJob(changed, costs, device_busy_ns, fitted.seed));
   if (timeline) {

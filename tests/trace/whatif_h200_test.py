@@ -22,31 +22,24 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import whatif_test  # noqa: E402  (the same definitions and checks)
-from whatif_test import check, expected, whatif  # noqa: E402
+from whatif_test import check, expected, measured_matches, whatif  # noqa: E402
 
 
-def measured_matches(name, j, want):
-    m = j["measured"]
-    check(abs(m["steps_per_s"] - want["steps_per_s"]) <= 1e-6 * want["steps_per_s"],
-          f"{name}: measured steps/s {m['steps_per_s']} == {want['steps_per_s']}")
-    for key in ("input_wait_fraction", "device_busy_fraction"):
-        check(abs(m[key] - want[key]) < 1e-6, f"{name}: measured {key} {m[key]} == {want[key]}")
-    t = j["traced_settings"]
-    check(t["batch_size"] == want["batch_size"], f"{name}: batch size {t['batch_size']}")
-    check(t["pin_memory"] == want["pin_memory"], f"{name}: pin_memory {t['pin_memory']}")
-    check(any(f"steady steps: {want['steady']} of " in a for a in j["assumptions"]),
-          f"{name}: {want['steady']} steady steps: {j['assumptions'][0]}")
+def whatif_json(cli, what, *args):
+    """whatif ARGS --json's output, checked to exit 0 (None where it did not)."""
+    rc, out, err = whatif(cli, *args, "--json")
+    check(rc == 0, f"whatif {what}: {err.strip()}")
+    return json.loads(out) if rc == 0 else None
 
 
 def main():
     cli, w0, w2, w8, restart, pageable = sys.argv[1:7]
+    h200 = ("--cores", "16")
+    kept_up = ("--given", "getitem=3ms") + h200  # workers that kept up: their cost given
 
-    want0 = expected(w0)
-    rc, out, err = whatif(cli, w0, "--set", "num_workers=8", "--cores", "16", "--json")
-    check(rc == 0, f"whatif w0 --set num_workers=8: {err.strip()}")
-    if rc == 0:
-        j = json.loads(out)
-        measured_matches("w0", j, want0)
+    j = whatif_json(cli, "w0 --set num_workers=8", w0, "--set", "num_workers=8", *h200)
+    if j:
+        measured_matches("w0", j, expected(w0))
         check(j["traced_settings"]["num_workers"] == 0, "w0 is read as num_workers 0")
         p, m = j["predicted"], j["measured"]
         check(p["input_wait_fraction"] < 0.05, f"8 workers leave a wait of {p['input_wait_fraction']}")
@@ -58,11 +51,10 @@ def main():
         check(any("scripts/measure-torch-receive" in a for a in j["assumptions"]),
               "the receipt's cost is said, and where it was measured")
         # Pageable batches: their copy to the device holds the loop.
-        rc, out, err = whatif(cli, w0, "--set", "num_workers=8", "--set", "pin_memory=False",
-                              "--cores", "16", "--json")
-        check(rc == 0, f"whatif w0 --set pin_memory=False: {err.strip()}")
-        if rc == 0:
-            unpinned = json.loads(out)["predicted"]["steps_per_s"]
+        u = whatif_json(cli, "w0 --set pin_memory=False", w0, "--set", "num_workers=8",
+                        "--set", "pin_memory=False", *h200)
+        if u:
+            unpinned = u["predicted"]["steps_per_s"]
             check(unpinned < 0.9 * p["steps_per_s"],
                   f"8 workers without pin_memory: {unpinned:.2f} steps/s, under the pinned "
                   f"{p['steps_per_s']:.2f}")
@@ -70,10 +62,8 @@ def main():
     # The search from num_workers 0 leaves room for workers slower than the loop's own
     # fetching (the measured 2 workers fell 35% short of their prediction): 4, not the
     # model's knee at 3.
-    rc, out, err = whatif(cli, w0, "--cores", "16", "--json")
-    check(rc == 0, f"whatif w0 search: {err.strip()}")
-    if rc == 0:
-        s = json.loads(out)
+    s = whatif_json(cli, "w0 search", w0, *h200)
+    if s:
         check(s["settings"]["num_workers"] == 4, f"search from w0: {s['advice'][0]['text']}")
     # What the trace shows is not --given otherwise; a misspelt --given lists its own knobs.
     for given, says in (("num_workers=4", "its num_workers is 0, not 4"),
@@ -86,31 +76,38 @@ def main():
 
     # No change for a gain inside the model's spread: 8 workers that keep up are kept, not
     # cut to the knee for +1%; pageable batches are pinned without cutting the workers.
-    rc, out, err = whatif(cli, w8, "--given", "num_workers=8", "--given", "getitem=3ms",
-                          "--given", "worker_startup=2s", "--cores", "16", "--json")
-    check(rc == 0, f"whatif w8 search: {err.strip()}")
-    if rc == 0:
-        s = json.loads(out)
+    s = whatif_json(cli, "w8 search", w8, "--given", "num_workers=8", "--given",
+                    "worker_startup=2s", *kept_up)
+    if s:
         check(s["settings"]["num_workers"] == 8 and s["advice"][0]["text"].startswith("Keep"),
               f"w8 kept: {s['advice'][0]['text']}")
         check(any("start-up: 2000 ms, as given" in a for a in s["assumptions"]),
               "a given worker start-up is said as given")
         check(any("persistent_workers False: not in the trace" in a for a in s["assumptions"]),
               "the defaults assumed for what a trace does not show are said")
-    rc, out, err = whatif(cli, pageable, "--given", "num_workers=4", "--given", "getitem=3ms",
-                          "--cores", "16", "--json")
-    check(rc == 0, f"whatif w4 pageable search: {err.strip()}")
-    if rc == 0:
-        s = json.loads(out)
+    s = whatif_json(cli, "w4 pageable search", pageable, "--given", "num_workers=4", *kept_up)
+    if s:
         check(s["settings"]["num_workers"] == 4 and s["settings"]["pin_memory"] is True,
               f"pageable: pinned, workers kept: {s['advice'][0]['text']}")
 
+    # Workers started at each epoch's start: the search leads with persistent_workers, over
+    # epochs as long as the trace's starts are apart, from the rate of all its steps.
+    s = whatif_json(cli, "w4 restart search", restart, "--given", "num_workers=4", *kept_up)
+    if s:
+        text = s["advice"][0]["text"]
+        every = expected(restart)
+        raw = json.load(gzip.open(restart))["traceEvents"]
+        steps = [e["dur"] for e in raw if e.get("ph") == "X" and e["name"].startswith("ProfilerStep#")
+                 and e.get("cat") == "user_annotation"]
+        whole = len(steps) * 1e6 / sum(steps)
+        check(text.startswith("persistent_workers False → True: over epochs of 5 steps")
+              and f"{whole:.2f} → " in text and s["settings"]["persistent_workers"] is True,
+              f"restart search (all steps {whole:.2f} steps/s, steady {every['steps_per_s']:.2f}): {text}")
     # --set persistent_workers=True is weighed the same way, its gain over whole epochs.
-    rc, out, err = whatif(cli, restart, "--given", "num_workers=4", "--given", "getitem=3ms",
-                          "--cores", "16", "--set", "persistent_workers=True", "--json")
-    check(rc == 0, f"whatif w4 restart --set persistent_workers=True: {err.strip()}")
-    if rc == 0:
-        a = json.loads(out)["advice"][0]
+    s = whatif_json(cli, "w4 restart --set persistent_workers=True", restart, "--given",
+                    "num_workers=4", "--set", "persistent_workers=True", *kept_up)
+    if s:
+        a = s["advice"][0]
         check("over epochs of 5 steps" in a["text"] and a["predicted_gain"] > 0.3,
               f"persistent_workers set: {a['predicted_gain']:.3f} {a['text']}")
 
@@ -122,16 +119,13 @@ def main():
         check(r.returncode == 0 and says in verdict and never not in verdict,
               f"report {os.path.basename(path)}: {verdict}")
 
-    # The traces with workers: their own figures (their worker cost given, as they kept up).
+    # The traces with workers: their own figures.
     for name, path, workers in (("w2", w2, 2), ("w8", w8, 8), ("w4 restart", restart, 4),
                                 ("w4 pageable", pageable, 4)):
         want = expected(path)
-        rc, out, err = whatif(cli, path, "--given", f"num_workers={workers}", "--given",
-                              "getitem=3ms", "--cores", "16", "--json")
-        check(rc == 0, f"whatif {name}: {err.strip()}")
-        if rc != 0:
+        j = whatif_json(cli, name, path, "--given", f"num_workers={workers}", *kept_up)
+        if not j:
             continue
-        j = json.loads(out)
         measured_matches(name, j, want)
         if name == "w2":
             check(want["steady"] == 10, "w2: every step steady by the independent count too")
@@ -143,22 +137,6 @@ def main():
                   f"w2: the alternate steps' waits are in the mean ({want['input_wait_fraction']:.3f})")
         if name == "w4 restart":
             check(want["steady"] == 8, "w4 restart: two epoch starts by the independent count")
-    # Workers started at each epoch's start: the search leads with persistent_workers, over
-    # epochs as long as the trace's starts are apart, from the rate of all its steps.
-    rc, out, err = whatif(cli, restart, "--given", "num_workers=4", "--given", "getitem=3ms",
-                          "--cores", "16", "--json")
-    check(rc == 0, f"whatif w4 restart search: {err.strip()}")
-    if rc == 0:
-        s = json.loads(out)
-        text = s["advice"][0]["text"]
-        every = expected(restart)
-        raw = json.load(gzip.open(restart))["traceEvents"]
-        steps = [e["dur"] for e in raw if e.get("ph") == "X" and e["name"].startswith("ProfilerStep#")
-                 and e.get("cat") == "user_annotation"]
-        whole = len(steps) * 1e6 / sum(steps)
-        check(text.startswith("persistent_workers False → True: over epochs of 5 steps")
-              and f"{whole:.2f} → " in text and s["settings"]["persistent_workers"] is True,
-              f"restart search (all steps {whole:.2f} steps/s, steady {every['steps_per_s']:.2f}): {text}")
         if name == "w4 pageable":
             check(j["traced_settings"]["pin_memory"] is False and
                   any("Pageable" in a for a in j["assumptions"]),

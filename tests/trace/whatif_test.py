@@ -114,6 +114,20 @@ def whatif_on_waits(cli, waits_us, loop_us):
         os.unlink(f.name)
 
 
+def measured_matches(name, j, want):
+    """whatif --json's measured figures and traced settings against `expected`'s."""
+    m = j["measured"]
+    check(close(m["steps_per_s"], want["steps_per_s"], 1e-6),
+          f"{name}: measured steps/s {m['steps_per_s']} == {want['steps_per_s']}")
+    for key in ("input_wait_fraction", "device_busy_fraction"):
+        check(abs(m[key] - want[key]) < 1e-6, f"{name}: measured {key} {m[key]} == {want[key]}")
+    t = j["traced_settings"]
+    check(t["batch_size"] == want["batch_size"], f"{name}: batch size {t['batch_size']}")
+    check(t["pin_memory"] == want["pin_memory"], f"{name}: pin_memory {t['pin_memory']}")
+    check(any(f"steady steps: {want['steady']} of " in a for a in j["assumptions"]),
+          f"{name}: {want['steady']} steady steps: {j['assumptions'][0]}")
+
+
 def close(a, b, rel):
     return abs(a - b) <= rel * max(abs(b), 1e-12)
 
@@ -129,13 +143,8 @@ def main():
         return
     j = json.loads(out)
     m = j["measured"]
-    check(close(m["steps_per_s"], want["steps_per_s"], 1e-6),
-          f"measured steps/s {m['steps_per_s']} == {want['steps_per_s']}")
-    for key in ("input_wait_fraction", "device_busy_fraction"):
-        check(abs(m[key] - want[key]) < 1e-6, f"measured {key} {m[key]} == {want[key]}")
+    measured_matches("w0", j, want)
     t = j["traced_settings"]
-    check(t["batch_size"] == want["batch_size"], f"batch size {t['batch_size']} == {want['batch_size']}")
-    check(t["pin_memory"] == want["pin_memory"], f"pin_memory {t['pin_memory']} == {want['pin_memory']}")
     check(t["num_workers"] == 0, "the single-process loader is read as num_workers 0")
     check(j["settings"]["num_workers"] == 4, "the prediction is for num_workers 4")
     # The model at the traced settings reproduces the trace it was fitted to.
