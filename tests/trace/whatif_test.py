@@ -82,6 +82,9 @@ def expected(path):
     largest = max(copies, key=lambda e: e["args"]["bytes"])
     return {
         "steps_per_s": 1e6 / step,  # microseconds
+        # Every step counted, epoch starts and other spikes included: what persistent_workers
+        # changes.
+        "all_steps_per_s": len(rows) * 1e6 / sum(r[0] for r in rows),
         "input_wait_fraction": wait / step,
         "device_busy_fraction": min(1.0, busy / step),
         "batch_size": batch,
