@@ -69,6 +69,12 @@ std::string Table(const session::WhatIfPrediction& p) {
   return out;
 }
 
+// A setting or a --given it cannot take is a bad argument (2, as a malformed KNOB=VALUE);
+// the rest is the trace's (1).
+int ExitCodeOf(const engine::Status& status) {
+  return status.code() == engine::StatusCode::kInvalidArgument ? 2 : 1;
+}
+
 }  // namespace
 
 nlohmann::json WhatIfAdviceJson(const session::WhatIfPrediction& p, const std::string& text) {
@@ -134,7 +140,7 @@ int WhatIfCommand(const WhatIfCommandOptions& options, std::ostream& out, std::o
     if (!search.ok()) {
       err << "pipescope-cli: whatif: " << options.trace_path << ": " << search.status().message()
           << "\n";
-      return 1;
+      return ExitCodeOf(search.status());
     }
     p = search->best;
     sentence = search->sentence;
@@ -143,8 +149,7 @@ int WhatIfCommand(const WhatIfCommandOptions& options, std::ostream& out, std::o
     if (!predicted.ok()) {
       err << "pipescope-cli: whatif: " << options.trace_path << ": " << predicted.status().message()
           << "\n";
-      // A setting it cannot take is a bad argument; the rest is the trace's.
-      return predicted.status().code() == engine::StatusCode::kInvalidArgument ? 2 : 1;
+      return ExitCodeOf(predicted.status());
     }
     p = *predicted;
     sentence = session::PredictionSentence(p);

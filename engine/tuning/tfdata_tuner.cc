@@ -1,6 +1,7 @@
 #include "engine/tuning/tfdata_tuner.h"
 
 #include <map>
+#include <set>
 #include <utility>
 
 #include "engine/runtime/pipeline.h"
@@ -22,6 +23,40 @@ struct ChainOfSpec {
   std::vector<std::string> knob_of_node;  // "op.num_parallel_calls", "op.buffer_size" or ""
   std::vector<bool> autotuned_of_node;    // that knob is AUTOTUNE in the spec
 };
+
+// tf.data's autotuner moves only what the program leaves to it (tf.data.AUTOTUNE, -1): a
+// num_parallel_calls or buffer_size written as a number stays. So where some knob of the
+// user's spec is AUTOTUNE, the ones written as numbers are held, every round (a round's
+// values are numbers too). Where none is, every knob is tuned as if it were, so that this
+// tuner and Pipescope's decide the same knobs (the tuners' comparison, scripts/bench-tuners),
+// and the log says so.
+struct HeldKnobs {
+  bool as_tf_data = false;      // some knob is AUTOTUNE: only those move
+  std::set<std::string> names;  // the knobs written as numbers, then held
+};
+
+HeldKnobs HandSetKnobs(const ChainOfSpec& given) {
+  HeldKnobs held;
+  for (size_t i = 0; i < given.knob_of_node.size(); ++i) {
+    if (given.knob_of_node[i].empty()) continue;
+    if (given.autotuned_of_node[i]) {
+      held.as_tf_data = true;
+    } else {
+      held.names.insert(given.knob_of_node[i]);
+    }
+  }
+  if (!held.as_tf_data) held.names.clear();
+  return held;
+}
+
+void HoldKnobs(ChainOfSpec& model, const HeldKnobs& held) {
+  for (size_t i = 0; i < model.chain.nodes.size(); ++i) {
+    if (!held.names.contains(model.knob_of_node[i])) continue;
+    model.chain.nodes[i].parallelism_tunable = false;
+    model.chain.nodes[i].buffer_tunable = false;
+    model.knob_of_node[i].clear();
+  }
+}
 
 // The model chain of a planned spec's top-level ops with the measured figures of each. An
 // interleave's sub-pipeline becomes one node before it, with the sub-ops' self times.
@@ -65,8 +100,9 @@ ChainOfSpec BuildChain(const PipelinePlan& plan, const trace::RangeAnalysis& a) 
     const ParallelWork work = planned.kind->parallel_work;
     if (work == ParallelWork::kFunction || work == ParallelWork::kWorkerProcesses ||
         work == ParallelWork::kEnqueuerWorkers) {
-      // Every map is a candidate, as if its parallelism were AUTOTUNE; so are a DataLoader's
-      // workers (its batches are its elements) and a Keras enqueuer's.
+      // Every map is a candidate (HandSetKnobs holds those set by hand where the spec
+      // leaves others to AUTOTUNE); so are a DataLoader's workers (its batches are its
+      // elements) and a Keras enqueuer's.
       const char* knob_name = work == ParallelWork::kFunction          ? "num_parallel_calls"
                               : work == ParallelWork::kEnqueuerWorkers ? "workers"
                                                                        : "num_workers";
@@ -117,8 +153,10 @@ ChainOfSpec BuildChain(const PipelinePlan& plan, const trace::RangeAnalysis& a) 
 
 // The knobs the tuner decides ("op.knob") with their values in the planned spec: where the
 // run starts them, or AUTOTUNE where the spec leaves them to it.
-std::vector<std::pair<std::string, int64_t>> DecidedKnobs(const PipelinePlan& plan) {
-  const ChainOfSpec model = BuildChain(plan, {});
+std::vector<std::pair<std::string, int64_t>> DecidedKnobs(const PipelinePlan& plan,
+                                                          const HeldKnobs& held) {
+  ChainOfSpec model = BuildChain(plan, {});
+  HoldKnobs(model, held);
   std::vector<std::pair<std::string, int64_t>> knobs;
   for (size_t i = 0; i < model.chain.nodes.size(); ++i) {
     const Node& n = model.chain.nodes[i];
@@ -141,6 +179,8 @@ Result<TunerResult> TuneTfData(const spec::PipelineSpec& spec, const Measurer& m
   ASSIGN_OR_RETURN(TunerMeasurement current,
                    MeasureAsGiven(spec, measure, options, stopwatch, result));
   const TunerMeasurement given = current;
+  ASSIGN_OR_RETURN(const PipelinePlan planned_before, PlanPipeline(spec, cores));
+  const HeldKnobs held = HandSetKnobs(BuildChain(planned_before, {}));
   for (int round = 1; round <= options.max_rounds && stopwatch.elapsed_s() < options.budget_s;
        ++round) {
     result.rounds = round;
@@ -148,6 +188,7 @@ Result<TunerResult> TuneTfData(const spec::PipelineSpec& spec, const Measurer& m
     if (a.steps_per_s <= 0) break;
     ASSIGN_OR_RETURN(const PipelinePlan plan, PlanPipeline(result.tuned, cores));
     ChainOfSpec model = BuildChain(plan, a);
+    HoldKnobs(model, held);
     for (tfdata::Node& n : model.chain.nodes) {
       const auto bytes = current.element_bytes.find(n.name);
       if (bytes != current.element_bytes.end())
@@ -158,6 +199,18 @@ Result<TunerResult> TuneTfData(const spec::PipelineSpec& spec, const Measurer& m
     budget.cores = cores;
     budget.ram_bytes = options.ram_bytes;
     std::vector<std::string> steps;
+    if (round == 1 && options.explain) {
+      std::string decided;
+      for (const std::string& knob : model.knob_of_node) {
+        if (!knob.empty()) decided += (decided.empty() ? "" : ", ") + knob;
+      }
+      result.log.push_back(
+          !held.as_tf_data ? "  no knob of the spec is AUTOTUNE, so tf.data would tune none; every "
+                             "parallelism and buffer is tuned here as if it were: " +
+                                 decided
+                           : "  the knobs the spec leaves to AUTOTUNE, as tf.data tunes them: " +
+                                 decided + " (the ones set to a number stay)");
+    }
     const tfdata::Chain tuned =
         tfdata::HillClimb(model.chain, gap, budget, 1 << 10, options.explain ? &steps : nullptr);
     for (const std::string& step : steps) result.log.push_back("  " + step);
@@ -182,10 +235,9 @@ Result<TunerResult> TuneTfData(const spec::PipelineSpec& spec, const Measurer& m
     result.log.push_back("round " + std::to_string(round) + ": " + change + " -> " +
                          RateForPeople(current));
   }
-  ASSIGN_OR_RETURN(const PipelinePlan planned_before, PlanPipeline(spec, cores));
   ASSIGN_OR_RETURN(const PipelinePlan planned_after, PlanPipeline(result.tuned, cores));
-  const auto before = DecidedKnobs(planned_before);
-  const auto after = DecidedKnobs(planned_after);
+  const auto before = DecidedKnobs(planned_before, held);
+  const auto after = DecidedKnobs(planned_after, held);
   std::vector<TunedKnob> knobs;
   for (size_t i = 0; i < before.size() && i < after.size(); ++i)
     knobs.push_back({after[i].first, before[i].second, after[i].second});

@@ -936,5 +936,22 @@ TEST(AdvisingTest, NoConfirmedChangeReplacesAKnobSuggestionBySayingSo) {
   EXPECT_EQ(work.suggestion.find("cut its work per element ("), 0u) << work.suggestion;
 }
 
+// The verdict's remedy "cache after it" is not left standing alone where the advisor could
+// not try a cache: its reason follows the "none gains".
+TEST(AdvisingTest, NoConfirmedChangeSaysWhatWasNotTried) {
+  engine::AdvisorResult none;
+  none.tried = 7;
+  none.noise = 0.03;
+  none.not_tried = {"a cache: the data's size is not in the code"};
+  trace::Verdict work;
+  work.grade = "highly input-bound";
+  work.suggestion = "cut its work per element (cache after it) or add cores";
+  ApplyAdvice(none, work);
+  EXPECT_EQ(work.suggestion,
+            "cut its work per element (cache after it) or add cores (none of the 7 changes of "
+            "knobs and order tried in the simulator gains more than 3%; not tried: a cache: the "
+            "data's size is not in the code)");
+}
+
 }  // namespace
 }  // namespace pipescope::session

@@ -69,7 +69,8 @@ def main():
                         ("batch_size=64", "the trace shows batch_size 32"),
                         ("get_item=3ms", "getitem (a sample's __getitem__ time)")):
         rc, _, err = whatif(cli, w0, "--given", given)
-        check(rc != 0 and says in err, f"--given {given} on w0: {rc} {err.strip()[-200:]}")
+        # A refused --given is a bad argument: exit 2, as a malformed KNOB=VALUE is.
+        check(rc == 2 and says in err, f"--given {given} on w0: {rc} {err.strip()[-200:]}")
     rc, _, err = whatif(cli, w0, "--cores", "0.5")
     check(rc != 0 and "--cores" in err, f"--cores 0.5 is refused: {rc} {err.strip()}")
 
