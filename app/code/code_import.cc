@@ -646,12 +646,10 @@ engine::Result<ImportedCode> ImportCode(const std::string& source, const std::st
   } else if (chosen->trains_on_cpu) {
     spec.mutable_train_step()->set_step_time(kStandInStep);
     spec.mutable_train_step()->set_device(spec::cpu);
-    code.notes.push_back({chosen->at, std::string("the training loop moves nothing to an "
-                                                  "accelerator (no .cuda(), no .to(device)): "
-                                                  "PyTorch trains on the CPU, a step of ") +
-                                          kStandInStep +
-                                          " of CPU work sharing the cores with the loader until "
-                                          "set: --set train_step.step_time=DURATION "
+    code.notes.push_back({chosen->at, chosen->cpu_because + ", a step of " + kStandInStep +
+                                          " of CPU work sharing the cores with the input "
+                                          "pipeline until set: --set "
+                                          "train_step.step_time=DURATION "
                                           "(train_step.device=simulated for a GPU)"});
   } else {
     spec.mutable_train_step()->set_step_time(kStandInStep);

@@ -159,6 +159,43 @@ std::string Abridged(std::string_view code) {
   return std::string(code.substr(0, kMost)) + "…";
 }
 
+// A string literal's text without its quotes and prefix; nullopt for anything else.
+std::optional<std::string_view> StringLiteral(const SyntaxNode& n) {
+  if (!n.Is("string")) return std::nullopt;
+  std::string_view content;
+  for (const SyntaxNode& c : n.named_children()) {
+    if (c.Is("interpolation")) return std::nullopt;  // an f-string's value is the run's
+    if (c.Is("string_content")) content = c.text();
+  }
+  return content;
+}
+
+// The statement that hides every GPU from the frameworks, quoted (`os.environ
+// ["CUDA_VISIBLE_DEVICES"] = "-1"`, TensorFlow's `tf.config.set_visible_devices([], "GPU")`):
+// training then runs on the CPU whatever the rest of the file says. "" where none does.
+// A `with tf.device("/cpu:0")` is not one: people put the input pipeline there (the
+// performance guide's advice) and train on the GPU.
+std::string StatementHidingTheGpu(const SyntaxNode& root) {
+  std::string found;
+  AnyNodeWithin(root, [&found](const SyntaxNode& n) {
+    if (n.Is("assignment")) {
+      const SyntaxNode left = n.field("left");
+      const auto value = StringLiteral(n.field("right"));
+      if (left.Is("subscript") && left.text().find("CUDA_VISIBLE_DEVICES") != std::string::npos &&
+          value && (value->empty() || *value == "-1")) {
+        found = Abridged(n.text());
+      }
+    } else if (n.Is("call") && n.field("function").text().ends_with("set_visible_devices")) {
+      const auto args = n.field("arguments").code_children();
+      if (!args.empty() && args[0].Is("list") && args[0].code_children().empty()) {
+        found = Abridged(n.text());
+      }
+    }
+    return !found.empty();
+  });
+  return found;
+}
+
 // A name or a constant: what binding costs nothing a loop's timing counts.
 bool NameOrConstant(const SyntaxNode& e) {
   return e.Is("identifier") || e.Is("integer") || e.Is("float") || e.Is("string") || e.Is("true") ||
@@ -271,6 +308,13 @@ void PythonReader::Read() {
   defs_called_without_.clear();
   ReadBlock(tree_.root());
   TakeBackResolvedGuesses();
+  if (const std::string hiding = StatementHidingTheGpu(tree_.root()); !hiding.empty()) {
+    for (PipelineUse& use : uses_) {
+      if (!use.trains || use.step_free || use.step_sleep_ns > 0) continue;
+      use.trains_on_cpu = true;
+      use.cpu_because = "the file hides the GPU (`" + hiding + "`): training runs on the CPU";
+    }
+  }
 }
 
 std::optional<int64_t> PythonReader::IterationsOver(const SyntaxNode& iterated) {
@@ -902,6 +946,9 @@ void PythonReader::ReadStatement(const SyntaxNode& s) {
         if (!idle && sleeps == 0 && iterated.pipeline &&
             iterated.pipeline->framework == "pytorch" && !FileNamesAnAccelerator()) {
           uses_.back().trains_on_cpu = true;
+          uses_.back().cpu_because =
+              "the training loop moves nothing to an accelerator (no .cuda(), no .to(device)): "
+              "PyTorch trains on the CPU";
         }
       }
     }

@@ -60,8 +60,10 @@ struct PipelineUse {
   // step takes no time, and the loader alone is what is timed.
   bool step_free = false;
   // A PyTorch loop that trains in a file that names no accelerator anywhere (no cuda, no
-  // device, no .to(...) of one): PyTorch then trains on the CPU.
+  // device, no .to(...) of one), or any training in a file that hides the GPU
+  // (CUDA_VISIBLE_DEVICES="-1"): it trains on the CPU, for the reason said.
   bool trains_on_cpu = false;
+  std::string cpu_because;
   // Iterated by a loop that only sleeps (`time.sleep(0.05)` standing for the training step,
   // as people time a loader): the seconds it sleeps, in ns; 0 otherwise.
   int64_t step_sleep_ns = 0;

@@ -854,6 +854,37 @@ dev = torch.device("cuda")
   EXPECT_EQ(dumps.spec.train_step().device(), spec::cpu) << "dumps and xmin name no device";
 }
 
+// A file that hides the GPU (CUDA_VISIBLE_DEVICES="-1", or TensorFlow's
+// set_visible_devices([], "GPU")) trains on the CPU, Keras's fit too; a pipeline placed on
+// the CPU with tf.device, as the performance guide advises, does not move the training.
+TEST(CodeImportTest, AFileThatHidesTheGpuTrainsOnTheCpu) {
+  const std::string fit = R"(ds = tf.data.Dataset.range(1000).map(lambda x: x * 2).batch(10)
+model.fit(ds, epochs=2)
+)";
+  const auto hidden = Import(
+      "import os\nimport tensorflow as tf\n"
+      "os.environ[\"CUDA_VISIBLE_DEVICES\"] = \"-1\"\n" +
+      fit);
+  EXPECT_EQ(hidden.spec.train_step().device(), spec::cpu) << Notes(hidden);
+  EXPECT_NE(Notes(hidden).find("the file hides the GPU (`os.environ[\"CUDA_VISIBLE_DEVICES\"] = "
+                               "\"-1\"`): training runs on the CPU"),
+            std::string::npos)
+      << Notes(hidden);
+  const auto tf_hidden =
+      Import("import tensorflow as tf\ntf.config.set_visible_devices([], 'GPU')\n" + fit);
+  EXPECT_EQ(tf_hidden.spec.train_step().device(), spec::cpu) << Notes(tf_hidden);
+  const auto placed = Import(
+      "import tensorflow as tf\nwith tf.device('/cpu:0'):\n"
+      "    ds = tf.data.Dataset.range(1000).batch(10)\n"
+      "model.fit(ds, epochs=2)\n");
+  EXPECT_EQ(placed.spec.train_step().device(), spec::simulated) << Notes(placed);
+  const auto visible = Import(
+      "import os\nimport tensorflow as tf\n"
+      "os.environ[\"CUDA_VISIBLE_DEVICES\"] = \"0\"\n" +
+      fit);
+  EXPECT_EQ(visible.spec.train_step().device(), spec::simulated) << Notes(visible);
+}
+
 // A generator yields what its loops say: range(N) of a constant the file binds is N
 // elements, not an endless source; a while loop is known only when it runs.
 TEST(CodeImportTest, AGeneratorYieldsWhatItsLoopsSay) {
