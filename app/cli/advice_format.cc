@@ -158,6 +158,24 @@ int WriteAdviceIntoCode(const std::string& py_path, const std::vector<std::strin
       std::any_of(patched->notes.begin(), patched->notes.end(),
                   [](const std::string& n) { return n.find("not written") != std::string::npos; });
   if (patched->text == code->source_text) {
+    // A change of a function's own code (a generator that yields whole batches) is the
+    // author's to write: said as such, with what to write, rather than as the patch's notes
+    // of ops it could not find (tensorflow#13101's generator).
+    const engine::Advice* by_hand = nullptr;
+    for (const engine::Advice& a : advice.advice) {
+      const bool chosen = advised == &a.spec ||
+                          (advised == &advice.together.spec &&
+                           std::find(advice.together.changes.begin(), advice.together.changes.end(),
+                                     a.change) != advice.together.changes.end());
+      if (chosen && a.needs_code_change) by_hand = &a;
+    }
+    if (by_hand) {
+      err << "pipescope-cli: --advice-code: " << what << " changes the code of '" << by_hand->op
+          << "' itself, which --advice-code does not write (it writes knobs and the order of "
+             "calls); by hand: "
+          << by_hand->text << "\n";
+      return 2;
+    }
     err << "pipescope-cli: --advice-code: " << what << " cannot be written into " << py_path
         << "'s code:\n";
     for (const std::string& n : patched->notes) err << "  " << n << "\n";

@@ -58,6 +58,9 @@ struct Advice {
   std::string first_step;
   spec::PipelineSpec spec;  // the advised pipeline (empty for device_bound)
   SpecEdit edit;            // the change, as it can be made on another spec
+  // More than knobs and the order of calls change: a function's own code (a generator made
+  // to yield whole batches), which only its author can write.
+  bool needs_code_change = false;
 };
 
 }  // namespace pipescope::engine

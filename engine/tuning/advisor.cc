@@ -45,6 +45,7 @@ Advice AdviceFrom(const AdviceCandidate& c) {
   a.edit = c.edit;
   a.what_changes = c.changes_output;
   a.changes_output = !a.what_changes.empty();
+  a.needs_code_change = c.needs_code_change;
   return a;
 }
 

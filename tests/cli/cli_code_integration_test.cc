@@ -294,6 +294,41 @@ for batch in loader:
       << out.out;
 }
 
+// tensorflow#13101: a generator of one row a next() before a batch is advised to yield whole
+// batches, a change of the generator's own code: --advice-code says what to write by hand,
+// not that it found no op 'batch' in the tuned pipeline.
+TEST(CliCodeTest, AdviceThatChangesAFunctionsCodeIsLeftToItsAuthorAndSaidSo) {
+  const std::string path = TempDir() + "/rows.py";
+  std::ofstream(path) << R"(import numpy as np
+import tensorflow as tf
+
+
+def rows():
+    for _ in range(100000):
+        yield np.zeros(16, np.float32)
+
+
+ds = tf.data.Dataset.from_generator(rows, output_signature=tf.TensorSpec((16,), tf.float32))
+ds = ds.batch(128).prefetch(4)
+for x in ds:
+    time.sleep(0.001)
+)";
+  const std::string written = TempDir() + "/rows_advised.py";
+  std::filesystem::remove(written);
+  const auto out = Cli("simulate " + path + " --set rows.cost=10us --advice-code " + written);
+  EXPECT_EQ(out.exit_code, 2) << out.out;
+  EXPECT_NE(out.out.find("[batch_at_source, high] make rows yield whole batches of 128"),
+            std::string::npos)
+      << out.out;
+  EXPECT_NE(out.out.find("changes the code of 'rows' itself, which --advice-code does not write "
+                         "(it writes knobs and the order of calls); by hand: make rows yield "
+                         "whole batches of 128"),
+            std::string::npos)
+      << out.out;
+  EXPECT_EQ(out.out.find("has no op"), std::string::npos) << out.out;
+  EXPECT_FALSE(std::filesystem::exists(written));
+}
+
 TEST(CliCodeTest, SimulateTakesAPythonFileWithItsCostsSet) {
   const auto out = Cli("simulate " + Corpus("seed_001_init_tfrecord_dataset.py") +
                        " --set _parser.cost=40us --duration 2");
