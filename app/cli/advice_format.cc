@@ -30,8 +30,8 @@ std::optional<engine::AdvisorResult> Applied(engine::Result<engine::AdvisorResul
 
 std::optional<engine::AdvisorResult> AdviseForSummary(const trace::Model& model,
                                                       trace::RangeAnalysis& analysis,
-                                                      std::ostream& err) {
-  return Applied(session::AdviseOnTrace(model, analysis), analysis, err);
+                                                      std::ostream& err, double cores) {
+  return Applied(session::AdviseOnTrace(model, analysis, {}, cores), analysis, err);
 }
 
 std::optional<engine::AdvisorResult> AdviseForSummary(const spec::PipelineSpec& spec,

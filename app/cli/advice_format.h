@@ -17,10 +17,11 @@
 namespace pipescope::cli {
 
 // Advice for the run in `model`, analysed as `analysis`, whose verdict takes it. A trace
-// the advisor cannot work on gets a note on `err` and no advice.
+// the advisor cannot work on gets a note on `err` and no advice. `cores`: the machine the
+// advice is for (report --cores); 0: the run's.
 std::optional<engine::AdvisorResult> AdviseForSummary(const trace::Model& model,
                                                       trace::RangeAnalysis& analysis,
-                                                      std::ostream& err);
+                                                      std::ostream& err, double cores = 0);
 
 // Advice for a simulation of `spec` on `model` (the model it ran on, `--model` included).
 std::optional<engine::AdvisorResult> AdviseForSummary(const spec::PipelineSpec& spec,

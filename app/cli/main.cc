@@ -58,6 +58,11 @@ int main(int argc, char** argv) {
   report_cmd->add_flag("!--no-advice", report.advice,
                        "Do not try changes in the simulator for advice (faster)");
   report_cmd->add_option("--range", report.range, "Only [T0, T1), seconds from the start: T0:T1");
+  report_cmd
+      ->add_option("--cores", report.cores,
+                   "Advise for a machine of this many cores, 1 or more (default: the recorded "
+                   "run's budget, or this machine's for an imported trace)")
+      ->check(CLI::Range(1.0, 4096.0));
   report_cmd->add_option("--top", report.top, "Imported traces: how many span names to list")
       ->check(CLI::Range(0, 100000));
 

@@ -81,7 +81,7 @@ int ReportCommand(const ReportCommandOptions& options, std::ostream& out, std::o
     std::optional<WhatIfAdvice> advice;
     if (options.advice && summary.framework == "pytorch" && summary.input_bound &&
         options.range.empty())
-      advice = AdviseFromTrace(model, options.trace_path);
+      advice = AdviseFromTrace(model, options.trace_path, options.cores);
     if (options.json) {
       nlohmann::json j = FrameworkSummaryToJson(summary, loaded->warnings);
       j["spans"] = SpanStatisticsToJson(spans, options.top);
@@ -103,7 +103,7 @@ int ReportCommand(const ReportCommandOptions& options, std::ostream& out, std::o
       options.range.empty() ? trace::AnalyzeSteady(model) : trace::Analyze(model, t0, t1);
   std::optional<engine::AdvisorResult> advice;
   if (options.advice) {
-    advice = AdviseForSummary(model, analysis, err);
+    advice = AdviseForSummary(model, analysis, err, options.cores);
   } else {
     MarkSuggestionUntried(analysis, model);
   }

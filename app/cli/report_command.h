@@ -21,6 +21,9 @@ struct ReportCommandOptions {
   bool advice = true;  // --no-advice: no changes tried in the simulator
   std::string range;   // "T0:T1", ":T1", "T0:", or empty for everything
   int top = 15;        // imported traces: names listed by total time
+  // The machine the advice is for, in cores (the one that trains, where the trace was
+  // recorded on another); 0: the recording's budget, or this machine's for an import.
+  double cores = 0;
 };
 
 int ReportCommand(const ReportCommandOptions& options, std::ostream& out, std::ostream& err);

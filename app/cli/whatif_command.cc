@@ -1,5 +1,6 @@
 #include "app/cli/whatif_command.h"
 
+#include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <ostream>
@@ -69,6 +70,13 @@ std::string Table(const session::WhatIfPrediction& p) {
   return out;
 }
 
+// A core count as people write it: 16, or 1.5 for a fraction of a machine.
+std::string CoresText(double cores) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, cores == std::round(cores) ? "%.0f" : "%.1f", cores);
+  return buf;
+}
+
 // A setting or a --given it cannot take is a bad argument (2, as a malformed KNOB=VALUE);
 // the rest is the trace's (1).
 int ExitCodeOf(const engine::Status& status) {
@@ -94,16 +102,22 @@ nlohmann::json WhatIfAdviceJson(const session::WhatIfPrediction& p, const std::s
           {"text", text}};
 }
 
-WhatIfAdvice AdviseFromTrace(const trace::Model& model, const std::string& trace_path) {
+WhatIfAdvice AdviseFromTrace(const trace::Model& model, const std::string& trace_path,
+                             double cores) {
   WhatIfAdvice advice;
-  auto search = session::SearchWhatIfOnTrace(model);
+  auto search = session::SearchWhatIfOnTrace(model, cores);
   if (!search.ok()) {
     advice.text = "no prediction: " + search.status().message() + " (pipescope-cli whatif " +
                   trace_path + " --given ...)";
     return advice;
   }
-  advice.text = search->sentence + " Predicted on this machine's cores: `pipescope-cli whatif " +
-                trace_path + " --cores N` takes the traced machine's and lists every assumption.";
+  const std::string on =
+      cores > 0 ? " Predicted on " + CoresText(cores) + " cores, as given: "
+                : " Predicted on this machine's cores (report --cores N for the traced "
+                  "machine's): ";
+  advice.text = search->sentence + on + "`pipescope-cli whatif " + trace_path +
+                (cores > 0 ? " --cores " + CoresText(cores) : std::string(" --cores N")) +
+                "` lists every assumption.";
   advice.json = WhatIfAdviceJson(search->best, search->sentence);
   return advice;
 }

@@ -32,7 +32,9 @@ struct WhatIfAdvice {
   std::string text;
   nlohmann::json json;  // null where there is none
 };
-WhatIfAdvice AdviseFromTrace(const trace::Model& model, const std::string& trace_path);
+// `cores`: the machine's the prediction is for (report --cores); 0: this machine's.
+WhatIfAdvice AdviseFromTrace(const trace::Model& model, const std::string& trace_path,
+                             double cores = 0);
 
 int WhatIfCommand(const WhatIfCommandOptions& options, std::ostream& out, std::ostream& err);
 

@@ -219,9 +219,21 @@ engine::Result<engine::AdvisorResult> AdviseOn(const spec::PipelineSpec& given,
   return engine::Advise(spec, analysis, first_kept, options);
 }
 
+namespace {
+
+// The machine the advice is for, where it is given: the spec's CPU budget and the cost
+// model's cores both, so the advisor plans for it and its heading names it as set.
+void AdviseFor(double cores, spec::PipelineSpec& spec, sim::CostModel& model) {
+  if (cores <= 0) return;
+  spec.mutable_budget()->set_cpu_cores(std::max<int64_t>(1, std::lround(cores)));
+  model.cores = cores;
+}
+
+}  // namespace
+
 engine::Result<engine::AdvisorResult> AdviseOnTrace(const trace::Model& trace,
                                                     const trace::RangeAnalysis& analysis,
-                                                    std::function<bool()> cancelled) {
+                                                    std::function<bool()> cancelled, double cores) {
   const trace::RunInfo& info = trace.run_info();
   if (info.spec_text.empty()) {
     return engine::InvalidArgument(
@@ -240,10 +252,12 @@ engine::Result<engine::AdvisorResult> AdviseOnTrace(const trace::Model& trace,
             : "";
     ASSIGN_OR_RETURN(sim::CostModel model, CostModelFor(spec, model_path));
     if (info.machine.cpu_budget > 0) model.cores = info.machine.cpu_budget;
+    AdviseFor(cores, spec, model);
     return AdviseOn(spec, analysis, model, std::move(cancelled));
   }
   ASSIGN_OR_RETURN(Calibration calibration, Calibrate(trace, "the run"));
   if (cancelled && cancelled()) return engine::Cancelled("advice cancelled");
+  AdviseFor(cores, calibration.spec, calibration.model);
   return AdviseOn(calibration.spec, analysis, calibration.model, std::move(cancelled));
 }
 

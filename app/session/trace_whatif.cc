@@ -849,9 +849,11 @@ engine::Result<WhatIfSearch> SearchWhatIf(const trace::LoaderJob& job,
   return search;
 }
 
-engine::Result<WhatIfSearch> SearchWhatIfOnTrace(const trace::Model& model) {
+engine::Result<WhatIfSearch> SearchWhatIfOnTrace(const trace::Model& model, double cores) {
   ASSIGN_OR_RETURN(const trace::LoaderJob job, trace::ReadLoaderJob(model));
-  return SearchWhatIf(job, WhatIfOptions{});
+  WhatIfOptions options;
+  options.cores = cores;
+  return SearchWhatIf(job, options);
 }
 
 }  // namespace pipescope::session

@@ -99,6 +99,7 @@ engine::Result<WhatIfSearch> SearchWhatIf(const trace::LoaderJob& job,
                                           const WhatIfOptions& options);
 // The search on a trace's job with the defaults (this machine's cores): what `report` and
 // the Verdict dock advise on a PyTorch trace.
-engine::Result<WhatIfSearch> SearchWhatIfOnTrace(const trace::Model& model);
+// `cores`: the traced machine's (0: this machine's).
+engine::Result<WhatIfSearch> SearchWhatIfOnTrace(const trace::Model& model, double cores = 0);
 
 }  // namespace pipescope::session

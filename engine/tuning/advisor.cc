@@ -445,7 +445,9 @@ std::string AdviceHeading(const AdvisorResult& result) {
   if (result.cores > 0) {
     head += " on " + std::to_string(result.cores) + (result.cores == 1 ? " core" : " cores");
     if (result.cores_unbudgeted) {
-      head += " (the spec sets no budget: --set budget.cpu_cores=N for the machine that trains)";
+      head +=
+          " (the spec sets no budget: --set budget.cpu_cores=N, or report's --cores N on a "
+          "trace, for the machine that trains)";
     }
   }
   if (result.tried > result.startup_tried) {

@@ -77,6 +77,19 @@ TEST(CliTraceTest, ReportOfASavedTraceGivesItsSummaryAndVerdict) {
   EXPECT_NE(text.out.find("Highly input-bound: decode is busy"), std::string::npos) << text.out;
 }
 
+// A trace recorded on one machine, advised for the one that trains: --cores is the CPU
+// budget the advisor plans for, said in its heading; 0 cores is refused.
+TEST(CliTraceTest, ReportAdvisesForTheCoresGiven) {
+  const auto eight = Cli("report " + DemoTrace() + " --cores 8");
+  ASSERT_EQ(eight.exit_code, 0) << eight.out;
+  EXPECT_NE(eight.out.find("changes tried in the simulator on 8 cores;"), std::string::npos)
+      << eight.out;
+  EXPECT_EQ(eight.out.find("the spec sets no budget"), std::string::npos) << eight.out;
+  const auto none = Cli("report " + DemoTrace() + " --cores 0");
+  EXPECT_NE(none.exit_code, 0) << none.out;
+  EXPECT_NE(none.out.find("--cores"), std::string::npos) << none.out;
+}
+
 TEST(CliTraceTest, ReportRangeRestrictsTheSummary) {
   const auto r = Cli("report " + DemoTrace() + " --range 0.5:1.0 --json");
   ASSERT_EQ(r.exit_code, 0) << r.out;

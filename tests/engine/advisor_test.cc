@@ -565,7 +565,8 @@ TEST(AdvisorTest, TheHeadingGivesBothRatesWhereTheSimulatorIsApartFromTheRun) {
   r.cores_unbudgeted = true;
   EXPECT_EQ(AdviceHeading(r),
             "19 changes tried in the simulator on 2 cores (the spec sets no budget: --set "
-            "budget.cpu_cores=N for the machine that trains); a gain must exceed 3% on every seed");
+            "budget.cpu_cores=N, or report's --cores N on a trace, for the machine that trains); "
+            "a gain must exceed 3% on every seed");
   r.cores_unbudgeted = false;  // the spec's budget
   EXPECT_EQ(AdviceHeading(r),
             "19 changes tried in the simulator on 2 cores; a gain must exceed 3% on every seed");

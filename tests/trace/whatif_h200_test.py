@@ -71,6 +71,10 @@ def main():
         rc, _, err = whatif(cli, w0, "--given", given)
         # A refused --given is a bad argument: exit 2, as a malformed KNOB=VALUE is.
         check(rc == 2 and says in err, f"--given {given} on w0: {rc} {err.strip()[-200:]}")
+    # report's advice on the same trace, for the cores given.
+    r = subprocess.run([cli, "report", w0, "--cores", "16"], capture_output=True, text=True)
+    check(r.returncode == 0 and "Predicted on 16 cores, as given" in r.stdout,
+          f"report --cores 16: {r.returncode} {r.stdout[-300:]}")
     rc, _, err = whatif(cli, w0, "--cores", "0.5")
     check(rc != 0 and "--cores" in err, f"--cores 0.5 is refused: {rc} {err.strip()}")
 
