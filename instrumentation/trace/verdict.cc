@@ -447,7 +447,16 @@ Verdict MakeVerdict(const RangeAnalysis& r, int cpu_budget) {
                        : "no op stands out: look at the timeline around the longest waits";
   } else {
     v.bottleneck = culprit->name;
-    const std::string doing = culprit->busy_fraction < kBusyToBlame
+    // Its workers' start-ups lead where they keep the consumer waiting longer than the op
+    // works (pytorch#12831: one worker started again at each of 200 short epochs, busy 5%).
+    const int workers = std::max(0, static_cast<int>(std::round(culprit->parallelism)));
+    const double starts_waited_ns =
+        StartUpThatMatters(*culprit, workers, wait_ns) > 0
+            ? static_cast<double>(culprit->startup_ns) / std::max(workers, 1)
+            : 0;
+    const bool restarts_lead = culprit->busy_fraction < kBusyToBlame ||
+                               starts_waited_ns > culprit->busy_fraction * r.duration_s * 1e9;
+    const std::string doing = restarts_lead
                                   ? culprit->name + "'s " + Num(culprit->parallelism) +
                                         " worker processes start again every epoch"
                                   : culprit->name + " is busy " + Pct(culprit->busy_fraction) +

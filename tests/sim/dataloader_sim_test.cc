@@ -290,5 +290,23 @@ TEST(DataLoaderSimTest, WorkersThatStartEachEpochAreBlamedHoweverLittleTheyWork)
   EXPECT_NE(v.suggestion.find("persistent_workers=True"), std::string::npos) << v.text;
 }
 
+// pytorch#12831's shape: one worker started again at each short epoch (32 batches of 32
+// small items, 0.2 ms of work a batch), busy 5% of the time or more: the start-ups, not its
+// work, keep the consumer waiting, and the verdict says so.
+TEST(DataLoaderSimTest, StartUpsThatOutlastTheWorkLeadTheVerdictThoughTheWorkersAreBusy) {
+  const std::string spec = Pipeline(
+      "ops { name: \"loader\" dataloader { batch_size: 32 num_workers: 1 "
+      "worker_startup: \"90ms\" getitem { python { duration: \"6us\" } } } } "
+      "ops { repeat {} }",
+      "range { start: 0 stop: 1024 }", "0ms");
+  const trace::RangeAnalysis r = trace::Analyze(*Simulated(spec, 10, 1, 2).model);
+  const trace::Verdict& v = r.verdict;
+  ASSERT_GE(Stage(r, "loader")->busy_fraction, 0.05) << v.text;
+  EXPECT_EQ(v.bottleneck, "loader") << v.text;
+  EXPECT_NE(v.evidence.find("loader's 1 worker processes start again every epoch"),
+            std::string::npos)
+      << v.text;
+}
+
 }  // namespace
 }  // namespace pipescope::sim
