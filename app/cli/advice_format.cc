@@ -121,6 +121,16 @@ std::string AdviceToText(const engine::AdvisorResult& advice) {
   return out + not_tried;
 }
 
+namespace {
+
+// Whether `a` is one of the changes Together adds up.
+bool InTogether(const engine::AdvisorResult& advice, const engine::Advice& a) {
+  const auto& changes = advice.together.changes;
+  return std::find(changes.begin(), changes.end(), a.change) != changes.end();
+}
+
+}  // namespace
+
 int WriteAdviceIntoCode(const std::string& py_path, const std::vector<std::string>& overrides,
                         const engine::AdvisorResult& advice, const std::string& out_path,
                         std::ostream& out, std::ostream& err) {
@@ -163,10 +173,8 @@ int WriteAdviceIntoCode(const std::string& py_path, const std::vector<std::strin
     // of ops it could not find (tensorflow#13101's generator).
     const engine::Advice* by_hand = nullptr;
     for (const engine::Advice& a : advice.advice) {
-      const bool chosen = advised == &a.spec ||
-                          (advised == &advice.together.spec &&
-                           std::find(advice.together.changes.begin(), advice.together.changes.end(),
-                                     a.change) != advice.together.changes.end());
+      const bool chosen =
+          advised == &a.spec || (advised == &advice.together.spec && InTogether(advice, a));
       if (chosen && a.needs_code_change) by_hand = &a;
     }
     if (by_hand) {
@@ -208,10 +216,7 @@ int WriteAdviceIntoCode(const std::string& py_path, const std::vector<std::strin
     out << "  it changes the output: " << advice.advice[0].what_changes << "\n";
   } else if (advised == &advice.together.spec) {
     for (const engine::Advice& a : advice.advice) {
-      const bool in_together =
-          std::find(advice.together.changes.begin(), advice.together.changes.end(), a.change) !=
-          advice.together.changes.end();
-      if (in_together && a.changes_output) {
+      if (InTogether(advice, a) && a.changes_output) {
         out << "  " << a.change << " changes the output: " << a.what_changes << "\n";
       }
     }

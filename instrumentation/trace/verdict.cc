@@ -127,15 +127,22 @@ std::string InterpreterLockSuggestion(const StageFigures& s) {
          "files the pipeline reads)";
 }
 
-// A worker process's start-up, where the epochs' start-ups make a fifth of the consumer's
-// wait (`wait_ns`) or more; 0 where they do not. Workers start side by side: each epoch's
-// start waits about one start-up.
-int64_t StartUpThatMatters(const StageFigures& s, int workers, int64_t wait_ns) {
+// The consumer's wait the epochs' start-ups make: workers start side by side, so each
+// epoch waits about one start-up.
+double StartUpsWaitNs(const StageFigures& s, int workers) {
   if (s.startups <= 0) return 0;
   const double epochs = std::max(1.0, static_cast<double>(s.startups) / std::max(workers, 1));
   const int64_t per_start = s.startup_ns / s.startups;
-  return static_cast<double>(per_start) * epochs >= 0.2 * static_cast<double>(wait_ns) ? per_start
-                                                                                       : 0;
+  return static_cast<double>(per_start) * epochs;
+}
+
+// A worker process's start-up, where the epochs' start-ups make a fifth of the consumer's
+// wait (`wait_ns`) or more; 0 where they do not.
+int64_t StartUpThatMatters(const StageFigures& s, int workers, int64_t wait_ns) {
+  if (s.startups <= 0) return 0;
+  return StartUpsWaitNs(s, workers) >= 0.2 * static_cast<double>(wait_ns)
+             ? s.startup_ns / s.startups
+             : 0;
 }
 
 // Keras's enqueuer (fit's workers, use_multiprocessing, in Keras's words): threads of the
@@ -450,12 +457,10 @@ Verdict MakeVerdict(const RangeAnalysis& r, int cpu_budget) {
     // Its workers' start-ups lead where they keep the consumer waiting longer than the op
     // works (pytorch#12831: one worker started again at each of 200 short epochs, busy 5%).
     const int workers = std::max(0, static_cast<int>(std::round(culprit->parallelism)));
-    const double starts_waited_ns =
-        StartUpThatMatters(*culprit, workers, wait_ns) > 0
-            ? static_cast<double>(culprit->startup_ns) / std::max(workers, 1)
-            : 0;
-    const bool restarts_lead = culprit->busy_fraction < kBusyToBlame ||
-                               starts_waited_ns > culprit->busy_fraction * r.duration_s * 1e9;
+    const bool restarts_lead =
+        culprit->busy_fraction < kBusyToBlame ||
+        (StartUpThatMatters(*culprit, workers, wait_ns) > 0 &&
+         StartUpsWaitNs(*culprit, workers) > culprit->busy_fraction * r.duration_s * 1e9);
     const std::string doing = restarts_lead
                                   ? culprit->name + "'s " + Num(culprit->parallelism) +
                                         " worker processes start again every epoch"
