@@ -31,12 +31,18 @@ constexpr engine::OpKindDescription kRepeat{.kind = "repeat",
                                             .addable = true,
                                             .elements_out = Elements};
 
+// The passes it makes: one where the shuffle before it makes them all (tf.data's
+// shuffle_and_repeat fusion, PlannedOp::repeat_fused_into_shuffle).
+int64_t Passes(const engine::PlannedOp& planned) {
+  return planned.repeat_fused_into_shuffle ? 1 : planned.Knob("count").start;
+}
+
 engine::Result<engine::DatasetPtr> Engine(engine::EngineOpBuild& b) {
-  return engine::MakeRepeatDataset(b.stats, std::move(b.input), b.planned.Knob("count").start);
+  return engine::MakeRepeatDataset(b.stats, std::move(b.input), Passes(b.planned));
 }
 
 engine::Result<sim::SimDatasetPtr> Sim(sim::SimOpBuild& b) {
-  return sim::MakeSimRepeat(b.stage, std::move(b.input), b.planned.Knob("count").start);
+  return sim::MakeSimRepeat(b.stage, std::move(b.input), Passes(b.planned));
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 // Dataset.shuffle(buffer_size, seed, reshuffle_each_iteration): a uniformly random element
 // of a buffer of buffer_size, refilled from the input (engine/runtime/shuffle_rules.h).
+// Followed by a repeat, tf.data fuses the two (PlannedOp::shuffle_passes): the shuffle
+// makes the passes.
 
 #include <array>
 
@@ -32,17 +34,17 @@ constexpr engine::OpKindDescription kShuffle{
 engine::Result<engine::DatasetPtr> Engine(engine::EngineOpBuild& b) {
   auto buffer = b.Knob("buffer_size");
   b.stats->buffer_size = buffer.get();
-  return engine::MakeShuffleDataset(b.stats, std::move(b.input), buffer,
-                                    engine::ShuffleSeed(b.op.shuffle()),
-                                    engine::ReshufflesEachIteration(b.op.shuffle()));
+  return engine::MakeShuffleDataset(
+      b.stats, std::move(b.input), buffer, engine::ShuffleSeed(b.op.shuffle()),
+      engine::ReshufflesEachIteration(b.op.shuffle()), b.planned.shuffle_passes.value_or(1));
 }
 
 engine::Result<sim::SimDatasetPtr> Sim(sim::SimOpBuild& b) {
   const int64_t buffer = b.planned.Knob("buffer_size").start;
   b.Def().buffer_size = buffer;
-  return sim::MakeSimShuffle(b.stage, std::move(b.input), buffer,
-                             engine::ShuffleSeed(b.op.shuffle()),
-                             engine::ReshufflesEachIteration(b.op.shuffle()));
+  return sim::MakeSimShuffle(
+      b.stage, std::move(b.input), buffer, engine::ShuffleSeed(b.op.shuffle()),
+      engine::ReshufflesEachIteration(b.op.shuffle()), b.planned.shuffle_passes.value_or(1));
 }
 
 }  // namespace

@@ -71,8 +71,11 @@ Status ApplyMapFunction(const WorkFunction& fn, Element& e, bool batched_input,
                         CancellationToken& cancellation, const std::string& op);
 DatasetPtr MakeFilterDataset(StatsPtr stats, DatasetPtr input,
                              std::shared_ptr<const Predicate> predicate);
+// `passes` over its input: 1 for a shuffle alone, the repeat's count (-1 forever) for one
+// fused with the repeat after it (PlannedOp::shuffle_passes).
 DatasetPtr MakeShuffleDataset(StatsPtr stats, DatasetPtr input, TunablePtr buffer_size,
-                              std::optional<uint64_t> seed, bool reshuffle_each_iteration);
+                              std::optional<uint64_t> seed, bool reshuffle_each_iteration,
+                              int64_t passes);
 // Groups of batch_size elements (batch_rules.h), each component combined across the group
 // by `combine`: stacked for batch, padded then stacked for padded_batch.
 DatasetPtr MakeBatchDataset(StatsPtr stats, DatasetPtr input, TunablePtr batch_size,

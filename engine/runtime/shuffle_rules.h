@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <random>
 #include <utility>
 #include <vector>
@@ -35,6 +36,46 @@ class ShufflePick {
 
  private:
   std::mt19937_64 rng_;
+};
+
+// tf.data's shuffle buffer. A shuffle alone holds one epoch. A shuffle that makes its
+// input's passes itself (a reshuffling shuffle followed by repeat, which tf.data fuses by
+// default: shuffle_and_repeat_fusion) keeps filling across an epoch's end: the next epoch's
+// elements go in a slice of their own, and picks come from the oldest slice only, so every
+// epoch stays whole and no epoch waits for a fresh fill.
+template <class T>
+class ShuffleBuffer {
+ public:
+  // tf.data stops a fill once the buffer spans more than this many epochs (its memory bound
+  // for an input smaller than the buffer), checked after each element as it does: each
+  // request still puts one element in.
+  static constexpr size_t kMaxEpochs = 3;
+
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  // Whether the fill goes on (besides the buffer size, which the caller checks).
+  bool TakesMore() const { return epochs_.size() <= kMaxEpochs; }
+  // The elements that come next belong to the next epoch.
+  void StartEpoch() { epochs_.emplace_back(); }
+  void Add(T element) {
+    epochs_.back().push_back(std::move(element));
+    ++size_;
+  }
+  // A uniformly chosen element of the oldest epoch held; the buffer must not be empty.
+  T Take(ShufflePick& pick) {
+    while (epochs_.front().empty()) epochs_.pop_front();
+    std::vector<T>& oldest = epochs_.front();
+    const size_t i = pick.Next(oldest.size());
+    T out = std::move(oldest[i]);
+    if (i + 1 != oldest.size()) oldest[i] = std::move(oldest.back());
+    oldest.pop_back();
+    --size_;
+    return out;
+  }
+
+ private:
+  std::deque<std::vector<T>> epochs_ = std::deque<std::vector<T>>(1);
+  size_t size_ = 0;
 };
 
 // Fisher-Yates with the same picks: list_files' order for one pass.

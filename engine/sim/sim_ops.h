@@ -52,8 +52,10 @@ struct SimModEquals {
 };
 SimDatasetPtr MakeSimFilter(SimStage& stage, SimDatasetPtr input,
                             std::optional<SimModEquals> mod_equals);
+// `passes` as MakeShuffleDataset's.
 SimDatasetPtr MakeSimShuffle(SimStage& stage, SimDatasetPtr input, int64_t buffer_size,
-                             std::optional<uint64_t> seed, bool reshuffle_each_iteration);
+                             std::optional<uint64_t> seed, bool reshuffle_each_iteration,
+                             int64_t passes);
 // torch.utils.data.DataLoader (engine/runtime/dataloader_rules.h): getitem per item is the
 // stage's cpu_per_row (and wait), collate its cpu per batch, under the interpreter lock of
 // the process that runs them for the cost's gil_share.

@@ -99,64 +99,87 @@ class FilterIt : public SimUnaryIterator {
 };
 
 // shuffle: fills a buffer of buffer_size, then hands out a random element of it and puts
-// the next input element in its place (tf.data's algorithm).
-class ShuffleIt : public SimUnaryIterator {
- public:
-  ShuffleIt(SimContext& ctx, SimStage& stage, std::unique_ptr<SimIterator> input,
-            int64_t buffer_size, uint64_t pass_seed)
-      : SimUnaryIterator(ctx, stage, std::move(input)),
-        capacity_(std::max<int64_t>(1, buffer_size)),
-        pick_(pass_seed) {}
-
- protected:
-  Task<bool> GetNextInternal(SimThread& thread, SimElement& out) override {
-    while (!input_end_ && static_cast<int64_t>(buffer_.size()) < capacity_) {
-      SimElement e;
-      const bool pulled = co_await PullInput(thread, e);
-      if (!pulled) {
-        input_end_ = true;
-        break;
-      }
-      buffer_.push_back(e);
-    }
-    if (buffer_.empty()) co_return false;
-    co_await Charge(thread, CpuCost(1), 0);
-    const size_t pick = pick_.Next(buffer_.size());
-    out = buffer_[pick];
-    buffer_[pick] = buffer_.back();
-    buffer_.pop_back();
-    co_return true;
-  }
-
- private:
-  const int64_t capacity_;
-  engine::ShufflePick pick_;
-  std::vector<SimElement> buffer_;
-  bool input_end_ = false;
-};
-
+// the next input element in its place (tf.data's algorithm); fused with the repeat after
+// it, makes its input's passes itself and fills across their ends (ShuffleBuffer).
 class ShuffleDataset : public SimDataset {
  public:
   ShuffleDataset(SimStage& stage, SimDatasetPtr input, int64_t buffer_size,
-                 std::optional<uint64_t> seed, bool reshuffle)
+                 std::optional<uint64_t> seed, bool reshuffle, int64_t passes)
       : SimDataset(stage),
         input_(std::move(input)),
         buffer_size_(buffer_size),
         seed_(seed),
-        reshuffle_(reshuffle) {}
+        reshuffle_(reshuffle),
+        passes_(passes) {}
   std::unique_ptr<SimIterator> MakeIterator(SimContext& ctx,
                                             const SimElement* parent) const override {
     // No seed: a fresh one per run (here: from the simulation's seed, so runs repeat).
     const uint64_t seed = seed_ ? *seed_ : RecordKey(ctx.seed, stage_.id);
-    return std::make_unique<ShuffleIt>(ctx, stage_, input_->MakeIterator(ctx, parent), buffer_size_,
-                                       engine::ShufflePassSeed(seed, stage_.passes++, reshuffle_));
+    return std::make_unique<It>(ctx, stage_, *this, parent ? *parent : SimElement{},
+                                parent != nullptr,
+                                engine::ShufflePassSeed(seed, stage_.passes++, reshuffle_));
   }
 
  private:
+  class It : public SimIterator {
+   public:
+    It(SimContext& ctx, SimStage& stage, const ShuffleDataset& d, SimElement parent,
+       bool has_parent, uint64_t pass_seed)
+        : SimIterator(ctx, stage),
+          d_(d),
+          parent_(parent),
+          has_parent_(has_parent),
+          capacity_(std::max<int64_t>(1, d.buffer_size_)),
+          pick_(pass_seed),
+          input_end_(!passes_.Another()) {
+      if (!input_end_) input_ = d_.input_->MakeIterator(ctx_, has_parent_ ? &parent_ : nullptr);
+    }
+    void Cancel() override {
+      SimIterator::Cancel();
+      if (input_) input_->Cancel();
+    }
+
+   protected:
+    Task<bool> GetNextInternal(SimThread& thread, SimElement& out) override {
+      while (!input_end_ && static_cast<int64_t>(buffer_.size()) < capacity_) {
+        SimElement e;
+        if (co_await Pull(*input_, thread, e)) {
+          passes_.Produced();
+          buffer_.Add(e);
+        } else {
+          passes_.PassEnded();
+          ctx_.Retire(std::move(input_));
+          input_end_ = !passes_.Another();
+          if (!input_end_) {
+            input_ = d_.input_->MakeIterator(ctx_, has_parent_ ? &parent_ : nullptr);
+            buffer_.StartEpoch();
+          }
+        }
+        if (!buffer_.TakesMore()) break;
+      }
+      if (buffer_.empty()) co_return false;
+      co_await Charge(thread, CpuCost(1), 0);
+      out = buffer_.Take(pick_);
+      co_return true;
+    }
+
+   private:
+    const ShuffleDataset& d_;
+    const SimElement parent_;
+    const bool has_parent_;
+    const int64_t capacity_;
+    engine::ShufflePick pick_;
+    engine::ShuffleBuffer<SimElement> buffer_;
+    engine::RepeatPasses passes_{d_.passes_};
+    bool input_end_;
+    std::unique_ptr<SimIterator> input_;
+  };
+
   SimDatasetPtr input_;
   const int64_t buffer_size_;
   const std::optional<uint64_t> seed_;
   const bool reshuffle_;
+  const int64_t passes_;
 };
 
 class BatchIt : public SimUnaryIterator {
@@ -448,9 +471,10 @@ SimDatasetPtr MakeSimFilter(SimStage& stage, SimDatasetPtr input,
       stage, std::move(input), mod_equals);
 }
 SimDatasetPtr MakeSimShuffle(SimStage& stage, SimDatasetPtr input, int64_t buffer_size,
-                             std::optional<uint64_t> seed, bool reshuffle_each_iteration) {
+                             std::optional<uint64_t> seed, bool reshuffle_each_iteration,
+                             int64_t passes) {
   return std::make_shared<ShuffleDataset>(stage, std::move(input), buffer_size, seed,
-                                          reshuffle_each_iteration);
+                                          reshuffle_each_iteration, passes);
 }
 SimDatasetPtr MakeSimBatch(SimStage& stage, SimDatasetPtr input, int64_t batch_size,
                            bool drop_remainder) {

@@ -12,6 +12,15 @@
 namespace pipescope::engine {
 namespace {
 
+void FuseShuffleAndRepeat(std::vector<PlannedOp>& ops) {
+  for (size_t i = 0; i + 1 < ops.size(); ++i) {
+    if (!ShuffleFusesWithRepeat(*ops[i].op, *ops[i + 1].op)) continue;
+    const spec::Op& repeat = *ops[i + 1].op;
+    ops[i].shuffle_passes = repeat.repeat().has_count() ? repeat.repeat().count() : -1;
+    ops[i + 1].repeat_fused_into_shuffle = true;
+  }
+}
+
 std::vector<PlannedOp> PlanOps(const google::protobuf::RepeatedPtrField<spec::Op>& ops, int depth,
                                bool batched, int cores, bool accelerator, bool& output_batched) {
   std::vector<PlannedOp> planned;
@@ -51,6 +60,7 @@ std::vector<PlannedOp> PlanOps(const google::protobuf::RepeatedPtrField<spec::Op
     planned.push_back(std::move(p));
   }
   output_batched = batched;
+  FuseShuffleAndRepeat(planned);
   return planned;
 }
 
@@ -83,6 +93,14 @@ Status CheckSecondSourcesExist(const google::protobuf::RepeatedPtrField<spec::Op
 }
 
 }  // namespace
+
+// shuffle(reshuffle_each_iteration=True).repeat(n) is tf.data.experimental's
+// shuffle_and_repeat, documented as the same; the fusion pass rewrites the first into the
+// second.
+bool ShuffleFusesWithRepeat(const spec::Op& shuffle, const spec::Op& next) {
+  return shuffle.has_shuffle() && ReshufflesEachIteration(shuffle.shuffle()) && next.has_repeat() &&
+         !next.repeat().training_loop();
+}
 
 bool PlannedKnob::autotune() const { return description->autotune && written == kAutotune; }
 

@@ -36,6 +36,14 @@ struct PlannedOp {
   // The elements its input gives in a pass, where the spec says (engine/spec/cardinality.h;
   // ops of the pipeline's top level only).
   std::optional<int64_t> input_elements;
+  // tf.data fuses a reshuffling shuffle and the repeat right after it (shuffle_and_repeat
+  // fusion, on by default): one op whose buffer fills across epochs' ends (ShuffleBuffer in
+  // engine/runtime/shuffle_rules.h). On the shuffle, the repeat's count (-1 forever): the
+  // passes it makes over its input itself. The training loop's epochs are not fused: each
+  // iterates the pipeline afresh.
+  std::optional<int64_t> shuffle_passes;
+  // On that repeat: its input already makes every pass, so it passes it through once.
+  bool repeat_fused_into_shuffle = false;
 
   // The knob `name` of its kind (every kind's knobs are planned; asking for another is a
   // programming mistake, asserted).
@@ -48,6 +56,11 @@ struct PipelinePlan {
   std::vector<PlannedOp> ops;
   bool output_batched = false;  // the training step receives batches
 };
+
+// Whether tf.data runs `shuffle` and the op right after it as one (shuffle_and_repeat
+// fusion, on by default): a shuffle that reshuffles each iteration followed by a repeat of
+// the dataset, not the training loop's epochs.
+bool ShuffleFusesWithRepeat(const spec::Op& shuffle, const spec::Op& next);
 
 // Validates `spec` (ValidateSpec, named by its own name), checks that the files its source
 // lists are there, and plans it for `cpu_cores` (at least 1).

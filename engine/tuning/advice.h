@@ -14,9 +14,12 @@
 //   shard_earlier      a shard moved ahead of work every worker would do, or onto the
 //                      source's file list
 //   split_files        one file split into many, the file list sharded among the workers
-//   reorder            repeat before shuffle (one shuffle buffer for all epochs); a shuffle
-//                      whose buffer holds up the first step, moved before the maps that
-//                      make its elements
+//   reorder            a repeat of the dataset moved right after the shuffle (tf.data fuses
+//                      the two: one buffer for all epochs); a shuffle whose buffer holds up
+//                      the first step, moved before the maps that make its elements
+//   epochs_in_dataset  the training loop's epochs as a repeat right after the shuffle, the
+//                      dataset iterated once (fit's steps_per_epoch): a change to the
+//                      loop's code
 //   shuffle_buffer     a shuffle buffer that holds up the first step made smaller
 //   fewer_threads      parallelism lowered to the cores there are
 //   more_workers       a DataLoader's num_workers, a Keras enqueuer's workers

@@ -401,19 +401,61 @@ void AddCache(const spec::PipelineSpec& spec, CandidateList& out) {
   }
 }
 
-// Repeat before shuffle: one shuffle buffer for all epochs instead of one refilled at each.
-void AddRepeatBeforeShuffle(const spec::PipelineSpec& spec, CandidateList& out) {
+// The epochs brought right after a shuffle that fills its buffer again at each
+// (tensorflow#30646, whose answer is shuffle_and_repeat): tf.data fuses shuffle and the
+// repeat right after it, one buffer filling across the epochs' ends, each epoch still whole
+// (ShuffleFusesWithRepeat). A repeat of the dataset further on moves there (what lies
+// between then works across the epochs' ends: a batch may hold two epochs); the training
+// loop's epochs become that repeat, the dataset iterated once (a change to the loop's code).
+void AddEpochsRightAfterTheShuffle(const spec::PipelineSpec& spec, int cores, CandidateList& out) {
   int shuffle = -1;
   for (int i = 0; i < spec.ops_size(); ++i) {
-    const OpKindDescription* d = DescribeOp(spec.ops(i));
-    if (!d) continue;
-    if (d->order == ElementOrder::kRandom) shuffle = i;
-    if (d->ratio == OutputRatio::kTimesCount && shuffle >= 0) {
-      out.AddMove("reorder", i, shuffle,
-                  "repeat before shuffling (move " + spec.ops(i).name() + " before " +
-                      spec.ops(shuffle).name() + ")");
+    const spec::Op& op = spec.ops(i);
+    if (op.has_shuffle()) shuffle = i;
+    if (shuffle < 0 || !op.has_repeat()) continue;
+    const spec::Op& mixer = spec.ops(shuffle);
+    spec::Op repeat = op;  // as the dataset's repeat
+    repeat.mutable_repeat()->set_training_loop(false);
+    if (!ShuffleFusesWithRepeat(mixer, repeat)) return;            // tf.data fuses no such shuffle
+    if (i == shuffle + 1 && !op.repeat().training_loop()) return;  // fused already
+    if (!op.repeat().training_loop()) {
+      out.AddMove("reorder", i, shuffle + 1,
+                  "repeat right after the shuffle (move " + op.name() + " before " +
+                      spec.ops(shuffle + 1).name() + "): tf.data fuses " + mixer.name() +
+                      " and the repeat after it, one buffer that keeps filling across the "
+                      "epochs' ends, so no epoch waits for " +
+                      mixer.name() + "'s buffer to fill again");
       return;
     }
+    spec::PipelineSpec changed = i == shuffle + 1 ? spec : MoveOp(spec, i, shuffle + 1);
+    *changed.mutable_ops(shuffle + 1) = repeat;
+    SpecEdit edit;
+    if (i != shuffle + 1) {
+      edit.move = op.name();
+      edit.before = spec.ops(shuffle + 1).name();
+    }
+    edit.replace = {repeat};
+    std::string steps = "its steps per epoch";
+    if (auto plan = PlanPipeline(spec, cores); plan.ok() && plan->ops[i].input_elements) {
+      steps = std::to_string(*plan->ops[i].input_elements);
+    }
+    const int64_t count = op.repeat().has_count() ? op.repeat().count() : -1;
+    const std::string epochs = count < 0 ? "" : ", epochs=" + std::to_string(count);
+    out.Add({"epochs_in_dataset",
+             op.name(),
+             "the training loop's epochs as a repeat right after '" + mixer.name() + "'",
+             {},
+             "put the epochs in the dataset, right after the shuffle: "
+             "ds.shuffle(...).repeat(), iterated once (Keras: model.fit(ds" +
+                 epochs + ", steps_per_epoch=" + steps +
+                 ")): tf.data fuses the shuffle and the repeat after it, one buffer that "
+                 "keeps filling across the epochs' ends, so no epoch waits for " +
+                 mixer.name() + "'s buffer to fill again",
+             i == shuffle + 1 ? "" : AssessMove(spec, i, shuffle + 1).explanation,
+             std::move(changed),
+             /*needs_code_change=*/true,
+             std::move(edit)});
+    return;
   }
 }
 
@@ -593,7 +635,7 @@ std::vector<AdviceCandidate> AdviceCandidates(const spec::PipelineSpec& spec,
   AddPrefetch(*plan, out);
   AddOrderAdvice(spec, measured, out);
   AddCache(spec, out);
-  AddRepeatBeforeShuffle(spec, out);
+  AddEpochsRightAfterTheShuffle(spec, std::max(1, cores), out);
   AddOneIteratorForEveryEpoch(spec, out);
   AddShardFileList(spec, out);
   AddShardTheFiles(spec, std::max(1, cores), out);

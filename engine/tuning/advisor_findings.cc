@@ -216,28 +216,39 @@ std::vector<std::string> EpochsMixed(const spec::PipelineSpec& spec) {
   return out;
 }
 
-// A large shuffle buffer before a repeat (or fit's epochs) fills again at every epoch's start:
-// the wait before the first step comes back each epoch (tensorflow#30646, "Filling shuffle
-// buffer" every epoch), though a run shorter than an epoch never shows it again. Said where
-// the run's start-up was long enough to matter, whatever the steady speed.
+// A large shuffle buffer before the epochs' repeat fills again at every epoch's start: the
+// wait before the first step comes back each epoch (tensorflow#30646, "Filling up shuffle
+// buffer" every epoch), though a run shorter than an epoch never shows it again. Not where
+// tf.data fuses the shuffle with the repeat right after it (ShuffleFusesWithRepeat): that
+// one buffer keeps filling across the epochs' ends. Said where the run's start-up was long
+// enough to matter, whatever the steady speed.
 std::vector<std::string> ShuffleFilledEachEpoch(const spec::PipelineSpec& spec,
                                                 const trace::RangeAnalysis& measured) {
   std::vector<std::string> out;
   const double startup_s = static_cast<double>(measured.startup_ns) / 1e9;
   if (startup_s < trace::kStartUpToSay) return out;
   const spec::Op* shuffle = nullptr;
+  const spec::Op* previous = nullptr;
   for (const auto& op : spec.ops()) {
+    const bool fused = previous && previous == shuffle && ShuffleFusesWithRepeat(*shuffle, op);
+    previous = &op;
     if (op.has_shuffle() && op.shuffle().buffer_size() > kSmallShuffleBuffer) shuffle = &op;
     if (!shuffle || !engine::Repeats(op)) continue;
+    if (fused) break;
     char wait[32];
     std::snprintf(wait, sizeof wait, "%.1f s", startup_s);
-    out.push_back(shuffle->name() + "'s buffer of " +
-                  std::to_string(shuffle->shuffle().buffer_size()) +
-                  " elements fills again at the start of every epoch, " + op.name() +
-                  " repeating after it: that fill, part of the " + wait +
-                  " before the first step, comes back each epoch; repeat before shuffling keeps "
-                  "one buffer for all epochs (epochs then mix at their ends), or a smaller "
-                  "buffer fills sooner");
+    const bool loop = !op.has_repeat() || op.repeat().training_loop();
+    const std::string epochs = loop
+                                   ? op.name() + ", the training loop's epochs, iterating it afresh"
+                                   : op.name() + " repeating after it";
+    out.push_back(
+        shuffle->name() + "'s buffer of " + std::to_string(shuffle->shuffle().buffer_size()) +
+        " elements fills again at the start of every epoch, " + epochs +
+        ": that fill, part of the " + wait +
+        " before the first step, comes back each epoch; a repeat right after " + shuffle->name() +
+        " (ds.shuffle(...).repeat(), the dataset iterated once) is one that tf.data "
+        "fuses with it, one buffer that keeps filling across the epochs' ends, each "
+        "epoch still whole; or a smaller buffer fills sooner");
     break;
   }
   return out;

@@ -509,21 +509,35 @@ TEST(AdvisorTest, AShuffleBufferFilledEachEpochIsSaid) {
     EXPECT_TRUE(r.ok()) << r.status().message();
     return r.ok() ? r->findings : std::vector<std::string>{};
   };
+  // fit's epochs, each iterating the dataset afresh: the buffer fills each time.
   const char* big = R"(ops { name: "mix" shuffle { buffer_size: 50000 } }
-      ops { name: "fit_epochs" repeat { count: 3 } })";
+      ops { name: "fit_epochs" repeat { count: 3 training_loop: true } })";
   const auto filled = findings(big, 2.2);
   ASSERT_EQ(filled.size(), 1u);
   EXPECT_TRUE(Has(filled[0],
                   "mix's buffer of 50000 elements fills again at the start of every "
-                  "epoch, fit_epochs repeating after it"))
+                  "epoch, fit_epochs, the training loop's epochs, iterating it afresh"))
       << filled[0];
   EXPECT_TRUE(Has(filled[0], "part of the 2.2 s before the first step")) << filled[0];
+  EXPECT_TRUE(Has(filled[0], "a repeat right after mix (ds.shuffle(...).repeat()")) << filled[0];
   EXPECT_TRUE(findings(big, 0.2).empty());
   EXPECT_TRUE(findings(R"(ops { name: "mix" shuffle { buffer_size: 1000 } }
-      ops { name: "fit_epochs" repeat { count: 3 } })",
+      ops { name: "fit_epochs" repeat { count: 3 training_loop: true } })",
                        2.2)
                   .empty());
   EXPECT_TRUE(findings(R"(ops { name: "mix" shuffle { buffer_size: 50000 } })", 2.2).empty());
+  // A repeat right after it: tf.data fuses the two, and the buffer never fills again.
+  EXPECT_TRUE(findings(R"(ops { name: "mix" shuffle { buffer_size: 50000 } }
+      ops { name: "epochs" repeat { count: 3 } })",
+                       2.2)
+                  .empty());
+  // A repeat further on is not fused: it iterates the shuffle afresh each epoch.
+  const auto later = findings(R"(ops { name: "mix" shuffle { buffer_size: 50000 } }
+      ops { name: "batch" batch { batch_size: 2 } }
+      ops { name: "epochs" repeat { count: 3 } })",
+                              2.2);
+  ASSERT_EQ(later.size(), 1u);
+  EXPECT_TRUE(Has(later[0], "every epoch, epochs repeating after it")) << later[0];
 }
 
 TEST(AdvisorTest, NothingGainsAndTheConsumerHardlyWaits_TheDeviceIsTheLimit) {

@@ -150,7 +150,9 @@ TEST(AdvisingTest, AProgramThatEndsIsGradedOnItsWholeRun) {
 }
 
 // tensorflow#47687's shape: 800 files loaded at `load` each, batched by 16 and shuffled in
-// a buffer larger than the epoch, for `epochs` epochs, before a step of 100 ms.
+// a buffer larger than the epoch, for `epochs` epochs of the training loop (each a fresh
+// iteration that fills the buffer again; a repeat in the dataset would fuse with the
+// shuffle), before a step of 100 ms.
 spec::PipelineSpec EpochsInAShuffleBuffer(const std::string& load, int epochs) {
   return Spec(R"(name: "sr" budget { cpu_cores: 2 }
       source { name: "files" range { stop: 800 } }
@@ -159,7 +161,7 @@ spec::PipelineSpec EpochsInAShuffleBuffer(const std::string& load, int epochs) {
       ops { name: "batch" batch { batch_size: 16 } }
       ops { name: "shuffle" shuffle { buffer_size: 10000 } }
       ops { name: "epochs" repeat { count: )" +
-              std::to_string(epochs) + R"( } }
+              std::to_string(epochs) + R"( training_loop: true } }
       train_step { step_time: "100ms" })");
 }
 
@@ -336,31 +338,34 @@ TEST(AdvisingTest, TheBestChangeToAnotherOpIsSaidBesideTheBlamedOpsOwn) {
 
 // Where the data's size is a stand-in (import-code's 10,000 records for files the code lists
 // at run time), a gain that rests on its short epochs (a shuffle buffer larger than an epoch,
-// refilled at each: repeat before shuffling) is marked low and said to rest on the size, after
-// the advice whose gain holds with epochs 100 times longer (a second thread for the map), and
-// Together leaves it out; with the size given, the same pipeline's advice is not marked.
+// refilled at each of the training loop's: the epochs put in the dataset right after the
+// shuffle) is marked low and said to rest on the size, after the advice whose gain holds with
+// epochs 100 times longer (a second thread for the map), and Together leaves it out; with the
+// size given, the same pipeline's advice is not marked.
 TEST(AdvisingTest, AGainThatRestsOnAStandInSizeIsSaidSo) {
   const std::string ops = R"(
       ops { name: "decode" map { fn { cpu_work { duration: "100us" } } } }
       ops { name: "shuffle" shuffle { buffer_size: 20000 seed: 1 } }
-      ops { name: "epochs" repeat {} }
       ops { name: "batch" batch { batch_size: 32 } }
       ops { name: "prefetch" prefetch { buffer_size: 2 } }
+      ops { name: "epochs" repeat { training_loop: true } }
       train_step { step_time: "2ms" device: simulated })";
   const Advised stand_in = Advise(R"(name: "s" budget { cpu_cores: 2 }
       source { name: "read" size_is_stand_in: true synthetic { records: 2000 record_bytes: 100 } })" +
                                   ops);
-  const engine::Advice* reorder = Find(stand_in, "reorder");
-  ASSERT_NE(reorder, nullptr) << stand_in.analysis.verdict.text;
-  EXPECT_EQ(reorder->confidence, "low");
-  EXPECT_NE(reorder->text.find("This gain rests on the data's size, a stand-in (read.records)"),
+  const engine::Advice* epochs = Find(stand_in, "epochs_in_dataset");
+  ASSERT_NE(epochs, nullptr) << stand_in.analysis.verdict.text;
+  EXPECT_EQ(epochs->confidence, "low");
+  EXPECT_NE(epochs->text.find("This gain rests on the data's size, a stand-in (read.records)"),
             std::string::npos)
-      << reorder->text;
+      << epochs->text;
   const engine::Advice* parallel = Find(stand_in, "parallelise");
   ASSERT_NE(parallel, nullptr) << stand_in.analysis.verdict.text;
   EXPECT_NE(parallel->confidence, "low") << parallel->text;
   EXPECT_EQ(stand_in.result.advice.back().confidence, "low");
-  for (const std::string& kind : stand_in.result.together.kinds) EXPECT_NE(kind, "reorder");
+  for (const std::string& kind : stand_in.result.together.kinds) {
+    EXPECT_NE(kind, "epochs_in_dataset");
+  }
 
   const Advised given = Advise(R"(name: "s" budget { cpu_cores: 2 }
       source { name: "read" synthetic { records: 2000 record_bytes: 100 } })" +

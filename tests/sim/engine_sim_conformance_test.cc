@@ -703,18 +703,55 @@ TEST(EngineSimConformanceTest, SeededShufflesAreRealPermutations) {
   }
 }
 
+// The engine's values of `c` cut into epochs of `epoch` elements, where the simulator gives
+// the same values; empty where either fails that.
+std::vector<std::vector<int64_t>> EpochsOnBothClocks(const Case& c, size_t epoch) {
+  const auto values = RunEngine(c).values;
+  EXPECT_EQ(RunSimulator(c).values, values) << c.name;
+  EXPECT_EQ(values.size() % epoch, 0u) << c.name;
+  if (values.size() % epoch != 0) return {};
+  std::vector<std::vector<int64_t>> epochs;
+  for (auto at = values.begin(); at != values.end(); at += static_cast<std::ptrdiff_t>(epoch)) {
+    epochs.emplace_back(at, at + static_cast<std::ptrdiff_t>(epoch));
+  }
+  return epochs;
+}
+
+// shuffle(...).repeat(n), which tf.data fuses: one buffer fills across the epochs' ends,
+// picks come from the oldest epoch held, so each epoch is whole and in a new order, even
+// where the buffer holds several epochs (10 over epochs of 6). Both clocks alike.
+TEST(EngineSimConformanceTest, AShuffleFusedWithItsRepeatKeepsEachEpochWhole) {
+  const auto epochs = EpochsOnBothClocks(
+      {"fused", 6, "ops { shuffle { buffer_size: 10 seed: 3 } } ops { repeat { count: 4 } }",
+       std::nullopt},
+      6);
+  ASSERT_EQ(epochs.size(), 4u);
+  for (const auto& e : epochs) EXPECT_EQ(Sorted(e), Range(0, 6));
+  EXPECT_FALSE(std::all_of(epochs.begin(), epochs.end(), [&](const auto& e) {
+    return e == epochs.front();
+  })) << "a new order each epoch";
+  // Not reshuffled: not fused (tf.data fuses only the reshuffling shuffle), each pass its
+  // own buffer drawn with the same seed, so every epoch repeats the first's order.
+  const auto same = EpochsOnBothClocks(
+      {"same", 6,
+       "ops { shuffle { buffer_size: 10 seed: 3 reshuffle_each_iteration: false } } "
+       "ops { repeat { count: 3 } }",
+       std::nullopt},
+      6);
+  ASSERT_EQ(same.size(), 3u);
+  EXPECT_EQ(same[0], same[2]);
+}
+
 // A cache after a shuffle freezes the shuffled order: the second pass is the first again,
 // though a shuffle alone reshuffles every pass.
 TEST(EngineSimConformanceTest, CacheReplaysTheFirstPassExactly) {
-  const Case cached{"cached", 8,
-                    "ops { shuffle { buffer_size: 8 seed: 5 } } ops { cache {} } "
-                    "ops { repeat { count: 2 } }",
-                    std::nullopt};
-  const auto values = RunEngine(cached).values;
-  ASSERT_EQ(values.size(), 16u);
-  EXPECT_EQ(std::vector<int64_t>(values.begin(), values.begin() + 8),
-            std::vector<int64_t>(values.begin() + 8, values.end()));
-  EXPECT_EQ(RunSimulator(cached).values, values);
+  const auto passes = EpochsOnBothClocks({"cached", 8,
+                                          "ops { shuffle { buffer_size: 8 seed: 5 } } "
+                                          "ops { cache {} } ops { repeat { count: 2 } }",
+                                          std::nullopt},
+                                         8);
+  ASSERT_EQ(passes.size(), 2u);
+  EXPECT_EQ(passes[0], passes[1]);
 }
 
 // Parallel map's hand-out order on virtual time, where elements finish out of order: each

@@ -128,6 +128,32 @@ TEST(SimulatorTest, ReshufflesEachEpochUnlessTold) {
   EXPECT_EQ(b1, b2);
 }
 
+// tf.data fuses shuffle(...).repeat(n): the buffer fills once and keeps filling across the
+// epochs' ends, where the training loop's epochs (each a fresh iteration) fill it again
+// each time and the step waits. 100 records of 10 ms, a buffer of 50, four epochs, a step of
+// 10 ms: fused, 0.5 s of fill then 400 steps at the pace of both (about 4.5 s); refilled,
+// each epoch waits 0.5 s for its fill and its last 50 steps come from a buffer no longer
+// filled (about 1.5 s an epoch).
+TEST(SimulatorTest, AShuffleFusedWithItsRepeatFillsOnceNotEachEpoch) {
+  const auto duration = [](const char* repeat) {
+    SimRun r = Simulated(
+        Pipeline(std::string(R"(ops { name: "m" map { fn { cpu_work { duration: "10ms" } } } }
+                                ops { name: "s" shuffle { buffer_size: 50 } }
+                                ops { name: "r" repeat { count: 4 )") +
+                     repeat + R"( } }
+                                ops { name: "p" prefetch { buffer_size: 2 } })",
+                 "range { start: 0 stop: 100 }", "10ms"),
+        60, 1, 2);
+    EXPECT_TRUE(r.result.summary.end_of_data);
+    EXPECT_EQ(r.result.summary.steps, 400);
+    return r.result.summary.duration_s;
+  };
+  const double fused = duration("");
+  const double refilled = duration("training_loop: true");
+  EXPECT_NEAR(fused, 4.5, 0.3);
+  EXPECT_NEAR(refilled, 6.0, 0.4);
+}
+
 TEST(SimulatorTest, ShardKeepsEveryNthFromItsIndex) {
   SimRun r = Simulated(Pipeline(R"(ops { name: "sh" shard { num_shards: 3 index: 1 } })"), 10);
   const auto consumed = Indices(trace::Lineage(*r.model).Consumed());
