@@ -49,8 +49,12 @@ int CalibrateCommand(const CalibrateCommandOptions& options, std::ostream& out, 
   out << "device step: " << engine::FormatDuration(static_cast<int64_t>(fitted->model.step.mean_ns))
       << "; the training loop resumes "
       << engine::FormatDuration(static_cast<int64_t>(fitted->model.timer_wake.mean_ns))
-      << " after the device frees; hand-off: " << engine::FormatDuration(fitted->model.handoff_ns)
-      << "; start-up: " << engine::FormatDuration(fitted->model.startup_ns) << "\n";
+      << " after the device frees; hand-off: " << engine::FormatDuration(fitted->model.handoff_ns);
+  if (fitted->model.handoff_giver_ns >= 0) {
+    out << " (" << engine::FormatDuration(fitted->model.handoff_giver_ns)
+        << " of it the giver's where the taker waits)";
+  }
+  out << "; start-up: " << engine::FormatDuration(fitted->model.startup_ns) << "\n";
   return 0;
 }
 

@@ -144,6 +144,37 @@ class Fitter {
     return static_cast<double>(t.SumDurations(first, last));
   }
 
+  // The threads of an asynchronous op's workers, named after it ("decode/0").
+  std::vector<uint32_t> WorkerThreads(const record::StageDef& stage) const {
+    std::vector<uint32_t> out;
+    for (const auto& [id, name] : trace_.threads()) {
+      if (name.size() > stage.name.size() && name.starts_with(stage.name) &&
+          name[stage.name.size()] == '/') {
+        out.push_back(id);
+      }
+    }
+    return out;
+  }
+
+  // Time per element an asynchronous op's workers spend outside their spans (the function,
+  // pulling input, waiting for room, parked): handing elements on, waking the taker. -1
+  // where the op has no worker threads in the trace.
+  double WorkerTimeOutsideSpansPerElement(const record::StageDef& stage, double elements) const {
+    if (elements <= 0) return -1;
+    double window = 0, in_spans = 0;
+    for (const uint32_t id : WorkerThreads(stage)) {
+      window += static_cast<double>(t1_ - t0_);
+      for (const EventKind kind :
+           {EventKind::kWork, EventKind::kWaitInput, EventKind::kBlocked, EventKind::kIdle}) {
+        if (const trace::Track* t = trace_.FindTrack({kind, stage.id, id})) {
+          in_spans += static_cast<double>(t->SumRange(t0_, t1_).covered_ns);
+        }
+      }
+    }
+    if (window <= 0) return -1;
+    return std::max(0.0, window - in_spans) / elements;
+  }
+
   // CPU per element of an asynchronous op's function, from its workers' CPU time. A worker
   // also runs the synchronous ops it pulls input through, whose self times are wall time:
   // on a busy machine they include time descheduled, so subtracting them from the CPU time
@@ -154,9 +185,7 @@ class Fitter {
     if (elements <= 0) return -1;
     double cpu = 0, upstream = 0, work = 0;
     bool any = false;
-    const std::string prefix = stage.name + "/";
-    for (const auto& [id, name] : trace_.threads()) {
-      if (name.rfind(prefix, 0) != 0) continue;
+    for (const uint32_t id : WorkerThreads(stage)) {
       if (const trace::Track* t = trace_.FindTrack({EventKind::kCpuTime, record::kNoOp, id})) {
         any = any || !t->empty();
         cpu += CpuIn(*t);
@@ -230,6 +259,20 @@ void FitHandoff(const trace::Model& trace, const Fitter& fit,
   if (total_cpu <= 0 || handoffs < kMinSamples) return;
   const double per_handoff = (total_cpu - explained) / handoffs;
   model.handoff_ns = static_cast<int64_t>(std::clamp(per_handoff, 500.0, 200'000.0));
+  // The giver's part: its workers' time outside their spans, over the elements they gave.
+  double outside = 0, given = 0;
+  for (const record::StageDef* stage : trace.StagesInOrder()) {
+    if (!stage->asynchronous) continue;
+    const double n = static_cast<double>(fit.Count(EventKind::kCall, stage->id));
+    const double per_element = fit.WorkerTimeOutsideSpansPerElement(*stage, n);
+    if (per_element < 0) continue;
+    outside += per_element * n;
+    given += n;
+  }
+  if (given >= kMinSamples) {
+    model.handoff_giver_ns = static_cast<int64_t>(
+        std::clamp(outside / given, 0.0, static_cast<double>(model.handoff_ns)));
+  }
 }
 
 // How late the training loop resumed after sleeping until the device was free. Replays the

@@ -103,6 +103,10 @@ struct CostModel {
   // pin-memory thread receiving a batch holds it up (its receipt and the loop take turns).
   double step_host_gil_share = 0;
   int64_t handoff_ns = 2000;  // CPU a thread spends handing an element to another thread
+  // Of handoff_ns, the giving side's part where the taker waits for the element (waking
+  // it; HandOffLedger): calibration fits it from the time its workers spend outside their
+  // spans; -1, half, as where neither side waits.
+  int64_t handoff_giver_ns = -1;
   // How late the training loop resumes after sleeping until the device is free: the
   // kernel's timer slack (50 us by default) and its wake-up. Charged to the device waits
   // only: an op's waits are fitted from spans that already include it.

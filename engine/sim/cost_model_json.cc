@@ -78,6 +78,7 @@ std::string CostModelToJson(const CostModel& m) {
          {"cores", m.cores},
          {"oversubscription_cost", m.oversubscription_cost},
          {"handoff_ns", m.handoff_ns},
+         {"handoff_giver_ns", m.handoff_giver_ns},
          {"step", DistToJson(m.step)},
          {"step_host", DistToJson(m.step_host)},
          {"step_host_gil_share", m.step_host_gil_share},
@@ -100,6 +101,7 @@ engine::Result<CostModel> ParseCostModelJson(const std::string& text, CostModel 
   RETURN_IF_ERROR(Read(j, "cores", m.cores, where));
   RETURN_IF_ERROR(Read(j, "oversubscription_cost", m.oversubscription_cost, where));
   RETURN_IF_ERROR(Read(j, "handoff_ns", m.handoff_ns, where));
+  RETURN_IF_ERROR(Read(j, "handoff_giver_ns", m.handoff_giver_ns, where));
   RETURN_IF_ERROR(ReadDist(j, "step", m.step, where));
   RETURN_IF_ERROR(ReadDist(j, "step_host", m.step_host, where));
   RETURN_IF_ERROR(Read(j, "step_host_gil_share", m.step_host_gil_share, where));
@@ -119,6 +121,10 @@ engine::Result<CostModel> ParseCostModelJson(const std::string& text, CostModel 
     return engine::InvalidArgument(where +
                                    ": oversubscription_cost must be within [0, 10] and handoff_ns "
                                    "within [0, 1e9]");
+  }
+  if (m.handoff_giver_ns < -1 || m.handoff_giver_ns > m.handoff_ns) {
+    return engine::InvalidArgument(
+        where + ".handoff_giver_ns: must be -1 (half) or within [0, handoff_ns]");
   }
   if (auto ops = j.find("ops"); ops != j.end()) {
     if (!ops->is_object()) return engine::InvalidArgument(where + ".ops: expected an object");

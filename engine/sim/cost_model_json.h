@@ -3,7 +3,7 @@
 // model.json):
 //
 //   { "format": "pipescope-cost-model", "version": 1, "origin": "run.pstrace",
-//     "cores": 2, "oversubscription_cost": 0.02, "handoff_ns": 2000,
+//     "cores": 2, "oversubscription_cost": 0.02, "handoff_ns": 2000, "handoff_giver_ns": -1,
 //     "step": {"mean_ns": 8e6, "cv": 0}, "step_host": {"mean_ns": 0, "cv": 0},
 //     "timer_wake": {"mean_ns": 6e4, "cv": 0.5},
 //     "startup_ns": 0,

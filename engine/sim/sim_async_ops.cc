@@ -93,12 +93,14 @@ class ParallelMapIt : public SimUnaryIterator {
       const int64_t n = take();
       if (n > 0) {
         if (HasResumeRoom()) room_.NotifyAll();
-        co_await HandOff(thread, n);
+        co_await TakeOver(thread, handoffs_, n);
         co_return n;
       }
       if (slots_.empty() && input_end_ && fetching_ == 0) co_return 0;
       if (cancelled_) co_return 0;
+      handoffs_.TakerWaits(true);
       co_await output_.Wait();
+      handoffs_.TakerWaits(false);
     }
   }
 
@@ -269,7 +271,7 @@ class ParallelMapIt : public SimUnaryIterator {
       // The hand-off and the function run back to back on this thread with nothing between
       // them another thread could see: one burst of CPU (one wake-up, not two), and the
       // trace's boundary between them placed at the hand-off's share of it.
-      const int64_t handoff_cpu = HandOffNs(n);
+      const int64_t handoff_cpu = HandOnNs(handoffs_, n);
       const int64_t work_cpu = CpuCostOfRun(n, rows);
       const int64_t wait = WaitCostOfRun(n);
       if (stage_.cost->gil_share > 0) {
@@ -310,10 +312,11 @@ class ParallelMapIt : public SimUnaryIterator {
   // Two, not one: with one, every group done woke the other workers for nothing.
   Notifier output_;
   Notifier room_;
-  Notifier input_free_;  // the input lock released
-  Groups slots_;         // fetched groups, in input order
-  Groups free_;          // groups fully taken, kept for their vectors' capacity
-  int64_t held_ = 0;     // elements in slots_ not yet taken
+  Notifier input_free_;     // the input lock released
+  HandOffLedger handoffs_;  // from the workers to the consumer
+  Groups slots_;            // fetched groups, in input order
+  Groups free_;             // groups fully taken, kept for their vectors' capacity
+  int64_t held_ = 0;        // elements in slots_ not yet taken
   int64_t fetching_ = 0;
   int64_t done_count_ = 0;
   bool input_busy_ = false;
@@ -343,12 +346,16 @@ class PrefetchIt : public SimUnaryIterator {
       started_ = true;
       scheduler().Spawn(Producer(ctx_.NewThread(stage_.name)));
     }
-    while (buffer_.empty() && !input_end_ && !cancelled_) co_await changed_.Wait();
+    while (buffer_.empty() && !input_end_ && !cancelled_) {
+      handoffs_.TakerWaits(true);
+      co_await changed_.Wait();
+      handoffs_.TakerWaits(false);
+    }
     if (buffer_.empty()) co_return false;
     out = buffer_.front();
     buffer_.pop_front();
     changed_.NotifyAll();
-    co_await HandOff(thread);
+    co_await TakeOver(thread, handoffs_);
     co_return true;
   }
 
@@ -366,7 +373,7 @@ class PrefetchIt : public SimUnaryIterator {
       const int64_t fetch_start = now();
       SimElement e;
       const bool got = co_await input_->GetNext(thread, e);
-      if (got) co_await HandOff(thread);
+      if (got) co_await HandOn(thread, handoffs_);
       ctx_.trace->Span(EventKind::kWaitInput, stage_.id, thread, fetch_start, now());
       if (!got) {
         input_end_ = true;
@@ -380,6 +387,7 @@ class PrefetchIt : public SimUnaryIterator {
 
   const int64_t capacity_;
   Notifier changed_;
+  HandOffLedger handoffs_;  // from the producer thread to the consumer
   std::deque<SimElement> buffer_;
   bool input_end_ = false;
   bool started_ = false;

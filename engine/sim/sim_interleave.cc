@@ -174,7 +174,7 @@ class ParallelInterleaveIt : public InterleaveItBase {
         if (!e.buffer.empty()) {
           const int64_t n = TakeInTurn(max_rows, out);
           cycle_wake_.NotifyAll();  // room in a buffer
-          co_await HandOff(thread, n);
+          co_await TakeOver(thread, handoffs_, n);
           co_return n;
         }
         if (e.needs_open && !e.dead) {
@@ -198,7 +198,9 @@ class ParallelInterleaveIt : public InterleaveItBase {
         }
       }
       if (moved_on) continue;
+      handoffs_.TakerWaits(true);
       co_await consumer_wake_.Wait();
+      handoffs_.TakerWaits(false);
     }
     co_return 0;
   }
@@ -313,7 +315,7 @@ class ParallelInterleaveIt : public InterleaveItBase {
       SimElement out;
       const bool pulled = co_await e->it->GetNext(thread, out);
       if (pulled) {
-        co_await HandOff(thread);
+        co_await HandOn(thread, handoffs_);
         e->buffer.push_back(out);
       } else {
         e->ended = true;
@@ -335,6 +337,7 @@ class ParallelInterleaveIt : public InterleaveItBase {
   // an entry with room, the workers ahead for room ahead or a free input. Apart, so a change
   // wakes only those it concerns.
   Notifier consumer_wake_, cycle_wake_, ahead_wake_;
+  HandOffLedger handoffs_;  // from the workers to the consumer
   bool input_busy_ = false;
   bool started_ = false;
 };

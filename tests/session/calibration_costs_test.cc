@@ -140,5 +140,42 @@ TEST(CalibrationCostsTest, AWorkersCpuIsSharedBetweenItsFunctionAndItsPulls) {
   EXPECT_NEAR(m.cpu.mean_ns + m.cpu_per_row.mean_ns, 150.0 * kUs, 1.0 * kUs);
 }
 
+// A map whose one worker computes each element for 40 us of CPU and then spends 5 us off
+// its spans (handing it on, waking the consumer), while the consumer, waiting for it, uses
+// 30 us of CPU an element that no op's work explains: a hand-off of 30 us, 5 of it the
+// giver's. Without the worker's thread in the trace, the giver's part is left at its
+// default, half.
+TEST(CalibrationCostsTest, AHandOffsGiverPartIsItsWorkersTimeOutsideTheirSpans) {
+  const auto fit = [](bool worker_named) {
+    auto trace =
+        TraceOf(R"(name: "t" source { name: "read" synthetic { records: -1 record_bytes: 8 } }
+                   ops { name: "m" map { fn { cpu_work { duration: "40us" } } num_parallel_calls: 1 } }
+                   train_step { step_time: "1ms" })");
+    trace->AddStage(Stage(0, "read", "synthetic", -1, false, record::kTraitSource));
+    trace->AddStage(Stage(1, "m", "map", 0, true, record::kTraitParallelFunction));
+    constexpr uint32_t kWorker = 2, kConsumer = 3;
+    if (worker_named) trace->AddThread({kWorker, "m/0"});
+    trace->AddThread({kConsumer, "consumer"});
+    int64_t t = 0;
+    for (uint64_t e = 1; e <= 2000; ++e) {
+      trace->AddEvent({t, t + 40 * kUs, e, 0, kWorker, 1, EventKind::kWork, 0});
+      trace->AddEvent(
+          {t, t + 45 * kUs, 0, 40 * kUs, kWorker, record::kNoOp, EventKind::kCpuTime, 0});
+      trace->AddEvent({t, t + 45 * kUs, e, 0, kConsumer, 1, EventKind::kCall, 0});
+      trace->AddEvent(
+          {t, t + 45 * kUs, 0, 30 * kUs, kConsumer, record::kNoOp, EventKind::kCpuTime, 0});
+      t += 45 * kUs;
+    }
+    trace->ExtendDuration(t);
+    auto fitted = Calibrate(*trace, "handoff.pstrace");
+    EXPECT_TRUE(fitted.ok()) << fitted.status().message();
+    return fitted.ok() ? fitted->model : sim::CostModel{};
+  };
+  const sim::CostModel named = fit(true);
+  EXPECT_NEAR(named.handoff_ns, 30 * kUs, 2 * kUs);
+  EXPECT_NEAR(named.handoff_giver_ns, 5 * kUs, 1 * kUs);
+  EXPECT_EQ(fit(false).handoff_giver_ns, -1);
+}
+
 }  // namespace
 }  // namespace pipescope::session
