@@ -197,7 +197,9 @@ std::vector<std::string> CodeLeftOut(const spec::PipelineSpec& spec) {
 // A shuffle after a repeat draws from a buffer that holds the end of one epoch and the start
 // of the next: an element can come twice before another comes once, and no epoch ends where
 // the data does (tf.data's guide shuffles before repeating for clear epochs). Said whatever
-// the speed: the move that fixes it keeps the speed and changes the order.
+// the speed: the move that fixes it keeps the speed (shuffle then repeat is one op to
+// tf.data, its buffer filling across the epochs' ends: no wait for a fill each epoch, which
+// is why people repeat first; tensorflow/docs#128) and changes the order.
 std::vector<std::string> EpochsMixed(const spec::PipelineSpec& spec) {
   std::vector<std::string> out;
   const spec::Op* repeat = nullptr;
@@ -210,7 +212,10 @@ std::vector<std::string> EpochsMixed(const spec::PipelineSpec& spec) {
     out.push_back(op.name() + " shuffles after " + repeat->name() +
                   " repeats: its buffer mixes the end of one epoch with the start of the next, "
                   "so an element can come twice before another comes once; shuffle before " +
-                  repeat->name() + " to keep every epoch whole, in a new order each epoch");
+                  repeat->name() +
+                  " to keep every epoch whole, in a new order each epoch: ds.shuffle(...)"
+                  ".repeat() is one op to tf.data, whose buffer keeps filling across the "
+                  "epochs' ends, so no epoch waits for it to fill again");
     repeat = nullptr;
   }
   return out;

@@ -540,6 +540,27 @@ TEST(AdvisorTest, AShuffleBufferFilledEachEpochIsSaid) {
   EXPECT_TRUE(Has(later[0], "every epoch, epochs repeating after it")) << later[0];
 }
 
+// tensorflow/docs#128: a tutorial repeated before shuffling so as not to wait for a fill
+// each epoch; its epochs mix. Said whatever the speed, with shuffle-then-repeat's answer,
+// which tf.data runs as one op and so keeps the speed.
+TEST(AdvisorTest, AShuffleAfterARepeatIsSaidToMixTheEpochs) {
+  trace::RangeAnalysis measured;
+  auto r = Advise(Spec(R"(name: "p"
+      source { name: "images" range { start: 0 stop: 64 } }
+      ops { name: "epochs" repeat {} }
+      ops { name: "mix" shuffle { buffer_size: 4000 } }
+      train_step { step_time: "1ms" device: simulated })"),
+                  measured, Rates([](const spec::PipelineSpec&) { return 0.0; }), AdvisorOptions{});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(r->findings.size(), 1u);
+  EXPECT_TRUE(Has(r->findings[0],
+                  "mix shuffles after epochs repeats: its buffer mixes the end "
+                  "of one epoch with the start of the next"))
+      << r->findings[0];
+  EXPECT_TRUE(Has(r->findings[0], "ds.shuffle(...).repeat() is one op to tf.data"))
+      << r->findings[0];
+}
+
 TEST(AdvisorTest, NothingGainsAndTheConsumerHardlyWaits_TheDeviceIsTheLimit) {
   const AdvisorResult r = AdviseWith(Rates([](const spec::PipelineSpec&) { return 0.0; }), 0.01);
   ASSERT_EQ(r.advice.size(), 1u);
