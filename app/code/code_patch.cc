@@ -11,6 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/spec/pipeline_plan.h"
+
 namespace pipescope::code {
 
 namespace {
@@ -292,13 +294,60 @@ bool WriteOrder(const ImportedCode& original, const spec::PipelineSpec& tuned,
   return true;
 }
 
+// The training loop's epochs made the dataset's repeat, right after the op before them in
+// `tuned` (the advice epochs_in_dataset: tf.data fuses a shuffle and the repeat after it,
+// whose buffer then fills once, not each epoch): `.repeat()` after that op's call and fit's
+// steps_per_epoch, an epoch's batches, so that Keras takes the epochs from one iterator.
+// Written only over Keras's fit, whose epochs are its own argument; a `for` loop over the
+// epochs is the author's to change. Returns `tuned` with the loop's epochs back at its end,
+// as the code still has them, for the rest to be written as usual.
+spec::PipelineSpec WriteEpochsIntoTheDataset(const ImportedCode& original,
+                                             const spec::PipelineSpec& tuned,
+                                             std::vector<Edit>& edits, EmittedCode& out) {
+  const int n = original.spec.ops_size();
+  if (n == 0) return tuned;
+  const spec::Op& loop = original.spec.ops(n - 1);
+  if (!loop.has_repeat() || !loop.repeat().training_loop()) return tuned;
+  int at = -1;
+  for (int i = 1; i < tuned.ops_size(); ++i) {
+    const spec::Op& op = tuned.ops(i);
+    if (op.name() == loop.name() && op.has_repeat() && !op.repeat().training_loop()) at = i;
+  }
+  if (at < 0) return tuned;
+  const std::string& before = tuned.ops(at - 1).name();
+  const auto call = original.op_spans.find(before);
+  const auto fit = original.sites.find(loop.name() + ".steps_per_epoch");
+  auto plan = engine::PlanPipeline(original.spec, 1);
+  if (call == original.op_spans.end() || fit == original.sites.end() || !plan.ok() ||
+      !plan->ops.back().input_elements) {
+    out.notes.push_back(
+        "the epochs as the dataset's repeat, right after '" + before +
+        "': not written into the file (the loop over the epochs is the code's own); write "
+        ".repeat() after it and iterate the dataset once");
+    return tuned;
+  }
+  const std::string steps = std::to_string(*plan->ops.back().input_elements);
+  edits.push_back({call->second.end, call->second.end, ".repeat()"});
+  edits.push_back({fit->second.insert_at, fit->second.insert_at,
+                   ArgumentsAt(fit->second, "steps_per_epoch=" + steps)});
+  out.notes.push_back("added: .repeat() after '" + before + "', and steps_per_epoch=" + steps +
+                      " to fit: its epochs now come from one iterator over the dataset, "
+                      "which tf.data runs with the shuffle as one op");
+  spec::PipelineSpec rest = tuned;
+  rest.mutable_ops()->DeleteSubrange(at, 1);
+  *rest.add_ops() = loop;
+  return rest;
+}
+
 }  // namespace
 
 engine::Result<EmittedCode> PatchCode(const ImportedCode& original,
-                                      const spec::PipelineSpec& tuned) {
+                                      const spec::PipelineSpec& advised) {
   EmittedCode out;
   const bool tfdata = original.framework == "tfdata";
   std::vector<Edit> edits;
+  const spec::PipelineSpec tuned =
+      tfdata ? WriteEpochsIntoTheDataset(original, advised, edits, out) : advised;
   std::set<std::string> written;  // knobs a rewrite of their call wrote
   for (const spec::Op& op : tuned.ops()) {
     const spec::Op* before = FindOp(original.spec.ops(), op.name());

@@ -771,6 +771,8 @@ Value Fit(PythonReader& r, const CallArgs& keras_args, bool generator_call) {
       op.set_name(p->FreshName(kFitEpochs));
       op.mutable_repeat()->set_count(n);
       op.mutable_repeat()->set_training_loop(true);
+      // Where steps_per_epoch goes, for the epochs put in the dataset (epochs_in_dataset).
+      RecordSite(*p, a, a.Get("steps_per_epoch"), op.name(), "steps_per_epoch");
       p->ops.push_back(op);
       p->Note(a.node.start(), "fit's " + std::to_string(n) +
                                   " epochs each iterate the dataset afresh: a repeat of " +

@@ -352,6 +352,51 @@ d = tf.data.Dataset.range(multiprocessing.cpu_count()).map(f)
       << Notes(ranged);
 }
 
+// tensorflow#30646's answer written back: fit's epochs become the dataset's repeat right
+// after the shuffle (advice epochs_in_dataset), `.repeat()` after the shuffle's call and
+// steps_per_epoch given to fit, an epoch's batches (2,000 records in batches of 32: 63).
+// Over a `for` loop of epochs nothing is written, and the note says what to write.
+TEST(CodeImportTest, EpochsPutInTheDatasetAreWrittenIntoFit) {
+  const auto epochs_after_shuffle = [](spec::PipelineSpec s) {
+    spec::Op loop = s.ops(s.ops_size() - 1);
+    loop.mutable_repeat()->set_training_loop(false);
+    s.mutable_ops()->RemoveLast();
+    auto* ops = s.mutable_ops();
+    int shuffle = 0;
+    while (!ops->Get(shuffle).has_shuffle()) ++shuffle;
+    *ops->Add() = loop;
+    for (int i = ops->size() - 1; i > shuffle + 1; --i) ops->SwapElements(i, i - 1);
+    return s;
+  };
+  const auto fit = Import(R"(import tensorflow as tf
+ds = tf.data.Dataset.range(2000)
+ds = ds.shuffle(20000)
+ds = ds.batch(32)
+model = tf.keras.Sequential()
+model.fit(ds, epochs=5)
+)");
+  ASSERT_EQ(fit.spec.ops(fit.spec.ops_size() - 1).name(), "fit_epochs") << Notes(fit);
+  const auto patched = PatchCode(fit, epochs_after_shuffle(fit.spec));
+  ASSERT_TRUE(patched.ok()) << patched.status().message();
+  EXPECT_NE(patched->text.find("ds = ds.shuffle(20000).repeat()\nds = ds.batch(32)"),
+            std::string::npos)
+      << patched->text;
+  EXPECT_NE(patched->text.find("model.fit(ds, epochs=5, steps_per_epoch=63)"), std::string::npos)
+      << patched->text;
+  EXPECT_TRUE(AnyHas(patched->notes, "added: .repeat() after 'shuffle', and steps_per_epoch=63"));
+
+  const auto loop = Import(R"(import tensorflow as tf
+ds = tf.data.Dataset.range(2000).shuffle(20000).batch(32)
+for epoch in range(5):
+    for batch in ds:
+        pass
+)");
+  const auto unwritten = PatchCode(loop, epochs_after_shuffle(loop.spec));
+  ASSERT_TRUE(unwritten.ok()) << unwritten.status().message();
+  EXPECT_EQ(unwritten->text, loop.source_text);
+  EXPECT_TRUE(AnyHas(unwritten->notes, "write .repeat() after it and iterate the dataset once"));
+}
+
 // keras#9332: a loop that takes each batch by hand (`X, Y = gen.next()`, `next(it)`) and
 // sleeps for the GPU's work, printing as it goes: the sleep is the step, as in a loop over
 // the pipeline; without a sleep the loop times the input alone.
