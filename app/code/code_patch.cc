@@ -64,6 +64,15 @@ struct Edit {
   std::string text;
 };
 
+// Whether `e` falls in the call `slot`. A call added right after another (`.cache()` after
+// `.skip(n)`) is an insertion where that call ends, which is also where the next call of a
+// chain begins: it belongs to the call it follows, and goes wherever that one goes (in both,
+// it was written twice).
+bool Inside(const Edit& e, const TextSpan& slot) {
+  const bool insertion = e.begin == e.end;
+  return e.begin >= slot.begin && e.end <= slot.end && !(insertion && e.begin == slot.begin);
+}
+
 // Keyword arguments (`name=value`, or several joined by ", ") as written in at the site:
 // after the arguments there are, or after a trailing comma, keeping it last.
 std::string ArgumentsAt(const KnobSite& site, const std::string& keywords) {
@@ -268,7 +277,7 @@ bool WriteOrder(const ImportedCode& original, const spec::PipelineSpec& tuned,
     std::string slot = original.source_text.substr(from.begin, from.end - from.begin);
     std::vector<Edit> inside;
     for (const Edit& e : edits) {
-      if (e.begin >= from.begin && e.end <= from.end) inside.push_back(e);
+      if (Inside(e, from)) inside.push_back(e);
     }
     std::sort(inside.begin(), inside.end(),
               [](const Edit& x, const Edit& y) { return x.begin > y.begin; });
@@ -276,9 +285,8 @@ bool WriteOrder(const ImportedCode& original, const spec::PipelineSpec& tuned,
     slot_text[k] = std::move(slot);
   }
   for (const Edit& e : edits) {
-    const bool in_a_slot = std::any_of(slots.begin(), slots.end(), [&](const TextSpan& t) {
-      return e.begin >= t.begin && e.end <= t.end;
-    });
+    const bool in_a_slot =
+        std::any_of(slots.begin(), slots.end(), [&](const TextSpan& t) { return Inside(e, t); });
     if (!in_a_slot) kept.push_back(e);
   }
   edits = std::move(kept);
@@ -323,14 +331,20 @@ spec::PipelineSpec WriteEpochsIntoTheDataset(const ImportedCode& original,
     out.notes.push_back(
         "the epochs as the dataset's repeat, right after '" + before +
         "': not written into the file (the loop over the epochs is the code's own); write "
-        ".repeat() after it and iterate the dataset once");
+        ".repeat(EPOCHS) after it and iterate the dataset once");
     return tuned;
   }
   const std::string steps = std::to_string(*plan->ops.back().input_elements);
-  edits.push_back({call->second.end, call->second.end, ".repeat()"});
+  // The loop's count: a repeat forever would go on filling the shuffle buffer past the last
+  // epoch with elements no step takes.
+  const int64_t count = loop.repeat().has_count() ? loop.repeat().count() : -1;
+  const std::string repeat_call =
+      count < 0 ? ".repeat()" : ".repeat(" + std::to_string(count) + ")";
+  edits.push_back({call->second.end, call->second.end, repeat_call});
   edits.push_back({fit->second.insert_at, fit->second.insert_at,
                    ArgumentsAt(fit->second, "steps_per_epoch=" + steps)});
-  out.notes.push_back("added: .repeat() after '" + before + "', and steps_per_epoch=" + steps +
+  out.notes.push_back("added: " + repeat_call + " after '" + before +
+                      "', and steps_per_epoch=" + steps +
                       " to fit: its epochs now come from one iterator over the dataset, "
                       "which tf.data runs with the shuffle as one op");
   spec::PipelineSpec rest = tuned;

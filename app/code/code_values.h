@@ -39,6 +39,9 @@ inline int64_t ImageFilesShuffleBuffer(int64_t batch_size) {
 // The repeat Keras's fit(ds, epochs=N) makes of a dataset that ends, as import-code reads
 // it and --emit writes it back (as the fit call).
 inline constexpr char kFitEpochs[] = "fit_epochs";
+// The take Keras's fit(ds, epochs=E, steps_per_epoch=S) makes of a dataset that repeats:
+// E × S batches from one iterator.
+inline constexpr char kFitSteps[] = "fit_steps";
 
 // The reader whose files stand-in records replace, from a pipeline's `reads` ("tfrecord",
 // "text_line"), so that code written from the spec calls it again.

@@ -778,6 +778,23 @@ Value Fit(PythonReader& r, const CallArgs& keras_args, bool generator_call) {
                                   " epochs each iterate the dataset afresh: a repeat of " +
                                   std::to_string(n) + " after it");
       r.Trains(PipelineValue(std::move(p), a), a.node);
+    } else if (const Value* steps = a.Get("steps_per_epoch"); repeats && steps &&
+                                                              !steps->Is(Value::Kind::kBool) &&
+                                                              steps->AsInt().value_or(0) > 0) {
+      // Over a dataset that repeats, Keras keeps one iterator across the epochs and ends
+      // after epochs × steps_per_epoch batches (the dataset's own end never comes).
+      const int64_t total = *steps->AsInt() * std::max<int64_t>(1, n);
+      auto p = r.Extend(*x->pipeline, a.node.start());
+      spec::Op op;
+      op.set_name(p->FreshName(kFitSteps));
+      op.mutable_take()->set_count(total);
+      p->ops.push_back(op);
+      p->Note(a.node.start(), "fit takes " + std::to_string(std::max<int64_t>(1, n)) +
+                                  " epochs of " + std::to_string(*steps->AsInt()) +
+                                  " steps from one iterator over the repeating dataset: a take "
+                                  "of " +
+                                  std::to_string(total) + " after it");
+      r.Trains(PipelineValue(std::move(p), a), a.node);
     } else {
       r.Trains(*x, a.node);
     }

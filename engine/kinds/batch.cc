@@ -4,6 +4,7 @@
 #include <array>
 
 #include "engine/kinds/op_kind_registration.h"
+#include "engine/runtime/batch_rules.h"
 #include "engine/sim/sim_ops.h"
 
 namespace pipescope::kinds {
@@ -14,9 +15,7 @@ constexpr std::array kKnobs = {
 };
 
 std::optional<int64_t> Elements(const spec::Op& op, int64_t in) {
-  const int64_t size = op.batch().batch_size();
-  if (size < 1) return std::nullopt;
-  return op.batch().drop_remainder() ? in / size : (in + size - 1) / size;
+  return engine::BatchesOf(in, op.batch().batch_size(), op.batch().drop_remainder());
 }
 
 constexpr engine::OpKindDescription kBatch{.kind = "batch",

@@ -47,6 +47,10 @@ void CheckFields(engine::OpFieldCheck& check) {
   }
 }
 
+std::optional<int64_t> Elements(const spec::Op& op, int64_t in) {
+  return engine::BatchesOf(in, op.padded_batch().batch_size(), op.padded_batch().drop_remainder());
+}
+
 constexpr engine::OpKindDescription kPaddedBatch{
     .kind = "padded_batch",
     .kind_case = spec::Op::kPaddedBatch,
@@ -56,7 +60,8 @@ constexpr engine::OpKindDescription kPaddedBatch{
     .addable = true,
     .new_op_knob = "batch_size",
     .new_op_value = 32,
-    .check_fields = CheckFields};
+    .check_fields = CheckFields,
+    .elements_out = Elements};
 
 // ---- the engine
 

@@ -5,6 +5,7 @@
 // up sizes) both ask this.
 
 #include <cstdint>
+#include <optional>
 
 namespace pipescope::engine {
 
@@ -14,6 +15,13 @@ inline bool IsBatch(int64_t rows, int64_t batch_size, bool input_ended, bool dro
   if (rows == 0) return false;
   if (rows >= batch_size || !input_ended) return true;
   return !drop_remainder;
+}
+
+// How many batches `elements` elements make (the rule above, counted): nullopt for a batch
+// size below 1.
+inline std::optional<int64_t> BatchesOf(int64_t elements, int64_t batch_size, bool drop_remainder) {
+  if (batch_size < 1) return std::nullopt;
+  return drop_remainder ? elements / batch_size : (elements + batch_size - 1) / batch_size;
 }
 
 }  // namespace pipescope::engine

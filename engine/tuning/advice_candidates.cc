@@ -16,6 +16,23 @@
 #include "engine/work/work_registry.h"
 
 namespace pipescope::engine {
+
+bool FetchesAheadAfter(const PipelinePlan& plan, int shuffle) {
+  for (size_t i = static_cast<size_t>(shuffle) + 1; i < plan.ops.size(); ++i) {
+    const PlannedOp& op = plan.ops[i];
+    if (op.kind->parallel_work == ParallelWork::kOneProducer) return true;
+    if (op.kind->parallel_work == ParallelWork::kNone) continue;
+    for (const PlannedKnob& k : op.knobs) {
+      const std::string_view name = k.description->name;
+      if ((name == "num_parallel_calls" || name == "num_workers" || name == "workers") &&
+          k.start != 0) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
 namespace {
 
 struct Setting {
@@ -407,7 +424,10 @@ void AddCache(const spec::PipelineSpec& spec, CandidateList& out) {
 // (ShuffleFusesWithRepeat). A repeat of the dataset further on moves there (what lies
 // between then works across the epochs' ends: a batch may hold two epochs); the training
 // loop's epochs become that repeat, the dataset iterated once (a change to the loop's code).
+// Only where an op after the shuffle fetches ahead (FetchesAheadAfter).
 void AddEpochsRightAfterTheShuffle(const spec::PipelineSpec& spec, int cores, CandidateList& out) {
+  auto plan = PlanPipeline(spec, cores);
+  if (!plan.ok()) return;
   int shuffle = -1;
   for (int i = 0; i < spec.ops_size(); ++i) {
     const spec::Op& op = spec.ops(i);
@@ -418,6 +438,7 @@ void AddEpochsRightAfterTheShuffle(const spec::PipelineSpec& spec, int cores, Ca
     repeat.mutable_repeat()->set_training_loop(false);
     if (!ShuffleFusesWithRepeat(mixer, repeat)) return;            // tf.data fuses no such shuffle
     if (i == shuffle + 1 && !op.repeat().training_loop()) return;  // fused already
+    if (!FetchesAheadAfter(*plan, shuffle)) return;
     if (!op.repeat().training_loop()) {
       out.AddMove("reorder", i, shuffle + 1,
                   "repeat right after the shuffle (move " + op.name() + " before " +
@@ -436,18 +457,20 @@ void AddEpochsRightAfterTheShuffle(const spec::PipelineSpec& spec, int cores, Ca
     }
     edit.replace = {repeat};
     std::string steps = "its steps per epoch";
-    if (auto plan = PlanPipeline(spec, cores); plan.ok() && plan->ops[i].input_elements) {
-      steps = std::to_string(*plan->ops[i].input_elements);
-    }
+    if (plan->ops[i].input_elements) steps = std::to_string(*plan->ops[i].input_elements);
     const int64_t count = op.repeat().has_count() ? op.repeat().count() : -1;
+    // A finite count stays the repeat's: a repeat forever would fill the buffer past the last
+    // epoch with elements no step takes.
     const std::string epochs = count < 0 ? "" : ", epochs=" + std::to_string(count);
+    const std::string repeat_call =
+        count < 0 ? ".repeat()" : ".repeat(" + std::to_string(count) + ")";
     out.Add({"epochs_in_dataset",
              op.name(),
              "the training loop's epochs as a repeat right after '" + mixer.name() + "'",
              {},
-             "put the epochs in the dataset, right after the shuffle: "
-             "ds.shuffle(...).repeat(), iterated once (Keras: model.fit(ds" +
-                 epochs + ", steps_per_epoch=" + steps +
+             "put the epochs in the dataset, right after the shuffle: ds.shuffle(...)" +
+                 repeat_call + ", iterated once (Keras: model.fit(ds" + epochs +
+                 ", steps_per_epoch=" + steps +
                  ")): tf.data fuses the shuffle and the repeat after it, one buffer that "
                  "keeps filling across the epochs' ends, so no epoch waits for " +
                  mixer.name() + "'s buffer to fill again",

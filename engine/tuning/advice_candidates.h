@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/spec/pipeline_plan.h"
 #include "engine/spec/pipeline_spec.pb.h"
 #include "engine/tuning/spec_edit.h"
 #include "instrumentation/trace/analysis.h"
@@ -28,6 +29,13 @@ struct AdviceCandidate {
   bool needs_code_change = false;
   SpecEdit edit;  // the change, as it can be made on another spec (advice applied together)
 };
+
+// Whether an op after the top-level op at `index` fetches ahead on threads of its own (a
+// prefetch, a parallel map, a DataLoader's or an enqueuer's workers). Where none does, the
+// consumer's own thread pulls every element, and a shuffle's fill at each epoch's start is
+// work it pays either way, at the start or spread over the epoch: the same time over whole
+// epochs (a window of the steady part that cuts an epoch shows a gain that is not there).
+bool FetchesAheadAfter(const PipelinePlan& plan, int index);
 
 // `measured`: the run's analysis (self times decide which moves are worth trying);
 // `cores`: the CPU budget. Candidates the validator refuses are left out.

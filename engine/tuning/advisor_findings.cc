@@ -225,8 +225,9 @@ std::vector<std::string> EpochsMixed(const spec::PipelineSpec& spec) {
 // wait before the first step comes back each epoch (tensorflow#30646, "Filling up shuffle
 // buffer" every epoch), though a run shorter than an epoch never shows it again. Not where
 // tf.data fuses the shuffle with the repeat right after it (ShuffleFusesWithRepeat): that
-// one buffer keeps filling across the epochs' ends. Said where the run's start-up was long
-// enough to matter, whatever the steady speed.
+// one buffer keeps filling across the epochs' ends; nor where a cache before the shuffle
+// serves the later epochs' fills from memory. Said where the run's start-up was long enough
+// to matter, whatever the steady speed.
 std::vector<std::string> ShuffleFilledEachEpoch(const spec::PipelineSpec& spec,
                                                 const trace::RangeAnalysis& measured) {
   std::vector<std::string> out;
@@ -234,15 +235,22 @@ std::vector<std::string> ShuffleFilledEachEpoch(const spec::PipelineSpec& spec,
   if (startup_s < trace::kStartUpToSay) return out;
   const spec::Op* shuffle = nullptr;
   const spec::Op* previous = nullptr;
+  bool cached = false;
   for (const auto& op : spec.ops()) {
     const bool fused = previous && previous == shuffle && ShuffleFusesWithRepeat(*shuffle, op);
     previous = &op;
-    if (op.has_shuffle() && op.shuffle().buffer_size() > kSmallShuffleBuffer) shuffle = &op;
+    cached = cached || Replays(op);
+    if (op.has_shuffle() && op.shuffle().buffer_size() > kSmallShuffleBuffer && !cached) {
+      shuffle = &op;
+    }
     if (!shuffle || !engine::Repeats(op)) continue;
     if (fused) break;
     char wait[32];
     std::snprintf(wait, sizeof wait, "%.1f s", startup_s);
     const bool loop = !op.has_repeat() || op.repeat().training_loop();
+    const int at = static_cast<int>(shuffle - &spec.ops(0));
+    auto plan = PlanPipeline(spec, 1);
+    const bool overlaps = plan.ok() && FetchesAheadAfter(*plan, at);
     const std::string epochs = loop
                                    ? op.name() + ", the training loop's epochs, iterating it afresh"
                                    : op.name() + " repeating after it";
@@ -253,7 +261,11 @@ std::vector<std::string> ShuffleFilledEachEpoch(const spec::PipelineSpec& spec,
         " before the first step, comes back each epoch; a repeat right after " + shuffle->name() +
         " (ds.shuffle(...).repeat(), the dataset iterated once) is one that tf.data "
         "fuses with it, one buffer that keeps filling across the epochs' ends, each "
-        "epoch still whole; or a smaller buffer fills sooner");
+        "epoch still whole; or a smaller buffer fills sooner" +
+        (overlaps ? std::string()
+                  : std::string(". With nothing after it fetching ahead (a prefetch), the "
+                                "steps wait for that work at some point either way: add a "
+                                "prefetch first")));
     break;
   }
   return out;

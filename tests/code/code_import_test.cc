@@ -352,8 +352,32 @@ d = tf.data.Dataset.range(multiprocessing.cpu_count()).map(f)
       << Notes(ranged);
 }
 
+// An op added right after a call that the next call of the chain follows on the same line
+// (`.skip(n).shuffle(b)`): written once, after the call it follows (it was written into
+// both calls).
+TEST(CodeImportTest, AnOpAddedInsideAChainIsWrittenOnce) {
+  const auto c = Import(R"(import tensorflow as tf
+ds = tf.data.Dataset.range(2000).map(lambda x: x * 2)
+ds = ds.skip(5).shuffle(100)
+for x in ds:
+    pass
+)");
+  spec::PipelineSpec tuned = c.spec;
+  int skip = 0;
+  while (!tuned.ops(skip).has_skip()) ++skip;
+  spec::Op cache;
+  cache.set_name("cache");
+  cache.mutable_cache();
+  *tuned.mutable_ops()->Add() = cache;
+  for (int i = tuned.ops_size() - 1; i > skip + 1; --i) tuned.mutable_ops()->SwapElements(i, i - 1);
+  const auto patched = PatchCode(c, tuned);
+  ASSERT_TRUE(patched.ok()) << patched.status().message();
+  EXPECT_NE(patched->text.find("ds = ds.skip(5).cache().shuffle(100)\n"), std::string::npos)
+      << patched->text;
+}
+
 // tensorflow#30646's answer written back: fit's epochs become the dataset's repeat right
-// after the shuffle (advice epochs_in_dataset), `.repeat()` after the shuffle's call and
+// after the shuffle (advice epochs_in_dataset), `.repeat(5)` after the shuffle's call and
 // steps_per_epoch given to fit, an epoch's batches (2,000 records in batches of 32: 63).
 // Over a `for` loop of epochs nothing is written, and the note says what to write.
 TEST(CodeImportTest, EpochsPutInTheDatasetAreWrittenIntoFit) {
@@ -378,12 +402,12 @@ model.fit(ds, epochs=5)
   ASSERT_EQ(fit.spec.ops(fit.spec.ops_size() - 1).name(), "fit_epochs") << Notes(fit);
   const auto patched = PatchCode(fit, epochs_after_shuffle(fit.spec));
   ASSERT_TRUE(patched.ok()) << patched.status().message();
-  EXPECT_NE(patched->text.find("ds = ds.shuffle(20000).repeat()\nds = ds.batch(32)"),
+  EXPECT_NE(patched->text.find("ds = ds.shuffle(20000).repeat(5)\nds = ds.batch(32)"),
             std::string::npos)
       << patched->text;
   EXPECT_NE(patched->text.find("model.fit(ds, epochs=5, steps_per_epoch=63)"), std::string::npos)
       << patched->text;
-  EXPECT_TRUE(AnyHas(patched->notes, "added: .repeat() after 'shuffle', and steps_per_epoch=63"));
+  EXPECT_TRUE(AnyHas(patched->notes, "added: .repeat(5) after 'shuffle', and steps_per_epoch=63"));
 
   const auto loop = Import(R"(import tensorflow as tf
 ds = tf.data.Dataset.range(2000).shuffle(20000).batch(32)
@@ -394,7 +418,8 @@ for epoch in range(5):
   const auto unwritten = PatchCode(loop, epochs_after_shuffle(loop.spec));
   ASSERT_TRUE(unwritten.ok()) << unwritten.status().message();
   EXPECT_EQ(unwritten->text, loop.source_text);
-  EXPECT_TRUE(AnyHas(unwritten->notes, "write .repeat() after it and iterate the dataset once"));
+  EXPECT_TRUE(
+      AnyHas(unwritten->notes, "write .repeat(EPOCHS) after it and iterate the dataset once"));
 }
 
 // keras#9332: a loop that takes each batch by hand (`X, Y = gen.next()`, `next(it)`) and
@@ -1600,13 +1625,17 @@ train_dataset = train_dataset.prefetch(buffer_size=tf.data.AUTOTUNE)
 model.fit(train_dataset, epochs=20, steps_per_epoch=57)
 )");
   EXPECT_EQ(c.framework, "tfdata") << "fit over a tf.data dataset is not a Keras generator";
-  ASSERT_EQ(c.spec.ops_size(), 6) << c.spec.DebugString();
+  ASSERT_EQ(c.spec.ops_size(), 7) << c.spec.DebugString();
   EXPECT_EQ(c.spec.ops(0).name(), "load_image_train");
   EXPECT_TRUE(c.spec.ops(5).has_prefetch());
+  // fit's 20 epochs of 57 steps, from one iterator over the repeating dataset.
+  EXPECT_EQ(c.spec.ops(6).take().count(), 20 * 57);
 }
 
 // fit over a dataset is that dataset, iterated afresh each epoch (its shuffle buffer refilled,
-// tensorflow#30646): a repeat of the epochs where the dataset ends, none where it repeats.
+// tensorflow#30646): a repeat of the epochs where the dataset ends; where it repeats, one
+// iterator that ends after epochs × steps_per_epoch batches (Keras's DataHandler keeps it
+// across the epochs when the steps are not the dataset's cardinality).
 TEST(CodeImportTest, FitOverADatasetIsThatDatasetEpochAfterEpoch) {
   const auto c =
       Import("ds = tf.data.Dataset.range(8).shuffle(8).batch(2)\nmodel.fit(ds, epochs=4)\n");
@@ -1626,7 +1655,15 @@ TEST(CodeImportTest, FitOverADatasetIsThatDatasetEpochAfterEpoch) {
   const auto repeating = Import(
       "ds = tf.data.Dataset.range(8).batch(2).repeat()\nmodel.fit(ds, epochs=4, "
       "steps_per_epoch=2)\n");
-  EXPECT_EQ(repeating.spec.ops_size(), 2);
+  ASSERT_EQ(repeating.spec.ops_size(), 3);
+  EXPECT_EQ(repeating.spec.ops(2).name(), "fit_steps");
+  EXPECT_EQ(repeating.spec.ops(2).take().count(), 8);
+  EXPECT_TRUE(HasNote(repeating, 2, "fit takes 4 epochs of 2 steps from one iterator"))
+      << Notes(repeating);
+  // Without steps_per_epoch it never ends, as Keras's fit over it would not.
+  const auto endless =
+      Import("ds = tf.data.Dataset.range(8).batch(2).repeat()\nmodel.fit(ds, epochs=4)\n");
+  EXPECT_EQ(endless.spec.ops_size(), 2);
 }
 
 TEST(CodeImportTest, WhatItCannotReadIsANoteAndTheRestIsKept) {

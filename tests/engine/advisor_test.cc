@@ -520,6 +520,11 @@ TEST(AdvisorTest, AShuffleBufferFilledEachEpochIsSaid) {
       << filled[0];
   EXPECT_TRUE(Has(filled[0], "part of the 2.2 s before the first step")) << filled[0];
   EXPECT_TRUE(Has(filled[0], "a repeat right after mix (ds.shuffle(...).repeat()")) << filled[0];
+  // Nothing after the shuffle fetches ahead: the steps pay for that fill either way.
+  EXPECT_TRUE(Has(filled[0],
+                  "With nothing after it fetching ahead (a prefetch), the steps wait "
+                  "for that work at some point either way: add a prefetch first"))
+      << filled[0];
   EXPECT_TRUE(findings(big, 0.2).empty());
   EXPECT_TRUE(findings(R"(ops { name: "mix" shuffle { buffer_size: 1000 } }
       ops { name: "fit_epochs" repeat { count: 3 training_loop: true } })",
@@ -531,6 +536,12 @@ TEST(AdvisorTest, AShuffleBufferFilledEachEpochIsSaid) {
       ops { name: "epochs" repeat { count: 3 } })",
                        2.2)
                   .empty());
+  // A cache before the shuffle: the later epochs' fills come from memory.
+  EXPECT_TRUE(findings(R"(ops { name: "keep" cache {} }
+      ops { name: "mix" shuffle { buffer_size: 50000 } }
+      ops { name: "fit_epochs" repeat { count: 3 training_loop: true } })",
+                       2.2)
+                  .empty());
   // A repeat further on is not fused: it iterates the shuffle afresh each epoch.
   const auto later = findings(R"(ops { name: "mix" shuffle { buffer_size: 50000 } }
       ops { name: "batch" batch { batch_size: 2 } }
@@ -538,6 +549,12 @@ TEST(AdvisorTest, AShuffleBufferFilledEachEpochIsSaid) {
                               2.2);
   ASSERT_EQ(later.size(), 1u);
   EXPECT_TRUE(Has(later[0], "every epoch, epochs repeating after it")) << later[0];
+  const auto prefetched = findings(R"(ops { name: "mix" shuffle { buffer_size: 50000 } }
+      ops { name: "ahead" prefetch { buffer_size: 2 } }
+      ops { name: "fit_epochs" repeat { count: 3 training_loop: true } })",
+                                   2.2);
+  ASSERT_EQ(prefetched.size(), 1u);
+  EXPECT_FALSE(Has(prefetched[0], "add a prefetch first")) << prefetched[0];
 }
 
 // tensorflow/docs#128: a tutorial repeated before shuffling so as not to wait for a fill
