@@ -103,6 +103,9 @@ class PythonReader {
   // Whether pipeline `ancestor` is `id` or one `id` was built from.
   bool DerivesFrom(int id, int ancestor) const;
 
+  // IsPlainPython walks under way (work_functions.cc: one at a time).
+  int plain_walks_under_way = 0;
+
   // For the dialects.
   Value Evaluate(const SyntaxNode& expression);
   std::shared_ptr<Pipeline> NewPipeline(const std::string& framework, SourcePoint at);

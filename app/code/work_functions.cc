@@ -180,7 +180,9 @@ constexpr std::string_view kPlainBuiltins[] = {"range",     "len",  "print", "in
 
 }  // namespace
 
-bool IsPlainPython(PythonReader& reader, const SyntaxNode& node, int depth) {
+namespace {
+
+bool PlainPythonWalk(PythonReader& reader, const SyntaxNode& node, int depth) {
   if (node.null()) return true;
   if (depth > 16) return false;
   if (node.Is("for_statement") || node.Is("while_statement") || node.Is("list_comprehension") ||
@@ -198,7 +200,7 @@ bool IsPlainPython(PythonReader& reader, const SyntaxNode& node, int depth) {
       const std::string path = f.Is(Value::Kind::kSymbol) ? CanonicalPath(f.s) : "";
       if (f.Is(Value::Kind::kFunction)) {
         // A def of the file's it calls: plain where its body is.
-        if (!IsPlainPython(reader, f.node.field("body"), depth + 1)) {
+        if (!PlainPythonWalk(reader, f.node.field("body"), depth + 1)) {
           return false;
         }
       } else if (IsPythonBridge(path)) {
@@ -207,7 +209,7 @@ bool IsPlainPython(PythonReader& reader, const SyntaxNode& node, int depth) {
         if (!args.empty() && args[0].Is("identifier")) {
           const Value bridged = reader.Evaluate(args[0]);
           if (!bridged.Is(Value::Kind::kFunction) ||
-              !IsPlainPython(reader, bridged.node.field("body"), depth + 1)) {
+              !PlainPythonWalk(reader, bridged.node.field("body"), depth + 1)) {
             return false;
           }
         }
@@ -217,9 +219,23 @@ bool IsPlainPython(PythonReader& reader, const SyntaxNode& node, int depth) {
     }
   }
   for (const SyntaxNode& c : node.named_children()) {
-    if (!IsPlainPython(reader, c, depth + 1)) return false;
+    if (!PlainPythonWalk(reader, c, depth + 1)) return false;
   }
   return true;
+}
+
+}  // namespace
+
+// A walk started while another is under way (evaluating a call's callee built a pipeline
+// whose map read its function, which walks again) answers "not plain" at once: each level
+// evaluated whole chains again, and a file whose def maps itself took minutes to read (the
+// fuzzer's).
+bool IsPlainPython(PythonReader& reader, const SyntaxNode& node, int depth) {
+  if (reader.plain_walks_under_way > 0) return false;
+  ++reader.plain_walks_under_way;
+  const bool plain = PlainPythonWalk(reader, node, depth);
+  --reader.plain_walks_under_way;
+  return plain;
 }
 
 namespace {

@@ -352,6 +352,22 @@ d = tf.data.Dataset.range(multiprocessing.cpu_count()).map(f)
       << Notes(ranged);
 }
 
+// A def whose default builds pipelines that map the def itself (the fuzzer's file): each
+// walk for plain Python evaluated the chains again, whose maps walked again, and the file
+// took minutes. It reads at once (ctest's timeout is what fails here).
+TEST(CodeImportTest, AFunctionThatMapsItselfIsReadAtOnce) {
+  const auto c = Import(R"(import tensorflow as tf
+
+def parse(record=tf.data.Dataset.list_files("x").interleave(
+        lambda f: tf.data.TFRecordDataset(f).map(parse)).map(parse).map(parse)):
+    return record
+
+ds = tf.data.TFRecordDataset("a.tfrecord").map(parse)
+)");
+  ASSERT_GE(c.spec.ops_size(), 1) << Notes(c);
+  EXPECT_EQ(c.spec.ops(0).name(), "parse");
+}
+
 // An op added right after a call that the next call of the chain follows on the same line
 // (`.skip(n).shuffle(b)`): written once, after the call it follows (it was written into
 // both calls).
