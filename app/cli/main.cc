@@ -154,12 +154,14 @@ int main(int argc, char** argv) {
   simulate_cmd->add_option("--workers", simulate.workers,
                            "Data-parallel workers sharing the cost model's cores, each its own "
                            "pipeline (shard index = worker); default 1");
-  simulate_cmd->add_flag("!--no-advice", simulate.advice,
-                         "Do not try changes in the simulator for advice (faster)");
+  auto* no_advice = simulate_cmd->add_flag(
+      "!--no-advice", simulate.advice, "Do not try changes in the simulator for advice (faster)");
   simulate_cmd->add_option("--trace", simulate.trace_path, "Save the simulated trace (.pstrace)");
-  simulate_cmd->add_option("--advice-code", simulate.advice_code_path,
-                           "For a .py: write the file with the advice in it (the changes given "
-                           "Together, else the first) to FILE.py");
+  simulate_cmd
+      ->add_option("--advice-code", simulate.advice_code_path,
+                   "For a .py: write the file with the advice in it (the changes given "
+                   "Together, else the first) to FILE.py")
+      ->excludes(no_advice);
 
   pipescope::cli::CalibrateCommandOptions calibrate;
   auto* calibrate_cmd =

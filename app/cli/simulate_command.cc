@@ -133,6 +133,15 @@ int SimulateCommand(const SimulateCommandOptions& options, std::ostream& out, st
     if (!options.trace_path.empty()) j["trace"] = options.trace_path;
     if (advice) PutAdvice(j, *advice);
     if (workers) j.update(WorkersToJson(*workers));
+    // The code written as the text output does it, what it says kept for the JSON.
+    if (advice && !options.advice_code_path.empty()) {
+      std::ostringstream said;
+      const bool written = WriteAdviceIntoCode(options.spec_path, options.overrides, *advice,
+                                               options.advice_code_path, said, err) == 0;
+      if (!written) exit_code = 2;
+      j["advice_code"] = {
+          {"path", options.advice_code_path}, {"written", written}, {"said", said.str()}};
+    }
     out << j.dump(2) << "\n";
     return exit_code;
   }

@@ -217,6 +217,20 @@ TEST(CliCodeTest, AdviceIsWrittenIntoACopyOfTheUsersCode) {
   const auto back = Cli("import-code " + written);
   ASSERT_EQ(back.exit_code, 0) << back.out;
   EXPECT_LT(back.out.find("name: \"batch\""), back.out.find("name: \"_parser\"")) << back.out;
+  // With --json the code is written all the same, and the JSON says so.
+  std::filesystem::remove(written);
+  const auto json = Cli("simulate " + Corpus("seed_001_init_tfrecord_dataset.py") +
+                        " --set _parser.call_overhead=30us --set train_step.step_time=2ms "
+                        "--json --advice-code " +
+                        written);
+  ASSERT_EQ(json.exit_code, 0) << json.out;
+  EXPECT_NE(json.out.find(R"("written": true)"), std::string::npos) << json.out;
+  EXPECT_TRUE(std::filesystem::exists(written));
+  // Without advice there is nothing to write: refused, not silent.
+  const auto none = Cli("simulate " + Corpus("seed_001_init_tfrecord_dataset.py") +
+                        " --no-advice --advice-code " + written);
+  EXPECT_NE(none.exit_code, 0) << none.out;
+  EXPECT_NE(none.out.find("excludes --advice-code"), std::string::npos) << none.out;
   // A spec has no code to write into.
   const auto spec = Cli("simulate " + Pipeline("cpu_bound.pbtxt") + " --advice-code " + written);
   EXPECT_EQ(spec.exit_code, 2) << spec.out;
