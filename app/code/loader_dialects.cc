@@ -783,14 +783,15 @@ Value Fit(PythonReader& r, const CallArgs& keras_args, bool generator_call) {
                                                               steps->AsInt().value_or(0) > 0) {
       // Over a dataset that repeats, Keras keeps one iterator across the epochs and ends
       // after epochs × steps_per_epoch batches (the dataset's own end never comes).
-      const int64_t total = *steps->AsInt() * std::max<int64_t>(1, n);
+      const int64_t epochs_run = std::max<int64_t>(1, n);  // fit's default: one
+      const int64_t total = *steps->AsInt() * epochs_run;
       auto p = r.Extend(*x->pipeline, a.node.start());
       spec::Op op;
       op.set_name(p->FreshName(kFitSteps));
       op.mutable_take()->set_count(total);
       p->ops.push_back(op);
-      p->Note(a.node.start(), "fit takes " + std::to_string(std::max<int64_t>(1, n)) +
-                                  " epochs of " + std::to_string(*steps->AsInt()) +
+      p->Note(a.node.start(), "fit takes " + std::to_string(epochs_run) + " epochs of " +
+                                  std::to_string(*steps->AsInt()) +
                                   " steps from one iterator over the repeating dataset: a take "
                                   "of " +
                                   std::to_string(total) + " after it");

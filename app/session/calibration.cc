@@ -156,11 +156,10 @@ class Fitter {
     return out;
   }
 
-  // Time per element an asynchronous op's workers spend outside their spans (the function,
+  // Time an asynchronous op's workers spend in the window outside their spans (the function,
   // pulling input, waiting for room, parked): handing elements on, waking the taker. -1
   // where the op has no worker threads in the trace.
-  double WorkerTimeOutsideSpansPerElement(const record::StageDef& stage, double elements) const {
-    if (elements <= 0) return -1;
+  double WorkerTimeOutsideSpans(const record::StageDef& stage) const {
     double window = 0, in_spans = 0;
     for (const uint32_t id : WorkerThreads(stage)) {
       window += static_cast<double>(t1_ - t0_);
@@ -172,7 +171,7 @@ class Fitter {
       }
     }
     if (window <= 0) return -1;
-    return std::max(0.0, window - in_spans) / elements;
+    return std::max(0.0, window - in_spans);
   }
 
   // CPU per element of an asynchronous op's function, from its workers' CPU time. A worker
@@ -263,11 +262,10 @@ void FitHandoff(const trace::Model& trace, const Fitter& fit,
   double outside = 0, given = 0;
   for (const record::StageDef* stage : trace.StagesInOrder()) {
     if (!stage->asynchronous) continue;
-    const double n = static_cast<double>(fit.Count(EventKind::kCall, stage->id));
-    const double per_element = fit.WorkerTimeOutsideSpansPerElement(*stage, n);
-    if (per_element < 0) continue;
-    outside += per_element * n;
-    given += n;
+    const double time = fit.WorkerTimeOutsideSpans(*stage);
+    if (time < 0) continue;
+    outside += time;
+    given += static_cast<double>(fit.Count(EventKind::kCall, stage->id));
   }
   if (given >= kMinSamples) {
     model.handoff_giver_ns = static_cast<int64_t>(
