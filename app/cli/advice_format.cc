@@ -139,18 +139,48 @@ int WriteAdviceIntoCode(const std::string& py_path, const std::vector<std::strin
         << " is a spec (import-code FILE.py --apply SPEC does it for a tuned spec)\n";
     return 2;
   }
+  // Together's changes where the code can take them all, else the first piece it can take.
+  // A change of a function's own code (a generator that yields whole batches, or runs as
+  // copies) is the author's to write: said as such, with what to write (tensorflow#13101's
+  // generator), where it comes before what is written or nothing else can be.
+  const auto needs_code = [&](const engine::Advice& a) { return a.needs_code_change; };
+  const bool together_writable =
+      !advice.together.changes.empty() &&
+      std::none_of(advice.advice.begin(), advice.advice.end(),
+                   [&](const engine::Advice& a) { return needs_code(a) && InTogether(advice, a); });
   const spec::PipelineSpec* advised = nullptr;
   std::string what;
-  if (!advice.together.changes.empty()) {
+  const engine::Advice* by_hand = nullptr;  // the first piece of advice, where it is code's
+  if (!advice.advice.empty() && needs_code(advice.advice[0])) by_hand = &advice.advice[0];
+  if (together_writable) {
     advised = &advice.together.spec;
     what = "Together's changes";
-  } else if (!advice.advice.empty() && advice.advice[0].spec.has_source()) {
-    advised = &advice.advice[0].spec;
-    what = "the first piece of advice (" + advice.advice[0].change + ")";
+  } else {
+    for (const engine::Advice& a : advice.advice) {
+      if (needs_code(a) || !a.spec.has_source()) continue;
+      advised = &a.spec;
+      what = (&a == &advice.advice[0] ? "the first piece of advice ("
+                                      : "the first piece of "
+                                        "advice the code can "
+                                        "take (") +
+             a.change + ")";
+      break;
+    }
+  }
+  const auto say_by_hand = [&](std::ostream& to, const std::string& lead) {
+    to << lead << "'" << by_hand->change << "' changes the code of '" << by_hand->op
+       << "' itself, which --advice-code does not write (it writes knobs and the order of "
+          "calls); by hand: "
+       << by_hand->text << "\n";
+  };
+  if (!advised && by_hand) {
+    say_by_hand(err, "pipescope-cli: --advice-code: ");
+    return kNothingToWrite;
   }
   if (!advised) {
-    err << "pipescope-cli: --advice-code: no change to write (no advice gains)\n";
-    return 2;
+    err << "pipescope-cli: --advice-code: no change to write (no advice gains); " << out_path
+        << " is not written\n";
+    return kNothingToWrite;
   }
   auto code = LoadCodeArgument(py_path, overrides);
   if (!code.ok()) {
@@ -168,36 +198,22 @@ int WriteAdviceIntoCode(const std::string& py_path, const std::vector<std::strin
       std::any_of(patched->notes.begin(), patched->notes.end(),
                   [](const std::string& n) { return n.find("not written") != std::string::npos; });
   if (patched->text == code->source_text) {
-    // A change of a function's own code (a generator that yields whole batches) is the
-    // author's to write: said as such, with what to write, rather than as the patch's notes
-    // of ops it could not find (tensorflow#13101's generator).
-    const engine::Advice* by_hand = nullptr;
-    for (const engine::Advice& a : advice.advice) {
-      const bool chosen =
-          advised == &a.spec || (advised == &advice.together.spec && InTogether(advice, a));
-      if (chosen && a.needs_code_change) by_hand = &a;
-    }
-    if (by_hand) {
-      err << "pipescope-cli: --advice-code: " << what << " changes the code of '" << by_hand->op
-          << "' itself, which --advice-code does not write (it writes knobs and the order of "
-             "calls); by hand: "
-          << by_hand->text << "\n";
-      return 2;
-    }
     err << "pipescope-cli: --advice-code: " << what << " cannot be written into " << py_path
         << "'s code:\n";
     for (const std::string& n : patched->notes) err << "  " << n << "\n";
-    return 2;
+    if (by_hand) say_by_hand(err, "  before it, ");
+    return kNothingToWrite;
   }
   std::ofstream f(out_path);
   f << patched->text;
   if (!f) {
     err << "pipescope-cli: --advice-code: cannot write " << out_path << "\n";
-    return 2;
+    return 1;
   }
   out << what << (unwritten ? " written in part" : " written") << " into a copy of " << py_path
       << ": " << out_path << " (diff it against " << py_path << ")\n";
   for (const std::string& n : patched->notes) out << "  " << n << "\n";
+  if (by_hand) say_by_hand(out, "  before it, not written: ");
   // A parallelism tuned on this machine is this machine's: said where the spec gave no
   // budget, as the job may train on another (seed 000's NUM_MAP_THREADS=10 written as 2).
   const bool parallelism_written = std::any_of(

@@ -136,9 +136,10 @@ int SimulateCommand(const SimulateCommandOptions& options, std::ostream& out, st
     // The code written as the text output does it, what it says kept for the JSON.
     if (advice && !options.advice_code_path.empty()) {
       std::ostringstream said;
-      const bool written = WriteAdviceIntoCode(options.spec_path, options.overrides, *advice,
-                                               options.advice_code_path, said, err) == 0;
-      if (!written) exit_code = 2;
+      const int wrote = WriteAdviceIntoCode(options.spec_path, options.overrides, *advice,
+                                            options.advice_code_path, said, err);
+      const bool written = wrote == 0;
+      if (!written) exit_code = wrote;
       j["advice_code"] = {
           {"path", options.advice_code_path}, {"written", written}, {"said", said.str()}};
     }
@@ -148,10 +149,12 @@ int SimulateCommand(const SimulateCommandOptions& options, std::ostream& out, st
   out << SummaryToText(analysis, context);
   if (advice) out << AdviceToText(*advice);
   if (workers) out << WorkersToText(*workers);
-  if (advice && !options.advice_code_path.empty() &&
-      WriteAdviceIntoCode(options.spec_path, options.overrides, *advice, options.advice_code_path,
-                          out, err) != 0) {
-    exit_code = 2;
+  if (advice && !options.advice_code_path.empty()) {
+    if (const int wrote = WriteAdviceIntoCode(options.spec_path, options.overrides, *advice,
+                                              options.advice_code_path, out, err);
+        wrote != 0) {
+      exit_code = wrote;
+    }
   }
   std::ostringstream line;
   line << std::fixed << std::setprecision(2) << "simulated on the " << model->origin

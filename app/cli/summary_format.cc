@@ -125,6 +125,7 @@ nlohmann::json SummaryToJson(const trace::RangeAnalysis& a, const SummaryContext
   j["duration_s"] = a.duration_s;
   j["startup_s"] = static_cast<double>(a.startup_ns) / 1e9;
   j["steps"] = a.steps;
+  j["whole_epochs"] = a.whole_epochs;
   j["steps_per_s"] = a.steps_per_s;
   if (c.batch_copies > 1) {
     j["batch_copies"] = c.batch_copies;
@@ -201,6 +202,14 @@ std::string SummaryToText(const trace::RangeAnalysis& a, const SummaryContext& c
                   "opening, buffers filling), left out of these figures\n",
                   static_cast<double>(a.startup_ns) / 1e9);
     out += line;
+    if (a.whole_epochs > 0) {
+      std::snprintf(line, sizeof line,
+                    "  graded over %lld whole epochs (%.2f to %.2f s): the epochs under way at "
+                    "either end are left out, as a part of one is no epoch's rate\n",
+                    static_cast<long long>(a.whole_epochs), static_cast<double>(a.t0) / 1e9,
+                    static_cast<double>(a.t1) / 1e9);
+      out += line;
+    }
     // A start-up that took a fifth of the run or more leaves few steps to grade on.
     const double startup_s = static_cast<double>(a.startup_ns) / 1e9;
     if (startup_s >= 0.2 * (startup_s + a.duration_s) && a.steps < 100) {

@@ -223,37 +223,6 @@ spec::ElementSource* PerElementOf(spec::Op* op) {
   return nullptr;
 }
 
-// `knob` cost: the function's CPU a call; wait: the time a call blocks beside it, using no
-// core (time.sleep, a read from storage). A function that is only a wait (io_wait) takes a
-// cost as CPU beside its wait. A native function's cost stands in for its work; its wait,
-// which it has not, is refused.
-engine::Status SetWork(spec::WorkFunction& fn, const std::string& knob,
-                       const std::string& duration) {
-  const bool wait = knob == "wait";
-  if (!wait) fn.clear_cost_is_stand_in();  // the user's own figure
-  if (wait && !fn.has_io_wait() && !fn.has_python() && !fn.has_cpu_work()) {
-    return engine::InvalidArgument("its function (" + engine::WorkFunctionName(fn) +
-                                   ") does not wait: set its cost instead");
-  }
-  if (fn.has_io_wait()) {
-    if (wait) {
-      fn.mutable_io_wait()->set_duration(duration);
-      return engine::Status::Ok();
-    }
-    const std::string waits = fn.io_wait().duration();
-    fn.mutable_cpu_work()->set_wait(waits);
-  }
-  if (fn.has_python()) {
-    auto* py = fn.mutable_python();
-    wait ? py->set_wait(duration) : py->set_duration(duration);
-  } else {
-    auto* cpu = fn.mutable_cpu_work();
-    if (cpu->duration().empty()) cpu->set_duration("0us");
-    wait ? cpu->set_wait(duration) : cpu->set_duration(duration);
-  }
-  return engine::Status::Ok();
-}
-
 // Files the code names that are not here (beside the .py, or where Pipescope runs): synthetic
 // ones stand in, so that the spec runs, with a note naming the first missing and the --set
 // that names real ones, at `at` (where the code makes the source). A relative name found
@@ -691,46 +660,6 @@ engine::Result<ImportedCode> ImportCodeFile(const std::string& path, const Impor
   return ImportCode(text, path, options);
 }
 
-namespace {
-
-// The knobs SetCodeKnob gives an op beside its spec's fields, for an error that lists them.
-std::string CodeKnobsOf(const spec::Op* op) {
-  if (!op) return {};
-  if (op->has_map()) return "; for its function: cost, wait";
-  if (op->has_dataloader()) return "; for its __getitem__: cost, wait, sample_bytes, collate_cost";
-  if (op->has_keras_fit()) return "; for its __getitem__: cost, wait, sample_bytes";
-  return {};
-}
-
-}  // namespace
-
-namespace {
-// The source's and every op's names, as --set takes them, for an error that names none.
-std::string NamesInSpec(const spec::PipelineSpec& spec) {
-  std::string names = spec.source().name();
-  const std::function<void(const google::protobuf::RepeatedPtrField<spec::Op>&)> add =
-      [&](const google::protobuf::RepeatedPtrField<spec::Op>& ops) {
-        for (const spec::Op& op : ops) {
-          names += (names.empty() ? "" : ", ") + op.name();
-          if (const auto* inner = engine::SubPipelineOf(op)) add(*inner);
-        }
-      };
-  add(spec.ops());
-  return names;
-}
-
-// The Python generator `name` stands for: the source's, or the one the interleave `op` runs
-// per element; null for any other.
-spec::FromGeneratorSource* GeneratorNamed(spec::PipelineSpec& spec, spec::Op* op,
-                                          const std::string& name) {
-  if (name == spec.source().name() && spec.source().has_from_generator())
-    return spec.mutable_source()->mutable_from_generator();
-  if (op && op->has_interleave() && op->interleave().per_element().has_from_generator())
-    return op->mutable_interleave()->mutable_per_element()->mutable_from_generator();
-  return nullptr;
-}
-}  // namespace
-
 engine::Status SetCodeKnob(ImportedCode& code, const std::string& assignment) {
   const size_t eq = assignment.find('=');
   const size_t dot = assignment.find('.');
@@ -744,70 +673,7 @@ engine::Status SetCodeKnob(ImportedCode& code, const std::string& assignment) {
   spec::PipelineSpec& spec = code.spec;
   spec::Source& source = *spec.mutable_source();
 
-  if (knob == "cost" || knob == "collate_cost" || knob == "wait" || knob == "first_wait") {
-    RETURN_IF_ERROR(engine::ParseDurationNs(value).status().WithContext(assignment));
-    const bool per_item = knob != "collate_cost";
-    spec::Op* op = FindOp(spec, name);
-    if (spec::FromGeneratorSource* g = GeneratorNamed(spec, op, name); g && per_item) {
-      if (knob == "cost") {
-        g->set_duration(value);
-        g->clear_cost_is_stand_in();  // the user's own figure
-      } else {
-        (knob == "wait" ? g->mutable_wait() : g->mutable_first_wait())->assign(value);
-      }
-    } else if (knob == "first_wait") {
-      return engine::InvalidArgument("first_wait is a Python generator's (from_generator): '" +
-                                     name + "' is none");
-    } else if (op) {
-      if (op->has_map() && per_item) {
-        RETURN_IF_ERROR(
-            SetWork(*op->mutable_map()->mutable_fn(), knob, value).WithContext(assignment));
-      } else if (op->has_dataloader()) {
-        auto* dl = op->mutable_dataloader();
-        RETURN_IF_ERROR(
-            SetWork(per_item ? *dl->mutable_getitem() : *dl->mutable_collate(), knob, value)
-                .WithContext(assignment));
-      } else if (op->has_keras_fit() && per_item) {
-        RETURN_IF_ERROR(SetWork(*op->mutable_keras_fit()->mutable_getitem(), knob, value)
-                            .WithContext(assignment));
-      } else {
-        return engine::InvalidArgument("'" + name + "' has no " + knob);
-      }
-    } else {
-      return engine::NotFound("no op or source named '" + name +
-                              "' (the spec's: " + NamesInSpec(spec) + ")");
-    }
-  } else if (knob == "sample_bytes") {
-    // What a Python __getitem__ returns: a DataLoader's sample, a Keras Sequence's batch.
-    spec::Op* op = FindOp(spec, name);
-    spec::WorkFunction* getitem = !op ? nullptr
-                                  : op->has_dataloader()
-                                      ? op->mutable_dataloader()->mutable_getitem()
-                                  : op->has_keras_fit() ? op->mutable_keras_fit()->mutable_getitem()
-                                                        : nullptr;
-    if (!getitem || !getitem->has_python()) {
-      return engine::InvalidArgument(
-          "'" + name +
-          "' is no DataLoader or Keras fit whose __getitem__ is Python: sample_bytes is what "
-          "such a __getitem__ returns, which crosses from worker processes to the training "
-          "loop; a tf.data pipeline's elements stay in its process, and their copy to an "
-          "accelerator is part of the step (train_step.step_time)");
-    }
-    auto bytes = engine::ParseBytes(value);
-    if (!bytes.ok()) return bytes.status().WithContext(assignment);
-    getitem->mutable_python()->set_output_bytes(*bytes);
-  } else if (knob == "fraction") {
-    spec::Op* op = FindOp(spec, name);
-    if (!op || !op->has_filter()) return engine::NotFound("no filter named '" + name + "'");
-    double f = 0;
-    try {
-      f = std::stod(value);
-    } catch (...) {
-      return engine::InvalidArgument(assignment + ": a fraction is a number");
-    }
-    if (f <= 0 || f > 1) return engine::InvalidArgument(assignment + ": a fraction is in (0, 1]");
-    op->mutable_filter()->mutable_predicate()->mutable_keep_fraction()->set_fraction(f);
-  } else if (knob == "files" && name == source.name() && !code.source_reads.empty()) {
+  if (knob == "files" && name == source.name() && !code.source_reads.empty()) {
     const std::vector<std::string> files = engine::GlobFiles(value);
     if (files.empty()) return engine::NotFound("no file matches '" + value + "'");
     spec::Source real;
@@ -858,9 +724,7 @@ engine::Status SetCodeKnob(ImportedCode& code, const std::string& assignment) {
     }
     RestoreNativeWork(code);
   } else {
-    if (const engine::Status applied = engine::ApplyOverride(spec, assignment); !applied.ok()) {
-      return engine::Status(applied.code(), applied.message() + CodeKnobsOf(FindOp(spec, name)));
-    }
+    RETURN_IF_ERROR(engine::ApplyOverride(spec, assignment));
   }
   RemoveAnsweredNotes(code, target);
   return engine::Status::Ok();

@@ -55,12 +55,13 @@ std::optional<double> LongerRunForSteps(int64_t steps, double seconds, double mo
 
 // A simulated run graded on its steady part, as advice and the simulated tuner measure a
 // candidate: from its first step and a quarter of what follows, so that neither buffers
-// filling nor workers starting count. A late first step runs it again (LongerRunSeconds;
-// `options.sim.duration_s` is the first try's length), and so does a steady part of fewer
-// than `min_steps` steps (a DataLoader's few slow batches come in bursts, and a rate graded
-// on so few has an interval wider than the gains looked for), up to `most_seconds`.
+// filling nor workers starting count, cut to whole epochs where two or more end in it (or,
+// failing that, after the first step: trace/epoch_window.h). A late first step runs it again
+// (LongerRunSeconds; `options.sim.duration_s` is the first try's length), and so does a steady part
+// of fewer than `min_steps` steps (a DataLoader's few slow batches come in bursts, and a rate
+// graded on so few has an interval wider than the gains looked for), up to `most_seconds`.
 struct SteadyRun {
-  trace::RangeAnalysis steady;  // [first step + a quarter of the rest, end)
+  trace::RangeAnalysis steady;  // [first step + a quarter of the rest, end), in whole epochs
   int64_t first_step_ns = -1;
   int64_t end_ns = 0;        // the run's length
   int64_t steps = 0;         // every step of the run, the start-up's included

@@ -1,11 +1,13 @@
 #include "engine/spec/spec_overrides.h"
 
 #include <charconv>
+#include <functional>
 
 #include "engine/core/duration.h"
 #include "engine/spec/op_kinds.h"
 #include "engine/spec/op_values.h"
 #include "engine/spec/spec_loader.h"
+#include "engine/spec/work_overrides.h"
 
 namespace pipescope::engine {
 namespace {
@@ -107,6 +109,10 @@ Status SetField(Message& msg, const std::string& field_name, const std::string& 
 
 }  // namespace
 
+spec::Op* FindOpNamed(spec::PipelineSpec& spec, const std::string& name) {
+  return FindOp(*spec.mutable_ops(), name);
+}
+
 spec::Source* FindSourceNamed(spec::PipelineSpec& spec, const std::string& name) {
   if (spec.source().name() == name) return spec.mutable_source();
   // A zip's second pipeline reads a source of its own, set by its name as the first one is.
@@ -129,21 +135,39 @@ Status ApplyOverride(spec::PipelineSpec& spec, const std::string& assignment) {
   if (op_name == "train_step")
     return SetField(*spec.mutable_train_step(), knob, value, "train_step");
   if (op_name == "budget") return SetField(*spec.mutable_budget(), knob, value, "budget");
+  // What an op's function costs (work_overrides.h): the same names import-code's notes give.
+  if (std::optional<Status> set = ApplyWorkOverride(spec, op_name, knob, value)) return *set;
   if (spec::Source* source = FindSourceNamed(spec, op_name)) {
     const auto* oneof = source->GetDescriptor()->FindOneofByName("kind");
     const auto* kind = source->GetReflection()->GetOneofFieldDescriptor(*source, oneof);
     if (!kind) return InvalidArgument("source '" + op_name + "' has no kind");
     RETURN_IF_ERROR(SetField(*source->GetReflection()->MutableMessage(source, kind), knob, value,
                              "source '" + op_name + "'"));
-    // A count given: the data's size is the user's, no longer a stand-in.
+    // A count given: the data's size is the user's, no longer a stand-in; so is a
+    // generator's cost.
     if (knob == "records" || knob == "stop" || knob == "count") source->clear_size_is_stand_in();
+    if (knob == "duration" && source->has_from_generator())
+      source->mutable_from_generator()->clear_cost_is_stand_in();
     return Status::Ok();
   }
   spec::Op* op = FindOp(*spec.mutable_ops(), op_name);
   if (!op) {
-    std::string names;
-    for (const auto& o : spec.ops()) names += (names.empty() ? "" : ", ") + o.name();
-    return NotFound("--set: no op named '" + op_name + "' (ops: " + names + ")");
+    // Every name --set takes: the source's, the ops' at every depth, train_step and budget.
+    std::string names = spec.source().name();
+    const std::function<void(const google::protobuf::RepeatedPtrField<spec::Op>&)> add =
+        [&](const google::protobuf::RepeatedPtrField<spec::Op>& ops) {
+          for (const spec::Op& o : ops) {
+            names += (names.empty() ? "" : ", ") + o.name();
+            if (const auto* inner = SubPipelineOf(o)) add(*inner);
+            if (o.has_zip()) {
+              names += ", " + o.zip().source().name();
+              add(o.zip().ops());
+            }
+          }
+        };
+    add(spec.ops());
+    return NotFound("--set: no op or source named '" + op_name + "' (the spec's: " + names +
+                    ", train_step, budget)");
   }
   const auto* oneof = op->GetDescriptor()->FindOneofByName("kind");
   const auto* kind = op->GetReflection()->GetOneofFieldDescriptor(*op, oneof);
@@ -173,7 +197,9 @@ Status ApplyOverride(spec::PipelineSpec& spec, const std::string& assignment) {
     if (knob == "duration") per->mutable_from_generator()->clear_cost_is_stand_in();
     return Status::Ok();
   }
-  return SetField(params, knob, value, "op '" + op_name + "'");
+  Status set = SetField(params, knob, value, "op '" + op_name + "'");
+  if (set.ok()) return set;
+  return Status(set.code(), set.message() + WorkKnobsOf(op));
 }
 
 std::optional<int64_t> ReadIntKnob(const spec::PipelineSpec& spec, const std::string& op,

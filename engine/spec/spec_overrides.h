@@ -15,6 +15,10 @@ namespace pipescope::engine {
 // The source named `name`: the pipeline's, or the second pipeline's of a zip; null if none.
 spec::Source* FindSourceNamed(spec::PipelineSpec& spec, const std::string& name);
 
+// The op named `name`, at any depth (an interleave's, a zip's second pipeline's); null if
+// none.
+spec::Op* FindOpNamed(spec::PipelineSpec& spec, const std::string& name);
+
 // Applies "decode.num_parallel_calls=4". The spec must be re-validated afterwards.
 Status ApplyOverride(spec::PipelineSpec& spec, const std::string& assignment);
 

@@ -31,6 +31,9 @@
 //                      start-up and no batches to unpickle
 //   batch_at_source    a DataLoader over a dataset that indexes by a list fetches whole
 //                      batches (a BatchSampler as its sampler, batch_size=None)
+//   parallel_generators a from_generator whose next() waits run as several copies through
+//                      an interleave, each yielding every k-th item: a change to the
+//                      generator's code
 //   device_bound       no change: the training step is the limit
 
 #include <string>

@@ -10,6 +10,7 @@
 #include "engine/spec/spec_overrides.h"
 #include "engine/spec/spec_validator.h"
 #include "engine/tuning/generator_batches_advice.h"
+#include "engine/tuning/generator_shards_advice.h"
 #include "engine/tuning/move_rules.h"
 #include "engine/tuning/order_advice.h"
 #include "engine/tuning/shard_files_advice.h"
@@ -631,22 +632,38 @@ std::string KnobValueForPeople(const std::string& knob, int64_t value) {
   return std::to_string(value);
 }
 
-// A generator batched after it, made to yield the batches (generator_batches_advice.h): the
-// user's code changes.
-void AddGeneratorBatches(const spec::PipelineSpec& spec, CandidateList& out) {
-  std::optional<GeneratorBatchesChange> c = GeneratorBatches(spec);
-  if (!c) return;
+// A change of the user's own code, a generator's: advice only, for the source and the ops
+// it changes do not carry over to another spec.
+void AddGeneratorCodeChange(const char* kind, const spec::PipelineSpec& spec, std::string change,
+                            std::string action, spec::PipelineSpec changed, CandidateList& out) {
   SpecEdit edit;
-  edit.reapplicable = false;  // the source changes and an op goes
-  out.Add({"batch_at_source",
+  edit.reapplicable = false;
+  out.Add({kind,
            spec.source().name(),
-           std::move(c->change),
+           std::move(change),
            {},
-           std::move(c->action),
+           std::move(action),
            "",
-           std::move(c->spec),
+           std::move(changed),
            /*needs_code_change=*/true,
            std::move(edit)});
+}
+
+// A generator batched after it, made to yield the batches (generator_batches_advice.h).
+void AddGeneratorBatches(const spec::PipelineSpec& spec, CandidateList& out) {
+  if (std::optional<GeneratorBatchesChange> c = GeneratorBatches(spec)) {
+    AddGeneratorCodeChange("batch_at_source", spec, std::move(c->change), std::move(c->action),
+                           std::move(c->spec), out);
+  }
+}
+
+// A generator whose next() waits, run as several copies through an interleave
+// (generator_shards_advice.h).
+void AddGeneratorCopies(const spec::PipelineSpec& spec, CandidateList& out) {
+  if (std::optional<GeneratorShardsChange> c = GeneratorShards(spec)) {
+    AddGeneratorCodeChange("parallel_generators", spec, std::move(c->change), std::move(c->action),
+                           std::move(c->spec), out);
+  }
 }
 
 std::vector<AdviceCandidate> AdviceCandidates(const spec::PipelineSpec& spec,
@@ -663,6 +680,7 @@ std::vector<AdviceCandidate> AdviceCandidates(const spec::PipelineSpec& spec,
   AddShardFileList(spec, out);
   AddShardTheFiles(spec, std::max(1, cores), out);
   AddGeneratorBatches(spec, out);
+  AddGeneratorCopies(spec, out);
   return out.Take();
 }
 

@@ -484,6 +484,15 @@ std::string AdviceHeading(const AdvisorResult& result) {
             " steps/s, the simulator's steady rate of the pipeline as it is (this run's figure: " +
             Rate(run) + ")";
   }
+  // Where the list is not in order of gain, why (Advise's ranking).
+  for (size_t i = 1; i < result.advice.size(); ++i) {
+    if (result.advice[i].predicted_gain <= result.advice[i - 1].predicted_gain) continue;
+    head +=
+        "; listed by gain, but a change that also brings the first step sooner leads, those "
+        "that keep the output come before those that change it, and gains that rest on a "
+        "stand-in size come last";
+    break;
+  }
   return head;
 }
 

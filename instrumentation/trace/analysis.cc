@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "instrumentation/trace/cpu_share.h"
+#include "instrumentation/trace/epoch_window.h"
 #include "instrumentation/trace/gap_attribution.h"
 #include "instrumentation/trace/intervals.h"
 #include "instrumentation/trace/lineage.h"
@@ -138,9 +139,25 @@ int64_t FirstStepNs(const Model& model) {
 RangeAnalysis AnalyzeSteady(const Model& model) {
   const int64_t first = FirstStepNs(model);
   if (first <= 0 || first >= model.duration_ns()) return Analyze(model);
-  RangeAnalysis r = Analyze(model, first, model.duration_ns());
+  RangeAnalysis r = AnalyzeWholeEpochs(model, EpochEndsNs(model), first, model.duration_ns());
   r.startup_ns = first;
   r.verdict = MakeVerdict(r, model.run_info().machine.cpu_budget);  // it speaks of a long one
+  return r;
+}
+
+RangeAnalysis AnalyzeWholeEpochs(const Model& model, const std::vector<int64_t>& epoch_ends,
+                                 int64_t t0, int64_t t1) {
+  const EpochWindow window = WholeEpochsIn(epoch_ends, t0, t1);
+  RangeAnalysis r = Analyze(model, window.t0, window.t1);
+  const Track* steps = model.FindTrack({EventKind::kStep, record::kDeviceOp, 0});
+  if (window.epochs == 0 || steps == nullptr) return r;
+  r.whole_epochs = window.epochs;
+  const auto first = std::lower_bound(epoch_ends.begin(), epoch_ends.end(), window.t0);
+  const std::vector<int64_t> edges(first, first + window.epochs + 1);
+  std::vector<int64_t> per_epoch;
+  for (size_t i = 0; i + 1 < edges.size(); ++i)
+    per_epoch.push_back(CountStartingIn(*steps, edges[i], edges[i + 1]));
+  r.steps_per_s_half_width = PeriodsInterval(edges, per_epoch, r.steps_per_s).half_width;
   return r;
 }
 

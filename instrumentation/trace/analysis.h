@@ -69,6 +69,9 @@ struct RangeAnalysis {
   // AnalyzeSteady: the run's time before its first step (threads and worker processes
   // starting, files opening, buffers filling), left out of every figure here.
   int64_t startup_ns = 0;
+  // AnalyzeSteady: the whole epochs [t0, t1) was cut to (epoch_window.h), the steps of the
+  // epoch under way at either end left out; 0 where it was not cut.
+  int64_t whole_epochs = 0;
   int64_t steps = 0;
   double steps_per_s = 0;
   // The 95% interval of steps_per_s from how the steps' times vary (rate_interval.h): two
@@ -93,9 +96,16 @@ RangeAnalysis Analyze(const Model& model, int64_t t0 = 0, int64_t t1 = 0);
 int64_t FirstStepNs(const Model& model);
 
 // A run as it goes once started: [first step, end), with the time before it as startup_ns
-// (the whole trace when no step happened). What `run`, `simulate` and `report` grade, so
-// that a short run's start-up does not read as input wait.
+// (the whole trace when no step happened), cut to whole epochs where two or more end in it
+// (epoch_window.h). What `run`, `simulate` and `report` grade, so that a short run's start-up
+// does not read as input wait, nor a window ending mid-epoch as the pipeline's rate.
 RangeAnalysis AnalyzeSteady(const Model& model);
+
+// [t0, t1) cut to the whole epochs in it (epoch_window.h) and analysed, with whole_epochs
+// set and the rate's interval from the epochs' rates (PeriodsInterval); Analyze(t0, t1)
+// where fewer than one epoch lies whole in it. `epoch_ends`: EpochEndsNs(model).
+RangeAnalysis AnalyzeWholeEpochs(const Model& model, const std::vector<int64_t>& epoch_ends,
+                                 int64_t t0, int64_t t1);
 
 // Device time in [t0, t1) covered by GPU activity (kernels, copies, sets); -1 when the
 // trace has none.

@@ -18,7 +18,11 @@ void Model::Consume(const record::TraceBatch& batch, bool final) {
   for (const auto& m : batch.markers) AddMarker(m);
   for (const auto& a : batch.annotations) AddAnnotation(a);
   for (const auto& e : batch.events) {
-    if (!steps_only_ || e.kind == EventKind::kStep || e.kind == EventKind::kInputWait) AddEvent(e);
+    // A pass's end (kCallEnd) is kept too: few, and where epochs end (epoch_window.h).
+    if (!steps_only_ || e.kind == EventKind::kStep || e.kind == EventKind::kInputWait ||
+        e.kind == EventKind::kCallEnd) {
+      AddEvent(e);
+    }
   }
   dropped_ = batch.dropped_total;
   ExtendDuration(batch.time_ns);

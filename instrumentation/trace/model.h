@@ -68,9 +68,9 @@ class Model : public record::TraceSink {
 
   // ---- building
   void Consume(const record::TraceBatch& batch, bool final) override;
-  // From now on Consume keeps only the training step's events and the consumer's waits: a
-  // model that counts steps (trace::Analyze's rate, first step) and nothing else, for
-  // simulations that are measured, never shown.
+  // From now on Consume keeps only the training step's events, the consumer's waits and the
+  // calls that end a sequence: a model that counts steps (trace::Analyze's rate, first step,
+  // whole epochs) and nothing else, for simulations that are measured, never shown.
   void KeepStepsOnly() { steps_only_ = true; }
   void AddStage(const record::StageDef& stage);
   void AddThread(const record::ThreadDef& thread) { threads_[thread.id] = thread.name; }

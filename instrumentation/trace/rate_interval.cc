@@ -58,6 +58,22 @@ RateInterval StartsInterval(size_t count, const std::function<int64_t(size_t)>& 
   return r;
 }
 
+RateInterval PeriodsInterval(const std::vector<int64_t>& edges, const std::vector<int64_t>& events,
+                             double per_s) {
+  RateInterval r{per_s, per_s, 1};
+  if (events.size() < 2 || edges.size() != events.size() + 1 || per_s <= 0) return r;
+  std::vector<double> mean_gap;
+  for (size_t i = 0; i < events.size(); ++i) {
+    if (events[i] <= 0) return r;  // a period without an event has no mean gap
+    mean_gap.push_back(static_cast<double>(edges[i + 1] - edges[i]) /
+                       static_cast<double>(events[i]));
+  }
+  const auto [mean, half] = MeanInterval(mean_gap);
+  if (mean <= 0) return r;
+  r.half_width = per_s * half / mean;
+  return r;
+}
+
 RateInterval CombineRuns(const std::vector<RateInterval>& runs) {
   if (runs.empty()) return {};
   if (runs.size() == 1) return runs.front();

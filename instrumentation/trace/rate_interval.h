@@ -33,6 +33,14 @@ RateInterval StartsInterval(const std::vector<int64_t>& starts, double per_s);
 RateInterval StartsInterval(size_t count, const std::function<int64_t(size_t)>& start_at,
                             double per_s);
 
+// The rate of events counted over consecutive periods (`events[i]` in [edges[i],
+// edges[i + 1]): whole epochs, whose steps come in a burst after a wait) and its interval:
+// the periods are the batches, as the steps within one say nothing of the waits between
+// them. Fewer than two periods say nothing of the variation: the half width is then the
+// rate itself.
+RateInterval PeriodsInterval(const std::vector<int64_t>& edges, const std::vector<int64_t>& events,
+                             double per_s);
+
 // Runs of one configuration: the mean rate, with the wider of the interval from their spread
 // and the one their own intervals give the mean.
 RateInterval CombineRuns(const std::vector<RateInterval>& runs);

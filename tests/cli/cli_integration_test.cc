@@ -70,7 +70,7 @@ TEST(CliRunTest, BadInputGivesAReadableErrorAndExitCode2) {
       << r.out;
   r = Cli("run " + Pipeline("input_bound_demo.pbtxt") + " --set nosuch.knob=1");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.out.find("no op named 'nosuch'"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("no op or source named 'nosuch'"), std::string::npos) << r.out;
 }
 
 // `help` lists the commands, `help COMMAND` gives that command's options; an unknown one is

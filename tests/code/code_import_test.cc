@@ -252,7 +252,8 @@ TEST(CodeImportTest, CostsAreParametersTheSettingAnswers) {
   EXPECT_FALSE(SetCodeKnob(c, "parse.cost=fast").ok());
   // A name the spec does not have gets the names it does.
   const engine::Status unknown = SetCodeKnob(c, "nothing.cost=1ms");
-  EXPECT_NE(unknown.message().find("no op or source named 'nothing' (the spec's: range, parse)"),
+  EXPECT_NE(unknown.message().find(
+                "no op or source named 'nothing' (the spec's: range, parse, train_step"),
             std::string::npos)
       << unknown.message();
 }

@@ -131,18 +131,67 @@ TEST(SpecOverridesTest, ReadsBackAnIntegerKnob) {
 TEST(SpecOverridesTest, ErrorsListWhatExists) {
   auto spec = Demo();
   Status s = ApplyOverride(spec, "decod.num_parallel_calls=4");
-  EXPECT_NE(s.message().find("no op named 'decod' (ops: decode, batch)"), std::string::npos)
+  EXPECT_NE(s.message().find("no op or source named 'decod' (the spec's: read, decode, batch, "
+                             "train_step, budget)"),
+            std::string::npos)
       << s.message();
   s = ApplyOverride(spec, "decode.parallelism=4");
   EXPECT_NE(
       s.message().find(
           "has no knob 'parallelism' (knobs: num_parallel_calls, deterministic, call_overhead, "
-          "random)"),
+          "random); for its function: cost, wait"),
       std::string::npos)
       << s.message();
   s = ApplyOverride(spec, "decode.num_parallel_calls=four");
   EXPECT_NE(s.message().find("expected an integer or AUTOTUNE"), std::string::npos) << s.message();
   EXPECT_FALSE(ApplyOverride(spec, "nonsense").ok());
+}
+
+// What a function costs is set by the names import-code's notes give, on a spec file as on
+// the code it was read from (work_overrides.h): a map's cost and wait, a generator's cost,
+// a DataLoader's __getitem__ and collate_fn, a filter's fraction.
+TEST(SpecOverridesTest, AFunctionsCostIsSetByTheNamesTheCodesNotesGive) {
+  auto parsed = ParseSpecText(
+      R"(source { name: "gen" from_generator { records: 100 duration: "9us" cost_is_stand_in: true } }
+         ops { name: "parse" map { fn { cpu_work { duration: "6us" } cost_is_stand_in: true } } }
+         ops { name: "keep" filter { predicate { keep_fraction { fraction: 1 } } } }
+         ops { name: "loader" dataloader { batch_size: 4 num_workers: 2
+                                           getitem { python { duration: "1ms" } } } }
+         train_step { step_time: "1ms" })",
+      "work");
+  ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+  spec::PipelineSpec spec = *parsed;
+  ASSERT_TRUE(ApplyOverride(spec, "parse.cost=40us").ok());
+  EXPECT_EQ(spec.ops(0).map().fn().cpu_work().duration(), "40us");
+  EXPECT_FALSE(spec.ops(0).map().fn().cost_is_stand_in());
+  ASSERT_TRUE(ApplyOverride(spec, "parse.wait=2ms").ok());
+  EXPECT_EQ(spec.ops(0).map().fn().cpu_work().wait(), "2ms");
+  ASSERT_TRUE(ApplyOverride(spec, "gen.cost=85ms").ok());
+  EXPECT_EQ(spec.source().from_generator().duration(), "85ms");
+  EXPECT_FALSE(spec.source().from_generator().cost_is_stand_in());
+  ASSERT_TRUE(ApplyOverride(spec, "gen.wait=60ms").ok());
+  EXPECT_EQ(spec.source().from_generator().wait(), "60ms");
+  ASSERT_TRUE(ApplyOverride(spec, "keep.fraction=0.25").ok());
+  EXPECT_EQ(spec.ops(1).filter().predicate().keep_fraction().fraction(), 0.25);
+  ASSERT_TRUE(ApplyOverride(spec, "loader.cost=3ms").ok());
+  EXPECT_EQ(spec.ops(2).dataloader().getitem().python().duration(), "3ms");
+  ASSERT_TRUE(ApplyOverride(spec, "loader.wait=150ms").ok());
+  EXPECT_EQ(spec.ops(2).dataloader().getitem().python().wait(), "150ms");
+  ASSERT_TRUE(ApplyOverride(spec, "loader.sample_bytes=150KB").ok());
+  EXPECT_EQ(spec.ops(2).dataloader().getitem().python().output_bytes(), 150'000);
+  ASSERT_TRUE(ApplyOverride(spec, "loader.collate_cost=1ms").ok());
+  // Refused with what it takes: a duration, a fraction in (0, 1], an op that has the knob.
+  Status s = ApplyOverride(spec, "parse.cost=fast");
+  EXPECT_NE(s.message().find("parse.cost=fast"), std::string::npos) << s.message();
+  EXPECT_FALSE(ApplyOverride(spec, "keep.fraction=2").ok());
+  s = ApplyOverride(spec, "keep.cost=1ms");
+  EXPECT_NE(s.message().find("for its predicate: fraction"), std::string::npos) << s.message();
+  EXPECT_FALSE(ApplyOverride(spec, "gen.first_wait=soon").ok());
+  // A source that runs no Python has no function: its own knobs are listed.
+  spec::PipelineSpec plain = Demo();
+  s = ApplyOverride(plain, "read.cost=1ms");
+  EXPECT_NE(s.message().find("source 'read' has no knob 'cost' (knobs: records"), std::string::npos)
+      << s.message();
 }
 
 TEST(SpecOverridesTest, ValidationCatchesAnOutOfRangeValue) {

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -179,6 +180,29 @@ TEST(AdvisingTest, StepsInBurstsAreGradedOverTheWholeSteadyPart) {
   ASSERT_TRUE(run.ok()) << run.status().message();
   EXPECT_GT(run->steady.steps_per_s, 0.5) << run->steady.steps << " steps";
   EXPECT_LT(run->steady.steps_per_s, 1.2) << run->steady.steps << " steps";
+}
+
+// Epochs of a 6 s refill (800 loads of 15 ms on 2 cores) and a 5 s burst (50 steps of
+// 100 ms): a window from a quarter in to the end cuts a burst or a refill in two, as the run
+// happens to end, and read 4.3 to 5.1 steps/s over 40 to 55 s; graded over whole epochs,
+// every length reads the same rate, 50 steps an epoch.
+TEST(AdvisingTest, EpochsThatRefillAreGradedWholeWhateverTheRunsLength) {
+  const spec::PipelineSpec spec = EpochsInAShuffleBuffer("15ms", 100);
+  auto model = CostModelFor(spec, "");
+  ASSERT_TRUE(model.ok()) << model.status().message();
+  std::vector<double> rates;
+  for (const double seconds : {40.0, 45.0, 50.0, 55.0}) {
+    SimulatedRunOptions options;
+    options.sim.duration_s = seconds;
+    options.steps_only = true;
+    auto run = SimulateSteadyPart(spec, *model, options, seconds);
+    ASSERT_TRUE(run.ok()) << run.status().message();
+    EXPECT_GE(run->steady.whole_epochs, 1) << seconds << " s";
+    EXPECT_EQ(run->steady.steps % 50, 0) << seconds << " s: " << run->steady.steps << " steps";
+    rates.push_back(run->steady.steps_per_s);
+  }
+  const auto [least, most] = std::minmax_element(rates.begin(), rates.end());
+  EXPECT_LT(*most / *least, 1.01) << *least << " to " << *most << " steps/s";
 }
 
 // One epoch held whole in a shuffle buffer: with a step that takes no time, its 50 batches
@@ -628,6 +652,39 @@ TEST(AdvisingTest, AGeneratorBatchedAfterItIsToldToYieldBatches) {
   heavy.replace(heavy.find("\"5us\""), 5, "\"60us\"");
   const Advised python = Advise(heavy);
   EXPECT_EQ(Find(python, "batch_at_source"), nullptr) << python.analysis.verdict.text;
+}
+
+// A generator whose next() reads a file (tensorflow#39494: one gzip'd pickle a batch, 60 ms
+// waiting and 25 ms of Python) is run as copies through an interleave, their waits
+// overlapping: 4 copies keep the lock busy (85 / 25), 11.8 steps/s become up to 40, the
+// lock's. A generator that is all Python is not: its copies would take turns (tensorflow#14448).
+TEST(AdvisingTest, AGeneratorThatWaitsIsRunAsCopiesThroughAnInterleave) {
+  const std::string spec = R"(name: "generator_reads"
+      budget { cpu_cores: 16 }
+      source { name: "train_data" from_generator { records: -1 duration: "25ms" %s } }
+      ops { name: "prefetch" prefetch { buffer_size: 2 } }
+      train_step { step_time: "15ms" device: simulated })";
+  const auto with = [&](const std::string& wait) {
+    std::string text = spec;
+    text.replace(text.find("%s"), 2, wait);
+    return text;
+  };
+  const Advised a = Advise(with("wait: \"60ms\""));
+  const engine::Advice* copies = Find(a, "parallel_generators");
+  ASSERT_NE(copies, nullptr) << a.analysis.verdict.text;
+  EXPECT_EQ(copies->op, "train_data");
+  EXPECT_TRUE(copies->spec.source().has_range());
+  EXPECT_EQ(copies->spec.ops(0).interleave().num_parallel_calls(), 4);
+  // 1 / 85 ms is 11.8 a second; the lock's 1 / 25 ms is 40, the step's 1 / 15 ms 67.
+  EXPECT_GT(copies->predicted_steps_per_s, 30) << copies->text;
+  EXPECT_LT(copies->predicted_steps_per_s, 41) << copies->text;
+  EXPECT_FALSE(copies->changes_output) << copies->text;  // each copy yields every 4th item
+  EXPECT_NE(copies->text.find("tf.data.Dataset.range(4).interleave(lambda i: "
+                              "tf.data.Dataset.from_generator(train_data, args=(i, 4)"),
+            std::string::npos)
+      << copies->text;
+  const Advised python = Advise(with(""));
+  EXPECT_EQ(Find(python, "parallel_generators"), nullptr) << python.analysis.verdict.text;
 }
 
 // The reads that starve the step are an interleave's, in parallel already: its verdict asks

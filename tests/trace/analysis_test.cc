@@ -6,6 +6,7 @@
 
 #include "engine/device/simulated_device.h"
 #include "engine/runtime/training_run.h"
+#include "instrumentation/trace/epoch_window.h"
 #include "instrumentation/trace/gap_attribution.h"
 #include "instrumentation/trace/verdict.h"
 #include "tests/engine/test_support.h"
@@ -125,6 +126,67 @@ TEST(AnalysisTest, RowsAreEachStepsBatchsFromTheFirstStepOn) {
   const RangeAnalysis r = AnalyzeSteady(m);
   EXPECT_EQ(r.steps, 10);
   EXPECT_EQ(r.elements, 40);  // not 36: the first step's rows were taken before it began
+}
+
+// Epochs that each start with a wait (a shuffle buffer filled again): 2 s of filling, then
+// 10 steps of 100 ms, every 3 s; the repeat sees its input end as each epoch's fill begins.
+// A run that ends mid-burst, graded from its first step to its end, reads the burst's rate
+// into it; cut to whole epochs, it reads 10 steps in 3 s.
+std::unique_ptr<Model> EpochsThatEachRefill(int epochs, int steps_into_the_last) {
+  auto m = std::make_unique<Model>();
+  m->AddStage({0, "src", "synthetic", 0, 0, -1, false, 1, 0, record::kTraitSource});
+  m->AddStage({1, "shuffle", "shuffle", 0, 1, 0, false, 1, 0, 0});
+  m->AddStage({2, "epochs", "repeat", 0, 2, 1, false, 1, 0, 0});
+  uint64_t element = 1;
+  int64_t t = 0;
+  for (int e = 0; e < epochs; ++e) {
+    if (e > 0) Span(*m, EventKind::kCallEnd, 1, 1, t, t);  // the last pass over shuffle ended
+    Span(*m, EventKind::kInputWait, record::kConsumerOp, 1, t, t + 2000 * kMs, element);
+    t += 2000 * kMs;
+    const int steps = e + 1 < epochs ? 10 : steps_into_the_last;
+    for (int s = 0; s < steps; ++s, t += 100 * kMs) {
+      if (s > 0) Span(*m, EventKind::kInputWait, record::kConsumerOp, 1, t, t, element);
+      Span(*m, EventKind::kStep, record::kDeviceOp, 0, t, t + 100 * kMs, element++);
+    }
+  }
+  m->ExtendDuration(t);
+  return m;
+}
+
+TEST(AnalysisTest, EpochsThatEachStartWithAWaitAreGradedWhole) {
+  const auto m = EpochsThatEachRefill(5, 8);  // ends 8 steps into the fifth epoch's burst
+  EXPECT_EQ(EpochEndsNs(*m).size(), 4u);
+  const RangeAnalysis r = AnalyzeSteady(*m);
+  EXPECT_EQ(r.startup_ns, 2000 * kMs);
+  // From the second epoch's start to the fifth's: three whole epochs of 10 steps.
+  EXPECT_EQ(r.whole_epochs, 3);
+  EXPECT_EQ(r.t0, 3000 * kMs);
+  EXPECT_EQ(r.t1, 12000 * kMs);
+  EXPECT_EQ(r.steps, 30);
+  EXPECT_NEAR(r.steps_per_s, 10.0 / 3, 1e-9);
+  EXPECT_NEAR(r.steps_per_s_half_width, 0, 1e-9);  // every epoch alike
+  // From the first step to the end: 48 steps in 12.8 s, the last burst counted without the
+  // rest of its epoch.
+  const RangeAnalysis cut = Analyze(*m, FirstStepNs(*m), m->duration_ns());
+  EXPECT_NEAR(cut.steps_per_s, 48 / 12.8, 1e-9);
+}
+
+TEST(AnalysisTest, FewerThanOneWholeEpochLeavesTheRangeAsItIs) {
+  const auto m = EpochsThatEachRefill(2, 4);
+  const RangeAnalysis r = AnalyzeSteady(*m);
+  EXPECT_EQ(r.whole_epochs, 0);
+  EXPECT_EQ(r.t0, 2000 * kMs);
+  EXPECT_EQ(r.t1, m->duration_ns());
+}
+
+// A run with no repeat has no epochs to cut to: its ends of sequence (an interleave's files)
+// are no epoch's.
+TEST(AnalysisTest, WithoutARepeatThereAreNoEpochs) {
+  const auto m = Pipeline(2, 0.5);
+  Span(*m, EventKind::kCallEnd, 0, 2, 100 * kMs, 100 * kMs);
+  Span(*m, EventKind::kCallEnd, 0, 2, 200 * kMs, 200 * kMs);
+  EXPECT_TRUE(EpochEndsNs(*m).empty());
+  EXPECT_EQ(AnalyzeSteady(*m).whole_epochs, 0);
 }
 
 // A run whose first element took 500 ms to come (workers starting, files opening) and that

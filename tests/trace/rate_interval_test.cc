@@ -48,6 +48,19 @@ TEST(RateIntervalTest, TwoStepsSayNothingAboutTheVariation) {
   EXPECT_DOUBLE_EQ(StartsInterval({}, 0).half_width, 0);
 }
 
+// Whole epochs are the batches: the steps within one (a burst after a fill) say nothing of
+// the fills between them.
+TEST(RateIntervalTest, EpochsAreTheBatchesOfARunThatComesInEpochs) {
+  // Three epochs of 10 steps in 3 s each: known exactly.
+  const RateInterval same = PeriodsInterval({0, 3, 6, 9}, {10, 10, 10}, 10.0 / 3);
+  EXPECT_NEAR(same.half_width, 0, 1e-12);
+  // One of them took 4 s: mean gap 1/3 s, sd of (0.3, 0.3, 0.4) = 0.0577, t(2) = 4.303.
+  const RateInterval slow = PeriodsInterval({0, 3, 6, 10}, {10, 10, 10}, 3);
+  EXPECT_NEAR(slow.half_width, 3 * (4.303 * 0.057735 / std::sqrt(3.0)) / (1.0 / 3), 1e-3);
+  // One epoch says nothing about their variation.
+  EXPECT_EQ(PeriodsInterval({0, 3}, {10}, 10.0 / 3).half_width, 10.0 / 3);
+}
+
 TEST(RateIntervalTest, RepeatedRunsTakeTheWiderOfTheirSpreadAndTheirOwnIntervals) {
   // 100, 110, 105: mean 105, sd 5, half width 4.303 * 5 / sqrt(3) = 12.42; their own
   // intervals of 1 give sqrt(3) / 3 = 0.58 for the mean.

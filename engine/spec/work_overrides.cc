@@ -1,0 +1,148 @@
+#include "engine/spec/work_overrides.h"
+
+#include <cstdlib>
+
+#include "engine/core/duration.h"
+#include "engine/spec/spec_overrides.h"
+#include "engine/work/work_registry.h"
+
+namespace pipescope::engine {
+namespace {
+
+// The Python generator `name` stands for: the source's, or the one the interleave `op` runs
+// per element; null for any other.
+spec::FromGeneratorSource* GeneratorNamed(spec::PipelineSpec& spec, spec::Op* op,
+                                          const std::string& name) {
+  if (name == spec.source().name() && spec.source().has_from_generator())
+    return spec.mutable_source()->mutable_from_generator();
+  if (op && op->has_interleave() && op->interleave().per_element().has_from_generator())
+    return op->mutable_interleave()->mutable_per_element()->mutable_from_generator();
+  return nullptr;
+}
+
+// `knob` cost: the function's CPU a call; wait: the time a call blocks beside it, using no
+// core (time.sleep, a read from storage). A function that is only a wait (io_wait) takes a
+// cost as CPU beside its wait. A native function's cost stands in for its work; its wait,
+// which it has not, is refused.
+Status SetWork(spec::WorkFunction& fn, const std::string& knob, const std::string& duration) {
+  const bool wait = knob == "wait";
+  if (!wait) fn.clear_cost_is_stand_in();  // the user's own figure
+  if (wait && !fn.has_io_wait() && !fn.has_python() && !fn.has_cpu_work()) {
+    return InvalidArgument("its function (" + WorkFunctionName(fn) +
+                           ") does not wait: set its cost instead");
+  }
+  if (fn.has_io_wait()) {
+    if (wait) {
+      fn.mutable_io_wait()->set_duration(duration);
+      return Status::Ok();
+    }
+    const std::string waits = fn.io_wait().duration();
+    fn.mutable_cpu_work()->set_wait(waits);
+  }
+  if (fn.has_python()) {
+    auto* py = fn.mutable_python();
+    wait ? py->set_wait(duration) : py->set_duration(duration);
+  } else {
+    auto* cpu = fn.mutable_cpu_work();
+    if (cpu->duration().empty()) cpu->set_duration("0us");
+    wait ? cpu->set_wait(duration) : cpu->set_duration(duration);
+  }
+  return Status::Ok();
+}
+
+Status SetDurationKnob(spec::PipelineSpec& spec, const std::string& name, const std::string& knob,
+                       const std::string& value) {
+  const std::string assignment = name + "." + knob + "=" + value;
+  RETURN_IF_ERROR(ParseDurationNs(value).status().WithContext(assignment));
+  const bool per_item = knob != "collate_cost";
+  spec::Op* op = FindOpNamed(spec, name);
+  if (spec::FromGeneratorSource* g = GeneratorNamed(spec, op, name); g && per_item) {
+    if (knob == "cost") {
+      g->set_duration(value);
+      g->clear_cost_is_stand_in();  // the user's own figure
+    } else {
+      (knob == "wait" ? g->mutable_wait() : g->mutable_first_wait())->assign(value);
+    }
+    return Status::Ok();
+  }
+  if (knob == "first_wait") {
+    return InvalidArgument(assignment + ": first_wait is a Python generator's (from_generator): '" +
+                           name + "' is none");
+  }
+  if (op == nullptr) return NotFound(assignment + ": no op named '" + name + "'");
+  if (op->has_map() && per_item) {
+    return SetWork(*op->mutable_map()->mutable_fn(), knob, value).WithContext(assignment);
+  }
+  if (op->has_dataloader()) {
+    auto* dl = op->mutable_dataloader();
+    return SetWork(per_item ? *dl->mutable_getitem() : *dl->mutable_collate(), knob, value)
+        .WithContext(assignment);
+  }
+  if (op->has_keras_fit() && per_item) {
+    return SetWork(*op->mutable_keras_fit()->mutable_getitem(), knob, value)
+        .WithContext(assignment);
+  }
+  return InvalidArgument(assignment + ": '" + name + "' has no " + knob + WorkKnobsOf(op));
+}
+
+Status SetSampleBytes(spec::PipelineSpec& spec, const std::string& name, const std::string& value) {
+  const std::string assignment = name + ".sample_bytes=" + value;
+  spec::Op* op = FindOpNamed(spec, name);
+  spec::WorkFunction* getitem = !op                    ? nullptr
+                                : op->has_dataloader() ? op->mutable_dataloader()->mutable_getitem()
+                                : op->has_keras_fit()  ? op->mutable_keras_fit()->mutable_getitem()
+                                                       : nullptr;
+  if (!getitem || !getitem->has_python()) {
+    return InvalidArgument(
+        "'" + name +
+        "' is no DataLoader or Keras fit whose __getitem__ is Python: sample_bytes is what "
+        "such a __getitem__ returns, which crosses from worker processes to the training "
+        "loop; a tf.data pipeline's elements stay in its process, and their copy to an "
+        "accelerator is part of the step (train_step.step_time)");
+  }
+  Result<int64_t> bytes = ParseBytes(value);
+  if (!bytes.ok()) return bytes.status().WithContext(assignment);
+  getitem->mutable_python()->set_output_bytes(*bytes);
+  return Status::Ok();
+}
+
+Status SetKeepFraction(spec::PipelineSpec& spec, const std::string& name,
+                       const std::string& value) {
+  const std::string assignment = name + ".fraction=" + value;
+  spec::Op* op = FindOpNamed(spec, name);
+  if (!op || !op->has_filter()) return NotFound("no filter named '" + name + "'");
+  char* end = nullptr;
+  const double f = std::strtod(value.c_str(), &end);
+  if (value.empty() || end == value.c_str() || *end != '\0') {
+    return InvalidArgument(assignment + ": a fraction is a number");
+  }
+  if (f <= 0 || f > 1) return InvalidArgument(assignment + ": a fraction is in (0, 1]");
+  op->mutable_filter()->mutable_predicate()->mutable_keep_fraction()->set_fraction(f);
+  return Status::Ok();
+}
+
+}  // namespace
+
+std::optional<Status> ApplyWorkOverride(spec::PipelineSpec& spec, const std::string& name,
+                                        const std::string& knob, const std::string& value) {
+  // A source that is no Python generator has no function: its own fields answer.
+  spec::Op* op = FindOpNamed(spec, name);
+  if (!op && !GeneratorNamed(spec, nullptr, name)) return std::nullopt;
+  if (knob == "cost" || knob == "collate_cost" || knob == "wait" || knob == "first_wait") {
+    return SetDurationKnob(spec, name, knob, value);
+  }
+  if (knob == "sample_bytes") return SetSampleBytes(spec, name, value);
+  if (knob == "fraction") return SetKeepFraction(spec, name, value);
+  return std::nullopt;
+}
+
+std::string WorkKnobsOf(const spec::Op* op) {
+  if (!op) return {};
+  if (op->has_map()) return "; for its function: cost, wait";
+  if (op->has_dataloader()) return "; for its __getitem__: cost, wait, sample_bytes, collate_cost";
+  if (op->has_keras_fit()) return "; for its __getitem__: cost, wait, sample_bytes";
+  if (op->has_filter()) return "; for its predicate: fraction";
+  return {};
+}
+
+}  // namespace pipescope::engine
