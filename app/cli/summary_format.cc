@@ -204,10 +204,10 @@ std::string SummaryToText(const trace::RangeAnalysis& a, const SummaryContext& c
     out += line;
     if (a.whole_epochs > 0) {
       std::snprintf(line, sizeof line,
-                    "  graded over %lld whole epochs (%.2f to %.2f s): the epochs under way at "
+                    "  graded over %lld whole epoch%s (%.2f to %.2f s): the epochs under way at "
                     "either end are left out, as a part of one is no epoch's rate\n",
-                    static_cast<long long>(a.whole_epochs), static_cast<double>(a.t0) / 1e9,
-                    static_cast<double>(a.t1) / 1e9);
+                    static_cast<long long>(a.whole_epochs), a.whole_epochs == 1 ? "" : "s",
+                    static_cast<double>(a.t0) / 1e9, static_cast<double>(a.t1) / 1e9);
       out += line;
     }
     // A start-up that took a fifth of the run or more leaves few steps to grade on.

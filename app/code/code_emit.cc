@@ -642,6 +642,14 @@ engine::Result<EmittedCode> EmitTfData(const spec::PipelineSpec& spec) {
     e.Source(source, var);
   }
   const int64_t fit_epochs = FitEpochs(spec);  // written as the fit call
+  // fit's steps from one iterator over a repeating dataset (import-code's take of epochs
+  // times steps_per_epoch): the fit call too, its steps in one epoch.
+  const spec::Op* fit_steps = nullptr;
+  if (const int n = spec.ops_size(); n > first_op && spec.ops(n - 1).name() == kFitSteps &&
+                                     spec.ops(n - 1).has_take() &&
+                                     spec.ops(n - 1).take().count() > 0) {
+    fit_steps = &spec.ops(n - 1);
+  }
   // The training loop's epochs (`for epoch in range(N):` as import-code reads it): the loop.
   const spec::Op* loop = nullptr;
   if (const int n = spec.ops_size();
@@ -651,7 +659,7 @@ engine::Result<EmittedCode> EmitTfData(const spec::PipelineSpec& spec) {
   }
   for (int k = first_op; k < spec.ops_size(); ++k) {
     const spec::Op& op = spec.ops(k);
-    if (k + 1 == spec.ops_size() && (fit_epochs > 0 || loop)) continue;
+    if (k + 1 == spec.ops_size() && (fit_epochs > 0 || loop || fit_steps)) continue;
     if (op.has_zip()) {
       const std::string second = Identifier(op.name()) + "_ds";
       e.Source(op.zip().source(), second);
@@ -668,6 +676,10 @@ engine::Result<EmittedCode> EmitTfData(const spec::PipelineSpec& spec) {
   if (fit_epochs > 0) {
     e.chain << "\nmodel = tf.keras.Sequential()  # your model\nmodel.fit(" << var
             << ", epochs=" << fit_epochs << ")\n";
+  }
+  if (fit_steps) {
+    e.chain << "\nmodel = tf.keras.Sequential()  # your model\nmodel.fit(" << var
+            << ", steps_per_epoch=" << fit_steps->take().count() << ")\n";
   }
   if (loop) {
     e.chain << "\nfor epoch in range(" << loop->repeat().count() << "):\n    for element in " << var

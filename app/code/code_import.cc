@@ -249,10 +249,14 @@ void StandInMissingFiles(ImportedCode& code, const std::filesystem::path& base, 
   // How to describe the records that stand in where the files cannot come: their size and
   // the storage's rate decide whether reading is the bottleneck (seed 000: 204 GB in 2
   // million records, each read by 10 workers), and code does not say.
-  auto describe = [](const std::string& op, int64_t record_bytes) {
-    return "; each stand-in record is " + std::to_string(record_bytes) +
-           " bytes, read as fast as memory gives them: describe the real ones with --set " + op +
-           ".record_bytes=N --set " + op + ".bandwidth=RATE (e.g. 200MB/s)";
+  // A note of its own, so that setting the count or naming the files leaves it standing, and
+  // setting either figure answers it.
+  auto describe = [&](const std::string& op, int64_t record_bytes) {
+    code.notes.push_back(
+        {at, "each stand-in record of '" + op + "' is " + std::to_string(record_bytes) +
+                 " bytes, read as fast as memory gives them: describe the real "
+                 "ones with --set " +
+                 op + ".record_bytes=N --set " + op + ".bandwidth=RATE (e.g. 200MB/s)"});
   };
 
   // The readers over the names: synthetic files stand in for each.
@@ -283,10 +287,10 @@ void StandInMissingFiles(ImportedCode& code, const std::filesystem::path& base, 
     s.mutable_synthetic()->set_record_bytes(StandInRecordBytes(code.source_reads));
     s.mutable_synthetic()->set_stands_for(StandsForReads(code.source_reads));
     code.notes.push_back(
-        {at,
-         "'" + missing + "' is not here (nor beside the code): " + std::to_string(kStandInRecords) +
-             " synthetic records stand in; --set " + s.name() + ".files=PATTERN reads real files" +
-             describe(s.name(), StandInRecordBytes(code.source_reads))});
+        {at, "'" + missing + "' is not here (nor beside the code): " +
+                 std::to_string(kStandInRecords) + " synthetic records stand in (--set " +
+                 s.name() + ".records=N); --set " + s.name() + ".files=PATTERN reads real files"});
+    describe(s.name(), StandInRecordBytes(code.source_reads));
   } else if (s.has_list_files()) {
     const std::string pattern = s.list_files().pattern();
     if (!engine::GlobFiles(pattern).empty()) return;
@@ -303,20 +307,19 @@ void StandInMissingFiles(ImportedCode& code, const std::filesystem::path& base, 
     const bool one_file = pattern.find_first_of("*?[") == std::string::npos;
     s.mutable_range()->set_stop(one_file ? 1 : kStandInFiles);
     stand_in_readers();
-    std::string records;  // how to describe them, at the first reader over the files
-    if (!code.stand_in_reads.empty()) {
-      const auto& [reader, reads] = *code.stand_in_reads.begin();
-      records = describe(reader, StandInRecordBytes(reads));
-    }
     code.notes.push_back(
         {at, one_file ? "'" + pattern +
                             "' names one file (no wildcard), which is not here (nor beside the "
                             "code): one file of synthetic records stands in; --set " +
-                            s.name() + ".pattern=PATTERN lists real files" + records
+                            s.name() + ".pattern=PATTERN lists real files"
                       : "no file matches '" + pattern +
                             "' here (nor beside the code): " + std::to_string(kStandInFiles) +
                             " files of synthetic records stand in; --set " + s.name() +
-                            ".pattern=PATTERN lists real files" + records});
+                            ".pattern=PATTERN lists real files"});
+    if (!code.stand_in_reads.empty()) {  // described at the first reader over the files
+      const auto& [reader, reads] = *code.stand_in_reads.begin();
+      describe(reader, StandInRecordBytes(reads));
+    }
   } else if (s.from_tensor_slices().strings_size() > 0) {
     bool read = false;
     for (const auto& op : code.spec.ops()) {
@@ -727,6 +730,12 @@ engine::Status SetCodeKnob(ImportedCode& code, const std::string& assignment) {
     RETURN_IF_ERROR(engine::ApplyOverride(spec, assignment));
   }
   RemoveAnsweredNotes(code, target);
+  // Real files read: no stand-in record is left to describe.
+  if (knob == "files" || knob == "pattern") {
+    std::erase_if(code.notes, [](const CodeNote& n) {
+      return n.message.starts_with("each stand-in record of ");
+    });
+  }
   return engine::Status::Ok();
 }
 

@@ -790,7 +790,8 @@ Value Fit(PythonReader& r, const CallArgs& keras_args, bool generator_call) {
       op.set_name(p->FreshName(kFitSteps));
       op.mutable_take()->set_count(total);
       p->ops.push_back(op);
-      p->Note(a.node.start(), "fit takes " + std::to_string(epochs_run) + " epochs of " +
+      p->Note(a.node.start(), "fit takes " + std::to_string(epochs_run) +
+                                  (epochs_run == 1 ? " epoch of " : " epochs of ") +
                                   std::to_string(*steps->AsInt()) +
                                   " steps from one iterator over the repeating dataset: a take "
                                   "of " +

@@ -692,7 +692,7 @@ Value DatasetsLoad(PythonReader& r, const CallArgs& a) {
   p->stand_in_note =
       "tfds.load(" + (name ? name->Spelling() : std::string("?")) +
       ") reads TensorFlow Datasets' prepared TFRecord files: " + std::to_string(kStandInRecords) +
-      " synthetic records stand in; --set read.files=PATTERN reads them";
+      " synthetic records stand in (--set read.records=N); --set read.files=PATTERN reads them";
   Value v = PipelineValue(std::move(p), a);
   // with_info=True: (dataset, info).
   if (const Value* info = a.Get("with_info"); info && info->Is(Value::Kind::kBool) && info->b) {

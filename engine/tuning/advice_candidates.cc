@@ -9,6 +9,7 @@
 #include "engine/spec/spec_loader.h"
 #include "engine/spec/spec_overrides.h"
 #include "engine/spec/spec_validator.h"
+#include "engine/tuning/cache_memory.h"
 #include "engine/tuning/generator_batches_advice.h"
 #include "engine/tuning/generator_shards_advice.h"
 #include "engine/tuning/move_rules.h"
@@ -363,18 +364,17 @@ void AddPrefetch(const PipelinePlan& plan, CandidateList& out) {
                ChangeOfKnob(last.op->name(), "buffer_size", now, deeper));
 }
 
-// A cache where the elements stop changing between epochs, when something repeats them and
-// the data's size is known: over a stand-in's 10000 records it gains what a 0.5 TB dataset
-// never would (seed 001), since the cache holds a whole epoch in memory.
-void AddCache(const spec::PipelineSpec& spec, CandidateList& out) {
-  if (!StandInSize(spec).empty()) return;
+}  // namespace
+
+std::optional<int> CachePlace(const spec::PipelineSpec& spec) {
+  if (!StandInSize(spec).empty()) return std::nullopt;
   bool repeats = false;
   for (const auto& op : spec.ops()) {
     const OpKindDescription* d = DescribeOp(op);
-    if (d && d->replays) return;  // it caches already
+    if (d && d->replays) return std::nullopt;  // it caches already
     if (d && d->ratio == OutputRatio::kTimesCount) repeats = true;
   }
-  if (!repeats) return;
+  if (!repeats) return std::nullopt;
   // Before the first op from which on the elements differ between epochs (a shuffle, a
   // random map), or before the repeat; right after the source where the first op is one.
   // Not after a DataLoader's worker processes: PyTorch has no cache op, and its batches hold
@@ -383,40 +383,55 @@ void AddCache(const spec::PipelineSpec& spec, CandidateList& out) {
     const OpKindDescription* before = at == 0 ? nullptr : DescribeOp(spec.ops(at - 1));
     if (before && (before->parallel_work == ParallelWork::kWorkerProcesses ||
                    before->parallel_work == ParallelWork::kEnqueuerWorkers)) {
-      return;
+      return std::nullopt;
     }
     const spec::Op& next = spec.ops(at);
     const OpKindDescription* d = DescribeOp(next);
     const bool repeat = d && d->ratio == OutputRatio::kTimesCount;
-    const bool random = IsRandomOp(next);
-    if (!repeat && !random) continue;
+    if (!repeat && !IsRandomOp(next)) continue;
     // Ahead of the prefetches before it (the guide's `.cache().prefetch(...)`): they keep
     // overlapping the cached epochs with the step.
     int place = at;
     while (place > 0 && OnlyBuffers(spec.ops(place - 1))) --place;
-    const std::string& after = place == 0 ? spec.source().name() : spec.ops(place - 1).name();
-    SpecEdit edit;
-    edit.add.emplace();
-    edit.add->set_name(UnusedName(spec, "cache"));
-    edit.add->mutable_cache();
-    edit.after = after;
-    auto with = ApplyEdit(spec, edit);
-    if (!with.ok()) return;
-    const MoveAssessment assessed = AssessChange(spec, *with);
-    out.Add({"cache",
-             after,
-             "add cache after '" + after + "'",
-             {},
-             "cache the elements after " + after,
-             assessed.keeps_output ? "" : assessed.explanation,
-             std::move(*with),
-             false,
-             std::move(edit)});
     // A cache past a random op would replay its first epoch's draws (a frozen shuffle, the
     // same augmentation every epoch): what the advisor's own finding warns of, so never
     // offered (the lessons teach caching before them).
-    return;
+    return place;
   }
+  return std::nullopt;
+}
+
+namespace {
+
+// A cache where the elements stop changing between epochs, when something repeats them and
+// the data's size is known: over a stand-in's 10000 records it gains what a 0.5 TB dataset
+// never would (seed 001), since the cache holds a whole epoch in memory (cache_memory.h:
+// what it holds, said, and never more than the RAM budget).
+void AddCache(const PipelinePlan& plan, CandidateList& out) {
+  const spec::PipelineSpec& spec = *plan.spec;
+  const std::optional<int> place = CachePlace(spec);
+  if (!place) return;
+  const CacheHolding held = HeldByACacheBefore(plan, *place);
+  const int64_t ram = spec.budget().ram_bytes();
+  if (OverTheRamBudget(held, ram)) return;  // AdvisorNotTried says so
+  const std::string& after = *place == 0 ? spec.source().name() : spec.ops(*place - 1).name();
+  SpecEdit edit;
+  edit.add.emplace();
+  edit.add->set_name(UnusedName(spec, "cache"));
+  edit.add->mutable_cache();
+  edit.after = after;
+  auto with = ApplyEdit(spec, edit);
+  if (!with.ok()) return;
+  const MoveAssessment assessed = AssessChange(spec, *with);
+  out.Add({"cache",
+           after,
+           "add cache after '" + after + "'",
+           {},
+           "cache the elements after " + after + CacheHoldingText(held, ram),
+           assessed.keeps_output ? "" : assessed.explanation,
+           std::move(*with),
+           false,
+           std::move(edit)});
 }
 
 // The epochs brought right after a shuffle that fills its buffer again at each
@@ -498,7 +513,8 @@ void AddOneIteratorForEveryEpoch(const spec::PipelineSpec& spec, CandidateList& 
       continue;
     }
     out.AddMove("reorder", i + 1, i,
-                "one iterator for every epoch: move " + epochs.name() + " before " + loader.name() +
+                "use one iterator for every epoch: move " + epochs.name() + " before " +
+                    loader.name() +
                     " (a sampler of every epoch's indices, RandomSampler(dataset, "
                     "num_samples=len(dataset) * epochs), iterated once), so that its workers "
                     "fetch the next epoch's first batches while this one ends");
@@ -674,7 +690,7 @@ std::vector<AdviceCandidate> AdviceCandidates(const spec::PipelineSpec& spec,
   AddPlannedOps(plan->ops, std::max(1, cores), out);
   AddPrefetch(*plan, out);
   AddOrderAdvice(spec, measured, out);
-  AddCache(spec, out);
+  AddCache(*plan, out);
   AddEpochsRightAfterTheShuffle(spec, std::max(1, cores), out);
   AddOneIteratorForEveryEpoch(spec, out);
   AddShardFileList(spec, out);

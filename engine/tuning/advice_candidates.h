@@ -4,6 +4,7 @@
 // description (op_kinds.h) and the move rules (move_rules.h), whatever the measurement
 // says. The simulator decides which of them help; this list only has to contain them.
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,12 @@ struct AdviceCandidate {
 // work it pays either way, at the start or spread over the epoch: the same time over whole
 // epochs (a window of the steady part that cuts an epoch shows a gain that is not there).
 bool FetchesAheadAfter(const PipelinePlan& plan, int index);
+
+// Where a cache goes (the top-level op it goes before; 0: right after the source): before
+// the first op from which on elements differ between epochs (a shuffle, a random map) or the
+// repeat, ahead of the prefetches before it; nullopt where none is offered (no repeat, a
+// cache already, the data's size a stand-in, elements that come from worker processes).
+std::optional<int> CachePlace(const spec::PipelineSpec& spec);
 
 // `measured`: the run's analysis (self times decide which moves are worth trying);
 // `cores`: the CPU budget. Candidates the validator refuses are left out.

@@ -9,6 +9,7 @@
 #include "engine/spec/pipeline_plan.h"
 #include "engine/spec/spec_overrides.h"
 #include "engine/tuning/advice_candidates.h"
+#include "engine/tuning/cache_memory.h"
 #include "engine/tuning/move_rules.h"
 #include "instrumentation/trace/verdict.h"
 
@@ -302,6 +303,20 @@ std::vector<std::string> AdvisorNotTried(const spec::PipelineSpec& spec) {
         "the code (" +
         unknown.substr(0, unknown.find('.')) + " is a stand-in); --set " + unknown +
         "=N (or real files) has it tried");
+  }
+  // A cache of more than the RAM budget (cache_memory.h).
+  if (const std::optional<int> place = CachePlace(spec)) {
+    if (auto plan = PlanPipeline(spec, 1); plan.ok()) {
+      const CacheHolding held = HeldByACacheBefore(*plan, *place);
+      const int64_t ram = spec.budget().ram_bytes();
+      if (OverTheRamBudget(held, ram)) {
+        out.push_back("a cache: an epoch is " + BytesForPeople(*held.bytes) + " (" +
+                      std::to_string(*held.elements) + " elements), more than the RAM budget of " +
+                      BytesForPeople(ram) +
+                      " (budget.ram_bytes); tf.data's cache(filename) keeps it on disk, which "
+                      "the simulator does not model");
+      }
+    }
   }
   return out;
 }

@@ -38,7 +38,15 @@ bool HasBatchedForm(const Op& op) {
   return fn && WorkFunctionHasBatchedForm(*fn);
 }
 
-std::string Name(const Op& op) { return "'" + op.name() + "' (" + OpKindName(op) + ")"; }
+// A repeat by its call, as the code writes it (the name of one import-code made for fit's or
+// a loop's epochs, `fit_epochs`, is no name in the user's code); any other op by its name.
+std::string Name(const Op& op) {
+  if (op.has_repeat()) {
+    const bool forever = !op.repeat().has_count() || op.repeat().count() < 0;
+    return forever ? "repeat()" : "repeat(" + std::to_string(op.repeat().count()) + ")";
+  }
+  return "'" + op.name() + "' (" + OpKindName(op) + ")";
+}
 
 // What changes when `first` ends up directly before `second` where it used to be after it
 // (nullopt: nothing does). The order of the arguments is the new order.

@@ -152,6 +152,8 @@ RangeAnalysis AnalyzeWholeEpochs(const Model& model, const std::vector<int64_t>&
   const Track* steps = model.FindTrack({EventKind::kStep, record::kDeviceOp, 0});
   if (window.epochs == 0 || steps == nullptr) return r;
   r.whole_epochs = window.epochs;
+  // One epoch says nothing of how epochs vary: its steps' own interval stands.
+  if (window.epochs < 2) return r;
   const auto first = std::lower_bound(epoch_ends.begin(), epoch_ends.end(), window.t0);
   const std::vector<int64_t> edges(first, first + window.epochs + 1);
   std::vector<int64_t> per_epoch;

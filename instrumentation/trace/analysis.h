@@ -102,8 +102,8 @@ int64_t FirstStepNs(const Model& model);
 RangeAnalysis AnalyzeSteady(const Model& model);
 
 // [t0, t1) cut to the whole epochs in it (epoch_window.h) and analysed, with whole_epochs
-// set and the rate's interval from the epochs' rates (PeriodsInterval); Analyze(t0, t1)
-// where fewer than one epoch lies whole in it. `epoch_ends`: EpochEndsNs(model).
+// set and, over two or more, the rate's interval from the epochs' rates (PeriodsInterval);
+// Analyze(t0, t1) where fewer than one epoch lies whole in it. `epoch_ends`: EpochEndsNs(model).
 RangeAnalysis AnalyzeWholeEpochs(const Model& model, const std::vector<int64_t>& epoch_ends,
                                  int64_t t0, int64_t t1);
 

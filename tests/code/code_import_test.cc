@@ -1677,6 +1677,17 @@ TEST(CodeImportTest, FitOverADatasetIsThatDatasetEpochAfterEpoch) {
   EXPECT_EQ(repeating.spec.ops(2).take().count(), 8);
   EXPECT_TRUE(HasNote(repeating, 2, "fit takes 4 epochs of 2 steps from one iterator"))
       << Notes(repeating);
+  // Written back as a fit of those steps, which reads as the same take.
+  const auto steps_emitted = EmitCode(repeating.spec, "tfdata");
+  ASSERT_TRUE(steps_emitted.ok());
+  EXPECT_NE(steps_emitted->text.find("model.fit(ds, steps_per_epoch=8)"), std::string::npos)
+      << steps_emitted->text;
+  EXPECT_EQ(steps_emitted->text.find(".take("), std::string::npos) << steps_emitted->text;
+  const auto steps_back = Import(steps_emitted->text);
+  ASSERT_EQ(steps_back.spec.ops_size(), 3) << steps_emitted->text;
+  EXPECT_EQ(steps_back.spec.ops(2).take().count(), 8);
+  EXPECT_NE(Notes(steps_back).find("fit takes 1 epoch of 8 steps"), std::string::npos)
+      << Notes(steps_back);
   // Without steps_per_epoch it never ends, as Keras's fit over it would not.
   const auto endless =
       Import("ds = tf.data.Dataset.range(8).batch(2).repeat()\nmodel.fit(ds, epochs=4)\n");

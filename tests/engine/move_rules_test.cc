@@ -48,7 +48,7 @@ TEST(MoveRulesTest, ARepeatMovedAcrossABatchAndAShuffleSaysBoth) {
                             ops { name: "pad" padded_batch { batch_size: 8 } }
                             ops { name: "epochs" repeat { count: 3 } })");
   const std::string said = ExpectChanged(spec, 2, 0);
-  EXPECT_NE(said.find("Batching after 'epochs' (repeat) fills batches across epoch ends"),
+  EXPECT_NE(said.find("Batching after repeat(3) fills batches across epoch ends"),
             std::string::npos)
       << said;
   EXPECT_NE(said.find("Shuffling after repeat mixes elements across epoch boundaries"),

@@ -54,6 +54,12 @@ Advised Advise(const std::string& text, bool steady = false) {
   return out;
 }
 
+// `spec` with its one "%s" replaced by `part`: a spec tried with and without a line.
+std::string Filled(std::string spec, const std::string& part) {
+  spec.replace(spec.find("%s"), 2, part);
+  return spec;
+}
+
 const engine::Advice* Find(const Advised& a, const std::string& kind) {
   for (const auto& advice : a.result.advice) {
     if (advice.kind == kind) return &advice;
@@ -632,11 +638,7 @@ TEST(AdvisingTest, AGeneratorBatchedAfterItIsToldToYieldBatches) {
       ops { name: "batch" batch { batch_size: 128 } }
       ops { name: "prefetch" prefetch { buffer_size: 4 } }
       train_step { step_time: "100us" device: simulated })";
-  const auto with = [&](const std::string& overhead) {
-    std::string text = spec;
-    text.replace(text.find("%s"), 2, overhead);
-    return text;
-  };
+  const auto with = [&](const std::string& overhead) { return Filled(spec, overhead); };
   const Advised a = Advise(with("call_overhead: \"9us\""));
   const engine::Advice* batches = Find(a, "batch_at_source");
   ASSERT_NE(batches, nullptr) << a.analysis.verdict.text;
@@ -654,6 +656,35 @@ TEST(AdvisingTest, AGeneratorBatchedAfterItIsToldToYieldBatches) {
   EXPECT_EQ(Find(python, "batch_at_source"), nullptr) << python.analysis.verdict.text;
 }
 
+// A cache holds an epoch in memory: advised with what it holds where the spec says (20000
+// records of 10240 bytes, 205 MB), and not where that is more than the RAM budget, which
+// the advice then names as not tried.
+TEST(AdvisingTest, ACacheIsAdvisedWithWhatItHoldsAndNeverOverTheRamBudget) {
+  const std::string spec = R"(name: "cached_reads" budget { cpu_cores: 2 %s }
+      source { name: "read" synthetic { records: 20000 record_bytes: 10240 bandwidth: "50MB/s" } }
+      ops { name: "shuffle" shuffle { buffer_size: 1000 } }
+      ops { name: "parse" map { fn { cpu_work { duration: "50us" } } num_parallel_calls: 2 } }
+      ops { name: "batch" batch { batch_size: 64 } }
+      ops { name: "prefetch" prefetch { buffer_size: 2 } }
+      ops { name: "epochs" repeat { count: 50 training_loop: true } }
+      train_step { step_time: "5ms" })";
+  const auto with = [&](const std::string& ram) { return Filled(spec, ram); };
+  const Advised roomy = Advise(with("ram_bytes: 1000000000"));
+  const engine::Advice* cache = Find(roomy, "cache");
+  ASSERT_NE(cache, nullptr) << roomy.analysis.verdict.text;
+  EXPECT_NE(cache->text.find("cache the elements after read (an epoch in memory: 20000 "
+                             "elements, 205 MB)"),
+            std::string::npos)
+      << cache->text;
+  const Advised tight = Advise(with("ram_bytes: 100000000"));
+  EXPECT_EQ(Find(tight, "cache"), nullptr) << Find(tight, "cache")->text;
+  ASSERT_FALSE(tight.result.not_tried.empty());
+  EXPECT_NE(tight.result.not_tried.back().find("an epoch is 205 MB (20000 elements), more than "
+                                               "the RAM budget of 100 MB"),
+            std::string::npos)
+      << tight.result.not_tried.back();
+}
+
 // A generator whose next() reads a file (tensorflow#39494: one gzip'd pickle a batch, 60 ms
 // waiting and 25 ms of Python) is run as copies through an interleave, their waits
 // overlapping: 4 copies keep the lock busy (85 / 25), 11.8 steps/s become up to 40, the
@@ -664,11 +695,7 @@ TEST(AdvisingTest, AGeneratorThatWaitsIsRunAsCopiesThroughAnInterleave) {
       source { name: "train_data" from_generator { records: -1 duration: "25ms" %s } }
       ops { name: "prefetch" prefetch { buffer_size: 2 } }
       train_step { step_time: "15ms" device: simulated })";
-  const auto with = [&](const std::string& wait) {
-    std::string text = spec;
-    text.replace(text.find("%s"), 2, wait);
-    return text;
-  };
+  const auto with = [&](const std::string& wait) { return Filled(spec, wait); };
   const Advised a = Advise(with("wait: \"60ms\""));
   const engine::Advice* copies = Find(a, "parallel_generators");
   ASSERT_NE(copies, nullptr) << a.analysis.verdict.text;

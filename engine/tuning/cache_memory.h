@@ -1,0 +1,35 @@
+#pragma once
+// What a cache() without a file name holds: every element of an epoch, in memory, from the
+// first epoch on (tf.data's CacheDataset in memory). The advisor offers one only where it
+// fits the spec's RAM budget (budget.ram_bytes, where set), says what it holds where the
+// spec tells, and says so where the elements' size is not in the spec (a decode's output).
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "engine/spec/pipeline_plan.h"
+
+namespace pipescope::engine {
+
+struct CacheHolding {
+  std::optional<int64_t> elements;  // an epoch's, where the spec says (cardinality.h)
+  std::optional<int64_t> bytes;     // theirs, where each element's size is known too
+  // Where it is not: the op after which elements have a size the spec does not say.
+  std::string sized_by;
+};
+
+// What a cache before the top-level op at `place` would hold (after the source where 0).
+CacheHolding HeldByACacheBefore(const PipelinePlan& plan, int place);
+
+// "2.1 GB", "640 MB", "12 KB", "512 B".
+std::string BytesForPeople(int64_t bytes);
+
+// For the advice's text: " (an epoch in memory: 20000 elements, 205 MB)", or where the
+// size is not known and a budget is set, what to check; "" where nothing is known.
+std::string CacheHoldingText(const CacheHolding& held, int64_t ram_budget);
+
+// Whether it is over `ram_budget` (0: none set) by what the spec says.
+bool OverTheRamBudget(const CacheHolding& held, int64_t ram_budget);
+
+}  // namespace pipescope::engine
