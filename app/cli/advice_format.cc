@@ -7,6 +7,7 @@
 #include "app/cli/spec_argument.h"
 #include "app/code/code_patch.h"
 #include "app/session/advising.h"
+#include "engine/spec/op_kinds.h"
 #include "engine/spec/spec_loader.h"
 #include "engine/tuning/advisor.h"
 #include "engine/tuning/advisor_findings.h"
@@ -218,8 +219,7 @@ int WriteAdviceIntoCode(const std::string& py_path, const std::vector<std::strin
   // budget, as the job may train on another (seed 000's NUM_MAP_THREADS=10 written as 2).
   const bool parallelism_written = std::any_of(
       patched->knobs_written.begin(), patched->knobs_written.end(), [](const std::string& k) {
-        return k.ends_with(".num_parallel_calls") || k.ends_with(".num_workers") ||
-               k.ends_with(".workers");
+        return engine::IsRunsAheadKnob(std::string_view(k).substr(k.rfind('.') + 1));
       });
   if (advice.cores_unbudgeted && parallelism_written) {
     out << "  the values are for " << advice.cores << (advice.cores == 1 ? " core" : " cores")

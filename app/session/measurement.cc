@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include "app/session/recorded_run.h"
+#include "engine/spec/op_kinds.h"
 
 namespace pipescope::session {
 
@@ -52,8 +53,7 @@ engine::Result<SpecMeasurement> MeasureSpec(const spec::PipelineSpec& spec, doub
   m.model = std::move(r.model);
   for (const auto& s : m.analysis.stages) m.cpu_cores_busy += s.cpu_cores;
   for (const auto& k : m.knobs) {
-    if (k.knob == "num_parallel_calls" || k.knob == "num_workers")
-      m.worker_threads += std::max<int64_t>(k.value, 1);
+    if (engine::IsRunsAheadKnob(k.knob)) m.worker_threads += std::max<int64_t>(k.value, 1);
     if (k.knob == "buffer_size") m.buffered_elements += std::max<int64_t>(k.value, 0);
   }
   return m;

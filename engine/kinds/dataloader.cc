@@ -19,7 +19,8 @@ constexpr engine::KnobDescription kNumWorkers{.name = "num_workers",
                                               .min = 0,
                                               .max = engine::kMaxParallelism,
                                               .tune_min = 1,
-                                              .fixed_because = kNoAutotune};
+                                              .fixed_because = kNoAutotune,
+                                              .runs_ahead_unless_zero = true};
 constexpr engine::KnobDescription kPrefetchFactor{
     .name = "prefetch_factor", .min = 1, .max = 64, .fixed_because = kNoAutotune};
 constexpr std::array kKnobs = {engine::kBatchSizeKnob, kNumWorkers, kPrefetchFactor};

@@ -33,7 +33,8 @@ constexpr std::array kKnobs = {
                             .tune_min = engine::kNumParallelCallsKnob.tune_min,
                             .autotune = true,
                             .starts_at_cpu_budget = true,
-                            .at_most = "cycle_length"},
+                            .at_most = "cycle_length",
+                            .runs_ahead_unless_zero = true},
 };
 
 // tf.data refuses a written 0 for both, in its own words; absent means AUTOTUNE and 1.

@@ -22,7 +22,8 @@ constexpr engine::KnobDescription kWorkers{.name = "workers",
                                            .min = 0,
                                            .max = engine::kMaxParallelism,
                                            .tune_min = 1,
-                                           .fixed_because = kNoAutotune};
+                                           .fixed_because = kNoAutotune,
+                                           .runs_ahead_unless_zero = true};
 constexpr engine::KnobDescription kMaxQueueSize{
     .name = "max_queue_size", .min = 1, .max = 1024, .fixed_because = kNoAutotune};
 constexpr std::array kKnobs = {kWorkers, kMaxQueueSize};

@@ -54,6 +54,15 @@ const OpKindDescription* DescribeOpKind(std::string_view kind) {
   return nullptr;
 }
 
+bool IsRunsAheadKnob(std::string_view knob) {
+  for (const OpKindDescription* d : AllOpKinds()) {
+    for (const KnobDescription& k : d->knobs) {
+      if (k.name == knob && k.runs_ahead_unless_zero) return true;
+    }
+  }
+  return false;
+}
+
 const OpKindDescription* DescribeOp(const spec::Op& op) {
   for (const OpKindDescription* d : AllOpKinds()) {
     if (d->kind_case == op.kind_case()) return d;

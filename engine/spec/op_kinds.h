@@ -49,6 +49,10 @@ struct KnobDescription {
   // and its cycle_length): an AUTOTUNE start stops there, and a written value above a written
   // one is refused, as tf.data refuses it.
   std::string_view at_most{};
+  // A value other than 0 runs the op on threads (or worker processes) of its own, which
+  // fetch ahead of its consumer: a map's or an interleave's num_parallel_calls, a
+  // DataLoader's num_workers, Keras's workers (0: the consumer's own thread does the work).
+  bool runs_ahead_unless_zero = false;
 };
 
 enum class ElementOrder {
@@ -64,7 +68,8 @@ inline constexpr KnobDescription kNumParallelCallsKnob{.name = "num_parallel_cal
                                                        .max = kMaxParallelism,
                                                        .tune_min = 1,
                                                        .autotune = true,
-                                                       .starts_at_cpu_budget = true};
+                                                       .starts_at_cpu_budget = true,
+                                                       .runs_ahead_unless_zero = true};
 
 // batch_size of the ops that group elements (batch, padded_batch).
 inline constexpr KnobDescription kBatchSizeKnob{
@@ -163,6 +168,9 @@ const std::vector<const OpKindDescription*>& AllOpKinds();
 // The description of `kind` ("map"), or nullptr.
 const OpKindDescription* DescribeOpKind(std::string_view kind);
 const OpKindDescription* DescribeOp(const spec::Op& op);
+// Whether a knob of that name is some kind's threads or workers (runs_ahead_unless_zero):
+// num_parallel_calls, num_workers, workers.
+bool IsRunsAheadKnob(std::string_view knob);
 
 // The knob `name` of `kind`, or nullptr.
 const KnobDescription* DescribeKnob(std::string_view kind, std::string_view name);

@@ -25,11 +25,7 @@ bool FetchesAheadAfter(const PipelinePlan& plan, int shuffle) {
     if (op.kind->parallel_work == ParallelWork::kOneProducer) return true;
     if (op.kind->parallel_work == ParallelWork::kNone) continue;
     for (const PlannedKnob& k : op.knobs) {
-      const std::string_view name = k.description->name;
-      if ((name == "num_parallel_calls" || name == "num_workers" || name == "workers") &&
-          k.start != 0) {
-        return true;
-      }
+      if (k.description->runs_ahead_unless_zero && k.start != 0) return true;
     }
   }
   return false;

@@ -202,5 +202,15 @@ TEST(OpKindsTest, PeopleReadOrderAndRatio) {
             "shuffle reorders at random; one element per element in");
 }
 
+// The knobs whose value other than 0 runs an op ahead of its consumer, on threads or
+// worker processes of its own, are said once, by the kinds: what the advisor asks to know
+// whether anything after a shuffle fetches ahead, and what a written parallelism is.
+TEST(OpKindsTest, TheKnobsThatRunAnOpAheadAreTheKindsThreadsAndWorkers) {
+  for (const char* knob : {"num_parallel_calls", "num_workers", "workers"})
+    EXPECT_TRUE(IsRunsAheadKnob(knob)) << knob;
+  for (const char* knob : {"buffer_size", "prefetch_factor", "cycle_length", "batch_size"})
+    EXPECT_FALSE(IsRunsAheadKnob(knob)) << knob;
+}
+
 }  // namespace
 }  // namespace pipescope::engine
