@@ -139,6 +139,9 @@ std::vector<std::string> FrozenRandomness(const spec::PipelineSpec& spec) {
     if (IsRandomOp(op)) random = &op;
     if (!Replays(op) || random == nullptr) continue;
     const bool shuffle = Shuffles(*random);
+    // A function that is only a random transform has nothing to split off.
+    const spec::WorkFunction* fn = FunctionOf(*random);
+    const bool splits = !shuffle && fn && !fn->has_random_flip() && !fn->has_random_crop();
     out.push_back(op.name() + " caches what " + (shuffle ? "the shuffle " : "the random map ") +
                   random->name() + " made: every epoch after the first " +
                   (shuffle ? "comes in the first epoch's order"
@@ -146,7 +149,12 @@ std::vector<std::string> FrozenRandomness(const spec::PipelineSpec& spec) {
                              "random results") +
                   "; cache before " + random->name() + " to keep " +
                   (shuffle ? "a new order each epoch" : "the augmentation") +
-                  " and still skip the work before it");
+                  " and still skip the work before it" +
+                  (!splits ? ""
+                           : ", or split " + random->name() +
+                                 " in two maps: what draws nothing (reading, decoding, "
+                                 "resizing) before the cache, the random part after it, so "
+                                 "that the cache skips that work too (tensorflow/docs#1097)"));
   }
   return out;
 }
