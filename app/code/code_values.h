@@ -141,11 +141,14 @@ struct Pipeline {
   // Code with work of its own that no dialect reads (`.window(...)`): noted, and carried into
   // the spec's left_out so that advice knows its figures leave that work out.
   std::vector<spec::LeftOutCode> left_out;
-  void LeaveOut(SourcePoint where, const std::string& code, std::string message) {
+  // `op`: the op whose work it is part of, where it is (LeftOutCode.op).
+  void LeaveOut(SourcePoint where, const std::string& code, std::string message,
+                const std::string& op = "") {
     spec::LeftOutCode& c = left_out.emplace_back();
     c.set_code(code);
     c.set_line(where.line);
     c.set_file(std::string(where.file_name()));
+    c.set_op(op);
     Note(where, std::move(message));
   }
 };

@@ -294,7 +294,7 @@ void TorchvisionItems(Pipeline& p, const Value& dataset, spec::Op& loader, Sourc
                  "on the project's 2-core machine); --set " +
                  loader.name() + ".cost=DURATION (or calibrate from a trace)");
   for (const std::string& unknown : cost.not_costed)
-    p.Note(at, NotCostedNote(loader.name(), unknown));
+    p.LeaveOut(at, unknown, NotCostedNote(loader.name(), unknown), loader.name());
   if (cost.shape.form == ImageShape::Form::kImage) {
     p.Note(at, name +
                    "'s samples stay PIL images (no ToTensor or PILToTensor in its transform): "

@@ -1,5 +1,6 @@
 #include "engine/spec/work_overrides.h"
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "engine/core/duration.h"
@@ -54,6 +55,13 @@ Status SetDurationKnob(spec::PipelineSpec& spec, const std::string& name, const 
                        const std::string& value) {
   const std::string assignment = name + "." + knob + "=" + value;
   RETURN_IF_ERROR(ParseDurationNs(value).status().WithContext(assignment));
+  // The whole call's cost counts the parts of it import-code could not read.
+  if (knob == "cost") {
+    auto& left_out = *spec.mutable_left_out();
+    left_out.erase(std::remove_if(left_out.begin(), left_out.end(),
+                                  [&](const spec::LeftOutCode& c) { return c.op() == name; }),
+                   left_out.end());
+  }
   const bool per_item = knob != "collate_cost";
   spec::Op* op = FindOpNamed(spec, name);
   if (spec::FromGeneratorSource* g = GeneratorNamed(spec, op, name); g && per_item) {

@@ -88,7 +88,11 @@ TEST_P(CodeCorpusTest, ReadsToTheExpectedSpecAndBackFromItsCode) {
   std::string round_trip;
   google::protobuf::util::MessageDifferencer back;
   back.ReportDifferencesToString(&round_trip);
-  EXPECT_TRUE(back.Compare(WithoutLabels(AsWritten(*imported)), WithoutLabels(AsWritten(*again))))
+  // What import-code left out of the spec is the user's code, which the code written back
+  // (its stand-ins) does not hold.
+  spec::PipelineSpec read = AsWritten(*imported);
+  read.clear_left_out();
+  EXPECT_TRUE(back.Compare(WithoutLabels(read), WithoutLabels(AsWritten(*again))))
       << name << " written as code and read again:\n"
       << round_trip << emitted->text;
 }

@@ -2206,6 +2206,14 @@ loader = DataLoader()" +
   EXPECT_TRUE(HasNote(elsewhere, 17,
                       "'loader' applies `self.transform`, a transform whose cost is not read"))
       << Notes(elsewhere);
+  // Its work is in no figure: left out of the spec, so that the verdict says so, until the
+  // whole call's cost is given (torchxrayvision#11's XRayResizer, a class of the file's own).
+  ASSERT_EQ(elsewhere.spec.left_out_size(), 1);
+  EXPECT_EQ(elsewhere.spec.left_out(0).code(), "self.transform");
+  EXPECT_EQ(elsewhere.spec.left_out(0).op(), "loader");
+  ImportedCode answered = elsewhere;
+  ASSERT_TRUE(SetCodeKnob(answered, "loader.cost=40ms").ok());
+  EXPECT_EQ(answered.spec.left_out_size(), 0);
 }
 
 // The order of a loader's indices is what its code says, in each of PyTorch's spellings, and
