@@ -11,6 +11,7 @@
 #include "app/session/recorded_run.h"
 #include "engine/spec/spec_loader.h"
 #include "instrumentation/trace/analysis.h"
+#include "instrumentation/trace/epoch_window.h"
 #include "tests/engine/test_support.h"
 
 namespace pipescope::session {
@@ -19,6 +20,23 @@ namespace {
 using namespace std::chrono_literals;
 
 using engine::testing::Spec;
+
+// A recorded run of epochs is graded over whole ones, as a simulated candidate is: from the
+// first epoch to end after the first quarter to the last to end, every epoch's 10 steps.
+TEST(MeasurementTest, ARunOfEpochsIsGradedOverWholeOnes) {
+  auto m = MeasureSpec(Spec(R"(
+    source { name: "read" synthetic { records: 100 record_bytes: 100 } }
+    ops { name: "batch" batch { batch_size: 10 } }
+    ops { name: "epochs" repeat { training_loop: true } }
+    train_step { step_time: "2ms" device: simulated })"),
+                       0.6);
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  const std::vector<int64_t> ends = trace::EpochEndsNs(*m->model);
+  EXPECT_GE(m->analysis.whole_epochs, 2) << ends.size() << " epochs ended";
+  EXPECT_NE(std::find(ends.begin(), ends.end(), m->steady_from_ns), ends.end());
+  EXPECT_GE(m->steady_from_ns, m->model->duration_ns() / 4);
+  EXPECT_EQ(m->analysis.steps % 10, 0) << m->analysis.steps;
+}
 
 TEST(MeasurementTest, BuffersAreCountedInBytes) {
   // 1000-byte records: the map's two slots and the prefetch's three hold 5000 bytes; the
