@@ -1604,13 +1604,19 @@ CallArgs PythonReader::Arguments(const SyntaxNode& list) {
 }
 
 const Dialect::Function* PythonReader::FindFunction(const std::string& path) const {
+  // The longest key the path ends with: torch_geometric.loader.DataLoader before DataLoader.
   const std::string canonical = CanonicalPath(path);
+  const Dialect::Function* found = nullptr;
+  size_t found_length = 0;
   for (const Dialect* d : dialects_) {
     for (const auto& [key, fn] : d->functions) {
-      if (EndsWithPath(canonical, key)) return &fn;
+      if (key.size() > found_length && EndsWithPath(canonical, key)) {
+        found = &fn;
+        found_length = key.size();
+      }
     }
   }
-  return nullptr;
+  return found;
 }
 
 std::vector<RecordedCall> PythonReader::CallsIn(const Value& function) {

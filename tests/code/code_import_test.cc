@@ -2216,6 +2216,36 @@ loader = DataLoader()" +
   EXPECT_EQ(answered.spec.left_out_size(), 0);
 }
 
+// PyTorch Geometric's DataLoader is torch's with a collate of its own (Batch.from_data_list,
+// Python joining a batch's graphs: pyg#811's "CPU load high, GPU load low"): a stand-in
+// per batch, said, and set by --set loader.collate_cost; torch's own has none.
+TEST(CodeImportTest, PyTorchGeometricsLoaderCollatesItsGraphsInPython) {
+  const auto loader = [](const std::string& from) {
+    return Import("from " + from + R"( import DataLoader
+from my_dataset import MyDataset
+
+dataset = MyDataset(root='data/mine')
+loader = DataLoader(dataset, batch_size=128, shuffle=True)
+for batch in loader:
+    pass
+)");
+  };
+  for (const char* module : {"torch_geometric.loader", "torch_geometric.data"}) {
+    ImportedCode graphs = loader(module);
+    const spec::WorkFunction& collate = graphs.spec.ops(0).dataloader().collate();
+    EXPECT_TRUE(collate.has_python()) << module;
+    EXPECT_TRUE(collate.cost_is_stand_in()) << module;
+    EXPECT_TRUE(HasNote(graphs, 5,
+                        "torch_geometric's DataLoader joins each batch's graphs with "
+                        "Batch.from_data_list"))
+        << Notes(graphs);
+    ASSERT_TRUE(SetCodeKnob(graphs, "loader.collate_cost=15ms").ok());
+    EXPECT_FALSE(graphs.spec.ops(0).dataloader().collate().cost_is_stand_in());
+    EXPECT_FALSE(HasNote(graphs, 5, "Batch.from_data_list")) << Notes(graphs);
+  }
+  EXPECT_FALSE(loader("torch.utils.data").spec.ops(0).dataloader().has_collate());
+}
+
 // The order of a loader's indices is what its code says, in each of PyTorch's spellings, and
 // a sampler of the user's own is named as not read.
 TEST(CodeImportTest, ALoadersOrderComesFromShuffleOrItsSampler) {
