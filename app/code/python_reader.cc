@@ -628,6 +628,14 @@ Value PythonReader::Apply(const Value& function, const std::vector<Value>& argum
   } else {
     if (defs_being_defined_.empty()) defs_called_without_.insert(function.node.key());
     result = ReturnOf(function);
+    // Called from a range of epochs: the pipelines its body loops over go that many times.
+    if (!range_loops_.empty() && range_loops_.back() > 0) {
+      if (const auto it = def_iterates_.find(function.node.key()); it != def_iterates_.end()) {
+        for (const int id : it->second) {
+          loop_epochs_.try_emplace(id, LoopEpochs{range_loops_.back(), range_starts_.back()});
+        }
+      }
+    }
   }
   --apply_depth_;
   scopes_.pop_back();
@@ -955,10 +963,13 @@ void PythonReader::ReadStatement(const SyntaxNode& s) {
     // A loop over a pipeline inside `for epoch in range(N):` (directly, or in a def the
     // epochs' loop calls): the pipeline's epochs.
     const SyntaxNode iterated_name = Iterated(s.field("right"));
-    if (!range_loops_.empty() && range_loops_.back() > 0 &&
+    const bool in_epochs = !range_loops_.empty() && range_loops_.back() > 0;
+    if ((in_epochs || !defs_being_defined_.empty()) &&
         (iterated_name.Is("identifier") || iterated_name.Is("attribute"))) {
       if (const Value v = Evaluate(iterated_name); v.Is(Value::Kind::kPipeline) && v.pipeline) {
-        loop_epochs_[v.pipeline->id] = {range_loops_.back(), range_starts_.back()};
+        if (in_epochs) loop_epochs_[v.pipeline->id] = {range_loops_.back(), range_starts_.back()};
+        if (!defs_being_defined_.empty())
+          def_iterates_[defs_being_defined_.back()].insert(v.pipeline->id);
       }
     }
     const SyntaxNode right = s.field("right");

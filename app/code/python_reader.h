@@ -279,6 +279,11 @@ class PythonReader {
   std::vector<int64_t> range_loops_;
   std::vector<SourcePoint> range_starts_;
   std::map<int, LoopEpochs> loop_epochs_;  // by pipeline id
+  // The pipelines each def's body loops over (by the def's start byte), read where it is
+  // defined: a call of it from `for epoch in range(N):` with no known argument (train(),
+  // train(epoch), over a loader the def finds as a global) is not read again, and still
+  // goes over them N times.
+  std::map<size_t, std::set<int>> def_iterates_;
   std::vector<std::map<std::string, Value>> scopes_;
   // Whether the file speaks of an accelerator anywhere (NamesAnAccelerator), walked once.
   bool FileNamesAnAccelerator();

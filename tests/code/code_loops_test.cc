@@ -40,6 +40,17 @@ for epoch in range(1, 4):
     train_one_epoch(model, loader)
 )");
   EXPECT_EQ(called.spec.ops(1).repeat().count(), 3);
+  // A def over the loader as a global, called with nothing it knows (pyg#811's `train()`,
+  // `train(epoch)`): its loop goes over the loader as many times too.
+  for (const char* call : {"train()", "train(epoch)"}) {
+    const ImportedCode global = Import(made + R"(def train(*args):
+    for x, in loader:
+        x = x.cuda()
+
+for epoch in range(1, 201):
+    )" + call + "\n");
+    EXPECT_EQ(global.spec.ops(1).repeat().count(), 200) << call;
+  }
   const ImportedCode endless = Import(made + R"(while True:
     for x, in loader:
         x = x.cuda()
