@@ -144,26 +144,24 @@ int WriteAdviceIntoCode(const std::string& py_path, const std::vector<std::strin
   // A change of a function's own code (a generator that yields whole batches, or runs as
   // copies) is the author's to write: said as such, with what to write (tensorflow#13101's
   // generator), where it comes before what is written or nothing else can be.
-  const auto needs_code = [&](const engine::Advice& a) { return a.needs_code_change; };
   const bool together_writable =
       !advice.together.changes.empty() &&
-      std::none_of(advice.advice.begin(), advice.advice.end(),
-                   [&](const engine::Advice& a) { return needs_code(a) && InTogether(advice, a); });
+      std::none_of(advice.advice.begin(), advice.advice.end(), [&](const engine::Advice& a) {
+        return a.needs_code_change && InTogether(advice, a);
+      });
   const spec::PipelineSpec* advised = nullptr;
   std::string what;
   const engine::Advice* by_hand = nullptr;  // the first piece of advice, where it is code's
-  if (!advice.advice.empty() && needs_code(advice.advice[0])) by_hand = &advice.advice[0];
+  if (!advice.advice.empty() && advice.advice[0].needs_code_change) by_hand = &advice.advice[0];
   if (together_writable) {
     advised = &advice.together.spec;
     what = "Together's changes";
   } else {
     for (const engine::Advice& a : advice.advice) {
-      if (needs_code(a) || !a.spec.has_source()) continue;
+      if (a.needs_code_change || !a.spec.has_source()) continue;
       advised = &a.spec;
-      what = (&a == &advice.advice[0] ? "the first piece of advice ("
-                                      : "the first piece of "
-                                        "advice the code can "
-                                        "take (") +
+      const bool first = &a == &advice.advice[0];
+      what = std::string("the first piece of advice") + (first ? "" : " the code can take") + " (" +
              a.change + ")";
       break;
     }

@@ -4,7 +4,6 @@
 
 #include "app/session/recorded_run.h"
 #include "engine/spec/op_kinds.h"
-#include "instrumentation/trace/epoch_window.h"
 
 namespace pipescope::session {
 
@@ -48,11 +47,7 @@ engine::Result<SpecMeasurement> MeasureSpec(const spec::PipelineSpec& spec, doub
   ASSIGN_OR_RETURN(auto r, RunRecorded(spec, run));
   if (canceller && canceller->cancelled()) return cancelled;
   if (!r.run_status.ok()) return r.run_status;
-  const int64_t end = r.model->duration_ns();
-  m.steady_from_ns = end / 4;
-  // Whole epochs where two or more end in it, as a simulated candidate is graded.
-  m.analysis =
-      trace::AnalyzeWholeEpochs(*r.model, trace::EpochEndsNs(*r.model), m.steady_from_ns, end);
+  m.analysis = trace::AnalyzeSteadyPart(*r.model, 0);
   m.steady_from_ns = m.analysis.t0;
   m.model = std::move(r.model);
   for (const auto& s : m.analysis.stages) m.cpu_cores_busy += s.cpu_cores;

@@ -26,9 +26,7 @@ struct SpecMeasurement {
   int64_t buffer_bytes = 0;       // what the buffers hold at those knobs (BufferMemoryBytes)
   std::map<std::string, int64_t> element_bytes;  // a recent output element, per buffered op
   std::shared_ptr<trace::Model> model;           // the whole recording
-  // Where the analysed part starts: a quarter in, or the first epoch to end after it where
-  // two or more end in the rest (trace/epoch_window.h).
-  int64_t steady_from_ns = 0;
+  int64_t steady_from_ns = 0;  // where the analysed part starts (trace::AnalyzeSteadyPart)
 };
 
 // Lets another thread (a Cancel button) end the measurements made with it, one at a time.

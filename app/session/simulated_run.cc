@@ -10,7 +10,6 @@
 #include "engine/spec/op_values.h"
 #include "engine/tuning/tuner.h"
 #include "instrumentation/trace/analysis.h"
-#include "instrumentation/trace/epoch_window.h"
 #include "instrumentation/trace/format/trace_writer.h"
 
 namespace pipescope::session {
@@ -104,14 +103,7 @@ engine::Result<SteadyRun> SimulateSteadyPart(const spec::PipelineSpec& spec,
     if (!run.run_status.ok() && !run.stalled) return run.run_status;
     const int64_t end = run.model->duration_ns();
     const int64_t first = std::max<int64_t>(0, out.first_step_ns);
-    // Whole epochs where two or more end after the first quarter, else after the first step;
-    // the last three quarters where no epoch lies whole in either.
-    const std::vector<int64_t> epoch_ends = trace::EpochEndsNs(*run.model);
-    const int64_t quarter = first + (end - first) / 4;
-    const bool from_first = trace::WholeEpochsIn(epoch_ends, quarter, end).epochs == 0 &&
-                            trace::WholeEpochsIn(epoch_ends, first, end).epochs > 0;
-    out.steady =
-        trace::AnalyzeWholeEpochs(*run.model, epoch_ends, from_first ? first : quarter, end);
+    out.steady = trace::AnalyzeSteadyPart(*run.model, first);
     // Steps that come in bursts (an epoch's batches handed out of a shuffle buffer that then
     // fills again, tensorflow#47687): a window that misses the burst misses the rate, so the
     // whole part after the first step is graded where the window holds next to none of it.

@@ -54,9 +54,8 @@ inline constexpr int64_t kEnoughStepsToGrade = 20;
 std::optional<double> LongerRunForSteps(int64_t steps, double seconds, double most_seconds);
 
 // A simulated run graded on its steady part, as advice and the simulated tuner measure a
-// candidate: from its first step and a quarter of what follows, so that neither buffers
-// filling nor workers starting count, cut to whole epochs where two or more end in it (or,
-// failing that, after the first step: trace/epoch_window.h). A late first step runs it again
+// candidate: trace::AnalyzeSteadyPart from its first step (a quarter in, whole epochs where
+// they end there). A late first step runs it again
 // (LongerRunSeconds; `options.sim.duration_s` is the first try's length), and so does a steady part
 // of fewer than `min_steps` steps (a DataLoader's few slow batches come in bursts, and a rate
 // graded on so few has an interval wider than the gains looked for), up to `most_seconds`.

@@ -162,6 +162,21 @@ TimeUnit UnitFor(double magnitude_ns) {
 
 }  // namespace
 
+std::string FormatBytes(int64_t bytes) {
+  char text[32];
+  const auto b = static_cast<double>(bytes);
+  if (b >= 1e9) {
+    std::snprintf(text, sizeof text, "%.1f GB", b / 1e9);
+  } else if (b >= 1e6) {
+    std::snprintf(text, sizeof text, "%.0f MB", b / 1e6);
+  } else if (b >= 1e3) {
+    std::snprintf(text, sizeof text, "%.0f KB", b / 1e3);
+  } else {
+    std::snprintf(text, sizeof text, "%lld B", static_cast<long long>(bytes));
+  }
+  return text;
+}
+
 std::string FormatDuration(int64_t ns) {
   // Three significant digits: "1.5 ms", "250 µs", "3 s" (tooltips, docks, the CLI); zero is
   // just "0".

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <map>
 
+#include "engine/core/duration.h"
 #include "engine/runtime/dataloader_rules.h"
 #include "engine/spec/op_kinds.h"
 #include "engine/spec/pipeline_plan.h"
@@ -318,9 +319,9 @@ std::vector<std::string> AdvisorNotTried(const spec::PipelineSpec& spec) {
       const CacheHolding held = HeldByACacheBefore(*plan, *place);
       const int64_t ram = spec.budget().ram_bytes();
       if (OverTheRamBudget(held, ram)) {
-        out.push_back("a cache: an epoch is " + BytesForPeople(*held.bytes) + " (" +
+        out.push_back("a cache: an epoch is " + FormatBytes(*held.bytes) + " (" +
                       std::to_string(*held.elements) + " elements), more than the RAM budget of " +
-                      BytesForPeople(ram) +
+                      FormatBytes(ram) +
                       " (budget.ram_bytes); tf.data's cache(filename) keeps it on disk, which "
                       "the simulator does not model");
       }

@@ -1,6 +1,6 @@
 #include "engine/tuning/cache_memory.h"
 
-#include <cstdio>
+#include "engine/core/duration.h"
 
 namespace pipescope::engine {
 namespace {
@@ -38,31 +38,16 @@ CacheHolding HeldByACacheBefore(const PipelinePlan& plan, int place) {
   return held;
 }
 
-std::string BytesForPeople(int64_t bytes) {
-  char text[32];
-  const auto b = static_cast<double>(bytes);
-  if (b >= 1e9) {
-    std::snprintf(text, sizeof text, "%.1f GB", b / 1e9);
-  } else if (b >= 1e6) {
-    std::snprintf(text, sizeof text, "%.0f MB", b / 1e6);
-  } else if (b >= 1e3) {
-    std::snprintf(text, sizeof text, "%.0f KB", b / 1e3);
-  } else {
-    std::snprintf(text, sizeof text, "%lld B", static_cast<long long>(bytes));
-  }
-  return text;
-}
-
 std::string CacheHoldingText(const CacheHolding& held, int64_t ram_budget) {
   if (held.bytes) {
     return " (an epoch in memory: " + std::to_string(*held.elements) + " elements, " +
-           BytesForPeople(*held.bytes) + ")";
+           FormatBytes(*held.bytes) + ")";
   }
   if (ram_budget <= 0 || held.sized_by.empty()) return "";
   const std::string count =
       held.elements ? std::to_string(*held.elements) + " elements" : "every element of an epoch";
   return " (it holds " + count + " in memory, whose size after '" + held.sized_by +
-         "' the spec does not say: check they fit the RAM budget of " + BytesForPeople(ram_budget) +
+         "' the spec does not say: check they fit the RAM budget of " + FormatBytes(ram_budget) +
          ")";
 }
 

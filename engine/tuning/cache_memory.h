@@ -22,9 +22,6 @@ struct CacheHolding {
 // What a cache before the top-level op at `place` would hold (after the source where 0).
 CacheHolding HeldByACacheBefore(const PipelinePlan& plan, int place);
 
-// "2.1 GB", "640 MB", "12 KB", "512 B".
-std::string BytesForPeople(int64_t bytes);
-
 // For the advice's text: " (an epoch in memory: 20000 elements, 205 MB)", or where the
 // size is not known and a budget is set, what to check; "" where nothing is known.
 std::string CacheHoldingText(const CacheHolding& held, int64_t ram_budget);

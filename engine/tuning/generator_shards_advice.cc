@@ -40,7 +40,6 @@ std::optional<GeneratorShardsChange> GeneratorShards(const spec::PipelineSpec& s
   if (whole <= 0 || copies < 2) return std::nullopt;
 
   GeneratorShardsChange c;
-  c.copies = copies;
   c.spec = spec;
   const std::string& name = spec.source().name();
   spec::FromGeneratorSource each = g;

@@ -21,7 +21,6 @@ namespace pipescope::engine {
 struct GeneratorShardsChange {
   std::string change;  // the change in a few words
   std::string action;  // for people, with the code to write
-  int64_t copies = 0;  // k
   spec::PipelineSpec spec;
 };
 

@@ -163,6 +163,15 @@ RangeAnalysis AnalyzeWholeEpochs(const Model& model, const std::vector<int64_t>&
   return r;
 }
 
+RangeAnalysis AnalyzeSteadyPart(const Model& model, int64_t from) {
+  const int64_t end = model.duration_ns();
+  const int64_t quarter = from + (end - from) / 4;
+  const std::vector<int64_t> ends = EpochEndsNs(model);
+  const bool from_start =
+      WholeEpochsIn(ends, quarter, end).epochs == 0 && WholeEpochsIn(ends, from, end).epochs > 0;
+  return AnalyzeWholeEpochs(model, ends, from_start ? from : quarter, end);
+}
+
 int64_t GpuBusyNs(const Model& model, int64_t t0, int64_t t1) {
   // Every stream's (and nesting row's) work: busy is their union, the same union the
   // device gaps are the complement of.

@@ -107,6 +107,12 @@ RangeAnalysis AnalyzeSteady(const Model& model);
 RangeAnalysis AnalyzeWholeEpochs(const Model& model, const std::vector<int64_t>& epoch_ends,
                                  int64_t t0, int64_t t1);
 
+// The steady part of a run from `from` (its first step, or 0): from a quarter of what follows
+// to the end, so that neither buffers filling nor workers starting count, cut to whole
+// epochs where two or more end there, or else where two or more end after `from`. What the
+// tuners and the advisor grade a candidate on, simulated or recorded.
+RangeAnalysis AnalyzeSteadyPart(const Model& model, int64_t from);
+
 // Device time in [t0, t1) covered by GPU activity (kernels, copies, sets); -1 when the
 // trace has none.
 int64_t GpuBusyNs(const Model& model, int64_t t0, int64_t t1);
