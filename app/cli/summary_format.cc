@@ -26,13 +26,13 @@ nlohmann::json DeviceGapsToJson(const trace::DeviceGapSummary& g) {
           {"by_cause", by_cause}};
 }
 
-// "device gaps: 120, 1.25 s (longest 40.0 ms): input: decode 1.10 s, the host ... 0.15 s".
+// "device gaps: 120, 1.25 s (longest 40 ms): input: decode 1.10 s, the host ... 0.15 s".
 std::string DeviceGapsToText(const trace::DeviceGapSummary& g) {
   if (!g.measured) return "";
   char line[160];
-  std::snprintf(line, sizeof line, "device gaps          %lld, %.3f s (longest %.1f ms)",
+  std::snprintf(line, sizeof line, "device gaps          %lld, %.3f s (longest %s)",
                 static_cast<long long>(g.count), static_cast<double>(g.total_ns) / 1e9,
-                static_cast<double>(g.longest_ns) / 1e6);
+                g.longest_ns > 0 ? engine::FormatDuration(g.longest_ns).c_str() : "0 s");
   std::string out = line;
   std::vector<std::pair<int64_t, std::string>> causes;
   for (const auto& [cause, ns] : g.by_cause_ns) causes.emplace_back(ns, cause);
@@ -184,9 +184,10 @@ std::string SummaryToText(const trace::RangeAnalysis& a, const SummaryContext& c
   if (a.steps_per_s_half_width > 0) {
     std::snprintf(interval, sizeof interval, " ± %.1f", a.steps_per_s_half_width);
   }
-  std::snprintf(line, sizeof line, "%lld steps in %.2f s %s: %.1f%s steps/s, %.1f elements/s%s\n",
-                static_cast<long long>(a.steps), a.duration_s, where.c_str(), a.steps_per_s,
-                interval, a.elements_per_s, c.end_of_data ? " (end of data)" : "");
+  std::snprintf(line, sizeof line, "%lld step%s in %.2f s %s: %.1f%s steps/s, %.1f elements/s%s\n",
+                static_cast<long long>(a.steps), a.steps == 1 ? "" : "s", a.duration_s,
+                where.c_str(), a.steps_per_s, interval, a.elements_per_s,
+                c.end_of_data ? " (end of data)" : "");
   out += line;
   if (c.batch_copies > 1) {
     std::snprintf(line, sizeof line,
@@ -214,9 +215,10 @@ std::string SummaryToText(const trace::RangeAnalysis& a, const SummaryContext& c
     const double startup_s = static_cast<double>(a.startup_ns) / 1e9;
     if (startup_s >= 0.2 * (startup_s + a.duration_s) && a.steps < 100) {
       std::snprintf(line, sizeof line,
-                    "  it took %.0f%% of the run: these figures rest on %lld steps; a longer "
+                    "  it took %.0f%% of the run: these figures rest on %lld step%s; a longer "
                     "--duration measures more of them\n",
-                    100 * startup_s / (startup_s + a.duration_s), static_cast<long long>(a.steps));
+                    100 * startup_s / (startup_s + a.duration_s), static_cast<long long>(a.steps),
+                    a.steps == 1 ? "" : "s");
       out += line;
     }
   }

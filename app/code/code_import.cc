@@ -127,7 +127,10 @@ void NoteOthers(const PythonReader& reader, const PipelineUse& chosen, ImportedC
   std::vector<const PipelineUse*> others;
   for (size_t k = 0; k < uses.size(); ++k) {
     const PipelineUse& u = uses[k];
-    if (u.variable.empty() || &u == &chosen) continue;
+    if (u.variable.empty() || &u == &chosen ||
+        PythonReader::SameBuild(*u.pipeline, *chosen.pipeline)) {
+      continue;
+    }
     // Another name for a pipeline already said (its iterator, its next element, a part of
     // that: `it = ds.make_one_shot_iterator()`, `x = it.get_next()[0]`) is no other pipeline.
     const bool alias = std::any_of(others.begin(), others.end(), [&](const PipelineUse* w) {
@@ -152,7 +155,7 @@ void NoteOthers(const PythonReader& reader, const PipelineUse& chosen, ImportedC
   // The one read, by its name where it has one, and what makes it the one.
   std::string read = "the one at line " + std::to_string(chosen.at.line);
   for (const PipelineUse& u : uses) {
-    if (!u.variable.empty() && u.pipeline->id == chosen.pipeline->id) {
+    if (!u.variable.empty() && PythonReader::SameBuild(*u.pipeline, *chosen.pipeline)) {
       read = "'" + u.variable + "'";
       if (chosen.trains)
         read += ", which the training at line " + std::to_string(chosen.at.line) + " consumes";
@@ -577,6 +580,7 @@ engine::Result<ImportedCode> ImportCode(const std::string& source, const std::st
   code.notes = reader.notes();
   for (const CodeNote& n : p.notes) code.notes.push_back(n);
   if (!p.stand_in_note.empty()) code.notes.push_back({p.source_at, p.stand_in_note});
+  if (!p.stand_in_size_note.empty()) code.notes.push_back({p.source_at, p.stand_in_size_note});
   NoteOthers(reader, *chosen, code);
   NoteWorkAfterPipeline(tree, reader, *chosen, code);
   code.source_stand_in = p.stand_in;

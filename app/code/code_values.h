@@ -109,7 +109,8 @@ struct Pipeline {
   std::string reads;
   std::string compression;
   bool stand_in = false;
-  std::string stand_in_note;  // said when this pipeline is the one read (not inside another)
+  std::string stand_in_note;       // said when this pipeline is the one read (not inside another)
+  std::string stand_in_size_note;  // and the stand-in's count and size, where said apart
   // Interleaves and flat_maps whose synthetic files stand in for files of this format.
   std::map<std::string, std::string> stand_in_reads;
   std::map<std::string, KnobSite> sites;     // by "op.knob"
@@ -132,6 +133,9 @@ struct Pipeline {
   SourcePoint source_at;        // where its source was made
   int id = 0;
   int parent = -1;
+  // Which of the file's two readings built it (PythonReader::Read): a def read in the second
+  // sees the names the first bound, so a global it loops over is the first reading's copy.
+  int reading = 0;
 
   // A name for a new op that no op or source of this pipeline has: `base`, `base_2`, ...
   std::string FreshName(const std::string& base) const;

@@ -170,6 +170,15 @@ void NoteWork(Pipeline& pipeline, SourcePoint at, const std::string& op, const S
                           "no wait counted until set: --set " +
                           op + ".wait=DURATION");
   }
+  if (tfdata_map && !work.accelerator_math.empty()) {
+    std::string list;
+    for (const std::string& c : work.accelerator_math) list += (list.empty() ? "" : ", ") + c;
+    pipeline.Note(at, "'" + op + "' calls " + list +
+                          ": tf.data runs a map's function on the CPU, whatever devices the "
+                          "machine has, where the same call in the training step (on the batch "
+                          "the pipeline hands over) runs on the GPU: math like this belongs "
+                          "in the step (tensorflow#40755)");
+  }
   if (tfdata_map) {
     // py_function's bridge converts the tensors to NumPy and back on every call as well:
     // not measured here (no TensorFlow), so not in the stand-in, and said.

@@ -550,6 +550,7 @@ std::shared_ptr<Pipeline> PythonReader::NewPipeline(const std::string& framework
   p->at = at;
   p->source_at = at;
   p->id = static_cast<int>(parent_of_.size());
+  p->reading = reading_;
   parent_of_.push_back(-1);
   return p;
 }
@@ -559,8 +560,14 @@ std::shared_ptr<Pipeline> PythonReader::Extend(const Pipeline& from, SourcePoint
   p->at = at;
   p->id = static_cast<int>(parent_of_.size());
   p->parent = from.id;
+  p->reading = reading_;
   parent_of_.push_back(from.id);
   return p;
+}
+
+bool PythonReader::SameBuild(const Pipeline& a, const Pipeline& b) {
+  return a.id == b.id || (a.reading != b.reading && a.at.line == b.at.line &&
+                          a.at.column == b.at.column && a.at.file_name() == b.at.file_name());
 }
 
 const ClassInfo* PythonReader::FindClass(const std::string& name) const {
@@ -1062,7 +1069,19 @@ void PythonReader::ReadFunction(const SyntaxNode& def, ClassInfo* owner) {
   // depend on its arguments in the code people write for pipelines (a function that
   // returns its dataset, a parser that calls parse_single_example on its record).
   scopes_.emplace_back();
-  if (owner) scopes_.back() = owner->attributes;
+  if (owner) {
+    scopes_.back() = owner->attributes;
+    // `self.compute` is the class's method (`ds.map(self.compute)`, tensorflow#40755): those
+    // defined so far, and those the first reading found below.
+    const auto bind_methods = [&](const ClassInfo& c) {
+      for (const auto& [name, method] : c.methods) {
+        scopes_.back().try_emplace(
+            "self." + name, Value{.kind = Value::Kind::kFunction, .s = name, .node = method});
+      }
+    };
+    bind_methods(*owner);
+    if (const ClassInfo* read_before = FindClass(owner->name)) bind_methods(*read_before);
+  }
   for (const SyntaxNode& p : def.field("parameters").code_children()) {
     if (p.Is("identifier")) Bind(std::string(p.text()), Value{});
     if (p.Is("default_parameter") || p.Is("typed_default_parameter")) {
@@ -1534,6 +1553,23 @@ Value PythonReader::Evaluate(const SyntaxNode& e) {
   }
   if (t == "binary_operator") return Binary(e);
   if (t == "comparison_operator") return Compare(e);
+  if (t == "boolean_operator") {
+    // `a and b`, `a or b` as Python takes them: the left where it decides, else the right.
+    // A left known only at run time still decides nothing where the right is what settles
+    // it (`self.cache and os.path.exists(p)` with cache=False is false whatever the path).
+    const Value left = Evaluate(e.field("left"));
+    const std::optional<bool> l = Truth(left);
+    const bool is_and = e.field("operator").text() == "and";
+    if (l) return *l == is_and ? Evaluate(e.field("right")) : left;
+    const std::optional<bool> r = Truth(Evaluate(e.field("right")));
+    if (r && *r != is_and) return Value{.kind = Value::Kind::kBool, .b = *r, .node = e};
+    return Value{.node = e};
+  }
+  if (t == "not_operator") {
+    const std::optional<bool> truth = Truth(Evaluate(e.field("argument")));
+    if (!truth) return Value{.node = e};
+    return Value{.kind = Value::Kind::kBool, .b = !*truth, .node = e};
+  }
   if (t == "conditional_expression") {
     // `a if condition else b`: as `if` reads it, a condition known only at run time as true.
     const auto parts = e.code_children();

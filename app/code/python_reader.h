@@ -102,6 +102,10 @@ class PythonReader {
   }
   // Whether pipeline `ancestor` is `id` or one `id` was built from.
   bool DerivesFrom(int id, int ancestor) const;
+  // The same pipeline, or the other reading's copy of it (Pipeline::reading): built at the
+  // same place. A training loop in a def defined above its loader (`for x in loader:` with
+  // `loader` made later in main) holds the first reading's, main binds the second's.
+  static bool SameBuild(const Pipeline& a, const Pipeline& b);
 
   // IsPlainPython walks under way (work_functions.cc: one at a time).
   int plain_walks_under_way = 0;

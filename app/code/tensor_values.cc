@@ -146,14 +146,24 @@ std::map<std::string, Dialect::Function> TensorConstructors() {
     f[std::string("numpy.") + name] = Filled("float64", "shape");
   }
   f["numpy.random.random"] = Filled("float64", "size");
+  // TensorFlow's: a shape first (tf.random.uniform((5000, 2**16)), tensorflow#40755's).
+  for (const char* name : {"random.uniform", "random.normal", "zeros", "ones"}) {
+    f[std::string("tf.") + name] = Filled("float32", "shape");
+  }
   f["torch.randint"] = TorchRandint;
   f["numpy.random.randint"] = NumpyRandint;
-  // len(a): an array's first dimension, which its constructor fixed. Not a list's: the code
-  // may fill it at run time (`self.samples = []`, then append in a loop over a directory).
+  // len(a): an array's first dimension, which its constructor fixed, or a comprehension's
+  // count (`[f"img{i}.jpg" for i in range(5000)]`), which its range fixed. Not a list
+  // written out: the code may fill it at run time (`self.samples = []`, then append in a
+  // loop over a directory).
   f["len"] = [](PythonReader&, const CallArgs& a) {
     const Value* of = a.Get(0, "obj");
     if (const auto n = of ? FirstDimension(*of) : std::nullopt) {
       return Value{.kind = Value::Kind::kInt, .i = *n, .node = a.node};
+    }
+    if (of && of->Is(Value::Kind::kList) && of->comprehension) {
+      return Value{
+          .kind = Value::Kind::kInt, .i = static_cast<int64_t>(of->items.size()), .node = a.node};
     }
     return Value{.node = a.node};
   };

@@ -80,11 +80,16 @@ Value FileSource(PythonReader& r, const CallArgs& a, const std::string& format) 
     s->set_records(kStandInRecords);
     s->set_record_bytes(StandInRecordBytes(format));
     s->set_stands_for(StandsForReads(format));
+    // The records' count and size said apart, so that setting them answers that note and
+    // leaves the files' (a note naming a setting goes once it is set).
     p->stand_in_note = std::string(format == "tfrecord" ? "TFRecordDataset" : "TextLineDataset") +
                        "'s files are `" + (files_arg ? files_arg->Spelling() : "?") +
-                       "`, known only when the code runs: " + std::to_string(kStandInRecords) +
-                       " synthetic records of " + SizeText(StandInRecordBytes(format)) +
-                       " stand in; --set " + name + ".files=PATTERN reads real files";
+                       "`, known only when the code runs: synthetic records stand in; --set " +
+                       name + ".files=PATTERN reads real files";
+    p->stand_in_size_note = "the stand-in is " + std::to_string(kStandInRecords) + " records of " +
+                            SizeText(StandInRecordBytes(format)) + ": --set " + name +
+                            ".records=N --set " + name +
+                            ".record_bytes=SIZE give the real data's count and size";
     return PipelineValue(std::move(p), a);
   }
   if (files.size() <= 1) {
@@ -159,6 +164,13 @@ Value FixedLengthRecords(PythonReader& r, const CallArgs& a) {
                               (counted ? " (as many as its files hold)" : "") +
                               " stand in, the engine having no reader of fixed-length records" +
                               (counted ? "" : "; --set read.records=N for the files' count"));
+  if (const Value* reads = a.Get(6, "num_parallel_reads"); reads) {
+    const auto n = reads->AsInt();
+    if (!n || *n > 1 || *n == -1) {
+      p->Note(reads->node.start(), "num_parallel_reads=" + reads->Spelling() +
+                                       " is not read: the stand-in records are one stream");
+    }
+  }
   return PipelineValue(std::move(p), a);
 }
 

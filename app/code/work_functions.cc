@@ -252,6 +252,7 @@ struct Found {
   std::string decodes_image;                    // the first Python image decoder it calls
   std::string one_element_call;                 // the first TensorFlow call taking one element
   std::vector<Rename> batched_renames;          // calls whose batched form is named otherwise
+  std::vector<std::string> accelerator_math;    // IsAcceleratorMath calls, once each
   std::vector<Value> transforms;                // torchvision transforms it applies, in order
   std::vector<std::string> unknown_transforms;  // self.x it calls, bound to what is not known
   const std::map<std::string, Value>* self_attributes = nullptr;
@@ -278,6 +279,40 @@ bool IsCheapTfCall(const std::string& path) {
        {"cast", "constant", "reshape", "expand_dims", "squeeze", "identity", "one_hot",
         "convert_to_tensor", "shape", "size", "ones_like", "zeros_like", "zeros", "ones", "stack",
         "unstack", "transpose", "ensure_shape"}) {
+    if (EndsWithName(path, name)) return true;
+  }
+  return false;
+}
+
+// TensorFlow's math that an accelerator does far faster than a core: Fourier transforms,
+// matrix products, convolutions. tf.data places a map's function on the CPU whatever devices
+// the machine has (tensorflow#40755: an rfft mapped over a dataset against the same function
+// called on the GPU in a loop).
+bool IsAcceleratorMath(const std::string& path) {
+  if (path.rfind("tf.", 0) != 0) return false;
+  for (const char* name : {"fft",
+                           "fft2d",
+                           "fft3d",
+                           "ifft",
+                           "ifft2d",
+                           "ifft3d",
+                           "rfft",
+                           "rfft2d",
+                           "rfft3d",
+                           "irfft",
+                           "irfft2d",
+                           "irfft3d",
+                           "stft",
+                           "inverse_stft",
+                           "matmul",
+                           "einsum",
+                           "tensordot",
+                           "conv1d",
+                           "conv2d",
+                           "conv3d",
+                           "convolution",
+                           "conv2d_transpose",
+                           "depthwise_conv2d"}) {
     if (EndsWithName(path, name)) return true;
   }
   return false;
@@ -361,6 +396,11 @@ void Collect(PythonReader& reader, const Value& function, Found& found, int dept
       found.unknown_transforms.push_back(callee_text);
     }
     found.random |= DrawsRandomNumbers(call.path);
+    if (IsAcceleratorMath(call.path) &&
+        std::find(found.accelerator_math.begin(), found.accelerator_math.end(), call.path) ==
+            found.accelerator_math.end()) {
+      found.accelerator_math.push_back(call.path);
+    }
     if (DecodesImage(call.path) && found.decodes_image.empty()) found.decodes_image = call.path;
     // The first, a decode named over the read_file it is given (decode_png(read_file(f))).
     if (TakesOneElement(call.path) &&
@@ -467,6 +507,7 @@ StageWork ReadWork(PythonReader& reader, const Value& function, const std::strin
     work.name = function.SymbolTail().empty() ? fallback : function.SymbolTail();
   } else {
     Collect(reader, function, found, 0);
+    work.accelerator_math = found.accelerator_math;
     work.name = function.s;  // a def's name
     if (work.name.empty() && found.user_functions.size() == 1) work.name = found.user_functions[0];
     if (work.name.empty() && !found.bridged.empty()) work.name = found.bridged;

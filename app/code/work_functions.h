@@ -67,6 +67,9 @@ struct StageWork {
   TransformsCost transforms;
   // It does nothing but sleep (IsPlainPython): its Python is taken as nothing beside the wait.
   bool only_sleeps = false;
+  // TensorFlow math an accelerator runs (tf.signal.rfft, tf.linalg.matmul, tf.nn.conv2d), as
+  // the code calls it, once each: in a tf.data map it runs on the CPU (tensorflow#40755).
+  std::vector<std::string> accelerator_math;
 };
 
 // Python whose own cost is next to nothing beside its sleeps: no loop, and no call but of

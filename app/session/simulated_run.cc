@@ -10,6 +10,7 @@
 #include "engine/spec/op_values.h"
 #include "engine/tuning/tuner.h"
 #include "instrumentation/trace/analysis.h"
+#include "instrumentation/trace/epoch_window.h"
 #include "instrumentation/trace/format/trace_writer.h"
 
 namespace pipescope::session {
@@ -83,6 +84,23 @@ std::optional<double> LongerRunForSteps(int64_t steps, double seconds, double mo
   return std::min(most_seconds, seconds * factor);
 }
 
+std::optional<double> LongerRunForEpochs(const trace::Model& model, const SteadyRun& run,
+                                         double seconds) {
+  if (run.end_of_data || run.first_step_ns < 0 || run.steady.whole_epochs > 0 ||
+      !trace::HasEpochs(model)) {
+    return std::nullopt;
+  }
+  const std::vector<int64_t> ends = trace::EpochEndsNs(model);
+  const double longer =
+      ends.empty() ? 3 * seconds : std::max(3 * static_cast<double>(ends.front()) / 1e9, seconds);
+  const double steps_then = static_cast<double>(run.steps) * longer / std::max(seconds, 1e-9);
+  if (longer <= seconds || longer > kEpochsMostSimulatedSeconds ||
+      steps_then > static_cast<double>(kEpochsMostSteps)) {
+    return std::nullopt;
+  }
+  return longer;
+}
+
 engine::Result<SteadyRun> SimulateSteadyPart(const spec::PipelineSpec& spec,
                                              const sim::CostModel& model,
                                              SimulatedRunOptions options, double most_seconds,
@@ -113,6 +131,10 @@ engine::Result<SteadyRun> SimulateSteadyPart(const spec::PipelineSpec& spec,
       if (whole.steps >= 4 * kFewSteps) out.steady = std::move(whole);
     }
     if (out.first_step_ns < 0) out.steady.steps_per_s = 0;
+    if (const auto longer = LongerRunForEpochs(*run.model, out, seconds)) {
+      options.sim.duration_s = *longer;
+      continue;
+    }
     const int64_t steps = out.steady.steps;
     if (steps > 0 && steps < min_steps && seconds < most_seconds) {
       options.sim.duration_s = std::min(

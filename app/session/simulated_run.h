@@ -67,6 +67,20 @@ struct SteadyRun {
   bool end_of_data = false;  // the input ended before the run's time or steps did
 };
 
+// Epochs longer than a run (a DataLoader whose workers take a minute to start again at each
+// epoch, mmpose#923): a run graded inside one epoch misses what starts every epoch, and a
+// change that removes it (persistent_workers) shows no gain. How long to simulate again a
+// run of `seconds` whose steady part held no whole epoch, so that two epochs end after its
+// first step: three times the first epoch's end, or three times the run where none ended.
+// nullopt where the pipeline has no epochs (trace::HasEpochs), the run held a whole one, its
+// data ended, or the longer run would pass kEpochsMostSimulatedSeconds or, at the run's
+// rate, kEpochsMostSteps (a fast pipeline's long epochs cost the simulator more than their
+// starts tell).
+inline constexpr double kEpochsMostSimulatedSeconds = 3600;
+inline constexpr int64_t kEpochsMostSteps = 5000;
+std::optional<double> LongerRunForEpochs(const trace::Model& model, const SteadyRun& run,
+                                         double seconds);
+
 // What the input alone feeds (a run with a step that takes no time): its steady rate, but
 // where the data ended before the steps after the first took as long as the start-up, every
 // step came out of buffers filled in the start-up (an epoch held whole in a shuffle buffer,

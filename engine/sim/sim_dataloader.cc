@@ -206,7 +206,10 @@ class DataLoaderIt : public SimUnaryIterator {
   Task<void> Worker(SimThread& thread, int64_t index) {
     if (rules_.worker_startup_ns > 0 && rules_.Starts(index, stage_.workers_started)) {
       const int64_t start = now();
+      ++ctx_.startups_under_way;
       co_await Charge(thread, rules_.worker_startup_ns, 0);
+      --ctx_.startups_under_way;
+      ctx_.last_startup_end_ns = std::max(ctx_.last_startup_end_ns, now());
       ctx_.trace->Span(EventKind::kWork, stage_.id, thread, start, now(), 0, 0,
                        record::kFlagStartUp);
       if (rules_.persistent_workers) {

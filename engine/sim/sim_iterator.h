@@ -141,6 +141,12 @@ struct SimContext {
   std::vector<std::unique_ptr<SimStage>> stages;
   // One per Python process: [0] the main one's, then each worker process's (NewProcess).
   std::vector<std::unique_ptr<SimInterpreterLock>> interpreter_locks;
+  // Worker processes starting now (a DataLoader's at each epoch's start), and when the last
+  // start-up ended: while one starts, and for a while after, a run that gives the step
+  // nothing is waiting on a start-up it knows will end, not stalled (mmpose#923's workers
+  // took 180 s an epoch).
+  int startups_under_way = 0;
+  int64_t last_startup_end_ns = 0;
 
   uint64_t NewElementId() { return next_id++; }
   uint64_t NewElementIds(int64_t n) {  // n consecutive ids; the first

@@ -207,8 +207,12 @@ engine::Result<SimulationResult> Simulate(const spec::PipelineSpec& spec, const 
     flushed_at = until;
     trace.Flush(std::min(until, consumer.done() ? consumer.end_ns() : until), false);
     // The consumer checks the planned end between elements: one that never comes (a filter
-    // dropping everything) would hold the run forever.
-    if (planned_ns > 0 && static_cast<double>(until) > 2 * planned_ns + kStallMarginNs) {
+    // dropping everything) would hold the run forever. Workers still starting are no stall:
+    // their start-up ends (at most an hour, as the cost model allows), and the margin counts
+    // from its end.
+    if (planned_ns > 0 && static_cast<double>(until) > 2 * planned_ns + kStallMarginNs &&
+        ctx.startups_under_way == 0 &&
+        static_cast<double>(until - ctx.last_startup_end_ns) > kStallMarginNs) {
       result.stalled = true;
       break;
     }

@@ -281,11 +281,25 @@ std::vector<std::string> ShuffleFilledEachEpoch(const spec::PipelineSpec& spec,
   return out;
 }
 
+// No step came, from a source whose size is a stand-in (the code computes its files):
+// tensorflow#40502's skip(10000) took all of 10,000 stand-in records. The code is not wrong
+// for that; the stand-in is, and the setting says how many the real data has.
+std::vector<std::string> StandInSizeEmptied(const spec::PipelineSpec& spec,
+                                            const trace::RangeAnalysis& measured) {
+  const std::string setting = StandInSize(spec);
+  if (measured.steps > 0 || measured.duration_s <= 0 || setting.empty()) return {};
+  return {
+      "the source's size is a stand-in, as the code computes its files: an op sized for "
+      "the real data (a skip, a take, a shard) may leave nothing of the stand-in; --set " +
+      setting + "=N for the real count"};
+}
+
 }  // namespace
 
 std::vector<std::string> AdvisorFindings(const spec::PipelineSpec& spec,
                                          const trace::RangeAnalysis& measured) {
   std::vector<std::string> out = ShardWaste(spec, measured);
+  for (std::string& f : StandInSizeEmptied(spec, measured)) out.push_back(std::move(f));
   for (std::string& f : ShuffleFilledEachEpoch(spec, measured)) out.push_back(std::move(f));
   for (auto* more : {&FrozenRandomness, &ShardAfterUnseededShuffle, &GeneratorCopies,
                      &IterableCopies, &EpochsMixed, &CodeLeftOut, &StandInCosts}) {

@@ -4,11 +4,26 @@
 
 namespace pipescope::trace {
 
-std::vector<int64_t> EpochEndsNs(const Model& model) {
+namespace {
+
+// The top-level repeat nearest the consumer, or null.
+const record::StageDef* OutermostRepeat(const Model& model) {
   const record::StageDef* repeat = nullptr;
   for (const record::StageDef* s : model.StagesInOrder()) {
     if (s->depth == 0 && s->kind == "repeat") repeat = s;
   }
+  return repeat;
+}
+
+}  // namespace
+
+bool HasEpochs(const Model& model) {
+  const record::StageDef* repeat = OutermostRepeat(model);
+  return repeat != nullptr && repeat->input >= 0;
+}
+
+std::vector<int64_t> EpochEndsNs(const Model& model) {
+  const record::StageDef* repeat = OutermostRepeat(model);
   std::vector<int64_t> ends;
   if (repeat == nullptr || repeat->input < 0) return ends;
   const auto input = static_cast<uint16_t>(repeat->input);

@@ -19,6 +19,8 @@ namespace pipescope::trace {
 // When each pass over the input of the top-level repeat nearest the consumer ended, in time
 // order; empty when the pipeline has no such repeat (or the trace no calls).
 std::vector<int64_t> EpochEndsNs(const Model& model);
+// Whether the pipeline has such a repeat, whether or not an epoch ended in the trace.
+bool HasEpochs(const Model& model);
 
 struct EpochWindow {
   int64_t t0 = 0;

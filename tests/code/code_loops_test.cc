@@ -62,6 +62,43 @@ for epoch in range(1, 201):
   EXPECT_NE(emitted->text.find("for epoch in range(10):"), std::string::npos) << emitted->text;
 }
 
+// The def defined above the loader it loops over, the loader made later in main: the file is
+// read twice, so the def's loop holds the first reading's loader and main binds the second's.
+// They are one pipeline, not another one to name, and its epochs are the calls'. The dataset's
+// __len__ is a comprehension's length, which its range fixes.
+TEST(CodeLoopsTest, ADefAboveItsLoaderGoesOverTheLoaderMainMakes) {
+  const ImportedCode c = Import(R"(import torch
+from torch.utils.data import DataLoader, Dataset
+
+class Rows(Dataset):
+    def __init__(self, files):
+        self.files = files
+    def __len__(self):
+        return len(self.files)
+    def __getitem__(self, i):
+        return torch.zeros(3)
+
+def train(model):
+    for x in loader:
+        loss = model(x.cuda()).sum()
+        loss.backward()
+
+if __name__ == "__main__":
+    files = [f"img{i}.jpg" for i in range(5000)]
+    loader = DataLoader(Rows(files), batch_size=64, num_workers=2)
+    model = torch.nn.Linear(3, 1).cuda()
+    for epoch in range(20):
+        train(model)
+)");
+  std::string notes;
+  for (const CodeNote& n : c.notes) notes += n.message + "\n";
+  EXPECT_EQ(notes.find("another pipeline"), std::string::npos) << notes;
+  EXPECT_EQ(notes.find("known only when the code runs"), std::string::npos) << notes;
+  EXPECT_EQ(c.spec.source().range().stop(), 5000) << c.spec.DebugString();
+  ASSERT_GE(c.spec.ops_size(), 2);
+  EXPECT_EQ(c.spec.ops(c.spec.ops_size() - 1).repeat().count(), 20) << c.spec.DebugString();
+}
+
 // tf.data's performance guide times a dataset over `for epoch_num in range(num_epochs)`:
 // each epoch iterates it afresh, a repeat of that many.
 TEST(CodeLoopsTest, ADatasetInsideARangeOfEpochsIsRepeated) {

@@ -930,6 +930,47 @@ TEST(AdvisingTest, ChangesThatPayFromTheSecondEpochAreSeen) {
   EXPECT_GT(persistent->predicted_gain, 0.1);
 }
 
+// tensorflow#40502: skip(10000) over files the code globs, whose stand-in is 10,000 records:
+// no step comes, and the verdict says the stand-in's size is why, with the setting.
+TEST(AdvisingTest, NoInputFromAStandInsSizeSaysSo) {
+  const std::string spec = R"(name: "skipped"
+      budget { cpu_cores: 2 }
+      source { name: "read" synthetic { records: 10000 record_bytes: 10 } %s }
+      ops { name: "skip" skip { count: 10000 } }
+      ops { name: "decode" map { fn { cpu_work { duration: "20us" } } } }
+      train_step { step_time: "1ms" device: simulated })";
+  const Advised stand_in = Advise(Filled(spec, "size_is_stand_in: true"));
+  EXPECT_NE(stand_in.analysis.verdict.text.find("the source's size is a stand-in"),
+            std::string::npos)
+      << stand_in.analysis.verdict.text;
+  EXPECT_NE(stand_in.analysis.verdict.text.find("--set read.records=N"), std::string::npos);
+  const Advised given = Advise(Filled(spec, ""));
+  EXPECT_EQ(given.analysis.verdict.text.find("stand-in"), std::string::npos)
+      << given.analysis.verdict.text;
+}
+
+// mmpose#923: workers that take a minute to start again at each epoch, whose epochs (60 s of
+// start-up and 80 s of steps) are longer than the 120 s advice simulates at most. Graded
+// inside one epoch, the pipeline ran at the steps' rate and persistent_workers gained
+// nothing; graded over whole epochs, the start-ups are a third of the time.
+TEST(AdvisingTest, EpochsLongerThanTheAdvicesRunAreSimulatedWhole) {
+  const Advised a = Advise(R"(name: "slow_start"
+      budget { cpu_cores: 12 }
+      source { name: "dataset" range { stop: 20000 } }
+      ops { name: "loader" dataloader { batch_size: 64 num_workers: 2 worker_startup: "60s"
+            getitem { python { duration: "6ms" } } } }
+      ops { name: "epochs" repeat { count: 100 } }
+      train_step { step_time: "250ms" device: simulated })",
+                           /*steady=*/true);
+  const engine::Advice* persistent = Find(a, "persistent_workers");
+  ASSERT_NE(persistent, nullptr) << a.analysis.verdict.text;
+  EXPECT_GT(persistent->predicted_gain, 0.3);
+  // From the rate over whole epochs, start-ups counted (313 steps of 250 ms and 60 s of
+  // start-up an epoch, about 2.3 steps/s) to about the 4 within an epoch.
+  EXPECT_GT(persistent->predicted_steps_per_s, 3.5);
+  EXPECT_LT(persistent->predicted_steps_per_s / (1 + persistent->predicted_gain), 3.0);
+}
+
 // Batches of 4 MiB unpickled on the main thread between steps: pin_memory moves that to its
 // thread, for a step on a device. Training on the CPU (seed 003's "using only CPU") torch
 // drops pin_memory, and it is never advised.

@@ -1,0 +1,137 @@
+// import-code on code from real questions about slow pipelines, written as their askers
+// wrote it: what each reads as, and the notes that say what the figures leave out.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "app/code/code_import.h"
+#include "engine/spec/spec_validator.h"
+
+namespace pipescope::code {
+namespace {
+
+ImportedCode Import(const std::string& source) {
+  auto c = ImportCode(source, "question.py");
+  EXPECT_TRUE(c.ok()) << c.status().message();
+  if (!c.ok()) return {};
+  const engine::Status valid = engine::ValidateSpec(c->spec, "question.py");
+  EXPECT_TRUE(valid.ok()) << valid.message();
+  return std::move(c).value();
+}
+
+std::string Notes(const ImportedCode& c) {
+  std::string s;
+  for (const CodeNote& n : c.notes) s += FormatNote("question.py", n) + "\n";
+  return s;
+}
+
+bool Says(const ImportedCode& c, const std::string& part) {
+  return Notes(c).find(part) != std::string::npos;
+}
+
+// tensorflow#40755: a tf.function method mapped over a dataset (`map(self.compute)`) does an
+// rfft, which tf.data runs on the CPU where the asker's loop ran it on the GPU. The map is
+// the method (its name, its calls), the note says where the math runs, and the slices are
+// the rows of tf.random.uniform((1000, 2**16)).
+TEST(CodeQuestionsTest, AMappedMethodsGpuMathIsSaidToRunOnTheCpu) {
+  const ImportedCode c = Import(R"(import tensorflow as tf
+
+class Test:
+    @tf.function
+    def compute(self, tensor):
+        res = 100 * tensor
+        res = tf.signal.rfft(res)
+        return tf.math.abs(res)
+
+    def run(self):
+        tensors = tf.random.uniform((1000, 2**16))
+        dataset = tf.data.Dataset.from_tensor_slices(tensors)
+        dataset = dataset.map(self.compute)
+        for res in dataset:
+            pass
+
+Test().run()
+)");
+  ASSERT_EQ(c.spec.ops_size(), 1) << c.spec.DebugString();
+  EXPECT_EQ(c.spec.ops(0).name(), "compute");
+  EXPECT_EQ(c.spec.source().from_tensor_slices().count(), 1000) << Notes(c);
+  EXPECT_TRUE(Says(c, "'compute' calls tf.signal.rfft: tf.data runs a map's function on the CPU"))
+      << Notes(c);
+  // Nothing an accelerator does faster: no such note.
+  const ImportedCode parse = Import(R"(import tensorflow as tf
+ds = tf.data.Dataset.range(100).map(lambda x: tf.cast(x, tf.float32) * 2)
+)");
+  EXPECT_FALSE(Says(parse, "runs a map's function on the CPU")) << Notes(parse);
+}
+
+// tensorflow#40502: FixedLengthRecordDataset(..., num_parallel_reads=4) over files the code
+// globs. The stand-in records are one stream, which the note says, not a silent drop.
+TEST(CodeQuestionsTest, ParallelReadsOfFixedLengthRecordsAreSaidUnread) {
+  const ImportedCode c = Import(R"(import tensorflow as tf
+from pathlib import Path
+filepaths = [str(fp) for fp in Path('.').glob('*.gerbil')]
+dataset = tf.data.FixedLengthRecordDataset(filepaths, record_bytes=10, num_parallel_reads=4)
+dataset = dataset.map(decode)
+)");
+  EXPECT_TRUE(Says(c, "question.py:4:91: num_parallel_reads=4 is not read")) << Notes(c);
+  const ImportedCode one = Import(R"(import tensorflow as tf
+dataset = tf.data.FixedLengthRecordDataset(files, record_bytes=10, num_parallel_reads=1)
+)");
+  EXPECT_FALSE(Says(one, "num_parallel_reads")) << Notes(one);
+}
+
+// tensorflow#37093: TFRecord files the code computes, whose count and size the asker gave
+// with --set. The stand-in's count and size are their own note, which the settings answer,
+// and the note on the files stays: no note says 10,000 records of 10 KiB after they are set.
+TEST(CodeQuestionsTest, SettingTheStandInsSizeAnswersItsNoteAndKeepsTheFilesOne) {
+  ImportedCode c = Import(R"(import tensorflow as tf
+files = ["data/file_{}.tfrecord".format(i) for i in range(10)]
+ds = tf.data.TFRecordDataset(files).map(parse).batch(512)
+)");
+  EXPECT_TRUE(Says(c, "the stand-in is 10000 records of 10 KiB")) << Notes(c);
+  ASSERT_TRUE(SetCodeKnob(c, "read.records=2100830").ok());
+  ASSERT_TRUE(SetCodeKnob(c, "read.record_bytes=600").ok());
+  EXPECT_FALSE(Says(c, "10000 records")) << Notes(c);
+  EXPECT_TRUE(Says(c, "--set read.files=PATTERN reads real files")) << Notes(c);
+  EXPECT_EQ(c.spec.source().synthetic().records(), 2100830);
+}
+
+// `if self.cache and os.path.exists(p):` on a dataset made with cache=False is false whatever
+// the path (ClinicalDG#2's dataset): the else branch, which decodes the JPEG, is the one read.
+// `x or True` is true whatever x.
+TEST(CodeQuestionsTest, AConditionTheKnownPartSettlesIsNotGuessed) {
+  const std::string code = R"(import os, pickle, torch
+from PIL import Image
+from torch.utils.data import Dataset, DataLoader
+
+class Images(Dataset):
+    def __init__(self, paths, cache=False):
+        self.paths = paths
+        self.cache = cache
+    def __len__(self):
+        return len(self.paths)
+    def __getitem__(self, idx):
+        if CONDITION:
+            img = pickle.load(open(self.paths[idx] + '.pkl', 'rb'))
+        else:
+            img = Image.open(self.paths[idx]).convert('RGB')
+        return torch.zeros(3)
+
+loader = DataLoader(Images(['a.jpg'] * 1000, cache=False), batch_size=32, num_workers=2)
+for x in loader:
+    pass
+)";
+  const auto with = [&](const std::string& condition) {
+    std::string text = code;
+    text.replace(text.find("CONDITION"), 9, condition);
+    return Import(text);
+  };
+  EXPECT_TRUE(Says(with("self.cache and os.path.exists(self.paths[idx])"), "decodes an image"));
+  EXPECT_FALSE(Says(with("not self.cache"), "decodes an image"));
+  EXPECT_FALSE(Says(with("os.path.exists(self.paths[idx]) or True"), "decodes an image"));
+  EXPECT_FALSE(Says(with("os.path.exists(self.paths[idx]) and True"), "decodes an image"))
+      << "unknown and true: unknown, read as true, the first branch";
+}
+
+}  // namespace
+}  // namespace pipescope::code
