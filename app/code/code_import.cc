@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "app/code/dialects.h"
+#include "app/code/example_size.h"
 #include "app/code/python_reader.h"
 #include "app/code/python_tree.h"
 #include "app/code/work_after_pipeline.h"
@@ -638,6 +639,7 @@ engine::Result<ImportedCode> ImportCode(const std::string& source, const std::st
   CountLoopEpochs(code, reader.EpochsOf(p.id));
   StandInMissingFiles(code, std::filesystem::path(origin).parent_path(), p.source_at);
   MarkStandInSizes(code);
+  SizeStandInRecordsByTheirParse(code);
   StandInNativeWork(code);
   // The file's notes first, then each module's, each by place.
   std::stable_sort(code.notes.begin(), code.notes.end(), [](const CodeNote& a, const CodeNote& b) {

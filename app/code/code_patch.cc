@@ -374,6 +374,7 @@ engine::Result<EmittedCode> PatchCode(const ImportedCode& original,
   // interleave's parallelism and cycle length): what each call's argument got, by where the
   // call's arguments end and the argument's name.
   std::map<std::pair<size_t, std::string>, std::pair<std::string, std::string>> arguments;
+  std::map<size_t, std::string> defaults_written;  // a flag's default, by where: what it became
   std::vector<std::pair<std::string, KnobSite>> sites(original.sites.begin(), original.sites.end());
   std::stable_sort(sites.begin(), sites.end(),
                    [](const auto& x, const auto& y) { return x.second.order < y.second.order; });
@@ -401,7 +402,32 @@ engine::Result<EmittedCode> PatchCode(const ImportedCode& original,
       }
       continue;
     }
-    if (site.value_end > 0) {
+    if (site.default_end > 0) {
+      // A flag's value (`num_workers=args.workers`): its default changes, and the flag still
+      // sets the knob (pytorch/examples' `-j`). Every use of the flag takes the new default.
+      const std::string flag =
+          original.source_text.substr(site.value_begin, site.value_end - site.value_begin);
+      const std::string was =
+          original.source_text.substr(site.default_begin, site.default_end - site.default_begin);
+      const auto [earlier, fresh] = defaults_written.try_emplace(site.default_begin, *new_code);
+      if (!fresh) {
+        if (earlier->second != *new_code) {
+          out.notes.push_back(key + " = " + *new_code + ": not written, as the default of `" +
+                              flag + "` is already written as " + earlier->second);
+        }
+        continue;
+      }
+      edits.push_back({site.default_begin, site.default_end, *new_code});
+      out.knobs_written.push_back(key);
+      const auto line = 1 + std::count(original.source_text.begin(),
+                                       original.source_text.begin() +
+                                           static_cast<std::ptrdiff_t>(site.default_begin),
+                                       '\n');
+      out.notes.push_back(op_name + "." + knob + ": `" + flag + "`'s default (line " +
+                          std::to_string(line) + ") `" + was + "` becomes " + *new_code +
+                          ", so the flag still sets it; whatever else takes `" + flag +
+                          "` takes it too");
+    } else if (site.value_end > 0) {
       // A knob the code leaves to run time (a flag) keeps its name in a comment.
       const std::string was =
           original.source_text.substr(site.value_begin, site.value_end - site.value_begin);

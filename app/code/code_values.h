@@ -91,6 +91,10 @@ struct KnobSite {
   // of them, which Python refuses (TypeError: got multiple values for keyword argument).
   std::string unknown_splat;
   bool in_splat = false;  // the value is in the dict the call spreads (**loader_kwargs)
+  // The value is a command-line flag's (`num_workers=args.workers`) whose default is a literal
+  // in the file (`add_argument('-j', '--workers', default=4)`): the default's bytes, which
+  // code written back changes, so that the flag still sets the knob.
+  size_t default_begin = 0, default_end = 0;
   // The call's own name for the knob where it is not the knob's (make_csv_dataset's
   // num_parallel_reads for its interleave's num_parallel_calls), and whether the argument
   // says the opposite of the knob (sloppy=True for deterministic false).
@@ -241,6 +245,9 @@ struct Value {
   // kList: made by a comprehension ([path(i) for i in range(1024)]), so its items are one
   // list's, never a tuple's parts (filenames, labels).
   bool comprehension = false;
+  // A command-line flag's value (`args.workers`): its default as the file writes it, a
+  // literal (`default=4`); null otherwise.
+  SyntaxNode flag_default;
 
   bool Is(Kind k) const { return kind == k; }
   // An integer: ints, bools, integral floats; nullopt otherwise.

@@ -41,6 +41,10 @@ void RecordSite(Pipeline& pipeline, const CallArgs& args, const Value* v, const 
     site.value_begin = v->node.start_byte();
     site.value_end = v->node.end_byte();
     site.in_splat = in_splat;
+    if (!v->flag_default.null()) {
+      site.default_begin = v->flag_default.start_byte();
+      site.default_end = v->flag_default.end_byte();
+    }
   }
   site.unknown_splat = args.unknown_splat;
   site.insert_at = list.end_byte() - 1;  // before ')'
@@ -111,12 +115,12 @@ void NoteWork(Pipeline& pipeline, SourcePoint at, const std::string& op, const S
             : "decodes an image (" + work.decodes_image + ", " +
                   std::to_string(kDecodeJpegNs / 1000) +
                   "us, what the engine takes to decode a typical JPEG here)";
-    pipeline.Note(at, "'" + op + "' " + made + ", then applies torchvision transforms: " +
-                          DescribeParts(work.transforms) +
+    pipeline.Note(at, "'" + op + "' " + made +
+                          ", then applies its transforms: " + DescribeParts(work.transforms) +
                           " on a 500×375 photo standing in for "
                           "its images = " +
                           work.fn.python().duration() +
-                          " a call (torchvision's costs measured by "
+                          " a call (their costs measured by "
                           "scripts/measure-torchvision-costs on the project's 2-core machine); "
                           "--set " +
                           op + "." + cost_knob + "=DURATION (or calibrate from a trace)");

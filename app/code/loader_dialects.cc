@@ -383,12 +383,46 @@ Value RandomSampler(PythonReader&, const CallArgs& a) {
 Value SequentialSampler(PythonReader&, const CallArgs& a) {
   return Value{.kind = Value::Kind::kInstance, .s = kSequentialSampler, .node = a.node};
 }
+// DistributedSampler(dataset, num_replicas, rank, shuffle=True, seed, drop_last): each of
+// the job's num_replicas processes takes every num_replicas-th index from its rank, the
+// dataset padded (or, with drop_last, cut) to a multiple of them; shuffled unless told.
+constexpr char kDistributedSampler[] = "torch.utils.data.DistributedSampler";
+Value DistributedSampler(PythonReader&, const CallArgs& a) {
+  return Value{.kind = Value::Kind::kInstance,
+               .s = kDistributedSampler,
+               .call = std::make_shared<CallArgs>(a),
+               .node = a.node};
+}
 bool IsSampler(const Value* v, const char* which) {
   return v && v->Is(Value::Kind::kInstance) && v->s == which;
 }
 
 const ClassInfo* ClassOf(PythonReader& r, const Value* v) {
   return v && v->Is(Value::Kind::kInstance) ? r.FindClass(v->s) : nullptr;
+}
+
+// The indices one process of a DistributedSampler's job takes: ceil(N / replicas), or
+// floor with drop_last, where the code gives the replicas; else the whole range, noted (the
+// world size is the job's launch's, mmpose#923's 8 GPUs).
+void OneProcessShare(Pipeline& p, const CallArgs& sampler) {
+  if (!p.source.has_range()) return;
+  auto* range = p.source.mutable_range();
+  const int64_t n = range->stop() - range->start();
+  const Value* replicas = sampler.Get(1, "num_replicas");
+  const auto r = replicas ? replicas->AsInt() : std::nullopt;
+  if (r && *r >= 1) {
+    const Value* drop = sampler.Get(5, "drop_last");
+    const bool floor = drop && drop->Is(Value::Kind::kBool) && drop->b;
+    range->set_stop(range->start() + (floor ? n / *r : (n + *r - 1) / *r));
+    return;
+  }
+  p.Note(sampler.node.start(),
+         "DistributedSampler: each of the job's processes takes its share of the " +
+             std::to_string(n) + " indices, 1/" +
+             (replicas ? "`" + replicas->Spelling() + "`" : std::string("world size")) +
+             " of them, known only when the job runs; the spec is one process's, over all of "
+             "them until set: --set " +
+             p.source.name() + ".stop=N (the indices divided by the processes)");
 }
 
 // The loader's batch_size and drop_last from a BatchSampler(sampler, batch_size, drop_last)
@@ -458,6 +492,10 @@ Value DataLoaderOf(PythonReader& r, const CallArgs& a, bool graphs) {
   const Value* order = batches ? batches->Get(0, "sampler") : sampler;
   if (const auto shuffle = ReadFlag(*p, a, 2, "shuffle", op_name); shuffle && *shuffle) {
     dl->set_shuffle(true);
+  } else if (IsSampler(order, kDistributedSampler) && order->call) {
+    OneProcessShare(*p, *order->call);
+    const Value* shuffled = order->call->Get(3, "shuffle");
+    dl->set_shuffle(!shuffled || !shuffled->Is(Value::Kind::kBool) || shuffled->b);
   } else if (IsSampler(order, kRandomSampler)) {
     dl->set_shuffle(true);
   } else if ((order && !IsSampler(order, kSequentialSampler) && !order->Is(Value::Kind::kNone)) ||
@@ -923,6 +961,7 @@ const Dialect& TorchDialect() {
     t.functions["BatchSampler"] = BatchSampler;
     t.functions["RandomSampler"] = RandomSampler;
     t.functions["SequentialSampler"] = SequentialSampler;
+    t.functions["DistributedSampler"] = DistributedSampler;
     // In a worker process, where the dataset's code runs when there are workers: its
     // WorkerInfo, not None (the branch that splits the items is the one read).
     t.functions["get_worker_info"] = [](PythonReader&, const CallArgs& a) {

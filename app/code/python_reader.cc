@@ -712,6 +712,9 @@ std::vector<RecordedCall> PythonReader::CallsIn(const SyntaxNode& method,
       scope[std::string(p.field("name").text())] = DefaultOf(p);
     }
   }
+  // Read as a call given arguments is: a guess its definition's reading made, and this
+  // reading settles (`isinstance(self.output_size, int)` on Rescale(256)), is taken back.
+  if (defs_being_defined_.empty()) defs_called_with_arguments_.insert(method.key());
   std::vector<RecordedCall> calls;
   ReadAgain(method.field("body"), std::move(scope), calls, returned);
   return calls;
@@ -1489,6 +1492,10 @@ Value PythonReader::Evaluate(const SyntaxNode& e) {
     if (const Value* d = flags ? FlagDefault(std::string(e.field("attribute").text())) : nullptr;
         d && !d->Is(Value::Kind::kUnknown)) {
       Value v = *d;
+      const SyntaxNode written = d->node;
+      const bool literal = written.Is("integer") || written.Is("float") || written.Is("true") ||
+                           written.Is("false") || written.Is("none") || written.Is("string");
+      if (literal && written.file().empty()) v.flag_default = written;
       v.node = e;
       v.run_time = "the flag `" + std::string(e.text()) + "`: its default";
       return v;

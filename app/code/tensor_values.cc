@@ -167,6 +167,47 @@ std::map<std::string, Dialect::Function> TensorConstructors() {
     }
     return Value{.node = a.node};
   };
+  // isinstance(x, int) where the code makes x a constant (the tutorial's Rescale takes an int
+  // or a tuple): which branch it takes. Other types, or an x known only at run time: unknown.
+  f["isinstance"] = [](PythonReader&, const CallArgs& a) {
+    const Value* of = a.Get(0, "obj");
+    const Value* types = a.Get(1, "classinfo");
+    if (!of || !types) return Value{.node = a.node};
+    const auto kind_name = [](const Value& v) -> std::string {
+      switch (v.kind) {
+        case Value::Kind::kBool:
+          return "bool";
+        case Value::Kind::kInt:
+          return "int";
+        case Value::Kind::kFloat:
+          return "float";
+        case Value::Kind::kString:
+          return "str";
+        case Value::Kind::kDict:
+          return "dict";
+        case Value::Kind::kList:
+          return v.node.Is("tuple") ? "tuple" : v.node.Is("list") ? "list" : "";
+        default:
+          return "";
+      }
+    };
+    const std::string kind = kind_name(*of);
+    if (kind.empty()) return Value{.node = a.node};
+    const std::vector<Value> names = types->Is(Value::Kind::kList)
+                                         ? std::vector<Value>(types->items)
+                                         : std::vector<Value>{*types};
+    bool is = false;
+    for (const Value& t : names) {
+      const std::string name = t.Is(Value::Kind::kSymbol) ? t.s : std::string(t.node.text());
+      if (name != "int" && name != "float" && name != "str" && name != "bool" && name != "dict" &&
+          name != "tuple" && name != "list") {
+        return Value{.node = a.node};  // a class of the file's, a module's type
+      }
+      // A bool is an int to isinstance.
+      is = is || name == kind || (name == "int" && kind == "bool");
+    }
+    return Value{.kind = Value::Kind::kBool, .b = is, .node = a.node};
+  };
   // A length as Python rounds it: math.ceil(n / batch_size), int(np.ceil(...)), n // b.
   const auto rounded = [](double (*round)(double), bool to_int) {
     return [round, to_int](PythonReader&, const CallArgs& a) {

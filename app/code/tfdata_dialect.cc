@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "app/code/dialects.h"
+#include "app/code/example_size.h"
 #include "app/code/tensor_values.h"
 #include "app/code/work_functions.h"
 #include "engine/core/duration.h"
@@ -41,12 +42,6 @@ std::vector<std::string> StringsOf(const Value* v, bool& known) {
 std::string CompressionOf(const Value* v) {
   if (v && v->Is(Value::Kind::kString)) return v->s;
   return {};
-}
-
-// "100 bytes", "10 KiB": a stand-in's size in a note.
-std::string SizeText(int64_t bytes) {
-  return bytes % 1024 == 0 ? std::to_string(bytes / 1024) + " KiB"
-                           : std::to_string(bytes) + " bytes";
 }
 
 // TFRecordDataset(filenames, compression_type, buffer_size, num_parallel_reads) and
@@ -86,10 +81,7 @@ Value FileSource(PythonReader& r, const CallArgs& a, const std::string& format) 
                        "'s files are `" + (files_arg ? files_arg->Spelling() : "?") +
                        "`, known only when the code runs: synthetic records stand in; --set " +
                        name + ".files=PATTERN reads real files";
-    p->stand_in_size_note = "the stand-in is " + std::to_string(kStandInRecords) + " records of " +
-                            SizeText(StandInRecordBytes(format)) + ": --set " + name +
-                            ".records=N --set " + name +
-                            ".record_bytes=SIZE give the real data's count and size";
+    p->stand_in_size_note = StandInRecordsNote(name, kStandInRecords, StandInRecordBytes(format));
     return PipelineValue(std::move(p), a);
   }
   if (files.size() <= 1) {

@@ -54,6 +54,42 @@ constexpr TransformCostRow kTransformCosts[] = {
 // image they transform (same script and run).
 constexpr double kFromArrayUs = 4.3;
 
+// torchvision.transforms.functional's functions and the transform each does the work of.
+// The flips are measured as RandomHorizontalFlip's, which flips half the calls: a flip on
+// every call counts its pixels twice.
+struct FunctionalRow {
+  const char* function;
+  const char* transform;
+  double pixel_share;
+};
+constexpr FunctionalRow kFunctionals[] = {
+    {"resize", "Resize", 1},
+    {"center_crop", "CenterCrop", 1},
+    {"crop", "RandomCrop", 1},
+    {"resized_crop", "RandomResizedCrop", 1},
+    {"hflip", "RandomHorizontalFlip", 2},
+    {"vflip", "RandomVerticalFlip", 2},
+    {"to_tensor", "ToTensor", 1},
+    {"pil_to_tensor", "PILToTensor", 1},
+    {"normalize", "Normalize", 1},
+    {"rotate", "RandomRotation", 1},
+    {"affine", "RandomAffine", 1},
+    {"gaussian_blur", "GaussianBlur", 1},
+    {"rgb_to_grayscale", "Grayscale", 1},
+    {"to_grayscale", "Grayscale", 1},
+};
+constexpr char kFunctional[] = "torchvision.transforms.functional.";
+
+// scikit-image's transform.resize (0.19, Debian 12's) of a uint8 photo, anti-aliased as it is
+// by default when it shrinks: a Gaussian over the input, then the interpolation, in float64.
+// Its time grows with the input's pixels: scripts/measure-torchvision-costs 7, three runs on
+// the project's 2-core machine (2026-12-05), gave 57–67 us a call and 74,575–80,259 us a
+// megapixel (the medians here): 14.6 ms for a 500×375 photo, 14 times its JPEG's decode. An
+// upscale costs more than its input says (36 ms for 500×375 to 683×512), which this leaves out.
+constexpr char kSkimageResize[] = "skimage.transform.resize";
+constexpr double kSkimageResizeCallUs = 58.9;
+constexpr double kSkimageResizePerMpixelUs = 77632;
+
 // Transforms of other transforms, and the ones that change nothing the cost model counts.
 constexpr const char* kComposing[] = {"Compose", "RandomApply",       "RandomOrder",
                                       "Lambda",  "ConvertImageDtype", "ToPILImage"};
@@ -107,7 +143,8 @@ void Reshape(const std::string& name, const CallArgs& args, ImageShape& shape) {
     const Value* n = args.Get(0, "num_output_channels");
     shape.channels = n && n->AsInt() ? *n->AsInt() : 1;
   } else if (name == "ToTensor") {
-    shape.form = ImageShape::Form::kFloatTensor;
+    // A float64 array (scikit-image's) stays float64: ToTensor divides only bytes.
+    if (shape.form != ImageShape::Form::kFloat64Array) shape.form = ImageShape::Form::kFloatTensor;
   } else if (name == "PILToTensor") {
     shape.form = ImageShape::Form::kByteTensor;
   } else if (name == "ConvertImageDtype") {
@@ -129,8 +166,79 @@ void CostEach(const Value* list, double share, TransformsCost& cost) {
   for (const Value& t : list->items) CostScaled(t, share, cost);
 }
 
+const FunctionalRow* FunctionalOf(const std::string& path) {
+  if (!path.starts_with(kFunctional)) return nullptr;
+  const std::string name = path.substr(sizeof(kFunctional) - 1);
+  for (const FunctionalRow& row : kFunctionals) {
+    if (name == row.function) return &row;
+  }
+  return nullptr;
+}
+
+// An image function called on the image (ImageFunctionCall): its shape change and its cost.
+void CostFunctionCall(const Value& call, double share, TransformsCost& cost) {
+  const CallArgs& args = *call.call;
+  const ImageShape before = cost.shape;
+  if (call.s == kSkimageResize) {
+    int64_t h = 0, w = 0;
+    if (ReadSize(args.Get(1, "output_shape"), h, w)) {
+      cost.shape.height = h;
+      cost.shape.width = w;
+    }
+    cost.shape.form = ImageShape::Form::kFloat64Array;
+    const double pixels = static_cast<double>(before.height * before.width);
+    const double us = share * (kSkimageResizeCallUs + kSkimageResizePerMpixelUs * pixels / 1e6);
+    cost.ns += std::llround(us * 1000);
+    cost.parts.push_back(std::string(kSkimageResize) + " " + Us(us));
+    return;
+  }
+  const FunctionalRow* f = FunctionalOf(call.s);
+  const std::string name = f->function;
+  int64_t h = 0, w = 0;
+  if (name == "resize" || name == "center_crop" || name == "resized_crop") {
+    const Value* size = name == "resize"        ? args.Get(1, "size")
+                        : name == "center_crop" ? args.Get(1, "output_size")
+                                                : args.Get(5, "size");
+    if (name == "resize" && size && size->AsInt() && before.height > 0 && before.width > 0) {
+      const double scale =
+          static_cast<double>(*size->AsInt()) / std::min(before.height, before.width);
+      cost.shape.height = std::lround(static_cast<double>(before.height) * scale);
+      cost.shape.width = std::lround(static_cast<double>(before.width) * scale);
+    } else if (ReadSize(size, h, w)) {
+      cost.shape.height = h;
+      cost.shape.width = w;
+    }
+  } else if (name == "crop") {
+    const auto height = args.Get(3, "height"), width = args.Get(4, "width");
+    if (height && width && height->AsInt() && width->AsInt()) {
+      cost.shape.height = *height->AsInt();
+      cost.shape.width = *width->AsInt();
+    }
+  } else if (name == "rgb_to_grayscale" || name == "to_grayscale") {
+    const Value* n = args.Get(1, "num_output_channels");
+    cost.shape.channels = n && n->AsInt() ? *n->AsInt() : 1;
+  } else if (name == "to_tensor") {
+    if (cost.shape.form != ImageShape::Form::kFloat64Array) {
+      cost.shape.form = ImageShape::Form::kFloatTensor;
+    }
+  } else if (name == "pil_to_tensor") {
+    cost.shape.form = ImageShape::Form::kByteTensor;
+  }
+  const TransformCostRow* row = CostRow(f->transform);
+  const ImageShape& measured_on = row->basis == Pixels::kInput ? before : cost.shape;
+  const double pixels = static_cast<double>(measured_on.height * measured_on.width);
+  const double us = share * (row->call_us + f->pixel_share * row->per_mpixel_us * pixels / 1e6);
+  cost.ns += std::llround(us * 1000);
+  cost.parts.push_back("TF." + name + " " + Us(us));
+}
+
 // `share`: the probability that the transform runs (RandomApply's p).
 void CostScaled(const Value& transform, double share, TransformsCost& cost) {
+  if (transform.Is(Value::Kind::kInstance) && transform.call &&
+      IsCostedImageFunction(transform.s)) {
+    CostFunctionCall(transform, share, cost);
+    return;
+  }
   if (!IsTorchvisionTransform(transform) || !transform.call) {
     if (!transform.Is(Value::Kind::kNone)) cost.not_costed.push_back(transform.Spelling());
     return;
@@ -231,7 +339,18 @@ std::map<std::string, Dialect::Function> TorchvisionConstructors() {
 }
 
 bool IsTorchvisionTransform(const Value& v) {
-  return v.Is(Value::Kind::kInstance) && v.s.starts_with(kTransforms);
+  return v.Is(Value::Kind::kInstance) && v.s.starts_with(kTransforms) &&
+         !v.s.starts_with(kFunctional);
+}
+
+bool IsCostedImageFunction(const std::string& path) {
+  return path == kSkimageResize || FunctionalOf(path) != nullptr;
+}
+
+Value ImageFunctionCall(const std::string& path, const CallArgs& args) {
+  Value v{.kind = Value::Kind::kInstance, .s = path, .node = args.node};
+  v.call = std::make_shared<const CallArgs>(args);
+  return v;
 }
 
 void CostTransform(const Value& transform, TransformsCost& cost) {

@@ -21,11 +21,23 @@ std::map<std::string, Dialect::Function> TorchvisionConstructors();
 // Whether `v` is a transform (or a Compose of them) that TorchvisionConstructors made.
 bool IsTorchvisionTransform(const Value& v);
 
+// Image functions whose cost is measured, called directly rather than made as a transform:
+// torchvision.transforms.functional's (TF.resize(img, 256), TF.hflip(img): a segmentation
+// dataset's image and mask transformed alike) and scikit-image's resize (PyTorch's data
+// loading tutorial's Rescale). `path` is the call's as the code resolves it.
+bool IsCostedImageFunction(const std::string& path);
+// The call as a transform CostTransform costs in its place among the others.
+Value ImageFunctionCall(const std::string& path, const CallArgs& args);
+
 // An image on its way through the transforms.
 struct ImageShape {
   int64_t height = 0, width = 0, channels = 3;
-  enum class Form { kImage, kFloatTensor, kByteTensor } form = Form::kImage;
-  int64_t Bytes() const { return height * width * channels * (form == Form::kFloatTensor ? 4 : 1); }
+  // kFloat64Array: scikit-image's float64 result.
+  enum class Form { kImage, kFloatTensor, kByteTensor, kFloat64Array } form = Form::kImage;
+  int64_t Bytes() const {
+    const int64_t each = form == Form::kFloatTensor ? 4 : form == Form::kFloat64Array ? 8 : 1;
+    return height * width * channels * each;
+  }
 };
 
 // What a transform costs a sample: `ns` in all, `parts` each costed transform with its cost

@@ -318,6 +318,17 @@ bool IsAcceleratorMath(const std::string& path) {
   return false;
 }
 
+// Calls that give a view of an array or a tensor over the same memory (the tutorial's
+// ToTensor: image.transpose((2, 0, 1)), torch.from_numpy): next to nothing beside an image's
+// transforms.
+bool CopiesNothing(const std::string& path) {
+  for (const char* name : {"from_numpy", "as_tensor", "asarray", "transpose", "reshape", "view",
+                           "permute", "squeeze", "unsqueeze", "expand_dims"}) {
+    if (EndsWithName(path, name)) return true;
+  }
+  return false;
+}
+
 // tf.image.random_flip_left_right, tf.random.uniform, np.random.rand, random.random...
 bool DrawsRandomNumbers(const std::string& path) {
   return path.find("random") != std::string::npos;
@@ -370,13 +381,63 @@ SleepCondition ConditionOf(const SyntaxNode& call) {
   return {};
 }
 
+void CollectCalls(PythonReader& reader, const std::vector<RecordedCall>& calls, Found& found,
+                  int depth);
+
+// A transform class of the file's own (PyTorch's data loading tutorial's Rescale, called as
+// `self.transform(sample)` or inside a Compose): its __call__ read on the instance as it was
+// made, the image functions and transforms it calls costed in their place. A call in it
+// whose cost is not known (beside random draws) leaves the class out, as before it was read:
+// its work counts nothing, and the note says so. False where `instance` is no such class's.
+bool CollectTransformClass(PythonReader& reader, const Value& instance, Found& found, int depth) {
+  if (depth > 4 || !instance.Is(Value::Kind::kInstance)) return false;
+  const ClassInfo* cls = reader.FindClass(instance.s);
+  if (!cls) return false;
+  const auto call = cls->methods.find("__call__");
+  if (call == cls->methods.end()) return false;
+  const std::map<std::string, Value> attributes =
+      instance.call ? reader.InstanceAttributes(*cls, *instance.call) : cls->attributes;
+  const size_t others = found.other_call_paths.size();
+  CollectCalls(reader, reader.CallsIn(call->second, attributes), found, depth + 1);
+  const bool unknown_work = std::any_of(
+      found.other_call_paths.begin() + static_cast<std::ptrdiff_t>(others),
+      found.other_call_paths.end(),
+      [](const std::string& path) { return !DrawsRandomNumbers(path) && !CopiesNothing(path); });
+  if (unknown_work) {
+    found.unknown_transforms.push_back(instance.call ? std::string(instance.call->node.text())
+                                                     : instance.s);
+  }
+  return true;
+}
+
+// A torchvision transform applied, in order: a Compose's own transforms each, so that a
+// class of the file's among them is read.
+void AddTransform(PythonReader& reader, const Value& transform, Found& found, int depth) {
+  const Value* list = transform.call && transform.s == "torchvision.transforms.Compose"
+                          ? transform.call->Get(0, "transforms")
+                          : nullptr;
+  if (list && list->Is(Value::Kind::kList)) {
+    for (const Value& t : list->items) {
+      if (!CollectTransformClass(reader, t, found, depth)) AddTransform(reader, t, found, depth);
+    }
+    return;
+  }
+  found.transforms.push_back(transform);
+  found.random |= transform.s.find("Random") != std::string::npos;
+}
+
 void Collect(PythonReader& reader, const Value& function, Found& found, int depth) {
   if (depth > 4) return;
   // A Dataset's method on its instance: read again with the instance's own attributes.
-  const std::vector<RecordedCall> calls =
-      depth == 0 && found.self_attributes && function.node.Is("function_definition")
-          ? reader.CallsIn(function.node, *found.self_attributes)
-          : reader.CallsIn(function);
+  CollectCalls(reader,
+               depth == 0 && found.self_attributes && function.node.Is("function_definition")
+                   ? reader.CallsIn(function.node, *found.self_attributes)
+                   : reader.CallsIn(function),
+               found, depth);
+}
+
+void CollectCalls(PythonReader& reader, const std::vector<RecordedCall>& calls, Found& found,
+                  int depth) {
   for (const RecordedCall& call : calls) {
     if (call.callee.Is(Value::Kind::kFunction)) {
       if (!call.callee.s.empty()) found.user_functions.push_back(call.callee.s);
@@ -386,8 +447,12 @@ void Collect(PythonReader& reader, const Value& function, Found& found, int dept
     // A torchvision transform applied: one the function builds, or the instance's own
     // (self.transform) as the Dataset was made.
     if (IsTorchvisionTransform(call.callee)) {
-      found.transforms.push_back(call.callee);
-      found.random |= call.callee.s.find("Random") != std::string::npos;
+      AddTransform(reader, call.callee, found, depth);
+      continue;
+    }
+    if (CollectTransformClass(reader, call.callee, found, depth)) continue;
+    if (IsCostedImageFunction(call.path)) {
+      found.transforms.push_back(ImageFunctionCall(call.path, call.args));
       continue;
     }
     const std::string callee_text(call.args.node.field("function").text());

@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "app/session/calibration.h"
+#include "app/session/measurement.h"
 #include "app/session/simulated_run.h"
 #include "engine/spec/op_kinds.h"
 #include "engine/spec/spec_loader.h"
@@ -194,6 +195,7 @@ engine::Result<engine::AdvisorResult> AdviseOn(const spec::PipelineSpec& given,
   engine::AdvisorOptions options;
   options.cancelled = std::move(cancelled);
   options.cores = std::max(1, static_cast<int>(std::lround(model.cores)));
+  options.machine_ram_bytes = static_cast<int64_t>(DefaultRamBudgetBytes());
   ASSIGN_OR_RETURN(double seconds, AdviceSeconds(spec, model, analysis.steps_per_s));
   // A run whose first step came late (a large shuffle buffer filling from slow storage) is
   // simulated long enough from the start for its steady part, not tried short first.

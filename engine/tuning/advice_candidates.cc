@@ -403,12 +403,12 @@ namespace {
 // the data's size is known: over a stand-in's 10000 records it gains what a 0.5 TB dataset
 // never would (seed 001), since the cache holds a whole epoch in memory (cache_memory.h:
 // what it holds, said, and never more than the RAM budget).
-void AddCache(const PipelinePlan& plan, CandidateList& out) {
+void AddCache(const PipelinePlan& plan, int64_t machine_ram_bytes, CandidateList& out) {
   const spec::PipelineSpec& spec = *plan.spec;
   const std::optional<int> place = CachePlace(spec);
   if (!place) return;
   const CacheHolding held = HeldByACacheBefore(plan, *place);
-  const int64_t ram = spec.budget().ram_bytes();
+  const int64_t ram = RamBudget(spec, machine_ram_bytes);
   if (OverTheRamBudget(held, ram)) return;  // AdvisorNotTried says so
   const std::string& after = *place == 0 ? spec.source().name() : spec.ops(*place - 1).name();
   SpecEdit edit;
@@ -679,14 +679,15 @@ void AddGeneratorCopies(const spec::PipelineSpec& spec, CandidateList& out) {
 }
 
 std::vector<AdviceCandidate> AdviceCandidates(const spec::PipelineSpec& spec,
-                                              const trace::RangeAnalysis& measured, int cores) {
+                                              const trace::RangeAnalysis& measured, int cores,
+                                              int64_t machine_ram_bytes) {
   CandidateList out(spec, std::max(1, cores));
   auto plan = PlanPipeline(spec, std::max(1, cores));
   if (!plan.ok()) return {};
   AddPlannedOps(plan->ops, std::max(1, cores), out);
   AddPrefetch(*plan, out);
   AddOrderAdvice(spec, measured, out);
-  AddCache(*plan, out);
+  AddCache(*plan, machine_ram_bytes, out);
   AddEpochsRightAfterTheShuffle(spec, std::max(1, cores), out);
   AddOneIteratorForEveryEpoch(spec, out);
   AddShardFileList(spec, out);

@@ -45,9 +45,11 @@ bool FetchesAheadAfter(const PipelinePlan& plan, int index);
 std::optional<int> CachePlace(const spec::PipelineSpec& spec);
 
 // `measured`: the run's analysis (self times decide which moves are worth trying);
-// `cores`: the CPU budget. Candidates the validator refuses are left out.
+// `cores`: the CPU budget; `machine_ram_bytes`: the RAM budget where the spec sets none
+// (cache_memory.h's RamBudget). Candidates the validator refuses are left out.
 std::vector<AdviceCandidate> AdviceCandidates(const spec::PipelineSpec& spec,
-                                              const trace::RangeAnalysis& measured, int cores);
+                                              const trace::RangeAnalysis& measured, int cores,
+                                              int64_t machine_ram_bytes = 0);
 
 // Where a candidate's gain rests on its op's waits overlapping (more threads or workers for
 // work that mostly waits: a read, time.sleep, the lock released), what that assumes, for

@@ -502,7 +502,7 @@ Result<AdvisorResult> Advise(const spec::PipelineSpec& spec, const trace::RangeA
   result.findings = AdvisorFindings(spec, measured);
   for (std::string& f : AutotunedKnobs(spec, options.cores))
     result.findings.push_back(std::move(f));
-  result.not_tried = AdvisorNotTried(spec);
+  result.not_tried = AdvisorNotTried(spec, options.machine_ram_bytes);
   // A DataLoader whose every worker yields the whole IterableDataset hands each batch out
   // once per worker: more workers make more steps of the same batches, not progress
   // (pytorch#30599). Rates count each batch once, the spec's and every candidate's.
@@ -542,7 +542,8 @@ Result<AdvisorResult> Advise(const spec::PipelineSpec& spec, const trace::RangeA
   const auto [lo, hi] = std::minmax_element(base.begin(), base.end());
   result.noise = std::max(options.min_gain, (*hi - *lo) / result.simulated_steps_per_s);
 
-  const std::vector<AdviceCandidate> candidates = AdviceCandidates(spec, measured, options.cores);
+  const std::vector<AdviceCandidate> candidates =
+      AdviceCandidates(spec, measured, options.cores, options.machine_ram_bytes);
   ASSIGN_OR_RETURN(const auto gains, GainsOf(candidates, base, 1, simulate, options));
   result.tried = static_cast<int>(candidates.size()) + result.startup_tried;
   const std::vector<Tried> confirmed = Confirmed(candidates, gains, result.noise);

@@ -32,7 +32,9 @@ using SimulatedRate =
 using SimulatedStartUp = std::function<Result<double>(const spec::PipelineSpec&, uint64_t seed)>;
 
 struct AdvisorOptions {
-  int cores = 1;                     // the CPU budget
+  int cores = 1;  // the CPU budget
+  // The RAM budget a cache must fit where the spec sets none (cache_memory.h); 0: none.
+  int64_t machine_ram_bytes = 0;
   int seeds = 2;                     // each change is simulated on seeds 1..seeds
   double min_gain = kLeastRealGain;  // the least gain called real: a run's own variation
   int threads = 0;                   // simulating changes at once; 0: one per core

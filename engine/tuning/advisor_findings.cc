@@ -318,7 +318,8 @@ std::vector<std::string> StandInCostOps(const spec::PipelineSpec& spec) {
   return out;
 }
 
-std::vector<std::string> AdvisorNotTried(const spec::PipelineSpec& spec) {
+std::vector<std::string> AdvisorNotTried(const spec::PipelineSpec& spec,
+                                         int64_t machine_ram_bytes) {
   std::vector<std::string> out;
   if (const std::string unknown = StandInSize(spec); !unknown.empty() && Repeats(spec)) {
     out.push_back(
@@ -331,13 +332,18 @@ std::vector<std::string> AdvisorNotTried(const spec::PipelineSpec& spec) {
   if (const std::optional<int> place = CachePlace(spec)) {
     if (auto plan = PlanPipeline(spec, 1); plan.ok()) {
       const CacheHolding held = HeldByACacheBefore(*plan, *place);
-      const int64_t ram = spec.budget().ram_bytes();
+      const int64_t ram = RamBudget(spec, machine_ram_bytes);
       if (OverTheRamBudget(held, ram)) {
+        const bool machines = spec.budget().ram_bytes() <= 0;
         out.push_back("a cache: an epoch is " + FormatBytes(*held.bytes) + " (" +
                       std::to_string(*held.elements) + " elements), more than the RAM budget of " +
                       FormatBytes(ram) +
-                      " (budget.ram_bytes); tf.data's cache(filename) keeps it on disk, which "
-                      "the simulator does not model");
+                      (machines
+                           ? " (half this machine's available memory; --set budget.ram_bytes=SIZE "
+                             "for the machine that trains)"
+                           : " (budget.ram_bytes)") +
+                      "; tf.data's cache(filename) keeps it on disk, which the simulator does "
+                      "not model");
       }
     }
   }

@@ -17,7 +17,9 @@ namespace pipescope::engine {
 // `measured`: the run's analysis (what each op produced).
 std::vector<std::string> AdvisorFindings(const spec::PipelineSpec& spec,
                                          const trace::RangeAnalysis& measured);
-std::vector<std::string> AdvisorNotTried(const spec::PipelineSpec& spec);
+// `machine_ram_bytes`: the RAM budget where the spec sets none (cache_memory.h's RamBudget).
+std::vector<std::string> AdvisorNotTried(const spec::PipelineSpec& spec,
+                                         int64_t machine_ram_bytes = 0);
 // The knobs the spec writes AUTOTUNE (tf.data's autotuner sets them as the pipeline runs) and
 // the value each is simulated at on `cpu_cores`, in a sentence; empty where none is.
 std::vector<std::string> AutotunedKnobs(const spec::PipelineSpec& spec, int cpu_cores);

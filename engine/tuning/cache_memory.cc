@@ -55,4 +55,8 @@ bool OverTheRamBudget(const CacheHolding& held, int64_t ram_budget) {
   return ram_budget > 0 && held.bytes && *held.bytes > ram_budget;
 }
 
+int64_t RamBudget(const spec::PipelineSpec& spec, int64_t machine_bytes) {
+  return spec.budget().ram_bytes() > 0 ? spec.budget().ram_bytes() : machine_bytes;
+}
+
 }  // namespace pipescope::engine

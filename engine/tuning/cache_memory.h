@@ -1,8 +1,9 @@
 #pragma once
 // What a cache() without a file name holds: every element of an epoch, in memory, from the
 // first epoch on (tf.data's CacheDataset in memory). The advisor offers one only where it
-// fits the spec's RAM budget (budget.ram_bytes, where set), says what it holds where the
-// spec tells, and says so where the elements' size is not in the spec (a decode's output).
+// fits the RAM budget (the spec's budget.ram_bytes, else half this machine's available memory: seed
+// 000's 20 GB an epoch is no cache for a worker), says what it holds where the spec tells,
+// and says so where the elements' size is not in the spec (a decode's output).
 
 #include <cstdint>
 #include <optional>
@@ -28,5 +29,9 @@ std::string CacheHoldingText(const CacheHolding& held, int64_t ram_budget);
 
 // Whether it is over `ram_budget` (0: none set) by what the spec says.
 bool OverTheRamBudget(const CacheHolding& held, int64_t ram_budget);
+
+// The RAM budget a cache must fit: the spec's budget.ram_bytes where set, else
+// `machine_bytes` (what the session gives: half this machine's memory; 0: none).
+int64_t RamBudget(const spec::PipelineSpec& spec, int64_t machine_bytes);
 
 }  // namespace pipescope::engine

@@ -2200,7 +2200,7 @@ loader = DataLoader()" +
   EXPECT_NE(item.duration(), "1080us");
   EXPECT_EQ(item.output_bytes(), 3 * 256 * 256 * 4);
   EXPECT_EQ(transformed.spec.source().range().stop(), 5000);
-  EXPECT_TRUE(HasNote(transformed, 17, "then applies torchvision transforms: Resize "))
+  EXPECT_TRUE(HasNote(transformed, 17, "then applies its transforms: Resize "))
       << Notes(transformed);
   const auto elsewhere = made("Leaves(paths, make_transform())");
   EXPECT_TRUE(HasNote(elsewhere, 17,

@@ -3,8 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "app/code/code_import.h"
+#include "app/code/code_patch.h"
+#include "app/code/example_size.h"
 #include "engine/spec/spec_validator.h"
 
 namespace pipescope::code {
@@ -96,6 +99,45 @@ ds = tf.data.TFRecordDataset(files).map(parse).batch(512)
   EXPECT_EQ(c.spec.source().synthetic().records(), 2100830);
 }
 
+// The stand-in records are an Example of the features the pipeline parses: 134 floats and a
+// label, 580 bytes, not 10 KiB. The figures are protoc's: `protoc --encode=Example` of
+// TensorFlow's example.proto (packed lists) over such an Example, counted with `wc -c`.
+TEST(CodeQuestionsTest, StandInRecordsAreTheSizeOfTheExamplesParsed) {
+  const auto feature = [](spec::ParseExample& parse, const std::string& name,
+                          const std::string& dtype, std::vector<int64_t> shape) {
+    spec::FeatureSpec* f = parse.add_features();
+    f->set_name(name);
+    f->set_dtype(dtype);
+    for (const int64_t d : shape) f->add_shape(d);
+  };
+  spec::ParseExample floats;
+  feature(floats, "features", "float", {134});
+  feature(floats, "label", "float", {1});
+  EXPECT_EQ(EncodedExampleBytes(floats), 580);
+  // 784 int64 of two-byte varints (200), an int64 label of 300 and a scalar float.
+  spec::ParseExample ints;
+  feature(ints, "image_raw", "int64", {784});
+  feature(ints, "label", "int64", {});
+  feature(ints, "weight", "float", {});
+  EXPECT_EQ(EncodedExampleBytes(ints), 1631);
+  // A feature of bytes has no size in the code.
+  feature(ints, "image/encoded", "bytes", {});
+  EXPECT_EQ(EncodedExampleBytes(ints), std::nullopt);
+
+  const ImportedCode c = Import(R"(import tensorflow as tf
+features = {"features": tf.io.FixedLenFeature([134], tf.float32),
+            "label": tf.io.FixedLenFeature([1], tf.float32)}
+def parse(serialized):
+    return tf.io.parse_single_example(serialized, features)
+ds = tf.data.TFRecordDataset(files).map(parse).batch(512)
+)");
+  EXPECT_EQ(c.spec.source().synthetic().record_bytes(), 580);
+  EXPECT_TRUE(Says(c,
+                   "the stand-in is 10000 records of 580 bytes, an Example of the features "
+                   "'parse' parses"))
+      << Notes(c);
+}
+
 // `if self.cache and os.path.exists(p):` on a dataset made with cache=False is false whatever
 // the path (ClinicalDG#2's dataset): the else branch, which decodes the JPEG, is the one read.
 // `x or True` is true whatever x.
@@ -131,6 +173,74 @@ for x in loader:
   EXPECT_FALSE(Says(with("os.path.exists(self.paths[idx]) or True"), "decodes an image"));
   EXPECT_FALSE(Says(with("os.path.exists(self.paths[idx]) and True"), "decodes an image"))
       << "unknown and true: unknown, read as true, the first branch";
+}
+
+// mmpose#923's DistributedSampler: one process of the job takes 1/world_size of the indices,
+// shuffled. With the replicas in the code, the spec is that share (ceil, as PyTorch pads);
+// with the job's world size, a note says the spec is over all of them and how to set it.
+TEST(CodeQuestionsTest, ADistributedSamplersProcessTakesItsShare) {
+  const std::string code = R"(import torch
+from torch.utils.data import DataLoader, Dataset
+from torch.utils.data.distributed import DistributedSampler
+
+class Items(Dataset):
+    def __len__(self):
+        return 18727
+    def __getitem__(self, i):
+        return torch.zeros(3)
+
+dataset = Items()
+sampler = DistributedSampler(dataset, REPLICAS)
+loader = DataLoader(dataset, batch_size=32, sampler=sampler, num_workers=2)
+for x in loader:
+    pass
+)";
+  const auto with = [&](const std::string& replicas) {
+    std::string text = code;
+    text.replace(text.find("REPLICAS"), 8, replicas);
+    return Import(text);
+  };
+  const ImportedCode eight = with("num_replicas=8");
+  EXPECT_EQ(eight.spec.source().range().stop(), 2341) << "ceil(18727 / 8)";
+  EXPECT_TRUE(eight.spec.ops(0).dataloader().shuffle());
+  EXPECT_FALSE(Says(eight, "sampler")) << Notes(eight);
+  const ImportedCode world = with("dist.get_world_size(), shuffle=False");
+  EXPECT_EQ(world.spec.source().range().stop(), 18727);
+  EXPECT_FALSE(world.spec.ops(0).dataloader().shuffle());
+  EXPECT_TRUE(Says(world, "--set dataset.stop=N (the indices divided by the processes)"))
+      << Notes(world);
+}
+
+// pytorch/examples#387: ImageNet's main.py takes num_workers from `-j` (default 4), and the
+// advice is 16 for a machine of 16 cores. Written back, the flag's default becomes 16 and
+// `num_workers=args.workers` stays, so `-j` still sets it; where the code computes the default
+// (os.cpu_count()), the argument itself is written, as before.
+TEST(CodeQuestionsTest, AKnobAFlagSetsIsWrittenAsTheFlagsDefault) {
+  const std::string code = R"(import argparse
+import torch
+parser = argparse.ArgumentParser()
+parser.add_argument('-j', '--workers', default=DEFAULT, type=int, metavar='N')
+args = parser.parse_args()
+loader = torch.utils.data.DataLoader(dataset, batch_size=256, num_workers=args.workers)
+)";
+  const auto tuned = [&](const std::string& default_value) {
+    std::string text = code;
+    text.replace(text.find("DEFAULT"), 7, default_value);
+    const ImportedCode c = Import(text);
+    spec::PipelineSpec advised = c.spec;
+    for (auto& op : *advised.mutable_ops()) {
+      if (op.has_dataloader()) op.mutable_dataloader()->set_num_workers(16);
+    }
+    auto written = PatchCode(c, advised);
+    EXPECT_TRUE(written.ok()) << written.status().message();
+    return written.ok() ? written->text : std::string();
+  };
+  const std::string literal = tuned("4");
+  EXPECT_NE(literal.find("default=16, type=int"), std::string::npos) << literal;
+  EXPECT_NE(literal.find("num_workers=args.workers)"), std::string::npos) << literal;
+  const std::string computed = tuned("os.cpu_count()");
+  EXPECT_NE(computed.find("default=os.cpu_count()"), std::string::npos) << computed;
+  EXPECT_NE(computed.find("num_workers=16)"), std::string::npos) << computed;
 }
 
 }  // namespace

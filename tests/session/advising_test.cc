@@ -15,6 +15,8 @@
 #include "engine/io/tfrecord_writer.h"
 #include "engine/spec/pipeline_plan.h"
 #include "engine/spec/spec_loader.h"
+#include "engine/tuning/advice_candidates.h"
+#include "engine/tuning/advisor_findings.h"
 #include "engine/tuning/shard_files_advice.h"
 #include "instrumentation/trace/verdict.h"
 
@@ -683,6 +685,20 @@ TEST(AdvisingTest, ACacheIsAdvisedWithWhatItHoldsAndNeverOverTheRamBudget) {
                                                "the RAM budget of 100 MB"),
             std::string::npos)
       << tight.result.not_tried.back();
+  // No budget in the spec: the machine's (half its available memory, as the session gives
+  // it) is the one a cache must fit, and the note says whose it is (seed 000's 20 GB epoch
+  // on a worker).
+  const spec::PipelineSpec unbudgeted = Spec(with(""));
+  for (const auto& c : engine::AdviceCandidates(unbudgeted, tight.analysis, 2, 100'000'000)) {
+    EXPECT_NE(c.kind, "cache") << c.action;
+  }
+  const auto not_tried = engine::AdvisorNotTried(unbudgeted, 100'000'000);
+  ASSERT_FALSE(not_tried.empty());
+  EXPECT_NE(not_tried.back().find("more than the RAM budget of 100 MB (half this machine's "
+                                  "available memory"),
+            std::string::npos)
+      << not_tried.back();
+  EXPECT_TRUE(engine::AdvisorNotTried(unbudgeted, 1'000'000'000).empty());
 }
 
 // A generator whose next() reads a file (tensorflow#39494: one gzip'd pickle a batch, 60 ms
