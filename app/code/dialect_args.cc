@@ -144,10 +144,19 @@ void NoteWork(Pipeline& pipeline, SourcePoint at, const std::string& op, const S
             : " (it calls " + work.one_element_call +
                   ", which takes one element at a time, so batching before the map cannot "
                   "vectorise it)";
+    // What the cost is, beside the call's dispatch: the split decides what batching first
+    // saves (tensorflow#40502: the time of a tiny record's decode is mostly the dispatch).
+    const std::string split =
+        tfdata_map && !python
+            ? ", the ops' own time on " + std::string(per_row ? "a row" : "an element") +
+                  " (a map after batch pays it on every row; each call's dispatch is " + op +
+                  ".call_overhead, paid once a batch where batching comes first), or "
+                  "calibrate from a trace"
+            : " (or calibrate from a trace)";
     pipeline.Note(at, "'" + op + "' runs " + (python ? "Python" : "TensorFlow ops") +
                           " whose cost the code does not show" + one_element + ": " +
                           DefaultStageCost() + each + " until set: --set " + op + "." + cost_knob +
-                          "=DURATION (or calibrate from a trace)");
+                          "=DURATION" + split);
   }
   // A sleep is a wait beside the Python's cost: the lock released, no core used, so more
   // workers than cores still help it.

@@ -237,6 +237,14 @@ void AddThreadKnobs(const PlannedOp& p, int cores, CandidateList& out) {
                 (loader.drop_last() ? "; drop_last=True moves into the BatchSampler" : ""));
       }
       if (workers == 0) return;
+      // More worker processes than the cores take turns on them, each batch's work spread
+      // thinner, and the main process's share with them (deit#81: num_workers 32 for each of
+      // 8 GPUs' processes on 32 cores; 4 each was the answer).
+      if (workers > MostUsefulParallelism(cores, waits)) {
+        out.AddKnobs("fewer_workers", name, {{"num_workers", std::to_string(cores)}},
+                     ChangeOfKnob(name, "num_workers", workers, cores) + " (the cores there are)",
+                     WhatWorkersChange(p, workers, cores));
+      }
       // Workers cost their start-up each epoch and the unpickling of every batch they send:
       // for an item that costs little to fetch, the main process alone is faster. DataLoader
       // refuses persistent_workers and prefetch_factor without workers; a set prefetch_factor

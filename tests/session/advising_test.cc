@@ -946,6 +946,23 @@ TEST(AdvisingTest, ChangesThatPayFromTheSecondEpochAreSeen) {
   EXPECT_GT(persistent->predicted_gain, 0.1);
 }
 
+// deit#81: num_workers 32 in each of 8 GPUs' processes on 32 cores, 4 cores a process. The
+// workers take turns on the cores, and the answer was 4 each: advised, and it gains.
+TEST(AdvisingTest, MoreWorkerProcessesThanCoresAreCutToTheCores) {
+  const Advised a = Advise(R"(name: "deit"
+      budget { cpu_cores: 4 }
+      source { name: "dataset" range { stop: 160146 } }
+      ops { name: "loader" dataloader { batch_size: 128 num_workers: 32 pin_memory: true
+            getitem { python { duration: "2325us" output_bytes: 602112 } } } }
+      ops { name: "epochs" repeat { count: 300 } }
+      train_step { step_time: "100ms" device: simulated })",
+                           /*steady=*/true);
+  const engine::Advice* fewer = Find(a, "fewer_workers");
+  ASSERT_NE(fewer, nullptr) << a.analysis.verdict.text;
+  EXPECT_EQ(fewer->change, "loader.num_workers=4");
+  EXPECT_GT(fewer->predicted_gain, 0.1);
+}
+
 // tensorflow#40502: skip(10000) over files the code globs, whose stand-in is 10,000 records:
 // no step comes, and the verdict says the stand-in's size is why, with the setting.
 TEST(AdvisingTest, NoInputFromAStandInsSizeSaysSo) {
