@@ -581,7 +581,6 @@ engine::Result<ImportedCode> ImportCode(const std::string& source, const std::st
   code.notes = reader.notes();
   for (const CodeNote& n : p.notes) code.notes.push_back(n);
   if (!p.stand_in_note.empty()) code.notes.push_back({p.source_at, p.stand_in_note});
-  if (!p.stand_in_size_note.empty()) code.notes.push_back({p.source_at, p.stand_in_size_note});
   NoteOthers(reader, *chosen, code);
   NoteWorkAfterPipeline(tree, reader, *chosen, code);
   code.source_stand_in = p.stand_in;
@@ -639,7 +638,12 @@ engine::Result<ImportedCode> ImportCode(const std::string& source, const std::st
   CountLoopEpochs(code, reader.EpochsOf(p.id));
   StandInMissingFiles(code, std::filesystem::path(origin).parent_path(), p.source_at);
   MarkStandInSizes(code);
-  SizeStandInRecordsByTheirParse(code);
+  const std::string sized_by = SizeStandInRecordsByTheirParse(code);
+  if (p.stand_in_records && code.spec.source().has_synthetic()) {
+    const spec::Source& s = code.spec.source();
+    code.notes.push_back({p.source_at, StandInRecordsNote(s.name(), s.synthetic().records(),
+                                                          s.synthetic().record_bytes(), sized_by)});
+  }
   StandInNativeWork(code);
   // The file's notes first, then each module's, each by place.
   std::stable_sort(code.notes.begin(), code.notes.end(), [](const CodeNote& a, const CodeNote& b) {

@@ -113,8 +113,10 @@ struct Pipeline {
   std::string reads;
   std::string compression;
   bool stand_in = false;
-  std::string stand_in_note;       // said when this pipeline is the one read (not inside another)
-  std::string stand_in_size_note;  // and the stand-in's count and size, where said apart
+  std::string stand_in_note;  // said when this pipeline is the one read (not inside another)
+  // The source is synthetic records standing in for files the code computes: their count and
+  // size are said in a note of their own, made once their size is known (example_size.h).
+  bool stand_in_records = false;
   // Interleaves and flat_maps whose synthetic files stand in for files of this format.
   std::map<std::string, std::string> stand_in_reads;
   std::map<std::string, KnobSite> sites;     // by "op.knob"

@@ -59,28 +59,22 @@ std::string StandInRecordsNote(const std::string& source, int64_t records, int64
          ".record_bytes=SIZE give the real data's count and size";
 }
 
-void SizeStandInRecordsByTheirParse(ImportedCode& code) {
+std::string SizeStandInRecordsByTheirParse(ImportedCode& code) {
   spec::Source& source = *code.spec.mutable_source();
   if (!code.source_stand_in || !source.has_synthetic() ||
       source.synthetic().stands_for() != spec::tfrecord_files ||
       source.synthetic().record_bytes() != kStandInRecordBytes) {
-    return;
+    return "";
   }
   for (const spec::Op& op : code.spec.ops()) {
     if (!op.has_map()) continue;
-    if (!op.map().fn().has_parse_example()) return;  // the first map is not the parse
+    if (!op.map().fn().has_parse_example()) return "";  // the first map is not the parse
     const auto bytes = EncodedExampleBytes(op.map().fn().parse_example());
-    if (!bytes) return;
-    const std::string was =
-        StandInRecordsNote(source.name(), source.synthetic().records(), kStandInRecordBytes);
+    if (!bytes) return "";
     source.mutable_synthetic()->set_record_bytes(*bytes);
-    for (CodeNote& n : code.notes) {
-      if (n.message != was) continue;
-      n.message = StandInRecordsNote(source.name(), source.synthetic().records(), *bytes,
-                                     "an Example of the features '" + op.name() + "' parses");
-    }
-    return;
+    return "an Example of the features '" + op.name() + "' parses";
   }
+  return "";
 }
 
 }  // namespace pipescope::code

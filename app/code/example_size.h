@@ -26,7 +26,8 @@ std::string StandInRecordsNote(const std::string& source, int64_t records, int64
 std::string SizeText(int64_t bytes);
 
 // Where the source's stand-in records are of the default size and the first map parses
-// Examples of known size: the records are that size, and the note says so.
-void SizeStandInRecordsByTheirParse(ImportedCode& code);
+// Examples of known size: the records are that size. Returns why, for StandInRecordsNote
+// ("an Example of the features 'parse' parses"); "" where their size stays the default.
+std::string SizeStandInRecordsByTheirParse(ImportedCode& code);
 
 }  // namespace pipescope::code

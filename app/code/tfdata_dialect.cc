@@ -81,7 +81,7 @@ Value FileSource(PythonReader& r, const CallArgs& a, const std::string& format) 
                        "'s files are `" + (files_arg ? files_arg->Spelling() : "?") +
                        "`, known only when the code runs: synthetic records stand in; --set " +
                        name + ".files=PATTERN reads real files";
-    p->stand_in_size_note = StandInRecordsNote(name, kStandInRecords, StandInRecordBytes(format));
+    p->stand_in_records = true;
     return PipelineValue(std::move(p), a);
   }
   if (files.size() <= 1) {

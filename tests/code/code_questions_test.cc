@@ -28,6 +28,12 @@ std::string Notes(const ImportedCode& c) {
   return s;
 }
 
+// `code` read with its one `%s` replaced by `part`: a file tried with a line's variants.
+ImportedCode ImportWith(std::string code, const std::string& part) {
+  code.replace(code.find("%s"), 2, part);
+  return Import(code);
+}
+
 bool Says(const ImportedCode& c, const std::string& part) {
   return Notes(c).find(part) != std::string::npos;
 }
@@ -153,7 +159,7 @@ class Images(Dataset):
     def __len__(self):
         return len(self.paths)
     def __getitem__(self, idx):
-        if CONDITION:
+        if %s:
             img = pickle.load(open(self.paths[idx] + '.pkl', 'rb'))
         else:
             img = Image.open(self.paths[idx]).convert('RGB')
@@ -163,11 +169,7 @@ loader = DataLoader(Images(['a.jpg'] * 1000, cache=False), batch_size=32, num_wo
 for x in loader:
     pass
 )";
-  const auto with = [&](const std::string& condition) {
-    std::string text = code;
-    text.replace(text.find("CONDITION"), 9, condition);
-    return Import(text);
-  };
+  const auto with = [&](const std::string& condition) { return ImportWith(code, condition); };
   EXPECT_TRUE(Says(with("self.cache and os.path.exists(self.paths[idx])"), "decodes an image"));
   EXPECT_FALSE(Says(with("not self.cache"), "decodes an image"));
   EXPECT_FALSE(Says(with("os.path.exists(self.paths[idx]) or True"), "decodes an image"));
@@ -190,16 +192,12 @@ class Items(Dataset):
         return torch.zeros(3)
 
 dataset = Items()
-sampler = DistributedSampler(dataset, REPLICAS)
+sampler = DistributedSampler(dataset, %s)
 loader = DataLoader(dataset, batch_size=32, sampler=sampler, num_workers=2)
 for x in loader:
     pass
 )";
-  const auto with = [&](const std::string& replicas) {
-    std::string text = code;
-    text.replace(text.find("REPLICAS"), 8, replicas);
-    return Import(text);
-  };
+  const auto with = [&](const std::string& replicas) { return ImportWith(code, replicas); };
   const ImportedCode eight = with("num_replicas=8");
   EXPECT_EQ(eight.spec.source().range().stop(), 2341) << "ceil(18727 / 8)";
   EXPECT_TRUE(eight.spec.ops(0).dataloader().shuffle());
@@ -219,14 +217,12 @@ TEST(CodeQuestionsTest, AKnobAFlagSetsIsWrittenAsTheFlagsDefault) {
   const std::string code = R"(import argparse
 import torch
 parser = argparse.ArgumentParser()
-parser.add_argument('-j', '--workers', default=DEFAULT, type=int, metavar='N')
+parser.add_argument('-j', '--workers', default=%s, type=int, metavar='N')
 args = parser.parse_args()
 loader = torch.utils.data.DataLoader(dataset, batch_size=256, num_workers=args.workers)
 )";
   const auto tuned = [&](const std::string& default_value) {
-    std::string text = code;
-    text.replace(text.find("DEFAULT"), 7, default_value);
-    const ImportedCode c = Import(text);
+    const ImportedCode c = ImportWith(code, default_value);
     spec::PipelineSpec advised = c.spec;
     for (auto& op : *advised.mutable_ops()) {
       if (op.has_dataloader()) op.mutable_dataloader()->set_num_workers(16);
