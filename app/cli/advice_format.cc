@@ -4,6 +4,7 @@
 #include <fstream>
 #include <ostream>
 
+#include "app/cli/progress_bar.h"
 #include "app/cli/spec_argument.h"
 #include "app/code/code_patch.h"
 #include "app/session/advising.h"
@@ -27,19 +28,29 @@ std::optional<engine::AdvisorResult> Applied(engine::Result<engine::AdvisorResul
   return std::move(advice).value();
 }
 
+// The advisor's progress on a terminal: simulating each change may take seconds on a large
+// pipeline (an ImageNet batch of 2048 on 64 cores), and its rounds minutes.
+std::function<void(size_t, size_t)> Showing(ProgressBar& bar) {
+  return [&bar](size_t done, size_t total) {
+    bar.Update(static_cast<int64_t>(done), static_cast<int64_t>(total));
+  };
+}
+
 }  // namespace
 
 std::optional<engine::AdvisorResult> AdviseForSummary(const trace::Model& model,
                                                       trace::RangeAnalysis& analysis,
                                                       std::ostream& err, double cores) {
-  return Applied(session::AdviseOnTrace(model, analysis, {}, cores), analysis, err);
+  ProgressBar bar("changes simulated");
+  return Applied(session::AdviseOnTrace(model, analysis, {}, cores, Showing(bar)), analysis, err);
 }
 
 std::optional<engine::AdvisorResult> AdviseForSummary(const spec::PipelineSpec& spec,
                                                       const sim::CostModel& model,
                                                       trace::RangeAnalysis& analysis,
                                                       std::ostream& err) {
-  return Applied(session::AdviseOn(spec, analysis, model), analysis, err);
+  ProgressBar bar("changes simulated");
+  return Applied(session::AdviseOn(spec, analysis, model, {}, Showing(bar)), analysis, err);
 }
 
 void MarkSuggestionUntried(trace::RangeAnalysis& analysis, const spec::PipelineSpec& spec) {

@@ -4,6 +4,7 @@
 #include <google/protobuf/reflection.h>
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <optional>
 #include <set>
@@ -435,7 +436,17 @@ engine::Result<EmittedCode> PatchCode(const ImportedCode& original,
       out.knobs_written.push_back(key);
       // Each value written is said; a flag or an expression the code computes gives way to
       // the tuned value, as the job may run with another.
-      out.notes.push_back(op_name + "." + knob + ": `" + was + "` becomes " + *new_code);
+      // A name (`NUM_READERS`, deeplab's, also num_parallel_reads') is replaced in this call
+      // only: whatever else reads it keeps its value.
+      const bool name =
+          !was.empty() && !std::isdigit(static_cast<unsigned char>(was[0])) &&
+          std::all_of(was.begin(), was.end(), [](char ch) {
+            return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '.';
+          });
+      out.notes.push_back(op_name + "." + knob + ": `" + was + "` becomes " + *new_code +
+                          (name && was != "None" && was != "True" && was != "False"
+                               ? " in this call (`" + was + "` itself stays as it is)"
+                               : ""));
       if (site.in_splat) {
         out.notes.push_back(op_name + "." + knob + ": written into the dict the call spreads, `" +
                             was + "` becomes " + *new_code +
@@ -446,11 +457,22 @@ engine::Result<EmittedCode> PatchCode(const ImportedCode& original,
       out.notes.push_back(op_name + "." + knob + " = " + *new_code +
                           ": not written, as the call passes `" + site.unknown_splat +
                           "`, which may hold it; set it there");
+    } else if (site.excludes_end > 0 && !site.excludes_positional) {
+      edits.push_back({site.excludes_begin, site.excludes_end, keyword + "=" + *new_code});
+      out.knobs_written.push_back(key);
+      out.notes.push_back(op_name + "." + knob + ": " + keyword + "=" + *new_code +
+                          " takes the place of `" + site.excludes +
+                          "`, which the call cannot be given beside it");
     } else {
       edits.push_back(
           {site.insert_at, site.insert_at, ArgumentsAt(site, keyword + "=" + *new_code)});
       out.knobs_written.push_back(key);
       out.notes.push_back(op_name + "." + knob + ": " + keyword + "=" + *new_code + " added");
+      if (site.excludes_end > 0) {
+        edits.push_back({site.excludes_begin, site.excludes_end, "None"});
+        out.notes.push_back(op_name + "." + knob + ": `" + site.excludes +
+                            "` becomes None, as the call cannot be given both");
+      }
     }
   }
   // What arguments cannot say: ops moved and added, written where the code makes each op

@@ -100,6 +100,13 @@ struct KnobSite {
   // says the opposite of the knob (sloppy=True for deterministic false).
   std::string keyword;
   bool inverted = false;
+  // An argument the knob's cannot stand beside, where the call passes one: map_and_batch's
+  // num_parallel_batches, as TensorFlow raises a ValueError where it and num_parallel_calls
+  // are both given. The knob written takes its place: a keyword argument's whole bytes
+  // (`num_parallel_batches=2`), a positional one's value becoming None.
+  size_t excludes_begin = 0, excludes_end = 0;  // excludes_end == 0: none
+  bool excludes_positional = false;
+  std::string excludes;  // as the call spells it, for the note
   // The order sites were recorded in: of two knobs one argument carries, the first recorded
   // is written.
   size_t order = 0;

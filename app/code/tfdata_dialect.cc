@@ -1140,28 +1140,68 @@ Value Unbatch(PythonReader& r, const Pipeline& in, const CallArgs& a) {
 }
 
 // map_and_batch(map_func, batch_size, num_parallel_batches, drop_remainder,
-// num_parallel_calls): a map and a batch fused in one kernel.
+// num_parallel_calls): a map and a batch fused in one kernel. Its calls in flight are
+// num_parallel_calls where given, else batch_size x num_parallel_batches (batch_size where
+// neither is: tf.data's batching.py). They run on TensorFlow's pool of one thread a core, so
+// a map here with that many threads would take turns on the cores, which TensorFlow's calls
+// do not: one thread a core is num_parallel_calls=AUTOTUNE.
 Value MapAndBatch(PythonReader& r, const Pipeline& in, const CallArgs& a) {
   CallArgs map_args;
   map_args.node = a.node;
   if (const Value* f = a.Get(0, "map_func")) map_args.positional.push_back(*f);
-  if (const Value* npc = a.Get(4, "num_parallel_calls")) {
+  const Value* npc = a.Get(4, "num_parallel_calls");
+  const Value* batches = a.Get(2, "num_parallel_batches");
+  if (batches && batches->Is(Value::Kind::kNone)) batches = nullptr;
+  const Value* batch_size = a.Get(1, "batch_size");
+  // 0 where the code leaves it to run time.
+  const int64_t size = batch_size ? batch_size->AsInt().value_or(0) : 0;
+  const int64_t in_flight = batches ? batches->AsInt().value_or(0) : 1;
+  std::string said;
+  if (npc) {
     map_args.keyword["num_parallel_calls"] = *npc;
   } else {
-    Value autotune{.kind = Value::Kind::kSymbol, .s = "AUTOTUNE"};
-    map_args.keyword["num_parallel_calls"] = autotune;
+    map_args.keyword["num_parallel_calls"] = Value{.kind = Value::Kind::kSymbol, .s = "AUTOTUNE"};
+    said = size > 0 && in_flight > 0
+               ? "batch_size x num_parallel_batches = " + std::to_string(size) + " x " +
+                     std::to_string(in_flight) + " = " + std::to_string(size * in_flight) +
+                     " calls in flight"
+               : "batch_size x num_parallel_batches calls in flight";
+    said +=
+        " on TensorFlow's pool of one thread a core: read as num_parallel_calls=AUTOTUNE "
+        "(one a core here too). It holds ";
+    said += in_flight > 0 ? std::to_string(in_flight) + (in_flight == 1 ? " batch" : " batches")
+                          : "num_parallel_batches batches";
+    said +=
+        " in flight, the next one's calls starting only as one is taken, which the spec's map "
+        "and batch do not hold back";
   }
   const Value mapped = Map(r, in, map_args, 1);
   auto p = std::const_pointer_cast<Pipeline>(mapped.pipeline);
-  if (!a.Get(4, "num_parallel_calls")) {
-    p->Note(a.node.start(),
-            "map_and_batch runs batch_size x num_parallel_batches calls at once "
-            "on TensorFlow's thread pool: read as '" +
-                p->ops.back().name() + "' with num_parallel_calls=AUTOTUNE");
+  const std::string name = p->ops.back().name();
+  if (!said.empty()) {
+    p->Note(a.node.start(), "map_and_batch runs " + said + "; '" + name + "' is its map: --set " +
+                                name + ".num_parallel_calls=N");
+  }
+  // The knob written back takes the place of num_parallel_batches, which the call cannot be
+  // given beside num_parallel_calls: the argument as the call's text passes it.
+  const auto site = p->sites.find(name + ".num_parallel_calls");
+  const SyntaxNode list = a.node.field("arguments");
+  if (batches && site != p->sites.end() && list.Is("argument_list") && list.file().empty()) {
+    size_t position = 0;
+    for (const SyntaxNode& arg : list.code_children()) {
+      const bool keyword = arg.Is("keyword_argument");
+      if (keyword ? arg.field("name").text() == "num_parallel_batches" : position++ == 2) {
+        site->second.excludes_begin = arg.start_byte();
+        site->second.excludes_end = arg.end_byte();
+        site->second.excludes_positional = !keyword;
+        site->second.excludes = std::string(arg.text());
+        break;
+      }
+    }
   }
   CallArgs batch_args;
   batch_args.node = a.node;
-  if (const Value* b = a.Get(1, "batch_size")) batch_args.positional.push_back(*b);
+  if (batch_size) batch_args.positional.push_back(*batch_size);
   if (const Value* d = a.Get(3, "drop_remainder")) batch_args.keyword["drop_remainder"] = *d;
   return Batch(r, *p, batch_args);
 }

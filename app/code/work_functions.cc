@@ -436,9 +436,39 @@ void Collect(PythonReader& reader, const Value& function, Found& found, int dept
                found, depth);
 }
 
+// TensorFlow's calls that run functions handed to them: tf.cond's branches, tf.case's and
+// tf.switch_case's, tf.while_loop's body, tf.map_fn's fn. A decode in a branch is the map's
+// work all the same (deeplab's _decode_image picks decode_jpeg or decode_png by tf.cond):
+// each branch is read, and the heaviest is the map's cost, as for calls side by side.
+bool RunsFunctionArguments(const std::string& path) {
+  if (path.rfind("tf.", 0) != 0) return false;
+  for (const char* name :
+       {"cond", "case", "switch_case", "while_loop", "map_fn", "vectorized_map", "scan"}) {
+    if (EndsWithName(path, name)) return true;
+  }
+  return false;
+}
+
+// The functions among a call's arguments: each given, and those in a list, a tuple or a dict
+// (tf.case's [(pred, fn), ...], tf.switch_case's {0: fn, ...}).
+void FunctionArguments(const Value& v, std::vector<Value>& out, int depth = 0) {
+  if (v.Is(Value::Kind::kFunction)) {
+    out.push_back(v);
+  } else if ((v.Is(Value::Kind::kList) || v.Is(Value::Kind::kDict)) && depth < 2) {
+    for (const Value& item : v.items) FunctionArguments(item, out, depth + 1);
+  }
+}
+
 void CollectCalls(PythonReader& reader, const std::vector<RecordedCall>& calls, Found& found,
                   int depth) {
   for (const RecordedCall& call : calls) {
+    if (RunsFunctionArguments(call.path)) {
+      std::vector<Value> functions;
+      for (const Value& a : call.args.positional) FunctionArguments(a, functions);
+      for (const auto& [name, a] : call.args.keyword) FunctionArguments(a, functions);
+      for (const Value& f : functions) Collect(reader, f, found, depth + 1);
+      continue;
+    }
     if (call.callee.Is(Value::Kind::kFunction)) {
       if (!call.callee.s.empty()) found.user_functions.push_back(call.callee.s);
       Collect(reader, call.callee, found, depth + 1);

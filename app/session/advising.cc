@@ -189,11 +189,13 @@ void ClearStandInCosts(spec::PipelineSpec& spec) {
 engine::Result<engine::AdvisorResult> AdviseOn(const spec::PipelineSpec& given,
                                                const trace::RangeAnalysis& analysis,
                                                const sim::CostModel& model,
-                                               std::function<bool()> cancelled) {
+                                               std::function<bool()> cancelled,
+                                               std::function<void(size_t, size_t)> progress) {
   spec::PipelineSpec spec = given;
   if (!model.file.empty()) ClearStandInCosts(spec);
   engine::AdvisorOptions options;
   options.cancelled = std::move(cancelled);
+  options.progress = std::move(progress);
   options.cores = std::max(1, static_cast<int>(std::lround(model.cores)));
   options.machine_ram_bytes = static_cast<int64_t>(DefaultRamBudgetBytes());
   ASSIGN_OR_RETURN(double seconds, AdviceSeconds(spec, model, analysis.steps_per_s));
@@ -236,7 +238,8 @@ void AdviseFor(double cores, spec::PipelineSpec& spec, sim::CostModel& model) {
 
 engine::Result<engine::AdvisorResult> AdviseOnTrace(const trace::Model& trace,
                                                     const trace::RangeAnalysis& analysis,
-                                                    std::function<bool()> cancelled, double cores) {
+                                                    std::function<bool()> cancelled, double cores,
+                                                    std::function<void(size_t, size_t)> progress) {
   const trace::RunInfo& info = trace.run_info();
   if (info.spec_text.empty()) {
     return engine::InvalidArgument(
@@ -256,12 +259,13 @@ engine::Result<engine::AdvisorResult> AdviseOnTrace(const trace::Model& trace,
     ASSIGN_OR_RETURN(sim::CostModel model, CostModelFor(spec, model_path));
     if (info.machine.cpu_budget > 0) model.cores = info.machine.cpu_budget;
     AdviseFor(cores, spec, model);
-    return AdviseOn(spec, analysis, model, std::move(cancelled));
+    return AdviseOn(spec, analysis, model, std::move(cancelled), std::move(progress));
   }
   ASSIGN_OR_RETURN(Calibration calibration, Calibrate(trace, "the run"));
   if (cancelled && cancelled()) return engine::Cancelled("advice cancelled");
   AdviseFor(cores, calibration.spec, calibration.model);
-  return AdviseOn(calibration.spec, analysis, calibration.model, std::move(cancelled));
+  return AdviseOn(calibration.spec, analysis, calibration.model, std::move(cancelled),
+                  std::move(progress));
 }
 
 void AddFindings(const std::vector<std::string>& findings, trace::Verdict& verdict) {

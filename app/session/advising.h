@@ -68,16 +68,17 @@ engine::SimulatedStartUp SimulatedStartUpOn(sim::CostModel model, double most_se
 engine::Result<engine::AdvisorResult> AdviseOn(const spec::PipelineSpec& spec,
                                                const trace::RangeAnalysis& analysis,
                                                const sim::CostModel& model,
-                                               std::function<bool()> cancelled = {});
+                                               std::function<bool()> cancelled = {},
+                                               std::function<void(size_t, size_t)> progress = {});
 
 // Advice for a trace of Pipescope's own (its spec in the header): a recording is
 // calibrated first; a simulation's cost model is rebuilt from its spec (the model file it
 // names, when it is there). Errors: an imported trace, a spec that no longer parses.
 // `cores`: the machine the advice is for (report --cores), its CPU budget; 0: the run's.
-engine::Result<engine::AdvisorResult> AdviseOnTrace(const trace::Model& trace,
-                                                    const trace::RangeAnalysis& analysis,
-                                                    std::function<bool()> cancelled = {},
-                                                    double cores = 0);
+engine::Result<engine::AdvisorResult> AdviseOnTrace(
+    const trace::Model& trace, const trace::RangeAnalysis& analysis,
+    std::function<bool()> cancelled = {}, double cores = 0,
+    std::function<void(size_t, size_t)> progress = {});
 
 // Adds to the verdict's evidence what the spec shows whatever the speed
 // (engine::AdvisorFindings), each finding once; its text is made again by SetSuggestion.

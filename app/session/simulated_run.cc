@@ -93,9 +93,11 @@ std::optional<double> LongerRunForEpochs(const trace::Model& model, const Steady
   const std::vector<int64_t> ends = trace::EpochEndsNs(model);
   const double longer =
       ends.empty() ? 3 * seconds : std::max(3 * static_cast<double>(ends.front()) / 1e9, seconds);
-  const double steps_then = static_cast<double>(run.steps) * longer / std::max(seconds, 1e-9);
+  const double scale = longer / std::max(seconds, 1e-9);
+  const double steps_then = static_cast<double>(run.steps) * scale;
+  const double events_then = static_cast<double>(run.events) * scale;
   if (longer <= seconds || longer > kEpochsMostSimulatedSeconds ||
-      steps_then > static_cast<double>(kEpochsMostSteps)) {
+      steps_then > static_cast<double>(kEpochsMostSteps) || events_then > kEpochsMostEvents) {
     return std::nullopt;
   }
   return longer;
@@ -113,6 +115,7 @@ engine::Result<SteadyRun> SimulateSteadyPart(const spec::PipelineSpec& spec,
     out.end_ns = run.model->duration_ns();
     out.steps = run.summary.steps;
     out.end_of_data = run.summary.end_of_data;
+    out.events = run.events;
     if (const auto longer = LongerRunSeconds(out.first_step_ns, seconds, most_seconds)) {
       options.sim.duration_s = *longer;
       continue;

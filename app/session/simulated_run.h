@@ -65,6 +65,7 @@ struct SteadyRun {
   int64_t end_ns = 0;        // the run's length
   int64_t steps = 0;         // every step of the run, the start-up's included
   bool end_of_data = false;  // the input ended before the run's time or steps did
+  uint64_t events = 0;       // the simulator's events in the run
 };
 
 // Epochs longer than a run (a DataLoader whose workers take a minute to start again at each
@@ -74,10 +75,13 @@ struct SteadyRun {
 // first step: three times the first epoch's end, or three times the run where none ended.
 // nullopt where the pipeline has no epochs (trace::HasEpochs), the run held a whole one, its
 // data ended, or the longer run would pass kEpochsMostSimulatedSeconds or, at the run's
-// rate, kEpochsMostSteps (a fast pipeline's long epochs cost the simulator more than their
-// starts tell).
+// rate, kEpochsMostSteps or kEpochsMostEvents (a fast pipeline's long epochs, or an
+// ImageNet epoch of large batches, cost the simulator more than their starts tell: a
+// 2048-image batch is some 10,000 events, and advice on official/resnet's input took half an
+// hour of tripled runs that never reached an epoch's end).
 inline constexpr double kEpochsMostSimulatedSeconds = 3600;
 inline constexpr int64_t kEpochsMostSteps = 5000;
+inline constexpr double kEpochsMostEvents = 1'200'000;
 std::optional<double> LongerRunForEpochs(const trace::Model& model, const SteadyRun& run,
                                          double seconds);
 

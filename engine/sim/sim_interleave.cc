@@ -173,7 +173,7 @@ class ParallelInterleaveIt : public InterleaveItBase {
         CycleEntry& e = *cycle_[cursor_.slot()];
         if (!e.buffer.empty()) {
           const int64_t n = TakeInTurn(max_rows, out);
-          cycle_wake_.NotifyAll();  // room in a buffer
+          cycle_wake_.NotifyFirst(static_cast<size_t>(n));  // room in a buffer for each
           co_await TakeOver(thread, handoffs_, n);
           co_return n;
         }
@@ -223,7 +223,12 @@ class ParallelInterleaveIt : public InterleaveItBase {
       }
       break;
     }
-    cycle_wake_.NotifyAll();  // an entry to read, or every entry dead
+    // An entry to read, for one cycle worker; every entry dead, for all of them to end.
+    if (AllDead()) {
+      cycle_wake_.NotifyAll();
+    } else {
+      cycle_wake_.NotifyFirst(1);
+    }
     ahead_wake_.NotifyAll();  // room ahead, or every entry dead
   }
 
@@ -324,7 +329,7 @@ class ParallelInterleaveIt : public InterleaveItBase {
       e->busy = false;
       consumer_wake_.NotifyAll();
       // Read ahead, then moved into the cycle meanwhile: the cycle's workers take it on.
-      if (ahead && e->in_cycle) cycle_wake_.NotifyAll();
+      if (ahead && e->in_cycle) cycle_wake_.NotifyFirst(1);
     }
   }
 

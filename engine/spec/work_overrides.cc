@@ -129,6 +129,35 @@ Status SetKeepFraction(spec::PipelineSpec& spec, const std::string& name,
   return Status::Ok();
 }
 
+// The share of a Python function's time it holds its process's interpreter lock: 1 for
+// Python itself, less for numpy or PIL work that releases it (issue 40's gil_share).
+Status SetGilShare(spec::PipelineSpec& spec, const std::string& name, const std::string& value) {
+  const std::string assignment = name + ".gil_share=" + value;
+  char* end = nullptr;
+  const double share = std::strtod(value.c_str(), &end);
+  if (value.empty() || end == value.c_str() || *end != '\0' || share < 0 || share > 1) {
+    return InvalidArgument(assignment + ": a share of the function's time, from 0 to 1");
+  }
+  spec::Op* op = FindOpNamed(spec, name);
+  if (spec::FromGeneratorSource* g = GeneratorNamed(spec, op, name)) {
+    g->set_gil_share(share);
+    return Status::Ok();
+  }
+  spec::WorkFunction* fn = !op                    ? nullptr
+                           : op->has_map()        ? op->mutable_map()->mutable_fn()
+                           : op->has_dataloader() ? op->mutable_dataloader()->mutable_getitem()
+                           : op->has_keras_fit()  ? op->mutable_keras_fit()->mutable_getitem()
+                                                  : nullptr;
+  if (!fn || !fn->has_python()) {
+    return InvalidArgument(assignment + ": '" + name +
+                           "' runs no Python function (tf.py_function, a generator, a "
+                           "Dataset's __getitem__): gil_share is the share of such a "
+                           "function's time it holds the interpreter lock");
+  }
+  fn->mutable_python()->set_gil_share(share);
+  return Status::Ok();
+}
+
 }  // namespace
 
 std::optional<Status> ApplyWorkOverride(spec::PipelineSpec& spec, const std::string& name,
@@ -141,14 +170,17 @@ std::optional<Status> ApplyWorkOverride(spec::PipelineSpec& spec, const std::str
   }
   if (knob == "sample_bytes") return SetSampleBytes(spec, name, value);
   if (knob == "fraction") return SetKeepFraction(spec, name, value);
+  if (knob == "gil_share") return SetGilShare(spec, name, value);
   return std::nullopt;
 }
 
 std::string WorkKnobsOf(const spec::Op* op) {
   if (!op) return {};
-  if (op->has_map()) return "; for its function: cost, wait";
-  if (op->has_dataloader()) return "; for its __getitem__: cost, wait, sample_bytes, collate_cost";
-  if (op->has_keras_fit()) return "; for its __getitem__: cost, wait, sample_bytes";
+  if (op->has_map()) return "; for its function: cost, wait, gil_share (Python)";
+  if (op->has_dataloader()) {
+    return "; for its __getitem__: cost, wait, sample_bytes, collate_cost, gil_share";
+  }
+  if (op->has_keras_fit()) return "; for its __getitem__: cost, wait, sample_bytes, gil_share";
   if (op->has_filter()) return "; for its predicate: fraction";
   return {};
 }

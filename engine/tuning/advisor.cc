@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <limits>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <thread>
 
@@ -129,6 +130,8 @@ Result<std::vector<std::vector<double>>> GainsOf(const std::vector<AdviceCandida
   std::vector<std::vector<double>> gains(candidates.size());
   std::atomic<size_t> next{0};
   std::atomic<bool> cancelled{false};
+  std::mutex progress_mutex;
+  size_t done = 0;
   auto work = [&] {
     for (size_t i = next++; i < candidates.size(); i = next++) {
       if (cancelled || (options.cancelled && options.cancelled())) {
@@ -145,6 +148,10 @@ Result<std::vector<std::vector<double>>> GainsOf(const std::vector<AdviceCandida
         g.push_back(*rate / base[seed - 1] - 1);
       }
       gains[i] = std::move(g);
+      if (options.progress) {
+        const std::lock_guard lock(progress_mutex);
+        options.progress(++done, candidates.size());
+      }
     }
   };
   const int threads = std::clamp<int>(

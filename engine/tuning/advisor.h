@@ -40,6 +40,9 @@ struct AdvisorOptions {
   int threads = 0;                   // simulating changes at once; 0: one per core
   // Asked between changes; true ends the advising with kCancelled (a closed window).
   std::function<bool()> cancelled;
+  // Told after each change simulated: how many of how many in this round (the changes, then
+  // those on a step that takes no time). Called from the simulating threads, one at a time.
+  std::function<void(size_t done, size_t total)> progress;
   // Where the run's start-up is much of it (trace::kStartUpShareToSay) or it had no step, the
   // changes that shorten it (advice_candidates.h, StartUpCandidates) are tried on this; none
   // where it is not given.

@@ -9,6 +9,7 @@
 #include "app/code/code_patch.h"
 #include "app/code/example_size.h"
 #include "engine/spec/spec_validator.h"
+#include "engine/work/work_registry.h"
 
 namespace pipescope::code {
 namespace {
@@ -110,7 +111,7 @@ ds = tf.data.TFRecordDataset(files).map(parse).batch(512)
 // TensorFlow's example.proto (packed lists) over such an Example, counted with `wc -c`.
 TEST(CodeQuestionsTest, StandInRecordsAreTheSizeOfTheExamplesParsed) {
   const auto feature = [](spec::ParseExample& parse, const std::string& name,
-                          const std::string& dtype, std::vector<int64_t> shape) {
+                          const std::string& dtype, const std::vector<int64_t>& shape) {
     spec::FeatureSpec* f = parse.add_features();
     f->set_name(name);
     f->set_dtype(dtype);
@@ -237,6 +238,86 @@ loader = torch.utils.data.DataLoader(dataset, batch_size=256, num_workers=args.w
   const std::string computed = tuned("os.cpu_count()");
   EXPECT_NE(computed.find("default=os.cpu_count()"), std::string::npos) << computed;
   EXPECT_NE(computed.find("num_workers=16)"), std::string::npos) << computed;
+}
+
+// tensorflow/models' deeplab: _decode_image picks tf.image.decode_jpeg or decode_png by
+// tf.cond(tf.image.is_jpeg(content), lambda: ..., lambda: ...). The decode in the branches is
+// the map's work: it takes one image at a time, so the map cannot follow a batch (written
+// back, a batched parse_a would hand decode_jpeg a vector of strings, which TensorFlow
+// refuses). Read without the branches, the map was cheap parsing, and vectorising it advised.
+TEST(CodeQuestionsTest, ADecodeInATfCondBranchIsTheMapsWork) {
+  const std::string code = R"(import tensorflow as tf
+
+def _decode_image(content, channels):
+    return %s
+
+def parse_a(rec):
+    f = tf.io.parse_single_example(rec, {'img': tf.io.FixedLenFeature((), tf.string)})
+    return _decode_image(f['img'], 3)
+
+ds = tf.data.TFRecordDataset(['a.tfrecord']).map(parse_a).batch(8)
+)";
+  for (const char* branches :
+       {"tf.cond(tf.image.is_jpeg(content), lambda: tf.image.decode_jpeg(content, channels), "
+        "lambda: tf.image.decode_png(content, channels))",
+        "tf.case([(tf.image.is_jpeg(content), lambda: tf.image.decode_jpeg(content, channels))], "
+        "default=lambda: tf.image.decode_png(content, channels))"}) {
+    const ImportedCode c = ImportWith(code, branches);
+    ASSERT_EQ(c.spec.ops_size(), 2) << c.spec.DebugString();
+    const spec::WorkFunction& fn = c.spec.ops(0).map().fn();
+    EXPECT_EQ(fn.cpu_work().one_element_call(), "decode_jpeg") << branches << "\n" << Notes(c);
+    EXPECT_FALSE(engine::WorkFunctionHasBatchedForm(fn)) << branches;
+  }
+  // Beside a branch that only relabels, the parse alone is the work, and batches.
+  const ImportedCode relabel =
+      ImportWith(code, "tf.cond(channels > 1, lambda: content, lambda: tf.identity(content))");
+  EXPECT_TRUE(engine::WorkFunctionHasBatchedForm(relabel.spec.ops(0).map().fn()))
+      << relabel.spec.DebugString();
+}
+
+// tensorflow/models#5443: official/resnet's map_and_batch(..., num_parallel_batches=1) with a
+// batch of 2048 keeps 2048 calls in flight (batch_size x num_parallel_batches, tf.data's
+// batching.py) on TensorFlow's pool of one thread a core: the note says the count and the
+// batch it holds in flight. Written back, a tuned num_parallel_calls takes the place of
+// num_parallel_batches, as TensorFlow raises a ValueError where the call is given both.
+TEST(CodeQuestionsTest, MapAndBatchsParallelBatchesGiveWayToATunedNumParallelCalls) {
+  const std::string code = R"(import tensorflow as tf
+def parse(record):
+    f = tf.io.parse_single_example(record, {'x': tf.io.FixedLenFeature([], tf.string)})
+    return tf.image.decode_jpeg(f['x'], channels=3)
+ds = tf.data.TFRecordDataset(['train.tfrecord'])
+ds = ds.apply(tf.data.experimental.map_and_batch(%s))
+)";
+  const auto tuned = [&](const std::string& arguments, std::string* notes) {
+    const ImportedCode c = ImportWith(code, arguments);
+    *notes = Notes(c);
+    spec::PipelineSpec advised = c.spec;
+    for (auto& op : *advised.mutable_ops()) {
+      if (op.has_map()) op.mutable_map()->set_num_parallel_calls(12);
+    }
+    auto written = PatchCode(c, advised);
+    EXPECT_TRUE(written.ok()) << written.status().message();
+    return written.ok() ? written->text : std::string();
+  };
+  std::string notes;
+  const std::string keyword =
+      tuned("parse, batch_size=2048, num_parallel_batches=1, drop_remainder=True", &notes);
+  EXPECT_NE(notes.find("2048 x 1 = 2048 calls in flight"), std::string::npos) << notes;
+  EXPECT_NE(notes.find("It holds 1 batch in flight"), std::string::npos) << notes;
+  EXPECT_NE(keyword.find("map_and_batch(parse, batch_size=2048, num_parallel_calls=12, "
+                         "drop_remainder=True))"),
+            std::string::npos)
+      << keyword;
+  // Passed by position, it becomes None and the keyword goes at the end.
+  const std::string positional = tuned("parse, 256, 4", &notes);
+  EXPECT_NE(notes.find("256 x 4 = 1024 calls in flight"), std::string::npos) << notes;
+  EXPECT_NE(positional.find("map_and_batch(parse, 256, None, num_parallel_calls=12))"),
+            std::string::npos)
+      << positional;
+  // Given num_parallel_calls, that is the map's, and nothing else changes.
+  const std::string given = tuned("parse, 256, num_parallel_calls=4", &notes);
+  EXPECT_NE(given.find("map_and_batch(parse, 256, num_parallel_calls=12))"), std::string::npos)
+      << given;
 }
 
 }  // namespace

@@ -180,6 +180,18 @@ TEST(SpecOverridesTest, AFunctionsCostIsSetByTheNamesTheCodesNotesGive) {
   ASSERT_TRUE(ApplyOverride(spec, "loader.sample_bytes=150KB").ok());
   EXPECT_EQ(spec.ops(2).dataloader().getitem().python().output_bytes(), 150'000);
   ASSERT_TRUE(ApplyOverride(spec, "loader.collate_cost=1ms").ok());
+  // The share of a Python function's time under the interpreter lock: a __getitem__'s, a
+  // generator's; a function of TensorFlow ops runs no Python, and says so.
+  Status s_gil = ApplyOverride(spec, "loader.gil_share=0.25");
+  ASSERT_TRUE(s_gil.ok()) << s_gil.message();
+  EXPECT_EQ(spec.ops(2).dataloader().getitem().python().gil_share(), 0.25);
+  ASSERT_TRUE(ApplyOverride(spec, "gen.gil_share=0").ok());
+  EXPECT_TRUE(spec.source().from_generator().has_gil_share());
+  EXPECT_EQ(spec.source().from_generator().gil_share(), 0);
+  EXPECT_FALSE(ApplyOverride(spec, "loader.gil_share=1.5").ok());
+  s_gil = ApplyOverride(spec, "parse.gil_share=0.5");
+  EXPECT_NE(s_gil.message().find("'parse' runs no Python function"), std::string::npos)
+      << s_gil.message();
   // Refused with what it takes: a duration, a fraction in (0, 1], an op that has the knob.
   Status s = ApplyOverride(spec, "parse.cost=fast");
   EXPECT_NE(s.message().find("parse.cost=fast"), std::string::npos) << s.message();

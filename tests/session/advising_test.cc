@@ -1132,5 +1132,30 @@ TEST(AdvisingTest, NoConfirmedChangeSaysWhatWasNotTried) {
             "data's size is not in the code)");
 }
 
+// official/resnet's ImageNet input (tensorflow/models#5443): batches of 2048 decoded images,
+// repeated over epochs of a million records. Its 5 s are millions of the simulator's events;
+// tripling the run until an epoch ended (to grade whole epochs, as for mmpose#923) went on to
+// an hour of virtual time for each change, and advice took half an hour. Past
+// kEpochsMostEvents the run is graded as it is.
+TEST(AdvisingTest, EpochsOfMillionsOfEventsAreNotSimulatedWhole) {
+  const spec::PipelineSpec spec = Spec(R"(name: "imagenet_epochs"
+      budget { cpu_cores: 32 }
+      source { name: "records" range { stop: 1281167 } }
+      ops { name: "decode" map { num_parallel_calls: 32 fn { cpu_work { duration: "500us" } } } }
+      ops { name: "batch" batch { batch_size: 2048 } }
+      ops { name: "epochs" repeat { count: 90 } }
+      train_step { step_time: "10ms" device: simulated })");
+  auto model = CostModelFor(spec, "");
+  ASSERT_TRUE(model.ok());
+  SimulatedRunOptions options;
+  options.sim.duration_s = kAdviceSimulatedSeconds;
+  options.steps_only = true;
+  const auto run = SimulateSteadyPart(spec, *model, options, kAdviceMostSimulatedSeconds);
+  ASSERT_TRUE(run.ok()) << run.status().message();
+  EXPECT_GT(static_cast<double>(run->events) * 3, kEpochsMostEvents) << "the case this is about";
+  EXPECT_EQ(run->steady.whole_epochs, 0);
+  EXPECT_LE(static_cast<double>(run->end_ns) / 1e9, kAdviceSimulatedSeconds + 1);
+}
+
 }  // namespace
 }  // namespace pipescope::session

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace pipescope::sim {
@@ -116,6 +117,32 @@ TEST(SchedulerTest, ComputeThenSleepResumesAfterBoth) {
   m.s.Spawn(ComputesThenSleeps(m.s, m.a, m.log, 10, 100));
   EXPECT_EQ(m.RunToTheEnd(), (Lines{"a.back@110"}));
   EXPECT_EQ(m.a.cpu_ns, 10);
+}
+
+// A thread that waits on `n` once, then notes that it woke.
+Task<void> WaitsOnce(Scheduler& s, Notifier& n, Log& log, std::string name) {
+  co_await n.Wait();
+  log.Note(s, name + ".woke");
+}
+
+// Work for one of many waiters wakes the first that waited, not all of them to look for it
+// (an interleave's 64 workers woken for each entry to read made advice on an ImageNet input
+// take minutes); the rest wait on, and waking more than wait wakes those there are.
+TEST(SchedulerTest, NotifyFirstWakesTheEarliestWaitersOnly) {
+  Machine m(1);
+  Notifier n(m.s);
+  for (const char* name : {"w1", "w2", "w3"}) m.s.Spawn(WaitsOnce(m.s, n, m.log, name));
+  m.s.RunUntil(10);  // all three waiting
+  EXPECT_TRUE(m.log.lines.empty());
+  n.NotifyFirst(1);
+  m.s.RunUntil(20);
+  ASSERT_EQ(m.log.lines.size(), 1u);
+  EXPECT_EQ(m.log.lines[0].substr(0, 8), "w1.woke@");
+  n.NotifyFirst(5);
+  m.s.RunUntil(30);
+  ASSERT_EQ(m.log.lines.size(), 3u);
+  EXPECT_EQ(m.log.lines[1].substr(0, 8), "w2.woke@");
+  EXPECT_EQ(m.log.lines[2].substr(0, 8), "w3.woke@");
 }
 
 }  // namespace
