@@ -202,6 +202,22 @@ void CountLoopEpochs(ImportedCode& code, const std::optional<PythonReader::LoopE
                                       " after it"});
 }
 
+// A loop of the file's top level goes over a DataLoader once: its epochs count 1, not the
+// endless epochs a training loop's loader is read with (transformers#14428 timed one pass
+// with `for batch in tqdm(loader): continue`; read as endless, persistent_workers gained
+// from epoch starts that never come).
+void CountOnePass(ImportedCode& code, SourcePoint at) {
+  auto& ops = *code.spec.mutable_ops();
+  if (ops.empty() || ops.rbegin()->name() != "epochs" || !ops.rbegin()->has_repeat() ||
+      ops.rbegin()->repeat().has_count()) {
+    return;
+  }
+  ops.rbegin()->mutable_repeat()->set_count(1);
+  code.notes.push_back({at,
+                        "the loop goes over the loader once, at the file's top level: one "
+                        "epoch (--set epochs.count=N for more)"});
+}
+
 void RemoveAnsweredNotes(ImportedCode& code, const std::string& target) {
   std::erase_if(code.notes, [&](const CodeNote& n) {
     return n.message.find("--set " + target + "=") != std::string::npos;
@@ -432,7 +448,12 @@ bool RunsOn(const spec::WorkFunction& fn, Data& data) {
 // Returns what the elements hold after `ops`.
 Data StandInNativeWorkOf(ImportedCode& code, google::protobuf::RepeatedPtrField<spec::Op>& ops,
                          Data data, bool real, const engine::Result<sim::CostModel>& costs) {
+  // The rows of the batches a map after a batch takes: its work runs once a row.
+  int64_t rows = 1;
   for (auto& op : ops) {
+    if (op.has_batch()) rows = std::max<int64_t>(1, op.batch().batch_size());
+    if (op.has_padded_batch()) rows = std::max<int64_t>(1, op.padded_batch().batch_size());
+    if (op.has_unbatch()) rows = 1;
     // The ops over each element's dataset (CsvDataset's decode_csv inside
     // make_csv_dataset's interleave) run on what that dataset holds, and it is what follows.
     if (spec::ElementSource* per = PerElementOf(&op)) {
@@ -478,7 +499,11 @@ Data StandInNativeWorkOf(ImportedCode& code, google::protobuf::RepeatedPtrField<
                               (real ? "(images the code reads itself or takes from a feature)"
                                     : "(stand-in records)") +
                               ": its typical cost, " + engine::FormatDuration(ns) +
-                              " a call, stands in; --set " + op.name() + ".cost=DURATION sets it" +
+                              (rows > 1 ? " a row (it maps batches of " + std::to_string(rows) +
+                                              " rows, and costs that on each)"
+                                        : std::string(" a call")) +
+                              ", stands in; --set " + op.name() + ".cost=DURATION sets it" +
+                              (rows > 1 ? " a row" : "") +
                               (real ? "" : ", real files bring the work back")});
   }
   return data;
@@ -636,6 +661,7 @@ engine::Result<ImportedCode> ImportCode(const std::string& source, const std::st
                                           "train_step.step_time=DURATION"});
   }
   CountLoopEpochs(code, reader.EpochsOf(p.id));
+  if (chosen && chosen->single_pass) CountOnePass(code, chosen->at);
   StandInMissingFiles(code, std::filesystem::path(origin).parent_path(), p.source_at);
   MarkStandInSizes(code);
   const std::string sized_by = SizeStandInRecordsByTheirParse(code);

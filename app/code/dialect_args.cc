@@ -106,13 +106,30 @@ std::optional<bool> ReadFlag(Pipeline& pipeline, const CallArgs& args, size_t po
   return std::nullopt;
 }
 
+namespace {
+
+std::string DecodesImages(const StageWork& work) {
+  return work.images > 1 ? "decodes " + std::to_string(work.images) + " images"
+                         : std::string("decodes an image");
+}
+
+}  // namespace
+
 void NoteWork(Pipeline& pipeline, SourcePoint at, const std::string& op, const StageWork& work,
               const std::string& cost_knob, bool tfdata_map, int64_t rows_per_call) {
+  if (work.cost_is_parameter && work.repeats_uncounted) {
+    pipeline.Note(at, "'" + op +
+                          "' decodes or transforms images in a loop or comprehension whose "
+                          "count only the run knows (a sample's list of files): counted once a "
+                          "call; --set " +
+                          op + "." + cost_knob + "=DURATION for the whole call's");
+  }
   if (work.cost_is_parameter && !work.transforms.parts.empty()) {
     const std::string made =
         work.decodes_image.empty()
             ? "runs Python whose own cost the code does not show (" + DefaultStageCost() + ")"
-            : "decodes an image (" + work.decodes_image + ", " +
+            : DecodesImages(work) + " (" + work.decodes_image + ", " +
+                  (work.images > 1 ? std::to_string(work.images) + " × " : std::string()) +
                   std::to_string(kDecodeJpegNs / 1000) +
                   "us, what the engine takes to decode a typical JPEG here)";
     pipeline.Note(at, "'" + op + "' " + made +
@@ -125,7 +142,7 @@ void NoteWork(Pipeline& pipeline, SourcePoint at, const std::string& op, const S
                           "--set " +
                           op + "." + cost_knob + "=DURATION (or calibrate from a trace)");
   } else if (work.cost_is_parameter && !work.decodes_image.empty()) {
-    pipeline.Note(at, "'" + op + "' decodes an image (" + work.decodes_image +
+    pipeline.Note(at, "'" + op + "' " + DecodesImages(work) + " (" + work.decodes_image +
                           "): " + work.fn.python().duration() +
                           " a call stands in, what the engine takes to decode a typical JPEG "
                           "here; a large photo and the transforms after it cost more: --set " +

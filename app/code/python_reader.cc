@@ -115,6 +115,17 @@ std::string ParameterName(const SyntaxNode& p) {
 
 // range(...), and tf.data's Dataset.range(...) as a loop's counter (the tf.data guide's
 // fast_benchmark: `for _ in tf.data.Dataset.range(num_epochs):`), which counts the same.
+// A statement in no loop, def or class: the file runs it once.
+bool AtTopLevel(const SyntaxNode& statement) {
+  for (SyntaxNode up = statement.parent(); !up.null(); up = up.parent()) {
+    if (up.Is("for_statement") || up.Is("while_statement") || up.Is("function_definition") ||
+        up.Is("class_definition") || up.Is("lambda")) {
+      return false;
+    }
+  }
+  return true;
+}
+
 bool IsRangeCall(const SyntaxNode& e) {
   if (!e.Is("call")) return false;
   const std::string_view callee = e.field("function").text();
@@ -337,6 +348,33 @@ std::optional<int64_t> PythonReader::IterationsOver(const SyntaxNode& iterated) 
   if (v.Is(Value::Kind::kList)) return static_cast<int64_t>(v.items.size());
   if (v.Is(Value::Kind::kTensor)) return FirstDimension(v);
   return std::nullopt;
+}
+
+void PythonReader::RecordComprehensionCalls(const SyntaxNode& comprehension) {
+  if (recorders_.empty()) return;
+  scopes_.emplace_back();
+  size_t loops = 0;
+  for (const SyntaxNode& c : comprehension.code_children()) {
+    if (!c.Is("for_in_clause")) continue;
+    const Value iterated = Evaluate(c.field("right"));
+    Assign(c.field("left"), iterated.Is(Value::Kind::kList) && !iterated.items.empty()
+                                ? iterated.items[0]
+                                : Value{});
+    turns_.push_back(iterated.Is(Value::Kind::kList)
+                         ? std::optional<int64_t>(static_cast<int64_t>(iterated.items.size()))
+                     : IsRangeCall(c.field("right")) ? IterationsOver(c.field("right"))
+                                                     : std::nullopt);
+    ++loops;
+  }
+  const SyntaxNode body = comprehension.field("body");
+  if (comprehension.Is("dictionary_comprehension") && body.Is("pair")) {
+    Evaluate(body.field("key"));
+    Evaluate(body.field("value"));
+  } else {
+    Evaluate(body);
+  }
+  turns_.resize(turns_.size() - loops);
+  scopes_.pop_back();
 }
 
 std::optional<int64_t> PythonReader::CounterTurns(const SyntaxNode& loop,
@@ -960,6 +998,7 @@ void PythonReader::ReadStatement(const SyntaxNode& s) {
           iterated.Is(Value::Kind::kPipeline)) {
         Trains(iterated, s);
         if (idle) uses_.back().step_free = true;
+        uses_.back().single_pass = AtTopLevel(s);
         uses_.back().step_sleep_ns = sleeps;
         if (!idle && sleeps == 0 && iterated.pipeline &&
             iterated.pipeline->framework == "pytorch" && !FileNamesAnAccelerator()) {
@@ -988,11 +1027,30 @@ void PythonReader::ReadStatement(const SyntaxNode& s) {
     range_starts_.push_back(s.start());
     Assign(s.field("left"), Value{});
     TimesNextAlone(s);
+    turns_.push_back(IterationsOver(right));
     ReadBlock(s.field("body"));
+    turns_.pop_back();
     range_loops_.pop_back();
     range_starts_.pop_back();
     if (const SyntaxNode alt = s.field("alternative"); !alt.null()) ReadBlock(alt);
   } else if (t == "with_statement") {
+    // `with Image.open(f) as img:` (torchvision's pil_loader): the items' calls are the
+    // body's to make, and `img` what the call gives.
+    for (const SyntaxNode& clause : s.code_children()) {
+      if (!clause.Is("with_clause")) continue;
+      for (const SyntaxNode& item : clause.code_children()) {
+        const SyntaxNode value = item.field("value");
+        if (!value.Is("as_pattern")) {
+          Evaluate(value);
+          continue;
+        }
+        const auto parts = value.code_children();
+        const Value made = parts.empty() ? Value{} : Evaluate(parts[0]);
+        const SyntaxNode alias = value.field("alias");
+        const auto targets = alias.code_children();
+        if (!targets.empty()) Assign(targets[0], made);
+      }
+    }
     for (const SyntaxNode& c :
          s.field("body").null() ? s.named_children() : std::vector<SyntaxNode>{s.field("body")}) {
       if (c.Is("block")) ReadBlock(c);
@@ -1516,7 +1574,12 @@ Value PythonReader::Evaluate(const SyntaxNode& e) {
     for (const SyntaxNode& item : e.code_children()) v.items.push_back(Evaluate(item));
     return v;
   }
+  if (t == "generator_expression" || t == "set_comprehension" || t == "dictionary_comprehension") {
+    RecordComprehensionCalls(e);
+    return Value{.node = e};
+  }
   if (t == "list_comprehension") {
+    RecordComprehensionCalls(e);
     // [f(i) for i in range(1024)]: as many items as one `for` without an `if` iterates (a
     // file list of 1024 shards), each known only when the code runs.
     const SyntaxNode body = e.field("body");
@@ -1776,8 +1839,16 @@ Value PythonReader::Call(const SyntaxNode& call) {
   for (const Value& a : args.positional) Use(a, "", call);
   for (const auto& [name, a] : args.keyword) Use(a, "", call);
   if (!recorders_.empty()) {
-    recorders_.back()->push_back(
-        {f.Is(Value::Kind::kSymbol) ? CanonicalPath(f.s) : std::string(), f, args});
+    RecordedCall recorded{f.Is(Value::Kind::kSymbol) ? CanonicalPath(f.s) : std::string(), f, args};
+    constexpr int64_t kMostTimes = 1 << 20;
+    for (const std::optional<int64_t>& turns : turns_) {
+      if (!turns) {
+        recorded.times_unknown = true;
+      } else {
+        recorded.times = std::min(kMostTimes, recorded.times * std::max<int64_t>(0, *turns));
+      }
+    }
+    recorders_.back()->push_back(std::move(recorded));
   }
   if (f.Is(Value::Kind::kSymbol)) {
     if (f.s == "dict" && args.positional.empty() && args.unknown_splat.empty()) {
@@ -1804,7 +1875,17 @@ Value PythonReader::Call(const SyntaxNode& call) {
     return instance;
   }
   if (f.Is(Value::Kind::kFunction)) {
+    // The calls its body makes where it is read again with the arguments go with this call
+    // (RecordedCall::inner), not beside it: a reader of the caller's calls would otherwise
+    // count pil_loader's Image.open twice, once here and once in pil_loader's own calls.
+    std::vector<RecordedCall> inner;
+    const size_t at = recorders_.empty() ? 0 : recorders_.back()->size();
+    if (at > 0) recorders_.push_back(&inner);
     Value r = Apply(f, args.positional, args.keyword);
+    if (at > 0) {
+      recorders_.pop_back();
+      (*recorders_.back())[at - 1].inner = std::move(inner);
+    }
     if (r.Is(Value::Kind::kUnknown)) {
       r.node = call;
       // The call stays known under a name it is bound to (train = batch_generator(x), then

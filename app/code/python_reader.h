@@ -48,6 +48,15 @@ struct RecordedCall {
   std::string path;  // the callee's canonical dotted path; empty when not a name
   Value callee;
   CallArgs args;
+  // How often it runs a call of the function it is in: the product of the loops and
+  // comprehensions around it whose counts are known (`[pil_loader(p) for p in paths]` over
+  // three paths: 3), and whether one's count is known only when the code runs.
+  int64_t times = 1;
+  bool times_unknown = false;
+  // A function of the file's called with arguments its body was read again with (or a
+  // lambda applied): the calls that reading made, their sizes known from the arguments, in
+  // place of its own calls as read where it is defined; empty where none was.
+  std::vector<RecordedCall> inner;
 };
 
 // A pipeline the file binds, returns or hands to a call, in source order.
@@ -59,6 +68,9 @@ struct PipelineUse {
   // Iterated by a loop that does nothing with its elements (`for _ in loader: pass`): the
   // step takes no time, and the loader alone is what is timed.
   bool step_free = false;
+  // Iterated by a loop of the file's top level, in no loop, def or class (`for batch in
+  // tqdm(loader): continue`, transformers#14428): one pass over the data, one epoch.
+  bool single_pass = false;
   // A PyTorch loop that trains in a file that names no accelerator anywhere (no cuda, no
   // device, no .to(...) of one), or any training in a file that hides the GPU
   // (CUDA_VISIBLE_DEVICES="-1"): it trains on the CPU, for the reason said.
@@ -319,6 +331,12 @@ class PythonReader {
   bool noted_too_deep_ = false;
   std::map<size_t, std::vector<RecordedCall>> calls_in_;  // by the function's start byte
   std::vector<std::vector<RecordedCall>*> recorders_;     // innermost last
+  // The loops and comprehensions the calls being recorded are in, innermost last: each's
+  // count of turns, where known (RecordedCall::times).
+  std::vector<std::optional<int64_t>> turns_;
+  // A comprehension's body read once for the calls it makes (a __getitem__'s
+  // `[pil_loader(p) for p in paths]`), its targets bound to the iterated items' first.
+  void RecordComprehensionCalls(const SyntaxNode& comprehension);
 };
 
 // "tensorflow.compat.v1.data.X" and "tf.compat.v2.data.X" as "tf.data.X": the spellings of

@@ -353,8 +353,13 @@ Value ImageFunctionCall(const std::string& path, const CallArgs& args) {
   return v;
 }
 
-void CostTransform(const Value& transform, TransformsCost& cost) {
-  CostScaled(transform, 1.0, cost);
+void CostTransform(const Value& transform, TransformsCost& cost, int64_t times) {
+  const size_t parts = cost.parts.size();
+  CostScaled(transform, static_cast<double>(std::max<int64_t>(1, times)), cost);
+  if (times <= 1) return;
+  for (size_t i = parts; i < cost.parts.size(); ++i) {
+    cost.parts[i] += " (" + std::to_string(times) + " images)";
+  }
 }
 
 std::string DescribeParts(const TransformsCost& cost) {

@@ -49,8 +49,9 @@ struct TransformsCost {
   std::vector<std::string> not_costed;
   ImageShape shape;
 };
-// Applies `transform` to an image of `shape`, adding to `cost`.
-void CostTransform(const Value& transform, TransformsCost& cost);
+// Applies `transform` to an image of `shape`, adding to `cost`; `times` images of that shape
+// a call (a comprehension over a sample's three images), each costed alike.
+void CostTransform(const Value& transform, TransformsCost& cost, int64_t times = 1);
 // "RandomCrop 16us + ToTensor 16us"
 std::string DescribeParts(const TransformsCost& cost);
 // The note for a transform whose cost is not known, applied by `op`'s work.

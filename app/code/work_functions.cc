@@ -248,12 +248,20 @@ struct Found {
   std::string bridged;             // the function a py_function runs, when named
   bool python = false;
   bool random = false;
-  std::vector<std::string> user_functions;      // the file's own functions it calls
-  std::string decodes_image;                    // the first Python image decoder it calls
-  std::string one_element_call;                 // the first TensorFlow call taking one element
-  std::vector<Rename> batched_renames;          // calls whose batched form is named otherwise
-  std::vector<std::string> accelerator_math;    // IsAcceleratorMath calls, once each
-  std::vector<Value> transforms;                // torchvision transforms it applies, in order
+  std::vector<std::string> user_functions;    // the file's own functions it calls
+  std::string decodes_image;                  // the first Python image decoder it calls
+  std::string one_element_call;               // the first TensorFlow call taking one element
+  std::vector<Rename> batched_renames;        // calls whose batched form is named otherwise
+  std::vector<std::string> accelerator_math;  // IsAcceleratorMath calls, once each
+  std::vector<Value> transforms;              // torchvision transforms it applies, in order
+  std::vector<int64_t> transform_times;       // how often each runs a call (Times below)
+  // How often the call being read runs a call of the function: the loops and comprehensions
+  // around it and around the calls that led to it (RecordedCall::times), and whether one's
+  // count is known only when the code runs (then counted once, and said).
+  int64_t times = 1;
+  bool times_unknown = false;
+  int64_t images = 0;                           // images it decodes a call, counted so
+  bool repeats_uncounted = false;               // costed work in a loop whose count is not known
   std::vector<std::string> unknown_transforms;  // self.x it calls, bound to what is not known
   const std::map<std::string, Value>* self_attributes = nullptr;
   int cheap_calls = 0;       // TensorFlow calls on small values (IsCheapTfCall)
@@ -423,6 +431,8 @@ void AddTransform(PythonReader& reader, const Value& transform, Found& found, in
     return;
   }
   found.transforms.push_back(transform);
+  found.transform_times.push_back(found.times);
+  found.repeats_uncounted |= found.times_unknown;
   found.random |= transform.s.find("Random") != std::string::npos;
 }
 
@@ -459,102 +469,126 @@ void FunctionArguments(const Value& v, std::vector<Value>& out, int depth = 0) {
   }
 }
 
+void CollectCall(PythonReader& reader, const RecordedCall& call, Found& found, int depth);
+
 void CollectCalls(PythonReader& reader, const std::vector<RecordedCall>& calls, Found& found,
                   int depth) {
+  constexpr int64_t kMostTimes = 1 << 20;
   for (const RecordedCall& call : calls) {
-    if (RunsFunctionArguments(call.path)) {
-      std::vector<Value> functions;
-      for (const Value& a : call.args.positional) FunctionArguments(a, functions);
-      for (const auto& [name, a] : call.args.keyword) FunctionArguments(a, functions);
-      for (const Value& f : functions) Collect(reader, f, found, depth + 1);
-      continue;
-    }
-    if (call.callee.Is(Value::Kind::kFunction)) {
-      if (!call.callee.s.empty()) found.user_functions.push_back(call.callee.s);
+    const int64_t outer_times = found.times;
+    const bool outer_unknown = found.times_unknown;
+    found.times = std::min(kMostTimes, found.times * std::max<int64_t>(0, call.times));
+    found.times_unknown |= call.times_unknown;
+    CollectCall(reader, call, found, depth);
+    found.times = outer_times;
+    found.times_unknown = outer_unknown;
+  }
+}
+
+// One call the function makes, at found.times a call of the function.
+void CollectCall(PythonReader& reader, const RecordedCall& call, Found& found, int depth) {
+  if (RunsFunctionArguments(call.path)) {
+    std::vector<Value> functions;
+    for (const Value& a : call.args.positional) FunctionArguments(a, functions);
+    for (const auto& [name, a] : call.args.keyword) FunctionArguments(a, functions);
+    for (const Value& f : functions) Collect(reader, f, found, depth + 1);
+    return;
+  }
+  if (call.callee.Is(Value::Kind::kFunction)) {
+    if (!call.callee.s.empty()) found.user_functions.push_back(call.callee.s);
+    if (!call.inner.empty() && depth < 4) {
+      CollectCalls(reader, call.inner, found, depth + 1);
+    } else {
       Collect(reader, call.callee, found, depth + 1);
-      continue;
     }
-    // A torchvision transform applied: one the function builds, or the instance's own
-    // (self.transform) as the Dataset was made.
-    if (IsTorchvisionTransform(call.callee)) {
-      AddTransform(reader, call.callee, found, depth);
-      continue;
+    return;
+  }
+  // A torchvision transform applied: one the function builds, or the instance's own
+  // (self.transform) as the Dataset was made.
+  if (IsTorchvisionTransform(call.callee)) {
+    AddTransform(reader, call.callee, found, depth);
+    return;
+  }
+  if (CollectTransformClass(reader, call.callee, found, depth)) return;
+  if (IsCostedImageFunction(call.path)) {
+    found.transforms.push_back(ImageFunctionCall(call.path, call.args));
+    found.transform_times.push_back(found.times);
+    found.repeats_uncounted |= found.times_unknown;
+    return;
+  }
+  const std::string callee_text(call.args.node.field("function").text());
+  if (found.self_attributes && found.self_attributes->count(callee_text) &&
+      call.callee.Is(Value::Kind::kUnknown)) {
+    found.unknown_transforms.push_back(callee_text);
+  }
+  found.random |= DrawsRandomNumbers(call.path);
+  if (IsAcceleratorMath(call.path) &&
+      std::find(found.accelerator_math.begin(), found.accelerator_math.end(), call.path) ==
+          found.accelerator_math.end()) {
+    found.accelerator_math.push_back(call.path);
+  }
+  if (DecodesImage(call.path)) {
+    if (found.decodes_image.empty()) found.decodes_image = call.path;
+    found.images += found.times;
+    found.repeats_uncounted |= found.times_unknown;
+  }
+  // The first, a decode named over the read_file it is given (decode_png(read_file(f))).
+  if (TakesOneElement(call.path) &&
+      (found.one_element_call.empty() || EndsWithName(found.one_element_call, "read_file"))) {
+    found.one_element_call = call.path;
+  }
+  if (const char* batched = BatchedName(call.path)) {
+    SyntaxNode name = call.args.node.field("function");
+    if (name.Is("attribute")) name = name.field("attribute");
+    if (name.Is("identifier") && name.file().empty()) {
+      found.batched_renames.push_back({{name.start_byte(), name.end_byte()}, batched});
     }
-    if (CollectTransformClass(reader, call.callee, found, depth)) continue;
-    if (IsCostedImageFunction(call.path)) {
-      found.transforms.push_back(ImageFunctionCall(call.path, call.args));
-      continue;
-    }
-    const std::string callee_text(call.args.node.field("function").text());
-    if (found.self_attributes && found.self_attributes->count(callee_text) &&
-        call.callee.Is(Value::Kind::kUnknown)) {
-      found.unknown_transforms.push_back(callee_text);
-    }
-    found.random |= DrawsRandomNumbers(call.path);
-    if (IsAcceleratorMath(call.path) &&
-        std::find(found.accelerator_math.begin(), found.accelerator_math.end(), call.path) ==
-            found.accelerator_math.end()) {
-      found.accelerator_math.push_back(call.path);
-    }
-    if (DecodesImage(call.path) && found.decodes_image.empty()) found.decodes_image = call.path;
-    // The first, a decode named over the read_file it is given (decode_png(read_file(f))).
-    if (TakesOneElement(call.path) &&
-        (found.one_element_call.empty() || EndsWithName(found.one_element_call, "read_file"))) {
-      found.one_element_call = call.path;
-    }
-    if (const char* batched = BatchedName(call.path)) {
-      SyntaxNode name = call.args.node.field("function");
-      if (name.Is("attribute")) name = name.field("attribute");
-      if (name.Is("identifier") && name.file().empty()) {
-        found.batched_renames.push_back({{name.start_byte(), name.end_byte()}, batched});
+  }
+  if (call.path == "time.sleep") {
+    // Seconds the call blocks, the interpreter lock released: a wait, not work.
+    const Value* secs = call.args.Get(0, "secs");
+    const auto ns = secs ? secs->AsSleepNs() : std::nullopt;
+    if (!ns) {
+      found.sleeps_unknown = true;
+    } else if (found.sleeps_read.insert(call.args.node.start_byte()).second) {
+      const SleepCondition when = ConditionOf(call.args.node);
+      found.sleeps_ns += *ns * found.times / std::max<int64_t>(1, when.one_in);
+      if (!when.text.empty() && found.sleep_condition.empty()) {
+        found.sleep_condition = when.text;
+        found.sleep_one_in = when.one_in;
       }
     }
-    if (call.path == "time.sleep") {
-      // Seconds the call blocks, the interpreter lock released: a wait, not work.
-      const Value* secs = call.args.Get(0, "secs");
-      const auto ns = secs ? secs->AsSleepNs() : std::nullopt;
-      if (!ns) {
-        found.sleeps_unknown = true;
-      } else if (found.sleeps_read.insert(call.args.node.start_byte()).second) {
-        const SleepCondition when = ConditionOf(call.args.node);
-        found.sleeps_ns += *ns / std::max<int64_t>(1, when.one_in);
-        if (!when.text.empty() && found.sleep_condition.empty()) {
-          found.sleep_condition = when.text;
-          found.sleep_one_in = when.one_in;
-        }
-      }
-      continue;
+    return;
+  }
+  if (IsPythonBridge(call.path)) {
+    found.python = true;
+    if (const Value* f = call.args.Get(0, "func"); f && found.bridged.empty()) {
+      found.bridged = f->Is(Value::Kind::kFunction) ? f->s : f->SymbolTail();
+      // What the Python it runs does: its sleeps, its image decoding.
+      if (f->Is(Value::Kind::kFunction)) Collect(reader, *f, found, depth + 1);
     }
-    if (IsPythonBridge(call.path)) {
-      found.python = true;
-      if (const Value* f = call.args.Get(0, "func"); f && found.bridged.empty()) {
-        found.bridged = f->Is(Value::Kind::kFunction) ? f->s : f->SymbolTail();
-        // What the Python it runs does: its sleeps, its image decoding.
-        if (f->Is(Value::Kind::kFunction)) Collect(reader, *f, found, depth + 1);
-      }
-      continue;
+    return;
+  }
+  const KnownWork* known = FindKnown(call.path, call.args);
+  if (!known && IsCheapTfCall(call.path)) {
+    ++found.cheap_calls;
+  } else if (!known && call.path.find('.') != std::string::npos) {
+    found.other_calls = true;  // a builtin (len, int, print) has no dot
+    if (std::find(found.other_call_paths.begin(), found.other_call_paths.end(), call.path) ==
+        found.other_call_paths.end()) {
+      found.other_call_paths.push_back(call.path);
     }
-    const KnownWork* known = FindKnown(call.path, call.args);
-    if (!known && IsCheapTfCall(call.path)) {
-      ++found.cheap_calls;
-    } else if (!known && call.path.find('.') != std::string::npos) {
-      found.other_calls = true;  // a builtin (len, int, print) has no dot
-      if (std::find(found.other_call_paths.begin(), found.other_call_paths.end(), call.path) ==
-          found.other_call_paths.end()) {
-        found.other_call_paths.push_back(call.path);
-      }
+  }
+  if (const KnownWork* k = known) {
+    // Once each: a def read where it is defined and again where a lambda applies it
+    // records its calls twice.
+    if (std::find(found.known.begin(), found.known.end(), k->name) == found.known.end()) {
+      found.known.emplace_back(k->name);
     }
-    if (const KnownWork* k = known) {
-      // Once each: a def read where it is defined and again where a lambda applies it
-      // records its calls twice.
-      if (std::find(found.known.begin(), found.known.end(), k->name) == found.known.end()) {
-        found.known.emplace_back(k->name);
-      }
-      if (!found.heaviest || k->rank > found.heaviest->rank) {
-        found.heaviest = k;
-        found.heaviest_args = call.args;
-        found.heaviest_path = call.path;
-      }
+    if (!found.heaviest || k->rank > found.heaviest->rank) {
+      found.heaviest = k;
+      found.heaviest_args = call.args;
+      found.heaviest_path = call.path;
     }
   }
 }
@@ -623,25 +657,31 @@ StageWork ReadWork(PythonReader& reader, const Value& function, const std::strin
       work.fn.mutable_python()->set_wait(engine::SpecDuration(found.sleeps_ns));
     }
     int64_t ns = 0;
+    work.repeats_uncounted = found.repeats_uncounted;
     if (!found.decodes_image.empty()) {
       work.decodes_image = found.decodes_image;
-      ns = kDecodeJpegNs;
-      work.fn.mutable_python()->set_duration(std::to_string(kDecodeJpegNs / 1000) + "us");
+      work.images = std::max<int64_t>(1, found.images);
+      ns = kDecodeJpegNs * work.images;
+      work.fn.mutable_python()->set_duration(std::to_string(ns / 1000) + "us");
     }
     if (!found.transforms.empty()) {
       // What the transforms cost on the image the function makes: a stand-in photo, as the
       // code does not say what its files hold.
       work.transforms.shape = StandInPhoto();
-      for (const Value& t : found.transforms) CostTransform(t, work.transforms);
+      for (size_t i = 0; i < found.transforms.size(); ++i) {
+        CostTransform(found.transforms[i], work.transforms, found.transform_times[i]);
+      }
       if (ns == 0) ns = kDefaultStageNs;
       auto* py = work.fn.mutable_python();
       py->set_duration(std::to_string((ns + work.transforms.ns) / 1000) + "us");
-      if (work.transforms.shape.form != ImageShape::Form::kImage) {
+      // One image's size is no call's where it makes an unknown count of them.
+      if (work.transforms.shape.form != ImageShape::Form::kImage && !found.repeats_uncounted) {
         py->set_output_bytes(work.transforms.shape.Bytes());
       }
     }
     for (const std::string& t : found.unknown_transforms) work.transforms.not_costed.push_back(t);
     // Its cost is read from what it calls (an image's decode, its transforms): no stand-in.
+    // Where they run an unknown count of times a call, once is counted, and a note says so.
     if (!found.decodes_image.empty() || !found.transforms.empty()) {
       work.fn.clear_cost_is_stand_in();
     }

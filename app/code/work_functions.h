@@ -53,6 +53,10 @@ struct StageWork {
   // Python that decodes an image, by the call that does ("PIL.Image.open"): its cost stands
   // at kDecodeJpegNs instead of DefaultStageCost().
   std::string decodes_image;
+  int64_t images = 0;  // how many a call, where it decodes in a loop of known count (3 paths)
+  // Its costed work (a decode, a transform) runs in a loop or comprehension whose count only
+  // the run knows (`[pil_loader(p) for p in paths]`): counted once a call, and said.
+  bool repeats_uncounted = false;
   // It calls time.sleep for seconds only the run knows (a sleep of known seconds is the
   // Python's wait, in fn).
   bool sleeps_unknown = false;

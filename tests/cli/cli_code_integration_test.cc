@@ -278,7 +278,8 @@ TEST(CliCodeTest, TheGuidesNaivePipelineGetsAPrefetchBeforeItsTrainingLoop) {
 }
 
 // Advice that changes what reaches the step says so again where it is written into code: a
-// DataLoader's IterableDataset replicated in 4 workers, loaded by one worker instead.
+// DataLoader's IterableDataset replicated in 4 workers, loaded in the main process instead (one
+// pass over it: no workers to start).
 TEST(CliCodeTest, WrittenAdviceThatChangesTheOutputSaysSo) {
   const std::string path = TempDir() + "/numbers.py";
   std::ofstream(path) << R"(from torch.utils.data import IterableDataset, DataLoader
@@ -302,7 +303,9 @@ for batch in loader:
                          "IterableDataset): "),
             std::string::npos)
       << out.out;
-  EXPECT_NE(out.out.find("(loader.num_workers=1) written"), std::string::npos) << out.out;
+  EXPECT_NE(out.out.find("(loader.num_workers=0, loader.persistent_workers=false) written"),
+            std::string::npos)
+      << out.out;
   EXPECT_NE(out.out.find("  it changes the output: Each worker yields the whole IterableDataset"),
             std::string::npos)
       << out.out;

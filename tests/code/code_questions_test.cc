@@ -320,5 +320,37 @@ ds = ds.apply(tf.data.experimental.map_and_batch(%s))
       << given;
 }
 
+// transformers#14428: one pass over a DataLoader at the file's top level (`for batch in
+// tqdm(loader): continue`) is one epoch. Read as a training loop's endless epochs, advice
+// found persistent_workers gaining from epoch starts the program never reaches, and wrote it.
+// A loop inside `for epoch in range(N):` or a def still goes over it N times, or endlessly.
+TEST(CodeQuestionsTest, OnePassOverALoaderAtTheTopLevelIsOneEpoch) {
+  const std::string code = R"(from torch.utils.data import Dataset, DataLoader
+from tqdm import tqdm
+
+class Sentences(Dataset):
+    def __len__(self):
+        return 550000
+    def __getitem__(self, i):
+        return "a man is walking a dog"
+
+loader = DataLoader(Sentences(), 64, num_workers=2)
+%s
+)";
+  const auto epochs = [&](const std::string& loop) -> int64_t {
+    const ImportedCode c = ImportWith(code, loop);
+    const auto& ops = c.spec.ops();
+    if (ops.empty() || !ops.rbegin()->has_repeat()) return -2;
+    return ops.rbegin()->repeat().has_count() ? ops.rbegin()->repeat().count() : -1;
+  };
+  EXPECT_EQ(epochs("for batch in tqdm(loader):\n    continue"), 1);
+  EXPECT_TRUE(Says(ImportWith(code, "for batch in loader:\n    pass"),
+                   "goes over the loader once, at the file's top level"));
+  EXPECT_EQ(epochs("for epoch in range(3):\n    for batch in loader:\n        pass"), 3);
+  EXPECT_EQ(epochs("def train():\n    for batch in loader:\n        pass\nwhile True:\n    "
+                   "train()"),
+            -1);
+}
+
 }  // namespace
 }  // namespace pipescope::code

@@ -166,5 +166,66 @@ for x in loader:
   EXPECT_NEAR(static_cast<double>(Micros(Getitem(c).duration())), expected, 3) << notes;
 }
 
+// A sample of several images (a video clip's frames, a triplet's three photos): each frame's
+// decode and transforms count once a frame, in a comprehension or a loop over a known count
+// of them, and the `with Image.open(f) as img:` of torchvision's pil_loader is a decode
+// (discuss.pytorch.org's "how to speed up the data loader": three pil_loader calls a sample,
+// read before as 100 us of unknown Python). A count only the run knows is counted once, and
+// said.
+TEST(CodeTransformsTest, EachImageOfASampleOfSeveralIsCosted) {
+  const std::string code = R"(import torch
+from PIL import Image
+import torchvision.transforms as transforms
+from torch.utils.data import Dataset, DataLoader
+
+def pil_loader(path):
+    with open(path, 'rb') as f:
+        with Image.open(f) as img:
+            return img.convert('RGB')
+
+class Frames(Dataset):
+    def __init__(self, n, paths):
+        self.n = n
+        self.paths = paths
+        self.t = transforms.Compose([transforms.CenterCrop(224), transforms.ToTensor()])
+    def __len__(self):
+        return self.n
+    def __getitem__(self, i):
+%s
+        return torch.stack(frames)
+
+loader = DataLoader(Frames(1000, []), batch_size=4, num_workers=2)
+)";
+  const auto read = [&](const std::string& body) {
+    std::string text = code;
+    text.replace(text.find("%s"), 2, body);
+    return Import(text);
+  };
+  const ImportedCode one = read("        frames = [self.t(pil_loader('a.jpg'))]");
+  const ImportedCode eight =
+      read("        frames = [self.t(pil_loader('clip%d_%d.jpg' % (i, k))) for k in range(8)]");
+  const ImportedCode looped = read(
+      "        frames = []\n"
+      "        for k in range(8):\n"
+      "            frames.append(self.t(pil_loader('clip%d_%d.jpg' % (i, k))))");
+  const ImportedCode unknown =
+      read("        frames = [self.t(pil_loader(p)) for p in self.paths[i]]");
+  ASSERT_FALSE(one.spec.ops().empty());
+  EXPECT_NE(Notes(one).find("decodes an image (PIL.Image.open"), std::string::npos) << Notes(one);
+  const int64_t single = Micros(Getitem(one).duration());
+  EXPECT_NE(Notes(eight).find("decodes 8 images (PIL.Image.open, 8 × 1080us"), std::string::npos)
+      << Notes(eight);
+  EXPECT_NE(Notes(eight).find("CenterCrop"), std::string::npos) << Notes(eight);
+  EXPECT_NEAR(static_cast<double>(Micros(Getitem(eight).duration())),
+              8.0 * static_cast<double>(single), 8.0)
+      << Notes(eight);
+  EXPECT_EQ(Getitem(looped).duration(), Getitem(eight).duration()) << Notes(looped);
+  EXPECT_EQ(Getitem(unknown).duration(), Getitem(one).duration()) << Notes(unknown);
+  EXPECT_NE(Notes(unknown).find("in a loop or comprehension whose count only the run knows"),
+            std::string::npos)
+      << Notes(unknown);
+  EXPECT_EQ(Notes(eight).find("whose count only the run knows"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace pipescope::code
