@@ -502,8 +502,8 @@ Data StandInNativeWorkOf(ImportedCode& code, google::protobuf::RepeatedPtrField<
                               (rows > 1 ? " a row (it maps batches of " + std::to_string(rows) +
                                               " rows, and costs that on each)"
                                         : std::string(" a call")) +
-                              ", stands in; --set " + op.name() + ".cost=DURATION sets it" +
-                              (rows > 1 ? " a row" : "") +
+                              ", stands in; --set " + op.name() + ".cost=DURATION sets " +
+                              (rows > 1 ? "a row's" : "it") +
                               (real ? "" : ", real files bring the work back")});
   }
   return data;

@@ -352,5 +352,24 @@ loader = DataLoader(Sentences(), 64, num_workers=2)
             -1);
 }
 
+// minigo#520's parse after batch: the stand-in cost of a map that takes batches is a row's,
+// which the engine pays on every row, and the note says so (it said "a call", and a user who
+// set a call's cost got 256 times it).
+TEST(CodeQuestionsTest, AStandInCostAfterABatchIsSaidToBeARows) {
+  const std::string code = R"(import tensorflow as tf
+def parse(x):
+    return tf.io.parse_example(x, {'a': tf.io.FixedLenFeature([], tf.int64)})
+ds = tf.data.TFRecordDataset(['r.tfrecord'])%s.map(parse)
+)";
+  const ImportedCode batched = ImportWith(code, ".batch(256)");
+  EXPECT_TRUE(Says(batched,
+                   "a row (it maps batches of 256 rows, and costs that on each), stands "
+                   "in; --set parse.cost=DURATION sets a row's"))
+      << Notes(batched);
+  const ImportedCode single = ImportWith(code, "");
+  EXPECT_TRUE(Says(single, " a call, stands in; --set parse.cost=DURATION sets it"))
+      << Notes(single);
+}
+
 }  // namespace
 }  // namespace pipescope::code
