@@ -28,6 +28,7 @@ struct ImportedCode {
   // interleaves whose synthetic files stand in for files of a format.
   bool source_stand_in = false;
   std::string source_reads;
+  std::string source_compression;  // "ZLIB", "GZIP" or empty, as the code passes it
   std::map<std::string, std::string> stand_in_reads;
   std::map<std::string, KnobSite> sites;     // where the code sets each knob, by "op.knob"
   std::map<std::string, SourcePoint> op_at;  // where the code makes each op

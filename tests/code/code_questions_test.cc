@@ -2,6 +2,7 @@
 // wrote it: what each reads as, and the notes that say what the figures leave out.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -369,6 +370,28 @@ ds = tf.data.TFRecordDataset(['r.tfrecord'])%s.map(parse)
   const ImportedCode single = ImportWith(code, "");
   EXPECT_TRUE(Says(single, " a call, stands in; --set parse.cost=DURATION sets it"))
       << Notes(single);
+}
+
+// minigo#520 read ZLIB-compressed TFRecords: the stand-in records are plain, and the note
+// says the decompression is left out; the real files set then are read as compressed (they
+// were read as plain, which fails on a compressed file's first record).
+TEST(CodeQuestionsTest, CompressedFilesStandInsSayTheDecompressionIsLeftOutAndKeepIt) {
+  const std::string code = R"(import tensorflow as tf
+ds = tf.data.TFRecordDataset(%s, compression_type='ZLIB').batch(8)
+)";
+  ImportedCode missing = ImportWith(code, "['train.tfrecord.zz']");
+  EXPECT_TRUE(Says(missing,
+                   "the files are ZLIB-compressed: the synthetic records that stand in "
+                   "are not, so their decompression is not counted; --set "
+                   "read.files=PATTERN"))
+      << Notes(missing);
+  const std::string real = ::testing::TempDir() + "/compressed_question.tfrecord.zz";
+  std::ofstream(real) << "x";
+  ASSERT_TRUE(SetCodeKnob(missing, "read.files=" + real).ok());
+  EXPECT_EQ(missing.spec.source().tfrecord().compression(), "ZLIB")
+      << missing.spec.source().DebugString();
+  const ImportedCode computed = ImportWith(code, "tf.io.gfile.glob('/data/*.zz')");
+  EXPECT_TRUE(Says(computed, "the files are ZLIB-compressed")) << Notes(computed);
 }
 
 }  // namespace
