@@ -30,8 +30,9 @@ struct ImportedCode {
   std::string source_reads;
   std::string source_compression;  // "ZLIB", "GZIP" or empty, as the code passes it
   std::map<std::string, std::string> stand_in_reads;
-  std::map<std::string, KnobSite> sites;     // where the code sets each knob, by "op.knob"
-  std::map<std::string, SourcePoint> op_at;  // where the code makes each op
+  std::map<std::string, KnobSite> sites;  // where the code sets each knob, by "op.knob"
+  std::map<std::string, std::string> before_more_workers;  // Pipeline's
+  std::map<std::string, SourcePoint> op_at;                // where the code makes each op
   // For --apply: each op's method call in the text, where the source's call ends, and the
   // calls a map's function must rename once it takes batches (Pipeline's).
   std::map<std::string, TextSpan> op_spans;

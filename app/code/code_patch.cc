@@ -475,6 +475,17 @@ engine::Result<EmittedCode> PatchCode(const ImportedCode& original,
       }
     }
   }
+  // A loader given more workers than it had, whose Dataset holds what workers cannot share.
+  for (const auto& [op_name, change] : original.before_more_workers) {
+    const spec::Op* before = FindOp(original.spec.ops(), op_name);
+    const spec::Op* after = FindOp(tuned.ops(), op_name);
+    if (before && after && before->has_dataloader() && after->has_dataloader() &&
+        after->dataloader().num_workers() > before->dataloader().num_workers()) {
+      out.notes.push_back("before running it with " +
+                          std::to_string(after->dataloader().num_workers()) +
+                          " workers: " + change);
+    }
+  }
   // What arguments cannot say: ops moved and added, written where the code makes each op
   // (tf.data's method calls), else named in the notes.
   const auto a = Names(original.spec), b = Names(tuned);

@@ -126,6 +126,10 @@ struct Pipeline {
   bool stand_in_records = false;
   // Interleaves and flat_maps whose synthetic files stand in for files of this format.
   std::map<std::string, std::string> stand_in_reads;
+  // What must change in the code before a loader (by op name) takes more worker processes
+  // than it has (an HDF5 handle opened in its Dataset's __init__), said where code written
+  // back adds them.
+  std::map<std::string, std::string> before_more_workers;
   std::map<std::string, KnobSite> sites;     // by "op.knob"
   std::map<std::string, SourcePoint> op_at;  // where each op is made
   // Each op's own method call in the text, from the end of the dataset it is called on to

@@ -578,19 +578,26 @@ Value DataLoaderOf(PythonReader& r, const CallArgs& a, bool graphs) {
   }
   // An HDF5 file opened in __init__ is inherited by every worker process, which h5py does
   // not support (pytorch#11929: open it in __getitem__, once per worker).
-  if (cls && dl->num_workers() > 0 && cls->methods.count("__init__")) {
+  // Code written back with workers added says so again (Pipeline::before_more_workers).
+  if (cls && cls->methods.count("__init__")) {
     const Value init{
         .kind = Value::Kind::kFunction, .s = "__init__", .node = cls->methods.at("__init__")};
     for (const RecordedCall& call : r.CallsIn(init)) {
       if (call.path != "h5py.File") continue;
+      const std::string move =
+          "h5py does not support a handle shared across processes: open it in __getitem__ "
+          "(once per worker, on first use) instead";
+      p->before_more_workers[op_name] = cls->name +
+                                        ".__init__ opens an HDF5 file (h5py.File, line " +
+                                        std::to_string(call.args.node.start().line) +
+                                        ") that each worker process would inherit; " + move;
+      if (dl->num_workers() == 0) break;
       p->Note(call.args.node.start(),
               cls->name + ".__init__ opens an HDF5 file (h5py.File) that the loader's " +
                   (dl->num_workers() == 1
                        ? std::string("worker process inherits")
                        : std::to_string(dl->num_workers()) + " worker processes inherit") +
-                  "; h5py does not support a handle shared across processes: open it in "
-                  "__getitem__ (once per worker, on first use) instead, before any advice "
-                  "that adds workers is taken");
+                  "; " + move + ", before any advice that adds workers is taken");
       break;
     }
   }
