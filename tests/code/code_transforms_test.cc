@@ -227,5 +227,39 @@ loader = DataLoader(Frames(1000, []), batch_size=4, num_workers=2)
   EXPECT_EQ(Notes(eight).find("whose count only the run knows"), std::string::npos);
 }
 
+// The image-captioning tutorial's __getitem__ indexes an HDF5 dataset (work whose cost the
+// code does not show), then applies Normalize: the transform is costed, but the Python beside
+// it stays a stand-in, so the verdict says it rests on one. With a decode instead, the cost
+// is read.
+TEST(CodeTransformsTest, TransformsBesideUnknownWorkLeaveTheCostAStandIn) {
+  const std::string code = R"(import torch
+import h5py
+import torchvision.transforms as transforms
+from PIL import Image
+from torch.utils.data import Dataset, DataLoader
+
+class Captions(Dataset):
+    def __init__(self):
+        self.t = transforms.Normalize(mean=[0.485, 0.456, 0.406], std=[0.229, 0.224, 0.225])
+    def __len__(self):
+        return 1000
+    def __getitem__(self, i):
+        img = %s
+        return self.t(img)
+
+loader = DataLoader(Captions(), batch_size=32, num_workers=1)
+)";
+  const auto read = [&](const std::string& load) {
+    std::string text = code;
+    text.replace(text.find("%s"), 2, load);
+    return Import(text);
+  };
+  const ImportedCode indexed = read("torch.FloatTensor(self.imgs[i] / 255.)");
+  ASSERT_FALSE(indexed.spec.ops().empty());
+  EXPECT_TRUE(indexed.spec.ops(0).dataloader().getitem().cost_is_stand_in()) << Notes(indexed);
+  const ImportedCode decoded = read("Image.open('a%d.jpg' % i)");
+  EXPECT_FALSE(decoded.spec.ops(0).dataloader().getitem().cost_is_stand_in()) << Notes(decoded);
+}
+
 }  // namespace
 }  // namespace pipescope::code
