@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <fstream>
+#include <optional>
 #include <ostream>
+#include <string>
+#include <vector>
 
 #include "app/cli/progress_bar.h"
 #include "app/cli/spec_argument.h"
@@ -160,22 +163,25 @@ int WriteAdviceIntoCode(const std::string& py_path, const std::vector<std::strin
       std::none_of(advice.advice.begin(), advice.advice.end(), [&](const engine::Advice& a) {
         return a.needs_code_change && InTogether(advice, a);
       });
-  const spec::PipelineSpec* advised = nullptr;
-  std::string what;
+  // What to write, in order: Together's changes, else each piece of advice the code can
+  // take; one the code has no place for (a sampler over every epoch's indices) gives way to
+  // the next, and is said.
+  struct Choice {
+    const spec::PipelineSpec* spec;
+    std::string what;
+    const engine::Advice* advice;  // null for Together's changes
+  };
+  std::vector<Choice> choices;
   const engine::Advice* by_hand = nullptr;  // the first piece of advice, where it is code's
   if (!advice.advice.empty() && advice.advice[0].needs_code_change) by_hand = &advice.advice[0];
-  if (together_writable) {
-    advised = &advice.together.spec;
-    what = "Together's changes";
-  } else {
-    for (const engine::Advice& a : advice.advice) {
-      if (a.needs_code_change || !a.spec.has_source()) continue;
-      advised = &a.spec;
-      const bool first = &a == &advice.advice[0];
-      what = std::string("the first piece of advice") + (first ? "" : " the code can take") + " (" +
-             a.change + ")";
-      break;
-    }
+  if (together_writable) choices.push_back({&advice.together.spec, "Together's changes", nullptr});
+  for (const engine::Advice& a : advice.advice) {
+    if (a.needs_code_change || !a.spec.has_source()) continue;
+    const bool first = &a == &advice.advice[0];
+    choices.push_back({&a.spec,
+                       std::string("the first piece of advice") +
+                           (first ? "" : " the code can take") + " (" + a.change + ")",
+                       &a});
   }
   const auto say_by_hand = [&](std::ostream& to, const std::string& lead) {
     to << lead << "'" << by_hand->change << "' changes the code of '" << by_hand->op
@@ -183,11 +189,11 @@ int WriteAdviceIntoCode(const std::string& py_path, const std::vector<std::strin
           "calls); by hand: "
        << by_hand->text << "\n";
   };
-  if (!advised && by_hand) {
+  if (choices.empty() && by_hand) {
     say_by_hand(err, "pipescope-cli: --advice-code: ");
     return kNothingToWrite;
   }
-  if (!advised) {
+  if (choices.empty()) {
     err << "pipescope-cli: --advice-code: no change to write (no advice gains); " << out_path
         << " is not written\n";
     return kNothingToWrite;
@@ -197,23 +203,35 @@ int WriteAdviceIntoCode(const std::string& py_path, const std::vector<std::strin
     err << "pipescope-cli: --advice-code: " << code.status().message() << "\n";
     return 2;
   }
-  auto patched = code::PatchCode(*code, *advised);
-  if (!patched.ok()) {
-    err << "pipescope-cli: --advice-code: " << patched.status().message() << "\n";
-    return 2;
+  // Where the code has no place for a change (a cache after a zip), the next is tried rather
+  // than a copy written that is the file itself; what could not be written is said.
+  std::optional<code::EmittedCode> patched;
+  const Choice* chosen = nullptr;
+  std::vector<std::string> skipped;
+  for (const Choice& c : choices) {
+    auto p = code::PatchCode(*code, *c.spec);
+    if (!p.ok()) {
+      err << "pipescope-cli: --advice-code: " << p.status().message() << "\n";
+      return 2;
+    }
+    if (p->text != code->source_text) {
+      patched = std::move(p).value();
+      chosen = &c;
+      break;
+    }
+    std::string why = c.what + " cannot be written into " + py_path + "'s code:";
+    for (const std::string& n : p->notes) why += "\n    " + n;
+    skipped.push_back(std::move(why));
   }
-  // Where the code has no place for a change (a cache after a zip), say so rather than write
-  // a copy that is the file itself.
-  const bool unwritten =
-      std::any_of(patched->notes.begin(), patched->notes.end(),
-                  [](const std::string& n) { return n.find("not written") != std::string::npos; });
-  if (patched->text == code->source_text) {
-    err << "pipescope-cli: --advice-code: " << what << " cannot be written into " << py_path
-        << "'s code:\n";
-    for (const std::string& n : patched->notes) err << "  " << n << "\n";
+  if (!patched) {
+    for (const std::string& why : skipped) err << "pipescope-cli: --advice-code: " << why << "\n";
     if (by_hand) say_by_hand(err, "  before it, ");
     return kNothingToWrite;
   }
+  const std::string& what = chosen->what;
+  const bool unwritten =
+      std::any_of(patched->notes.begin(), patched->notes.end(),
+                  [](const std::string& n) { return n.find("not written") != std::string::npos; });
   std::ofstream f(out_path);
   f << patched->text;
   if (!f) {
@@ -223,6 +241,7 @@ int WriteAdviceIntoCode(const std::string& py_path, const std::vector<std::strin
   out << what << (unwritten ? " written in part" : " written") << " into a copy of " << py_path
       << ": " << out_path << " (diff it against " << py_path << ")\n";
   for (const std::string& n : patched->notes) out << "  " << n << "\n";
+  for (const std::string& why : skipped) out << "  before it, " << why << "\n";
   if (by_hand) say_by_hand(out, "  before it, not written: ");
   // A parallelism tuned on this machine is this machine's: said where the spec gave no
   // budget, as the job may train on another (seed 000's NUM_MAP_THREADS=10 written as 2).
@@ -236,10 +255,9 @@ int WriteAdviceIntoCode(const std::string& py_path, const std::vector<std::strin
            "machine that trains\n";
   }
   // A change that alters what reaches the step is said again where the code is written.
-  if (!advice.advice.empty() && advised == &advice.advice[0].spec &&
-      advice.advice[0].changes_output) {
-    out << "  it changes the output: " << advice.advice[0].what_changes << "\n";
-  } else if (advised == &advice.together.spec) {
+  if (chosen->advice && chosen->advice->changes_output) {
+    out << "  it changes the output: " << chosen->advice->what_changes << "\n";
+  } else if (!chosen->advice) {
     for (const engine::Advice& a : advice.advice) {
       if (InTogether(advice, a) && a.changes_output) {
         out << "  " << a.change << " changes the output: " << a.what_changes << "\n";

@@ -441,5 +441,44 @@ train_loader = DataLoader(train_dataset, batch_size=32, shuffle=True, num_worker
   EXPECT_NE(tfdata.out.find("Iterator:: events"), std::string::npos) << tfdata.out;
 }
 
+// Advice the code has no place for (one iterator over every epoch: a sampler the code would
+// have to build) is said with why, and no copy that is the file itself is written; a later
+// piece the code can take would be written instead (WriteAdviceIntoCode's choices).
+TEST(CliCodeTest, AdviceTheCodeHasNoPlaceForIsSaidAndNothingIsWritten) {
+  const std::string path = TempDir() + "/epochs.py";
+  std::ofstream(path) << R"(import time
+from torch.utils.data import Dataset, DataLoader
+
+
+class Items(Dataset):
+    def __len__(self):
+        return 64
+
+    def __getitem__(self, i):
+        time.sleep(0.002)
+        return i
+
+
+loader = DataLoader(Items(), batch_size=8, num_workers=4, persistent_workers=True,
+                    prefetch_factor=1)
+for epoch in range(50):
+    for batch in loader:
+        time.sleep(0.01)
+)";
+  const std::string written = TempDir() + "/epochs_advised.py";
+  std::filesystem::remove(written);
+  const auto out = Cli("simulate " + path + " --set budget.cpu_cores=4 --advice-code " + written);
+  EXPECT_EQ(out.exit_code, 3) << out.out;
+  EXPECT_NE(out.out.find("[reorder, high] use one iterator for every epoch"), std::string::npos)
+      << out.out;
+  EXPECT_NE(out.out.find("--advice-code: the first piece of advice (move 'epochs' before "
+                         "'loader') cannot be written into "),
+            std::string::npos)
+      << out.out;
+  EXPECT_NE(out.out.find("the tuned pipeline orders its ops otherwise"), std::string::npos)
+      << out.out;
+  EXPECT_FALSE(std::filesystem::exists(written));
+}
+
 }  // namespace
 }  // namespace pipescope::testing
