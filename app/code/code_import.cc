@@ -630,6 +630,7 @@ engine::Result<ImportedCode> ImportCode(const std::string& source, const std::st
   code.stand_in_reads = p.stand_in_reads;
   code.sites = p.sites;
   code.before_more_workers = p.before_more_workers;
+  code.autotune_spelling = p.autotune_spelling;
   code.op_at = p.op_at;
   code.op_spans = p.op_spans;
   code.source_end = p.source_end;

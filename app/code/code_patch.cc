@@ -43,7 +43,9 @@ const Message* KindOf(const spec::Op& op) {
 }
 
 // A knob as the code would write it; nullopt when the spec leaves it at the code's default.
-std::optional<std::string> KnobCode(const Message& m, const std::string& knob, bool tfdata) {
+// `autotune`: how the code spells AUTOTUNE, in a tf.data file; empty elsewhere.
+std::optional<std::string> KnobCode(const Message& m, const std::string& knob,
+                                    const std::string& autotune) {
   const FieldDescriptor* f = m.GetDescriptor()->FindFieldByName(knob);
   if (!f || f->is_repeated()) return std::nullopt;
   const auto* r = m.GetReflection();
@@ -51,7 +53,7 @@ std::optional<std::string> KnobCode(const Message& m, const std::string& knob, b
   switch (f->cpp_type()) {
     case FieldDescriptor::CPPTYPE_INT64: {
       const int64_t v = r->GetInt64(m, f);
-      return v == -1 && tfdata ? std::string("tf.data.AUTOTUNE") : std::to_string(v);
+      return v == -1 && !autotune.empty() ? autotune : std::to_string(v);
     }
     case FieldDescriptor::CPPTYPE_BOOL:
       return std::string(r->GetBool(m, f) ? "True" : "False");
@@ -360,6 +362,10 @@ engine::Result<EmittedCode> PatchCode(const ImportedCode& original,
                                       const spec::PipelineSpec& advised) {
   EmittedCode out;
   const bool tfdata = original.framework == "tfdata";
+  const std::string autotune =
+      !tfdata ? std::string()
+              : (original.autotune_spelling.empty() ? std::string("tf.data.AUTOTUNE")
+                                                    : original.autotune_spelling);
   std::vector<Edit> edits;
   const spec::PipelineSpec tuned =
       tfdata ? WriteEpochsIntoTheDataset(original, advised, edits, out) : advised;
@@ -386,8 +392,8 @@ engine::Result<EmittedCode> PatchCode(const ImportedCode& original,
     const spec::Op* before = FindOp(original.spec.ops(), op_name);
     const spec::Op* after = FindOp(tuned.ops(), op_name);
     if (!before || !after || before->kind_case() != after->kind_case()) continue;
-    auto old_code = KnobCode(*KindOf(*before), knob, tfdata);
-    auto new_code = KnobCode(*KindOf(*after), knob, tfdata);
+    auto old_code = KnobCode(*KindOf(*before), knob, autotune);
+    auto new_code = KnobCode(*KindOf(*after), knob, autotune);
     if (site.inverted) {  // the argument says the opposite (sloppy for deterministic)
       for (auto* code : {&old_code, &new_code}) {
         if (*code) *code = **code == "True" ? "False" : "True";
@@ -536,7 +542,7 @@ engine::Result<EmittedCode> PatchCode(const ImportedCode& original,
       if (original.sites.count(op.name() + "." + knob) || written.count(op.name() + "." + knob)) {
         continue;
       }
-      const auto x = KnobCode(*o, knob, tfdata), y = KnobCode(*m, knob, tfdata);
+      const auto x = KnobCode(*o, knob, autotune), y = KnobCode(*m, knob, autotune);
       if (x != y && y) {
         const auto inside = original.made_inside.find(op.name());
         out.notes.push_back(op.name() + "." + knob + " = " + *y +

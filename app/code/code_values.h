@@ -130,6 +130,10 @@ struct Pipeline {
   // than it has (an HDF5 handle opened in its Dataset's __init__), said where code written
   // back adds them.
   std::map<std::string, std::string> before_more_workers;
+  // How the file spells AUTOTUNE where it passes it (`tf.data.experimental.AUTOTUNE`, a
+  // TF 1 file's `tf.contrib.data.AUTOTUNE`): code written back spells it alike, as
+  // `tf.data.AUTOTUNE` exists only from TensorFlow 2.4. Empty where the file passes none.
+  std::string autotune_spelling;
   std::map<std::string, KnobSite> sites;     // by "op.knob"
   std::map<std::string, SourcePoint> op_at;  // where each op is made
   // Each op's own method call in the text, from the end of the dataset it is called on to

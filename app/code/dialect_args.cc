@@ -76,7 +76,13 @@ std::optional<int64_t> ReadKnob(Pipeline& pipeline, const CallArgs& args, size_t
   const Value* v = args.Get(position, name);
   RecordSite(pipeline, args, v, op, name);
   if (!v || v->Is(Value::Kind::kNone)) return std::nullopt;
-  if (v->Is(Value::Kind::kSymbol) && v->SymbolTail() == "AUTOTUNE") return -1;
+  if (v->Is(Value::Kind::kSymbol) && v->SymbolTail() == "AUTOTUNE") {
+    // As the file spells it, for code written back (a TF 1 file's tf.contrib.data.AUTOTUNE).
+    if (pipeline.autotune_spelling.empty() && !v->node.null() && v->node.file().empty()) {
+      pipeline.autotune_spelling = std::string(v->node.text());
+    }
+    return -1;
+  }
   if (const auto n = v->AsInt(); n && !v->Is(Value::Kind::kBool)) {
     if (!v->run_time.empty()) NoteRunTime(pipeline, *v, op, name, std::to_string(*n), "N");
     return n;

@@ -124,6 +124,24 @@ Value Flow(PythonReader& r, const CallArgs& a, const CallArgs& generator, int64_
   return PipelineValue(std::move(p), a);
 }
 
+// flow_from_directory and flow_from_dataframe: each sample loaded from its file (PIL,
+// resized to target_size, 256×256 unless given, at `target_position`), their count known
+// only when the code runs.
+Value FromFiles(PythonReader& r, const CallArgs& a, size_t target_position,
+                const std::string& call) {
+  const CallArgs empty;
+  const CallArgs& generator = a.receiver && a.receiver->call ? *a.receiver->call : empty;
+  int64_t h = 256, w = 256;
+  bool side_known = true;
+  if (const Value* size = a.Get(target_position, "target_size");
+      size && size->Is(Value::Kind::kList) && size->items.size() == 2) {
+    const auto sh = size->items[0].AsInt(), sw = size->items[1].AsInt();
+    side_known = sh && sw;
+    if (side_known) h = *sh, w = *sw;
+  }
+  return Flow(r, a, generator, -1, h, w, side_known, kDecodeJpegNs, call);
+}
+
 }  // namespace
 
 void AddImageDataGenerator(Dialect& keras) {
@@ -145,20 +163,13 @@ void AddImageDataGenerator(Dialect& keras) {
     const auto [h, w] = SideOf(x, side_known);
     return Flow(r, a, generator, SamplesOf(x), h, w, side_known, 0, "flow");
   };
-  keras.functions["ImageDataGenerator.flow_from_directory"] = [](PythonReader& r,
-                                                                 const CallArgs& a) {
-    const CallArgs empty;
-    const CallArgs& generator = a.receiver && a.receiver->call ? *a.receiver->call : empty;
-    int64_t h = 256, w = 256;  // DirectoryIterator's default target_size
-    bool side_known = true;
-    if (const Value* size = a.Get(1, "target_size");
-        size && size->Is(Value::Kind::kList) && size->items.size() == 2) {
-      const auto sh = size->items[0].AsInt(), sw = size->items[1].AsInt();
-      side_known = sh && sw;
-      if (side_known) h = *sh, w = *sw;
-    }
-    return Flow(r, a, generator, -1, h, w, side_known, kDecodeJpegNs, "flow_from_directory");
-  };
+  keras.functions["ImageDataGenerator.flow_from_directory"] =
+      [](PythonReader& r, const CallArgs& a) { return FromFiles(r, a, 1, "flow_from_directory"); };
+  // flow_from_dataframe(dataframe, directory, x_col, y_col, weight_col, target_size, ...):
+  // a DataFrameIterator, which loads the files the frame names as a DirectoryIterator does
+  // (keras#12683's heavy augmentation over 130,000 images).
+  keras.functions["ImageDataGenerator.flow_from_dataframe"] =
+      [](PythonReader& r, const CallArgs& a) { return FromFiles(r, a, 5, "flow_from_dataframe"); };
 }
 
 }  // namespace pipescope::code

@@ -677,11 +677,25 @@ void ReadEnqueuerArgs(Pipeline& p,
   }
 }
 
-// fit's own workers, use_multiprocessing and max_queue_size (Keras 2).
+SyntaxNode KeywordExpression(const CallArgs& call, std::string_view name);
+
+// fit's own workers, use_multiprocessing and max_queue_size (Keras 2). A call that spells
+// the queue or the processes as Keras 2.0.0 to 2.0.5 did (keras#7168's fit_generator(...,
+// workers=3, max_q_size=50)) gets a knob it leaves out written under that version's name:
+// pickle_safe, max_q_size (use_multiprocessing and max_queue_size came in 2.0.6).
 void ReadEnqueuerArgs(Pipeline& p, const CallArgs& a, const std::string& op_name,
                       spec::KerasFitOp& kf) {
   ReadEnqueuerArgs(
       p, [&a](const std::string&) -> const CallArgs& { return a; }, op_name, kf);
+  const bool keras_2_0 =
+      !KeywordExpression(a, "max_q_size").null() || !KeywordExpression(a, "pickle_safe").null();
+  if (!keras_2_0) return;
+  for (const auto& [knob, old_name] :
+       {std::pair<const char*, const char*>{"use_multiprocessing", "pickle_safe"},
+        {"max_queue_size", "max_q_size"}}) {
+    const auto site = p.sites.find(op_name + "." + knob);
+    if (site != p.sites.end() && site->second.value_end == 0) site->second.keyword = old_name;
+  }
 }
 
 // Keras 3's keras.utils.PyDataset: a Sequence whose constructor, not fit, takes workers,

@@ -593,12 +593,14 @@ dl = torch.utils.data.DataLoader(Slow(), num_workers=2, batch_size=1)
 // pickle_safe=True)): read as their Keras 2 arguments, and a tuned value is written into the
 // name the call uses, as a second keyword for it is a TypeError there.
 TEST(CodeImportTest, KerasOneArgumentNamesAreReadAsKerasTwosAndWrittenThere) {
-  const auto legacy = Import(R"(from keras.utils import Sequence
+  const std::string sequence = R"(from keras.utils import Sequence
 class Batches(Sequence):
     def __len__(self):
         return 100
     def __getitem__(self, i):
         return i
+)";
+  const auto legacy = Import(sequence + R"(
 model.fit_generator(Batches(), steps_per_epoch=100, nb_epoch=3, nb_worker=2, max_q_size=50,
                     pickle_safe=False)
 )");
@@ -613,6 +615,16 @@ model.fit_generator(Batches(), steps_per_epoch=100, nb_epoch=3, nb_worker=2, max
   ASSERT_TRUE(patched.ok()) << patched.status().message();
   EXPECT_NE(patched->text.find("pickle_safe=True)"), std::string::npos) << patched->text;
   EXPECT_EQ(patched->text.find("use_multiprocessing"), std::string::npos) << patched->text;
+  // keras#7168 as its asker wrote it: max_q_size without pickle_safe is Keras 2.0.0 to 2.0.5,
+  // which has no use_multiprocessing: the knob goes in under that version's name.
+  const auto keras_2_0 = Import(
+      sequence + "model.fit_generator(Batches(), 100, epochs=3, workers=3, max_q_size=50)\n");
+  spec::PipelineSpec processes = keras_2_0.spec;
+  processes.mutable_ops(0)->mutable_keras_fit()->set_use_multiprocessing(true);
+  const auto written = PatchCode(keras_2_0, processes);
+  ASSERT_TRUE(written.ok()) << written.status().message();
+  EXPECT_NE(written->text.find("max_q_size=50, pickle_safe=True)"), std::string::npos)
+      << written->text;
 }
 
 // TensorFlow work on a pipeline's elements after it hands them over runs in the training

@@ -394,5 +394,57 @@ ds = tf.data.TFRecordDataset(%s, compression_type='ZLIB').batch(8)
   EXPECT_TRUE(Says(computed, "the files are ZLIB-compressed")) << Notes(computed);
 }
 
+// A TensorFlow 1 file (official/resnet's, tensorflow/models#5443) spells AUTOTUNE
+// tf.contrib.data.AUTOTUNE; code written back spells it alike, as tf.data.AUTOTUNE exists
+// only from TensorFlow 2.4. A file that passes none gets tf.data.AUTOTUNE.
+TEST(CodeQuestionsTest, AutotuneIsWrittenAsTheFileSpellsIt) {
+  const std::string code = R"(import tensorflow as tf
+def parse(x):
+    return tf.io.parse_single_example(x, {'a': tf.io.FixedLenFeature([], tf.int64)})
+ds = tf.data.TFRecordDataset(['r.tfrecord']).map(parse, num_parallel_calls=2).batch(8)%s
+)";
+  const auto written = [&](const std::string& end) {
+    const ImportedCode c = ImportWith(code, end);
+    spec::PipelineSpec advised = c.spec;
+    for (auto& op : *advised.mutable_ops()) {
+      if (op.has_map()) op.mutable_map()->set_num_parallel_calls(-1);
+    }
+    auto patched = PatchCode(c, advised);
+    EXPECT_TRUE(patched.ok()) << patched.status().message();
+    return patched.ok() ? patched->text : std::string();
+  };
+  for (const char* spelling : {"tf.contrib.data.AUTOTUNE", "tf.data.experimental.AUTOTUNE"}) {
+    const std::string text = written(".prefetch(" + std::string(spelling) + ")");
+    EXPECT_NE(text.find("map(parse, num_parallel_calls=" + std::string(spelling) + ")"),
+              std::string::npos)
+        << text;
+  }
+  const std::string plain = written("");
+  EXPECT_NE(plain.find("map(parse, num_parallel_calls=tf.data.AUTOTUNE)"), std::string::npos)
+      << plain;
+}
+
+// keras#12683: ImageDataGenerator.flow_from_dataframe with heavy augmentation over 130,000
+// images is a DataFrameIterator, a Sequence that loads the files the frame names as
+// flow_from_directory does. It was not read, and simulate found no pipeline at all.
+TEST(CodeQuestionsTest, FlowFromDataframeIsReadAsFlowFromDirectoryIs) {
+  const ImportedCode c = Import(R"(import pandas as pd
+from keras.preprocessing.image import ImageDataGenerator
+df = pd.read_csv('train.csv')
+gen = ImageDataGenerator(rotation_range=30, zoom_range=0.2, horizontal_flip=True)
+train = gen.flow_from_dataframe(dataframe=df, directory='images/', x_col='file', y_col='label',
+                                target_size=(128, 128), batch_size=64)
+model.fit_generator(train, epochs=5, workers=2)
+)");
+  ASSERT_FALSE(c.spec.ops().empty()) << Notes(c);
+  EXPECT_TRUE(c.spec.ops(0).has_keras_fit()) << c.spec.DebugString();
+  EXPECT_EQ(c.spec.ops(0).keras_fit().workers(), 2);
+  EXPECT_TRUE(Says(c,
+                   "ImageDataGenerator.flow_from_dataframe() makes each batch of 64 in "
+                   "Python, sample by sample, each image loaded from its file (PIL) first"))
+      << Notes(c);
+  EXPECT_TRUE(Says(c, "for 128×128 here")) << Notes(c);
+}
+
 }  // namespace
 }  // namespace pipescope::code
