@@ -218,16 +218,6 @@ void CountOnePass(ImportedCode& code, SourcePoint at) {
                         "epoch (--set epochs.count=N for more)"});
 }
 
-// A compressed file's stand-in records are plain: their reading leaves the decompression
-// out (minigo#520's ZLIB files filled a shuffle buffer ten times slower than the stand-in).
-void NoteCompressedStandIn(ImportedCode& code, SourcePoint at, const std::string& source) {
-  code.notes.push_back({at, "the files are " + code.source_compression +
-                                "-compressed: the synthetic records that stand in are not, so "
-                                "their decompression is not counted; --set " +
-                                source +
-                                ".files=PATTERN reads the real files, decompressing them"});
-}
-
 void RemoveAnsweredNotes(ImportedCode& code, const std::string& target) {
   std::erase_if(code.notes, [&](const CodeNote& n) {
     return n.message.find("--set " + target + "=") != std::string::npos;
@@ -312,7 +302,9 @@ void StandInMissingFiles(ImportedCode& code, const std::filesystem::path& base, 
     code.source_reads = s.has_tfrecord() ? "tfrecord" : "text_line";
     code.source_compression =
         s.has_tfrecord() ? s.tfrecord().compression() : s.text_line().compression();
-    if (!code.source_compression.empty()) NoteCompressedStandIn(code, at, s.name());
+    if (!code.source_compression.empty()) {
+      code.notes.push_back({at, CompressedStandInNote("the", code.source_compression, s.name())});
+    }
     code.source_stand_in = true;
     s.clear_tfrecord();
     s.clear_text_line();
@@ -624,8 +616,11 @@ engine::Result<ImportedCode> ImportCode(const std::string& source, const std::st
   code.source_stand_in = p.stand_in;
   code.source_reads = p.reads;
   code.source_compression = p.compression;
+  // A compressed file's stand-in records are plain (minigo#520's ZLIB files filled a shuffle
+  // buffer ten times slower than the stand-in).
   if (p.stand_in && !p.compression.empty()) {
-    NoteCompressedStandIn(code, p.source_at, p.source.name());
+    code.notes.push_back(
+        {p.source_at, CompressedStandInNote("the", p.compression, p.source.name())});
   }
   code.stand_in_reads = p.stand_in_reads;
   code.sites = p.sites;

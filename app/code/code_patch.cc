@@ -4,7 +4,6 @@
 #include <google/protobuf/reflection.h>
 
 #include <algorithm>
-#include <cctype>
 #include <map>
 #include <optional>
 #include <set>
@@ -442,17 +441,10 @@ engine::Result<EmittedCode> PatchCode(const ImportedCode& original,
       out.knobs_written.push_back(key);
       // Each value written is said; a flag or an expression the code computes gives way to
       // the tuned value, as the job may run with another.
-      // A name (`NUM_READERS`, deeplab's, also num_parallel_reads') is replaced in this call
-      // only: whatever else reads it keeps its value.
-      const bool name =
-          !was.empty() && !std::isdigit(static_cast<unsigned char>(was[0])) &&
-          std::all_of(was.begin(), was.end(), [](char ch) {
-            return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '.';
-          });
-      out.notes.push_back(op_name + "." + knob + ": `" + was + "` becomes " + *new_code +
-                          (name && was != "None" && was != "True" && was != "False"
-                               ? " in this call (`" + was + "` itself stays as it is)"
-                               : ""));
+      // A name (deeplab's `NUM_READERS`, also its num_parallel_reads) changes in this call only.
+      out.notes.push_back(
+          op_name + "." + knob + ": `" + was + "` becomes " + *new_code +
+          (site.value_is_name ? " in this call (`" + was + "` itself stays as it is)" : ""));
       if (site.in_splat) {
         out.notes.push_back(op_name + "." + knob + ": written into the dict the call spreads, `" +
                             was + "` becomes " + *new_code +

@@ -95,6 +95,9 @@ struct KnobSite {
   // in the file (`add_argument('-j', '--workers', default=4)`): the default's bytes, which
   // code written back changes, so that the flag still sets the knob.
   size_t default_begin = 0, default_end = 0;
+  // The value is a name (`NUM_READERS`, `args.workers`), which code written back replaces in
+  // this call only: whatever else reads it keeps its value.
+  bool value_is_name = false;
   // The call's own name for the knob where it is not the knob's (make_csv_dataset's
   // num_parallel_reads for its interleave's num_parallel_calls), and whether the argument
   // says the opposite of the knob (sloppy=True for deterministic false).

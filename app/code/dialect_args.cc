@@ -40,6 +40,7 @@ void RecordSite(Pipeline& pipeline, const CallArgs& args, const Value* v, const 
        (v->node.start_byte() >= list.start_byte() && v->node.end_byte() <= list.end_byte()))) {
     site.value_begin = v->node.start_byte();
     site.value_end = v->node.end_byte();
+    site.value_is_name = v->node.Is("identifier") || v->node.Is("attribute");
     site.in_splat = in_splat;
     if (!v->flag_default.null()) {
       site.default_begin = v->flag_default.start_byte();

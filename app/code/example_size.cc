@@ -52,6 +52,14 @@ std::string SizeText(int64_t bytes) {
                            : std::to_string(bytes) + " bytes";
 }
 
+std::string CompressedStandInNote(const std::string& whose, const std::string& compression,
+                                  const std::string& setting) {
+  return whose + " files are " + compression +
+         "-compressed: the synthetic records that stand in are not, so their decompression is "
+         "not counted; --set " +
+         setting + ".files=PATTERN reads the real files, decompressing them";
+}
+
 std::string StandInRecordsNote(const std::string& source, int64_t records, int64_t record_bytes,
                                const std::string& why) {
   return "the stand-in is " + std::to_string(records) + " records of " + SizeText(record_bytes) +

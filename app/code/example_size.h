@@ -22,6 +22,10 @@ std::optional<int64_t> EncodedExampleBytes(const spec::ParseExample& parse);
 // size where the size is not the default's.
 std::string StandInRecordsNote(const std::string& source, int64_t records, int64_t record_bytes,
                                const std::string& why = "");
+// Stand-in records for `whose` compressed files ("read's files are ZLIB-compressed: ..."):
+// plain, so their decompression is not counted, which `setting` (the files) brings back.
+std::string CompressedStandInNote(const std::string& whose, const std::string& compression,
+                                  const std::string& setting);
 // "100 bytes", "10 KiB": a stand-in's size in a note.
 std::string SizeText(int64_t bytes);
 

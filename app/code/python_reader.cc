@@ -113,8 +113,6 @@ std::string ParameterName(const SyntaxNode& p) {
   return name;
 }
 
-// range(...), and tf.data's Dataset.range(...) as a loop's counter (the tf.data guide's
-// fast_benchmark: `for _ in tf.data.Dataset.range(num_epochs):`), which counts the same.
 // A statement in no loop, def or class: the file runs it once.
 bool AtTopLevel(const SyntaxNode& statement) {
   for (SyntaxNode up = statement.parent(); !up.null(); up = up.parent()) {
@@ -126,6 +124,8 @@ bool AtTopLevel(const SyntaxNode& statement) {
   return true;
 }
 
+// range(...), and tf.data's Dataset.range(...) as a loop's counter (the tf.data guide's
+// fast_benchmark: `for _ in tf.data.Dataset.range(num_epochs):`), which counts the same.
 bool IsRangeCall(const SyntaxNode& e) {
   if (!e.Is("call")) return false;
   const std::string_view callee = e.field("function").text();
@@ -344,27 +344,42 @@ std::optional<int64_t> PythonReader::IterationsOver(const SyntaxNode& iterated) 
     if (step == 0) return std::nullopt;  // Python's ValueError
     return engine::RangeLength(start, stop, step);
   }
-  const Value v = Evaluate(iterated);
-  if (v.Is(Value::Kind::kList)) return static_cast<int64_t>(v.items.size());
-  if (v.Is(Value::Kind::kTensor)) return FirstDimension(v);
+  return TurnsOver(Evaluate(iterated));
+}
+
+std::optional<int64_t> PythonReader::TurnsOver(const Value& iterated) {
+  if (iterated.Is(Value::Kind::kList)) return static_cast<int64_t>(iterated.items.size());
+  if (iterated.Is(Value::Kind::kTensor)) return FirstDimension(iterated);
   return std::nullopt;
 }
 
-void PythonReader::RecordComprehensionCalls(const SyntaxNode& comprehension) {
-  if (recorders_.empty()) return;
+std::optional<int64_t> PythonReader::ReadComprehension(const SyntaxNode& comprehension) {
+  std::vector<SyntaxNode> clauses;
+  for (const SyntaxNode& c : comprehension.code_children()) {
+    if (c.Is("for_in_clause") || c.Is("if_clause")) clauses.push_back(c);
+  }
+  const bool one_for = clauses.size() == 1 && clauses[0].Is("for_in_clause");
+  if (recorders_.empty()) {
+    return one_for ? IterationsOver(clauses[0].field("right")) : std::nullopt;
+  }
   scopes_.emplace_back();
   size_t loops = 0;
-  for (const SyntaxNode& c : comprehension.code_children()) {
+  std::optional<int64_t> first_turns;
+  for (const SyntaxNode& c : clauses) {
     if (!c.Is("for_in_clause")) continue;
-    const Value iterated = Evaluate(c.field("right"));
-    Assign(c.field("left"), iterated.Is(Value::Kind::kList) && !iterated.items.empty()
-                                ? iterated.items[0]
-                                : Value{});
-    turns_.push_back(iterated.Is(Value::Kind::kList)
-                         ? std::optional<int64_t>(static_cast<int64_t>(iterated.items.size()))
-                     : IsRangeCall(c.field("right")) ? IterationsOver(c.field("right"))
-                                                     : std::nullopt);
-    ++loops;
+    const SyntaxNode right = c.field("right");
+    std::optional<int64_t> turns;
+    Value first;
+    if (IsRangeCall(right)) {
+      turns = IterationsOver(right);
+    } else {
+      const Value iterated = Evaluate(right);
+      turns = TurnsOver(iterated);
+      if (iterated.Is(Value::Kind::kList) && !iterated.items.empty()) first = iterated.items[0];
+    }
+    Assign(c.field("left"), first);
+    turns_.push_back(turns);
+    if (loops++ == 0) first_turns = turns;
   }
   const SyntaxNode body = comprehension.field("body");
   if (comprehension.Is("dictionary_comprehension") && body.Is("pair")) {
@@ -375,6 +390,7 @@ void PythonReader::RecordComprehensionCalls(const SyntaxNode& comprehension) {
   }
   turns_.resize(turns_.size() - loops);
   scopes_.pop_back();
+  return one_for ? first_turns : std::nullopt;
 }
 
 std::optional<int64_t> PythonReader::CounterTurns(const SyntaxNode& loop,
@@ -1023,11 +1039,15 @@ void PythonReader::ReadStatement(const SyntaxNode& s) {
     }
     const SyntaxNode right = s.field("right");
     const bool over_range = IsRangeCall(right);
-    range_loops_.push_back(over_range ? IterationsOver(right).value_or(0) : 0);
+    // How often the body runs: a range's count, or (while a function's calls are recorded,
+    // for RecordedCall::times) the items of what it goes over, each evaluated once.
+    const std::optional<int64_t> turns =
+        over_range || !recorders_.empty() ? IterationsOver(right) : std::nullopt;
+    range_loops_.push_back(over_range ? turns.value_or(0) : 0);
     range_starts_.push_back(s.start());
     Assign(s.field("left"), Value{});
     TimesNextAlone(s);
-    turns_.push_back(IterationsOver(right));
+    turns_.push_back(turns);
     ReadBlock(s.field("body"));
     turns_.pop_back();
     range_loops_.pop_back();
@@ -1575,26 +1595,18 @@ Value PythonReader::Evaluate(const SyntaxNode& e) {
     return v;
   }
   if (t == "generator_expression" || t == "set_comprehension" || t == "dictionary_comprehension") {
-    RecordComprehensionCalls(e);
+    ReadComprehension(e);
     return Value{.node = e};
   }
   if (t == "list_comprehension") {
-    RecordComprehensionCalls(e);
     // [f(i) for i in range(1024)]: as many items as one `for` without an `if` iterates (a
     // file list of 1024 shards), each known only when the code runs.
-    const SyntaxNode body = e.field("body");
-    std::vector<SyntaxNode> clauses;
-    for (const SyntaxNode& c : e.code_children()) {
-      if (c.Is("for_in_clause") || c.Is("if_clause")) clauses.push_back(c);
-    }
-    if (clauses.size() == 1 && clauses[0].Is("for_in_clause")) {
-      if (const auto n = IterationsOver(clauses[0].field("right"));
-          n && *n >= 0 && *n <= kLongestListRead) {
-        return Value{.kind = Value::Kind::kList,
-                     .items = ValueList::Repeated(static_cast<size_t>(*n), Value{.node = body}),
-                     .node = e,
-                     .comprehension = true};
-      }
+    if (const auto n = ReadComprehension(e); n && *n >= 0 && *n <= kLongestListRead) {
+      return Value{
+          .kind = Value::Kind::kList,
+          .items = ValueList::Repeated(static_cast<size_t>(*n), Value{.node = e.field("body")}),
+          .node = e,
+          .comprehension = true};
     }
     return Value{.node = e};
   }
@@ -1840,12 +1852,11 @@ Value PythonReader::Call(const SyntaxNode& call) {
   for (const auto& [name, a] : args.keyword) Use(a, "", call);
   if (!recorders_.empty()) {
     RecordedCall recorded{f.Is(Value::Kind::kSymbol) ? CanonicalPath(f.s) : std::string(), f, args};
-    constexpr int64_t kMostTimes = 1 << 20;
     for (const std::optional<int64_t>& turns : turns_) {
       if (!turns) {
         recorded.times_unknown = true;
       } else {
-        recorded.times = std::min(kMostTimes, recorded.times * std::max<int64_t>(0, *turns));
+        recorded.times = TimesOver(recorded.times, *turns);
       }
     }
     recorders_.back()->push_back(std::move(recorded));

@@ -4,6 +4,7 @@
 // can be known without running the code, and every call a framework's dialect knows handed
 // to it. The pipelines the file builds are collected; which one it ends with is the answer.
 
+#include <algorithm>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -58,6 +59,12 @@ struct RecordedCall {
   // place of its own calls as read where it is defined; empty where none was.
   std::vector<RecordedCall> inner;
 };
+
+// `times` a call, each `turns` times: bounded, so that loops within loops stay a count.
+inline int64_t TimesOver(int64_t times, int64_t turns) {
+  constexpr int64_t kMostTimes = 1 << 20;
+  return std::min(kMostTimes, times * std::clamp<int64_t>(turns, 0, kMostTimes));
+}
 
 // A pipeline the file binds, returns or hands to a call, in source order.
 struct PipelineUse {
@@ -334,9 +341,14 @@ class PythonReader {
   // The loops and comprehensions the calls being recorded are in, innermost last: each's
   // count of turns, where known (RecordedCall::times).
   std::vector<std::optional<int64_t>> turns_;
-  // A comprehension's body read once for the calls it makes (a __getitem__'s
-  // `[pil_loader(p) for p in paths]`), its targets bound to the iterated items' first.
-  void RecordComprehensionCalls(const SyntaxNode& comprehension);
+  // A comprehension's `for` clauses, each iterable evaluated once; while a function's calls
+  // are recorded, its body read once for them (a __getitem__'s `[pil_loader(p) for p in
+  // paths]`), its targets bound to the iterated items' first, each call counted as often as
+  // the clauses turn (RecordedCall::times). How many items it makes, where it is one `for`
+  // without an `if` over a count known; else nullopt.
+  std::optional<int64_t> ReadComprehension(const SyntaxNode& comprehension);
+  // How many items a loop over `iterated` takes: a list's, a tensor's first dimension.
+  static std::optional<int64_t> TurnsOver(const Value& iterated);
 };
 
 // "tensorflow.compat.v1.data.X" and "tf.compat.v2.data.X" as "tf.data.X": the spellings of

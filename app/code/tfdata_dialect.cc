@@ -884,11 +884,7 @@ void ReadPerElement(PythonReader& r, Pipeline& p, const CallArgs& a, const std::
     // The stand-in's records are plain: a compressed file's decompression is CPU per record
     // that only real files (--set NAME.files=PATTERN) or a read's cost carry.
     if (!sub.compression.empty()) {
-      p.Note(a.node.start(),
-             op + "'s files are " + sub.compression +
-                 "-compressed: the synthetic records that stand in are not, so their "
-                 "decompression is not counted; --set " +
-                 op + ".files=PATTERN reads the real files, decompressing them");
+      p.Note(a.node.start(), CompressedStandInNote(op + "'s", sub.compression, op));
     }
   }
   // A generator per element is no source of the spec: its notes' knobs (`--set

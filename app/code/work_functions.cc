@@ -253,8 +253,8 @@ struct Found {
   std::string one_element_call;               // the first TensorFlow call taking one element
   std::vector<Rename> batched_renames;        // calls whose batched form is named otherwise
   std::vector<std::string> accelerator_math;  // IsAcceleratorMath calls, once each
-  std::vector<Value> transforms;              // torchvision transforms it applies, in order
-  std::vector<int64_t> transform_times;       // how often each runs a call (Times below)
+  // torchvision transforms it applies, in order, and how often each runs a call (`times`).
+  std::vector<std::pair<Value, int64_t>> transforms;
   // How often the call being read runs a call of the function: the loops and comprehensions
   // around it and around the calls that led to it (RecordedCall::times), and whether one's
   // count is known only when the code runs (then counted once, and said).
@@ -430,8 +430,7 @@ void AddTransform(PythonReader& reader, const Value& transform, Found& found, in
     }
     return;
   }
-  found.transforms.push_back(transform);
-  found.transform_times.push_back(found.times);
+  found.transforms.emplace_back(transform, found.times);
   found.repeats_uncounted |= found.times_unknown;
   found.random |= transform.s.find("Random") != std::string::npos;
 }
@@ -473,11 +472,10 @@ void CollectCall(PythonReader& reader, const RecordedCall& call, Found& found, i
 
 void CollectCalls(PythonReader& reader, const std::vector<RecordedCall>& calls, Found& found,
                   int depth) {
-  constexpr int64_t kMostTimes = 1 << 20;
   for (const RecordedCall& call : calls) {
     const int64_t outer_times = found.times;
     const bool outer_unknown = found.times_unknown;
-    found.times = std::min(kMostTimes, found.times * std::max<int64_t>(0, call.times));
+    found.times = TimesOver(found.times, call.times);
     found.times_unknown |= call.times_unknown;
     CollectCall(reader, call, found, depth);
     found.times = outer_times;
@@ -511,8 +509,7 @@ void CollectCall(PythonReader& reader, const RecordedCall& call, Found& found, i
   }
   if (CollectTransformClass(reader, call.callee, found, depth)) return;
   if (IsCostedImageFunction(call.path)) {
-    found.transforms.push_back(ImageFunctionCall(call.path, call.args));
-    found.transform_times.push_back(found.times);
+    found.transforms.emplace_back(ImageFunctionCall(call.path, call.args), found.times);
     found.repeats_uncounted |= found.times_unknown;
     return;
   }
@@ -668,9 +665,7 @@ StageWork ReadWork(PythonReader& reader, const Value& function, const std::strin
       // What the transforms cost on the image the function makes: a stand-in photo, as the
       // code does not say what its files hold.
       work.transforms.shape = StandInPhoto();
-      for (size_t i = 0; i < found.transforms.size(); ++i) {
-        CostTransform(found.transforms[i], work.transforms, found.transform_times[i]);
-      }
+      for (const auto& [t, times] : found.transforms) CostTransform(t, work.transforms, times);
       if (ns == 0) ns = kDefaultStageNs;
       auto* py = work.fn.mutable_python();
       py->set_duration(std::to_string((ns + work.transforms.ns) / 1000) + "us");

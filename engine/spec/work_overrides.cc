@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <optional>
 
 #include "engine/core/duration.h"
 #include "engine/spec/spec_overrides.h"
@@ -114,18 +115,23 @@ Status SetSampleBytes(spec::PipelineSpec& spec, const std::string& name, const s
   return Status::Ok();
 }
 
+// `value` as a number, all of it; nullopt where it is not one.
+std::optional<double> NumberOf(const std::string& value) {
+  char* end = nullptr;
+  const double v = std::strtod(value.c_str(), &end);
+  if (value.empty() || end == value.c_str() || *end != '\0') return std::nullopt;
+  return v;
+}
+
 Status SetKeepFraction(spec::PipelineSpec& spec, const std::string& name,
                        const std::string& value) {
   const std::string assignment = name + ".fraction=" + value;
   spec::Op* op = FindOpNamed(spec, name);
   if (!op || !op->has_filter()) return NotFound("no filter named '" + name + "'");
-  char* end = nullptr;
-  const double f = std::strtod(value.c_str(), &end);
-  if (value.empty() || end == value.c_str() || *end != '\0') {
-    return InvalidArgument(assignment + ": a fraction is a number");
-  }
-  if (f <= 0 || f > 1) return InvalidArgument(assignment + ": a fraction is in (0, 1]");
-  op->mutable_filter()->mutable_predicate()->mutable_keep_fraction()->set_fraction(f);
+  const std::optional<double> f = NumberOf(value);
+  if (!f) return InvalidArgument(assignment + ": a fraction is a number");
+  if (*f <= 0 || *f > 1) return InvalidArgument(assignment + ": a fraction is in (0, 1]");
+  op->mutable_filter()->mutable_predicate()->mutable_keep_fraction()->set_fraction(*f);
   return Status::Ok();
 }
 
@@ -133,16 +139,17 @@ Status SetKeepFraction(spec::PipelineSpec& spec, const std::string& name,
 // Python itself, less for numpy or PIL work that releases it (issue 40's gil_share).
 Status SetGilShare(spec::PipelineSpec& spec, const std::string& name, const std::string& value) {
   const std::string assignment = name + ".gil_share=" + value;
-  char* end = nullptr;
-  const double share = std::strtod(value.c_str(), &end);
-  if (value.empty() || end == value.c_str() || *end != '\0' || share < 0 || share > 1) {
+  const std::optional<double> share = NumberOf(value);
+  if (!share || *share < 0 || *share > 1) {
     return InvalidArgument(assignment + ": a share of the function's time, from 0 to 1");
   }
   spec::Op* op = FindOpNamed(spec, name);
   if (spec::FromGeneratorSource* g = GeneratorNamed(spec, op, name)) {
-    g->set_gil_share(share);
+    g->set_gil_share(*share);
     return Status::Ok();
   }
+  // A map's function, a DataLoader's or a Keras Sequence's __getitem__ (the op kinds'
+  // FunctionOf names a map's alone).
   spec::WorkFunction* fn = !op                    ? nullptr
                            : op->has_map()        ? op->mutable_map()->mutable_fn()
                            : op->has_dataloader() ? op->mutable_dataloader()->mutable_getitem()
@@ -154,7 +161,7 @@ Status SetGilShare(spec::PipelineSpec& spec, const std::string& name, const std:
                            "Dataset's __getitem__): gil_share is the share of such a "
                            "function's time it holds the interpreter lock");
   }
-  fn->mutable_python()->set_gil_share(share);
+  fn->mutable_python()->set_gil_share(*share);
   return Status::Ok();
 }
 

@@ -22,6 +22,12 @@ std::string Notes(const ImportedCode& c) {
   return s;
 }
 
+// `code` read with its one `%s` replaced by `part`: a file tried with a line's variants.
+ImportedCode ImportWith(std::string code, const std::string& part) {
+  code.replace(code.find("%s"), 2, part);
+  return Import(code);
+}
+
 const spec::Python& Getitem(const ImportedCode& c) {
   return c.spec.ops(0).dataloader().getitem().python();
 }
@@ -196,11 +202,7 @@ class Frames(Dataset):
 
 loader = DataLoader(Frames(1000, []), batch_size=4, num_workers=2)
 )";
-  const auto read = [&](const std::string& body) {
-    std::string text = code;
-    text.replace(text.find("%s"), 2, body);
-    return Import(text);
-  };
+  const auto read = [&](const std::string& part) { return ImportWith(code, part); };
   const ImportedCode one = read("        frames = [self.t(pil_loader('a.jpg'))]");
   const ImportedCode eight =
       read("        frames = [self.t(pil_loader('clip%d_%d.jpg' % (i, k))) for k in range(8)]");
@@ -249,11 +251,7 @@ class Captions(Dataset):
 
 loader = DataLoader(Captions(), batch_size=32, num_workers=1)
 )";
-  const auto read = [&](const std::string& load) {
-    std::string text = code;
-    text.replace(text.find("%s"), 2, load);
-    return Import(text);
-  };
+  const auto read = [&](const std::string& part) { return ImportWith(code, part); };
   const ImportedCode indexed = read("torch.FloatTensor(self.imgs[i] / 255.)");
   ASSERT_FALSE(indexed.spec.ops().empty());
   EXPECT_TRUE(indexed.spec.ops(0).dataloader().getitem().cost_is_stand_in()) << Notes(indexed);
