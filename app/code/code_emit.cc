@@ -343,6 +343,14 @@ struct Emitter {
     if (!f.open_latency().empty()) Pragma(op + ".open_latency=" + f.open_latency());
     if (!f.read_latency().empty()) Pragma(op + ".read_latency=" + f.read_latency());
     if (!f.bandwidth().empty()) Pragma(op + ".bandwidth=" + f.bandwidth());
+    if (f.read_request_bytes() > 0) {
+      Pragma(op + ".read_request_bytes=" + std::to_string(f.read_request_bytes()));
+    }
+    if (f.read_latency_cv() > 0) {
+      std::ostringstream cv;
+      cv << f.read_latency_cv();
+      Pragma(op + ".read_latency_cv=" + cv.str());
+    }
   }
 
   std::string PerElement(const std::string& op_name, const spec::ElementSource& e,

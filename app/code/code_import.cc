@@ -10,6 +10,7 @@
 
 #include "app/code/dialects.h"
 #include "app/code/example_size.h"
+#include "app/code/path_values.h"
 #include "app/code/python_reader.h"
 #include "app/code/python_tree.h"
 #include "app/code/work_after_pipeline.h"
@@ -591,7 +592,8 @@ std::string FormatNote(const std::string& origin, const CodeNote& note) {
 engine::Result<ImportedCode> ImportCode(const std::string& source, const std::string& origin,
                                         const ImportOptions& options) {
   const PythonTree tree(source);
-  PythonReader reader(tree, {&TfDataDialect(), &TorchDialect(), &KerasDialect(), &FlagsDialect()});
+  PythonReader reader(
+      tree, {&TfDataDialect(), &TorchDialect(), &KerasDialect(), &FlagsDialect(), &PathsDialect()});
   const std::filesystem::path folder = std::filesystem::path(origin).parent_path();
   reader.ReadModulesFrom(folder.empty() ? std::filesystem::path(".") : folder);
   reader.Read();

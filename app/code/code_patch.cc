@@ -17,6 +17,17 @@ namespace pipescope::code {
 
 namespace {
 
+// Arguments code written back adds that older versions of the framework refuse, and what
+// those versions take instead: map's and interleave's deterministic came in TensorFlow 2.2
+// (a TypeError before), where tf.data.Options' experimental_deterministic (1.14 on) did it.
+std::string_view ArgumentSince(std::string_view keyword) {
+  if (keyword == "deterministic") {
+    return " (TensorFlow 2.2 and later; on 1.14 to 2.1, set experimental_deterministic = False "
+           "on a tf.data.Options() and apply it with dataset.with_options(options))";
+  }
+  return {};
+}
+
 using google::protobuf::FieldDescriptor;
 using google::protobuf::Message;
 
@@ -465,7 +476,8 @@ engine::Result<EmittedCode> PatchCode(const ImportedCode& original,
       edits.push_back(
           {site.insert_at, site.insert_at, ArgumentsAt(site, keyword + "=" + *new_code)});
       out.knobs_written.push_back(key);
-      out.notes.push_back(op_name + "." + knob + ": " + keyword + "=" + *new_code + " added");
+      out.notes.push_back(op_name + "." + knob + ": " + keyword + "=" + *new_code + " added" +
+                          std::string(ArgumentSince(keyword)));
       if (site.excludes_end > 0) {
         edits.push_back({site.excludes_begin, site.excludes_end, "None"});
         out.notes.push_back(op_name + "." + knob + ": `" + site.excludes +

@@ -122,6 +122,11 @@ struct Pipeline {
   // records take their place until `--set SOURCE.files=PATTERN` names real ones.
   std::string reads;
   std::string compression;
+  // The remote store its source's files are on (path_values.h: "Cloud Storage" for gs://),
+  // empty for local files or ones the code does not show; and the read buffer the code
+  // gives its reader (TFRecordDataset's buffer_size; -1 where it gives none).
+  std::string remote_store;
+  int64_t read_buffer_bytes = -1;
   bool stand_in = false;
   std::string stand_in_note;  // said when this pipeline is the one read (not inside another)
   // The source is synthetic records standing in for files the code computes: their count and
@@ -262,6 +267,9 @@ struct Value {
   // command-line flag's default ("the flag `args.batch_size`: its default"), or os.cpu_count()
   // as this machine's cores. The job may run with another value.
   std::string run_time;
+  // A path known only where the code runs, built from one on a remote store
+  // (`os.path.join('gs://bucket', name)`): that store (path_values.h); empty otherwise.
+  std::string remote_store;
   // kList: made by a comprehension ([path(i) for i in range(1024)]), so its items are one
   // list's, never a tuple's parts (filenames, labels).
   bool comprehension = false;

@@ -12,6 +12,7 @@
 #include <tuple>
 #include <utility>
 
+#include "app/code/path_values.h"
 #include "app/code/tensor_values.h"
 #include "engine/spec/op_values.h"
 
@@ -353,14 +354,26 @@ std::optional<int64_t> PythonReader::TurnsOver(const Value& iterated) {
   return std::nullopt;
 }
 
-std::optional<int64_t> PythonReader::ReadComprehension(const SyntaxNode& comprehension) {
+std::optional<int64_t> PythonReader::ReadComprehension(const SyntaxNode& comprehension,
+                                                       Value* item) {
   std::vector<SyntaxNode> clauses;
   for (const SyntaxNode& c : comprehension.code_children()) {
     if (c.Is("for_in_clause") || c.Is("if_clause")) clauses.push_back(c);
   }
   const bool one_for = clauses.size() == 1 && clauses[0].Is("for_in_clause");
+  // Outside a def, the body is read only where it builds a path (its item's store): its
+  // calls go to a recorder of its own, as no def's work is being read.
+  const SyntaxNode body = comprehension.field("body");
+  const bool builds_path =
+      body.Is("binary_operator") || body.Is("string") ||
+      (body.Is("call") && (std::string_view(body.field("function").text()).ends_with("join") ||
+                           std::string_view(body.field("function").text()).ends_with("format")));
+  std::vector<RecordedCall> path_calls;
   if (recorders_.empty()) {
-    return one_for ? IterationsOver(clauses[0].field("right")) : std::nullopt;
+    if (!item || !builds_path) {
+      return one_for ? IterationsOver(clauses[0].field("right")) : std::nullopt;
+    }
+    recorders_.push_back(&path_calls);
   }
   scopes_.emplace_back();
   size_t loops = 0;
@@ -381,15 +394,16 @@ std::optional<int64_t> PythonReader::ReadComprehension(const SyntaxNode& compreh
     turns_.push_back(turns);
     if (loops++ == 0) first_turns = turns;
   }
-  const SyntaxNode body = comprehension.field("body");
   if (comprehension.Is("dictionary_comprehension") && body.Is("pair")) {
     Evaluate(body.field("key"));
     Evaluate(body.field("value"));
   } else {
-    Evaluate(body);
+    Value made = Evaluate(body);
+    if (item) *item = std::move(made);
   }
   turns_.resize(turns_.size() - loops);
   scopes_.pop_back();
+  if (!recorders_.empty() && recorders_.back() == &path_calls) recorders_.pop_back();
   return one_for ? first_turns : std::nullopt;
 }
 
@@ -1434,6 +1448,12 @@ Value PythonReader::Binary(const SyntaxNode& node) {
     v.s = a.s + b.s;
     return v;
   }
+  // A path built on one on a remote store (`data_dir + '/train'`, `'gs://b/t-%05d' % i`):
+  // known only where the code runs, but known to be on that store.
+  if ((op == "+" || op == "%") && (a.Is(Value::Kind::kString) || !a.remote_store.empty())) {
+    v.remote_store = RemoteStoreOf(a);
+    if (!v.remote_store.empty()) return v;
+  }
   // Lists as Python builds them: `[[0.0]] * 5` (decode_csv's record_defaults), `a + b`.
   if (a.Is(Value::Kind::kList) && b.Is(Value::Kind::kList) && op == "+") {
     v.kind = Value::Kind::kList;
@@ -1534,6 +1554,17 @@ Value PythonReader::Compare(const SyntaxNode& node) {
   return Value{.kind = Value::Kind::kBool, .b = equal == *same, .node = node};
 }
 
+// An f-string's value is the run's; the store it is a path on is what it begins with
+// (f"gs://bucket/{name}", f"{data_dir}/train-{i:05d}").
+std::string PythonReader::FStringStore(const SyntaxNode& fstring) {
+  for (const SyntaxNode& part : fstring.named_children()) {
+    if (part.Is("string_start")) continue;
+    return part.Is("interpolation") ? RemoteStoreOf(Evaluate(part.field("expression")))
+                                    : RemoteStoreOfPath(std::string(part.text()));
+  }
+  return {};
+}
+
 Value PythonReader::Evaluate(const SyntaxNode& e) {
   const Nesting nesting(nesting_);
   if (TooDeep(e)) return Value{.node = e};
@@ -1541,7 +1572,9 @@ Value PythonReader::Evaluate(const SyntaxNode& e) {
   if (e.null()) return {};
   if (t == "integer" || t == "float" || t == "true" || t == "false" || t == "none" ||
       t == "string") {
-    return Literal(e);
+    Value v = Literal(e);
+    if (t == "string" && v.Is(Value::Kind::kUnknown)) v.remote_store = FStringStore(e);
+    return v;
   }
   if (t == "concatenated_string") {
     Value v{.kind = Value::Kind::kString, .node = e};
@@ -1601,12 +1634,14 @@ Value PythonReader::Evaluate(const SyntaxNode& e) {
   if (t == "list_comprehension") {
     // [f(i) for i in range(1024)]: as many items as one `for` without an `if` iterates (a
     // file list of 1024 shards), each known only when the code runs.
-    if (const auto n = ReadComprehension(e); n && *n >= 0 && *n <= kLongestListRead) {
-      return Value{
-          .kind = Value::Kind::kList,
-          .items = ValueList::Repeated(static_cast<size_t>(*n), Value{.node = e.field("body")}),
-          .node = e,
-          .comprehension = true};
+    Value made;
+    if (const auto n = ReadComprehension(e, &made); n && *n >= 0 && *n <= kLongestListRead) {
+      // Each item known only when the code runs, but on the store the body's path is.
+      Value item{.node = e.field("body"), .remote_store = RemoteStoreOf(made)};
+      return Value{.kind = Value::Kind::kList,
+                   .items = ValueList::Repeated(static_cast<size_t>(*n), std::move(item)),
+                   .node = e,
+                   .comprehension = true};
     }
     return Value{.node = e};
   }
@@ -1787,6 +1822,16 @@ Value PythonReader::Call(const SyntaxNode& call) {
       return Value{.kind = Value::Kind::kPipeline, .pipeline = std::move(p), .node = call};
     }
     if (object.Is(Value::Kind::kTensor)) return TensorMethod(object, method, args);
+    // 'gs://bucket/train-{:05d}'.format(i), '{}/train'.format(data_dir): a path on the store
+    // the string, or the first part it is given, names.
+    if (object.Is(Value::Kind::kString) && method == "format") {
+      Value formatted{.node = call};
+      formatted.remote_store = RemoteStoreOfPath(object.s);
+      if (formatted.remote_store.empty() && object.s.starts_with("{") && !args.positional.empty()) {
+        formatted.remote_store = RemoteStoreOf(args.positional[0]);
+      }
+      return formatted;
+    }
     // A method of an object a dialect made (datagen.flow(...) on an ImageDataGenerator).
     if (object.Is(Value::Kind::kTransform)) {
       if (const auto* fn = FindFunction(object.s + "." + method)) {

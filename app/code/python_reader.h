@@ -285,6 +285,7 @@ class PythonReader {
   Value Call(const SyntaxNode& call);
   CallArgs Arguments(const SyntaxNode& argument_list);
   Value Literal(const SyntaxNode& node) const;
+  std::string FStringStore(const SyntaxNode& fstring);
   Value Binary(const SyntaxNode& node);
   Value Compare(const SyntaxNode& node);
 
@@ -346,7 +347,8 @@ class PythonReader {
   // paths]`), its targets bound to the iterated items' first, each call counted as often as
   // the clauses turn (RecordedCall::times). How many items it makes, where it is one `for`
   // without an `if` over a count known; else nullopt.
-  std::optional<int64_t> ReadComprehension(const SyntaxNode& comprehension);
+  // `item`, where given: what the body makes of one turn (a path's store, say).
+  std::optional<int64_t> ReadComprehension(const SyntaxNode& comprehension, Value* item = nullptr);
   // How many items a loop over `iterated` takes: a list's, a tensor's first dimension.
   static std::optional<int64_t> TurnsOver(const Value& iterated);
 };

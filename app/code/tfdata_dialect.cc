@@ -6,11 +6,13 @@
 #include <cstdio>
 #include <filesystem>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "app/code/dialects.h"
 #include "app/code/example_size.h"
+#include "app/code/path_values.h"
 #include "app/code/tensor_values.h"
 #include "app/code/work_functions.h"
 #include "engine/core/duration.h"
@@ -52,6 +54,10 @@ Value FileSource(PythonReader& r, const CallArgs& a, const std::string& format) 
   p->compression = CompressionOf(a.Get(1, "compression_type"));
   bool known = false;
   const Value* files_arg = a.Get(0, "filenames");
+  if (files_arg) p->remote_store = RemoteStoreOf(*files_arg);
+  if (const Value* buffer = a.Get(2, "buffer_size"); buffer && format == "tfrecord") {
+    p->read_buffer_bytes = buffer->AsInt().value_or(-1);
+  }
   const std::vector<std::string> files = StringsOf(files_arg, known);
   const std::string name = "read";
   const auto parallel_reads =
@@ -186,12 +192,16 @@ Value ListFiles(PythonReader& r, const CallArgs& a) {
   bool known = false;
   const Value* pattern_arg = a.Get(0, "file_pattern");
   const std::vector<std::string> patterns = StringsOf(pattern_arg, known);
-  if (!known) {
+  if (pattern_arg) p->remote_store = RemoteStoreOf(*pattern_arg);
+  // Files on a remote store are listed only where the job runs, as computed ones are.
+  if (!known || !p->remote_store.empty()) {
     p->stand_in = true;
     p->source.mutable_range()->set_stop(kStandInFiles);
     p->stand_in_note = "list_files's pattern is `" +
-                       (pattern_arg ? pattern_arg->Spelling() : std::string("?")) +
-                       "`, known only when the code runs: " + std::to_string(kStandInFiles) +
+                       (pattern_arg ? pattern_arg->Spelling() : std::string("?")) + "`, " +
+                       (p->remote_store.empty() ? "known only when the code runs"
+                                                : "on " + p->remote_store + ", not listed here") +
+                       ": " + std::to_string(kStandInFiles) +
                        " files of synthetic records stand in; --set " + name +
                        ".pattern=PATTERN lists real files (--set " + name + ".stop=N: more)";
     return PipelineValue(std::move(p), a);
@@ -270,6 +280,7 @@ Value FromTensorSlices(PythonReader& r, const CallArgs& a) {
   } else if (x && x->Is(Value::Kind::kDict) && x->items.size() >= 2) {
     x = &x->items[1];
   }
+  if (x) p->remote_store = RemoteStoreOf(*x);
   bool all_ints = x && x->Is(Value::Kind::kList) && !x->items.empty();
   bool all_strings = all_ints;
   if (all_ints) {
@@ -784,6 +795,40 @@ void ReadFunctionPython(PythonReader& r, Pipeline& p, const CallArgs& a, const s
   p.ops.push_back(std::move(map));
 }
 
+// 262144 as a read buffer is written: 256 KiB.
+std::string BinaryBytes(int64_t bytes) {
+  if (bytes > 0 && bytes % (1 << 20) == 0) return std::to_string(bytes >> 20) + " MiB";
+  if (bytes > 0 && bytes % 1024 == 0) return std::to_string(bytes >> 10) + " KiB";
+  return std::to_string(bytes) + " bytes";
+}
+
+// Synthetic files read as from a remote store: requests of the reader's buffer, each
+// waiting the store's latency (engine/runtime/storage_requests.h), stand-in figures until
+// the job's are set. The note that says so.
+std::string ReadFromRemoteStore(spec::SyntheticFile& f, const std::string& op,
+                                const std::string& store, int64_t buffer_bytes) {
+  using StandIn = RemoteStoreStandIn;
+  const int64_t request = buffer_bytes >= 0 ? buffer_bytes : StandIn::kRequestBytes;
+  f.set_open_latency(StandIn::kOpenLatency);
+  f.set_read_latency(StandIn::kRequestLatency);
+  f.set_read_latency_cv(StandIn::kLatencyCv);
+  f.set_read_request_bytes(request);
+  f.set_storage_is_stand_in(true);
+  const std::string requests =
+      request == 0 ? "a request per record (buffer_size=0)"
+                   : "requests of " + BinaryBytes(request) +
+                         (buffer_bytes >= 0 ? " (its buffer_size)" : " (TFRecordDataset's buffer)");
+  std::ostringstream cv;
+  cv << StandIn::kLatencyCv;
+  return op + " reads files on " + store + ", " + std::to_string(kStandInRecordsPerFile) +
+         " synthetic records each standing in: remote storage answers in " + requests +
+         ", each waiting " + StandIn::kRequestLatency + " on average with a long tail (cv " +
+         cv.str() + "), a file opening in " + StandIn::kOpenLatency +
+         "; stand-ins, not measured: --set " + op + ".read_latency=DURATION, " + op +
+         ".read_latency_cv=CV, " + op + ".read_request_bytes=N, " + op +
+         ".open_latency=DURATION, " + op + ".record_bytes=N";
+}
+
 // The dataset interleave's or flat_map's function makes of one element.
 void ReadPerElement(PythonReader& r, Pipeline& p, const CallArgs& a, const std::string& op,
                     spec::ElementSource& per_element,
@@ -808,8 +853,11 @@ void ReadPerElement(PythonReader& r, Pipeline& p, const CallArgs& a, const std::
   }
   const Pipeline& sub = *made.pipeline;
   ReadFunctionPython(r, p, a, op, *fn, sub);
-  const bool names_known = !p.stand_in && (p.source.has_list_files() ||
-                                           p.source.from_tensor_slices().strings_size() > 0);
+  // Files on a remote store stand in even where their names are known: they are not here.
+  const std::string store = !p.remote_store.empty() ? p.remote_store : sub.remote_store;
+  const bool names_known =
+      store.empty() && !p.stand_in &&
+      (p.source.has_list_files() || p.source.from_tensor_slices().strings_size() > 0);
   const auto& g = sub.source.from_generator();
   if (sub.source.has_from_generator() && !g.cost_is_stand_in() &&
       (!g.wait().empty() || !g.first_wait().empty())) {
@@ -876,7 +924,9 @@ void ReadPerElement(PythonReader& r, Pipeline& p, const CallArgs& a, const std::
     f->set_record_bytes(StandInRecordBytes(sub.reads));
     f->set_stands_for(StandsForReads(sub.reads));
     p.stand_in_reads[op] = sub.reads;
-    if (!p.stand_in) {
+    if (!store.empty()) {
+      p.Note(a.node.start(), ReadFromRemoteStore(*f, op, store, sub.read_buffer_bytes));
+    } else if (!p.stand_in) {
       p.Note(a.node.start(), op + " reads files named by elements the code computes: " +
                                  std::to_string(kStandInRecordsPerFile) +
                                  " synthetic records per file stand in");

@@ -235,6 +235,9 @@ void Fit(sim::OpCost& c, int64_t rows, double cpu_ns, double wait_ns, double cv)
   }
   c.cpu.cv = c.cpu_per_row.cv = cv;
   c.wait = sim::Dist{wait_ns, wait_ns > 0 ? cv : 0};
+  // The measured wait per element holds the storage's requests too, averaged over records.
+  c.request_wait = {};
+  c.request_bytes = 0;
 }
 
 // The CPU a run spends outside its ops' work (hand-offs between threads, spinning before

@@ -40,7 +40,9 @@ struct SyntheticRecords {
   int64_t records = 1;  // -1: endless
   int64_t record_bytes = 0;
   int64_t open_latency_ns = 0;
-  int64_t read_latency_ns = 0;
+  int64_t read_latency_ns = 0;       // per request (storage_requests.h)
+  int64_t read_request_bytes = 0;    // 0: a request per record
+  double read_latency_cv = 0;        // each request's latency's spread (log-normal)
   double bandwidth_bytes_per_s = 0;  // 0: unlimited
   uint64_t seed = 0;
 };

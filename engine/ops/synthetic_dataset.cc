@@ -2,10 +2,13 @@
 // for TFRecord shards when a lesson or benchmark needs storage it can control. Bytes are
 // real (copied from a pseudo-random pool) and every wait goes through the cancellation
 // token, so stopping is immediate.
+#include <cmath>
 #include <cstring>
+#include <random>
 #include <vector>
 
 #include "engine/ops/ops.h"
+#include "engine/runtime/storage_requests.h"
 
 namespace pipescope::engine {
 namespace {
@@ -66,7 +69,10 @@ class SyntheticIterator : public SourceIterator {
       end = true;
       return Status::Ok();
     }
-    int64_t wait_ns = config_.read_latency_ns;
+    int64_t wait_ns = 0;
+    const int64_t requests =
+        RequestsStarted(next_, 1, config_.record_bytes, config_.read_request_bytes);
+    for (int64_t r = 0; r < requests; ++r) wait_ns += RequestLatencyNs();
     if (config_.bandwidth_bytes_per_s > 0) {
       wait_ns += static_cast<int64_t>(static_cast<double>(config_.record_bytes) * 1e9 /
                                       config_.bandwidth_bytes_per_s);
@@ -79,8 +85,19 @@ class SyntheticIterator : public SourceIterator {
   }
 
  private:
+  // One request's wait: read_latency, or a log-normal draw with that mean and
+  // read_latency_cv (sigma^2 = ln(1 + cv^2), mu = ln(mean) - sigma^2 / 2).
+  int64_t RequestLatencyNs() {
+    const auto mean = static_cast<double>(config_.read_latency_ns);
+    if (config_.read_latency_cv <= 0 || mean <= 0) return config_.read_latency_ns;
+    const double sigma2 = std::log1p(config_.read_latency_cv * config_.read_latency_cv);
+    std::lognormal_distribution<double> latency(std::log(mean) - sigma2 / 2, std::sqrt(sigma2));
+    return static_cast<int64_t>(latency(rng_));
+  }
+
   const SyntheticRecords config_;
   const uint64_t stream_;
+  std::mt19937_64 rng_{stream_ ^ 0x5851F42D4C957F2Dull};  // each file's latencies its own
   int64_t next_ = 0;
   bool opened_ = false;
 };

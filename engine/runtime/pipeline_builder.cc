@@ -136,6 +136,8 @@ class Builder {
         ASSIGN_OR_RETURN(auto config,
                          Synthetic(f.records_per_file(), f.record_bytes(), f.open_latency(),
                                    f.read_latency(), f.bandwidth(), 0));
+        config.read_request_bytes = f.read_request_bytes();
+        config.read_latency_cv = f.read_latency_cv();
         return MakeSyntheticFileDataset(SourceStage(op + ".read", "synthetic_file", 1), config);
       }
       case spec::ElementSource::kTfrecordFile: {

@@ -235,8 +235,17 @@ class DefaultsBuilder {
         bytes = std::max<int64_t>(1, f.record_bytes());
         c.out_bytes = bytes;
         c.cpu = Fixed(kSourceRecordNs + kCopyNsPerByte * static_cast<double>(bytes));
-        ASSIGN_OR_RETURN(double wait, StorageWaitNs(f.read_latency(), f.bandwidth(), bytes));
-        c.wait = Fixed(wait);
+        if (f.read_request_bytes() > 0 || f.read_latency_cv() > 0) {
+          // Latency by request, the bandwidth by record.
+          ASSIGN_OR_RETURN(double transfer, StorageWaitNs("", f.bandwidth(), bytes));
+          c.wait = Fixed(transfer);
+          ASSIGN_OR_RETURN(double latency, DurationOr0(f.read_latency()));
+          c.request_wait = Dist{latency, latency > 0 ? f.read_latency_cv() : 0};
+          c.request_bytes = f.read_request_bytes() > 0 ? f.read_request_bytes() : bytes;
+        } else {
+          ASSIGN_OR_RETURN(double wait, StorageWaitNs(f.read_latency(), f.bandwidth(), bytes));
+          c.wait = Fixed(wait);
+        }
         ASSIGN_OR_RETURN(double open, DurationOr0(f.open_latency()));
         c.open_wait = Fixed(open);
         break;

@@ -73,10 +73,15 @@ class DistSampler {
 inline constexpr double kCopyNsPerByte = 0.1;
 
 struct OpCost {
-  Dist cpu;                  // CPU per call (per element; per batch for a map after batch)
-  Dist cpu_per_row;          // CPU per row of the element (a map's function, a batch's copy)
-  Dist wait;                 // blocking per element (storage answering a read; io_wait)
-  Dist open_wait;            // blocking per sub-pipeline opened (an interleave's file)
+  Dist cpu;          // CPU per call (per element; per batch for a map after batch)
+  Dist cpu_per_row;  // CPU per row of the element (a map's function, a batch's copy)
+  Dist wait;         // blocking per element (storage answering a read; io_wait)
+  Dist open_wait;    // blocking per sub-pipeline opened (an interleave's file)
+  // Storage answering in requests of request_bytes (a remote file system's ranged reads):
+  // a record that starts one (engine/runtime/storage_requests.h) waits request_wait besides
+  // `wait`. 0 bytes: none; a local file's wait per record is all in `wait`.
+  Dist request_wait;
+  int64_t request_bytes = 0;
   double keep_fraction = 1;  // filters: the share of elements kept
   // The share of its CPU that holds the process's interpreter lock (Python work): no other
   // op's share under the lock runs meanwhile.

@@ -66,6 +66,8 @@ std::string CostModelToJson(const CostModel& m) {
                      {"cpu_per_row", DistToJson(c.cpu_per_row)},
                      {"wait", DistToJson(c.wait)},
                      {"open_wait", DistToJson(c.open_wait)},
+                     {"request_wait", DistToJson(c.request_wait)},
+                     {"request_bytes", c.request_bytes},
                      {"keep_fraction", c.keep_fraction},
                      {"gil_share", c.gil_share},
                      {"out_bytes", c.out_bytes},
@@ -136,6 +138,11 @@ engine::Result<CostModel> ParseCostModelJson(const std::string& text, CostModel 
       RETURN_IF_ERROR(ReadDist(o, "cpu_per_row", c.cpu_per_row, path));
       RETURN_IF_ERROR(ReadDist(o, "wait", c.wait, path));
       RETURN_IF_ERROR(ReadDist(o, "open_wait", c.open_wait, path));
+      RETURN_IF_ERROR(ReadDist(o, "request_wait", c.request_wait, path));
+      RETURN_IF_ERROR(Read(o, "request_bytes", c.request_bytes, path));
+      if (c.request_bytes < 0 || c.request_bytes > (int64_t{1} << 40)) {
+        return engine::InvalidArgument(path + ".request_bytes: must be within [0, 2^40]");
+      }
       RETURN_IF_ERROR(Read(o, "keep_fraction", c.keep_fraction, path));
       RETURN_IF_ERROR(Read(o, "gil_share", c.gil_share, path));
       RETURN_IF_ERROR(Read(o, "out_bytes", c.out_bytes, path));

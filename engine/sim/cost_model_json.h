@@ -8,7 +8,8 @@
 //     "timer_wake": {"mean_ns": 6e4, "cv": 0.5},
 //     "startup_ns": 0,
 //     "ops": { "decode": { "cpu": {"mean_ns": 3000, "cv": 0}, "cpu_per_row": {...},
-//                          "wait": {...}, "open_wait": {...}, "keep_fraction": 1,
+//                          "wait": {...}, "open_wait": {...}, "request_wait": {...},
+//                          "request_bytes": 0, "keep_fraction": 1,
 //                          "out_bytes": 65536, "records": -1,
 //                          "worker_startup_ns": -1 }, ... } }
 //

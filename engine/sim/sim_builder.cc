@@ -61,6 +61,7 @@ class Builder {
     s->cpu = DistSampler(s->cost->cpu);
     s->cpu_per_row = DistSampler(s->cost->cpu_per_row);
     s->wait = DistSampler(s->cost->wait);
+    s->request_wait = DistSampler(s->cost->request_wait);
     s->rng = Rng(RecordKey(ctx_.seed, s->id));
     record::StageDef def;
     def.id = s->id;

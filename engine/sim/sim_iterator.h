@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "engine/runtime/cache_rules.h"
+#include "engine/runtime/storage_requests.h"
 #include "engine/sim/cost_model.h"
 #include "engine/sim/scheduler.h"
 #include "engine/sim/sim_element.h"
@@ -105,6 +106,7 @@ struct SimStage {
   int depth = 0;
   const OpCost* cost = nullptr;
   DistSampler cpu, cpu_per_row, wait;  // cost's, ready for a draw per element
+  DistSampler request_wait;            // per storage request (cost's request_bytes)
   Rng rng{0};
   SimIterator* current = nullptr;  // the latest iterator made (for buffer-level samples)
   // What the op carries from one pass over it to the next, per run as the engine keeps it:
@@ -251,6 +253,18 @@ class SimIterator {
     return stage_.cpu.SampleSum(stage_.rng, n) + per_row * rows / n;
   }
   int64_t WaitCostOfRun(int64_t n) { return stage_.wait.SampleSum(stage_.rng, n); }
+  // A source's storage requests that records [first, first + n) start, each waited for
+  // (engine/runtime/storage_requests.h); 0 where its storage has no requests.
+  int64_t RequestWaitOf(int64_t first, int64_t n) {
+    const OpCost& c = *stage_.cost;
+    if (c.request_bytes <= 0 || c.request_wait.zero()) return 0;
+    const int64_t requests =
+        engine::RequestsStarted(first, n, std::max<int64_t>(1, c.out_bytes), c.request_bytes);
+    int64_t wait = 0;
+    // Each drawn apart: a run's requests are few, and their tail is the point.
+    for (int64_t r = 0; r < requests; ++r) wait += stage_.request_wait.Sample(stage_.rng);
+    return wait;
+  }
   // The giving and the taking side's CPU for passing `elements` between threads, as
   // `ledger` shares it out (HandOffLedger).
   int64_t HandOnNs(HandOffLedger& ledger, int64_t elements) {

@@ -52,7 +52,7 @@ class SourceDataset : public SimDataset {
     Task<bool> GetNextInternal(SimThread& thread, SimElement& out) override {
       co_await OpenOnce();
       if (records_ >= 0 && next_ >= records_) co_return false;
-      co_await Charge(thread, CpuCost(1), WaitCost());
+      co_await Charge(thread, CpuCost(1), WaitCost() + RequestWaitOf(next_, 1));
       out = NextRecord();
       co_return true;
     }
@@ -101,7 +101,7 @@ class SourceDataset : public SimDataset {
     }
     // Records cost the same each, so a run of n is one draw of their sum.
     Scheduler::ComputeAwaiter ChargeRun(SimThread& thread, int64_t n) {
-      return Charge(thread, CpuCostOfRun(n, n), WaitCostOfRun(n));
+      return Charge(thread, CpuCostOfRun(n, n), WaitCostOfRun(n) + RequestWaitOf(next_, n));
     }
     Scheduler::SleepAwaiter OpenOnce() {
       const int64_t wait = opened_ ? 0 : stage_.cost->open_wait.Sample(stage_.rng);

@@ -188,6 +188,8 @@ Status ApplyOverride(spec::PipelineSpec& spec, const std::string& assignment) {
     RETURN_IF_ERROR(SetField(*per->mutable_synthetic_file(), knob, value,
                              "op '" + op_name + "' (its synthetic files)"));
     if (knob == "records_per_file") per->mutable_synthetic_file()->clear_size_is_stand_in();
+    // The store's own latency given: the figures rest on it, not on import-code's.
+    if (knob == "read_latency") per->mutable_synthetic_file()->clear_storage_is_stand_in();
     return Status::Ok();
   }
   // A Python generator per element: its yields (records), duration, wait, first_wait.

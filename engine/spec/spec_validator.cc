@@ -132,6 +132,12 @@ void CheckElementSource(Checker& c, const spec::ElementSource& es, const Where& 
       c.Duration(f, fw, "open_latency", f.open_latency(), false);
       c.Duration(f, fw, "read_latency", f.read_latency(), false);
       c.Rate(f, fw, "bandwidth", f.bandwidth());
+      if (f.read_request_bytes() < 0) c.Fail(f, fw, "read_request_bytes", "must be ≥ 0");
+      // A cv of 10 is a latency whose median is a tenth of its mean: longer tails than any
+      // store's are typos.
+      if (!(f.read_latency_cv() >= 0 && f.read_latency_cv() <= 10)) {
+        c.Fail(f, fw, "read_latency_cv", "must be between 0 and 10");
+      }
       break;
     }
     case spec::ElementSource::kTfrecordFile:

@@ -189,6 +189,26 @@ std::vector<std::string> StandInCosts(const spec::PipelineSpec& spec) {
           " (or a trace to calibrate from) for the real ones"};
 }
 
+// Files on a remote store read with import-code's stand-in latency and request size
+// (SyntheticFile.storage_is_stand_in): how many files must be read at once, and whether in
+// order, rests on them, so they are said with their settings.
+std::vector<std::string> StandInStorage(const spec::PipelineSpec& spec) {
+  std::vector<std::string> out;
+  for (const spec::Op& op : spec.ops()) {
+    const spec::ElementSource* per = op.has_interleave() ? &op.interleave().per_element()
+                                     : op.has_flat_map() ? &op.flat_map().per_element()
+                                                         : nullptr;
+    if (!per || !per->synthetic_file().storage_is_stand_in()) continue;
+    const std::string& n = op.name();
+    out.push_back("these figures rest on a stand-in for the remote store " + n + " reads (" +
+                  per->synthetic_file().read_latency() + " a request, not measured): --set " + n +
+                  ".read_latency=DURATION " + n + ".read_request_bytes=N " + n +
+                  ".read_latency_cv=CV with the store's own (the time of one ranged read of "
+                  "that size, and its spread)");
+  }
+  return out;
+}
+
 // Code import-code left out of the ops (tensorflow#31616's .window(...), whose cost grows
 // with the window): whatever work it does is in no figure here, and may be the bottleneck.
 std::vector<std::string> CodeLeftOut(const spec::PipelineSpec& spec) {
@@ -302,7 +322,7 @@ std::vector<std::string> AdvisorFindings(const spec::PipelineSpec& spec,
   for (std::string& f : StandInSizeEmptied(spec, measured)) out.push_back(std::move(f));
   for (std::string& f : ShuffleFilledEachEpoch(spec, measured)) out.push_back(std::move(f));
   for (auto* more : {&FrozenRandomness, &ShardAfterUnseededShuffle, &GeneratorCopies,
-                     &IterableCopies, &EpochsMixed, &CodeLeftOut, &StandInCosts}) {
+                     &IterableCopies, &EpochsMixed, &CodeLeftOut, &StandInCosts, &StandInStorage}) {
     for (std::string& f : (*more)(spec)) out.push_back(std::move(f));
   }
   return out;

@@ -446,5 +446,58 @@ model.fit_generator(train, epochs=5, workers=2)
   EXPECT_TRUE(Says(c, "for 128×128 here")) << Notes(c);
 }
 
+// tensorflow/models#7127: official/resnet reading ImageNet from gs:// (the path is the
+// call's argument, joined with os.path.join in a comprehension). Files on a remote store are
+// read as such wherever the path is built from one (+, %, os.path.join, f-strings,
+// str.format, list_files' pattern): synthetic files that answer in requests of the reader's
+// buffer, each waiting the store's latency, said as stand-ins. A local path is not remote.
+TEST(CodeQuestionsTest, FilesOnARemoteStoreAreReadInRequestsThatWait) {
+  const std::string code = R"(import os
+import tensorflow as tf
+def get_filenames(data_dir):
+    return [%s for i in range(1024)]
+def input_fn(data_dir):
+    ds = tf.data.Dataset.from_tensor_slices(get_filenames(data_dir))
+    ds = ds.interleave(tf.data.TFRecordDataset, cycle_length=16, num_parallel_calls=16)
+    return ds.batch(256)
+ds = input_fn('gs://my-bucket/imagenet')
+)";
+  for (const char* path :
+       {"os.path.join(data_dir, 'train-%05d-of-01024' % i)", "data_dir + '/train-%05d' % i",
+        "f'{data_dir}/train-{i:05d}'", "'{}/train-{:05d}'.format(data_dir, i)"}) {
+    const ImportedCode c = ImportWith(code, path);
+    ASSERT_EQ(c.spec.ops_size(), 2) << path << "\n" << c.spec.DebugString();
+    const auto& file = c.spec.ops(0).interleave().per_element().synthetic_file();
+    EXPECT_EQ(file.read_request_bytes(), 256 * 1024) << path;
+    EXPECT_GT(file.read_latency_cv(), 0) << path;
+    EXPECT_FALSE(file.read_latency().empty()) << path;
+    EXPECT_TRUE(file.storage_is_stand_in()) << path;
+    EXPECT_TRUE(Says(c, "interleave reads files on Cloud Storage")) << path << "\n" << Notes(c);
+    EXPECT_TRUE(Says(c, "--set interleave.read_latency=DURATION")) << Notes(c);
+  }
+  // A local path: records as the code reads them, no requests.
+  std::string local = code;
+  local.replace(local.find("gs://my-bucket"), 14, "/data");
+  const ImportedCode on_disk = ImportWith(local, "os.path.join(data_dir, 'train-%05d' % i)");
+  EXPECT_EQ(on_disk.spec.ops(0).interleave().per_element().synthetic_file().read_request_bytes(),
+            0);
+  EXPECT_FALSE(Says(on_disk, "reads files on"));
+
+  // A buffer the code gives the reader is the request's size; list_files of a bucket's
+  // pattern is listed only where the job runs.
+  const ImportedCode buffered = Import(R"(import tensorflow as tf
+ds = tf.data.Dataset.list_files('s3://bucket/train-*.tfrecord')
+ds = ds.interleave(lambda f: tf.data.TFRecordDataset(f, buffer_size=8 * 1024 * 1024),
+                   cycle_length=8, num_parallel_calls=8)
+)");
+  ASSERT_GE(buffered.spec.ops_size(), 1) << buffered.spec.DebugString();
+  EXPECT_EQ(buffered.spec.ops(0).interleave().per_element().synthetic_file().read_request_bytes(),
+            8 * 1024 * 1024)
+      << buffered.spec.DebugString();
+  EXPECT_TRUE(Says(buffered, "reads files on S3")) << Notes(buffered);
+  EXPECT_TRUE(Says(buffered, "requests of 8 MiB (its buffer_size)")) << Notes(buffered);
+  EXPECT_TRUE(Says(buffered, "on S3, not listed here")) << Notes(buffered);
+}
+
 }  // namespace
 }  // namespace pipescope::code

@@ -65,6 +65,16 @@ TEST(SpecLoaderTest, BadKnobNamesTheLineTheOpAndTheField) {
       << e;
 }
 
+TEST(SpecLoaderTest, ARemoteStoresRequestsAndTheirSpreadAreChecked) {
+  const std::string e = ErrorOf(
+      "source { from_tensor_slices { count: 4 } }\n"
+      "ops { name: \"interleave\" interleave { per_element { synthetic_file {\n"
+      "  records_per_file: 10 record_bytes: 100 read_request_bytes: -1\n"
+      "  read_latency_cv: 40 } } cycle_length: 2 } }\n");
+  EXPECT_NE(e.find("read_request_bytes must be ≥ 0"), std::string::npos) << e;
+  EXPECT_NE(e.find("read_latency_cv must be between 0 and 10"), std::string::npos) << e;
+}
+
 TEST(SpecLoaderTest, ReportsEveryProblemAtOnce) {
   const std::string e = ErrorOf(
       "source { range { stop: 5 } }\n"

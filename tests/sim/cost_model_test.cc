@@ -86,6 +86,20 @@ TEST(CostModelTest, JsonRoundTripsAndOverlaysOnlyWhatItNames) {
   auto again = ParseCostModelJson(CostModelToJson(*base), CostModel{}, "m.json");
   ASSERT_TRUE(again.ok()) << again.status().message();
   EXPECT_EQ(CostModelToJson(*again), CostModelToJson(*base));
+  // A remote store's requests are kept, and a negative size refused with its place.
+  auto requests = ParseCostModelJson(
+      R"({"ops": {"io": {"request_wait": {"mean_ns": 5e7, "cv": 1}, "request_bytes": 262144}}})",
+      *base, "m.json");
+  ASSERT_TRUE(requests.ok()) << requests.status().message();
+  EXPECT_EQ(requests->Of("io").request_bytes, 262144);
+  auto requests_kept = ParseCostModelJson(CostModelToJson(*requests), CostModel{}, "m.json");
+  ASSERT_TRUE(requests_kept.ok());
+  EXPECT_EQ(requests_kept->Of("io").request_wait.mean_ns, 5e7);
+  EXPECT_EQ(requests_kept->Of("io").request_wait.cv, 1);
+  auto negative = ParseCostModelJson(R"({"ops": {"io": {"request_bytes": -1}}})", *base, "m.json");
+  ASSERT_FALSE(negative.ok());
+  EXPECT_NE(negative.status().message().find("m.json.ops.io.request_bytes"), std::string::npos)
+      << negative.status().message();
 
   auto overlaid = ParseCostModelJson(
       R"({"ops": {"decode": {"cpu_per_row": {"mean_ns": 5e6, "cv": 0.3}}}})", *base, "m.json");

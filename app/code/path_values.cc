@@ -1,0 +1,81 @@
+// Paths on remote stores, as import-code follows them through the code (path_values.h).
+#include "app/code/path_values.h"
+
+#include <array>
+#include <string_view>
+#include <utility>
+
+namespace pipescope::code {
+namespace {
+
+// The schemes of TensorFlow's and fsspec's remote file systems, and the store's name.
+constexpr std::array<std::pair<std::string_view, std::string_view>, 6> kRemoteSchemes{{
+    {"gs://", "Cloud Storage"},
+    {"s3://", "S3"},
+    {"hdfs://", "HDFS"},
+    {"az://", "Azure Blob Storage"},
+    {"abfs://", "Azure Data Lake"},
+    {"abfss://", "Azure Data Lake"},
+}};
+
+// os.path.join as Python's posixpath defines it: a part that starts with "/" begins the
+// path again; a separator is added only where the path so far does not end with one.
+std::string JoinPaths(const std::vector<std::string>& parts) {
+  std::string path;
+  for (const std::string& part : parts) {
+    if (part.starts_with("/") || path.empty()) {
+      path = part;
+    } else if (path.ends_with("/")) {
+      path += part;
+    } else {
+      path += "/" + part;
+    }
+  }
+  return path;
+}
+
+Value Join(PythonReader&, const CallArgs& a) {
+  Value out{.node = a.node};
+  if (a.positional.empty()) return out;
+  std::vector<std::string> parts;
+  for (const Value& part : a.positional) {
+    if (!part.Is(Value::Kind::kString)) {
+      out.remote_store = RemoteStoreOf(a.positional[0]);
+      return out;
+    }
+    parts.push_back(part.s);
+  }
+  out.kind = Value::Kind::kString;
+  out.s = JoinPaths(parts);
+  return out;
+}
+
+}  // namespace
+
+std::string RemoteStoreOfPath(const std::string& path) {
+  for (const auto& [scheme, store] : kRemoteSchemes) {
+    if (path.starts_with(scheme)) return std::string(store);
+  }
+  return {};
+}
+
+std::string RemoteStoreOf(const Value& v) {
+  if (!v.remote_store.empty()) return v.remote_store;
+  if (v.Is(Value::Kind::kString)) return RemoteStoreOfPath(v.s);
+  if (v.Is(Value::Kind::kList) && !v.items.empty()) return RemoteStoreOf(v.items.front());
+  return {};
+}
+
+const Dialect& PathsDialect() {
+  static const Dialect d = [] {
+    Dialect f;
+    f.framework = "python";
+    for (const char* path : {"os.path.join", "posixpath.join", "tf.io.gfile.join"}) {
+      f.functions[path] = Join;
+    }
+    return f;
+  }();
+  return d;
+}
+
+}  // namespace pipescope::code
