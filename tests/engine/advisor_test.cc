@@ -401,6 +401,37 @@ TEST(AdvisorTest, AStartUpChangeLeadsOnlyWhereItSavesMoreThanTheSteadyChanges) {
   EXPECT_EQ(long_wait[1], "parallelise");
 }
 
+// tensorflow/minigo#520: a filter keeping a random 5% of what an interleave reads, before a
+// shuffle of 100,000: the reads of the other 95% are said, with the shuffle's fill. A filter
+// over numbers nothing reads, or one keeping most, says nothing.
+TEST(AdvisorTest, AFilterKeepingARandomFewOfTheReadsIsSaidToWasteThem) {
+  const auto findings = [](const std::string& source, const std::string& ops) {
+    AdvisorOptions options;
+    const std::string text = "name: \"p\" source { name: \"files\" " + source + " } " + ops +
+                             " train_step { step_time: \"1ms\" device: simulated }";
+    auto r = Advise(Spec(text), trace::RangeAnalysis{},
+                    Rates([](const spec::PipelineSpec&) { return 0.0; }), options);
+    EXPECT_TRUE(r.ok()) << r.status().message();
+    return r.ok() ? r->findings : std::vector<std::string>{};
+  };
+  const std::string files = "from_tensor_slices { count: 8 }";
+  const std::string read =
+      R"(ops { name: "interleave" interleave { per_element { synthetic_file {
+      records_per_file: 100 record_bytes: 64 } } cycle_length: 4 } })";
+  const auto sample = [](double kept) {
+    return "ops { name: \"sample\" filter { predicate { keep_fraction { fraction: " +
+           std::to_string(kept) + " } } } }";
+  };
+  const std::string shuffle = R"(ops { name: "mix" shuffle { buffer_size: 100000 } })";
+  const auto wasted = findings(files, read + sample(0.05) + shuffle);
+  ASSERT_EQ(wasted.size(), 1u) << ::testing::PrintToString(wasted);
+  EXPECT_TRUE(Has(wasted[0], "sample keeps 5% of what interleave reads, at random: 20 records"))
+      << wasted[0];
+  EXPECT_TRUE(Has(wasted[0], "mix's buffer of 100000 fills 20 times sooner")) << wasted[0];
+  EXPECT_TRUE(findings(files, read + sample(0.5) + shuffle).empty());
+  EXPECT_TRUE(findings("range { start: 0 stop: 64 }", sample(0.05)).empty());
+}
+
 // A cache after a random map (or a shuffle) replays its first epoch's draws: said, whatever
 // the speed; a cache before them is what the guide writes, and nothing is said.
 TEST(AdvisorTest, ACacheAfterRandomnessIsSaidToFreezeIt) {
