@@ -747,6 +747,9 @@ engine::Result<EmittedCode> EmitLoader(const spec::PipelineSpec& spec, bool kera
         e.Pragma("fit.cost=" + kf.getitem().python().duration());
       if (!kf.getitem().python().wait().empty())
         e.Pragma("fit.wait=" + kf.getitem().python().wait());
+      if (kf.getitem().python().output_bytes() > 0) {
+        e.Pragma("fit.sample_bytes=" + std::to_string(kf.getitem().python().output_bytes()) + "B");
+      }
     }
     if (!kf.worker_startup().empty()) e.Pragma("fit.worker_startup=" + kf.worker_startup());
     if (!kf.receive_per_mb().empty()) e.Pragma("fit.receive_per_mb=" + kf.receive_per_mb());

@@ -1707,6 +1707,39 @@ Value PythonReader::Evaluate(const SyntaxNode& e) {
     if (object.Is(Value::Kind::kPipeline)) return object;
     // tensor[i]: a row of the array (tensor[a:b] and tensor[i, j] are not read).
     const auto keys = e.code_children();
+    // self.x[low:high] of a batch (a Keras Sequence's __getitem__): as many items as the
+    // bounds differ by, where that is a number whatever the values only the run knows.
+    if (keys.size() == 2 && keys[1].Is("slice")) {
+      const auto bounds = keys[1].code_children();
+      const std::string_view text = keys[1].text();
+      if (bounds.size() == 2 && std::count(text.begin(), text.end(), ':') == 1) {
+        const auto a = Evaluate(bounds[0]).AsInt(), b = Evaluate(bounds[1]).AsInt();
+        if (object.Is(Value::Kind::kList) && a && b) {  // items[2:5], items[-3:-1]
+          const auto n = static_cast<int64_t>(object.items.size());
+          const auto clamp = [n](int64_t k) {
+            return std::clamp(k < 0 ? k + n : k, int64_t{0}, n);
+          };
+          Value part{.kind = Value::Kind::kList, .node = e, .comprehension = object.comprehension};
+          for (int64_t j = clamp(*a); j < clamp(*b); ++j) part.items.push_back(object.items[j]);
+          return part;
+        }
+        if (const auto n = SliceLength(bounds[0], bounds[1]); n && *n <= kLongestListRead) {
+          if (object.Is(Value::Kind::kTensor) && !object.items.empty()) {
+            Value rows = object;
+            rows.items[0] = Value{.kind = Value::Kind::kInt, .i = *n};
+            rows.node = e;
+            return rows;
+          }
+          const Value item = object.Is(Value::Kind::kList) && !object.items.empty()
+                                 ? object.items[0]
+                                 : Value{.node = e};
+          return Value{.kind = Value::Kind::kList,
+                       .items = ValueList::Repeated(static_cast<size_t>(*n), item),
+                       .node = e,
+                       .comprehension = true};
+        }
+      }
+    }
     // items[0], items[-1], items[1:] of a list the file builds.
     if (object.Is(Value::Kind::kList) && keys.size() == 2) {
       const auto n = static_cast<int64_t>(object.items.size());
@@ -1732,6 +1765,79 @@ Value PythonReader::Evaluate(const SyntaxNode& e) {
     return Value{.node = e};
   }
   return Value{.node = e};
+}
+
+// A slice's bound as a sum of terms: the numbers the code shows folded into `constant`,
+// anything else a term by its text with its coefficient (`idx * self.batch_size` with the
+// batch size known to be 32 is {idx: 32}). A name bound to a value known only where the code
+// runs is read through the expression that made it (`low = idx * self.batch_size`); min()
+// by its first argument, the bound a batch reaches but for the last (`high = min(low +
+// self.batch_size, len(self.x))`, the Keras documentation's Sequence).
+struct PythonReader::LinearBound {
+  std::map<std::string, int64_t> terms;
+  int64_t constant = 0;
+  void Add(const LinearBound& other, int64_t sign) {
+    constant += sign * other.constant;
+    for (const auto& [term, k] : other.terms) {
+      if ((terms[term] += sign * k) == 0) terms.erase(term);
+    }
+  }
+};
+
+PythonReader::LinearBound PythonReader::LinearOf(const SyntaxNode& n, int depth) {
+  LinearBound out;
+  const auto atom = [&] {
+    out.terms[std::string(n.text())] = 1;
+    return out;
+  };
+  if (depth > 8) return atom();
+  if (n.Is("parenthesized_expression")) {
+    const auto inner = n.code_children();
+    return inner.size() == 1 ? LinearOf(inner[0], depth + 1) : atom();
+  }
+  if (n.Is("binary_operator")) {
+    const std::string_view op = n.field("operator").text();
+    LinearBound a = LinearOf(n.field("left"), depth + 1);
+    const LinearBound b = LinearOf(n.field("right"), depth + 1);
+    if (op == "+" || op == "-") {
+      a.Add(b, op == "+" ? 1 : -1);
+      return a;
+    }
+    if (op == "*" && (a.terms.empty() || b.terms.empty())) {
+      const int64_t k = a.terms.empty() ? a.constant : b.constant;
+      LinearBound scaled = a.terms.empty() ? b : a;
+      scaled.constant *= k;
+      for (auto it = scaled.terms.begin(); it != scaled.terms.end();) {
+        it->second *= k;
+        it = it->second == 0 ? scaled.terms.erase(it) : std::next(it);
+      }
+      return scaled;
+    }
+    return atom();
+  }
+  if (n.Is("call") && n.field("function").text() == "min") {
+    const auto args = n.field("arguments").code_children();
+    return args.empty() || args[0].Is("keyword_argument") ? atom() : LinearOf(args[0], depth + 1);
+  }
+  if (const auto known = Evaluate(n).AsInt()) {
+    out.constant = *known;
+    return out;
+  }
+  if (n.Is("identifier")) {
+    if (const Value* bound = Lookup(std::string(n.text())); bound && !bound->node.null() &&
+                                                            bound->node.key() != n.key() &&
+                                                            !bound->node.Is("identifier")) {
+      return LinearOf(bound->node, depth + 1);
+    }
+  }
+  return atom();
+}
+
+std::optional<int64_t> PythonReader::SliceLength(const SyntaxNode& start, const SyntaxNode& stop) {
+  LinearBound length = LinearOf(stop, 0);
+  length.Add(LinearOf(start, 0), -1);
+  if (!length.terms.empty() || length.constant < 0) return std::nullopt;
+  return length.constant;
 }
 
 CallArgs PythonReader::Arguments(const SyntaxNode& list) {

@@ -286,6 +286,11 @@ class PythonReader {
   CallArgs Arguments(const SyntaxNode& argument_list);
   Value Literal(const SyntaxNode& node) const;
   std::string FStringStore(const SyntaxNode& fstring);
+  // The length of a slice [start:stop] where the bounds differ by a number whatever the
+  // values only the run knows (`x[idx * bs:(idx + 1) * bs]`); nullopt otherwise.
+  std::optional<int64_t> SliceLength(const SyntaxNode& start, const SyntaxNode& stop);
+  struct LinearBound;
+  LinearBound LinearOf(const SyntaxNode& bound, int depth);
   Value Binary(const SyntaxNode& node);
   Value Compare(const SyntaxNode& node);
 

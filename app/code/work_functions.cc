@@ -669,9 +669,10 @@ StageWork ReadWork(PythonReader& reader, const Value& function, const std::strin
       if (ns == 0) ns = kDefaultStageNs;
       auto* py = work.fn.mutable_python();
       py->set_duration(std::to_string((ns + work.transforms.ns) / 1000) + "us");
-      // One image's size is no call's where it makes an unknown count of them.
+      // One image's size is no call's where it makes an unknown count of them; a call that
+      // decodes several (a clip's frames, a Keras Sequence's batch) returns them all.
       if (work.transforms.shape.form != ImageShape::Form::kImage && !found.repeats_uncounted) {
-        py->set_output_bytes(work.transforms.shape.Bytes());
+        py->set_output_bytes(work.transforms.shape.Bytes() * std::max<int64_t>(1, found.images));
       }
     }
     for (const std::string& t : found.unknown_transforms) work.transforms.not_costed.push_back(t);

@@ -516,12 +516,17 @@ void AddOneIteratorForEveryEpoch(const spec::PipelineSpec& spec, CandidateList& 
         loader.dataloader().replicated() || !epochs.has_repeat()) {
       continue;
     }
+    // The sampler keeps the loader's order: shuffled, a new permutation each epoch (a
+    // RandomSampler longer than the dataset draws one per len(dataset) indices); else the
+    // indices in order, once an epoch (any iterable with a len() is a sampler).
+    const std::string sampler = loader.dataloader().shuffle()
+                                    ? "RandomSampler(dataset, num_samples=len(dataset) * epochs)"
+                                    : "list(range(len(dataset))) * epochs";
     out.AddMove("reorder", i + 1, i,
                 "use one iterator for every epoch: move " + epochs.name() + " before " +
-                    loader.name() +
-                    " (a sampler of every epoch's indices, RandomSampler(dataset, "
-                    "num_samples=len(dataset) * epochs), iterated once), so that its workers "
-                    "fetch the next epoch's first batches while this one ends");
+                    loader.name() + " (a sampler of every epoch's indices, sampler=" + sampler +
+                    ", iterated once), so that its workers fetch the next epoch's first "
+                    "batches while this one ends");
     return;
   }
 }

@@ -229,6 +229,49 @@ loader = DataLoader(Frames(1000, []), batch_size=4, num_workers=2)
   EXPECT_EQ(Notes(eight).find("whose count only the run knows"), std::string::npos);
 }
 
+// keras.utils.Sequence as Keras's documentation writes it: a batch of file names sliced by
+// bounds only the run knows (`self.x[low:high]`, high = min(low + self.batch_size, ...)),
+// each decoded and resized. The slice is as long as the bounds differ by, the batch size the
+// instance was made with, so every image of the batch is costed; a slice of bounds whose
+// difference is unknown is counted once and said, and a slice of known bounds is the list's.
+TEST(CodeTransformsTest, ABatchSlicedByItsIndexIsCostedImageByImage) {
+  const std::string code = R"(import math
+import numpy as np
+from skimage.io import imread
+from skimage.transform import resize
+from tensorflow import keras
+
+class Batches(keras.utils.Sequence):
+    def __init__(self, x_set, y_set, batch_size):
+        self.x, self.y = x_set, y_set
+        self.batch_size = batch_size
+    def __len__(self):
+        return math.ceil(len(self.x) / self.batch_size)
+    def __getitem__(self, idx):
+%s
+        return np.array([resize(imread(f), (200, 200)) for f in batch_x]), np.array([0])
+
+x = ['img_%05d.png' % i for i in range(5000)]
+model = keras.Sequential([keras.layers.Dense(1)])
+model.fit(Batches(x, [0] * 5000, 32), epochs=1, workers=4)
+)";
+  const auto notes = [&](const std::string& part) { return Notes(ImportWith(code, part)); };
+  for (const char* slice :
+       {"        low = idx * self.batch_size\n"
+        "        high = min(low + self.batch_size, len(self.x))\n"
+        "        batch_x = self.x[low:high]",
+        "        batch_x = self.x[idx * self.batch_size:(idx + 1) * self.batch_size]"}) {
+    const std::string said = notes(slice);
+    EXPECT_NE(said.find("decodes 32 images (skimage.io.imread, 32 × "), std::string::npos)
+        << slice << "\n"
+        << said;
+    EXPECT_EQ(said.find("whose count only the run knows"), std::string::npos) << said;
+  }
+  const std::string unknown = notes("        batch_x = self.x[idx:idx * 2]");
+  EXPECT_NE(unknown.find("whose count only the run knows"), std::string::npos) << unknown;
+  EXPECT_NE(notes("        batch_x = self.x[2:5]").find("decodes 3 images"), std::string::npos);
+}
+
 // The image-captioning tutorial's __getitem__ indexes an HDF5 dataset (work whose cost the
 // code does not show), then applies Normalize: the transform is costed, but the Python beside
 // it stays a stand-in, so the verdict says it rests on one. With a decode instead, the cost

@@ -302,24 +302,31 @@ TEST(AdvisingTest, StandInCostsAreNamedAndAdviceOnThemIsNotSure) {
 // workers keep up but each epoch's new iterator starts with none fetched, so the step waits
 // for the first batch of every epoch. One iterator over every epoch's indices ends that
 // wait; it is advised, and says that batches then cross the epochs' ends.
+// The sampler keeps the loader's order: a shuffling loader's draws a permutation each epoch,
+// one in order repeats the indices in order (pytorch#23642's loader did not shuffle).
 TEST(AdvisingTest, EveryEpochsFirstBatchWaitIsAdvisedOneIterator) {
-  const Advised a = Advise(R"(name: "videos" budget { cpu_cores: 8 }
+  for (const bool shuffled : {true, false}) {
+    const Advised a = Advise(std::string(R"(name: "videos" budget { cpu_cores: 8 }
       source { name: "dataset" range { stop: 200 } }
-      ops { name: "loader" dataloader { batch_size: 4 num_workers: 8
+      ops { name: "loader" dataloader { batch_size: 4 num_workers: 8 )") +
+                                 (shuffled ? "shuffle: true" : "") + R"(
             getitem { python { duration: "1s" } } } }
       ops { name: "epochs" repeat {} }
       train_step { step_time: "600ms" })",
-                           /*steady=*/true);
-  const engine::Advice* one = nullptr;
-  for (const auto& advice : a.result.advice) {
-    if (advice.change == "move 'epochs' before 'loader'") one = &advice;
+                             /*steady=*/true);
+    const engine::Advice* one = nullptr;
+    for (const auto& advice : a.result.advice) {
+      if (advice.change == "move 'epochs' before 'loader'") one = &advice;
+    }
+    ASSERT_NE(one, nullptr) << a.analysis.verdict.text;
+    EXPECT_GT(one->predicted_gain, 0.05) << one->text;
+    EXPECT_TRUE(one->changes_output) << one->text;
+    EXPECT_NE(one->text.find(shuffled ? "sampler=RandomSampler(dataset, num_samples=len(dataset) "
+                                        "* epochs)"
+                                      : "sampler=list(range(len(dataset))) * epochs"),
+              std::string::npos)
+        << one->text;
   }
-  ASSERT_NE(one, nullptr) << a.analysis.verdict.text;
-  EXPECT_GT(one->predicted_gain, 0.05) << one->text;
-  EXPECT_TRUE(one->changes_output) << one->text;
-  EXPECT_NE(one->text.find("RandomSampler(dataset, num_samples=len(dataset) * epochs)"),
-            std::string::npos)
-      << one->text;
 }
 
 // tensorflow#44274: an interleave's function runs Python under the interpreter lock, one call
