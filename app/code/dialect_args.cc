@@ -141,11 +141,13 @@ void NoteWork(Pipeline& pipeline, SourcePoint at, const std::string& op, const S
                   "us, what the engine takes to decode a typical JPEG here)";
     pipeline.Note(at, "'" + op + "' " + made +
                           ", then applies its transforms: " + DescribeParts(work.transforms) +
-                          " on a 500×375 photo standing in for "
-                          "its images = " +
-                          work.fn.python().duration() +
-                          " a call (their costs measured by "
-                          "scripts/measure-torchvision-costs on the project's 2-core machine); "
+                          (work.augments_arrays && work.decodes_image.empty()
+                               ? std::string(" = ")
+                               : std::string(" on a 500×375 photo standing in for its images = ")) +
+                          work.fn.python().duration() + " a call (their costs measured by " +
+                          (work.augments_arrays ? "scripts/measure-keras-augment-costs"
+                                                : "scripts/measure-torchvision-costs") +
+                          " on the project's 2-core machine); "
                           "--set " +
                           op + "." + cost_knob + "=DURATION (or calibrate from a trace)");
   } else if (work.cost_is_parameter && !work.decodes_image.empty()) {

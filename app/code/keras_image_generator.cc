@@ -53,6 +53,13 @@ std::string AffineRanges(const CallArgs& generator) {
   return ranges;
 }
 
+// One sample of h×w through random_transform: the affine transform where a range is set,
+// else next to nothing (a flip alone).
+int64_t SampleTransformNs(const CallArgs& generator, int64_t h, int64_t w) {
+  return AffineRanges(generator).empty() ? kIndexSampleNs
+                                         : kAffineCallNs + kAffineNsPerPixel * h * w;
+}
+
 // A sample's height and width: x's shape where the code shows it (an array of N×H×W×C).
 std::pair<int64_t, int64_t> SideOf(const Value* x, bool& known) {
   known = false;
@@ -93,8 +100,7 @@ Value Flow(PythonReader& r, const CallArgs& a, const CallArgs& generator, int64_
                                 std::to_string(batch) + " stand in; --set indices.stop=BATCHES");
   }
   const std::string ranges = AffineRanges(generator);
-  const int64_t per_sample =
-      load_ns + (ranges.empty() ? kIndexSampleNs : kAffineCallNs + kAffineNsPerPixel * h * w);
+  const int64_t per_sample = load_ns + SampleTransformNs(generator, h, w);
   spec::Op op;
   op.set_name(op_name);
   auto* kf = op.mutable_keras_fit();
@@ -144,6 +150,27 @@ Value FromFiles(PythonReader& r, const CallArgs& a, size_t target_position,
 
 }  // namespace
 
+int64_t RandomTransformNs(const Value& generator, const Value* image, std::string& part) {
+  const CallArgs empty;
+  const CallArgs& args = generator.call ? *generator.call : empty;
+  // x is one sample (h×w×c): its first two dimensions, where the code shows them.
+  int64_t h = kStandInSide, w = kStandInSide;
+  bool known = false;
+  if (image && image->Is(Value::Kind::kTensor) && image->items.size() >= 2) {
+    const auto sh = image->items[0].AsInt(), sw = image->items[1].AsInt();
+    if (sh && sw) {
+      h = *sh, w = *sw;
+      known = true;
+    }
+  }
+  const int64_t ns = SampleTransformNs(args, h, w);
+  const std::string ranges = AffineRanges(args);
+  part = "ImageDataGenerator.random_transform " + engine::FormatDuration(ns) + " on " +
+         std::to_string(h) + "×" + std::to_string(w) + (known ? "" : " (standing in)") +
+         (ranges.empty() ? " (no affine range set)" : " (" + ranges + ": scipy.ndimage)");
+  return ns;
+}
+
 void AddImageDataGenerator(Dialect& keras) {
   keras.functions["ImageDataGenerator"] = [](PythonReader&, const CallArgs& a) {
     Value generator{.kind = Value::Kind::kTransform, .s = "ImageDataGenerator", .node = a.node};
@@ -162,6 +189,12 @@ void AddImageDataGenerator(Dialect& keras) {
     bool side_known = false;
     const auto [h, w] = SideOf(x, side_known);
     return Flow(r, a, generator, SamplesOf(x), h, w, side_known, 0, "flow");
+  };
+  // datagen.random_transform(x): a sample of x's shape (the work is costed where the
+  // function that calls it is read: work_functions.cc).
+  keras.functions["ImageDataGenerator.random_transform"] = [](PythonReader&, const CallArgs& a) {
+    const Value* x = a.Get(0, "x");
+    return x ? *x : Value{.node = a.node};
   };
   keras.functions["ImageDataGenerator.flow_from_directory"] =
       [](PythonReader& r, const CallArgs& a) { return FromFiles(r, a, 1, "flow_from_directory"); };

@@ -1055,9 +1055,13 @@ void PythonReader::ReadStatement(const SyntaxNode& s) {
     const bool over_range = IsRangeCall(right);
     // How often the body runs: a range's count, or (while a function's calls are recorded,
     // for RecordedCall::times) the items of what it goes over, each evaluated once.
-    const std::optional<int64_t> turns =
+    const std::optional<int64_t> iterations =
         over_range || !recorders_.empty() ? IterationsOver(right) : std::nullopt;
-    range_loops_.push_back(over_range ? turns.value_or(0) : 0);
+    // A loop that yields hands out a sample a turn: the calls in it are a sample's, once (an
+    // IterableDataset's generator read as a cost per sample yielded).
+    const std::optional<int64_t> turns =
+        HoldsYield(s) && !recorders_.empty() ? std::optional<int64_t>(1) : iterations;
+    range_loops_.push_back(over_range ? iterations.value_or(0) : 0);
     range_starts_.push_back(s.start());
     Assign(s.field("left"), Value{});
     TimesNextAlone(s);
@@ -1902,6 +1906,19 @@ std::vector<RecordedCall> PythonReader::CallsIn(const Value& function) {
   return recorded;
 }
 
+void PythonReader::Record(std::string path, const Value& callee, const CallArgs& args) {
+  if (recorders_.empty()) return;
+  RecordedCall recorded{std::move(path), callee, args};
+  for (const std::optional<int64_t>& turns : turns_) {
+    if (!turns) {
+      recorded.times_unknown = true;
+    } else {
+      recorded.times = TimesOver(recorded.times, *turns);
+    }
+  }
+  recorders_.back()->push_back(std::move(recorded));
+}
+
 Value PythonReader::Call(const SyntaxNode& call) {
   const SyntaxNode callee = call.field("function");
   const SyntaxNode arg_list = call.field("arguments");
@@ -1942,6 +1959,8 @@ Value PythonReader::Call(const SyntaxNode& call) {
     if (object.Is(Value::Kind::kTransform)) {
       if (const auto* fn = FindFunction(object.s + "." + method)) {
         args.receiver = std::make_shared<const Value>(object);
+        // Its work is the reading function's (datagen.random_transform(x) in __getitem__).
+        Record(object.s + "." + method, object, args);
         return (*fn)(*this, args);
       }
     }
@@ -2001,17 +2020,7 @@ Value PythonReader::Call(const SyntaxNode& call) {
   // A pipeline handed to a call (benchmark(ds), a training function) is one the file uses.
   for (const Value& a : args.positional) Use(a, "", call);
   for (const auto& [name, a] : args.keyword) Use(a, "", call);
-  if (!recorders_.empty()) {
-    RecordedCall recorded{f.Is(Value::Kind::kSymbol) ? CanonicalPath(f.s) : std::string(), f, args};
-    for (const std::optional<int64_t>& turns : turns_) {
-      if (!turns) {
-        recorded.times_unknown = true;
-      } else {
-        recorded.times = TimesOver(recorded.times, *turns);
-      }
-    }
-    recorders_.back()->push_back(std::move(recorded));
-  }
+  Record(f.Is(Value::Kind::kSymbol) ? CanonicalPath(f.s) : std::string(), f, args);
   if (f.Is(Value::Kind::kSymbol)) {
     if (f.s == "dict" && args.positional.empty() && args.unknown_splat.empty()) {
       Value d{.kind = Value::Kind::kDict, .node = call};  // dict(num_workers=4, ...)
@@ -2043,7 +2052,17 @@ Value PythonReader::Call(const SyntaxNode& call) {
     std::vector<RecordedCall> inner;
     const size_t at = recorders_.empty() ? 0 : recorders_.back()->size();
     if (at > 0) recorders_.push_back(&inner);
-    Value r = Apply(f, args.positional, args.keyword);
+    // self.method(x): the method's first parameter is the instance, x its second (a helper
+    // given the batch's ids, keras#12120's self.__data_generation(list_IDs_temp), is read
+    // with them).
+    std::vector<Value> positional = args.positional;
+    if (callee.Is("attribute") && callee.field("object").text() == "self") {
+      const auto params = f.node.field("parameters").code_children();
+      if (!params.empty() && ParameterName(params[0]) == "self") {
+        positional.insert(positional.begin(), Value{});
+      }
+    }
+    Value r = Apply(f, positional, args.keyword);
     if (at > 0) {
       recorders_.pop_back();
       (*recorders_.back())[at - 1].inner = std::move(inner);

@@ -286,6 +286,9 @@ class PythonReader {
   CallArgs Arguments(const SyntaxNode& argument_list);
   Value Literal(const SyntaxNode& node) const;
   std::string FStringStore(const SyntaxNode& fstring);
+  // A call made while a function's calls are recorded, counted as often as the loops and
+  // comprehensions around it turn (RecordedCall::times).
+  void Record(std::string path, const Value& callee, const CallArgs& args);
   // The length of a slice [start:stop] where the bounds differ by a number whatever the
   // values only the run knows (`x[idx * bs:(idx + 1) * bs]`); nullopt otherwise.
   std::optional<int64_t> SliceLength(const SyntaxNode& start, const SyntaxNode& stop);

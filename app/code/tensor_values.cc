@@ -167,6 +167,24 @@ std::map<std::string, Dialect::Function> TensorConstructors() {
     }
     return Value{.node = a.node};
   };
+  // enumerate(items): as many (index, item) pairs as the items, where their count is known
+  // (`for i, ID in enumerate(list_IDs_temp):` turns once an item). The pairs are the first's:
+  // a loop's targets are bound to its first item.
+  f["enumerate"] = [](PythonReader&, const CallArgs& a) {
+    const Value* of = a.Get(0, "iterable");
+    if (!of) return Value{.node = a.node};
+    // A list's items, or an array's rows (np.arange(n)[lo:hi]).
+    const std::optional<int64_t> n =
+        of->Is(Value::Kind::kList) ? std::optional<int64_t>(of->items.size()) : FirstDimension(*of);
+    if (!n || *n < 0) return Value{.node = a.node};
+    Value pairs{.kind = Value::Kind::kList, .node = a.node, .comprehension = true};
+    if (*n == 0) return pairs;
+    const Value item = of->Is(Value::Kind::kList) ? of->items[0] : TensorRow(*of, a.node);
+    const Value first{.kind = Value::Kind::kList,
+                      .items = {Value{.kind = Value::Kind::kInt, .i = 0}, item}};
+    pairs.items = ValueList::Repeated(static_cast<size_t>(*n), first);
+    return pairs;
+  };
   // isinstance(x, int) where the code makes x a constant (the tutorial's Rescale takes an int
   // or a tuple): which branch it takes. Other types, or an x known only at run time: unknown.
   f["isinstance"] = [](PythonReader&, const CallArgs& a) {

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "app/code/keras_image_generator.h"
 #include "engine/core/duration.h"
 
 namespace pipescope::code {
@@ -263,6 +264,10 @@ struct Found {
   int64_t images = 0;                           // images it decodes a call, counted so
   bool repeats_uncounted = false;               // costed work in a loop whose count is not known
   std::vector<std::string> unknown_transforms;  // self.x it calls, bound to what is not known
+  // Keras's ImageDataGenerator.random_transform calls: their cost, times counted, and what
+  // each says of it.
+  int64_t augment_ns = 0;
+  std::vector<std::string> augment_parts;
   const std::map<std::string, Value>* self_attributes = nullptr;
   int cheap_calls = 0;       // TensorFlow calls on small values (IsCheapTfCall)
   bool other_calls = false;  // calls neither known, cheap, the file's own nor builtins
@@ -330,8 +335,9 @@ bool IsAcceleratorMath(const std::string& path) {
 // ToTensor: image.transpose((2, 0, 1)), torch.from_numpy): next to nothing beside an image's
 // transforms.
 bool CopiesNothing(const std::string& path) {
+  // np.empty allocates without writing: its pages cost when the samples are written in.
   for (const char* name : {"from_numpy", "as_tensor", "asarray", "transpose", "reshape", "view",
-                           "permute", "squeeze", "unsqueeze", "expand_dims"}) {
+                           "permute", "squeeze", "unsqueeze", "expand_dims", "empty"}) {
     if (EndsWithName(path, name)) return true;
   }
   return false;
@@ -508,6 +514,17 @@ void CollectCall(PythonReader& reader, const RecordedCall& call, Found& found, i
     return;
   }
   if (CollectTransformClass(reader, call.callee, found, depth)) return;
+  // Keras's datagen.random_transform(x), a sample augmented as flow() would (keras#12120).
+  if (call.callee.Is(Value::Kind::kTransform) &&
+      call.path == "ImageDataGenerator.random_transform") {
+    std::string part;
+    const int64_t ns = RandomTransformNs(call.callee, call.args.Get(0, "x"), part);
+    found.augment_ns += ns * found.times;
+    found.augment_parts.push_back(
+        found.times > 1 ? part + " (" + std::to_string(found.times) + " samples)" : part);
+    found.repeats_uncounted |= found.times_unknown;
+    return;
+  }
   if (IsCostedImageFunction(call.path)) {
     found.transforms.emplace_back(ImageFunctionCall(call.path, call.args), found.times);
     found.repeats_uncounted |= found.times_unknown;
@@ -675,6 +692,17 @@ StageWork ReadWork(PythonReader& reader, const Value& function, const std::strin
         py->set_output_bytes(work.transforms.shape.Bytes() * std::max<int64_t>(1, found.images));
       }
     }
+    if (found.augment_ns > 0) {
+      // Augmented arrays from memory: no photo, each part says its own images.
+      const int64_t before = !found.transforms.empty() ? ns + work.transforms.ns
+                             : ns > 0                  ? ns
+                                                       : kDefaultStageNs;
+      for (const std::string& part : found.augment_parts) work.transforms.parts.push_back(part);
+      work.transforms.ns += found.augment_ns;
+      work.augments_arrays = true;
+      work.fn.mutable_python()->set_duration(std::to_string((before + found.augment_ns) / 1000) +
+                                             "us");
+    }
     for (const std::string& t : found.unknown_transforms) work.transforms.not_costed.push_back(t);
     // Its cost is read from what it calls (an image's decode, its transforms): no stand-in.
     // Where they run an unknown count of times a call, once is counted, and a note says so.
@@ -684,7 +712,8 @@ StageWork ReadWork(PythonReader& reader, const Value& function, const std::strin
     const bool unknown_beside = std::any_of(
         found.other_call_paths.begin(), found.other_call_paths.end(),
         [](const std::string& path) { return !DrawsRandomNumbers(path) && !CopiesNothing(path); });
-    if (!found.decodes_image.empty() || (!found.transforms.empty() && !unknown_beside)) {
+    if (!found.decodes_image.empty() ||
+        ((!found.transforms.empty() || found.augment_ns > 0) && !unknown_beside)) {
       work.fn.clear_cost_is_stand_in();
     }
     // It only sleeps (the tf.data guide's mapped_function): its Python beside the sleep is

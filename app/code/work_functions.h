@@ -69,6 +69,9 @@ struct StageWork {
   // self.transform where the instance was made with one): their cost is in fn's, and the
   // image they make is its output.
   TransformsCost transforms;
+  // Its transforms include Keras's random_transform of arrays in memory, not only images
+  // decoded from files (whose transforms are costed on a stand-in photo).
+  bool augments_arrays = false;
   // It does nothing but sleep (IsPlainPython): its Python is taken as nothing beside the wait.
   bool only_sleeps = false;
   // TensorFlow math an accelerator runs (tf.signal.rfft, tf.linalg.matmul, tf.nn.conv2d), as

@@ -424,6 +424,53 @@ ds = tf.data.TFRecordDataset(['r.tfrecord']).map(parse, num_parallel_calls=2).ba
       << plain;
 }
 
+// keras#12120: a Sequence whose __getitem__ slices its batch of ids and hands them to a
+// helper method, which augments each sample with ImageDataGenerator.random_transform in
+// `for i, ID in enumerate(ids)`. Each sample's transform is costed as flow() costs it (the
+// affine transform of its side, 96×96 where the array's shape is in the code), as many as
+// the batch holds: the helper is read with the batch's ids, enumerate turns once an id.
+TEST(CodeQuestionsTest, ASequencesOwnRandomTransformIsCostedSampleBySample) {
+  const std::string code = R"(import numpy as np
+import keras
+from keras.preprocessing.image import ImageDataGenerator
+
+class DataGenerator(keras.utils.Sequence):
+    def __init__(self, features, batch_size=32):
+        self.batch_size = batch_size
+        self.features = features
+        self.indexes = np.arange(len(features))
+        self.datagen = ImageDataGenerator(%s)
+    def __len__(self):
+        return int(np.floor(len(self.features) / self.batch_size))
+    def __getitem__(self, index):
+        indexes = self.indexes[index*self.batch_size:(index+1)*self.batch_size]
+        list_IDs_temp = [k for k in indexes]
+        return self.__data_generation(list_IDs_temp)
+    def __data_generation(self, list_IDs_temp):
+        X = np.empty((self.batch_size, 96, 96, 1))
+        for i, ID in enumerate(list_IDs_temp):
+            X[i] = self.datagen.random_transform(self.features[ID])
+        return X, 0
+
+model = keras.models.load_model('model.h5')
+model.fit_generator(generator=DataGenerator(np.zeros((1000, 96, 96, 1))), epochs=1)
+)";
+  const ImportedCode rotated = ImportWith(code, "rotation_range=20, horizontal_flip=True");
+  EXPECT_TRUE(Says(rotated,
+                   "ImageDataGenerator.random_transform 1.46 ms on 96×96 (rotation_range: "
+                   "scipy.ndimage) (32 samples)"))
+      << Notes(rotated);
+  EXPECT_FALSE(Says(rotated, "count only the run knows")) << Notes(rotated);
+  ASSERT_FALSE(rotated.spec.ops().empty());
+  const spec::WorkFunction& fn = rotated.spec.ops(0).keras_fit().getitem();
+  EXPECT_FALSE(fn.cost_is_stand_in()) << fn.DebugString();
+  // 100 us of the function's own Python and 32 × (80 us + 150 ns × 96 × 96).
+  EXPECT_EQ(fn.python().duration(), "46896us");
+  // A flip alone makes no affine transform: next to nothing a sample.
+  const ImportedCode flipped = ImportWith(code, "horizontal_flip=True");
+  EXPECT_TRUE(Says(flipped, "(no affine range set) (32 samples)")) << Notes(flipped);
+}
+
 // keras#12683: ImageDataGenerator.flow_from_dataframe with heavy augmentation over 130,000
 // images is a DataFrameIterator, a Sequence that loads the files the frame names as
 // flow_from_directory does. It was not read, and simulate found no pipeline at all.
