@@ -1823,6 +1823,14 @@ PythonReader::LinearBound PythonReader::LinearOf(const SyntaxNode& n, int depth)
     const auto args = n.field("arguments").code_children();
     return args.empty() || args[0].Is("keyword_argument") ? atom() : LinearOf(args[0], depth + 1);
   }
+  // Only numbers and names are evaluated: anything else (a call, a subscript) is a term by
+  // its text, so reading a bound never reads the code it is made of again (a slice in a
+  // bound would read its own bounds, and so on).
+  const auto plain = [](SyntaxNode x) {
+    while (x.Is("attribute")) x = x.field("object");
+    return x.Is("identifier");
+  };
+  if (!n.Is("integer") && !plain(n)) return atom();
   if (const auto known = Evaluate(n).AsInt()) {
     out.constant = *known;
     return out;
