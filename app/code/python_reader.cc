@@ -750,6 +750,14 @@ std::map<std::string, Value> PythonReader::InstanceAttributes(
   std::map<std::string, Value> attributes = cls.attributes;
   const auto init = cls.methods.find("__init__");
   if (init == cls.methods.end()) return attributes;
+  // An instance made while its class's __init__ is read (a parameter's default that makes
+  // one, `def __init__(self, x=Items())`): the class's attributes, not a reading without end.
+  if (!instantiating_.insert(cls.name).second) return attributes;
+  struct Done {
+    std::set<std::string>& classes;
+    const std::string& name;
+    ~Done() { classes.erase(name); }
+  } done{instantiating_, cls.name};
   std::map<std::string, Value> scope = cls.attributes;
   size_t k = 0;
   bool self = true;

@@ -321,6 +321,7 @@ class PythonReader {
   bool FileNamesAnAccelerator();
   std::optional<bool> names_accelerator_;
   std::map<std::string, ClassInfo> classes_;
+  std::set<std::string> instantiating_;  // classes whose __init__ InstanceAttributes reads
   std::map<std::string, Value> flags_;
   std::map<size_t, Value> function_returns_;  // by the def's start byte
   std::vector<size_t> open_functions_;        // defs being read, innermost last

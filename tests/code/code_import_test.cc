@@ -2504,6 +2504,23 @@ model.fit(batches(x_train), steps_per_epoch=200, workers=4)
 
 // What a note can say that the user then sets: a map's per-call part (what batching before it
 // saves), and a loader's start-up where its workers spawn.
+// A class whose __init__ has a default that makes an instance of it (found by the code-import
+// fuzzer): its attributes are read once, not again for the instance the default makes, and
+// so on without end.
+TEST(CodeImportTest, AnInitWhoseDefaultMakesItsOwnClassIsReadOnce) {
+  const ImportedCode c = Import(R"(from torch.utils.data import DataLoader, Dataset
+class Items(Dataset):
+    def __init__(self, x, other=DataLoader(Items([1]))):
+        self.x = x
+    def __len__(self):
+        return len(self.x)
+    def __getitem__(self, i):
+        return self.x[i]
+loader = DataLoader(Items([1, 2, 3]), batch_size=2)
+)");
+  EXPECT_EQ(OpNamed(c, "loader").dataloader().batch_size(), 2);
+}
+
 TEST(CodeImportTest, NotesNameTheSettingsTheCostsTurnOn) {
   const auto map = Import(R"(import tensorflow as tf
 ds = tf.data.TextLineDataset(["a.csv"]).map(parse_csv)
