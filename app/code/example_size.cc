@@ -48,8 +48,9 @@ std::optional<int64_t> EncodedExampleBytes(const spec::ParseExample& parse) {
 }
 
 std::string SizeText(int64_t bytes) {
-  return bytes % 1024 == 0 ? std::to_string(bytes / 1024) + " KiB"
-                           : std::to_string(bytes) + " bytes";
+  if (bytes > 0 && bytes % (1 << 20) == 0) return std::to_string(bytes >> 20) + " MiB";
+  return bytes > 0 && bytes % 1024 == 0 ? std::to_string(bytes / 1024) + " KiB"
+                                        : std::to_string(bytes) + " bytes";
 }
 
 std::string CompressedStandInNote(const std::string& whose, const std::string& compression,

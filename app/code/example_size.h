@@ -26,7 +26,7 @@ std::string StandInRecordsNote(const std::string& source, int64_t records, int64
 // plain, so their decompression is not counted, which `setting` (the files) brings back.
 std::string CompressedStandInNote(const std::string& whose, const std::string& compression,
                                   const std::string& setting);
-// "100 bytes", "10 KiB": a stand-in's size in a note.
+// "100 bytes", "10 KiB", "8 MiB": a size in a note.
 std::string SizeText(int64_t bytes);
 
 // Where the source's stand-in records are of the default size and the first map parses

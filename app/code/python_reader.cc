@@ -1725,8 +1725,14 @@ Value PythonReader::Evaluate(const SyntaxNode& e) {
       const auto bounds = keys[1].code_children();
       const std::string_view text = keys[1].text();
       if (bounds.size() == 2 && std::count(text.begin(), text.end(), ':') == 1) {
-        const auto a = Evaluate(bounds[0]).AsInt(), b = Evaluate(bounds[1]).AsInt();
-        if (object.Is(Value::Kind::kList) && a && b) {  // items[2:5], items[-3:-1]
+        // A list's own items where both bounds are numbers (items[2:5], items[-3:-1]); the
+        // bounds are evaluated once, here, and SliceLength reads only their names.
+        std::optional<int64_t> a, b;
+        if (object.Is(Value::Kind::kList)) {
+          a = Evaluate(bounds[0]).AsInt();
+          b = Evaluate(bounds[1]).AsInt();
+        }
+        if (a && b) {
           const auto n = static_cast<int64_t>(object.items.size());
           const auto clamp = [n](int64_t k) {
             return std::clamp(k < 0 ? k + n : k, int64_t{0}, n);

@@ -795,13 +795,6 @@ void ReadFunctionPython(PythonReader& r, Pipeline& p, const CallArgs& a, const s
   p.ops.push_back(std::move(map));
 }
 
-// 262144 as a read buffer is written: 256 KiB.
-std::string BinaryBytes(int64_t bytes) {
-  if (bytes > 0 && bytes % (1 << 20) == 0) return std::to_string(bytes >> 20) + " MiB";
-  if (bytes > 0 && bytes % 1024 == 0) return std::to_string(bytes >> 10) + " KiB";
-  return std::to_string(bytes) + " bytes";
-}
-
 // Synthetic files read as from a remote store: requests of the reader's buffer, each
 // waiting the store's latency (engine/runtime/storage_requests.h), stand-in figures until
 // the job's are set. The note that says so.
@@ -816,7 +809,7 @@ std::string ReadFromRemoteStore(spec::SyntheticFile& f, const std::string& op,
   f.set_storage_is_stand_in(true);
   const std::string requests =
       request == 0 ? "a request per record (buffer_size=0)"
-                   : "requests of " + BinaryBytes(request) +
+                   : "requests of " + SizeText(request) +
                          (buffer_bytes >= 0 ? " (its buffer_size)" : " (TFRecordDataset's buffer)");
   std::ostringstream cv;
   cv << StandIn::kLatencyCv;

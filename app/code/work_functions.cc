@@ -694,13 +694,11 @@ StageWork ReadWork(PythonReader& reader, const Value& function, const std::strin
     }
     if (found.augment_ns > 0) {
       // Augmented arrays from memory: no photo, each part says its own images.
-      const int64_t before = !found.transforms.empty() ? ns + work.transforms.ns
-                             : ns > 0                  ? ns
-                                                       : kDefaultStageNs;
+      if (ns == 0) ns = kDefaultStageNs;
       for (const std::string& part : found.augment_parts) work.transforms.parts.push_back(part);
       work.transforms.ns += found.augment_ns;
       work.augments_arrays = true;
-      work.fn.mutable_python()->set_duration(std::to_string((before + found.augment_ns) / 1000) +
+      work.fn.mutable_python()->set_duration(std::to_string((ns + work.transforms.ns) / 1000) +
                                              "us");
     }
     for (const std::string& t : found.unknown_transforms) work.transforms.not_costed.push_back(t);
