@@ -96,6 +96,7 @@ TEST(CostModelTest, JsonRoundTripsAndOverlaysOnlyWhatItNames) {
   ASSERT_TRUE(requests_kept.ok());
   EXPECT_EQ(requests_kept->Of("io").request_wait.mean_ns, 5e7);
   EXPECT_EQ(requests_kept->Of("io").request_wait.cv, 1);
+  EXPECT_EQ(requests_kept->Of("io").request_bytes, 262144);
   auto negative = ParseCostModelJson(R"({"ops": {"io": {"request_bytes": -1}}})", *base, "m.json");
   ASSERT_FALSE(negative.ok());
   EXPECT_NE(negative.status().message().find("m.json.ops.io.request_bytes"), std::string::npos)
