@@ -6,6 +6,7 @@
 #include <string>
 
 #include "app/code/code_values.h"
+#include "app/code/path_values.h"
 #include "app/code/work_functions.h"
 #include "engine/work/work_registry.h"
 
@@ -333,7 +334,21 @@ struct Emitter {
 
   // What interleave's or flat_map's function makes of an element.
   // The storage of the files an interleave reads, where it is not import-code's stand-in's.
-  void SyntheticFilePragmas(const std::string& op, const spec::SyntheticFile& f) {
+  // `remote_code`: the code written reads the files from a remote store, whose stand-in
+  // latencies import-code gives them again; only what differs from the stand-in is said.
+  void SyntheticFilePragmas(const std::string& op, const spec::SyntheticFile& f,
+                            bool remote_code = false) {
+    if (remote_code && f.storage_is_stand_in()) {
+      spec::SyntheticFile rest = f;
+      rest.clear_open_latency();
+      rest.clear_read_latency();
+      rest.clear_read_latency_cv();
+      if (rest.read_request_bytes() == RemoteStoreStandIn::kRequestBytes) {
+        rest.clear_read_request_bytes();
+      }
+      SyntheticFilePragmas(op, rest);
+      return;
+    }
     if (!f.size_is_stand_in() || f.records_per_file() != kStandInRecordsPerFile) {
       Pragma(op + ".records_per_file=" + std::to_string(f.records_per_file()));
     }
@@ -582,6 +597,26 @@ bool IsParallelReads(const spec::Source& s, const spec::Op& op) {
          !il.has_deterministic();
 }
 
+// TFRecordDataset (or TextLineDataset) of files on a remote store, as import-code reads it:
+// stand-in names, then an interleave over them of synthetic files read as from the store,
+// one after another (cycle length 1, no parallel calls), or num_parallel_reads at a time
+// (cycle length and parallelism alike, or AUTOTUNE's parallelism with no cycle length).
+bool IsRemoteReads(const spec::Source& s, const spec::Op& op) {
+  if (s.name() != "files" || !s.has_range() || op.name() != "read" || !op.has_interleave()) {
+    return false;
+  }
+  const auto& il = op.interleave();
+  const auto& per = il.per_element();
+  if (!per.has_synthetic_file() || !per.synthetic_file().storage_is_stand_in() ||
+      il.ops_size() > 0 || il.has_block_length() || il.has_deterministic()) {
+    return false;
+  }
+  const int64_t n = il.num_parallel_calls();
+  return il.has_cycle_length()
+             ? (n == 0 && il.cycle_length() == 1) || (n > 1 && il.cycle_length() == n)
+             : n == -1;
+}
+
 engine::Result<EmittedCode> EmitTfData(const spec::PipelineSpec& spec) {
   Emitter e;
   std::string var = "ds";
@@ -636,6 +671,29 @@ engine::Result<EmittedCode> EmitTfData(const spec::PipelineSpec& spec) {
     if (!source.size_is_stand_in() || source.range().stop() != kListFilesStandIn) {
       e.Pragma("list_files.stop=" + std::to_string(source.range().stop()));
     }
+  } else if (spec.ops_size() > 0 && IsRemoteReads(source, spec.ops(0))) {
+    // Listed where the job runs, as the code that was read lists them.
+    const auto& il = spec.ops(0).interleave();
+    const auto& f = il.per_element().synthetic_file();
+    files = std::string("FILES = \"gs://your-bucket/") + SuffixFor(f.stands_for()) +
+            "\"  # on the store (gs://, s3://, hdfs://, ...)\n";
+    e.chain << var << " = tf.data." << ReaderFor(f.stands_for()) << "(tf.io.gfile.glob(FILES)";
+    // The request's size is the reader's buffer, where it is not the stand-in's.
+    spec::SyntheticFile rest = f;
+    if (f.stands_for() != spec::text_line_files &&
+        f.read_request_bytes() != RemoteStoreStandIn::kRequestBytes) {
+      e.chain << ", buffer_size=" << f.read_request_bytes();
+      rest.set_read_request_bytes(RemoteStoreStandIn::kRequestBytes);
+    }
+    if (il.num_parallel_calls() != 0) {
+      e.chain << ", num_parallel_reads=" << Knob(il.num_parallel_calls());
+    }
+    e.chain << ")\n";
+    if (!source.size_is_stand_in() || source.range().stop() != kStandInFiles) {
+      e.Pragma("files.stop=" + std::to_string(source.range().stop()));
+    }
+    e.SyntheticFilePragmas("read", rest, /*remote_code=*/true);
+    first_op = 1;
   } else if (spec.ops_size() > 0 && IsParallelReads(source, spec.ops(0))) {
     const auto& il = spec.ops(0).interleave();
     const bool text = il.per_element().has_text_line_file();

@@ -631,6 +631,7 @@ engine::Result<ImportedCode> ImportCode(const std::string& source, const std::st
   code.op_at = p.op_at;
   code.op_spans = p.op_spans;
   code.source_end = p.source_end;
+  code.source_statement = p.source_statement;
   code.batched_renames = p.batched_renames;
   code.made_inside = p.made_inside;
   if (!chosen->taken_by_hand.empty() && !p.ops.empty()) {

@@ -4,6 +4,7 @@
 #include <google/protobuf/reflection.h>
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <optional>
 #include <set>
@@ -368,6 +369,45 @@ spec::PipelineSpec WriteEpochsIntoTheDataset(const ImportedCode& original,
 
 }  // namespace
 
+// Whether `name` is a name the text uses (a whole word of it).
+bool UsesName(const std::string& text, const std::string& name) {
+  const auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (size_t at = text.find(name); at != std::string::npos; at = text.find(name, at + 1)) {
+    const size_t end = at + name.size();
+    if ((at == 0 || !word(text[at - 1])) && (end >= text.size() || !word(text[end]))) return true;
+  }
+  return false;
+}
+
+// deterministic=False for an op whose call has no such argument (TFRecordDataset's
+// num_parallel_reads interleave), written as tf.data's way for the whole pipeline: a
+// tf.data.Options with deterministic off, made before the source's statement and applied
+// right after the source's call. False, with nothing written, where the code does not show
+// where the source is made on a line of its own.
+bool WriteNondeterministicOptions(const ImportedCode& original, std::vector<Edit>& edits,
+                                  EmittedCode& out) {
+  const std::string& text = original.source_text;
+  const size_t statement = original.source_statement;
+  if (original.source_end == 0 || statement >= original.source_end) return false;
+  const size_t line = text.rfind('\n', statement == 0 ? 0 : statement - 1);
+  const size_t line_begin = line == std::string::npos || statement == 0 ? 0 : line + 1;
+  const std::string indent = text.substr(line_begin, statement - line_begin);
+  if (indent.find_first_not_of(" \t") != std::string::npos) return false;
+  const std::string name = UsesName(text, "options") ? "data_options" : "options";
+  edits.push_back({statement, statement,
+                   name + " = tf.data.Options()\n" + indent + name +
+                       ".deterministic = False  # experimental_deterministic before TensorFlow "
+                       "2.7\n" +
+                       indent});
+  edits.push_back({original.source_end, original.source_end, ".with_options(" + name + ")"});
+  out.notes.push_back(
+      "deterministic=False: written as a tf.data.Options() with deterministic = False "
+      "(TensorFlow 2.7 and later; experimental_deterministic from 1.14), applied to the "
+      "source with with_options: it lets every op of the pipeline give elements out of order, "
+      "not only the one advised");
+  return true;
+}
+
 engine::Result<EmittedCode> PatchCode(const ImportedCode& original,
                                       const spec::PipelineSpec& advised) {
   EmittedCode out;
@@ -535,6 +575,7 @@ engine::Result<EmittedCode> PatchCode(const ImportedCode& original,
           "(--emit gives the whole pipeline as code)");
     }
   }
+  bool options_written = false;  // a tf.data.Options that turns determinism off, once
   for (const spec::Op& op : tuned.ops()) {
     const spec::Op* before = FindOp(original.spec.ops(), op.name());
     if (!before) continue;
@@ -547,6 +588,12 @@ engine::Result<EmittedCode> PatchCode(const ImportedCode& original,
         continue;
       }
       const auto x = KnobCode(*o, knob, autotune), y = KnobCode(*m, knob, autotune);
+      if (x != y && y && tfdata && knob == "deterministic" && *y == "False" &&
+          (options_written || WriteNondeterministicOptions(original, edits, out))) {
+        options_written = true;
+        out.knobs_written.push_back(op.name() + "." + knob);
+        continue;
+      }
       if (x != y && y) {
         const auto inside = original.made_inside.find(op.name());
         out.notes.push_back(op.name() + "." + knob + " = " + *y +

@@ -149,6 +149,9 @@ struct Pipeline {
   // what --apply moves, and inserts after, when a tuned pipeline orders its ops otherwise.
   std::map<std::string, TextSpan> op_spans;
   size_t source_end = 0;
+  // Where the statement that makes the source begins (after its indentation): statements
+  // the tuned pipeline needs before it (a tf.data.Options) go there.
+  size_t source_statement = 0;
   // By map: TensorFlow calls in its function that have a batched form under another name
   // (parse_single_example's is parse_example), which --apply renames when it batches first.
   std::map<std::string, std::vector<Rename>> batched_renames;

@@ -252,11 +252,20 @@ void NoteWork(Pipeline& pipeline, SourcePoint at, const std::string& op, const S
   }
 }
 
+void MarkSourceCall(Pipeline& pipeline, const CallArgs& args) {
+  if (pipeline.source_end != 0 || !args.node.file().empty()) return;
+  pipeline.source_end = args.node.end_byte();
+  for (SyntaxNode n = args.node; !n.null(); n = n.parent()) {
+    if (n.type().ends_with("statement")) {
+      pipeline.source_statement = n.start_byte();
+      break;
+    }
+  }
+}
+
 Value PipelineValue(std::shared_ptr<Pipeline> pipeline, const CallArgs& args) {
   // The call that made the source: ops the tuned pipeline adds right after it go there.
-  if (pipeline->ops.empty() && pipeline->source_end == 0 && args.node.file().empty()) {
-    pipeline->source_end = args.node.end_byte();
-  }
+  if (pipeline->ops.empty()) MarkSourceCall(*pipeline, args);
   Value v;
   v.kind = Value::Kind::kPipeline;
   v.pipeline = std::move(pipeline);

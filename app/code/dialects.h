@@ -49,6 +49,10 @@ void NoteWork(Pipeline& pipeline, SourcePoint at, const std::string& op, const S
               const std::string& cost_knob = "cost", bool tfdata_map = false,
               int64_t rows_per_call = 1);
 
+// Marks `args`' call as the one that made the pipeline's source (where it ends, where its
+// statement begins), once; ops made with the source (TFRecordDataset's interleave) mark it
+// themselves, as PipelineValue marks it only for a pipeline of no ops.
+void MarkSourceCall(Pipeline& pipeline, const CallArgs& args);
 Value PipelineValue(std::shared_ptr<Pipeline> pipeline, const CallArgs& args);
 
 }  // namespace pipescope::code

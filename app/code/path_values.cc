@@ -50,6 +50,15 @@ Value Join(PythonReader&, const CallArgs& a) {
   return out;
 }
 
+// tf.io.gfile.glob(pattern) and its TF 1 spellings: the files a pattern matches, listed only
+// where the code runs; on the store the pattern names. (Python's glob.glob lists local
+// files only: a gs:// pattern matches nothing there.)
+Value Glob(PythonReader&, const CallArgs& a) {
+  Value out{.node = a.node};
+  if (!a.positional.empty()) out.remote_store = RemoteStoreOf(a.positional[0]);
+  return out;
+}
+
 }  // namespace
 
 std::string RemoteStoreOfPath(const std::string& path) {
@@ -72,6 +81,10 @@ const Dialect& PathsDialect() {
     f.framework = "python";
     for (const char* path : {"os.path.join", "posixpath.join", "tf.io.gfile.join"}) {
       f.functions[path] = Join;
+    }
+    for (const char* glob : {"tf.io.gfile.glob", "tf.gfile.Glob", "tf.compat.v1.gfile.Glob",
+                             "tf.io.matching_files", "tf.matching_files"}) {
+      f.functions[glob] = Glob;
     }
     return f;
   }();

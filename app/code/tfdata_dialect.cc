@@ -41,9 +41,66 @@ std::vector<std::string> StringsOf(const Value* v, bool& known) {
   return out;
 }
 
+std::string ReadFromRemoteStore(spec::SyntheticFile& f, const std::string& op,
+                                const std::string& store, int64_t buffer_bytes);
+
 std::string CompressionOf(const Value* v) {
   if (v && v->Is(Value::Kind::kString)) return v->s;
   return {};
+}
+
+// TFRecordDataset or TextLineDataset of files on a remote store (gs://, s3://, ...), named or
+// not: they are not here, so synthetic files read as from the store stand in, as many as the
+// code names or a stand-in count. tf.data reads them one after another (num_parallel_reads
+// absent) or num_parallel_reads at a time, each on its own thread: an interleave over the
+// file names with that cycle length and parallelism, as TFRecordDataset builds one. The
+// argument is the site of both knobs, so a tuned parallelism goes back into it.
+Value RemoteFileSource(std::shared_ptr<Pipeline> p, const CallArgs& a, const std::string& format,
+                       const std::vector<std::string>& files, std::optional<int64_t> parallel_reads,
+                       const Value* files_arg) {
+  const std::string name = "read";
+  const bool named = !files.empty();
+  p->stand_in = !named;  // the files' names, not their records: those the interleave's say
+  p->source.set_name("files");
+  p->source.mutable_range()->set_stop(named ? static_cast<int64_t>(files.size()) : kStandInFiles);
+  if (!named) p->source.set_size_is_stand_in(true);
+  spec::Op op;
+  op.set_name(name);
+  auto* il = op.mutable_interleave();
+  auto* f = il->mutable_per_element()->mutable_synthetic_file();
+  f->set_records_per_file(kStandInRecordsPerFile);
+  f->set_record_bytes(StandInRecordBytes(format));
+  f->set_stands_for(StandsForReads(format));
+  f->set_size_is_stand_in(true);
+  p->stand_in_reads[name] = format;
+  const Value* reads = a.Get(3, "num_parallel_reads");
+  RecordSite(*p, a, reads, name, "num_parallel_reads", "num_parallel_calls");
+  RecordSite(*p, a, reads, name, "num_parallel_reads", "cycle_length");
+  if (parallel_reads && *parallel_reads > 1) {
+    il->set_cycle_length(*parallel_reads);
+    il->set_num_parallel_calls(*parallel_reads);
+  } else if (parallel_reads && *parallel_reads == -1) {
+    il->set_num_parallel_calls(-1);  // cycle length absent: tuned, as AUTOTUNE's is
+  } else {
+    il->set_cycle_length(1);  // one file after another, on the caller's thread
+  }
+  const std::string spelling = files_arg ? files_arg->Spelling() : std::string("?");
+  p->stand_in_note =
+      std::string(format == "tfrecord" ? "TFRecordDataset" : "TextLineDataset") + "'s files `" +
+      spelling + "` are on " + p->remote_store + ", not here: " +
+      (named ? std::to_string(files.size()) + " (as many as it names)"
+             : std::to_string(kStandInFiles) + " (a stand-in count: --set files.stop=N)") +
+      " files of synthetic records stand in, read " +
+      (il->num_parallel_calls() == 0 ? "one after another (num_parallel_reads absent)"
+                                     : "num_parallel_reads at a time");
+  p->Note(a.node.start(), ReadFromRemoteStore(*f, name, p->remote_store, p->read_buffer_bytes));
+  if (!p->compression.empty()) {
+    p->Note(a.node.start(), CompressedStandInNote("read's", p->compression, name));
+  }
+  p->op_at[name] = a.node.start();
+  MarkSourceCall(*p, a);
+  p->ops.push_back(std::move(op));
+  return PipelineValue(std::move(p), a);
 }
 
 // TFRecordDataset(filenames, compression_type, buffer_size, num_parallel_reads) and
@@ -69,6 +126,9 @@ Value FileSource(PythonReader& r, const CallArgs& a, const std::string& format) 
               "num_parallel_reads=" + std::to_string(*parallel_reads) + " is not read: " + why);
     }
   };
+  if (!p->remote_store.empty()) {
+    return RemoteFileSource(std::move(p), a, format, files, parallel_reads, files_arg);
+  }
   if (!known) {
     note_unread_parallelism(
         "the files are known only when the code runs and stand in as one stream of records "
@@ -107,6 +167,7 @@ Value FileSource(PythonReader& r, const CallArgs& a, const std::string& format) 
     }
     if (*parallel_reads > 0) il->set_cycle_length(*parallel_reads);
     il->set_num_parallel_calls(*parallel_reads);
+    MarkSourceCall(*p, a);
     p->ops.push_back(op);
     return PipelineValue(std::move(p), a);
   }

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -544,6 +545,94 @@ ds = ds.interleave(lambda f: tf.data.TFRecordDataset(f, buffer_size=8 * 1024 * 1
   EXPECT_TRUE(Says(buffered, "reads files on S3")) << Notes(buffered);
   EXPECT_TRUE(Says(buffered, "requests of 8 MiB (its buffer_size)")) << Notes(buffered);
   EXPECT_TRUE(Says(buffered, "on S3, not listed here")) << Notes(buffered);
+}
+
+// tf.data's performance guide ("Parallelizing data extraction") and TFRecordDataset's
+// docstring: files on a remote store read one after another wait on the store for every
+// request; num_parallel_reads reads several at once. TFRecordDataset over a bucket's files
+// is an interleave over them (as TensorFlow builds one): one file at a time without
+// num_parallel_reads, that many with it, the argument the site of both knobs. The files'
+// names, computed or given, are not here: synthetic files read as from the store stand in.
+TEST(CodeQuestionsTest, TfRecordDatasetOfABucketsFilesReadsThemOneAfterAnother) {
+  const ImportedCode globbed = Import(R"(import tensorflow as tf
+files = tf.io.gfile.glob("gs://my-bucket/train-*.tfrecord")
+ds = tf.data.TFRecordDataset(files).batch(32)
+)");
+  ASSERT_EQ(globbed.spec.ops_size(), 2) << globbed.spec.DebugString();
+  EXPECT_EQ(globbed.spec.source().name(), "files");
+  EXPECT_EQ(globbed.spec.source().range().stop(), 100) << "a stand-in count of files";
+  EXPECT_TRUE(globbed.spec.source().size_is_stand_in());
+  const auto& read = globbed.spec.ops(0).interleave();
+  EXPECT_EQ(globbed.spec.ops(0).name(), "read");
+  EXPECT_EQ(read.cycle_length(), 1);
+  EXPECT_EQ(read.num_parallel_calls(), 0);
+  EXPECT_TRUE(read.per_element().synthetic_file().storage_is_stand_in());
+  EXPECT_EQ(read.per_element().synthetic_file().read_request_bytes(), 256 * 1024);
+  EXPECT_TRUE(Says(globbed,
+                   "TFRecordDataset's files `files` are on Cloud Storage, not here: 100 "
+                   "(a stand-in count: --set files.stop=N)"))
+      << Notes(globbed);
+  EXPECT_TRUE(Says(globbed, "read one after another (num_parallel_reads absent)"))
+      << Notes(globbed);
+  EXPECT_TRUE(Says(globbed, "read reads files on Cloud Storage")) << Notes(globbed);
+
+  // Named files, read AUTOTUNE at a time: as many as named, the cycle tuned.
+  const ImportedCode named = Import(R"(import tensorflow as tf
+ds = tf.data.TFRecordDataset(["s3://b/a.tfrecord", "s3://b/b.tfrecord", "s3://b/c.tfrecord"],
+                             num_parallel_reads=tf.data.AUTOTUNE)
+)");
+  ASSERT_EQ(named.spec.ops_size(), 1) << named.spec.DebugString();
+  EXPECT_EQ(named.spec.source().range().stop(), 3);
+  EXPECT_FALSE(named.spec.source().size_is_stand_in());
+  EXPECT_FALSE(named.spec.ops(0).interleave().has_cycle_length());
+  EXPECT_EQ(named.spec.ops(0).interleave().num_parallel_calls(), -1);
+  EXPECT_TRUE(Says(named, "are on S3, not here: 3 (as many as it names)")) << Notes(named);
+
+  // A local glob is no remote store: the records stand in as one stream, as before.
+  const ImportedCode local = Import(R"(import tensorflow as tf
+ds = tf.data.TFRecordDataset(tf.io.gfile.glob("/data/train-*.tfrecord"))
+)");
+  EXPECT_TRUE(local.spec.source().has_synthetic()) << local.spec.DebugString();
+  EXPECT_FALSE(Says(local, "reads files on")) << Notes(local);
+}
+
+// Written back: a tuned parallelism goes into num_parallel_reads; deterministic=False, which
+// TFRecordDataset takes no argument for, goes into a tf.data.Options made before the source's
+// statement (its indentation kept, a name the file does not use) and applied to the source.
+TEST(CodeQuestionsTest, ABucketsReadsTunedAreWrittenAsNumParallelReadsAndOptions) {
+  const std::string code = R"(import tensorflow as tf
+def input_fn(options):
+    files = tf.io.gfile.glob("gs://my-bucket/train-*.tfrecord")
+    ds = tf.data.TFRecordDataset(files)
+    return ds.batch(32)
+ds = input_fn(None)
+)";
+  const ImportedCode c = Import(code);
+  ASSERT_EQ(c.spec.ops_size(), 2) << c.spec.DebugString();
+  const auto written = [&](const std::function<void(spec::InterleaveOp&)>& tune) {
+    spec::PipelineSpec advised = c.spec;
+    tune(*advised.mutable_ops(0)->mutable_interleave());
+    auto patched = PatchCode(c, advised);
+    EXPECT_TRUE(patched.ok()) << patched.status().message();
+    return patched.ok() ? patched->text : std::string();
+  };
+  const std::string parallel = written([](spec::InterleaveOp& il) {
+    il.set_num_parallel_calls(16);
+    il.set_cycle_length(16);
+  });
+  EXPECT_NE(parallel.find("tf.data.TFRecordDataset(files, num_parallel_reads=16)\n"),
+            std::string::npos)
+      << parallel;
+  const std::string any_order =
+      written([](spec::InterleaveOp& il) { il.set_deterministic(false); });
+  EXPECT_NE(any_order.find("    data_options = tf.data.Options()\n"
+                           "    data_options.deterministic = False"),
+            std::string::npos)
+      << any_order;
+  EXPECT_NE(
+      any_order.find("\n    ds = tf.data.TFRecordDataset(files).with_options(data_options)\n"),
+      std::string::npos)
+      << any_order;
 }
 
 }  // namespace

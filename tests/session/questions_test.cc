@@ -8,6 +8,7 @@
 #include <functional>
 
 #include "app/code/code_import.h"
+#include "app/code/code_patch.h"
 #include "app/session/advising.h"
 #include "app/session/simulated_run.h"
 #include "engine/spec/spec_loader.h"
@@ -21,23 +22,34 @@ struct Answer {
   engine::AdvisorResult advice;
 };
 
-Answer Ask(const std::string& name, const std::string& model = "",
-           const std::function<void(spec::PipelineSpec&)>& as_asked = nullptr) {
-  const std::string dir = std::string(PIPESCOPE_RESOURCES) + "/pipelines/questions/";
-  auto spec = engine::LoadSpecFile(dir + name);
-  EXPECT_TRUE(spec.ok()) << spec.status().message();
-  if (as_asked && spec.ok()) as_asked(*spec);
-  auto costs = CostModelFor(*spec, model.empty() ? "" : dir + model);
+// The verdict and advice on `spec`, simulated for `seconds` on the cost model `model` (a
+// JSON file's path, or "" for the spec's own).
+Answer AskSpec(const spec::PipelineSpec& spec, const std::string& model, double seconds) {
+  auto costs = CostModelFor(spec, model);
   EXPECT_TRUE(costs.ok()) << costs.status().message();
+  if (!costs.ok()) return {};
   SimulatedRunOptions options;
-  options.sim.duration_s = 5;
-  auto run = RunSimulated(*spec, *costs, options);
+  options.sim.duration_s = seconds;
+  auto run = RunSimulated(spec, *costs, options);
   EXPECT_TRUE(run.ok()) << run.status().message();
+  if (!run.ok()) return {};
   trace::RangeAnalysis analysis = trace::AnalyzeSteady(*run->model);
-  auto advice = AdviseOn(*spec, analysis, *costs);
+  auto advice = AdviseOn(spec, analysis, *costs);
   EXPECT_TRUE(advice.ok()) << advice.status().message();
+  if (!advice.ok()) return {};
   ApplyAdvice(*advice, analysis.verdict);
   return {analysis.verdict, *advice};
+}
+
+const std::string kQuestions = std::string(PIPESCOPE_RESOURCES) + "/pipelines/questions/";
+
+Answer Ask(const std::string& name, const std::string& model = "",
+           const std::function<void(spec::PipelineSpec&)>& as_asked = nullptr) {
+  auto spec = engine::LoadSpecFile(kQuestions + name);
+  EXPECT_TRUE(spec.ok()) << spec.status().message();
+  if (!spec.ok()) return {};
+  if (as_asked) as_asked(*spec);
+  return AskSpec(*spec, model.empty() ? "" : kQuestions + model, 5);
 }
 
 bool Contains(const std::string& text, const std::string& part) {
@@ -49,36 +61,50 @@ bool Contains(const std::string& text, const std::string& part) {
 // parallel_interleave(cycle_length=64, sloppy=True): 1.2 to 7 steps/s. The advice is both,
 // each tried, and together; the reads wait on storage, not on the cores.
 TEST(QuestionsTest, Models7127ReadTheBucketsFilesOutOfOrderAndMoreAtOnce) {
-  const std::string file =
-      std::string(PIPESCOPE_RESOURCES) + "/pipelines/questions/models_7127_resnet_gcs.py";
-  auto imported = code::ImportCodeFile(file);
+  auto imported = code::ImportCodeFile(kQuestions + "models_7127_resnet_gcs.py");
   ASSERT_TRUE(imported.ok()) << imported.status().message();
   spec::PipelineSpec spec = imported->spec;
   spec.mutable_budget()->set_cpu_cores(16);
-  auto costs = CostModelFor(spec, "");
-  ASSERT_TRUE(costs.ok()) << costs.status().message();
-  SimulatedRunOptions options;
-  options.sim.duration_s = 10;
-  auto run = RunSimulated(spec, *costs, options);
-  ASSERT_TRUE(run.ok()) << run.status().message();
-  trace::RangeAnalysis analysis = trace::AnalyzeSteady(*run->model);
-  auto advice = AdviseOn(spec, analysis, *costs);
-  ASSERT_TRUE(advice.ok()) << advice.status().message();
-  EXPECT_EQ(analysis.verdict.bottleneck, "interleave.read") << analysis.verdict.text;
-  EXPECT_TRUE(Contains(analysis.verdict.evidence, "wait for the storage")) << analysis.verdict.text;
+  const auto [verdict, advice] = AskSpec(spec, "", 10);
+  EXPECT_EQ(verdict.bottleneck, "interleave.read") << verdict.text;
+  EXPECT_TRUE(Contains(verdict.evidence, "wait for the storage")) << verdict.text;
   bool any_order = false, more_files = false;
-  for (const auto& a : advice->advice) {
+  for (const auto& a : advice.advice) {
     any_order |= a.kind == "nondeterministic" && a.op == "interleave";
     more_files |= a.kind == "interleave_files" && Contains(a.change, "cycle_length=64");
   }
-  EXPECT_TRUE(any_order && more_files) << analysis.verdict.text;
-  const auto& together = advice->together.settings;
+  EXPECT_TRUE(any_order && more_files) << verdict.text;
+  const auto& together = advice.together.settings;
   const auto has = [&](const std::string& setting) {
     return std::find(together.begin(), together.end(), setting) != together.end();
   };
   EXPECT_TRUE(has("interleave.deterministic=false") && has("interleave.cycle_length=64"))
       << testing::PrintToString(together);
-  EXPECT_GT(advice->together.predicted_gain, 3);
+  EXPECT_GT(advice.together.predicted_gain, 3);
+}
+
+// tf.data's performance guide, "Parallelizing data extraction": a TFRecordDataset over a
+// bucket's files, one after another, waits on the store; num_parallel_reads reads several at
+// once (TFRecordDataset's docstring: "consider setting this parameter to a value greater than
+// one to parallelize the I/O"). The advice is that, its gain simulated, written back as the
+// argument.
+TEST(QuestionsTest, TfGuideReadsABucketsFilesInParallel) {
+  auto imported = code::ImportCodeFile(kQuestions + "tf_guide_remote_tfrecords.py");
+  ASSERT_TRUE(imported.ok()) << imported.status().message();
+  EXPECT_EQ(imported->spec.budget().cpu_cores(), 8) << "the file's pragma";
+  // Long enough for the shuffle buffer to fill from one file at a time first.
+  const auto [verdict, advice] = AskSpec(imported->spec, "", 60);
+  EXPECT_EQ(verdict.bottleneck, "read.read") << verdict.text;
+  EXPECT_TRUE(Contains(verdict.evidence, "wait for the storage")) << verdict.text;
+  ASSERT_FALSE(advice.advice.empty()) << verdict.text;
+  const auto& first = advice.advice[0];
+  EXPECT_EQ(first.kind, "interleave_files") << first.change;
+  EXPECT_EQ(first.op, "read");
+  EXPECT_GT(first.predicted_gain, 2) << first.change;
+  auto patched = code::PatchCode(*imported, first.spec);
+  ASSERT_TRUE(patched.ok()) << patched.status().message();
+  EXPECT_TRUE(Contains(patched->text, "tf.data.TFRecordDataset(files, num_parallel_reads="))
+      << patched->text;
 }
 
 TEST(QuestionsTest, Seed000ParallelReadingOfTheBigFile) {
