@@ -173,6 +173,9 @@ nlohmann::json SummaryToJson(const trace::RangeAnalysis& a, const SummaryContext
   return j;
 }
 
+// Fewer steps than this before the data ends are said to be too few to grade.
+constexpr int64_t kFewestStepsToGrade = 5;
+
 std::string SummaryToText(const trace::RangeAnalysis& a, const SummaryContext& c) {
   std::string out;
   char line[320];
@@ -189,6 +192,14 @@ std::string SummaryToText(const trace::RangeAnalysis& a, const SummaryContext& c
                 where.c_str(), a.steps_per_s, interval, a.elements_per_s,
                 c.end_of_data ? " (end of data)" : "");
   out += line;
+  // A handful of steps is mostly start-up and the last batch: no rate to act on (import-code's
+  // 100 stand-in files under a batch of 100 make one step).
+  if (c.end_of_data && a.steps < kFewestStepsToGrade) {
+    out += "  the data ends after " + std::to_string(a.steps) + " step" +
+           (a.steps == 1 ? "" : "s") +
+           ", too few for these rates to mean much: the data's real size (the counts "
+           "that stand in, named above, or real files) gives a run to grade\n";
+  }
   if (c.batch_copies > 1) {
     std::snprintf(line, sizeof line,
                   "  every batch comes %lld times an epoch (each worker yields the whole "

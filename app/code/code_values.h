@@ -24,6 +24,8 @@ inline constexpr int64_t kStandInFiles = 100;
 // Elements of from_tensor_slices over what the code computes (an array, a list of names).
 inline constexpr int64_t kStandInSlices = 1000;
 inline constexpr int64_t kStandInRecordsPerFile = 1000;
+// A file a __getitem__ loads (np.load, h5py.File, open): an SSD's random read, a stand-in.
+inline constexpr int64_t kFileLoadStandInNs = 100'000;
 
 // keras.utils.image_dataset_from_directory's pipeline as import-code reads it and --emit
 // writes it back: its ops' names, and the shuffle buffer Keras gives the image paths
@@ -152,6 +154,9 @@ struct Pipeline {
   // Where the statement that makes the source begins (after its indentation): statements
   // the tuned pipeline needs before it (a tf.data.Options) go there.
   size_t source_statement = 0;
+  // Maps that read the files their elements name (tf.io.read_file) from a remote store: the
+  // store, by op.
+  std::map<std::string, std::string> remote_file_reads;
   // By map: TensorFlow calls in its function that have a batched form under another name
   // (parse_single_example's is parse_example), which --apply renames when it batches first.
   std::map<std::string, std::vector<Rename>> batched_renames;

@@ -147,6 +147,21 @@ bool YieldsForever(const ClassInfo* cls) {
   return false;
 }
 
+// The methods a DataLoader calls of a map-style dataset's class: __getitem__ and __len__, or
+// a torch_geometric Dataset's get and len (its __getitem__ calls self.get, its __len__
+// self.len), where the class defines those and not the dunders. Empty where it has none.
+std::string ItemMethod(const ClassInfo* cls) {
+  if (!cls) return {};
+  if (cls->methods.count("__getitem__")) return "__getitem__";
+  if (cls->methods.count("get") && cls->methods.count("len")) return "get";
+  return {};
+}
+std::string LengthMethod(const ClassInfo* cls) {
+  if (!cls) return {};
+  if (cls->methods.count("__len__")) return "__len__";
+  return ItemMethod(cls) == "get" ? "len" : "";
+}
+
 // The source of a map-style dataset: its indices 0 .. len - 1, from __len__ when it returns
 // a number; an endless stream's, more items than any run takes.
 void IndexSource(PythonReader& r, Pipeline& p, const Value* dataset, const ClassInfo* cls,
@@ -157,12 +172,12 @@ void IndexSource(PythonReader& r, Pipeline& p, const Value* dataset, const Class
     range->set_stop(kEndlessItems);
     return;
   }
-  if (cls && cls->methods.count("__len__")) {
+  if (const std::string len = LengthMethod(cls); !len.empty()) {
     // __len__ on the instance as it was made (Rows(n=500), Rows(torch.randn(500, 4))).
     Value length;
     if (dataset && dataset->call) {
-      r.CallsIn(cls->methods.at("__len__"), r.InstanceAttributes(*cls, *dataset->call), &length);
-    } else if (const auto it = cls->returns.find("__len__"); it != cls->returns.end()) {
+      r.CallsIn(cls->methods.at(len), r.InstanceAttributes(*cls, *dataset->call), &length);
+    } else if (const auto it = cls->returns.find(len); it != cls->returns.end()) {
       length = it->second;
     }
     if (const auto n = length.AsInt()) {
@@ -311,14 +326,39 @@ std::map<std::string, Value> SelfOf(const ClassInfo& cls, std::map<std::string, 
   return attributes;
 }
 
+// Files an item's Python loads (np.load, h5py.File, open): each a read from storage beside
+// its Python, blocking with no core, a stand-in's wait until set, said; the wait marked as
+// the files' (Python::wait_loads_files), which a dataset held in memory does without
+// (pytorch#6547, torchmd-net#235: a __getitem__ that reads its file again on every call).
+void WaitForFileLoads(Pipeline& p, SourcePoint at, const std::string& op, StageWork& work) {
+  if (work.file_loads <= 0 || !work.fn.has_python() || !work.fn.python().wait().empty()) return;
+  std::string calls;
+  for (const std::string& c : work.file_load_calls) calls += (calls.empty() ? "" : ", ") + c;
+  auto* python = work.fn.mutable_python();
+  python->set_wait(engine::SpecDuration(work.file_loads * kFileLoadStandInNs));
+  python->set_wait_loads_files(true);
+  p.Note(at, "'" + op + "' loads " + std::to_string(work.file_loads) + " file" +
+                 (work.file_loads == 1 ? "" : "s") + " an item (" + calls +
+                 "), each a read from storage beside its Python, using no core: " +
+                 engine::FormatDuration(kFileLoadStandInNs) +
+                 " each stands in (an SSD's random read, not measured; from the page cache a "
+                 "small file opens and reads in about 10 µs): --set " +
+                 op + ".wait=DURATION for an item's");
+}
+
 // __getitem__ of the dataset's class as Python work, or with `getitems` its __getitems__,
 // which the loader calls once a batch; a class the file does not define (torchvision's
 // ImageFolder, say) gets a cost parameter.
 spec::WorkFunction GetItem(PythonReader& r, Pipeline& p, const Value* dataset, const ClassInfo* cls,
                            const std::string& op, SourcePoint at, bool getitems) {
   StageWork work;
-  const char* method = getitems ? "__getitems__" : "__getitem__";
-  if (cls && cls->methods.count(method)) {
+  const std::string method = getitems ? "__getitems__" : ItemMethod(cls);
+  if (cls && !method.empty() && cls->methods.count(method)) {
+    if (method == "get") {
+      p.Note(at, "`" + cls->name +
+                     "` defines get and len, as a torch_geometric Dataset does (its "
+                     "__getitem__ calls get): get is read as the item's work");
+    }
     Value fn{.kind = Value::Kind::kFunction, .s = method, .node = cls->methods.at(method)};
     const auto attributes =
         SelfOf(*cls, dataset && dataset->call ? r.InstanceAttributes(*cls, *dataset->call)
@@ -340,10 +380,15 @@ spec::WorkFunction GetItem(PythonReader& r, Pipeline& p, const Value* dataset, c
     work.fn.mutable_python()->set_duration(DefaultStageCost());
     work.fn.set_cost_is_stand_in(true);
     work.cost_is_parameter = true;
-    p.Note(at, "`" + (dataset ? dataset->Spelling() : std::string("?")) +
-                   "` is not a class this file defines: its __getitem__ is not read");
+    p.Note(at, "`" + (dataset ? dataset->Spelling() : std::string("?")) + "` " +
+                   (cls ? "is a `" + cls->name +
+                              "`, whose class defines no __getitem__ (nor get and len): its "
+                              "items' work is not read"
+                        : std::string("is not a class this file defines: its __getitem__ is "
+                                      "not read")));
   }
   work.name = op;
+  WaitForFileLoads(p, at, op, work);
   NoteWork(p, at, op, work);
   if (work.fn.has_python() && work.fn.python().output_bytes() == 0) {
     // A Keras Sequence's __getitem__ makes a whole batch, a Dataset's one sample, in the

@@ -147,6 +147,20 @@ bool DecodesImage(const std::string& path) {
   return false;
 }
 
+// Python's calls that load a file from storage, whole or in part, as a Dataset's __getitem__
+// calls them (images apart: DecodesImage). A file object's own reads (pickle.load(f),
+// json.load(f)) are its open's.
+bool LoadsAFile(const std::string& path) {
+  for (const char* name :
+       {"open", "io.open", "numpy.load", "numpy.fromfile", "numpy.loadtxt", "numpy.genfromtxt",
+        "torch.load", "h5py.File", "pandas.read_csv", "pandas.read_parquet", "pandas.read_pickle",
+        "scipy.io.loadmat", "soundfile.read", "librosa.load", "nibabel.load", "SimpleITK.ReadImage",
+        "zarr.open"}) {
+    if (path == name) return true;
+  }
+  return false;
+}
+
 // TensorFlow's calls that take one element, a scalar string: an image's encoded bytes, a
 // file's name, a WAV's bytes. A function that calls one cannot be mapped after batch
 // (parse_single_example can: its batched form is parse_example).
@@ -252,6 +266,7 @@ struct Found {
   std::vector<std::string> user_functions;    // the file's own functions it calls
   std::string decodes_image;                  // the first Python image decoder it calls
   std::string one_element_call;               // the first TensorFlow call taking one element
+  bool reads_file = false;                    // it calls tf.io.read_file
   std::vector<Rename> batched_renames;        // calls whose batched form is named otherwise
   std::vector<std::string> accelerator_math;  // IsAcceleratorMath calls, once each
   // torchvision transforms it applies, in order, and how often each runs a call (`times`).
@@ -275,6 +290,10 @@ struct Found {
   // Its time.sleep(seconds) calls of known seconds, each once, averaged over the calls where
   // a condition says how often it runs (`if idx % 10 == 0:`: one call in 10).
   int64_t sleeps_ns = 0;
+  // Files it loads whole or in part each call (np.load, torch.load, h5py.File, ...), counted
+  // as often as its loops turn, and the calls as the code spells them, once each.
+  int64_t file_loads = 0;
+  std::vector<std::string> file_load_calls;
   // The first sleep under a condition (`if i > 10:`), as written, for the note.
   std::string sleep_condition;
   int64_t sleep_one_in = 0;      // how often that condition holds, one call in this; 0: unsaid
@@ -546,6 +565,7 @@ void CollectCall(PythonReader& reader, const RecordedCall& call, Found& found, i
     found.images += found.times;
     found.repeats_uncounted |= found.times_unknown;
   }
+  found.reads_file |= EndsWithName(call.path, "read_file");
   // The first, a decode named over the read_file it is given (decode_png(read_file(f))).
   if (TakesOneElement(call.path) &&
       (found.one_element_call.empty() || EndsWithName(found.one_element_call, "read_file"))) {
@@ -556,6 +576,14 @@ void CollectCall(PythonReader& reader, const RecordedCall& call, Found& found, i
     if (name.Is("attribute")) name = name.field("attribute");
     if (name.Is("identifier") && name.file().empty()) {
       found.batched_renames.push_back({{name.start_byte(), name.end_byte()}, batched});
+    }
+  }
+  if (LoadsAFile(call.path)) {
+    found.file_loads += found.times;
+    const std::string spelled(call.args.node.field("function").text());
+    if (std::find(found.file_load_calls.begin(), found.file_load_calls.end(), spelled) ==
+        found.file_load_calls.end()) {
+      found.file_load_calls.push_back(spelled);
     }
   }
   if (call.path == "time.sleep") {
@@ -642,6 +670,7 @@ StageWork ReadWork(PythonReader& reader, const Value& function, const std::strin
     const std::string path = CanonicalPath(function.s);
     work.random = DrawsRandomNumbers(path);
     if (TakesOneElement(path)) work.one_element_call = path;
+    work.reads_file = EndsWithName(path, "read_file");
     if (const KnownWork* k = FindKnown(path, CallArgs{}); k && !python) {
       work.name = k->name;
       k->build(CallArgs{}, work.fn);
@@ -658,6 +687,7 @@ StageWork ReadWork(PythonReader& reader, const Value& function, const std::strin
     if (work.name.empty()) work.name = fallback;
     work.random = found.random;
     work.one_element_call = found.one_element_call;
+    work.reads_file = found.reads_file;
     work.batched_renames = found.batched_renames;
   }
   if (python || found.python) {
@@ -670,6 +700,8 @@ StageWork ReadWork(PythonReader& reader, const Value& function, const std::strin
     if (found.sleeps_ns > 0) {
       work.fn.mutable_python()->set_wait(engine::SpecDuration(found.sleeps_ns));
     }
+    work.file_loads = found.file_loads;
+    work.file_load_calls = found.file_load_calls;
     int64_t ns = 0;
     work.repeats_uncounted = found.repeats_uncounted;
     if (!found.decodes_image.empty()) {

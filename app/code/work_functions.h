@@ -47,6 +47,11 @@ struct StageWork {
   // A TensorFlow call it makes that takes one element at a time (tf.io.decode_jpeg,
   // tf.io.read_file), as the code spells it: the function cannot be mapped over a batch.
   std::string one_element_call;
+  bool reads_file = false;  // it reads a file it is given (tf.io.read_file)
+  // Python that loads files each call (np.load, torch.load, h5py.File, pickle.load, open),
+  // as many as its loops say, and those calls as the code spells them.
+  int64_t file_loads = 0;
+  std::vector<std::string> file_load_calls;
   // Its calls whose batched form has another name (parse_single_example: parse_example),
   // which the function must call instead once it is mapped over batches.
   std::vector<Rename> batched_renames;

@@ -50,12 +50,17 @@ engine::Result<RateOfRun> SteadyRateOf(const spec::PipelineSpec& spec, const sim
   return RateOfRun{std::max(0.0, run.steady.steps_per_s), false};
 }
 
-// The work function of the op named `name`, at the top or inside an interleave; null when
-// none is.
+// The work function of the op named `name` (a map's, a loader's __getitem__), at the top or
+// inside an interleave; null when none is.
 const spec::WorkFunction* FunctionNamed(const google::protobuf::RepeatedPtrField<spec::Op>& ops,
                                         const std::string& name) {
   for (const spec::Op& op : ops) {
-    if (op.name() == name) return engine::FunctionOf(op);
+    if (op.name() == name) {
+      // A DataLoader's or Keras's __getitem__ is its work too (a dataset held in memory).
+      if (op.has_dataloader()) return &op.dataloader().getitem();
+      if (op.has_keras_fit()) return &op.keras_fit().getitem();
+      return engine::FunctionOf(op);
+    }
     if (op.has_interleave()) {
       if (const auto* f = FunctionNamed(op.interleave().ops(), name)) return f;
     }

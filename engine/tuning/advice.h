@@ -34,6 +34,8 @@
 //   parallel_generators a from_generator whose next() waits run as several copies through
 //                      an interleave, each yielding every k-th item: a change to the
 //                      generator's code
+//   in_memory          a DataLoader's dataset loads its files once, in __init__, where its
+//                      __getitem__ read them for every item: a change to the Dataset's code
 //   device_bound       no change: the training step is the limit
 
 #include <string>

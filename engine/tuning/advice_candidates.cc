@@ -691,6 +691,55 @@ void AddGeneratorCopies(const spec::PipelineSpec& spec, CandidateList& out) {
   }
 }
 
+// A DataLoader whose __getitem__ loads its files again for every item (Python::
+// wait_loads_files), held in memory instead: the files loaded once, in the Dataset's
+// __init__, an item then its Python alone (pytorch#6547's answer; torchmd-net#235 read its
+// .npy files on every get). Only where the items fit the RAM budget, by what the spec says
+// of their size; a change to the Dataset's code.
+void AddInMemoryDataset(const PipelinePlan& plan, int64_t machine_ram_bytes, CandidateList& out) {
+  const spec::PipelineSpec& spec = *plan.spec;
+  const int64_t ram = RamBudget(spec, machine_ram_bytes);
+  for (const PlannedOp& p : plan.ops) {
+    if (!p.op->has_dataloader()) continue;
+    const spec::Python& python = p.op->dataloader().getitem().python();
+    if (!p.op->dataloader().getitem().has_python() || !python.wait_loads_files()) continue;
+    const std::optional<int64_t> items = p.input_elements;
+    const std::optional<int64_t> bytes =
+        items && python.output_bytes() > 0 ? std::optional<int64_t>(*items * python.output_bytes())
+                                           : std::nullopt;
+    if (bytes && ram > 0 && *bytes > ram) continue;
+    spec::Op held = *p.op;
+    auto* each = held.mutable_dataloader()->mutable_getitem()->mutable_python();
+    each->clear_wait();
+    each->clear_wait_loads_files();
+    SpecEdit edit;
+    edit.replace = {held};
+    auto changed = ApplyEdit(spec, edit);
+    if (!changed.ok()) return;
+    const std::string& name = p.op->name();
+    std::string size;
+    if (bytes) {
+      size = " (" + std::to_string(*items) + " items, " + FormatBytes(*bytes) + " in memory)";
+    } else if (items) {
+      size = " (" + std::to_string(*items) + " items, whose size the spec does not say" +
+             (ram > 0 ? ": check they fit the RAM budget of " + FormatBytes(ram) : "") + ")";
+    }
+    out.Add({"in_memory",
+             name,
+             "hold " + name + "'s dataset in memory",
+             {},
+             "hold in memory what " + name +
+                 "'s __getitem__ reads from files: load the files once, in the Dataset's "
+                 "__init__ (into a list or one array), and index that in __getitem__, so that "
+                 "no item reads a file" +
+                 size,
+             "",
+             std::move(*changed),
+             /*needs_code_change=*/true,
+             std::move(edit)});
+  }
+}
+
 std::vector<AdviceCandidate> AdviceCandidates(const spec::PipelineSpec& spec,
                                               const trace::RangeAnalysis& measured, int cores,
                                               int64_t machine_ram_bytes) {
@@ -701,6 +750,7 @@ std::vector<AdviceCandidate> AdviceCandidates(const spec::PipelineSpec& spec,
   AddPrefetch(*plan, out);
   AddOrderAdvice(spec, measured, out);
   AddCache(*plan, machine_ram_bytes, out);
+  AddInMemoryDataset(*plan, machine_ram_bytes, out);
   AddEpochsRightAfterTheShuffle(spec, std::max(1, cores), out);
   AddOneIteratorForEveryEpoch(spec, out);
   AddShardFileList(spec, out);

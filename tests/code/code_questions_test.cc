@@ -635,5 +635,61 @@ ds = input_fn(None)
       << any_order;
 }
 
+// tensorflow#20068: audio files on Cloud Storage, each read with tf.io.read_file in a map. The
+// map waits on the store for every file, using no core: a request's stand-in latency beside
+// its work, said with its setting (it was costed as CPU alone, and more num_parallel_calls
+// than cores never tried).
+TEST(CodeQuestionsTest, AMapThatReadsABucketsFilesWaitsOnTheStore) {
+  const std::string code = R"(import tensorflow as tf
+files = tf.data.Dataset.list_files('%s')
+def load(path):
+    return tf.audio.decode_wav(tf.io.read_file(path), desired_channels=1)[0]
+ds = files.map(load, num_parallel_calls=8).batch(100)
+)";
+  const ImportedCode remote = ImportWith(code, "gs://my-bucket/audio/*.wav");
+  ASSERT_EQ(remote.spec.ops_size(), 2) << remote.spec.DebugString();
+  EXPECT_EQ(remote.spec.ops(0).map().fn().cpu_work().wait(), "50ms")
+      << remote.spec.ops(0).DebugString();
+  EXPECT_TRUE(Says(remote,
+                   "'load' reads the file each element names (tf.io.read_file) from Cloud "
+                   "Storage: each read waits on the store, using no core, 50ms standing in"))
+      << Notes(remote);
+  EXPECT_TRUE(Says(remote, "--set load.wait=DURATION")) << Notes(remote);
+  const ImportedCode local = ImportWith(code, "/data/audio/*.wav");
+  EXPECT_TRUE(local.spec.ops(0).map().fn().cpu_work().wait().empty())
+      << local.spec.ops(0).DebugString();
+}
+
+// torchmd-net#235, written for torch_geometric: its Dataset's items come from get and len
+// (torch_geometric's __getitem__ calls get), read as __getitem__ and __len__ are; the .npy
+// files get loads for every item are reads from storage beside its Python, said.
+TEST(CodeQuestionsTest, ATorchGeometricDatasetsGetIsItsItemsWork) {
+  const ImportedCode c = Import(R"(import numpy as np
+from torch_geometric.data import Dataset, Data
+from torch_geometric.loader import DataLoader
+class Custom(Dataset):
+    def __init__(self, files, n=5000):
+        super().__init__()
+        self.files = files
+        self.n = n
+    def get(self, idx):
+        coords = np.load(self.files[idx % 3], mmap_mode="r")[idx]
+        forces = np.load(self.files[idx % 3 + 3])
+        return Data(pos=coords, neg_dy=forces)
+    def len(self):
+        return self.n
+loader = DataLoader(Custom(["a.npy"] * 6), batch_size=64, num_workers=2)
+)");
+  ASSERT_FALSE(c.spec.ops().empty()) << Notes(c);
+  EXPECT_EQ(c.spec.source().range().stop(), 5000) << "len() of the instance";
+  const auto& python = c.spec.ops(0).dataloader().getitem().python();
+  EXPECT_EQ(python.wait(), "200us") << python.DebugString();
+  EXPECT_TRUE(python.wait_loads_files());
+  EXPECT_TRUE(Says(c, "`Custom` defines get and len, as a torch_geometric Dataset does"))
+      << Notes(c);
+  EXPECT_TRUE(Says(c, "'loader' loads 2 files an item (np.load)")) << Notes(c);
+  EXPECT_FALSE(Says(c, "is not a class this file defines")) << Notes(c);
+}
+
 }  // namespace
 }  // namespace pipescope::code

@@ -171,6 +171,25 @@ TEST(FigureTableTest, TheLockWaitColumnIsInTheTextWhereAnOpRunsPython) {
 
 // The rate comes with its 95% interval, in the text and --json, where the steps' times give
 // one; a run whose steps all took the same time (a simulation of constant costs) has none.
+// A run whose data ends after a handful of steps (import-code's 100 stand-in files under a
+// batch of 100: one step) says its rates mean little, and names what gives a run to grade.
+TEST(FigureTableTest, ARunOfAFewStepsBeforeTheDataEndsSaysSo) {
+  trace::RangeAnalysis a;
+  a.steps = 1;
+  a.duration_s = 0.65;
+  a.steps_per_s = 1.5;
+  cli::SummaryContext c;
+  c.end_of_data = true;
+  EXPECT_NE(cli::SummaryToText(a, c).find("the data ends after 1 step, too few for these rates"),
+            std::string::npos)
+      << cli::SummaryToText(a, c);
+  a.steps = 400;
+  EXPECT_EQ(cli::SummaryToText(a, c).find("too few"), std::string::npos);
+  a.steps = 1;
+  c.end_of_data = false;  // a run cut short by its duration is not the data's end
+  EXPECT_EQ(cli::SummaryToText(a, c).find("too few"), std::string::npos);
+}
+
 TEST(FigureTableTest, TheRateIsPrintedWithItsInterval) {
   trace::RangeAnalysis a;
   a.steps = 400;

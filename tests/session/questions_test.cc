@@ -107,6 +107,31 @@ TEST(QuestionsTest, TfGuideReadsABucketsFilesInParallel) {
       << patched->text;
 }
 
+// torchmd-net#235: a __getitem__ that loads its three .npy files again for every item. The
+// loads are read as reads from storage beside the item's Python, and the advice that leads is
+// the fix the project merged, its gain simulated: the files loaded once, in __init__.
+TEST(QuestionsTest, Torchmd235HoldTheFilesInMemory) {
+  auto imported = code::ImportCodeFile(kQuestions + "torchmd_235_npy_per_item.py");
+  ASSERT_TRUE(imported.ok()) << imported.status().message();
+  const auto& python = imported->spec.ops(0).dataloader().getitem().python();
+  EXPECT_TRUE(python.wait_loads_files()) << python.DebugString();
+  EXPECT_EQ(python.wait(), "300us") << "three loads of 100 us";
+  const auto [verdict, advice] = AskSpec(imported->spec, "", 5);
+  ASSERT_FALSE(advice.advice.empty()) << verdict.text;
+  const auto& first = advice.advice[0];
+  EXPECT_EQ(first.kind, "in_memory") << first.text;
+  EXPECT_TRUE(first.needs_code_change);
+  EXPECT_GT(first.predicted_gain, 0.5) << first.text;
+  EXPECT_TRUE(Contains(first.text, "load the files once, in the Dataset's __init__")) << first.text;
+  // Items that do not fit the RAM budget are not held in memory.
+  spec::PipelineSpec big = imported->spec;
+  big.mutable_ops(0)->mutable_dataloader()->mutable_getitem()->mutable_python()->set_output_bytes(
+      1 << 20);
+  big.mutable_budget()->set_ram_bytes(int64_t{1} << 30);
+  const auto [big_verdict, big_advice] = AskSpec(big, "", 5);
+  for (const auto& a : big_advice.advice) EXPECT_NE(a.kind, "in_memory") << a.text;
+}
+
 TEST(QuestionsTest, Seed000ParallelReadingOfTheBigFile) {
   const Answer a = Ask("seed_000_one_big_tfrecord.pbtxt");
   ASSERT_FALSE(a.advice.advice.empty());
