@@ -444,7 +444,8 @@ void AddCache(const PipelinePlan& plan, int64_t machine_ram_bytes, CandidateList
 // (ShuffleFusesWithRepeat). A repeat of the dataset further on moves there (what lies
 // between then works across the epochs' ends: a batch may hold two epochs); the training
 // loop's epochs become that repeat, the dataset iterated once (a change to the loop's code).
-// Only where an op after the shuffle fetches ahead (FetchesAheadAfter).
+// A dataset's repeat is moved only where an op after the shuffle fetches ahead
+// (FetchesAheadAfter); the training loop's epochs come with a prefetch where none does.
 void AddEpochsRightAfterTheShuffle(const spec::PipelineSpec& spec, int cores, CandidateList& out) {
   auto plan = PlanPipeline(spec, cores);
   if (!plan.ok()) return;
@@ -458,8 +459,9 @@ void AddEpochsRightAfterTheShuffle(const spec::PipelineSpec& spec, int cores, Ca
     repeat.mutable_repeat()->set_training_loop(false);
     if (!ShuffleFusesWithRepeat(mixer, repeat)) return;            // tf.data fuses no such shuffle
     if (i == shuffle + 1 && !op.repeat().training_loop()) return;  // fused already
-    if (!FetchesAheadAfter(*plan, shuffle)) return;
+    const bool fetches_ahead = FetchesAheadAfter(*plan, shuffle);
     if (!op.repeat().training_loop()) {
+      if (!fetches_ahead) return;
       out.AddMove("reorder", i, shuffle + 1,
                   "repeat right after the shuffle (move " + op.name() + " before " +
                       spec.ops(shuffle + 1).name() + "): tf.data fuses " + mixer.name() +
@@ -476,6 +478,19 @@ void AddEpochsRightAfterTheShuffle(const spec::PipelineSpec& spec, int cores, Ca
       edit.before = spec.ops(shuffle + 1).name();
     }
     edit.replace = {repeat};
+    // Nothing after the shuffle fetches ahead: its work would be the steps' either way, so a
+    // prefetch at the dataset's end comes with it (the verdict's "add a prefetch first").
+    std::string prefetch_too;
+    if (!fetches_ahead) {
+      spec::Op prefetch;
+      prefetch.set_name(UnusedName(spec, "prefetch_last"));
+      prefetch.mutable_prefetch()->set_buffer_size(2);
+      *changed.add_ops() = prefetch;
+      edit.add = prefetch;
+      prefetch_too =
+          ", and add prefetch(2) at the dataset's end, so that the shuffle's work runs "
+          "beside the steps";
+    }
     std::string steps = "its steps per epoch";
     if (plan->ops[i].input_elements) steps = std::to_string(*plan->ops[i].input_elements);
     const int64_t count = op.repeat().has_count() ? op.repeat().count() : -1;
@@ -493,7 +508,7 @@ void AddEpochsRightAfterTheShuffle(const spec::PipelineSpec& spec, int cores, Ca
                  ", steps_per_epoch=" + steps +
                  ")): tf.data fuses the shuffle and the repeat after it, one buffer that "
                  "keeps filling across the epochs' ends, so no epoch waits for " +
-                 mixer.name() + "'s buffer to fill again",
+                 mixer.name() + "'s buffer to fill again" + prefetch_too,
              i == shuffle + 1 ? "" : AssessMove(spec, i, shuffle + 1).explanation,
              std::move(changed),
              /*needs_code_change=*/true,
