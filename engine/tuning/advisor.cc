@@ -353,11 +353,22 @@ struct StartUpChange {
 };
 
 Result<std::vector<StartUpChange>> StartUpAdvice(const spec::PipelineSpec& spec, double base_rate,
+                                                 const trace::RangeAnalysis& measured,
                                                  const SimulatedRate& simulate,
                                                  const AdvisorOptions& options,
                                                  const FirstSteps& base, int& tried) {
   std::vector<StartUpChange> out;
-  const std::vector<AdviceCandidate> candidates = StartUpCandidates(spec, options.cores);
+  std::vector<AdviceCandidate> candidates = StartUpCandidates(spec, options.cores);
+  // Where no step comes at all, no steady rate ranks the other changes: those that keep the
+  // output are tried on the start-up too (minigo#520's readers, one file at a time from
+  // storage, never filled the shuffle buffer in the simulator's run; more of them at once
+  // do), the best of each kind and op kept.
+  if (base_rate <= 0) {
+    for (AdviceCandidate& c :
+         AdviceCandidates(spec, measured, options.cores, options.machine_ram_bytes)) {
+      if (c.changes_output.empty()) candidates.push_back(std::move(c));
+    }
+  }
   tried = static_cast<int>(candidates.size());
   for (const AdviceCandidate& c : candidates) {
     const SoonerStep sooner = SoonerFirstStep(c.spec, base, options);
@@ -368,15 +379,31 @@ Result<std::vector<StartUpChange>> StartUpAdvice(const spec::PipelineSpec& spec,
     auto rate = simulate(c.spec, 1, 1);
     a.predicted_steps_per_s = rate.ok() ? *rate : 0;
     a.predicted_gain = base_rate > 0 && rate.ok() ? *rate / base_rate - 1 : 0;
-    a.text =
-        c.action + ": " + sooner.text +
-        (a.predicted_steps_per_s > 0 ? ", then " + Rate(a.predicted_steps_per_s) + " steps/s" : "");
+    // Where the spec itself gave no step, the simulator's window holds little beyond the
+    // change's start-up: no steady rate to say.
+    a.text = c.action + ": " + sooner.text +
+             (a.predicted_steps_per_s > 0 && base_rate > 0
+                  ? ", then " + Rate(a.predicted_steps_per_s) + " steps/s"
+                  : "");
     if (a.changes_output) a.text += ". It changes the output. " + a.what_changes;
     out.push_back({std::move(a), sooner.saved_s});
   }
-  // Those that keep the output first.
+  // One of each kind and op: the one that saves the most.
+  std::map<std::pair<std::string, std::string>, double> most_saved;
+  for (const StartUpChange& c : out) {
+    double& m = most_saved[{c.advice.kind, c.advice.op}];
+    m = std::max(m, c.saved_s);
+  }
+  std::erase_if(out, [&](const StartUpChange& c) {
+    auto it = most_saved.find({c.advice.kind, c.advice.op});
+    if (it == most_saved.end() || c.saved_s < it->second) return true;
+    most_saved.erase(it);  // the first that saves the most is kept
+    return false;
+  });
+  // Those that keep the output first, then by the time saved.
   std::stable_sort(out.begin(), out.end(), [](const StartUpChange& x, const StartUpChange& y) {
-    return !x.advice.changes_output && y.advice.changes_output;
+    if (x.advice.changes_output != y.advice.changes_output) return !x.advice.changes_output;
+    return x.saved_s > y.saved_s;
   });
   return out;
 }
@@ -536,8 +563,8 @@ Result<AdvisorResult> Advise(const spec::PipelineSpec& spec, const trace::RangeA
       (no_step || (startup_s >= trace::kStartUpToSay &&
                    startup_s >= trace::kStartUpShareToSay * (startup_s + measured.duration_s)))) {
     first_steps = FirstStepsOf(spec, options);
-    ASSIGN_OR_RETURN(sooner, StartUpAdvice(spec, result.simulated_steps_per_s, simulate, options,
-                                           first_steps, result.startup_tried));
+    ASSIGN_OR_RETURN(sooner, StartUpAdvice(spec, result.simulated_steps_per_s, measured, simulate,
+                                           options, first_steps, result.startup_tried));
   }
   result.cores = options.cores;
   result.cores_unbudgeted = spec.budget().cpu_cores() <= 0;

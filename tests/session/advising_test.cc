@@ -439,6 +439,29 @@ TEST(AdvisingTest, EpochsInTheDatasetComeWithAPrefetchWhereNothingFetchesAhead) 
   if (prefetch) EXPECT_GT(epochs->predicted_gain, prefetch->predicted_gain) << prefetch->text;
 }
 
+// minigo#520's shape: a sequential interleave of files that wait on storage, filling a
+// shuffle buffer of 100,000 that no step ends within the simulator's run. With no steady rate
+// to rank them, the changes that keep the output are tried on the start-up too: reading the
+// files in parallel brings the first step sooner than a smaller buffer, and keeps the output.
+TEST(AdvisingTest, WhereNoStepComesReadingInParallelIsTriedOnTheStartUp) {
+  const Advised a = Advise(R"(name: "slow_fill" budget { cpu_cores: 2 }
+      source { name: "files" range { stop: 400 } }
+      ops { name: "read" interleave { per_element { synthetic_file {
+        records_per_file: 500 record_bytes: 1000 read_latency: "5ms" } } cycle_length: 16 } }
+      ops { name: "shuffle" shuffle { buffer_size: 100000 } }
+      ops { name: "batch" batch { batch_size: 256 } }
+      train_step { step_time: "10ms" device: simulated })");
+  ASSERT_FALSE(a.result.advice.empty()) << a.analysis.verdict.text;
+  const engine::Advice& first = a.result.advice.front();
+  EXPECT_EQ(first.kind, "interleave_files") << first.text;
+  EXPECT_FALSE(first.changes_output);
+  EXPECT_NE(first.first_step.find("the first step after"), std::string::npos) << first.text;
+  EXPECT_EQ(first.text.find(", then "), std::string::npos) << "no steady rate to compare";
+  int parallel_reads = 0;
+  for (const auto& advice : a.result.advice) parallel_reads += advice.kind == "interleave_files";
+  EXPECT_EQ(parallel_reads, 1) << "one of each kind and op";
+}
+
 // A sequential decode on two cores, a step it cannot keep up with.
 const char* kSequentialDecode = R"(name: "sequential_decode"
   budget { cpu_cores: 2 }
