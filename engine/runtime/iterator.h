@@ -93,9 +93,11 @@ class Iterator {
                               : last_call_ticks_ - input_ticks_in_call_;
     // Calls that produced no element have their own kind, so that counting kCall events
     // counts elements.
-    recorder->Record(
-        record::Event{t0, t1, flags == 0 ? out.id : 0, record::SaturateU32(self), stats_->id,
-                      flags == 0 ? record::EventKind::kCall : record::EventKind::kCallEnd, flags});
+    uint8_t event_flags = flags;
+    const uint32_t self_value = record::EncodeSelf(self, event_flags);
+    recorder->Record(record::Event{
+        t0, t1, flags == 0 ? out.id : 0, self_value, stats_->id,
+        flags == 0 ? record::EventKind::kCall : record::EventKind::kCallEnd, event_flags});
     ended_ = end_of_sequence && s.ok();
     const bool buffers = stats_->asynchronous || stats_->buffer_size != nullptr;
     if (flags == 0 && buffers && (calls_++ & 63) == 0) {

@@ -46,16 +46,16 @@ void SimIterator::RecordRunCall(SimThread& thread, int64_t start, int64_t input_
                                 const SimElement* elements, uint64_t first_id, int64_t* input_ns) {
   const int64_t end = now();
   if (input_ns != nullptr) *input_ns += end - start;
-  const uint32_t self_u32 = SelfTime(start, end, input_before);
+  const uint64_t self = SelfTime(start, end, input_before);
   if (n == 0) {
-    ctx_.trace->Span(record::EventKind::kCallEnd, stage_.id, thread, start, end, 0, self_u32,
+    ctx_.trace->Span(record::EventKind::kCallEnd, stage_.id, thread, start, end, 0, self,
                      record::kFlagEndOfSequence);
   } else if (first_id != 0) {
     ctx_.trace->ConsecutiveRun(record::EventKind::kCall, stage_.id, thread, start, end, first_id,
-                               static_cast<uint32_t>(n), self_u32);
+                               static_cast<uint32_t>(n), self);
   } else {
     ctx_.trace->Run(record::EventKind::kCall, stage_.id, thread, start, end, elements,
-                    static_cast<size_t>(n), self_u32);
+                    static_cast<size_t>(n), self);
   }
 }
 

@@ -287,9 +287,9 @@ class SimIterator {
 
  private:
   // A call's self time, [start, end) less what its input took since `input_before`.
-  uint32_t SelfTime(int64_t start, int64_t end, int64_t input_before) const {
+  uint64_t SelfTime(int64_t start, int64_t end, int64_t input_before) const {
     const int64_t self = asynchronous_ ? 0 : (end - start) - (input_ns_ - input_before);
-    return record::SaturateU32(static_cast<uint64_t>(std::max<int64_t>(0, self)));
+    return static_cast<uint64_t>(std::max<int64_t>(0, self));
   }
 
   // Records a call that gave n elements: `elements`, or n consecutive ids from `first_id`,

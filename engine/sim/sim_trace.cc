@@ -1,6 +1,7 @@
 #include "engine/sim/sim_trace.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "instrumentation/record/populate_pages.h"
 
@@ -23,7 +24,7 @@ void SimTrace::Marker(int64_t time_ns, std::string text) {
 }
 
 void SimTrace::AddRun(record::EventKind kind, uint16_t op, uint32_t thread, int64_t start,
-                      int64_t end, const SimElement* elements, size_t n, uint32_t value) {
+                      int64_t end, const SimElement* elements, size_t n, uint64_t value) {
   if (n == 0) return;
   if (IdsAreConsecutive(elements, n)) {
     Add(kind, op, thread, start, end, elements[0].id, value, 0, static_cast<uint32_t>(n));
@@ -38,7 +39,8 @@ void SimTrace::AddRun(record::EventKind kind, uint16_t op, uint32_t thread, int6
     while (j < n && elements[j].id == elements[j - 1].id + 1) ++j;
     const int64_t part_end =
         j == n ? end : start + static_cast<int64_t>(ns_per * static_cast<double>(j));
-    const auto part_value = static_cast<uint32_t>(value_per * static_cast<double>(j - i) + 0.5);
+    const auto part_value =
+        static_cast<uint64_t>(std::llround(value_per * static_cast<double>(j - i)));
     Add(kind, op, thread, part_start, part_end, elements[i].id, part_value, 0,
         static_cast<uint32_t>(j - i));
     part_start = part_end;

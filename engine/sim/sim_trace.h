@@ -33,19 +33,19 @@ class SimTrace {
   void DefineStage(const record::StageDef& stage);
   void Marker(int64_t time_ns, std::string text);
   void Span(record::EventKind kind, uint16_t op, const SimThread& thread, int64_t start,
-            int64_t end, uint64_t element = 0, uint32_t value = 0, uint8_t flags = 0) {
+            int64_t end, uint64_t element = 0, uint64_t value = 0, uint8_t flags = 0) {
     if (recording()) Add(kind, op, thread.id, start, end, element, value, flags);
   }
   // One span for n elements (a run: record::TraceEvent::calls) with `value` their total.
   // A run names consecutive element ids; where ids jump, it is cut there, each part taking
   // its share of the span and the value.
   void Run(record::EventKind kind, uint16_t op, const SimThread& thread, int64_t start, int64_t end,
-           const SimElement* elements, size_t n, uint32_t value) {
+           const SimElement* elements, size_t n, uint64_t value) {
     if (recording()) AddRun(kind, op, thread.id, start, end, elements, n, value);
   }
   // A run of n consecutive ids from `first_id` (Run without the elements).
   void ConsecutiveRun(record::EventKind kind, uint16_t op, const SimThread& thread, int64_t start,
-                      int64_t end, uint64_t first_id, uint32_t n, uint32_t value) {
+                      int64_t end, uint64_t first_id, uint32_t n, uint64_t value) {
     if (recording()) Add(kind, op, thread.id, start, end, first_id, value, 0, n);
   }
   void Counter(record::EventKind kind, uint16_t op, uint32_t thread, int64_t time, uint32_t value) {
@@ -68,7 +68,7 @@ class SimTrace {
 
  private:
   void Add(record::EventKind kind, uint16_t op, uint32_t thread, int64_t start, int64_t end,
-           uint64_t element, uint32_t value, uint8_t flags, uint32_t calls = 1) {
+           uint64_t element, uint64_t value, uint8_t flags, uint32_t calls = 1) {
     if (batch_.events.size() == populated_) PopulateAhead();
     batch_.events.push_back(
         record::TraceEvent{start, end, element, value, thread, op, kind, flags, calls});
@@ -88,7 +88,7 @@ class SimTrace {
   // 1,200 pages for its batches, at 11 us each on a virtual machine.
   void PopulateAhead();
   void AddRun(record::EventKind kind, uint16_t op, uint32_t thread, int64_t start, int64_t end,
-              const SimElement* elements, size_t n, uint32_t value);
+              const SimElement* elements, size_t n, uint64_t value);
 
   std::unique_ptr<SinkThread> sink_thread_;
   std::deque<SimThread> threads_;  // stable addresses: threads hold references

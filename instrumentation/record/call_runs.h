@@ -136,20 +136,20 @@ class SourceCallRun {
   static Event SingleCall(uint16_t op, uint64_t start, uint64_t end, uint64_t element,
                           uint8_t flags) {
     const bool got = flags == 0;
-    return Event{start,
-                 end,
-                 got ? element : 0,
-                 SaturateU32(end - start),
-                 op,
-                 got ? EventKind::kCall : EventKind::kCallEnd,
-                 flags};
+    uint8_t event_flags = flags;
+    const uint32_t self = EncodeSelf(end - start, event_flags);
+    return Event{start,      end, got ? element : 0,
+                 self,       op,  got ? EventKind::kCall : EventKind::kCallEnd,
+                 event_flags};
   }
 
   template <typename Push>
   void Emit(uint64_t start, uint64_t end, uint64_t first, uint32_t calls, uint64_t self,
             Push&& push) const {
     if (calls > 1) push(Event{start, start, 0, calls, op_, EventKind::kRunCalls, 0});
-    push(Event{start, end, first, SaturateU32(self), op_, EventKind::kCall, 0});
+    uint8_t flags = 0;
+    const uint32_t value = EncodeSelf(self, flags);
+    push(Event{start, end, first, value, op_, EventKind::kCall, flags});
   }
 
   void Begin(const void* owner, uint16_t op, uint64_t t0, uint64_t t1, uint64_t element,

@@ -46,6 +46,9 @@ enum EventFlags : uint8_t {
   kFlagTimesInNs = 4,      // start/end are NowNs() nanoseconds, not ticks
   // A kWork span of a worker process starting (spawn or fork, imports), on no element.
   kFlagStartUp = 8,
+  // A call's self time in `value` is in units of 1024 ticks (EncodeSelf): past 2^32 ticks.
+  // Only between a thread and the collector, never in a trace.
+  kFlagSelfScaled = 16,
 };
 
 // The value of a DataLoader's kWaitInput span that takes no items: its batch is made of the
@@ -104,6 +107,18 @@ inline const char* KindLabel(EventKind kind) {
 
 inline uint32_t SaturateU32(uint64_t v) {
   return v > UINT32_MAX ? UINT32_MAX : static_cast<uint32_t>(v);
+}
+
+// A call's self time for Event::value: as it is below 2^32 ticks, else in units of 1024
+// with kFlagSelfScaled added to `flags` (a call of more than 4.3 s of its own, a batch of
+// slow items, kept to a microsecond rather than cut at 4.3 s); DecodeSelf reads it back.
+inline uint32_t EncodeSelf(uint64_t self, uint8_t& flags) {
+  if (self <= UINT32_MAX) return static_cast<uint32_t>(self);
+  flags = static_cast<uint8_t>(flags | kFlagSelfScaled);
+  return SaturateU32(self >> 10);
+}
+inline uint64_t DecodeSelf(uint32_t value, uint8_t flags) {
+  return (flags & kFlagSelfScaled) != 0 ? uint64_t{value} << 10 : value;
 }
 
 }  // namespace pipescope::record

@@ -260,14 +260,15 @@ void Recorder::CollectOnce(bool final) {
       }
       out.element = e.element;
       const bool self_in_ticks = e.kind == EventKind::kCall || e.kind == EventKind::kCallEnd;
-      out.value =
-          self_in_ticks ? SaturateU32(static_cast<uint64_t>(clock.DurationNs(e.value))) : e.value;
+      out.value = self_in_ticks ? static_cast<uint64_t>(std::max<int64_t>(
+                                      0, clock.DurationNs(DecodeSelf(e.value, e.flags))))
+                                : e.value;
       // CPU samples carry the sampled thread in `element`; everything else is its own.
       out.thread = e.kind == EventKind::kCpuTime ? static_cast<uint32_t>(e.element) : t->id;
       if (e.kind == EventKind::kCpuTime) out.element = 0;
       out.op = e.op;
       out.kind = e.kind;
-      out.flags = static_cast<uint8_t>(e.flags & ~kFlagTimesInNs);
+      out.flags = static_cast<uint8_t>(e.flags & ~(kFlagTimesInNs | kFlagSelfScaled));
       if (e.kind == EventKind::kCall && calls > 1) out.calls = calls;
       (e.kind == EventKind::kBufferLevel ? levels_ : batch.events).push_back(out);
     });

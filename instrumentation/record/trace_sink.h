@@ -15,7 +15,7 @@ struct TraceEvent {
   int64_t start_ns;  // since the recording started
   int64_t end_ns;
   uint64_t element;
-  uint32_t value;   // kCall: self ns; counters: the reading
+  uint64_t value;   // kCall: self ns; counters: the reading
   uint32_t thread;  // ThreadDef::id of the thread that recorded it
   uint16_t op;
   EventKind kind;

@@ -20,7 +20,7 @@ void Track::ShrinkToFit() {
   block_extra_call_sums_.shrink_to_fit();
 }
 
-void Track::Append(int64_t start, int64_t end, uint64_t element, uint32_t value, uint32_t calls,
+void Track::Append(int64_t start, int64_t end, uint64_t element, uint64_t value, uint32_t calls,
                    uint32_t label, uint32_t args) {
   const size_t i = size();
   if (i != 0) start = std::max(start, last_end_);
@@ -49,7 +49,12 @@ void Track::Append(int64_t start, int64_t end, uint64_t element, uint32_t value,
   // Lazy columns start when the first non-zero value arrives, with the zeros before it.
   if (value != 0 || !values_.empty()) {
     values_.Fill(i - values_.size(), 0);
-    values_.push_back(value);
+    if (value >= kLargeValue) {
+      values_.push_back(kLargeValue);
+      large_values_[i] = value;
+    } else {
+      values_.push_back(static_cast<uint32_t>(value));
+    }
   }
   if (element > UINT32_MAX && wide_elements_.empty()) {
     for (size_t k = 0; k < i; ++k) wide_elements_.push_back(elements_.empty() ? 0 : elements_[k]);
@@ -76,7 +81,7 @@ void Track::Append(int64_t start, int64_t end, uint64_t element, uint32_t value,
     args_.push_back(args);
   }
   duration_sum_ += d;
-  value_sum_ += value;
+  value_sum_ += static_cast<double>(value);
   extra_call_sum_ += extra;
   last_end_ = end;
 }
@@ -177,7 +182,7 @@ int64_t Track::SumDurations(size_t i, size_t j) const {
 double Track::SumValues(size_t i, size_t j) const {
   if (values_.empty()) return 0;
   return BlockSum(i, j, block_value_sums_, value_sum_,
-                  [this](size_t k) { return static_cast<double>(values_[k]); });
+                  [this](size_t k) { return static_cast<double>(value(k)); });
 }
 
 int64_t Track::CallsIn(size_t i, size_t j) const {
@@ -289,7 +294,7 @@ size_t Track::memory_bytes() const {
          labels_.memory_bytes() + args_.memory_bytes() +
          (block_duration_sums_.capacity() + block_extra_call_sums_.capacity()) * sizeof(int64_t) +
          block_value_sums_.capacity() * sizeof(double) +
-         (long_durations_.size() + far_starts_.size()) * 32;
+         (long_durations_.size() + far_starts_.size() + large_values_.size()) * 32;
 }
 
 }  // namespace pipescope::trace

@@ -76,7 +76,7 @@ class Track {
   // `calls` > 1: a run of that many calls, on elements element .. element + calls - 1.
   // `label` and `args` are ids in the model's name and argument tables (0: none); only
   // imported spans have them.
-  void Append(int64_t start, int64_t end, uint64_t element, uint32_t value, uint32_t calls = 1,
+  void Append(int64_t start, int64_t end, uint64_t element, uint64_t value, uint32_t calls = 1,
               uint32_t label = 0, uint32_t args = 0);
 
   int64_t start(size_t i) const {
@@ -88,7 +88,11 @@ class Track {
     return d == kLongDuration ? long_durations_.at(i) : d;
   }
   int64_t end(size_t i) const { return start(i) + duration(i); }
-  uint32_t value(size_t i) const { return values_.empty() ? 0 : values_[i]; }
+  uint64_t value(size_t i) const {
+    if (values_.empty()) return 0;
+    const uint32_t v = values_[i];
+    return v == kLargeValue ? large_values_.at(i) : v;
+  }
   uint64_t element(size_t i) const;
   // Calls (elements) span i stands for: 1, or a run's count.
   uint32_t calls(size_t i) const { return extra_calls_.empty() ? 1 : 1 + extra_calls_[i]; }
@@ -168,6 +172,10 @@ class Track {
   ChunkedColumn<uint32_t> labels_;         // empty while no span has a name of its own
   ChunkedColumn<uint32_t> args_;           // empty while no span has arguments
   std::unordered_map<size_t, int64_t> long_durations_;
+  // Values of 2^32 - 1 or more (a call's self time past 4.3 s: a batch of slow items), by
+  // index; the column holds kLargeValue there.
+  static constexpr uint32_t kLargeValue = UINT32_MAX;
+  std::unordered_map<size_t, uint64_t> large_values_;
   std::unordered_map<size_t, int64_t> far_starts_;  // 2^32 ns (4.3 s) or more past its block's
   // Running sums at the start of each block: block b covers [b*kBlock, (b+1)*kBlock).
   std::vector<int64_t> block_duration_sums_;

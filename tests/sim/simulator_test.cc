@@ -399,6 +399,21 @@ TEST(SimulatorTest, AGeneratorAndPythonMapsShareTheInterpreterLock) {
   EXPECT_EQ(a.verdict.suggestion.find("read in parallel"), std::string::npos) << a.verdict.text;
 }
 
+// A call whose own time passes 2^32 ns (a batch of 64 slow items, prototree#2's 38 s): its
+// self time is kept whole, where it was cut at 4.3 s and the op's busy share fell with it.
+TEST(SimulatorTest, ACallOfMoreThanFourSecondsKeepsItsOwnTime) {
+  const std::string spec =
+      Pipeline(R"(ops { name: "m" map { fn { cpu_work { duration: "6s" } } } })",
+               "range { start: 0 stop: 100 }", "1ms");
+  SimRun r = Simulated(spec, 20);
+  const record::StageDef* m = r.model->StageNamed("m");
+  ASSERT_NE(m, nullptr);
+  const auto calls = r.model->TracksOf(record::EventKind::kCall, m->id);
+  ASSERT_FALSE(calls.empty());
+  ASSERT_GT(calls[0]->size(), 0u);
+  EXPECT_NEAR(static_cast<double>(calls[0]->value(0)), 6e9, 1e6);
+}
+
 TEST(SimulatorTest, ParallelMapBuffersAsDeeplyAsTheEngines) {
   // Two workers far faster than the 10 ms step fill the engine's 16 slots (tf.data would
   // hold 2), then wait for room; the buffer never holds more.
@@ -408,7 +423,7 @@ TEST(SimulatorTest, ParallelMapBuffersAsDeeplyAsTheEngines) {
   SimRun r = Simulated(spec, 2);
   const record::StageDef* m = r.model->StageNamed("m");
   ASSERT_NE(m, nullptr);
-  uint32_t deepest = 0;
+  uint64_t deepest = 0;
   for (const trace::Track* t : r.model->TracksOf(record::EventKind::kBufferLevel, m->id)) {
     for (size_t i = 0; i < t->size(); ++i) deepest = std::max(deepest, t->value(i));
   }

@@ -65,6 +65,11 @@ std::vector<record::TraceBatch> Batches() {
       t += d + 1 + static_cast<int64_t>(rng() % 100);
       element += 1 + rng() % 3;
     }
+    // A call of 38 s of its own (a batch of 64 items at 600 ms): past 32 bits of nanoseconds.
+    batches[b].events.push_back(
+        {t, t + 38'400'000'000, element, 38'400'000'000, 3, 0, EventKind::kCall, 0});
+    t += 38'400'000'001;
+    ++element;
     batches[b].time_ns = t;
     batches[b].dropped_total = 7 * static_cast<uint64_t>(b);
   }

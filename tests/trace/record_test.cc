@@ -319,6 +319,32 @@ TEST(RecorderTest, ARunStillOpenWhenItsThreadEndsIsDelivered) {
   EXPECT_EQ(source->CallsIn(0, source->size()), 50);
 }
 
+// A call's own time in an Event's 32 bits: exact below 2^32 ticks, in units of 1024 past
+// them (a 38 s batch of slow items keeps its time to a microsecond, where it was cut at
+// 4.3 s), and the collector hands on nanoseconds without the flag that said so.
+TEST(RecorderTest, ACallsSelfTimePast32BitsReachesTheTrace) {
+  uint8_t flags = 0;
+  EXPECT_EQ(EncodeSelf(1234, flags), 1234u);
+  EXPECT_EQ(flags, 0);
+  const uint64_t long_self = uint64_t{40} << 30;
+  const uint32_t encoded = EncodeSelf(long_self, flags);
+  EXPECT_EQ(flags, kFlagSelfScaled);
+  EXPECT_EQ(DecodeSelf(encoded, flags), long_self);
+
+  Recording recording;
+  Recorder& recorder = recording.recorder;
+  const uint64_t t0 = Ticks();
+  const uint64_t self_ticks = TickCalibration::Get().TicksFor(38'400'000'000);
+  uint8_t call_flags = 0;
+  const uint32_t value = EncodeSelf(self_ticks, call_flags);
+  recorder.Record(Event{t0, t0 + self_ticks, 7, value, 1, EventKind::kCall, call_flags});
+  recorder.Stop();
+  const auto calls = recording.model.TracksOf(EventKind::kCall, 1);
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_NEAR(static_cast<double>(calls[0]->value(0)), 38.4e9, 1e4);
+  EXPECT_EQ(calls[0]->element(0), 7u) << "still a call that gave its element";
+}
+
 TEST(RecorderTest, SpansKeepTheirRealDurations) {
   Recording recording;
   Recorder& recorder = recording.recorder;

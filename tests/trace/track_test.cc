@@ -138,6 +138,21 @@ TEST(TrackTest, KeepsLongDurationsAndWideElementIds) {
   EXPECT_EQ(track.SumRange(0, 20'000'000'000).covered_ns, 10'000'000'100);
 }
 
+// A call's self time past 2^32 ns (a DataLoader batch of 64 items at 600 ms each, 38.4 s)
+// reads back whole and counts whole in the sums, where it was cut at 4.3 s and its op
+// looked idle beside its neighbours.
+TEST(TrackTest, KeepsValuesPast32Bits) {
+  Track track({record::EventKind::kCall, 1, 1});
+  track.Append(0, 40'000'000'000, 1, 38'400'000'000);
+  track.Append(40'000'000'000, 40'000'001'000, 2, 900);
+  track.Append(40'000'001'000, 40'000'002'000, 3, UINT32_MAX);  // exactly the column's escape
+  EXPECT_EQ(track.value(0), 38'400'000'000u);
+  EXPECT_EQ(track.value(1), 900u);
+  EXPECT_EQ(track.value(2), UINT32_MAX);
+  EXPECT_DOUBLE_EQ(track.SumRange(0, 50'000'000'000).value,
+                   38'400'000'000.0 + 900.0 + static_cast<double>(UINT32_MAX));
+}
+
 TEST(TrackTest, RunsCountEveryCallTheyStandFor) {
   Track track({record::EventKind::kCall, 1, 1});
   std::mt19937_64 rng(5);

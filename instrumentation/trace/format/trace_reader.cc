@@ -92,7 +92,7 @@ Status DecodeEvents(const TrackColumns& t, int64_t base_ns, const LabelIds& labe
       return Corrupt(where, "event column ends at event " + std::to_string(i) + " of " +
                                 std::to_string(t.count()));
     }
-    if (d > (uint64_t{1} << 62) || v > UINT32_MAX || x >= UINT32_MAX) {
+    if (d > (uint64_t{1} << 62) || v > (uint64_t{1} << 62) || x >= UINT32_MAX) {
       return Corrupt(
           where, "event " + std::to_string(i) + " has an impossible duration, value or call count");
     }
@@ -121,8 +121,7 @@ Status DecodeEvents(const TrackColumns& t, int64_t base_ns, const LabelIds& labe
     const uint32_t arg_id =
         arg_length == 0 ? 0 : args.Add(std::string_view(t.arg_text()).substr(arg_at, arg_length));
     arg_at += arg_length;
-    track.Append(start, end, element, static_cast<uint32_t>(v), static_cast<uint32_t>(x + 1),
-                 label_ids[label], arg_id);
+    track.Append(start, end, element, v, static_cast<uint32_t>(x + 1), label_ids[label], arg_id);
     latest_end = std::max(latest_end, end);
     previous_end = end;
     previous_element = element;
