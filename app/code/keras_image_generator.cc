@@ -115,7 +115,10 @@ Value Flow(PythonReader& r, const CallArgs& a, const CallArgs& generator, int64_
       "ImageDataGenerator." + call + "() makes each batch of " + std::to_string(batch) +
           " in Python, sample by sample" +
           (load_ns > 0 ? ", each image loaded from its file (PIL) first" : "") +
-          (ranges.empty() ? ": no transform is set, so a sample costs little"
+          (ranges.empty() ? std::string(": no rotation, shift, shear or zoom range is set, so "
+                                        "no affine transform (flips and rescaling cost next to "
+                                        "nothing beside ") +
+                                (load_ns > 0 ? "the load)" : "the copy)")
                           : ": " + ranges +
                                 " make an affine transform of each sample's channels "
                                 "(scipy.ndimage), about " +

@@ -458,6 +458,11 @@ for i in range(5):
 )");
   EXPECT_EQ(keras.spec.train_step().step_time(), "3s") << Notes(keras);
   EXPECT_TRUE(HasNote(keras, 7, "the loop sleeps 3s")) << Notes(keras);
+  // No affine range: the load is the sample's cost, flips or rescaling or not.
+  EXPECT_TRUE(HasNote(keras, 6,
+                      "no rotation, shift, shear or zoom range is set, so no affine transform "
+                      "(flips and rescaling cost next to nothing beside the load)"))
+      << Notes(keras);
   EXPECT_TRUE(HasNote(keras, 7,
                       "the loop takes flow's batches by hand, each made when it is asked for: "
                       "Keras makes them ahead, in workers, only inside fit(gen, workers=N)"))
