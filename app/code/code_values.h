@@ -350,6 +350,9 @@ inline ValueList::Vector::iterator ValueList::erase(Vector::const_iterator first
 
 // What argparse's parse_args() gives: its attributes are the flags' defaults.
 inline constexpr char kParsedArguments[] = "argparse.Namespace";
+// A namespace the code fills itself (argparse.Namespace(batch_size=64), SimpleNamespace):
+// a kDict of that `s`, its attributes the keywords it was made with.
+inline constexpr char kKeywordNamespace[] = "namespace";
 
 // Arguments of a call, by position and keyword.
 struct CallArgs {

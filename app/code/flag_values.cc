@@ -80,6 +80,18 @@ const Dialect& FlagsDialect() {
       Value parsed{.kind = Value::Kind::kInstance, .s = kParsedArguments, .node = a.node};
       return Value{.kind = Value::Kind::kList, .items = {parsed, Value{}}, .node = a.node};
     };
+    // argparse.Namespace(batch_size=64, ...), types.SimpleNamespace(...): a config the code
+    // writes out, its attributes its keywords (prototree's args, a notebook's config).
+    for (const char* path : {"argparse.Namespace", "types.SimpleNamespace"}) {
+      f.functions[path] = [](PythonReader&, const CallArgs& a) {
+        Value ns{.kind = Value::Kind::kDict, .s = kKeywordNamespace, .node = a.node};
+        for (const auto& [name, value] : a.keyword) {
+          ns.items.push_back(Value{.kind = Value::Kind::kString, .s = name});
+          ns.items.push_back(value);
+        }
+        return ns;
+      };
+    }
     for (const char* path : {"os.cpu_count", "multiprocessing.cpu_count", "psutil.cpu_count"}) {
       f.functions[path] = CpuCount;
     }

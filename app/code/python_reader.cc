@@ -1628,6 +1628,15 @@ Value PythonReader::Evaluate(const SyntaxNode& e) {
                    .s = object.s + "." + std::string(e.field("attribute").text()),
                    .node = e};
     }
+    if (object.Is(Value::Kind::kDict) && object.s == kKeywordNamespace) {
+      const std::string_view name = e.field("attribute").text();
+      for (size_t k = 0; k + 1 < object.items.size(); k += 2) {
+        if (object.items[k].s != name) continue;
+        Value v = object.items[k + 1];
+        v.node = e;  // written back in place of `args.batch_size`, where a knob takes it
+        return v;
+      }
+    }
     return Value{.node = e};
   }
   if (t == "parenthesized_expression") {

@@ -439,6 +439,23 @@ for epoch in range(5):
       AnyHas(unwritten->notes, "write .repeat(EPOCHS) after it and iterate the dataset once"));
 }
 
+// A config the code writes out itself, argparse.Namespace(batch_size=64, ...) as prototree's
+// notebooks do, or types.SimpleNamespace (pytorch#81412's benchmark): its attributes are the
+// keywords it was made with, where they were read as known only when the code ran.
+TEST(CodeImportTest, ANamespaceTheCodeFillsGivesItsAttributes) {
+  for (const char* made : {"argparse.Namespace", "types.SimpleNamespace"}) {
+    const auto c = Import(std::string("import argparse\nimport types\nimport torch\nargs = ") +
+                          made + R"((batch_size=64, num_workers=3, name="cub")
+loader = torch.utils.data.DataLoader(dataset, batch_size=args.batch_size,
+                                     num_workers=args.num_workers)
+)");
+    ASSERT_FALSE(c.spec.ops().empty()) << made << "\n" << Notes(c);
+    EXPECT_EQ(c.spec.ops(0).dataloader().batch_size(), 64) << made << "\n" << Notes(c);
+    EXPECT_EQ(c.spec.ops(0).dataloader().num_workers(), 3) << made;
+    EXPECT_EQ(Notes(c).find("`args."), std::string::npos) << made << "\n" << Notes(c);
+  }
+}
+
 // keras#9332: a loop that takes each batch by hand (`X, Y = gen.next()`, `next(it)`) and
 // sleeps for the GPU's work, printing as it goes: the sleep is the step, as in a loop over
 // the pipeline; without a sleep the loop times the input alone.
