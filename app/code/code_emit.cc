@@ -334,21 +334,7 @@ struct Emitter {
 
   // What interleave's or flat_map's function makes of an element.
   // The storage of the files an interleave reads, where it is not import-code's stand-in's.
-  // `remote_code`: the code written reads the files from a remote store, whose stand-in
-  // latencies import-code gives them again; only what differs from the stand-in is said.
-  void SyntheticFilePragmas(const std::string& op, const spec::SyntheticFile& f,
-                            bool remote_code = false) {
-    if (remote_code && f.storage_is_stand_in()) {
-      spec::SyntheticFile rest = f;
-      rest.clear_open_latency();
-      rest.clear_read_latency();
-      rest.clear_read_latency_cv();
-      if (rest.read_request_bytes() == RemoteStoreStandIn::kRequestBytes) {
-        rest.clear_read_request_bytes();
-      }
-      SyntheticFilePragmas(op, rest);
-      return;
-    }
+  void SyntheticFilePragmas(const std::string& op, const spec::SyntheticFile& f) {
     if (!f.size_is_stand_in() || f.records_per_file() != kStandInRecordsPerFile) {
       Pragma(op + ".records_per_file=" + std::to_string(f.records_per_file()));
     }
@@ -678,12 +664,17 @@ engine::Result<EmittedCode> EmitTfData(const spec::PipelineSpec& spec) {
     files = std::string("FILES = \"gs://your-bucket/") + SuffixFor(f.stands_for()) +
             "\"  # on the store (gs://, s3://, hdfs://, ...)\n";
     e.chain << var << " = tf.data." << ReaderFor(f.stands_for()) << "(tf.io.gfile.glob(FILES)";
-    // The request's size is the reader's buffer, where it is not the stand-in's.
+    // The store's stand-in latencies come again as the code is read; the request's size is
+    // the reader's buffer (TFRecordDataset's buffer_size), where it is not the stand-in's.
     spec::SyntheticFile rest = f;
-    if (f.stands_for() != spec::text_line_files &&
-        f.read_request_bytes() != RemoteStoreStandIn::kRequestBytes) {
+    rest.clear_open_latency();
+    rest.clear_read_latency();
+    rest.clear_read_latency_cv();
+    if (f.read_request_bytes() == RemoteStoreStandIn::kRequestBytes) {
+      rest.clear_read_request_bytes();
+    } else if (f.stands_for() != spec::text_line_files) {
       e.chain << ", buffer_size=" << f.read_request_bytes();
-      rest.set_read_request_bytes(RemoteStoreStandIn::kRequestBytes);
+      rest.clear_read_request_bytes();
     }
     if (il.num_parallel_calls() != 0) {
       e.chain << ", num_parallel_reads=" << Knob(il.num_parallel_calls());
@@ -692,7 +683,7 @@ engine::Result<EmittedCode> EmitTfData(const spec::PipelineSpec& spec) {
     if (!source.size_is_stand_in() || source.range().stop() != kStandInFiles) {
       e.Pragma("files.stop=" + std::to_string(source.range().stop()));
     }
-    e.SyntheticFilePragmas("read", rest, /*remote_code=*/true);
+    e.SyntheticFilePragmas("read", rest);
     first_op = 1;
   } else if (spec.ops_size() > 0 && IsParallelReads(source, spec.ops(0))) {
     const auto& il = spec.ops(0).interleave();

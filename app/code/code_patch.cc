@@ -367,8 +367,6 @@ spec::PipelineSpec WriteEpochsIntoTheDataset(const ImportedCode& original,
   return rest;
 }
 
-}  // namespace
-
 // Whether `name` is a name the text uses (a whole word of it).
 bool UsesName(const std::string& text, const std::string& name) {
   const auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
@@ -407,6 +405,8 @@ bool WriteNondeterministicOptions(const ImportedCode& original, std::vector<Edit
       "not only the one advised");
   return true;
 }
+
+}  // namespace
 
 engine::Result<EmittedCode> PatchCode(const ImportedCode& original,
                                       const spec::PipelineSpec& advised) {

@@ -161,6 +161,11 @@ bool LoadsAFile(const std::string& path) {
   return false;
 }
 
+// tf.io.read_file (tf.read_file in TF 1): a map's read of the file its element names.
+bool ReadsTheNamedFile(const std::string& path) {
+  return path.rfind("tf.", 0) == 0 && EndsWithName(path, "read_file");
+}
+
 // TensorFlow's calls that take one element, a scalar string: an image's encoded bytes, a
 // file's name, a WAV's bytes. A function that calls one cannot be mapped after batch
 // (parse_single_example can: its batched form is parse_example).
@@ -565,7 +570,7 @@ void CollectCall(PythonReader& reader, const RecordedCall& call, Found& found, i
     found.images += found.times;
     found.repeats_uncounted |= found.times_unknown;
   }
-  found.reads_file |= EndsWithName(call.path, "read_file");
+  found.reads_file |= ReadsTheNamedFile(call.path);
   // The first, a decode named over the read_file it is given (decode_png(read_file(f))).
   if (TakesOneElement(call.path) &&
       (found.one_element_call.empty() || EndsWithName(found.one_element_call, "read_file"))) {
@@ -670,7 +675,7 @@ StageWork ReadWork(PythonReader& reader, const Value& function, const std::strin
     const std::string path = CanonicalPath(function.s);
     work.random = DrawsRandomNumbers(path);
     if (TakesOneElement(path)) work.one_element_call = path;
-    work.reads_file = EndsWithName(path, "read_file");
+    work.reads_file = ReadsTheNamedFile(path);
     if (const KnownWork* k = FindKnown(path, CallArgs{}); k && !python) {
       work.name = k->name;
       k->build(CallArgs{}, work.fn);

@@ -376,15 +376,16 @@ Result<std::vector<StartUpChange>> StartUpAdvice(const spec::PipelineSpec& spec,
     Advice a = AdviceFrom(c);
     a.confidence = "high";
     a.first_step = sooner.text;
-    auto rate = simulate(c.spec, 1, 1);
-    a.predicted_steps_per_s = rate.ok() ? *rate : 0;
-    a.predicted_gain = base_rate > 0 && rate.ok() ? *rate / base_rate - 1 : 0;
     // Where the spec itself gave no step, the simulator's window holds little beyond the
-    // change's start-up: no steady rate to say.
-    a.text = c.action + ": " + sooner.text +
-             (a.predicted_steps_per_s > 0 && base_rate > 0
-                  ? ", then " + Rate(a.predicted_steps_per_s) + " steps/s"
-                  : "");
+    // change's start-up: no steady rate to simulate or say.
+    if (base_rate > 0) {
+      auto rate = simulate(c.spec, 1, 1);
+      a.predicted_steps_per_s = rate.ok() ? *rate : 0;
+      a.predicted_gain = rate.ok() ? *rate / base_rate - 1 : 0;
+    }
+    a.text =
+        c.action + ": " + sooner.text +
+        (a.predicted_steps_per_s > 0 ? ", then " + Rate(a.predicted_steps_per_s) + " steps/s" : "");
     if (a.changes_output) a.text += ". It changes the output. " + a.what_changes;
     out.push_back({std::move(a), sooner.saved_s});
   }
