@@ -184,10 +184,14 @@ int WriteAdviceIntoCode(const std::string& py_path, const std::vector<std::strin
                        &a});
   }
   const auto say_by_hand = [&](std::ostream& to, const std::string& lead) {
-    to << lead << "'" << by_hand->change << "' changes the code of '" << by_hand->op
-       << "' itself, which --advice-code does not write (it writes knobs and the order of "
-          "calls); by hand: "
-       << by_hand->text << "\n";
+    // Faster storage is a change of machine, not of anyone's code.
+    const std::string what = by_hand->kind == "faster_storage"
+                                 ? "' changes the machine, not the code, which --advice-code "
+                                   "cannot write"
+                                 : "' changes the code of '" + by_hand->op +
+                                       "' itself, which --advice-code does not write";
+    to << lead << "'" << by_hand->change << what
+       << " (it writes knobs and the order of calls); by hand: " << by_hand->text << "\n";
   };
   if (choices.empty() && by_hand) {
     say_by_hand(err, "pipescope-cli: --advice-code: ");

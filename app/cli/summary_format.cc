@@ -8,6 +8,7 @@
 
 #include "app/session/figure_table.h"
 #include "engine/core/duration.h"
+#include "engine/runtime/storage_device.h"
 
 namespace pipescope::cli {
 namespace {
@@ -104,6 +105,13 @@ nlohmann::json FigureJson(std::optional<double> v) {
   return *v;
 }
 
+void SetStorage(SummaryContext& c, const spec::PipelineSpec& spec,
+                std::optional<double> busy_fraction) {
+  if (!spec.has_storage() || !busy_fraction) return;
+  c.storage = engine::StorageDescription(spec.storage());
+  c.storage_busy_fraction = busy_fraction;
+}
+
 SummaryContext ContextFromModel(const trace::Model& model, bool end_of_data) {
   SummaryContext c;
   c.device = model.run_info().device;
@@ -137,6 +145,10 @@ nlohmann::json SummaryToJson(const trace::RangeAnalysis& a, const SummaryContext
   j["input_wait_fraction"] = a.input_wait_fraction;
   j["device_busy_fraction"] = a.device_busy_fraction;
   j["device_busy_source"] = a.device_busy_source;
+  if (c.storage_busy_fraction) {
+    j["storage"] = c.storage;
+    j["storage_busy_fraction"] = *c.storage_busy_fraction;
+  }
   j["device_gaps"] = DeviceGapsToJson(a.device_gaps);
   j["end_of_data"] = c.end_of_data;
   j["recorded"] = c.recorded;
@@ -236,6 +248,15 @@ std::string SummaryToText(const trace::RangeAnalysis& a, const SummaryContext& c
   std::snprintf(line, sizeof line, "input wait %.1f%% of the time, device busy %.1f%%\n",
                 100 * a.input_wait_fraction, 100 * a.device_busy_fraction);
   out += line;
+  if (c.storage_busy_fraction) {
+    // A disk busy all the time is the limit whatever the workers: more of them only queue.
+    std::snprintf(line, sizeof line, "storage busy %.1f%% of the time, the %s%s\n",
+                  100 * *c.storage_busy_fraction, c.storage.c_str(),
+                  *c.storage_busy_fraction >= engine::kStorageBoundBusy
+                      ? ": the reads are the limit; more workers or threads only queue for it"
+                      : "");
+    out += line;
+  }
   out += DeviceGapsToText(a.device_gaps);
   if (!c.recorded) return out + "(not recorded: no per-op figures)\n";
   if (a.dropped_events > 0) {

@@ -26,7 +26,14 @@ struct SummaryContext {
   // an IterableDataset replicated in its workers): the steps/s of new batches are the rate
   // divided by it.
   int64_t batch_copies = 1;
+  // The spec's disk (spec::Storage), in words, and the share of the run it was busy serving
+  // reads; empty and nullopt where the spec has none.
+  std::string storage;
+  std::optional<double> storage_busy_fraction;
 };
+// The storage figures of a run of `spec` into `c`.
+void SetStorage(SummaryContext& c, const spec::PipelineSpec& spec,
+                std::optional<double> busy_fraction);
 
 // Device, knob changes and op names as a trace records them.
 SummaryContext ContextFromModel(const trace::Model& model, bool end_of_data);

@@ -518,6 +518,14 @@ struct Emitter {
     if (spec.budget().ram_bytes() > 0) {
       Pragma("budget.ram_bytes=" + std::to_string(spec.budget().ram_bytes()));
     }
+    // The disk the files are on: no Python call says it.
+    if (spec.has_storage()) {
+      const spec::Storage& st = spec.storage();
+      if (st.kind() != spec::no_kind) Pragma("storage.kind=" + spec::StorageKind_Name(st.kind()));
+      if (!st.access_time().empty()) Pragma("storage.access_time=" + st.access_time());
+      if (!st.bandwidth().empty()) Pragma("storage.bandwidth=" + st.bandwidth());
+      if (st.queue_depth() > 0) Pragma("storage.queue_depth=" + std::to_string(st.queue_depth()));
+    }
     std::ostringstream out;
     out << "# " << spec.name() << " as " << framework << " code, written by pipescope-cli.\n";
     if (!spec.description().empty()) out << "# " << spec.description() << "\n";
@@ -799,6 +807,9 @@ engine::Result<EmittedCode> EmitLoader(const spec::PipelineSpec& spec, bool kera
       if (kf.getitem().python().output_bytes() > 0) {
         e.Pragma("fit.sample_bytes=" + std::to_string(kf.getitem().python().output_bytes()) + "B");
       }
+      if (kf.getitem().python().read_bytes() > 0) {
+        e.Pragma("fit.read_bytes=" + std::to_string(kf.getitem().python().read_bytes()) + "B");
+      }
     }
     if (!kf.worker_startup().empty()) e.Pragma("fit.worker_startup=" + kf.worker_startup());
     if (!kf.receive_per_mb().empty()) e.Pragma("fit.receive_per_mb=" + kf.receive_per_mb());
@@ -891,6 +902,9 @@ engine::Result<EmittedCode> EmitLoader(const spec::PipelineSpec& spec, bool kera
       if (dl.getitem().python().output_bytes() > 0 || dl.indexes_batches()) {
         e.Pragma("loader.sample_bytes=" + std::to_string(dl.getitem().python().output_bytes()) +
                  "B");
+      }
+      if (dl.getitem().python().read_bytes() > 0) {
+        e.Pragma("loader.read_bytes=" + std::to_string(dl.getitem().python().read_bytes()) + "B");
       }
     }
     if (!dl.worker_startup().empty()) e.Pragma("loader.worker_startup=" + dl.worker_startup());

@@ -97,7 +97,7 @@ engine::Result<engine::DatasetPtr> Engine(engine::EngineOpBuild& b) {
   const auto& d = b.op.dataloader();
   ASSIGN_OR_RETURN(const engine::DataLoaderRules rules, Rules(b.planned));
   engine::DataLoaderFunctions fns;
-  ASSIGN_OR_RETURN(fns.getitem, engine::MakeWorkFunction(d.getitem()));
+  ASSIGN_OR_RETURN(fns.getitem, engine::MakeWorkFunction(d.getitem(), b.storage));
   if (d.has_collate()) {
     ASSIGN_OR_RETURN(fns.collate, engine::MakeWorkFunction(d.collate()));
   }

@@ -71,7 +71,7 @@ engine::Result<engine::DataLoaderRules> Rules(const engine::PlannedOp& p) {
 engine::Result<engine::DatasetPtr> Engine(engine::EngineOpBuild& b) {
   ASSIGN_OR_RETURN(const engine::DataLoaderRules rules, Rules(b.planned));
   engine::DataLoaderFunctions fns;
-  ASSIGN_OR_RETURN(fns.getitem, engine::MakeWorkFunction(b.op.keras_fit().getitem()));
+  ASSIGN_OR_RETURN(fns.getitem, engine::MakeWorkFunction(b.op.keras_fit().getitem(), b.storage));
   engine::TunablePtr workers = b.Knob("workers");
   b.stats->parallelism = workers.get();
   return engine::MakeDataLoaderDataset(b.stats, std::move(b.input), rules, std::move(workers),

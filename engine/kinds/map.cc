@@ -83,7 +83,7 @@ engine::Result<engine::ValueRule> Values(const engine::PlannedOp& p) {
 
 engine::Result<engine::DatasetPtr> Engine(engine::EngineOpBuild& b) {
   const auto& m = b.op.map();
-  ASSIGN_OR_RETURN(auto made, engine::MakeWorkFunction(m.fn()));
+  ASSIGN_OR_RETURN(auto made, engine::MakeWorkFunction(m.fn(), b.storage));
   ASSIGN_OR_RETURN(const int64_t overhead, engine::MapCallOverheadNs(m));
   auto fn = engine::WithCallOverhead(std::move(made), overhead);
   engine::TunablePtr parallel;

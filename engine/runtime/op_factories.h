@@ -7,6 +7,7 @@
 
 #include "engine/ops/ops.h"
 #include "engine/runtime/stage_registry.h"
+#include "engine/runtime/storage_device.h"
 #include "engine/spec/pipeline_plan.h"
 
 namespace pipescope::engine {
@@ -25,6 +26,9 @@ class EngineOpBuild {
   // The second pipeline it reads beside its input (its own source and ops), for a kind that
   // has one (zip); null otherwise.
   DatasetPtr second;
+  // The spec's disk, which the op's reads of files share (a Python call's read_bytes); null:
+  // the spec has none.
+  StorageDevicePtr storage;
 
   // The planned knob `name` as a Tunable a tuner and the GUI can move, with its range from
   // the kind's description (registered under the op's name).

@@ -115,6 +115,7 @@ Status Pipeline::Install(const spec::PipelineSpec& spec, const std::string& desc
     std::lock_guard lock(mu_);
     spec_ = spec;
     output_batched_ = built.output_batched;
+    storage_ = built.storage;
     Live live{std::move(context), std::move(built.dataset), std::move(iterator)};
     if (!current_.iterator) {
       current_ = std::move(live);
@@ -242,6 +243,12 @@ std::map<std::string, int64_t> Pipeline::ElementBytes() const {
 std::vector<int64_t> Pipeline::RebuildTimes() const {
   std::lock_guard lock(mu_);
   return rebuilds_;
+}
+
+std::optional<double> Pipeline::StorageBusyFraction() const {
+  std::lock_guard lock(mu_);
+  if (!storage_) return std::nullopt;
+  return storage_->BusyFraction();
 }
 
 }  // namespace pipescope::engine

@@ -7,11 +7,13 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "engine/runtime/pipeline_builder.h"
 #include "engine/runtime/stage_registry.h"
+#include "engine/runtime/storage_device.h"
 #include "engine/spec/pipeline_spec.pb.h"
 
 namespace pipescope::engine {
@@ -77,6 +79,9 @@ class Pipeline {
   std::map<std::string, int64_t> ElementBytes() const;
   // Times at which Reorder rebuilt the pipeline.
   std::vector<int64_t> RebuildTimes() const;
+  // The share of time the spec's disk was busy serving reads, since the last build; nullopt
+  // where the spec has no storage.
+  std::optional<double> StorageBusyFraction() const;
 
  private:
   Pipeline() = default;
@@ -111,8 +116,9 @@ class Pipeline {
   mutable std::mutex mu_;                                     // guards everything below
   spec::PipelineSpec spec_;
   bool output_batched_ = false;
-  Live current_;  // used by the consumer
-  Live pending_;  // a rebuilt pipeline, installed by the consumer's next GetNext
+  StorageDevicePtr storage_;  // the latest build's disk; null: none
+  Live current_;              // used by the consumer
+  Live pending_;              // a rebuilt pipeline, installed by the consumer's next GetNext
   std::vector<TimedKnobChange> changes_;
   std::vector<int64_t> rebuilds_;
 };

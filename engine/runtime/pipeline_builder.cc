@@ -23,9 +23,13 @@ class Builder {
 
   Result<BuiltPipeline> Build(const PipelinePlan& plan) {
     registry_.BeginBuild();
+    if (plan.spec->has_storage()) {
+      ASSIGN_OR_RETURN(StorageFigures figures, StorageFiguresOf(plan.spec->storage()));
+      storage_ = std::make_shared<StorageDevice>(figures);
+    }
     ASSIGN_OR_RETURN(DatasetPtr d, BuildSource(plan.spec->source(), plan.spec->source().name(), 0));
     ASSIGN_OR_RETURN(d, BuildOps(plan.ops, std::move(d)));
-    return BuiltPipeline{std::move(d), plan.output_batched};
+    return BuiltPipeline{std::move(d), plan.output_batched, storage_};
   }
 
  private:
@@ -187,7 +191,9 @@ class Builder {
     OpBuild(Builder& builder, const PlannedOp& p, StatsPtr stage, DatasetPtr in, DatasetPtr sub,
             DatasetPtr beside)
         : EngineOpBuild(p, std::move(stage), std::move(in), std::move(sub), std::move(beside)),
-          builder_(builder) {}
+          builder_(builder) {
+      storage = builder.storage_;
+    }
     TunablePtr Knob(std::string_view name) override { return builder_.Knob(planned, name); }
 
    private:
@@ -195,6 +201,7 @@ class Builder {
   };
 
   StageRegistry& registry_;
+  StorageDevicePtr storage_;  // the spec's disk; null: none
 };
 
 }  // namespace

@@ -8,6 +8,7 @@
 
 #include "engine/runtime/iterator.h"
 #include "engine/runtime/stage_registry.h"
+#include "engine/runtime/storage_device.h"
 #include "engine/spec/pipeline_spec.pb.h"
 
 namespace pipescope::engine {
@@ -15,6 +16,7 @@ namespace pipescope::engine {
 struct BuiltPipeline {
   DatasetPtr dataset;
   bool output_batched = false;  // the consumer receives batches (rows = leading dimension)
+  StorageDevicePtr storage;     // the spec's disk, which its reads share; null: none
 };
 
 // `cpu_cores` is the CPU budget; AUTOTUNE knobs start from it.

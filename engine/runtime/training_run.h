@@ -38,6 +38,9 @@ struct RunSummary {
   // opening, buffers filling), and the consumer's wait in it (AfterFirstStep leaves both out).
   double startup_s = 0;
   double startup_input_wait_s = 0;
+  // The share of the run the spec's disk (spec::Storage) was busy serving reads; nullopt
+  // where the spec has none.
+  std::optional<double> storage_busy_fraction;
 };
 
 // The run after its first element reached the step: its figures without the start-up, which

@@ -350,6 +350,7 @@ class DefaultsBuilder {
     c.cpu_per_row = Fixed(getitem.cpu.mean_ns + getitem.cpu_per_row.mean_ns +
                           kCopyNsPerByte * static_cast<double>(bytes));
     c.wait = getitem.wait;
+    c.read_bytes = getitem.read_bytes;
     c.gil_share = getitem.gil_share;
     c.cpu = Fixed(kMapCallNs);
     if (d.has_collate()) {
@@ -383,6 +384,7 @@ class DefaultsBuilder {
         c.cpu = Fixed(kMapCallNs + ns);
         c.wait = Fixed(wait);
         c.gil_share = engine::PythonGilShare(fn.python());
+        c.read_bytes = fn.python().read_bytes();
         if (const int64_t made = fn.python().output_bytes(); made > 0) {
           c.cpu_per_row = Fixed(kCopyNsPerByte * static_cast<double>(made));  // its writing
           bytes = made;

@@ -82,6 +82,9 @@ struct OpCost {
   // `wait`. 0 bytes: none; a local file's wait per record is all in `wait`.
   Dist request_wait;
   int64_t request_bytes = 0;
+  // Bytes each call reads from the spec's disk, a file of its own (Python's read_bytes),
+  // waited for as the disk serves it (SimContext::storage); 0: none.
+  int64_t read_bytes = 0;
   double keep_fraction = 1;  // filters: the share of elements kept
   // The share of its CPU that holds the process's interpreter lock (Python work): no other
   // op's share under the lock runs meanwhile.

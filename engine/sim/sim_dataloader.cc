@@ -115,6 +115,7 @@ class DataLoaderIt : public SimUnaryIterator {
                                                                   stage_.cost->out_bytes));
     const int64_t cpu = rules_.fetch_batches ? CpuCost(1) + gathered : CpuCost(rows);
     const int64_t locked = LockedShare(cpu);
+    co_await ReadFiles(rules_.fetch_batches ? 1 : rows);
     co_await ChargeHoldingLock(thread, locked, cpu - locked,
                                rules_.fetch_batches ? WaitCost() : WaitCostOfRun(rows));
   }

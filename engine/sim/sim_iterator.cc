@@ -88,6 +88,17 @@ Task<void> SimIterator::ChargeHoldingLock(SimThread& thread, int64_t locked_ns, 
   return ctx_.ChargeHoldingLock(thread, stage_.id, locked_ns, free_ns, wait_ns);
 }
 
+Task<int64_t> SimIterator::ReadFiles(int64_t calls) {
+  const int64_t bytes = stage_.cost->read_bytes;
+  if (!ctx_.storage || bytes <= 0) co_return 0;
+  const int64_t start = now();
+  for (int64_t i = 0; i < calls; ++i) {
+    const int64_t done = ctx_.storage->Serve(now(), bytes, 1, ++ctx_.files_read);
+    co_await scheduler().Sleep(done - now());
+  }
+  co_return now() - start;
+}
+
 Task<bool> SimIterator::OneOfRun(SimThread& thread, SimElement& out) {
   one_.clear();
   const int64_t n = co_await GetNextRunInternal(thread, 1, one_);

@@ -15,6 +15,7 @@
 
 #include "engine/runtime/cache_rules.h"
 #include "engine/runtime/storage_requests.h"
+#include "engine/runtime/storage_rules.h"
 #include "engine/sim/cost_model.h"
 #include "engine/sim/scheduler.h"
 #include "engine/sim/sim_element.h"
@@ -149,6 +150,10 @@ struct SimContext {
   // took 180 s an epoch).
   int startups_under_way = 0;
   int64_t last_startup_end_ns = 0;
+  // The spec's disk, which every op's reads of files share (engine/runtime/storage_rules.h);
+  // null: the spec has none. `files_read` numbers the files read from it.
+  std::unique_ptr<engine::StorageQueue> storage;
+  uint64_t files_read = 0;
 
   uint64_t NewElementId() { return next_id++; }
   uint64_t NewElementIds(int64_t n) {  // n consecutive ids; the first
@@ -228,6 +233,10 @@ class SimIterator {
                               SimRunTotals& totals) {
     return input.GetNextRunTotals(thread, max_rows, totals, &input_ns_);
   }
+  // The op's files read from the spec's disk (OpCost::read_bytes), `calls` of them one after
+  // another, each waited for as the disk serves it; the time they took (0 where the spec
+  // has no disk or the op reads nothing from it).
+  Task<int64_t> ReadFiles(int64_t calls);
   // Charges the op's time: `cpu_ns` on a core, then `wait_ns` blocked.
   Scheduler::ComputeAwaiter Charge(SimThread& thread, int64_t cpu_ns, int64_t wait_ns) {
     return scheduler().Compute(thread, cpu_ns, wait_ns);

@@ -26,6 +26,7 @@ class SequentialMapIt : public SimUnaryIterator {
     const bool got = co_await PullInput(thread, out);
     if (!got) co_return false;
     const int64_t cpu = CpuCost(out.rows);
+    co_await ReadFiles(1);
     if (stage_.cost->gil_share > 0) {
       co_await ChargeHoldingLock(thread, LockedShare(cpu), cpu - LockedShare(cpu), WaitCost());
     } else {
@@ -45,6 +46,7 @@ class SequentialMapIt : public SimUnaryIterator {
     int64_t rows = 0;
     for (size_t i = first; i < out.size(); ++i) rows += out[i].rows;
     const int64_t cpu = CpuCostOfRun(n, rows);
+    co_await ReadFiles(n);
     if (stage_.cost->gil_share > 0) {
       co_await ChargeHoldingLock(thread, LockedShare(cpu), cpu - LockedShare(cpu),
                                  WaitCostOfRun(n));

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <deque>
 
+#include "engine/runtime/storage_device.h"
 #include "engine/sim/scheduler.h"
 #include "engine/sim/sim_builder.h"
 #include "engine/sim/sim_ops.h"
@@ -185,6 +186,10 @@ engine::Result<SimulationResult> Simulate(const spec::PipelineSpec& spec, const 
   ctx.trace = &trace;
   ctx.model = &model;
   ctx.seed = options.seed;
+  if (spec.has_storage()) {
+    ASSIGN_OR_RETURN(engine::StorageFigures figures, engine::StorageFiguresOf(spec.storage()));
+    ctx.storage = std::make_unique<engine::StorageQueue>(figures);
+  }
   ASSIGN_OR_RETURN(SimBuild build, BuildSimPipeline(spec, ctx));
   std::unique_ptr<SimIterator> root = build.root->MakeIterator(ctx, nullptr);
   Consumer consumer(ctx, *root, spec, build.batched, options);
@@ -225,6 +230,10 @@ engine::Result<SimulationResult> Simulate(const spec::PipelineSpec& spec, const 
   const int64_t end = consumer.done() ? consumer.end_ns() : scheduler.now();
   trace.Flush(end, true);
   result.summary = consumer.Summary(end);
+  if (ctx.storage) {
+    result.summary.storage_busy_fraction =
+        std::min(1.0, ctx.storage->BusyNs() / static_cast<double>(std::max<int64_t>(end, 1)));
+  }
   // The threads' frames point into the iterators: end them while those still exist.
   scheduler.EndThreads();
   result.events = trace.events();

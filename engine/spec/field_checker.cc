@@ -107,6 +107,9 @@ bool FieldChecker::WorkFunction(const spec::WorkFunction& fn, const Where& fw) {
       if (fn.python().output_bytes() < 0 || fn.python().output_bytes() > (int64_t{1} << 30)) {
         Fail(fn.python(), pw, "output_bytes", "is a call's result in bytes, from 0 to 1 GiB");
       }
+      if (fn.python().read_bytes() < 0 || fn.python().read_bytes() > (int64_t{1} << 40)) {
+        Fail(fn.python(), pw, "read_bytes", "is the file a call loads, in bytes, from 0 to 1 TiB");
+      }
       break;
     }
     case spec::WorkFunction::KIND_NOT_SET:

@@ -135,6 +135,8 @@ Status ApplyOverride(spec::PipelineSpec& spec, const std::string& assignment) {
   if (op_name == "train_step")
     return SetField(*spec.mutable_train_step(), knob, value, "train_step");
   if (op_name == "budget") return SetField(*spec.mutable_budget(), knob, value, "budget");
+  // The disk the files are read from: storage.kind=hdd, storage.access_time=12ms.
+  if (op_name == "storage") return SetField(*spec.mutable_storage(), knob, value, "storage");
   // What an op's function costs (work_overrides.h): the same names import-code's notes give.
   if (std::optional<Status> set = ApplyWorkOverride(spec, op_name, knob, value)) return *set;
   if (spec::Source* source = FindSourceNamed(spec, op_name)) {
@@ -152,7 +154,8 @@ Status ApplyOverride(spec::PipelineSpec& spec, const std::string& assignment) {
   }
   spec::Op* op = FindOp(*spec.mutable_ops(), op_name);
   if (!op) {
-    // Every name --set takes: the source's, the ops' at every depth, train_step and budget.
+    // Every name --set takes: the source's, the ops' at every depth, train_step, budget and
+    // storage.
     std::string names = spec.source().name();
     const std::function<void(const google::protobuf::RepeatedPtrField<spec::Op>&)> add =
         [&](const google::protobuf::RepeatedPtrField<spec::Op>& ops) {
@@ -167,7 +170,7 @@ Status ApplyOverride(spec::PipelineSpec& spec, const std::string& assignment) {
         };
     add(spec.ops());
     return NotFound("--set: no op or source named '" + op_name + "' (the spec's: " + names +
-                    ", train_step, budget)");
+                    ", train_step, budget, storage)");
   }
   const auto* oneof = op->GetDescriptor()->FindOneofByName("kind");
   const auto* kind = op->GetReflection()->GetOneofFieldDescriptor(*op, oneof);

@@ -349,6 +349,16 @@ Status ValidateSpec(const spec::PipelineSpec& spec, const std::string& source_na
   }
   c.AtLeast(spec.budget(), c.Nested(spec, root, "budget", "budget"), "cpu_cores",
             spec.budget().cpu_cores(), 0);
+  if (spec.has_storage()) {
+    const auto& st = spec.storage();
+    Where sw = c.Nested(spec, root, "storage", "storage");
+    c.Duration(st, sw, "access_time", st.access_time(), false);
+    c.Rate(st, sw, "bandwidth", st.bandwidth());
+    c.AtLeast(st, sw, "queue_depth", st.queue_depth(), 0);
+    if (st.kind() == spec::no_kind && st.access_time().empty() && st.bandwidth().empty()) {
+      c.Fail(st, sw, "kind", "names the disk (hdd, ssd, nvme), or access_time and bandwidth do");
+    }
+  }
   return c.Finish();
 }
 

@@ -135,6 +135,17 @@ Status SetKeepFraction(spec::PipelineSpec& spec, const std::string& name,
   return Status::Ok();
 }
 
+// The Python function of a map, a DataLoader's or a Keras Sequence's __getitem__ (the op
+// kinds' FunctionOf names a map's alone); null where `op` runs none.
+spec::Python* PythonFunctionOf(spec::Op* op) {
+  spec::WorkFunction* fn = !op                    ? nullptr
+                           : op->has_map()        ? op->mutable_map()->mutable_fn()
+                           : op->has_dataloader() ? op->mutable_dataloader()->mutable_getitem()
+                           : op->has_keras_fit()  ? op->mutable_keras_fit()->mutable_getitem()
+                                                  : nullptr;
+  return fn && fn->has_python() ? fn->mutable_python() : nullptr;
+}
+
 // The share of a Python function's time it holds its process's interpreter lock: 1 for
 // Python itself, less for numpy or PIL work that releases it (issue 40's gil_share).
 Status SetGilShare(spec::PipelineSpec& spec, const std::string& name, const std::string& value) {
@@ -148,20 +159,30 @@ Status SetGilShare(spec::PipelineSpec& spec, const std::string& name, const std:
     g->set_gil_share(*share);
     return Status::Ok();
   }
-  // A map's function, a DataLoader's or a Keras Sequence's __getitem__ (the op kinds'
-  // FunctionOf names a map's alone).
-  spec::WorkFunction* fn = !op                    ? nullptr
-                           : op->has_map()        ? op->mutable_map()->mutable_fn()
-                           : op->has_dataloader() ? op->mutable_dataloader()->mutable_getitem()
-                           : op->has_keras_fit()  ? op->mutable_keras_fit()->mutable_getitem()
-                                                  : nullptr;
-  if (!fn || !fn->has_python()) {
+  spec::Python* python = PythonFunctionOf(op);
+  if (!python) {
     return InvalidArgument(assignment + ": '" + name +
                            "' runs no Python function (tf.py_function, a generator, a "
                            "Dataset's __getitem__): gil_share is the share of such a "
                            "function's time it holds the interpreter lock");
   }
-  fn->mutable_python()->set_gil_share(*share);
+  python->set_gil_share(*share);
+  return Status::Ok();
+}
+
+// The bytes a Python call reads from the spec's disk (a sample's file): Python.read_bytes.
+Status SetReadBytes(spec::PipelineSpec& spec, const std::string& name, const std::string& value) {
+  const std::string assignment = name + ".read_bytes=" + value;
+  spec::Python* python = PythonFunctionOf(FindOpNamed(spec, name));
+  if (!python) {
+    return InvalidArgument(assignment + ": '" + name +
+                           "' runs no Python function (a Dataset's __getitem__, "
+                           "tf.py_function): read_bytes is the size of the file such a call "
+                           "loads from the disk (--set storage.kind=hdd)");
+  }
+  Result<int64_t> bytes = ParseBytes(value);
+  if (!bytes.ok()) return bytes.status().WithContext(assignment);
+  python->set_read_bytes(*bytes);
   return Status::Ok();
 }
 
@@ -178,16 +199,19 @@ std::optional<Status> ApplyWorkOverride(spec::PipelineSpec& spec, const std::str
   if (knob == "sample_bytes") return SetSampleBytes(spec, name, value);
   if (knob == "fraction") return SetKeepFraction(spec, name, value);
   if (knob == "gil_share") return SetGilShare(spec, name, value);
+  if (knob == "read_bytes") return SetReadBytes(spec, name, value);
   return std::nullopt;
 }
 
 std::string WorkKnobsOf(const spec::Op* op) {
   if (!op) return {};
-  if (op->has_map()) return "; for its function: cost, wait, gil_share (Python)";
+  if (op->has_map()) return "; for its function: cost, wait, gil_share, read_bytes (Python)";
   if (op->has_dataloader()) {
-    return "; for its __getitem__: cost, wait, sample_bytes, collate_cost, gil_share";
+    return "; for its __getitem__: cost, wait, sample_bytes, collate_cost, gil_share, read_bytes";
   }
-  if (op->has_keras_fit()) return "; for its __getitem__: cost, wait, sample_bytes, gil_share";
+  if (op->has_keras_fit()) {
+    return "; for its __getitem__: cost, wait, sample_bytes, gil_share, read_bytes";
+  }
   if (op->has_filter()) return "; for its predicate: fraction";
   return {};
 }

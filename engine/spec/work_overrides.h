@@ -7,6 +7,8 @@
 //   NAME.collate_cost           a DataLoader's collate_fn, per batch
 //   NAME.sample_bytes           what a Python __getitem__ returns
 //   NAME.fraction               the share of elements a filter keeps
+//   NAME.gil_share, read_bytes  a Python function's share under the interpreter lock, and
+//                               the file each call loads from the spec's disk
 // The same names on a spec file as on the code it came from: one rule, two entries
 // (ApplyOverride and import-code's SetCodeKnob).
 

@@ -36,6 +36,8 @@
 //                      generator's code
 //   in_memory          a DataLoader's dataset loads its files once, in __init__, where its
 //                      __getitem__ read them for every item: a change to the Dataset's code
+//   faster_storage     the data on a faster kind of disk than the spec's storage (an SSD for
+//                      a hard disk): a change of machine, advice only
 //   device_bound       no change: the training step is the limit
 
 #include <string>

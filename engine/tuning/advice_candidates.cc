@@ -4,6 +4,7 @@
 #include <set>
 
 #include "engine/runtime/dataloader_rules.h"
+#include "engine/runtime/storage_device.h"
 #include "engine/spec/op_kinds.h"
 #include "engine/spec/pipeline_plan.h"
 #include "engine/spec/spec_loader.h"
@@ -338,13 +339,17 @@ const spec::WorkFunction* CallsWorkOf(const spec::Op& op) {
 
 std::string WaitsOverlapAssumption(const spec::PipelineSpec& spec, const AdviceCandidate& c) {
   if (c.kind != "parallelise" && c.kind != "more_workers") return "";
+  // A disk the spec names serves its reads as it can (storage_rules.h): the simulation says
+  // what overlaps there, and no assumption is left.
+  if (spec.has_storage()) return "";
   for (const spec::Op& op : spec.ops()) {
     if (op.name() != c.op) continue;
     const spec::WorkFunction* fn = CallsWorkOf(op);
     if (!fn || !WorkFunctionMostlyWaits(*fn)) return "";
     return "it rests on " + c.op +
            "'s waits overlapping, as reads from remote storage or an SSD do; one local hard "
-           "disk reads one place at a time, and there more workers gain nothing (pytorch#680)";
+           "disk reads one place at a time, and there more workers gain nothing (pytorch#680; "
+           "--set storage.kind=hdd simulates one)";
   }
   return "";
 }
@@ -717,16 +722,23 @@ void AddInMemoryDataset(const PipelinePlan& plan, int64_t machine_ram_bytes, Can
   for (const PlannedOp& p : plan.ops) {
     if (!p.op->has_dataloader()) continue;
     const spec::Python& python = p.op->dataloader().getitem().python();
-    if (!p.op->dataloader().getitem().has_python() || !python.wait_loads_files()) continue;
+    // Files loaded in a wait, or read from the spec's disk (an ImageFolder's JPEGs): held,
+    // they are the loaded arrays, or the files' own bytes, decoded per item as before.
+    const bool reads_disk = spec.has_storage() && python.read_bytes() > 0;
+    if (!p.op->dataloader().getitem().has_python() || (!python.wait_loads_files() && !reads_disk)) {
+      continue;
+    }
     const std::optional<int64_t> items = p.input_elements;
+    const int64_t item_bytes =
+        python.wait_loads_files() ? python.output_bytes() : python.read_bytes();
     const std::optional<int64_t> bytes =
-        items && python.output_bytes() > 0 ? std::optional<int64_t>(*items * python.output_bytes())
-                                           : std::nullopt;
+        items && item_bytes > 0 ? std::optional<int64_t>(*items * item_bytes) : std::nullopt;
     if (bytes && ram > 0 && *bytes > ram) continue;
     spec::Op held = *p.op;
     auto* each = held.mutable_dataloader()->mutable_getitem()->mutable_python();
-    each->clear_wait();
+    if (python.wait_loads_files()) each->clear_wait();
     each->clear_wait_loads_files();
+    each->clear_read_bytes();
     SpecEdit edit;
     edit.replace = {held};
     auto changed = ApplyEdit(spec, edit);
@@ -755,6 +767,42 @@ void AddInMemoryDataset(const PipelinePlan& plan, int64_t machine_ram_bytes, Can
   }
 }
 
+namespace {
+
+// The data on a faster kind of disk than the spec's (an SSD for a hard disk, NVMe for
+// either): a change of machine, not of code or knobs, so advice only. Where the disk is the
+// limit (a hard disk seeking for every JPEG of ImageNet, IntelLabs/distiller#202), it is the
+// one change that gains, and the simulation says by how much.
+void AddFasterStorage(const spec::PipelineSpec& spec, CandidateList& out) {
+  if (!spec.has_storage()) return;
+  const Result<StorageFigures> now = StorageFiguresOf(spec.storage());
+  if (!now.ok()) return;
+  for (const spec::StorageKind kind : {spec::ssd, spec::nvme}) {
+    spec::Storage faster;
+    faster.set_kind(kind);
+    const Result<StorageFigures> f = StorageFiguresOf(faster);
+    if (!f.ok() || f->access_ns >= now->access_ns ||
+        (now->bytes_per_s > 0 && f->bytes_per_s < now->bytes_per_s)) {
+      continue;
+    }
+    spec::PipelineSpec changed = spec;
+    *changed.mutable_storage() = faster;
+    const std::string setting = "storage.kind=" + spec::StorageKind_Name(kind);
+    out.Add({"faster_storage",
+             "storage",
+             setting,
+             {setting},
+             "read the data from an " + StorageDescription(faster) + " instead of the " +
+                 StorageDescription(spec.storage()) + ": copy it there, or train where it is",
+             "",
+             std::move(changed),
+             /*needs_code_change=*/true,
+             {}});
+  }
+}
+
+}  // namespace
+
 std::vector<AdviceCandidate> AdviceCandidates(const spec::PipelineSpec& spec,
                                               const trace::RangeAnalysis& measured, int cores,
                                               int64_t machine_ram_bytes) {
@@ -772,6 +820,7 @@ std::vector<AdviceCandidate> AdviceCandidates(const spec::PipelineSpec& spec,
   AddShardTheFiles(spec, std::max(1, cores), out);
   AddGeneratorBatches(spec, out);
   AddGeneratorCopies(spec, out);
+  AddFasterStorage(spec, out);
   return out.Take();
 }
 

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <mutex>
 
+#include "engine/runtime/storage_device.h"
 #include "engine/work/work_function.h"
 #include "instrumentation/record/recorder.h"
 
@@ -71,8 +72,10 @@ class PythonWork : public WorkFunction {
   // `output_bytes` > 0: each call returns a new array of that many bytes per row, written
   // (numpy making a sample), in place of what it was given.
   // `wait_ns`: blocked after the Python, per call, with the lock released (time.sleep, a
-  // read from storage).
-  PythonWork(int64_t duration_ns, double gil_share, int64_t output_bytes = 0, int64_t wait_ns = 0);
+  // read from storage). `read_bytes` > 0 with a `storage`: each call first reads a file of
+  // its own of that size from the disk every reader shares, the lock released.
+  PythonWork(int64_t duration_ns, double gil_share, int64_t output_bytes = 0, int64_t wait_ns = 0,
+             int64_t read_bytes = 0, StorageDevicePtr storage = nullptr);
   std::string name() const override { return "python"; }
   Status Apply(Element& element, CancellationToken& cancellation) const override;
   // Once per batch: a function called on the batch (a vectorised Python function).
@@ -87,6 +90,8 @@ class PythonWork : public WorkFunction {
   const uint64_t free_iterations_;    // the rest (numpy's or a C extension's own work)
   const int64_t output_bytes_;
   const int64_t wait_ns_;
+  const int64_t read_bytes_;
+  const StorageDevicePtr storage_;
 };
 
 }  // namespace pipescope::engine

@@ -84,7 +84,8 @@ class ModEquals : public Predicate {
 
 }  // namespace
 
-Result<std::unique_ptr<WorkFunction>> MakeWorkFunction(const spec::WorkFunction& fn) {
+Result<std::unique_ptr<WorkFunction>> MakeWorkFunction(const spec::WorkFunction& fn,
+                                                       StorageDevicePtr storage) {
   switch (fn.kind_case()) {
     case spec::WorkFunction::kCpuWork: {
       ASSIGN_OR_RETURN(int64_t ns, ParseDurationNs(fn.cpu_work().duration()));
@@ -130,8 +131,9 @@ Result<std::unique_ptr<WorkFunction>> MakeWorkFunction(const spec::WorkFunction&
     case spec::WorkFunction::kPython: {
       ASSIGN_OR_RETURN(int64_t ns, ParseDurationNs(fn.python().duration()));
       ASSIGN_OR_RETURN(int64_t wait, OptionalDurationNs(fn.python().wait()));
-      return std::unique_ptr<WorkFunction>(std::make_unique<PythonWork>(
-          ns, PythonGilShare(fn.python()), fn.python().output_bytes(), wait));
+      return std::unique_ptr<WorkFunction>(
+          std::make_unique<PythonWork>(ns, PythonGilShare(fn.python()), fn.python().output_bytes(),
+                                       wait, fn.python().read_bytes(), std::move(storage)));
     }
     case spec::WorkFunction::kDecodeCsv:
       return DecodeCsv::Create(fn.decode_csv());

@@ -5,12 +5,15 @@
 #include <string>
 
 #include "engine/core/element.h"
+#include "engine/runtime/storage_device.h"
 #include "engine/spec/pipeline_spec.pb.h"
 #include "engine/work/work_function.h"
 
 namespace pipescope::engine {
 
-Result<std::unique_ptr<WorkFunction>> MakeWorkFunction(const spec::WorkFunction& fn);
+// `storage`: the spec's disk, which reads of files share (Python's read_bytes); null: none.
+Result<std::unique_ptr<WorkFunction>> MakeWorkFunction(const spec::WorkFunction& fn,
+                                                       StorageDevicePtr storage = nullptr);
 bool WorkFunctionHasBatchedForm(const spec::WorkFunction& fn);
 // Whether the function hands an element on with its value unchanged (it costs time, or
 // nothing): a number stays the number a mod_equals filter or repeat_by_value reads.

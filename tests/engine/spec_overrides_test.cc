@@ -132,7 +132,7 @@ TEST(SpecOverridesTest, ErrorsListWhatExists) {
   auto spec = Demo();
   Status s = ApplyOverride(spec, "decod.num_parallel_calls=4");
   EXPECT_NE(s.message().find("no op or source named 'decod' (the spec's: read, decode, batch, "
-                             "train_step, budget)"),
+                             "train_step, budget, storage)"),
             std::string::npos)
       << s.message();
   s = ApplyOverride(spec, "decode.parallelism=4");

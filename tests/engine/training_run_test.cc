@@ -75,6 +75,32 @@ TEST(TrainingRunTest, TheTraceOfARunDescribesEveryStage) {
   EXPECT_EQ(analysis.steps, 100);
 }
 
+// Four threads reading a file each from one disk that serves a read at a time: the reads
+// queue, so 40 of them take at least 40 accesses' time, however many threads ask (a busy
+// machine only makes it longer). The run says how busy the disk was.
+TEST(TrainingRunTest, ReadsFromTheSpecsDiskQueueForItWhateverTheThreads) {
+  auto p = MakePipeline(
+      "source { range { stop: 40 } } "
+      "ops { name: \"load\" map { fn { python { duration: \"10us\" gil_share: 0 read_bytes: "
+      "1000 } } num_parallel_calls: 4 } } "
+      "storage { access_time: \"5ms\" queue_depth: 1 }");
+  CancellationToken c;
+  SimulatedDevice device(0, 1, c);
+  auto summary = RunTraining(*p, device, {});
+  ASSERT_TRUE(summary.ok()) << summary.status().message();
+  EXPECT_EQ(summary->elements, 40);
+  EXPECT_GE(summary->duration_s, 40 * 0.005 * 0.99);
+  ASSERT_TRUE(summary->storage_busy_fraction.has_value());
+  EXPECT_GT(*summary->storage_busy_fraction, 0);
+
+  auto no_disk = MakePipeline(
+      "source { range { stop: 4 } } "
+      "ops { map { fn { python { duration: \"10us\" } } } }");
+  auto from_memory = RunTraining(*no_disk, device, {});
+  ASSERT_TRUE(from_memory.ok());
+  EXPECT_FALSE(from_memory->storage_busy_fraction.has_value());
+}
+
 TEST(SimulatedDeviceTest, WaitsWithoutBurningCpu) {
   CancellationToken c;
   SimulatedDevice device(20'000'000, 1, c);

@@ -132,6 +132,40 @@ TEST(QuestionsTest, Torchmd235HoldTheFilesInMemory) {
   for (const auto& a : big_advice.advice) EXPECT_NE(a.kind, "in_memory") << a.text;
 }
 
+// IntelLabs/distiller#202: ImageNet's JPEGs from a hard disk, 22 workers, 0.36 steps/s in
+// the asker's run. Each sample's file is a read of the one disk the spec names; the run is
+// read as bound by it (busy all the time), more workers gain nothing, and the advice that
+// leads is faster storage, its gain simulated.
+TEST(QuestionsTest, Distiller202TheHardDiskIsTheLimit) {
+  auto imported = code::ImportCodeFile(kQuestions + "distiller_202_imagenet_hdd.py");
+  ASSERT_TRUE(imported.ok()) << imported.status().message();
+  const spec::PipelineSpec& spec = imported->spec;
+  EXPECT_EQ(spec.storage().kind(), spec::hdd) << "from the file's pipescope: line";
+  EXPECT_EQ(spec.ops(0).dataloader().getitem().python().read_bytes(), 108000)
+      << "ImageFolder's samples each read an image file";
+  auto costs = CostModelFor(spec, "");
+  ASSERT_TRUE(costs.ok());
+  SimulatedRunOptions options;
+  options.sim.duration_s = 120;
+  auto run = RunSimulated(spec, *costs, options);
+  ASSERT_TRUE(run.ok()) << run.status().message();
+  ASSERT_TRUE(run->summary.storage_busy_fraction.has_value());
+  EXPECT_GE(*run->summary.storage_busy_fraction, 0.9);
+  // The asker's 0.36 steps/s: one JPEG a seek, 256 a step.
+  const double disk_steps_per_s = 1 / (0.010 + 108000 / 160e6) / 256;
+  EXPECT_NEAR(trace::AnalyzeSteady(*run->model).steps_per_s, disk_steps_per_s,
+              0.25 * disk_steps_per_s);
+  const auto [verdict, advice] = AskSpec(spec, "", 120);
+  ASSERT_FALSE(advice.advice.empty()) << verdict.text;
+  const auto& first = advice.advice[0];
+  EXPECT_EQ(first.kind, "faster_storage") << first.text;
+  EXPECT_EQ(first.change, "storage.kind=ssd");
+  EXPECT_GT(first.predicted_gain, 5) << first.text;
+  for (const auto& a : advice.advice) EXPECT_NE(a.kind, "more_workers") << a.text;
+  // ImageNet's 138 GB of JPEGs do not fit the RAM budget: no holding them in memory.
+  for (const auto& a : advice.advice) EXPECT_NE(a.kind, "in_memory") << a.text;
+}
+
 TEST(QuestionsTest, Seed000ParallelReadingOfTheBigFile) {
   const Answer a = Ask("seed_000_one_big_tfrecord.pbtxt");
   ASSERT_FALSE(a.advice.advice.empty());

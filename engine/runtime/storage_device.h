@@ -1,0 +1,63 @@
+#pragma once
+// The spec's disk (spec::Storage) on the engine's clock: reads from every thread queue on one
+// StorageQueue (storage_rules.h) and sleep until their bytes are in, as threads blocked in
+// read() do. Thread-safe.
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "engine/core/status.h"
+#include "engine/runtime/cancellation.h"
+#include "engine/runtime/storage_rules.h"
+#include "engine/spec/pipeline_spec.pb.h"
+
+namespace pipescope::engine {
+
+// A disk busy this share of a run or more is its limit: more readers only queue for it.
+inline constexpr double kStorageBoundBusy = 0.9;
+
+// The figures of a spec's storage: its kind's typical ones, each replaced by a figure the spec
+// sets. Errors name the field.
+Result<StorageFigures> StorageFiguresOf(const spec::Storage& storage);
+// "hdd (10 ms an access, 160 MB/s, one read at a time)", for notes and advice.
+std::string StorageDescription(const spec::Storage& storage);
+
+class StorageDevice {
+ public:
+  explicit StorageDevice(const StorageFigures& figures)
+      : queue_(figures), epoch_(std::chrono::steady_clock::now()) {}
+
+  // Reads `bytes` of file `file` (opening `files` of them, StorageQueue::Serve); false when
+  // cancelled while waiting.
+  bool Read(int64_t bytes, int64_t files, uint64_t file, CancellationToken& cancellation) {
+    int64_t wait_ns = 0;
+    {
+      std::lock_guard lock(mu_);
+      const int64_t now = NowNs();
+      wait_ns = queue_.Serve(now, bytes, files, file) - now;
+    }
+    return cancellation.SleepFor(wait_ns);
+  }
+  // The disk's busy share since it was made.
+  double BusyFraction() const {
+    std::lock_guard lock(mu_);
+    const int64_t now = NowNs();
+    return now > 0 ? std::min(1.0, queue_.BusyNs() / static_cast<double>(now)) : 0;
+  }
+
+ private:
+  int64_t NowNs() const {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() -
+                                                                epoch_)
+        .count();
+  }
+  mutable std::mutex mu_;
+  StorageQueue queue_;
+  const std::chrono::steady_clock::time_point epoch_;
+};
+using StorageDevicePtr = std::shared_ptr<StorageDevice>;
+
+}  // namespace pipescope::engine

@@ -1,0 +1,74 @@
+#pragma once
+// One disk shared by every read of a pipeline (spec::Storage): when each read's bytes are in.
+// Both clocks ask here: the engine with the steady clock under a lock, sleeping until then;
+// the simulator with its virtual clock, whose reads come in time order.
+//
+// The disk serves `queue_depth` reads at once (a hard disk: one; flash: many). A read takes a
+// free slot, pays the access time unless the slot's previous read was of the same file (a
+// hard disk's head already there, its read-ahead streaming), and then its bytes pass through
+// the one channel all slots share at `bandwidth`. A hard disk under many readers of small
+// files is busy seeking: its reads a second are 1 / (access + bytes / bandwidth) however many
+// readers wait (IntelLabs/distiller#202: ImageNet's JPEGs at ~90 a second, 22 workers idle).
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+namespace pipescope::engine {
+
+struct StorageFigures {
+  int64_t access_ns = 0;
+  double bytes_per_s = 0;  // 0: the bytes cost nothing (only the accesses)
+  int queue_depth = 1;
+};
+
+class StorageQueue {
+ public:
+  explicit StorageQueue(const StorageFigures& figures)
+      : figures_(figures), slots_(static_cast<size_t>(std::max(1, figures.queue_depth))) {}
+
+  // A read of `bytes` of file `file`, asked at `now_ns`, that opens `files` files (each one
+  // access; 0: it goes on in the file it names): when its last byte is in.
+  int64_t Serve(int64_t now_ns, int64_t bytes, int64_t files, uint64_t file) {
+    Slot& slot = *std::min_element(slots_.begin(), slots_.end(), [](const Slot& a, const Slot& b) {
+      return a.free_ns < b.free_ns;
+    });
+    const int64_t start = std::max(now_ns, slot.free_ns);
+    const bool in_place = files == 0 && slot.has_file && slot.file == file;
+    const int64_t accesses = in_place ? 0 : std::max<int64_t>(1, files);
+    const int64_t accessed = start + accesses * figures_.access_ns;
+    const int64_t transfer =
+        figures_.bytes_per_s > 0
+            ? static_cast<int64_t>(static_cast<double>(bytes) * 1e9 / figures_.bytes_per_s)
+            : 0;
+    // Bytes queue for the channel; a read of none (a file's metadata) needs only its access.
+    const int64_t done = transfer > 0 ? std::max(accessed, channel_free_ns_) + transfer : accessed;
+    if (transfer > 0) channel_free_ns_ = done;
+    slot = Slot{done, file, true};
+    busy_ns_ += done - start;
+    ++reads_;
+    return done;
+  }
+
+  // The slots' time serving reads, summed, over queue_depth: the share of time a hard disk
+  // was busy, as iostat's %util says for one.
+  double BusyNs() const {
+    return static_cast<double>(busy_ns_) / static_cast<double>(slots_.size());
+  }
+  int64_t reads() const { return reads_; }
+  const StorageFigures& figures() const { return figures_; }
+
+ private:
+  struct Slot {
+    int64_t free_ns = 0;
+    uint64_t file = 0;
+    bool has_file = false;
+  };
+  const StorageFigures figures_;
+  std::vector<Slot> slots_;
+  int64_t channel_free_ns_ = 0;
+  int64_t busy_ns_ = 0;
+  int64_t reads_ = 0;
+};
+
+}  // namespace pipescope::engine

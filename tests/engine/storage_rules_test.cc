@@ -1,0 +1,77 @@
+// One disk shared by every read (storage_rules.h, storage_device.h): when each read's bytes
+// are in, on either clock, and the figures a spec's storage gives.
+#include "engine/runtime/storage_rules.h"
+
+#include <gtest/gtest.h>
+
+#include "engine/runtime/storage_device.h"
+
+namespace pipescope::engine {
+namespace {
+
+constexpr int64_t kMs = 1'000'000;
+
+// 10 ms an access, 100 MB/s: 1 MB takes 10 ms to pass.
+StorageFigures Disk(int queue_depth) { return {10 * kMs, 100e6, queue_depth}; }
+
+TEST(StorageRulesTest, AHardDiskServesOneReadAtATimeWhoeverAsks) {
+  StorageQueue hdd(Disk(1));
+  // Three readers ask at once for a file each: the second waits for the first, the third for
+  // both; more readers only queue.
+  EXPECT_EQ(hdd.Serve(0, 1'000'000, 1, 1), 20 * kMs);
+  EXPECT_EQ(hdd.Serve(0, 1'000'000, 1, 2), 40 * kMs);
+  EXPECT_EQ(hdd.Serve(0, 1'000'000, 1, 3), 60 * kMs);
+  EXPECT_DOUBLE_EQ(hdd.BusyNs(), 60.0 * kMs);
+  // Asked after it went idle, a read starts when asked.
+  EXPECT_EQ(hdd.Serve(100 * kMs, 0, 1, 4), 110 * kMs);
+  EXPECT_EQ(hdd.reads(), 4);
+}
+
+TEST(StorageRulesTest, AReadThatGoesOnInTheFileTheDiskReadLastPaysNoAccess) {
+  StorageQueue hdd(Disk(1));
+  EXPECT_EQ(hdd.Serve(0, 1'000'000, 1, 7), 20 * kMs);
+  EXPECT_EQ(hdd.Serve(20 * kMs, 1'000'000, 0, 7), 30 * kMs) << "file 7 again: no seek";
+  EXPECT_EQ(hdd.Serve(30 * kMs, 1'000'000, 0, 8), 50 * kMs) << "another file: a seek";
+  EXPECT_EQ(hdd.Serve(50 * kMs, 1'000'000, 0, 7), 70 * kMs) << "back to file 7: a seek";
+}
+
+TEST(StorageRulesTest, FlashAccessesAtOnceButItsReadsShareTheBandwidth) {
+  StorageQueue ssd(Disk(4));
+  // Four readers' accesses overlap; their bytes pass the one channel in turn.
+  EXPECT_EQ(ssd.Serve(0, 1'000'000, 1, 1), 20 * kMs);
+  EXPECT_EQ(ssd.Serve(0, 1'000'000, 1, 2), 30 * kMs);
+  EXPECT_EQ(ssd.Serve(0, 1'000'000, 1, 3), 40 * kMs);
+  EXPECT_EQ(ssd.Serve(0, 1'000'000, 1, 4), 50 * kMs);
+  // A fifth waits for the first slot to free.
+  EXPECT_EQ(ssd.Serve(0, 0, 1, 5), 30 * kMs);
+}
+
+TEST(StorageRulesTest, AKindGivesItsTypicalFiguresAndEachSetFigureReplacesOne) {
+  spec::Storage storage;
+  storage.set_kind(spec::hdd);
+  auto hdd = StorageFiguresOf(storage);
+  ASSERT_TRUE(hdd.ok());
+  EXPECT_EQ(hdd->access_ns, 10 * kMs);
+  EXPECT_EQ(hdd->queue_depth, 1);
+  storage.set_access_time("12ms");
+  storage.set_queue_depth(2);
+  auto set = StorageFiguresOf(storage);
+  ASSERT_TRUE(set.ok());
+  EXPECT_EQ(set->access_ns, 12 * kMs);
+  EXPECT_EQ(set->queue_depth, 2);
+  EXPECT_DOUBLE_EQ(set->bytes_per_s, hdd->bytes_per_s);
+  storage.set_bandwidth("fast");
+  auto bad = StorageFiguresOf(storage);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("storage.bandwidth"), std::string::npos)
+      << bad.status().message();
+  EXPECT_EQ(StorageDescription([] {
+              spec::Storage s;
+              s.set_kind(spec::hdd);
+              return s;
+            }()),
+            "hdd (10 ms an access, 160 MB/s, one read at a time)");
+}
+
+}  // namespace
+}  // namespace pipescope::engine
