@@ -10,6 +10,7 @@
 #include "engine/io/byte_source.h"
 #include "engine/runtime/dataloader_rules.h"
 #include "engine/runtime/iterator.h"
+#include "engine/runtime/storage_device.h"
 #include "engine/runtime/tunable.h"
 #include "engine/work/work_registry.h"
 
@@ -45,6 +46,9 @@ struct SyntheticRecords {
   double read_latency_cv = 0;        // each request's latency's spread (log-normal)
   double bandwidth_bytes_per_s = 0;  // 0: unlimited
   uint64_t seed = 0;
+  // The spec's disk, which reads each record (RecordsReadFromTheDisk); null: the latency and
+  // bandwidth above alone.
+  StorageDevicePtr storage;
 };
 DatasetPtr MakeSyntheticDataset(StatsPtr stats, SyntheticRecords config);
 // Inside an interleave: records of the file named by the parent element.

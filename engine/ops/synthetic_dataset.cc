@@ -78,6 +78,16 @@ class SyntheticIterator : public SourceIterator {
                                       config_.bandwidth_bytes_per_s);
     }
     if (!ctx_.cancellation.SleepFor(wait_ns)) return Cancelled();
+    // From the spec's disk, a reader's buffer at a time: the file's first read opens it,
+    // the rest go on where the disk is, unless another file's read came between (a seek on
+    // a hard disk).
+    if (config_.storage) {
+      const int64_t reads = RequestsStarted(next_, 1, config_.record_bytes, kDiskReadBytes);
+      if (reads > 0 && !config_.storage->Read(reads * kDiskReadBytes, next_ == 0 ? 1 : 0, stream_,
+                                              ctx_.cancellation)) {
+        return Cancelled();
+      }
+    }
     out.id = ctx_.NewElementId();
     out.value = Tensor::String(RecordBytes(stream_, next_++, config_.record_bytes));
     out.features.clear();
@@ -105,7 +115,7 @@ class SyntheticIterator : public SourceIterator {
 class SyntheticDataset : public Dataset {
  public:
   SyntheticDataset(StatsPtr stats, SyntheticRecords config, bool per_file)
-      : Dataset(std::move(stats)), config_(config), per_file_(per_file) {
+      : Dataset(std::move(stats)), config_(std::move(config)), per_file_(per_file) {
     // The pool is made when the pipeline is built, not at the first read: its 256 pages
     // fault in at ~12 us each on a VM, 3-5 ms that no real file's first read pays.
     RandomPool();
@@ -133,11 +143,11 @@ class SyntheticDataset : public Dataset {
 }  // namespace
 
 DatasetPtr MakeSyntheticDataset(StatsPtr stats, SyntheticRecords config) {
-  return std::make_shared<SyntheticDataset>(std::move(stats), config, false);
+  return std::make_shared<SyntheticDataset>(std::move(stats), std::move(config), false);
 }
 
 DatasetPtr MakeSyntheticFileDataset(StatsPtr stats, SyntheticRecords config) {
-  return std::make_shared<SyntheticDataset>(std::move(stats), config, true);
+  return std::make_shared<SyntheticDataset>(std::move(stats), std::move(config), true);
 }
 
 }  // namespace pipescope::engine

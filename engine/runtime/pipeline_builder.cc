@@ -84,6 +84,9 @@ class Builder {
         const auto& y = s.synthetic();
         ASSIGN_OR_RETURN(auto config, Synthetic(y.records(), y.record_bytes(), "", y.read_latency(),
                                                 y.bandwidth(), y.seed()));
+        if (RecordsReadFromTheDisk(storage_ != nullptr, y.read_latency(), y.bandwidth())) {
+          config.storage = storage_;
+        }
         return MakeSyntheticDataset(SourceStage(name, "synthetic", depth), config);
       }
       case spec::Source::kTfrecord: {
@@ -142,6 +145,9 @@ class Builder {
                                    f.read_latency(), f.bandwidth(), 0));
         config.read_request_bytes = f.read_request_bytes();
         config.read_latency_cv = f.read_latency_cv();
+        if (RecordsReadFromTheDisk(storage_ != nullptr, f.read_latency(), f.bandwidth())) {
+          config.storage = storage_;
+        }
         return MakeSyntheticFileDataset(SourceStage(op + ".read", "synthetic_file", 1), config);
       }
       case spec::ElementSource::kTfrecordFile: {

@@ -6,6 +6,7 @@
 #include "engine/core/duration.h"
 #include "engine/core/file_glob.h"
 #include "engine/io/byte_source.h"
+#include "engine/runtime/storage_device.h"
 #include "engine/sim/normal_draw.h"
 #include "engine/sim/tfrecord_stats.h"
 #include "engine/spec/op_kinds.h"
@@ -126,7 +127,7 @@ engine::Result<double> StorageWaitNs(const std::string& latency, const std::stri
 
 class DefaultsBuilder {
  public:
-  DefaultsBuilder(CostModel& m) : m_(m) {}
+  DefaultsBuilder(CostModel& m, bool spec_has_storage) : m_(m), disk_(spec_has_storage) {}
 
   // The pipeline's source, or a zip's second source (its stage named `stage`).
   engine::Status Source(const spec::Source& s, int64_t& bytes) {
@@ -161,6 +162,8 @@ class DefaultsBuilder {
         c.cpu = Fixed(kSourceRecordNs + kCopyNsPerByte * static_cast<double>(bytes));
         ASSIGN_OR_RETURN(double wait, StorageWaitNs(y.read_latency(), y.bandwidth(), bytes));
         c.wait = Fixed(wait);
+        c.records_from_disk =
+            engine::RecordsReadFromTheDisk(disk_, y.read_latency(), y.bandwidth());
         break;
       }
       case spec::Source::kTfrecord: {
@@ -248,6 +251,8 @@ class DefaultsBuilder {
         }
         ASSIGN_OR_RETURN(double open, DurationOr0(f.open_latency()));
         c.open_wait = Fixed(open);
+        c.records_from_disk =
+            engine::RecordsReadFromTheDisk(disk_, f.read_latency(), f.bandwidth());
         break;
       }
       case spec::ElementSource::kTfrecordFile: {
@@ -436,6 +441,7 @@ class DefaultsBuilder {
   }
 
   CostModel& m_;
+  const bool disk_;                 // the spec names a disk (spec::Storage)
   std::vector<std::string> files_;  // list_files' matches, for tfrecord_file sub-pipelines
 };
 
@@ -447,7 +453,7 @@ engine::Result<CostModel> DefaultCostModel(const spec::PipelineSpec& spec, doubl
   m.origin = "spec";
   ASSIGN_OR_RETURN(double step, DurationOr0(spec.train_step().step_time()));
   m.step = Fixed(step);
-  DefaultsBuilder builder(m);
+  DefaultsBuilder builder(m, spec.has_storage());
   int64_t bytes = 0;
   RETURN_IF_ERROR(builder.Source(spec.source(), bytes));
   RETURN_IF_ERROR(builder.Ops(spec.ops(), bytes));

@@ -85,6 +85,9 @@ struct OpCost {
   // Bytes each call reads from the spec's disk, a file of its own (Python's read_bytes),
   // waited for as the disk serves it (SimContext::storage); 0: none.
   int64_t read_bytes = 0;
+  // A source's records are read from the spec's disk, each as a read of its bytes that goes
+  // on in its file (engine::RecordsReadFromTheDisk).
+  bool records_from_disk = false;
   double keep_fraction = 1;  // filters: the share of elements kept
   // The share of its CPU that holds the process's interpreter lock (Python work): no other
   // op's share under the lock runs meanwhile.

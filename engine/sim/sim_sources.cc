@@ -7,6 +7,7 @@
 
 #include "engine/runtime/counting_rules.h"
 #include "engine/runtime/shuffle_rules.h"
+#include "engine/runtime/storage_device.h"
 #include "engine/sim/sim_ops.h"
 #include "engine/spec/op_values.h"
 
@@ -53,6 +54,7 @@ class SourceDataset : public SimDataset {
       co_await OpenOnce();
       if (records_ >= 0 && next_ >= records_) co_return false;
       co_await Charge(thread, CpuCost(1), WaitCost() + RequestWaitOf(next_, 1));
+      co_await ReadFromTheDisk(1);
       out = NextRecord();
       co_return true;
     }
@@ -63,6 +65,7 @@ class SourceDataset : public SimDataset {
       const int64_t n = RunLength(max_rows);
       if (n == 0) co_return 0;
       co_await ChargeRun(thread, n);
+      co_await ReadFromTheDisk(n);
       // Written in place, in one pass: a run of a fast source can be a thousand records.
       const size_t first = out.size();
       out.resize(first + static_cast<size_t>(n));
@@ -85,6 +88,7 @@ class SourceDataset : public SimDataset {
       const int64_t n = RunLength(max_rows);
       if (n == 0) co_return 0;
       co_await ChargeRun(thread, n);
+      co_await ReadFromTheDisk(n);
       first_id = ctx_.NewElementIds(n);
       totals.rows += n;
       totals.bytes += n * RecordBytes();
@@ -102,6 +106,19 @@ class SourceDataset : public SimDataset {
     // Records cost the same each, so a run of n is one draw of their sum.
     Scheduler::ComputeAwaiter ChargeRun(SimThread& thread, int64_t n) {
       return Charge(thread, CpuCostOfRun(n, n), WaitCostOfRun(n) + RequestWaitOf(next_, n));
+    }
+    // The reader's buffers the next n records need from the spec's disk
+    // (OpCost::records_from_disk), in one read that goes on in this file: the file's first
+    // opens it; no wait where they are not on it or are in a buffer read already.
+    Scheduler::SleepAwaiter ReadFromTheDisk(int64_t n) {
+      if (!ctx_.storage || !stage_.cost->records_from_disk) return scheduler().Sleep(0);
+      const int64_t reads =
+          engine::RequestsStarted(next_, n, RecordBytes(), engine::kDiskReadBytes);
+      if (reads == 0) return scheduler().Sleep(0);
+      if (file_ == 0) file_ = ++ctx_.files_read;
+      const int64_t done =
+          ctx_.storage->Serve(now(), reads * engine::kDiskReadBytes, next_ == 0 ? 1 : 0, file_);
+      return scheduler().Sleep(done - now());
     }
     Scheduler::SleepAwaiter OpenOnce() {
       const int64_t wait = opened_ ? 0 : stage_.cost->open_wait.Sample(stage_.rng);
@@ -127,6 +144,7 @@ class SourceDataset : public SimDataset {
     const std::vector<int64_t> order_;
     int64_t next_ = 0;
     bool opened_ = false;
+    uint64_t file_ = 0;  // its number on the spec's disk, once it reads from it
   };
 
   const int64_t records_;

@@ -801,6 +801,37 @@ void AddFasterStorage(const spec::PipelineSpec& spec, CandidateList& out) {
   }
 }
 
+// An interleave reading its files from the spec's disk, fewer of them at once: a hard disk
+// seeks between files read at once for every buffer it reads, and one file after another
+// streams (the interleave's many readers, right for a remote store, are wrong here).
+void AddFewerFilesAtOnce(const PipelinePlan& plan, CandidateList& out) {
+  for (const PlannedOp& p : plan.ops) {
+    if (!p.op->has_interleave() || !p.op->interleave().per_element().has_synthetic_file()) continue;
+    const spec::SyntheticFile& f = p.op->interleave().per_element().synthetic_file();
+    if (!RecordsReadFromTheDisk(plan.spec->has_storage(), f.read_latency(), f.bandwidth())) {
+      continue;
+    }
+    const std::string& name = p.op->name();
+    const int64_t cycle = p.Knob("cycle_length").start;
+    const int64_t parallel = p.Knob("num_parallel_calls").start;
+    for (const int64_t k : {int64_t{1}, int64_t{2}}) {
+      if (k >= cycle) continue;
+      std::vector<Setting> settings{{"cycle_length", std::to_string(k)}};
+      if (parallel > k) settings.push_back({"num_parallel_calls", std::to_string(k)});
+      out.AddKnobs("interleave_files", name, settings,
+                   "read " + name + "'s files " + std::to_string(k) + " at a time instead of " +
+                       std::to_string(cycle) + " (cycle_length=" + std::to_string(k) +
+                       (parallel > k ? ", num_parallel_calls=" + std::to_string(k) : "") +
+                       "): the " + StorageDescription(plan.spec->storage()) +
+                       " seeks between files read at once",
+                   "Elements come " + std::to_string(k) + " file" + (k == 1 ? "" : "s") +
+                       " at a time, where " + std::to_string(cycle) +
+                       " files' records alternated: a batch holds fewer files, and a shuffle "
+                       "after it mixes fewer.");
+    }
+  }
+}
+
 }  // namespace
 
 std::vector<AdviceCandidate> AdviceCandidates(const spec::PipelineSpec& spec,
@@ -821,6 +852,7 @@ std::vector<AdviceCandidate> AdviceCandidates(const spec::PipelineSpec& spec,
   AddGeneratorBatches(spec, out);
   AddGeneratorCopies(spec, out);
   AddFasterStorage(spec, out);
+  AddFewerFilesAtOnce(*plan, out);
   return out.Take();
 }
 

@@ -10,6 +10,7 @@
 
 #include "engine/spec/spec_loader.h"
 #include "engine/spec/spec_overrides.h"
+#include "engine/tuning/advice_candidates.h"
 #include "engine/tuning/advisor_findings.h"
 #include "test_support.h"
 
@@ -655,6 +656,26 @@ TEST(AdvisorTest, TheHeadingGivesBothRatesWhereTheSimulatorIsApartFromTheRun) {
   r.cores_unbudgeted = false;  // the spec's budget
   EXPECT_EQ(AdviceHeading(r),
             "19 changes tried in the simulator on 2 cores; a gain must exceed 3% on every seed");
+}
+
+// An interleave reading its files from a hard disk the spec names: among the changes tried,
+// fewer files at once (said as changing the order: a batch then holds fewer files) and a
+// faster disk (advice only: a change of machine).
+TEST(AdvisorTest, AHardDisksReadsAreTriedFewerAtOnceAndOnFasterStorage) {
+  const spec::PipelineSpec hdd = Spec(
+      "name: \"t\" source { name: \"files\" range { stop: 64 } } ops { name: \"read\" "
+      "interleave { per_element { synthetic_file { records_per_file: 2000 record_bytes: 100000 "
+      "} } cycle_length: 16 num_parallel_calls: 16 } } storage { kind: hdd }");
+  bool one_at_a_time = false, ssd = false;
+  for (const AdviceCandidate& c : AdviceCandidates(hdd, {}, 8)) {
+    if (c.change == "read.cycle_length=1, read.num_parallel_calls=1") {
+      one_at_a_time = true;
+      EXPECT_FALSE(c.changes_output.empty());
+    }
+    if (c.kind == "faster_storage" && c.change == "storage.kind=ssd") ssd = c.needs_code_change;
+  }
+  EXPECT_TRUE(one_at_a_time);
+  EXPECT_TRUE(ssd);
 }
 
 }  // namespace

@@ -101,6 +101,21 @@ TEST(TrainingRunTest, ReadsFromTheSpecsDiskQueueForItWhateverTheThreads) {
   EXPECT_FALSE(from_memory->storage_busy_fraction.has_value());
 }
 
+// A synthetic source with no storage of its own reads the spec's disk a reader's buffer at a
+// time: ten records of 300 KB are twelve reads of 256 KiB at 100 MB/s and one access, at
+// least 36 ms however fast the machine.
+TEST(TrainingRunTest, ASyntheticSourceReadsTheSpecsDisk) {
+  auto p = MakePipeline(
+      "source { synthetic { records: 10 record_bytes: 300000 } } "
+      "storage { access_time: \"5ms\" bandwidth: \"100MB/s\" }");
+  CancellationToken c;
+  SimulatedDevice device(0, 1, c);
+  auto summary = RunTraining(*p, device, {});
+  ASSERT_TRUE(summary.ok()) << summary.status().message();
+  EXPECT_EQ(summary->elements, 10);
+  EXPECT_GE(summary->duration_s, 0.005 + 12 * 262144 / 100e6);
+}
+
 TEST(SimulatedDeviceTest, WaitsWithoutBurningCpu) {
   CancellationToken c;
   SimulatedDevice device(20'000'000, 1, c);
