@@ -275,9 +275,12 @@ void StandInMissingFiles(ImportedCode& code, const std::filesystem::path& base, 
   auto describe = [&](const std::string& op, int64_t record_bytes) {
     code.notes.push_back(
         {at, "each stand-in record of '" + op + "' is " + std::to_string(record_bytes) +
-                 " bytes, read as fast as memory gives them: describe the real "
-                 "ones with --set " +
-                 op + ".record_bytes=N --set " + op + ".bandwidth=RATE (e.g. 200MB/s)"});
+                 " bytes, read as fast as memory gives them unless the disk is named: "
+                 "describe the real ones with --set " +
+                 op +
+                 ".record_bytes=N, and where they are with --set storage.kind=hdd (or "
+                 "ssd, nvme: the local disk every reader shares) or --set " +
+                 op + ".bandwidth=RATE (e.g. 200MB/s: storage of their own)"});
   };
 
   // The readers over the names: synthetic files stand in for each.

@@ -3,6 +3,7 @@
 
 #include "app/code/dialects.h"
 #include "app/code/work_functions.h"
+#include "engine/core/duration.h"
 
 namespace pipescope::code {
 
@@ -183,6 +184,18 @@ void NoteWork(Pipeline& pipeline, SourcePoint at, const std::string& op, const S
                           " whose cost the code does not show" + one_element + ": " +
                           DefaultStageCost() + each + " until set: --set " + op + "." + cost_knob +
                           "=DURATION" + split);
+  }
+  // The image files its decoder reads: free from the page cache, a seek each from a hard
+  // disk, which only the user knows the files are on.
+  if (work.fn.has_python() && work.fn.python().read_bytes() > 0 && cost_knob == "cost") {
+    pipeline.Note(at, "'" + op + "' reads " +
+                          (work.images > 1 ? std::to_string(work.images) + " image files"
+                                           : std::string("an image file")) +
+                          " a call, " + engine::FormatBytes(kStandInImageFileBytes) +
+                          " each standing in, from memory until the disk is named: --set "
+                          "storage.kind=hdd (or ssd, nvme) where the files do not fit the page "
+                          "cache, --set " +
+                          op + ".read_bytes=SIZE for a call's");
   }
   // A sleep is a wait beside the Python's cost: the lock released, no core used, so more
   // workers than cores still help it.

@@ -279,10 +279,6 @@ Dialect::Function Made(const std::string& path) {
   };
 }
 
-// What one image file of an ImageFolder holds, where the code does not say: ImageNet's
-// training JPEGs' mean (138 GB in 1,281,167 files).
-constexpr int64_t kStandInImageFileBytes = 108'000;
-
 // A dataset of torchvision's: its length (train and test splits), the image its __getitem__
 // makes before the transforms, and where its `transform` argument goes.
 struct DatasetRow {

@@ -147,6 +147,12 @@ bool DecodesImage(const std::string& path) {
   return false;
 }
 
+// Of those, the ones that read the image from a file they are given the name of (the others
+// decode bytes already read).
+bool ReadsImageFile(const std::string& path) {
+  return DecodesImage(path) && !path.starts_with("torchvision.io.decode_");
+}
+
 // Python's calls that load a file from storage, whole or in part, as a Dataset's __getitem__
 // calls them (images apart: DecodesImage). A file object's own reads (pickle.load(f),
 // json.load(f)) are its open's.
@@ -714,6 +720,10 @@ StageWork ReadWork(PythonReader& reader, const Value& function, const std::strin
       work.images = std::max<int64_t>(1, found.images);
       ns = kDecodeJpegNs * work.images;
       work.fn.mutable_python()->set_duration(std::to_string(ns / 1000) + "us");
+      // Each image a file of its own, read from the disk the spec names (a hard disk's seek).
+      if (ReadsImageFile(found.decodes_image)) {
+        work.fn.mutable_python()->set_read_bytes(kStandInImageFileBytes * work.images);
+      }
     }
     if (!found.transforms.empty()) {
       // What the transforms cost on the image the function makes: a stand-in photo, as the

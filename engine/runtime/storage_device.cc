@@ -21,6 +21,9 @@ StorageFigures KindFigures(spec::StorageKind kind) {
   }
 }
 
+// An NVMe drive's queues hold more, but no reader of a pipeline keeps more busy.
+constexpr int64_t kMostReadsAtOnce = 1024;
+
 }  // namespace
 
 Result<StorageFigures> StorageFiguresOf(const spec::Storage& storage) {
@@ -35,11 +38,11 @@ Result<StorageFigures> StorageFiguresOf(const spec::Storage& storage) {
     if (!bps.ok()) return bps.status().WithContext("storage.bandwidth");
     figures.bytes_per_s = *bps;
   }
-  if (storage.queue_depth() < 0) {
-    return InvalidArgument("storage.queue_depth: at least 1 (0: the kind's), got " +
-                           std::to_string(storage.queue_depth()));
+  if (storage.queue_depth() < 0 || storage.queue_depth() > kMostReadsAtOnce) {
+    return InvalidArgument("storage.queue_depth: from 1 to " + std::to_string(kMostReadsAtOnce) +
+                           " (0: the kind's), got " + std::to_string(storage.queue_depth()));
   }
-  if (storage.queue_depth() > 0) figures.queue_depth = storage.queue_depth();
+  if (storage.queue_depth() > 0) figures.queue_depth = static_cast<int>(storage.queue_depth());
   return figures;
 }
 

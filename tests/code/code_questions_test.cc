@@ -691,5 +691,27 @@ loader = DataLoader(Custom(["a.npy"] * 6), batch_size=64, num_workers=2)
   EXPECT_FALSE(Says(c, "is not a class this file defines")) << Notes(c);
 }
 
+// pytorch#680's Dataset: each item opens its image with PIL. The file it reads is a read of
+// the disk the user names (a hard disk's seek), 108 KB standing in, and the note says how to
+// name the disk and the size.
+TEST(CodeQuestionsTest, AnImageOpenedByPathIsAFileReadFromTheNamedDisk) {
+  const ImportedCode c = Import(R"(from PIL import Image
+from torch.utils.data import Dataset, DataLoader
+class Images(Dataset):
+    def __init__(self, paths):
+        self.paths = paths
+    def __len__(self):
+        return len(self.paths)
+    def __getitem__(self, i):
+        return Image.open(self.paths[i]).convert("RGB")
+loader = DataLoader(Images(["a.jpg"] * 1000), batch_size=64, num_workers=4)
+)");
+  ASSERT_FALSE(c.spec.ops().empty()) << Notes(c);
+  EXPECT_EQ(c.spec.ops(0).dataloader().getitem().python().read_bytes(), 108000)
+      << c.spec.ops(0).DebugString();
+  EXPECT_TRUE(Says(c, "'loader' reads an image file a call, 108 KB each standing in")) << Notes(c);
+  EXPECT_TRUE(Says(c, "--set storage.kind=hdd")) << Notes(c);
+}
+
 }  // namespace
 }  // namespace pipescope::code

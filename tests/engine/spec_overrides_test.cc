@@ -51,6 +51,19 @@ TEST(SpecOverridesTest, SetsAKnobOfANamedOp) {
 }
 
 // A zip's second pipeline: its source and its ops are set by their names, as the first's.
+// The disk: its kind by name, each figure, and a Python call's file size in units.
+TEST(SpecOverridesTest, TheStoragesFiguresAreSetByTheirNames) {
+  auto spec = Demo();
+  ASSERT_TRUE(ApplyOverride(spec, "storage.kind=hdd").ok());
+  ASSERT_TRUE(ApplyOverride(spec, "storage.queue_depth=4").ok());
+  ASSERT_TRUE(ApplyOverride(spec, "storage.access_time=12ms").ok());
+  EXPECT_EQ(spec.storage().kind(), spec::hdd);
+  EXPECT_EQ(spec.storage().queue_depth(), 4);
+  EXPECT_EQ(spec.storage().access_time(), "12ms");
+  const Status floppy = ApplyOverride(spec, "storage.kind=floppy");
+  EXPECT_NE(floppy.message().find("expected one of"), std::string::npos) << floppy.message();
+}
+
 TEST(SpecOverridesTest, TheSecondPipelineOfAZipIsSetByItsNames) {
   auto parsed = ParseSpecText(R"(name: "z" source { name: "images" range { stop: 10 } }
       ops { name: "pair" zip { source { name: "labels" synthetic { records: 10 record_bytes: 4 } }
