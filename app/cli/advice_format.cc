@@ -161,7 +161,7 @@ int WriteAdviceIntoCode(const std::string& py_path, const std::vector<std::strin
   const bool together_writable =
       !advice.together.changes.empty() &&
       std::none_of(advice.advice.begin(), advice.advice.end(), [&](const engine::Advice& a) {
-        return a.needs_code_change && InTogether(advice, a);
+        return engine::AdviceOnly(a) && InTogether(advice, a);
       });
   // What to write, in order: Together's changes, else each piece of advice the code can
   // take; one the code has no place for (a sampler over every epoch's indices) gives way to
@@ -173,10 +173,10 @@ int WriteAdviceIntoCode(const std::string& py_path, const std::vector<std::strin
   };
   std::vector<Choice> choices;
   const engine::Advice* by_hand = nullptr;  // the first piece of advice, where it is code's
-  if (!advice.advice.empty() && advice.advice[0].needs_code_change) by_hand = &advice.advice[0];
+  if (!advice.advice.empty() && engine::AdviceOnly(advice.advice[0])) by_hand = &advice.advice[0];
   if (together_writable) choices.push_back({&advice.together.spec, "Together's changes", nullptr});
   for (const engine::Advice& a : advice.advice) {
-    if (a.needs_code_change || !a.spec.has_source()) continue;
+    if (engine::AdviceOnly(a) || !a.spec.has_source()) continue;
     const bool first = &a == &advice.advice[0];
     choices.push_back({&a.spec,
                        std::string("the first piece of advice") +
@@ -185,7 +185,7 @@ int WriteAdviceIntoCode(const std::string& py_path, const std::vector<std::strin
   }
   const auto say_by_hand = [&](std::ostream& to, const std::string& lead) {
     // Faster storage is a change of machine, not of anyone's code.
-    const std::string what = by_hand->kind == "faster_storage"
+    const std::string what = by_hand->changes_machine
                                  ? "' changes the machine, not the code, which --advice-code "
                                    "cannot write"
                                  : "' changes the code of '" + by_hand->op +

@@ -82,9 +82,9 @@ class SyntheticIterator : public SourceIterator {
     // the rest go on where the disk is, unless another file's read came between (a seek on
     // a hard disk).
     if (config_.storage) {
-      const int64_t reads = RequestsStarted(next_, 1, config_.record_bytes, kDiskReadBytes);
-      if (reads > 0 && !config_.storage->Read(reads * kDiskReadBytes, next_ == 0 ? 1 : 0, stream_,
-                                              ctx_.cancellation)) {
+      const RecordsRead read = DiskReadOfRecords(next_, 1, config_.record_bytes);
+      if (read.bytes > 0 &&
+          !config_.storage->Read(read.bytes, read.files, stream_, ctx_.cancellation)) {
         return Cancelled();
       }
     }

@@ -28,11 +28,6 @@ std::string StorageDescription(const spec::Storage& storage);
 // Whether a synthetic source's or file's records come from the spec's disk: the spec names
 // one, and the source gives no storage of its own (a read latency or bandwidth: a remote
 // store's, or figures measured for it alone). Both clocks' builders ask here.
-// A reader's buffer, what one read of a file from the disk brings in: TFRecordDataset's
-// buffer_size unless set (and the block the project's own readers read, byte_source.h).
-// Records inside it cost no read of their own.
-inline constexpr int64_t kDiskReadBytes = 256 * 1024;
-
 inline bool RecordsReadFromTheDisk(bool spec_has_storage, const std::string& read_latency,
                                    const std::string& bandwidth) {
   return spec_has_storage && read_latency.empty() && bandwidth.empty();

@@ -14,7 +14,26 @@
 #include <cstdint>
 #include <vector>
 
+#include "engine/runtime/storage_requests.h"
+
 namespace pipescope::engine {
+
+// A reader's buffer, what one read of a file from the disk brings in: TFRecordDataset's
+// buffer_size unless set (and the block the project's own readers read, byte_source.h).
+// Records inside it cost no read of their own.
+inline constexpr int64_t kDiskReadBytes = 256 * 1024;
+
+// The read of the disk that records [first, first + n) of a file, `record_bytes` long, start:
+// the reader's buffers they need that no earlier record brought in, and the file opened by
+// its first record. `bytes` 0: they are all in a buffer read already.
+struct RecordsRead {
+  int64_t bytes = 0;
+  int64_t files = 0;
+};
+inline RecordsRead DiskReadOfRecords(int64_t first, int64_t n, int64_t record_bytes) {
+  const int64_t buffers = RequestsStarted(first, n, record_bytes, kDiskReadBytes);
+  return {buffers * kDiskReadBytes, first == 0 ? 1 : 0};
+}
 
 struct StorageFigures {
   int64_t access_ns = 0;
@@ -56,7 +75,6 @@ class StorageQueue {
     return static_cast<double>(busy_ns_) / static_cast<double>(slots_.size());
   }
   int64_t reads() const { return reads_; }
-  const StorageFigures& figures() const { return figures_; }
 
  private:
   struct Slot {

@@ -112,12 +112,10 @@ class SourceDataset : public SimDataset {
     // opens it; no wait where they are not on it or are in a buffer read already.
     Scheduler::SleepAwaiter ReadFromTheDisk(int64_t n) {
       if (!ctx_.storage || !stage_.cost->records_from_disk) return scheduler().Sleep(0);
-      const int64_t reads =
-          engine::RequestsStarted(next_, n, RecordBytes(), engine::kDiskReadBytes);
-      if (reads == 0) return scheduler().Sleep(0);
+      const engine::RecordsRead read = engine::DiskReadOfRecords(next_, n, RecordBytes());
+      if (read.bytes == 0) return scheduler().Sleep(0);
       if (file_ == 0) file_ = ++ctx_.files_read;
-      const int64_t done =
-          ctx_.storage->Serve(now(), reads * engine::kDiskReadBytes, next_ == 0 ? 1 : 0, file_);
+      const int64_t done = ctx_.storage->Serve(now(), read.bytes, read.files, file_);
       return scheduler().Sleep(done - now());
     }
     Scheduler::SleepAwaiter OpenOnce() {

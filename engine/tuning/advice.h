@@ -71,6 +71,17 @@ struct Advice {
   // More than knobs and the order of calls change: a function's own code (a generator made
   // to yield whole batches), which only its author can write.
   bool needs_code_change = false;
+  // The machine must change instead (the data on a faster disk: faster_storage).
+  bool changes_machine = false;
 };
+
+// Advice a person carries out by hand: no tuner takes it as a step, and --advice-code writes
+// none of it.
+inline bool AdviceOnly(bool needs_code_change, bool changes_machine) {
+  return needs_code_change || changes_machine;
+}
+inline bool AdviceOnly(const Advice& a) {
+  return AdviceOnly(a.needs_code_change, a.changes_machine);
+}
 
 }  // namespace pipescope::engine

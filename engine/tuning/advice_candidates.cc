@@ -784,16 +784,19 @@ void AddFasterStorage(const spec::PipelineSpec& spec, CandidateList& out) {
     spec::PipelineSpec changed = spec;
     *changed.mutable_storage() = faster;
     const std::string setting = "storage.kind=" + spec::StorageKind_Name(kind);
-    out.Add({"faster_storage",
-             "storage",
-             setting,
-             {setting},
-             "read the data from an " + StorageDescription(faster) + " instead of the " +
-                 StorageDescription(spec.storage()) + ": copy it there, or train where it is",
-             "",
-             std::move(changed),
-             /*needs_code_change=*/true,
-             {}});
+    AdviceCandidate c{"faster_storage",
+                      "storage",
+                      setting,
+                      {setting},
+                      "read the data from an " + StorageDescription(faster) + " instead of the " +
+                          StorageDescription(spec.storage()) +
+                          ": copy it there, or train where it is",
+                      "",
+                      std::move(changed),
+                      /*needs_code_change=*/false,
+                      {}};
+    c.changes_machine = true;
+    out.Add(std::move(c));
   }
 }
 

@@ -29,6 +29,9 @@ struct AdviceCandidate {
   // keras.utils.Sequence). Advice only; a tuner does not take it as a step.
   bool needs_code_change = false;
   SpecEdit edit;  // the change, as it can be made on another spec (advice applied together)
+  // The machine must change, not code or knobs (the data on a faster disk). Advice only, as
+  // a code change is.
+  bool changes_machine = false;
 };
 
 // Whether an op after the top-level op at `index` fetches ahead on threads of its own (a

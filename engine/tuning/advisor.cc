@@ -47,6 +47,7 @@ Advice AdviceFrom(const AdviceCandidate& c) {
   a.what_changes = c.changes_output;
   a.changes_output = !a.what_changes.empty();
   a.needs_code_change = c.needs_code_change;
+  a.changes_machine = c.changes_machine;
   return a;
 }
 

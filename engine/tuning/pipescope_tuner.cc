@@ -13,6 +13,7 @@
 #include "engine/spec/pipeline_plan.h"
 #include "engine/spec/spec_loader.h"
 #include "engine/spec/spec_overrides.h"
+#include "engine/tuning/advice.h"
 #include "engine/tuning/advice_candidates.h"
 #include "engine/tuning/core_allocation.h"
 #include "engine/work/work_registry.h"
@@ -116,7 +117,7 @@ std::vector<AdviceCandidate> NextKnobSteps(const spec::PipelineSpec& spec,
   std::vector<std::pair<std::string, std::string>> order;
   for (AdviceCandidate& c : AdviceCandidates(spec, measured, cores)) {
     // A move, an added op or a change of the code's own: advice, not a knob.
-    if (c.settings.empty() || c.needs_code_change) continue;
+    if (c.settings.empty() || AdviceOnly(c.needs_code_change, c.changes_machine)) continue;
     // A running pipeline takes its integer knobs; anything else needs a rebuild.
     const bool rebuilds = !std::all_of(c.settings.begin(), c.settings.end(), [&](const auto& s) {
       return IntKnobBefore(spec, s).has_value();

@@ -672,7 +672,7 @@ TEST(AdvisorTest, AHardDisksReadsAreTriedFewerAtOnceAndOnFasterStorage) {
       one_at_a_time = true;
       EXPECT_FALSE(c.changes_output.empty());
     }
-    if (c.kind == "faster_storage" && c.change == "storage.kind=ssd") ssd = c.needs_code_change;
+    if (c.kind == "faster_storage" && c.change == "storage.kind=ssd") ssd = c.changes_machine;
   }
   EXPECT_TRUE(one_at_a_time);
   EXPECT_TRUE(ssd);
