@@ -108,6 +108,9 @@ DocumentFigures FiguresOf(const TraceDocument& document, const FigureRange& rang
                                simulated.c_str(), range.paused ? "PAUSED   " : "",
                                f.analysis.steps_per_s, 100 * f.analysis.input_wait_fraction,
                                100 * f.analysis.device_busy_fraction);
+  if (f.analysis.storage_busy_fraction >= 0) {
+    f.status += QString::asprintf("   disk busy %.0f%%", 100 * f.analysis.storage_busy_fraction);
+  }
   return f;
 }
 

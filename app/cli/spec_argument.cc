@@ -19,7 +19,9 @@ engine::Result<code::ImportedCode> LoadCodeArgument(const std::string& path,
   if (notes) {
     for (const code::CodeNote& n : imported.notes) *notes << code::FormatNote(path, n) << "\n";
   }
-  RETURN_IF_ERROR(engine::ValidateSpec(imported.spec, path));
+  // An error a --set brought in says so, as a spec file's does (the code itself may be fine).
+  RETURN_IF_ERROR(
+      engine::ValidateSpec(imported.spec, overrides.empty() ? path : path + " (with --set)"));
   return imported;
 }
 

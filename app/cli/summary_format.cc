@@ -9,6 +9,8 @@
 #include "app/session/figure_table.h"
 #include "engine/core/duration.h"
 #include "engine/runtime/storage_device.h"
+#include "engine/spec/spec_loader.h"
+#include "instrumentation/trace/verdict.h"
 
 namespace pipescope::cli {
 namespace {
@@ -97,6 +99,13 @@ std::string StageTable(const std::vector<trace::StageFigures>& stages) {
   return out;
 }
 
+// The disk's busy share over the range graded (its trace's samples), or over the whole run
+// where nothing was recorded.
+std::optional<double> StorageBusy(const trace::RangeAnalysis& a, const SummaryContext& c) {
+  if (a.storage_busy_fraction >= 0) return a.storage_busy_fraction;
+  return c.storage_busy_fraction;
+}
+
 }  // namespace
 
 nlohmann::json FigureJson(std::optional<double> v) {
@@ -119,6 +128,13 @@ SummaryContext ContextFromModel(const trace::Model& model, bool end_of_data) {
   c.knob_changes = model.knob_changes();
   c.markers = model.markers();
   c.events = model.event_count();
+  // A saved trace's disk is named by the spec in its header.
+  if (model.FindTrack({record::EventKind::kStorageBusy, record::kNoOp, 0}) != nullptr) {
+    if (auto spec = engine::ParseSpecText(model.run_info().spec_text, "trace header");
+        spec.ok() && spec->has_storage()) {
+      c.storage = engine::StorageDescription(spec->storage());
+    }
+  }
   for (const auto* s : model.StagesInOrder()) {
     if (c.op_names.size() <= s->id) c.op_names.resize(s->id + 1u);
     c.op_names[s->id] = s->name;
@@ -145,9 +161,9 @@ nlohmann::json SummaryToJson(const trace::RangeAnalysis& a, const SummaryContext
   j["input_wait_fraction"] = a.input_wait_fraction;
   j["device_busy_fraction"] = a.device_busy_fraction;
   j["device_busy_source"] = a.device_busy_source;
-  if (c.storage_busy_fraction) {
+  if (const std::optional<double> busy = StorageBusy(a, c)) {
     j["storage"] = c.storage;
-    j["storage_busy_fraction"] = *c.storage_busy_fraction;
+    j["storage_busy_fraction"] = *busy;
   }
   j["device_gaps"] = DeviceGapsToJson(a.device_gaps);
   j["end_of_data"] = c.end_of_data;
@@ -248,11 +264,11 @@ std::string SummaryToText(const trace::RangeAnalysis& a, const SummaryContext& c
   std::snprintf(line, sizeof line, "input wait %.1f%% of the time, device busy %.1f%%\n",
                 100 * a.input_wait_fraction, 100 * a.device_busy_fraction);
   out += line;
-  if (c.storage_busy_fraction) {
+  if (const std::optional<double> busy = StorageBusy(a, c)) {
     // A disk busy all the time is the limit whatever the workers: more of them only queue.
-    std::snprintf(line, sizeof line, "storage busy %.1f%% of the time, the %s%s\n",
-                  100 * *c.storage_busy_fraction, c.storage.c_str(),
-                  *c.storage_busy_fraction >= engine::kStorageBoundBusy
+    std::snprintf(line, sizeof line, "storage busy %.1f%% of the time, the %s%s\n", 100 * *busy,
+                  c.storage.empty() ? "disk" : c.storage.c_str(),
+                  *busy >= trace::kStorageBoundBusy
                       ? ": the reads are the limit; more workers or threads only queue for it"
                       : "");
     out += line;

@@ -23,7 +23,7 @@ Result<std::unique_ptr<Pipeline>> Pipeline::Create(const spec::PipelineSpec& spe
   p->registry_.SetChangeObserver([raw](const KnobChange& change) { raw->OnKnobChanged(change); });
   RETURN_IF_ERROR(p->Install(spec));
   if (auto* recorder = p->settings_.recorder) {
-    recorder->SetSampler([raw](record::Recorder& r) { raw->SampleBufferLevels(r); });
+    recorder->SetSampler([raw](record::Recorder& r) { raw->SampleCounters(r); });
   }
   return p;
 }
@@ -41,9 +41,24 @@ void Pipeline::OnKnobChanged(const KnobChange& change) {
   changes_.push_back({now, change});
 }
 
-void Pipeline::SampleBufferLevels(record::Recorder& recorder) const {
+void Pipeline::SampleCounters(record::Recorder& recorder) {
+  StorageDevicePtr storage;
+  {
+    std::lock_guard lock(mu_);
+    storage = storage_;
+  }
   std::lock_guard lock(buffered_mu_);
   for (const auto& stats : buffered_stages_) stats->RecordLevelIfChanged(recorder);
+  if (!storage) return;
+  const double busy = storage->BusyNs();
+  if (storage != sampled_storage_) {
+    sampled_storage_ = storage;
+    sampled_storage_busy_ns_ = 0;
+  }
+  const double since = std::max(0.0, busy - sampled_storage_busy_ns_);
+  sampled_storage_busy_ns_ = busy;
+  recorder.RecordCounter(record::EventKind::kStorageBusy, record::kNoOp,
+                         record::SaturateU32(static_cast<uint64_t>(since)));
 }
 
 // Stage definitions for the trace: ids, order and who pulls from whom. An op's input is the
@@ -88,7 +103,11 @@ void Pipeline::DescribeStages(record::Recorder& recorder) {
 }
 
 Pipeline::~Pipeline() {
-  if (auto* recorder = settings_.recorder) recorder->SetSampler(nullptr);
+  if (auto* recorder = settings_.recorder) {
+    recorder->SetSampler(nullptr);
+    // The last stretch since the collector's previous sample: the disk's busy time to the end.
+    SampleCounters(*recorder);
+  }
   Cancel();
   // Iterators reference datasets and the context: destroy them first, in this order.
   Live current, pending;

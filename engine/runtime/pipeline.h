@@ -87,7 +87,9 @@ class Pipeline {
   Pipeline() = default;
   Status Install(const spec::PipelineSpec& spec, const std::string& description = "");
   void OnKnobChanged(const KnobChange& change);
-  void SampleBufferLevels(record::Recorder& recorder) const;
+  // The collector's sampler: buffer levels that changed, and the disk's busy time since its
+  // previous sample.
+  void SampleCounters(record::Recorder& recorder);
   void DescribeStages(record::Recorder& recorder);
 
   // One build: its context, its datasets and the iterator over them (destroyed in reverse).
@@ -110,10 +112,14 @@ class Pipeline {
   Settings settings_;
   std::atomic<bool> cancelled_{false};
   StageRegistry registry_;
-  mutable std::mutex buffered_mu_;                            // guards buffered_stages_
+  mutable std::mutex buffered_mu_;  // guards buffered_stages_ and the disk's last sample
   std::vector<std::shared_ptr<StageStats>> buffered_stages_;  // async ops of the current build
-  std::vector<std::shared_ptr<StageStats>> memory_stages_;    // ops with a buffer (+ shuffle)
-  mutable std::mutex mu_;                                     // guards everything below
+  // The disk the sampler read last (held, so that a rebuild's new disk is never taken for
+  // it) and its busy time then: a new disk starts at 0.
+  StorageDevicePtr sampled_storage_;
+  double sampled_storage_busy_ns_ = 0;
+  std::vector<std::shared_ptr<StageStats>> memory_stages_;  // ops with a buffer (+ shuffle)
+  mutable std::mutex mu_;                                   // guards everything below
   spec::PipelineSpec spec_;
   bool output_batched_ = false;
   StorageDevicePtr storage_;  // the latest build's disk; null: none

@@ -16,9 +16,6 @@
 
 namespace pipescope::engine {
 
-// A disk busy this share of a run or more is its limit: more readers only queue for it.
-inline constexpr double kStorageBoundBusy = 0.9;
-
 // The figures of a spec's storage: its kind's typical ones, each replaced by a figure the spec
 // sets. Errors name the field.
 Result<StorageFigures> StorageFiguresOf(const spec::Storage& storage);
@@ -53,7 +50,13 @@ class StorageDevice {
   double BusyFraction() const {
     std::lock_guard lock(mu_);
     const int64_t now = NowNs();
-    return now > 0 ? std::min(1.0, queue_.BusyNs() / static_cast<double>(now)) : 0;
+    return now > 0 ? std::min(1.0, queue_.BusyNsUntil(now) / static_cast<double>(now)) : 0;
+  }
+  // Its busy time since it was made (StorageQueue::BusyNsUntil): what the trace's samples of
+  // it (record::EventKind::kStorageBusy) are differences of.
+  double BusyNs() const {
+    std::lock_guard lock(mu_);
+    return queue_.BusyNsUntil(NowNs());
   }
 
  private:

@@ -69,10 +69,14 @@ class StorageQueue {
     return done;
   }
 
-  // The slots' time serving reads, summed, over queue_depth: the share of time a hard disk
-  // was busy, as iostat's %util says for one.
-  double BusyNs() const {
-    return static_cast<double>(busy_ns_) / static_cast<double>(slots_.size());
+  // The slots' time serving reads before `now_ns`, summed, over queue_depth: the share of
+  // time a hard disk was busy, as iostat's %util says for one. `now_ns` is no earlier than
+  // any read asked: a slot then serves without a gap from `now_ns` to its free_ns (a read
+  // asked of a free slot starts when asked), so what it owes after `now_ns` is that stretch.
+  double BusyNsUntil(int64_t now_ns) const {
+    int64_t ahead = 0;
+    for (const Slot& slot : slots_) ahead += std::max<int64_t>(0, slot.free_ns - now_ns);
+    return static_cast<double>(busy_ns_ - ahead) / static_cast<double>(slots_.size());
   }
   int64_t reads() const { return reads_; }
 

@@ -140,11 +140,13 @@ class Consumer {
   bool done_ = false;
 };
 
-// The recorder's sampler: buffer levels of the asynchronous ops and each thread's CPU use.
+// The recorder's sampler: buffer levels of the asynchronous ops, each thread's CPU use and
+// the disk's busy time.
 Task<void> Sampler(SimContext& ctx, const std::vector<record::StageDef>& stages,
                    const Consumer& consumer) {
   Scheduler& s = *ctx.scheduler;
   std::vector<int64_t> cpu_seen;
+  double storage_seen = 0;
   std::vector<int64_t> recorded(stages.size(), -1);  // the last level recorded per op
   int64_t next_cpu = kCpuSamplePeriodNs;
   while (!consumer.done()) {
@@ -168,6 +170,12 @@ Task<void> Sampler(SimContext& ctx, const std::vector<record::StageDef>& stages,
       cpu_seen[i] = threads[i].cpu_ns;
       ctx.trace->Counter(EventKind::kCpuTime, record::kNoOp, threads[i].id, s.now(),
                          record::SaturateU32(static_cast<uint64_t>(used)));
+    }
+    if (ctx.storage) {
+      const double busy = ctx.storage->BusyNsUntil(s.now());
+      ctx.trace->Counter(EventKind::kStorageBusy, record::kNoOp, 0, s.now(),
+                         record::SaturateU32(static_cast<uint64_t>(busy - storage_seen)));
+      storage_seen = busy;
     }
   }
 }
@@ -231,8 +239,8 @@ engine::Result<SimulationResult> Simulate(const spec::PipelineSpec& spec, const 
   trace.Flush(end, true);
   result.summary = consumer.Summary(end);
   if (ctx.storage) {
-    result.summary.storage_busy_fraction =
-        std::min(1.0, ctx.storage->BusyNs() / static_cast<double>(std::max<int64_t>(end, 1)));
+    result.summary.storage_busy_fraction = std::min(
+        1.0, ctx.storage->BusyNsUntil(end) / static_cast<double>(std::max<int64_t>(end, 1)));
   }
   // The threads' frames point into the iterators: end them while those still exist.
   scheduler.EndThreads();

@@ -90,11 +90,17 @@ Status SetField(Message& msg, const std::string& field_name, const std::string& 
       return Status::Ok();
     }
     case FieldDescriptor::CPPTYPE_ENUM: {  // by its value's name: train_step.device=cpu
+      // An enum's 0 named no_* (StorageKind's no_kind) only says the field is unset: it is
+      // neither listed nor taken.
+      const auto placeholder = [](const google::protobuf::EnumValueDescriptor* v) {
+        return v->number() == 0 && v->name().starts_with("no_");
+      };
       const auto* named = field->enum_type()->FindValueByName(value);
-      if (!named) {
+      if (!named || placeholder(named)) {
         std::string names;
         for (int i = 0; i < field->enum_type()->value_count(); ++i) {
-          names += (i ? ", " : "") + field->enum_type()->value(i)->name();
+          if (placeholder(field->enum_type()->value(i))) continue;
+          names += (names.empty() ? "" : ", ") + field->enum_type()->value(i)->name();
         }
         return InvalidArgument(where + "." + field_name + ": expected one of " + names + ", got '" +
                                value + "'");

@@ -33,6 +33,10 @@ enum class EventKind : uint8_t {
   kBufferLevel = 16,  // elements held in an op's output buffer
   kCpuTime = 17,      // CPU nanoseconds a thread used since its previous sample
   kDeviceUtil = 18,   // device busy per mille over the sample window
+  // The spec's disk (spec::Storage): nanoseconds its reads kept it busy since its previous
+  // sample, summed over the reads it serves at once and divided by how many it may (iostat's
+  // %util for a hard disk). op kNoOp; one track per trace.
+  kStorageBusy = 19,
 };
 
 inline bool IsCounter(EventKind k) { return static_cast<uint8_t>(k) >= 16; }
@@ -94,6 +98,12 @@ inline const char* KindLabel(EventKind kind) {
       return "device step";
     case EventKind::kBufferLevel:
       return "buffer level";
+    case EventKind::kCpuTime:
+      return "CPU time";
+    case EventKind::kDeviceUtil:
+      return "device utilisation";
+    case EventKind::kStorageBusy:
+      return "disk busy";
     case EventKind::kGpuKernel:
       return "GPU kernel";
     case EventKind::kGpuMemcpy:

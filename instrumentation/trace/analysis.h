@@ -82,6 +82,9 @@ struct RangeAnalysis {
   double input_wait_fraction = 0;  // the consumer waits for input and no step is on the device
   double device_busy_fraction = 0;
   std::string device_busy_source;  // "cupti" (GPU activity), "steps" (step spans) or ""
+  // The spec's disk's busy share (record::EventKind::kStorageBusy), -1 where the trace has
+  // no disk.
+  double storage_busy_fraction = -1;
   uint64_t dropped_events = 0;
   DeviceGapSummary device_gaps;      // total_ns is the range less device busy
   std::vector<StageFigures> stages;  // pipeline order

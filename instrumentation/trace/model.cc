@@ -5,9 +5,11 @@
 namespace pipescope::trace {
 
 TrackKey TrackKeyOf(const record::TraceEvent& e) {
-  // Device steps and GPU activity belong to the device, buffer levels to their op.
+  // Device steps and GPU activity belong to the device, buffer levels to their op, the
+  // disk's busy time to the run.
   const bool per_thread = e.kind != EventKind::kStep && e.kind != EventKind::kBufferLevel &&
-                          e.kind != EventKind::kDeviceUtil && !record::IsGpuActivity(e.kind);
+                          e.kind != EventKind::kDeviceUtil && e.kind != EventKind::kStorageBusy &&
+                          !record::IsGpuActivity(e.kind);
   return TrackKey{e.kind, e.op, per_thread ? e.thread : 0};
 }
 

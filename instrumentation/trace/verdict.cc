@@ -437,6 +437,31 @@ Verdict MakeVerdict(const RangeAnalysis& r, int cpu_budget) {
       culprit = &s;
     }
   }
+  if (wait >= kModeratelyInputBound && r.storage_busy_fraction >= kStorageBoundBusy) {
+    // The disk, not an op, is the limit: its readers wait for it however little they work
+    // (IntelLabs/distiller#202: 22 workers busy 5%, the disk 100%).
+    const StageFigures* reader = culprit;
+    for (const auto& s : r.stages) {
+      if (!reader || s.caused_wait_share > reader->caused_wait_share) reader = &s;
+    }
+    if (reader && reader->caused_wait_share <= 0) reader = nullptr;
+    v.evidence = "the disk is busy " + Pct(r.storage_busy_fraction) +
+                 " of the time while the consumer waits " + Pct(wait);
+    if (reader) {
+      v.bottleneck = reader->name;
+      v.evidence += ": " + reader->name + " (parallelism " + Num(reader->parallelism) + ", busy " +
+                    Pct(reader->busy_fraction) + ") caused " + Pct(reader->caused_wait_share) +
+                    " of the waiting, its reads queued for the disk";
+    } else {
+      v.evidence += ": every read queues for it";
+    }
+    v.evidence += startup;
+    SetSuggestion(v,
+                  "read from faster storage (an SSD or NVMe drive), or ask less of the disk: "
+                  "fewer files read at once, larger files read whole, the data in memory where "
+                  "it fits; more workers or threads only queue for it");
+    return v;
+  }
   if (wait < kModeratelyInputBound || !culprit) {
     const StageFigures* busiest = nullptr;
     for (const auto& s : r.stages) {

@@ -22,6 +22,9 @@ inline constexpr double kStartUpShareToSay = 0.15;
 // buffer that filled for most of a short run, and then held every element the steps took).
 inline constexpr int64_t kFewestStepsToGrade = 3;
 
+// A disk busy this share of a range or more is its limit: more readers only queue for it.
+inline constexpr double kStorageBoundBusy = 0.9;
+
 // `cpu_budget`: cores the pipeline may use (0: unknown).
 Verdict MakeVerdict(const RangeAnalysis& analysis, int cpu_budget);
 

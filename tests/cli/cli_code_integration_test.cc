@@ -405,6 +405,12 @@ ds = ds.batch(16)
   const auto wrong = Cli("autotune " + code + " --set nosuch.cost=1ms --simulate --budget-s 1");
   EXPECT_EQ(wrong.exit_code, 2);
   EXPECT_NE(wrong.out.find("nosuch"), std::string::npos) << wrong.out;
+  // A figure a --set makes wrong is said as the --set's, not the code's.
+  const auto bad_disk = Cli("simulate " + code + costs + " --set storage.bandwidth=fast");
+  EXPECT_EQ(bad_disk.exit_code, 2);
+  EXPECT_NE(bad_disk.out.find(code + " (with --set): storage: bandwidth expected a rate"),
+            std::string::npos)
+      << bad_disk.out;
 }
 
 // A DataLoader job's code and its PyTorch profile (the ResNet-50 trace of tests/trace/data/

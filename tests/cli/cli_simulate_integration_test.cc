@@ -1,6 +1,7 @@
 // pipescope-cli simulate and calibrate, as a user runs them.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -293,6 +294,32 @@ TEST(CliSimulateTest, SavedTraceOpensEverywhereAndSaysItIsSimulated) {
   EXPECT_GT(json::parse(JsonPart(report.out))["steps"].get<int>(), 10);
   const auto converted = Cli("convert " + trace + " " + TempPath("sim.json"));
   EXPECT_EQ(converted.exit_code, 0) << converted.out;
+}
+
+// A saved trace of a run that reads the spec's disk keeps the disk's busy time: the report
+// of the file says it and names the disk from the trace's spec, the verdict blames the disk,
+// and the exported trace has its counter.
+TEST(CliSimulateTest, ASavedTraceSaysHowBusyTheDiskWas) {
+  const std::string trace = TempPath("disk.pstrace");
+  const auto r = Cli("simulate " + Pipeline("questions/distiller_202_imagenet_hdd.py") +
+                     " --duration 120 --no-advice --trace " + trace);
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const auto report = Cli("report " + trace + " --json");
+  ASSERT_EQ(report.exit_code, 0) << report.out;
+  const json j = json::parse(JsonPart(report.out));
+  ASSERT_TRUE(j.contains("storage_busy_fraction")) << report.out;
+  EXPECT_GE(j["storage_busy_fraction"].get<double>(), 0.9);
+  EXPECT_TRUE(j["storage"].get<std::string>().starts_with("hdd (")) << j["storage"];
+  EXPECT_TRUE(j["verdict"]["evidence"].get<std::string>().starts_with("the disk is busy"))
+      << j["verdict"]["text"];
+  const std::string exported = TempPath("disk.json");
+  ASSERT_EQ(Cli("convert " + trace + " " + exported).exit_code, 0);
+  std::ifstream file(exported);
+  const json events = json::parse(file)["traceEvents"];
+  const auto disk_counters = std::count_if(events.begin(), events.end(), [](const json& e) {
+    return e["ph"] == "C" && e["name"] == "disk busy";
+  });
+  EXPECT_GT(disk_counters, 100) << "a sample every 50 ms of 120 s";
 }
 
 TEST(CliSimulateTest, BadModelsAreNamed) {

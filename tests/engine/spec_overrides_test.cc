@@ -61,7 +61,13 @@ TEST(SpecOverridesTest, TheStoragesFiguresAreSetByTheirNames) {
   EXPECT_EQ(spec.storage().queue_depth(), 4);
   EXPECT_EQ(spec.storage().access_time(), "12ms");
   const Status floppy = ApplyOverride(spec, "storage.kind=floppy");
-  EXPECT_NE(floppy.message().find("expected one of"), std::string::npos) << floppy.message();
+  EXPECT_NE(floppy.message().find("expected one of hdd, ssd, nvme, got 'floppy'"),
+            std::string::npos)
+      << floppy.message();
+  // The enum's unset value is neither offered nor taken; a meaningful 0 is both.
+  EXPECT_FALSE(ApplyOverride(spec, "storage.kind=no_kind").ok());
+  EXPECT_EQ(spec.storage().kind(), spec::hdd);
+  ASSERT_TRUE(ApplyOverride(spec, "train_step.device=simulated").ok());
 }
 
 TEST(SpecOverridesTest, TheSecondPipelineOfAZipIsSetByItsNames) {

@@ -21,10 +21,31 @@ TEST(StorageRulesTest, AHardDiskServesOneReadAtATimeWhoeverAsks) {
   EXPECT_EQ(hdd.Serve(0, 1'000'000, 1, 1), 20 * kMs);
   EXPECT_EQ(hdd.Serve(0, 1'000'000, 1, 2), 40 * kMs);
   EXPECT_EQ(hdd.Serve(0, 1'000'000, 1, 3), 60 * kMs);
-  EXPECT_DOUBLE_EQ(hdd.BusyNs(), 60.0 * kMs);
+  EXPECT_DOUBLE_EQ(hdd.BusyNsUntil(60 * kMs), 60.0 * kMs);
   // Asked after it went idle, a read starts when asked.
   EXPECT_EQ(hdd.Serve(100 * kMs, 0, 1, 4), 110 * kMs);
   EXPECT_EQ(hdd.reads(), 4);
+}
+
+TEST(StorageRulesTest, TheDiskIsBusyUntilAMomentOnlyWithTheReadsItServedBeforeIt) {
+  // Busy time is sampled into the trace as the run goes: the reads queued at a moment are
+  // owed after it, not counted in it (22 workers asking at once are not 22 reads' worth of
+  // busy time in the first sample and none in the next).
+  StorageQueue hdd(Disk(1));
+  hdd.Serve(0, 1'000'000, 1, 1);  // [0, 20 ms)
+  hdd.Serve(0, 1'000'000, 1, 2);  // [20, 40 ms)
+  hdd.Serve(0, 1'000'000, 1, 3);  // [40, 60 ms)
+  EXPECT_DOUBLE_EQ(hdd.BusyNsUntil(0), 0);
+  EXPECT_DOUBLE_EQ(hdd.BusyNsUntil(25 * kMs), 25.0 * kMs);
+  EXPECT_DOUBLE_EQ(hdd.BusyNsUntil(60 * kMs), 60.0 * kMs);
+  hdd.Serve(100 * kMs, 0, 1, 4);  // [100, 110 ms): idle from 60 to 100 ms
+  EXPECT_DOUBLE_EQ(hdd.BusyNsUntil(105 * kMs), 65.0 * kMs);
+  // Flash serving four at once: busy is the slots' time over four.
+  StorageQueue ssd(Disk(4));
+  ssd.Serve(0, 0, 1, 1);  // [0, 10 ms) in one slot
+  ssd.Serve(0, 0, 1, 2);  // [0, 10 ms) in another
+  EXPECT_DOUBLE_EQ(ssd.BusyNsUntil(5 * kMs), 2.5 * kMs);
+  EXPECT_DOUBLE_EQ(ssd.BusyNsUntil(50 * kMs), 5.0 * kMs);
 }
 
 TEST(StorageRulesTest, AReadThatGoesOnInTheFileTheDiskReadLastPaysNoAccess) {

@@ -7,6 +7,7 @@
 #include "engine/device/host_step.h"
 #include "engine/device/simulated_device.h"
 #include "instrumentation/trace/analysis.h"
+#include "instrumentation/trace/sampled_series.h"
 #include "tests/engine/test_support.h"
 
 namespace pipescope::engine {
@@ -99,6 +100,29 @@ TEST(TrainingRunTest, ReadsFromTheSpecsDiskQueueForItWhateverTheThreads) {
   auto from_memory = RunTraining(*no_disk, device, {});
   ASSERT_TRUE(from_memory.ok());
   EXPECT_FALSE(from_memory->storage_busy_fraction.has_value());
+}
+
+// The trace carries the disk's busy time, sampled as the run goes (EventKind::kStorageBusy):
+// the 40 reads of 5 ms each are in it, at least 200 ms of it, and never more than the run.
+TEST(TrainingRunTest, TheTraceHoldsTheDisksBusyTime) {
+  auto run = testing::MakeRecordedPipeline(
+      "source { range { stop: 40 } } "
+      "ops { name: \"load\" map { fn { python { duration: \"10us\" gil_share: 0 read_bytes: "
+      "1000 } } num_parallel_calls: 4 } } "
+      "storage { access_time: \"5ms\" queue_depth: 1 }");
+  CancellationToken c;
+  SimulatedDevice device(0, 1, c);
+  device.set_recorder(run.recorder.get());
+  auto summary = RunTraining(*run.pipeline, device, {});
+  ASSERT_TRUE(summary.ok()) << summary.status().message();
+  run.Finish();
+  const trace::Track* disk =
+      run.model->FindTrack({record::EventKind::kStorageBusy, record::kNoOp, 0});
+  ASSERT_NE(disk, nullptr);
+  const double busy_ns = trace::AmountIn(*disk, 0, run.model->duration_ns() + 1);
+  EXPECT_GE(busy_ns, 40 * 5e6 * 0.99);
+  EXPECT_LE(busy_ns, static_cast<double>(run.model->duration_ns()) * 1.01);
+  EXPECT_GT(trace::Analyze(*run.model).storage_busy_fraction, 0);
 }
 
 // A synthetic source with no storage of its own reads the spec's disk a reader's buffer at a

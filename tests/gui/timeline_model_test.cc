@@ -514,6 +514,41 @@ TEST(CounterValuesTest, DeviceBusyIsAShareOfItsWindowCappedAtAll) {
   EXPECT_NEAR(v[200], 0.5, 0.03) << "half the window before the work ends";
 }
 
+// The disk's lane (a spec that names one): its samples are the busy time since the previous
+// one, so a pixel's height is the share of its window they cover: all of it while every 50 ms
+// brought 50 ms of reads, a fifth where they brought 10 ms.
+TEST(CounterValuesTest, TheDisksLaneIsItsBusyShareOfTheWindow) {
+  constexpr int64_t kMs = 1'000'000;
+  trace::Model model;
+  record::TraceBatch batch;
+  batch.events.push_back({0, 400 * kMs, 1, 0, 0, record::kDeviceOp, record::EventKind::kStep, 0});
+  for (int64_t t = 50 * kMs; t <= 400 * kMs; t += 50 * kMs) {
+    const auto busy = static_cast<uint32_t>(t <= 200 * kMs ? 50 * kMs : 10 * kMs);
+    batch.events.push_back({t, t, 0, busy, 0, record::kNoOp, record::EventKind::kStorageBusy, 0});
+  }
+  batch.time_ns = 400 * kMs;
+  model.Consume(batch, true);
+  const std::vector<Lane> lanes = BuildLanes(model);
+  const Lane* disk = CounterLaneOf(lanes, CounterKind::kStorageBusy);
+  ASSERT_NE(disk, nullptr);
+  EXPECT_EQ(disk->label, "disk busy");
+  EXPECT_TRUE(IsBusyShare(disk->counter));
+  TimeAxis axis;  // 400 pixels of 1 ms: a 50 ms window
+  axis.t1 = 400 * kMs;
+  axis.width = 400;
+  std::vector<float> v;
+  CounterValues(*disk, axis, 400, 400 * kMs, v);
+  EXPECT_NEAR(v[100], 1, 0.01);
+  EXPECT_NEAR(v[300], 0.2, 0.01);
+  // A trace without a disk has no such lane.
+  trace::Model no_disk;
+  record::TraceBatch steps;
+  steps.events.push_back({0, 400 * kMs, 1, 0, 0, record::kDeviceOp, record::EventKind::kStep, 0});
+  steps.time_ns = 400 * kMs;
+  no_disk.Consume(steps, true);
+  EXPECT_EQ(CounterLaneOf(BuildLanes(no_disk), CounterKind::kStorageBusy), nullptr);
+}
+
 // Read from the frame's per-pixel summaries, the device's busy share is the exact one
 // within the pixel the window's edges cut (taken as a fraction of it): zoomed out (a window
 // of four pixels over thousands of steps) and zoomed in (50 pixels), where the pixels whose

@@ -350,5 +350,36 @@ TEST(DataLoaderSimTest, WorkersReadingFilesFromOneHardDiskOnlyQueueForIt) {
   EXPECT_GE(from_memory.elements_per_s, 3.5 * run(2, false).elements_per_s);
 }
 
+// The simulated trace carries the disk's busy time as the run went (EventKind::kStorageBusy),
+// which a saved trace's report, the timeline and the verdict read: over the whole run it is
+// the run's figure, and the verdict names the disk, not the loader busy a few percent.
+TEST(DataLoaderSimTest, TheTraceSaysTheDiskWasBusyAndTheVerdictBlamesIt) {
+  const std::string text =
+      Pipeline(
+          "ops { name: \"loader\" dataloader { batch_size: 8 num_workers: 8 "
+          "worker_startup: \"0s\" persistent_workers: true getitem { python { duration: "
+          "\"2ms\" gil_share: 0 read_bytes: 100000 } } } }",
+          "range { start: 0 stop: 100000000 }", "0s") +
+      " storage { kind: hdd }";
+  const SimRun run = Simulated(text, 10, 1, 8);
+  const trace::Track* disk =
+      run.model->FindTrack({record::EventKind::kStorageBusy, record::kNoOp, 0});
+  ASSERT_NE(disk, nullptr);
+  const trace::RangeAnalysis whole = trace::Analyze(*run.model);
+  ASSERT_TRUE(run.result.summary.storage_busy_fraction.has_value());
+  // The samples stop up to one period before the run's end.
+  EXPECT_NEAR(whole.storage_busy_fraction, *run.result.summary.storage_busy_fraction, 0.02);
+  const trace::RangeAnalysis steady = trace::AnalyzeSteady(*run.model);
+  EXPECT_GE(steady.storage_busy_fraction, 0.95);
+  EXPECT_TRUE(steady.verdict.evidence.starts_with("the disk is busy")) << steady.verdict.text;
+  EXPECT_EQ(steady.verdict.bottleneck, "loader");
+  EXPECT_FALSE(steady.verdict.suggests_change) << "faster storage is outside the knobs";
+  // From memory, no disk: no track, and the verdict is the usual one.
+  const SimRun from_memory = Simulated(text.substr(0, text.rfind(" storage")), 2, 1, 8);
+  EXPECT_EQ(from_memory.model->FindTrack({record::EventKind::kStorageBusy, record::kNoOp, 0}),
+            nullptr);
+  EXPECT_LT(trace::AnalyzeSteady(*from_memory.model).storage_busy_fraction, 0);
+}
+
 }  // namespace
 }  // namespace pipescope::sim

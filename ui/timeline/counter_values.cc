@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "instrumentation/trace/sampled_series.h"
+
 namespace pipescope::ui {
 
 int64_t CounterWindowNs(const TimeAxis& axis) {
@@ -81,6 +83,12 @@ void CounterValues(const Lane& lane, const TimeAxis& axis, int pixels, int64_t k
             covered += static_cast<double>(t->SumRange(mid - half, mid + half).covered_ns);
         }
         v = std::min(1.0, covered / static_cast<double>(window));
+        break;
+      }
+      case CounterKind::kStorageBusy: {
+        const int64_t mid = (a + b) / 2;
+        v = std::min(1.0, trace::AmountIn(*track, mid - window / 2, mid + window / 2) /
+                              static_cast<double>(window));
         break;
       }
     }

@@ -109,6 +109,14 @@ std::vector<Lane> BuildLanes(const trace::Model& model) {
     lane.tracks[lane.track_count++] = steps;
     lanes.push_back(lane);
   }
+  // The spec's disk, where it has one, under the device: busy all the time, it is the limit
+  // whatever the ops below do (distiller#202: 22 workers' lanes, each waiting for it).
+  if (const trace::Track* disk = model.FindTrack({EventKind::kStorageBusy, record::kNoOp, 0})) {
+    Lane lane{LaneKind::kCounter, "disk busy"};
+    lane.tracks[lane.track_count++] = disk;
+    lane.counter = CounterKind::kStorageBusy;
+    lanes.push_back(lane);
+  }
   // On a GPU, what the device itself recorded (CUPTI) or an imported trace holds: its
   // kernels and copies, per stream and nesting row (a recording has one of each).
   std::vector<const trace::Track*> gpu_tracks;

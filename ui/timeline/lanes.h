@@ -1,11 +1,11 @@
 #pragma once
 // What the timeline draws, lane by lane, built from a trace model: the consumer (its input
-// waits), the device (its steps), then every op from the one nearest the consumer up to
-// the sources with a sub-lane per worker thread, and the counter lanes (buffer fill of
-// each buffered op, device utilisation); the steps/s plot above them counts the device's
-// steps. An imported trace's nested spans get a lane per depth under their thread, and each
-// GPU stream lanes of its own. No drawing here: the lanes are plain data, tested without a
-// display.
+// waits), the device (its steps), the disk's busy share where the spec names a disk, then
+// every op from the one nearest the consumer up to the sources with a sub-lane per worker
+// thread, and the counter lanes (buffer fill of each buffered op, device utilisation); the
+// steps/s plot above them counts the device's steps. An imported trace's nested spans get a lane
+// per depth under their thread, and each GPU stream lanes of its own. No drawing here: the lanes
+// are plain data, tested without a display.
 
 #include <string>
 #include <string_view>
@@ -25,7 +25,13 @@ enum class LaneKind {
 enum class CounterKind {
   kBufferLevel,  // an op's buffer level samples, out of its capacity
   kDeviceBusy,   // share of each pixel's time covered by device steps
+  kStorageBusy,  // share of each pixel's time the spec's disk was busy (its samples' amounts)
 };
+
+// Whether a counter lane draws a share of time (0 to 1, shown as a percentage busy).
+inline bool IsBusyShare(CounterKind kind) {
+  return kind == CounterKind::kDeviceBusy || kind == CounterKind::kStorageBusy;
+}
 
 inline constexpr int kMaxLaneTracks = 16;
 

@@ -50,7 +50,7 @@ std::vector<LegendEntry> BuildLegend(const trace::Model& model, const Palette& p
   add(EventKind::kLockWait, "waiting for the interpreter lock");
   add(EventKind::kIdle, "worker: parked");
   if (kinds.contains(EventKind::kBufferLevel) || kinds.contains(EventKind::kDeviceUtil) ||
-      kinds.contains(EventKind::kCpuTime)) {
+      kinds.contains(EventKind::kCpuTime) || kinds.contains(EventKind::kStorageBusy)) {
     out.push_back({"counter", palette.counter});
   }
   const auto& changes = model.knob_changes();

@@ -198,7 +198,7 @@ void TimelineWidget::DrawCounterLane(const Lane& lane, const LaneContent& conten
     p = q;
   }
   char scale[48];
-  if (lane.counter == CounterKind::kDeviceBusy) {
+  if (IsBusyShare(lane.counter)) {
     std::snprintf(scale, sizeof scale, "100%%");
   } else {
     std::snprintf(scale, sizeof scale, "%.4g", full);
@@ -219,7 +219,7 @@ void TimelineWidget::DrawCounterLane(const Lane& lane, const LaneContent& conten
                      static_cast<uint64_t>(static_cast<double>(v) * 1000));
     ImGui::BeginTooltip();
     ImGui::Text("%s", lane.label.c_str());
-    if (lane.counter == CounterKind::kDeviceBusy) {
+    if (IsBusyShare(lane.counter)) {
       ImGui::Text("%.0f%% busy (over %s)", 100 * v,
                   FormatDuration(content.counter_window_ns).c_str());
     } else {

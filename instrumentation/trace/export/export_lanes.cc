@@ -43,10 +43,11 @@ std::vector<ExportLane> ExportLanes(const Model& model) {
     }
     ExportLane lane;
     lane.tracks = {&track};
-    lane.group = GroupOf(model, key.op);
     lane.counter = record::IsCounter(key.kind);
     const std::string kind = record::KindLabel(key.kind);
-    lane.name = lane.group + ": " + kind;
+    // What belongs to no op (a thread's CPU time, the disk's busy time) is grouped by its kind.
+    lane.group = key.op == record::kNoOp ? kind : GroupOf(model, key.op);
+    lane.name = key.op == record::kNoOp ? kind : lane.group + ": " + kind;
     if (key.thread != 0) lane.name += " (" + model.ThreadName(key.thread) + ")";
     lane.slice_name = key.op == record::kConsumerOp || key.op == record::kDeviceOp
                           ? kind

@@ -43,6 +43,7 @@ bool KnownKind(uint32_t kind) {
     case record::EventKind::kBufferLevel:
     case record::EventKind::kCpuTime:
     case record::EventKind::kDeviceUtil:
+    case record::EventKind::kStorageBusy:
       return true;
     case record::EventKind::kRunCalls:  // between a thread and its collector only
       return false;
