@@ -443,6 +443,11 @@ struct Emitter {
           notes.push_back("filter '" + op.name() +
                           "' keeps by value: written as a stand-in predicate");
         }
+        // As a map's: import-code gives the traced predicate TensorFlow's dispatch.
+        if (op.filter().call_overhead() != TfDataCallOverhead()) {
+          Pragma(op.name() + ".call_overhead=" +
+                 (op.filter().call_overhead().empty() ? "0us" : op.filter().call_overhead()));
+        }
         break;
       }
       case spec::Op::kShuffle: {

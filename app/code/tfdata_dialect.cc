@@ -1111,6 +1111,9 @@ Value Filter(PythonReader& r, const Pipeline& in, const CallArgs& a) {
   return Append(r, in, a, Named(name), [&](Pipeline& p, spec::Op& op) {
     op.mutable_filter()->mutable_predicate()->mutable_keep_fraction()->set_fraction(
         share.value_or(1));
+    // The predicate is a traced function too: its dispatch on every element looked at, kept
+    // or not (tensorflow#23179: a filter keeping 1% calls it 100 times an element it gives).
+    op.mutable_filter()->set_call_overhead(TfDataCallOverhead());
     if (share) {
       char kept[96];
       std::snprintf(kept, sizeof kept, "%g of the elements, as its uniform draw says: %.3g", *share,

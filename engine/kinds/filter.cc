@@ -3,6 +3,7 @@
 #include "engine/kinds/op_kind_registration.h"
 #include "engine/sim/sim_ops.h"
 #include "engine/spec/field_checker.h"
+#include "engine/work/call_overhead.h"
 #include "engine/work/work_registry.h"
 
 namespace pipescope::kinds {
@@ -23,6 +24,10 @@ void CheckFields(engine::OpFieldCheck& check) {
                "strings (a file's records or lines, or listed strings); parse them first, or "
                "filter with keep_fraction");
   }
+  const auto& filter = static_cast<const spec::FilterOp&>(check.params);
+  if (auto overhead = engine::FilterCallOverheadNs(filter); !overhead.ok() || *overhead < 0) {
+    check.Fail("call_overhead", "must be a duration with its unit (\"9us\"), at least 0");
+  }
 }
 
 constexpr engine::OpKindDescription kFilter{.kind = "filter",
@@ -32,8 +37,10 @@ constexpr engine::OpKindDescription kFilter{.kind = "filter",
 
 engine::Result<engine::DatasetPtr> Engine(engine::EngineOpBuild& b) {
   ASSIGN_OR_RETURN(auto predicate, engine::MakePredicate(b.op.filter().predicate()));
+  ASSIGN_OR_RETURN(const int64_t overhead, engine::FilterCallOverheadNs(b.op.filter()));
   return engine::MakeFilterDataset(b.stats, std::move(b.input),
-                                   std::shared_ptr<const engine::Predicate>(std::move(predicate)));
+                                   std::shared_ptr<const engine::Predicate>(
+                                       engine::WithCallOverhead(std::move(predicate), overhead)));
 }
 
 // With a mod_equals predicate over elements that carry the engine's numbers, the engine's

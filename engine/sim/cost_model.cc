@@ -331,8 +331,11 @@ class DefaultsBuilder {
         c.cpu.mean_ns += static_cast<double>(overhead);
         return engine::Status::Ok();
       }
-      case spec::Op::kFilter:
-        c.cpu = Fixed(kCheapOpNs);
+      case spec::Op::kFilter: {
+        // Each element looked at: the op's own step and the predicate's call
+        // (engine/work/call_overhead.h).
+        ASSIGN_OR_RETURN(const int64_t overhead, engine::FilterCallOverheadNs(op.filter()));
+        c.cpu = Fixed(kCheapOpNs + static_cast<double>(overhead));
         if (op.filter().predicate().has_keep_fraction()) {
           c.keep_fraction =
               std::clamp(op.filter().predicate().keep_fraction().fraction(), 0.0, 1.0);
@@ -341,6 +344,7 @@ class DefaultsBuilder {
           c.keep_fraction = m > 0 ? 1.0 / static_cast<double>(m) : 1.0;
         }
         return engine::Status::Ok();
+      }
       default:
         c.cpu = Fixed(kCheapOpNs);
         return engine::Status::Ok();

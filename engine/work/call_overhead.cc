@@ -28,6 +28,20 @@ class CallOverhead : public WorkFunction {
   const int64_t ns_;
 };
 
+class PredicateCallOverhead : public Predicate {
+ public:
+  PredicateCallOverhead(std::unique_ptr<Predicate> predicate, int64_t ns)
+      : predicate_(std::move(predicate)), ns_(ns) {}
+  Result<bool> Keep(const Element& element) const override {
+    BurnCpuNs(ns_, element.id);
+    return predicate_->Keep(element);
+  }
+
+ private:
+  const std::unique_ptr<Predicate> predicate_;
+  const int64_t ns_;
+};
+
 }  // namespace
 
 namespace {
@@ -47,9 +61,18 @@ Result<int64_t> GeneratorCallOverheadNs(const spec::FromGeneratorSource& generat
   return OverheadNs(generator.call_overhead(), 0);
 }
 
+Result<int64_t> FilterCallOverheadNs(const spec::FilterOp& filter) {
+  return OverheadNs(filter.call_overhead(), 0);
+}
+
 std::unique_ptr<WorkFunction> WithCallOverhead(std::unique_ptr<WorkFunction> fn, int64_t ns) {
   if (ns <= 0) return fn;
   return std::make_unique<CallOverhead>(std::move(fn), ns);
+}
+
+std::unique_ptr<Predicate> WithCallOverhead(std::unique_ptr<Predicate> predicate, int64_t ns) {
+  if (ns <= 0) return predicate;
+  return std::make_unique<PredicateCallOverhead>(std::move(predicate), ns);
 }
 
 }  // namespace pipescope::engine

@@ -1,5 +1,6 @@
 #pragma once
-// A map's per-call overhead (MapOp.call_overhead), and a generator's per yield: CPU each call
+// A map's per-call overhead (MapOp.call_overhead), a generator's per yield and a filter's per
+// element looked at: CPU each call
 // spends beside its function's work, the framework's dispatch. One rule for both clocks: the
 // engine wraps the function (WithCallOverhead), the simulator adds it to the op's cost per
 // call.
@@ -11,6 +12,7 @@
 #include "engine/core/status.h"
 #include "engine/spec/pipeline_spec.pb.h"
 #include "engine/work/work_function.h"
+#include "engine/work/work_registry.h"
 
 namespace pipescope::engine {
 
@@ -25,8 +27,12 @@ inline constexpr int64_t kDefaultPythonCallNs = 420;
 Result<int64_t> MapCallOverheadNs(const spec::MapOp& map);
 // A from_generator's, once a yield: its call_overhead, else none.
 Result<int64_t> GeneratorCallOverheadNs(const spec::FromGeneratorSource& generator);
+// A filter's, once an input element: its call_overhead, else none.
+Result<int64_t> FilterCallOverheadNs(const spec::FilterOp& filter);
 
 // `fn`, then `ns` of CPU (calibrated work, as cpu_work's) on every call, batched or not.
 std::unique_ptr<WorkFunction> WithCallOverhead(std::unique_ptr<WorkFunction> fn, int64_t ns);
+// `predicate` after `ns` of CPU on every element it is asked about.
+std::unique_ptr<Predicate> WithCallOverhead(std::unique_ptr<Predicate> predicate, int64_t ns);
 
 }  // namespace pipescope::engine

@@ -168,6 +168,29 @@ TEST(QuestionsTest, Distiller202TheHardDiskIsTheLimit) {
   for (const auto& a : advice.advice) EXPECT_NE(a.kind, "in_memory") << a.text;
 }
 
+// tensorflow#23179: filter(random_uniform < 0.01) then shuffle(100000): the buffer takes
+// minutes to fill because the predicate is called for every element looked at, 100 for each
+// kept. The filter is busy nearly all the time, and the verdict says the buffer fills at its
+// rate.
+TEST(QuestionsTest, Tf23179ARandomFilterCallsItsPredicateOnEveryElement) {
+  auto imported = code::ImportCodeFile(kQuestions + "tf_23179_filter_fills_shuffle.py");
+  ASSERT_TRUE(imported.ok()) << imported.status().message();
+  const spec::PipelineSpec& spec = imported->spec;
+  auto costs = CostModelFor(spec, "");
+  ASSERT_TRUE(costs.ok());
+  SimulatedRunOptions options;
+  options.sim.duration_s = 30;
+  auto run = RunSimulated(spec, *costs, options);
+  ASSERT_TRUE(run.ok()) << run.status().message();
+  const trace::RangeAnalysis r = trace::AnalyzeSteady(*run->model);
+  const auto filter = std::find_if(r.stages.begin(), r.stages.end(),
+                                   [](const auto& s) { return s.op == "filter"; });
+  ASSERT_NE(filter, r.stages.end());
+  EXPECT_GE(filter->busy_fraction, 0.9) << r.verdict.text;
+  EXPECT_TRUE(Contains(r.verdict.evidence, "elements/s " + filter->name + " makes"))
+      << r.verdict.text;
+}
+
 TEST(QuestionsTest, Seed000ParallelReadingOfTheBigFile) {
   const Answer a = Ask("seed_000_one_big_tfrecord.pbtxt");
   ASSERT_FALSE(a.advice.advice.empty());
