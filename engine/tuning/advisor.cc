@@ -548,7 +548,11 @@ Result<AdvisorResult> Advise(const spec::PipelineSpec& spec, const trace::RangeA
     ASSIGN_OR_RETURN(const double rate, simulate_steps(s, seed, step_scale));
     return rate / static_cast<double>(BatchCopies(s));
   };
-  result.measured_steps_per_s = measured.steps_per_s / static_cast<double>(result.batch_copies);
+  // A rate over fewer steps than a verdict grades (one step after a long start-up) is no
+  // figure to set predictions beside.
+  if (measured.steps >= trace::kFewestStepsToGrade) {
+    result.measured_steps_per_s = measured.steps_per_s / static_cast<double>(result.batch_copies);
+  }
   const int seeds = std::max(1, options.seeds);
   ASSIGN_OR_RETURN(const std::vector<double> base, RatesBySeed(spec, simulate, seeds, 1));
   result.simulated_steps_per_s = Median(base);

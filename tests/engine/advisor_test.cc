@@ -12,6 +12,7 @@
 #include "engine/spec/spec_overrides.h"
 #include "engine/tuning/advice_candidates.h"
 #include "engine/tuning/advisor_findings.h"
+#include "instrumentation/trace/verdict.h"
 #include "test_support.h"
 
 namespace pipescope::engine {
@@ -630,6 +631,27 @@ TEST(AdvisorTest, ACancelledAdvisingEndsAtTheNextChange) {
                   options);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kCancelled);
+}
+
+// A run's rate over one step (a first step after a long start-up, tensorflow/models#7127 at
+// 30 s) is no figure: the heading does not set predictions beside it. Three steps are.
+TEST(AdvisorTest, ARateOverTooFewStepsIsNotTheRunsFigure) {
+  trace::RangeAnalysis measured;
+  measured.input_wait_fraction = 0.3;
+  measured.steps = 1;
+  measured.steps_per_s = 6.99;
+  AdvisorOptions options;
+  options.cores = 4;
+  const SimulatedRate rate = Rates([](const spec::PipelineSpec&) { return 0.0; });
+  auto one = Advise(Spec(kPipeline), measured, rate, options);
+  ASSERT_TRUE(one.ok()) << one.status().message();
+  EXPECT_EQ(one->measured_steps_per_s, 0);
+  EXPECT_FALSE(Has(AdviceHeading(*one), "this run's figure")) << AdviceHeading(*one);
+  measured.steps = trace::kFewestStepsToGrade;
+  auto enough = Advise(Spec(kPipeline), measured, rate, options);
+  ASSERT_TRUE(enough.ok());
+  EXPECT_DOUBLE_EQ(enough->measured_steps_per_s, 6.99);
+  EXPECT_TRUE(Has(AdviceHeading(*enough), "this run's figure: 6.99")) << AdviceHeading(*enough);
 }
 
 // Predictions start from the simulator's rate of the pipeline as given; where that is apart
