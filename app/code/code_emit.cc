@@ -815,6 +815,9 @@ engine::Result<EmittedCode> EmitLoader(const spec::PipelineSpec& spec, bool kera
       if (kf.getitem().python().read_bytes() > 0) {
         e.Pragma("fit.read_bytes=" + std::to_string(kf.getitem().python().read_bytes()) + "B");
       }
+      if (kf.getitem().python().read_files() > 1) {
+        e.Pragma("fit.read_files=" + std::to_string(kf.getitem().python().read_files()));
+      }
     }
     if (!kf.worker_startup().empty()) e.Pragma("fit.worker_startup=" + kf.worker_startup());
     if (!kf.receive_per_mb().empty()) e.Pragma("fit.receive_per_mb=" + kf.receive_per_mb());
@@ -910,6 +913,9 @@ engine::Result<EmittedCode> EmitLoader(const spec::PipelineSpec& spec, bool kera
       }
       if (dl.getitem().python().read_bytes() > 0) {
         e.Pragma("loader.read_bytes=" + std::to_string(dl.getitem().python().read_bytes()) + "B");
+      }
+      if (dl.getitem().python().read_files() > 1) {
+        e.Pragma("loader.read_files=" + std::to_string(dl.getitem().python().read_files()));
       }
     }
     if (!dl.worker_startup().empty()) e.Pragma("loader.worker_startup=" + dl.worker_startup());

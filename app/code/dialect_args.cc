@@ -187,11 +187,13 @@ void NoteWork(Pipeline& pipeline, SourcePoint at, const std::string& op, const S
   }
   // The image files its decoder reads: free from the page cache, a seek each from a hard
   // disk, which only the user knows the files are on.
-  if (work.fn.has_python() && work.fn.python().read_bytes() > 0 && cost_knob == "cost") {
+  // (Files np.load or h5py open are said where their wait is: WaitForFileLoads.)
+  if (work.fn.has_python() && work.fn.python().read_bytes() > 0 && !work.decodes_image.empty() &&
+      cost_knob == "cost") {
     pipeline.Note(at, "'" + op + "' reads " +
                           (work.images > 1 ? std::to_string(work.images) + " image files"
                                            : std::string("an image file")) +
-                          " a call, " + engine::FormatBytes(kStandInImageFileBytes) +
+                          " a call, " + engine::FormatBytes(kStandInFileBytes) +
                           " each standing in, from memory until the disk is named: --set "
                           "storage.kind=hdd (or ssd, nvme) where the files do not fit the page "
                           "cache, --set " +

@@ -330,6 +330,8 @@ std::map<std::string, Value> SelfOf(const ClassInfo& cls, std::map<std::string, 
 // its Python, blocking with no core, a stand-in's wait until set, said; the wait marked as
 // the files' (Python::wait_loads_files), which a dataset held in memory does without
 // (pytorch#6547, torchmd-net#235: a __getitem__ that reads its file again on every call).
+// Each is also a file of the disk a spec names (read_bytes, read_files), which the wait then
+// gives way to (engine::FileLoadsReadTheDisk).
 void WaitForFileLoads(Pipeline& p, SourcePoint at, const std::string& op, StageWork& work) {
   if (work.file_loads <= 0 || !work.fn.has_python() || !work.fn.python().wait().empty()) return;
   std::string calls;
@@ -337,13 +339,22 @@ void WaitForFileLoads(Pipeline& p, SourcePoint at, const std::string& op, StageW
   auto* python = work.fn.mutable_python();
   python->set_wait(engine::SpecDuration(work.file_loads * kFileLoadStandInNs));
   python->set_wait_loads_files(true);
+  // Beside an image the call decodes from its path (already read_bytes): its files and these.
+  const int64_t files =
+      (python->read_bytes() > 0 ? std::max<int64_t>(1, python->read_files()) : 0) + work.file_loads;
+  python->set_read_bytes(python->read_bytes() + work.file_loads * kStandInFileBytes);
+  if (files > 1) python->set_read_files(files);
   p.Note(at, "'" + op + "' loads " + std::to_string(work.file_loads) + " file" +
                  (work.file_loads == 1 ? "" : "s") + " an item (" + calls +
                  "), each a read from storage beside its Python, using no core: " +
                  engine::FormatDuration(kFileLoadStandInNs) +
                  " each stands in (an SSD's random read, not measured; from the page cache a "
                  "small file opens and reads in about 10 µs): --set " +
-                 op + ".wait=DURATION for an item's");
+                 op +
+                 ".wait=DURATION for an item's; or name the disk the files are on, --set "
+                 "storage.kind=hdd (or ssd, nvme), and each is a read of it instead, " +
+                 engine::FormatBytes(kStandInFileBytes) + " a file standing in (--set " + op +
+                 ".read_bytes=SIZE for an item's)");
 }
 
 // __getitem__ of the dataset's class as Python work, or with `getitems` its __getitems__,

@@ -414,9 +414,9 @@ void TorchvisionItems(Pipeline& p, const Value& dataset, spec::Op& loader, Sourc
   python->set_output_bytes(cost.shape.Bytes());
   if (row.height == 0) {
     // Each sample opens its own file: cheap from the page cache, a seek each from a hard disk.
-    python->set_read_bytes(kStandInImageFileBytes);
+    python->set_read_bytes(kStandInFileBytes);
     p.Note(at, name + "'s samples each read an image file, " +
-                   engine::FormatBytes(kStandInImageFileBytes) +
+                   engine::FormatBytes(kStandInFileBytes) +
                    " standing in (ImageNet's training JPEGs: 138 GB in 1,281,167 files), from "
                    "memory until the disk is named: --set storage.kind=hdd (or ssd, nvme) for "
                    "files on a disk the page cache does not hold, --set " +

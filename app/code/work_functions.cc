@@ -722,7 +722,8 @@ StageWork ReadWork(PythonReader& reader, const Value& function, const std::strin
       work.fn.mutable_python()->set_duration(std::to_string(ns / 1000) + "us");
       // Each image a file of its own, read from the disk the spec names (a hard disk's seek).
       if (ReadsImageFile(found.decodes_image)) {
-        work.fn.mutable_python()->set_read_bytes(kStandInImageFileBytes * work.images);
+        work.fn.mutable_python()->set_read_bytes(kStandInFileBytes * work.images);
+        if (work.images > 1) work.fn.mutable_python()->set_read_files(work.images);
       }
     }
     if (!found.transforms.empty()) {

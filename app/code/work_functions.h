@@ -23,10 +23,11 @@ inline std::string DefaultStageCost() { return std::to_string(kDefaultStageNs / 
 // the stand-in for Python that decodes an image (PIL's Image.open, cv2.imread, torchvision's
 // read_image), which costs that at least.
 inline constexpr int64_t kDecodeJpegNs = 1'080'000;
-// What one image file holds where the code does not say (the file such a decoder reads, an
-// ImageFolder sample's): ImageNet's training JPEGs' mean, 138 GB in 1,281,167 files. Read
-// from the spec's disk where one is named (Python::read_bytes), from memory otherwise.
-inline constexpr int64_t kStandInImageFileBytes = 108'000;
+// What one file a sample reads holds where the code does not say (the image such a decoder
+// reads, an ImageFolder sample's, a file np.load or h5py opens): ImageNet's training JPEGs'
+// mean, 138 GB in 1,281,167 files. Read from the spec's disk where one is named
+// (Python::read_bytes), from memory otherwise.
+inline constexpr int64_t kStandInFileBytes = 108'000;
 
 // What TensorFlow pays to call a tf.data map's function once, beside the function's own
 // ops: the dispatch of the traced function on each element, which batching before the map

@@ -30,6 +30,17 @@ inline bool RecordsReadFromTheDisk(bool spec_has_storage, const std::string& rea
   return spec_has_storage && read_latency.empty() && bandwidth.empty();
 }
 
+// A Python call's files on the spec's disk: how many accesses its read_bytes cost.
+inline int64_t FilesReadByACall(const spec::Python& python) {
+  return std::max<int64_t>(1, python.read_files());
+}
+// Whether a Python call's wait, which stands for the files it loads (wait_loads_files: an
+// SSD's read standing in), gives way to the spec's disk: the spec names one and the call
+// reads its files from it. Both clocks' builders ask here.
+inline bool FileLoadsReadTheDisk(const spec::Python& python, bool spec_has_storage) {
+  return spec_has_storage && python.wait_loads_files() && python.read_bytes() > 0;
+}
+
 class StorageDevice {
  public:
   explicit StorageDevice(const StorageFigures& figures)

@@ -360,6 +360,7 @@ class DefaultsBuilder {
                           kCopyNsPerByte * static_cast<double>(bytes));
     c.wait = getitem.wait;
     c.read_bytes = getitem.read_bytes;
+    c.read_files = getitem.read_files;
     c.gil_share = getitem.gil_share;
     c.cpu = Fixed(kMapCallNs);
     if (d.has_collate()) {
@@ -391,9 +392,11 @@ class DefaultsBuilder {
         ASSIGN_OR_RETURN(double ns, DurationOr0(fn.python().duration()));
         ASSIGN_OR_RETURN(double wait, DurationOr0(fn.python().wait()));
         c.cpu = Fixed(kMapCallNs + ns);
-        c.wait = Fixed(wait);
+        // The files' stand-in wait gives way to the disk the spec names.
+        c.wait = Fixed(engine::FileLoadsReadTheDisk(fn.python(), disk_) ? 0 : wait);
         c.gil_share = engine::PythonGilShare(fn.python());
         c.read_bytes = fn.python().read_bytes();
+        c.read_files = engine::FilesReadByACall(fn.python());
         if (const int64_t made = fn.python().output_bytes(); made > 0) {
           c.cpu_per_row = Fixed(kCopyNsPerByte * static_cast<double>(made));  // its writing
           bytes = made;

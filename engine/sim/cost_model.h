@@ -82,9 +82,11 @@ struct OpCost {
   // `wait`. 0 bytes: none; a local file's wait per record is all in `wait`.
   Dist request_wait;
   int64_t request_bytes = 0;
-  // Bytes each call reads from the spec's disk, a file of its own (Python's read_bytes),
-  // waited for as the disk serves it (SimContext::storage); 0: none.
+  // Bytes each call reads from the spec's disk, in files of its own (Python's read_bytes and
+  // read_files, each file an access), waited for as the disk serves it (SimContext::storage);
+  // 0: none.
   int64_t read_bytes = 0;
+  int64_t read_files = 1;
   // A source's records are read from the spec's disk, each as a read of its bytes that goes
   // on in its file (engine::RecordsReadFromTheDisk).
   bool records_from_disk = false;

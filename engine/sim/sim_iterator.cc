@@ -93,7 +93,8 @@ Task<int64_t> SimIterator::ReadFiles(int64_t calls) {
   if (!ctx_.storage || bytes <= 0) co_return 0;
   const int64_t start = now();
   for (int64_t i = 0; i < calls; ++i) {
-    const int64_t done = ctx_.storage->Serve(now(), bytes, 1, ++ctx_.files_read);
+    const int64_t done =
+        ctx_.storage->Serve(now(), bytes, stage_.cost->read_files, ++ctx_.files_read);
     co_await scheduler().Sleep(done - now());
   }
   co_return now() - start;

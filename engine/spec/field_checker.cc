@@ -110,6 +110,9 @@ bool FieldChecker::WorkFunction(const spec::WorkFunction& fn, const Where& fw) {
       if (fn.python().read_bytes() < 0 || fn.python().read_bytes() > (int64_t{1} << 40)) {
         Fail(fn.python(), pw, "read_bytes", "is the file a call loads, in bytes, from 0 to 1 TiB");
       }
+      if (fn.python().read_files() < 0 || fn.python().read_files() > 1'000'000) {
+        Fail(fn.python(), pw, "read_files", "is how many files a call loads, from 0 to 1000000");
+      }
       break;
     }
     case spec::WorkFunction::KIND_NOT_SET:

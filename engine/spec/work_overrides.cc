@@ -1,6 +1,7 @@
 #include "engine/spec/work_overrides.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cstdlib>
 #include <optional>
 
@@ -170,19 +171,43 @@ Status SetGilShare(spec::PipelineSpec& spec, const std::string& name, const std:
   return Status::Ok();
 }
 
-// The bytes a Python call reads from the spec's disk (a sample's file): Python.read_bytes.
-Status SetReadBytes(spec::PipelineSpec& spec, const std::string& name, const std::string& value) {
-  const std::string assignment = name + ".read_bytes=" + value;
+// The Python function of op `name` whose disk reads `assignment` sets (`what` says what the
+// knob is); an error naming the op where it runs none.
+Result<spec::Python*> DiskReaderNamed(spec::PipelineSpec& spec, const std::string& name,
+                                      const std::string& assignment, const std::string& what) {
   spec::Python* python = PythonFunctionOf(FindOpNamed(spec, name));
   if (!python) {
     return InvalidArgument(assignment + ": '" + name +
                            "' runs no Python function (a Dataset's __getitem__, "
-                           "tf.py_function): read_bytes is the size of the file such a call "
-                           "loads from the disk (--set storage.kind=hdd)");
+                           "tf.py_function): " +
+                           what + " such a call loads from the disk (--set storage.kind=hdd)");
   }
+  return python;
+}
+
+// The bytes a Python call reads from the spec's disk (a sample's file): Python.read_bytes.
+Status SetReadBytes(spec::PipelineSpec& spec, const std::string& name, const std::string& value) {
+  const std::string assignment = name + ".read_bytes=" + value;
+  ASSIGN_OR_RETURN(spec::Python * python,
+                   DiskReaderNamed(spec, name, assignment, "read_bytes is the size of the files"));
   Result<int64_t> bytes = ParseBytes(value);
   if (!bytes.ok()) return bytes.status().WithContext(assignment);
   python->set_read_bytes(*bytes);
+  return Status::Ok();
+}
+
+// How many files a Python call's read_bytes are in, each an access: Python.read_files.
+Status SetReadFiles(spec::PipelineSpec& spec, const std::string& name, const std::string& value) {
+  const std::string assignment = name + ".read_files=" + value;
+  ASSIGN_OR_RETURN(spec::Python * python,
+                   DiskReaderNamed(spec, name, assignment, "read_files is how many files"));
+  int64_t files = 0;
+  const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), files);
+  if (error != std::errc() || end != value.data() + value.size() || files < 1 ||
+      files > 1'000'000) {
+    return InvalidArgument(assignment + ": expected a whole number of files from 1 to 1000000");
+  }
+  python->set_read_files(files);
   return Status::Ok();
 }
 
@@ -200,17 +225,20 @@ std::optional<Status> ApplyWorkOverride(spec::PipelineSpec& spec, const std::str
   if (knob == "fraction") return SetKeepFraction(spec, name, value);
   if (knob == "gil_share") return SetGilShare(spec, name, value);
   if (knob == "read_bytes") return SetReadBytes(spec, name, value);
+  if (knob == "read_files") return SetReadFiles(spec, name, value);
   return std::nullopt;
 }
 
 std::string WorkKnobsOf(const spec::Op* op) {
   if (!op) return {};
-  if (op->has_map()) return "; for its function: cost, wait, gil_share, read_bytes (Python)";
+  if (op->has_map())
+    return "; for its function: cost, wait, gil_share, read_bytes, read_files (Python)";
   if (op->has_dataloader()) {
-    return "; for its __getitem__: cost, wait, sample_bytes, collate_cost, gil_share, read_bytes";
+    return "; for its __getitem__: cost, wait, sample_bytes, collate_cost, gil_share, read_bytes, "
+           "read_files";
   }
   if (op->has_keras_fit()) {
-    return "; for its __getitem__: cost, wait, sample_bytes, gil_share, read_bytes";
+    return "; for its __getitem__: cost, wait, sample_bytes, gil_share, read_bytes, read_files";
   }
   if (op->has_filter()) return "; for its predicate: fraction";
   return {};

@@ -9,6 +9,7 @@
 //   NAME.fraction               the share of elements a filter keeps
 //   NAME.gil_share, read_bytes  a Python function's share under the interpreter lock, and
 //                               the file each call loads from the spec's disk
+//   NAME.read_files             how many files those bytes are in (each an access)
 // The same names on a spec file as on the code it came from: one rule, two entries
 // (ApplyOverride and import-code's SetCodeKnob).
 

@@ -735,6 +735,9 @@ void AddInMemoryDataset(const PipelinePlan& plan, int64_t machine_ram_bytes, Can
     auto* each = held.mutable_dataloader()->mutable_getitem()->mutable_python();
     each->clear_wait();
     each->clear_wait_loads_files();
+    // Loaded once: no item reads its files from the disk either.
+    each->clear_read_bytes();
+    each->clear_read_files();
     SpecEdit edit;
     edit.replace = {held};
     auto changed = ApplyEdit(spec, edit);

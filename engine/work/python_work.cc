@@ -55,18 +55,19 @@ std::unique_lock<std::mutex> TakeInterpreterLock() {
 }
 
 PythonWork::PythonWork(int64_t duration_ns, double gil_share, int64_t output_bytes, int64_t wait_ns,
-                       int64_t read_bytes, StorageDevicePtr storage)
+                       CallFileRead read, StorageDevicePtr storage)
     : locked_iterations_(CpuWorkIterations(static_cast<double>(duration_ns) * gil_share)),
       free_iterations_(CpuWorkIterations(static_cast<double>(duration_ns) * (1 - gil_share))),
       output_bytes_(output_bytes),
       wait_ns_(wait_ns),
-      read_bytes_(read_bytes),
+      read_(read),
       storage_(std::move(storage)) {}
 
 bool PythonWork::Call(uint64_t seed, CancellationToken& cancellation) const {
-  // The call's file first (each call a file of its own: a sample's image), read with the
+  // The call's files first (each call files of its own: a sample's image), read with the
   // lock released, as a blocked read() holds nothing.
-  if (storage_ && read_bytes_ > 0 && !storage_->Read(read_bytes_, 1, seed, cancellation)) {
+  if (storage_ && read_.bytes > 0 &&
+      !storage_->Read(read_.bytes, read_.files, seed, cancellation)) {
     return false;
   }
   volatile uint64_t sink = 0;

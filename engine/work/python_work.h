@@ -67,15 +67,22 @@ class LockWaitsRecordedAs {
 // no clock, so native work and uncontended Python pay nothing for the recording.
 std::unique_lock<std::mutex> TakeInterpreterLock();
 
+// The files a Python call reads from the spec's disk: `bytes` in all, in `files` files (each
+// an access of the disk).
+struct CallFileRead {
+  int64_t bytes = 0;
+  int64_t files = 1;
+};
+
 class PythonWork : public WorkFunction {
  public:
   // `output_bytes` > 0: each call returns a new array of that many bytes per row, written
   // (numpy making a sample), in place of what it was given.
   // `wait_ns`: blocked after the Python, per call, with the lock released (time.sleep, a
-  // read from storage). `read_bytes` > 0 with a `storage`: each call first reads a file of
-  // its own of that size from the disk every reader shares, the lock released.
+  // read from storage). `read.bytes` > 0 with a `storage`: each call first reads files of its
+  // own from the disk every reader shares, the lock released.
   PythonWork(int64_t duration_ns, double gil_share, int64_t output_bytes = 0, int64_t wait_ns = 0,
-             int64_t read_bytes = 0, StorageDevicePtr storage = nullptr);
+             CallFileRead read = {}, StorageDevicePtr storage = nullptr);
   std::string name() const override { return "python"; }
   Status Apply(Element& element, CancellationToken& cancellation) const override;
   // Once per batch: a function called on the batch (a vectorised Python function).
@@ -90,7 +97,7 @@ class PythonWork : public WorkFunction {
   const uint64_t free_iterations_;    // the rest (numpy's or a C extension's own work)
   const int64_t output_bytes_;
   const int64_t wait_ns_;
-  const int64_t read_bytes_;
+  const CallFileRead read_;
   const StorageDevicePtr storage_;
 };
 

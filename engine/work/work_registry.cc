@@ -131,9 +131,12 @@ Result<std::unique_ptr<WorkFunction>> MakeWorkFunction(const spec::WorkFunction&
     case spec::WorkFunction::kPython: {
       ASSIGN_OR_RETURN(int64_t ns, ParseDurationNs(fn.python().duration()));
       ASSIGN_OR_RETURN(int64_t wait, OptionalDurationNs(fn.python().wait()));
+      // The files' stand-in wait gives way to the disk the spec names.
+      if (FileLoadsReadTheDisk(fn.python(), storage != nullptr)) wait = 0;
+      const CallFileRead read{fn.python().read_bytes(), FilesReadByACall(fn.python())};
       return std::unique_ptr<WorkFunction>(
           std::make_unique<PythonWork>(ns, PythonGilShare(fn.python()), fn.python().output_bytes(),
-                                       wait, fn.python().read_bytes(), std::move(storage)));
+                                       wait, read, std::move(storage)));
     }
     case spec::WorkFunction::kDecodeCsv:
       return DecodeCsv::Create(fn.decode_csv());

@@ -67,6 +67,23 @@ TEST(StorageRulesTest, FlashAccessesAtOnceButItsReadsShareTheBandwidth) {
   EXPECT_EQ(ssd.Serve(0, 0, 1, 5), 30 * kMs);
 }
 
+// A Python call's files: one unless it says how many; its wait, where it stands for the files
+// (wait_loads_files), gives way to a disk the spec names, and only then.
+TEST(StorageRulesTest, AFileLoadsWaitGivesWayToTheNamedDisk) {
+  spec::Python python;
+  python.set_wait("300us");
+  python.set_read_bytes(300000);
+  EXPECT_EQ(FilesReadByACall(python), 1);
+  python.set_read_files(3);
+  EXPECT_EQ(FilesReadByACall(python), 3);
+  EXPECT_FALSE(FileLoadsReadTheDisk(python, true)) << "a sleep is no file's stand-in";
+  python.set_wait_loads_files(true);
+  EXPECT_TRUE(FileLoadsReadTheDisk(python, true));
+  EXPECT_FALSE(FileLoadsReadTheDisk(python, false)) << "no disk: the stand-in stays";
+  python.clear_read_bytes();
+  EXPECT_FALSE(FileLoadsReadTheDisk(python, true)) << "nothing read from the disk";
+}
+
 TEST(StorageRulesTest, AKindGivesItsTypicalFiguresAndEachSetFigureReplacesOne) {
   spec::Storage storage;
   storage.set_kind(spec::hdd);

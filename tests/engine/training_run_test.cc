@@ -102,6 +102,22 @@ TEST(TrainingRunTest, ReadsFromTheSpecsDiskQueueForItWhateverTheThreads) {
   EXPECT_FALSE(from_memory->storage_busy_fraction.has_value());
 }
 
+// A call that loads four files pays four accesses: 10 calls on a disk serving one read at a
+// time take at least 40 accesses' time, however many threads ask.
+TEST(TrainingRunTest, ACallsFilesAreEachAnAccessOfTheDisk) {
+  auto p = MakePipeline(
+      "source { range { stop: 10 } } "
+      "ops { name: \"load\" map { fn { python { duration: \"10us\" gil_share: 0 read_bytes: "
+      "4000 read_files: 4 } } num_parallel_calls: 4 } } "
+      "storage { access_time: \"5ms\" queue_depth: 1 }");
+  CancellationToken c;
+  SimulatedDevice device(0, 1, c);
+  auto summary = RunTraining(*p, device, {});
+  ASSERT_TRUE(summary.ok()) << summary.status().message();
+  EXPECT_EQ(summary->elements, 10);
+  EXPECT_GE(summary->duration_s, 40 * 0.005 * 0.99);
+}
+
 // The trace carries the disk's busy time, sampled as the run goes (EventKind::kStorageBusy):
 // the 40 reads of 5 ms each are in it, at least 200 ms of it, and never more than the run.
 TEST(TrainingRunTest, TheTraceHoldsTheDisksBusyTime) {

@@ -116,6 +116,9 @@ TEST(QuestionsTest, Torchmd235HoldTheFilesInMemory) {
   const auto& python = imported->spec.ops(0).dataloader().getitem().python();
   EXPECT_TRUE(python.wait_loads_files()) << python.DebugString();
   EXPECT_EQ(python.wait(), "300us") << "three loads of 100 us";
+  // Three files of the disk a spec may name, the wait's stand-in giving way to it then.
+  EXPECT_EQ(python.read_files(), 3);
+  EXPECT_EQ(python.read_bytes(), 3 * 108000);
   const auto [verdict, advice] = AskSpec(imported->spec, "", 5);
   ASSERT_FALSE(advice.advice.empty()) << verdict.text;
   const auto& first = advice.advice[0];

@@ -350,6 +350,32 @@ TEST(DataLoaderSimTest, WorkersReadingFilesFromOneHardDiskOnlyQueueForIt) {
   EXPECT_GE(from_memory.elements_per_s, 3.5 * run(2, false).elements_per_s);
 }
 
+// A __getitem__ that loads three files with np.load (torchmd-net#235): from memory its
+// stand-in wait (300 µs) is what the files cost; with a hard disk named, that wait gives way
+// to the disk, where each file is an access: 3 × (10 ms + 100 KB at 160 MB/s) an item, however
+// many workers ask.
+TEST(DataLoaderSimTest, FilesAnItemLoadsAreEachAReadOfTheNamedDisk) {
+  auto run = [](bool hdd, int workers = 8, const std::string& wait = "300us") {
+    std::string text = Pipeline(
+        "ops { name: \"loader\" dataloader { batch_size: 8 num_workers: " +
+            std::to_string(workers) +
+            " worker_startup: \"0s\" persistent_workers: true getitem { python { duration: "
+            "\"100us\" gil_share: 0 wait: \"" +
+            wait + "\" wait_loads_files: true read_bytes: 300000 read_files: 3 } } } }",
+        "range { start: 0 stop: 100000000 }", "0s");
+    if (hdd) text += " storage { kind: hdd }";
+    // The steady rate: the workers' first batches (2 s of 20) left out.
+    return trace::AnalyzeSteady(*Simulated(text, 20, 1, 8).model).elements_per_s;
+  };
+  const double per_item_s = 3 * 0.010 + 300000 / 160e6;
+  const double disk = run(true);
+  EXPECT_NEAR(disk, 1 / per_item_s, 0.05 / per_item_s);
+  EXPECT_GE(run(false), 50 * disk);
+  // One worker, whose stand-in wait (30 ms here) would double an item's time were it paid
+  // beside the disk's reads.
+  EXPECT_NEAR(run(true, 1, "30ms"), 1 / per_item_s, 0.05 / per_item_s);
+}
+
 // The simulated trace carries the disk's busy time as the run went (EventKind::kStorageBusy),
 // which a saved trace's report, the timeline and the verdict read: over the whole run it is
 // the run's figure, and the verdict names the disk, not the loader busy a few percent.
