@@ -440,11 +440,10 @@ Verdict MakeVerdict(const RangeAnalysis& r, int cpu_budget) {
   if (wait >= kModeratelyInputBound && r.storage_busy_fraction >= kStorageBoundBusy) {
     // The disk, not an op, is the limit: its readers wait for it however little they work
     // (IntelLabs/distiller#202: 22 workers busy 5%, the disk 100%).
-    const StageFigures* reader = culprit;
+    const StageFigures* reader = nullptr;  // the op that caused most of the wait, if any did
     for (const auto& s : r.stages) {
-      if (!reader || s.caused_wait_share > reader->caused_wait_share) reader = &s;
+      if (s.caused_wait_share > (reader ? reader->caused_wait_share : 0)) reader = &s;
     }
-    if (reader && reader->caused_wait_share <= 0) reader = nullptr;
     v.evidence = "the disk is busy " + Pct(r.storage_busy_fraction) +
                  " of the time while the consumer waits " + Pct(wait);
     if (reader) {

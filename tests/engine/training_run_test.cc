@@ -76,15 +76,21 @@ TEST(TrainingRunTest, TheTraceOfARunDescribesEveryStage) {
   EXPECT_EQ(analysis.steps, 100);
 }
 
+// `calls` Python calls on four threads, each reading `files` files of 1,000 bytes from a disk
+// of 5 ms an access that serves one read at a time.
+std::string DiskReads(int calls, int files) {
+  return "source { range { stop: " + std::to_string(calls) +
+         " } } ops { name: \"load\" map { fn { python { duration: \"10us\" gil_share: 0 "
+         "read_bytes: " +
+         std::to_string(1000 * files) + " read_files: " + std::to_string(files) +
+         " } } num_parallel_calls: 4 } } storage { access_time: \"5ms\" queue_depth: 1 }";
+}
+
 // Four threads reading a file each from one disk that serves a read at a time: the reads
 // queue, so 40 of them take at least 40 accesses' time, however many threads ask (a busy
 // machine only makes it longer). The run says how busy the disk was.
 TEST(TrainingRunTest, ReadsFromTheSpecsDiskQueueForItWhateverTheThreads) {
-  auto p = MakePipeline(
-      "source { range { stop: 40 } } "
-      "ops { name: \"load\" map { fn { python { duration: \"10us\" gil_share: 0 read_bytes: "
-      "1000 } } num_parallel_calls: 4 } } "
-      "storage { access_time: \"5ms\" queue_depth: 1 }");
+  auto p = MakePipeline(DiskReads(40, 1));
   CancellationToken c;
   SimulatedDevice device(0, 1, c);
   auto summary = RunTraining(*p, device, {});
@@ -105,11 +111,7 @@ TEST(TrainingRunTest, ReadsFromTheSpecsDiskQueueForItWhateverTheThreads) {
 // A call that loads four files pays four accesses: 10 calls on a disk serving one read at a
 // time take at least 40 accesses' time, however many threads ask.
 TEST(TrainingRunTest, ACallsFilesAreEachAnAccessOfTheDisk) {
-  auto p = MakePipeline(
-      "source { range { stop: 10 } } "
-      "ops { name: \"load\" map { fn { python { duration: \"10us\" gil_share: 0 read_bytes: "
-      "4000 read_files: 4 } } num_parallel_calls: 4 } } "
-      "storage { access_time: \"5ms\" queue_depth: 1 }");
+  auto p = MakePipeline(DiskReads(10, 4));
   CancellationToken c;
   SimulatedDevice device(0, 1, c);
   auto summary = RunTraining(*p, device, {});
@@ -121,11 +123,7 @@ TEST(TrainingRunTest, ACallsFilesAreEachAnAccessOfTheDisk) {
 // The trace carries the disk's busy time, sampled as the run goes (EventKind::kStorageBusy):
 // the 40 reads of 5 ms each are in it, at least 200 ms of it, and never more than the run.
 TEST(TrainingRunTest, TheTraceHoldsTheDisksBusyTime) {
-  auto run = testing::MakeRecordedPipeline(
-      "source { range { stop: 40 } } "
-      "ops { name: \"load\" map { fn { python { duration: \"10us\" gil_share: 0 read_bytes: "
-      "1000 } } num_parallel_calls: 4 } } "
-      "storage { access_time: \"5ms\" queue_depth: 1 }");
+  auto run = testing::MakeRecordedPipeline(DiskReads(40, 1));
   CancellationToken c;
   SimulatedDevice device(0, 1, c);
   device.set_recorder(run.recorder.get());

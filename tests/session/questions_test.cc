@@ -22,15 +22,23 @@ struct Answer {
   engine::AdvisorResult advice;
 };
 
+// `spec` simulated for `seconds` on the cost model `model` (a JSON file's path, or "" for the
+// spec's own).
+engine::Result<RecordedRunResult> Simulate(const spec::PipelineSpec& spec, double seconds,
+                                           const std::string& model = "") {
+  ASSIGN_OR_RETURN(sim::CostModel costs, CostModelFor(spec, model));
+  SimulatedRunOptions options;
+  options.sim.duration_s = seconds;
+  return RunSimulated(spec, costs, options);
+}
+
 // The verdict and advice on `spec`, simulated for `seconds` on the cost model `model` (a
 // JSON file's path, or "" for the spec's own).
 Answer AskSpec(const spec::PipelineSpec& spec, const std::string& model, double seconds) {
   auto costs = CostModelFor(spec, model);
   EXPECT_TRUE(costs.ok()) << costs.status().message();
   if (!costs.ok()) return {};
-  SimulatedRunOptions options;
-  options.sim.duration_s = seconds;
-  auto run = RunSimulated(spec, *costs, options);
+  auto run = Simulate(spec, seconds, model);
   EXPECT_TRUE(run.ok()) << run.status().message();
   if (!run.ok()) return {};
   trace::RangeAnalysis analysis = trace::AnalyzeSteady(*run->model);
@@ -146,11 +154,7 @@ TEST(QuestionsTest, Distiller202TheHardDiskIsTheLimit) {
   EXPECT_EQ(spec.storage().kind(), spec::hdd) << "from the file's pipescope: line";
   EXPECT_EQ(spec.ops(0).dataloader().getitem().python().read_bytes(), 108000)
       << "ImageFolder's samples each read an image file";
-  auto costs = CostModelFor(spec, "");
-  ASSERT_TRUE(costs.ok());
-  SimulatedRunOptions options;
-  options.sim.duration_s = 120;
-  auto run = RunSimulated(spec, *costs, options);
+  auto run = Simulate(spec, 120);
   ASSERT_TRUE(run.ok()) << run.status().message();
   ASSERT_TRUE(run->summary.storage_busy_fraction.has_value());
   EXPECT_GE(*run->summary.storage_busy_fraction, 0.9);
@@ -178,12 +182,7 @@ TEST(QuestionsTest, Distiller202TheHardDiskIsTheLimit) {
 TEST(QuestionsTest, Tf23179ARandomFilterCallsItsPredicateOnEveryElement) {
   auto imported = code::ImportCodeFile(kQuestions + "tf_23179_filter_fills_shuffle.py");
   ASSERT_TRUE(imported.ok()) << imported.status().message();
-  const spec::PipelineSpec& spec = imported->spec;
-  auto costs = CostModelFor(spec, "");
-  ASSERT_TRUE(costs.ok());
-  SimulatedRunOptions options;
-  options.sim.duration_s = 30;
-  auto run = RunSimulated(spec, *costs, options);
+  auto run = Simulate(imported->spec, 30);
   ASSERT_TRUE(run.ok()) << run.status().message();
   const trace::RangeAnalysis r = trace::AnalyzeSteady(*run->model);
   const auto filter = std::find_if(r.stages.begin(), r.stages.end(),
