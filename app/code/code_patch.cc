@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "engine/spec/pipeline_plan.h"
+#include "engine/work/call_overhead.h"
 
 namespace pipescope::code {
 
@@ -377,33 +378,66 @@ bool UsesName(const std::string& text, const std::string& name) {
   return false;
 }
 
+// A tuned setting tf.data takes as an option of the whole pipeline, not as an argument of
+// the op's call: the option's line (after `options.`) and what the notes say of it.
+struct PipelineOption {
+  std::string line;
+  std::string note;
+};
+
 // deterministic=False for an op whose call has no such argument (TFRecordDataset's
-// num_parallel_reads interleave), written as tf.data's way for the whole pipeline: a
-// tf.data.Options with deterministic off, made before the source's statement and applied
-// right after the source's call. False, with nothing written, where the code does not show
-// where the source is made on a line of its own.
-bool WriteNondeterministicOptions(const ImportedCode& original, std::vector<Edit>& edits,
-                                  EmittedCode& out) {
+// num_parallel_reads interleave); a filter whose predicate is a uniform draw run without its
+// call, tf.data's sampling op (tensorflow#23179). nullopt for any other change.
+std::optional<PipelineOption> OptionFor(const spec::Op& before, const spec::Op& after,
+                                        const std::string& knob,
+                                        const std::optional<std::string>& code) {
+  if (knob == "deterministic" && code == "False") {
+    return PipelineOption{
+        "deterministic = False  # experimental_deterministic before TensorFlow 2.7",
+        "deterministic=False: written as a tf.data.Options() with deterministic = False "
+        "(TensorFlow 2.7 and later; experimental_deterministic from 1.14), applied to the "
+        "source with with_options: it lets every op of the pipeline give elements out of order, "
+        "not only the one advised"};
+  }
+  const bool sampled = before.has_filter() && after.has_filter() &&
+                       before.filter().predicate().keep_fraction().uniform_draw() &&
+                       before.filter().call_overhead() != after.filter().call_overhead();
+  if (knob == "call_overhead" && sampled) {
+    auto ns = engine::FilterCallOverheadNs(after.filter());
+    if (!ns.ok() || *ns != 0) return std::nullopt;
+    return PipelineOption{
+        "experimental_optimization.filter_with_random_uniform_fusion = True",
+        "filter '" + after.name() +
+            "' without a call per element: written as a tf.data.Options() with "
+            "experimental_optimization.filter_with_random_uniform_fusion = True, applied to the "
+            "source with with_options (TensorFlow 1.x and early 2.x; 2.8's OptimizationOptions "
+            "has no such option)"};
+  }
+  return std::nullopt;
+}
+
+// The indentation of the statement that makes the source, where a tf.data.Options can be
+// made before it; nullopt where the code does not show the source made on a line of its own.
+std::optional<std::string> OptionsIndent(const ImportedCode& original) {
   const std::string& text = original.source_text;
   const size_t statement = original.source_statement;
-  if (original.source_end == 0 || statement >= original.source_end) return false;
+  if (original.source_end == 0 || statement >= original.source_end) return std::nullopt;
   const size_t line = text.rfind('\n', statement == 0 ? 0 : statement - 1);
   const size_t line_begin = line == std::string::npos || statement == 0 ? 0 : line + 1;
   const std::string indent = text.substr(line_begin, statement - line_begin);
-  if (indent.find_first_not_of(" \t") != std::string::npos) return false;
-  const std::string name = UsesName(text, "options") ? "data_options" : "options";
-  edits.push_back({statement, statement,
-                   name + " = tf.data.Options()\n" + indent + name +
-                       ".deterministic = False  # experimental_deterministic before TensorFlow "
-                       "2.7\n" +
-                       indent});
+  if (indent.find_first_not_of(" \t") != std::string::npos) return std::nullopt;
+  return indent;
+}
+
+// tf.data's way for the whole pipeline: one tf.data.Options with `lines` set, made before
+// the source's statement and applied right after the source's call.
+void WriteOptions(const ImportedCode& original, const std::string& indent,
+                  const std::vector<std::string>& lines, std::vector<Edit>& edits) {
+  const std::string name = UsesName(original.source_text, "options") ? "data_options" : "options";
+  std::string made = name + " = tf.data.Options()\n" + indent;
+  for (const std::string& line : lines) made += name + "." + line + "\n" + indent;
+  edits.push_back({original.source_statement, original.source_statement, made});
   edits.push_back({original.source_end, original.source_end, ".with_options(" + name + ")"});
-  out.notes.push_back(
-      "deterministic=False: written as a tf.data.Options() with deterministic = False "
-      "(TensorFlow 2.7 and later; experimental_deterministic from 1.14), applied to the "
-      "source with with_options: it lets every op of the pipeline give elements out of order, "
-      "not only the one advised");
-  return true;
 }
 
 }  // namespace
@@ -575,7 +609,9 @@ engine::Result<EmittedCode> PatchCode(const ImportedCode& original,
           "(--emit gives the whole pipeline as code)");
     }
   }
-  bool options_written = false;  // a tf.data.Options that turns determinism off, once
+  // Settings that are options of the whole pipeline, written once in one tf.data.Options.
+  const std::optional<std::string> options_indent = tfdata ? OptionsIndent(original) : std::nullopt;
+  std::vector<std::string> option_lines;
   for (const spec::Op& op : tuned.ops()) {
     const spec::Op* before = FindOp(original.spec.ops(), op.name());
     if (!before) continue;
@@ -588,9 +624,13 @@ engine::Result<EmittedCode> PatchCode(const ImportedCode& original,
         continue;
       }
       const auto x = KnobCode(*o, knob, autotune), y = KnobCode(*m, knob, autotune);
-      if (x != y && y && tfdata && knob == "deterministic" && *y == "False" &&
-          (options_written || WriteNondeterministicOptions(original, edits, out))) {
-        options_written = true;
+      const auto option = options_indent ? OptionFor(*before, op, knob, y) : std::nullopt;
+      if (option && (x != y || knob == "call_overhead")) {
+        if (std::find(option_lines.begin(), option_lines.end(), option->line) ==
+            option_lines.end()) {
+          option_lines.push_back(option->line);
+          out.notes.push_back(option->note);
+        }
         out.knobs_written.push_back(op.name() + "." + knob);
         continue;
       }
@@ -602,6 +642,7 @@ engine::Result<EmittedCode> PatchCode(const ImportedCode& original,
       }
     }
   }
+  if (!option_lines.empty()) WriteOptions(original, *options_indent, option_lines, edits);
   // Back to front; at one place a replacement before an insertion, so that the insertion
   // lands in front of the replaced text rather than inside what it replaces. Insertions at
   // one place are applied last-made first, so that the text reads them in the order made.

@@ -131,6 +131,9 @@ class PythonReader {
 
   // For the dialects.
   Value Evaluate(const SyntaxNode& expression);
+  // The value last assigned to `name`, a variable or a dotted attribute of one
+  // (`options.experimental_optimization.map_fusion = True`); nullptr where none was.
+  const Value* Assigned(const std::string& name) const { return Lookup(name); }
   std::shared_ptr<Pipeline> NewPipeline(const std::string& framework, SourcePoint at);
   std::shared_ptr<Pipeline> Extend(const Pipeline& from, SourcePoint at);
   const ClassInfo* FindClass(const std::string& name) const;

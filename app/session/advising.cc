@@ -50,28 +50,33 @@ engine::Result<RateOfRun> SteadyRateOf(const spec::PipelineSpec& spec, const sim
   return RateOfRun{std::max(0.0, run.steady.steps_per_s), false};
 }
 
-// The work function of the op named `name` (a map's, a loader's __getitem__), at the top or
-// inside an interleave; null when none is.
-const spec::WorkFunction* FunctionNamed(const google::protobuf::RepeatedPtrField<spec::Op>& ops,
-                                        const std::string& name) {
+// What decides the cost of the op named `name`: its work function (a map's, a loader's
+// __getitem__) and the framework's dispatch of each call (a map's or a filter's
+// call_overhead), at the top or inside an interleave; nullopt where no such op is.
+std::optional<std::string> CostDefinitionNamed(
+    const google::protobuf::RepeatedPtrField<spec::Op>& ops, const std::string& name) {
   for (const spec::Op& op : ops) {
     if (op.name() == name) {
+      std::string definition;
       // A DataLoader's or Keras's __getitem__ is its work too (a dataset held in memory).
-      if (op.has_dataloader()) return &op.dataloader().getitem();
-      if (op.has_keras_fit()) return &op.keras_fit().getitem();
-      return engine::FunctionOf(op);
+      if (op.has_dataloader()) definition = op.dataloader().getitem().SerializeAsString();
+      if (op.has_keras_fit()) definition = op.keras_fit().getitem().SerializeAsString();
+      if (const spec::WorkFunction* f = engine::FunctionOf(op)) definition = f->SerializeAsString();
+      if (op.has_map()) definition += "\n" + op.map().call_overhead();
+      if (op.has_filter()) definition += "\n" + op.filter().call_overhead();
+      return definition;
     }
     if (op.has_interleave()) {
-      if (const auto* f = FunctionNamed(op.interleave().ops(), name)) return f;
+      if (auto d = CostDefinitionNamed(op.interleave().ops(), name)) return d;
     }
   }
-  return nullptr;
+  return std::nullopt;
 }
 
 // The run's cost model for a candidate: the candidate's own defaults (an op it adds), with
 // every op, the step and the machine as the run's model has them, but for an op whose
-// function the candidate gives anew (a Python map after batch, costing its rows): the run
-// measured another.
+// function or per-call cost the candidate gives anew (a Python map after batch, costing its
+// rows; a filter run as tf.data's sampling op, with no call): the run measured another.
 engine::Result<sim::CostModel> ModelForCandidate(const sim::CostModel& model,
                                                  const spec::PipelineSpec& candidate,
                                                  const spec::PipelineSpec* given) {
@@ -80,9 +85,9 @@ engine::Result<sim::CostModel> ModelForCandidate(const sim::CostModel& model,
   // at the top or inside an interleave); the run's model has the costs of reading them.
   for (const auto& [name, cost] : model.ops) {
     if (given) {
-      const spec::WorkFunction* was = FunctionNamed(given->ops(), name);
-      const spec::WorkFunction* now = FunctionNamed(candidate.ops(), name);
-      if (was && now && was->SerializeAsString() != now->SerializeAsString()) continue;
+      const auto was = CostDefinitionNamed(given->ops(), name);
+      const auto now = CostDefinitionNamed(candidate.ops(), name);
+      if (was && now && *was != *now) continue;
     }
     const auto own = merged.ops.find(name);
     const int64_t own_records = own != merged.ops.end() ? own->second.records : -1;

@@ -36,6 +36,9 @@
 //                      generator's code
 //   in_memory          a DataLoader's dataset loads its files once, in __init__, where its
 //                      __getitem__ read them for every item: a change to the Dataset's code
+//   sample             a filter whose predicate is a uniform draw (random_uniform < rate) run
+//                      as tf.data's one sampling op, with no call per element
+//                      (filter_with_random_uniform_fusion in the dataset's options)
 //   faster_storage     the data on a faster kind of disk than the spec's storage (an SSD for
 //                      a hard disk): a change of machine, advice only
 //   device_bound       no change: the training step is the limit
@@ -73,6 +76,9 @@ struct Advice {
   bool needs_code_change = false;
   // The machine must change instead (the data on a faster disk: faster_storage).
   bool changes_machine = false;
+  // How the code makes the change where no argument of a call does (a tf.data option): the
+  // last sentence of `text`.
+  std::string how;
 };
 
 // Advice a person carries out by hand: no tuner takes it as a step, and --advice-code writes

@@ -16,6 +16,7 @@
 #include "engine/tuning/move_rules.h"
 #include "engine/tuning/order_advice.h"
 #include "engine/tuning/shard_files_advice.h"
+#include "engine/work/call_overhead.h"
 #include "engine/work/work_registry.h"
 
 namespace pipescope::engine {
@@ -43,8 +44,9 @@ class CandidateList {
  public:
   CandidateList(const spec::PipelineSpec& spec, int cores) : spec_(spec), cores_(cores) {}
 
-  // The spec with `settings` of `op` applied, when the validator accepts it.
-  void AddKnobs(std::string kind, const std::string& op, const std::vector<Setting>& settings,
+  // The spec with `settings` of `op` applied, when the validator accepts it: whether it was
+  // added (not refused, and no candidate before it the same).
+  bool AddKnobs(std::string kind, const std::string& op, const std::vector<Setting>& settings,
                 std::string action, std::string changes_output = {},
                 bool needs_code_change = false) {
     spec::PipelineSpec changed = spec_;
@@ -52,12 +54,12 @@ class CandidateList {
     std::vector<std::string> assignments;
     for (const Setting& s : settings) {
       assignments.push_back(op + "." + s.knob + "=" + s.value);
-      if (!ApplyOverride(changed, assignments.back()).ok()) return;
+      if (!ApplyOverride(changed, assignments.back()).ok()) return false;
       change += (change.empty() ? "" : ", ") + assignments.back();
     }
     SpecEdit edit = SettingsEdit(assignments);
-    Add({std::move(kind), op, change, std::move(assignments), std::move(action),
-         std::move(changes_output), std::move(changed), needs_code_change, std::move(edit)});
+    return Add({std::move(kind), op, change, std::move(assignments), std::move(action),
+                std::move(changes_output), std::move(changed), needs_code_change, std::move(edit)});
   }
 
   // `spec` with its top-level op at `from` moved earlier, right before the op at `to`,
@@ -79,11 +81,15 @@ class CandidateList {
          std::move(edit)});
   }
 
-  void Add(AdviceCandidate c) {
-    if (!PlanPipeline(c.spec, cores_).ok()) return;  // the validator refuses it
-    if (!seen_.insert(SpecToText(c.spec)).second) return;
+  bool Add(AdviceCandidate c) {
+    if (!PlanPipeline(c.spec, cores_).ok()) return false;  // the validator refuses it
+    if (!seen_.insert(SpecToText(c.spec)).second) return false;
     list_.push_back(std::move(c));
+    return true;
   }
+
+  // How the code makes the candidate added last (AdviceCandidate::how).
+  void SetHow(std::string how) { list_.back().how = std::move(how); }
 
   std::vector<AdviceCandidate> Take() { return std::move(list_); }
 
@@ -834,6 +840,36 @@ void AddFewerFilesAtOnce(const PipelinePlan& plan, CandidateList& out) {
   }
 }
 
+// A filter whose predicate is a uniform draw (`random_uniform < rate`) calls it for every
+// element it looks at, 1/rate of them for each it keeps: tensorflow#23179, whose answer is
+// the sampling op tf.data rewrites such a filter into (SamplingDataset, one draw an element
+// and no call), under an option of its dataset's options. Simulated as the filter without
+// its per-call cost; --advice-code writes the option.
+void AddSamplingInOneOp(const spec::PipelineSpec& spec, CandidateList& out) {
+  for (const spec::Op& op : spec.ops()) {
+    if (!op.has_filter() || !op.filter().predicate().keep_fraction().uniform_draw()) continue;
+    auto overhead = FilterCallOverheadNs(op.filter());
+    if (!overhead.ok() || *overhead <= 0) continue;
+    const double rate = op.filter().predicate().keep_fraction().fraction();
+    char share[32], calls[32];
+    std::snprintf(share, sizeof share, "%g", rate);
+    std::snprintf(calls, sizeof calls, "%.3g", rate > 0 ? 1 / rate : 0.0);
+    const bool added = out.AddKnobs(
+        "sample", op.name(), {{"call_overhead", "0us"}},
+        "sample in one op, not a call of " + op.name() + "'s predicate, a uniform draw " +
+            "below " + share + ", for every element it looks at (" + calls +
+            " for each it keeps): options.experimental_optimization."
+            "filter_with_random_uniform_fusion = True, applied with with_options");
+    if (!added) continue;
+    out.SetHow(
+        "tf.data then runs the filter as one sampling op, a draw for each element and no call "
+        "(TensorFlow 1.x and early 2.x; 2.8's OptimizationOptions has no such option: there, "
+        "one call draws for a whole batch, ds.batch(1024).map(lambda x: tf.boolean_mask(x, "
+        "tf.random.uniform([tf.shape(x)[0]]) < " +
+        std::string(share) + ")).unbatch())");
+  }
+}
+
 }  // namespace
 
 std::vector<AdviceCandidate> AdviceCandidates(const spec::PipelineSpec& spec,
@@ -855,6 +891,7 @@ std::vector<AdviceCandidate> AdviceCandidates(const spec::PipelineSpec& spec,
   AddGeneratorCopies(spec, out);
   AddFasterStorage(spec, out);
   AddFewerFilesAtOnce(*plan, out);
+  AddSamplingInOneOp(spec, out);
   return out.Take();
 }
 

@@ -32,6 +32,9 @@ struct AdviceCandidate {
   // The machine must change, not code or knobs (the data on a faster disk). Advice only, as
   // a code change is.
   bool changes_machine = false;
+  // How the code makes the change where no argument of a call does, said after the
+  // predicted figures (a tf.data option, and its other form where a version lacks it).
+  std::string how;
 };
 
 // Whether an op after the top-level op at `index` fetches ahead on threads of its own (a

@@ -48,7 +48,15 @@ Advice AdviceFrom(const AdviceCandidate& c) {
   a.changes_output = !a.what_changes.empty();
   a.needs_code_change = c.needs_code_change;
   a.changes_machine = c.changes_machine;
+  a.how = c.how;
   return a;
+}
+
+// Each piece of advice's text ends with how the code makes it, where its candidate says.
+void SayHow(std::vector<Advice>& advice) {
+  for (Advice& a : advice) {
+    if (!a.how.empty()) a.text += ". " + a.how;
+  }
 }
 
 struct Tried {
@@ -577,6 +585,7 @@ Result<AdvisorResult> Advise(const spec::PipelineSpec& spec, const trace::RangeA
   if (result.simulated_steps_per_s <= 0) {  // nothing reached the step
     result.tried = result.startup_tried;
     for (StartUpChange& c : sooner) result.advice.push_back(std::move(c.advice));
+    SayHow(result.advice);
     return result;
   }
   const auto [lo, hi] = std::minmax_element(base.begin(), base.end());
@@ -705,6 +714,7 @@ Result<AdvisorResult> Advise(const spec::PipelineSpec& spec, const trace::RangeA
       if (a.confidence == "high") a.confidence = "medium";
     }
   }
+  SayHow(result.advice);
   return result;
 }
 

@@ -1616,6 +1616,48 @@ ds = read(tf.data.Dataset.range(1000), filter_amount=0.05)
                    0.25);
   const auto other = Import("ds = tf.data.Dataset.range(10).filter(lambda x: x < 5)\n");
   EXPECT_DOUBLE_EQ(OpNamed(other, "filter").filter().predicate().keep_fraction().fraction(), 1);
+  EXPECT_TRUE(OpNamed(c, "filter").filter().predicate().keep_fraction().uniform_draw());
+  EXPECT_FALSE(OpNamed(other, "filter").filter().predicate().keep_fraction().uniform_draw());
+}
+
+// Options that set filter_with_random_uniform_fusion, applied before or after the filter:
+// tf.data runs a filter of a uniform draw as its sampling op, with no call of the predicate;
+// a filter of another predicate keeps its call, and other options are said to be left out.
+TEST(CodeImportTest, OptionsThatFuseAUniformDrawLeaveTheFilterNoCall) {
+  const std::string pipeline = R"(import tensorflow as tf
+options = tf.data.Options()
+options.experimental_optimization.filter_with_random_uniform_fusion = True
+ds = tf.data.Dataset.range(100)
+)";
+  const auto after = Import(pipeline + R"(ds = ds.filter(lambda x: tf.random.uniform([]) < 0.1)
+ds = ds.filter(lambda x: x < 50)
+ds = ds.with_options(options)
+)");
+  EXPECT_EQ(OpNamed(after, "filter").filter().call_overhead(), "0us");
+  EXPECT_TRUE(HasNote(after, 7, "'filter' is a uniform draw that tf.data runs as one sampling op"))
+      << Notes(after);
+  EXPECT_NE(after.spec.ops(1).filter().call_overhead(), "0us") << "x < 50 is no uniform draw";
+  const auto before = Import(pipeline + R"(ds = ds.with_options(options)
+ds = ds.filter(lambda x: tf.random.uniform([]) < 0.1)
+)");
+  EXPECT_EQ(OpNamed(before, "filter").filter().call_overhead(), "0us");
+  const auto other = Import(R"(import tensorflow as tf
+options = tf.data.Options()
+options.deterministic = False
+ds = tf.data.Dataset.range(100).filter(lambda x: tf.random.uniform([]) < 0.1)
+ds = ds.with_options(options)
+)");
+  EXPECT_NE(OpNamed(other, "filter").filter().call_overhead(), "0us");
+  EXPECT_TRUE(HasNote(other, 5, "with_options(...) is not read")) << Notes(other);
+  // Written as code again, the draw and the options come back, and read as they were.
+  const auto emitted = EmitCode(after.spec, "tfdata");
+  ASSERT_TRUE(emitted.ok()) << emitted.status().message();
+  EXPECT_NE(emitted->text.find("filter_with_random_uniform_fusion = True"), std::string::npos)
+      << emitted->text;
+  const auto read_back = Import(emitted->text);
+  EXPECT_EQ(OpNamed(read_back, "filter").filter().SerializeAsString(),
+            OpNamed(after, "filter").filter().SerializeAsString())
+      << emitted->text;
 }
 
 TEST(CodeImportTest, AKeywordArgumentOfACallIsBoundToItsParameter) {

@@ -193,6 +193,40 @@ TEST(QuestionsTest, Tf23179ARandomFilterCallsItsPredicateOnEveryElement) {
       << r.verdict.text;
 }
 
+// The maintainer's answer, advised and written back: the filter run as tf.data's sampling op
+// (filter_with_random_uniform_fusion), its gain simulated; the code written back sets the
+// option, and read again has no call per element left. The buffer is 1,000 here (full in a
+// second), so that the simulations stay short.
+TEST(QuestionsTest, Tf23179SampleInOneOpAsTheMaintainerAnswered) {
+  auto imported = code::ImportCodeFile(kQuestions + "tf_23179_filter_fills_shuffle.py");
+  ASSERT_TRUE(imported.ok()) << imported.status().message();
+  ASSERT_TRUE(code::SetCodeKnob(*imported, "shuffle.buffer_size=1000").ok());
+  const auto [verdict, advice] = AskSpec(imported->spec, "", 5);
+  ASSERT_FALSE(advice.advice.empty()) << verdict.text;
+  const engine::Advice& first = advice.advice[0];
+  EXPECT_EQ(first.kind, "sample") << first.text;
+  EXPECT_EQ(first.change, "filter.call_overhead=0us");
+  EXPECT_FALSE(first.changes_output);
+  EXPECT_GT(first.predicted_gain, 5) << first.text;
+  EXPECT_TRUE(Contains(first.text, "filter_with_random_uniform_fusion = True")) << first.text;
+  EXPECT_TRUE(Contains(verdict.text, "Suggestion: sample in one op")) << verdict.text;
+
+  auto patched = code::PatchCode(*imported, first.spec);
+  ASSERT_TRUE(patched.ok()) << patched.status().message();
+  EXPECT_TRUE(Contains(patched->text,
+                       "options = tf.data.Options()\n"
+                       "data_options.experimental_optimization.filter_with_random_uniform_fusion "
+                       "= True\n"
+                       "datasetF = tf.data.Dataset.range(10000).with_options(data_options)\n"))
+      << patched->text;  // "options" is a word of the file's comments
+  auto again = code::ImportCode(patched->text, "patched.py");
+  ASSERT_TRUE(again.ok()) << again.status().message();
+  const spec::Op& filter = again->spec.ops(1);
+  ASSERT_TRUE(filter.has_filter()) << again->spec.DebugString();
+  EXPECT_EQ(filter.filter().call_overhead(), "0us");
+  EXPECT_TRUE(filter.filter().predicate().keep_fraction().uniform_draw());
+}
+
 TEST(QuestionsTest, Seed000ParallelReadingOfTheBigFile) {
   const Answer a = Ask("seed_000_one_big_tfrecord.pbtxt");
   ASSERT_FALSE(a.advice.advice.empty());

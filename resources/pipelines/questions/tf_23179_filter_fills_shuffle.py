@@ -3,7 +3,9 @@
 # "Filling up shuffle buffer" takes up to a minute. jsimsa (maintainer): the predicate is a
 # function call for every input element, 100 for each one kept; fuse filter(random_uniform <
 # rate) into one sampling op (PR #25384). Pipescope: filter busy 95%, 1,061 elements/s, the
-# buffer full after 94 s (9 µs a call standing in for tf.data's dispatch).
+# buffer full after 94 s (9 µs a call standing in for tf.data's dispatch); its advice leads
+# with that sampling op (filter_with_random_uniform_fusion in the options): 12,950 elements/s
+# and the first step after 7.7 s predicted.
 import tensorflow as tf
 
 rate = 0.01
