@@ -19,6 +19,18 @@ std::optional<double> MeanLevel(const Track& levels, int64_t t0, int64_t t1) {
   return weighted / static_cast<double>(t1 - from);
 }
 
+namespace {
+
+// Where point k's interval begins: the previous point, or for the first one as long before
+// it as the next one comes after (itself where it is the only one).
+int64_t IntervalBegin(const Track& amounts, size_t k) {
+  const int64_t end = amounts.start(k);
+  if (k > 0) return amounts.start(k - 1);
+  return amounts.size() > 1 ? end - (amounts.start(1) - end) : end;
+}
+
+}  // namespace
+
 double AmountIn(const Track& amounts, int64_t t0, int64_t t1) {
   const size_t n = amounts.size();
   if (n == 0 || t1 <= t0) return 0;
@@ -26,12 +38,7 @@ double AmountIn(const Track& amounts, int64_t t0, int64_t t1) {
   double total = 0;
   for (; k < n; ++k) {
     const int64_t end = amounts.start(k);
-    int64_t begin = 0;
-    if (k > 0) {
-      begin = amounts.start(k - 1);
-    } else {
-      begin = n > 1 ? end - (amounts.start(1) - end) : end;
-    }
+    const int64_t begin = IntervalBegin(amounts, k);
     if (begin >= t1) break;
     const double value = amounts.value(k);
     if (end <= begin) {  // a point with no interval: all of it, where it lies
@@ -43,6 +50,13 @@ double AmountIn(const Track& amounts, int64_t t0, int64_t t1) {
       total += value * static_cast<double>(overlap) / static_cast<double>(end - begin);
   }
   return total;
+}
+
+std::optional<double> ShareOfInterval(const Track& amounts, size_t k) {
+  if (k >= amounts.size()) return std::nullopt;
+  const int64_t interval = amounts.start(k) - IntervalBegin(amounts, k);
+  if (interval <= 0) return std::nullopt;
+  return static_cast<double>(amounts.value(k)) / static_cast<double>(interval);
 }
 
 }  // namespace pipescope::trace

@@ -22,4 +22,9 @@ std::optional<double> MeanLevel(const Track& levels, int64_t t0, int64_t t1);
 // as the one after it (the time since the sampling began is not recorded).
 double AmountIn(const Track& amounts, int64_t t0, int64_t t1);
 
+// Point k's amount as a share of its interval (busy nanoseconds over the nanoseconds since
+// the previous point; the first point's interval as AmountIn takes it): nullopt for a point
+// with no interval.
+std::optional<double> ShareOfInterval(const Track& amounts, size_t k);
+
 }  // namespace pipescope::trace

@@ -205,6 +205,54 @@ TEST(TraceExportTest, ChromeJsonHasCompleteEventsCountersFlowsAndInstants) {
   }
 }
 
+// The disk's busy time and the device's per mille, sampled every 50 ms: both formats write
+// the percent of each interval (the first point's interval as long as the next one's), at
+// most 100, with the unit on Perfetto's counter tracks; a buffer level stays a whole number.
+TEST(TraceExportTest, AmountsSinceTheLastSampleAreWrittenAsPercentOfTheInterval) {
+  Model m;
+  m.run_info().pipeline_name = "disk";
+  m.AddStage({0, "read", "map", 0, 0, -1, true, 1, 0, 0});
+  constexpr int64_t kMs = 1'000'000;
+  Add(m, 50 * kMs, 50 * kMs, 0, 25 * kMs, 0, record::kNoOp, EventKind::kStorageBusy);
+  Add(m, 100 * kMs, 100 * kMs, 0, 40 * kMs, 0, record::kNoOp, EventKind::kStorageBusy);
+  Add(m, 150 * kMs, 150 * kMs, 0, 60 * kMs, 0, record::kNoOp, EventKind::kStorageBusy);
+  Add(m, 150 * kMs, 150 * kMs, 0, 500, 0, record::kDeviceOp, EventKind::kDeviceUtil);
+  m.Finish();
+  const std::vector<double> disk = {50, 80, 100};
+
+  const std::string path = Path("disk.perfetto-trace");
+  ASSERT_TRUE(ExportPerfetto(m, path).ok());
+  perfetto::Trace trace;
+  ASSERT_TRUE(trace.ParseFromString(ReadAll(path)));
+  std::map<uint64_t, std::string> names, units;
+  std::map<uint64_t, std::vector<double>> readings;
+  for (const auto& p : trace.packet()) {
+    if (p.has_track_descriptor() && p.track_descriptor().has_counter()) {
+      names[p.track_descriptor().uuid()] = p.track_descriptor().name();
+      units[p.track_descriptor().uuid()] = p.track_descriptor().counter().unit_name();
+    }
+    if (p.has_track_event() && p.track_event().type() == perfetto::TrackEvent::TYPE_COUNTER) {
+      EXPECT_TRUE(p.track_event().has_double_counter_value());
+      readings[p.track_event().track_uuid()].push_back(p.track_event().double_counter_value());
+    }
+  }
+  for (const auto& [uuid, name] : names) {
+    EXPECT_EQ(units[uuid], "%") << name;
+    if (name == "disk busy") EXPECT_EQ(readings[uuid], disk);
+    if (name == "device: device utilisation") EXPECT_EQ(readings[uuid], std::vector<double>{50});
+  }
+  EXPECT_EQ(names.size(), 2u);
+
+  const std::string json_path = Path("disk.json");
+  ASSERT_TRUE(ExportChromeJson(m, json_path).ok());
+  std::vector<double> json_disk;
+  const auto json = nlohmann::json::parse(ReadAll(json_path));
+  for (const auto& e : json["traceEvents"]) {
+    if (e["ph"] == "C" && e["name"] == "disk busy") json_disk.push_back(e["args"]["value"]);
+  }
+  EXPECT_EQ(json_disk, disk);
+}
+
 TEST(TraceExportTest, ACancelledExportLeavesNoFile) {
   const auto model = SmallTrace();
   const std::string path = Path("cancelled.json");

@@ -5,6 +5,7 @@
 // imported trace's spans keep their names, categories and arguments, a thread's nested
 // spans share its "thread", and its flows go from span to span.
 #include <algorithm>
+#include <cstdio>
 #include <memory>
 
 #include "instrumentation/trace/export/export_lanes.h"
@@ -120,7 +121,15 @@ engine::Status ExportChromeJson(const Model& model, const std::string& path,
         Field(e, "name", lane.name);
         Time(e, "ts", track.start(i));
         Ids(e, tid);
-        e += ",\"args\":{\"value\":" + std::to_string(track.value(i)) + "}";
+        e += ",\"args\":{\"value\":";
+        if (WholeReadings(track.key().kind)) {
+          e += std::to_string(track.value(i));
+        } else {
+          char reading[32];
+          std::snprintf(reading, sizeof reading, "%.3f", CounterReading(span));
+          e += reading;
+        }
+        e += "}";
       } else {
         e += "\"ph\":\"X\",";
         Field(e, "name", SliceName(model, lane, span));

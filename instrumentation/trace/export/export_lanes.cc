@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <map>
 
+#include "instrumentation/trace/sampled_series.h"
+
 namespace pipescope::trace {
 namespace {
 
@@ -44,6 +46,7 @@ std::vector<ExportLane> ExportLanes(const Model& model) {
     ExportLane lane;
     lane.tracks = {&track};
     lane.counter = record::IsCounter(key.kind);
+    if (lane.counter) lane.unit = WholeReadings(key.kind) ? "elements" : "%";
     const std::string kind = record::KindLabel(key.kind);
     // What belongs to no op (a thread's CPU time, the disk's busy time) is grouped by its kind.
     lane.group = key.op == record::kNoOp ? kind : GroupOf(model, key.op);
@@ -60,6 +63,21 @@ std::vector<ExportLane> ExportLanes(const Model& model) {
     });
   }
   return lanes;
+}
+
+bool WholeReadings(EventKind kind) { return kind == EventKind::kBufferLevel; }
+
+double CounterReading(const LaneSpan& span) {
+  const Track& track = *span.track;
+  switch (track.key().kind) {
+    case EventKind::kCpuTime:
+    case EventKind::kStorageBusy:
+      return 100 * std::min(1.0, ShareOfInterval(track, span.index).value_or(0));
+    case EventKind::kDeviceUtil:
+      return static_cast<double>(track.value(span.index)) / 10;
+    default:
+      return static_cast<double>(track.value(span.index));
+  }
 }
 
 std::vector<LaneSpan> SpansInNestingOrder(const ExportLane& lane) {

@@ -21,6 +21,7 @@ struct ExportLane {
   std::string name;        // "decode: work (decode/0)"; an imported lane's thread
   std::string slice_name;  // what an unnamed span is called: "decode work", "step"
   bool counter = false;
+  std::string unit;  // a counter's readings' (CounterReading): "%" or "elements"
 };
 
 std::vector<ExportLane> ExportLanes(const Model& model);
@@ -34,6 +35,14 @@ std::vector<LaneSpan> SpansInNestingOrder(const ExportLane& lane);
 // The name a span is written with: its own, else the lane's.
 std::string SliceName(const Model& model, const ExportLane& lane, const LaneSpan& span);
 std::string SliceCategory(const Model& model, const LaneSpan& span);
+// A counter's reading as both formats write it: an amount since the previous sample (a
+// thread's CPU time, the disk's busy time) as the percent of that interval it filled, at
+// most 100, as iostat's %util and top's %CPU say it; the device's per mille in percent; a
+// buffer's level as recorded. A reader of the export then sees what the timeline's lane
+// shows, not nanoseconds that depend on how often the recorder sampled.
+double CounterReading(const LaneSpan& span);
+// Whether the readings of `kind` are whole numbers (a buffer's level), written as such.
+bool WholeReadings(record::EventKind kind);
 // Spans and counter readings in all lanes: what an exporter's progress counts.
 size_t ExportedEvents(const std::vector<ExportLane>& lanes);
 

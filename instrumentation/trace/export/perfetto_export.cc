@@ -99,7 +99,8 @@ engine::Status ExportPerfetto(const Model& model, const std::string& path,
   RETURN_IF_ERROR(writer.Write(Descriptor(kMarkerTrack, kProcessTrack, "markers, knobs, notes")));
   for (size_t l = 0; l < lanes.size(); ++l) {
     TracePacket d = Descriptor(kFirstLaneTrack + l, kProcessTrack, lanes[l].name);
-    if (lanes[l].counter) d.mutable_track_descriptor()->mutable_counter();
+    if (lanes[l].counter)
+      d.mutable_track_descriptor()->mutable_counter()->set_unit_name(lanes[l].unit);
     RETURN_IF_ERROR(writer.Write(d));
   }
 
@@ -154,7 +155,11 @@ engine::Status ExportPerfetto(const Model& model, const std::string& path,
       e->set_track_uuid(uuid);
       if (lane.counter) {
         e->set_type(TrackEvent::TYPE_COUNTER);
-        e->set_counter_value(track.value(i));
+        if (WholeReadings(track.key().kind)) {
+          e->set_counter_value(track.value(i));
+        } else {
+          e->set_double_counter_value(CounterReading(span));
+        }
         RETURN_IF_ERROR(writer.Write(begin));
         continue;
       }
