@@ -81,6 +81,15 @@ class CandidateList {
          std::move(edit)});
   }
 
+  // What "the cores" are in a change cut to them: the spec's budget, or where it sets none
+  // this machine's, which the machine that trains need not have (vision#81's four workers,
+  // advised down to two on a laptop, where the answer was more of them).
+  std::string TheCores() const {
+    if (spec_.budget().cpu_cores() > 0) return "the cores there are";
+    return "this machine's " + std::to_string(cores_) + (cores_ == 1 ? " core" : " cores") +
+           ", as the spec sets no budget";
+  }
+
   bool Add(AdviceCandidate c) {
     if (!PlanPipeline(c.spec, cores_).ok()) return false;  // the validator refuses it
     if (!seen_.insert(SpecToText(c.spec)).second) return false;
@@ -206,7 +215,7 @@ void AddThreadKnobs(const PlannedOp& p, int cores, CandidateList& out) {
       }
       if (now > MostUsefulParallelism(cores, waits)) {
         out.AddKnobs("fewer_threads", name, {{knob, std::to_string(cores)}},
-                     ChangeOfKnob(name, knob, now, cores) + " (the cores there are)");
+                     ChangeOfKnob(name, knob, now, cores) + " (" + out.TheCores() + ")");
       }
       const bool nondeterministic = p.kind->order == ElementOrder::kKeptIfDeterministic;
       if (nondeterministic && now >= 1) {
@@ -248,9 +257,10 @@ void AddThreadKnobs(const PlannedOp& p, int cores, CandidateList& out) {
       // thinner, and the main process's share with them (deit#81: num_workers 32 for each of
       // 8 GPUs' processes on 32 cores; 4 each was the answer).
       if (workers > MostUsefulParallelism(cores, waits)) {
-        out.AddKnobs("fewer_workers", name, {{"num_workers", std::to_string(cores)}},
-                     ChangeOfKnob(name, "num_workers", workers, cores) + " (the cores there are)",
-                     WhatWorkersChange(p, workers, cores));
+        out.AddKnobs(
+            "fewer_workers", name, {{"num_workers", std::to_string(cores)}},
+            ChangeOfKnob(name, "num_workers", workers, cores) + " (" + out.TheCores() + ")",
+            WhatWorkersChange(p, workers, cores));
       }
       // Workers cost their start-up each epoch and the unpickling of every batch they send:
       // for an item that costs little to fetch, the main process alone is faster. DataLoader

@@ -141,7 +141,9 @@ RangeAnalysis AnalyzeSteady(const Model& model) {
   if (first <= 0 || first >= model.duration_ns()) return Analyze(model);
   RangeAnalysis r = AnalyzeWholeEpochs(model, EpochEndsNs(model), first, model.duration_ns());
   r.startup_ns = first;
-  r.verdict = MakeVerdict(r, model.run_info().machine.cpu_budget);  // it speaks of a long one
+  r.verdict =
+      MakeVerdict(r, model.run_info().machine.cpu_budget,
+                  model.run_info().machine.cpu_budget_is_this_machines);  // it speaks of a long one
   return r;
 }
 
@@ -300,7 +302,8 @@ RangeAnalysis Analyze(const Model& model, int64_t t0, int64_t t1) {
     }
   }
   r.device_gaps = SummarizeDeviceGaps(model, t0, t1, &caused);
-  r.verdict = MakeVerdict(r, model.run_info().machine.cpu_budget);
+  r.verdict = MakeVerdict(r, model.run_info().machine.cpu_budget,
+                          model.run_info().machine.cpu_budget_is_this_machines);
   return r;
 }
 

@@ -24,6 +24,9 @@ struct MachineInfo {
   std::string hostname;
   int cpu_cores = 0;   // of the machine
   int cpu_budget = 0;  // cores the pipeline may use (the spec's budget, else cpu_cores)
+  // The spec of a recording or simulation set no budget: cpu_budget is the cores of the
+  // machine that ran it, not necessarily of the one that trains.
+  bool cpu_budget_is_this_machines = false;
   uint64_t memory_bytes = 0;
   std::string cpu_model;
   std::string gpu;  // empty: none

@@ -355,7 +355,9 @@ std::string FillingBuffer(const RangeAnalysis& r) {
 
 }  // namespace
 
-Verdict MakeVerdict(const RangeAnalysis& r, int cpu_budget) {
+namespace {
+
+Verdict VerdictOn(const RangeAnalysis& r, int cpu_budget) {
   Verdict v;
   const double wait = r.input_wait_fraction;
   v.grade = wait >= kHighlyInputBound       ? "highly input-bound"
@@ -558,6 +560,25 @@ Verdict MakeVerdict(const RangeAnalysis& r, int cpu_budget) {
   }
   v.evidence += startup;
   SetSuggestion(v, v.suggestion);
+  return v;
+}
+
+}  // namespace
+
+Verdict MakeVerdict(const RangeAnalysis& r, int cpu_budget, bool cores_are_this_machines) {
+  Verdict v = VerdictOn(r, cpu_budget);
+  // A remedy that rests on how many cores there are (more workers than them, add cores),
+  // where the spec set no budget: the count is this machine's, and the one that trains may
+  // have more (vision#81's four workers "more than the 2 cores" of a laptop, where the answer
+  // was more workers).
+  const std::string cores =
+      " " + std::to_string(cpu_budget) + (cpu_budget == 1 ? " core" : " cores");
+  if (cores_are_this_machines && cpu_budget > 0 && v.suggestion.find(cores) != std::string::npos &&
+      !v.suggestion.ends_with('.')) {
+    SetSuggestion(v, v.suggestion + " (the" + cores + (cpu_budget == 1 ? " is" : " are") +
+                         " this machine's, as the spec sets no budget: --set "
+                         "budget.cpu_cores=N for the machine that trains)");
+  }
   return v;
 }
 

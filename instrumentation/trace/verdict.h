@@ -25,8 +25,11 @@ inline constexpr int64_t kFewestStepsToGrade = 3;
 // A disk busy this share of a range or more is its limit: more readers only queue for it.
 inline constexpr double kStorageBoundBusy = 0.9;
 
-// `cpu_budget`: cores the pipeline may use (0: unknown).
-Verdict MakeVerdict(const RangeAnalysis& analysis, int cpu_budget);
+// `cpu_budget`: cores the pipeline may use (0: unknown); `cores_are_this_machines`: the spec
+// set no budget, so they are the cores of the machine that ran it (MachineInfo), which a
+// remedy that counts them says.
+Verdict MakeVerdict(const RangeAnalysis& analysis, int cpu_budget,
+                    bool cores_are_this_machines = false);
 
 // Replaces the verdict's suggestion (with the advisor's, tried in the simulator) and its
 // text.

@@ -990,18 +990,35 @@ TEST(AdvisingTest, ChangesThatPayFromTheSecondEpochAreSeen) {
 // deit#81: num_workers 32 in each of 8 GPUs' processes on 32 cores, 4 cores a process. The
 // workers take turns on the cores, and the answer was 4 each: advised, and it gains.
 TEST(AdvisingTest, MoreWorkerProcessesThanCoresAreCutToTheCores) {
-  const Advised a = Advise(R"(name: "deit"
-      budget { cpu_cores: 4 }
+  const std::string deit = R"(name: "deit"
+      %s
       source { name: "dataset" range { stop: 160146 } }
       ops { name: "loader" dataloader { batch_size: 128 num_workers: 32 pin_memory: true
             getitem { python { duration: "2325us" output_bytes: 602112 } } } }
       ops { name: "epochs" repeat { count: 300 } }
-      train_step { step_time: "100ms" device: simulated })",
-                           /*steady=*/true);
+      train_step { step_time: "100ms" device: simulated })";
+  const auto with = [&](const std::string& budget) {
+    std::string text = deit;
+    text.replace(text.find("%s"), 2, budget);
+    return text;
+  };
+  const Advised a = Advise(with("budget { cpu_cores: 4 }"), /*steady=*/true);
   const engine::Advice* fewer = Find(a, "fewer_workers");
   ASSERT_NE(fewer, nullptr) << a.analysis.verdict.text;
   EXPECT_EQ(fewer->change, "loader.num_workers=4");
   EXPECT_GT(fewer->predicted_gain, 0.1);
+  EXPECT_NE(fewer->text.find("(the cores there are)"), std::string::npos) << fewer->text;
+  // No budget: the cores are the machine's that advises, which the change says (vision#81:
+  // a laptop's two, where the machine that trains had more).
+  bool said = false;
+  for (const auto& c : engine::AdviceCandidates(Spec(with("")), a.analysis, 4, 1'000'000'000)) {
+    if (c.kind != "fewer_workers" || c.change != "loader.num_workers=4") continue;
+    said = true;
+    EXPECT_NE(c.action.find("(this machine's 4 cores, as the spec sets no budget)"),
+              std::string::npos)
+        << c.action;
+  }
+  EXPECT_TRUE(said);
 }
 
 // tensorflow#40502: skip(10000) over files the code globs, whose stand-in is 10,000 records:

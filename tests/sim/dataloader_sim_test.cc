@@ -242,6 +242,15 @@ TEST(DataLoaderSimTest, TheVerdictNamesTheDataLoadersKnobs) {
       << beyond.text;
   EXPECT_NE(beyond.suggestion.find("cut __getitem__'s work per item"), std::string::npos)
       << beyond.text;
+  EXPECT_EQ(beyond.suggestion.find("this machine's"), std::string::npos) << "a budget given";
+  // Where the spec set no budget the two cores are the machine's that ran it, and the
+  // remedy says so (vision#81: a laptop's two cores, where the answer was more workers).
+  const trace::Verdict here =
+      trace::MakeVerdict(trace::Analyze(*Simulated(more_than_cores, 10, 1, 2).model), 2, true);
+  EXPECT_NE(here.suggestion.find("(the 2 cores are this machine's, as the spec sets no budget: "
+                                 "--set budget.cpu_cores=N for the machine that trains)"),
+            std::string::npos)
+      << here.text;
   // Items of a second on 8 workers and 8 cores, a step of 600 ms: the workers keep up, busy
   // 75%, and the step waits as each epoch begins (discuss.pytorch.org 184155), which more
   // cores would not shorten.

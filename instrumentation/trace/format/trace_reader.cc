@@ -268,6 +268,8 @@ void ApplyHeader(const TraceHeader& header, trace::Model& model) {
       static_cast<int>(std::min<uint32_t>(header.machine().cpu_cores(), 1u << 16));
   info.machine.cpu_budget =
       static_cast<int>(std::min<uint32_t>(header.machine().cpu_budget(), 1u << 16));
+  info.machine.cpu_budget_is_this_machines =
+      header.imported_from().empty() && header.spec().budget().cpu_cores() <= 0;
   info.machine.memory_bytes = header.machine().memory_bytes();
   info.machine.cpu_model = header.machine().cpu_model();
   info.machine.gpu = header.machine().gpu();
