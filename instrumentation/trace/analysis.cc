@@ -242,6 +242,7 @@ RangeAnalysis Analyze(const Model& model, int64_t t0, int64_t t1) {
         std::clamp(static_cast<double>(gpu_busy) / static_cast<double>(len), 0.0, 1.0);
     r.device_busy_source = "cupti";
   }
+  r.waits = WaitPatternOf(model, t0, t1);
   if (const Track* disk = model.FindTrack({EventKind::kStorageBusy, record::kNoOp, 0})) {
     r.storage_busy_fraction =
         std::clamp(AmountIn(*disk, t0, t1) / static_cast<double>(len), 0.0, 1.0);

@@ -9,6 +9,7 @@
 
 #include "instrumentation/trace/device_gaps.h"
 #include "instrumentation/trace/model.h"
+#include "instrumentation/trace/wait_pattern.h"
 
 namespace pipescope::trace {
 
@@ -87,6 +88,7 @@ struct RangeAnalysis {
   double storage_busy_fraction = -1;
   uint64_t dropped_events = 0;
   DeviceGapSummary device_gaps;      // total_ns is the range less device busy
+  WaitPattern waits;                 // how the consumer's waits fall over its steps
   std::vector<StageFigures> stages;  // pipeline order
   Verdict verdict;
 };

@@ -357,6 +357,26 @@ std::string FillingBuffer(const RangeAnalysis& r) {
 
 namespace {
 
+// "every 4th": which of the batches a count of `n` apart is.
+std::string EveryNth(int64_t n) {
+  if (n == 2) return "every second";
+  if (n == 3) return "every third";
+  return "every " + std::to_string(n) + "th";
+}
+
+// A DataLoader's workers, each making a whole batch, that finish together: the step waits
+// before every N-th batch and not before the others (WaitPattern), which is what people see
+// and ask about (vision#81); "" where the waits fall otherwise.
+std::string BatchesTogether(const StageFigures& loader, const WaitPattern& waits) {
+  const int64_t workers = std::lround(loader.parallelism);
+  if (workers < 2 || LongWaitEvery(waits) != workers) return "";
+  return "; each of its " + std::to_string(workers) + " workers makes a whole batch (" +
+         engine::FormatDuration(static_cast<int64_t>(loader.self_ns_per_element)) +
+         " of work), so the batches come " + std::to_string(workers) +
+         " at a time and the step waits " + engine::FormatDuration(waits.long_wait_ns) +
+         " before " + EveryNth(workers) + " batch (" + Pct(waits.long_share) + " of the waiting)";
+}
+
 Verdict VerdictOn(const RangeAnalysis& r, int cpu_budget) {
   Verdict v;
   const double wait = r.input_wait_fraction;
@@ -506,6 +526,7 @@ Verdict VerdictOn(const RangeAnalysis& r, int cpu_budget) {
     if (Has(*culprit, record::kTraitEnqueuerWorkers)) {
       v.suggestion = EnqueuerSuggestion(*culprit, wait_ns, wait, cpu_budget, v.suggests_change);
     } else if (Has(*culprit, record::kTraitWorkerProcesses)) {
+      v.evidence += BatchesTogether(*culprit, r.waits);
       v.suggestion = WorkerProcessesSuggestion(*culprit, wait_ns, wait, cpu_budget, Repeats(r),
                                                v.suggests_change);
     } else if (Has(*culprit, record::kTraitHoldsInterpreterLock)) {

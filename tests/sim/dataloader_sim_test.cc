@@ -217,6 +217,29 @@ TEST(DataLoaderRulesTest, EachWorkerOfASplitIterableDatasetBatchesItsOwnShare) {
   EXPECT_EQ(engine::SplitBatches::Count(0, 4, 2, false, spec::chunks), 0);
 }
 
+// vision#81: "when number of workers are N, every N-th batch takes 10 or more seconds". Four
+// workers with a core each make their batches of 8 items of 20 ms together: the verdict says
+// the step waits before every 4th batch, and how long; one worker's waits are no pattern.
+TEST(DataLoaderSimTest, TheVerdictSaysEveryNthBatchWaitsWhereTheWorkersFinishTogether) {
+  const auto verdict = [](int workers) {
+    const std::string spec = Pipeline(
+        "ops { name: \"loader\" dataloader { batch_size: 8 getitem { python { duration: "
+        "\"20ms\" } } num_workers: " +
+            std::to_string(workers) + " persistent_workers: true } } ops { repeat {} }",
+        "range { start: 0 stop: 100000 }", "1ms");
+    return trace::AnalyzeSteady(*Simulated(spec, 10, 1, 4).model).verdict;
+  };
+  const trace::Verdict four = verdict(4);
+  EXPECT_EQ(four.bottleneck, "loader") << four.text;
+  EXPECT_NE(four.evidence.find("each of its 4 workers makes a whole batch (160 ms of work), so "
+                               "the batches come 4 at a time and the step waits "),
+            std::string::npos)
+      << four.text;
+  EXPECT_NE(four.evidence.find(" before every 4th batch ("), std::string::npos) << four.text;
+  const trace::Verdict one = verdict(1);
+  EXPECT_EQ(one.evidence.find("whole batch"), std::string::npos) << one.text;
+}
+
 // The verdict in the DataLoader's words: workers that start again every epoch, then workers
 // that cannot keep up, then a DataLoader without workers.
 TEST(DataLoaderSimTest, TheVerdictNamesTheDataLoadersKnobs) {
