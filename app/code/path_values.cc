@@ -1,7 +1,9 @@
 // Paths on remote stores, as import-code follows them through the code (path_values.h).
 #include "app/code/path_values.h"
 
+#include <algorithm>
 #include <array>
+#include <cctype>
 #include <string_view>
 #include <utility>
 
@@ -89,6 +91,29 @@ const Dialect& PathsDialect() {
     return f;
   }();
   return d;
+}
+
+std::optional<KnownFolder> KnownDatasetFolder(const std::string& path) {
+  const auto lower = [](std::string text) {
+    for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return text;
+  };
+  bool imagenet = false;
+  size_t begin = 0;
+  while (begin <= path.size()) {
+    const size_t end = std::min(path.find('/', begin), path.size());
+    const std::string part = lower(path.substr(begin, end - begin));
+    if (part == "imagenet" || part == "ilsvrc2012" || part == "imagenet1k" ||
+        part == "imagenet-1k") {
+      imagenet = true;
+    } else if (imagenet && part == "train") {
+      return KnownFolder{1'281'167, "ImageNet's training images"};
+    } else if (imagenet && (part == "val" || part == "validation")) {
+      return KnownFolder{50'000, "ImageNet's validation images"};
+    }
+    begin = end + 1;
+  }
+  return std::nullopt;
 }
 
 }  // namespace pipescope::code

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "app/code/path_values.h"
 #include "app/code/work_functions.h"
 #include "engine/core/duration.h"
 
@@ -388,9 +389,18 @@ void TorchvisionItems(Pipeline& p, const Value& dataset, spec::Op& loader, Sourc
   p.source.mutable_range()->set_stop(items > 0 ? items : kStandInRecords);
   if (items == 0) {
     const Value* root = args.Get(0, "root");
-    p.Note(at, "the images under `" + (root ? root->Spelling() : std::string("?")) +
-                   "` are known only when the code runs: " + std::to_string(kStandInRecords) +
-                   " stand in; --set dataset.stop=N");
+    const std::string spelled = root ? root->Spelling() : std::string("?");
+    const std::optional<KnownFolder> known =
+        root && root->Is(Value::Kind::kString) ? KnownDatasetFolder(root->s) : std::nullopt;
+    if (known) {
+      p.source.mutable_range()->set_stop(known->items);
+      p.Note(at, "`" + spelled + "` names " + known->what + ": " + std::to_string(known->items) +
+                     " of them stand in for the folder's files; --set dataset.stop=N where it "
+                     "holds another count");
+    } else {
+      p.Note(at, "the images under `" + spelled + "` are known only when the code runs: " +
+                     std::to_string(kStandInRecords) + " stand in; --set dataset.stop=N");
+    }
   }
   TransformsCost cost;
   std::string made;

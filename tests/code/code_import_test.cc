@@ -2216,6 +2216,23 @@ loader = torch.utils.data.DataLoader(train, batch_size=256, shuffle=True, num_wo
   EXPECT_EQ(folder.spec.source().range().stop(), 10000);  // the stand-in for its files
   EXPECT_TRUE(HasNote(folder, 7, "the images under `traindir` are known only when the code runs"))
       << Notes(folder);
+  // A folder whose path names ImageNet's training or validation images holds that many
+  // (mmpretrain#196's 'data/imagenet/train'); another dataset's folder keeps the stand-in.
+  const auto named = [](const std::string& root) {
+    return Import(
+        "from torchvision import datasets\nfrom torch.utils.data import DataLoader\n"
+        "loader = DataLoader(datasets.ImageFolder('" +
+        root + "'), batch_size=32)\n");
+  };
+  const auto train = named("data/imagenet/train");
+  EXPECT_EQ(train.spec.source().range().stop(), 1'281'167);
+  EXPECT_TRUE(HasNote(train, 3,
+                      "`'data/imagenet/train'` names ImageNet's training images: 1281167 of "
+                      "them stand in for the folder's files; --set dataset.stop=N"))
+      << Notes(train);
+  EXPECT_EQ(named("/datasets/ILSVRC2012/val").spec.source().range().stop(), 50'000);
+  EXPECT_EQ(named("/data/imagenet100/train").spec.source().range().stop(), 10'000);
+  EXPECT_EQ(named("/data/places365/train").spec.source().range().stop(), 10'000);
   const auto& folder_item = folder.spec.ops(0).dataloader().getitem().python();
   EXPECT_EQ(folder_item.output_bytes(), 3 * 224 * 224 * 4);
   EXPECT_GT(us(folder_item.duration()), 1080 + 300);  // the decode, then a crop's resize
