@@ -655,6 +655,7 @@ engine::Result<ImportedCode> ImportCode(const std::string& source, const std::st
   code.sites = p.sites;
   code.before_more_workers = p.before_more_workers;
   code.autotune_spelling = p.autotune_spelling;
+  code.tensorflow_1 = p.tensorflow_1 || p.autotune_spelling.starts_with("tf.contrib.");
   code.op_at = p.op_at;
   code.op_spans = p.op_spans;
   code.source_end = p.source_end;

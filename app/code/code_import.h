@@ -33,6 +33,7 @@ struct ImportedCode {
   std::map<std::string, KnobSite> sites;  // where the code sets each knob, by "op.knob"
   std::map<std::string, std::string> before_more_workers;  // Pipeline's
   std::string autotune_spelling;                           // Pipeline's
+  bool tensorflow_1 = false;                               // Pipeline's
   std::map<std::string, SourcePoint> op_at;                // where the code makes each op
   // For --apply: each op's method call in the text, where the source's call ends, and the
   // calls a map's function must rename once it takes batches (Pipeline's).

@@ -390,7 +390,15 @@ struct PipelineOption {
 // call, tf.data's sampling op (tensorflow#23179). nullopt for any other change.
 std::optional<PipelineOption> OptionFor(const spec::Op& before, const spec::Op& after,
                                         const std::string& knob,
-                                        const std::optional<std::string>& code) {
+                                        const std::optional<std::string>& code, bool tensorflow_1) {
+  if (knob == "deterministic" && code == "False" && tensorflow_1) {
+    return PipelineOption{
+        "experimental_deterministic = False",
+        "deterministic=False: written as a tf.data.Options() with experimental_deterministic = "
+        "False, TensorFlow 1's (1.14 on; the code makes a TensorFlow 1 iterator, and the "
+        "deterministic argument came in 2.2), applied to the source with with_options: it lets "
+        "every op of the pipeline give elements out of order, not only the one advised"};
+  }
   if (knob == "deterministic" && code == "False") {
     return PipelineOption{
         "deterministic = False  # experimental_deterministic before TensorFlow 2.7",
@@ -451,6 +459,16 @@ engine::Result<EmittedCode> PatchCode(const ImportedCode& original,
               : (original.autotune_spelling.empty() ? std::string("tf.data.AUTOTUNE")
                                                     : original.autotune_spelling);
   std::vector<Edit> edits;
+  // Settings that are options of the whole pipeline, written once in one tf.data.Options.
+  const std::optional<std::string> options_indent = tfdata ? OptionsIndent(original) : std::nullopt;
+  std::vector<std::string> option_lines;
+  const auto add_option = [&](const PipelineOption& option, const std::string& key) {
+    if (std::find(option_lines.begin(), option_lines.end(), option.line) == option_lines.end()) {
+      option_lines.push_back(option.line);
+      out.notes.push_back(option.note);
+    }
+    out.knobs_written.push_back(key);
+  };
   const spec::PipelineSpec tuned =
       tfdata ? WriteEpochsIntoTheDataset(original, advised, edits, out) : advised;
   std::set<std::string> written;  // knobs a rewrite of their call wrote
@@ -546,6 +564,12 @@ engine::Result<EmittedCode> PatchCode(const ImportedCode& original,
       out.notes.push_back(op_name + "." + knob + ": " + keyword + "=" + *new_code +
                           " takes the place of `" + site.excludes +
                           "`, which the call cannot be given beside it");
+    } else if (const auto option = options_indent && original.tensorflow_1
+                                       ? OptionFor(*before, *after, knob, new_code, true)
+                                       : std::nullopt;
+               option && keyword == knob) {
+      // TensorFlow 1 takes no such argument (deterministic came in 2.2): its option does it.
+      add_option(*option, key);
     } else {
       edits.push_back(
           {site.insert_at, site.insert_at, ArgumentsAt(site, keyword + "=" + *new_code)});
@@ -609,9 +633,6 @@ engine::Result<EmittedCode> PatchCode(const ImportedCode& original,
           "(--emit gives the whole pipeline as code)");
     }
   }
-  // Settings that are options of the whole pipeline, written once in one tf.data.Options.
-  const std::optional<std::string> options_indent = tfdata ? OptionsIndent(original) : std::nullopt;
-  std::vector<std::string> option_lines;
   for (const spec::Op& op : tuned.ops()) {
     const spec::Op* before = FindOp(original.spec.ops(), op.name());
     if (!before) continue;
@@ -624,14 +645,10 @@ engine::Result<EmittedCode> PatchCode(const ImportedCode& original,
         continue;
       }
       const auto x = KnobCode(*o, knob, autotune), y = KnobCode(*m, knob, autotune);
-      const auto option = options_indent ? OptionFor(*before, op, knob, y) : std::nullopt;
+      const auto option =
+          options_indent ? OptionFor(*before, op, knob, y, original.tensorflow_1) : std::nullopt;
       if (option && (x != y || knob == "call_overhead")) {
-        if (std::find(option_lines.begin(), option_lines.end(), option->line) ==
-            option_lines.end()) {
-          option_lines.push_back(option->line);
-          out.notes.push_back(option->note);
-        }
-        out.knobs_written.push_back(op.name() + "." + knob);
+        add_option(*option, op.name() + "." + knob);
         continue;
       }
       if (x != y && y) {

@@ -144,6 +144,11 @@ struct Pipeline {
   // TF 1 file's `tf.contrib.data.AUTOTUNE`): code written back spells it alike, as
   // `tf.data.AUTOTUNE` exists only from TensorFlow 2.4. Empty where the file passes none.
   std::string autotune_spelling;
+  // The code is TensorFlow 1's: it makes a one-shot or initializable iterator of the dataset,
+  // or uses tf.contrib.data, which TensorFlow 2 has not. Code written back then takes what
+  // TensorFlow 1 takes (tf.data.Options' experimental_deterministic; no deterministic
+  // argument, which came in 2.2).
+  bool tensorflow_1 = false;
   std::map<std::string, KnobSite> sites;     // by "op.knob"
   std::map<std::string, SourcePoint> op_at;  // where each op is made
   // Each op's own method call in the text, from the end of the dataset it is called on to

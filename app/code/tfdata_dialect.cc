@@ -1341,6 +1341,14 @@ Value Same(PythonReader&, const Pipeline& in, const CallArgs& a) {
   return PipelineValue(std::make_shared<Pipeline>(in), a);
 }
 
+// make_one_shot_iterator(), make_initializable_iterator(): the dataset as it is, in code
+// that is TensorFlow 1's (Pipeline::tensorflow_1).
+Value Tf1Iterator(PythonReader&, const Pipeline& in, const CallArgs& a) {
+  auto p = std::make_shared<Pipeline>(in);
+  p->tensorflow_1 = true;
+  return PipelineValue(std::move(p), a);
+}
+
 Value LeftOut(PythonReader& r, const Pipeline& in, const CallArgs& a, const std::string& what) {
   auto p = r.Extend(in, a.node.start());
   p->Note(a.node.start(), what);
@@ -1471,8 +1479,8 @@ Dialect MakeTfData() {
                   const CallArgs& a) { return Take(r, in, a, "skip"); }},
       {"map_and_batch", MapAndBatch},
       {"shuffle_and_repeat", ShuffleAndRepeat},
-      {"make_one_shot_iterator", Same},
-      {"make_initializable_iterator", Same},
+      {"make_one_shot_iterator", Tf1Iterator},
+      {"make_initializable_iterator", Tf1Iterator},
       {"as_numpy_iterator", Same},
       {"get_next", Same},
       {"__iter__", Same},

@@ -394,6 +394,39 @@ for x in ds:
       << patched->text;
 }
 
+// deterministic=False written back into TensorFlow 1 code (a one-shot iterator: minigo's,
+// tensorflow#23179's) is the option TensorFlow 1 has, experimental_deterministic, not the
+// argument, which 1.x refuses (it came in 2.2); in TensorFlow 2 code, the argument.
+TEST(CodeImportTest, OrderWrittenIntoTensorFlow1CodeIsItsOption) {
+  const std::string pipeline = R"(import tensorflow as tf
+ds = tf.data.Dataset.range(1000)
+ds = ds.map(lambda x: x * 2, num_parallel_calls=4)
+)";
+  const auto unordered = [](const ImportedCode& c) {
+    spec::PipelineSpec tuned = c.spec;
+    for (auto& op : *tuned.mutable_ops()) {
+      if (op.has_map()) op.mutable_map()->set_deterministic(false);
+    }
+    return PatchCode(c, tuned);
+  };
+  const auto tf1 = Import(pipeline + "it = ds.make_one_shot_iterator()\nx = it.get_next()\n");
+  EXPECT_TRUE(tf1.tensorflow_1);
+  const auto patched = unordered(tf1);
+  ASSERT_TRUE(patched.ok()) << patched.status().message();
+  EXPECT_NE(patched->text.find("options = tf.data.Options()\n"
+                               "options.experimental_deterministic = False\n"
+                               "ds = tf.data.Dataset.range(1000).with_options(options)\n"),
+            std::string::npos)
+      << patched->text;
+  EXPECT_EQ(patched->text.find("deterministic=False"), std::string::npos) << patched->text;
+  const auto tf2 = Import(pipeline + "for x in ds:\n    pass\n");
+  EXPECT_FALSE(tf2.tensorflow_1);
+  const auto keyword = unordered(tf2);
+  ASSERT_TRUE(keyword.ok()) << keyword.status().message();
+  EXPECT_NE(keyword->text.find("num_parallel_calls=4, deterministic=False)"), std::string::npos)
+      << keyword->text;
+}
+
 // tensorflow#30646's answer written back: fit's epochs become the dataset's repeat right
 // after the shuffle (advice epochs_in_dataset), `.repeat(5)` after the shuffle's call and
 // steps_per_epoch given to fit, an epoch's batches (2,000 records in batches of 32: 63).
