@@ -53,10 +53,14 @@ struct SyntheticRecords {
 DatasetPtr MakeSyntheticDataset(StatsPtr stats, SyntheticRecords config);
 // Inside an interleave: records of the file named by the parent element.
 DatasetPtr MakeSyntheticFileDataset(StatsPtr stats, SyntheticRecords config);
-// TFRecordDataset(files) as a source, and per file inside an interleave.
+// TFRecordDataset(files) as a source, and per file inside an interleave. With `storage` (the
+// spec's disk) each reader buffer the records need is a read of it, a file's first one
+// opening the file, as synthetic files' are (storage_rules.h).
 DatasetPtr MakeTfRecordDataset(StatsPtr stats, std::vector<std::string> files,
-                               Compression compression, bool skip_corrupt);
-DatasetPtr MakeTfRecordFileDataset(StatsPtr stats, Compression compression, bool skip_corrupt);
+                               Compression compression, bool skip_corrupt,
+                               StorageDevicePtr storage = nullptr);
+DatasetPtr MakeTfRecordFileDataset(StatsPtr stats, Compression compression, bool skip_corrupt,
+                                   StorageDevicePtr storage = nullptr);
 // TextLineDataset(files): every line of each file in order; text_line_file: the lines of
 // the file the input element names (inside an interleave).
 DatasetPtr MakeTextLineDataset(StatsPtr stats, std::vector<std::string> files,

@@ -93,7 +93,8 @@ class Builder {
         const auto& t = s.tfrecord();
         ASSIGN_OR_RETURN(Compression c, ParseCompression(t.compression()));
         return MakeTfRecordDataset(SourceStage(name, "tfrecord", depth),
-                                   {t.files().begin(), t.files().end()}, c, t.skip_corrupt());
+                                   {t.files().begin(), t.files().end()}, c, t.skip_corrupt(),
+                                   storage_);
       }
       case spec::Source::kTextLine: {
         const auto& t = s.text_line();
@@ -154,7 +155,7 @@ class Builder {
         const auto& t = es.tfrecord_file();
         ASSIGN_OR_RETURN(Compression c, ParseCompression(t.compression()));
         return MakeTfRecordFileDataset(SourceStage(op + ".read", "tfrecord", 1), c,
-                                       t.skip_corrupt());
+                                       t.skip_corrupt(), storage_);
       }
       case spec::ElementSource::kTextLineFile: {
         ASSIGN_OR_RETURN(Compression c, ParseCompression(es.text_line_file().compression()));

@@ -172,6 +172,7 @@ class DefaultsBuilder {
             ScanFiles({t.files().begin(), t.files().end()}, t.compression(), StatsOfTfRecordFile);
         c.records = f.records;
         bytes = f.records > 0 ? f.bytes / f.records : 1024;
+        c.records_from_disk = disk_;  // on the spec's disk where it names one
         c.cpu = Fixed(kSourceRecordNs + static_cast<double>(bytes));  // read + CRC
         break;
       }
@@ -264,6 +265,7 @@ class DefaultsBuilder {
         c.out_bytes = bytes;
         c.cpu = Fixed(kSourceRecordNs + static_cast<double>(bytes));
         c.open_wait = Fixed(50'000);  // opening a local file
+        c.records_from_disk = disk_;  // on the spec's disk where it names one
         break;
       }
       case spec::ElementSource::kTextLineFile: {

@@ -324,7 +324,10 @@ void AddThreadKnobs(const PlannedOp& p, int cores, CandidateList& out) {
                          // Keras's fit documentation: each process gets a copy of the input,
                          // so nothing unpicklable may be passed to it.
                          " (each process gets a pickled copy of the Sequence: nothing it holds "
-                         "may be unpicklable, such as an open file or a TensorFlow object)",
+                         "may be unpicklable, such as an open file or a TensorFlow object; "
+                         "where processes spawn rather than fork, on Windows and macOS, each "
+                         "imports the script again, so its training must run under "
+                         "if __name__ == '__main__':)",
                      generator ? std::string(kGeneratorInProcesses) : std::string(), generator);
       };
       if (!processes && workers > 0) use_processes(std::min<int64_t>(workers, std::max(cores, 1)));
