@@ -646,9 +646,16 @@ engine::Result<EmittedCode> PatchCode(const ImportedCode& original,
       }
       const auto x = KnobCode(*o, knob, autotune), y = KnobCode(*m, knob, autotune);
       const auto option =
-          options_indent ? OptionFor(*before, op, knob, y, original.tensorflow_1) : std::nullopt;
+          tfdata ? OptionFor(*before, op, knob, y, original.tensorflow_1) : std::nullopt;
       if (option && (x != y || knob == "call_overhead")) {
-        add_option(*option, op.name() + "." + knob);
+        if (options_indent) {
+          add_option(*option, op.name() + "." + knob);
+        } else {
+          out.notes.push_back(op.name() + "." + knob +
+                              ": not written, as the code does not make its source on a line of "
+                              "its own, where a tf.data.Options() would go: set options." +
+                              option->line + " and apply it with with_options");
+        }
         continue;
       }
       if (x != y && y) {

@@ -1691,6 +1691,23 @@ ds = ds.with_options(options)
   EXPECT_EQ(OpNamed(read_back, "filter").filter().SerializeAsString(),
             OpNamed(after, "filter").filter().SerializeAsString())
       << emitted->text;
+  // Where no tf.data.Options() can go before the source's statement, the option is said, not
+  // written.
+  const auto shared_line = Import(
+      "import tensorflow as tf\n"
+      "rate = 0.1; ds = tf.data.Dataset.range(100).filter(lambda x: tf.random.uniform([]) < "
+      "rate)\n");
+  spec::PipelineSpec sampled = shared_line.spec;
+  for (auto& op : *sampled.mutable_ops()) {
+    if (op.has_filter()) op.mutable_filter()->set_call_overhead("0us");
+  }
+  const auto patched = PatchCode(shared_line, sampled);
+  ASSERT_TRUE(patched.ok()) << patched.status().message();
+  EXPECT_EQ(patched->text, shared_line.source_text);
+  EXPECT_TRUE(AnyHas(patched->notes,
+                     "filter.call_overhead: not written, as the code does not make its source "
+                     "on a line of its own"))
+      << patched->text;
 }
 
 TEST(CodeImportTest, AKeywordArgumentOfACallIsBoundToItsParameter) {
