@@ -1,5 +1,6 @@
 #include "app/code/code_emit.h"
 
+#include <algorithm>
 #include <cctype>
 #include <set>
 #include <sstream>
@@ -93,6 +94,15 @@ std::string FeatureDtypeCode(const std::string& dtype) {
 
 // What the emitted file needs besides the chain: stand-ins for the user's functions and the
 // settings that ride along as pragmas.
+// Whether import-code names a filter of a lambda so: "filter", "filter_2", ... (in order,
+// as the emitted code gives them again).
+bool NamedAsALambdaFilter(const std::string& name) {
+  if (name == "filter") return true;
+  if (!name.starts_with("filter_") || name.size() == 7) return false;
+  return std::all_of(name.begin() + 7, name.end(),
+                     [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; });
+}
+
 struct Emitter {
   std::ostringstream chain;
   std::ostringstream functions;
@@ -438,9 +448,10 @@ struct Emitter {
         break;
       case spec::Op::kFilter: {
         const auto& keep = op.filter().predicate().keep_fraction();
-        if (keep.uniform_draw()) {
-          // The draw itself, as import-code reads it; run without its call, tf.data's
-          // sampling op, which the pipeline's options ask for (FusesUniformDraws).
+        if (keep.uniform_draw() && NamedAsALambdaFilter(op.name())) {
+          // The draw itself, as import-code reads it (a lambda's filter is named as this
+          // one is); run without its call, tf.data's sampling op, which the pipeline's
+          // options ask for (fuses_uniform_draws).
           char share[32];
           std::snprintf(share, sizeof share, "%g", keep.fraction());
           m << ".filter(lambda *x: tf.random.uniform([]) < " << share << ")";

@@ -353,10 +353,6 @@ std::string FillingBuffer(const RangeAnalysis& r) {
   return "";
 }
 
-}  // namespace
-
-namespace {
-
 // "every 4th": which of the batches a count of `n` apart is.
 std::string EveryNth(int64_t n) {
   if (n == 2) return "every second";

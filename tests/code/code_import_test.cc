@@ -1691,6 +1691,17 @@ ds = ds.with_options(options)
   EXPECT_EQ(OpNamed(read_back, "filter").filter().SerializeAsString(),
             OpNamed(after, "filter").filter().SerializeAsString())
       << emitted->text;
+  // A filter named otherwise than import-code names a lambda's keeps its name, written as a
+  // function of that name with its share.
+  spec::PipelineSpec renamed = after.spec;
+  for (auto& op : *renamed.mutable_ops()) {
+    if (op.name() == "filter") op.set_name("keep");
+  }
+  const auto named = EmitCode(renamed, "tfdata");
+  ASSERT_TRUE(named.ok()) << named.status().message();
+  EXPECT_DOUBLE_EQ(
+      OpNamed(Import(named->text), "keep").filter().predicate().keep_fraction().fraction(), 0.1)
+      << named->text;
   // Where no tf.data.Options() can go before the source's statement, the option is said, not
   // written.
   const auto shared_line = Import(
