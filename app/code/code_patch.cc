@@ -383,6 +383,9 @@ bool UsesName(const std::string& text, const std::string& name) {
 struct PipelineOption {
   std::string line;
   std::string note;
+  // The attribute the line sets, where some versions lack it: the line is written under
+  // `if hasattr(...)`, so that those versions run the code without it.
+  std::string only_where;
 };
 
 // deterministic=False for an op whose call has no such argument (TFRecordDataset's
@@ -419,7 +422,9 @@ std::optional<PipelineOption> OptionFor(const spec::Op& before, const spec::Op& 
             "' without a call per element: written as a tf.data.Options() with "
             "experimental_optimization.filter_with_random_uniform_fusion = True, applied to the "
             "source with with_options (TensorFlow 1.x and early 2.x; 2.8's OptimizationOptions "
-            "has no such option)"};
+            "has no such option, so it is set only where the options have it: there, one call "
+            "that draws for a whole batch does it, batch, tf.boolean_mask, unbatch)",
+        "experimental_optimization, \"filter_with_random_uniform_fusion\""};
   }
   return std::nullopt;
 }
@@ -437,13 +442,18 @@ std::optional<std::string> OptionsIndent(const ImportedCode& original) {
   return indent;
 }
 
-// tf.data's way for the whole pipeline: one tf.data.Options with `lines` set, made before
+// tf.data's way for the whole pipeline: one tf.data.Options with `options` set, made before
 // the source's statement and applied right after the source's call.
 void WriteOptions(const ImportedCode& original, const std::string& indent,
-                  const std::vector<std::string>& lines, std::vector<Edit>& edits) {
+                  const std::vector<PipelineOption>& options, std::vector<Edit>& edits) {
   const std::string name = UsesName(original.source_text, "options") ? "data_options" : "options";
   std::string made = name + " = tf.data.Options()\n" + indent;
-  for (const std::string& line : lines) made += name + "." + line + "\n" + indent;
+  for (const PipelineOption& option : options) {
+    if (!option.only_where.empty()) {
+      made += "if hasattr(" + name + "." + option.only_where + "):\n" + indent + "    ";
+    }
+    made += name + "." + option.line + "\n" + indent;
+  }
   edits.push_back({original.source_statement, original.source_statement, made});
   edits.push_back({original.source_end, original.source_end, ".with_options(" + name + ")"});
 }
@@ -461,10 +471,11 @@ engine::Result<EmittedCode> PatchCode(const ImportedCode& original,
   std::vector<Edit> edits;
   // Settings that are options of the whole pipeline, written once in one tf.data.Options.
   const std::optional<std::string> options_indent = tfdata ? OptionsIndent(original) : std::nullopt;
-  std::vector<std::string> option_lines;
+  std::vector<PipelineOption> option_lines;
   const auto add_option = [&](const PipelineOption& option, const std::string& key) {
-    if (std::find(option_lines.begin(), option_lines.end(), option.line) == option_lines.end()) {
-      option_lines.push_back(option.line);
+    if (std::none_of(option_lines.begin(), option_lines.end(),
+                     [&](const PipelineOption& o) { return o.line == option.line; })) {
+      option_lines.push_back(option);
       out.notes.push_back(option.note);
     }
     out.knobs_written.push_back(key);
