@@ -17,6 +17,14 @@ namespace {
 using testing::MakePipeline;
 using testing::Spec;
 
+// The pipeline of spec `text` run to its end against a device whose steps take no time.
+Result<RunSummary> RunToItsEnd(const std::string& text) {
+  auto p = MakePipeline(text);
+  CancellationToken c;
+  SimulatedDevice device(0, 1, c);
+  return RunTraining(*p, device, {});
+}
+
 TEST(TrainingRunTest, StopsAtTheStepLimitAndCountsBatchRows) {
   auto p = MakePipeline("source { range { stop: 1000 } } ops { batch { batch_size: 4 } }");
   CancellationToken c;
@@ -31,10 +39,7 @@ TEST(TrainingRunTest, StopsAtTheStepLimitAndCountsBatchRows) {
 }
 
 TEST(TrainingRunTest, EndsAtTheEndOfTheData) {
-  auto p = MakePipeline("source { range { stop: 7 } } ops { batch { batch_size: 3 } }");
-  CancellationToken c;
-  SimulatedDevice device(0, 1, c);
-  auto summary = RunTraining(*p, device, {});
+  auto summary = RunToItsEnd("source { range { stop: 7 } } ops { batch { batch_size: 3 } }");
   ASSERT_TRUE(summary.ok());
   EXPECT_TRUE(summary->end_of_data);
   EXPECT_EQ(summary->steps, 3);
@@ -42,12 +47,9 @@ TEST(TrainingRunTest, EndsAtTheEndOfTheData) {
 }
 
 TEST(TrainingRunTest, APipelineErrorEndsTheRunWithItsContext) {
-  auto p = MakePipeline(
+  auto summary = RunToItsEnd(
       "source { synthetic { records: 3 record_bytes: 4 } } "
       "ops { name: \"norm\" map { fn { normalize {} } } }");
-  CancellationToken c;
-  SimulatedDevice device(0, 1, c);
-  auto summary = RunTraining(*p, device, {});
   ASSERT_FALSE(summary.ok());
   EXPECT_NE(summary.status().message().find("map 'norm'"), std::string::npos);
 }
@@ -91,20 +93,16 @@ std::string DiskReads(int calls, int files) {
 // queue, so 40 of them take at least 40 accesses' time, however many threads ask (a busy
 // machine only makes it longer). The run says how busy the disk was.
 TEST(TrainingRunTest, ReadsFromTheSpecsDiskQueueForItWhateverTheThreads) {
-  auto p = MakePipeline(DiskReads(40, 1));
-  CancellationToken c;
-  SimulatedDevice device(0, 1, c);
-  auto summary = RunTraining(*p, device, {});
+  auto summary = RunToItsEnd(DiskReads(40, 1));
   ASSERT_TRUE(summary.ok()) << summary.status().message();
   EXPECT_EQ(summary->elements, 40);
   EXPECT_GE(summary->duration_s, 40 * 0.005 * 0.99);
   ASSERT_TRUE(summary->storage_busy_fraction.has_value());
   EXPECT_GT(*summary->storage_busy_fraction, 0);
 
-  auto no_disk = MakePipeline(
+  auto from_memory = RunToItsEnd(
       "source { range { stop: 4 } } "
       "ops { map { fn { python { duration: \"10us\" } } } }");
-  auto from_memory = RunTraining(*no_disk, device, {});
   ASSERT_TRUE(from_memory.ok());
   EXPECT_FALSE(from_memory->storage_busy_fraction.has_value());
 }
@@ -112,10 +110,7 @@ TEST(TrainingRunTest, ReadsFromTheSpecsDiskQueueForItWhateverTheThreads) {
 // A call that loads four files pays four accesses: 10 calls on a disk serving one read at a
 // time take at least 40 accesses' time, however many threads ask.
 TEST(TrainingRunTest, ACallsFilesAreEachAnAccessOfTheDisk) {
-  auto p = MakePipeline(DiskReads(10, 4));
-  CancellationToken c;
-  SimulatedDevice device(0, 1, c);
-  auto summary = RunTraining(*p, device, {});
+  auto summary = RunToItsEnd(DiskReads(10, 4));
   ASSERT_TRUE(summary.ok()) << summary.status().message();
   EXPECT_EQ(summary->elements, 10);
   EXPECT_GE(summary->duration_s, 40 * 0.005 * 0.99);
@@ -144,12 +139,9 @@ TEST(TrainingRunTest, TheTraceHoldsTheDisksBusyTime) {
 // time: ten records of 300 KB are twelve reads of 256 KiB at 100 MB/s and one access, at
 // least 36 ms however fast the machine.
 TEST(TrainingRunTest, ASyntheticSourceReadsTheSpecsDisk) {
-  auto p = MakePipeline(
+  auto summary = RunToItsEnd(
       "source { synthetic { records: 10 record_bytes: 300000 } } "
       "storage { access_time: \"5ms\" bandwidth: \"100MB/s\" }");
-  CancellationToken c;
-  SimulatedDevice device(0, 1, c);
-  auto summary = RunTraining(*p, device, {});
   ASSERT_TRUE(summary.ok()) << summary.status().message();
   EXPECT_EQ(summary->elements, 10);
   EXPECT_GE(summary->duration_s, 0.005 + 12 * 262144 / 100e6);
@@ -172,10 +164,7 @@ TEST(TrainingRunTest, ARealTfRecordFileReadsTheSpecsDisk) {
        {"source { tfrecord { files: \"" + path + "\" } }",
         "source { from_tensor_slices { strings: \"" + path +
             "\" } } ops { interleave { per_element { tfrecord_file {} } cycle_length: 1 } }"}) {
-    auto p = MakePipeline(source + disk);
-    CancellationToken c;
-    SimulatedDevice device(0, 1, c);
-    auto summary = RunTraining(*p, device, {});
+    auto summary = RunToItsEnd(source + disk);
     ASSERT_TRUE(summary.ok()) << summary.status().message();
     EXPECT_EQ(summary->elements, 20) << source;
     EXPECT_GE(summary->duration_s, least_s) << source;
