@@ -9,6 +9,7 @@
 #include "app/code/code_values.h"
 #include "app/code/path_values.h"
 #include "app/code/work_functions.h"
+#include "engine/spec/file_readers.h"
 #include "engine/work/call_overhead.h"
 #include "engine/work/work_registry.h"
 
@@ -58,12 +59,50 @@ std::string Strings(const google::protobuf::RepeatedPtrField<std::string>& items
   return out + "]";
 }
 
-// The tf.data reader whose files synthetic records stand in for.
-const char* ReaderFor(spec::StandsFor stands_for) {
-  return stands_for == spec::text_line_files ? "TextLineDataset" : "TFRecordDataset";
-}
 const char* SuffixFor(spec::StandsFor stands_for) {
-  return stands_for == spec::text_line_files ? "*.txt" : "*.tfrecord";
+  switch (stands_for) {
+    case spec::text_line_files:
+      return "*.txt";
+    case spec::fixed_length_record_files:
+      return "*.bin";
+    default:
+      return "*.tfrecord";
+  }
+}
+
+// The arguments after the files a tf.data reader of one file takes (file_readers.h): how
+// FixedLengthRecordDataset cuts them, and the compression.
+std::string ReaderArguments(const spec::ElementSource& per_file) {
+  std::string compression;
+  std::string out;
+  if (per_file.has_fixed_length_record_file()) {
+    const auto& f = per_file.fixed_length_record_file();
+    out += ", record_bytes=" + std::to_string(f.record_bytes());
+    if (f.header_bytes() > 0) out += ", header_bytes=" + std::to_string(f.header_bytes());
+    if (f.footer_bytes() > 0) out += ", footer_bytes=" + std::to_string(f.footer_bytes());
+    compression = f.compression();
+  } else {
+    compression = per_file.has_text_line_file() ? per_file.text_line_file().compression()
+                                                : per_file.tfrecord_file().compression();
+  }
+  if (!compression.empty()) out += ", compression_type=" + Quote(compression);
+  return out;
+}
+// The reader of a file and its arguments: "tf.data.FixedLengthRecordDataset(" + files +
+// ", record_bytes=10" (no closing parenthesis: more may follow).
+std::string ReaderCall(const spec::ElementSource& per_file, const std::string& files) {
+  return std::string("tf.data.") + ReaderName(ReadsOf(per_file)) + "(" + files +
+         ReaderArguments(per_file);
+}
+// The reader synthetic records stand in for, as ReaderCall: a fixed-length record's size is
+// the stand-in's own.
+std::string StandInReaderCall(spec::StandsFor stands_for, int64_t record_bytes,
+                              const std::string& files) {
+  std::string call = std::string("tf.data.") + ReaderName(stands_for) + "(" + files;
+  if (stands_for == spec::fixed_length_record_files) {
+    call += ", record_bytes=" + std::to_string(record_bytes);
+  }
+  return call;
 }
 
 // The first interleave or flat_map of the pipeline's own ops that reads a file per element:
@@ -73,8 +112,7 @@ const spec::ElementSource* FileReaderOfElements(const spec::PipelineSpec& spec) 
     const spec::ElementSource* per = op.has_interleave() ? &op.interleave().per_element()
                                      : op.has_flat_map() ? &op.flat_map().per_element()
                                                          : nullptr;
-    if (per &&
-        (per->has_synthetic_file() || per->has_tfrecord_file() || per->has_text_line_file())) {
+    if (per && (per->has_synthetic_file() || engine::ReadsANamedFile(*per))) {
       return per;
     }
   }
@@ -82,7 +120,7 @@ const spec::ElementSource* FileReaderOfElements(const spec::PipelineSpec& spec) 
 }
 
 spec::StandsFor StandsForFiles(const spec::ElementSource& per) {
-  if (per.has_text_line_file()) return spec::text_line_files;
+  if (engine::ReadsANamedFile(per)) return StandsForReads(ReadsOf(per));
   return per.synthetic_file().stands_for();
 }
 
@@ -244,23 +282,16 @@ struct Emitter {
     return name;
   }
 
-  void Files(const char* reader, const google::protobuf::RepeatedPtrField<std::string>& files,
-             const std::string& compression) {
-    chain << "tf.data." << reader << "(" << Strings(files);
-    if (!compression.empty()) chain << ", compression_type=" << Quote(compression);
-    chain << ")\n";
-  }
-
   // The source as tf.data, into `var`.
   void Source(const spec::Source& s, const std::string& var) {
     chain << var << " = ";
+    std::vector<std::string> files;
+    spec::ElementSource per_file;
+    if (engine::FilesAndReaderOf(s, files, per_file)) {
+      chain << ReaderCall(per_file, Strings({files.begin(), files.end()})) << ")\n";
+      return;
+    }
     switch (s.kind_case()) {
-      case spec::Source::kTfrecord:
-        Files("TFRecordDataset", s.tfrecord().files(), s.tfrecord().compression());
-        break;
-      case spec::Source::kTextLine:
-        Files("TextLineDataset", s.text_line().files(), s.text_line().compression());
-        break;
       case spec::Source::kListFiles: {
         const auto& lf = s.list_files();
         chain << "tf.data.Dataset.list_files(" << Quote(lf.pattern());
@@ -328,8 +359,8 @@ struct Emitter {
       case spec::Source::kSynthetic: {
         // Synthetic records stand for files the code lists when it runs.
         const auto& syn = s.synthetic();
-        chain << "tf.data." << ReaderFor(syn.stands_for())
-              << "(tf.io.gfile.glob(FILES))  # synthetic records here\n";
+        chain << StandInReaderCall(syn.stands_for(), syn.record_bytes(), "tf.io.gfile.glob(FILES)")
+              << ")  # synthetic records here\n";
         const std::string& read = s.name();
         // A stand-in's count is import-code's own: read back, it is the stand-in again.
         if (!s.size_is_stand_in() || syn.records() != kStandInRecords) {
@@ -373,17 +404,16 @@ struct Emitter {
     std::string made;
     switch (e.kind_case()) {
       case spec::ElementSource::kTextLineFile:
-        made = "tf.data.TextLineDataset(f";
-        if (!e.text_line_file().compression().empty()) {
-          made += ", compression_type=" + Quote(e.text_line_file().compression());
-        }
-        made += ")";
+      case spec::ElementSource::kFixedLengthRecordFile:
+        made = ReaderCall(e, "f") + ")";
         break;
       case spec::ElementSource::kFromElement:
         made = "tf.data.Dataset.from_tensors(f)";
         break;
       case spec::ElementSource::kSyntheticFile:
-        made = std::string("tf.data.") + ReaderFor(e.synthetic_file().stands_for()) + "(f)";
+        made = StandInReaderCall(e.synthetic_file().stands_for(), e.synthetic_file().record_bytes(),
+                                 "f") +
+               ")";
         SyntheticFilePragmas(op_name, e.synthetic_file());
         break;
       case spec::ElementSource::kFromGenerator: {
@@ -618,7 +648,7 @@ bool IsParallelReads(const spec::Source& s, const spec::Op& op) {
     return false;
   }
   const auto& il = op.interleave();
-  const bool reads = il.per_element().has_tfrecord_file() || il.per_element().has_text_line_file();
+  const bool reads = engine::ReadsANamedFile(il.per_element());
   const int64_t n = il.num_parallel_calls();
   const bool cycle_matches = il.has_cycle_length() ? il.cycle_length() == n && n > 1 : n == -1;
   return reads && cycle_matches && il.ops_size() == 0 && !il.has_block_length() &&
@@ -705,7 +735,8 @@ engine::Result<EmittedCode> EmitTfData(const spec::PipelineSpec& spec) {
     const auto& f = il.per_element().synthetic_file();
     files = std::string("FILES = \"gs://your-bucket/") + SuffixFor(f.stands_for()) +
             "\"  # on the store (gs://, s3://, hdfs://, ...)\n";
-    e.chain << var << " = tf.data." << ReaderFor(f.stands_for()) << "(tf.io.gfile.glob(FILES)";
+    e.chain << var << " = "
+            << StandInReaderCall(f.stands_for(), f.record_bytes(), "tf.io.gfile.glob(FILES)");
     // The store's stand-in latencies come again as the code is read; the request's size is
     // the reader's buffer (TFRecordDataset's buffer_size), where it is not the stand-in's.
     spec::SyntheticFile rest = f;
@@ -729,13 +760,9 @@ engine::Result<EmittedCode> EmitTfData(const spec::PipelineSpec& spec) {
     first_op = 1;
   } else if (spec.ops_size() > 0 && IsParallelReads(source, spec.ops(0))) {
     const auto& il = spec.ops(0).interleave();
-    const bool text = il.per_element().has_text_line_file();
-    e.chain << var << " = tf.data." << (text ? "TextLineDataset(" : "TFRecordDataset(")
-            << Strings(source.from_tensor_slices().strings());
-    const std::string compression = text ? il.per_element().text_line_file().compression()
-                                         : il.per_element().tfrecord_file().compression();
-    if (!compression.empty()) e.chain << ", compression_type=" << Quote(compression);
-    e.chain << ", num_parallel_reads=" << Knob(il.num_parallel_calls()) << ")\n";
+    e.chain << var << " = "
+            << ReaderCall(il.per_element(), Strings(source.from_tensor_slices().strings()))
+            << ", num_parallel_reads=" << Knob(il.num_parallel_calls()) << ")\n";
     first_op = 1;
   } else {
     e.Source(source, var);

@@ -19,6 +19,7 @@
 #include "engine/core/file_glob.h"
 #include "engine/core/text_file.h"
 #include "engine/sim/cost_model.h"
+#include "engine/spec/file_readers.h"
 #include "engine/spec/op_kinds.h"
 #include "engine/spec/spec_overrides.h"
 #include "engine/spec/spec_validator.h"
@@ -287,39 +288,47 @@ void StandInMissingFiles(ImportedCode& code, const std::filesystem::path& base, 
   auto stand_in_readers = [&]() {
     for (auto& op : *code.spec.mutable_ops()) {
       spec::ElementSource* per = PerElementOf(&op);
-      if (!per || (!per->has_tfrecord_file() && !per->has_text_line_file())) continue;
+      if (!per || !engine::ReadsANamedFile(*per)) continue;
       code.written_per_element[op.name()] = *per;
-      code.stand_in_reads[op.name()] = per->has_tfrecord_file() ? "tfrecord" : "text_line";
+      code.stand_in_reads[op.name()] = ReadsOf(*per);
+      // A fixed-length record is the size the code cuts, not a stand-in's.
+      const int64_t record_bytes = per->has_fixed_length_record_file()
+                                       ? per->fixed_length_record_file().record_bytes()
+                                       : StandInRecordBytes(code.stand_in_reads[op.name()]);
       per->mutable_synthetic_file()->set_records_per_file(kStandInRecordsPerFile);
-      per->mutable_synthetic_file()->set_record_bytes(
-          StandInRecordBytes(code.stand_in_reads[op.name()]));
+      per->mutable_synthetic_file()->set_record_bytes(record_bytes);
       per->mutable_synthetic_file()->set_stands_for(StandsForReads(code.stand_in_reads[op.name()]));
     }
   };
-  if (s.has_tfrecord() || s.has_text_line()) {
+  std::vector<std::string> listed;
+  spec::ElementSource per_file;
+  if (engine::FilesAndReaderOf(s, listed, per_file)) {
     const spec::Source written = s;
-    auto& files = s.has_tfrecord() ? *s.mutable_tfrecord()->mutable_files()
-                                   : *s.mutable_text_line()->mutable_files();
-    const std::string missing = first_missing(files);
+    const std::string missing = first_missing(*engine::MutableRecordFilesOf(s));
     if (missing.empty()) return;
     code.written_source = written;
-    code.source_reads = s.has_tfrecord() ? "tfrecord" : "text_line";
+    code.source_reads = ReadsOf(per_file);
+    code.source_cut = per_file.fixed_length_record_file();
     code.source_compression =
-        s.has_tfrecord() ? s.tfrecord().compression() : s.text_line().compression();
+        code.source_reads == "tfrecord"    ? per_file.tfrecord_file().compression()
+        : code.source_reads == "text_line" ? per_file.text_line_file().compression()
+                                           : code.source_cut.compression();
     if (!code.source_compression.empty()) {
       code.notes.push_back({at, CompressedStandInNote("the", code.source_compression, s.name())});
     }
     code.source_stand_in = true;
-    s.clear_tfrecord();
-    s.clear_text_line();
+    const int64_t record_bytes = code.source_reads == "fixed_length_record"
+                                     ? code.source_cut.record_bytes()
+                                     : StandInRecordBytes(code.source_reads);
+    s.clear_kind();
     s.mutable_synthetic()->set_records(kStandInRecords);
-    s.mutable_synthetic()->set_record_bytes(StandInRecordBytes(code.source_reads));
+    s.mutable_synthetic()->set_record_bytes(record_bytes);
     s.mutable_synthetic()->set_stands_for(StandsForReads(code.source_reads));
     code.notes.push_back(
         {at, "'" + missing + "' is not here (nor beside the code): " +
                  std::to_string(kStandInRecords) + " synthetic records stand in (--set " +
                  s.name() + ".records=N); --set " + s.name() + ".files=PATTERN reads real files"});
-    describe(s.name(), StandInRecordBytes(code.source_reads));
+    describe(s.name(), record_bytes);
   } else if (s.has_list_files()) {
     const std::string pattern = s.list_files().pattern();
     if (!engine::GlobFiles(pattern).empty()) return;
@@ -352,10 +361,8 @@ void StandInMissingFiles(ImportedCode& code, const std::filesystem::path& base, 
   } else if (s.from_tensor_slices().strings_size() > 0) {
     bool read = false;
     for (const auto& op : code.spec.ops()) {
-      read = read || op.interleave().per_element().has_tfrecord_file() ||
-             op.interleave().per_element().has_text_line_file() ||
-             op.flat_map().per_element().has_tfrecord_file() ||
-             op.flat_map().per_element().has_text_line_file();
+      read = read || engine::ReadsANamedFile(op.interleave().per_element()) ||
+             engine::ReadsANamedFile(op.flat_map().per_element());
     }
     if (!read) return;
     const spec::Source written = s;
@@ -645,6 +652,7 @@ engine::Result<ImportedCode> ImportCode(const std::string& source, const std::st
   code.source_stand_in = p.stand_in;
   code.source_reads = p.reads;
   code.source_compression = p.compression;
+  code.source_cut = p.fixed_length_cut;
   // A compressed file's stand-in records are plain (minigo#520's ZLIB files filled a shuffle
   // buffer ten times slower than the stand-in).
   if (p.stand_in && !p.compression.empty()) {
@@ -652,6 +660,7 @@ engine::Result<ImportedCode> ImportCode(const std::string& source, const std::st
         {p.source_at, CompressedStandInNote("the", p.compression, p.source.name())});
   }
   code.stand_in_reads = p.stand_in_reads;
+  code.stand_in_cuts = p.stand_in_cuts;
   code.sites = p.sites;
   code.before_more_workers = p.before_more_workers;
   code.autotune_spelling = p.autotune_spelling;
@@ -762,18 +771,11 @@ engine::Status SetCodeKnob(ImportedCode& code, const std::string& assignment) {
   if (knob == "files" && name == source.name() && !code.source_reads.empty()) {
     const std::vector<std::string> files = engine::GlobFiles(value);
     if (files.empty()) return engine::NotFound("no file matches '" + value + "'");
-    spec::Source real;
-    real.set_name(source.name());
-    // The files are compressed as the code says, which the stand-in's records were not.
-    const std::string& compression = code.source_compression;
-    if (code.source_reads == "tfrecord") {
-      for (const auto& f : files) real.mutable_tfrecord()->add_files(f);
-      real.mutable_tfrecord()->set_compression(compression);
-    } else {
-      for (const auto& f : files) real.mutable_text_line()->add_files(f);
-      real.mutable_text_line()->set_compression(compression);
-    }
-    source = real;
+    // The files are compressed (and cut) as the code says, which the stand-in's records were
+    // not.
+    source = engine::SourceOfFiles(
+        source.name(), files,
+        FileReaderOf(code.source_reads, code.source_compression, code.source_cut));
     code.source_stand_in = false;
     RestoreNativeWork(code);
   } else if (spec::Source* second = engine::FindSourceNamed(spec, name);
@@ -783,12 +785,8 @@ engine::Status SetCodeKnob(ImportedCode& code, const std::string& assignment) {
     const std::vector<std::string> files = engine::GlobFiles(value);
     if (files.empty()) return engine::NotFound("no file matches '" + value + "'");
     const bool text = second->synthetic().stands_for() == spec::text_line_files;
-    spec::Source real;
-    real.set_name(second->name());
-    for (const auto& f : files) {
-      text ? real.mutable_text_line()->add_files(f) : real.mutable_tfrecord()->add_files(f);
-    }
-    *second = real;
+    *second = engine::SourceOfFiles(second->name(), files,
+                                    FileReaderOf(text ? "text_line" : "tfrecord", "", {}));
   } else if (knob == "size_is_stand_in" && name == source.name()) {
     // Written by --emit where the code it writes states a stand-in's count.
     if (value != "true" && value != "false") {
@@ -804,11 +802,13 @@ engine::Status SetCodeKnob(ImportedCode& code, const std::string& assignment) {
     for (const auto& [op_name, format] : code.stand_in_reads) {
       spec::ElementSource* per = PerElementOf(FindOp(spec, op_name));
       if (!per) continue;
-      if (format == "tfrecord") {
-        per->mutable_tfrecord_file();
-      } else {
-        per->mutable_text_line_file();
-      }
+      const auto written = code.written_per_element.find(op_name);
+      const auto cut = code.stand_in_cuts.find(op_name);
+      *per = written != code.written_per_element.end()
+                 ? written->second
+                 : FileReaderOf(format, "",
+                                cut != code.stand_in_cuts.end() ? cut->second
+                                                                : spec::FixedLengthRecordFile{});
     }
     RestoreNativeWork(code);
   } else {

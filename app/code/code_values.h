@@ -46,18 +46,56 @@ inline constexpr char kFitEpochs[] = "fit_epochs";
 inline constexpr char kFitSteps[] = "fit_steps";
 
 // The reader whose files stand-in records replace, from a pipeline's `reads` ("tfrecord",
-// "text_line"), so that code written from the spec calls it again.
+// "text_line", "fixed_length_record"), so that code written from the spec calls it again.
 inline spec::StandsFor StandsForReads(const std::string& reads) {
-  return reads == "text_line" ? spec::text_line_files : spec::tfrecord_files;
+  if (reads == "text_line") return spec::text_line_files;
+  if (reads == "fixed_length_record") return spec::fixed_length_record_files;
+  return spec::tfrecord_files;
+}
+// tf.data's name of that reader.
+inline const char* ReaderName(spec::StandsFor stands_for) {
+  switch (stands_for) {
+    case spec::text_line_files:
+      return "TextLineDataset";
+    case spec::fixed_length_record_files:
+      return "FixedLengthRecordDataset";
+    default:
+      return "TFRecordDataset";
+  }
+}
+inline const char* ReaderName(const std::string& reads) {
+  return ReaderName(StandsForReads(reads));
 }
 // A stand-in record's size for what it stands for: a TFRecord's example, or a text file's
-// line (a CSV row of a dozen numbers is about 100 bytes).
+// line (a CSV row of a dozen numbers is about 100 bytes). A fixed-length record's size is the
+// code's own (record_bytes), not a stand-in's.
 inline constexpr int64_t kStandInLineBytes = 100;
 inline int64_t StandInRecordBytes(spec::StandsFor stands_for) {
   return stands_for == spec::text_line_files ? kStandInLineBytes : kStandInRecordBytes;
 }
 inline int64_t StandInRecordBytes(const std::string& reads) {
   return StandInRecordBytes(StandsForReads(reads));
+}
+// How the spec reads one file of a format (file_readers.h): `cut` is how
+// FixedLengthRecordDataset cuts its files, for that reader alone.
+inline spec::ElementSource FileReaderOf(const std::string& reads, const std::string& compression,
+                                        const spec::FixedLengthRecordFile& cut) {
+  spec::ElementSource per_file;
+  if (reads == "text_line") {
+    per_file.mutable_text_line_file()->set_compression(compression);
+  } else if (reads == "fixed_length_record") {
+    *per_file.mutable_fixed_length_record_file() = cut;
+    per_file.mutable_fixed_length_record_file()->set_compression(compression);
+  } else {
+    per_file.mutable_tfrecord_file()->set_compression(compression);
+  }
+  return per_file;
+}
+// The `reads` of a reader of named files (file_readers.h's ReadsANamedFile).
+inline std::string ReadsOf(const spec::ElementSource& per_file) {
+  if (per_file.has_text_line_file()) return "text_line";
+  if (per_file.has_fixed_length_record_file()) return "fixed_length_record";
+  return "tfrecord";
 }
 
 // Something the code leaves out or that import-code assumed, with where and, when a
@@ -119,11 +157,14 @@ struct KnobSite {
 
 struct Pipeline {
   std::string framework;  // "tfdata", "pytorch" or "keras"
-  // The file format the source reads ("tfrecord", "text_line"; empty for others), and
-  // whether its files are a stand-in: the code computes them when it runs, so synthetic
-  // records take their place until `--set SOURCE.files=PATTERN` names real ones.
+  // The file format the source reads ("tfrecord", "text_line", "fixed_length_record"; empty
+  // for others), and whether its files are a stand-in: the code computes them when it runs,
+  // so synthetic records take their place until `--set SOURCE.files=PATTERN` names real ones.
   std::string reads;
   std::string compression;
+  // How FixedLengthRecordDataset cuts its files (reads "fixed_length_record"), kept for real
+  // files named later.
+  spec::FixedLengthRecordFile fixed_length_cut;
   // The remote store its source's files are on (path_values.h: "Cloud Storage" for gs://),
   // empty for local files or ones the code does not show; and the read buffer the code
   // gives its reader (TFRecordDataset's buffer_size; -1 where it gives none).
@@ -134,8 +175,10 @@ struct Pipeline {
   // The source is synthetic records standing in for files the code computes: their count and
   // size are said in a note of their own, made once their size is known (example_size.h).
   bool stand_in_records = false;
-  // Interleaves and flat_maps whose synthetic files stand in for files of this format.
+  // Interleaves and flat_maps whose synthetic files stand in for files of this format, and
+  // how those of fixed-length records are cut.
   std::map<std::string, std::string> stand_in_reads;
+  std::map<std::string, spec::FixedLengthRecordFile> stand_in_cuts;
   // What must change in the code before a loader (by op name) takes more worker processes
   // than it has (an HDF5 handle opened in its Dataset's __init__), said where code written
   // back adds them.

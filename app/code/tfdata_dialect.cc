@@ -16,6 +16,7 @@
 #include "app/code/tensor_values.h"
 #include "app/code/work_functions.h"
 #include "engine/core/duration.h"
+#include "engine/spec/file_readers.h"
 #include "engine/spec/op_kinds.h"
 #include "engine/spec/op_values.h"
 #include "engine/work/work_registry.h"
@@ -55,9 +56,10 @@ std::string CompressionOf(const Value* v) {
 // absent) or num_parallel_reads at a time, each on its own thread: an interleave over the
 // file names with that cycle length and parallelism, as TFRecordDataset builds one. The
 // argument is the site of both knobs, so a tuned parallelism goes back into it.
-Value RemoteFileSource(std::shared_ptr<Pipeline> p, const CallArgs& a, const std::string& format,
+Value RemoteFileSource(std::shared_ptr<Pipeline> p, const CallArgs& a, size_t parallel_reads_at,
                        const std::vector<std::string>& files, std::optional<int64_t> parallel_reads,
-                       const Value* files_arg) {
+                       const Value* files_arg, int64_t record_bytes) {
+  const std::string format = p->reads;
   const std::string name = "read";
   const bool named = !files.empty();
   p->stand_in = !named;  // the files' names, not their records: those the interleave's say
@@ -69,11 +71,11 @@ Value RemoteFileSource(std::shared_ptr<Pipeline> p, const CallArgs& a, const std
   auto* il = op.mutable_interleave();
   auto* f = il->mutable_per_element()->mutable_synthetic_file();
   f->set_records_per_file(kStandInRecordsPerFile);
-  f->set_record_bytes(StandInRecordBytes(format));
+  f->set_record_bytes(record_bytes);
   f->set_stands_for(StandsForReads(format));
   f->set_size_is_stand_in(true);
   p->stand_in_reads[name] = format;
-  const Value* reads = a.Get(3, "num_parallel_reads");
+  const Value* reads = a.Get(parallel_reads_at, "num_parallel_reads");
   RecordSite(*p, a, reads, name, "num_parallel_reads", "num_parallel_calls");
   RecordSite(*p, a, reads, name, "num_parallel_reads", "cycle_length");
   if (parallel_reads && *parallel_reads > 1) {
@@ -86,8 +88,8 @@ Value RemoteFileSource(std::shared_ptr<Pipeline> p, const CallArgs& a, const std
   }
   const std::string spelling = files_arg ? files_arg->Spelling() : std::string("?");
   p->stand_in_note =
-      std::string(format == "tfrecord" ? "TFRecordDataset" : "TextLineDataset") + "'s files `" +
-      spelling + "` are on " + p->remote_store + ", not here: " +
+      std::string(ReaderName(format)) + "'s files `" + spelling + "` are on " + p->remote_store +
+      ", not here: " +
       (named ? std::to_string(files.size()) + " (as many as it names)"
              : std::to_string(kStandInFiles) + " (a stand-in count: --set files.stop=N)") +
       " files of synthetic records stand in, read " +
@@ -103,22 +105,40 @@ Value RemoteFileSource(std::shared_ptr<Pipeline> p, const CallArgs& a, const std
   return PipelineValue(std::move(p), a);
 }
 
-// TFRecordDataset(filenames, compression_type, buffer_size, num_parallel_reads) and
-// TextLineDataset, the same.
-Value FileSource(PythonReader& r, const CallArgs& a, const std::string& format) {
+// Where a tf.data reader of files takes its arguments, by position: TFRecordDataset's and
+// TextLineDataset's (filenames, compression_type, buffer_size, num_parallel_reads), or
+// FixedLengthRecordDataset's (filenames, record_bytes, header_bytes, footer_bytes,
+// buffer_size, compression_type, num_parallel_reads), whose cut is read before.
+struct FileCall {
+  std::string reads;  // "tfrecord", "text_line" or "fixed_length_record"
+  size_t compression_at = 1;
+  size_t buffer_at = 2;
+  size_t parallel_reads_at = 3;
+  spec::FixedLengthRecordFile cut;  // fixed_length_record's
+  std::string cut_note;             // what of the cut stands in
+};
+
+Value FileSource(PythonReader& r, const CallArgs& a, const FileCall& call) {
+  const std::string& format = call.reads;
   auto p = r.NewPipeline("tfdata", a.node.start());
   p->reads = format;
-  p->compression = CompressionOf(a.Get(1, "compression_type"));
+  p->compression = CompressionOf(a.Get(call.compression_at, "compression_type"));
+  p->fixed_length_cut = call.cut;
+  if (!call.cut_note.empty()) p->Note(a.node.start(), call.cut_note);
+  const spec::ElementSource per_file = FileReaderOf(format, p->compression, call.cut);
+  // A stand-in record is the code's record_bytes where it gives them.
+  const int64_t stand_in_bytes =
+      format == "fixed_length_record" ? call.cut.record_bytes() : StandInRecordBytes(format);
   bool known = false;
   const Value* files_arg = a.Get(0, "filenames");
   if (files_arg) p->remote_store = RemoteStoreOf(*files_arg);
-  if (const Value* buffer = a.Get(2, "buffer_size"); buffer && format == "tfrecord") {
+  if (const Value* buffer = a.Get(call.buffer_at, "buffer_size"); buffer && format != "text_line") {
     p->read_buffer_bytes = buffer->AsInt().value_or(-1);
   }
   const std::vector<std::string> files = StringsOf(files_arg, known);
   const std::string name = "read";
-  const auto parallel_reads =
-      ReadKnob(*p, a, 3, "num_parallel_reads", name, "one file at a time (tf.data's default)");
+  const auto parallel_reads = ReadKnob(*p, a, call.parallel_reads_at, "num_parallel_reads", name,
+                                       "one file at a time (tf.data's default)");
   const bool parallel = parallel_reads && (*parallel_reads > 1 || *parallel_reads == -1);
   const auto note_unread_parallelism = [&](const std::string& why) {
     if (parallel) {
@@ -127,7 +147,8 @@ Value FileSource(PythonReader& r, const CallArgs& a, const std::string& format) 
     }
   };
   if (!p->remote_store.empty()) {
-    return RemoteFileSource(std::move(p), a, format, files, parallel_reads, files_arg);
+    return RemoteFileSource(std::move(p), a, call.parallel_reads_at, files, parallel_reads,
+                            files_arg, stand_in_bytes);
   }
   if (!known) {
     note_unread_parallelism(
@@ -139,12 +160,12 @@ Value FileSource(PythonReader& r, const CallArgs& a, const std::string& format) 
     p->source.set_name(name);
     auto* s = p->source.mutable_synthetic();
     s->set_records(kStandInRecords);
-    s->set_record_bytes(StandInRecordBytes(format));
+    s->set_record_bytes(stand_in_bytes);
     s->set_stands_for(StandsForReads(format));
     // The records' count and size said apart, so that setting them answers that note and
     // leaves the files' (a note naming a setting goes once it is set).
-    p->stand_in_note = std::string(format == "tfrecord" ? "TFRecordDataset" : "TextLineDataset") +
-                       "'s files are `" + (files_arg ? files_arg->Spelling() : "?") +
+    p->stand_in_note = std::string(ReaderName(format)) + "'s files are `" +
+                       (files_arg ? files_arg->Spelling() : "?") +
                        "`, known only when the code runs: synthetic records stand in; --set " +
                        name + ".files=PATTERN reads real files";
     p->stand_in_records = true;
@@ -154,83 +175,54 @@ Value FileSource(PythonReader& r, const CallArgs& a, const std::string& format) 
     note_unread_parallelism("one file is read as one stream (tf.data interleaves over files)");
   }
   if (parallel && files.size() > 1) {
-    // num_parallel_reads is an interleave over the files inside TFRecordDataset.
+    // num_parallel_reads is an interleave over the files inside the reader.
     p->source.set_name("files");
     for (const std::string& f : files) p->source.mutable_from_tensor_slices()->add_strings(f);
     spec::Op op;
     op.set_name(name);
     auto* il = op.mutable_interleave();
-    if (format == "tfrecord") {
-      il->mutable_per_element()->mutable_tfrecord_file()->set_compression(p->compression);
-    } else {
-      il->mutable_per_element()->mutable_text_line_file()->set_compression(p->compression);
-    }
+    *il->mutable_per_element() = per_file;
     if (*parallel_reads > 0) il->set_cycle_length(*parallel_reads);
     il->set_num_parallel_calls(*parallel_reads);
     MarkSourceCall(*p, a);
     p->ops.push_back(op);
     return PipelineValue(std::move(p), a);
   }
-  p->source.set_name(name);
-  if (format == "tfrecord") {
-    auto* s = p->source.mutable_tfrecord();
-    for (const std::string& f : files) s->add_files(f);
-    s->set_compression(p->compression);
-  } else {
-    auto* s = p->source.mutable_text_line();
-    for (const std::string& f : files) s->add_files(f);
-    s->set_compression(p->compression);
-  }
+  p->source = engine::SourceOfFiles(name, files, per_file);
   return PipelineValue(std::move(p), a);
 }
 
-// FixedLengthRecordDataset(filenames, record_bytes, header_bytes, footer_bytes, ...): records
-// of a size the code gives, after a header and before a footer of each file. The engine has
-// no reader of them: synthetic records of that size stand in, as many as the files hold
-// where they are here (the MNIST files of tensorflow-triplet-loss), else the stand-in count.
+// FixedLengthRecordDataset(filenames, record_bytes, header_bytes, footer_bytes, buffer_size,
+// compression_type, num_parallel_reads): read as TFRecordDataset is, once its cut is read.
+// Sizes the code does not show as numbers stand in (records of 1 KiB, no header or footer),
+// and a note says which.
 Value FixedLengthRecords(PythonReader& r, const CallArgs& a) {
-  auto p = r.NewPipeline("tfdata", a.node.start());
-  const std::string name = "read";
-  p->source.set_name(name);
-  auto* s = p->source.mutable_synthetic();
-  // Each byte count as the code gives it; -1 where it is not a number the code shows.
-  const auto bytes_of = [&a](size_t position, const char* argument) -> int64_t {
+  FileCall call{
+      .reads = "fixed_length_record", .compression_at = 5, .buffer_at = 4, .parallel_reads_at = 6};
+  std::vector<std::string> unknown;
+  const auto bytes_of = [&](size_t position, const char* argument, int64_t least) -> int64_t {
     const Value* v = a.Get(position, argument);
-    return !v ? 0 : v->AsInt().value_or(-1);
+    if (!v) return least > 0 ? -1 : 0;
+    const auto n = v->AsInt();
+    if (n && *n >= least) return *n;
+    unknown.push_back(std::string(argument) + "=" + v->Spelling());
+    return -1;
   };
-  const int64_t record_bytes = bytes_of(1, "record_bytes");
-  const int64_t header = bytes_of(2, "header_bytes");
-  const int64_t footer = bytes_of(3, "footer_bytes");
-  s->set_record_bytes(record_bytes > 0 ? record_bytes : 1024);
-  bool known = false;
-  const std::vector<std::string> files = StringsOf(a.Get(0, "filenames"), known);
-  int64_t records = 0;
-  std::error_code error;
-  for (const std::string& f : known ? files : std::vector<std::string>{}) {
-    // A relative name is the code's folder's, as the script runs beside its data.
-    const std::filesystem::path path =
-        std::filesystem::path(f).is_absolute() ? std::filesystem::path(f) : r.folder() / f;
-    const auto bytes = std::filesystem::file_size(path, error);
-    if (error || header < 0 || footer < 0) break;
-    records +=
-        std::max<int64_t>(0, static_cast<int64_t>(bytes) - header - footer) / s->record_bytes();
+  const int64_t record_bytes = bytes_of(1, "record_bytes", 1);
+  const int64_t header = bytes_of(2, "header_bytes", 0);
+  const int64_t footer = bytes_of(3, "footer_bytes", 0);
+  call.cut.set_record_bytes(record_bytes > 0 ? record_bytes : 1024);
+  call.cut.set_header_bytes(std::max<int64_t>(0, header));
+  call.cut.set_footer_bytes(std::max<int64_t>(0, footer));
+  if (!unknown.empty()) {
+    std::string list;
+    for (const std::string& u : unknown) list += (list.empty() ? "" : ", ") + u;
+    call.cut_note = "FixedLengthRecordDataset's " + list +
+                    " is not a size the code shows: records of " +
+                    SizeText(call.cut.record_bytes()) +
+                    " and no header or footer stand in (--set read.record_bytes=N)";
   }
-  const bool counted = known && !files.empty() && !error && records > 0;
-  s->set_records(counted ? records : kStandInRecords);
-  if (!counted) p->source.set_size_is_stand_in(true);
-  p->Note(a.node.start(), "FixedLengthRecordDataset: " + std::to_string(s->records()) +
-                              " synthetic records of " + SizeText(s->record_bytes()) +
-                              (counted ? " (as many as its files hold)" : "") +
-                              " stand in, the engine having no reader of fixed-length records" +
-                              (counted ? "" : "; --set read.records=N for the files' count"));
-  if (const Value* reads = a.Get(6, "num_parallel_reads"); reads) {
-    const auto n = reads->AsInt();
-    if (!n || *n > 1 || *n == -1) {
-      p->Note(reads->node.start(), "num_parallel_reads=" + reads->Spelling() +
-                                       " is not read: the stand-in records are one stream");
-    }
-  }
-  return PipelineValue(std::move(p), a);
+  return FileSource(r, a, call);
 }
 
 // estimator.train(input_fn, steps=...) (TensorFlow's Estimator): input_fn, a function of no
@@ -514,7 +506,7 @@ Value CsvDataset(PythonReader& r, const CallArgs& a) {
   files.node = a.node;
   if (const Value* f = a.Get(0, "filenames")) files.positional.push_back(*f);
   if (const Value* c = a.Get(2, "compression_type")) files.keyword["compression_type"] = *c;
-  Value read = FileSource(r, files, "text_line");
+  Value read = FileSource(r, files, {.reads = "text_line"});
   auto p = std::const_pointer_cast<Pipeline>(read.pipeline);
   spec::Op parse = CsvParse(
       *p, CsvWork(a.Get(1, "record_defaults"), a.Get(5, "field_delim"), a.Get(7, "na_value"),
@@ -968,17 +960,15 @@ void ReadPerElement(PythonReader& r, Pipeline& p, const CallArgs& a, const std::
     p.Note(a.node.start(), op + " makes a dataset that reads no files: each element stands for "
                                 "itself (Dataset.from_tensors)");
   } else if (names_known) {
-    if (sub.reads == "tfrecord") {
-      per_element.mutable_tfrecord_file()->set_compression(sub.compression);
-    } else {
-      per_element.mutable_text_line_file()->set_compression(sub.compression);
-    }
+    per_element = FileReaderOf(sub.reads, sub.compression, sub.fixed_length_cut);
   } else {
     auto* f = per_element.mutable_synthetic_file();
     f->set_records_per_file(kStandInRecordsPerFile);
-    f->set_record_bytes(StandInRecordBytes(sub.reads));
+    const bool cut = sub.reads == "fixed_length_record";
+    f->set_record_bytes(cut ? sub.fixed_length_cut.record_bytes() : StandInRecordBytes(sub.reads));
     f->set_stands_for(StandsForReads(sub.reads));
     p.stand_in_reads[op] = sub.reads;
+    if (cut) p.stand_in_cuts[op] = sub.fixed_length_cut;
     if (!store.empty()) {
       p.Note(a.node.start(), ReadFromRemoteStore(*f, op, store, sub.read_buffer_bytes));
     } else if (!p.stand_in) {
@@ -1423,9 +1413,9 @@ Dialect MakeTfData() {
   d.framework = "tfdata";
   d.functions = {
       {"TFRecordDataset",
-       [](PythonReader& r, const CallArgs& a) { return FileSource(r, a, "tfrecord"); }},
+       [](PythonReader& r, const CallArgs& a) { return FileSource(r, a, {.reads = "tfrecord"}); }},
       {"TextLineDataset",
-       [](PythonReader& r, const CallArgs& a) { return FileSource(r, a, "text_line"); }},
+       [](PythonReader& r, const CallArgs& a) { return FileSource(r, a, {.reads = "text_line"}); }},
       {"FixedLengthRecordDataset", FixedLengthRecords},
       {"?.train", EstimatorTrain},
       {"Dataset.list_files", ListFiles},

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "engine/io/byte_source.h"
+#include "engine/io/fixed_length_record_reader.h"
 #include "engine/runtime/dataloader_rules.h"
 #include "engine/runtime/iterator.h"
 #include "engine/runtime/storage_device.h"
@@ -66,6 +67,13 @@ DatasetPtr MakeTfRecordFileDataset(StatsPtr stats, Compression compression, bool
 DatasetPtr MakeTextLineDataset(StatsPtr stats, std::vector<std::string> files,
                                Compression compression);
 DatasetPtr MakeTextLineFileDataset(StatsPtr stats, Compression compression);
+// FixedLengthRecordDataset(files, ...) as a source, and per file inside an interleave; reads
+// of the spec's disk as TFRecordDataset's.
+DatasetPtr MakeFixedLengthRecordDataset(StatsPtr stats, std::vector<std::string> files,
+                                        const FixedLengthRecordFormat& format,
+                                        StorageDevicePtr storage = nullptr);
+DatasetPtr MakeFixedLengthRecordFileDataset(StatsPtr stats, const FixedLengthRecordFormat& format,
+                                            StorageDevicePtr storage = nullptr);
 // Inside an interleave: Dataset.from_tensors(parent element), and with `repeat_by_value`
 // .repeat(parent element) (which must then be an int64 scalar).
 DatasetPtr MakeFromElementDataset(StatsPtr stats, bool repeat_by_value);

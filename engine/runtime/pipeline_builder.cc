@@ -4,6 +4,7 @@
 
 #include "engine/core/duration.h"
 #include "engine/ops/ops.h"
+#include "engine/runtime/fixed_length_format.h"
 #include "engine/runtime/op_factories.h"
 #include "engine/runtime/stage_traits.h"
 #include "engine/spec/op_kinds.h"
@@ -102,6 +103,12 @@ class Builder {
         return MakeTextLineDataset(SourceStage(name, "text_line", depth),
                                    {t.files().begin(), t.files().end()}, c);
       }
+      case spec::Source::kFixedLengthRecord: {
+        const auto& f = s.fixed_length_record();
+        ASSIGN_OR_RETURN(const FixedLengthRecordFormat format, FixedLengthFormatOf(f.format()));
+        return MakeFixedLengthRecordDataset(SourceStage(name, "fixed_length_record", depth),
+                                            {f.files().begin(), f.files().end()}, format, storage_);
+      }
       case spec::Source::kFromGenerator:
         return BuildGenerator(s.from_generator(), SourceStage(name, "from_generator", depth));
       case spec::Source::kFromTensorSlices: {
@@ -160,6 +167,12 @@ class Builder {
       case spec::ElementSource::kTextLineFile: {
         ASSIGN_OR_RETURN(Compression c, ParseCompression(es.text_line_file().compression()));
         return MakeTextLineFileDataset(SourceStage(op + ".read", "text_line", 1), c);
+      }
+      case spec::ElementSource::kFixedLengthRecordFile: {
+        ASSIGN_OR_RETURN(const FixedLengthRecordFormat format,
+                         FixedLengthFormatOf(es.fixed_length_record_file()));
+        return MakeFixedLengthRecordFileDataset(SourceStage(op + ".read", "fixed_length_record", 1),
+                                                format, storage_);
       }
       case spec::ElementSource::KIND_NOT_SET:
         break;

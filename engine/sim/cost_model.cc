@@ -6,6 +6,7 @@
 #include "engine/core/duration.h"
 #include "engine/core/file_glob.h"
 #include "engine/io/byte_source.h"
+#include "engine/runtime/fixed_length_format.h"
 #include "engine/runtime/storage_device.h"
 #include "engine/sim/normal_draw.h"
 #include "engine/sim/tfrecord_stats.h"
@@ -92,21 +93,37 @@ struct FileStats {
   int64_t bytes = 0;
 };
 
-// Records and bytes of the files a source reads, counted by `stats_of` (StatsOfTfRecordFile
-// or StatsOfTextLineFile: each file read once per version).
-using StatsOf = TfRecordFileStats (*)(const std::string&, engine::Compression);
-FileStats ScanFiles(const std::vector<std::string>& files, const std::string& compression,
-                    StatsOf stats_of) {
+// Records and bytes of the files a source reads, each counted by `stats_of_file` (a file's
+// TfRecordFileStats: each file read once per version).
+template <class StatsOfFile>
+FileStats ScanFiles(const std::vector<std::string>& files, const StatsOfFile& stats_of_file) {
   FileStats s;
-  auto c = engine::ParseCompression(compression);
   for (const auto& f : files) {
-    const TfRecordFileStats file = stats_of(f, c.ok() ? c.value() : engine::Compression::kNone);
+    const TfRecordFileStats file = stats_of_file(f);
     if (!file.readable) continue;
     ++s.files;
     s.records += file.records;
     s.bytes += file.bytes;
   }
   return s;
+}
+// The same for a format read by its compression alone (StatsOfTfRecordFile or
+// StatsOfTextLineFile).
+using StatsOf = TfRecordFileStats (*)(const std::string&, engine::Compression);
+FileStats ScanFiles(const std::vector<std::string>& files, const std::string& compression,
+                    StatsOf stats_of) {
+  auto c = engine::ParseCompression(compression);
+  return ScanFiles(files, [&](const std::string& f) {
+    return stats_of(f, c.ok() ? c.value() : engine::Compression::kNone);
+  });
+}
+// The same for fixed-length record files cut by `format`.
+FileStats ScanFiles(const std::vector<std::string>& files,
+                    const spec::FixedLengthRecordFile& format) {
+  const auto cut = engine::FixedLengthFormatOf(format);
+  if (!cut.ok() || cut.value().record_bytes < 1) return {};
+  return ScanFiles(
+      files, [&](const std::string& f) { return StatsOfFixedLengthRecordFile(f, cut.value()); });
 }
 
 engine::Result<double> DurationOr0(const std::string& text) {
@@ -183,6 +200,15 @@ class DefaultsBuilder {
         c.records = f.records;
         bytes = f.records > 0 ? std::max<int64_t>(1, f.bytes / f.records) : 64;
         c.cpu = Fixed(kSourceRecordNs + kCopyNsPerByte * static_cast<double>(bytes));
+        break;
+      }
+      case spec::Source::kFixedLengthRecord: {
+        const auto& f = s.fixed_length_record();
+        const FileStats stats = ScanFiles({f.files().begin(), f.files().end()}, f.format());
+        c.records = stats.records;
+        bytes = std::max<int64_t>(1, f.format().record_bytes());
+        c.cpu = Fixed(kSourceRecordNs + kCopyNsPerByte * static_cast<double>(bytes));
+        c.records_from_disk = disk_;  // on the spec's disk where it names one
         break;
       }
       case spec::Source::kFromTensorSlices: {
@@ -277,6 +303,18 @@ class DefaultsBuilder {
         c.out_bytes = bytes;
         c.cpu = Fixed(kSourceRecordNs + kCopyNsPerByte * static_cast<double>(bytes));
         c.open_wait = Fixed(50'000);  // opening a local file
+        break;
+      }
+      case spec::ElementSource::kFixedLengthRecordFile: {
+        OpCost& c = m_.ops[op + ".read"];
+        const auto& format = es.fixed_length_record_file();
+        const FileStats f = ScanFiles(files_, format);
+        c.records = f.files > 0 ? (f.records + f.files - 1) / f.files : 100;
+        bytes = std::max<int64_t>(1, format.record_bytes());
+        c.out_bytes = bytes;
+        c.cpu = Fixed(kSourceRecordNs + kCopyNsPerByte * static_cast<double>(bytes));
+        c.open_wait = Fixed(50'000);  // opening a local file
+        c.records_from_disk = disk_;  // on the spec's disk where it names one
         break;
       }
       case spec::ElementSource::KIND_NOT_SET:

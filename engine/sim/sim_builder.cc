@@ -106,6 +106,10 @@ class Builder {
         SimStage& st = SourceStage(name, "text_line", depth);
         return MakeSimSource(st, Records(st, 0));
       }
+      case spec::Source::kFixedLengthRecord: {
+        SimStage& st = SourceStage(name, "fixed_length_record", depth);
+        return MakeSimSource(st, Records(st, 0));
+      }
       case spec::Source::kFromGenerator: {
         SimStage& st = SourceStage(name, "from_generator", depth);
         Def(st).traits = engine::SourceStageTraits(s);
@@ -154,6 +158,10 @@ class Builder {
       }
       case spec::ElementSource::kTextLineFile: {
         SimStage& st = SourceStage(op + ".read", "text_line", 1);
+        return MakeSimSource(st, Records(st, 100));
+      }
+      case spec::ElementSource::kFixedLengthRecordFile: {
+        SimStage& st = SourceStage(op + ".read", "fixed_length_record", 1);
         return MakeSimSource(st, Records(st, 100));
       }
       case spec::ElementSource::KIND_NOT_SET:

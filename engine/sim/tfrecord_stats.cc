@@ -24,9 +24,14 @@ std::optional<uint64_t> NextLength(engine::TextLineReader& reader, bool& end) {
   if (!reader.Read(line, end).ok()) return std::nullopt;
   return line.size();
 }
+std::optional<uint64_t> NextLength(engine::FixedLengthRecordReader& reader, bool& end) {
+  std::string record;
+  if (!reader.Read(record, end).ok()) return std::nullopt;
+  return record.size();
+}
 
 // Every record of a file, counted as a run reads it: `Reader` is TfRecordReader (corrupt
-// stretches skipped) or TextLineReader.
+// stretches skipped), TextLineReader or FixedLengthRecordReader.
 template <class Reader, class... OpenArgs>
 TfRecordFileStats Count(const std::string& path, const OpenArgs&... args) {
   TfRecordFileStats s;
@@ -43,22 +48,25 @@ TfRecordFileStats Count(const std::string& path, const OpenArgs&... args) {
   return s;
 }
 
-enum class Format { kTfRecord, kTextLine };
+enum class Format { kTfRecord, kTextLine, kFixedLength };
 
-// `count` once per version of the file (its path, size and modification time) and format.
+// `count` once per version of the file (its path, size and modification time) and format,
+// with how a fixed-length format cuts it (`cut`: its record, header and footer sizes).
 template <class CountFn>
 TfRecordFileStats Cached(const std::string& path, engine::Compression compression, Format format,
-                         const CountFn& count) {
+                         const CountFn& count, std::tuple<int64_t, int64_t, int64_t> cut = {}) {
   struct stat st {};
   if (stat(path.c_str(), &st) != 0) return {};
   // A file rewritten in place shows a new size or modification time, and is read again.
-  using Version = std::tuple<std::string, int64_t, int64_t, int64_t, int, int>;
+  using Version = std::tuple<std::string, int64_t, int64_t, int64_t, int, int,
+                             std::tuple<int64_t, int64_t, int64_t>>;
   const Version version{path,
                         static_cast<int64_t>(st.st_size),
                         static_cast<int64_t>(st.st_mtim.tv_sec),
                         static_cast<int64_t>(st.st_mtim.tv_nsec),
                         static_cast<int>(compression),
-                        static_cast<int>(format)};
+                        static_cast<int>(format),
+                        cut};
   static std::mutex mu;
   static std::map<Version, TfRecordFileStats> counted;
   {
@@ -84,6 +92,22 @@ TfRecordFileStats StatsOfTfRecordFile(const std::string& path, engine::Compressi
 TfRecordFileStats StatsOfTextLineFile(const std::string& path, engine::Compression compression) {
   return Cached(path, compression, Format::kTextLine,
                 [&] { return Count<engine::TextLineReader>(path, compression); });
+}
+
+TfRecordFileStats StatsOfFixedLengthRecordFile(const std::string& path,
+                                               const engine::FixedLengthRecordFormat& format) {
+  if (format.compression == engine::Compression::kNone) {
+    // Opening checks the body is whole records, from the file's size: nothing to read.
+    if (!engine::FixedLengthRecordReader::Open(path, format).ok()) return {};
+    struct stat st {};
+    if (stat(path.c_str(), &st) != 0) return {};
+    const int64_t records =
+        (st.st_size - format.header_bytes - format.footer_bytes) / format.record_bytes;
+    return {.readable = true, .records = records, .bytes = records * format.record_bytes};
+  }
+  return Cached(path, format.compression, Format::kFixedLength,
+                [&] { return Count<engine::FixedLengthRecordReader>(path, format); },
+                {format.record_bytes, format.header_bytes, format.footer_bytes});
 }
 
 }  // namespace pipescope::sim

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "engine/io/byte_source.h"
+#include "engine/io/fixed_length_record_reader.h"
 
 namespace pipescope::sim {
 
@@ -23,5 +24,10 @@ TfRecordFileStats StatsOfTfRecordFile(const std::string& path, engine::Compressi
 // A text file's lines as TextLineDataset reads them (records) and their bytes, read once per
 // version of the file the same way. Thread-safe.
 TfRecordFileStats StatsOfTextLineFile(const std::string& path, engine::Compression compression);
+// A fixed-length record file's records as FixedLengthRecordDataset cuts it: from its size
+// where it is uncompressed, else read once per version and format. A file the reader
+// refuses is not readable. Thread-safe.
+TfRecordFileStats StatsOfFixedLengthRecordFile(const std::string& path,
+                                               const engine::FixedLengthRecordFormat& format);
 
 }  // namespace pipescope::sim

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "engine/spec/cardinality.h"
+#include "engine/spec/file_readers.h"
 #include "engine/spec/op_values.h"
 #include "engine/spec/spec_loader.h"
 #include "engine/spec/spec_validator.h"
@@ -67,9 +68,7 @@ std::vector<PlannedOp> PlanOps(const google::protobuf::RepeatedPtrField<spec::Op
 // The files a source lists must be there: refused before either clock runs (the engine
 // would fail at its first read, the simulator would count no records and say nothing).
 Status CheckListedFilesExist(const spec::Source& s) {
-  const google::protobuf::RepeatedPtrField<std::string>* files = nullptr;
-  if (s.has_tfrecord()) files = &s.tfrecord().files();
-  if (s.has_text_line()) files = &s.text_line().files();
+  const google::protobuf::RepeatedPtrField<std::string>* files = RecordFilesOf(s);
   if (!files) return Status::Ok();
   for (const std::string& f : *files) {
     std::error_code error;

@@ -107,8 +107,13 @@ template <typename F>
 void ForEachDataPath(spec::PipelineSpec& spec, F f) {
   auto* source = spec.mutable_source();
   if (source->has_list_files()) f(source->mutable_list_files()->mutable_pattern());
-  if (source->has_tfrecord()) {
-    for (auto& file : *source->mutable_tfrecord()->mutable_files()) f(&file);
+  google::protobuf::RepeatedPtrField<std::string>* files =
+      source->has_tfrecord()              ? source->mutable_tfrecord()->mutable_files()
+      : source->has_text_line()           ? source->mutable_text_line()->mutable_files()
+      : source->has_fixed_length_record() ? source->mutable_fixed_length_record()->mutable_files()
+                                          : nullptr;
+  if (files) {
+    for (auto& file : *files) f(&file);
   }
 }
 

@@ -149,8 +149,13 @@ Status ApplyOverride(spec::PipelineSpec& spec, const std::string& assignment) {
     const auto* oneof = source->GetDescriptor()->FindOneofByName("kind");
     const auto* kind = source->GetReflection()->GetOneofFieldDescriptor(*source, oneof);
     if (!kind) return InvalidArgument("source '" + op_name + "' has no kind");
-    RETURN_IF_ERROR(SetField(*source->GetReflection()->MutableMessage(source, kind), knob, value,
-                             "source '" + op_name + "'"));
+    Message* params = source->GetReflection()->MutableMessage(source, kind);
+    // How fixed-length records are cut (record_bytes, header_bytes, ...) is set on the source.
+    if (source->has_fixed_length_record() &&
+        spec::FixedLengthRecordFile::descriptor()->FindFieldByName(knob)) {
+      params = source->mutable_fixed_length_record()->mutable_format();
+    }
+    RETURN_IF_ERROR(SetField(*params, knob, value, "source '" + op_name + "'"));
     // A count given: the data's size is the user's, no longer a stand-in; so is a
     // generator's cost.
     if (knob == "records" || knob == "stop" || knob == "count") source->clear_size_is_stand_in();
@@ -200,6 +205,12 @@ Status ApplyOverride(spec::PipelineSpec& spec, const std::string& assignment) {
     // The store's own latency given: the figures rest on it, not on import-code's.
     if (knob == "read_latency") per->mutable_synthetic_file()->clear_storage_is_stand_in();
     return Status::Ok();
+  }
+  // How the fixed-length record files it reads are cut: record_bytes, header_bytes, ...
+  if (per && per->has_fixed_length_record_file() &&
+      per_element_knob(per->fixed_length_record_file())) {
+    return SetField(*per->mutable_fixed_length_record_file(), knob, value,
+                    "op '" + op_name + "' (its fixed-length record files)");
   }
   // A Python generator per element: its yields (records), duration, wait, first_wait.
   if (per && per->has_from_generator() && per_element_knob(per->from_generator())) {

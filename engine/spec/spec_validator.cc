@@ -40,6 +40,16 @@ void CheckGenerator(Checker& c, const spec::FromGeneratorSource& g, const Where&
   c.GilShare(g, gw, PythonGilShare(g));
 }
 
+// How FixedLengthRecordDataset cuts a file (spec::FixedLengthRecordFile), written at `w`.
+void CheckFixedLengthFormat(Checker& c, const spec::FixedLengthRecordFile& f, const Where& w) {
+  if (f.record_bytes() < 1) c.Fail(f, w, "record_bytes", "must be ≥ 1: each record's size");
+  if (f.header_bytes() < 0) c.Fail(f, w, "header_bytes", "must be ≥ 0");
+  if (f.footer_bytes() < 0) c.Fail(f, w, "footer_bytes", "must be ≥ 0");
+  if (!ParseCompression(f.compression()).ok()) {
+    c.Fail(f, w, "compression", "must be \"\", \"GZIP\" or \"ZLIB\"");
+  }
+}
+
 void CheckSource(Checker& c, const spec::Source& s, const Where& w) {
   switch (s.kind_case()) {
     case spec::Source::kRange:
@@ -82,6 +92,17 @@ void CheckSource(Checker& c, const spec::Source& s, const Where& w) {
       }
       break;
     }
+    case spec::Source::kFixedLengthRecord: {
+      const auto& f = s.fixed_length_record();
+      Where fw = c.Nested(s, w, "fixed_length_record", w.what);
+      if (f.files().empty()) {
+        c.Fail(f, fw, "files",
+               "needs at least one file (or use list_files + interleave over "
+               "fixed_length_record_file)");
+      }
+      CheckFixedLengthFormat(c, f.format(), c.Nested(f, fw, "format", fw.what));
+      break;
+    }
     case spec::Source::kFromTensorSlices: {
       const auto& f = s.from_tensor_slices();
       const int given = (f.values_size() > 0) + (f.strings_size() > 0) + (f.count() != 0);
@@ -94,8 +115,8 @@ void CheckSource(Checker& c, const spec::Source& s, const Where& w) {
     }
     case spec::Source::KIND_NOT_SET:
       c.Fail(s, w, "",
-             "needs a kind: range, from_tensor_slices, list_files, tfrecord, text_line or "
-             "synthetic");
+             "needs a kind: range, from_tensor_slices, list_files, tfrecord, text_line, "
+             "fixed_length_record, from_generator or synthetic");
       break;
   }
 }
@@ -150,13 +171,17 @@ void CheckElementSource(Checker& c, const spec::ElementSource& es, const Where& 
         c.Fail(es, w, "text_line_file", "compression must be \"\", \"GZIP\" or \"ZLIB\"");
       }
       break;
+    case spec::ElementSource::kFixedLengthRecordFile:
+      CheckFixedLengthFormat(c, es.fixed_length_record_file(),
+                             c.Nested(es, w, "fixed_length_record_file", w.what));
+      break;
     case spec::ElementSource::kFromGenerator:
       CheckGenerator(c, es.from_generator(), c.Nested(es, w, "from_generator", w.what));
       break;
     case spec::ElementSource::KIND_NOT_SET:
       c.Fail(es, w, "",
-             "needs a kind: from_element, synthetic_file, tfrecord_file, text_line_file or "
-             "from_generator");
+             "needs a kind: from_element, synthetic_file, tfrecord_file, text_line_file, "
+             "fixed_length_record_file or from_generator");
       break;
   }
 }
@@ -185,7 +210,7 @@ Elements CheckSubPipeline(Checker& c, const spec::Op& op, const Message& m, cons
   if (!m.GetReflection()->HasField(m, per_element_field)) {
     c.Fail(m, mw, "per_element",
            "is required (from_element, synthetic_file, tfrecord_file, text_line_file, "
-           "from_generator)");
+           "fixed_length_record_file, from_generator)");
   } else {
     const spec::ElementSource& per_element = *PerElementSourceOf(op);
     CheckElementSource(c, per_element, c.Nested(m, mw, "per_element", mw.what));

@@ -6,6 +6,7 @@
 
 #include "engine/core/duration.h"
 #include "engine/runtime/dataloader_rules.h"
+#include "engine/spec/file_readers.h"
 #include "engine/spec/op_kinds.h"
 #include "engine/spec/pipeline_plan.h"
 #include "engine/spec/spec_overrides.h"
@@ -17,12 +18,11 @@
 namespace pipescope::engine {
 namespace {
 
-// A source that reads one file: a synthetic one, or a TFRecord or text file list of one.
+// A source that reads one file: a synthetic one, or a list of one file.
 bool ReadsOneFile(const spec::Source& source) {
   if (source.has_synthetic()) return true;
-  if (source.has_tfrecord()) return source.tfrecord().files_size() == 1;
-  if (source.has_text_line()) return source.text_line().files_size() == 1;
-  return false;
+  const auto* files = RecordFilesOf(source);
+  return files && files->size() == 1;
 }
 
 // Shards that keep a small share of what was read before them: every worker of a job
@@ -36,7 +36,7 @@ std::vector<std::string> ShardWaste(const spec::PipelineSpec& spec,
   // Only records read before the shard are read in vain: a shard of file names (lesson 6's
   // solution, seed 000's list_files) keeps its share of names and reads only those files.
   const spec::Source& s = spec.source();
-  bool read = s.has_tfrecord() || s.has_text_line() || s.has_synthetic();
+  bool read = ReadsRecords(s);
   for (const auto& op : spec.ops()) {
     const std::string input = before;
     before = op.name();
@@ -75,7 +75,7 @@ std::vector<std::string> SampleWaste(const spec::PipelineSpec& spec) {
   constexpr double kMostKeptWasted = 0.25;
   std::vector<std::string> out;
   const spec::Source& s = spec.source();
-  bool read = s.has_tfrecord() || s.has_text_line() || s.has_synthetic();
+  bool read = ReadsRecords(s);
   std::string reader = s.name();
   const auto& ops = spec.ops();
   for (int k = 0; k < ops.size(); ++k) {

@@ -2,34 +2,12 @@
 
 #include <algorithm>
 
+#include "engine/spec/file_readers.h"
 #include "engine/spec/spec_overrides.h"
 #include "engine/tuning/move_rules.h"
 
 namespace pipescope::engine {
 namespace {
-
-// The files of a source that reads files, with how an interleave reads one of them; false
-// for sources that do not read files (a range, a generator).
-bool PerFile(const spec::Source& source, std::vector<std::string>& files,
-             spec::ElementSource& per_file) {
-  switch (source.kind_case()) {
-    case spec::Source::kTfrecord: {
-      const auto& t = source.tfrecord();
-      files.assign(t.files().begin(), t.files().end());
-      per_file.mutable_tfrecord_file()->set_compression(t.compression());
-      per_file.mutable_tfrecord_file()->set_skip_corrupt(t.skip_corrupt());
-      return true;
-    }
-    case spec::Source::kTextLine: {
-      const auto& t = source.text_line();
-      files.assign(t.files().begin(), t.files().end());
-      per_file.mutable_text_line_file()->set_compression(t.compression());
-      return true;
-    }
-    default:
-      return false;
-  }
-}
 
 // `spec` with its source replaced by `files` (a list of file names or a count of files),
 // the shard at ops(0) kept, and an interleave named `reader` reading `per_file` of each,
@@ -74,7 +52,7 @@ std::optional<ShardFilesChange> ShardTheFiles(const spec::PipelineSpec& spec, in
 
   std::vector<std::string> names;
   spec::ElementSource per_file;
-  if (PerFile(spec.source(), names, per_file)) {
+  if (FilesAndReaderOf(spec.source(), names, per_file)) {
     // Fewer files than workers: some worker would get none (tf.data's FILE sharding
     // refuses it). Splitting a real file is the user's to do; the finding says so.
     if (static_cast<int64_t>(names.size()) < workers) return std::nullopt;

@@ -1847,23 +1847,82 @@ ds = ds.prefetch(2)
   EXPECT_EQ(c.spec.left_out(0).line(), 2);
 }
 
-// FixedLengthRecordDataset (tensorflow-triplet-loss's MNIST files): records of the size the
-// code gives, as many as the files hold past their header, where the files are here.
-TEST(CodeImportTest, FixedLengthRecordsStandInAsManyAsTheFilesHold) {
+// FixedLengthRecordDataset (tensorflow-triplet-loss's MNIST files): the files here are read
+// as the code cuts them (a header of 16 bytes, records of 28 × 28), and written back so.
+TEST(CodeImportTest, FixedLengthRecordsAreReadAsTheCodeCutsThem) {
   const std::string dir = ::testing::TempDir() + "/fixed_length";
   std::filesystem::create_directories(dir);
   std::ofstream(dir + "/images.bin", std::ios::binary) << std::string(16 + 10 * 784, '\0');
+  std::ofstream(dir + "/more.bin", std::ios::binary) << std::string(16 + 5 * 784, '\0');
   auto c = ImportCode(
       "ds = tf.data.FixedLengthRecordDataset('images.bin', 28 * 28, "
       "header_bytes=16)\nds = ds.batch(2)\n",
       dir + "/train.py");
   ASSERT_TRUE(c.ok()) << c.status().message();
-  EXPECT_EQ(c->spec.source().synthetic().records(), 10);
-  EXPECT_EQ(c->spec.source().synthetic().record_bytes(), 784);
-  EXPECT_FALSE(c->spec.source().size_is_stand_in());
-  auto unknown = ImportCode("ds = tf.data.FixedLengthRecordDataset(files, 784)\n", "t.py");
-  ASSERT_TRUE(unknown.ok()) << unknown.status().message();
-  EXPECT_TRUE(unknown->spec.source().size_is_stand_in());
+  const auto& read = c->spec.source().fixed_length_record();
+  ASSERT_EQ(read.files_size(), 1) << c->spec.source().DebugString();
+  EXPECT_EQ(read.files(0), dir + "/images.bin");
+  EXPECT_EQ(read.format().record_bytes(), 784);
+  EXPECT_EQ(read.format().header_bytes(), 16);
+  EXPECT_EQ(read.format().footer_bytes(), 0);
+  const auto emitted = EmitCode(c->spec, "tfdata");
+  ASSERT_TRUE(emitted.ok()) << emitted.status().message();
+  EXPECT_NE(emitted->text.find("tf.data.FixedLengthRecordDataset([\"" + dir +
+                               "/images.bin\"], record_bytes=784, header_bytes=16)"),
+            std::string::npos)
+      << emitted->text;
+
+  // num_parallel_reads over two files: an interleave of the same cut, written back alike.
+  auto parallel = ImportCode(
+      "ds = tf.data.FixedLengthRecordDataset(['images.bin', 'more.bin'], 784, 16, "
+      "compression_type=None, num_parallel_reads=2)\n",
+      dir + "/train.py");
+  ASSERT_TRUE(parallel.ok()) << parallel.status().message();
+  ASSERT_EQ(parallel->spec.ops_size(), 1);
+  const auto& per = parallel->spec.ops(0).interleave().per_element();
+  EXPECT_EQ(per.fixed_length_record_file().header_bytes(), 16) << per.DebugString();
+  EXPECT_EQ(parallel->spec.ops(0).interleave().num_parallel_calls(), 2);
+  const auto parallel_emitted = EmitCode(parallel->spec, "tfdata");
+  ASSERT_TRUE(parallel_emitted.ok());
+  const auto back = ImportCode(parallel_emitted->text, dir + "/back.py");
+  ASSERT_TRUE(back.ok()) << back.status().message() << "\n" << parallel_emitted->text;
+  EXPECT_EQ(back->spec.ops(0).DebugString(), parallel->spec.ops(0).DebugString())
+      << parallel_emitted->text;
+}
+
+// Files the code computes, or names and that are not here: synthetic records of the code's
+// own size stand in, and naming the real files reads them cut as the code cuts them.
+TEST(CodeImportTest, FixedLengthRecordsOfFilesNotHereStandInUntilNamed) {
+  const std::string dir = ::testing::TempDir() + "/fixed_length_named";
+  std::filesystem::create_directories(dir);
+  const std::string real = dir + "/real.bin";
+  std::ofstream(real, std::ios::binary) << std::string(16 + 3 * 784 + 8, '\0');
+  for (const std::string code :
+       {"ds = tf.data.FixedLengthRecordDataset(files, 784, 16, 8)\n",
+        "ds = tf.data.FixedLengthRecordDataset(['absent.bin'], 784, 16, 8)\n"}) {
+    auto c = ImportCode(code, dir + "/train.py");
+    ASSERT_TRUE(c.ok()) << c.status().message();
+    const auto& stand_in = c->spec.source().synthetic();
+    EXPECT_EQ(stand_in.record_bytes(), 784) << code;
+    EXPECT_EQ(stand_in.stands_for(), spec::fixed_length_record_files) << code;
+    const auto emitted = EmitCode(c->spec, "tfdata");
+    ASSERT_TRUE(emitted.ok());
+    EXPECT_NE(emitted->text.find("tf.data.FixedLengthRecordDataset(tf.io.gfile.glob(FILES), "
+                                 "record_bytes=784)"),
+              std::string::npos)
+        << emitted->text;
+    ASSERT_TRUE(SetCodeKnob(*c, "read.files=" + real).ok()) << code;
+    const auto& cut = c->spec.source().fixed_length_record();
+    EXPECT_EQ(cut.files_size(), 1) << code << c->spec.source().DebugString();
+    EXPECT_EQ(cut.format().header_bytes(), 16) << code;
+    EXPECT_EQ(cut.format().footer_bytes(), 8) << code;
+  }
+  // A size the code does not show as a number stands in, said.
+  auto sized = ImportCode("ds = tf.data.FixedLengthRecordDataset(files, RECORD_BYTES)\n", "t.py");
+  ASSERT_TRUE(sized.ok());
+  EXPECT_TRUE(HasNote(*sized, 1, "record_bytes=RECORD_BYTES is not a size the code shows"))
+      << Notes(*sized);
+  EXPECT_TRUE(sized->spec.source().size_is_stand_in());
 }
 
 // A function whose work the code does not show has a stand-in cost, marked so until set.

@@ -77,7 +77,8 @@ ds = tf.data.Dataset.range(100).map(lambda x: tf.cast(x, tf.float32) * 2)
 }
 
 // tensorflow#40502: FixedLengthRecordDataset(..., num_parallel_reads=4) over files the code
-// globs. The stand-in records are one stream, which the note says, not a silent drop.
+// globs. The stand-in records are one stream, which the note says (as TFRecordDataset's),
+// not a silent drop; records of the code's 10 bytes stand in.
 TEST(CodeQuestionsTest, ParallelReadsOfFixedLengthRecordsAreSaidUnread) {
   const ImportedCode c = Import(R"(import tensorflow as tf
 from pathlib import Path
@@ -85,7 +86,8 @@ filepaths = [str(fp) for fp in Path('.').glob('*.gerbil')]
 dataset = tf.data.FixedLengthRecordDataset(filepaths, record_bytes=10, num_parallel_reads=4)
 dataset = dataset.map(decode)
 )");
-  EXPECT_TRUE(Says(c, "question.py:4:91: num_parallel_reads=4 is not read")) << Notes(c);
+  EXPECT_TRUE(Says(c, "question.py:4:11: num_parallel_reads=4 is not read")) << Notes(c);
+  EXPECT_EQ(c.spec.source().synthetic().record_bytes(), 10);
   const ImportedCode one = Import(R"(import tensorflow as tf
 dataset = tf.data.FixedLengthRecordDataset(files, record_bytes=10, num_parallel_reads=1)
 )");

@@ -1,8 +1,10 @@
 #include "tests/engine/test_support.h"
 
 #include <gtest/gtest.h>
+#include <zlib.h>
 
 #include <algorithm>
+#include <fstream>
 
 #include "engine/spec/spec_loader.h"
 
@@ -84,6 +86,25 @@ StepTrackGaps WalkStepTrack(const trace::Model& model) {
   }
   gap_until(model.duration_ns());
   return out;
+}
+
+std::string WriteFile(const std::string& path, const std::string& bytes,
+                      const std::string& compression) {
+  if (compression == "GZIP") {
+    gzFile f = gzopen(path.c_str(), "wb");
+    gzwrite(f, bytes.data(), static_cast<unsigned>(bytes.size()));
+    gzclose(f);
+  } else if (compression == "ZLIB") {
+    uLongf size = compressBound(bytes.size());
+    std::string out(size, '\0');
+    compress2(reinterpret_cast<Bytef*>(out.data()), &size,
+              reinterpret_cast<const Bytef*>(bytes.data()), bytes.size(), 6);
+    out.resize(size);
+    std::ofstream(path, std::ios::binary) << out;
+  } else {
+    std::ofstream(path, std::ios::binary) << bytes;
+  }
+  return path;
 }
 
 }  // namespace pipescope::engine::testing

@@ -24,6 +24,11 @@ std::vector<Element> Drain(Pipeline& pipeline, int64_t limit = 1'000'000);
 std::vector<int64_t> Values(const std::vector<Element>& elements);
 std::vector<int64_t> DrainValues(const std::string& spec_text, int64_t limit = 1'000'000);
 
+// Writes `bytes` to `path` compressed as `compression` names it ("", "GZIP" or "ZLIB", as
+// TensorFlow's readers take them); returns `path`.
+std::string WriteFile(const std::string& path, const std::string& bytes,
+                      const std::string& compression = "");
+
 // A pipeline that records into a trace model. Finish() stops the pipeline and the recorder;
 // the model is complete after it.
 struct RecordedPipeline {

@@ -3,10 +3,8 @@
 // without '\n' counts, files are read in order, GZIP and ZLIB alike; and the simulator
 // counts the lines the engine reads.
 #include <gtest/gtest.h>
-#include <zlib.h>
 
 #include <filesystem>
-#include <fstream>
 
 #include "engine/io/text_line_reader.h"
 #include "engine/sim/simulator.h"
@@ -24,22 +22,7 @@ std::string Dir() {
 // Writes `text` to `name` in `compression` ("", "GZIP" or "ZLIB"); its path.
 std::string Write(const std::string& name, const std::string& text,
                   const std::string& compression = "") {
-  const std::string path = Dir() + "/" + name;
-  if (compression == "GZIP") {
-    gzFile f = gzopen(path.c_str(), "wb");
-    gzwrite(f, text.data(), static_cast<unsigned>(text.size()));
-    gzclose(f);
-  } else if (compression == "ZLIB") {
-    uLongf size = compressBound(text.size());
-    std::string out(size, '\0');
-    compress2(reinterpret_cast<Bytef*>(out.data()), &size,
-              reinterpret_cast<const Bytef*>(text.data()), text.size(), 6);
-    out.resize(size);
-    std::ofstream(path, std::ios::binary) << out;
-  } else {
-    std::ofstream(path, std::ios::binary) << text;
-  }
-  return path;
+  return testing::WriteFile(Dir() + "/" + name, text, compression);
 }
 
 std::vector<std::string> Lines(const std::string& text) {
