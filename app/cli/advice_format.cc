@@ -11,6 +11,7 @@
 #include "app/cli/spec_argument.h"
 #include "app/code/code_patch.h"
 #include "app/session/advising.h"
+#include "app/session/measurement.h"
 #include "engine/spec/op_kinds.h"
 #include "engine/spec/spec_loader.h"
 #include "engine/tuning/advisor.h"
@@ -58,7 +59,9 @@ std::optional<engine::AdvisorResult> AdviseForSummary(const spec::PipelineSpec& 
 
 void MarkSuggestionUntried(trace::RangeAnalysis& analysis, const spec::PipelineSpec& spec) {
   trace::Verdict& v = analysis.verdict;
-  session::AddFindings(engine::AdvisorFindings(spec, analysis), v);
+  session::AddFindings(engine::AdvisorFindings(
+                           spec, analysis, static_cast<int64_t>(session::DefaultRamBudgetBytes())),
+                       v);
   std::string s = v.suggestion;
   if (v.suggests_change && !s.empty()) {
     if (s.ends_with('.')) s.pop_back();

@@ -614,8 +614,10 @@ void AddOrderAdvice(const spec::PipelineSpec& spec, const trace::RangeAnalysis& 
 
 }  // namespace
 
-std::vector<AdviceCandidate> StartUpCandidates(const spec::PipelineSpec& spec, int cores) {
+std::vector<AdviceCandidate> StartUpCandidates(const spec::PipelineSpec& spec, int cores,
+                                               int64_t machine_ram_bytes) {
   CandidateList out(spec, std::max(1, cores));
+  const int64_t ram = RamBudget(spec, machine_ram_bytes);
   for (int i = 0; i < spec.ops_size(); ++i) {
     const spec::Op& op = spec.ops(i);
     if (!Shuffles(op) || !op.has_shuffle()) continue;
@@ -640,10 +642,15 @@ std::vector<AdviceCandidate> StartUpCandidates(const spec::PipelineSpec& spec, i
                       "costs little to make, and " + spec.ops(to).name() +
                       " runs on the shuffled elements)");
     }
-    if (buffer <= kSmallShuffleBuffer) continue;
-    const std::string smaller = std::to_string(kSmallShuffleBuffer);
+    // No larger than what fits a quarter of the RAM budget, where its elements' size is known.
+    int64_t small = kSmallShuffleBuffer;
+    if (const auto held = ShuffleBufferBytes(spec, i); held && ram > 0 && buffer > 0) {
+      small = std::min(small, ShuffleBufferThatFits(*held / buffer, ram));
+    }
+    if (buffer <= small) continue;
+    const std::string smaller = std::to_string(small);
     out.AddKnobs("shuffle_buffer", op.name(), {{"buffer_size", smaller}},
-                 ChangeOfKnob(op.name(), "buffer_size", buffer, kSmallShuffleBuffer),
+                 ChangeOfKnob(op.name(), "buffer_size", buffer, small),
                  "A smaller buffer shuffles less: each element comes at most " + smaller +
                      " places from where its input had it (shuffle the files as well).");
   }

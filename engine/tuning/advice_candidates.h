@@ -65,10 +65,13 @@ std::string WaitsOverlapAssumption(const spec::PipelineSpec& spec, const AdviceC
 
 // Changes that bring the first step sooner, for a run whose start-up is much of it: a shuffle
 // buffer filling for minutes (tensorflow#14857: 2,325,000 decoded images) made smaller
-// (kind shuffle_buffer, which shuffles less) or fed what costs little to make, moved before
-// the maps that make its elements (kind reorder).
+// (kind shuffle_buffer, which shuffles less: kSmallShuffleBuffer, or less where that much of
+// its elements would not fit a quarter of the RAM budget, `machine_ram_bytes` where the spec
+// sets none) or fed what costs little to make, moved before the maps that make its elements
+// (kind reorder).
 inline constexpr int64_t kSmallShuffleBuffer = 10'000;
-std::vector<AdviceCandidate> StartUpCandidates(const spec::PipelineSpec& spec, int cores);
+std::vector<AdviceCandidate> StartUpCandidates(const spec::PipelineSpec& spec, int cores,
+                                               int64_t machine_ram_bytes = 0);
 
 // The knob of the source or interleave whose count of elements is a stand-in (Source's
 // size_is_stand_in: "read.records", "files.count"), where a cache's gain would rest on a

@@ -367,7 +367,8 @@ Result<std::vector<StartUpChange>> StartUpAdvice(const spec::PipelineSpec& spec,
                                                  const AdvisorOptions& options,
                                                  const FirstSteps& base, int& tried) {
   std::vector<StartUpChange> out;
-  std::vector<AdviceCandidate> candidates = StartUpCandidates(spec, options.cores);
+  std::vector<AdviceCandidate> candidates =
+      StartUpCandidates(spec, options.cores, options.machine_ram_bytes);
   // Where no step comes at all, no steady rate ranks the other changes: those that keep the
   // output are tried on the start-up too (minigo#520's readers, one file at a time from
   // storage, never filled the shuffle buffer in the simulator's run; more of them at once
@@ -543,7 +544,7 @@ std::string AdviceHeading(const AdvisorResult& result) {
 Result<AdvisorResult> Advise(const spec::PipelineSpec& spec, const trace::RangeAnalysis& measured,
                              const SimulatedRate& simulate_steps, const AdvisorOptions& options) {
   AdvisorResult result;
-  result.findings = AdvisorFindings(spec, measured);
+  result.findings = AdvisorFindings(spec, measured, options.machine_ram_bytes);
   for (std::string& f : AutotunedKnobs(spec, options.cores))
     result.findings.push_back(std::move(f));
   result.not_tried = AdvisorNotTried(spec, options.machine_ram_bytes);

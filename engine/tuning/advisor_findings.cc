@@ -356,11 +356,46 @@ std::vector<std::string> StandInSizeEmptied(const spec::PipelineSpec& spec,
       setting + "=N for the real count"};
 }
 
+// A shuffle whose full buffer is more than the RAM budget (aloyschen/tensorflow-yolo3#12:
+// "Filling up shuffle buffer ... 46287 of 70000" and no step): tf.data holds buffer_size
+// elements in memory and fills the buffer before its first element, so the machine swaps
+// or the job is killed before training starts. Said where the elements' size is known;
+// the simulator has no swap, so no figure of its own proves it.
+std::vector<std::string> ShuffleOverTheRam(const spec::PipelineSpec& spec,
+                                           int64_t machine_ram_bytes) {
+  std::vector<std::string> out;
+  const int64_t ram = RamBudget(spec, machine_ram_bytes);
+  if (ram <= 0) return out;
+  for (int i = 0; i < spec.ops_size(); ++i) {
+    const std::optional<int64_t> held = ShuffleBufferBytes(spec, i);
+    if (!held || *held <= ram) continue;
+    const spec::Op& op = spec.ops(i);
+    const int64_t buffer = op.shuffle().buffer_size();
+    const int64_t each = *held / buffer;
+    const int64_t fits = ShuffleBufferThatFits(each, ram);
+    const bool machines = spec.budget().ram_bytes() <= 0;
+    out.push_back(op.name() + "'s buffer holds " + std::to_string(buffer) + " elements of " +
+                  FormatBytes(each) + ": " + FormatBytes(*held) + ", more than the RAM budget of " +
+                  FormatBytes(ram) +
+                  (machines ? " (half this machine's available memory; --set budget.ram_bytes=SIZE "
+                              "for the machine that trains)"
+                            : " (budget.ram_bytes)") +
+                  "; tf.data fills it before the first element comes, so the machine swaps, or "
+                  "the job is killed, before training starts; buffer_size=" +
+                  std::to_string(fits) +
+                  " fits in a quarter of it, and shuffling the files as well keeps the order "
+                  "random");
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<std::string> AdvisorFindings(const spec::PipelineSpec& spec,
-                                         const trace::RangeAnalysis& measured) {
+                                         const trace::RangeAnalysis& measured,
+                                         int64_t machine_ram_bytes) {
   std::vector<std::string> out = ShardWaste(spec, measured);
+  for (std::string& f : ShuffleOverTheRam(spec, machine_ram_bytes)) out.push_back(std::move(f));
   for (std::string& f : StandInSizeEmptied(spec, measured)) out.push_back(std::move(f));
   for (std::string& f : ShuffleFilledEachEpoch(spec, measured)) out.push_back(std::move(f));
   for (auto* more :

@@ -14,9 +14,11 @@
 
 namespace pipescope::engine {
 
-// `measured`: the run's analysis (what each op produced).
+// `measured`: the run's analysis (what each op produced); `machine_ram_bytes`: the RAM
+// budget where the spec sets none (cache_memory.h's RamBudget; 0: none).
 std::vector<std::string> AdvisorFindings(const spec::PipelineSpec& spec,
-                                         const trace::RangeAnalysis& measured);
+                                         const trace::RangeAnalysis& measured,
+                                         int64_t machine_ram_bytes = 0);
 // `machine_ram_bytes`: the RAM budget where the spec sets none (cache_memory.h's RamBudget).
 std::vector<std::string> AdvisorNotTried(const spec::PipelineSpec& spec,
                                          int64_t machine_ram_bytes = 0);

@@ -1,5 +1,7 @@
 #include "engine/tuning/cache_memory.h"
 
+#include <algorithm>
+
 #include "engine/core/duration.h"
 
 namespace pipescope::engine {
@@ -10,32 +12,53 @@ std::optional<int64_t> RecordBytes(const spec::Source& source) {
   if (source.has_synthetic() && source.synthetic().record_bytes() > 0)
     return source.synthetic().record_bytes();
   if (source.has_range()) return int64_t{8};  // an int64 scalar
+  if (source.has_fixed_length_record()) return source.fixed_length_record().format().record_bytes();
   return std::nullopt;
 }
 
 // Ops whose elements are their input's, as they were: a cache after them holds the
-// source's records.
+// source's records. (A repeat passes them on too, but a cache after it never ends an epoch.)
 bool KeepsElements(const spec::Op& op) {
   return op.has_shuffle() || op.has_prefetch() || op.has_shard() || op.has_filter() ||
-         op.has_take() || op.has_skip();
+         op.has_take() || op.has_skip() || (op.has_map() && op.map().fn().has_identity());
 }
 
 }  // namespace
 
+ElementSize ElementBytesBefore(const spec::PipelineSpec& spec, int place) {
+  ElementSize size;
+  size.bytes = RecordBytes(spec.source());
+  if (!size.bytes) size.sized_by = spec.source().name();
+  for (int i = 0; i < place && i < spec.ops_size() && size.bytes; ++i) {
+    if (KeepsElements(spec.ops(i)) || spec.ops(i).has_repeat()) continue;
+    size.bytes.reset();
+    size.sized_by = spec.ops(i).name();
+  }
+  return size;
+}
+
 CacheHolding HeldByACacheBefore(const PipelinePlan& plan, int place) {
   CacheHolding held;
-  const spec::PipelineSpec& spec = *plan.spec;
   if (place < 0 || place >= static_cast<int>(plan.ops.size())) return held;
   held.elements = plan.ops[place].input_elements;
-  std::optional<int64_t> each = RecordBytes(spec.source());
-  if (!each) held.sized_by = spec.source().name();
-  for (int i = 0; i < place && each; ++i) {
-    if (KeepsElements(spec.ops(i))) continue;
-    each.reset();
-    held.sized_by = spec.ops(i).name();
-  }
-  if (held.elements && each) held.bytes = *held.elements * *each;
+  const ElementSize each = ElementBytesBefore(*plan.spec, place);
+  held.sized_by = each.sized_by;
+  if (held.elements && each.bytes) held.bytes = *held.elements * *each.bytes;
   return held;
+}
+
+std::optional<int64_t> ShuffleBufferBytes(const spec::PipelineSpec& spec, int place) {
+  if (place < 0 || place >= spec.ops_size() || !spec.ops(place).has_shuffle()) return std::nullopt;
+  const ElementSize each = ElementBytesBefore(spec, place);
+  if (!each.bytes) return std::nullopt;
+  return spec.ops(place).shuffle().buffer_size() * *each.bytes;
+}
+
+int64_t ShuffleBufferThatFits(int64_t element_bytes, int64_t ram_budget) {
+  const int64_t most = ram_budget / 4 / std::max<int64_t>(1, element_bytes);
+  int64_t buffer = 1;
+  while (buffer * 2 <= most) buffer *= 2;
+  return buffer;
 }
 
 std::string CacheHoldingText(const CacheHolding& held, int64_t ram_budget) {

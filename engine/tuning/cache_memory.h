@@ -23,6 +23,23 @@ struct CacheHolding {
 // What a cache before the top-level op at `place` would hold (after the source where 0).
 CacheHolding HeldByACacheBefore(const PipelinePlan& plan, int place);
 
+// The bytes of each element the top-level op at `place` takes, where the spec says them: the
+// source's records, through ops that pass elements on as they are; else the op after which
+// the spec does not say (`sized_by`).
+struct ElementSize {
+  std::optional<int64_t> bytes;
+  std::string sized_by;
+};
+ElementSize ElementBytesBefore(const spec::PipelineSpec& spec, int place);
+
+// What the buffer of the shuffle at `place` holds once full, where its elements' size is
+// known: tf.data keeps `buffer_size` elements in memory, and fills it before its first
+// element comes.
+std::optional<int64_t> ShuffleBufferBytes(const spec::PipelineSpec& spec, int place);
+// The largest buffer, a power of two, whose elements of `element_bytes` take at most a
+// quarter of `ram_budget` (the rest for the model, the prefetches, the batches); at least 1.
+int64_t ShuffleBufferThatFits(int64_t element_bytes, int64_t ram_budget);
+
 // For the advice's text: " (an epoch in memory: 20000 elements, 205 MB)", or where the
 // size is not known and a budget is set, what to check; "" where nothing is known.
 std::string CacheHoldingText(const CacheHolding& held, int64_t ram_budget);

@@ -337,6 +337,52 @@ TEST(AdvisorTest, ALateFirstStepIsAdvisedOnWhatBringsItSooner) {
   EXPECT_EQ(quick->startup_tried, 0);
 }
 
+// aloyschen/tensorflow-yolo3#12: shuffle(70000) of 150 KB records, "Filling up shuffle
+// buffer ... 46287 of 70000" and no step. The buffer's 10.5 GB is more than the RAM budget
+// (8 GB): said, with a buffer that fits a quarter of it (8192, a power of two), which the
+// start-up's candidate takes instead of 10,000. Under the budget, neither.
+TEST(AdvisorTest, AShuffleBufferOverTheRamBudgetIsSaidAndTheSmallerOneFits) {
+  const auto yolo = [](const std::string& ram) {
+    return Spec(R"(name: "yolo3"
+      source { name: "read" synthetic { records: 20000 record_bytes: 150000 } }
+      ops { name: "map" map { fn { identity {} } } }
+      ops { name: "repeat" repeat {} }
+      ops { name: "shuffle" shuffle { buffer_size: 70000 } }
+      ops { name: "batch" batch { batch_size: 16 } }
+      budget { ram_bytes: )" +
+                ram + R"( }
+      train_step { step_time: "10ms" device: simulated })");
+  };
+  // The one that says what the buffer holds (another says the shuffle after the repeat).
+  const auto holding = [](const std::vector<std::string>& findings) {
+    const auto it = std::find_if(findings.begin(), findings.end(), [](const std::string& f) {
+      return f.find("'s buffer holds") != std::string::npos;
+    });
+    return it == findings.end() ? std::string() : *it;
+  };
+  const std::string said = holding(AdvisorFindings(yolo("8000000000"), trace::RangeAnalysis{}));
+  EXPECT_NE(said.find("shuffle's buffer holds 70000 elements of 150 KB: 10.5 GB, more than the "
+                      "RAM budget of 8.0 GB (budget.ram_bytes)"),
+            std::string::npos)
+      << said;
+  EXPECT_NE(said.find("buffer_size=8192 fits in a quarter of it"), std::string::npos) << said;
+  const auto candidates = StartUpCandidates(yolo("8000000000"), 2);
+  const auto smaller =
+      std::find_if(candidates.begin(), candidates.end(),
+                   [](const AdviceCandidate& c) { return c.kind == "shuffle_buffer"; });
+  ASSERT_NE(smaller, candidates.end());
+  EXPECT_EQ(smaller->change, "shuffle.buffer_size=8192");
+
+  // 64 GB: it fits, nothing is said, and the smaller buffer is the usual 10,000.
+  EXPECT_EQ(holding(AdvisorFindings(yolo("64000000000"), trace::RangeAnalysis{})), "");
+  const auto roomy = StartUpCandidates(yolo("64000000000"), 2);
+  const auto usual = std::find_if(roomy.begin(), roomy.end(), [](const AdviceCandidate& c) {
+    return c.kind == "shuffle_buffer";
+  });
+  ASSERT_NE(usual, roomy.end());
+  EXPECT_EQ(usual->change, "shuffle.buffer_size=10000");
+}
+
 // A steady change that keeps the output and brings the first step in half the time too leads
 // a start-up change that alters the output, said with its first step (minigo#520: eight
 // readers fill the shuffle buffer in 6.6 s instead of 45 s, a smaller buffer in 4.6 s).

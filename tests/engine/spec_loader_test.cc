@@ -173,6 +173,27 @@ TEST(SpecLoaderTest, AWrittenSpecFindsItsDataFromAnotherFolder) {
   fs::remove_all(root);
 }
 
+// Every reader's files are found beside the spec, as a TFRecord source's are: text lines and
+// fixed-length records too.
+TEST(SpecLoaderTest, EveryReadersFilesAreFoundBesideTheSpec) {
+  namespace fs = std::filesystem;
+  const fs::path root = "pipescope_spec_readers_test";
+  fs::remove_all(root);
+  fs::create_directories(root / "specs");
+  for (const std::string source :
+       {"text_line { files: \"../data/a.txt\" }",
+        "fixed_length_record { files: \"../data/a.txt\" format { record_bytes: 4 } }"}) {
+    std::ofstream(root / "specs" / "a.pbtxt") << "source { name: \"read\" " << source << " }\n";
+    auto loaded = LoadSpecFile((root / "specs" / "a.pbtxt").string());
+    ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+    const std::string file = loaded->source().has_text_line()
+                                 ? loaded->source().text_line().files(0)
+                                 : loaded->source().fixed_length_record().files(0);
+    EXPECT_EQ(file, (root / "data" / "a.txt").string()) << source;
+  }
+  fs::remove_all(root);
+}
+
 TEST(SpecLoaderTest, RejectsAMapAfterBatchWithoutABatchedForm) {
   const std::string e = ErrorOf(
       "source { range { stop: 5 } }\nops { batch { batch_size: 2 } }\n"
