@@ -388,6 +388,31 @@ bool ReadsRealRecords(const spec::PipelineSpec& spec) {
   return false;
 }
 
+// What real files give the pipeline's native work, for a note where that work cannot run on
+// it; empty where the records are stand-ins.
+std::string RealData(const spec::PipelineSpec& spec) {
+  if (ReadsRealRecords(spec)) return "(images the code reads itself or takes from a feature)";
+  const spec::Source& s = spec.source();
+  const spec::ElementSource* per = nullptr;
+  for (const spec::Op& op : spec.ops()) {
+    if (op.has_interleave() || op.has_flat_map()) {
+      per = op.has_interleave() ? &op.interleave().per_element() : &op.flat_map().per_element();
+      break;
+    }
+  }
+  const bool names = s.has_list_files() || s.from_tensor_slices().strings_size() > 0;
+  const bool fixed_length =
+      (s.has_fixed_length_record() && s.fixed_length_record().files_size() > 0) ||
+      (names && per && per->has_fixed_length_record_file());
+  if (fixed_length) {
+    return "(the raw bytes of fixed-length records, which only the code's own decoding, "
+           "tf.io.decode_raw, makes numbers of)";
+  }
+  const bool lines = (s.has_text_line() && s.text_line().files_size() > 0) ||
+                     (names && per && per->has_text_line_file());
+  return lines ? "(lines of text, which only the code's own parsing makes numbers of)" : "";
+}
+
 spec::WorkFunction* NativeWorkOf(spec::Op& op) {
   if (!op.has_map()) return nullptr;
   spec::WorkFunction* fn = op.mutable_map()->mutable_fn();
@@ -462,8 +487,12 @@ bool RunsOn(const spec::WorkFunction& fn, Data& data) {
 // typical cost stands in for it, with a note; it comes back when real files are set
 // (RestoreNativeWork).
 // Returns what the elements hold after `ops`.
+// `real_data`: what real files give that the work cannot run on, in parentheses; empty where
+// the records are stand-ins.
 Data StandInNativeWorkOf(ImportedCode& code, google::protobuf::RepeatedPtrField<spec::Op>& ops,
-                         Data data, bool real, const engine::Result<sim::CostModel>& costs) {
+                         Data data, const std::string& real_data,
+                         const engine::Result<sim::CostModel>& costs) {
+  const bool real = !real_data.empty();
   // The rows of the batches a map after a batch takes: its work runs once a row.
   int64_t rows = 1;
   for (auto& op : ops) {
@@ -475,7 +504,7 @@ Data StandInNativeWorkOf(ImportedCode& code, google::protobuf::RepeatedPtrField<
     if (spec::ElementSource* per = PerElementOf(&op)) {
       auto* inner = engine::MutableSubPipelineOf(op);
       const Data each = PerElementData(code.spec, *per);
-      const Data made = StandInNativeWorkOf(code, *inner, each, real, costs);
+      const Data made = StandInNativeWorkOf(code, *inner, each, real_data, costs);
       if (each != Data::kOther) data = made;
       continue;
     }
@@ -512,9 +541,8 @@ Data StandInNativeWorkOf(ImportedCode& code, google::protobuf::RepeatedPtrField<
     const auto at = code.op_at.find(op.name());
     code.notes.push_back({at != code.op_at.end() ? at->second : SourcePoint{},
                           "'" + op.name() + "' runs " + what + " on data the spec does not have " +
-                              (real ? "(images the code reads itself or takes from a feature)"
-                                    : "(stand-in records)") +
-                              ": its typical cost, " + engine::FormatDuration(ns) +
+                              (real ? real_data : "(stand-in records)") + ": its typical cost, " +
+                              engine::FormatDuration(ns) +
                               (rows > 1 ? " a row (it maps batches of " + std::to_string(rows) +
                                               " rows, and costs that on each)"
                                         : std::string(" a call")) +
@@ -526,9 +554,9 @@ Data StandInNativeWorkOf(ImportedCode& code, google::protobuf::RepeatedPtrField<
 }
 
 void StandInNativeWork(ImportedCode& code) {
-  const bool real = ReadsRealRecords(code.spec);
   const auto costs = sim::DefaultCostModel(code.spec, 1);
-  StandInNativeWorkOf(code, *code.spec.mutable_ops(), SourceData(code.spec), real, costs);
+  StandInNativeWorkOf(code, *code.spec.mutable_ops(), SourceData(code.spec), RealData(code.spec),
+                      costs);
 }
 
 // A map that reads each file its element names (tf.io.read_file) from a remote store blocks
@@ -818,7 +846,8 @@ engine::Status SetCodeKnob(ImportedCode& code, const std::string& assignment) {
   // Real files read: no stand-in record is left to describe.
   if (knob == "files" || knob == "pattern") {
     std::erase_if(code.notes, [](const CodeNote& n) {
-      return n.message.starts_with("each stand-in record of ");
+      return n.message.starts_with("each stand-in record of ") ||
+             n.message.starts_with("the stand-in is ");
     });
   }
   return engine::Status::Ok();

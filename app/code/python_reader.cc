@@ -608,6 +608,11 @@ void PythonReader::TakeBackResolvedGuesses() {
 bool PythonReader::DerivesFrom(int id, int ancestor) const {
   for (int k = id; k >= 0; k = parent_of_[static_cast<size_t>(k)]) {
     if (k == ancestor) return true;
+    const auto taken = taken_in_.find(k);
+    if (taken == taken_in_.end()) continue;
+    for (const int other : taken->second) {
+      if (other < k && DerivesFrom(other, ancestor)) return true;  // made before: no cycle
+    }
   }
   return false;
 }

@@ -119,8 +119,11 @@ class PythonReader {
     const auto it = loop_epochs_.find(id);
     return it == loop_epochs_.end() ? std::nullopt : std::optional<LoopEpochs>(it->second);
   }
-  // Whether pipeline `ancestor` is `id` or one `id` was built from.
+  // Whether pipeline `ancestor` is `id` or one `id` was built from (through its parents and
+  // the pipelines it took in beside them: a zip's second).
   bool DerivesFrom(int id, int ancestor) const;
+  // Pipeline `id` takes in pipeline `other` beside its parent (Dataset.zip's second).
+  void TakesIn(int id, int other) { taken_in_[id].push_back(other); }
   // The same pipeline, or the other reading's copy of it (Pipeline::reading): built at the
   // same place. A training loop in a def defined above its loader (`for x in loader:` with
   // `loader` made later in main) holds the first reading's, main binds the second's.
@@ -331,7 +334,8 @@ class PythonReader {
   std::vector<PipelineUse> uses_;
   std::vector<CodeNote> notes_;
   std::vector<std::pair<SourcePoint, std::string>> pragmas_;
-  std::vector<int> parent_of_;  // by pipeline id
+  std::vector<int> parent_of_;                // by pipeline id
+  std::map<int, std::vector<int>> taken_in_;  // by pipeline id: what it took in (TakesIn)
   int apply_depth_ = 0;
   // Guessed conditions (NoteGuessedCondition) and the calls that may take them back.
   struct GuessedInDef {

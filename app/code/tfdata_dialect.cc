@@ -680,6 +680,7 @@ Value Zip(PythonReader& r, const CallArgs& a) {
       added.set_name(p->FreshName(o.name()));
     }
     for (const CodeNote& n : second.notes) p->notes.push_back(n);
+    r.TakesIn(p->id, second.id);
     if (second.stand_in && op.zip().source().has_synthetic()) {
       p->Note(a.node.start(),
               "the zip's second pipeline reads files known only when the code "

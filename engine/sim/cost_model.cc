@@ -117,13 +117,20 @@ FileStats ScanFiles(const std::vector<std::string>& files, const std::string& co
     return stats_of(f, c.ok() ? c.value() : engine::Compression::kNone);
   });
 }
-// The same for fixed-length record files cut by `format`.
-FileStats ScanFiles(const std::vector<std::string>& files,
-                    const spec::FixedLengthRecordFile& format) {
-  const auto cut = engine::FixedLengthFormatOf(format);
-  if (!cut.ok() || cut.value().record_bytes < 1) return {};
-  return ScanFiles(
-      files, [&](const std::string& f) { return StatsOfFixedLengthRecordFile(f, cut.value()); });
+// The same for fixed-length record files cut by `format`. A file the engine's reader refuses
+// when it opens it (a body of no whole records) is the simulation's error too, not a file of
+// no records: `stage` names the reader in it.
+engine::Result<FileStats> ScanFiles(const std::vector<std::string>& files,
+                                    const spec::FixedLengthRecordFile& format,
+                                    const std::string& stage) {
+  ASSIGN_OR_RETURN(const engine::FixedLengthRecordFormat cut, engine::FixedLengthFormatOf(format));
+  for (const std::string& f : files) {
+    if (auto opened = engine::FixedLengthRecordReader::Open(f, cut); !opened.ok()) {
+      return opened.status().WithContext("fixed_length_record '" + stage + "'");
+    }
+  }
+  return ScanFiles(files,
+                   [&](const std::string& f) { return StatsOfFixedLengthRecordFile(f, cut); });
 }
 
 engine::Result<double> DurationOr0(const std::string& text) {
@@ -204,7 +211,8 @@ class DefaultsBuilder {
       }
       case spec::Source::kFixedLengthRecord: {
         const auto& f = s.fixed_length_record();
-        const FileStats stats = ScanFiles({f.files().begin(), f.files().end()}, f.format());
+        ASSIGN_OR_RETURN(const FileStats stats,
+                         ScanFiles({f.files().begin(), f.files().end()}, f.format(), stage));
         c.records = stats.records;
         bytes = std::max<int64_t>(1, f.format().record_bytes());
         c.cpu = Fixed(kSourceRecordNs + kCopyNsPerByte * static_cast<double>(bytes));
@@ -308,7 +316,7 @@ class DefaultsBuilder {
       case spec::ElementSource::kFixedLengthRecordFile: {
         OpCost& c = m_.ops[op + ".read"];
         const auto& format = es.fixed_length_record_file();
-        const FileStats f = ScanFiles(files_, format);
+        ASSIGN_OR_RETURN(const FileStats f, ScanFiles(files_, format, op + ".read"));
         c.records = f.files > 0 ? (f.records + f.files - 1) / f.files : 100;
         bytes = std::max<int64_t>(1, format.record_bytes());
         c.out_bytes = bytes;

@@ -1912,6 +1912,7 @@ TEST(CodeImportTest, FixedLengthRecordsOfFilesNotHereStandInUntilNamed) {
               std::string::npos)
         << emitted->text;
     ASSERT_TRUE(SetCodeKnob(*c, "read.files=" + real).ok()) << code;
+    EXPECT_EQ(Notes(*c).find("the stand-in is"), std::string::npos) << Notes(*c);
     const auto& cut = c->spec.source().fixed_length_record();
     EXPECT_EQ(cut.files_size(), 1) << code << c->spec.source().DebugString();
     EXPECT_EQ(cut.format().header_bytes(), 16) << code;
@@ -1923,6 +1924,38 @@ TEST(CodeImportTest, FixedLengthRecordsOfFilesNotHereStandInUntilNamed) {
   EXPECT_TRUE(HasNote(*sized, 1, "record_bytes=RECORD_BYTES is not a size the code shows"))
       << Notes(*sized);
   EXPECT_TRUE(sized->spec.source().size_is_stand_in());
+}
+
+// tensorflow-triplet-loss's MNIST input: images and labels read from their IDX files and
+// zipped. The labels' pipeline is part of the one read, not another; the images' decoding
+// runs on the files' raw bytes, said so, not called stand-in records.
+TEST(CodeImportTest, ZippedFixedLengthRecordsAreOnePipelineOfRealBytes) {
+  const std::string dir = ::testing::TempDir() + "/fixed_length_zip";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/images", std::ios::binary) << std::string(16 + 5 * 784, '\0');
+  std::ofstream(dir + "/labels", std::ios::binary) << std::string(8 + 5, '\0');
+  auto c = ImportCode(R"(import tensorflow as tf
+def dataset(images_file, labels_file):
+    def decode_image(image):
+        image = tf.io.decode_raw(image, tf.uint8)
+        return tf.cast(image, tf.float32) / 255.0
+    images = tf.data.FixedLengthRecordDataset(images_file, 28 * 28, header_bytes=16).map(decode_image)
+    labels = tf.data.FixedLengthRecordDataset(labels_file, 1, header_bytes=8)
+    return tf.data.Dataset.zip((images, labels))
+ds = dataset('images', 'labels').batch(2)
+for x in ds:
+    pass
+)",
+                      dir + "/train.py");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(Notes(*c).find("another pipeline"), std::string::npos) << Notes(*c);
+  EXPECT_TRUE(HasNote(*c, 6,
+                      "on data the spec does not have (the raw bytes of fixed-length "
+                      "records"))
+      << Notes(*c);
+  EXPECT_EQ(Notes(*c).find("stand-in records"), std::string::npos) << Notes(*c);
+  ASSERT_GE(c->spec.ops_size(), 2);
+  EXPECT_EQ(c->spec.ops(1).zip().source().fixed_length_record().format().header_bytes(), 8);
 }
 
 // A function whose work the code does not show has a stand-in cost, marked so until set.

@@ -101,6 +101,15 @@ TEST(FixedLengthRecordDatasetTest, ABodyOfNoWholeRecordsIsAnErrorNamingTheFileAn
             std::string::npos)
       << error;
 
+  // The simulator refuses the same file before it runs, with the same words (not a file of
+  // no records, and a run of none).
+  const auto model = sim::DefaultCostModel(testing::Spec(SourceSpec({whole, torn}, "")), 2);
+  ASSERT_FALSE(model.ok());
+  EXPECT_NE(model.status().message().find("fixed_length_record 'read': \"" + torn +
+                                          "\": its body, 4 bytes"),
+            std::string::npos)
+      << model.status().message();
+
   // Compressed: its size shows at its end, after its whole records.
   const std::string torn_gz = Write("torn.gz", "HHHHH1112FF", "GZIP");
   error.clear();
