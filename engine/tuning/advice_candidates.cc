@@ -5,6 +5,7 @@
 
 #include "engine/runtime/dataloader_rules.h"
 #include "engine/runtime/storage_device.h"
+#include "engine/spec/file_readers.h"
 #include "engine/spec/op_kinds.h"
 #include "engine/spec/pipeline_plan.h"
 #include "engine/spec/spec_loader.h"
@@ -834,11 +835,16 @@ void AddFasterStorage(const spec::PipelineSpec& spec, CandidateList& out) {
 // streams (the interleave's many readers, right for a remote store, are wrong here).
 void AddFewerFilesAtOnce(const PipelinePlan& plan, CandidateList& out) {
   for (const PlannedOp& p : plan.ops) {
-    if (!p.op->has_interleave() || !p.op->interleave().per_element().has_synthetic_file()) continue;
-    const spec::SyntheticFile& f = p.op->interleave().per_element().synthetic_file();
-    if (!RecordsReadFromTheDisk(plan.spec->has_storage(), f.read_latency(), f.bandwidth())) {
-      continue;
-    }
+    if (!p.op->has_interleave()) continue;
+    // Synthetic files on the disk, or real ones a reader of records reads through it
+    // (TFRecordDataset's and FixedLengthRecordDataset's do; text files are not read there).
+    const spec::ElementSource& per = p.op->interleave().per_element();
+    const spec::SyntheticFile& f = per.synthetic_file();
+    const bool on_the_disk =
+        per.has_synthetic_file()
+            ? RecordsReadFromTheDisk(plan.spec->has_storage(), f.read_latency(), f.bandwidth())
+            : plan.spec->has_storage() && ReadsANamedFile(per) && !per.has_text_line_file();
+    if (!on_the_disk) continue;
     const std::string& name = p.op->name();
     const int64_t cycle = p.Knob("cycle_length").start;
     const int64_t parallel = p.Knob("num_parallel_calls").start;

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "engine/core/duration.h"
+#include "engine/spec/op_kinds.h"
 
 namespace pipescope::engine {
 namespace {
@@ -29,10 +30,26 @@ ElementSize ElementBytesBefore(const spec::PipelineSpec& spec, int place) {
   ElementSize size;
   size.bytes = RecordBytes(spec.source());
   if (!size.bytes) size.sized_by = spec.source().name();
-  for (int i = 0; i < place && i < spec.ops_size() && size.bytes; ++i) {
-    if (KeepsElements(spec.ops(i)) || spec.ops(i).has_repeat()) continue;
+  for (int i = 0; i < place && i < spec.ops_size(); ++i) {
+    const spec::Op& op = spec.ops(i);
+    // An interleave's records are its files' (with nothing done to them inside it): the size
+    // of a fixed-length or synthetic file's records, whatever the names before it were.
+    const spec::ElementSource* per = op.has_interleave() ? &op.interleave().per_element()
+                                     : op.has_flat_map() ? &op.flat_map().per_element()
+                                                         : nullptr;
+    const auto* inner = SubPipelineOf(op);
+    const int64_t file_record = !per || (inner && !inner->empty()) ? 0
+                                : per->has_fixed_length_record_file()
+                                    ? per->fixed_length_record_file().record_bytes()
+                                : per->has_synthetic_file() ? per->synthetic_file().record_bytes()
+                                                            : 0;
+    if (file_record > 0) {
+      size = {file_record, ""};
+      continue;
+    }
+    if (!size.bytes || KeepsElements(op) || op.has_repeat()) continue;
     size.bytes.reset();
-    size.sized_by = spec.ops(i).name();
+    size.sized_by = op.name();
   }
   return size;
 }

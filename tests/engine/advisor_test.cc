@@ -381,6 +381,19 @@ TEST(AdvisorTest, AShuffleBufferOverTheRamBudgetIsSaidAndTheSmallerOneFits) {
   });
   ASSERT_NE(usual, roomy.end());
   EXPECT_EQ(usual->change, "shuffle.buffer_size=10000");
+
+  // CIFAR-10's five files read in parallel: the records the interleave gives are its files'
+  // (3,073 bytes), whatever the names before it were.
+  const spec::PipelineSpec cifar = Spec(R"(name: "cifar"
+      source { name: "files" from_tensor_slices { strings: "a" strings: "b" } }
+      ops { name: "read" interleave { per_element { fixed_length_record_file {
+            record_bytes: 3073 } } cycle_length: 2 num_parallel_calls: 2 } }
+      ops { name: "shuffle" shuffle { buffer_size: 50000 } }
+      budget { ram_bytes: 100000000 }
+      train_step { step_time: "10ms" device: simulated })");
+  const std::string cifar_said = holding(AdvisorFindings(cifar, trace::RangeAnalysis{}));
+  EXPECT_NE(cifar_said.find("holds 50000 elements of 3 KB: 154 MB"), std::string::npos)
+      << cifar_said;
 }
 
 // A steady change that keeps the output and brings the first step in half the time too leads
@@ -744,6 +757,21 @@ TEST(AdvisorTest, AHardDisksReadsAreTriedFewerAtOnceAndOnFasterStorage) {
   }
   EXPECT_TRUE(one_at_a_time);
   EXPECT_TRUE(ssd);
+
+  // Real files read through the same disk (FixedLengthRecordDataset's, num_parallel_reads=16)
+  // are tried one at a time too; text files, which the disk does not read, are not.
+  for (const std::string per :
+       {"fixed_length_record_file { record_bytes: 3073 }", "text_line_file {}"}) {
+    const spec::PipelineSpec real = Spec(
+        "name: \"t\" source { name: \"files\" from_tensor_slices { strings: \"a\" strings: "
+        "\"b\" } } ops { name: \"read\" interleave { per_element { " +
+        per + " } cycle_length: 16 num_parallel_calls: 16 } } storage { kind: hdd }");
+    bool tried = false;
+    for (const AdviceCandidate& c : AdviceCandidates(real, {}, 8)) {
+      tried |= c.change == "read.cycle_length=1, read.num_parallel_calls=1";
+    }
+    EXPECT_EQ(tried, per.starts_with("fixed_length")) << per;
+  }
 }
 
 }  // namespace
