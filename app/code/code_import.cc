@@ -324,10 +324,15 @@ void StandInMissingFiles(ImportedCode& code, const std::filesystem::path& base, 
     s.mutable_synthetic()->set_records(kStandInRecords);
     s.mutable_synthetic()->set_record_bytes(record_bytes);
     s.mutable_synthetic()->set_stands_for(StandsForReads(code.source_reads));
-    code.notes.push_back(
-        {at, "'" + missing + "' is not here (nor beside the code): " +
-                 std::to_string(kStandInRecords) + " synthetic records stand in (--set " +
-                 s.name() + ".records=N); --set " + s.name() + ".files=PATTERN reads real files"});
+    // The files' note and the count's apart, so that giving the count answers its own and
+    // leaves the files' (a note naming a setting goes once it is set).
+    code.notes.push_back({at, "'" + missing +
+                                  "' is not here (nor beside the code): synthetic records stand "
+                                  "in; --set " +
+                                  s.name() + ".files=PATTERN reads real files"});
+    code.notes.push_back({at, std::to_string(kStandInRecords) +
+                                  " synthetic records stand in for the files' records: --set " +
+                                  s.name() + ".records=N gives their count"});
     describe(s.name(), record_bytes);
   } else if (s.has_list_files()) {
     const std::string pattern = s.list_files().pattern();

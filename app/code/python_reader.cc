@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "app/code/path_values.h"
+#include "app/code/string_format.h"
 #include "app/code/tensor_values.h"
 #include "engine/spec/op_values.h"
 
@@ -329,21 +330,28 @@ void PythonReader::Read() {
   }
 }
 
+std::optional<PythonReader::RangeBounds> PythonReader::BoundsOf(const SyntaxNode& range) {
+  if (!IsRangeCall(range)) return std::nullopt;
+  std::vector<int64_t> bounds;
+  for (const SyntaxNode& arg : range.field("arguments").named_children()) {
+    if (arg.Is("comment")) continue;
+    const auto v = Evaluate(arg).AsInt();
+    if (!v || arg.Is("keyword_argument")) return std::nullopt;
+    bounds.push_back(*v);
+  }
+  if (bounds.empty() || bounds.size() > 3) return std::nullopt;
+  const RangeBounds r{.start = bounds.size() > 1 ? bounds[0] : 0,
+                      .stop = bounds.size() > 1 ? bounds[1] : bounds[0],
+                      .step = bounds.size() > 2 ? bounds[2] : 1};
+  if (r.step == 0) return std::nullopt;  // Python's ValueError
+  return r;
+}
+
 std::optional<int64_t> PythonReader::IterationsOver(const SyntaxNode& iterated) {
   if (IsRangeCall(iterated)) {
-    std::vector<int64_t> bounds;
-    for (const SyntaxNode& arg : iterated.field("arguments").named_children()) {
-      if (arg.Is("comment")) continue;
-      const auto v = Evaluate(arg).AsInt();
-      if (!v || arg.Is("keyword_argument")) return std::nullopt;
-      bounds.push_back(*v);
-    }
-    if (bounds.empty() || bounds.size() > 3) return std::nullopt;
-    const int64_t start = bounds.size() > 1 ? bounds[0] : 0;
-    const int64_t stop = bounds.size() > 1 ? bounds[1] : bounds[0];
-    const int64_t step = bounds.size() > 2 ? bounds[2] : 1;
-    if (step == 0) return std::nullopt;  // Python's ValueError
-    return engine::RangeLength(start, stop, step);
+    const auto r = BoundsOf(iterated);
+    if (!r) return std::nullopt;
+    return engine::RangeLength(r->start, r->stop, r->step);
   }
   return TurnsOver(Evaluate(iterated));
 }
@@ -405,6 +413,44 @@ std::optional<int64_t> PythonReader::ReadComprehension(const SyntaxNode& compreh
   scopes_.pop_back();
   if (!recorders_.empty() && recorders_.back() == &path_calls) recorders_.pop_back();
   return one_for ? first_turns : std::nullopt;
+}
+
+std::optional<Value> PythonReader::KnownStrings(const SyntaxNode& comprehension) {
+  // The file names a list spells: one `for NAME in range(...)`, no `if`, a body of strings.
+  constexpr int64_t kMostNames = 4096;
+  std::vector<SyntaxNode> clauses;
+  for (const SyntaxNode& c : comprehension.code_children()) {
+    if (c.Is("for_in_clause") || c.Is("if_clause")) clauses.push_back(c);
+  }
+  if (clauses.size() != 1 || !clauses[0].Is("for_in_clause")) return std::nullopt;
+  const SyntaxNode name = clauses[0].field("left");
+  const SyntaxNode range = clauses[0].field("right");
+  const SyntaxNode body = comprehension.field("body");
+  const bool builds_name = body.Is("binary_operator") || body.Is("string") ||
+                           (body.Is("call") && body.field("function").Is("attribute"));
+  if (!name.Is("identifier") || !builds_name) return std::nullopt;
+  const auto bounds = BoundsOf(range);
+  if (!bounds || engine::RangeLength(bounds->start, bounds->stop, bounds->step) > kMostNames) {
+    return std::nullopt;
+  }
+  const auto [start, stop, step] = *bounds;
+  Value list{.kind = Value::Kind::kList, .node = comprehension};
+  // The body's calls are recorded nowhere: it builds names, not the work of a def.
+  std::vector<RecordedCall> unrecorded;
+  recorders_.push_back(&unrecorded);
+  for (int64_t k = start; step > 0 ? k < stop : k > stop; k += step) {
+    scopes_.emplace_back();
+    Assign(name, Value{.kind = Value::Kind::kInt, .i = k, .node = name});
+    Value item = Evaluate(body);
+    scopes_.pop_back();
+    if (!item.Is(Value::Kind::kString)) {
+      recorders_.pop_back();
+      return std::nullopt;
+    }
+    list.items.push_back(std::move(item));
+  }
+  recorders_.pop_back();
+  return list;
 }
 
 std::optional<int64_t> PythonReader::CounterTurns(const SyntaxNode& loop,
@@ -1465,6 +1511,17 @@ Value PythonReader::Binary(const SyntaxNode& node) {
     v.s = a.s + b.s;
     return v;
   }
+  // 'data_batch_%d.bin' % i, '%s/%05d' % (root, i): where every value is known.
+  if (a.Is(Value::Kind::kString) && op == "%") {
+    const bool tuple = b.Is(Value::Kind::kList) && node.field("right").Is("tuple");
+    const std::vector<Value> args =
+        tuple ? std::vector<Value>(b.items.begin(), b.items.end()) : std::vector<Value>{b};
+    if (const auto formatted = PercentFormat(a.s, args)) {
+      v.kind = Value::Kind::kString;
+      v.s = *formatted;
+      return v;
+    }
+  }
   // A path built on one on a remote store (`data_dir + '/train'`, `'gs://b/t-%05d' % i`):
   // known only where the code runs, but known to be on that store.
   if ((op == "+" || op == "%") && (a.Is(Value::Kind::kString) || !a.remote_store.empty())) {
@@ -1571,6 +1628,28 @@ Value PythonReader::Compare(const SyntaxNode& node) {
   return Value{.kind = Value::Kind::kBool, .b = equal == *same, .node = node};
 }
 
+// An f-string whose every field is a value the code shows (f"shard_{i:03d}.tfrecord" in a
+// comprehension over a range); else unknown, as the run's.
+Value PythonReader::FString(const SyntaxNode& node) {
+  Value unknown{.kind = Value::Kind::kUnknown, .node = node};
+  std::string out;
+  for (const SyntaxNode& part : node.named_children()) {
+    if (part.Is("string_start") || part.Is("string_end")) continue;
+    if (part.Is("string_content")) {
+      out += Unescape(part.text());
+      continue;
+    }
+    if (!part.Is("interpolation") || !part.field("type_conversion").null()) return unknown;
+    const SyntaxNode spec = part.field("format_specifier");
+    std::string spec_text = spec.null() ? "" : std::string(spec.text());
+    if (!spec_text.empty() && spec_text[0] == ':') spec_text.erase(0, 1);
+    const auto field = FormatField(Evaluate(part.field("expression")), spec_text);
+    if (!field) return unknown;
+    out += *field;
+  }
+  return Value{.kind = Value::Kind::kString, .s = out, .node = node};
+}
+
 // An f-string's value is the run's; the store it is a path on is what it begins with
 // (f"gs://bucket/{name}", f"{data_dir}/train-{i:05d}").
 std::string PythonReader::FStringStore(const SyntaxNode& fstring) {
@@ -1590,7 +1669,10 @@ Value PythonReader::Evaluate(const SyntaxNode& e) {
   if (t == "integer" || t == "float" || t == "true" || t == "false" || t == "none" ||
       t == "string") {
     Value v = Literal(e);
-    if (t == "string" && v.Is(Value::Kind::kUnknown)) v.remote_store = FStringStore(e);
+    if (t == "string" && v.Is(Value::Kind::kUnknown)) {
+      if (Value known = FString(e); known.Is(Value::Kind::kString)) return known;
+      v.remote_store = FStringStore(e);
+    }
     return v;
   }
   if (t == "concatenated_string") {
@@ -1658,6 +1740,7 @@ Value PythonReader::Evaluate(const SyntaxNode& e) {
     return Value{.node = e};
   }
   if (t == "list_comprehension") {
+    if (std::optional<Value> names = KnownStrings(e)) return *std::move(names);
     // [f(i) for i in range(1024)]: as many items as one `for` without an `if` iterates (a
     // file list of 1024 shards), each known only when the code runs.
     Value made;
@@ -1984,6 +2067,11 @@ Value PythonReader::Call(const SyntaxNode& call) {
     // 'gs://bucket/train-{:05d}'.format(i), '{}/train'.format(data_dir): a path on the store
     // the string, or the first part it is given, names.
     if (object.Is(Value::Kind::kString) && method == "format") {
+      if (args.keyword.empty()) {
+        if (const auto known = BraceFormat(object.s, args.positional)) {
+          return Value{.kind = Value::Kind::kString, .s = *known, .node = call};
+        }
+      }
       Value formatted{.node = call};
       formatted.remote_store = RemoteStoreOfPath(object.s);
       if (formatted.remote_store.empty() && object.s.starts_with("{") && !args.positional.empty()) {

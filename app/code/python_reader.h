@@ -365,6 +365,14 @@ class PythonReader {
   // without an `if` over a count known; else nullopt.
   // `item`, where given: what the body makes of one turn (a path's store, say).
   std::optional<int64_t> ReadComprehension(const SyntaxNode& comprehension, Value* item = nullptr);
+  // range(start, stop, step)'s bounds where the code shows them as numbers.
+  struct RangeBounds {
+    int64_t start = 0, stop = 0, step = 1;
+  };
+  std::optional<RangeBounds> BoundsOf(const SyntaxNode& range);
+  // [f(i) for i in range(a, b)] whose every item is a string the code shows (file names).
+  std::optional<Value> KnownStrings(const SyntaxNode& comprehension);
+  Value FString(const SyntaxNode& node);
   // How many items a loop over `iterated` takes: a list's, a tensor's first dimension.
   static std::optional<int64_t> TurnsOver(const Value& iterated);
 };

@@ -234,8 +234,11 @@ def input_fn(is_training):
   const auto answered = Import(module + "ds = input_fn(False)\n");
   EXPECT_FALSE(HasNote(answered, 3, "read as true")) << Notes(answered);
   for (const auto& op : answered.spec.ops()) EXPECT_FALSE(op.has_shuffle()) << op.name();
-  // The comprehension's file list is as long as its range: 128 evaluation files, no stand-in.
-  EXPECT_EQ(answered.spec.source().from_tensor_slices().count(), 128) << Notes(answered);
+  // The comprehension's file list is its range's names: 128 evaluation files, no stand-in.
+  const auto& names = answered.spec.source().from_tensor_slices();
+  ASSERT_EQ(names.strings_size(), 128) << Notes(answered);
+  EXPECT_EQ(names.strings(0), "validation-00000");
+  EXPECT_EQ(names.strings(127), "validation-00127");
   EXPECT_FALSE(answered.spec.source().size_is_stand_in());
   // Called on what the file does not know: the guess stands, where it was made, said once.
   const auto unanswered = Import(module + "ds = input_fn(FLAGS.training)\n");
@@ -1956,6 +1959,34 @@ for x in ds:
   EXPECT_EQ(Notes(*c).find("stand-in records"), std::string::npos) << Notes(*c);
   ASSERT_GE(c->spec.ops_size(), 2);
   EXPECT_EQ(c->spec.ops(1).zip().source().fixed_length_record().format().header_bytes(), 8);
+}
+
+// File names a comprehension over a range spells are the names it spells: CIFAR-10's
+// tutorial's 'data_batch_%d.bin' % i, str.format, f-strings, a tuple after %; where a part is
+// not known (a flag), only their count is.
+TEST(CodeImportTest, FileNamesAComprehensionSpellsAreKnown) {
+  const auto names = [](const std::string& list) {
+    const ImportedCode c =
+        Import("import tensorflow as tf\nds = tf.data.Dataset.from_tensor_slices(" + list +
+               ").interleave(tf.data.TFRecordDataset)\n");
+    return c.spec.source().from_tensor_slices();
+  };
+  const auto cifar = names("['data_batch_%d.bin' % i for i in range(1, 6)]");
+  ASSERT_EQ(cifar.strings_size(), 5) << cifar.DebugString();
+  EXPECT_EQ(cifar.strings(0), "data_batch_1.bin");
+  EXPECT_EQ(cifar.strings(4), "data_batch_5.bin");
+  const auto formatted = names("['train-{:05d}-of-{:05d}'.format(i, 8) for i in range(0, 8, 4)]");
+  ASSERT_EQ(formatted.strings_size(), 2) << formatted.DebugString();
+  EXPECT_EQ(formatted.strings(1), "train-00004-of-00008");
+  const auto fstring = names("[f'shard_{i:03d}.tfrecord' for i in range(3)]");
+  ASSERT_EQ(fstring.strings_size(), 3) << fstring.DebugString();
+  EXPECT_EQ(fstring.strings(2), "shard_002.tfrecord");
+  const auto tuple = names("['%s/part-%d' % ('data', i) for i in range(2)]");
+  ASSERT_EQ(tuple.strings_size(), 2) << tuple.DebugString();
+  EXPECT_EQ(tuple.strings(1), "data/part-1");
+  const auto flagged = names("['%s/part-%d' % (FLAGS.dir, i) for i in range(7)]");
+  EXPECT_EQ(flagged.strings_size(), 0) << flagged.DebugString();
+  EXPECT_EQ(flagged.count(), 7) << flagged.DebugString();
 }
 
 // A function whose work the code does not show has a stand-in cost, marked so until set.
