@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/spec/file_readers.h"
 #include "engine/spec/pipeline_plan.h"
 #include "engine/work/call_overhead.h"
 
@@ -460,6 +461,40 @@ void WriteOptions(const ImportedCode& original, const std::string& indent,
 
 }  // namespace
 
+// A reader of the code's files (TFRecordDataset(files), ...) that the tuned pipeline reads
+// several at once: its source made the file names and an interleave of the same reader,
+// named as the source was (advice kind interleave_files). Written as the reader's own
+// num_parallel_reads=K; returns the tuned spec as the code's source then reads it (the
+// source back, no interleave), so that the rest compares op by op.
+spec::PipelineSpec WriteParallelReads(const ImportedCode& original, const spec::PipelineSpec& tuned,
+                                      std::vector<Edit>& edits, EmittedCode& out) {
+  const spec::Source& was = original.spec.source();
+  std::vector<std::string> files;
+  spec::ElementSource per_file;
+  if (!engine::FilesAndReaderOf(was, files, per_file) || tuned.ops_size() == 0) return tuned;
+  const spec::Op& read = tuned.ops(0);
+  const auto site = original.sites.find(was.name() + ".num_parallel_reads");
+  if (read.name() != was.name() || !read.has_interleave() || site == original.sites.end() ||
+      read.interleave().per_element().SerializeAsString() != per_file.SerializeAsString() ||
+      tuned.source().from_tensor_slices().strings_size() != static_cast<int>(files.size())) {
+    return tuned;
+  }
+  const std::string k = std::to_string(read.interleave().num_parallel_calls());
+  const KnobSite& at = site->second;
+  if (at.value_end > 0) {
+    edits.push_back({at.value_begin, at.value_end, k});
+  } else {
+    edits.push_back({at.insert_at, at.insert_at, ArgumentsAt(at, "num_parallel_reads=" + k)});
+  }
+  out.knobs_written.push_back(site->first);
+  out.notes.push_back(was.name() + ": num_parallel_reads=" + k + " (its files read " + k +
+                      " at a time)");
+  spec::PipelineSpec as_read = tuned;
+  *as_read.mutable_source() = was;
+  as_read.mutable_ops()->DeleteSubrange(0, 1);
+  return as_read;
+}
+
 engine::Result<EmittedCode> PatchCode(const ImportedCode& original,
                                       const spec::PipelineSpec& advised) {
   EmittedCode out;
@@ -481,7 +516,9 @@ engine::Result<EmittedCode> PatchCode(const ImportedCode& original,
     out.knobs_written.push_back(key);
   };
   const spec::PipelineSpec tuned =
-      tfdata ? WriteEpochsIntoTheDataset(original, advised, edits, out) : advised;
+      tfdata ? WriteParallelReads(
+                   original, WriteEpochsIntoTheDataset(original, advised, edits, out), edits, out)
+             : advised;
   std::set<std::string> written;  // knobs a rewrite of their call wrote
   for (const spec::Op& op : tuned.ops()) {
     const spec::Op* before = FindOp(original.spec.ops(), op.name());

@@ -604,6 +604,47 @@ void AddShardTheFiles(const spec::PipelineSpec& spec, int cores, CandidateList& 
            std::move(edit)});
 }
 
+// A reader of several files that reads them one after another (TFRecordDataset and its
+// kin without num_parallel_reads), made to read several at once: tf.data's own interleave
+// over the names inside the reader, `num_parallel_reads=K`, K the cores (at most the files,
+// and 8). Where a shard follows the source, AddShardTheFiles says the change that also shards.
+void AddParallelReads(const spec::PipelineSpec& spec, int cores, CandidateList& out) {
+  std::vector<std::string> names;
+  spec::ElementSource per_file;
+  if (!FilesAndReaderOf(spec.source(), names, per_file) || names.size() < 2) return;
+  if (spec.ops_size() > 0 && Splits(spec.ops(0))) return;
+  const int64_t k = std::clamp<int64_t>(cores, 2, std::min<int64_t>(8, names.size()));
+  const std::string& source = spec.source().name();
+  spec::PipelineSpec changed = spec;
+  spec::Source& list = *changed.mutable_source();
+  list = spec::Source();
+  list.set_name(UnusedName(spec, "files"));
+  for (const std::string& f : names) list.mutable_from_tensor_slices()->add_strings(f);
+  spec::Op read;
+  read.set_name(source);  // the reader keeps its name: its knobs are set as before
+  *read.mutable_interleave()->mutable_per_element() = per_file;
+  read.mutable_interleave()->set_cycle_length(k);
+  read.mutable_interleave()->set_num_parallel_calls(k);
+  auto* ops = changed.mutable_ops();
+  ops->Add(std::move(read));
+  for (int i = ops->size() - 1; i > 0; --i) ops->SwapElements(i, i - 1);
+  SpecEdit edit;
+  edit.reapplicable = false;  // the source becomes files and an interleave
+  const std::string n = std::to_string(k);
+  out.Add({"interleave_files",
+           source,
+           "read " + source + "'s files " + n + " at a time",
+           {},
+           "read " + source + "'s " + std::to_string(names.size()) + " files " + n +
+               " at a time instead of one after another (num_parallel_reads=" + n + ")",
+           "Records come interleaved from " + n +
+               " files at a time instead of each file's in turn: a batch holds records of "
+               "several files.",
+           std::move(changed),
+           false,
+           std::move(edit)});
+}
+
 // The order advice's moves (filters and shards earlier, vectorising, a last prefetch).
 void AddOrderAdvice(const spec::PipelineSpec& spec, const trace::RangeAnalysis& measured,
                     CandidateList& out) {
@@ -913,6 +954,7 @@ std::vector<AdviceCandidate> AdviceCandidates(const spec::PipelineSpec& spec,
   AddOneIteratorForEveryEpoch(spec, out);
   AddShardFileList(spec, out);
   AddShardTheFiles(spec, std::max(1, cores), out);
+  AddParallelReads(spec, std::max(1, cores), out);
   AddGeneratorBatches(spec, out);
   AddGeneratorCopies(spec, out);
   AddFasterStorage(spec, out);

@@ -1893,6 +1893,52 @@ TEST(CodeImportTest, FixedLengthRecordsAreReadAsTheCodeCutsThem) {
       << parallel_emitted->text;
 }
 
+// Advice that reads the code's files several at once (interleave_files over a reader's
+// files) goes back into the reader's own call as num_parallel_reads, added or replacing the
+// one the code gives, and reads back as the same interleave.
+TEST(CodeImportTest, ReadingTheFilesAtOnceIsWrittenAsNumParallelReads) {
+  const std::string dir = ::testing::TempDir() + "/fixed_length_parallel";
+  std::filesystem::create_directories(dir);
+  for (const char* f : {"a.bin", "b.bin", "c.bin"}) {
+    std::ofstream(dir + "/" + f, std::ios::binary) << std::string(4 * 100, '\0');
+  }
+  for (const std::string given : {"", ", num_parallel_reads=1"}) {
+    const std::string code =
+        "import tensorflow as tf\nds = tf.data.FixedLengthRecordDataset(['a.bin', 'b.bin', "
+        "'c.bin'], 100" +
+        given + ")\nds = ds.batch(4)\n";
+    auto c = ImportCode(code, dir + "/train.py");
+    ASSERT_TRUE(c.ok()) << c.status().message();
+    ASSERT_TRUE(c->spec.source().has_fixed_length_record()) << c->spec.DebugString();
+    // What the advice's spec is: the names, then the reader over them two at a time.
+    spec::PipelineSpec advised = c->spec;
+    spec::Source names;
+    names.set_name("files");
+    for (const auto& f : c->spec.source().fixed_length_record().files()) {
+      names.mutable_from_tensor_slices()->add_strings(f);
+    }
+    spec::Op read;
+    read.set_name("read");
+    *read.mutable_interleave()->mutable_per_element()->mutable_fixed_length_record_file() =
+        c->spec.source().fixed_length_record().format();
+    read.mutable_interleave()->set_cycle_length(2);
+    read.mutable_interleave()->set_num_parallel_calls(2);
+    *advised.mutable_source() = names;
+    advised.mutable_ops()->Add(std::move(read));
+    for (int i = advised.ops_size() - 1; i > 0; --i) advised.mutable_ops()->SwapElements(i, i - 1);
+    const auto written = PatchCode(*c, advised);
+    ASSERT_TRUE(written.ok()) << written.status().message();
+    EXPECT_NE(written->text.find("FixedLengthRecordDataset(['a.bin', 'b.bin', 'c.bin'], 100, "
+                                 "num_parallel_reads=2)"),
+              std::string::npos)
+        << written->text;
+    auto back = ImportCode(written->text, dir + "/tuned.py");
+    ASSERT_TRUE(back.ok()) << back.status().message();
+    ASSERT_GE(back->spec.ops_size(), 1);
+    EXPECT_EQ(back->spec.ops(0).interleave().num_parallel_calls(), 2) << written->text;
+  }
+}
+
 // Files the code computes, or names and that are not here: synthetic records of the code's
 // own size stand in, and naming the real files reads them cut as the code cuts them.
 TEST(CodeImportTest, FixedLengthRecordsOfFilesNotHereStandInUntilNamed) {

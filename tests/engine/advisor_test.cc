@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <fstream>
 
 #include "engine/spec/spec_loader.h"
 #include "engine/spec/spec_overrides.h"
@@ -737,6 +738,39 @@ TEST(AdvisorTest, TheHeadingGivesBothRatesWhereTheSimulatorIsApartFromTheRun) {
   r.cores_unbudgeted = false;  // the spec's budget
   EXPECT_EQ(AdviceHeading(r),
             "19 changes tried in the simulator on 2 cores; a gain must exceed 3% on every seed");
+}
+
+// TFRecordDataset(files) without num_parallel_reads reads one file after another: the files
+// read a few at a time is a change tried (the reader keeps its name, so its knobs keep
+// theirs), not where a shard follows the source (the file list is sharded there instead).
+TEST(AdvisorTest, AReaderOfSeveralFilesIsTriedReadingThemAtOnce) {
+  std::string files;
+  for (const char* name : {"a", "b", "c"}) {
+    const std::string path = ::testing::TempDir() + "/pipescope_parallel_reads_" + name;
+    std::ofstream(path).flush();
+    files += "files: \"" + path + "\" ";
+  }
+  const auto candidate = [&files](const std::string& ops) -> std::optional<AdviceCandidate> {
+    const spec::PipelineSpec three = Spec("name: \"t\" source { name: \"read\" tfrecord { " +
+                                          files + "compression: \"GZIP\" } } " + ops +
+                                          " train_step { step_time: \"1ms\" device: simulated }");
+    for (const AdviceCandidate& c : AdviceCandidates(three, {}, 2)) {
+      if (c.kind == "interleave_files") return c;
+    }
+    return std::nullopt;
+  };
+  const auto parallel = candidate("ops { name: \"batch\" batch { batch_size: 4 } }");
+  ASSERT_TRUE(parallel.has_value());
+  EXPECT_EQ(parallel->change, "read read's files 2 at a time");
+  EXPECT_FALSE(parallel->changes_output.empty());
+  const spec::PipelineSpec& s = parallel->spec;
+  EXPECT_EQ(s.source().from_tensor_slices().strings_size(), 3) << SpecToText(s);
+  ASSERT_GE(s.ops_size(), 2);
+  EXPECT_EQ(s.ops(0).name(), "read");
+  EXPECT_EQ(s.ops(0).interleave().per_element().tfrecord_file().compression(), "GZIP");
+  EXPECT_EQ(s.ops(0).interleave().num_parallel_calls(), 2);
+  EXPECT_TRUE(PlanPipeline(s, 2).ok());
+  EXPECT_FALSE(candidate("ops { name: \"shard\" shard { num_shards: 2 index: 0 } }").has_value());
 }
 
 // An interleave reading its files from a hard disk the spec names: among the changes tried,
