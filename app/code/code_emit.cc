@@ -73,18 +73,14 @@ const char* SuffixFor(spec::StandsFor stands_for) {
 // The arguments after the files a tf.data reader of one file takes (file_readers.h): how
 // FixedLengthRecordDataset cuts them, and the compression.
 std::string ReaderArguments(const spec::ElementSource& per_file) {
-  std::string compression;
   std::string out;
   if (per_file.has_fixed_length_record_file()) {
     const auto& f = per_file.fixed_length_record_file();
     out += ", record_bytes=" + std::to_string(f.record_bytes());
     if (f.header_bytes() > 0) out += ", header_bytes=" + std::to_string(f.header_bytes());
     if (f.footer_bytes() > 0) out += ", footer_bytes=" + std::to_string(f.footer_bytes());
-    compression = f.compression();
-  } else {
-    compression = per_file.has_text_line_file() ? per_file.text_line_file().compression()
-                                                : per_file.tfrecord_file().compression();
   }
+  const std::string& compression = engine::CompressionOfReader(per_file);
   if (!compression.empty()) out += ", compression_type=" + Quote(compression);
   return out;
 }
@@ -403,10 +399,6 @@ struct Emitter {
                          const google::protobuf::RepeatedPtrField<spec::Op>& ops) {
     std::string made;
     switch (e.kind_case()) {
-      case spec::ElementSource::kTextLineFile:
-      case spec::ElementSource::kFixedLengthRecordFile:
-        made = ReaderCall(e, "f") + ")";
-        break;
       case spec::ElementSource::kFromElement:
         made = "tf.data.Dataset.from_tensors(f)";
         break;
@@ -428,13 +420,8 @@ struct Emitter {
         if (!g.first_wait().empty()) Pragma(op_name + ".first_wait=" + g.first_wait());
         break;
       }
-      case spec::ElementSource::kTfrecordFile:
-      default:
-        made = "tf.data.TFRecordDataset(f";
-        if (e.has_tfrecord_file() && !e.tfrecord_file().compression().empty()) {
-          made += ", compression_type=" + Quote(e.tfrecord_file().compression());
-        }
-        made += ")";
+      default:  // a reader of the file: TFRecordDataset (also where none is said), ...
+        made = ReaderCall(e, "f") + ")";
         break;
     }
     for (const spec::Op& op : ops) made += Method(op, true);

@@ -290,14 +290,12 @@ void StandInMissingFiles(ImportedCode& code, const std::filesystem::path& base, 
       spec::ElementSource* per = PerElementOf(&op);
       if (!per || !engine::ReadsANamedFile(*per)) continue;
       code.written_per_element[op.name()] = *per;
-      code.stand_in_reads[op.name()] = ReadsOf(*per);
-      // A fixed-length record is the size the code cuts, not a stand-in's.
-      const int64_t record_bytes = per->has_fixed_length_record_file()
-                                       ? per->fixed_length_record_file().record_bytes()
-                                       : StandInRecordBytes(code.stand_in_reads[op.name()]);
+      code.stand_in_readers[op.name()] = *per;
+      const spec::StandsFor stands_for = StandsForReads(ReadsOf(*per));
+      const int64_t record_bytes = StandInRecordBytes(*per);
       per->mutable_synthetic_file()->set_records_per_file(kStandInRecordsPerFile);
       per->mutable_synthetic_file()->set_record_bytes(record_bytes);
-      per->mutable_synthetic_file()->set_stands_for(StandsForReads(code.stand_in_reads[op.name()]));
+      per->mutable_synthetic_file()->set_stands_for(stands_for);
     }
   };
   std::vector<std::string> listed;
@@ -307,23 +305,17 @@ void StandInMissingFiles(ImportedCode& code, const std::filesystem::path& base, 
     const std::string missing = first_missing(*engine::MutableRecordFilesOf(s));
     if (missing.empty()) return;
     code.written_source = written;
-    code.source_reads = ReadsOf(per_file);
-    code.source_cut = per_file.fixed_length_record_file();
-    code.source_compression =
-        code.source_reads == "tfrecord"    ? per_file.tfrecord_file().compression()
-        : code.source_reads == "text_line" ? per_file.text_line_file().compression()
-                                           : code.source_cut.compression();
-    if (!code.source_compression.empty()) {
-      code.notes.push_back({at, CompressedStandInNote("the", code.source_compression, s.name())});
+    code.source_reader = per_file;
+    if (const std::string& compression = engine::CompressionOfReader(per_file);
+        !compression.empty()) {
+      code.notes.push_back({at, CompressedStandInNote("the", compression, s.name())});
     }
     code.source_stand_in = true;
-    const int64_t record_bytes = code.source_reads == "fixed_length_record"
-                                     ? code.source_cut.record_bytes()
-                                     : StandInRecordBytes(code.source_reads);
+    const int64_t record_bytes = StandInRecordBytes(per_file);
     s.clear_kind();
     s.mutable_synthetic()->set_records(kStandInRecords);
     s.mutable_synthetic()->set_record_bytes(record_bytes);
-    s.mutable_synthetic()->set_stands_for(StandsForReads(code.source_reads));
+    s.mutable_synthetic()->set_stands_for(StandsForReads(ReadsOf(per_file)));
     // The files' note and the count's apart, so that giving the count answers its own and
     // leaves the files' (a note naming a setting goes once it is set).
     code.notes.push_back({at, "'" + missing +
@@ -359,9 +351,9 @@ void StandInMissingFiles(ImportedCode& code, const std::filesystem::path& base, 
                             "' here (nor beside the code): " + std::to_string(kStandInFiles) +
                             " files of synthetic records stand in; --set " + s.name() +
                             ".pattern=PATTERN lists real files"});
-    if (!code.stand_in_reads.empty()) {  // described at the first reader over the files
-      const auto& [reader, reads] = *code.stand_in_reads.begin();
-      describe(reader, StandInRecordBytes(reads));
+    if (!code.stand_in_readers.empty()) {  // described at the first reader over the files
+      const auto& [op, reader] = *code.stand_in_readers.begin();
+      describe(op, StandInRecordBytes(reader));
     }
   } else if (s.from_tensor_slices().strings_size() > 0) {
     bool read = false;
@@ -400,10 +392,7 @@ std::string RealData(const spec::PipelineSpec& spec) {
   const spec::Source& s = spec.source();
   const spec::ElementSource* per = nullptr;
   for (const spec::Op& op : spec.ops()) {
-    if (op.has_interleave() || op.has_flat_map()) {
-      per = op.has_interleave() ? &op.interleave().per_element() : &op.flat_map().per_element();
-      break;
-    }
+    if ((per = engine::PerElementSourceOf(op))) break;
   }
   const bool names = s.has_list_files() || s.from_tensor_slices().strings_size() > 0;
   const bool fixed_length =
@@ -593,7 +582,7 @@ void WaitForRemoteFileReads(ImportedCode& code) {
 void MarkStandInSizes(ImportedCode& code) {
   spec::PipelineSpec& spec = code.spec;
   if (code.source_stand_in) spec.mutable_source()->set_size_is_stand_in(true);
-  for (const auto& [name, format] : code.stand_in_reads) {
+  for (const auto& [name, reader] : code.stand_in_readers) {
     spec::ElementSource* per = PerElementOf(FindOp(spec, name));
     if (per && per->has_synthetic_file()) per->mutable_synthetic_file()->set_size_is_stand_in(true);
   }
@@ -683,17 +672,15 @@ engine::Result<ImportedCode> ImportCode(const std::string& source, const std::st
   NoteOthers(reader, *chosen, code);
   NoteWorkAfterPipeline(tree, reader, *chosen, code);
   code.source_stand_in = p.stand_in;
-  code.source_reads = p.reads;
-  code.source_compression = p.compression;
-  code.source_cut = p.fixed_length_cut;
+  code.source_reader = p.reader;
   // A compressed file's stand-in records are plain (minigo#520's ZLIB files filled a shuffle
   // buffer ten times slower than the stand-in).
-  if (p.stand_in && !p.compression.empty()) {
-    code.notes.push_back(
-        {p.source_at, CompressedStandInNote("the", p.compression, p.source.name())});
+  if (const std::string& compression =
+          p.reader ? engine::CompressionOfReader(*p.reader) : std::string();
+      p.stand_in && !compression.empty()) {
+    code.notes.push_back({p.source_at, CompressedStandInNote("the", compression, p.source.name())});
   }
-  code.stand_in_reads = p.stand_in_reads;
-  code.stand_in_cuts = p.stand_in_cuts;
+  code.stand_in_readers = p.stand_in_readers;
   code.sites = p.sites;
   code.before_more_workers = p.before_more_workers;
   code.autotune_spelling = p.autotune_spelling;
@@ -801,14 +788,12 @@ engine::Status SetCodeKnob(ImportedCode& code, const std::string& assignment) {
   spec::PipelineSpec& spec = code.spec;
   spec::Source& source = *spec.mutable_source();
 
-  if (knob == "files" && name == source.name() && !code.source_reads.empty()) {
+  if (knob == "files" && name == source.name() && code.source_reader) {
     const std::vector<std::string> files = engine::GlobFiles(value);
     if (files.empty()) return engine::NotFound("no file matches '" + value + "'");
     // The files are compressed (and cut) as the code says, which the stand-in's records were
     // not.
-    source = engine::SourceOfFiles(
-        source.name(), files,
-        FileReaderOf(code.source_reads, code.source_compression, code.source_cut));
+    source = engine::SourceOfFiles(source.name(), files, *code.source_reader);
     code.source_stand_in = false;
     RestoreNativeWork(code);
   } else if (spec::Source* second = engine::FindSourceNamed(spec, name);
@@ -832,16 +817,8 @@ engine::Status SetCodeKnob(ImportedCode& code, const std::string& assignment) {
     source.clear_size_is_stand_in();
     code.source_stand_in = false;
     // The interleaves over these names now read the files the code reads.
-    for (const auto& [op_name, format] : code.stand_in_reads) {
-      spec::ElementSource* per = PerElementOf(FindOp(spec, op_name));
-      if (!per) continue;
-      const auto written = code.written_per_element.find(op_name);
-      const auto cut = code.stand_in_cuts.find(op_name);
-      *per = written != code.written_per_element.end()
-                 ? written->second
-                 : FileReaderOf(format, "",
-                                cut != code.stand_in_cuts.end() ? cut->second
-                                                                : spec::FixedLengthRecordFile{});
+    for (const auto& [op_name, reader] : code.stand_in_readers) {
+      if (spec::ElementSource* per = PerElementOf(FindOp(spec, op_name))) *per = reader;
     }
     RestoreNativeWork(code);
   } else {

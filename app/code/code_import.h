@@ -27,11 +27,8 @@ struct ImportedCode {
   // How a stand-in becomes real files (SetCodeKnob): the format the source reads, and the
   // interleaves whose synthetic files stand in for files of a format.
   bool source_stand_in = false;
-  std::string source_reads;
-  std::string source_compression;          // "ZLIB", "GZIP" or empty, as the code passes it
-  spec::FixedLengthRecordFile source_cut;  // Pipeline's fixed_length_cut
-  std::map<std::string, std::string> stand_in_reads;
-  std::map<std::string, spec::FixedLengthRecordFile> stand_in_cuts;  // Pipeline's
+  std::optional<spec::ElementSource> source_reader;             // Pipeline's reader
+  std::map<std::string, spec::ElementSource> stand_in_readers;  // Pipeline's
   std::map<std::string, KnobSite> sites;  // where the code sets each knob, by "op.knob"
   std::map<std::string, std::string> before_more_workers;  // Pipeline's
   std::string autotune_spelling;                           // Pipeline's

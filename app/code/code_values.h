@@ -76,6 +76,18 @@ inline int64_t StandInRecordBytes(spec::StandsFor stands_for) {
 inline int64_t StandInRecordBytes(const std::string& reads) {
   return StandInRecordBytes(StandsForReads(reads));
 }
+// The `reads` of a reader of named files (file_readers.h's ReadsANamedFile).
+inline std::string ReadsOf(const spec::ElementSource& per_file) {
+  if (per_file.has_text_line_file()) return "text_line";
+  if (per_file.has_fixed_length_record_file()) return "fixed_length_record";
+  return "tfrecord";
+}
+// The size of a record standing in for one a reader of files reads: a fixed-length record is
+// the size its reader cuts, any other a stand-in's.
+inline int64_t StandInRecordBytes(const spec::ElementSource& reader) {
+  return reader.has_fixed_length_record_file() ? reader.fixed_length_record_file().record_bytes()
+                                               : StandInRecordBytes(ReadsOf(reader));
+}
 // How the spec reads one file of a format (file_readers.h): `cut` is how
 // FixedLengthRecordDataset cuts its files, for that reader alone.
 inline spec::ElementSource FileReaderOf(const std::string& reads, const std::string& compression,
@@ -90,12 +102,6 @@ inline spec::ElementSource FileReaderOf(const std::string& reads, const std::str
     per_file.mutable_tfrecord_file()->set_compression(compression);
   }
   return per_file;
-}
-// The `reads` of a reader of named files (file_readers.h's ReadsANamedFile).
-inline std::string ReadsOf(const spec::ElementSource& per_file) {
-  if (per_file.has_text_line_file()) return "text_line";
-  if (per_file.has_fixed_length_record_file()) return "fixed_length_record";
-  return "tfrecord";
 }
 
 // Something the code leaves out or that import-code assumed, with where and, when a
@@ -157,14 +163,11 @@ struct KnobSite {
 
 struct Pipeline {
   std::string framework;  // "tfdata", "pytorch" or "keras"
-  // The file format the source reads ("tfrecord", "text_line", "fixed_length_record"; empty
-  // for others), and whether its files are a stand-in: the code computes them when it runs,
-  // so synthetic records take their place until `--set SOURCE.files=PATTERN` names real ones.
-  std::string reads;
-  std::string compression;
-  // How FixedLengthRecordDataset cuts its files (reads "fixed_length_record"), kept for real
-  // files named later.
-  spec::FixedLengthRecordFile fixed_length_cut;
+  // How the source reads each of its files (file_readers.h: TFRecordDataset's, TextLine's,
+  // FixedLengthRecord's, with their compression and cut; none for other sources), and whether
+  // its files are a stand-in: the code computes them when it runs, so synthetic records take
+  // their place until `--set SOURCE.files=PATTERN` names real ones, read so.
+  std::optional<spec::ElementSource> reader;
   // The remote store its source's files are on (path_values.h: "Cloud Storage" for gs://),
   // empty for local files or ones the code does not show; and the read buffer the code
   // gives its reader (TFRecordDataset's buffer_size; -1 where it gives none).
@@ -175,10 +178,9 @@ struct Pipeline {
   // The source is synthetic records standing in for files the code computes: their count and
   // size are said in a note of their own, made once their size is known (example_size.h).
   bool stand_in_records = false;
-  // Interleaves and flat_maps whose synthetic files stand in for files of this format, and
-  // how those of fixed-length records are cut.
-  std::map<std::string, std::string> stand_in_reads;
-  std::map<std::string, spec::FixedLengthRecordFile> stand_in_cuts;
+  // Interleaves and flat_maps whose synthetic files stand in for files, and the reader of
+  // each file they stand in for.
+  std::map<std::string, spec::ElementSource> stand_in_readers;
   // What must change in the code before a loader (by op name) takes more worker processes
   // than it has (an HDF5 handle opened in its Dataset's __init__), said where code written
   // back adds them.

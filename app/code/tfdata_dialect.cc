@@ -59,7 +59,7 @@ std::string CompressionOf(const Value* v) {
 Value RemoteFileSource(std::shared_ptr<Pipeline> p, const CallArgs& a, size_t parallel_reads_at,
                        const std::vector<std::string>& files, std::optional<int64_t> parallel_reads,
                        const Value* files_arg, int64_t record_bytes) {
-  const std::string format = p->reads;
+  const std::string format = ReadsOf(*p->reader);
   const std::string name = "read";
   const bool named = !files.empty();
   p->stand_in = !named;  // the files' names, not their records: those the interleave's say
@@ -74,7 +74,7 @@ Value RemoteFileSource(std::shared_ptr<Pipeline> p, const CallArgs& a, size_t pa
   f->set_record_bytes(record_bytes);
   f->set_stands_for(StandsForReads(format));
   f->set_size_is_stand_in(true);
-  p->stand_in_reads[name] = format;
+  p->stand_in_readers[name] = *p->reader;
   const Value* reads = a.Get(parallel_reads_at, "num_parallel_reads");
   RecordSite(*p, a, reads, name, "num_parallel_reads", "num_parallel_calls");
   RecordSite(*p, a, reads, name, "num_parallel_reads", "cycle_length");
@@ -96,8 +96,9 @@ Value RemoteFileSource(std::shared_ptr<Pipeline> p, const CallArgs& a, size_t pa
       (il->num_parallel_calls() == 0 ? "one after another (num_parallel_reads absent)"
                                      : "num_parallel_reads at a time");
   p->Note(a.node.start(), ReadFromRemoteStore(*f, name, p->remote_store, p->read_buffer_bytes));
-  if (!p->compression.empty()) {
-    p->Note(a.node.start(), CompressedStandInNote("read's", p->compression, name));
+  if (const std::string& compression = engine::CompressionOfReader(*p->reader);
+      !compression.empty()) {
+    p->Note(a.node.start(), CompressedStandInNote("read's", compression, name));
   }
   p->op_at[name] = a.node.start();
   MarkSourceCall(*p, a);
@@ -121,14 +122,11 @@ struct FileCall {
 Value FileSource(PythonReader& r, const CallArgs& a, const FileCall& call) {
   const std::string& format = call.reads;
   auto p = r.NewPipeline("tfdata", a.node.start());
-  p->reads = format;
-  p->compression = CompressionOf(a.Get(call.compression_at, "compression_type"));
-  p->fixed_length_cut = call.cut;
+  p->reader =
+      FileReaderOf(format, CompressionOf(a.Get(call.compression_at, "compression_type")), call.cut);
   if (!call.cut_note.empty()) p->Note(a.node.start(), call.cut_note);
-  const spec::ElementSource per_file = FileReaderOf(format, p->compression, call.cut);
-  // A stand-in record is the code's record_bytes where it gives them.
-  const int64_t stand_in_bytes =
-      format == "fixed_length_record" ? call.cut.record_bytes() : StandInRecordBytes(format);
+  const spec::ElementSource& per_file = *p->reader;
+  const int64_t stand_in_bytes = StandInRecordBytes(per_file);
   bool known = false;
   const Value* files_arg = a.Get(0, "filenames");
   if (files_arg) p->remote_store = RemoteStoreOf(*files_arg);
@@ -570,7 +568,7 @@ Value MakeCsvDataset(PythonReader& r, const CallArgs& a) {
     f->set_records_per_file(kStandInRecordsPerFile);
     f->set_record_bytes(kStandInLineBytes);
     f->set_stands_for(StandsForReads("text_line"));
-    p->stand_in_reads[read.name()] = "text_line";
+    p->stand_in_readers[read.name()] = FileReaderOf("text_line", compression, {});
   }
   // header=True by default: each file's CsvDataset drops its first line, the column names.
   const Value* header = a.Get(9, "header");
@@ -753,7 +751,7 @@ Value ImagesFromDirectory(PythonReader& r, const CallArgs& a) {
 Value DatasetsLoad(PythonReader& r, const CallArgs& a) {
   auto p = r.NewPipeline("tfdata", a.node.start());
   p->source.set_name("read");
-  p->reads = "tfrecord";
+  p->reader.emplace().mutable_tfrecord_file();
   p->stand_in = true;
   p->source.mutable_synthetic()->set_records(kStandInRecords);
   p->source.mutable_synthetic()->set_record_bytes(kStandInRecordBytes);
@@ -956,20 +954,18 @@ void ReadPerElement(PythonReader& r, Pipeline& p, const CallArgs& a, const std::
                                "' per element: each of its threads runs one, and their Python "
                                "takes turns under the process's one interpreter lock; " +
                                yields + "; " + cost);
-  } else if (sub.reads.empty()) {
+  } else if (!sub.reader) {
     per_element.mutable_from_element();
     p.Note(a.node.start(), op + " makes a dataset that reads no files: each element stands for "
                                 "itself (Dataset.from_tensors)");
   } else if (names_known) {
-    per_element = FileReaderOf(sub.reads, sub.compression, sub.fixed_length_cut);
+    per_element = *sub.reader;
   } else {
     auto* f = per_element.mutable_synthetic_file();
     f->set_records_per_file(kStandInRecordsPerFile);
-    const bool cut = sub.reads == "fixed_length_record";
-    f->set_record_bytes(cut ? sub.fixed_length_cut.record_bytes() : StandInRecordBytes(sub.reads));
-    f->set_stands_for(StandsForReads(sub.reads));
-    p.stand_in_reads[op] = sub.reads;
-    if (cut) p.stand_in_cuts[op] = sub.fixed_length_cut;
+    f->set_record_bytes(StandInRecordBytes(*sub.reader));
+    f->set_stands_for(StandsForReads(ReadsOf(*sub.reader)));
+    p.stand_in_readers[op] = *sub.reader;
     if (!store.empty()) {
       p.Note(a.node.start(), ReadFromRemoteStore(*f, op, store, sub.read_buffer_bytes));
     } else if (!p.stand_in) {
@@ -979,8 +975,9 @@ void ReadPerElement(PythonReader& r, Pipeline& p, const CallArgs& a, const std::
     }
     // The stand-in's records are plain: a compressed file's decompression is CPU per record
     // that only real files (--set NAME.files=PATTERN) or a read's cost carry.
-    if (!sub.compression.empty()) {
-      p.Note(a.node.start(), CompressedStandInNote(op + "'s", sub.compression, op));
+    if (const std::string& compression = engine::CompressionOfReader(*sub.reader);
+        !compression.empty()) {
+      p.Note(a.node.start(), CompressedStandInNote(op + "'s", compression, op));
     }
   }
   // A generator per element is no source of the spec: its notes' knobs (`--set

@@ -4,22 +4,25 @@
 
 namespace pipescope::engine {
 
-std::string FixedLengthRecordReader::NotWholeRecords(uint64_t body_bytes) const {
-  return "\"" + path_ + "\": its body, " + std::to_string(body_bytes) +
-         " bytes between a header of " + std::to_string(format_.header_bytes) +
-         " and a footer of " + std::to_string(format_.footer_bytes) +
-         ", is not a whole number of records of " + std::to_string(format_.record_bytes) + " bytes";
+namespace {
+
+std::string NotWholeRecords(const std::string& path, const FixedLengthRecordFormat& format,
+                            uint64_t body_bytes) {
+  return "\"" + path + "\": its body, " + std::to_string(body_bytes) +
+         " bytes between a header of " + std::to_string(format.header_bytes) + " and a footer of " +
+         std::to_string(format.footer_bytes) + ", is not a whole number of records of " +
+         std::to_string(format.record_bytes) + " bytes";
 }
 
-std::string FixedLengthRecordReader::ShorterThanItsFrame(uint64_t bytes) const {
-  return "\"" + path_ + "\" is " + std::to_string(bytes) + " bytes" +
-         (format_.compression == Compression::kNone ? "" : " decompressed") +
-         ", shorter than its header (" + std::to_string(format_.header_bytes) +
-         " bytes) and footer (" + std::to_string(format_.footer_bytes) + " bytes)";
+std::string ShorterThanItsFrame(const std::string& path, const FixedLengthRecordFormat& format,
+                                uint64_t bytes) {
+  return "\"" + path + "\" is " + std::to_string(bytes) + " bytes" +
+         (format.compression == Compression::kNone ? "" : " decompressed") +
+         ", shorter than its header (" + std::to_string(format.header_bytes) +
+         " bytes) and footer (" + std::to_string(format.footer_bytes) + " bytes)";
 }
 
-Result<std::unique_ptr<FixedLengthRecordReader>> FixedLengthRecordReader::Open(
-    const std::string& path, const FixedLengthRecordFormat& format) {
+Status CheckFormat(const std::string& path, const FixedLengthRecordFormat& format) {
   if (format.record_bytes < 1) {
     return InvalidArgument("\"" + path + "\": record_bytes must be at least 1, not " +
                            std::to_string(format.record_bytes));
@@ -27,27 +30,42 @@ Result<std::unique_ptr<FixedLengthRecordReader>> FixedLengthRecordReader::Open(
   if (format.header_bytes < 0 || format.footer_bytes < 0) {
     return InvalidArgument("\"" + path + "\": header_bytes and footer_bytes must not be negative");
   }
-  ASSIGN_OR_RETURN(auto source, ByteSource::Open(path, format.compression));
-  std::unique_ptr<FixedLengthRecordReader> reader(
-      new FixedLengthRecordReader(std::move(source), path, format));
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<int64_t> WholeRecordsIn(const std::string& path, const FixedLengthRecordFormat& format,
+                               uint64_t size) {
+  RETURN_IF_ERROR(CheckFormat(path, format));
+  const auto frame = static_cast<uint64_t>(format.header_bytes + format.footer_bytes);
+  if (size < frame) return InvalidArgument(ShorterThanItsFrame(path, format, size));
+  const auto record = static_cast<uint64_t>(format.record_bytes);
+  if ((size - frame) % record != 0) {
+    return InvalidArgument(NotWholeRecords(path, format, size - frame));
+  }
+  return static_cast<int64_t>((size - frame) / record);
+}
+
+Result<std::unique_ptr<FixedLengthRecordReader>> FixedLengthRecordReader::Open(
+    const std::string& path, const FixedLengthRecordFormat& format) {
+  RETURN_IF_ERROR(CheckFormat(path, format));
+  // An uncompressed file's size says whether its body is whole records before it is read.
   struct stat st {};
   if (format.compression == Compression::kNone && stat(path.c_str(), &st) == 0 &&
       S_ISREG(st.st_mode)) {
-    const auto size = static_cast<uint64_t>(st.st_size);
-    const auto frame = static_cast<uint64_t>(format.header_bytes + format.footer_bytes);
-    if (size < frame) return InvalidArgument(reader->ShorterThanItsFrame(size));
-    if ((size - frame) % static_cast<uint64_t>(format.record_bytes) != 0) {
-      return InvalidArgument(reader->NotWholeRecords(size - frame));
-    }
+    RETURN_IF_ERROR(WholeRecordsIn(path, format, static_cast<uint64_t>(st.st_size)).status());
   }
-  return reader;
+  ASSIGN_OR_RETURN(auto source, ByteSource::Open(path, format.compression));
+  return std::unique_ptr<FixedLengthRecordReader>(
+      new FixedLengthRecordReader(std::move(source), path, format));
 }
 
 Status FixedLengthRecordReader::SkipHeader() {
   const auto header = static_cast<size_t>(format_.header_bytes);
   ASSIGN_OR_RETURN(const size_t n, source_->Peek(header));
   if (n < header) {
-    return DataLoss(ShorterThanItsFrame(n));
+    return DataLoss(ShorterThanItsFrame(path_, format_, n));
   }
   source_->Consume(header);
   header_skipped_ = true;
@@ -83,8 +101,8 @@ Status FixedLengthRecordReader::Read(std::string& record, bool& end) {
   // or the file ends inside its header and footer.
   const uint64_t total = source_->offset() + n;
   const auto frame = static_cast<uint64_t>(format_.header_bytes + format_.footer_bytes);
-  if (total < frame) return DataLoss(ShorterThanItsFrame(total));
-  return DataLoss(NotWholeRecords(total - frame) + " (" + std::to_string(n) +
+  if (total < frame) return DataLoss(ShorterThanItsFrame(path_, format_, total));
+  return DataLoss(NotWholeRecords(path_, format_, total - frame) + " (" + std::to_string(n) +
                   " bytes left at offset " + std::to_string(source_->offset()) + ")");
 }
 

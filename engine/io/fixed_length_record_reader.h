@@ -23,6 +23,13 @@ struct FixedLengthRecordFormat {
   Compression compression = Compression::kNone;
 };
 
+// The records an uncompressed file of `size` bytes holds, cut by `format`, from its size
+// alone. Errors (naming `path`): a record size below 1 or a negative header or footer; a file
+// shorter than its header and footer, or whose body is not a whole number of records. The
+// rule Open applies, and the simulator's count of a file without opening it.
+Result<int64_t> WholeRecordsIn(const std::string& path, const FixedLengthRecordFormat& format,
+                               uint64_t size);
+
 class FixedLengthRecordReader {
  public:
   // Errors: a record size below 1 or a negative header or footer; the file cannot be
@@ -42,8 +49,6 @@ class FixedLengthRecordReader {
                           const FixedLengthRecordFormat& format)
       : source_(std::move(source)), path_(std::move(path)), format_(format) {}
   Status SkipHeader();
-  std::string NotWholeRecords(uint64_t body_bytes) const;
-  std::string ShorterThanItsFrame(uint64_t bytes) const;
 
   std::unique_ptr<ByteSource> source_;
   const std::string path_;

@@ -124,13 +124,14 @@ engine::Result<FileStats> ScanFiles(const std::vector<std::string>& files,
                                     const spec::FixedLengthRecordFile& format,
                                     const std::string& stage) {
   ASSIGN_OR_RETURN(const engine::FixedLengthRecordFormat cut, engine::FixedLengthFormatOf(format));
-  for (const std::string& f : files) {
-    if (auto opened = engine::FixedLengthRecordReader::Open(f, cut); !opened.ok()) {
-      return opened.status().WithContext("fixed_length_record '" + stage + "'");
-    }
-  }
-  return ScanFiles(files,
-                   [&](const std::string& f) { return StatsOfFixedLengthRecordFile(f, cut); });
+  engine::Status refused;
+  const FileStats stats = ScanFiles(files, [&](const std::string& f) {
+    auto file = StatsOfFixedLengthRecordFile(f, cut);
+    if (!file.ok() && refused.ok()) refused = file.status();
+    return file.ok() ? file.value() : TfRecordFileStats{};
+  });
+  if (!refused.ok()) return refused.WithContext("fixed_length_record '" + stage + "'");
+  return stats;
 }
 
 engine::Result<double> DurationOr0(const std::string& text) {

@@ -94,16 +94,15 @@ TfRecordFileStats StatsOfTextLineFile(const std::string& path, engine::Compressi
                 [&] { return Count<engine::TextLineReader>(path, compression); });
 }
 
-TfRecordFileStats StatsOfFixedLengthRecordFile(const std::string& path,
-                                               const engine::FixedLengthRecordFormat& format) {
+engine::Result<TfRecordFileStats> StatsOfFixedLengthRecordFile(
+    const std::string& path, const engine::FixedLengthRecordFormat& format) {
   if (format.compression == engine::Compression::kNone) {
-    // Opening checks the body is whole records, from the file's size: nothing to read.
-    if (!engine::FixedLengthRecordReader::Open(path, format).ok()) return {};
     struct stat st {};
-    if (stat(path.c_str(), &st) != 0) return {};
-    const int64_t records =
-        (st.st_size - format.header_bytes - format.footer_bytes) / format.record_bytes;
-    return {.readable = true, .records = records, .bytes = records * format.record_bytes};
+    if (stat(path.c_str(), &st) != 0) return TfRecordFileStats{};
+    ASSIGN_OR_RETURN(const int64_t records,
+                     engine::WholeRecordsIn(path, format, static_cast<uint64_t>(st.st_size)));
+    return TfRecordFileStats{
+        .readable = true, .records = records, .bytes = records * format.record_bytes};
   }
   return Cached(path, format.compression, Format::kFixedLength,
                 [&] { return Count<engine::FixedLengthRecordReader>(path, format); },

@@ -25,9 +25,10 @@ TfRecordFileStats StatsOfTfRecordFile(const std::string& path, engine::Compressi
 // version of the file the same way. Thread-safe.
 TfRecordFileStats StatsOfTextLineFile(const std::string& path, engine::Compression compression);
 // A fixed-length record file's records as FixedLengthRecordDataset cuts it: from its size
-// where it is uncompressed, else read once per version and format. A file the reader
-// refuses is not readable. Thread-safe.
-TfRecordFileStats StatsOfFixedLengthRecordFile(const std::string& path,
-                                               const engine::FixedLengthRecordFormat& format);
+// where it is uncompressed (not opened), else read once per version and cut. Errors: the
+// reader's refusal of an uncompressed file (a body of no whole records), in its words; a file
+// that is not there is not readable. Thread-safe.
+engine::Result<TfRecordFileStats> StatsOfFixedLengthRecordFile(
+    const std::string& path, const engine::FixedLengthRecordFormat& format);
 
 }  // namespace pipescope::sim

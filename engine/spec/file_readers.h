@@ -90,6 +90,15 @@ inline google::protobuf::RepeatedPtrField<std::string>* MutableRecordFilesOf(spe
   return nullptr;
 }
 
+// The compression a reader of one file reads it with ("" for none, or for no reader).
+inline const std::string& CompressionOfReader(const spec::ElementSource& per_file) {
+  if (per_file.has_text_line_file()) return per_file.text_line_file().compression();
+  if (per_file.has_fixed_length_record_file()) {
+    return per_file.fixed_length_record_file().compression();
+  }
+  return per_file.tfrecord_file().compression();
+}
+
 // Whether an element source reads the file its element names with one of these readers.
 inline bool ReadsANamedFile(const spec::ElementSource& per_file) {
   return per_file.has_tfrecord_file() || per_file.has_text_line_file() ||

@@ -9,6 +9,7 @@
 #include <regex>
 
 #include "engine/core/text_file.h"
+#include "engine/spec/file_readers.h"
 #include "engine/spec/spec_validator.h"
 
 namespace pipescope::engine {
@@ -107,12 +108,7 @@ template <typename F>
 void ForEachDataPath(spec::PipelineSpec& spec, F f) {
   auto* source = spec.mutable_source();
   if (source->has_list_files()) f(source->mutable_list_files()->mutable_pattern());
-  google::protobuf::RepeatedPtrField<std::string>* files =
-      source->has_tfrecord()              ? source->mutable_tfrecord()->mutable_files()
-      : source->has_text_line()           ? source->mutable_text_line()->mutable_files()
-      : source->has_fixed_length_record() ? source->mutable_fixed_length_record()->mutable_files()
-                                          : nullptr;
-  if (files) {
+  if (auto* files = MutableRecordFilesOf(*source)) {
     for (auto& file : *files) f(&file);
   }
 }

@@ -615,19 +615,11 @@ void AddParallelReads(const spec::PipelineSpec& spec, int cores, CandidateList& 
   if (spec.ops_size() > 0 && Splits(spec.ops(0))) return;
   const int64_t k = std::clamp<int64_t>(cores, 2, std::min<int64_t>(8, names.size()));
   const std::string& source = spec.source().name();
-  spec::PipelineSpec changed = spec;
-  spec::Source& list = *changed.mutable_source();
-  list = spec::Source();
+  spec::Source list;
   list.set_name(UnusedName(spec, "files"));
   for (const std::string& f : names) list.mutable_from_tensor_slices()->add_strings(f);
-  spec::Op read;
-  read.set_name(source);  // the reader keeps its name: its knobs are set as before
-  *read.mutable_interleave()->mutable_per_element() = per_file;
-  read.mutable_interleave()->set_cycle_length(k);
-  read.mutable_interleave()->set_num_parallel_calls(k);
-  auto* ops = changed.mutable_ops();
-  ops->Add(std::move(read));
-  for (int i = ops->size() - 1; i > 0; --i) ops->SwapElements(i, i - 1);
+  // The reader keeps the source's name: its knobs are set as before.
+  spec::PipelineSpec changed = FilesReadAtOnce(spec, list, per_file, k, source, 0);
   SpecEdit edit;
   edit.reapplicable = false;  // the source becomes files and an interleave
   const std::string n = std::to_string(k);
@@ -686,8 +678,8 @@ std::vector<AdviceCandidate> StartUpCandidates(const spec::PipelineSpec& spec, i
     }
     // No larger than what fits a quarter of the RAM budget, where its elements' size is known.
     int64_t small = kSmallShuffleBuffer;
-    if (const auto held = ShuffleBufferBytes(spec, i); held && ram > 0 && buffer > 0) {
-      small = std::min(small, ShuffleBufferThatFits(*held / buffer, ram));
+    if (const auto each = ElementBytesBefore(spec, i).bytes; each && ram > 0) {
+      small = std::min(small, ShuffleBufferThatFits(*each, ram));
     }
     if (buffer <= small) continue;
     const std::string smaller = std::to_string(small);

@@ -367,15 +367,17 @@ std::vector<std::string> ShuffleOverTheRam(const spec::PipelineSpec& spec,
   const int64_t ram = RamBudget(spec, machine_ram_bytes);
   if (ram <= 0) return out;
   for (int i = 0; i < spec.ops_size(); ++i) {
-    const std::optional<int64_t> held = ShuffleBufferBytes(spec, i);
-    if (!held || *held <= ram) continue;
     const spec::Op& op = spec.ops(i);
+    const std::optional<int64_t> element = ElementBytesBefore(spec, i).bytes;
+    if (!op.has_shuffle() || !element) continue;
     const int64_t buffer = op.shuffle().buffer_size();
-    const int64_t each = *held / buffer;
+    const int64_t each = *element;
+    const int64_t held = buffer * each;
+    if (held <= ram) continue;
     const int64_t fits = ShuffleBufferThatFits(each, ram);
     const bool machines = spec.budget().ram_bytes() <= 0;
     out.push_back(op.name() + "'s buffer holds " + std::to_string(buffer) + " elements of " +
-                  FormatBytes(each) + ": " + FormatBytes(*held) + ", more than the RAM budget of " +
+                  FormatBytes(each) + ": " + FormatBytes(held) + ", more than the RAM budget of " +
                   FormatBytes(ram) +
                   (machines ? " (half this machine's available memory; --set budget.ram_bytes=SIZE "
                               "for the machine that trains)"

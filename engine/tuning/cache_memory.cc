@@ -34,9 +34,7 @@ ElementSize ElementBytesBefore(const spec::PipelineSpec& spec, int place) {
     const spec::Op& op = spec.ops(i);
     // An interleave's records are its files' (with nothing done to them inside it): the size
     // of a fixed-length or synthetic file's records, whatever the names before it were.
-    const spec::ElementSource* per = op.has_interleave() ? &op.interleave().per_element()
-                                     : op.has_flat_map() ? &op.flat_map().per_element()
-                                                         : nullptr;
+    const spec::ElementSource* per = PerElementSourceOf(op);
     const auto* inner = SubPipelineOf(op);
     const int64_t file_record = !per || (inner && !inner->empty()) ? 0
                                 : per->has_fixed_length_record_file()
@@ -62,13 +60,6 @@ CacheHolding HeldByACacheBefore(const PipelinePlan& plan, int place) {
   held.sized_by = each.sized_by;
   if (held.elements && each.bytes) held.bytes = *held.elements * *each.bytes;
   return held;
-}
-
-std::optional<int64_t> ShuffleBufferBytes(const spec::PipelineSpec& spec, int place) {
-  if (place < 0 || place >= spec.ops_size() || !spec.ops(place).has_shuffle()) return std::nullopt;
-  const ElementSize each = ElementBytesBefore(spec, place);
-  if (!each.bytes) return std::nullopt;
-  return spec.ops(place).shuffle().buffer_size() * *each.bytes;
 }
 
 int64_t ShuffleBufferThatFits(int64_t element_bytes, int64_t ram_budget) {

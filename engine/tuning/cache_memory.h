@@ -32,10 +32,6 @@ struct ElementSize {
 };
 ElementSize ElementBytesBefore(const spec::PipelineSpec& spec, int place);
 
-// What the buffer of the shuffle at `place` holds once full, where its elements' size is
-// known: tf.data keeps `buffer_size` elements in memory, and fills it before its first
-// element comes.
-std::optional<int64_t> ShuffleBufferBytes(const spec::PipelineSpec& spec, int place);
 // The largest buffer, a power of two, whose elements of `element_bytes` take at most a
 // quarter of `ram_budget` (the rest for the model, the prefetches, the batches); at least 1.
 int64_t ShuffleBufferThatFits(int64_t element_bytes, int64_t ram_budget);

@@ -9,23 +9,11 @@
 namespace pipescope::engine {
 namespace {
 
-// `spec` with its source replaced by `files` (a list of file names or a count of files),
-// the shard at ops(0) kept, and an interleave named `reader` reading `per_file` of each,
-// `at_once` at a time, before the rest of the ops.
+// The shard at ops(0) kept, the reader after it, named apart from the source.
 spec::PipelineSpec ShardedFileList(const spec::PipelineSpec& spec, const spec::Source& files,
                                    const spec::ElementSource& per_file, int64_t at_once) {
-  spec::PipelineSpec out = spec;
-  *out.mutable_source() = files;
-  spec::Op reader;
-  reader.set_name(UnusedName(spec, spec.source().name() + "_files"));
-  auto* interleave = reader.mutable_interleave();
-  *interleave->mutable_per_element() = per_file;
-  interleave->set_cycle_length(at_once);
-  interleave->set_num_parallel_calls(at_once);
-  auto* ops = out.mutable_ops();
-  ops->Add(std::move(reader));
-  for (int i = ops->size() - 1; i > 1; --i) ops->SwapElements(i, i - 1);
-  return out;
+  return FilesReadAtOnce(spec, files, per_file, at_once,
+                         UnusedName(spec, spec.source().name() + "_files"), 1);
 }
 
 // "2nd", "3rd", "10th": which of every n records a worker keeps.
@@ -40,6 +28,23 @@ std::string Ordinal(int64_t n) {
 }
 
 }  // namespace
+
+spec::PipelineSpec FilesReadAtOnce(const spec::PipelineSpec& spec, const spec::Source& files,
+                                   const spec::ElementSource& per_file, int64_t at_once,
+                                   const std::string& reader, int at) {
+  spec::PipelineSpec out = spec;
+  *out.mutable_source() = files;
+  spec::Op read;
+  read.set_name(reader);
+  auto* interleave = read.mutable_interleave();
+  *interleave->mutable_per_element() = per_file;
+  interleave->set_cycle_length(at_once);
+  interleave->set_num_parallel_calls(at_once);
+  auto* ops = out.mutable_ops();
+  ops->Add(std::move(read));
+  for (int i = ops->size() - 1; i > at; --i) ops->SwapElements(i, i - 1);
+  return out;
+}
 
 std::optional<ShardFilesChange> ShardTheFiles(const spec::PipelineSpec& spec, int cores) {
   if (spec.ops_size() == 0 || !Splits(spec.ops(0))) return std::nullopt;

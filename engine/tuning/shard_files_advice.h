@@ -28,4 +28,12 @@ struct ShardFilesChange {
 // `cores`: the CPU budget (how many files a worker reads at once, at most 8).
 std::optional<ShardFilesChange> ShardTheFiles(const spec::PipelineSpec& spec, int cores);
 
+// `spec` with its source replaced by `files` (a list of file names or a count of files) and
+// an interleave named `reader` reading `per_file` of each, `at_once` at a time, placed at
+// `at` among the ops: 1 after a shard right after the source, 0 first (tf.data's
+// num_parallel_reads, inside the reader).
+spec::PipelineSpec FilesReadAtOnce(const spec::PipelineSpec& spec, const spec::Source& files,
+                                   const spec::ElementSource& per_file, int64_t at_once,
+                                   const std::string& reader, int at);
+
 }  // namespace pipescope::engine
