@@ -98,15 +98,23 @@ void PutAdvice(nlohmann::json& summary, const engine::AdvisorResult& advice) {
   summary["advice"] = std::move(list);
   summary["advice_from_steps_per_s"] = advice.simulated_steps_per_s;
   summary["advice_not_tried"] = advice.not_tried;
+  const auto together_json = [](const engine::AdviceTogether& t) {
+    nlohmann::json j = {{"changes", t.changes},
+                        {"settings", t.settings},
+                        {"kinds", t.kinds},
+                        {"predicted_steps_per_s", t.predicted_steps_per_s},
+                        {"predicted_gain", t.predicted_gain},
+                        {"changes_output", !t.changes_output.empty()},
+                        {"what_changes", t.changes_output},
+                        {"spec", engine::SpecToText(t.spec)}};
+    if (!t.first_step.empty()) j["first_step"] = t.first_step;
+    return j;
+  };
   if (!advice.together.changes.empty()) {
-    summary["advice_together"] = {{"changes", advice.together.changes},
-                                  {"settings", advice.together.settings},
-                                  {"kinds", advice.together.kinds},
-                                  {"predicted_steps_per_s", advice.together.predicted_steps_per_s},
-                                  {"predicted_gain", advice.together.predicted_gain},
-                                  {"changes_output", !advice.together.changes_output.empty()},
-                                  {"what_changes", advice.together.changes_output},
-                                  {"spec", engine::SpecToText(advice.together.spec)}};
+    summary["advice_together"] = together_json(advice.together);
+  }
+  if (!advice.start_up_and_together.changes.empty()) {
+    summary["advice_start_up_and_together"] = together_json(advice.start_up_and_together);
   }
 }
 
@@ -135,6 +143,11 @@ std::string AdviceToText(const engine::AdvisorResult& advice) {
           "    the pipeline: --json's advice_together.spec (for a .py, --advice-code OUT.py "
           "writes it into a copy of the file)\n";
     }
+  }
+  if (const std::string both = engine::StartUpAndTogetherText(advice); !both.empty()) {
+    out += "  Start-up and steady, " + both +
+           "\n    the pipeline: --json's advice_start_up_and_together.spec (for a .py, "
+           "--advice-code OUT.py writes it into a copy of the file)\n";
   }
   return out + not_tried;
 }
@@ -177,6 +190,16 @@ int WriteAdviceIntoCode(const std::string& py_path, const std::vector<std::strin
   std::vector<Choice> choices;
   const engine::Advice* by_hand = nullptr;  // the first piece of advice, where it is code's
   if (!advice.advice.empty() && engine::AdviceOnly(advice.advice[0])) by_hand = &advice.advice[0];
+  // A first step that comes late is what the user waits for first: its change leads, with
+  // the steady changes where the two were simulated together.
+  if (const auto& both = advice.start_up_and_together;
+      !both.changes.empty() &&
+      std::none_of(advice.advice.begin(), advice.advice.end(), [&](const engine::Advice& a) {
+        return engine::AdviceOnly(a) &&
+               std::find(both.changes.begin(), both.changes.end(), a.change) != both.changes.end();
+      })) {
+    choices.push_back({&both.spec, "the first piece of advice with the steady changes", nullptr});
+  }
   if (together_writable) choices.push_back({&advice.together.spec, "Together's changes", nullptr});
   for (const engine::Advice& a : advice.advice) {
     if (engine::AdviceOnly(a) || !a.spec.has_source()) continue;

@@ -275,6 +275,11 @@ struct Emitter {
                         DefaultStageCost());
         break;
     }
+    // The size of what it returns, where the code fixed it beyond the work written (a
+    // resize after a decode): read again, the spec keeps it.
+    if (fn.output_bytes() > 0) {
+      Pragma(op + ".sample_bytes=" + std::to_string(fn.output_bytes()) + "B");
+    }
     return name;
   }
 
@@ -858,8 +863,8 @@ engine::Result<EmittedCode> EmitLoader(const spec::PipelineSpec& spec, bool kera
         e.Pragma("fit.cost=" + kf.getitem().python().duration());
       if (!kf.getitem().python().wait().empty())
         e.Pragma("fit.wait=" + kf.getitem().python().wait());
-      if (kf.getitem().python().output_bytes() > 0) {
-        e.Pragma("fit.sample_bytes=" + std::to_string(kf.getitem().python().output_bytes()) + "B");
+      if (kf.getitem().output_bytes() > 0) {
+        e.Pragma("fit.sample_bytes=" + std::to_string(kf.getitem().output_bytes()) + "B");
       }
       if (kf.getitem().python().read_bytes() > 0) {
         e.Pragma("fit.read_bytes=" + std::to_string(kf.getitem().python().read_bytes()) + "B");
@@ -956,9 +961,8 @@ engine::Result<EmittedCode> EmitLoader(const spec::PipelineSpec& spec, bool kera
       if (!dl.getitem().python().wait().empty()) {
         e.Pragma("loader.wait=" + dl.getitem().python().wait());
       }
-      if (dl.getitem().python().output_bytes() > 0 || dl.indexes_batches()) {
-        e.Pragma("loader.sample_bytes=" + std::to_string(dl.getitem().python().output_bytes()) +
-                 "B");
+      if (dl.getitem().output_bytes() > 0 || dl.indexes_batches()) {
+        e.Pragma("loader.sample_bytes=" + std::to_string(dl.getitem().output_bytes()) + "B");
       }
       if (dl.getitem().python().read_bytes() > 0) {
         e.Pragma("loader.read_bytes=" + std::to_string(dl.getitem().python().read_bytes()) + "B");

@@ -23,6 +23,7 @@
 #include "engine/spec/op_kinds.h"
 #include "engine/spec/spec_overrides.h"
 #include "engine/spec/spec_validator.h"
+#include "engine/spec/work_bytes.h"
 #include "engine/work/call_overhead.h"
 #include "engine/work/work_registry.h"
 
@@ -529,8 +530,12 @@ Data StandInNativeWorkOf(ImportedCode& code, google::protobuf::RepeatedPtrField<
     // So is decode_jpeg's want of a batched form (it takes one image's bytes): its cost
     // cannot follow batch either. (TensorFlow's resize and flips take batches.)
     const bool one_element = fn->has_decode_jpeg();
+    // The size of what it makes stays known where the work fixed it (a resize's float32
+    // image), for the memory advice and the copies after it.
+    const std::optional<int64_t> made = engine::BytesAfterWork(*fn, std::nullopt);
     fn->Clear();
     fn->mutable_cpu_work()->set_duration(duration);
+    if (made) fn->set_output_bytes(*made);
     if (one_element) fn->mutable_cpu_work()->set_one_element_call(what);
     const auto at = code.op_at.find(op.name());
     code.notes.push_back({at != code.op_at.end() ? at->second : SourcePoint{},
@@ -589,9 +594,14 @@ void MarkStandInSizes(ImportedCode& code) {
 }
 
 // A map's native work back in place of the cost that stood in for it; a random one says its
-// randomness itself again.
+// randomness itself again. The size a call returns is the function's, kept where it was set
+// on the stand-in (--set OP.sample_bytes, a `# pipescope:` line).
 void PutBackNativeWork(spec::Op& op, const spec::WorkFunction& fn) {
+  const int64_t made = op.map().fn().output_bytes();
   *op.mutable_map()->mutable_fn() = fn;
+  if (made > 0 && engine::BytesAfterWork(fn, std::nullopt) != made) {
+    op.mutable_map()->mutable_fn()->set_output_bytes(made);
+  }
   if (engine::WorkFunctionIsRandom(fn)) op.mutable_map()->clear_random();
 }
 

@@ -70,7 +70,7 @@ void IndexedRowsWork(Pipeline& p, spec::Op& op, const std::vector<Value>& rows,
                  "--set " +
                  op.name() + ".cost=DURATION (or calibrate from a trace)");
   if (bytes && n > 0) {
-    python->set_output_bytes(*bytes);
+    op.mutable_dataloader()->mutable_getitem()->set_output_bytes(*bytes);
   } else {
     p.Note(at,
            "a sample's size is not read from the code (a tensor's shape or dtype is "
@@ -401,7 +401,7 @@ spec::WorkFunction GetItem(PythonReader& r, Pipeline& p, const Value* dataset, c
   work.name = op;
   WaitForFileLoads(p, at, op, work);
   NoteWork(p, at, op, work);
-  if (work.fn.has_python() && work.fn.python().output_bytes() == 0) {
+  if (work.fn.has_python() && work.fn.output_bytes() == 0) {
     // A Keras Sequence's __getitem__ makes a whole batch, a Dataset's one sample, in the
     // words and sizes of each.
     const bool keras = p.framework == "keras";

@@ -419,9 +419,10 @@ void TorchvisionItems(Pipeline& p, const Value& dataset, spec::Op& loader, Sourc
     made = "Image.fromarray " + Us(kFromArrayUs);
   }
   if (const Value* t = args.Get(row.transform_position, "transform")) CostTransform(*t, cost);
-  auto* python = loader.mutable_dataloader()->mutable_getitem()->mutable_python();
+  auto* getitem = loader.mutable_dataloader()->mutable_getitem();
+  auto* python = getitem->mutable_python();
   python->set_duration(Us(static_cast<double>(cost.ns) / 1000));
-  python->set_output_bytes(cost.shape.Bytes());
+  getitem->set_output_bytes(cost.shape.Bytes());
   if (row.height == 0) {
     // Each sample opens its own file: cheap from the page cache, a seek each from a hard disk.
     python->set_read_bytes(kStandInFileBytes);

@@ -9,6 +9,7 @@
 
 #include "app/code/keras_image_generator.h"
 #include "engine/core/duration.h"
+#include "engine/spec/work_bytes.h"
 
 namespace pipescope::code {
 
@@ -266,6 +267,71 @@ bool IsPlainPython(PythonReader& reader, const SyntaxNode& node, int depth) {
 
 namespace {
 
+// The image a TensorFlow function makes, as its calls decide in the order they run: a
+// decode's channels (3 unless channels= says) in uint8, a resize's height and width in
+// float32 (tf.image.resize's), a crop's or a pad's height and width, float32 after
+// convert_image_dtype or per_image_standardization. Where a function makes an image and a
+// mask, the last one made counts.
+struct ImageMade {
+  int64_t channels = 3;
+  int64_t value_bytes = 1;
+  int64_t height = 0;  // 0: no call fixed it
+  int64_t width = 0;
+  std::optional<int64_t> Bytes() const {
+    if (height <= 0 || width <= 0) return std::nullopt;
+    return height * width * channels * value_bytes;
+  }
+};
+
+// The bytes of a value of the dtype `dtype` names (tf.float32: 4); 0 where it names none.
+int64_t DtypeBytes(const Value* dtype) {
+  if (!dtype) return 0;
+  const std::string t = dtype->Is(Value::Kind::kSymbol)   ? dtype->SymbolTail()
+                        : dtype->Is(Value::Kind::kString) ? dtype->s
+                                                          : std::string();
+  if (t == "uint8" || t == "int8" || t == "bool") return 1;
+  if (t == "float16" || t == "bfloat16" || t == "uint16" || t == "int16") return 2;
+  if (t == "float32" || t == "int32" || t == "uint32") return 4;
+  if (t == "float64" || t == "int64" || t == "uint64") return 8;
+  return 0;
+}
+
+void TrackImage(const std::string& path, const CallArgs& args, ImageMade& image) {
+  if (path.rfind("tf.", 0) != 0) return;
+  const auto positive = [](const Value* v) -> int64_t {
+    const auto n = v ? v->AsInt() : std::nullopt;
+    return n && *n > 0 ? *n : 0;
+  };
+  if (EndsWithName(path, "decode_jpeg") || EndsWithName(path, "decode_png") ||
+      EndsWithName(path, "decode_image") || EndsWithName(path, "decode_bmp")) {
+    const int64_t channels = positive(args.Get(1, "channels"));
+    image = ImageMade{.channels = channels > 0 ? channels : 3};
+  } else if (EndsWithName(path, "resize") || EndsWithName(path, "resize_images")) {
+    int64_t h = 0, w = 0;
+    ReadSize(args.Get(1, "size"), h, w);
+    image.height = h;
+    image.width = w;
+    image.value_bytes = 4;
+  } else if (EndsWithName(path, "random_crop")) {
+    const Value* size = args.Get(1, "size");
+    int64_t h = 0, w = 0;
+    ReadSize(size, h, w);
+    image.height = h;
+    image.width = w;
+    if (h > 0 && size->items.size() >= 3) {
+      if (const int64_t c = positive(&size->items[2])) image.channels = c;
+    }
+  } else if (EndsWithName(path, "resize_with_crop_or_pad") ||
+             EndsWithName(path, "resize_image_with_crop_or_pad")) {
+    image.height = positive(args.Get(1, "target_height"));
+    image.width = positive(args.Get(2, "target_width"));
+  } else if (EndsWithName(path, "convert_image_dtype")) {
+    if (const int64_t bytes = DtypeBytes(args.Get(1, "dtype"))) image.value_bytes = bytes;
+  } else if (EndsWithName(path, "per_image_standardization")) {
+    image.value_bytes = 4;
+  }
+}
+
 struct Found {
   const KnownWork* heaviest = nullptr;
   CallArgs heaviest_args;
@@ -310,6 +376,7 @@ struct Found {
   int64_t sleep_one_in = 0;      // how often that condition holds, one call in this; 0: unsaid
   std::set<size_t> sleeps_read;  // where those calls are: a def's, read again, counts once
   bool sleeps_unknown = false;   // a time.sleep whose seconds only the run knows
+  ImageMade image;               // what its image calls make of the image, in order
 };
 
 // TensorFlow calls that reshape, relabel or convert small values (a label's tf.cast to
@@ -622,6 +689,7 @@ void CollectCall(PythonReader& reader, const RecordedCall& call, Found& found, i
     }
     return;
   }
+  TrackImage(call.path, call.args, found.image);
   const KnownWork* known = FindKnown(call.path, call.args);
   if (!known && IsCheapTfCall(call.path)) {
     ++found.cheap_calls;
@@ -737,7 +805,8 @@ StageWork ReadWork(PythonReader& reader, const Value& function, const std::strin
       // One image's size is no call's where it makes an unknown count of them; a call that
       // decodes several (a clip's frames, a Keras Sequence's batch) returns them all.
       if (work.transforms.shape.form != ImageShape::Form::kImage && !found.repeats_uncounted) {
-        py->set_output_bytes(work.transforms.shape.Bytes() * std::max<int64_t>(1, found.images));
+        work.fn.set_output_bytes(work.transforms.shape.Bytes() *
+                                 std::max<int64_t>(1, found.images));
       }
     }
     if (found.augment_ns > 0) {
@@ -781,8 +850,17 @@ StageWork ReadWork(PythonReader& reader, const Value& function, const std::strin
   // Its cost is then the user's to set, as the decode's is not known.
   const bool one_element_beside_known =
       found.heaviest && !work.one_element_call.empty() && !TakesOneElement(found.heaviest_path);
+  // The image its calls make, where they fix its size and the work modelled does not make
+  // it (a decode modelled, a resize after it): each element's bytes from then on.
+  const auto size_the_image = [&] {
+    const std::optional<int64_t> made = found.image.Bytes();
+    if (made && engine::BytesAfterWork(work.fn, std::nullopt) != made) {
+      work.fn.set_output_bytes(*made);
+    }
+  };
   if (found.heaviest && !one_element_beside_known) {
     found.heaviest->build(found.heaviest_args, work.fn);
+    size_the_image();
     for (const std::string& k : found.known) {
       if (k != found.heaviest->name) work.also_calls.push_back(k);
     }
@@ -804,6 +882,7 @@ StageWork ReadWork(PythonReader& reader, const Value& function, const std::strin
   SetCost(work.fn, false);
   work.fn.mutable_cpu_work()->set_one_element_call(work.one_element_call);
   work.cost_is_parameter = true;
+  size_the_image();
   return work;
 }
 

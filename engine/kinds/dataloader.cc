@@ -30,13 +30,13 @@ void CheckFields(engine::OpFieldCheck& check) {
   engine::FieldChecker& c = check.checker;
   if (!c.WorkFunction(op.getitem(), check.Nested("getitem"))) {
     check.Fail("getitem", "is required: the dataset's __getitem__ (python, cpu_work or io_wait)");
-  } else if (!engine::WorkFunctionKeepsValue(op.getitem())) {
+  } else if (!engine::WorkFunctionOnlyCosts(op.getitem())) {
     // The items' content is the input's: the functions stand for the user's work.
     check.Fail("getitem", "must be python, cpu_work, io_wait or identity");
   }
   if (op.has_collate()) {
     c.WorkFunction(op.collate(), check.Nested("collate"));
-    if (!engine::WorkFunctionKeepsValue(op.collate()))
+    if (!engine::WorkFunctionOnlyCosts(op.collate()))
       check.Fail("collate", "must be python, cpu_work, io_wait or identity");
   }
   c.Duration(op, check.where, "worker_startup", op.worker_startup(), false);

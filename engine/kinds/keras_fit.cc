@@ -33,7 +33,7 @@ void CheckFields(engine::OpFieldCheck& check) {
   engine::FieldChecker& c = check.checker;
   if (!c.WorkFunction(op.getitem(), check.Nested("getitem"))) {
     check.Fail("getitem", "is required: the Sequence's __getitem__ (python, cpu_work or io_wait)");
-  } else if (!engine::WorkFunctionKeepsValue(op.getitem())) {
+  } else if (!engine::WorkFunctionOnlyCosts(op.getitem())) {
     check.Fail("getitem", "must be python, cpu_work, io_wait or identity");
   }
   c.Duration(op, check.where, "worker_startup", op.worker_startup(), false);

@@ -135,7 +135,7 @@ class Builder {
     stage->traits = GeneratorStageTraits(g);
     return MakeFromGeneratorDataset(
         std::move(stage), g.records(), g.rows_per_yield(), first_wait,
-        WithCallOverhead(std::make_unique<PythonWork>(ns, PythonGilShare(g), 0, wait), overhead));
+        WithCallOverhead(std::make_unique<PythonWork>(ns, PythonGilShare(g), wait), overhead));
   }
 
   Result<DatasetPtr> BuildElementSource(const spec::ElementSource& es, const std::string& op) {

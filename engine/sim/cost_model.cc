@@ -12,6 +12,7 @@
 #include "engine/sim/tfrecord_stats.h"
 #include "engine/spec/op_kinds.h"
 #include "engine/spec/op_values.h"
+#include "engine/spec/work_bytes.h"
 #include "engine/work/call_overhead.h"
 
 namespace pipescope::sim {
@@ -421,9 +422,11 @@ class DefaultsBuilder {
     return engine::Status::Ok();
   }
 
-  // Per-row costs of a map's function and the size of what it makes.
+  // Per-row costs of a map's function and the size of what it makes: the spec's where it
+  // fixes it (work_bytes.h), else a typical one (a decoded JPEG is about 8 times its file).
   engine::Status Work(const spec::WorkFunction& fn, OpCost& c, int64_t& bytes) {
     const double in = static_cast<double>(bytes);
+    const std::optional<int64_t> fixed = engine::BytesAfterWork(fn, bytes);
     switch (fn.kind_case()) {
       case spec::WorkFunction::kCpuWork: {
         ASSIGN_OR_RETURN(double ns, DurationOr0(fn.cpu_work().duration()));
@@ -446,52 +449,40 @@ class DefaultsBuilder {
         c.gil_share = engine::PythonGilShare(fn.python());
         c.read_bytes = fn.python().read_bytes();
         c.read_files = engine::FilesReadByACall(fn.python());
-        if (const int64_t made = fn.python().output_bytes(); made > 0) {
-          c.cpu_per_row = Fixed(kCopyNsPerByte * static_cast<double>(made));  // its writing
-          bytes = made;
-        }
         break;
       }
       case spec::WorkFunction::kUnpackBits:
-        c.cpu_per_row = Fixed(in * 1.0);
-        bytes *= 8;
-        break;
       case spec::WorkFunction::kNormalize:
-        c.cpu_per_row = Fixed(in * 1.0);
-        bytes *= 4;
+      case spec::WorkFunction::kRandomFlip:
+        c.cpu_per_row = Fixed(in * (fn.has_random_flip() ? 0.5 : 1.0));
         break;
       case spec::WorkFunction::kParseExample:
         c.cpu_per_row = Fixed(1000 + in * 0.5);
         break;
-      case spec::WorkFunction::kDecodeCsv: {
+      case spec::WorkFunction::kDecodeCsv:
         // io_benchmark BM_DecodeCsv on the project's machine: 2.2 ns a byte of numeric fields
-        // over a batch of lines, a few tens of ns more for a line on its own.
+        // over a batch of lines, a few tens of ns more for a line on its own; where the
+        // fields are not counted, one float32 for every 8 bytes of text.
         c.cpu_per_row = Fixed(80 + in * 2.2);
-        const auto& csv = fn.decode_csv();
-        const int64_t fields = csv.select_cols_size() > 0 ? csv.select_cols_size()
-                               : csv.columns() > 0        ? csv.columns()
-                                                          : std::max<int64_t>(1, bytes / 8);
-        bytes = 4 * fields;  // float32 each
+        bytes = fixed.value_or(4 * std::max<int64_t>(1, bytes / 8));
         break;
-      }
       case spec::WorkFunction::kDecodeJpeg:
         c.cpu_per_row = Fixed(in * 20);
         bytes = std::max<int64_t>(bytes * 8, 1);
         break;
       case spec::WorkFunction::kResize:
-        bytes = std::max<int64_t>(1, fn.resize().height() * fn.resize().width() * 3 * 4);
-        c.cpu_per_row = Fixed(static_cast<double>(bytes) * 2);
+        c.cpu_per_row = Fixed(static_cast<double>(*fixed) * 2);
         break;
       case spec::WorkFunction::kRandomCrop:
-        bytes = std::max<int64_t>(1, fn.random_crop().height() * fn.random_crop().width() * 3);
-        c.cpu_per_row = Fixed(static_cast<double>(bytes) * 0.5);
-        break;
-      case spec::WorkFunction::kRandomFlip:
-        c.cpu_per_row = Fixed(in * 0.5);
+        c.cpu_per_row = Fixed(static_cast<double>(*fixed) * 0.5);
         break;
       default:
         break;
     }
+    if (fn.output_bytes() > 0) {  // a new array, written (sized_output.h)
+      c.cpu_per_row.mean_ns += kCopyNsPerByte * static_cast<double>(fn.output_bytes());
+    }
+    if (fixed) bytes = *fixed;
     c.out_bytes = bytes;
     return engine::Status::Ok();
   }

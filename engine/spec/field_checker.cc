@@ -88,6 +88,9 @@ void FieldChecker::GilShare(const Message& msg, const Where& where, double share
 }
 
 bool FieldChecker::WorkFunction(const spec::WorkFunction& fn, const Where& fw) {
+  if (fn.output_bytes() < 0 || fn.output_bytes() > (int64_t{1} << 30)) {
+    Fail(fn, fw, "output_bytes", "is a call's result in bytes, from 0 to 1 GiB");
+  }
   switch (fn.kind_case()) {
     case spec::WorkFunction::kCpuWork: {
       const Where cw = Nested(fn, fw, "cpu_work", fw.what);
@@ -104,9 +107,6 @@ bool FieldChecker::WorkFunction(const spec::WorkFunction& fn, const Where& fw) {
       Duration(fn.python(), pw, "duration", fn.python().duration(), true);
       Duration(fn.python(), pw, "wait", fn.python().wait(), false);
       GilShare(fn.python(), pw, PythonGilShare(fn.python()));
-      if (fn.python().output_bytes() < 0 || fn.python().output_bytes() > (int64_t{1} << 30)) {
-        Fail(fn.python(), pw, "output_bytes", "is a call's result in bytes, from 0 to 1 GiB");
-      }
       if (fn.python().read_bytes() < 0 || fn.python().read_bytes() > (int64_t{1} << 40)) {
         Fail(fn.python(), pw, "read_bytes", "is the file a call loads, in bytes, from 0 to 1 TiB");
       }

@@ -98,21 +98,23 @@ Status SetDurationKnob(spec::PipelineSpec& spec, const std::string& name, const 
 Status SetSampleBytes(spec::PipelineSpec& spec, const std::string& name, const std::string& value) {
   const std::string assignment = name + ".sample_bytes=" + value;
   spec::Op* op = FindOpNamed(spec, name);
-  spec::WorkFunction* getitem = !op                    ? nullptr
-                                : op->has_dataloader() ? op->mutable_dataloader()->mutable_getitem()
-                                : op->has_keras_fit()  ? op->mutable_keras_fit()->mutable_getitem()
-                                                       : nullptr;
-  if (!getitem || !getitem->has_python()) {
+  // What a DataLoader's or a Keras Sequence's Python __getitem__ returns (it crosses from the
+  // workers to the training loop), or a map's function (what a shuffle or a cache after it
+  // holds).
+  spec::WorkFunction* made = !op                    ? nullptr
+                             : op->has_dataloader() ? op->mutable_dataloader()->mutable_getitem()
+                             : op->has_keras_fit()  ? op->mutable_keras_fit()->mutable_getitem()
+                             : op->has_map()        ? op->mutable_map()->mutable_fn()
+                                                    : nullptr;
+  if (!made || (!op->has_map() && !made->has_python())) {
     return InvalidArgument(
         "'" + name +
-        "' is no DataLoader or Keras fit whose __getitem__ is Python: sample_bytes is what "
-        "such a __getitem__ returns, which crosses from worker processes to the training "
-        "loop; a tf.data pipeline's elements stay in its process, and their copy to an "
-        "accelerator is part of the step (train_step.step_time)");
+        "' is no map, nor a DataLoader or Keras fit whose __getitem__ is Python: sample_bytes "
+        "is what a call of its function returns");
   }
   Result<int64_t> bytes = ParseBytes(value);
   if (!bytes.ok()) return bytes.status().WithContext(assignment);
-  getitem->mutable_python()->set_output_bytes(*bytes);
+  made->set_output_bytes(*bytes);
   return Status::Ok();
 }
 
@@ -232,7 +234,8 @@ std::optional<Status> ApplyWorkOverride(spec::PipelineSpec& spec, const std::str
 std::string WorkKnobsOf(const spec::Op* op) {
   if (!op) return {};
   if (op->has_map())
-    return "; for its function: cost, wait, gil_share, read_bytes, read_files (Python)";
+    return "; for its function: cost, wait, sample_bytes, gil_share, read_bytes, read_files "
+           "(Python)";
   if (op->has_dataloader()) {
     return "; for its __getitem__: cost, wait, sample_bytes, collate_cost, gil_share, read_bytes, "
            "read_files";

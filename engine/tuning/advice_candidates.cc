@@ -662,15 +662,10 @@ std::vector<AdviceCandidate> StartUpCandidates(const spec::PipelineSpec& spec, i
     // goes before the batch as well (tensorflow#47687: a buffer of decoded batches larger
     // than the epoch, shuffled last; the maintainers' answer shuffles first), which changes
     // what it shuffles, and says so; so does one before random maps (other elements draw
-    // each number).
-    int to = i;
-    const auto makes_or_buffers = [&](const spec::Op& before) {
-      return before.has_map() || OnlyBuffers(before) || before.has_batch() ||
-             before.has_padded_batch();
-    };
-    while (to > 0 && makes_or_buffers(spec.ops(to - 1))) --to;
-    while (to < i && OnlyBuffers(spec.ops(to))) ++to;  // a prefetch ahead of the maps stays
-    if (to < i && spec.ops(to).has_map() && buffer > 1) {
+    // each number), and one before the repeat (yolo3#12's 70000 decoded images, shuffled
+    // after the repeat: before it, each epoch is whole).
+    const int to = ShufflePlaceBeforeItsMaps(spec, i);
+    if (to < i && buffer > 1) {
       out.AddMove("reorder", i, to,
                   "shuffle before '" + spec.ops(to).name() + "' (its buffer then fills with what " +
                       "costs little to make, and " + spec.ops(to).name() +
@@ -787,10 +782,9 @@ void AddInMemoryDataset(const PipelinePlan& plan, int64_t machine_ram_bytes, Can
     // costs the same reads once, in __init__, which the steady rate leaves out.
     if (!p.op->dataloader().getitem().has_python() || !python.wait_loads_files()) continue;
     const std::optional<int64_t> items = p.input_elements;
-    const std::optional<int64_t> bytes =
-        items && python.output_bytes() > 0 ? std::optional<int64_t>(*items * python.output_bytes())
-                                           : std::nullopt;
-    if (bytes && ram > 0 && *bytes > ram) continue;
+    const int64_t sample = p.op->dataloader().getitem().output_bytes();
+    const int64_t bytes = items && sample > 0 ? *items * sample : 0;  // 0: not known
+    if (bytes > 0 && ram > 0 && bytes > ram) continue;
     spec::Op held = *p.op;
     auto* each = held.mutable_dataloader()->mutable_getitem()->mutable_python();
     each->clear_wait();
@@ -804,8 +798,8 @@ void AddInMemoryDataset(const PipelinePlan& plan, int64_t machine_ram_bytes, Can
     if (!changed.ok()) return;
     const std::string& name = p.op->name();
     std::string size;
-    if (bytes) {
-      size = " (" + std::to_string(*items) + " items, " + FormatBytes(*bytes) + " in memory)";
+    if (bytes > 0) {
+      size = " (" + std::to_string(*items) + " items, " + FormatBytes(bytes) + " in memory)";
     } else if (items) {
       size = " (" + std::to_string(*items) + " items, whose size the spec does not say" +
              (ram > 0 ? ": check they fit the RAM budget of " + FormatBytes(ram) : "") + ")";

@@ -70,11 +70,20 @@ struct AdviceTogether {
   // What its changes of order alone alter (deterministic=False's "elements come in the order
   // they are ready"); empty where it keeps the output.
   std::string changes_output;
+  // Where it leads with a change of the start-up (StartUpAndTogether): its first step, "the
+  // first step after 39.6 ms instead of 80.6 s predicted".
+  std::string first_step;
 };
 
 struct AdvisorResult {
   std::vector<Advice> advice;  // confirmed, best first
   AdviceTogether together;
+  // The first piece of advice, where it brings a late first step sooner and is not among the
+  // steady changes (a shuffle moved before the decode, a smaller buffer), made on Together's
+  // pipeline (else on the best steady change that keeps the output) and simulated so: both
+  // the first step and the steady gain, which --advice-code writes before the steady changes
+  // alone. Empty `changes` where the two do not add up.
+  AdviceTogether start_up_and_together;
   int tried = 0;                     // changes simulated
   int startup_tried = 0;             // of them, changes tried on the start-up (StartUpAdvice)
   int cores = 0;                     // the CPU budget they were simulated with
@@ -114,6 +123,8 @@ std::string NothingTriedGains(int tried, const std::string& of_what = "",
 // "a=1 and b=2 add up (...): A → B steps/s predicted, steady (+X%)", for people; "" when no
 // two add up.
 std::string TogetherText(const AdvisorResult& result);
+// "the first step after ... then ... steps/s (+193%)" for start_up_and_together; "" without.
+std::string StartUpAndTogetherText(const AdvisorResult& result);
 
 // `measured`: the run's analysis (its stages decide which moves are worth trying, its wait
 // whether the device is the limit). Predictions are steady rates of the simulation (after

@@ -376,6 +376,18 @@ std::vector<std::string> ShuffleOverTheRam(const spec::PipelineSpec& spec,
     if (held <= ram) continue;
     const int64_t fits = ShuffleBufferThatFits(each, ram);
     const bool machines = spec.budget().ram_bytes() <= 0;
+    // Before the maps that make its elements large, the same buffer may hold what they start
+    // from (yolo3#12: encoded records, not decoded images), keeping the whole shuffle.
+    std::string before_maps;
+    if (const int to = ShufflePlaceBeforeItsMaps(spec, i); to < i) {
+      const std::optional<int64_t> there = ElementBytesBefore(spec, to).bytes;
+      if (there && *there < each && buffer * *there <= ram / 4) {
+        before_maps = "; or shuffle before '" + spec.ops(to).name() +
+                      "', where the same buffer holds what it starts from, elements of " +
+                      FormatBytes(*there) + ": " + FormatBytes(buffer * *there) +
+                      (spec.source().size_is_stand_in() ? " (a stand-in size)" : "");
+      }
+    }
     out.push_back(op.name() + "'s buffer holds " + std::to_string(buffer) + " elements of " +
                   FormatBytes(each) + ": " + FormatBytes(held) + ", more than the RAM budget of " +
                   FormatBytes(ram) +
@@ -386,7 +398,8 @@ std::vector<std::string> ShuffleOverTheRam(const spec::PipelineSpec& spec,
                   "the job is killed, before training starts; buffer_size=" +
                   std::to_string(fits) +
                   " fits in a quarter of it, and shuffling the files as well keeps the order "
-                  "random");
+                  "random" +
+                  before_maps);
   }
   return out;
 }

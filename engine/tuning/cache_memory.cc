@@ -4,6 +4,7 @@
 
 #include "engine/core/duration.h"
 #include "engine/spec/op_kinds.h"
+#include "engine/spec/work_bytes.h"
 
 namespace pipescope::engine {
 namespace {
@@ -45,7 +46,19 @@ ElementSize ElementBytesBefore(const spec::PipelineSpec& spec, int place) {
       size = {file_record, ""};
       continue;
     }
+    // A map whose function's output the spec fixes (a resize, a sample's output_bytes: known
+    // again after a size that was not); a batch of rows, as many as its size.
+    if (op.has_map()) {
+      if (const auto after = BytesAfterWork(op.map().fn(), size.bytes)) {
+        size = {after, ""};
+        continue;
+      }
+    }
     if (!size.bytes || KeepsElements(op) || op.has_repeat()) continue;
+    if (op.has_batch()) {
+      size.bytes = *size.bytes * BatchSizeOf(op);
+      continue;
+    }
     size.bytes.reset();
     size.sized_by = op.name();
   }

@@ -186,6 +186,18 @@ bool IsRandomOp(const Op& op) {
   return (d && d->random) || IsRandomMap(op);
 }
 
+int ShufflePlaceBeforeItsMaps(const spec::PipelineSpec& spec, int shuffle) {
+  const auto makes_or_buffers = [](const spec::Op& before) {
+    return before.has_map() || OnlyBuffers(before) || Repeats(before) || before.has_batch() ||
+           before.has_padded_batch();
+  };
+  int to = shuffle;
+  while (to > 0 && makes_or_buffers(spec.ops(to - 1))) --to;
+  // A prefetch or a repeat ahead of the maps stays ahead.
+  while (to < shuffle && (OnlyBuffers(spec.ops(to)) || Repeats(spec.ops(to)))) ++to;
+  return to < shuffle && spec.ops(to).has_map() ? to : shuffle;
+}
+
 spec::PipelineSpec MoveOp(spec::PipelineSpec spec, int from, int to) {
   auto* ops = spec.mutable_ops();
   const int step = to > from ? 1 : -1;

@@ -39,6 +39,12 @@ bool IsCounting(const spec::Op& op);  // take, skip, shard: what passes depends 
 // Its output depends on a seed: its kind (shuffle) or its function (random augmentation).
 bool IsRandomOp(const spec::Op& op);
 
+// Where the shuffle at top-level index `shuffle` would go to fill its buffer with what the
+// maps before it start from: before those maps, and the prefetches, batches and a repeat
+// among them (a prefetch or a repeat ahead of the maps stays ahead). `shuffle` itself where
+// no map comes before it so.
+int ShufflePlaceBeforeItsMaps(const spec::PipelineSpec& spec, int shuffle);
+
 // `spec` with its top-level op at index `from` moved to index `to`, the ops between
 // shifting by one.
 spec::PipelineSpec MoveOp(spec::PipelineSpec spec, int from, int to);

@@ -1,7 +1,5 @@
 #include "engine/work/python_work.h"
 
-#include <cstring>
-
 #include "engine/work/cpu_work.h"
 
 namespace pipescope::engine {
@@ -54,11 +52,10 @@ std::unique_lock<std::mutex> TakeInterpreterLock() {
   return held;
 }
 
-PythonWork::PythonWork(int64_t duration_ns, double gil_share, int64_t output_bytes, int64_t wait_ns,
-                       CallFileRead read, StorageDevicePtr storage)
+PythonWork::PythonWork(int64_t duration_ns, double gil_share, int64_t wait_ns, CallFileRead read,
+                       StorageDevicePtr storage)
     : locked_iterations_(CpuWorkIterations(static_cast<double>(duration_ns) * gil_share)),
       free_iterations_(CpuWorkIterations(static_cast<double>(duration_ns) * (1 - gil_share))),
-      output_bytes_(output_bytes),
       wait_ns_(wait_ns),
       read_(read),
       storage_(std::move(storage)) {}
@@ -81,27 +78,13 @@ bool PythonWork::Call(uint64_t seed, CancellationToken& cancellation) const {
   return wait_ns_ <= 0 || cancellation.SleepFor(wait_ns_);
 }
 
-// The call's result: a new array, its pages written as numpy's allocation writes them.
-void PythonWork::Return(Element& element, int64_t rows) const {
-  if (output_bytes_ <= 0) return;
-  const Shape shape = rows > 0 ? Shape{rows, output_bytes_} : Shape{output_bytes_};
-  Tensor out(DType::kUint8, shape);
-  std::memset(out.raw(), static_cast<int>(element.id & 0xFF), out.byte_size());
-  element.value = std::move(out);
-  element.features.clear();
-}
-
 Status PythonWork::Apply(Element& element, CancellationToken& cancellation) const {
-  if (!Call(element.id, cancellation)) return Cancelled();
-  Return(element, 0);
-  return Status::Ok();
+  return Call(element.id, cancellation) ? Status::Ok() : Cancelled();
 }
 
-Status PythonWork::ApplyBatched(Element& batch, int64_t rows,
+Status PythonWork::ApplyBatched(Element& batch, int64_t /*rows*/,
                                 CancellationToken& cancellation) const {
-  if (!Call(batch.id, cancellation)) return Cancelled();
-  Return(batch, rows);
-  return Status::Ok();
+  return Call(batch.id, cancellation) ? Status::Ok() : Cancelled();
 }
 
 }  // namespace pipescope::engine

@@ -76,13 +76,12 @@ struct CallFileRead {
 
 class PythonWork : public WorkFunction {
  public:
-  // `output_bytes` > 0: each call returns a new array of that many bytes per row, written
-  // (numpy making a sample), in place of what it was given.
+  // What a call returns, where the code says, is the function's (sized_output.h).
   // `wait_ns`: blocked after the Python, per call, with the lock released (time.sleep, a
   // read from storage). `read.bytes` > 0 with a `storage`: each call first reads files of its
   // own from the disk every reader shares, the lock released.
-  PythonWork(int64_t duration_ns, double gil_share, int64_t output_bytes = 0, int64_t wait_ns = 0,
-             CallFileRead read = {}, StorageDevicePtr storage = nullptr);
+  PythonWork(int64_t duration_ns, double gil_share, int64_t wait_ns = 0, CallFileRead read = {},
+             StorageDevicePtr storage = nullptr);
   std::string name() const override { return "python"; }
   Status Apply(Element& element, CancellationToken& cancellation) const override;
   // Once per batch: a function called on the batch (a vectorised Python function).
@@ -92,10 +91,8 @@ class PythonWork : public WorkFunction {
  private:
   // The Python, then the wait; false where cancelled during the wait.
   bool Call(uint64_t seed, CancellationToken& cancellation) const;
-  void Return(Element& element, int64_t rows) const;
   const uint64_t locked_iterations_;  // the share under the lock
   const uint64_t free_iterations_;    // the rest (numpy's or a C extension's own work)
-  const int64_t output_bytes_;
   const int64_t wait_ns_;
   const CallFileRead read_;
   const StorageDevicePtr storage_;

@@ -12,6 +12,7 @@
 #include "engine/work/normalize.h"
 #include "engine/work/parse_example.h"
 #include "engine/work/python_work.h"
+#include "engine/work/sized_output.h"
 #include "engine/work/unpack_bits.h"
 
 namespace pipescope::engine {
@@ -82,10 +83,9 @@ class ModEquals : public Predicate {
   const int64_t remainder_;
 };
 
-}  // namespace
-
-Result<std::unique_ptr<WorkFunction>> MakeWorkFunction(const spec::WorkFunction& fn,
-                                                       StorageDevicePtr storage) {
+// The function's own work, before what a call returns is sized (SizedOutput).
+Result<std::unique_ptr<WorkFunction>> MakeWork(const spec::WorkFunction& fn,
+                                               StorageDevicePtr storage) {
   switch (fn.kind_case()) {
     case spec::WorkFunction::kCpuWork: {
       ASSIGN_OR_RETURN(int64_t ns, ParseDurationNs(fn.cpu_work().duration()));
@@ -134,9 +134,8 @@ Result<std::unique_ptr<WorkFunction>> MakeWorkFunction(const spec::WorkFunction&
       // The files' stand-in wait gives way to the disk the spec names.
       if (FileLoadsReadTheDisk(fn.python(), storage != nullptr)) wait = 0;
       const CallFileRead read{fn.python().read_bytes(), FilesReadByACall(fn.python())};
-      return std::unique_ptr<WorkFunction>(
-          std::make_unique<PythonWork>(ns, PythonGilShare(fn.python()), fn.python().output_bytes(),
-                                       wait, read, std::move(storage)));
+      return std::unique_ptr<WorkFunction>(std::make_unique<PythonWork>(
+          ns, PythonGilShare(fn.python()), wait, read, std::move(storage)));
     }
     case spec::WorkFunction::kDecodeCsv:
       return DecodeCsv::Create(fn.decode_csv());
@@ -144,6 +143,16 @@ Result<std::unique_ptr<WorkFunction>> MakeWorkFunction(const spec::WorkFunction&
       break;
   }
   return InvalidArgument("map needs a function");
+}
+
+}  // namespace
+
+Result<std::unique_ptr<WorkFunction>> MakeWorkFunction(const spec::WorkFunction& fn,
+                                                       StorageDevicePtr storage) {
+  ASSIGN_OR_RETURN(std::unique_ptr<WorkFunction> work, MakeWork(fn, std::move(storage)));
+  if (fn.output_bytes() <= 0) return work;
+  return std::unique_ptr<WorkFunction>(
+      std::make_unique<SizedOutput>(std::move(work), fn.output_bytes()));
 }
 
 bool WorkFunctionHasBatchedForm(const spec::WorkFunction& fn) {
@@ -169,6 +178,10 @@ bool WorkFunctionHasBatchedForm(const spec::WorkFunction& fn) {
 }
 
 bool WorkFunctionKeepsValue(const spec::WorkFunction& fn) {
+  return WorkFunctionOnlyCosts(fn) && fn.output_bytes() <= 0;  // else a new array
+}
+
+bool WorkFunctionOnlyCosts(const spec::WorkFunction& fn) {
   return fn.has_identity() || fn.has_cpu_work() || fn.has_io_wait() || fn.has_python();
 }
 

@@ -18,6 +18,10 @@ bool WorkFunctionHasBatchedForm(const spec::WorkFunction& fn);
 // Whether the function hands an element on with its value unchanged (it costs time, or
 // nothing): a number stays the number a mod_equals filter or repeat_by_value reads.
 bool WorkFunctionKeepsValue(const spec::WorkFunction& fn);
+// Whether its work is time alone, the user's code's cost (python, cpu_work, io_wait,
+// identity), whatever size it says a call returns: what a DataLoader's or a Keras
+// Sequence's __getitem__ stands for.
+bool WorkFunctionOnlyCosts(const spec::WorkFunction& fn);
 // Whether the function draws random numbers (augmentation): a cache after it freezes its
 // draws, and it may not move across a cache.
 bool WorkFunctionIsRandom(const spec::WorkFunction& fn);

@@ -32,6 +32,11 @@ const spec::Python& Getitem(const ImportedCode& c) {
   return c.spec.ops(0).dataloader().getitem().python();
 }
 
+// What a sample is, in bytes, as its __getitem__ returns it.
+int64_t SampleBytes(const ImportedCode& c) {
+  return c.spec.ops(0).dataloader().getitem().output_bytes();
+}
+
 // "1766us" as microseconds.
 int64_t Micros(const std::string& duration) { return std::stoll(duration); }
 
@@ -77,7 +82,7 @@ class Rescale(object):
   const ImportedCode alone = Import(FaceLandmarks(rescale, "Rescale(256)"));
   // 1080 us of decode, then 58.9 + 0.1875 Mpixel × 77,632 us of resize.
   EXPECT_NEAR(Micros(Getitem(alone).duration()), 1080 + 14615, 2) << Notes(alone);
-  EXPECT_EQ(Getitem(alone).output_bytes(), 256 * 256 * 3 * 8) << "float64, as skimage gives";
+  EXPECT_EQ(SampleBytes(alone), 256 * 256 * 3 * 8) << "float64, as skimage gives";
   // ToTensor after it keeps the float64 (it divides only bytes).
   EXPECT_NE(Notes(alone).find("skimage.transform.resize 14615us"), std::string::npos)
       << Notes(alone);
@@ -86,7 +91,7 @@ class Rescale(object):
       Import(FaceLandmarks(rescale, "transforms.Compose([Rescale(256), transforms.ToTensor()])"));
   EXPECT_GT(Micros(Getitem(composed).duration()), 1080 + 14615) << Notes(composed);
   EXPECT_EQ(composed.spec.left_out_size(), 0) << Notes(composed);
-  EXPECT_EQ(Getitem(composed).output_bytes(), 256 * 256 * 3 * 8);
+  EXPECT_EQ(SampleBytes(composed), 256 * 256 * 3 * 8);
 
   // A class whose call does work of unknown cost is left out, as before it was read.
   const ImportedCode unknown = Import(FaceLandmarks(R"(
@@ -164,7 +169,7 @@ for x in loader:
   EXPECT_NE(notes.find("TF.resize"), std::string::npos) << notes;
   EXPECT_NE(notes.find("TF.hflip"), std::string::npos) << notes;
   EXPECT_NE(notes.find("TF.to_tensor"), std::string::npos) << notes;
-  EXPECT_EQ(Getitem(c).output_bytes(), 256 * 256 * 3 * 4);
+  EXPECT_EQ(SampleBytes(c), 256 * 256 * 3 * 4);
   // Resize: 26.2 + 5513 × 0.1875 us; hflip: 5.9 + 2 × 240 × 0.0655 us; to_tensor: 13.6 +
   // 2137 × 0.0655 us; after the decode's 1080.
   const double expected =

@@ -13,6 +13,7 @@
 #include "engine/spec/spec_overrides.h"
 #include "engine/tuning/advice_candidates.h"
 #include "engine/tuning/advisor_findings.h"
+#include "engine/tuning/cache_memory.h"
 #include "instrumentation/trace/verdict.h"
 #include "test_support.h"
 
@@ -395,6 +396,51 @@ TEST(AdvisorTest, AShuffleBufferOverTheRamBudgetIsSaidAndTheSmallerOneFits) {
   const std::string cifar_said = holding(AdvisorFindings(cifar, trace::RangeAnalysis{}));
   EXPECT_NE(cifar_said.find("holds 50000 elements of 3 KB: 154 MB"), std::string::npos)
       << cifar_said;
+}
+
+// yolo3#12 as asked: the map decodes each record and resizes it to 416×416 (the function's
+// output, 2 MB of float32, which import-code reads from its resize), then repeat and
+// shuffle(70000): 145 GB. The finding says so, and that before the map the same buffer holds
+// the 100 KB records (7 GB); the start-up's candidates move the shuffle there, across the
+// repeat. A shuffle after the batch holds batches: 16 images each.
+TEST(AdvisorTest, AShuffleOfDecodedImagesIsSizedByTheirResizeAndGoesBeforeIt) {
+  const spec::PipelineSpec yolo = Spec(R"(name: "yolo3"
+      source { name: "read" synthetic { records: 117266 record_bytes: 100000 } }
+      ops { name: "parser" map { fn { cpu_work { duration: "5ms" one_element_call: "decode_jpeg" }
+                                      output_bytes: 2076672 } num_parallel_calls: 10 } }
+      ops { name: "repeat" repeat {} }
+      ops { name: "shuffle" shuffle { buffer_size: 70000 } }
+      ops { name: "batch" batch { batch_size: 16 } }
+      ops { name: "batches" shuffle { buffer_size: 100 } }
+      budget { ram_bytes: 64000000000 cpu_cores: 16 }
+      train_step { step_time: "100ms" device: simulated })");
+  EXPECT_EQ(ElementBytesBefore(yolo, 1).bytes, 2'076'672);
+  EXPECT_EQ(ElementBytesBefore(yolo, 3).bytes, 2'076'672);
+  EXPECT_EQ(ElementBytesBefore(yolo, 5).bytes, 16 * 2'076'672);
+  const std::vector<std::string> findings = AdvisorFindings(yolo, trace::RangeAnalysis{});
+  const auto it = std::find_if(findings.begin(), findings.end(), [](const std::string& f) {
+    return f.find("shuffle's buffer holds") != std::string::npos;
+  });
+  ASSERT_NE(it, findings.end());
+  EXPECT_NE(it->find("holds 70000 elements of 2 MB: 145.4 GB, more than the RAM budget of "
+                     "64.0 GB"),
+            std::string::npos)
+      << *it;
+  EXPECT_NE(it->find("or shuffle before 'parser', where the same buffer holds what it starts "
+                     "from, elements of 100 KB: 7.0 GB"),
+            std::string::npos)
+      << *it;
+  const auto candidates = StartUpCandidates(yolo, 16);
+  const auto moved = std::find_if(candidates.begin(), candidates.end(), [](const auto& c) {
+    return c.kind == "reorder" && c.op == "shuffle";
+  });
+  ASSERT_NE(moved, candidates.end());
+  EXPECT_EQ(moved->change, "move 'shuffle' before 'parser'");
+  // Without the function's output size, the decode's is not known: nothing is said.
+  spec::PipelineSpec unsized = yolo;
+  unsized.mutable_ops(0)->mutable_map()->mutable_fn()->clear_output_bytes();
+  EXPECT_FALSE(ElementBytesBefore(unsized, 3).bytes.has_value());
+  EXPECT_EQ(ElementBytesBefore(unsized, 3).sized_by, "parser");
 }
 
 // A steady change that keeps the output and brings the first step in half the time too leads

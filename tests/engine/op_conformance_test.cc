@@ -282,7 +282,7 @@ TEST(DataLoaderEngineTest, AWholeBatchIsOneCallOfTheDataset) {
     auto p = MakePipeline(std::string("source { range { start: 0 stop: 12 } } "
                                       "ops { dataloader { batch_size: 4 num_workers: 1 "
                                       "worker_startup: \"0s\" getitem { python { duration: "
-                                      "\"10us\" output_bytes: 16 } } ") +
+                                      "\"10us\" } output_bytes: 16 } ") +
                           (fetch_batches ? "fetch_batches: true " : "") + "} }");
     EXPECT_TRUE(p);
     Element e;

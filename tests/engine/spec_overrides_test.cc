@@ -197,7 +197,7 @@ TEST(SpecOverridesTest, AFunctionsCostIsSetByTheNamesTheCodesNotesGive) {
   ASSERT_TRUE(ApplyOverride(spec, "loader.wait=150ms").ok());
   EXPECT_EQ(spec.ops(2).dataloader().getitem().python().wait(), "150ms");
   ASSERT_TRUE(ApplyOverride(spec, "loader.sample_bytes=150KB").ok());
-  EXPECT_EQ(spec.ops(2).dataloader().getitem().python().output_bytes(), 150'000);
+  EXPECT_EQ(spec.ops(2).dataloader().getitem().output_bytes(), 150'000);
   ASSERT_TRUE(ApplyOverride(spec, "loader.collate_cost=1ms").ok());
   // The share of a Python function's time under the interpreter lock: a __getitem__'s, a
   // generator's; a function of TensorFlow ops runs no Python, and says so.

@@ -1,3 +1,4 @@
+#include <google/protobuf/text_format.h>
 #include <gtest/gtest.h>
 #include <time.h>
 
@@ -111,7 +112,7 @@ TEST(PythonWorkTest, HoldsTheInterpreterLockForItsShare) {
 // the call takes at least the wait (a lower bound, which a busy machine only lengthens), and
 // the lock is never seen held meanwhile. Cancelled, it stops waiting.
 TEST(PythonWorkTest, WaitsWithTheInterpreterLockReleased) {
-  const PythonWork sleeps(0, 1.0, 0, 150'000'000);
+  const PythonWork sleeps(0, 1.0, 150'000'000);
   const auto start = std::chrono::steady_clock::now();
   EXPECT_FALSE(LockSeenHeldDuring(sleeps));
   const double ms =
@@ -124,21 +125,38 @@ TEST(PythonWorkTest, WaitsWithTheInterpreterLockReleased) {
   EXPECT_FALSE(CpuWork(1000, 150'000'000).Apply(e, cancelled).ok());
 }
 
-// A Python function that makes a sample (output_bytes) returns a new array of that size,
-// one row each when called on a batch; without it, what it was given stays.
-TEST(PythonWorkTest, ReturnsAnArrayOfItsOutputBytes) {
+// A function whose call makes a sample of a size (output_bytes: Python's, or work modelled by
+// its decode that ends in a resize) returns a new array of that size, one row each when
+// called on a batch; without it, what the work made stays.
+TEST(SizedOutputTest, ReturnsAnArrayOfItsOutputBytes) {
+  auto make = [](const std::string& text) {
+    spec::WorkFunction fn;
+    EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &fn)) << text;
+    auto work = MakeWorkFunction(fn);
+    EXPECT_TRUE(work.ok()) << work.status().ToString();
+    return std::move(*work);
+  };
   CancellationToken cancel;
   Element e;
   e.id = 7;
   e.value = Tensor::Int64(3);
-  ASSERT_TRUE(PythonWork(1000, 1.0, 4096).Apply(e, cancel).ok());
+  ASSERT_TRUE(make("python { duration: \"1us\" } output_bytes: 4096")->Apply(e, cancel).ok());
   EXPECT_EQ(e.value.dtype(), DType::kUint8);
   EXPECT_EQ(e.value.byte_size(), 4096u);
-  ASSERT_TRUE(PythonWork(1000, 1.0, 100).ApplyBatched(e, 8, cancel).ok());
+  ASSERT_TRUE(
+      make("python { duration: \"1us\" } output_bytes: 100")->ApplyBatched(e, 8, cancel).ok());
   EXPECT_EQ(e.value.shape(), (Shape{8, 100}));
+  // cpu_work standing in for a decode whose function resizes to 224×224 (float32).
+  Element decoded;
+  decoded.value = Tensor::Int64(3);
+  ASSERT_TRUE(make("cpu_work { duration: \"1us\" one_element_call: \"decode_jpeg\" } "
+                   "output_bytes: 602112")
+                  ->Apply(decoded, cancel)
+                  .ok());
+  EXPECT_EQ(decoded.value.byte_size(), 602'112u);
   Element kept;
   kept.value = Tensor::Int64(3);
-  ASSERT_TRUE(PythonWork(1000, 1.0).Apply(kept, cancel).ok());
+  ASSERT_TRUE(make("python { duration: \"1us\" }")->Apply(kept, cancel).ok());
   EXPECT_EQ(kept.value.scalar_int64(), 3);
 }
 

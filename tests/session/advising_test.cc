@@ -994,7 +994,7 @@ TEST(AdvisingTest, MoreWorkerProcessesThanCoresAreCutToTheCores) {
       %s
       source { name: "dataset" range { stop: 160146 } }
       ops { name: "loader" dataloader { batch_size: 128 num_workers: 32 pin_memory: true
-            getitem { python { duration: "2325us" output_bytes: 602112 } } } }
+            getitem { python { duration: "2325us" } output_bytes: 602112 } } }
       ops { name: "epochs" repeat { count: 300 } }
       train_step { step_time: "100ms" device: simulated })";
   const auto with = [&](const std::string& budget) {

@@ -136,8 +136,7 @@ TEST(QuestionsTest, Torchmd235HoldTheFilesInMemory) {
   EXPECT_TRUE(Contains(first.text, "load the files once, in the Dataset's __init__")) << first.text;
   // Items that do not fit the RAM budget are not held in memory.
   spec::PipelineSpec big = imported->spec;
-  big.mutable_ops(0)->mutable_dataloader()->mutable_getitem()->mutable_python()->set_output_bytes(
-      1 << 20);
+  big.mutable_ops(0)->mutable_dataloader()->mutable_getitem()->set_output_bytes(1 << 20);
   big.mutable_budget()->set_ram_bytes(int64_t{1} << 30);
   const auto [big_verdict, big_advice] = AskSpec(big, "", 5);
   for (const auto& a : big_advice.advice) EXPECT_NE(a.kind, "in_memory") << a.text;
@@ -247,6 +246,58 @@ TEST(QuestionsTest, Vision81EveryFourthBatchWaitsForFourWorkers) {
   ASSERT_FALSE(advice.advice.empty()) << verdict.text;
   EXPECT_EQ(advice.advice[0].kind, "more_workers") << advice.advice[0].text;
   EXPECT_GT(advice.advice[0].predicted_gain, 1) << advice.advice[0].text;
+}
+
+// aloyschen/tensorflow-yolo3#12: shuffle(70000) after the map that decodes and resizes each
+// image to 416×416, "Filling up shuffle buffer ... 46287 of 70000", then nothing. The
+// verdict says the buffer holds 145 GB, more than the machine's 64 GB, and that before the
+// map it holds the 7 GB of records; the advice that leads moves it there (the first step in
+// seconds, the whole shuffle kept), and --advice-code writes that with the steady changes.
+TEST(QuestionsTest, Yolo3_12ShuffleTheRecordsNotTheDecodedImages) {
+  auto imported = code::ImportCodeFile(kQuestions + "yolo3_12_shuffle_decoded_images.py");
+  ASSERT_TRUE(imported.ok()) << imported.status().message();
+  const auto [verdict, advice] = AskSpec(imported->spec, "", 30);
+  EXPECT_TRUE(Contains(verdict.text, "shuffle's buffer holds 70000 elements of 2 MB: 145.4 GB"))
+      << verdict.text;
+  EXPECT_TRUE(Contains(verdict.text, "or shuffle before 'parser'")) << verdict.text;
+  ASSERT_FALSE(advice.advice.empty()) << verdict.text;
+  const engine::Advice& first = advice.advice[0];
+  EXPECT_EQ(first.kind, "reorder") << first.text;
+  EXPECT_EQ(first.change, "move 'shuffle' before 'parser'") << first.text;
+  EXPECT_FALSE(first.first_step.empty()) << first.text;
+  // The smaller buffer the thread answered with comes after it: it shuffles less.
+  const auto smaller =
+      std::find_if(advice.advice.begin(), advice.advice.end(),
+                   [](const engine::Advice& a) { return a.kind == "shuffle_buffer"; });
+  ASSERT_NE(smaller, advice.advice.end()) << verdict.text;
+  EXPECT_TRUE(Contains(smaller->text, "shuffles less")) << smaller->text;
+  // The moved shuffle, written into the asker's code: before the map, after the repeat no more.
+  auto patched = code::PatchCode(*imported, first.spec);
+  ASSERT_TRUE(patched.ok()) << patched.status().message();
+  EXPECT_TRUE(Contains(patched->text, "shuffle(70000)")) << patched->text;
+  EXPECT_LT(patched->text.find("shuffle(70000)"), patched->text.find("map(parser"))
+      << patched->text;
+
+  // On two cores with the map's one thread, the steady changes add up after the move
+  // (simulated so), and they are what --advice-code writes together.
+  spec::PipelineSpec small = imported->spec;
+  small.mutable_budget()->set_cpu_cores(2);
+  small.mutable_ops(0)->mutable_map()->clear_num_parallel_calls();
+  small.mutable_train_step()->set_step_time("10ms");
+  const auto [small_verdict, small_advice] = AskSpec(small, "", 150);
+  ASSERT_FALSE(small_advice.advice.empty()) << small_verdict.text;
+  EXPECT_EQ(small_advice.advice[0].change, "move 'shuffle' before 'parser'") << small_verdict.text;
+  const engine::AdviceTogether& both = small_advice.start_up_and_together;
+  ASSERT_FALSE(both.changes.empty()) << small_verdict.text;
+  EXPECT_EQ(both.changes[0], "move 'shuffle' before 'parser'");
+  EXPECT_GE(both.changes.size(), 2u);
+  EXPECT_FALSE(both.first_step.empty());
+  EXPECT_GT(both.predicted_gain, small_advice.advice[0].predicted_gain) << small_verdict.text;
+  auto both_written = code::PatchCode(*imported, both.spec);
+  ASSERT_TRUE(both_written.ok()) << both_written.status().message();
+  EXPECT_LT(both_written->text.find("shuffle(70000)"), both_written->text.find("map(parser"))
+      << both_written->text;
+  EXPECT_TRUE(Contains(both_written->text, "num_parallel_calls=2")) << both_written->text;
 }
 
 TEST(QuestionsTest, Seed000ParallelReadingOfTheBigFile) {

@@ -44,7 +44,7 @@ TEST(CostModelTest, AGetitemsSampleBytesAreWhatTheLoaderStacksAndSends) {
   auto m = DefaultCostModel(Spec(R"(name: "t"
     source { name: "ids" range { stop: 100 } }
     ops { name: "loader" dataloader { batch_size: 8 num_workers: 2
-          getitem { python { duration: "1ms" output_bytes: 150000 } } } }
+          getitem { python { duration: "1ms" } output_bytes: 150000 } } }
     train_step { step_time: "8ms" })"),
                             2);
   ASSERT_TRUE(m.ok());

@@ -191,6 +191,12 @@ void AdvicePanel::Show(const engine::Result<engine::AdvisorResult>& result) {
     for (const auto& c : t.changes) change += (change.empty() ? "" : ", ") + c;
     AddAdviceRow("• Together, " + engine::TogetherText(a), change, t.spec, change);
   }
+  if (const std::string both = engine::StartUpAndTogetherText(a); !both.empty()) {
+    const auto& t = a.start_up_and_together;
+    std::string change;
+    for (const auto& c : t.changes) change += (change.empty() ? "" : ", ") + c;
+    AddAdviceRow("• Start-up and steady, " + both, change, t.spec, change);
+  }
   for (const std::string& n : a.not_tried) AddAdviceRow("Not tried: " + n, n, {}, "");
   emit Ready();
 }
