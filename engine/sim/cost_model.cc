@@ -92,6 +92,11 @@ struct FileStats {
   int64_t files = 0;
   int64_t records = 0;
   int64_t bytes = 0;
+  std::vector<int64_t> by_file;  // each file's records, in order (0 for one not readable)
+  // Records a file has on average, rounded up; `none` where no file is readable.
+  int64_t RecordsPerFile(int64_t none) const {
+    return files > 0 ? (records + files - 1) / files : none;
+  }
 };
 
 // Records and bytes of the files a source reads, each counted by `stats_of_file` (a file's
@@ -101,6 +106,7 @@ FileStats ScanFiles(const std::vector<std::string>& files, const StatsOfFile& st
   FileStats s;
   for (const auto& f : files) {
     const TfRecordFileStats file = stats_of_file(f);
+    s.by_file.push_back(file.readable ? file.records : 0);
     if (!file.readable) continue;
     ++s.files;
     s.records += file.records;
@@ -296,7 +302,8 @@ class DefaultsBuilder {
         OpCost& c = m_.ops[op + ".read"];
         const FileStats f =
             ScanFiles(files_, es.tfrecord_file().compression(), StatsOfTfRecordFile);
-        c.records = f.files > 0 ? (f.records + f.files - 1) / f.files : 100;
+        c.records = f.RecordsPerFile(100);
+        c.records_by_file = f.by_file;
         bytes = f.records > 0 ? f.bytes / f.records : 1024;
         c.out_bytes = bytes;
         c.cpu = Fixed(kSourceRecordNs + static_cast<double>(bytes));
@@ -308,7 +315,8 @@ class DefaultsBuilder {
         OpCost& c = m_.ops[op + ".read"];
         const FileStats f =
             ScanFiles(files_, es.text_line_file().compression(), StatsOfTextLineFile);
-        c.records = f.files > 0 ? (f.records + f.files - 1) / f.files : 100;
+        c.records = f.RecordsPerFile(100);
+        c.records_by_file = f.by_file;
         bytes = f.records > 0 ? std::max<int64_t>(1, f.bytes / f.records) : 64;
         c.out_bytes = bytes;
         c.cpu = Fixed(kSourceRecordNs + kCopyNsPerByte * static_cast<double>(bytes));
@@ -319,7 +327,8 @@ class DefaultsBuilder {
         OpCost& c = m_.ops[op + ".read"];
         const auto& format = es.fixed_length_record_file();
         ASSIGN_OR_RETURN(const FileStats f, ScanFiles(files_, format, op + ".read"));
-        c.records = f.files > 0 ? (f.records + f.files - 1) / f.files : 100;
+        c.records = f.RecordsPerFile(100);
+        c.records_by_file = f.by_file;
         bytes = std::max<int64_t>(1, format.record_bytes());
         c.out_bytes = bytes;
         c.cpu = Fixed(kSourceRecordNs + kCopyNsPerByte * static_cast<double>(bytes));

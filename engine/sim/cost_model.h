@@ -97,6 +97,10 @@ struct OpCost {
   int64_t out_bytes = 0;  // bytes per row of the op's output; 0: as its input
   int64_t records = -1;   // sources: records per pass (per file inside an interleave); -1
                           // as the spec says
+  // Inside an interleave of named files: each file's records, in the file list's order (the
+  // element an interleave opens a file for holds its index there, shuffled or sharded);
+  // empty: `records` for every file.
+  std::vector<int64_t> records_by_file;
   // Worker processes (a DataLoader's, a Keras enqueuer's): one worker's start, spawn and
   // imports, as a recorded run measured it; -1: as the spec says (worker_startup).
   int64_t worker_startup_ns = -1;

@@ -39,6 +39,24 @@ engine::Status Read(const json& j, const char* key, T& out, const std::string& p
   return engine::Status::Ok();
 }
 
+// An interleave's files' record counts: an array of counts, each at least 0.
+engine::Status ReadRecordsByFile(const json& j, std::vector<int64_t>& out,
+                                 const std::string& path) {
+  auto it = j.find("records_by_file");
+  if (it == j.end()) return engine::Status::Ok();
+  const std::string here = path + ".records_by_file";
+  if (!it->is_array()) return engine::InvalidArgument(here + ": expected an array of counts");
+  for (size_t i = 0; i < it->size(); ++i) {
+    const json& n = (*it)[i];
+    if (!n.is_number_integer() || n.get<int64_t>() < 0) {
+      return engine::InvalidArgument(here + "[" + std::to_string(i) +
+                                     "]: expected a whole number of records, at least 0");
+    }
+    out.push_back(n.get<int64_t>());
+  }
+  return engine::Status::Ok();
+}
+
 engine::Status ReadDist(const json& j, const char* key, Dist& out, const std::string& path) {
   auto it = j.find(key);
   if (it == j.end()) return engine::Status::Ok();
@@ -73,6 +91,7 @@ std::string CostModelToJson(const CostModel& m) {
                      {"out_bytes", c.out_bytes},
                      {"records", c.records},
                      {"worker_startup_ns", c.worker_startup_ns}};
+    if (!c.records_by_file.empty()) ops[name]["records_by_file"] = c.records_by_file;
   }
   json j{{"format", "pipescope-cost-model"},
          {"version", 1},
@@ -148,6 +167,7 @@ engine::Result<CostModel> ParseCostModelJson(const std::string& text, CostModel 
       RETURN_IF_ERROR(Read(o, "out_bytes", c.out_bytes, path));
       RETURN_IF_ERROR(Read(o, "records", c.records, path));
       RETURN_IF_ERROR(Read(o, "worker_startup_ns", c.worker_startup_ns, path));
+      RETURN_IF_ERROR(ReadRecordsByFile(o, c.records_by_file, path));
       if (c.out_bytes < 0 || c.out_bytes > (int64_t{1} << 40) || c.records < -1) {
         return engine::InvalidArgument(path +
                                        ": out_bytes must be within [0, 2^40], records at least -1");

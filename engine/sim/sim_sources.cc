@@ -34,7 +34,7 @@ class SourceDataset : public SimDataset {
       engine::ShuffleInPlace(order, engine::ShufflePassSeed(seed, stage_.passes, true));
     }
     ++stage_.passes;
-    return std::make_unique<It>(ctx, stage_, records_, values_, parent ? parent->key : 0,
+    return std::make_unique<It>(ctx, stage_, RecordsOf(parent), values_, parent ? parent->key : 0,
                                 std::move(order));
   }
 
@@ -144,6 +144,17 @@ class SourceDataset : public SimDataset {
     bool opened_ = false;
     uint64_t file_ = 0;  // its number on the spec's disk, once it reads from it
   };
+
+  // The records of the file an interleave opened this source for: its own count, where the
+  // cost model has each file's (the element holds the file's index in the list), else the
+  // source's.
+  int64_t RecordsOf(const SimElement* parent) const {
+    const std::vector<int64_t>& by_file = stage_.cost->records_by_file;
+    if (!parent || parent->value < 0 || parent->value >= static_cast<int64_t>(by_file.size())) {
+      return records_;
+    }
+    return by_file[static_cast<size_t>(parent->value)];
+  }
 
   const int64_t records_;
   const SimValues values_;

@@ -97,6 +97,19 @@ TEST(CostModelTest, JsonRoundTripsAndOverlaysOnlyWhatItNames) {
   EXPECT_EQ(requests_kept->Of("io").request_wait.mean_ns, 5e7);
   EXPECT_EQ(requests_kept->Of("io").request_wait.cv, 1);
   EXPECT_EQ(requests_kept->Of("io").request_bytes, 262144);
+  // An interleave's files' own record counts are kept; a count that is no count is refused.
+  auto by_file =
+      ParseCostModelJson(R"({"ops": {"io": {"records_by_file": [3, 2]}}})", *base, "m.json");
+  ASSERT_TRUE(by_file.ok()) << by_file.status().message();
+  auto by_file_kept = ParseCostModelJson(CostModelToJson(*by_file), CostModel{}, "m.json");
+  ASSERT_TRUE(by_file_kept.ok());
+  EXPECT_EQ(by_file_kept->Of("io").records_by_file, (std::vector<int64_t>{3, 2}));
+  auto not_counts =
+      ParseCostModelJson(R"({"ops": {"io": {"records_by_file": [3, -2]}}})", *base, "m.json");
+  ASSERT_FALSE(not_counts.ok());
+  EXPECT_NE(not_counts.status().message().find("m.json.ops.io.records_by_file[1]"),
+            std::string::npos)
+      << not_counts.status().message();
   auto negative = ParseCostModelJson(R"({"ops": {"io": {"request_bytes": -1}}})", *base, "m.json");
   ASSERT_FALSE(negative.ok());
   EXPECT_NE(negative.status().message().find("m.json.ops.io.request_bytes"), std::string::npos)

@@ -830,6 +830,26 @@ TEST(SimulatorTest, AHardDiskSeeksBetweenFilesAnInterleaveReadsAtOnce) {
   EXPECT_GE(rate(16, "ssd"), 0.9 * rate(1, "ssd"));
 }
 
+// An interleave of files of 3 and 2 records reads 5 records a pass, as the engine does:
+// each file its own count (the element it is opened for holds its index in the list, after a
+// shuffle of the names too), not the mean rounded up for each (6).
+TEST(SimulatorTest, EachFileOfAnInterleaveHasItsOwnRecords) {
+  const std::string dir = ::testing::TempDir();
+  const std::string three = dir + "/pipescope_sim_three.bin", two = dir + "/pipescope_sim_two.bin";
+  engine::testing::WriteFile(three, std::string(3 * 4, 'a'));
+  engine::testing::WriteFile(two, std::string(2 * 4, 'b'));
+  for (const char* order : {"", "ops { shuffle { buffer_size: 2 seed: 7 } } "}) {
+    SimRun r = Simulated("name: \"t\" source { name: \"files\" from_tensor_slices { strings: \"" +
+                             three + "\" strings: \"" + two + "\" } } " + order +
+                             "ops { name: \"read\" interleave { per_element { "
+                             "fixed_length_record_file { record_bytes: 4 } } cycle_length: 2 } } "
+                             "train_step { step_time: \"0s\" }",
+                         10, 1, 2);
+    EXPECT_TRUE(r.result.summary.end_of_data) << order;
+    EXPECT_EQ(r.result.summary.steps, 5) << order;
+  }
+}
+
 // Real TFRecord files on the spec's disk: a file of 20 records of 300 KB read again and again
 // streams at the disk's bandwidth with an access at each pass (records/s about 100 MB/s
 // over 300 KB, less the access's share); from memory, where no disk is named, many times
