@@ -91,6 +91,8 @@ void PutAdvice(nlohmann::json& summary, const engine::AdvisorResult& advice) {
                         {"changes_output", a.changes_output},
                         {"text", a.text}};
     if (a.changes_output) j["what_changes"] = a.what_changes;
+    if (!a.first_step.empty()) j["first_step"] = a.first_step;
+    if (!a.fits_memory.empty()) j["fits_memory"] = a.fits_memory;
     // The advised pipeline itself: a move or an added op has no --set to try it with.
     if (a.spec.has_source()) j["spec"] = engine::SpecToText(a.spec);
     list.push_back(std::move(j));
@@ -108,6 +110,7 @@ void PutAdvice(nlohmann::json& summary, const engine::AdvisorResult& advice) {
                         {"what_changes", t.changes_output},
                         {"spec", engine::SpecToText(t.spec)}};
     if (!t.first_step.empty()) j["first_step"] = t.first_step;
+    if (!t.fits_memory.empty()) j["fits_memory"] = t.fits_memory;
     return j;
   };
   if (!advice.together.changes.empty()) {
@@ -145,7 +148,7 @@ std::string AdviceToText(const engine::AdvisorResult& advice) {
     }
   }
   if (const std::string both = engine::StartUpAndTogetherText(advice); !both.empty()) {
-    out += "  Start-up and steady, " + both +
+    out += "  First, then the steady changes: " + both +
            "\n    the pipeline: --json's advice_start_up_and_together.spec (for a .py, "
            "--advice-code OUT.py writes it into a copy of the file)\n";
   }

@@ -328,7 +328,7 @@ void ApplyAdvice(const engine::AdvisorResult& advice, trace::Verdict& verdict) {
       return;
     }
     if (!verdict.suggests_change && !verdict.suggestion.empty() &&
-        advice.advice.front().first_step.empty() &&
+        !engine::LeadsWhateverItsGain(advice.advice.front()) &&
         advice.advice.front().predicted_gain < kLittleGain) {
       trace::SetSuggestion(verdict, verdict.suggestion +
                                         "; of the knobs and order, the best "

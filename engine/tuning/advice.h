@@ -69,6 +69,10 @@ struct Advice {
   // Where it brings a late first step sooner: "the first step after 1.2 s instead of 60 s
   // predicted" (its text says so too); empty otherwise.
   std::string first_step;
+  // Where it brings a shuffle's buffer within the RAM budget, which no rate shows (the
+  // simulator has no memory): "its buffer then holds 2048 elements of 150 KB: 307 MB, within
+  // the RAM budget of 8.0 GB (10.1 GB now)" (its text says so too); empty otherwise.
+  std::string fits_memory;
   spec::PipelineSpec spec;  // the advised pipeline (empty for device_bound)
   SpecEdit edit;            // the change, as it can be made on another spec
   // More than knobs and the order of calls change: a function's own code (a generator made
@@ -80,6 +84,12 @@ struct Advice {
   // last sentence of `text`.
   std::string how;
 };
+
+// It leads the advice whatever its steady gain: the run waits for its first step, or cannot
+// hold its shuffle's buffer, without it.
+inline bool LeadsWhateverItsGain(const Advice& a) {
+  return !a.first_step.empty() || !a.fits_memory.empty();
+}
 
 // Advice a person carries out by hand: no tuner takes it as a step, and --advice-code writes
 // none of it.

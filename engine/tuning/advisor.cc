@@ -15,6 +15,7 @@
 #include "engine/spec/spec_overrides.h"
 #include "engine/tuning/advice_candidates.h"
 #include "engine/tuning/advisor_findings.h"
+#include "engine/tuning/cache_memory.h"
 #include "engine/tuning/move_rules.h"
 #include "engine/tuning/spec_edit.h"
 #include "instrumentation/trace/verdict.h"
@@ -385,9 +386,9 @@ AdviceTogether StartUpAndTogether(const AdvisorResult& result, const std::vector
                                   const FirstSteps& first_steps, const SimulatedRate& simulate,
                                   const AdvisorOptions& options) {
   const AdviceTogether t = SteadyChanges(result);
-  if (result.advice.empty() || t.changes.empty() || first_steps.empty()) return {};
+  if (result.advice.empty() || t.changes.empty()) return {};
   const Advice& first = result.advice[0];
-  if (first.first_step.empty() || AdviceOnly(first) || !first.spec.has_source() ||
+  if (!LeadsWhateverItsGain(first) || AdviceOnly(first) || !first.spec.has_source() ||
       std::find(t.changes.begin(), t.changes.end(), first.change) != t.changes.end()) {
     return {};
   }
@@ -400,8 +401,11 @@ AdviceTogether StartUpAndTogether(const AdvisorResult& result, const std::vector
     gains.push_back(*r / base[seed - 1]);
   }
   if (Median(gains) - 1 < t.predicted_gain - result.noise) return {};
-  const SoonerStep sooner = SoonerFirstStep(*with, first_steps, options);
-  if (sooner.text.empty()) return {};
+  SoonerStep sooner;
+  if (!first.first_step.empty()) {
+    sooner = SoonerFirstStep(*with, first_steps, options);
+    if (sooner.text.empty()) return {};
+  }
   AdviceTogether both = t;
   both.changes.insert(both.changes.begin(), first.change);
   both.settings.insert(both.settings.begin(), first.settings.begin(), first.settings.end());
@@ -411,6 +415,7 @@ AdviceTogether StartUpAndTogether(const AdvisorResult& result, const std::vector
   both.predicted_steps_per_s = Median(base) * Median(gains);
   both.spec = std::move(*with);
   both.first_step = sooner.text;
+  both.fits_memory = first.fits_memory;
   if (first.changes_output) {
     both.changes_output =
         first.what_changes + (t.changes_output.empty() ? "" : " " + t.changes_output);
@@ -488,6 +493,72 @@ Result<std::vector<StartUpChange>> StartUpAdvice(const spec::PipelineSpec& spec,
   return out;
 }
 
+// Changes that bring a shuffle's buffer that is too large for the RAM budget within it
+// (cache_memory.h's LargeShuffleBuffers): the simulator has no memory, so no rate shows what
+// they save, a run that swaps or is killed before its first step (models#7725). They lead
+// the advice whatever their gain, the move that keeps the shuffle's reach before the smaller
+// buffer, each with the steady rate it gives. One that brings a late first step sooner too
+// (`sooner`) says both, once: it leaves `sooner`. `tried` counts those tried here alone.
+Result<std::vector<Advice>> MemoryAdvice(const spec::PipelineSpec& spec, double base_rate,
+                                         const SimulatedRate& simulate,
+                                         const AdvisorOptions& options,
+                                         std::vector<StartUpChange>& sooner, int& tried) {
+  std::vector<Advice> out;
+  const int64_t ram = RamBudget(spec, options.machine_ram_bytes);
+  // The shuffle named `name` where its buffer is too large in `s`, or null.
+  const auto too_large = [ram](const spec::PipelineSpec& s,
+                               const std::string& name) -> std::optional<LargeShuffleBuffer> {
+    for (const LargeShuffleBuffer& b : LargeShuffleBuffers(s, ram)) {
+      if (b.too_large && s.ops(b.place).name() == name) return b;
+    }
+    return std::nullopt;
+  };
+  for (const AdviceCandidate& c :
+       StartUpCandidates(spec, options.cores, options.machine_ram_bytes)) {
+    if (c.kind != "reorder" && c.kind != "shuffle_buffer") continue;
+    const std::optional<LargeShuffleBuffer> now = too_large(spec, c.op);
+    if (!now || too_large(c.spec, c.op)) continue;
+    int place = 0;
+    while (place < c.spec.ops_size() && c.spec.ops(place).name() != c.op) ++place;
+    if (place == c.spec.ops_size()) continue;
+    const std::optional<int64_t> each = ElementBytesBefore(c.spec, place).bytes;
+    if (!each) continue;
+    const int64_t buffer = c.spec.ops(place).shuffle().buffer_size();
+    Advice a = AdviceFrom(c);
+    a.confidence = "high";
+    a.fits_memory = "its buffer then holds " + std::to_string(buffer) + " elements of " +
+                    FormatBytes(*each) + ": " + FormatBytes(buffer * *each) +
+                    ", within the RAM budget of " + FormatBytes(ram) + " (" +
+                    FormatBytes(now->held) + " now)";
+    const auto same = std::find_if(sooner.begin(), sooner.end(), [&](const StartUpChange& s) {
+      return s.advice.change == c.change;
+    });
+    if (same != sooner.end()) {
+      a.first_step = same->advice.first_step;
+      a.predicted_steps_per_s = same->advice.predicted_steps_per_s;
+      a.predicted_gain = same->advice.predicted_gain;
+      sooner.erase(same);
+    } else {
+      ++tried;
+      if (base_rate > 0) {
+        ASSIGN_OR_RETURN(const std::vector<double> rates,
+                         RatesBySeed(c.spec, simulate, std::max(1, options.seeds), 1));
+        a.predicted_steps_per_s = Median(rates);
+        a.predicted_gain = a.predicted_steps_per_s / base_rate - 1;
+      }
+    }
+    a.text =
+        c.action + ": " + a.fits_memory + (a.first_step.empty() ? "" : "; " + a.first_step) +
+        (a.predicted_steps_per_s > 0 ? ", then " + Rate(a.predicted_steps_per_s) + " steps/s" : "");
+    if (a.changes_output) a.text += ". It changes the output. " + a.what_changes;
+    out.push_back(std::move(a));
+  }
+  std::stable_sort(out.begin(), out.end(), [](const Advice& x, const Advice& y) {
+    return x.kind != "shuffle_buffer" && y.kind == "shuffle_buffer";
+  });
+  return out;
+}
+
 // Where the data's size is a stand-in (code that names files only the run lists: 10,000
 // records), a gain that rests on its epochs' ends (a shuffle buffer refilled each epoch,
 // tensorflow#30646; a skip done each epoch) would be the stand-in's, not the data's: each
@@ -544,9 +615,11 @@ std::string StartUpAndTogetherText(const AdvisorResult& result) {
   for (size_t i = 1; i < t.changes.size(); ++i) {
     steady += (i == 1 ? "" : i + 1 == t.changes.size() ? " and " : ", ") + t.changes[i];
   }
-  return t.changes[0] + " with " + steady + ", simulated together: " + t.first_step + ", then " +
+  return t.changes[0] + " with " + steady +
+         ", simulated together: " + (t.first_step.empty() ? "" : t.first_step + ", then ") +
          Rate(t.predicted_steps_per_s) + " steps/s (" +
-         trace::FormatPercentChange(t.predicted_gain) + ")";
+         trace::FormatPercentChange(t.predicted_gain) + ")" +
+         (t.fits_memory.empty() ? "" : "; " + t.fits_memory);
 }
 
 std::string NothingTriedGains(int tried, const std::string& of_what, const std::string& beyond) {
@@ -614,7 +687,8 @@ std::string AdviceHeading(const AdvisorResult& result) {
   for (size_t i = 1; i < result.advice.size(); ++i) {
     if (result.advice[i].predicted_gain <= result.advice[i - 1].predicted_gain) continue;
     head +=
-        "; listed by gain, but a change that also brings the first step sooner leads, those "
+        "; listed by gain, but a change that brings the first step sooner or a shuffle's "
+        "buffer within the RAM budget leads, those "
         "that keep the output come before those that change it, and gains that rest on a "
         "stand-in size come last";
     break;
@@ -662,10 +736,16 @@ Result<AdvisorResult> Advise(const spec::PipelineSpec& spec, const trace::RangeA
     ASSIGN_OR_RETURN(sooner, StartUpAdvice(spec, result.simulated_steps_per_s, measured, simulate,
                                            options, first_steps, result.startup_tried));
   }
+  // A shuffle's buffer over the RAM budget: the changes that bring it within lead. One that
+  // brings the first step sooner as well says both, once.
+  ASSIGN_OR_RETURN(std::vector<Advice> memory,
+                   MemoryAdvice(spec, result.simulated_steps_per_s, simulate, options, sooner,
+                                result.startup_tried));
   result.cores = options.cores;
   result.cores_unbudgeted = spec.budget().cpu_cores() <= 0;
   if (result.simulated_steps_per_s <= 0) {  // nothing reached the step
     result.tried = result.startup_tried;
+    for (Advice& m : memory) result.advice.push_back(std::move(m));
     for (StartUpChange& c : sooner) result.advice.push_back(std::move(c.advice));
     SayHow(result.advice);
     return result;
@@ -772,6 +852,7 @@ Result<AdvisorResult> Advise(const spec::PipelineSpec& spec, const trace::RangeA
     ++at;
   }
   result.advice.insert(result.advice.begin(), leading.begin(), leading.end());
+  result.advice.insert(result.advice.begin(), memory.begin(), memory.end());
   result.start_up_and_together = StartUpAndTogether(result, base, first_steps, simulate, options);
   if (result.advice.empty() && measured.input_wait_fraction < 0.05) {
     Advice a;

@@ -70,16 +70,19 @@ struct AdviceTogether {
   // What its changes of order alone alter (deterministic=False's "elements come in the order
   // they are ready"); empty where it keeps the output.
   std::string changes_output;
-  // Where it leads with a change of the start-up (StartUpAndTogether): its first step, "the
-  // first step after 39.6 ms instead of 80.6 s predicted".
+  // Where it leads with a change of the start-up or of a shuffle's memory
+  // (StartUpAndTogether): its first step, "the first step after 39.6 ms instead of 80.6 s
+  // predicted", and what the buffer then holds (Advice::fits_memory).
   std::string first_step;
+  std::string fits_memory;
 };
 
 struct AdvisorResult {
   std::vector<Advice> advice;  // confirmed, best first
   AdviceTogether together;
-  // The first piece of advice, where it brings a late first step sooner and is not among the
-  // steady changes (a shuffle moved before the decode, a smaller buffer), made on Together's
+  // The first piece of advice, where it brings a late first step sooner or a shuffle's buffer
+  // within the RAM budget and is not among the steady changes (a shuffle moved before the
+  // decode, a smaller buffer), made on Together's
   // pipeline (else on the best steady change that keeps the output) and simulated so: both
   // the first step and the steady gain, which --advice-code writes before the steady changes
   // alone. Empty `changes` where the two do not add up.

@@ -1,6 +1,7 @@
 #include "engine/tuning/advisor_findings.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <map>
 
@@ -361,42 +362,46 @@ std::vector<std::string> StandInSizeEmptied(const spec::PipelineSpec& spec,
 // elements in memory and fills the buffer before its first element, so the machine swaps
 // or the job is killed before training starts. Said where the elements' size is known;
 // the simulator has no swap, so no figure of its own proves it.
-std::vector<std::string> ShuffleOverTheRam(const spec::PipelineSpec& spec,
-                                           int64_t machine_ram_bytes) {
+std::vector<std::string> ShuffleBufferOverTheRam(const spec::PipelineSpec& spec,
+                                                 int64_t machine_ram_bytes) {
   std::vector<std::string> out;
   const int64_t ram = RamBudget(spec, machine_ram_bytes);
-  if (ram <= 0) return out;
-  for (int i = 0; i < spec.ops_size(); ++i) {
-    const spec::Op& op = spec.ops(i);
-    const std::optional<int64_t> element = ElementBytesBefore(spec, i).bytes;
-    if (!op.has_shuffle() || !element) continue;
-    const int64_t buffer = op.shuffle().buffer_size();
-    const int64_t each = *element;
-    const int64_t held = buffer * each;
-    if (held <= ram) continue;
-    const int64_t fits = ShuffleBufferThatFits(each, ram);
+  for (const LargeShuffleBuffer& large : LargeShuffleBuffers(spec, ram)) {
+    const int i = large.place;
+    const int64_t fits = ShuffleBufferThatFits(large.element_bytes, ram);
     const bool machines = spec.budget().ram_bytes() <= 0;
     // Before the maps that make its elements large, the same buffer may hold what they start
     // from (yolo3#12: encoded records, not decoded images), keeping the whole shuffle.
     std::string before_maps;
     if (const int to = ShufflePlaceBeforeItsMaps(spec, i); to < i) {
       const std::optional<int64_t> there = ElementBytesBefore(spec, to).bytes;
-      if (there && *there < each && buffer * *there <= ram / 4) {
+      if (there && *there < large.element_bytes && large.buffer * *there <= ram / 4) {
         before_maps = "; or shuffle before '" + spec.ops(to).name() +
                       "', where the same buffer holds what it starts from, elements of " +
-                      FormatBytes(*there) + ": " + FormatBytes(buffer * *there) +
+                      FormatBytes(*there) + ": " + FormatBytes(large.buffer * *there) +
                       (spec.source().size_is_stand_in() ? " (a stand-in size)" : "");
       }
     }
-    out.push_back(op.name() + "'s buffer holds " + std::to_string(buffer) + " elements of " +
-                  FormatBytes(each) + ": " + FormatBytes(held) + ", more than the RAM budget of " +
-                  FormatBytes(ram) +
-                  (machines ? " (half this machine's available memory; --set budget.ram_bytes=SIZE "
-                              "for the machine that trains)"
-                            : " (budget.ram_bytes)") +
-                  "; tf.data fills it before the first element comes, so the machine swaps, or "
-                  "the job is killed, before training starts; buffer_size=" +
-                  std::to_string(fits) +
+    const std::string budget =
+        "the RAM budget of " + FormatBytes(ram) +
+        (machines ? " (half this machine's available memory; --set budget.ram_bytes=SIZE for the "
+                    "machine that trains)"
+                  : " (budget.ram_bytes)");
+    const std::string share =
+        large.held > ram  ? "more than " + budget
+        : large.too_large ? "more than half " + budget
+                          : std::to_string(std::lround(100.0 * static_cast<double>(large.held) /
+                                                       static_cast<double>(ram))) +
+                                "% of " + budget;
+    const std::string then =
+        large.too_large ? "; tf.data fills it before the first element comes, so the machine "
+                          "swaps, or the job is killed, before training starts"
+                        : "; tf.data fills it before the first element comes, and the model, the "
+                          "batches and the prefetches share the rest";
+    out.push_back(spec.ops(i).name() + "'s buffer holds " + std::to_string(large.buffer) +
+                  " elements of " + FormatBytes(large.element_bytes) + ": " +
+                  FormatBytes(large.held) + ", " + share + then +
+                  "; buffer_size=" + std::to_string(fits) +
                   " fits in a quarter of it, and shuffling the files as well keeps the order "
                   "random" +
                   before_maps);
@@ -410,7 +415,8 @@ std::vector<std::string> AdvisorFindings(const spec::PipelineSpec& spec,
                                          const trace::RangeAnalysis& measured,
                                          int64_t machine_ram_bytes) {
   std::vector<std::string> out = ShardWaste(spec, measured);
-  for (std::string& f : ShuffleOverTheRam(spec, machine_ram_bytes)) out.push_back(std::move(f));
+  for (std::string& f : ShuffleBufferOverTheRam(spec, machine_ram_bytes))
+    out.push_back(std::move(f));
   for (std::string& f : StandInSizeEmptied(spec, measured)) out.push_back(std::move(f));
   for (std::string& f : ShuffleFilledEachEpoch(spec, measured)) out.push_back(std::move(f));
   for (auto* more :

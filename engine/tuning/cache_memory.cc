@@ -82,6 +82,22 @@ int64_t ShuffleBufferThatFits(int64_t element_bytes, int64_t ram_budget) {
   return buffer;
 }
 
+std::vector<LargeShuffleBuffer> LargeShuffleBuffers(const spec::PipelineSpec& spec,
+                                                    int64_t ram_budget) {
+  std::vector<LargeShuffleBuffer> out;
+  if (ram_budget <= 0) return out;
+  for (int i = 0; i < spec.ops_size(); ++i) {
+    if (!spec.ops(i).has_shuffle()) continue;
+    const std::optional<int64_t> each = ElementBytesBefore(spec, i).bytes;
+    const int64_t buffer = spec.ops(i).shuffle().buffer_size();
+    if (!each || buffer <= 0 || *each <= 0) continue;
+    // Past any RAM, the product would overflow: the budget's whole is enough to say.
+    const int64_t held = buffer > (int64_t{1} << 62) / *each ? int64_t{1} << 62 : buffer * *each;
+    if (held > ram_budget / 4) out.push_back({i, buffer, *each, held, held > ram_budget / 2});
+  }
+  return out;
+}
+
 std::string CacheHoldingText(const CacheHolding& held, int64_t ram_budget) {
   if (held.bytes) {
     return " (an epoch in memory: " + std::to_string(*held.elements) + " elements, " +

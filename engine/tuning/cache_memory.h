@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "engine/spec/pipeline_plan.h"
 
@@ -35,6 +36,22 @@ ElementSize ElementBytesBefore(const spec::PipelineSpec& spec, int place);
 // The largest buffer, a power of two, whose elements of `element_bytes` take at most a
 // quarter of `ram_budget` (the rest for the model, the prefetches, the batches); at least 1.
 int64_t ShuffleBufferThatFits(int64_t element_bytes, int64_t ram_budget);
+
+// A shuffle whose buffer, full, holds more than a quarter of the RAM budget (what
+// ShuffleBufferThatFits leaves it), where its elements' size is known: tf.data fills it before
+// its first element comes, and the model, the batches and the prefetches share the rest
+// (tensorflow#28759: 1000 decoded images, 30% of the machine). Over half the budget it is
+// too large: the machine swaps, or the job is killed, before training starts (models#7725:
+// "Filling up shuffle buffer ... 2048", then "Killed").
+struct LargeShuffleBuffer {
+  int place = 0;  // the shuffle's index in the spec's ops
+  int64_t buffer = 0;
+  int64_t element_bytes = 0;
+  int64_t held = 0;  // buffer × element_bytes
+  bool too_large = false;
+};
+std::vector<LargeShuffleBuffer> LargeShuffleBuffers(const spec::PipelineSpec& spec,
+                                                    int64_t ram_budget);
 
 // For the advice's text: " (an epoch in memory: 20000 elements, 205 MB)", or where the
 // size is not known and a budget is set, what to check; "" where nothing is known.

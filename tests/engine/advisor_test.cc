@@ -436,6 +436,23 @@ TEST(AdvisorTest, AShuffleOfDecodedImagesIsSizedByTheirResizeAndGoesBeforeIt) {
   });
   ASSERT_NE(moved, candidates.end());
   EXPECT_EQ(moved->change, "move 'shuffle' before 'parser'");
+  // tensorflow#28759's 1000 decoded images of 600×600 on 16 GB: 27% of the budget, said as a
+  // share that leaves the rest to the model, with a buffer that fits a quarter.
+  spec::PipelineSpec share = yolo;
+  share.mutable_ops(0)->mutable_map()->mutable_fn()->set_output_bytes(600 * 600 * 3 * 4);
+  share.mutable_ops(2)->mutable_shuffle()->set_buffer_size(1000);
+  share.mutable_budget()->set_ram_bytes(16'000'000'000);
+  const std::vector<std::string> shared = AdvisorFindings(share, trace::RangeAnalysis{});
+  const auto quarter = std::find_if(shared.begin(), shared.end(), [](const std::string& f) {
+    return f.find("shuffle's buffer holds") != std::string::npos;
+  });
+  ASSERT_NE(quarter, shared.end());
+  EXPECT_NE(quarter->find("holds 1000 elements of 4 MB: 4.3 GB, 27% of the RAM budget of 16.0 GB "
+                          "(budget.ram_bytes); tf.data fills it before the first element comes, "
+                          "and the model, the batches and the prefetches share the rest; "
+                          "buffer_size=512 fits in a quarter of it"),
+            std::string::npos)
+      << *quarter;
   // Without the function's output size, the decode's is not known: nothing is said.
   spec::PipelineSpec unsized = yolo;
   unsized.mutable_ops(0)->mutable_map()->mutable_fn()->clear_output_bytes();

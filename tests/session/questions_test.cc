@@ -300,6 +300,41 @@ TEST(QuestionsTest, Yolo3_12ShuffleTheRecordsNotTheDecodedImages) {
   EXPECT_TRUE(Contains(both_written->text, "num_parallel_calls=2")) << both_written->text;
 }
 
+// tensorflow/models#7725: 2048 decoded 640×640 images in the shuffle's buffer, 10 GB on a
+// machine of 8 GB: "Shuffle buffer filled", then "Killed". The simulator has no memory and
+// the step is the limit, yet the advice leads with what the answers said (a buffer that fits
+// the RAM), after the move that keeps the whole shuffle, and --advice-code writes it.
+TEST(QuestionsTest, Models7725AShuffleBufferTheMachineCannotHold) {
+  auto imported = code::ImportCodeFile(kQuestions + "models_7725_shuffle_killed.py");
+  ASSERT_TRUE(imported.ok()) << imported.status().message();
+  const auto [verdict, advice] = AskSpec(imported->spec, "", 20);
+  EXPECT_TRUE(Contains(verdict.text,
+                       "shuffle's buffer holds 2048 elements of 5 MB: 10.1 GB, more "
+                       "than the RAM budget of 8.0 GB"))
+      << verdict.text;
+  ASSERT_GE(advice.advice.size(), 2u) << verdict.text;
+  EXPECT_EQ(advice.advice[0].change, "move 'shuffle' before 'decode'") << verdict.text;
+  EXPECT_TRUE(Contains(advice.advice[0].fits_memory, "2048 elements of 160 KB: 328 MB, within"))
+      << advice.advice[0].text;
+  EXPECT_EQ(advice.advice[1].kind, "shuffle_buffer") << advice.advice[1].text;
+  EXPECT_TRUE(Contains(advice.advice[1].fits_memory, "within the RAM budget of 8.0 GB"))
+      << advice.advice[1].text;
+  EXPECT_TRUE(Contains(verdict.text, "Suggestion: shuffle before 'decode'")) << verdict.text;
+  auto patched = code::PatchCode(*imported, advice.advice[0].spec);
+  ASSERT_TRUE(patched.ok()) << patched.status().message();
+  EXPECT_LT(patched->text.find("shuffle(2048)"), patched->text.find("map(decode")) << patched->text;
+  // With 32 GiB the buffer is 29% of the budget: said as a share, nothing advised of it;
+  // with 64 GiB, nothing said.
+  spec::PipelineSpec roomy = imported->spec;
+  roomy.mutable_budget()->set_ram_bytes(int64_t{32} << 30);
+  const auto [roomy_verdict, roomy_advice] = AskSpec(roomy, "", 20);
+  EXPECT_TRUE(Contains(roomy_verdict.text, "10.1 GB, 29% of the RAM budget of 34.4 GB"))
+      << roomy_verdict.text;
+  for (const auto& a : roomy_advice.advice) EXPECT_TRUE(a.fits_memory.empty()) << a.text;
+  roomy.mutable_budget()->set_ram_bytes(int64_t{64} << 30);
+  EXPECT_FALSE(Contains(AskSpec(roomy, "", 20).verdict.text, "buffer holds"));
+}
+
 TEST(QuestionsTest, Seed000ParallelReadingOfTheBigFile) {
   const Answer a = Ask("seed_000_one_big_tfrecord.pbtxt");
   ASSERT_FALSE(a.advice.advice.empty());

@@ -195,7 +195,7 @@ void AdvicePanel::Show(const engine::Result<engine::AdvisorResult>& result) {
     const auto& t = a.start_up_and_together;
     std::string change;
     for (const auto& c : t.changes) change += (change.empty() ? "" : ", ") + c;
-    AddAdviceRow("• Start-up and steady, " + both, change, t.spec, change);
+    AddAdviceRow("• First, then the steady changes: " + both, change, t.spec, change);
   }
   for (const std::string& n : a.not_tried) AddAdviceRow("Not tried: " + n, n, {}, "");
   emit Ready();
