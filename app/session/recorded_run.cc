@@ -3,7 +3,10 @@
 #include <algorithm>
 
 #include "app/session/machine_probe.h"
+#include "app/session/measurement.h"
 #include "app/session/model_feed.h"
+#include "engine/core/duration.h"
+#include "engine/tuning/cache_memory.h"
 #include "instrumentation/gpu/gpu_tracing.h"
 #include "instrumentation/record/recorder.h"
 #include "instrumentation/trace/format/trace_writer.h"
@@ -36,8 +39,34 @@ pstrace::TraceHeader MakeTraceHeader(const spec::PipelineSpec& spec, const std::
   return h;
 }
 
+namespace {
+
+// The engine's elements are real: a shuffle whose buffer, full, holds more than this
+// machine's available memory would swap, or be killed, before its first step (a decode's
+// 2 MB images, 70000 of them: yolo3#12). It is refused before it starts, saying what the
+// simulator and its advice offer instead.
+engine::Status ShuffleBuffersFitThisMachine(const spec::PipelineSpec& spec) {
+  const auto available = static_cast<int64_t>(2 * DefaultRamBudgetBytes());
+  if (available <= 0) return engine::Status::Ok();
+  for (const engine::LargeShuffleBuffer& large : engine::LargeShuffleBuffers(spec, available)) {
+    if (large.held <= available) continue;
+    return engine::InvalidArgument(
+        "op '" + spec.ops(large.place).name() + "': its buffer would hold " +
+        std::to_string(large.buffer) + " elements of " + engine::FormatBytes(large.element_bytes) +
+        ": " + engine::FormatBytes(large.held) + ", more than this machine's available memory (" +
+        engine::FormatBytes(available) +
+        "), so the run would swap, or be killed, before its first step; it is not started. "
+        "`pipescope-cli simulate` runs it on virtual time, and its advice says what fits (a "
+        "smaller buffer_size, or the shuffle before the maps that make its elements large)");
+  }
+  return engine::Status::Ok();
+}
+
+}  // namespace
+
 engine::Result<RecordedRunResult> RunRecorded(const spec::PipelineSpec& spec,
                                               const RecordedRunOptions& options) {
+  RETURN_IF_ERROR(ShuffleBuffersFitThisMachine(spec));
   RecordedRunResult result;
   std::unique_ptr<ModelFeed> model_feed;  // declared first: a sink must outlive the recorder
   std::unique_ptr<record::Recorder> recorder;

@@ -165,7 +165,9 @@ TimeUnit UnitFor(double magnitude_ns) {
 std::string FormatBytes(int64_t bytes) {
   char text[32];
   const auto b = static_cast<double>(bytes);
-  if (b >= 1e9) {
+  if (b >= 1e12) {
+    std::snprintf(text, sizeof text, "%.1f TB", b / 1e12);
+  } else if (b >= 1e9) {
     std::snprintf(text, sizeof text, "%.1f GB", b / 1e9);
   } else if (b >= 1e6) {
     std::snprintf(text, sizeof text, "%.0f MB", b / 1e6);

@@ -30,8 +30,8 @@ struct TimeRange {
 Result<TimeRange> ParseTimeRange(std::string_view text);
 // "2.5 ms", "150 us", "-3 s": the most readable unit, three significant digits.
 std::string FormatDuration(int64_t ns);
-// Bytes for people, in powers of 1000 as ParseBytes reads them: "2.1 GB", "640 MB", "12 KB",
-// "512 B".
+// Bytes for people, in powers of 1000 as ParseBytes reads them: "1.5 TB", "2.1 GB", "640 MB",
+// "12 KB", "512 B".
 std::string FormatBytes(int64_t bytes);
 // A point in time with the digits `resolution_ns` can tell apart, so that neighbouring axis
 // ticks never read alike: ticks 1 ms apart at 2.5 s read "2.513 s" and "2.514 s", where three

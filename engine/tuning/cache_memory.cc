@@ -86,10 +86,18 @@ std::vector<LargeShuffleBuffer> LargeShuffleBuffers(const spec::PipelineSpec& sp
                                                     int64_t ram_budget) {
   std::vector<LargeShuffleBuffer> out;
   if (ram_budget <= 0) return out;
+  const auto plan = PlanPipeline(spec, 1);
   for (int i = 0; i < spec.ops_size(); ++i) {
     if (!spec.ops(i).has_shuffle()) continue;
     const std::optional<int64_t> each = ElementBytesBefore(spec, i).bytes;
-    const int64_t buffer = spec.ops(i).shuffle().buffer_size();
+    // A buffer holds no more than a pass of its input gives (shuffle(len(dataset)) of a
+    // dataset that fits), unless a repeat before it keeps it filling.
+    int64_t buffer = spec.ops(i).shuffle().buffer_size();
+    if (plan.ok() && i < static_cast<int>(plan->ops.size())) {
+      if (const std::optional<int64_t> in = plan->ops[i].input_elements) {
+        buffer = std::min(buffer, *in);
+      }
+    }
     if (!each || buffer <= 0 || *each <= 0) continue;
     // Past any RAM, the product would overflow: the budget's whole is enough to say.
     const int64_t held = buffer > (int64_t{1} << 62) / *each ? int64_t{1} << 62 : buffer * *each;

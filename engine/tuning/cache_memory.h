@@ -44,8 +44,8 @@ int64_t ShuffleBufferThatFits(int64_t element_bytes, int64_t ram_budget);
 // too large: the machine swaps, or the job is killed, before training starts (models#7725:
 // "Filling up shuffle buffer ... 2048", then "Killed").
 struct LargeShuffleBuffer {
-  int place = 0;  // the shuffle's index in the spec's ops
-  int64_t buffer = 0;
+  int place = 0;       // the shuffle's index in the spec's ops
+  int64_t buffer = 0;  // the elements it holds: its buffer_size, or a pass of its input
   int64_t element_bytes = 0;
   int64_t held = 0;  // buffer × element_bytes
   bool too_large = false;

@@ -453,6 +453,14 @@ TEST(AdvisorTest, AShuffleOfDecodedImagesIsSizedByTheirResizeAndGoesBeforeIt) {
                           "buffer_size=512 fits in a quarter of it"),
             std::string::npos)
       << *quarter;
+  // A buffer holds no more than a pass of its input: of 1000 images and no repeat before it,
+  // shuffle(70000) holds 1000 (2 GB of 64 GB); with the repeat, 70000.
+  spec::PipelineSpec few = yolo;
+  few.mutable_source()->mutable_synthetic()->set_records(1000);
+  ASSERT_EQ(LargeShuffleBuffers(few, 64'000'000'000).size(), 1u);
+  EXPECT_EQ(LargeShuffleBuffers(few, 64'000'000'000)[0].buffer, 70000);
+  few.mutable_ops()->DeleteSubrange(1, 1);  // the repeat
+  EXPECT_TRUE(LargeShuffleBuffers(few, 64'000'000'000).empty());
   // Without the function's output size, the decode's is not known: nothing is said.
   spec::PipelineSpec unsized = yolo;
   unsized.mutable_ops(0)->mutable_map()->mutable_fn()->clear_output_bytes();

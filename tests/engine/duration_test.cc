@@ -56,6 +56,9 @@ TEST(DurationTest, ParsesTimeRanges) {
 TEST(DurationTest, FormatsReadably) {
   EXPECT_EQ(FormatDuration(500), "500 ns");
   EXPECT_EQ(FormatDuration(2'500'000), "2.5 ms");
+  EXPECT_EQ(FormatBytes(2'100'000'000), "2.1 GB");
+  EXPECT_EQ(FormatBytes(145'400'000'000'000), "145.4 TB");  // a shuffle no machine holds
+  EXPECT_EQ(FormatBytes(512), "512 B");
 }
 
 // A duration written back as a spec writes it reads back to the same nanoseconds, in the

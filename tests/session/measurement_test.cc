@@ -84,6 +84,37 @@ TEST(MeasurementTest, CancelEndsALongMeasurement) {
       << "a cancelled canceller ends the next measurement before it starts";
 }
 
+// The engine's elements are real: a run whose shuffle buffer would hold more than this
+// machine's available memory (a million elements of 1 GB each, after a repeat) is not
+// started, and says why and what to do; a buffer of 10 small elements runs.
+TEST(RecordedRunTest, AShuffleBufferLargerThanTheMachineIsNotStarted) {
+  RecordedRunOptions options;
+  options.run.max_steps = 5;
+  auto refused =
+      RunRecorded(Spec(R"(source { name: "read" synthetic { records: 2 record_bytes: 8 } }
+        ops { name: "decode" map { fn { cpu_work { duration: "1us" } output_bytes: 1000000000 } } }
+        ops { name: "repeat" repeat {} }
+        ops { name: "shuffle" shuffle { buffer_size: 1000000 } }
+        train_step { step_time: "0s" device: simulated })"),
+                  options);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find(
+                "op 'shuffle': its buffer would hold 1000000 elements of 1.0 GB: 1000.0 TB, "),
+            std::string::npos)
+      << refused.status().message();
+  EXPECT_NE(refused.status().message().find("more than this machine's available memory"),
+            std::string::npos)
+      << refused.status().message();
+  EXPECT_NE(refused.status().message().find("pipescope-cli simulate"), std::string::npos);
+  auto small = RunRecorded(Spec(R"(source { name: "read" synthetic { records: 20 record_bytes: 8 } }
+        ops { name: "decode" map { fn { cpu_work { duration: "1us" } output_bytes: 1000 } } }
+        ops { name: "shuffle" shuffle { buffer_size: 10 } }
+        train_step { step_time: "0s" device: simulated })"),
+                           options);
+  ASSERT_TRUE(small.ok()) << small.status().message();
+  EXPECT_TRUE(small->run_status.ok()) << small->run_status.message();
+}
+
 }  // namespace
 }  // namespace pipescope::session
 
