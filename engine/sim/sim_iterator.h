@@ -203,7 +203,7 @@ class SimIterator {
                                  int64_t* input_ns = nullptr);
   // Stops this iterator's threads (they end at their next wake-up) and its inputs'.
   virtual void Cancel() { cancelled_ = true; }
-  // Elements held in the op's output buffer (asynchronous ops).
+  // Elements held in the op's buffer (asynchronous ops' output, a shuffle's).
   virtual int64_t BufferLevel() const { return 0; }
   const SimStage& stage() const { return stage_; }
 

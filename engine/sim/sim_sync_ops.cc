@@ -164,6 +164,9 @@ class ShuffleDataset : public SimDataset {
       out = buffer_.Take(pick_);
       co_return true;
     }
+    // What its buffer holds, as the engine's shuffle records it: filling before its first
+    // element, then full.
+    int64_t BufferLevel() const override { return static_cast<int64_t>(buffer_.size()); }
 
    private:
     const ShuffleDataset& d_;

@@ -140,8 +140,8 @@ class Consumer {
   bool done_ = false;
 };
 
-// The recorder's sampler: buffer levels of the asynchronous ops, each thread's CPU use and
-// the disk's busy time.
+// The recorder's sampler: buffer levels of the asynchronous ops and a shuffle's, each thread's CPU
+// use and the disk's busy time.
 Task<void> Sampler(SimContext& ctx, const std::vector<record::StageDef>& stages,
                    const Consumer& consumer) {
   Scheduler& s = *ctx.scheduler;
@@ -154,9 +154,11 @@ Task<void> Sampler(SimContext& ctx, const std::vector<record::StageDef>& stages,
     for (size_t k = 0; k < stages.size(); ++k) {
       const record::StageDef& def = stages[k];
       const SimStage& st = *ctx.stages[def.id];
-      if (!def.asynchronous || !st.current) continue;
+      if (!st.current) continue;
       const int64_t level = st.current->BufferLevel();
-      if (level == recorded[k]) continue;
+      // A synchronous op records a level once it holds something (a shuffle's buffer filling);
+      // one that holds nothing has no buffer to show.
+      if (level == recorded[k] || (!def.asynchronous && recorded[k] < 0 && level == 0)) continue;
       recorded[k] = level;
       ctx.trace->Counter(EventKind::kBufferLevel, def.id, 0, s.now(),
                          record::SaturateU32(static_cast<uint64_t>(level)));

@@ -39,10 +39,15 @@ Result<int64_t> ParseInt(const std::string& text) {
   return v;
 }
 
+// A field --set takes: one value, not a message (a list of strings is the spec's to write).
+bool IsKnobField(const FieldDescriptor* field) {
+  return field && !field->is_repeated() && field->type() != FieldDescriptor::TYPE_MESSAGE;
+}
+
 std::string FieldList(const google::protobuf::Descriptor* d) {
   std::string names;
   for (int i = 0; i < d->field_count(); ++i) {
-    if (d->field(i)->type() == FieldDescriptor::TYPE_MESSAGE) continue;
+    if (!IsKnobField(d->field(i))) continue;
     names += (names.empty() ? "" : ", ") + d->field(i)->name();
   }
   return names;
@@ -51,7 +56,7 @@ std::string FieldList(const google::protobuf::Descriptor* d) {
 Status SetField(Message& msg, const std::string& field_name, const std::string& value,
                 const std::string& where) {
   const auto* field = msg.GetDescriptor()->FindFieldByName(field_name);
-  if (!field || field->is_repeated() || field->type() == FieldDescriptor::TYPE_MESSAGE) {
+  if (!IsKnobField(field)) {
     return InvalidArgument(where + " has no knob '" + field_name +
                            "' (knobs: " + FieldList(msg.GetDescriptor()) + ")");
   }

@@ -223,6 +223,16 @@ TEST(SpecOverridesTest, AFunctionsCostIsSetByTheNamesTheCodesNotesGive) {
   s = ApplyOverride(plain, "read.cost=1ms");
   EXPECT_NE(s.message().find("source 'read' has no knob 'cost' (knobs: records"), std::string::npos)
       << s.message();
+  // A list the spec writes (from_tensor_slices' strings) is no knob, and is not listed as one.
+  auto slices =
+      ParseSpecText(R"(source { name: "names" from_tensor_slices { strings: "a" strings: "b" } }
+                       train_step { step_time: "1ms" })",
+                    "slices");
+  ASSERT_TRUE(slices.ok()) << slices.status().message();
+  s = ApplyOverride(*slices, "names.strings=c");
+  EXPECT_NE(s.message().find("source 'names' has no knob 'strings' (knobs: count)"),
+            std::string::npos)
+      << s.message();
 }
 
 TEST(SpecOverridesTest, ValidationCatchesAnOutOfRangeValue) {

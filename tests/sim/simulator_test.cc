@@ -456,6 +456,30 @@ TEST(SimulatorTest, ParallelMapBuffersAsDeeplyAsTheEngines) {
   EXPECT_LE(blocked, static_cast<size_t>(r.result.summary.steps) + 2);
 }
 
+// A shuffle's buffer is recorded as the engine's is: it fills to its size before the first
+// element comes, and stays full; an op that holds nothing (the map) records no level.
+TEST(SimulatorTest, AShufflesBufferIsRecordedFillingAndFull) {
+  SimRun r = Simulated(Pipeline(R"(ops { name: "m" map { fn { cpu_work { duration: "100us" } } } }
+                  ops { name: "s" shuffle { buffer_size: 300 } })",
+                                "range { start: 0 stop: 100000 }", "1ms"),
+                       2);
+  const record::StageDef* s = r.model->StageNamed("s");
+  const record::StageDef* m = r.model->StageNamed("m");
+  ASSERT_NE(s, nullptr);
+  ASSERT_NE(m, nullptr);
+  uint64_t deepest = 0, first = 0;
+  for (const trace::Track* t : r.model->TracksOf(record::EventKind::kBufferLevel, s->id)) {
+    ASSERT_GT(t->size(), 1u);
+    first = t->value(0);
+    for (size_t i = 0; i < t->size(); ++i) deepest = std::max(deepest, t->value(i));
+  }
+  // Sampled as the engine's recorder samples it: full, or one taken out.
+  EXPECT_GE(deepest, 299u);
+  EXPECT_LE(deepest, 300u);
+  EXPECT_LT(first, 299u);  // seen filling
+  EXPECT_TRUE(r.model->TracksOf(record::EventKind::kBufferLevel, m->id).empty());
+}
+
 // The first ten batches the loop consumed hold `size` records each, in source order.
 void ExpectBatchesOfRecordsInOrder(const trace::Model& model, size_t size) {
   const auto batches = trace::Lineage(model).ConsumedBatches();
