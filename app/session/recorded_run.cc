@@ -52,8 +52,8 @@ engine::Status ShuffleBuffersFitThisMachine(const spec::PipelineSpec& spec) {
     if (large.held <= available) continue;
     return engine::InvalidArgument(
         "op '" + spec.ops(large.place).name() + "': its buffer would hold " +
-        std::to_string(large.buffer) + " elements of " + engine::FormatBytes(large.element_bytes) +
-        ": " + engine::FormatBytes(large.held) + ", more than this machine's available memory (" +
+        engine::ElementsText(large.buffer, large.element_bytes) + ": " +
+        engine::FormatBytes(large.held) + ", more than this machine's available memory (" +
         engine::FormatBytes(available) +
         "), so the run would swap, or be killed, before its first step; it is not started. "
         "`pipescope-cli simulate` runs it on virtual time, and its advice says what fits (a "

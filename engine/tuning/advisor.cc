@@ -526,10 +526,9 @@ Result<std::vector<Advice>> MemoryAdvice(const spec::PipelineSpec& spec, double 
     const int64_t buffer = c.spec.ops(place).shuffle().buffer_size();
     Advice a = AdviceFrom(c);
     a.confidence = "high";
-    a.fits_memory = "its buffer then holds " + std::to_string(buffer) + " elements of " +
-                    FormatBytes(*each) + ": " + FormatBytes(buffer * *each) +
-                    ", within the RAM budget of " + FormatBytes(ram) + " (" +
-                    FormatBytes(now->held) + " now)";
+    a.fits_memory = "its buffer then holds " + ElementsText(buffer, *each) + ": " +
+                    FormatBytes(BytesHeld(buffer, *each)) + ", within the RAM budget of " +
+                    FormatBytes(ram) + " (" + FormatBytes(now->held) + " now)";
     const auto same = std::find_if(sooner.begin(), sooner.end(), [&](const StartUpChange& s) {
       return s.advice.change == c.change;
     });

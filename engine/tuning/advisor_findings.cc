@@ -375,10 +375,11 @@ std::vector<std::string> ShuffleBufferOverTheRam(const spec::PipelineSpec& spec,
     std::string before_maps;
     if (const int to = ShufflePlaceBeforeItsMaps(spec, i); to < i) {
       const std::optional<int64_t> there = ElementBytesBefore(spec, to).bytes;
-      if (there && *there < large.element_bytes && large.buffer * *there <= ram / 4) {
+      if (there && *there < large.element_bytes && BytesHeld(large.buffer, *there) <= ram / 4) {
         before_maps = "; or shuffle before '" + spec.ops(to).name() +
-                      "', where the same buffer holds what it starts from, elements of " +
-                      FormatBytes(*there) + ": " + FormatBytes(large.buffer * *there) +
+                      "', where the same buffer holds what it starts from, " +
+                      ElementsText(large.buffer, *there) + ": " +
+                      FormatBytes(BytesHeld(large.buffer, *there)) +
                       (spec.source().size_is_stand_in() ? " (a stand-in size)" : "");
       }
     }
@@ -398,10 +399,9 @@ std::vector<std::string> ShuffleBufferOverTheRam(const spec::PipelineSpec& spec,
                           "swaps, or the job is killed, before training starts"
                         : "; tf.data fills it before the first element comes, and the model, the "
                           "batches and the prefetches share the rest";
-    out.push_back(spec.ops(i).name() + "'s buffer holds " + std::to_string(large.buffer) +
-                  " elements of " + FormatBytes(large.element_bytes) + ": " +
-                  FormatBytes(large.held) + ", " + share + then +
-                  "; buffer_size=" + std::to_string(fits) +
+    out.push_back(spec.ops(i).name() + "'s buffer holds " +
+                  ElementsText(large.buffer, large.element_bytes) + ": " + FormatBytes(large.held) +
+                  ", " + share + then + "; buffer_size=" + std::to_string(fits) +
                   " fits in a quarter of it, and shuffling the files as well keeps the order "
                   "random" +
                   before_maps);

@@ -71,12 +71,27 @@ CacheHolding HeldByACacheBefore(const PipelinePlan& plan, int place) {
   held.elements = plan.ops[place].input_elements;
   const ElementSize each = ElementBytesBefore(*plan.spec, place);
   held.sized_by = each.sized_by;
-  if (held.elements && each.bytes) held.bytes = *held.elements * *each.bytes;
+  if (held.elements && each.bytes) held.bytes = BytesHeld(*held.elements, *each.bytes);
   return held;
 }
 
+int64_t BytesHeld(int64_t elements, int64_t element_bytes) {
+  const int64_t each = std::max<int64_t>(0, element_bytes) + kHeldElementOverheadBytes;
+  constexpr int64_t kPastAnyMemory = int64_t{1} << 62;
+  return elements > kPastAnyMemory / each ? kPastAnyMemory : std::max<int64_t>(0, elements) * each;
+}
+
+std::string ElementsText(int64_t elements, int64_t element_bytes) {
+  std::string text = std::to_string(elements) + " elements of " + FormatBytes(element_bytes);
+  if (kHeldElementOverheadBytes * 10 >= element_bytes) {
+    text += " (" + FormatBytes(element_bytes + kHeldElementOverheadBytes) + " held each)";
+  }
+  return text;
+}
+
 int64_t ShuffleBufferThatFits(int64_t element_bytes, int64_t ram_budget) {
-  const int64_t most = ram_budget / 4 / std::max<int64_t>(1, element_bytes);
+  const int64_t most =
+      ram_budget / 4 / (std::max<int64_t>(0, element_bytes) + kHeldElementOverheadBytes);
   int64_t buffer = 1;
   while (buffer * 2 <= most) buffer *= 2;
   return buffer;
@@ -99,8 +114,7 @@ std::vector<LargeShuffleBuffer> LargeShuffleBuffers(const spec::PipelineSpec& sp
       }
     }
     if (!each || buffer <= 0 || *each <= 0) continue;
-    // Past any RAM, the product would overflow: the budget's whole is enough to say.
-    const int64_t held = buffer > (int64_t{1} << 62) / *each ? int64_t{1} << 62 : buffer * *each;
+    const int64_t held = BytesHeld(buffer, *each);
     if (held > ram_budget / 4) out.push_back({i, buffer, *each, held, held > ram_budget / 2});
   }
   return out;

@@ -33,6 +33,18 @@ struct ElementSize {
 };
 ElementSize ElementBytesBefore(const spec::PipelineSpec& spec, int place);
 
+// What tf.data holds for each element in a buffer beside its values: tensorflow#60599's
+// shuffle of 50,000,000 int64 scalars took 10 GB, 200 bytes an element, 8 of them the value.
+inline constexpr int64_t kHeldElementOverheadBytes = 192;
+
+// The memory `elements` of `element_bytes` each take in a buffer (a shuffle's, a cache's),
+// with the overhead of each; saturating far past any machine's memory.
+int64_t BytesHeld(int64_t elements, int64_t element_bytes);
+
+// "70000 elements of 2 MB", or where what tf.data keeps beside each element's values is a
+// tenth of it or more, "100000000 elements of 200 B (392 B held each)".
+std::string ElementsText(int64_t elements, int64_t element_bytes);
+
 // The largest buffer, a power of two, whose elements of `element_bytes` take at most a
 // quarter of `ram_budget` (the rest for the model, the prefetches, the batches); at least 1.
 int64_t ShuffleBufferThatFits(int64_t element_bytes, int64_t ram_budget);
@@ -47,7 +59,7 @@ struct LargeShuffleBuffer {
   int place = 0;       // the shuffle's index in the spec's ops
   int64_t buffer = 0;  // the elements it holds: its buffer_size, or a pass of its input
   int64_t element_bytes = 0;
-  int64_t held = 0;  // buffer × element_bytes
+  int64_t held = 0;  // BytesHeld(buffer, element_bytes)
   bool too_large = false;
 };
 std::vector<LargeShuffleBuffer> LargeShuffleBuffers(const spec::PipelineSpec& spec,
