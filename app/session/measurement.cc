@@ -75,9 +75,11 @@ engine::Measurer RecordedMeasurer(double seconds, MeasurementCanceller* cancelle
   };
 }
 
-double DefaultRamBudgetBytes() {
+double AvailableMemoryBytes() {
   const long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-  return pages > 0 && page > 0 ? 0.5 * static_cast<double>(pages) * static_cast<double>(page) : 0;
+  return pages > 0 && page > 0 ? static_cast<double>(pages) * static_cast<double>(page) : 0;
 }
+
+double DefaultRamBudgetBytes() { return 0.5 * AvailableMemoryBytes(); }
 
 }  // namespace pipescope::session

@@ -56,7 +56,9 @@ engine::TunerMeasurement ForTuner(const SpecMeasurement& m);
 engine::Measurer RecordedMeasurer(double seconds, MeasurementCanceller* canceller = nullptr,
                                   std::function<void(double steps_per_s)> measured = {});
 
-// Half of this machine's available memory: the default RAM budget for buffers (tf.data's).
+// This machine's available memory, in bytes (0 where it cannot be read).
+double AvailableMemoryBytes();
+// Half of it: the default RAM budget for buffers (tf.data's).
 double DefaultRamBudgetBytes();
 
 }  // namespace pipescope::session

@@ -46,7 +46,7 @@ namespace {
 // 2 MB images, 70000 of them: yolo3#12). It is refused before it starts, saying what the
 // simulator and its advice offer instead.
 engine::Status ShuffleBuffersFitThisMachine(const spec::PipelineSpec& spec) {
-  const auto available = static_cast<int64_t>(2 * DefaultRamBudgetBytes());
+  const auto available = static_cast<int64_t>(AvailableMemoryBytes());
   if (available <= 0) return engine::Status::Ok();
   for (const engine::LargeShuffleBuffer& large : engine::LargeShuffleBuffers(spec, available)) {
     if (large.held <= available) continue;
