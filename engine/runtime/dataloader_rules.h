@@ -50,22 +50,13 @@
 
 #include "engine/core/duration.h"
 #include "engine/core/status.h"
+#include "engine/core/worker_process_costs.h"
 #include "engine/spec/op_values.h"
 
 namespace pipescope::engine {
 
-// Defaults of the fields a spec may leave out, measured on the project's 2-core machine by
-// scripts/measure-python-costs (85-94 ms and 47-50 us): a python3 process spawned with
-// multiprocessing imported (a user's own imports, torch's above all, add to it; fork is
-// faster), and pickle.loads of a MiB.
-inline constexpr int64_t kDefaultWorkerStartupNs = 90'000'000;
-inline constexpr int64_t kDefaultReceiveNsPerMib = 50'000;
-// Receiving a batch whatever its size, measured there on 2026-12-01 (40-47 us): a message
-// from a worker's multiprocessing queue and two tensors' shared-memory hand-overs (a file
-// descriptor received over a socket and mapped), as torch's DataLoader passes tensors. A
-// batch that costs little to fetch costs more than this to receive from a worker: the
-// main process alone then loads faster (Lightning#18149, pytorch#10260).
-inline constexpr int64_t kDefaultReceiveNsPerBatch = 45'000;
+// The defaults of the fields a spec may leave out (a worker's start, a batch's receipt) are
+// in engine/core/worker_process_costs.h.
 
 // How many times each batch of a loader's items is fetched: once, or by every worker of a
 // replicated IterableDataset (each yields all of it).

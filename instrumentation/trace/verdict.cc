@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "engine/core/duration.h"
+#include "engine/core/worker_process_costs.h"
 
 namespace pipescope::trace {
 
@@ -213,6 +214,20 @@ bool Repeats(const RangeAnalysis& r) {
 std::string WorkerProcessesSuggestion(const StageFigures& s, int64_t wait_ns, double wait,
                                       int cpu_budget, bool epochs, bool& is_change) {
   const int workers = std::max(0, static_cast<int>(std::round(s.parallelism)));
+  // A batch fetched in the main process faster than one is received from a worker (a
+  // TensorDataset indexed by whole batches): workers would add to the main process's time,
+  // not take from it (the DataLoader thread's "slower than indexing the tensor").
+  if ((!s.asynchronous || workers == 0) && s.self_ns_per_element > 0 &&
+      s.self_ns_per_element < static_cast<double>(engine::kDefaultReceiveNsPerBatch)) {
+    is_change = false;
+    return s.name + " fetches each batch in the main process in " +
+           engine::FormatDuration(static_cast<int64_t>(s.self_ns_per_element)) +
+           ", less than receiving one from a worker process takes (" +
+           engine::FormatDuration(engine::kDefaultReceiveNsPerBatch) +
+           ": a queue message and the tensors' shared memory), so worker processes would not "
+           "shorten the wait: the main process would spend longer receiving each batch than it "
+           "now spends fetching it; num_workers=0 is right here";
+  }
   if (!s.asynchronous || workers == 0) {
     return s.name +
            " fetches and collates every batch in the main process (num_workers=0), between "

@@ -437,6 +437,37 @@ TEST(VerdictTest, IdleLoaderWorkersAreNotToldToGrow) {
   EXPECT_NE(MakeVerdict(r, 4).suggestion.find("add cores"), std::string::npos);
 }
 
+// A loader in the main process (num_workers=0) is told to start workers only where a batch
+// costs it more to fetch than one costs to receive from a worker (45 us): a TensorDataset
+// indexed a whole batch at a time, 26 us a batch, is right as it is.
+TEST(VerdictTest, AMainProcessLoaderFasterThanAWorkersHandOverKeepsNoWorkers) {
+  RangeAnalysis r;
+  r.steps = 8442;
+  r.duration_s = 3.7;
+  r.input_wait_fraction = 0.10;
+  StageFigures loader;
+  loader.name = "loader";
+  loader.traits = record::kTraitWorkerProcesses | record::kTraitBatches;
+  loader.asynchronous = false;
+  loader.parallelism = 1;
+  loader.busy_fraction = 0.06;
+  loader.caused_wait_share = 1;
+  loader.elements = 8442;
+  loader.self_ns_per_element = 25'800;
+  r.stages = {loader};
+  const Verdict cheap = MakeVerdict(r, 8);
+  EXPECT_NE(cheap.suggestion.find("loader fetches each batch in the main process in 25.8 µs, less "
+                                  "than receiving one from a worker process takes (45 µs"),
+            std::string::npos)
+      << cheap.suggestion;
+  EXPECT_FALSE(cheap.suggests_change);
+  // Item by item, 400 us a batch: workers fetch it while the step runs.
+  r.stages[0].self_ns_per_element = 400'000;
+  r.stages[0].busy_fraction = 0.5;
+  const Verdict costly = MakeVerdict(r, 8);
+  EXPECT_NE(costly.suggestion.find("set num_workers to 4"), std::string::npos) << costly.suggestion;
+}
+
 // No step yet, and a shuffle holding what its input gave: the buffer is filling, which the
 // verdict says with when it will be full, instead of asking for an empty file list.
 TEST(VerdictTest, NoStepWhileAShuffleBufferFillsIsSaidSo) {
