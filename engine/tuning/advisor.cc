@@ -505,19 +505,26 @@ Result<std::vector<Advice>> MemoryAdvice(const spec::PipelineSpec& spec, double 
                                          std::vector<StartUpChange>& sooner, int& tried) {
   std::vector<Advice> out;
   const int64_t ram = RamBudget(spec, options.machine_ram_bytes);
-  // The shuffle named `name` where its buffer is too large in `s`, or null.
-  const auto too_large = [ram](const spec::PipelineSpec& s,
-                               const std::string& name) -> std::optional<LargeShuffleBuffer> {
-    for (const LargeShuffleBuffer& b : LargeShuffleBuffers(s, ram)) {
-      if (b.too_large && s.ops(b.place).name() == name) return b;
+  // The shuffle named `name` where its buffer is too large among `large` (of `s`), or null.
+  const auto too_large = [](const spec::PipelineSpec& s,
+                            const std::vector<LargeShuffleBuffer>& large,
+                            const std::string& name) -> const LargeShuffleBuffer* {
+    for (const LargeShuffleBuffer& b : large) {
+      if (b.too_large && s.ops(b.place).name() == name) return &b;
     }
-    return std::nullopt;
+    return nullptr;
   };
+  // Most specs hold no such buffer: no candidate is made for them.
+  const std::vector<LargeShuffleBuffer> large = LargeShuffleBuffers(spec, ram);
+  if (std::none_of(large.begin(), large.end(),
+                   [](const LargeShuffleBuffer& b) { return b.too_large; })) {
+    return out;
+  }
   for (const AdviceCandidate& c :
        StartUpCandidates(spec, options.cores, options.machine_ram_bytes)) {
     if (c.kind != "reorder" && c.kind != "shuffle_buffer") continue;
-    const std::optional<LargeShuffleBuffer> now = too_large(spec, c.op);
-    if (!now || too_large(c.spec, c.op)) continue;
+    const LargeShuffleBuffer* now = too_large(spec, large, c.op);
+    if (!now || too_large(c.spec, LargeShuffleBuffers(c.spec, ram), c.op)) continue;
     int place = 0;
     while (place < c.spec.ops_size() && c.spec.ops(place).name() != c.op) ++place;
     if (place == c.spec.ops_size()) continue;
