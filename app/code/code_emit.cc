@@ -568,6 +568,11 @@ struct Emitter {
     if (spec.train_step().device() != spec::simulated) {
       Pragma("train_step.device=" + spec::Device_Name(spec.train_step().device()));
     }
+    // The loop's own Python per element (an eager loop's next()): the code written has no
+    // loop of the user's to read it from.
+    if (!spec.train_step().loop_python().empty()) {
+      Pragma("train_step.loop_python=" + spec.train_step().loop_python());
+    }
     if (spec.budget().cpu_cores() > 0) {
       Pragma("budget.cpu_cores=" + std::to_string(spec.budget().cpu_cores()));
     }

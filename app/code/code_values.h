@@ -217,6 +217,10 @@ struct Pipeline {
   // filter_with_random_uniform_fusion: tf.data runs each filter whose predicate is a uniform
   // draw as one sampling op, with no call of the predicate per element.
   bool fuses_uniform_draws = false;
+  // The tensors each element holds where the code shows them (a tuple or dict given to
+  // from_tensor_slices, a generator's output_signature), kept by ops that keep the element's
+  // structure; 0: not known. An eager loop's next() makes each a tensor for Python.
+  int64_t components = 0;
   spec::Source source;
   std::vector<spec::Op> ops;
   std::vector<CodeNote> notes;  // this pipeline's, so a branch the file drops drops them

@@ -97,15 +97,54 @@ SyntaxNode Iterated(SyntaxNode iterable) {
 }
 
 // Whether a loop's body takes an optimiser's step: calls `backward` or `step` (PyTorch's
-// loss.backward() and optimizer.step()), or Keras's train_on_batch.
+// loss.backward() and optimizer.step()), Keras's train_on_batch, or a TensorFlow optimizer's
+// apply_gradients or minimize (a custom training loop's).
 bool Optimises(const SyntaxNode& node) {
   return AnyNodeWithin(node, [](const SyntaxNode& n) {
     if (!n.Is("call")) return false;
     const SyntaxNode f = n.field("function");
     if (!f.Is("attribute")) return false;
     const std::string_view name = f.field("attribute").text();
-    return name == "backward" || name == "step" || name == "train_on_batch";
+    return name == "backward" || name == "step" || name == "train_on_batch" ||
+           name == "apply_gradients" || name == "minimize";
   });
+}
+
+// Whether `statement` is inside a def that tf.function compiles (`@tf.function`,
+// `@tf.function(jit_compile=True)`): a loop there over a dataset is AutoGraph's, in the
+// graph, with no Python per element.
+bool InsideTfFunction(const SyntaxNode& statement) {
+  for (SyntaxNode up = statement.parent(); !up.null(); up = up.parent()) {
+    if (!up.Is("decorated_definition")) continue;
+    for (const SyntaxNode& d : up.named_children()) {
+      if (!d.Is("decorator")) continue;
+      const std::string_view text = d.text();
+      const std::string_view name = text.substr(0, text.find('('));
+      if (name.ends_with("tf.function") || name == "@function") return true;
+    }
+  }
+  return false;
+}
+
+// The components a `for` loop takes each element of its iterable as: the names its target
+// unpacks the element into (`x, y` 2; `step, (x, y)` over enumerate(...) 2; a name 1).
+int64_t ComponentsTaken(const SyntaxNode& target, const SyntaxNode& iterable) {
+  SyntaxNode element = target;
+  if (iterable.Is("call") && iterable.field("function").text().ends_with("enumerate") &&
+      (target.Is("pattern_list") || target.Is("tuple_pattern"))) {
+    const auto parts = target.named_children();
+    if (!parts.empty()) element = parts.back();
+  }
+  while (element.Is("parenthesized_expression") && element.named_children().size() == 1) {
+    element = element.named_children()[0];
+  }
+  if (!element.Is("pattern_list") && !element.Is("tuple_pattern")) return 1;
+  int64_t names = 0;
+  AnyNodeWithin(element, [&names](const SyntaxNode& n) {
+    if (n.Is("identifier")) ++names;
+    return false;
+  });
+  return std::max<int64_t>(1, names);
 }
 
 // A def's or lambda's parameter's name (`x`, `x=1`, `x: int`, `*args`).
@@ -1001,6 +1040,18 @@ void PythonReader::TimesNextAlone(const SyntaxNode& loop) {
   }
 }
 
+bool PythonReader::TrainsThrough(const SyntaxNode& body) {
+  if (Optimises(body)) return true;
+  return AnyNodeWithin(body, [this](const SyntaxNode& n) {
+    if (!n.Is("call")) return false;
+    const SyntaxNode f = n.field("function");
+    if (!f.Is("identifier") && !f.Is("attribute")) return false;
+    const Value callee = Evaluate(f);
+    return callee.Is(Value::Kind::kFunction) && !callee.node.null() &&
+           callee.node.Is("function_definition") && Optimises(callee.node.field("body"));
+  });
+}
+
 Value PythonReader::OnlyRunsNext(const SyntaxNode& body) {
   if (body.null()) return {};
   Value ran;
@@ -1082,13 +1133,16 @@ void PythonReader::ReadStatement(const SyntaxNode& s) {
     // the loader a training loop consumes, read before an evaluation loop's.
     const bool idle = DoesNothing(s.field("body"));
     const int64_t sleeps = idle ? 0 : OnlySleeps(s.field("body"));
-    if (idle || sleeps > 0 || Optimises(s.field("body"))) {
+    if (idle || sleeps > 0 || TrainsThrough(s.field("body"))) {
       if (const Value iterated = Evaluate(Iterated(s.field("right")));
           iterated.Is(Value::Kind::kPipeline)) {
         Trains(iterated, s);
         if (idle) uses_.back().step_free = true;
         uses_.back().single_pass = AtTopLevel(s);
         uses_.back().step_sleep_ns = sleeps;
+        if (iterated.pipeline && iterated.pipeline->framework == "tfdata" && !InsideTfFunction(s)) {
+          uses_.back().eager_components = ComponentsTaken(s.field("left"), s.field("right"));
+        }
         if (!idle && sleeps == 0 && iterated.pipeline &&
             iterated.pipeline->framework == "pytorch" && !FileNamesAnAccelerator()) {
           uses_.back().trains_on_cpu = true;
@@ -1735,7 +1789,21 @@ Value PythonReader::Evaluate(const SyntaxNode& e) {
     for (const SyntaxNode& item : e.code_children()) v.items.push_back(Evaluate(item));
     return v;
   }
-  if (t == "generator_expression" || t == "set_comprehension" || t == "dictionary_comprehension") {
+  if (t == "dictionary_comprehension") {
+    // {str(k): tf.TensorSpec(...) for k in range(10)}: as many entries as one `for` without an
+    // `if` iterates (a generator's output_signature of ten features), each known only when
+    // the code runs.
+    if (const auto n = ReadComprehension(e); n && *n >= 0 && *n <= kLongestListRead) {
+      Value v{.kind = Value::Kind::kDict, .node = e, .comprehension = true};
+      for (int64_t k = 0; k < *n; ++k) {
+        v.items.push_back(Value{.node = e.field("body").field("key")});
+        v.items.push_back(Value{.node = e.field("body").field("value")});
+      }
+      return v;
+    }
+    return Value{.node = e};
+  }
+  if (t == "generator_expression" || t == "set_comprehension") {
     ReadComprehension(e);
     return Value{.node = e};
   }

@@ -83,6 +83,11 @@ struct PipelineUse {
   // (CUDA_VISIBLE_DEVICES="-1"): it trains on the CPU, for the reason said.
   bool trains_on_cpu = false;
   std::string cpu_because;
+  // Iterated element by element by a Python loop outside any tf.function (`for x, y in
+  // dataset:`, TensorFlow 2's eager iteration): the components the loop takes each element
+  // as (2 for `x, y`; 1 where it takes the element whole), each made a tensor for Python at
+  // every next(). 0: not so (a DataLoader, Keras's fit, a loop a tf.function compiles).
+  int64_t eager_components = 0;
   // Iterated by a loop that only sleeps (`time.sleep(0.05)` standing for the training step,
   // as people time a loader): the seconds it sleeps, in ns; 0 otherwise.
   int64_t step_sleep_ns = 0;
@@ -104,6 +109,13 @@ class PythonReader {
   void Read();
 
   const std::vector<PipelineUse>& uses() const { return uses_; }
+  // The components of each dataset the file saves (`ds.save(path)`), by the path as the code
+  // spells it: what `Dataset.load(path)` reads back.
+  void NoteSaved(const std::string& path, int64_t components) { saved_[path] = components; }
+  int64_t SavedComponents(const std::string& path) const {
+    const auto it = saved_.find(path);
+    return it == saved_.end() ? 0 : it->second;
+  }
   // Notes that belong to no pipeline: syntax the parser could not read, statements skipped.
   const std::vector<CodeNote>& notes() const { return notes_; }
   // `# pipescope: OP.KNOB=VALUE ...` comments: settings the file carries for its own import
@@ -229,6 +241,9 @@ class PythonReader {
   // A loop body that does nothing but sleep for seconds the code gives (beside prints,
   // `pass` and comments): the nanoseconds it sleeps; 0 for any other body.
   int64_t OnlySleeps(const SyntaxNode& body);
+  // Whether a loop's body trains (Optimises), itself or through a def of the file it calls
+  // (`train_step(x, y)`, a tf.function whose body applies the gradients).
+  bool TrainsThrough(const SyntaxNode& body);
   // A statement of a loop's own timing (a comment, `pass`, a print, a clock read, a
   // `time.sleep` of seconds the code gives, added to `slept`): true; false for any other.
   bool TimingOnly(const SyntaxNode& statement, int64_t& slept);
@@ -332,6 +347,7 @@ class PythonReader {
   std::map<size_t, Value> function_returns_;  // by the def's start byte
   std::vector<size_t> open_functions_;        // defs being read, innermost last
   std::vector<PipelineUse> uses_;
+  std::map<std::string, int64_t> saved_;  // NoteSaved's
   std::vector<CodeNote> notes_;
   std::vector<std::pair<SourcePoint, std::string>> pragmas_;
   std::vector<int> parent_of_;                // by pipeline id

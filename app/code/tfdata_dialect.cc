@@ -314,12 +314,63 @@ Value Range(PythonReader& r, const CallArgs& a) {
   return PipelineValue(std::move(p), a);
 }
 
+// The tensors a structure tf.data takes holds (a dict's values, a tuple's items, nested),
+// where the code shows one: 0 for anything else (one tensor, or what the run makes).
+int64_t TensorsIn(const Value& v, int depth = 0) {
+  if (depth > 4) return 1;
+  const auto leaves = [depth](const Value& item) {
+    return std::max<int64_t>(1, TensorsIn(item, depth + 1));
+  };
+  int64_t n = 0;
+  if (v.Is(Value::Kind::kDict)) {
+    for (size_t i = 1; i < v.items.size(); i += 2) n += leaves(v.items[i]);
+  } else if (v.Is(Value::Kind::kList) && v.node.Is("tuple")) {
+    for (const Value& item : v.items) n += leaves(item);
+  }
+  return n;
+}
+
+// An element's tensors given as `v` (a structure, or one tensor the code shows); 0 where the
+// code does not show it.
+int64_t ComponentsOf(const Value* v) {
+  if (!v) return 0;
+  if (const int64_t n = TensorsIn(*v)) return n;
+  return v->Is(Value::Kind::kUnknown) ? 0 : 1;
+}
+
+// The bytes of one element sliced from a structure of arrays: a row of each (a tuple's, a
+// dict's, nested), where the code shows every array's shape and dtype; nullopt otherwise.
+std::optional<int64_t> SliceBytes(const Value& v, int depth = 0) {
+  if (depth > 4) return std::nullopt;
+  const auto sum = [depth](const auto& parts) -> std::optional<int64_t> {
+    int64_t bytes = 0;
+    for (const Value* part : parts) {
+      const auto each = SliceBytes(*part, depth + 1);
+      if (!each) return std::nullopt;
+      bytes += *each;
+    }
+    return bytes;
+  };
+  std::vector<const Value*> parts;
+  if (v.Is(Value::Kind::kDict)) {
+    for (size_t i = 1; i < v.items.size(); i += 2) parts.push_back(&v.items[i]);
+    return parts.empty() ? std::nullopt : sum(parts);
+  }
+  if (v.Is(Value::Kind::kList) && v.node.Is("tuple")) {
+    for (const Value& item : v.items) parts.push_back(&item);
+    return parts.empty() ? std::nullopt : sum(parts);
+  }
+  return v.Is(Value::Kind::kTensor) ? ItemBytes(v) : std::nullopt;
+}
+
 Value FromTensorSlices(PythonReader& r, const CallArgs& a) {
   auto p = r.NewPipeline("tfdata", a.node.start());
   const std::string name = "from_tensor_slices";
   p->source.set_name(name);
   auto* slices = p->source.mutable_from_tensor_slices();
   const Value* x = a.Get(0, "tensors");
+  p->components = ComponentsOf(x);
+  const std::optional<int64_t> element_bytes = x ? SliceBytes(*x) : std::nullopt;
   // (filenames, labels) or {"image": paths, ...}: one element per entry of the first part.
   // A comprehension's items are one list's ([path(i) for i in range(1024)]), not a tuple's.
   const bool comprehension = x && x->comprehension;
@@ -345,8 +396,9 @@ Value FromTensorSlices(PythonReader& r, const CallArgs& a) {
   } else if (all_strings) {
     for (const Value& v : x->items) slices->add_strings(v.s);
   } else if (const auto rows = x ? FirstDimension(*x) : std::nullopt) {
-    // An array the code makes (np.random.rand(N, 8)): its rows.
+    // An array the code makes (np.random.rand(N, 8)): its rows, each of their bytes.
     slices->set_count(*rows);
+    if (element_bytes) slices->set_element_bytes(*element_bytes);
   } else if (comprehension && x->Is(Value::Kind::kList)) {
     slices->set_count(static_cast<int64_t>(x->items.size()));
   } else {
@@ -354,7 +406,9 @@ Value FromTensorSlices(PythonReader& r, const CallArgs& a) {
     p->stand_in = true;
     p->stand_in_note = "from_tensor_slices's `" + (x ? x->Spelling() : std::string("?")) +
                        "` is known only when the code runs: " + std::to_string(kStandInSlices) +
-                       " elements stand in; --set " + name + ".count=N";
+                       " elements stand in; --set " + name + ".count=N (and " + name +
+                       ".element_bytes=SIZE, each element's bytes, for what a shuffle or "
+                       "cache of them holds)";
   }
   return PipelineValue(std::move(p), a);
 }
@@ -365,6 +419,7 @@ Value FromTensors(PythonReader& r, const CallArgs& a) {
   auto p = r.NewPipeline("tfdata", a.node.start());
   p->source.set_name("from_tensors");
   p->source.mutable_from_tensor_slices()->set_count(1);
+  p->components = ComponentsOf(a.Get(0, "tensors"));
   return PipelineValue(std::move(p), a);
 }
 
@@ -394,6 +449,11 @@ Value FromGenerator(PythonReader& r, const CallArgs& a) {
   if (name.empty()) name = "generator";
   p->source.set_name(name);
   auto* g = p->source.mutable_from_generator();
+  if (const Value* signature = a.Get("output_signature")) {
+    p->components = TensorsIn(*signature) > 0 ? TensorsIn(*signature) : 1;
+  } else if (const Value* types = a.Get(1, "output_types")) {
+    p->components = TensorsIn(*types) > 0 ? TensorsIn(*types) : 1;
+  }
   // A def of the file's (or a class's, as cls._generator) yields what its body says (`for i
   // in range(num_samples): yield ...`, with from_generator's args= bound to its parameters).
   const SyntaxNode def = GeneratorDef(r, gen);
@@ -746,15 +806,63 @@ Value ImagesFromDirectory(PythonReader& r, const CallArgs& a) {
   return PipelineValue(std::move(p), a);
 }
 
-// tfds.load(name, split=...): a TensorFlow Datasets dataset, read from its prepared files,
-// which are not at hand: synthetic records stand in.
-Value DatasetsLoad(PythonReader& r, const CallArgs& a) {
+// A source of files the code's call reads that are not at hand (TFRecord-framed): synthetic
+// records stand in, named `name`.
+std::shared_ptr<Pipeline> StandInRecords(PythonReader& r, const CallArgs& a,
+                                         const std::string& name) {
   auto p = r.NewPipeline("tfdata", a.node.start());
-  p->source.set_name("read");
+  p->source.set_name(name);
   p->reader.emplace().mutable_tfrecord_file();
   p->stand_in = true;
   p->source.mutable_synthetic()->set_records(kStandInRecords);
   p->source.mutable_synthetic()->set_record_bytes(kStandInRecordBytes);
+  return p;
+}
+
+// Dataset.load(path) (tf.data.experimental.load before TensorFlow 2.10): the elements a
+// Dataset.save wrote, read back from its files. What the saved pipeline did is not done
+// again: the files are the source, synthetic records standing in for them.
+Value SavedDatasetLoad(PythonReader& r, const CallArgs& a) {
+  auto p = StandInRecords(r, a, "load");
+  const Value* path = a.Get(0, "path");
+  const std::string spelled = path ? path->Spelling() : std::string("?");
+  const int64_t saved = path && path->Is(Value::Kind::kString) ? r.SavedComponents(path->s) : 0;
+  const Value* spec = a.Get(1, "element_spec");
+  p->components = spec ? ComponentsOf(spec) : saved;
+  p->stand_in_note =
+      "load(" + spelled +
+      ") reads back the files Dataset.save wrote (the pipeline that saved them does not run "
+      "again): " +
+      std::to_string(kStandInRecords) +
+      " synthetic records stand in (--set load.records=N, load.record_bytes=SIZE)" +
+      (saved > 0 ? ", each element the " + std::to_string(saved) + " tensors the saved one holds"
+                 : std::string());
+  return PipelineValue(std::move(p), a);
+}
+
+// ds.save(path) (tf.data.experimental.save(ds, path) before TensorFlow 2.10): writes the
+// elements to files, a pass of its own before any training; what a later load reads back.
+Value Save(PythonReader& r, const Pipeline& in, const CallArgs& a) {
+  if (const Value* path = a.Get(0, "path"); path && path->Is(Value::Kind::kString)) {
+    r.NoteSaved(path->s, in.components);
+  }
+  return Value{};
+}
+
+Value ExperimentalSave(PythonReader& r, const CallArgs& a) {
+  const Value* dataset = a.Get(0, "dataset");
+  const Value* path = a.Get(1, "path");
+  if (dataset && dataset->Is(Value::Kind::kPipeline) && dataset->pipeline && path &&
+      path->Is(Value::Kind::kString)) {
+    r.NoteSaved(path->s, dataset->pipeline->components);
+  }
+  return Value{};
+}
+
+// tfds.load(name, split=...): a TensorFlow Datasets dataset, read from its prepared files,
+// which are not at hand.
+Value DatasetsLoad(PythonReader& r, const CallArgs& a) {
+  auto p = StandInRecords(r, a, "read");
   const Value* name = a.Get(0, "name");
   p->stand_in_note =
       "tfds.load(" + (name ? name->Spelling() : std::string("?")) +
@@ -782,6 +890,9 @@ Value Append(PythonReader& r, const Pipeline& in, const CallArgs& a, spec::Op op
   }
   if (!a.node.file().empty()) p->made_inside[op.name()] = MadeInModule(a.node);
   fill(*p, op);
+  // A function's ops make elements of their own (a map's parse), whose tensors the code
+  // shows no more.
+  if (op.has_map() || op.has_interleave() || op.has_flat_map() || op.has_zip()) p->components = 0;
   p->ops.push_back(std::move(op));
   return PipelineValue(std::move(p), a);
 }
@@ -1426,6 +1537,9 @@ Dialect MakeTfData() {
       {"make_csv_dataset", MakeCsvDataset},
       {"image_dataset_from_directory", ImagesFromDirectory},
       {"tfds.load", DatasetsLoad},
+      {"Dataset.load", SavedDatasetLoad},
+      {"experimental.load", SavedDatasetLoad},
+      {"experimental.save", ExperimentalSave},
       {"tensorflow_datasets.load", DatasetsLoad},
       {"FixedLenFeature", [](PythonReader&, const CallArgs& a) { return FeatureOf(a, false); }},
       {"VarLenFeature", [](PythonReader&, const CallArgs& a) { return FeatureOf(a, true); }},
@@ -1460,6 +1574,7 @@ Dialect MakeTfData() {
       {"prefetch", Prefetch},
       {"shard", Shard},
       {"cache", Cache},
+      {"save", Save},
       {"repeat", Repeat},
       {"take", [](PythonReader& r, const Pipeline& in,
                   const CallArgs& a) { return Take(r, in, a, "take"); }},

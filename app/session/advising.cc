@@ -96,6 +96,7 @@ engine::Result<sim::CostModel> ModelForCandidate(const sim::CostModel& model,
   }
   merged.oversubscription_cost = model.oversubscription_cost;
   merged.step = model.step;
+  merged.loop_python = model.loop_python;
   merged.handoff_ns = model.handoff_ns;
   merged.handoff_giver_ns = model.handoff_giver_ns;
   merged.timer_wake = model.timer_wake;

@@ -24,7 +24,7 @@ class DeviceStep {
   virtual int64_t BusyNs(int64_t until_ns) const = 0;
 
   // Where device steps are recorded (kStep spans of record::kDeviceOp); null: nowhere.
-  void set_recorder(record::Recorder* recorder) { recorder_ = recorder; }
+  virtual void set_recorder(record::Recorder* recorder) { recorder_ = recorder; }
 
  protected:
   record::Recorder* recorder_ = nullptr;

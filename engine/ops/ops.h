@@ -23,7 +23,9 @@ using TunablePtr = std::shared_ptr<Tunable>;
 // ---- sources
 DatasetPtr MakeRangeDataset(StatsPtr stats, int64_t start, int64_t stop, int64_t step);
 // The scalar elements `slices`, in order, each pass.
-DatasetPtr MakeFromTensorSlicesDataset(StatsPtr stats, std::vector<Tensor> slices);
+// `element_bytes` > 0: each element a row of that many bytes in place of its slice.
+DatasetPtr MakeFromTensorSlicesDataset(StatsPtr stats, std::vector<Tensor> slices,
+                                       int64_t element_bytes = 0);
 // Dataset.from_generator: 0, 1, ..., records - 1 (-1: endless), each after a call of
 // `next` (the generator's Python), one at a time; with rows_per_yield > 1, that many a call,
 // as one vector (GeneratorRowsOfYield). Each iterator first waits `first_wait_ns` (the

@@ -113,7 +113,8 @@ class Builder {
         return BuildGenerator(s.from_generator(), SourceStage(name, "from_generator", depth));
       case spec::Source::kFromTensorSlices: {
         return MakeFromTensorSlicesDataset(SourceStage(name, "from_tensor_slices", depth),
-                                           SliceTensors(s.from_tensor_slices()));
+                                           SliceTensors(s.from_tensor_slices()),
+                                           s.from_tensor_slices().element_bytes());
       }
       case spec::Source::KIND_NOT_SET:
         break;

@@ -9,6 +9,7 @@
 #include "engine/core/duration.h"
 #include "engine/device/gpu_device.h"
 #include "engine/device/host_step.h"
+#include "engine/device/loop_python_step.h"
 #include "engine/device/simulated_device.h"
 #include "engine/spec/op_values.h"
 #include "instrumentation/record/clock.h"
@@ -22,19 +23,14 @@ int64_t RowsOf(const Element& e, bool batched) {
   return t.shape().rank() > 0 ? t.shape().dim(0) : 1;
 }
 
-}  // namespace
-
-Result<std::unique_ptr<DeviceStep>> MakeDevice(const spec::PipelineSpec& spec,
-                                               CancellationToken& cancellation) {
-  int64_t step_ns = 0;
-  if (!spec.train_step().step_time().empty()) {
-    ASSIGN_OR_RETURN(step_ns, ParseDurationNs(spec.train_step().step_time()));
-  }
-  const int in_flight = static_cast<int>(std::max<int64_t>(1, spec.train_step().max_in_flight()));
-  if (StepOnHost(spec.train_step())) {
+// The device that runs the step itself.
+Result<std::unique_ptr<DeviceStep>> MakeStepDevice(const spec::TrainStep& train_step,
+                                                   int64_t step_ns, int in_flight,
+                                                   CancellationToken& cancellation) {
+  if (StepOnHost(train_step)) {
     return std::unique_ptr<DeviceStep>(std::make_unique<HostStep>(step_ns, cancellation));
   }
-  if (spec.train_step().device() == spec::gpu) {
+  if (train_step.device() == spec::gpu) {
     auto gpu = MakeGpuDevice(step_ns, in_flight, cancellation);
     if (gpu.ok()) return gpu;
     // Said once per process: a GUI restarting runs, or a tuner running many, would repeat it.
@@ -46,6 +42,26 @@ Result<std::unique_ptr<DeviceStep>> MakeDevice(const spec::PipelineSpec& spec,
   }
   return std::unique_ptr<DeviceStep>(
       std::make_unique<SimulatedDevice>(step_ns, in_flight, cancellation));
+}
+
+}  // namespace
+
+Result<std::unique_ptr<DeviceStep>> MakeDevice(const spec::PipelineSpec& spec,
+                                               CancellationToken& cancellation) {
+  int64_t step_ns = 0;
+  if (!spec.train_step().step_time().empty()) {
+    ASSIGN_OR_RETURN(step_ns, ParseDurationNs(spec.train_step().step_time()));
+  }
+  const int in_flight = static_cast<int>(std::max<int64_t>(1, spec.train_step().max_in_flight()));
+  ASSIGN_OR_RETURN(std::unique_ptr<DeviceStep> step,
+                   MakeStepDevice(spec.train_step(), step_ns, in_flight, cancellation));
+  int64_t loop_python_ns = 0;
+  if (!spec.train_step().loop_python().empty()) {
+    ASSIGN_OR_RETURN(loop_python_ns, ParseDurationNs(spec.train_step().loop_python()));
+  }
+  if (loop_python_ns <= 0) return step;
+  return std::unique_ptr<DeviceStep>(
+      std::make_unique<LoopPythonStep>(loop_python_ns, std::move(step), cancellation));
 }
 
 Result<RunSummary> RunTraining(Pipeline& pipeline, DeviceStep& device, const RunOptions& options) {

@@ -53,7 +53,8 @@ RunSummary AfterFirstStep(const RunSummary& s);
 // and is returned (with the op's context); a cancelled run returns what it did so far.
 Result<RunSummary> RunTraining(Pipeline& pipeline, DeviceStep& device, const RunOptions& options);
 
-// The device a spec's train_step asks for (the simulated one on machines without a GPU).
+// The device a spec's train_step asks for (the simulated one on machines without a GPU),
+// with the loop's own Python before each step where train_step.loop_python sets it.
 Result<std::unique_ptr<DeviceStep>> MakeDevice(const spec::PipelineSpec& spec,
                                                CancellationToken& cancellation);
 

@@ -233,7 +233,9 @@ class DefaultsBuilder {
         c.cpu = Fixed(200);
         int64_t text = 0;
         for (const std::string& v : f.strings()) text += static_cast<int64_t>(v.size());
-        bytes = f.strings_size() > 0 ? std::max<int64_t>(1, text / f.strings_size()) : 8;
+        bytes = f.strings_size() > 0    ? std::max<int64_t>(1, text / f.strings_size())
+                : f.element_bytes() > 0 ? f.element_bytes()
+                                        : 8;
         // Strings are most often file names an interleave opens (from_tensor_slices(files)).
         files_.assign(f.strings().begin(), f.strings().end());
         break;
@@ -509,6 +511,8 @@ engine::Result<CostModel> DefaultCostModel(const spec::PipelineSpec& spec, doubl
   m.origin = "spec";
   ASSIGN_OR_RETURN(double step, DurationOr0(spec.train_step().step_time()));
   m.step = Fixed(step);
+  ASSIGN_OR_RETURN(double loop_python, DurationOr0(spec.train_step().loop_python()));
+  m.loop_python = Fixed(loop_python);
   DefaultsBuilder builder(m, spec.has_storage());
   int64_t bytes = 0;
   RETURN_IF_ERROR(builder.Source(spec.source(), bytes));

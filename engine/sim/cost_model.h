@@ -119,6 +119,11 @@ struct CostModel {
   // for the engine's loop (C++), 1 for a PyTorch loop, whose Python drives every op, so a
   // pin-memory thread receiving a batch holds it up (its receipt and the loop take turns).
   double step_host_gil_share = 0;
+  // The training loop's own Python between steps (the spec's train_step.loop_python: an
+  // eager loop's next() on the dataset), all of it under the main process's interpreter
+  // lock, after the element comes and before the step: no part of the step, so the device
+  // is idle through it, as the engine's LoopPythonStep runs it.
+  Dist loop_python;
   int64_t handoff_ns = 2000;  // CPU a thread spends handing an element to another thread
   // Of handoff_ns, the giving side's part where the taker waits for the element (waking
   // it; HandOffLedger): calibration fits it from the time its workers spend outside their

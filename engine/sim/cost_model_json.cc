@@ -103,6 +103,7 @@ std::string CostModelToJson(const CostModel& m) {
          {"step", DistToJson(m.step)},
          {"step_host", DistToJson(m.step_host)},
          {"step_host_gil_share", m.step_host_gil_share},
+         {"loop_python", DistToJson(m.loop_python)},
          {"timer_wake", DistToJson(m.timer_wake)},
          {"startup_ns", m.startup_ns},
          {"ops", ops}};
@@ -125,6 +126,7 @@ engine::Result<CostModel> ParseCostModelJson(const std::string& text, CostModel 
   RETURN_IF_ERROR(Read(j, "handoff_giver_ns", m.handoff_giver_ns, where));
   RETURN_IF_ERROR(ReadDist(j, "step", m.step, where));
   RETURN_IF_ERROR(ReadDist(j, "step_host", m.step_host, where));
+  RETURN_IF_ERROR(ReadDist(j, "loop_python", m.loop_python, where));
   RETURN_IF_ERROR(Read(j, "step_host_gil_share", m.step_host_gil_share, where));
   if (!(m.step_host_gil_share >= 0 && m.step_host_gil_share <= 1)) {
     return engine::InvalidArgument(where + ".step_host_gil_share: must be within [0, 1]");

@@ -28,7 +28,8 @@ constexpr double kStallMarginNs = 10e9;
 constexpr int64_t kStepNs = 1'000'000;
 
 // The training loop of RunTraining and the simulated device: take an element (the wait
-// recorded as kInputWait), spend the step's host CPU (the model's step_host), queue a step
+// recorded as kInputWait), run the loop's own Python (the model's loop_python, under the
+// interpreter lock), spend the step's host CPU (the model's step_host), queue a step
 // on the device (or, training on the CPU, compute it on the loop's thread as HostStep
 // does), wait while max_in_flight are queued
 // (and resume the model's timer wake-up late, as a thread sleeping on a timer does).
@@ -44,7 +45,8 @@ class Consumer {
         step_on_host_(engine::StepOnHost(spec.train_step())),
         step_rng_(RecordKey(ctx.seed, 0xD5)),
         wake_rng_(RecordKey(ctx.seed, 0xD6)),
-        host_rng_(RecordKey(ctx.seed, 0xD7)) {}
+        host_rng_(RecordKey(ctx.seed, 0xD7)),
+        loop_rng_(RecordKey(ctx.seed, 0xD8)) {}
 
   Task<void> Run(SimThread& thread) {
     Scheduler& s = *ctx_.scheduler;
@@ -62,6 +64,12 @@ class Consumer {
       if (!got) {
         end_of_data_ = true;
         break;
+      }
+      // The loop's own Python (an eager loop's next()), between the steps: the device's
+      // idle time, as LoopPythonStep's in a run.
+      if (!ctx_.model->loop_python.zero()) {
+        co_await ctx_.ChargeHoldingLock(thread, record::kConsumerOp,
+                                        ctx_.model->loop_python.Sample(loop_rng_), 0, 0);
       }
       // The step's span starts with its host part, as a profiler's step does.
       const int64_t host_start = std::max(s.now(), device_free_at_);
@@ -133,6 +141,7 @@ class Consumer {
   Rng step_rng_;
   Rng wake_rng_;
   Rng host_rng_;
+  Rng loop_rng_;
   std::deque<int64_t> queued_;  // end times of the steps on the device
   int64_t device_free_at_ = 0;
   int64_t steps_ = 0, elements_ = 0, input_wait_ns_ = 0, busy_ns_ = 0, end_ns_ = 0;

@@ -111,6 +111,12 @@ void CheckSource(Checker& c, const spec::Source& s, const Where& w) {
                "needs one of values, strings (the entries) or count ≥ 1 (that many elements, "
                "0 .. count - 1)");
       }
+      c.AtLeast(f, c.Nested(s, w, "from_tensor_slices", w.what), "element_bytes", f.element_bytes(),
+                0);
+      if (f.element_bytes() > 0 && f.count() == 0) {
+        c.Fail(f, c.Nested(s, w, "from_tensor_slices", w.what), "element_bytes",
+               "sizes the elements of a count; values and strings are their own");
+      }
       break;
     }
     case spec::Source::KIND_NOT_SET:
@@ -370,6 +376,7 @@ Status ValidateSpec(const spec::PipelineSpec& spec, const std::string& source_na
     const auto& ts = spec.train_step();
     Where tw = c.Nested(spec, root, "train_step", "train_step");
     c.Duration(ts, tw, "step_time", ts.step_time(), false);
+    c.Duration(ts, tw, "loop_python", ts.loop_python(), false);
     c.AtLeast(ts, tw, "max_in_flight", ts.max_in_flight(), 0);
   }
   c.AtLeast(spec.budget(), c.Nested(spec, root, "budget", "budget"), "cpu_cores",

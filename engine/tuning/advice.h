@@ -39,6 +39,9 @@
 //   sample             a filter whose predicate is a uniform draw (random_uniform < rate) run
 //                      as tf.data's one sampling op, with no call per element
 //                      (filter_with_random_uniform_fusion in the dataset's options)
+//   batch_for_the_loop the dataset batched before an eager Python loop that took its elements
+//                      one at a time: the iterator's next() paid once a batch (a change to
+//                      the loop's code)
 //   faster_storage     the data on a faster kind of disk than the spec's storage (an SSD for
 //                      a hard disk): a change of machine, advice only
 //   device_bound       no change: the training step is the limit
@@ -83,6 +86,8 @@ struct Advice {
   // How the code makes the change where no argument of a call does (a tf.data option): the
   // last sentence of `text`.
   std::string how;
+  // Each step of `spec` is this many steps of the spec as given (AdviceCandidate's).
+  double steps_per_step = 1;
 };
 
 // It leads the advice whatever its steady gain: the run waits for its first step, or cannot

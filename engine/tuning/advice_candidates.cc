@@ -14,6 +14,7 @@
 #include "engine/tuning/cache_memory.h"
 #include "engine/tuning/generator_batches_advice.h"
 #include "engine/tuning/generator_shards_advice.h"
+#include "engine/tuning/loop_batch_advice.h"
 #include "engine/tuning/move_rules.h"
 #include "engine/tuning/order_advice.h"
 #include "engine/tuning/shard_files_advice.h"
@@ -757,6 +758,28 @@ void AddGeneratorBatches(const spec::PipelineSpec& spec, CandidateList& out) {
   }
 }
 
+// The dataset batched before an eager loop that pays Python per element
+// (loop_batch_advice.h): each change's steps are its batch's rows of the given spec's.
+void AddBatchesForTheLoop(const PipelinePlan& plan, CandidateList& out) {
+  for (LoopBatchChange& c : BatchesForTheLoop(plan)) {
+    SpecEdit edit;
+    edit.reapplicable = false;
+    AdviceCandidate candidate{"batch_for_the_loop",
+                              "train_step",
+                              std::move(c.change),
+                              {},
+                              std::move(c.action),
+                              "The loop takes batches of " + std::to_string(c.rows) +
+                                  " elements, not one at a time: its body changes to take "
+                                  "them.",
+                              std::move(c.spec),
+                              /*needs_code_change=*/true,
+                              std::move(edit)};
+    candidate.steps_per_step = static_cast<double>(c.rows);
+    out.Add(std::move(candidate));
+  }
+}
+
 // A generator whose next() waits, run as several copies through an interleave
 // (generator_shards_advice.h).
 void AddGeneratorCopies(const spec::PipelineSpec& spec, CandidateList& out) {
@@ -942,6 +965,7 @@ std::vector<AdviceCandidate> AdviceCandidates(const spec::PipelineSpec& spec,
   AddShardTheFiles(spec, std::max(1, cores), out);
   AddParallelReads(spec, std::max(1, cores), out);
   AddGeneratorBatches(spec, out);
+  AddBatchesForTheLoop(*plan, out);
   AddGeneratorCopies(spec, out);
   AddFasterStorage(spec, out);
   AddFewerFilesAtOnce(*plan, out);

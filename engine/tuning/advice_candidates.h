@@ -35,6 +35,11 @@ struct AdviceCandidate {
   // How the code makes the change where no argument of a call does, said after the
   // predicted figures (a tf.data option, and its other form where a version lacks it).
   std::string how;
+  // Each step of `spec` is this many steps of the spec as given (a batch of 64 before a loop
+  // that took one element a step): it is simulated with the step's cost times this (the
+  // step's work stays per element) and its rate multiplied by it, so that both count the
+  // same steps.
+  double steps_per_step = 1;
 };
 
 // Whether an op after the top-level op at `index` fetches ahead on threads of its own (a

@@ -50,6 +50,7 @@ Advice AdviceFrom(const AdviceCandidate& c) {
   a.needs_code_change = c.needs_code_change;
   a.changes_machine = c.changes_machine;
   a.how = c.how;
+  a.steps_per_step = c.steps_per_step;
   return a;
 }
 
@@ -150,12 +151,14 @@ Result<std::vector<std::vector<double>>> GainsOf(const std::vector<AdviceCandida
       }
       std::vector<double> g;
       for (size_t seed = 1; seed <= base.size(); ++seed) {
-        auto rate = simulate(candidates[i].spec, seed, step_scale);
+        // A step of the candidate's that is several of the given spec's does their work.
+        const double steps = candidates[i].steps_per_step;
+        auto rate = simulate(candidates[i].spec, seed, step_scale * steps);
         if (!rate.ok() || base[seed - 1] <= 0) {
           g.clear();
           break;
         }
-        g.push_back(*rate / base[seed - 1] - 1);
+        g.push_back(*rate * steps / base[seed - 1] - 1);
       }
       gains[i] = std::move(g);
       if (options.progress) {
@@ -579,9 +582,9 @@ Status CheckOnLongerEpochs(const spec::PipelineSpec& spec, std::vector<Advice>& 
   if (base <= 0) return Status::Ok();
   for (Advice& a : advice) {
     if (!a.spec.has_source()) continue;
-    auto rate = simulate(WithStandInScaled(a.spec, kLongerEpochs), 1, 1);
+    auto rate = simulate(WithStandInScaled(a.spec, kLongerEpochs), 1, a.steps_per_step);
     if (!rate.ok()) continue;
-    const double gain = *rate / base - 1;
+    const double gain = *rate * a.steps_per_step / base - 1;
     if (gain > noise) continue;
     char pct[32];
     std::snprintf(pct, sizeof pct, "%+.0f%%", 100 * gain);

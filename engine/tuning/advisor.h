@@ -23,7 +23,8 @@ namespace pipescope::engine {
 
 // The simulated steady rate of a spec on the run's cost model, with seed `seed`, the
 // training step's cost times `step_scale` (1: as measured; 0: a step that takes no time, so
-// that the rate is the input's own ceiling). Called from several threads at once.
+// that the rate is the input's own ceiling; N: a step that does N of the given spec's,
+// AdviceCandidate::steps_per_step). Called from several threads at once.
 using SimulatedRate =
     std::function<Result<double>(const spec::PipelineSpec&, uint64_t seed, double step_scale)>;
 

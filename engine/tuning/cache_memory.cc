@@ -14,6 +14,8 @@ std::optional<int64_t> RecordBytes(const spec::Source& source) {
   if (source.has_synthetic() && source.synthetic().record_bytes() > 0)
     return source.synthetic().record_bytes();
   if (source.has_range()) return int64_t{8};  // an int64 scalar
+  if (source.has_from_tensor_slices() && source.from_tensor_slices().element_bytes() > 0)
+    return source.from_tensor_slices().element_bytes();
   if (source.has_fixed_length_record()) return source.fixed_length_record().format().record_bytes();
   return std::nullopt;
 }

@@ -82,14 +82,18 @@ std::string ImportedCause(const Model& model, int64_t start, int64_t end) {
 }
 
 // What says when the device of one of Pipescope's own traces was busy in [t0, t1): its work
-// (kernels, copies, sets), or on a simulated device its steps; none when neither has a span
-// there.
+// (kernels, copies, sets), or on a simulated device its steps, even steps that take no time
+// (the input timed alone, `for r in dataset: pass`: the device idle throughout); none when
+// neither has a span there.
 std::vector<const Track*> OwnBusyTracks(const Model& model, int64_t t0, int64_t t1) {
   Interval first;
   std::vector<const Track*> busy = DeviceWorkTracks(model);
   if (UnionCursor(busy, t0, t1).Next(first)) return busy;
   busy = TracksOfKinds(model, {EventKind::kStep}, record::kDeviceOp);
-  if (UnionCursor(busy, t0, t1).Next(first)) return busy;
+  for (const Track* steps : busy) {
+    const size_t i = steps->FirstEndingAfter(t0);
+    if (i < steps->size() && steps->start(i) < t1) return busy;
+  }
   return {};
 }
 

@@ -52,6 +52,6 @@ DeviceGapSummary SummarizeDeviceGaps(const Model& model, int64_t t0, int64_t t1,
                                      const std::map<int, int64_t>* caused = nullptr);
 
 // The host between steps of a Pipescope trace, when the consumer was not waiting for input.
-inline constexpr const char* kHostBetweenSteps = "the host between steps (launching work)";
+inline constexpr const char* kHostBetweenSteps = "the host between steps (the loop's own work)";
 
 }  // namespace pipescope::trace

@@ -457,6 +457,36 @@ Verdict VerdictOn(const RangeAnalysis& r, int cpu_budget) {
                   "start-up");
     return v;
   }
+  // The loop's own work between steps the limit, the device idle through it: no op is to
+  // blame, however long the consumer waits between its next() calls (tensorflow#40502: the
+  // reads busy 7%, the loop's next() on each 10-byte record most of the time).
+  const auto host = r.device_gaps.by_cause_ns.find(kHostBetweenSteps);
+  const double host_share = host == r.device_gaps.by_cause_ns.end() || r.duration_s <= 0
+                                ? 0.0
+                                : static_cast<double>(host->second) / (r.duration_s * 1e9);
+  const bool loop_work = host != r.device_gaps.by_cause_ns.end() && r.steps > 0 &&
+                         host->second / r.steps >= kLoopWorkPerStepToSay;
+  if (host_share >= kLoopBoundShare && host_share > wait && loop_work) {
+    const StageFigures* busiest = nullptr;
+    for (const auto& s : r.stages) {
+      if (!busiest || s.busy_fraction > busiest->busy_fraction) busiest = &s;
+    }
+    v.grade = "loop-bound";
+    v.evidence = "the training loop's own work between steps takes " + Pct(host_share) +
+                 " of the time, the device idle through it (the loop's own Python: an eager "
+                 "next() on each element, the step's launches), while the consumer waits for "
+                 "input " +
+                 Pct(wait) + " of the time" +
+                 (busiest ? " and the busiest op, " + busiest->name + ", is busy " +
+                                Pct(busiest->busy_fraction)
+                          : std::string()) +
+                 startup;
+    SetSuggestion(v,
+                  "do less in the loop for each element: batch the dataset before the loop, so "
+                  "that each next() brings many elements, or run the loop inside a "
+                  "tf.function, where no Python runs per element");
+    return v;
+  }
   // An op whose workers' start-ups make the wait is to blame however little it works.
   const auto wait_ns = static_cast<int64_t>(wait * 1e9 * r.duration_s);
   const auto starting = [&](const StageFigures& s) {

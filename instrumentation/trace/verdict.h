@@ -22,6 +22,15 @@ inline constexpr double kStartUpShareToSay = 0.15;
 // buffer that filled for most of a short run, and then held every element the steps took).
 inline constexpr int64_t kFewestStepsToGrade = 3;
 
+// The host between steps (the training loop's own work, the device idle) this share of a
+// range or more, and more than the consumer's wait for input, is the limit: the loop, not an
+// op of the pipeline (tensorflow#40502: an eager loop's next() on each 10-byte record).
+inline constexpr double kLoopBoundShare = 0.5;
+// ... and at least this long a step: the engine's own loop between steps (taking an element,
+// queuing its step) costs under a microsecond, which a step of no time leaves as most of a
+// fast run without any loop work to speak of.
+inline constexpr int64_t kLoopWorkPerStepToSay = 5'000;  // ns
+
 // A disk busy this share of a range or more is its limit: more readers only queue for it.
 inline constexpr double kStorageBoundBusy = 0.9;
 

@@ -94,6 +94,84 @@ dataset = tf.data.FixedLengthRecordDataset(files, record_bytes=10, num_parallel_
   EXPECT_FALSE(Says(one, "num_parallel_reads")) << Notes(one);
 }
 
+// tensorflow#40502's loop, `for r in dataset: _ = r`, takes each 10-byte record in eager
+// Python: its next() is the loop's own Python (train_step.loop_python), 14 µs a component
+// of the element. A custom training loop that unpacks `x, y` pays two; the same loop inside a
+// tf.function is AutoGraph's, in the graph, and pays none; a DataLoader's loop none either
+// (its receipt is the loader's own).
+TEST(CodeQuestionsTest, AnEagerLoopOverADatasetPaysItsNextPerElement) {
+  const ImportedCode timing = Import(R"(import time
+import tensorflow as tf
+dataset = tf.data.FixedLengthRecordDataset(filepaths, record_bytes=10)
+dataset = dataset.skip(10000)
+start_time = time.time()
+for r in dataset:
+    _ = r
+print(time.time() - start_time)
+)");
+  EXPECT_EQ(timing.spec.train_step().loop_python(), "14us") << Notes(timing);
+  EXPECT_TRUE(Says(timing,
+                   "question.py:6:1: the loop takes the dataset's elements one at a "
+                   "time in eager Python"))
+      << Notes(timing);
+  EXPECT_TRUE(Says(timing, "--set train_step.loop_python=DURATION")) << Notes(timing);
+
+  const std::string custom = R"(import tensorflow as tf
+ds = tf.data.Dataset.from_tensor_slices((features, labels)).batch(32)
+
+@tf.function
+def train_step(x, y):
+    with tf.GradientTape() as tape:
+        loss = loss_fn(y, model(x, training=True))
+    optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables),
+                                  model.trainable_variables))
+
+%s
+)";
+  const ImportedCode eager =
+      ImportWith(custom, "for step, (x, y) in enumerate(ds):\n    train_step(x, y)");
+  EXPECT_EQ(eager.spec.train_step().loop_python(), "28us") << Notes(eager);
+  EXPECT_TRUE(Says(eager, "2 components, as the code makes the element")) << Notes(eager);
+  const ImportedCode compiled = ImportWith(
+      custom,
+      "@tf.function\ndef epoch(ds):\n    for x, y in ds:\n        train_step(x, y)\n\nepoch(ds)\n");
+  EXPECT_EQ(compiled.spec.train_step().loop_python(), "") << Notes(compiled);
+
+  const ImportedCode loader = Import(R"(import torch
+loader = torch.utils.data.DataLoader(dataset, batch_size=64)
+for x, y in loader:
+    pass
+)");
+  EXPECT_EQ(loader.spec.train_step().loop_python(), "") << Notes(loader);
+}
+
+// from_tensor_slices over arrays the code makes: each element a row of every array, whose
+// bytes a shuffle of them holds (tensorflow#60599's np.arange of 50,000,000 int64s, 8 bytes
+// each; MNIST's images and labels, 28×28 float32s and an int64). Arrays the run makes leave
+// the size to a setting, which the note names.
+TEST(CodeQuestionsTest, SlicedArraysGiveEachElementsBytes) {
+  const ImportedCode arange = Import(R"(import numpy as np
+import tensorflow as tf
+data_size = 50000000
+ds = tf.data.Dataset.from_tensor_slices(np.arange(data_size)).shuffle(data_size)
+)");
+  EXPECT_EQ(arange.spec.source().from_tensor_slices().count(), 50000000) << Notes(arange);
+  EXPECT_EQ(arange.spec.source().from_tensor_slices().element_bytes(), 8) << Notes(arange);
+  const ImportedCode pair = Import(R"(import numpy as np
+import tensorflow as tf
+images = np.zeros((60000, 28, 28), dtype=np.float32)
+labels = np.zeros(60000, dtype=np.int64)
+ds = tf.data.Dataset.from_tensor_slices((images, labels)).shuffle(60000)
+)");
+  EXPECT_EQ(pair.spec.source().from_tensor_slices().element_bytes(), 28 * 28 * 4 + 8)
+      << Notes(pair);
+  const ImportedCode unknown = Import(R"(import tensorflow as tf
+ds = tf.data.Dataset.from_tensor_slices((features, labels)).shuffle(len(features))
+)");
+  EXPECT_EQ(unknown.spec.source().from_tensor_slices().element_bytes(), 0) << Notes(unknown);
+  EXPECT_TRUE(Says(unknown, "from_tensor_slices.element_bytes=SIZE")) << Notes(unknown);
+}
+
 // tensorflow#37093: TFRecord files the code names (data/file_0.tfrecord .. 9, a comprehension
 // over a range), not here, whose count and size the asker gave with --set. The stand-in's
 // count and size are notes of their own, which the settings answer, and the note on the

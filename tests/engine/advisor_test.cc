@@ -468,6 +468,21 @@ TEST(AdvisorTest, AShuffleOfDecodedImagesIsSizedByTheirResizeAndGoesBeforeIt) {
   EXPECT_NE(said_lines[0].find("holds 100000000 elements of 200 B (392 B held each): 39.2 GB"),
             std::string::npos)
       << said_lines[0];
+  // tensorflow#60599: from_tensor_slices(np.arange(50_000_000)).shuffle(50_000_000), "10 GB"
+  // as the asker saw: each element an int64 row of the array, held with tf.data's 192 bytes.
+  spec::PipelineSpec sliced = Spec(R"(name: "sliced"
+      source { name: "from_tensor_slices" from_tensor_slices { count: 50000000 element_bytes: 8 } }
+      ops { name: "shuffle" shuffle { buffer_size: 50000000 } }
+      budget { ram_bytes: 16000000000 }
+      train_step { step_time: "1ms" device: simulated })");
+  EXPECT_EQ(ElementBytesBefore(sliced, 1).bytes, 8);
+  const std::vector<std::string> said_sliced = AdvisorFindings(sliced, trace::RangeAnalysis{});
+  ASSERT_FALSE(said_sliced.empty());
+  EXPECT_NE(said_sliced[0].find("holds 50000000 elements of 8 B (200 B held each): 10.0 GB"),
+            std::string::npos)
+      << said_sliced[0];
+  sliced.mutable_source()->mutable_from_tensor_slices()->clear_element_bytes();
+  EXPECT_FALSE(ElementBytesBefore(sliced, 1).bytes.has_value());
   // A buffer holds no more than a pass of its input: of 1000 images and no repeat before it,
   // shuffle(70000) holds 1000 (2 GB of 64 GB); with the repeat, 70000.
   spec::PipelineSpec few = yolo;

@@ -230,7 +230,7 @@ TEST(SpecOverridesTest, AFunctionsCostIsSetByTheNamesTheCodesNotesGive) {
                     "slices");
   ASSERT_TRUE(slices.ok()) << slices.status().message();
   s = ApplyOverride(*slices, "names.strings=c");
-  EXPECT_NE(s.message().find("source 'names' has no knob 'strings' (knobs: count)"),
+  EXPECT_NE(s.message().find("source 'names' has no knob 'strings' (knobs: count, element_bytes)"),
             std::string::npos)
       << s.message();
 }

@@ -4,9 +4,14 @@
 #include <gtest/gtest.h>
 #include <time.h>
 
+#include <atomic>
+#include <chrono>
+#include <thread>
+
 #include "engine/device/host_step.h"
 #include "engine/device/simulated_device.h"
 #include "engine/io/tfrecord_writer.h"
+#include "engine/work/python_work.h"
 #include "instrumentation/trace/analysis.h"
 #include "instrumentation/trace/sampled_series.h"
 #include "tests/engine/test_support.h"
@@ -44,6 +49,23 @@ TEST(TrainingRunTest, EndsAtTheEndOfTheData) {
   EXPECT_TRUE(summary->end_of_data);
   EXPECT_EQ(summary->steps, 3);
   EXPECT_EQ(summary->elements, 7);
+}
+
+// from_tensor_slices over arrays whose rows the spec sizes: each element is a row of that many
+// bytes, as a shuffle after it then really holds.
+TEST(TrainingRunTest, SlicedRowsAreTheirBytes) {
+  auto p = MakePipeline(
+      "source { from_tensor_slices { count: 5 element_bytes: 3136 } } "
+      "ops { batch { batch_size: 5 } }");
+  CancellationToken c;
+  SimulatedDevice device(0, 1, c);
+  RunOptions options;
+  size_t bytes = 0;
+  options.on_element = [&bytes](const Element& e) { bytes = e.value.byte_size(); };
+  auto summary = RunTraining(*p, device, options);
+  ASSERT_TRUE(summary.ok()) << summary.status().message();
+  EXPECT_EQ(summary->elements, 5);
+  EXPECT_EQ(bytes, 5u * 3136u);
 }
 
 TEST(TrainingRunTest, APipelineErrorEndsTheRunWithItsContext) {
@@ -214,6 +236,57 @@ TEST(HostStepTest, TheSpecsCpuDeviceIsTheHostStep) {
   EXPECT_EQ((*device)->kind(), "cpu");
   c.Cancel();
   EXPECT_FALSE((*device)->Submit(Element{}).ok()) << "a stopped run's step ends";
+}
+
+// train_step.loop_python: the loop's own Python before each step (an eager loop's next() on
+// the dataset) runs under the main process's interpreter lock, so it waits while a Python
+// map of the pipeline holds it, as the loop's Python does under CPython's GIL.
+TEST(LoopPythonStepTest, TheLoopsPythonTakesTheInterpreterLock) {
+  CancellationToken c;
+  const spec::PipelineSpec spec =
+      Spec("source { range { stop: 1 } } train_step { step_time: \"1ms\" loop_python: \"1ms\" }");
+  auto device = MakeDevice(spec, c);
+  ASSERT_TRUE(device.ok());
+  EXPECT_EQ((*device)->kind(), "simulated");
+  std::atomic<bool> stepped{false};
+  std::thread loop;
+  {
+    const std::lock_guard held(InterpreterLock());
+    loop = std::thread([&] {
+      EXPECT_TRUE((*device)->Submit(Element{}).ok());
+      stepped = true;
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    EXPECT_FALSE(stepped) << "the loop's Python ran while another thread held the lock";
+  }
+  loop.join();
+  EXPECT_TRUE(stepped);
+  c.Cancel();
+  EXPECT_FALSE((*device)->Submit(Element{}).ok()) << "a stopped run's loop ends";
+}
+
+// The loop's Python is no part of the step: the device is idle through it, and the trace
+// shows it as the host between steps, which the verdict calls the limit (each of the 20
+// steps takes none of the device's time; the work loop's calibration is within a few
+// percent, so half of the loop's 2 ms a step is the floor).
+TEST(LoopPythonStepTest, TheLoopsPythonIsTheHostBetweenSteps) {
+  const std::string text =
+      "source { range { stop: 20 } } train_step { step_time: \"0ms\" loop_python: \"2ms\" }";
+  auto run = testing::MakeRecordedPipeline(text);
+  CancellationToken c;
+  auto device = MakeDevice(Spec(text), c);
+  ASSERT_TRUE(device.ok());
+  (*device)->set_recorder(run.recorder.get());
+  auto summary = RunTraining(*run.pipeline, **device, {});
+  ASSERT_TRUE(summary.ok());
+  EXPECT_EQ(summary->steps, 20);
+  run.Finish();
+  const auto analysis = trace::Analyze(*run.model);
+  const auto& causes = analysis.device_gaps.by_cause_ns;
+  const auto host = causes.find(trace::kHostBetweenSteps);
+  ASSERT_NE(host, causes.end()) << analysis.verdict.text;
+  EXPECT_GE(host->second, 20 * 1'000'000) << analysis.verdict.text;
+  EXPECT_EQ(analysis.verdict.grade, "loop-bound") << analysis.verdict.text;
 }
 
 TEST(SimulatedDeviceTest, KeepsUpToMaxInFlightStepsQueued) {

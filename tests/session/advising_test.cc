@@ -1040,6 +1040,36 @@ TEST(AdvisingTest, NoInputFromAStandInsSizeSaysSo) {
       << given.analysis.verdict.text;
 }
 
+// tensorflow#40502: records of 10 bytes taken one at a time by an eager Python loop that does
+// nothing with them. Its next() (train_step.loop_python) is the limit, not the reads: the
+// verdict says the loop, and the advice batches before it, next() then once a batch. With a
+// step of 10 ms beside it the loop's Python is little of the time: neither is said.
+TEST(AdvisingTest, AnEagerLoopsNextPerElementIsTheLimitAndBatchingBeforeItTheAdvice) {
+  const std::string spec = R"(name: "gerbil"
+      budget { cpu_cores: 2 }
+      source { name: "read" synthetic { records: 400000 record_bytes: 10 } }
+      train_step { step_time: "%s" loop_python: "14us" })";
+  const Advised a = Advise(Filled(spec, "0ms"), /*steady=*/true);
+  EXPECT_EQ(a.analysis.verdict.grade, "loop-bound") << a.analysis.verdict.text;
+  EXPECT_NE(a.analysis.verdict.text.find("the training loop's own work between steps takes"),
+            std::string::npos)
+      << a.analysis.verdict.text;
+  const engine::Advice* batch = Find(a, "batch_for_the_loop");
+  ASSERT_NE(batch, nullptr) << a.analysis.verdict.text;
+  EXPECT_TRUE(batch->needs_code_change);
+  EXPECT_TRUE(batch->changes_output);
+  EXPECT_GT(batch->predicted_gain, 2.0) << batch->text;
+  // Its spec's steps are batches; its rate counts the elements, as the given spec's steps.
+  ASSERT_GT(batch->spec.ops_size(), 0);
+  EXPECT_TRUE(batch->spec.ops(batch->spec.ops_size() - 1).has_batch());
+  EXPECT_GT(batch->steps_per_step, 1);
+  EXPECT_EQ(a.result.advice.front().kind, "batch_for_the_loop");
+
+  const Advised stepped = Advise(Filled(spec, "10ms"), /*steady=*/true);
+  EXPECT_NE(stepped.analysis.verdict.grade, "loop-bound") << stepped.analysis.verdict.text;
+  EXPECT_EQ(Find(stepped, "batch_for_the_loop"), nullptr) << stepped.analysis.verdict.text;
+}
+
 // mmpose#923: workers that take a minute to start again at each epoch, whose epochs (60 s of
 // start-up and 80 s of steps) are longer than the 120 s advice simulates at most. Graded
 // inside one epoch, the pipeline ran at the steps' rate and persistent_workers gained

@@ -304,6 +304,24 @@ TEST(QuestionsTest, Yolo3_12ShuffleTheRecordsNotTheDecodedImages) {
 // machine of 8 GB: "Shuffle buffer filled", then "Killed". The simulator has no memory and
 // the step is the limit, yet the advice leads with what the answers said (a buffer that fits
 // the RAM), after the move that keeps the whole shuffle, and --advice-code writes it.
+// tensorflow#40502: 10-byte records timed by an eager loop that does nothing with them. The
+// loop's next() is the limit, not the reads: the verdict says the loop, and the advice is to
+// batch before it (its code changes, so nothing is written into the file).
+TEST(QuestionsTest, Tf40502AnEagerLoopOverTinyRecordsIsBoundByItsNext) {
+  auto imported = code::ImportCodeFile(kQuestions + "tf_40502_eager_fixed_length_loop.py");
+  ASSERT_TRUE(imported.ok()) << imported.status().message();
+  EXPECT_EQ(imported->spec.train_step().loop_python(), "14us");
+  const auto [verdict, advice] = AskSpec(imported->spec, "", 5);
+  EXPECT_EQ(verdict.grade, "loop-bound") << verdict.text;
+  EXPECT_TRUE(Contains(verdict.text, "the training loop's own work between steps takes"))
+      << verdict.text;
+  ASSERT_FALSE(advice.advice.empty()) << verdict.text;
+  EXPECT_EQ(advice.advice[0].kind, "batch_for_the_loop") << advice.advice[0].text;
+  EXPECT_GT(advice.advice[0].predicted_gain, 2.0) << advice.advice[0].text;
+  EXPECT_TRUE(engine::AdviceOnly(advice.advice[0]));
+  EXPECT_TRUE(Contains(verdict.text, "Suggestion: batch the dataset")) << verdict.text;
+}
+
 TEST(QuestionsTest, Models7725AShuffleBufferTheMachineCannotHold) {
   auto imported = code::ImportCodeFile(kQuestions + "models_7725_shuffle_killed.py");
   ASSERT_TRUE(imported.ok()) << imported.status().message();

@@ -40,6 +40,22 @@ TEST(CostModelTest, DefaultsComeFromTheSpec) {
 
 // A __getitem__ that makes a sample of 150 KB: the loader's rows weigh that, and stacking
 // them copies it (the engine's samples are arrays of that size: python_work.h).
+// The loop's own Python (an eager loop's next()) is the model's loop_python, apart from the
+// step and its host part; none where the spec sets none.
+TEST(CostModelTest, TheLoopsPythonIsItsOwnApartFromTheStep) {
+  auto none = DefaultCostModel(Spec(kSpec), 3);
+  ASSERT_TRUE(none.ok());
+  EXPECT_TRUE(none->loop_python.zero());
+  auto loop = DefaultCostModel(
+      Spec("source { range { stop: 10 } } train_step { step_time: \"8ms\" loop_python: "
+           "\"14us\" }"),
+      3);
+  ASSERT_TRUE(loop.ok());
+  EXPECT_EQ(loop->loop_python.mean_ns, 14e3);
+  EXPECT_TRUE(loop->step_host.zero());
+  EXPECT_EQ(loop->step.mean_ns, 8e6);
+}
+
 TEST(CostModelTest, AGetitemsSampleBytesAreWhatTheLoaderStacksAndSends) {
   auto m = DefaultCostModel(Spec(R"(name: "t"
     source { name: "ids" range { stop: 100 } }

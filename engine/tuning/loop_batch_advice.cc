@@ -1,0 +1,63 @@
+#include "engine/tuning/loop_batch_advice.h"
+
+#include "engine/core/duration.h"
+
+namespace pipescope::engine {
+namespace {
+
+// A name for the added batch that no op of the spec has.
+std::string FreeName(const spec::PipelineSpec& spec) {
+  const auto taken = [&spec](const std::string& name) {
+    if (spec.source().name() == name) return true;
+    for (const spec::Op& op : spec.ops()) {
+      if (op.name() == name) return true;
+    }
+    return false;
+  };
+  std::string name = "batch";
+  for (int i = 2; taken(name); ++i) name = "batch_" + std::to_string(i);
+  return name;
+}
+
+}  // namespace
+
+std::vector<LoopBatchChange> BatchesForTheLoop(const PipelinePlan& plan) {
+  const spec::PipelineSpec& spec = *plan.spec;
+  auto loop_python = ParseDurationNs(spec.train_step().loop_python());
+  if (plan.output_batched || !loop_python.ok() || *loop_python <= 0) return {};
+  int64_t step_ns = 0;
+  if (!spec.train_step().step_time().empty()) {
+    auto step = ParseDurationNs(spec.train_step().step_time());
+    if (!step.ok()) return {};
+    step_ns = *step;
+  }
+  // Before the prefetches the pipeline ends with, so that they fetch whole batches ahead.
+  int at = spec.ops_size();
+  while (at > 0 && spec.ops(at - 1).has_prefetch()) --at;
+  const std::string name = FreeName(spec);
+  std::vector<LoopBatchChange> out;
+  for (const int64_t rows : kLoopBatchSizes) {
+    LoopBatchChange c;
+    c.rows = rows;
+    c.spec = spec;
+    spec::Op batch;
+    batch.set_name(name);
+    batch.mutable_batch()->set_batch_size(rows);
+    auto* ops = c.spec.mutable_ops();
+    ops->Add(std::move(batch));
+    for (int i = ops->size() - 1; i > at; --i) ops->SwapElements(i, i - 1);
+    if (step_ns > 0) c.spec.mutable_train_step()->set_step_time(SpecDuration(step_ns * rows));
+    const std::string size = std::to_string(rows);
+    c.change = "batch(" + size + ") before the loop";
+    c.action = "batch the dataset (.batch(" + size +
+               ")) and have the loop take batches: its next() in eager Python (" +
+               spec.train_step().loop_python() +
+               " an element, train_step.loop_python) is then paid once a batch; rates count "
+               "the loop's steps as now, an element each, and the step's own work stays per "
+               "element (vectorised over the batch it saves more)";
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+}  // namespace pipescope::engine
