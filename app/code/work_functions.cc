@@ -380,15 +380,18 @@ struct Found {
 };
 
 // TensorFlow calls that reshape, relabel or convert small values (a label's tf.cast to
-// int64, tf.one_hot, tf.expand_dims): next to nothing beside a map's call itself, where the
-// stand-in for work the code does not show is 100 us (tensorflow#30646's labeler, blamed
-// for the whole pipeline's wait).
+// int64, tf.one_hot, tf.expand_dims, TensorFlow 1's tf.to_int32, a fixed-length record's
+// bytes read as numbers by tf.decode_raw): next to nothing beside a map's call itself, where
+// the stand-in for work the code does not show is 100 us (tensorflow#30646's labeler, and
+// MNIST's one-byte label decoded, each blamed for the whole pipeline's wait).
 bool IsCheapTfCall(const std::string& path) {
   if (path.rfind("tf.", 0) != 0) return false;
-  for (const char* name :
-       {"cast", "constant", "reshape", "expand_dims", "squeeze", "identity", "one_hot",
-        "convert_to_tensor", "shape", "size", "ones_like", "zeros_like", "zeros", "ones", "stack",
-        "unstack", "transpose", "ensure_shape"}) {
+  for (const char* name : {"cast",      "constant",     "reshape",    "expand_dims",
+                           "squeeze",   "identity",     "one_hot",    "convert_to_tensor",
+                           "shape",     "size",         "ones_like",  "zeros_like",
+                           "zeros",     "ones",         "stack",      "unstack",
+                           "transpose", "ensure_shape", "decode_raw", "to_int32",
+                           "to_int64",  "to_float",     "to_double",  "bitcast"}) {
     if (EndsWithName(path, name)) return true;
   }
   return false;

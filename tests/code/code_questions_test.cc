@@ -145,6 +145,23 @@ for x, y in loader:
   EXPECT_EQ(loader.spec.train_step().loop_python(), "") << Notes(loader);
 }
 
+// MNIST's input (tensorflow-triplet-loss's dataset.py): a one-byte label read as a number,
+// reshaped and cast in TensorFlow 1's words. Next to nothing beside the map's call, as the
+// image's decode beside it: no 100 µs stand-in that would have it blamed for the pipeline.
+TEST(CodeQuestionsTest, ALabelReadAsANumberIsNoWorkOfItsOwn) {
+  const ImportedCode c = Import(R"(import tensorflow as tf
+def decode_label(label):
+    label = tf.decode_raw(label, tf.uint8)
+    label = tf.reshape(label, [])
+    return tf.to_int32(label)
+labels = tf.data.FixedLengthRecordDataset(labels_file, 1, header_bytes=8)
+labels = labels.map(decode_label)
+)");
+  ASSERT_EQ(c.spec.ops_size(), 1) << Notes(c);
+  EXPECT_TRUE(c.spec.ops(0).map().fn().has_identity()) << c.spec.ops(0).DebugString();
+  EXPECT_FALSE(Says(c, "decode_label.cost=DURATION")) << Notes(c);
+}
+
 // from_tensor_slices over arrays the code makes: each element a row of every array, whose
 // bytes a shuffle of them holds (tensorflow#60599's np.arange of 50,000,000 int64s, 8 bytes
 // each; MNIST's images and labels, 28×28 float32s and an int64). Arrays the run makes leave
