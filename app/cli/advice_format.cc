@@ -214,11 +214,13 @@ int WriteAdviceIntoCode(const std::string& py_path, const std::vector<std::strin
   }
   const auto say_by_hand = [&](std::ostream& to, const std::string& lead) {
     // Faster storage is a change of machine, not of anyone's code.
-    const std::string what = by_hand->changes_machine
-                                 ? "' changes the machine, not the code, which --advice-code "
-                                   "cannot write"
-                                 : "' changes the code of '" + by_hand->op +
-                                       "' itself, which --advice-code does not write";
+    const std::string what =
+        by_hand->changes_machine      ? "' changes the machine, not the code, which --advice-code "
+                                        "cannot write"
+        : by_hand->op == "train_step" ? "' changes the training loop's own code, which "
+                                        "--advice-code does not write"
+                                      : "' changes the code of '" + by_hand->op +
+                                            "' itself, which --advice-code does not write";
     to << lead << "'" << by_hand->change << what
        << " (it writes knobs and the order of calls); by hand: " << by_hand->text << "\n";
   };

@@ -237,6 +237,20 @@ TEST(CliCodeTest, AdviceIsWrittenIntoACopyOfTheUsersCode) {
   EXPECT_NE(spec.out.find("is a spec"), std::string::npos) << spec.out;
 }
 
+// tensorflow#40502's eager loop: the advice batches before the loop, whose body must take
+// batches then, so --advice-code writes nothing and says so in the loop's words (exit 3).
+TEST(CliCodeTest, BatchingForTheLoopIsLeftToTheLoopsAuthor) {
+  const std::string written = TempDir() + "/loop_advised.py";
+  const auto out = Cli("simulate " + Pipeline("questions/tf_40502_eager_fixed_length_loop.py") +
+                       " --advice-code " + written);
+  EXPECT_EQ(out.exit_code, 3) << out.out;
+  EXPECT_NE(out.out.find("Loop-bound: "), std::string::npos) << out.out;
+  EXPECT_NE(out.out.find("before the loop' changes the training loop's own code"),
+            std::string::npos)
+      << out.out;
+  EXPECT_FALSE(std::filesystem::exists(written));
+}
+
 // The tf.data guide's naive pipeline as its reader runs it: a generator that sleeps to open a
 // file and to read each sample, iterated afresh for each of two epochs. It waits with the
 // interpreter lock released, so the lock is not blamed; the program ends after six steps, so
