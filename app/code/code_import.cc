@@ -621,6 +621,24 @@ void MarkStandInSizes(ImportedCode& code) {
   }
 }
 
+// A stand-in count that the code's own skips would empty (tensorflow#40502's skip(10000) of
+// 10,000 stand-in records left no step to simulate): the stand-in holds what they skip and
+// kStandInRecords more. Says why where it grew; "" otherwise.
+std::string SizeStandInPastItsSkips(ImportedCode& code) {
+  spec::Source& source = *code.spec.mutable_source();
+  if (!code.source_stand_in || !source.has_synthetic()) return "";
+  int64_t skipped = 0;
+  for (const spec::Op& op : code.spec.ops()) {
+    if (op.has_skip()) skipped += std::max<int64_t>(0, op.skip().count());
+    // Past a repeat or a filter, a skip's count is no longer of the source's records.
+    if (op.has_repeat() || op.has_filter() || op.has_batch()) break;
+  }
+  const int64_t records = source.synthetic().records();
+  if (records < 0 || skipped < records) return "";
+  source.mutable_synthetic()->set_records(skipped + kStandInRecords);
+  return "past the " + std::to_string(skipped) + " the code skips";
+}
+
 // A map's native work back in place of the cost that stood in for it; a random one says its
 // randomness itself again. The size a call returns is the function's, kept where it was set
 // on the stand-in (--set OP.sample_bytes, a `# pipescope:` line).
@@ -778,7 +796,9 @@ engine::Result<ImportedCode> ImportCode(const std::string& source, const std::st
   if (chosen && chosen->single_pass) CountOnePass(code, chosen->at);
   StandInMissingFiles(code, std::filesystem::path(origin).parent_path(), p.source_at);
   MarkStandInSizes(code);
-  const std::string sized_by = SizeStandInRecordsByTheirParse(code);
+  const std::string past_skips = SizeStandInPastItsSkips(code);
+  std::string sized_by = SizeStandInRecordsByTheirParse(code);
+  if (!past_skips.empty()) sized_by = sized_by.empty() ? past_skips : sized_by + ", " + past_skips;
   if (p.stand_in_records && code.spec.source().has_synthetic()) {
     const spec::Source& s = code.spec.source();
     code.notes.push_back({p.source_at, StandInRecordsNote(s.name(), s.synthetic().records(),

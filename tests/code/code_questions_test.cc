@@ -115,6 +115,13 @@ print(time.time() - start_time)
                    "time in eager Python"))
       << Notes(timing);
   EXPECT_TRUE(Says(timing, "--set train_step.loop_python=DURATION")) << Notes(timing);
+  // Its skip(10000) would empty the 10,000 records that stand in for the files: the stand-in
+  // holds them and 10,000 more, so that the loop's steps are simulated.
+  EXPECT_EQ(timing.spec.source().synthetic().records(), 20000) << Notes(timing);
+  EXPECT_TRUE(Says(timing,
+                   "the stand-in is 20000 records of 10 bytes, past the 10000 the "
+                   "code skips"))
+      << Notes(timing);
 
   const std::string custom = R"(import tensorflow as tf
 ds = tf.data.Dataset.from_tensor_slices((features, labels)).batch(32)
