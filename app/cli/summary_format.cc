@@ -166,6 +166,7 @@ nlohmann::json SummaryToJson(const trace::RangeAnalysis& a, const SummaryContext
     j["storage_busy_fraction"] = *busy;
   }
   j["device_gaps"] = DeviceGapsToJson(a.device_gaps);
+  if (a.consumer_cpu_share >= 0) j["consumer_cpu_share"] = a.consumer_cpu_share;
   j["end_of_data"] = c.end_of_data;
   j["recorded"] = c.recorded;
   j["events"] = c.events;

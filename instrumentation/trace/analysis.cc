@@ -303,6 +303,9 @@ RangeAnalysis Analyze(const Model& model, int64_t t0, int64_t t1) {
     }
   }
   r.device_gaps = SummarizeDeviceGaps(model, t0, t1, &caused);
+  if (const double cpu = ConsumerCpuNs(model, t0, t1); cpu >= 0 && t1 > t0) {
+    r.consumer_cpu_share = cpu / static_cast<double>(t1 - t0);
+  }
   r.verdict = MakeVerdict(r, model.run_info().machine.cpu_budget,
                           model.run_info().machine.cpu_budget_is_this_machines);
   return r;

@@ -87,7 +87,12 @@ struct RangeAnalysis {
   // no disk.
   double storage_busy_fraction = -1;
   uint64_t dropped_events = 0;
-  DeviceGapSummary device_gaps;      // total_ns is the range less device busy
+  DeviceGapSummary device_gaps;  // total_ns is the range less device busy
+  // The CPU the training loop's thread used over the range, as a share of it (its own work,
+  // and the calls of the pipeline it makes itself); -1 where its thread was not sampled.
+  // Beside the host between steps it tells the loop working from the loop asleep on the
+  // device.
+  double consumer_cpu_share = -1;
   WaitPattern waits;                 // how the consumer's waits fall over its steps
   std::vector<StageFigures> stages;  // pipeline order
   Verdict verdict;

