@@ -314,53 +314,48 @@ Value Range(PythonReader& r, const CallArgs& a) {
   return PipelineValue(std::move(p), a);
 }
 
-// The tensors a structure tf.data takes holds (a dict's values, a tuple's items, nested),
-// where the code shows one: 0 for anything else (one tensor, or what the run makes).
-int64_t TensorsIn(const Value& v, int depth = 0) {
-  if (depth > 4) return 1;
-  const auto leaves = [depth](const Value& item) {
-    return std::max<int64_t>(1, TensorsIn(item, depth + 1));
-  };
-  int64_t n = 0;
+// The tensors of a structure tf.data takes (a dict's values, a tuple's items, nested), in
+// order; empty where `v` is no structure (one tensor, or what the run makes).
+std::vector<const Value*> StructureLeaves(const Value& v, int depth = 0) {
+  std::vector<const Value*> parts;
   if (v.Is(Value::Kind::kDict)) {
-    for (size_t i = 1; i < v.items.size(); i += 2) n += leaves(v.items[i]);
+    for (size_t i = 1; i < v.items.size(); i += 2) parts.push_back(&v.items[i]);
   } else if (v.Is(Value::Kind::kList) && v.node.Is("tuple")) {
-    for (const Value& item : v.items) n += leaves(item);
+    for (const Value& item : v.items) parts.push_back(&item);
   }
-  return n;
+  std::vector<const Value*> leaves;
+  for (const Value* part : parts) {
+    std::vector<const Value*> inner =
+        depth < 4 ? StructureLeaves(*part, depth + 1) : std::vector<const Value*>{};
+    if (inner.empty()) {
+      leaves.push_back(part);
+    } else {
+      leaves.insert(leaves.end(), inner.begin(), inner.end());
+    }
+  }
+  return leaves;
 }
 
 // An element's tensors given as `v` (a structure, or one tensor the code shows); 0 where the
 // code does not show it.
 int64_t ComponentsOf(const Value* v) {
   if (!v) return 0;
-  if (const int64_t n = TensorsIn(*v)) return n;
+  if (const size_t n = StructureLeaves(*v).size()) return static_cast<int64_t>(n);
   return v->Is(Value::Kind::kUnknown) ? 0 : 1;
 }
 
-// The bytes of one element sliced from a structure of arrays: a row of each (a tuple's, a
-// dict's, nested), where the code shows every array's shape and dtype; nullopt otherwise.
-std::optional<int64_t> SliceBytes(const Value& v, int depth = 0) {
-  if (depth > 4) return std::nullopt;
-  const auto sum = [depth](const auto& parts) -> std::optional<int64_t> {
-    int64_t bytes = 0;
-    for (const Value* part : parts) {
-      const auto each = SliceBytes(*part, depth + 1);
-      if (!each) return std::nullopt;
-      bytes += *each;
-    }
-    return bytes;
-  };
-  std::vector<const Value*> parts;
-  if (v.Is(Value::Kind::kDict)) {
-    for (size_t i = 1; i < v.items.size(); i += 2) parts.push_back(&v.items[i]);
-    return parts.empty() ? std::nullopt : sum(parts);
+// The bytes of one element sliced from arrays (one, or a structure of them): a row of each,
+// where the code shows every array's shape and dtype; nullopt otherwise.
+std::optional<int64_t> SliceBytes(const Value& v) {
+  std::vector<const Value*> arrays = StructureLeaves(v);
+  if (arrays.empty()) arrays = {&v};
+  int64_t bytes = 0;
+  for (const Value* array : arrays) {
+    const auto row = array->Is(Value::Kind::kTensor) ? ItemBytes(*array) : std::nullopt;
+    if (!row) return std::nullopt;
+    bytes += *row;
   }
-  if (v.Is(Value::Kind::kList) && v.node.Is("tuple")) {
-    for (const Value& item : v.items) parts.push_back(&item);
-    return parts.empty() ? std::nullopt : sum(parts);
-  }
-  return v.Is(Value::Kind::kTensor) ? ItemBytes(v) : std::nullopt;
+  return bytes;
 }
 
 Value FromTensorSlices(PythonReader& r, const CallArgs& a) {
@@ -450,9 +445,9 @@ Value FromGenerator(PythonReader& r, const CallArgs& a) {
   p->source.set_name(name);
   auto* g = p->source.mutable_from_generator();
   if (const Value* signature = a.Get("output_signature")) {
-    p->components = TensorsIn(*signature) > 0 ? TensorsIn(*signature) : 1;
+    p->components = std::max<size_t>(1, StructureLeaves(*signature).size());
   } else if (const Value* types = a.Get(1, "output_types")) {
-    p->components = TensorsIn(*types) > 0 ? TensorsIn(*types) : 1;
+    p->components = std::max<size_t>(1, StructureLeaves(*types).size());
   }
   // A def of the file's (or a class's, as cls._generator) yields what its body says (`for i
   // in range(num_samples): yield ...`, with from_generator's args= bound to its parameters).

@@ -1,6 +1,5 @@
 #include "engine/device/loop_python_step.h"
 
-#include <algorithm>
 #include <utility>
 
 #include "engine/work/cpu_work.h"
@@ -17,7 +16,11 @@ constexpr int64_t kSliceNs = 1'000'000;
 
 LoopPythonStep::LoopPythonStep(int64_t loop_python_ns, std::unique_ptr<DeviceStep> step,
                                CancellationToken& cancellation)
-    : loop_python_ns_(loop_python_ns), step_(std::move(step)), cancellation_(cancellation) {}
+    : full_slices_(loop_python_ns / kSliceNs),
+      slice_iterations_(CpuWorkIterations(static_cast<double>(kSliceNs))),
+      last_iterations_(CpuWorkIterations(static_cast<double>(loop_python_ns % kSliceNs))),
+      step_(std::move(step)),
+      cancellation_(cancellation) {}
 
 void LoopPythonStep::set_recorder(record::Recorder* recorder) {
   DeviceStep::set_recorder(recorder);
@@ -27,12 +30,12 @@ void LoopPythonStep::set_recorder(record::Recorder* recorder) {
 Status LoopPythonStep::Submit(const Element& batch) {
   // The loop's waits for the lock are its own (a Python map's calls holding it).
   const LockWaitsRecordedAs waits(recorder_, record::kConsumerOp);
-  for (int64_t done = 0; done < loop_python_ns_; done += kSliceNs) {
+  for (int64_t slice = 0; slice <= full_slices_; ++slice) {
+    const uint64_t iterations = slice < full_slices_ ? slice_iterations_ : last_iterations_;
+    if (iterations == 0) continue;
     if (cancellation_.cancelled()) return Cancelled("run stopped");
     const std::unique_lock held = TakeInterpreterLock();
-    volatile uint64_t sink = RunCpuWorkLoop(
-        CpuWorkIterations(static_cast<double>(std::min(kSliceNs, loop_python_ns_ - done))),
-        batch.id + static_cast<uint64_t>(done));
+    volatile uint64_t sink = RunCpuWorkLoop(iterations, batch.id + static_cast<uint64_t>(slice));
     (void)sink;
   }
   return step_->Submit(batch);

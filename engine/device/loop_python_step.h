@@ -27,7 +27,10 @@ class LoopPythonStep : public DeviceStep {
   void set_recorder(record::Recorder* recorder) override;
 
  private:
-  const int64_t loop_python_ns_;
+  // Its work loop's iterations, counted once: whole slices, then the rest.
+  const int64_t full_slices_;
+  const uint64_t slice_iterations_;
+  const uint64_t last_iterations_;
   std::unique_ptr<DeviceStep> step_;
   CancellationToken& cancellation_;
 };

@@ -1,25 +1,9 @@
 #include "engine/tuning/loop_batch_advice.h"
 
 #include "engine/core/duration.h"
+#include "engine/tuning/move_rules.h"
 
 namespace pipescope::engine {
-namespace {
-
-// A name for the added batch that no op of the spec has.
-std::string FreeName(const spec::PipelineSpec& spec) {
-  const auto taken = [&spec](const std::string& name) {
-    if (spec.source().name() == name) return true;
-    for (const spec::Op& op : spec.ops()) {
-      if (op.name() == name) return true;
-    }
-    return false;
-  };
-  std::string name = "batch";
-  for (int i = 2; taken(name); ++i) name = "batch_" + std::to_string(i);
-  return name;
-}
-
-}  // namespace
 
 std::vector<LoopBatchChange> BatchesForTheLoop(const PipelinePlan& plan) {
   const spec::PipelineSpec& spec = *plan.spec;
@@ -34,7 +18,7 @@ std::vector<LoopBatchChange> BatchesForTheLoop(const PipelinePlan& plan) {
   // Before the prefetches the pipeline ends with, so that they fetch whole batches ahead.
   int at = spec.ops_size();
   while (at > 0 && spec.ops(at - 1).has_prefetch()) --at;
-  const std::string name = FreeName(spec);
+  const std::string name = UnusedName(spec, "batch");
   std::vector<LoopBatchChange> out;
   for (const int64_t rows : kLoopBatchSizes) {
     LoopBatchChange c;

@@ -388,6 +388,15 @@ std::string BatchesTogether(const StageFigures& loader, const WaitPattern& waits
          " before " + EveryNth(workers) + " batch (" + Pct(waits.long_share) + " of the waiting)";
 }
 
+// The op busy the largest share of its time; null where there is none.
+const StageFigures* Busiest(const RangeAnalysis& r) {
+  const StageFigures* busiest = nullptr;
+  for (const auto& s : r.stages) {
+    if (!busiest || s.busy_fraction > busiest->busy_fraction) busiest = &s;
+  }
+  return busiest;
+}
+
 Verdict VerdictOn(const RangeAnalysis& r, int cpu_budget) {
   Verdict v;
   const double wait = r.input_wait_fraction;
@@ -470,10 +479,7 @@ Verdict VerdictOn(const RangeAnalysis& r, int cpu_budget) {
                          host->second / r.steps >= kLoopWorkPerStepToSay &&
                          r.consumer_cpu_share >= kLoopWorkingShare * host_share;
   if (host_share >= kLoopBoundShare && host_share > wait && loop_work) {
-    const StageFigures* busiest = nullptr;
-    for (const auto& s : r.stages) {
-      if (!busiest || s.busy_fraction > busiest->busy_fraction) busiest = &s;
-    }
+    const StageFigures* busiest = Busiest(r);
     v.grade = "loop-bound";
     v.evidence = "the training loop's own work between steps takes " + Pct(host_share) +
                  " of the time, the device idle through it (the loop's own Python: an eager "
@@ -528,10 +534,7 @@ Verdict VerdictOn(const RangeAnalysis& r, int cpu_budget) {
     return v;
   }
   if (wait < kModeratelyInputBound || !culprit) {
-    const StageFigures* busiest = nullptr;
-    for (const auto& s : r.stages) {
-      if (!busiest || s.busy_fraction > busiest->busy_fraction) busiest = &s;
-    }
+    const StageFigures* busiest = Busiest(r);
     v.evidence = "the consumer waits " + Pct(wait) + " of the time and the device is busy " +
                  Pct(r.device_busy_fraction);
     if (busiest) {

@@ -409,22 +409,32 @@ TEST(VerdictTest, AtTheBudgetItSuggestsOnlyTheRemediesTheFunctionAllows) {
 // A DataLoader whose workers are idle half the time while the consumer waits is not short
 // of workers or cores: its epochs begin with nothing fetched (lesson 15's solution was told
 // to add cores).
-TEST(VerdictTest, IdleLoaderWorkersAreNotToldToGrow) {
+// A range of `steps` in `duration_s` whose consumer waited `wait` of it, on a DataLoader
+// ("loader": worker processes, batches) that caused `caused` of the waiting, busy `busy`.
+RangeAnalysis LoaderRange(int64_t steps, double duration_s, double wait, double busy,
+                          double caused) {
   RangeAnalysis r;
-  r.steps = 262;
-  r.duration_s = 4.6;
-  r.input_wait_fraction = 0.13;
+  r.steps = steps;
+  r.duration_s = duration_s;
+  r.input_wait_fraction = wait;
   StageFigures loader;
   loader.name = "loader";
   loader.traits = record::kTraitWorkerProcesses | record::kTraitBatches;
+  loader.busy_fraction = busy;
+  loader.caused_wait_share = caused;
+  r.stages = {loader};
+  return r;
+}
+
+TEST(VerdictTest, IdleLoaderWorkersAreNotToldToGrow) {
+  RangeAnalysis r = LoaderRange(262, 4.6, 0.13, 0.47, 0.98);
+  StageFigures& loader = r.stages[0];
   loader.asynchronous = true;
   loader.parallelism = 4;
-  loader.busy_fraction = 0.47;
-  loader.caused_wait_share = 0.98;
   StageFigures epochs;
   epochs.name = "epochs";
   epochs.traits = record::kTraitRepeats;
-  r.stages = {loader, epochs};
+  r.stages.push_back(epochs);
   const Verdict v = MakeVerdict(r, 4);
   EXPECT_NE(v.suggestion.find("loader's workers are busy only 47%: the consumer waits as each "
                               "epoch begins"),
@@ -441,20 +451,12 @@ TEST(VerdictTest, IdleLoaderWorkersAreNotToldToGrow) {
 // costs it more to fetch than one costs to receive from a worker (45 us): a TensorDataset
 // indexed a whole batch at a time, 26 us a batch, is right as it is.
 TEST(VerdictTest, AMainProcessLoaderFasterThanAWorkersHandOverKeepsNoWorkers) {
-  RangeAnalysis r;
-  r.steps = 8442;
-  r.duration_s = 3.7;
-  r.input_wait_fraction = 0.10;
-  StageFigures loader;
-  loader.name = "loader";
-  loader.traits = record::kTraitWorkerProcesses | record::kTraitBatches;
+  RangeAnalysis r = LoaderRange(8442, 3.7, 0.10, 0.06, 1);
+  StageFigures& loader = r.stages[0];
   loader.asynchronous = false;
   loader.parallelism = 1;
-  loader.busy_fraction = 0.06;
-  loader.caused_wait_share = 1;
   loader.elements = 8442;
   loader.self_ns_per_element = 25'800;
-  r.stages = {loader};
   const Verdict cheap = MakeVerdict(r, 8);
   EXPECT_NE(cheap.suggestion.find("loader fetches each batch in the main process in 25.8 µs, less "
                                   "than receiving one from a worker process takes (45 µs"),
