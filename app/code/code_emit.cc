@@ -952,12 +952,23 @@ engine::Result<EmittedCode> EmitLoader(const spec::PipelineSpec& spec, bool kera
     if (dl.has_prefetch_factor()) c << ",\n    prefetch_factor=" << dl.prefetch_factor();
     c << ",\n    persistent_workers=" << Bool(dl.persistent_workers());
     if (dl.has_in_order()) c << ",\n    in_order=" << Bool(dl.in_order());
+    // Workers that spawn import this file again: its loop runs only in the main process.
+    const bool spawns = dl.num_workers() > 0 && dl.start_method() != spec::fork;
+    if (spawns) {
+      c << ",\n    multiprocessing_context=\"" << spec::StartMethod_Name(dl.start_method()) << "\"";
+    }
     c << ")\n";
+    // What the dataset the code was read from keeps, which the one written here does not.
+    if (dl.dataset_bytes() > 0)
+      e.Pragma("loader.dataset_bytes=" + std::to_string(dl.dataset_bytes()));
     // Epochs the training loop counts (`for epoch in range(N):` as import-code reads it).
     if (const spec::Op& last = *spec.ops().rbegin();
         last.has_repeat() && last.repeat().has_count() && &last != loader) {
-      c << "\n\nfor epoch in range(" << last.repeat().count() << "):\n"
-        << "    for batch in loader:\n        pass  # your training step\n";
+      const std::string indent = spawns ? "    " : "";
+      c << (spawns ? "\n\nif __name__ == \"__main__\":" : "\n") << "\n"
+        << indent << "for epoch in range(" << last.repeat().count() << "):\n"
+        << indent << "    for batch in loader:\n"
+        << indent << "        pass  # your training step\n";
     }
     if (dl.getitem().has_python()) {
       if (!dl.getitem().cost_is_stand_in()) {

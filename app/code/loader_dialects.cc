@@ -11,6 +11,7 @@
 
 #include "app/code/dialects.h"
 #include "app/code/keras_image_generator.h"
+#include "app/code/start_method.h"
 #include "app/code/tensor_values.h"
 #include "app/code/torchvision_work.h"
 #include "app/code/work_functions.h"
@@ -605,6 +606,7 @@ Value DataLoaderOf(PythonReader& r, const CallArgs& a, bool graphs) {
                                 op_name + ".worker_startup=DURATION for what one takes there");
   }
   if (const auto in_order = ReadFlag(*p, a, 16, "in_order", op_name)) dl->set_in_order(*in_order);
+  ReadStartMethod(r, *p, a, dataset, cls, tensors, op_name, *dl);
   if (tensors) {
     TensorItems(*p, *dataset, *tensors, op, a.node.start());
   } else if (IsTorchvisionDataset(dataset)) {
@@ -1025,6 +1027,7 @@ const Dialect& TorchDialect() {
     t.framework = "pytorch";
     t.functions = TensorConstructors();
     t.functions.merge(TorchvisionConstructors());
+    t.functions.merge(StartMethodFunctions());
     t.functions["DataLoader"] = [](PythonReader& r, const CallArgs& a) {
       return DataLoaderOf(r, a, false);
     };

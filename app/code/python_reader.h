@@ -116,6 +116,17 @@ class PythonReader {
     const auto it = saved_.find(path);
     return it == saved_.end() ? 0 : it->second;
   }
+  // The start method the file sets for the whole program's worker processes
+  // (multiprocessing.set_start_method, torch.multiprocessing's): its name and where it is
+  // set; an empty name where the file sets none. Kept from the first reading, so that a
+  // loader made in a def above the call (`main()`, called after it) sees it, as it does
+  // when the program runs.
+  struct StartMethodSet {
+    std::string method;
+    SourcePoint at;
+  };
+  void NoteStartMethod(StartMethodSet set) { start_method_ = std::move(set); }
+  const StartMethodSet& start_method() const { return start_method_; }
   // Notes that belong to no pipeline: syntax the parser could not read, statements skipped.
   const std::vector<CodeNote>& notes() const { return notes_; }
   // `# pipescope: OP.KNOB=VALUE ...` comments: settings the file carries for its own import
@@ -348,6 +359,7 @@ class PythonReader {
   std::vector<size_t> open_functions_;        // defs being read, innermost last
   std::vector<PipelineUse> uses_;
   std::map<std::string, int64_t> saved_;  // NoteSaved's
+  StartMethodSet start_method_;
   std::vector<CodeNote> notes_;
   std::vector<std::pair<SourcePoint, std::string>> pragmas_;
   std::vector<int> parent_of_;                // by pipeline id

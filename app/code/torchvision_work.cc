@@ -340,6 +340,14 @@ std::map<std::string, Dialect::Function> TorchvisionConstructors() {
   return functions;
 }
 
+std::optional<int64_t> TorchvisionDatasetBytes(const Value& dataset) {
+  const DatasetRow* row = DatasetOf(&dataset);
+  if (row == nullptr || row->height == 0 || row->train_items == 0) return std::nullopt;
+  const int64_t items = TrainSplit(*row, *dataset.call) ? row->train_items : row->test_items;
+  // Its images as one uint8 array, and a label of 8 bytes each (a list, or an int64 array).
+  return items * (row->height * row->width * row->channels + 8);
+}
+
 bool IsTorchvisionTransform(const Value& v) {
   return v.Is(Value::Kind::kInstance) && v.s.starts_with(kTransforms) &&
          !v.s.starts_with(kFunctional);

@@ -30,10 +30,11 @@ struct RateOfRun {
 
 // `spec`'s steady rate on `model` with seed `seed`, simulated for `seconds` (longer where
 // its first step comes late), up to `max_steps` steps (0: no limit); with `input_alone`
-// (a step that takes no time), what the input feeds (InputAloneRate).
+// (a step that takes no time), what the input feeds (InputAloneRate). A run that ends gives
+// its whole run's rate, or with `whole_runs` false its steady part's where it has one.
 engine::Result<RateOfRun> SteadyRateOf(const spec::PipelineSpec& spec, const sim::CostModel& model,
                                        uint64_t seed, double seconds, int64_t max_steps,
-                                       bool input_alone) {
+                                       bool input_alone, bool whole_runs = true) {
   SimulatedRunOptions options;
   options.sim.duration_s = seconds;
   options.sim.seed = seed;
@@ -44,7 +45,7 @@ engine::Result<RateOfRun> SteadyRateOf(const spec::PipelineSpec& spec, const sim
       SimulateSteadyPart(spec, model, options, std::max(seconds, kAdviceMostSimulatedSeconds)));
   const bool ended = EndsEarly(run);
   if (input_alone) return RateOfRun{InputAloneRate(run), ended};
-  if (ended) {
+  if (ended && (whole_runs || run.steady.steps_per_s <= 0)) {
     return RateOfRun{WholeRunRate(run), true, run.steps, static_cast<double>(run.end_ns) / 1e9};
   }
   return RateOfRun{std::max(0.0, run.steady.steps_per_s), false};
@@ -136,23 +137,23 @@ namespace {
 engine::Result<RateOfRun> CandidateRate(const sim::CostModel& model, double seconds,
                                         const spec::PipelineSpec* given,
                                         const spec::PipelineSpec& candidate, uint64_t seed,
-                                        double step_scale) {
+                                        double step_scale, bool whole_runs = true) {
   ASSIGN_OR_RETURN(sim::CostModel merged, ModelForCandidate(model, candidate, given));
   merged.step.mean_ns *= step_scale;
   const bool input_alone = step_scale == 0;
   const int64_t max_steps = step_scale < 1 ? kAdviceCeilingSteps : 0;
-  return SteadyRateOf(candidate, merged, seed, seconds, max_steps, input_alone);
+  return SteadyRateOf(candidate, merged, seed, seconds, max_steps, input_alone, whole_runs);
 }
 
 }  // namespace
 
 engine::SimulatedRate SimulatedRateOn(sim::CostModel model, double seconds,
-                                      std::optional<spec::PipelineSpec> given) {
-  return [model = std::move(model), seconds, given = std::move(given)](
+                                      std::optional<spec::PipelineSpec> given, bool whole_runs) {
+  return [model = std::move(model), seconds, given = std::move(given), whole_runs](
              const spec::PipelineSpec& candidate, uint64_t seed,
              double step_scale) -> engine::Result<double> {
     ASSIGN_OR_RETURN(const RateOfRun rate, CandidateRate(model, seconds, given ? &*given : nullptr,
-                                                         candidate, seed, step_scale));
+                                                         candidate, seed, step_scale, whole_runs));
     return rate.steps_per_s;
   };
 }
@@ -223,7 +224,7 @@ engine::Result<engine::AdvisorResult> AdviseOn(const spec::PipelineSpec& given,
   options.whole_run = first.ended;
   options.whole_run_steps = first.steps;
   options.whole_run_s = first.seconds;
-  engine::SimulatedRate simulate = SimulatedRateOn(model, seconds, spec);
+  engine::SimulatedRate simulate = SimulatedRateOn(model, seconds, spec, first.ended);
   engine::SimulatedRate first_kept = [simulate = std::move(simulate), first,
                                       given = spec.SerializeAsString()](
                                          const spec::PipelineSpec& candidate, uint64_t seed,

@@ -53,11 +53,14 @@ engine::Result<double> AdviceSeconds(const spec::PipelineSpec& spec, const sim::
 // was made for; the candidate's defaults for those and for ops it adds): steps per second
 // after the first step and a quarter of the rest, so that neither filling buffers nor
 // starting workers count; of a program that ends within the simulation (EndsEarly), its steps
-// over its whole time, start-up included. The training step's limit holds for it as for any rate
-// the simulator gives; the step's cost is the model's times the rate's step_scale.
+// over its whole time, start-up included, where `whole_runs` (the given spec's run ended too,
+// so rates are whole runs'), else its steady part's where it has one: a rate is compared with
+// one of its kind. The training step's limit holds for it as for any rate the simulator
+// gives; the step's cost is the model's times the rate's step_scale.
 engine::SimulatedRate SimulatedRateOn(sim::CostModel model,
                                       double seconds = kAdviceSimulatedSeconds,
-                                      std::optional<spec::PipelineSpec> given = std::nullopt);
+                                      std::optional<spec::PipelineSpec> given = std::nullopt,
+                                      bool whole_runs = true);
 // The time to a candidate's first step on `model`, simulated for up to `most_seconds`
 // (AdvisorOptions::startup).
 engine::SimulatedStartUp SimulatedStartUpOn(sim::CostModel model, double most_seconds,

@@ -18,5 +18,16 @@ inline constexpr int64_t kDefaultReceiveNsPerMib = 50'000;
 // batch that costs little to fetch costs more than this to receive from a worker: the
 // main process alone then loads faster (Lightning#18149, pytorch#10260).
 inline constexpr int64_t kDefaultReceiveNsPerBatch = 45'000;
+// A dataset sent to a worker that spawns (or starts from a fork server), per MiB of its
+// pickle, measured there on 2026-12-06 with a dataset holding a 64 MiB bytearray (pickled
+// as NumPy's arrays are under pickle's protocol 4: its bytes copied out, then into the
+// pickle): the main process's pickling of it (ForkingPickler.dumps, 1.29-1.36 ms), and the
+// rest until the worker holds it (the pipe, the worker's unpickling: 2.3-2.9 ms).
+// A dataset of many small objects (a list of a million file names) costs more per byte.
+inline constexpr int64_t kDatasetPickleNsPerMib = 1'300'000;
+inline constexpr int64_t kDatasetSendNsPerMib = 2'500'000;
+// A pipe's buffer on Linux: a pickle larger than this holds Process.start() until the
+// worker has read all but this much of it.
+inline constexpr int64_t kPipeBufferBytes = 64 << 10;
 
 }  // namespace pipescope::engine

@@ -7,7 +7,10 @@
 // input and gives the batch to the next worker of the round-robin (DataLoaderRules::
 // NextWorker), until prefetch_factor * num_workers batches are outstanding. Each worker is
 // a thread running in a Python process of its own (its own interpreter lock); when its
-// process starts it burns its start-up CPU. It fetches its queue's batches in order. The
+// process starts it burns its start-up CPU (where it spawns, the caller first burns the
+// dataset's pickling for it and, the pickle larger than a pipe's buffer, waits until the
+// worker has started and burnt its unpickling before starting the next: DataLoaderRules::
+// StartsOneAtATime). It fetches its queue's batches in order. The
 // receiver (the caller, as batches arrive, or with pin_memory the pin-memory thread) burns
 // the unpickling of each batch's bytes under the main process's interpreter lock. The
 // caller hands batches out in order (in_order: false, as they were received).
@@ -144,6 +147,7 @@ class DataLoaderDataset : public UnaryDataset {
           d_(d),
           rules_(d.Rules()),
           processes_(static_cast<size_t>(rules_.num_workers)),
+          start_ticks_(static_cast<size_t>(rules_.num_workers), 0),
           queues_(static_cast<size_t>(rules_.num_workers)),
           held_(static_cast<size_t>(rules_.num_workers), 0),
           dispatch_(rules_) {}
@@ -199,11 +203,28 @@ class DataLoaderDataset : public UnaryDataset {
       bool received = false;  // fetched, and unpickled by the main process
     };
 
+    // Starts the workers one by one, as the DataLoader's iterator does: each that starts
+    // is sent the dataset where it spawns (pickled here, under the main process's lock).
     void Start() {
       started_ = true;
+      const int64_t started_before = d_.workers_started_.load();
+      for (int i = 0; i < static_cast<int>(rules_.num_workers); ++i) {
+        const bool starts = rules_.Starts(i, started_before);
+        // A worker's start-up runs from Process.start(): the pickling of its dataset on.
+        start_ticks_[static_cast<size_t>(i)] = TicksIfRecording();
+        if (starts && rules_.PickleDatasetNs() > 0) {
+          const LockWaitsRecordedAs lock_waits(ctx_.recorder, stats_->id);
+          const std::unique_lock held = TakeInterpreterLock();
+          BurnCpuNs(rules_.PickleDatasetNs(), static_cast<uint64_t>(i));
+        }
+        std::unique_lock lock(mu_);
+        if (cancelled_) return;
+        workers_.Grow(i + 1, stats_->name, [this](int w) { WorkerLoop(w); });
+        if (starts && rules_.StartsOneAtATime()) {
+          consumer_cv_.wait(lock, [&] { return cancelled_ || datasets_read_ > i; });
+        }
+      }
       std::lock_guard lock(mu_);
-      workers_.Grow(static_cast<int>(rules_.num_workers), stats_->name,
-                    [this](int i) { WorkerLoop(i); });
       if (rules_.pin_memory) {
         pin_thread_.Grow(1, stats_->name + ".pin_memory", [this](int) { PinLoop(); });
       }
@@ -304,19 +325,23 @@ class DataLoaderDataset : public UnaryDataset {
       std::optional<PythonProcessScope> process;
       if (!rules_.threads) process.emplace(processes_[static_cast<size_t>(index)]);
       const LockWaitsRecordedAs lock_waits(ctx_.recorder, stats_->id);
-      if (rules_.worker_startup_ns > 0 && rules_.Starts(index, d_.workers_started_.load())) {
-        const uint64_t start = TicksIfRecording();
-        // In slices, so that a run cancelled during a long start-up ends without it.
-        constexpr int64_t kSliceNs = 1'000'000;
-        for (int64_t left = rules_.worker_startup_ns; left > 0; left -= kSliceNs) {
-          BurnCpuNs(std::min(left, kSliceNs), static_cast<uint64_t>(index));
-          std::lock_guard lock(mu_);
-          if (cancelled_) return;
+      if (rules_.worker_startup_ns + rules_.ReadDatasetNs() > 0 &&
+          rules_.Starts(index, d_.workers_started_.load())) {
+        const uint64_t start = start_ticks_[static_cast<size_t>(index)];
+        // The dataset's unpickling (where it spawns) is Python, under the worker's own lock.
+        if (!BurnStartUp(rules_.worker_startup_ns, index, /*python=*/false) ||
+            !BurnStartUp(rules_.ReadDatasetNs(), index, /*python=*/true)) {
+          return;
         }
         if (ctx_.recorder) {
           ctx_.recorder->RecordSpan(record::EventKind::kWork, stats_->id, start, TicksIfRecording(),
                                     0, 0, record::kFlagStartUp);
         }
+        {
+          std::lock_guard lock(mu_);
+          datasets_read_ = std::max(datasets_read_, index + 1);
+        }
+        consumer_cv_.notify_all();
         if (rules_.persistent_workers) RaiseStarted(index + 1);
       }
       auto& queue = queues_[static_cast<size_t>(index)];
@@ -336,6 +361,22 @@ class DataLoaderDataset : public UnaryDataset {
           consumer_cv_.notify_all();
         }
       }
+    }
+
+    // Burns `ns` of worker `index`'s start-up in slices, so that a run cancelled during a
+    // long start-up ends without it; false once cancelled.
+    bool BurnStartUp(int64_t ns, int index, bool python) {
+      constexpr int64_t kSliceNs = 1'000'000;
+      for (int64_t left = ns; left > 0; left -= kSliceNs) {
+        {
+          std::unique_lock<std::mutex> held;
+          if (python) held = TakeInterpreterLock();
+          BurnCpuNs(std::min(left, kSliceNs), static_cast<uint64_t>(index));
+        }
+        std::lock_guard lock(mu_);
+        if (cancelled_) return false;
+      }
+      return true;
     }
 
     // The pin-memory thread: receives each batch as its worker finishes it.
@@ -382,6 +423,7 @@ class DataLoaderDataset : public UnaryDataset {
     const DataLoaderDataset& d_;
     const DataLoaderRules rules_;
     std::vector<PythonProcess> processes_;
+    std::vector<uint64_t> start_ticks_;  // each worker's Process.start(), set before its thread
     // Guarded by mu_:
     std::vector<std::deque<Batch*>> queues_;          // each worker's, in order
     std::vector<int64_t> held_;                       // each worker's batches not handed out
@@ -390,7 +432,8 @@ class DataLoaderDataset : public UnaryDataset {
     std::deque<Batch*> finished_;                     // received, in the order they were
     BatchDispatch dispatch_;                          // the next batch's worker and items
     bool input_end_ = false;
-    bool started_ = false;  // the caller's thread only
+    int datasets_read_ = 0;  // workers 0.. that started have read the dataset (spawn)
+    bool started_ = false;   // the caller's thread only
     // The caller's thread only: the last batch's items and the workers still to fetch them
     // (a replicated dataset's).
     std::vector<Element> taken_;

@@ -10,7 +10,11 @@
 //   prefetch_factor batches not yet handed out (PyTorch's _try_put_index), so a slow batch
 //   does not keep the other workers' batches waiting behind it.
 // - Workers are processes, started when an epoch's iterator is made, every epoch unless
-//   persistent_workers (then once, for the DataLoader's first iterator).
+//   persistent_workers (then once, for the DataLoader's first iterator). Where they spawn
+//   (or start from a fork server) each is sent the dataset pickled: the main process
+//   pickles it for each worker in turn, and one larger than a pipe's buffer holds
+//   Process.start() until the worker has started and read it, so such workers start one
+//   after another (multiprocessing's popen_spawn_posix; pytorch#139792).
 // - Batches are handed out in the order of their indices (in_order: true, the default); a
 //   batch whose worker is slow holds back every later one that is already done. With
 //   in_order: false, the first received.
@@ -124,8 +128,10 @@ struct DataLoaderRules {
   int64_t worker_startup_ns = kDefaultWorkerStartupNs;
   int64_t receive_ns_per_mib = kDefaultReceiveNsPerMib;
   int64_t receive_ns_per_batch = kDefaultReceiveNsPerBatch;
-  bool threads = false;  // workers are threads of the main process (Keras's default)
-  bool stacks = true;    // false: a batch is its one item as getitem made it (Keras)
+  spec::StartMethod start_method = spec::fork;
+  int64_t dataset_bytes = 0;  // the dataset object pickled
+  bool threads = false;       // workers are threads of the main process (Keras's default)
+  bool stacks = true;         // false: a batch is its one item as getitem made it (Keras)
   // getitem runs once per batch on all of its indices and makes its items (__getitems__, or
   // a sampler of index batches with batch_size=None): no per-item call, nothing stacked.
   bool fetch_batches = false;
@@ -166,11 +172,27 @@ struct DataLoaderRules {
   bool Starts(int64_t worker, int64_t workers_started) const {
     return !persistent_workers || worker >= workers_started;
   }
+  // Whether each worker that starts is sent the dataset pickled (spawn, forkserver); fork
+  // inherits it.
+  bool SendsDataset() const { return !threads && start_method != spec::fork && dataset_bytes > 0; }
+  // The main process's CPU to pickle the dataset for one worker that starts.
+  int64_t PickleDatasetNs() const { return SendsDataset() ? PerMib(kDatasetPickleNsPerMib) : 0; }
+  // The rest of the dataset's sending, until the worker holds it: the pipe, its unpickling.
+  int64_t ReadDatasetNs() const { return SendsDataset() ? PerMib(kDatasetSendNsPerMib) : 0; }
+  // Process.start() returns only once the worker has started and read the dataset's pickle
+  // (larger than the pipe's buffer): the main process starts its workers one after another.
+  bool StartsOneAtATime() const { return SendsDataset() && dataset_bytes > kPipeBufferBytes; }
   // CPU to receive a batch of `bytes` from a worker: its message, then unpickling.
   int64_t ReceiveNs(int64_t bytes) const {
     return receive_ns_per_batch +
            static_cast<int64_t>(static_cast<double>(bytes) *
                                 static_cast<double>(receive_ns_per_mib) / (1 << 20));
+  }
+
+ private:
+  int64_t PerMib(int64_t ns_per_mib) const {
+    return static_cast<int64_t>(static_cast<double>(dataset_bytes) *
+                                static_cast<double>(ns_per_mib) / (1 << 20));
   }
 };
 
@@ -232,6 +254,8 @@ inline Result<DataLoaderRules> DataLoaderRulesOf(const spec::DataLoaderOp& op, i
   r.in_order = DataLoaderInOrder(op);
   r.fetch_batches = op.fetch_batches();
   r.replicated = op.replicated();
+  r.start_method = op.start_method();
+  r.dataset_bytes = op.dataset_bytes();
   if (op.worker_split() != spec::not_split && input_elements) {
     r.split_items = *input_elements;
     r.worker_split = op.worker_split();

@@ -44,7 +44,7 @@ class DataLoaderIt : public SimUnaryIterator {
       const bool fetched = co_await FetchHere(thread, out);
       co_return fetched;
     }
-    if (!started_) Start(thread);
+    if (!started_) co_await Start(thread);
     co_await Dispatch(thread);
     Batch* ready = nullptr;
     while (!(ready = Deliverable())) {
@@ -131,14 +131,27 @@ class DataLoaderIt : public SimUnaryIterator {
     co_return true;
   }
 
-  // Workers start from the caller's thread: threads in its process (Keras's), or each a
-  // process of its own.
-  void Start(const SimThread& caller) {
+  // Workers start from the caller's thread, one by one: threads in its process (Keras's),
+  // or each a process of its own, sent the dataset where it spawns (pickled by the caller,
+  // and waited for where StartsOneAtATime).
+  Task<void> Start(SimThread& caller) {
     started_ = true;
-    for (int64_t i = 0; i < rules_.num_workers; ++i) {
+    const int64_t started_before = stage_.workers_started;
+    for (int64_t i = 0; i < rules_.num_workers && !cancelled_; ++i) {
+      const bool starts = rules_.Starts(i, started_before);
+      const int64_t start = now();  // Process.start(): the pickling of its dataset on
+      if (starts && rules_.PickleDatasetNs() > 0) {
+        ++ctx_.startups_under_way;  // no stall: the workers' start goes on
+        co_await ChargeHoldingLock(caller, rules_.PickleDatasetNs(), 0, 0);
+        --ctx_.startups_under_way;
+        ctx_.last_startup_end_ns = std::max(ctx_.last_startup_end_ns, now());
+      }
       SimThread& t = ctx_.NewThread(stage_.name + "/" + std::to_string(i));
       t.process = rules_.threads ? caller.process : ctx_.NewProcess();
-      scheduler().Spawn(Worker(t, i));
+      scheduler().Spawn(Worker(t, i, start));
+      if (starts && rules_.StartsOneAtATime()) {
+        while (datasets_read_ <= i && !cancelled_) co_await delivered_.Wait();
+      }
     }
     if (rules_.pin_memory) {
       scheduler().Spawn(PinMemory(ctx_.NewThread(stage_.name + ".pin_memory/0")));
@@ -204,12 +217,18 @@ class DataLoaderIt : public SimUnaryIterator {
     co_return batch;
   }
 
-  Task<void> Worker(SimThread& thread, int64_t index) {
-    if (rules_.worker_startup_ns > 0 && rules_.Starts(index, stage_.workers_started)) {
-      const int64_t start = now();
+  // Worker `index`, its Process.start() called at `start`.
+  Task<void> Worker(SimThread& thread, int64_t index, int64_t start) {
+    if (rules_.worker_startup_ns + rules_.ReadDatasetNs() > 0 &&
+        rules_.Starts(index, stage_.workers_started)) {
       ++ctx_.startups_under_way;
       co_await Charge(thread, rules_.worker_startup_ns, 0);
+      // The dataset's unpickling (where it spawns) is Python, under the worker's own lock.
+      if (rules_.ReadDatasetNs() > 0)
+        co_await ChargeHoldingLock(thread, rules_.ReadDatasetNs(), 0, 0);
       --ctx_.startups_under_way;
+      datasets_read_ = std::max(datasets_read_, index + 1);
+      delivered_.NotifyAll();
       ctx_.last_startup_end_ns = std::max(ctx_.last_startup_end_ns, now());
       ctx_.trace->Span(EventKind::kWork, stage_.id, thread, start, now(), 0, 0,
                        record::kFlagStartUp);
@@ -251,11 +270,12 @@ class DataLoaderIt : public SimUnaryIterator {
   std::deque<Batch*> arrived_;                      // fetched, not yet received
   std::deque<Batch*> finished_;                     // received, in the order they were
   Notifier to_work_;                // a batch for a worker or the pin-memory thread; Cancel
-  Notifier delivered_;              // a batch ready to hand out; Cancel
+  Notifier delivered_;              // a batch ready to hand out, a worker's dataset read; Cancel
   SimElement taken_;                // the last batch of items taken from the input
   int64_t copies_left_ = 0;         // workers still to fetch it (a replicated dataset's)
   engine::BatchDispatch dispatch_;  // the next batch's worker and items
   bool input_end_ = false;
+  int64_t datasets_read_ = 0;  // workers 0.. that started have read the dataset (spawn)
   bool started_ = false;
 };
 
@@ -264,9 +284,11 @@ class DataLoaderIt : public SimUnaryIterator {
 SimDatasetPtr MakeSimDataLoader(SimStage& stage, SimDatasetPtr input,
                                 const engine::DataLoaderRules& rules) {
   engine::DataLoaderRules r = rules;
-  // A worker process's start as a recorded run measured it (calibrate), where the model has it.
+  // A worker process's start as a recorded run measured it (calibrate), where the model has
+  // it: from Process.start(), so its dataset's sending (where it spawns) is in it.
   if (!r.threads && stage.cost != nullptr && stage.cost->worker_startup_ns >= 0) {
-    r.worker_startup_ns = stage.cost->worker_startup_ns;
+    r.worker_startup_ns = std::max<int64_t>(
+        0, stage.cost->worker_startup_ns - r.PickleDatasetNs() - r.ReadDatasetNs());
   }
   return std::make_shared<SimUnaryDataset<DataLoaderIt, engine::DataLoaderRules>>(
       stage, std::move(input), r);

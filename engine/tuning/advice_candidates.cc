@@ -294,6 +294,20 @@ void AddThreadKnobs(const PlannedOp& p, int cores, CandidateList& out) {
         out.AddKnobs("persistent_workers", name, {{"persistent_workers", "true"}},
                      "set " + name + "'s persistent_workers=True");
       }
+      // Workers that spawn are each sent the dataset object pickled, one after another where
+      // it is larger than a pipe's buffer: data the object holds is paid for at every
+      // worker's start (olmoearth_pretrain#150: 30 s a worker, 6 s with its list of samples
+      // moved out of the dataset).
+      if (loader.start_method() != spec::fork && loader.dataset_bytes() > kPipeBufferBytes) {
+        out.AddKnobs("lighter_dataset", name, {{"dataset_bytes", "0"}},
+                     "keep the data out of the dataset object " + name + "'s workers are sent (" +
+                         FormatBytes(loader.dataset_bytes()) +
+                         " pickled for each worker that starts): keep a file's path in "
+                         "__init__ and open it on first use in __getitem__ (each worker "
+                         "then opens its own; np.load(path, mmap_mode='r') reads only the "
+                         "rows asked for)",
+                     {}, /*needs_code_change=*/true);
+      }
       // Pinned memory speeds a copy to an accelerator; a step on the CPU has none, and torch
       // drops the flag there.
       if (!loader.pin_memory() && p.accelerator) {
@@ -815,6 +829,10 @@ void AddInMemoryDataset(const PipelinePlan& plan, int64_t machine_ram_bytes, Can
     // Loaded once: no item reads its files from the disk either.
     each->clear_read_bytes();
     each->clear_read_files();
+    // Held by the dataset object, it is sent to each worker that spawns.
+    auto* loader = held.mutable_dataloader();
+    const bool sent = loader->start_method() != spec::fork && loader->num_workers() > 0;
+    if (sent) loader->set_dataset_bytes(loader->dataset_bytes() + bytes);
     SpecEdit edit;
     edit.replace = {held};
     auto changed = ApplyEdit(spec, edit);
@@ -822,7 +840,9 @@ void AddInMemoryDataset(const PipelinePlan& plan, int64_t machine_ram_bytes, Can
     const std::string& name = p.op->name();
     std::string size;
     if (bytes > 0) {
-      size = " (" + std::to_string(*items) + " items, " + FormatBytes(bytes) + " in memory)";
+      size = " (" + std::to_string(*items) + " items, " + FormatBytes(bytes) + " in memory" +
+             (sent ? ", which each worker that starts is sent, pickled with the dataset" : "") +
+             ")";
     } else if (items) {
       size = " (" + std::to_string(*items) + " items, whose size the spec does not say" +
              (ram > 0 ? ": check they fit the RAM budget of " + FormatBytes(ram) : "") + ")";

@@ -103,6 +103,7 @@ StageFigures FiguresOf(const Model& model, const record::StageDef& stage, int64_
   f.idle_fraction = share(a.idle_ns);
   f.startups = a.startups;
   f.startup_ns = a.startup_ns;
+  f.startup_covered_ns = a.startup_covered_ns;
   if (a.own_ns > 0) {
     f.lock_wait_fraction =
         std::clamp(static_cast<double>(a.lock_wait_ns) / static_cast<double>(a.own_ns), 0.0, 1.0);

@@ -46,6 +46,7 @@ struct StageFigures {
   // persistent_workers): how many, and their time in all.
   int startups = 0;
   int64_t startup_ns = 0;
+  int64_t startup_covered_ns = 0;  // the time at least one was starting (OpActivity's)
   // The share of its work its threads spent waiting for their process's interpreter lock
   // (measured: kLockWait spans), 0 where none waited.
   double lock_wait_fraction = 0;

@@ -28,12 +28,20 @@ OpActivity ActivityOf(const Model& model, const record::StageDef& stage, int64_t
     if (stage.Has(record::kTraitWorkerProcesses) || stage.Has(record::kTraitEnqueuerWorkers)) {
       // A start-up that began before t0 and runs into the interval is part of its time (a
       // wait that begins as an epoch's workers start), counted as a start only where it began.
+      std::vector<std::pair<int64_t, int64_t>> starting;
       for (const Track* t : model.TracksOf(EventKind::kWork, stage.id)) {
         for (size_t i = t->FirstEndingAfter(t0); i < t->size() && t->start(i) < t1; ++i) {
           if (t->element(i) != 0) continue;
           if (t->start(i) >= t0) ++a.startups;
-          a.startup_ns += std::min(t->end(i), t1) - std::max(t->start(i), t0);
+          starting.emplace_back(std::max(t->start(i), t0), std::min(t->end(i), t1));
+          a.startup_ns += starting.back().second - starting.back().first;
         }
+      }
+      std::sort(starting.begin(), starting.end());
+      int64_t covered_to = t0;
+      for (const auto& [start, end] : starting) {
+        a.startup_covered_ns += std::max<int64_t>(0, end - std::max(start, covered_to));
+        covered_to = std::max(covered_to, end);
       }
       a.own_ns = std::max<int64_t>(0, a.own_ns - a.startup_ns);
     }

@@ -21,6 +21,10 @@ struct OpActivity {
   // own_ns: how many began in the interval, and their time in it.
   int startups = 0;
   int64_t startup_ns = 0;
+  // The time in the interval when at least one was starting: about one start-up an epoch
+  // where workers start side by side, their sum where they start one after another (a
+  // spawned DataLoader's large dataset).
+  int64_t startup_covered_ns = 0;
 };
 
 OpActivity ActivityOf(const Model& model, const record::StageDef& stage, int64_t t0, int64_t t1);

@@ -128,22 +128,19 @@ std::string InterpreterLockSuggestion(const StageFigures& s) {
          "files the pipeline reads)";
 }
 
-// The consumer's wait the epochs' start-ups make: workers start side by side, so each
-// epoch waits about one start-up.
-double StartUpsWaitNs(const StageFigures& s, int workers) {
-  if (s.startups <= 0) return 0;
-  const double epochs = std::max(1.0, static_cast<double>(s.startups) / std::max(workers, 1));
-  const int64_t per_start = s.startup_ns / s.startups;
-  return static_cast<double>(per_start) * epochs;
+// The consumer's wait the epochs' start-ups make: the time some worker was starting (about
+// one start-up an epoch where they start side by side, every worker's where they start one
+// after another).
+double StartUpsWaitNs(const StageFigures& s) {
+  return s.startups <= 0 ? 0 : static_cast<double>(s.startup_covered_ns);
 }
 
-// A worker process's start-up, where the epochs' start-ups make a fifth of the consumer's
-// wait (`wait_ns`) or more; 0 where they do not.
+// What an epoch waits for its `workers` to start, where the epochs' start-ups make a fifth
+// of the consumer's wait (`wait_ns`) or more; 0 where they do not.
 int64_t StartUpThatMatters(const StageFigures& s, int workers, int64_t wait_ns) {
-  if (s.startups <= 0) return 0;
-  return StartUpsWaitNs(s, workers) >= 0.2 * static_cast<double>(wait_ns)
-             ? s.startup_ns / s.startups
-             : 0;
+  if (s.startups <= 0 || StartUpsWaitNs(s) < 0.2 * static_cast<double>(wait_ns)) return 0;
+  const double epochs = std::max(1.0, static_cast<double>(s.startups) / std::max(workers, 1));
+  return static_cast<int64_t>(StartUpsWaitNs(s) / epochs);
 }
 
 // Keras's enqueuer (fit's workers, use_multiprocessing, in Keras's words): threads of the
@@ -553,7 +550,7 @@ Verdict VerdictOn(const RangeAnalysis& r, int cpu_budget) {
     const bool restarts_lead =
         culprit->busy_fraction < kBusyToBlame ||
         (StartUpThatMatters(*culprit, workers, wait_ns) > 0 &&
-         StartUpsWaitNs(*culprit, workers) > culprit->busy_fraction * r.duration_s * 1e9);
+         StartUpsWaitNs(*culprit) > culprit->busy_fraction * r.duration_s * 1e9);
     const std::string doing = restarts_lead
                                   ? culprit->name + "'s " + Num(culprit->parallelism) +
                                         " worker processes start again every epoch"

@@ -330,5 +330,43 @@ TEST(DataLoaderEngineTest, NoWorkersFetchInTheMainProcess) {
   EXPECT_EQ(worker_threads(2), 2);
 }
 
+// Workers that spawn are each sent the dataset: one over a pipe's buffer (1 MiB) holds the
+// main process until each worker has started and read it, so the two workers' start-ups
+// follow each other; forked workers inherit it and start together. A spawned dataset under
+// the buffer (32 KiB) does not hold it.
+TEST(DataLoaderEngineTest, SpawnedWorkersOfALargeDatasetStartOneAfterAnother) {
+  // Each worker's start-up span (a kWork of no element) on the loader's tracks, in time order.
+  auto startups = [](const std::string& fields) {
+    auto run = MakeRecordedPipeline(
+        "source { range { start: 0 stop: 8 } } ops { name: \"loader\" dataloader { "
+        "batch_size: 4 num_workers: 2 worker_startup: \"150ms\" getitem { python { duration: "
+        "\"10us\" } } " +
+        fields + " } }");
+    EXPECT_EQ(Drain(*run.pipeline).size(), 2u) << fields;
+    run.Finish();
+    std::vector<std::pair<int64_t, int64_t>> spans;
+    const record::StageDef* loader = run.model->StageNamed("loader");
+    EXPECT_TRUE(loader != nullptr);
+    if (loader == nullptr) return spans;
+    for (const trace::Track* t : run.model->TracksOf(record::EventKind::kWork, loader->id)) {
+      for (size_t i = 0; i < t->size(); ++i) {
+        if (t->element(i) == 0) spans.emplace_back(t->start(i), t->end(i));
+      }
+    }
+    std::sort(spans.begin(), spans.end());
+    EXPECT_EQ(spans.size(), 2u) << fields;
+    return spans;
+  };
+  const auto spawned = startups("start_method: spawn dataset_bytes: 1048576");
+  ASSERT_EQ(spawned.size(), 2u);
+  EXPECT_GE(spawned[1].first, spawned[0].second) << "the second starts once the first has read";
+  for (const std::string fields :
+       {"start_method: fork dataset_bytes: 1048576", "start_method: spawn dataset_bytes: 32768"}) {
+    const auto together = startups(fields);
+    ASSERT_EQ(together.size(), 2u);
+    EXPECT_LT(together[1].first, together[0].second) << fields;
+  }
+}
+
 }  // namespace
 }  // namespace pipescope::engine

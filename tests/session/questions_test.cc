@@ -142,6 +142,36 @@ TEST(QuestionsTest, Torchmd235HoldTheFilesInMemory) {
   for (const auto& a : big_advice.advice) EXPECT_NE(a.kind, "in_memory") << a.text;
 }
 
+// pytorch#131931: workers that spawn, sent a 2 GB dataset one after another every epoch
+// (each waits for the last to start and read it): the verdict blames the workers' starts,
+// and the advice that leads starts them once (persistent_workers=True), written into the
+// asker's DataLoader call; keeping the array out of the dataset object gains as much where
+// the code can change, said as advice.
+TEST(QuestionsTest, Pytorch131931SpawnedWorkersOfALargeDatasetStartOnce) {
+  auto imported = code::ImportCodeFile(kQuestions + "pytorch_131931_spawn_large_dataset.py");
+  ASSERT_TRUE(imported.ok()) << imported.status().message();
+  const spec::DataLoaderOp& loader = imported->spec.ops(0).dataloader();
+  EXPECT_EQ(loader.start_method(), spec::spawn) << "set_start_method, below the def";
+  EXPECT_EQ(loader.dataset_bytes(), 2'000'000'000) << "from the file's pipescope: line";
+  // Long enough for the steps after the first epoch's start-ups (a minute).
+  const auto [verdict, advice] = AskSpec(imported->spec, "", 240);
+  EXPECT_EQ(verdict.bottleneck, "loader") << verdict.text;
+  EXPECT_TRUE(Contains(verdict.evidence, "loader's 8 worker processes start again every epoch"))
+      << verdict.text;
+  ASSERT_FALSE(advice.advice.empty()) << verdict.text;
+  const auto& first = advice.advice[0];
+  EXPECT_EQ(first.kind, "persistent_workers") << first.text;
+  EXPECT_GT(first.predicted_gain, 1) << first.text;
+  const auto lighter = std::find_if(advice.advice.begin(), advice.advice.end(),
+                                    [](const auto& a) { return a.kind == "lighter_dataset"; });
+  ASSERT_NE(lighter, advice.advice.end());
+  EXPECT_TRUE(lighter->needs_code_change);
+  EXPECT_GT(lighter->predicted_gain, 1) << lighter->text;
+  auto patched = code::PatchCode(*imported, first.spec);
+  ASSERT_TRUE(patched.ok()) << patched.status().message();
+  EXPECT_TRUE(Contains(patched->text, "num_workers=8, persistent_workers=True)")) << patched->text;
+}
+
 // IntelLabs/distiller#202: ImageNet's JPEGs from a hard disk, 22 workers, 0.36 steps/s in
 // the asker's run. Each sample's file is a read of the one disk the spec names; the run is
 // read as bound by it (busy all the time), more workers gain nothing, and the advice that

@@ -510,8 +510,17 @@ std::vector<Case> DataLoaderCases() {
                     Range(0, 9),
                     false,
                     3};
-  return {main_process, workers,    pinned,   drop_last, epochs,  any_order,
-          whole,        replicated, one_copy, split,     strided, strided_drop};
+  // Workers that spawn, sent a dataset over a pipe's buffer one after another, over two
+  // epochs: the same batches.
+  Case spawned{"DataLoaderSpawnedWorkers",
+               10,
+               loader("num_workers: 2 start_method: spawn dataset_bytes: 1048576") +
+                   " ops { repeat { count: 2 } }",
+               Concat(ten, ten),
+               true,
+               8};
+  return {main_process, workers,  pinned, drop_last, epochs,       any_order, whole,
+          replicated,   one_copy, split,  strided,   strided_drop, spawned};
 }
 
 // Keras's OrderedEnqueuer (model.fit over a Sequence): sequence[i] for each index in order,
