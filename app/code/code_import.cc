@@ -277,6 +277,22 @@ spec::ElementSource* PerElementOf(spec::Op* op) {
 // Files the code names that are not here (beside the .py, or where Pipescope runs): synthetic
 // ones stand in, so that the spec runs, with a note naming the first missing and the --set
 // that names real ones, at `at` (where the code makes the source). A relative name found
+// How the records that stand in for `op`'s files are read, where the files cannot come: their
+// size and the storage's rate decide whether reading is the bottleneck (seed 000: 204 GB in
+// 2 million records, each read by 10 workers), and code does not say. A note of its own, so
+// that setting the count or naming the files leaves it standing, and setting either figure
+// answers it.
+constexpr char kStandInRecordIs[] = "each stand-in record of '";
+std::string StandInRecordDescription(const std::string& op, int64_t record_bytes) {
+  return kStandInRecordIs + op + "' is " + std::to_string(record_bytes) +
+         " bytes, read as fast as memory gives them unless the disk is named: describe the real "
+         "ones with --set " +
+         op +
+         ".record_bytes=N, and where they are with --set storage.kind=hdd (or ssd, nvme: the "
+         "local disk every reader shares) or --set " +
+         op + ".bandwidth=RATE (e.g. 200MB/s: storage of their own)";
+}
+
 // beside the .py is made absolute.
 void StandInMissingFiles(ImportedCode& code, const std::filesystem::path& base, SourcePoint at) {
   namespace fs = std::filesystem;
@@ -297,20 +313,8 @@ void StandInMissingFiles(ImportedCode& code, const std::filesystem::path& base, 
   };
   spec::Source& s = *code.spec.mutable_source();
 
-  // How to describe the records that stand in where the files cannot come: their size and
-  // the storage's rate decide whether reading is the bottleneck (seed 000: 204 GB in 2
-  // million records, each read by 10 workers), and code does not say.
-  // A note of its own, so that setting the count or naming the files leaves it standing, and
-  // setting either figure answers it.
   auto describe = [&](const std::string& op, int64_t record_bytes) {
-    code.notes.push_back(
-        {at, "each stand-in record of '" + op + "' is " + std::to_string(record_bytes) +
-                 " bytes, read as fast as memory gives them unless the disk is named: "
-                 "describe the real ones with --set " +
-                 op +
-                 ".record_bytes=N, and where they are with --set storage.kind=hdd (or "
-                 "ssd, nvme: the local disk every reader shares) or --set " +
-                 op + ".bandwidth=RATE (e.g. 200MB/s: storage of their own)"});
+    code.notes.push_back({at, StandInRecordDescription(op, record_bytes)});
   };
 
   // The readers over the names: synthetic files stand in for each.
@@ -798,6 +802,14 @@ engine::Result<ImportedCode> ImportCode(const std::string& source, const std::st
   MarkStandInSizes(code);
   const std::string past_skips = SizeStandInPastItsSkips(code);
   std::string sized_by = SizeStandInRecordsByTheirParse(code);
+  if (!sized_by.empty()) {  // the records' description says the size they were given
+    const spec::Source& s = code.spec.source();
+    for (CodeNote& n : code.notes) {
+      if (n.message.starts_with(kStandInRecordIs + s.name() + "' is ")) {
+        n.message = StandInRecordDescription(s.name(), s.synthetic().record_bytes());
+      }
+    }
+  }
   if (!past_skips.empty()) sized_by = sized_by.empty() ? past_skips : sized_by + ", " + past_skips;
   if (p.stand_in_records && code.spec.source().has_synthetic()) {
     const spec::Source& s = code.spec.source();
@@ -887,8 +899,7 @@ engine::Status SetCodeKnob(ImportedCode& code, const std::string& assignment) {
   // Real files read: no stand-in record is left to describe.
   if (knob == "files" || knob == "pattern") {
     std::erase_if(code.notes, [](const CodeNote& n) {
-      return n.message.starts_with("each stand-in record of ") ||
-             n.message.starts_with("the stand-in is ");
+      return n.message.starts_with(kStandInRecordIs) || n.message.starts_with("the stand-in is ");
     });
   }
   return engine::Status::Ok();

@@ -316,7 +316,8 @@ struct Value {
     kFeature,    // tf.io.FixedLenFeature / VarLenFeature
     kTransform,  // what Dataset.apply takes: map_and_batch(...) (s: its name; call: its args)
     kTensor,     // an array a known constructor makes (torch.randn(N, 3, 32, 32), np.zeros):
-                 // items its dimensions (unknown ones kUnknown), s its dtype ("float32")
+                 // items its dimensions (unknown ones kUnknown), s its dtype ("float32"),
+                 // b whether it is a torch.Tensor (not a NumPy or TensorFlow array)
   };
   Kind kind = Kind::kUnknown;
   bool b = false;

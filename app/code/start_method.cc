@@ -1,6 +1,7 @@
 #include "app/code/start_method.h"
 
 #include <optional>
+#include <string_view>
 #include <vector>
 
 #include "app/code/tensor_values.h"
@@ -23,39 +24,48 @@ std::optional<spec::StartMethod> MethodOf(const Value* v) {
 // A dataset this large, its start method not said, is worth a word on what spawning costs.
 constexpr int64_t kDatasetWorthSaying = int64_t{1} << 20;
 
-// Bytes `v` pickles to, where the code shows them: an array's, a string's characters, a
-// list's or dict's items' (a number or None next to nothing); nullopt for anything else.
-std::optional<int64_t> PickledBytes(const Value& v, int depth = 0) {
+// What sending a value to a worker moves: the bytes it pickles to (a NumPy array's, a
+// string's characters, a list's or dict's items'; a number or None next to nothing), and a
+// torch tensor's, which torch.multiprocessing moves into shared memory once and sends as a
+// handle, not pickled. False for anything else.
+struct Sent {
+  int64_t pickled = 0;
+  int64_t shared = 0;
+};
+bool AddSent(const Value& v, Sent& sent, int depth = 0) {
   switch (v.kind) {
-    case Value::Kind::kTensor:
-      return ArrayBytes(v);
+    case Value::Kind::kTensor: {
+      const auto bytes = ArrayBytes(v);
+      if (!bytes) return false;
+      (v.b ? sent.shared : sent.pickled) += *bytes;
+      return true;
+    }
     case Value::Kind::kString:
-      return static_cast<int64_t>(v.s.size());
+      sent.pickled += static_cast<int64_t>(v.s.size());
+      return true;
     case Value::Kind::kNone:
     case Value::Kind::kBool:
     case Value::Kind::kInt:
     case Value::Kind::kFloat:
-      return 8;
+      sent.pickled += 8;
+      return true;
     case Value::Kind::kList:
-    case Value::Kind::kDict: {
-      if (depth > 8) return std::nullopt;
-      int64_t total = 0;
+    case Value::Kind::kDict:
+      if (depth > 8) return false;
       for (const Value& item : v.items) {
-        const auto bytes = PickledBytes(item, depth + 1);
-        if (!bytes) return std::nullopt;
-        total += *bytes;
+        if (!AddSent(item, sent, depth + 1)) return false;
       }
-      return total;
-    }
+      return true;
     default:
-      return std::nullopt;
+      return false;
   }
 }
 
-// What the dataset object keeps, as far as the code shows: its bytes, and the attributes it
-// loads when it runs (`self.x = np.load(path)`), which are not sized.
+// What the dataset object keeps, as far as the code shows: what it pickles to, its torch
+// tensors (sent through shared memory), and the attributes it loads when it runs
+// (`self.x = np.load(path)`), which are not sized.
 struct DatasetSize {
-  int64_t bytes = 0;
+  Sent sent;
   std::string what;  // "its `self.images`", "CIFAR10's images and labels"
   std::vector<std::string> unsized;
 };
@@ -64,23 +74,42 @@ DatasetSize SizeOf(PythonReader& r, const Value* dataset, const ClassInfo* cls,
                    const CallArgs* tensors) {
   DatasetSize size;
   if (dataset == nullptr) return size;
-  if (tensors != nullptr) {
-    for (const Value& t : tensors->positional) size.bytes += ArrayBytes(t).value_or(0);
+  if (tensors != nullptr) {  // a TensorDataset holds torch tensors, whatever made them
+    for (const Value& t : tensors->positional) size.sent.shared += ArrayBytes(t).value_or(0);
     size.what = "its tensors";
-  } else if (const auto images = TorchvisionDatasetBytes(*dataset)) {
-    size.bytes = *images;
+  } else if (const auto images = TorchvisionDatasetInMemory(*dataset)) {
+    (images->torch_tensors ? size.sent.shared : size.sent.pickled) = images->bytes;
     size.what = dataset->s.substr(dataset->s.rfind('.') + 1) + "'s images and labels";
   } else if (cls != nullptr && dataset->call) {
+    // Attributes of a few KiB (a root path, a list of class names) are left out, so that the
+    // note names the ones that make the dataset large.
+    constexpr int64_t kAttributeWorthNaming = kDatasetWorthSaying / 16;
     for (const auto& [name, value] : r.InstanceAttributes(*cls, *dataset->call)) {
-      if (const auto bytes = PickledBytes(value); bytes && *bytes >= kDatasetWorthSaying / 16) {
-        size.bytes += *bytes;
+      Sent sent;
+      if (AddSent(value, sent)) {
+        if (sent.pickled + sent.shared < kAttributeWorthNaming) continue;
+        size.sent.pickled += sent.pickled;
+        size.sent.shared += sent.shared;
         size.what += (size.what.empty() ? "its `" : ", `") + name + "`";
-      } else if (!bytes && value.Is(Value::Kind::kUnknown) && value.node.Is("call")) {
+      } else if (value.Is(Value::Kind::kUnknown) && value.node.Is("call")) {
         size.unsized.push_back("`" + name + "` (" + value.Spelling() + ")");
       }
     }
   }
   return size;
+}
+
+// Whether the file guards its program with `if __name__ == "__main__":`, as a worker that
+// spawns needs: it imports the file again, under another name.
+bool GuardsItsMain(const SyntaxNode& any) {
+  SyntaxNode root = any;
+  while (!root.parent().null()) root = root.parent();
+  return AnyNodeWithin(root, [](const SyntaxNode& n) {
+    if (!n.Is("if_statement")) return false;
+    const std::string_view condition = n.field("condition").text();
+    return condition.find("__name__") != std::string_view::npos &&
+           condition.find("__main__") != std::string_view::npos;
+  });
 }
 
 std::string Listed(const std::vector<std::string>& items) {
@@ -124,33 +153,51 @@ void ReadStartMethod(PythonReader& r, Pipeline& p, const CallArgs& a, const Valu
            std::to_string(r.start_method().at.line);
   }
   const DatasetSize size = SizeOf(r, dataset, cls, tensors);
-  loader.set_dataset_bytes(size.bytes);
+  const int64_t pickled = size.sent.pickled;
+  loader.set_dataset_bytes(pickled);
   const std::string workers = std::to_string(loader.num_workers()) + " worker process" +
                               (loader.num_workers() == 1 ? "" : "es");
+  // Torch tensors cross in shared memory: what the dataset keeps in them is not pickled.
+  const std::string shared = size.sent.shared > 0
+                                 ? "its torch tensors (" + engine::FormatBytes(size.sent.shared) +
+                                       ") go to each worker through shared memory, as handles"
+                                 : "";
   if (loader.start_method() == spec::fork) {
-    if (size.bytes < kDatasetWorthSaying || loader.persistent_workers()) return;
+    if (pickled < kDatasetWorthSaying || loader.persistent_workers()) return;
     p.Note(a.node.start(),
            "where workers spawn or start from a fork server (Windows' and macOS's default, and "
            "Linux's from Python 3.14) each of the loader's " +
                workers + " is sent the dataset pickled (" + size.what + ", " +
-               engine::FormatBytes(size.bytes) +
-               "), one worker after another, every epoch: --set " + op_name +
-               ".start_method=spawn simulates that");
+               engine::FormatBytes(pickled) + "), one worker after another, every epoch: --set " +
+               op_name + ".start_method=spawn simulates that");
     return;
   }
   std::string sent = "the loader's " + workers + " start with " +
                      spec::StartMethod_Name(loader.start_method()) + " (" + said +
                      "): each that starts is sent the dataset pickled";
-  if (size.bytes > 0) {
-    sent += " (" + size.what + ", " + engine::FormatBytes(size.bytes) + ")";
-    if (size.bytes > engine::kPipeBufferBytes) {
+  if (pickled > 0) {
+    sent += " (" + size.what + ", " + engine::FormatBytes(pickled) + ")";
+    if (pickled > engine::kPipeBufferBytes) {
       sent +=
           ", and the main process waits until each has started and read it before it "
           "starts the next";
     }
   }
+  if (!shared.empty()) sent += "; " + shared + ", not pickled";
   const SourcePoint at = context != nullptr ? context->node.start() : a.node.start();
   p.Note(at, sent);
+  // Python's multiprocessing documentation: a spawned child imports the main module; without
+  // the guard it would run the program again and start workers of its own, which Python
+  // refuses ("An attempt has been made to start a new process before the current process has
+  // finished its bootstrapping phase", pytorch#12831, #46648).
+  if (!GuardsItsMain(a.node)) {
+    p.Note(a.node.start(),
+           "workers started with " + spec::StartMethod_Name(loader.start_method()) +
+               " import this file again, and it has no `if __name__ == \"__main__\":`: each "
+               "would run the program again, which Python refuses (\"An attempt has been made "
+               "to start a new process before the current process has finished its "
+               "bootstrapping phase\"); put the training under that guard");
+  }
   // Apart, so that a setting of the size takes this note back and leaves the one above.
   if (!size.unsized.empty()) {
     p.Note(at, "what " + Listed(size.unsized) + " holds is not sized from the code: --set " +

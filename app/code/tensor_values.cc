@@ -31,8 +31,9 @@ std::string DtypeOf(const CallArgs& a, const std::string& fallback) {
   return "?";
 }
 
-Value Tensor(std::vector<Value> dims, std::string dtype, const CallArgs& a) {
+Value Tensor(std::vector<Value> dims, std::string dtype, const CallArgs& a, bool torch) {
   return Value{.kind = Value::Kind::kTensor,
+               .b = torch,
                .s = std::move(dtype),
                .items = std::move(dims),
                .node = a.node};
@@ -53,9 +54,9 @@ std::vector<Value> SizeFrom(const CallArgs& a, size_t first, const char* keyword
 }
 
 // torch.randn(*size, dtype=...) and its kin: float32 unless told; NumPy's float64.
-Dialect::Function Filled(const char* default_dtype, const char* size_keyword) {
-  return [default_dtype, size_keyword](PythonReader&, const CallArgs& a) {
-    return Tensor(SizeFrom(a, 0, size_keyword), DtypeOf(a, default_dtype), a);
+Dialect::Function Filled(const char* default_dtype, const char* size_keyword, bool torch) {
+  return [default_dtype, size_keyword, torch](PythonReader&, const CallArgs& a) {
+    return Tensor(SizeFrom(a, 0, size_keyword), DtypeOf(a, default_dtype), a, torch);
   };
 }
 
@@ -65,7 +66,7 @@ Value TorchRandint(PythonReader&, const CallArgs& a) {
   if (!size && !a.positional.empty()) size = &a.positional.back();
   std::vector<Value> dims;
   if (size && size->Is(Value::Kind::kList)) dims = size->items;
-  return Tensor(dims, DtypeOf(a, "int64"), a);
+  return Tensor(dims, DtypeOf(a, "int64"), a, /*torch=*/true);
 }
 Value NumpyRandint(PythonReader&, const CallArgs& a) {
   const Value* size = a.Get(2, "size");
@@ -74,11 +75,11 @@ Value NumpyRandint(PythonReader&, const CallArgs& a) {
   if (size && size->AsInt()) dims = {*size};
   // No size: one integer, not an array.
   if (!size) return Value{.node = a.node};
-  return Tensor(dims, DtypeOf(a, "int64"), a);
+  return Tensor(dims, DtypeOf(a, "int64"), a, /*torch=*/false);
 }
 
 // arange(n) and arange(start, stop[, step]): one dimension, int64 for integers.
-Value Arange(PythonReader&, const CallArgs& a) {
+Value Arange(const CallArgs& a, bool torch) {
   std::vector<int64_t> n;
   for (const Value& v : a.positional) {
     if (const auto i = v.AsInt()) n.push_back(*i);
@@ -92,15 +93,16 @@ Value Arange(PythonReader&, const CallArgs& a) {
         step > 0 ? (stop - start + step - 1) / step : (start - stop - step - 1) / -step;
     length = Value{.kind = Value::Kind::kInt, .i = std::max<int64_t>(0, count)};
   }
-  return Tensor({length}, DtypeOf(a, "int64"), a);
+  return Tensor({length}, DtypeOf(a, "int64"), a, torch);
 }
 
-// torch.from_numpy(a), torch.as_tensor(a), torch.tensor(a): the same array (the dtype kept;
-// torch.tensor of a list is not read).
+// torch.from_numpy(a), torch.as_tensor(a), torch.tensor(a): the same array as a tensor (the
+// dtype kept; torch.tensor of a list is not read).
 Value SameArray(PythonReader&, const CallArgs& a) {
   if (!a.positional.empty() && a.positional[0].Is(Value::Kind::kTensor)) {
     Value v = a.positional[0];
     v.s = DtypeOf(a, v.s);
+    v.b = true;
     v.node = a.node;
     return v;
   }
@@ -127,8 +129,12 @@ Value TensorMethod(const Value& tensor, const std::string& method, const CallArg
     if (d && d->Is(Value::Kind::kString) && DtypeBytes(d->s)) v.s = d->s;
     return v;
   }
+  if (method == "numpy") {
+    v.b = false;  // a NumPy array now
+    return v;
+  }
   if (method == "contiguous" || method == "clone" || method == "copy" || method == "cpu" ||
-      method == "numpy" || method == "pin_memory" || method == "detach") {
+      method == "pin_memory" || method == "detach") {
     return v;
   }
   return Value{.node = args.node};
@@ -137,18 +143,18 @@ Value TensorMethod(const Value& tensor, const std::string& method, const CallArg
 std::map<std::string, Dialect::Function> TensorConstructors() {
   std::map<std::string, Dialect::Function> f;
   for (const char* name : {"randn", "rand", "zeros", "ones", "empty"}) {
-    f[std::string("torch.") + name] = Filled("float32", "size");
+    f[std::string("torch.") + name] = Filled("float32", "size", true);
   }
   for (const char* name : {"random.randn", "random.rand"}) {
-    f[std::string("numpy.") + name] = Filled("float64", "size");
+    f[std::string("numpy.") + name] = Filled("float64", "size", false);
   }
   for (const char* name : {"zeros", "ones", "empty"}) {
-    f[std::string("numpy.") + name] = Filled("float64", "shape");
+    f[std::string("numpy.") + name] = Filled("float64", "shape", false);
   }
-  f["numpy.random.random"] = Filled("float64", "size");
+  f["numpy.random.random"] = Filled("float64", "size", false);
   // TensorFlow's: a shape first (tf.random.uniform((5000, 2**16)), tensorflow#40755's).
   for (const char* name : {"random.uniform", "random.normal", "zeros", "ones"}) {
-    f[std::string("tf.") + name] = Filled("float32", "shape");
+    f[std::string("tf.") + name] = Filled("float32", "shape", false);
   }
   f["torch.randint"] = TorchRandint;
   f["numpy.random.randint"] = NumpyRandint;
@@ -247,8 +253,8 @@ std::map<std::string, Dialect::Function> TensorConstructors() {
   f["float"] = rounded([](double x) { return x; }, false);
   f["numpy.ceil"] = rounded(ceil, false);
   f["numpy.floor"] = rounded(floor, false);
-  f["torch.arange"] = Arange;
-  f["numpy.arange"] = Arange;
+  f["torch.arange"] = [](PythonReader&, const CallArgs& a) { return Arange(a, true); };
+  f["numpy.arange"] = [](PythonReader&, const CallArgs& a) { return Arange(a, false); };
   for (const char* name : {"torch.from_numpy", "torch.as_tensor", "torch.tensor"}) {
     f[name] = SameArray;
   }

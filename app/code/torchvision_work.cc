@@ -287,15 +287,16 @@ struct DatasetRow {
   int64_t train_items, test_items;  // 0: the files under `root`, known only at run time
   int64_t height, width, channels;  // 0: a stand-in photo
   size_t transform_position;
+  bool tensors;  // it keeps its images as a torch.Tensor (MNIST's), not a NumPy array
 };
 constexpr DatasetRow kDatasetRows[] = {
-    {"ImageFolder", 0, 0, 0, 0, 3, 1},
-    {"CIFAR10", 50000, 10000, 32, 32, 3, 2},
-    {"CIFAR100", 50000, 10000, 32, 32, 3, 2},
-    {"MNIST", 60000, 10000, 28, 28, 1, 2},
-    {"FashionMNIST", 60000, 10000, 28, 28, 1, 2},
-    {"KMNIST", 60000, 10000, 28, 28, 1, 2},
-    {"SVHN", 73257, 26032, 32, 32, 3, 2},
+    {"ImageFolder", 0, 0, 0, 0, 3, 1, false},
+    {"CIFAR10", 50000, 10000, 32, 32, 3, 2, false},
+    {"CIFAR100", 50000, 10000, 32, 32, 3, 2, false},
+    {"MNIST", 60000, 10000, 28, 28, 1, 2, true},
+    {"FashionMNIST", 60000, 10000, 28, 28, 1, 2, true},
+    {"KMNIST", 60000, 10000, 28, 28, 1, 2, true},
+    {"SVHN", 73257, 26032, 32, 32, 3, 2, false},
 };
 
 const DatasetRow* DatasetOf(const Value* v) {
@@ -340,12 +341,13 @@ std::map<std::string, Dialect::Function> TorchvisionConstructors() {
   return functions;
 }
 
-std::optional<int64_t> TorchvisionDatasetBytes(const Value& dataset) {
+std::optional<DatasetInMemory> TorchvisionDatasetInMemory(const Value& dataset) {
   const DatasetRow* row = DatasetOf(&dataset);
   if (row == nullptr || row->height == 0 || row->train_items == 0) return std::nullopt;
   const int64_t items = TrainSplit(*row, *dataset.call) ? row->train_items : row->test_items;
   // Its images as one uint8 array, and a label of 8 bytes each (a list, or an int64 array).
-  return items * (row->height * row->width * row->channels + 8);
+  return DatasetInMemory{.bytes = items * (row->height * row->width * row->channels + 8),
+                         .torch_tensors = row->tensors};
 }
 
 bool IsTorchvisionTransform(const Value& v) {

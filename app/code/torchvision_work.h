@@ -64,8 +64,13 @@ ImageShape StandInPhoto();
 // Whether `dataset` is one of torchvision's datasets that TorchvisionItems reads.
 bool IsTorchvisionDataset(const Value* dataset);
 // What such a dataset keeps in memory, where it loads its split whole (CIFAR's, MNIST's and
-// SVHN's arrays of images, and their labels); nullopt for one that reads files by item.
-std::optional<int64_t> TorchvisionDatasetBytes(const Value& dataset);
+// SVHN's arrays of images, and their labels), and whether as torch tensors (MNIST's) or
+// NumPy arrays; nullopt for one that reads files by item.
+struct DatasetInMemory {
+  int64_t bytes = 0;
+  bool torch_tensors = false;
+};
+std::optional<DatasetInMemory> TorchvisionDatasetInMemory(const Value& dataset);
 // A DataLoader over such a dataset: its items as the source of `pipeline` and its
 // __getitem__ (the image made, then the transform) as the loader op's work, with notes.
 void TorchvisionItems(Pipeline& pipeline, const Value& dataset, spec::Op& loader, SourcePoint at);

@@ -254,6 +254,17 @@ ds = tf.data.TFRecordDataset(files).map(parse).batch(512)
                    "the stand-in is 10000 records of 580 bytes, an Example of the features "
                    "'parse' parses"))
       << Notes(c);
+  // Files named but not here: how their records are read says the same size (it said the
+  // 10 KiB stand-in's, tensorflow#37093's files).
+  const ImportedCode named = Import(R"(import tensorflow as tf
+features = {"features": tf.io.FixedLenFeature([134], tf.float32),
+            "label": tf.io.FixedLenFeature([1], tf.float32)}
+def parse(serialized):
+    return tf.io.parse_single_example(serialized, features)
+ds = tf.data.TFRecordDataset(["data_%d.tfrecord" % i for i in range(10)]).map(parse)
+)");
+  EXPECT_TRUE(Says(named, "' is 580 bytes, read as fast as memory gives them")) << Notes(named);
+  EXPECT_FALSE(Says(named, "10240 bytes")) << Notes(named);
 }
 
 // `if self.cache and os.path.exists(p):` on a dataset made with cache=False is false whatever

@@ -109,16 +109,45 @@ TEST(CodeStartMethodTest, TheLoadersOwnContextIsItsStartMethod) {
   EXPECT_FALSE(Says(Import(Frames(", persistent_workers=True", "")), 16, "start_method=spawn"));
 }
 
-// What the dataset keeps: a TensorDataset's tensors, CIFAR10's training images and labels
-// (50,000 of 32×32×3 bytes and 8), and attributes loaded when the code runs, which a note
-// names for the user to size.
+// What the dataset keeps: CIFAR10's training images and labels as NumPy arrays (50,000 of
+// 32×32×3 bytes and 8), pickled; torch tensors (a TensorDataset's, MNIST's, arrays made
+// tensors with torch.from_numpy), which torch.multiprocessing sends through shared memory
+// as handles, not pickled; and attributes loaded when the code runs, which a note names for
+// the user to size.
 TEST(CodeStartMethodTest, TheDatasetIsSizedFromWhatTheCodeShows) {
   const ImportedCode tensors = Import(R"(import torch
 from torch.utils.data import TensorDataset, DataLoader
 ds = TensorDataset(torch.randn(1000, 3, 32, 32), torch.zeros(1000, dtype=torch.long))
 loader = DataLoader(ds, batch_size=10, num_workers=2, multiprocessing_context="spawn")
 )");
-  EXPECT_EQ(Loader(tensors).dataset_bytes(), 1000 * 3 * 32 * 32 * 4 + 1000 * 8);
+  EXPECT_EQ(Loader(tensors).dataset_bytes(), 0);
+  EXPECT_TRUE(Says(tensors, 4,
+                   "its torch tensors (12 MB) go to each worker through shared memory, as "
+                   "handles, not pickled"))
+      << Notes(tensors);
+  const ImportedCode mnist = Import(R"(import torch
+from torchvision import datasets, transforms
+train = datasets.MNIST("../data", train=True, transform=transforms.ToTensor())
+loader = torch.utils.data.DataLoader(train, batch_size=64, num_workers=4,
+                                     multiprocessing_context="spawn")
+)");
+  EXPECT_EQ(Loader(mnist).dataset_bytes(), 0) << "its images are a uint8 tensor";
+  const ImportedCode arrays = Import(R"(import numpy as np
+import torch
+class Rows(torch.utils.data.Dataset):
+    def __init__(self):
+        self.x = torch.from_numpy(np.zeros((100000, 16), dtype=np.float32))
+        self.y = np.zeros(100000, dtype=np.int64)
+        self.z = torch.from_numpy(np.zeros((100000, 16), dtype=np.float32)).numpy()
+    def __len__(self):
+        return 100000
+    def __getitem__(self, i):
+        return self.x[i], self.y[i]
+loader = torch.utils.data.DataLoader(Rows(), batch_size=4, num_workers=2,
+                                     multiprocessing_context="spawn")
+)");
+  EXPECT_EQ(Loader(arrays).dataset_bytes(), 100000 * 8 + 100000 * 16 * 4)
+      << "the NumPy arrays, not the tensor";
   const ImportedCode cifar = Import(R"(import torch, torchvision
 import torchvision.transforms as T
 train = torchvision.datasets.CIFAR10("./data", train=True, download=True, transform=T.ToTensor())
@@ -144,6 +173,35 @@ loader = torch.utils.data.DataLoader(Table("rows.npy"), batch_size=4, num_worker
                    "what `self.rows` (np.load(path)) holds is not sized from the code: --set "
                    "loader.dataset_bytes=SIZE"))
       << Notes(loaded);
+}
+
+// A worker that spawns imports the file again: one whose program runs unguarded would run
+// it again, which Python refuses; the note says where the guard goes. A guarded file (and
+// one whose workers fork) hears nothing of it.
+TEST(CodeStartMethodTest, AFileWhoseWorkersSpawnNeedsItsMainGuarded) {
+  const std::string loader = R"(import torch
+from torch.utils.data import TensorDataset, DataLoader
+ds = TensorDataset(torch.randn(1000, 8))
+)";
+  const std::string loop =
+      R"(    loader = DataLoader(ds, batch_size=10, num_workers=2, multiprocessing_context="%s")
+    for x, in loader:
+        pass
+)";
+  auto with = [&](const std::string& method, bool guarded) {
+    std::string body = loop;
+    body.replace(body.find("%s"), 2, method);
+    return Import(loader + (guarded ? "if __name__ == \"__main__\":\n" : "if True:\n") + body);
+  };
+  const std::string refused =
+      "which Python refuses (\"An attempt has been made to start a new "
+      "process before the current process has finished its "
+      "bootstrapping phase\"); put the training under that guard";
+  EXPECT_TRUE(Says(with("spawn", false), 5, refused)) << Notes(with("spawn", false));
+  EXPECT_TRUE(
+      Says(with("forkserver", false), 5, "workers started with forkserver import this file"));
+  EXPECT_FALSE(Says(with("spawn", true), 5, refused)) << Notes(with("spawn", true));
+  EXPECT_FALSE(Says(with("fork", false), 5, refused));
 }
 
 // Written back as code, a loader whose workers spawn keeps its context, its loop runs only in
