@@ -597,7 +597,8 @@ Value DataLoaderOf(PythonReader& r, const CallArgs& a, bool graphs) {
     // The default start-up is a bare interpreter's; spawn (Windows' and macOS's start
     // method) imports the script and its libraries again in each worker, torch above all.
     p->Note(a.node.start(), "the loader starts its " + std::to_string(dl->num_workers()) +
-                                " worker processes again every epoch (no persistent_workers), "
+                                (dl->num_workers() == 1 ? " worker process" : " worker processes") +
+                                " again every epoch (no persistent_workers), "
                                 "each at a bare Python interpreter's start-up (" +
                                 engine::FormatDuration(engine::kDefaultWorkerStartupNs) +
                                 " here); "

@@ -254,11 +254,22 @@ bool NameOrConstant(const SyntaxNode& e) {
          e.Is("false") || e.Is("none");
 }
 
+// A statement that only prints (`print(f"step {i}")`, `sys.stdout.flush()`): nothing a
+// loop's timing counts.
+bool Prints(const SyntaxNode& statement) {
+  const auto children =
+      statement.Is("expression_statement") ? statement.code_children() : std::vector<SyntaxNode>{};
+  if (children.size() != 1 || !children[0].Is("call")) return false;
+  const std::string_view f = children[0].field("function").text();
+  return f == "print" || f == "sys.stdout.flush" || f == "sys.stderr.flush";
+}
+
 bool DoesNothing(const SyntaxNode& body) {
   if (body.null()) return false;
   for (const SyntaxNode& s : body.named_children()) {
+    // A print of what it took (torchgeo#102's `print(batch)`) is no step's work either.
     if (s.Is("comment") || s.Is("pass_statement") || s.Is("continue_statement") ||
-        s.Is("break_statement")) {
+        s.Is("break_statement") || Prints(s)) {
       continue;
     }
     if (s.Is("expression_statement")) {
@@ -278,16 +289,6 @@ bool DoesNothing(const SyntaxNode& body) {
     return false;
   }
   return true;
-}
-
-// A statement that only prints (`print(f"step {i}")`, `sys.stdout.flush()`): nothing a
-// loop's timing counts.
-bool Prints(const SyntaxNode& statement) {
-  const auto children =
-      statement.Is("expression_statement") ? statement.code_children() : std::vector<SyntaxNode>{};
-  if (children.size() != 1 || !children[0].Is("call")) return false;
-  const std::string_view f = children[0].field("function").text();
-  return f == "print" || f == "sys.stdout.flush" || f == "sys.stderr.flush";
 }
 
 // An except clause's block that only leaves the loop (`break`, `pass`, a print of it).

@@ -133,6 +133,24 @@ for i in ds:
   EXPECT_NE(works.spec.train_step().step_time(), "0ms");
 }
 
+// torchgeo#102's loop prints each batch of a loader timed alone, under the main guard: the
+// input alone, one pass over it (no endless epochs).
+TEST(CodeLoopsTest, ALoopThatOnlyPrintsTimesTheInputAloneOnce) {
+  const ImportedCode c = Import(R"(import time
+from torch.utils.data import DataLoader, TensorDataset
+import torch
+if __name__ == "__main__":
+    loader = DataLoader(TensorDataset(torch.randn(10, 1)), batch_size=1, num_workers=1)
+    start = time.time()
+    for batch in loader:
+        print(batch)
+    print(time.time() - start)
+)");
+  EXPECT_EQ(c.spec.train_step().step_time(), "0ms");
+  ASSERT_EQ(c.spec.ops_size(), 2);
+  EXPECT_EQ(c.spec.ops(1).repeat().count(), 1);
+}
+
 // PyTorch's own idiom: a prefetch_factor only where there are workers.
 TEST(CodeLoopsTest, NumbersTheCodeGivesAreComparedInOrder) {
   const ImportedCode none = Import(R"(import torch
