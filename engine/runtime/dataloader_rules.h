@@ -176,23 +176,26 @@ struct DataLoaderRules {
   // inherits it.
   bool SendsDataset() const { return !threads && start_method != spec::fork && dataset_bytes > 0; }
   // The main process's CPU to pickle the dataset for one worker that starts.
-  int64_t PickleDatasetNs() const { return SendsDataset() ? PerMib(kDatasetPickleNsPerMib) : 0; }
+  int64_t PickleDatasetNs() const {
+    return SendsDataset() ? OfBytes(dataset_bytes, kDatasetPickleNsPerMib) : 0;
+  }
   // The rest of the dataset's sending, until the worker holds it: the pipe, its unpickling.
-  int64_t ReadDatasetNs() const { return SendsDataset() ? PerMib(kDatasetSendNsPerMib) : 0; }
+  int64_t ReadDatasetNs() const {
+    return SendsDataset() ? OfBytes(dataset_bytes, kDatasetSendNsPerMib) : 0;
+  }
   // Process.start() returns only once the worker has started and read the dataset's pickle
   // (larger than the pipe's buffer): the main process starts its workers one after another.
   bool StartsOneAtATime() const { return SendsDataset() && dataset_bytes > kPipeBufferBytes; }
   // CPU to receive a batch of `bytes` from a worker: its message, then unpickling.
   int64_t ReceiveNs(int64_t bytes) const {
-    return receive_ns_per_batch +
-           static_cast<int64_t>(static_cast<double>(bytes) *
-                                static_cast<double>(receive_ns_per_mib) / (1 << 20));
+    return receive_ns_per_batch + OfBytes(bytes, receive_ns_per_mib);
   }
 
  private:
-  int64_t PerMib(int64_t ns_per_mib) const {
-    return static_cast<int64_t>(static_cast<double>(dataset_bytes) *
-                                static_cast<double>(ns_per_mib) / (1 << 20));
+  // `bytes` at `ns_per_mib`.
+  static int64_t OfBytes(int64_t bytes, int64_t ns_per_mib) {
+    return static_cast<int64_t>(static_cast<double>(bytes) * static_cast<double>(ns_per_mib) /
+                                (1 << 20));
   }
 };
 
