@@ -102,9 +102,7 @@ DatasetSize SizeOf(PythonReader& r, const Value* dataset, const ClassInfo* cls,
 // Whether the file guards its program with `if __name__ == "__main__":`, as a worker that
 // spawns needs: it imports the file again, under another name.
 bool GuardsItsMain(const SyntaxNode& any) {
-  SyntaxNode root = any;
-  while (!root.parent().null()) root = root.parent();
-  return AnyNodeWithin(root, [](const SyntaxNode& n) {
+  return AnyNodeWithin(any.tree()->root(), [](const SyntaxNode& n) {
     if (!n.Is("if_statement")) return false;
     const std::string_view condition = n.field("condition").text();
     return condition.find("__name__") != std::string_view::npos &&

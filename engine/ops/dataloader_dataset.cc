@@ -147,7 +147,6 @@ class DataLoaderDataset : public UnaryDataset {
           d_(d),
           rules_(d.Rules()),
           processes_(static_cast<size_t>(rules_.num_workers)),
-          start_ticks_(static_cast<size_t>(rules_.num_workers), 0),
           queues_(static_cast<size_t>(rules_.num_workers)),
           held_(static_cast<size_t>(rules_.num_workers), 0),
           dispatch_(rules_) {}
@@ -211,7 +210,7 @@ class DataLoaderDataset : public UnaryDataset {
       for (int i = 0; i < static_cast<int>(rules_.num_workers); ++i) {
         const bool starts = rules_.Starts(i, started_before);
         // A worker's start-up runs from Process.start(): the pickling of its dataset on.
-        start_ticks_[static_cast<size_t>(i)] = TicksIfRecording();
+        const uint64_t start = TicksIfRecording();
         if (starts && rules_.PickleDatasetNs() > 0) {
           const LockWaitsRecordedAs lock_waits(ctx_.recorder, stats_->id);
           const std::unique_lock held = TakeInterpreterLock();
@@ -219,7 +218,8 @@ class DataLoaderDataset : public UnaryDataset {
         }
         std::unique_lock lock(mu_);
         if (cancelled_) return;
-        workers_.Grow(i + 1, stats_->name, [this](int w) { WorkerLoop(w); });
+        workers_.Grow(i + 1, stats_->name,
+                      [this, starts, start](int w) { WorkerLoop(w, starts, start); });
         if (starts && rules_.StartsOneAtATime()) {
           consumer_cv_.wait(lock, [&] { return cancelled_ || datasets_read_ > i; });
         }
@@ -319,15 +319,14 @@ class DataLoaderDataset : public UnaryDataset {
       return taken;
     }
 
-    void WorkerLoop(int index) {
+    // Worker `index`, which `starts` (pays its start-up) from Process.start() at `start`.
+    void WorkerLoop(int index, bool starts, uint64_t start) {
       // A worker process runs under its own interpreter lock; a thread (Keras's, without
       // use_multiprocessing) stays in the caller's process, which it inherited.
       std::optional<PythonProcessScope> process;
       if (!rules_.threads) process.emplace(processes_[static_cast<size_t>(index)]);
       const LockWaitsRecordedAs lock_waits(ctx_.recorder, stats_->id);
-      if (rules_.worker_startup_ns + rules_.ReadDatasetNs() > 0 &&
-          rules_.Starts(index, d_.workers_started_.load())) {
-        const uint64_t start = start_ticks_[static_cast<size_t>(index)];
+      if (starts && rules_.worker_startup_ns + rules_.ReadDatasetNs() > 0) {
         // The dataset's unpickling (where it spawns) is Python, under the worker's own lock.
         if (!BurnStartUp(rules_.worker_startup_ns, index, /*python=*/false) ||
             !BurnStartUp(rules_.ReadDatasetNs(), index, /*python=*/true)) {
@@ -423,7 +422,6 @@ class DataLoaderDataset : public UnaryDataset {
     const DataLoaderDataset& d_;
     const DataLoaderRules rules_;
     std::vector<PythonProcess> processes_;
-    std::vector<uint64_t> start_ticks_;  // each worker's Process.start(), set before its thread
     // Guarded by mu_:
     std::vector<std::deque<Batch*>> queues_;          // each worker's, in order
     std::vector<int64_t> held_;                       // each worker's batches not handed out

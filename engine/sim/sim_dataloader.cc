@@ -148,7 +148,7 @@ class DataLoaderIt : public SimUnaryIterator {
       }
       SimThread& t = ctx_.NewThread(stage_.name + "/" + std::to_string(i));
       t.process = rules_.threads ? caller.process : ctx_.NewProcess();
-      scheduler().Spawn(Worker(t, i, start));
+      scheduler().Spawn(Worker(t, i, starts, start));
       if (starts && rules_.StartsOneAtATime()) {
         while (datasets_read_ <= i && !cancelled_) co_await delivered_.Wait();
       }
@@ -217,10 +217,9 @@ class DataLoaderIt : public SimUnaryIterator {
     co_return batch;
   }
 
-  // Worker `index`, its Process.start() called at `start`.
-  Task<void> Worker(SimThread& thread, int64_t index, int64_t start) {
-    if (rules_.worker_startup_ns + rules_.ReadDatasetNs() > 0 &&
-        rules_.Starts(index, stage_.workers_started)) {
+  // Worker `index`, which `starts` (pays its start-up) from Process.start() at `start`.
+  Task<void> Worker(SimThread& thread, int64_t index, bool starts, int64_t start) {
+    if (starts && rules_.worker_startup_ns + rules_.ReadDatasetNs() > 0) {
       ++ctx_.startups_under_way;
       co_await Charge(thread, rules_.worker_startup_ns, 0);
       // The dataset's unpickling (where it spawns) is Python, under the worker's own lock.

@@ -368,5 +368,29 @@ TEST(DataLoaderEngineTest, SpawnedWorkersOfALargeDatasetStartOneAfterAnother) {
   }
 }
 
+// Three epochs over two workers: each epoch's iterator starts both again (6 start-ups), or
+// with persistent_workers only the first does (2), as on the simulator's clock.
+TEST(DataLoaderEngineTest, PersistentWorkersStartOnceOverTheEpochs) {
+  auto startups = [](bool persistent) {
+    auto run = MakeRecordedPipeline(
+        std::string("source { range { start: 0 stop: 8 } } ops { name: \"loader\" dataloader { "
+                    "batch_size: 4 num_workers: 2 worker_startup: \"20ms\" getitem { python { "
+                    "duration: \"10us\" } } ") +
+        (persistent ? "persistent_workers: true " : "") + "} } ops { repeat { count: 3 } }");
+    EXPECT_EQ(Drain(*run.pipeline).size(), 6u);
+    run.Finish();
+    int spans = 0;
+    const record::StageDef* loader = run.model->StageNamed("loader");
+    EXPECT_TRUE(loader != nullptr);
+    if (loader == nullptr) return spans;
+    for (const trace::Track* t : run.model->TracksOf(record::EventKind::kWork, loader->id)) {
+      for (size_t i = 0; i < t->size(); ++i) spans += t->element(i) == 0 ? 1 : 0;
+    }
+    return spans;
+  };
+  EXPECT_EQ(startups(false), 6);
+  EXPECT_EQ(startups(true), 2);
+}
+
 }  // namespace
 }  // namespace pipescope::engine
