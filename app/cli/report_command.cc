@@ -8,6 +8,7 @@
 #include "app/cli/whatif_command.h"
 #include "app/session/trace_files.h"
 #include "engine/core/duration.h"
+#include "engine/spec/spec_loader.h"
 #include "instrumentation/trace/import/framework_report.h"
 #include "instrumentation/trace/import/host_merge.h"
 #include "instrumentation/trace/span_statistics.h"
@@ -107,7 +108,12 @@ int ReportCommand(const ReportCommandOptions& options, std::ostream& out, std::o
   } else {
     MarkSuggestionUntried(analysis, model);
   }
-  const SummaryContext context = ContextFromModel(model, false);
+  SummaryContext context = ContextFromModel(model, false);
+  if (options.range.empty()) {  // the run's own start-up, which a range leaves out
+    if (auto spec = engine::ParseSpecText(model.run_info().spec_text, "trace header"); spec.ok()) {
+      SetEpochRestarts(context, *spec, model, analysis);
+    }
+  }
   if (options.json) {
     auto j = SummaryToJson(analysis, context);
     if (advice) PutAdvice(j, *advice);

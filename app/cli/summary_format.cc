@@ -121,6 +121,32 @@ void SetStorage(SummaryContext& c, const spec::PipelineSpec& spec,
   c.storage_busy_fraction = busy_fraction;
 }
 
+void SetEpochRestarts(SummaryContext& c, const spec::PipelineSpec& spec, const trace::Model& model,
+                      const trace::RangeAnalysis& steady) {
+  if (steady.startup_ns <= 0) return;
+  for (int i = 0; i < spec.ops_size(); ++i) {
+    const spec::Op& op = spec.ops(i);
+    if (!op.has_dataloader() || op.dataloader().num_workers() == 0 ||
+        op.dataloader().persistent_workers()) {
+      continue;
+    }
+    // Epochs: a repeat of the loader's iterator after it (a count of 1 is one epoch).
+    for (int j = i + 1; j < spec.ops_size(); ++j) {
+      if (!spec.ops(j).has_repeat()) continue;
+      const spec::RepeatOp& repeat = spec.ops(j).repeat();
+      const int64_t epochs = repeat.has_count() && repeat.count() >= 0 ? repeat.count() : -1;
+      if (epochs == 0 || epochs == 1) break;
+      c.restarting_loader = op.name();
+      c.loader_epochs = epochs;
+      const trace::RangeAnalysis first = trace::Analyze(model, 0, steady.startup_ns);
+      for (const trace::StageFigures& stage : first.stages) {
+        if (stage.name == op.name()) c.loader_startup_ns = stage.startup_covered_ns;
+      }
+      return;
+    }
+  }
+}
+
 SummaryContext ContextFromModel(const trace::Model& model, bool end_of_data) {
   SummaryContext c;
   c.device = model.run_info().device;
@@ -164,6 +190,13 @@ nlohmann::json SummaryToJson(const trace::RangeAnalysis& a, const SummaryContext
   if (const std::optional<double> busy = StorageBusy(a, c)) {
     j["storage"] = c.storage;
     j["storage_busy_fraction"] = *busy;
+  }
+  if (!c.restarting_loader.empty()) {
+    // epochs -1: endless.
+    j["epoch_start"] = {{"loader", c.restarting_loader},
+                        {"epochs", c.loader_epochs},
+                        {"wait_s", static_cast<double>(a.startup_ns) / 1e9},
+                        {"worker_startups_s", static_cast<double>(c.loader_startup_ns) / 1e9}};
   }
   j["device_gaps"] = DeviceGapsToJson(a.device_gaps);
   if (a.consumer_cpu_share >= 0) j["consumer_cpu_share"] = a.consumer_cpu_share;
@@ -250,6 +283,22 @@ std::string SummaryToText(const trace::RangeAnalysis& a, const SummaryContext& c
                     static_cast<long long>(a.whole_epochs), a.whole_epochs == 1 ? "" : "s",
                     static_cast<double>(a.t0) / 1e9, static_cast<double>(a.t1) / 1e9);
       out += line;
+    }
+    if (!c.restarting_loader.empty()) {
+      const std::string epochs = c.loader_epochs > 0
+                                     ? "each of its " + std::to_string(c.loader_epochs) + " epochs"
+                                     : "each epoch";
+      out += "  " + c.restarting_loader +
+             " starts its workers again every epoch (no persistent_workers): " + epochs +
+             " begins with a wait like this one";
+      if (c.loader_startup_ns > 0) {
+        std::snprintf(line, sizeof line,
+                      ", %.2f s of it their start-ups, which persistent_workers=True pays once; "
+                      "the rest is their first batches",
+                      static_cast<double>(c.loader_startup_ns) / 1e9);
+        out += line;
+      }
+      out += "\n";
     }
     // A start-up that took a fifth of the run or more leaves few steps to grade on.
     const double startup_s = static_cast<double>(a.startup_ns) / 1e9;

@@ -961,6 +961,8 @@ engine::Result<EmittedCode> EmitLoader(const spec::PipelineSpec& spec, bool kera
     // What the dataset the code was read from keeps, which the one written here does not.
     if (dl.dataset_bytes() > 0)
       e.Pragma("loader.dataset_bytes=" + std::to_string(dl.dataset_bytes()));
+    if (dl.dataset_bytes_per_item() > 0)
+      e.Pragma("loader.dataset_bytes_per_item=" + std::to_string(dl.dataset_bytes_per_item()));
     // Epochs the training loop counts (`for epoch in range(N):` as import-code reads it).
     if (const spec::Op& last = *spec.ops().rbegin();
         last.has_repeat() && last.repeat().has_count() && &last != loader) {

@@ -596,15 +596,18 @@ Value DataLoaderOf(PythonReader& r, const CallArgs& a, bool graphs) {
   if (dl->num_workers() > 0 && !dl->persistent_workers() && !YieldsForever(cls)) {
     // The default start-up is a bare interpreter's; spawn (Windows' and macOS's start
     // method) imports the script and its libraries again in each worker, torch above all.
-    p->Note(a.node.start(), "the loader starts its " + std::to_string(dl->num_workers()) +
-                                (dl->num_workers() == 1 ? " worker process" : " worker processes") +
-                                " again every epoch (no persistent_workers), "
-                                "each at a bare Python interpreter's start-up (" +
-                                engine::FormatDuration(engine::kDefaultWorkerStartupNs) +
-                                " here); "
-                                "where workers spawn (Windows, macOS) they import the script "
-                                "and torch again, seconds each: --set " +
-                                op_name + ".worker_startup=DURATION for what one takes there");
+    // The count as the code gives it: a --set of num_workers changes the spec, not notes.
+    p->Note(a.node.start(),
+            "the loader starts its worker processes again every epoch (no "
+            "persistent_workers; num_workers=" +
+                std::to_string(dl->num_workers()) +
+                " in the code), "
+                "each at a bare Python interpreter's start-up (" +
+                engine::FormatDuration(engine::kDefaultWorkerStartupNs) +
+                " here); "
+                "where workers spawn (Windows, macOS) they import the script "
+                "and torch again, seconds each: --set " +
+                op_name + ".worker_startup=DURATION for what one takes there");
   }
   if (const auto in_order = ReadFlag(*p, a, 16, "in_order", op_name)) dl->set_in_order(*in_order);
   ReadStartMethod(r, *p, a, dataset, cls, tensors, op_name, *dl);

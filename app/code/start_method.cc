@@ -66,7 +66,8 @@ bool AddSent(const Value& v, Sent& sent, int depth = 0) {
 // (`self.x = np.load(path)`), which are not sized.
 struct DatasetSize {
   Sent sent;
-  std::string what;  // "its `self.images`", "CIFAR10's images and labels"
+  int64_t per_item = 0;  // an entry it lists for each item, pickled (ImageFolder's samples)
+  std::string what;      // "its `self.images`", "CIFAR10's images and labels"
   std::vector<std::string> unsized;
 };
 
@@ -77,9 +78,16 @@ DatasetSize SizeOf(PythonReader& r, const Value* dataset, const ClassInfo* cls,
   if (tensors != nullptr) {  // a TensorDataset holds torch tensors, whatever made them
     for (const Value& t : tensors->positional) size.sent.shared += ArrayBytes(t).value_or(0);
     size.what = "its tensors";
-  } else if (const auto images = TorchvisionDatasetInMemory(*dataset)) {
-    (images->torch_tensors ? size.sent.shared : size.sent.pickled) = images->bytes;
-    size.what = dataset->s.substr(dataset->s.rfind('.') + 1) + "'s images and labels";
+  } else if (const auto kept = TorchvisionDatasetInMemory(*dataset)) {
+    const std::string name = dataset->s.substr(dataset->s.rfind('.') + 1);
+    (kept->torch_tensors ? size.sent.shared : size.sent.pickled) = kept->bytes;
+    size.per_item = kept->bytes_per_item;
+    size.what = kept->bytes_per_item > 0
+                    ? name + "'s list of samples, a path and a class for each file: " +
+                          engine::FormatBytes(kept->bytes_per_item) +
+                          " and Python objects to pickle for each (ImageNet's 1,281,167: "
+                          "about a second a worker)"
+                    : name + "'s images and labels";
   } else if (cls != nullptr && dataset->call) {
     // Attributes of a few KiB (a root path, a list of class names) are left out, so that the
     // note names the ones that make the dataset large.
@@ -153,6 +161,7 @@ void ReadStartMethod(PythonReader& r, Pipeline& p, const CallArgs& a, const Valu
   const DatasetSize size = SizeOf(r, dataset, cls, tensors);
   const int64_t pickled = size.sent.pickled;
   loader.set_dataset_bytes(pickled);
+  loader.set_dataset_bytes_per_item(size.per_item);
   const std::string workers = std::to_string(loader.num_workers()) + " worker process" +
                               (loader.num_workers() == 1 ? "" : "es");
   // Torch tensors cross in shared memory: what the dataset keeps in them is not pickled.
@@ -161,21 +170,25 @@ void ReadStartMethod(PythonReader& r, Pipeline& p, const CallArgs& a, const Valu
                                        ") go to each worker through shared memory, as handles"
                                  : "";
   if (loader.start_method() == spec::fork) {
-    if (pickled < kDatasetWorthSaying || loader.persistent_workers()) return;
+    // A list of samples is as long as the folder is large, which the code does not say.
+    if ((pickled < kDatasetWorthSaying && size.per_item == 0) || loader.persistent_workers()) {
+      return;
+    }
     p.Note(a.node.start(),
            "where workers spawn or start from a fork server (Windows' and macOS's default, and "
            "Linux's from Python 3.14) each of the loader's " +
-               workers + " is sent the dataset pickled (" + size.what + ", " +
-               engine::FormatBytes(pickled) + "), one worker after another, every epoch: --set " +
-               op_name + ".start_method=spawn simulates that");
+               workers + " is sent the dataset pickled (" + size.what +
+               (pickled > 0 ? ", " + engine::FormatBytes(pickled) : "") +
+               "), one worker after another, every epoch: --set " + op_name +
+               ".start_method=spawn simulates that");
     return;
   }
   std::string sent = "the loader's " + workers + " start with " +
                      spec::StartMethod_Name(loader.start_method()) + " (" + said +
                      "): each that starts is sent the dataset pickled";
-  if (pickled > 0) {
-    sent += " (" + size.what + ", " + engine::FormatBytes(pickled) + ")";
-    if (pickled > engine::kPipeBufferBytes) {
+  if (pickled > 0 || size.per_item > 0) {
+    sent += " (" + size.what + (pickled > 0 ? ", " + engine::FormatBytes(pickled) : "") + ")";
+    if (pickled > engine::kPipeBufferBytes || size.per_item > 0) {
       sent +=
           ", and the main process waits until each has started and read it before it "
           "starts the next";

@@ -343,7 +343,12 @@ std::map<std::string, Dialect::Function> TorchvisionConstructors() {
 
 std::optional<DatasetInMemory> TorchvisionDatasetInMemory(const Value& dataset) {
   const DatasetRow* row = DatasetOf(&dataset);
-  if (row == nullptr || row->height == 0 || row->train_items == 0) return std::nullopt;
+  if (row == nullptr) return std::nullopt;
+  // ImageFolder's samples, a (path, class) tuple each, and targets, a class each: 66 bytes
+  // an item pickled with an ImageNet path (scripts/measure-python-costs).
+  constexpr int64_t kFolderSampleBytes = 66;
+  if (row->train_items == 0) return DatasetInMemory{.bytes_per_item = kFolderSampleBytes};
+  if (row->height == 0) return std::nullopt;
   const int64_t items = TrainSplit(*row, *dataset.call) ? row->train_items : row->test_items;
   // Its images as one uint8 array, and a label of 8 bytes each (a list, or an int64 array).
   return DatasetInMemory{.bytes = items * (row->height * row->width * row->channels + 8),

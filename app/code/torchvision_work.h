@@ -63,12 +63,14 @@ ImageShape StandInPhoto();
 
 // Whether `dataset` is one of torchvision's datasets that TorchvisionItems reads.
 bool IsTorchvisionDataset(const Value* dataset);
-// What such a dataset keeps in memory, where it loads its split whole (CIFAR's, MNIST's and
-// SVHN's arrays of images, and their labels), and whether as torch tensors (MNIST's) or
-// NumPy arrays; nullopt for one that reads files by item.
+// What such a dataset keeps in memory: where it loads its split whole (CIFAR's, MNIST's and
+// SVHN's arrays of images, and their labels) their bytes, and whether as torch tensors
+// (MNIST's) or NumPy arrays; where it reads files by item (ImageFolder's), the entry it
+// lists for each, a path and a class, as pickled. nullopt for another.
 struct DatasetInMemory {
   int64_t bytes = 0;
   bool torch_tensors = false;
+  int64_t bytes_per_item = 0;
 };
 std::optional<DatasetInMemory> TorchvisionDatasetInMemory(const Value& dataset);
 // A DataLoader over such a dataset: its items as the source of `pipeline` and its

@@ -306,10 +306,8 @@ std::string BesideTheBlamed(const engine::AdvisorResult& advice, const trace::Ve
   }
   for (const engine::Advice& a : advice.advice) {
     if (a.op != verdict.bottleneck) continue;
-    char gain[32];
-    std::snprintf(gain, sizeof gain, "%+.0f%%", 100 * a.predicted_gain);
     return "; it gains more than the best change to " + verdict.bottleneck + " itself (" +
-           a.change + ", " + gain + ")";
+           a.change + ", " + trace::FormatPercentChange(a.predicted_gain) + ")";
   }
   return "; no change to " + verdict.bottleneck + " itself gains as much";
 }

@@ -23,9 +23,16 @@ inline constexpr int64_t kDefaultReceiveNsPerBatch = 45'000;
 // as NumPy's arrays are under pickle's protocol 4: its bytes copied out, then into the
 // pickle): the main process's pickling of it (ForkingPickler.dumps, 1.29-1.36 ms), and the
 // rest until the worker holds it (the pipe, the worker's unpickling: 2.3-2.9 ms).
-// A dataset of many small objects (a list of a million file names) costs more per byte.
 inline constexpr int64_t kDatasetPickleNsPerMib = 1'300'000;
 inline constexpr int64_t kDatasetSendNsPerMib = 2'500'000;
+// A dataset of many small objects costs more than its bytes: each entry of a list of
+// samples (ImageFolder's, a path and a class, 66 bytes pickled), beyond its bytes' cost,
+// measured there on 2026-12-06 with 200,000 of them: its pickling (387-530 ns) and the rest
+// until the worker holds it (its unpickling: 50-166 ns). ImageNet's 1,281,167 samples
+// cost a worker that spawns about a second before it starts (pytorch#55455: 16 s an epoch
+// with 8 workers on Windows).
+inline constexpr int64_t kDatasetPickleNsPerEntry = 450;
+inline constexpr int64_t kDatasetSendNsPerEntry = 120;
 // A pipe's buffer on Linux: a pickle larger than this holds Process.start() until the
 // worker has read all but this much of it.
 inline constexpr int64_t kPipeBufferBytes = 64 << 10;

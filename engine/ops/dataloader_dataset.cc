@@ -345,10 +345,10 @@ class DataLoaderDataset : public UnaryDataset {
       }
       auto& queue = queues_[static_cast<size_t>(index)];
       while (Batch* batch = NextOf(queue)) {
-        const uint64_t start = TicksIfRecording();
+        const uint64_t fetch_start = TicksIfRecording();
         batch->status = d_.Fetch(batch->items, batch->element.id, ctx_.cancellation, stats_->name,
                                  batch->element);
-        RecordSpan(record::EventKind::kWork, start, TicksIfRecording(), batch->element.id);
+        RecordSpan(record::EventKind::kWork, fetch_start, TicksIfRecording(), batch->element.id);
         {
           std::lock_guard lock(mu_);
           arrived_.push_back(batch);

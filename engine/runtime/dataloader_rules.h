@@ -129,9 +129,13 @@ struct DataLoaderRules {
   int64_t receive_ns_per_mib = kDefaultReceiveNsPerMib;
   int64_t receive_ns_per_batch = kDefaultReceiveNsPerBatch;
   spec::StartMethod start_method = spec::fork;
-  int64_t dataset_bytes = 0;  // the dataset object pickled
-  bool threads = false;       // workers are threads of the main process (Keras's default)
-  bool stacks = true;         // false: a batch is its one item as getitem made it (Keras)
+  int64_t dataset_bytes = 0;  // the dataset object pickled, its entries apart
+  // The dataset's entries, one for each item of a pass (ImageFolder's samples), and the
+  // bytes each pickles to.
+  int64_t dataset_entries = 0;
+  int64_t dataset_bytes_per_entry = 0;
+  bool threads = false;  // workers are threads of the main process (Keras's default)
+  bool stacks = true;    // false: a batch is its one item as getitem made it (Keras)
   // getitem runs once per batch on all of its indices and makes its items (__getitems__, or
   // a sampler of index batches with batch_size=None): no per-item call, nothing stacked.
   bool fetch_batches = false;
@@ -174,18 +178,24 @@ struct DataLoaderRules {
   }
   // Whether each worker that starts is sent the dataset pickled (spawn, forkserver); fork
   // inherits it.
-  bool SendsDataset() const { return !threads && start_method != spec::fork && dataset_bytes > 0; }
+  bool SendsDataset() const { return !threads && start_method != spec::fork && DatasetBytes() > 0; }
+  // The dataset's pickle, its entries included.
+  int64_t DatasetBytes() const { return dataset_bytes + dataset_entries * dataset_bytes_per_entry; }
   // The main process's CPU to pickle the dataset for one worker that starts.
   int64_t PickleDatasetNs() const {
-    return SendsDataset() ? OfBytes(dataset_bytes, kDatasetPickleNsPerMib) : 0;
+    return SendsDataset() ? OfBytes(DatasetBytes(), kDatasetPickleNsPerMib) +
+                                dataset_entries * kDatasetPickleNsPerEntry
+                          : 0;
   }
   // The rest of the dataset's sending, until the worker holds it: the pipe, its unpickling.
   int64_t ReadDatasetNs() const {
-    return SendsDataset() ? OfBytes(dataset_bytes, kDatasetSendNsPerMib) : 0;
+    return SendsDataset() ? OfBytes(DatasetBytes(), kDatasetSendNsPerMib) +
+                                dataset_entries * kDatasetSendNsPerEntry
+                          : 0;
   }
   // Process.start() returns only once the worker has started and read the dataset's pickle
   // (larger than the pipe's buffer): the main process starts its workers one after another.
-  bool StartsOneAtATime() const { return SendsDataset() && dataset_bytes > kPipeBufferBytes; }
+  bool StartsOneAtATime() const { return SendsDataset() && DatasetBytes() > kPipeBufferBytes; }
   // CPU to receive a batch of `bytes` from a worker: its message, then unpickling.
   int64_t ReceiveNs(int64_t bytes) const {
     return receive_ns_per_batch + OfBytes(bytes, receive_ns_per_mib);
@@ -259,6 +269,10 @@ inline Result<DataLoaderRules> DataLoaderRulesOf(const spec::DataLoaderOp& op, i
   r.replicated = op.replicated();
   r.start_method = op.start_method();
   r.dataset_bytes = op.dataset_bytes();
+  if (op.dataset_bytes_per_item() > 0 && input_elements) {
+    r.dataset_entries = *input_elements;
+    r.dataset_bytes_per_entry = op.dataset_bytes_per_item();
+  }
   if (op.worker_split() != spec::not_split && input_elements) {
     r.split_items = *input_elements;
     r.worker_split = op.worker_split();

@@ -273,14 +273,11 @@ class ParallelMapIt : public SimUnaryIterator {
       // trace's boundary between them placed at the hand-off's share of it.
       const int64_t handoff_cpu = HandOnNs(handoffs_, n);
       const int64_t work_cpu = CpuCostOfRun(n, rows);
-      const int64_t read = co_await ReadFiles(n);  // before the work, as a load then its decode
       const int64_t wait = WaitCostOfRun(n);
-      if (stage_.cost->gil_share > 0) {
-        const int64_t locked = LockedShare(work_cpu);
-        co_await ChargeHoldingLock(thread, locked, handoff_cpu + work_cpu - locked, wait);
-      } else {
-        co_await Charge(thread, handoff_cpu + work_cpu, wait);
-      }
+      const bool under_lock = stage_.cost->gil_share > 0;
+      const int64_t locked = under_lock ? LockedShare(work_cpu) : 0;
+      const int64_t read = co_await ChargeCalls(thread, n, under_lock, locked,
+                                                handoff_cpu + work_cpu - locked, wait);
       const double cpu_wall = static_cast<double>(now() - wait - read - fetched_at);
       const int64_t work_start =
           fetched_at +

@@ -115,9 +115,8 @@ class DataLoaderIt : public SimUnaryIterator {
                                                                   stage_.cost->out_bytes));
     const int64_t cpu = rules_.fetch_batches ? CpuCost(1) + gathered : CpuCost(rows);
     const int64_t locked = LockedShare(cpu);
-    co_await ReadFiles(rules_.fetch_batches ? 1 : rows);
-    co_await ChargeHoldingLock(thread, locked, cpu - locked,
-                               rules_.fetch_batches ? WaitCost() : WaitCostOfRun(rows));
+    co_await ChargeCalls(thread, rules_.fetch_batches ? 1 : rows, true, locked, cpu - locked,
+                         rules_.fetch_batches ? WaitCost() : WaitCostOfRun(rows));
   }
 
   // num_workers 0: the main process fetches and collates the batch when asked.
@@ -239,9 +238,9 @@ class DataLoaderIt : public SimUnaryIterator {
     while (true) {
       Batch* batch = co_await NextOf(queue);
       if (!batch) co_return;
-      const int64_t start = now();
+      const int64_t fetch_start = now();
       co_await ChargeFetch(thread, batch->element.rows);
-      ctx_.trace->Span(EventKind::kWork, stage_.id, thread, start, now(), batch->element.id);
+      ctx_.trace->Span(EventKind::kWork, stage_.id, thread, fetch_start, now(), batch->element.id);
       arrived_.push_back(batch);
       if (rules_.pin_memory) {
         to_work_.NotifyAll();

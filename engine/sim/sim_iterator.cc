@@ -88,16 +88,29 @@ Task<void> SimIterator::ChargeHoldingLock(SimThread& thread, int64_t locked_ns, 
   return ctx_.ChargeHoldingLock(thread, stage_.id, locked_ns, free_ns, wait_ns);
 }
 
-Task<int64_t> SimIterator::ReadFiles(int64_t calls) {
+Task<int64_t> SimIterator::ChargeCalls(SimThread& thread, int64_t calls, bool under_lock,
+                                       int64_t locked_ns, int64_t free_ns, int64_t wait_ns) {
   const int64_t bytes = stage_.cost->read_bytes;
-  if (!ctx_.storage || bytes <= 0) co_return 0;
-  const int64_t start = now();
-  for (int64_t i = 0; i < calls; ++i) {
-    const int64_t done =
-        ctx_.storage->Serve(now(), bytes, stage_.cost->read_files, ++ctx_.files_read);
-    co_await scheduler().Sleep(done - now());
+  const bool reads = ctx_.storage && bytes > 0 && calls > 0;
+  const int64_t parts = reads ? calls : 1;
+  int64_t read_ns = 0;
+  for (int64_t i = 0; i < parts; ++i) {
+    if (reads) {
+      const int64_t asked = now();
+      const int64_t done =
+          ctx_.storage->Serve(asked, bytes, stage_.cost->read_files, ++ctx_.files_read);
+      co_await scheduler().Sleep(done - asked);
+      read_ns += done - asked;
+    }
+    // Call i's share, so that the shares add up to the whole.
+    const auto share = [i, parts](int64_t ns) { return ns * (i + 1) / parts - ns * i / parts; };
+    if (under_lock) {
+      co_await ChargeHoldingLock(thread, share(locked_ns), share(free_ns), share(wait_ns));
+    } else {
+      co_await Charge(thread, share(free_ns), share(wait_ns));
+    }
   }
-  co_return now() - start;
+  co_return read_ns;
 }
 
 Task<bool> SimIterator::OneOfRun(SimThread& thread, SimElement& out) {

@@ -233,10 +233,15 @@ class SimIterator {
                               SimRunTotals& totals) {
     return input.GetNextRunTotals(thread, max_rows, totals, &input_ns_);
   }
-  // The op's files read from the spec's disk (OpCost::read_bytes), `calls` of them one after
-  // another, each waited for as the disk serves it; the time they took (0 where the spec
-  // has no disk or the op reads nothing from it).
-  Task<int64_t> ReadFiles(int64_t calls);
+  // A run of `calls` calls of the op's function: `locked_ns` of CPU under the interpreter
+  // lock where `under_lock`, `free_ns` of CPU, then `wait_ns` blocked. Where the function
+  // reads files from the spec's disk (OpCost::read_bytes), each call reads its own before its
+  // share of the rest, load then decode as the engine's calls run, so that threads working
+  // side by side ask the disk as they go rather than in one burst a run (which queues them
+  // all for its channel at once). The time spent waiting for the disk: 0 where the spec has
+  // none or the function reads nothing from it.
+  Task<int64_t> ChargeCalls(SimThread& thread, int64_t calls, bool under_lock, int64_t locked_ns,
+                            int64_t free_ns, int64_t wait_ns);
   // Charges the op's time: `cpu_ns` on a core, then `wait_ns` blocked.
   Scheduler::ComputeAwaiter Charge(SimThread& thread, int64_t cpu_ns, int64_t wait_ns) {
     return scheduler().Compute(thread, cpu_ns, wait_ns);

@@ -26,12 +26,9 @@ class SequentialMapIt : public SimUnaryIterator {
     const bool got = co_await PullInput(thread, out);
     if (!got) co_return false;
     const int64_t cpu = CpuCost(out.rows);
-    co_await ReadFiles(1);
-    if (stage_.cost->gil_share > 0) {
-      co_await ChargeHoldingLock(thread, LockedShare(cpu), cpu - LockedShare(cpu), WaitCost());
-    } else {
-      co_await Charge(thread, cpu, WaitCost());
-    }
+    const bool under_lock = stage_.cost->gil_share > 0;
+    const int64_t locked = under_lock ? LockedShare(cpu) : 0;
+    co_await ChargeCalls(thread, 1, under_lock, locked, cpu - locked, WaitCost());
     if (stage_.cost->out_bytes > 0) out.bytes = stage_.cost->out_bytes * out.rows;
     if (stage_.shape_output) stage_.shape_output(out);
     co_return true;
@@ -46,13 +43,9 @@ class SequentialMapIt : public SimUnaryIterator {
     int64_t rows = 0;
     for (size_t i = first; i < out.size(); ++i) rows += out[i].rows;
     const int64_t cpu = CpuCostOfRun(n, rows);
-    co_await ReadFiles(n);
-    if (stage_.cost->gil_share > 0) {
-      co_await ChargeHoldingLock(thread, LockedShare(cpu), cpu - LockedShare(cpu),
-                                 WaitCostOfRun(n));
-    } else {
-      co_await Charge(thread, cpu, WaitCostOfRun(n));
-    }
+    const bool under_lock = stage_.cost->gil_share > 0;
+    const int64_t locked = under_lock ? LockedShare(cpu) : 0;
+    co_await ChargeCalls(thread, n, under_lock, locked, cpu - locked, WaitCostOfRun(n));
     if (stage_.cost->out_bytes > 0) {
       for (size_t i = first; i < out.size(); ++i)
         out[i].bytes = stage_.cost->out_bytes * out[i].rows;

@@ -308,6 +308,22 @@ void AddThreadKnobs(const PlannedOp& p, int cores, CandidateList& out) {
                          "rows asked for)",
                      {}, /*needs_code_change=*/true);
       }
+      // A list of samples (ImageFolder's) pickles at a cost an object beyond its bytes; the
+      // same paths and classes in NumPy arrays pickle as one buffer each.
+      if (loader.start_method() != spec::fork && loader.dataset_bytes_per_item() > 0 &&
+          p.input_elements) {
+        const int64_t listed = *p.input_elements * loader.dataset_bytes_per_item();
+        out.AddKnobs("samples_as_arrays", name,
+                     {{"dataset_bytes_per_item", "0"},
+                      {"dataset_bytes", std::to_string(loader.dataset_bytes() + listed)}},
+                     "keep the samples " + name +
+                         "'s dataset lists (a path and a class for each of its " +
+                         std::to_string(*p.input_elements) +
+                         " items, Python objects pickled for each worker that starts) in NumPy "
+                         "arrays, np.array(paths) and np.array(classes), which pickle as one "
+                         "buffer each; __getitem__ reads str(paths[i])",
+                     {}, /*needs_code_change=*/true);
+      }
       // Pinned memory speeds a copy to an accelerator; a step on the CPU has none, and torch
       // drops the flag there.
       if (!loader.pin_memory() && p.accelerator) {

@@ -590,10 +590,9 @@ Status CheckOnLongerEpochs(const spec::PipelineSpec& spec, std::vector<Advice>& 
     if (!rate.ok()) continue;
     const double gain = *rate * a.steps_per_step / base - 1;
     if (gain > noise) continue;
-    char pct[32];
-    std::snprintf(pct, sizeof pct, "%+.0f%%", 100 * gain);
-    const std::string longer =
-        std::abs(gain) < 0.005 ? "it gains nothing" : std::string("the rate changes ") + pct;
+    const std::string longer = std::abs(gain) < 0.005
+                                   ? "it gains nothing"
+                                   : "the rate changes " + trace::FormatPercentChange(gain);
     a.confidence = "low";
     // After a closing sentence of what the change alters, a sentence of its own.
     const bool sentence = a.text.ends_with('.');

@@ -16,8 +16,12 @@ std::string FormatPercent(double fraction) {
 }
 
 std::string FormatPercentChange(double fraction) {
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "%+.0f%%", 100 * fraction);
+  char buf[32];
+  if (fraction >= 9) {
+    std::snprintf(buf, sizeof buf, "%.1f×", 1 + fraction);
+  } else {
+    std::snprintf(buf, sizeof buf, "%+.0f%%", 100 * fraction);
+  }
   return buf;
 }
 

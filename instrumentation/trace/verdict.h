@@ -51,7 +51,8 @@ void SetSuggestion(Verdict& verdict, std::string suggestion);
 
 // "42%" for 0.42: how verdicts write shares.
 std::string FormatPercent(double fraction);
-// A change as a signed whole percent: 0.743 -> "+74%".
+// A change as a signed whole percent: 0.743 -> "+74%"; ten times as much or more as a ratio,
+// which reads better than a percentage: 11.21 -> "12.2×", not "+1121%".
 std::string FormatPercentChange(double fraction);
 
 }  // namespace pipescope::trace

@@ -28,9 +28,11 @@ TEST(CliGridTest, RunsEveryPointAndReportsTheBest) {
   for (const auto& row : results) {
     EXPECT_TRUE(row["knobs"].contains("decode.num_parallel_calls"));
     EXPECT_TRUE(row["knobs"].contains("prefetch.buffer_size"));
-    EXPECT_GT(row["steps_per_s"].get<double>(), 0);
+    // A point of 0.3 s on a busy machine may end before its first step: its rate is then 0.
+    EXPECT_GE(row["steps_per_s"].get<double>(), 0);
     best = std::max(best, row["steps_per_s"].get<double>());
   }
+  EXPECT_GT(best, 0);
   EXPECT_EQ(j["best"]["steps_per_s"].get<double>(), best);
   EXPECT_EQ(results[0]["knobs"]["decode.num_parallel_calls"], 1);
   EXPECT_EQ(results[0]["knobs"]["prefetch.buffer_size"], 0);

@@ -326,6 +326,52 @@ TEST(CliSimulateTest, ASavedTraceSaysHowBusyTheDiskWas) {
   EXPECT_GE(disk_busy[disk_busy.size() / 2], 90) << "the median sample, in percent";
 }
 
+// A loader whose workers start again every epoch, over epochs longer than the run: the
+// summary says each epoch begins with a wait like the run's start-up, and how much of it the
+// workers' start-ups are (persistent_workers' saving); a saved trace's report says it too.
+// Workers that persist, or one epoch, hear nothing of it.
+TEST(CliSimulateTest, EachEpochsStartIsSaidWhereTheLoadersWorkersStartAgain) {
+  const auto simulate = [](const std::string& name, const std::string& fields,
+                           const std::string& epochs, const std::string& trace = "") {
+    const std::string spec = TempPath(name + ".pbtxt");
+    std::ofstream(spec) << R"(source { name: "dataset" range { stop: 1000000 } }
+ops { name: "loader" dataloader { batch_size: 8 num_workers: 2 worker_startup: "300ms" )"
+                        << fields << R"( getitem { python { duration: "1ms" } } } }
+ops { name: "epochs" repeat { )"
+                        << epochs << R"( } }
+train_step { step_time: "10ms" })";
+    return Cli("simulate " + spec + " --duration 2 --no-advice" +
+               (trace.empty() ? "" : " --trace " + trace));
+  };
+  const std::string trace = TempPath("restarting.pstrace");
+  const auto restarting = simulate("restarting", "", "count: 90", trace);
+  ASSERT_EQ(restarting.exit_code, 0) << restarting.out;
+  const std::string said =
+      "loader starts its workers again every epoch (no persistent_workers): each of its 90 "
+      "epochs begins with a wait like this one, 0.30 s of it their start-ups";
+  EXPECT_NE(restarting.out.find(said), std::string::npos) << restarting.out;
+  const auto report = Cli("report " + trace);
+  EXPECT_NE(report.out.find(said), std::string::npos) << report.out;
+  const json j = json::parse(JsonPart(Cli("report " + trace + " --json").out));
+  ASSERT_TRUE(j.contains("epoch_start")) << j.dump(2);
+  EXPECT_EQ(j["epoch_start"]["loader"], "loader");
+  EXPECT_EQ(j["epoch_start"]["epochs"], 90);
+  EXPECT_NEAR(j["epoch_start"]["worker_startups_s"].get<double>(), 0.3, 0.01);
+  EXPECT_GE(j["epoch_start"]["wait_s"].get<double>(), 0.3);
+  const auto endless = simulate("endless", "", "");
+  EXPECT_NE(endless.out.find("each epoch begins with a wait like this one"), std::string::npos)
+      << endless.out;
+  for (const auto& [fields, epochs] :
+       {std::pair<std::string, std::string>{"persistent_workers: true", "count: 90"},
+        {"", "count: 1"}}) {
+    const auto quiet = simulate("quiet", fields, epochs);
+    ASSERT_EQ(quiet.exit_code, 0) << quiet.out;
+    EXPECT_EQ(quiet.out.find("begins with a wait like this one"), std::string::npos)
+        << fields << " " << epochs << "\n"
+        << quiet.out;
+  }
+}
+
 TEST(CliSimulateTest, BadModelsAreNamed) {
   const std::string model = TempPath("bad_model.json");
   std::ofstream(model) << R"({"ops": {"decode": {"cpu": {"mean_ns": "slow"}}}})";

@@ -2897,7 +2897,10 @@ ds = tf.data.TextLineDataset(["a.csv"]).map(parse_csv)
   const auto loader = Import(R"(import torch
 loader = torch.utils.data.DataLoader(ds, batch_size=8, num_workers=4)
 )");
-  EXPECT_TRUE(HasNote(loader, 2, "the loader starts its 4 worker processes again every epoch"))
+  EXPECT_TRUE(
+      HasNote(loader, 2,
+              "the loader starts its worker processes again every epoch (no persistent_workers; "
+              "num_workers=4 in the code)"))
       << Notes(loader);
   const auto persistent = Import(R"(import torch
 loader = torch.utils.data.DataLoader(ds, batch_size=8, num_workers=4, persistent_workers=True)

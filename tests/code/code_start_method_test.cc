@@ -110,10 +110,10 @@ TEST(CodeStartMethodTest, TheLoadersOwnContextIsItsStartMethod) {
 }
 
 // What the dataset keeps: CIFAR10's training images and labels as NumPy arrays (50,000 of
-// 32×32×3 bytes and 8), pickled; torch tensors (a TensorDataset's, MNIST's, arrays made
-// tensors with torch.from_numpy), which torch.multiprocessing sends through shared memory
-// as handles, not pickled; and attributes loaded when the code runs, which a note names for
-// the user to size.
+// 32×32×3 bytes and 8), pickled; ImageFolder's list of samples, an entry for each file; torch
+// tensors (a TensorDataset's, MNIST's, arrays made tensors with torch.from_numpy), which
+// torch.multiprocessing sends through shared memory as handles, not pickled; and attributes loaded
+// when the code runs, which a note names for the user to size.
 TEST(CodeStartMethodTest, TheDatasetIsSizedFromWhatTheCodeShows) {
   const ImportedCode tensors = Import(R"(import torch
 from torch.utils.data import TensorDataset, DataLoader
@@ -156,6 +156,32 @@ loader = torch.utils.data.DataLoader(train, batch_size=128, num_workers=4,
 )");
   EXPECT_EQ(Loader(cifar).dataset_bytes(), 50000 * (32 * 32 * 3 + 8));
   EXPECT_TRUE(Says(cifar, 5, "CIFAR10's images and labels, 154 MB")) << Notes(cifar);
+  // ImageFolder lists a path and a class for each file, however many the folder holds.
+  const ImportedCode folder = Import(R"(import torch
+from torchvision import datasets, transforms
+train = datasets.ImageFolder("train", transforms.ToTensor())
+loader = torch.utils.data.DataLoader(train, batch_size=256, num_workers=8,
+                                     multiprocessing_context="spawn")
+)");
+  EXPECT_EQ(Loader(folder).dataset_bytes(), 0);
+  EXPECT_EQ(Loader(folder).dataset_bytes_per_item(), 66);
+  EXPECT_TRUE(Says(folder, 5,
+                   "ImageFolder's list of samples, a path and a class for each file: 66 B and "
+                   "Python objects to pickle for each"))
+      << Notes(folder);
+  EXPECT_TRUE(Says(folder, 5, "waits until each has started and read it")) << Notes(folder);
+  // Forked, its workers are sent nothing; the note says what spawning them would send.
+  const ImportedCode forked = Import(R"(import torch
+from torchvision import datasets, transforms
+train = datasets.ImageFolder("train", transforms.ToTensor())
+loader = torch.utils.data.DataLoader(train, batch_size=256, num_workers=8)
+)");
+  EXPECT_EQ(Loader(forked).dataset_bytes_per_item(), 66);
+  EXPECT_TRUE(Says(forked, 4,
+                   "is sent the dataset pickled (ImageFolder's list of samples, a path and a "
+                   "class for each file"))
+      << Notes(forked);
+  EXPECT_TRUE(Says(forked, 4, "--set loader.start_method=spawn simulates that")) << Notes(forked);
   const ImportedCode loaded = Import(R"(import numpy as np
 import torch
 class Table(torch.utils.data.Dataset):

@@ -332,8 +332,9 @@ TEST(DataLoaderEngineTest, NoWorkersFetchInTheMainProcess) {
 
 // Workers that spawn are each sent the dataset: one over a pipe's buffer (1 MiB) holds the
 // main process until each worker has started and read it, so the two workers' start-ups
-// follow each other; forked workers inherit it and start together. A spawned dataset under
-// the buffer (32 KiB) does not hold it.
+// follow each other, whether its bytes are an array's or a list's entries; forked workers
+// inherit it and start together. A spawned dataset under the buffer (32 KiB) does not hold
+// it.
 TEST(DataLoaderEngineTest, SpawnedWorkersOfALargeDatasetStartOneAfterAnother) {
   // Each worker's start-up span (a kWork of no element) on the loader's tracks, in time order.
   auto startups = [](const std::string& fields) {
@@ -357,9 +358,15 @@ TEST(DataLoaderEngineTest, SpawnedWorkersOfALargeDatasetStartOneAfterAnother) {
     EXPECT_EQ(spans.size(), 2u) << fields;
     return spans;
   };
-  const auto spawned = startups("start_method: spawn dataset_bytes: 1048576");
-  ASSERT_EQ(spawned.size(), 2u);
-  EXPECT_GE(spawned[1].first, spawned[0].second) << "the second starts once the first has read";
+  // A list of 8 entries of 10,000 bytes (one for each item the loader's input gives) is
+  // over the buffer too.
+  for (const std::string fields : {"start_method: spawn dataset_bytes: 1048576",
+                                   "start_method: spawn dataset_bytes_per_item: 10000"}) {
+    const auto spawned = startups(fields);
+    ASSERT_EQ(spawned.size(), 2u);
+    EXPECT_GE(spawned[1].first, spawned[0].second)
+        << fields << ": the second starts once the first has read";
+  }
   for (const std::string fields :
        {"start_method: fork dataset_bytes: 1048576", "start_method: spawn dataset_bytes: 32768"}) {
     const auto together = startups(fields);

@@ -115,6 +115,34 @@ TEST(DataLoaderSimTest, SpawnedWorkersOfALargeDatasetStartOneAfterAnother) {
   EXPECT_GE(run("start_method: forkserver dataset_bytes: 67108864"), 4 * one_start);
 }
 
+// A dataset that lists an entry for each item (ImageFolder's samples, a path and a class):
+// 1,000,000 items of 66 bytes make a 63 MiB pickle, which spawned workers are sent one after
+// another, each entry also an object to pickle and unpickle: four starts of about 0.84 s each
+// before the first batch, where the same bytes in one array take about 0.3 s each.
+TEST(DataLoaderSimTest, ADatasetsListOfSamplesCostsItsEntriesBesideItsBytes) {
+  auto first_step_s = [](const std::string& fields) {
+    const SimRun r =
+        Simulated(Pipeline(Loader("num_workers: 4 worker_startup: \"100ms\" " + fields),
+                           "range { start: 0 stop: 1000000 }", "1ms"),
+                  10, 1, 8);
+    return static_cast<double>(trace::AnalyzeSteady(*r.model).startup_ns) / 1e9;
+  };
+  engine::DataLoaderRules listed;
+  listed.start_method = spec::spawn;
+  listed.dataset_entries = 1'000'000;
+  listed.dataset_bytes_per_entry = 66;
+  const double one_start =
+      0.1 + static_cast<double>(listed.PickleDatasetNs() + listed.ReadDatasetNs()) / 1e9;
+  EXPECT_NEAR(one_start, 0.1 + 66e6 / (1 << 20) * 3.8e-3 + 1e6 * 570e-9, 0.001);
+  const double samples = first_step_s("start_method: spawn dataset_bytes_per_item: 66");
+  EXPECT_GE(samples, 4 * one_start);
+  EXPECT_LT(samples, 4 * one_start + 0.1);
+  const double arrays = first_step_s("start_method: spawn dataset_bytes: 66000000");
+  EXPECT_LT(arrays, samples - 4 * 0.5);
+  // Forked, nothing is sent, entries or not.
+  EXPECT_LT(first_step_s("start_method: fork dataset_bytes_per_item: 66"), 0.2);
+}
+
 // Spawned workers that persist are sent the dataset once: three epochs start 4 workers, not
 // 12, and take about a third of the time the workers started each epoch take.
 TEST(DataLoaderSimTest, PersistentWorkersAreSentTheDatasetOnce) {
@@ -464,6 +492,27 @@ TEST(DataLoaderSimTest, FilesAnItemLoadsAreEachAReadOfTheNamedDisk) {
   // One worker, whose stand-in wait (30 ms here) would double an item's time were it paid
   // beside the disk's reads.
   EXPECT_NEAR(run(true, 1, "30ms"), 1 / per_item_s, 0.05 / per_item_s);
+}
+
+// Two workers each reading a file for each item (1 ms to pass the SSD's channel) and then
+// working on it (2 ms): a worker reads an item's file and decodes it, then the next, as the
+// engine's calls run, so their reads take turns on the channel and an item costs a worker
+// 3.1 ms. Were a batch's reads all made first, both workers would read at once and then
+// compute at once, each waiting for the other's reads every batch (2 items in 4 ms).
+TEST(DataLoaderSimTest, WorkersReadEachItemsFileBeforeItsWorkSoTheirReadsTakeTurns) {
+  const std::string text =
+      Pipeline(
+          "ops { name: \"loader\" dataloader { batch_size: 16 num_workers: 2 "
+          "worker_startup: \"0s\" persistent_workers: true getitem { python { duration: "
+          "\"2ms\" gil_share: 0 read_bytes: 100000 } } } }",
+          "range { start: 0 stop: 100000000 }", "0s") +
+      " storage { kind: ssd access_time: \"100us\" bandwidth: \"100MB/s\" queue_depth: 32 }";
+  const SimRun run = Simulated(text, 10, 1, 8);
+  const trace::RangeAnalysis steady = trace::AnalyzeSteady(*run.model);
+  const double per_item_s = 0.0001 + 0.001 + 0.002;
+  EXPECT_NEAR(steady.elements_per_s, 2 / per_item_s, 0.05 * 2 / per_item_s);
+  // The channel passes 2 of every 3.1 ms: busy as much, though 2 of its 32 slots at most are.
+  EXPECT_NEAR(steady.storage_busy_fraction, 2 * 0.001 / per_item_s, 0.05);
 }
 
 // The simulated trace carries the disk's busy time as the run went (EventKind::kStorageBusy),
