@@ -132,7 +132,7 @@ int RunCommand(const RunCommandOptions& options, std::ostream& out, std::ostream
     context.recorded = false;
     analysis = AnalysisFromCounters(result->summary);
   }
-  SetStorage(context, spec, result->summary.storage_busy_fraction);
+  SetStorage(context, spec, result->summary.storage_busy_fraction, result->summary.storage_reads);
   if (options.json) {
     auto j = SummaryToJson(analysis, context);
     if (!options.trace_path.empty()) j["trace"] = options.trace_path;

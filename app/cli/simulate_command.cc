@@ -120,7 +120,8 @@ int SimulateCommand(const SimulateCommandOptions& options, std::ostream& out, st
   }
   SummaryContext context = ContextFromModel(*result->model, result->summary.end_of_data);
   context.batch_copies = engine::BatchCopies(printed);
-  SetStorage(context, printed, result->summary.storage_busy_fraction);
+  SetStorage(context, printed, result->summary.storage_busy_fraction,
+             result->summary.storage_reads);
   SetEpochRestarts(context, printed, *result->model, analysis);
   const double virtual_s = result->summary.duration_s;
   const double wall_s = std::max(result->simulation_wall_s, 1e-9);

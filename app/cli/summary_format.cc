@@ -115,10 +115,11 @@ nlohmann::json FigureJson(std::optional<double> v) {
 }
 
 void SetStorage(SummaryContext& c, const spec::PipelineSpec& spec,
-                std::optional<double> busy_fraction) {
+                std::optional<double> busy_fraction, int64_t reads) {
   if (!spec.has_storage() || !busy_fraction) return;
   c.storage = engine::StorageDescription(spec.storage());
   c.storage_busy_fraction = busy_fraction;
+  c.storage_unread = reads == 0;
 }
 
 void SetEpochRestarts(SummaryContext& c, const spec::PipelineSpec& spec, const trace::Model& model,
@@ -190,6 +191,7 @@ nlohmann::json SummaryToJson(const trace::RangeAnalysis& a, const SummaryContext
   if (const std::optional<double> busy = StorageBusy(a, c)) {
     j["storage"] = c.storage;
     j["storage_busy_fraction"] = *busy;
+    if (c.storage_unread) j["storage_read_nothing"] = true;
   }
   if (!c.restarting_loader.empty()) {
     // epochs -1: endless.
@@ -322,6 +324,13 @@ std::string SummaryToText(const trace::RangeAnalysis& a, const SummaryContext& c
                       ? ": the reads are the limit; more workers or threads only queue for it"
                       : "");
     out += line;
+    // A named disk that nothing reads is a setting that changed nothing: say so.
+    if (c.storage_unread) {
+      out +=
+          "  nothing was read from it: a named disk serves record files (TFRecord, "
+          "fixed-length, synthetic) and Python calls' file loads (read_bytes: a DataLoader's "
+          "or a Sequence's items); a tf.io.read_file map's files are read from memory\n";
+    }
   }
   out += DeviceGapsToText(a.device_gaps);
   if (!c.recorded) return out + "(not recorded: no per-op figures)\n";

@@ -30,6 +30,7 @@ struct SummaryContext {
   // reads; empty and nullopt where the spec has none.
   std::string storage;
   std::optional<double> storage_busy_fraction;
+  bool storage_unread = false;  // the run read nothing from it
   // A DataLoader whose workers start again each epoch (no persistent_workers) over several
   // epochs: each epoch begins with a wait like the run's start-up, which a run of long
   // epochs may not reach to show. Its name (empty: none), its epochs (-1: endless), and its
@@ -38,9 +39,9 @@ struct SummaryContext {
   int64_t loader_epochs = 0;
   int64_t loader_startup_ns = 0;
 };
-// The storage figures of a run of `spec` into `c`.
+// The storage figures of a run of `spec` into `c`: its busy share and the reads it served.
 void SetStorage(SummaryContext& c, const spec::PipelineSpec& spec,
-                std::optional<double> busy_fraction);
+                std::optional<double> busy_fraction, int64_t reads);
 // A loader of `spec` that starts its workers each epoch, and their start-ups' time before
 // the first step of `model` (`steady`'s start-up), into `c`.
 void SetEpochRestarts(SummaryContext& c, const spec::PipelineSpec& spec, const trace::Model& model,

@@ -108,6 +108,19 @@ Value Flow(PythonReader& r, const CallArgs& a, const CallArgs& generator, int64_
   // In whole microseconds, as a `# pipescope:` comment would write it.
   kf->mutable_getitem()->mutable_python()->set_duration(
       engine::SpecDuration(per_sample * batch / 1000 * 1000));
+  if (load_ns > 0) {
+    // Each sample opens its own file: cheap from the page cache, a seek each from a hard disk
+    // (keras#6503's first epoch, 2.69 s a batch of 256).
+    kf->mutable_getitem()->mutable_python()->set_read_bytes(batch * kStandInFileBytes);
+    kf->mutable_getitem()->mutable_python()->set_read_files(batch);
+    p->Note(a.node.start(),
+            "each batch reads its " + std::to_string(batch) + " image files, " +
+                engine::FormatBytes(kStandInFileBytes) +
+                " each standing in, from memory until the disk is named: --set "
+                "storage.kind=hdd (or ssd, nvme) for files on a disk the page cache does not "
+                "hold, --set " +
+                op_name + ".read_bytes=SIZE for a batch's");
+  }
   const std::string size =
       std::to_string(h) + "×" + std::to_string(w) + (side_known ? "" : " (standing in)");
   p->Note(

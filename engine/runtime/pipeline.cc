@@ -264,6 +264,11 @@ std::vector<int64_t> Pipeline::RebuildTimes() const {
   return rebuilds_;
 }
 
+int64_t Pipeline::StorageReads() const {
+  std::lock_guard lock(mu_);
+  return storage_ ? storage_->Reads() : 0;
+}
+
 std::optional<double> Pipeline::StorageBusyFraction() const {
   std::lock_guard lock(mu_);
   if (!storage_) return std::nullopt;

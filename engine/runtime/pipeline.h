@@ -82,6 +82,7 @@ class Pipeline {
   // The share of time the spec's disk was busy serving reads, since the last build; nullopt
   // where the spec has no storage.
   std::optional<double> StorageBusyFraction() const;
+  int64_t StorageReads() const;  // the reads the spec's disk served; 0 where it has none
 
  private:
   Pipeline() = default;

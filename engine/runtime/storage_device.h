@@ -63,6 +63,10 @@ class StorageDevice {
     const int64_t now = NowNs();
     return now > 0 ? std::min(1.0, queue_.BusyNsUntil(now) / static_cast<double>(now)) : 0;
   }
+  int64_t Reads() const {
+    std::lock_guard lock(mu_);
+    return queue_.reads();
+  }
   // Its busy time since it was made (StorageQueue::BusyNsUntil): what the trace's samples of
   // it (record::EventKind::kStorageBusy) are differences of.
   double BusyNs() const {

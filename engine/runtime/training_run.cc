@@ -126,6 +126,7 @@ Result<RunSummary> RunTraining(Pipeline& pipeline, DeviceStep& device, const Run
       std::min(1.0, static_cast<double>(device.BusyNs(end_ns)) / static_cast<double>(wall));
   summary.knob_changes = pipeline.KnobChanges();
   summary.storage_busy_fraction = pipeline.StorageBusyFraction();
+  summary.storage_reads = pipeline.StorageReads();
   if (first_element_ns >= 0) {
     summary.startup_s =
         static_cast<double>(first_element_ns - start - paused_before_first_ns) / 1e9;

@@ -41,6 +41,7 @@ struct RunSummary {
   // The share of the run the spec's disk (spec::Storage) was busy serving reads; nullopt
   // where the spec has none.
   std::optional<double> storage_busy_fraction;
+  int64_t storage_reads = 0;  // the reads it served
 };
 
 // The run after its first element reached the step: its figures without the start-up, which

@@ -60,6 +60,13 @@ int64_t Scheduler::FinishTime(double left, double ns_per_service) const {
   return service_at_ + whole;
 }
 
+int64_t Scheduler::CpuUsedNs(const SimThread& thread) const {
+  const double service =
+      service_ + (cpu_jobs_.empty() ? 0.0 : static_cast<double>(now_ - service_at_) * rate_.per_ns);
+  const double left = std::max(0.0, thread.job_ends_at_service - service);
+  return thread.cpu_ns - static_cast<int64_t>(left);
+}
+
 int64_t Scheduler::NextCpuFinish() const {
   if (cpu_jobs_.empty()) return INT64_MAX;
   return FinishTime(cpu_jobs_.top().finish_service - service_, rate_.ns_per_service);
@@ -70,6 +77,7 @@ bool Scheduler::StartCompute(SimThread& thread, int64_t ns, int64_t sleep_after,
   AdvanceService(now_);
   thread.cpu_ns += ns;
   const CpuJob job{service_ + static_cast<double>(ns), seq_++, sleep_after, h};
+  thread.job_ends_at_service = job.finish_service;
   if (FinishAtOnce(job)) {
     if (job.sleep_after <= 0) return false;
     Wake(now_ + job.sleep_after, h);

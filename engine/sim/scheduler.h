@@ -24,7 +24,10 @@ namespace pipescope::sim {
 struct SimThread {
   uint32_t id = 0;
   std::string name;
-  int64_t cpu_ns = 0;
+  int64_t cpu_ns = 0;  // its CPU work asked, a job's whole as it starts
+  // The scheduler's service level at which its CPU job under way ends: what of cpu_ns is not
+  // done yet (Scheduler::CpuUsedNs).
+  double job_ends_at_service = 0;
   // The Python process it runs in (0: the main one), whose interpreter lock its Python
   // work holds.
   int process = 0;
@@ -40,6 +43,9 @@ class Scheduler {
   Scheduler& operator=(const Scheduler&) = delete;
 
   int64_t now() const { return now_; }
+  // The CPU `thread` has used by now: its jobs' whole, less what its job under way has still
+  // to do, so that a long job's CPU is counted as it goes, not all as it starts.
+  int64_t CpuUsedNs(const SimThread& thread) const;
   // Starts a top-level thread at the current time. The scheduler keeps it until it ends.
   void Spawn(Task<void> task);
   // Runs until virtual time reaches `until_ns` or nothing is left to run; true while some

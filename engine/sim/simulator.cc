@@ -177,8 +177,9 @@ Task<void> Sampler(SimContext& ctx, const std::vector<record::StageDef>& stages,
     auto& threads = ctx.trace->threads();
     cpu_seen.resize(threads.size(), 0);
     for (size_t i = 0; i < threads.size(); ++i) {
-      const int64_t used = threads[i].cpu_ns - cpu_seen[i];
-      cpu_seen[i] = threads[i].cpu_ns;
+      const int64_t cpu = s.CpuUsedNs(threads[i]);
+      const int64_t used = cpu - cpu_seen[i];
+      cpu_seen[i] = cpu;
       ctx.trace->Counter(EventKind::kCpuTime, record::kNoOp, threads[i].id, s.now(),
                          record::SaturateU32(static_cast<uint64_t>(used)));
     }
@@ -252,6 +253,7 @@ engine::Result<SimulationResult> Simulate(const spec::PipelineSpec& spec, const 
   if (ctx.storage) {
     result.summary.storage_busy_fraction = std::min(
         1.0, ctx.storage->BusyNsUntil(end) / static_cast<double>(std::max<int64_t>(end, 1)));
+    result.summary.storage_reads = ctx.storage->reads();
   }
   // The threads' frames point into the iterators: end them while those still exist.
   scheduler.EndThreads();

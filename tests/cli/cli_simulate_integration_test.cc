@@ -372,6 +372,25 @@ train_step { step_time: "10ms" })";
   }
 }
 
+// A disk named for a pipeline that reads nothing from it (a map of tf.io.read_file, whose
+// files come from memory) is a setting that changed nothing: the summary says so, and does
+// not where the files are read from it.
+TEST(CliSimulateTest, ADiskNothingReadsIsSaidToHaveChangedNothing) {
+  const std::string spec = TempPath("unread_disk.pbtxt");
+  std::ofstream(spec) << R"(source { name: "paths" range { stop: 1000000 } }
+ops { name: "load" map { fn { cpu_work { duration: "1ms" } } } }
+train_step { step_time: "1ms" }
+storage { kind: hdd })";
+  const auto unread = Cli("simulate " + spec + " --duration 1 --no-advice");
+  ASSERT_EQ(unread.exit_code, 0) << unread.out;
+  EXPECT_NE(unread.out.find("nothing was read from it"), std::string::npos) << unread.out;
+  const auto read = Cli("simulate " + Pipeline("questions/distiller_202_imagenet_hdd.py") +
+                        " --duration 30 --no-advice");
+  ASSERT_EQ(read.exit_code, 0) << read.out;
+  EXPECT_NE(read.out.find("storage busy"), std::string::npos) << read.out;
+  EXPECT_EQ(read.out.find("nothing was read from it"), std::string::npos) << read.out;
+}
+
 TEST(CliSimulateTest, BadModelsAreNamed) {
   const std::string model = TempPath("bad_model.json");
   std::ofstream(model) << R"({"ops": {"decode": {"cpu": {"mean_ns": "slow"}}}})";

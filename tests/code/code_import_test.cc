@@ -517,6 +517,14 @@ for i in range(5):
                       "no rotation, shift, shear or zoom range is set, so no affine transform "
                       "(flips and rescaling cost next to nothing beside the load)"))
       << Notes(keras);
+  // Each batch reads its 4 files, from a disk once one is named (keras#6503's first epoch).
+  const spec::Python& load = keras.spec.ops(0).keras_fit().getitem().python();
+  EXPECT_EQ(load.read_files(), 4);
+  EXPECT_EQ(load.read_bytes(), 4 * 108000);
+  EXPECT_TRUE(HasNote(keras, 6,
+                      "each batch reads its 4 image files, 108 KB each standing in, from memory "
+                      "until the disk is named: --set storage.kind=hdd"))
+      << Notes(keras);
   EXPECT_TRUE(HasNote(keras, 7,
                       "the loop takes flow's batches by hand, each made when it is asked for: "
                       "Keras makes them ahead, in workers, only inside fit(gen, workers=N)"))

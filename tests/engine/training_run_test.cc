@@ -113,7 +113,8 @@ std::string DiskReads(int calls, int files) {
 
 // Four threads reading a file each from one disk that serves a read at a time: the reads
 // queue, so 40 of them take at least 40 accesses' time, however many threads ask (a busy
-// machine only makes it longer). The run says how busy the disk was.
+// machine only makes it longer). The run says how busy the disk was, and how many reads it
+// served.
 TEST(TrainingRunTest, ReadsFromTheSpecsDiskQueueForItWhateverTheThreads) {
   auto summary = RunToItsEnd(DiskReads(40, 1));
   ASSERT_TRUE(summary.ok()) << summary.status().message();
@@ -121,6 +122,7 @@ TEST(TrainingRunTest, ReadsFromTheSpecsDiskQueueForItWhateverTheThreads) {
   EXPECT_GE(summary->duration_s, 40 * 0.005 * 0.99);
   ASSERT_TRUE(summary->storage_busy_fraction.has_value());
   EXPECT_GT(*summary->storage_busy_fraction, 0);
+  EXPECT_EQ(summary->storage_reads, 40);
 
   auto from_memory = RunToItsEnd(
       "source { range { stop: 4 } } "

@@ -83,6 +83,20 @@ TEST(SimulatorTest, AStepOnTheCpuSharesTheCoresWithThePipeline) {
   EXPECT_NEAR(steps("cpu"), 62.5, 5);
 }
 
+// A loop whose own work between steps is 6 s a step (tensorflow#34424's per-image writes,
+// 18 s a batch): its thread's CPU is counted as the work goes, every 50 ms sample a full
+// one, not the whole 6 s in the sample where it started (which a sample's counter could not
+// hold), so the loop is seen working through the device's idle time, and the verdict says
+// the loop is the limit.
+TEST(SimulatorTest, ALongPieceOfWorkIsCountedAsItGoes) {
+  std::string text = Pipeline("", "range { start: 0 stop: 100000000 }", "1ms");
+  text.insert(text.rfind('}'), " loop_python: \"6s\" ");
+  const SimRun r = Simulated(text, 60, 1, 2);
+  const trace::RangeAnalysis steady = trace::AnalyzeSteady(*r.model);
+  EXPECT_GE(steady.consumer_cpu_share, 0.95);
+  EXPECT_EQ(steady.verdict.grade, "loop-bound") << steady.verdict.text;
+}
+
 // Files read at once, handed out as they come: when the list ends while a file is still
 // read, the run goes on to that file's end (the simulator once looked at the ended entries
 // again and again without advancing its clock, and never ended).
