@@ -328,8 +328,9 @@ std::string SummaryToText(const trace::RangeAnalysis& a, const SummaryContext& c
     if (c.storage_unread) {
       out +=
           "  nothing was read from it: a named disk serves record files (TFRecord, "
-          "fixed-length, synthetic) and Python calls' file loads (read_bytes: a DataLoader's "
-          "or a Sequence's items); a tf.io.read_file map's files are read from memory\n";
+          "fixed-length, synthetic), the files Python calls load (read_bytes: a DataLoader's "
+          "or a Sequence's items) and those a map reads with tf.io.read_file; this pipeline "
+          "reads none of them\n";
     }
   }
   out += DeviceGapsToText(a.device_gaps);

@@ -265,6 +265,10 @@ struct Emitter {
           << fn.cpu_work().duration() << " a call\n";
         if (!fn.cost_is_stand_in()) Pragma(op + ".cost=" + fn.cpu_work().duration());
         if (!fn.cpu_work().wait().empty()) Pragma(op + ".wait=" + fn.cpu_work().wait());
+        // The file each call reads (tf.io.read_file's), which the function written reads not.
+        if (fn.cpu_work().read_bytes() > 0) {
+          Pragma(op + ".read_bytes=" + std::to_string(fn.cpu_work().read_bytes()) + "B");
+        }
         break;
       default:
         f << "    return x if len(x) > 1 else x[0]\n";

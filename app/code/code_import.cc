@@ -593,12 +593,28 @@ void StandInNativeWork(ImportedCode& code) {
 // A map that reads each file its element names (tf.io.read_file) from a remote store blocks
 // on the store for every file, using no core: a request's stand-in latency beside its work,
 // said, until set (tensorflow#20068's audio files on Cloud Storage, 5 to 10 times slower
-// than from disk: more num_parallel_calls than cores then pay).
-void WaitForRemoteFileReads(ImportedCode& code) {
-  for (const auto& [name, store] : code.remote_file_reads) {
+// than from disk: more num_parallel_calls than cores then pay). From local files, it reads
+// each from the disk a spec names (from memory until one is named), a stand-in size until
+// set (keras#6503's and tensorflow#28130's images on a hard disk or an SSD).
+void ReadTheNamedFiles(ImportedCode& code) {
+  for (const auto& [name, store] : code.file_reads) {
     spec::Op* op = FindOp(code.spec, name);
     if (!op || !op->has_map()) continue;
     spec::WorkFunction& fn = *op->mutable_map()->mutable_fn();
+    if (store.empty()) {
+      // A stand-in cost reads a stand-in file; native work is left as it is.
+      if (!fn.has_cpu_work() || fn.cpu_work().read_bytes() > 0) continue;
+      fn.mutable_cpu_work()->set_read_bytes(kStandInFileBytes);
+      const auto at = code.op_at.find(name);
+      code.notes.push_back(
+          {at != code.op_at.end() ? at->second : SourcePoint{},
+           "'" + name + "' reads the file each element names (tf.io.read_file), " +
+               engine::FormatBytes(kStandInFileBytes) +
+               " standing in, from memory until the disk is named: --set storage.kind=hdd (or "
+               "ssd, nvme) for files on a disk the page cache does not hold, --set " +
+               name + ".read_bytes=SIZE for their size"});
+      continue;
+    }
     std::string* wait = fn.has_cpu_work() ? fn.mutable_cpu_work()->mutable_wait()
                         : fn.has_python() ? fn.mutable_python()->mutable_wait()
                                           : nullptr;
@@ -749,7 +765,7 @@ engine::Result<ImportedCode> ImportCode(const std::string& source, const std::st
   code.op_spans = p.op_spans;
   code.source_end = p.source_end;
   code.source_statement = p.source_statement;
-  code.remote_file_reads = p.remote_file_reads;
+  code.file_reads = p.file_reads;
   code.batched_renames = p.batched_renames;
   code.made_inside = p.made_inside;
   if (!chosen->taken_by_hand.empty() && !p.ops.empty()) {
@@ -817,7 +833,7 @@ engine::Result<ImportedCode> ImportCode(const std::string& source, const std::st
                                                           s.synthetic().record_bytes(), sized_by)});
   }
   StandInNativeWork(code);
-  WaitForRemoteFileReads(code);
+  ReadTheNamedFiles(code);
   // The file's notes first, then each module's, each by place.
   std::stable_sort(code.notes.begin(), code.notes.end(), [](const CodeNote& a, const CodeNote& b) {
     return std::tuple(a.at.file_name(), a.at.line, a.at.column) <

@@ -204,9 +204,9 @@ struct Pipeline {
   // Where the statement that makes the source begins (after its indentation): statements
   // the tuned pipeline needs before it (a tf.data.Options) go there.
   size_t source_statement = 0;
-  // Maps that read the files their elements name (tf.io.read_file) from a remote store: the
-  // store, by op.
-  std::map<std::string, std::string> remote_file_reads;
+  // Maps that read the files their elements name (tf.io.read_file): the remote store they
+  // read from, by op; empty: local files.
+  std::map<std::string, std::string> file_reads;
   // By map: TensorFlow calls in its function that have a batched form under another name
   // (parse_single_example's is parse_example), which --apply renames when it batches first.
   std::map<std::string, std::vector<Rename>> batched_renames;

@@ -41,6 +41,13 @@ inline bool FileLoadsReadTheDisk(const spec::Python& python, bool spec_has_stora
   return spec_has_storage && python.wait_loads_files() && python.read_bytes() > 0;
 }
 
+// The files a call of a work function reads from the spec's disk before its work: `bytes` in
+// all, in `files` files (each an access of the disk).
+struct CallFileRead {
+  int64_t bytes = 0;
+  int64_t files = 1;
+};
+
 class StorageDevice {
  public:
   explicit StorageDevice(const StorageFigures& figures)

@@ -444,6 +444,7 @@ class DefaultsBuilder {
         ASSIGN_OR_RETURN(double wait, DurationOr0(fn.cpu_work().wait()));
         c.cpu_per_row = Fixed(ns);
         c.wait = Fixed(wait);
+        c.read_bytes = fn.cpu_work().read_bytes();
         break;
       }
       case spec::WorkFunction::kIoWait: {

@@ -187,14 +187,26 @@ Result<spec::Python*> DiskReaderNamed(spec::PipelineSpec& spec, const std::strin
   return python;
 }
 
-// The bytes a Python call reads from the spec's disk (a sample's file): Python.read_bytes.
+// The bytes a call reads from the spec's disk (a sample's file): Python.read_bytes, or a map's
+// CpuWork.read_bytes (the file its tf.io.read_file reads).
 Status SetReadBytes(spec::PipelineSpec& spec, const std::string& name, const std::string& value) {
   const std::string assignment = name + ".read_bytes=" + value;
-  ASSIGN_OR_RETURN(spec::Python * python,
-                   DiskReaderNamed(spec, name, assignment, "read_bytes is the size of the files"));
+  spec::Op* op = FindOpNamed(spec, name);
+  spec::CpuWork* native = op && op->has_map() && op->map().fn().has_cpu_work()
+                              ? op->mutable_map()->mutable_fn()->mutable_cpu_work()
+                              : nullptr;
+  spec::Python* python = nullptr;
+  if (!native) {
+    ASSIGN_OR_RETURN(
+        python, DiskReaderNamed(spec, name, assignment, "read_bytes is the size of the files"));
+  }
   Result<int64_t> bytes = ParseBytes(value);
   if (!bytes.ok()) return bytes.status().WithContext(assignment);
-  python->set_read_bytes(*bytes);
+  if (native) {
+    native->set_read_bytes(*bytes);
+  } else {
+    python->set_read_bytes(*bytes);
+  }
   return Status::Ok();
 }
 

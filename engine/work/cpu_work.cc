@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 namespace pipescope::engine {
 namespace {
@@ -55,8 +56,21 @@ void BurnCpuNs(int64_t ns, uint64_t seed) {
   (void)sink;
 }
 
-CpuWork::CpuWork(int64_t duration_ns, int64_t wait_ns)
-    : iterations_(CpuWorkIterations(static_cast<double>(duration_ns))), wait_ns_(wait_ns) {}
+CpuWork::CpuWork(int64_t duration_ns, int64_t wait_ns, CallFileRead read, StorageDevicePtr storage)
+    : iterations_(CpuWorkIterations(static_cast<double>(duration_ns))),
+      wait_ns_(wait_ns),
+      read_(read),
+      storage_(std::move(storage)) {}
+
+bool CpuWork::ReadFiles(int64_t calls, uint64_t seed, CancellationToken& cancellation) const {
+  if (!storage_ || read_.bytes <= 0) return true;
+  for (int64_t i = 0; i < calls; ++i) {
+    if (!storage_->Read(read_.bytes, read_.files, seed + static_cast<uint64_t>(i), cancellation)) {
+      return false;
+    }
+  }
+  return true;
+}
 
 void CpuWork::Burn(int64_t units, uint64_t seed) const {
   volatile uint64_t sink = RunCpuWorkLoop(iterations_ * static_cast<uint64_t>(units), seed);
@@ -64,6 +78,7 @@ void CpuWork::Burn(int64_t units, uint64_t seed) const {
 }
 
 Status CpuWork::Apply(Element& element, CancellationToken& cancellation) const {
+  if (!ReadFiles(1, element.id, cancellation)) return Cancelled();
   Burn(1, element.id);
   return wait_ns_ <= 0 || cancellation.SleepFor(wait_ns_) ? Status::Ok() : Cancelled();
 }
@@ -71,6 +86,7 @@ Status CpuWork::Apply(Element& element, CancellationToken& cancellation) const {
 Status CpuWork::ApplyBatched(Element& batch, int64_t rows, CancellationToken& cancellation) const {
   // The same work per row: a busy loop has nothing to vectorise, only the per-call
   // overhead of the map disappears.
+  if (!ReadFiles(rows, batch.id, cancellation)) return Cancelled();
   Burn(rows, batch.id);
   return wait_ns_ <= 0 || cancellation.SleepFor(wait_ns_) ? Status::Ok() : Cancelled();
 }

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 
+#include "engine/runtime/storage_device.h"
 #include "engine/work/work_function.h"
 
 namespace pipescope::engine {
@@ -24,7 +25,10 @@ void BurnCpuNs(int64_t ns, uint64_t seed);
 class CpuWork : public WorkFunction {
  public:
   // `wait_ns`: blocked after the work, per call, using no core (a read from remote storage).
-  explicit CpuWork(int64_t duration_ns, int64_t wait_ns = 0);
+  // `read.bytes` > 0 with a `storage`: each call first reads a file of its own from the disk
+  // every reader shares (tf.io.read_file's).
+  explicit CpuWork(int64_t duration_ns, int64_t wait_ns = 0, CallFileRead read = {},
+                   StorageDevicePtr storage = nullptr);
   std::string name() const override { return "cpu_work"; }
   Status Apply(Element& element, CancellationToken& cancellation) const override;
   bool has_batched_form() const override { return true; }
@@ -32,8 +36,12 @@ class CpuWork : public WorkFunction {
 
  private:
   void Burn(int64_t units, uint64_t seed) const;
+  // The files of `calls` calls, one after another; false where cancelled while waiting.
+  bool ReadFiles(int64_t calls, uint64_t seed, CancellationToken& cancellation) const;
   const uint64_t iterations_;
   const int64_t wait_ns_;
+  const CallFileRead read_;
+  const StorageDevicePtr storage_;
 };
 
 }  // namespace pipescope::engine

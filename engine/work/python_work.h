@@ -67,13 +67,6 @@ class LockWaitsRecordedAs {
 // no clock, so native work and uncontended Python pay nothing for the recording.
 std::unique_lock<std::mutex> TakeInterpreterLock();
 
-// The files a Python call reads from the spec's disk: `bytes` in all, in `files` files (each
-// an access of the disk).
-struct CallFileRead {
-  int64_t bytes = 0;
-  int64_t files = 1;
-};
-
 class PythonWork : public WorkFunction {
  public:
   // What a call returns, where the code says, is the function's (sized_output.h).

@@ -372,9 +372,9 @@ train_step { step_time: "10ms" })";
   }
 }
 
-// A disk named for a pipeline that reads nothing from it (a map of tf.io.read_file, whose
-// files come from memory) is a setting that changed nothing: the summary says so, and does
-// not where the files are read from it.
+// A disk named for a pipeline that reads nothing from it (a map of TensorFlow ops on a range)
+// is a setting that changed nothing: the summary says so, and does not where the files are
+// read from it.
 TEST(CliSimulateTest, ADiskNothingReadsIsSaidToHaveChangedNothing) {
   const std::string spec = TempPath("unread_disk.pbtxt");
   std::ofstream(spec) << R"(source { name: "paths" range { stop: 1000000 } }

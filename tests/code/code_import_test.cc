@@ -1246,6 +1246,14 @@ ds = ds.batch(32)
   EXPECT_EQ(OpNamed(c, "parser_fn").map().fn().cpu_work().one_element_call(), "decode_jpeg");
   EXPECT_EQ(OpNamed(c, "load").map().fn().cpu_work().one_element_call(), "tf.io.read_file");
   EXPECT_EQ(OpNamed(c, "parse").map().fn().cpu_work().one_element_call(), "");
+  // Each file read is one of the disk a spec names, a stand-in's size until set.
+  EXPECT_EQ(OpNamed(c, "load").map().fn().cpu_work().read_bytes(), 108000);
+  EXPECT_EQ(OpNamed(c, "parse_sample").map().fn().cpu_work().read_bytes(), 108000);
+  EXPECT_EQ(OpNamed(c, "parse").map().fn().cpu_work().read_bytes(), 0);
+  EXPECT_TRUE(HasNote(c, 13,
+                      "'load' reads the file each element names (tf.io.read_file), 108 KB "
+                      "standing in, from memory until the disk is named: --set storage.kind=hdd"))
+      << Notes(c);
   // A decode the known works do not stand for, beside a resize that takes batches
   // (Cam2BEV#14): the function is one image at a time, its cost the user's to set.
   EXPECT_EQ(OpNamed(c, "parse_sample").map().fn().cpu_work().one_element_call(),

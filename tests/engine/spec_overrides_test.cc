@@ -68,6 +68,14 @@ TEST(SpecOverridesTest, TheStoragesFiguresAreSetByTheirNames) {
   EXPECT_FALSE(ApplyOverride(spec, "storage.kind=no_kind").ok());
   EXPECT_EQ(spec.storage().kind(), spec::hdd);
   ASSERT_TRUE(ApplyOverride(spec, "train_step.device=simulated").ok());
+  // The file a map's TensorFlow ops read first (tf.io.read_file's), in units; a map of native
+  // work of another kind reads none, and says what takes the size.
+  spec.mutable_ops(0)->mutable_map()->mutable_fn()->mutable_cpu_work()->set_duration("1ms");
+  ASSERT_TRUE(ApplyOverride(spec, "decode.read_bytes=200KB").ok());
+  EXPECT_EQ(spec.ops(0).map().fn().cpu_work().read_bytes(), 200000);
+  spec.mutable_ops(0)->mutable_map()->mutable_fn()->mutable_identity();
+  const Status none = ApplyOverride(spec, "decode.read_bytes=200KB");
+  EXPECT_NE(none.message().find("runs no Python function"), std::string::npos) << none.message();
 }
 
 TEST(SpecOverridesTest, TheSecondPipelineOfAZipIsSetByItsNames) {

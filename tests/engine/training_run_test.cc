@@ -124,6 +124,15 @@ TEST(TrainingRunTest, ReadsFromTheSpecsDiskQueueForItWhateverTheThreads) {
   EXPECT_GT(*summary->storage_busy_fraction, 0);
   EXPECT_EQ(summary->storage_reads, 40);
 
+  // A map's native work that reads a file first (tf.io.read_file's) queues the same way.
+  auto native = RunToItsEnd(
+      "source { range { stop: 40 } } ops { name: \"load\" map { fn { cpu_work { duration: "
+      "\"10us\" read_bytes: 1000 } } num_parallel_calls: 4 } } storage { access_time: \"5ms\" "
+      "queue_depth: 1 }");
+  ASSERT_TRUE(native.ok()) << native.status().message();
+  EXPECT_GE(native->duration_s, 40 * 0.005 * 0.99);
+  EXPECT_EQ(native->storage_reads, 40);
+
   auto from_memory = RunToItsEnd(
       "source { range { stop: 4 } } "
       "ops { map { fn { python { duration: \"10us\" } } } }");
