@@ -8,8 +8,10 @@
 
 #include "app/session/figure_table.h"
 #include "engine/core/duration.h"
+#include "engine/runtime/dataloader_rules.h"
 #include "engine/runtime/storage_device.h"
 #include "engine/spec/spec_loader.h"
+#include "instrumentation/trace/op_activity.h"
 #include "instrumentation/trace/verdict.h"
 
 namespace pipescope::cli {
@@ -125,25 +127,15 @@ void SetStorage(SummaryContext& c, const spec::PipelineSpec& spec,
 void SetEpochRestarts(SummaryContext& c, const spec::PipelineSpec& spec, const trace::Model& model,
                       const trace::RangeAnalysis& steady) {
   if (steady.startup_ns <= 0) return;
-  for (int i = 0; i < spec.ops_size(); ++i) {
-    const spec::Op& op = spec.ops(i);
-    if (!op.has_dataloader() || op.dataloader().num_workers() == 0 ||
-        op.dataloader().persistent_workers()) {
-      continue;
-    }
-    // Epochs: a repeat of the loader's iterator after it (a count of 1 is one epoch).
-    for (int j = i + 1; j < spec.ops_size(); ++j) {
-      if (!spec.ops(j).has_repeat()) continue;
-      const spec::RepeatOp& repeat = spec.ops(j).repeat();
-      const int64_t epochs = repeat.has_count() && repeat.count() >= 0 ? repeat.count() : -1;
-      if (epochs == 0 || epochs == 1) break;
-      c.restarting_loader = op.name();
-      c.loader_epochs = epochs;
-      const trace::RangeAnalysis first = trace::Analyze(model, 0, steady.startup_ns);
-      for (const trace::StageFigures& stage : first.stages) {
-        if (stage.name == op.name()) c.loader_startup_ns = stage.startup_covered_ns;
-      }
-      return;
+  const std::optional<engine::LoaderRestarts> restarts = engine::LoaderRestartingEachEpoch(spec);
+  if (!restarts) return;
+  const std::string& name = spec.ops(restarts->op).name();
+  c.restarting_loader = name;
+  c.loader_epochs = restarts->epochs;
+  for (const auto* stage : model.StagesInOrder()) {
+    if (stage->name == name) {
+      c.loader_startup_ns =
+          trace::ActivityOf(model, *stage, 0, steady.startup_ns).startup_covered_ns;
     }
   }
 }

@@ -31,10 +31,9 @@ struct SummaryContext {
   std::string storage;
   std::optional<double> storage_busy_fraction;
   bool storage_unread = false;  // the run read nothing from it
-  // A DataLoader whose workers start again each epoch (no persistent_workers) over several
-  // epochs: each epoch begins with a wait like the run's start-up, which a run of long
-  // epochs may not reach to show. Its name (empty: none), its epochs (-1: endless), and its
-  // workers' start-ups' time before the first step.
+  // A DataLoader whose workers start again each epoch (engine::LoaderRestartingEachEpoch):
+  // its name (empty: none), its epochs (-1: endless), and its workers' start-ups' time
+  // before the first step.
   std::string restarting_loader;
   int64_t loader_epochs = 0;
   int64_t loader_startup_ns = 0;

@@ -269,6 +269,9 @@ struct Emitter {
         if (fn.cpu_work().read_bytes() > 0) {
           Pragma(op + ".read_bytes=" + std::to_string(fn.cpu_work().read_bytes()) + "B");
         }
+        if (fn.cpu_work().read_files() > 1) {
+          Pragma(op + ".read_files=" + std::to_string(fn.cpu_work().read_files()));
+        }
         break;
       default:
         f << "    return x if len(x) > 1 else x[0]\n";

@@ -595,38 +595,46 @@ void StandInNativeWork(ImportedCode& code) {
 // said, until set (tensorflow#20068's audio files on Cloud Storage, 5 to 10 times slower
 // than from disk: more num_parallel_calls than cores then pay). From local files, it reads
 // each from the disk a spec names (from memory until one is named), a stand-in size until
-// set (keras#6503's and tensorflow#28130's images on a hard disk or an SSD).
+// set (keras#6503's and tensorflow#28130's images on a hard disk or an SSD). A function that
+// reads several (tensorflow#28130's image and its pair) reads each, one after another.
 void ReadTheNamedFiles(ImportedCode& code) {
-  for (const auto& [name, store] : code.file_reads) {
+  for (const auto& [name, reads] : code.file_reads) {
     spec::Op* op = FindOp(code.spec, name);
     if (!op || !op->has_map()) continue;
     spec::WorkFunction& fn = *op->mutable_map()->mutable_fn();
-    if (store.empty()) {
+    const auto at = code.op_at.find(name);
+    const SourcePoint where = at != code.op_at.end() ? at->second : SourcePoint{};
+    const std::string what =
+        "'" + name + "' reads " +
+        (reads.files > 1 ? std::to_string(reads.files) + " files" : std::string("the file")) +
+        " each element names (tf.io.read_file)";
+    if (reads.store.empty()) {
       // A stand-in cost reads a stand-in file; native work is left as it is.
       if (!fn.has_cpu_work() || fn.cpu_work().read_bytes() > 0) continue;
-      fn.mutable_cpu_work()->set_read_bytes(kStandInFileBytes);
-      const auto at = code.op_at.find(name);
+      fn.mutable_cpu_work()->set_read_bytes(kStandInFileBytes * reads.files);
+      if (reads.files > 1) fn.mutable_cpu_work()->set_read_files(reads.files);
       code.notes.push_back(
-          {at != code.op_at.end() ? at->second : SourcePoint{},
-           "'" + name + "' reads the file each element names (tf.io.read_file), " +
-               engine::FormatBytes(kStandInFileBytes) +
-               " standing in, from memory until the disk is named: --set storage.kind=hdd (or "
-               "ssd, nvme) for files on a disk the page cache does not hold, --set " +
-               name + ".read_bytes=SIZE for their size"});
+          {where, what + ", " + engine::FormatBytes(kStandInFileBytes) +
+                      (reads.files > 1 ? " each" : "") +
+                      " standing in, from memory until the disk is named: --set storage.kind=hdd "
+                      "(or ssd, nvme) for files on a disk the page cache does not hold, --set " +
+                      name + ".read_bytes=SIZE for " +
+                      (reads.files > 1 ? "a call's files together" : "their size")});
       continue;
     }
     std::string* wait = fn.has_cpu_work() ? fn.mutable_cpu_work()->mutable_wait()
                         : fn.has_python() ? fn.mutable_python()->mutable_wait()
                                           : nullptr;
     if (!wait || !wait->empty()) continue;
-    *wait = RemoteStoreStandIn::kRequestLatency;
-    const auto at = code.op_at.find(name);
+    // One request after another.
+    engine::Result<int64_t> request = engine::ParseDurationNs(RemoteStoreStandIn::kRequestLatency);
+    *wait = engine::SpecDuration((request.ok() ? *request : 0) * reads.files);
     code.notes.push_back(
-        {at != code.op_at.end() ? at->second : SourcePoint{},
-         "'" + name + "' reads the file each element names (tf.io.read_file) from " + store +
-             ": each read waits on the store, using no core, " +
-             RemoteStoreStandIn::kRequestLatency +
-             " standing in (a request's, not measured): --set " + name + ".wait=DURATION"});
+        {where, what + " from " + reads.store + ": each read waits on the store, using no core, " +
+                    RemoteStoreStandIn::kRequestLatency + " standing in (a request's, not " +
+                    "measured): --set " + name + ".wait=DURATION" +
+                    (reads.files > 1 ? " for a call's " + std::to_string(reads.files) + " reads"
+                                     : std::string())});
   }
 }
 

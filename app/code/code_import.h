@@ -38,8 +38,8 @@ struct ImportedCode {
   // calls a map's function must rename once it takes batches (Pipeline's).
   std::map<std::string, TextSpan> op_spans;
   size_t source_end = 0;
-  size_t source_statement = 0;                    // Pipeline's
-  std::map<std::string, std::string> file_reads;  // Pipeline's
+  size_t source_statement = 0;                       // Pipeline's
+  std::map<std::string, NamedFileReads> file_reads;  // Pipeline's
   std::map<std::string, std::vector<Rename>> batched_renames;
   std::map<std::string, std::string> made_inside;  // Pipeline's
   // Native work that cannot run on the data at hand (parsing stand-in records, decoding

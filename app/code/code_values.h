@@ -126,6 +126,13 @@ struct Rename {
   std::string to;
 };
 
+// A map's reads of the files its elements name (tf.io.read_file): the remote store they come
+// from (empty: local files) and how many a call reads.
+struct NamedFileReads {
+  std::string store;
+  int64_t files = 1;
+};
+
 struct KnobSite {
   size_t value_begin = 0, value_end = 0;  // value_end == 0: the call leaves the knob out
   size_t insert_at = 0;
@@ -204,9 +211,8 @@ struct Pipeline {
   // Where the statement that makes the source begins (after its indentation): statements
   // the tuned pipeline needs before it (a tf.data.Options) go there.
   size_t source_statement = 0;
-  // Maps that read the files their elements name (tf.io.read_file): the remote store they
-  // read from, by op; empty: local files.
-  std::map<std::string, std::string> file_reads;
+  // Maps that read the files their elements name (tf.io.read_file), by op.
+  std::map<std::string, NamedFileReads> file_reads;
   // By map: TensorFlow calls in its function that have a batched form under another name
   // (parse_single_example's is parse_example), which --apply renames when it batches first.
   std::map<std::string, std::vector<Rename>> batched_renames;

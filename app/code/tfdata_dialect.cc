@@ -916,7 +916,7 @@ Value Map(PythonReader& r, const Pipeline& in, const CallArgs& a, size_t npc_pos
       m->set_deterministic(*d);
     }
     if (!work.batched_renames.empty()) p.batched_renames[op.name()] = work.batched_renames;
-    if (work.reads_file) p.file_reads[op.name()] = p.remote_store;
+    if (work.files_read > 0) p.file_reads[op.name()] = {p.remote_store, work.files_read};
     NoteWork(p, a.node.start(), op.name(), work, "cost", /*tfdata_map=*/true, RowsPerCall(p));
   });
 }

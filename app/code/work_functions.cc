@@ -343,7 +343,7 @@ struct Found {
   std::vector<std::string> user_functions;    // the file's own functions it calls
   std::string decodes_image;                  // the first Python image decoder it calls
   std::string one_element_call;               // the first TensorFlow call taking one element
-  bool reads_file = false;                    // it calls tf.io.read_file
+  int64_t files_read = 0;                     // its tf.io.read_file calls, times counted
   std::vector<Rename> batched_renames;        // calls whose batched form is named otherwise
   std::vector<std::string> accelerator_math;  // IsAcceleratorMath calls, once each
   // torchvision transforms it applies, in order, and how often each runs a call (`times`).
@@ -646,7 +646,7 @@ void CollectCall(PythonReader& reader, const RecordedCall& call, Found& found, i
     found.images += found.times;
     found.repeats_uncounted |= found.times_unknown;
   }
-  found.reads_file |= ReadsTheNamedFile(call.path);
+  if (ReadsTheNamedFile(call.path)) found.files_read += found.times;
   // The first, a decode named over the read_file it is given (decode_png(read_file(f))).
   if (TakesOneElement(call.path) &&
       (found.one_element_call.empty() || EndsWithName(found.one_element_call, "read_file"))) {
@@ -752,7 +752,7 @@ StageWork ReadWork(PythonReader& reader, const Value& function, const std::strin
     const std::string path = CanonicalPath(function.s);
     work.random = DrawsRandomNumbers(path);
     if (TakesOneElement(path)) work.one_element_call = path;
-    work.reads_file = ReadsTheNamedFile(path);
+    work.files_read = ReadsTheNamedFile(path) ? 1 : 0;
     if (const KnownWork* k = FindKnown(path, CallArgs{}); k && !python) {
       work.name = k->name;
       k->build(CallArgs{}, work.fn);
@@ -769,7 +769,7 @@ StageWork ReadWork(PythonReader& reader, const Value& function, const std::strin
     if (work.name.empty()) work.name = fallback;
     work.random = found.random;
     work.one_element_call = found.one_element_call;
-    work.reads_file = found.reads_file;
+    work.files_read = found.files_read;
     work.batched_renames = found.batched_renames;
   }
   if (python || found.python) {

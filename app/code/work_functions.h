@@ -52,7 +52,9 @@ struct StageWork {
   // A TensorFlow call it makes that takes one element at a time (tf.io.decode_jpeg,
   // tf.io.read_file), as the code spells it: the function cannot be mapped over a batch.
   std::string one_element_call;
-  bool reads_file = false;  // it reads a file it is given (tf.io.read_file)
+  // Files it reads that it is given (tf.io.read_file), a call: its calls of the read, as
+  // many as its loops say (an image and its pair: 2).
+  int64_t files_read = 0;
   // Python that loads files each call (np.load, torch.load, h5py.File, pickle.load, open),
   // as many as its loops say, and those calls as the code spells them.
   int64_t file_loads = 0;

@@ -317,4 +317,30 @@ inline Result<DataLoaderRules> KerasFitRulesOf(const spec::KerasFitOp& op, int64
   return r;
 }
 
+// A DataLoader whose workers start again at every epoch's iterator (it has workers and not
+// persistent_workers) over several epochs, a repeat after it: each epoch then begins with
+// a wait like the run's start-up, which a run of long epochs may not reach to show. Its
+// op's index in `spec` and its epochs (-1: endless); nullopt where no loader restarts.
+struct LoaderRestarts {
+  int op = -1;
+  int64_t epochs = 0;
+};
+inline std::optional<LoaderRestarts> LoaderRestartingEachEpoch(const spec::PipelineSpec& spec) {
+  for (int i = 0; i < spec.ops_size(); ++i) {
+    const spec::Op& op = spec.ops(i);
+    if (!op.has_dataloader() || op.dataloader().num_workers() == 0 ||
+        op.dataloader().persistent_workers()) {
+      continue;
+    }
+    for (int j = i + 1; j < spec.ops_size(); ++j) {
+      if (!spec.ops(j).has_repeat()) continue;
+      const spec::RepeatOp& repeat = spec.ops(j).repeat();
+      const int64_t epochs = repeat.has_count() && repeat.count() >= 0 ? repeat.count() : -1;
+      if (epochs == 0 || epochs == 1) break;  // one pass: nothing starts again
+      return LoaderRestarts{i, epochs};
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace pipescope::engine

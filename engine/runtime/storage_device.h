@@ -30,9 +30,11 @@ inline bool RecordsReadFromTheDisk(bool spec_has_storage, const std::string& rea
   return spec_has_storage && read_latency.empty() && bandwidth.empty();
 }
 
-// A Python call's files on the spec's disk: how many accesses its read_bytes cost.
-inline int64_t FilesReadByACall(const spec::Python& python) {
-  return std::max<int64_t>(1, python.read_files());
+// A call's files on the spec's disk: how many accesses its read_bytes cost (a Python
+// function's or a native map's).
+template <typename Work>
+int64_t FilesReadByACall(const Work& work) {
+  return std::max<int64_t>(1, work.read_files());
 }
 // Whether a Python call's wait, which stands for the files it loads (wait_loads_files: an
 // SSD's read standing in), gives way to the spec's disk: the spec names one and the call

@@ -445,6 +445,7 @@ class DefaultsBuilder {
         c.cpu_per_row = Fixed(ns);
         c.wait = Fixed(wait);
         c.read_bytes = fn.cpu_work().read_bytes();
+        c.read_files = engine::FilesReadByACall(fn.cpu_work());
         break;
       }
       case spec::WorkFunction::kIoWait: {

@@ -87,6 +87,15 @@ void FieldChecker::GilShare(const Message& msg, const Where& where, double share
   Fail(msg, where, "gil_share", text.append(std::to_string(share)));
 }
 
+void FieldChecker::FileReads(const Message& msg, const Where& where, int64_t bytes, int64_t files) {
+  if (bytes < 0 || bytes > (int64_t{1} << 40)) {
+    Fail(msg, where, "read_bytes", "is the files a call loads, in bytes, from 0 to 1 TiB");
+  }
+  if (files < 0 || files > 1'000'000) {
+    Fail(msg, where, "read_files", "is how many files a call loads, from 0 to 1000000");
+  }
+}
+
 bool FieldChecker::WorkFunction(const spec::WorkFunction& fn, const Where& fw) {
   if (fn.output_bytes() < 0 || fn.output_bytes() > (int64_t{1} << 30)) {
     Fail(fn, fw, "output_bytes", "is a call's result in bytes, from 0 to 1 GiB");
@@ -96,6 +105,7 @@ bool FieldChecker::WorkFunction(const spec::WorkFunction& fn, const Where& fw) {
       const Where cw = Nested(fn, fw, "cpu_work", fw.what);
       Duration(fn.cpu_work(), cw, "duration", fn.cpu_work().duration(), true);
       Duration(fn.cpu_work(), cw, "wait", fn.cpu_work().wait(), false);
+      FileReads(fn.cpu_work(), cw, fn.cpu_work().read_bytes(), fn.cpu_work().read_files());
       break;
     }
     case spec::WorkFunction::kIoWait:
@@ -107,12 +117,7 @@ bool FieldChecker::WorkFunction(const spec::WorkFunction& fn, const Where& fw) {
       Duration(fn.python(), pw, "duration", fn.python().duration(), true);
       Duration(fn.python(), pw, "wait", fn.python().wait(), false);
       GilShare(fn.python(), pw, PythonGilShare(fn.python()));
-      if (fn.python().read_bytes() < 0 || fn.python().read_bytes() > (int64_t{1} << 40)) {
-        Fail(fn.python(), pw, "read_bytes", "is the file a call loads, in bytes, from 0 to 1 TiB");
-      }
-      if (fn.python().read_files() < 0 || fn.python().read_files() > 1'000'000) {
-        Fail(fn.python(), pw, "read_files", "is how many files a call loads, from 0 to 1000000");
-      }
+      FileReads(fn.python(), pw, fn.python().read_bytes(), fn.python().read_files());
       break;
     }
     case spec::WorkFunction::KIND_NOT_SET:

@@ -52,6 +52,9 @@ class FieldChecker {
   void Rate(const Message& msg, const Where& where, const char* field, const std::string& text);
   // The share of a Python call's time under the interpreter lock (field gil_share): 0 to 1.
   void GilShare(const Message& msg, const Where& where, double share);
+  // The files a call reads from the spec's disk (fields read_bytes, read_files): their bytes
+  // up to 1 TiB, their count up to a million.
+  void FileReads(const Message& msg, const Where& where, int64_t bytes, int64_t files);
   // A work function's own fields (a duration, a gil_share), `fw` being where `fn` is; false
   // where no function was given (the caller says what is required).
   bool WorkFunction(const spec::WorkFunction& fn, const Where& fw);

@@ -187,14 +187,18 @@ Result<spec::Python*> DiskReaderNamed(spec::PipelineSpec& spec, const std::strin
   return python;
 }
 
+// The native work of a map (CpuWork: the file its tf.io.read_file reads), or null.
+spec::CpuWork* NativeMapWorkOf(spec::Op* op) {
+  return op && op->has_map() && op->map().fn().has_cpu_work()
+             ? op->mutable_map()->mutable_fn()->mutable_cpu_work()
+             : nullptr;
+}
+
 // The bytes a call reads from the spec's disk (a sample's file): Python.read_bytes, or a map's
 // CpuWork.read_bytes (the file its tf.io.read_file reads).
 Status SetReadBytes(spec::PipelineSpec& spec, const std::string& name, const std::string& value) {
   const std::string assignment = name + ".read_bytes=" + value;
-  spec::Op* op = FindOpNamed(spec, name);
-  spec::CpuWork* native = op && op->has_map() && op->map().fn().has_cpu_work()
-                              ? op->mutable_map()->mutable_fn()->mutable_cpu_work()
-                              : nullptr;
+  spec::CpuWork* native = NativeMapWorkOf(FindOpNamed(spec, name));
   spec::Python* python = nullptr;
   if (!native) {
     ASSIGN_OR_RETURN(
@@ -210,18 +214,27 @@ Status SetReadBytes(spec::PipelineSpec& spec, const std::string& name, const std
   return Status::Ok();
 }
 
-// How many files a Python call's read_bytes are in, each an access: Python.read_files.
+// How many files a call's read_bytes are in, each an access: a native map's
+// CpuWork.read_files, a Python call's Python.read_files.
 Status SetReadFiles(spec::PipelineSpec& spec, const std::string& name, const std::string& value) {
   const std::string assignment = name + ".read_files=" + value;
-  ASSIGN_OR_RETURN(spec::Python * python,
-                   DiskReaderNamed(spec, name, assignment, "read_files is how many files"));
+  spec::CpuWork* native = NativeMapWorkOf(FindOpNamed(spec, name));
+  spec::Python* python = nullptr;
+  if (!native) {
+    ASSIGN_OR_RETURN(python,
+                     DiskReaderNamed(spec, name, assignment, "read_files is how many files"));
+  }
   int64_t files = 0;
   const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), files);
   if (error != std::errc() || end != value.data() + value.size() || files < 1 ||
       files > 1'000'000) {
     return InvalidArgument(assignment + ": expected a whole number of files from 1 to 1000000");
   }
-  python->set_read_files(files);
+  if (native) {
+    native->set_read_files(files);
+  } else {
+    python->set_read_files(files);
+  }
   return Status::Ok();
 }
 
@@ -246,8 +259,8 @@ std::optional<Status> ApplyWorkOverride(spec::PipelineSpec& spec, const std::str
 std::string WorkKnobsOf(const spec::Op* op) {
   if (!op) return {};
   if (op->has_map())
-    return "; for its function: cost, wait, sample_bytes, gil_share, read_bytes, read_files "
-           "(Python)";
+    return "; for its function: cost, wait, sample_bytes, gil_share (Python), read_bytes, "
+           "read_files";
   if (op->has_dataloader()) {
     return "; for its __getitem__: cost, wait, sample_bytes, collate_cost, gil_share, read_bytes, "
            "read_files";

@@ -91,7 +91,8 @@ Result<std::unique_ptr<WorkFunction>> MakeWork(const spec::WorkFunction& fn,
       ASSIGN_OR_RETURN(int64_t ns, ParseDurationNs(fn.cpu_work().duration()));
       ASSIGN_OR_RETURN(int64_t wait, OptionalDurationNs(fn.cpu_work().wait()));
       return std::unique_ptr<WorkFunction>(std::make_unique<CpuWork>(
-          ns, wait, CallFileRead{fn.cpu_work().read_bytes(), 1}, std::move(storage)));
+          ns, wait, CallFileRead{fn.cpu_work().read_bytes(), FilesReadByACall(fn.cpu_work())},
+          std::move(storage)));
     }
     case spec::WorkFunction::kIoWait: {
       ASSIGN_OR_RETURN(int64_t ns, ParseDurationNs(fn.io_wait().duration()));

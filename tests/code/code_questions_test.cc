@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "app/code/code_emit.h"
 #include "app/code/code_import.h"
 #include "app/code/code_patch.h"
 #include "app/code/example_size.h"
@@ -778,6 +779,53 @@ ds = files.map(load, num_parallel_calls=8).batch(100)
   const ImportedCode local = ImportWith(code, "/data/audio/*.wav");
   EXPECT_TRUE(local.spec.ops(0).map().fn().cpu_work().wait().empty())
       << local.spec.ops(0).DebugString();
+}
+
+// tensorflow#28130: a super-resolution model's low- and high-resolution PNGs, a pair of files
+// each element names, both read in one map (`load_pair`). Each read is one of the disk, one
+// after another: two stand-in files a call, said, written back as settings; from a bucket,
+// two requests' waits.
+TEST(CodeQuestionsTest, AMapThatReadsAPairOfFilesReadsBoth) {
+  const std::string code = R"(import glob
+import tensorflow as tf
+lr_paths = sorted(tf.io.gfile.glob('%s/lr/*.png'))
+hr_paths = sorted(tf.io.gfile.glob('%s/hr/*.png'))
+def load_pair(lr_path, hr_path):
+    lr = tf.image.decode_png(tf.read_file(lr_path), channels=3)
+    hr = tf.image.decode_png(tf.read_file(hr_path), channels=3)
+    return lr, hr
+def load_views(path):
+    return [tf.image.decode_png(tf.io.read_file(path + s)) for s in ('_a', '_b', '_c')]
+views = tf.data.Dataset.from_tensor_slices(lr_paths).map(load_views)
+dataset = tf.data.Dataset.from_tensor_slices((lr_paths, hr_paths))
+dataset = dataset.map(load_pair, num_parallel_calls=32)
+)";
+  const auto with = [&](const std::string& dir, const std::string& more = "") {
+    std::string text = code + more;
+    for (size_t at; (at = text.find("%s")) != std::string::npos;) text.replace(at, 2, dir);
+    return Import(text);
+  };
+  const ImportedCode local = with("data");
+  const spec::CpuWork& pair = local.spec.ops(0).map().fn().cpu_work();
+  EXPECT_EQ(pair.read_bytes(), 2 * 108000) << local.spec.DebugString();
+  EXPECT_EQ(pair.read_files(), 2);
+  EXPECT_TRUE(Says(local,
+                   "'load_pair' reads 2 files each element names (tf.io.read_file), 108 KB each "
+                   "standing in"))
+      << Notes(local);
+  EXPECT_TRUE(Says(local, "--set load_pair.read_bytes=SIZE for a call's files together"))
+      << Notes(local);
+  const auto written = EmitCode(local.spec, "tfdata");
+  ASSERT_TRUE(written.ok()) << written.status().message();
+  EXPECT_NE(written->text.find("load_pair.read_files=2"), std::string::npos) << written->text;
+  // A comprehension of known count reads as many.
+  const ImportedCode views = with("data", "ds = views\n");
+  EXPECT_EQ(views.spec.ops(0).map().fn().cpu_work().read_files(), 3) << views.spec.DebugString();
+
+  const ImportedCode remote = with("gs://bucket/div2k");
+  EXPECT_EQ(remote.spec.ops(0).map().fn().cpu_work().wait(), "100ms")
+      << remote.spec.ops(0).DebugString();
+  EXPECT_TRUE(Says(remote, "--set load_pair.wait=DURATION for a call's 2 reads")) << Notes(remote);
 }
 
 // torchmd-net#235, written for torch_geometric: its Dataset's items come from get and len

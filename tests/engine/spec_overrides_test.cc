@@ -73,6 +73,8 @@ TEST(SpecOverridesTest, TheStoragesFiguresAreSetByTheirNames) {
   spec.mutable_ops(0)->mutable_map()->mutable_fn()->mutable_cpu_work()->set_duration("1ms");
   ASSERT_TRUE(ApplyOverride(spec, "decode.read_bytes=200KB").ok());
   EXPECT_EQ(spec.ops(0).map().fn().cpu_work().read_bytes(), 200000);
+  ASSERT_TRUE(ApplyOverride(spec, "decode.read_files=2").ok());
+  EXPECT_EQ(spec.ops(0).map().fn().cpu_work().read_files(), 2);
   spec.mutable_ops(0)->mutable_map()->mutable_fn()->mutable_identity();
   const Status none = ApplyOverride(spec, "decode.read_bytes=200KB");
   EXPECT_NE(none.message().find("runs no Python function"), std::string::npos) << none.message();

@@ -266,6 +266,26 @@ TEST(DataLoaderRulesTest, TheRoundRobinSkipsFullWorkersOnlyOutOfOrder) {
   EXPECT_EQ(rules.NextWorker(cycle, std::vector<int64_t>{2, 2, 2}), -1);
 }
 
+// Which loader's workers start again each epoch: one with workers and epochs after it; not
+// persistent ones, not without workers, not over one pass.
+TEST(DataLoaderRulesTest, ALoadersWorkersStartAgainEachEpochOnlyOverSeveralEpochs) {
+  auto restarts = [](const std::string& loader,
+                     const std::string& repeat) -> std::optional<std::pair<std::string, int64_t>> {
+    const spec::PipelineSpec spec =
+        Spec(Pipeline(Loader(loader) + " ops { repeat { " + repeat + " } }",
+                      "range { start: 0 stop: 32 }", "1ms"));
+    const auto r = engine::LoaderRestartingEachEpoch(spec);
+    if (!r) return std::nullopt;
+    return std::make_pair(spec.ops(r->op).name(), r->epochs);
+  };
+  EXPECT_EQ(restarts("num_workers: 2", ""), std::make_pair(std::string("loader"), int64_t{-1}));
+  EXPECT_EQ(restarts("num_workers: 2", "count: 3"),
+            std::make_pair(std::string("loader"), int64_t{3}));
+  EXPECT_EQ(restarts("num_workers: 2 persistent_workers: true", "count: 3"), std::nullopt);
+  EXPECT_EQ(restarts("num_workers: 0", "count: 3"), std::nullopt);
+  EXPECT_EQ(restarts("num_workers: 2", "count: 1"), std::nullopt);
+}
+
 // An IterableDataset split by get_worker_info(): each worker batches its own share, so its
 // last batch may be short (pytorch#30599's docs answer: 10 items, 4 workers, batches of 2).
 TEST(DataLoaderRulesTest, EachWorkerOfASplitIterableDatasetBatchesItsOwnShare) {

@@ -101,12 +101,12 @@ TEST(SimulatorTest, ALongPieceOfWorkIsCountedAsItGoes) {
 // parallel calls: the disk serves one read at a time, each an access and 100 KB at 160 MB/s,
 // however many calls ask; from memory the map is 16 times as fast (keras#6503, tensorflow#28130).
 TEST(SimulatorTest, AMapsFileReadsQueueForTheNamedDisk) {
-  const auto rate = [](const std::string& storage) {
+  const auto rate = [](const std::string& storage,
+                       const std::string& reads = "read_bytes: 100000") {
     const std::string text =
-        Pipeline(
-            "ops { name: \"load\" map { fn { cpu_work { duration: \"1ms\" read_bytes: "
-            "100000 } } num_parallel_calls: 8 } }",
-            "range { start: 0 stop: 100000000 }", "0ms") +
+        Pipeline("ops { name: \"load\" map { fn { cpu_work { duration: \"1ms\" " + reads +
+                     " } } num_parallel_calls: 8 } }",
+                 "range { start: 0 stop: 100000000 }", "0ms") +
         storage;
     return trace::AnalyzeSteady(*Simulated(text, 10, 1, 8).model).elements_per_s;
   };
@@ -114,6 +114,9 @@ TEST(SimulatorTest, AMapsFileReadsQueueForTheNamedDisk) {
   const double hdd = rate(" storage { kind: hdd }");
   EXPECT_NEAR(hdd, 1 / per_read_s, 0.05 / per_read_s);
   EXPECT_GE(rate(""), 16 * hdd);
+  // Two files a call (tensorflow#28130's image and its pair): two accesses each.
+  const double pairs = rate(" storage { kind: hdd }", "read_bytes: 200000 read_files: 2");
+  EXPECT_NEAR(pairs, 1 / (2 * per_read_s), 0.05 / (2 * per_read_s));
 }
 
 // Files read at once, handed out as they come: when the list ends while a file is still
