@@ -294,13 +294,24 @@ std::string SummaryToText(const trace::RangeAnalysis& a, const SummaryContext& c
       }
       out += "\n";
     }
-    // A start-up that took a fifth of the run or more leaves few steps to grade on.
+    // A start-up that took a fifth of the run or more leaves few steps to grade on; where the
+    // data ended, a longer run has no more of them, and the run's own rate, start-up
+    // included, is what its wait costs (tensorflow#47687: a shuffle after the augmentation
+    // filled for minutes before the first batch, then each came at once).
     const double startup_s = static_cast<double>(a.startup_ns) / 1e9;
-    if (startup_s >= 0.2 * (startup_s + a.duration_s) && a.steps < 100) {
+    const double run_s = startup_s + a.duration_s;
+    if (startup_s >= 0.2 * run_s && c.end_of_data && a.whole_epochs == 0) {
+      std::snprintf(line, sizeof line,
+                    "  it took %.0f%% of the run: over the whole run, start-up included, %lld "
+                    "step%s in %.2f s, %.2f steps/s\n",
+                    100 * startup_s / run_s, static_cast<long long>(a.steps),
+                    a.steps == 1 ? "" : "s", run_s, static_cast<double>(a.steps) / run_s);
+      out += line;
+    } else if (startup_s >= 0.2 * run_s && a.steps < 100) {
       std::snprintf(line, sizeof line,
                     "  it took %.0f%% of the run: these figures rest on %lld step%s; a longer "
                     "--duration measures more of them\n",
-                    100 * startup_s / (startup_s + a.duration_s), static_cast<long long>(a.steps),
+                    100 * startup_s / run_s, static_cast<long long>(a.steps),
                     a.steps == 1 ? "" : "s");
       out += line;
     }

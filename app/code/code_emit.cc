@@ -413,6 +413,10 @@ struct Emitter {
     switch (e.kind_case()) {
       case spec::ElementSource::kFromElement:
         made = "tf.data.Dataset.from_tensors(f)";
+        // The rows of what the function made, as many elements of the one it was given.
+        if (e.from_element().slices() > 0) {
+          made += ".repeat(" + std::to_string(e.from_element().slices()) + ")";
+        }
         break;
       case spec::ElementSource::kSyntheticFile:
         made = StandInReaderCall(e.synthetic_file().stands_for(), e.synthetic_file().record_bytes(),

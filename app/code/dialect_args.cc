@@ -202,7 +202,9 @@ void NoteWork(Pipeline& pipeline, SourcePoint at, const std::string& op, const S
   // A sleep is a wait beside the Python's cost: the lock released, no core used, so more
   // workers than cores still help it.
   const std::string wait_knob = cost_knob == "cost" ? "wait" : "";
-  if (work.fn.has_python() && !work.fn.python().wait().empty()) {
+  // A wait that stands for the files it loads (wait_loads_files) is said with them.
+  if (work.fn.has_python() && !work.fn.python().wait().empty() &&
+      !work.fn.python().wait_loads_files()) {
     const std::string when =
         work.sleep_condition.empty() ? std::string()
         : work.sleep_one_in > 1

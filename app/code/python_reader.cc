@@ -1328,6 +1328,18 @@ void PythonReader::ReadClass(const SyntaxNode& def) {
   for (const SyntaxNode& base : def.field("superclasses").code_children()) {
     info.bases.emplace_back(base.text());
   }
+  // A class of the file's own that it derives from lends it what it does not define itself:
+  // methods, their returns and what its __init__ binds to self (monodepth2's KITTIRAWDataset
+  // takes __getitem__ and its loader from MonoDataset). The first base's come first, as
+  // Python's method order has them; the class's own definitions replace them.
+  for (const std::string& base : info.bases) {
+    const auto inherited = classes_.find(base);
+    if (inherited == classes_.end()) continue;
+    info.methods.insert(inherited->second.methods.begin(), inherited->second.methods.end());
+    info.returns.insert(inherited->second.returns.begin(), inherited->second.returns.end());
+    info.attributes.insert(inherited->second.attributes.begin(),
+                           inherited->second.attributes.end());
+  }
   scopes_.emplace_back();
   for (const SyntaxNode& s : def.field("body").named_children()) {
     const SyntaxNode d = s.Is("decorated_definition") ? s.field("definition") : s;

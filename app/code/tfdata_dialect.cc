@@ -927,31 +927,48 @@ Value Map(PythonReader& r, const Pipeline& in, const CallArgs& a, size_t npc_pos
 // interleave makes its elements' iterators under its lock), so the work is a sequential map
 // before the op, pulled by whichever of its threads takes the next element. Python in the
 // made dataset's own ops (`.map(lambda y: tf.py_function(...))`) is theirs, not this.
-void ReadFunctionPython(PythonReader& r, Pipeline& p, const CallArgs& a, const std::string& op,
-                        const Value& fn, const Pipeline& made) {
+// A function that reads the files its element names and decodes them in TensorFlow ops
+// before making a dataset of what it computed (tensorflow#28130's crops of a decoded image
+// pair) runs on the op's threads as each element's dataset is made: a map before the op, as
+// parallel as the op (SetFunctionMapParallelism). Returns the map's name; empty where none.
+std::string ReadFunctionWork(PythonReader& r, Pipeline& p, const CallArgs& a, const std::string& op,
+                             const Value& fn, const Pipeline& made) {
   for (const spec::Op& o : made.ops) {
-    if (o.has_map() && o.map().fn().has_python()) return;
+    if (o.has_map() && o.map().fn().has_python()) return {};
   }
   const StageWork work = ReadWork(r, fn, op + "_function");
-  if (!work.fn.has_python()) return;
+  const bool python = work.fn.has_python();
+  if (!python && !(work.fn.has_cpu_work() && work.files_read > 0)) return {};
   spec::Op map = Named(work.name);
   map.set_name(p.FreshName(map.name()));
   *map.mutable_map()->mutable_fn() = work.fn;
   map.mutable_map()->set_call_overhead(TfDataCallOverhead());
   if (work.random) map.mutable_map()->set_random(true);
   p.op_at[map.name()] = a.node.start();
-  p.Note(a.node.start(),
-         op + "'s function `" + work.name +
-             "` runs Python beside the dataset it makes: tf.data calls it for each input "
-             "element, one call at a time, so it is read as a sequential map '" +
-             map.name() + "' before " + op +
-             " (to run it in parallel, move it into a map of its own before the " + op +
-             ", with num_parallel_calls); each call also pays TensorFlow's dispatch of the "
-             "function, " +
-             TfDataCallOverhead() + " standing in: --set " + map.name() +
-             ".call_overhead=DURATION");
+  if (python) {
+    p.Note(a.node.start(),
+           op + "'s function `" + work.name +
+               "` runs Python beside the dataset it makes: tf.data calls it for each input "
+               "element, one call at a time, so it is read as a sequential map '" +
+               map.name() + "' before " + op +
+               " (to run it in parallel, move it into a map of its own before the " + op +
+               ", with num_parallel_calls); each call also pays TensorFlow's dispatch of the "
+               "function, " +
+               TfDataCallOverhead() + " standing in: --set " + map.name() +
+               ".call_overhead=DURATION");
+  } else {
+    p.file_reads[map.name()] = {p.remote_store, work.files_read};
+    p.Note(a.node.start(),
+           op + "'s function `" + work.name +
+               "` reads the files its element names and runs TensorFlow ops before making its "
+               "dataset: tf.data runs it on " +
+               op + "'s threads as each input element's dataset is made, so it is read as a map '" +
+               map.name() + "' before " + op + ", as parallel as " + op);
+  }
   NoteWork(p, a.node.start(), map.name(), work);
+  const std::string name = map.name();
   p.ops.push_back(std::move(map));
+  return python ? std::string() : name;
 }
 
 // Synthetic files read as from a remote store: requests of the reader's buffer, each
@@ -981,10 +998,11 @@ std::string ReadFromRemoteStore(spec::SyntheticFile& f, const std::string& op,
          ".open_latency=DURATION, " + op + ".record_bytes=N";
 }
 
-// The dataset interleave's or flat_map's function makes of one element.
-void ReadPerElement(PythonReader& r, Pipeline& p, const CallArgs& a, const std::string& op,
-                    spec::ElementSource& per_element,
-                    google::protobuf::RepeatedPtrField<spec::Op>& ops) {
+// The dataset interleave's or flat_map's function makes of one element. Returns the name of
+// the map its function's own work is read as, where it reads files (ReadFunctionWork).
+std::string ReadPerElement(PythonReader& r, Pipeline& p, const CallArgs& a, const std::string& op,
+                           spec::ElementSource& per_element,
+                           google::protobuf::RepeatedPtrField<spec::Op>& ops) {
   const Value* fn = a.Get(0, "map_func");
   Value made;
   if (fn && fn->Is(Value::Kind::kSymbol)) {
@@ -1001,10 +1019,10 @@ void ReadPerElement(PythonReader& r, Pipeline& p, const CallArgs& a, const std::
     per_element.mutable_from_element();
     p.Note(a.node.start(), op + "'s function is not read (`" + (fn ? fn->Spelling() : "?") +
                                "`): each element stands for itself (Dataset.from_tensors)");
-    return;
+    return {};
   }
   const Pipeline& sub = *made.pipeline;
-  ReadFunctionPython(r, p, a, op, *fn, sub);
+  std::string function_map = ReadFunctionWork(r, p, a, op, *fn, sub);
   // Files on a remote store stand in even where their names are known: they are not here.
   const std::string store = !p.remote_store.empty() ? p.remote_store : sub.remote_store;
   const bool names_known =
@@ -1060,6 +1078,23 @@ void ReadPerElement(PythonReader& r, Pipeline& p, const CallArgs& a, const std::
                                "' per element: each of its threads runs one, and their Python "
                                "takes turns under the process's one interpreter lock; " +
                                yields + "; " + cost);
+  } else if (!sub.reader && sub.source.name() == "from_tensor_slices") {
+    // The rows of what the function computed, each an element (64 crops of one image).
+    const auto& slices = sub.source.from_tensor_slices();
+    const int64_t rows = sub.stand_in                ? kStandInRecordsPerFile
+                         : slices.values_size() > 0  ? slices.values_size()
+                         : slices.strings_size() > 0 ? slices.strings_size()
+                                                     : slices.count();
+    per_element.mutable_from_element()->set_slices(rows);
+    p.Note(a.node.start(),
+           op +
+               " makes a dataset of the rows of what its function computes "
+               "(Dataset.from_tensor_slices): " +
+               (sub.stand_in ? std::to_string(rows) +
+                                   " elements of each input element stand in, their count known "
+                                   "only when the code runs"
+                             : std::to_string(rows) + " elements of each input element") +
+               ": --set " + op + ".slices=N");
   } else if (!sub.reader) {
     per_element.mutable_from_element();
     p.Note(a.node.start(), op + " makes a dataset that reads no files: each element stands for "
@@ -1106,13 +1141,26 @@ void ReadPerElement(PythonReader& r, Pipeline& p, const CallArgs& a, const std::
       }
     }
   }
+  return function_map;
+}
+
+// The map an interleave's function's own work is read as (ReadFunctionWork), run on the
+// interleave's threads: as many calls at once as it has.
+void SetFunctionMapParallelism(Pipeline& p, const std::string& map, const spec::Op& interleave) {
+  for (spec::Op& o : p.ops) {
+    if (o.name() == map && o.has_map()) {
+      o.mutable_map()->set_num_parallel_calls(interleave.interleave().num_parallel_calls());
+    }
+  }
 }
 
 // An interleave's function and its cycle: what interleave and parallel_interleave share.
-// Returns the cycle_length as the code gives it.
-std::optional<int64_t> ReadCycle(PythonReader& r, Pipeline& p, const CallArgs& a, spec::Op& op) {
+// Returns the cycle_length as the code gives it, and in `function_map` the map its
+// function's own work is read as (empty: none).
+std::optional<int64_t> ReadCycle(PythonReader& r, Pipeline& p, const CallArgs& a, spec::Op& op,
+                                 std::string& function_map) {
   auto* il = op.mutable_interleave();
-  ReadPerElement(r, p, a, op.name(), *il->mutable_per_element(), *il->mutable_ops());
+  function_map = ReadPerElement(r, p, a, op.name(), *il->mutable_per_element(), *il->mutable_ops());
   const auto cycle = ReadKnob(p, a, 1, "cycle_length", op.name(), "AUTOTUNE (tf.data's default)");
   if (cycle && *cycle > 0) il->set_cycle_length(*cycle);
   if (const auto block = ReadKnob(p, a, 2, "block_length", op.name(), "1")) {
@@ -1123,23 +1171,27 @@ std::optional<int64_t> ReadCycle(PythonReader& r, Pipeline& p, const CallArgs& a
 
 Value Interleave(PythonReader& r, const Pipeline& in, const CallArgs& a) {
   return Append(r, in, a, Named("interleave"), [&](Pipeline& p, spec::Op& op) {
-    ReadCycle(r, p, a, op);
+    std::string function_map;
+    ReadCycle(r, p, a, op, function_map);
     auto* il = op.mutable_interleave();
     il->set_num_parallel_calls(
         ReadKnob(p, a, 3, "num_parallel_calls", op.name(), "sequential (tf.data's default)")
             .value_or(0));
     if (const auto d = ReadFlag(p, a, 4, "deterministic", op.name())) il->set_deterministic(*d);
+    SetFunctionMapParallelism(p, function_map, op);
   });
 }
 
 Value ParallelInterleave(PythonReader& r, const Pipeline& in, const CallArgs& a) {
   return Append(r, in, a, Named("interleave"), [&](Pipeline& p, spec::Op& op) {
-    const auto cycle = ReadCycle(r, p, a, op);
+    std::string function_map;
+    const auto cycle = ReadCycle(r, p, a, op, function_map);
     // parallel_interleave opens cycle_length files at once, each on a thread of its own.
     op.mutable_interleave()->set_num_parallel_calls(cycle.value_or(-1));
     if (const auto sloppy = ReadFlag(p, a, 3, "sloppy", op.name()); sloppy && *sloppy) {
       op.mutable_interleave()->set_deterministic(false);
     }
+    SetFunctionMapParallelism(p, function_map, op);
   });
 }
 

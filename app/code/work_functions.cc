@@ -168,6 +168,32 @@ bool LoadsAFile(const std::string& path) {
   return false;
 }
 
+// A call whose first argument names the file object a `with open(...) as f:` around it
+// made (`Image.open(f)` in torchvision's pil_loader).
+bool OfAnOpenedFile(const CallArgs& args) {
+  const auto arguments = args.node.field("arguments").code_children();
+  if (arguments.empty() || !arguments[0].Is("identifier")) return false;
+  const std::string_view file = arguments[0].text();
+  for (SyntaxNode up = args.node.parent(); !up.null(); up = up.parent()) {
+    if (!up.Is("with_statement")) continue;
+    for (const SyntaxNode& clause : up.code_children()) {
+      if (!clause.Is("with_clause")) continue;
+      for (const SyntaxNode& item : clause.code_children()) {
+        const SyntaxNode value = item.field("value");
+        const auto parts = value.code_children();
+        if (!value.Is("as_pattern") || parts.empty() || !parts[0].Is("call")) continue;
+        const std::string_view opener = parts[0].field("function").text();
+        const auto alias = value.field("alias").code_children();
+        if ((opener == "open" || opener == "io.open") && !alias.empty() &&
+            alias[0].text() == file) {
+          return true;
+        }
+      }
+    }
+  }
+  return false;
+}
+
 // tf.io.read_file (tf.read_file in TF 1): a map's read of the file its element names.
 bool ReadsTheNamedFile(const std::string& path) {
   return path.rfind("tf.", 0) == 0 && EndsWithName(path, "read_file");
@@ -645,6 +671,12 @@ void CollectCall(PythonReader& reader, const RecordedCall& call, Found& found, i
     if (found.decodes_image.empty()) found.decodes_image = call.path;
     found.images += found.times;
     found.repeats_uncounted |= found.times_unknown;
+    // Image.open(f) of a file the function opened (torchvision's pil_loader: `with
+    // open(path, "rb") as f: Image.open(f)`) reads that file: the open is the image's read,
+    // no load of its own.
+    if (ReadsImageFile(call.path) && OfAnOpenedFile(call.args)) {
+      found.file_loads = std::max<int64_t>(0, found.file_loads - found.times);
+    }
   }
   if (ReadsTheNamedFile(call.path)) found.files_read += found.times;
   // The first, a decode named over the read_file it is given (decode_png(read_file(f))).

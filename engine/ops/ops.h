@@ -77,8 +77,9 @@ DatasetPtr MakeFixedLengthRecordDataset(StatsPtr stats, std::vector<std::string>
 DatasetPtr MakeFixedLengthRecordFileDataset(StatsPtr stats, const FixedLengthRecordFormat& format,
                                             StorageDevicePtr storage = nullptr);
 // Inside an interleave: Dataset.from_tensors(parent element), and with `repeat_by_value`
-// .repeat(parent element) (which must then be an int64 scalar).
-DatasetPtr MakeFromElementDataset(StatsPtr stats, bool repeat_by_value);
+// .repeat(parent element) (which must then be an int64 scalar); with `slices` > 0, that
+// many elements (from_tensor_slices of what the function made).
+DatasetPtr MakeFromElementDataset(StatsPtr stats, bool repeat_by_value, int64_t slices);
 
 // ---- transformations
 // `parallelism` null: a sequential map on the caller's thread; otherwise a parallel map

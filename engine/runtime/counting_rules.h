@@ -47,6 +47,13 @@ class Countdown {
 // (repeat(-1)).
 inline Countdown CopiesOfValue(int64_t x) { return Countdown(x < 0 ? -1 : x); }
 
+// The elements a per-element from_element dataset gives for the element `x`: x with
+// repeat_by_value, else its `slices` (from_tensor_slices of a made tensor's rows), else one.
+inline Countdown ElementsFromElement(bool repeat_by_value, int64_t slices, int64_t x) {
+  if (repeat_by_value) return CopiesOfValue(x);
+  return Countdown(slices > 0 ? slices : 1);
+}
+
 // shard(num_shards, index): keeps the input elements whose position is index modulo
 // num_shards.
 class ShardSelector {

@@ -146,7 +146,8 @@ class Builder {
                               SourceStage(op + ".generator", "from_generator", 1));
       case spec::ElementSource::kFromElement:
         return MakeFromElementDataset(SourceStage(op + ".from_element", "from_element", 1),
-                                      es.from_element().repeat_by_value());
+                                      es.from_element().repeat_by_value(),
+                                      es.from_element().slices());
       case spec::ElementSource::kSyntheticFile: {
         const auto& f = es.synthetic_file();
         ASSIGN_OR_RETURN(auto config,

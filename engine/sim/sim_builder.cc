@@ -147,7 +147,7 @@ class Builder {
       }
       case spec::ElementSource::kFromElement:
         return MakeSimFromElement(SourceStage(op + ".from_element", "from_element", 1),
-                                  es.from_element().repeat_by_value());
+                                  es.from_element().repeat_by_value(), es.from_element().slices());
       case spec::ElementSource::kSyntheticFile: {
         SimStage& st = SourceStage(op + ".read", "synthetic_file", 1);
         return MakeSimSource(st, Records(st, es.synthetic_file().records_per_file()));

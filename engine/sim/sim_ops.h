@@ -33,8 +33,8 @@ SimDatasetPtr MakeSimFromGenerator(SimStage& stage, int64_t records, int64_t row
 // drawn from the simulation's seed), in the order the engine's list_files gives them.
 SimDatasetPtr MakeSimListFiles(SimStage& stage, int64_t files, bool shuffle,
                                std::optional<uint64_t> seed);
-// from_tensors(x), or from_tensors(x).repeat(x) with `repeat_by_value`.
-SimDatasetPtr MakeSimFromElement(SimStage& stage, bool repeat_by_value);
+// from_tensors(x), or from_tensors(x).repeat(x) with `repeat_by_value`, or `slices` rows.
+SimDatasetPtr MakeSimFromElement(SimStage& stage, bool repeat_by_value, int64_t slices);
 
 SimDatasetPtr MakeSimSequentialMap(SimStage& stage, SimDatasetPtr input);
 SimDatasetPtr MakeSimMap(SimStage& stage, SimDatasetPtr input, int64_t parallelism,

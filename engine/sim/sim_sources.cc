@@ -162,17 +162,18 @@ class SourceDataset : public SimDataset {
   const std::optional<uint64_t> seed_;
 };
 
-// Dataset.from_tensors(x) inside an interleave: the element it was opened for, once, or x
-// times for from_tensors(x).repeat(x) (the engine's rule: CopiesOfValue).
+// Dataset.from_tensors(x) inside an interleave: the element it was opened for, once, x
+// times for from_tensors(x).repeat(x), or once a row of its slices (the engine's rule:
+// ElementsFromElement).
 class FromElementDataset : public SimDataset {
  public:
-  FromElementDataset(SimStage& stage, bool repeat_by_value)
-      : SimDataset(stage), repeat_by_value_(repeat_by_value) {}
+  FromElementDataset(SimStage& stage, bool repeat_by_value, int64_t slices)
+      : SimDataset(stage), repeat_by_value_(repeat_by_value), slices_(slices) {}
   std::unique_ptr<SimIterator> MakeIterator(SimContext& ctx,
                                             const SimElement* parent) const override {
     const SimElement element = parent ? *parent : SimElement{};
     const engine::Countdown copies =
-        repeat_by_value_ ? engine::CopiesOfValue(element.value) : engine::Countdown(1);
+        engine::ElementsFromElement(repeat_by_value_, slices_, element.value);
     return std::make_unique<It>(ctx, stage_, element, copies);
   }
 
@@ -197,6 +198,7 @@ class FromElementDataset : public SimDataset {
   };
 
   const bool repeat_by_value_;
+  const int64_t slices_;
 };
 
 }  // namespace
@@ -267,8 +269,8 @@ SimDatasetPtr MakeSimFromGenerator(SimStage& stage, int64_t records, int64_t row
   return std::make_shared<FromGeneratorDataset>(stage, records, rows_per_yield);
 }
 
-SimDatasetPtr MakeSimFromElement(SimStage& stage, bool repeat_by_value) {
-  return std::make_shared<FromElementDataset>(stage, repeat_by_value);
+SimDatasetPtr MakeSimFromElement(SimStage& stage, bool repeat_by_value, int64_t slices) {
+  return std::make_shared<FromElementDataset>(stage, repeat_by_value, slices);
 }
 
 }  // namespace pipescope::sim

@@ -217,6 +217,11 @@ Status ApplyOverride(spec::PipelineSpec& spec, const std::string& assignment) {
     return SetField(*per->mutable_fixed_length_record_file(), knob, value,
                     "op '" + op_name + "' (its fixed-length record files)");
   }
+  // The rows of what its function makes (from_tensor_slices): slices.
+  if (per && per->has_from_element() && per_element_knob(per->from_element())) {
+    return SetField(*per->mutable_from_element(), knob, value,
+                    "op '" + op_name + "' (the dataset its function makes)");
+  }
   // A Python generator per element: its yields (records), duration, wait, first_wait.
   if (per && per->has_from_generator() && per_element_knob(per->from_generator())) {
     RETURN_IF_ERROR(SetField(*per->mutable_from_generator(), knob, value,

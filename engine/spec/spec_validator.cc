@@ -151,6 +151,12 @@ Elements CheckOps(Checker& c, const Message& parent, const Where& parent_where,
 void CheckElementSource(Checker& c, const spec::ElementSource& es, const Where& w) {
   switch (es.kind_case()) {
     case spec::ElementSource::kFromElement:
+      if (es.from_element().slices() < 0 ||
+          (es.from_element().slices() > 0 && es.from_element().repeat_by_value())) {
+        c.Fail(es.from_element(), c.Nested(es, w, "from_element", w.what), "slices",
+               "is the rows of what the function makes, each an element: 0 (one element) or "
+               "more, and not with repeat_by_value");
+      }
       break;
     case spec::ElementSource::kSyntheticFile: {
       const auto& f = es.synthetic_file();

@@ -467,6 +467,29 @@ train_step { step_time: "10ms" }
   EXPECT_EQ(longer.out.find("these figures rest on"), std::string::npos) << longer.out;
 }
 
+// tensorflow#47687: a shuffle of 10000 batches after the augmentation fills for minutes
+// before the first batch, then the data ends at once. The steady figures leave the start-up
+// out (5 steps/s, not input-bound); the summary gives the whole run's rate beside them, as a
+// longer run has no more steps to measure.
+TEST(CliSimulateTest, ARunThatEndsSoonAfterALongStartUpGivesItsWholeRate) {
+  const std::string spec = TempPath("late_first_batch.pbtxt");
+  std::ofstream(spec) << R"(name: "late_first_batch"
+source { name: "images" range { stop: 400 } }
+ops { name: "augment" map { fn { cpu_work { duration: "50ms" } } num_parallel_calls: 2 } }
+ops { name: "batch" batch { batch_size: 8 } }
+ops { name: "shuffle" shuffle { buffer_size: 10000 } }
+train_step { step_time: "100ms" }
+)";
+  const auto run = Cli("simulate " + spec + " --duration 60 --no-advice");
+  ASSERT_EQ(run.exit_code, 0) << run.out;
+  // 400 images of 50 ms on two cores: 10 s before the shuffle's buffer holds the data's
+  // end; then 50 steps of 100 ms.
+  EXPECT_NE(run.out.find("over the whole run, start-up included, 50 steps in 15."),
+            std::string::npos)
+      << run.out;
+  EXPECT_EQ(run.out.find("a longer --duration measures more"), std::string::npos) << run.out;
+}
+
 TEST(CliSimulateTest, CalibrateNeedsAPipescopeRecording) {
   const auto r = Cli("calibrate " + std::string(PIPESCOPE_SOURCE_DIR) +
                      "/tests/trace/data/pytorch_input_bound.json --out " + TempPath("x.json"));

@@ -828,6 +828,59 @@ dataset = dataset.map(load_pair, num_parallel_calls=32)
   EXPECT_TRUE(Says(remote, "--set load_pair.wait=DURATION for a call's 2 reads")) << Notes(remote);
 }
 
+// tensorflow#28130's fix: each decoded image pair gives 64 random crops, made by
+// parallel_interleave's function as a dataset of their rows (from_tensor_slices of the
+// stacked crops), so a pair's reads and decode are paid once for 64 elements. The function's
+// reads and decode are a map before the interleave on its threads (cycle_length of them);
+// the crops' count, a list the loop fills, is known only when the code runs: a stand-in,
+// said with its setting. A count the code shows is taken, and written back.
+TEST(CodeQuestionsTest, AnInterleaveOfCropsReadsEachPairOnceForAllItsCrops) {
+  const ImportedCode c = Import(R"(import tensorflow as tf
+def load_pair(lr_path, hr_path):
+    lr = tf.image.decode_png(tf.read_file(lr_path), channels=3)
+    hr = tf.image.decode_png(tf.read_file(hr_path), channels=3)
+    return lr, hr
+def crops_from_pair(lr_path, hr_path):
+    lr, hr = load_pair(lr_path, hr_path)
+    lr_crops, hr_crops = [], []
+    for _ in range(64):
+        lr_crops.append(tf.image.random_crop(lr, [96, 96, 3]))
+        hr_crops.append(tf.image.random_crop(hr, [384, 384, 3]))
+    return tf.data.Dataset.from_tensor_slices((tf.stack(lr_crops), tf.stack(hr_crops)))
+lr_paths = sorted(tf.io.gfile.glob('data/lr/*.png'))
+hr_paths = sorted(tf.io.gfile.glob('data/hr/*.png'))
+dataset = tf.data.Dataset.from_tensor_slices((lr_paths, hr_paths))
+dataset = dataset.apply(tf.data.experimental.parallel_interleave(
+    crops_from_pair, cycle_length=32, sloppy=True))
+dataset = dataset.batch(16)
+)");
+  ASSERT_EQ(c.spec.ops_size(), 3) << c.spec.DebugString();
+  const spec::Op& work = c.spec.ops(0);
+  EXPECT_EQ(work.name(), "crops_from_pair");
+  EXPECT_EQ(work.map().num_parallel_calls(), 32);
+  EXPECT_EQ(work.map().fn().cpu_work().read_files(), 2);
+  EXPECT_TRUE(Says(c,
+                   "it is read as a map 'crops_from_pair' before interleave, as parallel as "
+                   "interleave"))
+      << Notes(c);
+  EXPECT_EQ(c.spec.ops(1).interleave().per_element().from_element().slices(), 1000);
+  EXPECT_TRUE(Says(c, "--set interleave.slices=N")) << Notes(c);
+
+  const ImportedCode known = Import(R"(import tensorflow as tf
+def crops(path):
+    img = tf.image.decode_png(tf.io.read_file(path))
+    return tf.data.Dataset.from_tensor_slices(tf.zeros([64, 96, 96, 3]))
+files = tf.data.Dataset.list_files("/data/*.png")
+ds = files.interleave(crops, cycle_length=4, num_parallel_calls=4)
+)");
+  ASSERT_EQ(known.spec.ops_size(), 2) << known.spec.DebugString();
+  EXPECT_EQ(known.spec.ops(0).map().num_parallel_calls(), 4);
+  EXPECT_EQ(known.spec.ops(1).interleave().per_element().from_element().slices(), 64);
+  const auto written = EmitCode(known.spec, "tfdata");
+  ASSERT_TRUE(written.ok()) << written.status().message();
+  EXPECT_NE(written->text.find("from_tensors(f).repeat(64)"), std::string::npos) << written->text;
+}
+
 // torchmd-net#235, written for torch_geometric: its Dataset's items come from get and len
 // (torch_geometric's __getitem__ calls get), read as __getitem__ and __len__ are; the .npy
 // files get loads for every item are reads from storage beside its Python, said.
@@ -879,6 +932,42 @@ loader = DataLoader(Images(["a.jpg"] * 1000), batch_size=64, num_workers=4)
       << c.spec.ops(0).DebugString();
   EXPECT_TRUE(Says(c, "'loader' reads an image file a call, 108 KB each standing in")) << Notes(c);
   EXPECT_TRUE(Says(c, "--set storage.kind=hdd")) << Notes(c);
+}
+
+// monodepth2#157 ("training is too slow", images on a hard disk): the Dataset's __getitem__
+// is its base class's, which calls a method the subclass defines, which calls the loader
+// the base's __init__ binds: torchvision's pil_loader, `with open(path, "rb") as f:
+// Image.open(f)`. The item's work is read through the class it inherits from, and the open
+// is the image's own read: one file a frame, not an image and a file load besides.
+TEST(CodeQuestionsTest, ADatasetsGetItemIsReadThroughTheClassItInheritsFrom) {
+  const ImportedCode c = Import(R"(from PIL import Image
+from torch.utils.data import Dataset, DataLoader
+def pil_loader(path):
+    with open(path, 'rb') as f:
+        with Image.open(f) as img:
+            return img.convert('RGB')
+class MonoDataset(Dataset):
+    def __init__(self, filenames):
+        self.filenames = filenames
+        self.loader = pil_loader
+    def __len__(self):
+        return len(self.filenames)
+    def __getitem__(self, index):
+        return self.get_color(self.filenames[index])
+class KITTIRAWDataset(MonoDataset):
+    def __init__(self, *args, **kwargs):
+        super(KITTIRAWDataset, self).__init__(*args, **kwargs)
+    def get_color(self, path):
+        return self.loader(path)
+loader = DataLoader(KITTIRAWDataset(["a.jpg"] * 1000), batch_size=12, num_workers=12)
+)");
+  ASSERT_FALSE(c.spec.ops().empty()) << Notes(c);
+  const spec::Python& item = c.spec.ops(0).dataloader().getitem().python();
+  EXPECT_EQ(item.read_bytes(), 108000) << c.spec.ops(0).DebugString();
+  EXPECT_LE(item.read_files(), 1);
+  EXPECT_FALSE(item.wait_loads_files()) << c.spec.ops(0).DebugString();
+  EXPECT_FALSE(Says(c, "defines no __getitem__")) << Notes(c);
+  EXPECT_FALSE(Says(c, "time.sleep")) << Notes(c);
 }
 
 }  // namespace

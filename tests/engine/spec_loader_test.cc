@@ -127,6 +127,23 @@ TEST(SpecLoaderTest, RepeatByValueAfterABatchIsRefused) {
       << e;
 }
 
+// A function's rows (slices) are a count of elements: not negative, and not beside
+// repeat_by_value, which counts by the element's value instead.
+TEST(SpecLoaderTest, SlicesOfAFunctionsRowsAreACountOfTheirOwn) {
+  for (const std::string& bad : {"slices: -1", "slices: 3 repeat_by_value: true"}) {
+    const std::string e = ErrorOf(
+        "source { range { stop: 5 } }\nops { name: \"il\" interleave { per_element { "
+        "from_element { " +
+        bad + " } } } }\n");
+    EXPECT_NE(e.find(":2: op 'il' (interleave): slices is the rows"), std::string::npos)
+        << bad << ": " << e;
+  }
+  EXPECT_TRUE(ParseSpecText("source { range { stop: 5 } }\nops { interleave { per_element { "
+                            "from_element { slices: 3 } } } }\n",
+                            "x.pbtxt")
+                  .ok());
+}
+
 // repeat {} is forever, repeat { count: 0 } is nothing; a seed of 0 is a seed.
 TEST(SpecLoaderTest, WrittenZeroAndLeftOutMeanDifferentThings) {
   auto r = ParseSpecText(

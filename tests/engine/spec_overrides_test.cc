@@ -131,6 +131,20 @@ TEST(SpecOverridesTest, ACountGivenIsNoLongerAStandIn) {
   EXPECT_FALSE(spec->source().size_is_stand_in());
 }
 
+// The rows an interleave's function makes of each element (from_tensor_slices) are set on
+// the interleave.
+TEST(SpecOverridesTest, AnInterleavesSlicesAreSetOnTheInterleave) {
+  auto spec = ParseSpecText(R"(source { range { stop: 8 } }
+      ops { name: "crops" interleave { per_element { from_element { slices: 1000 } }
+            cycle_length: 2 } })",
+                            "crops");
+  ASSERT_TRUE(spec.ok()) << spec.status().message();
+  ASSERT_TRUE(ApplyOverride(*spec, "crops.slices=64").ok());
+  EXPECT_EQ(spec->ops(0).interleave().per_element().from_element().slices(), 64);
+  ASSERT_TRUE(ApplyOverride(*spec, "crops.cycle_length=4").ok());
+  EXPECT_EQ(spec->ops(0).interleave().cycle_length(), 4);
+}
+
 // An interleave's Python generator per element takes its yields and its Python's cost on
 // the interleave; a cost given is no longer a stand-in.
 TEST(SpecOverridesTest, AnInterleavesGeneratorIsSetOnTheInterleave) {

@@ -220,6 +220,12 @@ std::vector<Case> Cases() {
        -1,
        3,
        -1},
+      // A function that makes from_tensor_slices of what it computed (tensorflow#28130's 64
+      // crops of a decoded image): each element gives its `slices` rows, cycled through.
+      {"InterleaveOfSlices",
+       3,
+       "ops { interleave { per_element { from_element { slices: 3 } } cycle_length: 2 } }",
+       {{0, 1, 0, 1, 0, 1, 2, 2, 2}}},
       // flat_map is interleave(cycle_length=1) (its docstring): the same order over sub-ops.
       {"FlatMapOverSubOps",
        4,
