@@ -359,7 +359,8 @@ nlohmann::json FrameworkSummaryToJson(const trace::FrameworkSummary& s,
                                       const std::vector<std::string>& warnings) {
   return {{"framework", s.framework},
           {"steps", s.steps},
-          {"step_time_s", s.step_time_s},
+          {"step_time_s", s.step_time_s},  // the steps' time in all
+          {"steps_per_s", s.step_time_s > 0 ? static_cast<double>(s.steps) / s.step_time_s : 0.0},
           {"input_wait_fraction", s.input_wait_fraction},
           {"device_busy_fraction", s.device_busy_fraction},
           {"device_activity", s.has_device_activity},
@@ -376,8 +377,16 @@ std::string FrameworkSummaryToText(const trace::FrameworkSummary& s) {
   const bool recorded = s.framework == "pipescope";
   std::string out = (recorded ? "recorded " : "imported ") + s.framework + " trace\n";
   const char* of = recorded ? "of the run" : "of step time";
-  std::snprintf(line, sizeof line, "steps                %lld (%.3f s)\n",
-                static_cast<long long>(s.steps), s.step_time_s);
+  if (s.steps > 0 && s.step_time_s > 0) {
+    const double steps = static_cast<double>(s.steps);
+    std::snprintf(line, sizeof line,
+                  "steps                %lld in %.3f s: %.2f steps/s, %.1f ms a step\n",
+                  static_cast<long long>(s.steps), s.step_time_s, steps / s.step_time_s,
+                  1e3 * s.step_time_s / steps);
+  } else {
+    std::snprintf(line, sizeof line, "steps                %lld (%.3f s)\n",
+                  static_cast<long long>(s.steps), s.step_time_s);
+  }
   out += line;
   std::snprintf(line, sizeof line, "input wait           %.0f%% %s\n", 100 * s.input_wait_fraction,
                 of);

@@ -94,10 +94,12 @@ Value Flow(PythonReader& r, const CallArgs& a, const CallArgs& generator, int64_
   p->source.mutable_range()->set_stop((known + batch - 1) / batch);
   if (samples <= 0) {
     p->source.set_size_is_stand_in(true);
-    p->Note(a.node.start(), "the samples " + call +
-                                "() goes over are known only when the code runs: " +
-                                std::to_string(kStandInRecords) + " in batches of " +
-                                std::to_string(batch) + " stand in; --set indices.stop=BATCHES");
+    p->Note(a.node.start(),
+            "the samples " + call + "() goes over are known only when the code runs: " +
+                std::to_string(kStandInRecords) + " samples in batches of " +
+                std::to_string(batch) + " (" + std::to_string(p->source.range().stop()) +
+                " batches) stand in where fit's steps_per_epoch does not say "
+                "an epoch's batches; --set indices.stop=BATCHES");
   }
   const std::string ranges = AffineRanges(generator);
   const int64_t per_sample = load_ns + SampleTransformNs(generator, h, w);

@@ -841,6 +841,22 @@ void AddFitEpochs(Pipeline& p, const CallArgs& a) {
                              std::to_string(*n) + " after it");
 }
 
+// steps_per_epoch spelled as a count of samples (`nb_train_samples`), as code ported from
+// Keras 1's samples_per_epoch keeps it: Keras 2 counts an epoch's steps in batches, so each
+// epoch takes that many batches, batch_size times the data (keras#6406: 91,234 steps of 32
+// where 2,851 were meant, an epoch's ETA 10,721 s for 245 s). Said, with its count.
+void NoteStepsNamedAsSamples(Pipeline& p, const Value& steps, int64_t count) {
+  if (steps.node.null()) return;
+  const std::string text(steps.node.text());
+  if (!HoldsIgnoringCase(text, "sample") || text.find('/') != std::string::npos) return;
+  p.Note(steps.node.start(),
+         "steps_per_epoch is `" + text + "` (" + std::to_string(count) +
+             "), a count of samples by its name: Keras 2 counts an epoch's steps in batches "
+             "(Keras 1's samples_per_epoch counted samples), so each epoch takes " +
+             std::to_string(count) + " batches; where it holds the samples, an epoch is `" + text +
+             " // batch_size` steps");
+}
+
 // fit over a Sequence another call made (ImageDataGenerator.flow): its enqueuer runs the
 // Sequence's batches with fit's workers, epoch after epoch.
 Value FitOverSequence(PythonReader& r, const CallArgs& a, const Value& x) {
@@ -851,6 +867,7 @@ Value FitOverSequence(PythonReader& r, const CallArgs& a, const Value& x) {
       steps && steps->AsInt() && *steps->AsInt() > 0 && !steps->Is(Value::Kind::kBool)) {
     p->source.mutable_range()->set_stop(*steps->AsInt());
     p->source.clear_size_is_stand_in();
+    NoteStepsNamedAsSamples(*p, *steps, *steps->AsInt());
   }
   AddFitEpochs(*p, a);
   // The pipeline fit trains on, over the Sequence's own (bound to a name before fit).
@@ -969,6 +986,7 @@ Value Fit(PythonReader& r, const CallArgs& keras_args, bool generator_call) {
   if (steps && steps->AsInt() && *steps->AsInt() > 0 && !steps->Is(Value::Kind::kBool)) {
     p->source.set_name("indices");
     p->source.mutable_range()->set_stop(*steps->AsInt());
+    NoteStepsNamedAsSamples(*p, *steps, *steps->AsInt());
   } else {
     IndexSource(r, *p, x, cls, "indices");
   }

@@ -173,13 +173,6 @@ bool IsRangeCall(const SyntaxNode& e) {
   return callee == "range" || callee.ends_with("data.Dataset.range");
 }
 
-// Whether `word` holds `part` (lower case), whatever the case of its letters.
-bool HoldsIgnoringCase(std::string_view word, std::string_view part) {
-  return std::search(word.begin(), word.end(), part.begin(), part.end(), [](char a, char b) {
-           return std::tolower(static_cast<unsigned char>(a)) == b;
-         }) != word.end();
-}
-
 bool IsAcceleratorWord(std::string_view word) {
   for (std::string_view part : {"cuda", "device", "gpu", "xla", "accelerat"}) {
     if (HoldsIgnoringCase(word, part)) return true;
@@ -303,6 +296,12 @@ bool LeavesOnly(const SyntaxNode& block) {
 }
 
 }  // namespace
+
+bool HoldsIgnoringCase(std::string_view word, std::string_view part) {
+  return std::search(word.begin(), word.end(), part.begin(), part.end(), [](char a, char b) {
+           return std::tolower(static_cast<unsigned char>(a)) == b;
+         }) != word.end();
+}
 
 std::string CanonicalPath(const std::string& path) {
   static const std::pair<const char*, const char*> kPrefixes[] = {

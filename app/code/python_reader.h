@@ -409,4 +409,8 @@ class PythonReader {
 // one name across TensorFlow versions.
 std::string CanonicalPath(const std::string& path);
 
+// Whether `word` holds `part` (lower case), whatever the case of its letters: how the code's
+// own names are read for what they mean (`use_cuda`, `nb_train_samples`).
+bool HoldsIgnoringCase(std::string_view word, std::string_view part);
+
 }  // namespace pipescope::code

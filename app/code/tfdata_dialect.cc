@@ -862,7 +862,9 @@ Value DatasetsLoad(PythonReader& r, const CallArgs& a) {
   p->stand_in_note =
       "tfds.load(" + (name ? name->Spelling() : std::string("?")) +
       ") reads TensorFlow Datasets' prepared TFRecord files: " + std::to_string(kStandInRecords) +
-      " synthetic records stand in (--set read.records=N); --set read.files=PATTERN reads them";
+      " synthetic records stand in (--set read.records=N); --set read.files=PATTERN reads them; "
+      "TFDS also decodes each example as it reads it (an image's PNG or JPEG, in a parallel map "
+      "of its own), work these figures leave out";
   Value v = PipelineValue(std::move(p), a);
   // with_info=True: (dataset, info).
   if (const Value* info = a.Get("with_info"); info && info->Is(Value::Kind::kBool) && info->b) {

@@ -1851,6 +1851,8 @@ model.fit(train_dataset, epochs=20, steps_per_epoch=57)
   EXPECT_TRUE(c.spec.ops(5).has_prefetch());
   // fit's 20 epochs of 57 steps, from one iterator over the repeating dataset.
   EXPECT_EQ(c.spec.ops(6).take().count(), 20 * 57);
+  // TFDS decodes what it reads (tensorflow#47687's DIV2K PNGs), which the stand-in does not.
+  EXPECT_TRUE(HasNote(c, 2, "TFDS also decodes each example as it reads it")) << Notes(c);
 }
 
 // fit over a dataset is that dataset, iterated afresh each epoch (its shuffle buffer refilled,

@@ -615,6 +615,30 @@ model.fit_generator(train, epochs=5, workers=2)
   EXPECT_TRUE(Says(c, "for 128×128 here")) << Notes(c);
 }
 
+// keras#6406: code ported from Keras 1 passes the sample count as steps_per_epoch, which
+// Keras 2 counts in batches: each epoch takes 32 times the data (an ETA of 10,721 s for
+// 245 s). The epoch is read as written, and the note says what the name suggests; a
+// division by the batch size is no count of samples.
+TEST(CodeQuestionsTest, StepsPerEpochNamedAsSamplesIsSaidToCountBatches) {
+  const std::string code = R"(from keras.preprocessing.image import ImageDataGenerator
+nb_train_samples = 91234
+batch_size = 32
+datagen = ImageDataGenerator(rescale=1. / 255)
+train_generator = datagen.flow_from_directory('data/train', target_size=(64, 64),
+                                              batch_size=batch_size)
+model.fit_generator(train_generator, steps_per_epoch=%s, epochs=10)
+)";
+  const ImportedCode ported = ImportWith(code, "nb_train_samples");
+  EXPECT_EQ(ported.spec.source().range().stop(), 91234) << ported.spec.DebugString();
+  EXPECT_TRUE(Says(ported,
+                   "steps_per_epoch is `nb_train_samples` (91234), a count of samples by its "
+                   "name: Keras 2 counts an epoch's steps in batches"))
+      << Notes(ported);
+  const ImportedCode fixed = ImportWith(code, "nb_train_samples // batch_size");
+  EXPECT_EQ(fixed.spec.source().range().stop(), 2851) << fixed.spec.DebugString();
+  EXPECT_FALSE(Says(fixed, "a count of samples by its name")) << Notes(fixed);
+}
+
 // tensorflow/models#7127: official/resnet reading ImageNet from gs:// (the path is the
 // call's argument, joined with os.path.join in a comprehension). Files on a remote store are
 // read as such wherever the path is built from one (+, %, os.path.join, f-strings,

@@ -188,6 +188,7 @@ def main():
         checks = [
             ("steps", got["steps"], want["steps"], 0),
             ("step_time_s", got["step_time_s"], want["step_time_s"], 1e-9),
+            ("steps_per_s", got["steps_per_s"], want["steps"] / want["step_time_s"], 1e-9),
             ("input_wait_fraction", got["input_wait_fraction"], want["input_wait_fraction"], 1e-6),
             ("device_busy_fraction", got["device_busy_fraction"], want["device_busy_fraction"], 1e-6),
             ("spans", spans["count"], want["spans"], 0),

@@ -93,6 +93,20 @@ TEST(TraceImportTest, APyTorchTraceThatIsNotInputBoundSaysSo) {
   EXPECT_NEAR(s.device_busy_fraction, 0.91, 1e-6);
   EXPECT_FALSE(s.input_bound);
   EXPECT_EQ(s.verdict.rfind("Not input-bound", 0), 0u) << s.verdict;
+  EXPECT_NE(s.verdict.find("The device is the limit"), std::string::npos)
+      << "busy 91% of step time: " << s.verdict;
+}
+
+// HTA's trace of a job whose loop records no DataLoader __next__: the input's share is not
+// measured, which the verdict says rather than a wait of 0%; the device, busy 97% of step
+// time, is the limit.
+TEST(TraceImportTest, APyTorchTraceWithoutDataLoaderSpansSaysItsInputIsNotMeasured) {
+  const ImportedTrace t = Import("real/hta_ns_resolution_rank-0.pt.trace.json.gz");
+  const FrameworkSummary s = SummarizeFramework(*t.model);
+  EXPECT_EQ(s.steps, 5);
+  EXPECT_NE(s.verdict.find("records no DataLoader __next__"), std::string::npos) << s.verdict;
+  EXPECT_EQ(s.verdict.find("takes 0%"), std::string::npos) << s.verdict;
+  EXPECT_NE(s.verdict.find("The device is the limit"), std::string::npos) << s.verdict;
 }
 
 // The ops of a TensorFlow trace's iterators, in pipeline order.

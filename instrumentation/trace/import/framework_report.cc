@@ -14,7 +14,9 @@ namespace {
 
 using record::EventKind;
 
-constexpr double kInputBound = 0.10;  // waiting this share of step time is worth fixing
+constexpr double kInputBound = 0.10;        // waiting this share of step time is worth fixing
+constexpr double kDeviceBound = 0.90;       // a device busy this share of step time is the limit
+constexpr double kDeviceMostlyIdle = 0.60;  // one idle more than this is waiting on the host
 
 std::string Percent(double f) { return FormatPercent(f); }
 
@@ -48,6 +50,22 @@ int64_t IteratorOwnNs(const Model& model, const record::StageDef& stage, int64_t
     own += std::max<int64_t>(0, self - Overlap(Union({track}, t0, t1), covered));
   }
   return own;
+}
+
+// What the device's share of step time says where the input is not the wait: busy nearly
+// throughout, the step itself is the limit; idle for most of it, the host's own work between
+// kernels is, which the device gaps name.
+std::string DeviceShare(const FrameworkSummary& s) {
+  if (!s.has_device_activity) return "";
+  if (s.device_busy_fraction >= kDeviceBound) {
+    return " The device is the limit: a faster step (or a larger batch per step) is what would "
+           "help.";
+  }
+  if (s.device_busy_fraction < kDeviceMostlyIdle) {
+    return " The device idles " + Percent(1 - s.device_busy_fraction) +
+           " of step time while the host works: the device gaps say what the host runs then.";
+  }
+  return "";
 }
 
 }  // namespace
@@ -118,6 +136,8 @@ FrameworkSummary SummarizeFramework(const Model& model, int64_t t0, int64_t t1) 
               "a schedule and call prof.step()), TensorFlow traces with "
               "tf.profiler.experimental.Trace('train', step_num=...).";
   } else if (s.framework == "pytorch") {
+    const bool traced_input =
+        !TracksOfKinds(model, {EventKind::kInputWait}, record::kConsumerOp).empty();
     // What the wait means depends on who loads: the loop itself, or workers that fall behind.
     const std::optional<bool> workers = DataLoaderRunsWorkers(model);
     std::string who =
@@ -150,9 +170,14 @@ FrameworkSummary SummarizeFramework(const Model& model, int64_t t0, int64_t t1) 
                           ". What If (pipescope-cli whatif; Ctrl+I in the GUI) predicts what other "
                           "settings "
                           "give."
-                    : "Not input-bound: the DataLoader's __next__ takes " +
-                          Percent(s.input_wait_fraction) + " of step time (" + Millis(mean_wait) +
-                          " of " + Millis(mean_step) + ")" + device + ".";
+                    : (traced_input ? "Not input-bound: the DataLoader's __next__ takes " +
+                                          Percent(s.input_wait_fraction) + " of step time (" +
+                                          Millis(mean_wait) + " of " + Millis(mean_step) + ")"
+                                    : "The trace records no DataLoader __next__, so the "
+                                      "input's share of step time is not measured (a loop that "
+                                      "loads its own batches, or input marked only by the "
+                                      "job's own annotations)") +
+                          device + "." + DeviceShare(s);
   } else if (s.framework == "tensorflow") {
     const std::string op = s.dominant_op.empty()
                                ? ""
