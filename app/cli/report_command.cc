@@ -111,7 +111,7 @@ int ReportCommand(const ReportCommandOptions& options, std::ostream& out, std::o
   SummaryContext context = ContextFromModel(model, false);
   if (options.range.empty()) {  // the run's own start-up, which a range leaves out
     if (auto spec = engine::ParseSpecText(model.run_info().spec_text, "trace header"); spec.ok()) {
-      SetEpochRestarts(context, *spec, model, analysis);
+      SetEpochs(context, *spec, model, analysis);
     }
   }
   if (options.json) {

@@ -120,7 +120,7 @@ int RunCommand(const RunCommandOptions& options, std::ostream& out, std::ostream
     context = ContextFromModel(*result->model, result->summary.end_of_data);
     context.batch_copies = engine::BatchCopies(spec);
     analysis = trace::AnalyzeSteady(*result->model);
-    SetEpochRestarts(context, spec, *result->model, analysis);
+    SetEpochs(context, spec, *result->model, analysis);
     if (options.advice) {
       advice = AdviseForSummary(*result->model, analysis, err);
     } else {

@@ -122,7 +122,7 @@ int SimulateCommand(const SimulateCommandOptions& options, std::ostream& out, st
   context.batch_copies = engine::BatchCopies(printed);
   SetStorage(context, printed, result->summary.storage_busy_fraction,
              result->summary.storage_reads);
-  SetEpochRestarts(context, printed, *result->model, analysis);
+  SetEpochs(context, printed, *result->model, analysis);
   const double virtual_s = result->summary.duration_s;
   const double wall_s = std::max(result->simulation_wall_s, 1e-9);
   if (options.json) {

@@ -10,6 +10,7 @@
 #include "engine/core/duration.h"
 #include "engine/runtime/dataloader_rules.h"
 #include "engine/runtime/storage_device.h"
+#include "engine/spec/cardinality.h"
 #include "engine/spec/spec_loader.h"
 #include "instrumentation/trace/op_activity.h"
 #include "instrumentation/trace/verdict.h"
@@ -108,6 +109,19 @@ std::optional<double> StorageBusy(const trace::RangeAnalysis& a, const SummaryCo
   return c.storage_busy_fraction;
 }
 
+// A span of time as people say it: "3.0 h", "12 min", "42.5 s".
+std::string ReadableSpan(double seconds) {
+  char text[32];
+  if (seconds >= 3600) {
+    std::snprintf(text, sizeof text, "%.1f h", seconds / 3600);
+  } else if (seconds >= 60) {
+    std::snprintf(text, sizeof text, "%.0f min", seconds / 60);
+  } else {
+    std::snprintf(text, sizeof text, "%.1f s", seconds);
+  }
+  return text;
+}
+
 }  // namespace
 
 nlohmann::json FigureJson(std::optional<double> v) {
@@ -124,8 +138,9 @@ void SetStorage(SummaryContext& c, const spec::PipelineSpec& spec,
   c.storage_unread = reads == 0;
 }
 
-void SetEpochRestarts(SummaryContext& c, const spec::PipelineSpec& spec, const trace::Model& model,
-                      const trace::RangeAnalysis& steady) {
+void SetEpochs(SummaryContext& c, const spec::PipelineSpec& spec, const trace::Model& model,
+               const trace::RangeAnalysis& steady) {
+  c.epoch_steps = engine::StepsOfAnEpoch(spec).value_or(0);
   if (steady.startup_ns <= 0) return;
   const std::optional<engine::LoaderRestarts> restarts = engine::LoaderRestartingEachEpoch(spec);
   if (!restarts) return;
@@ -192,6 +207,7 @@ nlohmann::json SummaryToJson(const trace::RangeAnalysis& a, const SummaryContext
                         {"wait_s", static_cast<double>(a.startup_ns) / 1e9},
                         {"worker_startups_s", static_cast<double>(c.loader_startup_ns) / 1e9}};
   }
+  if (c.epoch_steps > 0) j["epoch_steps"] = c.epoch_steps;
   j["device_gaps"] = DeviceGapsToJson(a.device_gaps);
   if (a.consumer_cpu_share >= 0) j["consumer_cpu_share"] = a.consumer_cpu_share;
   j["end_of_data"] = c.end_of_data;
@@ -255,6 +271,14 @@ std::string SummaryToText(const trace::RangeAnalysis& a, const SummaryContext& c
            (a.steps == 1 ? "" : "s") +
            ", too few for these rates to mean much: the data's real size (the counts "
            "that stand in, named above, or real files) gives a run to grade\n";
+  }
+  // An epoch longer than the run: how long one takes at its rate, which the run does not
+  // reach to show (keras#6406: 91,234 steps an epoch where 2,851 were meant, 3 h each).
+  if (c.epoch_steps > a.steps && a.steps_per_s > 0 && !c.end_of_data) {
+    const double epoch_s = static_cast<double>(c.epoch_steps) / a.steps_per_s;
+    std::snprintf(line, sizeof line, "  an epoch is %lld steps: %s at this rate\n",
+                  static_cast<long long>(c.epoch_steps), ReadableSpan(epoch_s).c_str());
+    out += line;
   }
   if (c.batch_copies > 1) {
     std::snprintf(line, sizeof line,

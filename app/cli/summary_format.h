@@ -35,16 +35,17 @@ struct SummaryContext {
   // its name (empty: none), its epochs (-1: endless), and its workers' start-ups' time
   // before the first step.
   std::string restarting_loader;
+  int64_t epoch_steps = 0;  // an epoch's steps, where the spec says (engine::StepsOfAnEpoch)
   int64_t loader_epochs = 0;
   int64_t loader_startup_ns = 0;
 };
 // The storage figures of a run of `spec` into `c`: its busy share and the reads it served.
 void SetStorage(SummaryContext& c, const spec::PipelineSpec& spec,
                 std::optional<double> busy_fraction, int64_t reads);
-// A loader of `spec` that starts its workers each epoch, and their start-ups' time before
-// the first step of `model` (`steady`'s start-up), into `c`.
-void SetEpochRestarts(SummaryContext& c, const spec::PipelineSpec& spec, const trace::Model& model,
-                      const trace::RangeAnalysis& steady);
+// The steps of an epoch of `spec`, and a loader of it that starts its workers each epoch with
+// their start-ups' time before the first step of `model` (`steady`'s start-up), into `c`.
+void SetEpochs(SummaryContext& c, const spec::PipelineSpec& spec, const trace::Model& model,
+               const trace::RangeAnalysis& steady);
 
 // Device, knob changes and op names as a trace records them.
 SummaryContext ContextFromModel(const trace::Model& model, bool end_of_data);

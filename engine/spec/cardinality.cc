@@ -40,4 +40,19 @@ std::optional<int64_t> ElementsOut(const spec::Op& op, int64_t in) {
   return std::nullopt;
 }
 
+std::optional<int64_t> StepsOfAnEpoch(const spec::PipelineSpec& spec) {
+  int epochs = -1;
+  for (int i = 0; i < spec.ops_size(); ++i) {
+    if (spec.ops(i).has_repeat()) epochs = i;
+  }
+  if (epochs < 0 || spec.source().size_is_stand_in()) return std::nullopt;
+  std::optional<int64_t> n = SourceElements(spec.source());
+  for (int i = 0; i < spec.ops_size() && n; ++i) {
+    const spec::Op& op = spec.ops(i);
+    if (i == epochs || (i > epochs && op.has_take())) continue;
+    n = ElementsOut(op, *n);
+  }
+  return n;
+}
+
 }  // namespace pipescope::engine

@@ -18,4 +18,9 @@ std::optional<int64_t> SourceElements(const spec::Source& source);
 // (OpKindDescription::elements_out, else its ratio).
 std::optional<int64_t> ElementsOut(const spec::Op& op, int64_t in);
 
+// The steps an epoch of `spec` gives: its elements up to the last repeat (the epochs), then
+// through the ops after it, a take of all epochs' steps (Keras fit's) apart. nullopt where
+// no repeat makes epochs, or their size is not known or stands in for one the code knows.
+std::optional<int64_t> StepsOfAnEpoch(const spec::PipelineSpec& spec);
+
 }  // namespace pipescope::engine

@@ -490,6 +490,25 @@ train_step { step_time: "100ms" }
   EXPECT_EQ(run.out.find("a longer --duration measures more"), std::string::npos) << run.out;
 }
 
+// keras#6406: steps_per_epoch given as the sample count makes each epoch 91,234 steps, 32
+// times the data; a run of seconds never reaches an epoch's end, so the summary says how
+// long one takes at the run's rate (the asker's progress bar: an ETA of 10,721 s).
+TEST(CliSimulateTest, AnEpochLongerThanTheRunIsSaidInTime) {
+  const std::string spec = TempPath("long_epoch.pbtxt");
+  std::ofstream(spec) << R"(name: "long_epoch"
+source { name: "indices" range { stop: 91234 } }
+ops { name: "fit" keras_fit { workers: 1 getitem { python { duration: "1ms" } } } }
+ops { name: "fit_epochs" repeat { count: 10 } }
+train_step { step_time: "117ms" }
+)";
+  const auto run = Cli("simulate " + spec + " --duration 5 --no-advice --json");
+  ASSERT_EQ(run.exit_code, 0) << run.out;
+  EXPECT_EQ(json::parse(JsonPart(run.out))["epoch_steps"], 91234) << run.out;
+  const auto text = Cli("simulate " + spec + " --duration 5 --no-advice");
+  EXPECT_NE(text.out.find("an epoch is 91234 steps: 3.0 h at this rate"), std::string::npos)
+      << text.out;
+}
+
 TEST(CliSimulateTest, CalibrateNeedsAPipescopeRecording) {
   const auto r = Cli("calibrate " + std::string(PIPESCOPE_SOURCE_DIR) +
                      "/tests/trace/data/pytorch_input_bound.json --out " + TempPath("x.json"));

@@ -8,6 +8,7 @@
 
 #include <optional>
 
+#include "engine/spec/cardinality.h"
 #include "engine/spec/spec_loader.h"
 #include "test_support.h"
 
@@ -118,6 +119,36 @@ TEST(PipelinePlanTest, KnowsHowManyElementsEachOpTakesInAPass) {
   auto unknown = PlanPipeline(files, 2);
   ASSERT_TRUE(unknown.ok()) << unknown.status().message();
   EXPECT_FALSE(unknown->ops[0].input_elements.has_value()) << "files hold what they hold";
+}
+
+// An epoch's steps: the elements into the last repeat, then through the ops after it, fit's
+// take of every epoch's steps apart (keras#6406: steps_per_epoch=91234 batches an epoch).
+TEST(PipelinePlanTest, AnEpochsStepsAreThePassBeforeTheEpochsRepeat) {
+  EXPECT_EQ(StepsOfAnEpoch(Spec(R"(
+    source { name: "src" range { stop: 100 } }
+    ops { name: "r" repeat { count: 10 } }
+    ops { name: "b" batch { batch_size: 32 } }
+  )")),
+            4);
+  EXPECT_EQ(StepsOfAnEpoch(Spec(R"(
+    source { name: "indices" range { stop: 91234 } }
+    ops { name: "fit" keras_fit { workers: 1 getitem { python { duration: "1ms" } } } }
+    ops { name: "fit_epochs" repeat { count: 10 } }
+    ops { name: "fit_steps" take { count: 50000 } }
+  )")),
+            91234);
+  EXPECT_EQ(StepsOfAnEpoch(Spec(R"(
+    source { name: "src" range { stop: 100 } }
+    ops { name: "b" batch { batch_size: 32 } }
+  )")),
+            std::nullopt)
+      << "one pass: no epochs";
+  EXPECT_EQ(StepsOfAnEpoch(Spec(R"(
+    source { name: "src" size_is_stand_in: true range { stop: 100 } }
+    ops { name: "r" repeat {} }
+  )")),
+            std::nullopt)
+      << "a stand-in's count is no epoch";
 }
 
 // An interleave whose sub-pipeline batches gives batches, so a map after it runs the
