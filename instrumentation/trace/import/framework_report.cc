@@ -97,8 +97,9 @@ FrameworkSummary SummarizeFramework(const Model& model, int64_t t0, int64_t t1) 
   const auto steps = Union(step_tracks, t0, t1);
   const int64_t step_ns = Total(steps);
   s.step_time_s = static_cast<double>(step_ns) / 1e9;
-  const auto waits =
-      Union(TracksOfKinds(model, {EventKind::kInputWait}, record::kConsumerOp), t0, t1);
+  const auto wait_tracks = TracksOfKinds(model, {EventKind::kInputWait}, record::kConsumerOp);
+  s.input_measured = !wait_tracks.empty();
+  const auto waits = Union(wait_tracks, t0, t1);
   const auto device_spans = Union(DeviceWorkTracks(model), t0, t1);
   s.has_device_activity = !device_spans.empty();
   s.device_gaps = SummarizeDeviceGaps(model, t0, t1);
@@ -136,8 +137,7 @@ FrameworkSummary SummarizeFramework(const Model& model, int64_t t0, int64_t t1) 
               "a schedule and call prof.step()), TensorFlow traces with "
               "tf.profiler.experimental.Trace('train', step_num=...).";
   } else if (s.framework == "pytorch") {
-    const bool traced_input =
-        !TracksOfKinds(model, {EventKind::kInputWait}, record::kConsumerOp).empty();
+    const bool traced_input = s.input_measured;
     // What the wait means depends on who loads: the loop itself, or workers that fall behind.
     const std::optional<bool> workers = DataLoaderRunsWorkers(model);
     std::string who =
@@ -190,8 +190,12 @@ FrameworkSummary SummarizeFramework(const Model& model, int64_t t0, int64_t t1) 
                           Millis(mean_step) + ")" + op + device +
                           ". Give it num_parallel_calls=tf.data.AUTOTUNE, cache or vectorise "
                           "before it, and end the pipeline with prefetch."
-                    : "Not input-bound: tf.data's GetNext takes " + Percent(s.input_wait_fraction) +
-                          " of step time" + op + device + ".";
+                    : (s.input_measured
+                           ? "Not input-bound: tf.data's GetNext takes " +
+                                 Percent(s.input_wait_fraction) + " of step time"
+                           : std::string("The trace records no tf.data iterator's GetNext, so the "
+                                         "input's share of step time is not measured")) +
+                          op + device + "." + DeviceShare(s);
   } else {
     s.verdict = (s.input_bound ? "Input-bound: steps wait " : "Not input-bound: steps wait ") +
                 Percent(s.input_wait_fraction) + " of their time for input" + device + ".";

@@ -23,6 +23,9 @@ struct FrameworkSummary {
   std::string dominant_op;       // TensorFlow: the iterator op with the most own time
   double dominant_op_share = 0;
   bool input_bound = false;
+  // The trace records the steps' wait for input (a DataLoader's __next__, tf.data's GetNext):
+  // false where it has none, so that a wait of 0% is not measured, not absent.
+  bool input_measured = true;
   std::string verdict;
 };
 

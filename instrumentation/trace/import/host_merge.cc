@@ -127,15 +127,23 @@ MergedHosts MergeHosts(const std::vector<HostTrace>& hosts) {
   info.clock.origin_unix_ns = clocks ? earliest : 0;
   merged.Finish();
 
-  // The host that waits most for input is where to look first.
+  // The host that waits most for input is where to look first, among those whose traces
+  // record the wait.
   const std::pair<std::string, FrameworkSummary>* worst = nullptr;
+  bool any_steps = false;
   for (const auto& h : out.hosts) {
-    if (h.second.steps > 0 &&
+    any_steps |= h.second.steps > 0;
+    if (h.second.steps > 0 && h.second.input_measured &&
         (!worst || h.second.input_wait_fraction > worst->second.input_wait_fraction))
       worst = &h;
   }
-  if (!worst) {
+  if (!any_steps) {
     out.verdict = "No host's trace has training steps.";
+  } else if (!worst) {
+    out.verdict =
+        "No host's trace records its wait for input (a DataLoader's __next__): how long the "
+        "steps wait for data is not measured, and input marked only by the job's own "
+        "annotations is not read as such; each host's verdict says what its device does.";
   } else if (worst->second.input_wait_fraction < 0.0005) {
     // Naming a host "waiting most" at 0% would send people looking for nothing.
     out.verdict = "No host waits for input: every host's steps ran without waiting for data.";
