@@ -752,6 +752,10 @@ void ReadEnqueuerArgs(Pipeline& p, const CallArgs& a, const std::string& op_name
   const bool keras_2_0 =
       !KeywordExpression(a, "max_q_size").null() || !KeywordExpression(a, "pickle_safe").null();
   if (!keras_2_0) return;
+  p.Note(a.node.start(),
+         "the call spells fit's queue and processes as Keras 2.0.0 to 2.0.5 did (max_q_size, "
+         "pickle_safe): advice names them as Keras 2.0.6 on does (max_queue_size, "
+         "use_multiprocessing), and code written back keeps this file's names");
   for (const auto& [knob, old_name] :
        {std::pair<const char*, const char*>{"use_multiprocessing", "pickle_safe"},
         {"max_queue_size", "max_q_size"}}) {

@@ -692,6 +692,9 @@ model.fit_generator(Batches(), steps_per_epoch=100, nb_epoch=3, nb_worker=2, max
   ASSERT_TRUE(written.ok()) << written.status().message();
   EXPECT_NE(written->text.find("max_q_size=50, pickle_safe=True)"), std::string::npos)
       << written->text;
+  // Advice names Keras 2.0.6's knobs: the note says which this file's are.
+  EXPECT_TRUE(HasNote(keras_2_0, 7, "advice names them as Keras 2.0.6 on does"))
+      << Notes(keras_2_0);
 }
 
 // TensorFlow work on a pipeline's elements after it hands them over runs in the training
