@@ -923,16 +923,18 @@ Value Map(PythonReader& r, const Pipeline& in, const CallArgs& a, size_t npc_pos
   });
 }
 
-// Python an interleave's or flat_map's function runs beside the dataset it makes
-// (`tf.py_function(work, ...)`, then `return Dataset.from_tensors(x)`, tensorflow#44274):
-// tf.data calls the function as it takes each input element, one call at a time (parallel
-// interleave makes its elements' iterators under its lock), so the work is a sequential map
-// before the op, pulled by whichever of its threads takes the next element. Python in the
-// made dataset's own ops (`.map(lambda y: tf.py_function(...))`) is theirs, not this.
-// A function that reads the files its element names and decodes them in TensorFlow ops
-// before making a dataset of what it computed (tensorflow#28130's crops of a decoded image
-// pair) runs on the op's threads as each element's dataset is made: a map before the op, as
-// parallel as the op (SetFunctionMapParallelism). Returns the map's name; empty where none.
+// An interleave's function runs as each input element's dataset is made, on the op's own
+// threads (parallel_interleave's workers make their iterators themselves; Dataset.interleave's
+// threads for future elements do). Its work is read as a map before the op:
+// - Python beside the dataset it makes (`tf.py_function(work, ...)`, then `return
+//   Dataset.from_tensors(x)`, tensorflow#44274) holds the process's one interpreter lock,
+//   so its calls take turns: a sequential map, pulled by whichever thread takes the next
+//   element. Python in the made dataset's own ops (`.map(lambda y: tf.py_function(...))`) is
+//   theirs, not this.
+// - TensorFlow ops that read the files the element names and decode them before making a
+//   dataset of what they computed (tensorflow#28130's crops of a decoded image pair) run side
+//   by side: a map as parallel as the op (SetFunctionMapParallelism).
+// Returns the name of the second kind's map; empty where none.
 std::string ReadFunctionWork(PythonReader& r, Pipeline& p, const CallArgs& a, const std::string& op,
                              const Value& fn, const Pipeline& made) {
   for (const spec::Op& o : made.ops) {
