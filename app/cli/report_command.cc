@@ -8,7 +8,6 @@
 #include "app/cli/whatif_command.h"
 #include "app/session/trace_files.h"
 #include "engine/core/duration.h"
-#include "engine/spec/spec_loader.h"
 #include "instrumentation/trace/import/framework_report.h"
 #include "instrumentation/trace/import/host_merge.h"
 #include "instrumentation/trace/span_statistics.h"
@@ -108,12 +107,9 @@ int ReportCommand(const ReportCommandOptions& options, std::ostream& out, std::o
   } else {
     MarkSuggestionUntried(analysis, model);
   }
-  SummaryContext context = ContextFromModel(model, false);
-  if (options.range.empty()) {  // the run's own start-up, which a range leaves out
-    if (auto spec = engine::ParseSpecText(model.run_info().spec_text, "trace header"); spec.ok()) {
-      SetEpochs(context, *spec, model, analysis);
-    }
-  }
+  // Without a range, the run's own start-up and epochs, which a range leaves out.
+  const SummaryContext context =
+      ContextFromModel(model, false, options.range.empty() ? &analysis : nullptr);
   if (options.json) {
     auto j = SummaryToJson(analysis, context);
     if (advice) PutAdvice(j, *advice);

@@ -151,22 +151,25 @@ void SetEpochs(SummaryContext& c, const spec::PipelineSpec& spec, const trace::M
     if (stage->name == name) {
       c.loader_startup_ns =
           trace::ActivityOf(model, *stage, 0, steady.startup_ns).startup_covered_ns;
+      break;
     }
   }
 }
 
-SummaryContext ContextFromModel(const trace::Model& model, bool end_of_data) {
+SummaryContext ContextFromModel(const trace::Model& model, bool end_of_data,
+                                const trace::RangeAnalysis* steady) {
   SummaryContext c;
   c.device = model.run_info().device;
   c.end_of_data = end_of_data;
   c.knob_changes = model.knob_changes();
   c.markers = model.markers();
   c.events = model.event_count();
-  // A saved trace's disk is named by the spec in its header.
-  if (model.FindTrack({record::EventKind::kStorageBusy, record::kNoOp, 0}) != nullptr) {
-    if (auto spec = engine::ParseSpecText(model.run_info().spec_text, "trace header");
-        spec.ok() && spec->has_storage()) {
-      c.storage = engine::StorageDescription(spec->storage());
+  // A saved trace's disk, and its epochs, are the spec's in its header.
+  const bool disk = model.FindTrack({record::EventKind::kStorageBusy, record::kNoOp, 0}) != nullptr;
+  if (disk || steady) {
+    if (auto spec = engine::ParseSpecText(model.run_info().spec_text, "trace header"); spec.ok()) {
+      if (disk && spec->has_storage()) c.storage = engine::StorageDescription(spec->storage());
+      if (steady) SetEpochs(c, *spec, model, *steady);
     }
   }
   for (const auto* s : model.StagesInOrder()) {
@@ -384,7 +387,7 @@ nlohmann::json FrameworkSummaryToJson(const trace::FrameworkSummary& s,
   return {{"framework", s.framework},
           {"steps", s.steps},
           {"step_time_s", s.step_time_s},  // the steps' time in all
-          {"steps_per_s", s.step_time_s > 0 ? static_cast<double>(s.steps) / s.step_time_s : 0.0},
+          {"steps_per_s", s.StepsPerSecond()},
           {"input_wait_fraction", s.input_wait_fraction},
           {"device_busy_fraction", s.device_busy_fraction},
           {"device_activity", s.has_device_activity},
@@ -401,12 +404,10 @@ std::string FrameworkSummaryToText(const trace::FrameworkSummary& s) {
   const bool recorded = s.framework == "pipescope";
   std::string out = (recorded ? "recorded " : "imported ") + s.framework + " trace\n";
   const char* of = recorded ? "of the run" : "of step time";
-  if (s.steps > 0 && s.step_time_s > 0) {
-    const double steps = static_cast<double>(s.steps);
+  if (const double rate = s.StepsPerSecond(); rate > 0) {
     std::snprintf(line, sizeof line,
                   "steps                %lld in %.3f s: %.2f steps/s, %.1f ms a step\n",
-                  static_cast<long long>(s.steps), s.step_time_s, steps / s.step_time_s,
-                  1e3 * s.step_time_s / steps);
+                  static_cast<long long>(s.steps), s.step_time_s, rate, 1e3 / rate);
   } else {
     std::snprintf(line, sizeof line, "steps                %lld (%.3f s)\n",
                   static_cast<long long>(s.steps), s.step_time_s);

@@ -47,8 +47,10 @@ void SetStorage(SummaryContext& c, const spec::PipelineSpec& spec,
 void SetEpochs(SummaryContext& c, const spec::PipelineSpec& spec, const trace::Model& model,
                const trace::RangeAnalysis& steady);
 
-// Device, knob changes and op names as a trace records them.
-SummaryContext ContextFromModel(const trace::Model& model, bool end_of_data);
+// Device, knob changes and op names as a trace records them; with the run's `steady`
+// figures, its epochs as the spec in the trace's header says (SetEpochs).
+SummaryContext ContextFromModel(const trace::Model& model, bool end_of_data,
+                                const trace::RangeAnalysis* steady = nullptr);
 
 // A figure's value in --json (figure_table.h): whole numbers as integers, a figure that
 // does not apply as null.

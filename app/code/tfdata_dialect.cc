@@ -16,6 +16,7 @@
 #include "app/code/tensor_values.h"
 #include "app/code/work_functions.h"
 #include "engine/core/duration.h"
+#include "engine/spec/cardinality.h"
 #include "engine/spec/file_readers.h"
 #include "engine/spec/op_kinds.h"
 #include "engine/spec/op_values.h"
@@ -1084,11 +1085,8 @@ std::string ReadPerElement(PythonReader& r, Pipeline& p, const CallArgs& a, cons
                                yields + "; " + cost);
   } else if (!sub.reader && sub.source.name() == "from_tensor_slices") {
     // The rows of what the function computed, each an element (64 crops of one image).
-    const auto& slices = sub.source.from_tensor_slices();
-    const int64_t rows = sub.stand_in                ? kStandInRecordsPerFile
-                         : slices.values_size() > 0  ? slices.values_size()
-                         : slices.strings_size() > 0 ? slices.strings_size()
-                                                     : slices.count();
+    const int64_t rows =
+        sub.stand_in ? kStandInRecordsPerFile : engine::SourceElements(sub.source).value_or(1);
     per_element.mutable_from_element()->set_slices(rows);
     p.Note(a.node.start(),
            op +

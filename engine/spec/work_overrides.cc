@@ -194,48 +194,41 @@ spec::CpuWork* NativeMapWorkOf(spec::Op* op) {
              : nullptr;
 }
 
-// The bytes a call reads from the spec's disk (a sample's file): Python.read_bytes, or a map's
-// CpuWork.read_bytes (the file its tf.io.read_file reads).
-Status SetReadBytes(spec::PipelineSpec& spec, const std::string& name, const std::string& value) {
-  const std::string assignment = name + ".read_bytes=" + value;
-  spec::CpuWork* native = NativeMapWorkOf(FindOpNamed(spec, name));
-  spec::Python* python = nullptr;
-  if (!native) {
-    ASSIGN_OR_RETURN(
-        python, DiskReaderNamed(spec, name, assignment, "read_bytes is the size of the files"));
+// Sets a knob of the files op `name`'s calls read from the spec's disk with `set`, on a
+// native map's CpuWork (the files its tf.io.read_file reads) or a Python function's Python
+// (a sample's files); an error naming the op where it has neither (`what` says the knob).
+template <typename Set>
+Status SetDiskReads(spec::PipelineSpec& spec, const std::string& name,
+                    const std::string& assignment, const std::string& what, const Set& set) {
+  if (spec::CpuWork* native = NativeMapWorkOf(FindOpNamed(spec, name))) {
+    set(*native);
+    return Status::Ok();
   }
-  Result<int64_t> bytes = ParseBytes(value);
-  if (!bytes.ok()) return bytes.status().WithContext(assignment);
-  if (native) {
-    native->set_read_bytes(*bytes);
-  } else {
-    python->set_read_bytes(*bytes);
-  }
+  ASSIGN_OR_RETURN(spec::Python * python, DiskReaderNamed(spec, name, assignment, what));
+  set(*python);
   return Status::Ok();
 }
 
-// How many files a call's read_bytes are in, each an access: a native map's
-// CpuWork.read_files, a Python call's Python.read_files.
+// The bytes a call reads from the spec's disk: read_bytes.
+Status SetReadBytes(spec::PipelineSpec& spec, const std::string& name, const std::string& value) {
+  const std::string assignment = name + ".read_bytes=" + value;
+  Result<int64_t> bytes = ParseBytes(value);
+  if (!bytes.ok()) return bytes.status().WithContext(assignment);
+  return SetDiskReads(spec, name, assignment, "read_bytes is the size of the files",
+                      [&](auto& work) { work.set_read_bytes(*bytes); });
+}
+
+// How many files a call's read_bytes are in, each an access: read_files.
 Status SetReadFiles(spec::PipelineSpec& spec, const std::string& name, const std::string& value) {
   const std::string assignment = name + ".read_files=" + value;
-  spec::CpuWork* native = NativeMapWorkOf(FindOpNamed(spec, name));
-  spec::Python* python = nullptr;
-  if (!native) {
-    ASSIGN_OR_RETURN(python,
-                     DiskReaderNamed(spec, name, assignment, "read_files is how many files"));
-  }
   int64_t files = 0;
   const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), files);
   if (error != std::errc() || end != value.data() + value.size() || files < 1 ||
       files > 1'000'000) {
     return InvalidArgument(assignment + ": expected a whole number of files from 1 to 1000000");
   }
-  if (native) {
-    native->set_read_files(files);
-  } else {
-    python->set_read_files(files);
-  }
-  return Status::Ok();
+  return SetDiskReads(spec, name, assignment, "read_files is how many files",
+                      [&](auto& work) { work.set_read_files(files); });
 }
 
 }  // namespace

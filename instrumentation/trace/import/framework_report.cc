@@ -137,7 +137,6 @@ FrameworkSummary SummarizeFramework(const Model& model, int64_t t0, int64_t t1) 
               "a schedule and call prof.step()), TensorFlow traces with "
               "tf.profiler.experimental.Trace('train', step_num=...).";
   } else if (s.framework == "pytorch") {
-    const bool traced_input = s.input_measured;
     // What the wait means depends on who loads: the loop itself, or workers that fall behind.
     const std::optional<bool> workers = DataLoaderRunsWorkers(model);
     std::string who =
@@ -170,13 +169,13 @@ FrameworkSummary SummarizeFramework(const Model& model, int64_t t0, int64_t t1) 
                           ". What If (pipescope-cli whatif; Ctrl+I in the GUI) predicts what other "
                           "settings "
                           "give."
-                    : (traced_input ? "Not input-bound: the DataLoader's __next__ takes " +
-                                          Percent(s.input_wait_fraction) + " of step time (" +
-                                          Millis(mean_wait) + " of " + Millis(mean_step) + ")"
-                                    : "The trace records no DataLoader __next__, so the "
-                                      "input's share of step time is not measured (a loop that "
-                                      "loads its own batches, or input marked only by the "
-                                      "job's own annotations)") +
+                    : (s.input_measured ? "Not input-bound: the DataLoader's __next__ takes " +
+                                              Percent(s.input_wait_fraction) + " of step time (" +
+                                              Millis(mean_wait) + " of " + Millis(mean_step) + ")"
+                                        : "The trace records no DataLoader __next__, so the "
+                                          "input's share of step time is not measured (a loop that "
+                                          "loads its own batches, or input marked only by the "
+                                          "job's own annotations)") +
                           device + "." + DeviceShare(s);
   } else if (s.framework == "tensorflow") {
     const std::string op = s.dominant_op.empty()

@@ -27,6 +27,11 @@ struct FrameworkSummary {
   // false where it has none, so that a wait of 0% is not measured, not absent.
   bool input_measured = true;
   std::string verdict;
+
+  // The steps a second of step time; 0 without steps.
+  double StepsPerSecond() const {
+    return step_time_s > 0 ? static_cast<double>(steps) / step_time_s : 0;
+  }
 };
 
 // Over [t0, t1) (t1 == 0: the whole trace).
