@@ -166,8 +166,8 @@ bool InTogether(const engine::AdvisorResult& advice, const engine::Advice& a) {
 }  // namespace
 
 int WriteAdviceIntoCode(const std::string& py_path, const std::vector<std::string>& overrides,
-                        const engine::AdvisorResult& advice, const std::string& out_path,
-                        std::ostream& out, std::ostream& err) {
+                        const std::string& pipeline, const engine::AdvisorResult& advice,
+                        const std::string& out_path, std::ostream& out, std::ostream& err) {
   if (!py_path.ends_with(".py")) {
     err << "pipescope-cli: --advice-code writes advice into a .py's code; " << py_path
         << " is a spec (import-code FILE.py --apply SPEC does it for a tuned spec)\n";
@@ -233,7 +233,7 @@ int WriteAdviceIntoCode(const std::string& py_path, const std::vector<std::strin
         << " is not written\n";
     return kNothingToWrite;
   }
-  auto code = LoadCodeArgument(py_path, overrides);
+  auto code = LoadCodeArgument(py_path, overrides, nullptr, {.pipeline = pipeline});
   if (!code.ok()) {
     err << "pipescope-cli: --advice-code: " << code.status().message() << "\n";
     return 2;

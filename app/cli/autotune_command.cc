@@ -32,8 +32,10 @@ int AutotuneCommand(const AutotuneCommandOptions& options, std::ostream& out, st
   std::optional<code::ImportedCode> from_code;
   auto spec = [&]() -> engine::Result<spec::PipelineSpec> {
     if (!options.spec_path.ends_with(".py"))
-      return LoadSpecArgument(options.spec_path, options.overrides, &err);
-    ASSIGN_OR_RETURN(from_code, LoadCodeArgument(options.spec_path, options.overrides, &err));
+      return LoadSpecArgument(options.spec_path, options.overrides, &err,
+                              {.pipeline = options.pipeline});
+    ASSIGN_OR_RETURN(from_code, LoadCodeArgument(options.spec_path, options.overrides, &err,
+                                                 {.pipeline = options.pipeline}));
     return from_code->spec;
   }();
   if (!spec.ok()) {

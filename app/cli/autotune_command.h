@@ -19,6 +19,7 @@ struct AutotuneCommandOptions {
   // --set OP.KNOB=VALUE: the starting point, and for a .py the costs import-code leaves as
   // parameters (`parse.cost=40us`).
   std::vector<std::string> overrides;
+  std::string pipeline;  // --pipeline: which of a .py's pipelines to read (import-code's)
   std::string algorithm = "pipescope";
   double budget_s = 20;
   int cores = 0;

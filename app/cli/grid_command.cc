@@ -37,7 +37,8 @@ nlohmann::json RowOf(const session::GridPoint& point, const std::vector<session:
 }  // namespace
 
 int GridCommand(const GridCommandOptions& options, std::ostream& out, std::ostream& err) {
-  auto spec = LoadSpecArgument(options.spec_path, options.overrides, &err);
+  auto spec =
+      LoadSpecArgument(options.spec_path, options.overrides, &err, {.pipeline = options.pipeline});
   if (!spec.ok()) {
     err << "pipescope-cli: " << spec.status().message() << "\n";
     return 2;

@@ -14,6 +14,7 @@ namespace pipescope::cli {
 struct GridCommandOptions {
   std::string spec_path;
   std::vector<std::string> overrides;  // --set OP.KNOB=VALUE, applied before the grid
+  std::string pipeline;     // --pipeline: which of a .py's pipelines to read (import-code's)
   std::string knobs;        // "decode.num_parallel_calls,prefetch.buffer_size"; empty: default
   double duration_s = 1.0;  // per point
   bool json = false;

@@ -20,6 +20,9 @@
 namespace {
 // What every command that runs a pipeline takes: a spec, or code that import-code reads.
 constexpr const char* kSpecOrCode = "Pipeline spec (.pbtxt), or Python code (.py)";
+constexpr const char* kPipelineOfCode =
+    "Of a .py: the variable whose pipeline to read (default: the one its training consumes, "
+    "else the last built)";
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -34,6 +37,7 @@ int main(int argc, char** argv) {
   run_cmd->add_option("spec", run.spec_path, kSpecOrCode)->required();
   auto* duration = run_cmd->add_option("--duration", run.duration_s, "Seconds to run (default 5)");
   run_cmd->add_option("--steps", run.steps, "Training steps to run")->excludes(duration);
+  run_cmd->add_option("--pipeline", run.pipeline, kPipelineOfCode);
   run_cmd->add_option("--set", run.overrides, "Override a knob: OP.KNOB=VALUE (repeatable)");
   run_cmd->add_option("--print", run.print, "Print the first N elements as JSON lines");
   run_cmd->add_flag("--json", run.json, "Print the summary as JSON");
@@ -89,6 +93,7 @@ int main(int argc, char** argv) {
   grid_cmd->add_option(
       "--knobs", grid.knobs,
       "Knobs to vary: OP.KNOB,OP.KNOB (default: every parallelism and buffer size)");
+  grid_cmd->add_option("--pipeline", grid.pipeline, kPipelineOfCode);
   grid_cmd->add_option("--set", grid.overrides,
                        "Set a knob, or a cost a .py leaves open, before the grid: OP.KNOB=VALUE "
                        "(repeatable)");
@@ -100,6 +105,7 @@ int main(int argc, char** argv) {
   pipescope::cli::AutotuneCommandOptions tune;
   auto* tune_cmd = app.add_subcommand("autotune", "Tune parallelism and buffers on this machine");
   tune_cmd->add_option("spec", tune.spec_path, kSpecOrCode)->required();
+  tune_cmd->add_option("--pipeline", tune.pipeline, kPipelineOfCode);
   tune_cmd->add_option("--set", tune.overrides,
                        "Start from this knob value, or set a cost a .py leaves open: "
                        "OP.KNOB=VALUE (repeatable)");
@@ -148,6 +154,7 @@ int main(int argc, char** argv) {
                                                 "Seconds of virtual time (default 5)");
   simulate_cmd->add_option("--steps", simulate.steps, "Training steps to simulate")
       ->excludes(sim_duration);
+  simulate_cmd->add_option("--pipeline", simulate.pipeline, kPipelineOfCode);
   simulate_cmd->add_option("--set", simulate.overrides, "Override a knob: OP.KNOB=VALUE");
   simulate_cmd->add_option("--seed", simulate.seed, "Seed of cost draws and seedless shuffles");
   simulate_cmd->add_flag("--json", simulate.json, "Print the summary as JSON");
@@ -197,8 +204,7 @@ int main(int argc, char** argv) {
   import_cmd->add_option("--set", import_code.sets,
                          "OP.KNOB=VALUE: a cost (parse.cost=40us), real files "
                          "(read.files=PATTERN), or any knob of the spec");
-  import_cmd->add_option("--pipeline", import_code.pipeline,
-                         "The variable whose pipeline to read (default: the file's last)");
+  import_cmd->add_option("--pipeline", import_code.pipeline, kPipelineOfCode);
   import_cmd->add_option(
       "--emit", import_code.emit,
       "Print the spec as code: tfdata, pytorch, keras, or auto (the framework the "

@@ -46,7 +46,8 @@ trace::RangeAnalysis AnalysisFromCounters(const engine::RunSummary& s) {
 }  // namespace
 
 int RunCommand(const RunCommandOptions& options, std::ostream& out, std::ostream& err) {
-  auto loaded = LoadSpecArgument(options.spec_path, options.overrides, &err);
+  auto loaded =
+      LoadSpecArgument(options.spec_path, options.overrides, &err, {.pipeline = options.pipeline});
   if (!loaded.ok()) {
     err << "pipescope-cli: " << loaded.status().message() << "\n";
     return 2;

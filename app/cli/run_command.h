@@ -15,6 +15,7 @@ struct RunCommandOptions {
   double duration_s = 0;  // 0 with steps == 0: the default duration
   int64_t steps = 0;
   std::vector<std::string> overrides;
+  std::string pipeline;  // --pipeline: which of a .py's pipelines to read (import-code's)
   int64_t print = 0;
   bool json = false;
   bool record = true;        // --no-trace: no recording (measures the bare engine)

@@ -21,7 +21,8 @@ constexpr double kLongestDefaultSeconds = 120;  // of virtual time, without --du
 }  // namespace
 
 int SimulateCommand(const SimulateCommandOptions& options, std::ostream& out, std::ostream& err) {
-  auto spec = LoadSpecArgument(options.spec_path, options.overrides, &err);
+  auto spec =
+      LoadSpecArgument(options.spec_path, options.overrides, &err, {.pipeline = options.pipeline});
   if (!spec.ok()) {
     err << "pipescope-cli: " << spec.status().message() << "\n";
     return 2;
@@ -139,8 +140,8 @@ int SimulateCommand(const SimulateCommandOptions& options, std::ostream& out, st
     // The code written as the text output does it, what it says kept for the JSON.
     if (advice && !options.advice_code_path.empty()) {
       std::ostringstream said;
-      const int wrote = WriteAdviceIntoCode(options.spec_path, options.overrides, *advice,
-                                            options.advice_code_path, said, err);
+      const int wrote = WriteAdviceIntoCode(options.spec_path, options.overrides, options.pipeline,
+                                            *advice, options.advice_code_path, said, err);
       const bool written = wrote == 0;
       if (!written) exit_code = wrote;
       j["advice_code"] = {
@@ -153,8 +154,9 @@ int SimulateCommand(const SimulateCommandOptions& options, std::ostream& out, st
   if (advice) out << AdviceToText(*advice);
   if (workers) out << WorkersToText(*workers);
   if (advice && !options.advice_code_path.empty()) {
-    if (const int wrote = WriteAdviceIntoCode(options.spec_path, options.overrides, *advice,
-                                              options.advice_code_path, out, err);
+    if (const int wrote =
+            WriteAdviceIntoCode(options.spec_path, options.overrides, options.pipeline, *advice,
+                                options.advice_code_path, out, err);
         wrote != 0) {
       exit_code = wrote;
     }

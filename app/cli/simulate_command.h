@@ -19,6 +19,7 @@ struct SimulateCommandOptions {
   double duration_s = 0;   // 0 with steps == 0: the default duration
   int64_t steps = 0;
   std::vector<std::string> overrides;
+  std::string pipeline;  // --pipeline: which of a .py's pipelines to read (import-code's)
   uint64_t seed = 1;
   bool json = false;
   bool advice = true;  // --no-advice: no changes tried in the simulator

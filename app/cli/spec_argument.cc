@@ -11,8 +11,9 @@ namespace pipescope::cli {
 
 engine::Result<code::ImportedCode> LoadCodeArgument(const std::string& path,
                                                     const std::vector<std::string>& overrides,
-                                                    std::ostream* notes) {
-  ASSIGN_OR_RETURN(code::ImportedCode imported, code::ImportCodeFile(path));
+                                                    std::ostream* notes,
+                                                    const code::ImportOptions& import) {
+  ASSIGN_OR_RETURN(code::ImportedCode imported, code::ImportCodeFile(path, import));
   for (const auto& assignment : overrides) {
     RETURN_IF_ERROR(code::SetCodeKnob(imported, assignment).WithContext("--set " + assignment));
   }
@@ -27,9 +28,10 @@ engine::Result<code::ImportedCode> LoadCodeArgument(const std::string& path,
 
 engine::Result<spec::PipelineSpec> LoadSpecArgument(const std::string& path,
                                                     const std::vector<std::string>& overrides,
-                                                    std::ostream* notes) {
+                                                    std::ostream* notes,
+                                                    const code::ImportOptions& import) {
   if (path.ends_with(".py")) {
-    ASSIGN_OR_RETURN(code::ImportedCode imported, LoadCodeArgument(path, overrides, notes));
+    ASSIGN_OR_RETURN(code::ImportedCode imported, LoadCodeArgument(path, overrides, notes, import));
     return std::move(imported.spec);
   }
   ASSIGN_OR_RETURN(spec::PipelineSpec spec, engine::LoadSpecFile(path));

@@ -12,18 +12,21 @@
 
 namespace pipescope::cli {
 
-// A .py as import-code reads it, with `overrides` set and validated: for a command that
-// writes the user's file back (autotune --emit).
+// A .py as import-code reads it (`import`: which of its pipelines, --pipeline), with
+// `overrides` set and validated: for a command that writes the user's file back
+// (autotune --emit, simulate --advice-code).
 engine::Result<code::ImportedCode> LoadCodeArgument(const std::string& path,
                                                     const std::vector<std::string>& overrides,
-                                                    std::ostream* notes = nullptr);
+                                                    std::ostream* notes = nullptr,
+                                                    const code::ImportOptions& import = {});
 
 // A spec file, or a .py file read as import-code reads it (its --set may name what
 // import-code leaves as a parameter: `parse.cost=40us`), with `overrides` applied and
 // validated and a .py's notes written to `notes` when given.
 engine::Result<spec::PipelineSpec> LoadSpecArgument(const std::string& path,
                                                     const std::vector<std::string>& overrides,
-                                                    std::ostream* notes = nullptr);
+                                                    std::ostream* notes = nullptr,
+                                                    const code::ImportOptions& import = {});
 
 // Seconds to run: --duration when given, else none when --steps is (the steps end the
 // run), else 5.

@@ -82,10 +82,18 @@ const PipelineUse* Chosen(const std::vector<PipelineUse>& uses, const std::strin
       }
     }
   }
-  for (auto it = uses.rbegin(); it != uses.rend(); ++it) {
-    if (variable.empty() || it->variable == variable) return &*it;
+  const PipelineUse* named = nullptr;
+  for (auto it = uses.rbegin(); it != uses.rend() && !named; ++it) {
+    if (variable.empty() || it->variable == variable) named = &*it;
   }
-  return nullptr;
+  // The pipeline a name binds is read as its training consumes it, where a loop trains on
+  // it (`train(train_loader2)`: its step, its epochs), as the one read by default is.
+  if (named && !variable.empty()) {
+    for (auto it = uses.rbegin(); it != uses.rend(); ++it) {
+      if (it->trains && it->pipeline && it->pipeline->id == named->pipeline->id) return &*it;
+    }
+  }
+  return named;
 }
 
 // TensorFlow work the file does on the chosen tf.data pipeline's elements after the pipeline
@@ -744,6 +752,15 @@ engine::Result<ImportedCode> ImportCode(const std::string& source, const std::st
                                 ": no input pipeline to simulate: no tf.data pipeline, no "
                                 "DataLoader, no fit(...) over a generator, Sequence or dataset"
                           : origin + ": no pipeline is bound to '" + options.pipeline + "'";
+    std::set<std::string> bound;
+    for (const PipelineUse& u : reader.uses()) {
+      if (!u.variable.empty()) bound.insert(u.variable);
+    }
+    if (!options.pipeline.empty() && !bound.empty()) {
+      std::string names;
+      for (const std::string& b : bound) names += (names.empty() ? "" : ", ") + b;
+      why += " (the file binds " + names + ")";
+    }
     for (const CodeNote& n : reader.notes()) why += "\n  " + FormatNote(origin, n);
     return engine::InvalidArgument(why);
   }

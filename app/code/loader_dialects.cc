@@ -327,6 +327,14 @@ std::map<std::string, Value> SelfOf(const ClassInfo& cls, std::map<std::string, 
   return attributes;
 }
 
+// A call whose file a `with` block opens and closes (`with h5py.File(path) as f:` in
+// __init__, reading a length): closed before a worker process starts.
+bool OpensForAWithBlock(const SyntaxNode& call) {
+  SyntaxNode up = call.parent();
+  if (up.Is("as_pattern")) up = up.parent();
+  return up.Is("with_item");
+}
+
 // Files an item's Python loads (np.load, h5py.File, open): each a read from storage beside
 // its Python, blocking with no core, a stand-in's wait until set, said; the wait marked as
 // the files' (Python::wait_loads_files), which a dataset held in memory does without
@@ -345,9 +353,17 @@ void WaitForFileLoads(Pipeline& p, SourcePoint at, const std::string& op, StageW
       (python->read_bytes() > 0 ? std::max<int64_t>(1, python->read_files()) : 0) + work.file_loads;
   python->set_read_bytes(python->read_bytes() + work.file_loads * kStandInFileBytes);
   if (files > 1) python->set_read_files(files);
-  p.Note(at, "'" + op + "' loads " + std::to_string(work.file_loads) + " file" +
-                 (work.file_loads == 1 ? "" : "s") + " an item (" + calls +
-                 "), each a read from storage beside its Python, using no core: " +
+  const std::string counted =
+      std::to_string(work.file_loads) + " file" + (work.file_loads == 1 ? "" : "s");
+  const std::string loads =
+      work.files_opened_once == work.file_loads
+          ? " reads each item from " + counted + " it opens once per worker (" + calls + ")"
+      : work.files_opened_once > 0 ? " loads " + counted + " an item (" + calls + "; " +
+                                         std::to_string(work.files_opened_once) +
+                                         " opened once per worker, each item a read of it)"
+                                   : " loads " + counted + " an item (" + calls + ")";
+  p.Note(at, "'" + op + "'" + loads +
+                 ", each a read from storage beside its Python, using no core: " +
                  engine::FormatDuration(kFileLoadStandInNs) +
                  " each stands in (an SSD's random read, not measured; from the page cache a "
                  "small file opens and reads in about 10 µs): --set " +
@@ -645,7 +661,7 @@ Value DataLoaderOf(PythonReader& r, const CallArgs& a, bool graphs) {
     const Value init{
         .kind = Value::Kind::kFunction, .s = "__init__", .node = cls->methods.at("__init__")};
     for (const RecordedCall& call : r.CallsIn(init)) {
-      if (call.path != "h5py.File") continue;
+      if (call.path != "h5py.File" || OpensForAWithBlock(call.args.node)) continue;
       const std::string move =
           "h5py does not support a handle shared across processes: open it in __getitem__ "
           "(once per worker, on first use) instead";

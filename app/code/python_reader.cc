@@ -690,6 +690,23 @@ void PythonReader::TakeBackResolvedGuesses() {
   notes_ = std::move(kept);
 }
 
+int64_t PythonReader::TurnsOfAnAppend(const SyntaxNode& call, const SyntaxNode& made) const {
+  if (range_loops_.empty() || range_loops_.back() <= 0 || made.null()) return 1;
+  const SyntaxNode statement = call.parent();
+  const SyntaxNode body = statement.null() ? SyntaxNode{} : statement.parent();
+  const SyntaxNode loop = body.null() ? SyntaxNode{} : body.parent();
+  if (!statement.Is("expression_statement") || !body.Is("block") || !loop.Is("for_statement") ||
+      loop.field("body").index() != body.index()) {
+    return 1;
+  }
+  const SourcePoint at = loop.start();
+  const SourcePoint reading = range_starts_.back();
+  const bool innermost =
+      at.line == reading.line && at.column == reading.column && at.file == reading.file;
+  const bool made_before = made.tree() == loop.tree() && made.end_byte() <= loop.start_byte();
+  return innermost && made_before ? range_loops_.back() : 1;
+}
+
 bool PythonReader::DerivesFrom(int id, int ancestor) const {
   for (int k = id; k >= 0; k = parent_of_[static_cast<size_t>(k)]) {
     if (k == ancestor) return true;
@@ -2173,7 +2190,17 @@ Value PythonReader::Call(const SyntaxNode& call) {
     if (object.Is(Value::Kind::kList) && method == "append" &&
         callee.field("object").Is("identifier") && args.positional.size() == 1) {
       Value longer = object;
-      longer.items.push_back(args.positional[0]);
+      // In a loop of known count the body is read once for all its turns (64 crops of an
+      // image): an empty list made before the loop holds an item a turn, counted as a
+      // comprehension's are.
+      const Value* bound = Lookup(std::string(callee.field("object").text()));
+      const int64_t turns = bound ? TurnsOfAnAppend(call, bound->node) : 1;
+      if (turns > 1 && object.items.empty()) {
+        longer.items = ValueList::Repeated(static_cast<size_t>(turns), args.positional[0]);
+        longer.comprehension = true;
+      } else {
+        longer.items.push_back(args.positional[0]);
+      }
       Bind(std::string(callee.field("object").text()), longer);
       return Value{.kind = Value::Kind::kNone, .node = call};
     }

@@ -315,6 +315,10 @@ class PythonReader {
            bool trains = false);
 
   Value Call(const SyntaxNode& call);
+  // How many items `call`, a list's append, adds: the count of the `for _ in range(N)` loop
+  // being read where the call is a statement of that loop's body itself (not under an if)
+  // and the list (`made`, its expression) was made before the loop; 1 otherwise.
+  int64_t TurnsOfAnAppend(const SyntaxNode& call, const SyntaxNode& made) const;
   CallArgs Arguments(const SyntaxNode& argument_list);
   Value Literal(const SyntaxNode& node) const;
   std::string FStringStore(const SyntaxNode& fstring);

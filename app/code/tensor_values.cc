@@ -1,7 +1,9 @@
 #include "app/code/tensor_values.h"
 
 #include <cmath>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace pipescope::code {
@@ -253,6 +255,36 @@ std::map<std::string, Dialect::Function> TensorConstructors() {
   f["float"] = rounded([](double x) { return x; }, false);
   f["numpy.ceil"] = rounded(ceil, false);
   f["numpy.floor"] = rounded(floor, false);
+  // tf.stack(crops), np.stack(rows), torch.stack(items): an array of a list's items along a
+  // new first dimension, where the code counts them (a comprehension, appends in a loop of
+  // known count); each row of an item's shape where that is known.
+  struct Stack {
+    const char* path;
+    const char* items;  // the list's parameter
+    const char* axis;
+  };
+  for (const Stack& stack :
+       {Stack{"tf.stack", "values", "axis"}, Stack{"numpy.stack", "arrays", "axis"},
+        Stack{"torch.stack", "tensors", "dim"}}) {
+    const bool torch = std::string_view(stack.path).starts_with("torch");
+    f[stack.path] = [stack, torch](PythonReader&, const CallArgs& a) {
+      const Value* of = a.Get(0, stack.items);
+      const Value* axis = a.Get(1, stack.axis);
+      if (!of || !of->Is(Value::Kind::kList) || !of->comprehension ||
+          (axis && axis->AsInt() != std::optional<int64_t>(0))) {
+        return Value{.node = a.node};
+      }
+      Value stacked{.kind = Value::Kind::kTensor, .b = torch, .node = a.node};
+      stacked.items.push_back(
+          Value{.kind = Value::Kind::kInt, .i = static_cast<int64_t>(of->items.size())});
+      if (!of->items.empty() && of->items[0].Is(Value::Kind::kTensor)) {
+        const Value& row = of->items[0];
+        stacked.s = row.s;
+        for (const Value& d : row.items) stacked.items.push_back(d);
+      }
+      return stacked;
+    };
+  }
   f["torch.arange"] = [](PythonReader&, const CallArgs& a) { return Arange(a, true); };
   f["numpy.arange"] = [](PythonReader&, const CallArgs& a) { return Arange(a, false); };
   for (const char* name : {"torch.from_numpy", "torch.as_tensor", "torch.tensor"}) {

@@ -1,10 +1,12 @@
 #include "app/code/work_functions.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <functional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "app/code/keras_image_generator.h"
@@ -164,6 +166,41 @@ bool LoadsAFile(const std::string& path) {
         "scipy.io.loadmat", "soundfile.read", "librosa.load", "nibabel.load", "SimpleITK.ReadImage",
         "zarr.open"}) {
     if (path == name) return true;
+  }
+  return false;
+}
+
+// `self.h = h5py.File(path)` under `if self.h is None:` (or `if not hasattr(self, "h"):`) in
+// __getitem__: a file each worker opens on its first item and keeps (pytorch#11929's advice),
+// each item then a read of it rather than an open.
+bool OpenedOncePerWorker(const SyntaxNode& call) {
+  SyntaxNode made = call;
+  while (made.parent().Is("subscript") || made.parent().Is("attribute")) made = made.parent();
+  const SyntaxNode assignment = made.parent();
+  if (!assignment.Is("assignment") || assignment.field("right").index() != made.index()) {
+    return false;
+  }
+  const SyntaxNode target = assignment.field("left");
+  if (!target.Is("attribute") || target.field("object").text() != "self") return false;
+  const std::string attribute(target.field("attribute").text());
+  const auto names = [&attribute](std::string_view condition) {
+    for (const std::string& spelled :
+         {"self." + attribute, "'" + attribute + "'", "\"" + attribute + "\""}) {
+      for (size_t at = condition.find(spelled); at != std::string_view::npos;
+           at = condition.find(spelled, at + 1)) {
+        const size_t after = at + spelled.size();
+        if (after == condition.size() ||
+            !(std::isalnum(static_cast<unsigned char>(condition[after])) ||
+              condition[after] == '_')) {
+          return true;
+        }
+      }
+    }
+    return false;
+  };
+  for (SyntaxNode up = assignment.parent(); !up.null() && !up.Is("function_definition");
+       up = up.parent()) {
+    if (up.Is("if_statement") && names(up.field("condition").text())) return true;
   }
   return false;
 }
@@ -397,6 +434,7 @@ struct Found {
   // as often as its loops turn, and the calls as the code spells them, once each.
   int64_t file_loads = 0;
   std::vector<std::string> file_load_calls;
+  int64_t opened_once = 0;  // of those, files a worker opens on its first item and keeps
   // The first sleep under a condition (`if i > 10:`), as written, for the note.
   std::string sleep_condition;
   int64_t sleep_one_in = 0;      // how often that condition holds, one call in this; 0: unsaid
@@ -694,6 +732,7 @@ void CollectCall(PythonReader& reader, const RecordedCall& call, Found& found, i
   if (LoadsAFile(call.path)) {
     found.file_loads += found.times;
     const std::string spelled(call.args.node.field("function").text());
+    if (OpenedOncePerWorker(call.args.node)) found.opened_once += found.times;
     if (std::find(found.file_load_calls.begin(), found.file_load_calls.end(), spelled) ==
         found.file_load_calls.end()) {
       found.file_load_calls.push_back(spelled);
@@ -816,6 +855,7 @@ StageWork ReadWork(PythonReader& reader, const Value& function, const std::strin
     }
     work.file_loads = found.file_loads;
     work.file_load_calls = found.file_load_calls;
+    work.files_opened_once = found.opened_once;
     int64_t ns = 0;
     work.repeats_uncounted = found.repeats_uncounted;
     if (!found.decodes_image.empty()) {

@@ -59,6 +59,9 @@ struct StageWork {
   // as many as its loops say, and those calls as the code spells them.
   int64_t file_loads = 0;
   std::vector<std::string> file_load_calls;
+  // Of those, files a worker opens on its first item and keeps (`if self.h is None: self.h =
+  // h5py.File(...)`): each item's load a read of the file, not an open.
+  int64_t files_opened_once = 0;
   // Its calls whose batched form has another name (parse_single_example: parse_example),
   // which the function must call instead once it is mapped over batches.
   std::vector<Rename> batched_renames;

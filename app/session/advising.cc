@@ -24,31 +24,35 @@ namespace {
 struct RateOfRun {
   double steps_per_s = 0;
   bool ended = false;
-  int64_t steps = 0;   // where it ended: the program's steps, its start-up's included
-  double seconds = 0;  // and its time
+  int64_t steps = 0;       // where it ended: the program's steps, its start-up's included
+  double seconds = 0;      // and its time
+  double simulated_s = 0;  // the length simulated (SteadyRun::seconds)
 };
 
 // `spec`'s steady rate on `model` with seed `seed`, simulated for `seconds` (longer where
 // its first step comes late), up to `max_steps` steps (0: no limit); with `input_alone`
 // (a step that takes no time), what the input feeds (InputAloneRate). A run that ends gives
 // its whole run's rate, or with `whole_runs` false its steady part's where it has one.
+// `lengthen_for_epochs`: SimulateSteadyPart's.
 engine::Result<RateOfRun> SteadyRateOf(const spec::PipelineSpec& spec, const sim::CostModel& model,
                                        uint64_t seed, double seconds, int64_t max_steps,
-                                       bool input_alone, bool whole_runs = true) {
+                                       bool input_alone, bool whole_runs,
+                                       bool lengthen_for_epochs) {
   SimulatedRunOptions options;
   options.sim.duration_s = seconds;
   options.sim.seed = seed;
   options.sim.max_steps = max_steps;
   options.steps_only = true;
-  ASSIGN_OR_RETURN(
-      SteadyRun run,
-      SimulateSteadyPart(spec, model, options, std::max(seconds, kAdviceMostSimulatedSeconds)));
+  ASSIGN_OR_RETURN(SteadyRun run, SimulateSteadyPart(spec, model, options,
+                                                     std::max(seconds, kAdviceMostSimulatedSeconds),
+                                                     0, lengthen_for_epochs));
   const bool ended = EndsEarly(run);
-  if (input_alone) return RateOfRun{InputAloneRate(run), ended};
+  if (input_alone) return RateOfRun{InputAloneRate(run), ended, 0, 0, run.seconds};
   if (ended && (whole_runs || run.steady.steps_per_s <= 0)) {
-    return RateOfRun{WholeRunRate(run), true, run.steps, static_cast<double>(run.end_ns) / 1e9};
+    return RateOfRun{WholeRunRate(run), true, run.steps, static_cast<double>(run.end_ns) / 1e9,
+                     run.seconds};
   }
-  return RateOfRun{std::max(0.0, run.steady.steps_per_s), false};
+  return RateOfRun{std::max(0.0, run.steady.steps_per_s), false, 0, 0, run.seconds};
 }
 
 // What decides the cost of the op named `name`: its work function (a map's, a loader's
@@ -137,23 +141,27 @@ namespace {
 engine::Result<RateOfRun> CandidateRate(const sim::CostModel& model, double seconds,
                                         const spec::PipelineSpec* given,
                                         const spec::PipelineSpec& candidate, uint64_t seed,
-                                        double step_scale, bool whole_runs = true) {
+                                        double step_scale, bool whole_runs,
+                                        bool lengthen_for_epochs) {
   ASSIGN_OR_RETURN(sim::CostModel merged, ModelForCandidate(model, candidate, given));
   merged.step.mean_ns *= step_scale;
   const bool input_alone = step_scale == 0;
   const int64_t max_steps = step_scale < 1 ? kAdviceCeilingSteps : 0;
-  return SteadyRateOf(candidate, merged, seed, seconds, max_steps, input_alone, whole_runs);
+  return SteadyRateOf(candidate, merged, seed, seconds, max_steps, input_alone, whole_runs,
+                      lengthen_for_epochs);
 }
 
 }  // namespace
 
 engine::SimulatedRate SimulatedRateOn(sim::CostModel model, double seconds,
-                                      std::optional<spec::PipelineSpec> given, bool whole_runs) {
-  return [model = std::move(model), seconds, given = std::move(given), whole_runs](
-             const spec::PipelineSpec& candidate, uint64_t seed,
-             double step_scale) -> engine::Result<double> {
-    ASSIGN_OR_RETURN(const RateOfRun rate, CandidateRate(model, seconds, given ? &*given : nullptr,
-                                                         candidate, seed, step_scale, whole_runs));
+                                      std::optional<spec::PipelineSpec> given, bool whole_runs,
+                                      bool lengthen_for_epochs) {
+  return [model = std::move(model), seconds, given = std::move(given), whole_runs,
+          lengthen_for_epochs](const spec::PipelineSpec& candidate, uint64_t seed,
+                               double step_scale) -> engine::Result<double> {
+    ASSIGN_OR_RETURN(const RateOfRun rate,
+                     CandidateRate(model, seconds, given ? &*given : nullptr, candidate, seed,
+                                   step_scale, whole_runs, lengthen_for_epochs));
     return rate.steps_per_s;
   };
 }
@@ -220,11 +228,15 @@ engine::Result<engine::AdvisorResult> AdviseOn(const spec::PipelineSpec& given,
   // A program that ends (the tf.data guide's two epochs of three elements) is graded whole.
   // Learnt from the spec's own simulation on seed 1, the advisor's first, which it then takes
   // from here rather than simulating again.
-  ASSIGN_OR_RETURN(const RateOfRun first, CandidateRate(model, seconds, &spec, spec, 1, 1));
+  // Its length, lengthened for epochs where they are longer than the run, is every other
+  // rate's: each is graded over the same span, the same epochs' starts in it.
+  ASSIGN_OR_RETURN(const RateOfRun first,
+                   CandidateRate(model, seconds, &spec, spec, 1, 1, true, true));
   options.whole_run = first.ended;
   options.whole_run_steps = first.steps;
   options.whole_run_s = first.seconds;
-  engine::SimulatedRate simulate = SimulatedRateOn(model, seconds, spec, first.ended);
+  engine::SimulatedRate simulate =
+      SimulatedRateOn(model, std::max(seconds, first.simulated_s), spec, first.ended, false);
   engine::SimulatedRate first_kept = [simulate = std::move(simulate), first,
                                       given = spec.SerializeAsString()](
                                          const spec::PipelineSpec& candidate, uint64_t seed,

@@ -56,11 +56,12 @@ engine::Result<double> AdviceSeconds(const spec::PipelineSpec& spec, const sim::
 // over its whole time, start-up included, where `whole_runs` (the given spec's run ended too,
 // so rates are whole runs'), else its steady part's where it has one: a rate is compared with
 // one of its kind. The training step's limit holds for it as for any rate the simulator
-// gives; the step's cost is the model's times the rate's step_scale.
+// gives; the step's cost is the model's times the rate's step_scale. `lengthen_for_epochs`
+// false: each is simulated for `seconds` however its epochs fall (SimulateSteadyPart's).
 engine::SimulatedRate SimulatedRateOn(sim::CostModel model,
                                       double seconds = kAdviceSimulatedSeconds,
                                       std::optional<spec::PipelineSpec> given = std::nullopt,
-                                      bool whole_runs = true);
+                                      bool whole_runs = true, bool lengthen_for_epochs = true);
 // The time to a candidate's first step on `model`, simulated for up to `most_seconds`
 // (AdvisorOptions::startup).
 engine::SimulatedStartUp SimulatedStartUpOn(sim::CostModel model, double most_seconds,

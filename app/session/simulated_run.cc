@@ -106,11 +106,12 @@ std::optional<double> LongerRunForEpochs(const trace::Model& model, const Steady
 engine::Result<SteadyRun> SimulateSteadyPart(const spec::PipelineSpec& spec,
                                              const sim::CostModel& model,
                                              SimulatedRunOptions options, double most_seconds,
-                                             int64_t min_steps) {
+                                             int64_t min_steps, bool lengthen_for_epochs) {
   SteadyRun out;
   for (;;) {
     ASSIGN_OR_RETURN(RecordedRunResult run, RunSimulated(spec, model, options));
     const double seconds = options.sim.duration_s;
+    out.seconds = seconds;
     out.first_step_ns = trace::FirstStepNs(*run.model);
     out.end_ns = run.model->duration_ns();
     out.steps = run.summary.steps;
@@ -134,7 +135,8 @@ engine::Result<SteadyRun> SimulateSteadyPart(const spec::PipelineSpec& spec,
       if (whole.steps >= 4 * kFewSteps) out.steady = std::move(whole);
     }
     if (out.first_step_ns < 0) out.steady.steps_per_s = 0;
-    if (const auto longer = LongerRunForEpochs(*run.model, out, seconds)) {
+    if (const auto longer =
+            lengthen_for_epochs ? LongerRunForEpochs(*run.model, out, seconds) : std::nullopt) {
       options.sim.duration_s = *longer;
       continue;
     }

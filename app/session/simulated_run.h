@@ -66,6 +66,7 @@ struct SteadyRun {
   int64_t steps = 0;         // every step of the run, the start-up's included
   bool end_of_data = false;  // the input ended before the run's time or steps did
   uint64_t events = 0;       // the simulator's events in the run
+  double seconds = 0;        // the length simulated (the last try's)
 };
 
 // Epochs longer than a run (a DataLoader whose workers take a minute to start again at each
@@ -98,11 +99,16 @@ double InputAloneRate(const SteadyRun& run);
 bool EndsEarly(const SteadyRun& run);
 double WholeRunRate(const SteadyRun& run);
 // Errors: the spec cannot be simulated. A longest run that gave the step nothing (the
-// simulator's stall) has a steady rate of 0 and first_step_ns -1.
+// simulator's stall) has a steady rate of 0 and first_step_ns -1. `lengthen_for_epochs`
+// false: no run again for epochs (LongerRunForEpochs), where runs to compare are simulated
+// for a length one of them decided (advice's candidates, graded as long as the spec itself:
+// a candidate whose events passed kEpochsMostEvents was graded inside an epoch, the spec
+// across epochs' starts, and a change of nothing showed +10%).
 engine::Result<SteadyRun> SimulateSteadyPart(const spec::PipelineSpec& spec,
                                              const sim::CostModel& model,
                                              SimulatedRunOptions options, double most_seconds,
-                                             int64_t min_steps = 0);
+                                             int64_t min_steps = 0,
+                                             bool lengthen_for_epochs = true);
 
 // The tuners' what-if measurer: each candidate simulated for `seconds` of virtual time on
 // the cost model of `model_path` (empty: the candidate spec's own costs) and graded on its

@@ -307,21 +307,23 @@ std::vector<std::string> ShuffleFilledEachEpoch(const spec::PipelineSpec& spec,
   const double startup_s = static_cast<double>(measured.startup_ns) / 1e9;
   if (startup_s < trace::kStartUpToSay) return out;
   const spec::Op* shuffle = nullptr;
+  int at = -1;  // the shuffle's index (a repeated field's messages are not one array)
   const spec::Op* previous = nullptr;
   bool cached = false;
-  for (const auto& op : spec.ops()) {
+  for (int i = 0; i < spec.ops_size(); ++i) {
+    const spec::Op& op = spec.ops(i);
     const bool fused = previous && previous == shuffle && ShuffleFusesWithRepeat(*shuffle, op);
     previous = &op;
     cached = cached || Replays(op);
     if (op.has_shuffle() && op.shuffle().buffer_size() > kSmallShuffleBuffer && !cached) {
       shuffle = &op;
+      at = i;
     }
     if (!shuffle || !engine::Repeats(op)) continue;
     if (fused) break;
     char wait[32];
     std::snprintf(wait, sizeof wait, "%.1f s", startup_s);
     const bool loop = !op.has_repeat() || op.repeat().training_loop();
-    const int at = static_cast<int>(shuffle - &spec.ops(0));
     auto plan = PlanPipeline(spec, 1);
     const bool overlaps = plan.ok() && FetchesAheadAfter(*plan, at);
     const std::string epochs = loop

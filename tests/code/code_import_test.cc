@@ -972,7 +972,28 @@ small = tf.data.Dataset.range(50).batch(5)
   EXPECT_TRUE(HasNote(last, 1, "--pipeline big")) << Notes(last);
   const auto big = Import(source, {.pipeline = "big"});
   EXPECT_EQ(OpNamed(big, "batch").batch().batch_size(), 10);
-  EXPECT_FALSE(ImportCode(source, "test.py", {.pipeline = "nope"}).ok());
+  const auto nope = ImportCode(source, "test.py", {.pipeline = "nope"});
+  ASSERT_FALSE(nope.ok());
+  EXPECT_NE(nope.status().message().find("(the file binds big, small)"), std::string::npos)
+      << nope.status().message();
+  // A pipeline named is read as the loop that trains on it consumes it, as the one read by
+  // default is (pytorch#12831's two loaders timed by one function whose loop does nothing).
+  const std::string timed = R"(import torch
+def train(data_loader):
+    for x in data_loader:
+        pass
+ds = torch.utils.data.TensorDataset(torch.randn(1000, 8))
+loader1 = torch.utils.data.DataLoader(ds, batch_size=32, num_workers=0)
+loader2 = torch.utils.data.DataLoader(ds, batch_size=32, num_workers=4)
+train(loader1)
+train(loader2)
+)";
+  for (const char* name : {"loader1", "loader2"}) {
+    const auto one = Import(timed, {.pipeline = name});
+    EXPECT_EQ(one.spec.train_step().step_time(), "0ms") << name << "\n" << Notes(one);
+    EXPECT_EQ(OpNamed(one, "loader").dataloader().num_workers(),
+              name == std::string("loader1") ? 0 : 4);
+  }
   // Where nothing trains on one, the one named for training is read before a later
   // evaluation pipeline.
   const auto named = Import(R"(train_ds = tf.data.Dataset.range(100).batch(10)
@@ -2853,6 +2874,37 @@ loader = torch.utils.data.DataLoader(H5("d.h5"), batch_size=32, num_workers=)" +
       << Notes(shared);
   const auto alone = loader(0);
   EXPECT_FALSE(HasNote(alone, 5, "h5py.File")) << Notes(alone);
+  // A file a `with` block opens in __init__ (to read a length) is closed before any worker
+  // starts: nothing to say.
+  const auto closed = Import(R"(import h5py
+import torch
+class H5(torch.utils.data.Dataset):
+    def __init__(self, path):
+        with h5py.File(path, "r") as f:
+            self.n = len(f["x"])
+    def __len__(self):
+        return self.n
+loader = torch.utils.data.DataLoader(H5("d.h5"), batch_size=32, num_workers=4)
+)");
+  EXPECT_FALSE(HasNote(closed, 5, "inherit")) << Notes(closed);
+  // Opened on a worker's first item and kept, the file is read for each item, not opened.
+  const auto lazy = Import(R"(import h5py
+import torch
+class H5(torch.utils.data.Dataset):
+    def __init__(self, path):
+        self.path, self.h = path, None
+    def __len__(self):
+        return 1000
+    def __getitem__(self, i):
+        if self.h is None:
+            self.h = h5py.File(self.path, "r")
+        return self.h["x"][i]
+loader = torch.utils.data.DataLoader(H5("d.h5"), batch_size=32, num_workers=4)
+)");
+  EXPECT_TRUE(HasNote(lazy, 12,
+                      "'loader' reads each item from 1 file it opens once per worker "
+                      "(h5py.File), each a read from storage"))
+      << Notes(lazy);
   for (const int workers : {0, 4}) {
     const auto c = loader(workers);
     spec::PipelineSpec advised = c.spec;

@@ -856,8 +856,9 @@ dataset = dataset.map(load_pair, num_parallel_calls=32)
 // parallel_interleave's function as a dataset of their rows (from_tensor_slices of the
 // stacked crops), so a pair's reads and decode are paid once for 64 elements. The function's
 // reads and decode are a map before the interleave on its threads (cycle_length of them);
-// the crops' count, a list the loop fills, is known only when the code runs: a stand-in,
-// said with its setting. A count the code shows is taken, and written back.
+// the crops' count is the loop's that fills the list (64 appends, stacked). A count the code
+// shows otherwise (an array's first dimension) is taken too, and written back; one known only
+// when the code runs (a loop over the run's sizes) stands in, said with its setting.
 TEST(CodeQuestionsTest, AnInterleaveOfCropsReadsEachPairOnceForAllItsCrops) {
   const ImportedCode c = Import(R"(import tensorflow as tf
 def load_pair(lr_path, hr_path):
@@ -887,8 +888,32 @@ dataset = dataset.batch(16)
                    "it is read as a map 'crops_from_pair' before interleave, as parallel as "
                    "interleave"))
       << Notes(c);
-  EXPECT_EQ(c.spec.ops(1).interleave().per_element().from_element().slices(), 1000);
-  EXPECT_TRUE(Says(c, "--set interleave.slices=N")) << Notes(c);
+  EXPECT_EQ(c.spec.ops(1).interleave().per_element().from_element().slices(), 64);
+  EXPECT_TRUE(Says(c, "64 elements of each input element: --set interleave.slices=N")) << Notes(c);
+
+  // Appended under an if, or in a loop whose count the run decides: not counted.
+  for (const char* loop : {R"(    for _ in range(64):
+        if tf.random.uniform([]) > 0.5:
+            out.append(tf.image.random_crop(img, [96, 96, 3]))
+)",
+                           R"(    for _ in range(FLAGS.crops):
+        out.append(tf.image.random_crop(img, [96, 96, 3]))
+)"}) {
+    const ImportedCode unknown = Import(std::string(R"(import tensorflow as tf
+def crops(path):
+    img = tf.image.decode_png(tf.io.read_file(path))
+    out = []
+)") + loop + R"(    return tf.data.Dataset.from_tensor_slices(tf.stack(out))
+files = tf.data.Dataset.list_files("/data/*.png")
+ds = files.interleave(crops, cycle_length=4, num_parallel_calls=4)
+)");
+    ASSERT_EQ(unknown.spec.ops_size(), 2) << unknown.spec.DebugString();
+    EXPECT_EQ(unknown.spec.ops(1).interleave().per_element().from_element().slices(), 1000) << loop;
+    EXPECT_TRUE(Says(unknown,
+                     "their count known only when the code runs: --set "
+                     "interleave.slices=N"))
+        << Notes(unknown);
+  }
 
   const ImportedCode known = Import(R"(import tensorflow as tf
 def crops(path):

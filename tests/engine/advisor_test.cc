@@ -4,10 +4,12 @@
 // runs the advisor on the simulator itself.
 #include "engine/tuning/advisor.h"
 
+#include <google/protobuf/text_format.h>
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <fstream>
+#include <memory>
 
 #include "engine/spec/spec_loader.h"
 #include "engine/spec/spec_overrides.h"
@@ -751,6 +753,28 @@ TEST(AdvisorTest, AShuffleBufferFilledEachEpochIsSaid) {
                                    2.2);
   ASSERT_EQ(prefetched.size(), 1u);
   EXPECT_FALSE(Has(prefetched[0], "add a prefetch first")) << prefetched[0];
+  // tensorflow#30646's shape, a prefetch after the batch: the shuffle is found by its place
+  // among the ops, not by where its message lies in memory.
+  spec::PipelineSpec batched = Spec(R"(source { name: "ids" range { start: 0 stop: 64 } }
+      train_step { step_time: "1ms" device: simulated })");
+  for (const char* op :
+       {R"(name: "parse" map { fn { cpu_work { duration: "50us" } } })",
+        R"(name: "mix" shuffle { buffer_size: 50000 })",
+        R"(name: "batch" batch { batch_size: 64 })", R"(name: "ahead" prefetch { buffer_size: 2 })",
+        R"(name: "fit_epochs" repeat { count: 3 training_loop: true })"}) {
+    // Each op parsed on its own and added: messages apart, as import-code builds them.
+    auto parsed = std::make_unique<spec::Op>();
+    ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(op, parsed.get()));
+    batched.mutable_ops()->AddAllocated(parsed.release());
+  }
+  trace::RangeAnalysis slow_start;
+  slow_start.startup_ns = 2'200'000'000;
+  auto r = Advise(batched, slow_start, Rates([](const spec::PipelineSpec&) { return 0.0; }),
+                  AdvisorOptions{});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(r->findings.size(), 1u);
+  EXPECT_TRUE(Has(r->findings[0], "mix's buffer of 50000 elements fills again")) << r->findings[0];
+  EXPECT_FALSE(Has(r->findings[0], "add a prefetch first")) << r->findings[0];
 }
 
 // tensorflow/docs#128: a tutorial repeated before shuffling so as not to wait for a fill

@@ -1188,6 +1188,29 @@ TEST(AdvisingTest, EpochsLongerThanTheAdvicesRunAreSimulatedWhole) {
   EXPECT_LT(persistent->predicted_steps_per_s / (1 + persistent->predicted_gain), 3.0);
 }
 
+// tensorflow#30646's pipeline: a shuffle buffer of 50000 refilled at each of fit's epochs.
+// The spec's run is lengthened to hold its epochs' starts; a candidate (a map made
+// asynchronous, whose events are more) is graded over that same span, not inside one epoch,
+// where the refill never shows: a change of nothing is no gain.
+TEST(AdvisingTest, CandidatesAreGradedOverTheSpansTheSpecIs) {
+  const Advised a = Advise(R"(name: "text"
+      source { name: "read" synthetic { records: 200000 record_bytes: 45 } }
+      ops { name: "parse" map { fn { cpu_work { duration: "50us" } } call_overhead: "9us" } }
+      ops { name: "shuffle" shuffle { buffer_size: 50000 } }
+      ops { name: "batch" batch { batch_size: 64 } }
+      ops { name: "prefetch" prefetch { buffer_size: 2 } }
+      ops { name: "fit_epochs" repeat { count: 3 training_loop: true } }
+      train_step { step_time: "10ms" device: simulated })",
+                           /*steady=*/true);
+  ASSERT_FALSE(a.result.advice.empty()) << a.analysis.verdict.text;
+  for (const engine::Advice& advice : a.result.advice) {
+    for (const std::string& setting : advice.settings) {
+      EXPECT_NE(setting, "parse.num_parallel_calls=1") << advice.text;
+    }
+  }
+  EXPECT_NE(Find(a, "epochs_in_dataset"), nullptr) << a.analysis.verdict.text;
+}
+
 // Batches of 4 MiB unpickled on the main thread between steps: pin_memory moves that to its
 // thread, for a step on a device. Training on the CPU (seed 003's "using only CPU") torch
 // drops pin_memory, and it is never advised.
