@@ -165,9 +165,10 @@ bool InTogether(const engine::AdvisorResult& advice, const engine::Advice& a) {
 
 }  // namespace
 
-int WriteAdviceIntoCode(const std::string& py_path, const std::vector<std::string>& overrides,
-                        const std::string& pipeline, const engine::AdvisorResult& advice,
-                        const std::string& out_path, std::ostream& out, std::ostream& err) {
+int WriteAdviceIntoCode(const AdviceCodeRequest& request, const engine::AdvisorResult& advice,
+                        std::ostream& out, std::ostream& err) {
+  const std::string& py_path = request.py_path;
+  const std::string& out_path = request.out_path;
   if (!py_path.ends_with(".py")) {
     err << "pipescope-cli: --advice-code writes advice into a .py's code; " << py_path
         << " is a spec (import-code FILE.py --apply SPEC does it for a tuned spec)\n";
@@ -191,21 +192,42 @@ int WriteAdviceIntoCode(const std::string& py_path, const std::vector<std::strin
     const engine::Advice* advice;  // null for Together's changes
   };
   std::vector<Choice> choices;
-  const engine::Advice* by_hand = nullptr;  // the first piece of advice, where it is code's
-  if (!advice.advice.empty() && engine::AdviceOnly(advice.advice[0])) by_hand = &advice.advice[0];
+  // The piece asked for (--advice-piece), else the first, where it is code's to change.
+  const engine::Advice* by_hand = nullptr;
+  if (request.piece > 0) {
+    if (static_cast<size_t>(request.piece) > advice.advice.size()) {
+      err << "pipescope-cli: --advice-piece " << request.piece << ": the advice has "
+          << advice.advice.size() << (advice.advice.size() == 1 ? " piece" : " pieces") << "; "
+          << out_path << " is not written\n";
+      return 2;
+    }
+    const engine::Advice& asked = advice.advice[static_cast<size_t>(request.piece - 1)];
+    if (engine::AdviceOnly(asked) || !asked.spec.has_source()) {
+      by_hand = &asked;
+    } else {
+      choices.push_back(
+          {&asked.spec,
+           "piece " + std::to_string(request.piece) + " of the advice (" + asked.change + ")",
+           &asked});
+    }
+  } else if (!advice.advice.empty() && engine::AdviceOnly(advice.advice[0])) {
+    by_hand = &advice.advice[0];
+  }
   // A first step that comes late is what the user waits for first: its change leads, with
   // the steady changes where the two were simulated together.
   if (const auto& both = advice.start_up_and_together;
-      !both.changes.empty() &&
+      request.piece == 0 && !both.changes.empty() &&
       std::none_of(advice.advice.begin(), advice.advice.end(), [&](const engine::Advice& a) {
         return engine::AdviceOnly(a) &&
                std::find(both.changes.begin(), both.changes.end(), a.change) != both.changes.end();
       })) {
     choices.push_back({&both.spec, "the first piece of advice with the steady changes", nullptr});
   }
-  if (together_writable) choices.push_back({&advice.together.spec, "Together's changes", nullptr});
+  if (together_writable && request.piece == 0) {
+    choices.push_back({&advice.together.spec, "Together's changes", nullptr});
+  }
   for (const engine::Advice& a : advice.advice) {
-    if (engine::AdviceOnly(a) || !a.spec.has_source()) continue;
+    if (request.piece != 0 || engine::AdviceOnly(a) || !a.spec.has_source()) continue;
     const bool first = &a == &advice.advice[0];
     choices.push_back({&a.spec,
                        std::string("the first piece of advice") +
@@ -233,7 +255,7 @@ int WriteAdviceIntoCode(const std::string& py_path, const std::vector<std::strin
         << " is not written\n";
     return kNothingToWrite;
   }
-  auto code = LoadCodeArgument(py_path, overrides, nullptr, {.pipeline = pipeline});
+  auto code = LoadCodeArgument(py_path, request.overrides, nullptr, {.pipeline = request.pipeline});
   if (!code.ok()) {
     err << "pipescope-cli: --advice-code: " << code.status().message() << "\n";
     return 2;

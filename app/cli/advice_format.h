@@ -42,16 +42,25 @@ void MarkSuggestionUntried(trace::RangeAnalysis& analysis, const trace::Model& m
 void PutAdvice(nlohmann::json& summary, const engine::AdvisorResult& advice);
 std::string AdviceToText(const engine::AdvisorResult& advice);
 
-// `--advice-code OUT.py` on a .py (its pipeline `pipeline`, --pipeline): the user's file with the
-// advice written in (the changes given Together, else the first piece), where each op's call is
-// (code_patch.h), to `out_path`; what it wrote and its notes on `out`. Returns 0 written; 2 with
-// the reason on `err` for what the command was given (not a .py, code it cannot read); 1 where the
-// file cannot be written; kNothingToWrite where the advice holds nothing the code can take (no
-// advice gains, or it changes a function's own code, which is the author's to write), said
-// on `err`: the simulation ran, and its output stands.
+// What `--advice-code OUT.py` is asked to write: the .py's path, its --set and --pipeline, the
+// copy's path, and which piece of advice (`piece`, 1 for the first as listed; 0: Together's
+// changes where the code can take them all, else the first piece it can take).
+struct AdviceCodeRequest {
+  std::string py_path;
+  std::vector<std::string> overrides;
+  std::string pipeline;
+  std::string out_path;
+  int piece = 0;
+};
+// `--advice-code OUT.py` on a .py: the user's file with the advice written in, where each
+// op's call is (code_patch.h), to the request's `out_path`; what it wrote and its notes on
+// `out`. Returns 0 written; 2 with the reason on `err` for what the command was given (not a
+// .py, code it cannot read, a piece that is not there); 1 where the file cannot be written;
+// kNothingToWrite where the advice holds nothing the code can take (no advice gains, or it
+// changes a function's own code, which is the author's to write), said on `err`: the
+// simulation ran, and its output stands.
 inline constexpr int kNothingToWrite = 3;
-int WriteAdviceIntoCode(const std::string& py_path, const std::vector<std::string>& overrides,
-                        const std::string& pipeline, const engine::AdvisorResult& advice,
-                        const std::string& out_path, std::ostream& out, std::ostream& err);
+int WriteAdviceIntoCode(const AdviceCodeRequest& request, const engine::AdvisorResult& advice,
+                        std::ostream& out, std::ostream& err);
 
 }  // namespace pipescope::cli

@@ -164,11 +164,18 @@ int main(int argc, char** argv) {
   auto* no_advice = simulate_cmd->add_flag(
       "!--no-advice", simulate.advice, "Do not try changes in the simulator for advice (faster)");
   simulate_cmd->add_option("--trace", simulate.trace_path, "Save the simulated trace (.pstrace)");
+  auto* advice_code =
+      simulate_cmd
+          ->add_option("--advice-code", simulate.advice_code_path,
+                       "For a .py: write the file with the advice in it (the changes given "
+                       "Together, else the first) to FILE.py")
+          ->excludes(no_advice);
   simulate_cmd
-      ->add_option("--advice-code", simulate.advice_code_path,
-                   "For a .py: write the file with the advice in it (the changes given "
-                   "Together, else the first) to FILE.py")
-      ->excludes(no_advice);
+      ->add_option("--advice-piece", simulate.advice_piece,
+                   "Which piece of advice --advice-code writes, N as listed (default: Together's "
+                   "changes, else the first the code can take)")
+      ->check(CLI::PositiveNumber)
+      ->needs(advice_code);
 
   pipescope::cli::CalibrateCommandOptions calibrate;
   auto* calibrate_cmd =

@@ -18,6 +18,14 @@ namespace pipescope::cli {
 
 namespace {
 constexpr double kLongestDefaultSeconds = 120;  // of virtual time, without --duration
+
+AdviceCodeRequest AdviceCode(const SimulateCommandOptions& options) {
+  return {.py_path = options.spec_path,
+          .overrides = options.overrides,
+          .pipeline = options.pipeline,
+          .out_path = options.advice_code_path,
+          .piece = options.advice_piece};
+}
 }  // namespace
 
 int SimulateCommand(const SimulateCommandOptions& options, std::ostream& out, std::ostream& err) {
@@ -140,8 +148,7 @@ int SimulateCommand(const SimulateCommandOptions& options, std::ostream& out, st
     // The code written as the text output does it, what it says kept for the JSON.
     if (advice && !options.advice_code_path.empty()) {
       std::ostringstream said;
-      const int wrote = WriteAdviceIntoCode(options.spec_path, options.overrides, options.pipeline,
-                                            *advice, options.advice_code_path, said, err);
+      const int wrote = WriteAdviceIntoCode(AdviceCode(options), *advice, said, err);
       const bool written = wrote == 0;
       if (!written) exit_code = wrote;
       j["advice_code"] = {
@@ -154,10 +161,7 @@ int SimulateCommand(const SimulateCommandOptions& options, std::ostream& out, st
   if (advice) out << AdviceToText(*advice);
   if (workers) out << WorkersToText(*workers);
   if (advice && !options.advice_code_path.empty()) {
-    if (const int wrote =
-            WriteAdviceIntoCode(options.spec_path, options.overrides, options.pipeline, *advice,
-                                options.advice_code_path, out, err);
-        wrote != 0) {
+    if (const int wrote = WriteAdviceIntoCode(AdviceCode(options), *advice, out, err); wrote != 0) {
       exit_code = wrote;
     }
   }

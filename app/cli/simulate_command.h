@@ -27,6 +27,7 @@ struct SimulateCommandOptions {
   int64_t print = 0;
   int workers = 1;  // --workers N: data-parallel workers sharing the cost model's cores
   std::string advice_code_path;  // --advice-code OUT.py: the advice written into the .py
+  int advice_piece = 0;          // --advice-piece N: the N-th piece written (0: the default's)
 };
 
 // Exit code: 0 on success, 1 when the simulation fails, 2 for bad usage, spec or model.

@@ -231,7 +231,9 @@ void NoteWork(Pipeline& pipeline, SourcePoint at, const std::string& op, const S
     for (const std::string& c : work.accelerator_math) list += (list.empty() ? "" : ", ") + c;
     pipeline.Note(at, "'" + op + "' calls " + list +
                           ": tf.data runs a map's function on the CPU, whatever devices the "
-                          "machine has, where the same call in the training step (on the batch "
+                          "machine has" +
+                          (work.asks_a_device ? " and whatever tf.device the function names" : "") +
+                          ", where the same call in the training step (on the batch "
                           "the pipeline hands over) runs on the GPU: math like this belongs "
                           "in the step (tensorflow#40755)");
   }

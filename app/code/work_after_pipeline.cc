@@ -35,11 +35,29 @@ bool Mentions(const SyntaxNode& expression, const Names& names) {
   });
 }
 
-// Whether every call in `expression` is TensorFlow's: what it computes from an element is
-// still the input's (`tf.cast(x, tf.float32) / 255`), not the model's (`model(x)`).
-bool OnlyTensorFlowCalls(const SyntaxNode& expression) {
+// TensorFlow's calls that build or train the model: its layers, variables, losses and
+// optimizers (TensorFlow 1's `tf.layers.dense(x, 10)`, `tf.train.AdamOptimizer().minimize`).
+// What they compute is the step's work, never the input's (tensorflow#13610).
+bool BuildsOrTrainsTheModel(std::string_view callee) {
+  std::string_view path = callee.substr(callee.find('.') + 1);
+  if (path.starts_with("compat.v1.")) path.remove_prefix(std::string_view("compat.v1.").size());
+  for (std::string_view model :
+       {"layers.", "keras.", "train.", "losses.", "metrics.", "estimator.", "contrib.layers.",
+        "contrib.slim.", "get_variable", "Variable", "nn.softmax_cross_entropy",
+        "nn.sparse_softmax_cross_entropy", "nn.sigmoid_cross_entropy", "gradients"}) {
+    if (path.starts_with(model)) return true;
+  }
+  return false;
+}
+
+// Whether every call in `expression` is TensorFlow's input work: what it computes from an
+// element is still the input's (`tf.cast(x, tf.float32) / 255`), not the model's
+// (`model(x)`, `tf.layers.dense(x, 10)`).
+bool OnlyInputCalls(const SyntaxNode& expression) {
   return !AnyNodeWithin(expression, [](const SyntaxNode& n) {
-    return n.Is("call") && !IsTensorFlowCallee(n.field("function").text());
+    if (!n.Is("call")) return false;
+    const std::string_view callee = n.field("function").text();
+    return !IsTensorFlowCallee(callee) || BuildsOrTrainsTheModel(callee);
   });
 }
 
@@ -66,7 +84,7 @@ void Scan(const std::vector<SyntaxNode>& statements, Names& names, std::vector<S
     for (const SyntaxNode& e : s.code_children()) {
       const bool assigns = e.Is("assignment") || e.Is("augmented_assignment");
       const SyntaxNode value = assigns ? e.field("right") : e;
-      if (value.null() || !Mentions(value, names) || !OnlyTensorFlowCalls(value)) continue;
+      if (value.null() || !Mentions(value, names) || !OnlyInputCalls(value)) continue;
       CollectOps(value, ops);
       if (assigns) {
         for (const std::string& n : NamesBound(e.field("left"))) names.insert(n);

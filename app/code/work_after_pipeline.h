@@ -27,7 +27,8 @@ struct WorkAfterPipeline {
 // The TensorFlow ops (calls of `tf.` or `tensorflow.`, but for logging, scopes, devices and
 // tapes) that `statements` apply to `names` (an element's parts) or to what is computed from
 // them by TensorFlow ops alone; `with` blocks are looked into. An assignment that calls
-// anything else (`logits = model(x)`) is the model's, and what it binds is not followed.
+// anything else (`logits = model(x)`), or TensorFlow's layers, losses and optimizers
+// (`tf.layers.dense(x, 10)`), is the model's, and what it binds is not followed.
 // nullopt where there are none.
 std::optional<WorkAfterPipeline> TensorFlowWorkOn(const std::vector<SyntaxNode>& statements,
                                                   Names names);

@@ -409,6 +409,7 @@ struct Found {
   int64_t files_read = 0;                     // its tf.io.read_file calls, times counted
   std::vector<Rename> batched_renames;        // calls whose batched form is named otherwise
   std::vector<std::string> accelerator_math;  // IsAcceleratorMath calls, once each
+  bool asks_a_device = false;                 // a call of tf.device
   // torchvision transforms it applies, in order, and how often each runs a call (`times`).
   std::vector<std::pair<Value, int64_t>> transforms;
   // How often the call being read runs a call of the function: the loops and comprehensions
@@ -462,11 +463,15 @@ bool IsCheapTfCall(const std::string& path) {
 }
 
 // TensorFlow's math that an accelerator does far faster than a core: Fourier transforms,
-// matrix products, convolutions. tf.data places a map's function on the CPU whatever devices
-// the machine has (tensorflow#40755: an rfft mapped over a dataset against the same function
-// called on the GPU in a loop).
+// matrix products, convolutions, a whole network's forward pass. tf.data places a map's
+// function on the CPU whatever devices the machine has, tf.device inside it included
+// (tensorflow#40755: an rfft mapped over a dataset against the same function called on the
+// GPU in a loop; tensorflow#13610: VGG-16's features extracted in a map, 0% GPU).
 bool IsAcceleratorMath(const std::string& path) {
   if (path.rfind("tf.", 0) != 0) return false;
+  for (const char* network : {"tf.keras.applications.", "tf.contrib.slim.nets."}) {
+    if (path.starts_with(network)) return true;
+  }
   for (const char* name : {"fft",
                            "fft2d",
                            "fft3d",
@@ -705,6 +710,7 @@ void CollectCall(PythonReader& reader, const RecordedCall& call, Found& found, i
           found.accelerator_math.end()) {
     found.accelerator_math.push_back(call.path);
   }
+  found.asks_a_device |= call.path == "tf.device";
   if (DecodesImage(call.path)) {
     if (found.decodes_image.empty()) found.decodes_image = call.path;
     found.images += found.times;
@@ -833,6 +839,7 @@ StageWork ReadWork(PythonReader& reader, const Value& function, const std::strin
   } else {
     Collect(reader, function, found, 0);
     work.accelerator_math = found.accelerator_math;
+    work.asks_a_device = found.asks_a_device;
     work.name = function.s;  // a def's name
     if (work.name.empty() && found.user_functions.size() == 1) work.name = found.user_functions[0];
     if (work.name.empty() && !found.bridged.empty()) work.name = found.bridged;

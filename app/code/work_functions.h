@@ -92,6 +92,7 @@ struct StageWork {
   // TensorFlow math an accelerator runs (tf.signal.rfft, tf.linalg.matmul, tf.nn.conv2d), as
   // the code calls it, once each: in a tf.data map it runs on the CPU (tensorflow#40755).
   std::vector<std::string> accelerator_math;
+  bool asks_a_device = false;  // it calls tf.device, which a map's function runs without
 };
 
 // Python whose own cost is next to nothing beside its sleeps: no loop, and no call but of

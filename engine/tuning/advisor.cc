@@ -96,9 +96,12 @@ std::optional<double> LeastGain(const spec::PipelineSpec& with, const spec::Pipe
 // Moving a map after batch gains by its batched form's lower cost per row, and also by the
 // batch's work running apart from the map's. A vectorising that adds nothing to what the best
 // prefetch gives gained only the second: it is the prefetch's advice, not its own. One that
-// adds to it stays (seed 001: the prefetch and batching before the parse add up).
-void DropBufferingCalledVectorising(std::vector<Advice>& advice, double noise, size_t seeds,
-                                    const SimulatedRate& simulate) {
+// adds to it stays (seed 001: the prefetch and batching before the parse add up). So too a
+// change that brings a prefetch with it (the epochs put in the dataset where nothing fetches
+// ahead, tensorflow#30646): where it adds nothing to the prefetch alone, its gain was the
+// prefetch's.
+void DropGainsOnlyAPrefetchMakes(std::vector<Advice>& advice, double noise, size_t seeds,
+                                 const SimulatedRate& simulate) {
   const Advice* prefetch = nullptr;
   for (const Advice& a : advice) {
     if (a.kind == "prefetch" && (!prefetch || a.predicted_gain > prefetch->predicted_gain))
@@ -108,8 +111,10 @@ void DropBufferingCalledVectorising(std::vector<Advice>& advice, double noise, s
   std::vector<bool> drop(advice.size(), false);
   for (size_t i = 0; i < advice.size(); ++i) {
     const Advice& a = advice[i];
-    if (a.kind != "vectorise") continue;
-    auto both = ApplyEdit(prefetch->spec, a.edit);
+    const bool brings_a_prefetch = a.kind != "prefetch" && a.edit.add && a.edit.add->has_prefetch();
+    if (a.kind != "vectorise" && !brings_a_prefetch) continue;
+    auto both =
+        brings_a_prefetch ? Result<spec::PipelineSpec>(a.spec) : ApplyEdit(prefetch->spec, a.edit);
     const std::optional<double> added =
         both.ok() ? LeastGain(*both, prefetch->spec, seeds, simulate) : std::nullopt;
     drop[i] = added ? *added <= noise
@@ -797,7 +802,7 @@ Result<AdvisorResult> Advise(const spec::PipelineSpec& spec, const trace::RangeA
     }
     result.advice.push_back(std::move(a));
   }
-  DropBufferingCalledVectorising(result.advice, result.noise, base.size(), simulate);
+  DropGainsOnlyAPrefetchMakes(result.advice, result.noise, base.size(), simulate);
   RETURN_IF_ERROR(CheckOnLongerEpochs(spec, result.advice, result.noise, simulate));
   // Changes that keep the output first, best first; then those that change it. A frozen
   // shuffle or other elements are a choice the user makes, not a speed-up to lead with,

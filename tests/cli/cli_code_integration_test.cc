@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -235,6 +236,67 @@ TEST(CliCodeTest, AdviceIsWrittenIntoACopyOfTheUsersCode) {
   const auto spec = Cli("simulate " + Pipeline("cpu_bound.pbtxt") + " --advice-code " + written);
   EXPECT_EQ(spec.exit_code, 2) << spec.out;
   EXPECT_NE(spec.out.find("is a spec"), std::string::npos) << spec.out;
+}
+
+// --advice-piece N writes the N-th piece of advice as listed, not the first: a knob of the
+// map's (tensorflow#30646's shape, whose first piece is a cache). A piece past the list's end
+// is refused with the list's length, and the option needs --advice-code.
+TEST(CliCodeTest, AdvicePieceWritesThePieceAsked) {
+  const std::string path = TempDir() + "/pieces.py";
+  std::ofstream(path) << R"(import tensorflow as tf
+
+def parse(x):
+  return tf.io.parse_single_example(x, {"x": tf.io.FixedLenFeature([8], tf.float32)})
+
+ds = tf.data.TFRecordDataset("/data/train.tfrecord")
+ds = ds.map(parse)
+ds = ds.shuffle(50000)
+ds = ds.batch(64).prefetch(2)
+model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+model.compile(optimizer="adam", loss="mse")
+model.fit(ds, epochs=3)
+)";
+  const std::string costs = " --set read.records=200000 --set parse.cost=50us --duration 120";
+  const auto listed = Cli("simulate " + path + costs + " --json");
+  ASSERT_EQ(listed.exit_code, 0) << listed.out;
+  const auto advice = nlohmann::json::parse(JsonPart(listed.out))["advice"];
+  int piece = 0;
+  std::string setting;
+  for (size_t i = 0; i < advice.size() && piece == 0; ++i) {
+    const auto& settings = advice[i]["settings"];
+    if (i > 0 && settings.size() == 1) {
+      piece = static_cast<int>(i) + 1;
+      setting = settings[0].get<std::string>();
+    }
+  }
+  ASSERT_GT(piece, 1) << listed.out;
+  ASSERT_EQ(setting.rfind("parse.num_parallel_calls=", 0), 0u) << setting;
+  const std::string written = TempDir() + "/pieces_advised.py";
+  std::filesystem::remove(written);
+  const auto out = Cli("simulate " + path + costs + " --advice-code " + written +
+                       " --advice-piece " + std::to_string(piece));
+  ASSERT_EQ(out.exit_code, 0) << out.out;
+  EXPECT_NE(out.out.find("piece " + std::to_string(piece) + " of the advice (" + setting + ")"),
+            std::string::npos)
+      << out.out;
+  std::ifstream in(written);
+  const std::string code((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(
+      code.find("ds.map(parse, num_parallel_calls=" + setting.substr(setting.find('=') + 1) + ")"),
+      std::string::npos)
+      << code;
+  EXPECT_EQ(code.find(".cache()"), std::string::npos) << code;
+
+  const auto past = Cli("simulate " + path + costs + " --advice-code " + written +
+                        " --advice-piece " + std::to_string(advice.size() + 1));
+  EXPECT_EQ(past.exit_code, 2) << past.out;
+  EXPECT_NE(past.out.find("the advice has " + std::to_string(advice.size()) + " pieces"),
+            std::string::npos)
+      << past.out;
+  const auto alone = Cli("simulate " + path + costs + " --advice-piece 2");
+  EXPECT_NE(alone.exit_code, 0) << alone.out;
+  EXPECT_NE(alone.out.find("--advice-piece requires --advice-code"), std::string::npos)
+      << alone.out;
 }
 
 // tensorflow#40502's eager loop: the advice batches before the loop, whose body must take

@@ -747,6 +747,19 @@ for x, y in ds:
   plain.replace(plain.find("%s"), 2, "");
   const auto trains = Import(plain);
   EXPECT_EQ(Notes(trains).find("TensorFlow op"), std::string::npos) << Notes(trains);
+  // TensorFlow 1's model on get_next() (tensorflow#13610): layers, loss and optimizer are
+  // the step's, not work to move into a map.
+  const auto model = Import(R"(import tensorflow as tf
+ds = tf.data.TFRecordDataset(["a.tfrecord"]).batch(32).repeat()
+x = ds.make_one_shot_iterator().get_next()
+logits = tf.layers.dense(tf.reshape(x, [32, -1]), 10)
+loss = tf.losses.sparse_softmax_cross_entropy(labels, logits)
+train_op = tf.train.AdamOptimizer().minimize(tf.reduce_mean(loss))
+with tf.Session() as sess:
+  while True:
+    sess.run(train_op)
+)");
+  EXPECT_EQ(Notes(model).find("TensorFlow op"), std::string::npos) << Notes(model);
 }
 
 // An interleave of a Python generator per element (tensorflow#44274): the generator is what

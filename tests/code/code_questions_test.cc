@@ -77,6 +77,39 @@ ds = tf.data.Dataset.range(100).map(lambda x: tf.cast(x, tf.float32) * 2)
   EXPECT_FALSE(Says(parse, "runs a map's function on the CPU")) << Notes(parse);
 }
 
+// tensorflow#13610: VGG-16's features extracted in a map, under tf.device("/gpu:0"), CPU at
+// 1000% and the GPU idle. The network's call is said to run on the CPU whatever tf.device
+// says; the model the loop builds on get_next() (a dense layer, its loss and optimizer) is
+// the step's, not work to move into a map.
+TEST(CodeQuestionsTest, ANetworkInAMapIsSaidToRunOnTheCpuWhateverItsDevice) {
+  const ImportedCode c = Import(R"(import tensorflow as tf
+from tensorflow.contrib.slim.nets import vgg
+
+def extract_feats(image):
+  with tf.device("/gpu:0"):
+    _, end_points = vgg.vgg_16(tf.expand_dims(image, 0), is_training=False)
+    feats = tf.reduce_mean(end_points['vgg_16/conv5/conv5_3'], axis=[1, 2])
+  return feats
+
+features = tf.data.TFRecordDataset(["/data/images.tfrecord"])
+features = features.map(lambda r: tf.to_float(tf.image.decode_jpeg(r)))
+features = features.map(extract_feats)
+features = features.batch(32).repeat()
+next_feats = features.make_one_shot_iterator().get_next()
+logits = tf.layers.dense(tf.reshape(next_feats, [32, -1]), 10)
+train_op = tf.train.AdamOptimizer().minimize(tf.reduce_mean(logits))
+with tf.Session() as sess:
+  for step in range(100000):
+    sess.run(train_op)
+)");
+  EXPECT_TRUE(Says(c,
+                   "'extract_feats' calls tf.contrib.slim.nets.vgg.vgg_16: tf.data runs a map's "
+                   "function on the CPU, whatever devices the machine has and whatever tf.device "
+                   "the function names"))
+      << Notes(c);
+  EXPECT_FALSE(Says(c, "TensorFlow ops on each element")) << Notes(c);
+}
+
 // tensorflow#40502: FixedLengthRecordDataset(..., num_parallel_reads=4) over files the code
 // globs. The stand-in records are one stream, which the note says (as TFRecordDataset's),
 // not a silent drop; records of the code's 10 bytes stand in.
