@@ -228,10 +228,11 @@ int WriteAdviceIntoCode(const AdviceCodeRequest& request, const engine::AdvisorR
   }
   for (const engine::Advice& a : advice.advice) {
     if (request.piece != 0 || engine::AdviceOnly(a) || !a.spec.has_source()) continue;
-    const bool first = &a == &advice.advice[0];
+    const size_t n = static_cast<size_t>(&a - advice.advice.data()) + 1;
     choices.push_back({&a.spec,
-                       std::string("the first piece of advice") +
-                           (first ? "" : " the code can take") + " (" + a.change + ")",
+                       (n == 1 ? std::string("the first piece of advice")
+                               : "piece " + std::to_string(n) + " of the advice") +
+                           " (" + a.change + ")",
                        &a});
   }
   const auto say_by_hand = [&](std::ostream& to, const std::string& lead) {

@@ -637,9 +637,24 @@ engine::Result<EmittedCode> PatchCode(const ImportedCode& original,
     const spec::Op* after = FindOp(tuned.ops(), op_name);
     if (before && after && before->has_dataloader() && after->has_dataloader() &&
         after->dataloader().num_workers() > before->dataloader().num_workers()) {
-      out.notes.push_back("before running it with " +
-                          std::to_string(after->dataloader().num_workers()) +
-                          " workers: " + change);
+      const std::string before_running = "before running it with " +
+                                         std::to_string(after->dataloader().num_workers()) +
+                                         " workers: " + change;
+      out.notes.push_back(before_running);
+      // Said in the copy too, above the line that sets the workers (a comment is Python
+      // inside a call's parentheses as well), so the file does not read as ready to run.
+      if (const auto site = original.sites.find(op_name + ".num_workers");
+          site != original.sites.end()) {
+        const size_t at =
+            site->second.value_end > 0 ? site->second.value_begin : site->second.insert_at;
+        const std::string& text = original.source_text;
+        // (npos + 1: the file's first line.)
+        const size_t line = at == 0 ? 0 : text.rfind('\n', at - 1) + 1;
+        const size_t indent_end = text.find_first_not_of(" \t", line);
+        const std::string indent =
+            text.substr(line, (indent_end == std::string::npos ? text.size() : indent_end) - line);
+        edits.push_back({line, line, indent + "# Pipescope: " + before_running + "\n"});
+      }
     }
   }
   // What arguments cannot say: ops moved and added, written where the code makes each op

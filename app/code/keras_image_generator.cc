@@ -125,25 +125,25 @@ Value Flow(PythonReader& r, const CallArgs& a, const CallArgs& generator, int64_
   }
   const std::string size =
       std::to_string(h) + "×" + std::to_string(w) + (side_known ? "" : " (standing in)");
-  p->Note(
-      a.node.start(),
-      "ImageDataGenerator." + call + "() makes each batch of " + std::to_string(batch) +
-          " in Python, sample by sample" +
-          (load_ns > 0 ? ", each image loaded from its file (PIL) first" : "") +
-          (ranges.empty() ? std::string(": no rotation, shift, shear or zoom range is set, so "
-                                        "no affine transform (flips and rescaling cost next to "
-                                        "nothing beside ") +
-                                (load_ns > 0 ? "the load)" : "the copy)")
-                          : ": " + ranges +
-                                " make an affine transform of each sample's channels "
-                                "(scipy.ndimage), about " +
-                                engine::FormatDuration(kAffineCallNs + kAffineNsPerPixel * h * w) +
-                                " for " + size + " here") +
-          " = " + kf->getitem().python().duration() +
-          " a batch; --set flow.cost=DURATION sets it. fit(..., workers=N, "
-          "use_multiprocessing=True) runs it in N processes; a tf.data pipeline with "
-          "Keras's preprocessing layers (RandomRotation, RandomTranslation) runs it as "
-          "TensorFlow ops");
+  p->Note(a.node.start(),
+          "ImageDataGenerator." + call + "() makes each batch of " + std::to_string(batch) +
+              " in Python, sample by sample" +
+              (load_ns > 0 ? ", each image loaded from its file (PIL) first" : "") +
+              (ranges.empty()
+                   ? std::string(": no rotation, shift, shear or zoom range is set, so "
+                                 "no affine transform (flips and rescaling cost next to "
+                                 "nothing beside ") +
+                         (load_ns > 0 ? "the load)" : "the copy)")
+                   : ": " + ranges + (ranges.find(", ") == std::string::npos ? " makes" : " make") +
+                         " an affine transform of each sample's channels "
+                         "(scipy.ndimage), about " +
+                         engine::FormatDuration(kAffineCallNs + kAffineNsPerPixel * h * w) +
+                         " for " + size + " here") +
+              " = " + kf->getitem().python().duration() +
+              " a batch; --set flow.cost=DURATION sets it. fit(..., workers=N, "
+              "use_multiprocessing=True) runs it in N processes; a tf.data pipeline with "
+              "Keras's preprocessing layers (RandomRotation, RandomTranslation) runs it as "
+              "TensorFlow ops");
   p->ops.push_back(op);
   return PipelineValue(std::move(p), a);
 }

@@ -4,6 +4,7 @@
 // work and whose __len__ the epoch.
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <map>
 #include <optional>
@@ -846,9 +847,33 @@ std::map<std::string, CallArgs> PyDatasetKnobCalls(PythonReader& r, const ClassI
 
 // fit(..., epochs=N): Keras's enqueuer goes over the Sequence (or steps_per_epoch of the
 // generator) N times, with a new pool of workers each epoch: a repeat after it.
-void AddFitEpochs(Pipeline& p, const CallArgs& a) {
+// The epochs fit runs: `epochs` (its index, the last) less `initial_epoch`, where training
+// resumes (keras#6108's `epochs=stop_epoch, initial_epoch=start_epoch`); nullopt where the
+// code does not say. Said where initial_epoch changes them. Fit's validation_data, run at
+// each epoch's end, is said to be left out.
+std::optional<int64_t> FitEpochsRun(PythonReader& r, const CallArgs& a) {
+  if (const Value* validation = a.Get(100, "validation_data");
+      validation && !validation->Is(Value::Kind::kNone)) {
+    r.Note(validation->node.null() ? a.node.start() : validation->node.start(),
+           "fit's validation_data is gone over at each epoch's end, between the training's "
+           "epochs: not simulated, so its time is in none of these figures");
+  }
   const Value* epochs = a.Get(3, "epochs");
   const auto n = epochs && !epochs->Is(Value::Kind::kBool) ? epochs->AsInt() : std::nullopt;
+  if (!n) return std::nullopt;
+  const Value* initial = a.Get(100, "initial_epoch");
+  const auto first = initial && !initial->Is(Value::Kind::kBool) ? initial->AsInt() : std::nullopt;
+  if (!first || *first <= 0) return n;
+  const int64_t run = std::max<int64_t>(0, *n - *first);
+  r.Note(initial->node.null() ? a.node.start() : initial->node.start(),
+         "fit starts at initial_epoch " + std::to_string(*first) +
+             " and ends at epochs=" + std::to_string(*n) + ": " + std::to_string(run) +
+             (run == 1 ? " epoch" : " epochs") + " run");
+  return run;
+}
+
+void AddFitEpochs(PythonReader& r, Pipeline& p, const CallArgs& a) {
+  const auto n = FitEpochsRun(r, a);
   if (!n || *n <= 1) return;
   spec::Op repeat;
   repeat.set_name(p.FreshName(kFitEpochs));
@@ -885,11 +910,30 @@ Value FitOverSequence(PythonReader& r, const CallArgs& a, const Value& x) {
   ReadEnqueuerArgs(*p, a, op.name(), *op.mutable_keras_fit());
   if (const Value* steps = a.Get(100, "steps_per_epoch");
       steps && steps->AsInt() && *steps->AsInt() > 0 && !steps->Is(Value::Kind::kBool)) {
-    p->source.mutable_range()->set_stop(*steps->AsInt());
+    // The Sequence's own batches, where its length is known: steps_per_epoch many times them
+    // goes over the data that many times an epoch (keras#6108's samples given as steps).
+    const int64_t batches = p->source.has_range() && !p->source.size_is_stand_in()
+                                ? p->source.range().stop() - p->source.range().start()
+                                : 0;
+    const int64_t count = *steps->AsInt();
+    if (batches > 0 && count >= 2 * batches) {
+      const std::string times =
+          (count % batches == 0 ? "" : "about ") +
+          std::to_string(std::llround(static_cast<double>(count) / static_cast<double>(batches))) +
+          " times";
+      p->Note(steps->node.null() ? a.node.start() : steps->node.start(),
+              "steps_per_epoch is " + std::to_string(count) + ", " + times + " the " +
+                  std::to_string(batches) + " batches of `" + x.Spelling() +
+                  "` (its length): Keras counts an epoch's steps in batches, so each epoch goes "
+                  "over the data " +
+                  times + "; one pass is " + std::to_string(batches) +
+                  " steps (the samples // batch_size)");
+    }
+    p->source.mutable_range()->set_stop(count);
     p->source.clear_size_is_stand_in();
-    NoteStepsNamedAsSamples(*p, *steps, *steps->AsInt());
+    NoteStepsNamedAsSamples(*p, *steps, count);
   }
-  AddFitEpochs(*p, a);
+  AddFitEpochs(r, *p, a);
   // The pipeline fit trains on, over the Sequence's own (bound to a name before fit).
   r.Trains(PipelineValue(std::move(p), a), a.node);
   return Value{.node = a.node};
@@ -931,8 +975,7 @@ Value Fit(PythonReader& r, const CallArgs& keras_args, bool generator_call) {
   if (x && x->Is(Value::Kind::kPipeline)) {
     // fit(ds, epochs=N) over a dataset that ends: each epoch iterates it afresh, refilling
     // its shuffle buffers and prefetches (tensorflow#30646), as a repeat after it does.
-    const Value* epochs = a.Get(3, "epochs");
-    const int64_t n = epochs && !epochs->Is(Value::Kind::kBool) ? epochs->AsInt().value_or(0) : 0;
+    const int64_t n = FitEpochsRun(r, a).value_or(0);
     const bool repeats = std::any_of(x->pipeline->ops.begin(), x->pipeline->ops.end(),
                                      [](const spec::Op& op) { return op.has_repeat(); });
     if (n > 1 && !repeats) {
@@ -978,7 +1021,19 @@ Value Fit(PythonReader& r, const CallArgs& keras_args, bool generator_call) {
   bool generator = false;
   const SyntaxNode made_by = x && x->call ? x->call->node : x ? x->node : SyntaxNode{};
   if (x && !cls && made_by.Is("call")) {
-    const Value f = r.Evaluate(made_by.field("function"));
+    const SyntaxNode callee = made_by.field("function");
+    Value f = r.Evaluate(callee);
+    // A method of an object of the file's class (keras#6108's image_ocr:
+    // `fit_generator(img_gen.next_train(), ...)`): the def its class holds.
+    if (!f.Is(Value::Kind::kFunction) && callee.Is("attribute")) {
+      const Value object = r.Evaluate(callee.field("object"));
+      const ClassInfo* owner = object.Is(Value::Kind::kInstance) ? r.FindClass(object.s) : nullptr;
+      const auto method = owner ? owner->methods.find(std::string(callee.field("attribute").text()))
+                                : std::map<std::string, SyntaxNode>::const_iterator{};
+      if (owner && method != owner->methods.end()) {
+        f = Value{.kind = Value::Kind::kFunction, .node = method->second};
+      }
+    }
     generator = f.Is(Value::Kind::kFunction) && f.node.Is("function_definition") &&
                 f.node.text().find("yield") != std::string_view::npos;
   }
@@ -988,10 +1043,16 @@ Value Fit(PythonReader& r, const CallArgs& keras_args, bool generator_call) {
     // fit docstring): nothing runs beside the step to read.
     if (x) {
       const bool asks_workers = a.Get(100, "workers") || a.Get(100, "use_multiprocessing");
+      // A call import-code cannot follow may make anything: said as read, not as arrays.
+      const std::string read_as =
+          made_by.Is("call")
+              ? "`, a call import-code cannot follow to a tf.data dataset, a keras.utils.Sequence "
+                "or a generator of the file's: read as arrays, which Keras slices itself between "
+                "steps"
+              : "`, not a tf.data dataset, a keras.utils.Sequence or a generator of the "
+                "file's: arrays are sliced by Keras itself between steps";
       r.Note(a.node.start(),
-             "fit's x is `" + x->Spelling() +
-                 "`, not a tf.data dataset, a keras.utils.Sequence or a generator of the "
-                 "file's: arrays are sliced by Keras itself between steps" +
+             "fit's x is `" + x->Spelling() + read_as +
                  (asks_workers ? ", and workers and use_multiprocessing apply to a generator "
                                  "or Sequence only (Keras's fit docs): they change nothing here"
                                : std::string()));
@@ -1057,7 +1118,7 @@ Value Fit(PythonReader& r, const CallArgs& keras_args, bool generator_call) {
     NoteWork(*p, a.node.start(), op_name, work);
   }
   p->ops.push_back(op);
-  AddFitEpochs(*p, a);
+  AddFitEpochs(r, *p, a);
   return PipelineValue(std::move(p), a);
 }
 

@@ -1643,8 +1643,16 @@ Value PythonReader::Binary(const SyntaxNode& node) {
     v.f = *p / *q;
     return v;
   }
+  // A float's sum, difference or product, not a knob itself but what int() makes one of
+  // (keras#6108's image_ocr: `val_words = int(words_per_epoch * (val_split))`).
+  if (a.Is(Value::Kind::kFloat) || b.Is(Value::Kind::kFloat)) {
+    const auto p = number(a), q = number(b);
+    if (!p || !q || (op != "+" && op != "-" && op != "*")) return v;
+    v.kind = Value::Kind::kFloat;
+    v.f = op == "+" ? *p + *q : op == "-" ? *p - *q : *p * *q;
+    return v;
+  }
   const auto x = a.AsInt(), y = b.AsInt();
-  if (a.Is(Value::Kind::kFloat) || b.Is(Value::Kind::kFloat)) return v;  // not a knob
   if (!x || !y) return v;
   v.kind = Value::Kind::kInt;
   if (op == "+") {

@@ -1,7 +1,10 @@
 #include "engine/tuning/advice_candidates.h"
 
 #include <algorithm>
+#include <cmath>
+#include <optional>
 #include <set>
+#include <vector>
 
 #include "engine/runtime/dataloader_rules.h"
 #include "engine/runtime/storage_device.h"
@@ -111,25 +114,64 @@ class CandidateList {
   std::vector<AdviceCandidate> list_;
 };
 
-// Values worth trying for a parallelism now at `now` (0: sequential): one more, the powers
-// of two above it (every value up to 8) and the cores, up to the cores for work that
-// computes and four times them for work that waits (reads, io_wait). Beyond the cores computing
-// threads only take turns, and take cores from the rest of the pipeline. The advisor keeps the
-// smallest value that gains about as much as the best, so the ladder needs every size up to there.
-// The most threads worth having: the cores for work that computes, four times them for work
-// that waits (reads, io_wait), within the knob's range.
-int64_t MostUsefulParallelism(int cores, bool waits) {
-  const int64_t c = cores;
-  return std::min<int64_t>(kMaxParallelism, waits ? 4 * c : c);
+// How a call spends its time, for the threads worth giving it: computing, or mostly
+// waiting (a sleep, a remote store's answer, the lock released), and where its waits are
+// reads of the spec's disk, how many reads that disk serves at once.
+struct CallWaits {
+  bool waits = false;
+  int64_t disk_slots = 0;  // the disk's queue_depth where the waits are its reads; else 0
+};
+
+// A call's waits: its own figures (WorkFunctionMostlyWaits), or its reads of the spec's disk
+// (`disk`, null where the spec names none) taking longer than its CPU work, each file an
+// access and its bytes at the disk's bandwidth, alone on the disk (tensorflow#20068: a
+// gcsfuse mount's 60 ms an access beside 2 ms of decode).
+CallWaits WaitsOf(const spec::WorkFunction& fn, const StorageFigures* disk) {
+  int64_t bytes = 0, files = 1;
+  std::string duration;
+  if (disk && fn.has_cpu_work()) {
+    bytes = fn.cpu_work().read_bytes();
+    files = FilesReadByACall(fn.cpu_work());
+    duration = fn.cpu_work().duration();
+  } else if (disk && fn.has_python() && FileLoadsReadTheDisk(fn.python(), true)) {
+    bytes = fn.python().read_bytes();
+    files = FilesReadByACall(fn.python());
+    duration = fn.python().duration();
+  }
+  if (bytes > 0) {
+    const double read_ns =
+        static_cast<double>(files * disk->access_ns) +
+        (disk->bytes_per_s > 0 ? static_cast<double>(bytes) * 1e9 / disk->bytes_per_s : 0);
+    auto cpu_ns = OptionalDurationNs(duration);
+    if (cpu_ns.ok() && read_ns > static_cast<double>(*cpu_ns)) {
+      return {true, std::max(1, disk->queue_depth)};
+    }
+  }
+  return {WorkFunctionMostlyWaits(fn), 0};
 }
 
-std::vector<int64_t> HigherParallelisms(int64_t now, int cores, bool waits) {
+// The most threads worth having: the cores for work that computes, four times them for work
+// that waits (reads, io_wait), or as many as the disk serves at once where that is more,
+// within the knob's range.
+int64_t MostUsefulParallelism(int cores, CallWaits waits) {
+  const int64_t c = cores;
+  const int64_t most = waits.waits ? std::max(4 * c, waits.disk_slots) : c;
+  return std::min<int64_t>(kMaxParallelism, most);
+}
+
+// Values worth trying for a parallelism now at `now` (0: sequential): one more, the powers
+// of two above it (every value up to 8) and the cores, up to MostUsefulParallelism. Beyond
+// the cores computing threads only take turns, and take cores from the rest of the pipeline.
+// The advisor keeps the smallest value that gains about as much as the best, so the ladder
+// needs every size up to there.
+std::vector<int64_t> HigherParallelisms(int64_t now, int cores, CallWaits waits) {
   const int64_t c = cores;
   const int64_t most = MostUsefulParallelism(cores, waits);
   std::set<int64_t> values{now + 1, c};
   for (int64_t v = 1; v <= most; v *= 2) values.insert(v);
   for (int64_t v = 1; v <= std::min<int64_t>(most, 8); ++v) values.insert(v);
-  if (waits) values.insert({2 * c, 4 * c});
+  if (waits.waits) values.insert({2 * c, 4 * c});
+  if (waits.disk_slots > 0) values.insert(waits.disk_slots);
   std::vector<int64_t> out;
   for (int64_t v : values) {
     if (v > now && v <= most) out.push_back(v);
@@ -179,7 +221,8 @@ constexpr std::string_view kGeneratorInProcesses =
     "each process makes by index.";
 
 // Knobs of ops whose threads run functions or read sub-pipelines, and a DataLoader's.
-void AddThreadKnobs(const PlannedOp& p, int cores, CandidateList& out) {
+// `disk`: the spec's, null where it names none.
+void AddThreadKnobs(const PlannedOp& p, int cores, const StorageFigures* disk, CandidateList& out) {
   const std::string& name = p.op->name();
   const auto& parallel_knob = [&]() -> const PlannedKnob* {
     for (const PlannedKnob& k : p.knobs) {
@@ -196,7 +239,7 @@ void AddThreadKnobs(const PlannedOp& p, int cores, CandidateList& out) {
       const std::string knob(kNumParallelCallsKnob.name);
       const int64_t now = parallel_knob->start;
       const spec::WorkFunction* fn = FunctionOf(*p.op);
-      const bool waits = reads || (fn && WorkFunctionMostlyWaits(*fn));
+      const CallWaits waits = reads ? CallWaits{true, 0} : fn ? WaitsOf(*fn, disk) : CallWaits{};
       for (int64_t v : HigherParallelisms(now, cores, waits)) {
         const std::string action =
             now > 0  ? ChangeOfKnob(name, knob, now, v)
@@ -230,7 +273,7 @@ void AddThreadKnobs(const PlannedOp& p, int cores, CandidateList& out) {
       const int64_t workers = p.Knob("num_workers").start;
       const auto& loader = p.op->dataloader();
       // Workers that wait for storage in __getitem__ are useful beyond the cores, as reads are.
-      const bool waits = WorkFunctionMostlyWaits(loader.getitem());
+      const CallWaits waits = WaitsOf(loader.getitem(), disk);
       for (int64_t v : HigherParallelisms(workers, cores, waits)) {
         out.AddKnobs("more_workers", name, {{"num_workers", std::to_string(v)}},
                      ChangeOfKnob(name, "num_workers", workers, v),
@@ -365,7 +408,7 @@ void AddThreadKnobs(const PlannedOp& p, int cores, CandidateList& out) {
       if (!processes && workers > 0) use_processes(std::min<int64_t>(workers, std::max(cores, 1)));
       // Workers whose sequence[i] mostly waits (a sleep, storage: the lock released) are
       // useful beyond the cores, as reads are.
-      const bool waits = WorkFunctionMostlyWaits(p.op->keras_fit().getitem());
+      const CallWaits waits = WaitsOf(p.op->keras_fit().getitem(), disk);
       for (int64_t v : HigherParallelisms(workers, cores, waits)) {
         out.AddKnobs("more_workers", name, {{"workers", std::to_string(v)}},
                      ChangeOfKnob(name, "workers", workers, v));
@@ -407,10 +450,11 @@ std::string WaitsOverlapAssumption(const spec::PipelineSpec& spec, const AdviceC
 
 namespace {
 
-void AddPlannedOps(const std::vector<PlannedOp>& ops, int cores, CandidateList& out) {
+void AddPlannedOps(const std::vector<PlannedOp>& ops, int cores, const StorageFigures* disk,
+                   CandidateList& out) {
   for (const PlannedOp& p : ops) {
-    AddThreadKnobs(p, cores, out);
-    AddPlannedOps(p.sub, cores, out);
+    AddThreadKnobs(p, cores, disk, out);
+    AddPlannedOps(p.sub, cores, disk, out);
   }
 }
 
@@ -897,13 +941,29 @@ void AddFasterStorage(const spec::PipelineSpec& spec, CandidateList& out) {
         (now->bytes_per_s > 0 && f->bytes_per_s < now->bytes_per_s)) {
       continue;
     }
+    const std::string setting = "storage.kind=" + spec::StorageKind_Name(kind);
+    // A figure the spec sets itself would stay over the kind's (a remote store's 60 ms an
+    // access given as the disk's): the kind's own figure replaces it, in the try-it too.
+    std::vector<std::string> settings{setting};
+    const spec::Storage& given = spec.storage();
+    if (!given.access_time().empty()) {
+      faster.set_access_time(SpecDuration(f->access_ns));
+      settings.push_back("storage.access_time=" + faster.access_time());
+    }
+    if (!given.bandwidth().empty()) {
+      faster.set_bandwidth(std::to_string(std::llround(f->bytes_per_s / 1e6)) + "MB/s");
+      settings.push_back("storage.bandwidth=" + faster.bandwidth());
+    }
+    if (given.queue_depth() > 0) {
+      faster.set_queue_depth(f->queue_depth);
+      settings.push_back("storage.queue_depth=" + std::to_string(f->queue_depth));
+    }
     spec::PipelineSpec changed = spec;
     *changed.mutable_storage() = faster;
-    const std::string setting = "storage.kind=" + spec::StorageKind_Name(kind);
     AdviceCandidate c{"faster_storage",
                       "storage",
                       setting,
-                      {setting},
+                      settings,
                       "read the data from an " + StorageDescription(faster) + " instead of the " +
                           StorageDescription(spec.storage()) +
                           ": copy it there, or train where it is",
@@ -990,7 +1050,11 @@ std::vector<AdviceCandidate> AdviceCandidates(const spec::PipelineSpec& spec,
   CandidateList out(spec, std::max(1, cores));
   auto plan = PlanPipeline(spec, std::max(1, cores));
   if (!plan.ok()) return {};
-  AddPlannedOps(plan->ops, std::max(1, cores), out);
+  std::optional<StorageFigures> disk;
+  if (spec.has_storage()) {
+    if (auto figures = StorageFiguresOf(spec.storage()); figures.ok()) disk = *figures;
+  }
+  AddPlannedOps(plan->ops, std::max(1, cores), disk ? &*disk : nullptr, out);
   AddPrefetch(*plan, out);
   AddOrderAdvice(spec, measured, out);
   AddCache(*plan, machine_ram_bytes, out);

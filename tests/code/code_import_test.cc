@@ -2930,6 +2930,11 @@ loader = torch.utils.data.DataLoader(H5("d.h5"), batch_size=32, num_workers=4)
                          "(h5py.File, line 5)"),
               std::string::npos)
         << notes;
+    // The copy says it too, above the line that sets the workers, as a comment.
+    EXPECT_NE(written->text.find("\n# Pipescope: before running it with 6 workers: H5.__init__ "
+                                 "opens an HDF5 file (h5py.File, line 5)"),
+              std::string::npos)
+        << written->text;
   }
 }
 

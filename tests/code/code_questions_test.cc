@@ -1052,5 +1052,56 @@ loader = DataLoader(KITTIRAWDataset(["a.jpg"] * 1000), batch_size=12, num_worker
   EXPECT_FALSE(Says(c, "time.sleep")) << Notes(c);
 }
 
+// keras#6108, the image_ocr example after Keras 2: fit_generator over a method of an object
+// of the file's class (`img_gen.next_train()`, a def that yields), its steps_per_epoch the
+// samples (`words_per_epoch - val_words`, val_words an int() of a float product), training
+// resumed at initial_epoch, and validation at each epoch's end. The generator is read, the
+// steps counted, the epochs run are those after initial_epoch, and validation is said to be
+// left out. A Sequence whose length is known, given many times that as steps_per_epoch, is
+// said to go over the data that many times an epoch.
+TEST(CodeQuestionsTest, AGeneratorMethodsStepsGivenInSamplesAreRead) {
+  const ImportedCode c = Import(R"(import numpy as np
+from keras.models import Model
+class TextImageGenerator:
+    def __init__(self, minibatch_size):
+        self.minibatch_size = minibatch_size
+    def next_train(self):
+        while 1:
+            yield np.zeros((self.minibatch_size, 64, 128, 1))
+    def next_val(self):
+        while 1:
+            yield np.zeros((self.minibatch_size, 64, 128, 1))
+def train(start_epoch, stop_epoch):
+    words_per_epoch = 16000
+    val_split = 0.2
+    val_words = int(words_per_epoch * (val_split))
+    img_gen = TextImageGenerator(minibatch_size=32)
+    model = Model()
+    model.fit_generator(generator=img_gen.next_train(), steps_per_epoch=(words_per_epoch - val_words),
+                        epochs=stop_epoch, validation_data=img_gen.next_val(),
+                        validation_steps=val_words, initial_epoch=start_epoch)
+train(20, 25)
+)");
+  ASSERT_EQ(c.spec.ops_size(), 2) << c.spec.DebugString() << Notes(c);
+  EXPECT_TRUE(c.spec.ops(0).keras_fit().generator());
+  EXPECT_EQ(c.spec.source().range().stop(), 12800) << Notes(c);
+  EXPECT_EQ(c.spec.ops(1).repeat().count(), 5);
+  EXPECT_TRUE(Says(c, "fit starts at initial_epoch 20 and ends at epochs=25: 5 epochs run"))
+      << Notes(c);
+  EXPECT_TRUE(Says(c, "fit's validation_data is gone over at each epoch's end")) << Notes(c);
+
+  const ImportedCode flow = Import(R"(import numpy as np
+from keras.preprocessing.image import ImageDataGenerator
+x_train = np.zeros((50000, 32, 32, 3), dtype='float32')
+y_train = np.zeros((50000, 10), dtype='float32')
+datagen = ImageDataGenerator(rotation_range=20)
+model.fit_generator(datagen.flow(x_train, y_train, batch_size=32), steps_per_epoch=len(x_train),
+                    epochs=10)
+)");
+  EXPECT_TRUE(Says(flow, "steps_per_epoch is 50000, about 32 times the 1563 batches of "))
+      << Notes(flow);
+  EXPECT_TRUE(Says(flow, "rotation_range makes an affine transform")) << Notes(flow);
+}
+
 }  // namespace
 }  // namespace pipescope::code

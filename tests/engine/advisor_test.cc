@@ -898,6 +898,41 @@ TEST(AdvisorTest, AReaderOfSeveralFilesIsTriedReadingThemAtOnce) {
   EXPECT_FALSE(candidate("ops { name: \"shard\" shard { num_shards: 2 index: 0 } }").has_value());
 }
 
+// tensorflow#20068: a map whose calls each read a file from a store that answers in 60 ms,
+// 64 reads at once, beside 2 ms of decode. Its calls mostly wait on the disk, so the ladder of
+// threads goes past four times the cores, to the reads the disk serves at once; a faster disk
+// replaces the figures the spec gives its disk, and its try-it sets them too.
+TEST(AdvisorTest, AMapWaitingOnTheDiskIsGivenThreadsForTheReadsItServes) {
+  const auto candidates = [](const std::string& read_bytes) {
+    return AdviceCandidates(Spec(R"(name: "t" source { name: "names" range { stop: 1000000 } }
+      ops { name: "decode" map { fn { cpu_work { duration: "2ms" read_bytes: )" +
+                                 read_bytes + R"( } } num_parallel_calls: 2 } }
+      storage { kind: hdd access_time: "60ms" bandwidth: "200MB/s" queue_depth: 64 })"),
+                            {}, 8);
+  };
+  const auto most_threads = [](const std::vector<AdviceCandidate>& list) {
+    int64_t most = 0;
+    for (const AdviceCandidate& c : list) {
+      if (c.kind == "parallelise") most = std::max(most, c.spec.ops(0).map().num_parallel_calls());
+    }
+    return most;
+  };
+  const auto reads = candidates("100000");
+  EXPECT_EQ(most_threads(reads), 64);
+  // With no file read, the 2 ms of decode compute: the cores are the most.
+  EXPECT_EQ(most_threads(candidates("0")), 8);
+  bool faster = false;
+  for (const AdviceCandidate& c : reads) {
+    if (c.kind != "faster_storage" || c.change != "storage.kind=nvme") continue;
+    faster = true;
+    EXPECT_EQ(c.settings,
+              (std::vector<std::string>{"storage.kind=nvme", "storage.access_time=80us",
+                                        "storage.bandwidth=3000MB/s", "storage.queue_depth=64"}));
+    EXPECT_EQ(c.spec.storage().access_time(), "80us");
+  }
+  EXPECT_TRUE(faster);
+}
+
 // An interleave reading its files from a hard disk the spec names: among the changes tried,
 // fewer files at once (said as changing the order: a batch then holds fewer files) and a
 // faster disk (advice only: a change of machine).

@@ -1222,6 +1222,28 @@ TEST(AdvisingTest, CandidatesAreGradedOverTheSpansTheSpecIs) {
   EXPECT_NE(Find(a, "epochs_in_dataset"), nullptr) << a.analysis.verdict.text;
 }
 
+// tensorflow#20068: audio files on a gcsfuse mount, read by a map beside 2 ms of decode each,
+// the mount's 60 ms an access given as the spec's disk. The map's threads wait on the disk,
+// which the verdict says (not a machine busy with other work), and the advice raises the
+// parallelism to the reads the disk serves at once, the thread's own fix.
+TEST(AdvisingTest, AMapWaitingOnARemoteMountIsGivenMoreThreads) {
+  const Advised a = Advise(R"(name: "t20068" budget { cpu_cores: 8 }
+      source { name: "names" range { stop: 1000000 } }
+      ops { name: "decode" map { fn { cpu_work { duration: "2ms" read_bytes: 100000 } }
+            num_parallel_calls: 8 } }
+      ops { name: "batch" batch { batch_size: 100 } }
+      storage { kind: hdd access_time: "60ms" bandwidth: "200MB/s" queue_depth: 64 }
+      train_step { step_time: "50ms" device: simulated })",
+                           /*steady=*/true);
+  EXPECT_NE(a.analysis.verdict.text.find("they wait (a read, a request, a sleep), not for a core"),
+            std::string::npos)
+      << a.analysis.verdict.text;
+  const engine::Advice* parallel = Find(a, "parallelise");
+  ASSERT_NE(parallel, nullptr) << a.analysis.verdict.text;
+  EXPECT_GT(parallel->spec.ops(0).map().num_parallel_calls(), 32) << parallel->text;
+  EXPECT_GT(parallel->predicted_gain, 3.0) << parallel->text;
+}
+
 // Batches of 4 MiB unpickled on the main thread between steps: pin_memory moves that to its
 // thread, for a step on a device. Training on the CPU (seed 003's "using only CPU") torch
 // drops pin_memory, and it is never advised.
