@@ -109,7 +109,7 @@ int ReportCommand(const ReportCommandOptions& options, std::ostream& out, std::o
   }
   // Without a range, the run's own start-up and epochs, which a range leaves out.
   const SummaryContext context =
-      ContextFromModel(model, false, options.range.empty() ? &analysis : nullptr);
+      ContextFromModel(model, nullptr, options.range.empty() ? &analysis : nullptr);
   if (options.json) {
     auto j = SummaryToJson(analysis, context);
     if (advice) PutAdvice(j, *advice);

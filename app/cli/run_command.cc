@@ -118,7 +118,7 @@ int RunCommand(const RunCommandOptions& options, std::ostream& out, std::ostream
   trace::RangeAnalysis analysis;
   std::optional<engine::AdvisorResult> advice;
   if (result->model) {
-    context = ContextFromModel(*result->model, result->summary.end_of_data);
+    context = ContextFromModel(*result->model, &result->summary);
     context.batch_copies = engine::BatchCopies(spec);
     analysis = trace::AnalyzeSteady(*result->model);
     SetEpochs(context, spec, *result->model, analysis);

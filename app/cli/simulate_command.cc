@@ -89,7 +89,8 @@ int SimulateCommand(const SimulateCommandOptions& options, std::ostream& out, st
   if (run.sim.duration_s > asked_s) {
     err << std::fixed << std::setprecision(1) << "pipescope-cli: note: ";
     if (few_steps >= 0) {
-      err << "only " << few_steps << " steps in " << asked_s << " s";
+      err << "only " << few_steps << (few_steps == 1 ? " step in " : " steps in ") << asked_s
+          << " s";
     } else if (first_s >= 0) {
       err << "the first step came at " << first_s << " s of start-up";
     } else {
@@ -127,7 +128,7 @@ int SimulateCommand(const SimulateCommandOptions& options, std::ostream& out, st
   } else if (!options.advice) {
     MarkSuggestionUntried(analysis, printed);
   }
-  SummaryContext context = ContextFromModel(*result->model, result->summary.end_of_data);
+  SummaryContext context = ContextFromModel(*result->model, &result->summary);
   context.batch_copies = engine::BatchCopies(printed);
   SetStorage(context, printed, result->summary.storage_busy_fraction,
              result->summary.storage_reads);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "engine/runtime/pipeline.h"
+#include "engine/runtime/training_run.h"
 #include "instrumentation/trace/analysis.h"
 #include "instrumentation/trace/import/framework_report.h"
 #include "instrumentation/trace/span_statistics.h"
@@ -38,6 +39,11 @@ struct SummaryContext {
   int64_t epoch_steps = 0;  // an epoch's steps, where the spec says (engine::StepsOfAnEpoch)
   int64_t loader_epochs = 0;
   int64_t loader_startup_ns = 0;
+  // The whole run, start-up included, where the command ran it (RunSummary): its time and
+  // steps, which the graded figures may leave much of out (the tf.data guide's cached
+  // program: its first epoch, 38% of the run, before the four graded).
+  double run_s = 0;
+  int64_t run_steps = 0;
 };
 // The storage figures of a run of `spec` into `c`: its busy share and the reads it served.
 void SetStorage(SummaryContext& c, const spec::PipelineSpec& spec,
@@ -47,9 +53,10 @@ void SetStorage(SummaryContext& c, const spec::PipelineSpec& spec,
 void SetEpochs(SummaryContext& c, const spec::PipelineSpec& spec, const trace::Model& model,
                const trace::RangeAnalysis& steady);
 
-// Device, knob changes and op names as a trace records them; with the run's `steady`
+// Device, knob changes and op names as a trace records them; the whole run's end, time and
+// steps where the command ran it (`run`; null for a saved trace); with the run's `steady`
 // figures, its epochs as the spec in the trace's header says (SetEpochs).
-SummaryContext ContextFromModel(const trace::Model& model, bool end_of_data,
+SummaryContext ContextFromModel(const trace::Model& model, const engine::RunSummary* run,
                                 const trace::RangeAnalysis* steady = nullptr);
 
 // A figure's value in --json (figure_table.h): whole numbers as integers, a figure that

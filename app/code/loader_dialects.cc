@@ -543,6 +543,15 @@ Value DataLoaderOf(PythonReader& r, const CallArgs& a, bool graphs) {
     batches = batch_sampler;
     dl->set_fetch_batches(getitems);
     BatchesOf(*batches, *p, a, op_name, *dl);
+    // PyTorch's _MapDatasetFetcher: given a batch of indices, a dataset without __getitems__
+    // is still called once an index (huggingface/datasets#5505's surprise).
+    if (!getitems) {
+      p->Note(a.Get(4, "batch_sampler")->node.start(),
+              "batch_sampler= hands the loader each batch's indices, and it still calls "
+              "__getitem__ once an index, then collates ([dataset[i] for i in indices]); one "
+              "call a batch needs a __getitems__, or sampler=BatchSampler(...) with "
+              "batch_size=None over a dataset whose __getitem__ takes the list");
+    }
   } else if (batch && batch->Is(Value::Kind::kNone) && batches) {
     // batch_size=None over a sampler of index batches: the dataset gets each batch's indices
     // in one call (TensorDataset's tensor[indices]).

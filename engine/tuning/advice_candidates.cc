@@ -440,6 +440,9 @@ std::string WaitsOverlapAssumption(const spec::PipelineSpec& spec, const AdviceC
     if (op.name() != c.op) continue;
     const spec::WorkFunction* fn = CallsWorkOf(op);
     if (!fn || !WorkFunctionMostlyWaits(*fn)) return "";
+    // A Python call's wait that is not its files' (a time.sleep, the tf.data guide's
+    // mapped_function) reads no disk.
+    if (fn->has_python() && !fn->python().wait_loads_files()) return "";
     return "it rests on " + c.op +
            "'s waits overlapping, as reads from remote storage or an SSD do; one local hard "
            "disk reads one place at a time, and there more workers gain nothing (pytorch#680; "

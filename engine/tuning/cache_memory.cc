@@ -128,8 +128,9 @@ std::string CacheHoldingText(const CacheHolding& held, int64_t ram_budget) {
            FormatBytes(*held.bytes) + ")";
   }
   if (ram_budget <= 0 || held.sized_by.empty()) return "";
-  const std::string count =
-      held.elements ? std::to_string(*held.elements) + " elements" : "every element of an epoch";
+  const std::string count = !held.elements        ? "every element of an epoch"
+                            : *held.elements == 1 ? "1 element"
+                                                  : std::to_string(*held.elements) + " elements";
   return " (it holds " + count + " in memory, whose size after '" + held.sized_by +
          "' the spec does not say: check they fit the RAM budget of " + FormatBytes(ram_budget) +
          ")";

@@ -1,6 +1,9 @@
 #include "engine/tuning/loop_batch_advice.h"
 
+#include <optional>
+
 #include "engine/core/duration.h"
+#include "engine/spec/cardinality.h"
 #include "engine/tuning/move_rules.h"
 
 namespace pipescope::engine {
@@ -19,8 +22,17 @@ std::vector<LoopBatchChange> BatchesForTheLoop(const PipelinePlan& plan) {
   int at = spec.ops_size();
   while (at > 0 && spec.ops(at - 1).has_prefetch()) --at;
   const std::string name = UnusedName(spec, "batch");
+  // The elements the loop takes in all, where the spec says: a batch is tried where they make
+  // kLeastFullBatches of it, as a batch's step costs its rows' steps however few it holds
+  // (the tf.data guide's six elements in two epochs, batched by 64, one step of 64's time).
+  const std::optional<int64_t> taken =
+      at == 0 ? SourceElements(spec.source())
+      : plan.ops[static_cast<size_t>(at - 1)].input_elements
+          ? ElementsOut(spec.ops(at - 1), *plan.ops[static_cast<size_t>(at - 1)].input_elements)
+          : std::nullopt;
   std::vector<LoopBatchChange> out;
   for (const int64_t rows : kLoopBatchSizes) {
+    if (taken && *taken < kLeastFullBatches * rows) continue;
     LoopBatchChange c;
     c.rows = rows;
     c.spec = spec;

@@ -27,6 +27,9 @@ struct LoopBatchChange {
 // Batch sizes tried, smallest first (the advisor keeps the smallest within the noise of
 // the best).
 inline constexpr int64_t kLoopBatchSizes[] = {64, 256, 1024};
+// The full batches a size must make of the elements the loop takes, where the spec says how
+// many: the last one, partly filled, costs a full batch's step (1/16 more at most).
+inline constexpr int64_t kLeastFullBatches = 16;
 
 // One change per batch size, where the loop pays Python per element and takes elements
 // unbatched; none otherwise.

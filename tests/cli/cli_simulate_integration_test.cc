@@ -488,6 +488,28 @@ train_step { step_time: "100ms" }
             std::string::npos)
       << run.out;
   EXPECT_EQ(run.out.find("a longer --duration measures more"), std::string::npos) << run.out;
+
+  // The tf.data guide's cached program: five epochs of three elements, the first made by a
+  // 30 ms map, the others from the cache. The graded epochs are the cached ones; the whole
+  // run's rate, its first epoch counted, is said beside them.
+  const std::string cached = TempPath("guide_cache.pbtxt");
+  std::ofstream(cached) << R"(name: "guide_cache"
+source { name: "items" range { stop: 3 } }
+ops { name: "work" map { fn { io_wait { duration: "30ms" } } } }
+ops { name: "keep" cache {} }
+ops { name: "epochs" repeat { count: 5 } }
+train_step { step_time: "10ms" }
+)";
+  const auto guide = Cli("simulate " + cached + " --no-advice");
+  ASSERT_EQ(guide.exit_code, 0) << guide.out;
+  EXPECT_NE(guide.out.find("graded over "), std::string::npos) << guide.out;
+  // 3 elements of 30 ms and their 10 ms steps, then 12 cached steps of 10 ms: 0.24 s.
+  EXPECT_NE(guide.out.find("these figures leave out 50% of the run (its start-up "),
+            std::string::npos)
+      << guide.out;
+  EXPECT_NE(guide.out.find("over the whole run, start-up included, 15 steps in 0.24 s"),
+            std::string::npos)
+      << guide.out;
 }
 
 // keras#6406: steps_per_epoch given as the sample count makes each epoch 91,234 steps, 32

@@ -1458,6 +1458,10 @@ loader = DataLoader(ds, batch_sampler=BatchSampler(RandomSampler(ds), batch_size
   EXPECT_TRUE(dl.shuffle());
   EXPECT_FALSE(dl.fetch_batches());
   EXPECT_EQ(Notes(sampled).find("the loader's sampler"), std::string::npos) << Notes(sampled);
+  EXPECT_TRUE(HasNote(sampled, 8,
+                      "batch_sampler= hands the loader each batch's indices, and it still calls "
+                      "__getitem__ once an index"))
+      << Notes(sampled);
 
   const auto getitems = Import(R"(from torch.utils.data import Dataset, DataLoader
 class Table(Dataset):

@@ -748,6 +748,17 @@ TEST(AdvisingTest, LoaderWorkersThatWaitForStorageGoBeyondTheCores) {
   const engine::Advice* cores = Find(computing, "more_workers");
   ASSERT_NE(cores, nullptr) << computing.analysis.verdict.text;
   EXPECT_EQ(cores->text.find("rests on"), std::string::npos) << cores->text;
+  // Python that sleeps (the tf.data guide's mapped_function) reads no disk: nothing to assume;
+  // Python that loads its files does.
+  for (const bool files : {false, true}) {
+    const Advised python =
+        loader(2, 2,
+               std::string(R"(python { duration: "0us" wait: "5ms" )") +
+                   (files ? "wait_loads_files: true read_bytes: 100000 }" : "}"));
+    const engine::Advice* waits = Find(python, "more_workers");
+    ASSERT_NE(waits, nullptr) << python.analysis.verdict.text;
+    EXPECT_EQ(waits->text.find("rests on") != std::string::npos, files) << waits->text;
+  }
 }
 
 // Keras's enqueuer threads whose sequence[i] sleeps (the lock released, no core used) gain
@@ -1159,6 +1170,15 @@ TEST(AdvisingTest, AnEagerLoopsNextPerElementIsTheLimitAndBatchingBeforeItTheAdv
   EXPECT_TRUE(batch->spec.ops(batch->spec.ops_size() - 1).has_batch());
   EXPECT_GT(batch->steps_per_step, 1);
   EXPECT_EQ(a.result.advice.front().kind, "batch_for_the_loop");
+  // The tf.data guide's program of six elements in all: no batch of 64 or more fills, and a
+  // batch's step costs its rows' steps however few it holds: not offered.
+  const Advised six = Advise(R"(name: "guide"
+      budget { cpu_cores: 2 }
+      source { name: "_generator" from_generator { records: 3 duration: "0us"
+               wait: "15ms" first_wait: "30ms" } }
+      ops { name: "epochs" repeat { count: 2 training_loop: true } }
+      train_step { step_time: "10ms" loop_python: "14us" })");
+  EXPECT_EQ(Find(six, "batch_for_the_loop"), nullptr) << six.analysis.verdict.text;
 
   const Advised stepped = Advise(Filled(spec, "10ms"), /*steady=*/true);
   EXPECT_NE(stepped.analysis.verdict.grade, "loop-bound") << stepped.analysis.verdict.text;
