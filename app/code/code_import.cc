@@ -160,6 +160,13 @@ void NoteWorkAfterPipeline(const PythonTree& tree, const PythonReader& reader,
   statements(tree.root(), 0);
 }
 
+// Where a pipeline's last op is made (its source where it has no op).
+SourcePoint MadeAt(const Pipeline& p) {
+  if (p.ops.empty()) return p.source_at;
+  const auto at = p.op_at.find(p.ops.back().name());
+  return at != p.op_at.end() ? at->second : p.source_at;
+}
+
 // Pipelines the file builds that the chosen one is not built on, and no later one either:
 // a validation set, a second variant. Named in a note so the user can ask for one.
 void NoteOthers(const PythonReader& reader, const PipelineUse& chosen, ImportedCode& code) {
@@ -201,6 +208,45 @@ void NoteOthers(const PythonReader& reader, const PipelineUse& chosen, ImportedC
         read += ", which the training at line " + std::to_string(chosen.at.line) + " consumes";
       break;
     }
+  }
+  // Pipelines handed straight to a call that trains on them (the tf.data guide's
+  // `benchmark(ArtificialDataset().prefetch(...))`, one a variant): no name to ask for one by,
+  // so said once, where the one read is, each by the line of its last op.
+  std::vector<int> unnamed_ids;
+  std::vector<int> unnamed_lines;
+  for (const PipelineUse& u : uses) {
+    if (!u.variable.empty() || !u.trains || &u == &chosen ||
+        PythonReader::SameBuild(*u.pipeline, *chosen.pipeline) ||
+        reader.DerivesFrom(chosen.pipeline->id, u.pipeline->id) ||
+        std::find(unnamed_ids.begin(), unnamed_ids.end(), u.pipeline->id) != unnamed_ids.end()) {
+      continue;
+    }
+    unnamed_ids.push_back(u.pipeline->id);
+    const Pipeline& other = *u.pipeline;
+    const auto made =
+        other.ops.empty() ? other.op_at.end() : other.op_at.find(other.ops.back().name());
+    const int line = made != other.op_at.end() ? made->second.line : u.at.line;
+    if (std::find(unnamed_lines.begin(), unnamed_lines.end(), line) == unnamed_lines.end()) {
+      unnamed_lines.push_back(line);
+    }
+  }
+  if (!unnamed_ids.empty()) {
+    std::sort(unnamed_lines.begin(), unnamed_lines.end());
+    std::string lines;
+    for (size_t i = 0; i < unnamed_lines.size(); ++i) {
+      lines += (i == 0                          ? ""
+                : i + 1 == unnamed_lines.size() ? " and "
+                                                : ", ") +
+               std::to_string(unnamed_lines[i]);
+    }
+    code.notes.push_back(
+        {chosen.at, "the file also trains on " + std::to_string(unnamed_ids.size()) +
+                        (unnamed_ids.size() == 1 ? " other pipeline" : " other pipelines") +
+                        " handed straight to a call (made at line" +
+                        (unnamed_lines.size() == 1 ? " " : "s ") + lines +
+                        "); import-code reads the last, made at line " +
+                        std::to_string(MadeAt(*chosen.pipeline).line) +
+                        ": bound to a name, another is read with --pipeline NAME"});
   }
   for (const PipelineUse* o : others) {
     // A name the code binds twice (a function's `dataset` and the file's) says nothing

@@ -989,6 +989,23 @@ small = tf.data.Dataset.range(50).batch(5)
   ASSERT_FALSE(nope.ok());
   EXPECT_NE(nope.status().message().find("(the file binds big, small)"), std::string::npos)
       << nope.status().message();
+  // The tf.data guide's benchmarks: each pipeline handed straight to the function that trains
+  // on it, none named. The last is read; the others are said, by where they are made.
+  const auto handed = Import(R"(import time
+import tensorflow as tf
+def benchmark(dataset, num_epochs=2):
+    for epoch_num in range(num_epochs):
+        for sample in dataset:
+            time.sleep(0.01)
+benchmark(tf.data.Dataset.range(3).map(lambda x: x + 1))
+benchmark(tf.data.Dataset.range(3).prefetch(1))
+benchmark(tf.data.Dataset.range(3).cache())
+)");
+  EXPECT_TRUE(OpNamed(handed, "cache").has_cache()) << handed.spec.DebugString();
+  EXPECT_TRUE(HasNote(handed, 5,
+                      "the file also trains on 2 other pipelines handed straight to a call (made "
+                      "at lines 7 and 8); import-code reads the last, made at line 9"))
+      << Notes(handed);
   // A pipeline named is read as the loop that trains on it consumes it, as the one read by
   // default is (pytorch#12831's two loaders timed by one function whose loop does nothing).
   const std::string timed = R"(import torch
