@@ -66,7 +66,21 @@ void EagerLoopNext(ImportedCode& code, const PipelineUse& loop) {
 // The pipeline the file trains on (the last one handed to fit or a loop that trains), else
 // the last one named for training, else the one it ends with: the last one bound, returned or
 // handed to a call; of the variable asked for when one is.
-const PipelineUse* Chosen(const std::vector<PipelineUse>& uses, const std::string& variable) {
+// Whether `trained` is `named` as a training consumes it: the pipeline itself, or fit's
+// epochs added to it (the training loop's repeat, or its take of epochs × steps), not a
+// pipeline the code built on it with ops of its own.
+bool TrainedAs(const PythonReader& reader, const Pipeline& trained, const Pipeline& named) {
+  if (trained.id == named.id) return true;
+  if (trained.ops.size() != named.ops.size() + 1 || !reader.DerivesFrom(trained.id, named.id)) {
+    return false;
+  }
+  const spec::Op& added = trained.ops.back();
+  return (added.has_repeat() && added.repeat().training_loop()) ||
+         (added.has_take() && added.name().starts_with(kFitSteps));
+}
+
+const PipelineUse* Chosen(const PythonReader& reader, const std::string& variable) {
+  const std::vector<PipelineUse>& uses = reader.uses();
   if (variable.empty()) {
     for (auto it = uses.rbegin(); it != uses.rend(); ++it) {
       if (it->trains) return &*it;
@@ -87,10 +101,13 @@ const PipelineUse* Chosen(const std::vector<PipelineUse>& uses, const std::strin
     if (variable.empty() || it->variable == variable) named = &*it;
   }
   // The pipeline a name binds is read as its training consumes it, where a loop trains on
-  // it (`train(train_loader2)`: its step, its epochs), as the one read by default is.
+  // it (`train(train_loader2)`: its step, its epochs) or fit does (its epochs added), as the
+  // one read by default is.
   if (named && !variable.empty()) {
     for (auto it = uses.rbegin(); it != uses.rend(); ++it) {
-      if (it->trains && it->pipeline && it->pipeline->id == named->pipeline->id) return &*it;
+      if (it->trains && it->pipeline && TrainedAs(reader, *it->pipeline, *named->pipeline)) {
+        return &*it;
+      }
     }
   }
   return named;
@@ -218,14 +235,12 @@ void NoteOthers(const PythonReader& reader, const PipelineUse& chosen, ImportedC
     if (!u.variable.empty() || !u.trains || &u == &chosen ||
         PythonReader::SameBuild(*u.pipeline, *chosen.pipeline) ||
         reader.DerivesFrom(chosen.pipeline->id, u.pipeline->id) ||
+        reader.DerivesFrom(u.pipeline->id, chosen.pipeline->id) ||
         std::find(unnamed_ids.begin(), unnamed_ids.end(), u.pipeline->id) != unnamed_ids.end()) {
       continue;
     }
     unnamed_ids.push_back(u.pipeline->id);
-    const Pipeline& other = *u.pipeline;
-    const auto made =
-        other.ops.empty() ? other.op_at.end() : other.op_at.find(other.ops.back().name());
-    const int line = made != other.op_at.end() ? made->second.line : u.at.line;
+    const int line = MadeAt(*u.pipeline).line;
     if (std::find(unnamed_lines.begin(), unnamed_lines.end(), line) == unnamed_lines.end()) {
       unnamed_lines.push_back(line);
     }
@@ -243,10 +258,8 @@ void NoteOthers(const PythonReader& reader, const PipelineUse& chosen, ImportedC
         {chosen.at, "the file also trains on " + std::to_string(unnamed_ids.size()) +
                         (unnamed_ids.size() == 1 ? " other pipeline" : " other pipelines") +
                         " handed straight to a call (made at line" +
-                        (unnamed_lines.size() == 1 ? " " : "s ") + lines +
-                        "); import-code reads the last, made at line " +
-                        std::to_string(MadeAt(*chosen.pipeline).line) +
-                        ": bound to a name, another is read with --pipeline NAME"});
+                        (unnamed_lines.size() == 1 ? " " : "s ") + lines + "); import-code reads " +
+                        read + " (bind another to a name to read it with --pipeline NAME)"});
   }
   for (const PipelineUse* o : others) {
     // A name the code binds twice (a function's `dataset` and the file's) says nothing
@@ -791,7 +804,7 @@ engine::Result<ImportedCode> ImportCode(const std::string& source, const std::st
   const std::filesystem::path folder = std::filesystem::path(origin).parent_path();
   reader.ReadModulesFrom(folder.empty() ? std::filesystem::path(".") : folder);
   reader.Read();
-  const PipelineUse* chosen = Chosen(reader.uses(), options.pipeline);
+  const PipelineUse* chosen = Chosen(reader, options.pipeline);
   if (!chosen) {
     std::string why = options.pipeline.empty()
                           ? origin +

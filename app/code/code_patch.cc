@@ -653,7 +653,8 @@ engine::Result<EmittedCode> PatchCode(const ImportedCode& original,
         const size_t indent_end = text.find_first_not_of(" \t", line);
         const std::string indent =
             text.substr(line, (indent_end == std::string::npos ? text.size() : indent_end) - line);
-        edits.push_back({line, line, indent + "# Pipescope: " + before_running + "\n"});
+        // Not "# pipescope:", the prefix of the pragmas import-code reads back.
+        edits.push_back({line, line, indent + "# Pipescope's advice: " + before_running + "\n"});
       }
     }
   }

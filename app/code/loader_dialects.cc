@@ -545,8 +545,8 @@ Value DataLoaderOf(PythonReader& r, const CallArgs& a, bool graphs) {
     BatchesOf(*batches, *p, a, op_name, *dl);
     // PyTorch's _MapDatasetFetcher: given a batch of indices, a dataset without __getitems__
     // is still called once an index (huggingface/datasets#5505's surprise).
-    if (!getitems) {
-      p->Note(a.Get(4, "batch_sampler")->node.start(),
+    if (const SyntaxNode& given = a.Get(4, "batch_sampler")->node; !getitems) {
+      p->Note(given.null() ? a.node.start() : given.start(),
               "batch_sampler= hands the loader each batch's indices, and it still calls "
               "__getitem__ once an index, then collates ([dataset[i] for i in indices]); one "
               "call a batch needs a __getitems__, or sampler=BatchSampler(...) with "
@@ -856,17 +856,20 @@ std::map<std::string, CallArgs> PyDatasetKnobCalls(PythonReader& r, const ClassI
 
 // fit(..., epochs=N): Keras's enqueuer goes over the Sequence (or steps_per_epoch of the
 // generator) N times, with a new pool of workers each epoch: a repeat after it.
-// The epochs fit runs: `epochs` (its index, the last) less `initial_epoch`, where training
-// resumes (keras#6108's `epochs=stop_epoch, initial_epoch=start_epoch`); nullopt where the
-// code does not say. Said where initial_epoch changes them. Fit's validation_data, run at
-// each epoch's end, is said to be left out.
-std::optional<int64_t> FitEpochsRun(PythonReader& r, const CallArgs& a) {
+// Fit's validation_data, gone over at each epoch's end: said to be left out.
+void NoteValidationLeftOut(PythonReader& r, const CallArgs& a) {
   if (const Value* validation = a.Get(100, "validation_data");
       validation && !validation->Is(Value::Kind::kNone)) {
     r.Note(validation->node.null() ? a.node.start() : validation->node.start(),
            "fit's validation_data is gone over at each epoch's end, between the training's "
            "epochs: not simulated, so its time is in none of these figures");
   }
+}
+
+// The epochs fit runs: `epochs` (its index, the last) less `initial_epoch`, where training
+// resumes (keras#6108's `epochs=stop_epoch, initial_epoch=start_epoch`); nullopt where the
+// code does not say. Said where initial_epoch changes them.
+std::optional<int64_t> FitEpochsRun(PythonReader& r, const CallArgs& a) {
   const Value* epochs = a.Get(3, "epochs");
   const auto n = epochs && !epochs->Is(Value::Kind::kBool) ? epochs->AsInt() : std::nullopt;
   if (!n) return std::nullopt;
@@ -876,12 +879,15 @@ std::optional<int64_t> FitEpochsRun(PythonReader& r, const CallArgs& a) {
   const int64_t run = std::max<int64_t>(0, *n - *first);
   r.Note(initial->node.null() ? a.node.start() : initial->node.start(),
          "fit starts at initial_epoch " + std::to_string(*first) +
-             " and ends at epochs=" + std::to_string(*n) + ": " + std::to_string(run) +
-             (run == 1 ? " epoch" : " epochs") + " run");
+             " and ends at epochs=" + std::to_string(*n) + ": " +
+             (run == 0 ? std::string("no epoch runs, so fit trains on nothing (one epoch is "
+                                     "simulated)")
+                       : std::to_string(run) + (run == 1 ? " epoch" : " epochs") + " run"));
   return run;
 }
 
 void AddFitEpochs(PythonReader& r, Pipeline& p, const CallArgs& a) {
+  NoteValidationLeftOut(r, a);
   const auto n = FitEpochsRun(r, a);
   if (!n || *n <= 1) return;
   spec::Op repeat;
@@ -925,7 +931,8 @@ Value FitOverSequence(PythonReader& r, const CallArgs& a, const Value& x) {
                                 ? p->source.range().stop() - p->source.range().start()
                                 : 0;
     const int64_t count = *steps->AsInt();
-    if (batches > 0 && count >= 2 * batches) {
+    const bool many_passes = batches > 0 && count >= 2 * batches;
+    if (many_passes) {
       const std::string times =
           (count % batches == 0 ? "" : "about ") +
           std::to_string(std::llround(static_cast<double>(count) / static_cast<double>(batches))) +
@@ -940,7 +947,7 @@ Value FitOverSequence(PythonReader& r, const CallArgs& a, const Value& x) {
     }
     p->source.mutable_range()->set_stop(count);
     p->source.clear_size_is_stand_in();
-    NoteStepsNamedAsSamples(*p, *steps, count);
+    if (!many_passes) NoteStepsNamedAsSamples(*p, *steps, count);
   }
   AddFitEpochs(r, *p, a);
   // The pipeline fit trains on, over the Sequence's own (bound to a name before fit).
@@ -984,6 +991,7 @@ Value Fit(PythonReader& r, const CallArgs& keras_args, bool generator_call) {
   if (x && x->Is(Value::Kind::kPipeline)) {
     // fit(ds, epochs=N) over a dataset that ends: each epoch iterates it afresh, refilling
     // its shuffle buffers and prefetches (tensorflow#30646), as a repeat after it does.
+    NoteValidationLeftOut(r, a);
     const int64_t n = FitEpochsRun(r, a).value_or(0);
     const bool repeats = std::any_of(x->pipeline->ops.begin(), x->pipeline->ops.end(),
                                      [](const spec::Op& op) { return op.has_repeat(); });

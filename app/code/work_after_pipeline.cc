@@ -42,12 +42,14 @@ bool BuildsOrTrainsTheModel(std::string_view callee) {
   std::string_view path = callee.substr(callee.find('.') + 1);
   if (path.starts_with("compat.v1.")) path.remove_prefix(std::string_view("compat.v1.").size());
   for (std::string_view model :
-       {"layers.", "keras.", "train.", "losses.", "metrics.", "estimator.", "contrib.layers.",
-        "contrib.slim.", "get_variable", "Variable", "nn.softmax_cross_entropy",
+       {"layers.", "keras.layers.", "keras.models.", "keras.Model", "keras.Sequential",
+        "keras.optimizers.", "keras.losses.", "losses.", "metrics.", "estimator.",
+        "contrib.layers.", "contrib.slim.", "get_variable", "Variable", "nn.softmax_cross_entropy",
         "nn.sparse_softmax_cross_entropy", "nn.sigmoid_cross_entropy", "gradients"}) {
     if (path.starts_with(model)) return true;
   }
-  return false;
+  // tf.train's optimizers (AdamOptimizer().minimize), not its Example or Feature.
+  return path.starts_with("train.") && path.find("Optimizer") != std::string_view::npos;
 }
 
 // Whether every call in `expression` is TensorFlow's input work: what it computes from an

@@ -468,10 +468,14 @@ bool IsCheapTfCall(const std::string& path) {
 // (tensorflow#40755: an rfft mapped over a dataset against the same function called on the
 // GPU in a loop; tensorflow#13610: VGG-16's features extracted in a map, 0% GPU).
 bool IsAcceleratorMath(const std::string& path) {
-  if (path.rfind("tf.", 0) != 0) return false;
-  for (const char* network : {"tf.keras.applications.", "tf.contrib.slim.nets."}) {
-    if (path.starts_with(network)) return true;
+  // A network of keras.applications (VGG16, ResNet50: its constructor's capital, not
+  // preprocess_input, which is input work) or of slim's nets.
+  if (path.starts_with("keras.applications.") || path.starts_with("tf.keras.applications.")) {
+    const size_t last = path.rfind('.') + 1;
+    return last < path.size() && std::isupper(static_cast<unsigned char>(path[last])) != 0;
   }
+  if (path.starts_with("tf.contrib.slim.nets.")) return true;
+  if (path.rfind("tf.", 0) != 0) return false;
   for (const char* name : {"fft",
                            "fft2d",
                            "fft3d",

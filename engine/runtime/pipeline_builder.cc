@@ -203,7 +203,7 @@ class Builder {
       }
       OpBuild build(*this, p, stats, std::move(d), std::move(per_element), std::move(second));
       ASSIGN_OR_RETURN(d, factory(build));
-      stats->traits = StageTraitsOf(*p.op, *p.kind);
+      stats->traits = StageTraitsOf(*p.op, *p.kind, storage_ != nullptr);
     }
     return d;
   }

@@ -62,15 +62,16 @@ inline uint32_t SourceStageTraits(const spec::Source& s) {
   return s.has_from_generator() ? GeneratorStageTraits(s.from_generator()) : kSourceStageTraits;
 }
 
-// An op of `kind`, with what its own fields add (a function that holds the interpreter lock).
-inline uint32_t StageTraitsOf(const spec::Op& op, const OpKindDescription& kind) {
+// An op of `kind`, with what its own fields add (a function that holds the interpreter lock,
+// one that waits: on its own, or on `disk`, the spec's, for the files it reads).
+inline uint32_t StageTraitsOf(const spec::Op& op, const OpKindDescription& kind, bool disk) {
   uint32_t t = StageTraitsOf(kind);
   if (kind.random || (op.has_map() && op.map().random())) t |= record::kTraitRandom;
   if (const spec::WorkFunction* fn = FunctionOf(op)) {
     if (HoldsInterpreterLock(*fn)) t |= record::kTraitHoldsInterpreterLock;
     if (!WorkFunctionHasBatchedForm(*fn)) t |= record::kTraitOneElementFunction;
     if (WorkFunctionIsRandom(*fn)) t |= record::kTraitRandom;
-    if (WorkFunctionWaits(*fn)) t |= record::kTraitWaits;
+    if (WorkFunctionWaits(*fn, disk)) t |= record::kTraitWaits;
   }
   if (kind.traits_of_fields) t |= kind.traits_of_fields(op);
   return t;

@@ -41,6 +41,16 @@ struct StorageFigures {
   int queue_depth = 1;
 };
 
+// A read of `bytes` that opens `files` files (0: it goes on in the file it names), on a disk
+// of `figures` doing nothing else: each file an access, then the bytes at its bandwidth.
+inline int64_t ReadAloneNs(const StorageFigures& figures, int64_t bytes, int64_t files) {
+  const int64_t transfer =
+      figures.bytes_per_s > 0
+          ? static_cast<int64_t>(static_cast<double>(bytes) * 1e9 / figures.bytes_per_s)
+          : 0;
+  return files * figures.access_ns + transfer;
+}
+
 class StorageQueue {
  public:
   explicit StorageQueue(const StorageFigures& figures)
@@ -56,10 +66,7 @@ class StorageQueue {
     const bool in_place = files == 0 && slot.has_file && slot.file == file;
     const int64_t accesses = in_place ? 0 : std::max<int64_t>(1, files);
     const int64_t accessed = start + accesses * figures_.access_ns;
-    const int64_t transfer =
-        figures_.bytes_per_s > 0
-            ? static_cast<int64_t>(static_cast<double>(bytes) * 1e9 / figures_.bytes_per_s)
-            : 0;
+    const int64_t transfer = ReadAloneNs(figures_, bytes, 0);
     // Bytes queue for the channel; a read of none (a file's metadata) needs only its access.
     const int64_t done = transfer > 0 ? std::max(accessed, channel_free_ns_) + transfer : accessed;
     if (transfer > 0) {

@@ -194,7 +194,7 @@ class Builder {
       }
       OpBuild build(*this, p, st, std::move(d), std::move(per_element), std::move(second));
       ASSIGN_OR_RETURN(d, factory(build));
-      Def(st).traits = engine::StageTraitsOf(*p.op, *p.kind);
+      Def(st).traits = engine::StageTraitsOf(*p.op, *p.kind, ctx_.storage != nullptr);
       // A batch's rows, and what a function made, are not the source's numbers.
       if (engine::ChangesValues(*p.op) || p.kind->ratio == engine::OutputRatio::kOneOverBatch) {
         values_ = false;

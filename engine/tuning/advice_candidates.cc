@@ -139,11 +139,8 @@ CallWaits WaitsOf(const spec::WorkFunction& fn, const StorageFigures* disk) {
     duration = fn.python().duration();
   }
   if (bytes > 0) {
-    const double read_ns =
-        static_cast<double>(files * disk->access_ns) +
-        (disk->bytes_per_s > 0 ? static_cast<double>(bytes) * 1e9 / disk->bytes_per_s : 0);
     auto cpu_ns = OptionalDurationNs(duration);
-    if (cpu_ns.ok() && read_ns > static_cast<double>(*cpu_ns)) {
+    if (cpu_ns.ok() && ReadAloneNs(*disk, bytes, files) > *cpu_ns) {
       return {true, std::max(1, disk->queue_depth)};
     }
   }

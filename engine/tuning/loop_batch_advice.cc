@@ -25,8 +25,10 @@ std::vector<LoopBatchChange> BatchesForTheLoop(const PipelinePlan& plan) {
   // The elements the loop takes in all, where the spec says: a batch is tried where they make
   // kLeastFullBatches of it, as a batch's step costs its rows' steps however few it holds
   // (the tf.data guide's six elements in two epochs, batched by 64, one step of 64's time).
+  // A stand-in's size (import-code's 10,000 records) says nothing of the real data's.
   const std::optional<int64_t> taken =
-      at == 0 ? SourceElements(spec.source())
+      spec.source().size_is_stand_in() ? std::nullopt
+      : at == 0                        ? SourceElements(spec.source())
       : plan.ops[static_cast<size_t>(at - 1)].input_elements
           ? ElementsOut(spec.ops(at - 1), *plan.ops[static_cast<size_t>(at - 1)].input_elements)
           : std::nullopt;

@@ -30,12 +30,12 @@ bool WorkFunctionIsRandom(const spec::WorkFunction& fn);
 // storage, a sleep), 1 for the rest. A function that mostly waits uses workers beyond the
 // cores.
 double WorkFunctionCpuFraction(const spec::WorkFunction& fn);
-// It blocks for some of a call (record::kTraitWaits): a wait of its own, or files it reads
-// (read_bytes), which a disk the spec names serves; or for most of it, so that workers beyond
-// the cores are worth trying.
-inline bool WorkFunctionWaits(const spec::WorkFunction& fn) {
-  return WorkFunctionCpuFraction(fn) < 1 || fn.cpu_work().read_bytes() > 0 ||
-         fn.python().read_bytes() > 0;
+// It blocks for some of a call (record::kTraitWaits): a wait of its own, or, where the spec
+// names a disk (`disk`), files it reads from it (read_bytes); or for most of it, so that
+// workers beyond the cores are worth trying.
+inline bool WorkFunctionWaits(const spec::WorkFunction& fn, bool disk = false) {
+  return WorkFunctionCpuFraction(fn) < 1 ||
+         (disk && (fn.cpu_work().read_bytes() > 0 || fn.python().read_bytes() > 0));
 }
 inline bool WorkFunctionMostlyWaits(const spec::WorkFunction& fn) {
   return WorkFunctionCpuFraction(fn) < 0.5;

@@ -1004,7 +1004,8 @@ benchmark(tf.data.Dataset.range(3).cache())
   EXPECT_TRUE(OpNamed(handed, "cache").has_cache()) << handed.spec.DebugString();
   EXPECT_TRUE(HasNote(handed, 5,
                       "the file also trains on 2 other pipelines handed straight to a call (made "
-                      "at lines 7 and 8); import-code reads the last, made at line 9"))
+                      "at lines 7 and 8); import-code reads the one at line 5 (bind another to a "
+                      "name to read it with --pipeline NAME)"))
       << Notes(handed);
   // A pipeline named is read as the loop that trains on it consumes it, as the one read by
   // default is (pytorch#12831's two loaders timed by one function whose loop does nothing).
@@ -1018,6 +1019,15 @@ loader2 = torch.utils.data.DataLoader(ds, batch_size=32, num_workers=4)
 train(loader1)
 train(loader2)
 )";
+  // Named, a dataset fit trains on keeps fit's epochs, and fit's use of it is no other
+  // pipeline.
+  const auto fitted = Import(R"(import tensorflow as tf
+ds = tf.data.Dataset.range(100).batch(10)
+model.fit(ds, epochs=5)
+)",
+                             {.pipeline = "ds"});
+  EXPECT_EQ(OpNamed(fitted, "fit_epochs").repeat().count(), 5) << fitted.spec.DebugString();
+  EXPECT_EQ(Notes(fitted).find("other pipeline"), std::string::npos) << Notes(fitted);
   for (const char* name : {"loader1", "loader2"}) {
     const auto one = Import(timed, {.pipeline = name});
     EXPECT_EQ(one.spec.train_step().step_time(), "0ms") << name << "\n" << Notes(one);
@@ -2952,8 +2962,8 @@ loader = torch.utils.data.DataLoader(H5("d.h5"), batch_size=32, num_workers=4)
               std::string::npos)
         << notes;
     // The copy says it too, above the line that sets the workers, as a comment.
-    EXPECT_NE(written->text.find("\n# Pipescope: before running it with 6 workers: H5.__init__ "
-                                 "opens an HDF5 file (h5py.File, line 5)"),
+    EXPECT_NE(written->text.find("\n# Pipescope's advice: before running it with 6 workers: "
+                                 "H5.__init__ opens an HDF5 file (h5py.File, line 5)"),
               std::string::npos)
         << written->text;
   }

@@ -108,6 +108,17 @@ with tf.Session() as sess:
                    "the function names"))
       << Notes(c);
   EXPECT_FALSE(Says(c, "TensorFlow ops on each element")) << Notes(c);
+  // Keras's applications too (tf.keras. read as keras.), not their preprocess_input.
+  const ImportedCode keras = Import(R"(import tensorflow as tf
+base = None
+def features(image):
+    x = tf.keras.applications.vgg16.preprocess_input(image)
+    return tf.keras.applications.VGG16(include_top=False)(x)
+ds = tf.data.Dataset.list_files("/data/*.jpg").map(features)
+)");
+  EXPECT_TRUE(Says(keras, "'features' calls keras.applications.VGG16: tf.data runs a map's"))
+      << Notes(keras);
+  EXPECT_FALSE(Says(keras, "preprocess_input: tf.data")) << Notes(keras);
 }
 
 // tensorflow#40502: FixedLengthRecordDataset(..., num_parallel_reads=4) over files the code

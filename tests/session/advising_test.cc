@@ -1179,6 +1179,14 @@ TEST(AdvisingTest, AnEagerLoopsNextPerElementIsTheLimitAndBatchingBeforeItTheAdv
       ops { name: "epochs" repeat { count: 2 training_loop: true } }
       train_step { step_time: "10ms" loop_python: "14us" })");
   EXPECT_EQ(Find(six, "batch_for_the_loop"), nullptr) << six.analysis.verdict.text;
+  // A size that stands in (import-code's, for files the code lists at run time) says nothing
+  // of the real data's: batching is tried whatever it is.
+  const Advised stand_in = Advise(R"(name: "gerbil"
+      budget { cpu_cores: 2 }
+      source { name: "read" size_is_stand_in: true synthetic { records: 900 record_bytes: 10 } }
+      train_step { step_time: "0ms" loop_python: "14us" })",
+                                  /*steady=*/true);
+  EXPECT_NE(Find(stand_in, "batch_for_the_loop"), nullptr) << stand_in.analysis.verdict.text;
 
   const Advised stepped = Advise(Filled(spec, "10ms"), /*steady=*/true);
   EXPECT_NE(stepped.analysis.verdict.grade, "loop-bound") << stepped.analysis.verdict.text;
