@@ -146,9 +146,6 @@ struct Emitter {
   // The source's elements are file names that the pipeline reads: a count-only
   // from_tensor_slices is written as the names a glob of FILES gives.
   bool elements_name_files = false;
-  // A filter whose predicate is a uniform draw runs as tf.data's sampling op, with no call:
-  // the pipeline's options set filter_with_random_uniform_fusion.
-  bool fuses_uniform_draws = false;
 
   void Pragma(const std::string& setting) { pragmas.push_back(setting); }
 
@@ -483,14 +480,11 @@ struct Emitter {
         const auto& keep = op.filter().predicate().keep_fraction();
         if (keep.uniform_draw() && NamedAsALambdaFilter(op.name())) {
           // The draw itself, as import-code reads it (a lambda's filter is named as this
-          // one is); run without its call, tf.data's sampling op, which the pipeline's
-          // options ask for (fuses_uniform_draws).
+          // one is).
           char share[32];
           std::snprintf(share, sizeof share, "%g", keep.fraction());
           m << ".filter(lambda *x: tf.random.uniform([]) < " << share << ")";
-          auto ns = engine::FilterCallOverheadNs(op.filter());
-          fuses_uniform_draws |= ns.ok() && *ns == 0;
-          if (ns.ok() && *ns != 0 && op.filter().call_overhead() != TfDataCallOverhead()) {
+          if (op.filter().call_overhead() != TfDataCallOverhead()) {
             Pragma(op.name() + ".call_overhead=" + op.filter().call_overhead());
           }
           break;
@@ -806,12 +800,6 @@ engine::Result<EmittedCode> EmitTfData(const spec::PipelineSpec& spec) {
     }
     const std::string m = e.Method(op, false);
     if (!m.empty()) e.chain << var << " = " << var << m << "\n";
-  }
-  if (e.fuses_uniform_draws) {
-    e.chain << "options = tf.data.Options()\n"
-               "options.experimental_optimization.filter_with_random_uniform_fusion = True  "
-               "# TensorFlow 1.x and early 2.x\n"
-            << var << " = " << var << ".with_options(options)\n";
   }
   if (fit_epochs > 0) {
     e.chain << "\nmodel = tf.keras.Sequential()  # your model\nmodel.fit(" << var

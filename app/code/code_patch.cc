@@ -384,16 +384,11 @@ bool UsesName(const std::string& text, const std::string& name) {
 struct PipelineOption {
   std::string line;
   std::string note;
-  // The attribute the line sets, where some versions lack it: the line is written under
-  // `if hasattr(...)`, so that those versions run the code without it.
-  std::string only_where;
 };
 
 // deterministic=False for an op whose call has no such argument (TFRecordDataset's
-// num_parallel_reads interleave); a filter whose predicate is a uniform draw run without its
-// call, tf.data's sampling op (tensorflow#23179). nullopt for any other change.
-std::optional<PipelineOption> OptionFor(const spec::Op& before, const spec::Op& after,
-                                        const std::string& knob,
+// num_parallel_reads interleave). nullopt for any other change.
+std::optional<PipelineOption> OptionFor(const std::string& knob,
                                         const std::optional<std::string>& code, bool tensorflow_1) {
   if (knob == "deterministic" && code == "False" && tensorflow_1) {
     return PipelineOption{
@@ -410,22 +405,6 @@ std::optional<PipelineOption> OptionFor(const spec::Op& before, const spec::Op& 
         "(TensorFlow 2.7 and later; experimental_deterministic from 1.14), applied to the "
         "source with with_options: it lets every op of the pipeline give elements out of order, "
         "not only the one advised"};
-  }
-  const bool sampled = before.has_filter() && after.has_filter() &&
-                       before.filter().predicate().keep_fraction().uniform_draw() &&
-                       before.filter().call_overhead() != after.filter().call_overhead();
-  if (knob == "call_overhead" && sampled) {
-    auto ns = engine::FilterCallOverheadNs(after.filter());
-    if (!ns.ok() || *ns != 0) return std::nullopt;
-    return PipelineOption{
-        "experimental_optimization.filter_with_random_uniform_fusion = True",
-        "filter '" + after.name() +
-            "' without a call per element: written as a tf.data.Options() with "
-            "experimental_optimization.filter_with_random_uniform_fusion = True, applied to the "
-            "source with with_options (TensorFlow 1.x and early 2.x; 2.8's OptimizationOptions "
-            "has no such option, so it is set only where the options have it: there, one call "
-            "that draws for a whole batch does it, batch, tf.boolean_mask, unbatch)",
-        "experimental_optimization, \"filter_with_random_uniform_fusion\""};
   }
   return std::nullopt;
 }
@@ -450,9 +429,6 @@ void WriteOptions(const ImportedCode& original, const std::string& indent,
   const std::string name = UsesName(original.source_text, "options") ? "data_options" : "options";
   std::string made = name + " = tf.data.Options()\n" + indent;
   for (const PipelineOption& option : options) {
-    if (!option.only_where.empty()) {
-      made += "if hasattr(" + name + "." + option.only_where + "):\n" + indent + "    ";
-    }
     made += name + "." + option.line + "\n" + indent;
   }
   edits.push_back({original.source_statement, original.source_statement, made});
@@ -613,7 +589,7 @@ engine::Result<EmittedCode> PatchCode(const ImportedCode& original,
                           " takes the place of `" + site.excludes +
                           "`, which the call cannot be given beside it");
     } else if (const auto option = options_indent && original.tensorflow_1
-                                       ? OptionFor(*before, *after, knob, new_code, true)
+                                       ? OptionFor(knob, new_code, true)
                                        : std::nullopt;
                option && keyword == knob) {
       // TensorFlow 1 takes no such argument (deterministic came in 2.2): its option does it.
@@ -709,9 +685,8 @@ engine::Result<EmittedCode> PatchCode(const ImportedCode& original,
         continue;
       }
       const auto x = KnobCode(*o, knob, autotune), y = KnobCode(*m, knob, autotune);
-      const auto option =
-          tfdata ? OptionFor(*before, op, knob, y, original.tensorflow_1) : std::nullopt;
-      if (option && (x != y || knob == "call_overhead")) {
+      const auto option = tfdata ? OptionFor(knob, y, original.tensorflow_1) : std::nullopt;
+      if (option && x != y) {
         if (options_indent) {
           add_option(*option, op.name() + "." + knob);
         } else {

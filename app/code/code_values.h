@@ -219,10 +219,6 @@ struct Pipeline {
   // Ops a call makes inside itself, with no argument for their knobs (CsvDataset's parse):
   // how the code would make the op its own, for a tuned knob it cannot write.
   std::map<std::string, std::string> made_inside;
-  // The options applied to it (with_options) set experimental_optimization.
-  // filter_with_random_uniform_fusion: tf.data runs each filter whose predicate is a uniform
-  // draw as one sampling op, with no call of the predicate per element.
-  bool fuses_uniform_draws = false;
   // The tensors each element holds where the code shows them (a tuple or dict given to
   // from_tensor_slices, a generator's output_signature), kept by ops that keep the element's
   // structure; 0: not known. An eager loop's next() makes each a tensor for Python.

@@ -771,13 +771,16 @@ SyntaxNode KeywordExpression(const CallArgs& call, std::string_view name);
 // the queue or the processes as Keras 2.0.0 to 2.0.5 did (keras#7168's fit_generator(...,
 // workers=3, max_q_size=50)) gets a knob it leaves out written under that version's name:
 // pickle_safe, max_q_size (use_multiprocessing and max_queue_size came in 2.0.6).
+// Whether a fit call spells the queue or the processes as Keras 2.0.0 to 2.0.5 did.
+bool SpelledAsKeras20(const CallArgs& a) {
+  return !KeywordExpression(a, "max_q_size").null() || !KeywordExpression(a, "pickle_safe").null();
+}
+
 void ReadEnqueuerArgs(Pipeline& p, const CallArgs& a, const std::string& op_name,
                       spec::KerasFitOp& kf) {
   ReadEnqueuerArgs(
       p, [&a](const std::string&) -> const CallArgs& { return a; }, op_name, kf);
-  const bool keras_2_0 =
-      !KeywordExpression(a, "max_q_size").null() || !KeywordExpression(a, "pickle_safe").null();
-  if (!keras_2_0) return;
+  if (!SpelledAsKeras20(a)) return;
   p.Note(a.node.start(),
          "the call spells fit's queue and processes as Keras 2.0.0 to 2.0.5 did (max_q_size, "
          "pickle_safe): advice names them as Keras 2.0.6 on does (max_queue_size, "
@@ -923,6 +926,17 @@ Value FitOverSequence(PythonReader& r, const CallArgs& a, const Value& x) {
   auto p = r.Extend(*x.pipeline, a.node.start());
   spec::Op& op = p->ops.back();
   ReadEnqueuerArgs(*p, a, op.name(), *op.mutable_keras_fit());
+  if (SpelledAsKeras20(a)) {
+    // Those versions had no Sequence: fit_generator ran ImageDataGenerator's flow() iterators
+    // as generators (keras#7853 made them Sequences, in 2.0.9), so worker processes each ran
+    // a copy of one (keras#7168's flow() under pickle_safe).
+    op.mutable_keras_fit()->set_generator(true);
+    p->Note(a.node.start(),
+            "in Keras 2.0.0 to 2.0.5, " + op.name() +
+                "() gives an iterator that fit_generator runs as a generator, each worker "
+                "process a copy of it under pickle_safe (batches repeat): its iterators are "
+                "keras.utils.Sequences from Keras 2.0.9 on");
+  }
   if (const Value* steps = a.Get(100, "steps_per_epoch");
       steps && steps->AsInt() && *steps->AsInt() > 0 && !steps->Is(Value::Kind::kBool)) {
     // The Sequence's own batches, where its length is known: steps_per_epoch many times them
@@ -1139,6 +1153,86 @@ Value Fit(PythonReader& r, const CallArgs& keras_args, bool generator_call) {
   return PipelineValue(std::move(p), a);
 }
 
+// keras.utils.OrderedEnqueuer(sequence, use_multiprocessing, shuffle): fit's enqueuer, run by
+// hand (keras#9332's answer for a loop that trains batch by batch): start(workers,
+// max_queue_size) starts its workers, and next() of get() takes the batches they made ahead,
+// epoch after epoch (get() starts the sequence again at its end, with a new pool). Kept as
+// its constructor's arguments; start's, once called, are its `items`.
+Value OrderedEnqueuer(PythonReader&, const CallArgs& a) {
+  Value v{.kind = Value::Kind::kTransform, .s = "OrderedEnqueuer", .node = a.node};
+  v.call = std::make_shared<const CallArgs>(a);
+  return v;
+}
+
+// enqueuer.start(workers, max_queue_size): the enqueuer's name is bound again, started.
+Value StartEnqueuer(PythonReader& r, const CallArgs& a) {
+  const SyntaxNode callee = a.node.field("function");
+  if (!a.receiver || !callee.Is("attribute")) return Value{.node = a.node};
+  Value started = *a.receiver;
+  Value start{.kind = Value::Kind::kTransform, .s = "start", .node = a.node};
+  // start(4, 10) as start(workers=4, max_queue_size=10): read, and written back, in place.
+  CallArgs named = a;
+  for (const auto& [at, keyword] :
+       {std::pair<size_t, const char*>{0, "workers"}, {1, "max_queue_size"}}) {
+    if (at < named.positional.size() && !named.keyword.count(keyword)) {
+      named.keyword[keyword] = named.positional[at];
+    }
+  }
+  named.positional.clear();
+  start.call = std::make_shared<const CallArgs>(std::move(named));
+  started.items = {start};
+  r.Rebind(callee.field("object"), started);
+  return Value{.node = a.node};
+}
+
+// enqueuer.get(): the sequence's batches, made by the workers start() started.
+Value EnqueuedBatches(PythonReader& r, const CallArgs& a) {
+  if (!a.receiver || !a.receiver->call) return Value{.node = a.node};
+  const CallArgs& made = *a.receiver->call;
+  if (a.receiver->items.empty() || !a.receiver->items[0].call) {
+    r.Note(a.node.start(),
+           "get() of an OrderedEnqueuer never started: it gives no batch until start(workers=N) "
+           "is called on it");
+    return Value{.node = a.node};
+  }
+  const CallArgs& started = *a.receiver->items[0].call;
+  const Value* x = made.Get(0, "sequence");
+  const ClassInfo* cls = ClassOf(r, x);
+  std::shared_ptr<Pipeline> p;
+  if (x && x->Is(Value::Kind::kPipeline) && x->pipeline && !x->pipeline->ops.empty() &&
+      x->pipeline->ops.back().has_keras_fit()) {
+    p = r.Extend(*x->pipeline, a.node.start());  // flow(): the Sequence another call made
+  } else if (cls) {
+    p = r.NewPipeline("keras", a.node.start());
+    IndexSource(r, *p, x, cls, "indices");
+    spec::Op op;
+    op.set_name("enqueuer");
+    p->ops.push_back(op);
+  } else {
+    r.Note(a.node.start(),
+           "the OrderedEnqueuer's sequence is not a keras.utils.Sequence of the "
+           "file's: its batches are not read");
+    return Value{.node = a.node};
+  }
+  spec::Op& op = p->ops.back();
+  spec::KerasFitOp& kf = *op.mutable_keras_fit();
+  ReadEnqueuerArgs(
+      *p,
+      [&](const std::string& knob) -> const CallArgs& {
+        return knob == "use_multiprocessing" ? made : started;
+      },
+      op.name(), kf, "OrderedEnqueuer's");
+  if (cls) *kf.mutable_getitem() = GetItem(r, *p, x, cls, op.name(), a.node.start(), false);
+  spec::Op epochs;
+  epochs.set_name(p->FreshName(kFitEpochs));
+  epochs.mutable_repeat()->set_training_loop(true);
+  p->ops.push_back(epochs);
+  p->Note(a.node.start(),
+          "the OrderedEnqueuer's workers make the sequence's batches ahead, epoch after epoch "
+          "(each epoch a new pool): an endless repeat after them");
+  return PipelineValue(std::move(p), a);
+}
+
 }  // namespace
 
 const Dialect& TorchDialect() {
@@ -1181,6 +1275,9 @@ const Dialect& KerasDialect() {
         {"fit", [](PythonReader& r, const CallArgs& a) { return Fit(r, a, false); }},
         {"fit_generator", [](PythonReader& r, const CallArgs& a) { return Fit(r, a, true); }},
     };
+    k.functions["OrderedEnqueuer"] = OrderedEnqueuer;
+    k.functions["OrderedEnqueuer.start"] = StartEnqueuer;
+    k.functions["OrderedEnqueuer.get"] = EnqueuedBatches;
     AddImageDataGenerator(k);
     return k;
   }();

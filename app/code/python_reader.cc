@@ -1089,10 +1089,13 @@ Value PythonReader::OnlyRunsNext(const SyntaxNode& body) {
     }
     const auto children =
         s.Is("expression_statement") ? s.code_children() : std::vector<SyntaxNode>{};
-    if (children.size() != 1 || !children[0].Is("call")) return {};
-    const SyntaxNode f = children[0].field("function");
+    if (children.size() != 1) return {};
+    // `x = sess.run(next_element)`: the loop does nothing else with x, so it runs next alone.
+    const SyntaxNode call = children[0].Is("assignment") ? children[0].field("right") : children[0];
+    if (!call.Is("call")) return {};
+    const SyntaxNode f = call.field("function");
     if (!f.Is("attribute") || f.field("attribute").text() != "run") return {};
-    const auto args = children[0].field("arguments").code_children();
+    const auto args = call.field("arguments").code_children();
     const Value fetched = args.size() == 1 ? Evaluate(args[0]) : Value{};
     if (!fetched.Is(Value::Kind::kPipeline)) return {};
     ran = fetched;

@@ -160,6 +160,9 @@ class PythonReader {
   // The value last assigned to `name`, a variable or a dotted attribute of one
   // (`options.experimental_optimization.map_fusion = True`); nullptr where none was.
   const Value* Assigned(const std::string& name) const { return Lookup(name); }
+  // Binds `target` (a name, an attribute) to `value` again: a method that changes the object
+  // it is called on (an OrderedEnqueuer's start()).
+  void Rebind(const SyntaxNode& target, const Value& value) { Assign(target, value); }
   std::shared_ptr<Pipeline> NewPipeline(const std::string& framework, SourcePoint at);
   std::shared_ptr<Pipeline> Extend(const Pipeline& from, SourcePoint at);
   const ClassInfo* FindClass(const std::string& name) const;

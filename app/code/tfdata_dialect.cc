@@ -1250,16 +1250,6 @@ std::optional<double> RandomShareKept(PythonReader& r, const Value* fn) {
   return *p;
 }
 
-// A filter whose predicate is a uniform draw, under options that set
-// filter_with_random_uniform_fusion: tf.data rewrites it into one sampling op
-// (SamplingDataset), which draws for each element with no call of a function.
-void FuseUniformDraw(Pipeline& p, spec::Op& op, SourcePoint at) {
-  op.mutable_filter()->set_call_overhead("0us");
-  p.Note(at, "'" + op.name() +
-                 "' is a uniform draw that tf.data runs as one sampling op "
-                 "(filter_with_random_uniform_fusion): no call of its predicate per element");
-}
-
 Value Filter(PythonReader& r, const Pipeline& in, const CallArgs& a) {
   const Value* fn = a.Get(0, "predicate");
   std::string name = fn && fn->Is(Value::Kind::kFunction) && !fn->s.empty() ? fn->s
@@ -1273,10 +1263,6 @@ Value Filter(PythonReader& r, const Pipeline& in, const CallArgs& a) {
     // The predicate is a traced function too: its dispatch on every element looked at, kept
     // or not (tensorflow#23179: a filter keeping 1% calls it 100 times an element it gives).
     op.mutable_filter()->set_call_overhead(TfDataCallOverhead());
-    if (share && p.fuses_uniform_draws) {
-      FuseUniformDraw(p, op, a.node.start());
-      return;
-    }
     if (share) {
       char kept[96];
       std::snprintf(kept, sizeof kept, "%g of the elements, as its uniform draw says: %.3g", *share,
@@ -1503,10 +1489,11 @@ Value LeftOut(PythonReader& r, const Pipeline& in, const CallArgs& a, const std:
   return PipelineValue(std::move(p), a);
 }
 
-// Dataset.with_options(options): of tf.data's options, the one that changes what the spec
-// runs, experimental_optimization.filter_with_random_uniform_fusion set on the options'
-// variable before the call (options apply to the whole pipeline, the filters before and
-// after); the others are said to be left out.
+// Dataset.with_options(options): tf.data's options are left out, and one that seems to change
+// what runs, experimental_optimization.filter_with_random_uniform_fusion set on the options'
+// variable before the call, is said to change nothing: TensorFlow leaves the rewrite it asks
+// for unregistered (b/131229793), so a filter of a uniform draw still calls its predicate for
+// every element.
 Value WithOptions(PythonReader& r, const Pipeline& in, const CallArgs& a) {
   SyntaxNode given;
   for (const SyntaxNode& arg : a.node.field("arguments").code_children()) {
@@ -1521,17 +1508,11 @@ Value WithOptions(PythonReader& r, const Pipeline& in, const CallArgs& a) {
   if (!fusion || !fusion->Is(Value::Kind::kBool) || !fusion->b) {
     return LeftOut(r, in, a, "with_options(...) is not read: tf.data's options are left out");
   }
-  auto p = r.Extend(in, a.node.start());
-  p->fuses_uniform_draws = true;
-  for (spec::Op& op : p->ops) {
-    if (op.has_filter() && op.filter().predicate().keep_fraction().uniform_draw()) {
-      FuseUniformDraw(*p, op, a.node.start());
-    }
-  }
-  p->Note(a.node.start(),
-          "with_options(...): filter_with_random_uniform_fusion is read; tf.data's other options "
-          "are left out");
-  return PipelineValue(std::move(p), a);
+  return LeftOut(r, in, a,
+                 "with_options(...) is not read: tf.data's options are left out; "
+                 "filter_with_random_uniform_fusion changes nothing, for TensorFlow leaves its "
+                 "rewrite unregistered (b/131229793): a filter of a uniform draw still calls its "
+                 "predicate for every element");
 }
 
 // What Dataset.apply takes: the transformation's name and arguments, applied as a method.

@@ -123,6 +123,35 @@ bool ReadSize(const Value* size, int64_t& height, int64_t& width) {
   return false;
 }
 
+// skimage.transform.resize's output_shape: the whole array's, (rows, cols) keeping the
+// channels, or three numbers with the channels first ((1, 224, 224), an X-ray's) or last
+// ((224, 224, 3)), told apart by which end is at most 4; false when the code computes it.
+bool ReadSkimageShape(const Value* shape, ImageShape& out) {
+  if (!shape || !shape->Is(Value::Kind::kList)) return false;
+  std::vector<int64_t> dims;
+  for (const Value& item : shape->items) {
+    const auto n = item.AsInt();
+    if (!n) return false;
+    dims.push_back(*n);
+  }
+  constexpr int64_t kMostChannels = 4;
+  if (dims.size() == 2) {
+    out.height = dims[0];
+    out.width = dims[1];
+  } else if (dims.size() == 3 && dims[0] <= kMostChannels && dims[2] > kMostChannels) {
+    out.channels = dims[0];
+    out.height = dims[1];
+    out.width = dims[2];
+  } else if (dims.size() == 3) {
+    out.height = dims[0];
+    out.width = dims[1];
+    out.channels = dims[2];
+  } else {
+    return false;
+  }
+  return true;
+}
+
 // How a transform changes the image it is given.
 void Reshape(const std::string& name, const CallArgs& args, ImageShape& shape) {
   int64_t h = 0, w = 0;
@@ -182,11 +211,7 @@ void CostFunctionCall(const Value& call, double share, TransformsCost& cost) {
   const CallArgs& args = *call.call;
   const ImageShape before = cost.shape;
   if (call.s == kSkimageResize) {
-    int64_t h = 0, w = 0;
-    if (ReadSize(args.Get(1, "output_shape"), h, w)) {
-      cost.shape.height = h;
-      cost.shape.width = w;
-    }
+    ReadSkimageShape(args.Get(1, "output_shape"), cost.shape);
     cost.shape.form = ImageShape::Form::kFloat64Array;
     const double pixels = static_cast<double>(before.height * before.width);
     const double us = share * (kSkimageResizeCallUs + kSkimageResizePerMpixelUs * pixels / 1e6);

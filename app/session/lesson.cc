@@ -36,10 +36,26 @@ engine::Status ReadGoal(const json& g, const std::string& where, LessonGoal& goa
   return engine::Status::Ok();
 }
 
+// The folder of the running executable; empty where the system does not say.
+fs::path ExecutableFolder() {
+  std::error_code error;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", error);
+  return error ? fs::path() : exe.parent_path();
+}
+
 }  // namespace
 
 std::string LessonsFolder() {
   if (const char* env = std::getenv("PIPESCOPE_LESSONS"); env && *env) return env;
+  // A copy of the executable with its resources beside it (an unpacked release, a workshop's
+  // folder) reads its own lessons, not those of the tree it was built from.
+  if (const fs::path exe = ExecutableFolder(); !exe.empty()) {
+    for (const fs::path& beside :
+         {exe / "resources" / "lessons", exe / ".." / "share" / "pipescope" / "lessons"}) {
+      std::error_code error;
+      if (fs::is_directory(beside, error)) return beside.lexically_normal().string();
+    }
+  }
   return std::string(PIPESCOPE_RESOURCES_DIR) + "/lessons";
 }
 

@@ -37,7 +37,8 @@ struct Lesson {
 };
 
 // The folder lessons are read from: $PIPESCOPE_LESSONS, else resources/lessons beside the
-// executable's source tree or installed share folder (the first that exists).
+// executable or ../share/pipescope/lessons above it (the first that exists), else the source
+// tree's it was built from.
 std::string LessonsFolder();
 
 // Every lesson of `folder`, in name order. Errors name the lesson and the field.

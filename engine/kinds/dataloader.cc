@@ -70,6 +70,7 @@ uint32_t TraitsOfFields(const spec::Op& op) {
   if (d.replicated() || d.worker_split() != spec::not_split) {
     traits |= record::kTraitIterableDataset;
   }
+  if (d.has_in_order() && !d.in_order()) traits |= record::kTraitFirstReady;
   return traits;
 }
 

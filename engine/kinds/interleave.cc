@@ -9,6 +9,7 @@
 #include "engine/sim/sim_ops.h"
 #include "engine/spec/field_checker.h"
 #include "engine/spec/op_values.h"
+#include "instrumentation/record/trace_sink.h"
 
 namespace pipescope::kinds {
 namespace {
@@ -59,7 +60,11 @@ constexpr engine::OpKindDescription kInterleave{
     .check_fields = CheckFields,
     .per_element = [](const spec::Op& op) { return &op.interleave().per_element(); },
     .sub_pipeline = [](const spec::Op& op) { return &op.interleave().ops(); },
-    .mutable_sub_pipeline = [](spec::Op& op) { return op.mutable_interleave()->mutable_ops(); }};
+    .mutable_sub_pipeline = [](spec::Op& op) { return op.mutable_interleave()->mutable_ops(); },
+    .traits_of_fields =
+        [](const spec::Op& op) {
+          return engine::Deterministic(op.interleave()) ? 0u : uint32_t{record::kTraitFirstReady};
+        }};
 
 engine::Result<engine::DatasetPtr> Engine(engine::EngineOpBuild& b) {
   const auto& il = b.op.interleave();

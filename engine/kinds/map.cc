@@ -10,6 +10,7 @@
 #include "engine/spec/op_values.h"
 #include "engine/work/call_overhead.h"
 #include "engine/work/work_registry.h"
+#include "instrumentation/record/trace_sink.h"
 
 namespace pipescope::kinds {
 namespace {
@@ -65,7 +66,11 @@ constexpr engine::OpKindDescription kMap{
     .omissible = "deterministic: true",
     .check_fields = CheckFields,
     .changes_values = ChangesValues,
-    .function = [](const spec::Op& op) { return &op.map().fn(); }};
+    .function = [](const spec::Op& op) { return &op.map().fn(); },
+    .traits_of_fields =
+        [](const spec::Op& op) {
+          return engine::Deterministic(op.map()) ? 0u : uint32_t{record::kTraitFirstReady};
+        }};
 
 // A function that keeps values (cpu_work, io_wait) is not replayed: its work shows on the
 // clock, not in the values.

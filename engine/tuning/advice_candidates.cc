@@ -120,6 +120,9 @@ class CandidateList {
 struct CallWaits {
   bool waits = false;
   int64_t disk_slots = 0;  // the disk's queue_depth where the waits are its reads; else 0
+  // The share of a call's time spent computing where its own figures say (a `wait` beside
+  // its work: WorkFunctionCpuFraction); 1 where they do not.
+  double cpu_fraction = 1;
 };
 
 // A call's waits: its own figures (WorkFunctionMostlyWaits), or its reads of the spec's disk
@@ -144,16 +147,22 @@ CallWaits WaitsOf(const spec::WorkFunction& fn, const StorageFigures* disk) {
       return {true, std::max(1, disk->queue_depth)};
     }
   }
-  return {WorkFunctionMostlyWaits(fn), 0};
+  return {WorkFunctionMostlyWaits(fn), 0, WorkFunctionCpuFraction(fn)};
 }
 
-// The most threads worth having: the cores for work that computes, four times them for work
-// that waits (reads, io_wait), or as many as the disk serves at once where that is more,
-// within the knob's range.
+// The most threads worth having: the cores for work that computes; for work that waits,
+// four times them, as many as the disk serves at once, or as many as keep every core
+// computing while the rest wait (cores / cpu_fraction: tensorflow#20068's 2 ms of decode
+// beside a 60 ms read from a bucket, 31 threads a core), whichever is most, within the
+// knob's range; a call that only waits (cpu_fraction 0) is bounded by the knob's range alone.
 int64_t MostUsefulParallelism(int cores, CallWaits waits) {
   const int64_t c = cores;
-  const int64_t most = waits.waits ? std::max(4 * c, waits.disk_slots) : c;
-  return std::min<int64_t>(kMaxParallelism, most);
+  if (!waits.waits) return std::min<int64_t>(kMaxParallelism, c);
+  const int64_t keep_cores_busy =
+      waits.cpu_fraction > 0
+          ? static_cast<int64_t>(std::ceil(static_cast<double>(c) / waits.cpu_fraction))
+          : kMaxParallelism;
+  return std::min<int64_t>(kMaxParallelism, std::max({4 * c, waits.disk_slots, keep_cores_busy}));
 }
 
 // Values worth trying for a parallelism now at `now` (0: sequential): one more, the powers
@@ -387,12 +396,25 @@ void AddThreadKnobs(const PlannedOp& p, int cores, const StorageFigures* disk, C
       // A generator's copies repeat its batches in every process: the change is the code's
       // too (a keras.utils.Sequence), so it is advice that says so, never a tuner's step.
       const bool generator = p.op->keras_fit().generator();
+      // Keras's enqueuer keeps no more batches under way than its queue holds
+      // (max_queue_size): workers beyond it wait, so more of them need a longer queue.
+      const int64_t queue = p.Knob("max_queue_size").start;
+      const auto with_queue = [&](std::vector<Setting> settings, std::string& action, int64_t v) {
+        if (v <= queue) return settings;
+        settings.push_back({"max_queue_size", std::to_string(v)});
+        action += " and max_queue_size " + std::to_string(queue) + " → " + std::to_string(v) +
+                  " (the batches it keeps under way)";
+        return settings;
+      };
       const auto use_processes = [&](int64_t v) {
-        out.AddKnobs("use_processes", name,
-                     {{"use_multiprocessing", "true"}, {"workers", std::to_string(v)}},
-                     "run " + name + "'s workers as processes: " +
-                         (generator ? "write the generator as a keras.utils.Sequence, then " : "") +
-                         "use_multiprocessing=True, workers " + std::to_string(v) +
+        std::string action =
+            "run " + name + "'s workers as processes: " +
+            (generator ? "write the generator as a keras.utils.Sequence, then " : "") +
+            "use_multiprocessing=True, workers " + std::to_string(v);
+        const std::vector<Setting> settings = with_queue(
+            {{"use_multiprocessing", "true"}, {"workers", std::to_string(v)}}, action, v);
+        out.AddKnobs("use_processes", name, settings,
+                     action +
                          // Keras's fit documentation: each process gets a copy of the input,
                          // so nothing unpicklable may be passed to it.
                          " (each process gets a pickled copy of the Sequence: nothing it holds "
@@ -407,8 +429,10 @@ void AddThreadKnobs(const PlannedOp& p, int cores, const StorageFigures* disk, C
       // useful beyond the cores, as reads are.
       const CallWaits waits = WaitsOf(p.op->keras_fit().getitem(), disk);
       for (int64_t v : HigherParallelisms(workers, cores, waits)) {
-        out.AddKnobs("more_workers", name, {{"workers", std::to_string(v)}},
-                     ChangeOfKnob(name, "workers", workers, v));
+        std::string action = ChangeOfKnob(name, "workers", workers, v);
+        const std::vector<Setting> settings =
+            with_queue({{"workers", std::to_string(v)}}, action, v);
+        out.AddKnobs("more_workers", name, settings, action);
         if (!processes) use_processes(v);
       }
       return;
@@ -1012,33 +1036,40 @@ void AddFewerFilesAtOnce(const PipelinePlan& plan, CandidateList& out) {
   }
 }
 
+// The elements one call of a sampling draw decides (the batch it is written over).
+constexpr int64_t kElementsADrawDecides = 1024;
+
 // A filter whose predicate is a uniform draw (`random_uniform < rate`) calls it for every
-// element it looks at, 1/rate of them for each it keeps: tensorflow#23179, whose answer is
-// the sampling op tf.data rewrites such a filter into (SamplingDataset, one draw an element
-// and no call), under an option of its dataset's options. Simulated as the filter without
-// its per-call cost; --advice-code writes the option.
-void AddSamplingInOneOp(const spec::PipelineSpec& spec, CandidateList& out) {
+// element it looks at, 1/rate of them for each it keeps (tensorflow#23179). One call that
+// draws for a whole batch and keeps its rows below the rate pays that call once for
+// kElementsADrawDecides elements: simulated as the filter with its call's cost shared by
+// them, and written by hand. The sampling op tf.data's maintainers answered with
+// (filter_with_random_uniform_fusion) is no remedy: TensorFlow's source leaves its rewrite
+// unregistered (b/131229793), so the option changes nothing.
+void AddSamplingInOneCall(const spec::PipelineSpec& spec, CandidateList& out) {
   for (const spec::Op& op : spec.ops()) {
     if (!op.has_filter() || !op.filter().predicate().keep_fraction().uniform_draw()) continue;
     auto overhead = FilterCallOverheadNs(op.filter());
-    if (!overhead.ok() || *overhead <= 0) continue;
+    if (!overhead.ok() || *overhead < kElementsADrawDecides) continue;
     const double rate = op.filter().predicate().keep_fraction().fraction();
     char share[32], calls[32];
     std::snprintf(share, sizeof share, "%g", rate);
     std::snprintf(calls, sizeof calls, "%.3g", rate > 0 ? 1 / rate : 0.0);
+    const std::string size = std::to_string(kElementsADrawDecides);
     const bool added = out.AddKnobs(
-        "sample", op.name(), {{"call_overhead", "0us"}},
-        "sample in one op, not a call of " + op.name() + "'s predicate, a uniform draw " +
-            "below " + share + ", for every element it looks at (" + calls +
-            " for each it keeps): options.experimental_optimization."
-            "filter_with_random_uniform_fusion = True, applied with with_options");
+        "sample", op.name(),
+        {{"call_overhead", std::to_string(*overhead / kElementsADrawDecides) + "ns"}},
+        "draw for " + size + " elements in one call, not a call of " + op.name() +
+            "'s predicate (a uniform draw below " + share + ") for every element it looks at (" +
+            calls + " for each it keeps): in place of the filter, .batch(" + size +
+            ").map(lambda x: tf.boolean_mask(x, tf.random.uniform([tf.shape(x)[0]]) < " + share +
+            ")).unbatch()",
+        {}, /*needs_code_change=*/true);
     if (!added) continue;
-    out.SetHow(
-        "tf.data then runs the filter as one sampling op, a draw for each element and no call "
-        "(TensorFlow 1.x and early 2.x; 2.8's OptimizationOptions has no such option: there, "
-        "one call draws for a whole batch, ds.batch(1024).map(lambda x: tf.boolean_mask(x, "
-        "tf.random.uniform([tf.shape(x)[0]]) < " +
-        std::string(share) + ")).unbatch())");
+    out.SetHow("Simulated as the filter with its call's cost shared by " + size +
+               " elements. tf.data's options.experimental_optimization."
+               "filter_with_random_uniform_fusion does not do it: TensorFlow leaves that rewrite "
+               "unregistered (b/131229793), so the option changes nothing");
   }
 }
 
@@ -1069,7 +1100,7 @@ std::vector<AdviceCandidate> AdviceCandidates(const spec::PipelineSpec& spec,
   AddGeneratorCopies(spec, out);
   AddFasterStorage(spec, out);
   AddFewerFilesAtOnce(*plan, out);
-  AddSamplingInOneOp(spec, out);
+  AddSamplingInOneCall(spec, out);
   return out.Take();
 }
 

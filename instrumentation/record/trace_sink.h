@@ -74,6 +74,9 @@ enum StageTrait : uint32_t {
   // Its items come from an IterableDataset's __iter__, not from __getitem__ by index: what
   // the user would make cheaper is __iter__'s work per item.
   kTraitIterableDataset = 1u << 15,
+  // Hands on whichever element is ready first, not in its input's order (deterministic=False,
+  // a DataLoader's in_order=False): a remedy that asks for that order is already in place.
+  kTraitFirstReady = 1u << 16,
 };
 
 // An op of the pipeline. Sent again when it changes (a rebuild reorders ops).

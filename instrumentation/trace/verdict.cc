@@ -283,17 +283,31 @@ std::string WorkerProcessesSuggestion(const StageFigures& s, int64_t wait_ns, do
          " (each worker is a process with its own interpreter lock)";
 }
 
+// The op whose sub-pipeline `s` (one of r's stages) is in, an interleave for its per-file
+// source: the last stage before it, in pipeline order, one level up; null at the top level.
+const StageFigures* EnclosingOp(const RangeAnalysis& r, const StageFigures& s) {
+  const StageFigures* enclosing = nullptr;
+  for (const StageFigures& st : r.stages) {
+    if (&st == &s) return enclosing;
+    if (st.depth < s.depth) enclosing = &st;
+  }
+  return nullptr;
+}
+
 // `is_change`: set false where the suggestion is work outside the knobs.
-std::string Suggest(const StageFigures& s, double wait, int cpu_budget, bool& is_change) {
+std::string Suggest(const RangeAnalysis& r, const StageFigures& s, double wait, int cpu_budget,
+                    bool& is_change) {
   if (Has(s, record::kTraitSource)) {
     // The per-file source of an interleave ("read.read") is read in parallel already: more
-    // of its files at once, or whichever file answers first.
-    if (const size_t dot = s.name.rfind('.'); dot != std::string::npos && dot > 0) {
-      const std::string interleave = s.name.substr(0, dot);
-      return "read more files at once: raise " + interleave +
-             "'s cycle_length with its "
-             "num_parallel_calls, or let it take whichever file answers first "
-             "(deterministic=False), or cache the data after the first epoch";
+    // of its files at once, or whichever file answers first where it waits for each in turn.
+    const StageFigures* interleave = EnclosingOp(r, s);
+    if (interleave && Has(*interleave, record::kTraitParallelReads)) {
+      return "read more files at once: raise " + interleave->name +
+             "'s cycle_length with its num_parallel_calls, " +
+             (Has(*interleave, record::kTraitFirstReady)
+                  ? std::string()
+                  : "or let it take whichever file answers first (deterministic=False), ") +
+             "or cache the data after the first epoch";
     }
     return "read in parallel: interleave over the input files with num_parallel_calls, or cache "
            "the data after the first epoch";
@@ -333,15 +347,15 @@ std::string Suggest(const StageFigures& s, double wait, int cpu_budget, bool& is
 // request): its waits overlap on more threads, or with the step, as the tf.data guide's
 // parallel interleave and map show; a generator's next() runs one at a time, so its waits
 // overlap only beside other generators.
-std::string WaitingPythonSuggestion(const StageFigures& s, double wait, int cpu_budget,
-                                    bool& is_change) {
+std::string WaitingPythonSuggestion(const RangeAnalysis& r, const StageFigures& s, double wait,
+                                    int cpu_budget, bool& is_change) {
   if (Has(s, record::kTraitSource)) {
     return "overlap its waits: prefetch after " + s.name +
            " so that they run beside the training step, interleave over several such "
            "generators with num_parallel_calls so that their waits overlap, or cache its "
            "elements after the first epoch";
   }
-  return Suggest(s, wait, cpu_budget, is_change);
+  return Suggest(r, s, wait, cpu_budget, is_change);
 }
 
 // A shuffle that has taken elements and given none: it holds them until its buffer is full
@@ -595,7 +609,7 @@ Verdict VerdictOn(const RangeAnalysis& r, int cpu_budget) {
                       " of a core while working: it waits (a sleep, a read, a request) with "
                       "the interpreter lock released";
         v.suggests_change = true;
-        v.suggestion = WaitingPythonSuggestion(*culprit, wait, cpu_budget, v.suggests_change);
+        v.suggestion = WaitingPythonSuggestion(r, *culprit, wait, cpu_budget, v.suggests_change);
         v.evidence += startup;
         SetSuggestion(v, v.suggestion);
         return v;
@@ -610,7 +624,7 @@ Verdict VerdictOn(const RangeAnalysis& r, int cpu_budget) {
       v.evidence += "; its threads used " + Pct(culprit->cpu_share) +
                     " of a core while working, with cores to spare: they wait (a read, a "
                     "request, a sleep), not for a core";
-      v.suggestion = Suggest(*culprit, wait, /*cpu_budget=*/0, v.suggests_change);
+      v.suggestion = Suggest(r, *culprit, wait, /*cpu_budget=*/0, v.suggests_change);
     } else if (Starved(*culprit, cpu_budget)) {
       double threads = 0;
       for (const auto& st : r.stages) {
@@ -622,9 +636,9 @@ Verdict VerdictOn(const RangeAnalysis& r, int cpu_budget) {
                culprit->cpu_share < kStarvedCpuShare) {
       v.evidence += "; its threads used " + Pct(culprit->cpu_share) +
                     " of a core while working: they wait for the storage to answer";
-      v.suggestion = Suggest(*culprit, wait, cpu_budget, v.suggests_change);
+      v.suggestion = Suggest(r, *culprit, wait, cpu_budget, v.suggests_change);
     } else {
-      v.suggestion = Suggest(*culprit, wait, cpu_budget, v.suggests_change);
+      v.suggestion = Suggest(r, *culprit, wait, cpu_budget, v.suggests_change);
     }
   }
   v.evidence += startup;

@@ -93,6 +93,21 @@ class Rescale(object):
   EXPECT_EQ(composed.spec.left_out_size(), 0) << Notes(composed);
   EXPECT_EQ(SampleBytes(composed), 256 * 256 * 3 * 8);
 
+  // output_shape is the whole array's: (1, 224, 224) puts the channel first (an X-ray's,
+  // mlmed/torchxrayvision#11), (224, 224, 3) last; not one row of 224 three-channel pixels.
+  for (const auto& [shape, bytes] : std::vector<std::pair<std::string, int64_t>>{
+           {"(1, 224, 224)", 224 * 224 * 8}, {"(224, 224, 3)", 224 * 224 * 3 * 8}}) {
+    const ImportedCode resized = Import(FaceLandmarks(R"(
+class Resizer(object):
+    def __call__(self, sample):
+        return {'image': transform.resize(sample['image'], )" +
+                                                          shape +
+                                                          R"(, mode='constant')}
+)",
+                                                      "Resizer()"));
+    EXPECT_EQ(SampleBytes(resized), bytes) << shape << "\n" << Notes(resized);
+  }
+
   // A class whose call does work of unknown cost is left out, as before it was read.
   const ImportedCode unknown = Import(FaceLandmarks(R"(
 class Warp(object):

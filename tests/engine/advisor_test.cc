@@ -210,6 +210,27 @@ TEST(AdvisorTest, AnOrderChangeThatAddsJoinsTheCombinationSayingSo) {
   EXPECT_TRUE(apart.together.changes.empty()) << TogetherText(apart);
 }
 
+// An op that already takes whichever element is ready first is not offered that change
+// again: the change leaves the spec as it is, which is never a candidate.
+TEST(AdvisorTest, AnOpAlreadyOutOfOrderIsNotOfferedDeterministicFalse) {
+  const auto order_changes = [](const std::string& deterministic) {
+    std::vector<std::string> ops;
+    const spec::PipelineSpec spec = Spec(R"(name: "p"
+      source { name: "ids" range { start: 0 stop: 64 } }
+      ops { name: "decode" map { fn { cpu_work { duration: "1ms" } } num_parallel_calls: 2 )" +
+                                         deterministic + R"( } }
+      ops { name: "batch" batch { batch_size: 4 } }
+      train_step { step_time: "1ms" device: simulated })");
+    for (const AdviceCandidate& c : AdviceCandidates(spec, {}, 4)) {
+      if (c.kind == "nondeterministic") ops.push_back(c.op);
+    }
+    return ops;
+  };
+  EXPECT_EQ(order_changes(""), std::vector<std::string>{"decode"});
+  EXPECT_EQ(order_changes("deterministic: true"), std::vector<std::string>{"decode"});
+  EXPECT_TRUE(order_changes("deterministic: false").empty());
+}
+
 // A change of order alone that gains at least twice what keeping the order does leads
 // (lesson 10: deterministic=False +38% under a prefetch of +5%); a cache that changes what
 // comes never does.
@@ -931,6 +952,51 @@ TEST(AdvisorTest, AMapWaitingOnTheDiskIsGivenThreadsForTheReadsItServes) {
     EXPECT_EQ(c.spec.storage().access_time(), "80us");
   }
   EXPECT_TRUE(faster);
+}
+
+// tensorflow#20068 written with the wait as the function's own (a gcsfuse read the spec's
+// disk does not stand for): 2 ms of decode beside a 60 ms wait keep 8 cores computing with 8 /
+// (2 / 62) = 248 threads, so the ladder goes past four times the cores (32), where 128 gave
+// 19.9 steps/s and 32 a fifth of it; a call that only waits is bounded by the knob's range.
+TEST(AdvisorTest, AFunctionThatMostlyWaitsIsGivenThreadsToKeepTheCoresComputing) {
+  const auto most_threads = [](const std::string& fn) {
+    int64_t most = 0;
+    for (const AdviceCandidate& c :
+         AdviceCandidates(Spec(R"(name: "t" source { name: "names" range { stop: 1000000 } }
+      ops { name: "decode" map { fn { )" +
+                               fn + R"( } num_parallel_calls: 8 } })"),
+                          {}, 8)) {
+      if (c.kind == "parallelise") most = std::max(most, c.spec.ops(0).map().num_parallel_calls());
+    }
+    return most;
+  };
+  EXPECT_EQ(most_threads(R"(cpu_work { duration: "2ms" wait: "60ms" })"), 128);
+  EXPECT_EQ(most_threads(R"(cpu_work { duration: "2ms" wait: "6ms" })"), 32) << "4 x 8 cores";
+  EXPECT_EQ(most_threads(R"(io_wait { duration: "60ms" })"), 256);
+  EXPECT_EQ(most_threads(R"(cpu_work { duration: "2ms" })"), 0) << "at the cores already";
+}
+
+// Keras's enqueuer keeps at most max_queue_size batches under way: more workers than that are
+// tried with the queue raised to them, and said so.
+TEST(AdvisorTest, MoreKerasWorkersThanItsQueueHoldsComeWithALongerQueue) {
+  const spec::PipelineSpec spec = Spec(R"(name: "t" source { name: "indices" range { stop: 1000 } }
+    ops { name: "fit" keras_fit { getitem { python { duration: "100us" wait: "500ms" } }
+      workers: 4 use_multiprocessing: true } })");
+  bool beyond = false;
+  for (const AdviceCandidate& c : AdviceCandidates(spec, {}, 8)) {
+    if (c.kind != "more_workers") continue;
+    const auto& kf = c.spec.ops(0).keras_fit();
+    if (kf.workers() <= 10) {
+      EXPECT_FALSE(kf.has_max_queue_size()) << c.change;
+      continue;
+    }
+    beyond = true;
+    EXPECT_EQ(kf.max_queue_size(), kf.workers()) << c.change;
+    EXPECT_NE(c.action.find("and max_queue_size 10 → " + std::to_string(kf.workers())),
+              std::string::npos)
+        << c.action;
+  }
+  EXPECT_TRUE(beyond);
 }
 
 // An interleave reading its files from a hard disk the spec names: among the changes tried,

@@ -48,8 +48,8 @@ std::map<std::string, uint32_t> TraitsByName(const trace::Model& model) {
   return out;
 }
 
-std::unique_ptr<trace::Model> Simulated() {
-  const spec::PipelineSpec spec = engine::testing::Spec(kSpec);
+std::unique_ptr<trace::Model> Simulated(const char* text = kSpec) {
+  const spec::PipelineSpec spec = engine::testing::Spec(text);
   auto costs = sim::DefaultCostModel(spec, 2);
   EXPECT_TRUE(costs.ok());
   auto model = std::make_unique<trace::Model>();
@@ -67,6 +67,32 @@ TEST(StageTraitsTest, BothClocksSayWhatEachStageDoes) {
   run.Finish();
   EXPECT_EQ(TraitsByName(*run.model), kExpected) << "engine";
   EXPECT_EQ(TraitsByName(*Simulated()), kExpected) << "simulator";
+}
+
+// deterministic=False (map, interleave) and in_order=False (a DataLoader) hand on whichever
+// element is ready first: the verdict does not ask for what the op already does.
+TEST(StageTraitsTest, AnOpThatTakesWhicheverIsReadyFirstSaysSo) {
+  const char* unordered = R"(
+name: "first_ready"
+source { name: "src" range { start: 0 stop: 24 } }
+ops { name: "files" interleave { per_element { from_element {} } cycle_length: 2 num_parallel_calls: 2 deterministic: false } }
+ops { name: "work" map { fn { cpu_work { duration: "10us" } } num_parallel_calls: 2 deterministic: false } }
+ops { name: "ordered" map { fn { cpu_work { duration: "10us" } } num_parallel_calls: 2 deterministic: true } }
+train_step { step_time: "1ms" }
+)";
+  const std::map<std::string, uint32_t> expected = {
+      {"src", kTraitSource},
+      {"files", kTraitParallelReads | kTraitFirstReady},
+      {"files.from_element", kTraitSource},
+      {"work", kTraitParallelFunction | kTraitFirstReady},
+      {"ordered", kTraitParallelFunction},
+  };
+  auto run = engine::testing::MakeRecordedPipeline(unordered);
+  ASSERT_TRUE(run.pipeline);
+  engine::testing::Drain(*run.pipeline);
+  run.Finish();
+  EXPECT_EQ(TraitsByName(*run.model), expected) << "engine";
+  EXPECT_EQ(TraitsByName(*Simulated(unordered)), expected) << "simulator";
 }
 
 TEST(StageTraitsTest, ASavedTraceKeepsThem) {

@@ -685,6 +685,38 @@ TEST(VerdictTest, StorageThatAnswersSlowlyIsNotABusyMachine) {
   EXPECT_TRUE(v.suggests_change);
 }
 
+// The interleave's own knobs decide what reading more files at once can still ask of it:
+// taking whichever file answers first is said only where it waits for each in turn.
+TEST(VerdictTest, SlowFilesOfAnInterleaveAreToldOnlyWhatItDoesNotDoYet) {
+  RangeAnalysis r = Starving(1, 0.05);
+  r.stages[0].name = "read.read";
+  r.stages[0].traits = record::kTraitSource;
+  r.stages[0].depth = 1;
+  StageFigures interleave;
+  interleave.name = "files";
+  interleave.op = "interleave";
+  interleave.traits = record::kTraitParallelReads;
+  interleave.asynchronous = true;
+  interleave.parallelism = 4;
+  r.stages.insert(r.stages.begin(), interleave);
+  const std::string in_order = MakeVerdict(r, 2).suggestion;
+  EXPECT_NE(in_order.find("raise files's cycle_length"), std::string::npos) << in_order;
+  EXPECT_NE(in_order.find("deterministic=False"), std::string::npos) << in_order;
+  r.stages[0].traits |= record::kTraitFirstReady;
+  const std::string first_ready = MakeVerdict(r, 2).suggestion;
+  EXPECT_NE(first_ready.find("raise files's cycle_length"), std::string::npos) << first_ready;
+  EXPECT_EQ(first_ready.find("deterministic=False"), std::string::npos) << first_ready;
+  // A source in a flat_map's sub-pipeline, or in none, has no cycle_length to raise.
+  r.stages[0].op = "flat_map";
+  r.stages[0].traits = 0;
+  r.stages[0].asynchronous = false;
+  const std::string flat_map = MakeVerdict(r, 2).suggestion;
+  EXPECT_EQ(flat_map.find("cycle_length"), std::string::npos) << flat_map;
+  r.stages.erase(r.stages.begin());
+  const std::string alone = MakeVerdict(r, 2).suggestion;
+  EXPECT_EQ(alone.find("cycle_length"), std::string::npos) << alone;
+}
+
 TEST(VerdictTest, AnOpThatWasNotBusyIsNeverBlamed) {
   // The gaps were attributed to resize, which was busy 1% of the time (it waited for its
   // own input); read did the work.
