@@ -237,6 +237,16 @@ void NoteWork(Pipeline& pipeline, SourcePoint at, const std::string& op, const S
                           "the pipeline hands over) runs on the GPU: math like this belongs "
                           "in the step (tensorflow#40755)");
   }
+  if (tfdata_map && !work.bridged_tf_function.empty()) {
+    // A maintainer's answer in tensorflow#32454, where such a map deadlocked under
+    // num_parallel_calls: the function is graph code already.
+    pipeline.Note(at, "'" + op + "' runs `" + work.bridged_tf_function +
+                          "`, a tf.function, through tf.py_function: it is TensorFlow's ops "
+                          "already, so map(" +
+                          work.bridged_tf_function +
+                          ") runs it without Python or the interpreter lock (through "
+                          "py_function, in a parallel map, it has deadlocked: tensorflow#32454)");
+  }
   if (tfdata_map) {
     // py_function's bridge converts the tensors to NumPy and back on every call as well:
     // not measured here (no TensorFlow), so not in the stand-in, and said.

@@ -110,22 +110,6 @@ bool Optimises(const SyntaxNode& node) {
   });
 }
 
-// Whether `statement` is inside a def that tf.function compiles (`@tf.function`,
-// `@tf.function(jit_compile=True)`): a loop there over a dataset is AutoGraph's, in the
-// graph, with no Python per element.
-bool InsideTfFunction(const SyntaxNode& statement) {
-  for (SyntaxNode up = statement.parent(); !up.null(); up = up.parent()) {
-    if (!up.Is("decorated_definition")) continue;
-    for (const SyntaxNode& d : up.named_children()) {
-      if (!d.Is("decorator")) continue;
-      const std::string_view text = d.text();
-      const std::string_view name = text.substr(0, text.find('('));
-      if (name.ends_with("tf.function") || name == "@function") return true;
-    }
-  }
-  return false;
-}
-
 // The components a `for` loop takes each element of its iterable as: the names its target
 // unpacks the element into (`x, y` 2; `step, (x, y)` over enumerate(...) 2; a name 1).
 int64_t ComponentsTaken(const SyntaxNode& target, const SyntaxNode& iterable) {
@@ -296,6 +280,20 @@ bool LeavesOnly(const SyntaxNode& block) {
 }
 
 }  // namespace
+
+// A loop there over a dataset is AutoGraph's, in the graph, with no Python per element.
+bool InsideTfFunction(const SyntaxNode& node) {
+  for (SyntaxNode up = node.parent(); !up.null(); up = up.parent()) {
+    if (!up.Is("decorated_definition")) continue;
+    for (const SyntaxNode& d : up.named_children()) {
+      if (!d.Is("decorator")) continue;
+      const std::string_view text = d.text();
+      const std::string_view name = text.substr(0, text.find('('));
+      if (name.ends_with("tf.function") || name == "@function") return true;
+    }
+  }
+  return false;
+}
 
 bool HoldsIgnoringCase(std::string_view word, std::string_view part) {
   return std::search(word.begin(), word.end(), part.begin(), part.end(), [](char a, char b) {

@@ -416,6 +416,10 @@ class PythonReader {
 // one name across TensorFlow versions.
 std::string CanonicalPath(const std::string& path);
 
+// Whether `node` is inside a def that tf.function compiles (`@tf.function`,
+// `@tf.function(jit_compile=True)`): its code is TensorFlow's graph, with no Python per call.
+bool InsideTfFunction(const SyntaxNode& node);
+
 // Whether `word` holds `part` (lower case), whatever the case of its letters: how the code's
 // own names are read for what they mean (`use_cuda`, `nb_train_samples`).
 bool HoldsIgnoringCase(std::string_view word, std::string_view part);

@@ -398,9 +398,10 @@ void TrackImage(const std::string& path, const CallArgs& args, ImageMade& image)
 struct Found {
   const KnownWork* heaviest = nullptr;
   CallArgs heaviest_args;
-  std::string heaviest_path;       // as the code calls it ("tf.image.resize")
-  std::vector<std::string> known;  // every known function called, in order, once each
-  std::string bridged;             // the function a py_function runs, when named
+  std::string heaviest_path;         // as the code calls it ("tf.image.resize")
+  std::vector<std::string> known;    // every known function called, in order, once each
+  std::string bridged;               // the function a py_function runs, when named
+  bool bridged_tf_function = false;  // and that function is a tf.function
   bool python = false;
   bool random = false;
   std::vector<std::string> user_functions;    // the file's own functions it calls
@@ -768,6 +769,9 @@ void CollectCall(PythonReader& reader, const RecordedCall& call, Found& found, i
     found.python = true;
     if (const Value* f = call.args.Get(0, "func"); f && found.bridged.empty()) {
       found.bridged = f->Is(Value::Kind::kFunction) ? f->s : f->SymbolTail();
+      found.bridged_tf_function = f->Is(Value::Kind::kFunction) &&
+                                  f->node.Is("function_definition") &&
+                                  InsideTfFunction(f->node.field("body"));
       // What the Python it runs does: its sleeps, its image decoding.
       if (f->Is(Value::Kind::kFunction)) Collect(reader, *f, found, depth + 1);
     }
@@ -847,6 +851,7 @@ StageWork ReadWork(PythonReader& reader, const Value& function, const std::strin
     work.name = function.s;  // a def's name
     if (work.name.empty() && found.user_functions.size() == 1) work.name = found.user_functions[0];
     if (work.name.empty() && !found.bridged.empty()) work.name = found.bridged;
+    if (found.bridged_tf_function) work.bridged_tf_function = found.bridged;
     if (work.name.empty() && found.heaviest) work.name = found.heaviest->name;
     if (work.name.empty()) work.name = fallback;
     work.random = found.random;

@@ -49,6 +49,9 @@ struct StageWork {
   // image_preprocessing.transform beside resize): not in fn, and noted.
   std::vector<std::string> uncosted_calls;
   bool random = false;  // it draws random numbers (tf.image.random_*, tf.random.*, np.random)
+  // The tf.function a tf.py_function runs (tensorflow#32454's generate_feature): TensorFlow's
+  // ops already, which the map could run without the bridge into Python.
+  std::string bridged_tf_function;
   // A TensorFlow call it makes that takes one element at a time (tf.io.decode_jpeg,
   // tf.io.read_file), as the code spells it: the function cannot be mapped over a batch.
   std::string one_element_call;

@@ -80,6 +80,13 @@ std::vector<OrderAdvice> AdviseOrder(const spec::PipelineSpec& spec,
         Batches(batch) && DescribeOp(batch)->parallel_work == ParallelWork::kNone;
     if (!fn || !own_batch || !WorkFunctionHasBatchedForm(*fn)) continue;
     if (!AssessMove(spec, i, i + 1).keeps_output) continue;
+    // A function that draws (tensorflow#32454's tf.random.uniform(shape=())) draws once a
+    // call: on a batch, one draw for every row unless its shapes are the batch's.
+    const std::string draws = WorkFunctionIsRandom(*fn) || (map.has_map() && map.map().random())
+                                  ? " Its random draws are then one a call: give them the "
+                                    "batch's leading dimension, or every row of a batch gets "
+                                    "the same."
+                                  : "";
     // A Python function's cost is per call, whatever it is given: what it would cost on a
     // whole batch is the user's rewrite, which no simulation can know. What is known is its
     // call (py_function's bridge, call_overhead), paid once a batch instead of once a row:
@@ -102,7 +109,7 @@ std::vector<OrderAdvice> AdviseOrder(const spec::PipelineSpec& spec,
                         "batch before map '" + map.name() + "' and call it once per batch",
                         "'" + map.name() + "' pays its call (" + Micros(overhead.value()) +
                             ") on every element; called once per batch of " + std::to_string(rows) +
-                            " it pays it once (its own Python taken as the same per row).",
+                            " it pays it once (its own Python taken as the same per row)." + draws,
                         moved, edit});
       continue;
     }
@@ -117,7 +124,7 @@ std::vector<OrderAdvice> AdviseOrder(const spec::PipelineSpec& spec,
                       "batch before map '" + map.name() + "' (vectorise it)",
                       "'" + map.name() + "' costs " + Micros(self_of(map.name())) +
                           " per element; its batched form runs once per batch of " +
-                          std::to_string(BatchSizeOf(batch)) + "." + unknown_ops,
+                          std::to_string(BatchSizeOf(batch)) + "." + unknown_ops + draws,
                       MoveOp(spec, i, i + 1), MoveEdit(batch.name(), map.name())});
   }
   // Prefetch last: without it the training step and the pipeline take turns. Not after an

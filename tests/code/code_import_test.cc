@@ -493,6 +493,31 @@ loader = torch.utils.data.DataLoader(dataset, batch_size=args.batch_size,
   }
 }
 
+// tensorflow#32454: a tf.function run through tf.py_function in a parallel map (which
+// deadlocked there) is TensorFlow's ops already: said, with the map that needs no bridge. A
+// plain Python function through the bridge is not.
+TEST(CodeImportTest, ATfFunctionThroughPyFunctionIsSaidToNeedNoBridge) {
+  const std::string map = R"(
+ds = tf.data.Dataset.range(1000)
+ds = ds.map(lambda key: tf.py_function(generate_feature, [key], [tf.float32]),
+            num_parallel_calls=tf.data.AUTOTUNE)
+ds = ds.batch(32)
+)";
+  const auto graph = Import(R"(import tensorflow as tf
+@tf.function
+def generate_feature(key):
+    return tf.random.uniform(shape=())
+)" + map);
+  EXPECT_TRUE(HasNote(graph, 7, "runs `generate_feature`, a tf.function, through tf.py_function"))
+      << Notes(graph);
+  const auto python = Import(R"(import tensorflow as tf
+import numpy as np
+def generate_feature(key):
+    return np.random.uniform()
+)" + map);
+  EXPECT_EQ(Notes(python).find("a tf.function, through"), std::string::npos) << Notes(python);
+}
+
 // keras#9332's answer, written as its asker would: an OrderedEnqueuer over the file's
 // Sequence (or over flow()), started with workers, its get() taken by hand in a loop that
 // sleeps for the GPU. The knobs are read where the code sets them (use_multiprocessing in the

@@ -999,6 +999,33 @@ TEST(AdvisorTest, MoreKerasWorkersThanItsQueueHoldsComeWithALongerQueue) {
   EXPECT_TRUE(beyond);
 }
 
+// tensorflow#37969: a flat_map of per-file readers reads one file to its end before it opens
+// the next; an interleave of the same reader is tried at the ladder's thread counts, its
+// sub-pipeline kept, as advice written by hand (the call changes), said as changing the order.
+TEST(AdvisorTest, AFlatMapOfFilesIsTriedAsAnInterleaveReadingSeveralAtOnce) {
+  const spec::PipelineSpec spec = Spec(R"(name: "t" source { name: "files" range { stop: 64 } }
+    ops { name: "read" flat_map { per_element { synthetic_file { records_per_file: 1000
+      record_bytes: 100000 bandwidth: "100MB/s" } }
+      ops { name: "parse" map { fn { cpu_work { duration: "50us" } } num_parallel_calls: 4 } } } }
+    ops { name: "batch" batch { batch_size: 32 } })");
+  std::vector<int64_t> cycles;
+  for (const AdviceCandidate& c : AdviceCandidates(spec, {}, 4)) {
+    if (c.kind != "interleave_files" || c.op != "read") continue;
+    ASSERT_TRUE(c.spec.ops(0).has_interleave()) << SpecToText(c.spec);
+    const spec::InterleaveOp& il = c.spec.ops(0).interleave();
+    EXPECT_EQ(il.cycle_length(), il.num_parallel_calls());
+    ASSERT_EQ(il.ops_size(), 1);
+    EXPECT_EQ(il.ops(0).name(), "parse");
+    EXPECT_TRUE(il.per_element().has_synthetic_file());
+    EXPECT_TRUE(c.needs_code_change);
+    EXPECT_FALSE(c.changes_output.empty());
+    EXPECT_NE(c.action.find("in place of .flat_map(f)"), std::string::npos) << c.action;
+    EXPECT_TRUE(PlanPipeline(c.spec, 4).ok());
+    cycles.push_back(il.cycle_length());
+  }
+  EXPECT_EQ(cycles, (std::vector<int64_t>{2, 3, 4, 5, 6, 7, 8, 16})) << "reads: up to 4 x 4 cores";
+}
+
 // An interleave reading its files from a hard disk the spec names: among the changes tried,
 // fewer files at once (said as changing the order: a batch then holds fewer files) and a
 // faster disk (advice only: a change of machine).

@@ -105,6 +105,17 @@ TEST(OrderAdviceTest, APythonMapDominatedByItsCallIsCalledOncePerBatch) {
   const auto& moved = advice[0].spec.ops(1).map();
   EXPECT_EQ(ParseDurationNs(moved.fn().python().duration()).value(), 8'000 * 32);
   EXPECT_EQ(moved.call_overhead(), "40us") << "still paid, once a call";
+  EXPECT_EQ(advice[0].why.find("random draws"), std::string::npos) << advice[0].why;
+  // A function that draws (tensorflow#32454's tf.random.uniform(shape=())) draws once a call
+  // on a batch: said, so that its rows do not all get the same draw.
+  const auto random = Spec(R"(
+    ops { name: "parse" map { fn { python { duration: "8us" } } call_overhead: "40us" random: true } }
+    ops { name: "batch" batch { batch_size: 32 } }
+    ops { name: "prefetch" prefetch { buffer_size: 2 } })");
+  const auto drawn = AdviseOrder(random, a);
+  ASSERT_EQ(drawn.size(), 1u);
+  EXPECT_NE(drawn[0].why.find("Its random draws are then one a call"), std::string::npos)
+      << drawn[0].why;
 }
 
 TEST(OrderAdviceTest, APipelineWithoutAFinalPrefetchGetsOne) {

@@ -717,6 +717,16 @@ TEST(VerdictTest, SlowFilesOfAnInterleaveAreToldOnlyWhatItDoesNotDoYet) {
   EXPECT_EQ(alone.find("cycle_length"), std::string::npos) << alone;
 }
 
+// A parse mapped inside an interleave's files (tensorflow#37969's 12 threads of it a file)
+// computes: little of a core while busy is the machine's crowding, not a storage's answer.
+TEST(VerdictTest, AMapInsideAnInterleaveIsNotSaidToWaitForStorage) {
+  RangeAnalysis r = Starving(12, 0.05);
+  r.stages[0].name = "parse";
+  r.stages[0].depth = 1;
+  const Verdict v = MakeVerdict(r, 14);
+  EXPECT_EQ(v.evidence.find("wait for the storage to answer"), std::string::npos) << v.evidence;
+}
+
 TEST(VerdictTest, AnOpThatWasNotBusyIsNeverBlamed) {
   // The gaps were attributed to resize, which was busy 1% of the time (it waited for its
   // own input); read did the work.
