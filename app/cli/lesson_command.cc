@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
+#include <thread>
 
 #include "app/cli/advice_format.h"
 #include "app/session/lesson_check.h"
@@ -143,6 +144,11 @@ int LessonCommand(const LessonCommandOptions& options, std::ostream& out, std::o
   }
   session::LessonCheckOptions check_options;
   check_options.real = options.real;
+  if (options.real) {
+    const std::string fewer = session::FewerCoresThanTheBudget(
+        *spec, static_cast<int>(std::thread::hardware_concurrency()));
+    if (!fewer.empty()) err << "pipescope-cli: note: " << fewer << "\n";
+  }
   auto check = session::CheckLesson(*lesson, *spec, check_options);
   if (!check.ok()) {
     err << "pipescope-cli: " << lesson->name << ": " << check.status().message() << "\n";

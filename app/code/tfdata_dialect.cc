@@ -901,10 +901,14 @@ spec::Op Named(const std::string& name) {
   return op;
 }
 
+std::optional<double> RowShareKept(PythonReader& r, const Value* fn);
+
 Value Map(PythonReader& r, const Pipeline& in, const CallArgs& a, size_t npc_position) {
   const Value* fn = a.Get(0, "map_func");
   const StageWork work = ReadWork(r, fn ? *fn : Value{}, "map");
+  const std::optional<double> rows_kept = RowShareKept(r, fn);
   return Append(r, in, a, Named(work.name), [&](Pipeline& p, spec::Op& op) {
+    if (rows_kept) p.rows_sampled[op.name()] = *rows_kept;
     auto* m = op.mutable_map();
     *m->mutable_fn() = work.fn;
     // Said where its work does not say it (a random flip beside a heavier decode).
@@ -1222,9 +1226,8 @@ bool IsUniformDraw(const SyntaxNode& node) {
 
 // The share a predicate that keeps a random share keeps, where the code gives it:
 // `tf.less(tf.random_uniform([1]), p)[0]` (minigo's filter_amount) or `uniform < p`.
-std::optional<double> RandomShareKept(PythonReader& r, const Value* fn) {
-  if (!fn || !fn->Is(Value::Kind::kFunction) || !fn->node.Is("lambda")) return std::nullopt;
-  const SyntaxNode body = WithoutIndex(fn->node.field("body"));
+std::optional<double> ShareBelowAUniformDraw(PythonReader& r, const SyntaxNode& expression) {
+  const SyntaxNode body = WithoutIndex(expression);
   SyntaxNode draw, share;
   if (body.Is("call")) {
     const std::string_view f = body.field("function").text();
@@ -1248,6 +1251,25 @@ std::optional<double> RandomShareKept(PythonReader& r, const Value* fn) {
   const auto p = r.Evaluate(share).AsNumber();
   if (!p || *p <= 0 || *p > 1) return std::nullopt;
   return *p;
+}
+
+std::optional<double> RandomShareKept(PythonReader& r, const Value* fn) {
+  if (!fn || !fn->Is(Value::Kind::kFunction) || !fn->node.Is("lambda")) return std::nullopt;
+  return ShareBelowAUniformDraw(r, fn->node.field("body"));
+}
+
+// `lambda x: tf.boolean_mask(x, tf.random.uniform([tf.shape(x)[0]]) < rate)`: the share of a
+// batch's rows the mask keeps, one draw a row; nullopt for any other function.
+std::optional<double> RowShareKept(PythonReader& r, const Value* fn) {
+  if (!fn || !fn->Is(Value::Kind::kFunction) || !fn->node.Is("lambda")) return std::nullopt;
+  const SyntaxNode body = fn->node.field("body");
+  if (!body.Is("call") || !body.field("function").text().ends_with("boolean_mask")) {
+    return std::nullopt;
+  }
+  const auto args = body.field("arguments").code_children();
+  if (args.size() != 2) return std::nullopt;
+  const SyntaxNode mask = args[1].Is("keyword_argument") ? args[1].field("value") : args[1];
+  return ShareBelowAUniformDraw(r, mask);
 }
 
 Value Filter(PythonReader& r, const Pipeline& in, const CallArgs& a) {
@@ -1388,7 +1410,38 @@ Value Take(PythonReader& r, const Pipeline& in, const CallArgs& a, const std::st
   });
 }
 
+// batch(n), a map that keeps a uniform draw's share of each batch's rows, then unbatch: the
+// elements a filter of that draw keeps, its one call a batch shared by the batch's n
+// elements (the sampling tensorflow#23179's advice writes). Read as that filter, so that it
+// simulates as the advice did; its calls are the code's own three, so no move of it is
+// written back.
+std::optional<Value> SampledRows(PythonReader& r, const Pipeline& in, const CallArgs& a) {
+  const size_t n = in.ops.size();
+  if (n < 2 || !in.ops[n - 1].has_map() || !in.ops[n - 2].has_batch()) return std::nullopt;
+  const auto sampled = in.rows_sampled.find(in.ops[n - 1].name());
+  const int64_t rows = in.ops[n - 2].batch().batch_size();
+  const auto overhead = engine::ParseDurationNs(TfDataCallOverhead());
+  if (sampled == in.rows_sampled.end() || rows <= 0 || !overhead.ok()) return std::nullopt;
+  auto p = r.Extend(in, a.node.start());
+  p->ops.resize(n - 2);
+  spec::Op filter;
+  filter.set_name(p->FreshName("sample"));
+  auto* keep = filter.mutable_filter()->mutable_predicate()->mutable_keep_fraction();
+  keep->set_fraction(sampled->second);
+  keep->set_uniform_draw(true);
+  filter.mutable_filter()->set_call_overhead(engine::SpecDuration(overhead.value() / rows));
+  char kept[64];
+  std::snprintf(kept, sizeof kept, "%g", sampled->second);
+  p->Note(a.node.start(), "batch(" + std::to_string(rows) + "), a map keeping the rows below a " +
+                              "uniform draw of " + kept + " and unbatch: read as a filter '" +
+                              filter.name() + "' of that draw, its one call a batch shared by " +
+                              std::to_string(rows) + " elements");
+  p->ops.push_back(std::move(filter));
+  return PipelineValue(std::move(p), a);
+}
+
 Value Unbatch(PythonReader& r, const Pipeline& in, const CallArgs& a) {
+  if (std::optional<Value> sampled = SampledRows(r, in, a)) return *std::move(sampled);
   return Append(r, in, a, Named("unbatch"), [](Pipeline&, spec::Op& op) { op.mutable_unbatch(); });
 }
 

@@ -10,6 +10,16 @@ engine::Result<spec::PipelineSpec> LessonSpec(const Lesson& lesson, bool solutio
   return engine::LoadSpecFile(solution ? lesson.solution_path : lesson.start_path);
 }
 
+std::string FewerCoresThanTheBudget(const spec::PipelineSpec& spec, int machine_cores) {
+  const int64_t budget = spec.budget().cpu_cores();
+  if (machine_cores <= 0 || budget <= machine_cores) return {};
+  return "this machine has " + std::to_string(machine_cores) +
+         (machine_cores == 1 ? " core" : " cores") + " and the pipeline is made for " +
+         std::to_string(budget) +
+         " (its budget): a real run here may miss goals the simulator meets on " +
+         std::to_string(budget) + "; without --real the check simulates them";
+}
+
 engine::Result<LessonCheck> CheckLesson(const Lesson& lesson, const spec::PipelineSpec& spec,
                                         const LessonCheckOptions& options) {
   LessonCheck check;

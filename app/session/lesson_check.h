@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "app/session/lesson.h"
@@ -30,6 +31,11 @@ struct LessonCheck {
 
 // The lesson's starting spec, or its solution.
 engine::Result<spec::PipelineSpec> LessonSpec(const Lesson& lesson, bool solution);
+
+// For a real run on a machine of `machine_cores`: where the spec's budget is more cores than
+// that, a sentence saying that its goals, met in the simulator on the budget's cores, may be
+// missed here (lesson 1's solution on 2 cores); empty otherwise.
+std::string FewerCoresThanTheBudget(const spec::PipelineSpec& spec, int machine_cores);
 
 // Errors: the spec cannot run (a build error with the op's name), or the check was
 // cancelled. Goals that fail are not errors: they are in the result.

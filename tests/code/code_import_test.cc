@@ -1947,6 +1947,29 @@ ds = ds.filter(lambda x: tf.random.uniform([]) < 0.1)
       << named->text;
 }
 
+// The sampling the advice for tensorflow#23179 writes, read back as it was simulated: batch,
+// a map keeping the rows below a uniform draw, unbatch is a filter of that draw whose one
+// call a batch is shared by the batch's elements; a map of other work between them is not.
+TEST(CodeImportTest, RowsKeptBelowAUniformDrawInABatchAreAFilterOfThatDraw) {
+  const auto sampled = Import(R"(import tensorflow as tf
+rate = 0.01
+ds = tf.data.Dataset.range(10000).repeat()
+ds = ds.batch(1024).map(lambda x: tf.boolean_mask(x, tf.random.uniform([tf.shape(x)[0]]) < rate)).unbatch()
+ds = ds.shuffle(buffer_size=1000)
+)");
+  ASSERT_EQ(sampled.spec.ops_size(), 3) << sampled.spec.DebugString();
+  const spec::Op& sample = sampled.spec.ops(1);
+  ASSERT_TRUE(sample.has_filter()) << sampled.spec.DebugString();
+  EXPECT_DOUBLE_EQ(sample.filter().predicate().keep_fraction().fraction(), 0.01);
+  EXPECT_TRUE(sample.filter().predicate().keep_fraction().uniform_draw());
+  EXPECT_EQ(sample.filter().call_overhead(), "8ns") << "9 us a call over 1,024 elements";
+  EXPECT_TRUE(HasNote(sampled, 4, "read as a filter 'sample' of that draw")) << Notes(sampled);
+  const auto other = Import(R"(import tensorflow as tf
+ds = tf.data.Dataset.range(10000).batch(1024).map(lambda x: x * 2).unbatch()
+)");
+  EXPECT_TRUE(other.spec.ops(other.spec.ops_size() - 1).has_unbatch()) << other.spec.DebugString();
+}
+
 TEST(CodeImportTest, AKeywordArgumentOfACallIsBoundToItsParameter) {
   const auto c = Import(R"(import tensorflow as tf
 def make(batch_size, num_epochs=1):

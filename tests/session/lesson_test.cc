@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "app/session/lesson_check.h"
+
 namespace pipescope::session {
 namespace {
 
@@ -37,6 +39,20 @@ TEST(LessonTest, AnUnknownMetricIsRefusedWithTheFileAndTheKnownOnes) {
   EXPECT_NE(message.find("lesson.json"), std::string::npos) << message;
   EXPECT_NE(message.find("unknown metric 'device_bussy'"), std::string::npos) << message;
   EXPECT_NE(message.find("device_busy"), std::string::npos) << message;
+}
+
+// A real run on fewer cores than the lesson's pipeline is made for may miss goals the
+// simulator meets: said before the run, and nothing said where the machine has enough.
+TEST(LessonTest, ARealRunOnFewerCoresThanTheBudgetIsSaidToMayMissItsGoals) {
+  spec::PipelineSpec spec;
+  spec.mutable_budget()->set_cpu_cores(4);
+  EXPECT_EQ(FewerCoresThanTheBudget(spec, 2),
+            "this machine has 2 cores and the pipeline is made for 4 (its budget): a real run "
+            "here may miss goals the simulator meets on 4; without --real the check simulates "
+            "them");
+  EXPECT_EQ(FewerCoresThanTheBudget(spec, 4), "");
+  EXPECT_EQ(FewerCoresThanTheBudget(spec, 16), "");
+  EXPECT_EQ(FewerCoresThanTheBudget(spec::PipelineSpec(), 2), "") << "no budget";
 }
 
 }  // namespace
