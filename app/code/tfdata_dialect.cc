@@ -20,6 +20,7 @@
 #include "engine/spec/file_readers.h"
 #include "engine/spec/op_kinds.h"
 #include "engine/spec/op_values.h"
+#include "engine/work/call_overhead.h"
 #include "engine/work/work_registry.h"
 
 namespace pipescope::code {
@@ -1429,7 +1430,7 @@ std::optional<Value> SampledRows(PythonReader& r, const Pipeline& in, const Call
   auto* keep = filter.mutable_filter()->mutable_predicate()->mutable_keep_fraction();
   keep->set_fraction(sampled->second);
   keep->set_uniform_draw(true);
-  filter.mutable_filter()->set_call_overhead(engine::SpecDuration(overhead.value() / rows));
+  filter.mutable_filter()->set_call_overhead(engine::CallOverheadSharedBy(overhead.value(), rows));
   char kept[64];
   std::snprintf(kept, sizeof kept, "%g", sampled->second);
   p->Note(a.node.start(), "batch(" + std::to_string(rows) + "), a map keeping the rows below a " +

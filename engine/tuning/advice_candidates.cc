@@ -1099,7 +1099,7 @@ void AddSamplingInOneCall(const spec::PipelineSpec& spec, CandidateList& out) {
     const std::string size = std::to_string(kElementsADrawDecides);
     const bool added = out.AddKnobs(
         "sample", op.name(),
-        {{"call_overhead", std::to_string(*overhead / kElementsADrawDecides) + "ns"}},
+        {{"call_overhead", CallOverheadSharedBy(*overhead, kElementsADrawDecides)}},
         "draw for " + size + " elements in one call, not a call of " + op.name() +
             "'s predicate (a uniform draw below " + share + ") for every element it looks at (" +
             calls + " for each it keeps): in place of the filter, .batch(" + size +

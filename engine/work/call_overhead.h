@@ -5,10 +5,12 @@
 // engine wraps the function (WithCallOverhead), the simulator adds it to the op's cost per
 // call.
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
 
+#include "engine/core/duration.h"
 #include "engine/core/status.h"
 #include "engine/spec/pipeline_spec.pb.h"
 #include "engine/work/work_function.h"
@@ -29,6 +31,12 @@ Result<int64_t> MapCallOverheadNs(const spec::MapOp& map);
 Result<int64_t> GeneratorCallOverheadNs(const spec::FromGeneratorSource& generator);
 // A filter's, once an input element: its call_overhead, else none.
 Result<int64_t> FilterCallOverheadNs(const spec::FilterOp& filter);
+
+// A call's overhead shared by the `elements` one call decides (a uniform draw made for a
+// whole batch, where a filter drew once an element), as a call_overhead duration.
+inline std::string CallOverheadSharedBy(int64_t call_ns, int64_t elements) {
+  return SpecDuration(call_ns / std::max<int64_t>(1, elements));
+}
 
 // `fn`, then `ns` of CPU (calibrated work, as cpu_work's) on every call, batched or not.
 std::unique_ptr<WorkFunction> WithCallOverhead(std::unique_ptr<WorkFunction> fn, int64_t ns);
