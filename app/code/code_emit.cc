@@ -490,14 +490,19 @@ struct Emitter {
           break;
         }
         const std::string name = Identifier(op.name());
-        if (defined.insert(name).second) functions << "\ndef " << name << "(x):\n    return True\n";
+        const spec::Predicate& predicate = op.filter().predicate();
+        // A modulo is its test, which import-code reads back; any other, a stand-in.
+        const std::string test =
+            predicate.has_mod_equals()
+                ? "x % " + std::to_string(predicate.mod_equals().modulus()) +
+                      " == " + std::to_string(predicate.mod_equals().remainder())
+                : "True";
+        if (defined.insert(name).second) {
+          functions << "\ndef " << name << "(x):\n    return " << test << "\n";
+        }
         m << ".filter(" << name << ")";
-        if (op.filter().predicate().has_keep_fraction()) {
-          Pragma(op.name() +
-                 ".fraction=" + std::to_string(op.filter().predicate().keep_fraction().fraction()));
-        } else {
-          notes.push_back("filter '" + op.name() +
-                          "' keeps by value: written as a stand-in predicate");
+        if (predicate.has_keep_fraction()) {
+          Pragma(op.name() + ".fraction=" + std::to_string(predicate.keep_fraction().fraction()));
         }
         // As a map's: import-code gives the traced predicate TensorFlow's dispatch.
         if (op.filter().call_overhead() != TfDataCallOverhead()) {

@@ -216,10 +216,10 @@ struct Pipeline {
   // By map: TensorFlow calls in its function that have a batched form under another name
   // (parse_single_example's is parse_example), which --apply renames when it batches first.
   std::map<std::string, std::vector<Rename>> batched_renames;
-  // Maps whose function keeps a uniform draw's share of a batch's rows
-  // (`lambda x: tf.boolean_mask(x, tf.random.uniform([tf.shape(x)[0]]) < 0.01)`): that share,
-  // by the map's name. Between a batch and an unbatch they are a filter of a uniform draw.
-  std::map<std::string, double> rows_sampled;
+  // Maps whose function keeps some of each batch's rows (`lambda x: tf.boolean_mask(x,
+  // filter_fn(x))`, or a uniform draw's share of them): between a batch and an unbatch they
+  // are a filter, its call a batch's. By the map's name, that filter (its name, predicate).
+  std::map<std::string, spec::Op> masked_rows;
   // Ops a call makes inside itself, with no argument for their knobs (CsvDataset's parse):
   // how the code would make the op its own, for a tuned knob it cannot write.
   std::map<std::string, std::string> made_inside;

@@ -12,6 +12,7 @@
 
 #include "app/code/dialects.h"
 #include "app/code/example_size.h"
+#include "app/code/filter_predicates.h"
 #include "app/code/path_values.h"
 #include "app/code/tensor_values.h"
 #include "app/code/work_functions.h"
@@ -902,14 +903,16 @@ spec::Op Named(const std::string& name) {
   return op;
 }
 
-std::optional<double> RowShareKept(PythonReader& r, const Value* fn);
-
 Value Map(PythonReader& r, const Pipeline& in, const CallArgs& a, size_t npc_position) {
   const Value* fn = a.Get(0, "map_func");
   const StageWork work = ReadWork(r, fn ? *fn : Value{}, "map");
-  const std::optional<double> rows_kept = RowShareKept(r, fn);
+  const std::optional<MaskedRows> masked = RowsMasked(r, fn);
   return Append(r, in, a, Named(work.name), [&](Pipeline& p, spec::Op& op) {
-    if (rows_kept) p.rows_sampled[op.name()] = *rows_kept;
+    if (masked) {
+      spec::Op& filter = p.masked_rows[op.name()];
+      filter.set_name(masked->name);
+      *filter.mutable_filter()->mutable_predicate() = masked->kept.predicate;
+    }
     auto* m = op.mutable_map();
     *m->mutable_fn() = work.fn;
     // Said where its work does not say it (a random flip beside a heavier decode).
@@ -1209,68 +1212,27 @@ Value FlatMap(PythonReader& r, const Pipeline& in, const CallArgs& a) {
   });
 }
 
-SyntaxNode WithoutIndex(SyntaxNode n) {
-  while (n.Is("subscript") || n.Is("parenthesized_expression")) {
-    n = n.Is("subscript") ? n.field("value") : n.code_children().front();
+// What a filter's predicate keeps, said where the code says it, else how to set it.
+void NotePredicate(Pipeline& p, const SyntaxNode& at, const spec::Op& filter) {
+  const spec::Predicate& kept = filter.filter().predicate();
+  const std::string name = "'" + filter.name() + "'";
+  if (kept.has_mod_equals()) {
+    const int64_t m = kept.mod_equals().modulus();
+    p.Note(at.start(), name + " keeps the elements whose value is " +
+                           std::to_string(kept.mod_equals().remainder()) + " modulo " +
+                           std::to_string(m) + ": 1 in " + std::to_string(m) +
+                           " of a range's, as its code says");
+  } else if (kept.keep_fraction().uniform_draw()) {
+    const double share = kept.keep_fraction().fraction();
+    char kept_text[96];
+    std::snprintf(kept_text, sizeof kept_text, "%g of the elements, as its uniform draw says: %.3g",
+                  share, 1 / share);
+    p.Note(at.start(),
+           name + " keeps a random " + kept_text + " are made before it for each one it keeps");
+  } else {
+    p.Note(at.start(), name + " keeps every element until the share it keeps is set: --set " +
+                           filter.name() + ".fraction=F");
   }
-  return n;
-}
-
-// A uniform draw in [0, 1): tf.random_uniform([1]), tf.random.uniform([]), np.random.rand().
-bool IsUniformDraw(const SyntaxNode& node) {
-  const SyntaxNode n = WithoutIndex(node);
-  if (!n.Is("call")) return false;
-  const std::string_view f = n.field("function").text();
-  return f.ends_with("random_uniform") || f.ends_with("random.uniform") ||
-         f.ends_with("random.rand") || f.ends_with("random.random");
-}
-
-// The share a predicate that keeps a random share keeps, where the code gives it:
-// `tf.less(tf.random_uniform([1]), p)[0]` (minigo's filter_amount) or `uniform < p`.
-std::optional<double> ShareBelowAUniformDraw(PythonReader& r, const SyntaxNode& expression) {
-  const SyntaxNode body = WithoutIndex(expression);
-  SyntaxNode draw, share;
-  if (body.Is("call")) {
-    const std::string_view f = body.field("function").text();
-    const auto args = body.field("arguments").code_children();
-    if ((f.ends_with("less") || f.ends_with("less_equal")) && args.size() == 2) {
-      draw = args[0];
-      share = args[1];
-    }
-  } else if (body.Is("comparison_operator")) {
-    const auto operands = body.code_children();
-    const std::string_view text = body.text();
-    if (operands.size() == 2 && text.find('<') != std::string_view::npos) {
-      draw = operands[0];
-      share = operands[1];
-    } else if (operands.size() == 2 && text.find('>') != std::string_view::npos) {
-      draw = operands[1];
-      share = operands[0];
-    }
-  }
-  if (draw.null() || !IsUniformDraw(draw)) return std::nullopt;
-  const auto p = r.Evaluate(share).AsNumber();
-  if (!p || *p <= 0 || *p > 1) return std::nullopt;
-  return *p;
-}
-
-std::optional<double> RandomShareKept(PythonReader& r, const Value* fn) {
-  if (!fn || !fn->Is(Value::Kind::kFunction) || !fn->node.Is("lambda")) return std::nullopt;
-  return ShareBelowAUniformDraw(r, fn->node.field("body"));
-}
-
-// `lambda x: tf.boolean_mask(x, tf.random.uniform([tf.shape(x)[0]]) < rate)`: the share of a
-// batch's rows the mask keeps, one draw a row; nullopt for any other function.
-std::optional<double> RowShareKept(PythonReader& r, const Value* fn) {
-  if (!fn || !fn->Is(Value::Kind::kFunction) || !fn->node.Is("lambda")) return std::nullopt;
-  const SyntaxNode body = fn->node.field("body");
-  if (!body.Is("call") || !body.field("function").text().ends_with("boolean_mask")) {
-    return std::nullopt;
-  }
-  const auto args = body.field("arguments").code_children();
-  if (args.size() != 2) return std::nullopt;
-  const SyntaxNode mask = args[1].Is("keyword_argument") ? args[1].field("value") : args[1];
-  return ShareBelowAUniformDraw(r, mask);
 }
 
 Value Filter(PythonReader& r, const Pipeline& in, const CallArgs& a) {
@@ -1278,25 +1240,13 @@ Value Filter(PythonReader& r, const Pipeline& in, const CallArgs& a) {
   std::string name = fn && fn->Is(Value::Kind::kFunction) && !fn->s.empty() ? fn->s
                      : fn && !fn->SymbolTail().empty()                      ? fn->SymbolTail()
                                                                             : "filter";
-  const std::optional<double> share = RandomShareKept(r, fn);
+  const PredicateRead kept = ReadPredicate(r, fn);
   return Append(r, in, a, Named(name), [&](Pipeline& p, spec::Op& op) {
-    auto* keep = op.mutable_filter()->mutable_predicate()->mutable_keep_fraction();
-    keep->set_fraction(share.value_or(1));
-    keep->set_uniform_draw(share.has_value());
+    *op.mutable_filter()->mutable_predicate() = kept.predicate;
     // The predicate is a traced function too: its dispatch on every element looked at, kept
     // or not (tensorflow#23179: a filter keeping 1% calls it 100 times an element it gives).
     op.mutable_filter()->set_call_overhead(TfDataCallOverhead());
-    if (share) {
-      char kept[96];
-      std::snprintf(kept, sizeof kept, "%g of the elements, as its uniform draw says: %.3g", *share,
-                    1 / *share);
-      p.Note(a.node.start(), "'" + op.name() + "' keeps a random " + kept +
-                                 " are made before it for each one it keeps");
-      return;
-    }
-    p.Note(a.node.start(), "'" + op.name() +
-                               "' keeps every element until the share it keeps is set: --set " +
-                               op.name() + ".fraction=F");
+    NotePredicate(p, a.node, op);
   });
 }
 
@@ -1411,38 +1361,39 @@ Value Take(PythonReader& r, const Pipeline& in, const CallArgs& a, const std::st
   });
 }
 
-// batch(n), a map that keeps a uniform draw's share of each batch's rows, then unbatch: the
-// elements a filter of that draw keeps, its one call a batch shared by the batch's n
-// elements (the sampling tensorflow#23179's advice writes). Read as that filter, so that it
-// simulates as the advice did; its calls are the code's own three, so no move of it is
-// written back.
-std::optional<Value> SampledRows(PythonReader& r, const Pipeline& in, const CallArgs& a) {
+// batch(n), a map that keeps some of each batch's rows, then unbatch: the elements a filter
+// of the same predicate keeps, its one call a batch shared by the batch's n elements (a
+// filter vectorised, as tensorflow#67330's answer and the sampling tensorflow#23179's advice
+// write it). Read as that filter, so that it simulates as the advice did; its calls are the
+// code's own three, so no move of it is written back.
+std::optional<Value> MaskedRowsAsFilter(PythonReader& r, const Pipeline& in, const CallArgs& a) {
   const size_t n = in.ops.size();
   if (n < 2 || !in.ops[n - 1].has_map() || !in.ops[n - 2].has_batch()) return std::nullopt;
-  const auto sampled = in.rows_sampled.find(in.ops[n - 1].name());
+  const auto masked = in.masked_rows.find(in.ops[n - 1].name());
   const int64_t rows = in.ops[n - 2].batch().batch_size();
   const auto overhead = engine::ParseDurationNs(TfDataCallOverhead());
-  if (sampled == in.rows_sampled.end() || rows <= 0 || !overhead.ok()) return std::nullopt;
+  if (masked == in.masked_rows.end() || rows <= 0 || !overhead.ok()) return std::nullopt;
   auto p = r.Extend(in, a.node.start());
+  // The map's notes (its function's cost and call, read as a map's) are no filter's.
+  const std::string map_name = "'" + in.ops[n - 1].name() + "'";
+  std::erase_if(p->notes, [&map_name](const CodeNote& note) {
+    return note.message.find(map_name) != std::string::npos;
+  });
   p->ops.resize(n - 2);
-  spec::Op filter;
-  filter.set_name(p->FreshName("sample"));
-  auto* keep = filter.mutable_filter()->mutable_predicate()->mutable_keep_fraction();
-  keep->set_fraction(sampled->second);
-  keep->set_uniform_draw(true);
+  spec::Op filter = masked->second;
+  filter.set_name(p->FreshName(filter.name()));
   filter.mutable_filter()->set_call_overhead(engine::CallOverheadSharedBy(overhead.value(), rows));
-  char kept[64];
-  std::snprintf(kept, sizeof kept, "%g", sampled->second);
-  p->Note(a.node.start(), "batch(" + std::to_string(rows) + "), a map keeping the rows below a " +
-                              "uniform draw of " + kept + " and unbatch: read as a filter '" +
-                              filter.name() + "' of that draw, its one call a batch shared by " +
+  p->Note(a.node.start(), "batch(" + std::to_string(rows) + "), a map keeping some of each " +
+                              "batch's rows (tf.boolean_mask) and unbatch: read as a filter '" +
+                              filter.name() + "', its one call a batch shared by " +
                               std::to_string(rows) + " elements");
+  NotePredicate(*p, a.node, filter);
   p->ops.push_back(std::move(filter));
   return PipelineValue(std::move(p), a);
 }
 
 Value Unbatch(PythonReader& r, const Pipeline& in, const CallArgs& a) {
-  if (std::optional<Value> sampled = SampledRows(r, in, a)) return *std::move(sampled);
+  if (std::optional<Value> masked = MaskedRowsAsFilter(r, in, a)) return *std::move(masked);
   return Append(r, in, a, Named("unbatch"), [](Pipeline&, spec::Op& op) { op.mutable_unbatch(); });
 }
 

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "app/code/filter_predicates.h"
 #include "app/code/keras_image_generator.h"
 #include "engine/core/duration.h"
 #include "engine/spec/work_bytes.h"
@@ -531,23 +532,8 @@ struct SleepCondition {
 
 // N where `condition` is `x % N == k` (or `k == x % N`, `not x % N`) for a constant N > 0.
 int64_t OneInModulo(const SyntaxNode& condition) {
-  const auto modulo_by = [](const SyntaxNode& e) -> int64_t {
-    if (!e.Is("binary_operator") || e.field("operator").text() != "%") return 0;
-    const SyntaxNode n = e.field("right");
-    if (!n.Is("integer")) return 0;
-    const int64_t v = std::strtoll(std::string(n.text()).c_str(), nullptr, 10);
-    return v > 0 ? v : 0;
-  };
-  if (condition.Is("not_operator")) return modulo_by(condition.field("argument"));
-  if (!condition.Is("comparison_operator")) return 0;
-  const auto operands = condition.code_children();
-  const auto parts = condition.children();
-  if (operands.size() != 2 || parts.size() != 3 || parts[1].text() != "==") return 0;
-  for (int i = 0; i < 2; ++i) {
-    const int64_t n = modulo_by(operands[static_cast<size_t>(i)]);
-    if (n > 0 && operands[static_cast<size_t>(1 - i)].Is("integer")) return n;
-  }
-  return 0;
+  const std::optional<spec::ModEquals> modulo = ModuloCondition(condition);
+  return modulo ? modulo->modulus() : 0;
 }
 
 SleepCondition ConditionOf(const SyntaxNode& call) {

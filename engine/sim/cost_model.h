@@ -108,7 +108,7 @@ struct OpCost {
 
 struct CostModel {
   double cores = 2;
-  double oversubscription_cost = 0.02;  // Scheduler's
+  double oversubscription_cost = 0.02;  // Scheduler's: per doubling of threads past the cores
   Dist step;                            // the device's training step
   // CPU the training loop spends on each step before it goes to the device (a PyTorch loop's
   // forward and backward launching kernels): on the loop's thread, competing for the cores

@@ -4,7 +4,7 @@
 //   - Sleep(ns): time passes without using a core (storage latency, the device's step);
 //   - Compute(thread, ns): `ns` of CPU work, run on the machine's cores under processor
 //     sharing: with n runnable threads on c cores each progresses at min(1, c/n), slowed a
-//     little more per extra thread (the cost of time-slicing);
+//     little more per doubling of the threads beyond the cores (the cost of time-slicing);
 //   - Notifier::Wait(): until another thread notifies (a condition variable).
 // Virtual time only moves when every thread waits, so a run is exactly reproducible.
 
@@ -35,8 +35,8 @@ struct SimThread {
 
 class Scheduler {
  public:
-  // `cores` > 0; `oversubscription_cost`: the extra slowdown per runnable thread beyond the
-  // cores (0.01: 1% each).
+  // `cores` > 0; `oversubscription_cost`: the extra slowdown per doubling of the runnable
+  // threads beyond the cores (0.02: 2% at twice the cores, 4% at four times).
   Scheduler(double cores, double oversubscription_cost);
   ~Scheduler();
   Scheduler(const Scheduler&) = delete;

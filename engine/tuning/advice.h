@@ -7,7 +7,9 @@
 //   parallelise        a map's num_parallel_calls
 //   interleave_files   an interleave reads more files at once (num_parallel_calls, cycle_length)
 //   nondeterministic   deterministic: false on a parallel map or interleave
-//   vectorise          a map with a batched form moved after batch
+//   vectorise          a map with a batched form moved after batch; a filter's predicate
+//                      called once per batch (batch, a map of tf.boolean_mask, unbatch: a
+//                      change to the code)
 //   prefetch           a prefetch added at the end, or its buffer raised
 //   cache              a cache added where the data stop changing
 //   move_filter        a filter, take or skip moved ahead of work it would waste
@@ -36,9 +38,9 @@
 //                      generator's code
 //   in_memory          a DataLoader's dataset loads its files once, in __init__, where its
 //                      __getitem__ read them for every item: a change to the Dataset's code
-//   sample             a filter whose predicate is a uniform draw (random_uniform < rate) run
-//                      as tf.data's one sampling op, with no call per element
-//                      (filter_with_random_uniform_fusion in the dataset's options)
+//   sample             a filter whose predicate is a uniform draw (random_uniform < rate)
+//                      drawn for a whole batch in one call (batch, a map of tf.boolean_mask
+//                      below the draw, unbatch: a change to the code)
 //   batch_for_the_loop the dataset batched before an eager Python loop that took its elements
 //                      one at a time: the iterator's next() paid once a batch (a change to
 //                      the loop's code)

@@ -1077,40 +1077,79 @@ void AddFewerFilesAtOnce(const PipelinePlan& plan, CandidateList& out) {
   }
 }
 
-// The elements one call of a sampling draw decides (the batch it is written over).
-constexpr int64_t kElementsADrawDecides = 1024;
+// The elements one call of a filter's predicate decides where it is written over a batch.
+constexpr int64_t kElementsOneCallDecides = 1024;
 
-// A filter whose predicate is a uniform draw (`random_uniform < rate`) calls it for every
-// element it looks at, 1/rate of them for each it keeps (tensorflow#23179). One call that
-// draws for a whole batch and keeps its rows below the rate pays that call once for
-// kElementsADrawDecides elements: simulated as the filter with its call's cost shared by
-// them, and written by hand. The sampling op tf.data's maintainers answered with
-// (filter_with_random_uniform_fusion) is no remedy: TensorFlow's source leaves its rewrite
-// unregistered (b/131229793), so the option changes nothing.
-void AddSamplingInOneCall(const spec::PipelineSpec& spec, CandidateList& out) {
+// The predicate of `filter` as a mask over a batch `x`, for code people write: its test
+// where the spec knows it (x % 2 == 0), else its function called on the batch, and where the
+// function's ops are not known, the check that they take the batch's rows at once.
+struct BatchMask {
+  std::string mask;
+  std::string check;  // "" where the test is known to take rows at once
+};
+BatchMask MaskOverABatch(const spec::Op& filter) {
+  const spec::Predicate& predicate = filter.filter().predicate();
+  if (predicate.has_mod_equals()) {
+    return {"x % " + std::to_string(predicate.mod_equals().modulus()) +
+                " == " + std::to_string(predicate.mod_equals().remainder()),
+            ""};
+  }
+  // import-code names a filter after its def; a lambda's is "filter".
+  const bool named = filter.name().rfind("filter", 0) != 0;
+  const std::string function = named ? filter.name() : "predicate";
+  return {function + "(x)", ", where " + function +
+                                "'s ops take a batch's rows at once (x % 2 == 0 does; a test of "
+                                "the element's own shape, tf.shape(x)[0] >= 64, does not)"};
+}
+
+// A filter's predicate is a traced function run for every element it looks at, its dispatch
+// (call_overhead) costing more than most tests themselves (tensorflow#67330: x % 2 == 0 over
+// a range, 20x slower than on batches). Called on a batch instead, its call is paid once for
+// kElementsOneCallDecides elements, as tf.data's guide vectorises a map: `.batch(n).map(
+// lambda x: tf.boolean_mask(x, predicate(x))).unbatch()`, simulated as the filter with its
+// call's cost shared by them, and written by hand. A predicate that is a uniform draw
+// (tensorflow#23179) draws for the batch in one call (kind sample); the sampling op tf.data's
+// maintainers answered that with (filter_with_random_uniform_fusion) is no remedy:
+// TensorFlow's source leaves its rewrite unregistered (b/131229793), so it changes nothing.
+void AddFilterCalledOnBatches(const spec::PipelineSpec& spec, CandidateList& out) {
+  const std::string size = std::to_string(kElementsOneCallDecides);
   for (const spec::Op& op : spec.ops()) {
-    if (!op.has_filter() || !op.filter().predicate().keep_fraction().uniform_draw()) continue;
+    if (!op.has_filter()) continue;
     auto overhead = FilterCallOverheadNs(op.filter());
-    if (!overhead.ok() || *overhead < kElementsADrawDecides) continue;
-    const double rate = op.filter().predicate().keep_fraction().fraction();
-    char share[32], calls[32];
-    std::snprintf(share, sizeof share, "%g", rate);
-    std::snprintf(calls, sizeof calls, "%.3g", rate > 0 ? 1 / rate : 0.0);
-    const std::string size = std::to_string(kElementsADrawDecides);
+    if (!overhead.ok() || *overhead < kElementsOneCallDecides) continue;
+    const std::string shared = CallOverheadSharedBy(*overhead, kElementsOneCallDecides);
+    const spec::KeepFraction& keep = op.filter().predicate().keep_fraction();
+    if (op.filter().predicate().has_keep_fraction() && keep.uniform_draw()) {
+      const double rate = keep.fraction();
+      char share[32], calls[32];
+      std::snprintf(share, sizeof share, "%g", rate);
+      std::snprintf(calls, sizeof calls, "%.3g", rate > 0 ? 1 / rate : 0.0);
+      const bool added = out.AddKnobs(
+          "sample", op.name(), {{"call_overhead", shared}},
+          "draw for " + size + " elements in one call, not a call of " + op.name() +
+              "'s predicate (a uniform draw below " + share + ") for every element it looks at (" +
+              calls + " for each it keeps): in place of the filter, .batch(" + size +
+              ").map(lambda x: tf.boolean_mask(x, tf.random.uniform([tf.shape(x)[0]]) < " + share +
+              ")).unbatch()",
+          {}, /*needs_code_change=*/true);
+      if (!added) continue;
+      out.SetHow("Simulated as the filter with its call's cost shared by " + size +
+                 " elements. tf.data's options.experimental_optimization."
+                 "filter_with_random_uniform_fusion does not do it: TensorFlow leaves that "
+                 "rewrite unregistered (b/131229793), so the option changes nothing");
+      continue;
+    }
+    const BatchMask mask = MaskOverABatch(op);
     const bool added = out.AddKnobs(
-        "sample", op.name(),
-        {{"call_overhead", CallOverheadSharedBy(*overhead, kElementsADrawDecides)}},
-        "draw for " + size + " elements in one call, not a call of " + op.name() +
-            "'s predicate (a uniform draw below " + share + ") for every element it looks at (" +
-            calls + " for each it keeps): in place of the filter, .batch(" + size +
-            ").map(lambda x: tf.boolean_mask(x, tf.random.uniform([tf.shape(x)[0]]) < " + share +
-            ")).unbatch()",
+        "vectorise", op.name(), {{"call_overhead", shared}},
+        "call " + op.name() + "'s predicate once for " + size +
+            " elements, not once for every element it looks at: in place of the filter, "
+            ".batch(" +
+            size + ").map(lambda x: tf.boolean_mask(x, " + mask.mask + ")).unbatch()" + mask.check +
+            " (an element of several components: mask each with the same mask)",
         {}, /*needs_code_change=*/true);
-    if (!added) continue;
-    out.SetHow("Simulated as the filter with its call's cost shared by " + size +
-               " elements. tf.data's options.experimental_optimization."
-               "filter_with_random_uniform_fusion does not do it: TensorFlow leaves that rewrite "
-               "unregistered (b/131229793), so the option changes nothing");
+    if (added)
+      out.SetHow("Simulated as the filter with its call's cost shared by " + size + " elements");
   }
 }
 
@@ -1142,7 +1181,7 @@ std::vector<AdviceCandidate> AdviceCandidates(const spec::PipelineSpec& spec,
   AddGeneratorCopies(spec, out);
   AddFasterStorage(spec, out);
   AddFewerFilesAtOnce(*plan, out);
-  AddSamplingInOneCall(spec, out);
+  AddFilterCalledOnBatches(spec, out);
   return out.Take();
 }
 

@@ -136,6 +136,19 @@ Result<std::vector<double>> RatesBySeed(const spec::PipelineSpec& spec,
   return rates;
 }
 
+// The given spec's steps one of a candidate's stands for, where each of the candidate's does
+// `steps_per_step` of them (AdviceCandidate::steps_per_step). A program that ends takes its
+// S steps' data in ceil(S / N) of the candidate's, the last partly filled: its whole run's
+// rate stands for S over that many (tensorflow#44274's 80 elements are one batch of 1024,
+// not 1,024 of its steps).
+double GivenStepsPerStep(double steps_per_step, const AdvisorOptions& options) {
+  if (steps_per_step <= 1 || !options.whole_run || options.whole_run_steps <= 0) {
+    return steps_per_step;
+  }
+  const auto given = static_cast<double>(options.whole_run_steps);
+  return given / std::ceil(given / steps_per_step);
+}
+
 // Each candidate's gain over `base` (the spec as given, by seed) on every seed, the step's
 // cost times `step_scale` (empty: the simulator could not run it, so it is never advised),
 // simulated on several threads: each simulation is independent.
@@ -155,15 +168,16 @@ Result<std::vector<std::vector<double>>> GainsOf(const std::vector<AdviceCandida
         return;
       }
       std::vector<double> g;
+      // A step of the candidate's that is several of the given spec's does their work.
+      const double steps = candidates[i].steps_per_step;
+      const double given_steps = GivenStepsPerStep(steps, options);
       for (size_t seed = 1; seed <= base.size(); ++seed) {
-        // A step of the candidate's that is several of the given spec's does their work.
-        const double steps = candidates[i].steps_per_step;
         auto rate = simulate(candidates[i].spec, seed, step_scale * steps);
         if (!rate.ok() || base[seed - 1] <= 0) {
           g.clear();
           break;
         }
-        g.push_back(*rate * steps / base[seed - 1] - 1);
+        g.push_back(*rate * given_steps / base[seed - 1] - 1);
       }
       gains[i] = std::move(g);
       if (options.progress) {

@@ -212,8 +212,9 @@ RangeAnalysis Analyze(const Model& model, int64_t t0, int64_t t1) {
   // range of the device's step track.
   std::vector<int64_t> step_starts;
   size_t first_step = 0, end_step = 0;
-  for (const Track* t : model.TracksOf(EventKind::kInputWait, record::kConsumerOp)) {
+  for (const Track* t : ConsumerWaitTracks(model)) {
     wait_ns += steps ? UncoveredWaitNs(*t, *steps, t0, t1) : t->SumRange(t0, t1).covered_ns;
+    if (t->key().kind != EventKind::kInputWait) continue;  // waits for the lock bring nothing
     // A wait that found the end of the data (or an error) carries no element: no step.
     const size_t first = t->FirstStartingAtOrAfter(t0);
     const size_t last = t->FirstStartingAtOrAfter(t1, first);

@@ -21,7 +21,7 @@ std::vector<Interval> Steps(const Model& model, int64_t t0, int64_t t1) {
 }
 
 std::vector<Interval> InputWaits(const Model& model, int64_t t0, int64_t t1) {
-  return Union(TracksOfKinds(model, {EventKind::kInputWait}, record::kConsumerOp), t0, t1);
+  return Union(ConsumerWaitTracks(model), t0, t1);
 }
 
 bool MostlyWaiting(const Model& model, int64_t start, int64_t end) {
@@ -148,8 +148,7 @@ std::optional<Interval> DeviceGapAt(const Model& model, int64_t t) {
 
 std::vector<Interval> WaitsWhileDeviceIdle(const Model& model) {
   const int64_t end = model.duration_ns();
-  std::vector<Interval> waits =
-      Union(model.TracksOf(EventKind::kInputWait, record::kConsumerOp), 0, end);
+  std::vector<Interval> waits = Union(ConsumerWaitTracks(model), 0, end);
   const std::vector<const Track*> device_work = DeviceWorkTracks(model);
   if (device_work.empty()) return waits;
   return Subtract(waits, Union(device_work, 0, end));
@@ -188,7 +187,7 @@ DeviceGapSummary SummarizeDeviceGaps(const Model& model, int64_t t0, int64_t t1,
   s.measured = !busy.empty();  // as MeasuredGaps decides, without storing the gaps
   if (!s.measured) return s;
   GapCursor gaps(busy, t0, t1);
-  UnionCursor waits(TracksOfKinds(model, {EventKind::kInputWait}, record::kConsumerOp), t0, t1);
+  UnionCursor waits(ConsumerWaitTracks(model), t0, t1);
   Interval wait;
   bool have_wait = waits.Next(wait);
   int64_t waited = 0;

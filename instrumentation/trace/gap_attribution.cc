@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "instrumentation/trace/intervals.h"
 #include "instrumentation/trace/op_activity.h"
 
 namespace pipescope::trace {
@@ -92,7 +93,7 @@ std::map<int, int64_t> AttributeWaiting(const Model& model, int64_t t0, int64_t 
     if (pool_ns > 0) caused[AttributeGap(model, pool_start, pool_end).op] += pool_ns;
     pool_ns = 0;
   };
-  for (const Track* track : model.TracksOf(EventKind::kInputWait, record::kConsumerOp)) {
+  for (const Track* track : ConsumerWaitTracks(model)) {
     const size_t j = track->FirstStartingAtOrAfter(t1);
     for (size_t k = track->FirstEndingAfter(t0); k < j; ++k) {
       const int64_t s = std::max(track->start(k), t0);

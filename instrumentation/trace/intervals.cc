@@ -116,6 +116,11 @@ std::vector<const Track*> DeviceWorkTracks(const Model& model) {
       record::kDeviceOp);
 }
 
+std::vector<const Track*> ConsumerWaitTracks(const Model& model) {
+  return TracksOfKinds(model, {record::EventKind::kInputWait, record::EventKind::kLockWait},
+                       record::kConsumerOp);
+}
+
 std::vector<const Track*> TracksOfKinds(const Model& model,
                                         std::initializer_list<record::EventKind> kinds,
                                         uint16_t op) {

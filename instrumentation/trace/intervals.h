@@ -65,4 +65,10 @@ std::vector<const Track*> TracksOfKinds(const Model& model,
                                         std::initializer_list<record::EventKind> kinds,
                                         uint16_t op);
 
+// The consumer's waits on the input: for its next element (kInputWait), and for the
+// interpreter lock its own Python needs between steps (kLockWait), which only the pipeline's
+// Python can hold (tensorflow#44274: an eager loop's next() held up by eight generators'
+// Python, the device idle through it, is the input's doing, not the loop's own work).
+std::vector<const Track*> ConsumerWaitTracks(const Model& model);
+
 }  // namespace pipescope::trace

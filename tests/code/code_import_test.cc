@@ -1963,11 +1963,72 @@ ds = ds.shuffle(buffer_size=1000)
   EXPECT_DOUBLE_EQ(sample.filter().predicate().keep_fraction().fraction(), 0.01);
   EXPECT_TRUE(sample.filter().predicate().keep_fraction().uniform_draw());
   EXPECT_EQ(sample.filter().call_overhead(), "8ns") << "9 us a call over 1,024 elements";
-  EXPECT_TRUE(HasNote(sampled, 4, "read as a filter 'sample' of that draw")) << Notes(sampled);
+  EXPECT_TRUE(HasNote(sampled, 4, "read as a filter 'sample', its one call a batch shared by 1024"))
+      << Notes(sampled);
+  EXPECT_TRUE(HasNote(sampled, 4, "'sample' keeps a random 0.01 of the elements"))
+      << Notes(sampled);
   const auto other = Import(R"(import tensorflow as tf
 ds = tf.data.Dataset.range(10000).batch(1024).map(lambda x: x * 2).unbatch()
 )");
   EXPECT_TRUE(other.spec.ops(other.spec.ops_size() - 1).has_unbatch()) << other.spec.DebugString();
+}
+
+// A filter whose predicate is a modulo (tensorflow#67330's `x % 2 == 0`) keeps what it says,
+// a def of one return or a lambda; a test the reader cannot follow keeps every element until
+// its share is set.
+TEST(CodeImportTest, AModuloFiltersKeepWhatItsCodeSays) {
+  const auto c = Import(R"(import tensorflow as tf
+def filter_fn(x):
+    """Even ones."""
+    return x % 2 == 0
+ds = tf.data.Dataset.range(100).filter(filter_fn)
+ds = ds.filter(lambda x: not x % 5)
+ds = ds.filter(lambda x: 1 == x % 3)
+ds = ds.filter(lambda x: tf.shape(x)[0] >= 64)
+)");
+  ASSERT_EQ(c.spec.ops_size(), 4) << c.spec.DebugString();
+  const spec::Predicate& even = OpNamed(c, "filter_fn").filter().predicate();
+  ASSERT_TRUE(even.has_mod_equals()) << even.DebugString();
+  EXPECT_EQ(even.mod_equals().modulus(), 2);
+  EXPECT_EQ(even.mod_equals().remainder(), 0);
+  EXPECT_TRUE(HasNote(c, 5, "keeps the elements whose value is 0 modulo 2")) << Notes(c);
+  const spec::Predicate& fifths = c.spec.ops(1).filter().predicate();
+  EXPECT_EQ(fifths.mod_equals().modulus(), 5) << fifths.DebugString();
+  const spec::Predicate& thirds = c.spec.ops(2).filter().predicate();
+  EXPECT_EQ(thirds.mod_equals().modulus(), 3) << thirds.DebugString();
+  EXPECT_EQ(thirds.mod_equals().remainder(), 1) << thirds.DebugString();
+  const spec::Predicate& longer = c.spec.ops(3).filter().predicate();
+  EXPECT_FALSE(longer.has_mod_equals()) << longer.DebugString();
+  EXPECT_DOUBLE_EQ(longer.keep_fraction().fraction(), 1);
+  EXPECT_TRUE(HasNote(c, 8, "keeps every element until the share it keeps is set")) << Notes(c);
+  // Written as code again, a modulo is its test, and reads back as it was.
+  const auto emitted = EmitCode(c.spec, "tfdata");
+  ASSERT_TRUE(emitted.ok()) << emitted.status().message();
+  const auto read_back = Import(emitted->text);
+  EXPECT_EQ(OpNamed(read_back, "filter_fn").filter().predicate().SerializeAsString(),
+            even.SerializeAsString())
+      << emitted->text;
+}
+
+// The filter the advice vectorises, written as the advice writes it (batch, a map of
+// tf.boolean_mask of the predicate's rows, unbatch), reads as the filter of that predicate,
+// its call shared by the batch's rows, as it was simulated: no map with a stand-in cost.
+TEST(CodeImportTest, AFilterCalledOnBatchesReadsAsThatFilterWithItsCallShared) {
+  const auto c = Import(R"(import tensorflow as tf
+def filter_fn(x):
+    return x % 2 == 0
+ds = tf.data.Dataset.range(10000)
+ds = ds.batch(1024).map(lambda x: tf.boolean_mask(x, filter_fn(x))).unbatch().batch(256)
+)");
+  ASSERT_EQ(c.spec.ops_size(), 2) << c.spec.DebugString();
+  const spec::Op& filter = c.spec.ops(0);
+  EXPECT_EQ(filter.name(), "filter_fn");
+  ASSERT_TRUE(filter.has_filter()) << c.spec.DebugString();
+  EXPECT_EQ(filter.filter().predicate().mod_equals().modulus(), 2);
+  EXPECT_EQ(filter.filter().call_overhead(), "8ns") << "9 us a call over 1,024 elements";
+  EXPECT_TRUE(HasNote(c, 5, "read as a filter 'filter_fn', its one call a batch shared by 1024"))
+      << Notes(c);
+  EXPECT_FALSE(HasNote(c, 5, "stands in")) << Notes(c);
 }
 
 TEST(CodeImportTest, AKeywordArgumentOfACallIsBoundToItsParameter) {

@@ -18,6 +18,7 @@
 #include "engine/tuning/advice_candidates.h"
 #include "engine/tuning/advisor_findings.h"
 #include "engine/tuning/shard_files_advice.h"
+#include "instrumentation/trace/device_gaps.h"
 #include "instrumentation/trace/verdict.h"
 
 namespace pipescope::session {
@@ -1094,7 +1095,9 @@ TEST(AdvisingTest, ChangesThatPayFromTheSecondEpochAreSeen) {
 }
 
 // deit#81: num_workers 32 in each of 8 GPUs' processes on 32 cores, 4 cores a process. The
-// workers take turns on the cores, and the answer was 4 each: advised, and it gains.
+// workers take turns on the cores, and the answer was 4 each: advised, and it gains where
+// the input is the limit (a 60 ms step). Time-slicing costs a little per doubling of the
+// workers past the cores, so the gain is the 8% that 32 workers lose on 4 cores, not more.
 TEST(AdvisingTest, MoreWorkerProcessesThanCoresAreCutToTheCores) {
   const std::string deit = R"(name: "deit"
       %s
@@ -1102,7 +1105,7 @@ TEST(AdvisingTest, MoreWorkerProcessesThanCoresAreCutToTheCores) {
       ops { name: "loader" dataloader { batch_size: 128 num_workers: 32 pin_memory: true
             getitem { python { duration: "2325us" } output_bytes: 602112 } } }
       ops { name: "epochs" repeat { count: 300 } }
-      train_step { step_time: "100ms" device: simulated })";
+      train_step { step_time: "60ms" device: simulated })";
   const auto with = [&](const std::string& budget) {
     std::string text = deit;
     text.replace(text.find("%s"), 2, budget);
@@ -1112,7 +1115,7 @@ TEST(AdvisingTest, MoreWorkerProcessesThanCoresAreCutToTheCores) {
   const engine::Advice* fewer = Find(a, "fewer_workers");
   ASSERT_NE(fewer, nullptr) << a.analysis.verdict.text;
   EXPECT_EQ(fewer->change, "loader.num_workers=4");
-  EXPECT_GT(fewer->predicted_gain, 0.1);
+  EXPECT_GT(fewer->predicted_gain, 0.05);
   EXPECT_NE(fewer->text.find("(the cores there are)"), std::string::npos) << fewer->text;
   // No budget: the cores are the machine's that advises, which the change says (vision#81:
   // a laptop's two, where the machine that trains had more).
@@ -1423,6 +1426,46 @@ TEST(AdvisingTest, EpochsOfMillionsOfEventsAreNotSimulatedWhole) {
   EXPECT_GT(static_cast<double>(run->events) * 3, kEpochsMostEvents) << "the case this is about";
   EXPECT_EQ(run->steady.whole_epochs, 0);
   EXPECT_LE(static_cast<double>(run->end_ns) / 1e9, kAdviceSimulatedSeconds + 1);
+}
+
+}  // namespace
+}  // namespace pipescope::session
+
+namespace pipescope::session {
+namespace {
+
+// tensorflow#44274: eight generators of 25 ms of Python each, read by an interleave of 8, the
+// loop taking their 80 elements one at a time in eager Python. The lock is the limit, 80 x
+// 25 ms in all, which the maintainers answered. The loop's next() waiting for the lock the
+// generators hold is the input's doing, not the loop's own work; and batching for the loop,
+// one batch of the 80 elements, gains nothing (written by hand: 40 elements/s either way),
+// where the advice counted that batch as 1,024 of the program's steps (12.8x).
+constexpr const char* kGeneratorsUnderTheLock = R"(name: "tf_44274"
+    budget { cpu_cores: 8 }
+    source { name: "range" range { stop: 8 } }
+    ops { name: "interleave" interleave {
+          per_element { from_generator { records: 10 duration: "25ms" call_overhead: "9us" } }
+          cycle_length: 8 num_parallel_calls: 8 } }
+    train_step { step_time: "0ms" loop_python: "14us" })";
+
+TEST(AdvisingTest, Tf44274TheLoopWaitingForTheGeneratorsLockIsInputBound) {
+  const Advised a = Advise(kGeneratorsUnderTheLock);
+  EXPECT_GT(a.analysis.input_wait_fraction, 0.5);
+  EXPECT_EQ(a.analysis.verdict.grade, "highly input-bound") << a.analysis.verdict.text;
+  EXPECT_NE(a.analysis.verdict.text.find("interpreter lock"), std::string::npos)
+      << a.analysis.verdict.text;
+  const auto host = a.analysis.device_gaps.by_cause_ns.find(trace::kHostBetweenSteps);
+  const int64_t host_ns = host == a.analysis.device_gaps.by_cause_ns.end() ? 0 : host->second;
+  EXPECT_LT(host_ns, a.analysis.device_gaps.total_ns / 10);
+  EXPECT_EQ(Find(a, "device_bound"), nullptr);
+}
+
+TEST(AdvisingTest, Tf44274BatchingAProgramShorterThanABatchGainsNoBatchOfSteps) {
+  const Advised a = Advise(kGeneratorsUnderTheLock);
+  ASSERT_TRUE(a.result.whole_run);
+  for (const engine::Advice& advice : a.result.advice) {
+    EXPECT_LT(advice.predicted_gain, 0.5) << advice.text;
+  }
 }
 
 }  // namespace

@@ -76,6 +76,24 @@ TEST(SchedulerTest, ThreadsBeyondTheCoresShareThem) {
   EXPECT_EQ(m.RunToTheEnd(), (Lines{"b.job0@100", "b.job1@120", "a.job0@160"}));
 }
 
+// Time-slicing costs oversubscription_cost per doubling of the threads past the cores: 64
+// threads of 1 ms each on 2 cores, five doublings past them, end together at 32 ms x (1 +
+// 5 x 2%), within a tenth of the 32 ms the cores alone need (the engine's 200 us map lost
+// 10% going from 2 to 128 threads on 2 cores), where a cost per extra thread took 2.2x.
+TEST(SchedulerTest, ManyMoreThreadsThanCoresCostALittlePerDoubling) {
+  Scheduler s(2, 0.02);
+  Log log;
+  std::vector<SimThread> threads(64);
+  for (size_t i = 0; i < threads.size(); ++i) {
+    threads[i].id = static_cast<uint32_t>(i + 1);
+    threads[i].name = "t" + std::to_string(i);
+    s.Spawn(Computes(s, threads[i], log, {1'000'000}));
+  }
+  EXPECT_FALSE(s.RunUntil(1'000'000'000));
+  ASSERT_EQ(log.lines.size(), 64U);
+  EXPECT_EQ(log.lines.back(), "t63.job0@" + std::to_string(static_cast<int64_t>(32e6 * 1.1)));
+}
+
 TEST(SchedulerTest, AJobIsSlowedByAThreadThatWakesDuringIt) {
   // a's 100 ns job runs alone until b wakes at 40 and shares the one core with it.
   Machine m(1);
