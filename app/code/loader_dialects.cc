@@ -619,24 +619,28 @@ Value DataLoaderOf(PythonReader& r, const CallArgs& a, bool graphs) {
     dl->set_prefetch_factor(*pf);
   }
   dl->set_persistent_workers(ReadFlag(*p, a, 14, "persistent_workers", op_name).value_or(false));
+  if (const auto in_order = ReadFlag(*p, a, 16, "in_order", op_name)) dl->set_in_order(*in_order);
+  ReadStartMethod(r, *p, a, dataset, cls, tensors, op_name, *dl);
   if (dl->num_workers() > 0 && !dl->persistent_workers() && !YieldsForever(cls)) {
     // The default start-up is a bare interpreter's; spawn (Windows' and macOS's start
-    // method) imports the script and its libraries again in each worker, torch above all.
+    // method) imports the script and its libraries again in each worker, torch above all
+    // (the rules' kSpawnedTorchWorkerStartupNs where the code spawns).
     // The count as the code gives it: a --set of num_workers changes the spec, not notes.
+    const std::string each =
+        dl->start_method() == spec::spawn
+            ? "each spawned, importing this file and torch again (" +
+                  engine::FormatDuration(engine::kSpawnedTorchWorkerStartupNs) +
+                  " stands in: pytorch#12831's worker on Windows took about that)"
+            : "each at a bare Python interpreter's start-up (" +
+                  engine::FormatDuration(engine::kDefaultWorkerStartupNs) +
+                  " here); where workers spawn (Windows, macOS) they import the script and "
+                  "torch again, seconds each";
     p->Note(a.node.start(),
             "the loader starts its worker processes again every epoch (no "
             "persistent_workers; num_workers=" +
-                std::to_string(dl->num_workers()) +
-                " in the code), "
-                "each at a bare Python interpreter's start-up (" +
-                engine::FormatDuration(engine::kDefaultWorkerStartupNs) +
-                " here); "
-                "where workers spawn (Windows, macOS) they import the script "
-                "and torch again, seconds each: --set " +
+                std::to_string(dl->num_workers()) + " in the code), " + each + ": --set " +
                 op_name + ".worker_startup=DURATION for what one takes there");
   }
-  if (const auto in_order = ReadFlag(*p, a, 16, "in_order", op_name)) dl->set_in_order(*in_order);
-  ReadStartMethod(r, *p, a, dataset, cls, tensors, op_name, *dl);
   if (tensors) {
     TensorItems(*p, *dataset, *tensors, op, a.node.start());
   } else if (IsTorchvisionDataset(dataset)) {

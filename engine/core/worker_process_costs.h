@@ -11,6 +11,11 @@ namespace pipescope::engine {
 // A python3 process spawned with multiprocessing imported (85-94 ms; a user's own imports,
 // torch's above all, add to it; fork is faster), and pickle.loads of a MiB (47-50 us).
 inline constexpr int64_t kDefaultWorkerStartupNs = 90'000'000;
+// A worker that spawns imports the main module again, and torch with it, which a fork (or a
+// fork server, whose server imported them once) does not: pytorch#12831's one worker on
+// Windows took about half a second each epoch (200 epochs in 107 s, against 2.5 s without
+// workers).
+inline constexpr int64_t kSpawnedTorchWorkerStartupNs = 500'000'000;
 inline constexpr int64_t kDefaultReceiveNsPerMib = 50'000;
 // Receiving a batch whatever its size, measured there on 2026-12-01 (40-47 us): a message
 // from a worker's multiprocessing queue and two tensors' shared-memory hand-overs (a file

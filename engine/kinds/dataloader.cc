@@ -82,7 +82,8 @@ constexpr engine::OpKindDescription kDataLoader{
     .ratio = engine::OutputRatio::kOneOverBatch,
     .parallel_work = engine::ParallelWork::kWorkerProcesses,
     .omissible =
-        "prefetch_factor: 2, in_order: true, worker_startup: 90ms, receive_per_mb: "
+        "prefetch_factor: 2, in_order: true, worker_startup: 90ms (500ms where workers "
+        "spawn: the script and torch imported again), receive_per_mb: "
         "50us, receive_per_batch: 45us, fetch_batches: false, indexes_batches: false, "
         "worker_split: not_split",
     .check_fields = CheckFields,

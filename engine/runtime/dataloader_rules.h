@@ -268,6 +268,7 @@ inline Result<DataLoaderRules> DataLoaderRulesOf(const spec::DataLoaderOp& op, i
   r.fetch_batches = op.fetch_batches();
   r.replicated = op.replicated();
   r.start_method = op.start_method();
+  if (r.start_method == spec::spawn) r.worker_startup_ns = kSpawnedTorchWorkerStartupNs;
   r.dataset_bytes = op.dataset_bytes();
   if (op.dataset_bytes_per_item() > 0 && input_elements) {
     r.dataset_entries = *input_elements;

@@ -421,7 +421,10 @@ void AddThreadKnobs(const PlannedOp& p, int cores, const StorageFigures* disk, C
                          "may be unpicklable, such as an open file or a TensorFlow object; "
                          "where processes spawn rather than fork, on Windows and macOS, each "
                          "imports the script again, so its training must run under "
-                         "if __name__ == '__main__':)",
+                         "if __name__ == '__main__':; tf.keras warns that multiprocessing "
+                         "\"can interact badly with TensorFlow, causing nondeterministic "
+                         "deadlocks\" and recommends tf.data, whose threads share this "
+                         "interpreter lock too)",
                      generator ? std::string(kGeneratorInProcesses) : std::string(), generator);
       };
       if (!processes && workers > 0) use_processes(std::min<int64_t>(workers, std::max(cores, 1)));
