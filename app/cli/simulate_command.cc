@@ -94,7 +94,7 @@ int SimulateCommand(const SimulateCommandOptions& options, std::ostream& out, st
     } else if (first_s >= 0) {
       err << "the first step came at " << first_s << " s of start-up";
     } else {
-      err << "no step in " << run.sim.duration_s << " s";
+      err << "no step in " << asked_s << " s";
     }
     err << ": simulating " << run.sim.duration_s
         << " s so that the steady part is graded (--duration sets it)\n";

@@ -185,6 +185,25 @@ void NoteWork(Pipeline& pipeline, SourcePoint at, const std::string& op, const S
                           DefaultStageCost() + each + " until set: --set " + op + "." + cost_knob +
                           "=DURATION" + split);
   }
+  // Python counted as holding the interpreter lock all its time, where it calls native code
+  // that releases it: threads of one process (tf.data's maps, generators, Keras's thread
+  // workers) take turns for less than that, which decides whether more threads help
+  // (tensorflow#14448: np.load and friends). A DataLoader's workers are processes, each its
+  // own lock.
+  if (work.fn.has_python() && !work.lock_releasing_calls.empty() && cost_knob == "cost" &&
+      pipeline.framework != "pytorch" && !work.fn.python().has_gil_share()) {
+    std::string calls;
+    for (size_t i = 0; i < work.lock_releasing_calls.size() && i < 3; ++i) {
+      calls += (i == 0 ? "" : ", ") + work.lock_releasing_calls[i];
+    }
+    pipeline.Note(at, "'" + op + "' calls " + calls +
+                          ", native code that releases the interpreter lock while it works; "
+                          "its Python is counted as holding the lock all its time until set: "
+                          "--set " +
+                          op +
+                          ".gil_share=F, the share of a call that holds it (threads of one "
+                          "process take turns for that share only)");
+  }
   // The image files its decoder reads: free from the page cache, a seek each from a hard
   // disk, which only the user knows the files are on.
   // (Files np.load or h5py open are said where their wait is: WaitForFileLoads.)

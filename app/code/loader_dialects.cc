@@ -999,6 +999,18 @@ CallArgs WithKeras2Names(const CallArgs& a) {
   return converted;
 }
 
+// A dataset whose iteration does not end by itself: a repeat in it, or a source that yields
+// forever (a generator's `while True:`). Over one, Keras's fit keeps one iterator across its
+// epochs where steps_per_epoch is given (its data adapter makes a new one each epoch only
+// where the dataset's size is the epoch's, or no steps are given).
+bool GoesOn(const Pipeline& p) {
+  const bool repeats =
+      std::any_of(p.ops.begin(), p.ops.end(), [](const spec::Op& op) { return op.has_repeat(); });
+  const spec::Source& s = p.source;
+  return repeats || (s.has_from_generator() && s.from_generator().records() < 0) ||
+         (s.has_synthetic() && s.synthetic().records() < 0);
+}
+
 Value Fit(PythonReader& r, const CallArgs& keras_args, bool generator_call) {
   const CallArgs a = WithKeras2Names(keras_args);
   const Value* x = a.Get(0, generator_call ? "generator" : "x");
@@ -1011,8 +1023,7 @@ Value Fit(PythonReader& r, const CallArgs& keras_args, bool generator_call) {
     // its shuffle buffers and prefetches (tensorflow#30646), as a repeat after it does.
     NoteValidationLeftOut(r, a);
     const int64_t n = FitEpochsRun(r, a).value_or(0);
-    const bool repeats = std::any_of(x->pipeline->ops.begin(), x->pipeline->ops.end(),
-                                     [](const spec::Op& op) { return op.has_repeat(); });
+    const bool repeats = GoesOn(*x->pipeline);
     if (n > 1 && !repeats) {
       auto p = r.Extend(*x->pipeline, a.node.start());
       spec::Op op;
@@ -1029,7 +1040,7 @@ Value Fit(PythonReader& r, const CallArgs& keras_args, bool generator_call) {
     } else if (const Value* steps = a.Get("steps_per_epoch"); repeats && steps &&
                                                               !steps->Is(Value::Kind::kBool) &&
                                                               steps->AsInt().value_or(0) > 0) {
-      // Over a dataset that repeats, Keras keeps one iterator across the epochs and ends
+      // Over a dataset that goes on, Keras keeps one iterator across the epochs and ends
       // after epochs × steps_per_epoch batches (the dataset's own end never comes).
       const int64_t epochs_run = std::max<int64_t>(1, n);  // fit's default: one
       const int64_t total = *steps->AsInt() * epochs_run;
@@ -1041,8 +1052,8 @@ Value Fit(PythonReader& r, const CallArgs& keras_args, bool generator_call) {
       p->Note(a.node.start(), "fit takes " + std::to_string(epochs_run) +
                                   (epochs_run == 1 ? " epoch of " : " epochs of ") +
                                   std::to_string(*steps->AsInt()) +
-                                  " steps from one iterator over the repeating dataset: a take "
-                                  "of " +
+                                  " steps from one iterator over the dataset, which does not "
+                                  "end: a take of " +
                                   std::to_string(total) + " after it");
       r.Trains(PipelineValue(std::move(p), a), a.node);
     } else {

@@ -151,6 +151,19 @@ bool DecodesImage(const std::string& path) {
   return false;
 }
 
+// Native code that releases the interpreter lock while it works: every OpenCV function,
+// PIL's decodes and transforms (ImagingSectionEnter), NumPy's file loads and FFTs, SciPy's
+// ndimage filters. h5py is not among them: it holds a lock of its own around every call.
+bool ReleasesTheLock(const std::string& path) {
+  for (const char* prefix : {"cv2.", "PIL.", "numpy.fft.", "np.fft.", "scipy.ndimage."}) {
+    if (path.starts_with(prefix)) return true;
+  }
+  for (const char* name : {"numpy.load", "np.load", "numpy.fromfile", "np.fromfile"}) {
+    if (path == name) return true;
+  }
+  return false;
+}
+
 // Of those, the ones that read the image from a file they are given the name of (the others
 // decode bytes already read).
 bool ReadsImageFile(const std::string& path) {
@@ -411,6 +424,7 @@ struct Found {
   int64_t files_read = 0;                     // its tf.io.read_file calls, times counted
   std::vector<Rename> batched_renames;        // calls whose batched form is named otherwise
   std::vector<std::string> accelerator_math;  // IsAcceleratorMath calls, once each
+  std::vector<std::string> lock_releasing;    // ReleasesTheLock calls, once each
   bool asks_a_device = false;                 // a call of tf.device
   // torchvision transforms it applies, in order, and how often each runs a call (`times`).
   std::vector<std::pair<Value, int64_t>> transforms;
@@ -702,6 +716,11 @@ void CollectCall(PythonReader& reader, const RecordedCall& call, Found& found, i
     found.accelerator_math.push_back(call.path);
   }
   found.asks_a_device |= call.path == "tf.device";
+  if (ReleasesTheLock(call.path) &&
+      std::find(found.lock_releasing.begin(), found.lock_releasing.end(), call.path) ==
+          found.lock_releasing.end()) {
+    found.lock_releasing.push_back(call.path);
+  }
   if (DecodesImage(call.path)) {
     if (found.decodes_image.empty()) found.decodes_image = call.path;
     found.images += found.times;
@@ -833,6 +852,7 @@ StageWork ReadWork(PythonReader& reader, const Value& function, const std::strin
   } else {
     Collect(reader, function, found, 0);
     work.accelerator_math = found.accelerator_math;
+    work.lock_releasing_calls = found.lock_releasing;
     work.asks_a_device = found.asks_a_device;
     work.name = function.s;  // a def's name
     if (work.name.empty() && found.user_functions.size() == 1) work.name = found.user_functions[0];

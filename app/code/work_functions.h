@@ -96,6 +96,10 @@ struct StageWork {
   // the code calls it, once each: in a tf.data map it runs on the CPU (tensorflow#40755).
   std::vector<std::string> accelerator_math;
   bool asks_a_device = false;  // it calls tf.device, which a map's function runs without
+  // Native calls that release the interpreter lock while they work (OpenCV's, PIL's decodes
+  // and transforms, NumPy's file loads), as the code calls them, once each: where threads of
+  // one process share it, only the rest of a call's time takes turns (its gil_share).
+  std::vector<std::string> lock_releasing_calls;
 };
 
 // Python whose own cost is next to nothing beside its sleeps: no loop, and no call but of

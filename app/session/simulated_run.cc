@@ -56,10 +56,10 @@ engine::Result<RecordedRunResult> RunSimulated(const spec::PipelineSpec& spec,
   if (r.stalled) {
     result.stalled = true;
     result.run_status = engine::Internal(
-        "the pipeline gave the training step nothing for " +
-        std::to_string(static_cast<int64_t>(sim.duration_s + 10)) +
-        " s of virtual time, and the simulation was stopped there (the verdict says what "
-        "its ops did meanwhile)");
+        "the training step still waited for an element at " +
+        std::to_string(static_cast<int64_t>(r.summary.duration_s)) +
+        " s of virtual time (twice the run asked for, and 10 s more), and the simulation was "
+        "stopped there (the verdict says what the pipeline's ops did meanwhile)");
   }
   if (writer) {
     result.trace_file_status = writer->status();

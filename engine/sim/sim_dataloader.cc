@@ -84,6 +84,9 @@ class DataLoaderIt : public SimUnaryIterator {
         co_return false;
       }
       batch = item;  // its id too: the element it is, for the values replayed over lineage
+      // What getitem makes, where the model says, as a stacked batch's (keras#11727: 19 MB
+      // batches unpickled by the main process, where an index's 8 bytes cost nothing).
+      if (stage_.cost->out_bytes > 0) batch.bytes = stage_.cost->out_bytes * item.rows;
       co_return true;
     }
     SimRunTotals in;

@@ -57,7 +57,9 @@ class Consumer {
       if (s.now() >= deadline) break;
       const int64_t t0 = s.now();
       SimElement e;
+      waiting_ = {&thread, t0};
       const bool got = co_await root_.GetNext(thread, e);
+      waiting_.thread = nullptr;
       ctx_.trace->Span(EventKind::kInputWait, record::kConsumerOp, thread, t0, s.now(),
                        got ? e.id : 0);
       input_wait_ns_ += s.now() - t0;
@@ -130,8 +132,23 @@ class Consumer {
   }
   bool done() const { return done_; }
   int64_t end_ns() const { return end_ns_; }
+  // A run stopped while the consumer still waits for its next element (stalled, cancelled):
+  // that wait, recorded up to `end_ns` as one that brought nothing, so that the run's figures
+  // say the consumer waited (a shuffle buffer that never filled: 250 s of waiting, not 0%).
+  void EndOpenWait(int64_t end_ns) {
+    if (waiting_.thread == nullptr || end_ns <= waiting_.since) return;
+    ctx_.trace->Span(EventKind::kInputWait, record::kConsumerOp, *waiting_.thread, waiting_.since,
+                     end_ns, 0);
+    input_wait_ns_ += end_ns - waiting_.since;
+    waiting_.thread = nullptr;
+  }
 
  private:
+  struct Waiting {
+    SimThread* thread = nullptr;  // null: not waiting for an element
+    int64_t since = 0;
+  };
+  Waiting waiting_;
   SimContext& ctx_;
   SimIterator& root_;
   const bool batched_;
@@ -248,6 +265,7 @@ engine::Result<SimulationResult> Simulate(const spec::PipelineSpec& spec, const 
     }
   }
   const int64_t end = consumer.done() ? consumer.end_ns() : scheduler.now();
+  if (!consumer.done()) consumer.EndOpenWait(end);
   trace.Flush(end, true);
   result.summary = consumer.Summary(end);
   if (ctx.storage) {

@@ -809,8 +809,11 @@ std::vector<AdviceCandidate> StartUpCandidates(const spec::PipelineSpec& spec, i
     // after the repeat: before it, each epoch is whole).
     const int to = ShufflePlaceBeforeItsMaps(spec, i);
     if (to < i && buffer > 1) {
+      // Named where the pipeline has shuffles beside it (tensorflow#16396: two).
+      const bool several = std::count_if(spec.ops().begin(), spec.ops().end(), Shuffles) > 1;
       out.AddMove("reorder", i, to,
-                  "shuffle before '" + spec.ops(to).name() + "' (its buffer then fills with what " +
+                  "shuffle " + (several ? "'" + op.name() + "' " : std::string()) + "before '" +
+                      spec.ops(to).name() + "' (its buffer then fills with what " +
                       "costs little to make, and " + spec.ops(to).name() +
                       " runs on the shuffled elements)");
     }

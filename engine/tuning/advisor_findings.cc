@@ -173,16 +173,29 @@ bool Repeats(const spec::PipelineSpec& spec) {
                      [](const spec::Op& op) { return engine::Repeats(op); });
 }
 
+// A shuffle that draws a new order each epoch.
+bool Reshuffles(const spec::Op& op) {
+  return Shuffles(op) && (!op.has_shuffle() || !op.shuffle().has_reshuffle_each_iteration() ||
+                          op.shuffle().reshuffle_each_iteration());
+}
+
 // A cache after a random op replays the op's first draws every epoch: a random map's
-// augmentation or a shuffle's order is frozen (tf.data's guide caches before them). Said
-// whatever the speed, as a shard's waste is.
+// augmentation or a shuffle's order is frozen (tf.data's guide caches before them). Not a
+// shuffle's order the code fixes itself (reshuffle_each_iteration=False), nor one a shuffle
+// after the cache draws anew each epoch (tensorflow#30646's tutorial: a fixed order for the
+// split, then the training's own shuffle). Said whatever the speed, as a shard's waste is.
 std::vector<std::string> FrozenRandomness(const spec::PipelineSpec& spec) {
   std::vector<std::string> out;
   const spec::Op* random = nullptr;
-  for (const auto& op : spec.ops()) {
+  for (int i = 0; i < spec.ops_size(); ++i) {
+    const spec::Op& op = spec.ops(i);
     if (IsRandomOp(op)) random = &op;
     if (!Replays(op) || random == nullptr) continue;
     const bool shuffle = Shuffles(*random);
+    if (shuffle) {
+      const auto later = spec.ops().begin() + i + 1;
+      if (!Reshuffles(*random) || std::any_of(later, spec.ops().end(), Reshuffles)) continue;
+    }
     // A function that is only a random transform has nothing to split off.
     const spec::WorkFunction* fn = FunctionOf(*random);
     const bool splits = !shuffle && fn && !fn->has_random_flip() && !fn->has_random_crop();
@@ -315,12 +328,18 @@ std::vector<std::string> ShuffleFilledEachEpoch(const spec::PipelineSpec& spec,
     const bool fused = previous && previous == shuffle && ShuffleFusesWithRepeat(*shuffle, op);
     previous = &op;
     cached = cached || Replays(op);
+    // A cache after the shuffle replays its first epoch: the later ones never fill it.
+    if (shuffle && Replays(op)) shuffle = nullptr;
     if (op.has_shuffle() && op.shuffle().buffer_size() > kSmallShuffleBuffer && !cached) {
       shuffle = &op;
       at = i;
     }
     if (!shuffle || !engine::Repeats(op)) continue;
     if (fused) break;
+    // A take or skip between them counts within each epoch: after a repeat at the shuffle
+    // it would count once over all of them (a split's test elements in later epochs).
+    const auto between = spec.ops().begin() + at + 1;
+    const bool counted = std::any_of(between, spec.ops().begin() + i, IsCounting);
     char wait[32];
     std::snprintf(wait, sizeof wait, "%.1f s", startup_s);
     const bool loop = !op.has_repeat() || op.repeat().training_loop();
@@ -332,11 +351,13 @@ std::vector<std::string> ShuffleFilledEachEpoch(const spec::PipelineSpec& spec,
     out.push_back(
         shuffle->name() + "'s buffer of " + std::to_string(shuffle->shuffle().buffer_size()) +
         " elements fills again at the start of every epoch, " + epochs +
-        ": that fill, part of the " + wait +
-        " before the first step, comes back each epoch; a repeat right after " + shuffle->name() +
-        " (ds.shuffle(...).repeat(), the dataset iterated once) is one that tf.data "
-        "fuses with it, one buffer that keeps filling across the epochs' ends, each "
-        "epoch still whole; or a smaller buffer fills sooner" +
+        ": that fill, part of the " + wait + " before the first step, comes back each epoch; " +
+        (counted ? std::string()
+                 : "a repeat right after " + shuffle->name() +
+                       " (ds.shuffle(...).repeat(), the dataset iterated once) is one that "
+                       "tf.data fuses with it, one buffer that keeps filling across the "
+                       "epochs' ends, each epoch still whole; or ") +
+        "a smaller buffer fills sooner" +
         (overlaps ? std::string()
                   : std::string(". With nothing after it fetching ahead (a prefetch), the "
                                 "steps wait for that work at some point either way: add a "

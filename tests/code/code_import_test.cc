@@ -2031,6 +2031,37 @@ ds = ds.batch(1024).map(lambda x: tf.boolean_mask(x, filter_fn(x))).unbatch().ba
   EXPECT_FALSE(HasNote(c, 5, "stands in")) << Notes(c);
 }
 
+// tensorflow#14448: Python that calls native code releasing the interpreter lock (NumPy's
+// loads, OpenCV) is counted as holding it all its time until its share is set, which the
+// note says with the knob; a DataLoader's workers are processes, each its own lock: no note.
+TEST(CodeImportTest, PythonCallingLockReleasingCodeSaysHowToSetItsShare) {
+  const auto threads = Import(R"(import tensorflow as tf
+import numpy as np
+import cv2
+def load(i):
+    x = np.load("/data/%d.npy" % i)
+    return cv2.resize(x, (224, 224))
+ds = tf.data.Dataset.range(100).map(lambda i: tf.numpy_function(load, [i], tf.float32),
+                                    num_parallel_calls=8)
+)");
+  EXPECT_TRUE(HasNote(threads, 7,
+                      "calls numpy.load, cv2.resize, native code that releases the "
+                      "interpreter lock"))
+      << Notes(threads);
+  EXPECT_TRUE(HasNote(threads, 7, ".gil_share=F")) << Notes(threads);
+  const auto processes = Import(R"(import numpy as np
+from torch.utils.data import Dataset, DataLoader
+class Arrays(Dataset):
+    def __len__(self):
+        return 100
+    def __getitem__(self, i):
+        return np.load("/data/%d.npy" % i)
+loader = DataLoader(Arrays(), batch_size=8, num_workers=4)
+)");
+  EXPECT_EQ(Notes(processes).find("releases the interpreter lock"), std::string::npos)
+      << Notes(processes);
+}
+
 TEST(CodeImportTest, AKeywordArgumentOfACallIsBoundToItsParameter) {
   const auto c = Import(R"(import tensorflow as tf
 def make(batch_size, num_epochs=1):
@@ -2127,6 +2158,19 @@ TEST(CodeImportTest, FitOverADatasetIsThatDatasetEpochAfterEpoch) {
   EXPECT_EQ(repeating.spec.ops(2).take().count(), 8);
   EXPECT_TRUE(HasNote(repeating, 2, "fit takes 4 epochs of 2 steps from one iterator"))
       << Notes(repeating);
+  // A generator that yields forever goes on as a repeat does (tensorflow#37045): one
+  // iterator, its shuffle buffer filled once.
+  const auto generated = Import(R"(import tensorflow as tf
+def random_gen():
+    while True:
+        yield 1.0
+ds = tf.data.Dataset.from_generator(random_gen, output_types=tf.float32).shuffle(1000).batch(2)
+model.fit(ds, steps_per_epoch=3, epochs=10)
+)");
+  ASSERT_EQ(generated.spec.ops_size(), 3) << generated.spec.DebugString();
+  EXPECT_EQ(generated.spec.ops(2).take().count(), 30) << generated.spec.DebugString();
+  EXPECT_TRUE(HasNote(generated, 6, "fit takes 10 epochs of 3 steps from one iterator"))
+      << Notes(generated);
   // Written back as a fit of those steps, which reads as the same take.
   const auto steps_emitted = EmitCode(repeating.spec, "tfdata");
   ASSERT_TRUE(steps_emitted.ok());

@@ -645,6 +645,16 @@ TEST(AdvisorTest, ACacheAfterRandomnessIsSaidToFreezeIt) {
       ops { name: "cache" cache {} })");
   ASSERT_EQ(order.size(), 1u);
   EXPECT_TRUE(Has(order[0], "comes in the first epoch's order")) << order[0];
+  // tensorflow#30646's tutorial: an order fixed by the code for the split, then the
+  // training's own shuffle after the cache: no epoch comes in the first one's order.
+  EXPECT_TRUE(findings(R"(ops { name: "mix" shuffle { buffer_size: 8
+                                                     reshuffle_each_iteration: false } }
+      ops { name: "cache" cache {} })")
+                  .empty());
+  EXPECT_TRUE(findings(R"(ops { name: "mix" shuffle { buffer_size: 8 } }
+      ops { name: "cache" cache {} }
+      ops { name: "mix_again" shuffle { buffer_size: 8 } })")
+                  .empty());
   EXPECT_TRUE(findings(R"(ops { name: "cache" cache {} }
       ops { name: "flip" map { fn { random_flip {} } } })")
                   .empty());
@@ -761,6 +771,23 @@ TEST(AdvisorTest, AShuffleBufferFilledEachEpochIsSaid) {
       ops { name: "fit_epochs" repeat { count: 3 training_loop: true } })",
                        2.2)
                   .empty());
+  // A cache after it: the later epochs replay the first, and the buffer never fills again
+  // (tensorflow#30646's tutorial, cached after its encoding); the order it froze is said.
+  for (const std::string& f : findings(R"(ops { name: "mix" shuffle { buffer_size: 50000 } }
+      ops { name: "keep" cache {} }
+      ops { name: "fit_epochs" repeat { count: 3 training_loop: true } })",
+                                       2.2)) {
+    EXPECT_FALSE(Has(f, "fills again")) << f;
+  }
+  // A skip between it and the epochs (a split's training part) counts within each epoch:
+  // a repeat at the shuffle would let the split's other elements in, and is not said.
+  const auto split = findings(R"(ops { name: "mix" shuffle { buffer_size: 50000 } }
+      ops { name: "train_part" skip { count: 100 } }
+      ops { name: "fit_epochs" repeat { count: 3 training_loop: true } })",
+                              2.2);
+  ASSERT_EQ(split.size(), 1u);
+  EXPECT_FALSE(Has(split[0], "a repeat right after mix")) << split[0];
+  EXPECT_TRUE(Has(split[0], "a smaller buffer fills sooner")) << split[0];
   // A repeat further on is not fused: it iterates the shuffle afresh each epoch.
   const auto later = findings(R"(ops { name: "mix" shuffle { buffer_size: 50000 } }
       ops { name: "batch" batch { batch_size: 2 } }
@@ -1059,6 +1086,33 @@ TEST(AdvisorTest, AHardDisksReadsAreTriedFewerAtOnceAndOnFasterStorage) {
     }
     EXPECT_EQ(tried, per.starts_with("fixed_length")) << per;
   }
+}
+
+}  // namespace
+}  // namespace pipescope::engine
+
+namespace pipescope::engine {
+namespace {
+
+// tensorflow#16396: two shuffles, one before the decode and one after it. The advice that
+// moves the second says which it moves, where "shuffle before '_input_parser'" named neither;
+// with one shuffle the kind's name is the op's.
+TEST(AdvisorTest, AShuffleMovedWhereThereAreSeveralIsNamed) {
+  const auto reorder = [](const std::string& ops) {
+    for (const AdviceCandidate& c :
+         StartUpCandidates(Spec(R"(name: "t" source { name: "files" range { stop: 1000000 } }
+      )" + ops + R"(
+      ops { name: "decode" map { fn { cpu_work { duration: "2ms" } } } }
+      ops { name: "mix_2" shuffle { buffer_size: 5000 } })"),
+                           4, 0)) {
+      if (c.kind == "reorder") return c.action;
+    }
+    return std::string("no reorder");
+  };
+  EXPECT_TRUE(reorder(R"(ops { name: "mix" shuffle { buffer_size: 100 } })")
+                  .starts_with("shuffle 'mix_2' before 'decode'"))
+      << reorder(R"(ops { name: "mix" shuffle { buffer_size: 100 } })");
+  EXPECT_TRUE(reorder("").starts_with("shuffle before 'decode'")) << reorder("");
 }
 
 }  // namespace

@@ -379,6 +379,22 @@ TEST(SimulatorTest, ParallelMapsInsideEachInterleavedFileKeepTheCoresBusy) {
   EXPECT_GT(eight, 0.9 * one) << "1 file: " << one << " steps/s, 8 files: " << eight;
 }
 
+// tensorflow#16396: a shuffle buffer of 5,000 behind 160 ms a decode never fills in a run of
+// 2 s. The run is stopped as stalled, and its figures say the consumer waited all that time
+// (the wait it was in when stopped), not 0%: the verdict's "input wait" is true to it.
+TEST(SimulatorTest, ARunStoppedWhileTheConsumerWaitsSaysItWaited) {
+  const SimRun r =
+      Simulated(Pipeline(R"(ops { name: "decode" map { fn { cpu_work { duration: "160ms" } }
+                                                                   num_parallel_calls: 2 } }
+                                         ops { name: "mix" shuffle { buffer_size: 5000 } })",
+                         "range { start: 0 stop: 100000000 }"),
+                2, 1, 2);
+  EXPECT_TRUE(r.result.stalled);
+  EXPECT_EQ(r.result.summary.steps, 0);
+  EXPECT_GT(r.result.summary.input_wait_fraction, 0.9);
+  EXPECT_GT(trace::Analyze(*r.model).input_wait_fraction, 0.9);
+}
+
 TEST(SimulatorTest, CpuWorkBeyondTheCoresIsTimeShared) {
   // Four workers of 10 ms each per element on 2 cores: 200 elements/s at most, and each
   // element's span lasts about twice its CPU time.
