@@ -227,6 +227,9 @@ struct Pipeline {
   // from_tensor_slices, a generator's output_signature), kept by ops that keep the element's
   // structure; 0: not known. An eager loop's next() makes each a tensor for Python.
   int64_t components = 0;
+  // The source yields forever by its code (a generator's `while True:` around its yield), not
+  // only as far as the reader can tell (records -1 where its loops are not read).
+  bool source_goes_on = false;
   spec::Source source;
   std::vector<spec::Op> ops;
   std::vector<CodeNote> notes;  // this pipeline's, so a branch the file drops drops them

@@ -1000,15 +1000,12 @@ CallArgs WithKeras2Names(const CallArgs& a) {
 }
 
 // A dataset whose iteration does not end by itself: a repeat in it, or a source that yields
-// forever (a generator's `while True:`). Over one, Keras's fit keeps one iterator across its
-// epochs where steps_per_epoch is given (its data adapter makes a new one each epoch only
-// where the dataset's size is the epoch's, or no steps are given).
+// forever by its code (a generator's `while True:`). Over one, Keras's fit keeps one iterator
+// across its epochs where steps_per_epoch is given (its data adapter makes a new one each
+// epoch only where the dataset's size is the epoch's, or no steps are given).
 bool GoesOn(const Pipeline& p) {
-  const bool repeats =
-      std::any_of(p.ops.begin(), p.ops.end(), [](const spec::Op& op) { return op.has_repeat(); });
-  const spec::Source& s = p.source;
-  return repeats || (s.has_from_generator() && s.from_generator().records() < 0) ||
-         (s.has_synthetic() && s.synthetic().records() < 0);
+  return p.source_goes_on || std::any_of(p.ops.begin(), p.ops.end(),
+                                         [](const spec::Op& op) { return op.has_repeat(); });
 }
 
 Value Fit(PythonReader& r, const CallArgs& keras_args, bool generator_call) {

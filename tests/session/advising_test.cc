@@ -1470,3 +1470,25 @@ TEST(AdvisingTest, Tf44274BatchingAProgramShorterThanABatchGainsNoBatchOfSteps) 
 
 }  // namespace
 }  // namespace pipescope::session
+
+namespace pipescope::session {
+namespace {
+
+// tensorflow#14448: a generator of 2 ms a record, then a map that only unpacks a dict. Made
+// parallel the map gains what a prefetch gains (its threads run apart from the step, as a
+// prefetch's does), nothing of its own: the prefetch is advised, the map's threads are not.
+TEST(AdvisingTest, Tf14448AMapOfLittleWorkMadeParallelGainsOnlyWhatAPrefetchDoes) {
+  const Advised a = Advise(R"(name: "tf_14448"
+      budget { cpu_cores: 8 }
+      source { name: "generator" from_generator { records: 100000 duration: "2ms" } }
+      ops { name: "map" map { fn { identity {} } call_overhead: "9us" } }
+      ops { name: "batch" batch { batch_size: 32 } }
+      train_step { step_time: "30ms" device: simulated })");
+  EXPECT_NE(Find(a, "prefetch"), nullptr) << a.analysis.verdict.text;
+  for (const engine::Advice& advice : a.result.advice) {
+    EXPECT_FALSE(advice.kind == "parallelise" && advice.op == "map") << advice.text;
+  }
+}
+
+}  // namespace
+}  // namespace pipescope::session
