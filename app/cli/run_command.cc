@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "app/cli/advice_format.h"
+#include "app/cli/printed_order.h"
 #include "app/cli/spec_argument.h"
 #include "app/cli/summary_format.h"
 #include "app/cli/workers_format.h"
@@ -64,6 +65,9 @@ int RunCommand(const RunCommandOptions& options, std::ostream& out, std::ostream
   run.run.duration_ns = static_cast<int64_t>(duration * 1e9);
   int64_t printed = 0;
   if (options.print > 0) {
+    for (const std::string& note : OrderNotPrinted(spec)) {
+      err << "pipescope-cli: note: " << note << "\n";
+    }
     run.run.on_element = [&](const engine::Element& e) {
       if (printed++ < options.print) out << engine::ElementToJson(e) << "\n";
     };

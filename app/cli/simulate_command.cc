@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "app/cli/advice_format.h"
+#include "app/cli/printed_order.h"
 #include "app/cli/simulated_elements.h"
 #include "app/cli/spec_argument.h"
 #include "app/cli/summary_format.h"
@@ -115,6 +116,9 @@ int SimulateCommand(const SimulateCommandOptions& options, std::ostream& out, st
   // What worker 0 ran: its shard.
   const spec::PipelineSpec printed = workers ? workers->specs[0] : *spec;
   if (options.print > 0) {
+    for (const std::string& note : OrderNotPrinted(printed)) {
+      err << "pipescope-cli: note: " << note << "\n";
+    }
     for (const auto& line : SimulatedElementLines(printed, *result->model, options.print))
       out << line << "\n";
   }

@@ -953,8 +953,11 @@ engine::Result<EmittedCode> EmitLoader(const spec::PipelineSpec& spec, bool kera
     if (dl.has_collate()) c << ",\n    collate_fn=collate_fn";
     c << ",\n    pin_memory=" << Bool(dl.pin_memory());
     if (!dl.fetch_batches()) c << ",\n    drop_last=" << Bool(dl.drop_last());
-    if (dl.has_prefetch_factor()) c << ",\n    prefetch_factor=" << dl.prefetch_factor();
-    c << ",\n    persistent_workers=" << Bool(dl.persistent_workers());
+    // PyTorch refuses both without workers (a ValueError for each).
+    if (dl.num_workers() > 0) {
+      if (dl.has_prefetch_factor()) c << ",\n    prefetch_factor=" << dl.prefetch_factor();
+      c << ",\n    persistent_workers=" << Bool(dl.persistent_workers());
+    }
     if (dl.has_in_order()) c << ",\n    in_order=" << Bool(dl.in_order());
     // Workers that spawn import this file again: its loop runs only in the main process.
     const bool spawns = dl.num_workers() > 0 && dl.start_method() != spec::fork;

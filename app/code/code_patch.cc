@@ -607,6 +607,34 @@ engine::Result<EmittedCode> PatchCode(const ImportedCode& original,
       }
     }
   }
+  // A loader whose workers the tuned spec takes away: PyTorch's DataLoader raises a
+  // ValueError where num_workers=0 is given prefetch_factor, persistent_workers=True or a
+  // multiprocessing_context (pytorch#12831's spawn context, written with num_workers=0, did
+  // not run). Each that the call gives becomes its no-workers value.
+  for (const spec::Op& op : tuned.ops()) {
+    const spec::Op* before = FindOp(original.spec.ops(), op.name());
+    if (!op.has_dataloader() || !before || !before->has_dataloader() ||
+        op.dataloader().num_workers() != 0 || before->dataloader().num_workers() == 0) {
+      continue;
+    }
+    for (const auto& [argument, none] :
+         {std::pair<const char*, const char*>{"prefetch_factor", "None"},
+          {"persistent_workers", "False"},
+          {"multiprocessing_context", "None"}}) {
+      const std::string key = op.name() + "." + argument;
+      const auto site = original.sites.find(key);
+      const bool edited = written.count(key) > 0 ||
+                          std::find(out.knobs_written.begin(), out.knobs_written.end(), key) !=
+                              out.knobs_written.end();
+      if (site == original.sites.end() || site->second.value_end == 0 || edited) continue;
+      const std::string was = original.source_text.substr(
+          site->second.value_begin, site->second.value_end - site->second.value_begin);
+      if (was == none) continue;
+      edits.push_back({site->second.value_begin, site->second.value_end, none});
+      out.notes.push_back(key + ": `" + was + "` becomes " + none +
+                          ", as PyTorch's DataLoader refuses it without workers");
+    }
+  }
   // A loader given more workers than it had, whose Dataset holds what workers cannot share.
   for (const auto& [op_name, change] : original.before_more_workers) {
     const spec::Op* before = FindOp(original.spec.ops(), op_name);

@@ -4,6 +4,7 @@
 #include <string_view>
 #include <vector>
 
+#include "app/code/dialects.h"
 #include "app/code/tensor_values.h"
 #include "app/code/torchvision_work.h"
 #include "engine/core/duration.h"
@@ -147,9 +148,11 @@ std::map<std::string, Dialect::Function> StartMethodFunctions() {
 void ReadStartMethod(PythonReader& r, Pipeline& p, const CallArgs& a, const Value* dataset,
                      const ClassInfo* cls, const CallArgs* tensors, const std::string& op_name,
                      spec::DataLoaderOp& loader) {
+  const Value* context = a.Get(11, "multiprocessing_context");
+  // Where it is given: code written for no workers takes it out (PyTorch refuses it then).
+  if (context) RecordSite(p, a, context, op_name, "multiprocessing_context");
   if (loader.num_workers() == 0) return;
   std::string said;  // where the code says it
-  const Value* context = a.Get(11, "multiprocessing_context");
   if (const auto method = MethodOf(context)) {
     loader.set_start_method(*method);
     said = "multiprocessing_context `" + context->Spelling() + "`";

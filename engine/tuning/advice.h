@@ -26,6 +26,8 @@
 //   fewer_threads      parallelism lowered to the cores there are
 //   more_workers       a DataLoader's num_workers, a Keras enqueuer's workers
 //   use_processes      a Keras enqueuer's workers as processes (use_multiprocessing=True)
+//   use_threads        a Keras enqueuer's workers as threads (use_multiprocessing=False): no
+//                      batch pickled to the main process
 //   prefetch_factor    a DataLoader's prefetch_factor
 //   persistent_workers a DataLoader's persistent_workers=True
 //   pin_memory         a DataLoader's pin_memory=True

@@ -428,6 +428,18 @@ void AddThreadKnobs(const PlannedOp& p, int cores, const StorageFigures* disk, C
                      generator ? std::string(kGeneratorInProcesses) : std::string(), generator);
       };
       if (!processes && workers > 0) use_processes(std::min<int64_t>(workers, std::max(cores, 1)));
+      // Processes send each batch pickled, and the main process unpickles it on the loop's
+      // thread, one batch at a time (keras#11727's 19 MB batches); threads hand it over as
+      // it is, their Python taking turns under the lock for its gil_share.
+      if (processes && workers > 0) {
+        out.AddKnobs("use_threads", name, {{"use_multiprocessing", "false"}},
+                     "run " + name +
+                         "'s workers as threads: use_multiprocessing=False (its batches then "
+                         "reach the step as they are, not pickled and unpickled by the main "
+                         "process; __getitem__'s Python takes turns under the interpreter "
+                         "lock, so threads gain where its work releases it: NumPy, OpenCV, "
+                         "file reads)");
+      }
       // Workers whose sequence[i] mostly waits (a sleep, storage: the lock released) are
       // useful beyond the cores, as reads are.
       const CallWaits waits = WaitsOf(p.op->keras_fit().getitem(), disk);

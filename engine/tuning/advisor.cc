@@ -260,8 +260,12 @@ Result<std::string> AfterAFasterStep(const spec::PipelineSpec& spec,
 // where either alone gains little). One change at a time is what each piece of advice
 // predicts; people apply several, and two changes need not add up (more workers and
 // persistent workers both shorten the same wait).
+// `same_op`: changes of the first piece's op that gained nothing alone, each tried again on
+// top of the kept changes, the best of each knob kept where it adds (keras#11727: threads
+// instead of processes, then more of them, 11.0 -> 49.8 steps/s, where more processes alone
+// gained nothing, the main process unpickling every batch).
 AdviceTogether Together(std::vector<Advice> advice, const std::vector<double>& base, double noise,
-                        const SimulatedRate& simulate) {
+                        const SimulatedRate& simulate, const std::vector<Advice>& same_op = {}) {
   AdviceTogether together;
   std::vector<Advice> order_only;
   for (const Advice& a : advice) {
@@ -270,7 +274,8 @@ AdviceTogether Together(std::vector<Advice> advice, const std::vector<double>& b
   // From the first that keeps the output (an order-only change may lead the list); none
   // whose gain rests on a stand-in size (CheckOnLongerEpochs).
   std::erase_if(advice, [](const Advice& a) { return a.changes_output || a.confidence == "low"; });
-  if (advice.empty() || advice.size() + order_only.size() < 2 || !advice[0].spec.has_source()) {
+  if (advice.empty() || advice.size() + order_only.size() + same_op.size() < 2 ||
+      !advice[0].spec.has_source()) {
     return together;
   }
   spec::PipelineSpec kept = advice[0].spec;
@@ -318,6 +323,22 @@ AdviceTogether Together(std::vector<Advice> advice, const std::vector<double>& b
     return true;
   };
   for (size_t i = 1; i < advice.size(); ++i) add_if_it_adds(advice[i]);
+  // Of each knob's unconfirmed changes, the one that adds most on top of what is kept.
+  std::map<std::string, std::pair<const Advice*, double>> best_of_knob;
+  for (const Advice& a : same_op) {
+    if (a.settings.size() != 1 || !a.spec.has_source()) continue;
+    auto with = ApplyEdit(kept, a.edit);
+    if (!with.ok()) continue;
+    auto r = simulate(*with, 1, 1);
+    if (!r.ok() || kept_rates[0] <= 0) continue;
+    const double gain = *r / kept_rates[0] - 1;
+    const std::string knob = a.settings[0].substr(0, a.settings[0].find('='));
+    auto [it, fresh] = best_of_knob.try_emplace(knob, &a, gain);
+    if (!fresh && gain > it->second.second) it->second = {&a, gain};
+  }
+  for (const auto& [knob, best] : best_of_knob) {
+    if (best.second > noise) add_if_it_adds(*best.first);
+  }
   for (const Advice& a : order_only) {
     if (add_if_it_adds(a)) {
       together.changes_output += (together.changes_output.empty() ? "" : " ") + a.what_changes;
@@ -841,7 +862,19 @@ Result<AdvisorResult> Advise(const spec::PipelineSpec& spec, const trace::RangeA
                      if (ranks_with_kept(x) != ranks_with_kept(y)) return ranks_with_kept(x);
                      return x.predicted_gain > y.predicted_gain;
                    });
-  result.together = Together(result.advice, base, result.noise, simulate);
+  // The first piece's op's other changes, which gained nothing alone: tried on top of it.
+  std::vector<Advice> same_op;
+  if (!result.advice.empty()) {
+    for (size_t i = 0; i < candidates.size(); ++i) {
+      const AdviceCandidate& c = candidates[i];
+      const bool advised = std::any_of(result.advice.begin(), result.advice.end(),
+                                       [&](const Advice& a) { return a.change == c.change; });
+      if (c.op == result.advice[0].op && !advised && !c.needs_code_change) {
+        same_op.push_back(AdviceFrom(c));
+      }
+    }
+  }
+  result.together = Together(result.advice, base, result.noise, simulate, same_op);
   // A steady change that keeps the output and brings the first step in half the time too
   // leads: it gives both (minigo#520: eight readers fill a shuffle buffer of 100,000 in
   // 6.6 s instead of 45 s, where a buffer of 10,000 shuffles less; seed 002 on twelve

@@ -569,3 +569,34 @@ TEST(CliSimulateTest, AutotuneGivesADataLoaderTheWorkersItsCoresAllow) {
 
 }  // namespace
 }  // namespace pipescope::testing
+
+namespace pipescope::testing {
+namespace {
+
+// A DataLoader's shuffle=True is kept in the spec but neither clock applies it: --print says
+// so beside the elements it prints, on both clocks, where it printed them in index order
+// without a word; a loader that does not shuffle prints no note.
+TEST(CliSimulateTest, PrintSaysALoadersShuffleIsNotInTheOrderPrinted) {
+  const std::string spec = TempPath("shuffled_loader.pbtxt");
+  const auto write = [&](const char* shuffle) {
+    std::ofstream(spec) << "source { name: \"dataset\" range { stop: 20 } }\n"
+                           "ops { name: \"loader\" dataloader { batch_size: 5 "
+                           "getitem { python { duration: \"3us\" } } "
+                        << shuffle << " } }\ntrain_step { step_time: \"0ms\" }\n";
+  };
+  write("shuffle: true");
+  for (const char* command : {"simulate ", "run "}) {
+    const auto printed = Cli(command + spec + " --print 4 --duration 1" +
+                             (std::string(command) == "simulate " ? " --no-advice" : ""));
+    ASSERT_EQ(printed.exit_code, 0) << printed.out;
+    EXPECT_NE(printed.out.find("loader's shuffle=True is not applied to the order printed"),
+              std::string::npos)
+        << command << printed.out;
+  }
+  write("");
+  const auto plain = Cli("simulate " + spec + " --print 4 --duration 1 --no-advice");
+  EXPECT_EQ(plain.out.find("is not applied to the order printed"), std::string::npos) << plain.out;
+}
+
+}  // namespace
+}  // namespace pipescope::testing

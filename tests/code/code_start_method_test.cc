@@ -8,6 +8,7 @@
 
 #include "app/code/code_emit.h"
 #include "app/code/code_import.h"
+#include "app/code/code_patch.h"
 
 namespace pipescope::code {
 namespace {
@@ -246,6 +247,45 @@ TEST(CodeStartMethodTest, ALoaderWhoseWorkersSpawnIsWrittenBackWithItsContext) {
   EXPECT_EQ(Loader(back).start_method(), spec::spawn);
   EXPECT_EQ(Loader(back).dataset_bytes(), kFramesBytes);
   EXPECT_EQ(back.spec.ops(back.spec.ops_size() - 1).repeat().count(), 10);
+}
+
+}  // namespace
+}  // namespace pipescope::code
+
+namespace pipescope::code {
+namespace {
+
+// pytorch#12831's answer, no workers: PyTorch's DataLoader raises a ValueError where
+// num_workers=0 is given a multiprocessing_context, persistent_workers=True or a
+// prefetch_factor. The user's file written with num_workers=0 takes each out (None, False),
+// and code written from the spec leaves them out.
+TEST(CodeStartMethodTest, ALoaderWrittenWithoutWorkersDropsWhatOnlyWorkersTake) {
+  const ImportedCode c = Import(R"(import torch
+from torch.utils.data import DataLoader, TensorDataset
+ds = TensorDataset(torch.arange(1000))
+if __name__ == "__main__":
+    loader = DataLoader(ds, batch_size=100, num_workers=1, multiprocessing_context="spawn",
+                        persistent_workers=True, prefetch_factor=4)
+    for epoch in range(200):
+        for x, in loader:
+            pass
+)");
+  spec::PipelineSpec none = c.spec;
+  for (spec::Op& op : *none.mutable_ops()) {
+    if (op.has_dataloader()) op.mutable_dataloader()->set_num_workers(0);
+  }
+  const auto patched = PatchCode(c, none);
+  ASSERT_TRUE(patched.ok()) << patched.status().message();
+  EXPECT_NE(patched->text.find("num_workers=0, multiprocessing_context=None,\n"
+                               "                        persistent_workers=False, "
+                               "prefetch_factor=None)"),
+            std::string::npos)
+      << patched->text;
+  const auto emitted = EmitCode(none, "pytorch");
+  ASSERT_TRUE(emitted.ok()) << emitted.status().message();
+  for (const char* refused : {"multiprocessing_context", "persistent_workers", "prefetch_factor"}) {
+    EXPECT_EQ(emitted->text.find(refused), std::string::npos) << refused << "\n" << emitted->text;
+  }
 }
 
 }  // namespace
