@@ -942,6 +942,15 @@ std::optional<int64_t> PythonReader::SleepStatementNs(const SyntaxNode& statemen
       statement.Is("expression_statement") ? statement.code_children() : std::vector<SyntaxNode>{};
   if (children.size() != 1 || !children[0].Is("call")) return std::nullopt;
   const Value callee = Evaluate(children[0].field("function"));
+  // A def of the file's that only sleeps (tensorflow#44274's `sleep_delay()`, a
+  // time.sleep(0.1) in a def of its own): its sleep, a level or two down.
+  if (callee.Is(Value::Kind::kFunction) && callee.node.Is("function_definition") &&
+      sleep_defs_followed_ < 2) {
+    ++sleep_defs_followed_;
+    const int64_t slept = OnlySleeps(callee.node.field("body"));
+    --sleep_defs_followed_;
+    return slept > 0 ? std::optional<int64_t>(slept) : std::nullopt;
+  }
   if (!callee.Is(Value::Kind::kSymbol) || CanonicalPath(callee.s) != "time.sleep") {
     return std::nullopt;
   }

@@ -359,6 +359,7 @@ class PythonReader {
   // Whether the file speaks of an accelerator anywhere (NamesAnAccelerator), walked once.
   bool FileNamesAnAccelerator();
   std::optional<bool> names_accelerator_;
+  int sleep_defs_followed_ = 0;  // SleepStatementNs's depth into the file's defs
   std::map<std::string, ClassInfo> classes_;
   std::set<std::string> instantiating_;  // classes whose __init__ InstanceAttributes reads
   std::map<std::string, Value> flags_;

@@ -645,6 +645,38 @@ for i in range(5):
   EXPECT_NE(more.spec.train_step().step_time(), "3s") << Notes(more);
 }
 
+// tensorflow#44274's control case: a generator whose yield follows a def of the file's that
+// only sleeps (`sleep_delay()`, time.sleep(0.1)): a wait of 100 ms a yield, the lock
+// released, so eight copies through an interleave wait at once; where the def also works,
+// no wait is read from it.
+TEST(CodeImportTest, AGeneratorsSleepInADefOfItsOwnIsAWait) {
+  const std::string program = R"(import time
+import numpy as np
+import tensorflow as tf
+def sleep_delay():
+    time.sleep(0.1)
+def work_then_sleep():
+    sum(range(1000))
+    time.sleep(0.1)
+def generator(n):
+    for i in range(10):
+        %s()
+        yield np.array([i])
+ds = tf.data.Dataset.range(8).interleave(
+    lambda n: tf.data.Dataset.from_generator(generator, output_types=tf.int64, args=(n,)),
+    cycle_length=8, num_parallel_calls=8)
+)";
+  const auto wait_of = [&](const std::string& called) {
+    std::string text = program;
+    text.replace(text.find("%s"), 2, called);
+    const auto c = Import(text);
+    const spec::Op& il = OpNamed(c, "interleave");
+    return il.interleave().per_element().from_generator().wait();
+  };
+  EXPECT_EQ(wait_of("sleep_delay"), "100ms");
+  EXPECT_EQ(wait_of("work_then_sleep"), "");
+}
+
 // A sleep is a wait, not work (discuss.pytorch.org 156487: a database fetch timed by
 // time.sleep in __getitem__, a training step by time.sleep in the loop): the getitem's wait,
 // the step's time; `wait` sets one where the code does not say it.
