@@ -194,6 +194,7 @@ RangeAnalysis Analyze(const Model& model, int64_t t0, int64_t t1) {
   r.t0 = t0;
   r.t1 = t1;
   r.dropped_events = model.dropped_events();
+  r.simulated = model.run_info().simulated;
   const int64_t len = std::max<int64_t>(1, t1 - t0);
   r.duration_s = static_cast<double>(t1 - t0) / 1e9;
 

@@ -88,6 +88,8 @@ struct RangeAnalysis {
   // no disk.
   double storage_busy_fraction = -1;
   uint64_t dropped_events = 0;
+  // The trace is the simulator's: its machine runs the pipeline's threads and nothing else.
+  bool simulated = false;
   DeviceGapSummary device_gaps;  // total_ns is the range less device busy
   // The CPU the training loop's thread used over the range, as a share of it (its own work,
   // and the calls of the pipeline it makes itself); -1 where its thread was not sampled.

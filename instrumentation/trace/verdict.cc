@@ -87,6 +87,15 @@ std::string OneDecimal(double v) {
   return buf;
 }
 
+// Every op's workers together: the threads that compute beside the training loop.
+double WorkerThreads(const RangeAnalysis& r) {
+  double threads = 0;
+  for (const auto& st : r.stages) {
+    if (st.asynchronous && !Has(st, record::kTraitOneProducer)) threads += st.parallelism;
+  }
+  return threads;
+}
+
 // "decode's 4 workers ran on 1.9 cores: ..." with what to do about it. `threads`: every
 // op's workers together.
 std::string StarvedSuggestion(const StageFigures& s, double threads, int cpu_budget) {
@@ -626,11 +635,12 @@ Verdict VerdictOn(const RangeAnalysis& r, int cpu_budget) {
                     " of a core while working, with cores to spare: they wait (a read, a "
                     "request, a sleep), not for a core";
       v.suggestion = Suggest(r, *culprit, wait, /*cpu_budget=*/0, v.suggests_change);
-    } else if (Starved(*culprit, cpu_budget)) {
-      double threads = 0;
-      for (const auto& st : r.stages) {
-        if (st.asynchronous && !Has(st, record::kTraitOneProducer)) threads += st.parallelism;
-      }
+    } else if (Starved(*culprit, cpu_budget) &&
+               // The simulator's machine runs nothing but the pipeline: with no more threads
+               // than cores, a share below a core is the CPU samples' grain, not other work
+               // (tensorflow#67330's filter "got 58% of a core" on an idle machine).
+               !(r.simulated && cpu_budget > 0 && WorkerThreads(r) <= cpu_budget)) {
+      const double threads = WorkerThreads(r);
       v.evidence += "; its threads got " + Pct(culprit->cpu_share) + " of a core while working";
       v.suggestion = StarvedSuggestion(*culprit, threads, cpu_budget);
     } else if (ReadsStorage(*culprit) && culprit->cpu_share >= 0 &&
