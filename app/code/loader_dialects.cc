@@ -122,31 +122,11 @@ std::optional<std::vector<Value>> RowsReturned(const ClassInfo* cls) {
   return rows;
 }
 
-bool LeavesLoop(const SyntaxNode& node) {
-  if (node.Is("break_statement") || node.Is("return_statement")) return true;
-  if (node.Is("function_definition") || node.Is("lambda") || node.Is("class_definition") ||
-      node.Is("for_statement") || node.Is("while_statement")) {
-    return false;  // a break there leaves that loop, not this one
-  }
-  for (const SyntaxNode& c : node.named_children()) {
-    if (LeavesLoop(c)) return true;
-  }
-  return false;
-}
-
 // An IterableDataset whose __iter__ yields in a `while True:` it never leaves: an endless
 // stream (random samples drawn forever, pytorch#81412), which has no epoch and no length.
 bool YieldsForever(const ClassInfo* cls) {
   if (!cls || !cls->methods.count("__iter__") || cls->methods.count("__getitem__")) return false;
-  for (const SyntaxNode& s : cls->methods.at("__iter__").field("body").code_children()) {
-    if (!s.Is("while_statement")) continue;
-    const std::string_view condition = s.field("condition").text();
-    if ((condition == "True" || condition == "1") && HoldsYield(s.field("body")) &&
-        !LeavesLoop(s.field("body"))) {
-      return true;
-    }
-  }
-  return false;
+  return YieldsInAnEndlessLoop(cls->methods.at("__iter__").field("body"));
 }
 
 // The methods a DataLoader calls of a map-style dataset's class: __getitem__ and __len__, or

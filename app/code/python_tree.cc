@@ -258,8 +258,31 @@ bool HoldsYieldWithin(const SyntaxNode& node, int depth) {
   }
   return false;
 }
+bool LeavesLoop(const SyntaxNode& node) {
+  if (node.Is("break_statement") || node.Is("return_statement")) return true;
+  if (node.Is("function_definition") || node.Is("lambda") || node.Is("class_definition") ||
+      node.Is("for_statement") || node.Is("while_statement")) {
+    return false;  // a break there leaves that loop, not this one
+  }
+  for (const SyntaxNode& c : node.named_children()) {
+    if (LeavesLoop(c)) return true;
+  }
+  return false;
+}
 }  // namespace
 
 bool HoldsYield(const SyntaxNode& node) { return HoldsYieldWithin(node, 0); }
+
+bool YieldsInAnEndlessLoop(const SyntaxNode& body) {
+  for (const SyntaxNode& s : body.code_children()) {
+    if (!s.Is("while_statement")) continue;
+    const std::string_view condition = s.field("condition").text();
+    if ((condition == "True" || condition == "1") && HoldsYield(s.field("body")) &&
+        !LeavesLoop(s.field("body"))) {
+      return true;
+    }
+  }
+  return false;
+}
 
 }  // namespace pipescope::code

@@ -123,4 +123,9 @@ bool AnyNodeWithin(const SyntaxNode& node, const std::function<bool(const Syntax
 // or class inside it.
 bool HoldsYield(const SyntaxNode& node);
 
+// Whether one of `body`'s statements is a `while True:` (or `while 1:`) that yields and never
+// leaves (no break or return of its own): a generator that never ends (an IterableDataset's
+// random samples drawn forever, pytorch#81412; tensorflow#37045's from_generator).
+bool YieldsInAnEndlessLoop(const SyntaxNode& body);
+
 }  // namespace pipescope::code

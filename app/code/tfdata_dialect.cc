@@ -423,31 +423,6 @@ Value FromTensors(PythonReader& r, const CallArgs& a) {
 
 // The def a from_generator runs: a def of the file's, or a class's method named through the
 // class or an instance (the guide's ArtificialDataset hands over cls._generator).
-// A `while True:` (or `while 1:`) in `node` whose body yields: a generator that never ends.
-bool YieldsForever(const SyntaxNode& node, int depth = 0) {
-  if (depth > 16 || node.null()) return false;
-  if (node.Is("while_statement")) {
-    const std::string_view condition = node.field("condition").text();
-    const auto yields = [](const SyntaxNode& body, const auto& self, int d) -> bool {
-      if (d > 16 || body.null()) return false;
-      if (body.Is("yield")) return true;
-      if (body.Is("function_definition") || body.Is("lambda")) return false;
-      for (const SyntaxNode& c : body.code_children()) {
-        if (self(c, self, d + 1)) return true;
-      }
-      return false;
-    };
-    if ((condition == "True" || condition == "1") && yields(node.field("body"), yields, 0)) {
-      return true;
-    }
-  }
-  for (const SyntaxNode& c : node.code_children()) {
-    if (c.Is("function_definition")) continue;
-    if (YieldsForever(c, depth + 1)) return true;
-  }
-  return false;
-}
-
 SyntaxNode GeneratorDef(PythonReader& r, const Value* gen) {
   if (!gen) return {};
   if (gen->Is(Value::Kind::kFunction) && gen->node.Is("function_definition")) return gen->node;
@@ -490,7 +465,7 @@ Value FromGenerator(PythonReader& r, const CallArgs& a) {
                                    [&](const SyntaxNode& n) { return IsPlainPython(r, n); });
   const std::optional<int64_t> yields = body.yields;
   g->set_records(yields.value_or(-1));
-  p->source_goes_on = !yields && !def.null() && YieldsForever(def.field("body"));
+  p->source_goes_on = !yields && !def.null() && YieldsInAnEndlessLoop(def.field("body"));
   const std::string yielded =
       yields ? "it yields " + std::to_string(*yields) + " elements, as its loops say"
              : "it yields endlessly until --set " + name + ".records=N";
