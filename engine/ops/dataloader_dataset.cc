@@ -408,9 +408,14 @@ class DataLoaderDataset : public UnaryDataset {
     // lock (the batch's tensors are in shared memory: nothing to copy).
     void Receive(const Batch& batch) const {
       if (!batch.status.ok() || rules_.threads) return;  // a thread's batch is here already
-      const LockWaitsRecordedAs lock_waits(ctx_.recorder, stats_->id);
-      const std::unique_lock held = TakeInterpreterLock();
-      BurnCpuNs(rules_.ReceiveNs(static_cast<int64_t>(batch.element.ByteSize())), batch.element.id);
+      const uint64_t start = TicksIfRecording();
+      {
+        const LockWaitsRecordedAs lock_waits(ctx_.recorder, stats_->id);
+        const std::unique_lock held = TakeInterpreterLock();
+        BurnCpuNs(rules_.ReceiveNs(static_cast<int64_t>(batch.element.ByteSize())),
+                  batch.element.id);
+      }
+      RecordSpan(record::EventKind::kReceive, start, TicksIfRecording(), batch.element.id);
     }
 
     void RaiseStarted(int64_t workers) const {

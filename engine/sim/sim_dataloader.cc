@@ -202,8 +202,12 @@ class DataLoaderIt : public SimUnaryIterator {
   // (its tensors are in shared memory: nothing to copy).
   Task<void> Receive(SimThread& thread, Batch& batch) {
     // A thread's batch is already in the main process: nothing to unpickle.
-    if (!rules_.threads)
+    if (!rules_.threads) {
+      const int64_t start = now();
       co_await ChargeHoldingLock(thread, rules_.ReceiveNs(batch.element.bytes), 0, 0);
+      ctx_.trace->Span(record::EventKind::kReceive, stage_.id, thread, start, now(),
+                       batch.element.id);
+    }
     batch.received = true;
     finished_.push_back(&batch);
     delivered_.NotifyAll();

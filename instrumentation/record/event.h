@@ -29,6 +29,10 @@ enum class EventKind : uint8_t {
   // Python, inside the work or call it waits for; recorded only when another thread held
   // the lock (an uncontended take reads no clock).
   kLockWait = 13,
+  // The caller's thread receiving an element an op's worker process sent (the main process
+  // unpickling a DataLoader's or Keras's batch), inside the op's kCall: time the training
+  // loop spends on its input that no worker's time shows.
+  kReceive = 14,
   // Counters (start == end; value is the reading).
   kBufferLevel = 16,  // elements held in an op's output buffer
   kCpuTime = 17,      // CPU nanoseconds a thread used since its previous sample
@@ -94,6 +98,8 @@ inline const char* KindLabel(EventKind kind) {
       return "consumer waiting for input";
     case EventKind::kLockWait:
       return "waiting for the interpreter lock";
+    case EventKind::kReceive:
+      return "receiving from a worker process";
     case EventKind::kStep:
       return "device step";
     case EventKind::kBufferLevel:

@@ -110,6 +110,9 @@ StageFigures FiguresOf(const Model& model, const record::StageDef& stage, int64_
   }
   f.self_ns_per_element =
       f.elements > 0 ? static_cast<double>(a.own_ns) / static_cast<double>(f.elements) : 0;
+  f.receive_fraction = std::clamp(static_cast<double>(a.receive_ns) / len, 0.0, 1.0);
+  f.receive_ns_per_element =
+      f.elements > 0 ? static_cast<double>(a.receive_ns) / static_cast<double>(f.elements) : 0;
 
   if (const Track* levels = model.FindTrack({EventKind::kBufferLevel, stage.id, 0})) {
     if (const std::optional<double> mean = MeanLevel(*levels, t0, t1)) {

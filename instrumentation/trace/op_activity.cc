@@ -21,6 +21,7 @@ int64_t Covered(const Model& model, EventKind kind, uint16_t op, int64_t t0, int
 OpActivity ActivityOf(const Model& model, const record::StageDef& stage, int64_t t0, int64_t t1) {
   OpActivity a;
   a.lock_wait_ns = Covered(model, EventKind::kLockWait, stage.id, t0, t1);
+  a.receive_ns = Covered(model, EventKind::kReceive, stage.id, t0, t1);
   if (stage.asynchronous) {
     a.own_ns = Covered(model, EventKind::kWork, stage.id, t0, t1);
     a.input_ns = Covered(model, EventKind::kWaitInput, stage.id, t0, t1);

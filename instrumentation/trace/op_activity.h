@@ -16,6 +16,9 @@ struct OpActivity {
   int64_t idle_ns = 0;     // workers parked beyond the parallelism
   // Its threads waiting for their process's interpreter lock (kLockWait), inside own_ns.
   int64_t lock_wait_ns = 0;
+  // Its caller's thread receiving what its worker processes sent (kReceive): the main
+  // process unpickling batches, not in own_ns.
+  int64_t receive_ns = 0;
   int call_threads = 0;  // threads that called a synchronous op in the interval
   // Worker processes starting (kTraitWorkerProcesses: their kWork on no element), not in
   // own_ns: how many began in the interval, and their time in it.

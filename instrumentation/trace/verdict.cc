@@ -157,6 +157,29 @@ int64_t StartUpThatMatters(const StageFigures& s, int workers, int64_t wait_ns) 
   return static_cast<int64_t>(StartUpsWaitNs(s) / epochs);
 }
 
+// Worker processes busy less than this while the consumer waits, and their batches' receipt
+// making most of its wait: the main process receiving is the limit.
+constexpr double kReceiptBoundWorkersBusy = 0.85;
+
+// Where the main process receiving each batch from the worker processes (kReceive: unpickling
+// it under the interpreter lock, between steps) is what the training loop waits for, the
+// workers not busy all the time: more workers or cores would not shorten it, fewer bytes a
+// batch would (keras#11727: 8 processes busy 40%, 64 MB batches unpickled 3 ms each, 37% of
+// the run). `remedies`: the framework's ways to receive less or elsewhere. "" where not.
+std::string ReceiptSuggestion(const StageFigures& s, double wait, const std::string& remedies) {
+  if (s.receive_fraction < 0.5 * wait || s.receive_fraction < 0.05 ||
+      s.busy_fraction >= kReceiptBoundWorkersBusy) {
+    return "";
+  }
+  return "the main process receives each of " + s.name +
+         "'s batches from its worker processes, unpickling it under its interpreter lock (" +
+         engine::FormatDuration(static_cast<int64_t>(s.receive_ns_per_element)) + " a batch, " +
+         Pct(s.receive_fraction) + " of the time): that, not the workers (busy " +
+         Pct(s.busy_fraction) +
+         "), is what the training loop waits for, so more workers or cores gain nothing; " +
+         remedies;
+}
+
 // Keras's enqueuer (fit's workers, use_multiprocessing, in Keras's words): threads of the
 // main process take turns under its interpreter lock where sequence[i] runs Python; worker
 // processes each have their own and start again every epoch.
@@ -188,6 +211,15 @@ std::string EnqueuerSuggestion(const StageFigures& s, int64_t wait_ns, double wa
            std::to_string(workers) +
            " worker processes to start (Keras starts its pool again every epoch): fewer, "
            "longer epochs, or a tf.data pipeline instead of the Sequence";
+  }
+  std::string receipt = ReceiptSuggestion(
+      s, wait,
+      "send fewer bytes a batch (images as uint8 rather than float32, scaled on the GPU), or "
+      "run the workers as threads (use_multiprocessing=False), whose batches need no "
+      "receiving, where __getitem__'s work releases the lock (NumPy, OpenCV)");
+  if (!receipt.empty()) {
+    is_change = false;
+    return receipt;
   }
   int needed = std::max(NeededParallelism(s, wait), workers + 1);
   // Processes that fill the cores already share them with one more: the work per batch is
@@ -251,6 +283,14 @@ std::string WorkerProcessesSuggestion(const StageFigures& s, int64_t wait_ns, do
            std::to_string(workers) +
            " worker processes to start (they start again every epoch): "
            "persistent_workers=True starts them once";
+  }
+  std::string receipt = ReceiptSuggestion(
+      s, wait,
+      "pin_memory=True receives them on its own thread while the step runs; or send fewer "
+      "bytes a batch (tensors rather than Python objects, images as uint8 scaled on the GPU)");
+  if (!receipt.empty()) {
+    is_change = false;
+    return receipt;
   }
   // Workers idle for much of the run, yet the consumer waits: not for want of workers or
   // cores. Each epoch's iterator starts with no batch fetched (PyTorch asks for an epoch's

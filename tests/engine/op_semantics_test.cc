@@ -263,6 +263,41 @@ TEST(PythonMapTest, WaitsForTheInterpreterLockAreRecordedInsideTheWork) {
   EXPECT_EQ(lock_waits("0"), 0u);
 }
 
+// The main process receives each batch a worker process sent (unpickling it) on the thread
+// that asked for it, inside that call: the run records it as a kReceive span of the loader
+// there, one a batch. Keras's threads (use_multiprocessing=False) hand their batches over as
+// they are: none.
+TEST(DataLoaderTest, TheMainProcessReceivingABatchIsRecordedInsideTheCall) {
+  auto receipts = [](const std::string& workers) -> size_t {
+    auto run = MakeRecordedPipeline(
+        "source { range { start: 0 stop: 6 } } ops { name: \"fit\" keras_fit { getitem { "
+        "python { duration: \"200us\" } output_bytes: 1048576 } " +
+        workers + " worker_startup: \"0s\" } }");
+    EXPECT_EQ(Drain(*run.pipeline).size(), 6u);
+    run.Finish();
+    const uint16_t fit = run.model->StageNamed("fit")->id;
+    size_t spans = 0;
+    for (const trace::Track* t : run.model->TracksOf(record::EventKind::kReceive, fit)) {
+      const trace::Track* calls =
+          run.model->FindTrack({record::EventKind::kCall, fit, t->key().thread});
+      EXPECT_NE(calls, nullptr) << "received on a thread that did not call the loader";
+      for (size_t i = 0; i < t->size() && calls; ++i, ++spans) {
+        EXPECT_GT(t->end(i), t->start(i));
+        const size_t c = calls->FirstEndingAfter(t->start(i));
+        if (c >= calls->size()) {
+          ADD_FAILURE() << "a receipt after the thread's last call";
+          break;
+        }
+        EXPECT_LE(calls->start(c), t->start(i));
+        EXPECT_GE(calls->end(c), t->end(i));
+      }
+    }
+    return spans;
+  };
+  EXPECT_EQ(receipts("workers: 2 use_multiprocessing: true"), 6u);
+  EXPECT_EQ(receipts("workers: 2 use_multiprocessing: false"), 0u);
+}
+
 TEST(RepeatTest, CountZeroIsEmptyAndNeverReadsItsInput) {
   auto p = MakeRecordedPipeline(
       "source { name: \"src\" range { start: 0 stop: 10 } } ops { repeat { count: 0 } }");

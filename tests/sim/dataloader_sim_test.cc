@@ -605,3 +605,52 @@ TEST(DataLoaderSimTest, TheTraceSaysTheDiskWasBusyAndTheVerdictBlamesIt) {
 
 }  // namespace
 }  // namespace pipescope::sim
+
+namespace pipescope::sim {
+namespace {
+
+// keras#11727 at workers 8: batches of 64 MB from 8 worker processes of 20 ms each, a 5 ms
+// step, the main process unpickling each batch (about 3 ms) between steps. The workers are
+// busy 40% and more of them, or more cores, gain nothing; the verdict names the receipt, in
+// each framework's words, and no more workers. Batches a quarter the size (uint8 rather than
+// float32) are what gains.
+TEST(DataLoaderSimTest, TheVerdictNamesTheMainProcessReceivingBatchesWhereThatIsTheLimit) {
+  const auto run = [](const std::string& op, int64_t bytes, int workers) {
+    return Simulated(
+        Pipeline("ops { name: \"loader\" " + op +
+                     " { getitem { python { duration: \"20ms\" } "
+                     "output_bytes: " +
+                     std::to_string(bytes) + " } " +
+                     (op == "keras_fit"
+                          ? "workers: " + std::to_string(workers) + " use_multiprocessing: true"
+                          : "num_workers: " + std::to_string(workers) +
+                                " batch_size: 1 persistent_workers: true") +
+                     " worker_startup: \"0s\" } }",
+                 "range { start: 0 stop: 100000000 }", "5ms"),
+        5, 1, 16);
+  };
+  for (const std::string op : {"keras_fit", "dataloader"}) {
+    const SimRun eight = run(op, 64 << 20, 8);
+    const trace::Verdict v = trace::MakeVerdict(trace::Analyze(*eight.model), 16);
+    EXPECT_EQ(v.bottleneck, "loader") << v.text;
+    EXPECT_FALSE(v.suggests_change) << v.text;
+    EXPECT_NE(v.suggestion.find("the main process receives each of loader's batches"),
+              std::string::npos)
+        << v.text;
+    EXPECT_EQ(v.suggestion.find("raise"), std::string::npos) << v.text;
+    EXPECT_NE(
+        v.suggestion.find(op == "keras_fit" ? "use_multiprocessing=False" : "pin_memory=True"),
+        std::string::npos)
+        << v.text;
+    const double steps = eight.result.summary.steps_per_s;
+    EXPECT_LT(run(op, 64 << 20, 16).result.summary.steps_per_s, 1.03 * steps) << op;
+    EXPECT_GT(run(op, 16 << 20, 8).result.summary.steps_per_s, 1.2 * steps) << op;
+  }
+  // Workers that cannot keep up, their batches small: more of them.
+  const trace::Verdict busy =
+      trace::MakeVerdict(trace::Analyze(*run("keras_fit", 1 << 20, 2).model), 16);
+  EXPECT_NE(busy.suggestion.find("raise loader's workers to "), std::string::npos) << busy.text;
+}
+
+}  // namespace
+}  // namespace pipescope::sim

@@ -182,9 +182,10 @@ std::vector<Lane> BuildLanes(const trace::Model& model) {
     std::map<std::tuple<std::string, int, uint32_t>, Lane, ThreadOrder> by_thread;
     for (const record::StageDef* stage : defs) {
       // In drawing order: a wait for the interpreter lock lies inside the work (or call) it
-      // waits for, and is drawn over it.
-      for (EventKind kind : {EventKind::kIdle, EventKind::kWaitInput, EventKind::kBlocked,
-                             EventKind::kCall, EventKind::kWork, EventKind::kLockWait}) {
+      // waits for, and a batch's receipt inside the call that took it: drawn over them.
+      for (EventKind kind :
+           {EventKind::kIdle, EventKind::kWaitInput, EventKind::kBlocked, EventKind::kCall,
+            EventKind::kWork, EventKind::kReceive, EventKind::kLockWait}) {
         for (const trace::Track* t : model.TracksOf(kind, stage->id)) {
           const uint32_t thread = t->key().thread;
           Lane& lane = by_thread[{model.ThreadName(thread), t->key().depth, recorded ? 0 : thread}];

@@ -48,6 +48,7 @@ std::vector<LegendEntry> BuildLegend(const trace::Model& model, const Palette& p
   add(EventKind::kWaitInput, "worker: waiting for input");
   add(EventKind::kBlocked, "worker: blocked on output");
   add(EventKind::kLockWait, "waiting for the interpreter lock");
+  add(EventKind::kReceive, "receiving a batch from a worker process");
   add(EventKind::kIdle, "worker: parked");
   if (kinds.contains(EventKind::kBufferLevel) || kinds.contains(EventKind::kDeviceUtil) ||
       kinds.contains(EventKind::kCpuTime) || kinds.contains(EventKind::kStorageBusy)) {

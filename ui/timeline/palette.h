@@ -56,6 +56,8 @@ inline ImU32 ColorOf(record::EventKind kind) {
       return IM_COL32(70, 70, 76, 255);
     case EventKind::kLockWait:  // brown: a worker that could work but waits its turn
       return IM_COL32(160, 105, 55, 255);
+    case EventKind::kReceive:  // dark cyan: the main process's own time on a worker's batch
+      return IM_COL32(0, 150, 160, 255);
     case EventKind::kInputWait:
       return IM_COL32(225, 60, 60, 255);
     case EventKind::kStep:

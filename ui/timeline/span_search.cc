@@ -23,9 +23,10 @@ void SpanSearch::Set(const std::string& new_text, const trace::Model* model) {
   tracks.clear();
   span_matches = 0;
   if (text.empty()) return;
-  for (EventKind kind : {EventKind::kCall, EventKind::kWork, EventKind::kWaitInput,
-                         EventKind::kBlocked, EventKind::kIdle, EventKind::kLockWait,
-                         EventKind::kInputWait, EventKind::kStep, EventKind::kBufferLevel}) {
+  for (EventKind kind :
+       {EventKind::kCall, EventKind::kWork, EventKind::kWaitInput, EventKind::kBlocked,
+        EventKind::kIdle, EventKind::kLockWait, EventKind::kReceive, EventKind::kInputWait,
+        EventKind::kStep, EventKind::kBufferLevel}) {
     if (std::string(record::KindLabel(kind)).find(text) != std::string::npos) kinds.push_back(kind);
   }
   // Which names match (a few thousand at most), then which tracks hold such spans and how

@@ -37,6 +37,7 @@ bool KnownKind(uint32_t kind) {
     case record::EventKind::kStep:
     case record::EventKind::kCallEnd:
     case record::EventKind::kLockWait:
+    case record::EventKind::kReceive:
     case record::EventKind::kGpuKernel:
     case record::EventKind::kGpuMemcpy:
     case record::EventKind::kGpuMemset:
