@@ -602,18 +602,20 @@ Value DataLoaderOf(PythonReader& r, const CallArgs& a, bool graphs) {
   if (const auto in_order = ReadFlag(*p, a, 16, "in_order", op_name)) dl->set_in_order(*in_order);
   ReadStartMethod(r, *p, a, dataset, cls, tensors, op_name, *dl);
   if (dl->num_workers() > 0 && !dl->persistent_workers() && !YieldsForever(cls)) {
-    // The default start-up is a bare interpreter's; spawn (Windows' and macOS's start
-    // method) imports the script and its libraries again in each worker, torch above all
-    // (the rules' kSpawnedTorchWorkerStartupNs where the code spawns).
-    // The count as the code gives it: a --set of num_workers changes the spec, not notes.
+    // The default start-up is a new interpreter's, which a fork need not pay; spawn (Windows' and
+    // macOS's start method) imports the script and its libraries again in each worker, torch above
+    // all (the rules' kSpawnedTorchWorkerStartupNs where the code spawns). The count as the code
+    // gives it: a --set of num_workers changes the spec, not notes.
     const std::string each =
         dl->start_method() == spec::spawn
             ? "each spawned, importing this file and torch again (" +
                   engine::FormatDuration(engine::kSpawnedTorchWorkerStartupNs) +
                   " stands in: pytorch#12831's worker on Windows took about that)"
-            : "each at a bare Python interpreter's start-up (" +
+            : "each forked (Linux's default), a new Python interpreter's start-up measured "
+              "here standing in (" +
                   engine::FormatDuration(engine::kDefaultWorkerStartupNs) +
-                  " here); where workers spawn (Windows, macOS) they import the script and "
+                  "), where a fork of the main process starts no interpreter and may cost "
+                  "less; where workers spawn (Windows, macOS) they import the script and "
                   "torch again, seconds each";
     p->Note(a.node.start(),
             "the loader starts its worker processes again every epoch (no "

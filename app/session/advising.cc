@@ -12,6 +12,7 @@
 #include "app/session/simulated_run.h"
 #include "engine/spec/op_kinds.h"
 #include "engine/spec/spec_loader.h"
+#include "engine/tuning/cache_replay.h"
 #include "instrumentation/trace/analysis.h"
 #include "instrumentation/trace/verdict.h"
 
@@ -147,8 +148,23 @@ engine::Result<RateOfRun> CandidateRate(const sim::CostModel& model, double seco
   merged.step.mean_ns *= step_scale;
   const bool input_alone = step_scale == 0;
   const int64_t max_steps = step_scale < 1 ? kAdviceCeilingSteps : 0;
-  return SteadyRateOf(candidate, merged, seed, seconds, max_steps, input_alone, whole_runs,
-                      lengthen_for_epochs);
+  ASSIGN_OR_RETURN(RateOfRun rate, SteadyRateOf(candidate, merged, seed, seconds, max_steps,
+                                                input_alone, whole_runs, lengthen_for_epochs));
+  // A cache's first epoch and its later ones, simulated apart and weighed over the epochs
+  // (cache_replay.h); a run that ended within the window was whole.
+  const std::optional<engine::CachedEpochs> cached = engine::LaterEpochsOfACache(candidate);
+  if (rate.ended || !cached) return rate;
+  const auto rate_of = [&](const spec::PipelineSpec& part) -> engine::Result<double> {
+    ASSIGN_OR_RETURN(sim::CostModel part_model, ModelForCandidate(model, part, given));
+    part_model.step.mean_ns *= step_scale;
+    ASSIGN_OR_RETURN(const RateOfRun r, SteadyRateOf(part, part_model, seed, seconds, max_steps,
+                                                     input_alone, whole_runs, lengthen_for_epochs));
+    return r.steps_per_s;
+  };
+  ASSIGN_OR_RETURN(const double first, rate_of(cached->first));
+  ASSIGN_OR_RETURN(const double later, rate_of(cached->replay));
+  rate.steps_per_s = engine::RateOverEpochs(first, later, cached->epochs);
+  return rate;
 }
 
 }  // namespace
@@ -335,7 +351,8 @@ void ApplyAdvice(const engine::AdvisorResult& advice, trace::Verdict& verdict) {
     // waited for its first step (tensorflow#47687: 60 s behind a shuffle of batches).
     // The step the limit: the advice says it whole, with what the input alone feeds, where
     // the verdict's "a faster training step is what would help" would say it twice.
-    if (advice.advice.front().kind == "device_bound") {
+    if (advice.advice.front().kind == "device_bound" ||
+        advice.advice.front().kind == "loop_bound") {
       trace::SetSuggestion(verdict, text);
       return;
     }

@@ -49,6 +49,8 @@
 //   faster_storage     the data on a faster kind of disk than the spec's storage (an SSD for
 //                      a hard disk): a change of machine, advice only
 //   device_bound       no change: the training step is the limit
+//   loop_bound         no change of knobs or order: the training loop's own work between
+//                      steps is the limit (the verdict's remedy for it said)
 
 #include <string>
 #include <vector>

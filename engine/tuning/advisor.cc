@@ -16,6 +16,7 @@
 #include "engine/tuning/advice_candidates.h"
 #include "engine/tuning/advisor_findings.h"
 #include "engine/tuning/cache_memory.h"
+#include "engine/tuning/cache_replay.h"
 #include "engine/tuning/move_rules.h"
 #include "engine/tuning/spec_edit.h"
 #include "instrumentation/trace/verdict.h"
@@ -67,15 +68,27 @@ struct Tried {
   double least_gain = 0;  // the worst seed's
 };
 
-// What a predicted rate is of: the steady part, or a program that ends, its whole run.
-std::string RateBasis(bool whole_run) { return whole_run ? "over the whole run" : "steady"; }
+// What a predicted rate is of: the steady part, or a program that ends, its whole run; for a
+// change that adds a cache (`caches`) to a program that does not end within the window, its
+// epochs weighed, the first filling the cache, or the epochs after the first
+// (cache_replay.h).
+std::string RateBasis(bool whole_run, const spec::PipelineSpec* spec = nullptr,
+                      bool caches = false) {
+  if (whole_run) return "over the whole run";
+  const std::optional<CachedEpochs> cached =
+      caches && spec ? LaterEpochsOfACache(*spec) : std::nullopt;
+  if (!cached) return "steady";
+  return cached->epochs ? "over its " + std::to_string(*cached->epochs) +
+                              " epochs, the first filling the cache"
+                        : "steady, once the cache holds an epoch";
+}
 
 // `from`: the spec as given, simulated.
 std::string TextOf(const AdviceCandidate& c, double from, double predicted, double gain,
                    const std::string& what_changes, bool whole_run) {
   std::string text = c.action + ": " + Rate(from) + " → " + Rate(predicted) +
-                     " steps/s predicted, " + RateBasis(whole_run) + " (" +
-                     trace::FormatPercentChange(gain) + ")";
+                     " steps/s predicted, " + RateBasis(whole_run, &c.spec, c.kind == "cache") +
+                     " (" + trace::FormatPercentChange(gain) + ")";
   if (!what_changes.empty()) text += ". It changes the output. " + what_changes;
   return text;
 }
@@ -657,8 +670,10 @@ std::string TogetherText(const AdvisorResult& result) {
   }
   return changes + " add up (each kept where it adds beyond the noise): " +
          Rate(result.simulated_steps_per_s) + " → " + Rate(t.predicted_steps_per_s) +
-         " steps/s predicted, " + RateBasis(result.whole_run) + " (" +
-         trace::FormatPercentChange(t.predicted_gain) + ")" +
+         " steps/s predicted, " +
+         RateBasis(result.whole_run, &t.spec,
+                   std::find(t.kinds.begin(), t.kinds.end(), "cache") != t.kinds.end()) +
+         " (" + trace::FormatPercentChange(t.predicted_gain) + ")" +
          (t.changes_output.empty() ? "" : ". It changes the output. " + t.changes_output);
 }
 
@@ -930,7 +945,19 @@ Result<AdvisorResult> Advise(const spec::PipelineSpec& spec, const trace::RangeA
   result.advice.insert(result.advice.begin(), leading.begin(), leading.end());
   result.advice.insert(result.advice.begin(), memory.begin(), memory.end());
   result.start_up_and_together = StartUpAndTogether(result, base, first_steps, simulate, options);
-  if (result.advice.empty() && measured.input_wait_fraction < 0.05) {
+  if (result.advice.empty() && measured.input_wait_fraction < 0.05 &&
+      measured.verdict.grade == "loop-bound") {
+    // The loop's own work between steps is the limit, not the step: a step that takes no
+    // time leaves it as it is (tensorflow#42917's Session.run loop, 90 us an iteration).
+    Advice a;
+    a.kind = "loop_bound";
+    a.predicted_steps_per_s = base_rate;
+    a.confidence = "high";
+    a.text = "the training loop's own work between steps is the limit: " +
+             NothingTriedGains(result.tried) + ", and a faster step would leave it as it is; " +
+             measured.verdict.suggestion;
+    result.advice.push_back(std::move(a));
+  } else if (result.advice.empty() && measured.input_wait_fraction < 0.05) {
     Advice a;
     a.kind = "device_bound";
     a.predicted_steps_per_s = base_rate;
@@ -950,7 +977,7 @@ Result<AdvisorResult> Advise(const spec::PipelineSpec& spec, const trace::RangeA
   const bool left_out = !spec.left_out().empty();
   if (left_out || !StandInCostOps(spec).empty()) {
     for (Advice& a : result.advice) {
-      if (left_out && a.kind == "device_bound") a.confidence = "low";
+      if (left_out && (a.kind == "device_bound" || a.kind == "loop_bound")) a.confidence = "low";
       if (a.confidence == "high") a.confidence = "medium";
     }
   }

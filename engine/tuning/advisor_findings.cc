@@ -173,12 +173,6 @@ bool Repeats(const spec::PipelineSpec& spec) {
                      [](const spec::Op& op) { return engine::Repeats(op); });
 }
 
-// A shuffle that draws a new order each epoch.
-bool Reshuffles(const spec::Op& op) {
-  return Shuffles(op) && (!op.has_shuffle() || !op.shuffle().has_reshuffle_each_iteration() ||
-                          op.shuffle().reshuffle_each_iteration());
-}
-
 // A cache after a random op replays the op's first draws every epoch: a random map's
 // augmentation or a shuffle's order is frozen (tf.data's guide caches before them). Not a
 // shuffle's order the code fixes itself (reshuffle_each_iteration=False), nor one a shuffle

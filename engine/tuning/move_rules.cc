@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "engine/spec/op_kinds.h"
+#include "engine/spec/op_values.h"
 #include "engine/spec/spec_validator.h"
 #include "engine/work/work_registry.h"
 
@@ -104,6 +105,11 @@ std::optional<std::string> SwapEffect(const Op& first, const Op& second) {
     return "Batching before " + Name(second) +
            " batches each epoch on its own: an epoch's last batch may be partial.";
   }
+  // A shuffle whose one order comes back each epoch gives it again over a cache's replay.
+  if ((Replays(first) && Shuffles(second) && !Reshuffles(second)) ||
+      (Shuffles(first) && !Reshuffles(first) && Replays(second))) {
+    return std::nullopt;
+  }
   if (Replays(first) && Shuffles(second)) {
     return "The cache will hold elements before shuffling, so each epoch is shuffled anew.";
   }
@@ -186,6 +192,12 @@ bool IsRandomOp(const Op& op) {
   return (d && d->random) || IsRandomMap(op);
 }
 
+bool Reshuffles(const Op& op) {
+  return Shuffles(op) && (!op.has_shuffle() || ReshufflesEachIteration(op.shuffle()));
+}
+
+bool DiffersEachEpoch(const Op& op) { return IsRandomOp(op) && (!Shuffles(op) || Reshuffles(op)); }
+
 int ShufflePlaceBeforeItsMaps(const spec::PipelineSpec& spec, int shuffle) {
   const auto makes_or_buffers = [](const spec::Op& before) {
     return before.has_map() || OnlyBuffers(before) || Repeats(before) || before.has_batch() ||
@@ -231,8 +243,8 @@ MoveAssessment AssessChange(const spec::PipelineSpec& before, const spec::Pipeli
   std::map<std::string, int> in_before, in_after;
   for (int i = 0; i < before.ops_size(); ++i) in_before[before.ops(i).name()] = i;
   for (int i = 0; i < after.ops_size(); ++i) in_after[after.ops(i).name()] = i;
-  // Ops removed or added: only prefetch (timing) and a cache with nothing random before it
-  // keep the output.
+  // Ops removed or added: only prefetch (timing) and a cache with nothing before it that
+  // differs between epochs keep the output.
   for (const auto* side : {&before, &after}) {
     const auto& other = side == &before ? in_after : in_before;
     for (int i = 0; i < side->ops_size(); ++i) {
@@ -243,7 +255,7 @@ MoveAssessment AssessChange(const spec::PipelineSpec& before, const spec::Pipeli
       if (Replays(op)) {
         const Op* random_before = nullptr;
         for (int j = 0; j < i; ++j) {
-          if (IsRandomOp(side->ops(j))) random_before = &side->ops(j);
+          if (DiffersEachEpoch(side->ops(j))) random_before = &side->ops(j);
         }
         if (!random_before) continue;
         if (IsRandomMap(*random_before)) {

@@ -38,6 +38,12 @@ bool IsCounting(const spec::Op& op);  // take, skip, shard: what passes depends 
 
 // Its output depends on a seed: its kind (shuffle) or its function (random augmentation).
 bool IsRandomOp(const spec::Op& op);
+// A shuffle that draws a new order each epoch (a DataLoader's RandomSampler; not
+// shuffle(reshuffle_each_iteration=False), whose one order comes back every epoch).
+bool Reshuffles(const spec::Op& op);
+// Its output differs from one epoch to the next: a random op, but a shuffle only where it
+// reshuffles. A cache after it would replay the first epoch's draws.
+bool DiffersEachEpoch(const spec::Op& op);
 
 // Where the shuffle at top-level index `shuffle` would go to fill its buffer with what the
 // maps before it start from: before those maps, and the prefetches, batches and a repeat

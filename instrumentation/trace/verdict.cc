@@ -555,10 +555,21 @@ Verdict VerdictOn(const RangeAnalysis& r, int cpu_budget) {
                                 Pct(busiest->busy_fraction)
                           : std::string()) +
                  startup;
-    SetSuggestion(v,
-                  "do less in the loop for each element: batch the dataset before the loop, so "
-                  "that each next() brings many elements, or run the loop inside a "
-                  "tf.function, where no Python runs per element");
+    // A dataset batched already (its last batch or unbatch, in order, a batch) brings many
+    // elements a next(): a larger batch brings more (tensorflow#42917's batch(3)).
+    bool batched = false;
+    for (const StageFigures& s : r.stages) {
+      if (s.depth != 0) continue;
+      if (Has(s, record::kTraitBatches)) batched = true;
+      if (Has(s, record::kTraitUnbatches)) batched = false;
+    }
+    SetSuggestion(v, std::string("do less in the loop for each element: ") +
+                         (batched ? "a larger batch_size, so that each next() brings more "
+                                    "elements"
+                                  : "batch the dataset before the loop, so that each next() "
+                                    "brings many elements") +
+                         ", or run the loop inside a tf.function, where no Python runs per "
+                         "element");
     return v;
   }
   // An op whose workers' start-ups make the wait is to blame however little it works.

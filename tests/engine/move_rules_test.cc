@@ -184,6 +184,19 @@ TEST(MoveRulesTest, AddingACacheAfterAShuffleFreezesTheFirstEpochsOrder) {
   EXPECT_NE(a.explanation.find("first epoch's order"), std::string::npos) << a.explanation;
 }
 
+// shuffle(reshuffle_each_iteration=False) gives one order every epoch: a cache after it
+// replays that same order, added or moved across it (tensorflow#30646's split).
+TEST(MoveRulesTest, ACacheAfterAShuffleWhoseOrderComesBackEachEpochKeepsTheOutput) {
+  const auto fixed = Spec(R"(ops { name: "shuffle" shuffle { buffer_size: 100
+                                                             reshuffle_each_iteration: false } })");
+  auto with_cache = fixed;
+  with_cache.add_ops()->set_name("cache");
+  with_cache.mutable_ops(1)->mutable_cache();
+  EXPECT_TRUE(AssessChange(fixed, with_cache).keeps_output);
+  ExpectKept(with_cache, 1, 0);
+  ExpectKept(MoveOp(with_cache, 1, 0), 0, 1);
+}
+
 TEST(MoveRulesTest, AFilterCannotMoveBeforeTheMapItsPredicateReads) {
   const auto spec = Spec(R"(ops { name: "decode" map { fn { unpack_bits {} } } }
                             ops { name: "keep" filter { predicate { mod_equals { modulus: 2 } } } })");
