@@ -407,9 +407,14 @@ spec::WorkFunction GetItem(PythonReader& r, Pipeline& p, const Value* dataset, c
                    " size is not read from the code: it counts a few bytes, so a batch crosses "
                    "from the workers for its message's cost alone; --set " +
                    op + ".sample_bytes=SIZE gives its size " +
-                   (keras ? "(32 224×224 RGB images: 4.8MB as uint8, 19MB as float32)"
-                          : "(a 224×224 RGB image: 150KB as bytes, 600KB as float32 after "
-                            "ToTensor)"));
+                   (keras ? "(32 224×224 RGB images: 4.8MB as uint8, 19MB as float32); worker "
+                            "processes send it pickled through a pipe, which the main process "
+                            "reads and unpickles at " +
+                                engine::FormatDuration(engine::kDefaultPipeReceiveNsPerMib) +
+                                " a MiB (measured here: --set " + op +
+                                ".receive_per_mb=DURATION for the machine that trains)"
+                          : std::string("(a 224×224 RGB image: 150KB as bytes, 600KB as float32 "
+                                        "after ToTensor)")));
   }
   return work.fn;
 }

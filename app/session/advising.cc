@@ -144,27 +144,27 @@ engine::Result<RateOfRun> CandidateRate(const sim::CostModel& model, double seco
                                         const spec::PipelineSpec& candidate, uint64_t seed,
                                         double step_scale, bool whole_runs,
                                         bool lengthen_for_epochs) {
-  ASSIGN_OR_RETURN(sim::CostModel merged, ModelForCandidate(model, candidate, given));
-  merged.step.mean_ns *= step_scale;
   const bool input_alone = step_scale == 0;
   const int64_t max_steps = step_scale < 1 ? kAdviceCeilingSteps : 0;
-  ASSIGN_OR_RETURN(RateOfRun rate, SteadyRateOf(candidate, merged, seed, seconds, max_steps,
-                                                input_alone, whole_runs, lengthen_for_epochs));
-  // A cache's first epoch and its later ones, simulated apart and weighed over the epochs
-  // (cache_replay.h); a run that ended within the window was whole.
-  const std::optional<engine::CachedEpochs> cached = engine::LaterEpochsOfACache(candidate);
-  if (rate.ended || !cached) return rate;
-  const auto rate_of = [&](const spec::PipelineSpec& part) -> engine::Result<double> {
-    ASSIGN_OR_RETURN(sim::CostModel part_model, ModelForCandidate(model, part, given));
-    part_model.step.mean_ns *= step_scale;
-    ASSIGN_OR_RETURN(const RateOfRun r, SteadyRateOf(part, part_model, seed, seconds, max_steps,
-                                                     input_alone, whole_runs, lengthen_for_epochs));
-    return r.steps_per_s;
+  const auto rate_of = [&](const spec::PipelineSpec& spec) -> engine::Result<RateOfRun> {
+    ASSIGN_OR_RETURN(sim::CostModel merged, ModelForCandidate(model, spec, given));
+    merged.step.mean_ns *= step_scale;
+    return SteadyRateOf(spec, merged, seed, seconds, max_steps, input_alone, whole_runs,
+                        lengthen_for_epochs);
   };
-  ASSIGN_OR_RETURN(const double first, rate_of(cached->first));
-  ASSIGN_OR_RETURN(const double later, rate_of(cached->replay));
-  rate.steps_per_s = engine::RateOverEpochs(first, later, cached->epochs);
-  return rate;
+  // A cache's first epoch and its later ones, simulated apart and weighed over the epochs
+  // (cache_replay.h); where the first epochs alone end within the window, the program with
+  // the cache, sooner done, is simulated whole.
+  if (const std::optional<engine::CachedEpochs> cached = engine::LaterEpochsOfACache(candidate)) {
+    ASSIGN_OR_RETURN(RateOfRun first, rate_of(cached->first));
+    if (!first.ended) {
+      ASSIGN_OR_RETURN(const RateOfRun later, rate_of(cached->replay));
+      first.steps_per_s =
+          engine::RateOverEpochs(first.steps_per_s, later.steps_per_s, cached->epochs);
+      return first;
+    }
+  }
+  return rate_of(candidate);
 }
 
 }  // namespace

@@ -17,6 +17,12 @@ inline constexpr int64_t kDefaultWorkerStartupNs = 90'000'000;
 // workers).
 inline constexpr int64_t kSpawnedTorchWorkerStartupNs = 500'000'000;
 inline constexpr int64_t kDefaultReceiveNsPerMib = 50'000;
+// Keras's worker processes (a multiprocessing Pool) send each batch pickled through a pipe,
+// not in shared memory as torch's tensors go: the receiver reads every byte and unpickles
+// it, 2.7-2.9 ms of its CPU a MiB for batches of 16 and 64 MiB (scripts/measure-python-costs,
+// 2026-12-07), against pickle.loads alone from memory above; keras#4763 and faceswap#628
+// timed 2-2.4 ms a MB.
+inline constexpr int64_t kDefaultPipeReceiveNsPerMib = 2'800'000;
 // Receiving a batch whatever its size, measured there on 2026-12-01 (40-47 us): a message
 // from a worker's multiprocessing queue and two tensors' shared-memory hand-overs (a file
 // descriptor received over a socket and mapped), as torch's DataLoader passes tensors. A

@@ -306,6 +306,7 @@ inline Result<DataLoaderRules> KerasFitRulesOf(const spec::KerasFitOp& op, int64
     r.receive_ns_per_batch = 0;
     return r;
   }
+  r.receive_ns_per_mib = kDefaultPipeReceiveNsPerMib;  // a pipe's bytes, not shared memory
   if (!op.worker_startup().empty()) {
     ASSIGN_OR_RETURN(r.worker_startup_ns, ParseDurationNs(op.worker_startup()));
   }

@@ -161,14 +161,22 @@ int64_t StartUpThatMatters(const StageFigures& s, int workers, int64_t wait_ns) 
 // making most of its wait: the main process receiving is the limit.
 constexpr double kReceiptBoundWorkersBusy = 0.85;
 
+// The main process receiving `s`'s batches (kReceive) makes half or more of the consumer's
+// wait `wait`: the op is to blame for that wait however little its workers work.
+bool ReceiptMakesTheWait(const StageFigures& s, double wait) {
+  return s.receive_fraction >= 0.5 * wait && s.receive_fraction >= 0.05;
+}
+
 // Where the main process receiving each batch from the worker processes (kReceive: unpickling
 // it under the interpreter lock, between steps) is what the training loop waits for, the
 // workers not busy all the time: more workers or cores would not shorten it, fewer bytes a
 // batch would (keras#11727: 8 processes busy 40%, 64 MB batches unpickled 3 ms each, 37% of
 // the run). `remedies`: the framework's ways to receive less or elsewhere. "" where not.
 std::string ReceiptSuggestion(const StageFigures& s, double wait, const std::string& remedies) {
-  if (s.receive_fraction < 0.5 * wait || s.receive_fraction < 0.05 ||
-      s.busy_fraction >= kReceiptBoundWorkersBusy) {
+  // Workers that got little of a core while busy share too few cores (the main process's
+  // receipt among them): more cores would help (keras#4763's 6 workers on 2 cores).
+  const bool starved = s.cpu_share >= 0 && s.cpu_share < kStarvedCpuShare;
+  if (!ReceiptMakesTheWait(s, wait) || s.busy_fraction >= kReceiptBoundWorkersBusy || starved) {
     return "";
   }
   return "the main process receives each of " + s.name +
@@ -344,6 +352,16 @@ const StageFigures* EnclosingOp(const RangeAnalysis& r, const StageFigures& s) {
   return nullptr;
 }
 
+// Whether `s` (one of r's stages) or a stage before it draws at random (a reshuffling
+// shuffle, an augmentation): a cache after `s` would replay the first epoch's draws.
+bool RandomAtOrBefore(const RangeAnalysis& r, const StageFigures& s) {
+  for (const StageFigures& st : r.stages) {
+    if (Has(st, record::kTraitRandom)) return true;
+    if (&st == &s) break;
+  }
+  return false;
+}
+
 // `is_change`: set false where the suggestion is work outside the knobs.
 std::string Suggest(const RangeAnalysis& r, const StageFigures& s, double wait, int cpu_budget,
                     bool& is_change) {
@@ -374,7 +392,7 @@ std::string Suggest(const RangeAnalysis& r, const StageFigures& s, double wait, 
       // replay its first draws.
       std::vector<std::string> remedies;
       if (!Has(s, record::kTraitOneElementFunction)) remedies.push_back("vectorise it after batch");
-      if (!Has(s, record::kTraitRandom)) remedies.push_back("cache after it");
+      if (!RandomAtOrBefore(r, s)) remedies.push_back("cache after it");
       std::string how;
       for (const std::string& r : remedies) how += (how.empty() ? " (" : ", ") + r;
       if (!how.empty()) how += ")";
@@ -415,7 +433,9 @@ std::string FillingBuffer(const RangeAnalysis& r) {
   for (size_t i = 1; i < r.stages.size(); ++i) {
     const StageFigures& s = r.stages[i];
     const StageFigures& input = r.stages[i - 1];
-    if (!Has(s, record::kTraitRandom) || s.asynchronous || s.elements > 0 || s.buffer_size <= 0 ||
+    // A shuffle (one that keeps its order each epoch is no random stage).
+    const bool shuffle = s.op == "shuffle" || Has(s, record::kTraitRandom);
+    if (!shuffle || s.asynchronous || s.elements > 0 || s.buffer_size <= 0 ||
         input.depth != s.depth || input.elements <= 0) {
       continue;
     }
@@ -580,7 +600,8 @@ Verdict VerdictOn(const RangeAnalysis& r, int cpu_budget) {
   };
   const StageFigures* culprit = nullptr;
   for (const auto& s : r.stages) {
-    if (s.caused_wait_share > 0 && (s.busy_fraction >= kBusyToBlame || starting(s)) &&
+    if (s.caused_wait_share > 0 &&
+        (s.busy_fraction >= kBusyToBlame || starting(s) || ReceiptMakesTheWait(s, wait)) &&
         (!culprit || s.caused_wait_share > culprit->caused_wait_share)) {
       culprit = &s;
     }

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "engine/runtime/op_factories.h"
+#include "engine/runtime/stage_traits.h"
 #include "engine/runtime/value_rules.h"
 #include "engine/sim/sim_op_factories.h"
 #include "engine/spec/pipeline_plan.h"
@@ -210,6 +211,29 @@ TEST(OpKindsTest, TheKnobsThatRunAnOpAheadAreTheKindsThreadsAndWorkers) {
     EXPECT_TRUE(IsRunsAheadKnob(knob)) << knob;
   for (const char* knob : {"buffer_size", "prefetch_factor", "cycle_length", "batch_size"})
     EXPECT_FALSE(IsRunsAheadKnob(knob)) << knob;
+}
+
+}  // namespace
+}  // namespace pipescope::engine
+
+namespace pipescope::engine {
+namespace {
+
+// A shuffle draws its order at random, and where it draws anew each epoch a cache after it
+// would replay the first epoch's: random. With reshuffle_each_iteration=False its one order
+// comes back each epoch, and nothing is frozen by a cache after it.
+TEST(OpKindsTest, AShuffleThatKeepsItsOrderIsNoRandomStage) {
+  const auto traits = [](const std::string& fields) {
+    auto spec = ParseSpecText(
+        "source { range { stop: 10 } } ops { shuffle { buffer_size: 4 " + fields + " } }",
+        "traits");
+    EXPECT_TRUE(spec.ok()) << spec.status().message();
+    const spec::Op& op = spec->ops(0);
+    return StageTraitsOf(op, *DescribeOp(op), false);
+  };
+  EXPECT_NE(traits("") & record::kTraitRandom, 0u);
+  EXPECT_NE(traits("reshuffle_each_iteration: true") & record::kTraitRandom, 0u);
+  EXPECT_EQ(traits("reshuffle_each_iteration: false") & record::kTraitRandom, 0u);
 }
 
 }  // namespace

@@ -404,6 +404,17 @@ TEST(VerdictTest, AtTheBudgetItSuggestsOnlyTheRemediesTheFunctionAllows) {
   EXPECT_EQ(random.find("cache"), std::string::npos) << random;
   const std::string neither = suggestion(record::kTraitOneElementFunction | record::kTraitRandom);
   EXPECT_NE(neither.find("cut its work per element or add cores"), std::string::npos) << neither;
+  // A shuffle before it (regnety#4's shape, shuffled records then the decode): a cache after
+  // the decode would replay the first epoch's order.
+  RangeAnalysis shuffled = Starving(4, 0.98);
+  StageFigures shuffle;
+  shuffle.name = "shuffle";
+  shuffle.op = "shuffle";
+  shuffle.traits = record::kTraitRandom;
+  shuffled.stages.insert(shuffled.stages.begin(), shuffle);
+  const std::string after_shuffle = MakeVerdict(shuffled, 4).suggestion;
+  EXPECT_NE(after_shuffle.find("decode already has"), std::string::npos) << after_shuffle;
+  EXPECT_EQ(after_shuffle.find("cache"), std::string::npos) << after_shuffle;
 }
 
 // A DataLoader whose workers are idle half the time while the consumer waits is not short
