@@ -647,8 +647,9 @@ Verdict VerdictOn(const RangeAnalysis& r, int cpu_budget) {
     // Its workers' start-ups lead where they keep the consumer waiting longer than the op
     // works (pytorch#12831: one worker started again at each of 200 short epochs, busy 5%).
     const int workers = std::max(0, static_cast<int>(std::round(culprit->parallelism)));
+    // Not where the op is to blame for the receipt of its batches (ReceiptMakesTheWait).
     const bool restarts_lead =
-        culprit->busy_fraction < kBusyToBlame ||
+        (culprit->busy_fraction < kBusyToBlame && !ReceiptMakesTheWait(*culprit, wait)) ||
         (StartUpThatMatters(*culprit, workers, wait_ns) > 0 &&
          StartUpsWaitNs(*culprit) > culprit->busy_fraction * r.duration_s * 1e9);
     const std::string doing = restarts_lead

@@ -638,6 +638,7 @@ TEST(DataLoaderSimTest, TheVerdictNamesTheMainProcessReceivingBatchesWhereThatIs
               std::string::npos)
         << v.text;
     EXPECT_EQ(v.suggestion.find("raise"), std::string::npos) << v.text;
+    EXPECT_EQ(v.evidence.find("start again every epoch"), std::string::npos) << v.text;
     EXPECT_NE(
         v.suggestion.find(op == "keras_fit" ? "use_multiprocessing=False" : "pin_memory=True"),
         std::string::npos)
