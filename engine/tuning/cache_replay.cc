@@ -27,7 +27,8 @@ std::optional<CachedEpochs> LaterEpochsOfACache(const spec::PipelineSpec& spec) 
   out.first.mutable_ops()->DeleteSubrange(cache, 1);
   out.replay = spec;
   // Elements whose size the spec does not say past an op that makes them (a decode) are
-  // handed out as the source's records were: what the spec knows of them.
+  // handed out at no size of their own (an index's): the copies after the cache that their
+  // bytes would cost are left out where the spec cannot say them.
   const ElementSize each = ElementBytesBefore(spec, cache);
   spec::Source& source = *out.replay.mutable_source();
   source.Clear();
