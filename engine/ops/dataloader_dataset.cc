@@ -11,7 +11,8 @@
 // dataset's pickling for it and, the pickle larger than a pipe's buffer, waits until the
 // worker has started and burnt its unpickling before starting the next: DataLoaderRules::
 // StartsOneAtATime). It fetches its queue's batches in order. The
-// receiver (the caller, as batches arrive, or with pin_memory the pin-memory thread) burns
+// receiver (the caller, as batches arrive, or a thread of its own: the pin-memory thread,
+// Keras's result handler; DataLoaderRules::receiver) burns
 // the unpickling of each batch's bytes under the main process's interpreter lock. The
 // caller hands batches out in order (in_order: false, as they were received).
 // Keras's enqueuer (rules.threads, !rules.stacks): the workers are threads of the caller's
@@ -20,7 +21,8 @@
 // Traced as the engine's other asynchronous ops: a worker's kWork per batch (the batch's
 // id), its start-up as a kWork flagged kFlagStartUp, and on the caller's thread a
 // kWaitInput with the batch's id around the pulls of its items (the batch's rows, for
-// lineage).
+// lineage); a kReceive per batch where the main process receives it (the caller's thread or
+// the receiver's own).
 #include <algorithm>
 #include <atomic>
 #include <deque>
@@ -153,7 +155,7 @@ class DataLoaderDataset : public UnaryDataset {
 
     ~WorkersIt() override {
       StopAndJoin();
-      pin_thread_.JoinAll();
+      receiver_thread_.JoinAll();
     }
 
    protected:
@@ -173,7 +175,7 @@ class DataLoaderDataset : public UnaryDataset {
             end = true;
             return Status::Ok();
           }
-          if (!rules_.pin_memory && !arrived_.empty()) {
+          if (!rules_.ReceivesOnItsOwnThread() && !arrived_.empty()) {
             // The main process unpickles each batch as it arrives, waiting or not.
             Batch* arrived = arrived_.front();
             arrived_.pop_front();
@@ -225,8 +227,9 @@ class DataLoaderDataset : public UnaryDataset {
         }
       }
       std::lock_guard lock(mu_);
-      if (rules_.pin_memory) {
-        pin_thread_.Grow(1, stats_->name + ".pin_memory", [this](int) { PinLoop(); });
+      if (rules_.ReceivesOnItsOwnThread()) {
+        receiver_thread_.Grow(1, stats_->name + "." + rules_.ReceiverThreadName(),
+                              [this](int) { ReceiverLoop(); });
       }
     }
 
@@ -353,8 +356,8 @@ class DataLoaderDataset : public UnaryDataset {
           std::lock_guard lock(mu_);
           arrived_.push_back(batch);
         }
-        // The receiver: the pin-memory thread (it waits with the workers) or the caller.
-        if (rules_.pin_memory) {
+        // The receiver: a thread of its own (it waits with the workers) or the caller.
+        if (rules_.ReceivesOnItsOwnThread()) {
           worker_cv_.notify_all();
         } else {
           consumer_cv_.notify_all();
@@ -378,12 +381,11 @@ class DataLoaderDataset : public UnaryDataset {
       return true;
     }
 
-    // The pin-memory thread: receives each batch as its worker finishes it.
-    void PinLoop() {
+    // The receiver's own thread (pin-memory, result handler): receives each batch as its
+    // worker finishes it.
+    void ReceiverLoop() {
       while (Batch* batch = NextOf(arrived_)) {
-        const uint64_t start = TicksIfRecording();
-        Receive(*batch);
-        RecordSpan(record::EventKind::kWork, start, TicksIfRecording(), batch->element.id);
+        Receive(*batch);  // its kReceive, no kWork: the workers' busy share is theirs alone
         {
           std::lock_guard lock(mu_);
           batch->received = true;
@@ -393,7 +395,7 @@ class DataLoaderDataset : public UnaryDataset {
       }
     }
 
-    // The front of `queue` (a worker's, or the arrived batches for the pin-memory thread),
+    // The front of `queue` (a worker's, or the arrived batches for the receiver's thread),
     // once there is one; null when cancelled.
     Batch* NextOf(std::deque<Batch*>& queue) {
       std::unique_lock lock(mu_);
@@ -441,7 +443,7 @@ class DataLoaderDataset : public UnaryDataset {
     // (a replicated dataset's).
     std::vector<Element> taken_;
     int64_t copies_left_ = 0;
-    WorkerThreads pin_thread_;
+    WorkerThreads receiver_thread_;
   };
 
   const DataLoaderRules rules_;

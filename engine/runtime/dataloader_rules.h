@@ -46,6 +46,11 @@
 // use_multiprocessing) run in the main process, under its interpreter lock, with nothing to
 // start or unpickle. Keras's pool gives a task to whichever worker is free where the
 // DataLoader's round-robin gives it to the next: the same while sequence[i] costs alike.
+// Its worker processes' results come back through the multiprocessing.Pool's result pipe,
+// read and unpickled by the pool's result-handler thread (Pool._handle_results) as they
+// arrive, beside the training loop, which only waits on each AsyncResult (keras/utils/
+// data_utils.py: queue.put(executor.apply_async(get_index, ...)), then .get()): a thread of
+// its own receives, as the DataLoader's pin-memory thread does.
 
 #include <algorithm>
 #include <cstdint>
@@ -117,13 +122,19 @@ class SplitBatches {
   int64_t turn_ = 0;
 };
 
+// The main process's thread that receives each batch a worker process sent: the caller's
+// (the DataLoader's iterator, as batches arrive), or one beside it: the DataLoader's
+// pin-memory thread (pin_memory with an accelerator), the result-handler thread of Keras's
+// multiprocessing.Pool.
+enum class Receiver { kCaller, kPinMemoryThread, kResultHandlerThread };
+
 struct DataLoaderRules {
   int64_t batch_size = 1;
   bool drop_last = false;
   int64_t num_workers = 0;
   int64_t prefetch_factor = kDefaultPrefetchFactor;
   bool persistent_workers = false;
-  bool pin_memory = false;
+  Receiver receiver = Receiver::kCaller;
   bool in_order = true;
   int64_t worker_startup_ns = kDefaultWorkerStartupNs;
   int64_t receive_ns_per_mib = kDefaultReceiveNsPerMib;
@@ -147,6 +158,12 @@ struct DataLoaderRules {
   spec::WorkerSplit worker_split = spec::not_split;
 
   // Batches put to workers and not yet handed out, at most.
+  // A thread of the main process receives batches while the caller goes on (its name's
+  // suffix: "pin_memory", "result_handler"); the caller receives them where false.
+  bool ReceivesOnItsOwnThread() const { return receiver != Receiver::kCaller; }
+  const char* ReceiverThreadName() const {
+    return receiver == Receiver::kPinMemoryThread ? "pin_memory" : "result_handler";
+  }
   int64_t Outstanding() const {
     return queue_size > 0 ? queue_size : prefetch_factor * num_workers;
   }
@@ -263,7 +280,7 @@ inline Result<DataLoaderRules> DataLoaderRulesOf(const spec::DataLoaderOp& op, i
   r.num_workers = num_workers;
   r.prefetch_factor = prefetch_factor > 0 ? prefetch_factor : kDefaultPrefetchFactor;
   r.persistent_workers = op.persistent_workers();
-  r.pin_memory = op.pin_memory() && accelerator;
+  if (op.pin_memory() && accelerator) r.receiver = Receiver::kPinMemoryThread;
   r.in_order = DataLoaderInOrder(op);
   r.fetch_batches = op.fetch_batches();
   r.replicated = op.replicated();
@@ -306,6 +323,7 @@ inline Result<DataLoaderRules> KerasFitRulesOf(const spec::KerasFitOp& op, int64
     r.receive_ns_per_batch = 0;
     return r;
   }
+  r.receiver = Receiver::kResultHandlerThread;
   r.receive_ns_per_mib = kDefaultPipeReceiveNsPerMib;  // a pipe's bytes, not shared memory
   if (!op.worker_startup().empty()) {
     ASSIGN_OR_RETURN(r.worker_startup_ns, ParseDurationNs(op.worker_startup()));

@@ -66,10 +66,7 @@ inline uint32_t SourceStageTraits(const spec::Source& s) {
 // one that waits: on its own, or on `disk`, the spec's, for the files it reads).
 inline uint32_t StageTraitsOf(const spec::Op& op, const OpKindDescription& kind, bool disk) {
   uint32_t t = StageTraitsOf(kind);
-  // A shuffle whose one order comes back each epoch (reshuffle_each_iteration=False) draws
-  // nothing a cache after it would freeze.
-  const bool fixed_order = op.has_shuffle() && !ReshufflesEachIteration(op.shuffle());
-  if ((kind.random && !fixed_order) || (op.has_map() && op.map().random())) {
+  if ((kind.random && !ShufflesInOneOrderEveryEpoch(op)) || (op.has_map() && op.map().random())) {
     t |= record::kTraitRandom;
   }
   if (const spec::WorkFunction* fn = FunctionOf(op)) {

@@ -1,7 +1,8 @@
 // The simulator's DataLoader (engine/runtime/dataloader_rules.h), traced as the engine's:
 // on the caller's thread a kWaitInput with a batch's id around the pulls of its items; a
-// worker's kWork per batch and its start-up as a kWork flagged kFlagStartUp; the pin-memory
-// thread's kWork per batch it receives. Each worker thread runs in a process of its own
+// worker's kWork per batch and its start-up as a kWork flagged kFlagStartUp; a kReceive per
+// batch where the main process receives it (the caller's thread, or the receiver's own: the
+// pin-memory thread, Keras's result handler). Each worker thread runs in a process of its own
 // (SimThread::process), so its Python work takes no turns with the main process's; Keras's
 // threads (rules.threads) run in the caller's and take turns with it.
 #include <algorithm>
@@ -49,7 +50,7 @@ class DataLoaderIt : public SimUnaryIterator {
     Batch* ready = nullptr;
     while (!(ready = Deliverable())) {
       if (cancelled_ || (outstanding_.empty() && input_end_ && copies_left_ == 0)) co_return false;
-      if (!rules_.pin_memory && !arrived_.empty()) {
+      if (!rules_.ReceivesOnItsOwnThread() && !arrived_.empty()) {
         // The main process unpickles each batch as it arrives, waiting or not.
         Batch* arrived = arrived_.front();
         arrived_.pop_front();
@@ -155,8 +156,9 @@ class DataLoaderIt : public SimUnaryIterator {
         while (datasets_read_ <= i && !cancelled_) co_await delivered_.Wait();
       }
     }
-    if (rules_.pin_memory) {
-      scheduler().Spawn(PinMemory(ctx_.NewThread(stage_.name + ".pin_memory/0")));
+    if (rules_.ReceivesOnItsOwnThread()) {
+      scheduler().Spawn(
+          ReceiverThread(ctx_.NewThread(stage_.name + "." + rules_.ReceiverThreadName() + "/0")));
     }
   }
 
@@ -213,7 +215,7 @@ class DataLoaderIt : public SimUnaryIterator {
     delivered_.NotifyAll();
   }
 
-  // The front of `queue` (a worker's, or the arrived batches for the pin-memory thread),
+  // The front of `queue` (a worker's, or the arrived batches for the receiver's thread),
   // once there is one; null when cancelled.
   Task<Batch*> NextOf(std::deque<Batch*>& queue) {
     while (queue.empty() && !cancelled_) co_await to_work_.Wait();
@@ -249,7 +251,7 @@ class DataLoaderIt : public SimUnaryIterator {
       co_await ChargeFetch(thread, batch->element.rows);
       ctx_.trace->Span(EventKind::kWork, stage_.id, thread, fetch_start, now(), batch->element.id);
       arrived_.push_back(batch);
-      if (rules_.pin_memory) {
+      if (rules_.ReceivesOnItsOwnThread()) {
         to_work_.NotifyAll();
       } else {
         delivered_.NotifyAll();
@@ -257,14 +259,13 @@ class DataLoaderIt : public SimUnaryIterator {
     }
   }
 
-  // The pin-memory thread: receives each batch as its worker finishes it.
-  Task<void> PinMemory(SimThread& thread) {
+  // The receiver's own thread (pin-memory, result handler): receives each batch as its
+  // worker finishes it.
+  Task<void> ReceiverThread(SimThread& thread) {
     while (true) {
       Batch* batch = co_await NextOf(arrived_);
       if (!batch) co_return;
-      const int64_t start = now();
-      co_await Receive(thread, *batch);
-      ctx_.trace->Span(EventKind::kWork, stage_.id, thread, start, now(), batch->element.id);
+      co_await Receive(thread, *batch);  // its kReceive, no kWork, as the engine's
     }
   }
 
@@ -274,7 +275,7 @@ class DataLoaderIt : public SimUnaryIterator {
   std::vector<int64_t> held_;                       // each worker's batches not handed out
   std::deque<Batch*> arrived_;                      // fetched, not yet received
   std::deque<Batch*> finished_;                     // received, in the order they were
-  Notifier to_work_;                // a batch for a worker or the pin-memory thread; Cancel
+  Notifier to_work_;                // a batch for a worker or the receiver's thread; Cancel
   Notifier delivered_;              // a batch ready to hand out, a worker's dataset read; Cancel
   SimElement taken_;                // the last batch of items taken from the input
   int64_t copies_left_ = 0;         // workers still to fetch it (a replicated dataset's)

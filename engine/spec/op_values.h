@@ -53,6 +53,12 @@ inline bool ReshufflesEachIteration(const spec::ShuffleOp& op) {
   return !op.has_reshuffle_each_iteration() || op.reshuffle_each_iteration();
 }
 
+// A shuffle whose one order comes back every epoch (reshuffle_each_iteration=False): nothing
+// it draws differs from one epoch to the next, so a cache after it freezes nothing.
+inline bool ShufflesInOneOrderEveryEpoch(const spec::Op& op) {
+  return op.has_shuffle() && !ReshufflesEachIteration(op.shuffle());
+}
+
 // map(deterministic=None) and interleave(deterministic=None) keep their order.
 template <class ParallelOp>
 bool Deterministic(const ParallelOp& op) {

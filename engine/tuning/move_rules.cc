@@ -192,9 +192,7 @@ bool IsRandomOp(const Op& op) {
   return (d && d->random) || IsRandomMap(op);
 }
 
-bool Reshuffles(const Op& op) {
-  return Shuffles(op) && (!op.has_shuffle() || ReshufflesEachIteration(op.shuffle()));
-}
+bool Reshuffles(const Op& op) { return Shuffles(op) && !ShufflesInOneOrderEveryEpoch(op); }
 
 bool DiffersEachEpoch(const Op& op) { return IsRandomOp(op) && (!Shuffles(op) || Reshuffles(op)); }
 

@@ -50,8 +50,9 @@ struct StageFigures {
   // The share of its work its threads spent waiting for their process's interpreter lock
   // (measured: kLockWait spans), 0 where none waited.
   double lock_wait_fraction = 0;
-  // The share of the range its caller's thread spent receiving what its worker processes
-  // sent (kReceive: the main process unpickling batches), and that time per element.
+  // The share of the range the main process spent receiving what its worker processes sent
+  // (kReceive: unpickling batches, on its caller's thread or a receiver's own), and that time
+  // per element.
   double receive_fraction = 0;
   double receive_ns_per_element = 0;
 };

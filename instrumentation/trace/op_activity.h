@@ -16,8 +16,9 @@ struct OpActivity {
   int64_t idle_ns = 0;     // workers parked beyond the parallelism
   // Its threads waiting for their process's interpreter lock (kLockWait), inside own_ns.
   int64_t lock_wait_ns = 0;
-  // Its caller's thread receiving what its worker processes sent (kReceive): the main
-  // process unpickling batches, not in own_ns.
+  // The main process receiving what its worker processes sent (kReceive: unpickling
+  // batches), on its caller's thread or on a receiver's thread of its own (pin-memory,
+  // Keras's result handler); not in own_ns: the workers' busy share is theirs alone.
   int64_t receive_ns = 0;
   int call_threads = 0;  // threads that called a synchronous op in the interval
   // Worker processes starting (kTraitWorkerProcesses: their kWork on no element), not in

@@ -168,7 +168,8 @@ bool ReceiptMakesTheWait(const StageFigures& s, double wait) {
 }
 
 // Where the main process receiving each batch from the worker processes (kReceive: unpickling
-// it under the interpreter lock, between steps) is what the training loop waits for, the
+// it under the interpreter lock, between steps or on a thread of its own beside them: a
+// pin-memory thread, Keras's result handler) is what the training loop waits for, the
 // workers not busy all the time: more workers or cores would not shorten it, fewer bytes a
 // batch would (keras#11727's shape: 8 processes of 20 ms busy 2%, 64 MB batches read from
 // their pipe and unpickled in 171 ms each, 97% of the run). `remedies`: the framework's ways

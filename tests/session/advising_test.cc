@@ -1527,18 +1527,19 @@ TEST(AdvisingTest, Tf14448AMapOfLittleWorkMadeParallelGainsOnlyWhatAPrefetchDoes
 namespace pipescope::session {
 namespace {
 
-// keras#11727: a Sequence's 19 MB batches from 2 worker processes, each unpickled by the main
-// process (4 ms a MB, 76 ms a batch), its __getitem__'s cv2 work holding the lock a tenth of
-// its 150 ms. More processes gain nothing (the receipt is the limit); threads need no
-// receipt, and then more of them do gain: threads lead, and together with more workers the
-// step's own 50 steps/s come near, where neither more processes nor threads alone get there.
+// keras#11727: a Sequence's 19 MB batches from 4 worker processes, each unpickled by the main
+// process's result-handler thread (4 ms a MB, 76 ms a batch: 13 batches a second, where the
+// workers make 27), its __getitem__'s cv2 work holding the lock a tenth of its 150 ms. More
+// processes gain nothing (the receipt is the limit); threads need no receipt, and then more
+// of them do gain: threads lead, and together with more workers the step's own 50 steps/s
+// come near, where neither more processes nor threads alone get there.
 TEST(AdvisingTest, Keras11727ThreadsThenMoreOfThem) {
   const Advised a = Advise(R"(name: "keras_11727"
       budget { cpu_cores: 16 }
       source { name: "indices" range { stop: 100000000 } }
       ops { name: "fit" keras_fit { getitem { python { duration: "150ms" gil_share: 0.1 }
                                               output_bytes: 19000000 }
-                                    workers: 2 use_multiprocessing: true
+                                    workers: 4 use_multiprocessing: true
                                     worker_startup: "0s" receive_per_mb: "4ms" } }
       train_step { step_time: "20ms" device: simulated })",
                            /*steady=*/true);
