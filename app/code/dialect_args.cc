@@ -19,6 +19,13 @@ std::string MadeInModule(const SyntaxNode& at) {
          "), which code written back leaves as it is: set it there";
 }
 
+SyntaxNode KeywordExpression(const CallArgs& call, std::string_view name) {
+  for (const SyntaxNode& a : call.node.field("arguments").code_children()) {
+    if (a.Is("keyword_argument") && a.field("name").text() == name) return a.field("value");
+  }
+  return {};
+}
+
 void RecordSite(Pipeline& pipeline, const CallArgs& args, const Value* v, const std::string& op,
                 const std::string& name, const std::string& knob, bool inverted) {
   const SyntaxNode list = args.node.field("arguments");
@@ -42,6 +49,15 @@ void RecordSite(Pipeline& pipeline, const CallArgs& args, const Value* v, const 
     site.value_begin = v->node.start_byte();
     site.value_end = v->node.end_byte();
     site.value_is_name = v->node.Is("identifier") || v->node.Is("attribute");
+  } else if (const SyntaxNode given = KeywordExpression(args, name); !given.null()) {
+    // The keyword's value was followed elsewhere (`num_workers=self.num_workers` to the
+    // constructor's parameter): the call's own expression is what a tuned value replaces, as
+    // a keyword added beside it would repeat it (SyntaxError).
+    site.value_begin = given.start_byte();
+    site.value_end = given.end_byte();
+    site.value_is_name = true;
+  }
+  if (site.value_end > 0 && v) {
     site.in_splat = in_splat;
     if (!v->flag_default.null()) {
       site.default_begin = v->flag_default.start_byte();

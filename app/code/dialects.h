@@ -20,6 +20,9 @@ const Dialect& FlagsDialect();
 // knob of another name (`inverted`: to the opposite of its value).
 void RecordSite(Pipeline& pipeline, const CallArgs& args, const Value* v, const std::string& op,
                 const std::string& name, const std::string& knob = {}, bool inverted = false);
+// The expression `call` passes as keyword `name`, as written in the call; null where it
+// passes none.
+SyntaxNode KeywordExpression(const CallArgs& call, std::string_view name);
 // Why a tuned knob of an op that a module beside the file makes (`at`, in that module) is
 // not written into the file: Pipeline::made_inside's sentence.
 std::string MadeInModule(const SyntaxNode& at);

@@ -756,8 +756,6 @@ void ReadEnqueuerArgs(Pipeline& p,
   }
 }
 
-SyntaxNode KeywordExpression(const CallArgs& call, std::string_view name);
-
 // fit's own workers, use_multiprocessing and max_queue_size (Keras 2). A call that spells
 // the queue or the processes as Keras 2.0.0 to 2.0.5 did (keras#7168's fit_generator(...,
 // workers=3, max_q_size=50)) gets a knob it leaves out written under that version's name:
@@ -791,14 +789,6 @@ bool IsPyDataset(const ClassInfo* cls) {
   return cls && std::any_of(cls->bases.begin(), cls->bases.end(), [](const std::string& b) {
            return b == "PyDataset" || b.ends_with(".PyDataset");
          });
-}
-
-// The expression `call` passes as keyword `name`; null where it passes none.
-SyntaxNode KeywordExpression(const CallArgs& call, std::string_view name) {
-  for (const SyntaxNode& a : call.node.field("arguments").code_children()) {
-    if (a.Is("keyword_argument") && a.field("name").text() == name) return a.field("value");
-  }
-  return {};
 }
 
 // Where each of a PyDataset's enqueuer knobs is read, and a tuned value written back:

@@ -42,12 +42,15 @@ void CheckFields(engine::OpFieldCheck& check) {
 }
 
 // Threads running Python hold the main process's interpreter lock; processes hold their own.
+// Threads take turns at a generator's next() (DataLoaderRules::one_fetch_at_a_time).
 uint32_t TraitsOfFields(const spec::Op& op) {
   const auto& k = op.keras_fit();
   const uint32_t lock = engine::HoldsInterpreterLock(k.getitem()) && !k.use_multiprocessing()
                             ? record::kTraitHoldsInterpreterLock
                             : 0u;
-  return lock | (engine::WorkFunctionWaits(k.getitem()) ? record::kTraitWaits : 0u);
+  const uint32_t turns =
+      k.generator() && !k.use_multiprocessing() ? record::kTraitOneCallAtATime : 0u;
+  return lock | turns | (engine::WorkFunctionWaits(k.getitem()) ? record::kTraitWaits : 0u);
 }
 
 constexpr engine::OpKindDescription kKerasFit{

@@ -26,6 +26,7 @@
 #include <algorithm>
 #include <atomic>
 #include <deque>
+#include <mutex>
 #include <optional>
 
 #include "engine/ops/ops.h"
@@ -348,10 +349,14 @@ class DataLoaderDataset : public UnaryDataset {
       }
       auto& queue = queues_[static_cast<size_t>(index)];
       while (Batch* batch = NextOf(queue)) {
+        // A generator's next() runs one call at a time: waiting for the others' is no work.
+        std::unique_lock<std::mutex> turn;
+        if (rules_.one_fetch_at_a_time) turn = std::unique_lock(one_fetch_mu_);
         const uint64_t fetch_start = TicksIfRecording();
         batch->status = d_.Fetch(batch->items, batch->element.id, ctx_.cancellation, stats_->name,
                                  batch->element);
         RecordSpan(record::EventKind::kWork, fetch_start, TicksIfRecording(), batch->element.id);
+        if (turn.owns_lock()) turn.unlock();
         {
           std::lock_guard lock(mu_);
           arrived_.push_back(batch);
@@ -444,6 +449,7 @@ class DataLoaderDataset : public UnaryDataset {
     std::vector<Element> taken_;
     int64_t copies_left_ = 0;
     WorkerThreads receiver_thread_;
+    std::mutex one_fetch_mu_;  // held around a fetch where rules_.one_fetch_at_a_time
   };
 
   const DataLoaderRules rules_;

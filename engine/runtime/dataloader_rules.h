@@ -146,7 +146,12 @@ struct DataLoaderRules {
   int64_t dataset_entries = 0;
   int64_t dataset_bytes_per_entry = 0;
   bool threads = false;  // workers are threads of the main process (Keras's default)
-  bool stacks = true;    // false: a batch is its one item as getitem made it (Keras)
+  // The workers fetch one batch at a time between them, each taking a lock around the whole
+  // fetch: a Python generator's next() on Keras's threads (Keras 2.0 to 2.2's GeneratorEnqueuer
+  // holds its lock around it; tf.keras's raises "Your generator is NOT thread-safe" unless a
+  // lock the user adds does the same).
+  bool one_fetch_at_a_time = false;
+  bool stacks = true;  // false: a batch is its one item as getitem made it (Keras)
   // getitem runs once per batch on all of its indices and makes its items (__getitems__, or
   // a sampler of index batches with batch_size=None): no per-item call, nothing stacked.
   bool fetch_batches = false;
@@ -318,6 +323,7 @@ inline Result<DataLoaderRules> KerasFitRulesOf(const spec::KerasFitOp& op, int64
   r.stacks = false;
   r.threads = !op.use_multiprocessing();
   if (r.threads) {
+    r.one_fetch_at_a_time = op.generator();
     r.worker_startup_ns = 0;
     r.receive_ns_per_mib = 0;
     r.receive_ns_per_batch = 0;

@@ -77,6 +77,11 @@ enum StageTrait : uint32_t {
   // Hands on whichever element is ready first, not in its input's order (deterministic=False,
   // a DataLoader's in_order=False): a remedy that asks for that order is already in place.
   kTraitFirstReady = 1u << 16,
+  // Its workers are threads that take turns at its function whole: a Python generator's
+  // next() under Keras's threads, which runs one call at a time (Keras 2.0 to 2.2 hold a lock
+  // around it; tf.keras asks for a thread-safe generator, a lock around it). More of them
+  // make no more elements at once.
+  kTraitOneCallAtATime = 1u << 17,
 };
 
 // An op of the pipeline. Sent again when it changes (a rebuild reorders ops).

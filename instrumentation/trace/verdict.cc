@@ -208,6 +208,18 @@ std::string EnqueuerSuggestion(const StageFigures& s, int64_t wait_ns, double wa
                 : "") +
            " so that batches are made while the step runs";
   }
+  if (Has(s, record::kTraitOneCallAtATime)) {
+    is_change = false;
+    return s.name +
+           (workers == 1 ? "'s generator runs on 1 worker thread, and more would take turns at"
+                         : "'s " + std::to_string(workers) + " worker threads take turns at") +
+           " its next(), which Keras runs one call at a time (a generator is not thread-safe: "
+           "Keras 2.0 to 2.2 lock it, tf.keras stops with \"Your generator is NOT thread-safe\" "
+           "unless a lock is added), so more threads make no more batches: write it as a "
+           "keras.utils.Sequence, whose __getitem__ runs on every worker at once, or set "
+           "use_multiprocessing=True (each process then runs a copy of the generator, whose "
+           "batches repeat, as Keras warns)";
+  }
   if (Has(s, record::kTraitHoldsInterpreterLock)) {
     return s.name + "'s " + std::to_string(workers) +
            (workers == 1 ? " worker is a thread" : " workers are threads") +
