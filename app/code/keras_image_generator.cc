@@ -73,6 +73,14 @@ std::pair<int64_t, int64_t> SideOf(const Value* x, bool& known) {
   return {kStandInSide, kStandInSide};
 }
 
+// A sample's channels: x's last dimension where the code shows it (N×H×W×C), else 3.
+int64_t ChannelsOf(const Value* x) {
+  if (x && x->Is(Value::Kind::kTensor) && x->items.size() == 4) {
+    if (const auto c = x->items[3].AsInt(); c && *c > 0) return *c;
+  }
+  return 3;
+}
+
 int64_t SamplesOf(const Value* x) {
   if (x && x->Is(Value::Kind::kTensor) && !x->items.empty()) {
     if (const auto n = x->items[0].AsInt(); n && *n > 0) return *n;
@@ -80,10 +88,11 @@ int64_t SamplesOf(const Value* x) {
   return -1;
 }
 
-// The Sequence `flow` over `samples` samples (-1: not known) of h×w, `load_ns` to load each
-// (flow_from_directory's file read and resize) before the generator's transforms.
+// The Sequence `flow` over `samples` samples (-1: not known) of h×w×channels, `load_ns` to
+// load each (flow_from_directory's file read and resize) before the generator's transforms.
 Value Flow(PythonReader& r, const CallArgs& a, const CallArgs& generator, int64_t samples,
-           int64_t h, int64_t w, bool side_known, int64_t load_ns, const std::string& call) {
+           int64_t h, int64_t w, int64_t channels, bool side_known, int64_t load_ns,
+           const std::string& call) {
   auto p = r.NewPipeline("keras", a.node.start());
   const std::string op_name = "flow";
   const Value* batch_arg = a.Get(call == "flow" ? 2 : 100, "batch_size");
@@ -125,6 +134,15 @@ Value Flow(PythonReader& r, const CallArgs& a, const CallArgs& generator, int64_
   }
   const std::string size =
       std::to_string(h) + "×" + std::to_string(w) + (side_known ? "" : " (standing in)");
+  // Its batches are float32 (K.floatx()), whatever the images were: what worker processes
+  // send back through their pipe, and the main process receives (keras-preprocessing#217's
+  // 32 of 224×224×3: 19.3 MB a batch).
+  const int64_t batch_bytes = batch * h * w * channels * 4;
+  kf->mutable_getitem()->set_output_bytes(batch_bytes);
+  p->Note(a.node.start(),
+          "a batch is " + std::to_string(batch) + "×" + size + "×" + std::to_string(channels) +
+              " in float32, " + engine::FormatBytes(batch_bytes) +
+              ", what worker processes send back; --set " + op_name + ".sample_bytes=SIZE sets it");
   p->Note(a.node.start(),
           "ImageDataGenerator." + call + "() makes each batch of " + std::to_string(batch) +
               " in Python, sample by sample" +
@@ -163,7 +181,12 @@ Value FromFiles(PythonReader& r, const CallArgs& a, size_t target_position,
     side_known = sh && sw;
     if (side_known) h = *sh, w = *sw;
   }
-  return Flow(r, a, generator, -1, h, w, side_known, kDecodeJpegNs, call);
+  // color_mode: "rgb" (the default) loads 3 channels, "rgba" 4, "grayscale" 1.
+  int64_t channels = 3;
+  if (const Value* mode = a.Get(100, "color_mode"); mode && mode->Is(Value::Kind::kString)) {
+    channels = mode->s == "grayscale" ? 1 : mode->s == "rgba" ? 4 : 3;
+  }
+  return Flow(r, a, generator, -1, h, w, channels, side_known, kDecodeJpegNs, call);
 }
 
 }  // namespace
@@ -206,7 +229,7 @@ void AddImageDataGenerator(Dialect& keras) {
     const Value* x = a.Get(0, "x");
     bool side_known = false;
     const auto [h, w] = SideOf(x, side_known);
-    return Flow(r, a, generator, SamplesOf(x), h, w, side_known, 0, "flow");
+    return Flow(r, a, generator, SamplesOf(x), h, w, ChannelsOf(x), side_known, 0, "flow");
   };
   // datagen.random_transform(x): a sample of x's shape (the work is costed where the
   // function that calls it is read: work_functions.cc).

@@ -446,9 +446,14 @@ Value SequentialSampler(PythonReader&, const CallArgs& a) {
 // the job's num_replicas processes takes every num_replicas-th index from its rank, the
 // dataset padded (or, with drop_last, cut) to a multiple of them; shuffled unless told.
 constexpr char kDistributedSampler[] = "torch.utils.data.DistributedSampler";
-Value DistributedSampler(PythonReader&, const CallArgs& a) {
+// SubsetRandomSampler(indices, generator): the given indices alone, in a new random order each
+// epoch (the train part of a split, ConVIRT-pytorch's 90%).
+constexpr char kSubsetRandomSampler[] = "torch.utils.data.SubsetRandomSampler";
+// A sampler `which` that keeps the arguments it was made with, for the loader to read.
+template <const char* which>
+Value SamplerWithArguments(PythonReader&, const CallArgs& a) {
   return Value{.kind = Value::Kind::kInstance,
-               .s = kDistributedSampler,
+               .s = which,
                .call = std::make_shared<CallArgs>(a),
                .node = a.node};
 }
@@ -458,6 +463,24 @@ bool IsSampler(const Value* v, const char* which) {
 
 const ClassInfo* ClassOf(PythonReader& r, const Value* v) {
   return v && v->Is(Value::Kind::kInstance) ? r.FindClass(v->s) : nullptr;
+}
+
+// An epoch of a SubsetRandomSampler: its indices, where the code shows how many; else the
+// whole range, noted.
+void SubsetOfTheIndices(Pipeline& p, const CallArgs& sampler) {
+  if (!p.source.has_range()) return;
+  auto* range = p.source.mutable_range();
+  const Value* indices = sampler.Get(0, "indices");
+  if (indices && indices->Is(Value::Kind::kList) && !indices->items.empty()) {
+    range->set_stop(range->start() + static_cast<int64_t>(indices->items.size()));
+    return;
+  }
+  p.Note(sampler.node.start(),
+         "SubsetRandomSampler: an epoch takes only its indices `" +
+             (indices ? indices->Spelling() : std::string("?")) +
+             "`, how many known only when the code runs; the spec takes all " +
+             std::to_string(range->stop() - range->start()) + " until set: --set " +
+             p.source.name() + ".stop=N (the subset's size)");
 }
 
 // The indices one process of a DistributedSampler's job takes: ceil(N / replicas), or
@@ -565,6 +588,9 @@ Value DataLoaderOf(PythonReader& r, const CallArgs& a, bool graphs) {
     const Value* shuffled = order->call->Get(3, "shuffle");
     dl->set_shuffle(!shuffled || !shuffled->Is(Value::Kind::kBool) || shuffled->b);
   } else if (IsSampler(order, kRandomSampler)) {
+    dl->set_shuffle(true);
+  } else if (IsSampler(order, kSubsetRandomSampler) && order->call) {
+    SubsetOfTheIndices(*p, *order->call);
     dl->set_shuffle(true);
   } else if ((order && !IsSampler(order, kSequentialSampler) && !order->Is(Value::Kind::kNone)) ||
              (a.Get(4, "batch_sampler") && !batch_sampler)) {
@@ -1244,7 +1270,8 @@ const Dialect& TorchDialect() {
     t.functions["BatchSampler"] = BatchSampler;
     t.functions["RandomSampler"] = RandomSampler;
     t.functions["SequentialSampler"] = SequentialSampler;
-    t.functions["DistributedSampler"] = DistributedSampler;
+    t.functions["DistributedSampler"] = SamplerWithArguments<kDistributedSampler>;
+    t.functions["SubsetRandomSampler"] = SamplerWithArguments<kSubsetRandomSampler>;
     // In a worker process, where the dataset's code runs when there are workers: its
     // WorkerInfo, not None (the branch that splits the items is the one read).
     t.functions["get_worker_info"] = [](PythonReader&, const CallArgs& a) {

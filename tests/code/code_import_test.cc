@@ -2987,6 +2987,78 @@ TEST(CodeImportTest, ALoadersOrderComesFromShuffleOrItsSampler) {
       << Notes(own);
 }
 
+// A knob whose value import-code followed out of the call (`num_workers=self.num_workers`, to
+// the constructor's parameter) is written back in place of the call's own expression: a
+// keyword added beside it would repeat it, which Python refuses (SyntaxError).
+TEST(CodeImportTest, AKnobFollowedOutOfTheCallIsWrittenInItsPlace) {
+  const auto imported = Import(R"(import torch
+from torch.utils.data import Dataset, DataLoader
+class Items(Dataset):
+    def __len__(self):
+        return 1000
+    def __getitem__(self, i):
+        return torch.zeros(4)
+class Wrapper:
+    def __init__(self, num_workers):
+        self.num_workers = num_workers
+    def loader(self):
+        return DataLoader(Items(), batch_size=8, num_workers=self.num_workers)
+for x in Wrapper(4).loader():
+    pass
+)");
+  spec::PipelineSpec tuned = imported.spec;
+  tuned.mutable_ops(0)->mutable_dataloader()->set_num_workers(6);
+  const auto patched = PatchCode(imported, tuned);
+  ASSERT_TRUE(patched.ok()) << patched.status().message();
+  EXPECT_NE(patched->text.find("DataLoader(Items(), batch_size=8, num_workers=6)"),
+            std::string::npos)
+      << patched->text;
+  EXPECT_EQ(patched->text.find("num_workers=self.num_workers"), std::string::npos) << patched->text;
+}
+
+// ImageDataGenerator's batches are float32 whatever the images (K.floatx()): batch_size ×
+// height × width × channels × 4 bytes, what worker processes send back (keras-preprocessing
+// #217's 32 of 224×224×3: 19.3 MB): target_size and color_mode for files, x's shape for
+// flow(x).
+TEST(CodeImportTest, AnImageDataGeneratorsBatchIsItsFloat32Pixels) {
+  const auto bytes = [](const std::string& call) {
+    const auto imported = Import(
+        "import numpy as np\nfrom keras.preprocessing.image import ImageDataGenerator\n"
+        "x = np.zeros((1000, 32, 32, 1))\ngen = ImageDataGenerator(horizontal_flip=True)\n"
+        "it = gen." +
+        call + "\nmodel.fit(it, epochs=2)\n");
+    return imported.spec.ops(0).keras_fit().getitem().output_bytes();
+  };
+  EXPECT_EQ(bytes("flow_from_directory('d', target_size=(150, 150), batch_size=20)"),
+            20 * 150 * 150 * 3 * 4);
+  EXPECT_EQ(bytes("flow_from_directory('d', target_size=(150, 150), batch_size=20, "
+                  "color_mode='grayscale')"),
+            20 * 150 * 150 * 1 * 4);
+  EXPECT_EQ(bytes("flow_from_directory('d')"), 32 * 256 * 256 * 3 * 4);
+  EXPECT_EQ(bytes("flow(x, batch_size=100)"), 100 * 32 * 32 * 1 * 4);
+}
+
+// SubsetRandomSampler(indices): an epoch is its indices alone, in random order (a train
+// split's 90%, ConVIRT-pytorch's); where the code does not show how many, the note says the
+// whole dataset stands in and how to set the subset's size.
+TEST(CodeImportTest, ASubsetRandomSamplersEpochIsItsIndices) {
+  const auto subset = [](const std::string& indices) {
+    return Import(
+        "import torch\nfrom torch.utils.data import Dataset, DataLoader, "
+        "SubsetRandomSampler\nclass Items(Dataset):\n    def __len__(self):\n        return "
+        "1000\n    def __getitem__(self, i):\n        return torch.zeros(4)\nds = Items()\n"
+        "loader = DataLoader(ds, batch_size=10, sampler=SubsetRandomSampler(" +
+        indices + "))\nfor x in loader:\n    pass\n");
+  };
+  const auto listed = subset("[0, 5, 7, 9]");
+  EXPECT_TRUE(listed.spec.ops(0).dataloader().shuffle());
+  EXPECT_EQ(listed.spec.source().range().stop(), 4) << listed.spec.DebugString();
+  const auto split = subset("train_idx");
+  EXPECT_TRUE(split.spec.ops(0).dataloader().shuffle());
+  EXPECT_EQ(split.spec.source().range().stop(), 1000);
+  EXPECT_TRUE(HasNote(split, 9, "an epoch takes only its indices `train_idx`")) << Notes(split);
+}
+
 // A flag's default stands for the flag (argparse's dest rules, absl's DEFINE_*), and the
 // note says the job may run with another value.
 TEST(CodeImportTest, AFlagsDefaultStandsForItAndSaysSo) {

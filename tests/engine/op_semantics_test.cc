@@ -15,6 +15,7 @@ namespace pipescope::engine {
 namespace {
 
 using testing::Drain;
+using testing::DrainedRecording;
 using testing::DrainValues;
 using testing::MakePipeline;
 using testing::MakeRecordedPipeline;
@@ -235,12 +236,11 @@ TEST(FromGeneratorTest, AnInterleaveRunsAGeneratorPerElement) {
 // thread that waited; Python that releases the lock (gil_share 0) records none.
 TEST(PythonMapTest, WaitsForTheInterpreterLockAreRecordedInsideTheWork) {
   auto lock_waits = [](const std::string& gil_share) -> size_t {
-    auto run = MakeRecordedPipeline(
+    auto run = DrainedRecording(
         "source { range { start: 0 stop: 24 } } ops { name: \"py\" map { fn { python { "
         "duration: \"2ms\" gil_share: " +
-        gil_share + " } } num_parallel_calls: 4 } }");
-    EXPECT_EQ(Drain(*run.pipeline).size(), 24u);
-    run.Finish();
+            gil_share + " } } num_parallel_calls: 4 } }",
+        24);
     const uint16_t py = run.model->StageNamed("py")->id;
     size_t waits = 0;
     for (const trace::Track* t : run.model->TracksOf(record::EventKind::kLockWait, py)) {
@@ -274,12 +274,11 @@ TEST(DataLoaderTest, TheMainProcessReceivingABatchIsRecordedWhereItHappens) {
     size_t on_the_result_handler = 0;
   };
   auto receipts = [](const std::string& kind, const std::string& fields) -> Receipts {
-    auto run = MakeRecordedPipeline(
+    auto run = DrainedRecording(
         "source { range { start: 0 stop: 6 } } ops { name: \"fit\" " + kind +
-        " { getitem { python { duration: \"200us\" } output_bytes: 1048576 } " + fields +
-        " worker_startup: \"0s\" } }");
-    EXPECT_EQ(Drain(*run.pipeline).size(), 6u);
-    run.Finish();
+            " { getitem { python { duration: \"200us\" } output_bytes: 1048576 } " + fields +
+            " worker_startup: \"0s\" } }",
+        6);
     const uint16_t fit = run.model->StageNamed("fit")->id;
     Receipts r;
     for (const trace::Track* t : run.model->TracksOf(record::EventKind::kReceive, fit)) {
@@ -318,12 +317,11 @@ TEST(DataLoaderTest, TheMainProcessReceivingABatchIsRecordedWhereItHappens) {
 // overlap, where a Sequence's __getitem__ on 3 threads do.
 TEST(DataLoaderTest, KerassThreadsTakeTurnsAtAGenerator) {
   auto overlaps = [](const std::string& fields) {
-    auto run = MakeRecordedPipeline(
+    auto run = DrainedRecording(
         "source { range { start: 0 stop: 6 } } ops { name: \"fit\" keras_fit { getitem { "
         "io_wait { duration: \"20ms\" } } workers: 3 " +
-        fields + " } }");
-    EXPECT_EQ(Drain(*run.pipeline).size(), 6u);
-    run.Finish();
+            fields + " } }",
+        6);
     std::vector<std::pair<int64_t, int64_t>> fetches;
     for (const trace::Track* t :
          run.model->TracksOf(record::EventKind::kWork, run.model->StageNamed("fit")->id)) {

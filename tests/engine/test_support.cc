@@ -66,6 +66,13 @@ RecordedPipeline MakeRecordedPipeline(const std::string& text) {
   return r;
 }
 
+RecordedPipeline DrainedRecording(const std::string& text, size_t elements) {
+  RecordedPipeline r = MakeRecordedPipeline(text);
+  if (r.pipeline) EXPECT_EQ(Drain(*r.pipeline).size(), elements) << text;
+  r.Finish();
+  return r;
+}
+
 StepTrackGaps WalkStepTrack(const trace::Model& model) {
   StepTrackGaps out;
   const trace::Track* steps = model.FindTrack({record::EventKind::kStep, record::kDeviceOp, 0});

@@ -38,6 +38,9 @@ struct RecordedPipeline {
   void Finish();
 };
 RecordedPipeline MakeRecordedPipeline(const std::string& text);
+// `text`'s pipeline drained and finished, its model complete; the test fails unless it handed
+// out `elements` elements.
+RecordedPipeline DrainedRecording(const std::string& text, size_t elements);
 
 // What the device's step track says, walked step by step for tests that check device gaps
 // against their own count: time in steps, and the stretches between them (and after the
