@@ -261,7 +261,11 @@ void NoteOthers(const PythonReader& reader, const PipelineUse& chosen, ImportedC
                         (unnamed_lines.size() == 1 ? " " : "s ") + lines + "); import-code reads " +
                         read + " (bind another to a name to read it with --pipeline NAME)"});
   }
+  // A pipeline bound again where it was made (`train, valid = wrapper.loaders()` unpacking
+  // what a method built) is said once.
+  std::set<std::tuple<std::string, int, int>> said;
   for (const PipelineUse* o : others) {
+    if (!said.emplace(o->variable, o->at.line, o->at.column).second) continue;
     // A name the code binds twice (a function's `dataset` and the file's) says nothing
     // between the two: the line does.
     const std::string which = read.starts_with("'" + o->variable + "'")

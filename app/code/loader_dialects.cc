@@ -915,9 +915,23 @@ void AddFitEpochs(PythonReader& r, Pipeline& p, const CallArgs& a) {
 // Keras 1's samples_per_epoch keeps it: Keras 2 counts an epoch's steps in batches, so each
 // epoch takes that many batches, batch_size times the data (keras#6406: 91,234 steps of 32
 // where 2,851 were meant, an epoch's ETA 10,721 s for 245 s). Said, with its count.
-void NoteStepsNamedAsSamples(Pipeline& p, const Value& steps, int64_t count) {
+// Keras 1's own samples_per_epoch (`call` passes it) is said too: Keras 2 takes its value as
+// steps_per_epoch unchanged, warning "steps_per_epoch = samples_per_epoch/batch_size".
+void NoteStepsNamedAsSamples(Pipeline& p, const CallArgs& call, const Value& steps,
+                             int64_t count) {
   if (steps.node.null()) return;
   const std::string text(steps.node.text());
+  if (!KeywordExpression(call, "samples_per_epoch").null()) {
+    p.Note(steps.node.start(),
+           "samples_per_epoch=" + text + ": Keras 2 takes it as steps_per_epoch, " +
+               std::to_string(count) +
+               " batches an epoch, as read here (warning that \"steps_per_epoch = "
+               "samples_per_epoch/batch_size\"); Keras 1, whose name it is, counted samples, "
+               "an epoch of " +
+               text + " // batch_size steps: --set " + p.source.name() +
+               ".stop=N for the job's");
+    return;
+  }
   if (!HoldsIgnoringCase(text, "sample") || text.find('/') != std::string::npos) return;
   p.Note(steps.node.start(),
          "steps_per_epoch is `" + text + "` (" + std::to_string(count) +
@@ -968,7 +982,7 @@ Value FitOverSequence(PythonReader& r, const CallArgs& a, const Value& x) {
     }
     p->source.mutable_range()->set_stop(count);
     p->source.clear_size_is_stand_in();
-    if (!many_passes) NoteStepsNamedAsSamples(*p, *steps, count);
+    if (!many_passes) NoteStepsNamedAsSamples(*p, a, *steps, count);
   }
   AddFitEpochs(r, *p, a);
   // The pipeline fit trains on, over the Sequence's own (bound to a name before fit).
@@ -1113,7 +1127,7 @@ Value Fit(PythonReader& r, const CallArgs& keras_args, bool generator_call) {
   if (steps && steps->AsInt() && *steps->AsInt() > 0 && !steps->Is(Value::Kind::kBool)) {
     p->source.set_name("indices");
     p->source.mutable_range()->set_stop(*steps->AsInt());
-    NoteStepsNamedAsSamples(*p, *steps, *steps->AsInt());
+    NoteStepsNamedAsSamples(*p, a, *steps, *steps->AsInt());
   } else {
     IndexSource(r, *p, x, cls, "indices");
   }

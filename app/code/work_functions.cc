@@ -421,6 +421,7 @@ struct Found {
   std::vector<std::string> user_functions;    // the file's own functions it calls
   std::string decodes_image;                  // the first Python image decoder it calls
   std::string one_element_call;               // the first TensorFlow call taking one element
+  std::string fixed_shape_call;               // the first giving the element a literal shape
   int64_t files_read = 0;                     // its tf.io.read_file calls, times counted
   std::vector<Rename> batched_renames;        // calls whose batched form is named otherwise
   std::vector<std::string> accelerator_math;  // IsAcceleratorMath calls, once each
@@ -476,6 +477,19 @@ bool IsCheapTfCall(const std::string& path) {
     if (EndsWithName(path, name)) return true;
   }
   return false;
+}
+
+// tf.reshape(x, [1]), tf.ensure_shape(x, [28, 28]): a literal shape of one element's (its
+// first dimension a number, not -1 or None): after a batch the call meets a batch of them
+// and fails (tensorflow#14480's `lambda i: tf.reshape(i, [1])`). The call as the code spells
+// it, or "".
+std::string FixesTheElementsShape(const RecordedCall& call) {
+  if (!EndsWithName(call.path, "reshape") && !EndsWithName(call.path, "ensure_shape")) return {};
+  const Value* shape = call.args.Get(1, "shape");
+  if (!shape || !shape->Is(Value::Kind::kList) || shape->items.empty()) return {};
+  const auto first = shape->items[0].AsInt();
+  if (!first || *first < 0) return {};  // -1 (or a name) may well be the batch's
+  return call.path + "(..., " + shape->Spelling() + ")";
 }
 
 // TensorFlow's math that an accelerator does far faster than a core: Fourier transforms,
@@ -786,6 +800,7 @@ void CollectCall(PythonReader& reader, const RecordedCall& call, Found& found, i
   const KnownWork* known = FindKnown(call.path, call.args);
   if (!known && IsCheapTfCall(call.path)) {
     ++found.cheap_calls;
+    if (found.fixed_shape_call.empty()) found.fixed_shape_call = FixesTheElementsShape(call);
   } else if (!known && call.path.find('.') != std::string::npos) {
     found.other_calls = true;  // a builtin (len, int, print) has no dot
     if (std::find(found.other_call_paths.begin(), found.other_call_paths.end(), call.path) ==
@@ -965,6 +980,12 @@ StageWork ReadWork(PythonReader& reader, const Value& function, const std::strin
     return work;
   }
   if (found.cheap_calls > 0 && !found.other_calls) {
+    if (!found.fixed_shape_call.empty()) {
+      // No work of its own, but it cannot follow a batch: none, saying which call.
+      work.fn.mutable_cpu_work()->set_duration("0s");
+      work.fn.mutable_cpu_work()->set_one_element_call(found.fixed_shape_call);
+      return work;
+    }
     work.fn.mutable_identity();  // only relabels or reshapes: no work of its own
     return work;
   }

@@ -17,6 +17,7 @@
 #include "app/code/code_patch.h"
 #include "engine/spec/spec_loader.h"
 #include "engine/spec/spec_validator.h"
+#include "engine/work/work_registry.h"
 
 namespace pipescope::code {
 namespace {
@@ -2987,18 +2988,21 @@ TEST(CodeImportTest, ALoadersOrderComesFromShuffleOrItsSampler) {
       << Notes(own);
 }
 
-// A knob whose value import-code followed out of the call (`num_workers=self.num_workers`, to
-// the constructor's parameter) is written back in place of the call's own expression: a
-// keyword added beside it would repeat it, which Python refuses (SyntaxError).
-TEST(CodeImportTest, AKnobFollowedOutOfTheCallIsWrittenInItsPlace) {
-  const auto imported = Import(R"(import torch
+// A map-style Dataset of a thousand items, the loaders' input in the tests below (7 lines).
+const std::string kThousandItems = R"(import torch
 from torch.utils.data import Dataset, DataLoader
 class Items(Dataset):
     def __len__(self):
         return 1000
     def __getitem__(self, i):
         return torch.zeros(4)
-class Wrapper:
+)";
+
+// A knob whose value import-code followed out of the call (`num_workers=self.num_workers`, to
+// the constructor's parameter) is written back in place of the call's own expression: a
+// keyword added beside it would repeat it, which Python refuses (SyntaxError).
+TEST(CodeImportTest, AKnobFollowedOutOfTheCallIsWrittenInItsPlace) {
+  const auto imported = Import(kThousandItems + R"(class Wrapper:
     def __init__(self, num_workers):
         self.num_workers = num_workers
     def loader(self):
@@ -3014,6 +3018,62 @@ for x in Wrapper(4).loader():
             std::string::npos)
       << patched->text;
   EXPECT_EQ(patched->text.find("num_workers=self.num_workers"), std::string::npos) << patched->text;
+}
+
+// A method that builds two loaders and returns both through another, unpacked where it is
+// called (ConVIRT-pytorch's get_data_loaders): the one not read is said once, where it was
+// made.
+TEST(CodeImportTest, APipelineBoundAgainWhereItIsReturnedIsSaidOnce) {
+  const auto imported = Import(kThousandItems + R"(class Wrapper:
+    def loaders(self):
+        return self.split(Items())
+    def split(self, ds):
+        train = DataLoader(ds, batch_size=8)
+        valid = DataLoader(ds, batch_size=8)
+        return train, valid
+def main():
+    train, valid = Wrapper().loaders()
+    for x in train:
+        pass
+main()
+)");
+  const std::string notes = Notes(imported);
+  const size_t first = notes.find("another pipeline, 'valid'");
+  ASSERT_NE(first, std::string::npos) << notes;
+  EXPECT_EQ(notes.find("another pipeline, 'valid'", first + 1), std::string::npos) << notes;
+}
+
+// Keras 1's samples_per_epoch (keras#2730's fit_generator(gen, samples_per_epoch=50000)): read
+// as Keras 2 reads it, steps_per_epoch unchanged, and the note says Keras 1 counted samples.
+TEST(CodeImportTest, KerasOnesSamplesPerEpochIsSaidToCountSamples) {
+  const auto imported = Import(R"(def batches():
+    while True:
+        yield 1
+model.fit_generator(batches(), samples_per_epoch=50000, nb_epoch=10)
+)");
+  EXPECT_EQ(imported.spec.source().range().stop(), 50000);
+  EXPECT_TRUE(HasNote(imported, 4, "Keras 1, whose name it is, counted samples"))
+      << Notes(imported);
+}
+
+// A map that gives each element a literal shape of its own (tensorflow#14480's `lambda i:
+// tf.reshape(i, [1])`) has no work to speak of, but cannot follow a batch: a batch of 128
+// reshaped to [1] fails. One whose shape opens with -1 may take the batch.
+TEST(CodeImportTest, AMapThatFixesTheElementsShapeCannotFollowABatch) {
+  const auto fn = [](const std::string& shape) {
+    return Import(
+               "import tensorflow as tf\nds = tf.data.Dataset.range(1000)\n"
+               "ds = ds.map(lambda i: tf.reshape(i, " +
+               shape + "))\nds = ds.batch(128)\n")
+        .spec.ops(0)
+        .map()
+        .fn();
+  };
+  const spec::WorkFunction fixed = fn("[1]");
+  ASSERT_TRUE(fixed.has_cpu_work()) << fixed.DebugString();
+  EXPECT_EQ(fixed.cpu_work().one_element_call(), "tf.reshape(..., [1])");
+  EXPECT_FALSE(engine::WorkFunctionHasBatchedForm(fixed));
+  EXPECT_TRUE(fn("[-1, 1]").has_identity());
 }
 
 // ImageDataGenerator's batches are float32 whatever the images (K.floatx()): batch_size ×
@@ -3043,12 +3103,10 @@ TEST(CodeImportTest, AnImageDataGeneratorsBatchIsItsFloat32Pixels) {
 // whole dataset stands in and how to set the subset's size.
 TEST(CodeImportTest, ASubsetRandomSamplersEpochIsItsIndices) {
   const auto subset = [](const std::string& indices) {
-    return Import(
-        "import torch\nfrom torch.utils.data import Dataset, DataLoader, "
-        "SubsetRandomSampler\nclass Items(Dataset):\n    def __len__(self):\n        return "
-        "1000\n    def __getitem__(self, i):\n        return torch.zeros(4)\nds = Items()\n"
-        "loader = DataLoader(ds, batch_size=10, sampler=SubsetRandomSampler(" +
-        indices + "))\nfor x in loader:\n    pass\n");
+    return Import(kThousandItems +
+                  "from torch.utils.data import SubsetRandomSampler\nds = Items()\n"
+                  "loader = DataLoader(ds, batch_size=10, sampler=SubsetRandomSampler(" +
+                  indices + "))\nfor x in loader:\n    pass\n");
   };
   const auto listed = subset("[0, 5, 7, 9]");
   EXPECT_TRUE(listed.spec.ops(0).dataloader().shuffle());
@@ -3056,7 +3114,7 @@ TEST(CodeImportTest, ASubsetRandomSamplersEpochIsItsIndices) {
   const auto split = subset("train_idx");
   EXPECT_TRUE(split.spec.ops(0).dataloader().shuffle());
   EXPECT_EQ(split.spec.source().range().stop(), 1000);
-  EXPECT_TRUE(HasNote(split, 9, "an epoch takes only its indices `train_idx`")) << Notes(split);
+  EXPECT_TRUE(HasNote(split, 10, "an epoch takes only its indices `train_idx`")) << Notes(split);
 }
 
 // A flag's default stands for the flag (argparse's dest rules, absl's DEFINE_*), and the
