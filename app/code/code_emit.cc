@@ -149,6 +149,20 @@ struct Emitter {
 
   void Pragma(const std::string& setting) { pragmas.push_back(setting); }
 
+  // What Python `fn` of op `op` costs beside the code's stand-in, as settings read back: its
+  // cost (where the user's own), its wait and whether that is its loads of files, the bytes
+  // and files it reads, and (`sample_bytes`) what it returns.
+  void PythonPragmas(const std::string& op, const spec::WorkFunction& fn, bool sample_bytes) {
+    const spec::Python& py = fn.python();
+    // A stand-in is not written as a figure: read again, the code gives it again.
+    if (!fn.cost_is_stand_in()) Pragma(op + ".cost=" + py.duration());
+    if (!py.wait().empty()) Pragma(op + ".wait=" + py.wait());
+    if (py.wait_loads_files()) Pragma(op + ".wait_loads_files=true");
+    if (sample_bytes) Pragma(op + ".sample_bytes=" + std::to_string(fn.output_bytes()) + "B");
+    if (py.read_bytes() > 0) Pragma(op + ".read_bytes=" + std::to_string(py.read_bytes()) + "B");
+    if (py.read_files() > 1) Pragma(op + ".read_files=" + std::to_string(py.read_files()));
+  }
+
   // A stage's function: by the op's name, a stand-in that does the spec's work. `random`: it
   // draws random numbers beside its work (a map's `random`), which the code says with a draw.
   std::string Function(const std::string& op, const spec::WorkFunction& fn, bool random = false) {
@@ -242,9 +256,7 @@ struct Emitter {
       case spec::WorkFunction::kPython:
         f << "    return tf.py_function(_" << name << "_in_python, [x], tf.int64)\n\n\n"
           << "def _" << name << "_in_python(x):\n    return x\n";
-        // A stand-in is not written as a figure: read again, the code gives it again.
-        if (!fn.cost_is_stand_in()) Pragma(op + ".cost=" + fn.python().duration());
-        if (!fn.python().wait().empty()) Pragma(op + ".wait=" + fn.python().wait());
+        PythonPragmas(op, fn, /*sample_bytes=*/false);
         if (fn.python().has_gil_share()) {
           notes.push_back("'" + op + "' holds the interpreter lock for " +
                           std::to_string(fn.python().gil_share()) +
@@ -868,19 +880,7 @@ engine::Result<EmittedCode> EmitLoader(const spec::PipelineSpec& spec, bool kera
     if (fit_epochs > 0) c << ",\n    epochs=" << fit_epochs;
     c << ")\n";
     if (kf.getitem().has_python()) {
-      if (!kf.getitem().cost_is_stand_in())
-        e.Pragma("fit.cost=" + kf.getitem().python().duration());
-      if (!kf.getitem().python().wait().empty())
-        e.Pragma("fit.wait=" + kf.getitem().python().wait());
-      if (kf.getitem().output_bytes() > 0) {
-        e.Pragma("fit.sample_bytes=" + std::to_string(kf.getitem().output_bytes()) + "B");
-      }
-      if (kf.getitem().python().read_bytes() > 0) {
-        e.Pragma("fit.read_bytes=" + std::to_string(kf.getitem().python().read_bytes()) + "B");
-      }
-      if (kf.getitem().python().read_files() > 1) {
-        e.Pragma("fit.read_files=" + std::to_string(kf.getitem().python().read_files()));
-      }
+      e.PythonPragmas("fit", kf.getitem(), kf.getitem().output_bytes() > 0);
     }
     if (!kf.worker_startup().empty()) e.Pragma("fit.worker_startup=" + kf.worker_startup());
     if (!kf.receive_per_mb().empty()) e.Pragma("fit.receive_per_mb=" + kf.receive_per_mb());
@@ -980,21 +980,8 @@ engine::Result<EmittedCode> EmitLoader(const spec::PipelineSpec& spec, bool kera
         << indent << "        pass  # your training step\n";
     }
     if (dl.getitem().has_python()) {
-      if (!dl.getitem().cost_is_stand_in()) {
-        e.Pragma("loader.cost=" + dl.getitem().python().duration());
-      }
-      if (!dl.getitem().python().wait().empty()) {
-        e.Pragma("loader.wait=" + dl.getitem().python().wait());
-      }
-      if (dl.getitem().output_bytes() > 0 || dl.indexes_batches()) {
-        e.Pragma("loader.sample_bytes=" + std::to_string(dl.getitem().output_bytes()) + "B");
-      }
-      if (dl.getitem().python().read_bytes() > 0) {
-        e.Pragma("loader.read_bytes=" + std::to_string(dl.getitem().python().read_bytes()) + "B");
-      }
-      if (dl.getitem().python().read_files() > 1) {
-        e.Pragma("loader.read_files=" + std::to_string(dl.getitem().python().read_files()));
-      }
+      e.PythonPragmas("loader", dl.getitem(),
+                      dl.getitem().output_bytes() > 0 || dl.indexes_batches());
     }
     if (!dl.worker_startup().empty()) e.Pragma("loader.worker_startup=" + dl.worker_startup());
     if (!dl.receive_per_mb().empty()) e.Pragma("loader.receive_per_mb=" + dl.receive_per_mb());

@@ -88,6 +88,45 @@ void RecordSite(Pipeline& pipeline, const CallArgs& args, const Value* v, const 
   pipeline.sites[op + "." + (knob.empty() ? name : knob)] = site;
 }
 
+// Files an item's Python loads (np.load, h5py.File, open): each a read from storage beside
+// its Python, blocking with no core, a stand-in's wait until set, said; the wait marked as
+// the files' (Python::wait_loads_files), which a dataset held in memory does without
+// (pytorch#6547, torchmd-net#235: a __getitem__ that reads its file again on every call).
+// Each is also a file of the disk a spec names (read_bytes, read_files), which the wait then
+// gives way to (engine::FileLoadsReadTheDisk).
+void WaitForFileLoads(Pipeline& p, SourcePoint at, const std::string& op, StageWork& work) {
+  if (work.file_loads <= 0 || !work.fn.has_python() || !work.fn.python().wait().empty()) return;
+  std::string calls;
+  for (const std::string& c : work.file_load_calls) calls += (calls.empty() ? "" : ", ") + c;
+  auto* python = work.fn.mutable_python();
+  python->set_wait(engine::SpecDuration(work.file_loads * kFileLoadStandInNs));
+  python->set_wait_loads_files(true);
+  // Beside an image the call decodes from its path (already read_bytes): its files and these.
+  const int64_t files =
+      (python->read_bytes() > 0 ? std::max<int64_t>(1, python->read_files()) : 0) + work.file_loads;
+  python->set_read_bytes(python->read_bytes() + work.file_loads * kStandInFileBytes);
+  if (files > 1) python->set_read_files(files);
+  const std::string counted =
+      std::to_string(work.file_loads) + " file" + (work.file_loads == 1 ? "" : "s");
+  const std::string loads =
+      work.files_opened_once == work.file_loads
+          ? " reads each item from " + counted + " it opens once per worker (" + calls + ")"
+      : work.files_opened_once > 0 ? " loads " + counted + " an item (" + calls + "; " +
+                                         std::to_string(work.files_opened_once) +
+                                         " opened once per worker, each item a read of it)"
+                                   : " loads " + counted + " an item (" + calls + ")";
+  p.Note(at, "'" + op + "'" + loads +
+                 ", each a read from storage beside its Python, using no core: " +
+                 engine::FormatDuration(kFileLoadStandInNs) +
+                 " each stands in (an SSD's random read, not measured; from the page cache a "
+                 "small file opens and reads in about 10 µs): --set " +
+                 op +
+                 ".wait=DURATION for an item's; or name the disk the files are on, --set "
+                 "storage.kind=hdd (or ssd, nvme), and each is a read of it instead, " +
+                 engine::FormatBytes(kStandInFileBytes) + " a file standing in (--set " + op +
+                 ".read_bytes=SIZE for an item's)");
+}
+
 std::optional<int64_t> ReadKnob(Pipeline& pipeline, const CallArgs& args, size_t position,
                                 const std::string& name, const std::string& op,
                                 const std::string& stands_in) {

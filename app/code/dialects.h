@@ -44,10 +44,14 @@ std::optional<int64_t> ReadKnob(Pipeline& pipeline, const CallArgs& args, size_t
 std::optional<bool> ReadFlag(Pipeline& pipeline, const CallArgs& args, size_t position,
                              const std::string& name, const std::string& op);
 
+struct StageWork;
+// Files a call's Python loads (np.load, h5py.File, open; a Dataset's __getitem__, a
+// py_function's Python): each a read from storage beside its Python, blocking with no core,
+// a stand-in's wait on `work` until set, said.
+void WaitForFileLoads(Pipeline& p, SourcePoint at, const std::string& op, StageWork& work);
 // A work function's note: its cost is a parameter, or the known work it leaves out; for a
 // tf.data map (`tfdata_map`), the dispatch each call pays. `rows_per_call` > 1: the map
 // takes batches of that many rows, and TensorFlow ops cost their stand-in a row.
-struct StageWork;
 void NoteWork(Pipeline& pipeline, SourcePoint at, const std::string& op, const StageWork& work,
               const std::string& cost_knob = "cost", bool tfdata_map = false,
               int64_t rows_per_call = 1);

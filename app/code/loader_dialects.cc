@@ -316,45 +316,6 @@ bool OpensForAWithBlock(const SyntaxNode& call) {
   return up.Is("with_item");
 }
 
-// Files an item's Python loads (np.load, h5py.File, open): each a read from storage beside
-// its Python, blocking with no core, a stand-in's wait until set, said; the wait marked as
-// the files' (Python::wait_loads_files), which a dataset held in memory does without
-// (pytorch#6547, torchmd-net#235: a __getitem__ that reads its file again on every call).
-// Each is also a file of the disk a spec names (read_bytes, read_files), which the wait then
-// gives way to (engine::FileLoadsReadTheDisk).
-void WaitForFileLoads(Pipeline& p, SourcePoint at, const std::string& op, StageWork& work) {
-  if (work.file_loads <= 0 || !work.fn.has_python() || !work.fn.python().wait().empty()) return;
-  std::string calls;
-  for (const std::string& c : work.file_load_calls) calls += (calls.empty() ? "" : ", ") + c;
-  auto* python = work.fn.mutable_python();
-  python->set_wait(engine::SpecDuration(work.file_loads * kFileLoadStandInNs));
-  python->set_wait_loads_files(true);
-  // Beside an image the call decodes from its path (already read_bytes): its files and these.
-  const int64_t files =
-      (python->read_bytes() > 0 ? std::max<int64_t>(1, python->read_files()) : 0) + work.file_loads;
-  python->set_read_bytes(python->read_bytes() + work.file_loads * kStandInFileBytes);
-  if (files > 1) python->set_read_files(files);
-  const std::string counted =
-      std::to_string(work.file_loads) + " file" + (work.file_loads == 1 ? "" : "s");
-  const std::string loads =
-      work.files_opened_once == work.file_loads
-          ? " reads each item from " + counted + " it opens once per worker (" + calls + ")"
-      : work.files_opened_once > 0 ? " loads " + counted + " an item (" + calls + "; " +
-                                         std::to_string(work.files_opened_once) +
-                                         " opened once per worker, each item a read of it)"
-                                   : " loads " + counted + " an item (" + calls + ")";
-  p.Note(at, "'" + op + "'" + loads +
-                 ", each a read from storage beside its Python, using no core: " +
-                 engine::FormatDuration(kFileLoadStandInNs) +
-                 " each stands in (an SSD's random read, not measured; from the page cache a "
-                 "small file opens and reads in about 10 µs): --set " +
-                 op +
-                 ".wait=DURATION for an item's; or name the disk the files are on, --set "
-                 "storage.kind=hdd (or ssd, nvme), and each is a read of it instead, " +
-                 engine::FormatBytes(kStandInFileBytes) + " a file standing in (--set " + op +
-                 ".read_bytes=SIZE for an item's)");
-}
-
 // __getitem__ of the dataset's class as Python work, or with `getitems` its __getitems__,
 // which the loader calls once a batch; a class the file does not define (torchvision's
 // ImageFolder, say) gets a cost parameter.
@@ -468,19 +429,24 @@ const ClassInfo* ClassOf(PythonReader& r, const Value* v) {
 // An epoch of a SubsetRandomSampler: its indices, where the code shows how many; else the
 // whole range, noted.
 void SubsetOfTheIndices(Pipeline& p, const CallArgs& sampler) {
-  if (!p.source.has_range()) return;
-  auto* range = p.source.mutable_range();
   const Value* indices = sampler.Get(0, "indices");
-  if (indices && indices->Is(Value::Kind::kList) && !indices->items.empty()) {
-    range->set_stop(range->start() + static_cast<int64_t>(indices->items.size()));
-    return;
+  if (p.source.has_range()) {
+    auto* range = p.source.mutable_range();
+    if (indices && indices->Is(Value::Kind::kList) && !indices->items.empty()) {
+      range->set_stop(range->start() + static_cast<int64_t>(indices->items.size()));
+      return;
+    }
   }
-  p.Note(sampler.node.start(),
-         "SubsetRandomSampler: an epoch takes only its indices `" +
-             (indices ? indices->Spelling() : std::string("?")) +
-             "`, how many known only when the code runs; the spec takes all " +
-             std::to_string(range->stop() - range->start()) + " until set: --set " +
-             p.source.name() + ".stop=N (the subset's size)");
+  // A dataset of files (ImageFolder) or a range of unknown subset: all of it, said.
+  const std::string all =
+      p.source.has_range()
+          ? "all " + std::to_string(p.source.range().stop() - p.source.range().start()) +
+                " until set: --set " + p.source.name() + ".stop=N (the subset's size)"
+          : "all of the dataset";
+  p.Note(sampler.node.start(), "SubsetRandomSampler: an epoch takes only its indices `" +
+                                   (indices ? indices->Spelling() : std::string("?")) +
+                                   "`, how many known only when the code runs; the spec takes " +
+                                   all);
 }
 
 // The indices one process of a DistributedSampler's job takes: ceil(N / replicas), or
@@ -917,8 +883,7 @@ void AddFitEpochs(PythonReader& r, Pipeline& p, const CallArgs& a) {
 // where 2,851 were meant, an epoch's ETA 10,721 s for 245 s). Said, with its count.
 // Keras 1's own samples_per_epoch (`call` passes it) is said too: Keras 2 takes its value as
 // steps_per_epoch unchanged, warning "steps_per_epoch = samples_per_epoch/batch_size".
-void NoteStepsNamedAsSamples(Pipeline& p, const CallArgs& call, const Value& steps,
-                             int64_t count) {
+void NoteStepsNamedAsSamples(Pipeline& p, const CallArgs& call, const Value& steps, int64_t count) {
   if (steps.node.null()) return;
   const std::string text(steps.node.text());
   if (!KeywordExpression(call, "samples_per_epoch").null()) {
@@ -928,8 +893,7 @@ void NoteStepsNamedAsSamples(Pipeline& p, const CallArgs& call, const Value& ste
                " batches an epoch, as read here (warning that \"steps_per_epoch = "
                "samples_per_epoch/batch_size\"); Keras 1, whose name it is, counted samples, "
                "an epoch of " +
-               text + " // batch_size steps: --set " + p.source.name() +
-               ".stop=N for the job's");
+               text + " // batch_size steps: --set " + p.source.name() + ".stop=N for the job's");
     return;
   }
   if (!HoldsIgnoringCase(text, "sample") || text.find('/') != std::string::npos) return;

@@ -149,13 +149,25 @@ bool AtTopLevel(const SyntaxNode& statement) {
   return true;
 }
 
-// range(...), and tf.data's Dataset.range(...) as a loop's counter (the tf.data guide's
-// fast_benchmark: `for _ in tf.data.Dataset.range(num_epochs):`), which counts the same.
-bool IsRangeCall(const SyntaxNode& e) {
-  if (!e.Is("call")) return false;
+// The range a loop counts: range(...), tf.data's Dataset.range(...) as a loop's counter (the
+// tf.data guide's fast_benchmark: `for _ in tf.data.Dataset.range(num_epochs):`), tqdm's
+// trange(...) (a range with a progress bar, the same arguments), or the range a progress bar
+// goes over (`for epoch in tqdm(range(10)):`, pytorch#12831's loop); null where none.
+SyntaxNode CountedRange(const SyntaxNode& e) {
+  if (!e.Is("call")) return {};
   const std::string_view callee = e.field("function").text();
-  return callee == "range" || callee.ends_with("data.Dataset.range");
+  if (callee == "range" || callee.ends_with("data.Dataset.range") || callee == "trange" ||
+      callee.ends_with(".trange")) {
+    return e;
+  }
+  if (callee == "tqdm" || callee.ends_with(".tqdm")) {
+    const std::vector<SyntaxNode> args = e.field("arguments").code_children();
+    if (!args.empty() && !args[0].Is("keyword_argument")) return CountedRange(args[0]);
+  }
+  return {};
 }
+
+bool IsRangeCall(const SyntaxNode& e) { return !CountedRange(e).null(); }
 
 bool IsAcceleratorWord(std::string_view word) {
   for (std::string_view part : {"cuda", "device", "gpu", "xla", "accelerat"}) {
@@ -367,13 +379,15 @@ void PythonReader::Read() {
   }
 }
 
-std::optional<PythonReader::RangeBounds> PythonReader::BoundsOf(const SyntaxNode& range) {
-  if (!IsRangeCall(range)) return std::nullopt;
+std::optional<PythonReader::RangeBounds> PythonReader::BoundsOf(const SyntaxNode& loop_over) {
+  const SyntaxNode range = CountedRange(loop_over);
+  if (range.null()) return std::nullopt;
   std::vector<int64_t> bounds;
   for (const SyntaxNode& arg : range.field("arguments").named_children()) {
-    if (arg.Is("comment")) continue;
+    // trange's own keywords (desc=, leave=) are its progress bar's, no bound.
+    if (arg.Is("comment") || arg.Is("keyword_argument")) continue;
     const auto v = Evaluate(arg).AsInt();
-    if (!v || arg.Is("keyword_argument")) return std::nullopt;
+    if (!v) return std::nullopt;
     bounds.push_back(*v);
   }
   if (bounds.empty() || bounds.size() > 3) return std::nullopt;

@@ -401,11 +401,12 @@ class PythonReader {
   // without an `if` over a count known; else nullopt.
   // `item`, where given: what the body makes of one turn (a path's store, say).
   std::optional<int64_t> ReadComprehension(const SyntaxNode& comprehension, Value* item = nullptr);
-  // range(start, stop, step)'s bounds where the code shows them as numbers.
+  // range(start, stop, step)'s bounds where the code shows them as numbers: of the range
+  // `loop_over` counts (itself, a trange, the range inside a tqdm).
   struct RangeBounds {
     int64_t start = 0, stop = 0, step = 1;
   };
-  std::optional<RangeBounds> BoundsOf(const SyntaxNode& range);
+  std::optional<RangeBounds> BoundsOf(const SyntaxNode& loop_over);
   // [f(i) for i in range(a, b)] whose every item is a string the code shows (file names).
   std::optional<Value> KnownStrings(const SyntaxNode& comprehension);
   Value FString(const SyntaxNode& node);

@@ -906,9 +906,12 @@ spec::Op Named(const std::string& name) {
 
 Value Map(PythonReader& r, const Pipeline& in, const CallArgs& a, size_t npc_position) {
   const Value* fn = a.Get(0, "map_func");
-  const StageWork work = ReadWork(r, fn ? *fn : Value{}, "map");
+  const StageWork read = ReadWork(r, fn ? *fn : Value{}, "map");
   const std::optional<MaskedRows> masked = RowsMasked(r, fn);
-  return Append(r, in, a, Named(work.name), [&](Pipeline& p, spec::Op& op) {
+  return Append(r, in, a, Named(read.name), [&](Pipeline& p, spec::Op& op) {
+    // The files a py_function's Python loads (open, np.load, nibabel.load) wait on storage.
+    StageWork work = read;
+    WaitForFileLoads(p, a.node.start(), op.name(), work);
     if (masked) {
       spec::Op& filter = p.masked_rows[op.name()];
       filter.set_name(masked->name);

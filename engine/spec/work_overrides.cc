@@ -95,17 +95,40 @@ Status SetDurationKnob(spec::PipelineSpec& spec, const std::string& name, const 
   return InvalidArgument(assignment + ": '" + name + "' has no " + knob + WorkKnobsOf(op));
 }
 
+// The function an op runs on each item: a DataLoader's or a Keras Sequence's __getitem__, a
+// map's function; null for any other op.
+spec::WorkFunction* ItemFunctionOf(spec::Op* op) {
+  return !op                    ? nullptr
+         : op->has_dataloader() ? op->mutable_dataloader()->mutable_getitem()
+         : op->has_keras_fit()  ? op->mutable_keras_fit()->mutable_getitem()
+         : op->has_map()        ? op->mutable_map()->mutable_fn()
+                                : nullptr;
+}
+
+// wait_loads_files=true: the function's wait is its loads of files (Python::wait_loads_files),
+// as import-code reads an open or np.load in it; code written back says so in a pragma.
+Status SetWaitLoadsFiles(spec::PipelineSpec& spec, const std::string& name,
+                         const std::string& value) {
+  const std::string assignment = name + ".wait_loads_files=" + value;
+  spec::WorkFunction* fn = ItemFunctionOf(FindOpNamed(spec, name));
+  if (!fn || !fn->has_python()) {
+    return InvalidArgument(assignment + ": '" + name +
+                           "' runs no Python function whose wait could load files");
+  }
+  if (value != "true" && value != "false") {
+    return InvalidArgument(assignment + ": wait_loads_files is true or false");
+  }
+  fn->mutable_python()->set_wait_loads_files(value == "true");
+  return Status::Ok();
+}
+
 Status SetSampleBytes(spec::PipelineSpec& spec, const std::string& name, const std::string& value) {
   const std::string assignment = name + ".sample_bytes=" + value;
   spec::Op* op = FindOpNamed(spec, name);
   // What a DataLoader's or a Keras Sequence's Python __getitem__ returns (it crosses from the
   // workers to the training loop), or a map's function (what a shuffle or a cache after it
   // holds).
-  spec::WorkFunction* made = !op                    ? nullptr
-                             : op->has_dataloader() ? op->mutable_dataloader()->mutable_getitem()
-                             : op->has_keras_fit()  ? op->mutable_keras_fit()->mutable_getitem()
-                             : op->has_map()        ? op->mutable_map()->mutable_fn()
-                                                    : nullptr;
+  spec::WorkFunction* made = ItemFunctionOf(op);
   if (!made || (!op->has_map() && !made->has_python())) {
     return InvalidArgument(
         "'" + name +
@@ -242,6 +265,7 @@ std::optional<Status> ApplyWorkOverride(spec::PipelineSpec& spec, const std::str
     return SetDurationKnob(spec, name, knob, value);
   }
   if (knob == "sample_bytes") return SetSampleBytes(spec, name, value);
+  if (knob == "wait_loads_files") return SetWaitLoadsFiles(spec, name, value);
   if (knob == "fraction") return SetKeepFraction(spec, name, value);
   if (knob == "gil_share") return SetGilShare(spec, name, value);
   if (knob == "read_bytes") return SetReadBytes(spec, name, value);

@@ -407,9 +407,14 @@ void AddThreadKnobs(const PlannedOp& p, int cores, const StorageFigures* disk, C
         return settings;
       };
       const auto use_processes = [&](int64_t v) {
+        // A generator's threads take turns at its next() (DataLoaderRules::
+        // one_fetch_at_a_time): the reason more of them are not advised, said here.
         std::string action =
-            "run " + name + "'s workers as processes: " +
-            (generator ? "write the generator as a keras.utils.Sequence, then " : "") +
+            "run " + name + "'s workers as processes" +
+            (generator ? " (its threads take turns at the generator's next(), which Keras runs "
+                         "one call at a time, so more threads make no more batches)"
+                       : "") +
+            ": " + (generator ? "write the generator as a keras.utils.Sequence, then " : "") +
             "use_multiprocessing=True, workers " + std::to_string(v);
         const std::vector<Setting> settings = with_queue(
             {{"use_multiprocessing", "true"}, {"workers", std::to_string(v)}}, action, v);
@@ -428,9 +433,9 @@ void AddThreadKnobs(const PlannedOp& p, int cores, const StorageFigures* disk, C
                      generator ? std::string(kGeneratorInProcesses) : std::string(), generator);
       };
       if (!processes && workers > 0) use_processes(std::min<int64_t>(workers, std::max(cores, 1)));
-      // Processes send each batch pickled, and the main process unpickles it on the loop's
-      // thread, one batch at a time (keras#11727's 19 MB batches); threads hand it over as
-      // it is, their Python taking turns under the lock for its gil_share.
+      // Processes send each batch pickled, and the main process unpickles it on the pool's
+      // result-handler thread, one batch at a time (keras#11727's 19 MB batches); threads
+      // hand it over as it is, their Python taking turns under the lock for its gil_share.
       if (processes && workers > 0) {
         out.AddKnobs("use_threads", name, {{"use_multiprocessing", "false"}},
                      "run " + name +

@@ -702,9 +702,15 @@ Verdict VerdictOn(const RangeAnalysis& r, int cpu_budget) {
                  culprit->cpu_share < kStarvedCpuShare) {
         // Python that mostly waits (the tf.data guide's time.sleep, a request) releases the
         // lock while it waits: not the lock but the waits one after another are the limit.
+        // Next to no core, or a function known to wait: its waits. Half a core may as well be
+        // cores shared with other threads (a generator of 2 us an element beside its batch).
+        const bool waits = Has(*culprit, record::kTraitWaits) || culprit->cpu_share < 0.2;
         v.evidence += "; it runs Python on one thread and used " + Pct(culprit->cpu_share) +
-                      " of a core while working: it waits (a sleep, a read, a request) with "
-                      "the interpreter lock released";
+                      " of a core while working: " +
+                      (waits ? "it waits (a sleep, a read, a request) with the interpreter lock "
+                               "released"
+                             : "it waits with the interpreter lock released (a sleep, a read, "
+                               "a request), or shares the cores with other threads");
         v.suggests_change = true;
         v.suggestion = WaitingPythonSuggestion(r, *culprit, wait, cpu_budget, v.suggests_change);
         v.evidence += startup;

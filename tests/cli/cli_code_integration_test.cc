@@ -108,10 +108,12 @@ model.fit(batch_generator(x_train), steps_per_epoch=200, epochs=10,
 )";
   const auto out = Cli("simulate " + code + " --set fit.cost=20ms");
   ASSERT_EQ(out.exit_code, 0) << out.out;
-  EXPECT_NE(out.out.find("[use_processes, high] run fit's workers as processes: write the "
-                         "generator as a keras.utils.Sequence, then use_multiprocessing=True, "
-                         "workers 2 (each process gets a pickled copy of the Sequence: nothing "
-                         "it holds may be unpicklable"),
+  EXPECT_NE(out.out.find("[use_processes, high] run fit's workers as processes (its threads "
+                         "take turns at the generator's next(), which Keras runs one call at a "
+                         "time, so more threads make no more batches): write the generator as a "
+                         "keras.utils.Sequence, then use_multiprocessing=True, workers 2 (each "
+                         "process gets a pickled copy of the Sequence: nothing it holds may be "
+                         "unpicklable"),
             std::string::npos)
       << out.out;
   // A generator's copies in processes repeat its batches, as Keras warns.
@@ -297,6 +299,18 @@ model.fit(ds, epochs=3)
   EXPECT_NE(alone.exit_code, 0) << alone.out;
   EXPECT_NE(alone.out.find("--advice-piece requires --advice-code"), std::string::npos)
       << alone.out;
+}
+
+// keras#2730's generator read from an HDF5 file on 4 of Keras's threads: they take turns at
+// its next(), and the advice runs it in processes (the accepted fix, pickle_safe=True), saying
+// why, never more threads, which make no more batches.
+TEST(CliCodeTest, AGeneratorOnKerassThreadsIsAdvisedProcessesNotMoreThreads) {
+  const auto out = Cli("simulate " + Pipeline("questions/keras_2730_generator_threads.py"));
+  ASSERT_EQ(out.exit_code, 0) << out.out;
+  EXPECT_NE(out.out.find("its threads take turns at the generator's next()"), std::string::npos)
+      << out.out;
+  EXPECT_NE(out.out.find("[use_processes, "), std::string::npos) << out.out;
+  EXPECT_EQ(out.out.find("[more_workers"), std::string::npos) << out.out;
 }
 
 // tensorflow#40502's eager loop: the advice batches before the loop, whose body must take

@@ -3020,6 +3020,21 @@ for x in Wrapper(4).loader():
   EXPECT_EQ(patched->text.find("num_workers=self.num_workers"), std::string::npos) << patched->text;
 }
 
+// An epochs' loop behind a progress bar counts its epochs as range's does: tqdm(range(10))
+// (pytorch#12831's loop), tqdm.trange(10, desc=...), as `for epoch in range(10):`.
+TEST(CodeImportTest, AProgressBarsEpochsAreCounted) {
+  for (const std::string over : {"range(10)", "tqdm(range(10), desc='epochs')",
+                                 "tqdm.tqdm(range(10))", "trange(10, desc='epochs')"}) {
+    const auto imported = Import(kThousandItems +
+                                 "from tqdm import tqdm, trange\nloader = DataLoader(Items(), "
+                                 "batch_size=8)\nfor epoch in " +
+                                 over + ":\n    for x in loader:\n        pass\n");
+    const spec::Op& epochs = imported.spec.ops(imported.spec.ops_size() - 1);
+    ASSERT_TRUE(epochs.has_repeat()) << over << "\n" << imported.spec.DebugString();
+    EXPECT_EQ(epochs.repeat().count(), 10) << over << "\n" << Notes(imported);
+  }
+}
+
 // A method that builds two loaders and returns both through another, unpacked where it is
 // called (ConVIRT-pytorch's get_data_loaders): the one not read is said once, where it was
 // made.
@@ -3074,6 +3089,24 @@ TEST(CodeImportTest, AMapThatFixesTheElementsShapeCannotFollowABatch) {
   EXPECT_EQ(fixed.cpu_work().one_element_call(), "tf.reshape(..., [1])");
   EXPECT_FALSE(engine::WorkFunctionHasBatchedForm(fixed));
   EXPECT_TRUE(fn("[-1, 1]").has_identity());
+}
+
+// A py_function's Python that opens and reads a file (tensorflow#15694's text files) waits on
+// storage for it, as a Dataset's __getitem__ does: a stand-in's wait, marked as the file's,
+// and said.
+TEST(CodeImportTest, APyFunctionsFileLoadsWaitOnStorage) {
+  const auto imported = Import(R"(import tensorflow as tf
+def parse(path):
+    with open(path.numpy(), "rb") as f:
+        return len(f.read())
+ds = tf.data.Dataset.from_tensor_slices(paths)
+ds = ds.map(lambda p: tf.py_function(parse, [p], tf.int64), num_parallel_calls=4)
+)");
+  const spec::WorkFunction& fn = imported.spec.ops(0).map().fn();
+  ASSERT_TRUE(fn.has_python()) << fn.DebugString();
+  EXPECT_FALSE(fn.python().wait().empty()) << fn.DebugString();
+  EXPECT_TRUE(fn.python().wait_loads_files());
+  EXPECT_TRUE(HasNote(imported, 6, "loads 1 file an item (open)")) << Notes(imported);
 }
 
 // ImageDataGenerator's batches are float32 whatever the images (K.floatx()): batch_size ×

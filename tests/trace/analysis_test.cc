@@ -619,6 +619,15 @@ TEST(VerdictTest, PythonThatWaitsIsNotBlamedOnTheLock) {
   const Verdict map = MakeVerdict(StarvingWith(1, 0.02, record::kTraitHoldsInterpreterLock), 2);
   EXPECT_NE(map.suggestion.find("decode's num_parallel_calls"), std::string::npos)
       << map.suggestion;
+  // Half a core, its function not known to wait (tensorflow#14480's generator of 2 us an
+  // element beside its batch on 2 cores): it may as well share the cores; one known to wait
+  // (kTraitWaits) is said to.
+  generator.stages[0].cpu_share = 0.53;
+  const Verdict half = MakeVerdict(generator, 2);
+  EXPECT_NE(half.evidence.find("or shares the cores with other threads"), std::string::npos)
+      << half.evidence;
+  generator.stages[0].traits |= record::kTraitWaits;
+  EXPECT_EQ(MakeVerdict(generator, 2).evidence.find("or shares the cores"), std::string::npos);
 }
 
 // Keras's enqueuer, in Keras's words: threads running Python take turns under the lock, so
