@@ -21,6 +21,7 @@ inline uint32_t StageTraitsOf(const OpKindDescription& kind) {
   if (kind.ratio == OutputRatio::kOneOverBatch) t |= record::kTraitBatches;
   if (kind.ratio == OutputRatio::kRowsPerElement) t |= record::kTraitUnbatches;
   if (kind.replays) t |= record::kTraitReplays;
+  if (kind.order == ElementOrder::kRandom) t |= record::kTraitDrawsOrderFromBuffer;
   if (kind.ratio == OutputRatio::kTimesCount) t |= record::kTraitRepeats;
   if (kind.second_source) t |= record::kTraitZips;
   switch (kind.parallel_work) {

@@ -29,7 +29,7 @@ class DataLoaderIt : public SimUnaryIterator {
         held_(static_cast<size_t>(std::max<int64_t>(0, rules.num_workers)), 0),
         to_work_(*ctx.scheduler),
         delivered_(*ctx.scheduler),
-        fetch_done_(*ctx.scheduler),
+        one_fetch_(*ctx.scheduler),
         dispatch_(rules_) {
     asynchronous_ = rules.num_workers > 0;
   }
@@ -37,7 +37,7 @@ class DataLoaderIt : public SimUnaryIterator {
     SimUnaryIterator::Cancel();
     to_work_.NotifyAll();
     delivered_.NotifyAll();
-    fetch_done_.NotifyAll();
+    one_fetch_.released.NotifyAll();
   }
   int64_t BufferLevel() const override { return static_cast<int64_t>(finished_.size()); }
 
@@ -251,16 +251,16 @@ class DataLoaderIt : public SimUnaryIterator {
       if (!batch) co_return;
       // A generator's next() runs one call at a time: waiting for the others' is no work.
       if (rules_.one_fetch_at_a_time) {
-        while (fetching_ && !cancelled_) co_await fetch_done_.Wait();
+        while (one_fetch_.held && !cancelled_) co_await one_fetch_.released.Wait();
         if (cancelled_) co_return;
-        fetching_ = true;
+        one_fetch_.held = true;
       }
       const int64_t fetch_start = now();
       co_await ChargeFetch(thread, batch->element.rows);
       ctx_.trace->Span(EventKind::kWork, stage_.id, thread, fetch_start, now(), batch->element.id);
       if (rules_.one_fetch_at_a_time) {
-        fetching_ = false;
-        fetch_done_.NotifyAll();
+        one_fetch_.held = false;
+        one_fetch_.released.NotifyAll();
       }
       arrived_.push_back(batch);
       if (rules_.ReceivesOnItsOwnThread()) {
@@ -289,8 +289,7 @@ class DataLoaderIt : public SimUnaryIterator {
   std::deque<Batch*> finished_;                     // received, in the order they were
   Notifier to_work_;                // a batch for a worker or the receiver's thread; Cancel
   Notifier delivered_;              // a batch ready to hand out, a worker's dataset read; Cancel
-  Notifier fetch_done_;             // a fetch ended where one runs at a time; Cancel
-  bool fetching_ = false;           // a worker fetches, where one runs at a time
+  SimLock one_fetch_;               // held around a fetch where one runs at a time; Cancel
   SimElement taken_;                // the last batch of items taken from the input
   int64_t copies_left_ = 0;         // workers still to fetch it (a replicated dataset's)
   engine::BatchDispatch dispatch_;  // the next batch's worker and items

@@ -70,7 +70,7 @@ Task<int64_t> SimIterator::GetNextRunTotalsInternal(SimThread& thread, int64_t m
 
 Task<void> SimContext::ChargeHoldingLock(SimThread& thread, int op, int64_t locked_ns,
                                          int64_t free_ns, int64_t wait_ns) {
-  SimInterpreterLock& lock = InterpreterLockOf(thread);
+  SimLock& lock = InterpreterLockOf(thread);
   if (lock.held) {  // another thread runs Python: wait, as the engine records it
     const int64_t start = scheduler->now();
     while (lock.held) co_await lock.released.Wait();

@@ -122,11 +122,11 @@ struct SimStage {
   std::function<void(SimElement&)> shape_output;
 };
 
-// A simulated Python process's interpreter lock (CPython's GIL): Python work holds it for
-// its cost's gil_share of its CPU, one thread of the process at a time; the others wait for
-// its release.
-struct SimInterpreterLock {
-  explicit SimInterpreterLock(Scheduler& s) : released(s) {}
+// A lock of the simulated program, one holder at a time, the others waiting for its release:
+// a Python process's interpreter lock (CPython's GIL), which Python work holds for its cost's
+// gil_share of its CPU; a generator's, around each next() of Keras's threads.
+struct SimLock {
+  explicit SimLock(Scheduler& s) : released(s) {}
   bool held = false;
   Notifier released;
 };
@@ -143,7 +143,7 @@ struct SimContext {
   std::vector<std::unique_ptr<SimIterator>> retired;
   std::vector<std::unique_ptr<SimStage>> stages;
   // One per Python process: [0] the main one's, then each worker process's (NewProcess).
-  std::vector<std::unique_ptr<SimInterpreterLock>> interpreter_locks;
+  std::vector<std::unique_ptr<SimLock>> interpreter_locks;
   // Worker processes starting now (a DataLoader's at each epoch's start), and when the last
   // start-up ended: while one starts, and for a while after, a run that gives the step
   // nothing is waiting on a start-up it knows will end, not stalled (mmpose#923's workers
@@ -164,10 +164,10 @@ struct SimContext {
   SimThread& NewThread(std::string name) { return trace->NewThread(std::move(name)); }
   // A new worker process with its own interpreter lock; its number for SimThread::process.
   int NewProcess() {
-    interpreter_locks.push_back(std::make_unique<SimInterpreterLock>(*scheduler));
+    interpreter_locks.push_back(std::make_unique<SimLock>(*scheduler));
     return static_cast<int>(interpreter_locks.size()) - 1;
   }
-  SimInterpreterLock& InterpreterLockOf(const SimThread& thread) {
+  SimLock& InterpreterLockOf(const SimThread& thread) {
     return *interpreter_locks[static_cast<size_t>(thread.process)];
   }
   // `locked_ns` of CPU on `thread` holding its process's interpreter lock (waiting first,

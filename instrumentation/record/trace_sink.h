@@ -82,6 +82,9 @@ enum StageTrait : uint32_t {
   // around it; tf.keras asks for a thread-safe generator, a lock around it). More of them
   // make no more elements at once.
   kTraitOneCallAtATime = 1u << 17,
+  // Hands out its input's elements in an order it draws from a buffer it fills first (a
+  // shuffle, reshuffling each epoch or not): until the buffer is full it gives nothing.
+  kTraitDrawsOrderFromBuffer = 1u << 18,
 };
 
 // An op of the pipeline. Sent again when it changes (a rebuild reorders ops).

@@ -447,10 +447,8 @@ std::string FillingBuffer(const RangeAnalysis& r) {
   for (size_t i = 1; i < r.stages.size(); ++i) {
     const StageFigures& s = r.stages[i];
     const StageFigures& input = r.stages[i - 1];
-    // A shuffle (one that keeps its order each epoch is no random stage).
-    const bool shuffle = s.op == "shuffle" || Has(s, record::kTraitRandom);
-    if (!shuffle || s.asynchronous || s.elements > 0 || s.buffer_size <= 0 ||
-        input.depth != s.depth || input.elements <= 0) {
+    if (!Has(s, record::kTraitDrawsOrderFromBuffer) || s.asynchronous || s.elements > 0 ||
+        s.buffer_size <= 0 || input.depth != s.depth || input.elements <= 0) {
       continue;
     }
     std::string text = s.name + " has taken " + std::to_string(input.elements) +

@@ -493,7 +493,7 @@ TEST(VerdictTest, NoStepWhileAShuffleBufferFillsIsSaidSo) {
   decode.elements_per_s = 916.4;
   StageFigures shuffle;
   shuffle.name = "shuffle";
-  shuffle.traits = record::kTraitRandom;
+  shuffle.traits = record::kTraitRandom | record::kTraitDrawsOrderFromBuffer;
   shuffle.buffer_size = 2325000;
   r.stages = {decode, shuffle};
   const Verdict filling = MakeVerdict(r, 2);

@@ -13,6 +13,7 @@ uint32_t LegacyStageTraits(std::string_view kind) {
   if (kind == "batch") return kTraitBatches;
   if (kind == "unbatch") return kTraitUnbatches;
   if (kind == "cache") return kTraitReplays;
+  if (kind == "shuffle") return kTraitDrawsOrderFromBuffer;
   if (kind == "repeat") return kTraitRepeats;
   if (kind == "prefetch") return kTraitOneProducer;
   if (kind == "map") return kTraitParallelFunction;
