@@ -297,17 +297,6 @@ bool SetsOpenCvThreads(const SyntaxNode& any) {
   return find(root, 0);
 }
 
-// What `self.x` is in the dataset's methods: its attributes, and its own methods (a helper
-// generator __iter__ returns, a loader __getitem__ calls), so that their work is read too.
-std::map<std::string, Value> SelfOf(const ClassInfo& cls, std::map<std::string, Value> attributes) {
-  for (const auto& [name, node] : cls.methods) {
-    if (name.starts_with("__")) continue;
-    attributes.try_emplace("self." + name,
-                           Value{.kind = Value::Kind::kFunction, .s = name, .node = node});
-  }
-  return attributes;
-}
-
 // A call whose file a `with` block opens and closes (`with h5py.File(path) as f:` in
 // __init__, reading a length): closed before a worker process starts.
 bool OpensForAWithBlock(const SyntaxNode& call) {
@@ -330,18 +319,22 @@ spec::WorkFunction GetItem(PythonReader& r, Pipeline& p, const Value* dataset, c
                      "__getitem__ calls get): get is read as the item's work");
     }
     Value fn{.kind = Value::Kind::kFunction, .s = method, .node = cls->methods.at(method)};
-    const auto attributes =
-        SelfOf(*cls, dataset && dataset->call ? r.InstanceAttributes(*cls, *dataset->call)
-                                              : cls->attributes);
+    const auto attributes = PythonReader::SelfOf(
+        *cls,
+        dataset && dataset->call ? r.InstanceAttributes(*cls, *dataset->call) : cls->attributes);
     work = ReadWork(r, fn, method, /*python=*/true, &attributes);
+    if (work.fn.has_python() && work.fn.output_bytes() == 0) {
+      // A sample made in memory (`return torch.randn(3, 64, 64), 0`): its size as returned.
+      if (const auto bytes = SampleBytes(work.returned)) work.fn.set_output_bytes(*bytes);
+    }
   } else if (cls && cls->methods.count("__iter__")) {
     // An IterableDataset: each worker runs its own copy of __iter__ and batches what it
     // yields, as the map-style loader's workers batch what __getitem__ returns; the cost
     // per sample is its loop's per-yield work.
     Value fn{.kind = Value::Kind::kFunction, .s = "__iter__", .node = cls->methods.at("__iter__")};
-    const auto attributes =
-        SelfOf(*cls, dataset && dataset->call ? r.InstanceAttributes(*cls, *dataset->call)
-                                              : cls->attributes);
+    const auto attributes = PythonReader::SelfOf(
+        *cls,
+        dataset && dataset->call ? r.InstanceAttributes(*cls, *dataset->call) : cls->attributes);
     work = ReadWork(r, fn, "__iter__", /*python=*/true, &attributes);
     p.Note(at, "`" + dataset->Spelling() +
                    "` is an IterableDataset: read as a cost per sample yielded by its __iter__, "

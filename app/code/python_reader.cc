@@ -360,6 +360,7 @@ void PythonReader::Read() {
   const std::vector<CodeNote> syntax = notes_;
   ReadBlock(tree_.root());
   ++reading_;
+  body_reads_ = 0;
   module_globals_.clear();
   uses_.clear();
   loop_epochs_.clear();
@@ -369,6 +370,14 @@ void PythonReader::Read() {
   defs_called_with_arguments_.clear();
   defs_called_without_.clear();
   ReadBlock(tree_.root());
+  if (body_reads_ > kMostBodyReads) {
+    Note({.line = 1, .column = 1},
+         "the file's calls of its own functions nest too deep and wide to follow each with its "
+         "arguments (" +
+             std::to_string(kMostBodyReads) +
+             " readings): the calls beyond that are read as their defs are, with the "
+             "parameters unknown");
+  }
   TakeBackResolvedGuesses();
   if (const std::string hiding = StatementHidingTheGpu(tree_.root()); !hiding.empty()) {
     for (PipelineUse& use : uses_) {
@@ -803,7 +812,7 @@ Value PythonReader::Apply(const Value& function, const std::vector<Value>& argum
                                            [&](const auto& kv) { return known(kv.second); });
   if (function.node.Is("lambda")) {
     result = Evaluate(function.node.field("body"));
-  } else if (known_arguments) {
+  } else if (known_arguments && SpendBodyRead()) {
     // A def given a pipeline (configure_for_performance(train_ds)): its body read again
     // with the arguments bound, its return the call's value. A call made while a def is read
     // where it is defined is on that def's guesses, and does not take back the callee's.
@@ -871,7 +880,7 @@ std::map<std::string, Value> PythonReader::InstanceAttributes(
   if (init == cls.methods.end()) return attributes;
   // An instance made while its class's __init__ is read (a parameter's default that makes
   // one, `def __init__(self, x=Items())`): the class's attributes, not a reading without end.
-  if (!instantiating_.insert(cls.name).second) return attributes;
+  if (!SpendBodyRead() || !instantiating_.insert(cls.name).second) return attributes;
   struct Done {
     std::set<std::string>& classes;
     const std::string& name;
@@ -895,6 +904,40 @@ std::map<std::string, Value> PythonReader::InstanceAttributes(
   }
   if (init_calls) *init_calls = std::move(calls);
   return attributes;
+}
+
+bool PythonReader::SpendBodyRead() { return ++body_reads_ <= kMostBodyReads; }
+
+std::map<std::string, Value> PythonReader::SelfOf(const ClassInfo& cls,
+                                                  std::map<std::string, Value> attributes) {
+  for (const auto& [name, method] : cls.methods) {
+    attributes.try_emplace("self." + name,
+                           Value{.kind = Value::Kind::kFunction, .s = name, .node = method});
+  }
+  return attributes;
+}
+
+std::optional<Value> PythonReader::CallMethodOf(const Value& instance, const std::string& method,
+                                                const CallArgs& args) {
+  const ClassInfo* cls = FindClass(instance.s);
+  if (!cls || method == "__init__") return std::nullopt;
+  const auto def = cls->methods.find(method);
+  if (def == cls->methods.end()) return std::nullopt;
+  // Its body sees what the constructor's arguments gave (Wrapper(4)'s self.num_workers = 4),
+  // where the reading of the class saw the parameters' defaults.
+  scopes_.push_back(
+      SelfOf(*cls, instance.call ? InstanceAttributes(*cls, *instance.call) : cls->attributes));
+  std::vector<Value> positional{instance};
+  positional.insert(positional.end(), args.positional.begin(), args.positional.end());
+  Value r = Apply(Value{.kind = Value::Kind::kFunction, .s = method, .node = def->second},
+                  positional, args.keyword);
+  scopes_.pop_back();
+  if (r.Is(Value::Kind::kUnknown)) {
+    // Known by the call that made it (a generator method's, fit_generator(gen.next_train())).
+    r.node = args.node;
+    r.call = std::make_shared<const CallArgs>(args);
+  }
+  return r;
 }
 
 std::vector<RecordedCall> PythonReader::CallsIn(const SyntaxNode& method,
@@ -1323,17 +1366,12 @@ void PythonReader::ReadFunction(const SyntaxNode& def, ClassInfo* owner) {
   // returns its dataset, a parser that calls parse_single_example on its record).
   scopes_.emplace_back();
   if (owner) {
-    scopes_.back() = owner->attributes;
     // `self.compute` is the class's method (`ds.map(self.compute)`, tensorflow#40755): those
     // defined so far, and those the first reading found below.
-    const auto bind_methods = [&](const ClassInfo& c) {
-      for (const auto& [name, method] : c.methods) {
-        scopes_.back().try_emplace(
-            "self." + name, Value{.kind = Value::Kind::kFunction, .s = name, .node = method});
-      }
-    };
-    bind_methods(*owner);
-    if (const ClassInfo* read_before = FindClass(owner->name)) bind_methods(*read_before);
+    scopes_.back() = SelfOf(*owner, owner->attributes);
+    if (const ClassInfo* read_before = FindClass(owner->name)) {
+      scopes_.back() = SelfOf(*read_before, std::move(scopes_.back()));
+    }
   }
   for (const SyntaxNode& p : def.field("parameters").code_children()) {
     if (p.Is("identifier")) Bind(std::string(p.text()), Value{});
@@ -1387,6 +1425,13 @@ void PythonReader::ReadClass(const SyntaxNode& def) {
       ReadFunction(d, &info);
     } else {
       ReadStatement(d);
+      // A class attribute (`batch_size = 64` in its body): what self.batch_size is, unless
+      // __init__ binds it again.
+      for (const auto& [name, value] : scopes_.back()) {
+        if (!value.Is(Value::Kind::kFunction) && !value.Is(Value::Kind::kClass)) {
+          info.attributes.try_emplace("self." + name, value);
+        }
+      }
     }
   }
   scopes_.pop_back();
@@ -1830,6 +1875,17 @@ Value PythonReader::Evaluate(const SyntaxNode& e) {
                    .s = object.s + "." + std::string(e.field("attribute").text()),
                    .node = e};
     }
+    // cfg.workers on an instance of the file's class, Config.batch_size on the class: what
+    // its constructor (given the instance's arguments) or its body binds.
+    if (object.Is(Value::Kind::kInstance) || object.Is(Value::Kind::kClass)) {
+      if (const ClassInfo* cls = FindClass(object.s)) {
+        const auto attributes = object.Is(Value::Kind::kInstance) && object.call
+                                    ? InstanceAttributes(*cls, *object.call)
+                                    : cls->attributes;
+        const auto it = attributes.find("self." + std::string(e.field("attribute").text()));
+        if (it != attributes.end() && !it->second.Is(Value::Kind::kUnknown)) return it->second;
+      }
+    }
     if (object.Is(Value::Kind::kDict) && object.s == kKeywordNamespace) {
       const std::string_view name = e.field("attribute").text();
       for (size_t k = 0; k + 1 < object.items.size(); k += 2) {
@@ -2267,6 +2323,9 @@ Value PythonReader::Call(const SyntaxNode& call) {
     }
     // self.transform(img): an attribute bound in __init__, called below as what it holds.
     const bool bound_attribute = Lookup(std::string(callee.text())) != nullptr;
+    if (object.Is(Value::Kind::kInstance) && !bound_attribute) {
+      if (auto r = CallMethodOf(object, method, args)) return *std::move(r);
+    }
     if (!object.Is(Value::Kind::kSymbol) && !bound_attribute) {
       // A base class's constructor run by a subclass's (`super().__init__(workers=4)`): what a
       // reader of __init__'s calls asks for (a Keras 3 PyDataset's workers).

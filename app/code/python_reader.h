@@ -227,6 +227,15 @@ class PythonReader {
   std::vector<RecordedCall> CallsIn(const SyntaxNode& method,
                                     const std::map<std::string, Value>& attributes,
                                     Value* returned = nullptr);
+  // What `self.x` is in a class's methods: the attributes given, and the class's methods
+  // (`ds.map(self.compute)`, a helper generator __iter__ returns), so that their work is read.
+  static std::map<std::string, Value> SelfOf(const ClassInfo& cls,
+                                             std::map<std::string, Value> attributes);
+  // instance.method(...) on an instance of a class the file defines: the method's body read
+  // with the attributes its constructor's arguments bind, its return the call's value;
+  // nullopt where the class or the method is not the file's.
+  std::optional<Value> CallMethodOf(const Value& instance, const std::string& method,
+                                    const CallArgs& args);
   // Command-line flags the file defines (argparse's add_argument, absl's DEFINE_integer), by
   // name, with their defaults: what `args.name` and `FLAGS.name` stand for.
   void DefineFlag(const std::string& name, const Value& default_value) {
@@ -373,6 +382,14 @@ class PythonReader {
   std::vector<int> parent_of_;                // by pipeline id
   std::map<int, std::vector<int>> taken_in_;  // by pipeline id: what it took in (TakesIn)
   int apply_depth_ = 0;
+  // Bodies read again with a call's arguments (Apply) or an instance's (InstanceAttributes),
+  // in one reading of the file. Depth
+  // alone bounds a chain, not its breadth: methods each calling several others, a call
+  // repeated many times, would be read a number of times exponential in the depth. Past
+  // the budget a call takes its def's own reading, and a note says so once.
+  static constexpr int64_t kMostBodyReads = 2000;
+  int64_t body_reads_ = 0;
+  bool SpendBodyRead();
   // Guessed conditions (NoteGuessedCondition) and the calls that may take them back.
   struct GuessedInDef {
     size_t note;       // its index in notes_

@@ -323,4 +323,21 @@ std::optional<int64_t> ArrayBytes(const Value& tensor) {
   return n;
 }
 
+std::optional<int64_t> SampleBytes(const Value& sample) {
+  if (sample.Is(Value::Kind::kTensor)) return ArrayBytes(sample);
+  if (sample.Is(Value::Kind::kInt) || sample.Is(Value::Kind::kFloat) ||
+      sample.Is(Value::Kind::kBool)) {
+    return 8;
+  }
+  const bool dict = sample.Is(Value::Kind::kDict);
+  if ((!sample.Is(Value::Kind::kList) && !dict) || sample.items.empty()) return std::nullopt;
+  int64_t bytes = 0;
+  for (size_t k = dict ? 1 : 0; k < sample.items.size(); k += dict ? 2 : 1) {
+    const auto part = SampleBytes(sample.items[k]);
+    if (!part) return std::nullopt;
+    bytes += *part;
+  }
+  return bytes;
+}
+
 }  // namespace pipescope::code

@@ -28,5 +28,9 @@ std::optional<int64_t> FirstDimension(const Value& tensor);
 std::optional<int64_t> ItemBytes(const Value& tensor);
 // Bytes of the whole array, when shape and dtype are known.
 std::optional<int64_t> ArrayBytes(const Value& tensor);
+// Bytes of a sample a Dataset's __getitem__ returns, as the DataLoader's default_collate
+// batches it: an array's, a tuple's or a dict's parts summed, a Python number 8 (it becomes
+// an int64 or float64 tensor); nullopt where any part's size is not known.
+std::optional<int64_t> SampleBytes(const Value& sample);
 
 }  // namespace pipescope::code

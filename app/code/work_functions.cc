@@ -442,6 +442,7 @@ struct Found {
   int64_t augment_ns = 0;
   std::vector<std::string> augment_parts;
   const std::map<std::string, Value>* self_attributes = nullptr;
+  Value returned;            // the function's, read with self_attributes
   int cheap_calls = 0;       // TensorFlow calls on small values (IsCheapTfCall)
   bool other_calls = false;  // calls neither known, cheap, the file's own nor builtins
   std::vector<std::string> other_call_paths;  // those calls, as the code spells them, once each
@@ -634,7 +635,7 @@ void Collect(PythonReader& reader, const Value& function, Found& found, int dept
   // A Dataset's method on its instance: read again with the instance's own attributes.
   CollectCalls(reader,
                depth == 0 && found.self_attributes && function.node.Is("function_definition")
-                   ? reader.CallsIn(function.node, *found.self_attributes)
+                   ? reader.CallsIn(function.node, *found.self_attributes, &found.returned)
                    : reader.CallsIn(function),
                found, depth);
 }
@@ -866,6 +867,7 @@ StageWork ReadWork(PythonReader& reader, const Value& function, const std::strin
     work.name = function.SymbolTail().empty() ? fallback : function.SymbolTail();
   } else {
     Collect(reader, function, found, 0);
+    work.returned = found.returned;
     work.accelerator_math = found.accelerator_math;
     work.lock_releasing_calls = found.lock_releasing;
     work.asks_a_device = found.asks_a_device;

@@ -96,6 +96,9 @@ struct StageWork {
   // the code calls it, once each: in a tf.data map it runs on the CPU (tensorflow#40755).
   std::vector<std::string> accelerator_math;
   bool asks_a_device = false;  // it calls tf.device, which a map's function runs without
+  // What it returns, where a method read with its instance's attributes shows it (a sample
+  // __getitem__ makes in memory, `return torch.randn(3, 64, 64), 0`).
+  Value returned;
   // Native calls that release the interpreter lock while they work (OpenCV's, PIL's decodes
   // and transforms, NumPy's file loads), as the code calls them, once each: where threads of
   // one process share it, only the rest of a call's time takes turns (its gil_share).

@@ -1,0 +1,185 @@
+// Methods of the file's own classes called on an instance (python_reader.cc CallMethodOf):
+// read with what the instance's constructor was given, their return the call's value, so a
+// pipeline a wrapper's method builds carries the constructor's knobs, goes round the epochs
+// loop it is iterated in, and a sample __getitem__ makes in memory has its size.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "app/code/code_import.h"
+
+namespace pipescope::code {
+namespace {
+
+ImportedCode Import(const std::string& source) {
+  auto c = ImportCode(source, "methods.py");
+  EXPECT_TRUE(c.ok()) << c.status().message();
+  return c.ok() ? *c : ImportedCode{};
+}
+
+std::string Notes(const ImportedCode& c) {
+  std::string all;
+  for (const auto& n : c.notes) all += FormatNote("methods.py", n) + "\n";
+  return all;
+}
+
+const std::string kItems = R"(import torch
+from torch.utils.data import Dataset, DataLoader
+class Items(Dataset):
+    def __len__(self):
+        return 1000
+    def __getitem__(self, i):
+        return torch.zeros(4)
+)";
+
+// `Wrapper(4).loader()`, whose DataLoader takes num_workers=self.num_workers: 4, the
+// constructor's, not the class's reading, where __init__'s parameter has no value.
+TEST(CodeMethodsTest, AMethodSeesWhatTheConstructorWasGiven) {
+  const auto imported = Import(kItems + R"(class Wrapper:
+    def __init__(self, num_workers, batch_size=8):
+        self.num_workers = num_workers
+        self.batch_size = batch_size
+    def loader(self):
+        return DataLoader(Items(), batch_size=self.batch_size, num_workers=self.num_workers)
+w = Wrapper(4, batch_size=16)
+train_loader = w.loader()
+for x in train_loader:
+    pass
+)");
+  const spec::Op& loader = imported.spec.ops(0);
+  ASSERT_TRUE(loader.has_dataloader()) << imported.spec.DebugString();
+  EXPECT_EQ(loader.dataloader().num_workers(), 4) << Notes(imported);
+  EXPECT_EQ(loader.dataloader().batch_size(), 16) << Notes(imported);
+  EXPECT_EQ(Notes(imported).find("known only when the code runs"), std::string::npos)
+      << Notes(imported);
+}
+
+// A loader a method makes inside the epochs' loop (`train_loader = data.train_loader()` under
+// `for epoch in range(200)`): the loop's epochs are its repeat's count.
+TEST(CodeMethodsTest, ALoaderAMethodMakesGoesRoundTheEpochsLoop) {
+  const auto imported = Import(kItems + R"(class Data:
+    def __init__(self, workers):
+        self.workers = workers
+    def train_loader(self):
+        return DataLoader(Items(), batch_size=8, num_workers=self.workers)
+data = Data(2)
+for epoch in range(200):
+    train_loader = data.train_loader()
+    for x in train_loader:
+        pass
+)");
+  const spec::Op& epochs = imported.spec.ops(imported.spec.ops_size() - 1);
+  ASSERT_TRUE(epochs.has_repeat()) << imported.spec.DebugString();
+  EXPECT_EQ(epochs.repeat().count(), 200) << Notes(imported);
+  EXPECT_EQ(imported.spec.ops(0).dataloader().num_workers(), 2) << Notes(imported);
+}
+
+// A dataset handed to a method of the instance (`self.finish(ds)`) is followed through it:
+// the map's parallelism and the batch size are the constructor's.
+TEST(CodeMethodsTest, ADatasetHandedToAMethodIsFollowedThroughIt) {
+  const auto imported = Import(R"(import tensorflow as tf
+class Input:
+    def __init__(self, batch_size, parallel):
+        self.batch_size = batch_size
+        self.parallel = parallel
+    def finish(self, ds):
+        ds = ds.map(lambda x: x * 2, num_parallel_calls=self.parallel)
+        return ds.batch(self.batch_size)
+    def make(self):
+        return self.finish(tf.data.Dataset.range(1000))
+ds = Input(64, 8).make()
+for x in ds:
+    pass
+)");
+  ASSERT_EQ(imported.spec.ops_size(), 2) << imported.spec.DebugString();
+  EXPECT_EQ(imported.spec.ops(0).map().num_parallel_calls(), 8) << Notes(imported);
+  EXPECT_EQ(imported.spec.ops(1).batch().batch_size(), 64) << Notes(imported);
+}
+
+// A config object's attributes (`cfg.workers` of Config(6), `Config.batch_size` of its
+// body): what the constructor given those arguments, or the class body, binds.
+TEST(CodeMethodsTest, AnInstancesAttributesAreWhatItsConstructorBinds) {
+  const std::string config = kItems + R"(class Config:
+    batch_size = 64
+    def __init__(self, workers=2):
+        self.workers = workers
+cfg = Config(6)
+)";
+  const auto imported = Import(
+      config + R"(loader = DataLoader(Items(), batch_size=cfg.batch_size, num_workers=cfg.workers)
+for x in loader:
+    pass
+)");
+  EXPECT_EQ(imported.spec.ops(0).dataloader().num_workers(), 6) << Notes(imported);
+  EXPECT_EQ(imported.spec.ops(0).dataloader().batch_size(), 64) << Notes(imported);
+  const auto of_class =
+      Import(config + R"(for x in DataLoader(Items(), batch_size=Config.batch_size):
+    pass
+)");
+  EXPECT_EQ(of_class.spec.ops(0).dataloader().batch_size(), 64) << Notes(of_class);
+}
+
+// A sample __getitem__ makes in memory (a benchmark's `return torch.randn(3, 64, 64), 0`) is
+// as big as it is: 3·64·64 float32 and an int64 label, what crosses from the workers.
+TEST(CodeMethodsTest, ASampleMadeInMemoryHasItsSize) {
+  const auto imported = Import(R"(import torch
+from torch.utils.data import Dataset, DataLoader
+class Images(Dataset):
+    def __len__(self):
+        return 5000
+    def __getitem__(self, i):
+        return torch.randn(3, 64, 64), 0
+for x, y in DataLoader(Images(), batch_size=8, num_workers=2):
+    pass
+)");
+  const auto& getitem = imported.spec.ops(0).dataloader().getitem();
+  EXPECT_EQ(getitem.output_bytes(), 3 * 64 * 64 * 4 + 8) << imported.spec.DebugString();
+  EXPECT_EQ(Notes(imported).find("a sample's size is not read"), std::string::npos)
+      << Notes(imported);
+}
+
+// A __getitem__ whose default makes a loader of its own class (found by the code-import
+// fuzzer): its sample is read in the one reading of its work, not in a second that read the
+// default's loader twice again, and so on, doubling at each level. It reads at once
+// (ctest's timeout is what fails here).
+TEST(CodeMethodsTest, AGetItemWhoseDefaultMakesItsOwnLoaderIsReadAtOnce) {
+  const auto imported = Import(R"(from torch.utils.data import DataLoader, Dataset
+class Items(Dataset):
+    def __init__(self, x):
+        self.x = x
+    def __len__(self):
+        return 100
+    def __getitem__(self, i=DataLoader(Items(list(range(100))), batch_size=4)):
+        return self.x[i]
+loader = DataLoader(Items(list(range(100))), batch_size=4, num_workers=2)
+)");
+  EXPECT_EQ(imported.spec.ops(0).dataloader().num_workers(), 2) << Notes(imported);
+}
+
+// Methods each calling the one below five times, eight deep: 5^8 readings with the
+// arguments, were each followed. Past a budget the calls take their defs' own reading, the
+// file reads at once, and a note says so.
+TEST(CodeMethodsTest, CallsTooWideToFollowEachAreReadAsTheirDefs) {
+  std::string code = kItems + R"(class Wide:
+    def __init__(self, n):
+        self.n = n
+    def m0(self, x):
+        return DataLoader(Items(), batch_size=8, num_workers=self.n)
+)";
+  for (int k = 1; k <= 8; ++k) {
+    code += "    def m" + std::to_string(k) + "(self, x):\n";
+    for (int j = 0; j < 5; ++j) {
+      code += "        y" + std::to_string(j) + " = self.m" + std::to_string(k - 1) + "(x)\n";
+    }
+    code += "        return y0\n";
+  }
+  const auto imported = Import(code + "for x in Wide(2).m8(1):\n    pass\n");
+  EXPECT_NE(Notes(imported).find("nest too deep and wide to follow each with its arguments"),
+            std::string::npos)
+      << Notes(imported);
+  ASSERT_GE(imported.spec.ops_size(), 1) << Notes(imported);
+  EXPECT_TRUE(imported.spec.ops(0).has_dataloader()) << imported.spec.DebugString();
+}
+
+}  // namespace
+}  // namespace pipescope::code
