@@ -231,8 +231,17 @@ void NoteOthers(const PythonReader& reader, const PipelineUse& chosen, ImportedC
   // so said once, where the one read is, each by the line of its last op.
   std::vector<int> unnamed_ids;
   std::vector<int> unnamed_lines;
+  // A use at the chosen one's statement of a pipeline made where the chosen one was is that
+  // def read again (where it is defined, and for a call given arguments), not another
+  // pipeline; one handed in from elsewhere is (benchmark(ds) called on three).
+  const auto at_chosen = [&chosen](const PipelineUse& u) {
+    const auto same = [](SourcePoint a, SourcePoint b) {
+      return a.file_name() == b.file_name() && a.line == b.line && a.column == b.column;
+    };
+    return same(u.at, chosen.at) && same(MadeAt(*u.pipeline), MadeAt(*chosen.pipeline));
+  };
   for (const PipelineUse& u : uses) {
-    if (!u.variable.empty() || !u.trains || &u == &chosen ||
+    if (!u.variable.empty() || !u.trains || &u == &chosen || at_chosen(u) ||
         PythonReader::SameBuild(*u.pipeline, *chosen.pipeline) ||
         reader.DerivesFrom(chosen.pipeline->id, u.pipeline->id) ||
         reader.DerivesFrom(u.pipeline->id, chosen.pipeline->id) ||

@@ -821,6 +821,7 @@ Value PythonReader::Apply(const Value& function, const std::vector<Value>& argum
     open_functions_.push_back(key);
     std::vector<size_t> defining;
     defining.swap(defs_being_defined_);
+    InADefsBody body(*this);
     ReadBlock(function.node.field("body"));
     defining.swap(defs_being_defined_);
     open_functions_.pop_back();
@@ -857,7 +858,10 @@ std::map<std::string, Value> PythonReader::ReadAgain(const SyntaxNode& body,
   scopes_.push_back(std::move(scope));
   const size_t key = std::numeric_limits<size_t>::max() - static_cast<size_t>(apply_depth_);
   open_functions_.push_back(key);
-  ReadBlock(body);
+  {
+    InADefsBody in_body(*this);
+    ReadBlock(body);
+  }
   open_functions_.pop_back();
   if (const auto it = function_returns_.find(key); it != function_returns_.end()) {
     if (returned) *returned = it->second;
@@ -877,7 +881,18 @@ std::map<std::string, Value> PythonReader::InstanceAttributes(
     const ClassInfo& cls, const CallArgs& made_with, std::vector<RecordedCall>* init_calls) {
   std::map<std::string, Value> attributes = cls.attributes;
   const auto init = cls.methods.find("__init__");
-  if (init == cls.methods.end()) return attributes;
+  if (init == cls.methods.end()) {
+    // Args(batch_size=64): the fields the arguments name or stand in order for.
+    for (size_t k = 0; k < cls.fields.size(); ++k) {
+      const auto keyword = made_with.keyword.find(cls.fields[k]);
+      if (k < made_with.positional.size()) {
+        attributes["self." + cls.fields[k]] = made_with.positional[k];
+      } else if (keyword != made_with.keyword.end()) {
+        attributes["self." + cls.fields[k]] = keyword->second;
+      }
+    }
+    return attributes;
+  }
   // An instance made while its class's __init__ is read (a parameter's default that makes
   // one, `def __init__(self, x=Items())`): the class's attributes, not a reading without end.
   if (!SpendBodyRead() || !instantiating_.insert(cls.name).second) return attributes;
@@ -991,7 +1006,10 @@ void PythonReader::Trains(const Value& pipeline, const SyntaxNode& at) {
 }
 
 void PythonReader::ReadBlock(const SyntaxNode& block) {
-  for (const SyntaxNode& s : block.named_children()) ReadStatement(s);
+  for (const SyntaxNode& s : block.named_children()) {
+    if (returned_) return;  // the def returned above: the rest does not run
+    ReadStatement(s);
+  }
 }
 
 std::optional<int64_t> PythonReader::SleepStatementNs(const SyntaxNode& statement) {
@@ -1210,6 +1228,7 @@ void PythonReader::ReadStatement(const SyntaxNode& s) {
       function_returns_[open_functions_.back()] = v;
     }
     Use(v, "", s);
+    if (!open_functions_.empty() && guessed_paths_ == 0) returned_ = true;
   } else if (t == "import_statement" || t == "import_from_statement") {
     ReadImport(s);
   } else if (t == "for_statement") {
@@ -1263,7 +1282,10 @@ void PythonReader::ReadStatement(const SyntaxNode& s) {
     Assign(s.field("left"), Value{});
     TimesNextAlone(s);
     turns_.push_back(turns);
-    ReadBlock(s.field("body"));
+    {
+      OnAGuessedPath may_not_run(*this);  // a loop may end before its body returns, or not turn
+      ReadBlock(s.field("body"));
+    }
     turns_.pop_back();
     range_loops_.pop_back();
     range_starts_.pop_back();
@@ -1296,8 +1318,11 @@ void PythonReader::ReadStatement(const SyntaxNode& s) {
              t == "else_clause" || t == "except_clause" || t == "finally_clause" || t == "block" ||
              t == "module") {
     if (t == "while_statement") TimesNextAlone(s);
+    OnAGuessedPath loop(*this, t == "while_statement");
     for (const SyntaxNode& c : s.named_children()) {
+      if (returned_) break;  // a try's body that returned: its else clause is not run
       if (c.Is("block") || c.type().ends_with("_clause")) {
+        OnAGuessedPath on_error(*this, c.Is("except_clause"));
         c.Is("block") ? ReadBlock(c) : ReadStatement(c);
       }
     }
@@ -1345,6 +1370,7 @@ void PythonReader::ReadIf(const SyntaxNode& s) {
                                             "` is known only when the code runs: read as true, "
                                             "the other branches left out");
       }
+      OnAGuessedPath guessed(*this, !truth.has_value());
       ReadBlock(block);
       return;
     }
@@ -1383,7 +1409,10 @@ void PythonReader::ReadFunction(const SyntaxNode& def, ClassInfo* owner) {
   defs_being_defined_.push_back(def.key());
   std::vector<RecordedCall> calls;
   recorders_.push_back(&calls);
-  ReadBlock(def.field("body"));
+  {
+    InADefsBody body(*this);
+    ReadBlock(def.field("body"));
+  }
   recorders_.pop_back();
   defs_being_defined_.pop_back();
   calls_in_[def.key()] = std::move(calls);
@@ -1410,9 +1439,21 @@ void PythonReader::ReadClass(const SyntaxNode& def) {
   // methods, their returns and what its __init__ binds to self (monodepth2's KITTIRAWDataset
   // takes __getitem__ and its loader from MonoDataset). The first base's come first, as
   // Python's method order has them; the class's own definitions replace them.
+  // Python writes the __init__ of a @dataclass and of a NamedTuple's subclass from its fields.
+  const SyntaxNode decorated = def.parent();
+  const bool fields_make_init =
+      (decorated.Is("decorated_definition") &&
+       decorated.text().substr(0, decorated.text().find("class ")).find("dataclass") !=
+           std::string_view::npos) ||
+      std::any_of(info.bases.begin(), info.bases.end(),
+                  [](const std::string& b) { return b.ends_with("NamedTuple"); });
   for (const std::string& base : info.bases) {
     const auto inherited = classes_.find(base);
     if (inherited == classes_.end()) continue;
+    if (fields_make_init) {
+      info.fields.insert(info.fields.end(), inherited->second.fields.begin(),
+                         inherited->second.fields.end());
+    }
     info.methods.insert(inherited->second.methods.begin(), inherited->second.methods.end());
     info.returns.insert(inherited->second.returns.begin(), inherited->second.returns.end());
     info.attributes.insert(inherited->second.attributes.begin(),
@@ -1425,6 +1466,11 @@ void PythonReader::ReadClass(const SyntaxNode& def) {
       ReadFunction(d, &info);
     } else {
       ReadStatement(d);
+      const auto parts = d.code_children();
+      if (fields_make_init && parts.size() == 1 && parts[0].Is("assignment") &&
+          !parts[0].field("type").null() && parts[0].field("left").Is("identifier")) {
+        info.fields.emplace_back(parts[0].field("left").text());
+      }
       // A class attribute (`batch_size = 64` in its body): what self.batch_size is, unless
       // __init__ binds it again.
       for (const auto& [name, value] : scopes_.back()) {
@@ -2062,6 +2108,15 @@ Value PythonReader::Evaluate(const SyntaxNode& e) {
     if (object.Is(Value::Kind::kTensor) && keys.size() == 2 && !keys[1].Is("slice")) {
       return TensorRow(object, e);
     }
+    // config["batch_size"] of a dict the file writes: its value for that key.
+    if (object.Is(Value::Kind::kDict) && keys.size() == 2) {
+      const Value key = Evaluate(keys[1]);
+      for (size_t k = 0; key.Is(Value::Kind::kString) && k + 1 < object.items.size(); k += 2) {
+        if (object.items[k].Is(Value::Kind::kString) && object.items[k].s == key.s) {
+          return object.items[k + 1];
+        }
+      }
+    }
     return Value{.node = e};
   }
   return Value{.node = e};
@@ -2376,12 +2431,14 @@ Value PythonReader::Call(const SyntaxNode& call) {
     if (at > 0) recorders_.push_back(&inner);
     // self.method(x): the method's first parameter is the instance, x its second (a helper
     // given the batch's ids, keras#12120's self.__data_generation(list_IDs_temp), is read
-    // with them).
+    // with them). In a method called on an instance (CallMethodOf) `self` is that instance,
+    // so a helper it calls (self.get_loaders()) is read with the constructor's arguments too.
     std::vector<Value> positional = args.positional;
     if (callee.Is("attribute") && callee.field("object").text() == "self") {
       const auto params = f.node.field("parameters").code_children();
       if (!params.empty() && ParameterName(params[0]) == "self") {
-        positional.insert(positional.begin(), Value{});
+        const Value* self = Lookup("self");
+        positional.insert(positional.begin(), self ? *self : Value{});
       }
     }
     Value r = Apply(f, positional, args.keyword);

@@ -12,6 +12,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "app/code/code_values.h"
@@ -41,6 +42,9 @@ struct ClassInfo {
   // What __init__ binds to self ("self.x": torch.randn(n, 16)), seen by the methods read
   // after it (its parameters at their defaults).
   std::map<std::string, Value> attributes;
+  // A dataclass's or a NamedTuple's fields (`batch_size: int = 8` in its body), in order: the
+  // __init__ Python writes for it takes them by position or by name.
+  std::vector<std::string> fields;
 };
 
 // A call as the reader met it: inside a def's body when the def was read, or in a lambda's
@@ -382,6 +386,39 @@ class PythonReader {
   std::vector<int> parent_of_;                // by pipeline id
   std::map<int, std::vector<int>> taken_in_;  // by pipeline id: what it took in (TakesIn)
   int apply_depth_ = 0;
+  // A return read in a def's body where nothing guessed leads to it (no condition read as
+  // true for want of its value, no loop, no except clause): Python leaves the def there, so
+  // the statements after it are not read (`if self.training: return ds.shuffle(...)` before
+  // `return ds.batch(8)`). A return under a guess leaves them read, as another reading of
+  // the guess would.
+  bool returned_ = false;
+  int guessed_paths_ = 0;
+  struct OnAGuessedPath {
+    explicit OnAGuessedPath(PythonReader& r, bool guessed = true) : r_(r), guessed_(guessed) {
+      r_.guessed_paths_ += guessed_ ? 1 : 0;
+    }
+    ~OnAGuessedPath() { r_.guessed_paths_ -= guessed_ ? 1 : 0; }
+    OnAGuessedPath(const OnAGuessedPath&) = delete;
+    OnAGuessedPath& operator=(const OnAGuessedPath&) = delete;
+    PythonReader& r_;
+    bool guessed_;
+  };
+  // A def's body read on its own: no return read yet, nothing guessed on its way.
+  struct InADefsBody {
+    explicit InADefsBody(PythonReader& r)
+        : r_(r),
+          returned_(std::exchange(r.returned_, false)),
+          guessed_(std::exchange(r.guessed_paths_, 0)) {}
+    ~InADefsBody() {
+      r_.returned_ = returned_;
+      r_.guessed_paths_ = guessed_;
+    }
+    InADefsBody(const InADefsBody&) = delete;
+    InADefsBody& operator=(const InADefsBody&) = delete;
+    PythonReader& r_;
+    bool returned_;
+    int guessed_;
+  };
   // Bodies read again with a call's arguments (Apply) or an instance's (InstanceAttributes),
   // in one reading of the file. Depth
   // alone bounds a chain, not its breadth: methods each calling several others, a call

@@ -1,27 +1,21 @@
 // Methods of the file's own classes called on an instance (python_reader.cc CallMethodOf):
 // read with what the instance's constructor was given, their return the call's value, so a
-// pipeline a wrapper's method builds carries the constructor's knobs, goes round the epochs
-// loop it is iterated in, and a sample __getitem__ makes in memory has its size.
+// pipeline a wrapper's method builds carries the constructor's knobs and goes round the
+// epochs loop it is iterated in; config objects (an instance's attributes, a dataclass's
+// fields, a dict's keys) give their values; a sample __getitem__ makes in memory has its
+// size.
 #include <gtest/gtest.h>
 
 #include <string>
 
 #include "app/code/code_import.h"
+#include "tests/code/imported_code_helpers.h"
 
 namespace pipescope::code {
 namespace {
 
-ImportedCode Import(const std::string& source) {
-  auto c = ImportCode(source, "methods.py");
-  EXPECT_TRUE(c.ok()) << c.status().message();
-  return c.ok() ? *c : ImportedCode{};
-}
-
-std::string Notes(const ImportedCode& c) {
-  std::string all;
-  for (const auto& n : c.notes) all += FormatNote("methods.py", n) + "\n";
-  return all;
-}
+ImportedCode Import(const std::string& source) { return testing::ImportAs(source, "methods.py"); }
+std::string Notes(const ImportedCode& c) { return testing::NotesAs(c, "methods.py"); }
 
 const std::string kItems = R"(import torch
 from torch.utils.data import Dataset, DataLoader
@@ -74,6 +68,62 @@ for epoch in range(200):
   EXPECT_EQ(imported.spec.ops(0).dataloader().num_workers(), 2) << Notes(imported);
 }
 
+// A method of the instance that calls a helper of its own (`Trainer(batch_size=256,
+// ...).fit(model)`, whose fit calls self.get_loaders()): the helper sees the constructor's
+// arguments too, not __init__'s defaults.
+TEST(CodeMethodsTest, AHelperTheMethodCallsSeesTheConstructorsArgumentsToo) {
+  const auto imported = Import(kItems + R"(class Trainer:
+    def __init__(self, batch_size=32, num_workers=2, epochs=5):
+        self.batch_size = batch_size
+        self.num_workers = num_workers
+        self.epochs = epochs
+    def get_loaders(self):
+        return DataLoader(Items(), batch_size=self.batch_size, num_workers=self.num_workers,
+                          persistent_workers=self.num_workers > 0)
+    def fit(self, model):
+        train_loader = self.get_loaders()
+        for epoch in range(self.epochs):
+            for x in train_loader:
+                model(x)
+Trainer(batch_size=256, num_workers=8, epochs=30).fit(torch.nn.Identity())
+)");
+  const auto& loader = imported.spec.ops(0).dataloader();
+  EXPECT_EQ(loader.batch_size(), 256) << Notes(imported);
+  EXPECT_EQ(loader.num_workers(), 8) << Notes(imported);
+  EXPECT_TRUE(loader.persistent_workers()) << Notes(imported);
+  const spec::Op& epochs = imported.spec.ops(imported.spec.ops_size() - 1);
+  EXPECT_EQ(epochs.repeat().count(), 30) << Notes(imported);
+}
+
+// The loop of a def or a method read where it is defined and again for its call is one
+// training loop: no "other pipeline handed straight to a call" at its own line.
+TEST(CodeMethodsTest, ALoopReadAgainForItsCallIsNotAnotherPipeline) {
+  const std::string method = R"(class Trainer:
+    def __init__(self, dataset, batch_size=64):
+        self.dataset = dataset
+        self.batch_size = batch_size
+    def train(self):
+        loader = DataLoader(self.dataset, batch_size=self.batch_size, num_workers=4)
+        for epoch in range(3):
+            for x in loader:
+                pass
+Trainer(Items()).train()
+)";
+  const std::string function = R"(def train(dataset, batch_size=64):
+    loader = DataLoader(dataset, batch_size=batch_size, num_workers=4)
+    for epoch in range(3):
+        for x in loader:
+            pass
+train(Items())
+)";
+  for (const std::string& code : {method, function}) {
+    const auto imported = Import(kItems + code);
+    EXPECT_EQ(Notes(imported).find("other pipeline"), std::string::npos) << code << "\n"
+                                                                         << Notes(imported);
+    EXPECT_EQ(imported.spec.ops(0).dataloader().batch_size(), 64) << code;
+  }
+}
+
 // A dataset handed to a method of the instance (`self.finish(ds)`) is followed through it:
 // the map's parallelism and the batch size are the constructor's.
 TEST(CodeMethodsTest, ADatasetHandedToAMethodIsFollowedThroughIt) {
@@ -117,6 +167,42 @@ for x in loader:
     pass
 )");
   EXPECT_EQ(of_class.spec.ops(0).dataloader().batch_size(), 64) << Notes(of_class);
+}
+
+// A @dataclass config made with arguments (transformers' TrainingArguments, written as
+// `Args(batch_size=64, num_train_epochs=7)`): its fields are the arguments, by name or in
+// order, not their defaults; a field not given keeps its default.
+TEST(CodeMethodsTest, ADataclassesFieldsAreWhatItWasMadeWith) {
+  for (const std::string made : {"Args(batch_size=64, num_train_epochs=7)", "Args(64, 7)"}) {
+    const auto imported = Import(kItems + R"(from dataclasses import dataclass
+@dataclass
+class Args:
+    batch_size: int = 8
+    num_train_epochs: int = 3
+    num_workers: int = 2
+args = )" + made + R"(
+loader = DataLoader(Items(), batch_size=args.batch_size, num_workers=args.num_workers)
+for epoch in range(args.num_train_epochs):
+    for x in loader:
+        pass
+)");
+    const auto& loader = imported.spec.ops(0).dataloader();
+    EXPECT_EQ(loader.batch_size(), 64) << made << "\n" << Notes(imported);
+    EXPECT_EQ(loader.num_workers(), 2) << made << "\n" << Notes(imported);
+    const spec::Op& epochs = imported.spec.ops(imported.spec.ops_size() - 1);
+    EXPECT_EQ(epochs.repeat().count(), 7) << made << "\n" << Notes(imported);
+  }
+}
+
+// A dict config (`config["batch_size"]`): the value the file writes for the key.
+TEST(CodeMethodsTest, ADictConfigsValuesAreReadByKey) {
+  const auto imported = Import(kItems + R"(config = {"batch_size": 64, "num_workers": 4}
+loader = DataLoader(Items(), batch_size=config["batch_size"], num_workers=config["num_workers"])
+for x in loader:
+    pass
+)");
+  EXPECT_EQ(imported.spec.ops(0).dataloader().batch_size(), 64) << Notes(imported);
+  EXPECT_EQ(imported.spec.ops(0).dataloader().num_workers(), 4) << Notes(imported);
 }
 
 // A sample __getitem__ makes in memory (a benchmark's `return torch.randn(3, 64, 64), 0`) is
