@@ -298,6 +298,19 @@ void CountLoopEpochs(ImportedCode& code, const std::optional<PythonReader::LoopE
     ops.rbegin()->mutable_repeat()->set_count(loop->epochs);
     code.notes.push_back({loop->at, "the loop goes over the loader " + n +
                                         " times (one epoch each): its epochs' repeat counts " + n});
+    // persistent_workers keeps one loader's workers across its iterators; a loader made
+    // again each epoch is a new one, whose workers start again.
+    spec::Op* loader = ops.size() > 1 ? &ops[ops.size() - 2] : nullptr;
+    if (loop->made_each_turn && loader && loader->has_dataloader() &&
+        loader->dataloader().persistent_workers() && loader->dataloader().num_workers() > 0) {
+      loader->mutable_dataloader()->set_persistent_workers(false);
+      code.notes.push_back(
+          {loop->at, "the loader is made anew each epoch, in the loop: its " +
+                         std::to_string(loader->dataloader().num_workers()) +
+                         " worker processes start again every epoch, whatever "
+                         "persistent_workers says (it keeps one loader's workers across its "
+                         "epochs); make the loader once, before the loop, for them to persist"});
+    }
     return;
   }
   const bool repeats =

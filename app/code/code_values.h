@@ -201,6 +201,10 @@ struct Pipeline {
   // TensorFlow 1 takes (tf.data.Options' experimental_deterministic; no deterministic
   // argument, which came in 2.2).
   bool tensorflow_1 = false;
+  // with_options(options) whose options.deterministic (or experimental_deterministic) is
+  // False: tf.data's options hold for the whole pipeline, so each map and interleave that
+  // does not say deterministic itself, before the call or after it, is not deterministic.
+  bool options_not_deterministic = false;
   std::map<std::string, KnobSite> sites;     // by "op.knob"
   std::map<std::string, SourcePoint> op_at;  // where each op is made
   // Each op's own method call in the text, from the end of the dataset it is called on to

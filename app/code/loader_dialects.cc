@@ -973,13 +973,16 @@ CallArgs WithKeras2Names(const CallArgs& a) {
   return converted;
 }
 
-// A dataset whose iteration does not end by itself: a repeat in it, or a source that yields
-// forever by its code (a generator's `while True:`). Over one, Keras's fit keeps one iterator
-// across its epochs where steps_per_epoch is given (its data adapter makes a new one each
-// epoch only where the dataset's size is the epoch's, or no steps are given).
+// A dataset whose iteration does not end by itself: a repeat without a count in it, or a
+// source that yields forever by its code (a generator's `while True:`). Over one, Keras's fit
+// keeps one iterator across its epochs where steps_per_epoch is given (its data adapter makes
+// a new one each epoch only where the dataset's size is the epoch's, or no steps are given).
+// A repeat(50) ends: each of fit's epochs is its 50 passes (tensorflow#24520's repeat(50)
+// under fit(epochs=50)).
 bool GoesOn(const Pipeline& p) {
-  return p.source_goes_on || std::any_of(p.ops.begin(), p.ops.end(),
-                                         [](const spec::Op& op) { return op.has_repeat(); });
+  return p.source_goes_on || std::any_of(p.ops.begin(), p.ops.end(), [](const spec::Op& op) {
+           return op.has_repeat() && (!op.repeat().has_count() || op.repeat().count() < 0);
+         });
 }
 
 Value Fit(PythonReader& r, const CallArgs& keras_args, bool generator_call) {
@@ -995,7 +998,14 @@ Value Fit(PythonReader& r, const CallArgs& keras_args, bool generator_call) {
     NoteValidationLeftOut(r, a);
     const int64_t n = FitEpochsRun(r, a).value_or(0);
     const bool repeats = GoesOn(*x->pipeline);
-    if (n > 1 && !repeats) {
+    // Given steps_per_epoch, Keras makes a new iterator each epoch only where the steps are the
+    // dataset's size: over a repeat of any count it keeps the one (the take below).
+    const Value* steps = a.Get("steps_per_epoch");
+    const bool one_iterator =
+        steps && !steps->Is(Value::Kind::kBool) && steps->AsInt().value_or(0) > 0 &&
+        (repeats || std::any_of(x->pipeline->ops.begin(), x->pipeline->ops.end(),
+                                [](const spec::Op& op) { return op.has_repeat(); }));
+    if (n > 1 && !repeats && !one_iterator) {
       auto p = r.Extend(*x->pipeline, a.node.start());
       spec::Op op;
       op.set_name(p->FreshName(kFitEpochs));
@@ -1008,9 +1018,7 @@ Value Fit(PythonReader& r, const CallArgs& keras_args, bool generator_call) {
                                   " epochs each iterate the dataset afresh: a repeat of " +
                                   std::to_string(n) + " after it");
       r.Trains(PipelineValue(std::move(p), a), a.node);
-    } else if (const Value* steps = a.Get("steps_per_epoch"); repeats && steps &&
-                                                              !steps->Is(Value::Kind::kBool) &&
-                                                              steps->AsInt().value_or(0) > 0) {
+    } else if (one_iterator) {
       // Over a dataset that goes on, Keras keeps one iterator across the epochs and ends
       // after epochs × steps_per_epoch batches (the dataset's own end never comes).
       const int64_t epochs_run = std::max<int64_t>(1, n);  // fit's default: one
@@ -1023,9 +1031,11 @@ Value Fit(PythonReader& r, const CallArgs& keras_args, bool generator_call) {
       p->Note(a.node.start(), "fit takes " + std::to_string(epochs_run) +
                                   (epochs_run == 1 ? " epoch of " : " epochs of ") +
                                   std::to_string(*steps->AsInt()) +
-                                  " steps from one iterator over the dataset, which does not "
-                                  "end: a take of " +
-                                  std::to_string(total) + " after it");
+                                  " steps from one iterator over the dataset, which " +
+                                  (repeats ? std::string("does not end")
+                                           : "repeats (a new iterator each epoch only where "
+                                             "the steps are all of the dataset's batches)") +
+                                  ": a take of " + std::to_string(total) + " after it");
       r.Trains(PipelineValue(std::move(p), a), a.node);
     } else {
       r.Trains(*x, a.node);

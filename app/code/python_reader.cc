@@ -169,6 +169,18 @@ SyntaxNode CountedRange(const SyntaxNode& e) {
 
 bool IsRangeCall(const SyntaxNode& e) { return !CountedRange(e).null(); }
 
+// Whether `name` is assigned in `body` (at any depth but inside a def or a class of its own):
+// a loop's body that makes its loader each turn (`loader = make_loader()`).
+bool AssignedIn(const SyntaxNode& body, std::string_view name, int depth = 0) {
+  if (depth > 64) return false;
+  for (const SyntaxNode& c : body.named_children()) {
+    if (c.Is("function_definition") || c.Is("class_definition")) continue;
+    if (c.Is("assignment") && c.field("left").text() == name) return true;
+    if (AssignedIn(c, name, depth + 1)) return true;
+  }
+  return false;
+}
+
 bool IsAcceleratorWord(std::string_view word) {
   for (std::string_view part : {"cuda", "device", "gpu", "xla", "accelerat"}) {
     if (HoldsIgnoringCase(word, part)) return true;
@@ -1262,7 +1274,12 @@ void PythonReader::ReadStatement(const SyntaxNode& s) {
     if ((in_epochs || !defs_being_defined_.empty()) &&
         (iterated_name.Is("identifier") || iterated_name.Is("attribute"))) {
       if (const Value v = Evaluate(iterated_name); v.Is(Value::Kind::kPipeline) && v.pipeline) {
-        if (in_epochs) loop_epochs_[v.pipeline->id] = {range_loops_.back(), range_starts_.back()};
+        if (in_epochs) {
+          loop_epochs_[v.pipeline->id] = {
+              range_loops_.back(), range_starts_.back(),
+              v.pipeline->id >= range_first_ids_.back() ||
+                  AssignedIn(range_bodies_.back(), iterated_name.text())};
+        }
         if (!defs_being_defined_.empty())
           def_iterates_[defs_being_defined_.back()].insert(v.pipeline->id);
       }
@@ -1279,6 +1296,8 @@ void PythonReader::ReadStatement(const SyntaxNode& s) {
         HoldsYield(s) && !recorders_.empty() ? std::optional<int64_t>(1) : iterations;
     range_loops_.push_back(over_range ? iterations.value_or(0) : 0);
     range_starts_.push_back(s.start());
+    range_first_ids_.push_back(static_cast<int>(parent_of_.size()));
+    range_bodies_.push_back(s.field("body"));
     Assign(s.field("left"), Value{});
     TimesNextAlone(s);
     turns_.push_back(turns);
@@ -1289,6 +1308,8 @@ void PythonReader::ReadStatement(const SyntaxNode& s) {
     turns_.pop_back();
     range_loops_.pop_back();
     range_starts_.pop_back();
+    range_first_ids_.pop_back();
+    range_bodies_.pop_back();
     if (const SyntaxNode alt = s.field("alternative"); !alt.null()) ReadBlock(alt);
   } else if (t == "with_statement") {
     // `with Image.open(f) as img:` (torchvision's pil_loader): the items' calls are the

@@ -141,6 +141,9 @@ class PythonReader {
   struct LoopEpochs {
     int64_t epochs = 0;
     SourcePoint at;
+    // The pipeline is made anew in the loop's body (`loader = DataLoader(...)` under `for
+    // epoch in range(N):`, or a method the body calls), not once before it.
+    bool made_each_turn = false;
   };
   std::optional<LoopEpochs> EpochsOf(int id) const {
     const auto it = loop_epochs_.find(id);
@@ -362,6 +365,8 @@ class PythonReader {
   // known length) and where each loop is.
   std::vector<int64_t> range_loops_;
   std::vector<SourcePoint> range_starts_;
+  std::vector<int> range_first_ids_;       // the first pipeline id made in each loop's body
+  std::vector<SyntaxNode> range_bodies_;   // each loop's body
   std::map<int, LoopEpochs> loop_epochs_;  // by pipeline id
   // The pipelines each def's body loops over (by the def's start byte), read where it is
   // defined: a call of it from `for epoch in range(N):` with no known argument (train(),

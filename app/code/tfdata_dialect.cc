@@ -929,6 +929,8 @@ Value Map(PythonReader& r, const Pipeline& in, const CallArgs& a, size_t npc_pos
     m->set_call_overhead(TfDataCallOverhead());
     if (const auto d = ReadFlag(p, a, npc_position + 1, "deterministic", op.name())) {
       m->set_deterministic(*d);
+    } else if (p.options_not_deterministic) {
+      m->set_deterministic(false);
     }
     if (!work.batched_renames.empty()) p.batched_renames[op.name()] = work.batched_renames;
     if (work.files_read > 0) p.file_reads[op.name()] = {p.remote_store, work.files_read};
@@ -1191,7 +1193,11 @@ Value Interleave(PythonReader& r, const Pipeline& in, const CallArgs& a) {
     il->set_num_parallel_calls(
         ReadKnob(p, a, 3, "num_parallel_calls", op.name(), "sequential (tf.data's default)")
             .value_or(0));
-    if (const auto d = ReadFlag(p, a, 4, "deterministic", op.name())) il->set_deterministic(*d);
+    if (const auto d = ReadFlag(p, a, 4, "deterministic", op.name())) {
+      il->set_deterministic(*d);
+    } else if (p.options_not_deterministic) {
+      il->set_deterministic(false);
+    }
     SetFunctionMapParallelism(p, function_map, op);
   });
 }
@@ -1498,22 +1504,48 @@ Value LeftOut(PythonReader& r, const Pipeline& in, const CallArgs& a, const std:
   return PipelineValue(std::move(p), a);
 }
 
-// Dataset.with_options(options): tf.data's options are left out, and one that seems to change
-// what runs, experimental_optimization.filter_with_random_uniform_fusion set on the options'
-// variable before the call, is said to change nothing: TensorFlow leaves the rewrite it asks
-// for unregistered (b/131229793), so a filter of a uniform draw still calls its predicate for
-// every element.
+// A map's or an interleave's own deterministic argument, where it has none: false.
+void NotDeterministicUnlessSaid(spec::Op& op) {
+  if (op.has_map() && !op.map().has_deterministic()) op.mutable_map()->set_deterministic(false);
+  if (op.has_interleave()) {
+    if (!op.interleave().has_deterministic()) op.mutable_interleave()->set_deterministic(false);
+    for (spec::Op& inner : *op.mutable_interleave()->mutable_ops()) {
+      NotDeterministicUnlessSaid(inner);
+    }
+  }
+}
+
+// Dataset.with_options(options): options.deterministic = False (experimental_deterministic
+// before TensorFlow 2.6, models#7127's fix) is read: "if not specified, the
+// tf.data.Options.deterministic option controls the behavior" (the deterministic argument's
+// docstring), for the whole pipeline. Its other options are left out, and one that seems to
+// change what runs, experimental_optimization.filter_with_random_uniform_fusion, is said to
+// change nothing: TensorFlow leaves the rewrite it asks for unregistered (b/131229793), so a
+// filter of a uniform draw still calls its predicate for every element.
 Value WithOptions(PythonReader& r, const Pipeline& in, const CallArgs& a) {
   SyntaxNode given;
   for (const SyntaxNode& arg : a.node.field("arguments").code_children()) {
     given = arg.Is("keyword_argument") ? arg.field("value") : arg;
     break;
   }
-  const Value* fusion =
-      given.null() || !given.Is("identifier")
-          ? nullptr
-          : r.Assigned(std::string(given.text()) +
-                       ".experimental_optimization.filter_with_random_uniform_fusion");
+  const auto option = [&](const std::string& name) -> const Value* {
+    return given.null() || !given.Is("identifier")
+               ? nullptr
+               : r.Assigned(std::string(given.text()) + "." + name);
+  };
+  const Value* deterministic = option("deterministic");
+  if (!deterministic) deterministic = option("experimental_deterministic");
+  if (deterministic && deterministic->Is(Value::Kind::kBool) && !deterministic->b) {
+    auto p = r.Extend(in, a.node.start());
+    p->options_not_deterministic = true;
+    for (spec::Op& op : p->ops) NotDeterministicUnlessSaid(op);
+    p->Note(a.node.start(),
+            "with_options(...): its deterministic=False is read, for every map and interleave "
+            "of the pipeline that does not pass deterministic itself (elements may come out of "
+            "order, the first ready first); tf.data's other options are left out");
+    return PipelineValue(std::move(p), a);
+  }
+  const Value* fusion = option("experimental_optimization.filter_with_random_uniform_fusion");
   if (!fusion || !fusion->Is(Value::Kind::kBool) || !fusion->b) {
     return LeftOut(r, in, a, "with_options(...) is not read: tf.data's options are left out");
   }

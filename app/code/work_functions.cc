@@ -100,6 +100,9 @@ const std::vector<KnownWork>& KnownWorks() {
   static const std::vector<KnownWork> works = {
       {"decode_jpeg", 5, BuildDecode},
       {"decode_image", 5, BuildDecode},
+      // Only the crop's rows and blocks are decoded (jpeg_crop_scanline): a whole image's
+      // decode is what it costs at most, and stands in.
+      {"decode_and_crop_jpeg", 5, BuildDecode},
       {"parse_single_example", 4, BuildParse},
       {"decode_csv", 4, BuildCsv},
       {"parse_example", 4, BuildParse},

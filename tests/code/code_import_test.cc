@@ -423,6 +423,10 @@ ds = ds.map(lambda x: x * 2, num_parallel_calls=4)
             std::string::npos)
       << patched->text;
   EXPECT_EQ(patched->text.find("deterministic=False"), std::string::npos) << patched->text;
+  // Read again, the options written are the maps' own deterministic=False.
+  const auto read_back = Import(patched->text);
+  EXPECT_FALSE(OpNamed(read_back, "map").map().deterministic()) << patched->text;
+  EXPECT_TRUE(OpNamed(read_back, "map").map().has_deterministic()) << patched->text;
   const auto tf2 = Import(pipeline + "for x in ds:\n    pass\n");
   EXPECT_FALSE(tf2.tensorflow_1);
   const auto keyword = unordered(tf2);
@@ -1925,6 +1929,39 @@ ds = read(tf.data.Dataset.range(1000), filter_amount=0.05)
   EXPECT_FALSE(OpNamed(other, "filter").filter().predicate().keep_fraction().uniform_draw());
 }
 
+// options.deterministic = False (experimental_deterministic before TensorFlow 2.6, the fix
+// models#7127 took) holds for every map and interleave of the pipeline, made before the
+// with_options call or after it, that does not pass deterministic itself.
+TEST(CodeImportTest, OptionsThatAreNotDeterministicHoldForEveryMapAndInterleave) {
+  for (const std::string name : {"deterministic", "experimental_deterministic"}) {
+    const auto c = Import(R"(import tensorflow as tf
+options = tf.data.Options()
+options.)" + name + R"( = False
+ds = tf.data.Dataset.list_files("/data/*.tfrecord")
+ds = ds.interleave(tf.data.TFRecordDataset, cycle_length=8, num_parallel_calls=8)
+ds = ds.with_options(options)
+ds = ds.map(lambda x: x, num_parallel_calls=4)
+ds = ds.map(lambda x: x, num_parallel_calls=4, deterministic=True)
+for x in ds:
+    pass
+)");
+    EXPECT_TRUE(OpNamed(c, "interleave").interleave().has_deterministic()) << name << Notes(c);
+    EXPECT_FALSE(OpNamed(c, "interleave").interleave().deterministic()) << name << Notes(c);
+    ASSERT_GE(c.spec.ops_size(), 3) << c.spec.DebugString();
+    EXPECT_TRUE(c.spec.ops(1).map().has_deterministic()) << name << c.spec.DebugString();
+    EXPECT_FALSE(c.spec.ops(1).map().deterministic()) << name << c.spec.DebugString();
+    EXPECT_TRUE(c.spec.ops(2).map().deterministic()) << name << c.spec.DebugString();
+    EXPECT_TRUE(HasNote(c, 6, "its deterministic=False is read")) << Notes(c);
+  }
+  // Set True, or not set: nothing changes.
+  const auto kept = Import(R"(import tensorflow as tf
+options = tf.data.Options()
+options.deterministic = True
+ds = tf.data.Dataset.range(10).map(lambda x: x, num_parallel_calls=4).with_options(options)
+)");
+  EXPECT_FALSE(OpNamed(kept, "map").map().has_deterministic()) << Notes(kept);
+}
+
 // Options that set filter_with_random_uniform_fusion, applied before or after the filter,
 // change nothing: TensorFlow leaves that rewrite unregistered (b/131229793), so the filter of
 // a uniform draw keeps its call per element, and the options are said to be left out.
@@ -2219,6 +2256,20 @@ model.fit(ds, steps_per_epoch=3, epochs=10)
   const auto endless =
       Import("ds = tf.data.Dataset.range(8).batch(2).repeat()\nmodel.fit(ds, epochs=4)\n");
   EXPECT_EQ(endless.spec.ops_size(), 2);
+  // A repeat of a count ends (tensorflow#24520's repeat(50) under fit(epochs=50)): each of
+  // fit's epochs is all its passes, and the epochs a repeat after it.
+  const auto counted =
+      Import("ds = tf.data.Dataset.range(8).repeat(5).batch(2)\nmodel.fit(ds, epochs=4)\n");
+  ASSERT_EQ(counted.spec.ops_size(), 3) << Notes(counted);
+  EXPECT_EQ(counted.spec.ops(2).repeat().count(), 4) << Notes(counted);
+  EXPECT_TRUE(HasNote(counted, 2, "fit's 4 epochs each iterate the dataset afresh"))
+      << Notes(counted);
+  // Given steps_per_epoch over it, one iterator, as over a repeat without end.
+  const auto counted_steps = Import(
+      "ds = tf.data.Dataset.range(8).repeat(5).batch(2)\nmodel.fit(ds, epochs=4, "
+      "steps_per_epoch=3)\n");
+  ASSERT_EQ(counted_steps.spec.ops_size(), 3) << Notes(counted_steps);
+  EXPECT_EQ(counted_steps.spec.ops(2).take().count(), 12) << Notes(counted_steps);
 }
 
 TEST(CodeImportTest, WhatItCannotReadIsANoteAndTheRestIsKept) {
@@ -2759,6 +2810,22 @@ loader = DataLoader(Folder(["a", "b"] * 5000), batch_size=32, num_workers=2)
 
 // __getitem__ that decodes an image in Python costs a JPEG decode at least, in each library's
 // spelling, and says so; one that decodes nothing keeps the generic stand-in.
+// decode_and_crop_jpeg (ResNet's ImageNet input): a decode, whose whole image's cost stands in
+// for the crop's (at most that), as decode_jpeg's does, not the cost of Python left unread.
+TEST(CodeImportTest, ADecodeOfACropCostsADecode) {
+  const auto decode = [](const std::string& call) {
+    const auto c = Import(
+        "import tensorflow as tf\nds = tf.data.TFRecordDataset(['t'])\n"
+        "def parse(x):\n    return " +
+        call + "\nds = ds.map(parse, num_parallel_calls=8).batch(32)\n");
+    return OpNamed(c, "parse").map().fn().cpu_work();
+  };
+  const auto cropped = decode("tf.image.decode_and_crop_jpeg(x, [0, 0, 224, 224], channels=3)");
+  const auto whole = decode("tf.io.decode_jpeg(x, channels=3)");
+  EXPECT_EQ(cropped.duration(), whole.duration());
+  EXPECT_FALSE(cropped.one_element_call().empty());
+}
+
 TEST(CodeImportTest, AGetItemThatDecodesAnImageCostsADecode) {
   const auto cost = [](const std::string& imports, const std::string& decode) {
     const auto c = Import(imports + R"(

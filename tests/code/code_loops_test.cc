@@ -62,6 +62,38 @@ for epoch in range(1, 201):
   EXPECT_NE(emitted->text.find("for epoch in range(10):"), std::string::npos) << emitted->text;
 }
 
+// A loader made in the epochs' loop (`loader = DataLoader(..., persistent_workers=True)` under
+// `for epoch in range(10):`, itself or through a method the loop calls) is a new loader each
+// epoch: its workers start again each time, whatever persistent_workers says; one made before
+// the loop keeps them.
+TEST(CodeLoopsTest, ALoaderMadeEachEpochStartsItsWorkersEachEpoch) {
+  const std::string dataset = R"(import torch
+from torch.utils.data import TensorDataset, DataLoader
+dataset = TensorDataset(torch.randn(10240, 2))
+def make():
+    return DataLoader(dataset, batch_size=128, num_workers=8, persistent_workers=True)
+)";
+  for (const std::string made : {"DataLoader(dataset, batch_size=128, num_workers=8, "
+                                 "persistent_workers=True)",
+                                 "make()"}) {
+    const ImportedCode each = Import(dataset + "for epoch in range(10):\n    loader = " + made +
+                                     "\n    for x, in loader:\n        x = x.cuda()\n");
+    ASSERT_EQ(each.spec.ops_size(), 2) << made;
+    EXPECT_EQ(each.spec.ops(1).repeat().count(), 10) << made;
+    EXPECT_FALSE(each.spec.ops(0).dataloader().persistent_workers()) << made;
+    bool said = false;
+    for (const auto& n : each.notes)
+      said |= n.message.find("made anew each epoch") != std::string::npos;
+    EXPECT_TRUE(said) << made;
+  }
+  const ImportedCode once = Import(dataset + R"(loader = make()
+for epoch in range(10):
+    for x, in loader:
+        x = x.cuda()
+)");
+  EXPECT_TRUE(once.spec.ops(0).dataloader().persistent_workers());
+}
+
 // The def defined above the loader it loops over, the loader made later in main: the file is
 // read twice, so the def's loop holds the first reading's loader and main binds the second's.
 // They are one pipeline, not another one to name, and its epochs are the calls'. The dataset's

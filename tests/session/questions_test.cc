@@ -90,7 +90,9 @@ TEST(QuestionsTest, Models7127ReadTheBucketsFilesOutOfOrderAndMoreAtOnce) {
   };
   EXPECT_TRUE(has("interleave.deterministic=false") && has("interleave.cycle_length=64"))
       << testing::PrintToString(together);
-  EXPECT_GT(advice.together.predicted_gain, 3);
+  // The asker measured 1.2 → 7 steps/s (+480%); on the store's stand-in latency, with
+  // decode_and_crop_jpeg at a decode's typical cost, together predicts about +250%.
+  EXPECT_GT(advice.together.predicted_gain, 2);
 }
 
 // tf.data's performance guide, "Parallelizing data extraction": a TFRecordDataset over a
