@@ -1,5 +1,6 @@
 #include "app/cli/simulate_command.h"
 
+#include <algorithm>
 #include <iomanip>
 #include <iostream>
 #include <optional>
@@ -13,12 +14,22 @@
 #include "app/cli/workers_format.h"
 #include "app/session/simulated_run.h"
 #include "engine/runtime/dataloader_rules.h"
+#include "engine/spec/op_kinds.h"
 #include "instrumentation/trace/analysis.h"
 
 namespace pipescope::cli {
 
 namespace {
 constexpr double kLongestDefaultSeconds = 120;  // of virtual time, without --duration
+
+// A cache's first pass fills it and the epochs after it replay it: a run that ends inside
+// the first epoch grades the filling alone, where advice graded the epochs after it.
+bool Replays(const spec::PipelineSpec& spec) {
+  return std::any_of(spec.ops().begin(), spec.ops().end(), [](const spec::Op& op) {
+    const engine::OpKindDescription* kind = engine::DescribeOp(op);
+    return kind && kind->replays;
+  });
+}
 
 AdviceCodeRequest AdviceCode(const SimulateCommandOptions& options) {
   return {.py_path = options.spec_path,
@@ -70,10 +81,13 @@ int SimulateCommand(const SimulateCommandOptions& options, std::ostream& out, st
   // step decides for every worker). A run with no step at all ran until the simulator
   // stopped it; the longer run says when the first step comes, and one more may follow.
   // A run of slow steps (a batch a second) is likewise run again until it has enough of them
-  // to grade (session::kEnoughStepsToGrade), at most as long.
+  // to grade (session::kEnoughStepsToGrade), at most as long. A pipeline with a cache runs
+  // until an epoch that replays it is graded, as the advisor's runs do
+  // (session::LongerRunForEpochs), so that a cache advice added is seen to gain.
   const double asked_s = run.sim.duration_s;
   double first_s = -1;
   int64_t few_steps = -1;  // the steps of the run that was too short for them
+  bool for_replays = false;
   while (result.ok() && options.duration_s <= 0 && options.steps <= 0) {
     const int64_t first_ns = trace::FirstStepNs(*result->model);
     first_s = first_ns >= 0 ? static_cast<double>(first_ns) / 1e9 : -1;
@@ -83,13 +97,25 @@ int SimulateCommand(const SimulateCommandOptions& options, std::ostream& out, st
                                           kLongestDefaultSeconds);
       if (longer && few_steps < 0) few_steps = result->summary.steps;
     }
+    if (!longer && first_ns >= 0 && result->run_status.ok() && Replays(*spec)) {
+      session::SteadyRun steady;
+      steady.first_step_ns = first_ns;
+      steady.steps = result->summary.steps;
+      steady.end_of_data = result->summary.end_of_data;
+      steady.events = result->events;
+      steady.steady = trace::AnalyzeSteadyPart(*result->model, first_ns);
+      longer = session::LongerRunForEpochs(*result->model, steady, run.sim.duration_s);
+      for_replays |= longer.has_value();
+    }
     if (!longer) break;
     run.sim.duration_s = *longer;
     simulate();
   }
   if (run.sim.duration_s > asked_s) {
     err << std::fixed << std::setprecision(1) << "pipescope-cli: note: ";
-    if (few_steps >= 0) {
+    if (for_replays) {
+      err << "the cache fills in the first epoch, which " << asked_s << " s does not reach past";
+    } else if (few_steps >= 0) {
       err << "only " << few_steps << (few_steps == 1 ? " step in " : " steps in ") << asked_s
           << " s";
     } else if (first_s >= 0) {

@@ -84,6 +84,29 @@ TEST(CliSimulateTest, ALateFirstStepLengthensTheDefaultRun) {
   EXPECT_EQ(short_run.out.find("the first step came at"), std::string::npos);
 }
 
+// Without --duration, a pipeline with a cache runs until epochs that replay it are graded, as
+// the advisor's runs do (tensorflow#24520's py_function loads, cached: its first epoch fills
+// the cache in 150 s, the epochs after it take 5 s), and says so: a cache advice applied is
+// then seen to gain as predicted.
+TEST(CliSimulateTest, ACachedPipelineIsGradedOnTheEpochsThatReplayIt) {
+  const std::string spec = TempPath("pipescope_cache_fills.pbtxt");
+  std::ofstream(spec) << R"(name: "cache_fills"
+    budget { cpu_cores: 4 }
+    source { name: "volumes" range { stop: 400 } }
+    ops { name: "load" map { fn { cpu_work { duration: "1500ms" } } num_parallel_calls: 4 } }
+    ops { name: "cache" cache {} }
+    ops { name: "batch" batch { batch_size: 12 } }
+    ops { name: "epochs" repeat { count: 50 training_loop: true } }
+    train_step { step_time: "150ms" device: simulated })";
+  const auto r = Cli("simulate " + spec + " --json --no-advice");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("the cache fills in the first epoch"), std::string::npos) << r.out;
+  const json j = json::parse(JsonPart(r.out));
+  EXPECT_GT(j["simulated"]["virtual_s"].get<double>(), 150) << r.out;
+  // Replayed, a batch is there when the step asks: a step's 150 ms.
+  EXPECT_NEAR(j["steps_per_s"].get<double>(), 1 / 0.15, 0.7) << r.out;
+}
+
 // Without --duration, a run of slow steps (keras#7168's 2,560-image batches, one every
 // 0.7 s: a few in the default 5 s, "0.4 ± 0.4 steps/s") runs again until it has enough steps to
 // be graded, and says so; a --duration is kept as given.
