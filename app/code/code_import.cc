@@ -296,8 +296,11 @@ void CountLoopEpochs(ImportedCode& code, const std::optional<PythonReader::LoopE
   if (!ops.empty() && ops.rbegin()->name() == "epochs" && ops.rbegin()->has_repeat() &&
       !ops.rbegin()->repeat().has_count()) {
     ops.rbegin()->mutable_repeat()->set_count(loop->epochs);
-    code.notes.push_back({loop->at, "the loop goes over the loader " + n +
-                                        " times (one epoch each): its epochs' repeat counts " + n});
+    code.notes.push_back(
+        {loop->at, loop->counted_by.empty()
+                       ? "the loop goes over the loader " + n +
+                             " times (one epoch each): its epochs' repeat counts " + n
+                       : loop->counted_by + ": its epochs' repeat counts " + n});
     // persistent_workers keeps one loader's workers across its iterators; a loader made
     // again each epoch is a new one, whose workers start again.
     spec::Op* loader = ops.size() > 1 ? &ops[ops.size() - 2] : nullptr;

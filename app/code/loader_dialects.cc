@@ -694,10 +694,39 @@ bool IsLightningModule(const ClassInfo* cls) { return DerivesFrom(cls, "Lightnin
 // Lightning's Trainer.fit(model, train_dataloaders=None, val_dataloaders=None,
 // datamodule=None): the loaders given, else the datamodule's train_dataloader(), else the
 // module's own. It trains on them; the module is not a Keras Sequence.
+// The epochs Lightning's Trainer runs, from the Trainer(...) `trainer.fit(...)` is called on:
+// max_epochs, or 1000 where neither it nor max_steps is given (Trainer's docstring: "If both
+// max_epochs and max_steps are not specified, defaults to max_epochs = 1000"); nullopt where
+// max_steps bounds them or the Trainer is not the code's to read.
+std::optional<PythonReader::LoopEpochs> TrainerEpochs(PythonReader& r, const CallArgs& fit) {
+  const SyntaxNode callee = fit.node.field("function");
+  if (!callee.Is("attribute")) return std::nullopt;
+  const Value trainer = r.Evaluate(callee.field("object"));
+  const SyntaxNode made = trainer.call ? trainer.call->node : trainer.node;
+  if (!made.Is("call") || !made.field("function").text().ends_with("Trainer")) return std::nullopt;
+  const CallArgs args = trainer.call ? *trainer.call : r.ArgumentsOf(made);
+  const SourcePoint at = made.start();
+  if (const Value* max = args.Get(100, "max_epochs")) {
+    const auto n = max->AsInt();
+    if (!n || *n <= 0) return std::nullopt;
+    return PythonReader::LoopEpochs{
+        .epochs = *n, .at = at, .counted_by = "the Trainer's max_epochs=" + std::to_string(*n)};
+  }
+  if (args.Get(100, "max_steps")) return std::nullopt;
+  return PythonReader::LoopEpochs{
+      .epochs = 1000,
+      .at = at,
+      .counted_by =
+          "the Trainer is given neither max_epochs nor max_steps, so Lightning runs "
+          "1000 epochs (its default then)"};
+}
+
 Value LightningFit(PythonReader& r, const CallArgs& a, const ClassInfo& module) {
+  const std::optional<PythonReader::LoopEpochs> epochs = TrainerEpochs(r, a);
   const auto trains_on = [&](const Value* v) {
     if (!v || !v->Is(Value::Kind::kPipeline)) return false;
     r.Trains(*v, a.node);
+    if (epochs && v->pipeline) r.SetEpochs(v->pipeline->id, *epochs);
     return true;
   };
   const auto returned = [&](const ClassInfo* cls) -> const Value* {

@@ -2432,7 +2432,11 @@ Value PythonReader::Call(const SyntaxNode& call) {
     if (PassesArgumentOn(CanonicalPath(f.s)) && !args.positional.empty()) {
       return args.positional[0];
     }
-    return Value{.node = call};
+    // Known by its call under a name it is bound to (trainer = pl.Trainer(max_epochs=100),
+    // then trainer.fit(model)).
+    Value made{.node = call};
+    made.call = std::make_shared<const CallArgs>(args);
+    return made;
   }
   if (f.Is(Value::Kind::kClass)) {
     // A class whose __new__ returns a dataset (tf.data's guide's ArtificialDataset).

@@ -144,7 +144,16 @@ class PythonReader {
     // The pipeline is made anew in the loop's body (`loader = DataLoader(...)` under `for
     // epoch in range(N):`, or a method the body calls), not once before it.
     bool made_each_turn = false;
+    // What counts them where no loop of the file's does (Lightning's `Trainer(max_epochs=N)`),
+    // as its note says it; empty for a loop.
+    std::string counted_by;
   };
+  // Epochs a framework's own loop runs over pipeline `id` (Lightning's Trainer).
+  void SetEpochs(int id, LoopEpochs epochs) { loop_epochs_[id] = std::move(epochs); }
+  // The arguments of a call the code makes, evaluated (a Trainer(...) a fit is called on).
+  CallArgs ArgumentsOf(const SyntaxNode& call) {
+    return call.Is("call") ? Arguments(call.field("arguments")) : CallArgs{};
+  }
   std::optional<LoopEpochs> EpochsOf(int id) const {
     const auto it = loop_epochs_.find(id);
     return it == loop_epochs_.end() ? std::nullopt : std::optional<LoopEpochs>(it->second);

@@ -1497,7 +1497,8 @@ model.fit(train_model_input, steps_per_epoch=100, workers=8, use_multiprocessing
   ASSERT_EQ(named.framework, "keras");
   EXPECT_TRUE(OpNamed(named, "fit").keras_fit().generator());
   EXPECT_TRUE(HasNote(named, 5, "each runs its own copy, so batches repeat")) << Notes(named);
-  const auto arrays = ImportCode(R"(X = np.random.rand(1000, 10, 4)
+  const auto arrays = ImportCode(R"(import numpy as np
+X = np.random.rand(1000, 10, 4)
 model.fit(X, X, epochs=50, batch_size=64, workers=4, use_multiprocessing=True)
 )",
                                  "arrays.py");
@@ -1553,6 +1554,22 @@ trainer = pl.Trainer(max_epochs=100)
                             "trainer.fit(model, train_dataloaders=loader)\n");
   ASSERT_EQ(given.spec.ops(0).kind_case(), spec::Op::kDataloader);
   EXPECT_EQ(given.spec.ops(0).dataloader().batch_size(), 64);
+  // Its epochs are the Trainer's max_epochs, or Lightning's 1000 where neither max_epochs
+  // nor max_steps is given; max_steps alone leaves them uncounted.
+  const spec::Op& epochs = own.spec.ops(own.spec.ops_size() - 1);
+  ASSERT_TRUE(epochs.has_repeat()) << own.spec.DebugString();
+  EXPECT_EQ(epochs.repeat().count(), 100) << Notes(own);
+  EXPECT_TRUE(HasNote(own, 14, "the Trainer's max_epochs=100: its epochs' repeat counts 100"))
+      << Notes(own);
+  std::string unbounded = module;
+  unbounded.replace(unbounded.find("max_epochs=100"), 14, "accelerator='cpu'");
+  const auto by_default = Import(unbounded + "trainer.fit(model)\n");
+  EXPECT_EQ(by_default.spec.ops(by_default.spec.ops_size() - 1).repeat().count(), 1000)
+      << Notes(by_default);
+  unbounded.replace(unbounded.find("accelerator='cpu'"), 17, "max_steps=500");
+  const auto by_steps = Import(unbounded + "trainer.fit(model)\n");
+  EXPECT_FALSE(by_steps.spec.ops(by_steps.spec.ops_size() - 1).repeat().has_count())
+      << Notes(by_steps);
 }
 
 // An IterableDataset has no __getitem__: its __iter__'s work per sample is the cost, and the
