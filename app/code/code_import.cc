@@ -240,8 +240,15 @@ void NoteOthers(const PythonReader& reader, const PipelineUse& chosen, ImportedC
     };
     return same(u.at, chosen.at) && same(MadeAt(*u.pipeline), MadeAt(*chosen.pipeline));
   };
+  // One the code binds to a name (`for x in l2:` over `l2 = DataLoader(...)`) is said by
+  // that name where it is built, not here.
+  const auto named = [&uses](const PipelineUse& u) {
+    return std::any_of(uses.begin(), uses.end(), [&u](const PipelineUse& w) {
+      return !w.variable.empty() && PythonReader::SameBuild(*w.pipeline, *u.pipeline);
+    });
+  };
   for (const PipelineUse& u : uses) {
-    if (!u.variable.empty() || !u.trains || &u == &chosen || at_chosen(u) ||
+    if (!u.variable.empty() || !u.trains || &u == &chosen || at_chosen(u) || named(u) ||
         PythonReader::SameBuild(*u.pipeline, *chosen.pipeline) ||
         reader.DerivesFrom(chosen.pipeline->id, u.pipeline->id) ||
         reader.DerivesFrom(u.pipeline->id, chosen.pipeline->id) ||

@@ -177,6 +177,10 @@ void IndexSource(PythonReader& r, Pipeline& p, const Value* dataset, const Class
       return;
     }
   }
+  if (!cls && dataset && dataset->Is(Value::Kind::kList) && !dataset->items.empty()) {
+    range->set_stop(static_cast<int64_t>(dataset->items.size()));  // a list of samples
+    return;
+  }
   range->set_stop(kStandInItems);
   p.Note(dataset ? dataset->node.start() : p.at,
          "the length of `" + (dataset ? dataset->Spelling() : std::string("?")) +
@@ -297,6 +301,10 @@ bool SetsOpenCvThreads(const SyntaxNode& any) {
   return find(root, 0);
 }
 
+// What taking one sample of a list costs the loader's fetcher (`[self.dataset[idx] for idx in
+// possibly_batched_index]`): a Python loop's turn and a list index, about a microsecond.
+constexpr char kListIndexCost[] = "1us";
+
 // A call whose file a `with` block opens and closes (`with h5py.File(path) as f:` in
 // __init__, reading a length): closed before a worker process starts.
 bool OpensForAWithBlock(const SyntaxNode& call) {
@@ -339,6 +347,16 @@ spec::WorkFunction GetItem(PythonReader& r, Pipeline& p, const Value* dataset, c
     p.Note(at, "`" + dataset->Spelling() +
                    "` is an IterableDataset: read as a cost per sample yielded by its __iter__, "
                    "each worker batching its own samples");
+  } else if (!cls && dataset && dataset->Is(Value::Kind::kList) && !dataset->items.empty()) {
+    // A list of samples (`DataLoader(data[:4000], ...)`, Lightning#17410's tensors in memory):
+    // each sample one index into it, a C call beside the fetcher's own loop.
+    work.fn.mutable_python()->set_duration(kListIndexCost);
+    if (const auto bytes = SampleBytes(dataset->items[0])) work.fn.set_output_bytes(*bytes);
+    p.Note(at, "`" + dataset->Spelling() + "` is a list of " +
+                   std::to_string(dataset->items.size()) +
+                   " samples in memory: each one index into it, " + kListIndexCost +
+                   " a sample (the fetcher's loop and the index); --set " + op +
+                   ".cost=DURATION sets it");
   } else {
     work.fn.mutable_python()->set_duration(DefaultStageCost());
     work.fn.set_cost_is_stand_in(true);

@@ -2120,6 +2120,14 @@ Value PythonReader::Evaluate(const SyntaxNode& e) {
             return rest;
           }
         }
+        if (bounds.size() == 1 && text.front() == ':') {  // items[:k]
+          if (const auto k = Evaluate(bounds[0]).AsInt(); k && *k >= 0) {
+            Value first{
+                .kind = Value::Kind::kList, .node = e, .comprehension = object.comprehension};
+            for (int64_t j = 0; j < std::min(*k, n); ++j) first.items.push_back(object.items[j]);
+            return first;
+          }
+        }
       } else if (const auto k = Evaluate(keys[1]).AsInt(); k && *k >= -n && *k < n) {
         Value item = object.items[*k < 0 ? *k + n : *k];
         return item;

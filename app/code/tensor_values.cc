@@ -290,6 +290,26 @@ std::map<std::string, Dialect::Function> TensorConstructors() {
   for (const char* name : {"torch.from_numpy", "torch.as_tensor", "torch.tensor"}) {
     f[name] = SameArray;
   }
+  // torch.Tensor(np.arange(5000)) copies an array into its dtype; torch.Tensor(5, 3) makes
+  // one of those sizes.
+  for (const auto& [name, dtype] :
+       std::map<std::string, const char*>{{"torch.Tensor", "float32"},
+                                          {"torch.FloatTensor", "float32"},
+                                          {"torch.DoubleTensor", "float64"},
+                                          {"torch.LongTensor", "int64"},
+                                          {"torch.IntTensor", "int32"}}) {
+    f[name] = [sized = Filled(dtype, "size", true), dtype = std::string(dtype)](PythonReader& r,
+                                                                                const CallArgs& a) {
+      if (a.positional.size() == 1 && a.positional[0].Is(Value::Kind::kTensor)) {
+        Value v = a.positional[0];
+        v.s = dtype;
+        v.b = true;
+        v.node = a.node;
+        return v;
+      }
+      return sized(r, a);
+    };
+  }
   return f;
 }
 

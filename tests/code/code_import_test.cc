@@ -1572,6 +1572,38 @@ trainer = pl.Trainer(max_epochs=100)
       << Notes(by_steps);
 }
 
+// A list as the dataset (Lightning#17410's tensors in memory, `DataLoader(data[:4000])`):
+// as many items as the list has, each an index into it, not a class's stand-in cost; a
+// Dataset whose length is an array's made with torch.Tensor(np.arange(N)) is N long.
+TEST(CodeImportTest, AListAndATensorOfAnArrayHaveTheirLengths) {
+  const auto listed = Import(R"(import torch
+from torch.utils.data import DataLoader
+data = [torch.zeros(4), torch.zeros(4), torch.zeros(4)]
+for x in DataLoader(data[:2], batch_size=1):
+    pass
+)");
+  EXPECT_EQ(listed.spec.source().range().stop(), 2) << Notes(listed);
+  const auto& getitem = listed.spec.ops(0).dataloader().getitem();
+  EXPECT_FALSE(getitem.cost_is_stand_in()) << Notes(listed);
+  EXPECT_EQ(getitem.output_bytes(), 16) << Notes(listed);
+  const auto arrayed = Import(R"(import numpy as np
+import torch
+from torch.utils.data import DataLoader, Dataset
+class DS(Dataset):
+    def __init__(self):
+        self.X = torch.Tensor(np.arange(5000))
+    def __len__(self):
+        return len(self.X)
+    def __getitem__(self, i):
+        return self.X[i]
+for x in DataLoader(DS(), batch_size=100):
+    pass
+)");
+  EXPECT_EQ(arrayed.spec.source().range().stop(), 5000) << Notes(arrayed);
+  // Its rows are float32, torch.Tensor's dtype, whatever the array's was (int64).
+  EXPECT_EQ(arrayed.spec.ops(0).dataloader().getitem().output_bytes(), 4) << Notes(arrayed);
+}
+
 // An IterableDataset has no __getitem__: its __iter__'s work per sample is the cost, and the
 // note says how its workers differ (each runs the whole __iter__ unless it splits itself).
 TEST(CodeImportTest, AnIterableDatasetsIterIsItsWork) {
