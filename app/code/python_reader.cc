@@ -1949,8 +1949,18 @@ Value PythonReader::Evaluate(const SyntaxNode& e) {
         const auto attributes = object.Is(Value::Kind::kInstance) && object.call
                                     ? InstanceAttributes(*cls, *object.call)
                                     : cls->attributes;
-        const auto it = attributes.find("self." + std::string(e.field("attribute").text()));
+        const std::string name(e.field("attribute").text());
+        const auto it = attributes.find("self." + name);
         if (it != attributes.end() && !it->second.Is(Value::Kind::kUnknown)) return it->second;
+        // A @property (TrainingArguments.train_batch_size): its method's return.
+        const auto method = cls->methods.find(name);
+        const SyntaxNode decorated =
+            method == cls->methods.end() ? SyntaxNode{} : method->second.parent();
+        if (object.Is(Value::Kind::kInstance) && decorated.Is("decorated_definition") &&
+            decorated.text().substr(0, decorated.text().find("def ")).find("@property") !=
+                std::string_view::npos) {
+          if (auto r = CallMethodOf(object, name, CallArgs{.node = e})) return *std::move(r);
+        }
       }
     }
     if (object.Is(Value::Kind::kDict) && object.s == kKeywordNamespace) {
@@ -2428,6 +2438,19 @@ Value PythonReader::Call(const SyntaxNode& call) {
   for (const auto& [name, a] : args.keyword) Use(a, "", call);
   Record(f.Is(Value::Kind::kSymbol) ? CanonicalPath(f.s) : std::string(), f, args);
   if (f.Is(Value::Kind::kSymbol)) {
+    // max(1, self.n_gpu), min(8, cores) of numbers the code gives: that number.
+    if ((f.s == "max" || f.s == "min") && args.positional.size() >= 2 && args.keyword.empty()) {
+      std::optional<int64_t> best;
+      for (const Value& a : args.positional) {
+        const auto n = a.Is(Value::Kind::kInt) ? a.AsInt() : std::nullopt;
+        if (!n) {
+          best.reset();
+          break;
+        }
+        best = !best ? *n : f.s == "max" ? std::max(*best, *n) : std::min(*best, *n);
+      }
+      if (best) return Value{.kind = Value::Kind::kInt, .i = *best, .node = call};
+    }
     if (f.s == "dict" && args.positional.empty() && args.unknown_splat.empty()) {
       Value d{.kind = Value::Kind::kDict, .node = call};  // dict(num_workers=4, ...)
       for (const auto& [name, value] : args.keyword) {

@@ -194,6 +194,24 @@ for epoch in range(args.num_train_epochs):
   }
 }
 
+// A config's @property (transformers' TrainingArguments.train_batch_size, the per-device
+// size times max(1, n_gpu)): what its method returns for the instance.
+TEST(CodeMethodsTest, AConfigsPropertyIsWhatItsMethodReturns) {
+  const auto imported = Import(kItems + R"(from dataclasses import dataclass
+@dataclass
+class Args:
+    per_device_train_batch_size: int = 8
+    n_gpu: int = 1
+    @property
+    def train_batch_size(self):
+        return self.per_device_train_batch_size * max(1, self.n_gpu)
+args = Args(per_device_train_batch_size=32, n_gpu=2)
+for x in DataLoader(Items(), batch_size=args.train_batch_size):
+    pass
+)");
+  EXPECT_EQ(imported.spec.ops(0).dataloader().batch_size(), 64) << Notes(imported);
+}
+
 // A dict config (`config["batch_size"]`): the value the file writes for the key.
 TEST(CodeMethodsTest, ADictConfigsValuesAreReadByKey) {
   const auto imported = Import(kItems + R"(config = {"batch_size": 64, "num_workers": 4}
