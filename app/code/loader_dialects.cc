@@ -747,8 +747,15 @@ Value LightningFit(PythonReader& r, const CallArgs& a, const ClassInfo& module) 
     if (epochs && v->pipeline) r.SetEpochs(v->pipeline->id, *epochs);
     return true;
   };
-  const auto returned = [&](const ClassInfo* cls) -> const Value* {
+  // train_dataloader() of the module or datamodule as it was made (Lit(batch_size=64)): read
+  // with the constructor's arguments where the instance is the file's, else as defined.
+  std::optional<Value> made;
+  const auto returned = [&](const Value* instance, const ClassInfo* cls) -> const Value* {
     if (!cls) return nullptr;
+    if (instance && instance->Is(Value::Kind::kInstance)) {
+      made = r.CallMethodOf(*instance, "train_dataloader", CallArgs{.node = a.node});
+      if (made && made->Is(Value::Kind::kPipeline)) return &*made;
+    }
     const auto it = cls->returns.find("train_dataloader");
     return it == cls->returns.end() ? nullptr : &it->second;
   };
@@ -756,7 +763,8 @@ Value LightningFit(PythonReader& r, const CallArgs& a, const ClassInfo& module) 
     return Value{.node = a.node};
   }
   const Value* datamodule = a.Get(3, "datamodule");
-  if (trains_on(returned(ClassOf(r, datamodule))) || trains_on(returned(&module))) {
+  if (trains_on(returned(datamodule, ClassOf(r, datamodule))) ||
+      trains_on(returned(a.Get(0, "model"), &module))) {
     return Value{.node = a.node};
   }
   r.Note(a.node.start(), "Lightning's fit of `" + module.name +

@@ -417,21 +417,26 @@ class PythonReader {
     PythonReader& r_;
     bool guessed_;
   };
-  // A def's body read on its own: no return read yet, nothing guessed on its way.
+  // A def's body read on its own: no return read yet, nothing guessed on its way, and no
+  // loop around it: the loops around its call (a loader made in `for epoch in range(10):`)
+  // turn the call, not each call's work (RecordedCall::times), which was counted 10 times.
   struct InADefsBody {
     explicit InADefsBody(PythonReader& r)
         : r_(r),
           returned_(std::exchange(r.returned_, false)),
-          guessed_(std::exchange(r.guessed_paths_, 0)) {}
+          guessed_(std::exchange(r.guessed_paths_, 0)),
+          turns_(std::exchange(r.turns_, {})) {}
     ~InADefsBody() {
       r_.returned_ = returned_;
       r_.guessed_paths_ = guessed_;
+      r_.turns_ = std::move(turns_);
     }
     InADefsBody(const InADefsBody&) = delete;
     InADefsBody& operator=(const InADefsBody&) = delete;
     PythonReader& r_;
     bool returned_;
     int guessed_;
+    std::vector<std::optional<int64_t>> turns_;
   };
   // Bodies read again with a call's arguments (Apply) or an instance's (InstanceAttributes),
   // in one reading of the file. Depth

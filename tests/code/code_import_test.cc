@@ -1566,6 +1566,25 @@ trainer = pl.Trainer(max_epochs=100)
   const auto by_default = Import(unbounded + "trainer.fit(model)\n");
   EXPECT_EQ(by_default.spec.ops(by_default.spec.ops_size() - 1).repeat().count(), 1000)
       << Notes(by_default);
+  // A module made with arguments: its train_dataloader() as that instance runs it.
+  const auto with_arguments = Import(R"(import pytorch_lightning as pl
+from torch.utils.data import DataLoader, Dataset
+class Squares(Dataset):
+    def __len__(self):
+        return 10000
+    def __getitem__(self, i):
+        return i * i
+class Lit(pl.LightningModule):
+    def __init__(self, batch_size=32, num_workers=4):
+        super().__init__()
+        self.batch_size = batch_size
+        self.num_workers = num_workers
+    def train_dataloader(self):
+        return DataLoader(Squares(), batch_size=self.batch_size, num_workers=self.num_workers)
+pl.Trainer(max_epochs=20).fit(Lit(batch_size=64, num_workers=8))
+)");
+  EXPECT_EQ(with_arguments.spec.ops(0).dataloader().batch_size(), 64) << Notes(with_arguments);
+  EXPECT_EQ(with_arguments.spec.ops(0).dataloader().num_workers(), 8) << Notes(with_arguments);
   unbounded.replace(unbounded.find("accelerator='cpu'"), 17, "max_steps=500");
   const auto by_steps = Import(unbounded + "trainer.fit(model)\n");
   EXPECT_FALSE(by_steps.spec.ops(by_steps.spec.ops_size() - 1).repeat().has_count())

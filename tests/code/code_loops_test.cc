@@ -94,6 +94,35 @@ for epoch in range(10):
   EXPECT_TRUE(once.spec.ops(0).dataloader().persistent_workers());
 }
 
+// A loader made in the epochs' loop reads its __getitem__ as one item's work: the loop turns
+// the loader, not each item's decode (10 epochs read as 10 decodes an item, 10800us).
+TEST(CodeLoopsTest, ALoaderMadeInTheEpochsLoopHasOneItemsWork) {
+  const std::string frames = R"(import torch
+from PIL import Image
+from torch.utils.data import Dataset, DataLoader
+class Frames(Dataset):
+    def __len__(self):
+        return 12000
+    def __getitem__(self, i):
+        return Image.open(f"{i}.jpg").convert("RGB")
+)";
+  const ImportedCode inside = Import(frames + R"(for epoch in range(10):
+    loader = DataLoader(Frames(), batch_size=32, num_workers=6)
+    for x in loader:
+        x = x.cuda()
+)");
+  const ImportedCode before =
+      Import(frames + R"(loader = DataLoader(Frames(), batch_size=32, num_workers=6)
+for epoch in range(10):
+    for x in loader:
+        x = x.cuda()
+)");
+  const auto& made_inside = inside.spec.ops(0).dataloader().getitem();
+  const auto& made_before = before.spec.ops(0).dataloader().getitem();
+  EXPECT_EQ(made_inside.python().duration(), made_before.python().duration());
+  EXPECT_EQ(made_inside.python().read_files(), made_before.python().read_files());
+}
+
 // The def defined above the loader it loops over, the loader made later in main: the file is
 // read twice, so the def's loop holds the first reading's loader and main binds the second's.
 // They are one pipeline, not another one to name, and its epochs are the calls'. The dataset's
