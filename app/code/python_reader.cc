@@ -925,6 +925,12 @@ std::map<std::string, Value> PythonReader::InstanceAttributes(
                                                        : DefaultOf(p);
     ++k;
   }
+  // Lightning's self.save_hyperparameters() keeps __init__'s arguments as self.hparams.x.
+  if (init->second.field("body").text().find("save_hyperparameters(") != std::string_view::npos) {
+    for (const auto& [name, value] : scope) {
+      if (!name.starts_with("self.")) attributes["self.hparams." + name] = value;
+    }
+  }
   std::vector<RecordedCall> calls;
   for (auto& [name, value] : ReadAgain(init->second.field("body"), std::move(scope), calls)) {
     if (name.starts_with("self.")) attributes[name] = value;

@@ -1585,6 +1585,26 @@ pl.Trainer(max_epochs=20).fit(Lit(batch_size=64, num_workers=8))
 )");
   EXPECT_EQ(with_arguments.spec.ops(0).dataloader().batch_size(), 64) << Notes(with_arguments);
   EXPECT_EQ(with_arguments.spec.ops(0).dataloader().num_workers(), 8) << Notes(with_arguments);
+  // Kept by self.save_hyperparameters(), read as self.hparams.x: the same arguments.
+  const auto hparams = Import(R"(import pytorch_lightning as pl
+from torch.utils.data import DataLoader, Dataset
+class Squares(Dataset):
+    def __len__(self):
+        return 10000
+    def __getitem__(self, i):
+        return i * i
+class Lit(pl.LightningModule):
+    def __init__(self, batch_size=32, num_workers=4):
+        super().__init__()
+        self.save_hyperparameters()
+    def train_dataloader(self):
+        return DataLoader(Squares(), batch_size=self.hparams.batch_size,
+                          num_workers=self.hparams.num_workers, persistent_workers=True)
+pl.Trainer(max_epochs=20).fit(Lit(batch_size=64, num_workers=8))
+)");
+  ASSERT_GE(hparams.spec.ops_size(), 1) << Notes(hparams);
+  EXPECT_EQ(hparams.spec.ops(0).dataloader().batch_size(), 64) << Notes(hparams);
+  EXPECT_EQ(hparams.spec.ops(0).dataloader().num_workers(), 8) << Notes(hparams);
   unbounded.replace(unbounded.find("accelerator='cpu'"), 17, "max_steps=500");
   const auto by_steps = Import(unbounded + "trainer.fit(model)\n");
   EXPECT_FALSE(by_steps.spec.ops(by_steps.spec.ops_size() - 1).repeat().has_count())
