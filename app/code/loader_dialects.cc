@@ -720,9 +720,12 @@ std::optional<PythonReader::LoopEpochs> TrainerEpochs(PythonReader& r, const Cal
   const SyntaxNode callee = fit.node.field("function");
   if (!callee.Is("attribute")) return std::nullopt;
   const Value trainer = r.Evaluate(callee.field("object"));
-  const SyntaxNode made = trainer.call ? trainer.call->node : trainer.node;
-  if (!made.Is("call") || !made.field("function").text().ends_with("Trainer")) return std::nullopt;
-  const CallArgs args = trainer.call ? *trainer.call : r.ArgumentsOf(made);
+  // A call the reader does not know keeps its arguments (Value::call), bound to a name or not.
+  if (!trainer.call || !trainer.call->node.field("function").text().ends_with("Trainer")) {
+    return std::nullopt;
+  }
+  const CallArgs& args = *trainer.call;
+  const SyntaxNode made = args.node;
   const SourcePoint at = made.start();
   if (const Value* max = args.Get(100, "max_epochs")) {
     const auto n = max->AsInt();

@@ -150,10 +150,6 @@ class PythonReader {
   };
   // Epochs a framework's own loop runs over pipeline `id` (Lightning's Trainer).
   void SetEpochs(int id, LoopEpochs epochs) { loop_epochs_[id] = std::move(epochs); }
-  // The arguments of a call the code makes, evaluated (a Trainer(...) a fit is called on).
-  CallArgs ArgumentsOf(const SyntaxNode& call) {
-    return call.Is("call") ? Arguments(call.field("arguments")) : CallArgs{};
-  }
   std::optional<LoopEpochs> EpochsOf(int id) const {
     const auto it = loop_epochs_.find(id);
     return it == loop_epochs_.end() ? std::nullopt : std::optional<LoopEpochs>(it->second);

@@ -18,6 +18,7 @@
 #include "engine/spec/spec_loader.h"
 #include "engine/spec/spec_validator.h"
 #include "engine/work/work_registry.h"
+#include "tests/code/imported_code_helpers.h"
 
 namespace pipescope::code {
 namespace {
@@ -1529,14 +1530,15 @@ ds = tf.data.TFRecordDataset(["a.tfrecord"], num_parallel_reads=8)
 // as train_dataloaders=, is read as PyTorch's; the module is no Keras Sequence
 // (Lightning#18862 was read as fit's enqueuer and told use_multiprocessing=True).
 TEST(CodeImportTest, LightningsFitTrainsOnTheModulesTrainDataloader) {
-  const std::string module = R"(import pytorch_lightning as pl
+  const std::string squares = R"(import pytorch_lightning as pl
 from torch.utils.data import DataLoader, Dataset
 class Squares(Dataset):
     def __len__(self):
         return 10000
     def __getitem__(self, i):
         return i * i
-class MyModel(pl.LightningModule):
+)";
+  const std::string module = squares + R"(class MyModel(pl.LightningModule):
     def train_dataloader(self):
         return DataLoader(Squares(), batch_size=1000, num_workers=11)
     def training_step(self, batch, batch_idx):
@@ -1567,14 +1569,7 @@ trainer = pl.Trainer(max_epochs=100)
   EXPECT_EQ(by_default.spec.ops(by_default.spec.ops_size() - 1).repeat().count(), 1000)
       << Notes(by_default);
   // A module made with arguments: its train_dataloader() as that instance runs it.
-  const auto with_arguments = Import(R"(import pytorch_lightning as pl
-from torch.utils.data import DataLoader, Dataset
-class Squares(Dataset):
-    def __len__(self):
-        return 10000
-    def __getitem__(self, i):
-        return i * i
-class Lit(pl.LightningModule):
+  const auto with_arguments = Import(squares + R"(class Lit(pl.LightningModule):
     def __init__(self, batch_size=32, num_workers=4):
         super().__init__()
         self.batch_size = batch_size
@@ -1586,14 +1581,7 @@ pl.Trainer(max_epochs=20).fit(Lit(batch_size=64, num_workers=8))
   EXPECT_EQ(with_arguments.spec.ops(0).dataloader().batch_size(), 64) << Notes(with_arguments);
   EXPECT_EQ(with_arguments.spec.ops(0).dataloader().num_workers(), 8) << Notes(with_arguments);
   // Kept by self.save_hyperparameters(), read as self.hparams.x: the same arguments.
-  const auto hparams = Import(R"(import pytorch_lightning as pl
-from torch.utils.data import DataLoader, Dataset
-class Squares(Dataset):
-    def __len__(self):
-        return 10000
-    def __getitem__(self, i):
-        return i * i
-class Lit(pl.LightningModule):
+  const auto hparams = Import(squares + R"(class Lit(pl.LightningModule):
     def __init__(self, batch_size=32, num_workers=4):
         super().__init__()
         self.save_hyperparameters()
@@ -3143,15 +3131,7 @@ TEST(CodeImportTest, ALoadersOrderComesFromShuffleOrItsSampler) {
       << Notes(own);
 }
 
-// A map-style Dataset of a thousand items, the loaders' input in the tests below (7 lines).
-const std::string kThousandItems = R"(import torch
-from torch.utils.data import Dataset, DataLoader
-class Items(Dataset):
-    def __len__(self):
-        return 1000
-    def __getitem__(self, i):
-        return torch.zeros(4)
-)";
+using testing::kThousandItems;
 
 // A knob whose value import-code followed out of the call (`num_workers=self.num_workers`, to
 // the constructor's parameter) is written back in place of the call's own expression: a

@@ -17,14 +17,7 @@ namespace {
 ImportedCode Import(const std::string& source) { return testing::ImportAs(source, "methods.py"); }
 std::string Notes(const ImportedCode& c) { return testing::NotesAs(c, "methods.py"); }
 
-const std::string kItems = R"(import torch
-from torch.utils.data import Dataset, DataLoader
-class Items(Dataset):
-    def __len__(self):
-        return 1000
-    def __getitem__(self, i):
-        return torch.zeros(4)
-)";
+const std::string& kItems = testing::kThousandItems;
 
 // `Wrapper(4).loader()`, whose DataLoader takes num_workers=self.num_workers: 4, the
 // constructor's, not the class's reading, where __init__'s parameter has no value.
