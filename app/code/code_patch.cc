@@ -511,20 +511,38 @@ engine::Result<EmittedCode> PatchCode(const ImportedCode& original,
   std::vector<std::pair<std::string, KnobSite>> sites(original.sites.begin(), original.sites.end());
   std::stable_sort(sites.begin(), sites.end(),
                    [](const auto& x, const auto& y) { return x.second.order < y.second.order; });
-  for (const auto& [key, site] : sites) {
-    if (written.count(key)) continue;
+  // A knob's code before and after; both nullopt where its op is not in both pipelines.
+  const auto codes = [&](const std::string& key, const KnobSite& site) {
     const size_t dot = key.rfind('.');
     const std::string op_name = key.substr(0, dot), knob = key.substr(dot + 1);
     const spec::Op* before = FindOp(original.spec.ops(), op_name);
     const spec::Op* after = FindOp(tuned.ops(), op_name);
-    if (!before || !after || before->kind_case() != after->kind_case()) continue;
-    auto old_code = KnobCode(*KindOf(*before), knob, autotune);
-    auto new_code = KnobCode(*KindOf(*after), knob, autotune);
+    std::pair<std::optional<std::string>, std::optional<std::string>> code;
+    if (!before || !after || before->kind_case() != after->kind_case()) return code;
+    code = {KnobCode(*KindOf(*before), knob, autotune), KnobCode(*KindOf(*after), knob, autotune)};
     if (site.inverted) {  // the argument says the opposite (sloppy for deterministic)
-      for (auto* code : {&old_code, &new_code}) {
-        if (*code) *code = **code == "True" ? "False" : "True";
+      for (auto* c : {&code.first, &code.second}) {
+        if (*c) *c = **c == "True" ? "False" : "True";
       }
     }
+    return code;
+  };
+  // A literal that names carry to the knobs (`NUM_WORKERS = 4`) is written where every knob
+  // it sets takes one value after tuning: where one stays and another changes (deeplab's
+  // NUM_READERS, both its readers and its parallel reads), the call takes the value instead.
+  std::map<size_t, std::optional<std::string>> literal_after;  // by where: the one value, if any
+  for (const auto& [key, site] : sites) {
+    if (site.written_end == 0 || written.count(key)) continue;
+    const auto [was, now] = codes(key, site);
+    const std::optional<std::string> value = now ? now : was;
+    const auto [at, fresh] = literal_after.try_emplace(site.written_begin, value);
+    if (!fresh && at->second != value) at->second.reset();
+  }
+  for (const auto& [key, site] : sites) {
+    if (written.count(key)) continue;
+    const size_t dot = key.rfind('.');
+    const std::string op_name = key.substr(0, dot), knob = key.substr(dot + 1);
+    const auto [old_code, new_code] = codes(key, site);
     if (old_code == new_code || !new_code) continue;
     const std::string keyword = site.keyword.empty() ? knob : site.keyword;
     const auto [given, first] = arguments.try_emplace({site.insert_at, keyword}, *new_code, key);
@@ -560,6 +578,24 @@ engine::Result<EmittedCode> PatchCode(const ImportedCode& original,
                           std::to_string(line) + ") `" + was + "` becomes " + *new_code +
                           ", so the flag still sets it; whatever else takes `" + flag +
                           "` takes it too");
+    } else if (site.written_end > 0 && literal_after[site.written_begin] == new_code) {
+      // The name's own literal changes (a config's `workers = 4`), so the name still sets the
+      // knob; a second knob it sets, given the same value, is written with it.
+      const std::string name =
+          original.source_text.substr(site.value_begin, site.value_end - site.value_begin);
+      const std::string was =
+          original.source_text.substr(site.written_begin, site.written_end - site.written_begin);
+      out.knobs_written.push_back(key);
+      if (!defaults_written.try_emplace(site.written_begin, *new_code).second) continue;
+      edits.push_back({site.written_begin, site.written_end, *new_code});
+      const auto line = 1 + std::count(original.source_text.begin(),
+                                       original.source_text.begin() +
+                                           static_cast<std::ptrdiff_t>(site.written_begin),
+                                       '\n');
+      out.notes.push_back(op_name + "." + knob + ": `" + name + "` is `" + was + "` as line " +
+                          std::to_string(line) + " writes it, which becomes " + *new_code +
+                          ", so `" + name + "` still sets it; whatever else reads it takes " +
+                          *new_code + " too");
     } else if (site.value_end > 0) {
       // A knob the code leaves to run time (a flag) keeps its name in a comment.
       const std::string was =

@@ -78,6 +78,29 @@ std::string Value::Spelling() const {
   return text;
 }
 
+SyntaxNode Value::WrittenAt() const {
+  if (!written_at.null()) return written_at;
+  const bool literal = node.Is("integer") || node.Is("float") || node.Is("true") ||
+                       node.Is("false") || node.Is("none");
+  if (!literal || !node.file().empty()) return {};  // a module's file is not written into
+  // Where a name, an attribute or a parameter takes it as it is: the right of `x = 4`, a
+  // keyword's or a default's value, a dict's value, a call's argument. Not an item of a list
+  // or a branch of an expression, which other values share the place of.
+  const SyntaxNode parent = node.parent();
+  const auto is = [&](const char* field) {
+    const SyntaxNode at = parent.field(field);
+    return !at.null() && at.index() == node.index();
+  };
+  if ((parent.Is("assignment") && is("right")) ||
+      ((parent.Is("keyword_argument") || parent.Is("default_parameter") ||
+        parent.Is("typed_default_parameter") || parent.Is("pair")) &&
+       is("value")) ||
+      parent.Is("argument_list")) {
+    return node;
+  }
+  return {};
+}
+
 const Value* CallArgs::Get(size_t position, const std::string& name) const {
   if (const auto it = keyword.find(name); it != keyword.end()) return &it->second;
   if (position < positional.size()) return &positional[position];

@@ -148,6 +148,10 @@ struct KnobSite {
   // in the file (`add_argument('-j', '--workers', default=4)`): the default's bytes, which
   // code written back changes, so that the flag still sets the knob.
   size_t default_begin = 0, default_end = 0;
+  // The value is a name whose value the file writes as a literal (`NUM_WORKERS = 4`, a config
+  // class's `workers = 4`, `Data(workers=4)` whose constructor keeps it): that literal's
+  // bytes, where code written back changes it, so that the name still sets the knob.
+  size_t written_begin = 0, written_end = 0;
   // The value is a name (`NUM_READERS`, `args.workers`), which code written back replaces in
   // this call only: whatever else reads it keeps its value.
   bool value_is_name = false;
@@ -356,6 +360,11 @@ struct Value {
   // A command-line flag's value (`args.workers`): its default as the file writes it, a
   // literal (`default=4`); null otherwise.
   SyntaxNode flag_default;
+  // The literal the file writes this value as, where it reached here through names alone
+  // (`NUM_WORKERS = 4`, a config class's `workers = 4`, a constructor's `Data(workers=4)` or
+  // its default): code written back changes it there, so the name still sets the knob. Null
+  // where the value is computed, or written where a tuned value cannot go (a list's item).
+  SyntaxNode written_at;
 
   bool Is(Kind k) const { return kind == k; }
   // An integer: ints, bools, integral floats; nullopt otherwise.
@@ -368,6 +377,10 @@ struct Value {
   std::string SymbolTail() const;
   // How the code spells it, for notes: the expression's own text.
   std::string Spelling() const;
+  // Where a tuned value would be written for it: written_at, else its own node where that is
+  // such a literal (an instance's attribute is the literal its constructor was given); null
+  // where there is none.
+  SyntaxNode WrittenAt() const;
 };
 
 inline ValueList::ValueList(Vector items)

@@ -62,6 +62,12 @@ void RecordSite(Pipeline& pipeline, const CallArgs& args, const Value* v, const 
     if (!v->flag_default.null()) {
       site.default_begin = v->flag_default.start_byte();
       site.default_end = v->flag_default.end_byte();
+    } else if (const SyntaxNode written = v->WrittenAt();
+               site.value_is_name && !written.null() &&
+               (written.end_byte() <= list.start_byte() ||
+                written.start_byte() >= list.end_byte())) {
+      site.written_begin = written.start_byte();
+      site.written_end = written.end_byte();
     }
   }
   site.unknown_splat = args.unknown_splat;

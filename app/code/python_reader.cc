@@ -1920,7 +1920,10 @@ Value PythonReader::Evaluate(const SyntaxNode& e) {
   if (t == "identifier") {
     if (const Value* bound = Lookup(std::string(e.text()))) {
       Value v = *bound;
-      if (!v.Is(Value::Kind::kFunction) && !v.Is(Value::Kind::kClass)) v.node = e;
+      if (!v.Is(Value::Kind::kFunction) && !v.Is(Value::Kind::kClass)) {
+        v.written_at = bound->WrittenAt();
+        v.node = e;
+      }
       return v;
     }
     return Value{.kind = Value::Kind::kSymbol, .s = std::string(e.text()), .node = e};

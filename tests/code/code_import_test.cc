@@ -3134,25 +3134,36 @@ TEST(CodeImportTest, ALoadersOrderComesFromShuffleOrItsSampler) {
 using testing::kThousandItems;
 
 // A knob whose value import-code followed out of the call (`num_workers=self.num_workers`, to
-// the constructor's parameter) is written back in place of the call's own expression: a
-// keyword added beside it would repeat it, which Python refuses (SyntaxError).
+// the constructor's parameter) is written where the instance is given it, and never as a
+// keyword beside the call's own, which Python refuses (SyntaxError); where the instance is
+// given a computed value, the call's own expression gives way to the tuned one.
 TEST(CodeImportTest, AKnobFollowedOutOfTheCallIsWrittenInItsPlace) {
-  const auto imported = Import(kThousandItems + R"(class Wrapper:
+  const auto wrapped = [](const std::string& workers) {
+    return Import(kThousandItems + R"(class Wrapper:
     def __init__(self, num_workers):
         self.num_workers = num_workers
     def loader(self):
         return DataLoader(Items(), batch_size=8, num_workers=self.num_workers)
-for x in Wrapper(4).loader():
+for x in Wrapper()" +
+                  workers + R"().loader():
     pass
 )");
-  spec::PipelineSpec tuned = imported.spec;
-  tuned.mutable_ops(0)->mutable_dataloader()->set_num_workers(6);
-  const auto patched = PatchCode(imported, tuned);
-  ASSERT_TRUE(patched.ok()) << patched.status().message();
-  EXPECT_NE(patched->text.find("DataLoader(Items(), batch_size=8, num_workers=6)"),
-            std::string::npos)
-      << patched->text;
-  EXPECT_EQ(patched->text.find("num_workers=self.num_workers"), std::string::npos) << patched->text;
+  };
+  for (const std::string given : {"4", "CORES // 2"}) {
+    const auto imported = wrapped(given);
+    spec::PipelineSpec tuned = imported.spec;
+    tuned.mutable_ops(0)->mutable_dataloader()->set_num_workers(6);
+    const auto patched = PatchCode(imported, tuned);
+    ASSERT_TRUE(patched.ok()) << patched.status().message();
+    const bool literal = given == "4";
+    EXPECT_EQ(patched->text.find("Wrapper(6)") != std::string::npos, literal) << patched->text;
+    EXPECT_EQ(
+        patched->text.find("DataLoader(Items(), batch_size=8, num_workers=6)") != std::string::npos,
+        !literal)
+        << patched->text;
+    EXPECT_EQ(patched->text.find("num_workers=self.num_workers, num_workers"), std::string::npos)
+        << patched->text;
+  }
 }
 
 // An epochs' loop behind a progress bar counts its epochs as range's does: tqdm(range(10))
