@@ -147,6 +147,7 @@ void SetEpochs(SummaryContext& c, const spec::PipelineSpec& spec, const trace::M
   const std::string& name = spec.ops(restarts->op).name();
   c.restarting_loader = name;
   c.loader_epochs = restarts->epochs;
+  c.loader_made_each_epoch = restarts->made_each_epoch;
   for (const auto* stage : model.StagesInOrder()) {
     if (stage->name == name) {
       c.loader_startup_ns =
@@ -318,15 +319,18 @@ std::string SummaryToText(const trace::RangeAnalysis& a, const SummaryContext& c
       const std::string epochs = c.loader_epochs > 0
                                      ? "each of its " + std::to_string(c.loader_epochs) + " epochs"
                                      : "each epoch";
-      out += "  " + c.restarting_loader +
-             " starts its workers again every epoch (no persistent_workers): " + epochs +
-             " begins with a wait like this one";
+      out += "  " + c.restarting_loader + " starts its workers again every epoch (" +
+             (c.loader_made_each_epoch ? "made anew each epoch" : "no persistent_workers") +
+             "): " + epochs + " begins with a wait like this one";
       if (c.loader_startup_ns > 0) {
-        std::snprintf(line, sizeof line,
-                      ", %.2f s of it their start-ups, which persistent_workers=True pays once; "
-                      "the rest is their first batches",
-                      static_cast<double>(c.loader_startup_ns) / 1e9);
+        std::snprintf(line, sizeof line, ", %.2f s of it their start-ups, which %s pays once; ",
+                      static_cast<double>(c.loader_startup_ns) / 1e9,
+                      c.loader_made_each_epoch
+                          ? "a loader made once, before the epochs' loop, with "
+                            "persistent_workers=True,"
+                          : "persistent_workers=True");
         out += line;
+        out += "the rest is their first batches";
       }
       out += "\n";
     }

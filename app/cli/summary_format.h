@@ -39,6 +39,7 @@ struct SummaryContext {
   int64_t epoch_steps = 0;  // an epoch's steps, where the spec says (engine::StepsOfAnEpoch)
   int64_t loader_epochs = 0;
   int64_t loader_startup_ns = 0;
+  bool loader_made_each_epoch = false;  // made anew each epoch, rather than not persistent
   // The whole run, start-up included, where the command ran it (RunSummary): its time and
   // steps, which the graded figures may leave much of out (the tf.data guide's cached
   // program: its first epoch, 38% of the run, before the four graded).

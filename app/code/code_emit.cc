@@ -970,6 +970,7 @@ engine::Result<EmittedCode> EmitLoader(const spec::PipelineSpec& spec, bool kera
       e.Pragma("loader.dataset_bytes=" + std::to_string(dl.dataset_bytes()));
     if (dl.dataset_bytes_per_item() > 0)
       e.Pragma("loader.dataset_bytes_per_item=" + std::to_string(dl.dataset_bytes_per_item()));
+    if (dl.made_each_epoch()) e.Pragma("loader.made_each_epoch=true");
     // Epochs the training loop counts (`for epoch in range(N):` as import-code reads it).
     if (const spec::Op& last = *spec.ops().rbegin();
         last.has_repeat() && last.repeat().has_count() && &last != loader) {

@@ -311,9 +311,11 @@ void CountLoopEpochs(ImportedCode& code, const std::optional<PythonReader::LoopE
     // persistent_workers keeps one loader's workers across its iterators; a loader made
     // again each epoch is a new one, whose workers start again.
     spec::Op* loader = ops.size() > 1 ? &ops[ops.size() - 2] : nullptr;
+    if (loop->made_each_turn && loader && loader->has_dataloader()) {
+      loader->mutable_dataloader()->set_made_each_epoch(true);
+    }
     if (loop->made_each_turn && loader && loader->has_dataloader() &&
         loader->dataloader().persistent_workers() && loader->dataloader().num_workers() > 0) {
-      loader->mutable_dataloader()->set_persistent_workers(false);
       code.notes.push_back(
           {loop->at, "the loader is made anew each epoch, in the loop: its " +
                          std::to_string(loader->dataloader().num_workers()) +

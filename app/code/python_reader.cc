@@ -1254,9 +1254,16 @@ void PythonReader::ReadStatement(const SyntaxNode& s) {
     // the loader a training loop consumes, read before an evaluation loop's.
     const bool idle = DoesNothing(s.field("body"));
     const int64_t sleeps = idle ? 0 : OnlySleeps(s.field("body"));
+    // What the loop goes over, evaluated once for both readings below: a call (`for x in
+    // self.train_loader():`) runs its def each time.
+    const SyntaxNode iterated_node = Iterated(s.field("right"));
+    std::optional<Value> iterated_once;
+    const auto iterated_value = [&]() -> const Value& {
+      if (!iterated_once) iterated_once = Evaluate(iterated_node);
+      return *iterated_once;
+    };
     if (idle || sleeps > 0 || TrainsThrough(s.field("body"))) {
-      if (const Value iterated = Evaluate(Iterated(s.field("right")));
-          iterated.Is(Value::Kind::kPipeline)) {
+      if (const Value& iterated = iterated_value(); iterated.Is(Value::Kind::kPipeline)) {
         Trains(iterated, s);
         if (idle) uses_.back().step_free = true;
         uses_.back().single_pass = AtTopLevel(s);
@@ -1274,17 +1281,18 @@ void PythonReader::ReadStatement(const SyntaxNode& s) {
       }
     }
     // A loop over a pipeline inside `for epoch in range(N):` (directly, or in a def the
-    // epochs' loop calls): the pipeline's epochs.
-    const SyntaxNode iterated_name = Iterated(s.field("right"));
+    // epochs' loop calls): the pipeline's epochs. One a call makes in the loop
+    // (`self.train_loader()`) is made each epoch.
     const bool in_epochs = !range_loops_.empty() && range_loops_.back() > 0;
     if ((in_epochs || !defs_being_defined_.empty()) &&
-        (iterated_name.Is("identifier") || iterated_name.Is("attribute"))) {
-      if (const Value v = Evaluate(iterated_name); v.Is(Value::Kind::kPipeline) && v.pipeline) {
+        (iterated_node.Is("identifier") || iterated_node.Is("attribute") ||
+         iterated_node.Is("call"))) {
+      if (const Value& v = iterated_value(); v.Is(Value::Kind::kPipeline) && v.pipeline) {
         if (in_epochs) {
           loop_epochs_[v.pipeline->id] = {
               range_loops_.back(), range_starts_.back(),
-              v.pipeline->id >= range_first_ids_.back() ||
-                  AssignedIn(range_bodies_.back(), iterated_name.text())};
+              iterated_node.Is("call") || v.pipeline->id >= range_first_ids_.back() ||
+                  AssignedIn(range_bodies_.back(), iterated_node.text())};
         }
         if (!defs_being_defined_.empty())
           def_iterates_[defs_being_defined_.back()].insert(v.pipeline->id);

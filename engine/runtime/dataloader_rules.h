@@ -276,6 +276,12 @@ inline int64_t BatchCopies(const spec::PipelineSpec& spec) {
 // items); an unreadable duration fails, naming the field. Without an `accelerator` to copy
 // to, pin_memory is dropped, as torch's iterator drops it (loader.pin_memory and an
 // accelerator available): no pin-memory thread, the main process receives.
+// Whether the loader's workers live on from one epoch to the next: persistent_workers keeps
+// one loader's workers across its iterators, and a loader made anew each epoch is a new one.
+inline bool WorkersPersist(const spec::DataLoaderOp& op) {
+  return op.persistent_workers() && !op.made_each_epoch();
+}
+
 inline Result<DataLoaderRules> DataLoaderRulesOf(const spec::DataLoaderOp& op, int64_t num_workers,
                                                  int64_t prefetch_factor, bool accelerator,
                                                  std::optional<int64_t> input_elements) {
@@ -284,7 +290,7 @@ inline Result<DataLoaderRules> DataLoaderRulesOf(const spec::DataLoaderOp& op, i
   r.drop_last = op.drop_last();
   r.num_workers = num_workers;
   r.prefetch_factor = prefetch_factor > 0 ? prefetch_factor : kDefaultPrefetchFactor;
-  r.persistent_workers = op.persistent_workers();
+  r.persistent_workers = WorkersPersist(op);
   if (op.pin_memory() && accelerator) r.receiver = Receiver::kPinMemoryThread;
   r.in_order = DataLoaderInOrder(op);
   r.fetch_batches = op.fetch_batches();
@@ -343,19 +349,21 @@ inline Result<DataLoaderRules> KerasFitRulesOf(const spec::KerasFitOp& op, int64
   return r;
 }
 
-// A DataLoader whose workers start again at every epoch's iterator (it has workers and not
-// persistent_workers) over several epochs, a repeat after it: each epoch then begins with
-// a wait like the run's start-up, which a run of long epochs may not reach to show. Its
-// op's index in `spec` and its epochs (-1: endless); nullopt where no loader restarts.
+// A DataLoader whose workers start again at every epoch's iterator (it has workers that do
+// not persist) over several epochs, a repeat after it: each epoch then begins with a wait
+// like the run's start-up, which a run of long epochs may not reach to show. Its op's index
+// in `spec`, its epochs (-1: endless) and whether the code makes it anew each epoch (else it
+// lacks persistent_workers); nullopt where no loader restarts.
 struct LoaderRestarts {
   int op = -1;
   int64_t epochs = 0;
+  bool made_each_epoch = false;
 };
 inline std::optional<LoaderRestarts> LoaderRestartingEachEpoch(const spec::PipelineSpec& spec) {
   for (int i = 0; i < spec.ops_size(); ++i) {
     const spec::Op& op = spec.ops(i);
     if (!op.has_dataloader() || op.dataloader().num_workers() == 0 ||
-        op.dataloader().persistent_workers()) {
+        WorkersPersist(op.dataloader())) {
       continue;
     }
     for (int j = i + 1; j < spec.ops_size(); ++j) {
@@ -363,7 +371,7 @@ inline std::optional<LoaderRestarts> LoaderRestartingEachEpoch(const spec::Pipel
       const spec::RepeatOp& repeat = spec.ops(j).repeat();
       const int64_t epochs = repeat.has_count() && repeat.count() >= 0 ? repeat.count() : -1;
       if (epochs == 0 || epochs == 1) break;  // one pass: nothing starts again
-      return LoaderRestarts{i, epochs};
+      return LoaderRestarts{i, epochs, op.dataloader().made_each_epoch()};
     }
   }
   return std::nullopt;

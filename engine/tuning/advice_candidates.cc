@@ -339,7 +339,15 @@ void AddThreadKnobs(const PlannedOp& p, int cores, const StorageFigures* disk, C
       const int64_t factor = p.Knob("prefetch_factor").start;
       out.AddKnobs("prefetch_factor", name, {{"prefetch_factor", std::to_string(2 * factor)}},
                    ChangeOfKnob(name, "prefetch_factor", factor, 2 * factor));
-      if (!loader.persistent_workers()) {
+      if (loader.made_each_epoch()) {
+        // persistent_workers alone keeps nothing: the loader itself must outlive the epoch.
+        out.AddKnobs("persistent_workers", name,
+                     {{"made_each_epoch", "false"}, {"persistent_workers", "true"}},
+                     "make " + name +
+                         " once, before the epochs' loop, with persistent_workers=True (made "
+                         "anew each epoch, its workers start again every epoch)",
+                     {}, /*needs_code_change=*/true);
+      } else if (!loader.persistent_workers()) {
         out.AddKnobs("persistent_workers", name, {{"persistent_workers", "true"}},
                      "set " + name + "'s persistent_workers=True");
       }

@@ -384,6 +384,16 @@ train_step { step_time: "10ms" })";
   const auto endless = simulate("endless", "", "");
   EXPECT_NE(endless.out.find("each epoch begins with a wait like this one"), std::string::npos)
       << endless.out;
+  // Made anew each epoch, persistent_workers keeps nothing: the loader must be made once.
+  const auto remade = simulate("remade", "persistent_workers: true made_each_epoch: true", "");
+  EXPECT_NE(remade.out.find("loader starts its workers again every epoch (made anew each "
+                            "epoch)"),
+            std::string::npos)
+      << remade.out;
+  EXPECT_NE(remade.out.find("which a loader made once, before the epochs' loop, with "
+                            "persistent_workers=True, pays once"),
+            std::string::npos)
+      << remade.out;
   for (const auto& [fields, epochs] :
        {std::pair<std::string, std::string>{"persistent_workers: true", "count: 90"},
         {"", "count: 1"}}) {

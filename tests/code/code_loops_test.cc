@@ -7,9 +7,12 @@
 
 #include "app/code/code_emit.h"
 #include "app/code/code_import.h"
+#include "tests/code/imported_code_helpers.h"
 
 namespace pipescope::code {
 namespace {
+
+using testing::kThousandItems;
 
 ImportedCode Import(const std::string& source) {
   auto c = ImportCode(source, "loops.py");
@@ -80,7 +83,8 @@ def make():
                                      "\n    for x, in loader:\n        x = x.cuda()\n");
     ASSERT_EQ(each.spec.ops_size(), 2) << made;
     EXPECT_EQ(each.spec.ops(1).repeat().count(), 10) << made;
-    EXPECT_FALSE(each.spec.ops(0).dataloader().persistent_workers()) << made;
+    EXPECT_TRUE(each.spec.ops(0).dataloader().made_each_epoch()) << made;
+    EXPECT_TRUE(each.spec.ops(0).dataloader().persistent_workers()) << made;  // as written
     bool said = false;
     for (const auto& n : each.notes)
       said |= n.message.find("made anew each epoch") != std::string::npos;
@@ -92,6 +96,47 @@ for epoch in range(10):
         x = x.cuda()
 )");
   EXPECT_TRUE(once.spec.ops(0).dataloader().persistent_workers());
+  EXPECT_FALSE(once.spec.ops(0).dataloader().made_each_epoch());
+}
+
+// A loader the epochs' loop goes over as a call makes it (`for x in self.train_loader():`,
+// `for x in make_loader():`) is made each epoch, and its epochs are the loop's: the call is
+// made once for both, so the loader read is the one given the instance's arguments.
+TEST(CodeLoopsTest, ALoaderACallMakesInTheEpochsLoopCountsItsEpochs) {
+  const std::string runner = kThousandItems + R"(class Runner:
+    def __init__(self, workers):
+        self.workers = workers
+    def train_loader(self):
+        return DataLoader(Items(), batch_size=8, num_workers=self.workers)
+    def fit(self):
+        for epoch in range(5):
+            for x in %s:
+                x = x.cuda()
+Runner(2).fit()
+)";
+  for (const std::string over :
+       {"self.train_loader()", "tqdm(self.train_loader())", "enumerate(self.train_loader())"}) {
+    std::string source = runner;
+    source.replace(source.find("%s"), 2, over);
+    const ImportedCode each = Import(source);
+    ASSERT_EQ(each.spec.ops_size(), 2) << over << "\n" << each.spec.DebugString();
+    EXPECT_EQ(each.spec.ops(1).repeat().count(), 5) << over;
+    EXPECT_TRUE(each.spec.ops(0).dataloader().made_each_epoch()) << over;
+    EXPECT_EQ(each.spec.ops(0).dataloader().num_workers(), 2) << over;
+  }
+  const ImportedCode made = Import(kThousandItems + R"(def make_loader():
+    return DataLoader(Items(), batch_size=8, num_workers=2)
+for epoch in range(5):
+    for x in make_loader():
+        x = x.cuda()
+)");
+  ASSERT_EQ(made.spec.ops_size(), 2) << made.spec.DebugString();
+  EXPECT_EQ(made.spec.ops(1).repeat().count(), 5);
+  EXPECT_TRUE(made.spec.ops(0).dataloader().made_each_epoch());
+  // Written as code, where the loader is made once, a pragma keeps it.
+  const auto emitted = EmitCode(made.spec, "pytorch");
+  ASSERT_TRUE(emitted.ok()) << emitted.status().message();
+  EXPECT_TRUE(Import(emitted->text).spec.ops(0).dataloader().made_each_epoch()) << emitted->text;
 }
 
 // A loader made in the epochs' loop reads its __getitem__ as one item's work: the loop turns
