@@ -95,6 +95,10 @@ const PipelineUse* Chosen(const PythonReader& reader, const std::string& variabl
         if (training(it->variable)) return &*it;
       }
     }
+    // Nor its name: the last one a loop takes, a benchmark's (`x = x.cuda()`) or a model's.
+    for (auto it = uses.rbegin(); it != uses.rend(); ++it) {
+      if (it->consumed) return &*it;
+    }
   }
   const PipelineUse* named = nullptr;
   for (auto it = uses.rbegin(); it != uses.rend() && !named; ++it) {
@@ -223,6 +227,8 @@ void NoteOthers(const PythonReader& reader, const PipelineUse& chosen, ImportedC
       read = "'" + u.variable + "'";
       if (chosen.trains)
         read += ", which the training at line " + std::to_string(chosen.at.line) + " consumes";
+      if (chosen.consumed)
+        read += ", which the loop at line " + std::to_string(chosen.at.line) + " goes over";
       break;
     }
   }

@@ -556,8 +556,11 @@ engine::Result<EmittedCode> PatchCode(const ImportedCode& original,
     if (site.default_end > 0) {
       // A flag's value (`num_workers=args.workers`): its default changes, and the flag still
       // sets the knob (pytorch/examples' `-j`). Every use of the flag takes the new default.
+      // By the flag's own name where the call reads it through another (`self.n_workers`).
       const std::string flag =
-          original.source_text.substr(site.value_begin, site.value_end - site.value_begin);
+          !site.flag.empty()
+              ? site.flag
+              : original.source_text.substr(site.value_begin, site.value_end - site.value_begin);
       const std::string was =
           original.source_text.substr(site.default_begin, site.default_end - site.default_begin);
       const auto [earlier, fresh] = defaults_written.try_emplace(site.default_begin, *new_code);

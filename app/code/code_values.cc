@@ -107,6 +107,26 @@ const Value* CallArgs::Get(size_t position, const std::string& name) const {
   return nullptr;
 }
 
+const Value* ItemOf(const Value& dict, const std::string& key) {
+  for (size_t k = 0; k + 1 < dict.items.size(); k += 2) {
+    if (dict.items[k].Is(Value::Kind::kString) && dict.items[k].s == key) {
+      return &dict.items[k + 1];
+    }
+  }
+  return nullptr;
+}
+
+void PutItem(Value& dict, const Value& key, const Value& value) {
+  for (size_t k = 0; key.Is(Value::Kind::kString) && k + 1 < dict.items.size(); k += 2) {
+    if (dict.items[k].Is(Value::Kind::kString) && dict.items[k].s == key.s) {
+      dict.items[k + 1] = value;
+      return;
+    }
+  }
+  dict.items.push_back(key);
+  dict.items.push_back(value);
+}
+
 const Value* CallArgs::Get(const std::string& name) const {
   const auto it = keyword.find(name);
   return it == keyword.end() ? nullptr : &it->second;

@@ -148,6 +148,7 @@ struct KnobSite {
   // in the file (`add_argument('-j', '--workers', default=4)`): the default's bytes, which
   // code written back changes, so that the flag still sets the knob.
   size_t default_begin = 0, default_end = 0;
+  std::string flag;  // the flag as the code reads it (`args.workers`), where it is one
   // The value is a name whose value the file writes as a literal (`NUM_WORKERS = 4`, a config
   // class's `workers = 4`, `Data(workers=4)` whose constructor keeps it): that literal's
   // bytes, where code written back changes it, so that the name still sets the knob.
@@ -358,8 +359,9 @@ struct Value {
   // list's, never a tuple's parts (filenames, labels).
   bool comprehension = false;
   // A command-line flag's value (`args.workers`): its default as the file writes it, a
-  // literal (`default=4`); null otherwise.
+  // literal (`default=4`), and the flag as the code reads it; null and empty otherwise.
   SyntaxNode flag_default;
+  std::string flag;
   // The literal the file writes this value as, where it reached here through names alone
   // (`NUM_WORKERS = 4`, a config class's `workers = 4`, a constructor's `Data(workers=4)` or
   // its default): code written back changes it there, so the name still sets the knob. Null
@@ -438,6 +440,13 @@ inline constexpr char kParsedArguments[] = "argparse.Namespace";
 // A namespace the code fills itself (argparse.Namespace(batch_size=64), SimpleNamespace):
 // a kDict of that `s`, its attributes the keywords it was made with.
 inline constexpr char kKeywordNamespace[] = "namespace";
+
+// A dict's value for a string key (its items are key, value, key, value, ...); null where it
+// has none.
+const Value* ItemOf(const Value& dict, const std::string& key);
+// The dict with `key` holding `value`: in place of the key's value where it has one, else
+// added after the others.
+void PutItem(Value& dict, const Value& key, const Value& value);
 
 // Arguments of a call, by position and keyword.
 struct CallArgs {

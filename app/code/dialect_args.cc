@@ -62,6 +62,7 @@ void RecordSite(Pipeline& pipeline, const CallArgs& args, const Value* v, const 
     if (!v->flag_default.null()) {
       site.default_begin = v->flag_default.start_byte();
       site.default_end = v->flag_default.end_byte();
+      site.flag = v->flag;
     } else if (const SyntaxNode written = v->WrittenAt();
                site.value_is_name && !written.null() &&
                (written.end_byte() <= list.start_byte() ||

@@ -1279,6 +1279,12 @@ void PythonReader::ReadStatement(const SyntaxNode& s) {
               "PyTorch trains on the CPU";
         }
       }
+    } else if (iterated_node.Is("identifier") || iterated_node.Is("attribute")) {
+      if (const Value& iterated = iterated_value(); iterated.Is(Value::Kind::kPipeline)) {
+        Use(iterated, "", s);
+        uses_.back().consumed = true;
+        uses_.back().single_pass = AtTopLevel(s);
+      }
     }
     // A loop over a pipeline inside `for epoch in range(N):` (directly, or in a def the
     // epochs' loop calls): the pipeline's epochs. One a call makes in the loop
@@ -1504,7 +1510,18 @@ void PythonReader::ReadClass(const SyntaxNode& def) {
       const auto parts = d.code_children();
       if (fields_make_init && parts.size() == 1 && parts[0].Is("assignment") &&
           !parts[0].field("type").null() && parts[0].field("left").Is("identifier")) {
-        info.fields.emplace_back(parts[0].field("left").text());
+        const std::string field(parts[0].field("left").text());
+        info.fields.push_back(field);
+        // `workers: int = field(default=4)` (dataclasses.field): its default is the value.
+        const SyntaxNode right = parts[0].field("right");
+        if (right.Is("call") && (right.field("function").text() == "field" ||
+                                 right.field("function").text().ends_with(".field"))) {
+          for (const SyntaxNode& a : right.field("arguments").code_children()) {
+            if (a.Is("keyword_argument") && a.field("name").text() == "default") {
+              info.attributes["self." + field] = Evaluate(a.field("value"));
+            }
+          }
+        }
       }
       // A class attribute (`batch_size = 64` in its body): what self.batch_size is, unless
       // __init__ binds it again.
@@ -1672,6 +1689,17 @@ void PythonReader::Assign(const SyntaxNode& target, const Value& value) {
   if (target.Is("identifier") || target.Is("attribute")) {
     Bind(std::string(target.text()), value);
     Use(value, std::string(target.text()), target);
+  } else if (const SyntaxNode holder = target.field("value");
+             target.Is("subscript") && (holder.Is("identifier") || holder.Is("attribute"))) {
+    // config["workers"] = 5 on a dict the file writes: the dict holds it from here on.
+    const Value* dict = Lookup(std::string(holder.text()));
+    const auto parts = target.code_children();
+    if (!dict || !dict->Is(Value::Kind::kDict) || parts.size() != 2) return;
+    const Value key = Evaluate(parts[1]);
+    if (!key.Is(Value::Kind::kString)) return;
+    Value changed = *dict;
+    PutItem(changed, key, value);
+    Bind(std::string(holder.text()), changed);
   } else if (target.Is("pattern_list") || target.Is("tuple_pattern") || target.Is("list_pattern")) {
     const auto parts = target.code_children();
     for (size_t k = 0; k < parts.size(); ++k) {
@@ -1949,7 +1977,10 @@ Value PythonReader::Evaluate(const SyntaxNode& e) {
       const SyntaxNode written = d->node;
       const bool literal = written.Is("integer") || written.Is("float") || written.Is("true") ||
                            written.Is("false") || written.Is("none") || written.Is("string");
-      if (literal && written.file().empty()) v.flag_default = written;
+      if (literal && written.file().empty()) {
+        v.flag_default = written;
+        v.flag = std::string(e.text());
+      }
       v.node = e;
       v.run_time = "the flag `" + std::string(e.text()) + "`: its default";
       return v;
@@ -2167,10 +2198,8 @@ Value PythonReader::Evaluate(const SyntaxNode& e) {
     // config["batch_size"] of a dict the file writes: its value for that key.
     if (object.Is(Value::Kind::kDict) && keys.size() == 2) {
       const Value key = Evaluate(keys[1]);
-      for (size_t k = 0; key.Is(Value::Kind::kString) && k + 1 < object.items.size(); k += 2) {
-        if (object.items[k].Is(Value::Kind::kString) && object.items[k].s == key.s) {
-          return object.items[k + 1];
-        }
+      if (const Value* held = key.Is(Value::Kind::kString) ? ItemOf(object, key.s) : nullptr) {
+        return *held;
       }
     }
     return Value{.node = e};
@@ -2403,20 +2432,19 @@ Value PythonReader::Call(const SyntaxNode& call) {
       Bind(std::string(callee.field("object").text()), longer);
       return Value{.kind = Value::Kind::kNone, .node = call};
     }
+    // config.get("workers", 4): the dict's value for the key, else the default (None without).
+    if (object.Is(Value::Kind::kDict) && method == "get" && !args.positional.empty() &&
+        args.positional[0].Is(Value::Kind::kString) && object.s != kKeywordNamespace) {
+      if (const Value* held = ItemOf(object, args.positional[0].s)) return *held;
+      if (args.positional.size() > 1) return args.positional[1];
+      return Value{.kind = Value::Kind::kNone, .node = call};
+    }
     // kwargs.update(cuda_kwargs): the dict the name holds gains the other's keys.
     if (object.Is(Value::Kind::kDict) && method == "update" &&
         callee.field("object").Is("identifier")) {
       Value merged = object;
       const auto put = [&merged](const Value& key, const Value& value) {
-        for (size_t k = 0; k + 1 < merged.items.size(); k += 2) {
-          if (merged.items[k].Is(Value::Kind::kString) && key.Is(Value::Kind::kString) &&
-              merged.items[k].s == key.s) {
-            merged.items[k + 1] = value;
-            return;
-          }
-        }
-        merged.items.push_back(key);
-        merged.items.push_back(value);
+        PutItem(merged, key, value);
       };
       const Value* other = args.positional.empty() ? nullptr : &args.positional[0];
       if (other && !other->Is(Value::Kind::kDict)) {

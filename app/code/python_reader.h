@@ -76,6 +76,10 @@ struct PipelineUse {
   std::string variable;  // the name it is bound to; empty for a return or a bare call
   SourcePoint at;
   bool trains = false;  // handed to a training loop (Keras's fit)
+  // Iterated by a loop that does something with its elements but does not train (`x =
+  // x.cuda()`, `model(x)`: a benchmark's or an evaluation's loop): where nothing trains, the
+  // pipeline the file takes, rather than the last one it builds.
+  bool consumed = false;
   // Iterated by a loop that does nothing with its elements (`for _ in loader: pass`): the
   // step takes no time, and the loader alone is what is timed.
   bool step_free = false;

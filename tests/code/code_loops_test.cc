@@ -139,6 +139,37 @@ for epoch in range(5):
   EXPECT_TRUE(Import(emitted->text).spec.ops(0).dataloader().made_each_epoch()) << emitted->text;
 }
 
+// Where nothing trains, a loop that takes a pipeline's batches (a benchmark's `x = x.cuda()`,
+// an evaluation's `model(x)`) says which the file uses, rather than the last one built; a
+// loop that trains still comes first.
+TEST(CodeLoopsTest, ALoopThatTakesTheBatchesChoosesWhereNothingTrains) {
+  const std::string two = kThousandItems + R"(loader = DataLoader(Items(), batch_size=4)
+other = DataLoader(Items(), batch_size=8)
+for x in loader:
+    x = x.cuda()
+)";
+  const ImportedCode taken = Import(two);
+  ASSERT_GE(taken.spec.ops_size(), 1);
+  EXPECT_EQ(taken.spec.ops(0).dataloader().batch_size(), 4);
+  bool said = false;
+  for (const auto& n : taken.notes) {
+    said |= n.message.find("import-code reads 'loader', which the loop at line 10 goes over") !=
+            std::string::npos;
+  }
+  EXPECT_TRUE(said);
+  // One built after the loop, never taken, is not it either.
+  EXPECT_EQ(Import(two + "later = DataLoader(Items(), batch_size=16)\n")
+                .spec.ops(0)
+                .dataloader()
+                .batch_size(),
+            4);
+  const ImportedCode trained = Import(two + R"(for x in other:
+    loss = model(x.cuda()).sum()
+    loss.backward()
+)");
+  EXPECT_EQ(trained.spec.ops(0).dataloader().batch_size(), 8);
+}
+
 // A loader made in the epochs' loop reads its __getitem__ as one item's work: the loop turns
 // the loader, not each item's decode (10 epochs read as 10 decodes an item, 10800us).
 TEST(CodeLoopsTest, ALoaderMadeInTheEpochsLoopHasOneItemsWork) {

@@ -187,6 +187,24 @@ for epoch in range(args.num_train_epochs):
   }
 }
 
+// A field whose default dataclasses.field gives (`num_workers: int = field(default=4)`, as
+// transformers' TrainingArguments writes every field) has that default.
+TEST(CodeMethodsTest, ADataclassFieldsDefaultIsItsValue) {
+  const auto imported = Import(kItems + R"(from dataclasses import dataclass, field
+import dataclasses
+@dataclass
+class Args:
+    batch_size: int = field(default=48, metadata={"help": "per device"})
+    num_workers: int = dataclasses.field(default=3)
+args = Args()
+loader = DataLoader(Items(), batch_size=args.batch_size, num_workers=args.num_workers)
+for x in loader:
+    pass
+)");
+  EXPECT_EQ(imported.spec.ops(0).dataloader().batch_size(), 48) << Notes(imported);
+  EXPECT_EQ(imported.spec.ops(0).dataloader().num_workers(), 3) << Notes(imported);
+}
+
 // A config's @property (transformers' TrainingArguments.train_batch_size, the per-device
 // size times max(1, n_gpu)): what its method returns for the instance.
 TEST(CodeMethodsTest, AConfigsPropertyIsWhatItsMethodReturns) {
@@ -214,6 +232,25 @@ for x in loader:
 )");
   EXPECT_EQ(imported.spec.ops(0).dataloader().batch_size(), 64) << Notes(imported);
   EXPECT_EQ(imported.spec.ops(0).dataloader().num_workers(), 4) << Notes(imported);
+}
+
+// A dict config changed after it is written (`config["num_workers"] = 8`) holds the new value
+// from there on; `config.get(key, default)` is the key's value, else the default.
+TEST(CodeMethodsTest, ADictConfigHoldsWhatIsWrittenIntoItAndGetsItsDefault) {
+  const auto imported = Import(kItems + R"(config = {"batch_size": 64, "num_workers": 4}
+config["num_workers"] = 8
+config["pin_memory"] = True
+loader = DataLoader(Items(), batch_size=config.get("batch_size", 2),
+                    num_workers=config["num_workers"], pin_memory=config["pin_memory"],
+                    drop_last=config.get("drop_last", True))
+for x in loader:
+    pass
+)");
+  const auto& loader = imported.spec.ops(0).dataloader();
+  EXPECT_EQ(loader.batch_size(), 64) << Notes(imported);
+  EXPECT_EQ(loader.num_workers(), 8) << Notes(imported);
+  EXPECT_TRUE(loader.pin_memory()) << Notes(imported);
+  EXPECT_TRUE(loader.drop_last()) << Notes(imported);
 }
 
 // A sample __getitem__ makes in memory (a benchmark's `return torch.randn(3, 64, 64), 0`) is

@@ -92,6 +92,27 @@ for x in data.train_dataloader():
             Replaced(by_default, "num_workers=0):", "num_workers=6):"));
 }
 
+// A flag handed on (`Data(args.workers)`, kept as self.n_workers): its default changes, and
+// the note names the flag, not the name the call reads it by.
+TEST(CodePatchNamesTest, AFlagHandedOnIsNamedByItself) {
+  const std::string source = kThousandItems + R"(import argparse
+parser = argparse.ArgumentParser()
+parser.add_argument('--workers', default=2, type=int)
+args = parser.parse_args()
+class Data:
+    def __init__(self, n_workers):
+        self.n_workers = n_workers
+    def train_dataloader(self):
+        return DataLoader(Items(), batch_size=8, num_workers=self.n_workers)
+for x in Data(args.workers).train_dataloader():
+    pass
+)";
+  const EmittedCode patched = WithWorkers(source, 6);
+  EXPECT_EQ(patched.text, Replaced(source, "default=2", "default=6"));
+  EXPECT_TRUE(AnyHas(patched.notes, "loader.num_workers: `args.workers`'s default (line 10)"))
+      << ::testing::PrintToString(patched.notes);
+}
+
 TEST(CodePatchNamesTest, AConfigDictChangesInTheDict) {
   const std::string source = kThousandItems + R"(config = {"batch_size": 32, "num_workers": 0}
 loader = DataLoader(Items(), batch_size=config["batch_size"], num_workers=config["num_workers"])
