@@ -89,6 +89,24 @@ bool Inside(const Edit& e, const TextSpan& slot) {
   return e.begin >= slot.begin && e.end <= slot.end && !(insertion && e.begin == slot.begin);
 }
 
+// Whether `name` is a name the text uses (a whole word of it).
+bool UsesName(const std::string& text, const std::string& name) {
+  const auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (size_t at = text.find(name); at != std::string::npos; at = text.find(name, at + 1)) {
+    const size_t end = at + name.size();
+    if ((at == 0 || !word(text[at - 1])) && (end >= text.size() || !word(text[end]))) return true;
+  }
+  return false;
+}
+
+// Whether the site's value is a keyword argument's (`dataset=Tabular()`): an `=` before it.
+bool IsKeywordValue(const std::string& text, const KnobSite& site) {
+  size_t i = site.value_begin;
+  while (i > 0 && std::isspace(static_cast<unsigned char>(text[i - 1]))) --i;
+  return i >= 2 && text[i - 1] == '=' && text[i - 2] != '=' && text[i - 2] != '!' &&
+         text[i - 2] != '<' && text[i - 2] != '>';
+}
+
 // Keyword arguments (`name=value`, or several joined by ", ") as written in at the site:
 // after the arguments there are, or after a trailing comma, keeping it last.
 std::string ArgumentsAt(const KnobSite& site, const std::string& keywords) {
@@ -148,13 +166,46 @@ std::set<std::string> WriteFetchBatches(const ImportedCode& original, const spec
     return {};
   }
   const auto& dl = after.dataloader();
+  const spec::Op* before = FindOp(original.spec.ops(), op);
   const std::string text = original.source_text;
-  const std::string ds =
-      text.substr(dataset->value_begin, dataset->value_end - dataset->value_begin);
-  const std::string sampler = std::string("BatchSampler(") +
-                              (dl.shuffle() ? "RandomSampler(" : "SequentialSampler(") + ds +
-                              "), batch_size=" + std::to_string(dl.batch_size()) +
-                              ", drop_last=" + (dl.drop_last() ? "True" : "False") + ")";
+  const auto written = [&](const KnobSite* s) {
+    return s ? text.substr(s->value_begin, s->value_end - s->value_begin) : std::string();
+  };
+  // The code's own expression where it gives the knob and tuning keeps its value
+  // (`batch_size=cfg.batch_size`), so that what sets it still does; else the tuned value.
+  const auto kept = [&](const KnobSite* s, const std::string& knob) {
+    const auto now = KnobCode(dl, knob, "");
+    if (s && s->value_end > 0 && before && KnobCode(*KindOf(*before), knob, "") == now) {
+      return written(s);
+    }
+    return now.value_or("None");
+  };
+  // A dataset the call makes (`DataLoader(Tabular(), ...)`) is made once, named where the
+  // loader is given it (Python 3.8's `:=`), for the sampler to draw its indices from.
+  std::string ds = written(dataset);
+  const bool made_here = std::any_of(ds.begin(), ds.end(), [](char c) { return c == '('; });
+  if (made_here) {
+    std::string name = "dataset";
+    for (const std::string& free : {"dataset", "loader_dataset", "batched_dataset"}) {
+      name = free;
+      if (!UsesName(text, free)) break;
+    }
+    // A keyword's value takes its `:=` in parentheses, as Python's grammar asks.
+    const bool keyword = IsKeywordValue(text, *dataset);
+    edits.push_back({dataset->value_begin, dataset->value_end,
+                     std::string(keyword ? "(" : "") + name + " := " + ds + (keyword ? ")" : "")});
+    ds = name;
+  }
+  // Shuffled as the code says where it says it by a name (`shuffle=cfg.shuffle`).
+  const bool shuffle_by_name = shuffle && shuffle->value_end > 0 && shuffle->value_is_name &&
+                               kept(shuffle, "shuffle") == written(shuffle);
+  const std::string order = shuffle_by_name ? "RandomSampler(" + ds + ") if " + written(shuffle) +
+                                                  " else SequentialSampler(" + ds + ")"
+                            : dl.shuffle() ? "RandomSampler(" + ds + ")"
+                                           : "SequentialSampler(" + ds + ")";
+  const std::string sampler = "BatchSampler(" + order +
+                              ", batch_size=" + kept(batch, "batch_size") +
+                              ", drop_last=" + kept(drop_last, "drop_last") + ")";
   if (batch->value_end > 0) {
     edits.push_back({batch->value_begin, batch->value_end, "None"});
     edits.push_back(
@@ -172,7 +223,10 @@ std::set<std::string> WriteFetchBatches(const ImportedCode& original, const spec
   const size_t import_at = ImportLine(text);
   edits.push_back({import_at, import_at,
                    std::string("from torch.utils.data import BatchSampler, ") +
-                       (dl.shuffle() ? "RandomSampler" : "SequentialSampler") + "\n"});
+                       (shuffle_by_name ? "RandomSampler, SequentialSampler"
+                        : dl.shuffle()  ? "RandomSampler"
+                                        : "SequentialSampler") +
+                       "\n"});
   out.notes.push_back(op +
                       " fetches whole batches: batch_size=None, the batch drawn by "
                       "sampler=" +
@@ -367,16 +421,6 @@ spec::PipelineSpec WriteEpochsIntoTheDataset(const ImportedCode& original,
   rest.mutable_ops()->DeleteSubrange(at, 1);
   *rest.add_ops() = loop;
   return rest;
-}
-
-// Whether `name` is a name the text uses (a whole word of it).
-bool UsesName(const std::string& text, const std::string& name) {
-  const auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
-  for (size_t at = text.find(name); at != std::string::npos; at = text.find(name, at + 1)) {
-    const size_t end = at + name.size();
-    if ((at == 0 || !word(text[at - 1])) && (end >= text.size() || !word(text[end]))) return true;
-  }
-  return false;
 }
 
 // A tuned setting tf.data takes as an option of the whole pipeline, not as an argument of

@@ -1095,6 +1095,16 @@ Value Fit(PythonReader& r, const CallArgs& keras_args, bool generator_call) {
                                              "the steps are all of the dataset's batches)") +
                                   ": a take of " + std::to_string(total) + " after it");
       r.Trains(PipelineValue(std::move(p), a), a.node);
+    } else if (steps && !steps->Is(Value::Kind::kNone) && !steps->AsInt() && repeats) {
+      // steps_per_epoch = TRAIN_LENGTH // BATCH_SIZE of a count only the run knows (TFDS's
+      // info.splits): said, as the epochs it would count are not.
+      r.Note(steps->node.null() ? a.node.start() : steps->node.start(),
+             "fit's steps_per_epoch is `" + steps->Spelling() +
+                 "`, known only when the code runs: fit's " +
+                 (n > 0 ? std::to_string(n) + " epochs" : std::string("epochs")) +
+                 " are not counted, and the dataset, which repeats without end, is read as "
+                 "going on (its figures are a steady run's)");
+      r.Trains(*x, a.node);
     } else {
       r.Trains(*x, a.node);
     }

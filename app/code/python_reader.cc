@@ -1706,6 +1706,9 @@ void PythonReader::Assign(const SyntaxNode& target, const Value& value) {
       const bool spread = value.Is(Value::Kind::kList) && value.items.size() == parts.size();
       Assign(parts[k], spread ? value.items[k] : Value{});
     }
+    // `features, labels = ds.prefetch(5).make_one_shot_iterator().get_next()`: the names take
+    // an element's parts, and the pipeline it comes from, prefetch and all, is the one used.
+    Use(value, "", target);
   }
 }
 
@@ -2117,6 +2120,12 @@ Value PythonReader::Evaluate(const SyntaxNode& e) {
                                          Abridged(parts[2].text()) + "` left out");
     }
     return Evaluate(parts[truth.value_or(true) ? 0 : 2]);
+  }
+  if (t == "named_expression") {
+    // `dataset := Tabular()` (Python 3.8): the value, bound to the name from here on.
+    Value v = Evaluate(e.field("value"));
+    Assign(e.field("name"), v);
+    return v;
   }
   if (t == "lambda") return Value{.kind = Value::Kind::kFunction, .node = e};
   if (t == "call") return Call(e);

@@ -1284,6 +1284,15 @@ Value Batch(PythonReader& r, const Pipeline& in, const CallArgs& a) {
   });
 }
 
+// TensorFlow 1.5 to 1.9's `.apply(tf.contrib.data.batch_and_drop_remainder(n))`: batch(n,
+// drop_remainder=True), which took its place.
+Value BatchAndDropRemainder(PythonReader& r, const Pipeline& in, const CallArgs& a) {
+  CallArgs b = a;
+  b.positional.resize(std::min<size_t>(b.positional.size(), 1));
+  b.keyword["drop_remainder"] = Value{.kind = Value::Kind::kBool, .b = true};
+  return Batch(r, in, b);
+}
+
 Value PaddedBatch(PythonReader& r, const Pipeline& in, const CallArgs& a) {
   return Append(r, in, a, Named("padded_batch"), [&](Pipeline& p, spec::Op& op) {
     auto* b = op.mutable_padded_batch();
@@ -1617,6 +1626,7 @@ Dialect MakeTfData() {
       {"FixedLenSequenceFeature",
        [](PythonReader&, const CallArgs& a) { return FeatureOf(a, true); }},
       {"map_and_batch", Transform("map_and_batch")},
+      {"batch_and_drop_remainder", Transform("batch_and_drop_remainder")},
       {"parallel_interleave", Transform("parallel_interleave")},
       {"shuffle_and_repeat", Transform("shuffle_and_repeat")},
       {"ignore_errors", Transform("ignore_errors")},
@@ -1652,6 +1662,7 @@ Dialect MakeTfData() {
       {"skip", [](PythonReader& r, const Pipeline& in,
                   const CallArgs& a) { return Take(r, in, a, "skip"); }},
       {"map_and_batch", MapAndBatch},
+      {"batch_and_drop_remainder", BatchAndDropRemainder},
       {"shuffle_and_repeat", ShuffleAndRepeat},
       {"make_one_shot_iterator", Tf1Iterator},
       {"make_initializable_iterator", Tf1Iterator},

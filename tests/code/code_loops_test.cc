@@ -309,5 +309,24 @@ loader = DataLoader(TensorDataset(torch.randn(1024, 16)), batch_size=128,
   EXPECT_EQ(four.spec.ops(0).dataloader().prefetch_factor(), 4);
 }
 
+// The TensorFlow segmentation tutorial's fit (tensorflow#38473): steps_per_epoch computed
+// from TFDS's info, known only when the code runs, over a dataset that repeats: its epochs
+// are not counted, which a note says rather than dropping them silently.
+TEST(CodeLoopsTest, AFitsStepsKnownOnlyWhenTheCodeRunsAreSaid) {
+  const ImportedCode c = Import(R"(import tensorflow as tf
+TRAIN_LENGTH = info.splits['train'].num_examples
+STEPS_PER_EPOCH = TRAIN_LENGTH // 64
+ds = tf.data.TFRecordDataset(['a.tfrecord']).batch(64).repeat()
+model.fit(ds, epochs=20, steps_per_epoch=STEPS_PER_EPOCH)
+)");
+  bool said = false;
+  for (const auto& n : c.notes) {
+    said |= n.message.find(
+                "fit's steps_per_epoch is `STEPS_PER_EPOCH`, known only when the "
+                "code runs: fit's 20 epochs are not counted") != std::string::npos;
+  }
+  EXPECT_TRUE(said);
+}
+
 }  // namespace
 }  // namespace pipescope::code

@@ -180,5 +180,47 @@ for x in ds:
   EXPECT_EQ(Patched(original, tuned).text, Replaced(source, "CALLS = 2", "CALLS = 8"));
 }
 
+// A loader tuned to fetch whole batches keeps what its config sets (pytorch#106704's loader,
+// written with a config): the sampler takes the batch size and the shuffle by their names,
+// and a dataset the call makes is made once, named where the loader is given it.
+TEST(CodePatchNamesTest, ABatchSamplerWrittenInKeepsTheConfigsNames) {
+  const std::string source = R"(import torch
+from dataclasses import dataclass
+from torch.utils.data import DataLoader, TensorDataset
+@dataclass
+class Config:
+    batch_size: int = 256
+    shuffle: bool = True
+cfg = Config()
+loader = DataLoader(TensorDataset(torch.ones(20000, 20)), batch_size=cfg.batch_size,
+                    shuffle=cfg.shuffle, drop_last=True)
+for x, in loader:
+    x = x.cuda()
+)";
+  const ImportedCode original = ImportAs(source, "train.py");
+  spec::PipelineSpec tuned = original.spec;
+  tuned.mutable_ops(0)->mutable_dataloader()->set_fetch_batches(true);
+  const EmittedCode patched = Patched(original, tuned);
+  EXPECT_NE(
+      patched.text.find("loader = DataLoader(dataset := TensorDataset(torch.ones(20000, 20)), "
+                        "batch_size=None,\n                    shuffle=False, drop_last=False, "
+                        "sampler=BatchSampler(RandomSampler(dataset) if cfg.shuffle else "
+                        "SequentialSampler(dataset), batch_size=cfg.batch_size, drop_last=True))"),
+      std::string::npos)
+      << patched.text;
+  EXPECT_NE(patched.text.find("from torch.utils.data import BatchSampler, RandomSampler, "
+                              "SequentialSampler"),
+            std::string::npos)
+      << patched.text;
+  // Read back: the same loader, fetching whole batches of the same dataset.
+  const ImportedCode back = ImportAs(patched.text, "train.py");
+  const auto& dl = back.spec.ops(0).dataloader();
+  EXPECT_TRUE(dl.fetch_batches());
+  EXPECT_TRUE(dl.shuffle());
+  EXPECT_TRUE(dl.drop_last());
+  EXPECT_EQ(dl.batch_size(), 256);
+  EXPECT_EQ(back.spec.source().range().stop(), 20000) << back.spec.DebugString();
+}
+
 }  // namespace
 }  // namespace pipescope::code
