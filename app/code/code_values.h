@@ -358,6 +358,10 @@ struct Value {
   // kList: made by a comprehension ([path(i) for i in range(1024)]), so its items are one
   // list's, never a tuple's parts (filenames, labels).
   bool comprehension = false;
+  // kList: a list or tuple the file writes out item by item (`files = ["a.npy", "b.npy"]`),
+  // or names a comprehension spells out over a known range, not changed since: its length is
+  // its items'.
+  bool written_out = false;
   // A command-line flag's value (`args.workers`): its default as the file writes it, a
   // literal (`default=4`), and the flag as the code reads it; null and empty otherwise.
   SyntaxNode flag_default;

@@ -506,7 +506,7 @@ std::optional<Value> PythonReader::KnownStrings(const SyntaxNode& comprehension)
     return std::nullopt;
   }
   const auto [start, stop, step] = *bounds;
-  Value list{.kind = Value::Kind::kList, .node = comprehension};
+  Value list{.kind = Value::Kind::kList, .node = comprehension, .written_out = true};
   // The body's calls are recorded nowhere: it builds names, not the work of a def.
   std::vector<RecordedCall> unrecorded;
   recorders_.push_back(&unrecorded);
@@ -1279,7 +1279,8 @@ void PythonReader::ReadStatement(const SyntaxNode& s) {
               "PyTorch trains on the CPU";
         }
       }
-    } else if (iterated_node.Is("identifier") || iterated_node.Is("attribute")) {
+    } else if (iterated_node.Is("identifier") || iterated_node.Is("attribute") ||
+               iterated_node.Is("call")) {
       if (const Value& iterated = iterated_value(); iterated.Is(Value::Kind::kPipeline)) {
         Use(iterated, "", s);
         uses_.back().consumed = true;
@@ -2030,8 +2031,11 @@ Value PythonReader::Evaluate(const SyntaxNode& e) {
     return inner.empty() ? Value{} : Evaluate(inner[0]);
   }
   if (t == "list" || t == "tuple" || t == "expression_list") {  // a, b: a tuple
-    Value v{.kind = Value::Kind::kList, .node = e};
-    for (const SyntaxNode& item : e.code_children()) v.items.push_back(Evaluate(item));
+    Value v{.kind = Value::Kind::kList, .node = e, .written_out = true};
+    for (const SyntaxNode& item : e.code_children()) {
+      v.written_out &= !item.Is("list_splat");  // [*others, x]: as long as the others are
+      v.items.push_back(Evaluate(item));
+    }
     return v;
   }
   if (t == "dictionary_comprehension") {
@@ -2427,6 +2431,7 @@ Value PythonReader::Call(const SyntaxNode& call) {
     if (object.Is(Value::Kind::kList) && method == "append" &&
         callee.field("object").Is("identifier") && args.positional.size() == 1) {
       Value longer = object;
+      longer.written_out = false;
       // In a loop of known count the body is read once for all its turns (64 crops of an
       // image): an empty list made before the loop holds an item a turn, counted as a
       // comprehension's are.
@@ -2440,6 +2445,17 @@ Value PythonReader::Call(const SyntaxNode& call) {
       }
       Bind(std::string(callee.field("object").text()), longer);
       return Value{.kind = Value::Kind::kNone, .node = call};
+    }
+    // self.files.extend(more), and an append to an attribute's list: not as written any more.
+    if (const SyntaxNode held = callee.field("object");
+        object.Is(Value::Kind::kList) && object.written_out &&
+        (held.Is("identifier") || held.Is("attribute")) &&
+        (method == "append" || method == "extend" || method == "insert" || method == "pop" ||
+         method == "remove" || method == "clear")) {
+      Value changed = object;
+      changed.written_out = false;
+      Bind(std::string(held.text()), changed);
+      return Value{.node = call};
     }
     // config.get("workers", 4): the dict's value for the key, else the default (None without).
     if (object.Is(Value::Kind::kDict) && method == "get" && !args.positional.empty() &&

@@ -161,15 +161,16 @@ std::map<std::string, Dialect::Function> TensorConstructors() {
   f["torch.randint"] = TorchRandint;
   f["numpy.random.randint"] = NumpyRandint;
   // len(a): an array's first dimension, which its constructor fixed, or a comprehension's
-  // count (`[f"img{i}.jpg" for i in range(5000)]`), which its range fixed. Not a list
-  // written out: the code may fill it at run time (`self.samples = []`, then append in a
-  // loop over a directory).
+  // count (`[f"img{i}.jpg" for i in range(5000)]`), which its range fixed, or a list
+  // written out item by item and held as written (`files = ["a.npy", "b.npy"]`). Not one the
+  // code fills (`self.samples = []`, then append in a loop over a directory): it may hold
+  // more at run time.
   f["len"] = [](PythonReader&, const CallArgs& a) {
     const Value* of = a.Get(0, "obj");
     if (const auto n = of ? FirstDimension(*of) : std::nullopt) {
       return Value{.kind = Value::Kind::kInt, .i = *n, .node = a.node};
     }
-    if (of && of->Is(Value::Kind::kList) && of->comprehension) {
+    if (of && of->Is(Value::Kind::kList) && (of->comprehension || of->written_out)) {
       return Value{
           .kind = Value::Kind::kInt, .i = static_cast<int64_t>(of->items.size()), .node = a.node};
     }

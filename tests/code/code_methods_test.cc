@@ -315,5 +315,32 @@ TEST(CodeMethodsTest, CallsTooWideToFollowEachAreReadAsTheirDefs) {
   EXPECT_TRUE(imported.spec.ops(0).has_dataloader()) << imported.spec.DebugString();
 }
 
+// A Dataset whose __len__ is `len(self.files)` of the list it was made with: as long as the
+// list the file writes out, or the names a comprehension spells out; a list the code fills
+// at run time (appended to in a loop over a directory) is not counted.
+TEST(CodeMethodsTest, ADatasetIsAsLongAsTheListItWasMadeWith) {
+  const auto length = [](const std::string& files) {
+    const auto imported = Import(R"(import torch
+from torch.utils.data import DataLoader, Dataset
+class Lazy(Dataset):
+    def __init__(self, files):
+        self.files = files
+    def __len__(self):
+        return len(self.files)
+    def __getitem__(self, i):
+        return torch.zeros(4)
+)" + files + R"(
+for x in DataLoader(Lazy(files), batch_size=4):
+    x = x.cuda()
+)");
+    return imported.spec.source().range().stop();
+  };
+  EXPECT_EQ(length(R"(files = ["a.npy", "b.npy", "c.npy"])"), 3);
+  EXPECT_EQ(length(R"(files = ["d_%d.npy" % i for i in range(2000)])"), 2000);
+  EXPECT_EQ(length("files = [\"a.npy\"]\nfor f in os.listdir(d):\n    files.append(f)"), 10000)
+      << "a stand-in";
+  EXPECT_EQ(length("files = [\"a.npy\"]\nfiles.extend(more)"), 10000) << "a stand-in";
+}
+
 }  // namespace
 }  // namespace pipescope::code
