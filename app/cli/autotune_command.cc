@@ -1,5 +1,6 @@
 #include "app/cli/autotune_command.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -178,6 +179,16 @@ int AutotuneCommand(const AutotuneCommandOptions& options, std::ostream& out, st
       }
     }
     for (const auto& setting : result->other_settings) out << setting << "\n";
+    // Runs of a slow pipeline can spend the budget before a change is measured: nothing
+    // changed then says nothing of the knobs.
+    const bool unchanged = std::all_of(result->knobs.begin(), result->knobs.end(),
+                                       [](const auto& k) { return k.after == k.before; });
+    if (unchanged && !options.simulate && result->tuning_s >= options.budget_s) {
+      err << "pipescope-cli: note: the " << options.budget_s << " s budget was spent after "
+          << result->measurements
+          << " measuring runs, before a change could be measured: --budget-s S tunes longer, "
+             "and --simulate tunes on the simulator, where a run takes a fraction of its time\n";
+    }
     char rates[160];
     std::snprintf(rates, sizeof rates, "%.1f ± %.1f -> %.1f ± %.1f steps/s (95%% intervals)",
                   result->steps_per_s_before, result->half_width_before, result->steps_per_s_after,

@@ -336,6 +336,14 @@ Result<TunerResult> TunePipescope(const spec::PipelineSpec& spec, const Measurer
     }
     break;
   }
+  // A budget that ran out between rounds, or before the search began, is said as one that ran
+  // out inside it is: what the tuning did not get to try.
+  const std::string spent =
+      "the budget of " + std::to_string(std::lround(options.budget_s)) + " s is spent";
+  if (stopwatch.elapsed_s() >= options.budget_s &&
+      (result.log.empty() || result.log.back() != spent)) {
+    result.log.push_back(spent);
+  }
   const auto final_knobs = TunableKnobs(result.tuned, cores);
   std::vector<TunedKnob> knobs;
   for (size_t i = 0; i < initial_knobs.size() && i < final_knobs.size(); ++i) {
