@@ -234,6 +234,9 @@ Value EstimatorTrain(PythonReader& r, const CallArgs& a) {
   if (input_fn && input_fn->Is(Value::Kind::kFunction)) {
     if (const Value made = r.Apply(*input_fn, {}); made.Is(Value::Kind::kPipeline)) {
       r.Trains(made, a.node);
+      // Without steps, train goes through the dataset until it ends: in the epochs' loop, an
+      // epoch a call.
+      if (!a.Get(2, "steps") && !a.Get(3, "max_steps")) r.EpochsOfTheLoopAround(made);
     }
   }
   return Value{.node = a.node};

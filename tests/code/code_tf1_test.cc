@@ -46,5 +46,35 @@ TEST(CodeTf1Test, AnElementUnpackedWhereItIsMadeKeepsItsPipeline) {
   EXPECT_EQ(prefetch->prefetch().buffer_size(), 5);
 }
 
+// tf-crnn's loop: `estimator.train(input_fn=make_input_fn(..., repeat=False))` in `for e in
+// range(n_epochs):` goes through the dataset once a turn, each a new one: a repeat of the
+// loop's count. Given steps, train ends there, and the epochs are not the dataset's.
+TEST(CodeTf1Test, AnEstimatorTrainedInTheEpochsLoopRunsItsEpochs) {
+  const auto read = [](const std::string& train_arguments) {
+    return ImportAs(R"(import tensorflow as tf
+def make_input_fn(files, repeat=True):
+    def input_fn():
+        ds = tf.data.TFRecordDataset(files).batch(64)
+        if repeat:
+            ds = ds.repeat()
+        return ds.prefetch(2)
+    return input_fn
+estimator = tf.estimator.Estimator(model_fn=model_fn)
+for epoch in range(10):
+    estimator.train()" + train_arguments +
+                        R"()
+)",
+                    "estimator.py");
+  };
+  const ImportedCode each = read("input_fn=make_input_fn(['a.tfrecord'], repeat=False)");
+  const spec::Op& last = each.spec.ops(each.spec.ops_size() - 1);
+  ASSERT_TRUE(last.has_repeat()) << each.spec.DebugString();
+  EXPECT_EQ(last.repeat().count(), 10);
+  const ImportedCode stepped =
+      read("input_fn=make_input_fn(['a.tfrecord'], repeat=False), steps=100");
+  EXPECT_FALSE(stepped.spec.ops(stepped.spec.ops_size() - 1).has_repeat())
+      << stepped.spec.DebugString();
+}
+
 }  // namespace
 }  // namespace pipescope::code
