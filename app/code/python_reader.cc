@@ -1229,6 +1229,12 @@ void PythonReader::ReadStatement(const SyntaxNode& s) {
         // alone (pytorch#106704), as `for batch in loader: pass` is.
         Trains(drained, e);
         uses_.back().step_free = true;
+        uses_.back().single_pass = AtTopLevel(s);
+        // In the epochs' loop (`for _ in range(100): list(dl_torch)`): an epoch a turn.
+        if (!range_loops_.empty() && range_loops_.back() > 0 && drained.pipeline) {
+          loop_epochs_[drained.pipeline->id] = {range_loops_.back(), range_starts_.back(),
+                                                drained.pipeline->id >= range_first_ids_.back()};
+        }
       } else {
         Use(Evaluate(e), "", e);
       }

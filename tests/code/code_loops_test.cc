@@ -328,5 +328,20 @@ model.fit(ds, epochs=20, steps_per_epoch=STEPS_PER_EPOCH)
   EXPECT_TRUE(said);
 }
 
+// pytorch#106704 times its loader as `for _ in range(100): list(dl_torch)`: each turn an
+// epoch, the loader's epochs 100; `list(dl)` at the top level is one pass.
+TEST(CodeLoopsTest, ALoaderDrainedByListInTheEpochsLoopRunsItsEpochs) {
+  const std::string made = R"(import torch
+from torch.utils.data import DataLoader, TensorDataset
+ds = TensorDataset(torch.ones(20000, 20), torch.ones(20000, 5))
+dl_torch = DataLoader(ds, batch_size=256, shuffle=False, drop_last=True)
+)";
+  const ImportedCode timed = Import(made + "for _ in range(100):\n    list(dl_torch)\n");
+  EXPECT_EQ(timed.spec.ops(timed.spec.ops_size() - 1).repeat().count(), 100)
+      << timed.spec.DebugString();
+  const ImportedCode once = Import(made + "list(dl_torch)\n");
+  EXPECT_EQ(once.spec.ops(once.spec.ops_size() - 1).repeat().count(), 1) << once.spec.DebugString();
+}
+
 }  // namespace
 }  // namespace pipescope::code
