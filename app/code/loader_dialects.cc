@@ -742,8 +742,31 @@ std::optional<PythonReader::LoopEpochs> TrainerEpochs(PythonReader& r, const Cal
           "1000 epochs (its default then)"};
 }
 
+// Lightning goes over the validation loader at each epoch's end (after a sanity check of two
+// batches before training): the module's or datamodule's val_dataloader(), or
+// val_dataloaders= given. Not simulated: said, as fit's validation_data is.
+void NoteLightningValidationLeftOut(PythonReader& r, const CallArgs& a,
+                                    std::initializer_list<const ClassInfo*> classes) {
+  std::string whose;
+  for (const ClassInfo* cls : classes) {
+    if (cls && cls->methods.count("val_dataloader")) {
+      whose = "`" + cls->name + ".val_dataloader()`";
+      break;
+    }
+  }
+  const Value* given = a.Get(2, "val_dataloaders");
+  if (given && !given->Is(Value::Kind::kNone)) whose = "val_dataloaders";
+  if (whose.empty()) return;
+  r.Note(a.node.start(), "Lightning also goes over " + whose +
+                             " at each epoch's end: not simulated, so its time (and its "
+                             "workers' start each epoch, unless persistent) is in none of "
+                             "these figures");
+}
+
 Value LightningFit(PythonReader& r, const CallArgs& a, const ClassInfo& module) {
   const std::optional<PythonReader::LoopEpochs> epochs = TrainerEpochs(r, a);
+  const Value* datamodule = a.Get(3, "datamodule");
+  NoteLightningValidationLeftOut(r, a, {ClassOf(r, datamodule), &module});
   const auto trains_on = [&](const Value* v) {
     if (!v || !v->Is(Value::Kind::kPipeline)) return false;
     r.Trains(*v, a.node);
@@ -765,7 +788,6 @@ Value LightningFit(PythonReader& r, const CallArgs& a, const ClassInfo& module) 
   if (trains_on(a.Get(1, "train_dataloaders")) || trains_on(a.Get(100, "train_dataloader"))) {
     return Value{.node = a.node};
   }
-  const Value* datamodule = a.Get(3, "datamodule");
   if (trains_on(returned(datamodule, ClassOf(r, datamodule))) ||
       trains_on(returned(a.Get(0, "model"), &module))) {
     return Value{.node = a.node};

@@ -1597,6 +1597,18 @@ pl.Trainer(max_epochs=20).fit(Lit(batch_size=64, num_workers=8))
   const auto by_steps = Import(unbounded + "trainer.fit(model)\n");
   EXPECT_FALSE(by_steps.spec.ops(by_steps.spec.ops_size() - 1).repeat().has_count())
       << Notes(by_steps);
+  // A validation loader (Lightning#10389's val_dataloader) is gone over at each epoch's end:
+  // not simulated, and said; a module without one hears nothing of it.
+  std::string validated = module;
+  validated.replace(validated.find("    def training_step"), 0,
+                    "    def val_dataloader(self):\n"
+                    "        return DataLoader(Squares(), batch_size=1000, num_workers=4)\n");
+  const auto with_validation = Import(validated + "trainer.fit(model)\n");
+  EXPECT_TRUE(HasNote(with_validation, 17,
+                      "Lightning also goes over `MyModel.val_dataloader()` at each epoch's end: "
+                      "not simulated"))
+      << Notes(with_validation);
+  EXPECT_EQ(Notes(own).find("val_dataloader"), std::string::npos) << Notes(own);
 }
 
 // A list as the dataset (Lightning#17410's tensors in memory, `DataLoader(data[:4000])`):
