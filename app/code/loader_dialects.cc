@@ -712,19 +712,27 @@ bool IsLightningModule(const ClassInfo* cls) { return DerivesFrom(cls, "Lightnin
 // Lightning's Trainer.fit(model, train_dataloaders=None, val_dataloaders=None,
 // datamodule=None): the loaders given, else the datamodule's train_dataloader(), else the
 // module's own. It trains on them; the module is not a Keras Sequence.
+// The arguments of the Trainer whose fit `fit` is (`pl.Trainer(max_epochs=20).fit(model)`, or
+// through the name it is bound to); null where fit is not a Trainer's.
+std::shared_ptr<const CallArgs> TrainerArgs(PythonReader& r, const CallArgs& fit) {
+  const SyntaxNode callee = fit.node.field("function");
+  if (!callee.Is("attribute")) return nullptr;
+  const Value trainer = r.Evaluate(callee.field("object"));
+  // A call the reader does not know keeps its arguments (Value::call), bound to a name or not.
+  if (!trainer.call || !trainer.call->node.field("function").text().ends_with("Trainer")) {
+    return nullptr;
+  }
+  return trainer.call;
+}
+
 // The epochs Lightning's Trainer runs, from the Trainer(...) `trainer.fit(...)` is called on:
 // max_epochs, or 1000 where neither it nor max_steps is given (Trainer's docstring: "If both
 // max_epochs and max_steps are not specified, defaults to max_epochs = 1000"); nullopt where
 // max_steps bounds them or the Trainer is not the code's to read.
 std::optional<PythonReader::LoopEpochs> TrainerEpochs(PythonReader& r, const CallArgs& fit) {
-  const SyntaxNode callee = fit.node.field("function");
-  if (!callee.Is("attribute")) return std::nullopt;
-  const Value trainer = r.Evaluate(callee.field("object"));
-  // A call the reader does not know keeps its arguments (Value::call), bound to a name or not.
-  if (!trainer.call || !trainer.call->node.field("function").text().ends_with("Trainer")) {
-    return std::nullopt;
-  }
-  const CallArgs& args = *trainer.call;
+  const auto trainer = TrainerArgs(r, fit);
+  if (!trainer) return std::nullopt;
+  const CallArgs& args = *trainer;
   const SyntaxNode made = args.node;
   const SourcePoint at = made.start();
   if (const Value* max = args.Get(100, "max_epochs")) {
@@ -740,6 +748,15 @@ std::optional<PythonReader::LoopEpochs> TrainerEpochs(PythonReader& r, const Cal
       .counted_by =
           "the Trainer is given neither max_epochs nor max_steps, so Lightning runs "
           "1000 epochs (its default then)"};
+}
+
+// The Trainer's max_steps, where it is a count the code gives (more than 0); nullopt else.
+std::optional<int64_t> TrainerMaxSteps(PythonReader& r, const CallArgs& fit) {
+  const auto trainer = TrainerArgs(r, fit);
+  if (!trainer) return std::nullopt;
+  const Value* steps = trainer->Get(100, "max_steps");
+  const auto n = steps && !steps->Is(Value::Kind::kBool) ? steps->AsInt() : std::nullopt;
+  return n && *n > 0 ? n : std::nullopt;
 }
 
 // Lightning goes over the validation loader at each epoch's end (after a sanity check of two
@@ -767,8 +784,22 @@ Value LightningFit(PythonReader& r, const CallArgs& a, const ClassInfo& module) 
   const std::optional<PythonReader::LoopEpochs> epochs = TrainerEpochs(r, a);
   const Value* datamodule = a.Get(3, "datamodule");
   NoteLightningValidationLeftOut(r, a, {ClassOf(r, datamodule), &module});
+  const std::optional<int64_t> max_steps = TrainerMaxSteps(r, a);
   const auto trains_on = [&](const Value* v) {
     if (!v || !v->Is(Value::Kind::kPipeline)) return false;
+    if (max_steps && !epochs && v->pipeline) {
+      // Trainer(max_steps=N) alone: the epochs go on until N batches are taken.
+      auto p = r.Extend(*v->pipeline, a.node.start());
+      spec::Op op;
+      op.set_name(p->FreshName(kFitSteps));
+      op.mutable_take()->set_count(*max_steps);
+      p->ops.push_back(op);
+      p->Note(a.node.start(), "the Trainer's max_steps=" + std::to_string(*max_steps) +
+                                  ": training ends after " + std::to_string(*max_steps) +
+                                  " batches, a take of them after the loader's epochs");
+      r.Trains(PipelineValue(std::move(p), a), a.node);
+      return true;
+    }
     r.Trains(*v, a.node);
     if (epochs && v->pipeline) r.SetEpochs(v->pipeline->id, *epochs);
     return true;

@@ -1595,7 +1595,13 @@ pl.Trainer(max_epochs=20).fit(Lit(batch_size=64, num_workers=8))
   EXPECT_EQ(hparams.spec.ops(0).dataloader().num_workers(), 8) << Notes(hparams);
   unbounded.replace(unbounded.find("accelerator='cpu'"), 17, "max_steps=500");
   const auto by_steps = Import(unbounded + "trainer.fit(model)\n");
-  EXPECT_FALSE(by_steps.spec.ops(by_steps.spec.ops_size() - 1).repeat().has_count())
+  // max_steps alone: endless epochs, and a take of that many batches after them.
+  const spec::Op& steps = by_steps.spec.ops(by_steps.spec.ops_size() - 1);
+  ASSERT_TRUE(steps.has_take()) << by_steps.spec.DebugString();
+  EXPECT_EQ(steps.take().count(), 500);
+  const spec::Op& endless = by_steps.spec.ops(by_steps.spec.ops_size() - 2);
+  EXPECT_FALSE(endless.repeat().has_count()) << Notes(by_steps);
+  EXPECT_TRUE(HasNote(by_steps, 15, "the Trainer's max_steps=500: training ends after 500 batches"))
       << Notes(by_steps);
   // A validation loader (Lightning#10389's val_dataloader) is gone over at each epoch's end:
   // not simulated, and said; a module without one hears nothing of it.
