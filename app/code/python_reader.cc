@@ -1508,6 +1508,7 @@ void PythonReader::ReadClass(const SyntaxNode& def) {
                            inherited->second.attributes.end());
   }
   scopes_.emplace_back();
+  std::set<std::string> field_defaults;  // fields whose default is field(default=...)'s
   for (const SyntaxNode& s : def.field("body").named_children()) {
     const SyntaxNode d = s.Is("decorated_definition") ? s.field("definition") : s;
     if (d.Is("function_definition")) {
@@ -1526,15 +1527,17 @@ void PythonReader::ReadClass(const SyntaxNode& def) {
           for (const SyntaxNode& a : right.field("arguments").code_children()) {
             if (a.Is("keyword_argument") && a.field("name").text() == "default") {
               info.attributes["self." + field] = Evaluate(a.field("value"));
+              field_defaults.insert(field);
             }
           }
         }
       }
       // A class attribute (`batch_size = 64` in its body): what self.batch_size is, unless
-      // __init__ binds it again.
+      // __init__ binds it again; the body's own in place of a base class's.
       for (const auto& [name, value] : scopes_.back()) {
-        if (!value.Is(Value::Kind::kFunction) && !value.Is(Value::Kind::kClass)) {
-          info.attributes.try_emplace("self." + name, value);
+        if (!value.Is(Value::Kind::kFunction) && !value.Is(Value::Kind::kClass) &&
+            !field_defaults.count(name)) {
+          info.attributes["self." + name] = value;
         }
       }
     }

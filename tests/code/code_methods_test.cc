@@ -342,5 +342,21 @@ for x in DataLoader(Lazy(files), batch_size=4):
   EXPECT_EQ(length("files = [\"a.npy\"]\nfiles.extend(more)"), 10000) << "a stand-in";
 }
 
+// A config class that overrides its base's attribute (`class Exp(Base): num_workers = 4`)
+// has its own; what it does not set, the base's.
+TEST(CodeMethodsTest, AConfigSubclassesAttributeTakesThePlaceOfItsBases) {
+  const auto imported = Import(kItems + R"(class BaseConfig:
+    num_workers = 2
+    batch_size = 16
+class ExpConfig(BaseConfig):
+    num_workers = 4
+cfg = ExpConfig()
+for x in DataLoader(Items(), batch_size=cfg.batch_size, num_workers=cfg.num_workers):
+    x = x.cuda()
+)");
+  EXPECT_EQ(imported.spec.ops(0).dataloader().num_workers(), 4) << Notes(imported);
+  EXPECT_EQ(imported.spec.ops(0).dataloader().batch_size(), 16) << Notes(imported);
+}
+
 }  // namespace
 }  // namespace pipescope::code
