@@ -1231,9 +1231,8 @@ void PythonReader::ReadStatement(const SyntaxNode& s) {
         uses_.back().step_free = true;
         uses_.back().single_pass = AtTopLevel(s);
         // In the epochs' loop (`for _ in range(100): list(dl_torch)`): an epoch a turn.
-        if (!range_loops_.empty() && range_loops_.back() > 0 && drained.pipeline) {
-          loop_epochs_[drained.pipeline->id] = {range_loops_.back(), range_starts_.back(),
-                                                drained.pipeline->id >= range_first_ids_.back()};
+        if (drained.pipeline && !range_first_ids_.empty()) {
+          EpochsOfTheLoopAround(drained, drained.pipeline->id >= range_first_ids_.back());
         }
       } else {
         Use(Evaluate(e), "", e);
@@ -1302,10 +1301,9 @@ void PythonReader::ReadStatement(const SyntaxNode& s) {
          iterated_node.Is("call"))) {
       if (const Value& v = iterated_value(); v.Is(Value::Kind::kPipeline) && v.pipeline) {
         if (in_epochs) {
-          loop_epochs_[v.pipeline->id] = {
-              range_loops_.back(), range_starts_.back(),
-              iterated_node.Is("call") || v.pipeline->id >= range_first_ids_.back() ||
-                  AssignedIn(range_bodies_.back(), iterated_node.text())};
+          EpochsOfTheLoopAround(v, iterated_node.Is("call") ||
+                                       v.pipeline->id >= range_first_ids_.back() ||
+                                       AssignedIn(range_bodies_.back(), iterated_node.text()));
         }
         if (!defs_being_defined_.empty())
           def_iterates_[defs_being_defined_.back()].insert(v.pipeline->id);
@@ -2477,18 +2475,15 @@ Value PythonReader::Call(const SyntaxNode& call) {
     if (object.Is(Value::Kind::kDict) && method == "update" &&
         callee.field("object").Is("identifier")) {
       Value merged = object;
-      const auto put = [&merged](const Value& key, const Value& value) {
-        PutItem(merged, key, value);
-      };
       const Value* other = args.positional.empty() ? nullptr : &args.positional[0];
       if (other && !other->Is(Value::Kind::kDict)) {
         merged = Value{.node = call};  // updated with what is not known: not known
       } else {
         for (size_t k = 0; other && k + 1 < other->items.size(); k += 2) {
-          put(other->items[k], other->items[k + 1]);
+          PutItem(merged, other->items[k], other->items[k + 1]);
         }
         for (const auto& [name, value] : args.keyword) {
-          put(Value{.kind = Value::Kind::kString, .s = name}, value);
+          PutItem(merged, Value{.kind = Value::Kind::kString, .s = name}, value);
         }
       }
       Bind(std::string(callee.field("object").text()), merged);

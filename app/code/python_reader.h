@@ -154,12 +154,14 @@ class PythonReader {
   };
   // Epochs a framework's own loop runs over pipeline `id` (Lightning's Trainer).
   void SetEpochs(int id, LoopEpochs epochs) { loop_epochs_[id] = std::move(epochs); }
-  // A pipeline a call trains on once through, made afresh by the call, inside `for epoch in
-  // range(N):` (`estimator.train(input_fn=...)` over a dataset that ends): the loop's
-  // epochs, each a new pipeline. Nothing outside such a loop.
-  void EpochsOfTheLoopAround(const Value& pipeline) {
+  // A pipeline gone through once a turn of the `for epoch in range(N):` around the reading
+  // (a loop over it, `list(loader)`, `estimator.train(input_fn=...)` over a dataset that
+  // ends): the loop's epochs; `made_each_turn` where each turn makes it anew. Nothing outside
+  // such a loop.
+  void EpochsOfTheLoopAround(const Value& pipeline, bool made_each_turn) {
     if (pipeline.pipeline && !range_loops_.empty() && range_loops_.back() > 0) {
-      loop_epochs_[pipeline.pipeline->id] = {range_loops_.back(), range_starts_.back(), true};
+      loop_epochs_[pipeline.pipeline->id] = {range_loops_.back(), range_starts_.back(),
+                                             made_each_turn};
     }
   }
   std::optional<LoopEpochs> EpochsOf(int id) const {

@@ -236,7 +236,7 @@ Value EstimatorTrain(PythonReader& r, const CallArgs& a) {
       r.Trains(made, a.node);
       // Without steps, train goes through the dataset until it ends: in the epochs' loop, an
       // epoch a call.
-      if (!a.Get(2, "steps") && !a.Get(3, "max_steps")) r.EpochsOfTheLoopAround(made);
+      if (!a.Get(2, "steps") && !a.Get(3, "max_steps")) r.EpochsOfTheLoopAround(made, true);
     }
   }
   return Value{.node = a.node};
